@@ -1,0 +1,51 @@
+"""mj-core: layer 1 of mini-JAX.
+
+Owns the interpreter machinery (``Primitive``, ``bind``, ``MainTrace``/``Trace``/``Tracer``,
+``EvalTrace``, ``new_main``, the dynamic trace), abstract values, dtype rules, the primitive
+catalogue with its NumPy impl rules (``impl_rules``), lax-style wrappers (:mod:`mj_core.lax`),
+the NumPy-style API (:mod:`mj_core.numpy`), pytrees (:mod:`mj_core.tree_util`) and errors
+(:mod:`mj_core.errors`). It imports only NumPy; every other layer builds on it.
+"""
+
+from mj_core import dtypes as dtypes
+from mj_core.config import config as config
+from mj_core import errors as errors
+from mj_core import lax as lax
+from mj_core import numpy as numpy
+from mj_core import prims as prims
+from mj_core import tree_util as tree_util
+from mj_core._array_methods import array_methods as array_methods
+from mj_core._array_methods import install_array_methods as install_array_methods
+from mj_core.avals import ConcreteArray as ConcreteArray
+from mj_core.avals import ShapedArray as ShapedArray
+from mj_core.avals import array_types as array_types
+from mj_core.avals import get_aval as get_aval
+from mj_core.avals import is_array as is_array
+from mj_core.avals import pytype_aval_mappings as pytype_aval_mappings
+from mj_core.avals import raise_to_shaped as raise_to_shaped
+from mj_core.avals import register_array_type as register_array_type
+from mj_core.dtypes import result_type as result_type
+from mj_core.errors import ConcretizationError as ConcretizationError
+from mj_core.errors import MissingRuleError as MissingRuleError
+from mj_core.errors import MJError as MJError
+from mj_core.errors import TracerLeakError as TracerLeakError
+from mj_core.primitive import Primitive as Primitive
+from mj_core.primitive import RuleTable as RuleTable
+from mj_core.primitive import impl_rules as impl_rules
+from mj_core.trace import EvalTrace as EvalTrace
+from mj_core.trace import MainTrace as MainTrace
+from mj_core.trace import Trace as Trace
+from mj_core.trace import Tracer as Tracer
+from mj_core.trace import bind as bind
+from mj_core.trace import bind1 as bind1
+from mj_core.trace import current_trace_stack as current_trace_stack
+from mj_core.trace import find_top_trace as find_top_trace
+from mj_core.trace import full_lower as full_lower
+from mj_core.trace import full_raise as full_raise
+from mj_core.trace import is_eager as is_eager
+from mj_core.trace import new_dynamic as new_dynamic
+from mj_core.trace import new_main as new_main
+
+install_array_methods(Tracer)
+
+__version__ = "0.1.0"

@@ -1,0 +1,216 @@
+"""Abstract values: what a transformation knows about an array without (necessarily) its data.
+
+``ShapedArray`` is shape + dtype + weak_type; ``ConcreteArray`` also holds the value (so that
+``bool(x)`` works under transformations that keep values concrete, such as jvp). ``get_aval``
+maps every accepted array type to its abstract value; higher layers register their own array
+types (mj-xla's device array) with :func:`register_array_type`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from mj_core.dtypes import default_dtype_for_pytype
+from mj_core.errors import ConcretizationError, user_location
+
+__all__ = [
+    "ConcreteArray",
+    "ShapedArray",
+    "array_types",
+    "get_aval",
+    "is_array",
+    "pytype_aval_mappings",
+    "raise_to_shaped",
+    "register_array_type",
+]
+
+_DTYPE_SHORT = {
+    "float16": "f16",
+    "bfloat16": "bf16",
+    "float32": "f32",
+    "float64": "f64",
+    "complex64": "c64",
+    "complex128": "c128",
+    "int8": "i8",
+    "int16": "i16",
+    "int32": "i32",
+    "int64": "i64",
+    "uint8": "u8",
+    "uint16": "u16",
+    "uint32": "u32",
+    "uint64": "u64",
+    "bool": "bool",
+}
+
+
+class ShapedArray:
+    """The abstract value of an array: its shape, dtype and whether its dtype is weak."""
+
+    __slots__ = ("dtype", "shape", "weak_type")
+    array_abstraction_level = 1
+
+    shape: tuple[int, ...]
+    dtype: np.dtype[Any]
+    weak_type: bool
+
+    def __init__(self, shape: tuple[int, ...], dtype: Any, weak_type: bool = False) -> None:
+        self.shape = tuple(shape)
+        self.dtype = np.dtype(dtype)
+        self.weak_type = weak_type
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    def str_short(self) -> str:
+        """``f32[3,4]``-style summary (weak types are marked with a trailing ``~``)."""
+        short = _DTYPE_SHORT.get(self.dtype.name, self.dtype.name)
+        dims = ",".join(str(d) for d in self.shape)
+        return f"{short}[{dims}]" + ("~" if self.weak_type else "")
+
+    def update(
+        self,
+        shape: tuple[int, ...] | None = None,
+        dtype: Any = None,
+        weak_type: bool | None = None,
+    ) -> ShapedArray:
+        return ShapedArray(
+            self.shape if shape is None else shape,
+            self.dtype if dtype is None else dtype,
+            self.weak_type if weak_type is None else weak_type,
+        )
+
+    def strip_weak_type(self) -> ShapedArray:
+        return ShapedArray(self.shape, self.dtype) if self.weak_type else self
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            type(other) is ShapedArray
+            and self.shape == other.shape
+            and self.dtype == other.dtype
+            and self.weak_type == other.weak_type
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.shape, self.dtype, self.weak_type))
+
+    def __repr__(self) -> str:
+        weak = ", weak_type=True" if self.weak_type else ""
+        return f"ShapedArray(shape={self.shape}, dtype={self.dtype.name}{weak})"
+
+    # The three methods below are how ``bool(tracer)`` and friends reach the aval.
+    def _bool(self, tracer: object) -> bool:
+        raise _concretization_error("bool", self)
+
+    def _nonzero(self, tracer: object) -> bool:
+        raise _concretization_error("bool", self)
+
+    def _scalar(self, kind: str, tracer: object) -> Any:
+        raise _concretization_error(kind, self)
+
+
+class ConcreteArray(ShapedArray):
+    """A ``ShapedArray`` that also knows its value (it stays concrete under jvp/grad)."""
+
+    __slots__ = ("val",)
+    array_abstraction_level = 0
+
+    val: Any
+
+    def __init__(self, val: Any, weak_type: bool = False) -> None:
+        self.val = val
+        super().__init__(np.shape(val), np.result_type(val), weak_type)
+
+    def _bool(self, tracer: object) -> bool:
+        return bool(self.val)
+
+    def _nonzero(self, tracer: object) -> bool:
+        return bool(self.val)
+
+    def _scalar(self, kind: str, tracer: object) -> Any:
+        return {"int": int, "float": float, "complex": complex, "index": _index}[kind](self.val)
+
+    def __eq__(self, other: object) -> bool:
+        return self is other
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    def __repr__(self) -> str:
+        return f"ConcreteArray({self.val!r}, weak_type={self.weak_type})"
+
+
+def _index(val: Any) -> int:
+    return int(np.asarray(val).__index__())
+
+
+def _concretization_error(what: str, aval: ShapedArray) -> ConcretizationError:
+    where = user_location()
+    return ConcretizationError(
+        f"Abstract tracer value encountered where a concrete value is expected ({what}() of a "
+        f"traced {aval.str_short()} value){' ' + where if where else ''}.\n"
+        "The value depends on the arguments of a transformed function (jit, make_jaxpr, "
+        "vmap), so it is not known while tracing. Use mj.lax.cond/while_loop or mnp.where "
+        "for value-dependent control flow, or mark the argument static (static_argnums)."
+    )
+
+
+def raise_to_shaped(aval: ShapedArray) -> ShapedArray:
+    """Forget the value of a ``ConcreteArray`` (a ``ShapedArray`` is returned as is)."""
+    if type(aval) is ShapedArray:
+        return aval
+    return ShapedArray(aval.shape, aval.dtype, aval.weak_type)
+
+
+def _python_scalar_aval(x: Any) -> ShapedArray:
+    pytype = type(x)
+    return ConcreteArray(np.array(x, default_dtype_for_pytype(pytype)), weak_type=pytype is not bool)
+
+
+def _numpy_aval(x: Any) -> ShapedArray:
+    return ConcreteArray(x)
+
+
+pytype_aval_mappings: dict[type, Callable[[Any], ShapedArray]] = {
+    bool: _python_scalar_aval,
+    int: _python_scalar_aval,
+    float: _python_scalar_aval,
+    complex: _python_scalar_aval,
+    np.ndarray: _numpy_aval,
+}
+for _t in set(np.sctypeDict.values()):
+    pytype_aval_mappings[_t] = _numpy_aval
+
+array_types: set[type] = set(pytype_aval_mappings)
+
+
+def register_array_type(pytype: type, to_aval: Callable[[Any], ShapedArray]) -> None:
+    """Let a higher layer's array type (e.g. a device array) flow through every primitive."""
+    pytype_aval_mappings[pytype] = to_aval
+    array_types.add(pytype)
+
+
+def is_array(x: object) -> bool:
+    """True for every value primitives accept as an array operand (tracers included)."""
+    return type(x) in array_types or hasattr(x, "aval")
+
+
+def get_aval(x: Any) -> ShapedArray:
+    """The abstract value of ``x``: a tracer's ``aval``, or a ``ConcreteArray`` for data."""
+    aval = getattr(type(x), "aval", None)
+    if aval is not None and not isinstance(x, type):
+        return x.aval  # type: ignore[no-any-return]
+    handler = pytype_aval_mappings.get(type(x))
+    if handler is None:
+        raise TypeError(
+            f"Value {x!r} of type {type(x).__name__} is not a valid mj array type; expected a "
+            "NumPy array or scalar, a Python bool/int/float/complex, or an mj array."
+        )
+    return handler(x)

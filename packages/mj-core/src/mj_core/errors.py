@@ -1,0 +1,73 @@
+"""mj's own exception classes, and the helper that points an error at the user's source line.
+
+Every error a user can trigger names what was expected, what was found, and (through
+:func:`user_frame`) the line of *their* code that triggered it, not a line inside mj.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from types import FrameType
+
+__all__ = [
+    "ConcretizationError",
+    "MJError",
+    "MissingRuleError",
+    "TracerLeakError",
+    "user_frame",
+    "user_location",
+]
+
+_MJ_SRC_MARKERS = (os.sep + "mj_", os.sep + "mj" + os.sep)
+
+
+def _is_mj_file(filename: str) -> bool:
+    return any(marker in filename for marker in _MJ_SRC_MARKERS) and os.sep + "tests" + os.sep not in (
+        filename
+    )
+
+
+def user_frame() -> FrameType | None:
+    """The innermost stack frame that belongs to user code rather than to an mj package."""
+    frame: FrameType | None = sys._getframe(1)
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        if not _is_mj_file(filename) and not filename.startswith("<frozen"):
+            return frame
+        frame = frame.f_back
+    return None
+
+
+def user_location() -> str:
+    """``"in f at file.py:12"`` for the innermost user frame, or ``""`` if none is found."""
+    frame = user_frame()
+    if frame is None:
+        return ""
+    code = frame.f_code
+    return f"in {code.co_name} at {code.co_filename}:{frame.f_lineno}"
+
+
+class MJError(Exception):
+    """Base class of the errors mj raises on purpose (as opposed to bugs)."""
+
+
+class ConcretizationError(MJError, TypeError):
+    """A traced (abstract) value was used where Python needs a concrete one.
+
+    Raised by ``bool(x)``, ``int(x)``, ``float(x)``, ``x.__index__()`` and ``np.asarray(x)`` on a
+    tracer whose value is not known at trace time, e.g. ``if x > 0:`` inside ``jit``. Use
+    ``mj.lax.cond`` / ``mnp.where`` for value-dependent control flow, or mark the argument static.
+    """
+
+
+class TracerLeakError(MJError):
+    """A tracer escaped the transformation that created it and was used after it ended.
+
+    Typical cause: storing an intermediate value in a global or a closure inside a transformed
+    function and reading it after the transformation returned. Return the value instead.
+    """
+
+
+class MissingRuleError(MJError, NotImplementedError):
+    """A primitive has no rule for the transformation that reached it."""

@@ -1,0 +1,351 @@
+"""The interpreter stack: main traces, traces, tracers, and ``bind``.
+
+This is Autodidax Part 1's machinery (with Part 3's dynamic trace for omnistaging), made
+production-grade:
+
+* the trace stack is **per thread** (a ``threading.local``), so tracing in several threads at
+  once is safe;
+* leaving :func:`new_main` by an exception restores the stack, and every tracer of the ended
+  main trace is marked dead: using it later raises :class:`TracerLeakError`;
+* :func:`bind` has a fast path: when no transformation is active on this thread it calls the
+  impl rule directly, so eager evaluation costs little more than NumPy itself. A leaked tracer
+  reaching NumPy on that path is caught by the tracer's ``__array__``/``__array_ufunc__``/
+  ``__array_function__`` hooks, so the fast path needs no per-argument check.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any, ClassVar
+
+import numpy as np
+
+from mj_core.avals import ShapedArray, get_aval
+from mj_core.errors import ConcretizationError, MJError, TracerLeakError, user_location
+from mj_core.primitive import Primitive, impl_rules
+
+__all__ = [
+    "EvalTrace",
+    "MainTrace",
+    "Trace",
+    "Tracer",
+    "bind",
+    "bind1",
+    "current_trace_stack",
+    "find_top_trace",
+    "full_lower",
+    "full_raise",
+    "is_eager",
+    "new_dynamic",
+    "new_main",
+]
+
+
+class MainTrace:
+    """One active transformation: its level in the stack, trace class and global data."""
+
+    __slots__ = ("alive", "global_data", "level", "trace", "trace_type")
+
+    def __init__(self, level: int, trace_type: type[Trace], global_data: Any) -> None:
+        self.level = level
+        self.trace_type = trace_type
+        self.global_data = global_data
+        self.alive = True
+        self.trace = trace_type(self)  # one Trace per main: tracers share it, bind reuses it
+
+    def __repr__(self) -> str:
+        return f"MainTrace({self.level}, {self.trace_type.__name__})"
+
+
+class Trace:
+    """How one transformation interprets primitives applied to its tracers."""
+
+    __slots__ = ("main",)
+
+    #: Shown in error messages ("a tracer of the jvp transformation ...").
+    transformation_name: ClassVar[str] = "a transformation"
+
+    def __init__(self, main: MainTrace) -> None:
+        self.main = main
+
+    def pure(self, val: Any) -> Any:
+        """Box a non-tracer value (a constant) as this trace's tracer."""
+        raise NotImplementedError(f"{type(self).__name__}.pure")
+
+    def lift(self, val: Tracer) -> Any:
+        """Box a tracer of a lower-level trace as this trace's tracer."""
+        raise NotImplementedError(f"{type(self).__name__}.lift")
+
+    def process_primitive(
+        self, primitive: Primitive, tracers: list[Any], params: dict[str, Any]
+    ) -> list[Any]:
+        raise NotImplementedError(f"{type(self).__name__}.process_primitive")
+
+
+class _TraceState(threading.local):
+    """Per-thread interpreter state; a new thread starts with only the eval trace."""
+
+    def __init__(self) -> None:
+        base = MainTrace(0, EvalTrace, None)
+        self.base = base
+        self.trace_stack: list[MainTrace] = [base]
+        self.dynamic_trace: MainTrace = base
+        self.eager = True  # no transformation active: bind may call impl rules directly
+
+    def refresh(self) -> None:
+        self.eager = len(self.trace_stack) == 1 and self.dynamic_trace is self.base
+
+
+class EvalTrace(Trace):
+    """The bottom of every stack: apply the impl rule to concrete values."""
+
+    __slots__ = ()
+    transformation_name = "eager evaluation"
+
+    def pure(self, val: Any) -> Any:
+        return val
+
+    lift = pure
+
+    def process_primitive(
+        self, primitive: Primitive, tracers: list[Any], params: dict[str, Any]
+    ) -> list[Any]:
+        return _apply_impl(primitive, tracers, params)  # type: ignore[no-any-return]
+
+
+_state = _TraceState()
+
+
+def current_trace_stack() -> tuple[MainTrace, ...]:
+    """A snapshot of this thread's trace stack (for tests and debugging)."""
+    return tuple(_state.trace_stack)
+
+
+def is_eager() -> bool:
+    """True when no transformation is active on this thread."""
+    return _state.eager
+
+
+@contextmanager
+def new_main(trace_type: type[Trace], global_data: Any = None) -> Iterator[MainTrace]:
+    """Push a new transformation on this thread's stack for the duration of the block."""
+    st = _state
+    stack = st.trace_stack
+    main = MainTrace(len(stack), trace_type, global_data)
+    stack.append(main)
+    st.eager = False
+    try:
+        yield main
+    finally:
+        main.alive = False
+        del stack[main.level :]
+        st.refresh()
+
+
+@contextmanager
+def new_dynamic(main: MainTrace) -> Iterator[None]:
+    """Make ``main`` the dynamic trace: every primitive bound in the block is staged into it,
+    even one applied to constants only (omnistaging)."""
+    st = _state
+    prev = st.dynamic_trace
+    st.dynamic_trace = main
+    st.eager = False
+    try:
+        yield
+    finally:
+        st.dynamic_trace = prev
+        st.refresh()
+
+
+class Tracer:
+    """A value being traced by some transformation; behaves like an array."""
+
+    __slots__ = ("_trace",)
+    __array_priority__ = 1000
+
+    _trace: Trace
+
+    @property
+    def aval(self) -> ShapedArray:
+        raise NotImplementedError(f"{type(self).__name__}.aval")
+
+    def full_lower(self) -> Any:
+        return self
+
+    # --- array-like attributes, forwarded to the abstract value -----------------------------
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.aval.shape
+
+    @property
+    def dtype(self) -> np.dtype[Any]:
+        return self.aval.dtype
+
+    @property
+    def ndim(self) -> int:
+        return len(self.aval.shape)
+
+    @property
+    def size(self) -> int:
+        return self.aval.size
+
+    def __len__(self) -> int:
+        shape = self.aval.shape
+        if not shape:
+            raise TypeError("len() of unsized object (a 0-d traced array)")
+        return shape[0]
+
+    def __iter__(self) -> Iterator[Any]:
+        if not self.aval.shape:
+            raise TypeError("iteration over a 0-d traced array")
+        return (self[i] for i in range(self.aval.shape[0]))
+
+    def __repr__(self) -> str:
+        return f"Traced<{self.aval.str_short()}>with<{type(self._trace).__name__}>"
+
+    # --- places where Python or NumPy need a concrete value ---------------------------------
+    def _check_alive(self) -> None:
+        if not self._trace.main.alive:
+            raise _leak_error(self)
+
+    def __bool__(self) -> bool:
+        self._check_alive()
+        return self.aval._bool(self)
+
+    def __int__(self) -> int:
+        self._check_alive()
+        return self.aval._scalar("int", self)  # type: ignore[no-any-return]
+
+    def __float__(self) -> float:
+        self._check_alive()
+        return self.aval._scalar("float", self)  # type: ignore[no-any-return]
+
+    def __complex__(self) -> complex:
+        self._check_alive()
+        return self.aval._scalar("complex", self)  # type: ignore[no-any-return]
+
+    def __index__(self) -> int:
+        self._check_alive()
+        return self.aval._scalar("index", self)  # type: ignore[no-any-return]
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray[Any, Any]:
+        raise self._numpy_conversion_error("np.asarray()")
+
+    def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        raise self._numpy_conversion_error(f"the NumPy ufunc {ufunc.__name__}")
+
+    def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
+        raise self._numpy_conversion_error(f"the NumPy function {func.__name__}")
+
+    def _numpy_conversion_error(self, what: str) -> MJError:
+        if not self._trace.main.alive:
+            return _leak_error(self)
+        where = user_location()
+        return ConcretizationError(
+            f"A traced {self.aval.str_short()} value was passed to {what}"
+            f"{' ' + where if where else ''}. NumPy needs concrete data, but this value is being "
+            f"traced by {self._trace.transformation_name}. Use mj.numpy (import mj.numpy as "
+            "mnp) instead of numpy inside transformed functions."
+        )
+
+
+def _leak_error(tracer: Tracer) -> TracerLeakError:
+    name = tracer._trace.transformation_name
+    where = user_location()
+    return TracerLeakError(
+        f"A tracer of the {name} transformation ({tracer.aval.str_short()}) was used after "
+        f"that transformation ended{' ' + where if where else ''}. It escaped the transformed "
+        "function, e.g. through a global, a closure or an attribute; return it instead."
+    )
+
+
+def find_top_trace(xs: Sequence[Any]) -> Trace:
+    """The trace that must handle a primitive applied to ``xs``: the highest-level one among
+    the arguments' traces and the dynamic trace."""
+    top = _state.dynamic_trace
+    for x in xs:
+        if isinstance(x, Tracer):
+            main = x._trace.main
+            if not main.alive:
+                raise _leak_error(x)
+            if main.level > top.level:
+                top = main
+    return top.trace
+
+
+def full_raise(trace: Trace, val: Any) -> Any:
+    """Make ``val`` a tracer of ``trace``: box constants, lift lower-level tracers."""
+    if not isinstance(val, Tracer):
+        return trace.pure(val)
+    val_main = val._trace.main
+    main = trace.main
+    if val_main is main:
+        return val
+    if not val_main.alive:
+        raise _leak_error(val)
+    if val_main.level < main.level:
+        return trace.lift(val)
+    raise TracerLeakError(
+        f"A tracer of the {val._trace.transformation_name} transformation (level "
+        f"{val_main.level}) reached {trace.transformation_name} (level {main.level}), which "
+        "cannot own it: it escaped its transformation (e.g. through a global or closure)."
+    )
+
+
+def full_lower(val: Any) -> Any:
+    """Unbox a tracer that does not need its trace any more (e.g. an eval-trace value)."""
+    if isinstance(val, Tracer):
+        return val.full_lower()
+    return val
+
+
+def _impl_error(primitive: Primitive, args: Sequence[Any], err: Exception) -> TypeError:
+    try:
+        shapes = ", ".join(get_aval(a).str_short() for a in args)
+    except TypeError:
+        shapes = ", ".join(type(a).__name__ for a in args)
+    where = user_location()
+    return TypeError(
+        f"{primitive.name}: invalid operands ({shapes}){' ' + where if where else ''}: {err}"
+    )
+
+
+def _apply_impl(primitive: Primitive, args: Sequence[Any], params: dict[str, Any]) -> Any:
+    try:
+        return impl_rules[primitive](*args, **params)
+    except MJError:
+        raise
+    except (ValueError, TypeError) as err:
+        raise _impl_error(primitive, args, err) from err
+
+
+def bind(primitive: Primitive, *args: Any, **params: Any) -> list[Any]:
+    """Apply ``primitive`` to ``args``: dispatch to the top trace, return a list of outputs."""
+    if _state.eager:
+        try:
+            return impl_rules[primitive](*args, **params)  # type: ignore[no-any-return]
+        except MJError:
+            raise
+        except (ValueError, TypeError) as err:
+            raise _impl_error(primitive, args, err) from err
+    trace = find_top_trace(args)
+    tracers = [full_raise(trace, arg) for arg in args]
+    outs = trace.process_primitive(primitive, tracers, params)
+    return [full_lower(out) for out in outs]
+
+
+def bind1(primitive: Primitive, *args: Any, **params: Any) -> Any:
+    """``bind`` for a single-output primitive: returns the output itself."""
+    if _state.eager:
+        try:
+            return impl_rules[primitive](*args, **params)[0]
+        except MJError:
+            raise
+        except (ValueError, TypeError) as err:
+            raise _impl_error(primitive, args, err) from err
+    trace = find_top_trace(args)
+    tracers = [full_raise(trace, arg) for arg in args]
+    (out,) = trace.process_primitive(primitive, tracers, params)
+    return full_lower(out)

@@ -1,0 +1,293 @@
+"""Pytrees: nested containers of arrays that transformations flatten and rebuild.
+
+Tuples, lists, dicts (sorted keys, like JAX), ``None`` (a node with no children),
+namedtuples and user-registered classes are nodes; everything else is a leaf. A
+:class:`PyTreeDef` records the structure; it is hashable and comparable, so it can be part of
+a cache key (jit uses it that way).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Iterable, Iterator
+from typing import Any, NamedTuple, TypeVar
+
+__all__ = [
+    "NodeType",
+    "PyTreeDef",
+    "Store",
+    "flatten_fun",
+    "flatten_up_to",
+    "register_pytree_node",
+    "register_pytree_node_class",
+    "tree_flatten",
+    "tree_leaves",
+    "tree_map",
+    "tree_structure",
+    "tree_unflatten",
+    "treedef_children",
+]
+
+T = TypeVar("T")
+
+
+class NodeType(NamedTuple):
+    """How to take a container apart (``to_iterable``) and put it back (``from_iterable``)."""
+
+    name: str
+    to_iterable: Callable[[Any], tuple[Hashable, Iterable[Any]]]
+    from_iterable: Callable[[Hashable, Iterable[Any]], Any]
+
+
+node_types: dict[type, NodeType] = {}
+
+
+def register_pytree_node(
+    nodetype: type,
+    flatten_func: Callable[[Any], tuple[Iterable[Any], Hashable]],
+    unflatten_func: Callable[[Hashable, Iterable[Any]], Any],
+) -> None:
+    """Register a container type, JAX-style: ``flatten(x) -> (children, aux_data)`` and
+    ``unflatten(aux_data, children) -> x``. ``aux_data`` must be hashable."""
+
+    def to_iterable(x: Any) -> tuple[Hashable, Iterable[Any]]:
+        children, aux = flatten_func(x)
+        return aux, children
+
+    node_types[nodetype] = NodeType(nodetype.__name__, to_iterable, unflatten_func)
+
+
+def register_pytree_node_class(cls: type[T]) -> type[T]:
+    """Class decorator: register ``cls`` using its ``tree_flatten`` method and
+    ``tree_unflatten`` classmethod."""
+    register_pytree_node(cls, cls.tree_flatten, cls.tree_unflatten)  # type: ignore[attr-defined]
+    return cls
+
+
+def _dict_to_iterable(d: dict[Any, Any]) -> tuple[Hashable, Iterable[Any]]:
+    keys = tuple(sorted(d))
+    return keys, [d[k] for k in keys]
+
+
+def _dict_from_iterable(keys: Hashable, vals: Iterable[Any]) -> dict[Any, Any]:
+    return dict(zip(keys, vals, strict=True))  # type: ignore[call-overload]
+
+
+_TUPLE = NodeType("tuple", lambda t: (None, t), lambda _, xs: tuple(xs))
+_LIST = NodeType("list", lambda lst: (None, lst), lambda _, xs: list(xs))
+_DICT = NodeType("dict", _dict_to_iterable, _dict_from_iterable)
+_NONE = NodeType("None", lambda _: (None, ()), lambda _, __: None)
+node_types[tuple] = _TUPLE
+node_types[list] = _LIST
+node_types[dict] = _DICT
+node_types[type(None)] = _NONE
+
+
+def _namedtuple_node(cls: type) -> NodeType:
+    node = NodeType(cls.__name__, lambda t: (None, t), lambda _, xs: cls(*xs))
+    node_types[cls] = node
+    return node
+
+
+def _node_type_of(x: Any) -> NodeType | None:
+    cls = type(x)
+    node = node_types.get(cls)
+    if node is None and isinstance(x, tuple) and hasattr(cls, "_fields"):
+        node = _namedtuple_node(cls)
+    return node
+
+
+class PyTreeDef:
+    """The structure of a pytree: a node type, its auxiliary data and child structures.
+
+    ``node_type is None`` marks a leaf.
+    """
+
+    __slots__ = ("_hash", "children", "node_data", "node_type", "num_leaves", "pytype")
+
+    def __init__(
+        self,
+        node_type: NodeType | None,
+        node_data: Hashable,
+        children: tuple[PyTreeDef, ...],
+        pytype: type | None = None,
+    ) -> None:
+        self.node_type = node_type
+        self.node_data = node_data
+        self.children = children
+        self.pytype = pytype
+        self.num_leaves = 1 if node_type is None else sum(c.num_leaves for c in children)
+        self._hash = hash((pytype, node_data, children))
+
+    @property
+    def num_nodes(self) -> int:
+        return 1 + sum(c.num_nodes for c in self.children)
+
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        return (
+            isinstance(other, PyTreeDef)
+            and self._hash == other._hash
+            and self.pytype is other.pytype
+            and self.node_data == other.node_data
+            and self.children == other.children
+        )
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def unflatten(self, leaves: Iterable[Any]) -> Any:
+        return tree_unflatten(self, leaves)
+
+    def _str(self) -> str:
+        if self.node_type is None:
+            return "*"
+        kids = [c._str() for c in self.children]
+        if self.node_type is _TUPLE:
+            return "(" + ", ".join(kids) + ("," if len(kids) == 1 else "") + ")"
+        if self.node_type is _LIST:
+            return "[" + ", ".join(kids) + "]"
+        if self.node_type is _DICT:
+            keys = self.node_data
+            return "{" + ", ".join(f"{k!r}: {v}" for k, v in zip(keys, kids, strict=True)) + "}"  # type: ignore[call-overload]
+        if self.node_type is _NONE:
+            return "None"
+        data = "" if self.node_data is None else f"[{self.node_data!r}]"
+        return f"{self.node_type.name}{data}(" + ", ".join(kids) + ")"
+
+    def __repr__(self) -> str:
+        return f"PyTreeDef({self._str()})"
+
+
+_LEAF = PyTreeDef(None, None, (), None)
+
+
+def _flatten(x: Any, leaves: list[Any], is_leaf: Callable[[Any], bool] | None) -> PyTreeDef:
+    if is_leaf is not None and is_leaf(x):
+        leaves.append(x)
+        return _LEAF
+    node = _node_type_of(x)
+    if node is None:
+        leaves.append(x)
+        return _LEAF
+    data, children = node.to_iterable(x)
+    child_defs = tuple(_flatten(c, leaves, is_leaf) for c in children)
+    return PyTreeDef(node, data, child_defs, type(x))
+
+
+def tree_flatten(
+    tree: Any, is_leaf: Callable[[Any], bool] | None = None
+) -> tuple[list[Any], PyTreeDef]:
+    """Leaves in order (dict keys sorted) and the structure to rebuild the tree from them."""
+    leaves: list[Any] = []
+    treedef = _flatten(tree, leaves, is_leaf)
+    return leaves, treedef
+
+
+def tree_unflatten(treedef: PyTreeDef, leaves: Iterable[Any]) -> Any:
+    """Rebuild a tree of structure ``treedef`` from its leaves."""
+    leaves = list(leaves)
+    if len(leaves) != treedef.num_leaves:
+        raise ValueError(
+            f"tree_unflatten: {treedef} expects {treedef.num_leaves} leaves, got {len(leaves)}."
+        )
+    it = iter(leaves)
+    return _unflatten(treedef, it)
+
+
+def _unflatten(treedef: PyTreeDef, leaves: Iterator[Any]) -> Any:
+    if treedef.node_type is None:
+        return next(leaves)
+    children = [_unflatten(c, leaves) for c in treedef.children]
+    return treedef.node_type.from_iterable(treedef.node_data, children)
+
+
+
+def tree_leaves(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> list[Any]:
+    return tree_flatten(tree, is_leaf)[0]
+
+
+def tree_structure(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> PyTreeDef:
+    return tree_flatten(tree, is_leaf)[1]
+
+
+def treedef_children(treedef: PyTreeDef) -> list[PyTreeDef]:
+    return list(treedef.children)
+
+
+def _flatten_up_to(treedef: PyTreeDef, tree: Any, full: PyTreeDef) -> list[Any]:
+    """Leaves of ``tree`` cut at the leaves of ``treedef`` (``tree`` may be deeper)."""
+    if treedef.node_type is None:
+        return [tree]
+    node = _node_type_of(tree)
+    if node is not treedef.node_type or type(tree) is not treedef.pytype:
+        raise _mismatch(full, tree)
+    data, children = node.to_iterable(tree)
+    children = list(children)
+    if data != treedef.node_data or len(children) != len(treedef.children):
+        raise _mismatch(full, tree)
+    out: list[Any] = []
+    for sub, child in zip(treedef.children, children, strict=True):
+        out.extend(_flatten_up_to(sub, child, full))
+    return out
+
+
+def _mismatch(expected: PyTreeDef, tree: Any) -> ValueError:
+    return ValueError(
+        f"Pytree structure mismatch: expected {expected}, found {tree_structure(tree)}."
+    )
+
+
+def flatten_up_to(treedef: PyTreeDef, tree: Any) -> list[Any]:
+    """Flatten ``tree`` only as deep as ``treedef`` (the prefix-tree rule of JAX's in_axes)."""
+    return _flatten_up_to(treedef, tree, treedef)
+
+
+def tree_map(
+    f: Callable[..., Any],
+    tree: Any,
+    *rest: Any,
+    is_leaf: Callable[[Any], bool] | None = None,
+) -> Any:
+    """Apply ``f`` leafwise; ``rest`` trees must have ``tree``'s structure (or be deeper)."""
+    leaves, treedef = tree_flatten(tree, is_leaf)
+    if not rest:
+        return treedef.unflatten([f(x) for x in leaves])
+    all_leaves = [leaves] + [flatten_up_to(treedef, r) for r in rest]
+    return treedef.unflatten([f(*xs) for xs in zip(*all_leaves, strict=True)])
+
+
+class Store:
+    """A write-once box: ``flatten_fun`` stores the output tree structure in it."""
+
+    __slots__ = ("val",)
+    _EMPTY: Any = object()
+
+    def __init__(self) -> None:
+        self.val: Any = Store._EMPTY
+
+    def set_value(self, val: Any) -> None:
+        if self.val is not Store._EMPTY:
+            raise RuntimeError("Store already holds a value")
+        self.val = val
+
+    def __call__(self) -> Any:
+        if self.val is Store._EMPTY:
+            raise RuntimeError("Store is empty: the function has not been called yet")
+        return self.val
+
+
+def flatten_fun(f: Callable[..., Any], in_tree: PyTreeDef) -> tuple[Callable[..., Any], Store]:
+    """Wrap ``f`` (pytrees in, pytree out) as a function of flat leaves returning flat leaves;
+    the output structure lands in the returned :class:`Store` once it is called."""
+    store = Store()
+
+    def flat_fun(*args_flat: Any) -> list[Any]:
+        pytree_args = tree_unflatten(in_tree, args_flat)
+        out = f(*pytree_args)
+        out_flat, out_tree = tree_flatten(out)
+        store.set_value(out_tree)
+        return out_flat
+
+    return flat_fun, store
+
