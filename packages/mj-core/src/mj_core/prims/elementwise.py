@@ -265,3 +265,5 @@ def _clamp(lo: Any, x: Any, hi: Any) -> Any:
 
 select_n_p = _define("select_n", -1, ALL, _same, _select_n, first_operand_is_selector=True)
 clamp_p = _define("clamp", 3, "iuf", _same, _clamp)
+
+__all__ += sorted(name for name in globals() if name.endswith("_p"))  # noqa: PLE0605
