@@ -117,6 +117,23 @@ class EvalTrace(Trace):
 
 _state = _TraceState()
 
+# Number of transformations active on *any* thread. While it is zero, ``bind`` skips even the
+# thread-local read; when it is not, each thread still decides from its own ``_state.eager``.
+_active_count = 0
+_active_lock = threading.Lock()
+
+
+def _enter_transformation() -> None:
+    global _active_count
+    with _active_lock:
+        _active_count += 1
+
+
+def _exit_transformation() -> None:
+    global _active_count
+    with _active_lock:
+        _active_count -= 1
+
 
 def current_trace_stack() -> tuple[MainTrace, ...]:
     """A snapshot of this thread's trace stack (for tests and debugging)."""
@@ -136,12 +153,14 @@ def new_main(trace_type: type[Trace], global_data: Any = None) -> Iterator[MainT
     main = MainTrace(len(stack), trace_type, global_data)
     stack.append(main)
     st.eager = False
+    _enter_transformation()
     try:
         yield main
     finally:
         main.alive = False
         del stack[main.level :]
         st.refresh()
+        _exit_transformation()
 
 
 @contextmanager
@@ -152,11 +171,13 @@ def new_dynamic(main: MainTrace) -> Iterator[None]:
     prev = st.dynamic_trace
     st.dynamic_trace = main
     st.eager = False
+    _enter_transformation()
     try:
         yield
     finally:
         st.dynamic_trace = prev
         st.refresh()
+        _exit_transformation()
 
 
 class Tracer:
@@ -323,7 +344,7 @@ def _apply_impl(primitive: Primitive, args: Sequence[Any], params: dict[str, Any
 
 def bind(primitive: Primitive, *args: Any, **params: Any) -> list[Any]:
     """Apply ``primitive`` to ``args``: dispatch to the top trace, return a list of outputs."""
-    if _state.eager:
+    if not _active_count or _state.eager:
         try:
             return impl_rules[primitive](*args, **params)  # type: ignore[no-any-return]
         except MJError:
@@ -338,7 +359,7 @@ def bind(primitive: Primitive, *args: Any, **params: Any) -> list[Any]:
 
 def bind1(primitive: Primitive, *args: Any, **params: Any) -> Any:
     """``bind`` for a single-output primitive: returns the output itself."""
-    if _state.eager:
+    if not _active_count or _state.eager:
         try:
             return impl_rules[primitive](*args, **params)[0]
         except MJError:
