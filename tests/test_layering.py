@@ -1,0 +1,203 @@
+"""The layer rules are enforced: both checkers pass on the real tree and catch violations.
+
+The violations are injected into a temporary copy of packages/*/src, never the real tree.
+Two independent mechanisms are exercised:
+  * tools/check_layers.py, an AST checker (standard library only);
+  * import-linter with the contracts from the root pyproject.toml, run against the copy
+    through PYTHONPATH (the copy shadows the editable installs of the real packages).
+"""
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+CHECK_LAYERS = ROOT / "tools" / "check_layers.py"
+LAYERS = ["mj_core", "mj_ir", "mj_autodiff", "mj_batch", "mj_xla", "mj_control", "mj"]
+
+# (package the bad module goes into, source of the bad module, line of the bad import,
+#  imported name): each is a different way to break the rules.
+VIOLATIONS = {
+    "core-imports-xla": (
+        "mj_core",
+        "import mj_xla\n",
+        1,
+        "mj_xla",
+    ),
+    "ir-imports-umbrella-from": (
+        "mj_ir",
+        '"""A module."""\n\nfrom mj import grad\n',
+        3,
+        "mj",
+    ),
+    "autodiff-imports-batch-in-function": (
+        "mj_autodiff",
+        "def f() -> None:\n    from mj_batch import vmap  # noqa\n",
+        2,
+        "mj_batch",
+    ),
+    "batch-imports-control-under-type-checking": (
+        "mj_batch",
+        "from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n    import mj_control.x\n",
+        4,
+        "mj_control",
+    ),
+    "core-imports-jaxlib": (
+        "mj_core",
+        "import numpy\nimport jaxlib\n",
+        2,
+        "jaxlib",
+    ),
+    "batch-imports-jax-numpy": (
+        "mj_batch",
+        "import jax.numpy as jnp\n",
+        1,
+        "jax",
+    ),
+}
+
+
+def run(cmd: list[str], env: dict[str, str] | None = None, **kwargs):
+    env = {**(env or os.environ), "NO_COLOR": "1"}
+    return subprocess.run(cmd, capture_output=True, text=True, check=False, env=env, **kwargs)
+
+
+def package_dir(tree: Path, module: str) -> Path:
+    (found,) = tree.glob(f"packages/*/src/{module}")
+    return found
+
+
+@pytest.fixture
+def tree_copy(tmp_path: Path) -> Path:
+    """A copy of packages/*/src (plus each pyproject.toml), with every package importable."""
+    dest = tmp_path / "repo"
+    for pkg in sorted((ROOT / "packages").iterdir()):
+        if not (pkg / "src").is_dir():
+            continue
+        shutil.copytree(
+            pkg / "src",
+            dest / "packages" / pkg.name / "src",
+            ignore=shutil.ignore_patterns("__pycache__", "*.pyc"),
+        )
+        shutil.copy2(pkg / "pyproject.toml", dest / "packages" / pkg.name / "pyproject.toml")
+    # import-linter needs regular packages; a layer still being written may lack __init__.py.
+    for module in LAYERS:
+        init = package_dir(dest, module) / "__init__.py"
+        if not init.exists():
+            init.write_text("")
+    return dest
+
+
+def inject(tree: Path, module: str, source: str) -> Path:
+    bad = package_dir(tree, module) / "_layering_violation.py"
+    bad.write_text(source)
+    return bad
+
+
+def check_layers(root: Path) -> subprocess.CompletedProcess[str]:
+    return run([sys.executable, str(CHECK_LAYERS), "--root", str(root)])
+
+
+def lint_imports(tree: Path) -> subprocess.CompletedProcess[str]:
+    src_dirs = [str(p) for p in sorted(tree.glob("packages/*/src"))]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(src_dirs)}
+    exe = shutil.which("lint-imports", path=str(Path(sys.executable).parent))
+    assert exe, "import-linter is not installed in the test environment"
+    return run(
+        [exe, "--no-logo", "--no-cache", "--config", str(ROOT / "pyproject.toml")],
+        cwd=tree,
+        env=env,
+    )
+
+
+def test_real_tree_passes_ast_checker():
+    result = check_layers(ROOT)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "check_layers: OK" in result.stdout
+
+
+def test_clean_copy_passes_both_checkers(tree_copy):
+    ast_result = check_layers(tree_copy)
+    assert ast_result.returncode == 0, ast_result.stdout
+    linter = lint_imports(tree_copy)
+    assert linter.returncode == 0, linter.stdout + linter.stderr
+    assert "broken" not in linter.stdout.lower().replace("0 broken", "")
+
+
+@pytest.mark.parametrize("case", list(VIOLATIONS))
+def test_ast_checker_names_offending_import_and_line(tree_copy, case):
+    package, source, line, target = VIOLATIONS[case]
+    bad = inject(tree_copy, package, textwrap.dedent(source))
+    result = check_layers(tree_copy)
+    assert result.returncode == 1, result.stdout
+    rel = bad.relative_to(tree_copy)
+    expected = f"{rel}:{line}: {package} imports {target} ("
+    assert expected in result.stdout, result.stdout
+    assert "1 layering violation(s)" in result.stdout
+
+
+@pytest.mark.parametrize("case", list(VIOLATIONS))
+def test_import_linter_names_offending_import_and_line(tree_copy, case):
+    package, source, line, target = VIOLATIONS[case]
+    inject(tree_copy, package, textwrap.dedent(source))
+    result = lint_imports(tree_copy)
+    out = result.stdout + result.stderr
+    assert result.returncode == 1, out
+    assert "BROKEN" in out
+    assert f"{package} is not allowed to import {target}" in out, out
+    assert f"{package}._layering_violation -> {target}" in out, out
+    assert f"(l.{line})" in out, out
+
+
+def test_exact_message_for_core_importing_xla(tree_copy):
+    """The message a contributor sees for the canonical mistake."""
+    inject(tree_copy, "mj_core", "import mj_xla\n")
+    result = check_layers(tree_copy)
+    assert (
+        "packages/mj-core/src/mj_core/_layering_violation.py:1: mj_core imports mj_xla "
+        "(layer 1 may only import layers below it; mj_xla is layer 5)"
+    ) in result.stdout
+
+
+def test_relative_and_downward_imports_are_allowed(tree_copy):
+    inject(
+        tree_copy,
+        "mj_xla",
+        "from . import _other\nimport mj_core.x\nfrom mj_batch import vmap\nimport jaxlib\n",
+    )
+    inject(tree_copy, "mj", "import mj_control\nimport mj_core\nimport jax\n")
+    result = check_layers(tree_copy)
+    assert result.returncode == 0, result.stdout
+
+
+def test_unknown_package_is_reported(tree_copy):
+    extra = tree_copy / "packages" / "mj-extra" / "src" / "mj_extra"
+    extra.mkdir(parents=True)
+    (extra / "__init__.py").write_text("")
+    result = check_layers(tree_copy)
+    assert result.returncode == 1
+    assert "package mj_extra is not in the layer table" in result.stdout
+
+
+def test_deptry_flags_undeclared_import(tmp_path):
+    """deptry, run per package as `hatch run layers:check` does, catches an undeclared import."""
+    pkg = tmp_path / "mj-core"
+    shutil.copytree(
+        ROOT / "packages" / "mj-core",
+        pkg,
+        ignore=shutil.ignore_patterns("__pycache__", "tests"),
+    )
+    (pkg / "src" / "mj_core" / "_deptry_violation.py").write_text("import hypothesis\n")
+    exe = shutil.which("deptry", path=str(Path(sys.executable).parent))
+    assert exe, "deptry is not installed in the test environment"
+    result = run([exe, "src"], cwd=pkg)
+    out = re.sub(r"\x1b\[[0-9;]*m", "", result.stdout + result.stderr)
+    assert result.returncode == 1, out
+    assert "_deptry_violation.py:1:" in out, out
+    assert "'hypothesis'" in out, out
