@@ -11,9 +11,11 @@ import sys
 from types import FrameType
 
 __all__ = [
+    "AxisError",
     "ConcretizationError",
     "MJError",
     "MissingRuleError",
+    "ShapeDtypeError",
     "TracerLeakError",
     "user_frame",
     "user_location",
@@ -23,9 +25,9 @@ _MJ_SRC_MARKERS = (os.sep + "mj_", os.sep + "mj" + os.sep)
 
 
 def _is_mj_file(filename: str) -> bool:
-    return any(marker in filename for marker in _MJ_SRC_MARKERS) and os.sep + "tests" + os.sep not in (
-        filename
-    )
+    return any(
+        marker in filename for marker in _MJ_SRC_MARKERS
+    ) and os.sep + "tests" + os.sep not in (filename)
 
 
 def user_frame() -> FrameType | None:
@@ -71,3 +73,15 @@ class TracerLeakError(MJError):
 
 class MissingRuleError(MJError, NotImplementedError):
     """A primitive has no rule for the transformation that reached it."""
+
+
+class ShapeDtypeError(MJError, TypeError):
+    """A primitive got operand shapes/dtypes or params it does not accept.
+
+    The message names the primitive, the operands' ``f32[3,4]``-style types and the user's
+    source line; being an :class:`MJError`, it reaches the user unchanged from any layer.
+    """
+
+
+class AxisError(MJError, ValueError):
+    """An axis (or dimension) argument is out of range for the operand's rank, or repeated."""

@@ -7,87 +7,124 @@ broadcast and promote like NumPy (see :mod:`mj_core.prims.elementwise`).
 
 from __future__ import annotations
 
+import builtins
+from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
+from mj_core.prims import contractions as ct
+from mj_core.prims import conversions as cv
 from mj_core.prims import elementwise as ew
-from mj_core.trace import bind1
+from mj_core.prims import indexing as ix
+from mj_core.prims import reductions as rd
+from mj_core.prims import sorting as so
+from mj_core.prims import structural as st
+from mj_core.prims.indexing import GatherDimensionNumbers as GatherDimensionNumbers
+from mj_core.prims.indexing import ScatterDimensionNumbers as ScatterDimensionNumbers
+from mj_core.shapes import canonicalize_axes, canonicalize_axis
+from mj_core.trace import bind, bind1
 
 Array = Any
+
 
 def neg(x: Array) -> Array:
     return bind1(ew.neg_p, x)
 
+
 def sin(x: Array) -> Array:
     return bind1(ew.sin_p, x)
+
 
 def cos(x: Array) -> Array:
     return bind1(ew.cos_p, x)
 
+
 def tan(x: Array) -> Array:
     return bind1(ew.tan_p, x)
+
 
 def asin(x: Array) -> Array:
     return bind1(ew.asin_p, x)
 
+
 def acos(x: Array) -> Array:
     return bind1(ew.acos_p, x)
+
 
 def atan(x: Array) -> Array:
     return bind1(ew.atan_p, x)
 
+
 def sinh(x: Array) -> Array:
     return bind1(ew.sinh_p, x)
+
 
 def cosh(x: Array) -> Array:
     return bind1(ew.cosh_p, x)
 
+
 def tanh(x: Array) -> Array:
     return bind1(ew.tanh_p, x)
+
 
 def exp(x: Array) -> Array:
     return bind1(ew.exp_p, x)
 
+
 def log(x: Array) -> Array:
     return bind1(ew.log_p, x)
+
 
 def log1p(x: Array) -> Array:
     return bind1(ew.log1p_p, x)
 
+
 def expm1(x: Array) -> Array:
     return bind1(ew.expm1_p, x)
+
 
 def logistic(x: Array) -> Array:
     return bind1(ew.logistic_p, x)
 
+
 def sqrt(x: Array) -> Array:
     return bind1(ew.sqrt_p, x)
+
 
 def rsqrt(x: Array) -> Array:
     return bind1(ew.rsqrt_p, x)
 
+
 def abs(x: Array) -> Array:
     return bind1(ew.abs_p, x)
+
 
 def sign(x: Array) -> Array:
     return bind1(ew.sign_p, x)
 
+
 def floor(x: Array) -> Array:
     return bind1(ew.floor_p, x)
+
 
 def ceil(x: Array) -> Array:
     return bind1(ew.ceil_p, x)
 
+
 def is_finite(x: Array) -> Array:
     return bind1(ew.is_finite_p, x)
 
+
 def erf(x: Array) -> Array:
     return bind1(ew.erf_p, x)
+
 
 def bitwise_not(x: Array) -> Array:
     return bind1(ew.not_p, x)
 
 
-def round(x: Array, rounding_method: int = 0) -> Array:  # noqa: A001
+def round(x: Array, rounding_method: int = 0) -> Array:
     """Round to integral values; ``rounding_method`` 0 rounds half away from zero (lax's
     default), 1 rounds half to even (NumPy's)."""
     return bind1(ew.round_p, x, rounding_method=int(rounding_method))
@@ -96,59 +133,78 @@ def round(x: Array, rounding_method: int = 0) -> Array:  # noqa: A001
 def integer_pow(x: Array, y: int) -> Array:
     return bind1(ew.integer_pow_p, x, y=int(y))
 
+
 def add(x: Array, y: Array) -> Array:
     return bind1(ew.add_p, x, y)
+
 
 def sub(x: Array, y: Array) -> Array:
     return bind1(ew.sub_p, x, y)
 
+
 def mul(x: Array, y: Array) -> Array:
     return bind1(ew.mul_p, x, y)
+
 
 def div(x: Array, y: Array) -> Array:
     return bind1(ew.div_p, x, y)
 
+
 def rem(x: Array, y: Array) -> Array:
     return bind1(ew.rem_p, x, y)
+
 
 def pow(x: Array, y: Array) -> Array:
     return bind1(ew.pow_p, x, y)
 
+
 def max(x: Array, y: Array) -> Array:
     return bind1(ew.max_p, x, y)
+
 
 def min(x: Array, y: Array) -> Array:
     return bind1(ew.min_p, x, y)
 
+
 def atan2(x: Array, y: Array) -> Array:
     return bind1(ew.atan2_p, x, y)
+
 
 def shift_left(x: Array, y: Array) -> Array:
     return bind1(ew.shift_left_p, x, y)
 
+
 def shift_right_logical(x: Array, y: Array) -> Array:
     return bind1(ew.shift_right_logical_p, x, y)
+
 
 def shift_right_arithmetic(x: Array, y: Array) -> Array:
     return bind1(ew.shift_right_arithmetic_p, x, y)
 
+
 def eq(x: Array, y: Array) -> Array:
     return bind1(ew.eq_p, x, y)
+
 
 def ne(x: Array, y: Array) -> Array:
     return bind1(ew.ne_p, x, y)
 
+
 def less(x: Array, y: Array) -> Array:
     return bind1(ew.less_p, x, y)
+
 
 def less_equal(x: Array, y: Array) -> Array:
     return bind1(ew.less_equal_p, x, y)
 
+
 def greater(x: Array, y: Array) -> Array:
     return bind1(ew.greater_p, x, y)
 
+
 def greater_equal(x: Array, y: Array) -> Array:
     return bind1(ew.greater_equal_p, x, y)
+
 
 def bitwise_and(x: Array, y: Array) -> Array:
     return bind1(ew.and_p, x, y)
@@ -178,5 +234,563 @@ def select(pred: Array, on_true: Array, on_false: Array) -> Array:
     return bind1(ew.select_n_p, pred, on_false, on_true)
 
 
-def clamp(min: Array, x: Array, max: Array) -> Array:  # noqa: A002
+def clamp(min: Array, x: Array, max: Array) -> Array:
     return bind1(ew.clamp_p, min, x, max)
+
+
+# --- helpers: shapes of operands without touching their data ---------------------------------
+def _shape(x: Array) -> tuple[int, ...]:
+    shape = getattr(x, "shape", None)
+    return tuple(np.shape(x)) if shape is None else tuple(shape)
+
+
+def _dtype(x: Array) -> np.dtype[Any]:
+    dtype = getattr(x, "dtype", None)
+    return np.result_type(x) if dtype is None else np.dtype(dtype)
+
+
+def _ints(xs: Sequence[int]) -> tuple[int, ...]:
+    return tuple(int(x) for x in xs)
+
+
+# --- structure ------------------------------------------------------------------------------
+def broadcast_in_dim(
+    operand: Array, shape: Sequence[int], broadcast_dimensions: Sequence[int]
+) -> Array:
+    """Broadcast ``operand`` to ``shape``; operand dim ``i`` becomes output dim
+    ``broadcast_dimensions[i]`` (size 1 or equal); the other output dims are new."""
+    shape, dims = _ints(shape), _ints(broadcast_dimensions)
+    if _shape(operand) == shape and dims == tuple(range(len(shape))):
+        return operand
+    return bind1(st.broadcast_p, operand, shape=shape, broadcast_dimensions=dims)
+
+
+def broadcast(operand: Array, sizes: Sequence[int]) -> Array:
+    """Add leading dimensions of ``sizes`` (``jax.lax.broadcast``)."""
+    sizes = _ints(sizes)
+    ndim = len(_shape(operand))
+    shape = sizes + _shape(operand)
+    return broadcast_in_dim(operand, shape, tuple(range(len(sizes), len(sizes) + ndim)))
+
+
+def broadcast_to_rank(x: Array, rank: int) -> Array:
+    """Add leading size-1 dimensions until ``x`` has rank ``rank``."""
+    shape = _shape(x)
+    return broadcast(x, (1,) * (rank - len(shape))) if len(shape) < rank else x
+
+
+def reshape(
+    operand: Array, new_sizes: Sequence[int], dimensions: Sequence[int] | None = None
+) -> Array:
+    """Reshape (row-major); ``dimensions`` first transposes the operand, as in ``jax.lax``."""
+    new_sizes = _ints(new_sizes)
+    if dimensions is not None and _ints(dimensions) != tuple(range(len(_shape(operand)))):
+        operand = transpose(operand, dimensions)
+    if _shape(operand) == new_sizes:
+        return operand
+    return bind1(st.reshape_p, operand, new_sizes=new_sizes)
+
+
+def transpose(operand: Array, permutation: Sequence[int]) -> Array:
+    perm = _ints(permutation)
+    if perm == tuple(range(len(_shape(operand)))):
+        return operand
+    return bind1(st.transpose_p, operand, permutation=perm)
+
+
+def squeeze(array: Array, dimensions: Sequence[int]) -> Array:
+    """Remove the size-1 ``dimensions`` (negative dims count from the end)."""
+    dims = canonicalize_axes("squeeze", dimensions, len(_shape(array)))
+    if not dims:
+        return array
+    return bind1(st.squeeze_p, array, dimensions=tuple(sorted(dims)))
+
+
+def expand_dims(array: Array, dimensions: Sequence[int]) -> Array:
+    """Insert size-1 dimensions at ``dimensions`` (positions in the result)."""
+    shape = _shape(array)
+    ndim_out = len(shape) + len(dimensions)
+    dims = set(canonicalize_axes("expand_dims", dimensions, ndim_out))
+    new_shape = list(shape)
+    for d in sorted(dims):
+        new_shape.insert(d, 1)
+    kept = tuple(i for i in range(ndim_out) if i not in dims)
+    return broadcast_in_dim(array, new_shape, kept)
+
+
+def rev(operand: Array, dimensions: Sequence[int]) -> Array:
+    dims = canonicalize_axes("rev", dimensions, len(_shape(operand)))
+    if not dims:
+        return operand
+    return bind1(st.rev_p, operand, dimensions=tuple(sorted(dims)))
+
+
+def concatenate(operands: Sequence[Array], dimension: int) -> Array:
+    operands = list(operands)
+    if not operands:
+        raise TypeError("concatenate: needs at least one operand")
+    if len(operands) == 1:
+        return operands[0]
+    dim = canonicalize_axis("concatenate", dimension, len(_shape(operands[0])))
+    return bind1(st.concatenate_p, *operands, dimension=dim)
+
+
+def pad(
+    operand: Array, padding_value: Array, padding_config: Sequence[tuple[int, int, int]]
+) -> Array:
+    """Pad with ``padding_value``; each ``(lo, hi, interior)`` may have negative lo/hi."""
+    config = tuple((int(lo), int(hi), int(i)) for lo, hi, i in padding_config)
+    return bind1(st.pad_p, operand, padding_value, padding_config=config)
+
+
+def slice(
+    operand: Array,
+    start_indices: Sequence[int],
+    limit_indices: Sequence[int],
+    strides: Sequence[int] | None = None,
+) -> Array:
+    stride_t = None if strides is None or all(s == 1 for s in strides) else _ints(strides)
+    return bind1(
+        st.slice_p,
+        operand,
+        start_indices=_ints(start_indices),
+        limit_indices=_ints(limit_indices),
+        strides=stride_t,
+    )
+
+
+def slice_in_dim(
+    operand: Array, start_index: int | None, limit_index: int | None, stride: int = 1, axis: int = 0
+) -> Array:
+    """``operand[start:limit:stride]`` along ``axis`` (Python slice semantics for the bounds)."""
+    shape = _shape(operand)
+    axis = canonicalize_axis("slice_in_dim", axis, len(shape))
+    start, limit, _ = builtins.slice(start_index, limit_index).indices(shape[axis])
+    starts = [0] * len(shape)
+    limits = list(shape)
+    strides = [1] * len(shape)
+    starts[axis], limits[axis], strides[axis] = start, max(start, limit), int(stride)
+    return slice(operand, starts, limits, strides)
+
+
+def index_in_dim(operand: Array, index: int, axis: int = 0, keepdims: bool = True) -> Array:
+    shape = _shape(operand)
+    axis = canonicalize_axis("index_in_dim", axis, len(shape))
+    index = int(index)
+    if not -shape[axis] <= index < shape[axis]:
+        raise IndexError(f"index {index} is out of bounds for axis {axis} with size {shape[axis]}")
+    index %= shape[axis]
+    out = slice_in_dim(operand, index, index + 1, 1, axis)
+    return out if keepdims else squeeze(out, (axis,))
+
+
+def dynamic_slice(
+    operand: Array, start_indices: Sequence[Array], slice_sizes: Sequence[int]
+) -> Array:
+    """``slice_sizes`` elements from ``start_indices`` (traced ints allowed; clamped in range)."""
+    return bind1(st.dynamic_slice_p, operand, *start_indices, slice_sizes=_ints(slice_sizes))
+
+
+def dynamic_update_slice(operand: Array, update: Array, start_indices: Sequence[Array]) -> Array:
+    return bind1(st.dynamic_update_slice_p, operand, update, *start_indices)
+
+
+def _starts_in_dim(operand: Array, index: Array, axis: int) -> list[Array]:
+    starts: list[Array] = [np.int64(0)] * len(_shape(operand))
+    starts[axis] = index
+    return starts
+
+
+def dynamic_slice_in_dim(
+    operand: Array, start_index: Array, slice_size: int, axis: int = 0
+) -> Array:
+    shape = _shape(operand)
+    axis = canonicalize_axis("dynamic_slice_in_dim", axis, len(shape))
+    sizes = list(shape)
+    sizes[axis] = int(slice_size)
+    return dynamic_slice(operand, _starts_in_dim(operand, start_index, axis), sizes)
+
+
+def dynamic_index_in_dim(
+    operand: Array, index: Array, axis: int = 0, keepdims: bool = True
+) -> Array:
+    out = dynamic_slice_in_dim(operand, index, 1, axis)
+    return out if keepdims else squeeze(out, (axis,))
+
+
+def dynamic_update_slice_in_dim(
+    operand: Array, update: Array, start_index: Array, axis: int
+) -> Array:
+    axis = canonicalize_axis("dynamic_update_slice_in_dim", axis, len(_shape(operand)))
+    return dynamic_update_slice(operand, update, _starts_in_dim(operand, start_index, axis))
+
+
+def dynamic_update_index_in_dim(operand: Array, update: Array, index: Array, axis: int) -> Array:
+    axis = canonicalize_axis("dynamic_update_index_in_dim", axis, len(_shape(operand)))
+    if len(_shape(update)) == len(_shape(operand)) - 1:
+        update = expand_dims(update, (axis,))
+    return dynamic_update_slice_in_dim(operand, update, index, axis)
+
+
+# --- gather / scatter -------------------------------------------------------------------------
+def _mode(mode: Any) -> str:
+    """``jax.lax`` modes: None (the default), ``"fill"`` and ``"drop"`` mean fill-or-drop."""
+    name = getattr(mode, "name", mode)
+    if name is None or str(name).lower() in ("fill", "drop", "fill_or_drop"):
+        return "fill"
+    name = str(name).lower()
+    if name not in ("clip", "promise_in_bounds"):
+        raise ValueError(f"Unknown gather/scatter mode {mode!r}: use 'clip', 'fill' or 'drop'")
+    return name
+
+
+def _gather_dnums(dn: GatherDimensionNumbers) -> GatherDimensionNumbers:
+    return GatherDimensionNumbers(*(_ints(d) for d in dn))
+
+
+def _scatter_dnums(dn: ScatterDimensionNumbers) -> ScatterDimensionNumbers:
+    return ScatterDimensionNumbers(*(_ints(d) for d in dn))
+
+
+def gather(
+    operand: Array,
+    start_indices: Array,
+    dimension_numbers: GatherDimensionNumbers,
+    slice_sizes: Sequence[int],
+    *,
+    unique_indices: bool = False,
+    indices_are_sorted: bool = False,
+    mode: Any = None,
+    fill_value: Any = None,
+) -> Array:
+    """XLA gather (``jax.lax.gather``); the index vector is the last dim of ``start_indices``."""
+    return bind1(
+        ix.gather_p,
+        operand,
+        start_indices,
+        dimension_numbers=_gather_dnums(dimension_numbers),
+        slice_sizes=_ints(slice_sizes),
+        mode=_mode(mode),
+        fill_value=fill_value,
+    )
+
+
+def _scatter(
+    prim: Any,
+    operand: Array,
+    scatter_indices: Array,
+    updates: Array,
+    dimension_numbers: ScatterDimensionNumbers,
+    indices_are_sorted: bool,
+    unique_indices: bool,
+    mode: Any,
+) -> Array:
+    return bind1(
+        prim,
+        operand,
+        scatter_indices,
+        updates,
+        dimension_numbers=_scatter_dnums(dimension_numbers),
+        indices_are_sorted=bool(indices_are_sorted),
+        unique_indices=bool(unique_indices),
+        mode=_mode(mode),
+    )
+
+
+def scatter(
+    operand: Array,
+    scatter_indices: Array,
+    updates: Array,
+    dimension_numbers: ScatterDimensionNumbers,
+    *,
+    indices_are_sorted: bool = False,
+    unique_indices: bool = False,
+    mode: Any = None,
+) -> Array:
+    """XLA scatter that overwrites (with repeated indices, one update wins)."""
+    return _scatter(
+        ix.scatter_p,
+        operand,
+        scatter_indices,
+        updates,
+        dimension_numbers,
+        indices_are_sorted,
+        unique_indices,
+        mode,
+    )
+
+
+def scatter_add(
+    operand: Array,
+    scatter_indices: Array,
+    updates: Array,
+    dimension_numbers: ScatterDimensionNumbers,
+    *,
+    indices_are_sorted: bool = False,
+    unique_indices: bool = False,
+    mode: Any = None,
+) -> Array:
+    return _scatter(
+        ix.scatter_add_p,
+        operand,
+        scatter_indices,
+        updates,
+        dimension_numbers,
+        indices_are_sorted,
+        unique_indices,
+        mode,
+    )
+
+
+def scatter_mul(
+    operand: Array,
+    scatter_indices: Array,
+    updates: Array,
+    dimension_numbers: ScatterDimensionNumbers,
+    *,
+    indices_are_sorted: bool = False,
+    unique_indices: bool = False,
+    mode: Any = None,
+) -> Array:
+    return _scatter(
+        ix.scatter_mul_p,
+        operand,
+        scatter_indices,
+        updates,
+        dimension_numbers,
+        indices_are_sorted,
+        unique_indices,
+        mode,
+    )
+
+
+def scatter_min(
+    operand: Array,
+    scatter_indices: Array,
+    updates: Array,
+    dimension_numbers: ScatterDimensionNumbers,
+    *,
+    indices_are_sorted: bool = False,
+    unique_indices: bool = False,
+    mode: Any = None,
+) -> Array:
+    return _scatter(
+        ix.scatter_min_p,
+        operand,
+        scatter_indices,
+        updates,
+        dimension_numbers,
+        indices_are_sorted,
+        unique_indices,
+        mode,
+    )
+
+
+def scatter_max(
+    operand: Array,
+    scatter_indices: Array,
+    updates: Array,
+    dimension_numbers: ScatterDimensionNumbers,
+    *,
+    indices_are_sorted: bool = False,
+    unique_indices: bool = False,
+    mode: Any = None,
+) -> Array:
+    return _scatter(
+        ix.scatter_max_p,
+        operand,
+        scatter_indices,
+        updates,
+        dimension_numbers,
+        indices_are_sorted,
+        unique_indices,
+        mode,
+    )
+
+
+# --- creation and conversion ----------------------------------------------------------------
+def iota(dtype: Any, size: int) -> Array:
+    """``[0, 1, ..., size - 1]`` as ``dtype``."""
+    return bind1(st.iota_p, dtype=np.dtype(dtype), shape=(int(size),), dimension=0)
+
+
+def broadcasted_iota(dtype: Any, shape: Sequence[int], dimension: int) -> Array:
+    """An array of ``shape`` counting along ``dimension``."""
+    shape = _ints(shape)
+    dim = canonicalize_axis("broadcasted_iota", dimension, len(shape))
+    return bind1(st.iota_p, dtype=np.dtype(dtype), shape=shape, dimension=dim)
+
+
+def convert_element_type(operand: Array, new_dtype: Any) -> Array:
+    """Convert to ``new_dtype`` (a strong type; complex to real keeps the real part)."""
+    new = np.dtype(new_dtype)
+    if _dtype(operand) == new and not _is_weak(operand):
+        return operand
+    return bind1(cv.convert_element_type_p, operand, new_dtype=new, weak_type=False)
+
+
+def _is_weak(x: Array) -> bool:
+    aval = getattr(x, "aval", None)
+    if aval is not None:
+        return bool(aval.weak_type)
+    return type(x) in (int, float, complex)
+
+
+def bitcast_convert_type(operand: Array, new_dtype: Any) -> Array:
+    return bind1(cv.bitcast_convert_type_p, operand, new_dtype=np.dtype(new_dtype))
+
+
+def full(shape: Sequence[int], fill_value: Array, dtype: Any = None) -> Array:
+    """An array of ``shape`` filled with the scalar ``fill_value``."""
+    shape = _ints(shape)
+    if _shape(fill_value) != ():
+        raise TypeError(f"full: fill_value must be a scalar, got shape {_shape(fill_value)}")
+    if dtype is not None:
+        fill_value = convert_element_type(fill_value, dtype)
+    return broadcast_in_dim(fill_value, shape, ())
+
+
+def full_like(
+    x: Array, fill_value: Array, dtype: Any = None, shape: Sequence[int] | None = None
+) -> Array:
+    return full(
+        _shape(x) if shape is None else shape, fill_value, _dtype(x) if dtype is None else dtype
+    )
+
+
+def zeros_like_array(x: Array) -> Array:
+    return full_like(x, 0)
+
+
+# --- reductions -----------------------------------------------------------------------------
+def _reduce(prim: Any, operand: Array, axes: Sequence[int]) -> Array:
+    dims = canonicalize_axes(prim.name, axes, len(_shape(operand)))
+    return bind1(prim, operand, axes=tuple(sorted(dims)))
+
+
+def reduce_sum(operand: Array, axes: Sequence[int]) -> Array:
+    return _reduce(rd.reduce_sum_p, operand, axes)
+
+
+def reduce_prod(operand: Array, axes: Sequence[int]) -> Array:
+    return _reduce(rd.reduce_prod_p, operand, axes)
+
+
+def reduce_max(operand: Array, axes: Sequence[int]) -> Array:
+    return _reduce(rd.reduce_max_p, operand, axes)
+
+
+def reduce_min(operand: Array, axes: Sequence[int]) -> Array:
+    return _reduce(rd.reduce_min_p, operand, axes)
+
+
+def reduce_and(operand: Array, axes: Sequence[int]) -> Array:
+    return _reduce(rd.reduce_and_p, operand, axes)
+
+
+def reduce_or(operand: Array, axes: Sequence[int]) -> Array:
+    return _reduce(rd.reduce_or_p, operand, axes)
+
+
+def argmax(operand: Array, axis: int, index_dtype: Any) -> Array:
+    """Index of the first maximum along ``axis`` (NaN counts as the maximum)."""
+    axis = canonicalize_axis("argmax", axis, len(_shape(operand)))
+    return bind1(rd.argmax_p, operand, axes=(axis,), index_dtype=np.dtype(index_dtype))
+
+
+def argmin(operand: Array, axis: int, index_dtype: Any) -> Array:
+    """Index of the first minimum along ``axis`` (NaN counts as the minimum)."""
+    axis = canonicalize_axis("argmin", axis, len(_shape(operand)))
+    return bind1(rd.argmin_p, operand, axes=(axis,), index_dtype=np.dtype(index_dtype))
+
+
+def _cumulative(prim: Any, operand: Array, axis: int, reverse: bool) -> Array:
+    axis = canonicalize_axis(prim.name, axis, len(_shape(operand)))
+    return bind1(prim, operand, axis=axis, reverse=bool(reverse))
+
+
+def cumsum(operand: Array, axis: int = 0, reverse: bool = False) -> Array:
+    return _cumulative(rd.cumsum_p, operand, axis, reverse)
+
+
+def cumprod(operand: Array, axis: int = 0, reverse: bool = False) -> Array:
+    return _cumulative(rd.cumprod_p, operand, axis, reverse)
+
+
+def cummax(operand: Array, axis: int = 0, reverse: bool = False) -> Array:
+    return _cumulative(rd.cummax_p, operand, axis, reverse)
+
+
+def cummin(operand: Array, axis: int = 0, reverse: bool = False) -> Array:
+    return _cumulative(rd.cummin_p, operand, axis, reverse)
+
+
+# --- sorting --------------------------------------------------------------------------------
+def sort(
+    operand: Array | Sequence[Array],
+    dimension: int = -1,
+    is_stable: bool = True,
+    num_keys: int = 1,
+) -> Array:
+    """Sort one array, or a tuple/list of arrays by their first ``num_keys`` (returned as a
+    tuple)."""
+    single = not isinstance(operand, tuple | list)
+    operands = [operand] if single else list(operand)
+    dim = canonicalize_axis("sort", dimension, len(_shape(operands[0])))
+    outs = bind(sort_p, *operands, dimension=dim, is_stable=bool(is_stable), num_keys=int(num_keys))
+    return outs[0] if single else tuple(outs)
+
+
+sort_p = so.sort_p
+
+
+def sort_key_val(
+    keys: Array, values: Array, dimension: int = -1, is_stable: bool = True
+) -> tuple[Array, Array]:
+    out = sort((keys, values), dimension, is_stable, 1)
+    return out[0], out[1]
+
+
+# --- contractions ---------------------------------------------------------------------------
+def dot_general(
+    lhs: Array,
+    rhs: Array,
+    dimension_numbers: Any,
+    precision: Any = None,
+    preferred_element_type: Any = None,
+) -> Array:
+    """General contraction; ``dimension_numbers = ((lhs_contract, rhs_contract), (lhs_batch,
+    rhs_batch))``. Output dims: batch, lhs free, rhs free."""
+    (lc, rc), (lb, rb) = dimension_numbers
+    lhs_nd, rhs_nd = len(_shape(lhs)), len(_shape(rhs))
+    dn = (
+        (
+            canonicalize_axes("dot_general", lc, lhs_nd),
+            canonicalize_axes("dot_general", rc, rhs_nd),
+        ),
+        (
+            canonicalize_axes("dot_general", lb, lhs_nd),
+            canonicalize_axes("dot_general", rb, rhs_nd),
+        ),
+    )
+    pet = None if preferred_element_type is None else np.dtype(preferred_element_type)
+    return bind1(
+        ct.dot_general_p,
+        lhs,
+        rhs,
+        dimension_numbers=dn,
+        precision=precision,
+        preferred_element_type=pet,
+    )
+
+
+def dot(lhs: Array, rhs: Array, precision: Any = None, preferred_element_type: Any = None) -> Array:
+    """Vector/matrix product: contracts the last dim of ``lhs`` with the first of ``rhs``
+    (ranks 1 or 2, like ``jax.lax.dot``)."""
+    lhs_nd, rhs_nd = len(_shape(lhs)), len(_shape(rhs))
+    if lhs_nd not in (1, 2) or rhs_nd not in (1, 2):
+        raise TypeError(
+            f"dot: operands must have rank 1 or 2, got shapes {_shape(lhs)} and {_shape(rhs)}"
+        )
+    dn = (((lhs_nd - 1,), (0,)), ((), ()))
+    return dot_general(lhs, rhs, dn, precision, preferred_element_type)

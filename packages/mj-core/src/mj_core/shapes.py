@@ -1,19 +1,43 @@
 """Shape logic shared by impl rules (to report errors) and mj-ir's abstract-eval rules.
 
 Keeping it here, once, is what makes eager evaluation, jaxprs and compiled code agree on
-every result shape.
+every result shape. Errors name the primitive, the operand types and the user's source line.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-__all__ = ["broadcast_shapes", "canonicalize_axis", "canonicalize_axes", "shape_error"]
+from mj_core.errors import AxisError, ShapeDtypeError, user_location
+
+if TYPE_CHECKING:
+    from mj_core.avals import ShapedArray
+
+__all__ = [
+    "aval_error",
+    "broadcast_shapes",
+    "canonicalize_axes",
+    "canonicalize_axis",
+    "check_permutation",
+    "shape_error",
+]
 
 
-def shape_error(prim_name: str, detail: str, *shapes: tuple[int, ...]) -> TypeError:
+def _where() -> str:
+    loc = user_location()
+    return f" {loc}" if loc else ""
+
+
+def shape_error(prim_name: str, detail: str, *shapes: tuple[int, ...]) -> ShapeDtypeError:
     shown = ", ".join(str(s) for s in shapes)
-    return TypeError(f"{prim_name}: {detail} (operand shapes: {shown})")
+    return ShapeDtypeError(f"{prim_name}: {detail} (operand shapes: {shown}){_where()}")
+
+
+def aval_error(prim_name: str, detail: str, avals: Sequence[ShapedArray]) -> ShapeDtypeError:
+    """A ``TypeError`` showing the operands as ``f32[3,4]``: for primitives' typing rules."""
+    shown = ", ".join(a.str_short() for a in avals)
+    return ShapeDtypeError(f"{prim_name}: {detail} (operands: {shown}){_where()}")
 
 
 def broadcast_shapes(prim_name: str, *shapes: tuple[int, ...]) -> tuple[int, ...]:
@@ -43,13 +67,27 @@ def broadcast_shapes(prim_name: str, *shapes: tuple[int, ...]) -> tuple[int, ...
 
 def canonicalize_axis(prim_name: str, axis: int, ndim: int) -> int:
     """``axis`` in ``[0, ndim)``, accepting negative axes; ``ValueError`` if out of range."""
+    axis = int(axis)
     if not -ndim <= axis < ndim:
-        raise ValueError(f"{prim_name}: axis {axis} is out of range for an array of rank {ndim}")
+        raise AxisError(
+            f"{prim_name}: axis {axis} is out of range for an array of rank {ndim}{_where()}"
+        )
     return axis % ndim if ndim else axis
 
 
 def canonicalize_axes(prim_name: str, axes: Sequence[int], ndim: int) -> tuple[int, ...]:
+    """Each of ``axes`` canonicalized; ``ValueError`` if one is out of range or repeated."""
     out = tuple(canonicalize_axis(prim_name, a, ndim) for a in axes)
     if len(set(out)) != len(out):
-        raise ValueError(f"{prim_name}: repeated axis in {tuple(axes)}")
+        raise AxisError(f"{prim_name}: repeated axis in {tuple(axes)}{_where()}")
+    return out
+
+
+def check_permutation(prim_name: str, perm: Sequence[int], ndim: int) -> tuple[int, ...]:
+    """``perm`` as a tuple if it is a permutation of ``range(ndim)``, else ``ValueError``."""
+    out = tuple(int(p) for p in perm)
+    if sorted(out) != list(range(ndim)):
+        raise AxisError(
+            f"{prim_name}: {out} is not a permutation of the axes of a rank-{ndim} array{_where()}"
+        )
     return out

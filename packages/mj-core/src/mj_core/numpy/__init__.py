@@ -26,4 +26,6 @@ def true_divide(x: Array, y: Array) -> Array:
 
 divide = true_divide
 
-array_methods.update(__truediv__=true_divide, __rtruediv__=lambda self, other: true_divide(other, self))
+array_methods.update(
+    __truediv__=true_divide, __rtruediv__=lambda self, other: true_divide(other, self)
+)

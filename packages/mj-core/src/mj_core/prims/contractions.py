@@ -1,0 +1,90 @@
+"""``dot_general``: XLA's general tensor contraction. Output dimensions are the batch
+dimensions, then the lhs free dimensions, then the rhs free dimensions."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from mj_core.avals import ShapedArray
+from mj_core.primitive import Primitive, impl_rules
+from mj_core.prims.out_avals import check_operands, common_dtype, out_aval_rules
+from mj_core.prims.structural import check_axes
+from mj_core.shapes import aval_error
+
+__all__ = ["DotDimensionNumbers", "dot_general_p"]
+
+#: ``((lhs_contracting, rhs_contracting), (lhs_batch, rhs_batch))``
+DotDimensionNumbers = tuple[
+    tuple[Sequence[int], Sequence[int]], tuple[Sequence[int], Sequence[int]]
+]
+
+dot_general_p = Primitive("dot_general")
+
+
+@out_aval_rules.register(dot_general_p)
+def _dot_general_avals(
+    lhs: ShapedArray,
+    rhs: ShapedArray,
+    *,
+    dimension_numbers: DotDimensionNumbers,
+    precision: Any = None,
+    preferred_element_type: np.dtype[Any] | None = None,
+) -> list[ShapedArray]:
+    avals = (lhs, rhs)
+    (lc, rc), (lb, rb) = dimension_numbers
+    if len(lc) != len(rc) or len(lb) != len(rb):
+        raise aval_error(
+            "dot_general",
+            f"dimension_numbers {dimension_numbers} must pair lhs and rhs dimensions",
+            avals,
+        )
+    lhs_used = check_axes("dot_general", (*lc, *lb), lhs.ndim, avals)
+    rhs_used = check_axes("dot_general", (*rc, *rb), rhs.ndim, avals)
+    for kind, ld, rd in (("contracting", lc, rc), ("batch", lb, rb)):
+        if any(lhs.shape[i] != rhs.shape[j] for i, j in zip(ld, rd, strict=True)):
+            raise aval_error(
+                "dot_general",
+                f"{kind} dimensions {tuple(ld)} of lhs and {tuple(rd)} of rhs differ in size",
+                avals,
+            )
+    dtype, weak = common_dtype("dot_general", avals)
+    if preferred_element_type is not None:
+        dtype, weak = np.dtype(preferred_element_type), False
+    shape = (
+        *(lhs.shape[i] for i in lb),
+        *(s for i, s in enumerate(lhs.shape) if i not in lhs_used),
+        *(s for i, s in enumerate(rhs.shape) if i not in rhs_used),
+    )
+    return [ShapedArray(shape, dtype, weak)]
+
+
+@impl_rules.register(dot_general_p)
+def _dot_general_impl(
+    lhs: Any,
+    rhs: Any,
+    *,
+    dimension_numbers: DotDimensionNumbers,
+    precision: Any = None,
+    preferred_element_type: np.dtype[Any] | None = None,
+) -> list[Any]:
+    params = {
+        "dimension_numbers": dimension_numbers,
+        "precision": precision,
+        "preferred_element_type": preferred_element_type,
+    }
+    (out,) = check_operands(dot_general_p, (lhs, rhs), params)
+    (lc, rc), (lb, rb) = dimension_numbers
+    x = np.asarray(lhs, out.dtype)
+    y = np.asarray(rhs, out.dtype)
+    lf = [i for i in range(x.ndim) if i not in lc and i not in lb]
+    rf = [i for i in range(y.ndim) if i not in rc and i not in rb]
+    batch = [x.shape[i] for i in lb]
+    k = int(np.prod([x.shape[i] for i in lc], dtype=np.int64))
+    m = int(np.prod([x.shape[i] for i in lf], dtype=np.int64))
+    n = int(np.prod([y.shape[i] for i in rf], dtype=np.int64))
+    x3 = np.reshape(np.transpose(x, (*lb, *lf, *lc)), (*batch, m, k))
+    y3 = np.reshape(np.transpose(y, (*rb, *rc, *rf)), (*batch, k, n))
+    return [np.reshape(np.matmul(x3, y3), out.shape)]

@@ -1,0 +1,79 @@
+"""Dtype conversions: ``convert_element_type`` (value-preserving where possible, XLA-style
+saturating float-to-int) and ``bitcast_convert_type`` (reinterpret the bits)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from mj_core.avals import ShapedArray
+from mj_core.primitive import Primitive, impl_rules
+from mj_core.prims.out_avals import check_operands, out_aval_rules
+from mj_core.shapes import aval_error
+
+__all__ = ["bitcast_convert_type_p", "convert_element_type_p"]
+
+# --- convert_element_type ---------------------------------------------------------------------
+convert_element_type_p = Primitive("convert_element_type")
+
+
+@out_aval_rules.register(convert_element_type_p)
+def _convert_element_type_avals(
+    x: ShapedArray, *, new_dtype: np.dtype[Any], weak_type: bool
+) -> list[ShapedArray]:
+    return [ShapedArray(x.shape, np.dtype(new_dtype), bool(weak_type))]
+
+
+def _float_to_int(x: np.ndarray[Any, Any], dtype: np.dtype[Any]) -> np.ndarray[Any, Any]:
+    """Like XLA: NaN becomes 0 and out-of-range values saturate at the integer limits."""
+    info = np.iinfo(dtype)
+    lo, hi = float(info.min), float(info.max)
+    safe = np.where(np.isnan(x), 0, np.clip(x, lo, hi))
+    with np.errstate(invalid="ignore", over="ignore"):
+        out = safe.astype(dtype)
+    return np.where(x >= hi, info.max, out).astype(dtype, copy=False)
+
+
+@impl_rules.register(convert_element_type_p)
+def _convert_element_type_impl(x: Any, *, new_dtype: np.dtype[Any], weak_type: bool) -> list[Any]:
+    new = np.dtype(new_dtype)
+    arr = np.asarray(x)
+    if arr.dtype == new:
+        return [arr]
+    if new.kind == "b":
+        return [np.not_equal(arr, 0)]
+    if arr.dtype.kind == "c" and new.kind != "c":
+        arr = arr.real
+    if arr.dtype.kind == "f" and new.kind in "iu":
+        return [_float_to_int(arr, new)]
+    return [arr.astype(new)]
+
+
+# --- bitcast_convert_type ---------------------------------------------------------------------
+bitcast_convert_type_p = Primitive("bitcast_convert_type")
+
+
+@out_aval_rules.register(bitcast_convert_type_p)
+def _bitcast_convert_type_avals(x: ShapedArray, *, new_dtype: np.dtype[Any]) -> list[ShapedArray]:
+    new = np.dtype(new_dtype)
+    old_size, new_size = x.dtype.itemsize, new.itemsize
+    if old_size == new_size:
+        return [ShapedArray(x.shape, new)]
+    if old_size > new_size:
+        return [ShapedArray((*x.shape, old_size // new_size), new)]
+    ratio = new_size // old_size
+    if not x.shape or x.shape[-1] != ratio:
+        raise aval_error(
+            "bitcast_convert_type",
+            f"converting to the wider {new.name} needs a last dimension of size {ratio}",
+            [x],
+        )
+    return [ShapedArray(x.shape[:-1], new)]
+
+
+@impl_rules.register(bitcast_convert_type_p)
+def _bitcast_convert_type_impl(x: Any, *, new_dtype: np.dtype[Any]) -> list[Any]:
+    (out,) = check_operands(bitcast_convert_type_p, (x,), {"new_dtype": new_dtype})
+    flat = np.ascontiguousarray(x).reshape(-1)  # 0-d arrays cannot change itemsize in place
+    return [np.reshape(flat.view(out.dtype), out.shape)]

@@ -1,0 +1,465 @@
+"""``gather`` and the ``scatter`` family, with XLA/StableHLO semantics.
+
+The index vector is always the last dimension of ``indices``; every other dimension of
+``indices`` is a batch ("scatter") dimension. ``operand_batching_dims`` pair operand dimensions
+with index batch dimensions (``start_indices_batching_dims`` / ``scatter_indices_batching_dims``)
+so that batch element ``b`` only reads or writes operand slice ``b`` (what vmap of indexing
+produces).
+
+Out-of-bounds handling (``mode``): ``"clip"`` and ``"promise_in_bounds"`` clamp each start
+index so the whole window fits; ``"fill"`` makes a gather return ``fill_value`` for a window
+that does not fit, and makes a scatter drop such a window's updates.
+
+The impl rules compute, for every output (or update) element, the operand coordinate it reads
+(or writes) as broadcast NumPy index arrays, then use one advanced-indexing read or one
+``ufunc.at`` write: no Python loop over elements.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from itertools import pairwise
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from mj_core.avals import ShapedArray
+from mj_core.primitive import Primitive, impl_rules
+from mj_core.prims.out_avals import check_operands, common_dtype, out_aval_rules
+from mj_core.shapes import aval_error
+
+__all__ = [
+    "GatherDimensionNumbers",
+    "ScatterDimensionNumbers",
+    "gather_p",
+    "scatter_add_p",
+    "scatter_max_p",
+    "scatter_min_p",
+    "scatter_mul_p",
+    "scatter_p",
+]
+
+MODES = ("clip", "fill", "promise_in_bounds")
+
+
+class GatherDimensionNumbers(NamedTuple):
+    """How ``gather`` maps index vectors to operand windows and windows to output dims.
+
+    ``offset_dims``: output dims holding the window dims (in order). ``collapsed_slice_dims``:
+    operand dims whose window size is 1 and that do not appear in the output.
+    ``start_index_map``: the operand dim each index-vector entry starts. ``operand_batching_dims``
+    / ``start_indices_batching_dims``: paired operand / indices batch dims.
+    """
+
+    offset_dims: tuple[int, ...]
+    collapsed_slice_dims: tuple[int, ...]
+    start_index_map: tuple[int, ...]
+    operand_batching_dims: tuple[int, ...] = ()
+    start_indices_batching_dims: tuple[int, ...] = ()
+
+
+class ScatterDimensionNumbers(NamedTuple):
+    """How ``scatter`` maps update elements to operand elements.
+
+    ``update_window_dims``: dims of ``updates`` that are window dims. ``inserted_window_dims``:
+    operand dims with window size 1 absent from ``updates``. ``scatter_dims_to_operand_dims``:
+    the operand dim each index-vector entry starts. ``operand_batching_dims`` /
+    ``scatter_indices_batching_dims``: paired operand / indices batch dims.
+    """
+
+    update_window_dims: tuple[int, ...]
+    inserted_window_dims: tuple[int, ...]
+    scatter_dims_to_operand_dims: tuple[int, ...]
+    operand_batching_dims: tuple[int, ...] = ()
+    scatter_indices_batching_dims: tuple[int, ...] = ()
+
+
+def _sorted_unique_in_range(dims: Sequence[int], bound: int) -> bool:
+    return all(0 <= d < bound for d in dims) and all(a < b for a, b in pairwise(dims))
+
+
+def _unique_in_range(dims: Sequence[int], bound: int) -> bool:
+    return all(0 <= d < bound for d in dims) and len(set(dims)) == len(dims)
+
+
+class _Checker:
+    """Collects the checks shared by gather and scatter, raising errors that name the op."""
+
+    __slots__ = ("avals", "name")
+
+    def __init__(self, name: str, avals: Sequence[ShapedArray]) -> None:
+        self.name = name
+        self.avals = avals
+
+    def require(self, ok: bool, detail: str) -> None:
+        if not ok:
+            raise aval_error(self.name, detail, self.avals)
+
+    def batching(
+        self,
+        operand: ShapedArray,
+        indices: ShapedArray,
+        operand_batching_dims: Sequence[int],
+        indices_batching_dims: Sequence[int],
+        index_map: Sequence[int],
+        window_dims_absent: Sequence[int],
+    ) -> None:
+        """Checks on indices and the batching/index-map dims, common to gather and scatter."""
+        self.require(indices.dtype.kind in "iu", "indices must have an integer dtype")
+        self.require(indices.ndim >= 1, "indices need a last dimension (the index vector)")
+        self.require(
+            _sorted_unique_in_range(operand_batching_dims, operand.ndim),
+            f"operand_batching_dims {tuple(operand_batching_dims)} must be sorted, unique "
+            "operand dimensions",
+        )
+        self.require(
+            not set(operand_batching_dims) & set(window_dims_absent),
+            "operand_batching_dims must be disjoint from the collapsed/inserted window dims",
+        )
+        self.require(
+            len(indices_batching_dims) == len(operand_batching_dims)
+            and _unique_in_range(indices_batching_dims, indices.ndim - 1),
+            f"indices batching dims {tuple(indices_batching_dims)} must pair one-to-one with "
+            f"operand_batching_dims {tuple(operand_batching_dims)} and exclude the index vector "
+            "dimension",
+        )
+        for od, idim in zip(operand_batching_dims, indices_batching_dims, strict=True):
+            self.require(
+                operand.shape[od] == indices.shape[idim],
+                f"operand batching dim {od} (size {operand.shape[od]}) and indices batching dim "
+                f"{idim} (size {indices.shape[idim]}) differ in size",
+            )
+        self.require(
+            len(index_map) == indices.shape[-1],
+            f"the index vector has {indices.shape[-1]} entries but the index map "
+            f"{tuple(index_map)} has {len(index_map)}",
+        )
+        self.require(
+            _unique_in_range(index_map, operand.ndim)
+            and not set(index_map) & set(operand_batching_dims),
+            f"index map {tuple(index_map)} must hold unique operand dimensions that are not "
+            "batching dims",
+        )
+
+
+# --- gather -----------------------------------------------------------------------------------
+gather_p = Primitive("gather")
+
+
+@out_aval_rules.register(gather_p)
+def _gather_avals(
+    operand: ShapedArray,
+    indices: ShapedArray,
+    *,
+    dimension_numbers: GatherDimensionNumbers,
+    slice_sizes: tuple[int, ...],
+    mode: str,
+    fill_value: Any,
+) -> list[ShapedArray]:
+    dn = dimension_numbers
+    check = _Checker("gather", (operand, indices))
+    check.require(mode in MODES, f"mode must be one of {MODES}, got {mode!r}")
+    check.batching(
+        operand,
+        indices,
+        dn.operand_batching_dims,
+        dn.start_indices_batching_dims,
+        dn.start_index_map,
+        dn.collapsed_slice_dims,
+    )
+    check.require(
+        _sorted_unique_in_range(dn.collapsed_slice_dims, operand.ndim),
+        f"collapsed_slice_dims {tuple(dn.collapsed_slice_dims)} must be sorted, unique operand "
+        "dimensions",
+    )
+    check.require(
+        len(slice_sizes) == operand.ndim
+        and all(0 <= s <= d for s, d in zip(slice_sizes, operand.shape, strict=True)),
+        f"slice_sizes {tuple(slice_sizes)} must have one size per operand dimension, each "
+        "within the operand",
+    )
+    check.require(
+        all(slice_sizes[d] <= 1 for d in (*dn.collapsed_slice_dims, *dn.operand_batching_dims)),
+        "collapsed and batching dimensions must have slice size <= 1",
+    )
+    window = [
+        slice_sizes[d]
+        for d in range(operand.ndim)
+        if d not in dn.collapsed_slice_dims and d not in dn.operand_batching_dims
+    ]
+    out_rank = len(window) + indices.ndim - 1
+    check.require(
+        len(dn.offset_dims) == len(window) and _sorted_unique_in_range(dn.offset_dims, out_rank),
+        f"offset_dims {tuple(dn.offset_dims)} must be {len(window)} sorted, unique output "
+        f"dimensions (output rank {out_rank})",
+    )
+    batch_sizes = iter(indices.shape[:-1])
+    window_sizes = iter(window)
+    shape = tuple(
+        next(window_sizes) if i in dn.offset_dims else next(batch_sizes) for i in range(out_rank)
+    )
+    return [ShapedArray(shape, operand.dtype, operand.weak_type)]
+
+
+def _default_fill(dtype: np.dtype[Any]) -> Any:
+    """JAX's gather fill: NaN for inexact, the minimum (signed) or maximum (unsigned) integer,
+    True for bool."""
+    if dtype.kind in "fc":
+        return np.nan
+    if dtype.kind == "i":
+        return np.iinfo(dtype).min
+    if dtype.kind == "u":
+        return np.iinfo(dtype).max
+    return True
+
+
+def _window_coordinates(
+    operand_shape: tuple[int, ...],
+    indices: np.ndarray[Any, Any],
+    index_map: Sequence[int],
+    operand_batching_dims: Sequence[int],
+    indices_batching_dims: Sequence[int],
+    window_sizes: Sequence[int],
+    window_dims: Sequence[int],
+    clip: bool,
+) -> tuple[list[np.ndarray[Any, Any]], np.ndarray[Any, Any]]:
+    """Operand coordinates of every (batch..., window...) element, and the in-bounds mask.
+
+    ``window_sizes[d]`` is the window extent along operand dim ``d``; ``window_dims`` are the
+    operand dims that appear as window dims (in order). Coordinates broadcast to shape
+    ``batch_shape + window_shape``; the mask has ``batch_shape + (1,) * len(window_dims)``.
+    """
+    batch_shape = indices.shape[:-1]
+    nb, nw = len(batch_shape), len(window_dims)
+    idx = indices.astype(np.int64, copy=False)
+    starts: list[np.ndarray[Any, Any]] = [np.zeros(batch_shape, np.int64)] * len(operand_shape)
+    in_bounds = np.ones(batch_shape, bool)
+    for k, d in enumerate(index_map):
+        start = idx[..., k]
+        limit = operand_shape[d] - window_sizes[d]
+        in_bounds &= (start >= 0) & (start <= limit)
+        starts[d] = np.clip(start, 0, limit) if clip else start
+    for od, idim in zip(operand_batching_dims, indices_batching_dims, strict=True):
+        line = [1] * nb
+        line[idim] = batch_shape[idim]
+        starts[od] = np.broadcast_to(np.arange(batch_shape[idim]).reshape(line), batch_shape)
+    tail = (1,) * nw
+    coords = []
+    for d, start in enumerate(starts):
+        coord = start.reshape(batch_shape + tail)
+        if d in window_dims:
+            j = window_dims.index(d)
+            line = [1] * (nb + nw)
+            line[nb + j] = window_sizes[d]
+            coord = coord + np.arange(window_sizes[d]).reshape(line)
+        coords.append(coord)
+    return coords, in_bounds.reshape(batch_shape + tail)
+
+
+@impl_rules.register(gather_p)
+def _gather_impl(
+    operand: Any,
+    indices: Any,
+    *,
+    dimension_numbers: GatherDimensionNumbers,
+    slice_sizes: tuple[int, ...],
+    mode: str,
+    fill_value: Any,
+) -> list[Any]:
+    params = {
+        "dimension_numbers": dimension_numbers,
+        "slice_sizes": slice_sizes,
+        "mode": mode,
+        "fill_value": fill_value,
+    }
+    (out,) = check_operands(gather_p, (operand, indices), params)
+    dn = dimension_numbers
+    op = np.asarray(operand)
+    idx = np.asarray(indices)
+    window_dims = [
+        d
+        for d in range(op.ndim)
+        if d not in dn.collapsed_slice_dims and d not in dn.operand_batching_dims
+    ]
+    coords, in_bounds = _window_coordinates(
+        op.shape,
+        idx,
+        dn.start_index_map,
+        dn.operand_batching_dims,
+        dn.start_indices_batching_dims,
+        slice_sizes,
+        window_dims,
+        clip=True,
+    )
+    nb, nw = idx.ndim - 1, len(window_dims)
+    window_shape = tuple(slice_sizes[d] for d in window_dims)
+    if op.ndim == 0:
+        gathered = np.broadcast_to(op, idx.shape[:-1])
+    else:
+        gathered = (
+            op[tuple(coords)] if op.size else np.zeros(idx.shape[:-1] + window_shape, op.dtype)
+        )
+    gathered = np.broadcast_to(gathered, idx.shape[:-1] + window_shape)
+    if mode == "fill":
+        fill = _default_fill(op.dtype) if fill_value is None else fill_value
+        gathered = np.where(in_bounds, gathered, np.asarray(fill, op.dtype))
+    return [np.moveaxis(gathered, range(nb, nb + nw), dn.offset_dims).astype(out.dtype, copy=False)]
+
+
+# --- scatter family ---------------------------------------------------------------------------
+def _scatter_avals(
+    name: str,
+    kinds: str,
+    operand: ShapedArray,
+    indices: ShapedArray,
+    updates: ShapedArray,
+    dn: ScatterDimensionNumbers,
+    mode: str,
+) -> list[ShapedArray]:
+    check = _Checker(name, (operand, indices, updates))
+    check.require(mode in MODES, f"mode must be one of {MODES}, got {mode!r}")
+    check.batching(
+        operand,
+        indices,
+        dn.operand_batching_dims,
+        dn.scatter_indices_batching_dims,
+        dn.scatter_dims_to_operand_dims,
+        dn.inserted_window_dims,
+    )
+    check.require(
+        _sorted_unique_in_range(dn.update_window_dims, updates.ndim),
+        f"update_window_dims {tuple(dn.update_window_dims)} must be sorted, unique dims of updates",
+    )
+    check.require(
+        _sorted_unique_in_range(dn.inserted_window_dims, operand.ndim),
+        f"inserted_window_dims {tuple(dn.inserted_window_dims)} must be sorted, unique operand "
+        "dimensions",
+    )
+    window_dims = [
+        d
+        for d in range(operand.ndim)
+        if d not in dn.inserted_window_dims and d not in dn.operand_batching_dims
+    ]
+    check.require(
+        len(window_dims) == len(dn.update_window_dims),
+        f"updates have {len(dn.update_window_dims)} window dims but the operand has "
+        f"{len(window_dims)} dims that are neither inserted nor batching dims",
+    )
+    scatter_dims = [d for d in range(updates.ndim) if d not in dn.update_window_dims]
+    check.require(
+        [updates.shape[d] for d in scatter_dims] == list(indices.shape[:-1]),
+        "the non-window dims of updates must match the batch dims of indices",
+    )
+    check.require(
+        all(
+            updates.shape[u] <= operand.shape[d]
+            for u, d in zip(dn.update_window_dims, window_dims, strict=True)
+        ),
+        "update windows must fit in the operand",
+    )
+    dtype, _ = common_dtype(name, (operand, updates))
+    check.require(dtype.kind in kinds, f"unsupported dtype {dtype.name}")
+    return [ShapedArray(operand.shape, dtype, operand.weak_type)]
+
+
+def _scatter_apply(
+    combine: Callable[[np.ndarray[Any, Any], tuple[Any, ...], Any], None],
+    operand: Any,
+    indices: Any,
+    updates: Any,
+    dn: ScatterDimensionNumbers,
+    mode: str,
+    dtype: np.dtype[Any],
+) -> np.ndarray[Any, Any]:
+    out = np.array(operand, dtype=dtype, copy=True)
+    idx = np.asarray(indices)
+    upd = np.asarray(updates, dtype)
+    window_dims = [
+        d
+        for d in range(out.ndim)
+        if d not in dn.inserted_window_dims and d not in dn.operand_batching_dims
+    ]
+    nw = len(window_dims)
+    # updates as batch_shape + window_shape
+    upd = np.moveaxis(upd, dn.update_window_dims, range(upd.ndim - nw, upd.ndim))
+    sizes = [1] * out.ndim
+    for d, size in zip(window_dims, upd.shape[upd.ndim - nw :], strict=True):
+        sizes[d] = size
+    coords, in_bounds = _window_coordinates(
+        out.shape,
+        idx,
+        dn.scatter_dims_to_operand_dims,
+        dn.operand_batching_dims,
+        dn.scatter_indices_batching_dims,
+        sizes,
+        window_dims,
+        clip=mode != "fill",
+    )
+    if out.ndim == 0:  # view the scalar as a 1-element vector so it can be indexed
+        target = out.reshape(1)
+        coords = [np.zeros(upd.shape, np.int64)]
+    else:
+        target = out
+    full = [np.broadcast_to(c, upd.shape) for c in coords]
+    if mode == "fill":
+        keep = np.broadcast_to(in_bounds, upd.shape)
+        full = [c[keep] for c in full]
+        upd = upd[keep]
+    combine(target, tuple(full), upd)
+    return out
+
+
+def _assign(target: np.ndarray[Any, Any], index: tuple[Any, ...], values: Any) -> None:
+    target[index] = values
+
+
+def _define_scatter(
+    name: str, kinds: str, combine: Callable[[np.ndarray[Any, Any], tuple[Any, ...], Any], None]
+) -> Primitive:
+    prim = Primitive(name)
+
+    def out_avals(
+        operand: ShapedArray,
+        indices: ShapedArray,
+        updates: ShapedArray,
+        *,
+        dimension_numbers: ScatterDimensionNumbers,
+        indices_are_sorted: bool,
+        unique_indices: bool,
+        mode: str,
+    ) -> list[ShapedArray]:
+        return _scatter_avals(name, kinds, operand, indices, updates, dimension_numbers, mode)
+
+    def impl(
+        operand: Any,
+        indices: Any,
+        updates: Any,
+        *,
+        dimension_numbers: ScatterDimensionNumbers,
+        indices_are_sorted: bool,
+        unique_indices: bool,
+        mode: str,
+    ) -> list[Any]:
+        params = {
+            "dimension_numbers": dimension_numbers,
+            "indices_are_sorted": indices_are_sorted,
+            "unique_indices": unique_indices,
+            "mode": mode,
+        }
+        (out,) = check_operands(prim, (operand, indices, updates), params)
+        return [
+            _scatter_apply(combine, operand, indices, updates, dimension_numbers, mode, out.dtype)
+        ]
+
+    out_avals.__name__ = f"_{name}_avals"
+    impl.__name__ = f"_{name}_impl"
+    out_aval_rules[prim] = out_avals
+    impl_rules[prim] = impl
+    return prim
+
+
+scatter_p = _define_scatter("scatter", "biufc", _assign)
+scatter_add_p = _define_scatter("scatter_add", "iufc", np.add.at)
+scatter_mul_p = _define_scatter("scatter_mul", "iufc", np.multiply.at)
+scatter_min_p = _define_scatter("scatter_min", "biuf", np.minimum.at)
+scatter_max_p = _define_scatter("scatter_max", "biuf", np.maximum.at)

@@ -1,0 +1,55 @@
+"""The typing rules of the non-elementwise primitives: one table, one source of truth.
+
+``out_aval_rules[p](*avals, **params) -> list[ShapedArray]`` gives the output types of ``p``
+from its operands' types, raising ``TypeError`` (naming the primitive and the operand types)
+for operands or params it does not accept, and ``ValueError`` for out-of-range axes. mj-ir's
+abstract-eval rules are these functions; the impl rules call :func:`check_operands` first, so
+eager evaluation rejects exactly what tracing rejects and returns exactly the typed dtype.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from mj_core.avals import ShapedArray, get_aval
+from mj_core.dtypes import result_type
+from mj_core.primitive import Primitive, RuleTable
+from mj_core.shapes import aval_error
+
+__all__ = ["check_operands", "common_dtype", "out_aval_rules", "shaped_aval"]
+
+out_aval_rules = RuleTable("out_aval_rules", "shape/dtype", "mj_core.prims.out_avals")
+
+
+def shaped_aval(x: Any) -> ShapedArray:
+    """The ``ShapedArray`` of a concrete operand, cheaply for NumPy arrays."""
+    if type(x) is np.ndarray:
+        return ShapedArray(x.shape, x.dtype)
+    aval = get_aval(x)
+    return ShapedArray(aval.shape, aval.dtype, aval.weak_type)
+
+
+def check_operands(prim: Primitive, args: Sequence[Any], params: dict[str, Any]) -> list[Any]:
+    """Run ``prim``'s typing rule on concrete ``args`` (impl rules call this first)."""
+    return out_aval_rules[prim](*[shaped_aval(a) for a in args], **params)  # type: ignore[no-any-return]
+
+
+def common_dtype(prim_name: str, avals: Sequence[ShapedArray]) -> tuple[np.dtype[Any], bool]:
+    """The one dtype non-elementwise operands must share.
+
+    Strong operands must agree exactly; a weak operand (a Python scalar) adopts the strong
+    dtype when NEP 50 promotion would keep it (an ``int32`` array padded with ``0`` is fine,
+    padded with ``0.5`` is an error rather than a silent truncation).
+    """
+    strong = {a.dtype for a in avals if not a.weak_type}
+    if len(strong) > 1:
+        raise aval_error(prim_name, "operands must have the same dtype", avals)
+    dtype, weak = result_type(*((a.dtype, a.weak_type) for a in avals))
+    if strong and dtype not in strong:
+        raise aval_error(
+            prim_name, "a Python scalar operand cannot be converted to the array dtype", avals
+        )
+    return dtype, weak
