@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from mj_core import RuleTable, ShapedArray
-from mj_core.prims import elementwise_out_aval, elementwise_specs
+from mj_core.prims import elementwise_out_aval, elementwise_specs, out_aval_rules
 from mj_core.primitive import Primitive
 
 __all__ = ["abstract_eval_rules"]
@@ -28,3 +28,10 @@ def _elementwise_rule(prim: Primitive) -> Any:
 
 for _prim in elementwise_specs:
     abstract_eval_rules[_prim] = _elementwise_rule(_prim)
+
+
+# Every other core primitive is typed by its rule in mj_core.prims.out_aval_rules, the same
+# function its impl rule checks operands with: registering it here (not a copy) is what keeps
+# eager evaluation and jaxprs in agreement.
+for _prim, _rule in out_aval_rules.items():
+    abstract_eval_rules[_prim] = _rule

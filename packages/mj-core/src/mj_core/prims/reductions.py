@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from mj_core.avals import ShapedArray
+from mj_core.avals import ShapedArray, raise_to_shaped
 from mj_core.primitive import Primitive, impl_rules
 from mj_core.prims.out_avals import check_operands, out_aval_rules
 from mj_core.prims.structural import check_axes
@@ -159,7 +159,7 @@ def _define_cumulative(name: str, kinds: str, compute: Callable[..., Any]) -> Pr
     def out_avals(x: ShapedArray, *, axis: int, reverse: bool) -> list[ShapedArray]:
         _check_kind(name, x, kinds)
         check_axes(name, (axis,), x.ndim, [x])
-        return [x]
+        return [raise_to_shaped(x)]
 
     def impl(x: Any, *, axis: int, reverse: bool) -> list[Any]:
         (out,) = check_operands(prim, (x,), {"axis": axis, "reverse": reverse})

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from mj_core.avals import ShapedArray
+from mj_core.avals import ShapedArray, raise_to_shaped
 from mj_core.primitive import Primitive, impl_rules
 from mj_core.prims.out_avals import check_operands, out_aval_rules
 from mj_core.prims.structural import check_axes
@@ -34,7 +34,7 @@ def _sort_avals(
         raise aval_error(
             "sort", f"num_keys={num_keys} must be between 1 and the number of operands", operands
         )
-    return list(operands)
+    return [raise_to_shaped(op) for op in operands]
 
 
 @impl_rules.register(sort_p)

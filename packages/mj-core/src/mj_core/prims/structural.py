@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from mj_core.avals import ShapedArray
+from mj_core.avals import ShapedArray, raise_to_shaped
 from mj_core.errors import AxisError
 from mj_core.primitive import Primitive, impl_rules
 from mj_core.prims.out_avals import check_operands, common_dtype, out_aval_rules
@@ -177,7 +177,7 @@ rev_p = Primitive("rev")
 @out_aval_rules.register(rev_p)
 def _rev_avals(x: ShapedArray, *, dimensions: tuple[int, ...]) -> list[ShapedArray]:
     check_axes("rev", dimensions, x.ndim, [x])
-    return [x]
+    return [raise_to_shaped(x)]
 
 
 @impl_rules.register(rev_p)
