@@ -5,4 +5,13 @@ primitive's rules (impl, abstract eval, jvp, vmap, partial eval, transpose, lowe
 the lower layers' tables. It may import ``mj_xla`` and every layer below it; never ``mj``.
 """
 
+from mj_control._cond import cond as cond
+from mj_control._cond import cond_p as cond_p
+from mj_control._cond import switch as switch
+from mj_control._scan import scan as scan
+from mj_control._scan import scan_p as scan_p
+from mj_control._while import fori_loop as fori_loop
+from mj_control._while import while_loop as while_loop
+from mj_control._while import while_p as while_p
+
 __version__ = "0.1.0"

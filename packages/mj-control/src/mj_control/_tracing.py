@@ -1,0 +1,199 @@
+"""Turning the user's callables (branches, loop bodies) into jaxprs.
+
+Every control-flow API traces its callables on the abstract values of their flattened
+arguments. A callable may close over values of enclosing transformations (tracers) or over
+arrays; :func:`mj_ir.trace_to_jaxpr` hoists those as constants, which become ordinary
+operands of the control-flow primitive so that enclosing transformations see them.
+This module also owns the carry-type check shared by ``while_loop`` and ``scan``, and the
+``f32[3]``-style type trees shown in their error messages.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from mj_core.avals import ShapedArray, get_aval, raise_to_shaped
+from mj_core.dtypes import result_type
+from mj_core.errors import user_location
+from mj_core.prims.conversions import convert_element_type_p
+from mj_core.trace import bind1
+from mj_core.tree_util import PyTreeDef, flatten_fun, tree_unflatten
+from mj_ir import ClosedJaxpr, Jaxpr, Var, trace_to_jaxpr
+
+__all__ = [
+    "TracedFun",
+    "cast",
+    "check_callable",
+    "check_carry",
+    "fix_carry_types",
+    "join_consts",
+    "shaped_avals",
+    "trace_fun",
+    "type_tree",
+    "typematch",
+]
+
+
+class TracedFun(NamedTuple):
+    """A traced callable: ``jaxpr`` binds its ``consts`` first, then the flat arguments."""
+
+    jaxpr: Jaxpr
+    consts: list[Any]
+    out_tree: PyTreeDef
+
+    @property
+    def out_avals(self) -> list[ShapedArray]:
+        return [x.aval for x in self.jaxpr.outs]
+
+    def closed(self) -> ClosedJaxpr:
+        """The jaxpr with its constants turned into leading arguments."""
+        return ClosedJaxpr(self.jaxpr, [])
+
+
+def check_callable(api: str, name: str, fun: Any) -> None:
+    if not callable(fun):
+        where = user_location()
+        raise TypeError(
+            f"{api}: {name} must be callable, got {type(fun).__name__} {fun!r}"
+            f"{' ' + where if where else ''}."
+        )
+
+
+def shaped_avals(flat_vals: Sequence[Any]) -> list[ShapedArray]:
+    return [raise_to_shaped(get_aval(x)) for x in flat_vals]
+
+
+def trace_fun(
+    fun: Callable[..., Any], in_tree: PyTreeDef, in_avals: Sequence[ShapedArray]
+) -> TracedFun:
+    """Trace ``fun(*tree_unflatten(in_tree, args))`` on abstract flat arguments."""
+    flat_fun, out_tree = flatten_fun(fun, in_tree)
+    jaxpr, consts = trace_to_jaxpr(flat_fun, list(in_avals))
+    return TracedFun(jaxpr, list(consts), out_tree())
+
+
+def typematch(a: ShapedArray, b: ShapedArray) -> bool:
+    """Same shape and dtype; weak typing is allowed to differ (as in JAX)."""
+    return a.shape == b.shape and a.dtype == b.dtype
+
+
+class _TypeRepr:
+    """A leaf standing for an abstract value when a pytree of types is printed."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __repr__(self) -> str:
+        return self.text
+
+
+def type_tree(tree: PyTreeDef, avals: Sequence[ShapedArray]) -> str:
+    """``(f32[3], {'a': i64[]})``: a pytree of types, for error messages."""
+    return repr(tree_unflatten(tree, [_TypeRepr(a.str_short()) for a in avals]))
+
+
+def join_consts(traced: Sequence[TracedFun]) -> tuple[list[ClosedJaxpr], list[Any]]:
+    """Give every traced callable the same constant binders (Autodidax's join).
+
+    The result is one list of constant values (each distinct object once) and, per callable,
+    a closed jaxpr taking all those constants first (ignoring the ones it does not use), then
+    the callable's own arguments: so one primitive can carry several callables that close
+    over different values.
+    """
+    values: list[Any] = []
+    avals: list[ShapedArray] = []
+    slots: dict[int, list[int]] = {}
+    per_fun_slots: list[list[int]] = []
+    for fun in traced:
+        taken: set[int] = set()
+        mine: list[int] = []
+        for val, binder in zip(fun.consts, fun.jaxpr.in_binders, strict=False):
+            slot = next((s for s in slots.get(id(val), []) if s not in taken), None)
+            if slot is None:
+                slot = len(values)
+                values.append(val)
+                avals.append(binder.aval)
+                slots.setdefault(id(val), []).append(slot)
+            taken.add(slot)
+            mine.append(slot)
+        per_fun_slots.append(mine)
+    jaxprs = []
+    for fun, mine in zip(traced, per_fun_slots, strict=True):
+        nconsts = len(fun.consts)
+        binders: list[Var] = [Var(aval) for aval in avals]
+        for slot, binder in zip(mine, fun.jaxpr.in_binders[:nconsts], strict=True):
+            binders[slot] = binder
+        jaxpr = Jaxpr(binders + fun.jaxpr.in_binders[nconsts:], fun.jaxpr.eqns, fun.jaxpr.outs)
+        jaxprs.append(ClosedJaxpr(jaxpr, []))
+    return jaxprs, values
+
+
+def cast(x: Any, aval: ShapedArray) -> Any:
+    """``x`` converted to ``aval``'s dtype and weak type (no equation if it already has them)."""
+    current = get_aval(x)
+    if current.dtype == aval.dtype and current.weak_type == aval.weak_type:
+        return x
+    return bind1(
+        convert_element_type_p, x, new_dtype=np.dtype(aval.dtype), weak_type=aval.weak_type
+    )
+
+
+def _promoted_carry(init: ShapedArray, out: ShapedArray) -> ShapedArray | None:
+    """The carry type a weakly typed initial value must take to match the body's output
+    (JAX promotes ``while_loop(..., 0.0)`` to the body's float32), or None if it cannot."""
+    if not init.weak_type or init.shape != out.shape:
+        return None
+    dtype, weak = result_type((init.dtype, True), (out.dtype, out.weak_type))
+    if dtype != out.dtype:
+        return None
+    return ShapedArray(init.shape, dtype, weak)
+
+
+def fix_carry_types(
+    init_flat: list[Any],
+    init_avals: list[ShapedArray],
+    out_carry_avals: Sequence[ShapedArray],
+) -> bool:
+    """Promote weakly typed initial carry values to the body's output dtypes, in place.
+
+    Returns True if some value changed (the body must then be traced again).
+    """
+    changed = False
+    for i, (init, out) in enumerate(zip(init_avals, out_carry_avals, strict=True)):
+        if typematch(init, out):
+            continue
+        new = _promoted_carry(init, out)
+        if new is None:
+            continue  # the caller's type check reports it
+        init_flat[i] = cast(init_flat[i], new)
+        init_avals[i] = new
+        changed = True
+    return changed
+
+
+def check_carry(
+    api: str,
+    what_in: str,
+    what_out: str,
+    in_tree: PyTreeDef,
+    in_avals: Sequence[ShapedArray],
+    out_tree: PyTreeDef,
+    out_avals: Sequence[ShapedArray],
+) -> None:
+    """``TypeError`` showing both type trees unless the carry keeps its structure and types."""
+    if in_tree == out_tree and all(
+        typematch(a, b) for a, b in zip(in_avals, out_avals, strict=True)
+    ):
+        return
+    where = user_location()
+    kind = "structure" if in_tree != out_tree else "types"
+    raise TypeError(
+        f"{api}: {what_out} must have the same {kind} as {what_in}{' ' + where if where else ''}"
+        f".\n  {what_in}: {type_tree(in_tree, in_avals)}\n  {what_out}: "
+        f"{type_tree(out_tree, out_avals)}"
+    )
