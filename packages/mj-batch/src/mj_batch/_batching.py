@@ -1,0 +1,250 @@
+"""The batching interpreter: ``BatchTracer``, ``BatchTrace`` and the ``vmap_rules`` table.
+
+Autodidax Part 1's vmap. A ``BatchTracer`` carries a value that holds a whole batch of
+per-example values stacked along ``batch_dim`` (or ``not_mapped`` when the value is the same
+for every example). ``BatchTrace.process_primitive`` hands the values and their batch dims to
+the primitive's rule in ``vmap_rules``: ``rule(axis_size, vals_in, dims_in, **params) ->
+(vals_out, dims_out)``. A rule applies ordinary primitives to whole batches, never a Python
+loop over examples, and reports where the batch axis of each output ended up.
+
+The helpers here (``moveaxis``, ``move_batch_axis``, ``broadcast_batched``) are the ones every
+rule module, and higher layers writing rules for their own primitives, share.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, Final, TypeAlias
+
+import numpy as np
+
+from mj_core import prims
+from mj_core.avals import ShapedArray, get_aval
+from mj_core.primitive import Primitive, RuleTable
+from mj_core.trace import Trace, Tracer, bind, bind1, full_lower
+
+__all__ = [
+    "BatchDim",
+    "BatchTrace",
+    "BatchTracer",
+    "NotMapped",
+    "VmapRule",
+    "broadcast_batched",
+    "mapped_aval",
+    "move_batch_axis",
+    "moveaxis",
+    "not_mapped",
+    "unmapped_aval",
+    "vmap_rules",
+]
+
+
+class NotMapped:
+    """The type of :data:`not_mapped`: the batch dim of a value shared by every example."""
+
+    __slots__ = ()
+    _instance: NotMapped | None = None
+
+    def __new__(cls) -> NotMapped:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "not_mapped"
+
+    def __reduce__(self) -> str:
+        return "not_mapped"
+
+
+not_mapped: Final = NotMapped()
+"""Sentinel batch dim of an unbatched value (a sentinel, not ``None``: ``None`` is the user's
+spelling in ``in_axes``/``out_axes``)."""
+
+BatchDim: TypeAlias = int | NotMapped
+
+VmapRule: TypeAlias = Callable[..., tuple[Sequence[Any], Sequence[BatchDim]]]
+
+vmap_rules = RuleTable("vmap_rules", "vmap (batching)", "mj_batch")
+
+
+def shape_of(x: Any) -> tuple[int, ...]:
+    """The shape of an operand (array, tracer or Python scalar), without building an aval."""
+    shape = getattr(x, "shape", None)
+    return tuple(shape) if shape is not None else get_aval(x).shape
+
+
+def dtype_of(x: Any) -> np.dtype[Any]:
+    """The dtype of an operand (array, tracer or Python scalar)."""
+    dtype = getattr(x, "dtype", None)
+    return np.dtype(dtype) if dtype is not None else get_aval(x).dtype
+
+
+def mapped_aval(batch_dim: BatchDim, aval: ShapedArray) -> ShapedArray:
+    """The per-example aval of a batched value's ``aval`` (``batch_dim`` removed)."""
+    if batch_dim is not_mapped:
+        return aval
+    assert isinstance(batch_dim, int)
+    shape = aval.shape
+    return ShapedArray(shape[:batch_dim] + shape[batch_dim + 1 :], aval.dtype, aval.weak_type)
+
+
+def unmapped_aval(axis_size: int, batch_dim: BatchDim, aval: ShapedArray) -> ShapedArray:
+    """The aval of a whole batch of per-example ``aval`` values stacked at ``batch_dim``."""
+    if batch_dim is not_mapped:
+        return aval
+    assert isinstance(batch_dim, int)
+    shape = aval.shape
+    return ShapedArray(
+        (*shape[:batch_dim], axis_size, *shape[batch_dim:]), aval.dtype, aval.weak_type
+    )
+
+
+class BatchTracer(Tracer):
+    """A batch of per-example values: ``val`` holds them stacked along ``batch_dim``."""
+
+    __slots__ = ("batch_dim", "val")
+
+    def __init__(self, trace: BatchTrace, val: Any, batch_dim: BatchDim) -> None:
+        self._trace = trace
+        self.val = val
+        self.batch_dim = batch_dim
+
+    @property
+    def aval(self) -> ShapedArray:
+        aval = get_aval(self.val)
+        bdim = self.batch_dim
+        if bdim is not_mapped:
+            return aval
+        assert isinstance(bdim, int)
+        shape = aval.shape
+        return ShapedArray(shape[:bdim] + shape[bdim + 1 :], aval.dtype, aval.weak_type)
+
+    def full_lower(self) -> Any:
+        if self.batch_dim is not_mapped:
+            return full_lower(self.val)
+        return self
+
+
+class BatchTrace(Trace):
+    """vmap's interpretation: apply each primitive's batching rule to whole batches."""
+
+    __slots__ = ()
+    transformation_name = "vmap"
+
+    @property
+    def axis_size(self) -> int:
+        return self.main.global_data  # type: ignore[no-any-return]
+
+    def pure(self, val: Any) -> BatchTracer:
+        return BatchTracer(self, val, not_mapped)
+
+    lift = pure
+
+    def process_primitive(
+        self, primitive: Primitive, tracers: list[Any], params: dict[str, Any]
+    ) -> list[Any]:
+        vals_in = [t.val for t in tracers]
+        dims_in = [t.batch_dim for t in tracers]
+        if all(d is not_mapped for d in dims_in):
+            # Nothing is batched (e.g. constants lifted into this trace): no rule needed.
+            return [BatchTracer(self, v, not_mapped) for v in bind(primitive, *vals_in, **params)]
+        rule = vmap_rules[primitive]
+        vals_out, dims_out = rule(self.main.global_data, vals_in, dims_in, **params)
+        return [BatchTracer(self, v, d) for v, d in zip(vals_out, dims_out, strict=True)]
+
+
+# --- helpers shared by the rules --------------------------------------------------------------
+
+
+def moveaxis(x: Any, src: int, dst: int) -> Any:
+    """``x`` with axis ``src`` moved to position ``dst`` (one ``transpose``; none if equal).
+
+    ``src``/``dst`` are non-negative axes of ``x`` itself (batch dims, not per-example axes).
+    """
+    if src == dst:
+        return x
+    ndim = len(shape_of(x))
+    perm = [i for i in range(ndim) if i != src]
+    perm.insert(dst, src)
+    return bind1(prims.transpose_p, x, permutation=tuple(perm))
+
+
+def broadcast_batched(x: Any, axis_size: int, dst: int) -> Any:
+    """Materialize an unbatched ``x`` as a batch of ``axis_size`` copies stacked at ``dst``."""
+    shape = shape_of(x)
+    out_shape = (*shape[:dst], axis_size, *shape[dst:])
+    dims = tuple(i if i < dst else i + 1 for i in range(len(shape)))
+    return bind1(prims.broadcast_p, x, shape=out_shape, broadcast_dimensions=dims)
+
+
+def move_batch_axis(axis_size: int, src: BatchDim, dst: BatchDim, x: Any) -> Any:
+    """Make ``x`` (batched at ``src``) batched at ``dst``, broadcasting an unbatched ``x``.
+
+    ``dst`` may be ``not_mapped`` only if ``src`` is (a batched value cannot be unbatched).
+    """
+    if src is dst:
+        return x
+    if src is not_mapped:
+        assert isinstance(dst, int)
+        return broadcast_batched(x, axis_size, dst)
+    if dst is not_mapped:
+        raise ValueError("move_batch_axis: a batched value cannot be made unbatched")
+    assert isinstance(src, int)
+    assert isinstance(dst, int)
+    return moveaxis(x, src, dst)
+
+
+def bdim_at_front(axis_size: int, x: Any, bdim: BatchDim) -> Any:
+    """``x`` batched at axis 0 (moved there, or broadcast if it was unbatched)."""
+    return move_batch_axis(axis_size, bdim, 0, x)
+
+
+def shift_axis(axis: int, bdim: int) -> int:
+    """The axis of a batched value that holds per-example ``axis`` (batch dim at ``bdim``)."""
+    return axis + 1 if axis >= bdim else axis
+
+
+def first_mapped(dims: Sequence[BatchDim]) -> int:
+    """The first batch dim among ``dims`` that is mapped."""
+    for d in dims:
+        if d is not not_mapped:
+            assert isinstance(d, int)
+            return d
+    raise ValueError("first_mapped: no operand is batched")
+
+
+def match_batch_dims(
+    axis_size: int, vals: Sequence[Any], dims: Sequence[BatchDim]
+) -> tuple[list[Any], int]:
+    """Batch every operand at one common dim (the first batched operand's), for primitives
+    such as ``concatenate`` and ``sort`` whose operands must have matching shapes."""
+    bdim = first_mapped(dims)
+    return [move_batch_axis(axis_size, d, bdim, v) for v, d in zip(vals, dims, strict=True)], bdim
+
+
+# --- registration helpers ---------------------------------------------------------------------
+
+
+def _vectorized_rule(prim: Primitive) -> VmapRule:
+    def rule(
+        axis_size: int, vals_in: Sequence[Any], dims_in: Sequence[BatchDim], **params: Any
+    ) -> tuple[list[Any], list[BatchDim]]:
+        (x,), (bdim,) = vals_in, dims_in
+        outs = bind(prim, x, **params)
+        return outs, [bdim] * len(outs)
+
+    rule.__name__ = f"{prim.name}_vmap"
+    return rule
+
+
+def defvectorized(prim: Primitive) -> None:
+    """Register the rule of a unary primitive that acts on each element (or each slice along
+    axes its params do not name) independently: apply it to the batch, batch dim unchanged."""
+    vmap_rules[prim] = _vectorized_rule(prim)
+
+
+def register_vmap_rule(prim: Primitive, rule: VmapRule) -> None:
+    """Public registration for higher layers: ``rule(axis_size, vals_in, dims_in, **params)
+    -> (vals_out, dims_out)``, unbatched dims being :data:`not_mapped`."""
+    vmap_rules[prim] = rule

@@ -1,0 +1,94 @@
+"""Batching rules of reductions, arg-reductions, cumulative ops and sort: shift their axes
+past the batch axis, which stays where it is."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from mj_batch._batching import (
+    BatchDim,
+    VmapRule,
+    match_batch_dims,
+    shift_axis,
+    vmap_rules,
+)
+from mj_core import prims
+from mj_core.primitive import Primitive
+from mj_core.trace import bind
+
+__all__: list[str] = []
+
+Vals = Sequence[Any]
+Dims = Sequence[BatchDim]
+RuleResult = tuple[list[Any], list[BatchDim]]
+
+
+def _axes_reduction_rule(prim: Primitive) -> VmapRule:
+    """Rule for a primitive reducing the per-example ``axes`` (``reduce_*``, ``argmax``...)."""
+
+    def rule(
+        axis_size: int, vals_in: Vals, dims_in: Dims, *, axes: tuple[int, ...], **params: Any
+    ) -> RuleResult:
+        (x,), (bdim,) = vals_in, dims_in
+        assert isinstance(bdim, int)
+        new_axes = tuple(shift_axis(a, bdim) for a in axes)
+        out_bdim = bdim - sum(a < bdim for a in axes)
+        return bind(prim, x, axes=new_axes, **params), [out_bdim]
+
+    rule.__name__ = f"{prim.name}_vmap"
+    return rule
+
+
+for _prim in (
+    prims.reduce_sum_p,
+    prims.reduce_max_p,
+    prims.reduce_min_p,
+    prims.reduce_prod_p,
+    prims.reduce_and_p,
+    prims.reduce_or_p,
+    prims.argmax_p,
+    prims.argmin_p,
+):
+    vmap_rules[_prim] = _axes_reduction_rule(_prim)
+
+
+def _cumulative_rule(prim: Primitive) -> VmapRule:
+    """Rule for a scan along one per-example ``axis`` (``cumsum`` and friends)."""
+
+    def rule(
+        axis_size: int, vals_in: Vals, dims_in: Dims, *, axis: int, reverse: bool
+    ) -> RuleResult:
+        (x,), (bdim,) = vals_in, dims_in
+        assert isinstance(bdim, int)
+        return bind(prim, x, axis=shift_axis(axis, bdim), reverse=reverse), [bdim]
+
+    rule.__name__ = f"{prim.name}_vmap"
+    return rule
+
+
+for _prim in (prims.cumsum_p, prims.cumprod_p, prims.cummax_p, prims.cummin_p):
+    vmap_rules[_prim] = _cumulative_rule(_prim)
+
+
+def _sort_vmap(
+    axis_size: int,
+    vals_in: Vals,
+    dims_in: Dims,
+    *,
+    dimension: int,
+    is_stable: bool,
+    num_keys: int,
+) -> RuleResult:
+    operands, bdim = match_batch_dims(axis_size, vals_in, dims_in)
+    outs = bind(
+        prims.sort_p,
+        *operands,
+        dimension=shift_axis(dimension, bdim),
+        is_stable=is_stable,
+        num_keys=num_keys,
+    )
+    return outs, [bdim] * len(outs)
+
+
+vmap_rules[prims.sort_p] = _sort_vmap

@@ -1,0 +1,281 @@
+"""``vmap``: the user API, with JAX's ``in_axes``/``out_axes`` conventions.
+
+``in_axes`` is an int, ``None`` or a pytree prefix of the positional arguments (keyword
+arguments are always mapped along axis 0, as in JAX); ``out_axes`` likewise for the output.
+Negative axes count from the end. The flattened axes depend only on the argument structure,
+so they are computed once per structure and cached on the vmapped function.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from typing import Any, ParamSpec
+
+from mj_batch._batching import (
+    BatchDim,
+    BatchTrace,
+    BatchTracer,
+    broadcast_batched,
+    moveaxis,
+    not_mapped,
+)
+from mj_core.avals import get_aval
+from mj_core.errors import user_location
+from mj_core.trace import full_raise, new_main
+from mj_core.tree_util import (
+    PyTreeDef,
+    flatten_fun,
+    flatten_up_to,
+    tree_flatten,
+    tree_structure,
+    tree_unflatten,
+)
+
+__all__ = ["batch_flat", "vmap"]
+
+P = ParamSpec("P")
+AxisSpec = Any  # int | None | a pytree of those
+
+
+def batch_flat(
+    flat_fun: Callable[..., Sequence[Any]],
+    axis_size: int,
+    in_dims: Sequence[BatchDim],
+    args: Sequence[Any],
+) -> tuple[list[Any], list[BatchDim]]:
+    """Run ``flat_fun`` (flat arrays in, flat list out) on batches: ``args[i]`` is batched at
+    ``in_dims[i]``. Returns the output batches and where their batch axes are."""
+    with new_main(BatchTrace, axis_size) as main:
+        trace = main.trace
+        tracers = [
+            x if d is not_mapped else BatchTracer(trace, x, d)  # type: ignore[arg-type]
+            for x, d in zip(args, in_dims, strict=True)
+        ]
+        outs = flat_fun(*tracers)
+        out_tracers = [full_raise(trace, out) for out in outs]
+        return [t.val for t in out_tracers], [t.batch_dim for t in out_tracers]
+
+
+def _where() -> str:
+    loc = user_location()
+    return f" ({loc})" if loc else ""
+
+
+def _is_none(x: Any) -> bool:
+    return x is None
+
+
+def _check_spec(name: str, spec: AxisSpec) -> None:
+    for leaf in tree_flatten(spec, is_leaf=_is_none)[0]:
+        if leaf is not None and (not isinstance(leaf, int) or isinstance(leaf, bool)):
+            raise TypeError(
+                f"vmap {name} must be an int, None, or a (nested) tuple/list/dict with those "
+                f"as leaves, but got {spec!r} (leaf {leaf!r} of type {type(leaf).__name__})."
+            )
+
+
+def _flatten_axes(name: str, tree: Any, treedef: PyTreeDef, spec: AxisSpec) -> list[int | None]:
+    """One axis per leaf of ``tree``, broadcasting the prefix tree ``spec``."""
+    if spec is None or isinstance(spec, int):
+        return [spec] * treedef.num_leaves
+    spec_leaves, spec_def = tree_flatten(spec, is_leaf=_is_none)
+    try:
+        subtrees = flatten_up_to(spec_def, tree)
+    except ValueError:
+        raise ValueError(
+            f"vmap {name} specification must be a tree prefix of the corresponding value, got "
+            f"specification {spec!r} for value tree {treedef}{_where()}."
+        ) from None
+    out: list[int | None] = []
+    for axis, sub in zip(spec_leaves, subtrees, strict=True):
+        out.extend([axis] * tree_structure(sub).num_leaves)
+    return out
+
+
+def _shape(x: Any) -> tuple[int, ...]:
+    shape = getattr(x, "shape", None)
+    if shape is not None:
+        return tuple(shape)
+    return get_aval(x).shape
+
+
+def _describe_leaves(args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[str]:
+    """A name for each flat leaf of ``(args, kwargs)``, for error messages."""
+    names: list[str] = []
+    for i, arg in enumerate(args):
+        n = tree_structure(arg).num_leaves
+        names.extend([f"argument {i}"] if n == 1 else [f"argument {i} leaf {j}" for j in range(n)])
+    for key in sorted(kwargs):
+        n = tree_structure(kwargs[key]).num_leaves
+        names.extend(
+            [f"keyword argument {key!r}"]
+            if n == 1
+            else [f"keyword argument {key!r} leaf {j}" for j in range(n)]
+        )
+    return names
+
+
+def _size_error(
+    headline: str,
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
+    leaves: Sequence[Any],
+    axes: Sequence[int | None],
+) -> ValueError:
+    names = _describe_leaves(args, kwargs)
+    lines = []
+    for name, x, ax in zip(names, leaves, axes, strict=True):
+        if ax is None:
+            continue
+        shape = _shape(x)
+        size = shape[ax] if -len(shape) <= ax < len(shape) else "out of range"
+        lines.append(f"  {name} of shape {shape}: axis {ax} has size {size}")
+    return ValueError(f"{headline}{_where()}:\n" + "\n".join(lines))
+
+
+def _in_dims(
+    leaves: Sequence[Any],
+    axes: Sequence[int | None],
+    axis_size: int | None,
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
+) -> tuple[list[BatchDim], int]:
+    """Canonical batch dims of the flat arguments and the batch size."""
+    dims: list[BatchDim] = []
+    sizes: set[int] = set()
+    for x, ax in zip(leaves, axes, strict=True):
+        if ax is None:
+            dims.append(not_mapped)
+            continue
+        shape = _shape(x)
+        ndim = len(shape)
+        if not -ndim <= ax < ndim:
+            raise _size_error(
+                f"vmap was asked to map an argument along axis {ax}, but it has rank {ndim}",
+                args,
+                kwargs,
+                leaves,
+                axes,
+            )
+        ax %= ndim
+        dims.append(ax)
+        sizes.add(shape[ax])
+    if not sizes:
+        if axis_size is None:
+            raise ValueError(
+                "vmap needs at least one argument mapped by in_axes (not None), or axis_size "
+                f"to say the batch size{_where()}."
+            )
+        return dims, axis_size
+    if len(sizes) > 1:
+        raise _size_error(
+            "vmap got inconsistent sizes for the mapped axes", args, kwargs, leaves, axes
+        )
+    (size,) = sizes
+    if axis_size is not None and size != axis_size:
+        raise _size_error(
+            f"vmap was given axis_size={axis_size}, but the mapped axes have size {size}",
+            args,
+            kwargs,
+            leaves,
+            axes,
+        )
+    return dims, size
+
+
+def _move_out(axis_size: int, val: Any, bdim: BatchDim, out_axis: int | None, index: int) -> Any:
+    if out_axis is None:
+        if bdim is not_mapped:
+            return val
+        raise ValueError(
+            f"vmap has a mapped output (output leaf {index}) but out_axes is None for it: the "
+            f"output depends on a mapped input{_where()}."
+        )
+    rank = len(_shape(val)) + (bdim is not_mapped)
+    if not -rank <= out_axis < rank:
+        raise ValueError(
+            f"vmap out_axes={out_axis} is out of range for output leaf {index}, which has rank "
+            f"{rank} with the batch axis{_where()}."
+        )
+    out_axis %= rank
+    if bdim is not_mapped:
+        return broadcast_batched(val, axis_size, out_axis)
+    assert isinstance(bdim, int)
+    return moveaxis(val, bdim, out_axis)
+
+
+def vmap(
+    fun: Callable[P, Any],
+    in_axes: AxisSpec = 0,
+    out_axes: AxisSpec = 0,
+    axis_size: int | None = None,
+) -> Callable[P, Any]:
+    """Vectorize ``fun`` over a batch axis of its arguments, without a Python loop.
+
+    Arguments:
+        fun: a function of arrays (pytrees of arrays) returning arrays (a pytree).
+        in_axes: the axis of each argument holding the batch: an int (negative counts from the
+            end), ``None`` for an argument shared by every example, or a pytree prefix of the
+            positional arguments. Keyword arguments are mapped along axis 0.
+        out_axes: where to put the batch axis of each output (same conventions); ``None`` is
+            allowed only for outputs that do not depend on a mapped input.
+        axis_size: the batch size; required when no argument is mapped.
+
+    Returns:
+        The batched function, with the same arguments as ``fun``.
+
+    Example:
+        >>> vmap(lambda x, y: x * y, in_axes=(0, None))(np.arange(3.0), 2.0)
+        array([0., 2., 4.])
+    """
+    if not callable(fun):
+        raise TypeError(f"vmap expects a callable, got {fun!r} of type {type(fun).__name__}.")
+    if isinstance(in_axes, list):
+        in_axes = tuple(in_axes)  # a list can never be a prefix of the args tuple
+    _check_spec("in_axes", in_axes)
+    _check_spec("out_axes", out_axes)
+    if axis_size is not None and (not isinstance(axis_size, int) or axis_size < 0):
+        raise TypeError(f"vmap axis_size must be a non-negative int, got {axis_size!r}.")
+    call = _call_with_kwargs(fun)
+    in_axes_cache: dict[PyTreeDef, list[int | None]] = {}
+    out_axes_cache: dict[PyTreeDef, list[int | None]] = {}
+
+    @functools.wraps(fun)
+    def vmapped(*args: P.args, **kwargs: P.kwargs) -> Any:
+        leaves, in_tree = tree_flatten((args, kwargs))
+        axes = in_axes_cache.get(in_tree)
+        if axes is None:
+            if isinstance(in_axes, tuple) and len(in_axes) != len(args):
+                raise ValueError(
+                    "vmap in_axes must be an int, None, or a tuple with one entry per "
+                    f"positional argument, but got in_axes={in_axes!r} ({len(in_axes)} "
+                    f"entries) for {len(args)} positional arguments{_where()}."
+                )
+            axes = _flatten_axes("in_axes", (args, kwargs), in_tree, (in_axes, 0))
+            in_axes_cache[in_tree] = axes
+        dims, size = _in_dims(leaves, axes, axis_size, args, kwargs)
+        flat_fun, out_store = flatten_fun(call, in_tree)
+        out_vals, out_dims = batch_flat(flat_fun, size, dims, leaves)
+        out_tree: PyTreeDef = out_store()
+        oaxes = out_axes_cache.get(out_tree)
+        if oaxes is None:
+            out = tree_unflatten(out_tree, out_vals)
+            oaxes = _flatten_axes("out_axes", out, out_tree, out_axes)
+            out_axes_cache[out_tree] = oaxes
+        outs = [
+            _move_out(size, v, d, ax, i)
+            for i, (v, d, ax) in enumerate(zip(out_vals, out_dims, oaxes, strict=True))
+        ]
+        return tree_unflatten(out_tree, outs)
+
+    return vmapped
+
+
+def _call_with_kwargs(fun: Callable[..., Any]) -> Callable[..., Any]:
+    """``fun`` as a function of the one pytree ``(args, kwargs)`` (for ``flatten_fun``)."""
+
+    def call(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        return fun(*args, **kwargs)
+
+    return call
