@@ -10,17 +10,34 @@ from __future__ import annotations
 from typing import Any
 
 from mj_core import RuleTable, ShapedArray
-from mj_core.prims import elementwise_out_aval, elementwise_specs, out_aval_rules
 from mj_core.primitive import Primitive
+from mj_core.prims import elementwise_out_aval, elementwise_specs, out_aval_rules
 
 __all__ = ["abstract_eval_rules"]
 
 abstract_eval_rules = RuleTable("abstract_eval_rules", "abstract evaluation", "mj_ir")
 
 
+#: Distinct input-type combinations memoised per elementwise primitive before the memo resets.
+_MEMO_LIMIT = 4096
+
+
 def _elementwise_rule(prim: Primitive) -> Any:
+    # Tracing applies the same few type combinations over and over, and the NEP 50 promotion
+    # behind elementwise_out_aval costs microseconds: remember its answers (the output type
+    # does not depend on params). Only plain ShapedArrays are remembered: a ConcreteArray
+    # hashes by identity and would pin its value.
+    memo: dict[tuple[ShapedArray, ...], ShapedArray] = {}
+
     def rule(*avals: ShapedArray, **params: Any) -> list[ShapedArray]:
-        return [elementwise_out_aval(prim, avals)]
+        out = memo.get(avals)
+        if out is None:
+            out = elementwise_out_aval(prim, avals)
+            if all(type(a) is ShapedArray for a in avals):
+                if len(memo) >= _MEMO_LIMIT:
+                    memo.clear()
+                memo[avals] = out
+        return [out]
 
     rule.__name__ = f"{prim.name}_abstract_eval"
     return rule
