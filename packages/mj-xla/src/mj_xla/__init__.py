@@ -3,7 +3,23 @@
 Owns ``jit``, the ``xla_call`` primitive and its rules, lowering of jaxprs to StableHLO
 (the ``lowering_rules`` table), compilation and execution through jaxlib's PJRT client,
 device arrays and the compile cache. It may import the layers below it (``mj_batch``,
-``mj_autodiff``, ``mj_ir``, ``mj_core``) and is the lowest layer allowed to import jaxlib.
+``mj_autodiff``, ``mj_ir``, ``mj_core``) and is the lowest layer allowed to import jaxlib
+(only through ``mj_xla._jaxlib``).
 """
+
+from mj_xla import elementwise_lowering as _elementwise_lowering  # noqa: F401 (registers rules)
+from mj_xla.array import Array as Array
+from mj_xla.array import device_put as device_put
+from mj_xla.jit import Compiled as Compiled
+from mj_xla.jit import JitFunction as JitFunction
+from mj_xla.jit import Lowered as Lowered
+from mj_xla.jit import jit as jit
+from mj_xla.lowering import LoweringContext as LoweringContext
+from mj_xla.lowering import aval_to_ir_type as aval_to_ir_type
+from mj_xla.lowering import broadcast_to_aval as broadcast_to_aval
+from mj_xla.lowering import ir_constant as ir_constant
+from mj_xla.lowering import lower_jaxpr as lower_jaxpr
+from mj_xla.lowering import lowering_rules as lowering_rules
+from mj_xla.xla_call import xla_call_p as xla_call_p
 
 __version__ = "0.1.0"

@@ -1,0 +1,178 @@
+"""The one door to jaxlib: MLIR context and dialects, the PJRT CPU client, transfers, execution.
+
+Everything else in mj-xla reaches jaxlib through the names defined here, so a jaxlib upgrade
+touches one module. Facts this module relies on (see ``shared/STABLEHLO.md``):
+
+* jaxlib tries ``import jax._src.sharding_impls`` each time it creates an array; without jax
+  installed that failed import costs ~30 us per array. When jax is not installed we park a
+  ``None`` in ``sys.modules`` so the import fails at once. When jax *is* installed (the oracle
+  test environment) we leave ``sys.modules`` alone so that ``import jax`` keeps working.
+* DLPack import is zero-copy (the device buffer aliases host memory) exactly when the data is
+  64-byte aligned, so :func:`put` hands jaxlib a private aligned copy: arrays stay immutable.
+* ``execute`` checks only byte sizes, never dtypes: callers validate avals themselves.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+import threading
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, TypeAlias
+
+import numpy as np
+
+if importlib.util.find_spec("jax") is None:
+    sys.modules.setdefault("jax._src.sharding_impls", None)  # type: ignore[arg-type]
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")
+
+import jaxlib.xla_client as xc
+from jaxlib import _jax  # type: ignore[attr-defined]
+from jaxlib.mlir import ir
+from jaxlib.mlir._mlir_libs import _jax_mlir_ext
+from jaxlib.mlir.dialects import chlo
+from jaxlib.mlir.dialects import func as _func
+from jaxlib.mlir.dialects import stablehlo as hlo
+
+__all__ = [
+    "Buffer",
+    "LoadedExecutable",
+    "Value",
+    "chlo",
+    "compile_module",
+    "device",
+    "func",
+    "hlo",
+    "ir",
+    "ir_element_type",
+    "ir_tensor_type",
+    "mlir_context",
+    "put",
+    "result_handler",
+    "to_numpy",
+]
+
+# The func dialect's stubs lag behind its runtime API (add_entry_block, CallOp(func_op, args)).
+func: Any = _func
+Buffer = Any  # jaxlib's ArrayImpl: a device buffer
+LoadedExecutable = Any
+if TYPE_CHECKING:
+    Value: TypeAlias = ir.Value[Any]  # an SSA value of the module being built
+else:
+    Value = ir.Value
+
+# --- MLIR context: one per thread (creating one with all dialects costs ~6 ms) ---------------
+
+_local = threading.local()
+
+
+def mlir_context() -> ir.Context:
+    """This thread's MLIR context with the func/stablehlo/chlo dialects loaded."""
+    ctx: ir.Context | None = getattr(_local, "ctx", None)
+    if ctx is None:
+        registry = ir.DialectRegistry()
+        _jax_mlir_ext.register_dialects(registry)
+        ctx = ir.Context()
+        ctx.append_dialect_registry(registry)
+        ctx.load_all_available_dialects()
+        hlo.register_dialect(ctx)
+        chlo.register_dialect(ctx)
+        _local.ctx = ctx
+    return ctx
+
+
+_ELEMENT_TYPES: dict[np.dtype[Any], Any] = {
+    np.dtype(np.float16): ir.F16Type.get,
+    np.dtype(np.float32): ir.F32Type.get,
+    np.dtype(np.float64): ir.F64Type.get,
+    np.dtype(np.bool_): lambda: ir.IntegerType.get_signless(1),
+    np.dtype(np.int8): lambda: ir.IntegerType.get_signless(8),
+    np.dtype(np.int16): lambda: ir.IntegerType.get_signless(16),
+    np.dtype(np.int32): lambda: ir.IntegerType.get_signless(32),
+    np.dtype(np.int64): lambda: ir.IntegerType.get_signless(64),
+    np.dtype(np.uint8): lambda: ir.IntegerType.get_unsigned(8),
+    np.dtype(np.uint16): lambda: ir.IntegerType.get_unsigned(16),
+    np.dtype(np.uint32): lambda: ir.IntegerType.get_unsigned(32),
+    np.dtype(np.uint64): lambda: ir.IntegerType.get_unsigned(64),
+    np.dtype(np.complex64): lambda: ir.ComplexType.get(ir.F32Type.get()),
+    np.dtype(np.complex128): lambda: ir.ComplexType.get(ir.F64Type.get()),
+}
+
+
+def ir_element_type(dtype: np.dtype[Any]) -> ir.Type:
+    """The MLIR element type of a NumPy dtype (needs an active context)."""
+    try:
+        elt: ir.Type = _ELEMENT_TYPES[dtype]()
+    except KeyError:
+        raise TypeError(f"jit: dtype {dtype} is not supported by the XLA backend") from None
+    return elt
+
+
+def ir_tensor_type(shape: Sequence[int], dtype: np.dtype[Any]) -> ir.RankedTensorType:
+    return ir.RankedTensorType.get(list(shape), ir_element_type(dtype))
+
+
+# --- the PJRT CPU client ----------------------------------------------------------------------
+
+_client_lock = threading.Lock()
+_client: Any = None
+_device: Any = None
+_device_list: Any = None
+_sharding: Any = None
+
+
+def _backend() -> tuple[Any, Any, Any, Any]:
+    global _client, _device, _device_list, _sharding
+    if _client is None:
+        with _client_lock:
+            if _client is None:
+                client = xc.make_cpu_client()
+                _device = client.local_devices()[0]  # type: ignore[attr-defined]
+                _device_list = xc.DeviceList((_device,))
+                _sharding = _jax.SingleDeviceSharding(_device)
+                _client = client
+    return _client, _device, _device_list, _sharding
+
+
+def device() -> Any:
+    """The (single) CPU device arrays live on."""
+    return _backend()[1]
+
+
+def compile_module(module: ir.Module) -> LoadedExecutable:
+    """Compile a StableHLO module (entry function ``main``) for the CPU device."""
+    client, _, devices, _ = _backend()
+    return client.compile_and_load(module, devices, xc.CompileOptions())
+
+
+def _aligned_copy(x: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    nbytes = x.nbytes
+    raw = np.empty(nbytes + 64, np.uint8)
+    offset = -raw.ctypes.data % 64
+    out: np.ndarray[Any, Any] = raw[offset : offset + nbytes].view(x.dtype).reshape(x.shape)
+    np.copyto(out, x)
+    return out
+
+
+def put(x: np.ndarray[Any, Any]) -> Buffer:
+    """Copy host data to the device (a private aligned copy, so later host writes don't leak)."""
+    _, dev, _, _ = _backend()
+    return _jax.dlpack_managed_tensor_to_buffer(_aligned_copy(x).__dlpack__(), dev, None)
+
+
+def result_handler(aval: Any) -> Any:
+    """A reusable handler turning an executable's raw output into a device buffer; ``aval``
+    needs ``shape``, ``dtype`` and ``weak_type``. Building them once per executable is what
+    makes dispatch cheap."""
+    _, _, _, sharding = _backend()
+    return _jax.array_result_handler(aval, sharding, True, _skip_checks=True)
+
+
+def to_numpy(buf: Buffer) -> np.ndarray[Any, Any]:
+    """A zero-copy, read-only NumPy view of a device buffer (waits until it is ready)."""
+    host: np.ndarray[Any, Any] = np.asarray(buf)
+    return host
+
+
+JaxRuntimeError = _jax.JaxRuntimeError

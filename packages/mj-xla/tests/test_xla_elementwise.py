@@ -1,0 +1,173 @@
+"""jit(f) equals eager f for every elementwise primitive (values, dtypes, shapes)."""
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+
+from mj_core import lax
+from mj_core.prims import elementwise as ew
+from mj_core.prims import elementwise_specs
+from mj_xla import jit
+
+UNARY: dict[str, Callable[[Any], Any]] = {
+    "neg": lax.neg,
+    "sin": lax.sin,
+    "cos": lax.cos,
+    "tan": lax.tan,
+    "asin": lax.asin,
+    "acos": lax.acos,
+    "atan": lax.atan,
+    "sinh": lax.sinh,
+    "cosh": lax.cosh,
+    "tanh": lax.tanh,
+    "exp": lax.exp,
+    "log": lax.log,
+    "log1p": lax.log1p,
+    "expm1": lax.expm1,
+    "logistic": lax.logistic,
+    "sqrt": lax.sqrt,
+    "rsqrt": lax.rsqrt,
+    "abs": lax.abs,
+    "sign": lax.sign,
+    "floor": lax.floor,
+    "ceil": lax.ceil,
+    "is_finite": lax.is_finite,
+    "erf": lax.erf,
+    "not": lax.bitwise_not,
+}
+BINARY: dict[str, Callable[[Any, Any], Any]] = {
+    "add": lax.add,
+    "sub": lax.sub,
+    "mul": lax.mul,
+    "div": lax.div,
+    "rem": lax.rem,
+    "pow": lax.pow,
+    "max": lax.max,
+    "min": lax.min,
+    "atan2": lax.atan2,
+    "and": lax.bitwise_and,
+    "or": lax.bitwise_or,
+    "xor": lax.bitwise_xor,
+    "shift_left": lax.shift_left,
+    "shift_right_logical": lax.shift_right_logical,
+    "shift_right_arithmetic": lax.shift_right_arithmetic,
+    "eq": lax.eq,
+    "ne": lax.ne,
+    "less": lax.less,
+    "less_equal": lax.less_equal,
+    "greater": lax.greater,
+    "greater_equal": lax.greater_equal,
+}
+DTYPES = [np.float32, np.float64, np.int32, np.bool_]
+POSITIVE_ONLY = {"log", "sqrt", "rsqrt", "pow", "log1p"}
+UNIT_INTERVAL = {"asin", "acos"}
+EAGER_REJECTS = {("logistic", np.dtype(np.bool_))}
+
+
+def _sample(rng: np.random.Generator, name: str, dtype: Any, shape: tuple[int, ...]) -> Any:
+    dtype = np.dtype(dtype)
+    if dtype == np.bool_:
+        return rng.random(shape) < 0.5
+    if dtype.kind in "iu":
+        lo = 1 if name in POSITIVE_ONLY | {"div", "rem"} else -5
+        hi = 6 if name != "pow" else 3
+        return rng.integers(lo, hi, shape).astype(dtype)
+    if name in UNIT_INTERVAL:
+        return rng.uniform(-0.9, 0.9, shape).astype(dtype)
+    if name in POSITIVE_ONLY:
+        return rng.uniform(0.1, 3.0, shape).astype(dtype)
+    return rng.uniform(-3.0, 3.0, shape).astype(dtype)
+
+
+def _accepts(name: str, *dtypes: Any) -> bool:
+    prim = next(p for p in elementwise_specs if p.name == name)
+    return all(np.dtype(d).kind in elementwise_specs[prim].kinds for d in dtypes)
+
+
+def _tolerance(dtype: Any) -> float:
+    return 2e-5 if np.dtype(dtype) == np.float32 else 1e-12
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("name", sorted(UNARY))
+def test_unary_matches_eager(name, dtype, rng, assert_same):
+    if not _accepts(name, dtype):
+        pytest.skip(f"{name} does not accept {np.dtype(dtype).name}")
+    if (name, np.dtype(dtype)) in EAGER_REJECTS:
+        pytest.skip("the eager impl rejects this dtype (mj-core)")
+    x = _sample(rng, name, dtype, (3, 4))
+    fun = UNARY[name]
+    tol = _tolerance(np.result_type(x, np.float32) if np.dtype(dtype).kind in "fc" else np.float64)
+    assert_same(jit(fun)(x), fun(x), rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("name", sorted(BINARY))
+def test_binary_broadcasting_matches_eager(name, dtype, rng, assert_same):
+    if not _accepts(name, dtype):
+        pytest.skip(f"{name} does not accept {np.dtype(dtype).name}")
+    x = _sample(rng, name, dtype, (2, 3))
+    y = _sample(rng, name, dtype, (3,))
+    if name.startswith("shift"):
+        y = np.abs(y) % (8 * np.dtype(dtype).itemsize)
+    fun = BINARY[name]
+    tol = _tolerance(dtype)
+    assert_same(jit(fun)(x, y), fun(x, y), rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize(
+    ("x", "y"),
+    [
+        (np.arange(3, dtype=np.float32), 2.0),  # weak Python float keeps float32
+        (np.arange(3, dtype=np.int32), 2),  # weak int keeps int32
+        (np.arange(3, dtype=np.int32), 2.5),  # int array * Python float -> float64
+        (np.arange(3, dtype=np.float32), np.arange(3, dtype=np.float64)),
+        (np.arange(3, dtype=np.int32), np.float32(1.5)),
+    ],
+)
+def test_promotion_matches_numpy(x, y, assert_same):
+    assert_same(jit(lax.mul)(x, y), lax.mul(x, y))
+    assert_same(jit(lambda a: a * y)(x), lax.mul(x, y))
+
+
+def test_weak_literal_keeps_float32_inside_jit(assert_same):
+    out = jit(lambda x: x * 2.0 + 1)(np.float32(3.0))
+    assert out.dtype == np.float32
+    assert float(out) == 7.0
+
+
+@pytest.mark.parametrize("method", [0, 1])
+def test_round(method, assert_same):
+    x = np.array([-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 0.3], np.float32)
+    assert_same(jit(lambda a: lax.round(a, method))(x), lax.round(x, method))
+
+
+@pytest.mark.parametrize("y", [0, 1, 2, 3, 7, -2])
+def test_integer_pow(y, rng, assert_same):
+    x = rng.uniform(0.5, 2.0, (4,))
+    assert_same(jit(lambda a: lax.integer_pow(a, y))(x), lax.integer_pow(x, y), rtol=1e-12)
+
+
+def test_select_n_bool_and_int(rng, assert_same):
+    which = rng.random((5,)) < 0.5
+    a, b, c = (rng.normal(size=(5,)) for _ in range(3))
+    assert_same(jit(lax.select_n)(which, a, b), lax.select_n(which, a, b))
+    idx = np.array([0, 1, 2, 1, 0], np.int32)
+    assert_same(jit(lax.select_n)(idx, a, b, c), lax.select_n(idx, a, b, c))
+    scalar_pred = np.bool_(True)
+    assert_same(jit(lax.select_n)(scalar_pred, a, b), lax.select_n(scalar_pred, a, b))
+
+
+def test_clamp_with_scalar_bounds(rng, assert_same):
+    x = rng.normal(size=(4, 3)).astype(np.float32)
+    assert_same(jit(lambda v: lax.clamp(-0.5, v, 0.5))(x), lax.clamp(-0.5, x, 0.5))
+
+
+def test_every_elementwise_primitive_has_a_lowering():
+    from mj_xla import lowering_rules
+
+    missing = [p.name for p in elementwise_specs if p not in lowering_rules]
+    assert not missing
+    assert ew.add_p in lowering_rules
