@@ -1,0 +1,311 @@
+"""Forward mode: the JVP trace (Autodidax Part 1) with symbolic zeros.
+
+A :class:`JVPTracer` carries a primal value and its tangent; :class:`JVPTrace` applies the
+primitive's rule from :data:`jvp_rules`. Two things keep it cheap:
+
+* a primitive whose input tangents are all :class:`~mj_autodiff.Zero` is simply applied to the
+  primals (no rule call, no tracer), and
+* an output whose tangent is a ``Zero`` is returned as the bare primal: a value with no
+  tangent is a constant as far as this transformation is concerned.
+
+Rule signature: ``rule(primals, tangents, **params) -> (primals_out, tangents_out)``, lists;
+tangents may be ``Zero``. Helpers :func:`defjvp`, :func:`defjvp2` and :func:`defjvp_zero`
+build the common rule shapes in one line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from mj_core import (
+    Primitive,
+    RuleTable,
+    ShapedArray,
+    Trace,
+    Tracer,
+    bind,
+    bind1,
+    full_raise,
+    get_aval,
+    new_main,
+)
+from mj_core.tree_util import flatten_fun, tree_flatten, tree_unflatten
+from mj_ir import ClosedJaxpr, eval_jaxpr, trace_to_closed_jaxpr
+from mj_autodiff._tangents import (
+    Zero,
+    add_tangents,
+    fit_tangent,
+    instantiate_zeros,
+    tangent_aval,
+    tangent_aval_of,
+)
+
+__all__ = [
+    "JVPTrace",
+    "JVPTracer",
+    "defjvp",
+    "defjvp2",
+    "defjvp_zero",
+    "jvp",
+    "jvp_flat",
+    "jvp_jaxpr",
+    "jvp_rules",
+]
+
+jvp_rules = RuleTable("jvp_rules", "jvp (forward-mode differentiation)", "mj_autodiff")
+
+
+class JVPTracer(Tracer):
+    """A primal value together with its tangent (possibly a symbolic ``Zero``)."""
+
+    __slots__ = ("primal", "tangent")
+
+    def __init__(self, trace: Trace, primal: Any, tangent: Any) -> None:
+        self._trace = trace
+        self.primal = primal
+        self.tangent = tangent
+
+    @property
+    def aval(self) -> ShapedArray:
+        return get_aval(self.primal)
+
+
+class JVPTrace(Trace):
+    """Interprets primitives by their JVP rules."""
+
+    __slots__ = ()
+    transformation_name = "jvp"
+
+    def pure(self, val: Any) -> JVPTracer:
+        return JVPTracer(self, val, Zero(tangent_aval_of(val)))
+
+    lift = pure
+
+    def process_primitive(
+        self, primitive: Primitive, tracers: list[Any], params: dict[str, Any]
+    ) -> list[Any]:
+        primals = [t.primal for t in tracers]
+        tangents = [t.tangent for t in tracers]
+        for t in tangents:
+            if type(t) is not Zero:
+                break
+        else:  # nothing to differentiate: apply the primitive to the primals
+            return bind(primitive, *primals, **params)
+        primals_out, tangents_out = jvp_rules[primitive](primals, tangents, **params)
+        return [
+            p if type(t) is Zero else JVPTracer(self, p, t)
+            for p, t in zip(primals_out, tangents_out, strict=True)
+        ]
+
+    def process_custom_jvp_call(
+        self,
+        fun: Callable[..., list[Any]],
+        jvp_fun: Callable[..., tuple[list[Any], list[Any]]],
+        tracers: list[Any],
+    ) -> list[Any]:
+        """A ``custom_jvp`` function applied to this trace's tracers: run the user's rule on
+        the primals and (instantiated) tangents instead of differentiating ``fun``."""
+        primals = [t.primal for t in tracers]
+        tangents = [t.tangent for t in tracers]
+        if all(type(t) is Zero for t in tangents):
+            return fun(*primals)
+        primals_out, tangents_out = jvp_fun(primals, tangents)
+        return [
+            p if type(t) is Zero else JVPTracer(self, p, t)
+            for p, t in zip(primals_out, tangents_out, strict=True)
+        ]
+
+
+def _unpack_outputs(trace: JVPTrace, outs: Sequence[Any]) -> tuple[list[Any], list[Any]]:
+    primals_out: list[Any] = []
+    tangents_out: list[Any] = []
+    for out in outs:
+        t = full_raise(trace, out)
+        primals_out.append(t.primal)
+        tangents_out.append(t.tangent)
+    return primals_out, tangents_out
+
+
+def jvp_flat(
+    fun: Callable[..., Sequence[Any]], primals: Sequence[Any], tangents: Sequence[Any]
+) -> tuple[list[Any], list[Any]]:
+    """JVP of ``fun`` (flat arrays in, flat list out). Tangents in and out may be ``Zero``."""
+    with new_main(JVPTrace) as main:
+        trace: JVPTrace = main.trace  # type: ignore[assignment]
+        tracers_in = [JVPTracer(trace, p, t) for p, t in zip(primals, tangents, strict=True)]
+        outs = fun(*tracers_in)
+        return _unpack_outputs(trace, outs)
+
+
+# --- the public jvp ---------------------------------------------------------------------------
+
+
+def _check_tangent(index: int, primal: Any, tangent: Any) -> Any:
+    """Validate one tangent leaf against its primal; return it as the trace should see it
+    (``Zero`` for integer primals, weak Python scalars converted to the primal's dtype)."""
+    p_aval = get_aval(primal)
+    t_aval = get_aval(tangent)
+    expected = tangent_aval(p_aval)
+    if t_aval.shape != p_aval.shape:
+        raise ValueError(
+            "jvp called with different primal and tangent shapes: got primal shape "
+            f"{p_aval.shape} and tangent shape {t_aval.shape} for argument leaf {index}."
+        )
+    if expected.dtype != t_aval.dtype:
+        if t_aval.weak_type and p_aval.dtype.kind in "fc":
+            return np.asarray(tangent, p_aval.dtype)
+        raise TypeError(
+            "primal and tangent arguments to jvp do not match; dtypes must be equal, or in "
+            "case of int/bool primal dtype the tangent dtype must be float0. Got primal dtype "
+            f"{p_aval.dtype.name} and so expected tangent dtype {expected.dtype}, but got "
+            f"tangent dtype {t_aval.dtype} instead (argument leaf {index})."
+        )
+    if p_aval.dtype.kind not in "fc":
+        return Zero(expected)
+    return tangent
+
+
+def jvp(
+    fun: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]
+) -> tuple[Any, Any]:
+    """Forward-mode Jacobian-vector product: ``(fun(*primals), J(primals) @ tangents)``.
+
+    ``primals`` and ``tangents`` are tuples (or lists) of pytrees with the same structure;
+    each tangent has its primal's shape and dtype (``float0`` for integer/bool primals).
+
+    Example::
+
+        >>> y, y_dot = jvp(mj.numpy.sin, (3.0,), (1.0,))   # (sin(3), cos(3))
+    """
+    if not isinstance(primals, tuple | list) or not isinstance(tangents, tuple | list):
+        raise TypeError(
+            "primal and tangent arguments to jvp must be tuples or lists; found "
+            f"{type(primals).__name__} and {type(tangents).__name__}."
+        )
+    primals_flat, in_tree = tree_flatten(tuple(primals))
+    tangents_flat, tangent_tree = tree_flatten(tuple(tangents))
+    if in_tree != tangent_tree:
+        raise TypeError(
+            "primal and tangent arguments to jvp must have the same tree structure; primals "
+            f"have tree structure {in_tree} whereas tangents have tree structure "
+            f"{tangent_tree}."
+        )
+    tangents_flat = [
+        _check_tangent(i, p, t)
+        for i, (p, t) in enumerate(zip(primals_flat, tangents_flat, strict=True))
+    ]
+    flat_fun, out_tree = flatten_fun(fun, in_tree)
+    primals_out, tangents_out = jvp_flat(flat_fun, primals_flat, tangents_flat)
+    tangents_out = [instantiate_zeros(t) for t in tangents_out]
+    return tree_unflatten(out_tree(), primals_out), tree_unflatten(out_tree(), tangents_out)
+
+
+# --- jvp of a jaxpr (for higher-order primitives: jit, control flow) --------------------------
+
+
+def _as_flags(flags: bool | Sequence[bool], n: int) -> list[bool]:
+    return [flags] * n if isinstance(flags, bool) else list(flags)
+
+
+def jvp_jaxpr(
+    closed_jaxpr: ClosedJaxpr,
+    nonzeros: Sequence[bool],
+    instantiate: bool | Sequence[bool],
+) -> tuple[ClosedJaxpr, list[bool]]:
+    """The JVP of a closed jaxpr, as a closed jaxpr.
+
+    The result takes ``(*primals, *tangents for the inputs marked in nonzeros)`` and returns
+    ``(*primals_out, *tangents_out for the outputs marked in out_nonzeros)``. An output tangent
+    that is symbolically zero is dropped unless ``instantiate`` asks for it (then it is a
+    materialised zero and its ``out_nonzeros`` flag is True).
+    """
+    nonzeros = list(nonzeros)
+    in_avals = closed_jaxpr.in_avals
+    n_out = len(closed_jaxpr.out_avals)
+    inst = _as_flags(instantiate, n_out)
+    out_nonzeros: list[bool] = []
+    tangent_avals = [tangent_aval(a) for a, nz in zip(in_avals, nonzeros, strict=True) if nz]
+
+    def jvp_fun(*args: Any) -> list[Any]:
+        primals = args[: len(in_avals)]
+        nz_tangents = iter(args[len(in_avals) :])
+        tangents = [
+            next(nz_tangents) if nz else Zero(tangent_aval(a))
+            for a, nz in zip(in_avals, nonzeros, strict=True)
+        ]
+
+        def fun(*xs: Any) -> list[Any]:
+            return eval_jaxpr(closed_jaxpr, xs)
+
+        primals_out, tangents_out = jvp_flat(fun, primals, tangents)
+        out_nonzeros[:] = [type(t) is not Zero or i for t, i in zip(tangents_out, inst, strict=True)]
+        kept = [instantiate_zeros(t) for t, nz in zip(tangents_out, out_nonzeros, strict=True) if nz]
+        return [*primals_out, *kept]
+
+    closed = trace_to_closed_jaxpr(jvp_fun, [*in_avals, *tangent_avals])
+    return closed, out_nonzeros
+
+
+# --- rule-building helpers --------------------------------------------------------------------
+
+TangentFn = Callable[..., Any]
+
+
+def defjvp(prim: Primitive, *jvp_fns: TangentFn | None) -> None:
+    """Register a JVP rule for single-output ``prim`` from one function per operand.
+
+    ``jvp_fns[i](g, *primals, **params)`` is operand ``i``'s tangent contribution given its
+    (nonzero) tangent ``g``; ``None`` marks an operand the output does not depend on
+    differentiably. Contributions are summed and fitted to the output's shape and dtype.
+    """
+
+    def rule(primals: list[Any], tangents: list[Any], **params: Any) -> tuple[list[Any], list[Any]]:
+        ans = bind1(prim, *primals, **params)
+        out: Any = None
+        for fn, t in zip(jvp_fns, tangents, strict=True):
+            if fn is None or type(t) is Zero:
+                continue
+            contribution = fn(t, *primals, **params)
+            out = contribution if out is None else add_tangents(out, contribution)
+        if out is None:
+            return [ans], [Zero(tangent_aval_of(ans))]
+        return [ans], [fit_tangent(out, ans)]
+
+    rule.__name__ = f"{prim.name}_jvp"
+    jvp_rules[prim] = rule
+
+
+def defjvp2(prim: Primitive, *jvp_fns: TangentFn | None) -> None:
+    """Like :func:`defjvp`, but each function also sees the primal output:
+    ``jvp_fns[i](g, ans, *primals, **params)``."""
+
+    def rule(primals: list[Any], tangents: list[Any], **params: Any) -> tuple[list[Any], list[Any]]:
+        ans = bind1(prim, *primals, **params)
+        out: Any = None
+        for fn, t in zip(jvp_fns, tangents, strict=True):
+            if fn is None or type(t) is Zero:
+                continue
+            contribution = fn(t, ans, *primals, **params)
+            out = contribution if out is None else add_tangents(out, contribution)
+        if out is None:
+            return [ans], [Zero(tangent_aval_of(ans))]
+        return [ans], [fit_tangent(out, ans)]
+
+    rule.__name__ = f"{prim.name}_jvp"
+    jvp_rules[prim] = rule
+
+
+def defjvp_zero(prim: Primitive) -> None:
+    """Register ``prim`` as having zero derivative everywhere (comparisons, floor, argmax,
+    ...): its outputs get ``Zero`` tangents."""
+
+    def rule(primals: list[Any], tangents: list[Any], **params: Any) -> tuple[list[Any], list[Any]]:
+        outs = bind(prim, *primals, **params)
+        return outs, [Zero(tangent_aval_of(o)) for o in outs]
+
+    rule.__name__ = f"{prim.name}_jvp_zero"
+    jvp_rules[prim] = rule
+

@@ -1,0 +1,118 @@
+"""Tangent values: symbolic zeros, tangent avals, and fitting a tangent to its primal.
+
+A :class:`Zero` stands for an all-zero tangent (or cotangent) of a given abstract value.
+Rules short-circuit on it (``mul`` by a ``Zero`` is a ``Zero``, ``add`` with a ``Zero`` is the
+other operand), so an input that does not depend on the differentiated arguments adds no
+work. Integer and boolean values never carry a tangent: their tangent aval has JAX's
+``float0`` dtype, and the only place such zeros become arrays is the public API boundary.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from mj_core import ShapedArray, bind1, get_aval
+from mj_core.prims import add_p, broadcast_p, convert_element_type_p
+
+__all__ = [
+    "Zero",
+    "add_tangents",
+    "fit_tangent",
+    "float0",
+    "instantiate_zeros",
+    "is_float0",
+    "tangent_aval",
+    "tangent_aval_of",
+    "zeros_like_aval",
+]
+
+#: The dtype of the tangent of an integer or boolean value (JAX's ``float0``): zero bytes.
+float0: np.dtype[Any] = np.dtype([("float0", np.void, 0)])
+
+
+def is_float0(dtype: np.dtype[Any]) -> bool:
+    return dtype == float0
+
+
+class Zero:
+    """A symbolic zero tangent/cotangent whose abstract value is ``aval``."""
+
+    __slots__ = ("aval",)
+
+    def __init__(self, aval: ShapedArray) -> None:
+        self.aval = aval
+
+    @staticmethod
+    def from_value(x: Any) -> Zero:
+        """The zero tangent of the primal value ``x``."""
+        return Zero(tangent_aval_of(x))
+
+    def __repr__(self) -> str:
+        return f"Zero({self.aval.str_short()})"
+
+
+def tangent_aval(aval: ShapedArray) -> ShapedArray:
+    """The abstract value of a tangent of ``aval``: same shape and dtype for inexact values,
+    ``float0`` for integers and booleans (which have no tangent space)."""
+    if aval.dtype.kind in "fc":
+        return aval if type(aval) is ShapedArray else ShapedArray(aval.shape, aval.dtype)
+    return ShapedArray(aval.shape, float0)
+
+
+def tangent_aval_of(x: Any) -> ShapedArray:
+    """``tangent_aval(get_aval(x))`` with a fast path for NumPy arrays (the common case on
+    the jvp hot path, where building a ``ConcreteArray`` would be wasted work)."""
+    if type(x) is np.ndarray:
+        dtype = x.dtype
+        return ShapedArray(x.shape, dtype if dtype.kind in "fc" else float0)
+    return tangent_aval(get_aval(x))
+
+
+def zeros_like_aval(aval: ShapedArray) -> Any:
+    """A concrete array of zeros of ``aval`` (``float0`` zeros for integer/bool avals)."""
+    return np.zeros(aval.shape, aval.dtype)
+
+
+def instantiate_zeros(t: Any) -> Any:
+    """Turn a symbolic :class:`Zero` into an array of zeros; other values pass through."""
+    if type(t) is Zero:
+        return zeros_like_aval(t.aval)
+    return t
+
+
+def add_tangents(x: Any, y: Any) -> Any:
+    """``x + y`` for tangents or cotangents of the same aval, skipping symbolic zeros."""
+    if type(x) is Zero:
+        return y
+    if type(y) is Zero:
+        return x
+    return bind1(add_p, x, y)
+
+
+def shape_dtype(x: Any) -> tuple[tuple[int, ...], np.dtype[Any]]:
+    """Shape and dtype of an array, NumPy scalar, tracer or Python scalar, cheaply."""
+    shape = getattr(x, "shape", None)
+    if shape is None:
+        aval = get_aval(x)
+        return aval.shape, aval.dtype
+    return shape, x.dtype
+
+
+def fit_tangent(t: Any, primal: Any) -> Any:
+    """``t`` broadcast and converted to the shape and dtype of ``primal``'s tangent.
+
+    Elementwise primitives broadcast and promote their operands, so a tangent contribution
+    from one operand (e.g. the ``x_dot`` of ``x + y``) may be smaller or of a narrower dtype
+    than the output; this makes it a tangent of the output.
+    """
+    t_shape, t_dtype = shape_dtype(t)
+    shape, dtype = shape_dtype(primal)
+    if t_shape != shape:
+        ndim = len(shape)
+        dims = tuple(range(ndim - len(t_shape), ndim))
+        t = bind1(broadcast_p, t, shape=tuple(shape), broadcast_dimensions=dims)
+    if t_dtype != dtype and dtype.kind in "fc":
+        t = bind1(convert_element_type_p, t, new_dtype=dtype, weak_type=False)
+    return t

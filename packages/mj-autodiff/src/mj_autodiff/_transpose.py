@@ -1,0 +1,207 @@
+"""Transposition: running a linear jaxpr backwards (Autodidax Part 4, JAX's ``backward_pass``).
+
+The inputs a jaxpr is linear in are marked :class:`UndefPrimal` (their values are what we are
+solving for); the others are ordinary values (residuals). :func:`backward_pass` first
+evaluates the equations that do not touch an ``UndefPrimal`` input (so a jaxpr may mix
+non-linear residual computations with linear ones), then walks the linear equations in
+reverse, handing each rule the cotangents of the equation's outputs and accumulating the
+cotangents it returns for its linear inputs. Both passes are single loops over the equation
+list: linear time, no recursion.
+
+Rule signature: ``transpose_rules[p](cts, *invals, **params) -> list`` with one entry per
+operand: its cotangent, or ``None`` for an operand that is not linear (not an
+``UndefPrimal``). ``cts`` has one entry per output; an entry is a :class:`Zero` only for a
+multiple-results primitive (an equation whose output cotangents are all zero is skipped).
+Elementwise primitives broadcast, so their rules return ``unbroadcast(ct, x.aval)``.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from mj_core import Primitive, RuleTable, ShapedArray, bind, bind1
+from mj_core.prims import convert_element_type_p, reduce_sum_p, reshape_p
+from mj_ir import ClosedJaxpr, Jaxpr, Var, trace_to_closed_jaxpr
+from mj_autodiff._jvp import jvp_rules
+from mj_autodiff._tangents import Zero, add_tangents, instantiate_zeros, shape_dtype, tangent_aval
+
+__all__ = [
+    "UndefPrimal",
+    "backward_pass",
+    "deflinear",
+    "deflinear2",
+    "is_undefined_primal",
+    "transpose_jaxpr",
+    "transpose_rules",
+    "unbroadcast",
+]
+
+transpose_rules = RuleTable(
+    "transpose_rules", "transpose (reverse-mode differentiation)", "mj_autodiff"
+)
+
+
+class UndefPrimal:
+    """Stands for an input a linear function is linear in: only its type is known."""
+
+    __slots__ = ("aval",)
+
+    def __init__(self, aval: ShapedArray) -> None:
+        self.aval = aval
+
+    def __repr__(self) -> str:
+        return f"UndefPrimal({self.aval.str_short()})"
+
+
+def is_undefined_primal(x: Any) -> bool:
+    return type(x) is UndefPrimal
+
+
+def unbroadcast(ct: Any, aval: ShapedArray) -> Any:
+    """The cotangent ``ct`` of a broadcast/promoted operand brought back to the operand's type:
+    summed over the axes broadcasting added or stretched, reshaped, and converted to its
+    dtype. The one helper every elementwise transpose rule uses."""
+    if type(ct) is Zero:
+        return Zero(tangent_aval(aval))
+    shape, dtype = shape_dtype(ct)
+    target = aval.shape
+    if shape != target:
+        lead = len(shape) - len(target)
+        axes = tuple(range(lead)) + tuple(
+            lead + i for i, d in enumerate(target) if d == 1 and shape[lead + i] != 1
+        )
+        if axes:
+            ct = bind1(reduce_sum_p, ct, axes=axes)
+        if len(axes) > lead:  # stretched size-1 axes were summed away: put them back
+            ct = bind1(reshape_p, ct, new_sizes=tuple(target))
+    if dtype != aval.dtype:
+        ct = bind1(convert_element_type_p, ct, new_dtype=aval.dtype, weak_type=False)
+    return ct
+
+
+def backward_pass(jaxpr: Jaxpr, consts_and_args: Sequence[Any], cts: Sequence[Any]) -> list[Any]:
+    """Transpose ``jaxpr`` with respect to its ``UndefPrimal`` inputs.
+
+    ``consts_and_args`` has one entry per input binder (values, or ``UndefPrimal`` for the
+    linear inputs); ``cts`` one cotangent per output (``Zero`` allowed). Returns the cotangent
+    of each ``UndefPrimal`` input, in order; an input that received none gets a ``Zero``.
+    """
+    env: dict[Var, Any] = dict(zip(jaxpr.in_binders, consts_and_args, strict=True))
+    linear_eqns: list[tuple[Any, list[Any]]] = []
+    for eqn in jaxpr.eqns:
+        invals = [env[x] if type(x) is Var else x.val for x in eqn.inputs]  # type: ignore[union-attr]
+        for v in invals:
+            if type(v) is UndefPrimal:
+                linear_eqns.append((eqn, invals))
+                for out in eqn.out_binders:
+                    env[out] = UndefPrimal(out.aval)
+                break
+        else:  # a residual computation: evaluate it
+            outs = bind(eqn.primitive, *invals, **eqn.params)
+            for out, val in zip(eqn.out_binders, outs, strict=True):
+                env[out] = val
+
+    ct_env: dict[Var, Any] = {}
+    for x, ct in zip(jaxpr.outs, cts, strict=True):
+        if type(x) is Var and type(ct) is not Zero and type(env[x]) is UndefPrimal:
+            prev = ct_env.get(x)
+            ct_env[x] = ct if prev is None else add_tangents(prev, ct)
+
+    pop = ct_env.pop
+    for eqn, invals in reversed(linear_eqns):
+        out_binders = eqn.out_binders
+        if len(out_binders) == 1:
+            ct = pop(out_binders[0], None)
+            if ct is None:
+                continue
+            cts_out = [ct]
+        else:
+            maybe = [pop(v, None) for v in out_binders]
+            if all(c is None for c in maybe):
+                continue
+            cts_out = [
+                Zero(tangent_aval(v.aval)) if c is None else c
+                for v, c in zip(out_binders, maybe, strict=True)
+            ]
+        cts_in = transpose_rules[eqn.primitive](cts_out, *invals, **eqn.params)
+        for x, val, ct in zip(eqn.inputs, invals, cts_in, strict=True):
+            if ct is None or type(val) is not UndefPrimal or type(ct) is Zero:
+                continue
+            prev = ct_env.get(x)  # type: ignore[arg-type]
+            ct_env[x] = ct if prev is None else add_tangents(prev, ct)  # type: ignore[index]
+
+    out: list[Any] = []
+    for v, x in zip(jaxpr.in_binders, consts_and_args, strict=True):
+        if type(x) is UndefPrimal:
+            ct = pop(v, None)
+            out.append(Zero(tangent_aval(v.aval)) if ct is None else ct)
+    return out
+
+
+@functools.lru_cache(maxsize=512)
+def transpose_jaxpr(closed_jaxpr: ClosedJaxpr, linear: tuple[bool, ...]) -> ClosedJaxpr:
+    """The transpose of ``closed_jaxpr`` w.r.t. the arguments flagged in ``linear``, as a
+    closed jaxpr taking ``(*non-linear args, *output cotangents)`` and returning the
+    (instantiated) cotangents of the linear arguments. For higher-order primitives' transpose
+    rules (jit's ``xla_call``, control flow)."""
+    in_avals = closed_jaxpr.in_avals
+    out_avals = closed_jaxpr.out_avals
+    consts = closed_jaxpr.consts
+    n_nonlin = linear.count(False)
+
+    def transposed(*args: Any) -> list[Any]:
+        nonlin = iter(args[:n_nonlin])
+        primals = [
+            UndefPrimal(a) if lin else next(nonlin) for a, lin in zip(in_avals, linear, strict=True)
+        ]
+        cts_in = backward_pass(closed_jaxpr.jaxpr, [*consts, *primals], args[n_nonlin:])
+        return [instantiate_zeros(ct) for ct in cts_in]
+
+    nonlin_avals = [a for a, lin in zip(in_avals, linear, strict=True) if not lin]
+    return trace_to_closed_jaxpr(transposed, [*nonlin_avals, *map(tangent_aval, out_avals)])
+
+
+# --- rule-building helpers --------------------------------------------------------------------
+
+
+def deflinear(prim: Primitive, transpose_fn: Callable[..., list[Any]]) -> None:
+    """Register ``prim`` as linear in all its operands.
+
+    JVP: the primitive applied to the (instantiated) tangents. Transpose:
+    ``transpose_fn(ct, **params) -> list`` of operand cotangents (single-output ``prim``).
+    """
+
+    def jvp_rule(
+        primals: list[Any], tangents: list[Any], **params: Any
+    ) -> tuple[list[Any], list[Any]]:
+        outs = bind(prim, *primals, **params)
+        return outs, bind(prim, *map(instantiate_zeros, tangents), **params)
+
+    def transpose_rule(cts: list[Any], *invals: Any, **params: Any) -> list[Any]:
+        return transpose_fn(cts[0], **params)
+
+    jvp_rule.__name__ = f"{prim.name}_jvp"
+    transpose_rule.__name__ = f"{prim.name}_transpose"
+    jvp_rules[prim] = jvp_rule
+    transpose_rules[prim] = transpose_rule
+
+
+def deflinear2(prim: Primitive, transpose_fn: Callable[..., list[Any]]) -> None:
+    """Like :func:`deflinear`, but ``transpose_fn(ct, *invals, **params)`` also sees the
+    operands (``UndefPrimal`` for the linear ones), e.g. to read their avals."""
+
+    def jvp_rule(
+        primals: list[Any], tangents: list[Any], **params: Any
+    ) -> tuple[list[Any], list[Any]]:
+        outs = bind(prim, *primals, **params)
+        return outs, bind(prim, *map(instantiate_zeros, tangents), **params)
+
+    def transpose_rule(cts: list[Any], *invals: Any, **params: Any) -> list[Any]:
+        return transpose_fn(cts[0], *invals, **params)
+
+    jvp_rule.__name__ = f"{prim.name}_jvp"
+    transpose_rule.__name__ = f"{prim.name}_transpose"
+    jvp_rules[prim] = jvp_rule
+    transpose_rules[prim] = transpose_rule

@@ -1,0 +1,212 @@
+"""Reverse mode: ``vjp`` (linearize, then transpose), ``grad`` and ``value_and_grad``."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from mj_core import get_aval
+from mj_core.errors import user_location
+from mj_core.tree_util import PyTreeDef, Store, tree_flatten, tree_unflatten
+from mj_autodiff._linearize import LinearFunction, linearize_flat
+from mj_autodiff._tangents import instantiate_zeros, shape_dtype, tangent_aval
+
+__all__ = ["grad", "value_and_grad", "vjp"]
+
+
+def _flatten_fun_aux(
+    fun: Callable[..., Any], in_tree: PyTreeDef, has_aux: bool
+) -> tuple[Callable[..., list[Any]], Store, Store]:
+    """``flatten_fun`` that, with ``has_aux``, splits ``fun``'s ``(out, aux)`` result and
+    keeps ``aux`` aside (it is not differentiated)."""
+    out_store = Store()
+    aux_store = Store()
+
+    def flat_fun(*args_flat: Any) -> list[Any]:
+        out = fun(*tree_unflatten(in_tree, args_flat))
+        if has_aux:
+            if not (isinstance(out, tuple | list) and len(out) == 2):
+                raise TypeError(
+                    "a function transformed with has_aux=True must return a pair (output, "
+                    f"auxiliary data), but it returned {type(out).__name__}."
+                )
+            out, aux = out
+            aux_store.set_value(aux)
+        out_flat, out_tree = tree_flatten(out)
+        out_store.set_value(out_tree)
+        return out_flat
+
+    return flat_fun, out_store, aux_store
+
+
+class _VJPFunction:
+    """The pullback returned by :func:`vjp`: maps an output cotangent to the cotangents of
+    the primal arguments (a tuple, one entry per argument)."""
+
+    __slots__ = ("in_tree", "lin", "out_tree", "primals_out")
+
+    def __init__(
+        self, lin: LinearFunction, in_tree: PyTreeDef, out_tree: PyTreeDef, primals_out: list[Any]
+    ) -> None:
+        self.lin = lin
+        self.in_tree = in_tree
+        self.out_tree = out_tree
+        self.primals_out = primals_out
+
+    def __call__(self, ct: Any) -> Any:
+        cts_flat, ct_tree = tree_flatten(ct)
+        if ct_tree != self.out_tree:
+            raise TypeError(
+                "unexpected tree structure of argument to vjp function: got "
+                f"{ct_tree}, but expected to match {self.out_tree}."
+            )
+        cts = [
+            _check_cotangent(i, p, c)
+            for i, (p, c) in enumerate(zip(self.primals_out, cts_flat, strict=True))
+        ]
+        cts_in = self.lin.transpose(cts)
+        return tree_unflatten(self.in_tree, [instantiate_zeros(c) for c in cts_in])
+
+
+def _check_cotangent(index: int, primal: Any, ct: Any) -> Any:
+    p_shape, p_dtype = shape_dtype(primal)
+    c_aval = get_aval(ct)
+    expected = tangent_aval(get_aval(primal))
+    if c_aval.shape != tuple(p_shape):
+        raise ValueError(
+            "Shape of cotangent input to vjp pullback function "
+            f"{c_aval.shape} must be the same as the shape of corresponding primal input "
+            f"{tuple(p_shape)} (output leaf {index})."
+        )
+    if c_aval.dtype != expected.dtype:
+        if c_aval.weak_type and p_dtype.kind in "fc":
+            return np.asarray(ct, p_dtype)
+        raise TypeError(
+            f"Type of cotangent input to vjp pullback function ({c_aval.dtype}) is not the "
+            f"expected tangent type ({expected.dtype}) of corresponding primal output with "
+            f"dtype {p_dtype.name} (output leaf {index})."
+        )
+    return ct
+
+
+def vjp(fun: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple[Any, ...]:
+    """``(fun(*primals), f_vjp)`` where ``f_vjp(ct)`` pulls an output cotangent back to a
+    tuple of cotangents, one per primal argument. With ``has_aux=True``, ``fun`` returns
+    ``(out, aux)`` and the result is ``(out, f_vjp, aux)``.
+    """
+    primals_flat, in_tree = tree_flatten(primals)
+    flat_fun, out_store, aux_store = _flatten_fun_aux(fun, in_tree, has_aux)
+    primals_out, lin = linearize_flat(flat_fun, primals_flat)
+    out_tree = out_store()
+    f_vjp = _VJPFunction(lin, in_tree, out_tree, primals_out)
+    out = tree_unflatten(out_tree, primals_out)
+    if has_aux:
+        return out, f_vjp, aux_store()
+    return out, f_vjp
+
+
+def _argnums_tuple(argnums: int | Sequence[int], nargs: int, api: str) -> tuple[int, ...]:
+    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+    if not nums:
+        raise ValueError(f"{api}: argnums must not be empty.")
+    out = []
+    for i in nums:
+        if not isinstance(i, int | np.integer):
+            raise TypeError(f"{api}: argnums must be ints, got {i!r}.")
+        if not -nargs <= i < nargs:
+            raise TypeError(
+                f"{api}: differentiating with respect to argnums={argnums} requires at least "
+                f"{max(nums) + 1} positional arguments, but the function was called with "
+                f"{nargs}{' ' + user_location() if user_location() else ''}."
+            )
+        out.append(int(i) % nargs)
+    return tuple(out)
+
+
+def _check_inexact_input(api: str, x: Any) -> None:
+    _, dtype = shape_dtype(x)
+    if dtype.kind not in "fc":
+        raise TypeError(
+            f"{api} requires real- or complex-valued inputs (input dtype that is a sub-dtype "
+            f"of np.inexact), but got {dtype.name}. If you want to differentiate with respect "
+            "to an integer or boolean value, use vjp, which gives it a float0 cotangent."
+        )
+
+
+def _check_scalar_output(api: str, out: Any) -> np.dtype[Any]:
+    if isinstance(out, tuple | list | dict):
+        raise TypeError(
+            f"{api} requires a scalar array output, but the function returned a "
+            f"{type(out).__name__}; use vjp or jacrev for non-scalar outputs."
+        )
+    shape, dtype = shape_dtype(out)
+    if tuple(shape) != ():
+        raise TypeError(
+            "Gradient only defined for scalar-output functions. Output had shape: "
+            f"{tuple(shape)}."
+        )
+    if dtype.kind != "f":
+        raise TypeError(
+            f"{api} requires real-valued outputs (output dtype that is a sub-dtype of "
+            f"np.floating), but got {dtype.name}."
+        )
+    return dtype
+
+
+def value_and_grad(
+    fun: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False
+) -> Callable[..., Any]:
+    """A function returning ``(fun(*args), gradient)``; with ``has_aux``,
+    ``((out, aux), gradient)``. The gradient is w.r.t. the argument ``argnums`` (an int) or a
+    tuple of gradients (a tuple of ints). ``fun`` must return a real scalar."""
+    return _make_grad(fun, argnums, has_aux, "value_and_grad", with_value=True)
+
+
+def grad(
+    fun: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False
+) -> Callable[..., Any]:
+    """The gradient of scalar-valued ``fun`` w.r.t. argument ``argnums`` (a tuple of
+    gradients for a tuple of argnums); with ``has_aux``, ``(gradient, aux)``.
+
+    Example::
+
+        >>> grad(lambda x: x * x)(3.0)   # 6.0
+    """
+    return _make_grad(fun, argnums, has_aux, "grad", with_value=False)
+
+
+def _make_grad(
+    fun: Callable[..., Any],
+    argnums: int | Sequence[int],
+    has_aux: bool,
+    api: str,
+    *,
+    with_value: bool,
+) -> Callable[..., Any]:
+    @functools.wraps(fun)
+    def grad_fun(*args: Any, **kwargs: Any) -> Any:
+        nums = _argnums_tuple(argnums, len(args), api)
+        diff_args = [args[i] for i in nums]
+        for leaf in tree_flatten(diff_args)[0]:
+            _check_inexact_input(api, leaf)
+
+        def partial_fun(*dyn: Any) -> Any:
+            full = list(args)
+            for i, x in zip(nums, dyn, strict=True):
+                full[i] = x
+            return fun(*full, **kwargs)
+
+        res = vjp(partial_fun, *diff_args, has_aux=has_aux)
+        out, f_vjp = res[0], res[1]
+        dtype = _check_scalar_output(api, out)
+        cts = f_vjp(np.ones((), dtype))
+        g = cts[0] if isinstance(argnums, int) else tuple(cts)
+        value = (out, res[2]) if has_aux else out
+        if with_value:
+            return value, g
+        return (g, res[2]) if has_aux else g
+
+    return grad_fun
