@@ -255,9 +255,18 @@ class Tracer:
         raise self._numpy_conversion_error("np.asarray()")
 
     def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        # ``ndarray * tracer`` reaches here through NumPy's operator: apply mj's operator.
+        dunder = _OPERATOR_UFUNCS.get(ufunc.__name__) if method == "__call__" else None
+        if dunder is not None and not kwargs:
+            self._check_alive()
+            return getattr(type(self), dunder)(*inputs)
         raise self._numpy_conversion_error(f"the NumPy ufunc {ufunc.__name__}")
 
     def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
+        if func is np.ndim:  # metadata NumPy can answer without data
+            return self.ndim
+        if func is np.shape:
+            return self.shape
         raise self._numpy_conversion_error(f"the NumPy function {func.__name__}")
 
     def _numpy_conversion_error(self, what: str) -> MJError:
@@ -270,6 +279,27 @@ class Tracer:
             f"traced by {self._trace.transformation_name}. Use mj.numpy (import mj.numpy as "
             "mnp) instead of numpy inside transformed functions."
         )
+
+
+#: NumPy ufuncs behind the array operators, and the operator a tracer applies instead (an
+#: ``ndarray`` on the left of ``*`` hands the operation to the tracer's ``__array_ufunc__``).
+_OPERATOR_UFUNCS = {
+    "add": "__add__",
+    "subtract": "__sub__",
+    "multiply": "__mul__",
+    "true_divide": "__truediv__",
+    "divide": "__truediv__",
+    "power": "__pow__",
+    "bitwise_and": "__and__",
+    "bitwise_or": "__or__",
+    "bitwise_xor": "__xor__",
+    "equal": "__eq__",
+    "not_equal": "__ne__",
+    "less": "__lt__",
+    "less_equal": "__le__",
+    "greater": "__gt__",
+    "greater_equal": "__ge__",
+}
 
 
 def _leak_error(tracer: Tracer) -> TracerLeakError:
