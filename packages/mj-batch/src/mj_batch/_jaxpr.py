@@ -1,0 +1,98 @@
+"""``vmap_jaxpr``: batch a closed jaxpr into a new closed jaxpr.
+
+Higher-order primitives (``xla_call``, ``cond``, ``while``, ``scan``) carry jaxprs in their
+params; their batching rules batch those jaxprs with this function and bind the primitive on
+the batched operands. Results are cached (bounded), so batching the same jaxpr the same way
+again, e.g. on every call of ``vmap(jit(f))``, does not retrace it.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from typing import Any
+
+from mj_ir import ClosedJaxpr, jaxpr_as_fun, trace_to_closed_jaxpr
+
+from mj_batch._batching import BatchDim, move_batch_axis, not_mapped, unmapped_aval
+from mj_batch._vmap import batch_flat
+
+__all__ = ["vmap_jaxpr"]
+
+
+def _canonical_dims(
+    closed_jaxpr: ClosedJaxpr, bdims_in: Sequence[BatchDim | None]
+) -> tuple[BatchDim, ...]:
+    avals = closed_jaxpr.in_avals
+    if len(bdims_in) != len(avals):
+        raise ValueError(
+            f"vmap_jaxpr: {len(bdims_in)} batch dims for a jaxpr with {len(avals)} inputs"
+        )
+    dims: list[BatchDim] = []
+    for aval, d in zip(avals, bdims_in, strict=True):
+        if d is None or d is not_mapped:
+            dims.append(not_mapped)
+            continue
+        assert isinstance(d, int)
+        rank = aval.ndim + 1
+        if not -rank <= d < rank:
+            raise ValueError(
+                f"vmap_jaxpr: batch dim {d} is out of range for an input of type "
+                f"{aval.str_short()} (rank {rank} with the batch axis)"
+            )
+        dims.append(d % rank)
+    return tuple(dims)
+
+
+def vmap_jaxpr(
+    closed_jaxpr: ClosedJaxpr,
+    axis_size: int,
+    bdims_in: Sequence[BatchDim | None],
+    *,
+    instantiate: bool | Sequence[bool] = False,
+) -> tuple[ClosedJaxpr, list[BatchDim]]:
+    """Batch ``closed_jaxpr``: input ``i`` gets a batch axis of size ``axis_size`` at
+    ``bdims_in[i]`` (``not_mapped`` for an unbatched input).
+
+    Returns the batched jaxpr (same number of inputs and outputs, consts kept as consts) and
+    the batch dim of each output: where it naturally ended up, or ``not_mapped`` for an
+    output that does not depend on a batched input. ``instantiate`` (one bool, or one per
+    output) forces outputs to be batched at dim 0, as control flow needs for outputs that
+    must agree across branches or iterations.
+    """
+    n_out = len(closed_jaxpr.jaxpr.outs)
+    force = (instantiate,) * n_out if isinstance(instantiate, bool) else tuple(instantiate)
+    if len(force) != n_out:
+        raise ValueError(
+            f"vmap_jaxpr: instantiate has {len(force)} entries for a jaxpr with {n_out} outputs"
+        )
+    dims = _canonical_dims(closed_jaxpr, bdims_in)
+    batched, out_dims = _vmap_jaxpr_cached(closed_jaxpr, axis_size, dims, force)
+    return batched, list(out_dims)
+
+
+@functools.lru_cache(maxsize=256)
+def _vmap_jaxpr_cached(
+    closed_jaxpr: ClosedJaxpr,
+    axis_size: int,
+    bdims_in: tuple[BatchDim, ...],
+    force: tuple[bool, ...],
+) -> tuple[ClosedJaxpr, tuple[BatchDim, ...]]:
+    in_avals = [
+        unmapped_aval(axis_size, d, aval)
+        for aval, d in zip(closed_jaxpr.in_avals, bdims_in, strict=True)
+    ]
+    out_dims: list[BatchDim] = []
+    fun = jaxpr_as_fun(closed_jaxpr)
+
+    def batched(*args: Any) -> list[Any]:
+        outs, dims = batch_flat(fun, axis_size, bdims_in, args)
+        for k, forced in enumerate(force):
+            if forced and dims[k] != 0:
+                outs[k] = move_batch_axis(axis_size, dims[k], 0, outs[k])
+                dims[k] = 0
+        out_dims[:] = dims
+        return outs
+
+    new_jaxpr = trace_to_closed_jaxpr(batched, in_avals)
+    return new_jaxpr, tuple(out_dims)
