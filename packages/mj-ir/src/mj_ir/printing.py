@@ -129,8 +129,10 @@ def pp_eqn(names: Names, eqn: JaxprEqn) -> PPrint:
         return rule(names, eqn)
     lhs = pp(" ".join(var_str(names, v) for v in eqn.out_binders))
     args = " ".join(pp_atom(names, x) for x in eqn.inputs)
-    rhs = pp(eqn.primitive.name) >> pp_params(eqn.params) >> pp(" " + args if args else "")
-    return lhs >> pp(" = ") >> rhs
+    params = pp_params(eqn.params).lines
+    # a multi-line params block stays aligned under the primitive's name, not after it
+    head = PPrint([(0, eqn.primitive.name + (params[0][1] if params else "")), *params[1:]])
+    return lhs >> pp(" = ") >> (head >> pp(" " + args if args else ""))
 
 
 def pp_params(params: dict[str, Any]) -> PPrint:

@@ -53,8 +53,6 @@ def typecheck_jaxpr(jaxpr: Jaxpr | ClosedJaxpr) -> JaxprType:
         _check_nested(eqn.params)
         try:
             out_types = abstract_eval_rules[eqn.primitive](*in_types, **eqn.params)
-        except MJError:
-            raise
         except (TypeError, ValueError) as err:
             raise _eqn_error(jaxpr, n, f"the {eqn.primitive.name} rule rejects it: {err}") from err
         if len(out_types) != len(eqn.out_binders):
