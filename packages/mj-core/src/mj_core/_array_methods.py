@@ -8,6 +8,8 @@ from collections.abc import Callable
 from typing import Any
 
 from mj_core import lax
+from mj_core import numpy as mnp
+from mj_core.numpy._indexing import IndexUpdateHelper, getitem
 
 __all__ = ["array_methods", "install_array_methods"]
 
@@ -24,10 +26,17 @@ def _binary_methods() -> dict[str, Callable[..., Any]]:
         "add": lax.add,
         "sub": lax.sub,
         "mul": lax.mul,
-        "pow": lax.pow,
         "and": lax.bitwise_and,
         "or": lax.bitwise_or,
         "xor": lax.bitwise_xor,
+        "truediv": mnp.true_divide,
+        "floordiv": mnp.floor_divide,
+        "mod": mnp.remainder,
+        "pow": mnp.power,
+        "matmul": mnp.matmul,
+        "lshift": mnp.left_shift,
+        "rshift": mnp.right_shift,
+        "divmod": _divmod,
     }
     out: dict[str, Callable[..., Any]] = {}
     for name, f in ops.items():
@@ -52,8 +61,83 @@ def _identity(x: Any) -> Any:
     return x
 
 
-#: name -> implementation; mj_core.numpy adds the ones that need it (``__getitem__``, ...).
-array_methods: dict[str, Callable[..., Any]] = _binary_methods()
+def _divmod(x: Any, y: Any) -> tuple[Any, Any]:
+    return mnp.floor_divide(x, y), mnp.remainder(x, y)
+
+
+def _shape_args(args: tuple[Any, ...]) -> Any:
+    """``x.reshape(2, 3)`` and ``x.reshape((2, 3))`` both mean shape ``(2, 3)``."""
+    return args[0] if len(args) == 1 and not isinstance(args[0], int) else args
+
+
+def _reshape(self: Any, *shape: Any, order: str = "C") -> Any:
+    return mnp.reshape(self, _shape_args(shape), order)
+
+
+def _transpose(self: Any, *axes: Any) -> Any:
+    return mnp.transpose(self, _shape_args(axes) if axes else None)
+
+
+def _astype(self: Any, dtype: Any) -> Any:
+    return lax.convert_element_type(self, dtype)
+
+
+def _T(self: Any) -> Any:  # noqa: N802
+    return mnp.transpose(self)
+
+
+def _mT(self: Any) -> Any:  # noqa: N802
+    return mnp.swapaxes(self, -1, -2)
+
+
+def _at(self: Any) -> IndexUpdateHelper:
+    return IndexUpdateHelper(self)
+
+
+def _copy(self: Any) -> Any:
+    return self
+
+
+def _methods() -> dict[str, Any]:
+    out: dict[str, Any] = _binary_methods()
+    out.update(
+        __getitem__=getitem,
+        T=property(_T),
+        mT=property(_mT),
+        at=property(_at),
+        reshape=_reshape,
+        transpose=_transpose,
+        astype=_astype,
+        ravel=mnp.ravel,
+        flatten=mnp.ravel,
+        squeeze=mnp.squeeze,
+        swapaxes=mnp.swapaxes,
+        sum=mnp.sum,
+        prod=mnp.prod,
+        mean=mnp.mean,
+        var=mnp.var,
+        std=mnp.std,
+        max=mnp.max,
+        min=mnp.min,
+        argmax=mnp.argmax,
+        argmin=mnp.argmin,
+        all=mnp.all,
+        any=mnp.any,
+        cumsum=mnp.cumsum,
+        cumprod=mnp.cumprod,
+        dot=mnp.dot,
+        clip=mnp.clip,
+        round=mnp.round,
+        conj=mnp.conjugate,
+        conjugate=mnp.conjugate,
+        copy=_copy,
+        take=mnp.take,
+    )
+    return out
+
+
+#: name -> implementation (functions, or properties such as ``T`` and ``at``).
+array_methods: dict[str, Any] = _methods()
 
 
 def install_array_methods(cls: type) -> None:

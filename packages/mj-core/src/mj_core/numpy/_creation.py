@@ -1,0 +1,211 @@
+"""Array creation: ``array``/``asarray``, ``zeros``/``ones``/``full`` (+ ``_like``), ``arange``,
+``linspace``, ``eye``/``identity``.
+
+Filled arrays are ``broadcast_in_dim`` of a scalar and ``arange``/``eye`` use ``iota``, as in
+JAX, so inside ``make_jaxpr``/``jit`` they are staged as small primitives rather than baked in
+as large constants. Defaults follow NumPy 2 (float64, int64).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from mj_core import lax
+from mj_core.avals import is_array
+from mj_core.numpy._promotion import (
+    Array,
+    as_dtype,
+    convert,
+    dtype_weak,
+    promoted_dtype,
+    shape_of,
+)
+from mj_core.trace import Tracer
+
+__all__ = [
+    "arange",
+    "array",
+    "asarray",
+    "empty",
+    "empty_like",
+    "eye",
+    "full",
+    "full_like",
+    "identity",
+    "linspace",
+    "ones",
+    "ones_like",
+    "zeros",
+    "zeros_like",
+]
+
+
+_HOST = (np.ndarray, np.generic, int, float, complex, bool)
+
+
+def _contains_tracer(obj: Any) -> bool:
+    if isinstance(obj, Tracer):
+        return True
+    if isinstance(obj, list | tuple):
+        return any(_contains_tracer(o) for o in obj)
+    return False
+
+
+def array(object: Any, dtype: Any = None, copy: bool = True, ndmin: int = 0) -> Array:
+    """An array from array-likes or (nested) sequences, which may hold traced values."""
+    dt = as_dtype(dtype)
+    if isinstance(object, list | tuple) and _contains_tracer(object):
+        from mj_core.numpy._shape import stack
+
+        out = stack([array(o) for o in object])
+    elif isinstance(object, Tracer) or (is_array(object) and not isinstance(object, _HOST)):
+        out = object  # a traced value or a higher layer's array (e.g. a device array)
+    else:
+        out = np.array(object, dt, copy=copy)
+    if dt is not None:
+        out = convert(out, dt)
+    elif dtype_weak(out)[1]:
+        out = convert(out, dtype_weak(out)[0])
+    nd = len(shape_of(out))
+    if nd < ndmin:
+        out = lax.reshape(out, (1,) * (ndmin - nd) + shape_of(out))
+    return out
+
+
+def asarray(a: Any, dtype: Any = None, copy: bool | None = None) -> Array:
+    """Like :func:`array` but without copying NumPy input."""
+    if type(a) is np.ndarray:
+        return a if dtype is None else np.asarray(a, as_dtype(dtype))
+    return array(a, dtype, copy=bool(copy))
+
+
+def _shape_tuple(shape: int | Sequence[int]) -> tuple[int, ...]:
+    if isinstance(shape, int | np.integer):
+        return (int(shape),)
+    return tuple(int(s) for s in shape)
+
+
+def full(shape: int | Sequence[int], fill_value: Array, dtype: Any = None) -> Array:
+    """An array of ``shape`` filled with ``fill_value`` (broadcast if it is an array)."""
+    dt = as_dtype(dtype)
+    if dt is None:
+        dt = dtype_weak(fill_value)[0]
+    shape_t = _shape_tuple(shape)
+    value = convert(fill_value, dt)
+    vshape = shape_of(value)
+    return lax.broadcast_in_dim(
+        value, shape_t, tuple(range(len(shape_t) - len(vshape), len(shape_t)))
+    )
+
+
+def zeros(shape: int | Sequence[int], dtype: Any = None) -> Array:
+    return full(shape, 0, np.float64 if dtype is None else dtype)
+
+
+def ones(shape: int | Sequence[int], dtype: Any = None) -> Array:
+    return full(shape, 1, np.float64 if dtype is None else dtype)
+
+
+empty = zeros
+
+
+def full_like(
+    a: Array, fill_value: Array, dtype: Any = None, shape: int | Sequence[int] | None = None
+) -> Array:
+    return full(
+        shape_of(a) if shape is None else shape,
+        fill_value,
+        dtype_weak(a)[0] if dtype is None else dtype,
+    )
+
+
+def zeros_like(a: Array, dtype: Any = None, shape: int | Sequence[int] | None = None) -> Array:
+    return full_like(a, 0, dtype, shape)
+
+
+def ones_like(a: Array, dtype: Any = None, shape: int | Sequence[int] | None = None) -> Array:
+    return full_like(a, 1, dtype, shape)
+
+
+empty_like = zeros_like
+
+
+def arange(start: Any, stop: Any = None, step: Any = None, dtype: Any = None) -> Array:
+    """Evenly spaced values in ``[start, stop)``; bounds must be concrete (static) numbers."""
+    for name, v in (("start", start), ("stop", stop), ("step", step)):
+        if isinstance(v, Tracer):
+            raise TypeError(
+                f"arange: {name} must be a concrete number, got a traced value; the length "
+                "of the result must be known while tracing"
+            )
+    dt = as_dtype(dtype)
+    if stop is None and step is None:
+        start, stop, step = 0, start, 1
+    elif step is None:
+        step = 1
+    if dt is None:
+        dt = np.result_type(*(np.asarray(v).dtype for v in (start, stop, step)))
+        if dt.kind in "iub":
+            dt = np.dtype(np.int64)
+    length = max(math.ceil((float(stop) - float(start)) / float(step)), 0)
+    if (
+        dt.kind in "iu"
+        and isinstance(start, int | np.integer)
+        and isinstance(step, int | np.integer)
+    ):
+        out = lax.iota(dt, length)
+        if step != 1:
+            out = lax.mul(out, convert(int(step), dt))
+        return out if start == 0 else lax.add(out, convert(int(start), dt))
+    return np.arange(start, stop, step, dtype=dt)
+
+
+def linspace(
+    start: Array,
+    stop: Array,
+    num: int = 50,
+    endpoint: bool = True,
+    retstep: bool = False,
+    dtype: Any = None,
+    axis: int = 0,
+) -> Any:
+    """``num`` evenly spaced samples from ``start`` to ``stop`` (``stop`` excluded unless
+    ``endpoint``); ``start``/``stop`` may be traced."""
+    num = int(num)
+    if num < 0:
+        raise ValueError(f"linspace: number of samples must be non-negative, got {num}")
+    if axis != 0:
+        raise NotImplementedError("linspace: only axis=0 is supported")
+    dt = as_dtype(dtype)
+    comp, _ = promoted_dtype(start, stop)
+    comp = np.dtype(np.float64) if comp.kind in "iub" else comp
+    start_c, stop_c = convert(start, comp), convert(stop, comp)
+    div = (num - 1) if endpoint else num
+    step = lax.div(lax.sub(stop_c, start_c), float(max(div, 1)))
+    shape = shape_of(step)
+    iota = lax.broadcasted_iota(comp, (num, *shape), 0)
+    out = lax.add(start_c, lax.mul(iota, step))
+    if endpoint and num > 1:  # the last sample is exactly ``stop``, as in NumPy
+        last = lax.broadcasted_iota(np.int64, (num, *shape), 0)
+        out = lax.select(lax.eq(last, num - 1), stop_c, out)
+    if dt is not None:
+        out = convert(lax.floor(out) if dt.kind in "iu" else out, dt)
+    return (out, step) if retstep else out
+
+
+def eye(N: int, M: int | None = None, k: int = 0, dtype: Any = None) -> Array:  # noqa: N803
+    """A 2-d array with ones on the ``k``-th diagonal."""
+    m = N if M is None else M
+    rows = lax.broadcasted_iota(np.int64, (int(N), int(m)), 0)
+    cols = lax.broadcasted_iota(np.int64, (int(N), int(m)), 1)
+    return convert(
+        lax.eq(lax.add(rows, int(k)), cols), np.dtype(np.float64 if dtype is None else dtype)
+    )
+
+
+def identity(n: int, dtype: Any = None) -> Array:
+    return eye(n, dtype=dtype)

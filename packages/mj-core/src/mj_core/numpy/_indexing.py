@@ -1,0 +1,353 @@
+"""NumPy indexing (``x[idx]``) and JAX's functional updates (``x.at[idx].set(v)``).
+
+Basic indexing (ints, slices with any step, ``None``, ``...``) becomes ``rev`` + ``slice`` +
+``squeeze`` + ``reshape``: cheap primitives that read well in a jaxpr. Integer-array (and
+concrete boolean-mask) indexing becomes one ``gather`` that follows NumPy's layout rules (the
+broadcast index dims replace adjacent advanced axes in place, or go first otherwise).
+Out-of-bounds array indices are clamped on reads, as in JAX; a static out-of-bounds int raises
+``IndexError``.
+
+``x.at[idx].op(v)`` computes *which flat positions* ``x[idx]`` would read (indexing an ``iota``
+with the same code path, so the semantics cannot drift) and scatters ``v`` there; updates at
+out-of-bounds positions are dropped, as in JAX.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from mj_core import lax
+from mj_core.numpy._promotion import Array, convert, dtype_weak, shape_of
+from mj_core.numpy._shape import broadcast_shapes, broadcast_to
+from mj_core.prims.indexing import GatherDimensionNumbers, ScatterDimensionNumbers
+from mj_core.trace import Tracer
+
+__all__ = ["IndexUpdateHelper", "IndexUpdateRef", "getitem", "take"]
+
+
+def _is_int_scalar(item: Any) -> bool:
+    return isinstance(item, int | np.integer) and not isinstance(item, bool | np.bool_)
+
+
+def _as_index_array(item: Any) -> Any:
+    """An integer index array (concrete or traced), or a list of them for a boolean mask."""
+    if isinstance(item, list | tuple):
+        if any(isinstance(i, Tracer) for i in item):
+            from mj_core.numpy._creation import array
+
+            item = array(item)
+        else:
+            item = np.asarray(item)
+            if item.size == 0:
+                item = item.astype(np.int64)
+    dtype, _ = dtype_weak(item)
+    if dtype.kind == "b":
+        if isinstance(item, Tracer):
+            raise IndexError(
+                "Array boolean indices must be concrete: a traced boolean mask would give a "
+                "result whose shape depends on the data. Use mnp.where(mask, x, y) instead."
+            )
+        return list(np.nonzero(np.asarray(item)))
+    if dtype.kind not in "iu":
+        raise IndexError(
+            "Indices must be integers, slices, None, Ellipsis or integer/boolean arrays; got "
+            f"an array of dtype {dtype.name}"
+        )
+    return item
+
+
+def _normalize_index(idx: Any, ndim: int) -> list[Any]:
+    """``idx`` as a list with one entry per operand dim, ``None`` entries kept in place, the
+    Ellipsis expanded and boolean masks turned into integer arrays."""
+    items = list(idx) if type(idx) is tuple else [idx]
+    out: list[Any] = []
+    ellipsis_at = None
+    for item in items:
+        if item is None or isinstance(item, slice):
+            out.append(item)
+        elif item is Ellipsis:
+            if ellipsis_at is not None:
+                raise IndexError("an index can only have a single ellipsis ('...')")
+            ellipsis_at = len(out)
+        elif _is_int_scalar(item):
+            out.append(int(item))
+        elif isinstance(item, bool | np.bool_):
+            raise IndexError("Python bool indices are not supported; use a boolean array")
+        else:
+            arr = _as_index_array(item)
+            if isinstance(arr, list):
+                out.extend(arr)
+            else:
+                out.append(arr)
+    consumed = sum(1 for item in out if item is not None)
+    if consumed > ndim:
+        raise IndexError(
+            f"too many indices for array: array is {ndim}-dimensional, but {consumed} were indexed"
+        )
+    fill = [slice(None)] * (ndim - consumed)
+    if ellipsis_at is None:
+        return out + fill
+    return out[:ellipsis_at] + fill + out[ellipsis_at:]
+
+
+def _insert_new_axes(x: Array, items: list[Any]) -> tuple[Array, list[Any]]:
+    """Turn ``None`` entries into size-1 operand axes indexed by a full slice."""
+    if not any(item is None for item in items):
+        return x, items
+    shape = iter(shape_of(x))
+    new_shape = tuple(1 if item is None else next(shape) for item in items)
+    items = [slice(None) if item is None else item for item in items]
+    return lax.reshape(x, new_shape), items
+
+
+def _apply_slices(x: Array, items: list[Any]) -> Array:
+    """Apply every slice entry (any step) with one ``rev`` and one ``slice``; slice entries
+    become full slices of the result. Int entries take the whole dim here."""
+    shape = shape_of(x)
+    flip: list[int] = []
+    starts, limits, strides = [0] * len(shape), list(shape), [1] * len(shape)
+    for d, (item, n) in enumerate(zip(items, shape, strict=True)):
+        if not isinstance(item, slice) or item == slice(None):
+            continue
+        start, stop, step = item.indices(n)
+        length = len(range(start, stop, step))
+        if step < 0:
+            flip.append(d)
+            start, step = n - 1 - start, -step
+        starts[d] = start
+        limits[d] = start + (length - 1) * step + 1 if length else start
+        strides[d] = step
+    if flip:
+        x = lax.rev(x, flip)
+    if starts != [0] * len(shape) or limits != list(shape) or strides != [1] * len(shape):
+        x = lax.slice(x, starts, limits, strides)
+    return x
+
+
+def _check_static_int(i: int, n: int, axis: int) -> int:
+    if not -n <= i < n:
+        raise IndexError(f"index {i} is out of bounds for axis {axis} with size {n}")
+    return i % n
+
+
+def _normalize_negative(idx: Array, n: int) -> Array:
+    """``idx + n`` where ``idx < 0`` (NumPy's negative indices)."""
+    if type(idx) is np.ndarray:
+        return np.where(idx < 0, idx + n, idx)
+    dtype, _ = dtype_weak(idx)
+    if dtype.kind == "u":
+        return idx
+    return lax.select(lax.less(idx, 0), lax.add(idx, convert(n, dtype)), idx)
+
+
+def getitem(x: Array, idx: Any, mode: Any = None, fill_value: Any = None) -> Array:
+    """``x[idx]`` with NumPy semantics (out-of-bounds array indices clamp unless ``mode``)."""
+    shape = shape_of(x)
+    items = _normalize_index(idx, len(shape))
+    x, items = _insert_new_axes(x, items)
+    x = _apply_slices(x, items)
+    shape = shape_of(x)
+    if all(isinstance(item, slice | int) for item in items):
+        int_dims = []
+        starts, limits = [0] * len(shape), list(shape)
+        for d, item in enumerate(items):
+            if isinstance(item, int):
+                i = _check_static_int(item, shape[d], d)
+                starts[d], limits[d] = i, i + 1
+                int_dims.append(d)
+        if int_dims:
+            x = lax.squeeze(lax.slice(x, starts, limits), int_dims)
+        return x
+    return _gather(x, items, mode, fill_value)
+
+
+def _gather(x: Array, items: list[Any], mode: Any, fill_value: Any) -> Array:
+    shape = shape_of(x)
+    adv = [d for d, item in enumerate(items) if not isinstance(item, slice)]
+    arrays = [
+        _normalize_negative(
+            np.asarray(items[d]) if isinstance(items[d], int) else items[d], shape[d]
+        )
+        for d in adv
+    ]
+    batch = broadcast_shapes(*(shape_of(a) for a in arrays))
+    index_dtype = np.result_type(*(dtype_weak(a)[0] for a in arrays))
+    if index_dtype.kind not in "iu":  # e.g. int64 with uint64
+        index_dtype = np.dtype(np.int64)
+    cols = [
+        lax.expand_dims(convert(broadcast_to(a, batch), index_dtype), (len(batch),)) for a in arrays
+    ]
+    indices = cols[0] if len(cols) == 1 else lax.concatenate(cols, len(batch))
+    free = [d for d in range(len(shape)) if d not in adv]
+    adjacent = adv == list(range(adv[0], adv[0] + len(adv)))
+    if adjacent:
+        before = sum(1 for d in free if d < adv[0])
+        offset_dims = tuple(i if i < before else i + len(batch) for i in range(len(free)))
+    else:
+        offset_dims = tuple(range(len(batch), len(batch) + len(free)))
+    dnums = GatherDimensionNumbers(
+        offset_dims=offset_dims,
+        collapsed_slice_dims=tuple(adv),
+        start_index_map=tuple(adv),
+    )
+    slice_sizes = tuple(1 if d in adv else n for d, n in enumerate(shape))
+    return lax.gather(
+        x,
+        indices,
+        dnums,
+        slice_sizes,
+        mode="clip" if mode is None else mode,
+        fill_value=fill_value,
+    )
+
+
+def take(a: Array, indices: Array, axis: int | None = None, mode: Any = None) -> Array:
+    """``a`` indexed by ``indices`` along ``axis`` (the flattened array if ``axis`` is None)."""
+    if axis is None:
+        a = lax.reshape(a, (math.prod(shape_of(a)),))
+        axis = 0
+    nd = len(shape_of(a))
+    axis = axis % nd if -nd <= axis < nd else axis
+    index = (slice(None),) * axis + (indices,)
+    return getitem(a, index, mode=mode)
+
+
+# --- x.at[idx] ------------------------------------------------------------------------------
+def _static_ints_as_arrays(idx: Any) -> Any:
+    """Make every static int an index array, so an out-of-bounds one is dropped (not an
+    IndexError) by updates, as in JAX. The result layout is unchanged (0-d arrays add no dims)."""
+    if type(idx) is tuple:
+        return tuple(np.asarray(i) if _is_int_scalar(i) else i for i in idx)
+    return np.asarray(idx) if _is_int_scalar(idx) else idx
+
+
+def _update(scatter: Callable[..., Array], x: Array, idx: Any, values: Array, mode: Any) -> Array:
+    shape = shape_of(x)
+    dtype, weak = dtype_weak(x)
+    size = math.prod(shape)
+    positions = lax.reshape(lax.iota(np.int64, size), shape)
+    clip = mode is not None and str(getattr(mode, "name", mode)).lower() in (
+        "clip",
+        "promise_in_bounds",
+    )
+    positions = getitem(
+        positions, _static_ints_as_arrays(idx), mode="clip" if clip else "fill", fill_value=-1
+    )
+    target = shape_of(positions)
+    values = broadcast_to(convert(values, dtype, weak), target)
+    dnums = ScatterDimensionNumbers(
+        update_window_dims=(), inserted_window_dims=(0,), scatter_dims_to_operand_dims=(0,)
+    )
+    flat = lax.reshape(x, (size,))
+    out = scatter(flat, lax.reshape(positions, (*target, 1)), values, dnums, mode="fill")
+    return lax.reshape(out, shape)
+
+
+class IndexUpdateRef:
+    """``x.at[idx]``: functional updates of the elements ``x[idx]`` selects."""
+
+    __slots__ = ("array", "index")
+
+    def __init__(self, array: Array, index: Any) -> None:
+        self.array = array
+        self.index = index
+
+    def __repr__(self) -> str:
+        return f"IndexUpdateRef({self.array!r}, {self.index!r})"
+
+    def get(
+        self,
+        *,
+        indices_are_sorted: bool = False,
+        unique_indices: bool = False,
+        mode: Any = None,
+        fill_value: Any = None,
+    ) -> Array:
+        """``x[idx]`` (``mode="fill"`` returns ``fill_value`` for out-of-bounds indices)."""
+        return getitem(self.array, self.index, mode, fill_value)
+
+    def set(
+        self,
+        values: Array,
+        *,
+        indices_are_sorted: bool = False,
+        unique_indices: bool = False,
+        mode: Any = None,
+    ) -> Array:
+        """A copy of ``x`` with ``x[idx] = values``."""
+        return _update(lax.scatter, self.array, self.index, values, mode)
+
+    def add(
+        self,
+        values: Array,
+        *,
+        indices_are_sorted: bool = False,
+        unique_indices: bool = False,
+        mode: Any = None,
+    ) -> Array:
+        """A copy of ``x`` with ``x[idx] += values`` (repeated indices accumulate)."""
+        return _update(lax.scatter_add, self.array, self.index, values, mode)
+
+    def subtract(
+        self,
+        values: Array,
+        *,
+        indices_are_sorted: bool = False,
+        unique_indices: bool = False,
+        mode: Any = None,
+    ) -> Array:
+        return _update(lax.scatter_add, self.array, self.index, lax.neg(values), mode)
+
+    def multiply(
+        self,
+        values: Array,
+        *,
+        indices_are_sorted: bool = False,
+        unique_indices: bool = False,
+        mode: Any = None,
+    ) -> Array:
+        """A copy of ``x`` with ``x[idx] *= values`` (repeated indices accumulate)."""
+        return _update(lax.scatter_mul, self.array, self.index, values, mode)
+
+    mul = multiply
+
+    def min(
+        self,
+        values: Array,
+        *,
+        indices_are_sorted: bool = False,
+        unique_indices: bool = False,
+        mode: Any = None,
+    ) -> Array:
+        """A copy of ``x`` with ``x[idx] = minimum(x[idx], values)``."""
+        return _update(lax.scatter_min, self.array, self.index, values, mode)
+
+    def max(
+        self,
+        values: Array,
+        *,
+        indices_are_sorted: bool = False,
+        unique_indices: bool = False,
+        mode: Any = None,
+    ) -> Array:
+        """A copy of ``x`` with ``x[idx] = maximum(x[idx], values)``."""
+        return _update(lax.scatter_max, self.array, self.index, values, mode)
+
+
+class IndexUpdateHelper:
+    """The object behind ``x.at``: ``x.at[idx]`` is an :class:`IndexUpdateRef`."""
+
+    __slots__ = ("array",)
+
+    def __init__(self, array: Array) -> None:
+        self.array = array
+
+    def __getitem__(self, index: Any) -> IndexUpdateRef:
+        return IndexUpdateRef(self.array, index)
+
+    def __repr__(self) -> str:
+        return f"IndexUpdateHelper({self.array!r})"

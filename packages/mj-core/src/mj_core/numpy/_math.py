@@ -1,0 +1,453 @@
+"""Elementwise math with NumPy names, broadcasting and NEP 50 dtypes.
+
+The lax elementwise primitives already broadcast and promote like NumPy, so the common ones are
+the lax wrappers themselves (``mnp.sin is lax.sin``): eager calls go straight to ``bind1``'s
+fast path with no extra Python frame. The rest adapt lax semantics to NumPy's (true division
+of integers, floor division and ``mod`` with the divisor's sign, ...).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from mj_core import lax
+from mj_core.numpy._promotion import (
+    Array,
+    convert,
+    dtype_weak,
+    promote,
+    promote_inexact,
+    promoted_dtype,
+)
+
+__all__ = [
+    "abs",
+    "absolute",
+    "add",
+    "arccos",
+    "arccosh",
+    "arcsin",
+    "arcsinh",
+    "arctan",
+    "arctan2",
+    "arctanh",
+    "around",
+    "bitwise_and",
+    "bitwise_invert",
+    "bitwise_not",
+    "bitwise_or",
+    "bitwise_xor",
+    "cbrt",
+    "ceil",
+    "clip",
+    "conj",
+    "conjugate",
+    "copysign",
+    "cos",
+    "cosh",
+    "deg2rad",
+    "degrees",
+    "divide",
+    "equal",
+    "exp",
+    "exp2",
+    "expm1",
+    "fabs",
+    "floor",
+    "floor_divide",
+    "fmax",
+    "fmin",
+    "fmod",
+    "greater",
+    "greater_equal",
+    "heaviside",
+    "hypot",
+    "invert",
+    "isclose",
+    "isfinite",
+    "isinf",
+    "isnan",
+    "left_shift",
+    "less",
+    "less_equal",
+    "log",
+    "log1p",
+    "log2",
+    "log10",
+    "logaddexp",
+    "logical_and",
+    "logical_not",
+    "logical_or",
+    "logical_xor",
+    "maximum",
+    "minimum",
+    "mod",
+    "multiply",
+    "nan_to_num",
+    "negative",
+    "not_equal",
+    "positive",
+    "power",
+    "rad2deg",
+    "radians",
+    "real",
+    "reciprocal",
+    "remainder",
+    "right_shift",
+    "rint",
+    "round",
+    "sign",
+    "signbit",
+    "sin",
+    "sinh",
+    "sqrt",
+    "square",
+    "subtract",
+    "tan",
+    "tanh",
+    "true_divide",
+    "trunc",
+    "where",
+]
+
+# --- the lax wrappers themselves (fast eager path) -------------------------------------------
+sin = lax.sin
+cos = lax.cos
+tan = lax.tan
+arcsin = lax.asin
+arccos = lax.acos
+arctan = lax.atan
+sinh = lax.sinh
+cosh = lax.cosh
+tanh = lax.tanh
+exp = lax.exp
+log = lax.log
+log1p = lax.log1p
+expm1 = lax.expm1
+sqrt = lax.sqrt
+add = lax.add
+subtract = lax.sub
+multiply = lax.mul
+negative = lax.neg
+maximum = lax.max
+minimum = lax.min
+fmod = lax.rem
+arctan2 = lax.atan2
+sign = lax.sign
+floor = lax.floor
+ceil = lax.ceil
+isfinite = lax.is_finite
+equal = lax.eq
+not_equal = lax.ne
+less = lax.less
+less_equal = lax.less_equal
+greater = lax.greater
+greater_equal = lax.greater_equal
+bitwise_and = lax.bitwise_and
+bitwise_or = lax.bitwise_or
+bitwise_xor = lax.bitwise_xor
+bitwise_not = lax.bitwise_not
+invert = lax.bitwise_not
+bitwise_invert = lax.bitwise_not
+left_shift = lax.shift_left
+
+
+def positive(x: Array) -> Array:
+    return x
+
+
+def absolute(x: Array) -> Array:
+    """``|x|``; unsigned and bool inputs are returned unchanged, like NumPy."""
+    dtype, _ = dtype_weak(x)
+    return x if dtype.kind in "ub" else lax.abs(x)
+
+
+abs = absolute
+fabs = absolute
+
+
+def square(x: Array) -> Array:
+    return lax.integer_pow(x, 2)
+
+
+def reciprocal(x: Array) -> Array:
+    dtype, _ = dtype_weak(x)
+    if dtype.kind in "iu":  # NumPy: integer reciprocal truncates
+        return lax.div(convert(1, dtype), x)
+    return lax.integer_pow(x, -1)
+
+
+def true_divide(x: Array, y: Array) -> Array:
+    """``x / y``; integers and bools are divided in NumPy's float dtype (int32 -> float64)."""
+    x, y = promote_inexact(x, y)
+    return lax.div(x, y)
+
+
+divide = true_divide
+
+
+def floor_divide(x: Array, y: Array) -> Array:
+    """``x // y``: rounds toward minus infinity (lax ``div`` truncates toward zero)."""
+    x, y = promote(x, y)
+    dtype, _ = dtype_weak(x)
+    if dtype.kind in "iu":
+        q = lax.div(x, y)
+        r = lax.rem(x, y)
+        fix = lax.bitwise_and(lax.ne(r, 0), lax.ne(lax.less(r, 0), lax.less(y, 0)))
+        return lax.select(fix, lax.sub(q, convert(1, dtype)), q)
+    if dtype.kind == "b":
+        raise TypeError("floor_divide: bool operands are not supported")
+    return lax.floor(lax.div(x, y))
+
+
+def remainder(x: Array, y: Array) -> Array:
+    """``x % y`` with the sign of ``y`` (NumPy's ``mod``; lax ``rem`` is C's ``fmod``)."""
+    x, y = promote(x, y)
+    r = lax.rem(x, y)
+    fix = lax.bitwise_and(lax.ne(r, 0), lax.ne(lax.less(r, 0), lax.less(y, 0)))
+    return lax.select(fix, lax.add(r, y), r)
+
+
+mod = remainder
+
+
+def power(x: Array, y: Array) -> Array:
+    """``x ** y``; a Python int exponent uses ``integer_pow`` (exact, and differentiable at 0)."""
+    if type(y) is int:
+        dtype, _ = dtype_weak(x)
+        if y < 0 and dtype.kind in "iub":
+            raise ValueError("power: integers to negative integer powers are not allowed")
+        return lax.integer_pow(x, y)
+    return lax.pow(x, y)
+
+
+def exp2(x: Array) -> Array:
+    (x,) = promote_inexact(x)
+    return lax.pow(2.0, x)
+
+
+def log2(x: Array) -> Array:
+    (x,) = promote_inexact(x)
+    return lax.div(lax.log(x), np.log(2.0))
+
+
+def log10(x: Array) -> Array:
+    (x,) = promote_inexact(x)
+    return lax.div(lax.log(x), np.log(10.0))
+
+
+def cbrt(x: Array) -> Array:
+    (x,) = promote_inexact(x)
+    return lax.mul(lax.sign(x), lax.pow(lax.abs(x), 1.0 / 3.0))
+
+
+def arcsinh(x: Array) -> Array:
+    (x,) = promote_inexact(x)
+    ax = lax.abs(x)
+    return lax.mul(lax.sign(x), lax.log(lax.add(ax, lax.sqrt(lax.add(lax.mul(ax, ax), 1.0)))))
+
+
+def arccosh(x: Array) -> Array:
+    (x,) = promote_inexact(x)
+    return lax.log(lax.add(x, lax.sqrt(lax.sub(lax.mul(x, x), 1.0))))
+
+
+def arctanh(x: Array) -> Array:
+    (x,) = promote_inexact(x)
+    return lax.mul(0.5, lax.log1p(lax.div(lax.mul(2.0, x), lax.sub(1.0, x))))
+
+
+def deg2rad(x: Array) -> Array:
+    (x,) = promote_inexact(x)
+    return lax.mul(x, np.pi / 180.0)
+
+
+def rad2deg(x: Array) -> Array:
+    (x,) = promote_inexact(x)
+    return lax.mul(x, 180.0 / np.pi)
+
+
+radians = deg2rad
+degrees = rad2deg
+
+
+def hypot(x: Array, y: Array) -> Array:
+    x, y = promote_inexact(x, y)
+    return lax.sqrt(lax.add(lax.mul(x, x), lax.mul(y, y)))
+
+
+def logaddexp(x: Array, y: Array) -> Array:
+    """``log(exp(x) + exp(y))`` without overflow."""
+    x, y = promote_inexact(x, y)
+    amax = lax.max(x, y)
+    delta = lax.sub(x, y)
+    safe = lax.add(amax, lax.log1p(lax.exp(lax.neg(lax.abs(delta)))))
+    return lax.select(lax.ne(delta, delta), lax.add(x, y), safe)
+
+
+def copysign(x: Array, y: Array) -> Array:
+    x, y = promote_inexact(x, y)
+    return lax.select(signbit(y), lax.neg(lax.abs(x)), lax.abs(x))
+
+
+def signbit(x: Array) -> Array:
+    dtype, _ = dtype_weak(x)
+    if dtype.kind == "f":  # -0.0 has its sign bit set: 1/-0.0 is -inf
+        return lax.bitwise_or(lax.less(x, 0), lax.less(lax.div(1.0, x), 0))
+    return lax.less(x, 0)
+
+
+def heaviside(x1: Array, x2: Array) -> Array:
+    """0 where ``x1 < 0``, 1 where ``x1 > 0``, ``x2`` where ``x1 == 0``."""
+    x1, x2 = promote_inexact(x1, x2)
+    return lax.select(lax.less(x1, 0), 0.0, lax.select(lax.greater(x1, 0), 1.0, x2))
+
+
+def fmax(x: Array, y: Array) -> Array:
+    """Maximum ignoring NaNs (NaN only where both are NaN)."""
+    return lax.select(lax.ne(y, y), x, lax.select(lax.ne(x, x), y, lax.max(x, y)))
+
+
+def fmin(x: Array, y: Array) -> Array:
+    """Minimum ignoring NaNs (NaN only where both are NaN)."""
+    return lax.select(lax.ne(y, y), x, lax.select(lax.ne(x, x), y, lax.min(x, y)))
+
+
+def right_shift(x: Array, y: Array) -> Array:
+    """Arithmetic shift for signed integers, logical for unsigned (like NumPy)."""
+    dtype, _ = promoted_dtype(x, y)
+    if dtype.kind == "u":
+        return lax.shift_right_logical(x, y)
+    return lax.shift_right_arithmetic(x, y)
+
+
+def isnan(x: Array) -> Array:
+    dtype, _ = dtype_weak(x)
+    if dtype.kind in "fc":
+        return lax.ne(x, x)
+    return lax.full_like(x, False, np.bool_)
+
+
+def isinf(x: Array) -> Array:
+    dtype, _ = dtype_weak(x)
+    if dtype.kind in "fc":
+        return lax.eq(lax.abs(x), np.inf)
+    return lax.full_like(x, False, np.bool_)
+
+
+def isclose(
+    a: Array, b: Array, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False
+) -> Array:
+    """``|a - b| <= atol + rtol * |b|`` elementwise (infinities equal only to themselves)."""
+    a, b = promote_inexact(a, b)
+    close = lax.less_equal(lax.abs(lax.sub(a, b)), lax.add(atol, lax.mul(rtol, lax.abs(b))))
+    both_inf = lax.bitwise_and(lax.eq(a, b), isinf(a))
+    out = lax.bitwise_or(lax.bitwise_and(close, isfinite(b)), both_inf)
+    if equal_nan:
+        out = lax.bitwise_or(out, lax.bitwise_and(isnan(a), isnan(b)))
+    return out
+
+
+def _to_bool(x: Array) -> Array:
+    dtype, _ = dtype_weak(x)
+    return x if dtype.kind == "b" else lax.ne(x, 0)
+
+
+def logical_and(x: Array, y: Array) -> Array:
+    return lax.bitwise_and(_to_bool(x), _to_bool(y))
+
+
+def logical_or(x: Array, y: Array) -> Array:
+    return lax.bitwise_or(_to_bool(x), _to_bool(y))
+
+
+def logical_xor(x: Array, y: Array) -> Array:
+    return lax.bitwise_xor(_to_bool(x), _to_bool(y))
+
+
+def logical_not(x: Array) -> Array:
+    return lax.bitwise_not(_to_bool(x))
+
+
+def trunc(x: Array) -> Array:
+    dtype, _ = dtype_weak(x)
+    if dtype.kind in "iub":
+        return x
+    return lax.select(lax.less(x, 0), lax.ceil(x), lax.floor(x))
+
+
+def round(x: Array, decimals: int = 0) -> Array:
+    """Round half to even (NumPy's rule) to ``decimals`` decimal places."""
+    dtype, _ = dtype_weak(x)
+    if dtype.kind in "iub":
+        return x
+    if decimals == 0:
+        return lax.round(x, 1)
+    factor = 10.0**decimals
+    return lax.div(lax.round(lax.mul(x, factor), 1), factor)
+
+
+around = round
+
+
+def rint(x: Array) -> Array:
+    (x,) = promote_inexact(x)
+    return lax.round(x, 1)
+
+
+def real(x: Array) -> Array:
+    dtype, _ = dtype_weak(x)
+    if dtype.kind == "c":
+        raise NotImplementedError("real: complex inputs are not supported yet")
+    return x
+
+
+def conjugate(x: Array) -> Array:
+    return real(x)
+
+
+conj = conjugate
+
+
+def where(condition: Array, x: Array | None = None, y: Array | None = None) -> Array:
+    """``x`` where ``condition`` is true, else ``y`` (broadcast and promoted together)."""
+    if x is None or y is None:
+        raise TypeError("where: the one-argument form (nonzero) is not supported; pass x and y")
+    return lax.select(_to_bool(condition), x, y)
+
+
+def clip(
+    a: Array,
+    a_min: Array | None = None,
+    a_max: Array | None = None,
+    *,
+    min: Array | None = None,
+    max: Array | None = None,
+) -> Array:
+    """Limit ``a`` to ``[a_min, a_max]`` (either bound may be None)."""
+    lo = a_min if min is None else min
+    hi = a_max if max is None else max
+    if lo is not None:
+        a = lax.max(a, lo)
+    if hi is not None:
+        a = lax.min(a, hi)
+    return a
+
+
+def nan_to_num(
+    x: Array,
+    copy: bool = True,
+    nan: float = 0.0,
+    posinf: float | None = None,
+    neginf: float | None = None,
+) -> Array:
+    """Replace NaN by ``nan`` and infinities by the dtype's largest finite values."""
+    dtype, _ = dtype_weak(x)
+    if dtype.kind not in "fc":
+        return x
+    info = np.finfo(dtype)
+    hi = info.max if posinf is None else posinf
+    lo = info.min if neginf is None else neginf
+    x = lax.select(lax.ne(x, x), lax.full_like(x, nan), x)
+    x = lax.select(lax.eq(x, np.inf), lax.full_like(x, hi), x)
+    return lax.select(lax.eq(x, -np.inf), lax.full_like(x, lo), x)

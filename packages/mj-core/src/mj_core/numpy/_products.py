@@ -1,0 +1,100 @@
+"""Products: ``dot``, ``matmul`` (``@``), ``vdot``, ``inner``, ``outer``, ``tensordot``, all
+one ``dot_general`` after NumPy-style dtype promotion."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from mj_core import lax
+from mj_core.numpy._promotion import Array, check_arraylike, promote, shape_of
+from mj_core.numpy._shape import broadcast_shapes, broadcast_to, ravel
+from mj_core.shapes import canonicalize_axes
+
+__all__ = ["dot", "inner", "matmul", "outer", "tensordot", "vdot"]
+
+
+def _dot_general(
+    a: Array,
+    b: Array,
+    contract: tuple[Sequence[int], Sequence[int]],
+    batch: tuple[Sequence[int], Sequence[int]] = ((), ()),
+) -> Array:
+    return lax.dot_general(a, b, (contract, batch))
+
+
+def dot(a: Array, b: Array) -> Array:
+    """NumPy ``dot``: scalars multiply; otherwise the last axis of ``a`` contracts with the
+    second-to-last (or only) axis of ``b``."""
+    check_arraylike("dot", [a, b])
+    a, b = promote(a, b)
+    nda, ndb = len(shape_of(a)), len(shape_of(b))
+    if nda == 0 or ndb == 0:
+        return lax.mul(a, b)
+    return _dot_general(a, b, ((nda - 1,), (max(ndb - 2, 0),)))
+
+
+def matmul(a: Array, b: Array) -> Array:
+    """NumPy ``matmul`` (``a @ b``): 1-d operands are promoted to matrices and the leading
+    (batch) dimensions broadcast."""
+    check_arraylike("matmul", [a, b])
+    sa, sb = shape_of(a), shape_of(b)
+    if not sa or not sb:
+        raise ValueError(
+            f"matmul: operands must have at least one dimension, got shapes {sa} and {sb}"
+        )
+    a, b = promote(a, b)
+    if len(sb) == 1:  # matrix-vector (or vector-vector): contract the last axes
+        return _dot_general(a, b, ((len(sa) - 1,), (0,)))
+    if len(sa) == 1:  # vector-matrix
+        return _dot_general(a, b, ((0,), (len(sb) - 2,)))
+    if len(sb) == 2:  # the batch dims of a ride along as free dims
+        return _dot_general(a, b, ((len(sa) - 1,), (0,)))
+    batch = broadcast_shapes(sa[:-2], sb[:-2])
+    a = broadcast_to(a, batch + sa[-2:])
+    b = broadcast_to(b, batch + sb[-2:])
+    nb = len(batch)
+    dims = tuple(range(nb))
+    return _dot_general(a, b, ((nb + 1,), (nb,)), (dims, dims))
+
+
+def vdot(a: Array, b: Array) -> Array:
+    """Dot product of the flattened arrays (real dtypes)."""
+    return dot(ravel(a), ravel(b))
+
+
+def inner(a: Array, b: Array) -> Array:
+    """Contract the last axes of ``a`` and ``b``."""
+    check_arraylike("inner", [a, b])
+    a, b = promote(a, b)
+    nda, ndb = len(shape_of(a)), len(shape_of(b))
+    if nda == 0 or ndb == 0:
+        return lax.mul(a, b)
+    return _dot_general(a, b, ((nda - 1,), (ndb - 1,)))
+
+
+def outer(a: Array, b: Array) -> Array:
+    a, b = promote(ravel(a), ravel(b))
+    return lax.mul(lax.expand_dims(a, (1,)), lax.expand_dims(b, (0,)))
+
+
+def tensordot(a: Array, b: Array, axes: Any = 2) -> Array:
+    """Contract ``axes`` (an int N: the last N of ``a`` with the first N of ``b``; or a pair
+    of axis sequences)."""
+    check_arraylike("tensordot", [a, b])
+    a, b = promote(a, b)
+    nda, ndb = len(shape_of(a)), len(shape_of(b))
+    if isinstance(axes, int):
+        if axes < 0 or axes > min(nda, ndb):
+            raise ValueError(f"tensordot: axes={axes} is out of range for ranks {nda}, {ndb}")
+        ca: Sequence[int] = tuple(range(nda - axes, nda))
+        cb: Sequence[int] = tuple(range(axes))
+    else:
+        ca, cb = axes
+        ca = (ca,) if isinstance(ca, int) else tuple(ca)
+        cb = (cb,) if isinstance(cb, int) else tuple(cb)
+        if len(ca) != len(cb):
+            raise TypeError("tensordot: the two axes sequences must have the same length")
+    return _dot_general(
+        a, b, (canonicalize_axes("tensordot", ca, nda), canonicalize_axes("tensordot", cb, ndb))
+    )

@@ -1,0 +1,89 @@
+"""NumPy-style dtype decisions for ``mj_core.numpy``, through the one promotion function
+(:func:`mj_core.dtypes.result_type`), inserting ``convert_element_type`` only when needed."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from mj_core.avals import get_aval
+from mj_core.dtypes import default_dtype_for_pytype, result_type
+from mj_core.prims.conversions import convert_element_type_p
+from mj_core.prims.elementwise import to_inexact_dtype
+from mj_core.trace import bind1
+
+__all__ = [
+    "Array",
+    "as_dtype",
+    "convert",
+    "dtype_weak",
+    "promote",
+    "promote_inexact",
+    "promoted_dtype",
+    "shape_of",
+]
+
+Array = Any
+DType = np.dtype[Any]
+
+_WEAK_PYTYPES = (int, float, complex)
+
+
+def dtype_weak(x: Array) -> tuple[DType, bool]:
+    """``(dtype, weak_type)`` of any mj operand, cheaply for NumPy arrays and Python scalars."""
+    t = type(x)
+    if t is np.ndarray:
+        return x.dtype, False
+    if t in _WEAK_PYTYPES:
+        return default_dtype_for_pytype(t), True
+    if t is bool:
+        return np.dtype(np.bool_), False
+    aval = get_aval(x)
+    return aval.dtype, aval.weak_type
+
+
+def shape_of(x: Array) -> tuple[int, ...]:
+    """The shape of an operand without touching its data (tracers included)."""
+    shape = getattr(x, "shape", None)
+    return tuple(np.shape(x)) if shape is None else tuple(shape)
+
+
+def as_dtype(dtype: Any) -> DType | None:
+    """``None`` stays ``None``; Python types map like NumPy's (``float`` -> float64)."""
+    return None if dtype is None else np.dtype(dtype)
+
+
+def convert(x: Array, dtype: DType, weak: bool = False) -> Array:
+    """``x`` as ``dtype`` (and weak type), binding ``convert_element_type`` only if needed."""
+    if dtype_weak(x) == (dtype, weak):
+        return x
+    return bind1(convert_element_type_p, x, new_dtype=dtype, weak_type=weak)
+
+
+def promoted_dtype(*xs: Array) -> tuple[DType, bool]:
+    """NEP 50 result ``(dtype, weak)`` of ``xs``."""
+    return result_type(*(dtype_weak(x) for x in xs))
+
+
+def promote(*xs: Array) -> list[Array]:
+    """``xs`` converted to their common NEP 50 dtype (weak scalars stay weak if all are)."""
+    dtype, weak = promoted_dtype(*xs)
+    return [convert(x, dtype, weak) for x in xs]
+
+
+def promote_inexact(*xs: Array) -> list[Array]:
+    """Like :func:`promote`, then integers/bools move to NumPy's float (int32 -> float64)."""
+    dtype, weak = promoted_dtype(*xs)
+    return [convert(x, to_inexact_dtype(dtype), weak) for x in xs]
+
+
+def check_arraylike(name: str, xs: Sequence[Array]) -> None:
+    """Reject lists/tuples where an array is required, as JAX does (they are ambiguous)."""
+    for x in xs:
+        if isinstance(x, list | tuple):
+            raise TypeError(
+                f"{name} requires array-like arguments, got a {type(x).__name__}; wrap it with "
+                "mnp.asarray() first."
+            )

@@ -1,0 +1,221 @@
+"""Reductions with NumPy's ``axis``/``keepdims``/``dtype`` conventions.
+
+Like NumPy (and ``jnp`` with x64), ``sum``/``prod``/``cumsum`` of bools and small integers
+accumulate in the default integer (int64/uint64), ``mean``/``var`` of integers are float64,
+and ``max``/``min``/``argmax`` of an empty axis raise ``ValueError``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from mj_core import lax
+from mj_core.numpy._promotion import Array, as_dtype, check_arraylike, convert, dtype_weak
+from mj_core.numpy._promotion import shape_of as _shape
+from mj_core.numpy._shape import ravel, reshape
+from mj_core.prims.elementwise import to_inexact_dtype
+from mj_core.shapes import canonicalize_axes, canonicalize_axis
+
+__all__ = [
+    "all",
+    "amax",
+    "amin",
+    "any",
+    "argmax",
+    "argmin",
+    "count_nonzero",
+    "cumprod",
+    "cumsum",
+    "max",
+    "mean",
+    "min",
+    "prod",
+    "ptp",
+    "std",
+    "sum",
+    "var",
+]
+
+Axis = int | Sequence[int] | None
+
+
+def _reduced_axes(name: str, a: Array, axis: Axis) -> tuple[int, ...]:
+    nd = len(_shape(a))
+    if axis is None:
+        return tuple(range(nd))
+    axes = (axis,) if isinstance(axis, int | np.integer) else tuple(axis)
+    return tuple(sorted(canonicalize_axes(name, axes, nd)))
+
+
+def _keep(out: Array, shape: tuple[int, ...], axes: tuple[int, ...], keepdims: bool) -> Array:
+    if not keepdims:
+        return out
+    return lax.reshape(out, tuple(1 if i in axes else d for i, d in enumerate(shape)))
+
+
+def _accumulation_dtype(a: Array, dtype: Any) -> np.dtype[Any]:
+    """NumPy's dtype for sum/prod/cumsum: small ints and bools widen to the default int."""
+    if dtype is not None:
+        return np.dtype(dtype)  # type: ignore[no-any-return]
+    dt, _ = dtype_weak(a)
+    if dt.kind == "b":
+        return np.dtype(np.int64)
+    if dt.kind in "iu":
+        return np.dtype(np.promote_types(dt, np.int64 if dt.kind == "i" else np.uint64))
+    return dt
+
+
+def _reduction(
+    name: str,
+    reduce: Callable[[Array, Sequence[int]], Array],
+    a: Array,
+    axis: Axis,
+    keepdims: bool,
+    dtype: np.dtype[Any] | None,
+) -> Array:
+    check_arraylike(name, [a])
+    axes = _reduced_axes(name, a, axis)
+    if dtype is not None:
+        a = convert(a, dtype, dtype_weak(a)[1])
+    return _keep(reduce(a, axes), _shape(a), axes, keepdims)
+
+
+def sum(a: Array, axis: Axis = None, dtype: Any = None, keepdims: bool = False) -> Array:
+    return _reduction("sum", lax.reduce_sum, a, axis, keepdims, _accumulation_dtype(a, dtype))
+
+
+def prod(a: Array, axis: Axis = None, dtype: Any = None, keepdims: bool = False) -> Array:
+    return _reduction("prod", lax.reduce_prod, a, axis, keepdims, _accumulation_dtype(a, dtype))
+
+
+def _check_nonempty(name: str, a: Array, axis: Axis) -> None:
+    shp = _shape(a)
+    if any(shp[i] == 0 for i in _reduced_axes(name, a, axis)):
+        raise ValueError(
+            f"{name}: zero-size array to reduction operation which has no identity "
+            f"(shape {shp}, axis {axis})"
+        )
+
+
+def max(a: Array, axis: Axis = None, keepdims: bool = False) -> Array:
+    _check_nonempty("max", a, axis)
+    return _reduction("max", lax.reduce_max, a, axis, keepdims, None)
+
+
+def min(a: Array, axis: Axis = None, keepdims: bool = False) -> Array:
+    _check_nonempty("min", a, axis)
+    return _reduction("min", lax.reduce_min, a, axis, keepdims, None)
+
+
+amax = max
+amin = min
+
+
+def ptp(a: Array, axis: Axis = None, keepdims: bool = False) -> Array:
+    return lax.sub(max(a, axis, keepdims), min(a, axis, keepdims))
+
+
+def _as_bool(a: Array) -> Array:
+    return a if dtype_weak(a)[0].kind == "b" else lax.ne(a, 0)
+
+
+def all(a: Array, axis: Axis = None, keepdims: bool = False) -> Array:
+    return _reduction("all", lax.reduce_and, _as_bool(a), axis, keepdims, None)
+
+
+def any(a: Array, axis: Axis = None, keepdims: bool = False) -> Array:
+    return _reduction("any", lax.reduce_or, _as_bool(a), axis, keepdims, None)
+
+
+def count_nonzero(a: Array, axis: Axis = None, keepdims: bool = False) -> Array:
+    return sum(_as_bool(a), axis, np.int64, keepdims)
+
+
+def _count(a: Array, axes: tuple[int, ...]) -> int:
+    shp = _shape(a)
+    return math.prod(shp[i] for i in axes)
+
+
+def _float_dtype(a: Array, dtype: Any) -> np.dtype[Any]:
+    dt = as_dtype(dtype)
+    return to_inexact_dtype(dtype_weak(a)[0]) if dt is None else dt
+
+
+def mean(a: Array, axis: Axis = None, dtype: Any = None, keepdims: bool = False) -> Array:
+    """Arithmetic mean; integers and bools average in float64."""
+    check_arraylike("mean", [a])
+    dt = _float_dtype(a, dtype)
+    axes = _reduced_axes("mean", a, axis)
+    total = sum(a, axis, dt, keepdims)
+    return lax.div(total, convert(_count(a, axes), dt))
+
+
+def var(
+    a: Array, axis: Axis = None, dtype: Any = None, ddof: int = 0, keepdims: bool = False
+) -> Array:
+    """Variance ``mean(|a - mean(a)|**2) * n / (n - ddof)``."""
+    check_arraylike("var", [a])
+    dt = _float_dtype(a, dtype)
+    axes = _reduced_axes("var", a, axis)
+    a = convert(a, dt)
+    centered = lax.sub(a, mean(a, axis, dt, keepdims=True))
+    sq = lax.mul(centered, centered)
+    n = _count(a, axes) - ddof
+    return lax.div(sum(sq, axis, dt, keepdims), convert(n if n > 0 else np.nan, dt))
+
+
+def std(
+    a: Array, axis: Axis = None, dtype: Any = None, ddof: int = 0, keepdims: bool = False
+) -> Array:
+    return lax.sqrt(var(a, axis, dtype, ddof, keepdims))
+
+
+def _arg_reduction(
+    name: str,
+    reduce: Callable[[Array, int, Any], Array],
+    a: Array,
+    axis: int | None,
+    keepdims: bool,
+) -> Array:
+    check_arraylike(name, [a])
+    shp = _shape(a)
+    if axis is None:
+        flat = ravel(a)
+        if not _shape(flat)[0]:
+            raise ValueError(f"{name}: attempt to get {name} of an empty sequence")
+        out = reduce(flat, 0, np.int64)
+        return reshape(out, (1,) * len(shp)) if keepdims else out
+    ax = canonicalize_axis(name, axis, len(shp))
+    if shp[ax] == 0:
+        raise ValueError(f"{name}: attempt to get {name} of an empty sequence (axis {ax})")
+    return _keep(reduce(a, ax, np.int64), shp, (ax,), keepdims)
+
+
+def argmax(a: Array, axis: int | None = None, keepdims: bool = False) -> Array:
+    return _arg_reduction("argmax", lax.argmax, a, axis, keepdims)
+
+
+def argmin(a: Array, axis: int | None = None, keepdims: bool = False) -> Array:
+    return _arg_reduction("argmin", lax.argmin, a, axis, keepdims)
+
+
+def _cumulative(
+    name: str, scan: Callable[..., Array], a: Array, axis: int | None, dtype: Any
+) -> Array:
+    check_arraylike(name, [a])
+    if axis is None:
+        a, axis = ravel(a), 0
+    a = convert(a, _accumulation_dtype(a, dtype))
+    return scan(a, canonicalize_axis(name, axis, len(_shape(a))))
+
+
+def cumsum(a: Array, axis: int | None = None, dtype: Any = None) -> Array:
+    return _cumulative("cumsum", lax.cumsum, a, axis, dtype)
+
+
+def cumprod(a: Array, axis: int | None = None, dtype: Any = None) -> Array:
+    return _cumulative("cumprod", lax.cumprod, a, axis, dtype)

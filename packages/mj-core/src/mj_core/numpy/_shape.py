@@ -1,0 +1,222 @@
+"""Shape manipulation with NumPy names: reshape, transpose, axes moves, joining, flipping."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from mj_core import lax
+from mj_core.numpy._promotion import Array, check_arraylike, promote, shape_of
+from mj_core.shapes import broadcast_shapes as _broadcast_shapes
+from mj_core.shapes import canonicalize_axes, canonicalize_axis
+
+__all__ = [
+    "atleast_1d",
+    "atleast_2d",
+    "broadcast_arrays",
+    "broadcast_shapes",
+    "broadcast_to",
+    "concatenate",
+    "expand_dims",
+    "flip",
+    "hstack",
+    "moveaxis",
+    "ndim",
+    "ravel",
+    "reshape",
+    "shape",
+    "size",
+    "split",
+    "squeeze",
+    "stack",
+    "swapaxes",
+    "transpose",
+    "vstack",
+]
+
+
+def shape(a: Array) -> tuple[int, ...]:
+    return shape_of(a)
+
+
+def ndim(a: Array) -> int:
+    return len(shape_of(a))
+
+
+def size(a: Array) -> int:
+    return math.prod(shape_of(a))
+
+
+def _axes_arg(axis: int | Sequence[int]) -> tuple[int, ...]:
+    return (int(axis),) if isinstance(axis, int | np.integer) else tuple(int(a) for a in axis)
+
+
+def reshape(a: Array, shape: int | Sequence[int], order: str = "C") -> Array:
+    """Row-major reshape; one entry of ``shape`` may be -1 (inferred)."""
+    if order != "C":
+        raise NotImplementedError(f"reshape: only order='C' is supported, got {order!r}")
+    old = shape_of(a)
+    new = list(_axes_arg(shape))
+    if new.count(-1) > 1:
+        raise ValueError("reshape: can only specify one unknown dimension (-1)")
+    if -1 in new:
+        known = math.prod(d for d in new if d != -1)
+        total = math.prod(old)
+        if known == 0 or total % known:
+            raise TypeError(f"reshape: cannot reshape array of shape {old} into shape {tuple(new)}")
+        new[new.index(-1)] = total // known
+    return lax.reshape(a, tuple(new))
+
+
+def ravel(a: Array, order: str = "C") -> Array:
+    return reshape(a, (-1,), order)
+
+
+def transpose(a: Array, axes: Sequence[int] | None = None) -> Array:
+    nd = len(shape_of(a))
+    if axes is None:
+        return lax.transpose(a, tuple(range(nd - 1, -1, -1)))
+    perm = canonicalize_axes("transpose", _axes_arg(axes), nd)
+    if len(perm) != nd:
+        raise ValueError(f"transpose: axes {tuple(axes)} don't match an array of rank {nd}")
+    return lax.transpose(a, perm)
+
+
+def swapaxes(a: Array, axis1: int, axis2: int) -> Array:
+    nd = len(shape_of(a))
+    i = canonicalize_axis("swapaxes", axis1, nd)
+    j = canonicalize_axis("swapaxes", axis2, nd)
+    perm = list(range(nd))
+    perm[i], perm[j] = j, i
+    return lax.transpose(a, perm)
+
+
+def moveaxis(a: Array, source: int | Sequence[int], destination: int | Sequence[int]) -> Array:
+    nd = len(shape_of(a))
+    src = canonicalize_axes("moveaxis", _axes_arg(source), nd)
+    dst = canonicalize_axes("moveaxis", _axes_arg(destination), nd)
+    if len(src) != len(dst):
+        raise ValueError("moveaxis: source and destination must have the same number of axes")
+    perm = [i for i in range(nd) if i not in src]
+    for d, s in sorted(zip(dst, src, strict=True)):
+        perm.insert(d, s)
+    return lax.transpose(a, perm)
+
+
+def expand_dims(a: Array, axis: int | Sequence[int]) -> Array:
+    return lax.expand_dims(a, _axes_arg(axis))
+
+
+def squeeze(a: Array, axis: int | Sequence[int] | None = None) -> Array:
+    """Remove size-1 dimensions (all of them, or those in ``axis``, which must have size 1)."""
+    shp = shape_of(a)
+    if axis is None:
+        dims = tuple(i for i, d in enumerate(shp) if d == 1)
+    else:
+        dims = canonicalize_axes("squeeze", _axes_arg(axis), len(shp))
+        for d in dims:
+            if shp[d] != 1:
+                raise ValueError(
+                    f"squeeze: cannot select an axis to squeeze out which has size not equal "
+                    f"to one (axis {d} of shape {shp})"
+                )
+    return lax.squeeze(a, dims)
+
+
+def broadcast_shapes(*shapes: Sequence[int]) -> tuple[int, ...]:
+    return _broadcast_shapes("broadcast_shapes", *(tuple(s) for s in shapes))
+
+
+def broadcast_to(array: Array, shape: int | Sequence[int]) -> Array:
+    """Broadcast ``array`` to ``shape`` (NumPy rules: trailing dims align)."""
+    target = _axes_arg(shape)
+    old = shape_of(array)
+    if len(old) > len(target) or _broadcast_shapes("broadcast_to", old, target) != target:
+        raise ValueError(f"broadcast_to: cannot broadcast shape {old} to {target}")
+    lead = len(target) - len(old)
+    keep = [i for i, d in enumerate(old) if d == target[lead + i]]
+    squeezed = lax.reshape(array, tuple(old[i] for i in keep))
+    return lax.broadcast_in_dim(squeezed, target, tuple(lead + i for i in keep))
+
+
+def broadcast_arrays(*args: Array) -> list[Array]:
+    target = broadcast_shapes(*(shape_of(a) for a in args))
+    return [broadcast_to(a, target) for a in args]
+
+
+def atleast_1d(*arys: Array) -> Any:
+    outs = [a if len(shape_of(a)) >= 1 else lax.reshape(a, (1,)) for a in arys]
+    return outs[0] if len(outs) == 1 else outs
+
+
+def atleast_2d(*arys: Array) -> Any:
+    outs = []
+    for a in arys:
+        shp = shape_of(a)
+        outs.append(a if len(shp) >= 2 else lax.reshape(a, (1,) * (2 - len(shp)) + shp))
+    return outs[0] if len(outs) == 1 else outs
+
+
+def concatenate(arrays: Sequence[Array], axis: int | None = 0, dtype: Any = None) -> Array:
+    """Join arrays along an existing axis (``axis=None`` flattens them first)."""
+    arrays = list(arrays)
+    if not arrays:
+        raise ValueError("concatenate: need at least one array to concatenate")
+    if axis is None:
+        arrays = [ravel(a) for a in arrays]
+        axis = 0
+    arrays = promote(*arrays)
+    if dtype is not None:
+        arrays = [lax.convert_element_type(a, dtype) for a in arrays]
+    nd = len(shape_of(arrays[0]))
+    if nd == 0:
+        raise ValueError("concatenate: zero-dimensional arrays cannot be concatenated")
+    return lax.concatenate(arrays, canonicalize_axis("concatenate", axis, nd))
+
+
+def stack(arrays: Sequence[Array], axis: int = 0) -> Array:
+    """Join same-shaped arrays along a new axis."""
+    arrays = list(arrays)
+    if not arrays:
+        raise ValueError("stack: need at least one array to stack")
+    check_arraylike("stack", arrays)
+    shp = shape_of(arrays[0])
+    if any(shape_of(a) != shp for a in arrays):
+        shapes = sorted({shape_of(a) for a in arrays})
+        raise ValueError(f"stack: all input arrays must have the same shape, got {shapes}")
+    ax = canonicalize_axis("stack", axis, len(shp) + 1)
+    return concatenate([lax.expand_dims(a, (ax,)) for a in arrays], ax)
+
+
+def hstack(tup: Sequence[Array]) -> Array:
+    arrs = [atleast_1d(a) for a in tup]
+    return concatenate(arrs, 0 if len(shape_of(arrs[0])) == 1 else 1)
+
+
+def vstack(tup: Sequence[Array]) -> Array:
+    return concatenate([atleast_2d(a) for a in tup], 0)
+
+
+def split(ary: Array, indices_or_sections: int | Sequence[int], axis: int = 0) -> list[Array]:
+    """Split along ``axis`` into equal sections or at the given indices."""
+    shp = shape_of(ary)
+    ax = canonicalize_axis("split", axis, len(shp))
+    n = shp[ax]
+    if isinstance(indices_or_sections, int | np.integer):
+        sections = int(indices_or_sections)
+        if sections <= 0 or n % sections:
+            raise ValueError("split: array split does not result in an equal division")
+        bounds = [i * (n // sections) for i in range(sections + 1)]
+    else:
+        bounds = [0, *(min(max(int(i), 0), n) for i in indices_or_sections), n]
+    return [lax.slice_in_dim(ary, lo, max(lo, hi), 1, ax) for lo, hi in itertools.pairwise(bounds)]
+
+
+def flip(m: Array, axis: int | Sequence[int] | None = None) -> Array:
+    nd = len(shape_of(m))
+    axes = tuple(range(nd)) if axis is None else _axes_arg(axis)
+    return lax.rev(m, axes)
