@@ -11,10 +11,25 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
+from mj_autodiff import (
+    PartialEvalTrace,
+    UndefPrimal,
+    Zero,
+    backward_pass,
+    instantiate_zeros,
+    jvp_jaxpr,
+    jvp_rules,
+    partial_eval_jaxpr,
+    partial_eval_jaxpr_rules,
+    partial_eval_rules,
+    tangent_aval,
+    transpose_rules,
+)
+from mj_control._jaxprs import add_inputs, join_residuals
 from mj_control._printing import pp_control_eqn
 from mj_control._tracing import (
     cast,
@@ -31,7 +46,14 @@ from mj_core.errors import user_location
 from mj_core.primitive import Primitive, impl_rules
 from mj_core.trace import bind
 from mj_core.tree_util import tree_flatten, tree_unflatten
-from mj_ir import ClosedJaxpr, abstract_eval_rules, pp_rules
+from mj_ir import (
+    ClosedJaxpr,
+    JaxprEqn,
+    Var,
+    abstract_eval_rules,
+    pp_rules,
+    trace_to_closed_jaxpr,
+)
 
 __all__ = ["cond", "cond_p", "switch"]
 
@@ -194,3 +216,162 @@ pp_rules[cond_p] = pp_control_eqn
 
 
 abstract_eval_rules[cond_p] = _cond_abstract_eval
+
+
+# --- forward mode --------------------------------------------------------------------------------
+
+
+def _cond_jvp(
+    primals: list[Any], tangents: list[Any], *, branches: tuple[ClosedJaxpr, ...]
+) -> tuple[list[Any], list[Any]]:
+    index, *ops = primals
+    op_tangents = tangents[1:]
+    nonzeros = [type(t) is not Zero for t in op_tangents]
+    first = [jvp_jaxpr(b, nonzeros, False) for b in branches]
+    out_nz = [any(flags) for flags in zip(*(nz for _, nz in first), strict=True)]
+    jvps = tuple(
+        j if nz == out_nz else jvp_jaxpr(b, nonzeros, out_nz)[0]
+        for b, (j, nz) in zip(branches, first, strict=True)
+    )
+    nz_tangents = [t for t in op_tangents if type(t) is not Zero]
+    out_avals = joined_out_avals(branches)
+    outs = bind(cond_p, index, *ops, *nz_tangents, branches=jvps)
+    tangents_out = iter(outs[len(out_avals) :])
+    return outs[: len(out_avals)], [
+        next(tangents_out) if nz else Zero(tangent_aval(a))
+        for a, nz in zip(out_avals, out_nz, strict=True)
+    ]
+
+
+jvp_rules[cond_p] = _cond_jvp
+
+
+# --- partial evaluation --------------------------------------------------------------------------
+
+
+class _SplitBranches(NamedTuple):
+    known: tuple[ClosedJaxpr, ...]  # known operands -> (*known outputs, *residuals)
+    unknown: tuple[ClosedJaxpr, ...]  # (*residuals, *unknown operands) -> unknown outputs
+    out_unknowns: list[bool]
+    res_avals: list[ShapedArray]
+
+
+def _split_branches(branches: Sequence[ClosedJaxpr], in_unknowns: Sequence[bool]) -> _SplitBranches:
+    """Partially evaluate every branch with the same unknown inputs and outputs, then join
+    their residuals so that the known and the unknown branches each share one type."""
+    out_uks = [False] * len(branches[0].out_avals)
+    for b in branches:
+        out_uks = [
+            a or u for a, u in zip(out_uks, partial_eval_jaxpr(b, in_unknowns)[2], strict=True)
+        ]
+    splits = [partial_eval_jaxpr(b, in_unknowns, out_uks) for b in branches]
+    known, res_avals = join_residuals([s[0] for s in splits], [s[3] for s in splits])
+    unknown = []
+    before = 0
+    for _, u, _, nres in splits:
+        u = add_inputs(u, res_avals[:before], 0)
+        unknown.append(add_inputs(u, res_avals[before + nres :], before + nres))
+        before += nres
+    return _SplitBranches(tuple(known), tuple(unknown), out_uks, res_avals)
+
+
+def _cond_partial_eval(
+    trace: PartialEvalTrace, tracers: list[Any], *, branches: tuple[ClosedJaxpr, ...]
+) -> list[Any]:
+    index, *ops = tracers
+    if not index.is_known:
+        return trace.new_eqn_tracers(
+            cond_p, tracers, {"branches": branches}, joined_out_avals(branches)
+        )
+    in_uks = [not t.is_known for t in ops]
+    split = _split_branches(branches, in_uks)
+    known_vals = [t.const for t in ops if t.is_known]
+    outs = bind(cond_p, index.const, *known_vals, branches=split.known)
+    n_known = len(outs) - len(split.res_avals)
+    res = [trace.pure(r) for r in outs[n_known:]]
+    unknown_avals = [
+        a for a, uk in zip(joined_out_avals(branches), split.out_unknowns, strict=True) if uk
+    ]
+    unknown_ins = [t for t in ops if not t.is_known]
+    outs_unknown = trace.new_eqn_tracers(
+        cond_p, [index, *res, *unknown_ins], {"branches": split.unknown}, unknown_avals
+    )
+    known_it, unknown_it = iter(outs[:n_known]), iter(outs_unknown)
+    return [next(unknown_it) if uk else next(known_it) for uk in split.out_unknowns]
+
+
+partial_eval_rules[cond_p] = _cond_partial_eval
+
+
+def _cond_partial_eval_jaxpr(
+    unks_in: list[bool], eqn: JaxprEqn
+) -> tuple[JaxprEqn | None, JaxprEqn | None, list[bool], list[Var]]:
+    index, *ops = eqn.inputs
+    index_unknown, *op_uks = unks_in
+    if index_unknown:
+        res = [x for x, uk in zip(eqn.inputs, unks_in, strict=True) if not uk and type(x) is Var]
+        return None, eqn, [True] * len(eqn.out_binders), res
+    split = _split_branches(eqn.params["branches"], op_uks)
+    res_vars = [Var(a) for a in split.res_avals]
+    outs_known = [v for v, uk in zip(eqn.out_binders, split.out_unknowns, strict=True) if not uk]
+    outs_unknown = [v for v, uk in zip(eqn.out_binders, split.out_unknowns, strict=True) if uk]
+    ins_known = [x for x, uk in zip(ops, op_uks, strict=True) if not uk]
+    ins_unknown = [x for x, uk in zip(ops, op_uks, strict=True) if uk]
+    eqn1 = JaxprEqn(
+        cond_p, [index, *ins_known], {"branches": split.known}, [*outs_known, *res_vars]
+    )
+    eqn2 = JaxprEqn(
+        cond_p, [index, *res_vars, *ins_unknown], {"branches": split.unknown}, outs_unknown
+    )
+    res = [index, *res_vars] if type(index) is Var else res_vars
+    return eqn1, eqn2 if outs_unknown else None, split.out_unknowns, res
+
+
+partial_eval_jaxpr_rules[cond_p] = _cond_partial_eval_jaxpr
+
+
+# --- transposition -------------------------------------------------------------------------------
+
+
+def transpose_closed(
+    closed: ClosedJaxpr, linear: Sequence[bool], ct_nonzero: Sequence[bool]
+) -> ClosedJaxpr:
+    """The transpose of ``closed`` w.r.t. the arguments flagged ``linear``: it takes the
+    non-linear arguments and the cotangents of the outputs flagged ``ct_nonzero`` (the others
+    are zero), and returns the cotangents of the linear arguments (zeros instantiated)."""
+    in_avals = closed.in_avals
+    out_avals = closed.out_avals
+    n_res = linear.count(False)
+
+    def transposed(*args: Any) -> list[Any]:
+        res, cts = iter(args[:n_res]), iter(args[n_res:])
+        primals = [
+            UndefPrimal(a) if lin else next(res) for a, lin in zip(in_avals, linear, strict=True)
+        ]
+        cts_out = [
+            next(cts) if nz else Zero(tangent_aval(a))
+            for a, nz in zip(out_avals, ct_nonzero, strict=True)
+        ]
+        cts_in = backward_pass(closed.jaxpr, [*closed.consts, *primals], cts_out)
+        return [instantiate_zeros(ct) for ct in cts_in]
+
+    res_avals = [a for a, lin in zip(in_avals, linear, strict=True) if not lin]
+    ct_avals = [tangent_aval(a) for a, nz in zip(out_avals, ct_nonzero, strict=True) if nz]
+    return trace_to_closed_jaxpr(transposed, [*res_avals, *ct_avals])
+
+
+def _cond_transpose(
+    cts: list[Any], index: Any, *ops: Any, branches: tuple[ClosedJaxpr, ...]
+) -> list[Any]:
+    if type(index) is UndefPrimal:
+        raise TypeError("cond: the branch index cannot be a linear input")
+    linear = [type(x) is UndefPrimal for x in ops]
+    ct_nonzero = [type(ct) is not Zero for ct in cts]
+    transposed = tuple(transpose_closed(b, linear, ct_nonzero) for b in branches)
+    res = [x for x in ops if type(x) is not UndefPrimal]
+    nz_cts = [ct for ct in cts if type(ct) is not Zero]
+    outs = iter(bind(cond_p, index, *res, *nz_cts, branches=transposed))
+    return [None, *(next(outs) if lin else None for lin in linear)]
+
+
+transpose_rules[cond_p] = _cond_transpose

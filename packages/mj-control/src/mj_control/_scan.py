@@ -9,11 +9,27 @@ bool per operand, a hint that the operand is used linearly).
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, NamedTuple
 
 import numpy as np
 
+from mj_autodiff import (
+    PartialEvalTrace,
+    UndefPrimal,
+    Zero,
+    add_tangents,
+    backward_pass,
+    instantiate_zeros,
+    jvp_jaxpr,
+    jvp_rules,
+    partial_eval_jaxpr,
+    partial_eval_jaxpr_rules,
+    partial_eval_rules,
+    tangent_aval,
+    transpose_rules,
+)
+from mj_control._jaxprs import move, permute, zeros
 from mj_control._printing import pp_control_eqn
 from mj_control._tracing import (
     check_callable,
@@ -24,12 +40,22 @@ from mj_control._tracing import (
     type_tree,
     typematch,
 )
-from mj_core.avals import ShapedArray
+from mj_core.avals import ShapedArray, get_aval
 from mj_core.errors import user_location
 from mj_core.primitive import Primitive, impl_rules
 from mj_core.trace import bind
 from mj_core.tree_util import tree_flatten, tree_structure, tree_unflatten
-from mj_ir import ClosedJaxpr, abstract_eval_rules, pp_rules
+from mj_ir import (
+    ClosedJaxpr,
+    Jaxpr,
+    JaxprEqn,
+    Var,
+    abstract_eval_rules,
+    dce_jaxpr,
+    eval_jaxpr,
+    pp_rules,
+    trace_to_closed_jaxpr,
+)
 
 __all__ = ["scan", "scan_p"]
 
@@ -198,3 +224,463 @@ pp_rules[scan_p] = pp_control_eqn
 
 
 abstract_eval_rules[scan_p] = _scan_abstract_eval
+
+
+class _Groups(NamedTuple):
+    """Operands (or flags) of a scan split into its three groups."""
+
+    consts: list[Any]
+    carry: list[Any]
+    xs: list[Any]
+
+
+def _groups(args: Sequence[Any], num_consts: int, num_carry: int) -> _Groups:
+    cut = num_consts + num_carry
+    return _Groups(list(args[:num_consts]), list(args[num_consts:cut]), list(args[cut:]))
+
+
+def _carry_fixpoint(
+    jaxpr: ClosedJaxpr,
+    flags: _Groups,
+    out_flags: Callable[[ClosedJaxpr, list[bool]], list[bool]],
+) -> list[bool]:
+    """Grow the set of flagged carries (nonzero tangents, unknown values, batched) until the
+    body maps it into itself."""
+    carry = list(flags.carry)
+    while True:
+        outs = out_flags(jaxpr, [*flags.consts, *carry, *flags.xs])[: len(carry)]
+        new = [a or b for a, b in zip(carry, outs, strict=True)]
+        if new == carry:
+            return carry
+        carry = new
+
+
+# --- forward mode --------------------------------------------------------------------------------
+
+
+def _jvp_out_nonzeros(closed: ClosedJaxpr, nonzeros: list[bool]) -> list[bool]:
+    return jvp_jaxpr(closed, nonzeros, False)[1]
+
+
+def _scan_jvp(
+    primals: list[Any],
+    tangents: list[Any],
+    *,
+    jaxpr: ClosedJaxpr,
+    num_consts: int,
+    num_carry: int,
+    length: int,
+    reverse: bool,
+    linear: tuple[bool, ...],
+) -> tuple[list[Any], list[Any]]:
+    nz = _groups([type(t) is not Zero for t in tangents], num_consts, num_carry)
+    carry_nz = _carry_fixpoint(jaxpr, nz, _jvp_out_nonzeros)
+    n_ys = len(jaxpr.out_avals) - num_carry
+    jaxpr_jvp, out_nz = jvp_jaxpr(
+        jaxpr, [*nz.consts, *carry_nz, *nz.xs], [*carry_nz, *[False] * n_ys]
+    )
+    ys_nz = out_nz[num_carry:]
+    n_xs = len(nz.xs)
+    n_ct, n_cct, n_xt, n_yt = sum(nz.consts), sum(carry_nz), sum(nz.xs), sum(ys_nz)
+    # jvp order: (consts, carry, xs, const tangents, carry tangents, xs tangents) ->
+    # (carry, ys, carry tangents, ys tangents); scan order groups each primal with its tangents
+    jaxpr_jvp = permute(
+        jaxpr_jvp,
+        move([num_consts, num_carry, n_xs, n_ct, n_cct, n_xt], [0, 3, 1, 4, 2, 5]),
+        move([num_carry, n_ys, n_cct, n_yt], [0, 2, 1, 3]),
+    )
+    p = _groups(primals, num_consts, num_carry)
+    t = _groups(tangents, num_consts, num_carry)
+    lin = _groups(linear, num_consts, num_carry)
+    outs = bind(
+        scan_p,
+        *p.consts,
+        *(x for x in t.consts if type(x) is not Zero),
+        *p.carry,
+        *(instantiate_zeros(x) for x, f in zip(t.carry, carry_nz, strict=True) if f),
+        *p.xs,
+        *(x for x in t.xs if type(x) is not Zero),
+        jaxpr=jaxpr_jvp,
+        num_consts=num_consts + n_ct,
+        num_carry=num_carry + n_cct,
+        length=length,
+        reverse=reverse,
+        linear=(*lin.consts, *[True] * n_ct, *lin.carry, *[True] * n_cct, *lin.xs, *[True] * n_xt),
+    )
+    carry_out = outs[:num_carry]
+    carry_t = iter(outs[num_carry : num_carry + n_cct])
+    ys = outs[num_carry + n_cct : num_carry + n_cct + n_ys]
+    ys_t = iter(outs[num_carry + n_cct + n_ys :])
+    out_avals = _scan_abstract_eval(
+        *(get_aval(x) for x in primals),
+        jaxpr=jaxpr,
+        num_consts=num_consts,
+        num_carry=num_carry,
+        length=length,
+        reverse=reverse,
+        linear=linear,
+    )
+    flags = [*carry_nz, *ys_nz]
+    tangent_its = [carry_t] * num_carry + [ys_t] * n_ys
+    return [*carry_out, *ys], [
+        next(it) if f else Zero(tangent_aval(a))
+        for a, f, it in zip(out_avals, flags, tangent_its, strict=True)
+    ]
+
+
+jvp_rules[scan_p] = _scan_jvp
+
+
+# --- partial evaluation --------------------------------------------------------------------------
+# The known scan computes the known carries and ys and, as extra ys, the per-step residuals the
+# unknown scan needs. Residuals that do not change across steps are not stacked: known const
+# operands and constants of the body are passed to the unknown scan as consts; values computed
+# from them alone are hoisted out of the loop (trace level) or stacked (jaxpr level, where a
+# rule returns a single known equation); known xs operands are passed on as xs.
+
+
+class _Residual(NamedTuple):
+    kind: str  # "closed" (a body constant), "const", "xs" (forwarded operand), "hoist", "loop"
+    at: int  # into the body's consts, the scan's operands, or the hoisted / stacked outputs
+
+
+class _ScanSplit(NamedTuple):
+    unknowns: list[bool]  # per operand, after growing the unknown carries to a fixpoint
+    out_unknowns: list[bool]
+    known: ClosedJaxpr  # known (consts, carry, xs) -> (carry, ys, stacked residuals)
+    num_known_out: int  # known carry + ys outputs of ``known``, before the stacked residuals
+    hoist: ClosedJaxpr | None  # known consts -> hoisted residuals
+    invariant: list[_Residual]  # residuals passed as leading consts of ``unknown``
+    variant: list[_Residual]  # residuals passed as trailing xs of ``unknown``
+    unknown: ClosedJaxpr  # (invariant, consts, carry, xs, variant) -> (carry, ys), unknown ones
+
+
+def _pe_out_unknowns(closed: ClosedJaxpr, unknowns: list[bool]) -> list[bool]:
+    return partial_eval_jaxpr(closed, unknowns)[2]
+
+
+def _loop_variant(jaxpr: Jaxpr, variant_inputs: Sequence[Var]) -> set[Var]:
+    """The variables of ``jaxpr`` that depend on ``variant_inputs``."""
+    variant = set(variant_inputs)
+    for eqn in jaxpr.eqns:
+        if any(type(x) is Var and x in variant for x in eqn.inputs):
+            variant.update(eqn.out_binders)
+    return variant
+
+
+def _split_scan(
+    unknowns: Sequence[bool], jaxpr: ClosedJaxpr, num_consts: int, num_carry: int, hoist: bool
+) -> _ScanSplit:
+    uk = _groups(unknowns, num_consts, num_carry)
+    carry_uk = _carry_fixpoint(jaxpr, uk, _pe_out_unknowns)
+    in_uks = [*uk.consts, *carry_uk, *uk.xs]
+    n_ys = len(jaxpr.out_avals) - num_carry
+    known, unknown, out_uks, num_res = partial_eval_jaxpr(
+        jaxpr, in_uks, [*carry_uk, *[False] * n_ys]
+    )
+    kj = known.jaxpr
+    n_closed = len(known.consts)
+    known_pos = [i for i, u in enumerate(in_uks) if not u]  # operand index of each known arg
+    n_kc = uk.consts.count(False)
+    n_kcarry = carry_uk.count(False)
+    args = kj.in_binders[n_closed:]
+    closed_at = {v: i for i, v in enumerate(kj.in_binders[:n_closed])}
+    const_at = {v: known_pos[i] for i, v in enumerate(args[:n_kc])}
+    xs_at = {v: known_pos[i] for i, v in enumerate(args[n_kc + n_kcarry :], n_kc + n_kcarry)}
+    variant_vars = _loop_variant(kj, args[n_kc:])
+    n_kout = len(kj.outs) - num_res
+    kinds: list[_Residual] = []
+    hoisted: list[Any] = []
+    stacked: list[Any] = []
+    for r in kj.outs[n_kout:]:
+        assert type(r) is Var
+        if r in closed_at:
+            kinds.append(_Residual("closed", closed_at[r]))
+        elif r in const_at:
+            kinds.append(_Residual("const", const_at[r]))
+        elif r in xs_at:
+            kinds.append(_Residual("xs", xs_at[r]))
+        elif hoist and r not in variant_vars:
+            kinds.append(_Residual("hoist", len(hoisted)))
+            hoisted.append(r)
+        else:
+            kinds.append(_Residual("loop", len(stacked)))
+            stacked.append(r)
+    loop_jaxpr, _ = dce_jaxpr(
+        Jaxpr(kj.in_binders, kj.eqns, [*kj.outs[:n_kout], *stacked]),
+        [True] * (n_kout + len(stacked)),
+        instantiate=True,
+    )
+    hoist_jaxpr = None
+    if hoisted:
+        hoist_binders = kj.in_binders[: n_closed + n_kc]
+        pruned, _ = dce_jaxpr(
+            Jaxpr(hoist_binders, kj.eqns, hoisted), [True] * len(hoisted), instantiate=True
+        )
+        hoist_jaxpr = ClosedJaxpr(pruned, known.consts)
+    # the unknown body: (closed residuals as its constants, invariant residuals, unknown
+    # consts, carry and xs, variant residuals)
+    res_binders = unknown.jaxpr.in_binders[:num_res]
+    rest = unknown.jaxpr.in_binders[num_res:]
+    n_uc, n_ucarry = uk.consts.count(True), carry_uk.count(True)
+    groups: dict[str, list[int]] = {"closed": [], "invariant": [], "variant": []}
+    for j, res in enumerate(kinds):
+        group = "closed" if res.kind == "closed" else "variant"
+        if res.kind in ("const", "hoist"):
+            group = "invariant"
+        groups[group].append(j)
+    binders = [
+        *(res_binders[j] for j in groups["closed"]),
+        *(res_binders[j] for j in groups["invariant"]),
+        *rest[: n_uc + n_ucarry],
+        *rest[n_uc + n_ucarry :],
+        *(res_binders[j] for j in groups["variant"]),
+    ]
+    unknown_body = ClosedJaxpr(
+        Jaxpr(binders, unknown.jaxpr.eqns, unknown.jaxpr.outs),
+        [known.consts[kinds[j].at] for j in groups["closed"]],
+    )
+    return _ScanSplit(
+        unknowns=[*uk.consts, *carry_uk, *uk.xs],
+        out_unknowns=out_uks,
+        known=ClosedJaxpr(loop_jaxpr, known.consts),
+        num_known_out=n_kout,
+        hoist=hoist_jaxpr,
+        invariant=[kinds[j] for j in groups["invariant"]],
+        variant=[kinds[j] for j in groups["variant"]],
+        unknown=unknown_body,
+    )
+
+
+def _known_params(split: _ScanSplit, params: dict[str, Any]) -> dict[str, Any]:
+    uk = _groups(split.unknowns, params["num_consts"], params["num_carry"])
+    n_known = split.unknowns.count(False)
+    return {
+        **params,
+        "jaxpr": split.known,
+        "num_consts": uk.consts.count(False),
+        "num_carry": uk.carry.count(False),
+        "linear": (False,) * n_known,
+    }
+
+
+def _unknown_params(split: _ScanSplit, params: dict[str, Any]) -> dict[str, Any]:
+    uk = _groups(split.unknowns, params["num_consts"], params["num_carry"])
+    lin = [f for f, u in zip(params["linear"], split.unknowns, strict=True) if u]
+    return {
+        **params,
+        "jaxpr": split.unknown,
+        "num_consts": len(split.invariant) + uk.consts.count(True),
+        "num_carry": uk.carry.count(True),
+        "linear": (*[False] * len(split.invariant), *lin, *[False] * len(split.variant)),
+    }
+
+
+def _merge(flags: Sequence[bool], when_false: Sequence[Any], when_true: Sequence[Any]) -> list[Any]:
+    it_false, it_true = iter(when_false), iter(when_true)
+    return [next(it_true) if f else next(it_false) for f in flags]
+
+
+def _scan_partial_eval(trace: PartialEvalTrace, tracers: list[Any], **params: Any) -> list[Any]:
+    unknowns = [not t.is_known for t in tracers]
+    split = _split_scan(
+        unknowns, params["jaxpr"], params["num_consts"], params["num_carry"], hoist=True
+    )
+    known_vals = [t.const for t, u in zip(tracers, split.unknowns, strict=True) if not u]
+    known_outs = bind(scan_p, *known_vals, **_known_params(split, params))
+    stacked = known_outs[split.num_known_out :]
+    hoisted: list[Any] = []
+    if split.hoist is not None:
+        n_known_consts = len(split.hoist.in_avals)
+        hoisted = eval_jaxpr(split.hoist, known_vals[:n_known_consts])
+
+    def residual(res: _Residual) -> Any:
+        if res.kind in ("const", "xs"):
+            return trace.pure(tracers[res.at].const)
+        return trace.pure((hoisted if res.kind == "hoist" else stacked)[res.at])
+
+    ins = [
+        *(residual(r) for r in split.invariant),
+        *(t for t, u in zip(tracers, split.unknowns, strict=True) if u),
+        *(residual(r) for r in split.variant),
+    ]
+    unknown_params = _unknown_params(split, params)
+    out_avals = _scan_abstract_eval(*(t.aval for t in ins), **unknown_params)
+    outs_unknown = trace.new_eqn_tracers(scan_p, ins, unknown_params, out_avals)
+    return _merge(split.out_unknowns, known_outs[: split.num_known_out], outs_unknown)
+
+
+partial_eval_rules[scan_p] = _scan_partial_eval
+
+
+def _scan_partial_eval_jaxpr(
+    unks_in: list[bool], eqn: JaxprEqn
+) -> tuple[JaxprEqn, JaxprEqn, list[bool], list[Var]]:
+    params = eqn.params
+    split = _split_scan(unks_in, params["jaxpr"], params["num_consts"], params["num_carry"], False)
+    known_params = _known_params(split, params)
+    known_ins = [x for x, u in zip(eqn.inputs, split.unknowns, strict=True) if not u]
+    stacked_avals = known_params["jaxpr"].out_avals[split.num_known_out :]
+    length = params["length"]
+    stacked = [Var(ShapedArray((length, *a.shape), a.dtype, a.weak_type)) for a in stacked_avals]
+    outs_known = [v for v, u in zip(eqn.out_binders, split.out_unknowns, strict=True) if not u]
+    eqn1 = JaxprEqn(scan_p, known_ins, known_params, [*outs_known, *stacked])
+
+    def residual(res: _Residual) -> Any:
+        return eqn.inputs[res.at] if res.kind in ("const", "xs") else stacked[res.at]
+
+    ins = [
+        *(residual(r) for r in split.invariant),
+        *(x for x, u in zip(eqn.inputs, split.unknowns, strict=True) if u),
+        *(residual(r) for r in split.variant),
+    ]
+    outs_unknown = [v for v, u in zip(eqn.out_binders, split.out_unknowns, strict=True) if u]
+    eqn2 = JaxprEqn(scan_p, ins, _unknown_params(split, params), outs_unknown)
+    res_vars = [*map(residual, split.invariant), *map(residual, split.variant)]
+    # an operand that is known but joined the unknown carries is passed to the unknown scan
+    forced = [
+        x
+        for x, u, u0 in zip(eqn.inputs, split.unknowns, unks_in, strict=True)
+        if u and not u0 and type(x) is Var
+    ]
+    res = [x for x in [*res_vars, *forced] if type(x) is Var]
+    return eqn1, eqn2, split.out_unknowns, res
+
+
+partial_eval_jaxpr_rules[scan_p] = _scan_partial_eval_jaxpr
+
+
+# --- transposition -------------------------------------------------------------------------------
+# A scan linear in some consts, its carries and some xs transposes to a scan running the other
+# way: its carries are the cotangents of the linear consts (accumulated over the steps) and of
+# the carries; it consumes the cotangents of the ys and the residual xs, and produces the
+# cotangents of the linear xs as its ys. Carries always count as linear (a carry whose initial
+# value is a known zero, such as an instantiated tangent, still gets a cotangent, unused).
+
+
+def _transposed_body(
+    jaxpr: ClosedJaxpr,
+    lin: _Groups,
+    ct_ys_nonzero: Sequence[bool],
+) -> ClosedJaxpr:
+    """``(res consts, ct accumulators of linear consts, ct carry, ct ys, res xs) ->
+    (ct accumulators, ct carry, ct linear xs)``."""
+    in_avals = _groups(jaxpr.in_avals, len(lin.consts), len(lin.carry))
+    out_avals = jaxpr.out_avals
+    num_carry = len(lin.carry)
+    y_avals = out_avals[num_carry:]
+    res_c = [a for a, f in zip(in_avals.consts, lin.consts, strict=True) if not f]
+    lin_c = [a for a, f in zip(in_avals.consts, lin.consts, strict=True) if f]
+    res_x = [a for a, f in zip(in_avals.xs, lin.xs, strict=True) if not f]
+    ct_y = [tangent_aval(a) for a, nz in zip(y_avals, ct_ys_nonzero, strict=True) if nz]
+    carry_ct = [tangent_aval(a) for a in in_avals.carry]
+    sizes = [len(res_c), len(lin_c), num_carry, len(ct_y), len(res_x)]
+
+    def body(*args: Any) -> list[Any]:
+        rc, acc, ct_carry, cty, rx = _split_sizes(args, sizes)
+        rc_it, rx_it, cty_it = iter(rc), iter(rx), iter(cty)
+        primals = [
+            *(
+                UndefPrimal(a) if f else next(rc_it)
+                for a, f in zip(in_avals.consts, lin.consts, strict=True)
+            ),
+            *(UndefPrimal(a) for a in in_avals.carry),
+            *(
+                UndefPrimal(a) if f else next(rx_it)
+                for a, f in zip(in_avals.xs, lin.xs, strict=True)
+            ),
+        ]
+        cts_out = [
+            *ct_carry,
+            *(
+                next(cty_it) if nz else Zero(tangent_aval(a))
+                for a, nz in zip(y_avals, ct_ys_nonzero, strict=True)
+            ),
+        ]
+        cts_in = backward_pass(jaxpr.jaxpr, [*jaxpr.consts, *primals], cts_out)
+        ct_consts, ct_carry_in, ct_xs = _split_sizes(
+            cts_in, [len(lin_c), num_carry, len(cts_in) - len(lin_c) - num_carry]
+        )
+        return [
+            *(instantiate_zeros(add_tangents(a, c)) for a, c in zip(acc, ct_consts, strict=True)),
+            *(instantiate_zeros(c) for c in ct_carry_in),
+            *(instantiate_zeros(c) for c in ct_xs),
+        ]
+
+    return trace_to_closed_jaxpr(
+        body, [*res_c, *map(tangent_aval, lin_c), *carry_ct, *ct_y, *res_x]
+    )
+
+
+def _undefined_or(
+    avals: Sequence[ShapedArray], linear: Sequence[bool], values: Iterator[Any]
+) -> list[Any]:
+    """``UndefPrimal`` for the linear inputs, the next of ``values`` for the others."""
+    return [UndefPrimal(a) if f else next(values) for a, f in zip(avals, linear, strict=True)]
+
+
+def _split_sizes(xs: Sequence[Any], sizes: Sequence[int]) -> list[list[Any]]:
+    out, start = [], 0
+    for n in sizes:
+        out.append(list(xs[start : start + n]))
+        start += n
+    return out
+
+
+def _scan_transpose(
+    cts: list[Any],
+    *args: Any,
+    jaxpr: ClosedJaxpr,
+    num_consts: int,
+    num_carry: int,
+    length: int,
+    reverse: bool,
+    linear: tuple[bool, ...],
+) -> list[Any]:
+    ops = _groups(args, num_consts, num_carry)
+    lin = _Groups(
+        [type(x) is UndefPrimal for x in ops.consts],
+        [True] * num_carry,
+        [type(x) is UndefPrimal for x in ops.xs],
+    )
+    ct_carry, ct_ys = cts[:num_carry], cts[num_carry:]
+    ct_ys_nonzero = [type(ct) is not Zero for ct in ct_ys]
+    body = _transposed_body(jaxpr, lin, ct_ys_nonzero)
+    carry_avals = jaxpr.in_avals[num_consts : num_consts + num_carry]
+    res_c = [x for x, f in zip(ops.consts, lin.consts, strict=True) if not f]
+    lin_c = [x for x, f in zip(ops.consts, lin.consts, strict=True) if f]
+    res_x = [x for x, f in zip(ops.xs, lin.xs, strict=True) if not f]
+    n_lin_x = lin.xs.count(True)
+    outs = bind(
+        scan_p,
+        *res_c,
+        *(zeros(tangent_aval(x.aval)) for x in lin_c),
+        *(
+            zeros(tangent_aval(a)) if type(ct) is Zero else ct
+            for a, ct in zip(carry_avals, ct_carry, strict=True)
+        ),
+        *(ct for ct in ct_ys if type(ct) is not Zero),
+        *res_x,
+        jaxpr=body,
+        num_consts=len(res_c),
+        num_carry=len(lin_c) + num_carry,
+        length=length,
+        reverse=not reverse,
+        linear=(
+            *[False] * len(res_c),
+            *[True] * (len(lin_c) + num_carry + sum(ct_ys_nonzero)),
+            *[False] * len(res_x),
+        ),
+    )
+    ct_consts = iter(outs[: len(lin_c)])
+    ct_init = outs[len(lin_c) : len(lin_c) + num_carry]
+    ct_xs = iter(outs[len(lin_c) + num_carry :])
+    assert len(outs) == len(lin_c) + num_carry + n_lin_x
+    return [
+        *(next(ct_consts) if f else None for f in lin.consts),
+        *(ct if type(x) is UndefPrimal else None for x, ct in zip(ops.carry, ct_init, strict=True)),
+        *(next(ct_xs) if f else None for f in lin.xs),
+    ]
+
+
+transpose_rules[scan_p] = _scan_transpose

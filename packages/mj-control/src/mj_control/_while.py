@@ -9,11 +9,24 @@ so the loop is forward-mode differentiable only; ``fori_loop`` with static bound
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple
 
 import numpy as np
 
+from mj_autodiff import (
+    PartialEvalTrace,
+    Zero,
+    instantiate_zeros,
+    jvp_jaxpr,
+    jvp_rules,
+    partial_eval_jaxpr,
+    partial_eval_jaxpr_rules,
+    partial_eval_rules,
+    tangent_aval,
+    transpose_rules,
+)
+from mj_control._jaxprs import add_inputs, move, permute
 from mj_control._printing import pp_control_eqn
 from mj_control._scan import scan
 from mj_control._tracing import (
@@ -33,7 +46,7 @@ from mj_core.errors import user_location
 from mj_core.primitive import Primitive, impl_rules
 from mj_core.trace import bind
 from mj_core.tree_util import tree_flatten, tree_structure, tree_unflatten
-from mj_ir import ClosedJaxpr, abstract_eval_rules, pp_rules
+from mj_ir import ClosedJaxpr, Jaxpr, JaxprEqn, Var, abstract_eval_rules, dce_jaxpr, pp_rules
 
 __all__ = ["fori_loop", "while_loop", "while_p"]
 
@@ -200,3 +213,203 @@ def _check_ins(name: str, jaxpr: ClosedJaxpr, avals: Any) -> None:
     ins = jaxpr.in_avals
     if len(ins) != len(avals) or not all(map(typematch, ins, avals)):
         raise TypeError(f"while: {name} takes ({_types(ins)}) but gets ({_types(avals)})")
+
+
+def _split_consts(
+    args: Sequence[Any], cond_nconsts: int, body_nconsts: int
+) -> tuple[list[Any], list[Any], list[Any]]:
+    cut = cond_nconsts + body_nconsts
+    return list(args[:cond_nconsts]), list(args[cond_nconsts:cut]), list(args[cut:])
+
+
+def _carry_fixpoint(
+    body_jaxpr: ClosedJaxpr,
+    const_flags: list[bool],
+    carry_flags: list[bool],
+    out_flags: Callable[[ClosedJaxpr, list[bool]], list[bool]],
+) -> list[bool]:
+    """Grow the set of flagged carries (nonzero tangents, unknown values, batched) until the
+    body maps it into itself."""
+    while True:
+        outs = out_flags(body_jaxpr, [*const_flags, *carry_flags])[: len(carry_flags)]
+        new = [a or b for a, b in zip(carry_flags, outs, strict=True)]
+        if new == carry_flags:
+            return carry_flags
+        carry_flags = new
+
+
+# --- forward mode --------------------------------------------------------------------------------
+
+
+def _jvp_out_nonzeros(closed: ClosedJaxpr, nonzeros: list[bool]) -> list[bool]:
+    return jvp_jaxpr(closed, nonzeros, False)[1]
+
+
+def _while_jvp(
+    primals: list[Any],
+    tangents: list[Any],
+    *,
+    cond_jaxpr: ClosedJaxpr,
+    body_jaxpr: ClosedJaxpr,
+    cond_nconsts: int,
+    body_nconsts: int,
+) -> tuple[list[Any], list[Any]]:
+    cconsts, bconsts, carry = _split_consts(primals, cond_nconsts, body_nconsts)
+    _, bconst_t, carry_t = _split_consts(tangents, cond_nconsts, body_nconsts)
+    bconst_nz = [type(t) is not Zero for t in bconst_t]
+    carry_nz = _carry_fixpoint(
+        body_jaxpr, bconst_nz, [type(t) is not Zero for t in carry_t], _jvp_out_nonzeros
+    )
+    body_jvp, _ = jvp_jaxpr(body_jaxpr, [*bconst_nz, *carry_nz], carry_nz)
+    n_bt, n_ct = sum(bconst_nz), sum(carry_nz)
+    # jvp order (bconsts, carry, bconst tangents, carry tangents) -> while order
+    # (bconsts, bconst tangents, carry, carry tangents)
+    body_jvp = permute(body_jvp, move([len(bconsts), len(carry), n_bt, n_ct], [0, 2, 1, 3]))
+    carry_tangent_avals = [
+        tangent_aval(a) for a, nz in zip(body_jaxpr.out_avals, carry_nz, strict=True) if nz
+    ]
+    cond_jvp = add_inputs(cond_jaxpr, carry_tangent_avals, cond_nconsts + len(carry))
+    outs = bind(
+        while_p,
+        *cconsts,
+        *bconsts,
+        *(t for t in bconst_t if type(t) is not Zero),
+        *carry,
+        *(instantiate_zeros(t) for t, nz in zip(carry_t, carry_nz, strict=True) if nz),
+        cond_jaxpr=cond_jvp,
+        body_jaxpr=body_jvp,
+        cond_nconsts=cond_nconsts,
+        body_nconsts=body_nconsts + n_bt,
+    )
+    tangents_out = iter(outs[len(carry) :])
+    return outs[: len(carry)], [
+        next(tangents_out) if nz else Zero(tangent_aval(a))
+        for a, nz in zip(body_jaxpr.out_avals, carry_nz, strict=True)
+    ]
+
+
+jvp_rules[while_p] = _while_jvp
+
+
+# --- partial evaluation --------------------------------------------------------------------------
+# The trip count is only known when the loop runs, so the unknown part cannot take per-step
+# residuals: the known carries are computed by a loop over the known part of the body, and
+# the unknown carries by the whole loop, staged (recomputing the known part, like
+# rematerialization). That is enough for forward mode (linearize); transposing the staged loop
+# is what reverse mode cannot do.
+
+
+def _pe_out_unknowns(closed: ClosedJaxpr, unknowns: list[bool]) -> list[bool]:
+    return partial_eval_jaxpr(closed, unknowns)[2]
+
+
+def _known_part(closed: ClosedJaxpr, unknowns: list[bool], n_out: int) -> ClosedJaxpr:
+    """The part of ``closed`` computing its first ``n_out`` known outputs from its known
+    inputs (all of which it keeps as inputs)."""
+    known = partial_eval_jaxpr(closed, unknowns)[0]
+    jaxpr, _ = dce_jaxpr(
+        Jaxpr(known.jaxpr.in_binders, known.jaxpr.eqns, known.jaxpr.outs[:n_out]),
+        [True] * n_out,
+        instantiate=True,
+    )
+    return ClosedJaxpr(jaxpr, known.consts)
+
+
+class _WhileSplit(NamedTuple):
+    carry_unknowns: list[bool]
+    cond_known: ClosedJaxpr | None  # None: the whole loop is unknown
+    body_known: ClosedJaxpr | None
+
+
+def _split_while(
+    unknowns: list[bool],
+    cond_jaxpr: ClosedJaxpr,
+    body_jaxpr: ClosedJaxpr,
+    cond_nconsts: int,
+    body_nconsts: int,
+) -> _WhileSplit:
+    cc_uk, bc_uk, carry_uk = _split_consts(unknowns, cond_nconsts, body_nconsts)
+    carry_uk = _carry_fixpoint(body_jaxpr, bc_uk, carry_uk, _pe_out_unknowns)
+    (pred_uk,) = _pe_out_unknowns(cond_jaxpr, [*cc_uk, *carry_uk])
+    if pred_uk or all(carry_uk):
+        return _WhileSplit([True] * len(carry_uk), None, None)
+    n_known = carry_uk.count(False)
+    body_known = _known_part(body_jaxpr, [*bc_uk, *carry_uk], n_known)
+    cond_known = _known_part(cond_jaxpr, [*cc_uk, *carry_uk], 1)
+    return _WhileSplit(carry_uk, cond_known, body_known)
+
+
+def _while_partial_eval(trace: PartialEvalTrace, tracers: list[Any], **params: Any) -> list[Any]:
+    avals_out = params["body_jaxpr"].out_avals
+    unknowns = [not t.is_known for t in tracers]
+    split = _split_while(unknowns, **params)
+    outs_unknown = trace.new_eqn_tracers(while_p, tracers, params, avals_out)
+    if split.cond_known is None or split.body_known is None:
+        return outs_unknown
+    cc, bc, _ = _split_consts(tracers, params["cond_nconsts"], params["body_nconsts"])
+    known = [t.const for t in tracers if t.is_known]
+    outs_known = iter(
+        bind(
+            while_p,
+            *known,
+            cond_jaxpr=split.cond_known,
+            body_jaxpr=split.body_known,
+            cond_nconsts=sum(t.is_known for t in cc),
+            body_nconsts=sum(t.is_known for t in bc),
+        )
+    )
+    return [
+        out if uk else next(outs_known)
+        for out, uk in zip(outs_unknown, split.carry_unknowns, strict=True)
+    ]
+
+
+partial_eval_rules[while_p] = _while_partial_eval
+
+
+def _while_partial_eval_jaxpr(
+    unks_in: list[bool], eqn: JaxprEqn
+) -> tuple[JaxprEqn | None, JaxprEqn, list[bool], list[Var]]:
+    params = eqn.params
+    split = _split_while(unks_in, **params)
+    res = [x for x, uk in zip(eqn.inputs, unks_in, strict=True) if not uk and type(x) is Var]
+    if split.cond_known is None or split.body_known is None:
+        return None, eqn, [True] * len(eqn.out_binders), res
+    cc, bc, _ = _split_consts(unks_in, params["cond_nconsts"], params["body_nconsts"])
+    known_ins = [x for x, uk in zip(eqn.inputs, unks_in, strict=True) if not uk]
+    outs_known = [v for v, uk in zip(eqn.out_binders, split.carry_unknowns, strict=True) if not uk]
+    eqn1 = JaxprEqn(
+        while_p,
+        known_ins,
+        {
+            "cond_jaxpr": split.cond_known,
+            "body_jaxpr": split.body_known,
+            "cond_nconsts": cc.count(False),
+            "body_nconsts": bc.count(False),
+        },
+        outs_known,
+    )
+    # The staged loop recomputes the known carries too; they get fresh (unused) binders.
+    outs_all = [
+        v if uk else Var(v.aval)
+        for v, uk in zip(eqn.out_binders, split.carry_unknowns, strict=True)
+    ]
+    eqn2 = JaxprEqn(while_p, eqn.inputs, params, outs_all)
+    return eqn1, eqn2, split.carry_unknowns, res
+
+
+partial_eval_jaxpr_rules[while_p] = _while_partial_eval_jaxpr
+
+
+# --- reverse mode --------------------------------------------------------------------------------
+
+
+def _while_transpose(cts: list[Any], *args: Any, **params: Any) -> list[Any]:
+    raise ValueError(
+        "Reverse-mode differentiation does not work for lax.while_loop or lax.fori_loop with "
+        "dynamic start/stop values. Try using lax.scan, or using fori_loop with static "
+        "start/stop."
+    )
+
+
+transpose_rules[while_p] = _while_transpose
