@@ -8,6 +8,9 @@ device arrays and the compile cache. It may import the layers below it (``mj_bat
 """
 
 from mj_xla import elementwise_lowering as _elementwise_lowering  # noqa: F401 (registers rules)
+from mj_xla import indexing_lowering as _indexing_lowering  # noqa: F401
+from mj_xla import reduction_lowering as _reduction_lowering  # noqa: F401
+from mj_xla import structural_lowering as _structural_lowering  # noqa: F401
 from mj_xla.array import Array as Array
 from mj_xla.array import device_put as device_put
 from mj_xla.jit import Compiled as Compiled

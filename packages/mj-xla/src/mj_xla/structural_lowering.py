@@ -1,0 +1,213 @@
+"""Lowering rules of the structural and conversion primitives: each is one StableHLO op.
+
+Non-elementwise primitives share one dtype across their array operands, except that a weak
+(Python scalar) operand adopts the strong dtype; :func:`as_dtype` makes that conversion
+explicit, since StableHLO has none.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from mj_core.avals import ShapedArray
+from mj_core.prims import conversions as cv
+from mj_core.prims import structural as st
+from mj_xla._jaxlib import Value, hlo, ir_tensor_type
+from mj_xla.lowering import LoweringContext, aval_to_ir_type, ir_constant, lowering_rules
+
+__all__ = ["as_dtype"]
+
+Values = Sequence[Value]
+Avals = Sequence[ShapedArray]
+
+
+def as_dtype(val: Value, aval: ShapedArray, dtype: np.dtype[Any]) -> Value:
+    """``val`` converted to ``dtype`` (no-op when it already has it)."""
+    if aval.dtype == dtype:
+        return val
+    return hlo.convert(ir_tensor_type(aval.shape, dtype), val)
+
+
+@lowering_rules.register(st.broadcast_p)
+def _broadcast_lowering(
+    ctx: LoweringContext,
+    avals_in: Avals,
+    avals_out: Avals,
+    in_vals: Values,
+    *,
+    shape: tuple[int, ...],
+    broadcast_dimensions: tuple[int, ...],
+) -> list[Value]:
+    x = as_dtype(in_vals[0], avals_in[0], avals_out[0].dtype)
+    return [hlo.broadcast_in_dim(aval_to_ir_type(avals_out[0]), x, list(broadcast_dimensions))]
+
+
+@lowering_rules.register(st.reshape_p)
+def _reshape_lowering(
+    ctx: LoweringContext,
+    avals_in: Avals,
+    avals_out: Avals,
+    in_vals: Values,
+    *,
+    new_sizes: tuple[int, ...],
+) -> list[Value]:
+    return [hlo.reshape(aval_to_ir_type(avals_out[0]), in_vals[0])]
+
+
+@lowering_rules.register(st.transpose_p)
+def _transpose_lowering(
+    ctx: LoweringContext,
+    avals_in: Avals,
+    avals_out: Avals,
+    in_vals: Values,
+    *,
+    permutation: tuple[int, ...],
+) -> list[Value]:
+    return [hlo.transpose(in_vals[0], list(permutation))]
+
+
+@lowering_rules.register(st.squeeze_p)
+def _squeeze_lowering(
+    ctx: LoweringContext,
+    avals_in: Avals,
+    avals_out: Avals,
+    in_vals: Values,
+    *,
+    dimensions: tuple[int, ...],
+) -> list[Value]:
+    return [hlo.reshape(aval_to_ir_type(avals_out[0]), in_vals[0])]
+
+
+@lowering_rules.register(st.rev_p)
+def _rev_lowering(
+    ctx: LoweringContext,
+    avals_in: Avals,
+    avals_out: Avals,
+    in_vals: Values,
+    *,
+    dimensions: tuple[int, ...],
+) -> list[Value]:
+    ndim = avals_in[0].ndim
+    return [hlo.reverse(in_vals[0], sorted(d % ndim for d in dimensions))]
+
+
+@lowering_rules.register(st.concatenate_p)
+def _concatenate_lowering(
+    ctx: LoweringContext, avals_in: Avals, avals_out: Avals, in_vals: Values, *, dimension: int
+) -> list[Value]:
+    dtype = avals_out[0].dtype
+    xs = [as_dtype(v, a, dtype) for v, a in zip(in_vals, avals_in, strict=True)]
+    return [hlo.concatenate(xs, dimension % avals_out[0].ndim)]
+
+
+@lowering_rules.register(st.pad_p)
+def _pad_lowering(
+    ctx: LoweringContext,
+    avals_in: Avals,
+    avals_out: Avals,
+    in_vals: Values,
+    *,
+    padding_config: tuple[tuple[int, int, int], ...],
+) -> list[Value]:
+    dtype = avals_out[0].dtype
+    x = as_dtype(in_vals[0], avals_in[0], dtype)
+    pad_value = as_dtype(in_vals[1], avals_in[1], dtype)
+    lo, hi, interior = zip(*padding_config, strict=True) if padding_config else ((), (), ())
+    return [hlo.pad(x, pad_value, list(lo), list(hi), list(interior))]
+
+
+@lowering_rules.register(st.slice_p)
+def _slice_lowering(
+    ctx: LoweringContext,
+    avals_in: Avals,
+    avals_out: Avals,
+    in_vals: Values,
+    *,
+    start_indices: tuple[int, ...],
+    limit_indices: tuple[int, ...],
+    strides: tuple[int, ...] | None,
+) -> list[Value]:
+    steps = strides or (1,) * len(start_indices)
+    return [hlo.slice(in_vals[0], list(start_indices), list(limit_indices), list(steps))]
+
+
+def _start_indices(avals: Avals, vals: Values) -> list[Value]:
+    """Scalar start indices as one integer type (StableHLO requires them to agree)."""
+    index = np.dtype(np.int64)
+    return [as_dtype(v, a, index) for v, a in zip(vals, avals, strict=True)]
+
+
+@lowering_rules.register(st.dynamic_slice_p)
+def _dynamic_slice_lowering(
+    ctx: LoweringContext,
+    avals_in: Avals,
+    avals_out: Avals,
+    in_vals: Values,
+    *,
+    slice_sizes: tuple[int, ...],
+) -> list[Value]:
+    starts = _start_indices(avals_in[1:], in_vals[1:])
+    return [hlo.dynamic_slice(in_vals[0], starts, list(slice_sizes))]
+
+
+@lowering_rules.register(st.dynamic_update_slice_p)
+def _dynamic_update_slice_lowering(
+    ctx: LoweringContext, avals_in: Avals, avals_out: Avals, in_vals: Values
+) -> list[Value]:
+    dtype = avals_out[0].dtype
+    x = as_dtype(in_vals[0], avals_in[0], dtype)
+    update = as_dtype(in_vals[1], avals_in[1], dtype)
+    starts = _start_indices(avals_in[2:], in_vals[2:])
+    return [hlo.dynamic_update_slice(x, update, starts)]
+
+
+@lowering_rules.register(st.iota_p)
+def _iota_lowering(
+    ctx: LoweringContext,
+    avals_in: Avals,
+    avals_out: Avals,
+    in_vals: Values,
+    *,
+    dtype: np.dtype[Any],
+    shape: tuple[int, ...],
+    dimension: int,
+) -> list[Value]:
+    return [hlo.iota(aval_to_ir_type(avals_out[0]), dimension)]
+
+
+@lowering_rules.register(cv.convert_element_type_p)
+def _convert_element_type_lowering(
+    ctx: LoweringContext,
+    avals_in: Avals,
+    avals_out: Avals,
+    in_vals: Values,
+    *,
+    new_dtype: np.dtype[Any],
+    weak_type: bool,
+) -> list[Value]:
+    """``stablehlo.convert`` already saturates float->int and maps NaN to 0, like the impl;
+    complex->real keeps the real part and anything->bool tests ``!= 0``."""
+    (x,), (aval,), out = in_vals, avals_in, avals_out[0]
+    if aval.dtype == out.dtype:
+        return [x]
+    if out.dtype == np.bool_:
+        zero = hlo.broadcast_in_dim(aval_to_ir_type(aval), ir_constant(0, aval.dtype), [])
+        return [hlo.compare(x, zero, hlo.ComparisonDirectionAttr.get("NE"))]
+    if aval.dtype.kind == "c" and out.dtype.kind != "c":
+        x = hlo.real(x)
+    return [hlo.convert(aval_to_ir_type(out), x)]
+
+
+@lowering_rules.register(cv.bitcast_convert_type_p)
+def _bitcast_convert_type_lowering(
+    ctx: LoweringContext,
+    avals_in: Avals,
+    avals_out: Avals,
+    in_vals: Values,
+    *,
+    new_dtype: np.dtype[Any],
+) -> list[Value]:
+    return [hlo.bitcast_convert(aval_to_ir_type(avals_out[0]), in_vals[0])]
