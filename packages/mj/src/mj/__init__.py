@@ -1,8 +1,32 @@
-"""Layer 7 of mini-JAX (mj): the user-facing, JAX-like API.
+"""mini-JAX (mj): composable transformations of NumPy programs.
 
-Re-exports the lower layers (``mj.jit``, ``mj.grad``, ``mj.vmap``, ``mj.numpy``, ``mj.lax``,
-``mj.tree_util``, ``mj.random``, ...) and holds the demo. It may import every other layer;
-no layer may import it.
+``import mj; import mj.numpy as mnp`` gives what ``import jax; import jax.numpy as jnp``
+gives: ``mj.grad``, ``mj.jit``, ``mj.vmap`` and friends, a NumPy API that works under them,
+``mj.lax``, ``mj.random``, ``mj.nn``, ``mj.scipy.special`` and ``mj.tree_util``.
+
+This is layer 7, the umbrella: every transformation and type here is the lower layer's own
+object re-exported (``mj.grad is mj_autodiff.grad``), so code may mix both spellings. It may
+import every other layer; no layer may import it.
 """
+
+from mj import lax as lax
+from mj import nn as nn
+from mj import numpy as numpy
+from mj import random as random
+from mj import scipy as scipy
+from mj import tree_util as tree_util
+from mj_autodiff import grad as grad
+from mj_autodiff import jvp as jvp
+from mj_autodiff import linearize as linearize
+from mj_autodiff import value_and_grad as value_and_grad
+from mj_autodiff import vjp as vjp
+from mj_batch import vmap as vmap
+from mj_core import config as config
+from mj_ir import ShapeDtypeStruct as ShapeDtypeStruct
+from mj_ir import eval_jaxpr as eval_jaxpr
+from mj_ir import make_jaxpr as make_jaxpr
+from mj_xla import Array as Array
+from mj_xla import device_put as device_put
+from mj_xla import jit as jit
 
 __version__ = "0.1.0"

@@ -1,0 +1,12 @@
+"""``mj.tree_util``: pytrees (nested tuples, lists, dicts, namedtuples, None and registered
+classes) as every transformation sees them. The same objects as :mod:`mj_core.tree_util`."""
+
+from mj_core.tree_util import PyTreeDef as PyTreeDef
+from mj_core.tree_util import register_pytree_node as register_pytree_node
+from mj_core.tree_util import register_pytree_node_class as register_pytree_node_class
+from mj_core.tree_util import tree_flatten as tree_flatten
+from mj_core.tree_util import tree_leaves as tree_leaves
+from mj_core.tree_util import tree_map as tree_map
+from mj_core.tree_util import tree_structure as tree_structure
+from mj_core.tree_util import tree_unflatten as tree_unflatten
+from mj_core.tree_util import treedef_children as treedef_children
