@@ -7,6 +7,7 @@ and ``max``/``min``/``argmax`` of an empty axis raise ``ValueError``.
 
 from __future__ import annotations
 
+import builtins
 import math
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -94,7 +95,7 @@ def prod(a: Array, axis: Axis = None, dtype: Any = None, keepdims: bool = False)
 
 def _check_nonempty(name: str, a: Array, axis: Axis) -> None:
     shp = _shape(a)
-    if any(shp[i] == 0 for i in _reduced_axes(name, a, axis)):
+    if builtins.any(shp[i] == 0 for i in _reduced_axes(name, a, axis)):
         raise ValueError(
             f"{name}: zero-size array to reduction operation which has no identity "
             f"(shape {shp}, axis {axis})"
