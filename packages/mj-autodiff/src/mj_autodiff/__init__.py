@@ -7,6 +7,8 @@ transposition, symbolic zeros, ``custom_jvp``/``custom_vjp``, ``check_grads`` an
 """
 
 from mj_autodiff import _rules as _rules
+from mj_autodiff._check_grads import check_grads as check_grads
+from mj_autodiff._check_grads import numerical_jvp as numerical_jvp
 from mj_autodiff._jvp import JVPTrace as JVPTrace
 from mj_autodiff._jvp import JVPTracer as JVPTracer
 from mj_autodiff._jvp import defjvp as defjvp

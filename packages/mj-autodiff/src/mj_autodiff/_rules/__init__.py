@@ -3,4 +3,9 @@
 Importing this package registers them all (``mj_autodiff`` does so on import).
 """
 
+from mj_autodiff._rules import contractions as contractions
 from mj_autodiff._rules import elementwise as elementwise
+from mj_autodiff._rules import indexing as indexing
+from mj_autodiff._rules import reductions as reductions
+from mj_autodiff._rules import sorting as sorting
+from mj_autodiff._rules import structural as structural

@@ -17,7 +17,7 @@ from mj_core import lax
 from mj_core.errors import user_location
 from mj_core.prims import elementwise as ew
 from mj_autodiff._jvp import defjvp, defjvp2, defjvp_zero, jvp_rules
-from mj_autodiff._tangents import Zero, add_tangents, fit_tangent, instantiate_zeros, shape_dtype
+from mj_autodiff._tangents import Zero, add_tangents, fit_tangent, shape_dtype
 from mj_autodiff._transpose import UndefPrimal, transpose_rules, unbroadcast
 
 Array = Any
@@ -397,7 +397,9 @@ defjvp(ew.clamp_p, _clamp_jvp_lo, _clamp_jvp_x, _clamp_jvp_hi)
 def _select_n_jvp(primals: list[Any], tangents: list[Any]) -> tuple[list[Any], list[Any]]:
     which, *cases = primals
     ans = lax.select_n(which, *cases)
-    case_tangents = [instantiate_zeros(t) for t in tangents[1:]]
+    # a zero case tangent is a weak scalar 0: it broadcasts, and an integer case (whose
+    # tangent is float0) takes the dtype of the others
+    case_tangents = [0 if type(t) is Zero else t for t in tangents[1:]]
     return [ans], [fit_tangent(lax.select_n(which, *case_tangents), ans)]
 
 

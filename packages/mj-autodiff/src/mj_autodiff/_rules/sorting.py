@@ -1,0 +1,50 @@
+"""JVP rule for ``sort``: sort an iota along with the operands to learn the permutation, then
+apply it to the tangents with a ``gather`` (whose transpose is a ``scatter_add``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from mj_core import bind, bind1, lax
+from mj_core.prims import indexing as ix
+from mj_core.prims import sorting as so
+from mj_autodiff._jvp import jvp_rules
+from mj_autodiff._tangents import Zero, shape_dtype, tangent_aval_of
+
+
+def take_along_axis(x: Any, perm: Any, axis: int) -> Any:
+    """``x`` reordered along ``axis`` by the integer array ``perm`` (same shape as ``x``)."""
+    shape = tuple(shape_dtype(x)[0])
+    ndim = len(shape)
+    others = tuple(d for d in range(ndim) if d != axis)
+    dn = ix.GatherDimensionNumbers(
+        offset_dims=(),
+        collapsed_slice_dims=(axis,),
+        start_index_map=(axis,),
+        operand_batching_dims=others,
+        start_indices_batching_dims=others,
+    )
+    indices = lax.reshape(perm, (*shape, 1))
+    return bind1(ix.gather_p, x, indices, dimension_numbers=dn, slice_sizes=(1,) * ndim,
+                 mode="promise_in_bounds", fill_value=None)
+
+
+def _sort_jvp(
+    primals: list[Any], tangents: list[Any], *, dimension: int, is_stable: bool, num_keys: int
+) -> tuple[list[Any], list[Any]]:
+    shape = tuple(shape_dtype(primals[0])[0])
+    iota = lax.broadcasted_iota(np.int64, shape, dimension)
+    outs = bind(so.sort_p, *primals, iota, dimension=dimension, is_stable=is_stable,
+                num_keys=num_keys)
+    perm = outs[-1]
+    primals_out = outs[:-1]
+    tangents_out = [
+        Zero(tangent_aval_of(p)) if type(t) is Zero else take_along_axis(t, perm, dimension)
+        for p, t in zip(primals_out, tangents, strict=True)
+    ]
+    return primals_out, tangents_out
+
+
+jvp_rules[so.sort_p] = _sort_jvp
