@@ -1,0 +1,92 @@
+"""NEP 50 promotion: result_type, weak Python scalars, and the dtypes primitives return."""
+
+import numpy as np
+import pytest
+
+from mj_core import get_aval, lax
+from mj_core import numpy as mnp
+from mj_core.avals import ConcreteArray, ShapedArray, raise_to_shaped
+from mj_core.dtypes import result_type
+from mj_core.prims import add_p, elementwise_out_aval
+
+f32, f64, i32, i64, b = (np.dtype(t) for t in ("float32", "float64", "int32", "int64", "bool"))
+u8, c64 = np.dtype("uint8"), np.dtype("complex64")
+
+
+@pytest.mark.parametrize(
+    ("operands", "expected"),
+    [
+        (((f32, False), (f64, True)), (f32, False)),  # f32 array * 2.0
+        (((i32, False), (i64, True)), (i32, False)),  # i32 array + 1
+        (((i32, False), (f64, True)), (f64, False)),  # i32 array * 1.5: kind lifts to float64
+        (((u8, False), (i64, True)), (u8, False)),
+        (((f32, False), (i64, False)), (f64, False)),  # strong: NumPy's table
+        (((i32, False), (i64, False)), (i64, False)),
+        (((b, False), (i64, True)), (i64, False)),  # bool array + 1 -> default int
+        (((i64, True), (f64, True)), (f64, True)),  # two Python scalars stay weak
+        (((f32, False), (c64, False)), (c64, False)),
+        (((f32, False), (np.dtype("complex128"), True)), (c64, False)),
+        (((b, False), (b, False)), (b, False)),
+    ],
+)
+def test_result_type_nep50(operands, expected):
+    assert result_type(*operands) == expected
+
+
+@pytest.mark.parametrize(
+    ("x", "y"),
+    [
+        (np.ones(3, np.float32), 2.0),
+        (np.ones(3, np.int32), 2),
+        (np.ones(3, np.int32), 2.5),
+        (np.ones(3, np.uint8), 3),
+        (np.ones(3, np.float32), np.ones(3, np.int64)),
+        (np.ones(3, np.int16), np.float32(2)),
+        (np.ones(3, bool), 1),
+        (np.float32(1), 2.0),
+    ],
+)
+def test_eager_dtype_matches_numpy2_and_abstract_eval(x, y):
+    out = lax.add(x, y)
+    assert np.asarray(out).dtype == np.result_type(np.add(x, y))
+    aval = elementwise_out_aval(add_p, [raise_to_shaped(get_aval(x)), raise_to_shaped(get_aval(y))])
+    assert aval.dtype == np.asarray(out).dtype
+
+
+def test_python_scalar_avals_are_weak_except_bool():
+    assert get_aval(1.0).weak_type and get_aval(1.0).dtype == f64
+    assert get_aval(3).weak_type and get_aval(3).dtype == i64
+    assert not get_aval(True).weak_type
+    assert not get_aval(np.float32(1)).weak_type
+    assert isinstance(get_aval(np.ones(2)), ConcreteArray)
+
+
+def test_shaped_array_hash_eq_and_str_short():
+    a = ShapedArray((3, 4), np.float32)
+    assert a == ShapedArray((3, 4), "float32") and hash(a) == hash(ShapedArray((3, 4), f32))
+    assert a != ShapedArray((3, 4), np.float32, weak_type=True)
+    assert a.str_short() == "f32[3,4]"
+    assert ShapedArray((), np.int64, True).str_short() == "i64[]~"
+    assert raise_to_shaped(get_aval(np.ones((2,), np.float32))) == ShapedArray((2,), f32)
+
+
+@pytest.mark.parametrize(
+    ("name", "args"),
+    [
+        ("true_divide", (np.arange(3, dtype=np.int32), 2)),
+        ("mean", (np.arange(3, dtype=np.int32),)),
+        ("sum", (np.arange(3, dtype=np.int32),)),
+        ("sum", (np.array([True, False]),)),
+        ("sqrt", (np.arange(3, dtype=np.int16),)),
+        ("floor_divide", (np.arange(3, dtype=np.uint8), 2)),
+        ("remainder", (np.arange(3, dtype=np.float32), 2.0)),
+        ("maximum", (np.arange(3, dtype=np.int8), np.int16(1))),
+        ("concatenate", ([np.ones(2, np.float32), np.ones(2, np.int32)],)),
+        ("dot", (np.ones(2, np.float32), np.ones(2, np.float64))),
+        ("cumsum", (np.arange(3, dtype=np.int32),)),
+        ("where", (np.array([True, False]), np.float32(1), 2)),
+    ],
+)
+def test_numpy_api_dtypes_match_numpy(name, args):
+    out = getattr(mnp, name)(*args)
+    assert np.asarray(out).dtype == np.asarray(getattr(np, name)(*args)).dtype

@@ -1,0 +1,124 @@
+"""Pytrees: round trips, dict key order, None, namedtuples, custom nodes, errors."""
+
+from collections import namedtuple
+
+import pytest
+
+from mj_core.tree_util import (
+    PyTreeDef,
+    flatten_fun,
+    flatten_up_to,
+    register_pytree_node,
+    register_pytree_node_class,
+    tree_flatten,
+    tree_leaves,
+    tree_map,
+    tree_structure,
+    tree_unflatten,
+)
+
+Point = namedtuple("Point", ["x", "y"])
+
+
+class Box:
+    """A user container registered with functions."""
+
+    def __init__(self, items, label):
+        self.items = items
+        self.label = label
+
+    def __eq__(self, other):
+        return isinstance(other, Box) and self.items == other.items and self.label == other.label
+
+
+register_pytree_node(Box, lambda b: (b.items, b.label), lambda label, items: Box(list(items), label))
+
+
+@register_pytree_node_class
+class Pair:
+    def __init__(self, a, b):
+        self.a, self.b = a, b
+
+    def tree_flatten(self):
+        return (self.a, self.b), None
+
+    @classmethod
+    def tree_unflatten(cls, aux, children):
+        return cls(*children)
+
+
+TREES = [
+    1.0,
+    (1, 2),
+    [1, (2, 3)],
+    {"b": 1, "a": [2, 3]},
+    (None, 1, [None]),
+    Point(1, (2, 3)),
+    Box([1, 2, 3], "lbl"),
+    {"k": Box([Point(1, 2)], 0)},
+    (),
+    [],
+    {},
+]
+
+
+@pytest.mark.parametrize("tree", TREES, ids=repr)
+def test_round_trip(tree):
+    leaves, treedef = tree_flatten(tree)
+    assert tree_unflatten(treedef, leaves) == tree
+    assert treedef.num_leaves == len(leaves)
+    assert tree_structure(tree) == treedef
+    assert hash(tree_structure(tree)) == hash(treedef)
+
+
+def test_dict_leaves_follow_sorted_keys_and_none_is_empty():
+    assert tree_leaves({"b": 1, "a": 2, "c": None}) == [2, 1]
+    assert tree_leaves([None, None]) == []
+    assert tree_structure(None) != tree_structure(())
+
+
+def test_custom_class_node_and_namedtuple_types_are_kept():
+    out = tree_map(lambda v: v * 10, Pair(1, Point(2, 3)))
+    assert isinstance(out, Pair) and out.a == 10 and out.b == Point(20, 30)
+    assert tree_structure(Point(1, 2)) != tree_structure((1, 2))
+
+
+def test_tree_map_several_trees_and_is_leaf():
+    assert tree_map(lambda a, b: a + b, {"x": 1, "y": (2, 3)}, {"x": 10, "y": (20, 30)}) == {
+        "x": 11,
+        "y": (22, 33),
+    }
+    assert tree_map(lambda t: len(t), [(1, 2), (3,)], is_leaf=lambda t: isinstance(t, tuple)) == [
+        2,
+        1,
+    ]
+
+
+def test_mismatched_structures_raise_value_error_showing_both():
+    with pytest.raises(ValueError, match=r"expected PyTreeDef.*found PyTreeDef"):
+        tree_map(lambda a, b: a, (1, 2), [1, 2])
+    with pytest.raises(ValueError, match="mismatch"):
+        tree_map(lambda a, b: a, {"a": 1}, {"b": 1})
+    with pytest.raises(ValueError, match="expects 2 leaves, got 3"):
+        tree_unflatten(tree_structure((1, 2)), [1, 2, 3])
+
+
+def test_flatten_up_to_prefix_tree():
+    assert flatten_up_to(tree_structure((0, 0)), ((1, 2), [3])) == [(1, 2), [3]]
+
+
+def test_treedef_repr_is_readable():
+    r = repr(tree_structure({"a": (1, None), "b": [2, Point(3, 4)]}))
+    assert r == "PyTreeDef({'a': (*, None), 'b': [*, Point(*, *)]})"
+    assert isinstance(tree_structure(1), PyTreeDef)
+
+
+def test_flatten_fun_stores_output_structure():
+    _, in_tree = tree_flatten(((1, 2), {"k": 3}))
+
+    def f(a, d):
+        return {"sum": a[0] + a[1] + d["k"], "pair": (a[0], d["k"])}
+
+    flat_f, store = flatten_fun(f, in_tree)
+    assert flat_f(1, 2, 3) == [1, 3, 6]  # sorted keys: "pair" before "sum"
+    assert tree_unflatten(store(), [1, 3, 6]) == {"sum": 6, "pair": (1, 3)}
