@@ -30,6 +30,9 @@ from mj_batch._batching import unmapped_aval as unmapped_aval
 from mj_batch._batching import vmap_rules as vmap_rules
 from mj_batch._elementwise import align_batched as align_batched
 from mj_batch._elementwise import defbroadcasting as defbroadcasting
+from mj_batch._jacobian import hessian as hessian
+from mj_batch._jacobian import jacfwd as jacfwd
+from mj_batch._jacobian import jacrev as jacrev
 from mj_batch._jaxpr import vmap_jaxpr as vmap_jaxpr
 from mj_batch._vmap import batch_flat as batch_flat
 from mj_batch._vmap import vmap as vmap

@@ -13,7 +13,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from mj_batch._batching import BatchDim, VmapRule, defvectorized, moveaxis, not_mapped, vmap_rules
+from mj_batch._batching import (
+    BatchDim,
+    VmapRule,
+    defvectorized,
+    moveaxis,
+    not_mapped,
+    shape_of,
+    vmap_rules,
+)
 from mj_core import prims
 from mj_core.primitive import Primitive
 from mj_core.prims import elementwise_specs
@@ -29,7 +37,11 @@ def _ndim(x: Any) -> int:
 
 def align_batched(vals: Sequence[Any], dims: Sequence[BatchDim]) -> tuple[list[Any], int]:
     """Operands of a broadcasting primitive arranged so that NumPy broadcasting lines up their
-    batch axes; returns them and the batch dim of the result."""
+    batch axes; returns them and the batch dim of the result.
+
+    Batched operands are left alone when their batch axes already line up; otherwise each
+    gets its batch axis at the front and singleton axes up to the result's rank.
+    """
     ranks = [_ndim(v) - (d is not not_mapped) for v, d in zip(vals, dims, strict=True)]
     out_rank = max(ranks)
     # Where each batch axis lands once NumPy left-pads the operand to the result's rank.
@@ -43,10 +55,17 @@ def align_batched(vals: Sequence[Any], dims: Sequence[BatchDim]) -> tuple[list[A
         elif p != pos:
             pos = -2
             break
-    if pos >= 0 and all(
-        d is not not_mapped or r <= out_rank - pos for d, r in zip(dims, ranks, strict=True)
-    ):
-        return list(vals), pos
+    if pos >= 0:
+        # The batch axes already line up. An unbatched operand that reaches the batch axis
+        # gets a singleton axis there (a free reshape of the shared, usually small, value).
+        out = list(vals)
+        for k, (v, d, r) in enumerate(zip(vals, dims, ranks, strict=True)):
+            if d is not_mapped and r > out_rank - pos:
+                local = pos - out_rank + r
+                shape = shape_of(v)
+                new_sizes = shape[:local] + (1,) + shape[local:]
+                out[k] = bind1(prims.reshape_p, v, new_sizes=new_sizes)
+        return out, pos
     aligned: list[Any] = []
     for v, d, r in zip(vals, dims, ranks, strict=True):
         if d is not_mapped:
