@@ -346,16 +346,17 @@ def _while_partial_eval(trace: PartialEvalTrace, tracers: list[Any], **params: A
     outs_unknown = trace.new_eqn_tracers(while_p, tracers, params, avals_out)
     if split.cond_known is None or split.body_known is None:
         return outs_unknown
-    cc, bc, _ = _split_consts(tracers, params["cond_nconsts"], params["body_nconsts"])
-    known = [t.const for t in tracers if t.is_known]
+    cc, bc, _ = _split_consts(unknowns, params["cond_nconsts"], params["body_nconsts"])
+    flags = [*cc, *bc, *split.carry_unknowns]
+    known = [t.const for t, uk in zip(tracers, flags, strict=True) if not uk]
     outs_known = iter(
         bind(
             while_p,
             *known,
             cond_jaxpr=split.cond_known,
             body_jaxpr=split.body_known,
-            cond_nconsts=sum(t.is_known for t in cc),
-            body_nconsts=sum(t.is_known for t in bc),
+            cond_nconsts=cc.count(False),
+            body_nconsts=bc.count(False),
         )
     )
     return [
@@ -376,7 +377,8 @@ def _while_partial_eval_jaxpr(
     if split.cond_known is None or split.body_known is None:
         return None, eqn, [True] * len(eqn.out_binders), res
     cc, bc, _ = _split_consts(unks_in, params["cond_nconsts"], params["body_nconsts"])
-    known_ins = [x for x, uk in zip(eqn.inputs, unks_in, strict=True) if not uk]
+    flags = [*cc, *bc, *split.carry_unknowns]
+    known_ins = [x for x, uk in zip(eqn.inputs, flags, strict=True) if not uk]
     outs_known = [v for v, uk in zip(eqn.out_binders, split.carry_unknowns, strict=True) if not uk]
     eqn1 = JaxprEqn(
         while_p,
