@@ -73,7 +73,7 @@ def test_cond_grad_through_closed_over_values():
 
     for x in (2.0, -1.0):
         ga = grad(f)(0.3, x)
-        assert ga == pytest.approx(_fd(lambda a: f(a, x), 0.3), rel=1e-6)
+        assert ga == pytest.approx(_fd(lambda a, x=x: f(a, x), 0.3), rel=1e-6)
 
 
 def test_cond_with_integer_output_differentiates_the_float_one():
@@ -223,7 +223,7 @@ def test_scan_grad_does_not_stack_loop_invariant_residuals():
         )
 
     closed = make_jaxpr(lambda c0, t: jvp(f, (c0,), (t,)))(np.ones(3), np.ones(3))
-    known, unknown, _, _ = partial_eval_jaxpr(closed, [False, True])
+    _, unknown, _, _ = partial_eval_jaxpr(closed, [False, True])
     big = [a for a in unknown.in_avals if a.shape[:1] == (50,)]
     # one stacked residual (cos(c) for each step); w is not stacked
     assert len(big) == 1
