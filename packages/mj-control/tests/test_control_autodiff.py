@@ -1,6 +1,8 @@
 """Differentiating control flow: jvp and grad against central finite differences, the
 Autodidax Part 5 examples, jaxpr-level partial evaluation, and the while reverse-mode error."""
 
+import re
+
 import numpy as np
 import pytest
 
