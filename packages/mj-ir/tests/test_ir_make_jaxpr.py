@@ -1,5 +1,8 @@
 """make_jaxpr / trace_to_jaxpr: staging, constants, literals, pytrees, static arguments."""
 
+import gc
+import threading
+
 import numpy as np
 import pytest
 
@@ -207,3 +210,58 @@ def test_eval_jaxpr_arity_error():
     closed = make_jaxpr(lambda x: lax.neg(x))(1.0)
     with pytest.raises(TypeError, match="takes 1 inputs"):
         eval_jaxpr(closed.jaxpr, [1.0, 2.0])
+
+
+def test_jaxprs_are_immutable_and_hash_by_identity():
+    closed = make_jaxpr(lambda x: lax.sin(x))(1.0)
+    with pytest.raises(AttributeError, match="immutable"):
+        closed.jaxpr.eqns = []  # type: ignore[misc]
+    with pytest.raises(AttributeError, match="immutable"):
+        closed.consts = []  # type: ignore[misc]
+    again = make_jaxpr(lambda x: lax.sin(x))(1.0)
+    assert closed.jaxpr != again.jaxpr
+    assert len({closed.jaxpr: 1, again.jaxpr: 2, closed: 3}) == 3
+
+
+def test_tracing_in_several_threads_at_once():
+    n_threads, rounds = 4, 30
+    barrier = threading.Barrier(n_threads)
+    errors: list[BaseException] = []
+
+    def work(k: int) -> None:
+        try:
+            barrier.wait()
+            for r in range(rounds):
+                n_ops = k + 1 + r % 3
+
+                def f(x, n_ops=n_ops):
+                    for _ in range(n_ops):
+                        x = lax.add(x, float(k))
+                    return x
+
+                closed = make_jaxpr(f)(1.0)
+                assert len(closed.eqns) == n_ops
+                assert closed(0.0)[0] == k * n_ops
+        except BaseException as err:  # reported on the main thread
+            errors.append(err)
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(n_threads)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert gc.isenabled()
+    assert mj_core.is_eager()
+
+
+def test_errors_restore_gc_and_trace_state():
+    def boom(x):
+        lax.sin(x)
+        raise RuntimeError("user error")
+
+    with pytest.raises(RuntimeError, match="user error"):
+        make_jaxpr(boom)(1.0)
+    assert gc.isenabled()
+    assert mj_core.is_eager()
+    assert len(mj_core.current_trace_stack()) == 1

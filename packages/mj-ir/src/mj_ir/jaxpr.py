@@ -138,9 +138,13 @@ class Jaxpr:
     def __init__(
         self, in_binders: Sequence[Var], eqns: Sequence[JaxprEqn], outs: Sequence[Atom]
     ) -> None:
-        self.in_binders = list(in_binders)
-        self.eqns = list(eqns)
-        self.outs = list(outs)
+        _init = object.__setattr__
+        _init(self, "in_binders", list(in_binders))
+        _init(self, "eqns", list(eqns))
+        _init(self, "outs", list(outs))
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"Jaxpr is immutable: build a new one instead of setting {name!r}")
 
     @property
     def invars(self) -> list[Var]:
@@ -187,8 +191,13 @@ class ClosedJaxpr:
                 f"ClosedJaxpr: {len(consts)} constants for a jaxpr with only "
                 f"{len(jaxpr.in_binders)} input binders"
             )
-        self.jaxpr = jaxpr
-        self.consts = list(consts)
+        object.__setattr__(self, "jaxpr", jaxpr)
+        object.__setattr__(self, "consts", list(consts))
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(
+            f"ClosedJaxpr is immutable: build a new one instead of setting {name!r}"
+        )
 
     @property
     def in_avals(self) -> list[ShapedArray]:
