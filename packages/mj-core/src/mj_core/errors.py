@@ -10,6 +10,8 @@ import os
 import sys
 from types import FrameType
 
+import numpy as np
+
 __all__ = [
     "AxisError",
     "ConcretizationError",
@@ -24,7 +26,13 @@ __all__ = [
 _MJ_SRC_MARKERS = (os.sep + "mj_", os.sep + "mj" + os.sep)
 
 
+# NumPy's own frames are never the user's line either (e.g. np.testing calling np.asarray).
+_NUMPY_DIR = os.path.dirname(os.path.abspath(np.__file__)) + os.sep
+
+
 def _is_mj_file(filename: str) -> bool:
+    if filename.startswith(_NUMPY_DIR):
+        return True
     return any(
         marker in filename for marker in _MJ_SRC_MARKERS
     ) and os.sep + "tests" + os.sep not in (filename)
