@@ -72,6 +72,14 @@ class Array:
             return host.copy()
         return host
 
+    def __array_function__(
+        self, func: Any, types: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> Any:
+        """NumPy functions see host views: without this, ``np.reshape(x)`` would call the
+        installed ``x.reshape`` method, which binds ``reshape_p``, whose impl calls
+        ``np.reshape(x)`` again."""
+        return func(*_to_host(args), **_to_host(kwargs))
+
     def block_until_ready(self) -> Array:
         self._buf.block_until_ready()
         return self
@@ -129,6 +137,17 @@ class Array:
 
 
 install_array_methods(Array)
+
+
+def _to_host(x: Any) -> Any:
+    """Arrays inside (nested) tuples/lists/dicts of NumPy function arguments, as host views."""
+    if type(x) is Array:
+        return _jaxlib.to_numpy(x._buf)
+    if type(x) in (tuple, list):
+        return type(x)(_to_host(v) for v in x)
+    if type(x) is dict:
+        return {k: _to_host(v) for k, v in x.items()}
+    return x
 
 
 def _array_aval(x: Array) -> ShapedArray:

@@ -12,6 +12,7 @@ values differ (``Value`` instead of arrays).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -89,7 +90,8 @@ class LoweringContext:
             in_types = [aval_to_ir_type(v.aval) for v in inner.in_binders[n_consts:]]
             out_types = [aval_to_ir_type(x.aval) for x in inner.outs]
             with ir.InsertionPoint(self.module.body):
-                fn = func.FuncOp(name, ir.FunctionType.get(in_types, out_types))
+                symbol = re.sub(r"\W", "_", name) or "fn"
+                fn = func.FuncOp(symbol, ir.FunctionType.get(in_types, out_types))
                 fn.attributes["sym_visibility"] = ir.StringAttr.get("private")
                 self.symbol_table.insert(fn)  # renames on clashes
                 with ir.InsertionPoint(fn.add_entry_block()):
