@@ -107,6 +107,7 @@ REAL = "biuf"
 
 
 def _logistic(x: Any) -> Any:
+    x = np.asarray(x, to_inexact_dtype(np.result_type(x)))  # bool/int inputs: no `-` on bool
     e = np.exp(-np.abs(x))
     return np.where(np.greater_equal(x, 0), 1 / (1 + e), e / (1 + e)).astype(
         np.result_type(e), copy=False
