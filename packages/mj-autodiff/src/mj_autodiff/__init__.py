@@ -7,8 +7,14 @@ transposition, symbolic zeros, ``custom_jvp``/``custom_vjp``, ``check_grads`` an
 """
 
 from mj_autodiff import _rules as _rules
+from mj_autodiff import extend as extend
 from mj_autodiff._check_grads import check_grads as check_grads
 from mj_autodiff._check_grads import numerical_jvp as numerical_jvp
+from mj_autodiff._custom_derivatives import custom_jvp as custom_jvp
+from mj_autodiff._custom_derivatives import custom_jvp_call_p as custom_jvp_call_p
+from mj_autodiff._custom_derivatives import custom_vjp as custom_vjp
+from mj_autodiff._custom_derivatives import custom_vjp_call_p as custom_vjp_call_p
+from mj_autodiff._custom_lin import custom_lin_p as custom_lin_p
 from mj_autodiff._jvp import JVPTrace as JVPTrace
 from mj_autodiff._jvp import JVPTracer as JVPTracer
 from mj_autodiff._jvp import defjvp as defjvp
@@ -32,6 +38,8 @@ from mj_autodiff._partial_eval import partial_eval_jaxpr as partial_eval_jaxpr
 from mj_autodiff._partial_eval import partial_eval_jaxpr_rules as partial_eval_jaxpr_rules
 from mj_autodiff._partial_eval import partial_eval_rules as partial_eval_rules
 from mj_autodiff._partial_eval import tracers_to_jaxpr as tracers_to_jaxpr
+from mj_autodiff._stop_gradient import stop_gradient as stop_gradient
+from mj_autodiff._stop_gradient import stop_gradient_p as stop_gradient_p
 from mj_autodiff._tangents import Zero as Zero
 from mj_autodiff._tangents import add_tangents as add_tangents
 from mj_autodiff._tangents import float0 as float0

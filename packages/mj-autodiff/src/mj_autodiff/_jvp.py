@@ -34,6 +34,7 @@ from mj_core import (
 )
 from mj_core.tree_util import flatten_fun, tree_flatten, tree_unflatten
 from mj_ir import ClosedJaxpr, eval_jaxpr, trace_to_closed_jaxpr
+from mj_autodiff._custom_lin import bind_custom_lin
 from mj_autodiff._tangents import (
     Zero,
     add_tangents,
@@ -113,6 +114,28 @@ class JVPTrace(Trace):
         if all(type(t) is Zero for t in tangents):
             return fun(*primals)
         primals_out, tangents_out = jvp_fun(primals, tangents)
+        return [
+            p if type(t) is Zero else JVPTracer(self, p, t)
+            for p, t in zip(primals_out, tangents_out, strict=True)
+        ]
+
+
+    def process_custom_vjp_call(
+        self,
+        fun: Callable[..., list[Any]],
+        fwd: Callable[..., tuple[list[Any], list[Any]]],
+        bwd: Callable[..., list[Any]],
+        tracers: list[Any],
+    ) -> list[Any]:
+        """A ``custom_vjp`` function applied to this trace's tracers: run ``fwd`` on the
+        primals; the output tangents are ``custom_lin`` of the input tangents, which reverse
+        mode transposes by calling ``bwd`` (forward mode cannot evaluate it)."""
+        primals = [t.primal for t in tracers]
+        tangents = [t.tangent for t in tracers]
+        if all(type(t) is Zero for t in tangents):
+            return fun(*primals)
+        primals_out, res = fwd(*primals)
+        tangents_out = bind_custom_lin(res, tangents, primals, primals_out, bwd)
         return [
             p if type(t) is Zero else JVPTracer(self, p, t)
             for p, t in zip(primals_out, tangents_out, strict=True)

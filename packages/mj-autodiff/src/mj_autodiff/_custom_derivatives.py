@@ -1,0 +1,479 @@
+"""``custom_jvp`` and ``custom_vjp``: user-defined derivative rules for Python functions.
+
+Applying a custom function dispatches on the top trace of its (flattened) arguments:
+
+* no transformation (the eval trace): the function is simply called;
+* a trace with a ``process_custom_jvp_call(fun, jvp, tracers)`` /
+  ``process_custom_vjp_call(fun, fwd, bwd, tracers)`` method (the JVP trace here; vmap may add
+  its own): that method decides. ``fun(*vals)`` re-applies the custom function to values of
+  lower traces; ``jvp(primals, tangents) -> (primals_out, tangents_out)``,
+  ``fwd(*primals) -> (outs, residuals)`` and ``bwd(residuals, cts) -> cts_in`` are flat;
+* any other trace (jit's and make_jaxpr's jaxpr trace, vmap without the hook): the function is
+  traced to a jaxpr and bound as the primitive ``custom_jvp_call`` / ``custom_vjp_call``
+  (operands ``*consts, *args``; params ``call_jaxpr`` (a ``ClosedJaxpr`` without constants),
+  ``num_consts``, and ``jvp_jaxpr_thunk`` or ``fwd_jaxpr_thunk`` + ``bwd``), so the rule
+  survives staging: differentiating the staged program later uses the custom rule.
+
+Under differentiation a ``custom_vjp`` function runs ``fwd`` and emits ``custom_lin``, a
+primitive linear in the tangents whose transpose calls ``bwd``; evaluating it in forward
+mode is an error, as in JAX.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from mj_core import EvalTrace, Primitive, ShapedArray, Tracer, bind, find_top_trace, full_raise
+from mj_core import get_aval, impl_rules, raise_to_shaped
+from mj_core.errors import user_location
+from mj_core.tree_util import PyTreeDef, tree_flatten, tree_map, tree_unflatten
+from mj_ir import ClosedJaxpr, abstract_eval_rules, eval_jaxpr, trace_to_jaxpr
+from mj_autodiff._custom_lin import bind_custom_lin, custom_lin_p
+from mj_autodiff._jvp import jvp_rules
+from mj_autodiff._tangents import (
+    Zero,
+    add_tangents,
+    float0,
+    instantiate_zeros,
+    is_float0,
+    shape_dtype,
+    tangent_aval,
+    tangent_aval_of,
+    zeros_like_aval,
+)
+from mj_autodiff._transpose import UndefPrimal, transpose_rules
+
+__all__ = [
+    "custom_jvp",
+    "custom_jvp_call_p",
+    "custom_lin_p",
+    "custom_vjp",
+    "custom_vjp_call_p",
+]
+
+custom_jvp_call_p = Primitive("custom_jvp_call", multiple_results=True)
+custom_vjp_call_p = Primitive("custom_vjp_call", multiple_results=True)
+
+
+# --- argument handling shared by both decorators ----------------------------------------------
+
+
+def _resolve_args(fun: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]
+                  ) -> tuple[Any, ...]:
+    """Map keyword arguments and defaults to positions (via ``inspect.signature``)."""
+    if not kwargs:
+        return args
+    bound = inspect.signature(fun).bind(*args, **kwargs)
+    bound.apply_defaults()
+    if bound.kwargs:
+        raise TypeError(
+            f"custom derivative function {fun.__name__}: keyword-only arguments are not "
+            "supported; pass every argument positionally or by a positional parameter's name."
+        )
+    return tuple(bound.args)
+
+
+def _split_nondiff(args: Sequence[Any], nondiff_argnums: tuple[int, ...]
+                   ) -> tuple[list[Any], list[Any]]:
+    nondiff = [args[i] for i in nondiff_argnums]
+    diff = [a for i, a in enumerate(args) if i not in nondiff_argnums]
+    return nondiff, diff
+
+
+def _merge_nondiff(nondiff: Sequence[Any], diff: Sequence[Any], nondiff_argnums: tuple[int, ...]
+                   ) -> list[Any]:
+    n = len(nondiff) + len(diff)
+    it_nd, it_d = iter(nondiff), iter(diff)
+    return [next(it_nd) if i in nondiff_argnums else next(it_d) for i in range(n)]
+
+
+def _avals(vals: Sequence[Any]) -> list[ShapedArray]:
+    return [raise_to_shaped(get_aval(v)) for v in vals]
+
+
+def _check_rule_outputs(name: str, primals_out: Sequence[Any], tangents_out: Sequence[Any]
+                        ) -> list[Any]:
+    """Tangents from a user rule, validated against the primal outputs (``Zero`` for
+    integer outputs and for ``None``)."""
+    checked = []
+    for i, (p, t) in enumerate(zip(primals_out, tangents_out, strict=True)):
+        p_shape, p_dtype = shape_dtype(p)
+        if t is None or type(t) is Zero:
+            checked.append(Zero(tangent_aval_of(p)))
+            continue
+        t_shape, t_dtype = shape_dtype(t)
+        if p_dtype.kind not in "fc":
+            checked.append(Zero(tangent_aval_of(p)))
+            continue
+        if tuple(t_shape) != tuple(p_shape) or t_dtype != p_dtype:
+            raise TypeError(
+                f"Custom JVP rule of {name} must produce primal and tangent outputs with "
+                f"corresponding shapes and dtypes, but output {i} has primal "
+                f"{p_dtype.name}{list(p_shape)} and tangent {t_dtype.name}{list(t_shape)}."
+            )
+        checked.append(t)
+    return checked
+
+
+# --- custom_jvp -------------------------------------------------------------------------------
+
+
+class _Thunk:
+    """A memoised, hashable zero-argument callable used as a primitive param."""
+
+    __slots__ = ("_fn", "_val", "name")
+
+    def __init__(self, name: str, fn: Callable[[], Any]) -> None:
+        self.name = name
+        self._fn = fn
+        self._val: Any = None
+
+    def __call__(self) -> Any:
+        if self._val is None:
+            self._val = self._fn()
+        return self._val
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+class custom_jvp:  # noqa: N801 - JAX's name
+    """A function with a custom JVP rule (``jax.custom_jvp``).
+
+    Example::
+
+        @custom_jvp
+        def log1pexp(x):
+            return mnp.log(1. + mnp.exp(x))
+
+        @log1pexp.defjvp
+        def log1pexp_jvp(primals, tangents):
+            x, = primals
+            x_dot, = tangents
+            return log1pexp(x), (1. - 1. / (1. + mnp.exp(x))) * x_dot
+    """
+
+    def __init__(self, fun: Callable[..., Any], nondiff_argnums: Sequence[int] = ()) -> None:
+        functools.update_wrapper(self, fun)
+        self.fun = fun
+        self.nondiff_argnums = tuple(sorted(int(i) for i in nondiff_argnums))
+        self.jvp: Callable[..., Any] | None = None
+
+    def defjvp(self, jvp: Callable[..., Any]) -> Callable[..., Any]:
+        """Set the rule ``jvp(*nondiff_args, primals, tangents) -> (primal_out,
+        tangent_out)``; usable as a decorator."""
+        self.jvp = jvp
+        return jvp
+
+    def defjvps(self, *jvps: Callable[..., Any] | None) -> None:
+        """One rule per argument, ``jvps[i](tangent_i, primal_out, *primals)``, summed;
+        ``None`` means the output does not depend on that argument."""
+
+        def jvp(primals: tuple[Any, ...], tangents: tuple[Any, ...]) -> tuple[Any, Any]:
+            primal_out = self(*primals)
+            total: Any = None
+            for fn, t in zip(jvps, tangents, strict=True):
+                if fn is None:
+                    continue
+                contribution = fn(t, primal_out, *primals)
+                total = contribution if total is None else tree_map(
+                    add_tangents, total, contribution)
+            if total is None:
+                total = tree_map(lambda p: instantiate_zeros(Zero(tangent_aval_of(p))),
+                                 primal_out)
+            return primal_out, total
+
+        self.defjvp(jvp)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        args = _resolve_args(self.fun, args, kwargs)
+        nondiff, diff = _split_nondiff(args, self.nondiff_argnums)
+        leaves, in_tree = tree_flatten(tuple(diff))
+        out_tree_box: list[PyTreeDef] = []
+        name = getattr(self.fun, "__name__", "custom_jvp function")
+
+        def flat_fun(*vals: Any) -> list[Any]:
+            full = _merge_nondiff(nondiff, tree_unflatten(in_tree, vals), self.nondiff_argnums)
+            out_flat, out_tree = tree_flatten(self.fun(*full))
+            out_tree_box[:] = [out_tree]
+            return out_flat
+
+        def flat_jvp(primals: Sequence[Any], tangents: Sequence[Any]
+                     ) -> tuple[list[Any], list[Any]]:
+            if self.jvp is None:
+                raise TypeError(
+                    f"No JVP defined for custom_jvp function {name} using defjvp "
+                    f"{user_location()}."
+                )
+            tangents = [
+                zeros_like_aval(t.aval) if type(t) is Zero else t for t in tangents
+            ]
+            p_tree = tree_unflatten(in_tree, primals)
+            t_tree = tree_unflatten(in_tree, tangents)
+            out = self.jvp(*nondiff, tuple(p_tree), tuple(t_tree))
+            if not (isinstance(out, tuple | list) and len(out) == 2):
+                raise TypeError(
+                    f"Custom JVP rule of {name} must return a pair (primal_out, tangent_out), "
+                    f"got {type(out).__name__}."
+                )
+            p_flat, p_tree_out = tree_flatten(out[0])
+            t_flat, t_tree_out = tree_flatten(out[1])
+            if p_tree_out != t_tree_out:
+                raise TypeError(
+                    f"Custom JVP rule of {name} must produce primal and tangent outputs with "
+                    f"equal container (pytree) structures, but got {p_tree_out} and "
+                    f"{t_tree_out}."
+                )
+            out_tree_box[:] = [p_tree_out]
+            return p_flat, _check_rule_outputs(name, p_flat, t_flat)
+
+        def dispatch(*vals: Any) -> list[Any]:
+            trace = find_top_trace(vals)
+            process = getattr(trace, "process_custom_jvp_call", None)
+            if process is not None:
+                tracers = [full_raise(trace, v) for v in vals]
+                return process(dispatch, flat_jvp, tracers)  # type: ignore[no-any-return]
+            if isinstance(trace, EvalTrace):
+                return flat_fun(*vals)
+            return _stage_custom_jvp(flat_fun, flat_jvp, vals, name)
+
+        outs = dispatch(*leaves)
+        return tree_unflatten(out_tree_box[0], outs)
+
+
+def _stage_custom_jvp(flat_fun: Callable[..., list[Any]],
+                      flat_jvp: Callable[..., tuple[list[Any], list[Any]]],
+                      vals: Sequence[Any], name: str) -> list[Any]:
+    in_avals = _avals(vals)
+    jaxpr, consts = trace_to_jaxpr(flat_fun, in_avals)
+    call_jaxpr = ClosedJaxpr(jaxpr, [])
+
+    def make_jvp_jaxpr() -> tuple[ClosedJaxpr, list[bool]]:
+        nonzero_in = [a.dtype.kind in "fc" for a in in_avals]
+        t_avals = [tangent_aval(a) for a, nz in zip(in_avals, nonzero_in, strict=True) if nz]
+        out_nonzero: list[bool] = []
+
+        def jvp_flat_fun(*args: Any) -> list[Any]:
+            primals = args[: len(in_avals)]
+            it = iter(args[len(in_avals):])
+            tangents = [next(it) if nz else Zero(tangent_aval(a))
+                        for a, nz in zip(in_avals, nonzero_in, strict=True)]
+            p_out, t_out = flat_jvp(primals, tangents)
+            out_nonzero[:] = [type(t) is not Zero for t in t_out]
+            return [*p_out, *(t for t in t_out if type(t) is not Zero)]
+
+        jvp_jaxpr, jvp_consts = trace_to_jaxpr(jvp_flat_fun, [*in_avals, *t_avals])
+        return ClosedJaxpr(jvp_jaxpr, jvp_consts), out_nonzero
+
+    thunk = _Thunk(f"jvp_of_{name}", make_jvp_jaxpr)
+    return bind(custom_jvp_call_p, *consts, *vals, call_jaxpr=call_jaxpr,
+                jvp_jaxpr_thunk=thunk, num_consts=len(consts))
+
+
+def _custom_call_impl(*args: Any, call_jaxpr: ClosedJaxpr, num_consts: int, **_: Any
+                      ) -> list[Any]:
+    return eval_jaxpr(call_jaxpr, args)
+
+
+def _custom_call_abstract_eval(*avals: ShapedArray, call_jaxpr: ClosedJaxpr, **_: Any
+                               ) -> list[ShapedArray]:
+    return list(call_jaxpr.out_avals)
+
+
+impl_rules[custom_jvp_call_p] = _custom_call_impl
+abstract_eval_rules[custom_jvp_call_p] = _custom_call_abstract_eval
+
+
+def _custom_jvp_call_jvp(primals: list[Any], tangents: list[Any], *, call_jaxpr: ClosedJaxpr,
+                         jvp_jaxpr_thunk: _Thunk, num_consts: int
+                         ) -> tuple[list[Any], list[Any]]:
+    args = primals[num_consts:]
+    arg_tangents = tangents[num_consts:]
+    jvp_closed, out_nonzero = jvp_jaxpr_thunk()
+    arg_avals = call_jaxpr.in_avals[num_consts:]
+    nz_tangents = [
+        instantiate_zeros(t)
+        for t, a in zip(arg_tangents, arg_avals, strict=True)
+        if a.dtype.kind in "fc"
+    ]
+    outs = eval_jaxpr(jvp_closed, [*args, *nz_tangents])
+    n_out = len(out_nonzero)
+    primals_out = outs[:n_out]
+    it = iter(outs[n_out:])
+    tangents_out = [next(it) if nz else Zero(tangent_aval_of(p))
+                    for p, nz in zip(primals_out, out_nonzero, strict=True)]
+    return primals_out, tangents_out
+
+
+jvp_rules[custom_jvp_call_p] = _custom_jvp_call_jvp
+
+
+# --- custom_vjp -------------------------------------------------------------------------------
+
+
+class custom_vjp:  # noqa: N801 - JAX's name
+    """A function with a custom VJP rule (``jax.custom_vjp``): ``fwd(*args) -> (out,
+    residuals)`` and ``bwd(*nondiff_args, residuals, out_cotangent) -> tuple of argument
+    cotangents`` (one per differentiable argument; ``None`` means zero)."""
+
+    def __init__(self, fun: Callable[..., Any], nondiff_argnums: Sequence[int] = ()) -> None:
+        functools.update_wrapper(self, fun)
+        self.fun = fun
+        self.nondiff_argnums = tuple(sorted(int(i) for i in nondiff_argnums))
+        self.fwd: Callable[..., Any] | None = None
+        self.bwd: Callable[..., Any] | None = None
+
+    def defvjp(self, fwd: Callable[..., Any], bwd: Callable[..., Any]) -> None:
+        self.fwd = fwd
+        self.bwd = bwd
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        args = _resolve_args(self.fun, args, kwargs)
+        nondiff, diff = _split_nondiff(args, self.nondiff_argnums)
+        for i, x in zip(self.nondiff_argnums, nondiff, strict=True):
+            if isinstance(x, Tracer):
+                raise TypeError(
+                    f"custom_vjp: argument {i} is in nondiff_argnums but is a traced value "
+                    f"({x.aval.str_short()}); pass arrays as differentiable arguments and "
+                    "return a zero cotangent for them in bwd instead."
+                )
+        leaves, in_tree = tree_flatten(tuple(diff))
+        out_tree_box: list[PyTreeDef] = []
+        res_tree_box: list[PyTreeDef] = []
+        name = getattr(self.fun, "__name__", "custom_vjp function")
+
+        def flat_fun(*vals: Any) -> list[Any]:
+            full = _merge_nondiff(nondiff, tree_unflatten(in_tree, vals), self.nondiff_argnums)
+            out_flat, out_tree = tree_flatten(self.fun(*full))
+            out_tree_box[:] = [out_tree]
+            return out_flat
+
+        def flat_fwd(*vals: Any) -> tuple[list[Any], list[Any]]:
+            if self.fwd is None or self.bwd is None:
+                raise TypeError(f"No VJP defined for custom_vjp function {name} using defvjp.")
+            full = _merge_nondiff(nondiff, tree_unflatten(in_tree, vals), self.nondiff_argnums)
+            res = self.fwd(*full)
+            if not (isinstance(res, tuple | list) and len(res) == 2):
+                raise TypeError(
+                    f"Custom VJP fwd rule of {name} must return a pair (output, residuals), "
+                    f"got {type(res).__name__}."
+                )
+            out_flat, out_tree = tree_flatten(res[0])
+            res_flat, res_tree = tree_flatten(res[1])
+            out_tree_box[:] = [out_tree]
+            res_tree_box[:] = [res_tree]
+            return out_flat, res_flat
+
+        def flat_bwd(res: Sequence[Any], cts: Sequence[Any]) -> list[Any]:
+            assert self.bwd is not None
+            cts = [instantiate_zeros(c) for c in cts]
+            res_tree = tree_unflatten(res_tree_box[0], res)
+            ct_tree = tree_unflatten(out_tree_box[0], cts)
+            cts_in = self.bwd(*nondiff, res_tree, ct_tree)
+            if not isinstance(cts_in, tuple | list) or len(cts_in) != len(diff):
+                raise TypeError(
+                    f"Custom VJP bwd rule of {name} must return a tuple with one cotangent per "
+                    f"differentiable argument ({len(diff)}), got {cts_in!r:.80}."
+                )
+            flat = []
+            for arg, ct in zip(diff, cts_in, strict=True):
+                arg_leaves, arg_tree = tree_flatten(arg)
+                if ct is None:
+                    flat.extend(Zero(tangent_aval_of(a)) for a in arg_leaves)
+                    continue
+                ct_leaves, ct_tree_ = tree_flatten(ct, is_leaf=lambda x: x is None)
+                if ct_tree_ != arg_tree:
+                    raise TypeError(
+                        f"Custom VJP bwd rule of {name} must produce cotangents with the "
+                        f"structure of the arguments: expected {arg_tree}, got {ct_tree_}."
+                    )
+                flat.extend(Zero(tangent_aval_of(a)) if c is None else c
+                            for a, c in zip(arg_leaves, ct_leaves, strict=True))
+            return flat
+
+        def dispatch(*vals: Any) -> list[Any]:
+            trace = find_top_trace(vals)
+            process = getattr(trace, "process_custom_vjp_call", None)
+            if process is not None:
+                tracers = [full_raise(trace, v) for v in vals]
+                return process(dispatch, flat_fwd, flat_bwd, tracers)  # type: ignore[no-any-return]
+            if isinstance(trace, EvalTrace):
+                return flat_fun(*vals)
+            return _stage_custom_vjp(flat_fun, flat_fwd, flat_bwd, vals, name)
+
+        outs = dispatch(*leaves)
+        return tree_unflatten(out_tree_box[0], outs)
+
+
+def _stage_custom_vjp(flat_fun: Callable[..., list[Any]],
+                      flat_fwd: Callable[..., tuple[list[Any], list[Any]]],
+                      flat_bwd: Callable[..., list[Any]], vals: Sequence[Any],
+                      name: str) -> list[Any]:
+    in_avals = _avals(vals)
+    jaxpr, consts = trace_to_jaxpr(flat_fun, in_avals)
+    call_jaxpr = ClosedJaxpr(jaxpr, [])
+
+    def make_fwd_jaxpr() -> tuple[ClosedJaxpr, int]:
+        n_res: list[int] = []
+
+        def fwd_flat_fun(*args: Any) -> list[Any]:
+            outs, res = flat_fwd(*args)
+            n_res[:] = [len(res)]
+            return [*outs, *res]
+
+        fwd_jaxpr, fwd_consts = trace_to_jaxpr(fwd_flat_fun, in_avals)
+        return ClosedJaxpr(fwd_jaxpr, fwd_consts), n_res[0]
+
+    thunk = _Thunk(f"fwd_of_{name}", make_fwd_jaxpr)
+    return bind(custom_vjp_call_p, *consts, *vals, call_jaxpr=call_jaxpr,
+                fwd_jaxpr_thunk=thunk, bwd=flat_bwd, num_consts=len(consts))
+
+
+impl_rules[custom_vjp_call_p] = _custom_call_impl
+abstract_eval_rules[custom_vjp_call_p] = _custom_call_abstract_eval
+
+
+def _custom_vjp_call_jvp(primals: list[Any], tangents: list[Any], *, call_jaxpr: ClosedJaxpr,
+                         fwd_jaxpr_thunk: _Thunk, bwd: Callable[..., list[Any]],
+                         num_consts: int) -> tuple[list[Any], list[Any]]:
+    args = primals[num_consts:]
+    fwd_closed, n_res = fwd_jaxpr_thunk()
+    outs = eval_jaxpr(fwd_closed, args)
+    n_out = len(outs) - n_res
+    primals_out, res = outs[:n_out], outs[n_out:]
+    return primals_out, bind_custom_lin(res, tangents[num_consts:], args, primals_out, bwd)
+
+
+jvp_rules[custom_vjp_call_p] = _custom_vjp_call_jvp
+
+
+def _custom_lin_transpose(cts: list[Any], *invals: Any, num_res: int,
+                          bwd: Callable[..., list[Any]], out_avals: tuple[ShapedArray, ...],
+                          in_avals: tuple[ShapedArray, ...], in_nonzero: tuple[bool, ...]
+                          ) -> list[Any]:
+    res = invals[:num_res]
+    for r in res:
+        if type(r) is UndefPrimal:
+            raise TypeError("custom_lin: residuals cannot be linear values.")
+    cts_in = bwd(list(res), list(cts))
+    lin_cts = []
+    for ct, aval, nz in zip(cts_in, in_avals, in_nonzero, strict=True):
+        if not nz:
+            continue
+        if type(ct) is Zero:
+            lin_cts.append(Zero(aval))
+            continue
+        shape, dtype = shape_dtype(ct)
+        if tuple(shape) != aval.shape:
+            raise ValueError(
+                f"Custom VJP bwd rule produced a cotangent of shape {tuple(shape)} for an "
+                f"argument of shape {aval.shape}."
+            )
+        lin_cts.append(ct)
+    return [None] * num_res + lin_cts
+
+
+transpose_rules[custom_lin_p] = _custom_lin_transpose

@@ -1,0 +1,67 @@
+"""``custom_lin``: the linear primitive standing for a ``custom_vjp`` function's tangents.
+
+Differentiating a ``custom_vjp`` function runs its ``fwd`` rule and binds ``custom_lin`` on the
+residuals and the input tangents. It is linear in the tangents; its transpose (registered
+in ``_custom_derivatives``) calls the user's ``bwd``. Evaluating it in forward mode is an
+error, as in JAX: a ``custom_vjp`` function has no JVP.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from mj_core import Primitive, ShapedArray, bind, impl_rules
+from mj_ir import abstract_eval_rules
+from mj_autodiff._tangents import Zero, instantiate_zeros, is_float0, tangent_aval_of
+
+__all__ = ["bind_custom_lin", "custom_lin_p"]
+
+custom_lin_p = Primitive("custom_lin", multiple_results=True)
+
+
+def bind_custom_lin(
+    res: Sequence[Any],
+    tangents: Sequence[Any],
+    primals: Sequence[Any],
+    primals_out: Sequence[Any],
+    bwd: Callable[..., list[Any]],
+) -> list[Any]:
+    """The output tangents of a ``custom_vjp`` function: ``custom_lin`` of the residuals and
+    the inexact inputs' (instantiated) tangents; ``Zero`` for integer outputs."""
+    in_avals = tuple(tangent_aval_of(p) for p in primals)
+    in_nonzero = tuple(not is_float0(a.dtype) for a in in_avals)
+    lin_tangents = [
+        instantiate_zeros(t) for t, nz in zip(tangents, in_nonzero, strict=True) if nz
+    ]
+    out_avals = tuple(tangent_aval_of(p) for p in primals_out)
+    outs = bind(
+        custom_lin_p,
+        *res,
+        *lin_tangents,
+        num_res=len(res),
+        bwd=bwd,
+        out_avals=out_avals,
+        in_avals=in_avals,
+        in_nonzero=in_nonzero,
+    )
+    return [Zero(a) if is_float0(a.dtype) else o for a, o in zip(out_avals, outs, strict=True)]
+
+
+def _custom_lin_impl(*args: Any, **params: Any) -> list[Any]:
+    raise TypeError(
+        "can't apply forward-mode autodiff (jvp) to a custom_vjp function. If you want to "
+        "use both forward- and reverse-mode, use custom_jvp instead."
+    )
+
+
+impl_rules[custom_lin_p] = _custom_lin_impl
+
+
+def _custom_lin_abstract_eval(
+    *avals: ShapedArray, out_avals: tuple[ShapedArray, ...], **params: Any
+) -> list[ShapedArray]:
+    return list(out_avals)
+
+
+abstract_eval_rules[custom_lin_p] = _custom_lin_abstract_eval
