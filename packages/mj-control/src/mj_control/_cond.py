@@ -29,6 +29,7 @@ from mj_autodiff import (
     tangent_aval,
     transpose_rules,
 )
+from mj_batch import BatchDim, move_batch_axis, not_mapped, vmap_jaxpr, vmap_rules
 from mj_control._jaxprs import add_inputs, join_residuals
 from mj_control._printing import pp_control_eqn
 from mj_control._tracing import (
@@ -51,6 +52,7 @@ from mj_ir import (
     JaxprEqn,
     Var,
     abstract_eval_rules,
+    eval_jaxpr,
     pp_rules,
     trace_to_closed_jaxpr,
 )
@@ -375,3 +377,40 @@ def _cond_transpose(
 
 
 transpose_rules[cond_p] = _cond_transpose
+
+
+# --- batching ------------------------------------------------------------------------------------
+
+
+def _cond_vmap(
+    axis_size: int,
+    vals_in: list[Any],
+    dims_in: list[BatchDim],
+    *,
+    branches: tuple[ClosedJaxpr, ...],
+) -> tuple[list[Any], list[BatchDim]]:
+    index, *ops = vals_in
+    index_dim, *op_dims = dims_in
+    if index_dim is not not_mapped:
+        # Each example takes its own branch: run every branch on the whole batch and select
+        # (as JAX does; branches have no side effects, so this only costs compute).
+        index = move_batch_axis(axis_size, index_dim, 0, index)
+        outs = [
+            eval_jaxpr(vmap_jaxpr(b, axis_size, op_dims, instantiate=True)[0], ops)
+            for b in branches
+        ]
+        selected = []
+        for cases in zip(*outs, strict=True):
+            which = lax.broadcast_in_dim(index, get_aval(cases[0]).shape, (0,))
+            selected.append(lax.select_n(which, *cases))
+        return selected, [0] * len(selected)
+    first = [vmap_jaxpr(b, axis_size, op_dims) for b in branches]
+    out_batched = [
+        any(d is not not_mapped for d in dims) for dims in zip(*(d for _, d in first), strict=True)
+    ]
+    batched = tuple(vmap_jaxpr(b, axis_size, op_dims, instantiate=out_batched)[0] for b in branches)
+    outs = bind(cond_p, index, *ops, branches=batched)
+    return outs, [0 if b else not_mapped for b in out_batched]
+
+
+vmap_rules[cond_p] = _cond_vmap

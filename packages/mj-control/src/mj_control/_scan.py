@@ -29,6 +29,7 @@ from mj_autodiff import (
     tangent_aval,
     transpose_rules,
 )
+from mj_batch import BatchDim, move_batch_axis, moveaxis, not_mapped, vmap_jaxpr, vmap_rules
 from mj_control._jaxprs import move, permute, zeros
 from mj_control._printing import pp_control_eqn
 from mj_control._tracing import (
@@ -684,3 +685,63 @@ def _scan_transpose(
 
 
 transpose_rules[scan_p] = _scan_transpose
+
+
+# --- batching ------------------------------------------------------------------------------------
+
+
+def _scan_vmap(
+    axis_size: int,
+    vals_in: list[Any],
+    dims_in: list[BatchDim],
+    *,
+    jaxpr: ClosedJaxpr,
+    num_consts: int,
+    num_carry: int,
+    length: int,
+    reverse: bool,
+    linear: tuple[bool, ...],
+) -> tuple[list[Any], list[BatchDim]]:
+    vals = _groups(vals_in, num_consts, num_carry)
+    dims = _groups(dims_in, num_consts, num_carry)
+    # xs keep their scanned axis first: a batch axis goes to 1, which is 0 for the slices
+    xs = [
+        x if d is not_mapped else moveaxis(x, d, 1) for x, d in zip(vals.xs, dims.xs, strict=True)
+    ]
+    x_dims: list[BatchDim] = [not_mapped if d is not_mapped else 0 for d in dims.xs]
+
+    def out_batched(closed: ClosedJaxpr, flags: list[bool]) -> list[bool]:
+        carry_dims = [0 if f else not_mapped for f in flags[num_consts : num_consts + num_carry]]
+        _, out_dims = vmap_jaxpr(closed, axis_size, [*dims.consts, *carry_dims, *x_dims])
+        return [d is not not_mapped for d in out_dims]
+
+    flags = _Groups(
+        [d is not not_mapped for d in dims.consts],
+        [d is not not_mapped for d in dims.carry],
+        [d is not not_mapped for d in dims.xs],
+    )
+    carry_bat = _carry_fixpoint(jaxpr, flags, out_batched)
+    carry_dims: list[BatchDim] = [0 if b else not_mapped for b in carry_bat]
+    in_dims = [*dims.consts, *carry_dims, *x_dims]
+    ys_bat = [d is not not_mapped for d in vmap_jaxpr(jaxpr, axis_size, in_dims)[1][num_carry:]]
+    batched, _ = vmap_jaxpr(jaxpr, axis_size, in_dims, instantiate=[*carry_bat, *ys_bat])
+    carry = [
+        move_batch_axis(axis_size, d, 0, x) if b else x
+        for x, d, b in zip(vals.carry, dims.carry, carry_bat, strict=True)
+    ]
+    outs = bind(
+        scan_p,
+        *vals.consts,
+        *carry,
+        *xs,
+        jaxpr=batched,
+        num_consts=num_consts,
+        num_carry=num_carry,
+        length=length,
+        reverse=reverse,
+        linear=linear,
+    )
+    return outs, [*carry_dims, *(1 if b else not_mapped for b in ys_bat)]
+
+
+vmap_rules[scan_p] = _scan_vmap

@@ -26,6 +26,7 @@ from mj_autodiff import (
     tangent_aval,
     transpose_rules,
 )
+from mj_batch import BatchDim, move_batch_axis, not_mapped, vmap_jaxpr, vmap_rules
 from mj_control._jaxprs import add_inputs, move, permute
 from mj_control._printing import pp_control_eqn
 from mj_control._scan import scan
@@ -46,7 +47,17 @@ from mj_core.errors import user_location
 from mj_core.primitive import Primitive, impl_rules
 from mj_core.trace import bind
 from mj_core.tree_util import tree_flatten, tree_structure, tree_unflatten
-from mj_ir import ClosedJaxpr, Jaxpr, JaxprEqn, Var, abstract_eval_rules, dce_jaxpr, pp_rules
+from mj_ir import (
+    ClosedJaxpr,
+    Jaxpr,
+    JaxprEqn,
+    Var,
+    abstract_eval_rules,
+    dce_jaxpr,
+    eval_jaxpr,
+    pp_rules,
+    trace_to_closed_jaxpr,
+)
 
 __all__ = ["fori_loop", "while_loop", "while_p"]
 
@@ -415,3 +426,104 @@ def _while_transpose(cts: list[Any], *args: Any, **params: Any) -> list[Any]:
 
 
 transpose_rules[while_p] = _while_transpose
+
+
+# --- batching ------------------------------------------------------------------------------------
+
+
+def _while_vmap(
+    axis_size: int,
+    vals_in: list[Any],
+    dims_in: list[BatchDim],
+    *,
+    cond_jaxpr: ClosedJaxpr,
+    body_jaxpr: ClosedJaxpr,
+    cond_nconsts: int,
+    body_nconsts: int,
+) -> tuple[list[Any], list[BatchDim]]:
+    cconsts, bconsts, carry = _split_consts(vals_in, cond_nconsts, body_nconsts)
+    cc_dims, bc_dims, init_dims = _split_consts(dims_in, cond_nconsts, body_nconsts)
+
+    def body_out_batched(closed: ClosedJaxpr, flags: list[bool]) -> list[bool]:
+        carry_dims = [0 if f else not_mapped for f in flags[body_nconsts:]]
+        _, dims = vmap_jaxpr(closed, axis_size, [*bc_dims, *carry_dims])
+        return [d is not not_mapped for d in dims]
+
+    carry_bat = _carry_fixpoint(
+        body_jaxpr,
+        [d is not not_mapped for d in bc_dims],
+        [d is not not_mapped for d in init_dims],
+        body_out_batched,
+    )
+    carry_dims: list[BatchDim] = [0 if b else not_mapped for b in carry_bat]
+    (pred_dim,) = vmap_jaxpr(cond_jaxpr, axis_size, [*cc_dims, *carry_dims])[1]
+    pred_batched = pred_dim is not not_mapped
+    if pred_batched:  # every example stops on its own: each carry is per example
+        carry_bat = [True] * len(carry)
+        carry_dims = [0] * len(carry)
+    carry = [
+        move_batch_axis(axis_size, d, 0, x) if b else x
+        for x, d, b in zip(carry, init_dims, carry_bat, strict=True)
+    ]
+    body_b, _ = vmap_jaxpr(body_jaxpr, axis_size, [*bc_dims, *carry_dims], instantiate=carry_bat)
+    cond_b, _ = vmap_jaxpr(cond_jaxpr, axis_size, [*cc_dims, *carry_dims], instantiate=pred_batched)
+    out_dims: list[BatchDim] = list(carry_dims)
+    if not pred_batched:
+        outs = bind(
+            while_p,
+            *cconsts,
+            *bconsts,
+            *carry,
+            cond_jaxpr=cond_b,
+            body_jaxpr=body_b,
+            cond_nconsts=cond_nconsts,
+            body_nconsts=body_nconsts,
+        )
+        return outs, out_dims
+    cond_any, body_select = _batched_predicate_loop(cond_b, body_b, cconsts, bconsts, carry)
+    outs = bind(
+        while_p,
+        *cconsts,
+        *cconsts,
+        *bconsts,
+        *carry,
+        cond_jaxpr=cond_any,
+        body_jaxpr=body_select,
+        cond_nconsts=cond_nconsts,
+        body_nconsts=cond_nconsts + body_nconsts,
+    )
+    return outs, out_dims
+
+
+def _batched_predicate_loop(
+    cond_b: ClosedJaxpr,
+    body_b: ClosedJaxpr,
+    cconsts: list[Any],
+    bconsts: list[Any],
+    carry: list[Any],
+) -> tuple[ClosedJaxpr, ClosedJaxpr]:
+    """A loop over a batch whose examples stop at different steps: it runs while any example
+    is live, and the body leaves the carries of finished examples unchanged (a select)."""
+    n_cc, n_bc = len(cconsts), len(bconsts)
+
+    def cond_any(*args: Any) -> list[Any]:
+        (pred,) = eval_jaxpr(cond_b, args)
+        return [lax.reduce_or(pred, (0,))]
+
+    def body_select(*args: Any) -> list[Any]:
+        cc, bc, old = args[:n_cc], args[n_cc : n_cc + n_bc], args[n_cc + n_bc :]
+        (pred,) = eval_jaxpr(cond_b, [*cc, *old])
+        new = eval_jaxpr(body_b, [*bc, *old])
+        return [
+            lax.select(lax.broadcast_in_dim(pred, get_aval(n).shape, (0,)), n, o)
+            for n, o in zip(new, old, strict=True)
+        ]
+
+    cc_avals, bc_avals, carry_avals = (shaped_avals(vals) for vals in (cconsts, bconsts, carry))
+    return (
+        trace_to_closed_jaxpr(cond_any, [*cc_avals, *carry_avals]),
+        trace_to_closed_jaxpr(body_select, [*cc_avals, *bc_avals, *carry_avals]),
+    )
+
+
+vmap_rules[while_p] = _while_vmap
