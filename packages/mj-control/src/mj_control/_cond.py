@@ -56,6 +56,8 @@ from mj_ir import (
     pp_rules,
     trace_to_closed_jaxpr,
 )
+from mj_xla import LoweringContext, aval_to_ir_type, ir_constant, lowering_rules
+from mj_xla._jaxlib import Value, hlo, ir
 
 __all__ = ["cond", "cond_p", "switch"]
 
@@ -414,3 +416,34 @@ def _cond_vmap(
 
 
 vmap_rules[cond_p] = _cond_vmap
+
+
+# --- lowering ------------------------------------------------------------------------------------
+
+
+def _cond_lowering(
+    ctx: LoweringContext,
+    avals_in: list[ShapedArray],
+    avals_out: list[ShapedArray],
+    in_vals: list[Value],
+    *,
+    branches: tuple[ClosedJaxpr, ...],
+) -> list[Value]:
+    """Two branches: ``stablehlo.if``; more: ``stablehlo.case`` (the index is in range)."""
+    index, *ops = in_vals
+    out_types = [aval_to_ir_type(a) for a in avals_out]
+    if len(branches) == 2:
+        zero = ir_constant(np.zeros((), avals_in[0].dtype))
+        pred = hlo.compare(index, zero, hlo.ComparisonDirectionAttr.get("NE"))
+        op = hlo.IfOp(out_types, pred)
+        regions = [op.false_branch, op.true_branch]
+    else:
+        op = hlo.CaseOp(out_types, index, num_branches=len(branches))
+        regions = list(op.branches)
+    for region, branch in zip(regions, branches, strict=True):
+        with ir.InsertionPoint(region.blocks.append()):
+            hlo.return_(ctx.lower_jaxpr(branch, ops))
+    return list(op.results)
+
+
+lowering_rules[cond_p] = _cond_lowering

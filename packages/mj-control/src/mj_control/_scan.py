@@ -57,6 +57,8 @@ from mj_ir import (
     pp_rules,
     trace_to_closed_jaxpr,
 )
+from mj_xla import LoweringContext, aval_to_ir_type, ir_constant, lowering_rules
+from mj_xla._jaxlib import Value, hlo, ir
 
 __all__ = ["scan", "scan_p"]
 
@@ -745,3 +747,66 @@ def _scan_vmap(
 
 
 vmap_rules[scan_p] = _scan_vmap
+
+
+# --- lowering ------------------------------------------------------------------------------------
+# One stablehlo.while whatever the length (never unrolled): its carries are the step counter,
+# the scan's carries and the ys being filled in; consts and xs are captured by the body, which
+# reads step i's slices with dynamic_slice and writes its ys with dynamic_update_slice.
+
+
+def _scan_lowering(
+    ctx: LoweringContext,
+    avals_in: list[ShapedArray],
+    avals_out: list[ShapedArray],
+    in_vals: list[Value],
+    *,
+    jaxpr: ClosedJaxpr,
+    num_consts: int,
+    num_carry: int,
+    length: int,
+    reverse: bool,
+    linear: tuple[bool, ...],
+) -> list[Value]:
+    vals = _groups(in_vals, num_consts, num_carry)
+    x_avals = avals_in[num_consts + num_carry :]
+    ys_avals = avals_out[num_carry:]
+    counter = np.dtype(np.int32)
+    i_type = aval_to_ir_type(ShapedArray((), counter))
+    carry_types = [aval_to_ir_type(a) for a in avals_out[:num_carry]]
+    ys_types = [aval_to_ir_type(a) for a in ys_avals]
+    ys_init = [
+        hlo.broadcast_in_dim(t, ir_constant(np.zeros((), a.dtype)), [])
+        for t, a in zip(ys_types, ys_avals, strict=True)
+    ]
+    types = [i_type, *carry_types, *ys_types]
+    op = hlo.WhileOp(types, [ir_constant(np.zeros((), counter)), *vals.carry, *ys_init])
+    cond_block = op.cond.blocks.append(*types)
+    with ir.InsertionPoint(cond_block):
+        limit = ir_constant(np.asarray(length, counter))
+        lt = hlo.ComparisonDirectionAttr.get("LT")
+        hlo.return_([hlo.compare(cond_block.arguments[0], limit, lt)])
+    body_block = op.body.blocks.append(*types)
+    with ir.InsertionPoint(body_block):
+        i, *rest = body_block.arguments
+        carry, ys = rest[:num_carry], rest[num_carry:]
+        index = i
+        if reverse:
+            index = hlo.subtract(ir_constant(np.asarray(length - 1, counter)), i)
+        zero = ir_constant(np.zeros((), counter))
+        x_slices = []
+        for x, a in zip(vals.xs, x_avals, strict=True):
+            starts = [index, *[zero] * (a.ndim - 1)]
+            piece = hlo.dynamic_slice(x, starts, [1, *a.shape[1:]])
+            x_slices.append(hlo.reshape(aval_to_ir_type(a.update(shape=a.shape[1:])), piece))
+        outs = ctx.lower_jaxpr(jaxpr, [*vals.consts, *carry, *x_slices])
+        new_ys = []
+        for acc, y, a in zip(ys, outs[num_carry:], ys_avals, strict=True):
+            row = hlo.reshape(aval_to_ir_type(a.update(shape=(1, *a.shape[1:]))), y)
+            new_ys.append(hlo.dynamic_update_slice(acc, row, [index, *[zero] * (a.ndim - 1)]))
+        one = ir_constant(np.ones((), counter))
+        hlo.return_([hlo.add(i, one), *outs[:num_carry], *new_ys])
+    return list(op.results)[1:]
+
+
+lowering_rules[scan_p] = _scan_lowering

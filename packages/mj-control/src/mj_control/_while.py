@@ -58,6 +58,8 @@ from mj_ir import (
     pp_rules,
     trace_to_closed_jaxpr,
 )
+from mj_xla import LoweringContext, aval_to_ir_type, lowering_rules
+from mj_xla._jaxlib import Value, hlo, ir
 
 __all__ = ["fori_loop", "while_loop", "while_p"]
 
@@ -527,3 +529,33 @@ def _batched_predicate_loop(
 
 
 vmap_rules[while_p] = _while_vmap
+
+
+# --- lowering ------------------------------------------------------------------------------------
+
+
+def _while_lowering(
+    ctx: LoweringContext,
+    avals_in: list[ShapedArray],
+    avals_out: list[ShapedArray],
+    in_vals: list[Value],
+    *,
+    cond_jaxpr: ClosedJaxpr,
+    body_jaxpr: ClosedJaxpr,
+    cond_nconsts: int,
+    body_nconsts: int,
+) -> list[Value]:
+    """One ``stablehlo.while`` over the carries; the constants are captured by its regions."""
+    cconsts, bconsts, init = _split_consts(in_vals, cond_nconsts, body_nconsts)
+    carry_types = [aval_to_ir_type(a) for a in avals_in[cond_nconsts + body_nconsts :]]
+    op = hlo.WhileOp(carry_types, init)
+    cond_block = op.cond.blocks.append(*carry_types)
+    with ir.InsertionPoint(cond_block):
+        hlo.return_(ctx.lower_jaxpr(cond_jaxpr, [*cconsts, *cond_block.arguments]))
+    body_block = op.body.blocks.append(*carry_types)
+    with ir.InsertionPoint(body_block):
+        hlo.return_(ctx.lower_jaxpr(body_jaxpr, [*bconsts, *body_block.arguments]))
+    return list(op.results)
+
+
+lowering_rules[while_p] = _while_lowering
