@@ -124,7 +124,6 @@ def _elementwise_example(prim: Primitive, kind: str) -> tuple[tuple[Any, ...], d
 #: Eager (mj_core impl) bugs these tests found; the jaxpr side is right. Not strict, so the
 #: entries only need removing once mj_core is fixed.
 KNOWN_CORE_BUGS = {
-    "logistic-b": "mj_core logistic impl applies `-` to a bool array",
     "shift_right_arithmetic-int32-3": "mj_core impl promotes int32 >> weak int to int64",
 }
 

@@ -141,21 +141,38 @@ class JaxprTrace(Trace):
     def process_primitive(
         self, primitive: Primitive, tracers: list[JaxprTracer], params: dict[str, Any]
     ) -> list[JaxprTracer]:
+        # The hot path of tracing: one- and two-operand equations (nearly all of them) avoid
+        # building intermediate lists, and the equation tuple is made without NamedTuple's
+        # Python-level constructor.
+        rule = abstract_eval_rules[primitive]
+        n = len(tracers)
         try:
-            avals_out = abstract_eval_rules[primitive](*[t.aval for t in tracers], **params)
+            if n == 1:
+                x = tracers[0]
+                avals_out = rule(x.aval, **params)
+                inputs = [x.atom]
+            elif n == 2:
+                x, y = tracers
+                avals_out = rule(x.aval, y.aval, **params)
+                inputs = [x.atom, y.atom]
+            else:
+                avals_out = rule(*[t.aval for t in tracers], **params)
+                inputs = [t.atom for t in tracers]
         except MJError:
             raise
         except (TypeError, ValueError) as err:
             raise _typing_error(err) from err
-        inputs = [t.atom for t in tracers]
         if len(avals_out) == 1:
             aval = avals_out[0]
             var = Var(aval)
-            self.builder.eqns.append(JaxprEqn(primitive, inputs, params, [var]))
+            self.builder.eqns.append(_new_eqn((primitive, inputs, params, [var])))
             return [JaxprTracer(self, aval, var)]
         out_binders = [Var(a) for a in avals_out]
-        self.builder.eqns.append(JaxprEqn(primitive, inputs, params, out_binders))
+        self.builder.eqns.append(_new_eqn((primitive, inputs, params, out_binders)))
         return [JaxprTracer(self, v.aval, v) for v in out_binders]
+
+
+_new_eqn: Callable[[tuple[Any, ...]], JaxprEqn] = functools.partial(tuple.__new__, JaxprEqn)
 
 
 def _typing_error(err: TypeError | ValueError) -> TypeError | ValueError:
