@@ -11,6 +11,7 @@ import pytest
 
 import mj_core
 from mj_core import lax
+from mj_core.avals import ShapedArray, get_aval
 from mj_core.errors import ConcretizationError, MissingRuleError, TracerLeakError
 from mj_core.primitive import Primitive, impl_rules
 from mj_core.trace import (
@@ -26,7 +27,6 @@ from mj_core.trace import (
     new_dynamic,
     new_main,
 )
-from mj_core.avals import ShapedArray, get_aval
 
 
 class TagTracer(Tracer):
@@ -116,11 +116,10 @@ def test_full_raise_and_lower_of_constants():
 
 def test_stack_restored_after_exception_in_new_main_and_new_dynamic():
     before = current_trace_stack()
-    with pytest.raises(RuntimeError, match="boom"):
-        with new_main(TagTrace, {"events": []}) as main:
-            assert not is_eager()
-            with new_dynamic(main):
-                raise RuntimeError("boom")
+    with pytest.raises(RuntimeError, match="boom"), new_main(TagTrace, {"events": []}) as main:
+        assert not is_eager()
+        with new_dynamic(main):
+            raise RuntimeError("boom")
     assert current_trace_stack() == before
     assert is_eager()
     assert np.isclose(lax.sin(1.0), np.sin(1.0))  # eager path works again

@@ -116,14 +116,18 @@ def test_integer_pow_round_shifts_select_clamp():
         bind1(prims.shift_right_logical_p, ints, np.int32(1)),
         (ints.view(np.uint32) >> 1).view(np.int32),
     )
-    np.testing.assert_array_equal(bind1(prims.shift_right_arithmetic_p, ints, np.int32(1)), ints >> 1)
+    np.testing.assert_array_equal(
+        bind1(prims.shift_right_arithmetic_p, ints, np.int32(1)), ints >> 1
+    )
     which = np.array([True, False, True])
     np.testing.assert_array_equal(bind1(prims.select_n_p, which, 1.0, np.zeros(3)), [0, 1, 0])
     np.testing.assert_array_equal(
         bind1(prims.select_n_p, np.array([0, 2, 1]), np.zeros(3), np.ones(3), np.full(3, 2.0)),
         [0, 2, 1],
     )
-    np.testing.assert_array_equal(bind1(prims.clamp_p, 0.0, np.array([-1.0, 0.5, 2.0]), 1.0), [0, 0.5, 1])
+    np.testing.assert_array_equal(
+        bind1(prims.clamp_p, 0.0, np.array([-1.0, 0.5, 2.0]), 1.0), [0, 0.5, 1]
+    )
 
 
 def test_shape_error_names_primitive_and_shapes():

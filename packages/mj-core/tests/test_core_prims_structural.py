@@ -32,7 +32,9 @@ def test_broadcast_errors(shape, target, dims):
 def test_reshape_transpose_squeeze_rev(dtype, rand):
     x = rand((2, 3, 1, 4), dtype)
     np.testing.assert_array_equal(lax.reshape(x, (6, 4)), x.reshape(6, 4))
-    np.testing.assert_array_equal(lax.reshape(x, (4, 6), dimensions=(3, 0, 1, 2)), x.transpose(3, 0, 1, 2).reshape(4, 6))
+    np.testing.assert_array_equal(
+        lax.reshape(x, (4, 6), dimensions=(3, 0, 1, 2)), x.transpose(3, 0, 1, 2).reshape(4, 6)
+    )
     np.testing.assert_array_equal(lax.transpose(x, (3, 1, 0, 2)), x.transpose(3, 1, 0, 2))
     np.testing.assert_array_equal(lax.squeeze(x, (-2,)), x[:, :, 0])
     np.testing.assert_array_equal(lax.rev(x, (0, 3)), x[::-1, :, :, ::-1])
@@ -90,7 +92,12 @@ def _pad_reference(x, value, config):
 @pytest.mark.parametrize("dtype", ["int32", "float32", "float64"])
 @pytest.mark.parametrize(
     "config",
-    [((1, 2, 0), (0, 0, 0)), ((0, 0, 2), (1, 1, 1)), ((-1, 2, 1), (2, -3, 0)), ((0, 0, 0), (-4, 0, 0))],
+    [
+        ((1, 2, 0), (0, 0, 0)),
+        ((0, 0, 2), (1, 1, 1)),
+        ((-1, 2, 1), (2, -3, 0)),
+        ((0, 0, 0), (-4, 0, 0)),
+    ],
 )
 def test_pad(dtype, config, rand):
     x = rand((3, 4), dtype)

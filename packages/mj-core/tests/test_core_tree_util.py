@@ -31,7 +31,9 @@ class Box:
         return isinstance(other, Box) and self.items == other.items and self.label == other.label
 
 
-register_pytree_node(Box, lambda b: (b.items, b.label), lambda label, items: Box(list(items), label))
+register_pytree_node(
+    Box, lambda b: (b.items, b.label), lambda label, items: Box(list(items), label)
+)
 
 
 @register_pytree_node_class
