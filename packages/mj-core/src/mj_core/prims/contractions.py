@@ -87,4 +87,7 @@ def _dot_general_impl(
     n = int(np.prod([y.shape[i] for i in rf], dtype=np.int64))
     x3 = np.reshape(np.transpose(x, (*lb, *lf, *lc)), (*batch, m, k))
     y3 = np.reshape(np.transpose(y, (*rb, *rc, *rf)), (*batch, k, n))
+    if k == 1:  # outer products (per-example weight gradients under vmap): a broadcast
+        # multiply avoids matmul's dispatch of one 1-deep product per batch element
+        return [np.reshape(np.multiply(x3, y3), out.shape)]
     return [np.reshape(np.matmul(x3, y3), out.shape)]
