@@ -110,15 +110,37 @@ class BatchTracer(Tracer):
         self.val = val
         self.batch_dim = batch_dim
 
+    # shape/dtype/aval are asked for on every primitive by the transformations above vmap
+    # (jvp, partial eval): answer from the value's metadata without building its aval.
     @property
     def aval(self) -> ShapedArray:
-        aval = get_aval(self.val)
-        bdim = self.batch_dim
+        val, bdim = self.val, self.batch_dim
         if bdim is not_mapped:
-            return aval
+            return get_aval(val)
         assert isinstance(bdim, int)
-        shape = aval.shape
-        return ShapedArray(shape[:bdim] + shape[bdim + 1 :], aval.dtype, aval.weak_type)
+        if type(val) is np.ndarray:
+            shape, dtype, weak = val.shape, val.dtype, False
+        else:
+            aval = get_aval(val)
+            shape, dtype, weak = aval.shape, aval.dtype, aval.weak_type
+        return ShapedArray(shape[:bdim] + shape[bdim + 1 :], dtype, weak)
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        bdim = self.batch_dim
+        shape = shape_of(self.val)
+        if bdim is not_mapped:
+            return shape
+        assert isinstance(bdim, int)
+        return shape[:bdim] + shape[bdim + 1 :]
+
+    @property
+    def dtype(self) -> np.dtype[Any]:
+        return dtype_of(self.val)
+
+    @property
+    def ndim(self) -> int:
+        return len(shape_of(self.val)) - (self.batch_dim is not not_mapped)
 
     def full_lower(self) -> Any:
         if self.batch_dim is not_mapped:
@@ -146,7 +168,7 @@ class BatchTrace(Trace):
     ) -> list[Any]:
         vals_in = [t.val for t in tracers]
         dims_in = [t.batch_dim for t in tracers]
-        if all(d is not_mapped for d in dims_in):
+        if dims_in.count(not_mapped) == len(dims_in):
             # Nothing is batched (e.g. constants lifted into this trace): no rule needed.
             return [BatchTracer(self, v, not_mapped) for v in bind(primitive, *vals_in, **params)]
         rule = vmap_rules[primitive]
