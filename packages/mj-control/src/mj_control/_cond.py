@@ -432,6 +432,7 @@ def _cond_lowering(
     """Two branches: ``stablehlo.if``; more: ``stablehlo.case`` (the index is in range)."""
     index, *ops = in_vals
     out_types = [aval_to_ir_type(a) for a in avals_out]
+    op: hlo.IfOp | hlo.CaseOp
     if len(branches) == 2:
         zero = ir_constant(np.zeros((), avals_in[0].dtype))
         pred = hlo.compare(index, zero, hlo.ComparisonDirectionAttr.get("NE"))
@@ -443,7 +444,7 @@ def _cond_lowering(
     for region, branch in zip(regions, branches, strict=True):
         with ir.InsertionPoint(region.blocks.append()):
             hlo.return_(ctx.lower_jaxpr(branch, ops))
-    return list(op.results)
+    return [*op.results]
 
 
 lowering_rules[cond_p] = _cond_lowering

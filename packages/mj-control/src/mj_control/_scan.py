@@ -790,7 +790,7 @@ def _scan_lowering(
     with ir.InsertionPoint(body_block):
         i, *rest = body_block.arguments
         carry, ys = rest[:num_carry], rest[num_carry:]
-        index = i
+        index: Value = i
         if reverse:
             index = hlo.subtract(ir_constant(np.asarray(length - 1, counter)), i)
         zero = ir_constant(np.zeros((), counter))
@@ -806,7 +806,8 @@ def _scan_lowering(
             new_ys.append(hlo.dynamic_update_slice(acc, row, [index, *[zero] * (a.ndim - 1)]))
         one = ir_constant(np.ones((), counter))
         hlo.return_([hlo.add(i, one), *outs[:num_carry], *new_ys])
-    return list(op.results)[1:]
+    results: list[Value] = [*op.results]
+    return results[1:]
 
 
 lowering_rules[scan_p] = _scan_lowering
