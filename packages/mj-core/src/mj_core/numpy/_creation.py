@@ -55,7 +55,7 @@ def _contains_tracer(obj: Any) -> bool:
     return False
 
 
-def array(object: Any, dtype: Any = None, copy: bool = True, ndmin: int = 0) -> Array:
+def array(object: Any, dtype: Any = None, copy: bool | None = True, ndmin: int = 0) -> Array:
     """An array from array-likes or (nested) sequences, which may hold traced values."""
     dt = as_dtype(dtype)
     if isinstance(object, list | tuple) and _contains_tracer(object):
@@ -80,7 +80,7 @@ def asarray(a: Any, dtype: Any = None, copy: bool | None = None) -> Array:
     """Like :func:`array` but without copying NumPy input."""
     if type(a) is np.ndarray:
         return a if dtype is None else np.asarray(a, as_dtype(dtype))
-    return array(a, dtype, copy=bool(copy))
+    return array(a, dtype, copy=copy)
 
 
 def _shape_tuple(shape: int | Sequence[int]) -> tuple[int, ...]:

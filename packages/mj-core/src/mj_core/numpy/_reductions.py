@@ -18,7 +18,6 @@ from mj_core import lax
 from mj_core.numpy._promotion import Array, as_dtype, check_arraylike, convert, dtype_weak
 from mj_core.numpy._promotion import shape_of as _shape
 from mj_core.numpy._shape import ravel, reshape
-from mj_core.prims.elementwise import to_inexact_dtype
 from mj_core.shapes import canonicalize_axes, canonicalize_axis
 
 __all__ = [
@@ -142,8 +141,12 @@ def _count(a: Array, axes: tuple[int, ...]) -> int:
 
 
 def _float_dtype(a: Array, dtype: Any) -> np.dtype[Any]:
+    """NumPy's dtype for mean/var: float64 for bool and integer input (not the ufunc rule)."""
     dt = as_dtype(dtype)
-    return to_inexact_dtype(dtype_weak(a)[0]) if dt is None else dt
+    if dt is not None:
+        return dt
+    src, _ = dtype_weak(a)
+    return np.dtype(np.float64) if src.kind in "biu" else src
 
 
 def mean(a: Array, axis: Axis = None, dtype: Any = None, keepdims: bool = False) -> Array:
