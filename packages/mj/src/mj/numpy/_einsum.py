@@ -1,0 +1,131 @@
+"""``einsum``: Einstein summation lowered to ``dot_general``, ``reduce_sum`` and ``transpose``.
+
+Operands are contracted pairwise from left to right. Before each contraction, labels that no
+later operand or the output needs are summed away, so each ``dot_general`` only carries the
+batch (shared and still needed) and contracting (shared, no longer needed) dimensions.
+"""
+
+from __future__ import annotations
+
+import string
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+import mj_core.numpy as cnp
+from mj.numpy._matrices import diagonal
+from mj_core import lax
+
+__all__ = ["einsum"]
+
+Array = Any
+
+_ELLIPSIS_LABELS = string.ascii_uppercase[::-1]  # stand-ins for the dims '...' covers
+
+
+def _parse(subscripts: str, ndims: Sequence[int]) -> tuple[list[str], str]:
+    spec = subscripts.replace(" ", "")
+    inputs_part, arrow, output = spec.partition("->")
+    inputs = inputs_part.split(",")
+    if len(inputs) != len(ndims):
+        raise ValueError(
+            f"einsum: {len(inputs)} operand subscripts in {subscripts!r} but {len(ndims)} operands"
+        )
+    n_ellipsis = 0
+    expanded: list[str] = []
+    for labels, ndim in zip(inputs, ndims, strict=True):
+        if "..." in labels:
+            n = ndim - (len(labels) - 3)
+            n_ellipsis = max(n_ellipsis, n)
+            labels = labels.replace("...", _ELLIPSIS_LABELS[:n][::-1])
+        if len(labels) != ndim:
+            raise ValueError(
+                f"einsum: subscripts {labels!r} do not match an operand of rank {ndim}"
+            )
+        expanded.append(labels)
+    ellipsis = _ELLIPSIS_LABELS[:n_ellipsis][::-1]
+    if arrow:
+        output = output.replace("...", ellipsis)
+    else:  # implicit mode: '...' dims, then labels used once, alphabetically
+        counts = Counter("".join(expanded))
+        output = ellipsis + "".join(
+            sorted(c for c in counts if counts[c] == 1 and c not in ellipsis)
+        )
+    return expanded, output
+
+
+def _diagonalize(x: Array, labels: str) -> tuple[Array, str]:
+    """Take diagonals for labels repeated within one operand (``'ii->i'``)."""
+    while True:
+        dup = next((c for c in labels if labels.count(c) > 1), None)
+        if dup is None:
+            return x, labels
+        i = labels.index(dup)
+        j = labels.index(dup, i + 1)
+        x = diagonal(x, 0, i, j)  # the diagonal becomes the last axis
+        labels = "".join(c for k, c in enumerate(labels) if k not in (i, j)) + dup
+
+
+def _sum_unneeded(x: Array, labels: str, keep: set[str]) -> tuple[Array, str]:
+    axes = tuple(i for i, c in enumerate(labels) if c not in keep)
+    if not axes:
+        return x, labels
+    return lax.reduce_sum(x, axes), "".join(c for c in labels if c in keep)
+
+
+def einsum(subscripts: str, *operands: Array, optimize: Any = None) -> Array:
+    """Evaluate the Einstein summation ``subscripts`` on ``operands`` (NumPy's notation,
+    including ``...`` and implicit output). ``optimize`` is accepted for compatibility; the
+    contraction order is always left to right."""
+    if not operands:
+        raise ValueError("einsum: no operands given")
+    arrays = [cnp.asarray(x) for x in operands]
+    dtype = cnp.result_type(*arrays)
+    arrays = [lax.convert_element_type(x, dtype) for x in arrays]
+    label_lists, output = _parse(subscripts, [cnp.ndim(x) for x in arrays])
+    sizes: dict[str, int] = {}
+    for x, labels in zip(arrays, label_lists, strict=True):
+        for c, d in zip(labels, cnp.shape(x), strict=True):
+            if sizes.get(c, 1) not in (1, d) and d != 1:
+                raise ValueError(f"einsum: label {c!r} has sizes {sizes[c]} and {d}")
+            sizes[c] = max(sizes.get(c, 1), d)
+    # broadcast size-1 dims (from '...' or explicit) to the label's full size
+    ops: list[tuple[Array, str]] = []
+    for x, labels in zip(arrays, label_lists, strict=True):
+        shape = tuple(
+            sizes[c] if labels.count(c) == 1 else d
+            for c, d in zip(labels, cnp.shape(x), strict=True)
+        )
+        if shape != cnp.shape(x):
+            x = cnp.broadcast_to(x, shape)
+        ops.append(_diagonalize(x, labels))
+    if any(c not in "".join(label_lists) for c in output):
+        raise ValueError(f"einsum: output subscript in {subscripts!r} not among the inputs")
+
+    def needed_after(k: int) -> set[str]:
+        return set(output).union(*(set(lbl) for _, lbl in ops[k + 1 :]))
+
+    acc, acc_labels = _sum_unneeded(*ops[0], needed_after(0))
+    for k in range(1, len(ops)):
+        rhs, rhs_labels = ops[k]
+        later = needed_after(k)
+        acc, acc_labels = _sum_unneeded(acc, acc_labels, later | set(rhs_labels))
+        rhs, rhs_labels = _sum_unneeded(rhs, rhs_labels, later | set(acc_labels))
+        shared = [c for c in acc_labels if c in rhs_labels]
+        batch = [c for c in shared if c in later]
+        contract = [c for c in shared if c not in later]
+        dims = (
+            (
+                tuple(acc_labels.index(c) for c in contract),
+                tuple(rhs_labels.index(c) for c in contract),
+            ),
+            (tuple(acc_labels.index(c) for c in batch), tuple(rhs_labels.index(c) for c in batch)),
+        )
+        acc = lax.dot_general(acc, rhs, dims)
+        acc_labels = (
+            "".join(batch)
+            + "".join(c for c in acc_labels if c not in shared)
+            + "".join(c for c in rhs_labels if c not in shared)
+        )
+    acc, acc_labels = _sum_unneeded(acc, acc_labels, set(output))
+    return lax.transpose(acc, tuple(acc_labels.index(c) for c in output))

@@ -1,0 +1,270 @@
+"""Elementwise helpers, NaN-ignoring reductions and the data-dependent-shape functions
+(``nonzero``, ``argwhere``, one-argument ``where``), which need concrete input or a static
+``size``, as in JAX."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+import mj_core.numpy as cnp
+from mj_core import lax
+from mj_core.errors import ConcretizationError, user_location
+from mj_core.trace import Tracer
+
+__all__ = [
+    "allclose",
+    "argwhere",
+    "array_equal",
+    "astype",
+    "flatnonzero",
+    "float_power",
+    "geomspace",
+    "isneginf",
+    "isposinf",
+    "isscalar",
+    "logaddexp2",
+    "logspace",
+    "nanmax",
+    "nanmean",
+    "nanmin",
+    "nanprod",
+    "nansum",
+    "nonzero",
+    "polyval",
+    "select",
+    "sinc",
+    "where",
+]
+
+Array = Any
+Axis = int | Sequence[int] | None
+
+
+def astype(x: Array, dtype: Any) -> Array:
+    """``x`` converted to ``dtype`` (NumPy 2's ``np.astype``)."""
+    return lax.convert_element_type(x, np.dtype(dtype))
+
+
+def isscalar(element: Any) -> bool:
+    """True for Python/NumPy scalars and 0-d arrays (traced ones included)."""
+    if isinstance(element, int | float | complex | bool | np.generic):
+        return True
+    return hasattr(element, "shape") and cnp.ndim(element) == 0
+
+
+def allclose(
+    a: Array, b: Array, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False
+) -> Array:
+    """Whether all elements of ``a`` and ``b`` are close (a bool scalar array)."""
+    return cnp.all(cnp.isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+
+def array_equal(a1: Array, a2: Array, equal_nan: bool = False) -> Array:
+    """Whether ``a1`` and ``a2`` have the same shape and elements."""
+    a1, a2 = cnp.asarray(a1), cnp.asarray(a2)
+    if cnp.shape(a1) != cnp.shape(a2):
+        return cnp.asarray(False)
+    eq = lax.eq(a1, a2)
+    if equal_nan:
+        eq = lax.bitwise_or(eq, lax.bitwise_and(cnp.isnan(a1), cnp.isnan(a2)))
+    return cnp.all(eq)
+
+
+def isposinf(x: Array) -> Array:
+    return lax.eq(x, np.inf)
+
+
+def isneginf(x: Array) -> Array:
+    return lax.eq(x, -np.inf)
+
+
+def sinc(x: Array) -> Array:
+    """``sin(pi x) / (pi x)``, equal to 1 at 0 (with a finite derivative there)."""
+    x = cnp.asarray(x)
+    if x.dtype.kind not in "fc":
+        x = lax.convert_element_type(x, np.float64)
+    is_zero = lax.eq(x, 0)
+    safe = lax.select(is_zero, cnp.ones_like(x), x)
+    pix = lax.mul(np.pi, safe)
+    return lax.select(is_zero, cnp.ones_like(x), lax.div(lax.sin(pix), pix))
+
+
+def logaddexp2(x1: Array, x2: Array) -> Array:
+    """``log2(2**x1 + 2**x2)`` without overflow."""
+    ln2 = float(np.log(2))
+    return lax.div(cnp.logaddexp(lax.mul(x1, ln2), lax.mul(x2, ln2)), ln2)
+
+
+def float_power(x1: Array, x2: Array) -> Array:
+    """``x1 ** x2`` computed in float64 (or complex128)."""
+    dt = cnp.result_type(x1, x2)
+    target = np.dtype(np.complex128 if dt.kind == "c" else np.float64)
+    return lax.pow(lax.convert_element_type(x1, target), lax.convert_element_type(x2, target))
+
+
+def logspace(
+    start: Array,
+    stop: Array,
+    num: int = 50,
+    endpoint: bool = True,
+    base: float = 10.0,
+    dtype: Any = None,
+) -> Array:
+    """``base ** linspace(start, stop, num)``."""
+    out = lax.pow(base, cnp.linspace(start, stop, num, endpoint=endpoint))
+    return out if dtype is None else astype(out, dtype)
+
+
+def geomspace(
+    start: Array, stop: Array, num: int = 50, endpoint: bool = True, dtype: Any = None
+) -> Array:
+    """Numbers spaced evenly on a log scale from ``start`` to ``stop`` (same sign)."""
+    sign = lax.sign(cnp.asarray(start, np.float64))
+    logs = cnp.linspace(cnp.log10(lax.abs(start)), cnp.log10(lax.abs(stop)), num, endpoint=endpoint)
+    out = lax.mul(sign, lax.pow(10.0, logs))
+    return out if dtype is None else astype(out, dtype)
+
+
+def select(condlist: Sequence[Array], choicelist: Sequence[Array], default: Array = 0) -> Array:
+    """Elements from ``choicelist[i]`` where ``condlist[i]`` is first true, else ``default``."""
+    if len(condlist) != len(choicelist):
+        raise ValueError("select: condlist and choicelist must have the same length")
+    out = default
+    for cond, choice in reversed(list(zip(condlist, choicelist, strict=True))):
+        out = cnp.where(cond, choice, out)
+    return cnp.asarray(out)
+
+
+def polyval(p: Array, x: Array) -> Array:
+    """The polynomial with coefficients ``p`` (highest degree first) at ``x``, by Horner."""
+    p = cnp.asarray(p)
+    n = cnp.shape(p)[0]
+    out = cnp.zeros_like(cnp.asarray(x), dtype=cnp.result_type(p, x))
+    for i in range(n):
+        out = lax.add(lax.mul(out, x), p[i])
+    return out
+
+
+def _nan_reduce(reduce: Any, a: Array, fill: Any, axis: Axis, keepdims: bool, **kw: Any) -> Array:
+    a = cnp.asarray(a)
+    if a.dtype.kind not in "fc":
+        return reduce(a, axis=axis, keepdims=keepdims, **kw)
+    return reduce(cnp.where(cnp.isnan(a), fill, a), axis=axis, keepdims=keepdims, **kw)
+
+
+def nansum(a: Array, axis: Axis = None, dtype: Any = None, keepdims: bool = False) -> Array:
+    """``sum`` treating NaNs as zero."""
+    return _nan_reduce(cnp.sum, a, 0, axis, keepdims, dtype=dtype)
+
+
+def nanprod(a: Array, axis: Axis = None, dtype: Any = None, keepdims: bool = False) -> Array:
+    """``prod`` treating NaNs as one."""
+    return _nan_reduce(cnp.prod, a, 1, axis, keepdims, dtype=dtype)
+
+
+def nanmax(a: Array, axis: Axis = None, keepdims: bool = False) -> Array:
+    """``max`` ignoring NaNs (NaN where a slice is all NaN)."""
+    out = _nan_reduce(cnp.max, a, -np.inf, axis, keepdims)
+    return _all_nan_to_nan(a, out, axis, keepdims)
+
+
+def nanmin(a: Array, axis: Axis = None, keepdims: bool = False) -> Array:
+    """``min`` ignoring NaNs (NaN where a slice is all NaN)."""
+    out = _nan_reduce(cnp.min, a, np.inf, axis, keepdims)
+    return _all_nan_to_nan(a, out, axis, keepdims)
+
+
+def _all_nan_to_nan(a: Array, out: Array, axis: Axis, keepdims: bool) -> Array:
+    a = cnp.asarray(a)
+    if a.dtype.kind not in "fc":
+        return out
+    all_nan = cnp.all(cnp.isnan(a), axis=axis, keepdims=keepdims)
+    return cnp.where(all_nan, np.nan, out)
+
+
+def nanmean(a: Array, axis: Axis = None, dtype: Any = None, keepdims: bool = False) -> Array:
+    """``mean`` over the non-NaN elements."""
+    a = cnp.asarray(a)
+    total = nansum(a, axis=axis, dtype=dtype, keepdims=keepdims)
+    if a.dtype.kind not in "fc":
+        return cnp.mean(a, axis=axis, dtype=dtype, keepdims=keepdims)
+    count = cnp.sum(lax.bitwise_not(cnp.isnan(a)), axis=axis, keepdims=keepdims)
+    return lax.div(total, lax.convert_element_type(count, cnp.result_type(total)))
+
+
+def _concrete(name: str, a: Array) -> np.ndarray[Any, Any]:
+    if isinstance(a, Tracer):
+        where = user_location()
+        raise ConcretizationError(
+            f"{name}: the size of the result depends on the values of a traced "
+            f"{a.aval.str_short()} array{' (' + where + ')' if where else ''}. Pass a static "
+            f"size=... (padding with fill_value), or use mnp.where(condition, x, y) to keep "
+            "the shape fixed."
+        )
+    return np.asarray(a)
+
+
+def nonzero(a: Array, *, size: int | None = None, fill_value: Any = None) -> tuple[Array, ...]:
+    """Indices of the non-zero elements, one int64 array per dimension.
+
+    Under ``jit``/``vmap`` the number of results must be static: give ``size`` (the result is
+    truncated or padded with ``fill_value``, default 0)."""
+    if size is None:
+        return tuple(cnp.asarray(i) for i in np.nonzero(_concrete("nonzero", a)))
+    a = cnp.asarray(a)
+    shape = cnp.shape(a)
+    flat_mask = cnp.ravel(lax.ne(a, cnp.zeros_like(a)))
+    # a stable argsort of "is zero" lists the non-zero positions first, in order
+    order = lax.sort(
+        (lax.bitwise_not(flat_mask), lax.iota(np.int64, cnp.shape(flat_mask)[0])), num_keys=1
+    )[1]
+    n = cnp.shape(flat_mask)[0]
+    if size > n:
+        order = lax.pad(order, np.int64(0), [(0, size - n, 0)])
+    order = lax.slice(order, (0,), (size,))
+    valid = lax.lt(lax.iota(np.int64, size), cnp.sum(flat_mask))
+    out = []
+    stride = 1
+    strides = []
+    for d in reversed(shape):
+        strides.append(stride)
+        stride *= d
+    strides.reverse()
+    fills = fill_value if isinstance(fill_value, tuple) else (fill_value,) * len(shape)
+    for dim, st, fill in zip(shape, strides, fills, strict=True):
+        coord = lax.rem(lax.div(order, np.int64(st)), np.int64(dim))
+        out.append(lax.select(valid, coord, cnp.full_like(coord, 0 if fill is None else fill)))
+    return tuple(out)
+
+
+def flatnonzero(a: Array, *, size: int | None = None, fill_value: Any = None) -> Array:
+    """Indices of the non-zero elements of the flattened array."""
+    return nonzero(cnp.ravel(cnp.asarray(a)), size=size, fill_value=fill_value)[0]
+
+
+def argwhere(a: Array, *, size: int | None = None, fill_value: Any = None) -> Array:
+    """``(N, ndim)`` indices of the non-zero elements."""
+    a = cnp.asarray(a)
+    if cnp.ndim(a) == 0:
+        a = cnp.reshape(a, (1,))
+        return cnp.stack(nonzero(a, size=size, fill_value=fill_value), axis=1)[:, :0]
+    return cnp.stack(nonzero(a, size=size, fill_value=fill_value), axis=1)
+
+
+def where(
+    condition: Array,
+    x: Array | None = None,
+    y: Array | None = None,
+    *,
+    size: int | None = None,
+    fill_value: Any = None,
+) -> Any:
+    """``x`` where ``condition`` holds, else ``y``; with only ``condition``, ``nonzero``."""
+    if x is None and y is None:
+        return nonzero(condition, size=size, fill_value=fill_value)
+    if x is None or y is None:
+        raise ValueError("where: give both x and y, or neither")
+    return cnp.where(condition, x, y)
