@@ -58,17 +58,15 @@ def norm(
     ndim = cnp.ndim(x)
     if axis is None:
         if ord is None:
-            return (
-                vector_norm(cnp.ravel(x), keepdims=False)
-                if not keepdims
-                else cnp.reshape(vector_norm(cnp.ravel(x)), (1,) * ndim)
-            )
-        axis = tuple(range(ndim)) if ndim == 2 else 0  # type: ignore[assignment]
+            out = vector_norm(cnp.ravel(x))
+            return cnp.reshape(out, (1,) * ndim) if keepdims else out
+        axis = (0, 1) if ndim == 2 else 0
     if isinstance(axis, int):
         return vector_norm(x, axis, keepdims, 2 if ord is None else ord)
-    if len(axis) != 2:
+    pair = tuple(axis)
+    if len(pair) != 2:
         raise ValueError(f"norm: axis must be an int or a pair of ints, got {axis!r}")
-    row, col = (a % ndim for a in axis)
+    row, col = (a % ndim for a in pair)
     if ord in (None, "fro"):
         return vector_norm(x, (row, col), keepdims, 2)
     if ord in (1, -1):
