@@ -54,8 +54,10 @@ def test_eager_dtype_matches_numpy2_and_abstract_eval(x, y):
 
 
 def test_python_scalar_avals_are_weak_except_bool():
-    assert get_aval(1.0).weak_type and get_aval(1.0).dtype == f64
-    assert get_aval(3).weak_type and get_aval(3).dtype == i64
+    assert get_aval(1.0).weak_type
+    assert get_aval(1.0).dtype == f64
+    assert get_aval(3).weak_type
+    assert get_aval(3).dtype == i64
     assert not get_aval(True).weak_type
     assert not get_aval(np.float32(1)).weak_type
     assert isinstance(get_aval(np.ones(2)), ConcreteArray)
@@ -63,7 +65,8 @@ def test_python_scalar_avals_are_weak_except_bool():
 
 def test_shaped_array_hash_eq_and_str_short():
     a = ShapedArray((3, 4), np.float32)
-    assert a == ShapedArray((3, 4), "float32") and hash(a) == hash(ShapedArray((3, 4), f32))
+    assert a == ShapedArray((3, 4), "float32")
+    assert hash(a) == hash(ShapedArray((3, 4), f32))
     assert a != ShapedArray((3, 4), np.float32, weak_type=True)
     assert a.str_short() == "f32[3,4]"
     assert ShapedArray((), np.int64, True).str_short() == "i64[]~"

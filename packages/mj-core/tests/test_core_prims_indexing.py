@@ -5,8 +5,9 @@ import numpy as np
 import pytest
 
 from mj_core import lax
-from mj_core.prims.indexing import GatherDimensionNumbers as GDN
-from mj_core.prims.indexing import ScatterDimensionNumbers as SDN
+from mj_core.prims.indexing import GatherDimensionNumbers, ScatterDimensionNumbers
+
+GDN, SDN = GatherDimensionNumbers, ScatterDimensionNumbers
 
 
 def _starts(shape, idx_vec, index_map, obd, ibd, b, sizes, clip):
@@ -117,15 +118,15 @@ def test_gather_errors():
     x = np.ones((5, 3))
     with pytest.raises(TypeError, match=r"gather.*integer.*f64\[5,3\]"):
         lax.gather(x, np.ones((2, 1)), GDN((1,), (0,), (0,)), (1, 3))
-    with pytest.raises(TypeError, match="gather.*slice_sizes"):
+    with pytest.raises(TypeError, match=r"gather.*slice_sizes"):
         lax.gather(x, np.ones((2, 1), np.int32), GDN((1,), (0,), (0,)), (1, 4))
-    with pytest.raises(TypeError, match="gather.*offset_dims"):
+    with pytest.raises(TypeError, match=r"gather.*offset_dims"):
         lax.gather(x, np.ones((2, 1), np.int32), GDN((2,), (0,), (0,)), (1, 3))
-    with pytest.raises(TypeError, match="gather.*index map"):
+    with pytest.raises(TypeError, match=r"gather.*index map"):
         lax.gather(x, np.ones((2, 2), np.int32), GDN((1,), (0,), (0,)), (1, 3))
-    with pytest.raises(TypeError, match="gather.*batching dim"):
+    with pytest.raises(TypeError, match=r"gather.*batching dim"):
         lax.gather(x, np.ones((4, 1), np.int32), GDN((), (1,), (1,), (0,), (0,)), (1, 1))
-    with pytest.raises(ValueError, match="mode"):
+    with pytest.raises(ValueError, match=r"mode"):
         lax.gather(x, np.ones((2, 1), np.int32), GDN((1,), (0,), (0,)), (1, 3), mode="wrap")
 
 
@@ -172,7 +173,7 @@ def _dedupe(indices, updates, dn, bshape):
     _, first = np.unique(indices.reshape(bshape[0], -1), axis=0, return_index=True)
     keep = np.sort(first)
     return indices[keep], np.take(
-        updates, keep, axis=[i for i in range(updates.ndim) if i not in dn.update_window_dims][0]
+        updates, keep, axis=next(i for i in range(updates.ndim) if i not in dn.update_window_dims)
     )
 
 
@@ -188,11 +189,11 @@ def test_scatter_errors():
     x = np.ones((5, 3))
     with pytest.raises(TypeError, match=r"scatter_add.*updates.*f64\[5,3\]"):
         lax.scatter_add(x, np.ones((4, 1), np.int32), np.ones((3, 3)), SDN((1,), (0,), (0,)))
-    with pytest.raises(TypeError, match="scatter.*same dtype"):
+    with pytest.raises(TypeError, match=r"scatter.*same dtype"):
         lax.scatter(
             x, np.ones((4, 1), np.int32), np.ones((4, 3), np.float32), SDN((1,), (0,), (0,))
         )
-    with pytest.raises(TypeError, match="scatter_mul.*unsupported dtype bool"):
+    with pytest.raises(TypeError, match=r"scatter_mul.*unsupported dtype bool"):
         lax.scatter_mul(
             x > 0, np.ones((4, 1), np.int32), np.ones((4, 3), bool), SDN((1,), (0,), (0,))
         )

@@ -1,0 +1,167 @@
+"""For every core primitive: mj-ir's abstract-eval rule agrees with the impl's actual output
+(shape and dtype) on the same inputs, and rejects what the impl rejects."""
+
+import numpy as np
+import pytest
+
+from mj_core import bind, prims
+from mj_core.avals import ShapedArray, get_aval, raise_to_shaped
+from mj_core.prims.indexing import GatherDimensionNumbers as GatherDnums
+from mj_core.prims.indexing import ScatterDimensionNumbers as ScatterDnums
+from mj_ir.abstract_eval import abstract_eval_rules
+
+f32 = np.ones((2, 3), np.float32)
+i32 = np.arange(6, dtype=np.int32).reshape(2, 3)
+b = np.array([[True, False, True], [False, True, True]])
+idx = np.array([[1], [0], [1]], np.int32)
+
+# (primitive name, operands, params)
+CASES = [
+    ("broadcast", (f32,), {"shape": (4, 2, 3), "broadcast_dimensions": (1, 2)}),
+    ("broadcast", (2.0,), {"shape": (3,), "broadcast_dimensions": ()}),
+    ("reshape", (i32,), {"new_sizes": (3, 2)}),
+    ("transpose", (f32,), {"permutation": (1, 0)}),
+    ("squeeze", (f32[:1],), {"dimensions": (0,)}),
+    ("rev", (b,), {"dimensions": (0, 1)}),
+    ("concatenate", (f32, f32[:1]), {"dimension": 0}),
+    ("pad", (i32, 0), {"padding_config": ((1, -1, 1), (0, 2, 0))}),
+    ("slice", (f32,), {"start_indices": (0, 1), "limit_indices": (2, 3), "strides": (2, 1)}),
+    ("slice", (f32,), {"start_indices": (0, 1), "limit_indices": (2, 3), "strides": None}),
+    ("dynamic_slice", (f32, np.int32(1), 5), {"slice_sizes": (1, 2)}),
+    ("dynamic_update_slice", (f32, np.ones((1, 2), np.float32), 0, np.int64(1)), {}),
+    (
+        "gather",
+        (f32, idx),
+        {
+            "dimension_numbers": GatherDnums((1,), (0,), (0,)),
+            "slice_sizes": (1, 3),
+            "mode": "clip",
+            "fill_value": None,
+        },
+    ),
+    (
+        "gather",
+        (np.ones((3, 4, 2)), np.zeros((3, 5, 1), np.int64)),
+        {
+            "dimension_numbers": GatherDnums((2,), (1,), (1,), (0,), (0,)),
+            "slice_sizes": (1, 1, 2),
+            "mode": "fill",
+            "fill_value": None,
+        },
+    ),
+    *[
+        (
+            name,
+            (f32, idx, np.ones((3, 3), np.float32)),
+            {
+                "dimension_numbers": ScatterDnums((1,), (0,), (0,)),
+                "indices_are_sorted": False,
+                "unique_indices": False,
+                "mode": "fill",
+            },
+        )
+        for name in ("scatter", "scatter_add", "scatter_mul", "scatter_min", "scatter_max")
+    ],
+    ("iota", (), {"dtype": np.dtype(np.int32), "shape": (2, 3), "dimension": 1}),
+    ("convert_element_type", (i32,), {"new_dtype": np.dtype(np.float32), "weak_type": False}),
+    ("bitcast_convert_type", (f32,), {"new_dtype": np.dtype(np.uint16)}),
+    *[(f"reduce_{n}", (f32,), {"axes": (1,)}) for n in ("sum", "max", "min", "prod")],
+    *[(f"reduce_{n}", (b,), {"axes": (0, 1)}) for n in ("and", "or")],
+    *[(n, (i32,), {"axes": (1,), "index_dtype": np.dtype(np.int32)}) for n in ("argmax", "argmin")],
+    *[(n, (f32,), {"axis": 0, "reverse": True}) for n in ("cumsum", "cumprod", "cummax", "cummin")],
+    ("sort", (f32, i32), {"dimension": 1, "is_stable": True, "num_keys": 1}),
+    (
+        "dot_general",
+        (f32, np.ones((3, 4), np.float32)),
+        {
+            "dimension_numbers": (((1,), (0,)), ((), ())),
+            "precision": None,
+            "preferred_element_type": None,
+        },
+    ),
+    (
+        "dot_general",
+        (i32, i32),
+        {
+            "dimension_numbers": (((1,), (1,)), ((0,), (0,))),
+            "precision": None,
+            "preferred_element_type": np.dtype(np.float64),
+        },
+    ),
+    ("add", (f32, 2.0), {}),
+    ("select_n", (b, f32, f32), {}),
+    ("integer_pow", (i32,), {"y": 3}),
+    ("round", (f32,), {"rounding_method": 1}),
+]
+
+CORE_NAMES = {p.name for p in abstract_eval_rules}
+
+
+def _prim(name):
+    return getattr(prims, f"{name}_p")
+
+
+def _shaped(x):
+    return raise_to_shaped(get_aval(x))
+
+
+@pytest.mark.parametrize(("name", "args", "params"), CASES, ids=[c[0] for c in CASES])
+def test_abstract_eval_matches_impl(name, args, params):
+    prim = _prim(name)
+    outs = (
+        bind(prim, *args, **params) if prim.multiple_results else [bind(prim, *args, **params)[0]]
+    )
+    avals = abstract_eval_rules[prim](*[_shaped(a) for a in args], **params)
+    assert len(avals) == len(outs)
+    for aval, out in zip(avals, outs, strict=True):
+        assert type(aval) is ShapedArray
+        assert aval.shape == np.shape(out)
+        assert aval.dtype == np.asarray(out).dtype
+
+
+def test_every_catalogue_primitive_is_covered():
+    non_elementwise = {p.name for p in prims.out_aval_rules}
+    assert non_elementwise <= {c[0] for c in CASES}
+    assert non_elementwise <= CORE_NAMES
+    assert {p.name for p in prims.elementwise_specs} <= CORE_NAMES
+
+
+def test_weak_types_propagate_through_structural_rules():
+    weak = ShapedArray((), np.float64, weak_type=True)
+    (out,) = abstract_eval_rules[prims.broadcast_p](weak, shape=(3,), broadcast_dimensions=())
+    assert out.weak_type
+    (out,) = abstract_eval_rules[prims.pad_p](
+        ShapedArray((2,), np.float32), weak, padding_config=((1, 1, 0),)
+    )
+    assert out == ShapedArray((4,), np.float32)
+    (out,) = abstract_eval_rules[prims.convert_element_type_p](
+        ShapedArray((2,), np.int32), new_dtype=np.dtype(np.float32), weak_type=True
+    )
+    assert out.weak_type
+
+
+@pytest.mark.parametrize(
+    ("name", "args", "params"),
+    [
+        ("reshape", (f32,), {"new_sizes": (4,)}),
+        ("concatenate", (f32, i32), {"dimension": 0}),
+        (
+            "dot_general",
+            (f32, f32),
+            {
+                "dimension_numbers": (((1,), (1,)), ((), ())),
+                "precision": None,
+                "preferred_element_type": None,
+                "extra": 1,
+            },
+        ),
+        ("dynamic_slice", (f32, 1.5, 0), {"slice_sizes": (1, 1)}),
+        ("reduce_sum", (b,), {"axes": (0,)}),
+    ],
+)
+def test_abstract_eval_and_impl_reject_the_same_inputs(name, args, params):
+    prim = _prim(name)
+    with pytest.raises(TypeError, match=name):
+        abstract_eval_rules[prim](*[_shaped(a) for a in args], **params)
+    with pytest.raises(TypeError, match=name):
+        bind(prim, *args, **params)
