@@ -158,9 +158,9 @@ def test_eqn_and_atoms_print():
 
 def test_printing_a_large_jaxpr_is_fast_enough():
     def f(x):
-        for _ in range(20_000):
+        for _ in range(5_000):
             x = lax.sin(x)
         return x
 
     text = str(make_jaxpr(f)(1.0))
-    assert text.count("\n") == 20_001
+    assert text.count("\n") == 5_001

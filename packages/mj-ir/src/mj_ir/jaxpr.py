@@ -241,4 +241,14 @@ class JaxprType(NamedTuple):
 
 def type_str(aval: ShapedArray) -> str:
     """``float64[3,4]``: how jaxprs show a type (full dtype name, as in Autodidax)."""
-    return f"{aval.dtype.name}[{','.join(str(d) for d in aval.shape)}]"
+    key = (aval.dtype, aval.shape)
+    s = _TYPE_STRS.get(key)
+    if s is None:
+        if len(_TYPE_STRS) >= 4096:
+            _TYPE_STRS.clear()
+        s = _TYPE_STRS[key] = f"{aval.dtype.name}[{','.join(str(d) for d in aval.shape)}]"
+    return s
+
+
+# ``dtype.name`` is slow enough to dominate printing a large jaxpr
+_TYPE_STRS: dict[tuple[np.dtype[Any], tuple[int, ...]], str] = {}

@@ -127,12 +127,16 @@ def pp_eqn(names: Names, eqn: JaxprEqn) -> PPrint:
     rule = pp_rules.get(eqn.primitive)
     if rule is not None:
         return rule(names, eqn)
-    lhs = pp(" ".join(var_str(names, v) for v in eqn.out_binders))
+    lhs = " ".join(var_str(names, v) for v in eqn.out_binders)
     args = " ".join(pp_atom(names, x) for x in eqn.inputs)
-    params = pp_params(eqn.params).lines
+    args = " " + args if args else ""
+    params = pp_params(eqn.params).lines if eqn.params else []
+    if len(params) <= 1:
+        line = f"{lhs} = {eqn.primitive.name}{params[0][1] if params else ''}{args}"
+        return PPrint([(0, line)])
     # a multi-line params block stays aligned under the primitive's name, not after it
-    head = PPrint([(0, eqn.primitive.name + (params[0][1] if params else "")), *params[1:]])
-    return lhs >> pp(" = ") >> (head >> pp(" " + args if args else ""))
+    head = PPrint([(0, eqn.primitive.name + params[0][1]), *params[1:]])
+    return pp(lhs) >> pp(" = ") >> (head >> pp(args))
 
 
 def pp_params(params: dict[str, Any]) -> PPrint:
