@@ -182,8 +182,10 @@ def test_inconsistent_sizes_list_every_argument() -> None:
     with pytest.raises(ValueError, match="inconsistent sizes") as info:
         vmap(lambda a, b: a + b)(np.ones((3, 2)), np.ones((4, 2)))
     msg = str(info.value)
-    assert "argument 0" in msg and "size 3" in msg
-    assert "argument 1" in msg and "size 4" in msg
+    assert "argument 0" in msg
+    assert "size 3" in msg
+    assert "argument 1" in msg
+    assert "size 4" in msg
     assert "test_batch_vmap.py" in msg  # the user's line
 
 

@@ -9,6 +9,7 @@ A higher layer that defines a primitive registers its batching rule with
 shapes), using ``moveaxis``/``move_batch_axis``/``broadcast_batched`` to arrange batch axes.
 """
 
+from mj_batch import _autodiff_rules as _autodiff_rules
 from mj_batch import _contractions as _contractions
 from mj_batch import _elementwise as _elementwise
 from mj_batch import _indexing as _indexing

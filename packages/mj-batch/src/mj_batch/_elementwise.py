@@ -63,7 +63,7 @@ def align_batched(vals: Sequence[Any], dims: Sequence[BatchDim]) -> tuple[list[A
             if d is not_mapped and r > out_rank - pos:
                 local = pos - out_rank + r
                 shape = shape_of(v)
-                new_sizes = shape[:local] + (1,) + shape[local:]
+                new_sizes = (*shape[:local], 1, *shape[local:])
                 out[k] = bind1(prims.reshape_p, v, new_sizes=new_sizes)
         return out, pos
     aligned: list[Any] = []

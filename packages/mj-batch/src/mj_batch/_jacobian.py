@@ -144,10 +144,7 @@ def _setup(
     dyn_leaves, dyn_tree = tree_flatten(tuple(args[i] for i in nums))
     for x in dyn_leaves:
         _check_dtype(api, "inputs", x, holomorphic)
-    if isinstance(argnums, int):
-        in_tree = tree_flatten(args[nums[0]])[1]
-    else:
-        in_tree = dyn_tree
+    in_tree = tree_flatten(args[nums[0]])[1] if isinstance(argnums, int) else dyn_tree
     return _Partial(fun, args, kwargs, nums, dyn_tree), dyn_leaves, in_tree
 
 
