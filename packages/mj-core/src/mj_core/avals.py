@@ -135,7 +135,13 @@ class ConcreteArray(ShapedArray):
         return bool(self.val)
 
     def _scalar(self, kind: str, tracer: object) -> Any:
-        return {"int": int, "float": float, "complex": complex, "index": _index}[kind](self.val)
+        convert: dict[str, Callable[[Any], Any]] = {
+            "int": int,
+            "float": float,
+            "complex": complex,
+            "index": _index,
+        }
+        return convert[kind](self.val)
 
     def __eq__(self, other: object) -> bool:
         return self is other

@@ -31,7 +31,7 @@ _PY_SCALAR_DTYPES: dict[type, np.dtype[Any]] = {
 }
 
 # A Python scalar of the same kind stands in for a weak dtype when asking NumPy to promote.
-_WEAK_REPRESENTATIVES: dict[str, object] = {"b": False, "i": 0, "u": 0, "f": 0.0, "c": 0j}
+_WEAK_REPRESENTATIVES: dict[str, bool | int | float | complex] = {"b": False, "i": 0, "u": 0, "f": 0.0, "c": 0j}
 
 
 def default_dtype_for_pytype(pytype: type) -> np.dtype[Any]:
@@ -41,7 +41,7 @@ def default_dtype_for_pytype(pytype: type) -> np.dtype[Any]:
 
 def canonical_dtype(dtype: Any) -> np.dtype[Any]:
     """Normalise anything NumPy accepts as a dtype (``'float32'``, ``np.float32``, ...)."""
-    return np.dtype(dtype)
+    return np.dtype(dtype)  # type: ignore[no-any-return]
 
 
 def weak_representative(dtype: np.dtype[Any]) -> object:

@@ -17,6 +17,7 @@ __all__ = [
     "ConcretizationError",
     "MJError",
     "MissingRuleError",
+    "NonConcreteBooleanIndexError",
     "ShapeDtypeError",
     "TracerLeakError",
     "user_frame",
@@ -68,6 +69,14 @@ class ConcretizationError(MJError, TypeError):
     Raised by ``bool(x)``, ``int(x)``, ``float(x)``, ``x.__index__()`` and ``np.asarray(x)`` on a
     tracer whose value is not known at trace time, e.g. ``if x > 0:`` inside ``jit``. Use
     ``mj.lax.cond`` / ``mnp.where`` for value-dependent control flow, or mark the argument static.
+    """
+
+
+class NonConcreteBooleanIndexError(ConcretizationError, IndexError):
+    """A traced boolean mask was used to index an array (``x[x > 0]`` under ``jit``/``vmap``).
+
+    The result's shape would depend on the data. Use ``mnp.where(mask, x, y)`` to keep the
+    shape, or ``mnp.nonzero(mask, size=n)`` with a static bound.
     """
 
 

@@ -115,7 +115,9 @@ class PyTreeDef:
         self.node_data = node_data
         self.children = children
         self.pytype = pytype
-        self.num_leaves = 1 if node_type is None else sum(c.num_leaves for c in children)
+        self.num_leaves: int = (
+            1 if node_type is None else sum(c.num_leaves for c in children)
+        )
         self._hash = hash((pytype, node_data, children))
 
     @property

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from mj_core import lax
+from mj_core.errors import NonConcreteBooleanIndexError
 from mj_core.numpy._promotion import Array, convert, dtype_weak, shape_of
 from mj_core.numpy._shape import broadcast_shapes, broadcast_to
 from mj_core.prims.indexing import GatherDimensionNumbers, ScatterDimensionNumbers
@@ -47,7 +48,7 @@ def _as_index_array(item: Any) -> Any:
     dtype, _ = dtype_weak(item)
     if dtype.kind == "b":
         if isinstance(item, Tracer):
-            raise IndexError(
+            raise NonConcreteBooleanIndexError(
                 "Array boolean indices must be concrete: a traced boolean mask would give a "
                 "result whose shape depends on the data. Use mnp.where(mask, x, y) instead."
             )

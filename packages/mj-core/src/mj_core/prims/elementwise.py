@@ -218,7 +218,9 @@ def _shift_right_logical(x: Any, y: Any) -> Any:
 
 def _shift_right_arithmetic(x: Any, y: Any) -> Any:
     bits = _shift_bits(np.result_type(x, y))
-    return np.right_shift(x, np.clip(y, 0, bits - 1))
+    # Shifting by >= bits fills with the sign bit (XLA); a Python-int shift stays weak.
+    clipped = min(max(y, 0), bits - 1) if type(y) is int else np.clip(y, 0, bits - 1)
+    return np.right_shift(x, clipped)
 
 
 def _pow(x: Any, y: Any) -> Any:
