@@ -4,13 +4,19 @@ Owns ``jit``, the ``xla_call`` primitive and its rules, lowering of jaxprs to St
 (the ``lowering_rules`` table), compilation and execution through jaxlib's PJRT client,
 device arrays and the compile cache. It may import the layers below it (``mj_batch``,
 ``mj_autodiff``, ``mj_ir``, ``mj_core``) and is the lowest layer allowed to import jaxlib
-(only through ``mj_xla._jaxlib``).
+(only through ``mj_xla._jaxlib``). Higher layers writing lowering rules use the MLIR names
+re-exported here (``ir``, ``hlo``, ``chlo``, ``func``, ``Value``), never jaxlib directly.
 """
 
 from mj_xla import elementwise_lowering as _elementwise_lowering  # noqa: F401 (registers rules)
 from mj_xla import indexing_lowering as _indexing_lowering  # noqa: F401
 from mj_xla import reduction_lowering as _reduction_lowering  # noqa: F401
 from mj_xla import structural_lowering as _structural_lowering  # noqa: F401
+from mj_xla._jaxlib import Value as Value
+from mj_xla._jaxlib import chlo as chlo
+from mj_xla._jaxlib import func as func
+from mj_xla._jaxlib import hlo as hlo
+from mj_xla._jaxlib import ir as ir
 from mj_xla.array import Array as Array
 from mj_xla.array import device_put as device_put
 from mj_xla.jit import Compiled as Compiled
@@ -23,6 +29,8 @@ from mj_xla.lowering import broadcast_to_aval as broadcast_to_aval
 from mj_xla.lowering import ir_constant as ir_constant
 from mj_xla.lowering import lower_jaxpr as lower_jaxpr
 from mj_xla.lowering import lowering_rules as lowering_rules
+from mj_xla.reduction_lowering import reduce_op as reduce_op
+from mj_xla.structural_lowering import as_dtype as as_dtype
 from mj_xla.xla_call import xla_call_p as xla_call_p
 
 __version__ = "0.1.0"
