@@ -3,13 +3,16 @@
 ``run(sizes)`` traces ``f(x) = sin(...sin(x)...)``-style chains (cycling through a few unary
 and binary elementwise ops) of N equations with ``mj_ir.make_jaxpr`` and, when jax is
 importable, with ``jax.make_jaxpr`` on the same chain, and returns the best-of-``repeats``
-time per equation. Run as a script to print a table::
+time per equation. Times are process CPU time by default (tracing is single-threaded, and on a
+shared machine wall time mostly measures the neighbours); pass ``clock=time.perf_counter`` for
+wall time. Run as a script to print a table::
 
     python benchmarks/bench_make_jaxpr.py 1000 10000 100000
 """
 
 from __future__ import annotations
 
+import importlib
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -41,40 +44,56 @@ def _jax_ops(jax: ModuleType) -> list[Callable[[Any], Any]]:
     return [jl.sin, jl.cos, lambda x: jl.mul(x, 2.0), lambda x: jl.add(x, x)]
 
 
-def _time_per_eqn(make: Callable[[], Any], n: int, repeats: int) -> float:
+def _time_per_eqn(
+    make: Callable[[], Any], n: int, repeats: int, clock: Callable[[], float]
+) -> float:
     best = float("inf")
     for _ in range(repeats):
-        t0 = time.perf_counter()
+        t0 = clock()
         make()
-        best = min(best, time.perf_counter() - t0)
+        best = min(best, clock() - t0)
     return best / n * 1e6
 
 
 def _try_import_jax() -> ModuleType | None:
     try:
-        import jax
+        return importlib.import_module("jax")
     except ImportError:
         return None
-    return jax
 
 
-def run(sizes: Sequence[int] = (1_000, 10_000, 100_000), repeats: int = 3) -> dict[str, Any]:
-    """``{"mj": {n: us_per_eqn}, "jax": {n: us_per_eqn} or None, "note": str}``."""
+def run(
+    sizes: Sequence[int] = (1_000, 10_000, 100_000),
+    repeats: int = 3,
+    clock: Callable[[], float] = time.process_time,
+) -> dict[str, Any]:
+    """``{"mj": {n: us_per_eqn}, "jax": {n: us_per_eqn} or None, "note": str}``.
+
+    Each timed call traces a freshly built function, so that ``jax.make_jaxpr``'s trace cache
+    cannot answer it.
+    """
     x = np.ones((3,), np.float32)
     out: dict[str, Any] = {"mj": {}, "jax": None, "note": ""}
+    mj_ops = _mj_ops()
     for n in sizes:
-        f = _chain(_mj_ops(), n)
-        closed = mj_ir.make_jaxpr(f)(x)
-        assert len(closed.eqns) == n, len(closed.eqns)
-        out["mj"][n] = _time_per_eqn(lambda f=f: mj_ir.make_jaxpr(f)(x), n, repeats)
+        assert len(mj_ir.make_jaxpr(_chain(mj_ops, n))(x).eqns) == n
+
+        def trace_mj(n: int = n) -> Any:
+            return mj_ir.make_jaxpr(_chain(mj_ops, n))(x)
+
+        out["mj"][n] = _time_per_eqn(trace_mj, n, repeats, clock)
     jax = _try_import_jax()
     if jax is None:
         out["note"] = "jax is not installed: jax.make_jaxpr skipped"
         return out
     out["jax"] = {}
+    jax_ops = _jax_ops(jax)
     for n in sizes:
-        g = _chain(_jax_ops(jax), n)
-        out["jax"][n] = _time_per_eqn(lambda g=g: jax.make_jaxpr(g)(x), n, repeats)
+
+        def trace_jax(n: int = n) -> Any:
+            return jax.make_jaxpr(_chain(jax_ops, n))(x)
+
+        out["jax"][n] = _time_per_eqn(trace_jax, n, repeats, clock)
     return out
 
 
