@@ -12,9 +12,9 @@ from typing import Any
 
 import numpy as np
 
-from mj_core.tree_util import tree_flatten, tree_map, tree_unflatten
 from mj_autodiff._jvp import jvp
 from mj_autodiff._vjp import vjp
+from mj_core.tree_util import tree_flatten, tree_map, tree_unflatten
 
 __all__ = ["check_grads", "check_jvp", "check_vjp", "numerical_jvp"]
 

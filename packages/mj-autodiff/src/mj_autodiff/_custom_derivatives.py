@@ -26,25 +26,33 @@ import inspect
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from mj_core import EvalTrace, Primitive, ShapedArray, Tracer, bind, find_top_trace, full_raise
-from mj_core import get_aval, impl_rules, raise_to_shaped
-from mj_core.errors import user_location
-from mj_core.tree_util import PyTreeDef, tree_flatten, tree_map, tree_unflatten
-from mj_ir import ClosedJaxpr, abstract_eval_rules, eval_jaxpr, trace_to_jaxpr
 from mj_autodiff._custom_lin import bind_custom_lin, custom_lin_p
 from mj_autodiff._jvp import jvp_rules
 from mj_autodiff._tangents import (
     Zero,
     add_tangents,
-    float0,
     instantiate_zeros,
-    is_float0,
     shape_dtype,
     tangent_aval,
     tangent_aval_of,
     zeros_like_aval,
 )
 from mj_autodiff._transpose import UndefPrimal, transpose_rules
+from mj_core import (
+    EvalTrace,
+    Primitive,
+    ShapedArray,
+    Tracer,
+    bind,
+    find_top_trace,
+    full_raise,
+    get_aval,
+    impl_rules,
+    raise_to_shaped,
+)
+from mj_core.errors import user_location
+from mj_core.tree_util import PyTreeDef, tree_flatten, tree_map, tree_unflatten
+from mj_ir import ClosedJaxpr, abstract_eval_rules, eval_jaxpr, trace_to_jaxpr
 
 __all__ = [
     "custom_jvp",

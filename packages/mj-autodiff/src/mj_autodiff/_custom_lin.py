@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from mj_autodiff._tangents import Zero, instantiate_zeros, is_float0, tangent_aval_of
 from mj_core import Primitive, ShapedArray, bind, impl_rules
 from mj_ir import abstract_eval_rules
-from mj_autodiff._tangents import Zero, instantiate_zeros, is_float0, tangent_aval_of
 
 __all__ = ["bind_custom_lin", "custom_lin_p"]
 

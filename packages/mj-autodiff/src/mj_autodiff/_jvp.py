@@ -20,6 +20,15 @@ from typing import Any
 
 import numpy as np
 
+from mj_autodiff._custom_lin import bind_custom_lin
+from mj_autodiff._tangents import (
+    Zero,
+    add_tangents,
+    fit_tangent,
+    instantiate_zeros,
+    tangent_aval,
+    tangent_aval_of,
+)
 from mj_core import (
     Primitive,
     RuleTable,
@@ -34,15 +43,6 @@ from mj_core import (
 )
 from mj_core.tree_util import flatten_fun, tree_flatten, tree_unflatten
 from mj_ir import ClosedJaxpr, eval_jaxpr, trace_to_closed_jaxpr
-from mj_autodiff._custom_lin import bind_custom_lin
-from mj_autodiff._tangents import (
-    Zero,
-    add_tangents,
-    fit_tangent,
-    instantiate_zeros,
-    tangent_aval,
-    tangent_aval_of,
-)
 
 __all__ = [
     "JVPTrace",
@@ -57,6 +57,12 @@ __all__ = [
 ]
 
 jvp_rules = RuleTable("jvp_rules", "jvp (forward-mode differentiation)", "mj_autodiff")
+
+
+#: Symbolic zeros are immutable: constants that are Python scalars share one per type.
+_PY_SCALAR_ZEROS: dict[type, Zero] = {
+    t: Zero(tangent_aval_of(t())) for t in (bool, int, float, complex)
+}
 
 
 class JVPTracer(Tracer):
@@ -81,7 +87,8 @@ class JVPTrace(Trace):
     transformation_name = "jvp"
 
     def pure(self, val: Any) -> JVPTracer:
-        return JVPTracer(self, val, Zero(tangent_aval_of(val)))
+        zero = _PY_SCALAR_ZEROS.get(type(val))
+        return JVPTracer(self, val, Zero(tangent_aval_of(val)) if zero is None else zero)
 
     lift = pure
 
@@ -285,8 +292,15 @@ def defjvp(prim: Primitive, *jvp_fns: TangentFn | None) -> None:
     differentiably. Contributions are summed and fitted to the output's shape and dtype.
     """
 
+    unary = len(jvp_fns) == 1
+
     def rule(primals: list[Any], tangents: list[Any], **params: Any) -> tuple[list[Any], list[Any]]:
         ans = bind1(prim, *primals, **params)
+        if unary:  # the contribution already has the output's type
+            t = tangents[0]
+            if type(t) is Zero or jvp_fns[0] is None:
+                return [ans], [Zero(tangent_aval_of(ans))]
+            return [ans], [jvp_fns[0](t, *primals, **params)]
         out: Any = None
         for fn, t in zip(jvp_fns, tangents, strict=True):
             if fn is None or type(t) is Zero:
@@ -305,8 +319,15 @@ def defjvp2(prim: Primitive, *jvp_fns: TangentFn | None) -> None:
     """Like :func:`defjvp`, but each function also sees the primal output:
     ``jvp_fns[i](g, ans, *primals, **params)``."""
 
+    unary = len(jvp_fns) == 1
+
     def rule(primals: list[Any], tangents: list[Any], **params: Any) -> tuple[list[Any], list[Any]]:
         ans = bind1(prim, *primals, **params)
+        if unary:  # the contribution already has the output's type
+            t = tangents[0]
+            if type(t) is Zero or jvp_fns[0] is None:
+                return [ans], [Zero(tangent_aval_of(ans))]
+            return [ans], [jvp_fns[0](t, ans, *primals, **params)]
         out: Any = None
         for fn, t in zip(jvp_fns, tangents, strict=True):
             if fn is None or type(t) is Zero:

@@ -11,9 +11,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from mj_core import ShapedArray, Tracer, full_lower, full_raise
-from mj_core.tree_util import flatten_fun, tree_flatten, tree_unflatten
-from mj_ir import Jaxpr, eval_jaxpr
 from mj_autodiff._jvp import _check_tangent, jvp_flat
 from mj_autodiff._partial_eval import (
     _LAMBDA,
@@ -24,6 +21,9 @@ from mj_autodiff._partial_eval import (
 )
 from mj_autodiff._tangents import Zero, instantiate_zeros, is_float0, tangent_aval_of
 from mj_autodiff._transpose import UndefPrimal, backward_pass
+from mj_core import ShapedArray, Tracer, full_lower, full_raise
+from mj_core.tree_util import flatten_fun, tree_flatten, tree_unflatten
+from mj_ir import Jaxpr, eval_jaxpr
 
 __all__ = ["LinearFunction", "linearize", "linearize_flat"]
 

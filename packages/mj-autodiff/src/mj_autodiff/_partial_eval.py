@@ -20,8 +20,7 @@ import itertools
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
-import numpy as np
-
+from mj_autodiff._tangents import shaped_aval_of
 from mj_core import (
     Primitive,
     RuleTable,
@@ -176,13 +175,6 @@ class PartialEvalTracer(Tracer):
         if self.recipe is None:
             return full_lower(self.const)
         return self
-
-
-def shaped_aval_of(x: Any) -> ShapedArray:
-    """``raise_to_shaped(get_aval(x))`` with a fast path for NumPy arrays."""
-    if type(x) is np.ndarray:
-        return ShapedArray(x.shape, x.dtype)
-    return raise_to_shaped(get_aval(x))
 
 
 class PartialEvalTrace(Trace):

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from mj_autodiff._jvp import jvp_rules
+from mj_autodiff._tangents import Zero, tangent_aval_of
 from mj_core import Primitive, ShapedArray, bind1, impl_rules
 from mj_core.tree_util import tree_map
 from mj_ir import abstract_eval_rules
-from mj_autodiff._jvp import jvp_rules
-from mj_autodiff._tangents import Zero, tangent_aval_of
 
 __all__ = ["stop_gradient", "stop_gradient_p"]
 

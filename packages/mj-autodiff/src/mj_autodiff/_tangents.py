@@ -23,6 +23,9 @@ __all__ = [
     "float0",
     "instantiate_zeros",
     "is_float0",
+    "shape_dtype",
+    "shaped",
+    "shaped_aval_of",
     "tangent_aval",
     "tangent_aval_of",
     "zeros_like_aval",
@@ -61,12 +64,56 @@ def tangent_aval(aval: ShapedArray) -> ShapedArray:
     return ShapedArray(aval.shape, float0)
 
 
+_AVAL_CACHE: dict[tuple[Any, ...], ShapedArray] = {}
+_AVAL_CACHE_LIMIT = 4096
+
+
+def shaped(shape: tuple[int, ...], dtype: np.dtype[Any], weak_type: bool = False) -> ShapedArray:
+    """An interned ``ShapedArray``: building one costs more than looking it up, and the hot
+    paths of jvp and partial evaluation ask for the same few types over and over."""
+    key = (shape, dtype, weak_type)
+    aval = _AVAL_CACHE.get(key)
+    if aval is None:
+        if len(_AVAL_CACHE) >= _AVAL_CACHE_LIMIT:
+            _AVAL_CACHE.clear()
+        aval = _AVAL_CACHE[key] = ShapedArray(shape, dtype, weak_type)
+    return aval
+
+
+_PY_SCALAR_AVALS: dict[type, ShapedArray] = {
+    bool: ShapedArray((), np.bool_),
+    int: ShapedArray((), np.int64, weak_type=True),
+    float: ShapedArray((), np.float64, weak_type=True),
+    complex: ShapedArray((), np.complex128, weak_type=True),
+}
+_PY_SCALAR_TANGENT_AVALS: dict[type, ShapedArray] = {
+    bool: ShapedArray((), float0),
+    int: ShapedArray((), float0),
+    float: _PY_SCALAR_AVALS[float],
+    complex: _PY_SCALAR_AVALS[complex],
+}
+
+
+def shaped_aval_of(x: Any) -> ShapedArray:
+    """``raise_to_shaped(get_aval(x))``, fast for NumPy arrays and Python scalars."""
+    if type(x) is np.ndarray:
+        return shaped(x.shape, x.dtype)
+    aval = _PY_SCALAR_AVALS.get(type(x))
+    if aval is not None:
+        return aval
+    aval = get_aval(x)
+    return shaped(aval.shape, aval.dtype, aval.weak_type)
+
+
 def tangent_aval_of(x: Any) -> ShapedArray:
-    """``tangent_aval(get_aval(x))`` with a fast path for NumPy arrays (the common case on
-    the jvp hot path, where building a ``ConcreteArray`` would be wasted work)."""
+    """``tangent_aval(get_aval(x))``, fast for NumPy arrays and Python scalars (the common
+    cases on the jvp hot path, where building a ``ConcreteArray`` would be wasted work)."""
     if type(x) is np.ndarray:
         dtype = x.dtype
-        return ShapedArray(x.shape, dtype if dtype.kind in "fc" else float0)
+        return shaped(x.shape, dtype if dtype.kind in "fc" else float0)
+    aval = _PY_SCALAR_TANGENT_AVALS.get(type(x))
+    if aval is not None:
+        return aval
     return tangent_aval(get_aval(x))
 
 

@@ -21,11 +21,13 @@ import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from mj_autodiff._jvp import jvp_rules
+from mj_autodiff._tangents import Zero, add_tangents, instantiate_zeros, shape_dtype, tangent_aval
+import numpy as np
+
 from mj_core import Primitive, RuleTable, ShapedArray, bind, bind1
 from mj_core.prims import convert_element_type_p, reduce_sum_p, reshape_p
 from mj_ir import ClosedJaxpr, Jaxpr, Var, trace_to_closed_jaxpr
-from mj_autodiff._jvp import jvp_rules
-from mj_autodiff._tangents import Zero, add_tangents, instantiate_zeros, shape_dtype, tangent_aval
 
 __all__ = [
     "UndefPrimal",
@@ -65,6 +67,8 @@ def unbroadcast(ct: Any, aval: ShapedArray) -> Any:
     dtype. The one helper every elementwise transpose rule uses."""
     if type(ct) is Zero:
         return Zero(tangent_aval(aval))
+    if type(ct) is np.ndarray and ct.shape == aval.shape and ct.dtype == aval.dtype:
+        return ct
     shape, dtype = shape_dtype(ct)
     target = aval.shape
     if shape != target:

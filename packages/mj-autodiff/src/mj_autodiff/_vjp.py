@@ -8,11 +8,11 @@ from typing import Any
 
 import numpy as np
 
+from mj_autodiff._linearize import LinearFunction, linearize_flat
+from mj_autodiff._tangents import instantiate_zeros, shape_dtype, tangent_aval
 from mj_core import get_aval
 from mj_core.errors import user_location
 from mj_core.tree_util import PyTreeDef, Store, tree_flatten, tree_unflatten
-from mj_autodiff._linearize import LinearFunction, linearize_flat
-from mj_autodiff._tangents import instantiate_zeros, shape_dtype, tangent_aval
 
 __all__ = ["grad", "value_and_grad", "vjp"]
 

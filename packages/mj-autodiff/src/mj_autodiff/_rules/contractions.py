@@ -12,11 +12,11 @@ from typing import Any
 
 import numpy as np
 
-from mj_core import ShapedArray, bind1, lax
-from mj_core.prims import contractions as ct_prims
 from mj_autodiff._jvp import defjvp
 from mj_autodiff._tangents import shape_dtype
 from mj_autodiff._transpose import UndefPrimal, transpose_rules
+from mj_core import ShapedArray, bind1, lax
+from mj_core.prims import contractions as ct_prims
 
 Array = Any
 DimensionNumbers = tuple[tuple[tuple[int, ...], tuple[int, ...]], tuple[tuple[int, ...], tuple[int, ...]]]

@@ -13,12 +13,12 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from mj_core import lax
-from mj_core.errors import user_location
-from mj_core.prims import elementwise as ew
 from mj_autodiff._jvp import defjvp, defjvp2, defjvp_zero, jvp_rules
 from mj_autodiff._tangents import Zero, add_tangents, fit_tangent, shape_dtype
 from mj_autodiff._transpose import UndefPrimal, transpose_rules, unbroadcast
+from mj_core import lax
+from mj_core.errors import user_location
+from mj_core.prims import elementwise as ew
 
 Array = Any
 
@@ -210,10 +210,24 @@ transpose_rules[ew.neg_p] = _neg_transpose
 
 
 # --- add / sub --------------------------------------------------------------------------------
+def _fit_from(t: Any, x: Any, ans: Any) -> Any:
+    """Fit operand ``x``'s tangent ``t`` to the output ``ans``; checked on the primals, which
+    are usually concrete arrays (cheaper to inspect than tracers)."""
+    x_shape, x_dtype = shape_dtype(x)
+    a_shape, a_dtype = shape_dtype(ans)
+    if x_shape == a_shape and x_dtype == a_dtype:
+        return t
+    return fit_tangent(t, ans)
+
+
 def _add_jvp(primals: list[Any], tangents: list[Any]) -> tuple[list[Any], list[Any]]:
     (x, y), (tx, ty) = primals, tangents
     ans = lax.add(x, y)
-    return [ans], [fit_tangent(add_tangents(tx, ty), ans)]
+    if type(ty) is Zero:
+        return [ans], [_fit_from(tx, x, ans)]
+    if type(tx) is Zero:
+        return [ans], [_fit_from(ty, y, ans)]
+    return [ans], [fit_tangent(lax.add(tx, ty), ans)]
 
 
 jvp_rules[ew.add_p] = _add_jvp
@@ -234,12 +248,10 @@ def _sub_jvp(primals: list[Any], tangents: list[Any]) -> tuple[list[Any], list[A
     (x, y), (tx, ty) = primals, tangents
     ans = lax.sub(x, y)
     if type(ty) is Zero:
-        t = tx
-    elif type(tx) is Zero:
-        t = lax.neg(ty)
-    else:
-        t = lax.sub(tx, ty)
-    return [ans], [fit_tangent(t, ans)]
+        return [ans], [_fit_from(tx, x, ans)]
+    if type(tx) is Zero:
+        return [ans], [_fit_from(lax.neg(ty), y, ans)]
+    return [ans], [fit_tangent(lax.sub(tx, ty), ans)]
 
 
 jvp_rules[ew.sub_p] = _sub_jvp
@@ -257,15 +269,19 @@ transpose_rules[ew.sub_p] = _sub_transpose
 
 
 # --- mul / div (bilinear / linear in the numerator) -------------------------------------------
-def _mul_jvp_lhs(g: Array, x: Array, y: Array) -> Array:
-    return lax.mul(g, y)
+# ``t * y`` already has the output's shape and dtype (mul broadcasts and promotes), so these
+# rules need no fitting.
+def _mul_jvp(primals: list[Any], tangents: list[Any]) -> tuple[list[Any], list[Any]]:
+    (x, y), (tx, ty) = primals, tangents
+    ans = lax.mul(x, y)
+    if type(ty) is Zero:
+        return [ans], [lax.mul(tx, y)]
+    if type(tx) is Zero:
+        return [ans], [lax.mul(x, ty)]
+    return [ans], [lax.add(lax.mul(tx, y), lax.mul(x, ty))]
 
 
-def _mul_jvp_rhs(g: Array, x: Array, y: Array) -> Array:
-    return lax.mul(x, g)
-
-
-defjvp(ew.mul_p, _mul_jvp_lhs, _mul_jvp_rhs)
+jvp_rules[ew.mul_p] = _mul_jvp
 
 
 def _nonlinear_error(prim: str) -> TypeError:
@@ -289,15 +305,17 @@ def _mul_transpose(cts: list[Any], x: Any, y: Any) -> list[Any]:
 transpose_rules[ew.mul_p] = _mul_transpose
 
 
-def _div_jvp_lhs(g: Array, ans: Array, x: Array, y: Array) -> Array:
-    return lax.div(g, y)
+def _div_jvp(primals: list[Any], tangents: list[Any]) -> tuple[list[Any], list[Any]]:
+    (x, y), (tx, ty) = primals, tangents
+    ans = lax.div(x, y)
+    t = None if type(tx) is Zero else lax.div(tx, y)
+    if type(ty) is not Zero:
+        t_y = lax.mul(ty, lax.neg(lax.div(ans, y)))
+        t = t_y if t is None else lax.add(t, t_y)
+    return [ans], [t]
 
 
-def _div_jvp_rhs(g: Array, ans: Array, x: Array, y: Array) -> Array:
-    return lax.mul(g, lax.neg(lax.div(ans, y)))
-
-
-defjvp2(ew.div_p, _div_jvp_lhs, _div_jvp_rhs)
+jvp_rules[ew.div_p] = _div_jvp
 
 
 def _div_transpose(cts: list[Any], x: Any, y: Any) -> list[Any]:

@@ -14,12 +14,12 @@ from typing import Any
 
 import numpy as np
 
-from mj_core import bind1, lax
-from mj_core.prims import indexing as ix
-from mj_core.prims.indexing import GatherDimensionNumbers, ScatterDimensionNumbers
 from mj_autodiff._jvp import jvp_rules
 from mj_autodiff._tangents import Zero, instantiate_zeros, shape_dtype, tangent_aval_of
 from mj_autodiff._transpose import UndefPrimal, transpose_rules
+from mj_core import bind1, lax
+from mj_core.prims import indexing as ix
+from mj_core.prims.indexing import GatherDimensionNumbers, ScatterDimensionNumbers
 
 Array = Any
 

@@ -14,11 +14,11 @@ from typing import Any
 
 import numpy as np
 
-from mj_core import bind1, lax
-from mj_core.prims import reductions as rd
 from mj_autodiff._jvp import defjvp, defjvp2, defjvp_zero, jvp_flat, jvp_rules
 from mj_autodiff._tangents import Zero, shape_dtype, tangent_aval_of
 from mj_autodiff._transpose import deflinear2
+from mj_core import bind1, lax
+from mj_core.prims import reductions as rd
 
 Array = Any
 

@@ -7,11 +7,11 @@ from typing import Any
 
 import numpy as np
 
+from mj_autodiff._jvp import jvp_rules
+from mj_autodiff._tangents import Zero, shape_dtype, tangent_aval_of
 from mj_core import bind, bind1, lax
 from mj_core.prims import indexing as ix
 from mj_core.prims import sorting as so
-from mj_autodiff._jvp import jvp_rules
-from mj_autodiff._tangents import Zero, shape_dtype, tangent_aval_of
 
 
 def take_along_axis(x: Any, perm: Any, axis: int) -> Any:

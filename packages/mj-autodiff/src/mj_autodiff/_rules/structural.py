@@ -11,12 +11,12 @@ from typing import Any
 
 import numpy as np
 
-from mj_core import bind1, lax
-from mj_core.prims import conversions as cv
-from mj_core.prims import structural as st
 from mj_autodiff._jvp import defjvp_zero, jvp_rules
 from mj_autodiff._tangents import Zero, instantiate_zeros, shape_dtype, tangent_aval_of
 from mj_autodiff._transpose import UndefPrimal, deflinear2, transpose_rules
+from mj_core import bind1, lax
+from mj_core.prims import conversions as cv
+from mj_core.prims import structural as st
 
 
 def _shape_of(x: Any) -> tuple[int, ...]:
