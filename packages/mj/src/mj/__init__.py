@@ -12,6 +12,7 @@ import every other layer; no layer may import it.
 from mj import lax as lax
 from mj import nn as nn
 from mj import numpy as numpy
+from mj import ops as ops
 from mj import random as random
 from mj import scipy as scipy
 from mj import tree_util as tree_util
@@ -22,6 +23,7 @@ from mj_autodiff import value_and_grad as value_and_grad
 from mj_autodiff import vjp as vjp
 from mj_batch import vmap as vmap
 from mj_core import config as config
+from mj_core import errors as errors
 from mj_ir import ShapeDtypeStruct as ShapeDtypeStruct
 from mj_ir import eval_jaxpr as eval_jaxpr
 from mj_ir import make_jaxpr as make_jaxpr

@@ -13,6 +13,7 @@ from mj.numpy._extras import allclose as allclose
 from mj.numpy._extras import argwhere as argwhere
 from mj.numpy._extras import array_equal as array_equal
 from mj.numpy._extras import astype as astype
+from mj.numpy._extras import fix as fix
 from mj.numpy._extras import flatnonzero as flatnonzero
 from mj.numpy._extras import float_power as float_power
 from mj.numpy._extras import geomspace as geomspace

@@ -19,6 +19,7 @@ __all__ = [
     "argwhere",
     "array_equal",
     "astype",
+    "fix",
     "flatnonzero",
     "float_power",
     "geomspace",
@@ -71,6 +72,11 @@ def array_equal(a1: Array, a2: Array, equal_nan: bool = False) -> Array:
     if equal_nan:
         eq = lax.bitwise_or(eq, lax.bitwise_and(cnp.isnan(a1), cnp.isnan(a2)))
     return cnp.all(eq)
+
+
+def fix(x: Array) -> Array:
+    """Round towards zero (NumPy's older name for ``trunc``)."""
+    return cnp.trunc(x)
 
 
 def isposinf(x: Array) -> Array:
