@@ -57,8 +57,7 @@ from mj_ir import (
     pp_rules,
     trace_to_closed_jaxpr,
 )
-from mj_xla import LoweringContext, aval_to_ir_type, ir_constant, lowering_rules
-from mj_xla._jaxlib import Value, hlo, ir
+from mj_xla import LoweringContext, Value, aval_to_ir_type, hlo, ir, ir_constant, lowering_rules
 
 __all__ = ["scan", "scan_p"]
 

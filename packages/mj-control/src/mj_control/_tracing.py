@@ -18,7 +18,7 @@ import numpy as np
 from mj_core.avals import ShapedArray, get_aval, raise_to_shaped
 from mj_core.dtypes import result_type
 from mj_core.errors import user_location
-from mj_core.prims.conversions import convert_element_type_p
+from mj_core.prims import convert_element_type_p
 from mj_core.trace import bind1
 from mj_core.tree_util import PyTreeDef, flatten_fun, tree_unflatten
 from mj_ir import ClosedJaxpr, Jaxpr, Var, trace_to_jaxpr

@@ -58,8 +58,7 @@ from mj_ir import (
     pp_rules,
     trace_to_closed_jaxpr,
 )
-from mj_xla import LoweringContext, aval_to_ir_type, lowering_rules
-from mj_xla._jaxlib import Value, hlo, ir
+from mj_xla import LoweringContext, Value, aval_to_ir_type, hlo, ir, lowering_rules
 
 __all__ = ["fori_loop", "while_loop", "while_p"]
 
