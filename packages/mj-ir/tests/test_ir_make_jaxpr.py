@@ -16,6 +16,7 @@ from mj_ir import (
     ShapeDtypeStruct,
     Var,
     eval_jaxpr,
+    jaxpr_as_fun,
     make_jaxpr,
     trace_to_closed_jaxpr,
     trace_to_jaxpr,
@@ -265,3 +266,29 @@ def test_errors_restore_gc_and_trace_state():
     assert gc.isenabled()
     assert mj_core.is_eager()
     assert len(mj_core.current_trace_stack()) == 1
+
+
+def test_primitive_without_typing_rule_names_the_table():
+    no_rule_p = mj_core.Primitive("no_typing_rule")
+    with pytest.raises(mj_core.MissingRuleError, match=r"no_typing_rule.*abstract_eval_rules"):
+        make_jaxpr(lambda x: mj_core.bind1(no_rule_p, x))(1.0)
+    assert mj_core.is_eager()
+
+
+def test_leaked_tracer_is_detected():
+    leaked = []
+
+    def f(x):
+        leaked.append(x)
+        return lax.sin(x)
+
+    make_jaxpr(f)(1.0)
+    with pytest.raises(mj_core.TracerLeakError):
+        lax.cos(leaked[0])
+
+
+def test_jaxpr_as_fun():
+    c = np.arange(2.0)
+    closed = make_jaxpr(lambda x: lax.add(x, c))(np.ones(2))
+    np.testing.assert_allclose(jaxpr_as_fun(closed)(np.ones(2))[0], c + 1)
+    np.testing.assert_allclose(jaxpr_as_fun(closed.jaxpr)(c, c)[0], c + c)
