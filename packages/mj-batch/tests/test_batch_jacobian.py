@@ -200,3 +200,34 @@ def test_nested_vmap_of_grad() -> None:
     xs = RNG.normal(size=(2, 3))
     out = vmap(vmap(grad(lambda a: lax.sin(a) * a)))(xs)
     np.testing.assert_allclose(out, np.cos(xs) * xs + np.sin(xs), rtol=1e-12)
+
+
+def test_per_example_gradients_of_a_linear_model() -> None:
+    w, b = RNG.normal(size=(6, 4)), RNG.normal(size=(4,))
+    xs, ys = RNG.normal(size=(8, 6)), RNG.normal(size=(8, 4))
+
+    def loss(params, x, y):
+        err = lax.dot(x, params["w"]) + params["b"] - y
+        return lax.reduce_sum(err * err, (0,))
+
+    g = vmap(grad(loss), in_axes=(None, 0, 0))({"w": w, "b": b}, xs, ys)
+    err = xs @ w + b - ys
+    np.testing.assert_allclose(g["w"], 2 * xs[:, :, None] * err[:, None, :], rtol=1e-12)
+    np.testing.assert_allclose(g["b"], 2 * err, rtol=1e-12)
+    # the same as a Python loop over examples
+    for i in (0, 7):
+        gi = grad(loss)({"w": w, "b": b}, xs[i], ys[i])
+        np.testing.assert_allclose(g["w"][i], gi["w"], rtol=1e-12)
+
+
+def test_jacobians_of_a_matrix_function() -> None:
+    a = RNG.normal(size=(3, 4))
+
+    def fun(m):  # (4, 2) -> (3, 2)
+        return lax.tanh(lax.dot(a, m))
+
+    m = RNG.normal(size=(4, 2))
+    fwd, rev = jacfwd(fun)(m), jacrev(fun)(m)
+    assert fwd.shape == (3, 2, 4, 2)
+    np.testing.assert_allclose(fwd, rev, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(fwd, numerical_jacobian(fun, m), rtol=1e-6, atol=1e-8)
