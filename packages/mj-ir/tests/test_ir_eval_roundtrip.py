@@ -121,25 +121,12 @@ def _elementwise_example(prim: Primitive, kind: str) -> tuple[tuple[Any, ...], d
     return tuple(make(*s) for s in shapes), params
 
 
-#: Eager (mj_core impl) bugs these tests found; the jaxpr side is right. Not strict, so the
-#: entries only need removing once mj_core is fixed.
-KNOWN_CORE_BUGS = {
-    "shift_right_arithmetic-int32-3": "mj_core impl promotes int32 >> weak int to int64",
-}
-
-
-def _param(*values: Any, id: str) -> Any:
-    bug = KNOWN_CORE_BUGS.get(id)
-    marks = [pytest.mark.xfail(reason=bug, strict=False)] if bug else []
-    return pytest.param(*values, id=id, marks=marks)
-
-
 def _cases() -> list[Any]:
     cases = []
     for prim in ALL_PRIMS:
         if prim in elementwise_specs:
             kinds = [k for k in "fib" if k in elementwise_specs[prim].kinds]
-            cases += [_param(prim, k, id=f"{prim.name}-{k}") for k in kinds]
+            cases += [pytest.param(prim, k, id=f"{prim.name}-{k}") for k in kinds]
         elif prim.name in EXAMPLES:
             cases.append(pytest.param(prim, None, id=prim.name))
     return cases
@@ -186,7 +173,7 @@ def _weak_cases() -> list[Any]:
     binary = [p for p in ALL_PRIMS if p in elementwise_specs and elementwise_specs[p].nin == 2]
     combos = [(np.float32, 2.0), (np.int32, 3), (np.float32, 3)]
     return [
-        _param(p, dt, sc, id=f"{p.name}-{np.dtype(dt).name}-{sc!r}")
+        pytest.param(p, dt, sc, id=f"{p.name}-{np.dtype(dt).name}-{sc!r}")
         for p in binary
         for dt, sc in combos
     ]

@@ -72,7 +72,10 @@ def _is_literal(val: Any) -> bool:
 
 
 class JaxprBuilder:
-    """The jaxpr under construction: its equations and its constants (by identity)."""
+    """The jaxpr under construction: its equations and its constants (by identity).
+
+    A tracer's variable is its ``atom``; a custom staging rule appends to ``eqns`` directly.
+    """
 
     __slots__ = ("const_tracers", "const_vals", "const_vars", "eqns")
 
@@ -85,12 +88,6 @@ class JaxprBuilder:
     def new_tracer(self, trace: JaxprTrace, aval: ShapedArray) -> JaxprTracer:
         """A tracer bound to a fresh variable (an argument or an equation output)."""
         return JaxprTracer(trace, aval, Var(aval))
-
-    def getvar(self, tracer: JaxprTracer) -> Atom:
-        return tracer.atom
-
-    def add_eqn(self, eqn: JaxprEqn) -> None:
-        self.eqns.append(eqn)
 
     def const_tracer(self, trace: JaxprTrace, val: Any) -> JaxprTracer:
         """The tracer standing for constant ``val``: a literal for a scalar, otherwise a
