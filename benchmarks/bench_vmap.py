@@ -102,8 +102,9 @@ def _torch_ms(d: dict[str, np.ndarray], repeats: int) -> float | None:
 
 
 def run(repeats: int = 50) -> dict[str, Any]:
-    """``{"mj_vmap": ms, "mj_vmap_min": ms, "mj_loop": ms, "speedup_vs_loop": x, "jax_vmap": ms | None,
-    "torch_func": ms | None, "note": str}``; checks mj's gradients against closed forms."""
+    """``{"mj_vmap": ms, "mj_vmap_min": ms, "mj_loop": ms, "speedup_vs_loop": x,
+    "jax_vmap": ms | None, "torch_func": ms | None, "note": str}``; checks mj's gradients
+    against closed forms first."""
     d = _data()
     params = {"w": d["w"], "b": d["b"]}
     per_example = vmap(grad(_mj_loss), in_axes=(None, 0, 0))
