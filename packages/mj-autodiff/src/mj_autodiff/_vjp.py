@@ -10,11 +10,20 @@ import numpy as np
 
 from mj_autodiff._linearize import LinearFunction, linearize_flat
 from mj_autodiff._tangents import instantiate_zeros, shape_dtype, tangent_aval
-from mj_core import get_aval
+from mj_core import current_trace_stack, full_lower, get_aval
 from mj_core.errors import user_location
-from mj_core.tree_util import PyTreeDef, Store, tree_flatten, tree_unflatten
+from mj_core.tree_util import PyTreeDef, Store, tree_flatten, tree_map, tree_unflatten
+from mj_autodiff._jvp import JVPTracer
 
 __all__ = ["grad", "value_and_grad", "vjp"]
+
+
+def _primal_value(x: Any) -> Any:
+    """Auxiliary data is not differentiated: unwrap a tracer of the innermost transformation
+    (the JVP trace ``vjp`` runs ``fun`` under) to its primal value."""
+    if isinstance(x, JVPTracer) and x._trace.main is current_trace_stack()[-1]:
+        return full_lower(x.primal)
+    return x
 
 
 def _flatten_fun_aux(
@@ -34,7 +43,7 @@ def _flatten_fun_aux(
                     f"auxiliary data), but it returned {type(out).__name__}."
                 )
             out, aux = out
-            aux_store.set_value(aux)
+            aux_store.set_value(tree_map(_primal_value, aux))
         out_flat, out_tree = tree_flatten(out)
         out_store.set_value(out_tree)
         return out_flat
