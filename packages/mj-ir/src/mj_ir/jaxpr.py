@@ -63,7 +63,7 @@ class Lit:
     def __init__(self, val: Any, aval: ShapedArray | None = None) -> None:
         if aval is None:
             py_aval = _PY_SCALAR_AVALS.get(type(val))
-            if py_aval is not None and py_aval.weak_type and _fits(val, py_aval):
+            if py_aval is not None and py_aval.weak_type and _fits_int64(val):
                 # Fast path for the common case: a Python number written into the program.
                 self.aval = py_aval
                 self.val = val
@@ -88,7 +88,8 @@ _PY_SCALAR_AVALS: dict[type, ShapedArray] = {
 _INT64 = np.iinfo(np.int64)
 
 
-def _fits(val: Any, aval: ShapedArray) -> bool:
+def _fits_int64(val: Any) -> bool:
+    """Python ints beyond int64 take the slow path, which raises NumPy's OverflowError."""
     return type(val) is not int or _INT64.min <= val <= _INT64.max
 
 
