@@ -91,8 +91,11 @@ def erf_inv(x: Array) -> Array:
         central = _horner(_F32_CENTRAL, lax.sub(w, 2.5), compute)
         tail = _horner(_F32_TAIL, lax.sub(_safe_sqrt(w, 5.0), 3.0), compute)
         p = lax.select(lax.lt(w, 5.0), central, tail)
-    edge = lax.eq(lax.abs(xc), 1.0)
-    out = lax.select(edge, lax.mul(xc, np.asarray(np.inf, compute)), lax.mul(p, xc))
+    # +-inf at +-1, chosen by a select on constants so that no 0 * inf reaches a gradient
+    infinity = lax.select(
+        lax.gt(xc, 0.0), np.asarray(np.inf, compute), np.asarray(-np.inf, compute)
+    )
+    out = lax.select(lax.eq(lax.abs(xc), 1.0), infinity, lax.mul(p, xc))
     return _convert(out, dtype)
 
 

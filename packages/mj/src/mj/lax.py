@@ -7,6 +7,7 @@ layer's own object, re-exported.
 """
 
 from mj._special import erf_inv as erf_inv
+from mj_autodiff import stop_gradient as stop_gradient
 from mj_control import cond as cond
 from mj_control import fori_loop as fori_loop
 from mj_control import scan as scan

@@ -87,7 +87,8 @@ def gelu(x: Array, approximate: bool = True) -> Array:
 
 def _shifted(x: Array, axis: Axis) -> Array:
     """``x - max(x, axis)``, with infinite maxima replaced by 0 so that rows of ``-inf`` give
-    NaN-free results."""
+    NaN-free results. The shift cancels mathematically, so its gradient contributions cancel
+    too (JAX wraps it in stop_gradient only to save that work)."""
     m = mnp.max(x, axis=axis, keepdims=True)
     m = lax.select(lax.is_finite(m), m, mnp.zeros_like(m))
     return lax.sub(x, m), m
