@@ -11,11 +11,12 @@ from mj_autodiff import (
     jvp,
     jvp_jaxpr,
     linearize,
+    linearize_flat,
     partial_eval_jaxpr,
     transpose_jaxpr,
     value_and_grad,
 )
-from mj_control import cond, fori_loop, scan, switch, while_loop
+from mj_control import cond, fori_loop, scan, scan_p, switch, while_loop
 from mj_core import lax
 from mj_ir import make_jaxpr
 
@@ -322,3 +323,34 @@ def test_nested_scan_in_cond_in_fori_grad():
         return fori_loop(0, 4, body, x)
 
     assert grad(f)(0.8) == pytest.approx(_fd(f, 0.8), rel=1e-6)
+
+
+def _invariant_residual_loss(c0, a):
+    # the tangent of c * sin(a) w.r.t. c needs sin(a): the same at every step
+    c, _ = scan(lambda c, _: (c * lax.sin(a) + 1.0, None), c0, None, length=40)
+    return c
+
+
+def test_scan_linearize_hoists_loop_invariant_residuals():
+    primals_out, lin = linearize_flat(lambda c0: [_invariant_residual_loss(c0, 0.3)], [0.5])
+    assert primals_out[0] == pytest.approx(_invariant_residual_loss(0.5, 0.3))
+    scans = [e for e in lin.jaxpr.eqns if e.primitive is scan_p]
+    assert len(scans) == 1
+    assert all(x.aval.shape[:1] != (40,) for x in scans[0].inputs)  # nothing stacked
+    assert lin(1.0)[0] == pytest.approx(np.sin(0.3) ** 40)
+
+
+def test_scan_jaxpr_level_partial_eval_hoists_loop_invariant_residuals():
+    closed = make_jaxpr(_invariant_residual_loss)(0.5, 0.3)
+    jvp_closed, _ = jvp_jaxpr(closed, [True, False], False)  # w.r.t. c0 only
+    known, unknown, _, num_res = partial_eval_jaxpr(jvp_closed, [False, False, True])
+    assert all(a.shape[:1] != (40,) for a in unknown.in_avals)  # sin(a) is not stacked
+    outs = known(0.5, 0.3)
+    (t,) = unknown(*outs[len(outs) - num_res :], 1.0)
+    assert t == pytest.approx(np.sin(0.3) ** 40)
+    # w.r.t. a, the carry of every step is a genuine per-step residual
+    jvp_closed, _ = jvp_jaxpr(closed, [False, True], False)
+    known, unknown, _, num_res = partial_eval_jaxpr(jvp_closed, [False, False, True])
+    outs = known(0.5, 0.3)
+    (t,) = unknown(*outs[len(outs) - num_res :], 1.0)
+    assert t == pytest.approx(_fd(lambda a: _invariant_residual_loss(0.5, a), 0.3), rel=1e-5)

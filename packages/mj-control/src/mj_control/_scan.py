@@ -57,7 +57,16 @@ from mj_ir import (
     pp_rules,
     trace_to_closed_jaxpr,
 )
-from mj_xla import LoweringContext, Value, aval_to_ir_type, hlo, ir, ir_constant, lowering_rules
+from mj_xla import (
+    LoweringContext,
+    Value,
+    aval_to_ir_type,
+    hlo,
+    ir,
+    ir_constant,
+    lowering_rules,
+    xla_call_p,
+)
 
 __all__ = ["scan", "scan_p"]
 
@@ -519,17 +528,29 @@ def _scan_partial_eval_jaxpr(
     unks_in: list[bool], eqn: JaxprEqn
 ) -> tuple[JaxprEqn, JaxprEqn, list[bool], list[Var]]:
     params = eqn.params
-    split = _split_scan(unks_in, params["jaxpr"], params["num_consts"], params["num_carry"], False)
+    split = _split_scan(unks_in, params["jaxpr"], params["num_consts"], params["num_carry"], True)
     known_params = _known_params(split, params)
     known_ins = [x for x, u in zip(eqn.inputs, split.unknowns, strict=True) if not u]
     stacked_avals = known_params["jaxpr"].out_avals[split.num_known_out :]
     length = params["length"]
     stacked = [Var(ShapedArray((length, *a.shape), a.dtype, a.weak_type)) for a in stacked_avals]
     outs_known = [v for v, u in zip(eqn.out_binders, split.out_unknowns, strict=True) if not u]
-    eqn1 = JaxprEqn(scan_p, known_ins, known_params, [*outs_known, *stacked])
+    hoisted = [] if split.hoist is None else [Var(a) for a in split.hoist.out_avals]
+    if split.hoist is None:
+        eqn1 = JaxprEqn(scan_p, known_ins, known_params, [*outs_known, *stacked])
+    else:  # one known equation: a call computing the hoisted residuals, then the known scan
+        call = _hoisting_call(split.hoist, known_params, [x.aval for x in known_ins])
+        eqn1 = JaxprEqn(
+            xla_call_p,
+            known_ins,
+            {"jaxpr": call, "num_consts": 0, "name": "scan_known"},
+            [*hoisted, *outs_known, *stacked],
+        )
 
     def residual(res: _Residual) -> Any:
-        return eqn.inputs[res.at] if res.kind in ("const", "xs") else stacked[res.at]
+        if res.kind in ("const", "xs"):
+            return eqn.inputs[res.at]
+        return (hoisted if res.kind == "hoist" else stacked)[res.at]
 
     ins = [
         *(residual(r) for r in split.invariant),
@@ -547,6 +568,19 @@ def _scan_partial_eval_jaxpr(
     ]
     res = [x for x in [*res_vars, *forced] if type(x) is Var]
     return eqn1, eqn2, split.out_unknowns, res
+
+
+def _hoisting_call(
+    hoist: ClosedJaxpr, known_params: dict[str, Any], in_avals: list[ShapedArray]
+) -> ClosedJaxpr:
+    """``known operands -> (*hoisted residuals, *known scan outputs)``."""
+    n_consts = known_params["num_consts"]
+
+    def known(*args: Any) -> list[Any]:
+        hoisted = eval_jaxpr(hoist, args[:n_consts])
+        return [*hoisted, *bind(scan_p, *args, **known_params)]
+
+    return trace_to_closed_jaxpr(known, in_avals)
 
 
 partial_eval_jaxpr_rules[scan_p] = _scan_partial_eval_jaxpr
