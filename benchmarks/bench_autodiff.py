@@ -17,6 +17,7 @@ Run as a script to print the numbers::
 
 from __future__ import annotations
 
+import itertools
 import sys
 import time
 from collections.abc import Callable
@@ -49,7 +50,7 @@ BATCH = 128
 def _mlp_data(seed: int = 0) -> tuple[Params, np.ndarray[Any, Any], np.ndarray[Any, Any]]:
     rng = np.random.default_rng(seed)
     params: Params = []
-    for m, n in zip(SIZES[:-1], SIZES[1:], strict=True):
+    for m, n in itertools.pairwise(SIZES):
         params.append(rng.standard_normal((m, n)) / np.sqrt(m))
         params.append(np.zeros(n))
     x = rng.standard_normal((BATCH, SIZES[0]))

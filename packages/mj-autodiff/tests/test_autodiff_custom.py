@@ -231,7 +231,7 @@ def test_custom_vjp_basic():
     f(2.0, 3.0)
     assert calls == ["f"]
     calls.clear()
-    y, f_vjp = vjp(f, 2.0, 3.0)
+    _y, f_vjp = vjp(f, 2.0, 3.0)
     assert calls == ["fwd", "f"]
     gx, gy = f_vjp(1.0)
     assert gx == pytest.approx(np.cos(2.0) * 3.0)
@@ -366,4 +366,7 @@ def test_stop_gradient():
     assert v == 9.0
     assert g == 3.0
     assert grad(lambda x: mnp.sum(stop_gradient({"a": x})["a"] + x))(np.ones(3)).tolist() == [
-        1.0, 1.0, 1.0]
+        1.0,
+        1.0,
+        1.0,
+    ]

@@ -114,8 +114,9 @@ def test_promotion_fits_tangent_dtype():
 
 
 def test_jvp_flat_keeps_symbolic_zeros():
-    _, touts = jvp_flat(lambda a, b: [lax.sin(b), lax.mul(a, 2.0)], [1.0, 2.0],
-                        [Zero.from_value(1.0), 1.0])
+    _, touts = jvp_flat(
+        lambda a, b: [lax.sin(b), lax.mul(a, 2.0)], [1.0, 2.0], [Zero.from_value(1.0), 1.0]
+    )
     assert touts[0] == pytest.approx(np.cos(2.0))
     assert type(touts[1]) is Zero
 

@@ -31,7 +31,8 @@ def test_partial_eval_flat_stages_only_unknown_work():
     jaxpr, pvals, consts = partial_eval_flat(
         f, [PartialVal.known(1.0), PartialVal.unknown(PartialVal.known(2.0).aval)]
     )
-    assert pvals[0].is_known and pvals[0].const == pytest.approx(2 * np.sin(1.0))
+    assert pvals[0].is_known
+    assert pvals[0].const == pytest.approx(2 * np.sin(1.0))
     assert not pvals[1].is_known
     assert [e.primitive.name for e in jaxpr.eqns] == ["cos", "add"]
     (out,) = eval_jaxpr(jaxpr, [*consts, 0.5])
@@ -42,7 +43,8 @@ def test_linear_jaxpr_of_autodidax_example():
     _, lin = linearize_flat(lambda x: [sin_neg(x)], [3.0])
     text = str(lin.jaxpr)
     assert [e.primitive.name for e in lin.jaxpr.eqns] == ["mul", "neg"]
-    assert "sin" not in text and "cos" not in text
+    assert "sin" not in text
+    assert "cos" not in text
     assert lin(1.0)[0] == pytest.approx(-np.cos(3.0))
 
 
@@ -66,8 +68,9 @@ def test_partial_eval_jaxpr_unzips_the_jvp():
 def test_partial_eval_jaxpr_instantiate_and_consts():
     c = np.arange(3.0)
     closed = make_jaxpr(lambda x, y: [lax.mul(x, c), lax.add(y, 1.0)])(np.ones(3), 2.0)
-    known, unknown, out_unk, num_res = partial_eval_jaxpr(closed, [False, True],
-                                                          instantiate=[True, False])
+    known, unknown, out_unk, num_res = partial_eval_jaxpr(
+        closed, [False, True], instantiate=[True, False]
+    )
     assert out_unk == [True, True]
     res = known(np.ones(3))
     assert len(res) == num_res
@@ -90,7 +93,8 @@ def test_jvp_jaxpr_symbolic_zero_outputs():
 def test_transpose_jaxpr():
     a = np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
     closed = make_jaxpr(lambda s, x: lax.mul(s, lax.dot_general(a, x, (((1,), (0,)), ((), ())))))(
-        2.0, np.ones(2))
+        2.0, np.ones(2)
+    )
     tj = transpose_jaxpr(closed, (False, True))
     assert transpose_jaxpr(closed, (False, True)) is tj  # cached
     (ct_x,) = tj(2.0, np.array([1.0, 0.0, -1.0]))

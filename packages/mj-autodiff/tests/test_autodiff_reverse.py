@@ -26,7 +26,7 @@ def test_autodidax_linearize_sin():
 
 
 def test_autodidax_vjp_sin():
-    y, f_vjp = vjp(lax.sin, 3.0)
+    _y, f_vjp = vjp(lax.sin, 3.0)
     (ct,) = f_vjp(1.0)
     assert ct == pytest.approx(-0.9899924966004454, abs=1e-16)
 
@@ -52,8 +52,8 @@ def test_linearize_matches_jvp_on_pytrees():
 
     p = {"w": np.arange(3.0), "x": np.linspace(0.1, 0.3, 3)}
     t = {"w": np.ones(3), "x": np.array([0.5, -1.0, 2.0])}
-    y, f_lin = linearize(h, p)
-    y2, t_out = jvp(h, (p,), (t,))
+    _y, f_lin = linearize(h, p)
+    _y2, t_out = jvp(h, (p,), (t,))
     lin_out = f_lin(t)
     np.testing.assert_allclose(lin_out["out"], t_out["out"], rtol=1e-14)
     np.testing.assert_allclose(lin_out["aux"][0], t_out["aux"][0], rtol=1e-14)
@@ -67,15 +67,16 @@ def test_vjp_pytrees_and_float0_for_ints():
 
     x = np.arange(3.0)
     n = np.array([1, 2, 3])
-    out, f_vjp = vjp(h, x, n, {"y": 1.5})
+    _out, f_vjp = vjp(h, x, n, {"y": 1.5})
     cx, cn, cd = f_vjp({"a": np.ones(3), "b": 1.0})
     np.testing.assert_allclose(cx, [1.0, 2.0, 3.0])
-    assert cn.dtype == float0 and cn.shape == (3,)
+    assert cn.dtype == float0
+    assert cn.shape == (3,)
     assert cd == {"y": 2.0}
 
 
 def test_vjp_has_aux():
-    out, f_vjp, aux = vjp(lambda x: (mnp.sin(x), {"note": x * 2}), 1.0, has_aux=True)
+    _out, f_vjp, aux = vjp(lambda x: (mnp.sin(x), {"note": x * 2}), 1.0, has_aux=True)
     assert aux["note"] == 2.0
     assert f_vjp(1.0)[0] == pytest.approx(np.cos(1.0))
 

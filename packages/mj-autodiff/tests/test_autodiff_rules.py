@@ -8,10 +8,8 @@ import numpy as np
 import pytest
 
 from mj_autodiff import check_grads, jvp, jvp_rules, linearize, vjp
-from mj_core import bind1, lax
-from mj_core import prims as P
-from mj_core.prims.indexing import GatherDimensionNumbers as GDN
-from mj_core.prims.indexing import ScatterDimensionNumbers as SDN
+from mj_core import bind1, lax, prims
+from mj_core.prims.indexing import GatherDimensionNumbers, ScatterDimensionNumbers
 
 rng = np.random.default_rng(42)
 
@@ -74,8 +72,9 @@ BINARY_DERIVATIVES = {
 }
 
 
-@pytest.mark.parametrize(("xs", "ys"), [((), ()), ((3,), (3,)), ((2, 3), (3,)), ((2, 1), (1, 3))],
-                         ids=str)
+@pytest.mark.parametrize(
+    ("xs", "ys"), [((), ()), ((3,), (3,)), ((2, 3), (3,)), ((2, 1), (1, 3))], ids=str
+)
 @pytest.mark.parametrize("name", sorted(BINARY_DERIVATIVES))
 def test_binary_closed_form_and_finite_differences(name, xs, ys):
     f = getattr(lax, name)
@@ -88,7 +87,8 @@ def test_binary_closed_form_and_finite_differences(name, xs, ys):
     np.testing.assert_allclose(ty, np.broadcast_to(dy(x, y), np.shape(out)), rtol=1e-12)
     _, pullback = vjp(f, x, y)
     gx, gy = pullback(np.ones(np.shape(out)))
-    assert np.shape(gx) == xs and np.shape(gy) == ys
+    assert np.shape(gx) == xs
+    assert np.shape(gy) == ys
     check_grads(f, (x, y), order=2)
 
 
@@ -126,15 +126,24 @@ def test_clamp_and_select():
 
 @pytest.mark.parametrize(
     "prim",
-    [P.sign_p, P.floor_p, P.ceil_p, P.round_p, P.is_finite_p, P.eq_p, P.less_p, P.greater_p,
-     P.argmax_p],
+    [
+        prims.sign_p,
+        prims.floor_p,
+        prims.ceil_p,
+        prims.round_p,
+        prims.is_finite_p,
+        prims.eq_p,
+        prims.less_p,
+        prims.greater_p,
+        prims.argmax_p,
+    ],
     ids=str,
 )
 def test_non_differentiable_primitives_have_zero_derivative(prim):
     x = _n((3, 2))
-    if prim is P.argmax_p:
+    if prim is prims.argmax_p:
         f = lambda a: lax.argmax(a, 0, np.int32)  # noqa: E731
-    elif prim in (P.eq_p, P.less_p, P.greater_p):
+    elif prim in (prims.eq_p, prims.less_p, prims.greater_p):
         f = lambda a: bind1(prim, a, 0.1)  # noqa: E731
     else:
         f = lambda a: bind1(prim, a)  # noqa: E731
@@ -143,15 +152,17 @@ def test_non_differentiable_primitives_have_zero_derivative(prim):
 
 
 def test_every_core_primitive_has_a_jvp_rule():
-    prims = [getattr(P, n) for n in dir(P) if n.endswith("_p")]
-    assert prims
-    missing = [p for p in prims if p not in jvp_rules]
+    core = [getattr(prims, n) for n in dir(prims) if n.endswith("_p")]
+    assert core
+    missing = [p for p in core if p not in jvp_rules]
     assert missing == []
 
 
 # --- structural, reductions, contractions, indexing: finite differences to second order ----
-GD = GDN(offset_dims=(1,), collapsed_slice_dims=(0,), start_index_map=(0,))
-SD = SDN(update_window_dims=(1,), inserted_window_dims=(0,), scatter_dims_to_operand_dims=(0,))
+GD = GatherDimensionNumbers(offset_dims=(1,), collapsed_slice_dims=(0,), start_index_map=(0,))
+SD = ScatterDimensionNumbers(
+    update_window_dims=(1,), inserted_window_dims=(0,), scatter_dims_to_operand_dims=(0,)
+)
 IDX = np.array([[0], [3], [3], [1]])
 UIDX = np.array([[0], [3], [2], [1]])
 
@@ -176,8 +187,7 @@ CASES = {
     "pad_scalar": (lambda a: lax.pad(a, 1, ((2, 1, 0),)), [(3,)]),
     "slice": (lambda a: lax.slice(a, (0, 1), (3, 4)), [(3, 4)]),
     "slice_strided": (lambda a: lax.slice(a, (0, 1), (3, 4), (2, 2)), [(3, 4)]),
-    "dynamic_slice": (lambda a: lax.dynamic_slice(a, (np.int64(1), np.int64(3)), (2, 2)),
-                      [(3, 4)]),
+    "dynamic_slice": (lambda a: lax.dynamic_slice(a, (np.int64(1), np.int64(3)), (2, 2)), [(3, 4)]),
     "dynamic_update_slice": (
         lambda a, u: lax.dynamic_update_slice(a, u, (np.int64(1), np.int64(3))),
         [(3, 4), (2, 2)],
@@ -194,14 +204,20 @@ CASES = {
     "sort": (lambda a: lax.sort(a, dimension=1), [(3, 4)]),
     "sort_key_val": (lambda a, b: lax.sort((a, b), dimension=0, num_keys=1)[1], [(4, 2), (4, 2)]),
     "gather": (lambda a: lax.gather(a, IDX, GD, (1, 4), mode="clip"), [(5, 4)]),
-    "gather_fill": (lambda a: lax.gather(a, np.array([[0], [7]]), GD, (1, 4), mode="fill",
-                                         fill_value=0.0), [(5, 4)]),
+    "gather_fill": (
+        lambda a: lax.gather(a, np.array([[0], [7]]), GD, (1, 4), mode="fill", fill_value=0.0),
+        [(5, 4)],
+    ),
     "scatter_add": (lambda a, u: lax.scatter_add(a, IDX, u, SD), [(5, 4), (4, 4)]),
     "scatter": (lambda a, u: lax.scatter(a, IDX, u, SD), [(5, 4), (4, 4)]),
-    "scatter_unique": (lambda a, u: lax.scatter(a, UIDX, u, SD, unique_indices=True),
-                       [(5, 4), (4, 4)]),
-    "scatter_mul": (lambda a, u: lax.scatter_mul(a, UIDX, u, SD, unique_indices=True),
-                    [(5, 4), (4, 4)]),
+    "scatter_unique": (
+        lambda a, u: lax.scatter(a, UIDX, u, SD, unique_indices=True),
+        [(5, 4), (4, 4)],
+    ),
+    "scatter_mul": (
+        lambda a, u: lax.scatter_mul(a, UIDX, u, SD, unique_indices=True),
+        [(5, 4), (4, 4)],
+    ),
     "scatter_max": (lambda a, u: lax.scatter_max(a, IDX, u, SD), [(5, 4), (4, 4)]),
     "scatter_min": (lambda a, u: lax.scatter_min(a, IDX, u, SD), [(5, 4), (4, 4)]),
 }
@@ -245,15 +261,32 @@ LINEAR = {
     "gather": CASES["gather"],
     "scatter_add": CASES["scatter_add"],
     "scatter_unique": CASES["scatter_unique"],
-    **{k: CASES[k] for k in ("broadcast", "broadcast_stretch", "reshape", "transpose", "rev",
-                             "squeeze", "concatenate", "pad", "slice", "slice_strided",
-                             "dynamic_slice", "dynamic_update_slice", "reduce_sum")},
+    **{
+        k: CASES[k]
+        for k in (
+            "broadcast",
+            "broadcast_stretch",
+            "reshape",
+            "transpose",
+            "rev",
+            "squeeze",
+            "concatenate",
+            "pad",
+            "slice",
+            "slice_strided",
+            "dynamic_slice",
+            "dynamic_update_slice",
+            "reduce_sum",
+        )
+    },
 }
 
 
 def _inner(xs, ys):
-    return sum(float(np.vdot(np.asarray(x, np.float64), np.asarray(y, np.float64)))
-               for x, y in zip(xs, ys, strict=True))
+    return sum(
+        float(np.vdot(np.asarray(x, np.float64), np.asarray(y, np.float64)))
+        for x, y in zip(xs, ys, strict=True)
+    )
 
 
 @pytest.mark.parametrize("name", sorted(LINEAR))

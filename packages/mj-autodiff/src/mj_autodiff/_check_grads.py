@@ -74,8 +74,9 @@ def _inner(xs: Any, ys: Any) -> float:
     return total
 
 
-def numerical_jvp(f: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any],
-                  eps: float = EPS) -> Any:
+def numerical_jvp(
+    f: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any], eps: float = EPS
+) -> Any:
     """Central finite difference ``(f(x + eps v) - f(x - eps v)) / (2 eps)``."""
     f_pos = f(*_axpy(eps, tangents, primals))
     f_neg = f(*_axpy(-eps, tangents, primals))
@@ -107,9 +108,16 @@ def _check_close(x: Any, y: Any, atol: float, rtol: float, err_msg: str) -> None
         )
 
 
-def check_jvp(f: Callable[..., Any], f_jvp: Callable[..., Any], args: Sequence[Any],
-              atol: float | None = None, rtol: float | None = None, eps: float = EPS,
-              err_msg: str = "", rng: np.random.Generator | None = None) -> None:
+def check_jvp(
+    f: Callable[..., Any],
+    f_jvp: Callable[..., Any],
+    args: Sequence[Any],
+    atol: float | None = None,
+    rtol: float | None = None,
+    eps: float = EPS,
+    err_msg: str = "",
+    rng: np.random.Generator | None = None,
+) -> None:
     """``f_jvp(args, tangents)`` against central differences of ``f`` at random tangents."""
     rng = np.random.default_rng(0) if rng is None else rng
     tangents = tree_map(lambda x: _rand_like(rng, x), args)
@@ -122,9 +130,16 @@ def check_jvp(f: Callable[..., Any], f_jvp: Callable[..., Any], args: Sequence[A
     _check_close(t_out, t_expected, atol_, rtol_, f"{err_msg} tangent" if err_msg else "tangent")
 
 
-def check_vjp(f: Callable[..., Any], f_vjp: Callable[..., Any], args: Sequence[Any],
-              atol: float | None = None, rtol: float | None = None, eps: float = EPS,
-              err_msg: str = "", rng: np.random.Generator | None = None) -> None:
+def check_vjp(
+    f: Callable[..., Any],
+    f_vjp: Callable[..., Any],
+    args: Sequence[Any],
+    atol: float | None = None,
+    rtol: float | None = None,
+    eps: float = EPS,
+    err_msg: str = "",
+    rng: np.random.Generator | None = None,
+) -> None:
     """``<J v, ct> == <v, J^T ct>`` with ``J v`` from central differences and ``J^T ct`` from
     ``f_vjp(*args) -> (out, pullback)``, at random ``v`` and ``ct``."""
     rng = np.random.default_rng(1) if rng is None else rng
@@ -147,9 +162,15 @@ def check_vjp(f: Callable[..., Any], f_vjp: Callable[..., Any], args: Sequence[A
         )
 
 
-def check_grads(f: Callable[..., Any], args: Sequence[Any], order: int,
-                modes: Sequence[str] = ("fwd", "rev"), atol: float | None = None,
-                rtol: float | None = None, eps: float | None = None) -> None:
+def check_grads(
+    f: Callable[..., Any],
+    args: Sequence[Any],
+    order: int,
+    modes: Sequence[str] = ("fwd", "rev"),
+    atol: float | None = None,
+    rtol: float | None = None,
+    eps: float | None = None,
+) -> None:
     """Check ``f``'s derivatives at ``args`` up to ``order`` against finite differences.
 
     ``modes``: ``"fwd"`` checks jvp, ``"rev"`` checks vjp. Raises ``AssertionError`` with the

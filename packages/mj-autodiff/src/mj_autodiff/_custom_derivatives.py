@@ -69,8 +69,9 @@ custom_vjp_call_p = Primitive("custom_vjp_call", multiple_results=True)
 # --- argument handling shared by both decorators ----------------------------------------------
 
 
-def _resolve_args(fun: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]
-                  ) -> tuple[Any, ...]:
+def _resolve_args(
+    fun: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> tuple[Any, ...]:
     """Map keyword arguments and defaults to positions (via ``inspect.signature``)."""
     if not kwargs:
         return args
@@ -84,15 +85,17 @@ def _resolve_args(fun: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[s
     return tuple(bound.args)
 
 
-def _split_nondiff(args: Sequence[Any], nondiff_argnums: tuple[int, ...]
-                   ) -> tuple[list[Any], list[Any]]:
+def _split_nondiff(
+    args: Sequence[Any], nondiff_argnums: tuple[int, ...]
+) -> tuple[list[Any], list[Any]]:
     nondiff = [args[i] for i in nondiff_argnums]
     diff = [a for i, a in enumerate(args) if i not in nondiff_argnums]
     return nondiff, diff
 
 
-def _merge_nondiff(nondiff: Sequence[Any], diff: Sequence[Any], nondiff_argnums: tuple[int, ...]
-                   ) -> list[Any]:
+def _merge_nondiff(
+    nondiff: Sequence[Any], diff: Sequence[Any], nondiff_argnums: tuple[int, ...]
+) -> list[Any]:
     n = len(nondiff) + len(diff)
     it_nd, it_d = iter(nondiff), iter(diff)
     return [next(it_nd) if i in nondiff_argnums else next(it_d) for i in range(n)]
@@ -102,8 +105,9 @@ def _avals(vals: Sequence[Any]) -> list[ShapedArray]:
     return [raise_to_shaped(get_aval(v)) for v in vals]
 
 
-def _check_rule_outputs(name: str, primals_out: Sequence[Any], tangents_out: Sequence[Any]
-                        ) -> list[Any]:
+def _check_rule_outputs(
+    name: str, primals_out: Sequence[Any], tangents_out: Sequence[Any]
+) -> list[Any]:
     """Tangents from a user rule, validated against the primal outputs (``Zero`` for
     integer outputs and for ``None``)."""
     checked = []
@@ -187,11 +191,11 @@ class custom_jvp:  # noqa: N801 - JAX's name
                 if fn is None:
                     continue
                 contribution = fn(t, primal_out, *primals)
-                total = contribution if total is None else tree_map(
-                    add_tangents, total, contribution)
+                total = (
+                    contribution if total is None else tree_map(add_tangents, total, contribution)
+                )
             if total is None:
-                total = tree_map(lambda p: instantiate_zeros(Zero(tangent_aval_of(p))),
-                                 primal_out)
+                total = tree_map(lambda p: instantiate_zeros(Zero(tangent_aval_of(p))), primal_out)
             return primal_out, total
 
         self.defjvp(jvp)
@@ -209,16 +213,14 @@ class custom_jvp:  # noqa: N801 - JAX's name
             out_tree_box[:] = [out_tree]
             return out_flat
 
-        def flat_jvp(primals: Sequence[Any], tangents: Sequence[Any]
-                     ) -> tuple[list[Any], list[Any]]:
+        def flat_jvp(
+            primals: Sequence[Any], tangents: Sequence[Any]
+        ) -> tuple[list[Any], list[Any]]:
             if self.jvp is None:
                 raise TypeError(
-                    f"No JVP defined for custom_jvp function {name} using defjvp "
-                    f"{user_location()}."
+                    f"No JVP defined for custom_jvp function {name} using defjvp {user_location()}."
                 )
-            tangents = [
-                zeros_like_aval(t.aval) if type(t) is Zero else t for t in tangents
-            ]
+            tangents = [zeros_like_aval(t.aval) if type(t) is Zero else t for t in tangents]
             p_tree = tree_unflatten(in_tree, primals)
             t_tree = tree_unflatten(in_tree, tangents)
             out = self.jvp(*nondiff, tuple(p_tree), tuple(t_tree))
@@ -252,9 +254,12 @@ class custom_jvp:  # noqa: N801 - JAX's name
         return tree_unflatten(out_tree_box[0], outs)
 
 
-def _stage_custom_jvp(flat_fun: Callable[..., list[Any]],
-                      flat_jvp: Callable[..., tuple[list[Any], list[Any]]],
-                      vals: Sequence[Any], name: str) -> list[Any]:
+def _stage_custom_jvp(
+    flat_fun: Callable[..., list[Any]],
+    flat_jvp: Callable[..., tuple[list[Any], list[Any]]],
+    vals: Sequence[Any],
+    name: str,
+) -> list[Any]:
     in_avals = _avals(vals)
     jaxpr, consts = trace_to_jaxpr(flat_fun, in_avals)
     call_jaxpr = ClosedJaxpr(jaxpr, [])
@@ -266,9 +271,11 @@ def _stage_custom_jvp(flat_fun: Callable[..., list[Any]],
 
         def jvp_flat_fun(*args: Any) -> list[Any]:
             primals = args[: len(in_avals)]
-            it = iter(args[len(in_avals):])
-            tangents = [next(it) if nz else Zero(tangent_aval(a))
-                        for a, nz in zip(in_avals, nonzero_in, strict=True)]
+            it = iter(args[len(in_avals) :])
+            tangents = [
+                next(it) if nz else Zero(tangent_aval(a))
+                for a, nz in zip(in_avals, nonzero_in, strict=True)
+            ]
             p_out, t_out = flat_jvp(primals, tangents)
             out_nonzero[:] = [type(t) is not Zero for t in t_out]
             return [*p_out, *(t for t in t_out if type(t) is not Zero)]
@@ -277,17 +284,23 @@ def _stage_custom_jvp(flat_fun: Callable[..., list[Any]],
         return ClosedJaxpr(jvp_jaxpr, jvp_consts), out_nonzero
 
     thunk = _Thunk(f"jvp_of_{name}", make_jvp_jaxpr)
-    return bind(custom_jvp_call_p, *consts, *vals, call_jaxpr=call_jaxpr,
-                jvp_jaxpr_thunk=thunk, num_consts=len(consts))
+    return bind(
+        custom_jvp_call_p,
+        *consts,
+        *vals,
+        call_jaxpr=call_jaxpr,
+        jvp_jaxpr_thunk=thunk,
+        num_consts=len(consts),
+    )
 
 
-def _custom_call_impl(*args: Any, call_jaxpr: ClosedJaxpr, num_consts: int, **_: Any
-                      ) -> list[Any]:
+def _custom_call_impl(*args: Any, call_jaxpr: ClosedJaxpr, num_consts: int, **_: Any) -> list[Any]:
     return eval_jaxpr(call_jaxpr, args)
 
 
-def _custom_call_abstract_eval(*avals: ShapedArray, call_jaxpr: ClosedJaxpr, **_: Any
-                               ) -> list[ShapedArray]:
+def _custom_call_abstract_eval(
+    *avals: ShapedArray, call_jaxpr: ClosedJaxpr, **_: Any
+) -> list[ShapedArray]:
     return list(call_jaxpr.out_avals)
 
 
@@ -295,9 +308,14 @@ impl_rules[custom_jvp_call_p] = _custom_call_impl
 abstract_eval_rules[custom_jvp_call_p] = _custom_call_abstract_eval
 
 
-def _custom_jvp_call_jvp(primals: list[Any], tangents: list[Any], *, call_jaxpr: ClosedJaxpr,
-                         jvp_jaxpr_thunk: _Thunk, num_consts: int
-                         ) -> tuple[list[Any], list[Any]]:
+def _custom_jvp_call_jvp(
+    primals: list[Any],
+    tangents: list[Any],
+    *,
+    call_jaxpr: ClosedJaxpr,
+    jvp_jaxpr_thunk: _Thunk,
+    num_consts: int,
+) -> tuple[list[Any], list[Any]]:
     args = primals[num_consts:]
     arg_tangents = tangents[num_consts:]
     jvp_closed, out_nonzero = jvp_jaxpr_thunk()
@@ -311,8 +329,10 @@ def _custom_jvp_call_jvp(primals: list[Any], tangents: list[Any], *, call_jaxpr:
     n_out = len(out_nonzero)
     primals_out = outs[:n_out]
     it = iter(outs[n_out:])
-    tangents_out = [next(it) if nz else Zero(tangent_aval_of(p))
-                    for p, nz in zip(primals_out, out_nonzero, strict=True)]
+    tangents_out = [
+        next(it) if nz else Zero(tangent_aval_of(p))
+        for p, nz in zip(primals_out, out_nonzero, strict=True)
+    ]
     return primals_out, tangents_out
 
 
@@ -386,7 +406,7 @@ class custom_vjp:  # noqa: N801 - JAX's name
                     f"Custom VJP bwd rule of {name} must return a tuple with one cotangent per "
                     f"differentiable argument ({len(diff)}), got {cts_in!r:.80}."
                 )
-            flat = []
+            flat: list[Any] = []
             for arg, ct in zip(diff, cts_in, strict=True):
                 arg_leaves, arg_tree = tree_flatten(arg)
                 if ct is None:
@@ -398,8 +418,10 @@ class custom_vjp:  # noqa: N801 - JAX's name
                         f"Custom VJP bwd rule of {name} must produce cotangents with the "
                         f"structure of the arguments: expected {arg_tree}, got {ct_tree_}."
                     )
-                flat.extend(Zero(tangent_aval_of(a)) if c is None else c
-                            for a, c in zip(arg_leaves, ct_leaves, strict=True))
+                flat.extend(
+                    Zero(tangent_aval_of(a)) if c is None else c
+                    for a, c in zip(arg_leaves, ct_leaves, strict=True)
+                )
             return flat
 
         def dispatch(*vals: Any) -> list[Any]:
@@ -416,10 +438,13 @@ class custom_vjp:  # noqa: N801 - JAX's name
         return tree_unflatten(out_tree_box[0], outs)
 
 
-def _stage_custom_vjp(flat_fun: Callable[..., list[Any]],
-                      flat_fwd: Callable[..., tuple[list[Any], list[Any]]],
-                      flat_bwd: Callable[..., list[Any]], vals: Sequence[Any],
-                      name: str) -> list[Any]:
+def _stage_custom_vjp(
+    flat_fun: Callable[..., list[Any]],
+    flat_fwd: Callable[..., tuple[list[Any], list[Any]]],
+    flat_bwd: Callable[..., list[Any]],
+    vals: Sequence[Any],
+    name: str,
+) -> list[Any]:
     in_avals = _avals(vals)
     jaxpr, consts = trace_to_jaxpr(flat_fun, in_avals)
     call_jaxpr = ClosedJaxpr(jaxpr, [])
@@ -436,17 +461,30 @@ def _stage_custom_vjp(flat_fun: Callable[..., list[Any]],
         return ClosedJaxpr(fwd_jaxpr, fwd_consts), n_res[0]
 
     thunk = _Thunk(f"fwd_of_{name}", make_fwd_jaxpr)
-    return bind(custom_vjp_call_p, *consts, *vals, call_jaxpr=call_jaxpr,
-                fwd_jaxpr_thunk=thunk, bwd=flat_bwd, num_consts=len(consts))
+    return bind(
+        custom_vjp_call_p,
+        *consts,
+        *vals,
+        call_jaxpr=call_jaxpr,
+        fwd_jaxpr_thunk=thunk,
+        bwd=flat_bwd,
+        num_consts=len(consts),
+    )
 
 
 impl_rules[custom_vjp_call_p] = _custom_call_impl
 abstract_eval_rules[custom_vjp_call_p] = _custom_call_abstract_eval
 
 
-def _custom_vjp_call_jvp(primals: list[Any], tangents: list[Any], *, call_jaxpr: ClosedJaxpr,
-                         fwd_jaxpr_thunk: _Thunk, bwd: Callable[..., list[Any]],
-                         num_consts: int) -> tuple[list[Any], list[Any]]:
+def _custom_vjp_call_jvp(
+    primals: list[Any],
+    tangents: list[Any],
+    *,
+    call_jaxpr: ClosedJaxpr,
+    fwd_jaxpr_thunk: _Thunk,
+    bwd: Callable[..., list[Any]],
+    num_consts: int,
+) -> tuple[list[Any], list[Any]]:
     args = primals[num_consts:]
     fwd_closed, n_res = fwd_jaxpr_thunk()
     outs = eval_jaxpr(fwd_closed, args)
@@ -458,10 +496,15 @@ def _custom_vjp_call_jvp(primals: list[Any], tangents: list[Any], *, call_jaxpr:
 jvp_rules[custom_vjp_call_p] = _custom_vjp_call_jvp
 
 
-def _custom_lin_transpose(cts: list[Any], *invals: Any, num_res: int,
-                          bwd: Callable[..., list[Any]], out_avals: tuple[ShapedArray, ...],
-                          in_avals: tuple[ShapedArray, ...], in_nonzero: tuple[bool, ...]
-                          ) -> list[Any]:
+def _custom_lin_transpose(
+    cts: list[Any],
+    *invals: Any,
+    num_res: int,
+    bwd: Callable[..., list[Any]],
+    out_avals: tuple[ShapedArray, ...],
+    in_avals: tuple[ShapedArray, ...],
+    in_nonzero: tuple[bool, ...],
+) -> list[Any]:
     res = invals[:num_res]
     for r in res:
         if type(r) is UndefPrimal:
@@ -474,7 +517,7 @@ def _custom_lin_transpose(cts: list[Any], *invals: Any, num_res: int,
         if type(ct) is Zero:
             lin_cts.append(Zero(aval))
             continue
-        shape, dtype = shape_dtype(ct)
+        shape, _dtype = shape_dtype(ct)
         if tuple(shape) != aval.shape:
             raise ValueError(
                 f"Custom VJP bwd rule produced a cotangent of shape {tuple(shape)} for an "

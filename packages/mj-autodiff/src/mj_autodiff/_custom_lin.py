@@ -31,9 +31,7 @@ def bind_custom_lin(
     the inexact inputs' (instantiated) tangents; ``Zero`` for integer outputs."""
     in_avals = tuple(tangent_aval_of(p) for p in primals)
     in_nonzero = tuple(not is_float0(a.dtype) for a in in_avals)
-    lin_tangents = [
-        instantiate_zeros(t) for t, nz in zip(tangents, in_nonzero, strict=True) if nz
-    ]
+    lin_tangents = [instantiate_zeros(t) for t, nz in zip(tangents, in_nonzero, strict=True) if nz]
     out_avals = tuple(tangent_aval_of(p) for p in primals_out)
     outs = bind(
         custom_lin_p,

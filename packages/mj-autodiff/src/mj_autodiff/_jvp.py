@@ -126,7 +126,6 @@ class JVPTrace(Trace):
             for p, t in zip(primals_out, tangents_out, strict=True)
         ]
 
-
     def process_custom_vjp_call(
         self,
         fun: Callable[..., list[Any]],
@@ -271,8 +270,12 @@ def jvp_jaxpr(
             return eval_jaxpr(closed_jaxpr, xs)
 
         primals_out, tangents_out = jvp_flat(fun, primals, tangents)
-        out_nonzeros[:] = [type(t) is not Zero or i for t, i in zip(tangents_out, inst, strict=True)]
-        kept = [instantiate_zeros(t) for t, nz in zip(tangents_out, out_nonzeros, strict=True) if nz]
+        out_nonzeros[:] = [
+            type(t) is not Zero or i for t, i in zip(tangents_out, inst, strict=True)
+        ]
+        kept = [
+            instantiate_zeros(t) for t, nz in zip(tangents_out, out_nonzeros, strict=True) if nz
+        ]
         return [*primals_out, *kept]
 
     closed = trace_to_closed_jaxpr(jvp_fun, [*in_avals, *tangent_avals])
@@ -352,4 +355,3 @@ def defjvp_zero(prim: Primitive) -> None:
 
     rule.__name__ = f"{prim.name}_jvp_zero"
     jvp_rules[prim] = rule
-

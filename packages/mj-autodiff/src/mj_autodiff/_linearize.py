@@ -81,7 +81,7 @@ def linearize_flat(
     """Evaluate ``fun`` (flat arrays in, flat list out) at ``primals`` and stage its JVP's
     tangent computation as a :class:`LinearFunction`."""
     with new_partial_eval_main() as main:
-        trace: PartialEvalTrace = main.trace  # type: ignore[assignment]
+        trace: PartialEvalTrace = main.trace
         in_avals = [tangent_aval_of(p) for p in primals]
         in_nonzero = [not is_float0(a.dtype) for a in in_avals]
         tangents_in: list[Any] = []

@@ -59,7 +59,9 @@ __all__ = [
     "tracers_to_jaxpr",
 ]
 
-partial_eval_rules = RuleTable("partial_eval_rules", "partial evaluation (trace level)", "mj_autodiff")
+partial_eval_rules = RuleTable(
+    "partial_eval_rules", "partial evaluation (trace level)", "mj_autodiff"
+)
 partial_eval_jaxpr_rules = RuleTable(
     "partial_eval_jaxpr_rules", "jaxpr partial evaluation", "mj_autodiff"
 )
@@ -219,7 +221,7 @@ class PartialEvalTrace(Trace):
             return bind(primitive, *[t.const for t in tracers], **params)
         rule = partial_eval_rules.get(primitive)
         if rule is not None:
-            return rule(self, tracers, **params)
+            return rule(self, tracers, **params)  # type: ignore[no-any-return]
         tracers_in = [t if t.recipe is not None else self.instantiate_const(t) for t in tracers]
         avals_out = abstract_eval_rules[primitive](*[t._aval for t in tracers_in], **params)
         recipe = JaxprEqnRecipe(primitive, tracers_in, params, avals_out)
@@ -253,7 +255,7 @@ def partial_eval_flat(
     binders first, then one per unknown input), the outputs as ``PartialVal`` s, and the
     jaxpr's constants (the residuals)."""
     with new_partial_eval_main() as main:
-        trace: PartialEvalTrace = main.trace  # type: ignore[assignment]
+        trace: PartialEvalTrace = main.trace
         tracers_in = [trace.new_arg(pval) for pval in pvals_in]
         outs = f(*tracers_in)
         tracers_out = [full_raise(trace, out) for out in outs]

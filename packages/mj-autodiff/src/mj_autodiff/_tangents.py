@@ -14,7 +14,9 @@ from typing import Any
 import numpy as np
 
 from mj_core import ShapedArray, bind1, get_aval
-from mj_core.prims import add_p, broadcast_p, convert_element_type_p
+from mj_core.prims.conversions import convert_element_type_p
+from mj_core.prims.elementwise import add_p
+from mj_core.prims.structural import broadcast_p
 
 __all__ = [
     "Zero",

@@ -21,10 +21,10 @@ import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from mj_autodiff._jvp import jvp_rules
-from mj_autodiff._tangents import Zero, add_tangents, instantiate_zeros, shape_dtype, tangent_aval
 import numpy as np
 
+from mj_autodiff._jvp import jvp_rules
+from mj_autodiff._tangents import Zero, add_tangents, instantiate_zeros, shape_dtype, tangent_aval
 from mj_core import Primitive, RuleTable, ShapedArray, bind, bind1
 from mj_core.prims import convert_element_type_p, reduce_sum_p, reshape_p
 from mj_ir import ClosedJaxpr, Jaxpr, Var, trace_to_closed_jaxpr
@@ -133,15 +133,15 @@ def backward_pass(jaxpr: Jaxpr, consts_and_args: Sequence[Any], cts: Sequence[An
         for x, val, ct in zip(eqn.inputs, invals, cts_in, strict=True):
             if ct is None or type(val) is not UndefPrimal or type(ct) is Zero:
                 continue
-            prev = ct_env.get(x)  # type: ignore[arg-type]
-            ct_env[x] = ct if prev is None else add_tangents(prev, ct)  # type: ignore[index]
+            prev = ct_env.get(x)
+            ct_env[x] = ct if prev is None else add_tangents(prev, ct)
 
-    out: list[Any] = []
-    for v, x in zip(jaxpr.in_binders, consts_and_args, strict=True):
-        if type(x) is UndefPrimal:
+    cts_args: list[Any] = []
+    for v, arg in zip(jaxpr.in_binders, consts_and_args, strict=True):
+        if type(arg) is UndefPrimal:
             ct = pop(v, None)
-            out.append(Zero(tangent_aval(v.aval)) if ct is None else ct)
-    return out
+            cts_args.append(Zero(tangent_aval(v.aval)) if ct is None else ct)
+    return cts_args
 
 
 @functools.lru_cache(maxsize=512)

@@ -8,12 +8,12 @@ from typing import Any
 
 import numpy as np
 
+from mj_autodiff._jvp import JVPTracer
 from mj_autodiff._linearize import LinearFunction, linearize_flat
 from mj_autodiff._tangents import instantiate_zeros, shape_dtype, tangent_aval
 from mj_core import current_trace_stack, full_lower, get_aval
 from mj_core.errors import user_location
 from mj_core.tree_util import PyTreeDef, Store, tree_flatten, tree_map, tree_unflatten
-from mj_autodiff._jvp import JVPTracer
 
 __all__ = ["grad", "value_and_grad", "vjp"]
 
@@ -154,8 +154,7 @@ def _check_scalar_output(api: str, out: Any) -> np.dtype[Any]:
     shape, dtype = shape_dtype(out)
     if tuple(shape) != ():
         raise TypeError(
-            "Gradient only defined for scalar-output functions. Output had shape: "
-            f"{tuple(shape)}."
+            f"Gradient only defined for scalar-output functions. Output had shape: {tuple(shape)}."
         )
     if dtype.kind != "f":
         raise TypeError(

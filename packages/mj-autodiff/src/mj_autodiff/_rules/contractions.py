@@ -19,7 +19,9 @@ from mj_core import ShapedArray, bind1, lax
 from mj_core.prims import contractions as ct_prims
 
 Array = Any
-DimensionNumbers = tuple[tuple[tuple[int, ...], tuple[int, ...]], tuple[tuple[int, ...], tuple[int, ...]]]
+DimensionNumbers = tuple[
+    tuple[tuple[int, ...], tuple[int, ...]], tuple[tuple[int, ...], tuple[int, ...]]
+]
 
 
 def _dot_jvp_lhs(g: Array, x: Array, y: Array, **params: Any) -> Array:

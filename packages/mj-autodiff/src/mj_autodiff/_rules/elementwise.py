@@ -14,7 +14,7 @@ import math
 from typing import Any
 
 from mj_autodiff._jvp import defjvp, defjvp2, defjvp_zero, jvp_rules
-from mj_autodiff._tangents import Zero, add_tangents, fit_tangent, shape_dtype
+from mj_autodiff._tangents import Zero, fit_tangent, shape_dtype
 from mj_autodiff._transpose import UndefPrimal, transpose_rules, unbroadcast
 from mj_core import lax
 from mj_core.errors import user_location

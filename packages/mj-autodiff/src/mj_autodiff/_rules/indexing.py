@@ -61,22 +61,55 @@ def _window_slice_sizes(
     return tuple(sizes)
 
 
-def _gather(operand: Array, indices: Array, dn: GatherDimensionNumbers,
-            slice_sizes: tuple[int, ...], mode: str, fill_value: Any) -> Array:
-    return bind1(ix.gather_p, operand, indices, dimension_numbers=dn, slice_sizes=slice_sizes,
-                 mode=mode, fill_value=fill_value)
+def _gather(
+    operand: Array,
+    indices: Array,
+    dn: GatherDimensionNumbers,
+    slice_sizes: tuple[int, ...],
+    mode: str,
+    fill_value: Any,
+) -> Array:
+    return bind1(
+        ix.gather_p,
+        operand,
+        indices,
+        dimension_numbers=dn,
+        slice_sizes=slice_sizes,
+        mode=mode,
+        fill_value=fill_value,
+    )
 
 
-def _scatter(prim: Any, operand: Array, indices: Array, updates: Array,
-             dn: ScatterDimensionNumbers, mode: str, unique_indices: bool = False) -> Array:
-    return bind1(prim, operand, indices, updates, dimension_numbers=dn, indices_are_sorted=False,
-                 unique_indices=unique_indices, mode=mode)
+def _scatter(
+    prim: Any,
+    operand: Array,
+    indices: Array,
+    updates: Array,
+    dn: ScatterDimensionNumbers,
+    mode: str,
+    unique_indices: bool = False,
+) -> Array:
+    return bind1(
+        prim,
+        operand,
+        indices,
+        updates,
+        dimension_numbers=dn,
+        indices_are_sorted=False,
+        unique_indices=unique_indices,
+        mode=mode,
+    )
 
 
 # --- gather -----------------------------------------------------------------------------------
 def _gather_jvp(
-    primals: list[Any], tangents: list[Any], *, dimension_numbers: GatherDimensionNumbers,
-    slice_sizes: tuple[int, ...], mode: str, fill_value: Any,
+    primals: list[Any],
+    tangents: list[Any],
+    *,
+    dimension_numbers: GatherDimensionNumbers,
+    slice_sizes: tuple[int, ...],
+    mode: str,
+    fill_value: Any,
 ) -> tuple[list[Any], list[Any]]:
     operand, indices = primals
     ans = _gather(operand, indices, dimension_numbers, slice_sizes, mode, fill_value)
@@ -90,16 +123,23 @@ jvp_rules[ix.gather_p] = _gather_jvp
 
 
 def _gather_transpose(
-    cts: list[Any], operand: Any, indices: Any, *, dimension_numbers: GatherDimensionNumbers,
-    slice_sizes: tuple[int, ...], mode: str, fill_value: Any,
+    cts: list[Any],
+    operand: Any,
+    indices: Any,
+    *,
+    dimension_numbers: GatherDimensionNumbers,
+    slice_sizes: tuple[int, ...],
+    mode: str,
+    fill_value: Any,
 ) -> list[Any]:
     if type(indices) is UndefPrimal:
         raise TypeError("gather: the indices cannot be a linear (tangent) value.")
     ct = cts[0]
     zeros = np.zeros(operand.aval.shape, shape_dtype(ct)[1])
     scatter_mode = "fill" if mode == "fill" else mode
-    out = _scatter(ix.scatter_add_p, zeros, indices, ct, _scatter_dnums(dimension_numbers),
-                   scatter_mode)
+    out = _scatter(
+        ix.scatter_add_p, zeros, indices, ct, _scatter_dnums(dimension_numbers), scatter_mode
+    )
     return [out, None]
 
 
@@ -108,12 +148,21 @@ transpose_rules[ix.gather_p] = _gather_transpose
 
 # --- scatter_add (linear in operand and updates) ----------------------------------------------
 def _scatter_add_jvp(
-    primals: list[Any], tangents: list[Any], *, dimension_numbers: ScatterDimensionNumbers,
-    indices_are_sorted: bool, unique_indices: bool, mode: str,
+    primals: list[Any],
+    tangents: list[Any],
+    *,
+    dimension_numbers: ScatterDimensionNumbers,
+    indices_are_sorted: bool,
+    unique_indices: bool,
+    mode: str,
 ) -> tuple[list[Any], list[Any]]:
     operand, indices, updates = primals
-    params = dict(dimension_numbers=dimension_numbers, indices_are_sorted=indices_are_sorted,
-                  unique_indices=unique_indices, mode=mode)
+    params = dict(
+        dimension_numbers=dimension_numbers,
+        indices_are_sorted=indices_are_sorted,
+        unique_indices=unique_indices,
+        mode=mode,
+    )
     ans = bind1(ix.scatter_add_p, operand, indices, updates, **params)
     t_op, t_up = tangents[0], tangents[2]
     if type(t_op) is Zero and type(t_up) is Zero:
@@ -128,8 +177,14 @@ jvp_rules[ix.scatter_add_p] = _scatter_add_jvp
 
 
 def _scatter_add_transpose(
-    cts: list[Any], operand: Any, indices: Any, updates: Any, *,
-    dimension_numbers: ScatterDimensionNumbers, indices_are_sorted: bool, unique_indices: bool,
+    cts: list[Any],
+    operand: Any,
+    indices: Any,
+    updates: Any,
+    *,
+    dimension_numbers: ScatterDimensionNumbers,
+    indices_are_sorted: bool,
+    unique_indices: bool,
     mode: str,
 ) -> list[Any]:
     if type(indices) is UndefPrimal:
@@ -158,28 +213,44 @@ def _update_ids(dn: ScatterDimensionNumbers, updates_shape: tuple[int, ...]) -> 
 
 
 def _scatter_jvp(
-    primals: list[Any], tangents: list[Any], *, dimension_numbers: ScatterDimensionNumbers,
-    indices_are_sorted: bool, unique_indices: bool, mode: str,
+    primals: list[Any],
+    tangents: list[Any],
+    *,
+    dimension_numbers: ScatterDimensionNumbers,
+    indices_are_sorted: bool,
+    unique_indices: bool,
+    mode: str,
 ) -> tuple[list[Any], list[Any]]:
     operand, indices, updates = primals
     t_op, t_up = tangents[0], tangents[2]
     dn = dimension_numbers
     if unique_indices:
-        params = dict(dimension_numbers=dn, indices_are_sorted=indices_are_sorted,
-                      unique_indices=True, mode=mode)
+        params = dict(
+            dimension_numbers=dn,
+            indices_are_sorted=indices_are_sorted,
+            unique_indices=True,
+            mode=mode,
+        )
         ans = bind1(ix.scatter_p, operand, indices, updates, **params)
-        t_out = bind1(ix.scatter_p, instantiate_zeros(t_op), indices, instantiate_zeros(t_up),
-                      **params)
+        t_out = bind1(
+            ix.scatter_p, instantiate_zeros(t_op), indices, instantiate_zeros(t_up), **params
+        )
         return [ans], [t_out]
-    op_shape, op_dtype = shape_dtype(operand)
+    op_shape, _op_dtype = shape_dtype(operand)
     up_shape = tuple(shape_dtype(updates)[0])
     ids = _update_ids(dn, up_shape)
     winners = _scatter(ix.scatter_p, np.zeros(op_shape, np.int64), indices, ids, dn, mode)
     sizes = _window_slice_sizes(dn, len(op_shape), up_shape)
     won = lax.eq(ids, _gather(winners, indices, _gather_dnums(dn), sizes, mode, 0))
     kept = lax.eq(winners, 0)
-    ans = _scatter(ix.scatter_add_p, lax.select_n(kept, 0, operand), indices,
-                   lax.select_n(won, 0, updates), dn, mode)
+    ans = _scatter(
+        ix.scatter_add_p,
+        lax.select_n(kept, 0, operand),
+        indices,
+        lax.select_n(won, 0, updates),
+        dn,
+        mode,
+    )
     t_op_masked = lax.select_n(kept, 0, instantiate_zeros(t_op))
     t_up_masked = lax.select_n(won, 0, instantiate_zeros(t_up))
     t_out = _scatter(ix.scatter_add_p, t_op_masked, indices, t_up_masked, dn, mode)
@@ -190,8 +261,14 @@ jvp_rules[ix.scatter_p] = _scatter_jvp
 
 
 def _scatter_transpose(
-    cts: list[Any], operand: Any, indices: Any, updates: Any, *,
-    dimension_numbers: ScatterDimensionNumbers, indices_are_sorted: bool, unique_indices: bool,
+    cts: list[Any],
+    operand: Any,
+    indices: Any,
+    updates: Any,
+    *,
+    dimension_numbers: ScatterDimensionNumbers,
+    indices_are_sorted: bool,
+    unique_indices: bool,
     mode: str,
 ) -> list[Any]:
     if not unique_indices:
@@ -205,8 +282,9 @@ def _scatter_transpose(
     ct_operand = ct_updates = None
     if type(operand) is UndefPrimal:
         up_shape = updates.aval.shape if type(updates) is UndefPrimal else shape_dtype(updates)[0]
-        ct_operand = _scatter(ix.scatter_p, ct, indices, np.zeros(up_shape, ct_dtype), dn, mode,
-                              True)
+        ct_operand = _scatter(
+            ix.scatter_p, ct, indices, np.zeros(up_shape, ct_dtype), dn, mode, True
+        )
     if type(updates) is UndefPrimal:
         sizes = _window_slice_sizes(dn, len(ct_shape), updates.aval.shape)
         ct_updates = _gather(ct, indices, _gather_dnums(dn), sizes, mode, 0)
@@ -218,13 +296,22 @@ transpose_rules[ix.scatter_p] = _scatter_transpose
 
 # --- scatter_mul ------------------------------------------------------------------------------
 def _scatter_mul_jvp(
-    primals: list[Any], tangents: list[Any], *, dimension_numbers: ScatterDimensionNumbers,
-    indices_are_sorted: bool, unique_indices: bool, mode: str,
+    primals: list[Any],
+    tangents: list[Any],
+    *,
+    dimension_numbers: ScatterDimensionNumbers,
+    indices_are_sorted: bool,
+    unique_indices: bool,
+    mode: str,
 ) -> tuple[list[Any], list[Any]]:
     operand, indices, updates = primals
     dn = dimension_numbers
-    params = dict(dimension_numbers=dn, indices_are_sorted=indices_are_sorted,
-                  unique_indices=unique_indices, mode=mode)
+    params = dict(
+        dimension_numbers=dn,
+        indices_are_sorted=indices_are_sorted,
+        unique_indices=unique_indices,
+        mode=mode,
+    )
     ans = bind1(ix.scatter_mul_p, operand, indices, updates, **params)
     t_op, t_up = tangents[0], tangents[2]
     out: Any = Zero(tangent_aval_of(ans))
@@ -235,8 +322,15 @@ def _scatter_mul_jvp(
             raise NotImplementedError(
                 "scatter_mul: derivatives with respect to the updates need unique_indices=True."
             )
-        spread = _scatter(ix.scatter_add_p, np.zeros(shape_dtype(operand)[0],
-                          shape_dtype(ans)[1]), indices, t_up, dn, mode, True)
+        spread = _scatter(
+            ix.scatter_add_p,
+            np.zeros(shape_dtype(operand)[0], shape_dtype(ans)[1]),
+            indices,
+            t_up,
+            dn,
+            mode,
+            True,
+        )
         contribution = lax.mul(operand, spread)
         out = contribution if type(out) is Zero else lax.add(out, contribution)
     return [ans], [out]
@@ -246,17 +340,29 @@ jvp_rules[ix.scatter_mul_p] = _scatter_mul_jvp
 
 
 def _scatter_mul_transpose(
-    cts: list[Any], operand: Any, indices: Any, updates: Any, *,
-    dimension_numbers: ScatterDimensionNumbers, indices_are_sorted: bool, unique_indices: bool,
+    cts: list[Any],
+    operand: Any,
+    indices: Any,
+    updates: Any,
+    *,
+    dimension_numbers: ScatterDimensionNumbers,
+    indices_are_sorted: bool,
+    unique_indices: bool,
     mode: str,
 ) -> list[Any]:
     if type(updates) is UndefPrimal:
         raise NotImplementedError("scatter_mul is not linear in its updates.")
     ct = cts[0]
-    factors = bind1(ix.scatter_mul_p, np.ones(operand.aval.shape, shape_dtype(ct)[1]), indices,
-                    updates, dimension_numbers=dimension_numbers,
-                    indices_are_sorted=indices_are_sorted, unique_indices=unique_indices,
-                    mode=mode)
+    factors = bind1(
+        ix.scatter_mul_p,
+        np.ones(operand.aval.shape, shape_dtype(ct)[1]),
+        indices,
+        updates,
+        dimension_numbers=dimension_numbers,
+        indices_are_sorted=indices_are_sorted,
+        unique_indices=unique_indices,
+        mode=mode,
+    )
     return [lax.mul(ct, factors), None, None]
 
 
@@ -266,14 +372,26 @@ transpose_rules[ix.scatter_mul_p] = _scatter_mul_transpose
 # --- scatter_min / scatter_max ----------------------------------------------------------------
 def _scatter_extremal_jvp(prim: Any) -> Any:
     def rule(
-        primals: list[Any], tangents: list[Any], *, dimension_numbers: ScatterDimensionNumbers,
-        indices_are_sorted: bool, unique_indices: bool, mode: str,
+        primals: list[Any],
+        tangents: list[Any],
+        *,
+        dimension_numbers: ScatterDimensionNumbers,
+        indices_are_sorted: bool,
+        unique_indices: bool,
+        mode: str,
     ) -> tuple[list[Any], list[Any]]:
         operand, indices, updates = primals
         dn = dimension_numbers
-        ans = bind1(prim, operand, indices, updates, dimension_numbers=dn,
-                    indices_are_sorted=indices_are_sorted, unique_indices=unique_indices,
-                    mode=mode)
+        ans = bind1(
+            prim,
+            operand,
+            indices,
+            updates,
+            dimension_numbers=dn,
+            indices_are_sorted=indices_are_sorted,
+            unique_indices=unique_indices,
+            mode=mode,
+        )
         op_shape, dtype = shape_dtype(ans)
         up_shape = tuple(shape_dtype(updates)[0])
         sizes = _window_slice_sizes(dn, len(op_shape), up_shape)
@@ -283,8 +401,14 @@ def _scatter_extremal_jvp(prim: Any) -> Any:
         zeros = np.zeros(op_shape, dtype)
         counts = lax.add(op_wins, _scatter(ix.scatter_add_p, zeros, indices, up_wins, dn, mode))
         t_op, t_up = tangents[0], tangents[2]
-        total = _scatter(ix.scatter_add_p, lax.mul(instantiate_zeros(t_op), op_wins), indices,
-                         lax.mul(instantiate_zeros(t_up), up_wins), dn, mode)
+        total = _scatter(
+            ix.scatter_add_p,
+            lax.mul(instantiate_zeros(t_op), op_wins),
+            indices,
+            lax.mul(instantiate_zeros(t_up), up_wins),
+            dn,
+            mode,
+        )
         return [ans], [lax.div(total, counts)]
 
     rule.__name__ = f"{prim.name}_jvp"

@@ -27,8 +27,15 @@ def take_along_axis(x: Any, perm: Any, axis: int) -> Any:
         start_indices_batching_dims=others,
     )
     indices = lax.reshape(perm, (*shape, 1))
-    return bind1(ix.gather_p, x, indices, dimension_numbers=dn, slice_sizes=(1,) * ndim,
-                 mode="promise_in_bounds", fill_value=None)
+    return bind1(
+        ix.gather_p,
+        x,
+        indices,
+        dimension_numbers=dn,
+        slice_sizes=(1,) * ndim,
+        mode="promise_in_bounds",
+        fill_value=None,
+    )
 
 
 def _sort_jvp(
@@ -36,8 +43,9 @@ def _sort_jvp(
 ) -> tuple[list[Any], list[Any]]:
     shape = tuple(shape_dtype(primals[0])[0])
     iota = lax.broadcasted_iota(np.int64, shape, dimension)
-    outs = bind(so.sort_p, *primals, iota, dimension=dimension, is_stable=is_stable,
-                num_keys=num_keys)
+    outs = bind(
+        so.sort_p, *primals, iota, dimension=dimension, is_stable=is_stable, num_keys=num_keys
+    )
     perm = outs[-1]
     primals_out = outs[:-1]
     tangents_out = [

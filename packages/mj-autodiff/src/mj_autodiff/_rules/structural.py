@@ -236,9 +236,7 @@ def _convert_element_type_transpose(
 ) -> list[Any]:
     aval = x.aval
     return [
-        bind1(
-            cv.convert_element_type_p, cts[0], new_dtype=aval.dtype, weak_type=aval.weak_type
-        )
+        bind1(cv.convert_element_type_p, cts[0], new_dtype=aval.dtype, weak_type=aval.weak_type)
     ]
 
 
