@@ -99,10 +99,6 @@ def test_jacfwd_has_aux() -> None:
     np.testing.assert_allclose(aux["aux"], x * 3.0)
 
 
-@pytest.mark.xfail(
-    reason="mj_autodiff.vjp(has_aux=True) returns aux as a JVP tracer of its ended trace",
-    strict=False,
-)
 def test_jacrev_has_aux() -> None:
     x = np.arange(3.0)
     jac, aux = jacrev(_with_aux, has_aux=True)(x)

@@ -173,6 +173,8 @@ class BatchTrace(Trace):
             return [BatchTracer(self, v, not_mapped) for v in bind(primitive, *vals_in, **params)]
         rule = vmap_rules[primitive]
         vals_out, dims_out = rule(self.main.global_data, vals_in, dims_in, **params)
+        if len(vals_out) == 1:
+            return [BatchTracer(self, vals_out[0], dims_out[0])]
         return [BatchTracer(self, v, d) for v, d in zip(vals_out, dims_out, strict=True)]
 
 
