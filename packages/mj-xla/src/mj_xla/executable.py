@@ -19,6 +19,7 @@ from mj_core.config import config
 from mj_ir.jaxpr import ClosedJaxpr, Jaxpr
 from mj_xla import _jaxlib
 from mj_xla.array import Array, device_put, to_buffer
+from mj_xla.debug_nans import check_outputs
 from mj_xla.lowering import build_module
 
 __all__ = ["Executable", "compile_jaxpr", "executable_for_closed_jaxpr", "inline_values"]
@@ -27,10 +28,23 @@ __all__ = ["Executable", "compile_jaxpr", "executable_for_closed_jaxpr", "inline
 class Executable:
     """A compiled jaxpr. ``run(args)`` takes the non-constant arguments and returns Arrays."""
 
-    __slots__ = ("_exe", "_handlers", "_held", "arg_avals", "module", "out_avals")
+    __slots__ = (
+        "_exe",
+        "_handlers",
+        "_held",
+        "_jaxpr",
+        "_known",
+        "_name",
+        "arg_avals",
+        "module",
+        "out_avals",
+    )
 
     def __init__(self, jaxpr: Jaxpr, known: Sequence[Any], name: str = "main") -> None:
         module, params = build_module(jaxpr, inline_values(known))
+        self._jaxpr = jaxpr  # kept for debug_nans' op-by-op re-run
+        self._known = list(known)
+        self._name = name
         self.module = module
         held = [i for i in params if i < len(known)]
         self._held = [device_put(known[i])._buf for i in held]
@@ -54,12 +68,12 @@ class Executable:
 
     def run_buffers(self, bufs: list[Any]) -> list[Array]:
         """Execute on device buffers already checked against ``arg_avals`` (the fast path)."""
-        if self._held:
-            bufs = [*self._held, *bufs]
-        outs = self._exe.execute_sharded(bufs).consume_with_handlers(self._handlers)
+        all_bufs = [*self._held, *bufs] if self._held else bufs
+        outs = self._exe.execute_sharded(all_bufs).consume_with_handlers(self._handlers)
         result = [Array(b, a) for b, a in zip(outs, self.out_avals, strict=True)]
         if config.debug_nans:
-            _check_nans(result)
+            args = [Array(b, a) for b, a in zip(bufs, self.arg_avals, strict=True)]
+            check_outputs(result, self._jaxpr, self._known, args, self._name)
         return result
 
 
@@ -67,13 +81,6 @@ def inline_values(known: Sequence[Any]) -> list[Any]:
     """For each known value: the scalar to inline as a constant, or ``None`` to pass it as a
     parameter (arrays)."""
     return [np.asarray(x) if np.ndim(x) == 0 else None for x in known]
-
-
-def _check_nans(outs: Sequence[Array]) -> None:
-    for out in outs:
-        host = np.asarray(out)
-        if host.dtype.kind in "fc" and np.isnan(host).any():
-            raise FloatingPointError("invalid value (nan) encountered in a jit-compiled function")
 
 
 def compile_jaxpr(jaxpr: Jaxpr, known: Sequence[Any], name: str = "main") -> Executable:

@@ -40,6 +40,7 @@ from mj_ir.jaxpr import ClosedJaxpr, JaxprEqn, Var
 from mj_ir.printing import Names, PPrint, pp, pp_atom, pp_jaxpr, pp_params, pp_rules, var_str
 from mj_ir.typecheck import types_match
 from mj_xla._jaxlib import Value
+from mj_xla.debug_nans import nan_check_rules
 from mj_xla.executable import executable_for_closed_jaxpr
 from mj_xla.lowering import LoweringContext, lowering_rules
 
@@ -54,6 +55,14 @@ def _xla_call_impl(*args: Any, jaxpr: ClosedJaxpr, num_consts: int, name: str) -
 
 
 impl_rules[xla_call_p] = _xla_call_impl
+
+
+def _xla_call_nan_check(*args: Any, jaxpr: ClosedJaxpr, num_consts: int, name: str) -> list[Any]:
+    """Under debug_nans' op-by-op re-run a nested jit is opened, not run compiled."""
+    return jaxpr(*args)
+
+
+nan_check_rules[xla_call_p] = _xla_call_nan_check
 
 
 def _xla_call_abstract_eval(
