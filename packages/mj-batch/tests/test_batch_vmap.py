@@ -262,3 +262,23 @@ def test_not_mapped_is_a_singleton_sentinel() -> None:
     assert repr(not_mapped) == "not_mapped"
     assert pickle.loads(pickle.dumps(not_mapped)) is not_mapped
     assert type(not_mapped)() is not_mapped
+
+
+# --- a user-defined primitive through the public registration API ----------------------------
+
+
+def test_registering_a_batching_rule_for_a_new_primitive() -> None:
+    from mj_batch import align_batched, register_vmap_rule
+    from mj_core import Primitive, bind, bind1, impl_rules
+
+    multiply_add_p = Primitive("multiply_add")
+    impl_rules[multiply_add_p] = lambda x, y, z: [np.add(np.multiply(x, y), z)]
+
+    def multiply_add_vmap(axis_size, vals_in, dims_in):
+        vals, out_dim = align_batched(vals_in, dims_in)
+        return bind(multiply_add_p, *vals), [out_dim]
+
+    register_vmap_rule(multiply_add_p, multiply_add_vmap)
+    x, y, z = RNG.normal(size=(4, 3)), RNG.normal(size=(3, 4)), RNG.normal(size=(3,))
+    out = vmap(lambda a, b, c: bind1(multiply_add_p, a, b, c), in_axes=(0, 1, None))(x, y, z)
+    np.testing.assert_allclose(out, x * y.T + z)

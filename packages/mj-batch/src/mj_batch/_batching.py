@@ -219,11 +219,6 @@ def move_batch_axis(axis_size: int, src: BatchDim, dst: BatchDim, x: Any) -> Any
     return moveaxis(x, src, dst)
 
 
-def bdim_at_front(axis_size: int, x: Any, bdim: BatchDim) -> Any:
-    """``x`` batched at axis 0 (moved there, or broadcast if it was unbatched)."""
-    return move_batch_axis(axis_size, bdim, 0, x)
-
-
 def shift_axis(axis: int, bdim: int) -> int:
     """The axis of a batched value that holds per-example ``axis`` (batch dim at ``bdim``)."""
     return axis + 1 if axis >= bdim else axis
