@@ -301,3 +301,11 @@ def test_transpose_is_adjoint(name):
         assert np.shape(g) == s
     tol = 1e-6 if name == "convert" else 1e-12
     assert _inner([ct], [lv]) == pytest.approx(_inner(lt_ct, v), rel=tol, abs=tol)
+
+
+@pytest.mark.parametrize("y", [2, 3.5, -1])
+def test_pow_with_python_exponent(y):
+    x = _u((3,), 0.5, 1.5)
+    _, t = jvp(lambda a: lax.pow(a, y), (x,), (np.ones(3),))
+    np.testing.assert_allclose(t, y * x ** (y - 1.0), rtol=1e-12)
+    check_grads(lambda a: lax.pow(a, y), (x,), order=2)

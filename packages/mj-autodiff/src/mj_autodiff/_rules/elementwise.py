@@ -342,6 +342,8 @@ defjvp(ew.rem_p, _rem_jvp_lhs, _rem_jvp_rhs)
 
 
 def _pow_jvp_lhs(g: Array, ans: Array, x: Array, y: Array) -> Array:
+    if type(y) in (int, float) and y != 0:  # a Python exponent (``x ** 2``): no masking
+        return lax.mul(g, lax.mul(y, x if y == 2 else lax.pow(x, y - 1)))
     # y * x ** (y - 1), and 0 where y == 0 (avoids 0 * inf at x == 0)
     coeff = lax.mul(y, lax.pow(x, lax.sub(y, 1)))
     coeff = lax.select_n(lax.eq(y, 0), coeff, 0)
