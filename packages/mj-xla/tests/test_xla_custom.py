@@ -38,7 +38,9 @@ clip_gradient.defvjp(_clip_fwd, _clip_bwd)
 
 
 def test_jit_stop_gradient_is_identity_with_zero_derivative():
-    f = lambda x: stop_gradient(x) * x
+    def f(x):
+        return stop_gradient(x) * x
+
     x = 3.0
     assert float(jit(f)(x)) == pytest.approx(9.0)
     assert float(jit(grad(f))(x)) == pytest.approx(3.0)  # d/dx (c * x) with c = x held fixed
