@@ -9,7 +9,6 @@ Every branch takes the same operands: the constants any branch closes over come 
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
@@ -65,9 +64,9 @@ cond_p = Primitive("cond", multiple_results=True)
 _INDEX_AVAL = ShapedArray((), np.int32)
 
 
-def cond(*args: Any, **kwargs: Any) -> Any:
+def cond(pred: Any, true_fun: Any, false_fun: Any, *operands: Any) -> Any:
     """``true_fun(*operands)`` if ``pred`` else ``false_fun(*operands)``, staged as one
-    ``cond`` primitive: ``cond(pred, true_fun, false_fun, *operands)``.
+    ``cond`` primitive.
 
     Both branches are traced; their outputs must have the same pytree structure and types.
     ``pred`` is a scalar bool (or number, compared with 0). The older form
@@ -77,22 +76,16 @@ def cond(*args: Any, **kwargs: Any) -> Any:
 
         >>> cond(x > 0, lambda x: x * 2, lambda x: -x, x)
     """
-    old_form = len(args) == 5 and callable(args[2]) and callable(args[4])
-    if old_form and not kwargs and not callable(args[1]):
-        pred, true_op, true_fun, false_op, false_fun = args
-        return _cond(
-            pred,
-            lambda ops: true_fun(ops[0]),
-            lambda ops: false_fun(ops[1]),
-            (true_op, false_op),
-        )
-    try:
-        bound = inspect.signature(_cond).bind(*args, **kwargs)
-    except TypeError as err:
-        raise TypeError(
-            f"cond: {err}; expected cond(pred, true_fun, false_fun, *operands)"
-        ) from None
-    return _cond(*bound.args)
+    if not callable(true_fun) and len(operands) == 2 and callable(false_fun):
+        true_operand, old_true_fun, (false_operand, old_false_fun) = true_fun, false_fun, operands
+        if callable(old_false_fun):
+            return _cond(
+                pred,
+                lambda ops: old_true_fun(ops[0]),
+                lambda ops: old_false_fun(ops[1]),
+                (true_operand, false_operand),
+            )
+    return _cond(pred, true_fun, false_fun, *operands)
 
 
 def _cond(
@@ -215,10 +208,8 @@ def _cond_abstract_eval(
     return joined_out_avals(branches)
 
 
-pp_rules[cond_p] = pp_control_eqn
-
-
 abstract_eval_rules[cond_p] = _cond_abstract_eval
+pp_rules[cond_p] = pp_control_eqn
 
 
 # --- forward mode --------------------------------------------------------------------------------
@@ -327,7 +318,12 @@ def _cond_partial_eval_jaxpr(
         cond_p, [index, *res_vars, *ins_unknown], {"branches": split.unknown}, outs_unknown
     )
     res = [index, *res_vars] if type(index) is Var else res_vars
-    return eqn1, eqn2 if outs_unknown else None, split.out_unknowns, res
+    return (
+        eqn1 if outs_known or res_vars else None,
+        eqn2 if outs_unknown else None,
+        split.out_unknowns,
+        res,
+    )
 
 
 partial_eval_jaxpr_rules[cond_p] = _cond_partial_eval_jaxpr
@@ -336,7 +332,7 @@ partial_eval_jaxpr_rules[cond_p] = _cond_partial_eval_jaxpr
 # --- transposition -------------------------------------------------------------------------------
 
 
-def transpose_closed(
+def _transpose_branch(
     closed: ClosedJaxpr, linear: Sequence[bool], ct_nonzero: Sequence[bool]
 ) -> ClosedJaxpr:
     """The transpose of ``closed`` w.r.t. the arguments flagged ``linear``: it takes the
@@ -370,7 +366,7 @@ def _cond_transpose(
         raise TypeError("cond: the branch index cannot be a linear input")
     linear = [type(x) is UndefPrimal for x in ops]
     ct_nonzero = [type(ct) is not Zero for ct in cts]
-    transposed = tuple(transpose_closed(b, linear, ct_nonzero) for b in branches)
+    transposed = tuple(_transpose_branch(b, linear, ct_nonzero) for b in branches)
     res = [x for x in ops if type(x) is not UndefPrimal]
     nz_cts = [ct for ct in cts if type(ct) is not Zero]
     outs = iter(bind(cond_p, index, *res, *nz_cts, branches=transposed))

@@ -17,9 +17,11 @@ from mj_ir import ClosedJaxpr, Jaxpr, Var, eval_jaxpr, trace_to_closed_jaxpr
 
 __all__ = [
     "add_inputs",
+    "carry_fixpoint",
     "join_residuals",
     "move",
     "permute",
+    "types_str",
     "zeros",
 ]
 
@@ -95,3 +97,28 @@ def _padded_residuals(
         ]
 
     return fun
+
+
+def types_str(avals: Sequence[ShapedArray]) -> str:
+    """``f32[3], i64[]``: types in error messages of the typing rules."""
+    return ", ".join(a.str_short() for a in avals)
+
+
+def carry_fixpoint(
+    body: ClosedJaxpr,
+    before: Sequence[bool],
+    carry: Sequence[bool],
+    after: Sequence[bool],
+    out_flags: Callable[[ClosedJaxpr, list[bool]], list[bool]],
+) -> list[bool]:
+    """Grow the set of flagged loop carries (nonzero tangents, unknown values, batched ones)
+    until ``body``, whose inputs are ``(*before, *carry, *after)`` and whose first outputs are
+    the new carries, maps it into itself. ``out_flags(body, input_flags)`` says which outputs
+    a transformation flags given which inputs it flags."""
+    flags = list(carry)
+    while True:
+        outs = out_flags(body, [*before, *flags, *after])[: len(flags)]
+        new = [a or b for a, b in zip(flags, outs, strict=True)]
+        if new == flags:
+            return flags
+        flags = new

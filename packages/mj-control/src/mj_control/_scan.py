@@ -30,7 +30,7 @@ from mj_autodiff import (
     transpose_rules,
 )
 from mj_batch import BatchDim, move_batch_axis, moveaxis, not_mapped, vmap_jaxpr, vmap_rules
-from mj_control._jaxprs import move, permute, zeros
+from mj_control._jaxprs import carry_fixpoint, move, permute, types_str, zeros
 from mj_control._printing import pp_control_eqn
 from mj_control._tracing import (
     check_callable,
@@ -199,10 +199,6 @@ def _scan_impl(
 impl_rules[scan_p] = _scan_impl
 
 
-def _types(avals: Any) -> str:
-    return ", ".join(a.str_short() for a in avals)
-
-
 def _scan_abstract_eval(
     *avals: ShapedArray,
     jaxpr: ClosedJaxpr,
@@ -217,24 +213,24 @@ def _scan_abstract_eval(
     carry = avals[num_consts : num_consts + num_carry]
     xs = avals[num_consts + num_carry :]
     if any(not x.shape or x.shape[0] != length for x in xs):
-        raise TypeError(f"scan: xs of types ({_types(xs)}) do not all have leading axis {length}")
+        raise TypeError(
+            f"scan: xs of types ({types_str(xs)}) do not all have leading axis {length}"
+        )
     body_in = [*avals[: num_consts + num_carry], *(x.update(shape=x.shape[1:]) for x in xs)]
     ins = jaxpr.in_avals
     if len(ins) != len(body_in) or not all(map(typematch, ins, body_in)):
-        raise TypeError(f"scan: the body takes ({_types(ins)}) but gets ({_types(body_in)})")
+        raise TypeError(f"scan: the body takes ({types_str(ins)}) but gets ({types_str(body_in)})")
     outs = jaxpr.out_avals
     carry_out, ys = outs[:num_carry], outs[num_carry:]
     if len(carry_out) != len(carry) or not all(map(typematch, carry_out, carry)):
         raise TypeError(
-            f"scan: the body returns a carry of ({_types(carry_out)}) for ({_types(carry)})"
+            f"scan: the body returns a carry of ({types_str(carry_out)}) for ({types_str(carry)})"
         )
     return [*carry_out, *(ShapedArray((length, *y.shape), y.dtype, y.weak_type) for y in ys)]
 
 
-pp_rules[scan_p] = pp_control_eqn
-
-
 abstract_eval_rules[scan_p] = _scan_abstract_eval
+pp_rules[scan_p] = pp_control_eqn
 
 
 class _Groups(NamedTuple):
@@ -248,22 +244,6 @@ class _Groups(NamedTuple):
 def _groups(args: Sequence[Any], num_consts: int, num_carry: int) -> _Groups:
     cut = num_consts + num_carry
     return _Groups(list(args[:num_consts]), list(args[num_consts:cut]), list(args[cut:]))
-
-
-def _carry_fixpoint(
-    jaxpr: ClosedJaxpr,
-    flags: _Groups,
-    out_flags: Callable[[ClosedJaxpr, list[bool]], list[bool]],
-) -> list[bool]:
-    """Grow the set of flagged carries (nonzero tangents, unknown values, batched) until the
-    body maps it into itself."""
-    carry = list(flags.carry)
-    while True:
-        outs = out_flags(jaxpr, [*flags.consts, *carry, *flags.xs])[: len(carry)]
-        new = [a or b for a, b in zip(carry, outs, strict=True)]
-        if new == carry:
-            return carry
-        carry = new
 
 
 # --- forward mode --------------------------------------------------------------------------------
@@ -285,7 +265,7 @@ def _scan_jvp(
     linear: tuple[bool, ...],
 ) -> tuple[list[Any], list[Any]]:
     nz = _groups([type(t) is not Zero for t in tangents], num_consts, num_carry)
-    carry_nz = _carry_fixpoint(jaxpr, nz, _jvp_out_nonzeros)
+    carry_nz = carry_fixpoint(jaxpr, nz.consts, nz.carry, nz.xs, _jvp_out_nonzeros)
     n_ys = len(jaxpr.out_avals) - num_carry
     jaxpr_jvp, out_nz = jvp_jaxpr(
         jaxpr, [*nz.consts, *carry_nz, *nz.xs], [*carry_nz, *[False] * n_ys]
@@ -383,7 +363,7 @@ def _split_scan(
     unknowns: Sequence[bool], jaxpr: ClosedJaxpr, num_consts: int, num_carry: int, hoist: bool
 ) -> _ScanSplit:
     uk = _groups(unknowns, num_consts, num_carry)
-    carry_uk = _carry_fixpoint(jaxpr, uk, _pe_out_unknowns)
+    carry_uk = carry_fixpoint(jaxpr, uk.consts, uk.carry, uk.xs, _pe_out_unknowns)
     in_uks = [*uk.consts, *carry_uk, *uk.xs]
     n_ys = len(jaxpr.out_avals) - num_carry
     known, unknown, out_uks, num_res = partial_eval_jaxpr(
@@ -755,7 +735,7 @@ def _scan_vmap(
         [d is not not_mapped for d in dims.carry],
         [d is not not_mapped for d in dims.xs],
     )
-    carry_bat = _carry_fixpoint(jaxpr, flags, out_batched)
+    carry_bat = carry_fixpoint(jaxpr, flags.consts, flags.carry, flags.xs, out_batched)
     carry_dims: list[BatchDim] = [0 if b else not_mapped for b in carry_bat]
     in_dims = [*dims.consts, *carry_dims, *x_dims]
     ys_bat = [d is not not_mapped for d in vmap_jaxpr(jaxpr, axis_size, in_dims)[1][num_carry:]]

@@ -27,7 +27,7 @@ from mj_autodiff import (
     transpose_rules,
 )
 from mj_batch import BatchDim, move_batch_axis, not_mapped, vmap_jaxpr, vmap_rules
-from mj_control._jaxprs import add_inputs, move, permute
+from mj_control._jaxprs import add_inputs, carry_fixpoint, move, permute, types_str
 from mj_control._printing import pp_control_eqn
 from mj_control._scan import scan
 from mj_control._tracing import (
@@ -135,11 +135,11 @@ def fori_loop(lower: Any, upper: Any, body_fun: Callable[[Any, Any], Any], init_
                 f"fori_loop: {name} must be an integer scalar, got {aval.str_short()}"
                 f"{' ' + where if where else ''}"
             )
+    dtype, weak = result_type(
+        (lo_aval.dtype, lo_aval.weak_type), (hi_aval.dtype, hi_aval.weak_type)
+    )
     if isinstance(lo_aval, ConcreteArray) and isinstance(hi_aval, ConcreteArray):
         start, stop = int(lo_aval.val), int(hi_aval.val)
-        dtype, weak = result_type(
-            (lo_aval.dtype, lo_aval.weak_type), (hi_aval.dtype, hi_aval.weak_type)
-        )
         i0 = start if weak else np.asarray(start, dtype)  # Python ints stay weakly typed
 
         def scan_body(carry: tuple[Any, Any], _: None) -> tuple[tuple[Any, Any], None]:
@@ -149,9 +149,6 @@ def fori_loop(lower: Any, upper: Any, body_fun: Callable[[Any, Any], Any], init_
         (_, result), _ = scan(scan_body, (i0, init_val), None, length=max(stop - start, 0))
         return result
 
-    dtype, weak = result_type(
-        (lo_aval.dtype, lo_aval.weak_type), (hi_aval.dtype, hi_aval.weak_type)
-    )
     common = ShapedArray((), dtype, weak)
     lo, hi = cast(lower, common), cast(upper, common)
 
@@ -206,25 +203,19 @@ def _while_abstract_eval(
     body_out = body_jaxpr.out_avals
     if len(body_out) != len(carry) or not all(map(typematch, body_out, carry)):
         raise TypeError(
-            f"while: body_jaxpr returns ({_types(body_out)}) for a carry of ({_types(carry)})"
+            f"while: body_jaxpr returns ({types_str(body_out)}) for a carry of ({types_str(carry)})"
         )
     return list(body_out)
 
 
-pp_rules[while_p] = pp_control_eqn
-
-
 abstract_eval_rules[while_p] = _while_abstract_eval
-
-
-def _types(avals: Any) -> str:
-    return ", ".join(a.str_short() for a in avals)
+pp_rules[while_p] = pp_control_eqn
 
 
 def _check_ins(name: str, jaxpr: ClosedJaxpr, avals: Any) -> None:
     ins = jaxpr.in_avals
     if len(ins) != len(avals) or not all(map(typematch, ins, avals)):
-        raise TypeError(f"while: {name} takes ({_types(ins)}) but gets ({_types(avals)})")
+        raise TypeError(f"while: {name} takes ({types_str(ins)}) but gets ({types_str(avals)})")
 
 
 def _split_consts(
@@ -232,22 +223,6 @@ def _split_consts(
 ) -> tuple[list[Any], list[Any], list[Any]]:
     cut = cond_nconsts + body_nconsts
     return list(args[:cond_nconsts]), list(args[cond_nconsts:cut]), list(args[cut:])
-
-
-def _carry_fixpoint(
-    body_jaxpr: ClosedJaxpr,
-    const_flags: list[bool],
-    carry_flags: list[bool],
-    out_flags: Callable[[ClosedJaxpr, list[bool]], list[bool]],
-) -> list[bool]:
-    """Grow the set of flagged carries (nonzero tangents, unknown values, batched) until the
-    body maps it into itself."""
-    while True:
-        outs = out_flags(body_jaxpr, [*const_flags, *carry_flags])[: len(carry_flags)]
-        new = [a or b for a, b in zip(carry_flags, outs, strict=True)]
-        if new == carry_flags:
-            return carry_flags
-        carry_flags = new
 
 
 # --- forward mode --------------------------------------------------------------------------------
@@ -269,8 +244,8 @@ def _while_jvp(
     cconsts, bconsts, carry = _split_consts(primals, cond_nconsts, body_nconsts)
     _, bconst_t, carry_t = _split_consts(tangents, cond_nconsts, body_nconsts)
     bconst_nz = [type(t) is not Zero for t in bconst_t]
-    carry_nz = _carry_fixpoint(
-        body_jaxpr, bconst_nz, [type(t) is not Zero for t in carry_t], _jvp_out_nonzeros
+    carry_nz = carry_fixpoint(
+        body_jaxpr, bconst_nz, [type(t) is not Zero for t in carry_t], [], _jvp_out_nonzeros
     )
     body_jvp, _ = jvp_jaxpr(body_jaxpr, [*bconst_nz, *carry_nz], carry_nz)
     n_bt, n_ct = sum(bconst_nz), sum(carry_nz)
@@ -341,7 +316,7 @@ def _split_while(
     body_nconsts: int,
 ) -> _WhileSplit:
     cc_uk, bc_uk, carry_uk = _split_consts(unknowns, cond_nconsts, body_nconsts)
-    carry_uk = _carry_fixpoint(body_jaxpr, bc_uk, carry_uk, _pe_out_unknowns)
+    carry_uk = carry_fixpoint(body_jaxpr, bc_uk, carry_uk, [], _pe_out_unknowns)
     (pred_uk,) = _pe_out_unknowns(cond_jaxpr, [*cc_uk, *carry_uk])
     if pred_uk or all(carry_uk):
         return _WhileSplit([True] * len(carry_uk), None, None)
@@ -450,10 +425,11 @@ def _while_vmap(
         _, dims = vmap_jaxpr(closed, axis_size, [*bc_dims, *carry_dims])
         return [d is not not_mapped for d in dims]
 
-    carry_bat = _carry_fixpoint(
+    carry_bat = carry_fixpoint(
         body_jaxpr,
         [d is not not_mapped for d in bc_dims],
         [d is not not_mapped for d in init_dims],
+        [],
         body_out_batched,
     )
     carry_dims: list[BatchDim] = [0 if b else not_mapped for b in carry_bat]
