@@ -325,14 +325,26 @@ jvp_rules[scan_p] = _scan_jvp
 # --- partial evaluation --------------------------------------------------------------------------
 # The known scan computes the known carries and ys and, as extra ys, the per-step residuals the
 # unknown scan needs. Residuals that do not change across steps are not stacked: known const
-# operands and constants of the body are passed to the unknown scan as consts; values computed
-# from them alone are hoisted out of the loop (trace level) or stacked (jaxpr level, where a
-# rule returns a single known equation); known xs operands are passed on as xs.
+# operands and constants of the body are passed to the unknown scan as consts, and values
+# computed from them alone are hoisted out of the loop (at jaxpr level, where a rule returns a
+# single known equation, that equation is an xla_call of the hoisting and the known scan);
+# known xs operands are passed on as xs.
 
 
 class _Residual(NamedTuple):
     kind: str  # "closed" (a body constant), "const", "xs" (forwarded operand), "hoist", "loop"
     at: int  # into the body's consts, the scan's operands, or the hoisted / stacked outputs
+
+
+#: Where the unknown body takes each kind of residual: among its constants, its leading consts
+#: (invariant) or its trailing xs (variant).
+_RESIDUAL_GROUP = {
+    "closed": "closed",
+    "const": "invariant",
+    "hoist": "invariant",
+    "xs": "variant",
+    "loop": "variant",
+}
 
 
 class _ScanSplit(NamedTuple):
@@ -412,19 +424,13 @@ def _split_scan(
     # the unknown body: (closed residuals as its constants, invariant residuals, unknown
     # consts, carry and xs, variant residuals)
     res_binders = unknown.jaxpr.in_binders[:num_res]
-    rest = unknown.jaxpr.in_binders[num_res:]
-    n_uc, n_ucarry = uk.consts.count(True), carry_uk.count(True)
     groups: dict[str, list[int]] = {"closed": [], "invariant": [], "variant": []}
     for j, res in enumerate(kinds):
-        group = "closed" if res.kind == "closed" else "variant"
-        if res.kind in ("const", "hoist"):
-            group = "invariant"
-        groups[group].append(j)
+        groups[_RESIDUAL_GROUP[res.kind]].append(j)
     binders = [
         *(res_binders[j] for j in groups["closed"]),
         *(res_binders[j] for j in groups["invariant"]),
-        *rest[: n_uc + n_ucarry],
-        *rest[n_uc + n_ucarry :],
+        *unknown.jaxpr.in_binders[num_res:],
         *(res_binders[j] for j in groups["variant"]),
     ]
     unknown_body = ClosedJaxpr(
@@ -478,7 +484,9 @@ def _scan_partial_eval(trace: PartialEvalTrace, tracers: list[Any], **params: An
         unknowns, params["jaxpr"], params["num_consts"], params["num_carry"], hoist=True
     )
     known_vals = [t.const for t, u in zip(tracers, split.unknowns, strict=True) if not u]
-    known_outs = bind(scan_p, *known_vals, **_known_params(split, params))
+    known_outs = []  # no loop at all when it would compute nothing
+    if split.known.out_avals:
+        known_outs = bind(scan_p, *known_vals, **_known_params(split, params))
     stacked = known_outs[split.num_known_out :]
     hoisted: list[Any] = []
     if split.hoist is not None:
@@ -506,7 +514,7 @@ partial_eval_rules[scan_p] = _scan_partial_eval
 
 def _scan_partial_eval_jaxpr(
     unks_in: list[bool], eqn: JaxprEqn
-) -> tuple[JaxprEqn, JaxprEqn, list[bool], list[Var]]:
+) -> tuple[JaxprEqn | None, JaxprEqn, list[bool], list[Var]]:
     params = eqn.params
     split = _split_scan(unks_in, params["jaxpr"], params["num_consts"], params["num_carry"], True)
     known_params = _known_params(split, params)
@@ -516,8 +524,10 @@ def _scan_partial_eval_jaxpr(
     stacked = [Var(ShapedArray((length, *a.shape), a.dtype, a.weak_type)) for a in stacked_avals]
     outs_known = [v for v, u in zip(eqn.out_binders, split.out_unknowns, strict=True) if not u]
     hoisted = [] if split.hoist is None else [Var(a) for a in split.hoist.out_avals]
+    eqn1: JaxprEqn | None = None
     if split.hoist is None:
-        eqn1 = JaxprEqn(scan_p, known_ins, known_params, [*outs_known, *stacked])
+        if split.known.out_avals:
+            eqn1 = JaxprEqn(scan_p, known_ins, known_params, [*outs_known, *stacked])
     else:  # one known equation: a call computing the hoisted residuals, then the known scan
         call = _hoisting_call(split.hoist, known_params, [x.aval for x in known_ins])
         eqn1 = JaxprEqn(
