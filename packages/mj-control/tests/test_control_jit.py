@@ -4,7 +4,7 @@ never unrolled), and transformations composed with jit."""
 import numpy as np
 import pytest
 
-from mj_autodiff import grad, jvp
+from mj_autodiff import grad, jvp, linearize
 from mj_batch import vmap
 from mj_control import cond, fori_loop, scan, switch, while_loop
 from mj_core import lax
@@ -27,6 +27,11 @@ def _same(f, *args):
 
 def test_autodidax_jit_cond():
     assert jit(lambda: cond(False, lambda: 1, lambda: 2))() == 2
+
+
+def test_autodidax_linearize_of_jit_cond():
+    _, f_lin = linearize(jit(lambda x: cond(True, lambda: x, lambda: 0.0)), 1.0)
+    assert float(f_lin(3.14)) == pytest.approx(3.14)
 
 
 @pytest.mark.parametrize("x", [2.0, -3.0])
