@@ -38,7 +38,6 @@ from mj_control._tracing import (
     shaped_avals,
     trace_fun,
     type_tree,
-    typematch,
 )
 from mj_core import lax
 from mj_core.avals import ShapedArray, get_aval
@@ -54,6 +53,7 @@ from mj_ir import (
     eval_jaxpr,
     pp_rules,
     trace_to_closed_jaxpr,
+    types_match,
 )
 from mj_xla import LoweringContext, Value, aval_to_ir_type, hlo, ir, ir_constant, lowering_rules
 
@@ -154,7 +154,7 @@ def _bind_branches(
     first = traced[0]
     for name, t in zip(names[1:], traced[1:], strict=True):
         if t.out_tree != first.out_tree or not all(
-            typematch(a, b) for a, b in zip(first.out_avals, t.out_avals, strict=True)
+            types_match(a, b) for a, b in zip(first.out_avals, t.out_avals, strict=True)
         ):
             raise _where(
                 TypeError,
@@ -196,11 +196,11 @@ def _cond_abstract_eval(
     out0 = branches[0].out_avals
     for k, b in enumerate(branches):
         b_in = b.in_avals
-        if len(b_in) != len(avals) or not all(map(typematch, b_in, avals)):
+        if len(b_in) != len(avals) or not all(map(types_match, b_in, avals)):
             got = ", ".join(a.str_short() for a in b_in)
             raise TypeError(f"cond: branch {k} takes ({got}) but the operands are ({shown})")
         b_out = b.out_avals
-        if len(b_out) != len(out0) or not all(map(typematch, b_out, out0)):
+        if len(b_out) != len(out0) or not all(map(types_match, b_out, out0)):
             raise TypeError(
                 f"cond: branch {k} returns ({', '.join(a.str_short() for a in b_out)}) but "
                 f"branch 0 returns ({', '.join(a.str_short() for a in out0)})"

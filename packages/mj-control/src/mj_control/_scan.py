@@ -39,7 +39,6 @@ from mj_control._tracing import (
     shaped_avals,
     trace_fun,
     type_tree,
-    typematch,
 )
 from mj_core.avals import ShapedArray, get_aval
 from mj_core.errors import user_location
@@ -56,6 +55,7 @@ from mj_ir import (
     eval_jaxpr,
     pp_rules,
     trace_to_closed_jaxpr,
+    types_match,
 )
 from mj_xla import (
     LoweringContext,
@@ -218,11 +218,11 @@ def _scan_abstract_eval(
         )
     body_in = [*avals[: num_consts + num_carry], *(x.update(shape=x.shape[1:]) for x in xs)]
     ins = jaxpr.in_avals
-    if len(ins) != len(body_in) or not all(map(typematch, ins, body_in)):
+    if len(ins) != len(body_in) or not all(map(types_match, ins, body_in)):
         raise TypeError(f"scan: the body takes ({types_str(ins)}) but gets ({types_str(body_in)})")
     outs = jaxpr.out_avals
     carry_out, ys = outs[:num_carry], outs[num_carry:]
-    if len(carry_out) != len(carry) or not all(map(typematch, carry_out, carry)):
+    if len(carry_out) != len(carry) or not all(map(types_match, carry_out, carry)):
         raise TypeError(
             f"scan: the body returns a carry of ({types_str(carry_out)}) for ({types_str(carry)})"
         )

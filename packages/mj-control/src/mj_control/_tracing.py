@@ -21,7 +21,7 @@ from mj_core.errors import user_location
 from mj_core.prims import convert_element_type_p
 from mj_core.trace import bind1
 from mj_core.tree_util import PyTreeDef, flatten_fun, tree_unflatten
-from mj_ir import ClosedJaxpr, Jaxpr, Var, trace_to_jaxpr
+from mj_ir import ClosedJaxpr, Jaxpr, Var, trace_to_jaxpr, types_match
 
 __all__ = [
     "TracedFun",
@@ -33,7 +33,6 @@ __all__ = [
     "shaped_avals",
     "trace_fun",
     "type_tree",
-    "typematch",
 ]
 
 
@@ -73,11 +72,6 @@ def trace_fun(
     flat_fun, out_tree = flatten_fun(fun, in_tree)
     jaxpr, consts = trace_to_jaxpr(flat_fun, list(in_avals))
     return TracedFun(jaxpr, list(consts), out_tree())
-
-
-def typematch(a: ShapedArray, b: ShapedArray) -> bool:
-    """Same shape and dtype; weak typing is allowed to differ (as in JAX)."""
-    return a.shape == b.shape and a.dtype == b.dtype
 
 
 class _TypeRepr:
@@ -165,7 +159,7 @@ def fix_carry_types(
     """
     changed = False
     for i, (init, out) in enumerate(zip(init_avals, out_carry_avals, strict=True)):
-        if typematch(init, out):
+        if types_match(init, out):
             continue
         new = _promoted_carry(init, out)
         if new is None:
@@ -187,7 +181,7 @@ def check_carry(
 ) -> None:
     """``TypeError`` showing both type trees unless the carry keeps its structure and types."""
     if in_tree == out_tree and all(
-        typematch(a, b) for a, b in zip(in_avals, out_avals, strict=True)
+        types_match(a, b) for a, b in zip(in_avals, out_avals, strict=True)
     ):
         return
     where = user_location()

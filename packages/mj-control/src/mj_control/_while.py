@@ -38,7 +38,6 @@ from mj_control._tracing import (
     shaped_avals,
     trace_fun,
     type_tree,
-    typematch,
 )
 from mj_core import lax
 from mj_core.avals import ConcreteArray, ShapedArray, get_aval
@@ -57,6 +56,7 @@ from mj_ir import (
     eval_jaxpr,
     pp_rules,
     trace_to_closed_jaxpr,
+    types_match,
 )
 from mj_xla import LoweringContext, Value, aval_to_ir_type, hlo, ir, lowering_rules
 
@@ -201,7 +201,7 @@ def _while_abstract_eval(
     if pred.shape != () or pred.dtype != _BOOL:
         raise TypeError(f"while: cond_jaxpr must return a bool scalar, got {pred.str_short()}")
     body_out = body_jaxpr.out_avals
-    if len(body_out) != len(carry) or not all(map(typematch, body_out, carry)):
+    if len(body_out) != len(carry) or not all(map(types_match, body_out, carry)):
         raise TypeError(
             f"while: body_jaxpr returns ({types_str(body_out)}) for a carry of ({types_str(carry)})"
         )
@@ -214,7 +214,7 @@ pp_rules[while_p] = pp_control_eqn
 
 def _check_ins(name: str, jaxpr: ClosedJaxpr, avals: Any) -> None:
     ins = jaxpr.in_avals
-    if len(ins) != len(avals) or not all(map(typematch, ins, avals)):
+    if len(ins) != len(avals) or not all(map(types_match, ins, avals)):
         raise TypeError(f"while: {name} takes ({types_str(ins)}) but gets ({types_str(avals)})")
 
 
