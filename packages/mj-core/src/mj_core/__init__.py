@@ -8,7 +8,6 @@ the NumPy-style API (:mod:`mj_core.numpy`), pytrees (:mod:`mj_core.tree_util`) a
 """
 
 from mj_core import dtypes as dtypes
-from mj_core.config import config as config
 from mj_core import errors as errors
 from mj_core import lax as lax
 from mj_core import numpy as numpy
@@ -24,6 +23,7 @@ from mj_core.avals import is_array as is_array
 from mj_core.avals import pytype_aval_mappings as pytype_aval_mappings
 from mj_core.avals import raise_to_shaped as raise_to_shaped
 from mj_core.avals import register_array_type as register_array_type
+from mj_core.config import config as config
 from mj_core.dtypes import result_type as result_type
 from mj_core.errors import ConcretizationError as ConcretizationError
 from mj_core.errors import MissingRuleError as MissingRuleError

@@ -177,7 +177,9 @@ def raise_to_shaped(aval: ShapedArray) -> ShapedArray:
 
 def _python_scalar_aval(x: Any) -> ShapedArray:
     pytype = type(x)
-    return ConcreteArray(np.array(x, default_dtype_for_pytype(pytype)), weak_type=pytype is not bool)
+    return ConcreteArray(
+        np.array(x, default_dtype_for_pytype(pytype)), weak_type=pytype is not bool
+    )
 
 
 def _numpy_aval(x: Any) -> ShapedArray:

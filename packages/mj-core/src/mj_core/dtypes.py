@@ -31,7 +31,13 @@ _PY_SCALAR_DTYPES: dict[type, np.dtype[Any]] = {
 }
 
 # A Python scalar of the same kind stands in for a weak dtype when asking NumPy to promote.
-_WEAK_REPRESENTATIVES: dict[str, bool | int | float | complex] = {"b": False, "i": 0, "u": 0, "f": 0.0, "c": 0j}
+_WEAK_REPRESENTATIVES: dict[str, bool | int | float | complex] = {
+    "b": False,
+    "i": 0,
+    "u": 0,
+    "f": 0.0,
+    "c": 0j,
+}
 
 
 def default_dtype_for_pytype(pytype: type) -> np.dtype[Any]:

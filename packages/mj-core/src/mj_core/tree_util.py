@@ -115,9 +115,7 @@ class PyTreeDef:
         self.node_data = node_data
         self.children = children
         self.pytype = pytype
-        self.num_leaves: int = (
-            1 if node_type is None else sum(c.num_leaves for c in children)
-        )
+        self.num_leaves: int = 1 if node_type is None else sum(c.num_leaves for c in children)
         self._hash = hash((pytype, node_data, children))
 
     @property
@@ -202,7 +200,6 @@ def _unflatten(treedef: PyTreeDef, leaves: Iterator[Any]) -> Any:
         return next(leaves)
     children = [_unflatten(c, leaves) for c in treedef.children]
     return treedef.node_type.from_iterable(treedef.node_data, children)
-
 
 
 def tree_leaves(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> list[Any]:
@@ -292,4 +289,3 @@ def flatten_fun(f: Callable[..., Any], in_tree: PyTreeDef) -> tuple[Callable[...
         return out_flat
 
     return flat_fun, store
-

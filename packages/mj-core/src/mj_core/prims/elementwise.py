@@ -20,8 +20,11 @@ from mj_core.dtypes import result_type
 from mj_core.primitive import Primitive, impl_rules
 from mj_core.shapes import broadcast_shapes
 
-__all__ = [  # noqa: RUF022
-    "ElementwiseSpec", "elementwise_out_aval", "elementwise_specs", "to_inexact_dtype",
+__all__ = [
+    "ElementwiseSpec",
+    "elementwise_out_aval",
+    "elementwise_specs",
+    "to_inexact_dtype",
 ]
 
 DType = np.dtype[Any]
@@ -154,7 +157,11 @@ def _abs(x: Any) -> Any:
 
 
 def _abs_dtype(dtype: DType) -> DType:
-    return np.dtype(np.float32 if dtype == np.complex64 else np.float64) if dtype.kind == "c" else dtype
+    return (
+        np.dtype(np.float32 if dtype == np.complex64 else np.float64)
+        if dtype.kind == "c"
+        else dtype
+    )
 
 
 neg_p = _define("neg", 1, NUM, _same, np.negative)
@@ -269,4 +276,4 @@ def _clamp(lo: Any, x: Any, hi: Any) -> Any:
 select_n_p = _define("select_n", -1, ALL, _same, _select_n, first_operand_is_selector=True)
 clamp_p = _define("clamp", 3, "iuf", _same, _clamp)
 
-__all__ += sorted(name for name in globals() if name.endswith("_p"))  # noqa: PLE0605
+__all__ += sorted(name for name in globals() if name.endswith("_p"))
