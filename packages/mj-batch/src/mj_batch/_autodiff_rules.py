@@ -23,7 +23,10 @@ from mj_autodiff import (
 )
 from mj_batch._batching import (
     BatchDim,
+    Dims,
     NotMapped,
+    RuleResult,
+    Vals,
     defvectorized,
     move_batch_axis,
     not_mapped,
@@ -36,10 +39,6 @@ from mj_core import ShapedArray, bind, lax
 from mj_ir import ClosedJaxpr
 
 __all__: list[str] = []
-
-Vals = Sequence[Any]
-Dims = Sequence[BatchDim]
-RuleResult = tuple[list[Any], list[BatchDim]]
 
 defvectorized(stop_gradient_p)
 

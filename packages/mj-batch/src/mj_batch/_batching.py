@@ -65,6 +65,11 @@ BatchDim: TypeAlias = int | NotMapped
 
 VmapRule: TypeAlias = Callable[..., tuple[Sequence[Any], Sequence[BatchDim]]]
 
+# The argument and result types every rule module spells its rules with.
+Vals: TypeAlias = Sequence[Any]
+Dims: TypeAlias = Sequence[BatchDim]
+RuleResult: TypeAlias = tuple[list[Any], list[BatchDim]]
+
 vmap_rules = RuleTable("vmap_rules", "vmap (batching)", "mj_batch")
 
 
@@ -246,9 +251,7 @@ def match_batch_dims(
 
 
 def _vectorized_rule(prim: Primitive) -> VmapRule:
-    def rule(
-        axis_size: int, vals_in: Sequence[Any], dims_in: Sequence[BatchDim], **params: Any
-    ) -> tuple[list[Any], list[BatchDim]]:
+    def rule(axis_size: int, vals_in: Vals, dims_in: Dims, **params: Any) -> RuleResult:
         (x,), (bdim,) = vals_in, dims_in
         outs = bind(prim, x, **params)
         return outs, [bdim] * len(outs)

@@ -10,7 +10,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from mj_batch._batching import BatchDim, not_mapped, shape_of, shift_axis, vmap_rules
+from mj_batch._batching import (
+    Dims,
+    RuleResult,
+    Vals,
+    not_mapped,
+    shape_of,
+    shift_axis,
+    vmap_rules,
+)
 from mj_core import prims
 from mj_core.trace import bind1
 
@@ -24,13 +32,13 @@ def _free_axes(ndim: int, contract: Sequence[int], batch: Sequence[int]) -> list
 
 def _dot_general_vmap(
     axis_size: int,
-    vals_in: Sequence[Any],
-    dims_in: Sequence[BatchDim],
+    vals_in: Vals,
+    dims_in: Dims,
     *,
     dimension_numbers: Any,
     precision: Any = None,
     preferred_element_type: Any = None,
-) -> tuple[list[Any], list[BatchDim]]:
+) -> RuleResult:
     (x, y), (xb, yb) = vals_in, dims_in
     (lc, rc), (lb, rb) = dimension_numbers
     if xb is not not_mapped:

@@ -15,6 +15,9 @@ from typing import Any
 
 from mj_batch._batching import (
     BatchDim,
+    Dims,
+    RuleResult,
+    Vals,
     VmapRule,
     defvectorized,
     moveaxis,
@@ -82,9 +85,7 @@ def align_batched(vals: Sequence[Any], dims: Sequence[BatchDim]) -> tuple[list[A
 
 
 def _broadcasting_rule(prim: Primitive) -> VmapRule:
-    def rule(
-        axis_size: int, vals_in: Sequence[Any], dims_in: Sequence[BatchDim], **params: Any
-    ) -> tuple[list[Any], list[BatchDim]]:
+    def rule(axis_size: int, vals_in: Vals, dims_in: Dims, **params: Any) -> RuleResult:
         vals, out_dim = align_batched(vals_in, dims_in)
         return bind(prim, *vals, **params), [out_dim]
 

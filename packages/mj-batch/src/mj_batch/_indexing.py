@@ -17,7 +17,9 @@ from typing import Any
 import numpy as np
 
 from mj_batch._batching import (
-    BatchDim,
+    Dims,
+    RuleResult,
+    Vals,
     VmapRule,
     broadcast_batched,
     dtype_of,
@@ -35,10 +37,6 @@ from mj_core.prims.indexing import GatherDimensionNumbers, ScatterDimensionNumbe
 from mj_core.trace import bind1
 
 __all__: list[str] = []
-
-Vals = Sequence[Any]
-Dims = Sequence[BatchDim]
-RuleResult = tuple[list[Any], list[BatchDim]]
 
 
 def _insert_sorted_position(positions: Sequence[int], k: int) -> int:
@@ -63,6 +61,31 @@ def _batching_pairs(
     dim as gather/scatter require."""
     pairs = sorted([*zip(operand_dims, indices_dims, strict=True), (new_operand, new_indices)])
     return tuple(p[0] for p in pairs), tuple(p[1] for p in pairs)
+
+
+def _with_batch_window(
+    window_dims: Sequence[int],
+    op_bdim: int,
+    non_window_dims: Sequence[int],
+    operand_batching_dims: Sequence[int],
+) -> tuple[tuple[int, ...], int]:
+    """Make the operand's batch axis ``op_bdim`` one more window axis (gather's offset dims,
+    scatter's update window dims): the new window dims and where the batch axis sits in them.
+
+    ``non_window_dims`` are the operand dims that are not windows (collapsed/inserted dims).
+    """
+    ignored = set(non_window_dims) | set(operand_batching_dims)
+    k = sum(1 for d in range(op_bdim) if d not in ignored)  # its rank among window axes
+    position = window_dims[k - 1] + 1 if k else 0
+    new_windows = [shift_axis(d, position) for d in window_dims]
+    new_windows.insert(k, position)
+    return tuple(new_windows), position
+
+
+def _with_zero_start(starts: Vals, bdim: int) -> list[Any]:
+    """``starts`` with a zero start index for the batch axis at ``bdim`` (unbatched starts)."""
+    zero = np.zeros((), dtype_of(starts[0]) if starts else np.int64)
+    return [*starts[:bdim], zero, *starts[bdim:]]
 
 
 # --- gather -----------------------------------------------------------------------------------
@@ -91,12 +114,9 @@ def _gather_vmap(
     if idx_bdim is not_mapped:
         # The operand's batch axis is one more window axis, of size axis_size.
         assert isinstance(op_bdim, int)
-        ignored = set(dn.collapsed_slice_dims) | set(dn.operand_batching_dims)
-        k = sum(1 for d in range(op_bdim) if d not in ignored)  # its rank among window axes
-        out_bdim = offset_dims[k - 1] + 1 if k else 0
-        new_offsets = [shift_axis(d, out_bdim) for d in offset_dims]
-        new_offsets.insert(k, out_bdim)
-        offset_dims = tuple(new_offsets)
+        offset_dims, out_bdim = _with_batch_window(
+            offset_dims, op_bdim, dn.collapsed_slice_dims, dn.operand_batching_dims
+        )
         slice_sizes = (*slice_sizes[:op_bdim], axis_size, *slice_sizes[op_bdim:])
     else:
         assert isinstance(idx_bdim, int)
@@ -158,12 +178,9 @@ def _scatter_rule(prim: Primitive) -> VmapRule:
         if idx_bdim is not_mapped:
             # The operand's batch axis is one more window axis; updates carry it at the
             # matching window position.
-            ignored = set(dn.inserted_window_dims) | set(dn.operand_batching_dims)
-            k = sum(1 for d in range(op_bdim) if d not in ignored)
-            target = window_dims[k - 1] + 1 if k else 0
-            new_windows = [shift_axis(d, target) for d in window_dims]
-            new_windows.insert(k, target)
-            window_dims = tuple(new_windows)
+            window_dims, target = _with_batch_window(
+                window_dims, op_bdim, dn.inserted_window_dims, dn.operand_batching_dims
+            )
         else:
             assert isinstance(idx_bdim, int)
             indices, idx_bdim = _indices_at_batchable_dim(indices, idx_bdim)
@@ -229,8 +246,7 @@ def _dynamic_slice_vmap(
     x_bdim, *start_dims = dims_in
     if all(d is not_mapped for d in start_dims):
         assert isinstance(x_bdim, int)
-        zero = np.zeros((), dtype_of(starts[0]) if starts else np.int64)
-        new_starts = [*starts[:x_bdim], zero, *starts[x_bdim:]]
+        new_starts = _with_zero_start(starts, x_bdim)
         sizes = (*slice_sizes[:x_bdim], axis_size, *slice_sizes[x_bdim:])
         return [bind1(prims.dynamic_slice_p, x, *new_starts, slice_sizes=sizes)], [x_bdim]
     x = move_batch_axis(axis_size, x_bdim, 0, x)
@@ -262,8 +278,7 @@ def _dynamic_update_slice_vmap(axis_size: int, vals_in: Vals, dims_in: Dims) -> 
     x_bdim, upd_bdim, *start_dims = dims_in
     if all(d is not_mapped for d in start_dims):
         (x, update), bdim = match_batch_dims(axis_size, [x, update], [x_bdim, upd_bdim])
-        zero = np.zeros((), dtype_of(starts[0]) if starts else np.int64)
-        new_starts = [*starts[:bdim], zero, *starts[bdim:]]
+        new_starts = _with_zero_start(starts, bdim)
         return [bind1(prims.dynamic_update_slice_p, x, update, *new_starts)], [bdim]
     x = move_batch_axis(axis_size, x_bdim, 0, x)
     update = move_batch_axis(axis_size, upd_bdim, 0, update)

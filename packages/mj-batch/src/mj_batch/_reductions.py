@@ -3,11 +3,12 @@ past the batch axis, which stays where it is."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 from mj_batch._batching import (
-    BatchDim,
+    Dims,
+    RuleResult,
+    Vals,
     VmapRule,
     match_batch_dims,
     shift_axis,
@@ -18,10 +19,6 @@ from mj_core.primitive import Primitive
 from mj_core.trace import bind
 
 __all__: list[str] = []
-
-Vals = Sequence[Any]
-Dims = Sequence[BatchDim]
-RuleResult = tuple[list[Any], list[BatchDim]]
 
 
 def _axes_reduction_rule(prim: Primitive) -> VmapRule:

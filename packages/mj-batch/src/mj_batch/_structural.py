@@ -14,6 +14,9 @@ import numpy as np
 
 from mj_batch._batching import (
     BatchDim,
+    Dims,
+    RuleResult,
+    Vals,
     defvectorized,
     dtype_of,
     match_batch_dims,
@@ -29,10 +32,6 @@ from mj_core.prims.elementwise import select_n_p
 from mj_core.trace import bind, bind1
 
 __all__: list[str] = []
-
-Vals = Sequence[Any]
-Dims = Sequence[BatchDim]
-RuleResult = tuple[list[Any], list[BatchDim]]
 
 
 def _broadcast_vmap(
