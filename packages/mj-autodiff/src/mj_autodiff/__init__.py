@@ -10,6 +10,7 @@ from mj_autodiff import _rules as _rules
 from mj_autodiff import extend as extend
 from mj_autodiff._check_grads import check_grads as check_grads
 from mj_autodiff._check_grads import numerical_jvp as numerical_jvp
+from mj_autodiff._custom_derivatives import Thunk as Thunk
 from mj_autodiff._custom_derivatives import custom_jvp as custom_jvp
 from mj_autodiff._custom_derivatives import custom_jvp_call_p as custom_jvp_call_p
 from mj_autodiff._custom_derivatives import custom_vjp as custom_vjp

@@ -35,6 +35,7 @@ from mj_autodiff._tangents import (
     shape_dtype,
     tangent_aval,
     tangent_aval_of,
+    tangents_with_zeros,
     zeros_like_aval,
 )
 from mj_autodiff._transpose import UndefPrimal, transpose_rules
@@ -133,8 +134,13 @@ def _check_rule_outputs(
 # --- custom_jvp -------------------------------------------------------------------------------
 
 
-class _Thunk:
-    """A memoised, hashable zero-argument callable used as a primitive param."""
+class Thunk:
+    """A memoised, hashable zero-argument callable used as a primitive param.
+
+    ``custom_jvp_call``/``custom_vjp_call`` carry their derivative jaxprs as thunks so that a
+    jaxpr is built only when a transformation asks for it; other layers' rules for these
+    primitives (vmap's) wrap them in thunks of their own.
+    """
 
     __slots__ = ("_fn", "_val", "name")
 
@@ -271,11 +277,7 @@ def _stage_custom_jvp(
 
         def jvp_flat_fun(*args: Any) -> list[Any]:
             primals = args[: len(in_avals)]
-            it = iter(args[len(in_avals) :])
-            tangents = [
-                next(it) if nz else Zero(tangent_aval(a))
-                for a, nz in zip(in_avals, nonzero_in, strict=True)
-            ]
+            tangents = tangents_with_zeros(args[len(in_avals) :], in_avals, nonzero_in)
             p_out, t_out = flat_jvp(primals, tangents)
             out_nonzero[:] = [type(t) is not Zero for t in t_out]
             return [*p_out, *(t for t in t_out if type(t) is not Zero)]
@@ -283,7 +285,7 @@ def _stage_custom_jvp(
         jvp_jaxpr, jvp_consts = trace_to_jaxpr(jvp_flat_fun, [*in_avals, *t_avals])
         return ClosedJaxpr(jvp_jaxpr, jvp_consts), out_nonzero
 
-    thunk = _Thunk(f"jvp_of_{name}", make_jvp_jaxpr)
+    thunk = Thunk(f"jvp_of_{name}", make_jvp_jaxpr)
     return bind(
         custom_jvp_call_p,
         *consts,
@@ -313,7 +315,7 @@ def _custom_jvp_call_jvp(
     tangents: list[Any],
     *,
     call_jaxpr: ClosedJaxpr,
-    jvp_jaxpr_thunk: _Thunk,
+    jvp_jaxpr_thunk: Thunk,
     num_consts: int,
 ) -> tuple[list[Any], list[Any]]:
     args = primals[num_consts:]
@@ -460,7 +462,7 @@ def _stage_custom_vjp(
         fwd_jaxpr, fwd_consts = trace_to_jaxpr(fwd_flat_fun, in_avals)
         return ClosedJaxpr(fwd_jaxpr, fwd_consts), n_res[0]
 
-    thunk = _Thunk(f"fwd_of_{name}", make_fwd_jaxpr)
+    thunk = Thunk(f"fwd_of_{name}", make_fwd_jaxpr)
     return bind(
         custom_vjp_call_p,
         *consts,
@@ -481,7 +483,7 @@ def _custom_vjp_call_jvp(
     tangents: list[Any],
     *,
     call_jaxpr: ClosedJaxpr,
-    fwd_jaxpr_thunk: _Thunk,
+    fwd_jaxpr_thunk: Thunk,
     bwd: Callable[..., list[Any]],
     num_consts: int,
 ) -> tuple[list[Any], list[Any]]:

@@ -28,6 +28,7 @@ from mj_autodiff._tangents import (
     instantiate_zeros,
     tangent_aval,
     tangent_aval_of,
+    tangents_with_zeros,
 )
 from mj_core import (
     Primitive,
@@ -103,6 +104,10 @@ class JVPTrace(Trace):
         else:  # nothing to differentiate: apply the primitive to the primals
             return bind(primitive, *primals, **params)
         primals_out, tangents_out = jvp_rules[primitive](primals, tangents, **params)
+        return self.tracers_out(primals_out, tangents_out)
+
+    def tracers_out(self, primals_out: list[Any], tangents_out: list[Any]) -> list[Any]:
+        """The outputs of a rule as values of this trace (a zero tangent needs no tracer)."""
         return [
             p if type(t) is Zero else JVPTracer(self, p, t)
             for p, t in zip(primals_out, tangents_out, strict=True)
@@ -121,10 +126,7 @@ class JVPTrace(Trace):
         if all(type(t) is Zero for t in tangents):
             return fun(*primals)
         primals_out, tangents_out = jvp_fun(primals, tangents)
-        return [
-            p if type(t) is Zero else JVPTracer(self, p, t)
-            for p, t in zip(primals_out, tangents_out, strict=True)
-        ]
+        return self.tracers_out(primals_out, tangents_out)
 
     def process_custom_vjp_call(
         self,
@@ -142,10 +144,7 @@ class JVPTrace(Trace):
             return fun(*primals)
         primals_out, res = fwd(*primals)
         tangents_out = bind_custom_lin(res, tangents, primals, primals_out, bwd)
-        return [
-            p if type(t) is Zero else JVPTracer(self, p, t)
-            for p, t in zip(primals_out, tangents_out, strict=True)
-        ]
+        return self.tracers_out(primals_out, tangents_out)
 
 
 def _unpack_outputs(trace: JVPTrace, outs: Sequence[Any]) -> tuple[list[Any], list[Any]]:
@@ -260,11 +259,7 @@ def jvp_jaxpr(
 
     def jvp_fun(*args: Any) -> list[Any]:
         primals = args[: len(in_avals)]
-        nz_tangents = iter(args[len(in_avals) :])
-        tangents = [
-            next(nz_tangents) if nz else Zero(tangent_aval(a))
-            for a, nz in zip(in_avals, nonzeros, strict=True)
-        ]
+        tangents = tangents_with_zeros(args[len(in_avals) :], in_avals, nonzeros)
 
         def fun(*xs: Any) -> list[Any]:
             return eval_jaxpr(closed_jaxpr, xs)

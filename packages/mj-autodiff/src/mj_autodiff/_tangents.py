@@ -9,6 +9,7 @@ work. Integer and boolean values never carry a tangent: their tangent aval has J
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -30,6 +31,7 @@ __all__ = [
     "shaped_aval_of",
     "tangent_aval",
     "tangent_aval_of",
+    "tangents_with_zeros",
     "zeros_like_aval",
 ]
 
@@ -117,6 +119,17 @@ def tangent_aval_of(x: Any) -> ShapedArray:
     if aval is not None:
         return aval
     return tangent_aval(get_aval(x))
+
+
+def tangents_with_zeros(
+    nonzero_tangents: Iterable[Any], avals: Sequence[ShapedArray], nonzeros: Sequence[bool]
+) -> list[Any]:
+    """One tangent per aval: the next of ``nonzero_tangents`` where ``nonzeros`` is True, a
+    symbolic :class:`Zero` elsewhere (a JVP jaxpr takes only the nonzero tangents)."""
+    it = iter(nonzero_tangents)
+    return [
+        next(it) if nz else Zero(tangent_aval(a)) for a, nz in zip(avals, nonzeros, strict=True)
+    ]
 
 
 def zeros_like_aval(aval: ShapedArray) -> Any:

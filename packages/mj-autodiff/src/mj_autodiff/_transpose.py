@@ -170,6 +170,19 @@ def transpose_jaxpr(closed_jaxpr: ClosedJaxpr, linear: tuple[bool, ...]) -> Clos
 # --- rule-building helpers --------------------------------------------------------------------
 
 
+def _linear_jvp_rule(prim: Primitive) -> Callable[..., tuple[list[Any], list[Any]]]:
+    """The JVP of a primitive linear in all its operands: itself, applied to the tangents."""
+
+    def jvp_rule(
+        primals: list[Any], tangents: list[Any], **params: Any
+    ) -> tuple[list[Any], list[Any]]:
+        outs = bind(prim, *primals, **params)
+        return outs, bind(prim, *map(instantiate_zeros, tangents), **params)
+
+    jvp_rule.__name__ = f"{prim.name}_jvp"
+    return jvp_rule
+
+
 def deflinear(prim: Primitive, transpose_fn: Callable[..., list[Any]]) -> None:
     """Register ``prim`` as linear in all its operands.
 
@@ -177,18 +190,11 @@ def deflinear(prim: Primitive, transpose_fn: Callable[..., list[Any]]) -> None:
     ``transpose_fn(ct, **params) -> list`` of operand cotangents (single-output ``prim``).
     """
 
-    def jvp_rule(
-        primals: list[Any], tangents: list[Any], **params: Any
-    ) -> tuple[list[Any], list[Any]]:
-        outs = bind(prim, *primals, **params)
-        return outs, bind(prim, *map(instantiate_zeros, tangents), **params)
-
     def transpose_rule(cts: list[Any], *invals: Any, **params: Any) -> list[Any]:
         return transpose_fn(cts[0], **params)
 
-    jvp_rule.__name__ = f"{prim.name}_jvp"
     transpose_rule.__name__ = f"{prim.name}_transpose"
-    jvp_rules[prim] = jvp_rule
+    jvp_rules[prim] = _linear_jvp_rule(prim)
     transpose_rules[prim] = transpose_rule
 
 
@@ -196,16 +202,9 @@ def deflinear2(prim: Primitive, transpose_fn: Callable[..., list[Any]]) -> None:
     """Like :func:`deflinear`, but ``transpose_fn(ct, *invals, **params)`` also sees the
     operands (``UndefPrimal`` for the linear ones), e.g. to read their avals."""
 
-    def jvp_rule(
-        primals: list[Any], tangents: list[Any], **params: Any
-    ) -> tuple[list[Any], list[Any]]:
-        outs = bind(prim, *primals, **params)
-        return outs, bind(prim, *map(instantiate_zeros, tangents), **params)
-
     def transpose_rule(cts: list[Any], *invals: Any, **params: Any) -> list[Any]:
         return transpose_fn(cts[0], *invals, **params)
 
-    jvp_rule.__name__ = f"{prim.name}_jvp"
     transpose_rule.__name__ = f"{prim.name}_transpose"
-    jvp_rules[prim] = jvp_rule
+    jvp_rules[prim] = _linear_jvp_rule(prim)
     transpose_rules[prim] = transpose_rule

@@ -22,6 +22,7 @@ Tangents and cotangents handed to rules may be symbolic zeros (:class:`Zero`); u
 use :func:`unbroadcast` to return a cotangent of each operand's shape and dtype.
 """
 
+from mj_autodiff._custom_derivatives import Thunk as Thunk
 from mj_autodiff._jvp import defjvp as defjvp
 from mj_autodiff._jvp import defjvp2 as defjvp2
 from mj_autodiff._jvp import defjvp_zero as defjvp_zero
@@ -41,6 +42,7 @@ from mj_autodiff._transpose import transpose_rules as transpose_rules
 from mj_autodiff._transpose import unbroadcast as unbroadcast
 
 __all__ = [
+    "Thunk",
     "UndefPrimal",
     "Zero",
     "add_tangents",

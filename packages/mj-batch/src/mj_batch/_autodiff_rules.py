@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from mj_autodiff import (
+    Thunk,
     custom_jvp_call_p,
     custom_lin_p,
     custom_vjp_call_p,
@@ -41,26 +42,6 @@ from mj_ir import ClosedJaxpr
 __all__: list[str] = []
 
 defvectorized(stop_gradient_p)
-
-
-class _BatchedThunk:
-    """A memoised zero-argument callable (a hashable primitive param) computing a batched
-    derivative jaxpr only when a transformation asks for it."""
-
-    __slots__ = ("_fn", "_val", "name")
-
-    def __init__(self, name: str, fn: Callable[[], Any]) -> None:
-        self.name = name
-        self._fn = fn
-        self._val: Any = None
-
-    def __call__(self) -> Any:
-        if self._val is None:
-            self._val = self._fn()
-        return self._val
-
-    def __repr__(self) -> str:
-        return self.name
 
 
 def _is_inexact(aval: ShapedArray) -> bool:
@@ -102,7 +83,7 @@ def _custom_jvp_call_vmap(
         custom_jvp_call_p,
         *operands,
         call_jaxpr=new_call,
-        jvp_jaxpr_thunk=_BatchedThunk(f"vmap_{jvp_jaxpr_thunk!r}", batched_jvp),
+        jvp_jaxpr_thunk=Thunk(f"vmap_{jvp_jaxpr_thunk!r}", batched_jvp),
         num_consts=new_num_consts,
     )
     return outs, [0] * len(outs)
@@ -160,7 +141,7 @@ def _custom_vjp_call_vmap(
         custom_vjp_call_p,
         *operands,
         call_jaxpr=new_call,
-        fwd_jaxpr_thunk=_BatchedThunk(f"vmap_{fwd_jaxpr_thunk!r}", batched_fwd),
+        fwd_jaxpr_thunk=Thunk(f"vmap_{fwd_jaxpr_thunk!r}", batched_fwd),
         bwd=_batched_bwd(bwd, axis_size, arg_dims),
         num_consts=new_num_consts,
     )

@@ -48,14 +48,15 @@ for _prim in (
 
 # --- unary ------------------------------------------------------------------------------------
 def _sin_jvp(g: Array, x: Array) -> Array:
-    return lax.mul(g, lax.cos(x))
+    # coefficient first, like Autodidax's `cos(x) * x_dot`: jvp jaxprs print as the tutorial's
+    return lax.mul(lax.cos(x), g)
 
 
 defjvp(ew.sin_p, _sin_jvp)
 
 
 def _cos_jvp(g: Array, x: Array) -> Array:
-    return lax.mul(g, lax.neg(lax.sin(x)))
+    return lax.mul(lax.neg(lax.sin(x)), g)
 
 
 defjvp(ew.cos_p, _cos_jvp)
