@@ -101,6 +101,14 @@ def _scatter(
     )
 
 
+def _updates_cotangent(
+    ct: Array, indices: Array, updates: UndefPrimal, dn: ScatterDimensionNumbers, mode: str
+) -> Array:
+    """The cotangent of a scatter's updates: ``ct`` read back at the windows they wrote."""
+    sizes = _window_slice_sizes(dn, len(shape_dtype(ct)[0]), updates.aval.shape)
+    return _gather(ct, indices, _gather_dnums(dn), sizes, mode, 0)
+
+
 # --- gather -----------------------------------------------------------------------------------
 def _gather_jvp(
     primals: list[Any],
@@ -147,22 +155,12 @@ transpose_rules[ix.gather_p] = _gather_transpose
 
 
 # --- scatter_add (linear in operand and updates) ----------------------------------------------
+# The scatter rules take the primitive's params (dimension_numbers, indices_are_sorted,
+# unique_indices, mode) as ``**params`` so that they can bind them on unchanged.
 def _scatter_add_jvp(
-    primals: list[Any],
-    tangents: list[Any],
-    *,
-    dimension_numbers: ScatterDimensionNumbers,
-    indices_are_sorted: bool,
-    unique_indices: bool,
-    mode: str,
+    primals: list[Any], tangents: list[Any], **params: Any
 ) -> tuple[list[Any], list[Any]]:
     operand, indices, updates = primals
-    params = dict(
-        dimension_numbers=dimension_numbers,
-        indices_are_sorted=indices_are_sorted,
-        unique_indices=unique_indices,
-        mode=mode,
-    )
     ans = bind1(ix.scatter_add_p, operand, indices, updates, **params)
     t_op, t_up = tangents[0], tangents[2]
     if type(t_op) is Zero and type(t_up) is Zero:
@@ -193,9 +191,7 @@ def _scatter_add_transpose(
     ct_operand = ct if type(operand) is UndefPrimal else None
     ct_updates = None
     if type(updates) is UndefPrimal:
-        ct_shape = shape_dtype(ct)[0]
-        sizes = _window_slice_sizes(dimension_numbers, len(ct_shape), updates.aval.shape)
-        ct_updates = _gather(ct, indices, _gather_dnums(dimension_numbers), sizes, mode, 0)
+        ct_updates = _updates_cotangent(ct, indices, updates, dimension_numbers, mode)
     return [ct_operand, None, ct_updates]
 
 
@@ -213,24 +209,12 @@ def _update_ids(dn: ScatterDimensionNumbers, updates_shape: tuple[int, ...]) -> 
 
 
 def _scatter_jvp(
-    primals: list[Any],
-    tangents: list[Any],
-    *,
-    dimension_numbers: ScatterDimensionNumbers,
-    indices_are_sorted: bool,
-    unique_indices: bool,
-    mode: str,
+    primals: list[Any], tangents: list[Any], **params: Any
 ) -> tuple[list[Any], list[Any]]:
     operand, indices, updates = primals
     t_op, t_up = tangents[0], tangents[2]
-    dn = dimension_numbers
-    if unique_indices:
-        params = dict(
-            dimension_numbers=dn,
-            indices_are_sorted=indices_are_sorted,
-            unique_indices=True,
-            mode=mode,
-        )
+    dn, mode = params["dimension_numbers"], params["mode"]
+    if params["unique_indices"]:
         ans = bind1(ix.scatter_p, operand, indices, updates, **params)
         t_out = bind1(
             ix.scatter_p, instantiate_zeros(t_op), indices, instantiate_zeros(t_up), **params
@@ -278,7 +262,7 @@ def _scatter_transpose(
         )
     ct = cts[0]
     dn = dimension_numbers
-    ct_shape, ct_dtype = shape_dtype(ct)
+    ct_dtype = shape_dtype(ct)[1]
     ct_operand = ct_updates = None
     if type(operand) is UndefPrimal:
         up_shape = updates.aval.shape if type(updates) is UndefPrimal else shape_dtype(updates)[0]
@@ -286,8 +270,7 @@ def _scatter_transpose(
             ix.scatter_p, ct, indices, np.zeros(up_shape, ct_dtype), dn, mode, True
         )
     if type(updates) is UndefPrimal:
-        sizes = _window_slice_sizes(dn, len(ct_shape), updates.aval.shape)
-        ct_updates = _gather(ct, indices, _gather_dnums(dn), sizes, mode, 0)
+        ct_updates = _updates_cotangent(ct, indices, updates, dn, mode)
     return [ct_operand, None, ct_updates]
 
 
@@ -296,29 +279,16 @@ transpose_rules[ix.scatter_p] = _scatter_transpose
 
 # --- scatter_mul ------------------------------------------------------------------------------
 def _scatter_mul_jvp(
-    primals: list[Any],
-    tangents: list[Any],
-    *,
-    dimension_numbers: ScatterDimensionNumbers,
-    indices_are_sorted: bool,
-    unique_indices: bool,
-    mode: str,
+    primals: list[Any], tangents: list[Any], **params: Any
 ) -> tuple[list[Any], list[Any]]:
     operand, indices, updates = primals
-    dn = dimension_numbers
-    params = dict(
-        dimension_numbers=dn,
-        indices_are_sorted=indices_are_sorted,
-        unique_indices=unique_indices,
-        mode=mode,
-    )
     ans = bind1(ix.scatter_mul_p, operand, indices, updates, **params)
     t_op, t_up = tangents[0], tangents[2]
     out: Any = Zero(tangent_aval_of(ans))
     if type(t_op) is not Zero:
         out = bind1(ix.scatter_mul_p, t_op, indices, updates, **params)
     if type(t_up) is not Zero:
-        if not unique_indices:
+        if not params["unique_indices"]:
             raise NotImplementedError(
                 "scatter_mul: derivatives with respect to the updates need unique_indices=True."
             )
@@ -327,8 +297,8 @@ def _scatter_mul_jvp(
             np.zeros(shape_dtype(operand)[0], shape_dtype(ans)[1]),
             indices,
             t_up,
-            dn,
-            mode,
+            params["dimension_numbers"],
+            params["mode"],
             True,
         )
         contribution = lax.mul(operand, spread)
@@ -340,29 +310,13 @@ jvp_rules[ix.scatter_mul_p] = _scatter_mul_jvp
 
 
 def _scatter_mul_transpose(
-    cts: list[Any],
-    operand: Any,
-    indices: Any,
-    updates: Any,
-    *,
-    dimension_numbers: ScatterDimensionNumbers,
-    indices_are_sorted: bool,
-    unique_indices: bool,
-    mode: str,
+    cts: list[Any], operand: Any, indices: Any, updates: Any, **params: Any
 ) -> list[Any]:
     if type(updates) is UndefPrimal:
         raise NotImplementedError("scatter_mul is not linear in its updates.")
     ct = cts[0]
-    factors = bind1(
-        ix.scatter_mul_p,
-        np.ones(operand.aval.shape, shape_dtype(ct)[1]),
-        indices,
-        updates,
-        dimension_numbers=dimension_numbers,
-        indices_are_sorted=indices_are_sorted,
-        unique_indices=unique_indices,
-        mode=mode,
-    )
+    ones = np.ones(operand.aval.shape, shape_dtype(ct)[1])
+    factors = bind1(ix.scatter_mul_p, ones, indices, updates, **params)
     return [lax.mul(ct, factors), None, None]
 
 
@@ -371,27 +325,10 @@ transpose_rules[ix.scatter_mul_p] = _scatter_mul_transpose
 
 # --- scatter_min / scatter_max ----------------------------------------------------------------
 def _scatter_extremal_jvp(prim: Any) -> Any:
-    def rule(
-        primals: list[Any],
-        tangents: list[Any],
-        *,
-        dimension_numbers: ScatterDimensionNumbers,
-        indices_are_sorted: bool,
-        unique_indices: bool,
-        mode: str,
-    ) -> tuple[list[Any], list[Any]]:
+    def rule(primals: list[Any], tangents: list[Any], **params: Any) -> tuple[list[Any], list[Any]]:
         operand, indices, updates = primals
-        dn = dimension_numbers
-        ans = bind1(
-            prim,
-            operand,
-            indices,
-            updates,
-            dimension_numbers=dn,
-            indices_are_sorted=indices_are_sorted,
-            unique_indices=unique_indices,
-            mode=mode,
-        )
+        dn, mode = params["dimension_numbers"], params["mode"]
+        ans = bind1(prim, operand, indices, updates, **params)
         op_shape, dtype = shape_dtype(ans)
         up_shape = tuple(shape_dtype(updates)[0])
         sizes = _window_slice_sizes(dn, len(op_shape), up_shape)
