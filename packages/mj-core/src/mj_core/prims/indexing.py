@@ -257,23 +257,12 @@ def _window_coordinates(
 
 
 @impl_rules.register(gather_p)
-def _gather_impl(
-    operand: Any,
-    indices: Any,
-    *,
-    dimension_numbers: GatherDimensionNumbers,
-    slice_sizes: tuple[int, ...],
-    mode: str,
-    fill_value: Any,
-) -> list[Any]:
-    params = {
-        "dimension_numbers": dimension_numbers,
-        "slice_sizes": slice_sizes,
-        "mode": mode,
-        "fill_value": fill_value,
-    }
+def _gather_impl(operand: Any, indices: Any, **params: Any) -> list[Any]:
+    """Params as in :func:`_gather_avals`, which checks them."""
     (out,) = check_operands(gather_p, (operand, indices), params)
-    dn = dimension_numbers
+    dn: GatherDimensionNumbers = params["dimension_numbers"]
+    slice_sizes: tuple[int, ...] = params["slice_sizes"]
+    mode, fill_value = params["mode"], params["fill_value"]
     op = np.asarray(operand)
     idx = np.asarray(indices)
     window_dims = [
@@ -430,26 +419,10 @@ def _define_scatter(
     ) -> list[ShapedArray]:
         return _scatter_avals(name, kinds, operand, indices, updates, dimension_numbers, mode)
 
-    def impl(
-        operand: Any,
-        indices: Any,
-        updates: Any,
-        *,
-        dimension_numbers: ScatterDimensionNumbers,
-        indices_are_sorted: bool,
-        unique_indices: bool,
-        mode: str,
-    ) -> list[Any]:
-        params = {
-            "dimension_numbers": dimension_numbers,
-            "indices_are_sorted": indices_are_sorted,
-            "unique_indices": unique_indices,
-            "mode": mode,
-        }
+    def impl(operand: Any, indices: Any, updates: Any, **params: Any) -> list[Any]:
         (out,) = check_operands(prim, (operand, indices, updates), params)
-        return [
-            _scatter_apply(combine, operand, indices, updates, dimension_numbers, mode, out.dtype)
-        ]
+        dn, mode = params["dimension_numbers"], params["mode"]
+        return [_scatter_apply(combine, operand, indices, updates, dn, mode, out.dtype)]
 
     out_avals.__name__ = f"_{name}_avals"
     impl.__name__ = f"_{name}_impl"
