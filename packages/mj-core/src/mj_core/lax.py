@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
+from mj_core.primitive import Primitive
 from mj_core.prims import contractions as ct
 from mj_core.prims import conversions as cv
 from mj_core.prims import elementwise as ew
@@ -475,137 +476,67 @@ def gather(
     )
 
 
-def _scatter(
-    prim: Any,
-    operand: Array,
-    scatter_indices: Array,
-    updates: Array,
-    dimension_numbers: ScatterDimensionNumbers,
-    indices_are_sorted: bool,
-    unique_indices: bool,
-    mode: Any,
-) -> Array:
-    return bind1(
-        prim,
-        operand,
-        scatter_indices,
-        updates,
-        dimension_numbers=_scatter_dnums(dimension_numbers),
-        indices_are_sorted=bool(indices_are_sorted),
-        unique_indices=bool(unique_indices),
-        mode=_mode(mode),
-    )
+class _ScatterFn(Protocol):
+    """The signature shared by the ``scatter*`` wrappers (``jax.lax.scatter_add`` & co)."""
+
+    def __call__(
+        self,
+        operand: Array,
+        scatter_indices: Array,
+        updates: Array,
+        dimension_numbers: ScatterDimensionNumbers,
+        *,
+        indices_are_sorted: bool = False,
+        unique_indices: bool = False,
+        mode: Any = None,
+    ) -> Array: ...
 
 
-def scatter(
-    operand: Array,
-    scatter_indices: Array,
-    updates: Array,
-    dimension_numbers: ScatterDimensionNumbers,
-    *,
-    indices_are_sorted: bool = False,
-    unique_indices: bool = False,
-    mode: Any = None,
-) -> Array:
-    """XLA scatter that overwrites (with repeated indices, one update wins)."""
-    return _scatter(
-        ix.scatter_p,
-        operand,
-        scatter_indices,
-        updates,
-        dimension_numbers,
-        indices_are_sorted,
-        unique_indices,
-        mode,
-    )
+def _scatter_wrapper(prim: Primitive, doc: str) -> _ScatterFn:
+    """The lax wrapper of one scatter-family primitive: they differ only in how an update
+    combines with the operand."""
+
+    def wrapper(
+        operand: Array,
+        scatter_indices: Array,
+        updates: Array,
+        dimension_numbers: ScatterDimensionNumbers,
+        *,
+        indices_are_sorted: bool = False,
+        unique_indices: bool = False,
+        mode: Any = None,
+    ) -> Array:
+        return bind1(
+            prim,
+            operand,
+            scatter_indices,
+            updates,
+            dimension_numbers=_scatter_dnums(dimension_numbers),
+            indices_are_sorted=bool(indices_are_sorted),
+            unique_indices=bool(unique_indices),
+            mode=_mode(mode),
+        )
+
+    wrapper.__name__ = wrapper.__qualname__ = prim.name
+    wrapper.__doc__ = doc
+    return wrapper
 
 
-def scatter_add(
-    operand: Array,
-    scatter_indices: Array,
-    updates: Array,
-    dimension_numbers: ScatterDimensionNumbers,
-    *,
-    indices_are_sorted: bool = False,
-    unique_indices: bool = False,
-    mode: Any = None,
-) -> Array:
-    return _scatter(
-        ix.scatter_add_p,
-        operand,
-        scatter_indices,
-        updates,
-        dimension_numbers,
-        indices_are_sorted,
-        unique_indices,
-        mode,
-    )
-
-
-def scatter_mul(
-    operand: Array,
-    scatter_indices: Array,
-    updates: Array,
-    dimension_numbers: ScatterDimensionNumbers,
-    *,
-    indices_are_sorted: bool = False,
-    unique_indices: bool = False,
-    mode: Any = None,
-) -> Array:
-    return _scatter(
-        ix.scatter_mul_p,
-        operand,
-        scatter_indices,
-        updates,
-        dimension_numbers,
-        indices_are_sorted,
-        unique_indices,
-        mode,
-    )
-
-
-def scatter_min(
-    operand: Array,
-    scatter_indices: Array,
-    updates: Array,
-    dimension_numbers: ScatterDimensionNumbers,
-    *,
-    indices_are_sorted: bool = False,
-    unique_indices: bool = False,
-    mode: Any = None,
-) -> Array:
-    return _scatter(
-        ix.scatter_min_p,
-        operand,
-        scatter_indices,
-        updates,
-        dimension_numbers,
-        indices_are_sorted,
-        unique_indices,
-        mode,
-    )
-
-
-def scatter_max(
-    operand: Array,
-    scatter_indices: Array,
-    updates: Array,
-    dimension_numbers: ScatterDimensionNumbers,
-    *,
-    indices_are_sorted: bool = False,
-    unique_indices: bool = False,
-    mode: Any = None,
-) -> Array:
-    return _scatter(
-        ix.scatter_max_p,
-        operand,
-        scatter_indices,
-        updates,
-        dimension_numbers,
-        indices_are_sorted,
-        unique_indices,
-        mode,
-    )
+scatter = _scatter_wrapper(
+    ix.scatter_p, "XLA scatter that overwrites (with repeated indices, one update wins)."
+)
+scatter_add = _scatter_wrapper(
+    ix.scatter_add_p, "XLA scatter that adds (updates at repeated indices accumulate)."
+)
+scatter_mul = _scatter_wrapper(
+    ix.scatter_mul_p, "XLA scatter that multiplies (updates at repeated indices accumulate)."
+)
+scatter_min = _scatter_wrapper(
+    ix.scatter_min_p, "XLA scatter that keeps the minimum of the operand and the updates."
+)
+scatter_max = _scatter_wrapper(
+    ix.scatter_max_p, "XLA scatter that keeps the maximum of the operand and the updates."
+)
 
 
 # --- creation and conversion ----------------------------------------------------------------
