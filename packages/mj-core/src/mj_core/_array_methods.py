@@ -9,9 +9,38 @@ from typing import Any
 
 from mj_core import lax
 from mj_core import numpy as mnp
+from mj_core.avals import array_types
+from mj_core.errors import user_location
 from mj_core.numpy._indexing import IndexUpdateHelper, getitem
 
 __all__ = ["array_methods", "install_array_methods"]
+
+
+_REJECTED_OPERANDS = (list, tuple, set, dict)
+
+
+def _defer_to_unrecognized_arg(
+    name: str, f: Callable[[Any, Any], Any]
+) -> Callable[[Any, Any], Any]:
+    """``x + other`` returns ``NotImplemented`` for an ``other`` that is not an array, scalar or
+    tracer (a list, ``None``, ``pytest.approx``), as JAX does: Python then tries ``other``'s
+    reflected method and ``==`` falls back to identity. Python containers are rejected with a
+    ``TypeError`` instead of being broadcast like NumPy would (JAX's rule too)."""
+
+    def method(self: Any, other: Any) -> Any:
+        if type(other) in array_types or getattr(type(other), "aval", None) is not None:
+            return f(self, other)
+        if isinstance(other, _REJECTED_OPERANDS):
+            names = [type(self).__name__, type(other).__name__]
+            lhs, rhs = names[::-1] if name.startswith("r") else names
+            raise TypeError(
+                f"unsupported operand type(s) for {_OPERATOR_NAMES[name]}: '{lhs}' and '{rhs}' "
+                f"{user_location()}; convert the container with mj.numpy.asarray first"
+            )
+        return NotImplemented
+
+    method.__name__ = f"__{name}__"
+    return method
 
 
 def _swap(f: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
@@ -37,24 +66,34 @@ def _binary_methods() -> dict[str, Callable[..., Any]]:
         "lshift": mnp.left_shift,
         "rshift": mnp.right_shift,
         "divmod": _divmod,
+        "eq": lax.eq,
+        "ne": lax.ne,
+        "lt": lax.less,
+        "le": lax.less_equal,
+        "gt": lax.greater,
+        "ge": lax.greater_equal,
     }
     out: dict[str, Callable[..., Any]] = {}
     for name, f in ops.items():
-        out[f"__{name}__"] = f
-        out[f"__r{name}__"] = _swap(f)
+        out[f"__{name}__"] = _defer_to_unrecognized_arg(name, f)
+        if name not in _COMPARISONS:
+            out[f"__r{name}__"] = _defer_to_unrecognized_arg(f"r{name}", _swap(f))
     out.update(
-        __eq__=lax.eq,
-        __ne__=lax.ne,
-        __lt__=lax.less,
-        __le__=lax.less_equal,
-        __gt__=lax.greater,
-        __ge__=lax.greater_equal,
         __neg__=lax.neg,
         __pos__=_identity,
         __abs__=lax.abs,
         __invert__=lax.bitwise_not,
     )
     return out
+
+
+_COMPARISONS = frozenset({"eq", "ne", "lt", "le", "gt", "ge"})
+_OPERATOR_NAMES = {
+    "add": "+", "sub": "-", "mul": "*", "and": "&", "or": "|", "xor": "^", "truediv": "/",
+    "floordiv": "//", "mod": "%", "pow": "**", "matmul": "@", "lshift": "<<", "rshift": ">>",
+    "divmod": "divmod()", "eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">=",
+}  # fmt: skip
+_OPERATOR_NAMES.update({f"r{k}": v for k, v in _OPERATOR_NAMES.items()})
 
 
 def _identity(x: Any) -> Any:
