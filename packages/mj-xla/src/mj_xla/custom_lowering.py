@@ -6,21 +6,19 @@ the identity and a custom-derivative call is just its primal computation (``call
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 from mj_autodiff import custom_jvp_call_p, custom_vjp_call_p, stop_gradient_p
-from mj_core import ShapedArray
 from mj_ir import ClosedJaxpr
 from mj_xla._jaxlib import Value
-from mj_xla.lowering import LoweringContext, lower_jaxpr, lowering_rules
+from mj_xla.lowering import Avals, LoweringContext, Values, lower_jaxpr, lowering_rules
 
 
 def _stop_gradient_lowering(
     ctx: LoweringContext,
-    avals_in: Sequence[ShapedArray],
-    avals_out: Sequence[ShapedArray],
-    in_vals: Sequence[Value],
+    avals_in: Avals,
+    avals_out: Avals,
+    in_vals: Values,
 ) -> list[Value]:
     return [in_vals[0]]
 
@@ -30,9 +28,9 @@ lowering_rules[stop_gradient_p] = _stop_gradient_lowering
 
 def _custom_call_lowering(
     ctx: LoweringContext,
-    avals_in: Sequence[ShapedArray],
-    avals_out: Sequence[ShapedArray],
-    in_vals: Sequence[Value],
+    avals_in: Avals,
+    avals_out: Avals,
+    in_vals: Values,
     *,
     call_jaxpr: ClosedJaxpr,
     **_: Any,

@@ -10,22 +10,25 @@ NumPy's ufuncs).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from mj_core.avals import ShapedArray
 from mj_core.dtypes import result_type
 from mj_core.primitive import Primitive
 from mj_core.prims import elementwise as ew
 from mj_xla._jaxlib import Value, chlo, hlo, ir_tensor_type
-from mj_xla.lowering import LoweringContext, broadcast_to_aval, ir_constant, lowering_rules
+from mj_xla.lowering import (
+    Avals,
+    LoweringContext,
+    Values,
+    broadcast_to_aval,
+    ir_constant,
+    lowering_rules,
+)
 
 __all__ = ["compute_dtype", "lower_operands"]
-
-Values = Sequence[Value]
-Avals = Sequence[ShapedArray]
 
 
 def compute_dtype(prim: Primitive, avals_in: Avals) -> np.dtype[Any]:

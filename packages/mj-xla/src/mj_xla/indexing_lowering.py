@@ -9,7 +9,7 @@ one clamp of the indices (scatter ``"clip"``).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -17,15 +17,19 @@ import numpy as np
 from mj_core.avals import ShapedArray
 from mj_core.primitive import Primitive
 from mj_core.prims import indexing as ix
-from mj_xla._jaxlib import Value, hlo, ir, ir_tensor_type
-from mj_xla.lowering import LoweringContext, aval_to_ir_type, ir_constant, lowering_rules
-from mj_xla.reduction_lowering import reduce_op
+from mj_xla._jaxlib import Value, hlo, ir_tensor_type
+from mj_xla.lowering import (
+    Avals,
+    LoweringContext,
+    Values,
+    aval_to_ir_type,
+    ir_constant,
+    lowering_rules,
+)
+from mj_xla.reduction_lowering import reduce_op, set_combiner
 from mj_xla.structural_lowering import as_dtype
 
 __all__: list[str] = []
-
-Values = Sequence[Value]
-Avals = Sequence[ShapedArray]
 
 
 def _full(value: Any, shape: Sequence[int], dtype: np.dtype[Any]) -> Value:
@@ -94,9 +98,9 @@ def _compare_index(x: Value, y: Value, direction: str, aval: ShapedArray) -> Val
     )
 
 
-def _register_scatter(
-    prim: Primitive, combine: Callable[[Value, Value, np.dtype[Any]], Value]
-) -> None:
+def _register_scatter(prim: Primitive, combine: str) -> None:
+    """``combine``: how an update meets the operand, a :func:`set_combiner` op name."""
+
     def rule(
         ctx: LoweringContext,
         avals_in: Avals,
@@ -142,39 +146,15 @@ def _register_scatter(
             indices_are_sorted=indices_are_sorted,
             unique_indices=unique_indices,
         )
-        scalar = ir_tensor_type((), out.dtype)
-        block = op.update_computation.blocks.append(scalar, scalar)
-        with ir.InsertionPoint(block):
-            current, update = block.arguments
-            hlo.return_([combine(current, update, out.dtype)])
+        set_combiner(op.update_computation, combine, out.dtype)
         return [op.result]
 
     rule.__name__ = f"{prim.name}_lowering"
     lowering_rules[prim] = rule
 
 
-def _replace(current: Value, update: Value, dtype: np.dtype[Any]) -> Value:
-    return update
-
-
-def _add(current: Value, update: Value, dtype: np.dtype[Any]) -> Value:
-    return hlo.or_(current, update) if dtype == np.bool_ else hlo.add(current, update)
-
-
-def _mul(current: Value, update: Value, dtype: np.dtype[Any]) -> Value:
-    return hlo.and_(current, update) if dtype == np.bool_ else hlo.multiply(current, update)
-
-
-def _min(current: Value, update: Value, dtype: np.dtype[Any]) -> Value:
-    return hlo.and_(current, update) if dtype == np.bool_ else hlo.minimum(current, update)
-
-
-def _max(current: Value, update: Value, dtype: np.dtype[Any]) -> Value:
-    return hlo.or_(current, update) if dtype == np.bool_ else hlo.maximum(current, update)
-
-
-_register_scatter(ix.scatter_p, _replace)
-_register_scatter(ix.scatter_add_p, _add)
-_register_scatter(ix.scatter_mul_p, _mul)
-_register_scatter(ix.scatter_min_p, _min)
-_register_scatter(ix.scatter_max_p, _max)
+_register_scatter(ix.scatter_p, "replace")
+_register_scatter(ix.scatter_add_p, "sum")
+_register_scatter(ix.scatter_mul_p, "prod")
+_register_scatter(ix.scatter_min_p, "min")
+_register_scatter(ix.scatter_max_p, "max")

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypeAlias
 
 import numpy as np
 
@@ -34,6 +34,10 @@ __all__ = [
 ]
 
 lowering_rules = RuleTable("lowering_rules", "XLA lowering (jit)", "mj_xla")
+
+# The argument types of a lowering rule, as every rule module spells them.
+Avals: TypeAlias = Sequence[ShapedArray]
+Values: TypeAlias = Sequence[Value]
 
 
 def aval_to_ir_type(aval: ShapedArray) -> ir.RankedTensorType:

@@ -20,13 +20,18 @@ from mj_core.prims import contractions as ct
 from mj_core.prims import reductions as rd
 from mj_core.prims import sorting as so
 from mj_xla._jaxlib import Value, hlo, ir, ir_tensor_type
-from mj_xla.lowering import LoweringContext, aval_to_ir_type, ir_constant, lowering_rules
+from mj_xla.lowering import (
+    Avals,
+    LoweringContext,
+    Values,
+    aval_to_ir_type,
+    ir_constant,
+    lowering_rules,
+)
 from mj_xla.structural_lowering import as_dtype
 
-__all__ = ["reduce_op"]
+__all__ = ["reduce_op", "set_combiner"]
 
-Values = Sequence[Value]
-Avals = Sequence[ShapedArray]
 Binary = Callable[[Value, Value], Value]
 
 
@@ -34,8 +39,13 @@ def _scalar_type(dtype: np.dtype[Any]) -> ir.RankedTensorType:
     return ir_tensor_type((), dtype)
 
 
+def _replace(current: Value, update: Value) -> Value:
+    return update
+
+
 def _combiner(name: str, dtype: np.dtype[Any]) -> Binary:
-    """The binary op of reduction ``name`` on ``dtype`` (max/min on bool are or/and)."""
+    """The binary op of reduction ``name`` on ``dtype`` (max/min on bool are or/and);
+    ``"replace"`` is the overwriting scatter's."""
     is_bool = dtype == np.bool_
     ops: dict[str, Binary] = {
         "sum": hlo.add,
@@ -44,8 +54,18 @@ def _combiner(name: str, dtype: np.dtype[Any]) -> Binary:
         "min": hlo.and_ if is_bool else hlo.minimum,
         "and": hlo.and_,
         "or": hlo.or_,
+        "replace": _replace,
     }
     return ops[name]
+
+
+def set_combiner(region: ir.Region, name: str, dtype: np.dtype[Any]) -> None:
+    """Fill the body ``region`` of a reduce/reduce_window/scatter op with the scalar binary
+    op ``name`` (see :func:`_combiner`) on ``dtype``."""
+    scalar = _scalar_type(dtype)
+    block = region.blocks.append(scalar, scalar)
+    with ir.InsertionPoint(block):
+        hlo.return_([_combiner(name, dtype)(*block.arguments)])
 
 
 def reduce_op(x: Value, aval: ShapedArray, axes: Sequence[int], name: str) -> Value:
@@ -54,10 +74,7 @@ def reduce_op(x: Value, aval: ShapedArray, axes: Sequence[int], name: str) -> Va
     out_shape = [d for i, d in enumerate(aval.shape) if i not in axes]
     init = ir_constant(rd.reduction_identity(name, dtype), dtype)
     op = hlo.ReduceOp([ir_tensor_type(out_shape, dtype)], [x], [init], list(axes))
-    scalar = _scalar_type(dtype)
-    block = op.body.blocks.append(scalar, scalar)
-    with ir.InsertionPoint(block):
-        hlo.return_([_combiner(name, dtype)(*block.arguments)])
+    set_combiner(op.body, name, dtype)
     return op.result
 
 
@@ -177,10 +194,7 @@ def _register_cumulative(prim: Primitive, name: str) -> None:
             window,
             padding=ir.DenseIntElementsAttr.get(pad),  # type: ignore[call-overload]
         )
-        scalar = _scalar_type(out.dtype)
-        block = op.body.blocks.append(scalar, scalar)
-        with ir.InsertionPoint(block):
-            hlo.return_([_combiner(name, out.dtype)(*block.arguments)])
+        set_combiner(op.body, name, out.dtype)
         return [op.result]
 
     rule.__name__ = f"{prim.name}_lowering"

@@ -7,7 +7,6 @@ explicit, since StableHLO has none.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -16,12 +15,16 @@ from mj_core.avals import ShapedArray
 from mj_core.prims import conversions as cv
 from mj_core.prims import structural as st
 from mj_xla._jaxlib import Value, hlo, ir_tensor_type
-from mj_xla.lowering import LoweringContext, aval_to_ir_type, ir_constant, lowering_rules
+from mj_xla.lowering import (
+    Avals,
+    LoweringContext,
+    Values,
+    aval_to_ir_type,
+    ir_constant,
+    lowering_rules,
+)
 
 __all__ = ["as_dtype"]
-
-Values = Sequence[Value]
-Avals = Sequence[ShapedArray]
 
 
 def as_dtype(val: Value, aval: ShapedArray, dtype: np.dtype[Any]) -> Value:
@@ -46,14 +49,11 @@ def _broadcast_lowering(
 
 
 @lowering_rules.register(st.reshape_p)
+@lowering_rules.register(st.squeeze_p)
 def _reshape_lowering(
-    ctx: LoweringContext,
-    avals_in: Avals,
-    avals_out: Avals,
-    in_vals: Values,
-    *,
-    new_sizes: tuple[int, ...],
+    ctx: LoweringContext, avals_in: Avals, avals_out: Avals, in_vals: Values, **params: Any
 ) -> list[Value]:
+    """``reshape`` and ``squeeze``: one ``stablehlo.reshape`` to the output type."""
     return [hlo.reshape(aval_to_ir_type(avals_out[0]), in_vals[0])]
 
 
@@ -67,18 +67,6 @@ def _transpose_lowering(
     permutation: tuple[int, ...],
 ) -> list[Value]:
     return [hlo.transpose(in_vals[0], list(permutation))]
-
-
-@lowering_rules.register(st.squeeze_p)
-def _squeeze_lowering(
-    ctx: LoweringContext,
-    avals_in: Avals,
-    avals_out: Avals,
-    in_vals: Values,
-    *,
-    dimensions: tuple[int, ...],
-) -> list[Value]:
-    return [hlo.reshape(aval_to_ir_type(avals_out[0]), in_vals[0])]
 
 
 @lowering_rules.register(st.rev_p)

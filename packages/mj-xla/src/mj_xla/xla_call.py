@@ -42,7 +42,7 @@ from mj_ir.typecheck import types_match
 from mj_xla._jaxlib import Value
 from mj_xla.debug_nans import nan_check_rules
 from mj_xla.executable import executable_for_closed_jaxpr
-from mj_xla.lowering import LoweringContext, lowering_rules
+from mj_xla.lowering import Avals, LoweringContext, Values, lowering_rules
 
 __all__ = ["xla_call_p"]
 
@@ -87,9 +87,9 @@ abstract_eval_rules[xla_call_p] = _xla_call_abstract_eval
 
 def _xla_call_lowering(
     ctx: LoweringContext,
-    avals_in: Sequence[ShapedArray],
-    avals_out: Sequence[ShapedArray],
-    in_vals: Sequence[Value],
+    avals_in: Avals,
+    avals_out: Avals,
+    in_vals: Values,
     *,
     jaxpr: ClosedJaxpr,
     num_consts: int,
