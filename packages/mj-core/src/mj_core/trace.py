@@ -235,21 +235,23 @@ class Tracer:
         self._check_alive()
         return self.aval._bool(self)
 
-    def __int__(self) -> int:
+    def _concrete_scalar(self, kind: str) -> Any:
+        """``int(x)`` and friends: the value if the abstract value knows it (a
+        ``ConcreteArray``), else the aval raises ``ConcretizationError``."""
         self._check_alive()
-        return self.aval._scalar("int", self)  # type: ignore[no-any-return]
+        return self.aval._scalar(kind, self)
+
+    def __int__(self) -> int:
+        return self._concrete_scalar("int")  # type: ignore[no-any-return]
 
     def __float__(self) -> float:
-        self._check_alive()
-        return self.aval._scalar("float", self)  # type: ignore[no-any-return]
+        return self._concrete_scalar("float")  # type: ignore[no-any-return]
 
     def __complex__(self) -> complex:
-        self._check_alive()
-        return self.aval._scalar("complex", self)  # type: ignore[no-any-return]
+        return self._concrete_scalar("complex")  # type: ignore[no-any-return]
 
     def __index__(self) -> int:
-        self._check_alive()
-        return self.aval._scalar("index", self)  # type: ignore[no-any-return]
+        return self._concrete_scalar("index")  # type: ignore[no-any-return]
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray[Any, Any]:
         raise self._numpy_conversion_error("np.asarray()")
