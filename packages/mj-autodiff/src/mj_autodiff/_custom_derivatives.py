@@ -102,8 +102,33 @@ def _merge_nondiff(
     return [next(it_nd) if i in nondiff_argnums else next(it_d) for i in range(n)]
 
 
-def _avals(vals: Sequence[Any]) -> list[ShapedArray]:
-    return [raise_to_shaped(get_aval(v)) for v in vals]
+def _flat_user_fun(
+    fun: Callable[..., Any],
+    nondiff: Sequence[Any],
+    nondiff_argnums: tuple[int, ...],
+    in_tree: PyTreeDef,
+    out_tree_box: list[PyTreeDef],
+) -> Callable[..., list[Any]]:
+    """``fun`` on the flat leaves of its differentiable arguments (the ``nondiff`` ones merged
+    back in place), recording its output tree in ``out_tree_box``."""
+
+    def flat_fun(*vals: Any) -> list[Any]:
+        full = _merge_nondiff(nondiff, tree_unflatten(in_tree, vals), nondiff_argnums)
+        out_flat, out_tree = tree_flatten(fun(*full))
+        out_tree_box[:] = [out_tree]
+        return out_flat
+
+    return flat_fun
+
+
+def _trace_call(
+    flat_fun: Callable[..., list[Any]], vals: Sequence[Any]
+) -> tuple[list[ShapedArray], ClosedJaxpr, list[Any]]:
+    """The input avals, const-free call jaxpr and consts of ``flat_fun`` on ``vals``: the
+    custom-call primitives take the consts as leading operands."""
+    in_avals = [raise_to_shaped(get_aval(v)) for v in vals]
+    jaxpr, consts = trace_to_jaxpr(flat_fun, in_avals)
+    return in_avals, ClosedJaxpr(jaxpr, []), consts
 
 
 def _check_rule_outputs(
@@ -213,11 +238,7 @@ class custom_jvp:  # noqa: N801 - JAX's name
         out_tree_box: list[PyTreeDef] = []
         name = getattr(self.fun, "__name__", "custom_jvp function")
 
-        def flat_fun(*vals: Any) -> list[Any]:
-            full = _merge_nondiff(nondiff, tree_unflatten(in_tree, vals), self.nondiff_argnums)
-            out_flat, out_tree = tree_flatten(self.fun(*full))
-            out_tree_box[:] = [out_tree]
-            return out_flat
+        flat_fun = _flat_user_fun(self.fun, nondiff, self.nondiff_argnums, in_tree, out_tree_box)
 
         def flat_jvp(
             primals: Sequence[Any], tangents: Sequence[Any]
@@ -266,9 +287,7 @@ def _stage_custom_jvp(
     vals: Sequence[Any],
     name: str,
 ) -> list[Any]:
-    in_avals = _avals(vals)
-    jaxpr, consts = trace_to_jaxpr(flat_fun, in_avals)
-    call_jaxpr = ClosedJaxpr(jaxpr, [])
+    in_avals, call_jaxpr, consts = _trace_call(flat_fun, vals)
 
     def make_jvp_jaxpr() -> tuple[ClosedJaxpr, list[bool]]:
         nonzero_in = [a.dtype.kind in "fc" for a in in_avals]
@@ -375,11 +394,7 @@ class custom_vjp:  # noqa: N801 - JAX's name
         res_tree_box: list[PyTreeDef] = []
         name = getattr(self.fun, "__name__", "custom_vjp function")
 
-        def flat_fun(*vals: Any) -> list[Any]:
-            full = _merge_nondiff(nondiff, tree_unflatten(in_tree, vals), self.nondiff_argnums)
-            out_flat, out_tree = tree_flatten(self.fun(*full))
-            out_tree_box[:] = [out_tree]
-            return out_flat
+        flat_fun = _flat_user_fun(self.fun, nondiff, self.nondiff_argnums, in_tree, out_tree_box)
 
         def flat_fwd(*vals: Any) -> tuple[list[Any], list[Any]]:
             if self.fwd is None or self.bwd is None:
@@ -447,9 +462,7 @@ def _stage_custom_vjp(
     vals: Sequence[Any],
     name: str,
 ) -> list[Any]:
-    in_avals = _avals(vals)
-    jaxpr, consts = trace_to_jaxpr(flat_fun, in_avals)
-    call_jaxpr = ClosedJaxpr(jaxpr, [])
+    in_avals, call_jaxpr, consts = _trace_call(flat_fun, vals)
 
     def make_fwd_jaxpr() -> tuple[ClosedJaxpr, int]:
         n_res: list[int] = []
