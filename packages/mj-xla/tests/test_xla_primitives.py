@@ -39,6 +39,12 @@ GATHER_BATCHED = GatherDimensionNumbers(
 )
 ROW_IDX = np.array([[4], [0], [2], [2], [7], [-1]], np.int32)  # includes out-of-bounds rows
 
+
+def _rows_update_args(r: np.random.Generator, d: Any) -> tuple[Any, ...]:
+    """A (5, 3) operand, ``ROW_IDX`` and one update row per index: the scatter cases' args."""
+    return _data(r, (5, 3), d), ROW_IDX, _data(r, (6, 3), d)
+
+
 CASES: dict[str, tuple[Callable[..., Any], Callable[..., tuple[Any, ...]]]] = {
     "broadcast_in_dim": (
         lambda x: lax.broadcast_in_dim(x, (2, 3, 4), (1, 2)),
@@ -128,23 +134,23 @@ CASES: dict[str, tuple[Callable[..., Any], Callable[..., tuple[Any, ...]]]] = {
     ),
     "scatter_add_clip": (
         lambda x, i, u: lax.scatter_add(x, i, u, SCATTER_ROWS, mode="clip"),
-        lambda r, d: (_data(r, (5, 3), d), ROW_IDX, _data(r, (6, 3), d)),
+        _rows_update_args,
     ),
     "scatter_add_fill": (
         lambda x, i, u: lax.scatter_add(x, i, u, SCATTER_ROWS, mode="fill"),
-        lambda r, d: (_data(r, (5, 3), d), ROW_IDX, _data(r, (6, 3), d)),
+        _rows_update_args,
     ),
     "scatter_mul": (
         lambda x, i, u: lax.scatter_mul(x, i, u, SCATTER_ROWS, mode="fill"),
-        lambda r, d: (_data(r, (5, 3), d), ROW_IDX, _data(r, (6, 3), d)),
+        _rows_update_args,
     ),
     "scatter_min": (
         lambda x, i, u: lax.scatter_min(x, i, u, SCATTER_ROWS, mode="fill"),
-        lambda r, d: (_data(r, (5, 3), d), ROW_IDX, _data(r, (6, 3), d)),
+        _rows_update_args,
     ),
     "scatter_max": (
         lambda x, i, u: lax.scatter_max(x, i, u, SCATTER_ROWS, mode="clip"),
-        lambda r, d: (_data(r, (5, 3), d), ROW_IDX, _data(r, (6, 3), d)),
+        _rows_update_args,
     ),
     "iota": (lambda: lax.broadcasted_iota(np.int32, (3, 4), 1), lambda r, d: ()),
 }
