@@ -282,6 +282,34 @@ def jvp_jaxpr(
 TangentFn = Callable[..., Any]
 
 
+def _sum_of_contributions_rule(
+    prim: Primitive, jvp_fns: tuple[TangentFn | None, ...], pass_ans: bool
+) -> Callable[..., tuple[list[Any], list[Any]]]:
+    """The JVP rule :func:`defjvp` (``pass_ans=False``) and :func:`defjvp2` register."""
+    unary = len(jvp_fns) == 1
+
+    def rule(primals: list[Any], tangents: list[Any], **params: Any) -> tuple[list[Any], list[Any]]:
+        ans = bind1(prim, *primals, **params)
+        args = (ans, *primals) if pass_ans else primals
+        if unary:  # the contribution already has the output's type
+            t = tangents[0]
+            if type(t) is Zero or jvp_fns[0] is None:
+                return [ans], [Zero(tangent_aval_of(ans))]
+            return [ans], [jvp_fns[0](t, *args, **params)]
+        out: Any = None
+        for fn, t in zip(jvp_fns, tangents, strict=True):
+            if fn is None or type(t) is Zero:
+                continue
+            contribution = fn(t, *args, **params)
+            out = contribution if out is None else add_tangents(out, contribution)
+        if out is None:
+            return [ans], [Zero(tangent_aval_of(ans))]
+        return [ans], [fit_tangent(out, ans)]
+
+    rule.__name__ = f"{prim.name}_jvp"
+    return rule
+
+
 def defjvp(prim: Primitive, *jvp_fns: TangentFn | None) -> None:
     """Register a JVP rule for single-output ``prim`` from one function per operand.
 
@@ -289,55 +317,13 @@ def defjvp(prim: Primitive, *jvp_fns: TangentFn | None) -> None:
     (nonzero) tangent ``g``; ``None`` marks an operand the output does not depend on
     differentiably. Contributions are summed and fitted to the output's shape and dtype.
     """
-
-    unary = len(jvp_fns) == 1
-
-    def rule(primals: list[Any], tangents: list[Any], **params: Any) -> tuple[list[Any], list[Any]]:
-        ans = bind1(prim, *primals, **params)
-        if unary:  # the contribution already has the output's type
-            t = tangents[0]
-            if type(t) is Zero or jvp_fns[0] is None:
-                return [ans], [Zero(tangent_aval_of(ans))]
-            return [ans], [jvp_fns[0](t, *primals, **params)]
-        out: Any = None
-        for fn, t in zip(jvp_fns, tangents, strict=True):
-            if fn is None or type(t) is Zero:
-                continue
-            contribution = fn(t, *primals, **params)
-            out = contribution if out is None else add_tangents(out, contribution)
-        if out is None:
-            return [ans], [Zero(tangent_aval_of(ans))]
-        return [ans], [fit_tangent(out, ans)]
-
-    rule.__name__ = f"{prim.name}_jvp"
-    jvp_rules[prim] = rule
+    jvp_rules[prim] = _sum_of_contributions_rule(prim, jvp_fns, pass_ans=False)
 
 
 def defjvp2(prim: Primitive, *jvp_fns: TangentFn | None) -> None:
     """Like :func:`defjvp`, but each function also sees the primal output:
     ``jvp_fns[i](g, ans, *primals, **params)``."""
-
-    unary = len(jvp_fns) == 1
-
-    def rule(primals: list[Any], tangents: list[Any], **params: Any) -> tuple[list[Any], list[Any]]:
-        ans = bind1(prim, *primals, **params)
-        if unary:  # the contribution already has the output's type
-            t = tangents[0]
-            if type(t) is Zero or jvp_fns[0] is None:
-                return [ans], [Zero(tangent_aval_of(ans))]
-            return [ans], [jvp_fns[0](t, ans, *primals, **params)]
-        out: Any = None
-        for fn, t in zip(jvp_fns, tangents, strict=True):
-            if fn is None or type(t) is Zero:
-                continue
-            contribution = fn(t, ans, *primals, **params)
-            out = contribution if out is None else add_tangents(out, contribution)
-        if out is None:
-            return [ans], [Zero(tangent_aval_of(ans))]
-        return [ans], [fit_tangent(out, ans)]
-
-    rule.__name__ = f"{prim.name}_jvp"
-    jvp_rules[prim] = rule
+    jvp_rules[prim] = _sum_of_contributions_rule(prim, jvp_fns, pass_ans=True)
 
 
 def defjvp_zero(prim: Primitive) -> None:

@@ -175,15 +175,7 @@ jvp_rules[ix.scatter_add_p] = _scatter_add_jvp
 
 
 def _scatter_add_transpose(
-    cts: list[Any],
-    operand: Any,
-    indices: Any,
-    updates: Any,
-    *,
-    dimension_numbers: ScatterDimensionNumbers,
-    indices_are_sorted: bool,
-    unique_indices: bool,
-    mode: str,
+    cts: list[Any], operand: Any, indices: Any, updates: Any, **params: Any
 ) -> list[Any]:
     if type(indices) is UndefPrimal:
         raise TypeError("scatter_add: the indices cannot be a linear (tangent) value.")
@@ -191,7 +183,8 @@ def _scatter_add_transpose(
     ct_operand = ct if type(operand) is UndefPrimal else None
     ct_updates = None
     if type(updates) is UndefPrimal:
-        ct_updates = _updates_cotangent(ct, indices, updates, dimension_numbers, mode)
+        dn, mode = params["dimension_numbers"], params["mode"]
+        ct_updates = _updates_cotangent(ct, indices, updates, dn, mode)
     return [ct_operand, None, ct_updates]
 
 
@@ -245,23 +238,15 @@ jvp_rules[ix.scatter_p] = _scatter_jvp
 
 
 def _scatter_transpose(
-    cts: list[Any],
-    operand: Any,
-    indices: Any,
-    updates: Any,
-    *,
-    dimension_numbers: ScatterDimensionNumbers,
-    indices_are_sorted: bool,
-    unique_indices: bool,
-    mode: str,
+    cts: list[Any], operand: Any, indices: Any, updates: Any, **params: Any
 ) -> list[Any]:
-    if not unique_indices:
+    if not params["unique_indices"]:
         raise NotImplementedError(
             "scatter: transposition is only defined for unique_indices=True (differentiating "
             "an overwriting scatter goes through its JVP, which handles repeated indices)."
         )
     ct = cts[0]
-    dn = dimension_numbers
+    dn, mode = params["dimension_numbers"], params["mode"]
     ct_dtype = shape_dtype(ct)[1]
     ct_operand = ct_updates = None
     if type(operand) is UndefPrimal:
