@@ -40,6 +40,7 @@ float0: np.dtype[Any] = np.dtype([("float0", np.void, 0)])
 
 
 def is_float0(dtype: np.dtype[Any]) -> bool:
+    """True for :data:`float0`, the tangent dtype of integer and bool values."""
     return dtype == float0
 
 

@@ -58,6 +58,7 @@ class UndefPrimal:
 
 
 def is_undefined_primal(x: Any) -> bool:
+    """True for a transpose rule's linear input (an :class:`UndefPrimal`)."""
     return type(x) is UndefPrimal
 
 

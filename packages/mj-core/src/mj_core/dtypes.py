@@ -74,10 +74,12 @@ def result_type(*dtypes_and_weak: tuple[np.dtype[Any], bool]) -> tuple[np.dtype[
 
 
 def is_float(dtype: np.dtype[Any]) -> bool:
+    """True for real floating dtypes."""
     return dtype.kind == "f"
 
 
 def is_complex(dtype: np.dtype[Any]) -> bool:
+    """True for complex dtypes."""
     return dtype.kind == "c"
 
 
@@ -87,4 +89,5 @@ def is_inexact(dtype: np.dtype[Any]) -> bool:
 
 
 def is_integer(dtype: np.dtype[Any]) -> bool:
+    """True for signed and unsigned integer dtypes (not bool)."""
     return dtype.kind in "iu"

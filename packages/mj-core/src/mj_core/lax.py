@@ -30,98 +30,122 @@ Array = Any
 
 
 def neg(x: Array) -> Array:
+    """Elementwise negation: ``-x``."""
     return bind1(ew.neg_p, x)
 
 
 def sin(x: Array) -> Array:
+    """Elementwise sine."""
     return bind1(ew.sin_p, x)
 
 
 def cos(x: Array) -> Array:
+    """Elementwise cosine."""
     return bind1(ew.cos_p, x)
 
 
 def tan(x: Array) -> Array:
+    """Elementwise tangent."""
     return bind1(ew.tan_p, x)
 
 
 def asin(x: Array) -> Array:
+    """Elementwise arc sine."""
     return bind1(ew.asin_p, x)
 
 
 def acos(x: Array) -> Array:
+    """Elementwise arc cosine."""
     return bind1(ew.acos_p, x)
 
 
 def atan(x: Array) -> Array:
+    """Elementwise arc tangent."""
     return bind1(ew.atan_p, x)
 
 
 def sinh(x: Array) -> Array:
+    """Elementwise hyperbolic sine."""
     return bind1(ew.sinh_p, x)
 
 
 def cosh(x: Array) -> Array:
+    """Elementwise hyperbolic cosine."""
     return bind1(ew.cosh_p, x)
 
 
 def tanh(x: Array) -> Array:
+    """Elementwise hyperbolic tangent."""
     return bind1(ew.tanh_p, x)
 
 
 def exp(x: Array) -> Array:
+    """Elementwise exponential: ``e ** x``."""
     return bind1(ew.exp_p, x)
 
 
 def log(x: Array) -> Array:
+    """Elementwise natural logarithm."""
     return bind1(ew.log_p, x)
 
 
 def log1p(x: Array) -> Array:
+    """Elementwise ``log(1 + x)``, accurate for small ``x``."""
     return bind1(ew.log1p_p, x)
 
 
 def expm1(x: Array) -> Array:
+    """Elementwise ``exp(x) - 1``, accurate for small ``x``."""
     return bind1(ew.expm1_p, x)
 
 
 def logistic(x: Array) -> Array:
+    """Elementwise logistic sigmoid: ``1 / (1 + exp(-x))``."""
     return bind1(ew.logistic_p, x)
 
 
 def sqrt(x: Array) -> Array:
+    """Elementwise square root."""
     return bind1(ew.sqrt_p, x)
 
 
 def rsqrt(x: Array) -> Array:
+    """Elementwise reciprocal square root: ``1 / sqrt(x)``."""
     return bind1(ew.rsqrt_p, x)
 
 
 def abs(x: Array) -> Array:
+    """Elementwise absolute value (real for complex ``x``)."""
     return bind1(ew.abs_p, x)
 
 
 def sign(x: Array) -> Array:
+    """Elementwise sign: -1, 0 or 1 (``x / abs(x)`` for complex)."""
     return bind1(ew.sign_p, x)
 
 
 def floor(x: Array) -> Array:
+    """Elementwise floor."""
     return bind1(ew.floor_p, x)
 
 
 def ceil(x: Array) -> Array:
+    """Elementwise ceiling."""
     return bind1(ew.ceil_p, x)
 
 
 def is_finite(x: Array) -> Array:
+    """Elementwise test for finite values (neither inf nor NaN)."""
     return bind1(ew.is_finite_p, x)
 
 
 def erf(x: Array) -> Array:
+    """Elementwise error function."""
     return bind1(ew.erf_p, x)
 
 
 def bitwise_not(x: Array) -> Array:
+    """Elementwise bitwise NOT (logical NOT for bool)."""
     return bind1(ew.not_p, x)
 
 
@@ -132,90 +156,112 @@ def round(x: Array, rounding_method: int = 0) -> Array:
 
 
 def integer_pow(x: Array, y: int) -> Array:
+    """Elementwise ``x ** y`` for a static Python int ``y``."""
     return bind1(ew.integer_pow_p, x, y=int(y))
 
 
 def add(x: Array, y: Array) -> Array:
+    """Elementwise ``x + y`` (operands broadcast and promote like NumPy)."""
     return bind1(ew.add_p, x, y)
 
 
 def sub(x: Array, y: Array) -> Array:
+    """Elementwise ``x - y``."""
     return bind1(ew.sub_p, x, y)
 
 
 def mul(x: Array, y: Array) -> Array:
+    """Elementwise ``x * y``."""
     return bind1(ew.mul_p, x, y)
 
 
 def div(x: Array, y: Array) -> Array:
+    """Elementwise ``x / y``; integer division truncates toward zero (lax semantics)."""
     return bind1(ew.div_p, x, y)
 
 
 def rem(x: Array, y: Array) -> Array:
+    """Elementwise remainder with the sign of ``x`` (C ``fmod``)."""
     return bind1(ew.rem_p, x, y)
 
 
 def pow(x: Array, y: Array) -> Array:
+    """Elementwise ``x ** y``."""
     return bind1(ew.pow_p, x, y)
 
 
 def max(x: Array, y: Array) -> Array:
+    """Elementwise maximum (NaN-propagating)."""
     return bind1(ew.max_p, x, y)
 
 
 def min(x: Array, y: Array) -> Array:
+    """Elementwise minimum (NaN-propagating)."""
     return bind1(ew.min_p, x, y)
 
 
 def atan2(x: Array, y: Array) -> Array:
+    """Elementwise arc tangent of ``x / y`` using the signs of both to pick the quadrant."""
     return bind1(ew.atan2_p, x, y)
 
 
 def shift_left(x: Array, y: Array) -> Array:
+    """Elementwise ``x << y``."""
     return bind1(ew.shift_left_p, x, y)
 
 
 def shift_right_logical(x: Array, y: Array) -> Array:
+    """Elementwise logical (zero-filling) right shift."""
     return bind1(ew.shift_right_logical_p, x, y)
 
 
 def shift_right_arithmetic(x: Array, y: Array) -> Array:
+    """Elementwise arithmetic (sign-extending) right shift."""
     return bind1(ew.shift_right_arithmetic_p, x, y)
 
 
 def eq(x: Array, y: Array) -> Array:
+    """Elementwise ``x == y``."""
     return bind1(ew.eq_p, x, y)
 
 
 def ne(x: Array, y: Array) -> Array:
+    """Elementwise ``x != y``."""
     return bind1(ew.ne_p, x, y)
 
 
 def less(x: Array, y: Array) -> Array:
+    """Elementwise ``x < y``."""
     return bind1(ew.less_p, x, y)
 
 
 def less_equal(x: Array, y: Array) -> Array:
+    """Elementwise ``x <= y``."""
     return bind1(ew.less_equal_p, x, y)
 
 
 def greater(x: Array, y: Array) -> Array:
+    """Elementwise ``x > y``."""
     return bind1(ew.greater_p, x, y)
 
 
 def greater_equal(x: Array, y: Array) -> Array:
+    """Elementwise ``x >= y``."""
     return bind1(ew.greater_equal_p, x, y)
 
 
 def bitwise_and(x: Array, y: Array) -> Array:
+    """Elementwise bitwise AND (logical AND for bool)."""
     return bind1(ew.and_p, x, y)
 
 
 def bitwise_or(x: Array, y: Array) -> Array:
+    """Elementwise bitwise OR (logical OR for bool)."""
     return bind1(ew.or_p, x, y)
 
 
 def bitwise_xor(x: Array, y: Array) -> Array:
+    """Elementwise bitwise XOR (logical XOR for bool)."""
     return bind1(ew.xor_p, x, y)
 
 
@@ -232,10 +278,12 @@ def select_n(which: Array, *cases: Array) -> Array:
 
 
 def select(pred: Array, on_true: Array, on_false: Array) -> Array:
+    """``on_true`` where ``pred`` is True, else ``on_false`` (elementwise)."""
     return bind1(ew.select_n_p, pred, on_false, on_true)
 
 
 def clamp(min: Array, x: Array, max: Array) -> Array:
+    """Elementwise ``x`` clipped into ``[min, max]``."""
     return bind1(ew.clamp_p, min, x, max)
 
 
@@ -293,6 +341,7 @@ def reshape(
 
 
 def transpose(operand: Array, permutation: Sequence[int]) -> Array:
+    """Permute the dimensions: output dim ``i`` is operand dim ``permutation[i]``."""
     perm = _ints(permutation)
     if perm == tuple(range(len(_shape(operand)))):
         return operand
@@ -320,6 +369,7 @@ def expand_dims(array: Array, dimensions: Sequence[int]) -> Array:
 
 
 def rev(operand: Array, dimensions: Sequence[int]) -> Array:
+    """Reverse the order of elements along ``dimensions``."""
     dims = canonicalize_axes("rev", dimensions, len(_shape(operand)))
     if not dims:
         return operand
@@ -327,6 +377,7 @@ def rev(operand: Array, dimensions: Sequence[int]) -> Array:
 
 
 def concatenate(operands: Sequence[Array], dimension: int) -> Array:
+    """Join ``operands`` (same shape except along ``dimension``) along ``dimension``."""
     operands = list(operands)
     if not operands:
         raise TypeError("concatenate: needs at least one operand")
@@ -350,6 +401,7 @@ def slice(
     limit_indices: Sequence[int],
     strides: Sequence[int] | None = None,
 ) -> Array:
+    """The static slice ``start_indices:limit_indices:strides`` of ``operand``."""
     stride_t = None if strides is None or all(s == 1 for s in strides) else _ints(strides)
     return bind1(
         st.slice_p,
@@ -375,6 +427,7 @@ def slice_in_dim(
 
 
 def index_in_dim(operand: Array, index: int, axis: int = 0, keepdims: bool = True) -> Array:
+    """``operand[index]`` along ``axis`` (a static index; size-1 axis kept if ``keepdims``)."""
     shape = _shape(operand)
     axis = canonicalize_axis("index_in_dim", axis, len(shape))
     index = int(index)
@@ -393,6 +446,8 @@ def dynamic_slice(
 
 
 def dynamic_update_slice(operand: Array, update: Array, start_indices: Sequence[Array]) -> Array:
+    """``operand`` with ``update`` written at ``start_indices`` (traced ints allowed; clamped
+    so that the update fits)."""
     return bind1(st.dynamic_update_slice_p, operand, update, *start_indices)
 
 
@@ -405,6 +460,7 @@ def _starts_in_dim(operand: Array, index: Array, axis: int) -> list[Array]:
 def dynamic_slice_in_dim(
     operand: Array, start_index: Array, slice_size: int, axis: int = 0
 ) -> Array:
+    """``slice_size`` elements along ``axis`` from a (possibly traced) ``start_index``."""
     shape = _shape(operand)
     axis = canonicalize_axis("dynamic_slice_in_dim", axis, len(shape))
     sizes = list(shape)
@@ -415,6 +471,7 @@ def dynamic_slice_in_dim(
 def dynamic_index_in_dim(
     operand: Array, index: Array, axis: int = 0, keepdims: bool = True
 ) -> Array:
+    """``operand[index]`` along ``axis`` for a (possibly traced) ``index``."""
     out = dynamic_slice_in_dim(operand, index, 1, axis)
     return out if keepdims else squeeze(out, (axis,))
 
@@ -422,11 +479,14 @@ def dynamic_index_in_dim(
 def dynamic_update_slice_in_dim(
     operand: Array, update: Array, start_index: Array, axis: int
 ) -> Array:
+    """``operand`` with ``update`` written from ``start_index`` along ``axis``."""
     axis = canonicalize_axis("dynamic_update_slice_in_dim", axis, len(_shape(operand)))
     return dynamic_update_slice(operand, update, _starts_in_dim(operand, start_index, axis))
 
 
 def dynamic_update_index_in_dim(operand: Array, update: Array, index: Array, axis: int) -> Array:
+    """``operand`` with ``update`` written at ``index`` along ``axis`` (``update`` may lack
+    that size-1 axis)."""
     axis = canonicalize_axis("dynamic_update_index_in_dim", axis, len(_shape(operand)))
     if len(_shape(update)) == len(_shape(operand)) - 1:
         update = expand_dims(update, (axis,))
@@ -568,6 +628,8 @@ def _is_weak(x: Array) -> bool:
 
 
 def bitcast_convert_type(operand: Array, new_dtype: Any) -> Array:
+    """Reinterpret the bits of ``operand`` as ``new_dtype``: a narrower dtype adds a last axis,
+    a wider one consumes it."""
     return bind1(cv.bitcast_convert_type_p, operand, new_dtype=np.dtype(new_dtype))
 
 
@@ -584,12 +646,14 @@ def full(shape: Sequence[int], fill_value: Array, dtype: Any = None) -> Array:
 def full_like(
     x: Array, fill_value: Array, dtype: Any = None, shape: Sequence[int] | None = None
 ) -> Array:
+    """An array like ``x`` (or of ``shape``/``dtype`` if given) filled with ``fill_value``."""
     return full(
         _shape(x) if shape is None else shape, fill_value, _dtype(x) if dtype is None else dtype
     )
 
 
 def zeros_like_array(x: Array) -> Array:
+    """Zeros of ``x``'s shape and dtype."""
     return full_like(x, 0)
 
 
@@ -600,26 +664,32 @@ def _reduce(prim: Any, operand: Array, axes: Sequence[int]) -> Array:
 
 
 def reduce_sum(operand: Array, axes: Sequence[int]) -> Array:
+    """Sum over ``axes``."""
     return _reduce(rd.reduce_sum_p, operand, axes)
 
 
 def reduce_prod(operand: Array, axes: Sequence[int]) -> Array:
+    """Product over ``axes``."""
     return _reduce(rd.reduce_prod_p, operand, axes)
 
 
 def reduce_max(operand: Array, axes: Sequence[int]) -> Array:
+    """Maximum over ``axes``."""
     return _reduce(rd.reduce_max_p, operand, axes)
 
 
 def reduce_min(operand: Array, axes: Sequence[int]) -> Array:
+    """Minimum over ``axes``."""
     return _reduce(rd.reduce_min_p, operand, axes)
 
 
 def reduce_and(operand: Array, axes: Sequence[int]) -> Array:
+    """Logical/bitwise AND over ``axes``."""
     return _reduce(rd.reduce_and_p, operand, axes)
 
 
 def reduce_or(operand: Array, axes: Sequence[int]) -> Array:
+    """Logical/bitwise OR over ``axes``."""
     return _reduce(rd.reduce_or_p, operand, axes)
 
 
@@ -641,18 +711,22 @@ def _cumulative(prim: Any, operand: Array, axis: int, reverse: bool) -> Array:
 
 
 def cumsum(operand: Array, axis: int = 0, reverse: bool = False) -> Array:
+    """Cumulative sum along ``axis`` (from the end if ``reverse``)."""
     return _cumulative(rd.cumsum_p, operand, axis, reverse)
 
 
 def cumprod(operand: Array, axis: int = 0, reverse: bool = False) -> Array:
+    """Cumulative product along ``axis`` (from the end if ``reverse``)."""
     return _cumulative(rd.cumprod_p, operand, axis, reverse)
 
 
 def cummax(operand: Array, axis: int = 0, reverse: bool = False) -> Array:
+    """Cumulative maximum along ``axis`` (from the end if ``reverse``)."""
     return _cumulative(rd.cummax_p, operand, axis, reverse)
 
 
 def cummin(operand: Array, axis: int = 0, reverse: bool = False) -> Array:
+    """Cumulative minimum along ``axis`` (from the end if ``reverse``)."""
     return _cumulative(rd.cummin_p, operand, axis, reverse)
 
 
@@ -678,6 +752,7 @@ sort_p = so.sort_p
 def sort_key_val(
     keys: Array, values: Array, dimension: int = -1, is_stable: bool = True
 ) -> tuple[Array, Array]:
+    """Sort ``keys`` along ``dimension`` and permute ``values`` the same way."""
     out = sort((keys, values), dimension, is_stable, 1)
     return out[0], out[1]
 

@@ -30,6 +30,7 @@ def _where() -> str:
 
 
 def shape_error(prim_name: str, detail: str, *shapes: tuple[int, ...]) -> ShapeDtypeError:
+    """A ``TypeError`` naming ``prim_name``, the operand shapes and the user's source line."""
     shown = ", ".join(str(s) for s in shapes)
     return ShapeDtypeError(f"{prim_name}: {detail} (operand shapes: {shown}){_where()}")
 

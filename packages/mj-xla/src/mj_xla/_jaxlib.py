@@ -110,6 +110,7 @@ def ir_element_type(dtype: np.dtype[Any]) -> ir.Type:
 
 
 def ir_tensor_type(shape: Sequence[int], dtype: np.dtype[Any]) -> ir.RankedTensorType:
+    """The MLIR ``tensor<shape x element>`` type of a NumPy dtype."""
     return ir.RankedTensorType.get(list(shape), ir_element_type(dtype))
 
 

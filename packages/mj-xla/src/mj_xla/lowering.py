@@ -41,6 +41,7 @@ Values: TypeAlias = Sequence[Value]
 
 
 def aval_to_ir_type(aval: ShapedArray) -> ir.RankedTensorType:
+    """The MLIR tensor type of values of ``aval`` (weak types have none: the dtype decides)."""
     return ir_tensor_type(aval.shape, aval.dtype)
 
 
