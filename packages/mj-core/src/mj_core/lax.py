@@ -28,6 +28,113 @@ from mj_core.trace import bind, bind1
 
 Array = Any
 
+__all__ = [
+    "GatherDimensionNumbers",
+    "ScatterDimensionNumbers",
+    "abs",
+    "acos",
+    "add",
+    "argmax",
+    "argmin",
+    "asin",
+    "atan",
+    "atan2",
+    "bitcast_convert_type",
+    "bitwise_and",
+    "bitwise_not",
+    "bitwise_or",
+    "bitwise_xor",
+    "broadcast",
+    "broadcast_in_dim",
+    "broadcast_to_rank",
+    "broadcasted_iota",
+    "ceil",
+    "clamp",
+    "concatenate",
+    "convert_element_type",
+    "cos",
+    "cosh",
+    "cummax",
+    "cummin",
+    "cumprod",
+    "cumsum",
+    "div",
+    "dot",
+    "dot_general",
+    "dynamic_index_in_dim",
+    "dynamic_slice",
+    "dynamic_slice_in_dim",
+    "dynamic_update_index_in_dim",
+    "dynamic_update_slice",
+    "dynamic_update_slice_in_dim",
+    "eq",
+    "erf",
+    "exp",
+    "expand_dims",
+    "expm1",
+    "floor",
+    "full",
+    "full_like",
+    "gather",
+    "ge",
+    "greater",
+    "greater_equal",
+    "gt",
+    "index_in_dim",
+    "integer_pow",
+    "iota",
+    "is_finite",
+    "le",
+    "less",
+    "less_equal",
+    "log",
+    "log1p",
+    "logistic",
+    "lt",
+    "max",
+    "min",
+    "mul",
+    "ne",
+    "neg",
+    "pad",
+    "pow",
+    "reduce_and",
+    "reduce_max",
+    "reduce_min",
+    "reduce_or",
+    "reduce_prod",
+    "reduce_sum",
+    "rem",
+    "reshape",
+    "rev",
+    "round",
+    "rsqrt",
+    "scatter",
+    "scatter_add",
+    "scatter_max",
+    "scatter_min",
+    "scatter_mul",
+    "select",
+    "select_n",
+    "shift_left",
+    "shift_right_arithmetic",
+    "shift_right_logical",
+    "sign",
+    "sin",
+    "sinh",
+    "slice",
+    "slice_in_dim",
+    "sort",
+    "sort_key_val",
+    "sqrt",
+    "squeeze",
+    "sub",
+    "tan",
+    "tanh",
+    "transpose",
+    "zeros_like_array",
+]
+
 
 def neg(x: Array) -> Array:
     """Elementwise negation: ``-x``."""
@@ -742,11 +849,10 @@ def sort(
     single = not isinstance(operand, tuple | list)
     operands = [operand] if single else list(operand)
     dim = canonicalize_axis("sort", dimension, len(_shape(operands[0])))
-    outs = bind(sort_p, *operands, dimension=dim, is_stable=bool(is_stable), num_keys=int(num_keys))
+    outs = bind(
+        so.sort_p, *operands, dimension=dim, is_stable=bool(is_stable), num_keys=int(num_keys)
+    )
     return outs[0] if single else tuple(outs)
-
-
-sort_p = so.sort_p
 
 
 def sort_key_val(
