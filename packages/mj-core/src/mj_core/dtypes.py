@@ -20,7 +20,6 @@ __all__ = [
     "is_inexact",
     "is_integer",
     "result_type",
-    "weak_representative",
 ]
 
 _PY_SCALAR_DTYPES: dict[type, np.dtype[Any]] = {
@@ -48,11 +47,6 @@ def default_dtype_for_pytype(pytype: type) -> np.dtype[Any]:
 def canonical_dtype(dtype: Any) -> np.dtype[Any]:
     """Normalise anything NumPy accepts as a dtype (``'float32'``, ``np.float32``, ...)."""
     return np.dtype(dtype)  # type: ignore[no-any-return]
-
-
-def weak_representative(dtype: np.dtype[Any]) -> object:
-    """The Python scalar that NumPy treats as a weak operand of ``dtype``'s kind."""
-    return _WEAK_REPRESENTATIVES[dtype.kind]
 
 
 def result_type(*dtypes_and_weak: tuple[np.dtype[Any], bool]) -> tuple[np.dtype[Any], bool]:

@@ -19,7 +19,7 @@ from mj_core.avals import ShapedArray, raise_to_shaped
 from mj_core.errors import AxisError
 from mj_core.primitive import Primitive, impl_rules
 from mj_core.prims.out_avals import check_operands, common_dtype, out_aval_rules
-from mj_core.shapes import aval_error
+from mj_core.shapes import aval_error, check_permutation
 
 __all__ = [
     "broadcast_p",
@@ -136,12 +136,7 @@ transpose_p = Primitive("transpose")
 
 @out_aval_rules.register(transpose_p)
 def _transpose_avals(x: ShapedArray, *, permutation: tuple[int, ...]) -> list[ShapedArray]:
-    perm = tuple(int(p) for p in permutation)
-    if sorted(perm) != list(range(x.ndim)):
-        raise AxisError(
-            f"transpose: permutation {perm} is not a permutation of the axes of operand "
-            f"{x.str_short()}"
-        )
+    perm = check_permutation("transpose", permutation, x.ndim)
     return [ShapedArray(tuple(x.shape[p] for p in perm), x.dtype, x.weak_type)]
 
 
