@@ -1,183 +1,132 @@
-"""Eager reverse-mode cost: an MLP loss gradient, and grad(f)/f on a long elementwise chain.
+"""Workloads 2 and 8: eager reverse mode (no jit anywhere).
 
-``run()`` measures, in one process:
-
-* ``mlp``: ``grad`` of a 784-512-512-10 tanh MLP's mean squared error (batch 128) w.r.t. all
-  six parameter arrays, without jit: mj (``mj_autodiff.grad``), a hand-written NumPy
-  backprop, and autograd / JAX (no jit) / torch when importable (``None`` with a note
-  otherwise). Best-of-N milliseconds.
-* ``chain``: the cost ratio ``time(grad(f)) / time(f)`` for ``f`` a chain of N elementwise
-  ops (cycling sin, mul by a constant, add a constant) on a 1,000-element array, for several
-  N (the ratio should not grow with N), for mj and for a hand-written NumPy forward+backward.
-
-Run as a script to print the numbers::
-
-    python benchmarks/bench_autodiff.py
+* 2: the gradient of the MLP loss of ``mlp.py`` (784-512-512-10, batch 128, tanh, MSE,
+  float32) w.r.t. its six parameter arrays: ``mj.grad``, the hand-written NumPy backprop
+  (the baseline), HIPS autograd, JAX without jit (``jax.disable_jit()``) and torch autograd.
+* 8: the cost ratio ``time(grad(f)) / time(f)`` for ``f`` a chain of N elementwise ops
+  (sin, multiply by a constant, add a constant, cycling) on 1,000 float32 elements, summed; for
+  N = 1,000 and 10,000 (the ratio should not grow with N). Each repeat times ``f`` and then
+  ``grad(f)``, and the ratio is taken per repeat. The NumPy row is a hand-written
+  forward (saving ``cos`` for the sin steps) and backward over the same chain.
 """
 
 from __future__ import annotations
 
-import itertools
-import sys
-import time
 from collections.abc import Callable
 from typing import Any
 
+import mlp
 import numpy as np
+from harness import (
+    Config,
+    Measurement,
+    Result,
+    Timing,
+    Workload,
+    block,
+    check_close,
+    measure,
+    time_samples,
+)
 
-import mj_core.numpy as mnp
-from mj_autodiff import grad
+import mj
+import mj.numpy as mnp
 
-Params = list[np.ndarray[Any, Any]]
-
-
-def _best_ms(fn: Callable[[], Any], repeats: int) -> float:
-    """Best of ``repeats`` wall-clock runs (robust to other processes sharing the CPU)."""
-    fn()  # warm up
-    best = float("inf")
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t0)
-    return best * 1e3
-
-
-# --- MLP --------------------------------------------------------------------------------------
-SIZES = (784, 512, 512, 10)
-BATCH = 128
+CASE_MLP = "MLP grad"
+CHAIN_ELEMENTS = 1000
+MUL, ADD = 1.0001, 0.5
 
 
-def _mlp_data(seed: int = 0) -> tuple[Params, np.ndarray[Any, Any], np.ndarray[Any, Any]]:
-    rng = np.random.default_rng(seed)
-    params: Params = []
-    for m, n in itertools.pairwise(SIZES):
-        params.append(rng.standard_normal((m, n)) / np.sqrt(m))
-        params.append(np.zeros(n))
-    x = rng.standard_normal((BATCH, SIZES[0]))
-    y = rng.standard_normal((BATCH, SIZES[-1]))
-    return params, x, y
+# --- workload 2 -------------------------------------------------------------------------------
 
 
-def mj_mlp_loss(params: Params, x: Any, y: Any) -> Any:
-    w1, b1, w2, b2, w3, b3 = params
-    h = mnp.tanh(mnp.dot(x, w1) + b1)
-    h = mnp.tanh(mnp.dot(h, w2) + b2)
-    out = mnp.dot(h, w3) + b3
-    return mnp.mean((out - y) ** 2)
+def mlp_grad(config: Config) -> list[Result]:
+    sizes, batch = config.pick(
+        (mlp.FULL_SIZES, mlp.FULL_BATCH),
+        (mlp.FULL_SIZES, mlp.FULL_BATCH),
+        (mlp.TINY_SIZES, mlp.TINY_BATCH),
+    )
+    repeats = config.pick(21, 7, 1)
+    params, x, y = mlp.init(sizes, batch)
+    want = mlp.numpy_grad(params, x, y)
+
+    def one(system: str, label: str, fn: Callable[[], Any], n: int = repeats) -> Result:
+        check_close(f"workload 2 {label}", fn(), want, rtol=1e-3, atol=1e-5)
+        return Measurement(2, CASE_MLP, system, label, "ms", measure(fn, repeats=n, sync=block))
+
+    mj_grad = mj.grad(mlp.mj_functions()[0])
+    results = [
+        one("mj", "mj.grad (eager)", lambda: mj_grad(params, x, y)),
+        one("numpy", "NumPy by hand", lambda: mlp.numpy_grad(params, x, y)),
+    ]
+    peers = config.peers
+    if peers.jax is None:
+        results.append(peers.skip(2, "jax"))
+    else:
+        jax = peers.jax
+        jgrad = jax.grad(mlp.jax_functions(jax)[0])
+        jparams = [jax.numpy.asarray(p) for p in params]
+        jx, jy = jax.numpy.asarray(x), jax.numpy.asarray(y)
+
+        def jax_nojit() -> Any:
+            with jax.disable_jit():
+                return block(jgrad(jparams, jx, jy))
+
+        results.append(one("jax", "JAX, no jit", jax_nojit))
+    if peers.torch is None:
+        results.append(peers.skip(2, "torch"))
+    else:
+        torch = peers.torch
+        tparams = mlp.torch_params(torch, params)
+        tx, ty = torch.from_numpy(x), torch.from_numpy(y)
+        results.append(
+            one("torch", "torch autograd", lambda: mlp.torch_grad(torch, tparams, tx, ty))
+        )
+    if peers.autograd is None:
+        results.append(peers.skip(2, "autograd"))
+    else:
+        results.append(
+            one("autograd", "HIPS autograd", _autograd_mlp(peers.autograd, params, x, y))
+        )
+    return results
 
 
-def numpy_mlp_grad(params: Params, x: np.ndarray[Any, Any], y: np.ndarray[Any, Any]) -> Params:
-    """Hand-written backprop of :func:`mj_mlp_loss`."""
-    w1, b1, w2, b2, w3, b3 = params
-    h1 = np.tanh(x @ w1 + b1)
-    h2 = np.tanh(h1 @ w2 + b2)
-    out = h2 @ w3 + b3
-    d_out = (2.0 / out.size) * (out - y)
-    d_w3 = h2.T @ d_out
-    d_b3 = d_out.sum(0)
-    d_h2 = (d_out @ w3.T) * (1.0 - h2 * h2)
-    d_w2 = h1.T @ d_h2
-    d_b2 = d_h2.sum(0)
-    d_h1 = (d_h2 @ w2.T) * (1.0 - h1 * h1)
-    d_w1 = x.T @ d_h1
-    d_b1 = d_h1.sum(0)
-    return [d_w1, d_b1, d_w2, d_b2, d_w3, d_b3]
+def _autograd_mlp(autograd: Any, params: mlp.Params, x: Any, y: Any) -> Callable[[], Any]:
+    anp = autograd.numpy
+
+    def loss(p: mlp.Params) -> Any:
+        h = anp.tanh(anp.dot(x, p[0]) + p[1])
+        h = anp.tanh(anp.dot(h, p[2]) + p[3])
+        return anp.mean((anp.dot(h, p[4]) + p[5] - y) ** 2)
+
+    g = autograd.grad(loss)
+    return lambda: g(params)
 
 
-def _peer_mlp(name: str, params: Params, x: Any, y: Any) -> Callable[[], Any] | None:
-    if name == "autograd":
-        import autograd  # type: ignore[import-not-found]
-        import autograd.numpy as anp  # type: ignore[import-not-found]
-
-        def loss(p: Params) -> Any:
-            h = anp.tanh(anp.dot(x, p[0]) + p[1])
-            h = anp.tanh(anp.dot(h, p[2]) + p[3])
-            return anp.mean((anp.dot(h, p[4]) + p[5] - y) ** 2)
-
-        g = autograd.grad(loss)
-        return lambda: g(params)
-    if name == "jax_nojit":
-        import jax  # type: ignore[import-not-found]
-        import jax.numpy as jnp  # type: ignore[import-not-found]
-
-        jax.config.update("jax_enable_x64", True)
-        jp = [jnp.asarray(p) for p in params]
-        jx, jy = jnp.asarray(x), jnp.asarray(y)
-
-        def jloss(p: Params) -> Any:
-            h = jnp.tanh(jx @ p[0] + p[1])
-            h = jnp.tanh(h @ p[2] + p[3])
-            return jnp.mean((h @ p[4] + p[5] - jy) ** 2)
-
-        jg = jax.grad(jloss)
-        with jax.disable_jit():
-            jg(jp)
-        return lambda: [a.block_until_ready() for a in jg(jp)]
-    if name == "torch":
-        import torch  # type: ignore[import-not-found]
-
-        tp = [torch.tensor(p, requires_grad=True) for p in params]
-        tx, ty = torch.tensor(x), torch.tensor(y)
-
-        def tgrad() -> Any:
-            h = torch.tanh(tx @ tp[0] + tp[1])
-            h = torch.tanh(h @ tp[2] + tp[3])
-            loss = ((h @ tp[4] + tp[5] - ty) ** 2).mean()
-            return torch.autograd.grad(loss, tp)
-
-        return tgrad
-    raise ValueError(name)
+# --- workload 8 -------------------------------------------------------------------------------
 
 
-def bench_mlp(repeats: int = 20) -> dict[str, Any]:
-    params, x, y = _mlp_data()
-    mj_grad = grad(mj_mlp_loss)
-    mj_g = mj_grad(params, x, y)
-    np_g = numpy_mlp_grad(params, x, y)
-    for a, b in zip(mj_g, np_g, strict=True):
-        np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12)
-    out: dict[str, Any] = {
-        "mj_ms": _best_ms(lambda: mj_grad(params, x, y), repeats),
-        "numpy_ms": _best_ms(lambda: numpy_mlp_grad(params, x, y), repeats),
-    }
-    notes = []
-    for peer in ("autograd", "jax_nojit", "torch"):
-        try:
-            fn = _peer_mlp(peer, params, x, y)
-        except ImportError:
-            out[f"{peer}_ms"] = None
-            notes.append(f"{peer} not installed")
-            continue
-        assert fn is not None
-        out[f"{peer}_ms"] = _best_ms(fn, repeats)
-    out["mj_over_numpy"] = out["mj_ms"] / out["numpy_ms"]
-    out["notes"] = notes
-    return out
+def chain(sin: Callable[[Any], Any], total: Callable[[Any], Any], n: int) -> Callable[[Any], Any]:
+    """``n`` elementwise ops cycling ``sin``, ``* MUL``, ``+ ADD``, then the sum."""
 
-
-# --- elementwise chain ------------------------------------------------------------------------
-CHAIN_SIZE = 1000
-
-
-def mj_chain(n: int) -> Callable[[Any], Any]:
     def f(x: Any) -> Any:
         for i in range(n):
             k = i % 3
             if k == 0:
-                x = mnp.sin(x)
+                x = sin(x)
             elif k == 1:
-                x = x * 1.0001
+                x = x * MUL
             else:
-                x = x + 0.5
-        return mnp.sum(x)
+                x = x + ADD
+        return total(x)
 
     return f
 
 
-def numpy_chain_grad(n: int) -> Callable[[np.ndarray[Any, Any]], np.ndarray[Any, Any]]:
-    """Hand-written forward (saving cos for the sin steps) and backward of :func:`mj_chain`."""
+def numpy_chain_grad(n: int) -> Callable[[Any], Any]:
+    """Hand-written forward (saving ``cos`` at the sin steps) and backward of :func:`chain`."""
 
-    def g(x: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    def g(x: Any) -> Any:
         saved = []
         for i in range(n):
             k = i % 3
@@ -185,60 +134,124 @@ def numpy_chain_grad(n: int) -> Callable[[np.ndarray[Any, Any]], np.ndarray[Any,
                 saved.append(np.cos(x))
                 x = np.sin(x)
             elif k == 1:
-                x = x * 1.0001
+                x = x * MUL
             else:
-                x = x + 0.5
+                x = x + ADD
         ct = np.ones_like(x)
-        it = iter(reversed(saved))
+        cos_steps = reversed(saved)
         for i in reversed(range(n)):
             k = i % 3
             if k == 0:
-                ct = ct * next(it)
+                ct = ct * next(cos_steps)
             elif k == 1:
-                ct = ct * 1.0001
+                ct = ct * MUL
         return ct
 
     return g
 
 
-def bench_chain(lengths: tuple[int, ...] = (1000, 10000), repeats: int = 5) -> dict[str, Any]:
-    x = np.linspace(-1.0, 1.0, CHAIN_SIZE)
-    out: dict[str, Any] = {}
+def _ratio(
+    workload: int,
+    n: int,
+    system: str,
+    label: str,
+    f: Callable[[], Any],
+    g: Callable[[], Any],
+    repeats: int,
+) -> list[Result]:
+    """f and grad times, and their ratio taken per repeat (both timed back to back)."""
+    block(f())
+    block(g())
+    f_times, g_times = [], []
+    for _ in range(repeats):
+        f_times += time_samples(f, repeats=1, warmup=0, sync=block)
+        g_times += time_samples(g, repeats=1, warmup=0, sync=block)
+    ratios = [tg / tf for tf, tg in zip(f_times, g_times, strict=True)]
+    return [
+        Measurement(workload, f"N={n}", system, label, "x", Timing.of(ratios)),
+        Measurement(workload, f"f, N={n}", system, label, "ms", Timing.of(f_times).scaled(1e3)),
+        Measurement(workload, f"grad, N={n}", system, label, "ms", Timing.of(g_times).scaled(1e3)),
+    ]
+
+
+def _chain_case(n: int, want: Any, repeats: int) -> Callable[..., list[Result]]:
+    """Check a system's gradient of the N-op chain against NumPy's, then time f and grad."""
+
+    def one(
+        system: str,
+        label: str,
+        f: Callable[[Any], Any],
+        g: Callable[[Any], Any],
+        arg: Any,
+        reps: int = repeats,
+    ) -> list[Result]:
+        check_close(f"workload 8 {label} N={n}", g(arg), want, rtol=1e-3, atol=1e-5)
+        return _ratio(8, n, system, label, lambda: f(arg), lambda: g(arg), reps)
+
+    return one
+
+
+def grad_ratio(config: Config) -> list[Result]:
+    lengths = config.pick((1_000, 10_000), (300, 3_000), (6, 12))
+    repeats = config.pick(7, 3, 1)
+    x = np.linspace(-1.0, 1.0, CHAIN_ELEMENTS, dtype=np.float32)
+    peers = config.peers
+    results: list[Result] = []
     for n in lengths:
-        f = mj_chain(n)
-        g = grad(f)
-        ng = numpy_chain_grad(n)
-        np.testing.assert_allclose(g(x), ng(x), rtol=1e-10)
-        t_f = _best_ms(lambda f=f: f(x), repeats)
-        t_g = _best_ms(lambda g=g: g(x), repeats)
-        t_ng = _best_ms(lambda ng=ng: ng(x), repeats)
-        out[n] = {
-            "f_ms": t_f,
-            "grad_ms": t_g,
-            "ratio": t_g / t_f,
-            "numpy_grad_ms": t_ng,
-            "numpy_ratio": t_ng / t_f,
-        }
-    return out
+        one = _chain_case(n, numpy_chain_grad(n)(x), repeats)
+        f_mj = chain(mnp.sin, mnp.sum, n)
+        results += one("mj", "mj.grad (eager)", f_mj, mj.grad(f_mj), x)
+        f_np = chain(np.sin, np.sum, n)
+        results += one("numpy", "NumPy by hand", f_np, numpy_chain_grad(n), x)
+        if peers.jax is None:
+            results.append(peers.skip(8, "jax"))
+        else:
+            jax = peers.jax
+            f_jax = chain(jax.numpy.sin, jax.numpy.sum, n)
+            g_jax = jax.grad(f_jax)
+
+            def nojit(fn: Callable[[Any], Any], jax: Any = jax) -> Callable[[Any], Any]:
+                def call(a: Any) -> Any:
+                    with jax.disable_jit():
+                        return block(fn(a))
+
+                return call
+
+            reps = max(3, repeats // 2) if config.scale == "full" else repeats
+            results += one(
+                "jax", "JAX, no jit", nojit(f_jax), nojit(g_jax), jax.numpy.asarray(x), reps
+            )
+        if peers.autograd is None:
+            results.append(peers.skip(8, "autograd"))
+        else:
+            anp = peers.autograd.numpy
+            f_ag = chain(anp.sin, anp.sum, n)
+            results += one("autograd", "HIPS autograd", f_ag, peers.autograd.grad(f_ag), x)
+        if peers.torch is None:
+            results.append(peers.skip(8, "torch"))
+        else:
+            results += one("torch", "torch autograd", *_torch_chain(peers.torch, n), x)
+    return results
 
 
-def run() -> dict[str, Any]:
-    """Both workloads; see the module docstring."""
-    return {"mlp": bench_mlp(), "chain": bench_chain()}
+def _torch_chain(torch: Any, n: int) -> tuple[Callable[[Any], Any], Callable[[Any], Any]]:
+    f = chain(torch.sin, torch.sum, n)
+
+    def value(x: Any) -> Any:
+        with torch.no_grad():
+            return f(torch.from_numpy(x))
+
+    def gradient(x: Any) -> Any:
+        t = torch.from_numpy(x).requires_grad_()
+        (g,) = torch.autograd.grad(f(t), t)
+        return g
+
+    return value, gradient
 
 
-if __name__ == "__main__":
-    res = run()
-    mlp = res["mlp"]
-    print("MLP grad (784-512-512-10, batch 128, eager), best-of-N ms:")
-    for key in ("mj_ms", "numpy_ms", "autograd_ms", "jax_nojit_ms", "torch_ms"):
-        val = mlp[key]
-        print(f"  {key:14s} {'n/a' if val is None else f'{val:8.2f}'}")
-    print(f"  mj / numpy     {mlp['mj_over_numpy']:8.2f}x   {'; '.join(mlp['notes'])}")
-    print(f"Elementwise chain on {CHAIN_SIZE} elements: grad(f) / f")
-    for n, r in res["chain"].items():
-        print(
-            f"  N={n:6d}  f {r['f_ms']:8.2f} ms  grad {r['grad_ms']:8.2f} ms  "
-            f"ratio {r['ratio']:5.2f}x  (numpy backprop {r['numpy_ratio']:5.2f}x)"
-        )
-    sys.exit(0)
+WORKLOADS = (
+    Workload(2, "eager grad of an MLP loss (784-512-512-10, batch 128, tanh, MSE)", mlp_grad),
+    Workload(
+        8, "grad(f)/f cost ratio, N-op elementwise chain on 1,000 elements, eager", grad_ratio
+    ),
+)

@@ -1,83 +1,68 @@
-"""Eager (no transformation) cost of ``mj_core.numpy``: microseconds per elementwise op.
+"""Workload 1: eager op overhead, microseconds per elementwise op.
 
-A chain of 1000 ops (sin, mul, add) on a 16-element float32 array, timed for raw NumPy,
-``mj_core.numpy`` and, when importable, JAX eager and torch, in the same run (best of
-``repeats``). Target (issue 3): mj at most 1.0 us/op and within 0.7 us of NumPy. Run::
-
-    python benchmarks/bench_eager.py
+A chain of 1000 ops (``x = sin(x) * x + 0.5``, repeated: it stays bounded, near 2.2) on a
+16-element float32 array, so the time is almost all per-op dispatch: ``mj.numpy`` (eager, no
+transformation), raw NumPy, JAX eager (``jax.numpy`` outside ``jit``) and torch.
 """
 
 from __future__ import annotations
 
-import importlib
-import time
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+from harness import Config, Measurement, Result, Workload, block, check_close, measure
 
-import mj_core.numpy as mnp
+import mj.numpy as mnp
 
-N_OPS = 1000
+Unary = Callable[[Any], Any]
+Binary = Callable[[Any, Any], Any]
 
 
-def _chain(
-    sin: Callable[[Any], Any], mul: Callable[[Any, Any], Any], add: Callable[[Any, Any], Any]
-) -> Callable[[Any], Any]:
+def chain(sin: Unary, mul: Binary, add: Binary, n_ops: int) -> Unary:
+    """``n_ops`` elementwise ops: ``x = add(mul(sin(x), x), 0.5)`` repeated."""
+
     def f(x: Any) -> Any:
-        for _ in range(N_OPS // 3):
-            x = add(mul(sin(x), x), x)
+        for _ in range(n_ops // 3):
+            x = add(mul(sin(x), x), 0.5)
         return x
 
     return f
 
 
-def _per_op_us(f: Callable[[Any], Any], x: Any, repeats: int, sync: Callable[[Any], Any]) -> float:
-    sync(f(x))  # warm up (JAX compiles per-op kernels on first use)
-    best = float("inf")
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        sync(f(x))
-        best = min(best, time.perf_counter() - t0)
-    return best / (3 * (N_OPS // 3)) * 1e6
-
-
-def _optional(name: str) -> Any:
-    try:
-        return importlib.import_module(name)
-    except ImportError:
-        return None
-
-
-def run(repeats: int = 20) -> dict[str, float]:
-    """Per-op microseconds by library."""
+def eager_ops(config: Config) -> list[Result]:
+    n_ops = config.pick(1000, 1000, 30)
+    repeats = config.pick(30, 10, 1)
+    per = 3 * (n_ops // 3)
     x = np.linspace(-1, 1, 16, dtype=np.float32)
-    results = {
-        "numpy": _per_op_us(_chain(np.sin, np.multiply, np.add), x, repeats, lambda y: y),
-        "mj_core.numpy": _per_op_us(
-            _chain(mnp.sin, mnp.multiply, mnp.add), x, repeats, lambda y: y
-        ),
-    }
-    jnp = _optional("jax.numpy")
-    if jnp is not None:
-        xj = jnp.asarray(x)
-        results["jax"] = _per_op_us(
-            _chain(jnp.sin, jnp.multiply, jnp.add),
-            xj,
-            max(3, repeats // 4),
-            lambda y: y.block_until_ready(),
-        )
-    torch = _optional("torch")
-    if torch is not None:
-        xt = torch.from_numpy(x)
-        results["torch"] = _per_op_us(
-            _chain(torch.sin, torch.mul, torch.add), xt, repeats, lambda y: y
-        )
+    case = f"{per} ops on 16 float32"
+    want = chain(np.sin, np.multiply, np.add, n_ops)(x)
+
+    def one(system: str, label: str, f: Unary, arg: Any, sync: Callable[[Any], Any]) -> Result:
+        check_close(f"workload 1 {label}", sync(f(arg)), want, rtol=1e-4, atol=1e-5)
+        timing = measure(lambda: f(arg), repeats=repeats, sync=sync, per=per, unit_scale=1e6)
+        return Measurement(1, case, system, label, "us/op", timing)
+
+    def keep(y: Any) -> Any:
+        return y
+
+    results = [
+        one("mj", "mj.numpy", chain(mnp.sin, mnp.multiply, mnp.add, n_ops), x, keep),
+        one("numpy", "NumPy", chain(np.sin, np.multiply, np.add, n_ops), x, keep),
+    ]
+    jax, torch = config.peers.jax, config.peers.torch
+    if jax is None:
+        results.append(config.peers.skip(1, "jax"))
+    else:
+        jnp = jax.numpy
+        f = chain(jnp.sin, jnp.multiply, jnp.add, n_ops)
+        results.append(one("jax", "JAX eager", f, jnp.asarray(x), block))
+    if torch is None:
+        results.append(config.peers.skip(1, "torch"))
+    else:
+        f = chain(torch.sin, torch.mul, torch.add, n_ops)
+        results.append(one("torch", "torch eager", f, torch.from_numpy(x.copy()), keep))
     return results
 
 
-if __name__ == "__main__":
-    res = run()
-    for lib, us in res.items():
-        print(f"{lib:>15}: {us:6.3f} us/op")
-    print(f"mj overhead over NumPy: {res['mj_core.numpy'] - res['numpy']:.3f} us/op")
+WORKLOADS = (Workload(1, "eager op overhead: 1000 elementwise ops on 16 elements", eager_ops),)

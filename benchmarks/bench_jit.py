@@ -1,149 +1,138 @@
-"""jit speed: dispatch, steady-state MLP train step, first call; next to jax.jit when present.
+"""Workloads 3, 5 and 6: ``jit`` in steady state, on its first call, and its dispatch cost.
 
-``run()`` returns a dict of measurements (microseconds / milliseconds / seconds):
-
-* ``dispatch_us``: ``jit(lambda x: x + 1.0)`` on a float32 scalar already on the device,
-  median per-call time over 10,000 calls (5 rounds);
-* ``mlp_step_ms``: jitted MLP train step (784-512-512-10, batch 128, tanh, MSE, grad + SGD),
-  outputs fed back as inputs, median per step;
-* ``first_call_s``: trace + lower + compile + run of that step, in a fresh ``jit``.
-
-Each key has a ``jax_`` twin when jax is importable (measured in the same process). Run as a
-script to print them. For one-thread numbers pin the process first (``taskset -c 0``).
+* 3: the jitted MLP train step (``mlp.py``: grad + SGD), outputs fed back as inputs, median
+  per step; mj's ``jit`` vs ``jax.jit`` and torch eager (forward, ``autograd.grad``, update).
+* 5: the first call of that step through a fresh ``jit`` of fresh functions: trace, lower,
+  compile and run; mj vs JAX.
+* 6: ``jit(lambda x: x + 1.0)`` on a float32 scalar already on the device, 10,000 calls per
+  sample, microseconds per call; mj vs JAX.
 """
 
 from __future__ import annotations
 
-import itertools
-import statistics
-import time
 from collections.abc import Callable
-from types import ModuleType
 from typing import Any
 
+import mlp
 import numpy as np
+from harness import Config, Measurement, Result, Workload, block, check_close, measure
 
-from mj_autodiff import grad
-from mj_core import lax
-from mj_xla import device_put, jit
+import mj
 
-SIZES = (784, 512, 512, 10)
-BATCH = 128
-LR = 1e-3
+CASE_STEP, CASE_FIRST, CASE_DISPATCH = "train step", "first call", "x + 1.0"
 
 
-def _median_per_call(fn: Callable[[], Any], n: int, rounds: int = 5) -> float:
-    times = []
-    for _ in range(rounds):
-        t0 = time.perf_counter()
-        out = None
-        for _ in range(n):
-            out = fn()
-        _block(out)
-        times.append((time.perf_counter() - t0) / n)
-    return statistics.median(times)
+def _sizes(config: Config) -> tuple[tuple[int, ...], int]:
+    return config.pick(
+        (mlp.FULL_SIZES, mlp.FULL_BATCH),
+        (mlp.FULL_SIZES, mlp.FULL_BATCH),
+        (mlp.TINY_SIZES, mlp.TINY_BATCH),
+    )
 
 
-def _block(x: Any) -> None:
-    for leaf in x if isinstance(x, tuple | list) else (x,):
-        if hasattr(leaf, "block_until_ready"):
-            leaf.block_until_ready()
-
-
-def _init_params(rng: np.random.Generator) -> list[np.ndarray[Any, Any]]:
-    params: list[np.ndarray[Any, Any]] = []
-    for m, n in itertools.pairwise(SIZES):
-        params.append((rng.normal(size=(m, n)) / np.sqrt(m)).astype(np.float32))
-        params.append(np.zeros(n, np.float32))
-    return params
-
-
-def _data(rng: np.random.Generator) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
-    x = rng.normal(size=(BATCH, SIZES[0])).astype(np.float32)
-    y = rng.normal(size=(BATCH, SIZES[-1])).astype(np.float32)
-    return x, y
-
-
-def _mj_step() -> Callable[..., Any]:
-    def loss(params: list[Any], x: Any, y: Any) -> Any:
-        h = x
-        for i in range(0, len(params) - 2, 2):
-            h = lax.tanh(lax.dot(h, params[i]) + params[i + 1])
-        out = lax.dot(h, params[-2]) + params[-1]
-        err = out - y
-        return lax.reduce_sum(err * err, (0, 1)) / float(err.size)
-
-    def step(params: list[Any], x: Any, y: Any) -> list[Any]:
-        grads = grad(loss)(params, x, y)
-        return [p - LR * g for p, g in zip(params, grads, strict=True)]
-
-    return step
-
-
-def _jax_step(jax: ModuleType) -> Callable[..., Any]:
-    jnp = jax.numpy
-
-    def loss(params: list[Any], x: Any, y: Any) -> Any:
-        h = x
-        for i in range(0, len(params) - 2, 2):
-            h = jnp.tanh(h @ params[i] + params[i + 1])
-        out = h @ params[-2] + params[-1]
-        return jnp.mean((out - y) ** 2)
-
-    def step(params: list[Any], x: Any, y: Any) -> list[Any]:
-        grads = jax.grad(loss)(params, x, y)
-        return [p - LR * g for p, g in zip(params, grads, strict=True)]
-
-    return step
-
-
-def _measure(
-    jit_fn: Callable[..., Any], put: Callable[[Any], Any], make_step: Callable[[], Any]
-) -> dict[str, float]:
-    rng = np.random.default_rng(0)
-    add_one = jit_fn(lambda x: x + 1.0)
-    scalar = put(np.float32(1.5))
-    add_one(scalar)
-    dispatch = _median_per_call(lambda: add_one(scalar), 10_000)
-
-    params = [put(p) for p in _init_params(rng)]
-    x, y = (put(a) for a in _data(rng))
-    step = jit_fn(make_step())
-    t0 = time.perf_counter()
-    params = step(params, x, y)
-    _block(params)
-    first = time.perf_counter() - t0
-
-    state = {"params": params}
+def _feed_back(step: Callable[..., Any], params: Any, x: Any, y: Any) -> Callable[[], Any]:
+    """A no-argument call running one step on the previous step's output."""
+    state = [params]
 
     def one_step() -> Any:
-        state["params"] = step(state["params"], x, y)
-        return state["params"]
+        state[0] = step(state[0], x, y)
+        return state[0]
 
-    mlp = _median_per_call(one_step, 50)
-    return {"dispatch_us": dispatch * 1e6, "mlp_step_ms": mlp * 1e3, "first_call_s": first}
-
-
-def _try_import_jax() -> ModuleType | None:
-    try:
-        import jax
-    except ImportError:
-        return None
-    return jax
+    return one_step
 
 
-def run() -> dict[str, float]:
-    """Measure mj's jit (and jax.jit when importable); see the module docstring."""
-    results = _measure(jit, device_put, _mj_step)
-    jax = _try_import_jax()
-    if jax is not None:
-        theirs = _measure(jax.jit, jax.device_put, lambda: _jax_step(jax))
-        results.update({f"jax_{k}": v for k, v in theirs.items()})
-        for key in ("dispatch_us", "mlp_step_ms", "first_call_s"):
-            results[f"ratio_{key}"] = results[key] / results[f"jax_{key}"]
+def train_step(config: Config) -> list[Result]:
+    sizes, batch = _sizes(config)
+    params, x, y = mlp.init(sizes, batch)
+    want = mlp.numpy_step(params, x, y)
+    repeats, number = config.pick(15, 5, 1), config.pick(20, 5, 1)
+
+    def timed(step: Callable[[], Any], sync: Callable[[Any], Any]) -> Any:
+        return measure(step, repeats=repeats, number=number, sync=sync, warmup=2)
+
+    results: list[Result] = []
+    step = mj.jit(mlp.mj_functions()[1])
+    dev = [mj.device_put(a) for a in (*params, x, y)]
+    mj_params, mj_x, mj_y = dev[:-2], dev[-2], dev[-1]
+    check_close("workload 3 mj", step(mj_params, mj_x, mj_y), want, rtol=2e-4, atol=1e-6)
+    timing = timed(_feed_back(step, mj_params, mj_x, mj_y), block)
+    results.append(Measurement(3, CASE_STEP, "mj", "mj.jit", "ms", timing))
+
+    jax, torch = config.peers.jax, config.peers.torch
+    if jax is None:
+        results.append(config.peers.skip(3, "jax"))
+    else:
+        jstep = jax.jit(mlp.jax_functions(jax)[1])
+        jparams = [jax.device_put(p) for p in params]
+        jx, jy = jax.device_put(x), jax.device_put(y)
+        check_close("workload 3 jax", jstep(jparams, jx, jy), want, rtol=2e-4, atol=1e-6)
+        timing = timed(_feed_back(jstep, jparams, jx, jy), block)
+        results.append(Measurement(3, CASE_STEP, "jax", "jax.jit", "ms", timing))
+    if torch is None:
+        results.append(config.peers.skip(3, "torch"))
+    else:
+        tparams = mlp.torch_params(torch, params)
+        tx, ty = torch.from_numpy(x), torch.from_numpy(y)
+
+        def tstep(p: Any, a: Any, b: Any) -> Any:
+            return mlp.torch_step(torch, p, a, b)
+
+        check_close("workload 3 torch", tstep(tparams, tx, ty), want, rtol=2e-4, atol=1e-6)
+        timing = timed(_feed_back(tstep, tparams, tx, ty), block)
+        results.append(Measurement(3, CASE_STEP, "torch", "torch eager", "ms", timing))
     return results
 
 
-if __name__ == "__main__":
-    for name, value in run().items():
-        print(f"{name:>24}: {value:.4g}")
+def first_call(config: Config) -> list[Result]:
+    sizes, batch = _sizes(config)
+    params, x, y = mlp.init(sizes, batch)
+    repeats = config.pick(5, 3, 1)
+
+    def mj_first() -> Any:
+        return block(mj.jit(mlp.mj_functions()[1])(params, x, y))
+
+    timing = measure(mj_first, repeats=repeats, unit_scale=1.0)
+    results: list[Result] = [Measurement(5, CASE_FIRST, "mj", "mj.jit", "s", timing)]
+    jax = config.peers.jax
+    if jax is None:
+        results.append(config.peers.skip(5, "jax"))
+    else:
+
+        def jax_first() -> Any:
+            return block(jax.jit(mlp.jax_functions(jax)[1])(params, x, y))
+
+        timing = measure(jax_first, repeats=repeats, unit_scale=1.0)
+        results.append(Measurement(5, CASE_FIRST, "jax", "jax.jit", "s", timing))
+    return results
+
+
+def dispatch(config: Config) -> list[Result]:
+    calls, repeats = config.pick(10_000, 2_000, 10), config.pick(7, 3, 1)
+
+    def per_call(jit: Callable[..., Any], put: Callable[[Any], Any]) -> Any:
+        add_one = jit(lambda x: x + 1.0)
+        scalar = put(np.float32(1.5))
+        check_close("workload 6", add_one(scalar), np.float32(2.5), rtol=0)
+
+        def call() -> Any:
+            return add_one(scalar)
+
+        return measure(call, repeats=repeats, number=calls, sync=block, warmup=10, unit_scale=1e6)
+
+    results: list[Result] = [
+        Measurement(6, CASE_DISPATCH, "mj", "mj.jit", "us/call", per_call(mj.jit, mj.device_put))
+    ]
+    jax = config.peers.jax
+    if jax is None:
+        results.append(config.peers.skip(6, "jax"))
+    else:
+        timing = per_call(jax.jit, jax.device_put)
+        results.append(Measurement(6, CASE_DISPATCH, "jax", "jax.jit", "us/call", timing))
+    return results
+
+
+WORKLOADS = (
+    Workload(3, "jitted MLP train step, steady state", train_step),
+    Workload(5, "first call (trace+lower+compile+run) of the jitted train step", first_call),
+    Workload(6, "jit dispatch of x + 1.0 on a device scalar", dispatch),
+)

@@ -1,144 +1,125 @@
-"""scan speed: compile time independent of the length, and grad through a long RNN-like scan.
+"""Workload 9: ``scan``: compile time independent of the length, and grad through a long scan.
 
-``run()`` returns a dict of measurements:
-
-* ``compile_s_len10`` / ``compile_s_len10000``: trace + lower + compile of ``jit`` over a
-  ``scan`` of that length with the same body (median of 3 fresh ``jit`` objects), and
-  ``compile_ratio`` (long / short; the loop is one ``stablehlo.while``, so it stays near 1);
-* ``rnn_grad_us_per_step``: ``jit(grad(loss))`` of a 1,000-step scan with carry update
-  ``h = tanh(W @ h + x_t)``, width 256, float32, w.r.t. ``W`` (median per call / 1,000).
-
-Each key has a ``jax_`` twin when jax is importable (measured in the same process with the
-same functions written in jax), and ``ratio_*`` keys compare mj with JAX. Run as a script to
-print them. For one-thread numbers pin the process first (``taskset -c 0``).
+* compile: trace + lower + compile (``jit(f).lower(xs).compile()``) of a scan whose body is
+  ``c = tanh(0.9 * c + x)`` (width 16), for length 10 and 10,000, fresh functions each time.
+  A scan lowers to one loop, so the ratio long/short should stay near 1 (taken per repeat).
+* RNN grad step: ``jit(grad(loss))`` of a 1,000-step scan ``h = tanh(W @ h + x_t)``, width
+  256, float32, w.r.t. ``W``; milliseconds per call. mj vs JAX.
 """
 
 from __future__ import annotations
 
-import importlib
-import statistics
-import time
 from collections.abc import Callable
-from types import ModuleType
+from functools import partial
 from typing import Any
 
 import numpy as np
+from harness import (
+    Config,
+    Measurement,
+    Result,
+    Timing,
+    Workload,
+    block,
+    check_close,
+    measure,
+    time_samples,
+)
 
-from mj_autodiff import grad
-from mj_control import scan
-from mj_core import lax
-from mj_xla import device_put, jit
+import mj
 
-SHORT, LONG = 10, 10_000
-WIDTH = 256
-STEPS = 1_000
+SHORT = 10
 COMPILE_WIDTH = 16
+CASE_RATIO, CASE_GRAD = "compile ratio", "RNN grad step"
 
 
-def _block(x: Any) -> None:
-    if hasattr(x, "block_until_ready"):
-        x.block_until_ready()
+def _programs(scan: Callable[..., Any], np_like: Any, width: int) -> tuple[Any, Any]:
+    """``(scan_fn, rnn_loss)``, fresh function objects on every call."""
 
-
-def _median(fn: Callable[[], Any], rounds: int) -> float:
-    times = []
-    for _ in range(rounds):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
-
-
-# --- the two programs, once per library ----------------------------------------------------------
-
-
-def _mj_programs() -> tuple[Callable[..., Any], Callable[..., Any]]:
-    def short_body(c: Any, x: Any) -> tuple[Any, Any]:
-        c = lax.tanh(c * 0.9 + x)
-        return c, lax.reduce_sum(c, (0,))
+    def body(c: Any, x: Any) -> tuple[Any, Any]:
+        c = np_like.tanh(c * 0.9 + x)
+        return c, np_like.sum(c)
 
     def scan_fn(xs: Any) -> Any:
-        return scan(short_body, np.zeros(COMPILE_WIDTH, np.float32), xs)
+        return scan(body, np_like.zeros(COMPILE_WIDTH, np.float32), xs)
 
     def rnn_loss(w: Any, xs: Any) -> Any:
         def step(h: Any, x: Any) -> tuple[Any, None]:
-            return lax.tanh(lax.dot(w, h) + x), None
+            return np_like.tanh(np_like.dot(w, h) + x), None
 
-        h, _ = scan(step, np.zeros(WIDTH, np.float32), xs)
-        return lax.reduce_sum(h * h, (0,))
+        h, _ = scan(step, np_like.zeros(width, np.float32), xs)
+        return np_like.sum(h * h)
 
-    return scan_fn, grad(rnn_loss)
-
-
-def _jax_programs(jax: ModuleType) -> tuple[Callable[..., Any], Callable[..., Any]]:
-    jnp = jax.numpy
-
-    def short_body(c: Any, x: Any) -> tuple[Any, Any]:
-        c = jnp.tanh(c * 0.9 + x)
-        return c, jnp.sum(c)
-
-    def scan_fn(xs: Any) -> Any:
-        return jax.lax.scan(short_body, jnp.zeros(COMPILE_WIDTH, np.float32), xs)
-
-    def rnn_loss(w: Any, xs: Any) -> Any:
-        def step(h: Any, x: Any) -> tuple[Any, None]:
-            return jnp.tanh(w @ h + x), None
-
-        h, _ = jax.lax.scan(step, jnp.zeros(WIDTH, np.float32), xs)
-        return jnp.sum(h * h)
-
-    return scan_fn, jax.grad(rnn_loss)
+    return scan_fn, rnn_loss
 
 
-def _measure(
-    jit_fn: Callable[..., Any],
-    put: Callable[[Any], Any],
-    programs: Callable[[], tuple[Any, Any]],
-) -> dict[str, float]:
-    results: dict[str, float] = {}
-    for length in (SHORT, LONG):
-        xs = np.ones((length, COMPILE_WIDTH), np.float32)
+def _rnn_grad_reference(w: Any, xs: Any) -> Any:
+    """d/dw sum(h_T**2) by hand (float64 backprop through time)."""
+    w64, hs = w.astype(np.float64), [np.zeros(w.shape[0])]
+    for x in xs.astype(np.float64):
+        hs.append(np.tanh(w64 @ hs[-1] + x))
+    ct, grad = 2 * hs[-1], np.zeros_like(w64)
+    for t in range(len(xs), 0, -1):
+        pre = ct * (1 - hs[t] ** 2)
+        grad += np.outer(pre, hs[t - 1])
+        ct = w64.T @ pre
+    return grad
 
-        def compile_once(xs: Any = xs) -> None:
-            scan_fn, _ = programs()  # new function objects: no compile cache hit
-            jit_fn(scan_fn).lower(xs).compile()
 
-        compile_once()  # warm up the tracing machinery itself
-        results[f"compile_s_len{length}"] = _median(compile_once, 3)
-    results["compile_ratio"] = results[f"compile_s_len{LONG}"] / results[f"compile_s_len{SHORT}"]
-
+def scan_workload(config: Config) -> list[Result]:
+    long = config.pick(10_000, 10_000, 100)
+    steps, width = config.pick((1_000, 256), (1_000, 256), (20, 8))
+    compile_repeats, grad_repeats = config.pick(5, 3, 1), config.pick(15, 5, 1)
     rng = np.random.default_rng(0)
-    w = put((rng.normal(size=(WIDTH, WIDTH)) / np.sqrt(WIDTH)).astype(np.float32))
-    xs = put(rng.normal(size=(STEPS, WIDTH)).astype(np.float32))
-    step = jit_fn(programs()[1])
-    _block(step(w, xs))
+    w = (rng.standard_normal((width, width)) / np.sqrt(width)).astype(np.float32)
+    xs = (0.5 * rng.standard_normal((steps, width))).astype(np.float32)
+    want = _rnn_grad_reference(w, xs)
 
-    def one_call() -> None:
-        _block(step(w, xs))
-
-    results["rnn_grad_us_per_step"] = _median(one_call, 15) / STEPS * 1e6
-    return results
-
-
-def _try_import_jax() -> ModuleType | None:
-    try:
-        return importlib.import_module("jax")
-    except ImportError:
-        return None
-
-
-def run() -> dict[str, float]:
-    """Measure mj (and jax when importable); see the module docstring."""
-    results = _measure(jit, device_put, _mj_programs)
-    jax = _try_import_jax()
+    # (system, its module: jit, grad, device_put, lax.scan, numpy)
+    systems: list[tuple[str, Any]] = [("mj", mj)]
+    jax = config.peers.jax
     if jax is not None:
-        theirs = _measure(jax.jit, jax.device_put, lambda: _jax_programs(jax))
-        results.update({f"jax_{k}": v for k, v in theirs.items()})
-        for key in ("compile_s_len10", "compile_s_len10000", "rnn_grad_us_per_step"):
-            results[f"ratio_{key}"] = results[key] / results[f"jax_{key}"]
+        systems.append(("jax", jax))
+    results: list[Result] = [] if jax is not None else [config.peers.skip(9, "jax")]
+    for system, lib in systems:
+        scan, np_like = lib.lax.scan, lib.numpy
+
+        def compile_once(
+            length: int, lib: Any = lib, scan: Any = scan, np_like: Any = np_like
+        ) -> Any:
+            scan_fn, _ = _programs(scan, np_like, width)
+            return lib.jit(scan_fn).lower(np.ones((length, COMPILE_WIDTH), np.float32)).compile()
+
+        compile_once(SHORT)  # warm up the tracing and compiling machinery itself
+        short_t, long_t = [], []
+        for _ in range(compile_repeats):
+            short_t += time_samples(lambda: compile_once(SHORT), repeats=1, warmup=0)
+            long_t += time_samples(lambda: compile_once(long), repeats=1, warmup=0)
+        ratios = [b / a for a, b in zip(short_t, long_t, strict=True)]
+        label = f"{system}.jit(scan).lower().compile()"
+        results += [
+            Measurement(9, f"compile, length {SHORT}", system, label, "s", Timing.of(short_t)),
+            Measurement(9, f"compile, length {long}", system, label, "s", Timing.of(long_t)),
+            Measurement(
+                9, CASE_RATIO, system, f"length {long} / length {SHORT}", "x", Timing.of(ratios)
+            ),
+        ]
+
+        _, rnn_loss = _programs(scan, np_like, width)
+        grad_fn = lib.jit(lib.grad(rnn_loss))
+        dw, dxs = lib.device_put(w), lib.device_put(xs)
+        check_close(f"workload 9 {system}", grad_fn(dw, dxs), want, rtol=2e-3, atol=1e-4)
+        timing = measure(partial(grad_fn, dw, dxs), repeats=grad_repeats, sync=block, warmup=2)
+        results.append(
+            Measurement(
+                9, CASE_GRAD, system, f"{system}.jit({system}.grad(scan loss))", "ms", timing
+            )
+        )
     return results
 
 
-if __name__ == "__main__":
-    for name, value in run().items():
-        print(f"{name:>32}: {value:.4g}")
+WORKLOADS = (
+    Workload(
+        9, "scan: compile time vs length; grad through a 1,000-step RNN-like scan", scan_workload
+    ),
+)

@@ -1,140 +1,121 @@
-"""Per-example gradients, eager: ``vmap(grad(loss))`` for a linear model.
+"""Workload 7: per-example gradients, ``vmap(grad(loss))``, eager and jitted.
 
-The model is ``pred = x @ W + b`` with ``x`` of size 64 and 10 outputs, a squared-error loss
-per example, and a batch of 128 examples. ``run()`` times, in the same process:
-
-* ``mj_vmap``: ``mj_batch.vmap(mj_autodiff.grad(loss), in_axes=(None, 0, 0))``, eager;
-* ``mj_loop``: a Python loop of ``grad(loss)`` over the examples, stacked;
-* ``jax_vmap`` (jax without jit) and ``torch_func`` (``torch.func.vmap(grad)``) when those
-  are importable, otherwise ``None`` with a note.
-
-Times are the median of ``repeats`` runs, in milliseconds (``mj_vmap_min``: the fastest run,
-a steadier figure on a shared machine). Run as a script to print them::
-
-    python benchmarks/bench_vmap.py
+A linear model ``pred = x @ w + b`` (64 inputs, 10 outputs) with a squared-error loss per
+example, a batch of 128, float32. Eager: ``mj.vmap(mj.grad(loss))``, JAX's the same under
+``jax.disable_jit()``, and ``torch.func.vmap(torch.func.grad(loss))``. Jitted: ``mj.jit`` and
+``jax.jit`` of the same. Every system's gradients are checked against the closed form.
 """
 
 from __future__ import annotations
 
-import statistics
-import sys
-import time
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+from harness import Config, Measurement, Result, Skipped, Workload, block, check_close, measure
 
-from mj_autodiff import grad
-from mj_batch import vmap
-from mj_core import lax
+import mj
+import mj.numpy as mnp
 
-N_IN, N_OUT, BATCH = 64, 10, 128
+N_IN, N_OUT = 64, 10
+NDArray = np.ndarray[Any, Any]
 
 
-def _data(seed: int = 0) -> dict[str, np.ndarray]:
+def data(batch: int, seed: int = 0) -> dict[str, NDArray]:
     rng = np.random.default_rng(seed)
-    return {
-        "w": rng.normal(size=(N_IN, N_OUT)) / np.sqrt(N_IN),
-        "b": rng.normal(size=(N_OUT,)),
-        "x": rng.normal(size=(BATCH, N_IN)),
-        "y": rng.normal(size=(BATCH, N_OUT)),
+    arrays = {
+        "w": rng.standard_normal((N_IN, N_OUT)) / np.sqrt(N_IN),
+        "b": rng.standard_normal(N_OUT),
+        "x": rng.standard_normal((batch, N_IN)),
+        "y": rng.standard_normal((batch, N_OUT)),
     }
+    return {k: v.astype(np.float32) for k, v in arrays.items()}
 
 
-def _mj_loss(params: dict[str, Any], x: Any, y: Any) -> Any:
-    err = lax.dot(x, params["w"]) + params["b"] - y
-    return lax.reduce_sum(err * err, (0,))
+def closed_form(d: dict[str, NDArray]) -> dict[str, NDArray]:
+    """d/dw and d/db of ``sum((x @ w + b - y)**2)`` for each example."""
+    err = d["x"] @ d["w"] + d["b"] - d["y"]
+    return {"b": 2 * err, "w": 2 * d["x"][:, :, None] * err[:, None, :]}
 
 
-def _expected(d: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-    err = d["x"] @ d["w"] + d["b"] - d["y"]  # (batch, out)
-    return {"w": 2 * d["x"][:, :, None] * err[:, None, :], "b": 2 * err}
+def _loss(np_like: Any) -> Callable[..., Any]:
+    def loss(params: dict[str, Any], x: Any, y: Any) -> Any:
+        err = np_like.dot(x, params["w"]) + params["b"] - y
+        return np_like.sum(err * err)
+
+    return loss
 
 
-def _times_ms(fn: Callable[[], Any], repeats: int) -> list[float]:
-    fn()  # warm up (caches, first-call imports)
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        times.append((time.perf_counter() - t0) * 1e3)
-    return times
+def per_example_grads(config: Config) -> list[Result]:
+    batch = config.pick(128, 128, 4)
+    repeats, number = config.pick(15, 5, 1), config.pick(10, 5, 1)
+    d = data(batch)
+    want = closed_form(d)
+    params = {"w": d["w"], "b": d["b"]}
 
+    def one(case: str, system: str, label: str, fn: Callable[[], Any]) -> Measurement:
+        check_close(f"workload 7 {label}", fn(), want, rtol=1e-4, atol=1e-5)
+        timing = measure(fn, repeats=repeats, number=number, sync=block, warmup=2)
+        return Measurement(7, case, system, label, "ms", timing)
 
-def _median_ms(fn: Callable[[], Any], repeats: int) -> float:
-    return statistics.median(_times_ms(fn, repeats))
+    mj_eager = mj.vmap(mj.grad(_loss(mnp)), in_axes=(None, 0, 0))
+    mj_jitted = mj.jit(mj.vmap(mj.grad(_loss(mnp)), in_axes=(None, 0, 0)))
+    dev = {k: mj.device_put(v) for k, v in d.items()}
+    dev_params = {"w": dev["w"], "b": dev["b"]}
+    results: list[Result] = [
+        one("eager", "mj", "mj.vmap(mj.grad)", lambda: mj_eager(params, d["x"], d["y"])),
+        one(
+            "jitted", "mj", "mj.jit(vmap(grad))", lambda: mj_jitted(dev_params, dev["x"], dev["y"])
+        ),
+    ]
+    jax, torch = config.peers.jax, config.peers.torch
+    if jax is None:
+        results.append(config.peers.skip(7, "jax"))
+    else:
+        per_example = jax.vmap(jax.grad(_loss(jax.numpy)), in_axes=(None, 0, 0))
+        jd = {k: jax.device_put(v) for k, v in d.items()}
+        jparams = {"w": jd["w"], "b": jd["b"]}
 
+        def jax_eager() -> Any:
+            with jax.disable_jit():
+                return block(per_example(jparams, jd["x"], jd["y"]))
 
-def _jax_ms(d: dict[str, np.ndarray], repeats: int) -> float | None:
-    try:
-        import jax
-        import jax.numpy as jnp
-    except ImportError:
-        return None
-
-    def loss(params: Any, x: Any, y: Any) -> Any:
-        err = jnp.dot(x, params["w"]) + params["b"] - y
-        return jnp.sum(err * err)
-
-    params = {"w": jnp.asarray(d["w"]), "b": jnp.asarray(d["b"])}
-    x, y = jnp.asarray(d["x"]), jnp.asarray(d["y"])
-    per_example = jax.vmap(jax.grad(loss), in_axes=(None, 0, 0))
-    with jax.disable_jit():
-        return _median_ms(lambda: jax.block_until_ready(per_example(params, x, y)), repeats)
-
-
-def _torch_ms(d: dict[str, np.ndarray], repeats: int) -> float | None:
-    try:
-        import torch
+        jitted = jax.jit(per_example)
+        results.append(one("eager", "jax", "jax.vmap(jax.grad), no jit", jax_eager))
+        results.append(
+            one("jitted", "jax", "jax.jit(vmap(grad))", lambda: jitted(jparams, jd["x"], jd["y"]))
+        )
+    if torch is None:
+        results.append(config.peers.skip(7, "torch"))
+    else:
         from torch.func import grad as tgrad
         from torch.func import vmap as tvmap
-    except ImportError:
-        return None
 
-    def loss(params: Any, x: Any, y: Any) -> Any:
-        err = x @ params["w"] + params["b"] - y
-        return (err * err).sum()
-
-    params = {"w": torch.tensor(d["w"]), "b": torch.tensor(d["b"])}
-    x, y = torch.tensor(d["x"]), torch.tensor(d["y"])
-    per_example = tvmap(tgrad(loss), in_dims=(None, 0, 0))
-    return _median_ms(lambda: per_example(params, x, y), repeats)
-
-
-def run(repeats: int = 50) -> dict[str, Any]:
-    """``{"mj_vmap": ms, "mj_vmap_min": ms, "mj_loop": ms, "speedup_vs_loop": x,
-    "jax_vmap": ms | None, "torch_func": ms | None, "note": str}``; checks mj's gradients
-    against closed forms first."""
-    d = _data()
-    params = {"w": d["w"], "b": d["b"]}
-    per_example = vmap(grad(_mj_loss), in_axes=(None, 0, 0))
-    g = per_example(params, d["x"], d["y"])
-    expected = _expected(d)
-    for key in ("w", "b"):
-        np.testing.assert_allclose(g[key], expected[key], rtol=1e-10, atol=1e-12)
-
-    single = grad(_mj_loss)
-
-    def loop() -> Any:
-        gs = [single(params, d["x"][i], d["y"][i]) for i in range(BATCH)]
-        return {k: np.stack([gi[k] for gi in gs]) for k in ("w", "b")}
-
-    mj_times = _times_ms(lambda: per_example(params, d["x"], d["y"]), repeats)
-    out: dict[str, Any] = {
-        "mj_vmap": statistics.median(mj_times),
-        "mj_vmap_min": min(mj_times),
-        "mj_loop": _median_ms(loop, max(3, repeats // 10)),
-        "jax_vmap": _jax_ms(d, repeats),
-        "torch_func": _torch_ms(d, repeats),
-    }
-    out["speedup_vs_loop"] = out["mj_loop"] / out["mj_vmap"]
-    missing = [name for name in ("jax_vmap", "torch_func") if out[name] is None]
-    out["note"] = f"not installed, skipped: {', '.join(missing)}" if missing else ""
-    return out
+        tper = tvmap(tgrad(_loss(_TorchNumpy(torch))), in_dims=(None, 0, 0))
+        tparams = {"w": torch.from_numpy(d["w"]), "b": torch.from_numpy(d["b"])}
+        tx, ty = torch.from_numpy(d["x"]), torch.from_numpy(d["y"])
+        results.append(
+            one("eager", "torch", "torch.func.vmap(grad)", lambda: tper(tparams, tx, ty))
+        )
+        results.append(
+            Skipped(
+                7,
+                "torch",
+                "jitted: torch.compile not measured (needs a C++ "
+                "toolchain; compile takes tens of seconds)",
+            )
+        )
+    return results
 
 
-if __name__ == "__main__":
-    result = run(int(sys.argv[1]) if len(sys.argv) > 1 else 50)
-    for name, value in result.items():
-        shown = f"{value:.3f}" if isinstance(value, float) else value
-        print(f"{name:>16}: {shown}")
+class _TorchNumpy:
+    """The two NumPy names the loss uses, on torch tensors."""
+
+    def __init__(self, torch: Any) -> None:
+        self.dot = torch.matmul
+        self.sum = torch.sum
+
+
+WORKLOADS = (
+    Workload(7, "per-example gradients vmap(grad), linear 64->10, batch 128", per_example_grads),
+)

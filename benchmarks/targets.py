@@ -1,0 +1,163 @@
+"""The targets of issue 10, judged on the medians of one run.
+
+Each target compares mj with a peer (or with itself) measured in the same process. A target
+whose peer was not measured (not installed, or the workload was not selected) is ``n/a``,
+never a pass.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from harness import Measurement, Result
+
+Status = Literal["PASS", "FAIL", "n/a"]
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    workload: int
+    target: str
+    measured: str
+    status: Status
+
+
+class _Lookup:
+    """Median of (workload, case, system); ``None`` when not measured."""
+
+    def __init__(self, results: Sequence[Result]) -> None:
+        self.values: dict[tuple[int, str, str], Measurement] = {}
+        for r in results:
+            if isinstance(r, Measurement):
+                self.values[(r.workload, r.case, r.system)] = r
+
+    def get(self, workload: int, case: str, system: str) -> float | None:
+        m = self.values.get((workload, case, system))
+        return None if m is None else m.timing.median
+
+    def cases(self, workload: int, system: str) -> list[str]:
+        return [c for (w, c, s) in self.values if w == workload and s == system]
+
+
+def _status(ok: bool) -> Status:
+    return "PASS" if ok else "FAIL"
+
+
+def _versus(
+    look: _Lookup, workload: int, case: str, peer: str, factor: float, target: str, unit: str
+) -> Verdict:
+    """mj <= factor * peer on ``case``."""
+    mine, theirs = look.get(workload, case, "mj"), look.get(workload, case, peer)
+    if mine is None or theirs is None:
+        missing = "mj" if mine is None else peer
+        return Verdict(workload, target, f"{missing} not measured", "n/a")
+    ratio = mine / theirs
+    shown = f"mj {mine:.4g} {unit} vs {theirs:.4g} {unit}: {ratio:.2f}x"
+    return Verdict(workload, target, shown, _status(ratio <= factor))
+
+
+def _w1(look: _Lookup) -> list[Verdict]:
+    target = "<= 1.0 us/op"
+    (case,) = look.cases(1, "mj") or [""]
+    mine = look.get(1, case, "mj")
+    if mine is None:
+        return [Verdict(1, target, "mj not measured", "n/a")]
+    return [Verdict(1, target, f"mj {mine:.3f} us/op", _status(mine <= 1.0))]
+
+
+def _w2(look: _Lookup) -> list[Verdict]:
+    return [_versus(look, 2, "MLP grad", "numpy", 1.2, "<= 1.2x NumPy by hand", "ms")]
+
+
+def _w3(look: _Lookup) -> list[Verdict]:
+    return [_versus(look, 3, "train step", "jax", 1.05, "<= 1.05x jax.jit", "ms")]
+
+
+def _sizes(cases: Sequence[str]) -> list[tuple[int, str]]:
+    """``"N=1000"``-style cases sorted by N."""
+    return sorted((int(c.split("=")[1]), c) for c in cases if c.startswith("N="))
+
+
+def _w4(look: _Lookup) -> list[Verdict]:
+    sizes = _sizes(look.cases(4, "mj"))
+    if not sizes:
+        return [Verdict(4, "<= 6 us/eqn", "mj not measured", "n/a")]
+    per_eqn = [(n, look.get(4, c, "mj") or 0.0) for n, c in sizes]
+    worst = max(t for _, t in per_eqn)
+    shown = ", ".join(f"N={n}: {t:.2f}" for n, t in per_eqn) + " us/eqn"
+    out = [Verdict(4, "<= 6 us/eqn at every N", shown, _status(worst <= 6.0))]
+    (n0, t0), (n1, t1) = per_eqn[0], per_eqn[-1]
+    flat = f"N={n1} within 1.3x of N={n0}"
+    if n0 == n1:
+        out.append(Verdict(4, flat, "one size only", "n/a"))
+    else:
+        out.append(Verdict(4, flat, f"{t1 / t0:.2f}x", _status(t1 / t0 <= 1.3)))
+    return out
+
+
+def _w5(look: _Lookup) -> list[Verdict]:
+    return [_versus(look, 5, "first call", "jax", 1.0, "<= JAX", "s")]
+
+
+def _w6(look: _Lookup) -> list[Verdict]:
+    verdict = _versus(look, 6, "x + 1.0", "jax", 1.5, "<= 1.5x jax.jit (stretch: match)", "us")
+    return [verdict]
+
+
+def _w7(look: _Lookup) -> list[Verdict]:
+    return [
+        _versus(look, 7, "eager", "torch", 1.0, "eager <= torch.func", "ms"),
+        _versus(look, 7, "jitted", "jax", 1.2, "jitted <= 1.2x jax.jit", "ms"),
+    ]
+
+
+def _w8(look: _Lookup) -> list[Verdict]:
+    sizes = _sizes(look.cases(8, "mj"))
+    if not sizes:
+        return [Verdict(8, "grad/f <= 8x", "mj not measured", "n/a")]
+    ratios = [(n, look.get(8, c, "mj") or 0.0) for n, c in sizes]
+    shown = ", ".join(f"N={n}: {r:.2f}x" for n, r in ratios)
+    out = [Verdict(8, "grad/f <= 8x at every N", shown, _status(max(r for _, r in ratios) <= 8))]
+    (n0, r0), (n1, r1) = ratios[0], ratios[-1]
+    flat = f"flat in N (N={n1} ratio within 1.25x of N={n0})"
+    if n0 == n1:
+        out.append(Verdict(8, flat, "one size only", "n/a"))
+    else:
+        out.append(Verdict(8, flat, f"{r1 / r0:.2f}x", _status(r1 / r0 <= 1.25)))
+    return out
+
+
+def _w9(look: _Lookup) -> list[Verdict]:
+    ratio = look.get(9, "compile ratio", "mj")
+    if ratio is None:
+        compile_verdict = Verdict(9, "compile-time ratio <= 1.5", "mj not measured", "n/a")
+    else:
+        compile_verdict = Verdict(
+            9,
+            "compile-time ratio (long vs short scan) <= 1.5",
+            f"{ratio:.2f}x",
+            _status(ratio <= 1.5),
+        )
+    grad = _versus(look, 9, "RNN grad step", "jax", 1.2, "grad step <= 1.2x JAX", "ms")
+    return [compile_verdict, grad]
+
+
+JUDGES: dict[int, Callable[[_Lookup], list[Verdict]]] = {
+    1: _w1,
+    2: _w2,
+    3: _w3,
+    4: _w4,
+    5: _w5,
+    6: _w6,
+    7: _w7,
+    8: _w8,
+    9: _w9,
+}
+
+
+def judge(results: Sequence[Result], workloads: Sequence[int]) -> list[Verdict]:
+    """One or two verdicts per workload that ran."""
+    look = _Lookup(results)
+    return [v for w in workloads if w in JUDGES for v in JUDGES[w](look)]
