@@ -21,6 +21,7 @@ import numpy as np
 from mj_core import prims
 from mj_core.avals import ShapedArray, get_aval
 from mj_core.primitive import Primitive, RuleTable
+from mj_core.shapes import shape_of as shape_of
 from mj_core.trace import Trace, Tracer, bind, bind1, full_lower
 
 __all__ = [
@@ -71,12 +72,6 @@ Dims: TypeAlias = Sequence[BatchDim]
 RuleResult: TypeAlias = tuple[list[Any], list[BatchDim]]
 
 vmap_rules = RuleTable("vmap_rules", "vmap (batching)", "mj_batch")
-
-
-def shape_of(x: Any) -> tuple[int, ...]:
-    """The shape of an operand (array, tracer or Python scalar), without building an aval."""
-    shape = getattr(x, "shape", None)
-    return tuple(shape) if shape is not None else get_aval(x).shape
 
 
 def dtype_of(x: Any) -> np.dtype[Any]:

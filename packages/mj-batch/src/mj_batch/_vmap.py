@@ -19,8 +19,8 @@ from mj_batch._batching import (
     broadcast_batched,
     moveaxis,
     not_mapped,
+    shape_of,
 )
-from mj_core.avals import get_aval
 from mj_core.errors import user_location
 from mj_core.trace import full_raise, new_main
 from mj_core.tree_util import (
@@ -93,13 +93,6 @@ def _flatten_axes(name: str, tree: Any, treedef: PyTreeDef, spec: AxisSpec) -> l
     return out
 
 
-def _shape(x: Any) -> tuple[int, ...]:
-    shape = getattr(x, "shape", None)
-    if shape is not None:
-        return tuple(shape)
-    return get_aval(x).shape
-
-
 def _describe_leaves(args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[str]:
     """A name for each flat leaf of ``(args, kwargs)``, for error messages."""
     names: list[str] = []
@@ -128,7 +121,7 @@ def _size_error(
     for name, x, ax in zip(names, leaves, axes, strict=True):
         if ax is None:
             continue
-        shape = _shape(x)
+        shape = shape_of(x)
         size = shape[ax] if -len(shape) <= ax < len(shape) else "out of range"
         lines.append(f"  {name} of shape {shape}: axis {ax} has size {size}")
     return ValueError(f"{headline}{_where()}:\n" + "\n".join(lines))
@@ -148,7 +141,7 @@ def _in_dims(
         if ax is None:
             dims.append(not_mapped)
             continue
-        shape = _shape(x)
+        shape = shape_of(x)
         ndim = len(shape)
         if not -ndim <= ax < ndim:
             raise _size_error(
@@ -192,7 +185,7 @@ def _move_out(axis_size: int, val: Any, bdim: BatchDim, out_axis: int | None, in
             f"vmap has a mapped output (output leaf {index}) but out_axes is None for it: the "
             f"output depends on a mapped input{_where()}."
         )
-    rank = len(_shape(val)) + (bdim is not_mapped)
+    rank = len(shape_of(val)) + (bdim is not_mapped)
     if not -rank <= out_axis < rank:
         raise ValueError(
             f"vmap out_axes={out_axis} is out of range for output leaf {index}, which has rank "

@@ -23,7 +23,7 @@ from mj_core.prims import sorting as so
 from mj_core.prims import structural as st
 from mj_core.prims.indexing import GatherDimensionNumbers as GatherDimensionNumbers
 from mj_core.prims.indexing import ScatterDimensionNumbers as ScatterDimensionNumbers
-from mj_core.shapes import canonicalize_axes, canonicalize_axis
+from mj_core.shapes import canonicalize_axes, canonicalize_axis, shape_of
 from mj_core.trace import bind, bind1
 
 Array = Any
@@ -394,12 +394,7 @@ def clamp(min: Array, x: Array, max: Array) -> Array:
     return bind1(ew.clamp_p, min, x, max)
 
 
-# --- helpers: shapes of operands without touching their data ---------------------------------
-def _shape(x: Array) -> tuple[int, ...]:
-    shape = getattr(x, "shape", None)
-    return tuple(np.shape(x)) if shape is None else tuple(shape)
-
-
+# --- helpers: dtypes of operands without touching their data ---------------------------------
 def _dtype(x: Array) -> np.dtype[Any]:
     dtype = getattr(x, "dtype", None)
     return np.result_type(x) if dtype is None else np.dtype(dtype)
@@ -416,7 +411,7 @@ def broadcast_in_dim(
     """Broadcast ``operand`` to ``shape``; operand dim ``i`` becomes output dim
     ``broadcast_dimensions[i]`` (size 1 or equal); the other output dims are new."""
     shape, dims = _ints(shape), _ints(broadcast_dimensions)
-    if _shape(operand) == shape and dims == tuple(range(len(shape))):
+    if shape_of(operand) == shape and dims == tuple(range(len(shape))):
         return operand
     return bind1(st.broadcast_p, operand, shape=shape, broadcast_dimensions=dims)
 
@@ -424,14 +419,14 @@ def broadcast_in_dim(
 def broadcast(operand: Array, sizes: Sequence[int]) -> Array:
     """Add leading dimensions of ``sizes`` (``jax.lax.broadcast``)."""
     sizes = _ints(sizes)
-    ndim = len(_shape(operand))
-    shape = sizes + _shape(operand)
+    ndim = len(shape_of(operand))
+    shape = sizes + shape_of(operand)
     return broadcast_in_dim(operand, shape, tuple(range(len(sizes), len(sizes) + ndim)))
 
 
 def broadcast_to_rank(x: Array, rank: int) -> Array:
     """Add leading size-1 dimensions until ``x`` has rank ``rank``."""
-    shape = _shape(x)
+    shape = shape_of(x)
     return broadcast(x, (1,) * (rank - len(shape))) if len(shape) < rank else x
 
 
@@ -440,9 +435,9 @@ def reshape(
 ) -> Array:
     """Reshape (row-major); ``dimensions`` first transposes the operand, as in ``jax.lax``."""
     new_sizes = _ints(new_sizes)
-    if dimensions is not None and _ints(dimensions) != tuple(range(len(_shape(operand)))):
+    if dimensions is not None and _ints(dimensions) != tuple(range(len(shape_of(operand)))):
         operand = transpose(operand, dimensions)
-    if _shape(operand) == new_sizes:
+    if shape_of(operand) == new_sizes:
         return operand
     return bind1(st.reshape_p, operand, new_sizes=new_sizes)
 
@@ -450,14 +445,14 @@ def reshape(
 def transpose(operand: Array, permutation: Sequence[int]) -> Array:
     """Permute the dimensions: output dim ``i`` is operand dim ``permutation[i]``."""
     perm = _ints(permutation)
-    if perm == tuple(range(len(_shape(operand)))):
+    if perm == tuple(range(len(shape_of(operand)))):
         return operand
     return bind1(st.transpose_p, operand, permutation=perm)
 
 
 def squeeze(array: Array, dimensions: Sequence[int]) -> Array:
     """Remove the size-1 ``dimensions`` (negative dims count from the end)."""
-    dims = canonicalize_axes("squeeze", dimensions, len(_shape(array)))
+    dims = canonicalize_axes("squeeze", dimensions, len(shape_of(array)))
     if not dims:
         return array
     return bind1(st.squeeze_p, array, dimensions=tuple(sorted(dims)))
@@ -465,7 +460,7 @@ def squeeze(array: Array, dimensions: Sequence[int]) -> Array:
 
 def expand_dims(array: Array, dimensions: Sequence[int]) -> Array:
     """Insert size-1 dimensions at ``dimensions`` (positions in the result)."""
-    shape = _shape(array)
+    shape = shape_of(array)
     ndim_out = len(shape) + len(dimensions)
     dims = set(canonicalize_axes("expand_dims", dimensions, ndim_out))
     new_shape = list(shape)
@@ -477,7 +472,7 @@ def expand_dims(array: Array, dimensions: Sequence[int]) -> Array:
 
 def rev(operand: Array, dimensions: Sequence[int]) -> Array:
     """Reverse the order of elements along ``dimensions``."""
-    dims = canonicalize_axes("rev", dimensions, len(_shape(operand)))
+    dims = canonicalize_axes("rev", dimensions, len(shape_of(operand)))
     if not dims:
         return operand
     return bind1(st.rev_p, operand, dimensions=tuple(sorted(dims)))
@@ -490,7 +485,7 @@ def concatenate(operands: Sequence[Array], dimension: int) -> Array:
         raise TypeError("concatenate: needs at least one operand")
     if len(operands) == 1:
         return operands[0]
-    dim = canonicalize_axis("concatenate", dimension, len(_shape(operands[0])))
+    dim = canonicalize_axis("concatenate", dimension, len(shape_of(operands[0])))
     return bind1(st.concatenate_p, *operands, dimension=dim)
 
 
@@ -523,7 +518,7 @@ def slice_in_dim(
     operand: Array, start_index: int | None, limit_index: int | None, stride: int = 1, axis: int = 0
 ) -> Array:
     """``operand[start:limit:stride]`` along ``axis`` (Python slice semantics for the bounds)."""
-    shape = _shape(operand)
+    shape = shape_of(operand)
     axis = canonicalize_axis("slice_in_dim", axis, len(shape))
     start, limit, _ = builtins.slice(start_index, limit_index).indices(shape[axis])
     starts = [0] * len(shape)
@@ -535,7 +530,7 @@ def slice_in_dim(
 
 def index_in_dim(operand: Array, index: int, axis: int = 0, keepdims: bool = True) -> Array:
     """``operand[index]`` along ``axis`` (a static index; size-1 axis kept if ``keepdims``)."""
-    shape = _shape(operand)
+    shape = shape_of(operand)
     axis = canonicalize_axis("index_in_dim", axis, len(shape))
     index = int(index)
     if not -shape[axis] <= index < shape[axis]:
@@ -559,7 +554,7 @@ def dynamic_update_slice(operand: Array, update: Array, start_indices: Sequence[
 
 
 def _starts_in_dim(operand: Array, index: Array, axis: int) -> list[Array]:
-    starts: list[Array] = [np.int64(0)] * len(_shape(operand))
+    starts: list[Array] = [np.int64(0)] * len(shape_of(operand))
     starts[axis] = index
     return starts
 
@@ -568,7 +563,7 @@ def dynamic_slice_in_dim(
     operand: Array, start_index: Array, slice_size: int, axis: int = 0
 ) -> Array:
     """``slice_size`` elements along ``axis`` from a (possibly traced) ``start_index``."""
-    shape = _shape(operand)
+    shape = shape_of(operand)
     axis = canonicalize_axis("dynamic_slice_in_dim", axis, len(shape))
     sizes = list(shape)
     sizes[axis] = int(slice_size)
@@ -587,15 +582,15 @@ def dynamic_update_slice_in_dim(
     operand: Array, update: Array, start_index: Array, axis: int
 ) -> Array:
     """``operand`` with ``update`` written from ``start_index`` along ``axis``."""
-    axis = canonicalize_axis("dynamic_update_slice_in_dim", axis, len(_shape(operand)))
+    axis = canonicalize_axis("dynamic_update_slice_in_dim", axis, len(shape_of(operand)))
     return dynamic_update_slice(operand, update, _starts_in_dim(operand, start_index, axis))
 
 
 def dynamic_update_index_in_dim(operand: Array, update: Array, index: Array, axis: int) -> Array:
     """``operand`` with ``update`` written at ``index`` along ``axis`` (``update`` may lack
     that size-1 axis)."""
-    axis = canonicalize_axis("dynamic_update_index_in_dim", axis, len(_shape(operand)))
-    if len(_shape(update)) == len(_shape(operand)) - 1:
+    axis = canonicalize_axis("dynamic_update_index_in_dim", axis, len(shape_of(operand)))
+    if len(shape_of(update)) == len(shape_of(operand)) - 1:
         update = expand_dims(update, (axis,))
     return dynamic_update_slice_in_dim(operand, update, index, axis)
 
@@ -743,8 +738,8 @@ def bitcast_convert_type(operand: Array, new_dtype: Any) -> Array:
 def full(shape: Sequence[int], fill_value: Array, dtype: Any = None) -> Array:
     """An array of ``shape`` filled with the scalar ``fill_value``."""
     shape = _ints(shape)
-    if _shape(fill_value) != ():
-        raise TypeError(f"full: fill_value must be a scalar, got shape {_shape(fill_value)}")
+    if shape_of(fill_value) != ():
+        raise TypeError(f"full: fill_value must be a scalar, got shape {shape_of(fill_value)}")
     if dtype is not None:
         fill_value = convert_element_type(fill_value, dtype)
     return broadcast_in_dim(fill_value, shape, ())
@@ -755,7 +750,7 @@ def full_like(
 ) -> Array:
     """An array like ``x`` (or of ``shape``/``dtype`` if given) filled with ``fill_value``."""
     return full(
-        _shape(x) if shape is None else shape, fill_value, _dtype(x) if dtype is None else dtype
+        shape_of(x) if shape is None else shape, fill_value, _dtype(x) if dtype is None else dtype
     )
 
 
@@ -766,7 +761,7 @@ def zeros_like_array(x: Array) -> Array:
 
 # --- reductions -----------------------------------------------------------------------------
 def _reduce(prim: Any, operand: Array, axes: Sequence[int]) -> Array:
-    dims = canonicalize_axes(prim.name, axes, len(_shape(operand)))
+    dims = canonicalize_axes(prim.name, axes, len(shape_of(operand)))
     return bind1(prim, operand, axes=tuple(sorted(dims)))
 
 
@@ -802,18 +797,18 @@ def reduce_or(operand: Array, axes: Sequence[int]) -> Array:
 
 def argmax(operand: Array, axis: int, index_dtype: Any) -> Array:
     """Index of the first maximum along ``axis`` (NaN counts as the maximum)."""
-    axis = canonicalize_axis("argmax", axis, len(_shape(operand)))
+    axis = canonicalize_axis("argmax", axis, len(shape_of(operand)))
     return bind1(rd.argmax_p, operand, axes=(axis,), index_dtype=np.dtype(index_dtype))
 
 
 def argmin(operand: Array, axis: int, index_dtype: Any) -> Array:
     """Index of the first minimum along ``axis`` (NaN counts as the minimum)."""
-    axis = canonicalize_axis("argmin", axis, len(_shape(operand)))
+    axis = canonicalize_axis("argmin", axis, len(shape_of(operand)))
     return bind1(rd.argmin_p, operand, axes=(axis,), index_dtype=np.dtype(index_dtype))
 
 
 def _cumulative(prim: Any, operand: Array, axis: int, reverse: bool) -> Array:
-    axis = canonicalize_axis(prim.name, axis, len(_shape(operand)))
+    axis = canonicalize_axis(prim.name, axis, len(shape_of(operand)))
     return bind1(prim, operand, axis=axis, reverse=bool(reverse))
 
 
@@ -848,7 +843,7 @@ def sort(
     tuple)."""
     single = not isinstance(operand, tuple | list)
     operands = [operand] if single else list(operand)
-    dim = canonicalize_axis("sort", dimension, len(_shape(operands[0])))
+    dim = canonicalize_axis("sort", dimension, len(shape_of(operands[0])))
     outs = bind(
         so.sort_p, *operands, dimension=dim, is_stable=bool(is_stable), num_keys=int(num_keys)
     )
@@ -874,7 +869,7 @@ def dot_general(
     """General contraction; ``dimension_numbers = ((lhs_contract, rhs_contract), (lhs_batch,
     rhs_batch))``. Output dims: batch, lhs free, rhs free."""
     (lc, rc), (lb, rb) = dimension_numbers
-    lhs_nd, rhs_nd = len(_shape(lhs)), len(_shape(rhs))
+    lhs_nd, rhs_nd = len(shape_of(lhs)), len(shape_of(rhs))
     dn = (
         (
             canonicalize_axes("dot_general", lc, lhs_nd),
@@ -899,10 +894,10 @@ def dot_general(
 def dot(lhs: Array, rhs: Array, precision: Any = None, preferred_element_type: Any = None) -> Array:
     """Vector/matrix product: contracts the last dim of ``lhs`` with the first of ``rhs``
     (ranks 1 or 2, like ``jax.lax.dot``)."""
-    lhs_nd, rhs_nd = len(_shape(lhs)), len(_shape(rhs))
+    lhs_nd, rhs_nd = len(shape_of(lhs)), len(shape_of(rhs))
     if lhs_nd not in (1, 2) or rhs_nd not in (1, 2):
         raise TypeError(
-            f"dot: operands must have rank 1 or 2, got shapes {_shape(lhs)} and {_shape(rhs)}"
+            f"dot: operands must have rank 1 or 2, got shapes {shape_of(lhs)} and {shape_of(rhs)}"
         )
     dn = (((lhs_nd - 1,), (0,)), ((), ()))
     return dot_general(lhs, rhs, dn, precision, preferred_element_type)

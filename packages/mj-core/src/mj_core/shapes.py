@@ -7,7 +7,9 @@ every result shape. Errors name the primitive, the operand types and the user's 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
 
 from mj_core.errors import AxisError, ShapeDtypeError, user_location
 
@@ -21,7 +23,14 @@ __all__ = [
     "canonicalize_axis",
     "check_permutation",
     "shape_error",
+    "shape_of",
 ]
+
+
+def shape_of(x: Any) -> tuple[int, ...]:
+    """The shape of an operand (array, tracer, Python scalar) without touching its data."""
+    shape = getattr(x, "shape", None)
+    return tuple(np.shape(x)) if shape is None else tuple(shape)
 
 
 def _where() -> str:

@@ -12,6 +12,7 @@ from mj_core.avals import get_aval
 from mj_core.dtypes import default_dtype_for_pytype, result_type
 from mj_core.prims.conversions import convert_element_type_p
 from mj_core.prims.elementwise import to_inexact_dtype
+from mj_core.shapes import shape_of as shape_of
 from mj_core.trace import bind1
 
 __all__ = [
@@ -42,12 +43,6 @@ def dtype_weak(x: Array) -> tuple[DType, bool]:
         return np.dtype(np.bool_), False
     aval = get_aval(x)
     return aval.dtype, aval.weak_type
-
-
-def shape_of(x: Array) -> tuple[int, ...]:
-    """The shape of an operand without touching its data (tracers included)."""
-    shape = getattr(x, "shape", None)
-    return tuple(np.shape(x)) if shape is None else tuple(shape)
 
 
 def as_dtype(dtype: Any) -> DType | None:
