@@ -27,6 +27,7 @@ from mj_core.numpy._creation import zeros as zeros
 from mj_core.numpy._creation import zeros_like as zeros_like
 from mj_core.numpy._indexing import take as take
 from mj_core.numpy._math import *  # noqa: F403
+from mj_core.numpy._ndarray import EagerArray as EagerArray
 from mj_core.numpy._products import dot as dot
 from mj_core.numpy._products import inner as inner
 from mj_core.numpy._products import matmul as matmul

@@ -16,6 +16,7 @@ import numpy as np
 
 from mj_core import lax
 from mj_core.avals import is_array
+from mj_core.numpy._ndarray import eager_array_result
 from mj_core.numpy._promotion import (
     Array,
     as_dtype,
@@ -55,6 +56,7 @@ def _contains_tracer(obj: Any) -> bool:
     return False
 
 
+@eager_array_result
 def array(object: Any, dtype: Any = None, copy: bool | None = True, ndmin: int = 0) -> Array:
     """An array from array-likes or (nested) sequences, which may hold traced values."""
     dt = as_dtype(dtype)
@@ -76,6 +78,7 @@ def array(object: Any, dtype: Any = None, copy: bool | None = True, ndmin: int =
     return out
 
 
+@eager_array_result
 def asarray(a: Any, dtype: Any = None, copy: bool | None = None) -> Array:
     """Like :func:`array` but without copying NumPy input."""
     if type(a) is np.ndarray:
@@ -89,6 +92,7 @@ def _shape_tuple(shape: int | Sequence[int]) -> tuple[int, ...]:
     return tuple(int(s) for s in shape)
 
 
+@eager_array_result
 def full(shape: int | Sequence[int], fill_value: Array, dtype: Any = None) -> Array:
     """An array of ``shape`` filled with ``fill_value`` (broadcast if it is an array)."""
     dt = as_dtype(dtype)
@@ -102,10 +106,12 @@ def full(shape: int | Sequence[int], fill_value: Array, dtype: Any = None) -> Ar
     )
 
 
+@eager_array_result
 def zeros(shape: int | Sequence[int], dtype: Any = None) -> Array:
     return full(shape, 0, np.float64 if dtype is None else dtype)
 
 
+@eager_array_result
 def ones(shape: int | Sequence[int], dtype: Any = None) -> Array:
     return full(shape, 1, np.float64 if dtype is None else dtype)
 
@@ -113,6 +119,7 @@ def ones(shape: int | Sequence[int], dtype: Any = None) -> Array:
 empty = zeros
 
 
+@eager_array_result
 def full_like(
     a: Array, fill_value: Array, dtype: Any = None, shape: int | Sequence[int] | None = None
 ) -> Array:
@@ -123,10 +130,12 @@ def full_like(
     )
 
 
+@eager_array_result
 def zeros_like(a: Array, dtype: Any = None, shape: int | Sequence[int] | None = None) -> Array:
     return full_like(a, 0, dtype, shape)
 
 
+@eager_array_result
 def ones_like(a: Array, dtype: Any = None, shape: int | Sequence[int] | None = None) -> Array:
     return full_like(a, 1, dtype, shape)
 
@@ -134,6 +143,7 @@ def ones_like(a: Array, dtype: Any = None, shape: int | Sequence[int] | None = N
 empty_like = zeros_like
 
 
+@eager_array_result
 def arange(start: Any, stop: Any = None, step: Any = None, dtype: Any = None) -> Array:
     """Evenly spaced values in ``[start, stop)``; bounds must be concrete (static) numbers."""
     for name, v in (("start", start), ("stop", stop), ("step", step)):
@@ -164,6 +174,7 @@ def arange(start: Any, stop: Any = None, step: Any = None, dtype: Any = None) ->
     return np.arange(start, stop, step, dtype=dt)
 
 
+@eager_array_result
 def linspace(
     start: Array,
     stop: Array,
@@ -197,6 +208,7 @@ def linspace(
     return (out, step) if retstep else out
 
 
+@eager_array_result
 def eye(N: int, M: int | None = None, k: int = 0, dtype: Any = None) -> Array:  # noqa: N803
     """A 2-d array with ones on the ``k``-th diagonal."""
     m = N if M is None else M
@@ -207,5 +219,6 @@ def eye(N: int, M: int | None = None, k: int = 0, dtype: Any = None) -> Array:  
     )
 
 
+@eager_array_result
 def identity(n: int, dtype: Any = None) -> Array:
     return eye(n, dtype=dtype)

@@ -22,6 +22,7 @@ import numpy as np
 
 from mj_core import lax
 from mj_core.errors import NonConcreteBooleanIndexError
+from mj_core.numpy._ndarray import as_eager_array
 from mj_core.numpy._promotion import Array, convert, dtype_weak, shape_of
 from mj_core.numpy._shape import broadcast_shapes, broadcast_to
 from mj_core.prims.indexing import GatherDimensionNumbers, ScatterDimensionNumbers
@@ -129,12 +130,6 @@ def _apply_slices(x: Array, items: list[Any]) -> Array:
     return x
 
 
-def _check_static_int(i: int, n: int, axis: int) -> int:
-    if not -n <= i < n:
-        raise IndexError(f"index {i} is out of bounds for axis {axis} with size {n}")
-    return i % n
-
-
 def _normalize_negative(idx: Array, n: int) -> Array:
     """``idx + n`` where ``idx < 0`` (NumPy's negative indices)."""
     if type(idx) is np.ndarray:
@@ -152,12 +147,17 @@ def getitem(x: Array, idx: Any, mode: Any = None, fill_value: Any = None) -> Arr
     x, items = _insert_new_axes(x, items)
     x = _apply_slices(x, items)
     shape = shape_of(x)
-    if all(isinstance(item, slice | int) for item in items):
+    # Static in-bounds ints are slices; an out-of-bounds one clamps (or fills, per ``mode``)
+    # through a gather, as in JAX, rather than raising like NumPy.
+    if all(
+        isinstance(item, slice) or (isinstance(item, int) and -n <= item < n)
+        for item, n in zip(items, shape, strict=True)
+    ):
         int_dims = []
         starts, limits = [0] * len(shape), list(shape)
         for d, item in enumerate(items):
             if isinstance(item, int):
-                i = _check_static_int(item, shape[d], d)
+                i = item % shape[d]
                 starts[d], limits[d] = i, i + 1
                 int_dims.append(d)
         if int_dims:
@@ -245,7 +245,7 @@ def _update(scatter: Callable[..., Array], x: Array, idx: Any, values: Array, mo
     )
     flat = lax.reshape(x, (size,))
     out = scatter(flat, lax.reshape(positions, (*target, 1)), values, dnums, mode="fill")
-    return lax.reshape(out, shape)
+    return as_eager_array(lax.reshape(out, shape))
 
 
 class IndexUpdateRef:
