@@ -378,7 +378,9 @@ def bind(primitive: Primitive, *args: Any, **params: Any) -> list[Any]:
     """Apply ``primitive`` to ``args``: dispatch to the top trace, return a list of outputs."""
     if not _active_count or _state.eager:
         try:
-            return impl_rules[primitive](*args, **params)  # type: ignore[no-any-return]
+            if params:
+                return impl_rules[primitive](*args, **params)  # type: ignore[no-any-return]
+            return impl_rules[primitive](*args)  # type: ignore[no-any-return]  # no dict copy
         except MJError:
             raise
         except (ValueError, TypeError) as err:
@@ -386,7 +388,9 @@ def bind(primitive: Primitive, *args: Any, **params: Any) -> list[Any]:
     trace = find_top_trace(args)
     if type(trace) is EvalTrace:  # only constants: no boxing or unboxing to do
         return _apply_impl(primitive, args, params)  # type: ignore[no-any-return]
-    tracers = [full_raise(trace, arg) for arg in args]
+    tracers = []
+    for arg in args:  # a loop, not a comprehension: no closure cell made on every call
+        tracers.append(full_raise(trace, arg))
     outs = trace.process_primitive(primitive, tracers, params)
     return [full_lower(out) for out in outs]
 
@@ -395,7 +399,9 @@ def bind1(primitive: Primitive, *args: Any, **params: Any) -> Any:
     """``bind`` for a single-output primitive: returns the output itself."""
     if not _active_count or _state.eager:
         try:
-            return impl_rules[primitive](*args, **params)[0]
+            if params:
+                return impl_rules[primitive](*args, **params)[0]
+            return impl_rules[primitive](*args)[0]  # no dict copy
         except MJError:
             raise
         except (ValueError, TypeError) as err:
@@ -403,6 +409,8 @@ def bind1(primitive: Primitive, *args: Any, **params: Any) -> Any:
     trace = find_top_trace(args)
     if type(trace) is EvalTrace:  # only constants: no boxing or unboxing to do
         return _apply_impl(primitive, args, params)[0]
-    tracers = [full_raise(trace, arg) for arg in args]
+    tracers = []
+    for arg in args:  # a loop, not a comprehension: no closure cell made on every call
+        tracers.append(full_raise(trace, arg))
     (out,) = trace.process_primitive(primitive, tracers, params)
     return full_lower(out)

@@ -95,12 +95,26 @@ def _define(
     prim = Primitive(name)
     elementwise_specs[prim] = ElementwiseSpec(nin, kinds, out_dtype, first_operand_is_selector)
 
-    def impl_rule(*args: Any) -> list[Any]:
+    impl_rules[prim] = _impl_rule(name, nin, impl)
+    return prim
+
+
+def _impl_rule(name: str, nin: int, impl: Callable[..., Any]) -> Callable[..., list[Any]]:
+    """``impl`` returning a one-element list; unary and binary rules take their operands
+    directly (no ``*args`` tuple on the eager hot path)."""
+
+    def unary(x: Any) -> list[Any]:
+        return [impl(x)]
+
+    def binary(x: Any, y: Any) -> list[Any]:
+        return [impl(x, y)]
+
+    def nary(*args: Any) -> list[Any]:
         return [impl(*args)]
 
-    impl_rule.__name__ = f"{name}_impl"
-    impl_rules[prim] = impl_rule
-    return prim
+    rule = unary if nin == 1 else binary if nin == 2 else nary
+    rule.__name__ = rule.__qualname__ = f"{name}_impl"
+    return rule
 
 
 # --- unary: float-valued (integer/bool inputs compute in a float dtype, like NumPy) ----------
