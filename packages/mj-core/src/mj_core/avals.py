@@ -177,9 +177,16 @@ def raise_to_shaped(aval: ShapedArray) -> ShapedArray:
 
 def _python_scalar_aval(x: Any) -> ShapedArray:
     pytype = type(x)
-    return ConcreteArray(
-        np.array(x, default_dtype_for_pytype(pytype)), weak_type=pytype is not bool
-    )
+    dtype = default_dtype_for_pytype(pytype)
+    try:
+        val = np.array(x, dtype)
+    except OverflowError:  # NumPy's message names neither the value nor the user's line
+        where = user_location()
+        raise OverflowError(
+            f"Python int {x} is too large to convert to {np.dtype(dtype).name}"
+            f"{' ' + where if where else ''}"
+        ) from None
+    return ConcreteArray(val, weak_type=pytype is not bool)
 
 
 def _numpy_aval(x: Any) -> ShapedArray:
@@ -217,8 +224,10 @@ def get_aval(x: Any) -> ShapedArray:
         return x.aval  # type: ignore[no-any-return]
     handler = pytype_aval_mappings.get(type(x))
     if handler is None:
+        where = user_location()
         raise TypeError(
             f"Value {x!r} of type {type(x).__name__} is not a valid mj array type; expected a "
-            "NumPy array or scalar, a Python bool/int/float/complex, or an mj array."
+            "NumPy array or scalar, a Python bool/int/float/complex, or an mj array"
+            f"{' (' + where + ')' if where else ''}."
         )
     return handler(x)

@@ -23,7 +23,7 @@ from mj_core.prims import sorting as so
 from mj_core.prims import structural as st
 from mj_core.prims.indexing import GatherDimensionNumbers as GatherDimensionNumbers
 from mj_core.prims.indexing import ScatterDimensionNumbers as ScatterDimensionNumbers
-from mj_core.shapes import canonicalize_axes, canonicalize_axis, shape_of
+from mj_core.shapes import canonicalize_axes, canonicalize_axis, int_tuple, shape_of
 from mj_core.trace import bind, bind1
 
 Array = Any
@@ -401,7 +401,7 @@ def _dtype(x: Array) -> np.dtype[Any]:
 
 
 def _ints(xs: Sequence[int]) -> tuple[int, ...]:
-    return tuple(int(x) for x in xs)
+    return int_tuple("mj.lax", "a shape or dimensions parameter", xs)
 
 
 # --- structure ------------------------------------------------------------------------------

@@ -6,12 +6,13 @@ every result shape. Errors name the primitive, the operand types and the user's 
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from mj_core.errors import AxisError, ShapeDtypeError, user_location
+from mj_core.errors import AxisError, MJError, ShapeDtypeError, user_location
 
 if TYPE_CHECKING:
     from mj_core.avals import ShapedArray
@@ -22,6 +23,7 @@ __all__ = [
     "canonicalize_axes",
     "canonicalize_axis",
     "check_permutation",
+    "int_tuple",
     "shape_error",
     "shape_of",
 ]
@@ -75,9 +77,32 @@ def broadcast_shapes(prim_name: str, *shapes: tuple[int, ...]) -> tuple[int, ...
     return tuple(out)
 
 
+def int_tuple(api: str, what: str, value: Any) -> tuple[int, ...]:
+    """An int or a sequence of ints (shape, axes) as a tuple of ints; ``TypeError`` naming the
+    API and the argument for anything else (strings, floats, objects)."""
+    try:
+        if isinstance(value, int | np.integer) or getattr(value, "ndim", None) == 0:
+            return (operator.index(value),)
+        return tuple(operator.index(v) for v in value)
+    except MJError:  # e.g. a traced value (ConcretizationError): its own message is better
+        raise
+    except TypeError:
+        raise TypeError(
+            f"{api}: {what} must be an int or a sequence of ints, got {value!r} "
+            f"({type(value).__name__}){_where()}"
+        ) from None
+
+
 def canonicalize_axis(prim_name: str, axis: int, ndim: int) -> int:
     """``axis`` in ``[0, ndim)``, accepting negative axes; ``ValueError`` if out of range."""
-    axis = int(axis)
+    try:
+        axis = operator.index(axis)
+    except MJError:
+        raise
+    except TypeError:
+        raise TypeError(
+            f"{prim_name}: axis must be an int, got {axis!r} ({type(axis).__name__}){_where()}"
+        ) from None
     if not -ndim <= axis < ndim:
         raise AxisError(
             f"{prim_name}: axis {axis} is out of range for an array of rank {ndim}{_where()}"

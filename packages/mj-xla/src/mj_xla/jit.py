@@ -17,12 +17,13 @@ so ``grad(jit(f))``, ``vmap(jit(f))`` and nested jits transform the traced jaxpr
 from __future__ import annotations
 
 import functools
+import operator
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any, Generic, ParamSpec, TypeVar
 
-from mj_core.avals import ShapedArray, get_aval, raise_to_shaped
+from mj_core.avals import ShapedArray, get_aval, is_array, raise_to_shaped
 from mj_core.errors import user_location
 from mj_core.trace import Tracer, bind, is_eager
 from mj_core.tree_util import PyTreeDef, tree_flatten, tree_unflatten
@@ -236,6 +237,13 @@ class JitFunction(Generic[P, R]):
             full = [static_pos[i] if i in static_pos else next(it) for i in range(len(args))]
             out = fun(*full, **dyn_kwargs, **static_kw)
             out_flat, out_tree = tree_flatten(out)
+            for i, leaf in enumerate(out_flat):
+                if not is_array(leaf):
+                    raise TypeError(
+                        f"jit({self._name}): output leaf {i} is a {type(leaf).__name__} "
+                        f"({leaf!r}), not an array; a jitted function must return arrays "
+                        f"(or pytrees of arrays){_where()}"
+                    )
             out_trees.append(out_tree)
             return out_flat
 
@@ -266,8 +274,8 @@ class JitFunction(Generic[P, R]):
 
 def _all_leaves(in_tree: PyTreeDef) -> bool:
     """True for the structure ``((leaf, ..., leaf), {})`` of plain positional arrays."""
-    args_tree = in_tree.children[0]
-    return all(c.node_type is None for c in args_tree.children)
+    args_tree = in_tree.child_treedefs[0]
+    return all(c.node_type is None for c in args_tree.child_treedefs)
 
 
 class Lowered:
@@ -334,6 +342,21 @@ def jit(
         >>> f(np.float32(3.0))
         Array(7., dtype=float32)
     """
-    nums = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
+    nums = _static_argnums_tuple(fun, static_argnums)
     names = (static_argnames,) if isinstance(static_argnames, str) else tuple(static_argnames)
     return JitFunction(fun, nums, names)
+
+
+def _static_argnums_tuple(fun: Callable[..., Any], static_argnums: Any) -> tuple[int, ...]:
+    try:
+        if isinstance(static_argnums, int):
+            return (static_argnums,)
+        if not isinstance(static_argnums, str):
+            return tuple(operator.index(i) for i in static_argnums)
+    except TypeError:
+        pass
+    name = getattr(fun, "__name__", type(fun).__name__)
+    raise TypeError(
+        f"jit({name}): static_argnums must be an int or a sequence of ints, got "
+        f"{static_argnums!r}{_where()}"
+    )

@@ -25,6 +25,7 @@ from mj_core.numpy._promotion import (
     promoted_dtype,
     shape_of,
 )
+from mj_core.shapes import int_tuple
 from mj_core.trace import Tracer
 
 __all__ = [
@@ -87,9 +88,7 @@ def asarray(a: Any, dtype: Any = None, copy: bool | None = None) -> Array:
 
 
 def _shape_tuple(shape: int | Sequence[int]) -> tuple[int, ...]:
-    if isinstance(shape, int | np.integer):
-        return (int(shape),)
-    return tuple(int(s) for s in shape)
+    return int_tuple("mj.numpy", "shape", shape)
 
 
 @eager_array_result

@@ -18,7 +18,7 @@ from mj_core import lax
 from mj_core.numpy._promotion import Array, as_dtype, check_arraylike, convert, dtype_weak
 from mj_core.numpy._promotion import shape_of as _shape
 from mj_core.numpy._shape import ravel, reshape
-from mj_core.shapes import canonicalize_axes, canonicalize_axis
+from mj_core.shapes import canonicalize_axes, canonicalize_axis, int_tuple
 
 __all__ = [
     "all",
@@ -47,8 +47,7 @@ def _reduced_axes(name: str, a: Array, axis: Axis) -> tuple[int, ...]:
     nd = len(_shape(a))
     if axis is None:
         return tuple(range(nd))
-    axes = (axis,) if isinstance(axis, int | np.integer) else tuple(axis)
-    return tuple(sorted(canonicalize_axes(name, axes, nd)))
+    return tuple(sorted(canonicalize_axes(name, int_tuple(name, "axis", axis), nd)))
 
 
 def _keep(out: Array, shape: tuple[int, ...], axes: tuple[int, ...], keepdims: bool) -> Array:

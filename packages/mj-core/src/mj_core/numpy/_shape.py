@@ -12,7 +12,7 @@ import numpy as np
 from mj_core import lax
 from mj_core.numpy._promotion import Array, check_arraylike, promote, shape_of
 from mj_core.shapes import broadcast_shapes as _broadcast_shapes
-from mj_core.shapes import canonicalize_axes, canonicalize_axis
+from mj_core.shapes import canonicalize_axes, canonicalize_axis, int_tuple
 
 __all__ = [
     "atleast_1d",
@@ -52,7 +52,7 @@ def size(a: Array) -> int:
 
 
 def _axes_arg(axis: int | Sequence[int]) -> tuple[int, ...]:
-    return (int(axis),) if isinstance(axis, int | np.integer) else tuple(int(a) for a in axis)
+    return int_tuple("mj.numpy", "an axis or shape argument", axis)
 
 
 def reshape(a: Array, shape: int | Sequence[int], order: str = "C") -> Array:
