@@ -58,6 +58,13 @@ def test_indexing_follows_jax_out_of_bounds_rules():
     np.testing.assert_array_equal(np.asarray(x[2:5]), [2, 3, 4])
 
 
+def test_iteration_stops_despite_clamped_indexing():
+    rows = list(mnp.arange(6.0).reshape(3, 2))
+    assert len(rows) == 3
+    np.testing.assert_array_equal(rows[2], [4.0, 5.0])
+    assert [int(v) for v in mnp.arange(4)] == [0, 1, 2, 3]
+
+
 def test_operations_return_plain_arrays_and_avals_match():
     x = mnp.ones(4, np.float32)
     assert type(mnp.sin(x)) is np.ndarray  # eager results stay plain NumPy (speed)

@@ -12,7 +12,7 @@ subclass's small extra cost; use ``mnp.asarray(x)`` (a free view) to get ``.at``
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from functools import wraps
 from typing import Any, TypeVar
 
@@ -55,6 +55,10 @@ class EagerArray(np.ndarray):
         from mj_core.numpy._indexing import getitem
 
         return getitem(self.view(np.ndarray), key)
+
+    def __iter__(self) -> Iterator[Any]:
+        # NumPy's default iterator indexes until IndexError, which clamped indexing never raises.
+        return iter(self.view(np.ndarray))
 
     def __setitem__(self, key: Any, value: Any) -> None:
         raise TypeError(
