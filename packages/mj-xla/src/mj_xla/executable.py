@@ -29,6 +29,7 @@ class Executable:
     """A compiled jaxpr. ``run(args)`` takes the non-constant arguments and returns Arrays."""
 
     __slots__ = (
+        "__weakref__",
         "_exe",
         "_handlers",
         "_held",

@@ -28,7 +28,7 @@ from mj_core.errors import user_location
 from mj_core.trace import Tracer, bind, is_eager
 from mj_core.tree_util import PyTreeDef, tree_flatten, tree_unflatten
 from mj_ir.jaxpr import ClosedJaxpr
-from mj_ir.tracing import trace_to_jaxpr
+from mj_ir.tracing import ShapeDtypeStruct, trace_to_jaxpr
 from mj_xla.array import Array
 from mj_xla.executable import Executable, compile_jaxpr, inline_values
 from mj_xla.lowering import build_module
@@ -96,6 +96,15 @@ def _leaf_aval(x: Any) -> ShapedArray:
             "arrays or scalars, or mark the argument static with static_argnums/"
             f"static_argnames{_where()}."
         ) from None
+
+
+def _abstract_leaf_aval(x: Any) -> ShapedArray:
+    """``lower``'s arguments may also be ``ShapedArray``s or ``ShapeDtypeStruct``s."""
+    if isinstance(x, ShapedArray):
+        return raise_to_shaped(x)
+    if isinstance(x, ShapeDtypeStruct):
+        return ShapedArray(x.shape, x.dtype, x.weak_type)
+    return _leaf_aval(x)
 
 
 def _where() -> str:
@@ -196,13 +205,16 @@ class JitFunction(Generic[P, R]):
         dyn_args = [a for i, a in enumerate(args) if i not in static_pos]
         return dyn_args, dyn_kwargs, tuple(static_vals)
 
-    def _entry_for(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[_Entry, list[Any]]:
+    def _entry_for(
+        self, args: tuple[Any, ...], kwargs: dict[str, Any], abstract: bool = False
+    ) -> tuple[_Entry, list[Any]]:
         if self._static_argnums or self._static_argnames:
             dyn_args, dyn_kwargs, statics = self._split_static(args, kwargs)
         else:
             dyn_args, dyn_kwargs, statics = list(args), kwargs, ()
         flat_args, in_tree = tree_flatten((tuple(dyn_args), dyn_kwargs))
-        avals = tuple([_leaf_aval(x) for x in flat_args])
+        to_aval = _abstract_leaf_aval if abstract else _leaf_aval
+        avals = tuple([to_aval(x) for x in flat_args])
         if not statics and not dyn_kwargs and _all_leaves(in_tree):
             key: Hashable = avals  # the fast path's key
         else:
@@ -253,7 +265,7 @@ class JitFunction(Generic[P, R]):
     # --- introspection ----------------------------------------------------------------------
     def lower(self, *args: Any, **kwargs: Any) -> Lowered:
         """Trace and lower for these arguments (arrays or ShapedArray/ShapeDtypeStruct)."""
-        entry, _ = self._entry_for(args, kwargs)
+        entry, _ = self._entry_for(args, kwargs, abstract=True)
         return Lowered(entry)
 
     def _cache_size(self) -> int:

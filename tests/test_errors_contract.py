@@ -1,0 +1,125 @@
+"""DESIGN.md section 3, one test per case: each error's type and the text of its message
+(what was expected, what was found, and where the user's code triggered it)."""
+
+import inspect
+
+import numpy as np
+import pytest
+
+import mj
+import mj.numpy as mnp
+from mj import lax
+from mj_core.errors import ConcretizationError, MJError, TracerLeakError
+
+X = np.ones(3)
+
+
+def _here(offset: int = 1) -> str:
+    """``file:line`` of the caller's line plus ``offset``."""
+    frame = inspect.currentframe().f_back
+    return f"{__file__}:{frame.f_lineno + offset}"
+
+
+def test_if_on_a_traced_value_under_jit():
+    def f(x):
+        if x > 0:  # the offending line
+            return x
+        return -x
+
+    line = f"{__file__}:{f.__code__.co_firstlineno + 1}"
+    with pytest.raises(ConcretizationError, match="bool") as info:
+        mj.jit(f)(1.0)
+    assert line in str(info.value)
+    assert "lax.cond" in str(info.value)
+
+
+def test_int_of_a_traced_value():
+    with pytest.raises(ConcretizationError, match=r"int\(\) of a traced f64\[\]"):
+        mj.jit(lambda x: int(x))(1.0)
+
+
+def test_np_asarray_of_a_tracer():
+    with pytest.raises(ConcretizationError, match=r"np\.asarray\(\)") as info:
+        mj.jit(lambda x: np.asarray(x))(1.0)
+    assert "mj.numpy" in str(info.value)
+
+
+def test_tracer_leak():
+    leaked = []
+    mj.jit(lambda x: leaked.append(x) or x)(1.0)
+    where = _here(2)
+    with pytest.raises(TracerLeakError, match="used after that transformation ended") as info:
+        leaked[0] + 1.0
+    assert where in str(info.value)
+    assert isinstance(info.value, MJError)
+
+
+def test_shape_error_names_primitive_shapes_dtypes_and_line():
+    def f(a, b):
+        return a + b
+
+    line = f"{__file__}:{f.__code__.co_firstlineno + 1}"
+    with pytest.raises(TypeError) as info:
+        mj.jit(f)(np.ones(3, np.float32), np.ones(4, np.float32))
+    msg = str(info.value)
+    assert msg.startswith("add:")
+    assert "(3,)" in msg
+    assert "(4,)" in msg
+    assert line in msg
+
+
+def test_dtype_error_names_primitive_and_dtypes():
+    where = _here(2)
+    with pytest.raises(TypeError, match=r"dot_general.*f64\[2,3\], f64\[4,5\]") as info:
+        mnp.dot(np.ones((2, 3)), np.ones((4, 5)))
+    assert where in str(info.value)
+
+
+def test_grad_of_a_non_scalar_output():
+    with pytest.raises(TypeError, match=r"scalar-output.*shape: \(3,\)"):
+        mj.grad(lambda x: x * 2.0)(X)
+
+
+def test_jvp_with_mismatched_pytree_structures():
+    with pytest.raises(TypeError, match="same tree structure") as info:
+        mj.jvp(lambda d: d["a"], ({"a": X},), ({"b": X},))
+    assert "'a'" in str(info.value)
+    assert "'b'" in str(info.value)
+
+
+def test_vmap_in_axes_not_matching_the_arguments():
+    with pytest.raises(ValueError, match=r"in_axes.*\(0,\).*1 entries.*2 positional"):
+        mj.vmap(lambda x, y: x + y, in_axes=(0,))(X, X)
+
+
+def test_vmap_in_axes_tree_not_a_prefix():
+    with pytest.raises(ValueError, match="tree prefix") as info:
+        mj.vmap(lambda d: d["a"], in_axes=({"b": 0},))({"a": X})
+    assert "'b'" in str(info.value)
+
+
+def test_vmap_inconsistent_axis_sizes():
+    with pytest.raises(ValueError, match="inconsistent sizes") as info:
+        mj.vmap(lambda x, y: x + y)(np.ones(3), np.ones(4))
+    msg = str(info.value)
+    assert "argument 0 of shape (3,): axis 0 has size 3" in msg
+    assert "argument 1 of shape (4,): axis 0 has size 4" in msg
+
+
+def test_unhashable_static_argnums_value():
+    with pytest.raises(TypeError, match=r"static argument 1 is unhashable \(a list\)") as info:
+        mj.jit(lambda x, s: x, static_argnums=1)(X, [1, 2])
+    assert "tuple" in str(info.value)
+
+
+def test_cond_branches_with_different_output_types():
+    with pytest.raises(TypeError, match="same pytree structure and types") as info:
+        lax.cond(True, lambda x: x, lambda x: x.astype(np.float32), X)
+    msg = str(info.value)
+    assert "f32[3]" in msg
+    assert "f64[3]" in msg
+
+
+def test_cond_branches_with_different_output_shapes():
+    with pytest.raises(TypeError, match=r"f64\[2\]"):
+        lax.cond(True, lambda x: x, lambda x: x[:2], X)

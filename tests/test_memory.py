@@ -1,0 +1,132 @@
+"""Memory: transformations leave nothing behind (no tracer, trace, jaxpr builder or
+intermediate array stays referenced once grad/vmap/jit return), jit caches are bounded, and
+a jitted function's compiled executables die with it."""
+
+import gc
+import resource
+import weakref
+
+import numpy as np
+import pytest
+
+import mj
+import mj.numpy as mnp
+from mj_core.trace import MainTrace, Tracer
+from mj_ir.tracing import JaxprBuilder
+from mj_xla.executable import Executable
+
+X = np.linspace(-1.0, 1.0, 50)
+
+
+def _live(kind: type) -> int:
+    gc.collect()
+    return sum(1 for o in gc.get_objects() if isinstance(o, kind))
+
+
+def _transformations():
+    return {
+        "grad": lambda f: mj.grad(lambda x: mnp.sum(f(x))),
+        "vmap": lambda f: mj.vmap(f),
+        "jvp": lambda f: lambda x: mj.jvp(f, (x,), (x,)),
+        "vjp": lambda f: lambda x: mj.vjp(f, x)[1](x),
+        "linearize": lambda f: lambda x: mj.linearize(f, x)[1](x),
+        "jit": lambda f: mj.jit(f),
+        "jit_of_grad": lambda f: mj.jit(mj.grad(lambda x: mnp.sum(f(x)))),
+        "vmap_of_grad": lambda f: mj.vmap(mj.grad(lambda x: mnp.sum(f(x)))),
+        "make_jaxpr": lambda f: mj.make_jaxpr(f),
+    }
+
+
+@pytest.mark.parametrize("name", sorted(_transformations()))
+def test_nothing_stays_referenced_after_a_transformation_returns(name):
+    refs: list[weakref.ref] = []
+
+    def f(x):
+        big = np.full(x.shape, 3.0)  # an intermediate array of the user's
+        refs.append(weakref.ref(big))
+        return mnp.sin(x) * big
+
+    before = (_live(Tracer), _live(MainTrace), _live(JaxprBuilder))
+    transformed = _transformations()[name](f)
+    transformed(X)
+    del transformed
+    gc.collect()
+    assert (_live(Tracer), _live(MainTrace), _live(JaxprBuilder)) == before
+    if name not in ("jit", "jit_of_grad", "make_jaxpr"):  # those keep constants in the jaxpr
+        assert all(r() is None for r in refs), "an intermediate array is still referenced"
+
+
+def test_jit_constants_and_executables_die_with_the_function():
+    refs: list[weakref.ref] = []
+
+    def make():
+        big = np.full(1000, 2.0)
+        refs.append(weakref.ref(big))
+        return mj.jit(lambda x: x * big)
+
+    f = make()
+    np.testing.assert_allclose(f(np.ones(1000)), 2.0)
+    exe_refs = [weakref.ref(e.executable) for e in f._cache.values()]
+    assert exe_refs
+    assert exe_refs[0]() is not None
+    del f
+    gc.collect()
+    assert refs[0]() is None, "the jitted function's constant outlived it"
+    assert all(r() is None for r in exe_refs), "a compiled executable outlived its function"
+
+
+def test_jit_executable_cache_is_bounded_per_function():
+    f = mj.jit(lambda x: x + 1.0)
+    exes: list[weakref.ref] = []
+    for n in range(1, 81):
+        f(np.ones(n))
+        exes.extend(weakref.ref(e.executable) for e in f._cache.values() if e.executable)
+    gc.collect()
+    assert f._cache_size() <= 64
+    assert sum(1 for r in {id(r()): r for r in exes if r() is not None}.values()) <= 64
+    assert _live(Executable) < 200
+
+
+def _rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+
+
+def test_rss_stays_flat_over_10000_distinct_shapes():
+    """Tracing (and caching) 10,000 signatures of one function keeps the peak RSS within a
+    generous bound: the per-function cache evicts old signatures."""
+
+    def g(x):
+        return mnp.tanh(x * 2.0 + 1.0).sum()
+
+    f = mj.jit(g)
+    for n in range(1, 501):  # warm up allocator and caches
+        f.lower(mj.ShapeDtypeStruct((n,), np.float64))
+    start = _rss_mb()
+    for n in range(501, 10_501):
+        f.lower(mj.ShapeDtypeStruct((n,), np.float64))
+    assert f._cache_size() <= 64
+    assert _rss_mb() - start < 50.0, f"peak RSS grew by {_rss_mb() - start:.1f} MB"
+
+
+def test_eager_grad_loop_keeps_rss_flat():
+    def loss(w):
+        return mnp.sum(mnp.tanh(w @ w.T))
+
+    w = np.random.default_rng(0).normal(size=(60, 60))
+    g = mj.grad(loss)
+    for _ in range(20):
+        g(w)
+    start = _rss_mb()
+    for _ in range(300):
+        g(w)
+    assert _rss_mb() - start < 20.0
+
+
+def test_lower_accepts_shape_dtype_structs():
+    """Regression: jit(f).lower(ShapeDtypeStruct) raised 'an argument leaf is a
+    ShapeDtypeStruct, not an array' although lower's docstring (and JAX) accept it."""
+    f = mj.jit(lambda x: x * 2.0)
+    text = f.lower(mj.ShapeDtypeStruct((3,), np.float32)).as_text()
+    assert "tensor<3xf32>" in text
+    with pytest.raises(TypeError, match="ShapeDtypeStruct"):
+        f(mj.ShapeDtypeStruct((3,), np.float32))  # calling still needs data
