@@ -239,11 +239,11 @@ def test_jit_needs_abstract_eval_then_lowering():
     ma.register_abstract_eval()
     with _missing("lowering_rules"):
         mj.jit(ma.square_add)(2.0, 10.0)
-    # the abstract evaluation ran on shapes only
-    assert ma.log.calls("multiply_add_abstract_eval") == [
+    # the abstract evaluation ran on shapes only (again when jaxpr checking is on)
+    assert set(ma.log.calls("multiply_add_abstract_eval")) == {
         "call multiply_add_abstract_eval(ShapedArray(f64[]~), ShapedArray(f64[]~), "
         "ShapedArray(f64[]~))"
-    ]
+    }
     ma.register_lowering()
     assert mj.jit(lambda x, y: ma.square_add(x, y))(2.0, 10.0) == 14.0
     assert len(ma.log.calls("multiply_add_lowering")) == 1
@@ -271,8 +271,9 @@ def test_forward_differentiation_and_its_jit():
         lambda arg_values, arg_tangents: mj.jvp(ma.square_add, arg_values, arg_tangents)
     )
     assert jitted((2.0, 10.0), (1.0, 1.0)) == (14.0, 5.0)
-    # abstract evaluation of the jvp rule: the primitive three times, all on shapes
-    assert len(ma.log.calls("multiply_add_abstract_eval")) == 3
+    # abstract evaluation of the jvp rule: the primitive three times, all on shapes (each
+    # once more when jaxpr checking is on)
+    assert len(ma.log.calls("multiply_add_abstract_eval")) in (3, 6)
     assert len(ma.log.calls("multiply_add_lowering")) == 3
 
 

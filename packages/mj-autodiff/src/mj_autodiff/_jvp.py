@@ -38,11 +38,13 @@ from mj_core import (
     Tracer,
     bind,
     bind1,
+    current_trace_stack,
+    full_lower,
     full_raise,
     get_aval,
     new_main,
 )
-from mj_core.tree_util import flatten_fun, tree_flatten, tree_unflatten
+from mj_core.tree_util import PyTreeDef, Store, tree_flatten, tree_map, tree_unflatten
 from mj_ir import ClosedJaxpr, eval_jaxpr, trace_to_closed_jaxpr
 
 __all__ = [
@@ -196,13 +198,51 @@ def _check_tangent(index: int, primal: Any, tangent: Any) -> Any:
     return tangent
 
 
+def _primal_value(x: Any) -> Any:
+    """Auxiliary data is not differentiated: unwrap a tracer of the innermost transformation
+    (the JVP trace ``vjp`` runs ``fun`` under) to its primal value."""
+    if isinstance(x, JVPTracer) and x._trace.main is current_trace_stack()[-1]:
+        return full_lower(x.primal)
+    return x
+
+
+def flatten_fun_aux(
+    fun: Callable[..., Any], in_tree: PyTreeDef, has_aux: bool
+) -> tuple[Callable[..., list[Any]], Store, Store]:
+    """``flatten_fun`` that, with ``has_aux``, splits ``fun``'s ``(out, aux)`` result and
+    keeps ``aux`` aside (it is not differentiated)."""
+    out_store = Store()
+    aux_store = Store()
+
+    def flat_fun(*args_flat: Any) -> list[Any]:
+        out = fun(*tree_unflatten(in_tree, args_flat))
+        if has_aux:
+            if not (isinstance(out, tuple | list) and len(out) == 2):
+                raise TypeError(
+                    "a function transformed with has_aux=True must return a pair (output, "
+                    f"auxiliary data), but it returned {type(out).__name__}."
+                )
+            out, aux = out
+            aux_store.set_value(tree_map(_primal_value, aux))
+        out_flat, out_tree = tree_flatten(out)
+        out_store.set_value(out_tree)
+        return out_flat
+
+    return flat_fun, out_store, aux_store
+
+
 def jvp(
-    fun: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]
-) -> tuple[Any, Any]:
+    fun: Callable[..., Any],
+    primals: Sequence[Any],
+    tangents: Sequence[Any],
+    has_aux: bool = False,
+) -> tuple[Any, ...]:
     """Forward-mode Jacobian-vector product: ``(fun(*primals), J(primals) @ tangents)``.
 
     ``primals`` and ``tangents`` are tuples (or lists) of pytrees with the same structure;
     each tangent has its primal's shape and dtype (``float0`` for integer/bool primals).
+    With ``has_aux=True``, ``fun`` returns ``(out, aux)`` and the result is
+    ``(out, out_tangent, aux)``, ``aux`` not differentiated (as in JAX).
 
     Example::
 
@@ -225,10 +265,11 @@ def jvp(
         _check_tangent(i, p, t)
         for i, (p, t) in enumerate(zip(primals_flat, tangents_flat, strict=True))
     ]
-    flat_fun, out_tree = flatten_fun(fun, in_tree)
+    flat_fun, out_tree, aux = flatten_fun_aux(fun, in_tree, has_aux)
     primals_out, tangents_out = jvp_flat(flat_fun, primals_flat, tangents_flat)
     tangents_out = [instantiate_zeros(t) for t in tangents_out]
-    return tree_unflatten(out_tree(), primals_out), tree_unflatten(out_tree(), tangents_out)
+    outs = tree_unflatten(out_tree(), primals_out), tree_unflatten(out_tree(), tangents_out)
+    return (*outs, aux()) if has_aux else outs
 
 
 # --- jvp of a jaxpr (for higher-order primitives: jit, control flow) --------------------------

@@ -355,9 +355,9 @@ def _leaked_input_error(t: PartialEvalTracer) -> TypeError:
 
 
 def partial_eval_jaxpr(
-    closed_jaxpr: ClosedJaxpr,
+    closed_jaxpr: ClosedJaxpr | Jaxpr,
     in_unknowns: Sequence[bool],
-    instantiate: bool | Sequence[bool] = False,
+    instantiate: bool | Sequence[bool] | None = False,
 ) -> tuple[ClosedJaxpr, ClosedJaxpr, list[bool], int]:
     """Split ``closed_jaxpr`` by which arguments are unknown.
 
@@ -365,8 +365,13 @@ def partial_eval_jaxpr(
     known arguments and returns the known outputs followed by ``num_res`` residuals;
     ``jaxpr_unknown`` takes the residuals followed by the unknown arguments and returns the
     unknown outputs. An output flagged in ``instantiate`` is made unknown even if it could be
-    computed from known inputs.
+    computed from known inputs. Autodidax's call form also works: a plain ``Jaxpr`` (no
+    consts) and ``instantiate=None``.
     """
+    if isinstance(closed_jaxpr, Jaxpr):
+        closed_jaxpr = ClosedJaxpr(closed_jaxpr, [])
+    if instantiate is None:
+        instantiate = False
     jaxpr = closed_jaxpr.jaxpr
     consts = closed_jaxpr.consts
     n_consts = len(consts)

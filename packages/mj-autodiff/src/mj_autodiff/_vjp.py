@@ -4,51 +4,20 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, ParamSpec
 
 import numpy as np
 
-from mj_autodiff._jvp import JVPTracer
+from mj_autodiff._jvp import flatten_fun_aux
 from mj_autodiff._linearize import LinearFunction, linearize_flat
 from mj_autodiff._tangents import instantiate_zeros, shape_dtype, tangent_aval
-from mj_core import current_trace_stack, full_lower, get_aval
+from mj_core import get_aval
 from mj_core.errors import user_location
-from mj_core.tree_util import PyTreeDef, Store, tree_flatten, tree_map, tree_unflatten
+from mj_core.tree_util import PyTreeDef, tree_flatten, tree_unflatten
 
 __all__ = ["grad", "value_and_grad", "vjp"]
 
-
-def _primal_value(x: Any) -> Any:
-    """Auxiliary data is not differentiated: unwrap a tracer of the innermost transformation
-    (the JVP trace ``vjp`` runs ``fun`` under) to its primal value."""
-    if isinstance(x, JVPTracer) and x._trace.main is current_trace_stack()[-1]:
-        return full_lower(x.primal)
-    return x
-
-
-def _flatten_fun_aux(
-    fun: Callable[..., Any], in_tree: PyTreeDef, has_aux: bool
-) -> tuple[Callable[..., list[Any]], Store, Store]:
-    """``flatten_fun`` that, with ``has_aux``, splits ``fun``'s ``(out, aux)`` result and
-    keeps ``aux`` aside (it is not differentiated)."""
-    out_store = Store()
-    aux_store = Store()
-
-    def flat_fun(*args_flat: Any) -> list[Any]:
-        out = fun(*tree_unflatten(in_tree, args_flat))
-        if has_aux:
-            if not (isinstance(out, tuple | list) and len(out) == 2):
-                raise TypeError(
-                    "a function transformed with has_aux=True must return a pair (output, "
-                    f"auxiliary data), but it returned {type(out).__name__}."
-                )
-            out, aux = out
-            aux_store.set_value(tree_map(_primal_value, aux))
-        out_flat, out_tree = tree_flatten(out)
-        out_store.set_value(out_tree)
-        return out_flat
-
-    return flat_fun, out_store, aux_store
+P = ParamSpec("P")
 
 
 class _VJPFunction:
@@ -107,7 +76,7 @@ def vjp(fun: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple[
     ``(out, aux)`` and the result is ``(out, f_vjp, aux)``.
     """
     primals_flat, in_tree = tree_flatten(primals)
-    flat_fun, out_store, aux_store = _flatten_fun_aux(fun, in_tree, has_aux)
+    flat_fun, out_store, aux_store = flatten_fun_aux(fun, in_tree, has_aux)
     primals_out, lin = linearize_flat(flat_fun, primals_flat)
     out_tree = out_store()
     f_vjp = _VJPFunction(lin, in_tree, out_tree, primals_out)
@@ -165,8 +134,8 @@ def _check_scalar_output(api: str, out: Any) -> np.dtype[Any]:
 
 
 def value_and_grad(
-    fun: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False
-) -> Callable[..., Any]:
+    fun: Callable[P, Any], argnums: int | Sequence[int] = 0, has_aux: bool = False
+) -> Callable[P, tuple[Any, Any]]:
     """A function returning ``(fun(*args), gradient)``; with ``has_aux``,
     ``((out, aux), gradient)``. The gradient is w.r.t. the argument ``argnums`` (an int) or a
     tuple of gradients (a tuple of ints). ``fun`` must return a real scalar."""
@@ -174,8 +143,8 @@ def value_and_grad(
 
 
 def grad(
-    fun: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False
-) -> Callable[..., Any]:
+    fun: Callable[P, Any], argnums: int | Sequence[int] = 0, has_aux: bool = False
+) -> Callable[P, Any]:
     """The gradient of scalar-valued ``fun`` w.r.t. argument ``argnums`` (a tuple of
     gradients for a tuple of argnums); with ``has_aux``, ``(gradient, aux)``.
 

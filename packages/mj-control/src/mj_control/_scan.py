@@ -108,7 +108,7 @@ def scan(
 
     def trace() -> Any:
         traced = trace_fun(f, in_tree, [*init_avals, *x_avals])
-        children = traced.out_tree.children
+        children = traced.out_tree.child_treedefs
         if traced.out_tree.pytype not in (tuple, list) or len(children) != 2:
             where = user_location()
             raise TypeError(

@@ -105,6 +105,11 @@ class ShapedArray:
         weak = ", weak_type=True" if self.weak_type else ""
         return f"ShapedArray(shape={self.shape}, dtype={self.dtype.name}{weak})"
 
+    def __str__(self) -> str:
+        """JAX's ``str(aval)``: ``float32[3,4]``, with a leading ``~`` when weakly typed."""
+        dims = ",".join(str(d) for d in self.shape)
+        return f"{'~' if self.weak_type else ''}{self.dtype.name}[{dims}]"
+
     # The three methods below are how ``bool(tracer)`` and friends reach the aval.
     def _bool(self, tracer: object) -> bool:
         raise _concretization_error("bool", self)

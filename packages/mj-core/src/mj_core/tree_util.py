@@ -1,30 +1,39 @@
 """Pytrees: nested containers of arrays that transformations flatten and rebuild.
 
-Tuples, lists, dicts (sorted keys, like JAX), ``None`` (a node with no children),
-namedtuples and user-registered classes are nodes; everything else is a leaf. A
+Tuples, lists, dicts (sorted keys, like JAX), ``OrderedDict`` (insertion order),
+``defaultdict``, ``None`` (a node with no children), namedtuples and user-registered classes
+are nodes; everything else is a leaf. A
 :class:`PyTreeDef` records the structure; it is hashable and comparable, so it can be part of
 a cache key (jit uses it that way).
 """
 
 from __future__ import annotations
 
+import functools
+from collections import OrderedDict, defaultdict
 from collections.abc import Callable, Hashable, Iterable, Iterator
 from typing import Any, NamedTuple, TypeVar
 
 __all__ = [
     "NodeType",
+    "Partial",
     "PyTreeDef",
     "Store",
+    "all_leaves",
     "flatten_fun",
     "flatten_up_to",
     "register_pytree_node",
     "register_pytree_node_class",
+    "tree_all",
     "tree_flatten",
     "tree_leaves",
     "tree_map",
+    "tree_reduce",
     "tree_structure",
+    "tree_transpose",
     "tree_unflatten",
     "treedef_children",
+    "treedef_is_leaf",
 ]
 
 T = TypeVar("T")
@@ -82,16 +91,47 @@ node_types[dict] = _DICT
 node_types[type(None)] = _NONE
 
 
+def _ordered_dict_to_iterable(d: OrderedDict[Any, Any]) -> tuple[Hashable, Iterable[Any]]:
+    keys = tuple(d)
+    return keys, [d[k] for k in keys]
+
+
+def _ordered_dict_from_iterable(keys: Hashable, vals: Iterable[Any]) -> OrderedDict[Any, Any]:
+    return OrderedDict(zip(keys, vals, strict=True))  # type: ignore[call-overload]
+
+
+def _defaultdict_to_iterable(d: defaultdict[Any, Any]) -> tuple[Hashable, Iterable[Any]]:
+    keys, vals = _dict_to_iterable(d)
+    return (d.default_factory, keys), vals
+
+
+def _defaultdict_from_iterable(data: Any, vals: Iterable[Any]) -> defaultdict[Any, Any]:
+    factory, keys = data
+    return defaultdict(factory, zip(keys, vals, strict=True))
+
+
+node_types[OrderedDict] = NodeType(
+    "OrderedDict", _ordered_dict_to_iterable, _ordered_dict_from_iterable
+)
+node_types[defaultdict] = NodeType(
+    "defaultdict", _defaultdict_to_iterable, _defaultdict_from_iterable
+)
+
+
 def _namedtuple_node(cls: type) -> NodeType:
     node = NodeType(cls.__name__, lambda t: (None, t), lambda _, xs: cls(*xs))
     node_types[cls] = node
     return node
 
 
+def _is_namedtuple_class(cls: type) -> bool:
+    return issubclass(cls, tuple) and hasattr(cls, "_fields")
+
+
 def _node_type_of(x: Any) -> NodeType | None:
     cls = type(x)
     node = node_types.get(cls)
-    if node is None and isinstance(x, tuple) and hasattr(cls, "_fields"):
+    if node is None and _is_namedtuple_class(cls):
         node = _namedtuple_node(cls)
     return node
 
@@ -102,25 +142,33 @@ class PyTreeDef:
     ``node_type is None`` marks a leaf.
     """
 
-    __slots__ = ("_hash", "children", "node_data", "node_type", "num_leaves", "pytype")
+    __slots__ = ("_hash", "child_treedefs", "node_data", "node_type", "num_leaves", "pytype")
 
     def __init__(
         self,
         node_type: NodeType | None,
         node_data: Hashable,
-        children: tuple[PyTreeDef, ...],
+        child_treedefs: tuple[PyTreeDef, ...],
         pytype: type | None = None,
     ) -> None:
         self.node_type = node_type
         self.node_data = node_data
-        self.children = children
+        self.child_treedefs = child_treedefs
         self.pytype = pytype
-        self.num_leaves: int = 1 if node_type is None else sum(c.num_leaves for c in children)
-        self._hash = hash((pytype, node_data, children))
+        self.num_leaves: int = 1 if node_type is None else sum(c.num_leaves for c in child_treedefs)
+        self._hash = hash((pytype, node_data, child_treedefs))
 
     @property
     def num_nodes(self) -> int:
-        return 1 + sum(c.num_nodes for c in self.children)
+        return 1 + sum(c.num_nodes for c in self.child_treedefs)
+
+    def children(self) -> list[PyTreeDef]:
+        """The structures of the root's children (JAX's ``PyTreeDef.children()``)."""
+        return list(self.child_treedefs)
+
+    def flatten_up_to(self, tree: Any) -> list[Any]:
+        """``tree``'s subtrees at this structure's leaves (``tree`` may be deeper)."""
+        return _flatten_up_to(self, tree, self)
 
     def __eq__(self, other: object) -> bool:
         if self is other:
@@ -130,7 +178,7 @@ class PyTreeDef:
             and self._hash == other._hash
             and self.pytype is other.pytype
             and self.node_data == other.node_data
-            and self.children == other.children
+            and self.child_treedefs == other.child_treedefs
         )
 
     def __hash__(self) -> int:
@@ -142,7 +190,7 @@ class PyTreeDef:
     def _str(self) -> str:
         if self.node_type is None:
             return "*"
-        kids = [c._str() for c in self.children]
+        kids = [c._str() for c in self.child_treedefs]
         if self.node_type is _TUPLE:
             return "(" + ", ".join(kids) + ("," if len(kids) == 1 else "") + ")"
         if self.node_type is _LIST:
@@ -152,8 +200,11 @@ class PyTreeDef:
             return "{" + ", ".join(f"{k!r}: {v}" for k, v in zip(keys, kids, strict=True)) + "}"  # type: ignore[call-overload]
         if self.node_type is _NONE:
             return "None"
-        data = "" if self.node_data is None else f"[{self.node_data!r}]"
-        return f"{self.node_type.name}{data}(" + ", ".join(kids) + ")"
+        if self.pytype is not None and _is_namedtuple_class(self.pytype):
+            head = f"namedtuple[{self.pytype.__name__}]"
+        else:
+            head = f"{self.node_type.name}[{self.node_data!r}]"
+        return f"CustomNode({head}, [{', '.join(kids)}])"
 
     def __repr__(self) -> str:
         return f"PyTreeDef({self._str()})"
@@ -198,7 +249,7 @@ def tree_unflatten(treedef: PyTreeDef, leaves: Iterable[Any]) -> Any:
 def _unflatten(treedef: PyTreeDef, leaves: Iterator[Any]) -> Any:
     if treedef.node_type is None:
         return next(leaves)
-    children = [_unflatten(c, leaves) for c in treedef.children]
+    children = [_unflatten(c, leaves) for c in treedef.child_treedefs]
     return treedef.node_type.from_iterable(treedef.node_data, children)
 
 
@@ -211,7 +262,46 @@ def tree_structure(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> P
 
 
 def treedef_children(treedef: PyTreeDef) -> list[PyTreeDef]:
-    return list(treedef.children)
+    return treedef.children()
+
+
+def treedef_is_leaf(treedef: PyTreeDef) -> bool:
+    return treedef.node_type is None
+
+
+def all_leaves(iterable: Iterable[Any], is_leaf: Callable[[Any], bool] | None = None) -> bool:
+    """True if every element of ``iterable`` is a leaf (JAX's ``tree_util.all_leaves``)."""
+    return all(tree_structure(x, is_leaf).node_type is None for x in iterable)
+
+
+_NO_INITIAL: Any = object()
+
+
+def tree_reduce(
+    function: Callable[[Any, Any], Any],
+    tree: Any,
+    initializer: Any = _NO_INITIAL,
+    is_leaf: Callable[[Any], bool] | None = None,
+) -> Any:
+    """``functools.reduce`` over the leaves of ``tree``."""
+    leaves = tree_leaves(tree, is_leaf)
+    if initializer is _NO_INITIAL:
+        return functools.reduce(function, leaves)
+    return functools.reduce(function, leaves, initializer)
+
+
+def tree_all(tree: Any, *, is_leaf: Callable[[Any], bool] | None = None) -> bool:
+    return all(tree_leaves(tree, is_leaf))
+
+
+def tree_transpose(
+    outer_treedef: PyTreeDef, inner_treedef: PyTreeDef, pytree_to_transpose: Any
+) -> Any:
+    """Turn an ``outer`` tree of ``inner`` trees into an ``inner`` tree of ``outer`` trees."""
+    flat = outer_treedef.flatten_up_to(pytree_to_transpose)
+    inner = [inner_treedef.flatten_up_to(x) for x in flat]
+    columns = [outer_treedef.unflatten(col) for col in zip(*inner, strict=True)]
+    return inner_treedef.unflatten(columns)
 
 
 def _flatten_up_to(treedef: PyTreeDef, tree: Any, full: PyTreeDef) -> list[Any]:
@@ -223,10 +313,10 @@ def _flatten_up_to(treedef: PyTreeDef, tree: Any, full: PyTreeDef) -> list[Any]:
         raise _mismatch(full, tree)
     data, children = node.to_iterable(tree)
     children = list(children)
-    if data != treedef.node_data or len(children) != len(treedef.children):
+    if data != treedef.node_data or len(children) != len(treedef.child_treedefs):
         raise _mismatch(full, tree)
     out: list[Any] = []
-    for sub, child in zip(treedef.children, children, strict=True):
+    for sub, child in zip(treedef.child_treedefs, children, strict=True):
         out.extend(_flatten_up_to(sub, child, full))
     return out
 
@@ -254,6 +344,30 @@ def tree_map(
         return treedef.unflatten([f(x) for x in leaves])
     all_leaves = [leaves] + [flatten_up_to(treedef, r) for r in rest]
     return treedef.unflatten([f(*xs) for xs in zip(*all_leaves, strict=True)])
+
+
+class Partial(functools.partial):  # type: ignore[type-arg]
+    """A ``functools.partial`` that is a pytree: the bound arguments are its children, the
+    function is static, so it can be passed through ``jit`` and other transformations."""
+
+    def __new__(cls, func: Callable[..., Any], *args: Any, **kwargs: Any) -> Partial:
+        if isinstance(func, functools.partial):  # flatten nested partials like JAX does
+            out = super().__new__(cls, func.func, *func.args, *args, **{**func.keywords, **kwargs})
+        else:
+            out = super().__new__(cls, func, *args, **kwargs)
+        return out
+
+
+def _partial_flatten(p: Partial) -> tuple[tuple[Any, ...], Hashable]:
+    return (p.args, p.keywords), p.func
+
+
+def _partial_unflatten(func: Hashable, children: Iterable[Any]) -> Partial:
+    args, keywords = children
+    return Partial(func, *args, **keywords)  # type: ignore[arg-type]
+
+
+register_pytree_node(Partial, _partial_flatten, _partial_unflatten)
 
 
 class Store:

@@ -63,6 +63,14 @@ class Array:
     def weak_type(self) -> bool:
         return self._aval.weak_type
 
+    @property
+    def itemsize(self) -> int:
+        return self._aval.dtype.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        return self._aval.size * self._aval.dtype.itemsize
+
     # --- host access ------------------------------------------------------------------------
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray[Any, Any]:
         host = _jaxlib.to_numpy(self._buf)
@@ -87,8 +95,8 @@ class Array:
     def is_ready(self) -> bool:
         return bool(self._buf.is_ready())
 
-    def item(self) -> Any:
-        return _jaxlib.to_numpy(self._buf).item()
+    def item(self, *args: Any) -> Any:
+        return _jaxlib.to_numpy(self._buf).item(*args)
 
     def tolist(self) -> Any:
         return _jaxlib.to_numpy(self._buf).tolist()
@@ -130,7 +138,9 @@ class Array:
         prefix = "Array("
         body = np.array2string(_jaxlib.to_numpy(self._buf), separator=", ", prefix=prefix)
         weak = ", weak_type=True" if self._aval.weak_type else ""
-        return f"{prefix}{body}, dtype={self._aval.dtype.name}{weak})"
+        # like JAX, an empty array's repr spells out its shape
+        shape = f", shape={self._aval.shape}" if self._aval.size == 0 else ""
+        return f"{prefix}{body}{shape}, dtype={self._aval.dtype.name}{weak})"
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (device_put, (np.array(self),))

@@ -13,6 +13,7 @@ from mj_control import fori_loop as fori_loop
 from mj_control import scan as scan
 from mj_control import switch as switch
 from mj_control import while_loop as while_loop
+from mj_core import numpy as _mnp
 from mj_core.lax import GatherDimensionNumbers as GatherDimensionNumbers
 from mj_core.lax import ScatterDimensionNumbers as ScatterDimensionNumbers
 from mj_core.lax import abs as abs
@@ -117,3 +118,11 @@ from mj_core.lax import tan as tan
 from mj_core.lax import tanh as tanh
 from mj_core.lax import transpose as transpose
 from mj_core.lax import zeros_like_array as zeros_like_array
+from mj_core.numpy import cbrt as cbrt
+from mj_core.numpy import exp2 as exp2
+from mj_core.numpy import reciprocal as reciprocal
+from mj_core.numpy import square as square
+
+acosh = _mnp.arccosh
+asinh = _mnp.arcsinh
+atanh = _mnp.arctanh
