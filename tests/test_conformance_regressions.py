@@ -199,3 +199,8 @@ def test_lax_has_jax_elementwise_helpers():
     np.testing.assert_allclose(lax.acosh(x + 1), np.arccosh(x + 1))
     np.testing.assert_allclose(lax.atanh(x / 3), np.arctanh(x / 3))
     assert mj.grad(lax.square)(3.0) == 6.0
+
+
+def test_jit_accepts_buffer_donation_hints():
+    f = mj.jit(lambda x, y: x + y, donate_argnums=0, donate_argnames=("y",))
+    np.testing.assert_array_equal(f(np.ones(2), y=np.ones(2)), [2.0, 2.0])

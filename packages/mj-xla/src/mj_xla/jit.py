@@ -338,6 +338,8 @@ def jit(
     *,
     static_argnums: int | Sequence[int] = (),
     static_argnames: str | Sequence[str] = (),
+    donate_argnums: int | Sequence[int] = (),
+    donate_argnames: str | Sequence[str] = (),
 ) -> JitFunction[P, R]:
     """Compile ``fun`` with XLA: traced once per argument signature (shapes, dtypes, weak
     types, pytree structure, static argument values), then run as one executable.
@@ -347,6 +349,8 @@ def jit(
         static_argnums: positions of arguments passed as Python values (must be hashable);
             a new value triggers a new trace.
         static_argnames: the same for keyword arguments.
+        donate_argnums, donate_argnames: accepted for JAX compatibility; buffer donation is
+            only a memory hint, and mj does not reuse donated buffers (results are the same).
 
     Example::
 
@@ -354,6 +358,7 @@ def jit(
         >>> f(np.float32(3.0))
         Array(7., dtype=float32)
     """
+    del donate_argnums, donate_argnames  # a hint only: no buffer is reused
     nums = _static_argnums_tuple(fun, static_argnums)
     names = (static_argnames,) if isinstance(static_argnames, str) else tuple(static_argnames)
     return JitFunction(fun, nums, names)
