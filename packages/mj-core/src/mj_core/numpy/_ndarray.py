@@ -38,6 +38,10 @@ class EagerArray(np.ndarray):
     ) -> Any:
         return arr[()] if return_scalar else arr
 
+    def block_until_ready(self) -> EagerArray:
+        """Eager NumPy data is always ready (JAX code calls this before timing)."""
+        return self
+
     @property
     def at(self) -> Any:
         """``x.at[idx].set(y)`` / ``.add`` / ``.multiply`` / ``.min`` / ``.max`` / ``.get``."""
