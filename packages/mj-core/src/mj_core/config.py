@@ -3,6 +3,8 @@
 ``check_jaxprs``: run ``typecheck_jaxpr`` on every jaxpr a transformation produces (off by
 default for speed; the test suites switch it on). ``debug_nans``: make jit re-run a function
 that produced a NaN op by op and raise ``FloatingPointError`` naming the primitive.
+``disable_jit``: make ``jit`` call the Python function directly (for debugging with print
+and pdb; see ``mj.disable_jit()``).
 Both can be preset with the environment variables ``MJ_CHECK_JAXPRS=1`` / ``MJ_DEBUG_NANS=1``.
 ``enable_x64`` is always on (NumPy's dtypes, float64 by default): JAX code that runs
 ``config.update("jax_enable_x64", True)`` works unchanged.
@@ -19,11 +21,12 @@ __all__ = ["config"]
 
 
 class _Config:
-    __slots__ = ("check_jaxprs", "debug_nans")
+    __slots__ = ("check_jaxprs", "debug_nans", "disable_jit")
 
     def __init__(self) -> None:
         self.check_jaxprs = os.environ.get("MJ_CHECK_JAXPRS", "") not in ("", "0")
         self.debug_nans = os.environ.get("MJ_DEBUG_NANS", "") not in ("", "0")
+        self.disable_jit = os.environ.get("MJ_DISABLE_JIT", "") not in ("", "0")
 
     @property
     def enable_x64(self) -> bool:

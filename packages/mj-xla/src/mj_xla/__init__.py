@@ -31,6 +31,9 @@ from mj_xla.lowering import ir_constant as ir_constant
 from mj_xla.lowering import lower_jaxpr as lower_jaxpr
 from mj_xla.lowering import lowering_rules as lowering_rules
 from mj_xla.reduction_lowering import reduce_op as reduce_op
+from mj_xla.runtime import block_until_ready as block_until_ready
+from mj_xla.runtime import devices as devices
+from mj_xla.runtime import disable_jit as disable_jit
 from mj_xla.structural_lowering import as_dtype as as_dtype
 from mj_xla.xla_call import xla_call_p as xla_call_p
 

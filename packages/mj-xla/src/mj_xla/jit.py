@@ -24,6 +24,7 @@ from collections.abc import Callable, Hashable, Sequence
 from typing import Any, Generic, ParamSpec, TypeVar
 
 from mj_core.avals import ShapedArray, get_aval, is_array, raise_to_shaped
+from mj_core.config import config
 from mj_core.errors import user_location
 from mj_core.trace import Tracer, bind, is_eager
 from mj_core.tree_util import PyTreeDef, tree_flatten, tree_unflatten
@@ -139,6 +140,8 @@ class JitFunction(Generic[P, R]):
         functools.update_wrapper(self, fun)
 
     def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R:
+        if config.disable_jit:
+            return self._fun(*args, **kwargs)
         if not kwargs and not self._static_argnums:
             # Fast path: positional device arrays, nothing active -> key = their avals.
             arrays: tuple[Any, ...] = args

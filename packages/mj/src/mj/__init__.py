@@ -33,9 +33,13 @@ from mj_core import config as config
 from mj_core import errors as errors
 from mj_ir import ShapeDtypeStruct as ShapeDtypeStruct
 from mj_ir import eval_jaxpr as eval_jaxpr
+from mj_ir import eval_shape as eval_shape
 from mj_ir import make_jaxpr as make_jaxpr
 from mj_xla import Array as Array
+from mj_xla import block_until_ready as block_until_ready
 from mj_xla import device_put as device_put
+from mj_xla import devices as devices
+from mj_xla import disable_jit as disable_jit
 from mj_xla import jit as jit
 
 __version__ = "0.1.0"
