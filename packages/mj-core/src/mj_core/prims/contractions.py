@@ -3,6 +3,7 @@ dimensions, then the lhs free dimensions, then the rhs free dimensions."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -82,12 +83,15 @@ def _dot_general_impl(
     lf = [i for i in range(x.ndim) if i not in lc and i not in lb]
     rf = [i for i in range(y.ndim) if i not in rc and i not in rb]
     batch = [x.shape[i] for i in lb]
-    k = int(np.prod([x.shape[i] for i in lc], dtype=np.int64))
-    m = int(np.prod([x.shape[i] for i in lf], dtype=np.int64))
-    n = int(np.prod([y.shape[i] for i in rf], dtype=np.int64))
-    x3 = np.reshape(np.transpose(x, (*lb, *lf, *lc)), (*batch, m, k))
-    y3 = np.reshape(np.transpose(y, (*rb, *rc, *rf)), (*batch, k, n))
+    # math.prod on Python ints: np.prod would convert each short list to an array first
+    k = math.prod(x.shape[i] for i in lc)
+    m = math.prod(x.shape[i] for i in lf)
+    n = math.prod(y.shape[i] for i in rf)
+    # ndarray methods, not np.transpose/np.reshape: those wrappers cost more than the small
+    # products of eager per-example work
+    x3 = x.transpose((*lb, *lf, *lc)).reshape((*batch, m, k))
+    y3 = y.transpose((*rb, *rc, *rf)).reshape((*batch, k, n))
     if k == 1:  # outer products (per-example weight gradients under vmap): a broadcast
         # multiply avoids matmul's dispatch of one 1-deep product per batch element
-        return [np.reshape(np.multiply(x3, y3), out.shape)]
-    return [np.reshape(np.matmul(x3, y3), out.shape)]
+        return [np.multiply(x3, y3).reshape(out.shape)]
+    return [np.matmul(x3, y3).reshape(out.shape)]

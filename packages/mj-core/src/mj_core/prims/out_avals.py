@@ -32,9 +32,35 @@ def shaped_aval(x: Any) -> ShapedArray:
     return ShapedArray(aval.shape, aval.dtype, aval.weak_type)
 
 
+#: Typing results of NumPy-array operands, by signature. Impl rules type-check every eager
+#: call, and eager loops (a gradient step, a per-example batch) repeat a few signatures, so a
+#: lookup replaces rebuilding the avals and rerunning the rule. Errors are never cached.
+_CHECKED: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+_CHECKED_LIMIT = 4096
+
+
 def check_operands(prim: Primitive, args: Sequence[Any], params: dict[str, Any]) -> list[Any]:
     """Run ``prim``'s typing rule on concrete ``args`` (impl rules call this first)."""
-    return out_aval_rules[prim](*[shaped_aval(a) for a in args], **params)  # type: ignore[no-any-return]
+    key: tuple[Any, ...] | None = (prim, *params.items())
+    for a in args:
+        if type(a) is not np.ndarray:  # scalars and array subclasses: weak types, no cache
+            key = None
+            break
+        key += (a.shape, a.dtype)  # type: ignore[operator]
+    if key is not None:
+        try:
+            cached = _CHECKED.get(key)
+        except TypeError:  # an unhashable param (a list): type-check every call
+            key = None
+        else:
+            if cached is not None:
+                return list(cached)
+    out = out_aval_rules[prim](*[shaped_aval(a) for a in args], **params)
+    if key is not None:
+        if len(_CHECKED) >= _CHECKED_LIMIT:
+            _CHECKED.clear()
+        _CHECKED[key] = tuple(out)
+    return out  # type: ignore[no-any-return]
 
 
 def common_dtype(prim_name: str, avals: Sequence[ShapedArray]) -> tuple[np.dtype[Any], bool]:
