@@ -109,9 +109,14 @@ def test_cond_prints_branches_indented():
     lines = text.splitlines()
     branch_lines = [ln for ln in lines[1:] if ln.strip().startswith("{ lambda")]
     assert len(branch_lines) == 2
-    # the branches are indented deeper than the cond equation itself
+    # JAX's layout: params two columns in from the equation, branches two more, `]` back at
+    # the equation's start (not aligned under the primitive's name)
     cond_line = next(ln for ln in lines if "cond[" in ln)
-    assert all(len(ln) - len(ln.lstrip()) > cond_line.index("cond[") for ln in branch_lines)
+    eqn_indent = len(cond_line) - len(cond_line.lstrip())
+    assert lines[lines.index(cond_line) + 1] == " " * (eqn_indent + 2) + "branches=("
+    assert all(len(ln) - len(ln.lstrip()) == eqn_indent + 4 for ln in branch_lines)
+    assert " " * (eqn_indent + 2) + ")" in lines
+    assert " " * eqn_indent + "] c a" in lines
 
 
 def test_branch_output_type_mismatch_shows_both_types():

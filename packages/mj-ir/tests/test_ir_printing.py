@@ -117,12 +117,28 @@ def test_nested_jaxpr_params_are_indented():
     assert str(_nested_example()) == (
         "{ lambda a:float64[] .\n"
         "  let b:float64[] = test_call[\n"
-        "                      jaxpr={ lambda a:float64[] .\n"
-        "                              let b:float64[] = sin a\n"
-        "                                  c:float64[] = neg b\n"
-        "                              in ( c ) }\n"
-        "                      name=f\n"
-        "                    ] a\n"
+        "        jaxpr={ lambda a:float64[] .\n"
+        "                let b:float64[] = sin a\n"
+        "                    c:float64[] = neg b\n"
+        "                in ( c ) }\n"
+        "        name=f\n"
+        "      ] a\n"
+        "  in ( b ) }"
+    )
+
+
+def test_tuple_of_jaxprs_param_goes_one_jaxpr_per_line_like_jax():
+    inner = make_jaxpr(lambda y: lax.neg(y))(1.0)
+    a, b = Var(F64), Var(F64)
+    eqn = JaxprEqn(_call_p, [a], {"branches": (inner, inner)}, [b])
+    assert str(Jaxpr([a], [eqn], [b])) == (
+        "{ lambda a:float64[] .\n"
+        "  let b:float64[] = test_call[\n"
+        "        branches=(\n"
+        "          { lambda a:float64[] . let b:float64[] = neg a in ( b ) }\n"
+        "          { lambda a:float64[] . let b:float64[] = neg a in ( b ) }\n"
+        "        )\n"
+        "      ] a\n"
         "  in ( b ) }"
     )
 

@@ -11,10 +11,11 @@ otherwise one equation per line::
           c:float64[] = neg b
       in ( c ) }
 
-Params print as ``reduce_sum[axes=(0,)]``; a param holding a jaxpr is printed indented below
-its name. Higher-order primitives can take over printing their equations through
-:data:`pp_rules` (``rule(names, eqn) -> PPrint``). Variables are named ``a``..``z``, ``ba``,
-``bb``, ... in order of appearance; every nested jaxpr gets fresh names.
+Params print as ``reduce_sum[axes=(0,)]``; when one spans several lines (a nested jaxpr),
+all go one per line, two columns in from the equation, as in JAX's jaxpr documentation. Higher-order
+primitives can take over printing their equations through :data:`pp_rules`
+(``rule(names, eqn) -> PPrint``). Variables are named ``a``..``z``, ``ba``, ``bb``, ... in
+order of appearance; every nested jaxpr gets fresh names.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ __all__ = [
     "PPrint",
     "pp",
     "pp_atom",
+    "pp_default_eqn",
     "pp_eqn",
     "pp_jaxpr",
     "pp_params",
@@ -124,29 +126,54 @@ def pp_jaxpr(jaxpr: Jaxpr) -> PPrint:
 
 
 def pp_eqn(names: Names, eqn: JaxprEqn) -> PPrint:
+    """One equation, through its primitive's :data:`pp_rules` entry if it has one."""
     rule = pp_rules.get(eqn.primitive)
     if rule is not None:
         return rule(names, eqn)
+    return pp_default_eqn(names, eqn)
+
+
+def pp_default_eqn(names: Names, eqn: JaxprEqn, *, one_param_per_line: bool = False) -> PPrint:
+    """``outs = prim[params] args``; a multi-line params block is laid out like JAX's::
+
+        c:float64[] = cond[
+          branches=(
+            { lambda ... }
+          )
+        ] a b
+
+    (params two columns in from the equation, ``]`` back at its start).
+    """
     lhs = " ".join(var_str(names, v) for v in eqn.out_binders)
     args = " ".join(pp_atom(names, x) for x in eqn.inputs)
     args = " " + args if args else ""
-    params = pp_params(eqn.params).lines if eqn.params else []
+    params = pp_params(eqn.params, one_per_line=one_param_per_line).lines
     if len(params) <= 1:
         line = f"{lhs} = {eqn.primitive.name}{params[0][1] if params else ''}{args}"
         return PPrint([(0, line)])
-    # a multi-line params block stays aligned under the primitive's name, not after it
-    head = PPrint([(0, eqn.primitive.name + params[0][1]), *params[1:]])
-    return pp(lhs) >> pp(" = ") >> (head >> pp(args))
+    first, *middle, last = params
+    return PPrint(
+        [(0, f"{lhs} = {eqn.primitive.name}{first[1]}"), *middle, (0, f"{last[1]}{args}")]
+    )
 
 
-def pp_params(params: dict[str, Any]) -> PPrint:
-    """``[k=v k2=v2]`` on one line; one param per line when any value spans several lines."""
+def pp_params(params: dict[str, Any], *, one_per_line: bool = False) -> PPrint:
+    """``[k=v k2=v2]`` on one line; one param per line when any value spans several lines
+    (or always, with ``one_per_line``)."""
     if not params:
         return PPrint([])
-    items = [pp(f"{k}=") >> _pp_param_value(v) for k, v in sorted(params.items())]
-    if all(len(item.lines) == 1 for item in items):
+    items = [_pp_param(k, v) for k, v in sorted(params.items())]
+    if not one_per_line and all(len(item.lines) == 1 for item in items):
         return pp("[" + " ".join(item.lines[0][1] for item in items) + "]")
     return pp("[") + vcat(items).indent(2) + pp("]")
+
+
+def _pp_param(key: str, v: Any) -> PPrint:
+    """``key=value``; a tuple of jaxprs (``cond``'s branches) opens with ``key=(``, puts one
+    jaxpr per line two columns in and closes with ``)`` under the key, as JAX prints it."""
+    if isinstance(v, tuple) and v and any(isinstance(x, Jaxpr | ClosedJaxpr) for x in v):
+        return pp(f"{key}=(") + vcat(_pp_param_value(x) for x in v).indent(2) + pp(")")
+    return pp(f"{key}=") >> _pp_param_value(v)
 
 
 def _pp_param_value(v: Any) -> PPrint:
@@ -154,8 +181,6 @@ def _pp_param_value(v: Any) -> PPrint:
         return pp_jaxpr(v)
     if isinstance(v, ClosedJaxpr):
         return pp_jaxpr(v.jaxpr)
-    if isinstance(v, tuple) and v and any(isinstance(x, Jaxpr | ClosedJaxpr) for x in v):
-        return pp("(") + vcat(_pp_param_value(x) for x in v).indent(2) + pp(")")
     if isinstance(v, np.dtype):
         return pp(v.name)
     if isinstance(v, type) and issubclass(v, np.generic):
