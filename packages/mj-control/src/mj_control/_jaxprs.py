@@ -3,7 +3,8 @@ convention: reordering inputs and outputs, adding ignored inputs, and joining th
 of several branches (Autodidax Part 5's ``_join_jaxpr_res``).
 
 Reordering only rebuilds the binder and output lists (no tracing); joining traces a small
-wrapper, which inlines the wrapped jaxpr.
+wrapper, which inlines the wrapped jaxpr. Loops also find here the fixpoint of which carries
+a transformation flags (:func:`carry_fixpoint`) and the flag functions it iterates.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from mj_autodiff import jvp_jaxpr, partial_eval_jaxpr
 from mj_core import lax
 from mj_core.avals import ShapedArray
 from mj_ir import ClosedJaxpr, Jaxpr, Var, eval_jaxpr, trace_to_closed_jaxpr
@@ -19,7 +21,9 @@ __all__ = [
     "add_inputs",
     "carry_fixpoint",
     "join_residuals",
+    "jvp_out_nonzeros",
     "move",
+    "pe_out_unknowns",
     "permute",
     "types_str",
     "zeros",
@@ -122,3 +126,15 @@ def carry_fixpoint(
         if new == flags:
             return flags
         flags = new
+
+
+def jvp_out_nonzeros(closed: ClosedJaxpr, nonzeros: list[bool]) -> list[bool]:
+    """Which outputs of ``closed`` get nonzero tangents, given which inputs have them (an
+    ``out_flags`` for :func:`carry_fixpoint`)."""
+    return jvp_jaxpr(closed, nonzeros, False)[1]
+
+
+def pe_out_unknowns(closed: ClosedJaxpr, unknowns: list[bool]) -> list[bool]:
+    """Which outputs of ``closed`` are unknown in partial evaluation, given which inputs are
+    (an ``out_flags`` for :func:`carry_fixpoint`)."""
+    return partial_eval_jaxpr(closed, unknowns)[2]

@@ -9,7 +9,7 @@ bool per operand, a hint that the operand is used linearly).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -30,7 +30,15 @@ from mj_autodiff import (
     transpose_rules,
 )
 from mj_batch import BatchDim, move_batch_axis, moveaxis, not_mapped, vmap_jaxpr, vmap_rules
-from mj_control._jaxprs import carry_fixpoint, move, permute, types_str, zeros
+from mj_control._jaxprs import (
+    carry_fixpoint,
+    jvp_out_nonzeros,
+    move,
+    pe_out_unknowns,
+    permute,
+    types_str,
+    zeros,
+)
 from mj_control._printing import pp_control_eqn
 from mj_control._tracing import (
     check_callable,
@@ -249,10 +257,6 @@ def _groups(args: Sequence[Any], num_consts: int, num_carry: int) -> _Groups:
 # --- forward mode --------------------------------------------------------------------------------
 
 
-def _jvp_out_nonzeros(closed: ClosedJaxpr, nonzeros: list[bool]) -> list[bool]:
-    return jvp_jaxpr(closed, nonzeros, False)[1]
-
-
 def _scan_jvp(
     primals: list[Any],
     tangents: list[Any],
@@ -265,7 +269,7 @@ def _scan_jvp(
     linear: tuple[bool, ...],
 ) -> tuple[list[Any], list[Any]]:
     nz = _groups([type(t) is not Zero for t in tangents], num_consts, num_carry)
-    carry_nz = carry_fixpoint(jaxpr, nz.consts, nz.carry, nz.xs, _jvp_out_nonzeros)
+    carry_nz = carry_fixpoint(jaxpr, nz.consts, nz.carry, nz.xs, jvp_out_nonzeros)
     n_ys = len(jaxpr.out_avals) - num_carry
     jaxpr_jvp, out_nz = jvp_jaxpr(
         jaxpr, [*nz.consts, *carry_nz, *nz.xs], [*carry_nz, *[False] * n_ys]
@@ -358,10 +362,6 @@ class _ScanSplit(NamedTuple):
     unknown: ClosedJaxpr  # (invariant, consts, carry, xs, variant) -> (carry, ys), unknown ones
 
 
-def _pe_out_unknowns(closed: ClosedJaxpr, unknowns: list[bool]) -> list[bool]:
-    return partial_eval_jaxpr(closed, unknowns)[2]
-
-
 def _loop_variant(jaxpr: Jaxpr, variant_inputs: Sequence[Var]) -> set[Var]:
     """The variables of ``jaxpr`` that depend on ``variant_inputs``."""
     variant = set(variant_inputs)
@@ -375,7 +375,7 @@ def _split_scan(
     unknowns: Sequence[bool], jaxpr: ClosedJaxpr, num_consts: int, num_carry: int, hoist: bool
 ) -> _ScanSplit:
     uk = _groups(unknowns, num_consts, num_carry)
-    carry_uk = carry_fixpoint(jaxpr, uk.consts, uk.carry, uk.xs, _pe_out_unknowns)
+    carry_uk = carry_fixpoint(jaxpr, uk.consts, uk.carry, uk.xs, pe_out_unknowns)
     in_uks = [*uk.consts, *carry_uk, *uk.xs]
     n_ys = len(jaxpr.out_avals) - num_carry
     known, unknown, out_uks, num_res = partial_eval_jaxpr(
@@ -636,13 +636,6 @@ def _transposed_body(
     return trace_to_closed_jaxpr(
         body, [*res_c, *map(tangent_aval, lin_c), *carry_ct, *ct_y, *res_x]
     )
-
-
-def _undefined_or(
-    avals: Sequence[ShapedArray], linear: Sequence[bool], values: Iterator[Any]
-) -> list[Any]:
-    """``UndefPrimal`` for the linear inputs, the next of ``values`` for the others."""
-    return [UndefPrimal(a) if f else next(values) for a, f in zip(avals, linear, strict=True)]
 
 
 def _split_sizes(xs: Sequence[Any], sizes: Sequence[int]) -> list[list[Any]]:

@@ -27,7 +27,15 @@ from mj_autodiff import (
     transpose_rules,
 )
 from mj_batch import BatchDim, move_batch_axis, not_mapped, vmap_jaxpr, vmap_rules
-from mj_control._jaxprs import add_inputs, carry_fixpoint, move, permute, types_str
+from mj_control._jaxprs import (
+    add_inputs,
+    carry_fixpoint,
+    jvp_out_nonzeros,
+    move,
+    pe_out_unknowns,
+    permute,
+    types_str,
+)
 from mj_control._printing import pp_control_eqn
 from mj_control._scan import scan
 from mj_control._tracing import (
@@ -228,10 +236,6 @@ def _split_consts(
 # --- forward mode --------------------------------------------------------------------------------
 
 
-def _jvp_out_nonzeros(closed: ClosedJaxpr, nonzeros: list[bool]) -> list[bool]:
-    return jvp_jaxpr(closed, nonzeros, False)[1]
-
-
 def _while_jvp(
     primals: list[Any],
     tangents: list[Any],
@@ -245,7 +249,7 @@ def _while_jvp(
     _, bconst_t, carry_t = _split_consts(tangents, cond_nconsts, body_nconsts)
     bconst_nz = [type(t) is not Zero for t in bconst_t]
     carry_nz = carry_fixpoint(
-        body_jaxpr, bconst_nz, [type(t) is not Zero for t in carry_t], [], _jvp_out_nonzeros
+        body_jaxpr, bconst_nz, [type(t) is not Zero for t in carry_t], [], jvp_out_nonzeros
     )
     body_jvp, _ = jvp_jaxpr(body_jaxpr, [*bconst_nz, *carry_nz], carry_nz)
     n_bt, n_ct = sum(bconst_nz), sum(carry_nz)
@@ -286,10 +290,6 @@ jvp_rules[while_p] = _while_jvp
 # is what reverse mode cannot do.
 
 
-def _pe_out_unknowns(closed: ClosedJaxpr, unknowns: list[bool]) -> list[bool]:
-    return partial_eval_jaxpr(closed, unknowns)[2]
-
-
 def _known_part(closed: ClosedJaxpr, unknowns: list[bool], n_out: int) -> ClosedJaxpr:
     """The part of ``closed`` computing its first ``n_out`` known outputs from its known
     inputs (all of which it keeps as inputs)."""
@@ -316,8 +316,8 @@ def _split_while(
     body_nconsts: int,
 ) -> _WhileSplit:
     cc_uk, bc_uk, carry_uk = _split_consts(unknowns, cond_nconsts, body_nconsts)
-    carry_uk = carry_fixpoint(body_jaxpr, bc_uk, carry_uk, [], _pe_out_unknowns)
-    (pred_uk,) = _pe_out_unknowns(cond_jaxpr, [*cc_uk, *carry_uk])
+    carry_uk = carry_fixpoint(body_jaxpr, bc_uk, carry_uk, [], pe_out_unknowns)
+    (pred_uk,) = pe_out_unknowns(cond_jaxpr, [*cc_uk, *carry_uk])
     if pred_uk or all(carry_uk):
         return _WhileSplit([True] * len(carry_uk), None, None)
     n_known = carry_uk.count(False)
