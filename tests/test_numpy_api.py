@@ -351,3 +351,25 @@ def test_dtype_objects_and_astype():
     assert mnp.result_type(mnp.float32, 1.0) == np.float32
     assert mnp.isscalar(1.0)
     assert not mnp.isscalar(X)
+
+
+@pytest.mark.parametrize(
+    ("call", "api"),
+    [
+        (lambda: mnp.roll(np.ones(3), 1, axis=3), "roll"),
+        (lambda: mnp.repeat(np.ones(3), 2, axis=-2), "repeat"),
+        (lambda: mnp.sort(np.ones(3), axis=2), "sort"),
+        (lambda: mnp.argsort(np.ones(3), axis=1), "argsort"),
+        (lambda: mnp.median(np.ones(3), axis=1), "quantile"),
+    ],
+)
+def test_axis_out_of_range_names_the_api_and_the_user_line(call, api):
+    with pytest.raises(ValueError, match=f"^{api}: axis .* out of range") as info:
+        call()
+    assert "test_numpy_api.py" in str(info.value)
+
+
+def test_non_integer_axis_is_a_type_error():
+    # regression: axis=1.5 used to be reported as out of bounds
+    with pytest.raises(TypeError, match=r"repeat: axis must be an int, got 1\.5"):
+        mnp.repeat(np.ones(3), 2, axis=1.5)

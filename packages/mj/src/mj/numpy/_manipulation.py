@@ -10,6 +10,7 @@ import numpy as np
 
 import mj_core.numpy as cnp
 from mj_core import lax
+from mj_core.shapes import canonicalize_axis
 from mj_core.trace import Tracer
 
 __all__ = [
@@ -34,12 +35,6 @@ __all__ = [
 Array = Any
 
 
-def _axis(name: str, axis: int, ndim: int) -> int:
-    if not -ndim <= axis < ndim:
-        raise ValueError(f"{name}: axis {axis} is out of bounds for an array of dimension {ndim}")
-    return axis % ndim
-
-
 def tile(A: Array, reps: int | Sequence[int]) -> Array:  # noqa: N803  (NumPy's name)
     """``A`` repeated ``reps[i]`` times along each axis ``i``."""
     a = cnp.asarray(A)
@@ -58,7 +53,7 @@ def repeat(a: Array, repeats: int | Array, axis: int | None = None) -> Array:
     a = cnp.asarray(a)
     if axis is None:
         a, axis = cnp.ravel(a), 0
-    axis = _axis("repeat", axis, cnp.ndim(a))
+    axis = canonicalize_axis("repeat", axis, cnp.ndim(a))
     shape = cnp.shape(a)
     if isinstance(repeats, int | np.integer):
         r = int(repeats)
@@ -84,7 +79,7 @@ def take_along_axis(arr: Array, indices: Array, axis: int | None) -> Array:
             f"take_along_axis: indices (rank {cnp.ndim(indices)}) and arr (rank {ndim}) must "
             "have the same number of dimensions"
         )
-    axis = _axis("take_along_axis", axis, ndim)
+    axis = canonicalize_axis("take_along_axis", axis, ndim)
     if np.dtype(indices.dtype).kind not in "iu":
         raise TypeError(f"take_along_axis: indices must be integers, got {indices.dtype}")
     index: list[Any] = []
@@ -111,7 +106,7 @@ def roll(
     if len(shifts) != len(axes):
         raise ValueError("roll: shift and axis must have the same length")
     for s, ax in zip(shifts, axes, strict=True):
-        a = _roll1(a, s, _axis("roll", ax, cnp.ndim(a)))
+        a = _roll1(a, s, canonicalize_axis("roll", ax, cnp.ndim(a)))
     return a
 
 
@@ -135,7 +130,7 @@ def rot90(m: Array, k: int = 1, axes: tuple[int, int] = (0, 1)) -> Array:
     """Rotate by 90 degrees ``k`` times in the plane of ``axes`` (first towards second)."""
     m = cnp.asarray(m)
     ndim = cnp.ndim(m)
-    a0, a1 = (_axis("rot90", ax, ndim) for ax in axes)
+    a0, a1 = (canonicalize_axis("rot90", ax, ndim) for ax in axes)
     if a0 == a1:
         raise ValueError("rot90: axes must be different")
     k %= 4

@@ -9,27 +9,25 @@ import numpy as np
 
 import mj_core.numpy as cnp
 from mj_core import lax
+from mj_core.shapes import canonicalize_axis
 
 __all__ = ["argsort", "median", "percentile", "quantile", "sort"]
 
 Array = Any
 
 
-def _flatten_if_none(a: Array, axis: int | None) -> tuple[Array, int]:
+def _flatten_if_none(api: str, a: Array, axis: int | None) -> tuple[Array, int]:
     a = cnp.asarray(a)
     if axis is None:
         return cnp.ravel(a), 0
-    ndim = cnp.ndim(a)
-    if not -ndim <= axis < max(ndim, 1):
-        raise ValueError(f"axis {axis} is out of bounds for an array of dimension {ndim}")
-    return a, axis % max(ndim, 1)
+    return a, canonicalize_axis(api, axis, cnp.ndim(a))
 
 
 def sort(
     a: Array, axis: int | None = -1, *, stable: bool = True, descending: bool = False
 ) -> Array:
     """A sorted copy of ``a`` along ``axis`` (``None``: the flattened array)."""
-    a, axis = _flatten_if_none(a, axis)
+    a, axis = _flatten_if_none("sort", a, axis)
     out = lax.sort(a, dimension=axis, is_stable=stable)
     return lax.rev(out, (axis,)) if descending else out
 
@@ -38,7 +36,7 @@ def argsort(
     a: Array, axis: int | None = -1, *, stable: bool = True, descending: bool = False
 ) -> Array:
     """The int64 indices that sort ``a`` along ``axis``; ties keep their original order."""
-    a, axis = _flatten_if_none(a, axis)
+    a, axis = _flatten_if_none("argsort", a, axis)
     shape = cnp.shape(a)
     if descending:  # sort the reversed array ascending, then map positions back
         n = shape[axis]
@@ -58,7 +56,7 @@ def quantile(
         raise NotImplementedError(f"quantile: method={method!r} (only 'linear' is supported)")
     a = cnp.asarray(a)
     orig_ndim = cnp.ndim(a)
-    x, ax = _flatten_if_none(a, axis)
+    x, ax = _flatten_if_none("quantile", a, axis)
     x = sort(x, ax)
     if x.dtype.kind not in "fc":
         x = lax.convert_element_type(x, np.float64)
