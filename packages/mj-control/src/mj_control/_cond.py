@@ -178,7 +178,7 @@ def _cond_impl(index: Any, *args: Any, branches: tuple[ClosedJaxpr, ...]) -> lis
 impl_rules[cond_p] = _cond_impl
 
 
-def joined_out_avals(branches: Sequence[ClosedJaxpr]) -> list[ShapedArray]:
+def _joined_out_avals(branches: Sequence[ClosedJaxpr]) -> list[ShapedArray]:
     """The branches' common output types: weakly typed only where every branch's is."""
     outs = [list(b.out_avals) for b in branches]
     return [
@@ -205,7 +205,7 @@ def _cond_abstract_eval(
                 f"cond: branch {k} returns ({', '.join(a.str_short() for a in b_out)}) but "
                 f"branch 0 returns ({', '.join(a.str_short() for a in out0)})"
             )
-    return joined_out_avals(branches)
+    return _joined_out_avals(branches)
 
 
 abstract_eval_rules[cond_p] = _cond_abstract_eval
@@ -228,7 +228,7 @@ def _cond_jvp(
         for b, (j, nz) in zip(branches, first, strict=True)
     )
     nz_tangents = [t for t in op_tangents if type(t) is not Zero]
-    out_avals = joined_out_avals(branches)
+    out_avals = _joined_out_avals(branches)
     outs = bind(cond_p, index, *ops, *nz_tangents, branches=jvps)
     tangents_out = iter(outs[len(out_avals) :])
     return outs[: len(out_avals)], [
@@ -275,7 +275,7 @@ def _cond_partial_eval(
     index, *ops = tracers
     if not index.is_known:
         return trace.new_eqn_tracers(
-            cond_p, tracers, {"branches": branches}, joined_out_avals(branches)
+            cond_p, tracers, {"branches": branches}, _joined_out_avals(branches)
         )
     in_uks = [not t.is_known for t in ops]
     split = _split_branches(branches, in_uks)
@@ -284,7 +284,7 @@ def _cond_partial_eval(
     n_known = len(outs) - len(split.res_avals)
     res = [trace.pure(r) for r in outs[n_known:]]
     unknown_avals = [
-        a for a, uk in zip(joined_out_avals(branches), split.out_unknowns, strict=True) if uk
+        a for a, uk in zip(_joined_out_avals(branches), split.out_unknowns, strict=True) if uk
     ]
     unknown_ins = [t for t in ops if not t.is_known]
     outs_unknown = trace.new_eqn_tracers(
