@@ -15,6 +15,7 @@ import numpy as np
 
 from mj import numpy as mnp
 from mj_core import lax
+from mj_core.shapes import canonicalize_axis
 
 __all__ = [
     "elu",
@@ -140,10 +141,7 @@ def one_hot(x: Array, num_classes: int, dtype: Any = None, axis: int = -1) -> Ar
     is inserted at ``axis``. Out-of-range indices give all-zero rows."""
     dt = np.dtype(np.float64) if dtype is None else np.dtype(dtype)
     x = mnp.asarray(x)
-    ndim = mnp.ndim(x) + 1
-    if not -ndim <= axis < ndim:
-        raise ValueError(f"one_hot: axis {axis} is out of range for a rank-{ndim} result")
-    axis = axis % ndim
+    axis = canonicalize_axis("one_hot", axis, mnp.ndim(x) + 1)
     shape = (*mnp.shape(x)[:axis], int(num_classes), *mnp.shape(x)[axis:])
     classes = lax.broadcasted_iota(mnp.asarray(x).dtype, shape, axis)
     labels = mnp.expand_dims(x, axis)

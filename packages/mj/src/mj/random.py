@@ -82,7 +82,7 @@ def _check_key(api: str, key: Any) -> Array:
 def _shape(api: str, shape: Shape | int) -> tuple[int, ...]:
     dims = (shape,) if isinstance(shape, int | np.integer) else tuple(shape)
     try:
-        out = tuple(int(operator_index(d)) for d in dims)
+        out = tuple(_operator_index(d) for d in dims)
     except TypeError as err:
         raise TypeError(_error(api, f"shape must be a tuple of ints, got {shape!r}")) from err
     if any(d < 0 for d in out):
@@ -90,7 +90,7 @@ def _shape(api: str, shape: Shape | int) -> tuple[int, ...]:
     return out
 
 
-def operator_index(d: Any) -> int:
+def _operator_index(d: Any) -> int:
     """``d.__index__()``: a concrete integer (a traced one raises ConcretizationError)."""
     return int(d.__index__())
 
@@ -399,7 +399,7 @@ def permutation(key: Array, x: int | Array, axis: int = 0, independent: bool = F
     if not aval.shape:
         if not is_integer(aval.dtype):
             raise TypeError(_error("permutation", "x must be an integer or an array"))
-        n = operator_index(x)
+        n = _operator_index(x)
         return _shuffle(key, lax.iota(_I64, n), 0)
     ndim = len(aval.shape)
     if not -ndim <= axis < ndim:
