@@ -7,6 +7,7 @@ eager evaluation and jaxprs can never disagree; the rules here only adapt it to 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from mj_core import RuleTable, ShapedArray
@@ -22,7 +23,7 @@ abstract_eval_rules = RuleTable("abstract_eval_rules", "abstract evaluation", "m
 _MEMO_LIMIT = 4096
 
 
-def _elementwise_rule(prim: Primitive) -> Any:
+def _elementwise_rule(prim: Primitive) -> Callable[..., list[ShapedArray]]:
     # Tracing applies the same few type combinations over and over, and the NEP 50 promotion
     # behind elementwise_out_aval costs microseconds: remember its answers (the output type
     # does not depend on params). Only plain ShapedArrays are remembered: a ConcreteArray
