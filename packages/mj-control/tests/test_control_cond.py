@@ -154,3 +154,19 @@ def test_switch_rejects_float_index_and_empty_branches():
 def test_non_callable_branch():
     with pytest.raises(TypeError, match="true_fun must be callable"):
         cond(True, 1.0, lambda: 2.0)
+
+
+def test_cond_typing_rule_names_the_mismatched_branch():
+    from mj_core.avals import ShapedArray
+    from mj_ir import abstract_eval_rules
+
+    f64, i32 = ShapedArray((), np.float64), ShapedArray((), np.int32)
+    neg = make_jaxpr(lambda x: -x)(np.float64(1.0))
+    rule = abstract_eval_rules[cond_p]
+    assert rule(i32, f64, branches=(neg, neg)) == [f64]
+    to_int = make_jaxpr(lambda x: np.int32(1))(np.float64(1.0))
+    with pytest.raises(TypeError, match=r"branch 1 returns \(i32\[\]\) but branch 0 returns"):
+        rule(i32, f64, branches=(neg, to_int))
+    on_vec = make_jaxpr(lambda x: x[0])(np.ones(2))
+    with pytest.raises(TypeError, match=r"branch 1 takes \(f64\[2\]\) but the operands are"):
+        rule(i32, f64, branches=(neg, on_vec))

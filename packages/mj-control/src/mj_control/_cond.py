@@ -29,7 +29,7 @@ from mj_autodiff import (
     transpose_rules,
 )
 from mj_batch import BatchDim, move_batch_axis, not_mapped, vmap_jaxpr, vmap_rules
-from mj_control._jaxprs import add_inputs, join_residuals
+from mj_control._jaxprs import add_inputs, join_residuals, types_str
 from mj_control._printing import pp_control_eqn
 from mj_control._tracing import (
     cast,
@@ -192,18 +192,19 @@ def _cond_abstract_eval(
 ) -> list[ShapedArray]:
     if index.shape != () or index.dtype.kind not in "iu":
         raise TypeError(f"cond: the index must be an integer scalar, got {index.str_short()}")
-    shown = ", ".join(a.str_short() for a in avals)
     out0 = branches[0].out_avals
     for k, b in enumerate(branches):
         b_in = b.in_avals
         if len(b_in) != len(avals) or not all(map(types_match, b_in, avals)):
-            got = ", ".join(a.str_short() for a in b_in)
-            raise TypeError(f"cond: branch {k} takes ({got}) but the operands are ({shown})")
+            raise TypeError(
+                f"cond: branch {k} takes ({types_str(b_in)}) but the operands are "
+                f"({types_str(avals)})"
+            )
         b_out = b.out_avals
         if len(b_out) != len(out0) or not all(map(types_match, b_out, out0)):
             raise TypeError(
-                f"cond: branch {k} returns ({', '.join(a.str_short() for a in b_out)}) but "
-                f"branch 0 returns ({', '.join(a.str_short() for a in out0)})"
+                f"cond: branch {k} returns ({types_str(b_out)}) but branch 0 returns "
+                f"({types_str(out0)})"
             )
     return _joined_out_avals(branches)
 
