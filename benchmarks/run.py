@@ -142,7 +142,7 @@ def _refresh_docs(results_md: str, chart: Path | None) -> None:
     text = page.read_text()
     if DOCS_START not in text or DOCS_END not in text:
         raise SystemExit(f"{page} has no {DOCS_START} ... {DOCS_END} section to refresh")
-    body = results_md.split("\n", 2)[2]  # drop the page title
+    body = results_md.split("\n", 2)[2].replace("\n## ", "\n### ")  # under "Latest results"
     if chart is not None:
         shutil.copyfile(chart, DOCS / "benchmarks.png")
         body = body.replace(f"]({chart.name})", "](benchmarks.png)")
