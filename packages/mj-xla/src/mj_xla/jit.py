@@ -352,8 +352,9 @@ def jit(
         static_argnums: positions of arguments passed as Python values (must be hashable);
             a new value triggers a new trace.
         static_argnames: the same for keyword arguments.
-        donate_argnums, donate_argnames: accepted for JAX compatibility; buffer donation is
-            only a memory hint, and mj does not reuse donated buffers (results are the same).
+        donate_argnums: accepted for JAX compatibility; buffer donation is only a memory
+            hint, and mj does not reuse donated buffers (results are the same).
+        donate_argnames: the same for keyword arguments.
 
     Example::
 

@@ -227,7 +227,8 @@ def uniform(
         key: a PRNG key.
         shape: the result shape; ``minval``/``maxval`` must broadcast to it.
         dtype: a floating-point dtype.
-        minval, maxval: the range, scalars or arrays.
+        minval: the lower bound (inclusive), a scalar or an array.
+        maxval: the upper bound (exclusive), a scalar or an array.
     """
     _check_key("uniform", key)
     dt = _float_dtype("uniform", dtype)
