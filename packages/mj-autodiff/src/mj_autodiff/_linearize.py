@@ -1,9 +1,18 @@
-"""Linearization: partial evaluation of the JVP with unknown tangents (Autodidax Part 4).
+"""Linearization: evaluate a function now and stage its tangent computation (JAX's direct
+linearize).
 
 The primal computation runs now, in Python (so Python control flow on values works); every
 tangent operation is staged into a linear jaxpr. :class:`LinearFunction` holds that jaxpr and
 its residuals, and can be applied forwards (``linearize``'s ``f_jvp``) or transposed
 (``vjp``'s ``f_vjp``) without redoing any primal work.
+
+:func:`linearize_flat` is one JVP pass whose tangents are tracers of a jaxpr builder trace
+(:class:`TangentTrace`) sitting just below it, never the dynamic trace: primal operations see
+concrete values and run eagerly, tangent operations land in the builder as linear equations.
+Each primitive costs one rule call and no partial-evaluation recipes. Higher-order primitives
+(those with a ``partial_eval_rules`` entry: jit, control flow) must split their own bodies
+into known and unknown parts, so such an equation alone is linearized by partial evaluation
+of its JVP (Autodidax Part 4) and its linear part is replayed onto the tangent trace.
 """
 
 from __future__ import annotations
@@ -11,19 +20,39 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from mj_autodiff._jvp import _check_tangent, jvp_flat
+import numpy as np
+
+from mj_autodiff._jvp import (
+    JVPTrace,
+    JVPTracer,
+    _check_tangent,
+    _unpack_outputs,
+    jvp_flat,
+    jvp_rules,
+)
 from mj_autodiff._partial_eval import (
     _LAMBDA,
     PartialEvalTrace,
     PartialEvalTracer,
     new_partial_eval_main,
+    partial_eval_rules,
     tracers_to_jaxpr,
 )
-from mj_autodiff._tangents import Zero, instantiate_zeros, is_float0, tangent_aval_of
+from mj_autodiff._tangents import Zero, instantiate_zeros, is_float0, shaped, tangent_aval_of
 from mj_autodiff._transpose import UndefPrimal, backward_pass
-from mj_core import ShapedArray, Tracer, full_lower, full_raise
+from mj_core import Primitive, ShapedArray, Tracer, bind, config, full_lower, full_raise, new_main
 from mj_core.tree_util import flatten_fun, tree_flatten, tree_unflatten
-from mj_ir import Jaxpr, eval_jaxpr
+from mj_ir import (
+    Jaxpr,
+    JaxprBuilder,
+    JaxprTrace,
+    JaxprTracer,
+    Var,
+    dce_jaxpr,
+    eval_jaxpr,
+    typecheck_jaxpr,
+)
+from mj_ir.tracing import gc_paused
 
 __all__ = ["LinearFunction", "linearize", "linearize_flat"]
 
@@ -74,12 +103,140 @@ class LinearFunction:
             for a, nz in zip(self.in_avals, self.in_nonzero, strict=True)
         ]
 
+    def pruned(self) -> LinearFunction:
+        """This map without the equations no output depends on (and the residuals only they
+        use). :func:`linearize_flat` records every tangent operation, also those of values
+        that reach no output; transposing skips them for free, applying forwards does not."""
+        n = len(self.consts)
+        keep = [False] * n + [True] * (len(self.jaxpr.in_binders) - n)
+        jaxpr, used = dce_jaxpr(self.jaxpr, [True] * len(self.jaxpr.outs), instantiate=keep)
+        consts = [c for c, u in zip(self.consts, used[:n], strict=True) if u]
+        return LinearFunction(
+            jaxpr, consts, self.in_avals, self.in_nonzero, self.out_avals, self.out_nonzero
+        )
+
+
+class TangentTrace(JaxprTrace):
+    """The trace the tangents of :func:`linearize_flat` are staged on. Residuals arrive as
+    constants at nearly every equation, so NumPy arrays take a short path to their binder."""
+
+    __slots__ = ()
+    transformation_name = "linearize (tangent staging)"
+
+    def pure(self, val: Any) -> JaxprTracer:
+        if type(val) is not np.ndarray or not val.ndim:
+            return self.builder.const_tracer(self, val)
+        builder = self.builder
+        tracer = builder.const_tracers.get(id(val))
+        if tracer is None:
+            aval = shaped(val.shape, val.dtype)
+            var = Var(aval)
+            tracer = builder.const_tracers[id(val)] = JaxprTracer(self, aval, var)
+            builder.const_vars.append(var)
+            builder.const_vals.append(val)
+        return tracer
+
+    lift = pure
+
+
+class LinearizeTrace(JVPTrace):
+    """The JVP trace of direct linearization: primals are concrete (or tracers of enclosing
+    transformations), tangents are tracers of the tangent-staging trace below this one."""
+
+    __slots__ = ()
+
+    def process_primitive(
+        self, primitive: Primitive, tracers: list[Any], params: dict[str, Any]
+    ) -> list[Any]:
+        primals = []
+        tangents = []
+        nonzero = False
+        for t in tracers:
+            primals.append(t.primal)
+            tangent = t.tangent
+            tangents.append(tangent)
+            nonzero = nonzero or type(tangent) is not Zero
+        if not nonzero:  # nothing to differentiate: apply the primitive to the primals
+            return bind(primitive, *primals, **params)
+        if primitive in partial_eval_rules:
+            primals_out, tangents_out = _linearize_equation(primitive, primals, tangents, params)
+        else:
+            primals_out, tangents_out = jvp_rules[primitive](primals, tangents, **params)
+        if len(primals_out) == 1:
+            t = tangents_out[0]
+            return [primals_out[0] if type(t) is Zero else JVPTracer(self, primals_out[0], t)]
+        return self.tracers_out(primals_out, tangents_out)
+
+
+def _linearize_equation(
+    primitive: Primitive, primals: list[Any], tangents: list[Any], params: dict[str, Any]
+) -> tuple[list[Any], list[Any]]:
+    """Linearize one application of a higher-order ``primitive`` by partial evaluation (its
+    rule splits the body into known and unknown parts) and replay the linear part onto the
+    tangents, which stages it on the tangent trace."""
+    nonzero = [i for i, t in enumerate(tangents) if type(t) is not Zero]
+
+    def apply(*xs: Any) -> list[Any]:
+        args = list(primals)
+        for i, x in zip(nonzero, xs, strict=True):
+            args[i] = x
+        return bind(primitive, *args, **params)
+
+    primals_out, lin = _linearize_by_partial_eval(apply, [primals[i] for i in nonzero])
+    return primals_out, lin(*[tangents[i] for i in nonzero])
+
 
 def linearize_flat(
     fun: Callable[..., Sequence[Any]], primals: Sequence[Any]
 ) -> tuple[list[Any], LinearFunction]:
     """Evaluate ``fun`` (flat arrays in, flat list out) at ``primals`` and stage its JVP's
-    tangent computation as a :class:`LinearFunction`."""
+    tangent computation as a :class:`LinearFunction` (direct linearization)."""
+    builder = JaxprBuilder()
+    with gc_paused(), new_main(TangentTrace, builder) as tangent_main:
+        tangent_trace: TangentTrace = tangent_main.trace  # type: ignore[assignment]
+        in_avals = [tangent_aval_of(p) for p in primals]
+        in_nonzero = [not is_float0(a.dtype) for a in in_avals]
+        lin_in = [
+            tangent_trace.new_arg(a) for a, nz in zip(in_avals, in_nonzero, strict=True) if nz
+        ]
+        it = iter(lin_in)
+        tangents_in = [
+            next(it) if nz else Zero(a) for a, nz in zip(in_avals, in_nonzero, strict=True)
+        ]
+        with new_main(LinearizeTrace) as main:
+            trace: LinearizeTrace = main.trace  # type: ignore[assignment]
+            tracers_in = [JVPTracer(trace, p, t) for p, t in zip(primals, tangents_in, strict=True)]
+            primals_out, tangents_out = _unpack_outputs(trace, fun(*tracers_in))
+        primals_out = [full_lower(p) for p in primals_out]
+        for p in primals_out:
+            if isinstance(p, Tracer) and p._trace is tangent_trace:
+                raise TypeError(
+                    "linearize: a primal output depends on the tangents; a JVP rule mixed "
+                    "primal and tangent values."
+                )
+        out_avals: list[ShapedArray] = []
+        out_nonzero: list[bool] = []
+        lin_out = []
+        for p, t in zip(primals_out, tangents_out, strict=True):
+            if type(t) is Zero:
+                out_avals.append(t.aval)
+                out_nonzero.append(False)
+            else:
+                out_avals.append(tangent_aval_of(p))
+                out_nonzero.append(True)
+                lin_out.append(full_raise(tangent_trace, t))
+    jaxpr, consts = builder.build(lin_in, lin_out)
+    if config.check_jaxprs:
+        typecheck_jaxpr(jaxpr)
+    return primals_out, LinearFunction(jaxpr, consts, in_avals, in_nonzero, out_avals, out_nonzero)
+
+
+def _linearize_by_partial_eval(
+    fun: Callable[..., Sequence[Any]], primals: Sequence[Any]
+) -> tuple[list[Any], LinearFunction]:
+    """Linearize ``fun`` by partial evaluation of its JVP with unknown tangents (Autodidax
+    Part 4): the path of higher-order primitives, whose partial-evaluation rules split their
+    bodies."""
     with new_partial_eval_main() as main:
         trace: PartialEvalTrace = main.trace
         in_avals = [tangent_aval_of(p) for p in primals]
@@ -125,6 +282,7 @@ def linearize(fun: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[...
     primals_flat, in_tree = tree_flatten(primals)
     flat_fun, out_tree = flatten_fun(fun, in_tree)
     primals_out, lin = linearize_flat(flat_fun, primals_flat)
+    lin = lin.pruned()
     out_treedef = out_tree()
 
     def f_jvp(*tangents: Any) -> Any:

@@ -37,6 +37,7 @@ __all__ = [
     "JaxprTrace",
     "JaxprTracer",
     "ShapeDtypeStruct",
+    "gc_paused",
     "inline_literals",
     "make_jaxpr",
     "trace_to_closed_jaxpr",
@@ -207,6 +208,11 @@ def _gc_paused() -> Iterator[None]:
             _GCPause.depth -= 1
             if _GCPause.depth == 0 and _GCPause.was_enabled:
                 gc.enable()
+
+
+#: :func:`_gc_paused` for other layers' passes that build jaxprs the same way (mj_autodiff's
+#: direct linearize stages one tangent equation per primitive).
+gc_paused = _gc_paused
 
 
 def trace_to_jaxpr(
