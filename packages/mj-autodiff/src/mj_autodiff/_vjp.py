@@ -12,7 +12,7 @@ from mj_autodiff._jvp import flatten_fun_aux
 from mj_autodiff._linearize import LinearFunction, linearize_flat
 from mj_autodiff._tangents import instantiate_zeros, shape_dtype, tangent_aval
 from mj_core import get_aval
-from mj_core.errors import user_location
+from mj_core.errors import user_line_suffix
 from mj_core.tree_util import PyTreeDef, tree_flatten, tree_unflatten
 
 __all__ = ["grad", "value_and_grad", "vjp"]
@@ -98,7 +98,7 @@ def _argnums_tuple(argnums: int | Sequence[int], nargs: int, api: str) -> tuple[
             raise TypeError(
                 f"{api}: differentiating with respect to argnums={argnums} requires at least "
                 f"{max(nums) + 1} positional arguments, but the function was called with "
-                f"{nargs}{' ' + user_location() if user_location() else ''}."
+                f"{nargs}{user_line_suffix()}."
             )
         out.append(int(i) % nargs)
     return tuple(out)

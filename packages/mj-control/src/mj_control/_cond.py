@@ -41,7 +41,7 @@ from mj_control._tracing import (
 )
 from mj_core import lax
 from mj_core.avals import ShapedArray, get_aval
-from mj_core.errors import user_location
+from mj_core.errors import user_line_suffix
 from mj_core.primitive import Primitive, impl_rules
 from mj_core.trace import bind
 from mj_core.tree_util import tree_flatten, tree_unflatten
@@ -137,8 +137,8 @@ def _to_index(x: Any) -> Any:
 
 
 def _where(exc: type[Exception], msg: str) -> Exception:
-    where = user_location()
-    return exc(f"{msg}{' ' + where if where else ''}")
+    where = user_line_suffix()
+    return exc(f"{msg}{where}")
 
 
 def _bind_branches(

@@ -49,7 +49,7 @@ from mj_control._tracing import (
     type_tree,
 )
 from mj_core.avals import ShapedArray, get_aval
-from mj_core.errors import user_location
+from mj_core.errors import user_line_suffix
 from mj_core.primitive import Primitive, impl_rules
 from mj_core.trace import bind
 from mj_core.tree_util import tree_flatten, tree_structure, tree_unflatten
@@ -118,10 +118,10 @@ def scan(
         traced = trace_fun(f, in_tree, [*init_avals, *x_avals])
         children = traced.out_tree.child_treedefs
         if traced.out_tree.pytype not in (tuple, list) or len(children) != 2:
-            where = user_location()
+            where = user_line_suffix()
             raise TypeError(
                 "scan: the body function must return a pair (carry, y), but it returns "
-                f"{type_tree(traced.out_tree, traced.out_avals)}{' ' + where if where else ''}."
+                f"{type_tree(traced.out_tree, traced.out_avals)}{where}."
             )
         return traced, children[0], children[1]
 
@@ -156,8 +156,7 @@ def scan(
 
 
 def _scan_length(x_avals: list[ShapedArray], length: int | None) -> int:
-    where = user_location()
-    at = f" {where}" if where else ""
+    at = user_line_suffix()
     for a in x_avals:
         if not a.shape:
             raise ValueError(

@@ -17,7 +17,7 @@ import numpy as np
 
 from mj_core.avals import ShapedArray, get_aval, raise_to_shaped
 from mj_core.dtypes import result_type
-from mj_core.errors import user_location
+from mj_core.errors import user_line_suffix
 from mj_core.prims import convert_element_type_p
 from mj_core.trace import bind1
 from mj_core.tree_util import PyTreeDef, flatten_fun, tree_unflatten
@@ -54,11 +54,8 @@ class TracedFun(NamedTuple):
 
 def check_callable(api: str, name: str, fun: Any) -> None:
     if not callable(fun):
-        where = user_location()
-        raise TypeError(
-            f"{api}: {name} must be callable, got {type(fun).__name__} {fun!r}"
-            f"{' ' + where if where else ''}."
-        )
+        where = user_line_suffix()
+        raise TypeError(f"{api}: {name} must be callable, got {type(fun).__name__} {fun!r}{where}.")
 
 
 def shaped_avals(flat_vals: Sequence[Any]) -> list[ShapedArray]:
@@ -184,10 +181,10 @@ def check_carry(
         types_match(a, b) for a, b in zip(in_avals, out_avals, strict=True)
     ):
         return
-    where = user_location()
+    where = user_line_suffix()
     kind = "structure" if in_tree != out_tree else "types"
     raise TypeError(
-        f"{api}: {what_out} must have the same {kind} as {what_in}{' ' + where if where else ''}"
+        f"{api}: {what_out} must have the same {kind} as {what_in}{where}"
         f".\n  {what_in}: {type_tree(in_tree, in_avals)}\n  {what_out}: "
         f"{type_tree(out_tree, out_avals)}"
     )

@@ -50,7 +50,7 @@ from mj_control._tracing import (
 from mj_core import lax
 from mj_core.avals import ConcreteArray, ShapedArray, get_aval
 from mj_core.dtypes import result_type
-from mj_core.errors import user_location
+from mj_core.errors import user_line_suffix
 from mj_core.primitive import Primitive, impl_rules
 from mj_core.trace import bind
 from mj_core.tree_util import tree_flatten, tree_structure, tree_unflatten
@@ -110,10 +110,10 @@ def while_loop(
     cond = trace_fun(cond_fun, in_tree, init_avals)
     cond_out = cond.out_avals
     if len(cond_out) != 1 or cond_out[0].shape != () or cond_out[0].dtype != _BOOL:
-        where = user_location()
+        where = user_line_suffix()
         raise TypeError(
             "while_loop: cond_fun must return a boolean scalar, but it returns "
-            f"{type_tree(cond.out_tree, cond_out)}{' ' + where if where else ''}."
+            f"{type_tree(cond.out_tree, cond_out)}{where}."
         )
     outs = bind(
         while_p,
@@ -138,10 +138,9 @@ def fori_loop(lower: Any, upper: Any, body_fun: Callable[[Any, Any], Any], init_
     lo_aval, hi_aval = get_aval(lower), get_aval(upper)
     for name, aval in (("lower", lo_aval), ("upper", hi_aval)):
         if aval.shape != () or aval.dtype.kind not in "iu":
-            where = user_location()
+            where = user_line_suffix()
             raise TypeError(
-                f"fori_loop: {name} must be an integer scalar, got {aval.str_short()}"
-                f"{' ' + where if where else ''}"
+                f"fori_loop: {name} must be an integer scalar, got {aval.str_short()}{where}"
             )
     dtype, weak = result_type(
         (lo_aval.dtype, lo_aval.weak_type), (hi_aval.dtype, hi_aval.weak_type)

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from mj_core.dtypes import default_dtype_for_pytype
-from mj_core.errors import ConcretizationError, user_location
+from mj_core.errors import ConcretizationError, user_line_suffix, user_location
 
 __all__ = [
     "ConcreteArray",
@@ -163,10 +163,10 @@ def _index(val: Any) -> int:
 
 
 def _concretization_error(what: str, aval: ShapedArray) -> ConcretizationError:
-    where = user_location()
+    where = user_line_suffix()
     return ConcretizationError(
         f"Abstract tracer value encountered where a concrete value is expected ({what}() of a "
-        f"traced {aval.str_short()} value){' ' + where if where else ''}.\n"
+        f"traced {aval.str_short()} value){where}.\n"
         "The value depends on the arguments of a transformed function (jit, make_jaxpr, "
         "vmap), so it is not known while tracing. Use mj.lax.cond/while_loop or mnp.where "
         "for value-dependent control flow, or mark the argument static (static_argnums)."
@@ -186,10 +186,9 @@ def _python_scalar_aval(x: Any) -> ShapedArray:
     try:
         val = np.array(x, dtype)
     except OverflowError:  # NumPy's message names neither the value nor the user's line
-        where = user_location()
+        where = user_line_suffix()
         raise OverflowError(
-            f"Python int {x} is too large to convert to {np.dtype(dtype).name}"
-            f"{' ' + where if where else ''}"
+            f"Python int {x} is too large to convert to {np.dtype(dtype).name}{where}"
         ) from None
     return ConcreteArray(val, weak_type=pytype is not bool)
 

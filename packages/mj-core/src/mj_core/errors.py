@@ -21,6 +21,7 @@ __all__ = [
     "ShapeDtypeError",
     "TracerLeakError",
     "user_frame",
+    "user_line_suffix",
     "user_location",
 ]
 
@@ -57,6 +58,13 @@ def user_location() -> str:
         return ""
     code = frame.f_code
     return f"in {code.co_name} at {code.co_filename}:{frame.f_lineno}"
+
+
+def user_line_suffix() -> str:
+    """``" in f at file.py:12"`` (note the leading space) for the innermost user frame, or
+    ``""``: ready to append to an error message."""
+    where = user_location()
+    return f" {where}" if where else ""
 
 
 class MJError(Exception):

@@ -23,7 +23,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from mj_core.avals import ShapedArray, get_aval
-from mj_core.errors import ConcretizationError, MJError, TracerLeakError, user_location
+from mj_core.errors import ConcretizationError, MJError, TracerLeakError, user_line_suffix
 from mj_core.primitive import Primitive, impl_rules
 
 __all__ = [
@@ -274,10 +274,10 @@ class Tracer:
     def _numpy_conversion_error(self, what: str) -> MJError:
         if not self._trace.main.alive:
             return _leak_error(self)
-        where = user_location()
+        where = user_line_suffix()
         return ConcretizationError(
             f"A traced {self.aval.str_short()} value was passed to {what}"
-            f"{' ' + where if where else ''}. NumPy needs concrete data, but this value is being "
+            f"{where}. NumPy needs concrete data, but this value is being "
             f"traced by {self._trace.transformation_name}. Use mj.numpy (import mj.numpy as "
             "mnp) instead of numpy inside transformed functions."
         )
@@ -306,10 +306,10 @@ _OPERATOR_UFUNCS = {
 
 def _leak_error(tracer: Tracer) -> TracerLeakError:
     name = tracer._trace.transformation_name
-    where = user_location()
+    where = user_line_suffix()
     return TracerLeakError(
         f"A tracer of the {name} transformation ({tracer.aval.str_short()}) was used after "
-        f"that transformation ended{' ' + where if where else ''}. It escaped the transformed "
+        f"that transformation ended{where}. It escaped the transformed "
         "function, e.g. through a global, a closure or an attribute; return it instead."
     )
 
@@ -359,10 +359,8 @@ def _impl_error(primitive: Primitive, args: Sequence[Any], err: Exception) -> Ty
         shapes = ", ".join(get_aval(a).str_short() for a in args)
     except TypeError:
         shapes = ", ".join(type(a).__name__ for a in args)
-    where = user_location()
-    return TypeError(
-        f"{primitive.name}: invalid operands ({shapes}){' ' + where if where else ''}: {err}"
-    )
+    where = user_line_suffix()
+    return TypeError(f"{primitive.name}: invalid operands ({shapes}){where}: {err}")
 
 
 def _apply_impl(primitive: Primitive, args: Sequence[Any], params: dict[str, Any]) -> Any:

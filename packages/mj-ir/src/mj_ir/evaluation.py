@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from mj_core.errors import user_location
+from mj_core.errors import user_line_suffix
 from mj_core.trace import bind
 from mj_ir.jaxpr import ClosedJaxpr, Jaxpr, Var
 
@@ -27,10 +27,10 @@ def eval_jaxpr(jaxpr: Jaxpr | ClosedJaxpr, args: Sequence[Any]) -> list[Any]:
         jaxpr = jaxpr.jaxpr
     binders = jaxpr.in_binders
     if len(args) != len(binders):
-        where = user_location()
+        where = user_line_suffix()
         raise TypeError(
             f"eval_jaxpr: the jaxpr takes {len(binders)} inputs (constants first, then "
-            f"arguments) but {len(args)} were given{' ' + where if where else ''}"
+            f"arguments) but {len(args)} were given{where}"
         )
     env: dict[Var, Any] = dict(zip(binders, args, strict=True))
     for eqn in jaxpr.eqns:

@@ -24,7 +24,7 @@ import numpy as np
 
 from mj_core.avals import ShapedArray, get_aval, raise_to_shaped
 from mj_core.config import config
-from mj_core.errors import MJError, user_location
+from mj_core.errors import MJError, user_line_suffix
 from mj_core.primitive import Primitive
 from mj_core.trace import MainTrace, Trace, Tracer, full_raise, new_dynamic, new_main
 from mj_core.tree_util import PyTreeDef, tree_flatten, tree_unflatten
@@ -175,8 +175,8 @@ _new_eqn: Callable[[tuple[Any, ...]], JaxprEqn] = functools.partial(tuple.__new_
 
 def _typing_error(err: TypeError | ValueError) -> TypeError | ValueError:
     """The abstract-eval rule's error, pointed at the user's source line."""
-    where = user_location()
-    msg = f"{err}{' ' + where if where else ''}"
+    where = user_line_suffix()
+    msg = f"{err}{where}"
     return TypeError(msg) if isinstance(err, TypeError) else ValueError(msg)
 
 

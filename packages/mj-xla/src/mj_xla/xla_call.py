@@ -32,7 +32,7 @@ from mj_autodiff import (
 )
 from mj_batch import BatchDim, vmap_jaxpr, vmap_rules
 from mj_core.avals import ShapedArray, raise_to_shaped
-from mj_core.errors import user_location
+from mj_core.errors import user_line_suffix
 from mj_core.primitive import Primitive, impl_rules
 from mj_core.trace import bind
 from mj_ir.abstract_eval import abstract_eval_rules
@@ -72,12 +72,11 @@ def _xla_call_abstract_eval(
     if len(expected) != len(in_avals) or not all(
         types_match(raise_to_shaped(a), e) for a, e in zip(in_avals, expected, strict=True)
     ):
-        where = user_location()
+        where = user_line_suffix()
         got = ", ".join(a.str_short() for a in in_avals)
         want = ", ".join(a.str_short() for a in expected)
         raise TypeError(
-            f"xla_call ({name}): operands ({got}) do not match the jaxpr's inputs ({want})"
-            f"{' ' + where if where else ''}"
+            f"xla_call ({name}): operands ({got}) do not match the jaxpr's inputs ({want}){where}"
         )
     return jaxpr.out_avals
 
