@@ -66,12 +66,27 @@ def _versus(
 
 
 def _w1(look: _Lookup) -> list[Verdict]:
+    """The absolute 1.0 us/op was set on a machine where NumPy took 0.31 us/op; the issue
+    spells it out as "ahead of torch and JAX, within 0.7 us of NumPy", which is judged too,
+    in the same run, so a slower machine does not decide the verdict alone."""
     target = "<= 1.0 us/op"
     (case,) = look.cases(1, "mj") or [""]
     mine = look.get(1, case, "mj")
     if mine is None:
         return [Verdict(1, target, "mj not measured", "n/a")]
-    return [Verdict(1, target, f"mj {mine:.3f} us/op", _status(mine <= 1.0))]
+    verdicts = [Verdict(1, target, f"mj {mine:.3f} us/op", _status(mine <= 1.0))]
+    relative = "i.e. within 0.7 us/op of NumPy and ahead of torch and JAX (same run)"
+    numpy, torch, jax = (look.get(1, case, p) for p in ("numpy", "torch", "jax"))
+    if numpy is None or torch is None or jax is None:
+        verdicts.append(Verdict(1, relative, "a peer was not measured", "n/a"))
+        return verdicts
+    shown = (
+        f"mj {mine:.3f} = NumPy {numpy:.3f} + {mine - numpy:.3f} us/op; "
+        f"torch {torch:.3f}, JAX {jax:.3f}"
+    )
+    ok = mine - numpy <= 0.7 and mine < torch and mine < jax
+    verdicts.append(Verdict(1, relative, shown, _status(ok)))
+    return verdicts
 
 
 def _w2(look: _Lookup) -> list[Verdict]:
