@@ -49,7 +49,7 @@ _DTYPE_SHORT = {
 class ShapedArray:
     """The abstract value of an array: its shape, dtype and whether its dtype is weak."""
 
-    __slots__ = ("dtype", "shape", "weak_type")
+    __slots__ = ("_hash", "dtype", "shape", "weak_type")
     array_abstraction_level = 1
 
     shape: tuple[int, ...]
@@ -60,6 +60,7 @@ class ShapedArray:
         self.shape = tuple(shape)
         self.dtype = np.dtype(dtype)
         self.weak_type = weak_type
+        self._hash: int | None = None  # avals are immutable; jit's cache keys hash them often
 
     @property
     def ndim(self) -> int:
@@ -99,7 +100,14 @@ class ShapedArray:
         )
 
     def __hash__(self) -> int:
-        return hash((self.shape, self.dtype, self.weak_type))
+        h = self._hash
+        if h is None:
+            h = self._hash = hash((self.shape, self.dtype, self.weak_type))
+        return h
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Rebuilt from its fields, so a cached hash never crosses processes.
+        return (ShapedArray, (self.shape, self.dtype, self.weak_type))
 
     def __repr__(self) -> str:
         weak = ", weak_type=True" if self.weak_type else ""
@@ -153,6 +161,9 @@ class ConcreteArray(ShapedArray):
 
     def __hash__(self) -> int:
         return id(self)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (ConcreteArray, (self.val, self.weak_type))
 
     def __repr__(self) -> str:
         return f"ConcreteArray({self.val!r}, weak_type={self.weak_type})"

@@ -142,21 +142,23 @@ class JitFunction(Generic[P, R]):
     def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R:
         if config.disable_jit:
             return self._fun(*args, **kwargs)
-        if not kwargs and not self._static_argnums:
+        if not kwargs and not self._static_argnums and is_eager():
             # Fast path: positional device arrays, nothing active -> key = their avals.
             arrays: tuple[Any, ...] = args
+            key = []
             for a in arrays:
                 if type(a) is not Array:
                     break
+                key.append(a._aval)
             else:
-                if is_eager():
-                    key = tuple([a._aval for a in arrays])
-                    entry = self._cache.get(key)
-                    if entry is not None:
-                        exe = entry.executable
-                        if exe is not None:
-                            outs = exe.run_buffers([a._buf for a in arrays])
-                            return entry.output(outs)  # type: ignore[no-any-return]
+                entry = self._cache.get(tuple(key))
+                if entry is not None:
+                    exe = entry.executable
+                    if exe is not None:
+                        outs = exe.run_buffers([a._buf for a in arrays])
+                        if entry.single_leaf:
+                            return outs[0]  # type: ignore[return-value]
+                        return entry.output(outs)  # type: ignore[no-any-return]
         entry, flat_args = self._entry_for(args, kwargs)
         return entry.output(self._run(entry, flat_args))  # type: ignore[no-any-return]
 
