@@ -70,6 +70,11 @@ CASES = [
     *[(n, (i32,), {"axes": (1,), "index_dtype": np.dtype(np.int32)}) for n in ("argmax", "argmin")],
     *[(n, (f32,), {"axis": 0, "reverse": True}) for n in ("cumsum", "cumprod", "cummax", "cummin")],
     ("sort", (f32, i32), {"dimension": 1, "is_stable": True, "num_keys": 1}),
+    *[(n, (f32.astype(np.complex64),), {}) for n in ("real", "imag")],
+    ("conj", (f32,), {"input_dtype": np.dtype(np.float32)}),
+    ("complex", (f32, 2.0), {}),
+    ("fft", (f32,), {"fft_type": prims.FftType.RFFT, "fft_lengths": (2, 3)}),
+    ("fft", (f32.astype(np.complex64),), {"fft_type": prims.FftType.IRFFT, "fft_lengths": (4,)}),
     (
         "dot_general",
         (f32, np.ones((3, 4), np.float32)),

@@ -93,6 +93,11 @@ EXAMPLES: dict[str, tuple[Callable[[], tuple[Any, ...]], dict[str, Any]]] = {
     "cummax": _CUMULATIVE,
     "cummin": _CUMULATIVE,
     "sort": (lambda: (f64(5), i64(5)), {"dimension": 0, "is_stable": True, "num_keys": 1}),
+    "real": (lambda: (f64(2, 3) + 1j * f64(2, 3),), {}),
+    "imag": (lambda: (f64(2, 3) + 1j * f64(2, 3),), {}),
+    "conj": (lambda: (f64(2, 3),), {"input_dtype": np.dtype(np.float64)}),
+    "complex": (lambda: (f64(2, 3), f64(3)), {}),
+    "fft": (lambda: (f64(2, 4),), {"fft_type": prims.FftType.RFFT, "fft_lengths": (4,)}),
     "dot_general": (
         lambda: (f64(2, 3, 4), f64(2, 4, 5)),
         {

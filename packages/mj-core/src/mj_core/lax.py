@@ -14,9 +14,11 @@ from typing import Any, Protocol
 import numpy as np
 
 from mj_core.primitive import Primitive
+from mj_core.prims import complex as cx
 from mj_core.prims import contractions as ct
 from mj_core.prims import conversions as cv
 from mj_core.prims import elementwise as ew
+from mj_core.prims import fft as ff
 from mj_core.prims import indexing as ix
 from mj_core.prims import reductions as rd
 from mj_core.prims import sorting as so
@@ -50,7 +52,9 @@ __all__ = [
     "broadcasted_iota",
     "ceil",
     "clamp",
+    "complex",
     "concatenate",
+    "conj",
     "convert_element_type",
     "cos",
     "cosh",
@@ -72,6 +76,7 @@ __all__ = [
     "exp",
     "expand_dims",
     "expm1",
+    "fft",
     "floor",
     "full",
     "full_like",
@@ -80,6 +85,7 @@ __all__ = [
     "greater",
     "greater_equal",
     "gt",
+    "imag",
     "index_in_dim",
     "integer_pow",
     "iota",
@@ -98,6 +104,7 @@ __all__ = [
     "neg",
     "pad",
     "pow",
+    "real",
     "reduce_and",
     "reduce_max",
     "reduce_min",
@@ -726,7 +733,7 @@ def _is_weak(x: Array) -> bool:
     aval = getattr(x, "aval", None)
     if aval is not None:
         return bool(aval.weak_type)
-    return type(x) in (int, float, complex)
+    return type(x) in (int, float, builtins.complex)
 
 
 def bitcast_convert_type(operand: Array, new_dtype: Any) -> Array:
@@ -901,3 +908,48 @@ def dot(lhs: Array, rhs: Array, precision: Any = None, preferred_element_type: A
         )
     dn = (((lhs_nd - 1,), (0,)), ((), ()))
     return dot_general(lhs, rhs, dn, precision, preferred_element_type)
+
+
+# --- complex numbers and FFTs ---------------------------------------------------------------------
+def real(x: Array) -> Array:
+    """The real part of a complex ``x`` (float32 for complex64, float64 for complex128)."""
+    return bind1(cx.real_p, x)
+
+
+def imag(x: Array) -> Array:
+    """The imaginary part of a complex ``x``."""
+    return bind1(cx.imag_p, x)
+
+
+def conj(x: Array) -> Array:
+    """The complex conjugate of ``x`` (always complex, as ``jax.lax.conj``)."""
+    return bind1(cx.conj_p, x, input_dtype=_dtype(x))
+
+
+def complex(x: Array, y: Array) -> Array:
+    """``x + i*y`` from two float operands of one dtype (broadcast like NumPy)."""
+    return bind1(cx.complex_p, x, y)
+
+
+def fft(x: Array, fft_type: ff.FftType | str, fft_lengths: Sequence[int]) -> Array:
+    """The FFT of ``x`` over its trailing ``len(fft_lengths)`` dims, as ``jax.lax.fft``:
+    ``x`` is first converted to the complex (``RFFT``: inexact) dtype the transform needs."""
+    if isinstance(fft_type, str):
+        names = {t.name: t for t in ff.FftType}
+        if fft_type.upper() not in names:
+            raise ValueError(f"fft: unknown fft_type {fft_type!r}; expected one of {list(names)}")
+        typ = names[fft_type.upper()]
+    else:
+        typ = ff.FftType(fft_type)
+    dtype = _dtype(x)
+    if typ == ff.FftType.RFFT:
+        if dtype.kind == "c":
+            raise ValueError("fft: only real valued inputs are supported for RFFT")
+        new = dtype if dtype.kind == "f" else np.dtype(np.float64)
+    else:
+        new = cx.complex_dtype(dtype if dtype.kind in "fc" else np.dtype(np.float64))
+    x = convert_element_type(x, new)
+    lengths = int_tuple("fft", "fft_lengths", fft_lengths)
+    if not lengths:
+        return x
+    return bind1(ff.fft_p, x, fft_type=typ, fft_lengths=lengths)

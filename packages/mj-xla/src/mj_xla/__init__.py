@@ -8,8 +8,10 @@ device arrays and the compile cache. It may import the layers below it (``mj_bat
 re-exported here (``ir``, ``hlo``, ``chlo``, ``func``, ``Value``), never jaxlib directly.
 """
 
+from mj_xla import complex_lowering as _complex_lowering  # noqa: F401 (registers rules)
 from mj_xla import custom_lowering as _custom_lowering  # noqa: F401 (registers rules)
 from mj_xla import elementwise_lowering as _elementwise_lowering  # noqa: F401
+from mj_xla import fft_lowering as _fft_lowering  # noqa: F401
 from mj_xla import indexing_lowering as _indexing_lowering  # noqa: F401
 from mj_xla import reduction_lowering as _reduction_lowering  # noqa: F401
 from mj_xla import structural_lowering as _structural_lowering  # noqa: F401

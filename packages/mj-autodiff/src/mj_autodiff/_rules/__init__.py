@@ -3,8 +3,10 @@
 Importing this package registers them all (``mj_autodiff`` does so on import).
 """
 
+from mj_autodiff._rules import complex as complex
 from mj_autodiff._rules import contractions as contractions
 from mj_autodiff._rules import elementwise as elementwise
+from mj_autodiff._rules import fft as fft
 from mj_autodiff._rules import indexing as indexing
 from mj_autodiff._rules import reductions as reductions
 from mj_autodiff._rules import sorting as sorting

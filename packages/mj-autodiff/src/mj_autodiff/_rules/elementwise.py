@@ -171,11 +171,10 @@ defjvp(ew.erf_p, _erf_jvp)
 
 def _abs_jvp(g: Array, x: Array) -> Array:
     if shape_dtype(x)[1].kind == "c":
-        where = user_location()
-        raise NotImplementedError(
-            "abs: differentiating the absolute value of a complex input is not supported"
-            f"{' (' + where + ')' if where else ''}."
-        )
+        # JAX's rule: Re(g * conj(x) / |x|), with |x| = 0 replaced by 1 (derivative 0 there)
+        ans = lax.abs(x)
+        safe = lax.select_n(lax.eq(ans, 0), ans, 1)
+        return lax.real(lax.mul(g, lax.div(lax.conj(x), lax.complex(safe, 0.0))))
     return lax.mul(g, lax.sign(x))
 
 
