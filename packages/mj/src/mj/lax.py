@@ -2,10 +2,12 @@
 
 The lax-style wrappers of the core catalogue (``add``, ``dot_general``, ``broadcast_in_dim``,
 ``reduce_sum``, ``gather``, ``scatter_add``, ...), structured control flow (``cond``,
-``switch``, ``while_loop``, ``fori_loop``, ``scan``) and ``erf_inv``. Every name is the lower
+``switch``, ``while_loop``, ``fori_loop``, ``scan``, ``map``) and the special functions
+(``lgamma``, ``digamma``, ``erfc``, ``erf_inv``). Every name is the lower
 layer's own object, re-exported.
 """
 
+from mj._lax_map import map as map
 from mj._special import erf_inv as erf_inv
 from mj_autodiff import stop_gradient as stop_gradient
 from mj_control import cond as cond
@@ -14,6 +16,7 @@ from mj_control import scan as scan
 from mj_control import switch as switch
 from mj_control import while_loop as while_loop
 from mj_core import numpy as _mnp
+from mj_core.lax import ConvDimensionNumbers as ConvDimensionNumbers
 from mj_core.lax import GatherDimensionNumbers as GatherDimensionNumbers
 from mj_core.lax import ScatterDimensionNumbers as ScatterDimensionNumbers
 from mj_core.lax import abs as abs
@@ -36,6 +39,11 @@ from mj_core.lax import broadcasted_iota as broadcasted_iota
 from mj_core.lax import ceil as ceil
 from mj_core.lax import clamp as clamp
 from mj_core.lax import concatenate as concatenate
+from mj_core.lax import conv as conv
+from mj_core.lax import conv_dimension_numbers as conv_dimension_numbers
+from mj_core.lax import conv_general_dilated as conv_general_dilated
+from mj_core.lax import conv_transpose as conv_transpose
+from mj_core.lax import conv_with_general_padding as conv_with_general_padding
 from mj_core.lax import convert_element_type as convert_element_type
 from mj_core.lax import cos as cos
 from mj_core.lax import cosh as cosh
@@ -82,6 +90,7 @@ from mj_core.lax import mul as mul
 from mj_core.lax import ne as ne
 from mj_core.lax import neg as neg
 from mj_core.lax import pad as pad
+from mj_core.lax import padtype_to_pads as padtype_to_pads
 from mj_core.lax import pow as pow
 from mj_core.lax import reduce_and as reduce_and
 from mj_core.lax import reduce_max as reduce_max
@@ -118,6 +127,9 @@ from mj_core.lax import tan as tan
 from mj_core.lax import tanh as tanh
 from mj_core.lax import transpose as transpose
 from mj_core.lax import zeros_like_array as zeros_like_array
+from mj_core.lax_special import digamma as digamma
+from mj_core.lax_special import erfc as erfc
+from mj_core.lax_special import lgamma as lgamma
 from mj_core.numpy import cbrt as cbrt
 from mj_core.numpy import exp2 as exp2
 from mj_core.numpy import reciprocal as reciprocal

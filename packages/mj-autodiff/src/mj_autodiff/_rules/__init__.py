@@ -10,4 +10,5 @@ from mj_autodiff._rules import fft as fft
 from mj_autodiff._rules import indexing as indexing
 from mj_autodiff._rules import reductions as reductions
 from mj_autodiff._rules import sorting as sorting
+from mj_autodiff._rules import special as special
 from mj_autodiff._rules import structural as structural

@@ -16,4 +16,5 @@ from mj_core.prims.indexing import *  # noqa: F403
 from mj_core.prims.out_avals import out_aval_rules as out_aval_rules
 from mj_core.prims.reductions import *  # noqa: F403
 from mj_core.prims.sorting import *  # noqa: F403
+from mj_core.prims.special import *  # noqa: F403
 from mj_core.prims.structural import *  # noqa: F403
