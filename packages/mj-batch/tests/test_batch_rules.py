@@ -227,6 +227,22 @@ def _contraction_cases() -> list[Case]:
         Case(prims.dot_general_p, (f(3), f(2)), _dot((), ()), "outer"),
         Case(prims.dot_general_p, (f(5, 2, 3), f(5, 3, 4)), _dot((2,), (1,), (0,), (0,)), "bmm"),
         Case(prims.dot_general_p, (f(3, 2), f(4, 3)), _dot((0,), (1,)), "transposed"),
+        Case(
+            prims.conv_general_dilated_p,
+            (f(2, 4, 5, 4), f(6, 2, 2, 3)),
+            {
+                "window_strides": (2, 1),
+                "padding": ((1, 0), (0, 1)),
+                "lhs_dilation": (1, 2),
+                "rhs_dilation": (2, 1),
+                "dimension_numbers": prims.ConvDimensionNumbers(*[(0, 1, 2, 3)] * 3),
+                "feature_group_count": 2,
+                "batch_group_count": 1,
+                "precision": None,
+                "preferred_element_type": None,
+            },
+            "grouped conv",
+        ),
     ]
 
 

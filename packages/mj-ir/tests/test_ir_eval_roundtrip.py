@@ -98,6 +98,20 @@ EXAMPLES: dict[str, tuple[Callable[[], tuple[Any, ...]], dict[str, Any]]] = {
     "conj": (lambda: (f64(2, 3),), {"input_dtype": np.dtype(np.float64)}),
     "complex": (lambda: (f64(2, 3), f64(3)), {}),
     "fft": (lambda: (f64(2, 4),), {"fft_type": prims.FftType.RFFT, "fft_lengths": (4,)}),
+    "conv_general_dilated": (
+        lambda: (f64(2, 4, 5, 4), f64(6, 2, 2, 3)),
+        {
+            "window_strides": (2, 1),
+            "padding": ((1, 0), (0, 1)),
+            "lhs_dilation": (1, 2),
+            "rhs_dilation": (2, 1),
+            "dimension_numbers": prims.ConvDimensionNumbers(*[(0, 1, 2, 3)] * 3),
+            "feature_group_count": 2,
+            "batch_group_count": 1,
+            "precision": None,
+            "preferred_element_type": None,
+        },
+    ),
     "dot_general": (
         lambda: (f64(2, 3, 4), f64(2, 4, 5)),
         {

@@ -12,6 +12,7 @@ shapes), using ``moveaxis``/``move_batch_axis``/``broadcast_batched`` to arrange
 from mj_batch import _autodiff_rules as _autodiff_rules
 from mj_batch import _complex as _complex
 from mj_batch import _contractions as _contractions
+from mj_batch import _convolution as _convolution
 from mj_batch import _elementwise as _elementwise
 from mj_batch import _fft as _fft
 from mj_batch import _indexing as _indexing

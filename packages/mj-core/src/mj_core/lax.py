@@ -13,6 +13,13 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from mj_core.convolution import ConvDimensionNumbers as ConvDimensionNumbers
+from mj_core.convolution import conv as conv
+from mj_core.convolution import conv_dimension_numbers as conv_dimension_numbers
+from mj_core.convolution import conv_general_dilated as conv_general_dilated
+from mj_core.convolution import conv_transpose as conv_transpose
+from mj_core.convolution import conv_with_general_padding as conv_with_general_padding
+from mj_core.convolution import padtype_to_pads as padtype_to_pads
 from mj_core.primitive import Primitive
 from mj_core.prims import complex as cx
 from mj_core.prims import contractions as ct
@@ -31,6 +38,7 @@ from mj_core.trace import bind, bind1
 Array = Any
 
 __all__ = [
+    "ConvDimensionNumbers",
     "GatherDimensionNumbers",
     "ScatterDimensionNumbers",
     "abs",
@@ -55,6 +63,11 @@ __all__ = [
     "complex",
     "concatenate",
     "conj",
+    "conv",
+    "conv_dimension_numbers",
+    "conv_general_dilated",
+    "conv_transpose",
+    "conv_with_general_padding",
     "convert_element_type",
     "cos",
     "cosh",
@@ -103,6 +116,7 @@ __all__ = [
     "ne",
     "neg",
     "pad",
+    "padtype_to_pads",
     "pow",
     "real",
     "reduce_and",

@@ -5,6 +5,7 @@ Importing this package registers them all (``mj_autodiff`` does so on import).
 
 from mj_autodiff._rules import complex as complex
 from mj_autodiff._rules import contractions as contractions
+from mj_autodiff._rules import convolution as convolution
 from mj_autodiff._rules import elementwise as elementwise
 from mj_autodiff._rules import fft as fft
 from mj_autodiff._rules import indexing as indexing

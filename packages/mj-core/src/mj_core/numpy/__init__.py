@@ -25,6 +25,8 @@ from mj_core.numpy._creation import ones as ones
 from mj_core.numpy._creation import ones_like as ones_like
 from mj_core.numpy._creation import zeros as zeros
 from mj_core.numpy._creation import zeros_like as zeros_like
+from mj_core.numpy._convolve import convolve as convolve
+from mj_core.numpy._convolve import correlate as correlate
 from mj_core.numpy._indexing import take as take
 from mj_core.numpy._math import *  # noqa: F403
 from mj_core.numpy._ndarray import EagerArray as EagerArray

@@ -8,6 +8,7 @@ others by :data:`out_aval_rules` (mj-ir's abstract-eval rules are these function
 from mj_core.prims.complex import *  # noqa: F403
 from mj_core.prims.contractions import *  # noqa: F403
 from mj_core.prims.conversions import *  # noqa: F403
+from mj_core.prims.convolution import *  # noqa: F403
 from mj_core.prims.elementwise import *  # noqa: F403
 from mj_core.prims.elementwise import elementwise_out_aval as elementwise_out_aval
 from mj_core.prims.elementwise import elementwise_specs as elementwise_specs

@@ -107,7 +107,9 @@ from mj_core.numpy import complexfloating as complexfloating
 from mj_core.numpy import concatenate as concatenate
 from mj_core.numpy import conj as conj
 from mj_core.numpy import conjugate as conjugate
+from mj_core.numpy import convolve as convolve
 from mj_core.numpy import copysign as copysign
+from mj_core.numpy import correlate as correlate
 from mj_core.numpy import cos as cos
 from mj_core.numpy import cosh as cosh
 from mj_core.numpy import count_nonzero as count_nonzero
