@@ -1,10 +1,18 @@
 """Layer 6 of mini-JAX (mj): structured control flow.
 
-Owns ``cond``, ``switch``, ``while_loop``, ``fori_loop`` and ``scan``, registering each
-primitive's rules (impl, abstract eval, jvp, vmap, partial eval, transpose, lowering) into
-the lower layers' tables. It may import ``mj_xla`` and every layer below it; never ``mj``.
+Owns ``cond``, ``switch``, ``while_loop``, ``fori_loop``, ``scan`` and ``checkpoint``,
+registering each primitive's rules (impl, abstract eval, jvp, vmap, partial eval, transpose,
+lowering) into the lower layers' tables. It may import ``mj_xla`` and every layer below it;
+never ``mj``.
 """
 
+from mj_control._checkpoint import checkpoint as checkpoint
+from mj_control._checkpoint import checkpoint_p as checkpoint_p
+from mj_control._checkpoint import remat as remat
+from mj_control._checkpoint import remat_p as remat_p
+from mj_control._checkpoint_name import checkpoint_name as checkpoint_name
+from mj_control._checkpoint_name import name_p as name_p
+from mj_control._checkpoint_policies import checkpoint_policies as checkpoint_policies
 from mj_control._cond import cond as cond
 from mj_control._cond import cond_p as cond_p
 from mj_control._cond import switch as switch

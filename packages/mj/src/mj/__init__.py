@@ -9,6 +9,7 @@ object re-exported (``mj.grad is mj_autodiff.grad``), so code may mix both spell
 import every other layer; no layer may import it.
 """
 
+from mj import ad_checkpoint as ad_checkpoint
 from mj import lax as lax
 from mj import nn as nn
 from mj import numpy as numpy
@@ -29,6 +30,9 @@ from mj_batch import hessian as hessian
 from mj_batch import jacfwd as jacfwd
 from mj_batch import jacrev as jacrev
 from mj_batch import vmap as vmap
+from mj_control import checkpoint as checkpoint
+from mj_control import checkpoint_policies as checkpoint_policies
+from mj_control import remat as remat
 from mj_core import config as config
 from mj_core import errors as errors
 from mj_ir import ShapeDtypeStruct as ShapeDtypeStruct
