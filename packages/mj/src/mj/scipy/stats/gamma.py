@@ -1,0 +1,27 @@
+"""``mj.scipy.stats.gamma``: the gamma distribution with shape ``a`` on ``[loc, inf)``."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import mj_core.numpy as mnp
+from mj.scipy.special import gammaln, xlogy
+from mj.scipy.stats._args import promote_args_inexact
+from mj_core import lax
+
+__all__ = ["logpdf", "pdf"]
+
+Array = Any
+
+
+def logpdf(x: Array, a: Array, loc: Array = 0, scale: Array = 1) -> Array:
+    x, a, loc, scale = promote_args_inexact("gamma.logpdf", x, a, loc, scale)
+    y = lax.div(lax.sub(x, loc), scale)
+    log_linear_term = lax.sub(xlogy(lax.sub(a, 1.0), y), y)
+    shape_terms = lax.add(gammaln(a), lax.log(scale))
+    return mnp.where(lax.lt(y, 0.0), -math.inf, lax.sub(log_linear_term, shape_terms))
+
+
+def pdf(x: Array, a: Array, loc: Array = 0, scale: Array = 1) -> Array:
+    return lax.exp(logpdf(x, a, loc, scale))

@@ -1,0 +1,27 @@
+"""``mj.scipy.stats.poisson``: the Poisson distribution (``-inf``/0 off the integers)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import mj_core.numpy as mnp
+from mj.scipy.special import gammaln, xlogy
+from mj.scipy.stats._args import promote_args_inexact
+from mj_core import lax
+
+__all__ = ["logpmf", "pmf"]
+
+Array = Any
+
+
+def logpmf(k: Array, mu: Array, loc: Array = 0) -> Array:
+    k, mu, loc = promote_args_inexact("poisson.logpmf", k, mu, loc)
+    x = lax.sub(k, loc)
+    log_probs = lax.sub(lax.sub(xlogy(x, mu), gammaln(lax.add(x, 1.0))), mu)
+    off_support = lax.bitwise_or(lax.lt(x, 0.0), lax.ne(x, lax.round(x)))
+    return mnp.where(off_support, -math.inf, log_probs)
+
+
+def pmf(k: Array, mu: Array, loc: Array = 0) -> Array:
+    return lax.exp(logpmf(k, mu, loc))

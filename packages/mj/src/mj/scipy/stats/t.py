@@ -1,0 +1,29 @@
+"""``mj.scipy.stats.t``: Student's t distribution with ``df`` degrees of freedom."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from mj.scipy.special import gammaln
+from mj.scipy.stats._args import promote_args_inexact
+from mj_core import lax
+
+__all__ = ["logpdf", "pdf"]
+
+Array = Any
+
+
+def logpdf(x: Array, df: Array, loc: Array = 0, scale: Array = 1) -> Array:
+    x, df, loc, scale = promote_args_inexact("t.logpdf", x, df, loc, scale)
+    z = lax.div(lax.sub(x, loc), scale)
+    half_df = lax.div(df, 2.0)
+    half_df_plus_half = lax.add(half_df, 0.5)
+    log_norm = lax.div(lax.log(lax.mul(lax.mul(lax.mul(scale, scale), math.pi), df)), 2.0)
+    normalizer = lax.sub(lax.add(gammaln(half_df), log_norm), gammaln(half_df_plus_half))
+    quadratic = lax.div(lax.mul(z, z), df)
+    return lax.neg(lax.add(normalizer, lax.mul(half_df_plus_half, lax.log1p(quadratic))))
+
+
+def pdf(x: Array, df: Array, loc: Array = 0, scale: Array = 1) -> Array:
+    return lax.exp(logpdf(x, df, loc, scale))
