@@ -545,7 +545,7 @@ def slice_in_dim(
     starts = [0] * len(shape)
     limits = list(shape)
     strides = [1] * len(shape)
-    starts[axis], limits[axis], strides[axis] = start, max(start, limit), int(stride)
+    starts[axis], limits[axis], strides[axis] = start, builtins.max(start, limit), int(stride)
     return slice(operand, starts, limits, strides)
 
 
@@ -956,12 +956,17 @@ def fft(x: Array, fft_type: ff.FftType | str, fft_lengths: Sequence[int]) -> Arr
     else:
         typ = ff.FftType(fft_type)
     dtype = _dtype(x)
+    # bool and integer inputs compute in float64, as NumPy's np.fft does (JAX: float32 for
+    # integers of up to 32 bits; mj follows NumPy for integer -> float, DESIGN.md section 2)
+    inexact = dtype if dtype.kind in "fc" else np.dtype(np.float64)
     if typ == ff.FftType.RFFT:
         if dtype.kind == "c":
             raise ValueError("fft: only real valued inputs are supported for RFFT")
         new = dtype if dtype.kind == "f" else np.dtype(np.float64)
+        new = inexact
     else:
         new = cx.complex_dtype(dtype if dtype.kind in "fc" else np.dtype(np.float64))
+        new = cx.complex_dtype(inexact)
     x = convert_element_type(x, new)
     lengths = int_tuple("fft", "fft_lengths", fft_lengths)
     if not lengths:

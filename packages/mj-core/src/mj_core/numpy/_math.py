@@ -24,6 +24,7 @@ __all__ = [
     "abs",
     "absolute",
     "add",
+    "angle",
     "arccos",
     "arccosh",
     "arcsin",
@@ -62,8 +63,10 @@ __all__ = [
     "greater_equal",
     "heaviside",
     "hypot",
+    "imag",
     "invert",
     "isclose",
+    "iscomplexobj",
     "isfinite",
     "isinf",
     "isnan",
@@ -395,18 +398,40 @@ def rint(x: Array) -> Array:
     return lax.round(x, 1)
 
 
+def iscomplexobj(x: Array) -> bool:
+    """True if ``x`` has a complex dtype (a Python ``complex`` included)."""
+    return dtype.kind == "c"
+
+
 def real(x: Array) -> Array:
     dtype, _ = dtype_weak(x)
-    if dtype.kind == "c":
-        raise NotImplementedError("real: complex inputs are not supported yet")
-    return x
+    """The real part of ``x`` (``x`` itself for a real input, like NumPy and JAX)."""
+    return lax.real(x) if iscomplexobj(x) else x
+
+
+def imag(x: Array) -> Array:
+    """The imaginary part of ``x`` (zeros of ``x``'s dtype for a real input)."""
+    return lax.imag(x) if iscomplexobj(x) else lax.full_like(x, 0)
 
 
 def conjugate(x: Array) -> Array:
-    return real(x)
+    """The complex conjugate of ``x`` (``x`` itself for a real input)."""
+    return lax.conj(x) if iscomplexobj(x) else x
 
 
 conj = conjugate
+
+
+def angle(z: Array, deg: bool = False) -> Array:
+    """The counterclockwise angle of ``z`` from the positive real axis, in radians (or degrees
+    with ``deg=True``). Like JAX, integer inputs and real scalars give float64."""
+    re, im = real(z), imag(z)
+    dtype, _ = dtype_weak(re)
+    if dtype.kind != "f" or (dtype_weak(z)[0].kind == "f" and np.ndim(z) == 0):
+        re = lax.convert_element_type(re, np.float64)
+        im = lax.convert_element_type(im, np.float64)
+    out = lax.atan2(im, re)
+    return rad2deg(out) if deg else out
 
 
 def where(condition: Array, x: Array | None = None, y: Array | None = None) -> Array:

@@ -7,6 +7,7 @@ diagonals, ``meshgrid``, NaN-ignoring reductions, ``nonzero`` (concrete input or
 works eagerly and under ``jit``, ``grad`` and ``vmap`` alike.
 """
 
+from mj.numpy import fft as fft
 from mj.numpy import linalg as linalg
 from mj.numpy._einsum import einsum as einsum
 from mj.numpy._extras import allclose as allclose
@@ -73,6 +74,7 @@ from mj_core.numpy import add as add
 from mj_core.numpy import all as all
 from mj_core.numpy import amax as amax
 from mj_core.numpy import amin as amin
+from mj_core.numpy import angle as angle
 from mj_core.numpy import any as any
 from mj_core.numpy import arange as arange
 from mj_core.numpy import arccos as arccos
@@ -151,6 +153,7 @@ from mj_core.numpy import hstack as hstack
 from mj_core.numpy import hypot as hypot
 from mj_core.numpy import identity as identity
 from mj_core.numpy import iinfo as iinfo
+from mj_core.numpy import imag as imag
 from mj_core.numpy import inexact as inexact
 from mj_core.numpy import inf as inf
 from mj_core.numpy import inner as inner
@@ -161,6 +164,7 @@ from mj_core.numpy import int64 as int64
 from mj_core.numpy import integer as integer
 from mj_core.numpy import invert as invert
 from mj_core.numpy import isclose as isclose
+from mj_core.numpy import iscomplexobj as iscomplexobj
 from mj_core.numpy import isfinite as isfinite
 from mj_core.numpy import isinf as isinf
 from mj_core.numpy import isnan as isnan
