@@ -962,10 +962,8 @@ def fft(x: Array, fft_type: ff.FftType | str, fft_lengths: Sequence[int]) -> Arr
     if typ == ff.FftType.RFFT:
         if dtype.kind == "c":
             raise ValueError("fft: only real valued inputs are supported for RFFT")
-        new = dtype if dtype.kind == "f" else np.dtype(np.float64)
         new = inexact
     else:
-        new = cx.complex_dtype(dtype if dtype.kind in "fc" else np.dtype(np.float64))
         new = cx.complex_dtype(inexact)
     x = convert_element_type(x, new)
     lengths = int_tuple("fft", "fft_lengths", fft_lengths)

@@ -400,11 +400,11 @@ def rint(x: Array) -> Array:
 
 def iscomplexobj(x: Array) -> bool:
     """True if ``x`` has a complex dtype (a Python ``complex`` included)."""
+    dtype, _ = dtype_weak(x)
     return dtype.kind == "c"
 
 
 def real(x: Array) -> Array:
-    dtype, _ = dtype_weak(x)
     """The real part of ``x`` (``x`` itself for a real input, like NumPy and JAX)."""
     return lax.real(x) if iscomplexobj(x) else x
 
