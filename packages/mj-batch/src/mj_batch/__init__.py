@@ -16,6 +16,7 @@ from mj_batch import _convolution as _convolution
 from mj_batch import _elementwise as _elementwise
 from mj_batch import _fft as _fft
 from mj_batch import _indexing as _indexing
+from mj_batch import _linalg as _linalg
 from mj_batch import _reductions as _reductions
 from mj_batch import _structural as _structural
 from mj_batch._batching import BatchDim as BatchDim

@@ -47,6 +47,7 @@ __all__ = [
     "ir",
     "ir_element_type",
     "ir_tensor_type",
+    "lapack_target",
     "mlir_context",
     "put",
     "result_handler",
@@ -177,3 +178,28 @@ def to_numpy(buf: Buffer) -> np.ndarray[Any, Any]:
 
 
 JaxRuntimeError = _jax.JaxRuntimeError
+
+# --- LAPACK kernels (jaxlib's typed-FFI custom-call targets) ----------------------------------
+
+_lapack_lock = threading.Lock()
+_lapack_registered = False
+_LAPACK_PREFIX = {np.dtype(np.float32): "s", np.dtype(np.float64): "d"}
+
+
+def lapack_target(fn_base: str, dtype: np.dtype[Any]) -> str:
+    """The custom-call target name of LAPACK routine ``fn_base`` (``"potrf_ffi"``) for
+    ``dtype``, e.g. ``lapack_dpotrf_ffi``. The first call registers all of jaxlib's LAPACK FFI
+    handlers with XLA's CPU backend (api_version 1, the typed FFI), as JAX does on import."""
+    global _lapack_registered
+    if not _lapack_registered:
+        with _lapack_lock:
+            if not _lapack_registered:
+                from jaxlib.cpu import _lapack  # type: ignore[attr-defined]
+
+                _lapack.initialize()
+                for name, capsule in _lapack.registrations().items():
+                    xc.register_custom_call_target(
+                        name, capsule, platform="cpu", api_version=int(name.endswith("_ffi"))
+                    )
+                _lapack_registered = True
+    return f"lapack_{_LAPACK_PREFIX[np.dtype(dtype)]}{fn_base}"

@@ -9,6 +9,7 @@ from mj_autodiff._rules import convolution as convolution
 from mj_autodiff._rules import elementwise as elementwise
 from mj_autodiff._rules import fft as fft
 from mj_autodiff._rules import indexing as indexing
+from mj_autodiff._rules import linalg as linalg
 from mj_autodiff._rules import reductions as reductions
 from mj_autodiff._rules import sorting as sorting
 from mj_autodiff._rules import special as special

@@ -14,6 +14,7 @@ from mj_core.prims.elementwise import elementwise_out_aval as elementwise_out_av
 from mj_core.prims.elementwise import elementwise_specs as elementwise_specs
 from mj_core.prims.fft import *  # noqa: F403
 from mj_core.prims.indexing import *  # noqa: F403
+from mj_core.prims.linalg import *  # noqa: F403
 from mj_core.prims.out_avals import out_aval_rules as out_aval_rules
 from mj_core.prims.reductions import *  # noqa: F403
 from mj_core.prims.sorting import *  # noqa: F403
