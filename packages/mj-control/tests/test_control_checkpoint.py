@@ -8,7 +8,7 @@ import pytest
 
 import mj_core.numpy as mnp
 from mj_autodiff import grad, jvp, jvp_rules, linearize, partial_eval_rules, transpose_rules, vjp
-from mj_batch import hessian, vmap, vmap_rules
+from mj_batch import hessian, jacfwd, jacrev, vmap, vmap_rules
 from mj_control import (
     checkpoint,
     checkpoint_name,
@@ -202,6 +202,27 @@ def test_grad_with_respect_to_several_arguments():
     assert got[1][0] == pytest.approx((f(w, x + e0) - f(w, x - e0)) / (2 * eps), rel=1e-6)
 
 
+def test_outputs_that_are_inputs_or_constants():
+    ck = checkpoint(lambda x: (x, mnp.sin(x), 2.0))
+    assert grad(lambda x: sum(ck(x)))(0.5) == pytest.approx(1 + np.cos(0.5), rel=1e-12)
+    assert jit(grad(lambda x: sum(ck(x))))(0.5) == pytest.approx(1 + np.cos(0.5), rel=1e-12)
+
+
+def test_integer_argument_and_partial_tangents():
+    ck = checkpoint(lambda x, n: mnp.sin(x) * n)
+    assert grad(ck)(0.5, 3) == pytest.approx(3 * np.cos(0.5), rel=1e-12)
+    _, f_jvp = linearize(checkpoint(lambda x, y: mnp.sin(x) * y), 0.5, 2.0)
+    assert f_jvp(1.0, 0.0) == pytest.approx(2 * np.cos(0.5), rel=1e-12)
+    assert f_jvp(0.0, 1.0) == pytest.approx(np.sin(0.5), rel=1e-12)
+
+
+def test_grad_of_jit_of_checkpoint_splits_inside_the_jitted_jaxpr():
+    g = jit(checkpoint(sin_sin))
+    assert grad(g)(X) == pytest.approx(grad(sin_sin)(X), rel=1e-12)
+    closed = make_jaxpr(grad(g))(X)
+    assert _count(closed, "sin") == 3  # the jitted backward pass recomputes sin(x) too
+
+
 # --- composition with vmap, scan, cond and itself -----------------------------------------------
 
 
@@ -212,6 +233,16 @@ def test_vmap_of_checkpoint_and_of_its_grad():
     np.testing.assert_allclose(jit(vmap(grad(ck)))(XS), vmap(grad(sin_sin_times))(XS))
     (eqn,) = make_jaxpr(vmap(ck))(XS).jaxpr.eqns
     assert eqn.primitive is checkpoint_p
+
+
+def test_vmap_over_a_non_leading_axis_and_jacobians():
+    a = np.arange(6.0).reshape(2, 3)
+    ck = checkpoint(lambda v: mnp.sum(mnp.sin(v)))
+    np.testing.assert_allclose(vmap(ck, in_axes=1)(a), np.sin(a).sum(0), rtol=1e-12)
+    np.testing.assert_allclose(jit(vmap(grad(ck)))(a), np.cos(a), rtol=1e-12)
+    x = np.arange(3.0)
+    np.testing.assert_allclose(jacrev(checkpoint(mnp.sin))(x), np.diag(np.cos(x)), atol=1e-15)
+    np.testing.assert_allclose(jacfwd(checkpoint(mnp.sin))(x), np.diag(np.cos(x)), atol=1e-15)
 
 
 def test_grad_of_vmapped_checkpoint_with_unbatched_argument():
@@ -432,7 +463,7 @@ def test_checkpoint_name_is_the_identity_under_every_transformation():
     np.testing.assert_allclose(vmap(f)(XS), 2 * np.sin(XS))
     tree = checkpoint_name({"a": 1.0, "b": np.ones(2)}, "t")
     assert tree["a"] == 1.0
-    with pytest.raises(TypeError, match="checkpoint_name: name must be a str"):
+    with pytest.raises(TypeError, match="checkpoint_name: name must be a str, got int 3 in"):
         checkpoint_name(1.0, 3)
 
 

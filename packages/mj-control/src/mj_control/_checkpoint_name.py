@@ -13,6 +13,7 @@ from typing import Any
 from mj_autodiff import jvp_rules, transpose_rules
 from mj_batch import BatchDim, vmap_rules
 from mj_core.avals import ShapedArray
+from mj_core.errors import user_line_suffix
 from mj_core.primitive import Primitive, impl_rules
 from mj_core.trace import bind1
 from mj_core.tree_util import tree_map
@@ -32,8 +33,11 @@ def checkpoint_name(x: Any, name: str) -> Any:
         >>> y = checkpoint_name(mnp.sin(x), "hidden")
         >>> f = checkpoint(g, policy=checkpoint_policies.save_only_these_names("hidden"))
     """
-    if not isinstance(name, str):
-        raise TypeError(f"checkpoint_name: name must be a str, got {type(name).__name__}")
+    if type(name) is not str:  # a runtime check: callers may ignore the annotation
+        where = user_line_suffix()
+        raise TypeError(
+            f"checkpoint_name: name must be a str, got {type(name).__name__} {name!r}{where}"
+        )
     return tree_map(lambda leaf: bind1(name_p, leaf, name=name), x)
 
 
