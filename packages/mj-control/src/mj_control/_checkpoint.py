@@ -98,23 +98,15 @@ def checkpoint(
 
     @functools.wraps(fun)
     def fun_remat(*args: Any, **kwargs: Any) -> Any:
-        dyn_fun, dyn_args, cse_flags = _split_static(fun, statics, args, cse)
+        dyn_fun, dyn_args = _split_static(fun, statics, args)
         args_flat, in_tree = tree_flatten((tuple(dyn_args), kwargs))
         traced = trace_fun(functools.partial(_apply, dyn_fun), in_tree, shaped_avals(args_flat))
-        n_consts = len(traced.consts)
-        if isinstance(cse_flags, tuple):
-            counts = [len(tree_flatten(a)[0]) for a in dyn_args]
-            per_leaf = [f for f, n in zip(cse_flags, counts, strict=True) for _ in range(n)]
-            n_kw = len(args_flat) - len(per_leaf)
-            cse_param: PreventCSE = (False,) * n_consts + tuple(per_leaf) + (True,) * n_kw
-        else:
-            cse_param = cse_flags
         outs = bind(
             checkpoint_p,
             *traced.consts,
             *args_flat,
             jaxpr=traced.closed(),
-            prevent_cse=cse_param,
+            prevent_cse=_operand_cse(cse, dyn_args, len(traced.consts), len(args_flat)),
             differentiated=False,
             policy=policy,
         )
@@ -165,10 +157,10 @@ def _prevent_cse(prevent_cse: Any) -> PreventCSE:
 
 
 def _split_static(
-    fun: Callable[..., Any], statics: tuple[int, ...], args: tuple[Any, ...], cse: PreventCSE
-) -> tuple[Callable[..., Any], list[Any], PreventCSE]:
-    """``fun`` of the dynamic positional arguments only (the static ones closed over), those
-    arguments, and ``prevent_cse`` restricted to them."""
+    fun: Callable[..., Any], statics: tuple[int, ...], args: tuple[Any, ...]
+) -> tuple[Callable[..., Any], list[Any]]:
+    """``fun`` of the dynamic positional arguments only (the static ones closed over, as
+    Python values) and those arguments."""
     nargs = len(args)
     if not all(-nargs <= d < nargs for d in statics):
         raise _where(
@@ -176,14 +168,8 @@ def _split_static(
             f"checkpoint: static_argnums {statics} out of range for a call with {nargs} "
             f"positional arguments (each must be in [-{nargs}, {nargs}))",
         )
-    if isinstance(cse, tuple) and len(cse) != nargs - len({d % nargs for d in statics}):
-        raise _where(
-            ValueError,
-            f"checkpoint: prevent_cse has {len(cse)} flags for a call with "
-            f"{nargs - len(statics)} dynamic positional arguments",
-        )
     if not statics:
-        return fun, list(args), cse
+        return fun, list(args)
     static = {d % nargs for d in statics}
     dyn_args = [a for i, a in enumerate(args) if i not in static]
 
@@ -192,7 +178,24 @@ def _split_static(
         full = [a if i in static else next(it) for i, a in enumerate(args)]
         return fun(*full, **kwargs)
 
-    return dyn_fun, dyn_args, cse
+    return dyn_fun, dyn_args
+
+
+def _operand_cse(
+    cse: PreventCSE, dyn_args: Sequence[Any], n_consts: int, n_flat: int
+) -> PreventCSE:
+    """The ``prevent_cse`` param: a per-argument tuple becomes one flag per operand (False for
+    the hoisted constants, each argument's flag for its leaves, True for keyword leaves)."""
+    if isinstance(cse, bool):
+        return cse
+    if len(cse) != len(dyn_args):
+        raise _where(
+            ValueError,
+            f"checkpoint: prevent_cse has {len(cse)} flags for a call with {len(dyn_args)} "
+            "dynamic positional arguments",
+        )
+    per_leaf = [f for f, a in zip(cse, dyn_args, strict=True) for _ in tree_flatten(a)[0]]
+    return (False,) * n_consts + tuple(per_leaf) + (True,) * (n_flat - len(per_leaf))
 
 
 # --- evaluation and typing ---------------------------------------------------------------------
