@@ -1,5 +1,6 @@
 """``mj.scipy``: SciPy-style functions built from mj primitives (``mj.scipy.special``,
 ``mj.scipy.stats``)."""
 
+from mj.scipy import linalg as linalg
 from mj.scipy import special as special
 from mj.scipy import stats as stats
