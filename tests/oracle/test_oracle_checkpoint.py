@@ -191,3 +191,23 @@ def test_printed_equation_matches_jax():
     assert sorted(mj_eqn.params) == sorted(jax_eqn.params)
     for key in ("prevent_cse", "differentiated", "policy"):
         assert mj_eqn.params[key] == jax_eqn.params[key]
+
+
+def test_signature_matches_jax():
+    import inspect
+
+    def params(f):
+        return {
+            name: (p.kind, p.default)
+            for name, p in inspect.signature(f).parameters.items()
+            if name != "concrete"  # deprecated in JAX
+        }
+
+    assert params(mj.checkpoint) == params(jax.checkpoint)
+    mj_policies = {n for n in vars(mj.checkpoint_policies) if not n.startswith("_")}
+    jax_policies = {n for n in vars(jax.checkpoint_policies) if not n.startswith("_")}
+    # the offloading policies need host memory spaces, which mj has no notion of
+    assert jax_policies - mj_policies == {
+        "offload_dot_with_no_batch_dims",
+        "save_and_offload_only_these_names",
+    }

@@ -504,11 +504,25 @@ def test_static_argnums_pass_python_values():
         assert jit(grad(ck), static_argnums=1)(2.0, 3) == pytest.approx(12.0)
 
 
+def test_static_argnames_pass_python_values():
+    def scaled(x, *, mode):
+        return mnp.sin(x) * (2.0 if mode == "double" else 1.0)
+
+    ck = checkpoint(scaled, static_argnames="mode")
+    assert ck(X, mode="double") == pytest.approx(2 * np.sin(X))
+    assert grad(lambda x: ck(x, mode="double"))(X) == pytest.approx(2 * np.cos(X))
+    assert grad(lambda x: ck(x, mode="single"))(X) == pytest.approx(np.cos(X))
+    eqn = _checkpoint_eqns(make_jaxpr(lambda x: ck(x, mode="double"))(X).jaxpr)[0]
+    assert len(eqn.inputs) == 1  # the static keyword is not an operand
+
+
 def test_bad_arguments_raise_clear_errors():
     with pytest.raises(TypeError, match="checkpoint: fun must be callable"):
         checkpoint(3)
     with pytest.raises(TypeError, match="static_argnums must be an int or a tuple of ints"):
         checkpoint(sin_sin, static_argnums=[1])
+    with pytest.raises(TypeError, match="static_argnames must be a str or an iterable of strs"):
+        checkpoint(sin_sin, static_argnames=3)
     with pytest.raises(TypeError, match="prevent_cse must be a bool or a sequence of bools"):
         checkpoint(sin_sin, prevent_cse="yes")
     with pytest.raises(ValueError, match=r"static_argnums \(3,\) out of range .*test_control"):

@@ -19,7 +19,7 @@ merge the recomputation back into the forward pass.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NamedTuple, TypeVar
 
 from mj_autodiff import (
@@ -75,6 +75,7 @@ def checkpoint(
     prevent_cse: bool | Sequence[bool] = True,
     policy: Policy | None = None,
     static_argnums: int | tuple[int, ...] = (),
+    static_argnames: str | Iterable[str] = (),
 ) -> F:
     """``fun``, made to recompute its intermediates in the backward pass instead of saving
     them (JAX's ``jax.checkpoint``).
@@ -86,6 +87,7 @@ def checkpoint(
       policy: ``policy(prim, *avals, **params) -> bool`` saying which intermediates may be
         saved, e.g. ``checkpoint_policies.dots_saveable``; None saves only the inputs.
       static_argnums: positional arguments passed to ``fun`` as Python values, not traced.
+      static_argnames: keyword arguments passed to ``fun`` as Python values, not traced.
 
     Example::
 
@@ -94,11 +96,16 @@ def checkpoint(
     """
     check_callable("checkpoint", "fun", fun)
     statics = _static_argnums(static_argnums)
+    static_names = _static_argnames(static_argnames)
     cse = _prevent_cse(prevent_cse)
 
     @functools.wraps(fun)
     def fun_remat(*args: Any, **kwargs: Any) -> Any:
         dyn_fun, dyn_args = _split_static(fun, statics, args)
+        static_kwargs = {k: v for k, v in kwargs.items() if k in static_names}
+        if static_kwargs:
+            dyn_fun = functools.partial(dyn_fun, **static_kwargs)
+            kwargs = {k: v for k, v in kwargs.items() if k not in static_names}
         args_flat, in_tree = tree_flatten((tuple(dyn_args), kwargs))
         traced = trace_fun(functools.partial(_apply, dyn_fun), in_tree, shaped_avals(args_flat))
         outs = bind(
@@ -121,9 +128,16 @@ def remat(
     prevent_cse: bool | Sequence[bool] = True,
     policy: Policy | None = None,
     static_argnums: int | tuple[int, ...] = (),
+    static_argnames: str | Iterable[str] = (),
 ) -> F:
     """Alias of :func:`checkpoint`."""
-    return checkpoint(fun, prevent_cse=prevent_cse, policy=policy, static_argnums=static_argnums)
+    return checkpoint(
+        fun,
+        prevent_cse=prevent_cse,
+        policy=policy,
+        static_argnums=static_argnums,
+        static_argnames=static_argnames,
+    )
 
 
 def _apply(dyn_fun: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
@@ -142,6 +156,19 @@ def _static_argnums(static_argnums: Any) -> tuple[int, ...]:
     raise _where(
         TypeError,
         f"checkpoint: static_argnums must be an int or a tuple of ints, got {static_argnums!r}",
+    )
+
+
+def _static_argnames(static_argnames: Any) -> frozenset[str]:
+    names = (static_argnames,) if isinstance(static_argnames, str) else static_argnames
+    if isinstance(names, Iterable):
+        names = tuple(names)
+        if all(isinstance(n, str) for n in names):
+            return frozenset(names)
+    raise _where(
+        TypeError,
+        "checkpoint: static_argnames must be a str or an iterable of strs, got "
+        f"{static_argnames!r}",
     )
 
 
