@@ -104,8 +104,13 @@ def _argnums_tuple(argnums: int | Sequence[int], nargs: int, api: str) -> tuple[
     return tuple(out)
 
 
-def _check_inexact_input(api: str, x: Any) -> None:
+def _check_inexact_input(api: str, x: Any, holomorphic: bool = False) -> None:
     _, dtype = shape_dtype(x)
+    if holomorphic and dtype.kind != "c":
+        raise TypeError(
+            f"{api} with holomorphic=True requires inputs with complex dtype, but got "
+            f"{dtype.name}{user_line_suffix()}."
+        )
     if dtype.kind not in "fc":
         raise TypeError(
             f"{api} requires real- or complex-valued inputs (input dtype that is a sub-dtype "
@@ -114,7 +119,7 @@ def _check_inexact_input(api: str, x: Any) -> None:
         )
 
 
-def _check_scalar_output(api: str, out: Any) -> np.dtype[Any]:
+def _check_scalar_output(api: str, out: Any, holomorphic: bool = False) -> np.dtype[Any]:
     if isinstance(out, tuple | list | dict):
         raise TypeError(
             f"{api} requires a scalar array output, but the function returned a "
@@ -125,25 +130,44 @@ def _check_scalar_output(api: str, out: Any) -> np.dtype[Any]:
         raise TypeError(
             f"Gradient only defined for scalar-output functions. Output had shape: {tuple(shape)}."
         )
-    if dtype.kind != "f":
+    if holomorphic:
+        if dtype.kind != "c":
+            raise TypeError(
+                f"{api} with holomorphic=True requires outputs with complex dtype, but got "
+                f"{dtype.name}{user_line_suffix()}."
+            )
+    elif dtype.kind != "f":
+        hint = (
+            " For holomorphic differentiation, pass holomorphic=True. For differentiation of "
+            "non-holomorphic functions involving complex outputs, use vjp directly."
+            if dtype.kind == "c"
+            else ""
+        )
         raise TypeError(
             f"{api} requires real-valued outputs (output dtype that is a sub-dtype of "
-            f"np.floating), but got {dtype.name}."
+            f"np.floating), but got {dtype.name}.{hint}"
         )
     return dtype
 
 
 def value_and_grad(
-    fun: Callable[P, Any], argnums: int | Sequence[int] = 0, has_aux: bool = False
+    fun: Callable[P, Any],
+    argnums: int | Sequence[int] = 0,
+    has_aux: bool = False,
+    holomorphic: bool = False,
 ) -> Callable[P, tuple[Any, Any]]:
     """A function returning ``(fun(*args), gradient)``; with ``has_aux``,
     ``((out, aux), gradient)``. The gradient is w.r.t. the argument ``argnums`` (an int) or a
-    tuple of gradients (a tuple of ints). ``fun`` must return a real scalar."""
-    return _make_grad(fun, argnums, has_aux, "value_and_grad", with_value=True)
+    tuple of gradients (a tuple of ints). ``fun`` must return a real scalar (a complex one with
+    ``holomorphic=True``, for complex inputs)."""
+    return _make_grad(fun, argnums, has_aux, "value_and_grad", holomorphic, with_value=True)
 
 
 def grad(
-    fun: Callable[P, Any], argnums: int | Sequence[int] = 0, has_aux: bool = False
+    fun: Callable[P, Any],
+    argnums: int | Sequence[int] = 0,
+    has_aux: bool = False,
+    holomorphic: bool = False,
 ) -> Callable[P, Any]:
     """The gradient of scalar-valued ``fun`` w.r.t. argument ``argnums`` (a tuple of
     gradients for a tuple of argnums); with ``has_aux``, ``(gradient, aux)``.
@@ -152,7 +176,7 @@ def grad(
 
         >>> grad(lambda x: x * x)(3.0)   # 6.0
     """
-    return _make_grad(fun, argnums, has_aux, "grad", with_value=False)
+    return _make_grad(fun, argnums, has_aux, "grad", holomorphic, with_value=False)
 
 
 def _make_grad(
@@ -160,6 +184,7 @@ def _make_grad(
     argnums: int | Sequence[int],
     has_aux: bool,
     api: str,
+    holomorphic: bool,
     *,
     with_value: bool,
 ) -> Callable[..., Any]:
@@ -168,7 +193,7 @@ def _make_grad(
         nums = _argnums_tuple(argnums, len(args), api)
         diff_args = [args[i] for i in nums]
         for leaf in tree_flatten(diff_args)[0]:
-            _check_inexact_input(api, leaf)
+            _check_inexact_input(api, leaf, holomorphic)
 
         def partial_fun(*dyn: Any) -> Any:
             full = list(args)
@@ -178,7 +203,7 @@ def _make_grad(
 
         res = vjp(partial_fun, *diff_args, has_aux=has_aux)
         out, f_vjp = res[0], res[1]
-        dtype = _check_scalar_output(api, out)
+        dtype = _check_scalar_output(api, out, holomorphic)
         cts = f_vjp(np.ones((), dtype))
         g = cts[0] if isinstance(argnums, int) else tuple(cts)
         value = (out, res[2]) if has_aux else out
