@@ -335,8 +335,25 @@ def _indexing_cases() -> list[Case]:
     return cases
 
 
+def _complex_fft_cases() -> list[Case]:
+    def c(*shape: int) -> Operand:
+        return Operand(shape, lambda sh: RNG.normal(size=sh) + 1j * RNG.normal(size=sh))
+
+    fft = prims.FftType
+    return [
+        Case(prims.real_p, (c(3, 4),), {}),
+        Case(prims.imag_p, (c(3, 4),), {}),
+        Case(prims.conj_p, (c(3, 4),), {"input_dtype": np.dtype(np.complex128)}),
+        Case(prims.complex_p, (f(3, 4), f(4)), {}),
+        Case(prims.fft_p, (c(3, 4),), {"fft_type": fft.FFT, "fft_lengths": (3, 4)}),
+        Case(prims.fft_p, (f(3, 6),), {"fft_type": fft.RFFT, "fft_lengths": (6,)}),
+        Case(prims.fft_p, (c(3, 4),), {"fft_type": fft.IRFFT, "fft_lengths": (6,)}),
+    ]
+
+
 CASES = (
-    _elementwise_cases()
+    _complex_fft_cases()
+    + _elementwise_cases()
     + _structural_cases()
     + _reduction_cases()
     + _contraction_cases()
