@@ -61,7 +61,7 @@ class Case(NamedTuple):
 
 # --- elementwise: one case per primitive, with operands in its domain -----------------------
 POSITIVE = {"log", "sqrt", "rsqrt", "log1p"}
-UNIT = {"asin", "acos"}
+UNIT = {"asin", "acos", "erf_inv"}
 INT_ONLY = {"shift_left", "shift_right_logical", "shift_right_arithmetic"}
 BITWISE = {"and", "or", "xor", "not"}
 
@@ -351,8 +351,34 @@ def _complex_fft_cases() -> list[Case]:
     ]
 
 
+def _linalg_cases() -> list[Case]:
+    def spd(n: int) -> Operand:
+        """Symmetric positive definite (well-conditioned) matrices, for cholesky and eigh."""
+
+        def draw(shape: tuple[int, ...]) -> np.ndarray:
+            a = RNG.uniform(-1.0, 1.0, shape)
+            return a @ np.swapaxes(a, -1, -2) + n * np.eye(n)
+
+        return Operand((n, n), draw)
+
+    def lower_tri(n: int) -> Operand:
+        return Operand((n, n), lambda sh: np.tril(RNG.uniform(-1.0, 1.0, sh)) + 3 * np.eye(n))
+
+    solve = {"lower": True, "transpose_a": False, "conjugate_a": False, "unit_diagonal": False}
+    return [
+        Case(prims.cholesky_p, (spd(3),), {}),
+        Case(prims.eigh_p, (spd(3),), {"lower": True, "sort_eigenvalues": True}),
+        Case(prims.lu_p, (f(3, 3),), {}),
+        Case(prims.qr_p, (f(4, 3),), {"full_matrices": False}),
+        Case(prims.svd_p, (f(4, 3),), {"full_matrices": False, "compute_uv": True}),
+        Case(prims.triangular_solve_p, (lower_tri(3), f(3, 2)), {"left_side": True, **solve}),
+        Case(prims.triangular_solve_p, (lower_tri(3), f(2, 3)), {"left_side": False, **solve}),
+    ]
+
+
 CASES = (
     _complex_fft_cases()
+    + _linalg_cases()
     + _elementwise_cases()
     + _structural_cases()
     + _reduction_cases()

@@ -40,6 +40,14 @@ _SCATTER = (
         "mode": "fill",
     },
 )
+
+
+def _spd(batch: int, n: int) -> np.ndarray:
+    """A well-conditioned symmetric positive definite batch (for cholesky and eigh)."""
+    a = f64(batch, n, n)
+    return a @ np.swapaxes(a, -1, -2) + n * np.eye(n)
+
+
 _REDUCE = (lambda: (f64(2, 3),), {"axes": (1,)})
 _CUMULATIVE = (lambda: (f64(3, 4),), {"axis": 1, "reverse": True})
 
@@ -110,6 +118,21 @@ EXAMPLES: dict[str, tuple[Callable[[], tuple[Any, ...]], dict[str, Any]]] = {
             "batch_group_count": 1,
             "precision": None,
             "preferred_element_type": None,
+        },
+    ),
+    "cholesky": (lambda: (_spd(2, 3),), {}),
+    "eigh": (lambda: (_spd(2, 3),), {"lower": True, "sort_eigenvalues": True}),
+    "lu": (lambda: (f64(2, 3, 3),), {}),
+    "qr": (lambda: (f64(2, 4, 3),), {"full_matrices": False}),
+    "svd": (lambda: (f64(2, 4, 3),), {"full_matrices": True, "compute_uv": True}),
+    "triangular_solve": (
+        lambda: (np.tril(f64(2, 3, 3)) + 2 * np.eye(3), f64(2, 3, 4)),
+        {
+            "left_side": True,
+            "lower": True,
+            "transpose_a": False,
+            "conjugate_a": False,
+            "unit_diagonal": False,
         },
     ),
     "dot_general": (

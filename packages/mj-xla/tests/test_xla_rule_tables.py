@@ -18,7 +18,8 @@ LINEAR = {
     "neg", "add", "sub", "mul", "div", "select_n", "convert_element_type", "reduce_sum",
     "cumsum", "broadcast", "reshape", "transpose", "squeeze", "rev", "concatenate", "pad",
     "slice", "dynamic_slice", "dynamic_update_slice", "gather", "scatter_add", "dot_general",
-    "xla_call",
+    "xla_call", "conv_general_dilated", "real", "imag", "conj", "complex", "fft",
+    "triangular_solve",
 }  # fmt: skip
 TABLES = {
     "impl": impl_rules,
