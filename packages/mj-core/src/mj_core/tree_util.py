@@ -5,6 +5,10 @@ Tuples, lists, dicts (sorted keys, like JAX), ``OrderedDict`` (insertion order),
 are nodes; everything else is a leaf. A
 :class:`PyTreeDef` records the structure; it is hashable and comparable, so it can be part of
 a cache key (jit uses it that way).
+
+The ``*_with_path`` functions also name each leaf by its key path (a tuple of the entries in
+:mod:`mj_core.pytree_keys`). They use a separate flattener, so ``tree_flatten`` (which every
+transformation calls) does no key bookkeeping.
 """
 
 from __future__ import annotations
@@ -12,22 +16,44 @@ from __future__ import annotations
 import functools
 from collections import OrderedDict, defaultdict
 from collections.abc import Callable, Hashable, Iterable, Iterator
-from typing import Any, NamedTuple, TypeVar
+from typing import Any, NamedTuple, TypeAlias, TypeVar
+
+from mj_core.pytree_keys import (
+    DictKey,
+    FlattenedIndexKey,
+    GetAttrKey,
+    KeyEntry,
+    KeyPath,
+    SequenceKey,
+    keystr,
+)
 
 __all__ = [
+    "DictKey",
+    "FlattenedIndexKey",
+    "GetAttrKey",
+    "KeyEntry",
+    "KeyPath",
     "NodeType",
     "Partial",
     "PyTreeDef",
+    "SequenceKey",
     "Store",
     "all_leaves",
     "flatten_fun",
     "flatten_up_to",
+    "keystr",
     "register_pytree_node",
     "register_pytree_node_class",
+    "register_pytree_with_keys",
+    "register_pytree_with_keys_class",
     "tree_all",
     "tree_flatten",
+    "tree_flatten_with_path",
     "tree_leaves",
+    "tree_leaves_with_path",
     "tree_map",
+    "tree_map_with_path",
     "tree_reduce",
     "tree_structure",
     "tree_transpose",
@@ -49,26 +75,69 @@ class NodeType(NamedTuple):
 
 node_types: dict[type, NodeType] = {}
 
+KeyLeafPairs: TypeAlias = Iterable[tuple[KeyEntry, Any]]
+#: ``flatten_with_keys(x) -> ((key, child), ...), aux_data``: how a node names its children
+#: in key paths. A node type with none here names them ``FlattenedIndexKey(i)``.
+FlattenWithKeys: TypeAlias = Callable[[Any], tuple[KeyLeafPairs, Hashable]]
+keyed_flatteners: dict[type, FlattenWithKeys] = {}
+
 
 def register_pytree_node(
     nodetype: type,
     flatten_func: Callable[[Any], tuple[Iterable[Any], Hashable]],
     unflatten_func: Callable[[Hashable, Iterable[Any]], Any],
+    flatten_with_keys_func: FlattenWithKeys | None = None,
 ) -> None:
     """Register a container type, JAX-style: ``flatten(x) -> (children, aux_data)`` and
-    ``unflatten(aux_data, children) -> x``. ``aux_data`` must be hashable."""
+    ``unflatten(aux_data, children) -> x``. ``aux_data`` must be hashable. The optional
+    ``flatten_with_keys_func`` names the children in key paths (see
+    :func:`register_pytree_with_keys`)."""
 
     def to_iterable(x: Any) -> tuple[Hashable, Iterable[Any]]:
         children, aux = flatten_func(x)
         return aux, children
 
     node_types[nodetype] = NodeType(nodetype.__name__, to_iterable, unflatten_func)
+    if flatten_with_keys_func is None:
+        keyed_flatteners.pop(nodetype, None)
+    else:
+        keyed_flatteners[nodetype] = flatten_with_keys_func
 
 
 def register_pytree_node_class(cls: type[T]) -> type[T]:
     """Class decorator: register ``cls`` using its ``tree_flatten`` method and
     ``tree_unflatten`` classmethod."""
     register_pytree_node(cls, cls.tree_flatten, cls.tree_unflatten)  # type: ignore[attr-defined]
+    return cls
+
+
+def register_pytree_with_keys(
+    nodetype: type,
+    flatten_with_keys: FlattenWithKeys,
+    unflatten_func: Callable[[Hashable, Iterable[Any]], Any],
+    flatten_func: Callable[[Any], tuple[Iterable[Any], Hashable]] | None = None,
+) -> None:
+    """Register a container whose children have names in key paths:
+    ``flatten_with_keys(x) -> (((key, child), ...), aux_data)``. ``flatten_func`` (children
+    in the same order, same aux data) is only a faster path for the key-free functions."""
+    if flatten_func is None:
+
+        def flatten_func(x: Any) -> tuple[list[Any], Hashable]:
+            pairs, aux = flatten_with_keys(x)
+            return [child for _, child in pairs], aux
+
+    register_pytree_node(nodetype, flatten_func, unflatten_func, flatten_with_keys)
+
+
+def register_pytree_with_keys_class(cls: type[T]) -> type[T]:
+    """Class decorator: register ``cls`` through its ``tree_flatten_with_keys`` method and
+    ``tree_unflatten`` classmethod (and ``tree_flatten`` if it has one)."""
+    register_pytree_with_keys(
+        cls,
+        cls.tree_flatten_with_keys,  # type: ignore[attr-defined]
+        cls.tree_unflatten,  # type: ignore[attr-defined]
+        getattr(cls, "tree_flatten", None),
+    )
     return cls
 
 
@@ -89,6 +158,25 @@ node_types[tuple] = _TUPLE
 node_types[list] = _LIST
 node_types[dict] = _DICT
 node_types[type(None)] = _NONE
+
+
+def _sequence_with_keys(seq: tuple[Any, ...] | list[Any]) -> tuple[KeyLeafPairs, Hashable]:
+    return [(SequenceKey(i), child) for i, child in enumerate(seq)], None
+
+
+def _dict_with_keys(d: dict[Any, Any]) -> tuple[KeyLeafPairs, Hashable]:
+    keys, vals = _dict_to_iterable(d)
+    return [(DictKey(k), v) for k, v in zip(keys, vals, strict=True)], keys  # type: ignore[call-overload]
+
+
+def _none_with_keys(_: None) -> tuple[KeyLeafPairs, Hashable]:
+    return [], None
+
+
+keyed_flatteners[tuple] = _sequence_with_keys
+keyed_flatteners[list] = _sequence_with_keys
+keyed_flatteners[dict] = _dict_with_keys
+keyed_flatteners[type(None)] = _none_with_keys
 
 
 def _ordered_dict_to_iterable(d: OrderedDict[Any, Any]) -> tuple[Hashable, Iterable[Any]]:
@@ -118,9 +206,27 @@ node_types[defaultdict] = NodeType(
 )
 
 
+def _ordered_dict_with_keys(d: OrderedDict[Any, Any]) -> tuple[KeyLeafPairs, Hashable]:
+    return [(DictKey(k), v) for k, v in d.items()], tuple(d)
+
+
+def _defaultdict_with_keys(d: defaultdict[Any, Any]) -> tuple[KeyLeafPairs, Hashable]:
+    pairs, keys = _dict_with_keys(d)
+    return pairs, (d.default_factory, keys)
+
+
+keyed_flatteners[OrderedDict] = _ordered_dict_with_keys
+keyed_flatteners[defaultdict] = _defaultdict_with_keys
+
+
+def _namedtuple_with_keys(t: Any) -> tuple[KeyLeafPairs, Hashable]:
+    return [(GetAttrKey(name), child) for name, child in zip(t._fields, t, strict=True)], None
+
+
 def _namedtuple_node(cls: type) -> NodeType:
     node = NodeType(cls.__name__, lambda t: (None, t), lambda _, xs: cls(*xs))
     node_types[cls] = node
+    keyed_flatteners[cls] = _namedtuple_with_keys
     return node
 
 
@@ -233,6 +339,71 @@ def tree_flatten(
     leaves: list[Any] = []
     treedef = _flatten(tree, leaves, is_leaf)
     return leaves, treedef
+
+
+def _flatten_with_path(
+    x: Any,
+    path: KeyPath,
+    out: list[tuple[KeyPath, Any]],
+    is_leaf: Callable[[KeyPath, Any], bool] | None,
+) -> PyTreeDef:
+    if is_leaf is not None and is_leaf(path, x):
+        out.append((path, x))
+        return _LEAF
+    node = _node_type_of(x)
+    if node is None:
+        out.append((path, x))
+        return _LEAF
+    keyed = keyed_flatteners.get(type(x))
+    if keyed is None:
+        data, children = node.to_iterable(x)
+        pairs: KeyLeafPairs = [(FlattenedIndexKey(i), c) for i, c in enumerate(children)]
+    else:
+        pairs, data = keyed(x)
+    child_defs = tuple(_flatten_with_path(c, (*path, k), out, is_leaf) for k, c in pairs)
+    return PyTreeDef(node, data, child_defs, type(x))
+
+
+def tree_flatten_with_path(
+    tree: Any, is_leaf: Callable[..., bool] | None = None, is_leaf_takes_path: bool = False
+) -> tuple[list[tuple[KeyPath, Any]], PyTreeDef]:
+    """Like :func:`tree_flatten`, with each leaf paired with its key path from the root.
+
+    ``is_leaf`` is called as ``is_leaf(x)``, or ``is_leaf(path, x)`` if ``is_leaf_takes_path``.
+    """
+    path_is_leaf: Callable[[KeyPath, Any], bool] | None = is_leaf
+    if is_leaf is not None and not is_leaf_takes_path:
+        leaf_test = is_leaf
+
+        def path_is_leaf(_: KeyPath, x: Any) -> bool:
+            return leaf_test(x)
+
+    out: list[tuple[KeyPath, Any]] = []
+    treedef = _flatten_with_path(tree, (), out, path_is_leaf)
+    return out, treedef
+
+
+def tree_leaves_with_path(
+    tree: Any, is_leaf: Callable[..., bool] | None = None, is_leaf_takes_path: bool = False
+) -> list[tuple[KeyPath, Any]]:
+    """``(key_path, leaf)`` pairs in :func:`tree_leaves` order."""
+    return tree_flatten_with_path(tree, is_leaf, is_leaf_takes_path)[0]
+
+
+def tree_map_with_path(
+    f: Callable[..., Any],
+    tree: Any,
+    *rest: Any,
+    is_leaf: Callable[..., bool] | None = None,
+    is_leaf_takes_path: bool = False,
+) -> Any:
+    """Like :func:`tree_map`, but ``f(path, leaf, *rest_leaves)`` also gets the key path."""
+    pairs, treedef = tree_flatten_with_path(tree, is_leaf, is_leaf_takes_path)
+    rest_leaves = [flatten_up_to(treedef, r) for r in rest]
+    outs = [
+        f(path, leaf, *others) for (path, leaf), *others in zip(pairs, *rest_leaves, strict=True)
+    ]
+    return treedef.unflatten(outs)
 
 
 def tree_unflatten(treedef: PyTreeDef, leaves: Iterable[Any]) -> Any:
