@@ -19,7 +19,7 @@ def test_linear_jaxpr_holds_only_tangent_work_on_concrete_residuals():
     primals_out, lin = linearize_flat(lambda a: [lax.mul(lax.sin(a), a)], [x])
     np.testing.assert_allclose(primals_out[0], np.sin(x) * x)
     assert {e.primitive.name for e in lin.jaxpr.eqns} <= {"mul", "add"}
-    assert all(type(c) is np.ndarray for c in lin.consts)  # evaluated now, not staged
+    assert all(isinstance(c, np.ndarray) for c in lin.consts)  # evaluated now, not staged
     v = np.array([1.0, 0.5, -2.0])
     np.testing.assert_allclose(lin(v)[0], (np.cos(x) * x + np.sin(x)) * v)
     ct = np.array([2.0, 1.0, 3.0])

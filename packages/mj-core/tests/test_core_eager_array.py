@@ -1,10 +1,10 @@
-"""EagerArray: JAX's array API (``.at``, immutability, clamped indexing) on created arrays."""
+"""EagerArray: JAX's array API (``.at``, immutability, clamped indexing) on every eager result."""
 
 import numpy as np
 import pytest
 
 import mj_core.numpy as mnp
-from mj_core import get_aval
+from mj_core import get_aval, lax
 from mj_core.numpy import EagerArray
 
 
@@ -65,10 +65,46 @@ def test_iteration_stops_despite_clamped_indexing():
     assert [int(v) for v in mnp.arange(4)] == [0, 1, 2, 3]
 
 
-def test_operations_return_plain_arrays_and_avals_match():
+def test_operation_results_are_eager_arrays_with_the_jax_api():
     x = mnp.ones(4, np.float32)
-    assert type(mnp.sin(x)) is np.ndarray  # eager results stay plain NumPy (speed)
-    assert type(x * 2.0) is np.ndarray
-    assert get_aval(x).shape == (4,)
-    assert get_aval(x).dtype == np.float32
+    results = {
+        "ufunc": mnp.sin(x),
+        "operator": x * 2.0,
+        "reflected": 2.0 - x,
+        "unary": -x,
+        "comparison": x > 0,
+        "dot": mnp.dot(x, x),
+        "reduction function": mnp.sum(x),
+        "reduction method": x.sum(),
+        "mean method": x.mean(),
+        "index": x[0],
+        "slice": x[1:],
+        "reshape": x.reshape(2, 2),
+        "transpose": x.reshape(2, 2).T,
+        "astype": x.astype(np.float64),
+        "lax": lax.exp(x),
+        "plain numpy input": mnp.cos(np.ones(3)),
+    }
+    for name, r in results.items():
+        assert type(r) is EagerArray, name
+        assert r.block_until_ready() is r, name
+    y = mnp.sin(x).at[0].set(5.0)  # seed 004: methods on the result of an operation
+    assert type(y) is EagerArray
+    np.testing.assert_allclose(np.asarray(y), [5.0, *np.sin(np.ones(3, np.float32))])
+    with pytest.raises(TypeError, match="immutable"):
+        mnp.sin(x)[0] = 1.0
+
+
+def test_eager_arrays_keep_numpy_speed_path_and_values():
+    x = mnp.arange(6.0).reshape(2, 3)
+    np.testing.assert_array_equal(np.asarray(mnp.sum(x, axis=0)), [3.0, 5.0, 7.0])
+    np.testing.assert_array_equal(np.asarray(np.sum(x)), 15.0)  # NumPy functions still work
+    assert get_aval(mnp.sin(x)).shape == (2, 3)
+    assert mnp.sum(x).shape == ()  # 0-d arrays, not NumPy scalars
+    assert float(mnp.sum(x)) == 15.0
     assert repr(mnp.array([1.0, 2.0], np.float32)) == "Array([1., 2.], dtype=float32)"
+    assert repr(mnp.sin(mnp.zeros(2))) == "Array([0., 0.], dtype=float64)"
+    z = x
+    z += 1  # rebinds z; x is unchanged
+    np.testing.assert_array_equal(np.asarray(x), np.arange(6.0).reshape(2, 3))
+    np.testing.assert_array_equal(np.asarray(z), np.arange(6.0).reshape(2, 3) + 1)

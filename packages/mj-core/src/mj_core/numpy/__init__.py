@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as _np
 
+from mj_core.eager_array import EagerArray as EagerArray
 from mj_core.numpy._creation import arange as arange
 from mj_core.numpy._creation import array as array
 from mj_core.numpy._creation import asarray as asarray
@@ -29,7 +30,6 @@ from mj_core.numpy._convolve import convolve as convolve
 from mj_core.numpy._convolve import correlate as correlate
 from mj_core.numpy._indexing import take as take
 from mj_core.numpy._math import *  # noqa: F403
-from mj_core.numpy._ndarray import EagerArray as EagerArray
 from mj_core.numpy._products import dot as dot
 from mj_core.numpy._products import inner as inner
 from mj_core.numpy._products import matmul as matmul
