@@ -40,7 +40,17 @@ from mj_autodiff._partial_eval import (
 )
 from mj_autodiff._tangents import Zero, instantiate_zeros, is_float0, shaped, tangent_aval_of
 from mj_autodiff._transpose import UndefPrimal, backward_pass
-from mj_core import Primitive, ShapedArray, Tracer, bind, config, full_lower, full_raise, new_main
+from mj_core import (
+    EagerArray,
+    Primitive,
+    ShapedArray,
+    Tracer,
+    bind,
+    config,
+    full_lower,
+    full_raise,
+    new_main,
+)
 from mj_core.tree_util import flatten_fun, tree_flatten, tree_unflatten
 from mj_ir import (
     Jaxpr,
@@ -124,7 +134,7 @@ class TangentTrace(JaxprTrace):
     transformation_name = "linearize (tangent staging)"
 
     def pure(self, val: Any) -> JaxprTracer:
-        if type(val) is not np.ndarray or not val.ndim:
+        if (type(val) is not np.ndarray and type(val) is not EagerArray) or not val.ndim:
             return self.builder.const_tracer(self, val)
         builder = self.builder
         tracer = builder.const_tracers.get(id(val))

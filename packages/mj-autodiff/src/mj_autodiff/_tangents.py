@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from mj_core import ShapedArray, bind1, get_aval
+from mj_core import EagerArray, ShapedArray, bind1, get_aval
 from mj_core.prims.conversions import convert_element_type_p
 from mj_core.prims.elementwise import add_p
 from mj_core.prims.structural import broadcast_p
@@ -101,7 +101,7 @@ _PY_SCALAR_TANGENT_AVALS: dict[type, ShapedArray] = {
 
 def shaped_aval_of(x: Any) -> ShapedArray:
     """``raise_to_shaped(get_aval(x))``, fast for NumPy arrays and Python scalars."""
-    if type(x) is np.ndarray:
+    if type(x) is np.ndarray or type(x) is EagerArray:
         return shaped(x.shape, x.dtype)
     aval = _PY_SCALAR_AVALS.get(type(x))
     if aval is not None:
@@ -113,7 +113,7 @@ def shaped_aval_of(x: Any) -> ShapedArray:
 def tangent_aval_of(x: Any) -> ShapedArray:
     """``tangent_aval(get_aval(x))``, fast for NumPy arrays and Python scalars (the common
     cases on the jvp hot path, where building a ``ConcreteArray`` would be wasted work)."""
-    if type(x) is np.ndarray:
+    if type(x) is np.ndarray or type(x) is EagerArray:
         dtype = x.dtype
         return shaped(x.shape, dtype if dtype.kind in "fc" else float0)
     aval = _PY_SCALAR_TANGENT_AVALS.get(type(x))

@@ -25,7 +25,7 @@ import numpy as np
 
 from mj_autodiff._jvp import jvp_rules
 from mj_autodiff._tangents import Zero, add_tangents, instantiate_zeros, shape_dtype, tangent_aval
-from mj_core import Primitive, RuleTable, ShapedArray, bind, bind1
+from mj_core import EagerArray, Primitive, RuleTable, ShapedArray, bind, bind1
 from mj_core.prims import convert_element_type_p, reduce_sum_p, reshape_p
 from mj_ir import ClosedJaxpr, Jaxpr, Var, trace_to_closed_jaxpr
 
@@ -68,7 +68,11 @@ def unbroadcast(ct: Any, aval: ShapedArray) -> Any:
     dtype. The one helper every elementwise transpose rule uses."""
     if type(ct) is Zero:
         return Zero(tangent_aval(aval))
-    if type(ct) is np.ndarray and ct.shape == aval.shape and ct.dtype == aval.dtype:
+    if (
+        (type(ct) is np.ndarray or type(ct) is EagerArray)
+        and ct.shape == aval.shape
+        and ct.dtype == aval.dtype
+    ):
         return ct
     shape, dtype = shape_dtype(ct)
     target = aval.shape

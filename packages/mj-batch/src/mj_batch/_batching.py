@@ -20,6 +20,7 @@ import numpy as np
 
 from mj_core import prims
 from mj_core.avals import ShapedArray, get_aval
+from mj_core.eager_array import EagerArray
 from mj_core.primitive import Primitive, RuleTable
 from mj_core.shapes import shape_of as shape_of
 from mj_core.trace import Trace, Tracer, bind, bind1, full_lower
@@ -118,7 +119,7 @@ class BatchTracer(Tracer):
         if bdim is not_mapped:
             return get_aval(val)
         assert isinstance(bdim, int)
-        if type(val) is np.ndarray:
+        if type(val) is np.ndarray or type(val) is EagerArray:
             shape, dtype, weak = val.shape, val.dtype, False
         else:
             aval = get_aval(val)

@@ -13,7 +13,7 @@ from mj_core.avals import array_types
 from mj_core.errors import user_location
 from mj_core.numpy._indexing import IndexUpdateHelper, getitem
 
-__all__ = ["array_methods", "install_array_methods"]
+__all__ = ["array_methods", "install_array_methods", "operator_methods"]
 
 
 _REJECTED_OPERANDS = (list, tuple, set, dict)
@@ -137,8 +137,12 @@ def _copy(self: Any) -> Any:
     return self
 
 
+#: ``__add__``, ``__neg__``, ...: mj's operators (also installed on eager arrays).
+operator_methods: dict[str, Any] = _binary_methods()
+
+
 def _methods() -> dict[str, Any]:
-    out: dict[str, Any] = _binary_methods()
+    out: dict[str, Any] = dict(operator_methods)
     out.update(
         __getitem__=getitem,
         T=property(_T),

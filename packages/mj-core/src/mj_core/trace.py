@@ -23,6 +23,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from mj_core.avals import ShapedArray, get_aval
+from mj_core.eager_array import EagerArray, eager_result, eager_results
 from mj_core.errors import ConcretizationError, MJError, TracerLeakError, user_line_suffix
 from mj_core.primitive import Primitive, impl_rules
 
@@ -116,6 +117,8 @@ class EvalTrace(Trace):
 
 
 _state = _TraceState()
+_ndarray = np.ndarray
+_view = np.ndarray.view
 
 # Number of transformations active on *any* thread. While it is zero, ``bind`` skips even the
 # thread-local read; when it is not, each thread still decides from its own ``_state.eager``.
@@ -365,7 +368,7 @@ def _impl_error(primitive: Primitive, args: Sequence[Any], err: Exception) -> Ty
 
 def _apply_impl(primitive: Primitive, args: Sequence[Any], params: dict[str, Any]) -> Any:
     try:
-        return impl_rules[primitive](*args, **params)
+        return eager_results(impl_rules[primitive](*args, **params))
     except MJError:
         raise
     except (ValueError, TypeError) as err:
@@ -377,8 +380,8 @@ def bind(primitive: Primitive, *args: Any, **params: Any) -> list[Any]:
     if not _active_count or _state.eager:
         try:
             if params:
-                return impl_rules[primitive](*args, **params)  # type: ignore[no-any-return]
-            return impl_rules[primitive](*args)  # type: ignore[no-any-return]  # no dict copy
+                return eager_results(impl_rules[primitive](*args, **params))
+            return eager_results(impl_rules[primitive](*args))  # no dict copy
         except MJError:
             raise
         except (ValueError, TypeError) as err:
@@ -398,12 +401,16 @@ def bind1(primitive: Primitive, *args: Any, **params: Any) -> Any:
     if not _active_count or _state.eager:
         try:
             if params:
-                return impl_rules[primitive](*args, **params)[0]
-            return impl_rules[primitive](*args)[0]  # no dict copy
+                out = impl_rules[primitive](*args, **params)[0]
+            else:
+                out = impl_rules[primitive](*args)[0]  # no dict copy
         except MJError:
             raise
         except (ValueError, TypeError) as err:
             raise _impl_error(primitive, args, err) from err
+        if type(out) is _ndarray:  # eager_result's common case, inlined: the hottest path
+            return _view(out, EagerArray)
+        return eager_result(out)
     trace = find_top_trace(args)
     if type(trace) is EvalTrace:  # only constants: no boxing or unboxing to do
         return _apply_impl(primitive, args, params)[0]

@@ -24,6 +24,7 @@ import numpy as np
 
 from mj_core.avals import ShapedArray, get_aval, raise_to_shaped
 from mj_core.config import config
+from mj_core.eager_array import EagerArray
 from mj_core.errors import MJError, user_line_suffix
 from mj_core.primitive import Primitive
 from mj_core.trace import MainTrace, Trace, Tracer, full_raise, new_dynamic, new_main
@@ -68,7 +69,7 @@ def _is_literal(val: Any) -> bool:
     return (
         t in _LITERAL_TYPES
         or isinstance(val, np.generic)
-        or (t is np.ndarray and val.ndim == 0 and val.dtype.kind in "biufc")
+        or ((t is np.ndarray or t is EagerArray) and val.ndim == 0 and val.dtype.kind in "biufc")
     )
 
 

@@ -9,14 +9,15 @@ as large constants. Defaults follow NumPy 2 (float64, int64).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from functools import wraps
+from typing import Any, TypeVar
 
 import numpy as np
 
 from mj_core import lax
 from mj_core.avals import is_array
-from mj_core.numpy._ndarray import eager_array_result
+from mj_core.eager_array import EagerArray, eager_result
 from mj_core.numpy._promotion import (
     Array,
     as_dtype,
@@ -27,6 +28,8 @@ from mj_core.numpy._promotion import (
 )
 from mj_core.shapes import int_tuple
 from mj_core.trace import Tracer
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 __all__ = [
     "arange",
@@ -47,6 +50,20 @@ __all__ = [
 
 
 _HOST = (np.ndarray, np.generic, int, float, complex, bool)
+
+
+def eager_array_result(fun: F) -> F:
+    """Creation functions return an :class:`EagerArray` eagerly, also where they build the
+    data with NumPy directly (``np.array``, ``np.arange``) rather than through ``bind``."""
+
+    @wraps(fun)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        out = fun(*args, **kwargs)
+        if type(out) is tuple:
+            return tuple(eager_result(o) for o in out)
+        return eager_result(out)
+
+    return wrapper  # type: ignore[return-value]
 
 
 def _contains_tracer(obj: Any) -> bool:
@@ -82,6 +99,8 @@ def array(object: Any, dtype: Any = None, copy: bool | None = True, ndmin: int =
 @eager_array_result
 def asarray(a: Any, dtype: Any = None, copy: bool | None = None) -> Array:
     """Like :func:`array` but without copying NumPy input."""
+    if type(a) is EagerArray and (dtype is None or as_dtype(dtype) == a.dtype):
+        return a
     if type(a) is np.ndarray:
         return a if dtype is None else np.asarray(a, as_dtype(dtype))
     return array(a, dtype, copy=copy)

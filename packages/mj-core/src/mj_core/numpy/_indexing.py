@@ -21,8 +21,8 @@ from typing import Any
 import numpy as np
 
 from mj_core import lax
+from mj_core.eager_array import EagerArray
 from mj_core.errors import NonConcreteBooleanIndexError
-from mj_core.numpy._ndarray import as_eager_array
 from mj_core.numpy._promotion import Array, convert, dtype_weak, shape_of
 from mj_core.numpy._shape import broadcast_shapes, broadcast_to
 from mj_core.prims.indexing import GatherDimensionNumbers, ScatterDimensionNumbers
@@ -132,7 +132,7 @@ def _apply_slices(x: Array, items: list[Any]) -> Array:
 
 def _normalize_negative(idx: Array, n: int) -> Array:
     """``idx + n`` where ``idx < 0`` (NumPy's negative indices)."""
-    if type(idx) is np.ndarray:
+    if type(idx) is np.ndarray or type(idx) is EagerArray:
         return np.where(idx < 0, idx + n, idx)
     dtype, _ = dtype_weak(idx)
     if dtype.kind == "u":
@@ -195,6 +195,11 @@ def _gather(x: Array, items: list[Any], mode: Any, fill_value: Any) -> Array:
         collapsed_slice_dims=tuple(adv),
         start_index_map=tuple(adv),
     )
+    if any(shape[d] == 0 for d in adv):  # nothing to gather from: zeros, as JAX
+        out_shape = [shape[d] for d in free]
+        at = sum(1 for d in free if d < adv[0]) if adjacent else 0
+        out_shape[at:at] = batch
+        return lax.full(tuple(out_shape), 0, dtype_weak(x)[0])
     slice_sizes = tuple(1 if d in adv else n for d, n in enumerate(shape))
     return lax.gather(
         x,
@@ -245,7 +250,7 @@ def _update(scatter: Callable[..., Array], x: Array, idx: Any, values: Array, mo
     )
     flat = lax.reshape(x, (size,))
     out = scatter(flat, lax.reshape(positions, (*target, 1)), values, dnums, mode="fill")
-    return as_eager_array(lax.reshape(out, shape))
+    return lax.reshape(out, shape)
 
 
 class IndexUpdateRef:

@@ -10,6 +10,7 @@ import numpy as np
 
 from mj_core.avals import get_aval
 from mj_core.dtypes import default_dtype_for_pytype, result_type
+from mj_core.eager_array import EagerArray
 from mj_core.prims.conversions import convert_element_type_p
 from mj_core.prims.elementwise import to_inexact_dtype
 from mj_core.shapes import shape_of as shape_of
@@ -35,7 +36,7 @@ _WEAK_PYTYPES = (int, float, complex)
 def dtype_weak(x: Array) -> tuple[DType, bool]:
     """``(dtype, weak_type)`` of any mj operand, cheaply for NumPy arrays and Python scalars."""
     t = type(x)
-    if t is np.ndarray:
+    if t is np.ndarray or t is EagerArray:
         return x.dtype, False
     if t in _WEAK_PYTYPES:
         return default_dtype_for_pytype(t), True

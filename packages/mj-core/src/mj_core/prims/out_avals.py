@@ -16,6 +16,7 @@ import numpy as np
 
 from mj_core.avals import ShapedArray, get_aval
 from mj_core.dtypes import result_type
+from mj_core.eager_array import EagerArray
 from mj_core.primitive import Primitive, RuleTable
 from mj_core.shapes import aval_error
 
@@ -26,7 +27,7 @@ out_aval_rules = RuleTable("out_aval_rules", "shape/dtype", "mj_core.prims.out_a
 
 def shaped_aval(x: Any) -> ShapedArray:
     """The ``ShapedArray`` of a concrete operand, cheaply for NumPy arrays."""
-    if type(x) is np.ndarray:
+    if type(x) is np.ndarray or type(x) is EagerArray:
         return ShapedArray(x.shape, x.dtype)
     aval = get_aval(x)
     return ShapedArray(aval.shape, aval.dtype, aval.weak_type)
@@ -43,7 +44,8 @@ def check_operands(prim: Primitive, args: Sequence[Any], params: dict[str, Any])
     """Run ``prim``'s typing rule on concrete ``args`` (impl rules call this first)."""
     key: tuple[Any, ...] | None = (prim, *params.items())
     for a in args:
-        if type(a) is not np.ndarray:  # scalars and array subclasses: weak types, no cache
+        t = type(a)
+        if t is not np.ndarray and t is not EagerArray:  # scalars, other types: no cache
             key = None
             break
         key += (a.shape, a.dtype)  # type: ignore[operator]

@@ -1,0 +1,132 @@
+"""``EagerArray``: the array type every eager mj operation returns, like ``jax.Array``.
+
+Eager mj evaluates with NumPy, so an eager value is a NumPy array; this thin ``np.ndarray``
+subclass adds JAX's array API on top: ``x.at[idx].set(y)``, ``block_until_ready()``,
+immutability (``x[i] = y`` raises ``TypeError``; ``x += y`` rebinds ``x``), clamped
+out-of-bounds indexing, and the ``Array(...)`` repr. ``bind`` views each eager output as an
+``EagerArray`` (:func:`eager_result`), so ``mnp.dot(x, x.T).block_until_ready()`` and
+``mnp.sin(x).at[0].set(1.0)`` work as in JAX.
+
+Cost matters: an ``EagerArray`` operand must not slow NumPy's ufuncs down. NumPy wraps a ufunc's
+output in the type of a subclass operand by calling its ``__array_wrap__`` from Python, which
+doubles the cost of a small op; ``__array_wrap__ = None`` opts out, so ufuncs on
+``EagerArray`` operands return plain arrays as cheaply as on plain ones, and ``bind`` alone
+re-wraps (a C-level ``view``). Operators and reduction methods are mj's, so that they return
+``EagerArray`` too (installed by :func:`install_eager_methods`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import numpy as np
+
+from mj_core.avals import pytype_aval_mappings, register_array_type
+
+__all__ = ["EagerArray", "eager_result", "eager_results", "install_eager_methods"]
+
+_view = np.ndarray.view
+_ndarray = np.ndarray
+
+
+class EagerArray(np.ndarray):
+    """An immutable NumPy array with JAX's array API (``.at``, ``block_until_ready``)."""
+
+    __slots__ = ()
+    __array_wrap__ = None  # type: ignore[assignment]  # ufuncs: plain arrays, at full speed
+
+    def block_until_ready(self) -> EagerArray:
+        """Eager NumPy data is always ready (JAX code calls this before timing)."""
+        return self
+
+    @property
+    def at(self) -> Any:
+        """``x.at[idx].set(y)`` / ``.add`` / ``.multiply`` / ``.min`` / ``.max`` / ``.get``."""
+        from mj_core.numpy._indexing import IndexUpdateHelper  # (imports this module)
+
+        return IndexUpdateHelper(self)
+
+    def __repr__(self) -> str:
+        prefix = "Array("
+        body = np.array2string(_view(self, _ndarray), separator=", ", prefix=prefix)
+        return f"{prefix}{body}, dtype={self.dtype.name})"
+
+    def __getitem__(self, key: Any) -> Any:
+        """JAX indexing semantics (e.g. out-of-bounds integer indices clamp)."""
+        from mj_core.numpy._indexing import getitem
+
+        return getitem(_view(self, _ndarray), key)
+
+    def __iter__(self) -> Iterator[Any]:
+        # NumPy's default iterator indexes until IndexError, which clamped indexing never raises.
+        if self.ndim == 0:
+            raise TypeError("iteration over a 0-d array")
+        for row in _view(self, _ndarray):
+            yield eager_result(row)
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        raise TypeError(
+            "mj arrays are immutable: they do not support item assignment. Instead of "
+            "x[idx] = y, use x = x.at[idx].set(y)."
+        )
+
+
+def eager_result(out: Any) -> Any:
+    """``out`` (an impl rule's output) as an :class:`EagerArray`: NumPy arrays are viewed,
+    NumPy scalars become 0-d arrays; anything else (a Python scalar) is returned as is."""
+    t = type(out)
+    if t is _ndarray:
+        return _view(out, EagerArray)
+    if t is EagerArray:
+        return out
+    if isinstance(out, np.generic):
+        return _view(np.asarray(out), EagerArray)
+    if isinstance(out, _ndarray):  # another subclass: keep its data, give it the mj API
+        return _view(out, EagerArray)
+    return out
+
+
+def eager_results(outs: list[Any]) -> list[Any]:
+    """:func:`eager_result` of each output of a multi-output primitive."""
+    return [eager_result(out) for out in outs]
+
+
+def _numpy_method(name: str) -> Callable[..., Any]:
+    """NumPy's own ``ndarray.<name>`` with its result viewed as an ``EagerArray``.
+
+    Reductions and friends keep NumPy's implementation (``np.sum(x)`` calls ``x.sum``, so an
+    mj-level method would re-enter ``bind`` from inside impl rules); only the result type
+    changes."""
+    method = getattr(_ndarray, name)
+
+    def wrapped(self: Any, *args: Any, **kwargs: Any) -> Any:
+        return eager_result(method(self, *args, **kwargs))
+
+    wrapped.__name__ = wrapped.__qualname__ = name
+    wrapped.__doc__ = method.__doc__
+    return wrapped
+
+
+_NUMPY_METHODS = (
+    "sum", "prod", "mean", "var", "std", "max", "min", "argmax", "argmin", "all", "any",
+    "cumsum", "cumprod", "clip", "round", "dot", "take", "conj", "conjugate", "trace",
+    "diagonal", "nonzero", "argsort", "searchsorted", "repeat",
+)  # fmt: skip
+
+
+def install_eager_methods(operators: dict[str, Callable[..., Any]]) -> None:
+    """Give ``EagerArray`` mj's operators (``x + 1`` binds ``add``, returns an ``EagerArray``)
+    and NumPy's reductions with ``EagerArray`` results. In-place operators build a new array,
+    as in JAX (an ``EagerArray`` may be a view of a user's NumPy array)."""
+    for name, impl in operators.items():
+        setattr(EagerArray, name, impl)
+        inplace = name.replace("__", "__i", 1)
+        if name.startswith("__") and not name.startswith("__r") and hasattr(_ndarray, inplace):
+            setattr(EagerArray, inplace, impl)
+    for name in _NUMPY_METHODS:
+        setattr(EagerArray, name, _numpy_method(name))
+    EagerArray.__hash__ = None
+
+
+register_array_type(EagerArray, pytype_aval_mappings[np.ndarray])
