@@ -91,3 +91,17 @@ def test_holomorphic_jacobians():
     want = np.diag(np.exp(z))
     np.testing.assert_allclose(mj.jacfwd(mnp.exp, holomorphic=True)(z), want)
     np.testing.assert_allclose(mj.jacrev(mnp.exp, holomorphic=True)(z), want)
+
+
+def test_real_and_imag_properties_under_every_interpretation():
+    def f(z):
+        return (z.real * 2.0 + z.imag).sum()
+
+    z = mnp.array([1 + 2j, 3 - 1j])
+    want = 2.0 * (1 + 3) + (2 - 1)
+    assert float(f(z)) == want
+    assert float(mj.jit(f)(z)) == want
+    closed = mj.make_jaxpr(f)(z)
+    assert [e.primitive.name for e in closed.jaxpr.eqns][:1] == ["real"]
+    assert float(closed(z)[0]) == want
+    np.testing.assert_allclose(mj.vmap(lambda w: w.imag)(z), [2.0, -1.0])

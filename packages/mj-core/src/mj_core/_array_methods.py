@@ -173,6 +173,8 @@ def _methods() -> dict[str, Any]:
         round=mnp.round,
         conj=mnp.conjugate,
         conjugate=mnp.conjugate,
+        real=property(mnp.real),
+        imag=property(mnp.imag),
         copy=_copy,
         take=mnp.take,
     )
