@@ -17,10 +17,12 @@ Array = Any
 
 def logpdf(x: Array, a: Array, loc: Array = 0, scale: Array = 1) -> Array:
     x, a, loc, scale = promote_args_inexact("gamma.logpdf", x, a, loc, scale)
-    y = lax.div(lax.sub(x, loc), scale)
+    ok = lax.ge(x, loc)
+    # off the support y is a dummy 1, so the gradient of the masked branch stays finite
+    y = mnp.where(ok, lax.div(lax.sub(x, loc), scale), mnp.ones_like(x))
     log_linear_term = lax.sub(xlogy(lax.sub(a, 1.0), y), y)
     shape_terms = lax.add(gammaln(a), lax.log(scale))
-    return mnp.where(lax.lt(y, 0.0), -math.inf, lax.sub(log_linear_term, shape_terms))
+    return mnp.where(ok, lax.sub(log_linear_term, shape_terms), -math.inf)
 
 
 def pdf(x: Array, a: Array, loc: Array = 0, scale: Array = 1) -> Array:
