@@ -44,3 +44,17 @@ def test_disable_jit_is_restored_after_an_exception():
     with pytest.raises(ZeroDivisionError), disable_jit():
         raise ZeroDivisionError
     assert not config.disable_jit
+
+
+def test_isinstance_array_covers_every_mj_array_like_jax_array():
+    import mj_core.numpy as mnp
+    from mj_autodiff import grad
+    from mj_xla import jit
+
+    assert isinstance(jit(lambda x: x + 1.0)(1.0), Array)
+    assert isinstance(mnp.sin(mnp.ones(3)), Array)  # eager results
+    seen = []
+    grad(lambda x: seen.append(isinstance(x, Array)) or x * 2.0)(1.0)  # tracers
+    assert seen == [True]
+    assert not isinstance(np.ones(3), Array)  # NumPy's own arrays are not mj arrays
+    assert not isinstance(1.0, Array)

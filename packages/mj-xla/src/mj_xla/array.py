@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from mj_core import install_array_methods, register_array_type
+from mj_core import EagerArray, install_array_methods, register_array_type
 from mj_core.avals import ConcreteArray, ShapedArray, get_aval
 from mj_core.dtypes import canonical_dtype
 from mj_core.trace import Tracer
@@ -25,7 +25,16 @@ from mj_xla import _jaxlib
 __all__ = ["Array", "device_put", "to_buffer"]
 
 
-class Array:
+class _ArrayMeta(type):
+    """``isinstance(x, mj.Array)`` holds for every mj array, as ``jax.Array`` does: device
+    arrays, eager results (``EagerArray``) and tracers. The type itself is unchanged
+    (``type(x) is Array`` still picks out device arrays)."""
+
+    def __instancecheck__(cls, obj: Any) -> bool:
+        return type(obj) is cls or isinstance(obj, EagerArray | Tracer)
+
+
+class Array(metaclass=_ArrayMeta):
     """An immutable array living on the XLA device.
 
     Attributes: ``shape``, ``dtype``, ``ndim``, ``size``, ``weak_type``. ``np.asarray(x)``
