@@ -19,6 +19,7 @@ from mj_batch import _indexing as _indexing
 from mj_batch import _linalg as _linalg
 from mj_batch import _reductions as _reductions
 from mj_batch import _structural as _structural
+from mj_batch import _windowed as _windowed
 from mj_batch._batching import BatchDim as BatchDim
 from mj_batch._batching import BatchTrace as BatchTrace
 from mj_batch._batching import BatchTracer as BatchTracer

@@ -138,3 +138,5 @@ from mj_core.numpy import square as square
 acosh = _mnp.arccosh
 asinh = _mnp.arcsinh
 atanh = _mnp.arctanh
+from mj_core.windowed_reductions import reduce as reduce
+from mj_core.windowed_reductions import reduce_window as reduce_window

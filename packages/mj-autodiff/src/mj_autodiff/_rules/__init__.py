@@ -14,3 +14,4 @@ from mj_autodiff._rules import reductions as reductions
 from mj_autodiff._rules import sorting as sorting
 from mj_autodiff._rules import special as special
 from mj_autodiff._rules import structural as structural
+from mj_autodiff._rules import windowed as windowed

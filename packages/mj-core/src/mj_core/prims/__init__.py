@@ -20,3 +20,4 @@ from mj_core.prims.reductions import *  # noqa: F403
 from mj_core.prims.sorting import *  # noqa: F403
 from mj_core.prims.special import *  # noqa: F403
 from mj_core.prims.structural import *  # noqa: F403
+from mj_core.prims.windowed import *  # noqa: F403
