@@ -7,8 +7,19 @@ diagonals, ``meshgrid``, NaN-ignoring reductions, ``nonzero`` (concrete input or
 works eagerly and under ``jit``, ``grad`` and ``vmap`` alike.
 """
 
+from numpy import array_repr as array_repr  # NumPy's own, as jax.numpy re-exports it
+from numpy import array_str as array_str
+from numpy import can_cast as can_cast
+
 from mj.numpy import fft as fft
 from mj.numpy import linalg as linalg
+from mj.numpy._arithmetic import divmod as divmod
+from mj.numpy._arithmetic import gcd as gcd
+from mj.numpy._arithmetic import lcm as lcm
+from mj.numpy._block import block as block
+from mj.numpy._cross import cross as cross
+from mj.numpy._cumulative import nancumprod as nancumprod
+from mj.numpy._cumulative import nancumsum as nancumsum
 from mj.numpy._einsum import einsum as einsum
 from mj.numpy._extras import allclose as allclose
 from mj.numpy._extras import argwhere as argwhere
@@ -63,11 +74,20 @@ from mj.numpy._matrices import tril_indices as tril_indices
 from mj.numpy._matrices import triu as triu
 from mj.numpy._matrices import triu_indices as triu_indices
 from mj.numpy._matrices import vander as vander
+from mj.numpy._predicates import iscomplex as iscomplex
+from mj.numpy._predicates import isreal as isreal
 from mj.numpy._sorting import argsort as argsort
 from mj.numpy._sorting import median as median
 from mj.numpy._sorting import percentile as percentile
 from mj.numpy._sorting import quantile as quantile
 from mj.numpy._sorting import sort as sort
+from mj.numpy._statistics import corrcoef as corrcoef
+from mj.numpy._statistics import cov as cov
+from mj.numpy._windows import bartlett as bartlett
+from mj.numpy._windows import blackman as blackman
+from mj.numpy._windows import hamming as hamming
+from mj.numpy._windows import hanning as hanning
+from mj.numpy._windows import kaiser as kaiser
 from mj_core.numpy import abs as abs
 from mj_core.numpy import absolute as absolute
 from mj_core.numpy import add as add

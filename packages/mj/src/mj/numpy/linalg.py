@@ -34,6 +34,7 @@ __all__ = [
     "inv",
     "lstsq",
     "matrix_power",
+    "matrix_rank",
     "norm",
     "pinv",
     "qr",
@@ -311,6 +312,36 @@ def pinv(a: Array, rtol: Any = None, hermitian: bool = False) -> Array:
     safe = cnp.where(keep, s, lax.full_like(s, 1))
     s_inv = cnp.where(keep, lax.div(lax.full_like(s, 1), safe), lax.full_like(s, 0))
     return matmul(mT(vt), lax.mul(cnp.expand_dims(s_inv, -1), mT(u)))
+
+
+def matrix_rank(
+    M: Array,  # noqa: N803 (JAX's name)
+    rtol: Array | None = None,
+    *,
+    hermitian: bool = False,
+    tol: Array | None = None,
+) -> Array:
+    """The number of singular values above ``rtol`` (default ``max(s) * max(m, n) * eps``)
+    per matrix, as an int64 count; for fewer than 2 dimensions, whether any element is
+    non-zero. As in JAX, a given ``rtol`` (or its alias ``tol``) is compared with the
+    singular values directly."""
+    if tol is not None:
+        if rtol is not None:
+            raise ValueError(
+                f"matrix_rank: only one of tol or rtol may be given{user_line_suffix()}"
+            )
+        rtol = tol
+    m = cnp.asarray(M)
+    if m.dtype.kind not in "fc":
+        m = lax.convert_element_type(m, np.float64)
+    if cnp.ndim(m) < 2:
+        return lax.convert_element_type(cnp.any(lax.ne(m, lax.full_like(m, 0))), np.int32)
+    s = svd(m, full_matrices=False, compute_uv=False, hermitian=hermitian)
+    if rtol is None:
+        eps = float(np.finfo(s.dtype).eps)
+        rtol = lax.mul(cnp.max(s, axis=-1), max(cnp.shape(m)[-2:]) * eps)
+    cutoff = cnp.expand_dims(cnp.asarray(rtol), cnp.ndim(rtol))
+    return cnp.sum(lax.greater(s, cutoff), axis=-1)
 
 
 def lstsq(

@@ -1,0 +1,25 @@
+"""``iscomplex``/``isreal``: elementwise tests of a value's imaginary part (not its dtype:
+``iscomplexobj`` asks about the dtype)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import mj_core.numpy as cnp
+from mj_core import lax
+
+__all__ = ["iscomplex", "isreal"]
+
+Array = Any
+
+
+def iscomplex(x: Array) -> Array:
+    """True where the imaginary part of ``x`` is non-zero (all False for real dtypes)."""
+    i = cnp.imag(x)
+    return lax.ne(i, lax.full_like(i, 0))
+
+
+def isreal(x: Array) -> Array:
+    """True where the imaginary part of ``x`` is zero (all True for real dtypes)."""
+    i = cnp.imag(x)
+    return lax.eq(i, lax.full_like(i, 0))
