@@ -9,7 +9,7 @@ import pytest
 import mj
 import mj.numpy as mnp
 from mj import lax
-from mj_core.errors import ConcretizationError, MJError, TracerLeakError
+from mj_core.errors import ConcretizationError, MJError, ShapeDtypeError, TracerLeakError
 
 X = np.ones(3)
 
@@ -123,3 +123,13 @@ def test_cond_branches_with_different_output_types():
 def test_cond_branches_with_different_output_shapes():
     with pytest.raises(TypeError, match=r"f64\[2\]"):
         lax.cond(True, lambda x: x, lambda x: x[:2], X)
+
+
+def test_shape_errors_are_both_type_and_value_errors_like_jax_broadcasting():
+    """Seed 004 catches JAX's broadcasting error as ValueError; DESIGN asks for TypeError."""
+    a, b = np.ones((100, 10)), np.ones((1, 100))
+    for f in (lambda: mnp.ones((100, 10)) * b, lambda: mj.jit(lambda x, y: x * y)(a, b)):
+        with pytest.raises(ValueError, match=r"mul.*\(100, ?10\)") as info:
+            f()
+        assert isinstance(info.value, TypeError)
+        assert isinstance(info.value, ShapeDtypeError)

@@ -5,6 +5,7 @@ device arrays: one implementation, installed on each class with :func:`install_a
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from mj_core import lax
@@ -12,6 +13,8 @@ from mj_core import numpy as mnp
 from mj_core.avals import array_types
 from mj_core.errors import user_location
 from mj_core.numpy._indexing import IndexUpdateHelper, getitem
+from mj_core.prims import elementwise as ew
+from mj_core.trace import bind1
 
 __all__ = ["array_methods", "install_array_methods", "operator_methods"]
 
@@ -20,41 +23,37 @@ _REJECTED_OPERANDS = (list, tuple, set, dict)
 
 
 def _defer_to_unrecognized_arg(
-    name: str, f: Callable[[Any, Any], Any]
+    name: str, f: Callable[[Any, Any], Any], reflected: bool = False
 ) -> Callable[[Any, Any], Any]:
     """``x + other`` returns ``NotImplemented`` for an ``other`` that is not an array, scalar or
     tracer (a list, ``None``, ``pytest.approx``), as JAX does: Python then tries ``other``'s
     reflected method and ``==`` falls back to identity. Python containers are rejected with a
-    ``TypeError`` instead of being broadcast like NumPy would (JAX's rule too)."""
+    ``TypeError`` instead of being broadcast like NumPy would (JAX's rule too).
+
+    ``reflected`` methods (``__radd__``) apply ``f(other, self)``; ``f`` is often
+    ``partial(bind1, prim)``, so an operator costs one Python frame before ``bind1``."""
 
     def method(self: Any, other: Any) -> Any:
         if type(other) in array_types or getattr(type(other), "aval", None) is not None:
-            return f(self, other)
+            return f(other, self) if reflected else f(self, other)
         if isinstance(other, _REJECTED_OPERANDS):
             names = [type(self).__name__, type(other).__name__]
-            lhs, rhs = names[::-1] if name.startswith("r") else names
+            lhs, rhs = names[::-1] if reflected else names
             raise TypeError(
                 f"unsupported operand type(s) for {_OPERATOR_NAMES[name]}: '{lhs}' and '{rhs}' "
                 f"{user_location()}; convert the container with mj.numpy.asarray first"
             )
         return NotImplemented
 
-    method.__name__ = f"__{name}__"
+    method.__name__ = f"__{'r' if reflected else ''}{name}__"
     return method
-
-
-def _swap(f: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
-    def reflected(self: Any, other: Any) -> Any:
-        return f(other, self)
-
-    return reflected
 
 
 def _binary_methods() -> dict[str, Callable[..., Any]]:
     ops: dict[str, Callable[[Any, Any], Any]] = {
-        "add": lax.add,
-        "sub": lax.sub,
-        "mul": lax.mul,
+        "add": partial(bind1, ew.add_p),  # = lax.add, without its frame
+        "sub": partial(bind1, ew.sub_p),
+        "mul": partial(bind1, ew.mul_p),
         "and": lax.bitwise_and,
         "or": lax.bitwise_or,
         "xor": lax.bitwise_xor,
@@ -66,18 +65,18 @@ def _binary_methods() -> dict[str, Callable[..., Any]]:
         "lshift": mnp.left_shift,
         "rshift": mnp.right_shift,
         "divmod": _divmod,
-        "eq": lax.eq,
-        "ne": lax.ne,
-        "lt": lax.less,
-        "le": lax.less_equal,
-        "gt": lax.greater,
-        "ge": lax.greater_equal,
+        "eq": partial(bind1, ew.eq_p),
+        "ne": partial(bind1, ew.ne_p),
+        "lt": partial(bind1, ew.less_p),
+        "le": partial(bind1, ew.less_equal_p),
+        "gt": partial(bind1, ew.greater_p),
+        "ge": partial(bind1, ew.greater_equal_p),
     }
     out: dict[str, Callable[..., Any]] = {}
     for name, f in ops.items():
         out[f"__{name}__"] = _defer_to_unrecognized_arg(name, f)
         if name not in _COMPARISONS:
-            out[f"__r{name}__"] = _defer_to_unrecognized_arg(f"r{name}", _swap(f))
+            out[f"__r{name}__"] = _defer_to_unrecognized_arg(name, f, reflected=True)
     out.update(
         __neg__=lax.neg,
         __pos__=_identity,
@@ -93,7 +92,6 @@ _OPERATOR_NAMES = {
     "floordiv": "//", "mod": "%", "pow": "**", "matmul": "@", "lshift": "<<", "rshift": ">>",
     "divmod": "divmod()", "eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">=",
 }  # fmt: skip
-_OPERATOR_NAMES.update({f"r{k}": v for k, v in _OPERATOR_NAMES.items()})
 
 
 def _identity(x: Any) -> Any:

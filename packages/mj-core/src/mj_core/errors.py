@@ -100,11 +100,14 @@ class MissingRuleError(MJError, NotImplementedError):
     """A primitive has no rule for the transformation that reached it."""
 
 
-class ShapeDtypeError(MJError, TypeError):
+class ShapeDtypeError(MJError, TypeError, ValueError):
     """A primitive got operand shapes/dtypes or params it does not accept.
 
     The message names the primitive, the operands' ``f32[3,4]``-style types and the user's
     source line; being an :class:`MJError`, it reaches the user unchanged from any layer.
+    It is a ``TypeError`` (DESIGN's contract) and also a ``ValueError``, what JAX raises for
+    some of these (``Incompatible shapes for broadcasting``), so JAX code that catches either
+    keeps working.
     """
 
 

@@ -24,7 +24,13 @@ import numpy as np
 
 from mj_core.avals import ShapedArray, get_aval
 from mj_core.eager_array import EagerArray, eager_result, eager_results
-from mj_core.errors import ConcretizationError, MJError, TracerLeakError, user_line_suffix
+from mj_core.errors import (
+    ConcretizationError,
+    MJError,
+    ShapeDtypeError,
+    TracerLeakError,
+    user_line_suffix,
+)
 from mj_core.primitive import Primitive, impl_rules
 
 __all__ = [
@@ -357,13 +363,13 @@ def full_lower(val: Any) -> Any:
     return val
 
 
-def _impl_error(primitive: Primitive, args: Sequence[Any], err: Exception) -> TypeError:
+def _impl_error(primitive: Primitive, args: Sequence[Any], err: Exception) -> ShapeDtypeError:
     try:
         shapes = ", ".join(get_aval(a).str_short() for a in args)
     except TypeError:
         shapes = ", ".join(type(a).__name__ for a in args)
     where = user_line_suffix()
-    return TypeError(f"{primitive.name}: invalid operands ({shapes}){where}: {err}")
+    return ShapeDtypeError(f"{primitive.name}: invalid operands ({shapes}){where}: {err}")
 
 
 def _apply_impl(primitive: Primitive, args: Sequence[Any], params: dict[str, Any]) -> Any:
