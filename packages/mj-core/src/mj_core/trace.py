@@ -372,13 +372,18 @@ def _impl_error(primitive: Primitive, args: Sequence[Any], err: Exception) -> Sh
     return ShapeDtypeError(f"{primitive.name}: invalid operands ({shapes}){where}: {err}")
 
 
-def _apply_impl(primitive: Primitive, args: Sequence[Any], params: dict[str, Any]) -> Any:
+def _apply_impl_raw(primitive: Primitive, args: Sequence[Any], params: dict[str, Any]) -> Any:
+    """The impl rule's outputs as it returns them (plain NumPy arrays or scalars)."""
     try:
-        return eager_results(impl_rules[primitive](*args, **params))
+        return impl_rules[primitive](*args, **params)
     except MJError:
         raise
     except (ValueError, TypeError) as err:
         raise _impl_error(primitive, args, err) from err
+
+
+def _apply_impl(primitive: Primitive, args: Sequence[Any], params: dict[str, Any]) -> Any:
+    return eager_results(_apply_impl_raw(primitive, args, params))
 
 
 def bind(primitive: Primitive, *args: Any, **params: Any) -> list[Any]:
@@ -419,7 +424,8 @@ def bind1(primitive: Primitive, *args: Any, **params: Any) -> Any:
         return eager_result(out)
     trace = find_top_trace(args)
     if type(trace) is EvalTrace:  # only constants: no boxing or unboxing to do
-        return _apply_impl(primitive, args, params)[0]
+        out = _apply_impl_raw(primitive, args, params)[0]
+        return _view(out, EagerArray) if type(out) is _ndarray else eager_result(out)
     tracers = []
     for arg in args:  # a loop, not a comprehension: no closure cell made on every call
         tracers.append(full_raise(trace, arg))
