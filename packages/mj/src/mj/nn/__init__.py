@@ -1,0 +1,327 @@
+"""``mj.nn``: activation functions, the numerically stable softmax family, ``standardize``
+and :mod:`mj.nn.initializers`.
+
+The same definitions as ``jax.nn``: ``relu``'s derivative at 0 is 0, ``softmax``/
+``log_softmax``/``logsumexp`` subtract the maximum first so that large inputs do not overflow,
+``relu6`` and ``log1mexp`` carry JAX's derivatives. All are compositions of mj primitives.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from mj import numpy as mnp
+from mj.nn import initializers as initializers
+from mj_autodiff import custom_jvp
+from mj_core import lax
+from mj_core.errors import user_line_suffix
+from mj_core.shapes import canonicalize_axis
+
+__all__ = [
+    "celu",
+    "elu",
+    "gelu",
+    "glu",
+    "hard_sigmoid",
+    "hard_silu",
+    "hard_swish",
+    "hard_tanh",
+    "identity",
+    "initializers",
+    "leaky_relu",
+    "log1mexp",
+    "log_sigmoid",
+    "log_softmax",
+    "logsumexp",
+    "mish",
+    "one_hot",
+    "relu",
+    "relu6",
+    "selu",
+    "sigmoid",
+    "silu",
+    "soft_sign",
+    "softmax",
+    "softplus",
+    "sparse_plus",
+    "sparse_sigmoid",
+    "squareplus",
+    "standardize",
+    "swish",
+]
+
+Array = Any
+Axis = int | Sequence[int] | None
+
+
+def relu(x: Array) -> Array:
+    """``max(x, 0)``, with derivative 0 at ``x == 0`` (as in JAX)."""
+    return lax.select(lax.gt(x, 0), x, mnp.zeros_like(x))
+
+
+def sigmoid(x: Array) -> Array:
+    """The logistic function ``1 / (1 + exp(-x))``."""
+    return lax.logistic(x)
+
+
+def log_sigmoid(x: Array) -> Array:
+    """``log(sigmoid(x)) = -softplus(-x)``, accurate for large ``|x|``."""
+    return lax.neg(softplus(lax.neg(x)))
+
+
+def softplus(x: Array) -> Array:
+    """``log(1 + exp(x))``, without overflow."""
+    return mnp.logaddexp(x, 0)
+
+
+def silu(x: Array) -> Array:
+    """``x * sigmoid(x)`` (also called swish)."""
+    return lax.mul(x, lax.logistic(x))
+
+
+swish = silu
+
+
+def leaky_relu(x: Array, negative_slope: float = 1e-2) -> Array:
+    """``x`` where positive, ``negative_slope * x`` elsewhere."""
+    return lax.select(lax.ge(x, 0), x, lax.mul(negative_slope, x))
+
+
+def elu(x: Array, alpha: float = 1.0) -> Array:
+    """``x`` where positive, ``alpha * (exp(x) - 1)`` elsewhere."""
+    safe = lax.select(lax.gt(x, 0), mnp.zeros_like(x), x)  # keeps expm1 finite off-branch
+    return lax.select(lax.gt(x, 0), x, lax.mul(alpha, lax.expm1(safe)))
+
+
+def gelu(x: Array, approximate: bool = True) -> Array:
+    """The Gaussian error linear unit ``x * Phi(x)``; ``approximate`` uses the tanh form."""
+    if approximate:
+        inner = lax.mul(
+            math.sqrt(2 / math.pi), lax.add(x, lax.mul(0.044715, lax.integer_pow(x, 3)))
+        )
+        return lax.mul(x, lax.mul(0.5, lax.add(1.0, lax.tanh(inner))))
+    return lax.mul(lax.mul(x, 0.5), lax.add(lax.erf(lax.mul(x, 1 / math.sqrt(2))), 1.0))
+
+
+def _shifted(x: Array, axis: Axis) -> Array:
+    """``x - max(x, axis)``, with infinite maxima replaced by 0 so that rows of ``-inf`` give
+    NaN-free results. The shift cancels mathematically, so its gradient contributions cancel
+    too (JAX wraps it in stop_gradient only to save that work)."""
+    m = mnp.max(x, axis=axis, keepdims=True)
+    m = lax.select(lax.is_finite(m), m, mnp.zeros_like(m))
+    return lax.sub(x, m), m
+
+
+def softmax(x: Array, axis: Axis = -1) -> Array:
+    """``exp(x) / sum(exp(x), axis)``, computed from ``x - max(x)``."""
+    shifted, _ = _shifted(x, axis)
+    unnormalized = lax.exp(shifted)
+    return lax.div(unnormalized, mnp.sum(unnormalized, axis=axis, keepdims=True))
+
+
+def log_softmax(x: Array, axis: Axis = -1) -> Array:
+    """``x - logsumexp(x, axis)``, computed from ``x - max(x)``."""
+    shifted, _ = _shifted(x, axis)
+    return lax.sub(shifted, lax.log(mnp.sum(lax.exp(shifted), axis=axis, keepdims=True)))
+
+
+def logsumexp(
+    a: Array,
+    axis: Axis = None,
+    b: Array | None = None,
+    keepdims: bool = False,
+    return_sign: bool = False,
+) -> Array:
+    """``log(sum(b * exp(a), axis))`` without overflow; ``return_sign`` also returns the sign
+    of the sum (needed when weights ``b`` can be negative)."""
+    shifted, m = _shifted(a, axis)
+    terms = lax.exp(shifted)
+    if b is not None:
+        terms = lax.mul(b, terms)
+    total = mnp.sum(terms, axis=axis, keepdims=True)
+    sign = lax.sign(total)
+    out = lax.add(lax.log(lax.abs(total) if return_sign else total), m)
+    if not keepdims:
+        out = mnp.squeeze(out, axis=_axes(axis, mnp.ndim(out)))
+        sign = mnp.squeeze(sign, axis=_axes(axis, mnp.ndim(sign)))
+    return (out, sign) if return_sign else out
+
+
+def _axes(axis: Axis, ndim: int) -> tuple[int, ...]:
+    if axis is None:
+        return tuple(range(ndim))
+    return (axis,) if isinstance(axis, int) else tuple(axis)
+
+
+def one_hot(x: Array, num_classes: int, dtype: Any = None, axis: int = -1) -> Array:
+    """``x[..., None] == arange(num_classes)``, as ``dtype`` (default float64); the class axis
+    is inserted at ``axis``. Out-of-range indices give all-zero rows."""
+    dt = np.dtype(np.float64) if dtype is None else np.dtype(dtype)
+    x = mnp.asarray(x)
+    axis = canonicalize_axis("one_hot", axis, mnp.ndim(x) + 1)
+    shape = (*mnp.shape(x)[:axis], int(num_classes), *mnp.shape(x)[axis:])
+    classes = lax.broadcasted_iota(mnp.asarray(x).dtype, shape, axis)
+    labels = mnp.expand_dims(x, axis)
+    return lax.convert_element_type(lax.eq(labels, classes), dt)
+
+
+# --- the rest of jax.nn's activations ---------------------------------------------------------
+def identity(x: Array) -> Array:
+    """``x`` itself (as an array)."""
+    return mnp.asarray(x)
+
+
+def celu(x: Array, alpha: Array = 1.0) -> Array:
+    """Continuously differentiable ELU: ``max(x, 0) + alpha * expm1(min(x, 0) / alpha)``."""
+    return mnp.add(
+        mnp.maximum(x, 0.0), mnp.multiply(alpha, lax.expm1(mnp.divide(mnp.minimum(x, 0.0), alpha)))
+    )
+
+
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def selu(x: Array) -> Array:
+    """Scaled ELU with the self-normalising constants ``scale * elu(x, alpha)``."""
+    return lax.mul(_SELU_SCALE, elu(x, _SELU_ALPHA))
+
+
+def glu(x: Array, axis: int = -1) -> Array:
+    """Gated linear unit: the first half of ``x`` along ``axis`` times the sigmoid of the
+    second half."""
+    x = mnp.asarray(x)
+    size = mnp.shape(x)[axis]
+    if size % 2:
+        raise ValueError(
+            f"glu: the size of axis {axis} must be even, got shape {mnp.shape(x)}"
+            f"{user_line_suffix()}"
+        )
+    x1, x2 = mnp.split(x, 2, axis)
+    return lax.mul(x1, sigmoid(x2))
+
+
+def hard_tanh(x: Array) -> Array:
+    """``x`` clipped to ``[-1, 1]`` (derivative 1 inside, 0 outside)."""
+    x = mnp.asarray(x)
+    return mnp.where(lax.gt(x, 1), 1, mnp.where(lax.lt(x, -1), -1, x))
+
+
+def soft_sign(x: Array) -> Array:
+    """``x / (|x| + 1)``."""
+    x = mnp.asarray(x)
+    return mnp.divide(x, mnp.add(lax.abs(x), 1))
+
+
+@custom_jvp
+def relu6(x: Array) -> Array:
+    """``min(max(x, 0), 6)``; its derivative is 0 at both kinks (as in JAX)."""
+    return mnp.minimum(mnp.maximum(x, 0), 6.0)
+
+
+@relu6.defjvp
+def _relu6_jvp(primals: tuple[Array], tangents: tuple[Array]) -> tuple[Array, Array]:
+    (x,), (g,) = primals, tangents
+    inside = lax.bitwise_and(lax.gt(x, 0), lax.lt(x, 6))
+    return relu6(x), lax.select(inside, g, lax.full_like(g, 0))
+
+
+def hard_sigmoid(x: Array) -> Array:
+    """``relu6(x + 3) / 6``, a piecewise-linear sigmoid."""
+    return mnp.divide(relu6(mnp.add(x, 3.0)), 6.0)
+
+
+def hard_silu(x: Array) -> Array:
+    """``x * hard_sigmoid(x)`` (also called hard swish)."""
+    x = mnp.asarray(x)
+    return mnp.multiply(x, hard_sigmoid(x))
+
+
+hard_swish = hard_silu
+
+
+def sparse_plus(x: Array) -> Array:
+    """0 below -1, ``x`` above 1, ``(x + 1)**2 / 4`` between: a smooth-at-the-joins relu."""
+    x = mnp.asarray(x)
+    middle = mnp.divide(mnp.square(mnp.add(x, 1.0)), 4)
+    return mnp.where(lax.le(x, -1.0), 0.0, mnp.where(lax.ge(x, 1.0), x, middle))
+
+
+def sparse_sigmoid(x: Array) -> Array:
+    """``clip(x + 1, 0, 2) / 2``, the derivative of :func:`sparse_plus`."""
+    return mnp.multiply(0.5, mnp.clip(mnp.add(x, 1.0), 0.0, 2.0))
+
+
+def squareplus(x: Array, b: Array = 4) -> Array:
+    """``(x + sqrt(x**2 + b)) / 2``, a smooth relu made of algebraic functions."""
+    x = mnp.asarray(x)
+    return mnp.divide(mnp.add(x, mnp.sqrt(mnp.add(mnp.square(x), b))), 2)
+
+
+def mish(x: Array) -> Array:
+    """``x * tanh(softplus(x))``."""
+    x = mnp.asarray(x)
+    return mnp.multiply(x, lax.tanh(softplus(x)))
+
+
+@custom_jvp
+def log1mexp(x: Array) -> Array:
+    """``log(1 - exp(-x))`` for ``x > 0``, by ``log(-expm1(-x))`` below ``log 2`` and
+    ``log1p(-exp(-x))`` above (each accurate on its side)."""
+    x = mnp.asarray(x)
+    small = lax.lt(x, math.log(2.0))
+    return mnp.where(
+        small,
+        mnp.log(mnp.negative(lax.expm1(mnp.negative(x)))),
+        mnp.log1p(mnp.negative(mnp.exp(mnp.negative(x)))),
+    )
+
+
+@log1mexp.defjvp
+def _log1mexp_jvp(primals: tuple[Array], tangents: tuple[Array]) -> tuple[Array, Array]:
+    (x,), (g,) = primals, tangents
+    return log1mexp(x), mnp.divide(g, lax.expm1(x))
+
+
+def _masked_mean(x: Array, axis: Axis, where: Array | None) -> Array:
+    if where is None:
+        return mnp.mean(x, axis=axis, keepdims=True)
+    mask = mnp.broadcast_to(mnp.asarray(where), mnp.shape(x))
+    total = mnp.sum(mnp.where(mask, x, mnp.zeros_like(x)), axis=axis, keepdims=True)
+    count = mnp.sum(lax.convert_element_type(mask, mnp.result_type(x)), axis=axis, keepdims=True)
+    return mnp.divide(total, count)
+
+
+def standardize(
+    x: Array,
+    axis: Axis = -1,
+    mean: Array | None = None,
+    variance: Array | None = None,
+    epsilon: Array = 1e-5,
+    where: Array | None = None,
+    *,
+    algorithm: str = "fast",
+) -> Array:
+    """``(x - mean) / sqrt(variance + epsilon)`` along ``axis`` (layer normalisation without
+    scale and shift); statistics default to those of ``x`` over the ``where`` mask.
+    ``algorithm='fast'`` takes the variance as ``E[x^2] - E[x]^2`` (clipped at 0),
+    ``'stable'`` as ``E[(x - mean)^2]``."""
+    if algorithm not in ("fast", "stable"):
+        raise ValueError(
+            f"standardize: unknown algorithm {algorithm!r}, expected 'fast' or 'stable'"
+            f"{user_line_suffix()}"
+        )
+    x = mnp.asarray(x)
+    if mean is None:
+        mean = _masked_mean(x, axis, where)
+    if variance is None:
+        if algorithm == "stable":
+            variance = _masked_mean(mnp.square(mnp.subtract(x, mean)), axis, where)
+        else:
+            variance = mnp.subtract(_masked_mean(mnp.square(x), axis, where), mnp.square(mean))
+            variance = mnp.clip(variance, 0)
+    return mnp.multiply(mnp.subtract(x, mean), lax.rsqrt(mnp.add(variance, epsilon)))
