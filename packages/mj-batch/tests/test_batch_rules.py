@@ -376,8 +376,21 @@ def _linalg_cases() -> list[Case]:
     ]
 
 
+def _windowed_cases() -> list[Case]:
+    window = {
+        "window_dimensions": (2, 2),
+        "window_strides": (1, 2),
+        "padding": ((1, 0), (0, 1)),
+        "base_dilation": (1, 2),
+        "window_dilation": (2, 1),
+    }
+    prims_ = (prims.reduce_window_sum_p, prims.reduce_window_max_p, prims.reduce_window_min_p)
+    return [Case(prim, (f(4, 3),), window) for prim in prims_]
+
+
 CASES = (
-    _complex_fft_cases()
+    _windowed_cases()
+    + _complex_fft_cases()
     + _linalg_cases()
     + _elementwise_cases()
     + _structural_cases()

@@ -9,10 +9,22 @@ from __future__ import annotations
 
 from typing import Any
 
+from mj_core.prims import bessel, incomplete_gamma
+from mj_core.prims import nextafter as nextafter_module
 from mj_core.prims import special as sp
 from mj_core.trace import bind1
 
-__all__ = ["digamma", "erf_inv", "erfc", "lgamma"]
+__all__ = [
+    "bessel_i0e",
+    "bessel_i1e",
+    "digamma",
+    "erf_inv",
+    "erfc",
+    "igamma",
+    "igammac",
+    "lgamma",
+    "nextafter",
+]
 
 Array = Any
 
@@ -36,3 +48,28 @@ def erf_inv(x: Array) -> Array:
     """Elementwise inverse error function: ``erf(erf_inv(x)) == x`` on ``(-1, 1)``,
     ``+-inf`` at ``+-1`` and NaN outside ``[-1, 1]``."""
     return bind1(sp.erf_inv_p, x)
+
+
+def igamma(a: Array, x: Array) -> Array:
+    """Elementwise regularized lower incomplete gamma function ``P(a, x)``."""
+    return bind1(incomplete_gamma.igamma_p, a, x)
+
+
+def igammac(a: Array, x: Array) -> Array:
+    """Elementwise regularized upper incomplete gamma function ``Q(a, x) = 1 - P(a, x)``."""
+    return bind1(incomplete_gamma.igammac_p, a, x)
+
+
+def bessel_i0e(x: Array) -> Array:
+    """Elementwise exponentially scaled modified Bessel function ``exp(-|x|) I0(x)``."""
+    return bind1(bessel.bessel_i0e_p, x)
+
+
+def bessel_i1e(x: Array) -> Array:
+    """Elementwise exponentially scaled modified Bessel function ``exp(-|x|) I1(x)``."""
+    return bind1(bessel.bessel_i1e_p, x)
+
+
+def nextafter(x1: Array, x2: Array) -> Array:
+    """Elementwise next representable float after ``x1`` in the direction of ``x2``."""
+    return bind1(nextafter_module.nextafter_p, x1, x2)

@@ -15,3 +15,6 @@ from mj_autodiff._rules import sorting as sorting
 from mj_autodiff._rules import special as special
 from mj_autodiff._rules import structural as structural
 from mj_autodiff._rules import windowed as windowed
+from mj_autodiff._rules import bessel as bessel
+from mj_autodiff._rules import incomplete_gamma as incomplete_gamma
+from mj_autodiff._rules import nextafter as nextafter

@@ -12,9 +12,12 @@ from mj_core.prims.convolution import *  # noqa: F403
 from mj_core.prims.elementwise import *  # noqa: F403
 from mj_core.prims.elementwise import elementwise_out_aval as elementwise_out_aval
 from mj_core.prims.elementwise import elementwise_specs as elementwise_specs
+from mj_core.prims.bessel import *  # noqa: F403
 from mj_core.prims.fft import *  # noqa: F403
+from mj_core.prims.incomplete_gamma import *  # noqa: F403
 from mj_core.prims.indexing import *  # noqa: F403
 from mj_core.prims.linalg import *  # noqa: F403
+from mj_core.prims.nextafter import *  # noqa: F403
 from mj_core.prims.out_avals import out_aval_rules as out_aval_rules
 from mj_core.prims.reductions import *  # noqa: F403
 from mj_core.prims.sorting import *  # noqa: F403
