@@ -243,3 +243,134 @@ def test_bad_inputs_name_the_api():
         mnp.cov(M, aweights=AW[:3])
     with pytest.raises(ValueError, match="corrcoef: dtype must be a float or complex"):
         mnp.corrcoef(M, dtype=np.int32)
+
+
+# --- mj.lax and mj.scipy.linalg breadth -------------------------------------------------------
+def test_lax_batch_matmul_and_collapse():
+    a, b = RNG.normal(size=(2, 3, 4, 5)), RNG.normal(size=(2, 3, 5, 6))
+    np.testing.assert_allclose(mj.lax.batch_matmul(a, b), a @ b, rtol=1e-12)
+    np.testing.assert_allclose(mj.jit(mj.lax.batch_matmul)(a, b), a @ b, rtol=1e-12)
+    x = np.arange(2 * 3 * 4 * 5).reshape(2, 3, 4, 5)
+    assert mj.lax.collapse(x, 1, 3).shape == (2, 12, 5)
+    assert mj.lax.collapse(x, 1).shape == (2, 60)
+    assert mj.lax.collapse(x, -2).shape == (2, 3, 20)
+    np.testing.assert_array_equal(mj.lax.collapse(x, 0, 2), x.reshape(6, 4, 5))
+    with pytest.raises(ValueError, match="batch_matmul: arguments must have the same rank"):
+        mj.lax.batch_matmul(a, b[0])
+    with pytest.raises(ValueError, match="collapse: invalid dimension range"):
+        mj.lax.collapse(x, 3, 1)
+
+
+def test_lax_reexports_complex_fft_and_linalg():
+    import mj_core.lax
+    import mj_core.lax_linalg
+
+    for name in ("real", "imag", "conj", "complex", "fft"):
+        assert getattr(mj.lax, name) is getattr(mj_core.lax, name)
+    assert mj.lax.linalg is mj_core.lax_linalg
+    z = mj.lax.complex(np.array([1.0, 2.0]), np.array([3.0, -4.0]))
+    np.testing.assert_array_equal(mj.lax.imag(mj.lax.conj(z)), [-3.0, 4.0])
+
+
+def test_scipy_lu_reconstructs_with_scipy_conventions():
+    import mj.scipy.linalg as msl
+
+    for shape in ((4, 4), (5, 3), (3, 5)):
+        a = RNG.normal(size=shape)
+        p, lower, upper = msl.lu(a)
+        k = min(shape)
+        assert lower.shape == (shape[0], k)
+        assert upper.shape == (k, shape[1])
+        np.testing.assert_allclose(p @ lower @ upper, a, rtol=1e-12, atol=1e-12)
+        np.testing.assert_array_equal(np.diag(np.asarray(lower)), np.ones(k))
+        np.testing.assert_array_equal(np.triu(np.asarray(lower), 1), 0)
+        np.testing.assert_array_equal(np.tril(np.asarray(upper), -1), 0)
+        # partial pivoting: every multiplier is at most 1 in magnitude
+        assert np.abs(np.asarray(lower)).max() <= 1.0 + 1e-15
+        pl, u2 = msl.lu(a, permute_l=True)
+        np.testing.assert_allclose(pl @ u2, a, rtol=1e-12, atol=1e-12)
+    a = RNG.normal(size=(4, 4))
+    f = lambda x: mnp.sum(msl.lu(x)[2] ** 2)  # noqa: E731
+    np.testing.assert_allclose(mj.grad(f)(a), _central_difference(f, a), rtol=1e-5, atol=1e-6)
+
+
+def test_scipy_expm_closed_forms_grad_jit_vmap():
+    import mj.scipy.linalg as msl
+
+    t = 0.7
+    rot = np.array([[0.0, -t], [t, 0.0]])
+    want = np.array([[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]])
+    np.testing.assert_allclose(msl.expm(rot), want, rtol=1e-14, atol=1e-15)
+    nil = np.array([[0.0, 1.0, 2.0], [0.0, 0.0, 3.0], [0.0, 0.0, 0.0]])  # exp = I + N + N^2/2
+    np.testing.assert_allclose(msl.expm(nil), np.eye(3) + nil + nil @ nil / 2, rtol=1e-14)
+    np.testing.assert_allclose(
+        msl.expm(nil, upper_triangular=True), np.eye(3) + nil + nil @ nil / 2
+    )
+    # a spread of norms exercises every Pade degree and the squarings: exp(Q D Q^T)
+    q, _ = np.linalg.qr(RNG.normal(size=(4, 4)))
+    for scale in (1e-3, 0.1, 0.6, 1.5, 4.0, 30.0):
+        d = RNG.uniform(-1, 1, size=4) * scale
+        a = q @ np.diag(d) @ q.T
+        want = q @ np.diag(np.exp(d)) @ q.T
+        np.testing.assert_allclose(msl.expm(a), want, rtol=1e-11 * max(1, scale), atol=1e-13)
+        np.testing.assert_allclose(mj.jit(msl.expm)(a), msl.expm(a), rtol=1e-12, atol=1e-14)
+        a32 = a.astype(np.float32)
+        assert msl.expm(a32).dtype == np.float32
+        np.testing.assert_allclose(msl.expm(a32), want, rtol=2e-5 * max(1, scale), atol=1e-5)
+    stack = RNG.normal(size=(3, 4, 4))
+    np.testing.assert_allclose(
+        msl.expm(stack), np.stack([msl.expm(s) for s in stack]), rtol=1e-13, atol=1e-14
+    )
+    np.testing.assert_allclose(mj.vmap(msl.expm)(stack), msl.expm(stack), rtol=1e-13, atol=1e-14)
+    assert np.isnan(np.asarray(msl.expm(np.eye(2) * 1e9))).all()
+    a = RNG.normal(size=(3, 3)) * 0.8
+    f = lambda x: mnp.sum(msl.expm(x) * np.arange(9.0).reshape(3, 3))  # noqa: E731
+    np.testing.assert_allclose(mj.grad(f)(a), _central_difference(f, a), rtol=1e-6, atol=1e-6)
+
+
+def test_scipy_linalg_wrappers():
+    import mj.scipy.linalg as msl
+
+    a = RNG.normal(size=(4, 4))
+    spd = a @ a.T + np.eye(4)
+    b = RNG.normal(size=(4, 2))
+    np.testing.assert_allclose(msl.inv(a), np.linalg.inv(a), rtol=1e-11)
+    np.testing.assert_allclose(msl.det(a), np.linalg.det(a), rtol=1e-12)
+    u, s, vh = msl.svd(a)
+    np.testing.assert_allclose(u @ np.diag(s) @ vh, a, atol=1e-12)
+    np.testing.assert_allclose(msl.svd(a, compute_uv=False), np.linalg.svd(a)[1], rtol=1e-12)
+    w, v = msl.eigh(spd)
+    np.testing.assert_allclose(w, np.linalg.eigvalsh(spd), rtol=1e-12)
+    np.testing.assert_allclose(spd @ v, v * w, atol=1e-11)
+    np.testing.assert_allclose(msl.eigh(spd, eigvals_only=True), w, rtol=1e-12)
+    # as in JAX, the input is symmetrised first (lower= only picks LAPACK's triangle)
+    low = np.tril(spd)
+    want_w = np.linalg.eigvalsh((low + low.T) / 2)
+    np.testing.assert_allclose(msl.eigh(low, lower=False)[0], want_w, rtol=1e-12)
+    q, r = msl.qr(RNG.normal(size=(5, 3)))
+    assert q.shape == (5, 5)
+    assert r.shape == (5, 3)
+    (r_only,) = msl.qr(a, mode="r")
+    np.testing.assert_allclose(np.abs(r_only), np.abs(np.linalg.qr(a, mode="r")), rtol=1e-12)
+    assert msl.qr(RNG.normal(size=(5, 3)), mode="economic")[0].shape == (5, 3)
+    want = np.linalg.solve(spd, b)
+    for kwargs in ({}, {"assume_a": "sym"}, {"assume_a": "pos"}):
+        np.testing.assert_allclose(msl.solve(spd, b, **kwargs), want, rtol=1e-11)
+    np.testing.assert_allclose(msl.solve(np.triu(spd), b, assume_a="pos"), want, rtol=1e-11)
+    np.testing.assert_allclose(
+        msl.solve(np.tril(spd), b[:, 0], assume_a="pos", lower=True), want[:, 0], rtol=1e-11
+    )
+    got = msl.block_diag(np.eye(2), 3.0, np.arange(3), np.ones((2, 1), np.float32))
+    want_bd = np.zeros((6, 7))
+    want_bd[:2, :2] = np.eye(2)
+    want_bd[2, 2] = 3.0
+    want_bd[3, 3:6] = np.arange(3)
+    want_bd[4:, 6] = 1.0
+    _check(got, want_bd)
+    assert msl.block_diag().shape == (1, 0)
+    with pytest.raises(ValueError, match="solve: assume_a must be one of"):
+        msl.solve(a, b, assume_a="tri")
+    with pytest.raises(NotImplementedError, match="eigh: only the standard problem"):
+        msl.eigh(spd, spd)
+    with pytest.raises(ValueError, match="block_diag: blocks must have at most 2 dimensions"):
+        msl.block_diag(np.ones((2, 2, 2)))

@@ -2,11 +2,15 @@
 
 The lax-style wrappers of the core catalogue (``add``, ``dot_general``, ``broadcast_in_dim``,
 ``reduce_sum``, ``gather``, ``scatter_add``, ...), structured control flow (``cond``,
-``switch``, ``while_loop``, ``fori_loop``, ``scan``, ``map``) and the special functions
-(``lgamma``, ``digamma``, ``erfc``, ``erf_inv``). Every name is the lower
-layer's own object, re-exported.
+``switch``, ``while_loop``, ``fori_loop``, ``scan``, ``map``), complex numbers and ``fft``,
+the special functions (``lgamma``, ``digamma``, ``erfc``, ``erf_inv``) and the
+linear-algebra primitives as ``mj.lax.linalg`` (``mj_core.lax_linalg``). Every name is the
+lower layer's own object, re-exported, except the compositions ``batch_matmul`` and
+``collapse``.
 """
 
+from mj._lax_composites import batch_matmul as batch_matmul
+from mj._lax_composites import collapse as collapse
 from mj._lax_map import map as map
 from mj._special import erf_inv as erf_inv
 from mj_autodiff import stop_gradient as stop_gradient
@@ -15,6 +19,7 @@ from mj_control import fori_loop as fori_loop
 from mj_control import scan as scan
 from mj_control import switch as switch
 from mj_control import while_loop as while_loop
+from mj_core import lax_linalg as linalg  # noqa: F401 (re-exported: jax.lax.linalg)
 from mj_core import numpy as _mnp
 from mj_core.lax import ConvDimensionNumbers as ConvDimensionNumbers
 from mj_core.lax import GatherDimensionNumbers as GatherDimensionNumbers
@@ -38,7 +43,9 @@ from mj_core.lax import broadcast_to_rank as broadcast_to_rank
 from mj_core.lax import broadcasted_iota as broadcasted_iota
 from mj_core.lax import ceil as ceil
 from mj_core.lax import clamp as clamp
+from mj_core.lax import complex as complex
 from mj_core.lax import concatenate as concatenate
+from mj_core.lax import conj as conj
 from mj_core.lax import conv as conv
 from mj_core.lax import conv_dimension_numbers as conv_dimension_numbers
 from mj_core.lax import conv_general_dilated as conv_general_dilated
@@ -65,6 +72,7 @@ from mj_core.lax import erf as erf
 from mj_core.lax import exp as exp
 from mj_core.lax import expand_dims as expand_dims
 from mj_core.lax import expm1 as expm1
+from mj_core.lax import fft as fft
 from mj_core.lax import floor as floor
 from mj_core.lax import full as full
 from mj_core.lax import full_like as full_like
@@ -73,6 +81,7 @@ from mj_core.lax import ge as ge
 from mj_core.lax import greater as greater
 from mj_core.lax import greater_equal as greater_equal
 from mj_core.lax import gt as gt
+from mj_core.lax import imag as imag
 from mj_core.lax import index_in_dim as index_in_dim
 from mj_core.lax import integer_pow as integer_pow
 from mj_core.lax import iota as iota
@@ -92,6 +101,7 @@ from mj_core.lax import neg as neg
 from mj_core.lax import pad as pad
 from mj_core.lax import padtype_to_pads as padtype_to_pads
 from mj_core.lax import pow as pow
+from mj_core.lax import real as real
 from mj_core.lax import reduce_and as reduce_and
 from mj_core.lax import reduce_max as reduce_max
 from mj_core.lax import reduce_min as reduce_min
@@ -127,16 +137,21 @@ from mj_core.lax import tan as tan
 from mj_core.lax import tanh as tanh
 from mj_core.lax import transpose as transpose
 from mj_core.lax import zeros_like_array as zeros_like_array
+from mj_core.lax_special import bessel_i0e as bessel_i0e
+from mj_core.lax_special import bessel_i1e as bessel_i1e
 from mj_core.lax_special import digamma as digamma
 from mj_core.lax_special import erfc as erfc
+from mj_core.lax_special import igamma as igamma
+from mj_core.lax_special import igammac as igammac
 from mj_core.lax_special import lgamma as lgamma
+from mj_core.lax_special import nextafter as nextafter
 from mj_core.numpy import cbrt as cbrt
 from mj_core.numpy import exp2 as exp2
 from mj_core.numpy import reciprocal as reciprocal
 from mj_core.numpy import square as square
+from mj_core.windowed_reductions import reduce as reduce
+from mj_core.windowed_reductions import reduce_window as reduce_window
 
 acosh = _mnp.arccosh
 asinh = _mnp.arcsinh
 atanh = _mnp.arctanh
-from mj_core.windowed_reductions import reduce as reduce
-from mj_core.windowed_reductions import reduce_window as reduce_window

@@ -2,7 +2,11 @@
 primitives (``mj_core.lax_linalg``), so it differentiates, batches and compiles.
 
 SciPy conventions: ``cholesky`` returns the *upper* factor unless ``lower=True``;
-``cho_factor``/``lu_factor`` return factors that ``cho_solve``/``lu_solve`` consume.
+``cho_factor``/``lu_factor`` return factors that ``cho_solve``/``lu_solve`` consume; ``lu``
+returns ``P, L, U`` with ``a = P @ L @ U``; ``qr``'s modes are ``'full'``/``'economic'``/
+``'r'``; ``eigh`` returns ``(w, v)``. ``inv``/``det``/``svd``/``solve`` are
+:mod:`mj.numpy.linalg`'s, with SciPy's extra (ignored) arguments; ``expm`` is in
+``mj.scipy._expm``.
 """
 
 from __future__ import annotations
@@ -12,12 +16,30 @@ from typing import Any
 import numpy as np
 
 import mj_core.numpy as cnp
+from mj.numpy import linalg as mla
 from mj.numpy.linalg import permutation_matrix
+from mj.scipy._expm import expm as expm
 from mj_core import lax, lax_linalg
 from mj_core.errors import user_line_suffix
 from mj_core.lax_linalg import matmul, mT
 
-__all__ = ["cho_factor", "cho_solve", "cholesky", "lu_factor", "lu_solve", "solve_triangular"]
+__all__ = [
+    "block_diag",
+    "cho_factor",
+    "cho_solve",
+    "cholesky",
+    "det",
+    "eigh",
+    "expm",
+    "inv",
+    "lu",
+    "lu_factor",
+    "lu_solve",
+    "qr",
+    "solve",
+    "solve_triangular",
+    "svd",
+]
 
 Array = Any
 
@@ -108,3 +130,137 @@ def lu_solve(lu_and_piv: tuple[Array, Array], b: Array, trans: int = 0) -> Array
         )
         x = matmul(mT(p), z)
     return cnp.squeeze(x, -1) if vector else x
+
+
+def lu(
+    a: Array, permute_l: bool = False, overwrite_a: bool = False, check_finite: bool = True
+) -> tuple[Array, Array] | tuple[Array, Array, Array]:
+    """``(P, L, U)`` with ``a = P @ L @ U`` (``L`` unit lower ``m x k``, ``U`` upper
+    ``k x n``, ``k = min(m, n)``); ``(P @ L, U)`` with ``permute_l``."""
+    a = lax_linalg.as_float_matrix("lu", cnp.asarray(a))
+    packed, _, perm = lax_linalg.lu(a)
+    m, n = cnp.shape(a)[-2:]
+    k = min(m, n)
+    p = mT(permutation_matrix(perm, a.dtype))  # P[perm[i], i] = 1
+    lower = lax.add(lax_linalg.tril(packed, -1)[..., :k], cnp.eye(m, k, dtype=a.dtype))
+    upper = lax_linalg.triu(packed)[..., :k, :]
+    if permute_l:
+        return matmul(p, lower), upper
+    return p, lower, upper
+
+
+def block_diag(*arrs: Array) -> Array:
+    """The block-diagonal matrix with the given (at most 2-D) blocks on its diagonal."""
+    if not arrs:
+        arrs = (cnp.zeros((1, 0)),)
+    dtype = cnp.result_type(*arrs)
+    blocks = [cnp.atleast_2d(lax.convert_element_type(cnp.asarray(x), dtype)) for x in arrs]
+    for i, (x, blk) in enumerate(zip(arrs, blocks, strict=True)):
+        if cnp.ndim(blk) > 2:
+            raise ValueError(
+                f"block_diag: blocks must have at most 2 dimensions, got shape "
+                f"{cnp.shape(x)} for argument {i}{user_line_suffix()}"
+            )
+    total = sum(cnp.shape(b)[1] for b in blocks)
+    rows, col = [], 0
+    for blk in blocks:
+        cols = cnp.shape(blk)[1]
+        zero = np.zeros((), dtype)
+        rows.append(lax.pad(blk, zero, ((0, 0, 0), (col, total - cols - col, 0))))
+        col += cols
+    return cnp.concatenate(rows, axis=0)
+
+
+def inv(a: Array, overwrite_a: bool = False, check_finite: bool = True) -> Array:
+    """The inverse of each square matrix (:func:`mj.numpy.linalg.inv`)."""
+    return mla.inv(a)
+
+
+def det(a: Array, overwrite_a: bool = False, check_finite: bool = True) -> Array:
+    """The determinant of each square matrix (:func:`mj.numpy.linalg.det`)."""
+    return mla.det(a)
+
+
+def svd(
+    a: Array,
+    full_matrices: bool = True,
+    compute_uv: bool = True,
+    overwrite_a: bool = False,
+    check_finite: bool = True,
+    lapack_driver: str = "gesdd",
+) -> Any:
+    """``(U, s, Vh)`` with ``a = U @ diag(s) @ Vh``; only ``s`` when not ``compute_uv``."""
+    return mla.svd(a, full_matrices=full_matrices, compute_uv=compute_uv)
+
+
+def eigh(
+    a: Array,
+    b: Array | None = None,
+    lower: bool = True,
+    eigvals_only: bool = False,
+    overwrite_a: bool = False,
+    overwrite_b: bool = False,
+    turbo: bool = True,
+    eigvals: None = None,
+    type: int = 1,
+    check_finite: bool = True,
+) -> Any:
+    """``(w, v)``: ascending eigenvalues and eigenvectors (columns) of a symmetric ``a``,
+    reading its ``lower`` (default) or upper triangle; only ``w`` with ``eigvals_only``.
+    The generalised problem (``b``, ``type``, ``eigvals``) is not implemented, as in JAX."""
+    if b is not None or type != 1 or eigvals is not None:
+        raise NotImplementedError(
+            f"eigh: only the standard problem (b=None, type=1, eigvals=None) is implemented"
+            f"{user_line_suffix()}"
+        )
+    a = lax_linalg.as_float_matrix("eigh", cnp.asarray(a), square=True)
+    v, w = lax_linalg.eigh(a, lower=lower)
+    return w if eigvals_only else (w, v)
+
+
+def qr(
+    a: Array,
+    overwrite_a: bool = False,
+    lwork: Any = None,
+    mode: str = "full",
+    pivoting: bool = False,
+    check_finite: bool = True,
+) -> tuple[Array, ...]:
+    """``(Q, R)`` with ``mode='full'`` (``Q`` m x m) or ``'economic'`` (``Q`` m x k);
+    ``(R,)`` with ``mode='r'``. Column pivoting is not implemented."""
+    if mode not in ("full", "economic", "r"):
+        raise ValueError(
+            f"qr: mode must be 'full', 'economic' or 'r', got {mode!r}{user_line_suffix()}"
+        )
+    if pivoting:
+        raise NotImplementedError(f"qr: pivoting=True is not implemented{user_line_suffix()}")
+    a = lax_linalg.as_float_matrix("qr", cnp.asarray(a))
+    q, r = lax_linalg.qr(a, full_matrices=mode == "full")
+    return (r,) if mode == "r" else (q, r)
+
+
+_ASSUME_A = ("gen", "sym", "her", "pos")
+
+
+def solve(
+    a: Array,
+    b: Array,
+    lower: bool = False,
+    overwrite_a: bool = False,
+    overwrite_b: bool = False,
+    debug: bool = False,
+    check_finite: bool = True,
+    assume_a: str = "gen",
+) -> Array:
+    """``x`` with ``a @ x == b``: by LU (``assume_a`` ``'gen'``, ``'sym'``, ``'her'``) or, for
+    positive definite ``a`` (``'pos'``), by Cholesky of its ``lower`` or upper triangle."""
+    if assume_a not in _ASSUME_A:
+        raise ValueError(
+            f"solve: assume_a must be one of {_ASSUME_A}, got {assume_a!r}{user_line_suffix()}"
+        )
+    if assume_a != "pos":
+        return mla.solve(a, b)
+    a = lax_linalg.as_float_matrix("solve", cnp.asarray(a), square=True)
+    triangle = lax_linalg.tril(a) if lower else lax_linalg.triu(a)
+    full = lax.sub(lax.add(triangle, mT(triangle)), lax_linalg.tril(lax_linalg.triu(a)))
+    return cho_solve(cho_factor(full, lower=lower), b)
