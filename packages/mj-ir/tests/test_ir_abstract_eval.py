@@ -70,6 +70,20 @@ CASES = [
     *[(n, (i32,), {"axes": (1,), "index_dtype": np.dtype(np.int32)}) for n in ("argmax", "argmin")],
     *[(n, (f32,), {"axis": 0, "reverse": True}) for n in ("cumsum", "cumprod", "cummax", "cummin")],
     ("sort", (f32, i32), {"dimension": 1, "is_stable": True, "num_keys": 1}),
+    *[
+        (
+            f"reduce_window_{n}",
+            (f32,),
+            {
+                "window_dimensions": (2, 2),
+                "window_strides": (1, 2),
+                "padding": ((0, 1), (1, 0)),
+                "base_dilation": (1, 1),
+                "window_dilation": (1, 2),
+            },
+        )
+        for n in ("sum", "max", "min")
+    ],
     *[(n, (f32.astype(np.complex64),), {}) for n in ("real", "imag")],
     ("conj", (f32,), {"input_dtype": np.dtype(np.float32)}),
     ("complex", (f32, 2.0), {}),

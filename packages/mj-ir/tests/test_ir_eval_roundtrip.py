@@ -101,6 +101,19 @@ EXAMPLES: dict[str, tuple[Callable[[], tuple[Any, ...]], dict[str, Any]]] = {
     "cummax": _CUMULATIVE,
     "cummin": _CUMULATIVE,
     "sort": (lambda: (f64(5), i64(5)), {"dimension": 0, "is_stable": True, "num_keys": 1}),
+    **{
+        f"reduce_window_{n}": (
+            lambda: (f64(4, 5),),
+            {
+                "window_dimensions": (2, 3),
+                "window_strides": (2, 1),
+                "padding": ((1, 0), (0, 1)),
+                "base_dilation": (1, 2),
+                "window_dilation": (1, 1),
+            },
+        )
+        for n in ("sum", "max", "min")
+    },
     "real": (lambda: (f64(2, 3) + 1j * f64(2, 3),), {}),
     "imag": (lambda: (f64(2, 3) + 1j * f64(2, 3),), {}),
     "conj": (lambda: (f64(2, 3),), {"input_dtype": np.dtype(np.float64)}),
