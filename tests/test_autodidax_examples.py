@@ -107,7 +107,8 @@ def test_jvp_with_pytree_inputs_and_outputs():
         "{'hi': Array(2.71775998, dtype=float64), 'there': [3.0, Array(0.28224002, dtype=float64)]}"
     )
     assert str(ydot) == (
-        "{'hi': Array(2.97998499, dtype=float64), 'there': [1.0, Array(-1.97998499, dtype=float64)]}"
+        "{'hi': Array(2.97998499, dtype=float64), "
+        "'there': [1.0, Array(-1.97998499, dtype=float64)]}"
     )
 
 

@@ -9,15 +9,15 @@ re-exported here (``ir``, ``hlo``, ``chlo``, ``func``, ``Value``), never jaxlib 
 """
 
 from mj_xla import complex_lowering as _complex_lowering  # noqa: F401 (registers rules)
-from mj_xla import custom_lowering as _custom_lowering  # noqa: F401 (registers rules)
 from mj_xla import convolution_lowering as _convolution_lowering  # noqa: F401
+from mj_xla import custom_lowering as _custom_lowering  # noqa: F401 (registers rules)
 from mj_xla import elementwise_lowering as _elementwise_lowering  # noqa: F401
 from mj_xla import fft_lowering as _fft_lowering  # noqa: F401
 from mj_xla import indexing_lowering as _indexing_lowering  # noqa: F401
 from mj_xla import linalg_lowering as _linalg_lowering  # noqa: F401
 from mj_xla import reduction_lowering as _reduction_lowering  # noqa: F401
-from mj_xla import special_lowering as _special_lowering  # noqa: F401
 from mj_xla import special_breadth_lowering as _special_breadth_lowering  # noqa: F401
+from mj_xla import special_lowering as _special_lowering  # noqa: F401
 from mj_xla import structural_lowering as _structural_lowering  # noqa: F401
 from mj_xla import windowed_lowering as _windowed_lowering  # noqa: F401
 from mj_xla._jaxlib import Value as Value

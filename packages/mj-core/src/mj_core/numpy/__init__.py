@@ -12,6 +12,8 @@ from typing import Any
 import numpy as _np
 
 from mj_core.eager_array import EagerArray as EagerArray
+from mj_core.numpy._convolve import convolve as convolve
+from mj_core.numpy._convolve import correlate as correlate
 from mj_core.numpy._creation import arange as arange
 from mj_core.numpy._creation import array as array
 from mj_core.numpy._creation import asarray as asarray
@@ -26,8 +28,6 @@ from mj_core.numpy._creation import ones as ones
 from mj_core.numpy._creation import ones_like as ones_like
 from mj_core.numpy._creation import zeros as zeros
 from mj_core.numpy._creation import zeros_like as zeros_like
-from mj_core.numpy._convolve import convolve as convolve
-from mj_core.numpy._convolve import correlate as correlate
 from mj_core.numpy._indexing import take as take
 from mj_core.numpy._math import *  # noqa: F403
 from mj_core.numpy._products import dot as dot

@@ -5,6 +5,7 @@ their definitions. Elementwise primitives are typed by :func:`elementwise_out_av
 others by :data:`out_aval_rules` (mj-ir's abstract-eval rules are these functions).
 """
 
+from mj_core.prims.bessel import *  # noqa: F403
 from mj_core.prims.complex import *  # noqa: F403
 from mj_core.prims.contractions import *  # noqa: F403
 from mj_core.prims.conversions import *  # noqa: F403
@@ -12,7 +13,6 @@ from mj_core.prims.convolution import *  # noqa: F403
 from mj_core.prims.elementwise import *  # noqa: F403
 from mj_core.prims.elementwise import elementwise_out_aval as elementwise_out_aval
 from mj_core.prims.elementwise import elementwise_specs as elementwise_specs
-from mj_core.prims.bessel import *  # noqa: F403
 from mj_core.prims.fft import *  # noqa: F403
 from mj_core.prims.incomplete_gamma import *  # noqa: F403
 from mj_core.prims.indexing import *  # noqa: F403
