@@ -38,11 +38,6 @@ __all__ = [
 
 Array = Any
 
-_WINDOW_MONOIDS: dict[Callable[..., Any], tuple[str, Primitive]] = {
-    lax.add: ("sum", wr.reduce_window_sum_p),
-    lax.max: ("max", wr.reduce_window_max_p),
-    lax.min: ("min", wr.reduce_window_min_p),
-}
 _MONOIDS: dict[Callable[..., Any], tuple[str, Callable[[Array, Sequence[int]], Array]]] = {
     lax.add: ("sum", lax.reduce_sum),
     lax.mul: ("prod", lax.reduce_prod),
@@ -103,65 +98,48 @@ def _window_params(
     }
 
 
-def _window_reduction(
-    prim: Primitive,
-    operand: Array,
-    window_dimensions: Sequence[int],
-    window_strides: Sequence[int] | None,
-    padding: str | Sequence[tuple[int, int]],
-    base_dilation: Sequence[int] | None = None,
-    window_dilation: Sequence[int] | None = None,
-) -> Array:
-    shape = get_aval(operand).shape
-    params = _window_params(
-        shape, window_dimensions, window_strides, padding, base_dilation, window_dilation
-    )
-    return bind1(prim, operand, **params)
+class _WindowReduction:
+    """The lax wrapper of one windowed-reduction primitive (``reduce_window_sum``/``_max``/
+    ``_min``): they differ only in the monoid, so one signature serves all three."""
+
+    def __init__(self, prim: Primitive, doc: str) -> None:
+        self._prim = prim
+        self.__name__ = self.__qualname__ = prim.name
+        self.__doc__ = doc
+
+    def __repr__(self) -> str:
+        return f"<function {self.__name__}>"
+
+    def __call__(
+        self,
+        operand: Array,
+        window_dimensions: Sequence[int],
+        window_strides: Sequence[int] | None,
+        padding: str | Sequence[tuple[int, int]],
+        base_dilation: Sequence[int] | None = None,
+        window_dilation: Sequence[int] | None = None,
+    ) -> Array:
+        shape = get_aval(operand).shape
+        params = _window_params(
+            shape, window_dimensions, window_strides, padding, base_dilation, window_dilation
+        )
+        return bind1(self._prim, operand, **params)
 
 
-def reduce_window_sum(
-    operand: Array,
-    window_dimensions: Sequence[int],
-    window_strides: Sequence[int],
-    padding: str | Sequence[tuple[int, int]],
-    base_dilation: Sequence[int] | None = None,
-    window_dilation: Sequence[int] | None = None,
-) -> Array:
-    """The sum of every window (average pooling times the window size)."""
-    return _window_reduction(
-        wr.reduce_window_sum_p, operand, window_dimensions, window_strides, padding,
-        base_dilation, window_dilation,
-    )  # fmt: skip
-
-
-def reduce_window_max(
-    operand: Array,
-    window_dimensions: Sequence[int],
-    window_strides: Sequence[int],
-    padding: str | Sequence[tuple[int, int]],
-    base_dilation: Sequence[int] | None = None,
-    window_dilation: Sequence[int] | None = None,
-) -> Array:
-    """The maximum of every window (max pooling); padding counts as ``-inf``."""
-    return _window_reduction(
-        wr.reduce_window_max_p, operand, window_dimensions, window_strides, padding,
-        base_dilation, window_dilation,
-    )  # fmt: skip
-
-
-def reduce_window_min(
-    operand: Array,
-    window_dimensions: Sequence[int],
-    window_strides: Sequence[int],
-    padding: str | Sequence[tuple[int, int]],
-    base_dilation: Sequence[int] | None = None,
-    window_dilation: Sequence[int] | None = None,
-) -> Array:
-    """The minimum of every window; padding counts as ``+inf``."""
-    return _window_reduction(
-        wr.reduce_window_min_p, operand, window_dimensions, window_strides, padding,
-        base_dilation, window_dilation,
-    )  # fmt: skip
+reduce_window_sum = _WindowReduction(
+    wr.reduce_window_sum_p, "The sum of every window (average pooling times the window size)."
+)
+reduce_window_max = _WindowReduction(
+    wr.reduce_window_max_p, "The maximum of every window (max pooling); padding counts as ``-inf``."
+)
+reduce_window_min = _WindowReduction(
+    wr.reduce_window_min_p, "The minimum of every window; padding counts as ``+inf``."
+)
+_WINDOW_MONOIDS: dict[Callable[..., Any], tuple[str, _WindowReduction]] = {
+    lax.add: ("sum", reduce_window_sum),
+    lax.max: ("max", reduce_window_max),
+    lax.min: ("min", reduce_window_min),
+}
 
 
 def _is_identity(init: Array, name: str, operand: Array) -> bool:
@@ -219,9 +197,7 @@ def reduce_window(
     monoid = _WINDOW_MONOIDS.get(computation)
     if monoid is None or not _is_identity(init, monoid[0], x):
         raise _unsupported("reduce_window", "lax.add, lax.max and lax.min", computation, init_value)
-    return _window_reduction(
-        monoid[1], x, window_dimensions, window_strides, padding, base_dilation, window_dilation
-    )
+    return monoid[1](x, window_dimensions, window_strides, padding, base_dilation, window_dilation)
 
 
 def reduce(
