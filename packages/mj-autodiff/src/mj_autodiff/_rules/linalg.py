@@ -16,7 +16,7 @@ from mj_autodiff._jvp import jvp_rules
 from mj_autodiff._tangents import Zero, instantiate_zeros, shape_dtype, tangent_aval_of
 from mj_autodiff._transpose import UndefPrimal, transpose_rules
 from mj_core import bind, bind1, lax
-from mj_core.lax_linalg import diagonal, eye_like, matmul, mT, tril, triu
+from mj_core.lax_linalg import diagonal, eye_like, matmul, mT, triangular_solve, tril, triu
 from mj_core.prims import linalg as la
 
 Array = Any
@@ -31,8 +31,8 @@ def _cholesky_jvp(primals: list[Any], tangents: list[Any]) -> Rule:
         return [low], [Zero(tangent_aval_of(low))]
     # dL = L phi(L^-1 dA L^-T), phi = lower triangle with the diagonal halved
     sym = lax.div(lax.add(a_dot, mT(a_dot)), lax.full_like(a_dot, 2))
-    tmp = _solve(low, sym, left_side=False, lower=True, transpose_a=True)
-    inner = _solve(low, tmp, left_side=True, lower=True)
+    tmp = triangular_solve(low, sym, left_side=False, lower=True, transpose_a=True)
+    inner = triangular_solve(low, tmp, left_side=True, lower=True)
     halved = lax.sub(
         tril(inner), lax.mul(lax.full_like(inner, 0.5), lax.mul(inner, eye_like(inner)))
     )
@@ -43,28 +43,6 @@ jvp_rules[la.cholesky_p] = _cholesky_jvp
 
 
 # --- triangular_solve -------------------------------------------------------------------------
-def _solve(
-    a: Array,
-    b: Array,
-    *,
-    left_side: bool,
-    lower: bool,
-    transpose_a: bool = False,
-    conjugate_a: bool = False,
-    unit_diagonal: bool = False,
-) -> Array:
-    return bind1(
-        la.triangular_solve_p,
-        a,
-        b,
-        left_side=left_side,
-        lower=lower,
-        transpose_a=transpose_a,
-        conjugate_a=conjugate_a,
-        unit_diagonal=unit_diagonal,
-    )
-
-
 def _triangular_solve_jvp(primals: list[Any], tangents: list[Any], **params: Any) -> Rule:
     (a, b), (a_dot, b_dot) = primals, tangents
     ans = bind1(la.triangular_solve_p, a, b, **params)
@@ -136,8 +114,8 @@ def _lu_jvp(primals: list[Any], tangents: list[Any]) -> Rule:
     u_pad[-2] = (0, n - k, 0)
     u_eye = lax.pad(eye_like(lu, n - k), zero, [(0, 0, 0)] * (nd - 2) + [(k, 0, 0), (k, 0, 0)])
     up = lax.add(lax.pad(triu(u_rows), zero, u_pad), u_eye)
-    la_ = _solve(low, x, left_side=True, lower=True, unit_diagonal=True)
-    lau = _solve(up, la_, left_side=False, lower=False)
+    la_ = triangular_solve(low, x, left_side=True, lower=True, unit_diagonal=True)
+    lau = triangular_solve(up, la_, left_side=False, lower=False)
     lu_dot = lax.add(matmul(low, tril(lau, -1)), matmul(triu(lau), up))
     return [lu, pivots, perm], [lu_dot, *int_zeros]
 
@@ -222,7 +200,7 @@ def _qr_jvp(primals: list[Any], tangents: list[Any], *, full_matrices: bool) -> 
             f"shape {tuple(shape_dtype(a)[0])}, full_matrices={full_matrices}"
         )
     q, r = outs
-    dx_rinv = _solve(r, a_dot, left_side=False, lower=False)  # dA R^-1
+    dx_rinv = triangular_solve(r, a_dot, left_side=False, lower=False)  # dA R^-1
     qt_dx_rinv = matmul(mT(q), dx_rinv)
     lower = tril(qt_dx_rinv, -1)
     skew = lax.sub(lower, mT(lower))
