@@ -45,25 +45,36 @@ def _swap_first_two(spec: Sequence[int]) -> tuple[int, ...]:
     return (spec[1], spec[0], *spec[2:])
 
 
-def _dilated(shape: Sequence[int], dilation: Sequence[int]) -> list[int]:
-    return [dilate_dim(s, d) for s, d in zip(shape, dilation, strict=True)]
+def _dilated_dims(
+    in_shape: Sequence[int],
+    window: Sequence[int],
+    out_shape: Sequence[int],
+    params: dict[str, Any],
+) -> list[tuple[int, int, int, int]]:
+    """Per spatial dim of the forward conv: the lhs size after ``lhs_dilation``, the kernel
+    size after ``rhs_dilation``, the output size after ``window_strides`` dilation (the
+    transposes' view of it) and the low padding."""
+    return [
+        (dilate_dim(size, ld), dilate_dim(k, rd), dilate_dim(out, s), lo)
+        for size, k, out, ld, rd, s, (lo, _) in zip(
+            in_shape, window, out_shape, params["lhs_dilation"], params["rhs_dilation"],
+            params["window_strides"], params["padding"], strict=True,
+        )
+    ]  # fmt: skip
 
 
-def _lhs_transpose_padding(
+def lhs_transpose_padding(
     in_shape: Sequence[int],
     window: Sequence[int],
     out_shape: Sequence[int],
     params: dict[str, Any],
 ) -> Pads:
-    """Pads making the lhs-transpose conv's output exactly the lhs's spatial shape."""
-    lhs_d = _dilated(in_shape, params["lhs_dilation"])
-    rhs_d = _dilated(window, params["rhs_dilation"])
-    out_d = _dilated(out_shape, params["window_strides"])
-    pads = []
-    for size, k, out, (lo, _) in zip(lhs_d, rhs_d, out_d, params["padding"], strict=True):
-        before = k - lo - 1
-        pads.append((before, size + k - 1 - out - before))
-    return tuple(pads)
+    """Pads making the lhs-transpose conv's output exactly the lhs's spatial shape (also the
+    transpose of ``reduce_window_sum``, a convolution with a kernel of ones)."""
+    return tuple(
+        (k - lo - 1, size - out + lo)
+        for size, k, out, lo in _dilated_dims(in_shape, window, out_shape, params)
+    )
 
 
 def _rhs_transpose_padding(
@@ -73,13 +84,10 @@ def _rhs_transpose_padding(
     params: dict[str, Any],
 ) -> Pads:
     """Pads making the rhs-transpose conv's output exactly the kernel's spatial shape."""
-    lhs_d = _dilated(in_shape, params["lhs_dilation"])
-    rhs_d = _dilated(window, params["rhs_dilation"])
-    out_d = _dilated(out_shape, params["window_strides"])
-    pads = []
-    for size, k, out, (lo, _) in zip(lhs_d, rhs_d, out_d, params["padding"], strict=True):
-        pads.append((lo, (out - size) + (k - lo - 1)))
-    return tuple(pads)
+    return tuple(
+        (lo, out - size + k - lo - 1)
+        for size, k, out, lo in _dilated_dims(in_shape, window, out_shape, params)
+    )
 
 
 def _as_dtype(x: Array, dtype: np.dtype[Any]) -> Array:
@@ -97,7 +105,7 @@ def _transpose_lhs(ct: Array, lhs_aval: ShapedArray, rhs: Array, params: dict[st
         rhs = reshape_axis_out_of(rhs_spec[0], groups, rhs)
         rhs = reshape_axis_into(rhs_spec[0], rhs_spec[1], rhs)
         feature_groups = groups
-    padding = _lhs_transpose_padding(
+    padding = lhs_transpose_padding(
         [lhs_aval.shape[d] for d in lhs_spec[2:]],
         window,
         [shape_dtype(ct)[0][d] for d in out_spec[2:]],

@@ -18,13 +18,13 @@ from typing import Any
 import numpy as np
 
 from mj_autodiff._jvp import defjvp2
+from mj_autodiff._rules.convolution import lhs_transpose_padding
 from mj_autodiff._tangents import shape_dtype
 from mj_autodiff._transpose import deflinear2
 from mj_core import bind1, lax
 from mj_core.prims import indexing as ix
 from mj_core.prims import reductions as rd
 from mj_core.prims import windowed as wr
-from mj_core.prims.convolution import dilate_dim
 
 Array = Any
 
@@ -41,14 +41,14 @@ def _reduce_window_sum_transpose(
 ) -> list[Array]:
     in_shape = x.aval.shape
     out_shape, _ = shape_dtype(ct)
-    config = []
-    for size, w, s, (lo, _hi), bd, wd, n in zip(
-        in_shape, window_dimensions, window_strides, padding, base_dilation, window_dilation,
-        out_shape, strict=True,
-    ):  # fmt: skip
-        before = dilate_dim(w, wd) - lo - 1
-        after = dilate_dim(size, bd) + dilate_dim(w, wd) - 1 - dilate_dim(n, s) - before
-        config.append((before, after, s - 1))
+    as_conv = {
+        "lhs_dilation": base_dilation,
+        "rhs_dilation": window_dilation,
+        "window_strides": window_strides,
+        "padding": padding,
+    }
+    pads = lhs_transpose_padding(in_shape, window_dimensions, out_shape, as_conv)
+    config = [(lo, hi, s - 1) for (lo, hi), s in zip(pads, window_strides, strict=True)]
     padded = lax.pad(ct, lax.convert_element_type(0, x.aval.dtype), config)
     ones = (1,) * len(in_shape)
     result = bind1(
