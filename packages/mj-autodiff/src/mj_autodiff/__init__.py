@@ -46,6 +46,7 @@ from mj_autodiff._tangents import add_tangents as add_tangents
 from mj_autodiff._tangents import float0 as float0
 from mj_autodiff._tangents import instantiate_zeros as instantiate_zeros
 from mj_autodiff._tangents import tangent_aval as tangent_aval
+from mj_autodiff._tangents import tangents_with_zeros as tangents_with_zeros
 from mj_autodiff._tangents import zeros_like_aval as zeros_like_aval
 from mj_autodiff._transpose import UndefPrimal as UndefPrimal
 from mj_autodiff._transpose import backward_pass as backward_pass

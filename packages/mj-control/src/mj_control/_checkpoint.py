@@ -31,7 +31,7 @@ from mj_autodiff import (
     jvp_rules,
     partial_eval_jaxpr_rules,
     partial_eval_rules,
-    tangent_aval,
+    tangents_with_zeros,
     transpose_jaxpr,
     transpose_rules,
 )
@@ -297,12 +297,8 @@ def _checkpoint_jvp(
         differentiated=differentiated,
         policy=policy,
     )
-    out_avals = jaxpr.out_avals
-    tangents_out = iter(outs[len(out_avals) :])
-    return outs[: len(out_avals)], [
-        next(tangents_out) if nz else Zero(tangent_aval(a))
-        for a, nz in zip(out_avals, out_nonzeros, strict=True)
-    ]
+    n_out = len(out_nonzeros)
+    return outs[:n_out], tangents_with_zeros(outs[n_out:], jaxpr.out_avals, out_nonzeros)
 
 
 jvp_rules[checkpoint_p] = _checkpoint_jvp

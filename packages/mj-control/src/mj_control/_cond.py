@@ -26,6 +26,7 @@ from mj_autodiff import (
     partial_eval_jaxpr_rules,
     partial_eval_rules,
     tangent_aval,
+    tangents_with_zeros,
     transpose_rules,
 )
 from mj_batch import BatchDim, move_batch_axis, not_mapped, vmap_jaxpr, vmap_rules
@@ -231,11 +232,8 @@ def _cond_jvp(
     nz_tangents = [t for t in op_tangents if type(t) is not Zero]
     out_avals = _joined_out_avals(branches)
     outs = bind(cond_p, index, *ops, *nz_tangents, branches=jvps)
-    tangents_out = iter(outs[len(out_avals) :])
-    return outs[: len(out_avals)], [
-        next(tangents_out) if nz else Zero(tangent_aval(a))
-        for a, nz in zip(out_avals, out_nz, strict=True)
-    ]
+    n_out = len(out_avals)
+    return outs[:n_out], tangents_with_zeros(outs[n_out:], out_avals, out_nz)
 
 
 jvp_rules[cond_p] = _cond_jvp
@@ -344,14 +342,11 @@ def _transpose_branch(
     n_res = linear.count(False)
 
     def transposed(*args: Any) -> list[Any]:
-        res, cts = iter(args[:n_res]), iter(args[n_res:])
+        res = iter(args[:n_res])
         primals = [
             UndefPrimal(a) if lin else next(res) for a, lin in zip(in_avals, linear, strict=True)
         ]
-        cts_out = [
-            next(cts) if nz else Zero(tangent_aval(a))
-            for a, nz in zip(out_avals, ct_nonzero, strict=True)
-        ]
+        cts_out = tangents_with_zeros(args[n_res:], out_avals, ct_nonzero)
         cts_in = backward_pass(closed.jaxpr, [*closed.consts, *primals], cts_out)
         return [instantiate_zeros(ct) for ct in cts_in]
 

@@ -27,6 +27,7 @@ from mj_autodiff import (
     partial_eval_jaxpr_rules,
     partial_eval_rules,
     tangent_aval,
+    tangents_with_zeros,
     transpose_rules,
 )
 from mj_batch import BatchDim, move_batch_axis, moveaxis, not_mapped, vmap_jaxpr, vmap_rules
@@ -301,10 +302,7 @@ def _scan_jvp(
         reverse=reverse,
         linear=(*lin.consts, *[True] * n_ct, *lin.carry, *[True] * n_cct, *lin.xs, *[True] * n_xt),
     )
-    carry_out = outs[:num_carry]
-    carry_t = iter(outs[num_carry : num_carry + n_cct])
-    ys = outs[num_carry + n_cct : num_carry + n_cct + n_ys]
-    ys_t = iter(outs[num_carry + n_cct + n_ys :])
+    carry_out, carry_t, ys, ys_t = _split_sizes(outs, [num_carry, n_cct, n_ys, n_yt])
     out_avals = _scan_abstract_eval(
         *(get_aval(x) for x in primals),
         jaxpr=jaxpr,
@@ -314,11 +312,9 @@ def _scan_jvp(
         reverse=reverse,
         linear=linear,
     )
-    flags = [*carry_nz, *ys_nz]
-    tangent_its = [carry_t] * num_carry + [ys_t] * n_ys
     return [*carry_out, *ys], [
-        next(it) if f else Zero(tangent_aval(a))
-        for a, f, it in zip(out_avals, flags, tangent_its, strict=True)
+        *tangents_with_zeros(carry_t, out_avals[:num_carry], carry_nz),
+        *tangents_with_zeros(ys_t, out_avals[num_carry:], ys_nz),
     ]
 
 
@@ -603,7 +599,7 @@ def _transposed_body(
 
     def body(*args: Any) -> list[Any]:
         rc, acc, ct_carry, cty, rx = _split_sizes(args, sizes)
-        rc_it, rx_it, cty_it = iter(rc), iter(rx), iter(cty)
+        rc_it, rx_it = iter(rc), iter(rx)
         primals = [
             *(
                 UndefPrimal(a) if f else next(rc_it)
@@ -615,13 +611,7 @@ def _transposed_body(
                 for a, f in zip(in_avals.xs, lin.xs, strict=True)
             ),
         ]
-        cts_out = [
-            *ct_carry,
-            *(
-                next(cty_it) if nz else Zero(tangent_aval(a))
-                for a, nz in zip(y_avals, ct_ys_nonzero, strict=True)
-            ),
-        ]
+        cts_out = [*ct_carry, *tangents_with_zeros(cty, y_avals, ct_ys_nonzero)]
         cts_in = backward_pass(jaxpr.jaxpr, [*jaxpr.consts, *primals], cts_out)
         ct_consts, ct_carry_in, ct_xs = _split_sizes(
             cts_in, [len(lin_c), num_carry, len(cts_in) - len(lin_c) - num_carry]

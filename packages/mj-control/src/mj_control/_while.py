@@ -24,6 +24,7 @@ from mj_autodiff import (
     partial_eval_jaxpr_rules,
     partial_eval_rules,
     tangent_aval,
+    tangents_with_zeros,
     transpose_rules,
 )
 from mj_batch import BatchDim, move_batch_axis, not_mapped, vmap_jaxpr, vmap_rules
@@ -271,11 +272,8 @@ def _while_jvp(
         cond_nconsts=cond_nconsts,
         body_nconsts=body_nconsts + n_bt,
     )
-    tangents_out = iter(outs[len(carry) :])
-    return outs[: len(carry)], [
-        next(tangents_out) if nz else Zero(tangent_aval(a))
-        for a, nz in zip(body_jaxpr.out_avals, carry_nz, strict=True)
-    ]
+    n_carry = len(carry)
+    return outs[:n_carry], tangents_with_zeros(outs[n_carry:], body_jaxpr.out_avals, carry_nz)
 
 
 jvp_rules[while_p] = _while_jvp

@@ -26,7 +26,7 @@ from mj_autodiff import (
     partial_eval_jaxpr,
     partial_eval_jaxpr_rules,
     partial_eval_rules,
-    tangent_aval,
+    tangents_with_zeros,
     transpose_jaxpr,
     transpose_rules,
 )
@@ -151,14 +151,8 @@ def _xla_call_jvp(
     outs = bind(
         xla_call_p, *primals, *nz_tangents, jaxpr=new_jaxpr, num_consts=0, name=f"jvp_{name}"
     )
-    out_avals = jaxpr.out_avals
-    primals_out = outs[: len(out_avals)]
-    tangents_iter = iter(outs[len(out_avals) :])
-    tangents_out = [
-        next(tangents_iter) if nz else Zero(tangent_aval(aval))
-        for nz, aval in zip(out_nonzeros, out_avals, strict=True)
-    ]
-    return primals_out, tangents_out
+    n_out = len(out_nonzeros)
+    return outs[:n_out], tangents_with_zeros(outs[n_out:], jaxpr.out_avals, out_nonzeros)
 
 
 jvp_rules[xla_call_p] = _xla_call_jvp
