@@ -122,22 +122,7 @@ def checkpoint(
     return fun_remat  # type: ignore[return-value]
 
 
-def remat(
-    fun: F,
-    *,
-    prevent_cse: bool | Sequence[bool] = True,
-    policy: Policy | None = None,
-    static_argnums: int | tuple[int, ...] = (),
-    static_argnames: str | Iterable[str] = (),
-) -> F:
-    """Alias of :func:`checkpoint`."""
-    return checkpoint(
-        fun,
-        prevent_cse=prevent_cse,
-        policy=policy,
-        static_argnums=static_argnums,
-        static_argnames=static_argnames,
-    )
+remat = checkpoint  # JAX's alias
 
 
 def _apply(dyn_fun: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
