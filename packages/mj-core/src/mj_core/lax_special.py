@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mj_core.prims import bessel, incomplete_gamma
+from mj_core.prims import bessel, incomplete_beta, incomplete_gamma
 from mj_core.prims import nextafter as nextafter_module
 from mj_core.prims import special as sp
 from mj_core.trace import bind1
@@ -17,6 +17,7 @@ from mj_core.trace import bind1
 __all__ = [
     "bessel_i0e",
     "bessel_i1e",
+    "betainc",
     "digamma",
     "erf_inv",
     "erfc",
@@ -68,6 +69,11 @@ def bessel_i0e(x: Array) -> Array:
 def bessel_i1e(x: Array) -> Array:
     """Elementwise exponentially scaled modified Bessel function ``exp(-|x|) I1(x)``."""
     return bind1(bessel.bessel_i1e_p, x)
+
+
+def betainc(a: Array, b: Array, x: Array) -> Array:
+    """Elementwise regularized incomplete beta function ``I_x(a, b)``."""
+    return bind1(incomplete_beta.regularized_incomplete_beta_p, a, b, x)
 
 
 def nextafter(x1: Array, x2: Array) -> Array:

@@ -13,6 +13,7 @@ from mj_xla import convolution_lowering as _convolution_lowering  # noqa: F401
 from mj_xla import custom_lowering as _custom_lowering  # noqa: F401 (registers rules)
 from mj_xla import elementwise_lowering as _elementwise_lowering  # noqa: F401
 from mj_xla import fft_lowering as _fft_lowering  # noqa: F401
+from mj_xla import incomplete_beta_lowering as _incomplete_beta_lowering  # noqa: F401
 from mj_xla import indexing_lowering as _indexing_lowering  # noqa: F401
 from mj_xla import linalg_lowering as _linalg_lowering  # noqa: F401
 from mj_xla import reduction_lowering as _reduction_lowering  # noqa: F401

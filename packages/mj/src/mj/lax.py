@@ -9,6 +9,8 @@ lower layer's own object, re-exported, except the compositions ``batch_matmul`` 
 ``collapse``.
 """
 
+from mj._custom_solvers import custom_linear_solve as custom_linear_solve
+from mj._custom_solvers import custom_root as custom_root
 from mj._lax_composites import batch_matmul as batch_matmul
 from mj._lax_composites import collapse as collapse
 from mj._lax_map import map as map
@@ -139,6 +141,7 @@ from mj_core.lax import transpose as transpose
 from mj_core.lax import zeros_like_array as zeros_like_array
 from mj_core.lax_special import bessel_i0e as bessel_i0e
 from mj_core.lax_special import bessel_i1e as bessel_i1e
+from mj_core.lax_special import betainc as betainc
 from mj_core.lax_special import digamma as digamma
 from mj_core.lax_special import erfc as erfc
 from mj_core.lax_special import igamma as igamma

@@ -6,6 +6,7 @@ others by :data:`out_aval_rules` (mj-ir's abstract-eval rules are these function
 """
 
 from mj_core.prims.bessel import *  # noqa: F403
+from mj_core.prims.callback import *  # noqa: F403
 from mj_core.prims.complex import *  # noqa: F403
 from mj_core.prims.contractions import *  # noqa: F403
 from mj_core.prims.conversions import *  # noqa: F403
@@ -14,6 +15,7 @@ from mj_core.prims.elementwise import *  # noqa: F403
 from mj_core.prims.elementwise import elementwise_out_aval as elementwise_out_aval
 from mj_core.prims.elementwise import elementwise_specs as elementwise_specs
 from mj_core.prims.fft import *  # noqa: F403
+from mj_core.prims.incomplete_beta import *  # noqa: F403
 from mj_core.prims.incomplete_gamma import *  # noqa: F403
 from mj_core.prims.indexing import *  # noqa: F403
 from mj_core.prims.linalg import *  # noqa: F403

@@ -81,6 +81,8 @@ from mj.numpy._sorting import median as median
 from mj.numpy._sorting import percentile as percentile
 from mj.numpy._sorting import quantile as quantile
 from mj.numpy._sorting import sort as sort
+from mj.numpy._special import i0 as i0
+from mj.numpy._special import nextafter as nextafter
 from mj.numpy._statistics import corrcoef as corrcoef
 from mj.numpy._statistics import cov as cov
 from mj.numpy._windows import bartlett as bartlett

@@ -22,6 +22,7 @@ from mj_core.errors import user_line_suffix
 from mj_core.numpy._promotion import promote_inexact
 
 __all__ = [
+    "betainc",
     "betaln",
     "digamma",
     "entr",
@@ -29,7 +30,13 @@ __all__ = [
     "erfc",
     "erfinv",
     "expit",
+    "gammainc",
+    "gammaincc",
     "gammaln",
+    "i0",
+    "i0e",
+    "i1",
+    "i1e",
     "log_ndtr",
     "logit",
     "logsumexp",
@@ -52,6 +59,16 @@ def _inexact(name: str, x: Array) -> Array:
             f"{name} requires a real operand, got {get_aval(x).dtype.name}{user_line_suffix()}"
         )
     return x
+
+
+def _reals(name: str, *args: Array) -> list[Array]:
+    """``args`` promoted to one inexact dtype, which must be real (like JAX's
+    ``promote_args_inexact`` followed by the primitive's dtype check)."""
+    out = promote_inexact(*args)
+    dtype = get_aval(out[0]).dtype
+    if dtype.kind != "f":
+        raise TypeError(f"{name} requires real operands, got {dtype.name}{user_line_suffix()}")
+    return out
 
 
 def erf(x: Array) -> Array:
@@ -246,3 +263,46 @@ def multigammaln(a: Array, d: int) -> Array:
     for i in range(d):
         total = lax.add(total, gammaln(lax.sub(a, 0.5 * i)))
     return total
+
+
+def gammainc(a: Array, x: Array) -> Array:
+    """The regularized lower incomplete gamma function ``P(a, x)`` (``lax.igamma``)."""
+    return lax_special.igamma(*_reals("gammainc", a, x))
+
+
+def gammaincc(a: Array, x: Array) -> Array:
+    """The regularized upper incomplete gamma function ``Q(a, x) = 1 - P(a, x)``."""
+    return lax_special.igammac(*_reals("gammaincc", a, x))
+
+
+def betainc(a: Array, b: Array, x: Array) -> Array:
+    """The regularized incomplete beta function ``I_x(a, b)``; differentiable in ``x`` only,
+    as in JAX."""
+    a, b, x = promote_inexact(a, b, x)
+    dtype = get_aval(x).dtype
+    if dtype.kind == "c":
+        raise ValueError(f"betainc does not support complex-valued inputs{user_line_suffix()}")
+    return lax_special.betainc(a, b, x)
+
+
+def i0e(x: Array) -> Array:
+    """The exponentially scaled modified Bessel function of order 0, ``exp(-|x|) I0(x)``."""
+    return lax_special.bessel_i0e(_inexact("i0e", x))
+
+
+def i1e(x: Array) -> Array:
+    """The exponentially scaled modified Bessel function of order 1, ``exp(-|x|) I1(x)``."""
+    return lax_special.bessel_i1e(_inexact("i1e", x))
+
+
+def i0(x: Array) -> Array:
+    """The modified Bessel function of order 0, ``exp(|x|) i0e(x)`` (overflows past
+    ``|x| ~ 713`` in float64, like JAX's)."""
+    x = _inexact("i0", x)
+    return lax.mul(lax.exp(lax.abs(x)), lax_special.bessel_i0e(x))
+
+
+def i1(x: Array) -> Array:
+    """The modified Bessel function of order 1, ``exp(|x|) i1e(x)``."""
+    x = _inexact("i1", x)
+    return lax.mul(lax.exp(lax.abs(x)), lax_special.bessel_i1e(x))
