@@ -211,13 +211,8 @@ def conv(
 ) -> Array:
     """Convolution of an ``NCHW`` input with an ``OIHW`` kernel (any number of spatial
     dims) and ``"SAME"``/``"VALID"`` padding."""
-    return conv_general_dilated(
-        lhs,
-        rhs,
-        window_strides,
-        padding,
-        precision=precision,
-        preferred_element_type=preferred_element_type,
+    return conv_with_general_padding(
+        lhs, rhs, window_strides, padding, None, None, precision, preferred_element_type
     )
 
 

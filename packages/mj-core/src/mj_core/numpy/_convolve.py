@@ -24,6 +24,8 @@ __all__ = ["convolve", "correlate"]
 def _conv1d(
     x: Array, y: Array, mode: str, op: str, precision: Any, preferred_element_type: Any
 ) -> Array:
+    if preferred_element_type is not None:
+        preferred_element_type = np.dtype(preferred_element_type)
     check_arraylike(op, [x, y])
     if len(shape_of(x)) != 1 or len(shape_of(y)) != 1:
         raise ValueError(
@@ -69,8 +71,7 @@ def convolve(
     preferred_element_type: Any = None,
 ) -> Array:
     """NumPy ``convolve``: ``out[k] = sum_j a[j] v[k - j]`` (``mode`` full, same or valid)."""
-    pet = None if preferred_element_type is None else np.dtype(preferred_element_type)
-    return _conv1d(a, v, mode, "convolve", precision, pet)
+    return _conv1d(a, v, mode, "convolve", precision, preferred_element_type)
 
 
 def correlate(
@@ -82,5 +83,4 @@ def correlate(
     preferred_element_type: Any = None,
 ) -> Array:
     """NumPy ``correlate``: ``out[k] = sum_j a[k + j] conj(v[j])`` (default mode valid)."""
-    pet = None if preferred_element_type is None else np.dtype(preferred_element_type)
-    return _conv1d(a, v, mode, "correlate", precision, pet)
+    return _conv1d(a, v, mode, "correlate", precision, preferred_element_type)
