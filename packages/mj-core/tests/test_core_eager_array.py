@@ -108,3 +108,12 @@ def test_eager_arrays_keep_numpy_speed_path_and_values():
     z += 1  # rebinds z; x is unchanged
     np.testing.assert_array_equal(np.asarray(x), np.arange(6.0).reshape(2, 3))
     np.testing.assert_array_equal(np.asarray(z), np.arange(6.0).reshape(2, 3) + 1)
+
+
+def test_astype_converts_like_convert_element_type_not_numpy():
+    x = mnp.array([np.nan, 1e30, -2.5, 3.7])
+    got = x.astype(np.int32)
+    assert type(got) is EagerArray
+    want = lax.convert_element_type(x, np.int32)  # XLA's rules: NaN -> 0, saturation
+    np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+    np.testing.assert_array_equal(np.asarray(got), [0, np.iinfo(np.int32).max, -2, 3])

@@ -115,10 +115,27 @@ _NUMPY_METHODS = (
 )  # fmt: skip
 
 
-def install_eager_methods(operators: dict[str, Callable[..., Any]]) -> None:
-    """Give ``EagerArray`` mj's operators (``x + 1`` binds ``add``, returns an ``EagerArray``)
-    and NumPy's reductions with ``EagerArray`` results. In-place operators build a new array,
-    as in JAX (an ``EagerArray`` may be a view of a user's NumPy array)."""
+def _mj_astype(convert: Callable[[Any, Any], Any]) -> Callable[..., Any]:
+    """``x.astype(dtype)`` converts as mj does under ``jit`` (NaN to an integer is 0, out of
+    range values saturate, as in XLA); NumPy's keyword forms (``copy=False``, used by NumPy
+    code on any array) keep NumPy's method."""
+
+    def astype(self: Any, dtype: Any, *args: Any, **kwargs: Any) -> Any:
+        if args or kwargs:
+            return eager_result(_ndarray.astype(self, dtype, *args, **kwargs))
+        return convert(self, dtype)
+
+    return astype
+
+
+def install_eager_methods(
+    operators: dict[str, Callable[..., Any]], convert: Callable[[Any, Any], Any]
+) -> None:
+    """Give ``EagerArray`` mj's operators (``x + 1`` binds ``add``, returns an ``EagerArray``),
+    mj's ``astype`` (``convert`` is ``lax.convert_element_type``), and NumPy's reductions
+    with ``EagerArray`` results. In-place operators build a new array, as in JAX (an
+    ``EagerArray`` may be a view of a user's NumPy array)."""
+    EagerArray.astype = _mj_astype(convert)  # type: ignore[method-assign]
     for name, impl in operators.items():
         setattr(EagerArray, name, impl)
         inplace = name.replace("__", "__i", 1)
