@@ -6,10 +6,12 @@ batch and compile). ``loc``/``scale`` broadcast against ``x``; values outside a 
 from mj.scipy.stats import bernoulli as bernoulli
 from mj.scipy.stats import beta as beta
 from mj.scipy.stats import cauchy as cauchy
+from mj.scipy.stats import chi2 as chi2
 from mj.scipy.stats import expon as expon
 from mj.scipy.stats import gamma as gamma
 from mj.scipy.stats import laplace as laplace
 from mj.scipy.stats import logistic as logistic
+from mj.scipy.stats import multivariate_normal as multivariate_normal
 from mj.scipy.stats import norm as norm
 from mj.scipy.stats import poisson as poisson
 from mj.scipy.stats import t as t

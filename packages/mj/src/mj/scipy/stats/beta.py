@@ -7,11 +7,11 @@ import math
 from typing import Any
 
 import mj_core.numpy as mnp
-from mj.scipy.special import betaln, xlog1py, xlogy
+from mj.scipy.special import betainc, betaln, xlog1py, xlogy
 from mj.scipy.stats._args import promote_args_inexact
 from mj_core import lax
 
-__all__ = ["logpdf", "pdf"]
+__all__ = ["cdf", "logcdf", "logpdf", "logsf", "pdf", "sf"]
 
 Array = Any
 
@@ -27,3 +27,29 @@ def logpdf(x: Array, a: Array, b: Array, loc: Array = 0, scale: Array = 1) -> Ar
 
 def pdf(x: Array, a: Array, b: Array, loc: Array = 0, scale: Array = 1) -> Array:
     return lax.exp(logpdf(x, a, b, loc, scale))
+
+
+def _standardised(name: str, x: Array, a: Array, b: Array, loc: Array, scale: Array) -> list[Array]:
+    """``[(x - loc) / scale`` clamped to ``[0, 1]``, ``a``, ``b]`` in one inexact dtype."""
+    x, a, b, loc, scale = promote_args_inexact(name, x, a, b, loc, scale)
+    return [lax.clamp(0.0, lax.div(lax.sub(x, loc), scale), 1.0), a, b]
+
+
+def cdf(x: Array, a: Array, b: Array, loc: Array = 0, scale: Array = 1) -> Array:
+    """``I_y(a, b)`` at the standardised point ``y`` (clamped to ``[0, 1]``)."""
+    y, a, b = _standardised("beta.cdf", x, a, b, loc, scale)
+    return betainc(a, b, y)
+
+
+def logcdf(x: Array, a: Array, b: Array, loc: Array = 0, scale: Array = 1) -> Array:
+    return lax.log(cdf(x, a, b, loc, scale))
+
+
+def sf(x: Array, a: Array, b: Array, loc: Array = 0, scale: Array = 1) -> Array:
+    """``I_{1-y}(b, a)``, without the cancellation of ``1 - cdf``."""
+    y, a, b = _standardised("beta.sf", x, a, b, loc, scale)
+    return betainc(b, a, lax.sub(1.0, y))
+
+
+def logsf(x: Array, a: Array, b: Array, loc: Array = 0, scale: Array = 1) -> Array:
+    return lax.log(sf(x, a, b, loc, scale))

@@ -6,11 +6,11 @@ import math
 from typing import Any
 
 import mj_core.numpy as mnp
-from mj.scipy.special import gammaln, xlogy
+from mj.scipy.special import gammainc, gammaincc, gammaln, xlogy
 from mj.scipy.stats._args import promote_args_inexact
 from mj_core import lax
 
-__all__ = ["logpdf", "pdf"]
+__all__ = ["cdf", "logcdf", "logpdf", "logsf", "pdf", "sf"]
 
 Array = Any
 
@@ -27,3 +27,25 @@ def logpdf(x: Array, a: Array, loc: Array = 0, scale: Array = 1) -> Array:
 
 def pdf(x: Array, a: Array, loc: Array = 0, scale: Array = 1) -> Array:
     return lax.exp(logpdf(x, a, loc, scale))
+
+
+def cdf(x: Array, a: Array, loc: Array = 0, scale: Array = 1) -> Array:
+    """``P(a, (x - loc) / scale)``, with the standardised point clamped to ``[0, inf]``."""
+    x, a, loc, scale = promote_args_inexact("gamma.cdf", x, a, loc, scale)
+    y = lax.clamp(0.0, lax.div(lax.sub(x, loc), scale), math.inf)
+    return gammainc(a, y)
+
+
+def logcdf(x: Array, a: Array, loc: Array = 0, scale: Array = 1) -> Array:
+    return lax.log(cdf(x, a, loc, scale))
+
+
+def sf(x: Array, a: Array, loc: Array = 0, scale: Array = 1) -> Array:
+    """``Q(a, (x - loc) / scale)``, and 1 below ``loc``."""
+    x, a, loc, scale = promote_args_inexact("gamma.sf", x, a, loc, scale)
+    y = lax.div(lax.sub(x, loc), scale)
+    return mnp.where(lax.lt(y, 0.0), mnp.ones_like(y), gammaincc(a, y))
+
+
+def logsf(x: Array, a: Array, loc: Array = 0, scale: Array = 1) -> Array:
+    return lax.log(sf(x, a, loc, scale))

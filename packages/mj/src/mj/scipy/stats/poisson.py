@@ -6,11 +6,11 @@ import math
 from typing import Any
 
 import mj_core.numpy as mnp
-from mj.scipy.special import gammaln, xlogy
+from mj.scipy.special import gammaincc, gammaln, xlogy
 from mj.scipy.stats._args import promote_args_inexact
 from mj_core import lax
 
-__all__ = ["logpmf", "pmf"]
+__all__ = ["cdf", "logpmf", "pmf"]
 
 Array = Any
 
@@ -25,3 +25,12 @@ def logpmf(k: Array, mu: Array, loc: Array = 0) -> Array:
 
 def pmf(k: Array, mu: Array, loc: Array = 0) -> Array:
     return lax.exp(logpmf(k, mu, loc))
+
+
+def cdf(k: Array, mu: Array, loc: Array = 0) -> Array:
+    """``Q(floor(k - loc) + 1, mu)``: the probability of at most ``k - loc`` events; 0 below
+    ``loc``."""
+    k, mu, loc = promote_args_inexact("poisson.cdf", k, mu, loc)
+    x = lax.sub(k, loc)
+    p = gammaincc(lax.floor(lax.add(x, 1.0)), mu)
+    return mnp.where(lax.lt(x, 0.0), mnp.zeros_like(p), p)

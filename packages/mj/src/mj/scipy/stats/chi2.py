@@ -1,0 +1,55 @@
+"""``mj.scipy.stats.chi2``: the chi-square distribution with ``df`` degrees of freedom, a
+gamma distribution of shape ``df / 2`` and scale ``2 * scale``."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import mj_core.numpy as mnp
+from mj.scipy.special import gammainc, gammaincc
+from mj.scipy.stats._args import promote_args_inexact
+from mj_core import lax, lax_special
+
+__all__ = ["cdf", "logcdf", "logpdf", "logsf", "pdf", "sf"]
+
+Array = Any
+
+
+def logpdf(x: Array, df: Array, loc: Array = 0, scale: Array = 1) -> Array:
+    """``(df/2 - 1) log(y) - y/2 - lgamma(df/2) - df/2 log(2) - log(scale)``; ``-inf`` below
+    ``loc``."""
+    x, df, loc, scale = promote_args_inexact("chi2.logpdf", x, df, loc, scale)
+    y = lax.div(lax.sub(x, loc), scale)
+    half_df = lax.div(df, 2.0)
+    kernel = lax.sub(lax.mul(lax.sub(half_df, 1.0), lax.log(y)), lax.div(y, 2.0))
+    normalizer = lax.neg(lax.add(lax_special.lgamma(half_df), lax.mul(half_df, math.log(2.0))))
+    log_probs = lax.add(lax.sub(normalizer, lax.log(scale)), kernel)
+    return mnp.where(lax.lt(x, loc), -math.inf, log_probs)
+
+
+def pdf(x: Array, df: Array, loc: Array = 0, scale: Array = 1) -> Array:
+    return lax.exp(logpdf(x, df, loc, scale))
+
+
+def _gamma_point(name: str, x: Array, df: Array, loc: Array, scale: Array) -> list[Array]:
+    """``[df / 2, (x - loc) / (2 scale)]``, the point clamped to ``[0, inf]``."""
+    x, df, loc, scale = promote_args_inexact(name, x, df, loc, scale)
+    y = lax.clamp(0.0, lax.div(lax.sub(x, loc), lax.mul(scale, 2.0)), math.inf)
+    return [lax.div(df, 2.0), y]
+
+
+def cdf(x: Array, df: Array, loc: Array = 0, scale: Array = 1) -> Array:
+    return gammainc(*_gamma_point("chi2.cdf", x, df, loc, scale))
+
+
+def logcdf(x: Array, df: Array, loc: Array = 0, scale: Array = 1) -> Array:
+    return lax.log(cdf(x, df, loc, scale))
+
+
+def sf(x: Array, df: Array, loc: Array = 0, scale: Array = 1) -> Array:
+    return gammaincc(*_gamma_point("chi2.sf", x, df, loc, scale))
+
+
+def logsf(x: Array, df: Array, loc: Array = 0, scale: Array = 1) -> Array:
+    return lax.log(sf(x, df, loc, scale))
