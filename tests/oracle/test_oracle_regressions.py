@@ -33,3 +33,21 @@ def test_methods_on_eager_results_behave_like_jax_arrays():
         np.testing.assert_allclose(np.asarray(got), np.asarray(want))
     with pytest.raises(TypeError):
         mnp.sin(m)[0, 0] = 1.0
+
+
+@pytest.mark.parametrize("mode", [None, "fill", "clip", "wrap"])
+@pytest.mark.parametrize("dtype", [np.float64, np.int32, np.uint8])
+def test_take_out_of_bounds_rules_match_jax(mode, dtype):
+    import mj
+
+    x = np.arange(10, dtype=dtype).reshape(2, 5)
+    idx = np.array([1, 7, -1, -9, 4])
+    for axis in (None, 1, -1):
+        want = jnp.take(jnp.asarray(x), idx, axis=axis, mode=mode)
+        for got in (
+            mnp.take(x, idx, axis=axis, mode=mode),
+            mnp.asarray(x).take(idx, axis=axis, mode=mode),
+            mj.jit(lambda a, i, ax=axis: mnp.take(a, i, axis=ax, mode=mode))(x, idx),
+        ):
+            assert got.dtype == want.dtype
+            np.testing.assert_array_equal(np.asarray(got), np.asarray(want))

@@ -110,7 +110,7 @@ def _numpy_method(name: str) -> Callable[..., Any]:
 
 _NUMPY_METHODS = (
     "sum", "prod", "mean", "var", "std", "max", "min", "argmax", "argmin", "all", "any",
-    "cumsum", "cumprod", "clip", "round", "dot", "take", "conj", "conjugate", "trace",
+    "cumsum", "cumprod", "clip", "round", "dot", "conj", "conjugate", "trace",
     "diagonal", "nonzero", "argsort", "searchsorted", "repeat",
 )  # fmt: skip
 
@@ -129,12 +129,16 @@ def _mj_astype(convert: Callable[[Any, Any], Any]) -> Callable[..., Any]:
 
 
 def install_eager_methods(
-    operators: dict[str, Callable[..., Any]], convert: Callable[[Any, Any], Any]
+    operators: dict[str, Callable[..., Any]],
+    convert: Callable[[Any, Any], Any],
+    take: Callable[..., Any],
 ) -> None:
     """Give ``EagerArray`` mj's operators (``x + 1`` binds ``add``, returns an ``EagerArray``),
-    mj's ``astype`` (``convert`` is ``lax.convert_element_type``), and NumPy's reductions
-    with ``EagerArray`` results. In-place operators build a new array, as in JAX (an
-    ``EagerArray`` may be a view of a user's NumPy array)."""
+    mj's ``astype`` (``convert`` is ``lax.convert_element_type``) and ``take`` (JAX's
+    out-of-bounds rules, as under ``jit``), and NumPy's reductions with ``EagerArray``
+    results. In-place operators build a new array, as in JAX (an ``EagerArray`` may be a
+    view of a user's NumPy array)."""
+    EagerArray.take = take  # type: ignore[method-assign]
     EagerArray.astype = _mj_astype(convert)  # type: ignore[method-assign]
     for name, impl in operators.items():
         setattr(EagerArray, name, impl)

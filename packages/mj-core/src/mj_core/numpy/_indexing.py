@@ -211,15 +211,38 @@ def _gather(x: Array, items: list[Any], mode: Any, fill_value: Any) -> Array:
     )
 
 
-def take(a: Array, indices: Array, axis: int | None = None, mode: Any = None) -> Array:
-    """``a`` indexed by ``indices`` along ``axis`` (the flattened array if ``axis`` is None)."""
+def take(
+    a: Array,
+    indices: Array,
+    axis: int | None = None,
+    out: None = None,
+    mode: Any = None,
+    unique_indices: bool = False,
+    indices_are_sorted: bool = False,
+    fill_value: Any = None,
+) -> Array:
+    """``a`` indexed by ``indices`` along ``axis`` (the flattened array if ``axis`` is None).
+
+    As in JAX, out-of-bounds indices give ``fill_value`` by default (``mode="fill"``: NaN for
+    inexact dtypes, the minimum for signed and the maximum for unsigned integers);
+    ``mode="clip"`` clamps them and ``mode="wrap"`` takes them modulo the axis length."""
+    del unique_indices, indices_are_sorted  # hints for XLA; the result does not depend on them
+    if out is not None:
+        raise TypeError("take: the 'out' argument is not supported (mj arrays are immutable)")
     if axis is None:
         a = lax.reshape(a, (math.prod(shape_of(a)),))
         axis = 0
     nd = len(shape_of(a))
     axis = axis % nd if -nd <= axis < nd else axis
+    n = shape_of(a)[axis]
+    if mode == "wrap":
+        indices = lax.rem(lax.add(lax.rem(indices, n), n), n)
+        mode = "clip"  # now in bounds
+    elif mode == "clip":  # clamped into [0, n), negative indices included (no wrap-around)
+        dtype, _ = dtype_weak(indices)
+        indices = lax.clamp(convert(0, dtype), indices, convert(max(n - 1, 0), dtype))
     index = (slice(None),) * axis + (indices,)
-    return getitem(a, index, mode=mode)
+    return getitem(a, index, mode="fill" if mode is None else mode, fill_value=fill_value)
 
 
 # --- x.at[idx] ------------------------------------------------------------------------------
