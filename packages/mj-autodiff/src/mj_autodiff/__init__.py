@@ -10,11 +10,13 @@ from mj_autodiff import _rules as _rules
 from mj_autodiff import extend as extend
 from mj_autodiff._check_grads import check_grads as check_grads
 from mj_autodiff._check_grads import numerical_jvp as numerical_jvp
+from mj_autodiff._closure_convert import closure_convert as closure_convert
 from mj_autodiff._custom_derivatives import Thunk as Thunk
 from mj_autodiff._custom_derivatives import custom_jvp as custom_jvp
 from mj_autodiff._custom_derivatives import custom_jvp_call_p as custom_jvp_call_p
 from mj_autodiff._custom_derivatives import custom_vjp as custom_vjp
 from mj_autodiff._custom_derivatives import custom_vjp_call_p as custom_vjp_call_p
+from mj_autodiff._custom_gradient import custom_gradient as custom_gradient
 from mj_autodiff._custom_lin import custom_lin_p as custom_lin_p
 from mj_autodiff._jvp import JVPTrace as JVPTrace
 from mj_autodiff._jvp import JVPTracer as JVPTracer
@@ -25,6 +27,7 @@ from mj_autodiff._jvp import jvp as jvp
 from mj_autodiff._jvp import jvp_flat as jvp_flat
 from mj_autodiff._jvp import jvp_jaxpr as jvp_jaxpr
 from mj_autodiff._jvp import jvp_rules as jvp_rules
+from mj_autodiff._linear_transpose import linear_transpose as linear_transpose
 from mj_autodiff._linearize import LinearFunction as LinearFunction
 from mj_autodiff._linearize import linearize as linearize
 from mj_autodiff._linearize import linearize_flat as linearize_flat

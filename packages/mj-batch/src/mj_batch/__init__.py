@@ -10,6 +10,7 @@ shapes), using ``moveaxis``/``move_batch_axis``/``broadcast_batched`` to arrange
 """
 
 from mj_batch import _autodiff_rules as _autodiff_rules
+from mj_batch import _callback as _callback
 from mj_batch import _complex as _complex
 from mj_batch import _contractions as _contractions
 from mj_batch import _convolution as _convolution

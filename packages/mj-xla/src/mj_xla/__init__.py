@@ -8,6 +8,7 @@ device arrays and the compile cache. It may import the layers below it (``mj_bat
 re-exported here (``ir``, ``hlo``, ``chlo``, ``func``, ``Value``), never jaxlib directly.
 """
 
+from mj_xla import callback_lowering as _callback_lowering  # noqa: F401 (registers rules)
 from mj_xla import complex_lowering as _complex_lowering  # noqa: F401 (registers rules)
 from mj_xla import convolution_lowering as _convolution_lowering  # noqa: F401
 from mj_xla import custom_lowering as _custom_lowering  # noqa: F401 (registers rules)
@@ -28,6 +29,13 @@ from mj_xla._jaxlib import hlo as hlo
 from mj_xla._jaxlib import ir as ir
 from mj_xla.array import Array as Array
 from mj_xla.array import device_put as device_put
+from mj_xla.backend_info import default_backend as default_backend
+from mj_xla.backend_info import device_count as device_count
+from mj_xla.backend_info import local_device_count as local_device_count
+from mj_xla.backend_info import local_devices as local_devices
+from mj_xla.backend_info import process_index as process_index
+from mj_xla.caches import clear_caches as clear_caches
+from mj_xla.device_get import device_get as device_get
 from mj_xla.jit import Compiled as Compiled
 from mj_xla.jit import JitFunction as JitFunction
 from mj_xla.jit import Lowered as Lowered

@@ -36,6 +36,7 @@ from jaxlib.mlir.dialects import func as _func
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 __all__ = [
+    "PYTHON_CALLBACK_TARGET",
     "Buffer",
     "LoadedExecutable",
     "Value",
@@ -142,10 +143,23 @@ def device() -> Any:
     return _backend()[1]
 
 
-def compile_module(module: ir.Module) -> LoadedExecutable:
-    """Compile a StableHLO module (entry function ``main``) for the CPU device."""
+def compile_module(module: ir.Module, host_callbacks: Sequence[Any] = ()) -> LoadedExecutable:
+    """Compile a StableHLO module (entry function ``main``) for the CPU device.
+    ``host_callbacks`` are the Python functions its :data:`PYTHON_CALLBACK_TARGET` custom
+    calls name by index."""
     client, _, devices, _ = _backend()
+    if host_callbacks:
+        return client.compile_and_load(
+            module, devices, xc.CompileOptions(), host_callbacks=list(host_callbacks)
+        )
     return client.compile_and_load(module, devices, xc.CompileOptions())
+
+
+#: The typed-FFI custom-call target (api_version 4) through which XLA:CPU code calls a Python
+#: function: ``backend_config = {index = i : ui64}`` picks ``host_callbacks[i]`` of the
+#: compile call, which receives NumPy arrays and returns a tuple of arrays (one per result).
+#: jaxlib's CPU client registers it; JAX lowers ``debug.print``/``pure_callback`` to it.
+PYTHON_CALLBACK_TARGET = "xla_ffi_python_cpu_callback"
 
 
 def _aligned_copy(x: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:

@@ -33,6 +33,7 @@ class Executable:
         "_exe",
         "_handlers",
         "_held",
+        "_host_callbacks",
         "_jaxpr",
         "_known",
         "_name",
@@ -42,7 +43,10 @@ class Executable:
     )
 
     def __init__(self, jaxpr: Jaxpr, known: Sequence[Any], name: str = "main") -> None:
-        module, params = build_module(jaxpr, inline_values(known))
+        self._host_callbacks: list[Any] = []  # alive as long as the executable
+        module, params = build_module(
+            jaxpr, inline_values(known), host_callbacks=self._host_callbacks
+        )
         self._jaxpr = jaxpr  # kept for debug_nans' op-by-op re-run
         self._known = list(known)
         self._name = name
@@ -51,7 +55,7 @@ class Executable:
         self._held = [device_put(known[i])._buf for i in held]
         self.arg_avals = [v.aval for v in jaxpr.in_binders[len(known) :]]
         self.out_avals = [x.aval for x in jaxpr.outs]
-        self._exe = _jaxlib.compile_module(module)
+        self._exe = _jaxlib.compile_module(module, self._host_callbacks)
         self._handlers = [_jaxlib.result_handler(a) for a in self.out_avals]
 
     def as_text(self) -> str:

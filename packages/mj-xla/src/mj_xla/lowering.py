@@ -72,12 +72,15 @@ class LoweringContext:
     """What a lowering rule may need beyond its operands: the module being built, and
     helpers to lower nested jaxprs (each nested jaxpr becomes one private function)."""
 
-    __slots__ = ("_functions", "module", "symbol_table")
+    __slots__ = ("_functions", "host_callbacks", "module", "symbol_table")
 
-    def __init__(self, module: ir.Module) -> None:
+    def __init__(self, module: ir.Module, host_callbacks: list[Any] | None = None) -> None:
         self.module = module
         self.symbol_table = ir.SymbolTable(module.operation)
         self._functions: dict[int, tuple[Any, func.FuncOp]] = {}
+        # Python functions the compiled code calls back (host callbacks); a custom call names
+        # one by its index here, and the list is handed to XLA with the module.
+        self.host_callbacks: list[Any] = [] if host_callbacks is None else host_callbacks
 
     def lower_jaxpr(self, jaxpr: Jaxpr | ClosedJaxpr, args: Sequence[Value]) -> list[Value]:
         """Inline ``jaxpr`` at the current insertion point (see :func:`lower_jaxpr`)."""
@@ -138,18 +141,22 @@ def lower_jaxpr(
 
 
 def build_module(
-    jaxpr: Jaxpr, inline: Sequence[Any | None], name: str = "main"
+    jaxpr: Jaxpr,
+    inline: Sequence[Any | None],
+    name: str = "main",
+    host_callbacks: list[Any] | None = None,
 ) -> tuple[ir.Module, list[int]]:
     """A module whose ``main`` computes ``jaxpr``.
 
     ``inline[i]`` (for the leading binders) is a known value to embed as a constant, or
     ``None`` to keep binder ``i`` as a parameter. Returns the module and the indices of the
-    binders that are parameters, in order.
+    binders that are parameters, in order. Host callbacks the module calls are appended to
+    ``host_callbacks`` (compiling the module needs them).
     """
     params = [i for i in range(len(jaxpr.in_binders)) if i >= len(inline) or inline[i] is None]
     with mlir_context(), ir.Location.unknown():
         module = ir.Module.create()
-        ctx = LoweringContext(module)
+        ctx = LoweringContext(module, host_callbacks)
         in_types = [aval_to_ir_type(jaxpr.in_binders[i].aval) for i in params]
         out_types = [aval_to_ir_type(x.aval) for x in jaxpr.outs]
         with ir.InsertionPoint(module.body):

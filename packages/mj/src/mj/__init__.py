@@ -10,6 +10,8 @@ import every other layer; no layer may import it.
 """
 
 from mj import ad_checkpoint as ad_checkpoint
+from mj import debug as debug
+from mj import dtypes as dtypes
 from mj import lax as lax
 from mj import nn as nn
 from mj import numpy as numpy
@@ -17,11 +19,22 @@ from mj import ops as ops
 from mj import random as random
 from mj import scipy as scipy
 from mj import test_util as test_util
+from mj import tree as tree
 from mj import tree_util as tree_util
+from mj._environment import enable_x64 as enable_x64
+from mj._environment import print_environment_info as print_environment_info
+from mj._naming import named_call as named_call
+from mj._naming import named_scope as named_scope
+from mj._pure_callback import pure_callback as pure_callback
+from mj._typeof import typeof as typeof
+from mj_autodiff import closure_convert as closure_convert
+from mj_autodiff import custom_gradient as custom_gradient
 from mj_autodiff import custom_jvp as custom_jvp
 from mj_autodiff import custom_vjp as custom_vjp
+from mj_autodiff import float0 as float0
 from mj_autodiff import grad as grad
 from mj_autodiff import jvp as jvp
+from mj_autodiff import linear_transpose as linear_transpose
 from mj_autodiff import linearize as linearize
 from mj_autodiff import stop_gradient as stop_gradient
 from mj_autodiff import value_and_grad as value_and_grad
@@ -35,15 +48,25 @@ from mj_control import checkpoint_policies as checkpoint_policies
 from mj_control import remat as remat
 from mj_core import config as config
 from mj_core import errors as errors
+from mj_core.compile_time_eval import ensure_compile_time_eval as ensure_compile_time_eval
 from mj_ir import ShapeDtypeStruct as ShapeDtypeStruct
 from mj_ir import eval_jaxpr as eval_jaxpr
 from mj_ir import eval_shape as eval_shape
 from mj_ir import make_jaxpr as make_jaxpr
 from mj_xla import Array as Array
 from mj_xla import block_until_ready as block_until_ready
+from mj_xla import clear_caches as clear_caches
+from mj_xla import default_backend as default_backend
+from mj_xla import device_count as device_count
+from mj_xla import device_get as device_get
 from mj_xla import device_put as device_put
 from mj_xla import devices as devices
 from mj_xla import disable_jit as disable_jit
 from mj_xla import jit as jit
+from mj_xla import local_device_count as local_device_count
+from mj_xla import local_devices as local_devices
+from mj_xla import process_index as process_index
+
+jacobian = jacrev  # JAX: "jacobian: alias of jacrev"
 
 __version__ = "0.1.0"

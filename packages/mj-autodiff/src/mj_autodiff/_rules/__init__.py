@@ -4,6 +4,7 @@ Importing this package registers them all (``mj_autodiff`` does so on import).
 """
 
 from mj_autodiff._rules import bessel as bessel
+from mj_autodiff._rules import callback as callback
 from mj_autodiff._rules import complex as complex
 from mj_autodiff._rules import contractions as contractions
 from mj_autodiff._rules import convolution as convolution

@@ -6,6 +6,7 @@ others by :data:`out_aval_rules` (mj-ir's abstract-eval rules are these function
 """
 
 from mj_core.prims.bessel import *  # noqa: F403
+from mj_core.prims.callback import *  # noqa: F403
 from mj_core.prims.complex import *  # noqa: F403
 from mj_core.prims.contractions import *  # noqa: F403
 from mj_core.prims.conversions import *  # noqa: F403

@@ -1,0 +1,105 @@
+"""Host callbacks: calling back into Python from a program (``debug.print``, ``debug.callback``,
+``pure_callback``).
+
+Two primitives, as in JAX. ``debug_callback`` has no outputs and exists for its side effect
+(it runs on every evaluation, also from compiled code); ``pure_callback`` computes outputs of
+declared types that a transformation may treat as a pure function of its operands. Both carry
+the user's function as a :class:`HostCallback` param taking and returning flat NumPy arrays.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from mj_core.avals import ShapedArray
+from mj_core.primitive import Primitive, impl_rules
+from mj_core.prims.out_avals import out_aval_rules
+
+__all__ = [
+    "VMAP_METHODS",
+    "HostCallback",
+    "check_callback_outputs",
+    "debug_callback_p",
+    "pure_callback_p",
+]
+
+#: ``pure_callback``'s ``vmap_method`` values (JAX 0.10.2's, less the deprecated ones).
+VMAP_METHODS = ("sequential", "sequential_unrolled", "expand_dims", "broadcast_all")
+
+
+class HostCallback:
+    """A Python function as a primitive param: ``fun(*flat NumPy arrays) -> sequence of
+    outputs``. Hashed by identity, so equal programs with different callbacks stay apart."""
+
+    __slots__ = ("api", "fun")
+
+    def __init__(self, fun: Callable[..., Any], api: str) -> None:
+        self.fun = fun
+        self.api = api
+
+    def __call__(self, *args: Any) -> Any:
+        return self.fun(*(np.asarray(a) for a in args))
+
+    def __repr__(self) -> str:
+        return f"{getattr(self.fun, '__name__', type(self.fun).__name__)}"
+
+
+debug_callback_p = Primitive("debug_callback", multiple_results=True)
+pure_callback_p = Primitive("pure_callback", multiple_results=True)
+
+
+def check_callback_outputs(
+    api: str, outs: Any, result_avals: Sequence[ShapedArray]
+) -> list[np.ndarray[Any, Any]]:
+    """The callback's outputs as NumPy arrays, checked against the declared types (one check
+    for eager, jaxpr and compiled evaluation, so all three reject the same callbacks)."""
+    if not isinstance(outs, list | tuple) or len(outs) != len(result_avals):
+        found = len(outs) if isinstance(outs, list | tuple) else type(outs).__name__
+        raise TypeError(
+            f"{api}: the callback returned {found} outputs, expected {len(result_avals)} "
+            "(the leaves of result_shape_dtypes)"
+        )
+    checked = []
+    for i, (out, aval) in enumerate(zip(outs, result_avals, strict=True)):
+        arr = np.asarray(out)
+        if arr.shape != aval.shape or arr.dtype != aval.dtype:
+            raise TypeError(
+                f"{api}: output {i} of the callback is {arr.dtype}{list(arr.shape)}, but "
+                f"result_shape_dtypes declares {aval.str_short()}"
+            )
+        checked.append(arr)
+    return checked
+
+
+@impl_rules.register(debug_callback_p)
+def debug_callback_impl(*args: Any, callback: HostCallback) -> list[Any]:
+    callback(*args)
+    return []
+
+
+@out_aval_rules.register(debug_callback_p)
+def debug_callback_out_avals(*avals: ShapedArray, callback: HostCallback) -> list[ShapedArray]:
+    return []
+
+
+@impl_rules.register(pure_callback_p)
+def pure_callback_impl(
+    *args: Any,
+    callback: HostCallback,
+    result_avals: tuple[ShapedArray, ...],
+    vmap_method: str | None,
+) -> list[Any]:
+    return check_callback_outputs(callback.api, callback(*args), result_avals)
+
+
+@out_aval_rules.register(pure_callback_p)
+def pure_callback_out_avals(
+    *avals: ShapedArray,
+    callback: HostCallback,
+    result_avals: tuple[ShapedArray, ...],
+    vmap_method: str | None,
+) -> list[ShapedArray]:
+    return list(result_avals)

@@ -1,0 +1,15 @@
+"""``mj.typeof``: the abstract value (shape, dtype, weak type) of a value or tracer."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mj_core import ShapedArray, get_aval, raise_to_shaped
+
+__all__ = ["typeof"]
+
+
+def typeof(x: Any) -> ShapedArray:
+    """``x``'s ``ShapedArray`` (JAX 0.10.2's ``jax.typeof``): ``float32[2,3]``; a weakly typed
+    Python scalar prints as ``~float64[]``. Raises ``TypeError`` for non-array values."""
+    return raise_to_shaped(get_aval(x))

@@ -1,0 +1,55 @@
+"""``mj.dtypes``: the part of ``jax.dtypes`` that applies to mj.
+
+mj's dtypes are NumPy's, with NumPy 2 defaults (float64, int64) and NEP 50 promotion of
+Python scalars (weak types). ``bfloat16`` is absent: NumPy has no such dtype.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from mj_autodiff import float0 as float0
+from mj_core import dtypes as _core_dtypes
+from mj_core import get_aval
+from mj_core.errors import user_line_suffix
+
+__all__ = ["canonicalize_dtype", "finfo", "float0", "iinfo", "issubdtype", "result_type"]
+
+finfo = np.finfo
+iinfo = np.iinfo
+issubdtype = np.issubdtype
+
+_WEAK_SCALARS = (int, float, complex)
+
+
+def canonicalize_dtype(dtype: Any, allow_extended_dtype: bool = False) -> np.dtype[Any]:
+    """``dtype`` as the ``np.dtype`` mj computes in (Python types map to NumPy 2's defaults:
+    ``float`` -> float64, ``int`` -> int64)."""
+    if isinstance(dtype, type) and dtype in (*_WEAK_SCALARS, bool):
+        return _core_dtypes.default_dtype_for_pytype(dtype)
+    try:
+        return _core_dtypes.canonical_dtype(dtype)
+    except TypeError:
+        raise TypeError(
+            f"canonicalize_dtype: {dtype!r} is not a dtype{user_line_suffix()}"
+        ) from None
+
+
+def _dtype_and_weak(x: Any) -> tuple[np.dtype[Any], bool]:
+    if isinstance(x, np.dtype) or (isinstance(x, type) and issubclass(x, np.generic)):
+        return np.dtype(x), False
+    if isinstance(x, str) or (isinstance(x, type) and x in (*_WEAK_SCALARS, bool)):
+        return canonicalize_dtype(x), False
+    aval = get_aval(x)
+    return aval.dtype, aval.weak_type
+
+
+def result_type(*args: Any, return_weak_type_flag: bool = False) -> Any:
+    """The NEP 50 result dtype of ``args`` (arrays, scalars, dtypes); with
+    ``return_weak_type_flag`` also whether the result is weakly typed."""
+    if not args:
+        raise ValueError("result_type: at least one argument is required")
+    dtype, weak = _core_dtypes.result_type(*(_dtype_and_weak(a) for a in args))
+    return (dtype, weak) if return_weak_type_flag else dtype

@@ -1,0 +1,28 @@
+"""``mj.tree``: JAX's ``jax.tree`` module, short names for :mod:`mj.tree_util` (the same
+functions: ``mj.tree.map is mj.tree_util.tree_map``)."""
+
+from mj_core.tree_util import tree_all as all
+from mj_core.tree_util import tree_flatten as flatten
+from mj_core.tree_util import tree_flatten_with_path as flatten_with_path
+from mj_core.tree_util import tree_leaves as leaves
+from mj_core.tree_util import tree_leaves_with_path as leaves_with_path
+from mj_core.tree_util import tree_map as map
+from mj_core.tree_util import tree_map_with_path as map_with_path
+from mj_core.tree_util import tree_reduce as reduce
+from mj_core.tree_util import tree_structure as structure
+from mj_core.tree_util import tree_transpose as transpose
+from mj_core.tree_util import tree_unflatten as unflatten
+
+__all__ = [
+    "all",
+    "flatten",
+    "flatten_with_path",
+    "leaves",
+    "leaves_with_path",
+    "map",
+    "map_with_path",
+    "reduce",
+    "structure",
+    "transpose",
+    "unflatten",
+]
