@@ -117,3 +117,11 @@ def test_astype_converts_like_convert_element_type_not_numpy():
     want = lax.convert_element_type(x, np.int32)  # XLA's rules: NaN -> 0, saturation
     np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
     np.testing.assert_array_equal(np.asarray(got), [0, np.iinfo(np.int32).max, -2, 3])
+
+
+def test_argsort_is_stable_like_jax():
+    x = mnp.array([3, 1, 1, 2, 1, 3] * 20)
+    want = np.argsort(np.asarray(x), kind="stable")
+    for got in (x.argsort(), np.argsort(x)):
+        assert type(got) is EagerArray
+        np.testing.assert_array_equal(np.asarray(got), want)

@@ -103,6 +103,15 @@ def _numpy_method(name: str) -> Callable[..., Any]:
     def wrapped(self: Any, *args: Any, **kwargs: Any) -> Any:
         return eager_result(method(self, *args, **kwargs))
 
+    def stable(
+        self: Any, axis: Any = -1, kind: Any = None, order: Any = None, *, stable: Any = None
+    ) -> Any:
+        if kind is None and stable is None:
+            stable = True
+        return eager_result(method(self, axis, kind, order, stable=stable))
+
+    if name == "argsort":  # JAX sorts stably: ties keep their order
+        wrapped = stable
     wrapped.__name__ = wrapped.__qualname__ = name
     wrapped.__doc__ = method.__doc__
     return wrapped
