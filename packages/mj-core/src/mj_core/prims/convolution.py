@@ -269,47 +269,24 @@ def _canonical_conv(
 
 
 @impl_rules.register(conv_general_dilated_p)
-def _conv_general_dilated_impl(
-    lhs: Any,
-    rhs: Any,
-    *,
-    window_strides: tuple[int, ...],
-    padding: tuple[tuple[int, int], ...],
-    lhs_dilation: tuple[int, ...],
-    rhs_dilation: tuple[int, ...],
-    dimension_numbers: ConvDimensionNumbers,
-    feature_group_count: int,
-    batch_group_count: int,
-    precision: Any = None,
-    preferred_element_type: np.dtype[Any] | None = None,
-) -> list[Any]:
-    params = {
-        "window_strides": window_strides,
-        "padding": padding,
-        "lhs_dilation": lhs_dilation,
-        "rhs_dilation": rhs_dilation,
-        "dimension_numbers": dimension_numbers,
-        "feature_group_count": feature_group_count,
-        "batch_group_count": batch_group_count,
-        "precision": precision,
-        "preferred_element_type": preferred_element_type,
-    }
+def _conv_general_dilated_impl(lhs: Any, rhs: Any, **params: Any) -> list[Any]:
+    """The params are those of :func:`_conv_general_dilated_avals`, which checks them."""
     (out,) = check_operands(conv_general_dilated_p, (lhs, rhs), params)
-    lhs_spec, rhs_spec, out_spec = dimension_numbers
+    lhs_spec, rhs_spec, out_spec = params["dimension_numbers"]
     # bool convolutions are logical (and, or), like XLA's: count in integers, then test
     compute = np.dtype(np.int64) if out.dtype == np.bool_ else out.dtype
     x = np.transpose(np.asarray(lhs, compute), lhs_spec)
     w = np.transpose(np.asarray(rhs, compute), rhs_spec)
-    x = _dilate_and_pad(x, lhs_dilation, padding)
+    x = _dilate_and_pad(x, params["lhs_dilation"], params["padding"])
     canonical_shape = tuple(out.shape[d] for d in out_spec)
     result = _canonical_conv(
         x,
         w,
         canonical_shape,
-        window_strides,
-        rhs_dilation,
-        feature_group_count,
-        batch_group_count,
+        params["window_strides"],
+        params["rhs_dilation"],
+        params["feature_group_count"],
+        params["batch_group_count"],
     )
     result = np.ascontiguousarray(np.transpose(result, np.argsort(out_spec)))
     return [np.asarray(result, out.dtype) if compute != out.dtype else result]

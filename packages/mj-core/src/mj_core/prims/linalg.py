@@ -101,29 +101,13 @@ def triangle(a: Any, lower: bool, unit_diagonal: bool) -> Any:
 
 
 @impl_rules.register(triangular_solve_p)
-def _triangular_solve_impl(
-    a: Any,
-    b: Any,
-    *,
-    left_side: bool,
-    lower: bool,
-    transpose_a: bool,
-    conjugate_a: bool,
-    unit_diagonal: bool,
-) -> list[Any]:
-    params = {
-        "left_side": left_side,
-        "lower": lower,
-        "transpose_a": transpose_a,
-        "conjugate_a": conjugate_a,
-        "unit_diagonal": unit_diagonal,
-    }
+def _triangular_solve_impl(a: Any, b: Any, **params: Any) -> list[Any]:
     (out,) = check_operands(triangular_solve_p, [a, b], params)
-    op_a = triangle(np.asarray(a), lower, unit_diagonal)
-    if transpose_a:
+    op_a = triangle(np.asarray(a), params["lower"], params["unit_diagonal"])
+    if params["transpose_a"]:
         op_a = np.swapaxes(op_a, -1, -2)
     b = np.asarray(b)
-    if left_side:  # op(a) @ x = b
+    if params["left_side"]:  # op(a) @ x = b
         x = np.linalg.solve(op_a, b)
     else:  # x @ op(a) = b  <=>  op(a)^T @ x^T = b^T
         x = np.swapaxes(np.linalg.solve(np.swapaxes(op_a, -1, -2), np.swapaxes(b, -1, -2)), -1, -2)

@@ -146,34 +146,22 @@ def _define(name: str, kinds: str, reduce: Callable[..., Any]) -> Primitive:
     out_avals.__name__ = f"{prim.name}_out_avals"
     out_aval_rules[prim] = out_avals
 
-    def impl(
-        x: Any,
-        *,
-        window_dimensions: tuple[int, ...],
-        window_strides: tuple[int, ...],
-        padding: tuple[tuple[int, int], ...],
-        base_dilation: tuple[int, ...],
-        window_dilation: tuple[int, ...],
-    ) -> list[Any]:
-        params = {
-            "window_dimensions": window_dimensions,
-            "window_strides": window_strides,
-            "padding": padding,
-            "base_dilation": base_dilation,
-            "window_dilation": window_dilation,
-        }
+    def impl(x: Any, **params: Any) -> list[Any]:
         (out,) = check_operands(prim, (x,), params)
         identity = reduction_identity(name, out.dtype)
         if 0 in out.shape:
             return [np.full(out.shape, identity, out.dtype)]
-        xp = _windowed_input(np.asarray(x, out.dtype), identity, padding, base_dilation)
+        xp = _windowed_input(
+            np.asarray(x, out.dtype), identity, params["padding"], params["base_dilation"]
+        )
+        dilation = params["window_dilation"]
         spans = tuple(
-            dilate_dim(w, d) for w, d in zip(window_dimensions, window_dilation, strict=True)
+            dilate_dim(w, d) for w, d in zip(params["window_dimensions"], dilation, strict=True)
         )
         axes = tuple(range(xp.ndim))
         windows = sliding_window_view(xp, spans, axis=axes)
-        step = (*(slice(None, None, s) for s in window_strides),)
-        dil = (*(slice(None, None, d) for d in window_dilation),)
+        step = (*(slice(None, None, s) for s in params["window_strides"]),)
+        dil = (*(slice(None, None, d) for d in dilation),)
         windows = windows[(*step, *dil)]
         result = reduce(windows, axis=tuple(range(xp.ndim, 2 * xp.ndim)))
         return [np.asarray(result, out.dtype).reshape(out.shape)]
