@@ -13,34 +13,25 @@ from mj_core.trace import bind
 __all__: list[str] = []
 
 
-def _insert(values: tuple[Any, ...], bdim: int, value: Any) -> tuple[Any, ...]:
-    return (*values[:bdim], value, *values[bdim:])
+#: What each param holds for the inserted batch dimension: a window of one element.
+_BATCH_DIM_ENTRY: dict[str, Any] = {
+    "window_dimensions": 1,
+    "window_strides": 1,
+    "padding": (0, 0),
+    "base_dilation": 1,
+    "window_dilation": 1,
+}
 
 
 def _window_rule(prim: Primitive) -> Any:
-    def rule(
-        axis_size: int,
-        vals_in: Vals,
-        dims_in: Dims,
-        *,
-        window_dimensions: tuple[int, ...],
-        window_strides: tuple[int, ...],
-        padding: tuple[tuple[int, int], ...],
-        base_dilation: tuple[int, ...],
-        window_dilation: tuple[int, ...],
-    ) -> RuleResult:
+    def rule(axis_size: int, vals_in: Vals, dims_in: Dims, **params: Any) -> RuleResult:
         (x,), (bdim,) = vals_in, dims_in
         assert isinstance(bdim, int)
-        out = bind(
-            prim,
-            x,
-            window_dimensions=_insert(window_dimensions, bdim, 1),
-            window_strides=_insert(window_strides, bdim, 1),
-            padding=_insert(padding, bdim, (0, 0)),
-            base_dilation=_insert(base_dilation, bdim, 1),
-            window_dilation=_insert(window_dilation, bdim, 1),
-        )
-        return out, [bdim]
+        batched = {
+            name: (*value[:bdim], _BATCH_DIM_ENTRY[name], *value[bdim:])
+            for name, value in params.items()
+        }
+        return bind(prim, x, **batched), [bdim]
 
     rule.__name__ = f"{prim.name}_vmap"
     return rule
