@@ -89,6 +89,6 @@ def pure_callback_lowering(
 ) -> list[Value]:
     def run(*args: Any) -> tuple[Any, ...]:
         outs = check_callback_outputs(callback.api, callback(*args), result_avals)
-        return tuple(np.ascontiguousarray(o) for o in outs)
+        return tuple(np.asarray(o, order="C") for o in outs)  # 0-d stays 0-d
 
     return _emit_callback(ctx, run, avals_in, in_vals, avals_out, has_side_effect=False)
