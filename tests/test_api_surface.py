@@ -31,6 +31,18 @@ SAME_OBJECTS = [
     ("eval_jaxpr", mj_ir.eval_jaxpr),
     ("ShapeDtypeStruct", mj_ir.ShapeDtypeStruct),
     ("config", mj_core.config),
+    ("jacobian", mj_batch.jacrev),
+    ("linear_transpose", mj_autodiff.linear_transpose),
+    ("closure_convert", mj_autodiff.closure_convert),
+    ("custom_gradient", mj_autodiff.custom_gradient),
+    ("float0", mj_autodiff.float0),
+    ("device_get", mj_xla.device_get),
+    ("default_backend", mj_xla.default_backend),
+    ("device_count", mj_xla.device_count),
+    ("local_device_count", mj_xla.local_device_count),
+    ("local_devices", mj_xla.local_devices),
+    ("process_index", mj_xla.process_index),
+    ("clear_caches", mj_xla.clear_caches),
 ]
 
 
