@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mj_autodiff import check_grads, jvp, jvp_rules, linearize, vjp
+from mj_autodiff import check_grads, grad, jvp, jvp_rules, linearize, vjp
 from mj_core import bind1, lax, prims
 from mj_core.prims.indexing import GatherDimensionNumbers, ScatterDimensionNumbers
 
@@ -309,3 +309,11 @@ def test_pow_with_python_exponent(y):
     _, t = jvp(lambda a: lax.pow(a, y), (x,), (np.ones(3),))
     np.testing.assert_allclose(t, y * x ** (y - 1.0), rtol=1e-12)
     check_grads(lambda a: lax.pow(a, y), (x,), order=2)
+
+
+def test_abs_derivative_at_zero_is_one_like_jax():
+    """JAX's rule is ``select(x >= 0, g, -g)``: +1 at 0 and at -0.0, -1 below."""
+    x = np.array([-2.0, -0.0, 0.0, 3.0])
+    _, t = jvp(lambda v: lax.abs(v), (x,), (np.ones(4),))
+    np.testing.assert_array_equal(np.asarray(t), [-1.0, 1.0, 1.0, 1.0])
+    assert float(grad(lambda v: lax.abs(v))(0.0)) == 1.0

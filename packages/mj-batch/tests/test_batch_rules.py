@@ -388,8 +388,28 @@ def _windowed_cases() -> list[Case]:
     return [Case(prim, (f(4, 3),), window) for prim in prims_]
 
 
+def _callback_cases() -> list[Case]:
+    from mj_core import ShapedArray
+    from mj_core.prims.callback import HostCallback
+
+    seen: list[Any] = []
+    log = HostCallback(lambda x: seen.append(x), "debug.callback")
+    sin = HostCallback(lambda x: (np.sin(x),), "pure_callback")
+    out = (ShapedArray((4, 3), np.dtype(np.float64)),)
+    return [Case(prims.debug_callback_p, (f(4, 3),), {"callback": log})] + [
+        Case(
+            prims.pure_callback_p,
+            (f(4, 3),),
+            {"callback": sin, "result_avals": out, "vmap_method": method},
+            method,
+        )
+        for method in ("sequential", "expand_dims", "broadcast_all")
+    ]
+
+
 CASES = (
-    _windowed_cases()
+    _callback_cases()
+    + _windowed_cases()
     + _complex_fft_cases()
     + _linalg_cases()
     + _elementwise_cases()

@@ -6,6 +6,7 @@ import pytest
 
 from mj_core import bind, prims
 from mj_core.avals import ShapedArray, get_aval, raise_to_shaped
+from mj_core.prims.callback import HostCallback
 from mj_core.prims.indexing import GatherDimensionNumbers as GatherDnums
 from mj_core.prims.indexing import ScatterDimensionNumbers as ScatterDnums
 from mj_ir.abstract_eval import abstract_eval_rules
@@ -70,6 +71,16 @@ CASES = [
     *[(n, (i32,), {"axes": (1,), "index_dtype": np.dtype(np.int32)}) for n in ("argmax", "argmin")],
     *[(n, (f32,), {"axis": 0, "reverse": True}) for n in ("cumsum", "cumprod", "cummax", "cummin")],
     ("sort", (f32, i32), {"dimension": 1, "is_stable": True, "num_keys": 1}),
+    ("debug_callback", (f32,), {"callback": HostCallback(lambda x: None, "debug.callback")}),
+    (
+        "pure_callback",
+        (f32,),
+        {
+            "callback": HostCallback(lambda x: (np.cos(x),), "pure_callback"),
+            "result_avals": (ShapedArray((2, 3), np.float32),),
+            "vmap_method": None,
+        },
+    ),
     *[
         (
             f"reduce_window_{n}",

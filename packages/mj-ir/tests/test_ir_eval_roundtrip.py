@@ -12,6 +12,7 @@ import pytest
 import mj_core.prims as prims
 from mj_core import Primitive, ShapedArray, bind, get_aval
 from mj_core.prims import GatherDimensionNumbers, ScatterDimensionNumbers, elementwise_specs
+from mj_core.prims.callback import HostCallback
 from mj_ir import eval_jaxpr, make_jaxpr, typecheck_jaxpr
 
 RNG = np.random.default_rng(0)
@@ -101,6 +102,18 @@ EXAMPLES: dict[str, tuple[Callable[[], tuple[Any, ...]], dict[str, Any]]] = {
     "cummax": _CUMULATIVE,
     "cummin": _CUMULATIVE,
     "sort": (lambda: (f64(5), i64(5)), {"dimension": 0, "is_stable": True, "num_keys": 1}),
+    "debug_callback": (
+        lambda: (f64(2, 3),),
+        {"callback": HostCallback(lambda x: None, "debug.callback")},
+    ),
+    "pure_callback": (
+        lambda: (f64(2, 3),),
+        {
+            "callback": HostCallback(lambda x: (np.cos(x),), "pure_callback"),
+            "result_avals": (ShapedArray((2, 3), np.float64),),
+            "vmap_method": None,
+        },
+    ),
     **{
         f"reduce_window_{n}": (
             lambda: (f64(4, 5),),

@@ -31,6 +31,7 @@ from mj_autodiff._tangents import (
     tangents_with_zeros,
 )
 from mj_core import (
+    EagerArray,
     Primitive,
     RuleTable,
     ShapedArray,
@@ -81,6 +82,18 @@ class JVPTracer(Tracer):
     @property
     def aval(self) -> ShapedArray:
         return get_aval(self.primal)
+
+    # Shape queries (``x.shape`` in user code and in rules) read the primal directly instead
+    # of building its ConcreteArray.
+    @property
+    def shape(self) -> tuple[int, ...]:
+        primal = self.primal
+        t = type(primal)
+        return primal.shape if t is np.ndarray or t is EagerArray else get_aval(primal).shape
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
 
 
 class JVPTrace(Trace):

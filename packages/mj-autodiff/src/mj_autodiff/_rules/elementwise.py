@@ -175,7 +175,8 @@ def _abs_jvp(g: Array, x: Array) -> Array:
         ans = lax.abs(x)
         safe = lax.select_n(lax.eq(ans, 0), ans, 1)
         return lax.real(lax.mul(g, lax.div(lax.conj(x), lax.complex(safe, 0.0))))
-    return lax.mul(g, lax.sign(x))
+    # JAX's rule: g where x >= 0, else -g (so the derivative at 0, and at -0.0, is +1)
+    return lax.select_n(lax.ge(x, 0), lax.neg(g), g)
 
 
 defjvp(ew.abs_p, _abs_jvp)
