@@ -34,6 +34,7 @@ from mj._random_base import permutation as permutation
 from mj._random_base import randint as randint
 from mj._random_base import split as split
 from mj._random_base import uniform as uniform
+from mj._random_choice import choice as choice
 from mj._random_gamma import ball as ball
 from mj._random_gamma import beta as beta
 from mj._random_gamma import chisquare as chisquare
@@ -43,6 +44,11 @@ from mj._random_gamma import gamma as gamma
 from mj._random_gamma import generalized_normal as generalized_normal
 from mj._random_gamma import loggamma as loggamma
 from mj._random_gamma import t as t
+from mj._random_keys import clone as clone
+from mj._random_keys import key_impl as key_impl
+from mj._random_keys import wrap_key_data as wrap_key_data
+from mj._random_multivariate import multivariate_normal as multivariate_normal
+from mj._random_multivariate import orthogonal as orthogonal
 from mj._random_transforms import cauchy as cauchy
 from mj._random_transforms import double_sided_maxwell as double_sided_maxwell
 from mj._random_transforms import exponential as exponential
@@ -68,6 +74,8 @@ __all__ = [
     "categorical",
     "cauchy",
     "chisquare",
+    "choice",
+    "clone",
     "dirichlet",
     "double_sided_maxwell",
     "exponential",
@@ -79,12 +87,15 @@ __all__ = [
     "gumbel",
     "key",
     "key_data",
+    "key_impl",
     "laplace",
     "loggamma",
     "logistic",
     "lognormal",
     "maxwell",
+    "multivariate_normal",
     "normal",
+    "orthogonal",
     "pareto",
     "permutation",
     "rademacher",
@@ -97,4 +108,5 @@ __all__ = [
     "uniform",
     "wald",
     "weibull_min",
+    "wrap_key_data",
 ]
