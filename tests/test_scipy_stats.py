@@ -94,3 +94,11 @@ def test_loc_scale_broadcast_and_transformations_agree():
 )
 def test_gradients_match_finite_differences(f, args):
     check_grads(f, args, order=1, modes=("fwd", "rev"))
+
+
+def test_beta_logpdf_is_nan_for_invalid_shapes_or_scale_as_jax():
+    from mj.scipy.stats import beta
+
+    for a, b, scale in ((-1.0, 2.0, 1.0), (1.0, 0.0, 1.0), (2.0, 2.0, -1.0)):
+        assert np.isnan(float(beta.logpdf(0.5, a, b, scale=scale)))
+    assert float(beta.logpdf(1.5, 2.0, 2.0)) == -np.inf  # outside the support, valid shapes

@@ -317,3 +317,11 @@ def test_abs_derivative_at_zero_is_one_like_jax():
     _, t = jvp(lambda v: lax.abs(v), (x,), (np.ones(4),))
     np.testing.assert_array_equal(np.asarray(t), [-1.0, 1.0, 1.0, 1.0])
     assert float(grad(lambda v: lax.abs(v))(0.0)) == 1.0
+
+
+def test_clamp_masks_cotangents_with_a_select_not_a_product():
+    """A clamped point whose downstream derivative is infinite gets 0, as in JAX (a product
+    with the 0/1 mask would give inf * 0 = nan)."""
+    x = np.array([-0.5, 0.25, 1.5])
+    g = grad(lambda v: lax.log(lax.clamp(0.0, v, 1.0)).sum())(x)
+    np.testing.assert_array_equal(np.asarray(g), [0.0, 4.0, 0.0])

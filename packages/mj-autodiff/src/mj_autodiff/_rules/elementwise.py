@@ -400,16 +400,23 @@ defjvp(ew.atan2_p, _atan2_jvp_lhs, _atan2_jvp_rhs)
 
 
 # --- n-ary ------------------------------------------------------------------------------------
+def _where(mask: Array, g: Array) -> Array:
+    """``g`` where ``mask``, else 0: a select, as JAX's clamp rule, not a multiply by the
+    mask, so a masked-out cotangent that is infinite (a log at a clamped edge) gives 0, not
+    ``inf * 0 = nan``."""
+    return lax.select_n(mask, 0, g)
+
+
 def _clamp_jvp_lo(g: Array, lo: Array, x: Array, hi: Array) -> Array:
-    return lax.mul(g, lax.bitwise_and(lax.greater(lo, x), lax.less(lo, hi)))
+    return _where(lax.bitwise_and(lax.greater(lo, x), lax.less(lo, hi)), g)
 
 
 def _clamp_jvp_x(g: Array, lo: Array, x: Array, hi: Array) -> Array:
-    return lax.mul(g, lax.bitwise_and(lax.greater(x, lo), lax.less(x, hi)))
+    return _where(lax.bitwise_and(lax.greater(x, lo), lax.less(x, hi)), g)
 
 
 def _clamp_jvp_hi(g: Array, lo: Array, x: Array, hi: Array) -> Array:
-    return lax.mul(g, lax.less(hi, x))
+    return _where(lax.less(hi, x), g)
 
 
 defjvp(ew.clamp_p, _clamp_jvp_lo, _clamp_jvp_x, _clamp_jvp_hi)

@@ -22,7 +22,10 @@ def logpdf(x: Array, a: Array, b: Array, loc: Array = 0, scale: Array = 1) -> Ar
     log_linear = lax.add(xlogy(lax.sub(a, 1.0), y), xlog1py(lax.sub(b, 1.0), lax.neg(y)))
     log_probs = lax.sub(lax.sub(log_linear, betaln(a, b)), lax.log(scale))
     outside = lax.bitwise_or(lax.gt(y, 1.0), lax.lt(y, 0.0))
-    return mnp.where(outside, -math.inf, log_probs)
+    invalid = lax.bitwise_or(
+        lax.bitwise_or(lax.le(a, 0.0), lax.le(b, 0.0)), lax.le(scale, 0.0)
+    )  # as JAX: NaN for non-positive shapes or scale
+    return mnp.where(invalid, math.nan, mnp.where(outside, -math.inf, log_probs))
 
 
 def pdf(x: Array, a: Array, b: Array, loc: Array = 0, scale: Array = 1) -> Array:
