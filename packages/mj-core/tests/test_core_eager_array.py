@@ -125,3 +125,14 @@ def test_argsort_is_stable_like_jax():
     for got in (x.argsort(), np.argsort(x)):
         assert type(got) is EagerArray
         np.testing.assert_array_equal(np.asarray(got), want)
+
+
+def test_scalar_boolean_indices_add_an_axis_like_numpy():
+    x = mnp.arange(6.0).reshape(2, 3)
+    for idx in (True, False, np.True_, np.False_, np.array(True), (Ellipsis, False)):
+        got = x[idx]
+        want = np.arange(6.0).reshape(2, 3)[idx]
+        assert got.shape == want.shape, idx
+        np.testing.assert_array_equal(np.asarray(got), want)
+    # NumPy's testing helpers index 0-d results with NumPy bools
+    np.testing.assert_allclose(mnp.sum(x) * 0.0, 0.0, atol=1e-300)

@@ -62,6 +62,10 @@ def _as_index_array(item: Any) -> Any:
     return item
 
 
+#: The new, empty axis a ``False`` index makes (``None`` stands for ``True``'s length-1 axis).
+_EMPTY_AXIS = object()
+
+
 def _normalize_index(idx: Any, ndim: int) -> list[Any]:
     """``idx`` as a list with one entry per operand dim, ``None`` entries kept in place, the
     Ellipsis expanded and boolean masks turned into integer arrays."""
@@ -77,15 +81,17 @@ def _normalize_index(idx: Any, ndim: int) -> list[Any]:
             ellipsis_at = len(out)
         elif _is_int_scalar(item):
             out.append(int(item))
-        elif isinstance(item, bool | np.bool_):
-            raise IndexError("Python bool indices are not supported; use a boolean array")
+        elif isinstance(item, bool | np.bool_) or (
+            isinstance(item, np.ndarray) and item.ndim == 0 and item.dtype == np.bool_
+        ):  # as NumPy and JAX: a new axis of length 1 (True) or 0 (False)
+            out.append(None if item else _EMPTY_AXIS)
         else:
             arr = _as_index_array(item)
             if isinstance(arr, list):
                 out.extend(arr)
             else:
                 out.append(arr)
-    consumed = sum(1 for item in out if item is not None)
+    consumed = sum(1 for item in out if item is not None and item is not _EMPTY_AXIS)
     if consumed > ndim:
         raise IndexError(
             f"too many indices for array: array is {ndim}-dimensional, but {consumed} were indexed"
@@ -97,12 +103,14 @@ def _normalize_index(idx: Any, ndim: int) -> list[Any]:
 
 
 def _insert_new_axes(x: Array, items: list[Any]) -> tuple[Array, list[Any]]:
-    """Turn ``None`` entries into size-1 operand axes indexed by a full slice."""
-    if not any(item is None for item in items):
+    """Turn ``None`` entries into size-1 operand axes indexed by a full slice (an empty one
+    for a ``False`` index)."""
+    new = {None: slice(None), _EMPTY_AXIS: slice(0, 0)}
+    if not any(item is None or item is _EMPTY_AXIS for item in items):
         return x, items
     shape = iter(shape_of(x))
-    new_shape = tuple(1 if item is None else next(shape) for item in items)
-    items = [slice(None) if item is None else item for item in items]
+    new_shape = tuple(1 if item is None or item is _EMPTY_AXIS else next(shape) for item in items)
+    items = [new[item] if item is None or item is _EMPTY_AXIS else item for item in items]
     return lax.reshape(x, new_shape), items
 
 
