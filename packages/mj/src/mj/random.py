@@ -35,6 +35,9 @@ from mj._random_base import randint as randint
 from mj._random_base import split as split
 from mj._random_base import uniform as uniform
 from mj._random_choice import choice as choice
+from mj._random_counts import binomial as binomial
+from mj._random_counts import multinomial as multinomial
+from mj._random_counts import poisson as poisson
 from mj._random_gamma import ball as ball
 from mj._random_gamma import beta as beta
 from mj._random_gamma import chisquare as chisquare
@@ -70,6 +73,7 @@ __all__ = [
     "ball",
     "bernoulli",
     "beta",
+    "binomial",
     "bits",
     "categorical",
     "cauchy",
@@ -93,11 +97,13 @@ __all__ = [
     "logistic",
     "lognormal",
     "maxwell",
+    "multinomial",
     "multivariate_normal",
     "normal",
     "orthogonal",
     "pareto",
     "permutation",
+    "poisson",
     "rademacher",
     "randint",
     "rayleigh",
