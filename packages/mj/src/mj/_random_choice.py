@@ -102,6 +102,7 @@ def _reshape(result: Array, a_shape: tuple[int, ...], shape: tuple[int, ...], ax
     return lax.reshape(result, out)
 
 
+@np.errstate(divide="ignore")  # log(0) = -inf for zero weights, silently as in JAX
 def _weighted(
     key: Array,
     p: Array,

@@ -39,6 +39,11 @@ _F32 = np.dtype(np.float32)
 _BOOL = np.dtype(np.bool_)
 
 
+# The algorithms evaluate every branch and discard the unused one (log(0), 0/0 on dummy
+# parameters), as JAX does; eager NumPy evaluation would warn about those discarded values.
+_quiet = np.errstate(divide="ignore", invalid="ignore", over="ignore")
+
+
 def _c(value: float, dtype: np.dtype[Any]) -> Array:
     return np.asarray(value, dtype)
 
@@ -102,6 +107,7 @@ def _poisson_rejection(key: Array, lam: Array, shape: tuple[int, ...]) -> Array:
     return lax.convert_element_type(k, _I64)
 
 
+@_quiet
 def poisson(key: Array, lam: float | Array, shape: Shape | None = None, dtype: Any = None) -> Array:
     """Poisson(``lam``) counts (default dtype int64; shape defaults to ``lam``'s shape).
 
@@ -224,6 +230,7 @@ def _btrs(key: Array, count: Array, prob: Array, shape: tuple[int, ...]) -> Arra
     return while_loop(lambda s: _any(lax.bitwise_not(s[1])), body, init)[0]
 
 
+@_quiet
 def binomial(
     key: Array, n: float | Array, p: float | Array, shape: Shape | None = None, dtype: Any = None
 ) -> Array:
@@ -276,6 +283,7 @@ def _binomial(key: Array, n: Any, p: Any, shape: tuple[int, ...], dtype: np.dtyp
 # --- multinomial ------------------------------------------------------------------------------
 
 
+@_quiet
 def multinomial(
     key: Array,
     n: float | Array,

@@ -254,7 +254,7 @@ def ball(key: Array, d: int, p: float = 2, shape: Shape = (), dtype: Any = None)
     _check_scalar_p("ball", p)
     try:
         dim = _operator_index(d)
-    except TypeError as err:
+    except (TypeError, AttributeError) as err:
         raise TypeError(_error("ball", f"d must be an integer, got {d!r}")) from err
     shp = _shape("ball", shape)
     k1, k2 = _split2(key)

@@ -107,7 +107,7 @@ def orthogonal(
     try:
         rows = _operator_index(n)
         cols = rows if m is None else _operator_index(m)
-    except TypeError as err:
+    except (TypeError, AttributeError) as err:
         raise TypeError(_error(api, f"n and m must be integers, got {n!r} and {m!r}")) from err
     shp = _shape(api, shape)
     z = normal(key, (*shp, max(rows, cols), min(rows, cols)), dt)

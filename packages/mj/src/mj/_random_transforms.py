@@ -194,8 +194,15 @@ def weibull_min(
         msg = f"shape {shp}, scale {scale_aval.shape} and concentration {conc_aval.shape}"
         raise ValueError(_error("weibull_min", f"{msg} do not broadcast")) from None
     u = _uniform(key, shp, dt, 0.0, 1.0)
-    inv = lax.div(_const(1.0, dt), _float_param("weibull_min", concentration, dt, out))
-    base = mnp.broadcast_to(lax.neg(lax.log1p(lax.neg(u))), out)
+    # JAX applies the formula with NumPy promotion: a float64 parameter gives a float64 result
+    for aval in (scale_aval, conc_aval):
+        if not aval.weak_type:
+            dt = np.promote_types(dt, to_inexact_dtype(aval.dtype))
+    if isinstance(concentration, int | float):
+        inv = _const(1.0 / concentration, dt)  # divided in double precision, as JAX does
+    else:
+        inv = lax.div(_const(1.0, dt), _float_param("weibull_min", concentration, dt, out))
+    base = mnp.broadcast_to(_convert(lax.neg(lax.log1p(lax.neg(u))), dt), out)
     return lax.mul(lax.pow(base, inv), _float_param("weibull_min", scale, dt, out))
 
 
