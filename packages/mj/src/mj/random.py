@@ -12,11 +12,11 @@ never reuse a key you have consumed::
 Keys, bits and samples are identical to JAX 0.10.2's default Threefry implementation (with
 64-bit mode enabled, which is mj's default), so a JAX program ported to mj sees the same
 random numbers. The samplers of other distributions (``exponential``, ``gamma``, ``beta``,
-``multivariate_normal``, ``choice``, ``poisson``, ...) follow JAX's algorithms too: the ones
-that transform uniform/normal draws give JAX's samples, and the rejection samplers (``gamma``
-and the distributions built on it, ``poisson``, ``binomial``) use JAX's key splitting and loops,
-so they agree with JAX up to rounding in the last bits. ``key`` and ``PRNGKey`` both return
-raw ``uint32[2]`` key data (mj has no typed key arrays); :func:`key_data` is the identity on them.
+``multivariate_normal``, ``choice``, ``poisson``, ...) run JAX's algorithms with JAX's key
+use (the rejection samplers too: same key splits, same loops), so they give JAX's samples:
+bit for bit under ``jit``, within a few ulps eagerly (NumPy's ``log``/``exp`` are not XLA's).
+``key`` and ``PRNGKey`` both return raw ``uint32[2]`` key data (mj has no typed key arrays);
+:func:`key_data`, :func:`wrap_key_data` and :func:`clone` return their argument.
 """
 
 from __future__ import annotations
