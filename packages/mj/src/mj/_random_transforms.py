@@ -31,6 +31,7 @@ from mj._random_base import (
     _uniform,
 )
 from mj._special import erf_inv
+from mj_autodiff import stop_gradient
 from mj_core import lax
 from mj_core.avals import get_aval
 from mj_core.dtypes import is_integer
@@ -345,6 +346,6 @@ def truncated_normal(
     b = lax.erf(lax.div(hi, sqrt2))
     u = _uniform(key, shp, dt, a, b)
     out = lax.mul(sqrt2, erf_inv(u))
-    floor = nextafter(lo, _const(np.inf, dt))
-    ceiling = nextafter(hi, _const(-np.inf, dt))
+    floor = nextafter(stop_gradient(lo), _const(np.inf, dt))
+    ceiling = nextafter(stop_gradient(hi), _const(-np.inf, dt))
     return mnp.clip(out, floor, ceiling)
