@@ -388,3 +388,30 @@ def test_key_utilities_agree():
     data = np.asarray(jr.key_data(jr.wrap_key_data(np.asarray(key))))
     np.testing.assert_array_equal(mr.key_data(mr.wrap_key_data(key)), data)
     np.testing.assert_array_equal(mr.uniform(mr.clone(key)), jr.uniform(jr.clone(jr.PRNGKey(5))))
+
+
+GRAD_ROWS = [
+    ("gamma", lambda r, k, a: r.gamma(k, a, (6,)), 0.7),
+    ("gamma_large_a", lambda r, k, a: r.gamma(k, a, (6,)), 7.0),
+    ("loggamma", lambda r, k, a: r.loggamma(k, a, (6,)), 0.3),
+    ("beta", lambda r, k, a: r.beta(k, a, 2.0, (6,)), 1.3),
+    ("dirichlet", lambda r, k, a: r.dirichlet(k, a * np.array([1.0, 2.0, 3.0]), (2,)), 0.8),
+    ("chisquare", lambda r, k, a: r.chisquare(k, a, (6,)), 3.0),
+    ("f", lambda r, k, a: r.f(k, a, 5.0, (6,)), 3.0),
+    ("t", lambda r, k, a: r.t(k, a, (6,)), 4.0),
+    ("generalized_normal", lambda r, k, a: r.generalized_normal(k, a, (6,)), 1.5),
+    ("pareto", lambda r, k, a: r.pareto(k, a, (6,)), 2.0),
+    ("truncated_normal", lambda r, k, a: r.truncated_normal(k, a, 2.0, (6,)), -0.5),
+]
+
+
+@pytest.mark.parametrize(("name", "sample", "a0"), GRAD_ROWS, ids=[r[0] for r in GRAD_ROWS])
+def test_gradients_in_the_parameters_match_jax(name, sample, a0):
+    weights = np.linspace(0.5, 1.5, 6)
+
+    def loss(r, key):
+        return lambda a: (sample(r, key, a).reshape(-1) * weights).sum()
+
+    expected = jax.grad(loss(jr, jr.PRNGKey(0)))(a0)
+    np.testing.assert_allclose(mj.grad(loss(mr, mr.PRNGKey(0)))(a0), expected, rtol=1e-12)
+    np.testing.assert_allclose(mj.jit(mj.grad(loss(mr, mr.PRNGKey(0))))(a0), expected, rtol=1e-13)

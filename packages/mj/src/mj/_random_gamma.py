@@ -4,8 +4,8 @@
 element, and each element runs its own ``while_loop`` (vectorized with ``vmap``) with JAX's key
 splitting, so a sample depends only on its key and ``a``, exactly as in JAX. ``loggamma``,
 ``beta``, ``dirichlet``, ``chisquare``, ``f``, ``t``, ``generalized_normal`` and ``ball`` follow
-JAX's compositions. Samples are not differentiable with respect to the parameters (JAX's
-implicit reparameterization gradient is not implemented).
+JAX's compositions. Samples are differentiable in the parameters as in JAX: the derivative of
+a gamma sample in ``a`` is the implicit reparameterization one (``_random_gamma_grad``).
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from mj._random_base import (
     _shape,
     _uniform,
 )
+from mj._random_gamma_grad import random_gamma_grad
 from mj._random_transforms import (
     _check_castable,
     _const,
@@ -37,6 +38,7 @@ from mj._random_transforms import (
     _params_shape,
     _rademacher,
 )
+from mj_autodiff import custom_jvp
 from mj_batch import vmap
 from mj_control import while_loop
 from mj_core import lax
@@ -111,12 +113,41 @@ def _gamma(
 ) -> Array:
     """``a`` broadcast to ``shape``; element ``i`` (row-major) uses ``split(key, size)[i]``."""
     a = _float_param("gamma", a, dtype, shape)
+    return _SAMPLERS[log_space](key, a)
+
+
+def _sample(key: Array, a: Array, log_space: bool) -> Array:
+    shape = tuple(get_aval(a).shape)
     size = int(np.prod(shape))
     if size == 0:
-        return mnp.zeros(shape, dtype)
+        return mnp.zeros(shape, get_aval(a).dtype)
     keys = _prng.split(key, (size,))
     samples = vmap(lambda k, x: _gamma_one(k, x, log_space))(keys, lax.reshape(a, (size,)))
     return lax.reshape(samples, shape)
+
+
+def _differentiable_sampler(log_space: bool) -> custom_jvp:
+    """The sampler with JAX's implicit reparameterization derivative in ``a`` (the loop itself
+    is not differentiable): ``d sample / d a`` from :func:`random_gamma_grad`."""
+    sampler = custom_jvp(lambda key, a: _sample(key, a, log_space))
+
+    def jvp(primals: tuple[Array, Array], tangents: tuple[Array, Array]) -> tuple[Array, Array]:
+        key, a = primals
+        out = sampler(key, a)
+        if log_space:  # d log(x) = dx / x, with x = 0 (underflow) replaced by the tiniest float
+            x = lax.exp(out)
+            tiny = mnp.full_like(x, np.finfo(get_aval(x).dtype).tiny)
+            x = lax.select(lax.eq(x, mnp.zeros_like(x)), tiny, x)
+            grad = lax.div(random_gamma_grad(a, x), x)
+        else:
+            grad = random_gamma_grad(a, out)
+        return out, lax.mul(tangents[1], grad)
+
+    sampler.defjvp(jvp)
+    return sampler
+
+
+_SAMPLERS = {False: _differentiable_sampler(False), True: _differentiable_sampler(True)}
 
 
 def gamma(key: Array, a: float | Array, shape: Shape | None = None, dtype: Any = None) -> Array:
