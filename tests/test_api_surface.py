@@ -79,3 +79,15 @@ def test_public_modules_have_the_documented_names():
     for name in ("tree_flatten", "tree_unflatten", "tree_leaves", "tree_structure"):
         assert callable(getattr(mj.tree_util, name))
     assert callable(mj.tree_util.register_pytree_node_class)
+
+
+def test_numpy_ndarray_is_mj_array_for_isinstance_checks():
+    import numpy as np
+
+    import mj
+    import mj.numpy as mnp
+
+    assert mnp.ndarray is mj.Array  # as jnp.ndarray is jax.Array
+    assert isinstance(mnp.ones(2), mnp.ndarray)
+    assert isinstance(mj.jit(lambda v: v * 2.0)(mnp.ones(2)), mnp.ndarray)
+    assert not isinstance(np.ones(2), mnp.ndarray)

@@ -271,3 +271,7 @@ from mj_core.numpy import vdot as vdot
 from mj_core.numpy import vstack as vstack
 from mj_core.numpy import zeros as zeros
 from mj_core.numpy import zeros_like as zeros_like
+from mj_xla import Array as _Array
+
+# jnp.ndarray is jax.Array: isinstance(x, mnp.ndarray) holds for every mj array
+ndarray = _Array
