@@ -44,6 +44,7 @@ from mj_core import (
     EagerArray,
     Primitive,
     ShapedArray,
+    Trace,
     Tracer,
     bind,
     config,
@@ -217,28 +218,43 @@ def linearize_flat(
             trace: LinearizeTrace = main.trace  # type: ignore[assignment]
             tracers_in = [JVPTracer(trace, p, t) for p, t in zip(primals, tangents_in, strict=True)]
             primals_out, tangents_out = _unpack_outputs(trace, fun(*tracers_in))
-        primals_out = [full_lower(p) for p in primals_out]
-        for p in primals_out:
-            if isinstance(p, Tracer) and p._trace is tangent_trace:
-                raise TypeError(
-                    "linearize: a primal output depends on the tangents; a JVP rule mixed "
-                    "primal and tangent values."
-                )
-        out_avals: list[ShapedArray] = []
-        out_nonzero: list[bool] = []
-        lin_out = []
-        for p, t in zip(primals_out, tangents_out, strict=True):
-            if type(t) is Zero:
-                out_avals.append(t.aval)
-                out_nonzero.append(False)
-            else:
-                out_avals.append(tangent_aval_of(p))
-                out_nonzero.append(True)
-                lin_out.append(full_raise(tangent_trace, t))
+        primals_out, out_avals, out_nonzero, lin_out = _split_outputs(
+            primals_out, tangents_out, tangent_trace, lambda t: full_raise(tangent_trace, t)
+        )
     jaxpr, consts = builder.build(lin_in, lin_out)
     if config.check_jaxprs:
         typecheck_jaxpr(jaxpr)
     return primals_out, LinearFunction(jaxpr, consts, in_avals, in_nonzero, out_avals, out_nonzero)
+
+
+def _split_outputs(
+    primals_out: Sequence[Any],
+    tangents_out: Sequence[Any],
+    tangent_trace: Trace,
+    stage: Callable[[Any], Any],
+) -> tuple[list[Any], list[ShapedArray], list[bool], list[Any]]:
+    """The lowered primal outputs, the linear function's output avals and nonzero flags, and
+    its staged outputs (``stage`` of each nonzero tangent). A primal output that lives on the
+    tangent trace means a JVP rule mixed primal and tangent values."""
+    primals = [full_lower(p) for p in primals_out]
+    for p in primals:
+        if isinstance(p, Tracer) and p._trace is tangent_trace:
+            raise TypeError(
+                "linearize: a primal output depends on the tangents; a JVP rule mixed "
+                "primal and tangent values."
+            )
+    out_avals: list[ShapedArray] = []
+    out_nonzero: list[bool] = []
+    lin_out = []
+    for p, t in zip(primals, tangents_out, strict=True):
+        if type(t) is Zero:
+            out_avals.append(t.aval)
+            out_nonzero.append(False)
+        else:
+            out_avals.append(tangent_aval_of(p))
+            out_nonzero.append(True)
+            lin_out.append(stage(t))
+    return primals, out_avals, out_nonzero, lin_out
 
 
 def _linearize_by_partial_eval(
@@ -261,24 +277,12 @@ def _linearize_by_partial_eval(
             else:
                 tangents_in.append(Zero(aval))
         primals_out, tangents_out = jvp_flat(fun, primals, tangents_in)
-        primals_out = [full_lower(p) for p in primals_out]
-        for p in primals_out:
-            if isinstance(p, Tracer) and p._trace is trace:
-                raise TypeError(
-                    "linearize: a primal output depends on the tangents; a JVP rule mixed "
-                    "primal and tangent values."
-                )
-        out_avals: list[ShapedArray] = []
-        out_nonzero: list[bool] = []
-        lin_out: list[PartialEvalTracer] = []
-        for p, t in zip(primals_out, tangents_out, strict=True):
-            if type(t) is Zero:
-                out_avals.append(t.aval)
-                out_nonzero.append(False)
-            else:
-                out_avals.append(tangent_aval_of(p))
-                out_nonzero.append(True)
-                lin_out.append(trace.instantiate_const(full_raise(trace, t)))
+        primals_out, out_avals, out_nonzero, lin_out = _split_outputs(
+            primals_out,
+            tangents_out,
+            trace,
+            lambda t: trace.instantiate_const(full_raise(trace, t)),
+        )
         jaxpr, consts = tracers_to_jaxpr(lin_in, lin_out)
     return primals_out, LinearFunction(jaxpr, consts, in_avals, in_nonzero, out_avals, out_nonzero)
 

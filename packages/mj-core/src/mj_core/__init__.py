@@ -50,6 +50,6 @@ from mj_core.trace import new_dynamic as new_dynamic
 from mj_core.trace import new_main as new_main
 
 install_array_methods(Tracer)
-install_eager_methods(operator_methods, lax.convert_element_type, numpy.take)
+install_eager_methods(operator_methods)
 
 __version__ = "0.1.0"

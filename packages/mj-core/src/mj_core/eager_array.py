@@ -65,6 +65,31 @@ class EagerArray(np.ndarray):
         for row in _view(self, _ndarray):
             yield eager_result(row)
 
+    def argsort(
+        self, axis: Any = -1, kind: Any = None, order: Any = None, *, stable: Any = None
+    ) -> Any:
+        """NumPy's ``argsort``, stable unless a ``kind`` is asked for: JAX sorts stably (ties
+        keep their order); ``np.argsort(x)`` calls this method too."""
+        if kind is None and stable is None:
+            stable = True
+        return eager_result(_ndarray.argsort(self, axis, kind, order, stable=stable))
+
+    def astype(self, dtype: Any, *args: Any, **kwargs: Any) -> Any:
+        """Converts as mj does under ``jit`` (NaN to an integer is 0, out-of-range values
+        saturate, as in XLA); NumPy's keyword forms (``copy=False``, which NumPy's own code
+        uses on any array) keep NumPy's method."""
+        if args or kwargs:
+            return eager_result(_ndarray.astype(self, dtype, *args, **kwargs))
+        from mj_core.lax import convert_element_type  # (imports this module)
+
+        return convert_element_type(self, dtype)
+
+    def take(self, *args: Any, **kwargs: Any) -> Any:
+        """``mj.numpy.take``: JAX's out-of-bounds rules (fill by default), as under ``jit``."""
+        from mj_core.numpy._indexing import take
+
+        return take(self, *args, **kwargs)
+
     def __setitem__(self, key: Any, value: Any) -> None:
         raise TypeError(
             "mj arrays are immutable: they do not support item assignment. Instead of "
@@ -103,15 +128,6 @@ def _numpy_method(name: str) -> Callable[..., Any]:
     def wrapped(self: Any, *args: Any, **kwargs: Any) -> Any:
         return eager_result(method(self, *args, **kwargs))
 
-    def stable(
-        self: Any, axis: Any = -1, kind: Any = None, order: Any = None, *, stable: Any = None
-    ) -> Any:
-        if kind is None and stable is None:
-            stable = True
-        return eager_result(method(self, axis, kind, order, stable=stable))
-
-    if name == "argsort":  # JAX sorts stably: ties keep their order
-        wrapped = stable
     wrapped.__name__ = wrapped.__qualname__ = name
     wrapped.__doc__ = method.__doc__
     return wrapped
@@ -120,35 +136,14 @@ def _numpy_method(name: str) -> Callable[..., Any]:
 _NUMPY_METHODS = (
     "sum", "prod", "mean", "var", "std", "max", "min", "argmax", "argmin", "all", "any",
     "cumsum", "cumprod", "clip", "round", "dot", "conj", "conjugate", "trace",
-    "diagonal", "nonzero", "argsort", "searchsorted", "repeat",
+    "diagonal", "nonzero", "searchsorted", "repeat",
 )  # fmt: skip
 
 
-def _mj_astype(convert: Callable[[Any, Any], Any]) -> Callable[..., Any]:
-    """``x.astype(dtype)`` converts as mj does under ``jit`` (NaN to an integer is 0, out of
-    range values saturate, as in XLA); NumPy's keyword forms (``copy=False``, used by NumPy
-    code on any array) keep NumPy's method."""
-
-    def astype(self: Any, dtype: Any, *args: Any, **kwargs: Any) -> Any:
-        if args or kwargs:
-            return eager_result(_ndarray.astype(self, dtype, *args, **kwargs))
-        return convert(self, dtype)
-
-    return astype
-
-
-def install_eager_methods(
-    operators: dict[str, Callable[..., Any]],
-    convert: Callable[[Any, Any], Any],
-    take: Callable[..., Any],
-) -> None:
-    """Give ``EagerArray`` mj's operators (``x + 1`` binds ``add``, returns an ``EagerArray``),
-    mj's ``astype`` (``convert`` is ``lax.convert_element_type``) and ``take`` (JAX's
-    out-of-bounds rules, as under ``jit``), and NumPy's reductions with ``EagerArray``
-    results. In-place operators build a new array, as in JAX (an ``EagerArray`` may be a
-    view of a user's NumPy array)."""
-    EagerArray.take = take  # type: ignore[method-assign]
-    EagerArray.astype = _mj_astype(convert)  # type: ignore[method-assign]
+def install_eager_methods(operators: dict[str, Callable[..., Any]]) -> None:
+    """Give ``EagerArray`` mj's operators (``x + 1`` binds ``add``, returns an ``EagerArray``)
+    and NumPy's reductions with ``EagerArray`` results. In-place operators build a new array,
+    as in JAX (an ``EagerArray`` may be a view of a user's NumPy array)."""
     for name, impl in operators.items():
         setattr(EagerArray, name, impl)
         inplace = name.replace("__", "__i", 1)
