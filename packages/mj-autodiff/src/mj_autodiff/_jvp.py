@@ -51,6 +51,7 @@ from mj_ir import ClosedJaxpr, eval_jaxpr, trace_to_closed_jaxpr
 __all__ = [
     "JVPTrace",
     "JVPTracer",
+    "PrimalTracer",
     "defjvp",
     "defjvp2",
     "defjvp_zero",
@@ -60,7 +61,17 @@ __all__ = [
     "jvp_rules",
 ]
 
+TangentFn = Callable[..., Any]
+
 jvp_rules = RuleTable("jvp_rules", "jvp (forward-mode differentiation)", "mj_autodiff")
+
+#: The per-operand tangent functions of the rules :func:`defjvp` and :func:`defjvp2` built,
+#: and whether they see the output: eager reverse mode derives elementwise VJPs from them.
+tangent_fns: dict[Primitive, tuple[tuple[TangentFn | None, ...], bool]] = {}
+
+#: Primitives whose derivative is zero everywhere (:func:`defjvp_zero`, ``stop_gradient``):
+#: their outputs are constants to every differentiation.
+zero_derivative_prims: set[Primitive] = set()
 
 
 #: Symbolic zeros are immutable: constants that are Python scalars share one per type.
@@ -69,22 +80,18 @@ _PY_SCALAR_ZEROS: dict[type, Zero] = {
 }
 
 
-class JVPTracer(Tracer):
-    """A primal value together with its tangent (possibly a symbolic ``Zero``)."""
+class PrimalTracer(Tracer):
+    """A tracer carrying its primal value: type queries (``x.shape`` and ``x.dtype`` in user
+    code, NEP 50 promotion, rules) read the primal directly instead of building its aval."""
 
-    __slots__ = ("primal", "tangent")
+    __slots__ = ("primal",)
 
-    def __init__(self, trace: Trace, primal: Any, tangent: Any) -> None:
-        self._trace = trace
-        self.primal = primal
-        self.tangent = tangent
+    primal: Any
 
     @property
     def aval(self) -> ShapedArray:
         return get_aval(self.primal)
 
-    # Shape queries (``x.shape`` in user code and in rules) read the primal directly instead
-    # of building its ConcreteArray.
     @property
     def shape(self) -> tuple[int, ...]:
         primal = self.primal
@@ -94,6 +101,29 @@ class JVPTracer(Tracer):
     @property
     def ndim(self) -> int:
         return len(self.shape)
+
+    @property
+    def dtype(self) -> np.dtype[Any]:
+        primal = self.primal
+        t = type(primal)
+        return primal.dtype if t is np.ndarray or t is EagerArray else get_aval(primal).dtype
+
+    @property
+    def weak_type(self) -> bool:
+        primal = self.primal
+        t = type(primal)
+        return False if t is np.ndarray or t is EagerArray else get_aval(primal).weak_type
+
+
+class JVPTracer(PrimalTracer):
+    """A primal value together with its tangent (possibly a symbolic ``Zero``)."""
+
+    __slots__ = ("tangent",)
+
+    def __init__(self, trace: Trace, primal: Any, tangent: Any) -> None:
+        self._trace = trace
+        self.primal = primal
+        self.tangent = tangent
 
 
 class JVPTrace(Trace):
@@ -214,7 +244,7 @@ def _check_tangent(index: int, primal: Any, tangent: Any) -> Any:
 def _primal_value(x: Any) -> Any:
     """Auxiliary data is not differentiated: unwrap a tracer of the innermost transformation
     (the JVP trace ``vjp`` runs ``fun`` under) to its primal value."""
-    if isinstance(x, JVPTracer) and x._trace.main is current_trace_stack()[-1]:
+    if isinstance(x, PrimalTracer) and x._trace.main is current_trace_stack()[-1]:
         return full_lower(x.primal)
     return x
 
@@ -333,8 +363,6 @@ def jvp_jaxpr(
 
 # --- rule-building helpers --------------------------------------------------------------------
 
-TangentFn = Callable[..., Any]
-
 
 def _sum_of_contributions_rule(
     prim: Primitive, jvp_fns: tuple[TangentFn | None, ...], pass_ans: bool
@@ -372,12 +400,14 @@ def defjvp(prim: Primitive, *jvp_fns: TangentFn | None) -> None:
     differentiably. Contributions are summed and fitted to the output's shape and dtype.
     """
     jvp_rules[prim] = _sum_of_contributions_rule(prim, jvp_fns, pass_ans=False)
+    tangent_fns[prim] = (jvp_fns, False)
 
 
 def defjvp2(prim: Primitive, *jvp_fns: TangentFn | None) -> None:
     """Like :func:`defjvp`, but each function also sees the primal output:
     ``jvp_fns[i](g, ans, *primals, **params)``."""
     jvp_rules[prim] = _sum_of_contributions_rule(prim, jvp_fns, pass_ans=True)
+    tangent_fns[prim] = (jvp_fns, True)
 
 
 def defjvp_zero(prim: Primitive) -> None:
@@ -390,3 +420,4 @@ def defjvp_zero(prim: Primitive) -> None:
 
     rule.__name__ = f"{prim.name}_jvp_zero"
     jvp_rules[prim] = rule
+    zero_derivative_prims.add(prim)

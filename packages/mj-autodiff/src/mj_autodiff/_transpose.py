@@ -45,6 +45,10 @@ transpose_rules = RuleTable(
 )
 
 
+#: Primitives registered by :func:`deflinear`/:func:`deflinear2`: linear in all operands.
+linear_prims: set[Primitive] = set()
+
+
 class UndefPrimal:
     """Stands for an input a linear function is linear in: only its type is known."""
 
@@ -201,6 +205,7 @@ def deflinear(prim: Primitive, transpose_fn: Callable[..., list[Any]]) -> None:
     transpose_rule.__name__ = f"{prim.name}_transpose"
     jvp_rules[prim] = _linear_jvp_rule(prim)
     transpose_rules[prim] = transpose_rule
+    linear_prims.add(prim)
 
 
 def deflinear2(prim: Primitive, transpose_fn: Callable[..., list[Any]]) -> None:
@@ -213,3 +218,4 @@ def deflinear2(prim: Primitive, transpose_fn: Callable[..., list[Any]]) -> None:
     transpose_rule.__name__ = f"{prim.name}_transpose"
     jvp_rules[prim] = _linear_jvp_rule(prim)
     transpose_rules[prim] = transpose_rule
+    linear_prims.add(prim)

@@ -1,4 +1,7 @@
-"""Reverse mode: ``vjp`` (linearize, then transpose), ``grad`` and ``value_and_grad``."""
+"""Reverse mode: ``vjp`` (linearize, then transpose), ``grad`` and ``value_and_grad``.
+
+Called eagerly (no transformation active), ``vjp`` records a tape instead
+(:mod:`mj_autodiff._tape`): the same derivatives without staging a linear jaxpr."""
 
 from __future__ import annotations
 
@@ -9,9 +12,10 @@ from typing import Any, ParamSpec
 import numpy as np
 
 from mj_autodiff._jvp import flatten_fun_aux
-from mj_autodiff._linearize import LinearFunction, linearize_flat
+from mj_autodiff._linearize import linearize_flat
 from mj_autodiff._tangents import instantiate_zeros, shape_dtype, tangent_aval
-from mj_core import get_aval
+from mj_autodiff._tape import tape_vjp_flat
+from mj_core import Tracer, get_aval, is_eager
 from mj_core.errors import user_line_suffix
 from mj_core.tree_util import PyTreeDef, tree_flatten, tree_unflatten
 
@@ -24,12 +28,16 @@ class _VJPFunction:
     """The pullback returned by :func:`vjp`: maps an output cotangent to the cotangents of
     the primal arguments (a tuple, one entry per argument)."""
 
-    __slots__ = ("in_tree", "lin", "out_tree", "primals_out")
+    __slots__ = ("in_tree", "out_tree", "primals_out", "pullback")
 
     def __init__(
-        self, lin: LinearFunction, in_tree: PyTreeDef, out_tree: PyTreeDef, primals_out: list[Any]
+        self,
+        pullback: Callable[[Sequence[Any]], list[Any]],
+        in_tree: PyTreeDef,
+        out_tree: PyTreeDef,
+        primals_out: list[Any],
     ) -> None:
-        self.lin = lin
+        self.pullback = pullback
         self.in_tree = in_tree
         self.out_tree = out_tree
         self.primals_out = primals_out
@@ -45,7 +53,7 @@ class _VJPFunction:
             _check_cotangent(i, p, c)
             for i, (p, c) in enumerate(zip(self.primals_out, cts_flat, strict=True))
         ]
-        cts_in = self.lin.transpose(cts)
+        cts_in = self.pullback(cts)
         return tree_unflatten(self.in_tree, [instantiate_zeros(c) for c in cts_in])
 
 
@@ -77,13 +85,26 @@ def vjp(fun: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple[
     """
     primals_flat, in_tree = tree_flatten(primals)
     flat_fun, out_store, aux_store = flatten_fun_aux(fun, in_tree, has_aux)
-    primals_out, lin = linearize_flat(flat_fun, primals_flat)
+    primals_out, pullback = _vjp_flat(flat_fun, primals_flat)
     out_tree = out_store()
-    f_vjp = _VJPFunction(lin, in_tree, out_tree, primals_out)
+    f_vjp = _VJPFunction(pullback, in_tree, out_tree, primals_out)
     out = tree_unflatten(out_tree, primals_out)
     if has_aux:
         return out, f_vjp, aux_store()
     return out, f_vjp
+
+
+Pullback = Callable[[Sequence[Any]], list[Any]]
+
+
+def _vjp_flat(fun: Callable[..., Any], primals: list[Any]) -> tuple[list[Any], Pullback]:
+    """``fun``'s outputs at ``primals`` (flat lists) and its pullback: on a tape when no
+    transformation is active, else by linearizing (so staged programs hold the transposed
+    linear jaxpr, as JAX's do)."""
+    if is_eager() and not any(isinstance(p, Tracer) for p in primals):
+        return tape_vjp_flat(fun, primals)
+    primals_out, lin = linearize_flat(fun, primals)
+    return primals_out, lin.transpose
 
 
 def _argnums_tuple(argnums: int | Sequence[int], nargs: int, api: str) -> tuple[int, ...]:
@@ -191,8 +212,9 @@ def _make_grad(
     @functools.wraps(fun)
     def grad_fun(*args: Any, **kwargs: Any) -> Any:
         nums = _argnums_tuple(argnums, len(args), api)
-        diff_args = [args[i] for i in nums]
-        for leaf in tree_flatten(diff_args)[0]:
+        diff_args = tuple(args[i] for i in nums)
+        leaves, in_tree = tree_flatten(diff_args)
+        for leaf in leaves:
             _check_inexact_input(api, leaf, holomorphic)
 
         def partial_fun(*dyn: Any) -> Any:
@@ -201,14 +223,16 @@ def _make_grad(
                 full[i] = x
             return fun(*full, **kwargs)
 
-        res = vjp(partial_fun, *diff_args, has_aux=has_aux)
-        out, f_vjp = res[0], res[1]
+        flat_fun, out_store, aux_store = flatten_fun_aux(partial_fun, in_tree, has_aux)
+        outs, pullback = _vjp_flat(flat_fun, leaves)
+        out = tree_unflatten(out_store(), outs)
         dtype = _check_scalar_output(api, out, holomorphic)
-        cts = f_vjp(np.ones((), dtype))
-        g = cts[0] if isinstance(argnums, int) else tuple(cts)
-        value = (out, res[2]) if has_aux else out
+        cts = pullback([np.ones((), dtype)])
+        grads = tree_unflatten(in_tree, [instantiate_zeros(c) for c in cts])
+        g = grads[0] if isinstance(argnums, int) else grads
+        value = (out, aux_store()) if has_aux else out
         if with_value:
             return value, g
-        return (g, res[2]) if has_aux else g
+        return (g, value[1]) if has_aux else g
 
     return grad_fun

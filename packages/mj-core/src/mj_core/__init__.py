@@ -42,6 +42,7 @@ from mj_core.trace import Tracer as Tracer
 from mj_core.trace import bind as bind
 from mj_core.trace import bind1 as bind1
 from mj_core.trace import current_trace_stack as current_trace_stack
+from mj_core.trace import eval_primitive as eval_primitive
 from mj_core.trace import find_top_trace as find_top_trace
 from mj_core.trace import full_lower as full_lower
 from mj_core.trace import full_raise as full_raise

@@ -139,7 +139,7 @@ class ConcreteArray(ShapedArray):
 
     def __init__(self, val: Any, weak_type: bool = False) -> None:
         self.val = val
-        if isinstance(val, np.ndarray):  # the common case, without np.shape/np.result_type
+        if isinstance(val, np.ndarray | np.generic):  # without np.shape/np.result_type
             super().__init__(val.shape, val.dtype, weak_type)
         else:
             super().__init__(np.shape(val), np.result_type(val), weak_type)

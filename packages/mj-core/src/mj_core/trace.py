@@ -41,6 +41,7 @@ __all__ = [
     "bind",
     "bind1",
     "current_trace_stack",
+    "eval_primitive",
     "find_top_trace",
     "full_lower",
     "full_raise",
@@ -119,7 +120,7 @@ class EvalTrace(Trace):
     def process_primitive(
         self, primitive: Primitive, tracers: list[Any], params: dict[str, Any]
     ) -> list[Any]:
-        return _apply_impl(primitive, tracers, params)  # type: ignore[no-any-return]
+        return eval_primitive(primitive, tracers, params)
 
 
 _state = _TraceState()
@@ -216,6 +217,11 @@ class Tracer:
     @property
     def ndim(self) -> int:
         return len(self.aval.shape)
+
+    @property
+    def weak_type(self) -> bool:
+        """Whether the value has a weak type (a Python scalar's; see NEP 50 promotion)."""
+        return self.aval.weak_type
 
     @property
     def size(self) -> int:
@@ -382,7 +388,10 @@ def _apply_impl_raw(primitive: Primitive, args: Sequence[Any], params: dict[str,
         raise _impl_error(primitive, args, err) from err
 
 
-def _apply_impl(primitive: Primitive, args: Sequence[Any], params: dict[str, Any]) -> Any:
+def eval_primitive(primitive: Primitive, args: Sequence[Any], params: dict[str, Any]) -> list[Any]:
+    """Apply ``primitive``'s impl rule to concrete ``args`` now, whatever traces are active:
+    the eval trace's interpretation, for traces that sit directly above it and have
+    unboxed their values (an invalid operand raises a ``ShapeDtypeError`` naming it)."""
     return eager_results(_apply_impl_raw(primitive, args, params))
 
 
@@ -399,7 +408,7 @@ def bind(primitive: Primitive, *args: Any, **params: Any) -> list[Any]:
             raise _impl_error(primitive, args, err) from err
     trace = find_top_trace(args)
     if type(trace) is EvalTrace:  # only constants: no boxing or unboxing to do
-        return _apply_impl(primitive, args, params)  # type: ignore[no-any-return]
+        return eval_primitive(primitive, args, params)
     tracers = []
     for arg in args:  # a loop, not a comprehension: no closure cell made on every call
         tracers.append(full_raise(trace, arg))

@@ -7,16 +7,19 @@ operand, contracting the output dims that came from the other operand, followed 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from mj_autodiff._jvp import defjvp
-from mj_autodiff._tangents import shape_dtype
+from mj_autodiff._tangents import shape_dtype, shaped_aval_of
 from mj_autodiff._transpose import UndefPrimal, transpose_rules
+from mj_autodiff._vjp_rules import vjp_rules
 from mj_core import ShapedArray, bind1, lax
 from mj_core.prims import contractions as ct_prims
+from mj_core.prims import structural as st_prims
 
 Array = Any
 DimensionNumbers = tuple[
@@ -40,6 +43,29 @@ def _free_dims(ndim: int, contract: Sequence[int], batch: Sequence[int]) -> list
     return [d for d in range(ndim) if d not in used]
 
 
+@functools.lru_cache(maxsize=256)
+def _transpose_geometry(
+    dimension_numbers: DimensionNumbers, x_ndim: int, y_ndim: int, swap_ans: bool
+) -> tuple[DimensionNumbers, tuple[int, ...] | None]:
+    """The ``dot_general`` dimension numbers of ``ct . y`` and the permutation putting its
+    result in x's dim order (``None`` when it already is): pure functions of the shapes'
+    ranks, cached because a training loop asks for the same few every step."""
+    (x_contract, y_contract), (x_batch, y_batch) = dimension_numbers
+    x_free = _free_dims(x_ndim, x_contract, x_batch)
+    y_free = _free_dims(y_ndim, y_contract, y_batch)
+    n_batch = len(x_batch)
+    if swap_ans:
+        ct_y_dims = tuple(range(n_batch, n_batch + len(y_free)))
+    else:
+        ct_y_dims = tuple(range(n_batch + len(x_free), n_batch + len(x_free) + len(y_free)))
+    ct_batch = tuple(range(n_batch))
+    dims = ((ct_y_dims, tuple(y_free)), (ct_batch, tuple(y_batch)))
+    # result dims: batch, x free (ct's remaining dims), x contracting dims (in y's order)
+    x_contract_in_y_order = [x_contract[i] for i in np.argsort(y_contract)]
+    perm = tuple(int(i) for i in np.argsort([*x_batch, *x_free, *x_contract_in_y_order]))
+    return dims, None if perm == tuple(range(x_ndim)) else perm
+
+
 def _transpose_lhs(
     ct: Array,
     x_aval: ShapedArray,
@@ -51,22 +77,18 @@ def _transpose_lhs(
 ) -> Array:
     """Cotangent of the lhs ``x`` of ``dot_general(x, y)`` (or of the rhs, when the operands
     were swapped: ``swap_ans`` says the output has y's free dims before x's)."""
-    (x_contract, y_contract), (x_batch, y_batch) = dimension_numbers
     y_ndim = len(shape_dtype(y)[0])
-    x_free = _free_dims(x_aval.ndim, x_contract, x_batch)
-    y_free = _free_dims(y_ndim, y_contract, y_batch)
-    n_batch = len(x_batch)
-    if swap_ans:
-        ct_y_dims = tuple(range(n_batch, n_batch + len(y_free)))
-    else:
-        ct_y_dims = tuple(range(n_batch + len(x_free), n_batch + len(x_free) + len(y_free)))
-    ct_batch = tuple(range(n_batch))
-    dims = ((ct_y_dims, tuple(y_free)), (ct_batch, tuple(y_batch)))
-    # result dims: batch, x free (ct's remaining dims), x contracting dims (in y's order)
-    x_contract_in_y_order = [x_contract[i] for i in np.argsort(y_contract)]
-    out = lax.dot_general(ct, y, dims, precision, preferred_element_type)
-    perm = np.argsort([*x_batch, *x_free, *x_contract_in_y_order])
-    out = lax.transpose(out, tuple(int(i) for i in perm))
+    dims, perm = _transpose_geometry(dimension_numbers, x_aval.ndim, y_ndim, swap_ans)
+    out = bind1(
+        ct_prims.dot_general_p,
+        ct,
+        y,
+        dimension_numbers=dims,
+        precision=precision,
+        preferred_element_type=preferred_element_type,
+    )
+    if perm is not None:
+        out = bind1(st_prims.transpose_p, out, permutation=perm)
     if shape_dtype(out)[1] != x_aval.dtype:
         out = lax.convert_element_type(out, x_aval.dtype)
     return out
@@ -99,3 +121,57 @@ def _dot_general_transpose(
 
 
 transpose_rules[ct_prims.dot_general_p] = _dot_general_transpose
+
+
+@functools.lru_cache(maxsize=256)
+def _rhs_direct_dims(
+    dimension_numbers: DimensionNumbers, x_ndim: int, y_ndim: int
+) -> DimensionNumbers | None:
+    """Dimension numbers contracting ``x`` with the output cotangent straight into the rhs
+    cotangent's layout (``x^T @ ct`` for a matmul), or ``None`` when that contraction's
+    result would need a transpose to get there."""
+    (x_contract, y_contract), (x_batch, y_batch) = dimension_numbers
+    x_free = _free_dims(x_ndim, x_contract, x_batch)
+    y_free = _free_dims(y_ndim, y_contract, y_batch)
+    out_dims = [
+        *y_batch,
+        *(y_contract[x_contract.index(d)] for d in sorted(x_contract)),
+        *y_free,
+    ]
+    if out_dims != list(range(y_ndim)):
+        return None
+    n_batch = len(x_batch)
+    ct_x_free = tuple(range(n_batch, n_batch + len(x_free)))
+    return ((tuple(x_free), ct_x_free), (tuple(x_batch), tuple(range(n_batch))))
+
+
+def _dot_general_vjp(
+    ct: Any, ans: Any, vals: list[Any], wants: list[bool], params: dict[str, Any]
+) -> list[Any]:
+    """Eager reverse mode's rule: the transpose rule's lhs cotangent, and a rhs cotangent
+    computed directly in its layout where possible (no trailing ``transpose``)."""
+    x, y = vals
+    dn = params["dimension_numbers"]
+    ct_x = ct_y = None
+    if wants[0]:
+        ct_x = _dot_general_transpose([ct], UndefPrimal(shaped_aval_of(x)), y, **params)[0]
+    if wants[1]:
+        y_aval = shaped_aval_of(y)
+        dims = _rhs_direct_dims(dn, len(shape_dtype(x)[0]), y_aval.ndim)
+        if dims is None:
+            ct_y = _dot_general_transpose([ct], x, UndefPrimal(y_aval), **params)[1]
+        else:
+            ct_y = bind1(
+                ct_prims.dot_general_p,
+                x,
+                ct,
+                dimension_numbers=dims,
+                precision=params["precision"],
+                preferred_element_type=params["preferred_element_type"],
+            )
+            if shape_dtype(ct_y)[1] != y_aval.dtype:
+                ct_y = lax.convert_element_type(ct_y, y_aval.dtype)
+    return [ct_x, ct_y]
+
+
+vjp_rules[ct_prims.dot_general_p] = _dot_general_vjp

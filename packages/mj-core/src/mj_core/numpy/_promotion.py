@@ -14,7 +14,7 @@ from mj_core.eager_array import EagerArray
 from mj_core.prims.conversions import convert_element_type_p
 from mj_core.prims.elementwise import to_inexact_dtype
 from mj_core.shapes import shape_of as shape_of
-from mj_core.trace import bind1
+from mj_core.trace import Tracer, bind1
 
 __all__ = [
     "Array",
@@ -42,6 +42,8 @@ def dtype_weak(x: Array) -> tuple[DType, bool]:
         return default_dtype_for_pytype(t), True
     if t is bool:
         return np.dtype(np.bool_), False
+    if isinstance(x, Tracer):  # autodiff's tracers answer from their primal, not an aval
+        return x.dtype, x.weak_type
     aval = get_aval(x)
     return aval.dtype, aval.weak_type
 

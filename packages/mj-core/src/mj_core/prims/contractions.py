@@ -3,6 +3,7 @@ dimensions, then the lhs free dimensions, then the rhs free dimensions."""
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from typing import Any
@@ -62,6 +63,26 @@ def _dot_general_avals(
     return [ShapedArray(shape, dtype, weak)]
 
 
+@functools.lru_cache(maxsize=256)
+def _matmul_plan(
+    dimension_numbers: DotDimensionNumbers, x_ndim: int, y_ndim: int
+) -> tuple[tuple[int, ...] | None, tuple[int, ...] | None, tuple[int, ...], tuple[int, ...]]:
+    """How ``dot_general`` maps onto ``matmul``: the permutations putting each operand in
+    ``(batch, free, contracting)`` / ``(batch, contracting, free)`` order (``None`` when it
+    already is) and the free dims of each. Cached: a loop repeats the same few contractions."""
+    (lc, rc), (lb, rb) = dimension_numbers
+    lf = tuple(i for i in range(x_ndim) if i not in lc and i not in lb)
+    rf = tuple(i for i in range(y_ndim) if i not in rc and i not in rb)
+    x_perm = (*lb, *lf, *lc)
+    y_perm = (*rb, *rc, *rf)
+    return (
+        None if x_perm == tuple(range(x_ndim)) else x_perm,
+        None if y_perm == tuple(range(y_ndim)) else y_perm,
+        lf,
+        rf,
+    )
+
+
 @impl_rules.register(dot_general_p)
 def _dot_general_impl(
     lhs: Any,
@@ -77,20 +98,23 @@ def _dot_general_impl(
         "preferred_element_type": preferred_element_type,
     }
     (out,) = check_operands(dot_general_p, (lhs, rhs), params)
-    (lc, rc), (lb, rb) = dimension_numbers
     x = np.asarray(lhs, out.dtype)
     y = np.asarray(rhs, out.dtype)
-    lf = [i for i in range(x.ndim) if i not in lc and i not in lb]
-    rf = [i for i in range(y.ndim) if i not in rc and i not in rb]
-    batch = [x.shape[i] for i in lb]
+    try:
+        x_perm, y_perm, lf, rf = _matmul_plan(dimension_numbers, x.ndim, y.ndim)
+    except TypeError:  # dimension numbers given as lists (unhashable): plan uncached
+        x_perm, y_perm, lf, rf = _matmul_plan.__wrapped__(dimension_numbers, x.ndim, y.ndim)
+    (lc, _), (lb, _) = dimension_numbers
+    x_shape = x.shape
+    batch = [x_shape[i] for i in lb]
     # math.prod on Python ints: np.prod would convert each short list to an array first
-    k = math.prod(x.shape[i] for i in lc)
-    m = math.prod(x.shape[i] for i in lf)
+    k = math.prod(x_shape[i] for i in lc)
+    m = math.prod(x_shape[i] for i in lf)
     n = math.prod(y.shape[i] for i in rf)
     # ndarray methods, not np.transpose/np.reshape: those wrappers cost more than the small
     # products of eager per-example work
-    x3 = x.transpose((*lb, *lf, *lc)).reshape((*batch, m, k))
-    y3 = y.transpose((*rb, *rc, *rf)).reshape((*batch, k, n))
+    x3 = (x if x_perm is None else x.transpose(x_perm)).reshape((*batch, m, k))
+    y3 = (y if y_perm is None else y.transpose(y_perm)).reshape((*batch, k, n))
     if k == 1:  # outer products (per-example weight gradients under vmap): a broadcast
         # multiply avoids matmul's dispatch of one 1-deep product per batch element
         return [np.multiply(x3, y3).reshape(out.shape)]

@@ -1,0 +1,131 @@
+"""VJP rules for eager reverse mode (:mod:`mj_autodiff._tape`), derived from the JVP and
+transpose rules so that every derivative formula is written once. The tape asks
+:func:`vjp_rule`, which derives a primitive's rule the first time it is needed.
+
+* **Linear** primitives (registered with ``deflinear``/``deflinear2``, and the ones with
+  hand-written transpose rules below): the VJP *is* the transpose rule, applied with the
+  differentiated operands marked ``UndefPrimal``.
+* **Bilinear** primitives (``mul``, convolution): linear in each operand with the other
+  fixed, so the transpose rule is applied once per differentiated operand. (``dot_general``
+  has its own rule, next to its transpose rule.)
+* **Elementwise** primitives with :func:`~mj_autodiff.defjvp` rules: the Jacobian is
+  diagonal, hence its own transpose, so operand ``i``'s cotangent is its tangent function
+  applied to the output cotangent, summed back to the operand's shape (``unbroadcast``).
+  That needs the tangent function to be complex-linear, which ``abs`` is not for complex
+  operands: those take the general path.
+
+``div`` (linear in the numerator only) is written out. Every other primitive is linearized
+alone by the tape, so a missing entry costs speed, never correctness.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from mj_autodiff._jvp import tangent_fns
+from mj_autodiff._tangents import shaped_aval_of
+from mj_autodiff._transpose import UndefPrimal, linear_prims, transpose_rules, unbroadcast
+from mj_core import Primitive, RuleTable, lax
+from mj_core.prims import conversions, indexing, structural
+from mj_core.prims import elementwise as ew
+from mj_core.prims.convolution import conv_general_dilated_p
+
+Rule = Callable[[Any, Any, list[Any], list[bool], dict[str, Any]], list[Any]]
+
+
+def _linear_vjp(prim: Primitive) -> Rule:
+    def rule(ct: Any, ans: Any, vals: list[Any], wants: list[bool], params: dict[str, Any]) -> Any:
+        args = [
+            UndefPrimal(shaped_aval_of(v)) if w else v for v, w in zip(vals, wants, strict=True)
+        ]
+        return transpose_rules[prim]([ct], *args, **params)
+
+    rule.__name__ = f"{prim.name}_vjp"
+    return rule
+
+
+def _bilinear_vjp(prim: Primitive) -> Rule:
+    def rule(ct: Any, ans: Any, vals: list[Any], wants: list[bool], params: dict[str, Any]) -> Any:
+        transpose = transpose_rules[prim]
+        out: list[Any] = [None] * len(vals)
+        for i, w in enumerate(wants):
+            if w:
+                args = list(vals)
+                args[i] = UndefPrimal(shaped_aval_of(vals[i]))
+                out[i] = transpose([ct], *args, **params)[i]
+        return out
+
+    rule.__name__ = f"{prim.name}_vjp"
+    return rule
+
+
+def _elementwise_vjp(prim: Primitive) -> Rule:
+    fns, pass_ans = tangent_fns[prim]
+
+    def rule(ct: Any, ans: Any, vals: list[Any], wants: list[bool], params: dict[str, Any]) -> Any:
+        args = (ans, *vals) if pass_ans else vals
+        return [
+            unbroadcast(fn(ct, *args, **params), shaped_aval_of(v))
+            if w and fn is not None
+            else None
+            for fn, v, w in zip(fns, vals, wants, strict=True)
+        ]
+
+    rule.__name__ = f"{prim.name}_vjp"
+    return rule
+
+
+def _div_vjp(ct: Any, ans: Any, vals: list[Any], wants: list[bool], params: dict[str, Any]) -> Any:
+    x, y = vals
+    return [
+        unbroadcast(lax.div(ct, y), shaped_aval_of(x)) if wants[0] else None,
+        unbroadcast(lax.mul(ct, lax.neg(lax.div(ans, y))), shaped_aval_of(y)) if wants[1] else None,
+    ]
+
+
+_HAND_WRITTEN_LINEAR = {
+    ew.neg_p,
+    ew.add_p,
+    ew.sub_p,
+    ew.select_n_p,
+    conversions.convert_element_type_p,
+    structural.dynamic_slice_p,
+    structural.dynamic_update_slice_p,
+    indexing.gather_p,
+    indexing.scatter_add_p,
+}
+_BILINEAR = {ew.mul_p, conv_general_dilated_p}
+
+#: ``vjp_rules[p](ct, ans, primals, wants, params) -> list``: the cotangents of the operands
+#: of single-output ``p`` flagged in ``wants`` (``None`` elsewhere), given the output's
+#: cotangent ``ct``, the output ``ans`` and the operands. Entries are derived on first use
+#: (:func:`vjp_rule`); a primitive may also register its own.
+vjp_rules = RuleTable("vjp_rules", "eager reverse mode (vjp)", "mj_autodiff")
+vjp_rules[ew.div_p] = _div_vjp
+
+#: Rules that hold only for real operands (they reuse a JVP formula that is not
+#: complex-linear: ``abs``); complex operands take the general path.
+real_only_vjps: set[Primitive] = {ew.abs_p}
+
+_UNDERIVABLE: set[Primitive] = set()
+
+
+def vjp_rule(prim: Primitive) -> Rule | None:
+    """``prim``'s entry in :data:`vjp_rules`, derived from its other rules the first time it
+    is asked for (so primitives registered later, by any layer or user, are covered); ``None``
+    for a primitive whose VJP cannot be derived (the tape linearizes it instead)."""
+    rule = vjp_rules.get(prim)
+    if rule is not None or prim in _UNDERIVABLE:
+        return rule
+    if prim in linear_prims or prim in _HAND_WRITTEN_LINEAR:
+        rule = _linear_vjp(prim)
+    elif prim in _BILINEAR:
+        rule = _bilinear_vjp(prim)
+    elif prim in tangent_fns and prim in ew.elementwise_specs:
+        rule = _elementwise_vjp(prim)
+    else:
+        _UNDERIVABLE.add(prim)
+        return None
+    vjp_rules[prim] = rule
+    return rule
