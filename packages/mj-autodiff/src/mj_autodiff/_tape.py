@@ -30,7 +30,7 @@ import numpy as np
 from mj_autodiff._jvp import PrimalTracer, zero_derivative_prims
 from mj_autodiff._linearize import LinearFunction, linearize_flat
 from mj_autodiff._tangents import Zero, add_tangents, shaped_aval_of, tangent_aval_of
-from mj_autodiff._vjp_rules import real_only_vjps, vjp_rule
+from mj_autodiff._vjp_rules import real_only_vjps, vjp_rule, vjp_rules
 from mj_core import (
     EagerArray,
     Primitive,
@@ -40,6 +40,7 @@ from mj_core import (
     eval_primitive,
     new_main,
 )
+from mj_ir.tracing import gc_paused
 
 __all__ = ["TapeTrace", "TapeTracer", "tape_vjp_flat"]
 
@@ -116,7 +117,7 @@ class TapeTrace(Trace):
                 wants.append(False)
         if primitive in zero_derivative_prims:
             return eval_primitive(primitive, vals, params)
-        rule = vjp_rule(primitive)
+        rule = vjp_rules.get(primitive) or vjp_rule(primitive)
         if (
             rule is None
             or primitive.multiple_results
@@ -125,8 +126,8 @@ class TapeTrace(Trace):
             return self._linearized(lambda *xs: bind(primitive, *xs, **params), vals, parents)
         outs = eval_primitive(primitive, vals, params)
         ans = outs[0]
-        if not _is_inexact(ans):
-            return outs
+        if type(ans) is EagerArray and ans.dtype.kind not in "fc":
+            return outs  # an integer or boolean result: a constant
         node = _Node(parents, rule, vals, ans, wants, params, 1)
         self.main.global_data.append(node)
         return [TapeTracer(self, ans, node, 0)]
@@ -217,7 +218,7 @@ def tape_vjp_flat(
     """
     tape: list[_Node] = []
     leaves: list[_Node | None] = []
-    with new_main(TapeTrace, tape) as main:
+    with gc_paused(), new_main(TapeTrace, tape) as main:  # the tape holds no cycles
         trace = main.trace
         args = []
         for p in primals:
@@ -242,7 +243,8 @@ def tape_vjp_flat(
         for where, ct in zip(out_nodes, cts, strict=True):
             if where is not None and type(ct) is not Zero:
                 _accumulate(env, where[0], where[1], ct)
-        _backward(tape, env)
+        with gc_paused():
+            _backward(tape, env)
         return [
             Zero(tangent_aval_of(p)) if leaf is None or leaf not in env else env[leaf]
             for leaf, p in zip(leaves, primals, strict=True)

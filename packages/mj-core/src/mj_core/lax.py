@@ -8,6 +8,7 @@ broadcast and promote like NumPy (see :mod:`mj_core.prims.elementwise`).
 from __future__ import annotations
 
 import builtins
+import functools
 from collections.abc import Sequence
 from typing import Any, Protocol
 
@@ -880,18 +881,12 @@ def sort_key_val(
 
 
 # --- contractions ---------------------------------------------------------------------------
-def dot_general(
-    lhs: Array,
-    rhs: Array,
-    dimension_numbers: Any,
-    precision: Any = None,
-    preferred_element_type: Any = None,
-) -> Array:
-    """General contraction; ``dimension_numbers = ((lhs_contract, rhs_contract), (lhs_batch,
-    rhs_batch))``. Output dims: batch, lhs free, rhs free."""
+@functools.lru_cache(maxsize=512)
+def _canonical_dot_dims(dimension_numbers: Any, lhs_nd: int, rhs_nd: int) -> Any:
+    """``dimension_numbers`` with every axis a non-negative int (cached: eager loops and
+    traces repeat the same few contractions; errors are raised, never cached)."""
     (lc, rc), (lb, rb) = dimension_numbers
-    lhs_nd, rhs_nd = len(shape_of(lhs)), len(shape_of(rhs))
-    dn = (
+    return (
         (
             canonicalize_axes("dot_general", lc, lhs_nd),
             canonicalize_axes("dot_general", rc, rhs_nd),
@@ -901,6 +896,22 @@ def dot_general(
             canonicalize_axes("dot_general", rb, rhs_nd),
         ),
     )
+
+
+def dot_general(
+    lhs: Array,
+    rhs: Array,
+    dimension_numbers: Any,
+    precision: Any = None,
+    preferred_element_type: Any = None,
+) -> Array:
+    """General contraction; ``dimension_numbers = ((lhs_contract, rhs_contract), (lhs_batch,
+    rhs_batch))``. Output dims: batch, lhs free, rhs free."""
+    lhs_nd, rhs_nd = len(shape_of(lhs)), len(shape_of(rhs))
+    try:
+        dn = _canonical_dot_dims(dimension_numbers, lhs_nd, rhs_nd)
+    except TypeError:  # unhashable (lists): canonicalize without the cache
+        dn = _canonical_dot_dims.__wrapped__(dimension_numbers, lhs_nd, rhs_nd)
     pet = None if preferred_element_type is None else np.dtype(preferred_element_type)
     return bind1(
         ct.dot_general_p,

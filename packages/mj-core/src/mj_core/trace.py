@@ -378,21 +378,20 @@ def _impl_error(primitive: Primitive, args: Sequence[Any], err: Exception) -> Sh
     return ShapeDtypeError(f"{primitive.name}: invalid operands ({shapes}){where}: {err}")
 
 
-def _apply_impl_raw(primitive: Primitive, args: Sequence[Any], params: dict[str, Any]) -> Any:
-    """The impl rule's outputs as it returns them (plain NumPy arrays or scalars)."""
-    try:
-        return impl_rules[primitive](*args, **params)
-    except MJError:
-        raise
-    except (ValueError, TypeError) as err:
-        raise _impl_error(primitive, args, err) from err
-
-
 def eval_primitive(primitive: Primitive, args: Sequence[Any], params: dict[str, Any]) -> list[Any]:
     """Apply ``primitive``'s impl rule to concrete ``args`` now, whatever traces are active:
     the eval trace's interpretation, for traces that sit directly above it and have
     unboxed their values (an invalid operand raises a ``ShapeDtypeError`` naming it)."""
-    return eager_results(_apply_impl_raw(primitive, args, params))
+    try:
+        outs = impl_rules[primitive](*args, **params)
+    except MJError:
+        raise
+    except (ValueError, TypeError) as err:
+        raise _impl_error(primitive, args, err) from err
+    if len(outs) == 1:  # eager_results' common case, inlined
+        out = outs[0]
+        return [_view(out, EagerArray) if type(out) is _ndarray else eager_result(out)]
+    return eager_results(outs)
 
 
 def bind(primitive: Primitive, *args: Any, **params: Any) -> list[Any]:
@@ -411,9 +410,12 @@ def bind(primitive: Primitive, *args: Any, **params: Any) -> list[Any]:
         return eval_primitive(primitive, args, params)
     tracers = []
     for arg in args:  # a loop, not a comprehension: no closure cell made on every call
-        tracers.append(full_raise(trace, arg))
+        # full_raise's common case (already a tracer of this trace) inlined
+        tracers.append(
+            arg if isinstance(arg, Tracer) and arg._trace is trace else full_raise(trace, arg)
+        )
     outs = trace.process_primitive(primitive, tracers, params)
-    return [full_lower(out) for out in outs]
+    return [out.full_lower() if isinstance(out, Tracer) else out for out in outs]
 
 
 def bind1(primitive: Primitive, *args: Any, **params: Any) -> Any:
@@ -433,10 +435,11 @@ def bind1(primitive: Primitive, *args: Any, **params: Any) -> Any:
         return eager_result(out)
     trace = find_top_trace(args)
     if type(trace) is EvalTrace:  # only constants: no boxing or unboxing to do
-        out = _apply_impl_raw(primitive, args, params)[0]
-        return _view(out, EagerArray) if type(out) is _ndarray else eager_result(out)
+        return eval_primitive(primitive, args, params)[0]
     tracers = []
     for arg in args:  # a loop, not a comprehension: no closure cell made on every call
-        tracers.append(full_raise(trace, arg))
+        tracers.append(
+            arg if isinstance(arg, Tracer) and arg._trace is trace else full_raise(trace, arg)
+        )
     (out,) = trace.process_primitive(primitive, tracers, params)
-    return full_lower(out)
+    return out.full_lower() if isinstance(out, Tracer) else out
