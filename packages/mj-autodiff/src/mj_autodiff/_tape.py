@@ -30,7 +30,15 @@ import numpy as np
 from mj_autodiff._jvp import PrimalTracer, zero_derivative_prims
 from mj_autodiff._linearize import LinearFunction, linearize_flat
 from mj_autodiff._tangents import Zero, add_tangents, shaped_aval_of, tangent_aval_of
-from mj_autodiff._vjp_rules import real_only_vjps, vjp_rule, vjp_rules
+from mj_autodiff._transpose import UndefPrimal
+from mj_autodiff._vjp_rules import (
+    ans_vjps,
+    bilinear_vjps,
+    linear_vjps,
+    real_only_vjps,
+    vjp_rule,
+    vjp_rules,
+)
 from mj_core import (
     EagerArray,
     Primitive,
@@ -128,7 +136,11 @@ class TapeTrace(Trace):
         ans = outs[0]
         if type(ans) is EagerArray and ans.dtype.kind not in "fc":
             return outs  # an integer or boolean result: a constant
-        node = _Node(parents, rule, vals, ans, wants, params, 1)
+        if primitive in linear_vjps or (primitive in bilinear_vjps and wants.count(True) == 1):
+            vals = [
+                UndefPrimal(shaped_aval_of(v)) if w else v for v, w in zip(vals, wants, strict=True)
+            ]
+        node = _Node(parents, rule, vals, ans if primitive in ans_vjps else None, wants, params, 1)
         self.main.global_data.append(node)
         return [TapeTracer(self, ans, node, 0)]
 

@@ -26,7 +26,7 @@ from typing import Any
 from mj_autodiff._jvp import tangent_fns
 from mj_autodiff._tangents import shaped_aval_of
 from mj_autodiff._transpose import UndefPrimal, linear_prims, transpose_rules, unbroadcast
-from mj_core import Primitive, RuleTable, lax
+from mj_core import Primitive, RuleTable, ShapedArray, lax
 from mj_core.prims import conversions, indexing, structural
 from mj_core.prims import elementwise as ew
 from mj_core.prims.convolution import conv_general_dilated_p
@@ -34,12 +34,14 @@ from mj_core.prims.convolution import conv_general_dilated_p
 Rule = Callable[[Any, Any, list[Any], list[bool], dict[str, Any]], list[Any]]
 
 
+def operand_aval(v: Any) -> ShapedArray:
+    """The type of a rule's operand, which the tape may have kept as an ``UndefPrimal``."""
+    return v.aval if type(v) is UndefPrimal else shaped_aval_of(v)
+
+
 def _linear_vjp(prim: Primitive) -> Rule:
     def rule(ct: Any, ans: Any, vals: list[Any], wants: list[bool], params: dict[str, Any]) -> Any:
-        args = [
-            UndefPrimal(shaped_aval_of(v)) if w else v for v, w in zip(vals, wants, strict=True)
-        ]
-        return transpose_rules[prim]([ct], *args, **params)
+        return transpose_rules[prim]([ct], *vals, **params)  # wanted operands: UndefPrimal
 
     rule.__name__ = f"{prim.name}_vjp"
     return rule
@@ -51,8 +53,10 @@ def _bilinear_vjp(prim: Primitive) -> Rule:
         out: list[Any] = [None] * len(vals)
         for i, w in enumerate(wants):
             if w:
-                args = list(vals)
-                args[i] = UndefPrimal(shaped_aval_of(vals[i]))
+                args = vals
+                if type(vals[i]) is not UndefPrimal:  # several operands differentiated
+                    args = list(vals)
+                    args[i] = UndefPrimal(shaped_aval_of(vals[i]))
                 out[i] = transpose([ct], *args, **params)[i]
         return out
 
@@ -100,9 +104,19 @@ _BILINEAR = {ew.mul_p, conv_general_dilated_p}
 #: ``vjp_rules[p](ct, ans, primals, wants, params) -> list``: the cotangents of the operands
 #: of single-output ``p`` flagged in ``wants`` (``None`` elsewhere), given the output's
 #: cotangent ``ct``, the output ``ans`` and the operands. Entries are derived on first use
-#: (:func:`vjp_rule`); a primitive may also register its own.
+#: (:func:`vjp_rule`); a primitive may also register its own (and say what it keeps below).
 vjp_rules = RuleTable("vjp_rules", "eager reverse mode (vjp)", "mj_autodiff")
 vjp_rules[ew.div_p] = _div_vjp
+
+# What the tape keeps for a rule: by default every operand's value and not the output. The
+# less it keeps, the sooner the intermediates of a long computation are freed.
+#: Rules that get each differentiated operand as an ``UndefPrimal`` (its type only).
+linear_vjps: set[Primitive] = set()
+#: Rules that get the differentiated operand as an ``UndefPrimal`` when it is the only one
+#: (the others are then the constant factors); values of all operands otherwise.
+bilinear_vjps: set[Primitive] = set()
+#: Rules that read the output ``ans`` (``None`` for the others).
+ans_vjps: set[Primitive] = {ew.div_p}
 
 #: Rules that hold only for real operands (they reuse a JVP formula that is not
 #: complex-linear: ``abs``); complex operands take the general path.
@@ -120,10 +134,14 @@ def vjp_rule(prim: Primitive) -> Rule | None:
         return rule
     if prim in linear_prims or prim in _HAND_WRITTEN_LINEAR:
         rule = _linear_vjp(prim)
+        linear_vjps.add(prim)
     elif prim in _BILINEAR:
         rule = _bilinear_vjp(prim)
+        bilinear_vjps.add(prim)
     elif prim in tangent_fns and prim in ew.elementwise_specs:
         rule = _elementwise_vjp(prim)
+        if tangent_fns[prim][1]:
+            ans_vjps.add(prim)
     else:
         _UNDERIVABLE.add(prim)
         return None

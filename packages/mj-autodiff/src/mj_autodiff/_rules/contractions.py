@@ -16,7 +16,7 @@ import numpy as np
 from mj_autodiff._jvp import defjvp
 from mj_autodiff._tangents import shape_dtype, shaped_aval_of
 from mj_autodiff._transpose import UndefPrimal, transpose_rules
-from mj_autodiff._vjp_rules import vjp_rules
+from mj_autodiff._vjp_rules import bilinear_vjps, operand_aval, vjp_rules
 from mj_core import ShapedArray, bind1, lax
 from mj_core.prims import contractions as ct_prims
 from mj_core.prims import structural as st_prims
@@ -149,15 +149,16 @@ def _dot_general_vjp(
     ct: Any, ans: Any, vals: list[Any], wants: list[bool], params: dict[str, Any]
 ) -> list[Any]:
     """Eager reverse mode's rule: the transpose rule's lhs cotangent, and a rhs cotangent
-    computed directly in its layout where possible (no trailing ``transpose``)."""
+    computed directly in its layout where possible (no trailing ``transpose``). The tape
+    keeps a differentiated operand as an ``UndefPrimal`` when it is the only one."""
     x, y = vals
-    dn = params["dimension_numbers"]
     ct_x = ct_y = None
     if wants[0]:
-        ct_x = _dot_general_transpose([ct], UndefPrimal(shaped_aval_of(x)), y, **params)[0]
-    if wants[1]:
-        y_aval = shaped_aval_of(y)
-        dims = _rhs_direct_dims(dn, len(shape_dtype(x)[0]), y_aval.ndim)
+        x_undef = x if type(x) is UndefPrimal else UndefPrimal(shaped_aval_of(x))
+        ct_x = _dot_general_transpose([ct], x_undef, y, **params)[0]
+    if wants[1]:  # then x is a value
+        y_aval = operand_aval(y)
+        dims = _rhs_direct_dims(params["dimension_numbers"], len(shape_dtype(x)[0]), y_aval.ndim)
         if dims is None:
             ct_y = _dot_general_transpose([ct], x, UndefPrimal(y_aval), **params)[1]
         else:
@@ -175,3 +176,4 @@ def _dot_general_vjp(
 
 
 vjp_rules[ct_prims.dot_general_p] = _dot_general_vjp
+bilinear_vjps.add(ct_prims.dot_general_p)
