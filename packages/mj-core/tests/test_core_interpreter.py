@@ -262,3 +262,19 @@ def test_missing_rule_error_names_primitive_and_table():
 def test_impl_error_names_primitive_operands_and_user_line():
     with pytest.raises(TypeError, match=r"add.*f64\[2\].*f64\[3\].*test_core_interpreter.py"):
         lax.add(np.ones(2), np.ones(3))
+
+
+def test_a_new_impl_rule_replaces_the_elementwise_shortcut():
+    from mj_core.prims.elementwise import sin_p
+
+    original = impl_rules[sin_p]
+    assert sin_p.eager1 is not None  # bind1 calls np.sin directly
+    x = np.array([0.5, 1.0])
+    try:
+        impl_rules[sin_p] = lambda x: [np.full_like(x, 7.0)]
+        assert sin_p.eager1 is None
+        np.testing.assert_array_equal(lax.sin(x), [7.0, 7.0])  # the new rule, not np.sin
+    finally:
+        impl_rules[sin_p] = original
+        sin_p.eager1 = np.sin
+    np.testing.assert_allclose(lax.sin(x), np.sin(x))

@@ -21,11 +21,15 @@ __all__ = ["Primitive", "RuleTable", "impl_rules"]
 class Primitive:
     """A named operation; its meaning is given by the rule tables it is registered in."""
 
-    __slots__ = ("multiple_results", "name")
+    __slots__ = ("eager1", "multiple_results", "name")
 
     def __init__(self, name: str, *, multiple_results: bool = False) -> None:
         self.name = name
         self.multiple_results = multiple_results
+        #: The impl rule's computation as a function returning the single output itself (no
+        #: list): ``bind``'s eager shortcut for the elementwise primitives, whose impl rules
+        #: only wrap a NumPy ufunc. Registering another impl rule clears it.
+        self.eager1: Callable[..., Any] | None = None
 
     def __repr__(self) -> str:
         return self.name
@@ -59,4 +63,12 @@ class RuleTable(dict[Primitive, Callable[..., Any]]):
         return decorate
 
 
-impl_rules = RuleTable("impl_rules", "eager evaluation (impl)", "mj_core")
+class _ImplRules(RuleTable):
+    """The impl table: a new rule for a primitive also retires its ``eager1`` shortcut."""
+
+    def __setitem__(self, prim: Primitive, rule: Callable[..., Any]) -> None:
+        prim.eager1 = None
+        super().__setitem__(prim, rule)
+
+
+impl_rules: RuleTable = _ImplRules("impl_rules", "eager evaluation (impl)", "mj_core")

@@ -425,7 +425,8 @@ def bind1(primitive: Primitive, *args: Any, **params: Any) -> Any:
             if params:
                 out = impl_rules[primitive](*args, **params)[0]
             else:
-                out = impl_rules[primitive](*args)[0]  # no dict copy
+                eager1 = primitive.eager1  # elementwise: the ufunc itself, one frame less
+                out = impl_rules[primitive](*args)[0] if eager1 is None else eager1(*args)
         except MJError:
             raise
         except (ValueError, TypeError) as err:

@@ -96,6 +96,7 @@ def _define(
     elementwise_specs[prim] = ElementwiseSpec(nin, kinds, out_dtype, first_operand_is_selector)
 
     impl_rules[prim] = _impl_rule(name, nin, impl)
+    prim.eager1 = impl
     return prim
 
 
