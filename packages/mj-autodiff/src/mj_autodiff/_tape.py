@@ -111,18 +111,7 @@ class TapeTrace(Trace):
     def process_primitive(
         self, primitive: Primitive, tracers: list[Any], params: dict[str, Any]
     ) -> list[Any]:
-        vals: list[Any] = []
-        parents: list[TapeTracer | None] = []
-        wants: list[bool] = []
-        for t in tracers:
-            if type(t) is TapeTracer:
-                vals.append(t.primal)
-                parents.append(t)
-                wants.append(True)
-            else:
-                vals.append(t)
-                parents.append(None)
-                wants.append(False)
+        vals, parents, wants = _unbox(tracers)
         if primitive in zero_derivative_prims:
             return eval_primitive(primitive, vals, params)
         rule = vjp_rules.get(primitive) or vjp_rule(primitive)
@@ -131,7 +120,9 @@ class TapeTrace(Trace):
             or primitive.multiple_results
             or (primitive in real_only_vjps and _any_complex(vals, wants))
         ):
-            return self._linearized(lambda *xs: bind(primitive, *xs, **params), vals, parents)
+            return self._linearized(
+                lambda *xs: bind(primitive, *xs, **params), vals, parents, wants
+            )
         outs = eval_primitive(primitive, vals, params)
         ans = outs[0]
         if type(ans) is EagerArray and ans.dtype.kind not in "fc":
@@ -162,20 +153,17 @@ class TapeTrace(Trace):
         return self._linearized_call(fun, tracers)
 
     def _linearized_call(self, fun: Callable[..., list[Any]], tracers: list[Any]) -> list[Any]:
-        vals: list[Any] = []
-        parents: list[TapeTracer | None] = []
-        for t in tracers:
-            is_tracer = type(t) is TapeTracer
-            vals.append(t.primal if is_tracer else t)
-            parents.append(t if is_tracer else None)
-        return self._linearized(fun, vals, parents)
+        return self._linearized(fun, *_unbox(tracers))
 
     def _linearized(
-        self, fun: Callable[..., Sequence[Any]], vals: list[Any], parents: list[TapeTracer | None]
+        self,
+        fun: Callable[..., Sequence[Any]],
+        vals: list[Any],
+        parents: list[TapeTracer | None],
+        wants: list[bool],
     ) -> list[Any]:
         """Apply ``fun`` to ``vals`` linearized in the operands that have parents, and
         record a node that transposes that linear function."""
-        wants = [p is not None for p in parents]
 
         def partial(*xs: Any) -> Sequence[Any]:
             args = list(vals)
@@ -194,6 +182,24 @@ class TapeTrace(Trace):
             TapeTracer(self, out, node, i) if nz else out
             for i, (out, nz) in enumerate(zip(outs, lin.out_nonzero, strict=True))
         ]
+
+
+def _unbox(tracers: list[Any]) -> tuple[list[Any], list[TapeTracer | None], list[bool]]:
+    """The operands' values, the tracers they came from (``None`` for constants) and which
+    operands are differentiated (the ones with a tracer)."""
+    vals: list[Any] = []
+    parents: list[TapeTracer | None] = []
+    wants: list[bool] = []
+    for t in tracers:
+        if type(t) is TapeTracer:
+            vals.append(t.primal)
+            parents.append(t)
+            wants.append(True)
+        else:
+            vals.append(t)
+            parents.append(None)
+            wants.append(False)
+    return vals, parents, wants
 
 
 def _transpose_linear(

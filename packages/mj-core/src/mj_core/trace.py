@@ -382,7 +382,11 @@ def eval_primitive(primitive: Primitive, args: Sequence[Any], params: dict[str, 
     """Apply ``primitive``'s impl rule to concrete ``args`` now, whatever traces are active:
     the eval trace's interpretation, for traces that sit directly above it and have
     unboxed their values (an invalid operand raises a ``ShapeDtypeError`` naming it)."""
+    eager1 = primitive.eager1
     try:
+        if eager1 is not None and not params:  # an elementwise primitive: its ufunc
+            out = eager1(*args)
+            return [_view(out, EagerArray) if type(out) is _ndarray else eager_result(out)]
         outs = impl_rules[primitive](*args, **params)
     except MJError:
         raise
