@@ -16,7 +16,15 @@ from mj_autodiff._tangents import Zero
 from mj_autodiff._tape import TapeTracer, tape_vjp_flat
 from mj_autodiff._vjp_rules import vjp_rule
 from mj_core import TracerLeakError, lax
-from mj_core.prims import contractions, elementwise, reductions, structural
+from mj_core.prims import (
+    contractions,
+    conversions,
+    elementwise,
+    indexing,
+    reductions,
+    structural,
+)
+from mj_core.prims.convolution import conv_general_dilated_p
 
 RNG = np.random.default_rng(0)
 
@@ -143,6 +151,11 @@ def test_tape_vjp_equals_transposed_linearization(
         structural.broadcast_p,
         structural.reshape_p,
         structural.transpose_p,
+        structural.dynamic_slice_p,
+        elementwise.select_n_p,
+        conversions.convert_element_type_p,
+        indexing.gather_p,
+        conv_general_dilated_p,
     ],
     ids=str,
 )

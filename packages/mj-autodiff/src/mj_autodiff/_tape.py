@@ -43,7 +43,6 @@ from mj_core import (
     EagerArray,
     Primitive,
     Trace,
-    Tracer,
     bind,
     eval_primitive,
     new_main,
@@ -57,7 +56,9 @@ class _Node:
     """One tape entry: a primitive application that has differentiable operands.
 
     ``parents`` has one entry per operand: the :class:`TapeTracer` it came from, or ``None``
-    for a constant. ``rule(ct, ans, vals, wants, params)`` returns the operands' cotangents.
+    for a constant. ``rule(ct, ans, vals, wants, params)`` returns the operands' cotangents;
+    ``vals`` and ``ans`` hold what the rule reads (see :mod:`mj_autodiff._vjp_rules`), and for
+    a node linearized alone ``ans`` is its :class:`~mj_autodiff.LinearFunction`.
     """
 
     __slots__ = ("ans", "n_out", "params", "parents", "rule", "vals", "wants")
@@ -125,7 +126,7 @@ class TapeTrace(Trace):
             )
         outs = eval_primitive(primitive, vals, params)
         ans = outs[0]
-        if type(ans) is EagerArray and ans.dtype.kind not in "fc":
+        if not _is_inexact(ans):
             return outs  # an integer or boolean result: a constant
         if primitive in linear_vjps or (primitive in bilinear_vjps and wants.count(True) == 1):
             vals = [
@@ -240,7 +241,7 @@ def tape_vjp_flat(
         trace = main.trace
         args = []
         for p in primals:
-            if _is_inexact(p) and not isinstance(p, Tracer):
+            if _is_inexact(p):
                 leaf = _Node([], None, [], None, [], {}, 1)
                 leaves.append(leaf)
                 args.append(TapeTracer(trace, p, leaf, 0))

@@ -45,8 +45,14 @@ transpose_rules = RuleTable(
 )
 
 
-#: Primitives registered by :func:`deflinear`/:func:`deflinear2`: linear in all operands.
+#: Primitives linear in every operand that can carry a tangent (integer operands, such as
+#: indices, are fixed): those registered by :func:`deflinear`/:func:`deflinear2`, and those
+#: whose hand-written transpose rule accepts every such operand as an ``UndefPrimal`` at once.
 linear_prims: set[Primitive] = set()
+
+#: Primitives linear in each operand with the others fixed (``mul``, convolution): their
+#: transpose rules take one ``UndefPrimal`` operand at a time.
+bilinear_prims: set[Primitive] = set()
 
 
 class UndefPrimal:

@@ -2,12 +2,11 @@
 transpose rules so that every derivative formula is written once. The tape asks
 :func:`vjp_rule`, which derives a primitive's rule the first time it is needed.
 
-* **Linear** primitives (registered with ``deflinear``/``deflinear2``, and the ones with
-  hand-written transpose rules below): the VJP *is* the transpose rule, applied with the
-  differentiated operands marked ``UndefPrimal``.
-* **Bilinear** primitives (``mul``, convolution): linear in each operand with the other
-  fixed, so the transpose rule is applied once per differentiated operand. (``dot_general``
-  has its own rule, next to its transpose rule.)
+* **Linear** primitives (``linear_prims``, declared next to their transpose rules): the VJP
+  *is* the transpose rule, applied with the differentiated operands marked ``UndefPrimal``.
+* **Bilinear** primitives (``bilinear_prims``: ``mul``, convolution): linear in each operand
+  with the other fixed, so the transpose rule is applied once per differentiated operand.
+  (``dot_general`` has its own rule, next to its transpose rule.)
 * **Elementwise** primitives with :func:`~mj_autodiff.defjvp` rules: the Jacobian is
   diagonal, hence its own transpose, so operand ``i``'s cotangent is its tangent function
   applied to the output cotangent, summed back to the operand's shape (``unbroadcast``).
@@ -25,11 +24,15 @@ from typing import Any
 
 from mj_autodiff._jvp import tangent_fns
 from mj_autodiff._tangents import shaped_aval_of
-from mj_autodiff._transpose import UndefPrimal, linear_prims, transpose_rules, unbroadcast
+from mj_autodiff._transpose import (
+    UndefPrimal,
+    bilinear_prims,
+    linear_prims,
+    transpose_rules,
+    unbroadcast,
+)
 from mj_core import Primitive, RuleTable, ShapedArray, lax
-from mj_core.prims import conversions, indexing, structural
 from mj_core.prims import elementwise as ew
-from mj_core.prims.convolution import conv_general_dilated_p
 
 Rule = Callable[[Any, Any, list[Any], list[bool], dict[str, Any]], list[Any]]
 
@@ -88,19 +91,6 @@ def _div_vjp(ct: Any, ans: Any, vals: list[Any], wants: list[bool], params: dict
     ]
 
 
-_HAND_WRITTEN_LINEAR = {
-    ew.neg_p,
-    ew.add_p,
-    ew.sub_p,
-    ew.select_n_p,
-    conversions.convert_element_type_p,
-    structural.dynamic_slice_p,
-    structural.dynamic_update_slice_p,
-    indexing.gather_p,
-    indexing.scatter_add_p,
-}
-_BILINEAR = {ew.mul_p, conv_general_dilated_p}
-
 #: ``vjp_rules[p](ct, ans, primals, wants, params) -> list``: the cotangents of the operands
 #: of single-output ``p`` flagged in ``wants`` (``None`` elsewhere), given the output's
 #: cotangent ``ct``, the output ``ans`` and the operands. Entries are derived on first use
@@ -132,10 +122,10 @@ def vjp_rule(prim: Primitive) -> Rule | None:
     rule = vjp_rules.get(prim)
     if rule is not None or prim in _UNDERIVABLE:
         return rule
-    if prim in linear_prims or prim in _HAND_WRITTEN_LINEAR:
+    if prim in linear_prims:
         rule = _linear_vjp(prim)
         linear_vjps.add(prim)
-    elif prim in _BILINEAR:
+    elif prim in bilinear_prims:
         rule = _bilinear_vjp(prim)
         bilinear_vjps.add(prim)
     elif prim in tangent_fns and prim in ew.elementwise_specs:

@@ -143,6 +143,12 @@ class BatchTracer(Tracer):
     def ndim(self) -> int:
         return len(shape_of(self.val)) - (self.batch_dim is not not_mapped)
 
+    @property
+    def weak_type(self) -> bool:
+        val = self.val
+        t = type(val)
+        return False if t is np.ndarray or t is EagerArray else get_aval(val).weak_type
+
     def full_lower(self) -> Any:
         if self.batch_dim is not_mapped:
             return full_lower(self.val)

@@ -401,14 +401,7 @@ def eval_primitive(primitive: Primitive, args: Sequence[Any], params: dict[str, 
 def bind(primitive: Primitive, *args: Any, **params: Any) -> list[Any]:
     """Apply ``primitive`` to ``args``: dispatch to the top trace, return a list of outputs."""
     if not _active_count or _state.eager:
-        try:
-            if params:
-                return eager_results(impl_rules[primitive](*args, **params))
-            return eager_results(impl_rules[primitive](*args))  # no dict copy
-        except MJError:
-            raise
-        except (ValueError, TypeError) as err:
-            raise _impl_error(primitive, args, err) from err
+        return eval_primitive(primitive, args, params)
     trace = find_top_trace(args)
     if type(trace) is EvalTrace:  # only constants: no boxing or unboxing to do
         return eval_primitive(primitive, args, params)
@@ -423,7 +416,10 @@ def bind(primitive: Primitive, *args: Any, **params: Any) -> list[Any]:
 
 
 def bind1(primitive: Primitive, *args: Any, **params: Any) -> Any:
-    """``bind`` for a single-output primitive: returns the output itself."""
+    """``bind`` for a single-output primitive: returns the output itself.
+
+    Its eager path is :func:`eval_primitive` written out: every eager mj operation runs it,
+    so it saves the call and the one-element list."""
     if not _active_count or _state.eager:
         try:
             if params:

@@ -28,7 +28,7 @@ from mj_xla.lowering import (
     lowering_rules,
 )
 
-__all__ = ["compute_dtype", "lower_operands"]
+__all__ = ["compute_dtype", "lower_operands", "register_elementwise"]
 
 
 def compute_dtype(prim: Primitive, avals_in: Avals) -> np.dtype[Any]:
@@ -59,7 +59,7 @@ def _full(value: Any, shape: tuple[int, ...], dtype: np.dtype[Any]) -> Value:
     return hlo.broadcast_in_dim(ir_tensor_type(shape, dtype), scalar, [])
 
 
-def _register(prim: Primitive, op: Callable[..., Value]) -> None:
+def register_elementwise(prim: Primitive, op: Callable[..., Value]) -> None:
     """Register the rule "promote/broadcast the operands, then apply ``op``"."""
 
     def rule(
@@ -105,7 +105,7 @@ for _prim, _op in [
     (ew.shift_left_p, hlo.shift_left),
     (ew.shift_right_logical_p, hlo.shift_right_logical),
 ]:
-    _register(_prim, _op)  # type: ignore[arg-type]
+    register_elementwise(_prim, _op)  # type: ignore[arg-type]
 
 
 def _register_extremum(

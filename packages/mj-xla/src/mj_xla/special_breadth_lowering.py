@@ -24,7 +24,7 @@ from mj_core.prims import incomplete_gamma as ig
 from mj_core.prims import nextafter as na
 from mj_ir import trace_to_closed_jaxpr
 from mj_xla._jaxlib import Value, chlo
-from mj_xla.elementwise_lowering import lower_operands
+from mj_xla.elementwise_lowering import lower_operands, register_elementwise
 from mj_xla.lowering import Avals, LoweringContext, Values, lowering_rules
 
 __all__ = ["IGAMMA_STEPS"]
@@ -33,19 +33,8 @@ IGAMMA_STEPS = 64
 Array = Any
 
 
-def _register_chlo(prim: Primitive, op: Callable[..., Value]) -> None:
-    def rule(
-        ctx: LoweringContext, avals_in: Avals, avals_out: Avals, in_vals: Values, **params: Any
-    ) -> list[Value]:
-        operands, _ = lower_operands(prim, avals_in, avals_out, in_vals)
-        return [op(*operands)]
-
-    rule.__name__ = f"{prim.name}_lowering"
-    lowering_rules[prim] = rule
-
-
-_register_chlo(na.nextafter_p, chlo.next_after)
-_register_chlo(bessel.bessel_i1e_p, chlo.bessel_i1e)
+register_elementwise(na.nextafter_p, chlo.next_after)
+register_elementwise(bessel.bessel_i1e_p, chlo.bessel_i1e)
 
 
 def _register_composition(prim: Primitive, composition: Callable[..., Array]) -> None:

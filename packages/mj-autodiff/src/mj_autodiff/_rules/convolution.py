@@ -21,7 +21,7 @@ import numpy as np
 
 from mj_autodiff._jvp import defjvp
 from mj_autodiff._tangents import shape_dtype, zeros_like_aval
-from mj_autodiff._transpose import UndefPrimal, transpose_rules
+from mj_autodiff._transpose import UndefPrimal, bilinear_prims, transpose_rules
 from mj_core import ShapedArray, bind1, lax
 from mj_core.convolution import reshape_axis_into, reshape_axis_out_of
 from mj_core.prims.convolution import ConvDimensionNumbers, conv_general_dilated_p, dilate_dim
@@ -177,3 +177,4 @@ def _conv_general_dilated_transpose(cts: list[Any], lhs: Any, rhs: Any, **params
 
 
 transpose_rules[conv_general_dilated_p] = _conv_general_dilated_transpose
+bilinear_prims.add(conv_general_dilated_p)

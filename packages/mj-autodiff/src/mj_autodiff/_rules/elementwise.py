@@ -15,7 +15,13 @@ from typing import Any
 
 from mj_autodiff._jvp import defjvp, defjvp2, defjvp_zero, jvp_rules
 from mj_autodiff._tangents import Zero, fit_tangent, shape_dtype
-from mj_autodiff._transpose import UndefPrimal, transpose_rules, unbroadcast
+from mj_autodiff._transpose import (
+    UndefPrimal,
+    bilinear_prims,
+    linear_prims,
+    transpose_rules,
+    unbroadcast,
+)
 from mj_core import lax
 from mj_core.errors import user_location
 from mj_core.prims import elementwise as ew
@@ -208,6 +214,7 @@ def _neg_transpose(cts: list[Any], x: Any) -> list[Any]:
 
 
 transpose_rules[ew.neg_p] = _neg_transpose
+linear_prims.add(ew.neg_p)
 
 
 # --- add / sub --------------------------------------------------------------------------------
@@ -243,6 +250,7 @@ def _add_transpose(cts: list[Any], x: Any, y: Any) -> list[Any]:
 
 
 transpose_rules[ew.add_p] = _add_transpose
+linear_prims.add(ew.add_p)
 
 
 def _sub_jvp(primals: list[Any], tangents: list[Any]) -> tuple[list[Any], list[Any]]:
@@ -267,6 +275,7 @@ def _sub_transpose(cts: list[Any], x: Any, y: Any) -> list[Any]:
 
 
 transpose_rules[ew.sub_p] = _sub_transpose
+linear_prims.add(ew.sub_p)
 
 
 # --- mul / div (bilinear / linear in the numerator) -------------------------------------------
@@ -304,6 +313,7 @@ def _mul_transpose(cts: list[Any], x: Any, y: Any) -> list[Any]:
 
 
 transpose_rules[ew.mul_p] = _mul_transpose
+bilinear_prims.add(ew.mul_p)
 
 
 def _div_jvp(primals: list[Any], tangents: list[Any]) -> tuple[list[Any], list[Any]]:
@@ -449,3 +459,4 @@ def _select_n_transpose(cts: list[Any], which: Any, *cases: Any) -> list[Any]:
 
 
 transpose_rules[ew.select_n_p] = _select_n_transpose
+linear_prims.add(ew.select_n_p)  # in its cases (the selector is an integer or bool)

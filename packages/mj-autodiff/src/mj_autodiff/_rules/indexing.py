@@ -16,7 +16,7 @@ import numpy as np
 
 from mj_autodiff._jvp import jvp_rules
 from mj_autodiff._tangents import Zero, instantiate_zeros, shape_dtype, tangent_aval_of
-from mj_autodiff._transpose import UndefPrimal, transpose_rules
+from mj_autodiff._transpose import UndefPrimal, linear_prims, transpose_rules
 from mj_core import bind1, lax
 from mj_core.prims import indexing as ix
 from mj_core.prims.indexing import GatherDimensionNumbers, ScatterDimensionNumbers
@@ -152,6 +152,7 @@ def _gather_transpose(
 
 
 transpose_rules[ix.gather_p] = _gather_transpose
+linear_prims.add(ix.gather_p)
 
 
 # --- scatter_add (linear in operand and updates) ----------------------------------------------
@@ -189,6 +190,7 @@ def _scatter_add_transpose(
 
 
 transpose_rules[ix.scatter_add_p] = _scatter_add_transpose
+linear_prims.add(ix.scatter_add_p)
 
 
 # --- scatter (overwrite) ----------------------------------------------------------------------

@@ -13,7 +13,7 @@ import numpy as np
 
 from mj_autodiff._jvp import defjvp_zero, jvp_rules
 from mj_autodiff._tangents import Zero, instantiate_zeros, shape_dtype, tangent_aval_of
-from mj_autodiff._transpose import UndefPrimal, deflinear2, transpose_rules
+from mj_autodiff._transpose import UndefPrimal, deflinear2, linear_prims, transpose_rules
 from mj_core import bind1, lax
 from mj_core.prims import conversions as cv
 from mj_core.prims import structural as st
@@ -184,6 +184,7 @@ def _dynamic_slice_transpose(
 
 
 transpose_rules[st.dynamic_slice_p] = _dynamic_slice_transpose
+linear_prims.add(st.dynamic_slice_p)
 
 
 def _dynamic_update_slice_jvp(
@@ -214,6 +215,7 @@ def _dynamic_update_slice_transpose(cts: list[Any], x: Any, update: Any, *starts
 
 
 transpose_rules[st.dynamic_update_slice_p] = _dynamic_update_slice_transpose
+linear_prims.add(st.dynamic_update_slice_p)
 
 
 # --- conversions ------------------------------------------------------------------------------
@@ -241,6 +243,7 @@ def _convert_element_type_transpose(
 
 
 transpose_rules[cv.convert_element_type_p] = _convert_element_type_transpose
+linear_prims.add(cv.convert_element_type_p)
 
 defjvp_zero(cv.bitcast_convert_type_p)
 defjvp_zero(st.iota_p)
