@@ -278,3 +278,51 @@ def test_a_new_impl_rule_replaces_the_elementwise_shortcut():
         impl_rules[sin_p] = original
         sin_p.eager1 = np.sin
     np.testing.assert_allclose(lax.sin(x), np.sin(x))
+
+
+def test_binds_keeps_the_wrappers_signature_and_doc():
+    import inspect
+
+    assert lax.add.__name__ == "add"
+    assert "x + y" in lax.add.__doc__
+    assert list(inspect.signature(lax.add).parameters) == ["x", "y"]
+    assert list(inspect.signature(lax.sin).parameters) == ["x"]
+
+
+def test_binds_eager_path_gives_eager_arrays_with_numpy_values():
+    from mj_core.eager_array import EagerArray
+
+    x = np.linspace(-1.0, 1.0, 5, dtype=np.float32)
+    out = lax.mul(lax.sin(x), 2.0)
+    assert type(out) is EagerArray
+    assert out.dtype == np.float32
+    np.testing.assert_allclose(out, np.sin(x) * 2, rtol=1e-6)
+    scalar = lax.add(np.float32(1.0), np.float32(2.0))  # a NumPy scalar out: a 0-d array
+    assert type(scalar) is EagerArray
+    assert scalar.shape == ()
+    assert scalar == 3.0
+
+
+def test_binds_error_is_bind1s_error_with_one_traceback():
+    with pytest.raises(TypeError, match=r"mul.*f64\[2\].*f64\[3\]") as info:
+        lax.mul(np.ones(2), np.ones(3))
+    # the fallback runs outside the first failure's handler: NumPy's error is the cause,
+    # and no earlier copy of it hangs off that ("during handling of the above exception")
+    assert isinstance(info.value.__cause__, ValueError)
+    assert info.value.__cause__.__context__ is None
+
+
+def test_binds_goes_through_the_active_trace():
+    out, events = tagged(lambda x: lax.sub(lax.cos(x), x), 3.0)
+    assert np.isclose(out, np.cos(3.0) - 3.0)
+    assert events == [(1, "cos"), (1, "sub")]
+
+
+def test_binds_rejects_a_wrapper_of_three_operands():
+    from mj_core.prims.elementwise import clamp_p
+    from mj_core.trace import binds
+
+    with pytest.raises(TypeError, match=r"binds\(clamp\): one or two operands, got 3"):
+
+        @binds(clamp_p)
+        def clamp(a, x, b): ...

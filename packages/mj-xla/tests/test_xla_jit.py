@@ -142,6 +142,10 @@ def test_lower_as_text_and_compile(assert_same):
     assert "tensor<2x3xf32>" in text
     compiled = lowered.compile()
     assert_same(compiled(a, b), np.full((2, 4), 4.0, np.float32))
+    optimized = compiled.as_text()  # XLA's optimized HLO, as jax's Compiled.as_text
+    assert optimized.startswith("HloModule")
+    assert "f32[2,4]" in optimized
+    assert "stablehlo" not in optimized
 
 
 def test_large_constants_are_arguments_scalars_inlined(assert_same):

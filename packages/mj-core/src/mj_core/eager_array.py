@@ -35,6 +35,7 @@ class EagerArray(np.ndarray):
 
     __slots__ = ()
     __array_wrap__ = None  # type: ignore[assignment]  # ufuncs: plain arrays, at full speed
+    __array_priority__ = 0.0  # ndarray's own, as a plain attribute: no float made per operand
 
     def block_until_ready(self) -> EagerArray:
         """Eager NumPy data is always ready (JAX code calls this before timing)."""

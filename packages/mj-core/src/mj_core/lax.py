@@ -34,7 +34,7 @@ from mj_core.prims import structural as st
 from mj_core.prims.indexing import GatherDimensionNumbers as GatherDimensionNumbers
 from mj_core.prims.indexing import ScatterDimensionNumbers as ScatterDimensionNumbers
 from mj_core.shapes import canonicalize_axes, canonicalize_axis, int_tuple, shape_of
-from mj_core.trace import bind, bind1
+from mj_core.trace import bind, bind1, binds
 
 Array = Any
 
@@ -158,124 +158,124 @@ __all__ = [
 ]
 
 
+@binds(ew.neg_p)
 def neg(x: Array) -> Array:
     """Elementwise negation: ``-x``."""
-    return bind1(ew.neg_p, x)
 
 
+@binds(ew.sin_p)
 def sin(x: Array) -> Array:
     """Elementwise sine."""
-    return bind1(ew.sin_p, x)
 
 
+@binds(ew.cos_p)
 def cos(x: Array) -> Array:
     """Elementwise cosine."""
-    return bind1(ew.cos_p, x)
 
 
+@binds(ew.tan_p)
 def tan(x: Array) -> Array:
     """Elementwise tangent."""
-    return bind1(ew.tan_p, x)
 
 
+@binds(ew.asin_p)
 def asin(x: Array) -> Array:
     """Elementwise arc sine."""
-    return bind1(ew.asin_p, x)
 
 
+@binds(ew.acos_p)
 def acos(x: Array) -> Array:
     """Elementwise arc cosine."""
-    return bind1(ew.acos_p, x)
 
 
+@binds(ew.atan_p)
 def atan(x: Array) -> Array:
     """Elementwise arc tangent."""
-    return bind1(ew.atan_p, x)
 
 
+@binds(ew.sinh_p)
 def sinh(x: Array) -> Array:
     """Elementwise hyperbolic sine."""
-    return bind1(ew.sinh_p, x)
 
 
+@binds(ew.cosh_p)
 def cosh(x: Array) -> Array:
     """Elementwise hyperbolic cosine."""
-    return bind1(ew.cosh_p, x)
 
 
+@binds(ew.tanh_p)
 def tanh(x: Array) -> Array:
     """Elementwise hyperbolic tangent."""
-    return bind1(ew.tanh_p, x)
 
 
+@binds(ew.exp_p)
 def exp(x: Array) -> Array:
     """Elementwise exponential: ``e ** x``."""
-    return bind1(ew.exp_p, x)
 
 
+@binds(ew.log_p)
 def log(x: Array) -> Array:
     """Elementwise natural logarithm."""
-    return bind1(ew.log_p, x)
 
 
+@binds(ew.log1p_p)
 def log1p(x: Array) -> Array:
     """Elementwise ``log(1 + x)``, accurate for small ``x``."""
-    return bind1(ew.log1p_p, x)
 
 
+@binds(ew.expm1_p)
 def expm1(x: Array) -> Array:
     """Elementwise ``exp(x) - 1``, accurate for small ``x``."""
-    return bind1(ew.expm1_p, x)
 
 
+@binds(ew.logistic_p)
 def logistic(x: Array) -> Array:
     """Elementwise logistic sigmoid: ``1 / (1 + exp(-x))``."""
-    return bind1(ew.logistic_p, x)
 
 
+@binds(ew.sqrt_p)
 def sqrt(x: Array) -> Array:
     """Elementwise square root."""
-    return bind1(ew.sqrt_p, x)
 
 
+@binds(ew.rsqrt_p)
 def rsqrt(x: Array) -> Array:
     """Elementwise reciprocal square root: ``1 / sqrt(x)``."""
-    return bind1(ew.rsqrt_p, x)
 
 
+@binds(ew.abs_p)
 def abs(x: Array) -> Array:
     """Elementwise absolute value (real for complex ``x``)."""
-    return bind1(ew.abs_p, x)
 
 
+@binds(ew.sign_p)
 def sign(x: Array) -> Array:
     """Elementwise sign: -1, 0 or 1 (``x / abs(x)`` for complex)."""
-    return bind1(ew.sign_p, x)
 
 
+@binds(ew.floor_p)
 def floor(x: Array) -> Array:
     """Elementwise floor."""
-    return bind1(ew.floor_p, x)
 
 
+@binds(ew.ceil_p)
 def ceil(x: Array) -> Array:
     """Elementwise ceiling."""
-    return bind1(ew.ceil_p, x)
 
 
+@binds(ew.is_finite_p)
 def is_finite(x: Array) -> Array:
     """Elementwise test for finite values (neither inf nor NaN)."""
-    return bind1(ew.is_finite_p, x)
 
 
+@binds(ew.erf_p)
 def erf(x: Array) -> Array:
     """Elementwise error function."""
-    return bind1(ew.erf_p, x)
 
 
+@binds(ew.not_p)
 def bitwise_not(x: Array) -> Array:
     """Elementwise bitwise NOT (logical NOT for bool)."""
-    return bind1(ew.not_p, x)
 
 
 def round(x: Array, rounding_method: int = 0) -> Array:
@@ -289,109 +289,109 @@ def integer_pow(x: Array, y: int) -> Array:
     return bind1(ew.integer_pow_p, x, y=int(y))
 
 
+@binds(ew.add_p)
 def add(x: Array, y: Array) -> Array:
     """Elementwise ``x + y`` (operands broadcast and promote like NumPy)."""
-    return bind1(ew.add_p, x, y)
 
 
+@binds(ew.sub_p)
 def sub(x: Array, y: Array) -> Array:
     """Elementwise ``x - y``."""
-    return bind1(ew.sub_p, x, y)
 
 
+@binds(ew.mul_p)
 def mul(x: Array, y: Array) -> Array:
     """Elementwise ``x * y``."""
-    return bind1(ew.mul_p, x, y)
 
 
+@binds(ew.div_p)
 def div(x: Array, y: Array) -> Array:
     """Elementwise ``x / y``; integer division truncates toward zero (lax semantics)."""
-    return bind1(ew.div_p, x, y)
 
 
+@binds(ew.rem_p)
 def rem(x: Array, y: Array) -> Array:
     """Elementwise remainder with the sign of ``x`` (C ``fmod``)."""
-    return bind1(ew.rem_p, x, y)
 
 
+@binds(ew.pow_p)
 def pow(x: Array, y: Array) -> Array:
     """Elementwise ``x ** y``."""
-    return bind1(ew.pow_p, x, y)
 
 
+@binds(ew.max_p)
 def max(x: Array, y: Array) -> Array:
     """Elementwise maximum (NaN-propagating)."""
-    return bind1(ew.max_p, x, y)
 
 
+@binds(ew.min_p)
 def min(x: Array, y: Array) -> Array:
     """Elementwise minimum (NaN-propagating)."""
-    return bind1(ew.min_p, x, y)
 
 
+@binds(ew.atan2_p)
 def atan2(x: Array, y: Array) -> Array:
     """Elementwise arc tangent of ``x / y`` using the signs of both to pick the quadrant."""
-    return bind1(ew.atan2_p, x, y)
 
 
+@binds(ew.shift_left_p)
 def shift_left(x: Array, y: Array) -> Array:
     """Elementwise ``x << y``."""
-    return bind1(ew.shift_left_p, x, y)
 
 
+@binds(ew.shift_right_logical_p)
 def shift_right_logical(x: Array, y: Array) -> Array:
     """Elementwise logical (zero-filling) right shift."""
-    return bind1(ew.shift_right_logical_p, x, y)
 
 
+@binds(ew.shift_right_arithmetic_p)
 def shift_right_arithmetic(x: Array, y: Array) -> Array:
     """Elementwise arithmetic (sign-extending) right shift."""
-    return bind1(ew.shift_right_arithmetic_p, x, y)
 
 
+@binds(ew.eq_p)
 def eq(x: Array, y: Array) -> Array:
     """Elementwise ``x == y``."""
-    return bind1(ew.eq_p, x, y)
 
 
+@binds(ew.ne_p)
 def ne(x: Array, y: Array) -> Array:
     """Elementwise ``x != y``."""
-    return bind1(ew.ne_p, x, y)
 
 
+@binds(ew.less_p)
 def less(x: Array, y: Array) -> Array:
     """Elementwise ``x < y``."""
-    return bind1(ew.less_p, x, y)
 
 
+@binds(ew.less_equal_p)
 def less_equal(x: Array, y: Array) -> Array:
     """Elementwise ``x <= y``."""
-    return bind1(ew.less_equal_p, x, y)
 
 
+@binds(ew.greater_p)
 def greater(x: Array, y: Array) -> Array:
     """Elementwise ``x > y``."""
-    return bind1(ew.greater_p, x, y)
 
 
+@binds(ew.greater_equal_p)
 def greater_equal(x: Array, y: Array) -> Array:
     """Elementwise ``x >= y``."""
-    return bind1(ew.greater_equal_p, x, y)
 
 
+@binds(ew.and_p)
 def bitwise_and(x: Array, y: Array) -> Array:
     """Elementwise bitwise AND (logical AND for bool)."""
-    return bind1(ew.and_p, x, y)
 
 
+@binds(ew.or_p)
 def bitwise_or(x: Array, y: Array) -> Array:
     """Elementwise bitwise OR (logical OR for bool)."""
-    return bind1(ew.or_p, x, y)
 
 
+@binds(ew.xor_p)
 def bitwise_xor(x: Array, y: Array) -> Array:
     """Elementwise bitwise XOR (logical XOR for bool)."""
-    return bind1(ew.xor_p, x, y)
 
 
 # jax.lax spellings

@@ -15,10 +15,11 @@ production-grade:
 
 from __future__ import annotations
 
+import functools
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 import numpy as np
 
@@ -40,6 +41,7 @@ __all__ = [
     "Tracer",
     "bind",
     "bind1",
+    "binds",
     "current_trace_stack",
     "eval_primitive",
     "find_top_trace",
@@ -444,3 +446,56 @@ def bind1(primitive: Primitive, *args: Any, **params: Any) -> Any:
         )
     (out,) = trace.process_primitive(primitive, tracers, params)
     return out.full_lower() if isinstance(out, Tracer) else out
+
+
+_Operation = TypeVar("_Operation", bound=Callable[..., Any])
+
+
+def binds(primitive: Primitive) -> Callable[[_Operation], _Operation]:
+    """Decorator for the one-line wrapper of a parameterless primitive of one or two operands:
+    the decorated function (its signature and docstring) becomes ``bind1(primitive, ...)``.
+
+    The eager path is written into the wrapper itself (the elementwise ufunc, then the view),
+    one Python call per eager op instead of two: these are the operations of eager NumPy-style
+    code. Anything else, a failing operand included, goes through :func:`bind1`, which owns
+    tracing and error reporting."""
+
+    def decorate(signature: _Operation) -> _Operation:
+        nin = signature.__code__.co_argcount
+        if nin == 1:
+
+            def op(x: Any) -> Any:
+                if not _active_count or _state.eager:
+                    eager1 = primitive.eager1
+                    if eager1 is not None:
+                        try:
+                            out = eager1(x)
+                        except Exception:
+                            pass  # bind1 below reports it (outside this handler: one traceback)
+                        else:
+                            if type(out) is _ndarray:
+                                return _view(out, EagerArray)
+                            return eager_result(out)
+                return bind1(primitive, x)
+
+        elif nin == 2:
+
+            def op(x: Any, y: Any) -> Any:  # type: ignore[misc]  # the same op, two operands
+                if not _active_count or _state.eager:
+                    eager1 = primitive.eager1
+                    if eager1 is not None:
+                        try:
+                            out = eager1(x, y)
+                        except Exception:
+                            pass  # bind1 below reports it (outside this handler: one traceback)
+                        else:
+                            if type(out) is _ndarray:
+                                return _view(out, EagerArray)
+                            return eager_result(out)
+                return bind1(primitive, x, y)
+
+        else:
+            raise TypeError(f"binds({primitive.name}): one or two operands, got {nin}")
+        return functools.update_wrapper(op, signature)  # type: ignore[return-value]
+
+    return decorate

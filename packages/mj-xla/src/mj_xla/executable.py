@@ -61,6 +61,11 @@ class Executable:
     def as_text(self) -> str:
         return str(self.module)
 
+    def optimized_text(self) -> str:
+        """XLA's optimized HLO of the compiled program (what ``jax.stages.Compiled.as_text``
+        shows): fusions, layouts and the schedule XLA chose."""
+        return "\n".join(m.to_string() for m in self._exe.hlo_modules())
+
     def run(self, args: Sequence[Any]) -> list[Array]:
         """Execute on ``args`` (Arrays, NumPy arrays or scalars of the argument types)."""
         if len(args) != len(self.arg_avals):

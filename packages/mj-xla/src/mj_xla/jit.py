@@ -331,7 +331,9 @@ class Compiled:
         self._executable = entry.compile()
 
     def as_text(self) -> str:
-        return self._executable.as_text()
+        """XLA's optimized HLO, as JAX's ``Compiled.as_text`` (``Lowered.as_text`` is the
+        StableHLO that went in)."""
+        return self._executable.optimized_text()
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         flat, _ = tree_flatten((args, kwargs))
