@@ -21,11 +21,11 @@ from harness import (
     Config,
     Measurement,
     Result,
+    SideBySide,
     Timing,
     Workload,
     block,
     check_close,
-    measure,
     time_samples,
 )
 
@@ -50,15 +50,16 @@ def mlp_grad(config: Config) -> list[Result]:
     params, x, y = mlp.init(sizes, batch)
     want = mlp.numpy_grad(params, x, y)
 
-    def one(system: str, label: str, fn: Callable[[], Any], n: int = repeats) -> Result:
+    bench = SideBySide(2, CASE_MLP, "ms", repeats=repeats)
+
+    def one(system: str, label: str, fn: Callable[[], Any]) -> None:
         check_close(f"workload 2 {label}", fn(), want, rtol=1e-3, atol=1e-5)
-        return Measurement(2, CASE_MLP, system, label, "ms", measure(fn, repeats=n, sync=block))
+        bench.add(system, label, fn, block)
 
     mj_grad = mj.grad(mlp.mj_functions()[0])
-    results = [
-        one("mj", "mj.grad (eager)", lambda: mj_grad(params, x, y)),
-        one("numpy", "NumPy by hand", lambda: mlp.numpy_grad(params, x, y)),
-    ]
+    one("mj", "mj.grad (eager)", lambda: mj_grad(params, x, y))
+    one("numpy", "NumPy by hand", lambda: mlp.numpy_grad(params, x, y))
+    results: list[Result] = []
     peers = config.peers
     if peers.jax is None:
         results.append(peers.skip(2, "jax"))
@@ -72,23 +73,19 @@ def mlp_grad(config: Config) -> list[Result]:
             with jax.disable_jit():
                 return block(jgrad(jparams, jx, jy))
 
-        results.append(one("jax", "JAX, no jit", jax_nojit))
+        one("jax", "JAX, no jit", jax_nojit)
     if peers.torch is None:
         results.append(peers.skip(2, "torch"))
     else:
         torch = peers.torch
         tparams = mlp.torch_params(torch, params)
         tx, ty = torch.from_numpy(x), torch.from_numpy(y)
-        results.append(
-            one("torch", "torch autograd", lambda: mlp.torch_grad(torch, tparams, tx, ty))
-        )
+        one("torch", "torch autograd", lambda: mlp.torch_grad(torch, tparams, tx, ty))
     if peers.autograd is None:
         results.append(peers.skip(2, "autograd"))
     else:
-        results.append(
-            one("autograd", "HIPS autograd", _autograd_mlp(peers.autograd, params, x, y))
-        )
-    return results
+        one("autograd", "HIPS autograd", _autograd_mlp(peers.autograd, params, x, y))
+    return [*bench.run(), *results]
 
 
 def _autograd_mlp(autograd: Any, params: mlp.Params, x: Any, y: Any) -> Callable[[], Any]:

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from harness import Config, Measurement, Result, Workload, block, check_close, measure
+from harness import Config, Result, SideBySide, Workload, block, check_close
 
 import mj.numpy as mnp
 
@@ -38,31 +38,30 @@ def eager_ops(config: Config) -> list[Result]:
     case = f"{per} ops on 16 float32"
     want = chain(np.sin, np.multiply, np.add, n_ops)(x)
 
-    def one(system: str, label: str, f: Unary, arg: Any, sync: Callable[[Any], Any]) -> Result:
+    bench = SideBySide(1, case, "us/op", repeats=repeats, per=per, unit_scale=1e6)
+
+    def add(system: str, label: str, f: Unary, arg: Any, sync: Callable[[Any], Any]) -> None:
         check_close(f"workload 1 {label}", sync(f(arg)), want, rtol=1e-4, atol=1e-5)
-        timing = measure(lambda: f(arg), repeats=repeats, sync=sync, per=per, unit_scale=1e6)
-        return Measurement(1, case, system, label, "us/op", timing)
+        bench.add(system, label, lambda: f(arg), sync)
 
     def keep(y: Any) -> Any:
         return y
 
-    results = [
-        one("mj", "mj.numpy", chain(mnp.sin, mnp.multiply, mnp.add, n_ops), x, keep),
-        one("numpy", "NumPy", chain(np.sin, np.multiply, np.add, n_ops), x, keep),
-    ]
+    add("mj", "mj.numpy", chain(mnp.sin, mnp.multiply, mnp.add, n_ops), x, keep)
+    add("numpy", "NumPy", chain(np.sin, np.multiply, np.add, n_ops), x, keep)
+    results: list[Result] = []
     jax, torch = config.peers.jax, config.peers.torch
     if jax is None:
         results.append(config.peers.skip(1, "jax"))
     else:
         jnp = jax.numpy
-        f = chain(jnp.sin, jnp.multiply, jnp.add, n_ops)
-        results.append(one("jax", "JAX eager", f, jnp.asarray(x), block))
+        add("jax", "JAX eager", chain(jnp.sin, jnp.multiply, jnp.add, n_ops), jnp.asarray(x), block)
     if torch is None:
         results.append(config.peers.skip(1, "torch"))
     else:
         f = chain(torch.sin, torch.mul, torch.add, n_ops)
-        results.append(one("torch", "torch eager", f, torch.from_numpy(x.copy()), keep))
-    return results
+        add("torch", "torch eager", f, torch.from_numpy(x.copy()), keep)
+    return [*bench.run(), *results]
 
 
 WORKLOADS = (Workload(1, "eager op overhead: 1000 elementwise ops on 16 elements", eager_ops),)

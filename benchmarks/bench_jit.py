@@ -15,7 +15,7 @@ from typing import Any
 
 import mlp
 import numpy as np
-from harness import Config, Measurement, Result, Workload, block, check_close, measure
+from harness import Config, Result, SideBySide, Workload, block, check_close
 
 import mj
 
@@ -46,17 +46,14 @@ def train_step(config: Config) -> list[Result]:
     params, x, y = mlp.init(sizes, batch)
     want = mlp.numpy_step(params, x, y)
     repeats, number = config.pick(15, 5, 1), config.pick(20, 5, 1)
-
-    def timed(step: Callable[[], Any], sync: Callable[[Any], Any]) -> Any:
-        return measure(step, repeats=repeats, number=number, sync=sync, warmup=2)
-
+    bench = SideBySide(3, CASE_STEP, "ms", repeats=repeats, number=number, warmup=2)
     results: list[Result] = []
+
     step = mj.jit(mlp.mj_functions()[1])
     dev = [mj.device_put(a) for a in (*params, x, y)]
     mj_params, mj_x, mj_y = dev[:-2], dev[-2], dev[-1]
     check_close("workload 3 mj", step(mj_params, mj_x, mj_y), want, rtol=2e-4, atol=1e-6)
-    timing = timed(_feed_back(step, mj_params, mj_x, mj_y), block)
-    results.append(Measurement(3, CASE_STEP, "mj", "mj.jit", "ms", timing))
+    bench.add("mj", "mj.jit", _feed_back(step, mj_params, mj_x, mj_y), block)
 
     jax, torch = config.peers.jax, config.peers.torch
     if jax is None:
@@ -66,8 +63,7 @@ def train_step(config: Config) -> list[Result]:
         jparams = [jax.device_put(p) for p in params]
         jx, jy = jax.device_put(x), jax.device_put(y)
         check_close("workload 3 jax", jstep(jparams, jx, jy), want, rtol=2e-4, atol=1e-6)
-        timing = timed(_feed_back(jstep, jparams, jx, jy), block)
-        results.append(Measurement(3, CASE_STEP, "jax", "jax.jit", "ms", timing))
+        bench.add("jax", "jax.jit", _feed_back(jstep, jparams, jx, jy), block)
     if torch is None:
         results.append(config.peers.skip(3, "torch"))
     else:
@@ -78,21 +74,20 @@ def train_step(config: Config) -> list[Result]:
             return mlp.torch_step(torch, p, a, b)
 
         check_close("workload 3 torch", tstep(tparams, tx, ty), want, rtol=2e-4, atol=1e-6)
-        timing = timed(_feed_back(tstep, tparams, tx, ty), block)
-        results.append(Measurement(3, CASE_STEP, "torch", "torch eager", "ms", timing))
-    return results
+        bench.add("torch", "torch eager", _feed_back(tstep, tparams, tx, ty), block)
+    return [*bench.run(), *results]
 
 
 def first_call(config: Config) -> list[Result]:
     sizes, batch = _sizes(config)
     params, x, y = mlp.init(sizes, batch)
-    repeats = config.pick(5, 3, 1)
+    bench = SideBySide(5, CASE_FIRST, "s", repeats=config.pick(5, 3, 1), unit_scale=1)
 
     def mj_first() -> Any:
         return block(mj.jit(mlp.mj_functions()[1])(params, x, y))
 
-    timing = measure(mj_first, repeats=repeats, unit_scale=1.0)
-    results: list[Result] = [Measurement(5, CASE_FIRST, "mj", "mj.jit", "s", timing)]
+    bench.add("mj", "mj.jit", mj_first)
+    results: list[Result] = []
     jax = config.peers.jax
     if jax is None:
         results.append(config.peers.skip(5, "jax"))
@@ -101,34 +96,30 @@ def first_call(config: Config) -> list[Result]:
         def jax_first() -> Any:
             return block(jax.jit(mlp.jax_functions(jax)[1])(params, x, y))
 
-        timing = measure(jax_first, repeats=repeats, unit_scale=1.0)
-        results.append(Measurement(5, CASE_FIRST, "jax", "jax.jit", "s", timing))
-    return results
+        bench.add("jax", "jax.jit", jax_first)
+    return [*bench.run(), *results]
 
 
 def dispatch(config: Config) -> list[Result]:
     calls, repeats = config.pick(10_000, 2_000, 10), config.pick(7, 3, 1)
+    bench = SideBySide(
+        6, CASE_DISPATCH, "us/call", repeats=repeats, number=calls, warmup=10, unit_scale=1e6
+    )
 
-    def per_call(jit: Callable[..., Any], put: Callable[[Any], Any]) -> Any:
+    def add(system: str, jit: Callable[..., Any], put: Callable[[Any], Any]) -> None:
         add_one = jit(lambda x: x + 1.0)
         scalar = put(np.float32(1.5))
         check_close("workload 6", add_one(scalar), np.float32(2.5), rtol=0)
+        bench.add(system, f"{system}.jit", lambda: add_one(scalar), block)
 
-        def call() -> Any:
-            return add_one(scalar)
-
-        return measure(call, repeats=repeats, number=calls, sync=block, warmup=10, unit_scale=1e6)
-
-    results: list[Result] = [
-        Measurement(6, CASE_DISPATCH, "mj", "mj.jit", "us/call", per_call(mj.jit, mj.device_put))
-    ]
+    add("mj", mj.jit, mj.device_put)
+    results: list[Result] = []
     jax = config.peers.jax
     if jax is None:
         results.append(config.peers.skip(6, "jax"))
     else:
-        timing = per_call(jax.jit, jax.device_put)
-        results.append(Measurement(6, CASE_DISPATCH, "jax", "jax.jit", "us/call", timing))
-    return results
+        add("jax", jax.jit, jax.device_put)
+    return [*bench.run(), *results]
 
 
 WORKLOADS = (

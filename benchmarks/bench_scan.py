@@ -18,11 +18,11 @@ from harness import (
     Config,
     Measurement,
     Result,
+    SideBySide,
     Timing,
     Workload,
     block,
     check_close,
-    measure,
     time_samples,
 )
 
@@ -81,6 +81,7 @@ def scan_workload(config: Config) -> list[Result]:
     if jax is not None:
         systems.append(("jax", jax))
     results: list[Result] = [] if jax is not None else [config.peers.skip(9, "jax")]
+    grad_bench = SideBySide(9, CASE_GRAD, "ms", repeats=grad_repeats, warmup=2)
     for system, lib in systems:
         scan, np_like = lib.lax.scan, lib.numpy
 
@@ -109,13 +110,9 @@ def scan_workload(config: Config) -> list[Result]:
         grad_fn = lib.jit(lib.grad(rnn_loss))
         dw, dxs = lib.device_put(w), lib.device_put(xs)
         check_close(f"workload 9 {system}", grad_fn(dw, dxs), want, rtol=2e-3, atol=1e-4)
-        timing = measure(partial(grad_fn, dw, dxs), repeats=grad_repeats, sync=block, warmup=2)
-        results.append(
-            Measurement(
-                9, CASE_GRAD, system, f"{system}.jit({system}.grad(scan loss))", "ms", timing
-            )
-        )
-    return results
+        label = f"{system}.jit({system}.grad(scan loss))"
+        grad_bench.add(system, label, partial(grad_fn, dw, dxs), block)
+    return [*results, *grad_bench.run()]
 
 
 WORKLOADS = (

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from harness import Config, Measurement, Result, Skipped, Workload, block, check_close, measure
+from harness import Config, Result, SideBySide, Skipped, Workload, block, check_close
 
 import mj
 import mj.numpy as mnp
@@ -53,21 +53,22 @@ def per_example_grads(config: Config) -> list[Result]:
     want = closed_form(d)
     params = {"w": d["w"], "b": d["b"]}
 
-    def one(case: str, system: str, label: str, fn: Callable[[], Any]) -> Measurement:
+    benches = {
+        case: SideBySide(7, case, "ms", repeats=repeats, number=number, warmup=2)
+        for case in ("eager", "jitted")
+    }
+
+    def one(case: str, system: str, label: str, fn: Callable[[], Any]) -> None:
         check_close(f"workload 7 {label}", fn(), want, rtol=1e-4, atol=1e-5)
-        timing = measure(fn, repeats=repeats, number=number, sync=block, warmup=2)
-        return Measurement(7, case, system, label, "ms", timing)
+        benches[case].add(system, label, fn, block)
 
     mj_eager = mj.vmap(mj.grad(_loss(mnp)), in_axes=(None, 0, 0))
     mj_jitted = mj.jit(mj.vmap(mj.grad(_loss(mnp)), in_axes=(None, 0, 0)))
     dev = {k: mj.device_put(v) for k, v in d.items()}
     dev_params = {"w": dev["w"], "b": dev["b"]}
-    results: list[Result] = [
-        one("eager", "mj", "mj.vmap(mj.grad)", lambda: mj_eager(params, d["x"], d["y"])),
-        one(
-            "jitted", "mj", "mj.jit(vmap(grad))", lambda: mj_jitted(dev_params, dev["x"], dev["y"])
-        ),
-    ]
+    one("eager", "mj", "mj.vmap(mj.grad)", lambda: mj_eager(params, d["x"], d["y"]))
+    one("jitted", "mj", "mj.jit(vmap(grad))", lambda: mj_jitted(dev_params, dev["x"], dev["y"]))
+    results: list[Result] = []
     jax, torch = config.peers.jax, config.peers.torch
     if jax is None:
         results.append(config.peers.skip(7, "jax"))
@@ -81,10 +82,8 @@ def per_example_grads(config: Config) -> list[Result]:
                 return block(per_example(jparams, jd["x"], jd["y"]))
 
         jitted = jax.jit(per_example)
-        results.append(one("eager", "jax", "jax.vmap(jax.grad), no jit", jax_eager))
-        results.append(
-            one("jitted", "jax", "jax.jit(vmap(grad))", lambda: jitted(jparams, jd["x"], jd["y"]))
-        )
+        one("eager", "jax", "jax.vmap(jax.grad), no jit", jax_eager)
+        one("jitted", "jax", "jax.jit(vmap(grad))", lambda: jitted(jparams, jd["x"], jd["y"]))
     if torch is None:
         results.append(config.peers.skip(7, "torch"))
     else:
@@ -94,9 +93,7 @@ def per_example_grads(config: Config) -> list[Result]:
         tper = tvmap(tgrad(_loss(_TorchNumpy(torch))), in_dims=(None, 0, 0))
         tparams = {"w": torch.from_numpy(d["w"]), "b": torch.from_numpy(d["b"])}
         tx, ty = torch.from_numpy(d["x"]), torch.from_numpy(d["y"])
-        results.append(
-            one("eager", "torch", "torch.func.vmap(grad)", lambda: tper(tparams, tx, ty))
-        )
+        one("eager", "torch", "torch.func.vmap(grad)", lambda: tper(tparams, tx, ty))
         results.append(
             Skipped(
                 7,
@@ -105,7 +102,7 @@ def per_example_grads(config: Config) -> list[Result]:
                 "toolchain; compile takes tens of seconds)",
             )
         )
-    return results
+    return [*benches["eager"].run(), *benches["jitted"].run(), *results]
 
 
 class _TorchNumpy:

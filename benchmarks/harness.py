@@ -8,7 +8,9 @@ process and hands the records to ``report.py``; ``targets.py`` judges them.
 Timings are wall-clock (``time.perf_counter``) medians of repeated runs, with min and max; the
 process is pinned to one thread per library first (``pinning.py``). ``gc.collect()`` runs
 before each repeat, outside the timed region, so that one repeat does not pay for the garbage
-of the previous one.
+of the previous one. Systems compared on one case are timed :class:`SideBySide`: their
+repeats alternate, so a change in the machine's load (these are shared machines) reaches
+every system alike instead of whichever happened to run during it.
 """
 
 from __future__ import annotations
@@ -189,6 +191,50 @@ def measure(
     and multiplied by ``unit_scale`` (1e3: milliseconds, 1e6: microseconds)."""
     samples = time_samples(fn, repeats=repeats, number=number, warmup=warmup, sync=sync)
     return Timing.of(samples).scaled(unit_scale / per)
+
+
+class SideBySide:
+    """Several systems timed on one case with their repeats interleaved: repeat ``r`` of every
+    system runs before repeat ``r + 1`` of any. Each sample is the mean over ``number`` calls
+    (the last output synced), divided by ``per`` and multiplied by ``unit_scale``."""
+
+    def __init__(
+        self,
+        workload: int,
+        case: str,
+        unit: str,
+        *,
+        repeats: int,
+        number: int = 1,
+        warmup: int = 1,
+        per: float = 1.0,
+        unit_scale: float = 1e3,
+    ) -> None:
+        self.workload, self.case, self.unit = workload, case, unit
+        self.repeats, self.number, self.warmup = repeats, number, warmup
+        self.scale = unit_scale / per
+        self._entries: list[tuple[str, str, Callable[[], Any], Callable[[Any], Any]]] = []
+
+    def add(
+        self, system: str, label: str, fn: Callable[[], Any], sync: Callable[[Any], Any] = _no_sync
+    ) -> None:
+        """Time ``fn`` as ``system`` (run as ``label``) in :meth:`run`."""
+        self._entries.append((system, label, fn, sync))
+
+    def run(self) -> list[Measurement]:
+        for _, _, fn, sync in self._entries:
+            for _ in range(self.warmup):
+                sync(fn())
+        samples: list[list[float]] = [[] for _ in self._entries]
+        for _ in range(self.repeats):
+            for (_, _, fn, sync), out in zip(self._entries, samples, strict=True):
+                out += time_samples(fn, repeats=1, number=self.number, warmup=0, sync=sync)
+        return [
+            Measurement(
+                self.workload, self.case, system, label, self.unit, Timing.of(s).scaled(self.scale)
+            )
+            for (system, label, _, _), s in zip(self._entries, samples, strict=True)
+        ]
 
 
 def check_close(name: str, got: Any, want: Any, rtol: float, atol: float = 0.0) -> None:

@@ -105,6 +105,23 @@ def test_measure_divides_by_ops_and_scales_units(bench):
     assert 0 < timing.min <= timing.max
 
 
+def test_side_by_side_interleaves_the_repeats_of_each_system(bench):
+    _, harness, _ = bench
+    calls = []
+    bench_ = harness.SideBySide(3, "case", "ms", repeats=3, number=2, warmup=1, per=4)
+    bench_.add("mj", "mine", lambda: calls.append("mj"))
+    bench_.add("jax", "theirs", lambda: calls.append("jax"))
+    results = bench_.run()
+    # the warm-up calls, then repeat after repeat: never one system's repeats in a row
+    assert calls == ["mj", "jax"] + ["mj", "mj", "jax", "jax"] * 3
+    assert [(m.workload, m.case, m.system, m.label, m.unit) for m in results] == [
+        (3, "case", "mj", "mine", "ms"),
+        (3, "case", "jax", "theirs", "ms"),
+    ]
+    assert all(m.timing.repeats == 3 for m in results)
+    assert all(0 < m.timing.min <= m.timing.max for m in results)
+
+
 def test_check_close_rejects_a_wrong_answer(bench):
     _, harness, _ = bench
     harness.check_close("ok", [1.0, {"a": 2.0}], [1.0, {"a": 2.0 + 1e-9}], rtol=1e-6)
