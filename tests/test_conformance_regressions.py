@@ -204,3 +204,14 @@ def test_lax_has_jax_elementwise_helpers():
 def test_jit_accepts_buffer_donation_hints():
     f = mj.jit(lambda x, y: x + y, donate_argnums=0, donate_argnames=("y",))
     np.testing.assert_array_equal(f(np.ones(2), y=np.ones(2)), [2.0, 2.0])
+
+
+def test_an_eager_index_array_indexes_inside_jit():
+    """An mj eager array used as an index inside ``jit`` is a constant, not a traced value
+    (its negative entries are normalised with NumPy, not with mj's operators)."""
+    idx = mnp.asarray(np.array([0, -1, 1]))
+    x = np.arange(4.0)
+    np.testing.assert_array_equal(mj.jit(lambda v: v[idx])(x), x[[0, -1, 1]])
+    want = x.copy()
+    want[[0, -1, 1]] = 7.0
+    np.testing.assert_array_equal(mj.jit(lambda v: v.at[idx].set(7.0))(x), want)

@@ -141,7 +141,8 @@ def _apply_slices(x: Array, items: list[Any]) -> Array:
 def _normalize_negative(idx: Array, n: int) -> Array:
     """``idx + n`` where ``idx < 0`` (NumPy's negative indices)."""
     if type(idx) is np.ndarray or type(idx) is EagerArray:
-        return np.where(idx < 0, idx + n, idx)
+        plain = idx.view(np.ndarray)  # an EagerArray's `<` would bind mj's op: traced in jit
+        return np.where(plain < 0, plain + n, plain)
     dtype, _ = dtype_weak(idx)
     if dtype.kind == "u":
         return idx
