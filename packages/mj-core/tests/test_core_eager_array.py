@@ -65,6 +65,13 @@ def test_iteration_stops_despite_clamped_indexing():
     assert [int(v) for v in mnp.arange(4)] == [0, 1, 2, 3]
 
 
+def test_iter_of_a_0d_array_raises_at_once():
+    with pytest.raises(TypeError, match="0-d"):
+        iter(mnp.asarray(3.0))  # not on the first next(): np.iterable asks iter() only
+    assert not np.iterable(mnp.asarray(3.0))
+    assert np.iterable(mnp.ones(2))
+
+
 def test_operation_results_are_eager_arrays_with_the_jax_api():
     x = mnp.ones(4, np.float32)
     results = {

@@ -61,10 +61,10 @@ class EagerArray(np.ndarray):
 
     def __iter__(self) -> Iterator[Any]:
         # NumPy's default iterator indexes until IndexError, which clamped indexing never raises.
+        # Not a generator itself: iter() of a 0-d array raises at once (np.iterable relies on it).
         if self.ndim == 0:
             raise TypeError("iteration over a 0-d array")
-        for row in _view(self, _ndarray):
-            yield eager_result(row)
+        return (eager_result(row) for row in _view(self, _ndarray))
 
     def argsort(
         self, axis: Any = -1, kind: Any = None, order: Any = None, *, stable: Any = None
