@@ -129,3 +129,16 @@ def test_errors_name_the_function():
         L.qr(np.eye(2), mode="full")
     with pytest.raises(ValueError, match="solve_triangular: trans must be"):
         msl.solve_triangular(np.eye(2), np.ones(2), trans=3)
+
+
+def test_lstsq_residuals_keep_their_axis_for_a_vector_b():
+    """JAX's (and NumPy's) residuals are ``(1,)`` for a 1-D ``b``, ``(k,)`` for ``k`` columns."""
+    rng = np.random.default_rng(3)
+    a, b = rng.standard_normal((5, 3)), rng.standard_normal(5)
+    x, resid, _, _ = L.lstsq(a, b)
+    want = np.linalg.lstsq(a, b)
+    assert np.shape(x) == (3,)
+    assert np.shape(resid) == (1,)
+    np.testing.assert_allclose(resid, want[1], rtol=1e-10)
+    _, resid2, _, _ = L.lstsq(a, np.stack([b, 2 * b], 1))
+    np.testing.assert_allclose(resid2, [want[1][0], 4 * want[1][0]], rtol=1e-10)

@@ -183,6 +183,15 @@ def test_sort_float_special_values_like_numpy(assert_same):
     np.testing.assert_array_equal(np.asarray(perm), np.argsort(x, kind="stable"))
 
 
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_sort_complex_keys_by_real_then_imaginary_part(dtype):
+    x = np.array([3 + 1j, 1 + 2j, 1 - 1j, np.nan, 0 + 5j, 1 + 2j, 0 + 4j], dtype)
+    order = np.arange(7, dtype=np.int32)
+    keys, perm = jit(lambda v: lax.sort_key_val(v, order))(x)
+    np.testing.assert_array_equal(np.asarray(perm), np.argsort(x, kind="stable"))
+    np.testing.assert_array_equal(np.asarray(keys), np.sort(x))
+
+
 def test_argmax_first_nan_and_ties(assert_same):
     x = np.array([[1.0, 3.0, 3.0, 0.0], [np.nan, 2.0, np.nan, 5.0]])
     assert_same(jit(lambda v: lax.argmax(v, 1, np.int32))(x), lax.argmax(x, 1, np.int32))

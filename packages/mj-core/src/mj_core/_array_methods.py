@@ -8,15 +8,17 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
+import numpy as np
+
 from mj_core import lax
 from mj_core import numpy as mnp
-from mj_core.avals import array_types
-from mj_core.errors import user_location
+from mj_core.avals import ConcreteArray, array_types, get_aval
+from mj_core.errors import ConcretizationError, user_line_suffix, user_location
 from mj_core.numpy._indexing import IndexUpdateHelper, getitem
 from mj_core.prims import elementwise as ew
-from mj_core.trace import bind1
+from mj_core.trace import Tracer, bind1
 
-__all__ = ["array_methods", "install_array_methods", "operator_methods"]
+__all__ = ["array_methods", "host_methods", "install_array_methods", "operator_methods"]
 
 
 _REJECTED_OPERANDS = (list, tuple, set, dict)
@@ -135,6 +137,91 @@ def _copy(self: Any) -> Any:
     return self
 
 
+def _ptp(self: Any, axis: Any = None, out: None = None, keepdims: bool = False) -> Any:
+    if out is not None:
+        raise NotImplementedError("ptp: the 'out' argument is not supported (arrays are immutable)")
+    return mnp.ptp(self, axis, keepdims)
+
+
+def _view(self: Any, dtype: Any = None, type: None = None) -> Any:
+    """The same bits read as ``dtype``; a wider (narrower) dtype shrinks (grows) the last axis,
+    as NumPy's ``view`` does (bool reads as one byte, complex as its two floats)."""
+    if type is not None:
+        raise NotImplementedError("view: the 'type' argument is not supported")
+    return self if dtype is None else _bitcast(self, np.dtype(dtype))
+
+
+def _bitcast(x: Any, dtype: np.dtype[Any]) -> Any:
+    shape, src = mnp.shape(x), x.dtype
+    if not shape:
+        if src.itemsize != dtype.itemsize:
+            raise ValueError(
+                f"view: a 0-d array can only be viewed as a dtype of the same size, got "
+                f"{src.name} -> {dtype.name}"
+            )
+        return mnp.reshape(_bitcast(mnp.reshape(x, (1,)), dtype), ())
+    if (shape[-1] * src.itemsize) % dtype.itemsize:
+        raise ValueError(
+            f"view: the last axis of a {src.name}{list(shape)} array ({shape[-1] * src.itemsize} "
+            f"bytes) is not a multiple of {dtype.name}'s size ({dtype.itemsize} bytes)"
+        )
+    if src == dtype:
+        return x
+    if src.kind == "b":
+        return _bitcast(lax.convert_element_type(x, np.uint8), dtype)
+    if src.kind == "c":  # interleaved real and imaginary parts
+        parts = mnp.stack([mnp.real(x), mnp.imag(x)], axis=-1)
+        return _bitcast(mnp.reshape(parts, (*shape[:-1], 2 * shape[-1])), dtype)
+    if dtype.kind == "b":
+        return lax.ne(_bitcast(x, np.dtype(np.uint8)), np.uint8(0))
+    if dtype.kind == "c":
+        parts = _bitcast(x, np.dtype(f"f{dtype.itemsize // 2}"))
+        pairs = mnp.reshape(parts, (*shape[:-1], -1, 2))
+        return lax.complex(pairs[..., 0], pairs[..., 1])
+    if src.itemsize < dtype.itemsize:  # bitcast_convert_type consumes a trailing axis
+        factor = dtype.itemsize // src.itemsize
+        return lax.bitcast_convert_type(
+            mnp.reshape(x, (*shape[:-1], shape[-1] // factor, factor)), dtype
+        )
+    out = lax.bitcast_convert_type(x, dtype)  # ... or adds one
+    return mnp.reshape(out, (*shape[:-1], -1)) if src.itemsize > dtype.itemsize else out
+
+
+def _flat(self: Any) -> Any:
+    raise NotImplementedError(
+        "mj arrays do not implement the arr.flat property (as in JAX): use arr.ravel() or "
+        "arr.flatten() instead"
+    )
+
+
+def _host_value(x: Any, method: str) -> np.ndarray[Any, Any]:
+    """``x``'s value for a host-side method (``item``, ``tolist``); a traced value raises."""
+    aval = x.aval if isinstance(x, Tracer) else get_aval(x)
+    if isinstance(aval, ConcreteArray):
+        return np.asarray(aval.val)
+    raise ConcretizationError(
+        f"{method}() needs a concrete value, but it was called on a traced {aval.str_short()} "
+        f"array{user_line_suffix()}. Return the array from the transformed function and call "
+        f"{method}() on the result."
+    )
+
+
+def _item(self: Any, *args: int) -> Any:
+    return _host_value(self, "item").item(*args)
+
+
+def _tolist(self: Any) -> Any:
+    return _host_value(self, "tolist").tolist()
+
+
+def _itemsize(self: Any) -> int:
+    return int(self.dtype.itemsize)
+
+
+def _nbytes(self: Any) -> int:
+    return int(self.size * self.dtype.itemsize)
+
+
 #: ``__add__``, ``__neg__``, ...: mj's operators (also installed on eager arrays).
 operator_methods: dict[str, Any] = _binary_methods()
 
@@ -175,6 +262,9 @@ def _methods() -> dict[str, Any]:
         imag=property(mnp.imag),
         copy=_copy,
         take=mnp.take,
+        ptp=_ptp,
+        view=_view,
+        flat=property(_flat),
     )
     return out
 
@@ -182,9 +272,21 @@ def _methods() -> dict[str, Any]:
 #: name -> implementation (functions, or properties such as ``T`` and ``at``).
 array_methods: dict[str, Any] = _methods()
 
+#: Host access, for classes that do not read their data more directly themselves (device
+#: arrays copy from their buffer; a tracer answers only if its value is concrete, under grad).
+host_methods: dict[str, Any] = {
+    "item": _item,
+    "tolist": _tolist,
+    "itemsize": property(_itemsize),
+    "nbytes": property(_nbytes),
+}
+
 
 def install_array_methods(cls: type) -> None:
     """Give ``cls`` the full array operator set (called for Tracer, and by mj-xla for Array)."""
     for name, impl in array_methods.items():
         setattr(cls, name, impl)
+    for name, impl in host_methods.items():
+        if name not in vars(cls):
+            setattr(cls, name, impl)
     cls.__hash__ = None  # type: ignore[assignment]

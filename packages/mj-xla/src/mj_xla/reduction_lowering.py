@@ -250,7 +250,7 @@ def _sort_lowering(
     num_keys: int,
 ) -> list[Value]:
     """Lexicographic on the first ``num_keys`` operands; floats in NumPy's order (NaN last,
-    -0 == +0)."""
+    -0 == +0), complex numbers by real part then imaginary part (XLA has no complex order)."""
     ndim = avals_in[0].ndim
     op = hlo.SortOp(
         [aval_to_ir_type(a) for a in avals_out],
@@ -264,15 +264,23 @@ def _sort_lowering(
     block = op.comparator.blocks.append(*scalars)
     args = list(block.arguments)
     with ir.InsertionPoint(block):
-
-        def key(k: int) -> tuple[Value, Value, np.dtype[Any]]:
+        keys: list[tuple[Value, Value, np.dtype[Any]]] = []
+        for k in range(num_keys):
             dtype = avals_in[k].dtype
-            return _canonical_key(args[2 * k], dtype), _canonical_key(args[2 * k + 1], dtype), dtype
+            left: Value = args[2 * k]
+            right: Value = args[2 * k + 1]
+            parts = [(left, right, dtype)]
+            if dtype.kind == "c":
+                part = np.dtype(np.float32 if dtype == np.complex64 else np.float64)
+                parts = [
+                    (hlo.real(left), hlo.real(right), part),
+                    (hlo.imag(left), hlo.imag(right), part),
+                ]
+            keys += [(_canonical_key(x, t), _canonical_key(y, t), t) for x, y, t in parts]
 
-        lhs, rhs, dtype = key(num_keys - 1)
+        lhs, rhs, dtype = keys[-1]
         result = _compare(lhs, rhs, "LT", dtype, total=True)
-        for k in reversed(range(num_keys - 1)):
-            lhs, rhs, dtype = key(k)
+        for lhs, rhs, dtype in reversed(keys[:-1]):
             less = _compare(lhs, rhs, "LT", dtype, total=True)
             equal = _compare(lhs, rhs, "EQ", dtype, total=True)
             result = hlo.or_(less, hlo.and_(equal, result))

@@ -21,6 +21,7 @@ from mj import scipy as scipy
 from mj import test_util as test_util
 from mj import tree as tree
 from mj import tree_util as tree_util
+from mj._array_methods import install_numpy_methods as _install_numpy_methods
 from mj._environment import enable_x64 as enable_x64
 from mj._environment import print_environment_info as print_environment_info
 from mj._naming import named_call as named_call
@@ -68,5 +69,7 @@ from mj_xla import local_devices as local_devices
 from mj_xla import process_index as process_index
 
 jacobian = jacrev  # JAX: "jacobian: alias of jacrev"
+
+_install_numpy_methods()  # x.sort(), x.searchsorted(v), ...: mj.numpy's, on every array type
 
 __version__ = "0.1.0"

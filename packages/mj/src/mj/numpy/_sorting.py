@@ -1,17 +1,32 @@
-"""Sorting and order statistics: ``sort``, ``argsort``, ``median``, ``quantile``,
-``percentile``, built on the variadic ``sort`` primitive (stable, NaNs last like NumPy)."""
+"""Sorting and order statistics: ``sort``, ``argsort``, ``lexsort``, ``sort_complex``,
+``partition``, ``argpartition``, ``median``, ``quantile``, ``percentile``, built on the
+variadic ``sort`` primitive (stable, NaNs last like NumPy)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 import mj_core.numpy as cnp
+from mj.numpy._searching import static_int
 from mj_core import lax
+from mj_core.numpy._promotion import check_arraylike
+from mj_core.prims.elementwise import to_inexact_dtype
 from mj_core.shapes import canonicalize_axis
 
-__all__ = ["argsort", "median", "percentile", "quantile", "sort"]
+__all__ = [
+    "argpartition",
+    "argsort",
+    "lexsort",
+    "median",
+    "partition",
+    "percentile",
+    "quantile",
+    "sort",
+    "sort_complex",
+]
 
 Array = Any
 
@@ -23,28 +38,53 @@ def _flatten_if_none(api: str, a: Array, axis: int | None) -> tuple[Array, int]:
     return a, canonicalize_axis(api, axis, cnp.ndim(a))
 
 
+def _reject_kind_order(api: str, kind: Any, order: Any) -> None:
+    """JAX's sorts take ``kind``/``order`` for NumPy's signature only, and reject them."""
+    if kind is not None:
+        raise TypeError(
+            f"{api}: the 'kind' argument is not supported (got kind={kind!r}); use stable=True "
+            "or stable=False to choose the sort's stability."
+        )
+    if order is not None:
+        raise TypeError(f"{api}: the 'order' argument is not supported (got order={order!r}).")
+
+
 def sort(
-    a: Array, axis: int | None = -1, *, stable: bool = True, descending: bool = False
+    a: Array,
+    axis: int | None = -1,
+    *,
+    kind: Any = None,
+    order: Any = None,
+    stable: bool = True,
+    descending: bool = False,
 ) -> Array:
     """A sorted copy of ``a`` along ``axis`` (``None``: the flattened array)."""
+    _reject_kind_order("sort", kind, order)
     a, axis = _flatten_if_none("sort", a, axis)
     out = lax.sort(a, dimension=axis, is_stable=stable)
     return lax.rev(out, (axis,)) if descending else out
 
 
 def argsort(
-    a: Array, axis: int | None = -1, *, stable: bool = True, descending: bool = False
+    a: Array,
+    axis: int | None = -1,
+    *,
+    kind: Any = None,
+    order: Any = None,
+    stable: bool = True,
+    descending: bool = False,
+    dtype: Any = None,
 ) -> Array:
-    """The int64 indices that sort ``a`` along ``axis``; ties keep their original order."""
+    """The indices (int64 unless ``dtype``) that sort ``a`` along ``axis``. A stable
+    descending sort keeps ties in their original order, as JAX's does."""
+    _reject_kind_order("argsort", kind, order)
     a, axis = _flatten_if_none("argsort", a, axis)
     shape = cnp.shape(a)
-    if descending:  # sort the reversed array ascending, then map positions back
-        n = shape[axis]
-        iota = lax.broadcasted_iota(np.int64, shape, axis)
-        _, idx = lax.sort((lax.rev(a, (axis,)), iota), dimension=axis, num_keys=1)
-        return lax.rev(lax.sub(np.int64(n - 1), idx), (axis,))
-    iota = lax.broadcasted_iota(np.int64, shape, axis)
-    return lax.sort((a, iota), dimension=axis, is_stable=stable, num_keys=1)[1]
+    iota = lax.broadcasted_iota(np.int64 if dtype is None else dtype, shape, axis)
+    if descending and stable:  # reversed ties stay in order once reversed back
+        a, iota = lax.rev(a, (axis,)), lax.rev(iota, (axis,))
+    idx = lax.sort((a, iota), dimension=axis, is_stable=stable, num_keys=1)[1]
+    return lax.rev(idx, (axis,)) if descending else idx
 
 
 def quantile(
@@ -93,3 +133,78 @@ def percentile(
 def median(a: Array, axis: int | None = None, keepdims: bool = False) -> Array:
     """The median along ``axis`` (the mean of the two middle values for even lengths)."""
     return quantile(a, 0.5, axis, keepdims)
+
+
+def _partition_operand(api: str, a: Array, kth: int, axis: int) -> tuple[Array, int, int]:
+    """``a`` with the partition axis last, and ``kth`` in ``[0, n)`` (JAX's checks)."""
+    check_arraylike(api, (a,))
+    a = cnp.asarray(a)
+    if a.dtype.kind == "c":
+        raise NotImplementedError(f"{api}: complex input ({a.dtype.name}) is not supported.")
+    if a.dtype.kind == "b":
+        raise TypeError(f"{api}: bool input is not supported; convert it to an integer first.")
+    axis = canonicalize_axis(api, axis, cnp.ndim(a))
+    n = cnp.shape(a)[axis]
+    kth = static_int(api, "kth", kth)
+    if not -n <= kth < n:
+        raise ValueError(f"{api}: kth={kth} is out of range for an axis of length {n}")
+    return cnp.swapaxes(a, axis, -1), kth % n, axis
+
+
+def partition(a: Array, kth: int, axis: int = -1) -> Array:
+    """A copy of ``a`` with the ``kth`` smallest value at position ``kth``: the ``kth + 1``
+    smallest values first, in ascending order, then the others in descending order (JAX's
+    exact result, which it computes with two ``top_k``)."""
+    arr, kth, axis = _partition_operand("partition", a, kth, axis)
+    n = cnp.shape(arr)[-1]
+    s = lax.sort(arr, dimension=-1)
+    bottom = lax.slice_in_dim(s, 0, kth + 1, axis=-1)
+    top = lax.rev(lax.slice_in_dim(s, kth + 1, n, axis=-1), (cnp.ndim(s) - 1,))
+    return cnp.swapaxes(lax.concatenate([bottom, top], cnp.ndim(s) - 1), -1, axis)
+
+
+def argpartition(a: Array, kth: int, axis: int = -1) -> Array:
+    """int32 indices that partition ``a`` around its ``kth`` smallest value: those of the
+    ``kth + 1`` smallest values in ascending order (ties by position), then the others by
+    increasing position (JAX's exact result)."""
+    arr, kth, axis = _partition_operand("argpartition", a, kth, axis)
+    shape = cnp.shape(arr)
+    last = len(shape) - 1
+    iota = lax.broadcasted_iota(np.int32, shape, last)
+    order = lax.sort((arr, iota), dimension=last, num_keys=1)[1]
+    rank = lax.sort((order, iota), dimension=last, num_keys=1)[1]  # inverse permutation
+    rest = lax.sort((lax.le(rank, np.int32(kth)), iota), dimension=last, num_keys=1)[1]
+    bottom = lax.slice_in_dim(order, 0, kth + 1, axis=last)
+    top = lax.slice_in_dim(rest, 0, shape[last] - kth - 1, axis=last)
+    return cnp.swapaxes(lax.concatenate([bottom, top], last), -1, axis)
+
+
+def lexsort(keys: Sequence[Array] | Array, axis: int = -1) -> Array:
+    """int64 indices sorting by several keys, the last key primary (NumPy's ``lexsort``)."""
+    key_arrays = tuple(keys)
+    check_arraylike("lexsort", key_arrays)
+    key_arrays = tuple(cnp.asarray(k) for k in key_arrays)
+    if not key_arrays:
+        raise TypeError("lexsort: need a sequence of at least one key, got an empty one")
+    shapes = {cnp.shape(k) for k in key_arrays}
+    if len(shapes) > 1:
+        raise ValueError(f"lexsort: all keys must have the same shape, got {sorted(shapes)}")
+    shape = cnp.shape(key_arrays[0])
+    if not shape:
+        return cnp.zeros((), np.int64)
+    axis = canonicalize_axis("lexsort", axis, len(shape))
+    iota = lax.broadcasted_iota(np.int64, shape, axis)
+    ordered = (*key_arrays[::-1], iota)
+    return lax.sort(ordered, dimension=axis, num_keys=len(key_arrays))[-1]
+
+
+def sort_complex(a: Array) -> Array:
+    """``a`` sorted along its last axis, by real part then imaginary part, as complex:
+    complex128 where NumPy's float for ``a``'s dtype is float64, else complex64."""
+    check_arraylike("sort_complex", (a,))
+    a = cnp.asarray(a)
+    a = lax.sort(a, dimension=canonicalize_axis("sort_complex", -1, cnp.ndim(a)))
+    if a.dtype.kind == "c":
+        return a
+    wide = to_inexact_dtype(a.dtype) == np.float64
+    return lax.convert_element_type(a, np.complex128 if wide else np.complex64)

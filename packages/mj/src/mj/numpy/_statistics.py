@@ -1,9 +1,11 @@
 """``cov`` and ``corrcoef``: covariance and correlation matrices of variables (rows, or
 columns with ``rowvar=False``) with NumPy's frequency/analytic weights and ``ddof``, computed
-with a single ``dot`` of the centred data as ``jax.numpy`` does (so they differentiate)."""
+with a single ``dot`` of the centred data as ``jax.numpy`` does (so they differentiate); and
+``average``, the weighted mean along some axes."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -12,9 +14,10 @@ import mj_core.numpy as cnp
 from mj.numpy._matrices import diagonal
 from mj_core import lax
 from mj_core.errors import user_line_suffix
-from mj_core.numpy._promotion import promote_inexact
+from mj_core.numpy._promotion import check_arraylike, dtype_weak, promote_inexact
+from mj_core.shapes import canonicalize_axes, int_tuple
 
-__all__ = ["corrcoef", "cov"]
+__all__ = ["average", "corrcoef", "cov"]
 
 Array = Any
 
@@ -123,3 +126,51 @@ def corrcoef(x: Array, y: Array | None = None, rowvar: bool = True, dtype: Any =
     if c.dtype.kind == "c":
         return lax.complex(real_part, cnp.clip(cnp.imag(c), -1, 1))
     return real_part
+
+
+def average(
+    a: Array,
+    axis: int | Sequence[int] | None = None,
+    weights: Array | None = None,
+    returned: bool = False,
+    keepdims: bool = False,
+) -> Array | tuple[Array, Array]:
+    """The mean of ``a`` along ``axis`` weighted by ``weights`` (``a``'s shape, or the shape
+    of the reduced axes in ``axis`` order); with ``returned`` also the sum of the weights.
+    Integers and bools average in float64, as NumPy's ``average`` and ``mean`` do."""
+    check_arraylike("average", [a] if weights is None else [a, weights])
+    a = cnp.asarray(a)
+    shape = cnp.shape(a)
+    axes = tuple(range(len(shape))) if axis is None else int_tuple("average", "axis", axis)
+    axes = canonicalize_axes("average", axes, len(shape))
+    if weights is None:
+        avg = cnp.mean(a, axis=axis, keepdims=keepdims)
+        count = 1
+        for i in axes:
+            count *= shape[i]
+        weights_sum = lax.full((), count, dtype_weak(avg)[0])
+    else:
+        integral = dtype_weak(a)[0].kind in "biu"
+        a, w = promote_inexact(a, cnp.asarray(weights))
+        if integral:  # NumPy averages integers and bools in (at least) float64
+            target = np.promote_types(dtype_weak(a)[0], np.float64)
+            a, w = lax.convert_element_type(a, target), lax.convert_element_type(w, target)
+        if cnp.shape(w) != shape:
+            if axis is None:
+                raise ValueError(
+                    f"average: axis must be given when the shapes of a {shape} and weights "
+                    f"{cnp.shape(w)} differ{user_line_suffix()}"
+                )
+            reduced = tuple(shape[i] for i in axes)
+            if cnp.shape(w) != reduced:
+                raise ValueError(
+                    f"average: weights must have shape {reduced} (a's along axis {axis}) or "
+                    f"{shape}, got {cnp.shape(w)}{user_line_suffix()}"
+                )
+            w = lax.transpose(w, tuple(int(i) for i in np.argsort(axes)))
+            w = lax.reshape(w, tuple(d if i in axes else 1 for i, d in enumerate(shape)))
+        weights_sum = cnp.sum(w, axis=axis, keepdims=keepdims)
+        avg = lax.div(cnp.sum(lax.mul(a, w), axis=axis, keepdims=keepdims), weights_sum)
+    if not returned:
+        return avg
+    return avg, cnp.broadcast_to(weights_sum, cnp.shape(avg))

@@ -370,7 +370,6 @@ def lstsq(
     resid = cnp.sum(lax.integer_pow(lax.sub(matmul(a, x), b2), 2), axis=0)
     if numpy_resid and (rank < n or m <= n):
         resid = cnp.asarray([], dtype=a.dtype)
-    if vector:
+    if vector:  # JAX keeps the residuals' axis: shape (1,) for a vector b
         x = cnp.squeeze(x, -1)
-        resid = cnp.squeeze(resid, -1) if cnp.ndim(resid) else resid
     return x, resid, rank, s
