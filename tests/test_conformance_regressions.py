@@ -215,3 +215,12 @@ def test_an_eager_index_array_indexes_inside_jit():
     want = x.copy()
     want[[0, -1, 1]] = 7.0
     np.testing.assert_array_equal(mj.jit(lambda v: v.at[idx].set(7.0))(x), want)
+
+
+def test_nonzero_without_size_works_under_grad_and_asks_for_size_under_jit():
+    """As in JAX: grad keeps values concrete, jit needs a static ``size``."""
+    x = np.array([1.0, -2.0, 3.0])
+    g = mj.grad(lambda v: mnp.sum(v[mnp.nonzero(v > 0)] ** 2))(x)
+    np.testing.assert_array_equal(g, [2.0, 0.0, 6.0])
+    with pytest.raises(mj.errors.ConcretizationError, match=r"nonzero: .*size="):
+        mj.jit(lambda v: mnp.nonzero(v))(x)

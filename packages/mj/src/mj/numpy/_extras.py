@@ -10,9 +10,8 @@ from typing import Any
 import numpy as np
 
 import mj_core.numpy as cnp
+from mj.numpy._concrete import concrete_or_error
 from mj_core import lax
-from mj_core.errors import ConcretizationError, user_location
-from mj_core.trace import Tracer
 
 __all__ = [
     "allclose",
@@ -201,16 +200,10 @@ def nanmean(a: Array, axis: Axis = None, dtype: Any = None, keepdims: bool = Fal
     return lax.div(total, lax.convert_element_type(count, cnp.result_type(total)))
 
 
-def _concrete(name: str, a: Array) -> np.ndarray[Any, Any]:
-    if isinstance(a, Tracer):
-        where = user_location()
-        raise ConcretizationError(
-            f"{name}: the size of the result depends on the values of a traced "
-            f"{a.aval.str_short()} array{' (' + where + ')' if where else ''}. Pass a static "
-            f"size=... (padding with fill_value), or use mnp.where(condition, x, y) to keep "
-            "the shape fixed."
-        )
-    return np.asarray(a)
+_SIZE_HINT = (
+    "Pass a static size=... (padding with fill_value), or use mnp.where(condition, x, y) to "
+    "keep the shape fixed."
+)
 
 
 def nonzero(a: Array, *, size: int | None = None, fill_value: Any = None) -> tuple[Array, ...]:
@@ -219,7 +212,10 @@ def nonzero(a: Array, *, size: int | None = None, fill_value: Any = None) -> tup
     Under ``jit``/``vmap`` the number of results must be static: give ``size`` (the result is
     truncated or padded with ``fill_value``, default 0)."""
     if size is None:
-        return tuple(cnp.asarray(i) for i in np.nonzero(_concrete("nonzero", a)))
+        values = concrete_or_error(
+            "nonzero", a, "the array (its values set the result's length)", _SIZE_HINT
+        )
+        return tuple(cnp.asarray(i) for i in np.nonzero(values))
     a = cnp.asarray(a)
     shape = cnp.shape(a)
     flat_mask = cnp.ravel(lax.ne(a, cnp.zeros_like(a)))

@@ -11,19 +11,17 @@ from __future__ import annotations
 
 import builtins
 import math
-import operator
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 import mj_core.numpy as cnp
-from mj.numpy._concrete import concrete_or_error
+from mj.numpy._concrete import concrete_or_error, static_int
 from mj.numpy._matrices import ix_
 from mj_core import lax
 from mj_core.numpy._promotion import check_arraylike, promote, promote_inexact
 from mj_core.prims.elementwise import to_inexact_dtype
-from mj_core.trace import Tracer
 
 __all__ = [
     "bincount",
@@ -38,19 +36,6 @@ __all__ = [
 Array = Any
 
 _SEARCH_METHODS = ("compare_all", "scan", "scan_unrolled", "sort")
-
-
-def static_int(api: str, name: str, value: Any) -> int:
-    """``value`` as a Python int: it sets an output shape, so it must be known while tracing
-    (a traced value raises ``ConcretizationError``, anything else not integral ``TypeError``)."""
-    if isinstance(value, Tracer):
-        value = concrete_or_error(api, value, f"the {name} argument", "It sets the output shape.")
-    try:
-        return operator.index(value)
-    except TypeError:
-        raise TypeError(
-            f"{api}: {name} must be an int, got {value!r} ({type(value).__name__})"
-        ) from None
 
 
 def _index_dtype(n: int) -> np.dtype[Any]:
@@ -145,13 +130,13 @@ def bincount(
         raise TypeError(f"bincount: x must have an integer dtype, got {x.dtype.name}")
     if cnp.ndim(x) != 1:
         raise ValueError(f"bincount: x must be 1-dimensional, got shape {cnp.shape(x)}")
-    minlength = static_int("bincount", "minlength", minlength)
+    minlength = static_int("bincount", minlength, "minlength")
     if length is None:
         hint = "Pass a static length=... to use bincount under jit."
         values = concrete_or_error("bincount", x, "x (without a static length)", hint)
         length = max(minlength, int(max(0, values.max())) + 1 if values.size else 0)
     else:
-        length = static_int("bincount", "length", length)
+        length = static_int("bincount", length, "length")
     if weights is None:
         w: Array = np.array(1, np.int64)
     else:
@@ -180,7 +165,7 @@ def histogram_bin_edges(
     dtype = to_inexact_dtype(arr.dtype)
     if cnp.ndim(bins) == 1:
         return cnp.asarray(bins, dtype)
-    count = static_int("histogram", "bins", bins)
+    count = static_int("histogram", bins, "bins")
     if range is None:
         bounds = cnp.stack([cnp.min(arr), cnp.max(arr)]).astype(dtype)
     else:

@@ -17,9 +17,9 @@ from typing import Any, NamedTuple
 import numpy as np
 
 import mj_core.numpy as cnp
-from mj.numpy._concrete import concrete_or_error
+from mj.numpy._concrete import concrete_or_error, static_int
 from mj.numpy._extras import nonzero
-from mj.numpy._searching import searchsorted, static_int
+from mj.numpy._searching import searchsorted
 from mj.numpy._sorting import lexsort, sort
 from mj_core import lax
 from mj_core.numpy._promotion import check_arraylike, promote
@@ -162,7 +162,7 @@ def unique(
     if size is None:
         concrete_or_error("unique", arr, "the input (without a static size)", _SIZE_HINT)
     else:
-        size = static_int("unique", "size", size)
+        size = static_int("unique", size, "size")
     shape = cnp.shape(arr)
     if axis is None:
         axis_int, arr = 0, cnp.ravel(arr)
@@ -304,7 +304,7 @@ def setdiff1d(
     if size is None:
         concrete_or_error("setdiff1d", arr1, "ar1 (without a static size)", _SIZE_HINT)
     else:
-        size = static_int("setdiff1d", "size", size)
+        size = static_int("setdiff1d", size, "size")
     fill = lax.convert_element_type(
         cnp.asarray(0 if fill_value is None else fill_value), arr1.dtype
     )
@@ -383,7 +383,7 @@ def setxor1d(
     arr1, arr2 = promote(cnp.ravel(cnp.asarray(ar1)), cnp.ravel(cnp.asarray(ar2)))
     if size is not None:
         return _setxor1d_size(
-            arr1, arr2, fill_value, assume_unique, static_int("setxor1d", "size", size)
+            arr1, arr2, fill_value, assume_unique, static_int("setxor1d", size, "size")
         )
     if not assume_unique:
         arr1, arr2 = unique(arr1), unique(arr2)
@@ -465,7 +465,7 @@ def intersect1d(
     check_arraylike("intersect1d", (ar1, ar2))
     arr1, arr2 = promote(cnp.ravel(cnp.asarray(ar1)), cnp.ravel(cnp.asarray(ar2)))
     if size is not None:
-        size = static_int("intersect1d", "size", size)
+        size = static_int("intersect1d", size, "size")
         return _intersect1d_size(arr1, arr2, fill_value, assume_unique, size, return_indices)
     ind1 = ind2 = None
     if not assume_unique:

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 import mj_core.numpy as cnp
-from mj.numpy._searching import static_int
+from mj.numpy._concrete import static_int
 from mj_core import lax
 from mj_core.numpy._promotion import check_arraylike
 from mj_core.prims.elementwise import to_inexact_dtype
@@ -145,7 +145,7 @@ def _partition_operand(api: str, a: Array, kth: int, axis: int) -> tuple[Array, 
         raise TypeError(f"{api}: bool input is not supported; convert it to an integer first.")
     axis = canonicalize_axis(api, axis, cnp.ndim(a))
     n = cnp.shape(a)[axis]
-    kth = static_int(api, "kth", kth)
+    kth = static_int(api, kth, "kth")
     if not -n <= kth < n:
         raise ValueError(f"{api}: kth={kth} is out of range for an axis of length {n}")
     return cnp.swapaxes(a, axis, -1), kth % n, axis
