@@ -32,7 +32,7 @@ from mj_core.prims import incomplete_beta as ib
 from mj_core.prims import incomplete_gamma as ig
 from mj_core.prims import special as sp
 
-# --- lgamma, digamma, erfc, erf_inv --------------------------------------------------------------
+# --- lgamma, digamma, erfc, erf_inv -----------------------------------------------------------
 _TRIGAMMA_SHIFT = 10
 # B_2k for k = 1..7: trigamma(t) ~ 1/t + 1/(2 t^2) + sum_k B_2k / t^(2k + 1)
 _BERNOULLI = (1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6)
@@ -94,7 +94,7 @@ def _erf_inv_jvp(g: Array, ans: Array, x: Array) -> Array:
 defjvp2(sp.erf_inv_p, _erf_inv_jvp)
 
 
-# --- bessel ----------------------------------------------------------------------------------
+# --- bessel -----------------------------------------------------------------------------------
 def _i0e_jvp(g: Array, y: Array, x: Array) -> Array:
     return lax.mul(g, lax.sub(lax_special.bessel_i1e(x), lax.mul(lax.sign(x), y)))
 
@@ -117,7 +117,7 @@ def _i1e_jvp(g: Array, y: Array, x: Array) -> Array:
 defjvp2(bessel.bessel_i1e_p, _i1e_jvp)
 
 
-# --- incomplete gamma --------------------------------------------------------------------------
+# --- incomplete gamma -------------------------------------------------------------------------
 def _gamma_density(a: Array, x: Array) -> Array:
     """``x^(a-1) e^-x / Gamma(a)``: the gamma(a) density."""
     log_density = lax.sub(lax.sub(lax.mul(lax.sub(a, 1.0), lax.log(x)), x), lax_special.lgamma(a))
@@ -147,7 +147,7 @@ defjvp(ig.igamma_p, _grad_a("igamma"), _igamma_grad_x)
 defjvp(ig.igammac_p, _grad_a("igammac"), _igammac_grad_x)
 
 
-# --- incomplete beta ---------------------------------------------------------------------------
+# --- incomplete beta --------------------------------------------------------------------------
 class BetaincGradError(MJError, ValueError, NotImplementedError):
     """A tangent reached ``betainc``'s ``a`` or ``b``: JAX 0.10.2 has no such derivative."""
 

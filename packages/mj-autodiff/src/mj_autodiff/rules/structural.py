@@ -214,5 +214,5 @@ transpose_rules[st.dynamic_update_slice_p] = _dynamic_update_slice_transpose
 derivative_kinds[st.dynamic_update_slice_p] = Linear()  # in the arrays, not in the indices
 
 
-# --- iota (no operands: a constant) ----------------------------------------------------------
+# --- iota (no operands: a constant) -----------------------------------------------------------
 defjvp_zero(st.iota_p)
