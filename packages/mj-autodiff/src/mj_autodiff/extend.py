@@ -39,6 +39,8 @@ from mj_autodiff._derivatives import Bilinear as Bilinear
 from mj_autodiff._derivatives import DerivativeKind as DerivativeKind
 from mj_autodiff._derivatives import Elementwise as Elementwise
 from mj_autodiff._derivatives import Linear as Linear
+from mj_autodiff._derivatives import TangentFn as TangentFn
+from mj_autodiff._derivatives import VJPRule as VJPRule
 from mj_autodiff._derivatives import ZeroDerivative as ZeroDerivative
 from mj_autodiff._derivatives import defjvp as defjvp
 from mj_autodiff._derivatives import defjvp2 as defjvp2
@@ -93,8 +95,10 @@ __all__ = [
     "PartialEvalTrace",
     "PartialEvalTracer",
     "PartialVal",
+    "TangentFn",
     "Thunk",
     "UndefPrimal",
+    "VJPRule",
     "Zero",
     "ZeroDerivative",
     "add_tangents",
