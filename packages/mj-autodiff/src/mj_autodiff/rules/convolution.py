@@ -19,14 +19,14 @@ from typing import Any
 
 import numpy as np
 
-from mj_autodiff._jvp import defjvp
+from mj_autodiff._derivatives import Bilinear, defjvp, derivative_kinds
 from mj_autodiff._tangents import shape_dtype, zeros_like_aval
-from mj_autodiff._transpose import UndefPrimal, bilinear_prims, transpose_rules
+from mj_autodiff._transpose import UndefPrimal, transpose_rules
 from mj_core import ShapedArray, bind1, lax
 from mj_core.convolution import reshape_axis_into, reshape_axis_out_of
+from mj_core.extend import Array
 from mj_core.prims.convolution import ConvDimensionNumbers, conv_general_dilated_p, dilate_dim
 
-Array = Any
 Pads = tuple[tuple[int, int], ...]
 
 
@@ -177,4 +177,4 @@ def _conv_general_dilated_transpose(cts: list[Any], lhs: Any, rhs: Any, **params
 
 
 transpose_rules[conv_general_dilated_p] = _conv_general_dilated_transpose
-bilinear_prims.add(conv_general_dilated_p)
+derivative_kinds[conv_general_dilated_p] = Bilinear()

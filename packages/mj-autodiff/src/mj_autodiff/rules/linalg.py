@@ -16,10 +16,10 @@ from mj_autodiff._jvp import jvp_rules
 from mj_autodiff._tangents import Zero, instantiate_zeros, shape_dtype, tangent_aval_of
 from mj_autodiff._transpose import UndefPrimal, transpose_rules
 from mj_core import bind, bind1, lax
+from mj_core.extend import Array
 from mj_core.lax_linalg import diagonal, eye_like, matmul, mT, triangular_solve, tril, triu
 from mj_core.prims import linalg as la
 
-Array = Any
 Rule = tuple[list[Any], list[Any]]
 
 

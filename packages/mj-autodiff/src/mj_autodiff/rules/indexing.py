@@ -14,14 +14,14 @@ from typing import Any
 
 import numpy as np
 
+from mj_autodiff._derivatives import Linear, derivative_kinds
 from mj_autodiff._jvp import jvp_rules
 from mj_autodiff._tangents import Zero, instantiate_zeros, shape_dtype, tangent_aval_of
-from mj_autodiff._transpose import UndefPrimal, linear_prims, transpose_rules
+from mj_autodiff._transpose import UndefPrimal, transpose_rules
 from mj_core import bind1, lax
+from mj_core.extend import Array
 from mj_core.prims import indexing as ix
 from mj_core.prims.indexing import GatherDimensionNumbers, ScatterDimensionNumbers
-
-Array = Any
 
 
 def _scatter_dnums(dn: GatherDimensionNumbers) -> ScatterDimensionNumbers:
@@ -127,9 +127,6 @@ def _gather_jvp(
     return [ans], [_gather(t, indices, dimension_numbers, slice_sizes, mode, 0)]
 
 
-jvp_rules[ix.gather_p] = _gather_jvp
-
-
 def _gather_transpose(
     cts: list[Any],
     operand: Any,
@@ -151,8 +148,9 @@ def _gather_transpose(
     return [out, None]
 
 
+jvp_rules[ix.gather_p] = _gather_jvp
 transpose_rules[ix.gather_p] = _gather_transpose
-linear_prims.add(ix.gather_p)
+derivative_kinds[ix.gather_p] = Linear()  # in the operand (the indices are integers)
 
 
 # --- scatter_add (linear in operand and updates) ----------------------------------------------
@@ -172,9 +170,6 @@ def _scatter_add_jvp(
     return [ans], [t_out]
 
 
-jvp_rules[ix.scatter_add_p] = _scatter_add_jvp
-
-
 def _scatter_add_transpose(
     cts: list[Any], operand: Any, indices: Any, updates: Any, **params: Any
 ) -> list[Any]:
@@ -189,8 +184,9 @@ def _scatter_add_transpose(
     return [ct_operand, None, ct_updates]
 
 
+jvp_rules[ix.scatter_add_p] = _scatter_add_jvp
 transpose_rules[ix.scatter_add_p] = _scatter_add_transpose
-linear_prims.add(ix.scatter_add_p)
+derivative_kinds[ix.scatter_add_p] = Linear()  # in operand and updates
 
 
 # --- scatter (overwrite) ----------------------------------------------------------------------

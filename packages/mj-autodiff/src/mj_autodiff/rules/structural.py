@@ -1,8 +1,8 @@
-"""JVP and transpose rules for the structural primitives and dtype conversions.
+"""JVP and transpose rules for the structural primitives.
 
-All of them except ``iota`` and ``bitcast_convert_type`` are linear in their array operands:
-the JVP applies the primitive to the tangents, and the transpose moves the cotangent back
-(``broadcast`` sums, ``slice`` pads, ``pad`` slices, ...).
+All of them except ``iota`` are linear in their array operands: the JVP applies the primitive
+to the tangents, and the transpose moves the cotangent back (``broadcast`` sums, ``slice``
+pads, ``pad`` slices, ...).
 """
 
 from __future__ import annotations
@@ -11,11 +11,11 @@ from typing import Any
 
 import numpy as np
 
-from mj_autodiff._jvp import defjvp_zero, jvp_rules
+from mj_autodiff._derivatives import Linear, defjvp_zero, deflinear2, derivative_kinds
+from mj_autodiff._jvp import jvp_rules
 from mj_autodiff._tangents import Zero, instantiate_zeros, shape_dtype, tangent_aval_of
-from mj_autodiff._transpose import UndefPrimal, deflinear2, linear_prims, transpose_rules
-from mj_core import bind1, lax
-from mj_core.prims import conversions as cv
+from mj_autodiff._transpose import UndefPrimal, transpose_rules
+from mj_core import lax
 from mj_core.prims import structural as st
 
 
@@ -160,7 +160,7 @@ def _slice_transpose(
 deflinear2(st.slice_p, _slice_transpose)
 
 
-# --- dynamic_slice / dynamic_update_slice (linear in the arrays, not in the indices) ----------
+# --- dynamic_slice / dynamic_update_slice -----------------------------------------------------
 def _dynamic_slice_jvp(
     primals: list[Any], tangents: list[Any], *, slice_sizes: tuple[int, ...]
 ) -> tuple[list[Any], list[Any]]:
@@ -172,9 +172,6 @@ def _dynamic_slice_jvp(
     return [ans], [lax.dynamic_slice(t, starts, slice_sizes)]
 
 
-jvp_rules[st.dynamic_slice_p] = _dynamic_slice_jvp
-
-
 def _dynamic_slice_transpose(
     cts: list[Any], x: Any, *starts: Any, slice_sizes: tuple[int, ...]
 ) -> list[Any]:
@@ -183,8 +180,9 @@ def _dynamic_slice_transpose(
     return [lax.dynamic_update_slice(zeros, ct, starts), *([None] * len(starts))]
 
 
+jvp_rules[st.dynamic_slice_p] = _dynamic_slice_jvp
 transpose_rules[st.dynamic_slice_p] = _dynamic_slice_transpose
-linear_prims.add(st.dynamic_slice_p)
+derivative_kinds[st.dynamic_slice_p] = Linear()  # in the arrays, not in the indices
 
 
 def _dynamic_update_slice_jvp(
@@ -199,9 +197,6 @@ def _dynamic_update_slice_jvp(
     return [ans], [t]
 
 
-jvp_rules[st.dynamic_update_slice_p] = _dynamic_update_slice_jvp
-
-
 def _dynamic_update_slice_transpose(cts: list[Any], x: Any, update: Any, *starts: Any) -> list[Any]:
     ct = cts[0]
     update_shape = _shape_of(update)
@@ -214,36 +209,10 @@ def _dynamic_update_slice_transpose(cts: list[Any], x: Any, update: Any, *starts
     return [ct_x, ct_update, *([None] * len(starts))]
 
 
+jvp_rules[st.dynamic_update_slice_p] = _dynamic_update_slice_jvp
 transpose_rules[st.dynamic_update_slice_p] = _dynamic_update_slice_transpose
-linear_prims.add(st.dynamic_update_slice_p)
+derivative_kinds[st.dynamic_update_slice_p] = Linear()  # in the arrays, not in the indices
 
 
-# --- conversions ------------------------------------------------------------------------------
-def _convert_element_type_jvp(
-    primals: list[Any], tangents: list[Any], *, new_dtype: np.dtype[Any], weak_type: bool
-) -> tuple[list[Any], list[Any]]:
-    (x,), (t,) = primals, tangents
-    ans = bind1(cv.convert_element_type_p, x, new_dtype=new_dtype, weak_type=weak_type)
-    if type(t) is Zero or np.dtype(new_dtype).kind not in "fc":
-        return [ans], [Zero(tangent_aval_of(ans))]
-    t_out = bind1(cv.convert_element_type_p, t, new_dtype=new_dtype, weak_type=weak_type)
-    return [ans], [t_out]
-
-
-jvp_rules[cv.convert_element_type_p] = _convert_element_type_jvp
-
-
-def _convert_element_type_transpose(
-    cts: list[Any], x: Any, *, new_dtype: np.dtype[Any], weak_type: bool
-) -> list[Any]:
-    aval = x.aval
-    return [
-        bind1(cv.convert_element_type_p, cts[0], new_dtype=aval.dtype, weak_type=aval.weak_type)
-    ]
-
-
-transpose_rules[cv.convert_element_type_p] = _convert_element_type_transpose
-linear_prims.add(cv.convert_element_type_p)
-
-defjvp_zero(cv.bitcast_convert_type_p)
+# --- iota (no operands: a constant) -----------------------------------------------------------
 defjvp_zero(st.iota_p)

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from mj_autodiff._transpose import UndefPrimal, deflinear2, unbroadcast
+from mj_autodiff._derivatives import deflinear2
+from mj_autodiff._transpose import UndefPrimal, unbroadcast
 from mj_core import lax
 from mj_core.prims import complex as cx
 

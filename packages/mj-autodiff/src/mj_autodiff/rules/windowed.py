@@ -17,16 +17,14 @@ from typing import Any
 
 import numpy as np
 
-from mj_autodiff._jvp import defjvp2
-from mj_autodiff._rules.convolution import lhs_transpose_padding
+from mj_autodiff._derivatives import defjvp2, deflinear2
 from mj_autodiff._tangents import shape_dtype
-from mj_autodiff._transpose import deflinear2
+from mj_autodiff.rules.convolution import lhs_transpose_padding
 from mj_core import bind1, lax
+from mj_core.extend import Array
 from mj_core.prims import indexing as ix
 from mj_core.prims import reductions as rd
 from mj_core.prims import windowed as wr
-
-Array = Any
 
 
 def _reduce_window_sum_transpose(

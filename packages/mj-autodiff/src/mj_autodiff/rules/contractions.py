@@ -13,15 +13,14 @@ from typing import Any
 
 import numpy as np
 
-from mj_autodiff._jvp import defjvp
+from mj_autodiff._derivatives import Bilinear, defjvp, derivative_kinds
 from mj_autodiff._tangents import shape_dtype, shaped_aval_of
-from mj_autodiff._transpose import UndefPrimal, transpose_rules
-from mj_autodiff._vjp_rules import bilinear_vjps, operand_aval, vjp_rules
-from mj_core import ShapedArray, bind1, lax
+from mj_autodiff._transpose import UndefPrimal, operand_aval, transpose_rules
+from mj_core import Primitive, ShapedArray, bind1, lax
+from mj_core.extend import Array
 from mj_core.prims import contractions as ct_prims
 from mj_core.prims import structural as st_prims
 
-Array = Any
 DimensionNumbers = tuple[
     tuple[tuple[int, ...], tuple[int, ...]], tuple[tuple[int, ...], tuple[int, ...]]
 ]
@@ -120,9 +119,6 @@ def _dot_general_transpose(
     return [None, ct_y]
 
 
-transpose_rules[ct_prims.dot_general_p] = _dot_general_transpose
-
-
 @functools.lru_cache(maxsize=256)
 def _rhs_direct_dims(
     dimension_numbers: DimensionNumbers, x_ndim: int, y_ndim: int
@@ -146,7 +142,12 @@ def _rhs_direct_dims(
 
 
 def _dot_general_vjp(
-    ct: Any, ans: Any, vals: list[Any], wants: list[bool], params: dict[str, Any]
+    prim: Primitive,
+    ct: Any,
+    ans: Any,
+    vals: list[Any],
+    wants: list[bool],
+    params: dict[str, Any],
 ) -> list[Any]:
     """Eager reverse mode's rule: the transpose rule's lhs cotangent, and a rhs cotangent
     computed directly in its layout where possible (no trailing ``transpose``). The tape
@@ -175,5 +176,5 @@ def _dot_general_vjp(
     return [ct_x, ct_y]
 
 
-vjp_rules[ct_prims.dot_general_p] = _dot_general_vjp
-bilinear_vjps.add(ct_prims.dot_general_p)
+transpose_rules[ct_prims.dot_general_p] = _dot_general_transpose
+derivative_kinds[ct_prims.dot_general_p] = Bilinear(vjp=_dot_general_vjp)

@@ -10,8 +10,8 @@ from typing import Any
 
 import numpy as np
 
+from mj_autodiff._derivatives import deflinear2
 from mj_autodiff._tangents import shape_dtype
-from mj_autodiff._transpose import deflinear2
 from mj_core import lax
 from mj_core.prims.fft import FftType, fft_p
 

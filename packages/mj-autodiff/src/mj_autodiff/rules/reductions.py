@@ -14,13 +14,12 @@ from typing import Any
 
 import numpy as np
 
-from mj_autodiff._jvp import defjvp, defjvp2, defjvp_zero, jvp_flat, jvp_rules
+from mj_autodiff._derivatives import defjvp, defjvp2, defjvp_zero, deflinear2
+from mj_autodiff._jvp import jvp_flat, jvp_rules
 from mj_autodiff._tangents import Zero, shape_dtype, tangent_aval_of
-from mj_autodiff._transpose import deflinear2
 from mj_core import bind1, lax
+from mj_core.extend import Array
 from mj_core.prims import reductions as rd
-
-Array = Any
 
 
 def _kept_dims(ndim: int, axes: tuple[int, ...]) -> tuple[int, ...]:

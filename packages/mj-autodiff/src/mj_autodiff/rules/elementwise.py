@@ -1,11 +1,13 @@
-"""JVP and transpose rules for the elementwise primitives.
+"""JVP and transpose rules for the elementwise primitives (and ``nextafter``, which has no
+derivative).
 
 Derivative coefficients are computed from the primals (known values during linearize, so
 they are evaluated eagerly), and each tangent contribution is one ``mul``/``div`` of the
 tangent by such a coefficient: the staged linear program stays as small as it can be.
 Operands broadcast and promote, so contributions are fitted to the output
 (:func:`~mj_autodiff._tangents.fit_tangent`) and cotangents are brought back to each operand
-with :func:`~mj_autodiff._transpose.unbroadcast`.
+with :func:`~mj_autodiff._transpose.unbroadcast`. Each registration records the primitive's
+derivative kind (:mod:`mj_autodiff._derivatives`), from which eager reverse mode takes its VJP.
 """
 
 from __future__ import annotations
@@ -13,20 +15,22 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from mj_autodiff._jvp import defjvp, defjvp2, defjvp_zero, jvp_rules
-from mj_autodiff._tangents import Zero, fit_tangent, shape_dtype
-from mj_autodiff._transpose import (
-    UndefPrimal,
-    bilinear_prims,
-    linear_prims,
-    transpose_rules,
-    unbroadcast,
+from mj_autodiff._derivatives import (
+    Bilinear,
+    Linear,
+    defjvp,
+    defjvp2,
+    defjvp_zero,
+    derivative_kinds,
 )
+from mj_autodiff._jvp import jvp_rules
+from mj_autodiff._tangents import Zero, fit_tangent, shape_dtype
+from mj_autodiff._transpose import UndefPrimal, transpose_rules, unbroadcast
 from mj_core import lax
-from mj_core.errors import user_location
+from mj_core.errors import user_line_suffix, user_location
+from mj_core.extend import Array
 from mj_core.prims import elementwise as ew
-
-Array = Any
+from mj_core.prims import nextafter as na
 
 # --- zero-derivative primitives ---------------------------------------------------------------
 for _prim in (
@@ -185,7 +189,7 @@ def _abs_jvp(g: Array, x: Array) -> Array:
     return lax.select_n(lax.ge(x, 0), lax.neg(g), g)
 
 
-defjvp(ew.abs_p, _abs_jvp)
+defjvp(ew.abs_p, _abs_jvp, real_only=True)  # the complex formula is not complex-linear in g
 
 
 def _integer_pow_jvp(g: Array, x: Array, *, y: int) -> Array:
@@ -206,15 +210,13 @@ def _neg_jvp(primals: list[Any], tangents: list[Any]) -> tuple[list[Any], list[A
     return [lax.neg(x)], [t if type(t) is Zero else lax.neg(t)]
 
 
-jvp_rules[ew.neg_p] = _neg_jvp
-
-
 def _neg_transpose(cts: list[Any], x: Any) -> list[Any]:
     return [lax.neg(cts[0])]
 
 
+jvp_rules[ew.neg_p] = _neg_jvp
 transpose_rules[ew.neg_p] = _neg_transpose
-linear_prims.add(ew.neg_p)
+derivative_kinds[ew.neg_p] = Linear()
 
 
 # --- add / sub --------------------------------------------------------------------------------
@@ -238,9 +240,6 @@ def _add_jvp(primals: list[Any], tangents: list[Any]) -> tuple[list[Any], list[A
     return [ans], [fit_tangent(lax.add(tx, ty), ans)]
 
 
-jvp_rules[ew.add_p] = _add_jvp
-
-
 def _add_transpose(cts: list[Any], x: Any, y: Any) -> list[Any]:
     ct = cts[0]
     return [
@@ -249,8 +248,9 @@ def _add_transpose(cts: list[Any], x: Any, y: Any) -> list[Any]:
     ]
 
 
+jvp_rules[ew.add_p] = _add_jvp
 transpose_rules[ew.add_p] = _add_transpose
-linear_prims.add(ew.add_p)
+derivative_kinds[ew.add_p] = Linear()
 
 
 def _sub_jvp(primals: list[Any], tangents: list[Any]) -> tuple[list[Any], list[Any]]:
@@ -263,9 +263,6 @@ def _sub_jvp(primals: list[Any], tangents: list[Any]) -> tuple[list[Any], list[A
     return [ans], [fit_tangent(lax.sub(tx, ty), ans)]
 
 
-jvp_rules[ew.sub_p] = _sub_jvp
-
-
 def _sub_transpose(cts: list[Any], x: Any, y: Any) -> list[Any]:
     ct = cts[0]
     return [
@@ -274,13 +271,14 @@ def _sub_transpose(cts: list[Any], x: Any, y: Any) -> list[Any]:
     ]
 
 
+jvp_rules[ew.sub_p] = _sub_jvp
 transpose_rules[ew.sub_p] = _sub_transpose
-linear_prims.add(ew.sub_p)
+derivative_kinds[ew.sub_p] = Linear()
 
 
 # --- mul / div (bilinear / linear in the numerator) -------------------------------------------
-# ``t * y`` already has the output's shape and dtype (mul broadcasts and promotes), so these
-# rules need no fitting.
+# ``t * y`` already has the output's shape and dtype (mul broadcasts and promotes), so mul's
+# rule needs no fitting.
 def _mul_jvp(primals: list[Any], tangents: list[Any]) -> tuple[list[Any], list[Any]]:
     (x, y), (tx, ty) = primals, tangents
     ans = lax.mul(x, y)
@@ -289,9 +287,6 @@ def _mul_jvp(primals: list[Any], tangents: list[Any]) -> tuple[list[Any], list[A
     if type(tx) is Zero:
         return [ans], [lax.mul(x, ty)]
     return [ans], [lax.add(lax.mul(tx, y), lax.mul(x, ty))]
-
-
-jvp_rules[ew.mul_p] = _mul_jvp
 
 
 def _nonlinear_error(prim: str) -> TypeError:
@@ -312,21 +307,20 @@ def _mul_transpose(cts: list[Any], x: Any, y: Any) -> list[Any]:
     return [None, unbroadcast(lax.mul(x, ct), y.aval)]
 
 
+jvp_rules[ew.mul_p] = _mul_jvp
 transpose_rules[ew.mul_p] = _mul_transpose
-bilinear_prims.add(ew.mul_p)
+derivative_kinds[ew.mul_p] = Bilinear()
 
 
-def _div_jvp(primals: list[Any], tangents: list[Any]) -> tuple[list[Any], list[Any]]:
-    (x, y), (tx, ty) = primals, tangents
-    ans = lax.div(x, y)
-    t = None if type(tx) is Zero else lax.div(tx, y)
-    if type(ty) is not Zero:
-        t_y = lax.mul(ty, lax.neg(lax.div(ans, y)))
-        t = t_y if t is None else lax.add(t, t_y)
-    return [ans], [t]
+def _div_jvp_lhs(g: Array, ans: Array, x: Array, y: Array) -> Array:
+    return lax.div(g, y)
 
 
-jvp_rules[ew.div_p] = _div_jvp
+def _div_jvp_rhs(g: Array, ans: Array, x: Array, y: Array) -> Array:
+    return lax.mul(g, lax.neg(lax.div(ans, y)))
+
+
+defjvp2(ew.div_p, _div_jvp_lhs, _div_jvp_rhs)  # also the VJP, which reads the output
 
 
 def _div_transpose(cts: list[Any], x: Any, y: Any) -> list[Any]:
@@ -441,9 +435,6 @@ def _select_n_jvp(primals: list[Any], tangents: list[Any]) -> tuple[list[Any], l
     return [ans], [fit_tangent(lax.select_n(which, *case_tangents), ans)]
 
 
-jvp_rules[ew.select_n_p] = _select_n_jvp
-
-
 def _select_n_transpose(cts: list[Any], which: Any, *cases: Any) -> list[Any]:
     if type(which) is UndefPrimal:
         raise TypeError("select_n: the selector cannot be a linear (tangent) value.")
@@ -458,5 +449,18 @@ def _select_n_transpose(cts: list[Any], which: Any, *cases: Any) -> list[Any]:
     return out
 
 
+jvp_rules[ew.select_n_p] = _select_n_jvp
 transpose_rules[ew.select_n_p] = _select_n_transpose
-linear_prims.add(ew.select_n_p)  # in its cases (the selector is an integer or bool)
+derivative_kinds[ew.select_n_p] = Linear()  # in its cases (the selector is an integer or bool)
+
+
+# --- nextafter --------------------------------------------------------------------------------
+def _nextafter_jvp(primals: list[Any], tangents: list[Any]) -> tuple[list[Any], list[Any]]:
+    """``nextafter`` has no derivative in JAX (differentiating it is an error); mj's rule
+    raises the same way, naming the primitive."""
+    raise NotImplementedError(
+        f"Differentiation rule for 'nextafter' not implemented (as in JAX){user_line_suffix()}"
+    )
+
+
+jvp_rules[na.nextafter_p] = _nextafter_jvp
