@@ -22,6 +22,8 @@ from mj_core.errors import user_line_suffix
 from mj_core.prims.callback import VMAP_METHODS, HostCallback, debug_callback_p, pure_callback_p
 from mj_core.trace import bind
 
+__all__: list[str] = []
+
 
 def _example(vals: Vals, dims: Dims, i: int) -> list[Any]:
     """The operands of example ``i``: batched operands indexed at ``i`` along their batch dim."""

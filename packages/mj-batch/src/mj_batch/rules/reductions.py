@@ -1,5 +1,5 @@
-"""Batching rules of reductions, arg-reductions, cumulative ops and sort: shift their axes
-past the batch axis, which stays where it is."""
+"""Batching rules of reductions, arg-reductions and cumulative ops: shift their axes past the
+batch axis, which stays where it is."""
 
 from __future__ import annotations
 
@@ -10,12 +10,11 @@ from mj_batch._batching import (
     RuleResult,
     Vals,
     VmapRule,
-    match_batch_dims,
     shift_axis,
     vmap_rules,
 )
-from mj_core import prims
 from mj_core.primitive import Primitive
+from mj_core.prims import reductions as rd
 from mj_core.trace import bind
 
 __all__: list[str] = []
@@ -38,14 +37,14 @@ def _axes_reduction_rule(prim: Primitive) -> VmapRule:
 
 
 for _prim in (
-    prims.reduce_sum_p,
-    prims.reduce_max_p,
-    prims.reduce_min_p,
-    prims.reduce_prod_p,
-    prims.reduce_and_p,
-    prims.reduce_or_p,
-    prims.argmax_p,
-    prims.argmin_p,
+    rd.reduce_sum_p,
+    rd.reduce_max_p,
+    rd.reduce_min_p,
+    rd.reduce_prod_p,
+    rd.reduce_and_p,
+    rd.reduce_or_p,
+    rd.argmax_p,
+    rd.argmin_p,
 ):
     vmap_rules[_prim] = _axes_reduction_rule(_prim)
 
@@ -64,28 +63,5 @@ def _cumulative_rule(prim: Primitive) -> VmapRule:
     return rule
 
 
-for _prim in (prims.cumsum_p, prims.cumprod_p, prims.cummax_p, prims.cummin_p):
+for _prim in (rd.cumsum_p, rd.cumprod_p, rd.cummax_p, rd.cummin_p):
     vmap_rules[_prim] = _cumulative_rule(_prim)
-
-
-def _sort_vmap(
-    axis_size: int,
-    vals_in: Vals,
-    dims_in: Dims,
-    *,
-    dimension: int,
-    is_stable: bool,
-    num_keys: int,
-) -> RuleResult:
-    operands, bdim = match_batch_dims(axis_size, vals_in, dims_in)
-    outs = bind(
-        prims.sort_p,
-        *operands,
-        dimension=shift_axis(dimension, bdim),
-        is_stable=is_stable,
-        num_keys=num_keys,
-    )
-    return outs, [bdim] * len(outs)
-
-
-vmap_rules[prims.sort_p] = _sort_vmap

@@ -19,7 +19,7 @@ from mj_batch._batching import (
     shift_axis,
     vmap_rules,
 )
-from mj_core import prims
+from mj_core.prims import contractions as ct
 from mj_core.trace import bind1
 
 __all__: list[str] = []
@@ -60,7 +60,7 @@ def _dot_general_vmap(
         n_lhs_free = len(_free_axes(len(shape_of(x)), lc, lb))
         out_bdim = len(lb) + n_lhs_free + _free_axes(len(shape_of(y)), rc, rb).index(yb)
     out = bind1(
-        prims.dot_general_p,
+        ct.dot_general_p,
         x,
         y,
         dimension_numbers=((tuple(lc), tuple(rc)), (tuple(lb), tuple(rb))),
@@ -70,4 +70,4 @@ def _dot_general_vmap(
     return [out], [out_bdim]
 
 
-vmap_rules[prims.dot_general_p] = _dot_general_vmap
+vmap_rules[ct.dot_general_p] = _dot_general_vmap

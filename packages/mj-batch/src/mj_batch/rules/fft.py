@@ -9,6 +9,8 @@ from mj_batch._batching import Dims, RuleResult, Vals, moveaxis, vmap_rules
 from mj_core.prims.fft import FftType, fft_p
 from mj_core.trace import bind1
 
+__all__: list[str] = []
+
 
 def _fft_vmap(
     axis_size: int, vals_in: Vals, dims_in: Dims, *, fft_type: FftType, fft_lengths: Any

@@ -1,12 +1,10 @@
-"""Batching rules of the indexing primitives: gather, the scatter family, dynamic_slice and
-dynamic_update_slice.
+"""Batching rules of the indexing primitives: gather and the scatter family.
 
 A batched operand read or written through unbatched indices gets its batch axis as one more
 *window* axis (the whole batch is one slice). Batched indices pair the operand's batch axis
 with theirs through ``operand_batching_dims`` / ``*_indices_batching_dims``, so that example
 ``b`` only touches slice ``b`` of the operand. Either way the data is not moved, except that
-the index vector must stay the last axis of ``indices``. ``dynamic_slice`` and
-``dynamic_update_slice`` with batched start indices become a batched gather / scatter.
+the index vector must stay the last axis of ``indices``.
 """
 
 from __future__ import annotations
@@ -14,16 +12,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
-
 from mj_batch._batching import (
     Dims,
     RuleResult,
     Vals,
     VmapRule,
     broadcast_batched,
-    dtype_of,
-    match_batch_dims,
     move_batch_axis,
     moveaxis,
     not_mapped,
@@ -31,8 +25,8 @@ from mj_batch._batching import (
     shift_axis,
     vmap_rules,
 )
-from mj_core import prims
 from mj_core.primitive import Primitive
+from mj_core.prims import indexing as ix
 from mj_core.prims.indexing import GatherDimensionNumbers, ScatterDimensionNumbers
 from mj_core.trace import bind1
 
@@ -80,12 +74,6 @@ def _with_batch_window(
     new_windows = [shift_axis(d, position) for d in window_dims]
     new_windows.insert(k, position)
     return tuple(new_windows), position
-
-
-def _with_zero_start(starts: Vals, bdim: int) -> list[Any]:
-    """``starts`` with a zero start index for the batch axis at ``bdim`` (unbatched starts)."""
-    zero = np.zeros((), dtype_of(starts[0]) if starts else np.int64)
-    return [*starts[:bdim], zero, *starts[bdim:]]
 
 
 # --- gather -----------------------------------------------------------------------------------
@@ -136,7 +124,7 @@ def _gather_vmap(
             slice_sizes = (*slice_sizes[:op_bdim], 1, *slice_sizes[op_bdim:])
     new_dn = GatherDimensionNumbers(offset_dims, collapsed, index_map, op_batching, idx_batching)
     out = bind1(
-        prims.gather_p,
+        ix.gather_p,
         operand,
         indices,
         dimension_numbers=new_dn,
@@ -147,7 +135,7 @@ def _gather_vmap(
     return [out], [out_bdim]
 
 
-vmap_rules[prims.gather_p] = _gather_vmap
+vmap_rules[ix.gather_p] = _gather_vmap
 
 
 # --- scatter family ---------------------------------------------------------------------------
@@ -213,94 +201,10 @@ def _scatter_rule(prim: Primitive) -> VmapRule:
 
 
 for _prim in (
-    prims.scatter_p,
-    prims.scatter_add_p,
-    prims.scatter_mul_p,
-    prims.scatter_min_p,
-    prims.scatter_max_p,
+    ix.scatter_p,
+    ix.scatter_add_p,
+    ix.scatter_mul_p,
+    ix.scatter_min_p,
+    ix.scatter_max_p,
 ):
     vmap_rules[_prim] = _scatter_rule(_prim)
-
-
-# --- dynamic_slice / dynamic_update_slice -----------------------------------------------------
-
-
-def _stacked_starts(axis_size: int, starts: Vals, dims: Dims) -> Any:
-    """Per-example start indices as one ``int[axis_size, n]`` indices array for gather/scatter."""
-    dtype = np.result_type(*(dtype_of(s) for s in starts))
-    columns = []
-    for s, d in zip(starts, dims, strict=True):
-        if dtype_of(s) != dtype:
-            s = bind1(prims.convert_element_type_p, s, new_dtype=dtype, weak_type=False)
-        bcast = () if d is not_mapped else (0,)
-        columns.append(
-            bind1(prims.broadcast_p, s, shape=(axis_size, 1), broadcast_dimensions=bcast)
-        )
-    return bind1(prims.concatenate_p, *columns, dimension=1)
-
-
-def _dynamic_slice_vmap(
-    axis_size: int, vals_in: Vals, dims_in: Dims, *, slice_sizes: tuple[int, ...]
-) -> RuleResult:
-    x, *starts = vals_in
-    x_bdim, *start_dims = dims_in
-    if all(d is not_mapped for d in start_dims):
-        assert isinstance(x_bdim, int)
-        new_starts = _with_zero_start(starts, x_bdim)
-        sizes = (*slice_sizes[:x_bdim], axis_size, *slice_sizes[x_bdim:])
-        return [bind1(prims.dynamic_slice_p, x, *new_starts, slice_sizes=sizes)], [x_bdim]
-    x = move_batch_axis(axis_size, x_bdim, 0, x)
-    n = len(starts)
-    dn = GatherDimensionNumbers(
-        offset_dims=tuple(range(1, n + 1)),
-        collapsed_slice_dims=(),
-        start_index_map=tuple(range(1, n + 1)),
-        operand_batching_dims=(0,),
-        start_indices_batching_dims=(0,),
-    )
-    out = bind1(
-        prims.gather_p,
-        x,
-        _stacked_starts(axis_size, starts, start_dims),
-        dimension_numbers=dn,
-        slice_sizes=(1, *slice_sizes),
-        mode="clip",  # XLA clamps dynamic_slice starts so the window fits, as "clip" does
-        fill_value=None,
-    )
-    return [out], [0]
-
-
-vmap_rules[prims.dynamic_slice_p] = _dynamic_slice_vmap
-
-
-def _dynamic_update_slice_vmap(axis_size: int, vals_in: Vals, dims_in: Dims) -> RuleResult:
-    x, update, *starts = vals_in
-    x_bdim, upd_bdim, *start_dims = dims_in
-    if all(d is not_mapped for d in start_dims):
-        (x, update), bdim = match_batch_dims(axis_size, [x, update], [x_bdim, upd_bdim])
-        new_starts = _with_zero_start(starts, bdim)
-        return [bind1(prims.dynamic_update_slice_p, x, update, *new_starts)], [bdim]
-    x = move_batch_axis(axis_size, x_bdim, 0, x)
-    update = move_batch_axis(axis_size, upd_bdim, 0, update)
-    n = len(starts)
-    dn = ScatterDimensionNumbers(
-        update_window_dims=tuple(range(1, n + 1)),
-        inserted_window_dims=(),
-        scatter_dims_to_operand_dims=tuple(range(1, n + 1)),
-        operand_batching_dims=(0,),
-        scatter_indices_batching_dims=(0,),
-    )
-    out = bind1(
-        prims.scatter_p,
-        x,
-        _stacked_starts(axis_size, starts, start_dims),
-        update,
-        dimension_numbers=dn,
-        indices_are_sorted=True,
-        unique_indices=True,
-        mode="clip",  # XLA clamps dynamic_update_slice starts so the update fits
-    )
-    return [out], [0]
-
-
-vmap_rules[prims.dynamic_update_slice_p] = _dynamic_update_slice_vmap
