@@ -1,8 +1,7 @@
-"""Lowering rules of the structural and conversion primitives: each is one StableHLO op.
+"""Lowering rules of the structural primitives: each is one StableHLO op.
 
-Non-elementwise primitives share one dtype across their array operands, except that a weak
-(Python scalar) operand adopts the strong dtype; :func:`as_dtype` makes that conversion
-explicit, since StableHLO has none.
+Their array operands share one dtype, except that a weak (Python scalar) operand adopts the
+strong dtype; ``as_dtype`` makes that conversion explicit, since StableHLO has none.
 """
 
 from __future__ import annotations
@@ -11,27 +10,18 @@ from typing import Any
 
 import numpy as np
 
-from mj_core.avals import ShapedArray
-from mj_core.prims import conversions as cv
 from mj_core.prims import structural as st
-from mj_xla._jaxlib import Value, hlo, ir_tensor_type
-from mj_xla.lowering import (
+from mj_xla._jaxlib import Value, hlo
+from mj_xla._lowering import (
     Avals,
     LoweringContext,
     Values,
+    as_dtype,
     aval_to_ir_type,
-    ir_constant,
     lowering_rules,
 )
 
-__all__ = ["as_dtype"]
-
-
-def as_dtype(val: Value, aval: ShapedArray, dtype: np.dtype[Any]) -> Value:
-    """``val`` converted to ``dtype`` (no-op when it already has it)."""
-    if aval.dtype == dtype:
-        return val
-    return hlo.convert(ir_tensor_type(aval.shape, dtype), val)
+__all__: list[str] = []
 
 
 @lowering_rules.register(st.broadcast_p)
@@ -164,38 +154,3 @@ def _iota_lowering(
     dimension: int,
 ) -> list[Value]:
     return [hlo.iota(aval_to_ir_type(avals_out[0]), dimension)]
-
-
-@lowering_rules.register(cv.convert_element_type_p)
-def _convert_element_type_lowering(
-    ctx: LoweringContext,
-    avals_in: Avals,
-    avals_out: Avals,
-    in_vals: Values,
-    *,
-    new_dtype: np.dtype[Any],
-    weak_type: bool,
-) -> list[Value]:
-    """``stablehlo.convert`` already saturates float->int and maps NaN to 0, like the impl;
-    complex->real keeps the real part and anything->bool tests ``!= 0``."""
-    (x,), (aval,), out = in_vals, avals_in, avals_out[0]
-    if aval.dtype == out.dtype:
-        return [x]
-    if out.dtype == np.bool_:
-        zero = hlo.broadcast_in_dim(aval_to_ir_type(aval), ir_constant(0, aval.dtype), [])
-        return [hlo.compare(x, zero, hlo.ComparisonDirectionAttr.get("NE"))]
-    if aval.dtype.kind == "c" and out.dtype.kind != "c":
-        x = hlo.real(x)
-    return [hlo.convert(aval_to_ir_type(out), x)]
-
-
-@lowering_rules.register(cv.bitcast_convert_type_p)
-def _bitcast_convert_type_lowering(
-    ctx: LoweringContext,
-    avals_in: Avals,
-    avals_out: Avals,
-    in_vals: Values,
-    *,
-    new_dtype: np.dtype[Any],
-) -> list[Value]:
-    return [hlo.bitcast_convert(aval_to_ir_type(avals_out[0]), in_vals[0])]

@@ -9,16 +9,16 @@ from mj_core.primitive import Primitive
 from mj_core.prims import reductions as rd
 from mj_core.prims import windowed as wr
 from mj_xla._jaxlib import Value, hlo, ir
-from mj_xla.lowering import (
+from mj_xla._lowering import (
     Avals,
     LoweringContext,
     Values,
+    as_dtype,
     aval_to_ir_type,
     ir_constant,
     lowering_rules,
 )
-from mj_xla.reduction_lowering import set_combiner
-from mj_xla.structural_lowering import as_dtype
+from mj_xla._monoids import set_combiner
 
 
 def _register(prim: Primitive, name: str) -> None:

@@ -30,10 +30,10 @@ from mj_core.trace import Tracer, bind, is_eager
 from mj_core.tree_util import PyTreeDef, tree_flatten, tree_unflatten
 from mj_ir.jaxpr import ClosedJaxpr
 from mj_ir.tracing import ShapeDtypeStruct, trace_to_jaxpr
-from mj_xla.array import Array
-from mj_xla.executable import Executable, compile_jaxpr, inline_values
-from mj_xla.lowering import build_module
-from mj_xla.xla_call import xla_call_p
+from mj_xla._array import Array
+from mj_xla._executable import Executable, compile_jaxpr, inline_values
+from mj_xla._lowering import build_module
+from mj_xla._xla_call import xla_call_p
 
 __all__ = ["Compiled", "JitFunction", "Lowered", "jit"]
 

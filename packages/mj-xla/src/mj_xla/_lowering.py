@@ -1,5 +1,10 @@
 """Lowering jaxprs to StableHLO: the ``lowering_rules`` table and the interpreter that uses it.
 
+The rules of the core primitives live in ``mj_xla/rules/<family>.py``; this module holds what
+all of them (and a higher layer's rules) build on: the table, :class:`LoweringContext`, the
+value helpers (:func:`ir_constant`, :func:`as_dtype`, :func:`broadcast_to_aval`,
+:func:`compare`) and the module builder ``jit`` compiles.
+
 A lowering rule is ``rule(ctx, avals_in, avals_out, in_vals, **params) -> list[Value]``. It
 runs with the module's MLIR context, location and insertion point active, so it only calls op
 builders (``hlo.add(x, y)``). ``ctx`` (a :class:`LoweringContext`) lowers nested jaxprs, for
@@ -13,24 +18,30 @@ values differ (``Value`` instead of arrays).
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, TypeAlias
 
 import numpy as np
 
 from mj_core.avals import ShapedArray
-from mj_core.primitive import RuleTable
+from mj_core.primitive import Primitive, RuleTable
 from mj_ir.jaxpr import ClosedJaxpr, Jaxpr, Lit, Var
 from mj_xla._jaxlib import Value, func, hlo, ir, ir_element_type, ir_tensor_type, mlir_context
 
 __all__ = [
+    "Avals",
     "LoweringContext",
+    "LoweringRule",
+    "Values",
+    "as_dtype",
     "aval_to_ir_type",
     "broadcast_to_aval",
     "build_module",
+    "compare",
     "ir_constant",
     "lower_jaxpr",
     "lowering_rules",
+    "register_lowering",
 ]
 
 lowering_rules = RuleTable("lowering_rules", "XLA lowering (jit)", "mj_xla")
@@ -38,6 +49,14 @@ lowering_rules = RuleTable("lowering_rules", "XLA lowering (jit)", "mj_xla")
 # The argument types of a lowering rule, as every rule module spells them.
 Avals: TypeAlias = Sequence[ShapedArray]
 Values: TypeAlias = Sequence[Value]
+LoweringRule: TypeAlias = Callable[..., list[Value]]
+
+
+def register_lowering(prim: Primitive, rule: LoweringRule) -> None:
+    """Public registration for higher layers: ``rule(ctx, avals_in, avals_out, in_vals,
+    **params) -> list[Value]``, run with the module's MLIR context, location and insertion
+    point active (so it only calls op builders such as ``hlo.add``)."""
+    lowering_rules[prim] = rule
 
 
 def aval_to_ir_type(aval: ShapedArray) -> ir.RankedTensorType:
@@ -66,6 +85,37 @@ def broadcast_to_aval(
         dims = list(range(offset, len(shape)))
         val = hlo.broadcast_in_dim(ir_tensor_type(shape, dtype), val, dims)
     return val
+
+
+def as_dtype(val: Value, aval: ShapedArray, dtype: np.dtype[Any]) -> Value:
+    """``val`` (of type ``aval``) converted to ``dtype``; no-op when it already has it.
+
+    Non-elementwise primitives share one dtype across their array operands, except that a weak
+    (Python scalar) operand adopts the strong dtype; this makes that conversion explicit, since
+    StableHLO has none.
+    """
+    if aval.dtype == dtype:
+        return val
+    return hlo.convert(ir_tensor_type(aval.shape, dtype), val)
+
+
+def _compare_type(dtype: np.dtype[Any], total: bool) -> str:
+    if dtype.kind == "i":
+        return "SIGNED"
+    if dtype.kind in "ub":
+        return "UNSIGNED"
+    return "TOTALORDER" if total else "FLOAT"
+
+
+def compare(x: Value, y: Value, direction: str, dtype: np.dtype[Any], total: bool = False) -> Value:
+    """``stablehlo.compare`` of two values of ``dtype`` (``direction`` ``"EQ"``, ``"LT"``,
+    ...); ``total`` orders floats totally (``-0 < +0``, NaNs at the ends), as sort needs."""
+    return hlo.compare(
+        x,
+        y,
+        hlo.ComparisonDirectionAttr.get(direction),
+        compare_type=hlo.ComparisonTypeAttr.get(_compare_type(dtype, total)),
+    )
 
 
 class LoweringContext:

@@ -18,7 +18,7 @@ import numpy as np
 from mj_core.avals import ShapedArray
 from mj_core.prims import linalg as la
 from mj_xla._jaxlib import Value, hlo, ir, lapack_target
-from mj_xla.lowering import (
+from mj_xla._lowering import (
     Avals,
     LoweringContext,
     Values,
@@ -26,7 +26,7 @@ from mj_xla.lowering import (
     ir_constant,
     lowering_rules,
 )
-from mj_xla.reduction_lowering import reduce_op
+from mj_xla._monoids import reduce_op
 
 _INT32 = np.dtype(np.int32)
 

@@ -18,16 +18,16 @@ from mj_core.avals import ShapedArray
 from mj_core.primitive import Primitive
 from mj_core.prims import indexing as ix
 from mj_xla._jaxlib import Value, hlo, ir_tensor_type
-from mj_xla.lowering import (
+from mj_xla._lowering import (
     Avals,
     LoweringContext,
     Values,
+    as_dtype,
     aval_to_ir_type,
     ir_constant,
     lowering_rules,
 )
-from mj_xla.reduction_lowering import reduce_op, set_combiner
-from mj_xla.structural_lowering import as_dtype
+from mj_xla._monoids import reduce_op, set_combiner
 
 __all__: list[str] = []
 

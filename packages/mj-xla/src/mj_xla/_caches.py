@@ -4,16 +4,16 @@
 from __future__ import annotations
 
 from mj_autodiff._transpose import transpose_jaxpr
-from mj_batch._jaxpr import _vmap_jaxpr_cached
-from mj_xla import executable, jit
+from mj_batch.extend import clear_vmap_jaxpr_cache
+from mj_xla import _executable, _jit
 
 __all__ = ["clear_caches"]
 
 
 def clear_caches() -> None:
     """Clear the jit caches of every function, and the caches of traced jaxprs below them."""
-    for cache in list(jit._function_caches.values()):
+    for cache in list(_jit._function_caches.values()):
         cache.clear()
-    executable._closed_cache.clear()
+    _executable._closed_cache.clear()
     transpose_jaxpr.cache_clear()
-    _vmap_jaxpr_cached.cache_clear()
+    clear_vmap_jaxpr_cache()

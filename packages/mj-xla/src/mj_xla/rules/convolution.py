@@ -14,8 +14,14 @@ import numpy as np
 
 from mj_core.prims.convolution import ConvDimensionNumbers, conv_general_dilated_p
 from mj_xla._jaxlib import Value, hlo, ir
-from mj_xla.lowering import Avals, LoweringContext, Values, aval_to_ir_type, lowering_rules
-from mj_xla.structural_lowering import as_dtype
+from mj_xla._lowering import (
+    Avals,
+    LoweringContext,
+    Values,
+    as_dtype,
+    aval_to_ir_type,
+    lowering_rules,
+)
 
 __all__: list[str] = []
 

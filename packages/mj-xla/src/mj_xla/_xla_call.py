@@ -30,7 +30,7 @@ from mj_autodiff import (
     transpose_jaxpr,
     transpose_rules,
 )
-from mj_batch import BatchDim, vmap_jaxpr, vmap_rules
+from mj_batch.extend import BatchDim, vmap_jaxpr, vmap_rules
 from mj_core.avals import ShapedArray, raise_to_shaped
 from mj_core.errors import user_line_suffix
 from mj_core.primitive import Primitive, impl_rules
@@ -39,10 +39,10 @@ from mj_ir.abstract_eval import abstract_eval_rules
 from mj_ir.jaxpr import ClosedJaxpr, JaxprEqn, Var
 from mj_ir.printing import Names, PPrint, pp, pp_atom, pp_jaxpr, pp_params, pp_rules, var_str
 from mj_ir.typecheck import types_match
+from mj_xla._debug_nans import nan_check_rules
+from mj_xla._executable import executable_for_closed_jaxpr
 from mj_xla._jaxlib import Value
-from mj_xla.debug_nans import nan_check_rules
-from mj_xla.executable import executable_for_closed_jaxpr
-from mj_xla.lowering import Avals, LoweringContext, Values, lowering_rules
+from mj_xla._lowering import Avals, LoweringContext, Values, lowering_rules
 
 __all__ = ["xla_call_p"]
 

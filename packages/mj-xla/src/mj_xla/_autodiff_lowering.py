@@ -11,7 +11,7 @@ from typing import Any
 from mj_autodiff import custom_jvp_call_p, custom_vjp_call_p, stop_gradient_p
 from mj_ir import ClosedJaxpr
 from mj_xla._jaxlib import Value
-from mj_xla.lowering import Avals, LoweringContext, Values, lower_jaxpr, lowering_rules
+from mj_xla._lowering import Avals, LoweringContext, Values, lower_jaxpr, lowering_rules
 
 
 def _stop_gradient_lowering(

@@ -9,7 +9,7 @@ import numpy as np
 from mj_core.eager_array import EagerArray
 from mj_core.trace import Tracer
 from mj_core.tree_util import tree_map
-from mj_xla.array import Array
+from mj_xla._array import Array
 
 __all__ = ["device_get"]
 

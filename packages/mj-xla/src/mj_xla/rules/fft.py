@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from mj_core.prims.fft import FftType, fft_p
 from mj_xla._jaxlib import Value, hlo
-from mj_xla.lowering import Avals, LoweringContext, Values, aval_to_ir_type, lowering_rules
+from mj_xla._lowering import Avals, LoweringContext, Values, aval_to_ir_type, lowering_rules
 
 
 @lowering_rules.register(fft_p)

@@ -7,7 +7,7 @@ from typing import Any
 
 from mj_core.prims import complex as cx
 from mj_xla._jaxlib import Value, hlo, ir_tensor_type
-from mj_xla.lowering import (
+from mj_xla._lowering import (
     Avals,
     LoweringContext,
     Values,

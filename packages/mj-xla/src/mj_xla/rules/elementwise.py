@@ -2,10 +2,8 @@
 
 StableHLO has no implicit broadcasting or promotion, while mj's elementwise primitives
 broadcast like NumPy and promote with NEP 50. Every rule therefore first brings each operand
-to the output shape and the *compute* dtype with :func:`broadcast_to_aval` (the one helper),
-then emits the natural op. The compute dtype is the promoted operand dtype, or its inexact
-counterpart for float-valued functions of integers (``sin(int32)`` computes in float64, like
-NumPy's ufuncs).
+to the output shape and the *compute* dtype with ``lower_operands`` (see
+:mod:`mj_xla._promotion`), then emits the natural op.
 """
 
 from __future__ import annotations
@@ -15,41 +13,22 @@ from typing import Any
 
 import numpy as np
 
-from mj_core.dtypes import result_type
 from mj_core.primitive import Primitive
 from mj_core.prims import elementwise as ew
+from mj_core.prims import nextafter as na
 from mj_xla._jaxlib import Value, chlo, hlo, ir_tensor_type
-from mj_xla.lowering import (
+from mj_xla._lowering import (
     Avals,
     LoweringContext,
     Values,
     broadcast_to_aval,
+    compare,
     ir_constant,
     lowering_rules,
 )
+from mj_xla._promotion import lower_operands, register_elementwise
 
-__all__ = ["compute_dtype", "lower_operands", "register_elementwise"]
-
-
-def compute_dtype(prim: Primitive, avals_in: Avals) -> np.dtype[Any]:
-    """The dtype ``prim`` computes in: promoted operands, made inexact for float functions."""
-    spec = ew.elementwise_specs[prim]
-    operands = avals_in[1:] if spec.first_operand_is_selector else avals_in
-    dtype, _ = result_type(*((a.dtype, a.weak_type) for a in operands))
-    if spec.out_dtype is ew.to_inexact_dtype:
-        return ew.to_inexact_dtype(dtype)
-    return dtype
-
-
-def lower_operands(
-    prim: Primitive, avals_in: Avals, avals_out: Avals, in_vals: Values
-) -> tuple[list[Value], np.dtype[Any]]:
-    """Every operand converted and broadcast to the output shape and compute dtype."""
-    dtype = compute_dtype(prim, avals_in)
-    shape = avals_out[0].shape
-    return [
-        broadcast_to_aval(v, a, shape, dtype) for v, a in zip(in_vals, avals_in, strict=True)
-    ], dtype
+__all__: list[str] = []
 
 
 def _full(value: Any, shape: tuple[int, ...], dtype: np.dtype[Any]) -> Value:
@@ -57,19 +36,6 @@ def _full(value: Any, shape: tuple[int, ...], dtype: np.dtype[Any]) -> Value:
     if not shape:
         return scalar
     return hlo.broadcast_in_dim(ir_tensor_type(shape, dtype), scalar, [])
-
-
-def register_elementwise(prim: Primitive, op: Callable[..., Value]) -> None:
-    """Register the rule "promote/broadcast the operands, then apply ``op``"."""
-
-    def rule(
-        ctx: LoweringContext, avals_in: Avals, avals_out: Avals, in_vals: Values, **params: Any
-    ) -> list[Value]:
-        args, _ = lower_operands(prim, avals_in, avals_out, in_vals)
-        return [op(*args)]
-
-    rule.__name__ = f"{prim.name}_lowering"
-    lowering_rules[prim] = rule
 
 
 for _prim, _op in [
@@ -104,6 +70,7 @@ for _prim, _op in [
     (ew.xor_p, hlo.xor),
     (ew.shift_left_p, hlo.shift_left),
     (ew.shift_right_logical_p, hlo.shift_right_logical),
+    (na.nextafter_p, chlo.next_after),
 ]:
     register_elementwise(_prim, _op)  # type: ignore[arg-type]
 
@@ -154,7 +121,7 @@ def _sign_lowering(
 ) -> list[Value]:
     (x,), dtype = lower_operands(ew.sign_p, avals_in, avals_out, in_vals)
     if dtype.kind == "u":  # stablehlo.sign is for signed types: sign of unsigned is x != 0
-        nonzero = _compare(x, _full(0, avals_out[0].shape, dtype), "NE", dtype)
+        nonzero = compare(x, _full(0, avals_out[0].shape, dtype), "NE", dtype)
         return [hlo.convert(x.type, nonzero)]
     return [hlo.sign(x)]
 
@@ -221,29 +188,12 @@ def _shift_right_arithmetic_lowering(
 lowering_rules[ew.shift_right_arithmetic_p] = _shift_right_arithmetic_lowering
 
 
-def _compare_type(dtype: np.dtype[Any]) -> str:
-    if dtype.kind in "fc":
-        return "FLOAT"
-    if dtype.kind == "i":
-        return "SIGNED"
-    return "UNSIGNED"  # unsigned and bool
-
-
-def _compare(x: Value, y: Value, direction: str, dtype: np.dtype[Any]) -> Value:
-    return hlo.compare(
-        x,
-        y,
-        hlo.ComparisonDirectionAttr.get(direction),
-        compare_type=hlo.ComparisonTypeAttr.get(_compare_type(dtype)),
-    )
-
-
 def _register_comparison(prim: Primitive, direction: str) -> None:
     def rule(
         ctx: LoweringContext, avals_in: Avals, avals_out: Avals, in_vals: Values
     ) -> list[Value]:
         (x, y), dtype = lower_operands(prim, avals_in, avals_out, in_vals)
-        return [_compare(x, y, direction, dtype)]
+        return [compare(x, y, direction, dtype)]
 
     rule.__name__ = f"{prim.name}_lowering"
     lowering_rules[prim] = rule
@@ -281,7 +231,7 @@ def _select_n_lowering(
         if hi - lo == 1:
             return cases[lo]
         mid = (lo + hi) // 2
-        pred = _compare(which, _full(mid, out.shape, which_aval.dtype), "LT", which_aval.dtype)
+        pred = compare(which, _full(mid, out.shape, which_aval.dtype), "LT", which_aval.dtype)
         return hlo.select(pred, tree(lo, mid), tree(mid, hi))
 
     return [tree(0, len(cases))]

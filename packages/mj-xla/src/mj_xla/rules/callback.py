@@ -21,7 +21,7 @@ from mj_core.prims.callback import (
     pure_callback_p,
 )
 from mj_xla._jaxlib import PYTHON_CALLBACK_TARGET, Value, hlo, ir
-from mj_xla.lowering import Avals, LoweringContext, Values, aval_to_ir_type, lowering_rules
+from mj_xla._lowering import Avals, LoweringContext, Values, aval_to_ir_type, lowering_rules
 
 
 def _layouts(avals: Avals) -> ir.ArrayAttr:
