@@ -78,7 +78,7 @@ Vals: TypeAlias = Sequence[Any]
 Dims: TypeAlias = Sequence[BatchDim]
 RuleResult: TypeAlias = tuple[list[Any], list[BatchDim]]
 
-vmap_rules = RuleTable("vmap_rules", "vmap (batching)", "mj_batch")
+vmap_rules = RuleTable("vmap_rules", "vmap (batching)", "mj_batch.extend")
 
 
 def dtype_of(x: Any) -> np.dtype[Any]:

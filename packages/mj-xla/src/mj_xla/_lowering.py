@@ -44,7 +44,7 @@ __all__ = [
     "register_lowering",
 ]
 
-lowering_rules = RuleTable("lowering_rules", "XLA lowering (jit)", "mj_xla")
+lowering_rules = RuleTable("lowering_rules", "XLA lowering (jit)", "mj_xla.extend")
 
 # The argument types of a lowering rule, as every rule module spells them.
 Avals: TypeAlias = Sequence[ShapedArray]
