@@ -13,6 +13,8 @@ from mj_ir import ClosedJaxpr
 from mj_xla._jaxlib import Value
 from mj_xla._lowering import Avals, LoweringContext, Values, lower_jaxpr, lowering_rules
 
+__all__: list[str] = []
+
 
 def _stop_gradient_lowering(
     ctx: LoweringContext,

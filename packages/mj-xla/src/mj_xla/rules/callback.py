@@ -23,6 +23,8 @@ from mj_core.prims.callback import (
 from mj_xla._jaxlib import PYTHON_CALLBACK_TARGET, Value, hlo, ir
 from mj_xla._lowering import Avals, LoweringContext, Values, aval_to_ir_type, lowering_rules
 
+__all__: list[str] = []
+
 
 def _layouts(avals: Avals) -> ir.ArrayAttr:
     """Row-major (NumPy) layouts: minor-to-major dims ``ndim-1, ..., 0``."""

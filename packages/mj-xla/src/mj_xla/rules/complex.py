@@ -16,6 +16,8 @@ from mj_xla._lowering import (
     lowering_rules,
 )
 
+__all__: list[str] = []
+
 
 @lowering_rules.register(cx.real_p)
 def _real_lowering(

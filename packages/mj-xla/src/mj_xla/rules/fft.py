@@ -6,6 +6,8 @@ from mj_core.prims.fft import FftType, fft_p
 from mj_xla._jaxlib import Value, hlo
 from mj_xla._lowering import Avals, LoweringContext, Values, aval_to_ir_type, lowering_rules
 
+__all__: list[str] = []
+
 
 @lowering_rules.register(fft_p)
 def _fft_lowering(

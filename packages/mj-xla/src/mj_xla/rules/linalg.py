@@ -28,6 +28,8 @@ from mj_xla._lowering import (
 )
 from mj_xla._monoids import reduce_op
 
+__all__: list[str] = []
+
 _INT32 = np.dtype(np.int32)
 
 

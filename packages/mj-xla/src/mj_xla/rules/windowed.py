@@ -20,6 +20,8 @@ from mj_xla._lowering import (
 )
 from mj_xla._monoids import set_combiner
 
+__all__: list[str] = []
+
 
 def _register(prim: Primitive, name: str) -> None:
     def rule(
