@@ -16,7 +16,7 @@ from mj_batch._batching import BatchDim, move_batch_axis, not_mapped, unmapped_a
 from mj_batch._vmap import batch_flat
 from mj_ir import ClosedJaxpr, jaxpr_as_fun, trace_to_closed_jaxpr
 
-__all__ = ["vmap_jaxpr"]
+__all__ = ["clear_vmap_jaxpr_cache", "vmap_jaxpr"]
 
 
 def _canonical_dims(
@@ -95,3 +95,8 @@ def _vmap_jaxpr_cached(
 
     new_jaxpr = trace_to_closed_jaxpr(batched, in_avals)
     return new_jaxpr, tuple(out_dims)
+
+
+def clear_vmap_jaxpr_cache() -> None:
+    """Forget every batched jaxpr (``mj_xla.clear_caches`` drops them with its own caches)."""
+    _vmap_jaxpr_cached.cache_clear()
