@@ -4,8 +4,7 @@ import numpy as np
 import pytest
 
 import mj_core.numpy as mnp
-from mj_core import get_aval, lax
-from mj_core.numpy import EagerArray
+from mj_core import EagerArray, get_aval, lax
 
 
 @pytest.mark.parametrize(
