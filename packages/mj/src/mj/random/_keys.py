@@ -1,7 +1,9 @@
-"""Key-array utilities of ``mj.random`` (``key_impl``, ``wrap_key_data``, ``clone``).
+"""Keys of ``mj.random``: making them (``PRNGKey``/``key``), deriving new ones (``split``,
+``fold_in``) and the key-array utilities (``key_data``, ``key_impl``, ``wrap_key_data``,
+``clone``).
 
 mj's keys are raw ``uint32[..., 2]`` Threefry key data (JAX's legacy key representation;
-there are no typed key arrays), so these functions check their argument and return it: they
+there are no typed key arrays), so the utilities check their argument and return it: they
 exist so that JAX code calling them runs unchanged.
 """
 
@@ -11,9 +13,75 @@ from typing import Any
 
 import numpy as np
 
-from mj._random_base import Array, _aval, _error
+from mj.random import _threefry
+from mj.random._args import Shape, _aval, _check_key, _error, _shape
+from mj_core.dtypes import is_integer
+from mj_core.extend import Array
 
-__all__ = ["clone", "key_impl", "wrap_key_data"]
+__all__ = [
+    "PRNGKey",
+    "clone",
+    "fold_in",
+    "key",
+    "key_data",
+    "key_impl",
+    "split",
+    "wrap_key_data",
+]
+
+
+def PRNGKey(seed: int | Array) -> Array:  # noqa: N802  (JAX's name)
+    """A key from an integer seed: ``uint32[2]`` holding the seed's high and low 32 bits.
+
+    Arguments:
+        seed: a Python int or an integer scalar array (may be traced).
+
+    Returns:
+        The key, e.g. ``PRNGKey(0)`` is ``[0, 0]`` and ``PRNGKey(2**32 + 5)`` is ``[1, 5]``.
+    """
+    if isinstance(seed, bool):
+        raise TypeError(_error("PRNGKey", "the seed must be an integer, got bool"))
+    if isinstance(seed, int):
+        if not -(2**63) <= seed < 2**64:
+            raise OverflowError(_error("PRNGKey", f"seed {seed} does not fit in 64 bits"))
+        seed = np.int64(seed) if seed < 2**63 else np.uint64(seed)
+    _aval("PRNGKey", "the seed", seed)
+    try:
+        return _threefry.seed(seed)
+    except TypeError as err:
+        raise TypeError(_error("PRNGKey", str(err).removeprefix("PRNGKey: "))) from None
+
+
+key = PRNGKey
+
+
+def key_data(keys: Array) -> Array:
+    """The raw ``uint32`` data of keys; mj's keys are already raw data, so this is identity."""
+    return keys
+
+
+def split(key: Array, num: int | Shape = 2) -> Array:
+    """Split a key into ``num`` new independent keys (shape ``(num, 2)``; a tuple ``num``
+    gives shape ``num + (2,)``). Unpack them: ``key, subkey = split(key)``."""
+    _check_key("split", key)
+    return _threefry.split(key, _shape("split", num))
+
+
+def fold_in(key: Array, data: int | Array) -> Array:
+    """A new key derived from ``key`` and the integer ``data`` (taken modulo 2**32), e.g. a
+    step number or a device index: ``fold_in(key, i)`` gives a different key for every ``i``."""
+    _check_key("fold_in", key)
+    aval = _aval("fold_in", "data", data)
+    if aval.shape:
+        raise TypeError(
+            _error("fold_in", f"data must be a scalar, got shape {aval.shape}; use mj.vmap")
+        )
+    if not (is_integer(aval.dtype) or aval.dtype == np.bool_):
+        raise TypeError(_error("fold_in", f"data must be an integer, got {aval.dtype.name}"))
+    if isinstance(data, int):
+        data = np.uint32(data % 2**32)
+    return _threefry.fold_in(key, data)
+
 
 _IMPL = "threefry2x32"
 
