@@ -15,7 +15,6 @@ from mj_core import prims as prims
 from mj_core import tree_util as tree_util
 from mj_core._array_methods import array_methods as array_methods
 from mj_core._array_methods import install_array_methods as install_array_methods
-from mj_core._array_methods import operator_methods
 from mj_core.avals import ConcreteArray as ConcreteArray
 from mj_core.avals import ShapedArray as ShapedArray
 from mj_core.avals import array_types as array_types
@@ -27,7 +26,6 @@ from mj_core.avals import register_array_type as register_array_type
 from mj_core.config import config as config
 from mj_core.dtypes import result_type as result_type
 from mj_core.eager_array import EagerArray as EagerArray
-from mj_core.eager_array import install_eager_methods
 from mj_core.errors import ConcretizationError as ConcretizationError
 from mj_core.errors import MissingRuleError as MissingRuleError
 from mj_core.errors import MJError as MJError
@@ -50,7 +48,6 @@ from mj_core.trace import is_eager as is_eager
 from mj_core.trace import new_dynamic as new_dynamic
 from mj_core.trace import new_main as new_main
 
-install_array_methods(Tracer)
-install_eager_methods(operator_methods)
+install_array_methods(Tracer, EagerArray)
 
 __version__ = "0.1.0"

@@ -12,19 +12,20 @@ output in the type of a subclass operand by calling its ``__array_wrap__`` from 
 doubles the cost of a small op; ``__array_wrap__ = None`` opts out, so ufuncs on
 ``EagerArray`` operands return plain arrays as cheaply as on plain ones, and ``bind`` alone
 re-wraps (a C-level ``view``). Operators and reduction methods are mj's, so that they return
-``EagerArray`` too (installed by :func:`install_eager_methods`).
+``EagerArray`` too (installed with every array type's methods by
+:func:`mj_core._array_methods.install_array_methods`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 
 from mj_core.avals import pytype_aval_mappings, register_array_type
 
-__all__ = ["EagerArray", "eager_result", "eager_results", "install_eager_methods"]
+__all__ = ["EagerArray", "eager_result", "eager_results"]
 
 _view = np.ndarray.view
 _ndarray = np.ndarray
@@ -116,43 +117,6 @@ def eager_result(out: Any) -> Any:
 def eager_results(outs: list[Any]) -> list[Any]:
     """:func:`eager_result` of each output of a multi-output primitive."""
     return [eager_result(out) for out in outs]
-
-
-def _numpy_method(name: str) -> Callable[..., Any]:
-    """NumPy's own ``ndarray.<name>`` with its result viewed as an ``EagerArray``.
-
-    Reductions and friends keep NumPy's implementation (``np.sum(x)`` calls ``x.sum``, so an
-    mj-level method would re-enter ``bind`` from inside impl rules); only the result type
-    changes."""
-    method = getattr(_ndarray, name)
-
-    def wrapped(self: Any, *args: Any, **kwargs: Any) -> Any:
-        return eager_result(method(self, *args, **kwargs))
-
-    wrapped.__name__ = wrapped.__qualname__ = name
-    wrapped.__doc__ = method.__doc__
-    return wrapped
-
-
-_NUMPY_METHODS = (
-    "sum", "prod", "mean", "var", "std", "max", "min", "argmax", "argmin", "all", "any",
-    "cumsum", "cumprod", "clip", "round", "dot", "conj", "conjugate", "trace",
-    "diagonal", "nonzero", "searchsorted", "repeat",
-)  # fmt: skip
-
-
-def install_eager_methods(operators: dict[str, Callable[..., Any]]) -> None:
-    """Give ``EagerArray`` mj's operators (``x + 1`` binds ``add``, returns an ``EagerArray``)
-    and NumPy's reductions with ``EagerArray`` results. In-place operators build a new array,
-    as in JAX (an ``EagerArray`` may be a view of a user's NumPy array)."""
-    for name, impl in operators.items():
-        setattr(EagerArray, name, impl)
-        inplace = name.replace("__", "__i", 1)
-        if name.startswith("__") and not name.startswith("__r") and hasattr(_ndarray, inplace):
-            setattr(EagerArray, inplace, impl)
-    for name in _NUMPY_METHODS:
-        setattr(EagerArray, name, _numpy_method(name))
-    EagerArray.__hash__ = None
 
 
 register_array_type(EagerArray, pytype_aval_mappings[np.ndarray])

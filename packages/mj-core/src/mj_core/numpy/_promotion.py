@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from mj_core._typing import Array
 from mj_core.avals import get_aval
 from mj_core.dtypes import default_dtype_for_pytype, result_type
 from mj_core.eager_array import EagerArray
@@ -27,7 +28,6 @@ __all__ = [
     "shape_of",
 ]
 
-Array = Any
 DType = np.dtype[Any]
 
 _WEAK_PYTYPES = (int, float, complex)

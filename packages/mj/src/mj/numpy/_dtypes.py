@@ -37,7 +37,6 @@ __all__ = [
     "unsignedinteger",
 ]
 
-Array = Any
 
 bool = np.bool_  # jax.numpy's name for the bool dtype (shadows the builtin here: see builtins.bool)
 int_ = np.int64

@@ -14,11 +14,10 @@ import mj_core.numpy as cnp
 from mj_autodiff import custom_jvp
 from mj_core import lax, lax_special
 from mj_core.errors import user_line_suffix
+from mj_core.extend import Array
 from mj_core.numpy._promotion import check_arraylike, dtype_weak, promote_inexact
 
 __all__ = ["frexp", "ldexp", "modf", "spacing"]
-
-Array = Any
 
 
 def frexp(x: Array, /) -> tuple[Array, Array]:

@@ -10,6 +10,7 @@ import numpy as np
 
 import mj_core.numpy as cnp
 from mj_core import lax
+from mj_core.extend import Array
 from mj_core.shapes import canonicalize_axis
 from mj_core.trace import Tracer
 
@@ -31,8 +32,6 @@ __all__ = [
     "tile",
     "vsplit",
 ]
-
-Array = Any
 
 
 def tile(A: Array, reps: int | Sequence[int]) -> Array:  # noqa: N803  (NumPy's name)

@@ -3,18 +3,15 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from mj_autodiff import custom_jvp, jvp
 from mj_core import lax, lax_special
 from mj_core import numpy as mnp
 from mj_core.avals import get_aval
 from mj_core.errors import user_line_suffix
+from mj_core.extend import Array
 from mj_core.numpy._promotion import promote_inexact
 
 __all__ = ["i0", "nextafter"]
-
-Array = Any
 
 
 def nextafter(x: Array, y: Array, /) -> Array:

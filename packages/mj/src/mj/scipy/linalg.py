@@ -21,6 +21,7 @@ from mj.numpy.linalg import permutation_matrix
 from mj.scipy._expm import expm as expm
 from mj_core import lax, lax_linalg
 from mj_core.errors import user_line_suffix
+from mj_core.extend import Array
 from mj_core.lax_linalg import matmul, mT
 
 __all__ = [
@@ -40,8 +41,6 @@ __all__ = [
     "solve_triangular",
     "svd",
 ]
-
-Array = Any
 
 
 def cholesky(a: Array, lower: bool = False) -> Array:

@@ -10,15 +10,15 @@ from __future__ import annotations
 
 import math
 import operator
-from typing import Any
 
 import mj_core.numpy as mnp
-from mj._special import erf_inv as erfinv
 from mj.nn import logsumexp as logsumexp
 from mj_autodiff import custom_jvp
 from mj_core import lax, lax_special
 from mj_core.avals import get_aval
 from mj_core.errors import user_line_suffix
+from mj_core.extend import Array
+from mj_core.lax_special import erf_inv as erfinv
 from mj_core.numpy._promotion import promote_inexact
 
 __all__ = [
@@ -47,7 +47,6 @@ __all__ = [
     "xlogy",
 ]
 
-Array = Any
 
 _HALF_LOG_2PI = 0.5 * math.log(2 * math.pi)
 

@@ -4,16 +4,14 @@ gamma distribution of shape ``df / 2`` and scale ``2 * scale``."""
 from __future__ import annotations
 
 import math
-from typing import Any
 
 import mj_core.numpy as mnp
 from mj.scipy.special import gammainc, gammaincc
 from mj.scipy.stats._args import promote_args_inexact
 from mj_core import lax, lax_special
+from mj_core.extend import Array
 
 __all__ = ["cdf", "logcdf", "logpdf", "logsf", "pdf", "sf"]
-
-Array = Any
 
 
 def logpdf(x: Array, df: Array, loc: Array = 0, scale: Array = 1) -> Array:

@@ -15,19 +15,17 @@ from typing import Any
 import numpy as np
 
 import mj.numpy as mnp
-from mj._random_base import (
+from mj.random._args import (
     _I64,
-    Array,
     _aval,
     _check_key,
     _error,
-    _gumbel,
     _operator_index,
-    _randint,
-    _uniform,
-    permutation,
 )
+from mj.random._bits import _gumbel, _uniform
+from mj.random._discrete import _randint, permutation
 from mj_core import lax
+from mj_core.extend import Array
 from mj_core.prims.elementwise import to_inexact_dtype
 
 __all__ = ["choice"]

@@ -1,4 +1,4 @@
-"""``mj.lax.map``: apply a function to each slice of the leading axis, one at a time.
+"""``map`` (``mj.lax.map``): apply a function to each slice of the leading axis, one at a time.
 
 Built on ``scan`` (one loop primitive, so memory holds one slice's intermediates at a time).
 With ``batch_size``, each loop step ``vmap``s the function over ``batch_size`` slices, and the
@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from mj_batch import vmap
-from mj_control import scan
+from mj_control._scan import scan
 from mj_core import lax
 from mj_core.avals import get_aval
 from mj_core.errors import user_line_suffix

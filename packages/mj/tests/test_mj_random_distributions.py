@@ -467,7 +467,7 @@ def test_errors_name_the_function_and_the_user_line(api, call, exc, pattern):
         call()
     message = str(info.value)
     assert message.startswith(f"mj.random.{api}:"), message
-    assert "test_random_distributions.py" in message, message
+    assert "test_mj_random_distributions.py" in message, message
 
 
 GRAD_CASES = [

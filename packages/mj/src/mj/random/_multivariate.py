@@ -9,19 +9,18 @@ from typing import Any
 import numpy as np
 
 import mj.numpy as mnp
-from mj._random_base import (
-    Array,
+from mj.random._args import (
     Shape,
     _aval,
     _check_key,
     _check_param_shapes,
     _error,
-    _normal_real,
     _operator_index,
     _shape,
-    normal,
 )
+from mj.random._bits import _normal_real, normal
 from mj_core import lax
+from mj_core.extend import Array
 from mj_core.prims.elementwise import to_inexact_dtype
 
 __all__ = ["multivariate_normal", "orthogonal"]

@@ -14,22 +14,22 @@ from typing import Any
 import numpy as np
 
 import mj.numpy as mnp
-from mj import _prng
-from mj._random_base import (
+from mj.random import _threefry
+from mj.random._args import (
     _I64,
-    Array,
     Shape,
     _aval,
     _check_key,
     _error,
+    _params_shape,
     _shape,
-    _uniform,
 )
-from mj._random_transforms import _params_shape
+from mj.random._bits import _uniform
 from mj_control import scan, while_loop
 from mj_core import lax
 from mj_core.avals import get_aval
 from mj_core.dtypes import is_integer
+from mj_core.extend import Array
 from mj_core.lax_special import lgamma
 from mj_core.prims.elementwise import to_inexact_dtype
 
@@ -49,7 +49,7 @@ def _c(value: float, dtype: np.dtype[Any]) -> Array:
 
 
 def _split_n(key: Array, n: int) -> list[Array]:
-    return _prng.unstack_keys(_prng.split(key, (n,)))
+    return _threefry.unstack_keys(_threefry.split(key, (n,)))
 
 
 def _any(x: Array) -> Array:
@@ -191,7 +191,10 @@ def _btrs(key: Array, count: Array, prob: Array, shape: tuple[int, ...]) -> Arra
     q = lax.sub(one, prob)
     stddev = lax.sqrt(lax.mul(lax.mul(count, prob), q))
     b = lax.add(_c(1.15, dt), lax.mul(_c(2.53, dt), stddev))
-    a = lax.add(lax.add(_c(-0.0873, dt), lax.mul(_c(0.0248, dt), b)), lax.mul(_c(0.01, dt), prob))
+    a = lax.add(
+        lax.add(_c(-0.0873, dt), lax.mul(_c(0.0248, dt), b)),
+        lax.mul(_c(0.01, dt), prob),
+    )
     c = lax.add(lax.mul(count, prob), _c(0.5, dt))
     v_r = lax.sub(_c(0.92, dt), lax.div(_c(4.2, dt), b))
     r = lax.div(prob, q)
@@ -313,7 +316,7 @@ def multinomial(
     remaining = lax.cumsum(p_arr, 0, reverse=True)
     zero = lax.eq(remaining, _c(0.0, common))
     ratios = lax.div(p_arr, lax.select(zero, mnp.ones_like(remaining), remaining))
-    keys = _prng.split(key, (shp[-1],))
+    keys = _threefry.split(key, (shp[-1],))
     batch = shp[:-1]
 
     def step(remainder: Array, ratio_key: tuple[Array, Array]) -> tuple[Array, Array]:

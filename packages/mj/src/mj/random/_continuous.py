@@ -3,8 +3,7 @@
 Each follows JAX 0.10.2's formula operation for operation (same key use, same bounds of the
 underlying uniform, same order of floating-point operations), so for a given key they give
 JAX's samples: exponential, laplace, logistic, cauchy, lognormal, pareto, rayleigh,
-weibull_min, wald, maxwell, double_sided_maxwell, rademacher, geometric, triangular and
-truncated_normal.
+weibull_min, wald, maxwell, double_sided_maxwell, triangular and truncated_normal.
 """
 
 from __future__ import annotations
@@ -14,89 +13,44 @@ from typing import Any
 import numpy as np
 
 import mj.numpy as mnp
-from mj import _prng
-from mj._random_base import (
-    _F64,
+from mj.random import _threefry
+from mj.random._args import (
     _I64,
-    Array,
     Shape,
     _aval,
+    _check_castable,
     _check_key,
-    _check_param_shapes,
+    _const,
     _convert,
     _error,
     _float_dtype,
-    _normal_real,
+    _float_param,
+    _params_shape,
     _shape,
-    _uniform,
 )
-from mj._special import erf_inv
+from mj.random._bits import _normal_real, _uniform
+from mj.random._discrete import _rademacher
 from mj_autodiff import stop_gradient
 from mj_core import lax
-from mj_core.avals import get_aval
-from mj_core.dtypes import is_integer
-from mj_core.lax_special import nextafter
+from mj_core.extend import Array
+from mj_core.lax_special import erf_inv, nextafter
 from mj_core.prims.elementwise import to_inexact_dtype
 
 __all__ = [
     "cauchy",
     "double_sided_maxwell",
     "exponential",
-    "geometric",
     "laplace",
     "logistic",
     "lognormal",
     "maxwell",
     "pareto",
-    "rademacher",
     "rayleigh",
     "triangular",
     "truncated_normal",
     "wald",
     "weibull_min",
 ]
-
-
-def _params_shape(api: str, shape: Shape | None, *params: Any) -> tuple[int, ...]:
-    """The result shape: ``shape`` (the parameters must broadcast to it) or, when ``shape`` is
-    None, the parameters' broadcast shape."""
-    shapes = [_aval(api, "each parameter", p).shape for p in params]
-    if shape is not None:
-        out = _shape(api, shape)
-        _check_param_shapes(api, out, *shapes)
-        return out
-    try:
-        return tuple(np.broadcast_shapes(*shapes))
-    except ValueError:
-        shown = ", ".join(str(s) for s in shapes)
-        raise ValueError(_error(api, f"parameter shapes ({shown}) do not broadcast")) from None
-
-
-def _check_castable(api: str, dtype: np.dtype[Any], *params: Any) -> None:
-    """JAX refuses parameters that the sample dtype cannot hold without losing precision
-    (e.g. a float64 array for a float32 sample); weakly typed Python scalars always fit."""
-    for p in params:
-        aval = get_aval(p)
-        if aval.weak_type or (
-            np.can_cast(aval.dtype, dtype, "same_kind")
-            and (aval.dtype.kind != dtype.kind or aval.dtype.itemsize <= dtype.itemsize)
-        ):
-            continue
-        raise TypeError(
-            _error(api, f"cannot safely cast a parameter of type {aval.dtype.name} to {dtype}")
-        )
-
-
-def _float_param(api: str, x: Any, dtype: np.dtype[Any], shape: tuple[int, ...]) -> Array:
-    """A distribution parameter converted to the sample dtype and broadcast to ``shape``."""
-    x = _convert(x, dtype)
-    if tuple(get_aval(x).shape) != shape:
-        x = mnp.broadcast_to(x, shape)
-    return x
-
-
-def _const(value: float, dtype: np.dtype[Any]) -> Array:
-    return np.asarray(value, dtype)
 
 
 def exponential(key: Array, shape: Shape = (), dtype: Any = None) -> Array:
@@ -213,7 +167,7 @@ def wald(key: Array, mean: float | Array, shape: Shape | None = None, dtype: Any
     dt = _float_dtype("wald", dtype)
     shp = _params_shape("wald", shape, mean)
     _check_castable("wald", dt, mean)
-    k1, k2 = _prng.unstack_keys(_prng.split(key, (2,)))
+    k1, k2 = _threefry.unstack_keys(_threefry.split(key, (2,)))
     mu = _float_param("wald", mean, dt, shp)
     v = _normal_real(k1, shp, dt)
     z = _uniform(k2, shp, dt, 0.0, 1.0)
@@ -261,45 +215,11 @@ def double_sided_maxwell(
         msg = f"loc {params[0]} and scale {params[1]} do not broadcast"
         raise ValueError(_error("double_sided_maxwell", msg)) from None
     out = (shp or params_shape) + params_shape
-    maxwell_key, sign_key = _prng.unstack_keys(_prng.split(key, (2,)))
+    maxwell_key, sign_key = _threefry.unstack_keys(_threefry.split(key, (2,)))
     magnitude = _maxwell(maxwell_key, out, dt)
     sign = lax.convert_element_type(_rademacher(sign_key, out, _I64), dt)
     scaled = lax.mul(lax.mul(sign, magnitude), _float_param("double_sided_maxwell", scale, dt, out))
     return lax.add(scaled, _float_param("double_sided_maxwell", loc, dt, out))
-
-
-def rademacher(key: Array, shape: Shape = (), dtype: Any = None) -> Array:
-    """Random signs: -1 or +1 with equal probability (default dtype int64)."""
-    _check_key("rademacher", key)
-    dt = _I64 if dtype is None else np.dtype(dtype)
-    if not (is_integer(dt) or dt.kind in "fc"):
-        raise TypeError(_error("rademacher", f"dtype must be numeric, got {dt.name}"))
-    return _rademacher(key, _shape("rademacher", shape), dt)
-
-
-def _rademacher(key: Array, shape: tuple[int, ...], dtype: np.dtype[Any]) -> Array:
-    # JAX: bernoulli(key, 0.5) with a float64 p (64-bit mode), as 2 * b - 1.
-    heads = lax.lt(_uniform(key, shape, _F64, 0.0, 1.0), _const(0.5, _F64))
-    b = lax.convert_element_type(heads, dtype)
-    return lax.sub(lax.mul(_const(2, dtype), b), _const(1, dtype))
-
-
-def geometric(key: Array, p: float | Array, shape: Shape | None = None, dtype: Any = None) -> Array:
-    """Geometric samples: the number of Bernoulli(``p``) trials up to the first success
-    (support ``1, 2, ...``; default dtype int64)."""
-    _check_key("geometric", key)
-    dt = _I64 if dtype is None else np.dtype(dtype)
-    if not is_integer(dt):
-        raise ValueError(_error("geometric", f"dtype must be an integer dtype, got {dt.name}"))
-    shp = _params_shape("geometric", shape, p)
-    p_dtype = to_inexact_dtype(get_aval(p).dtype)
-    u = _uniform(key, shp, p_dtype, 0.0, 1.0)
-    one = _const(1.0, p_dtype)
-    u = lax.select(lax.eq(u, _const(0.0, p_dtype)), lax.full_like(u, one), u)
-    log_q = lax.log1p(lax.neg(_convert(p, p_dtype)))
-    log_q = mnp.broadcast_to(log_q, shp)
-    g = lax.add(lax.floor(lax.div(lax.log(u), log_q)), one)
-    return lax.convert_element_type(g, dt)
 
 
 def triangular(

@@ -1,16 +1,11 @@
-"""``mj.lax.custom_root`` and ``mj.lax.custom_linear_solve``: solvers differentiated
-implicitly at their solution, never through their iterations (JAX's semantics).
-
-``custom_root(f, x0, solve, tangent_solve)`` returns ``solve(f, x0)``, a root of ``f``. By the
-implicit function theorem its tangent is ``-tangent_solve(J, df)`` where ``J`` is ``f``
-linearised at the root and ``df`` the tangent of ``f`` through the values it closes over. It
-is a ``custom_jvp`` function (as in JAX) whose operands are the traced callables' constants.
+"""``custom_linear_solve``: a linear solve differentiated as the solution of ``A x = b``,
+never through the solver's iterations (JAX's semantics).
 
 ``custom_linear_solve(matvec, b, solve, transpose_solve)`` returns ``solve(matvec, b)`` and is
-the primitive ``custom_linear_solve``: its JVP is another linear solve
+the primitive ``custom_linear_solve`` (``linear_solve_p``): its JVP is another linear solve
 (``dx = A^-1 (db - dA x)``), its transpose solves the transposed system with
 ``transpose_solve`` and ``vecmat`` (``matvec`` transposed by autodiff), vmap batches the four
-jaxprs consistently, and lowering inlines ``solve``.
+jaxprs consistently, and lowering inlines ``solve``. All its rules are registered here.
 """
 
 from __future__ import annotations
@@ -23,35 +18,25 @@ from mj_autodiff import (
     UndefPrimal,
     Zero,
     add_tangents,
-    custom_jvp,
     instantiate_zeros,
     jvp,
     jvp_rules,
-    linearize,
     transpose_rules,
     vjp,
 )
 from mj_batch import BatchDim, move_batch_axis, not_mapped, vmap_jaxpr, vmap_rules
+from mj_control._tracing import check_out_tree, shaped_avals, split_groups, trace_fun
 from mj_core import lax
 from mj_core import numpy as mnp
 from mj_core.avals import ShapedArray, get_aval, raise_to_shaped
 from mj_core.errors import user_line_suffix
 from mj_core.primitive import Primitive, impl_rules
 from mj_core.trace import bind
-from mj_core.tree_util import (
-    PyTreeDef,
-    flatten_fun,
-    tree_flatten,
-    tree_leaves,
-    tree_unflatten,
-    treedef_children,
-)
-from mj_ir import ClosedJaxpr, abstract_eval_rules, trace_to_jaxpr
+from mj_core.tree_util import PyTreeDef, tree_flatten, tree_leaves, tree_unflatten, treedef_children
+from mj_ir import ClosedJaxpr, abstract_eval_rules
 from mj_xla import LoweringContext, Value, lowering_rules
 
-__all__ = ["custom_linear_solve", "custom_root", "linear_solve_p"]
-
-Array = Any
+__all__ = ["custom_linear_solve", "linear_solve_p"]
 
 
 def _trace(
@@ -59,32 +44,8 @@ def _trace(
 ) -> tuple[ClosedJaxpr, list[Any], PyTreeDef]:
     """``fun`` traced on flat abstract arguments: a const-free jaxpr taking its constants
     (values it closes over, possibly tracers of enclosing transformations) first."""
-    flat_fun, out_tree = flatten_fun(fun, in_tree)
-    jaxpr, consts = trace_to_jaxpr(flat_fun, list(in_avals))
-    return ClosedJaxpr(jaxpr, []), list(consts), out_tree()
-
-
-def _avals(flat: Sequence[Any]) -> list[ShapedArray]:
-    return [raise_to_shaped(get_aval(x)) for x in flat]
-
-
-def _check_tree(
-    func_name: str, expected_name: str, actual: PyTreeDef, expected: PyTreeDef, has_aux: bool
-) -> None:
-    if has_aux:
-        children = treedef_children(actual)
-        if len(children) != 2:
-            raise ValueError(
-                f"{func_name}() produced a pytree with structure {actual}, but a pytree tuple "
-                f"with auxiliary output was expected because has_aux was set to True"
-                f"{user_line_suffix()}."
-            )
-        actual = children[0]
-    if actual != expected:
-        raise TypeError(
-            f"{func_name}() output pytree structure must match {expected_name}, got {actual} "
-            f"and {expected}{user_line_suffix()}."
-        )
+    traced = trace_fun(fun, in_tree, in_avals)
+    return traced.closed(), traced.consts, traced.out_tree
 
 
 def _check_shapes(func_name: str, actual: Any, expected: Sequence[Any]) -> None:
@@ -95,117 +56,6 @@ def _check_shapes(func_name: str, actual: Any, expected: Sequence[Any]) -> None:
             f"{func_name}() output shapes must match b, got {actual_shapes} and "
             f"{expected_shapes}{user_line_suffix()}"
         )
-
-
-def _split(args: Sequence[Any], lengths: Sequence[int]) -> tuple[list[list[Any]], list[Any]]:
-    """``args`` cut into one list per length, and the rest."""
-    groups, start = [], 0
-    for n in lengths:
-        groups.append(list(args[start : start + n]))
-        start += n
-    return groups, list(args[start:])
-
-
-# --- custom_root --------------------------------------------------------------------------------
-
-
-class _RootJaxprs(NamedTuple):
-    f: ClosedJaxpr
-    solve: ClosedJaxpr
-    l_and_s: ClosedJaxpr
-
-
-class _RootLengths(NamedTuple):
-    f: int
-    solve: int
-    l_and_s: int
-
-
-def custom_root(
-    f: Callable[..., Any],
-    initial_guess: Any,
-    solve: Callable[[Callable[..., Any], Any], Any],
-    tangent_solve: Callable[[Callable[..., Any], Any], Any],
-    has_aux: bool = False,
-) -> Any:
-    """A root of ``f`` found by ``solve(f, initial_guess)``, differentiated implicitly.
-
-    Arguments:
-        f: the function whose root is sought; it maps ``initial_guess``'s pytree to one of
-            the same structure and may close over values being differentiated.
-        initial_guess: where ``solve`` starts; it gets no derivative.
-        solve: ``solve(f, initial_guess) -> root`` (``(root, aux)`` with ``has_aux``); never
-            differentiated, so it may use ``while_loop``.
-        tangent_solve: ``tangent_solve(g, y) -> x`` solving the linear system ``g(x) = y``
-            for the linearisation ``g`` of ``f`` at the root (``lambda g, y: y / g(1.0)``
-            for a scalar).
-        has_aux: whether ``solve`` also returns auxiliary data (which gets zero derivative).
-
-    Returns:
-        ``solve``'s result, whose derivatives come from ``tangent_solve`` at the root.
-    """
-    guess_flat, in_args_tree = tree_flatten((initial_guess,))
-    (in_tree,) = treedef_children(in_args_tree)
-    guess_avals = _avals(guess_flat)
-    f_jaxpr, f_consts, out_tree = _trace(f, in_args_tree, guess_avals)
-    _check_tree("f", "initial_guess", out_tree, in_tree, False)
-    solve_jaxpr, solve_consts, solution_tree = _trace(
-        functools.partial(solve, f), in_args_tree, guess_avals
-    )
-    _check_tree("solve", "initial_guess", solution_tree, in_tree, has_aux)
-
-    def linearize_and_solve(x: Any, b: Any) -> Any:
-        _, f_jvp = linearize(f, x)
-        return tangent_solve(f_jvp, b)
-
-    _, pair_tree = tree_flatten((initial_guess, initial_guess))
-    l_and_s_jaxpr, l_and_s_consts, out_tree = _trace(
-        linearize_and_solve, pair_tree, guess_avals * 2
-    )
-    _check_tree("tangent_solve", "x", out_tree, in_tree, False)
-    lengths = _RootLengths(len(f_consts), len(solve_consts), len(l_and_s_consts))
-    jaxprs = _RootJaxprs(f_jaxpr, solve_jaxpr, l_and_s_jaxpr)
-    solution_flat = _custom_root(
-        lengths, jaxprs, *f_consts, *solve_consts, *l_and_s_consts, *guess_flat
-    )
-    return tree_unflatten(solution_tree, solution_flat)
-
-
-def _root(lengths: _RootLengths, jaxprs: _RootJaxprs, *args: Any) -> list[Any]:
-    (_, solve_consts, _), guess = _split(args, lengths)
-    return jaxprs.solve(*solve_consts, *guess)
-
-
-_custom_root = custom_jvp(_root, nondiff_argnums=(0, 1))
-
-
-@_custom_root.defjvp
-def _root_jvp(
-    lengths: _RootLengths,
-    jaxprs: _RootJaxprs,
-    primals: tuple[Any, ...],
-    tangents: tuple[Any, ...],
-) -> tuple[list[Any], list[Any]]:
-    """``f(m, u*(m)) = 0`` gives ``du* = -(d_u f)^-1 (d_m f) dm``: the tangent of ``f``
-    through its constants at the solution, solved by ``tangent_solve``."""
-    (f_consts, _, l_and_s_consts), _ = _split(primals, lengths)
-    (f_dots, _, _), _ = _split(tangents, lengths)
-    outs = _custom_root(lengths, jaxprs, *primals)
-    n_out = len(jaxprs.f.out_avals)
-    solution, aux = outs[:n_out], outs[n_out:]
-
-    def f_at_solution(*consts: Any) -> list[Any]:
-        return jaxprs.f(*consts, *solution)
-
-    if f_consts:
-        _, rhs = jvp(f_at_solution, tuple(f_consts), tuple(f_dots))
-    else:
-        rhs = [mnp.zeros_like(s) for s in solution]
-    solution_dot = [lax.neg(t) for t in jaxprs.l_and_s(*l_and_s_consts, *solution, *rhs)]
-    return [*solution, *aux], [*solution_dot, *(mnp.zeros_like(a) for a in aux)]
-
-
-# --- custom_linear_solve ------------------------------------------------------------------------
 
 
 class _SolveJaxprs(NamedTuple):
@@ -262,7 +112,7 @@ def custom_linear_solve(
         transpose_solve = solve
     b_flat, in_args_tree = tree_flatten((b,))
     (tree,) = treedef_children(in_args_tree)
-    b_avals = _avals(b_flat)
+    b_avals = shaped_avals(b_flat)
 
     def shape_checked(fun: Callable[[Any], Any], name: str, aux: bool) -> Callable[[Any], Any]:
         def checked(x: Any) -> Any:
@@ -275,11 +125,11 @@ def custom_linear_solve(
     matvec_jaxpr, matvec_consts, out_tree = _trace(
         shape_checked(matvec, "matvec", False), in_args_tree, b_avals
     )
-    _check_tree("matvec", "b", out_tree, tree, False)
+    check_out_tree("matvec", "b", out_tree, tree, False)
     solve_jaxpr, solve_consts, solution_tree = _trace(
         shape_checked(functools.partial(solve, matvec), "solve", has_aux), in_args_tree, b_avals
     )
-    _check_tree("solve", "b", solution_tree, tree, has_aux)
+    check_out_tree("solve", "b", solution_tree, tree, has_aux)
     vecmat_jaxpr: ClosedJaxpr | None = None
     tr_solve_jaxpr: ClosedJaxpr | None = None
     vecmat_consts: list[Any] = []
@@ -295,7 +145,7 @@ def custom_linear_solve(
             in_args_tree,
             b_avals,
         )
-        _check_tree("transpose_solve", "b", out_tree, tree, has_aux)
+        check_out_tree("transpose_solve", "b", out_tree, tree, has_aux)
     lengths = _SolveLengths(
         len(matvec_consts), len(vecmat_consts), len(solve_consts), len(tr_solve_consts)
     )
@@ -320,7 +170,7 @@ def _transposed(
 
 
 def _linear_solve_impl(*args: Any, const_lengths: _SolveLengths, jaxprs: _SolveJaxprs) -> Any:
-    (_, _, solve_consts, _), b = _split(args, const_lengths)
+    (_, _, solve_consts, _), b = split_groups(args, const_lengths)
     return jaxprs.solve(*solve_consts, *b)
 
 
@@ -330,7 +180,7 @@ impl_rules[linear_solve_p] = _linear_solve_impl
 def _linear_solve_abstract_eval(
     *avals: ShapedArray, const_lengths: _SolveLengths, jaxprs: _SolveJaxprs
 ) -> list[ShapedArray]:
-    _, b_avals = _split(avals, const_lengths)
+    _, b_avals = split_groups(avals, const_lengths)
     aux_avals = jaxprs.solve.out_avals[len(b_avals) :]
     return [raise_to_shaped(a) for a in b_avals] + list(aux_avals)
 
@@ -348,8 +198,8 @@ def _linear_solve_jvp(
     """``A x = b`` gives ``dx = A^-1 (db - dA x)``: one more linear solve."""
     params = {"const_lengths": const_lengths, "jaxprs": jaxprs}
     x = bind(linear_solve_p, *primals, **params)
-    (matvec_consts, *_), b = _split(primals, const_lengths)
-    (matvec_dots, *_), b_dot = _split(tangents, const_lengths)
+    (matvec_consts, *_), b = split_groups(primals, const_lengths)
+    (matvec_dots, *_), b_dot = split_groups(tangents, const_lengths)
     n_b = len(b)
     x_leaves, aux = x[:n_b], x[n_b:]
     aux_dots = [Zero(raise_to_shaped(get_aval(a))) for a in aux]
@@ -391,7 +241,7 @@ def _linear_solve_transpose(
             "inputs of its transpose"
         )
     x_cts = [instantiate_zeros(ct) for ct in cts[: len(b)]]
-    groups, _ = _split(consts, const_lengths)
+    groups, _ = split_groups(consts, const_lengths)
     transposed = [groups[1], groups[0], groups[3], groups[2]]
     flat = [c for group in transposed for c in group]
     b_cts = bind(
@@ -429,7 +279,7 @@ def _linear_solve_vmap(
     jaxprs (``solve``/``vecmat`` map ``b``-like to ``x``-like values, ``matvec`` and
     ``transpose_solve`` the other way)."""
     in_batched = [d is not not_mapped for d in dims_in]
-    (mv_bat, vm_bat, s_bat, ts_bat), orig_b_bat = _split(in_batched, const_lengths)
+    (mv_bat, vm_bat, s_bat, ts_bat), orig_b_bat = split_groups(in_batched, const_lengths)
     n_b = len(orig_b_bat)
     n_out = len(jaxprs.solve.out_avals)
     b_bat, x_bat = list(orig_b_bat), [False] * n_out
@@ -480,7 +330,7 @@ def _linear_solve_lowering(
     const_lengths: _SolveLengths,
     jaxprs: _SolveJaxprs,
 ) -> list[Value]:
-    (_, _, solve_consts, _), b = _split(in_vals, const_lengths)
+    (_, _, solve_consts, _), b = split_groups(in_vals, const_lengths)
     return ctx.lower_jaxpr(jaxprs.solve, [*solve_consts, *b])
 
 

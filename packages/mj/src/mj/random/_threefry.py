@@ -13,17 +13,16 @@ samples work under ``jit``, ``vmap``, ``make_jaxpr`` and inside control flow wit
 from __future__ import annotations
 
 import math
-from typing import Any
 
 import numpy as np
 
 from mj_core import lax
 from mj_core.avals import get_aval
 from mj_core.dtypes import is_integer
+from mj_core.extend import Array
 
 __all__ = ["fold_in", "random_bits", "seed", "split", "threefry2x32", "unstack_keys"]
 
-Array = Any
 
 _U32 = np.dtype(np.uint32)
 _UINT_DTYPES = {8: np.dtype(np.uint8), 16: np.dtype(np.uint16), 32: _U32, 64: np.dtype(np.uint64)}
