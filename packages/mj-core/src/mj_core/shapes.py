@@ -24,6 +24,7 @@ __all__ = [
     "canonicalize_axis",
     "check_permutation",
     "int_tuple",
+    "lax_ints",
     "shape_error",
     "shape_of",
 ]
@@ -91,6 +92,11 @@ def int_tuple(api: str, what: str, value: Any) -> tuple[int, ...]:
             f"{api}: {what} must be an int or a sequence of ints, got {value!r} "
             f"({type(value).__name__}){_where()}"
         ) from None
+
+
+def lax_ints(value: Any) -> tuple[int, ...]:
+    """A shape or dimensions parameter of a lax wrapper as a tuple of ints (:func:`int_tuple`)."""
+    return int_tuple("mj.lax", "a shape or dimensions parameter", value)
 
 
 def canonicalize_axis(prim_name: str, axis: int, ndim: int) -> int:

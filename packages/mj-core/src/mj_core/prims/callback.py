@@ -15,13 +15,9 @@ from typing import Any
 import numpy as np
 
 from mj_core.avals import ShapedArray
-from mj_core.primitive import Primitive, impl_rules
-from mj_core.prims.out_avals import out_aval_rules
+from mj_core.primitive import Primitive, abstract_eval_rules, impl_rules
 
 __all__ = [
-    "VMAP_METHODS",
-    "HostCallback",
-    "check_callback_outputs",
     "debug_callback_p",
     "pure_callback_p",
 ]
@@ -80,7 +76,7 @@ def debug_callback_impl(*args: Any, callback: HostCallback) -> list[Any]:
     return []
 
 
-@out_aval_rules.register(debug_callback_p)
+@abstract_eval_rules.register(debug_callback_p)
 def debug_callback_out_avals(*avals: ShapedArray, callback: HostCallback) -> list[ShapedArray]:
     return []
 
@@ -95,7 +91,7 @@ def pure_callback_impl(
     return check_callback_outputs(callback.api, callback(*args), result_avals)
 
 
-@out_aval_rules.register(pure_callback_p)
+@abstract_eval_rules.register(pure_callback_p)
 def pure_callback_out_avals(
     *avals: ShapedArray,
     callback: HostCallback,
