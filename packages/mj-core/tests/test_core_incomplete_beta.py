@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from mj_core import lax_special as ls
+from mj_core import lax as ls
 
 X = np.linspace(0.0, 1.0, 41)
 

@@ -235,3 +235,14 @@ def test_abstract_eval_and_impl_reject_the_same_inputs(name, args, params):
         abstract_eval_rules[prim](*[_shaped(a) for a in args], **params)
     with pytest.raises(TypeError, match=name):
         bind(prim, *args, **params)
+
+
+def test_mj_ir_exposes_mj_cores_one_typing_table():
+    import mj_core.extend
+    import mj_ir
+    import mj_ir.extend
+
+    table = mj_core.extend.abstract_eval_rules
+    assert mj_ir.abstract_eval_rules is table
+    assert mj_ir.extend.abstract_eval_rules is table
+    assert abstract_eval_rules is table

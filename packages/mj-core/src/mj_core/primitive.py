@@ -20,7 +20,14 @@ from typing import Any
 
 from mj_core.errors import MissingRuleError
 
-__all__ = ["Primitive", "RuleTable", "abstract_eval_rules", "impl_rules"]
+__all__ = [
+    "ImplRules",
+    "Primitive",
+    "RuleTable",
+    "UfuncShortcut",
+    "abstract_eval_rules",
+    "impl_rules",
+]
 
 
 class Primitive:
@@ -64,27 +71,44 @@ class RuleTable(dict[Primitive, Callable[..., Any]]):
         return decorate
 
 
+class UfuncShortcut:
+    """One primitive's eager shortcut (see :class:`ImplRules`): ``ufunc`` is its impl rule's
+    computation returning the output itself, or ``None`` while another impl rule is registered."""
+
+    __slots__ = ("ufunc",)
+
+    def __init__(self) -> None:
+        self.ufunc: Callable[..., Any] | None = None
+
+
 class ImplRules(RuleTable):
     """The impl table, with the eager shortcut of the primitives that are one NumPy ufunc.
 
-    ``ufuncs[p]`` is, for a primitive whose impl rule only applies a ufunc-like function to its
-    operands (the elementwise family's), that function: it returns the output itself rather
-    than a one-element list, and a lax wrapper made by :func:`mj_core.trace.binds` calls it
-    directly (eager NumPy-style code runs these operations most). Registering another impl
-    rule for ``p`` drops the shortcut, so the new rule is what eager evaluation runs.
+    A primitive whose impl rule only applies a ufunc-like function to its operands (the
+    elementwise family's) is registered with :meth:`register_ufunc`; that function, which
+    returns the output itself rather than a one-element list, is its :meth:`shortcut`, and the
+    lax wrappers made by :func:`mj_core.trace.binds` call it directly (eager NumPy-style code
+    runs these operations most). Registering another impl rule for the primitive clears its
+    shortcut, so the new rule is what eager evaluation runs.
     """
 
     def __init__(self) -> None:
         super().__init__("impl_rules", "eager evaluation (impl)", "mj_core.extend")
-        self.ufuncs: dict[Primitive, Callable[..., Any]] = {}
+        self._shortcuts: dict[Primitive, UfuncShortcut] = {}
 
     def __setitem__(self, prim: Primitive, rule: Callable[..., Any]) -> None:
-        self.ufuncs.pop(prim, None)
+        shortcut = self._shortcuts.get(prim)
+        if shortcut is not None:
+            shortcut.ufunc = None
         super().__setitem__(prim, rule)
+
+    def shortcut(self, prim: Primitive) -> UfuncShortcut:
+        """``prim``'s shortcut: always the same object, so a wrapper can keep it."""
+        return self._shortcuts.setdefault(prim, UfuncShortcut())
 
     def register_ufunc(self, prim: Primitive, nin: int, ufunc: Callable[..., Any]) -> None:
         """Make ``ufunc`` (``nin`` operands, returning the single output) ``prim``'s impl rule
-        and its eager shortcut."""
+        and its shortcut."""
 
         def unary(x: Any) -> list[Any]:
             return [ufunc(x)]
@@ -99,7 +123,7 @@ class ImplRules(RuleTable):
         rule = unary if nin == 1 else binary if nin == 2 else nary
         rule.__name__ = rule.__qualname__ = f"{prim.name}_impl"
         self[prim] = rule
-        self.ufuncs[prim] = ufunc
+        self.shortcut(prim).ufunc = ufunc
 
 
 impl_rules = ImplRules()

@@ -443,12 +443,12 @@ def binds(primitive: Primitive) -> Callable[[_Operation], _Operation]:
     ``bind1(primitive, ...)``.
 
     Eager NumPy-style code runs these operations most, so the wrapper first tries the
-    primitive's ufunc shortcut (``impl_rules.ufuncs``: the impl rule's computation returning
-    the output itself) and views the result as an :class:`EagerArray`, in one Python call.
-    Everything else goes through :func:`bind1` and so :func:`eval_primitive`: tracing, a
-    failing operand (one traceback, from ``bind1``), and a primitive whose shortcut was dropped
+    primitive's ufunc shortcut (``impl_rules.shortcut(primitive)``: the impl rule's computation
+    returning the output itself) and views the result as an :class:`EagerArray`, in one Python
+    call. Everything else goes through :func:`bind1` and so :func:`eval_primitive`: tracing, a
+    failing operand (one traceback, from ``bind1``), and a primitive whose shortcut was cleared
     because another impl rule was registered."""
-    ufuncs = impl_rules.ufuncs
+    shortcut = impl_rules.shortcut(primitive)
 
     def decorate(signature: _Operation) -> _Operation:
         nin = signature.__code__.co_argcount
@@ -458,28 +458,32 @@ def binds(primitive: Primitive) -> Callable[[_Operation], _Operation]:
 
             def op(x: Any) -> Any:
                 if not _active_count or _state.eager:
-                    try:
-                        out = ufuncs[primitive](x)
-                    except Exception:
-                        pass  # bind1 below evaluates (and reports) it, outside this handler
-                    else:
-                        return (
-                            _view(out, EagerArray) if type(out) is _ndarray else eager_result(out)
-                        )
+                    ufunc = shortcut.ufunc
+                    if ufunc is not None:
+                        try:
+                            out = ufunc(x)
+                        except Exception:
+                            pass  # bind1 below reports it (outside this handler: one traceback)
+                        else:
+                            if type(out) is _ndarray:
+                                return _view(out, EagerArray)
+                            return eager_result(out)
                 return bind1(primitive, x)
 
         elif nin == 2:
 
             def op(x: Any, y: Any) -> Any:  # type: ignore[misc]  # the same op, two operands
                 if not _active_count or _state.eager:
-                    try:
-                        out = ufuncs[primitive](x, y)
-                    except Exception:
-                        pass  # bind1 below evaluates (and reports) it, outside this handler
-                    else:
-                        return (
-                            _view(out, EagerArray) if type(out) is _ndarray else eager_result(out)
-                        )
+                    ufunc = shortcut.ufunc
+                    if ufunc is not None:
+                        try:
+                            out = ufunc(x, y)
+                        except Exception:
+                            pass  # bind1 below reports it (outside this handler: one traceback)
+                        else:
+                            if type(out) is _ndarray:
+                                return _view(out, EagerArray)
+                            return eager_result(out)
                 return bind1(primitive, x, y)
 
         else:
