@@ -1,4 +1,4 @@
-"""regularized_incomplete_beta (lax_special.betainc) eagerly: closed forms, the symmetry,
+"""regularized_incomplete_beta (lax.betainc) eagerly: closed forms, the symmetry,
 JAX's edge values, dtypes and broadcasting."""
 
 import math

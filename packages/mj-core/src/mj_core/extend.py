@@ -50,7 +50,6 @@ from mj_core.prims.convolution import dilate_dim as dilate_dim
 from mj_core.prims.convolution import reshape_axis_into as reshape_axis_into
 from mj_core.prims.convolution import reshape_axis_out_of as reshape_axis_out_of
 from mj_core.prims.elementwise import ElementwiseSpec as ElementwiseSpec
-from mj_core.prims.elementwise import define_elementwise as define_elementwise
 from mj_core.prims.elementwise import elementwise_out_aval as elementwise_out_aval
 from mj_core.prims.elementwise import elementwise_specs as elementwise_specs
 from mj_core.prims.elementwise import to_inexact_dtype as to_inexact_dtype
@@ -82,7 +81,6 @@ from mj_core.trace import Trace as Trace
 from mj_core.trace import Tracer as Tracer
 from mj_core.trace import bind as bind
 from mj_core.trace import bind1 as bind1
-from mj_core.trace import binds as binds
 from mj_core.trace import current_trace_stack as current_trace_stack
 from mj_core.trace import eval_primitive as eval_primitive
 from mj_core.trace import find_top_trace as find_top_trace

@@ -8,9 +8,9 @@ failed lookup raises :class:`~mj_core.errors.MissingRuleError` naming the primit
 transformation and where to register the rule.
 
 The typing table lives here, next to the impl table, because each core family writes its
-typing rule once, beside its impl rule (``mj_core/prims/<family>.py``), and the impl rules type
--check their operands with it: eager evaluation and jaxprs can never disagree. mj-ir exposes
-this same dict as ``mj_ir.abstract_eval_rules``.
+typing rule once, beside its impl rule (``mj_core/prims/<family>.py``), and the impl rules check
+their operands with it: eager evaluation and jaxprs can never disagree. mj-ir exposes this same
+dict as ``mj_ir.abstract_eval_rules``.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Shape logic shared by impl rules (to report errors) and mj-ir's abstract-eval rules.
+"""Shape logic shared by the impl rules (to report errors) and the typing rules.
 
 Keeping it here, once, is what makes eager evaluation, jaxprs and compiled code agree on
 every result shape. Errors name the primitive, the operand types and the user's source line.

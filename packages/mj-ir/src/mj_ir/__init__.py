@@ -1,11 +1,13 @@
 """Layer 2 of mini-JAX (mj): jaxprs.
 
-The user API: ``make_jaxpr`` and ``eval_shape``, the IR a user reads or interprets (``Jaxpr``,
-``ClosedJaxpr``, ``JaxprEqn``, ``Var``, ``Lit``, ``JaxprType``), ``eval_jaxpr``,
-``jaxpr_as_fun``, ``typecheck_jaxpr`` and ``dce_jaxpr``, and the layer's table,
-``abstract_eval_rules`` (the very dict mj-core's families write their typing rules into).
-:mod:`mj_ir.extend` is the extension API (the builder trace, the pretty printer's rules). It
-may import only ``mj_core`` (and numpy); never a higher layer and never jaxlib.
+The user API: ``make_jaxpr`` and ``eval_shape`` (with ``ShapeDtypeStruct``), the IR a user
+reads or interprets (``Jaxpr``, ``ClosedJaxpr``, ``JaxprEqn``, ``Var``, ``Lit``/``Literal``,
+``Atom``, ``JaxprType``), ``eval_jaxpr``, ``jaxpr_as_fun``, ``typecheck_jaxpr`` (with
+``JaxprTypeError``) and ``dce_jaxpr``, and the layer's table, ``abstract_eval_rules`` (the very
+dict mj-core's families write their typing rules into). :mod:`mj_ir.extend` is the extension
+API; the other names here (the builder trace, the printer's helpers, ``types_match``,
+``type_str``) are TRANSITIONAL re-exports for importers that have not moved to it yet.
+It may import only ``mj_core`` (and numpy); never a higher layer and never jaxlib.
 """
 
 from mj_core.extend import abstract_eval_rules as abstract_eval_rules
@@ -22,8 +24,6 @@ from mj_ir.jaxpr import Lit as Lit
 from mj_ir.jaxpr import Literal as Literal
 from mj_ir.jaxpr import Var as Var
 from mj_ir.jaxpr import type_str as type_str
-
-# TRANSITIONAL: extension names importers still take from here; their home is mj_ir.extend.
 from mj_ir.printing import Names as Names
 from mj_ir.printing import PPrint as PPrint
 from mj_ir.printing import pp as pp

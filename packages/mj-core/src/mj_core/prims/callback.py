@@ -5,6 +5,9 @@ Two primitives, as in JAX. ``debug_callback`` has no outputs and exists for its 
 (it runs on every evaluation, also from compiled code); ``pure_callback`` computes outputs of
 declared types that a transformation may treat as a pure function of its operands. Both carry
 the user's function as a :class:`HostCallback` param taking and returning flat NumPy arrays.
+
+They have no lax wrappers (``mj.debug`` and ``mj.pure_callback`` build the params), so
+``__all__`` is the two primitives.
 """
 
 from __future__ import annotations

@@ -4,6 +4,9 @@ Like ``jax.lax``: ``real``/``imag`` take a complex operand and return its float 
 ``conj`` takes a float or complex operand and always returns a complex value (its param
 ``input_dtype`` records the operand dtype, which its transpose needs); ``complex(x, y)``
 builds ``x + i*y`` from two float operands, which broadcast like NumPy.
+
+The lax wrappers ``real``, ``imag``, ``conj`` and ``complex`` follow the rules; ``__all__`` is
+the family's primitives and lax API.
 """
 
 from __future__ import annotations

@@ -1,5 +1,8 @@
 """``dot_general``: XLA's general tensor contraction. Output dimensions are the batch
-dimensions, then the lhs free dimensions, then the rhs free dimensions."""
+dimensions, then the lhs free dimensions, then the rhs free dimensions.
+
+The lax wrappers ``dot_general`` (dimension numbers canonicalised, cached) and ``dot`` follow
+the rules; ``__all__`` is the family's primitives and lax API."""
 
 from __future__ import annotations
 

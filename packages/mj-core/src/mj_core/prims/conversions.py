@@ -1,5 +1,9 @@
 """Dtype conversions: ``convert_element_type`` (value-preserving where possible, XLA-style
-saturating float-to-int) and ``bitcast_convert_type`` (reinterpret the bits)."""
+saturating float-to-int) and ``bitcast_convert_type`` (reinterpret the bits).
+
+The lax wrappers of the same names follow the rules (``convert_element_type`` returns a
+strong operand of the target dtype unchanged); ``__all__`` is the family's primitives and lax
+API."""
 
 from __future__ import annotations
 

@@ -12,6 +12,14 @@ batch, feature and spatial dimensions of lhs, rhs and output are. In the canonic
 
 with ``g`` the feature group (or, for batch groups, ``n`` running over one group of the lhs
 batch: ``lhs[g*N' + n]``).
+
+The lax wrappers follow the rules: ``conv_general_dilated`` resolves what users write
+(dimension-number strings such as ``("NHWC", "HWIO", "NHWC")``, ``"SAME"``/``"VALID"``
+padding) into the primitive's numeric params; ``conv``, ``conv_with_general_padding`` and
+``conv_transpose`` are conveniences on top. The NumPy convolution itself is in
+:mod:`mj_core.prims._conv_numpy`. ``__all__`` is the family's primitives and lax API;
+``reshape_axis_into``/``reshape_axis_out_of`` (batch-folding helpers of the rules of higher
+layers) are not lax API.
 """
 
 from __future__ import annotations

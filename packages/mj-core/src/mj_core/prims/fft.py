@@ -4,6 +4,9 @@ Params as ``jax.lax.fft_p``: ``fft_type`` (:class:`FftType`: complex-to-complex 
 ``IFFT``, real-to-complex ``RFFT``, complex-to-real ``IRFFT``) and ``fft_lengths`` (the
 logical sizes of the transformed dimensions). Results keep the operand precision: NumPy's
 ``np.fft`` computes in complex128, so complex64/float32 results are cast back, as XLA's are.
+
+The lax wrapper ``fft`` (``fft_type`` by name or value) follows the rules; ``__all__`` is the
+family's primitives and lax API.
 """
 
 from __future__ import annotations

@@ -13,6 +13,9 @@ that does not fit, and makes a scatter drop such a window's updates.
 The impl rules compute, for every output (or update) element, the operand coordinate it reads
 (or writes) as broadcast NumPy index arrays, then use one advanced-indexing read or one
 ``ufunc.at`` write: no Python loop over elements.
+
+The lax wrappers ``gather`` and ``scatter``/``scatter_add``/... (``mode`` names as in
+``jax.lax``) follow the rules; ``__all__`` is the family's primitives and lax API.
 """
 
 from __future__ import annotations

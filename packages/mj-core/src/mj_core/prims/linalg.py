@@ -5,6 +5,12 @@ source of truth mj-ir's abstract eval uses) and a NumPy impl rule (``np.linalg``
 NumPy routine, so it is a batched partial-pivoting elimination here, picking pivots exactly
 as LAPACK's ``getrf`` does). Like JAX, a failed factorisation (a Cholesky of a matrix that is
 not positive definite) gives NaNs rather than an exception, so eager and jit agree.
+
+The lax wrappers (``jax.lax.linalg``: ``cholesky``, ``triangular_solve``, ``lu``, ``eigh``,
+``svd``, ``qr``) and the batched matrix helpers they, the derivative rules of mj-autodiff and
+``mj.numpy.linalg`` build on (``matmul``, ``mT``, ``tril``/``triu``, ``eye_like``,
+``diagonal``) follow the rules; ``__all__`` is what :mod:`mj_core.lax_linalg` (``lax.linalg``)
+shows.
 """
 
 from __future__ import annotations

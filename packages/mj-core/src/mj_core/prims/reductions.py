@@ -4,6 +4,11 @@
 Results keep the operand dtype (NumPy would widen ``int32`` sums to ``int64``; XLA does not),
 and ``reduce_max``/``reduce_min`` of an empty axis give the reduction's identity (``-inf`` /
 ``+inf`` or the integer limits) as XLA does, instead of NumPy's error.
+
+The lax wrappers follow the rules: one per primitive (axes canonicalised) and
+``jax.lax.reduce``, which recognises a monoid (``lax.add`` with init 0, ...) and binds its
+primitive; the monoid helpers are shared with ``reduce_window`` (:mod:`.windowed`).
+``__all__`` is the family's primitives and lax API.
 """
 
 from __future__ import annotations

@@ -1,5 +1,8 @@
 """``sort``: sort several same-shaped operands along one dimension by the first ``num_keys``
-of them (lexicographically), so values and their payloads (e.g. indices) move together."""
+of them (lexicographically), so values and their payloads (e.g. indices) move together.
+
+The lax wrappers ``sort`` and ``sort_key_val`` follow the rules; ``__all__`` is the family's
+primitives and lax API."""
 
 from __future__ import annotations
 

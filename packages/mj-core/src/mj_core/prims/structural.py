@@ -5,6 +5,12 @@
 ``iota``. Each has a typing rule in :data:`abstract_eval_rules` (params are canonical: axes are
 non-negative tuples, the lax wrappers normalise user input) and a NumPy impl rule that checks
 its operands with that same typing rule first.
+
+The lax wrappers follow the rules (``broadcast_in_dim``, ``reshape``, ..., the ``*_in_dim``
+conveniences, ``iota``/``broadcasted_iota`` and ``full``/``full_like``); ``__all__`` is the
+family's primitives and lax API. The module is over 600 lines because it is eleven primitives,
+each with its typing rule, impl rule and one or more wrappers; splitting it would scatter one
+family over several files.
 """
 
 from __future__ import annotations

@@ -6,6 +6,10 @@ with the identity (``padding`` holds one ``(lo, hi)`` pair per dimension; negati
 crop), and every window of ``window_dimensions`` elements spaced ``window_dilation`` apart,
 starting every ``window_strides`` elements, is reduced. The NumPy impl builds that padded
 array once and reduces one strided window view of it, with no Python loop over outputs.
+
+The lax wrappers follow the rules: ``reduce_window_sum``/``_max``/``_min`` (padding strings
+resolved) and ``jax.lax.reduce_window``, which recognises the monoid of ``lax.add``/``lax.max``/
+``lax.min`` with its identity as init. ``__all__`` is the family's primitives and lax API.
 """
 
 from __future__ import annotations
