@@ -6,7 +6,7 @@ import pytest
 
 import mj_ir.tracing
 from mj_core import ShapedArray, config, lax
-from mj_core.prims import add_p, neg_p, sin_p, sort_p
+from mj_core.lax import add_p, neg_p, sin_p, sort_p
 from mj_ir import (
     ClosedJaxpr,
     Jaxpr,

@@ -1,10 +1,13 @@
 """mj-core: layer 1 of mini-JAX.
 
-Owns the interpreter machinery (``Primitive``, ``bind``, ``MainTrace``/``Trace``/``Tracer``,
-``EvalTrace``, ``new_main``, the dynamic trace), abstract values, dtype rules, the primitive
-catalogue with its NumPy impl rules (``impl_rules``), lax-style wrappers (:mod:`mj_core.lax`),
-the NumPy-style API (:mod:`mj_core.numpy`), pytrees (:mod:`mj_core.tree_util`) and errors
-(:mod:`mj_core.errors`). It imports only NumPy; every other layer builds on it.
+The user API of mj-core alone: the NumPy-style API (:mod:`mj_core.numpy`), the lax-style
+operations (:mod:`mj_core.lax`, with ``lax.linalg``), pytrees (:mod:`mj_core.tree_util`), dtype
+rules (:mod:`mj_core.dtypes`, ``result_type``), errors (:mod:`mj_core.errors` and the error
+classes), ``config``, and ``EagerArray``, the type of every eager result. The layer's tables
+(``impl_rules``, ``abstract_eval_rules``), ``Primitive``/``bind`` and the interpreter stack are
+importable here too (DESIGN.md section 4: a layer's names are importable from its top level);
+:mod:`mj_core.extend` is the whole extension API, and the catalogue of primitive families is
+:mod:`mj_core.prims`. It imports only NumPy; every other layer builds on it.
 """
 
 from mj_core import dtypes as dtypes
@@ -32,6 +35,7 @@ from mj_core.errors import MJError as MJError
 from mj_core.errors import TracerLeakError as TracerLeakError
 from mj_core.primitive import Primitive as Primitive
 from mj_core.primitive import RuleTable as RuleTable
+from mj_core.primitive import abstract_eval_rules as abstract_eval_rules
 from mj_core.primitive import impl_rules as impl_rules
 from mj_core.trace import EvalTrace as EvalTrace
 from mj_core.trace import MainTrace as MainTrace

@@ -1,81 +1,14 @@
-"""lax-style wrappers of the special-function primitives (``jax.lax.lgamma`` and friends).
+"""TRANSITIONAL: the special functions' lax wrappers are in their family files now
+(:mod:`mj_core.prims.special`, ``nextafter`` in :mod:`mj_core.prims.elementwise`) and in the
+lax namespace (:mod:`mj_core.lax`); this old path re-exports them until its importers move."""
 
-One thin ``bind`` per primitive of :mod:`mj_core.prims.special`; ``mj.lax`` re-exports them
-and ``mj.scipy.special`` builds ``gammaln``, ``digamma``, ``erfc``, ``erfinv`` and the
-``ndtr`` family on them.
-"""
-
-from __future__ import annotations
-
-from typing import Any
-
-from mj_core.prims import bessel, incomplete_beta, incomplete_gamma
-from mj_core.prims import nextafter as nextafter_module
-from mj_core.prims import special as sp
-from mj_core.trace import bind1
-
-__all__ = [
-    "bessel_i0e",
-    "bessel_i1e",
-    "betainc",
-    "digamma",
-    "erf_inv",
-    "erfc",
-    "igamma",
-    "igammac",
-    "lgamma",
-    "nextafter",
-]
-
-Array = Any
-
-
-def lgamma(x: Array) -> Array:
-    """Elementwise ``log(|Gamma(x)|)``; ``+inf`` at the poles ``0, -1, -2, ...``."""
-    return bind1(sp.lgamma_p, x)
-
-
-def digamma(x: Array) -> Array:
-    """Elementwise ``d/dx log(Gamma(x))``; NaN at the poles ``0, -1, -2, ...``."""
-    return bind1(sp.digamma_p, x)
-
-
-def erfc(x: Array) -> Array:
-    """Elementwise complementary error function ``1 - erf(x)``, accurate for large ``x``."""
-    return bind1(sp.erfc_p, x)
-
-
-def erf_inv(x: Array) -> Array:
-    """Elementwise inverse error function: ``erf(erf_inv(x)) == x`` on ``(-1, 1)``,
-    ``+-inf`` at ``+-1`` and NaN outside ``[-1, 1]``."""
-    return bind1(sp.erf_inv_p, x)
-
-
-def igamma(a: Array, x: Array) -> Array:
-    """Elementwise regularized lower incomplete gamma function ``P(a, x)``."""
-    return bind1(incomplete_gamma.igamma_p, a, x)
-
-
-def igammac(a: Array, x: Array) -> Array:
-    """Elementwise regularized upper incomplete gamma function ``Q(a, x) = 1 - P(a, x)``."""
-    return bind1(incomplete_gamma.igammac_p, a, x)
-
-
-def bessel_i0e(x: Array) -> Array:
-    """Elementwise exponentially scaled modified Bessel function ``exp(-|x|) I0(x)``."""
-    return bind1(bessel.bessel_i0e_p, x)
-
-
-def bessel_i1e(x: Array) -> Array:
-    """Elementwise exponentially scaled modified Bessel function ``exp(-|x|) I1(x)``."""
-    return bind1(bessel.bessel_i1e_p, x)
-
-
-def betainc(a: Array, b: Array, x: Array) -> Array:
-    """Elementwise regularized incomplete beta function ``I_x(a, b)``."""
-    return bind1(incomplete_beta.regularized_incomplete_beta_p, a, b, x)
-
-
-def nextafter(x1: Array, x2: Array) -> Array:
-    """Elementwise next representable float after ``x1`` in the direction of ``x2``."""
-    return bind1(nextafter_module.nextafter_p, x1, x2)
+from mj_core.lax import bessel_i0e as bessel_i0e
+from mj_core.lax import bessel_i1e as bessel_i1e
+from mj_core.lax import betainc as betainc
+from mj_core.lax import digamma as digamma
+from mj_core.lax import erf_inv as erf_inv
+from mj_core.lax import erfc as erfc
+from mj_core.lax import igamma as igamma
+from mj_core.lax import igammac as igammac
+from mj_core.lax import lgamma as lgamma
+from mj_core.lax import nextafter as nextafter

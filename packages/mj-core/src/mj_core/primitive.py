@@ -1,11 +1,16 @@
-"""Primitives and rule tables.
+"""Primitives and the two rule tables mj-core owns.
 
 A :class:`Primitive` is only a name (plus whether it returns several outputs). What a primitive
 *means* lives in rule tables, one per interpretation, each owned by the layer that owns that
-interpretation: ``impl_rules`` here, ``abstract_eval_rules`` in mj-ir, ``jvp_rules`` in
-mj-autodiff, and so on. A table is a :class:`RuleTable`: a plain dict whose failed lookup
-raises :class:`~mj_core.errors.MissingRuleError` naming the primitive, the transformation and
-where to register the rule.
+interpretation: ``impl_rules`` (eager evaluation) and ``abstract_eval_rules`` (typing) here,
+``jvp_rules`` in mj-autodiff, and so on. A table is a :class:`RuleTable`: a plain dict whose
+failed lookup raises :class:`~mj_core.errors.MissingRuleError` naming the primitive, the
+transformation and where to register the rule.
+
+The typing table lives here, next to the impl table, because each core family writes its
+typing rule once, beside its impl rule (``mj_core/prims/<family>.py``), and the impl rules check
+their operands with it: eager evaluation and jaxprs can never disagree. mj-ir exposes this same
+dict as ``mj_ir.abstract_eval_rules``.
 """
 
 from __future__ import annotations
@@ -15,21 +20,24 @@ from typing import Any
 
 from mj_core.errors import MissingRuleError
 
-__all__ = ["Primitive", "RuleTable", "impl_rules"]
+__all__ = [
+    "ImplRules",
+    "Primitive",
+    "RuleTable",
+    "UfuncShortcut",
+    "abstract_eval_rules",
+    "impl_rules",
+]
 
 
 class Primitive:
     """A named operation; its meaning is given by the rule tables it is registered in."""
 
-    __slots__ = ("eager1", "multiple_results", "name")
+    __slots__ = ("multiple_results", "name")
 
     def __init__(self, name: str, *, multiple_results: bool = False) -> None:
         self.name = name
         self.multiple_results = multiple_results
-        #: The impl rule's computation as a function returning the single output itself (no
-        #: list): ``bind``'s eager shortcut for the elementwise primitives, whose impl rules
-        #: only wrap a NumPy ufunc. Registering another impl rule clears it.
-        self.eager1: Callable[..., Any] | None = None
 
     def __repr__(self) -> str:
         return self.name
@@ -63,12 +71,64 @@ class RuleTable(dict[Primitive, Callable[..., Any]]):
         return decorate
 
 
-class _ImplRules(RuleTable):
-    """The impl table: a new rule for a primitive also retires its ``eager1`` shortcut."""
+class UfuncShortcut:
+    """One primitive's eager shortcut (see :class:`ImplRules`): ``ufunc`` is its impl rule's
+    computation returning the output itself, or ``None`` while another impl rule is registered."""
+
+    __slots__ = ("ufunc",)
+
+    def __init__(self) -> None:
+        self.ufunc: Callable[..., Any] | None = None
+
+
+class ImplRules(RuleTable):
+    """The impl table, with the eager shortcut of the primitives that are one NumPy ufunc.
+
+    A primitive whose impl rule only applies a ufunc-like function to its operands (the
+    elementwise family's) is registered with :meth:`register_ufunc`; that function, which
+    returns the output itself rather than a one-element list, is its :meth:`shortcut`, and the
+    lax wrappers made by :func:`mj_core.trace.binds` call it directly (eager NumPy-style code
+    runs these operations most). Registering another impl rule for the primitive clears its
+    shortcut, so the new rule is what eager evaluation runs.
+    """
+
+    def __init__(self) -> None:
+        super().__init__("impl_rules", "eager evaluation (impl)", "mj_core.extend")
+        self._shortcuts: dict[Primitive, UfuncShortcut] = {}
 
     def __setitem__(self, prim: Primitive, rule: Callable[..., Any]) -> None:
-        prim.eager1 = None
+        shortcut = self._shortcuts.get(prim)
+        if shortcut is not None:
+            shortcut.ufunc = None
         super().__setitem__(prim, rule)
 
+    def shortcut(self, prim: Primitive) -> UfuncShortcut:
+        """``prim``'s shortcut: always the same object, so a wrapper can keep it."""
+        return self._shortcuts.setdefault(prim, UfuncShortcut())
 
-impl_rules: RuleTable = _ImplRules("impl_rules", "eager evaluation (impl)", "mj_core")
+    def register_ufunc(self, prim: Primitive, nin: int, ufunc: Callable[..., Any]) -> None:
+        """Make ``ufunc`` (``nin`` operands, returning the single output) ``prim``'s impl rule
+        and its shortcut."""
+
+        def unary(x: Any) -> list[Any]:
+            return [ufunc(x)]
+
+        def binary(x: Any, y: Any) -> list[Any]:
+            return [ufunc(x, y)]
+
+        def nary(*args: Any) -> list[Any]:
+            return [ufunc(*args)]
+
+        # unary and binary rules take their operands directly (no ``*args`` tuple)
+        rule = unary if nin == 1 else binary if nin == 2 else nary
+        rule.__name__ = rule.__qualname__ = f"{prim.name}_impl"
+        self[prim] = rule
+        self.shortcut(prim).ufunc = ufunc
+
+
+impl_rules = ImplRules()
+
+abstract_eval_rules = RuleTable("abstract_eval_rules", "abstract evaluation", "mj_core.extend")
+"""``abstract_eval_rules[p](*avals, **params) -> list[ShapedArray]``: the output types of ``p``
+from its operands' types (``TypeError`` naming the primitive and the operand types for
+operands or params it does not accept, ``ValueError`` for out-of-range axes)."""

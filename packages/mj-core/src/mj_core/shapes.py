@@ -1,4 +1,4 @@
-"""Shape logic shared by impl rules (to report errors) and mj-ir's abstract-eval rules.
+"""Shape logic shared by the impl rules (to report errors) and the typing rules.
 
 Keeping it here, once, is what makes eager evaluation, jaxprs and compiled code agree on
 every result shape. Errors name the primitive, the operand types and the user's source line.
@@ -24,6 +24,7 @@ __all__ = [
     "canonicalize_axis",
     "check_permutation",
     "int_tuple",
+    "lax_ints",
     "shape_error",
     "shape_of",
 ]
@@ -91,6 +92,11 @@ def int_tuple(api: str, what: str, value: Any) -> tuple[int, ...]:
             f"{api}: {what} must be an int or a sequence of ints, got {value!r} "
             f"({type(value).__name__}){_where()}"
         ) from None
+
+
+def lax_ints(value: Any) -> tuple[int, ...]:
+    """A shape or dimensions parameter of a lax wrapper as a tuple of ints (:func:`int_tuple`)."""
+    return int_tuple("mj.lax", "a shape or dimensions parameter", value)
 
 
 def canonicalize_axis(prim_name: str, axis: int, ndim: int) -> int:

@@ -7,10 +7,12 @@ production-grade:
   once is safe;
 * leaving :func:`new_main` by an exception restores the stack, and every tracer of the ended
   main trace is marked dead: using it later raises :class:`TracerLeakError`;
-* :func:`bind` has a fast path: when no transformation is active on this thread it calls the
-  impl rule directly, so eager evaluation costs little more than NumPy itself. A leaked tracer
-  reaching NumPy on that path is caught by the tracer's ``__array__``/``__array_ufunc__``/
-  ``__array_function__`` hooks, so the fast path needs no per-argument check.
+* eager evaluation is one path, :func:`eval_primitive`: when no transformation is active on
+  this thread :func:`bind` calls the impl rule directly, so eager evaluation costs little more
+  than NumPy itself, and the elementwise wrappers (:func:`binds`) call the primitive's NumPy
+  ufunc. A leaked tracer reaching NumPy on that path is caught by the tracer's
+  ``__array__``/``__array_ufunc__``/``__array_function__`` hooks, so the fast path needs no
+  per-argument check.
 """
 
 from __future__ import annotations
@@ -381,14 +383,13 @@ def _impl_error(primitive: Primitive, args: Sequence[Any], err: Exception) -> Sh
 
 
 def eval_primitive(primitive: Primitive, args: Sequence[Any], params: dict[str, Any]) -> list[Any]:
-    """Apply ``primitive``'s impl rule to concrete ``args`` now, whatever traces are active:
-    the eval trace's interpretation, for traces that sit directly above it and have
-    unboxed their values (an invalid operand raises a ``ShapeDtypeError`` naming it)."""
-    eager1 = primitive.eager1
+    """Apply ``primitive``'s impl rule to concrete ``args`` now, whatever traces are active.
+
+    The one eager path: :func:`bind` and :func:`bind1` take it when no transformation is
+    active, the eval trace for constants under one, and the wrappers of :func:`binds` when their
+    ufunc shortcut does not apply. Outputs are viewed as :class:`EagerArray`; an invalid operand
+    raises a ``ShapeDtypeError`` naming the primitive, the operands and the user's line."""
     try:
-        if eager1 is not None and not params:  # an elementwise primitive: its ufunc
-            out = eager1(*args)
-            return [_view(out, EagerArray) if type(out) is _ndarray else eager_result(out)]
         outs = impl_rules[primitive](*args, **params)
     except MJError:
         raise
@@ -418,24 +419,9 @@ def bind(primitive: Primitive, *args: Any, **params: Any) -> list[Any]:
 
 
 def bind1(primitive: Primitive, *args: Any, **params: Any) -> Any:
-    """``bind`` for a single-output primitive: returns the output itself.
-
-    Its eager path is :func:`eval_primitive` written out: every eager mj operation runs it,
-    so it saves the call and the one-element list."""
+    """``bind`` for a single-output primitive: returns the output itself."""
     if not _active_count or _state.eager:
-        try:
-            if params:
-                out = impl_rules[primitive](*args, **params)[0]
-            else:
-                eager1 = primitive.eager1  # elementwise: the ufunc itself, one frame less
-                out = impl_rules[primitive](*args)[0] if eager1 is None else eager1(*args)
-        except MJError:
-            raise
-        except (ValueError, TypeError) as err:
-            raise _impl_error(primitive, args, err) from err
-        if type(out) is _ndarray:  # eager_result's common case, inlined: the hottest path
-            return _view(out, EagerArray)
-        return eager_result(out)
+        return eval_primitive(primitive, args, params)[0]
     trace = find_top_trace(args)
     if type(trace) is EvalTrace:  # only constants: no boxing or unboxing to do
         return eval_primitive(primitive, args, params)[0]
@@ -452,24 +438,30 @@ _Operation = TypeVar("_Operation", bound=Callable[..., Any])
 
 
 def binds(primitive: Primitive) -> Callable[[_Operation], _Operation]:
-    """Decorator for the one-line wrapper of a parameterless primitive of one or two operands:
-    the decorated function (its signature and docstring) becomes ``bind1(primitive, ...)``.
+    """Decorator for the lax wrapper of an elementwise primitive of one or two operands and no
+    params: the decorated function (its signature and docstring) becomes
+    ``bind1(primitive, ...)``.
 
-    The eager path is written into the wrapper itself (the elementwise ufunc, then the view),
-    one Python call per eager op instead of two: these are the operations of eager NumPy-style
-    code. Anything else, a failing operand included, goes through :func:`bind1`, which owns
-    tracing and error reporting."""
+    Eager NumPy-style code runs these operations most, so the wrapper first tries the
+    primitive's ufunc shortcut (``impl_rules.shortcut(primitive)``: the impl rule's computation
+    returning the output itself) and views the result as an :class:`EagerArray`, in one Python
+    call. Everything else goes through :func:`bind1` and so :func:`eval_primitive`: tracing, a
+    failing operand (one traceback, from ``bind1``), and a primitive whose shortcut was cleared
+    because another impl rule was registered."""
+    shortcut = impl_rules.shortcut(primitive)
 
     def decorate(signature: _Operation) -> _Operation:
         nin = signature.__code__.co_argcount
+        # One shortcut, spelled for each arity: ``*args`` would cost every eager op a tuple
+        # and would let a unary ufunc take a second operand as its ``out`` array.
         if nin == 1:
 
             def op(x: Any) -> Any:
                 if not _active_count or _state.eager:
-                    eager1 = primitive.eager1
-                    if eager1 is not None:
+                    ufunc = shortcut.ufunc
+                    if ufunc is not None:
                         try:
-                            out = eager1(x)
+                            out = ufunc(x)
                         except Exception:
                             pass  # bind1 below reports it (outside this handler: one traceback)
                         else:
@@ -482,10 +474,10 @@ def binds(primitive: Primitive) -> Callable[[_Operation], _Operation]:
 
             def op(x: Any, y: Any) -> Any:  # type: ignore[misc]  # the same op, two operands
                 if not _active_count or _state.eager:
-                    eager1 = primitive.eager1
-                    if eager1 is not None:
+                    ufunc = shortcut.ufunc
+                    if ufunc is not None:
                         try:
-                            out = eager1(x, y)
+                            out = ufunc(x, y)
                         except Exception:
                             pass  # bind1 below reports it (outside this handler: one traceback)
                         else:

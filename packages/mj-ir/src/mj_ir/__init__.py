@@ -1,12 +1,16 @@
 """Layer 2 of mini-JAX (mj): jaxprs.
 
-Owns the IR (Var, Lit, JaxprEqn, Jaxpr, ClosedJaxpr, JaxprType), ``typecheck_jaxpr``,
-``eval_jaxpr``, ``make_jaxpr`` with the jaxpr builder trace, the pretty printer, and the
-``abstract_eval_rules`` table with a typing rule for every core primitive. It may import only
-``mj_core`` (and numpy); never a higher layer and never jaxlib.
+The user API: ``make_jaxpr`` and ``eval_shape`` (with ``ShapeDtypeStruct``), the IR a user
+reads or interprets (``Jaxpr``, ``ClosedJaxpr``, ``JaxprEqn``, ``Var``, ``Lit``/``Literal``,
+``Atom``, ``JaxprType``), ``eval_jaxpr``, ``jaxpr_as_fun``, ``typecheck_jaxpr`` (with
+``JaxprTypeError``) and ``dce_jaxpr``, and the layer's table, ``abstract_eval_rules`` (the very
+dict mj-core's families write their typing rules into). :mod:`mj_ir.extend` is the extension
+API; the other names here (the builder trace, the printer's helpers, ``types_match``,
+``type_str``) are TRANSITIONAL re-exports for importers that have not moved to it yet.
+It may import only ``mj_core`` (and numpy); never a higher layer and never jaxlib.
 """
 
-from mj_ir.abstract_eval import abstract_eval_rules as abstract_eval_rules
+from mj_core.extend import abstract_eval_rules as abstract_eval_rules
 from mj_ir.dce import dce_jaxpr as dce_jaxpr
 from mj_ir.eval_shape import eval_shape as eval_shape
 from mj_ir.evaluation import eval_jaxpr as eval_jaxpr

@@ -11,8 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from mj_core.errors import user_line_suffix
-from mj_core.trace import bind
+from mj_core.extend import bind, user_line_suffix
 from mj_ir.jaxpr import ClosedJaxpr, Jaxpr, Var
 
 __all__ = ["eval_jaxpr", "jaxpr_as_fun"]

@@ -24,8 +24,7 @@ from typing import Any, NamedTuple, TypeAlias
 
 import numpy as np
 
-from mj_core.avals import ShapedArray, get_aval, raise_to_shaped
-from mj_core.primitive import Primitive
+from mj_core.extend import Primitive, ShapedArray, get_aval, raise_to_shaped
 
 __all__ = ["Atom", "ClosedJaxpr", "Jaxpr", "JaxprEqn", "JaxprType", "Lit", "Literal", "Var"]
 

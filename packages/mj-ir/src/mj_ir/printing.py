@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from mj_core.primitive import Primitive
+from mj_core.extend import Primitive
 from mj_ir.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Lit, Var, type_str
 
 __all__ = [

@@ -22,14 +22,24 @@ from typing import Any, cast
 
 import numpy as np
 
-from mj_core.avals import ShapedArray, get_aval, raise_to_shaped
-from mj_core.config import config
-from mj_core.eager_array import EagerArray
-from mj_core.errors import MJError, user_line_suffix
-from mj_core.primitive import Primitive
-from mj_core.trace import MainTrace, Trace, Tracer, full_raise, new_dynamic, new_main
+from mj_core.errors import MJError
+from mj_core.extend import (
+    EagerArray,
+    MainTrace,
+    Primitive,
+    ShapedArray,
+    Trace,
+    Tracer,
+    abstract_eval_rules,
+    config,
+    full_raise,
+    get_aval,
+    new_dynamic,
+    new_main,
+    raise_to_shaped,
+    user_line_suffix,
+)
 from mj_core.tree_util import PyTreeDef, tree_flatten, tree_unflatten
-from mj_ir.abstract_eval import abstract_eval_rules
 from mj_ir.jaxpr import Atom, ClosedJaxpr, Jaxpr, JaxprEqn, Lit, Var
 from mj_ir.typecheck import typecheck_jaxpr
 

@@ -11,9 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from mj_core.avals import ShapedArray, get_aval, raise_to_shaped
 from mj_core.errors import MJError
-from mj_ir.abstract_eval import abstract_eval_rules
+from mj_core.extend import ShapedArray, abstract_eval_rules, get_aval, raise_to_shaped
 from mj_ir.jaxpr import Atom, ClosedJaxpr, Jaxpr, JaxprType, Lit, Var, type_str
 from mj_ir.printing import Names, pp_eqn
 

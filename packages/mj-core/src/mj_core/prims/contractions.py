@@ -1,5 +1,8 @@
 """``dot_general``: XLA's general tensor contraction. Output dimensions are the batch
-dimensions, then the lhs free dimensions, then the rhs free dimensions."""
+dimensions, then the lhs free dimensions, then the rhs free dimensions.
+
+The lax wrappers ``dot_general`` (dimension numbers canonicalised, cached) and ``dot`` follow
+the rules; ``__all__`` is the family's primitives and lax API."""
 
 from __future__ import annotations
 
@@ -10,13 +13,19 @@ from typing import Any
 
 import numpy as np
 
+from mj_core._typing import Array
 from mj_core.avals import ShapedArray
-from mj_core.primitive import Primitive, impl_rules
-from mj_core.prims.out_avals import check_operands, common_dtype, out_aval_rules
-from mj_core.prims.structural import check_axes
-from mj_core.shapes import aval_error
+from mj_core.primitive import Primitive, abstract_eval_rules, impl_rules
+from mj_core.prims._operands import check_axes, check_operands, common_dtype
+from mj_core.shapes import aval_error, canonicalize_axes, shape_of
+from mj_core.trace import bind1
 
-__all__ = ["DotDimensionNumbers", "dot_general_p"]
+__all__ = [
+    "DotDimensionNumbers",
+    "dot",
+    "dot_general",
+    "dot_general_p",
+]
 
 #: ``((lhs_contracting, rhs_contracting), (lhs_batch, rhs_batch))``
 DotDimensionNumbers = tuple[
@@ -26,7 +35,7 @@ DotDimensionNumbers = tuple[
 dot_general_p = Primitive("dot_general")
 
 
-@out_aval_rules.register(dot_general_p)
+@abstract_eval_rules.register(dot_general_p)
 def _dot_general_avals(
     lhs: ShapedArray,
     rhs: ShapedArray,
@@ -119,3 +128,58 @@ def _dot_general_impl(
         # multiply avoids matmul's dispatch of one 1-deep product per batch element
         return [np.multiply(x3, y3).reshape(out.shape)]
     return [np.matmul(x3, y3).reshape(out.shape)]
+
+
+# --- lax wrappers ----------------------------------------------------------------------------
+@functools.lru_cache(maxsize=512)
+def _canonical_dot_dims(dimension_numbers: Any, lhs_nd: int, rhs_nd: int) -> Any:
+    """``dimension_numbers`` with every axis a non-negative int (cached: eager loops and
+    traces repeat the same few contractions; errors are raised, never cached)."""
+    (lc, rc), (lb, rb) = dimension_numbers
+    return (
+        (
+            canonicalize_axes("dot_general", lc, lhs_nd),
+            canonicalize_axes("dot_general", rc, rhs_nd),
+        ),
+        (
+            canonicalize_axes("dot_general", lb, lhs_nd),
+            canonicalize_axes("dot_general", rb, rhs_nd),
+        ),
+    )
+
+
+def dot_general(
+    lhs: Array,
+    rhs: Array,
+    dimension_numbers: Any,
+    precision: Any = None,
+    preferred_element_type: Any = None,
+) -> Array:
+    """General contraction; ``dimension_numbers = ((lhs_contract, rhs_contract), (lhs_batch,
+    rhs_batch))``. Output dims: batch, lhs free, rhs free."""
+    lhs_nd, rhs_nd = len(shape_of(lhs)), len(shape_of(rhs))
+    try:
+        dn = _canonical_dot_dims(dimension_numbers, lhs_nd, rhs_nd)
+    except TypeError:  # unhashable (lists): canonicalize without the cache
+        dn = _canonical_dot_dims.__wrapped__(dimension_numbers, lhs_nd, rhs_nd)
+    pet = None if preferred_element_type is None else np.dtype(preferred_element_type)
+    return bind1(
+        dot_general_p,
+        lhs,
+        rhs,
+        dimension_numbers=dn,
+        precision=precision,
+        preferred_element_type=pet,
+    )
+
+
+def dot(lhs: Array, rhs: Array, precision: Any = None, preferred_element_type: Any = None) -> Array:
+    """Vector/matrix product: contracts the last dim of ``lhs`` with the first of ``rhs``
+    (ranks 1 or 2, like ``jax.lax.dot``)."""
+    lhs_nd, rhs_nd = len(shape_of(lhs)), len(shape_of(rhs))
+    if lhs_nd not in (1, 2) or rhs_nd not in (1, 2):
+        raise TypeError(
+            f"dot: operands must have rank 1 or 2, got shapes {shape_of(lhs)} and {shape_of(rhs)}"
+        )
+    dn = (((lhs_nd - 1,), (0,)), ((), ()))
+    return dot_general(lhs, rhs, dn, precision, preferred_element_type)
