@@ -93,7 +93,7 @@ class ImplRules(RuleTable):
     """
 
     def __init__(self) -> None:
-        super().__init__("impl_rules", "eager evaluation (impl)", "mj_core.extend")
+        super().__init__("impl_rules", "eager evaluation (impl)", "mj_core")
         self._shortcuts: dict[Primitive, UfuncShortcut] = {}
 
     def __setitem__(self, prim: Primitive, rule: Callable[..., Any]) -> None:
@@ -128,7 +128,8 @@ class ImplRules(RuleTable):
 
 impl_rules = ImplRules()
 
-abstract_eval_rules = RuleTable("abstract_eval_rules", "abstract evaluation", "mj_core.extend")
+# Named by mj_ir: users of jaxprs know it as ``mj_ir.abstract_eval_rules`` (this very dict).
+abstract_eval_rules = RuleTable("abstract_eval_rules", "abstract evaluation", "mj_ir")
 """``abstract_eval_rules[p](*avals, **params) -> list[ShapedArray]``: the output types of ``p``
 from its operands' types (``TypeError`` naming the primitive and the operand types for
 operands or params it does not accept, ``ValueError`` for out-of-range axes)."""
