@@ -5,6 +5,12 @@
 a new leading axis of size ``length``. Params: ``num_consts``, ``num_carry``, ``length``,
 ``reverse`` (iterate from the end, still writing ``ys[i]`` for step ``i``) and ``linear`` (a
 bool per operand, a hint that the operand is used linearly).
+
+The module is longer than most (about 800 lines) because it is the primitive's one address:
+the API and every rule (impl, typing, jvp, partial evaluation of tracers and of jaxprs,
+transpose, vmap, lowering), each registered right under its definition, as in the other
+control-flow modules; scan's partial evaluation alone (residuals that are loop-invariant
+are hoisted out of the loop) is nearly a third of it.
 """
 
 from __future__ import annotations

@@ -359,13 +359,14 @@ def _unless_called_by_numpy(
 ) -> Callable[..., Any]:
     """A method running ``numpy_impl`` when NumPy's own modules call it, else ``mj_impl``.
 
-    This is the one place mj looks at its caller's frame. An eager array *is* an
-    ``np.ndarray`` (ufuncs and impl rules run on it at NumPy's speed), so NumPy's functions
-    hand it to their own code: ``np.sort(x)`` copies ``x`` and calls ``copy.sort()`` to sort
-    it in place, while ``x.sort()`` in JAX code must return the sorted copy and leave ``x``
-    alone. The two calls look the same, so the caller's module tells them apart. (Asking
-    NumPy through ``__array_function__`` instead would put a Python call in front of every
-    NumPy function on eager arrays, impl rules included.)
+    This is the one place where mj's behaviour depends on its caller (error messages only
+    read frames to name the user's line). An eager array *is* an ``np.ndarray`` (ufuncs and
+    impl rules run on it at NumPy's speed), so NumPy's functions hand it to their own code:
+    ``np.sort(x)`` copies ``x`` and calls ``copy.sort()`` to sort it in place, while
+    ``x.sort()`` in JAX code must return the sorted copy and leave ``x`` alone. The two calls
+    look the same, so the caller's module tells them apart. (Asking NumPy through
+    ``__array_function__`` instead would put a Python call in front of every NumPy function
+    on eager arrays, impl rules included.)
     """
 
     def method(self: Any, *args: Any, **kwargs: Any) -> Any:
