@@ -13,7 +13,7 @@ import mj
 import mj.numpy as mnp
 from mj_core.trace import MainTrace, Tracer
 from mj_ir.tracing import JaxprBuilder
-from mj_xla.executable import Executable
+from mj_xla._executable import Executable
 
 X = np.linspace(-1.0, 1.0, 50)
 

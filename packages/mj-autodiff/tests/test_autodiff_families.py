@@ -5,8 +5,6 @@ core primitive has a JVP rule or raises the missing-rule error."""
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import json
 import os
 import subprocess
@@ -19,29 +17,12 @@ import mj_autodiff.rules
 from mj_autodiff.extend import jvp_rules
 from mj_core import Primitive
 from mj_core.errors import MissingRuleError
-from mj_core.extend import FAMILIES
-
-#: Core modules that predate the family catalogue and belong to a family (until mj-core
-#: merges them into ``prims/<family>.py``; then they are only aliases and add nothing).
-_OLD_CORE_MODULES = {
-    "special": ("bessel", "incomplete_gamma", "incomplete_beta"),
-    "elementwise": ("nextafter",),
-}
+from mj_core.extend import FAMILIES, family_primitives
 
 
 def core_primitives(family: str) -> set[Primitive]:
-    """The ``Primitive`` objects in the ``__all__`` of the core module(s) of ``family``."""
-    names = [family, *_OLD_CORE_MODULES.get(family, ())]
-    prims: set[Primitive] = set()
-    for name in names:
-        module_name = f"mj_core.prims.{name}"
-        if importlib.util.find_spec(module_name) is None:
-            continue
-        module = importlib.import_module(module_name)
-        prims.update(
-            obj for obj in (getattr(module, n) for n in module.__all__) if type(obj) is Primitive
-        )
-    return prims
+    """The primitives of ``family`` (the ``__all__`` of ``mj_core/prims/<family>.py``)."""
+    return set(family_primitives(family))
 
 
 def test_one_rules_module_per_family() -> None:
@@ -55,7 +36,7 @@ _WHAT_EACH_FAMILY_REGISTERS = """
 import importlib, json
 import mj_autodiff
 from mj_autodiff.extend import derivative_kinds, jvp_rules, transpose_rules
-from mj_core.extend import FAMILIES
+from mj_core.extend import FAMILIES, family_primitives
 
 tables = {"jvp": jvp_rules, "transpose": transpose_rules, "kind": derivative_kinds}
 registered = {}

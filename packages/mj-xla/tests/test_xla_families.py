@@ -10,28 +10,11 @@ import pytest
 
 import mj_xla.rules
 from mj_core import MissingRuleError, Primitive, bind1, impl_rules
-from mj_core.extend import FAMILIES
+from mj_core.extend import FAMILIES, family_primitives
 from mj_ir import abstract_eval_rules
 from mj_xla import jit
 from mj_xla.extend import lowering_rules
 from mj_xla.rules import registered_in
-
-# Modules whose primitives belong to another family (mj-core merges them into that family's
-# file); the primitives are checked against the family named here either way.
-MERGED_INTO = {
-    "special": ("bessel", "incomplete_gamma", "incomplete_beta"),
-    "elementwise": ("nextafter",),
-}
-
-
-def family_primitives(family: str) -> list[Primitive]:
-    """The Primitive objects in the ``__all__`` of the family's core module(s)."""
-    found: set[Primitive] = set()
-    for name in (family, *MERGED_INTO.get(family, ())):
-        module = importlib.import_module(f"mj_core.prims.{name}")
-        found.update(p for n in module.__all__ if isinstance(p := getattr(module, n), Primitive))
-    return sorted(found, key=lambda p: p.name)
-
 
 CASES = [(family, prim) for family in FAMILIES for prim in family_primitives(family)]
 

@@ -33,9 +33,9 @@ from mj_autodiff import (
 from mj_batch.extend import BatchDim, vmap_jaxpr, vmap_rules
 from mj_core.avals import ShapedArray, raise_to_shaped
 from mj_core.errors import user_line_suffix
+from mj_core.extend import abstract_eval_rules
 from mj_core.primitive import Primitive, impl_rules
 from mj_core.trace import bind
-from mj_ir.abstract_eval import abstract_eval_rules
 from mj_ir.jaxpr import ClosedJaxpr, JaxprEqn, Var
 from mj_ir.printing import Names, PPrint, pp, pp_atom, pp_jaxpr, pp_params, pp_rules, var_str
 from mj_ir.typecheck import types_match

@@ -1,6 +1,6 @@
 """``mj.lax``: the primitive-level operations (``jax.lax``'s names and signatures).
 
-Everything :mod:`mj_core.lax` and :mod:`mj_core.lax_special` export (their ``__all__``: the
+Everything :mod:`mj_core.lax` exports (the family files' ``__all__``: the
 lax-style wrappers of the core catalogue, ``add``, ``dot_general``, ``gather``,
 ``scatter_add``, ..., complex numbers, ``fft`` and the special functions), the structured
 control flow and implicit solvers of :mod:`mj_control` (``cond``, ``switch``, ``while_loop``,
@@ -24,13 +24,10 @@ from mj_control import while_loop as while_loop
 from mj_core import lax_linalg as linalg  # noqa: F401 (re-exported: jax.lax.linalg)
 from mj_core import numpy as _mnp
 from mj_core.lax import *
-from mj_core.lax_special import *
 from mj_core.numpy import cbrt as cbrt
 from mj_core.numpy import exp2 as exp2
 from mj_core.numpy import reciprocal as reciprocal
 from mj_core.numpy import square as square
-from mj_core.windowed_reductions import reduce as reduce
-from mj_core.windowed_reductions import reduce_window as reduce_window
 
 acosh = _mnp.arccosh
 asinh = _mnp.arcsinh

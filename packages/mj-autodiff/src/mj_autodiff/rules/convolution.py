@@ -23,9 +23,14 @@ from mj_autodiff._derivatives import Bilinear, defjvp, derivative_kinds
 from mj_autodiff._tangents import shape_dtype, zeros_like_aval
 from mj_autodiff._transpose import UndefPrimal, transpose_rules
 from mj_core import ShapedArray, bind1, lax
-from mj_core.convolution import reshape_axis_into, reshape_axis_out_of
 from mj_core.extend import Array
-from mj_core.prims.convolution import ConvDimensionNumbers, conv_general_dilated_p, dilate_dim
+from mj_core.prims.convolution import (
+    ConvDimensionNumbers,
+    conv_general_dilated_p,
+    dilate_dim,
+    reshape_axis_into,
+    reshape_axis_out_of,
+)
 
 Pads = tuple[tuple[int, int], ...]
 

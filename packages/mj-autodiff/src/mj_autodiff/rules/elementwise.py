@@ -30,7 +30,6 @@ from mj_core import lax
 from mj_core.errors import user_line_suffix, user_location
 from mj_core.extend import Array
 from mj_core.prims import elementwise as ew
-from mj_core.prims import nextafter as na
 
 # --- zero-derivative primitives ---------------------------------------------------------------
 for _prim in (
@@ -463,4 +462,4 @@ def _nextafter_jvp(primals: list[Any], tangents: list[Any]) -> tuple[list[Any], 
     )
 
 
-jvp_rules[na.nextafter_p] = _nextafter_jvp
+jvp_rules[ew.nextafter_p] = _nextafter_jvp

@@ -24,12 +24,9 @@ import numpy as np
 
 from mj_autodiff._derivatives import defjvp, defjvp2
 from mj_autodiff._tangents import shape_dtype
-from mj_core import lax, lax_special
+from mj_core import lax
 from mj_core.errors import MJError, user_line_suffix
 from mj_core.extend import Array
-from mj_core.prims import bessel
-from mj_core.prims import incomplete_beta as ib
-from mj_core.prims import incomplete_gamma as ig
 from mj_core.prims import special as sp
 
 # --- lgamma, digamma, erfc, erf_inv -----------------------------------------------------------
@@ -63,7 +60,7 @@ def trigamma(x: Array) -> Array:
 
 
 def _lgamma_jvp(g: Array, x: Array) -> Array:
-    return lax.mul(g, lax_special.digamma(x))
+    return lax.mul(g, lax.digamma(x))
 
 
 defjvp(sp.lgamma_p, _lgamma_jvp)
@@ -96,10 +93,10 @@ defjvp2(sp.erf_inv_p, _erf_inv_jvp)
 
 # --- bessel -----------------------------------------------------------------------------------
 def _i0e_jvp(g: Array, y: Array, x: Array) -> Array:
-    return lax.mul(g, lax.sub(lax_special.bessel_i1e(x), lax.mul(lax.sign(x), y)))
+    return lax.mul(g, lax.sub(lax.bessel_i1e(x), lax.mul(lax.sign(x), y)))
 
 
-defjvp2(bessel.bessel_i0e_p, _i0e_jvp)
+defjvp2(sp.bessel_i0e_p, _i0e_jvp)
 
 
 def _i1e_jvp(g: Array, y: Array, x: Array) -> Array:
@@ -108,19 +105,19 @@ def _i1e_jvp(g: Array, y: Array, x: Array) -> Array:
     not_tiny = lax.gt(lax.abs(x), eps)
     safe_x = lax.select(not_tiny, x, lax.full_like(x, eps))
     slope = lax.sub(
-        lax_special.bessel_i0e(safe_x),
+        lax.bessel_i0e(safe_x),
         lax.mul(y, lax.add(lax.sign(safe_x), lax.div(1.0, safe_x))),
     )
     return lax.mul(g, lax.select(not_tiny, slope, lax.full_like(slope, 0.5)))
 
 
-defjvp2(bessel.bessel_i1e_p, _i1e_jvp)
+defjvp2(sp.bessel_i1e_p, _i1e_jvp)
 
 
 # --- incomplete gamma -------------------------------------------------------------------------
 def _gamma_density(a: Array, x: Array) -> Array:
     """``x^(a-1) e^-x / Gamma(a)``: the gamma(a) density."""
-    log_density = lax.sub(lax.sub(lax.mul(lax.sub(a, 1.0), lax.log(x)), x), lax_special.lgamma(a))
+    log_density = lax.sub(lax.sub(lax.mul(lax.sub(a, 1.0), lax.log(x)), x), lax.lgamma(a))
     return lax.exp(log_density)
 
 
@@ -143,8 +140,8 @@ def _igammac_grad_x(g: Array, a: Array, x: Array) -> Array:
     return lax.neg(lax.mul(g, _gamma_density(a, x)))
 
 
-defjvp(ig.igamma_p, _grad_a("igamma"), _igamma_grad_x)
-defjvp(ig.igammac_p, _grad_a("igammac"), _igammac_grad_x)
+defjvp(sp.igamma_p, _grad_a("igamma"), _igamma_grad_x)
+defjvp(sp.igammac_p, _grad_a("igammac"), _igammac_grad_x)
 
 
 # --- incomplete beta --------------------------------------------------------------------------
@@ -160,9 +157,7 @@ def _betainc_grad_ab(g: Array, a: Array, b: Array, x: Array) -> Array:
 
 
 def _betainc_grad_x(g: Array, a: Array, b: Array, x: Array) -> Array:
-    log_beta = lax.sub(
-        lax.add(lax_special.lgamma(a), lax_special.lgamma(b)), lax_special.lgamma(lax.add(a, b))
-    )
+    log_beta = lax.sub(lax.add(lax.lgamma(a), lax.lgamma(b)), lax.lgamma(lax.add(a, b)))
     log_density = lax.sub(
         lax.add(
             lax.mul(lax.sub(b, 1.0), lax.log1p(lax.neg(x))), lax.mul(lax.sub(a, 1.0), lax.log(x))
@@ -172,4 +167,4 @@ def _betainc_grad_x(g: Array, a: Array, b: Array, x: Array) -> Array:
     return lax.mul(lax.exp(log_density), g)
 
 
-defjvp(ib.regularized_incomplete_beta_p, _betainc_grad_ab, _betainc_grad_ab, _betainc_grad_x)
+defjvp(sp.regularized_incomplete_beta_p, _betainc_grad_ab, _betainc_grad_ab, _betainc_grad_x)

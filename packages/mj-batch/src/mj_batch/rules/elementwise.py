@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from mj_batch._batching import defbroadcasting, defvectorized
 from mj_core.prims import elementwise as ew
-from mj_core.prims import nextafter as na
 
 __all__: list[str] = []
 
@@ -26,6 +25,6 @@ for _prim in (
     ew.add_p, ew.and_p, ew.atan2_p, ew.clamp_p, ew.div_p, ew.eq_p, ew.greater_equal_p,
     ew.greater_p, ew.less_equal_p, ew.less_p, ew.max_p, ew.min_p, ew.mul_p, ew.ne_p, ew.or_p,
     ew.pow_p, ew.rem_p, ew.select_n_p, ew.shift_left_p, ew.shift_right_arithmetic_p,
-    ew.shift_right_logical_p, ew.sub_p, ew.xor_p, na.nextafter_p,
+    ew.shift_right_logical_p, ew.sub_p, ew.xor_p, ew.nextafter_p,
 ):  # fmt: skip
     defbroadcasting(_prim)

@@ -5,9 +5,6 @@ operands up first (``defbroadcasting``)."""
 from __future__ import annotations
 
 from mj_batch._batching import defbroadcasting, defvectorized
-from mj_core.prims import bessel
-from mj_core.prims import incomplete_beta as ib
-from mj_core.prims import incomplete_gamma as ig
 from mj_core.prims import special as sp
 
 __all__: list[str] = []
@@ -17,10 +14,10 @@ for _prim in (
     sp.erf_inv_p,
     sp.erfc_p,
     sp.lgamma_p,
-    bessel.bessel_i0e_p,
-    bessel.bessel_i1e_p,
+    sp.bessel_i0e_p,
+    sp.bessel_i1e_p,
 ):
     defvectorized(_prim)
 
-for _prim in (ig.igamma_p, ig.igammac_p, ib.regularized_incomplete_beta_p):
+for _prim in (sp.igamma_p, sp.igammac_p, sp.regularized_incomplete_beta_p):
     defbroadcasting(_prim)

@@ -15,7 +15,6 @@ import numpy as np
 
 from mj_core.primitive import Primitive
 from mj_core.prims import elementwise as ew
-from mj_core.prims import nextafter as na
 from mj_xla._jaxlib import Value, chlo, hlo, ir_tensor_type
 from mj_xla._lowering import (
     Avals,
@@ -70,7 +69,7 @@ for _prim, _op in [
     (ew.xor_p, hlo.xor),
     (ew.shift_left_p, hlo.shift_left),
     (ew.shift_right_logical_p, hlo.shift_right_logical),
-    (na.nextafter_p, chlo.next_after),
+    (ew.nextafter_p, chlo.next_after),
 ]:
     register_elementwise(_prim, _op)  # type: ignore[arg-type]
 

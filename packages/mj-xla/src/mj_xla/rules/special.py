@@ -26,13 +26,10 @@ from typing import Any
 
 import numpy as np
 
-from mj_core import lax, lax_special
+from mj_core import lax
 from mj_core.avals import ShapedArray
 from mj_core.extend import Array
 from mj_core.primitive import Primitive
-from mj_core.prims import bessel
-from mj_core.prims import incomplete_beta as ib
-from mj_core.prims import incomplete_gamma as ig
 from mj_core.prims import special as sp
 from mj_ir import ClosedJaxpr, trace_to_closed_jaxpr
 from mj_xla._jaxlib import Value, chlo, hlo, ir
@@ -57,7 +54,7 @@ for _prim, _op in [
     (sp.digamma_p, chlo.digamma),
     (sp.erfc_p, chlo.erfc),
     (sp.erf_inv_p, chlo.erf_inv),
-    (bessel.bessel_i1e_p, chlo.bessel_i1e),
+    (sp.bessel_i1e_p, chlo.bessel_i1e),
 ]:
     register_elementwise(_prim, _op)
 
@@ -94,13 +91,13 @@ def _chebyshev(t: Array, coefficients: Sequence[float]) -> Array:
 
 def _i0e(x: Array) -> Array:
     ax = lax.abs(x)
-    small = _chebyshev(lax.sub(lax.mul(0.5, ax), 2.0), bessel.I0E_CHEBYSHEV_SMALL)
+    small = _chebyshev(lax.sub(lax.mul(0.5, ax), 2.0), sp.I0E_CHEBYSHEV_SMALL)
     big_t = lax.sub(lax.div(32.0, ax), 2.0)
-    big = lax.div(_chebyshev(big_t, bessel.I0E_CHEBYSHEV_BIG), lax.sqrt(ax))
+    big = lax.div(_chebyshev(big_t, sp.I0E_CHEBYSHEV_BIG), lax.sqrt(ax))
     return lax.select(lax.le(ax, 8.0), small, big)
 
 
-_register_composition(bessel.bessel_i0e_p, _i0e)
+_register_composition(sp.bessel_i0e_p, _i0e)
 
 
 def _incomplete_gamma(a: Array, x: Array, upper: bool) -> Array:
@@ -115,7 +112,7 @@ def _incomplete_gamma(a: Array, x: Array, upper: bool) -> Array:
     at_origin = lax.eq(x, 0.0)
     a = lax.select(regular, a, one)
     x = lax.select(regular, x, one)
-    prefactor = lax.exp(lax.sub(lax.sub(lax.mul(a, lax.log(x)), x), lax_special.lgamma(a)))
+    prefactor = lax.exp(lax.sub(lax.sub(lax.mul(a, lax.log(x)), x), lax.lgamma(a)))
     # power series of P
     term = lax.div(1.0, a)
     total, n = term, a
@@ -158,8 +155,8 @@ def _igammac(a: Array, x: Array) -> Array:
     return _incomplete_gamma(a, x, upper=True)
 
 
-_register_composition(ig.igamma_p, _igamma)
-_register_composition(ig.igammac_p, _igammac)
+_register_composition(sp.igamma_p, _igamma)
+_register_composition(sp.igammac_p, _igammac)
 
 
 # --- regularized incomplete beta ---------------------------------------------------------------
@@ -244,7 +241,7 @@ def _finish(a: Array, b: Array, x: Array, aa: Array, bb: Array, xx: Array, h: Ar
     )
     any_nan = lax.bitwise_or(lax.bitwise_or(lax.ne(a, a), lax.ne(b, b)), lax.ne(x, x))
     nan = lax.bitwise_or(nan, lax.bitwise_or(lax.bitwise_and(a_is_zero, b_is_zero), any_nan))
-    log_beta_rest = lax.sub(lax_special.lgamma(bb), lax_special.lgamma(lax.add(aa, bb)))
+    log_beta_rest = lax.sub(lax.lgamma(bb), lax.lgamma(lax.add(aa, bb)))
     log_1mx = lax.log1p(lax.neg(xx))
     tiny_a = lax.lt(aa, float(np.finfo(dtype).tiny * 2))
     factor = lax.select(
@@ -254,7 +251,7 @@ def _finish(a: Array, b: Array, x: Array, aa: Array, bb: Array, xx: Array, h: Ar
             lax.exp(
                 lax.sub(
                     lax.add(lax.mul(lax.log(xx), aa), lax.mul(log_1mx, bb)),
-                    lax.add(lax_special.lgamma(aa), log_beta_rest),
+                    lax.add(lax.lgamma(aa), log_beta_rest),
                 )
             ),
             aa,
@@ -271,7 +268,7 @@ def _finish(a: Array, b: Array, x: Array, aa: Array, bb: Array, xx: Array, h: Ar
 def _betainc_lowering(
     ctx: LoweringContext, avals_in: Avals, avals_out: Avals, in_vals: Values
 ) -> list[Value]:
-    operands, dtype = lower_operands(ib.regularized_incomplete_beta_p, avals_in, avals_out, in_vals)
+    operands, dtype = lower_operands(sp.regularized_incomplete_beta_p, avals_in, avals_out, in_vals)
     aval = ShapedArray(avals_out[0].shape, dtype)
     scalar_i, scalar_b = ShapedArray((), I32), ShapedArray((), BOOL)
     swapped = ctx.lower_jaxpr(_trace(_swap, [aval] * 3), operands)
@@ -286,7 +283,7 @@ def _betainc_lowering(
     carry_avals = [scalar_i, scalar_b, aval, aval, aval]
     carry_types = [aval_to_ir_type(a) for a in carry_avals]
     op = hlo.WhileOp(carry_types, init)
-    limit = ib.BETAINC_MAX_ITERATIONS.get(np.dtype(dtype), 200)
+    limit = sp.BETAINC_MAX_ITERATIONS.get(np.dtype(dtype), 200)
     cond_block = op.cond.blocks.append(*carry_types)
     with ir.InsertionPoint(cond_block):
         cond = _trace(_keep_going(limit), carry_avals[:2])
@@ -300,4 +297,4 @@ def _betainc_lowering(
     return ctx.lower_jaxpr(finish, [*operands, aa, bb, xx, h])
 
 
-lowering_rules[ib.regularized_incomplete_beta_p] = _betainc_lowering
+lowering_rules[sp.regularized_incomplete_beta_p] = _betainc_lowering

@@ -22,7 +22,7 @@ from mj_core import lax, lax_linalg
 from mj_core import numpy as cnp
 from mj_core.errors import user_line_suffix
 from mj_core.extend import Array
-from mj_core.lax_special import erf_inv
+from mj_core.lax import erf_inv
 
 __all__ = [
     "Initializer",

@@ -28,7 +28,7 @@ from mj.random._args import (
 )
 from mj_core import lax
 from mj_core.extend import Array
-from mj_core.lax_special import erf_inv
+from mj_core.lax import erf_inv
 
 __all__ = ["bits", "gumbel", "normal", "uniform"]
 

@@ -33,7 +33,7 @@ from mj.random._discrete import _rademacher
 from mj_autodiff import stop_gradient
 from mj_core import lax
 from mj_core.extend import Array
-from mj_core.lax_special import erf_inv, nextafter
+from mj_core.lax import erf_inv, nextafter
 from mj_core.prims.elementwise import to_inexact_dtype
 
 __all__ = [

@@ -30,7 +30,7 @@ from mj_core import lax
 from mj_core.avals import get_aval
 from mj_core.dtypes import is_integer
 from mj_core.extend import Array
-from mj_core.lax_special import lgamma
+from mj_core.lax import lgamma
 from mj_core.prims.elementwise import to_inexact_dtype
 
 __all__ = ["binomial", "multinomial", "poisson"]

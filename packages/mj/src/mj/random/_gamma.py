@@ -40,7 +40,7 @@ from mj_control import while_loop
 from mj_core import lax
 from mj_core.avals import get_aval
 from mj_core.extend import Array
-from mj_core.lax_special import digamma, lgamma
+from mj_core.lax import digamma, lgamma
 
 __all__ = [
     "ball",
