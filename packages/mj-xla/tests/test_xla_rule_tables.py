@@ -4,11 +4,11 @@ it only passes once every layer has registered its rules)."""
 import pytest
 
 import mj_xla
-from mj_autodiff import jvp_rules, transpose_rules
-from mj_batch import vmap_rules
+from mj_autodiff.extend import jvp_rules, transpose_rules
+from mj_batch.extend import vmap_rules
 from mj_core import Primitive, impl_rules, prims
 from mj_ir import abstract_eval_rules
-from mj_xla import lowering_rules, xla_call_p
+from mj_xla.extend import lowering_rules, xla_call_p
 
 CATALOGUE = sorted(
     {p for p in vars(prims).values() if isinstance(p, Primitive)} | {xla_call_p},

@@ -25,30 +25,4 @@ from mj_autodiff._vjp import grad as grad
 from mj_autodiff._vjp import value_and_grad as value_and_grad
 from mj_autodiff._vjp import vjp as vjp
 
-# TRANSITIONAL: extension names other layers (and the docs) still import from here; they live
-# in ``extend``, and leave this module once the import pass has moved their users there.
-from mj_autodiff.extend import PartialEvalTrace as PartialEvalTrace
-from mj_autodiff.extend import PartialEvalTracer as PartialEvalTracer
-from mj_autodiff.extend import Thunk as Thunk
-from mj_autodiff.extend import UndefPrimal as UndefPrimal
-from mj_autodiff.extend import Zero as Zero
-from mj_autodiff.extend import add_tangents as add_tangents
-from mj_autodiff.extend import backward_pass as backward_pass
-from mj_autodiff.extend import custom_jvp_call_p as custom_jvp_call_p
-from mj_autodiff.extend import custom_lin_p as custom_lin_p
-from mj_autodiff.extend import custom_vjp_call_p as custom_vjp_call_p
-from mj_autodiff.extend import instantiate_zeros as instantiate_zeros
-from mj_autodiff.extend import is_undefined_primal as is_undefined_primal
-from mj_autodiff.extend import jvp_jaxpr as jvp_jaxpr
-from mj_autodiff.extend import jvp_rules as jvp_rules
-from mj_autodiff.extend import linearize_flat as linearize_flat
-from mj_autodiff.extend import partial_eval_jaxpr as partial_eval_jaxpr
-from mj_autodiff.extend import partial_eval_jaxpr_rules as partial_eval_jaxpr_rules
-from mj_autodiff.extend import partial_eval_rules as partial_eval_rules
-from mj_autodiff.extend import stop_gradient_p as stop_gradient_p
-from mj_autodiff.extend import tangent_aval as tangent_aval
-from mj_autodiff.extend import tangents_with_zeros as tangents_with_zeros
-from mj_autodiff.extend import transpose_jaxpr as transpose_jaxpr
-from mj_autodiff.extend import transpose_rules as transpose_rules
-
 __version__ = "0.1.0"

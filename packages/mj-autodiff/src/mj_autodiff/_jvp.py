@@ -43,7 +43,8 @@ from mj_core import (
     new_main,
 )
 from mj_core.tree_util import PyTreeDef, Store, tree_flatten, tree_map, tree_unflatten
-from mj_ir import ClosedJaxpr, eval_jaxpr, trace_to_closed_jaxpr
+from mj_ir import ClosedJaxpr, eval_jaxpr
+from mj_ir.extend import trace_to_closed_jaxpr
 
 __all__ = [
     "JVPTrace",

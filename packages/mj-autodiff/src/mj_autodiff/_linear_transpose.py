@@ -23,7 +23,8 @@ from mj_core import ShapedArray, get_aval, raise_to_shaped
 from mj_core.errors import user_line_suffix
 from mj_core.prims.elementwise import div_p
 from mj_core.tree_util import Partial, PyTreeDef, flatten_fun, tree_flatten, tree_unflatten
-from mj_ir import Jaxpr, Var, eval_jaxpr, trace_to_jaxpr
+from mj_ir import Jaxpr, Var, eval_jaxpr
+from mj_ir.extend import trace_to_jaxpr
 
 __all__ = ["linear_transpose"]
 

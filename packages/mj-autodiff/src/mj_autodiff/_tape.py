@@ -41,7 +41,7 @@ from mj_core import (
     eval_primitive,
     new_main,
 )
-from mj_ir.tracing import gc_paused
+from mj_ir.extend import gc_paused
 
 __all__ = ["TapeTrace", "TapeTracer", "tape_vjp_flat"]
 

@@ -20,12 +20,20 @@ from typing import Any, Final, TypeAlias
 
 import numpy as np
 
-from mj_core import prims
-from mj_core.avals import ShapedArray, get_aval
-from mj_core.eager_array import EagerArray
-from mj_core.primitive import Primitive, RuleTable
-from mj_core.shapes import shape_of as shape_of
-from mj_core.trace import Trace, Tracer, bind, bind1, full_lower
+from mj_core import (
+    EagerArray,
+    Primitive,
+    RuleTable,
+    ShapedArray,
+    Trace,
+    Tracer,
+    bind,
+    bind1,
+    full_lower,
+    get_aval,
+    prims,
+)
+from mj_core.extend import shape_of as shape_of
 
 __all__ = [
     "BatchDim",

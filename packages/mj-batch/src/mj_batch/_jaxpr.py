@@ -14,7 +14,8 @@ from typing import Any
 
 from mj_batch._batching import BatchDim, move_batch_axis, not_mapped, unmapped_aval
 from mj_batch._vmap import batch_flat
-from mj_ir import ClosedJaxpr, jaxpr_as_fun, trace_to_closed_jaxpr
+from mj_ir import ClosedJaxpr, jaxpr_as_fun
+from mj_ir.extend import trace_to_closed_jaxpr
 
 __all__ = ["clear_vmap_jaxpr_cache", "vmap_jaxpr"]
 

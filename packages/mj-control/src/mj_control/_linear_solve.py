@@ -14,27 +14,23 @@ import functools
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
-from mj_autodiff import (
+from mj_autodiff import jvp, vjp
+from mj_autodiff.extend import (
     UndefPrimal,
     Zero,
     add_tangents,
     instantiate_zeros,
-    jvp,
     jvp_rules,
     transpose_rules,
-    vjp,
 )
-from mj_batch import BatchDim, move_batch_axis, not_mapped, vmap_jaxpr, vmap_rules
+from mj_batch.extend import BatchDim, move_batch_axis, not_mapped, vmap_jaxpr, vmap_rules
 from mj_control._tracing import check_out_tree, shaped_avals, split_groups, trace_fun
-from mj_core import lax
+from mj_core import Primitive, ShapedArray, bind, get_aval, impl_rules, lax, raise_to_shaped
 from mj_core import numpy as mnp
-from mj_core.avals import ShapedArray, get_aval, raise_to_shaped
 from mj_core.errors import user_line_suffix
-from mj_core.primitive import Primitive, impl_rules
-from mj_core.trace import bind
 from mj_core.tree_util import PyTreeDef, tree_flatten, tree_leaves, tree_unflatten, treedef_children
 from mj_ir import ClosedJaxpr, abstract_eval_rules
-from mj_xla import LoweringContext, Value, lowering_rules
+from mj_xla.extend import LoweringContext, Value, lowering_rules
 
 __all__ = ["custom_linear_solve", "linear_solve_p"]
 

@@ -13,8 +13,7 @@ from typing import Any
 
 from mj_batch import vmap
 from mj_control._scan import scan
-from mj_core import lax
-from mj_core.avals import get_aval
+from mj_core import get_aval, lax
 from mj_core.errors import user_line_suffix
 from mj_core.tree_util import tree_flatten, tree_map, tree_unflatten
 

@@ -30,6 +30,11 @@ from mj_core.eager_array import EagerArray as EagerArray
 from mj_core.eager_array import eager_result as eager_result
 from mj_core.errors import user_line_suffix as user_line_suffix
 from mj_core.errors import user_location as user_location
+from mj_core.numpy._indexing import IndexUpdateRef as IndexUpdateRef
+from mj_core.numpy._promotion import check_arraylike as check_arraylike
+from mj_core.numpy._promotion import dtype_weak as dtype_weak
+from mj_core.numpy._promotion import promote as promote
+from mj_core.numpy._promotion import promote_inexact as promote_inexact
 from mj_core.primitive import Primitive as Primitive
 from mj_core.primitive import RuleTable as RuleTable
 from mj_core.primitive import abstract_eval_rules as abstract_eval_rules

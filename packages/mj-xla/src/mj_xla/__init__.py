@@ -31,21 +31,4 @@ from mj_xla._runtime import block_until_ready as block_until_ready
 from mj_xla._runtime import devices as devices
 from mj_xla._runtime import disable_jit as disable_jit
 
-# TRANSITIONAL: the extension names other packages still import from here; the coordinator
-# deletes these lines once every import goes through mj_xla.extend.
-from mj_xla.extend import LoweringContext as LoweringContext
-from mj_xla.extend import Value as Value
-from mj_xla.extend import as_dtype as as_dtype
-from mj_xla.extend import aval_to_ir_type as aval_to_ir_type
-from mj_xla.extend import broadcast_to_aval as broadcast_to_aval
-from mj_xla.extend import chlo as chlo
-from mj_xla.extend import func as func
-from mj_xla.extend import hlo as hlo
-from mj_xla.extend import ir as ir
-from mj_xla.extend import ir_constant as ir_constant
-from mj_xla.extend import lower_jaxpr as lower_jaxpr
-from mj_xla.extend import lowering_rules as lowering_rules
-from mj_xla.extend import reduce_op as reduce_op
-from mj_xla.extend import xla_call_p as xla_call_p
-
 __version__ = "0.1.0"

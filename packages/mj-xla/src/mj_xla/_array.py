@@ -15,10 +15,16 @@ from typing import Any
 
 import numpy as np
 
-from mj_core import EagerArray, install_array_methods, register_array_type
-from mj_core.avals import ConcreteArray, ShapedArray, get_aval
+from mj_core import (
+    ConcreteArray,
+    EagerArray,
+    ShapedArray,
+    Tracer,
+    get_aval,
+    install_array_methods,
+    register_array_type,
+)
 from mj_core.dtypes import canonical_dtype
-from mj_core.trace import Tracer
 from mj_core.tree_util import tree_map
 from mj_xla import _jaxlib
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mj_autodiff import custom_jvp_call_p, custom_vjp_call_p, stop_gradient_p
+from mj_autodiff.extend import custom_jvp_call_p, custom_vjp_call_p, stop_gradient_p
 from mj_ir import ClosedJaxpr
 from mj_xla._jaxlib import Value
 from mj_xla._lowering import Avals, LoweringContext, Values, lower_jaxpr, lowering_rules

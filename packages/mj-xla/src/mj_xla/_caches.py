@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from mj_autodiff._transpose import transpose_jaxpr
+from mj_autodiff.extend import transpose_jaxpr
 from mj_batch.extend import clear_vmap_jaxpr_cache
 from mj_xla import _executable, _jit
 

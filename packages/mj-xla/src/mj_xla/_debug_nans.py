@@ -20,12 +20,20 @@ from typing import Any
 
 import numpy as np
 
-from mj_core.avals import ShapedArray, get_aval, raise_to_shaped
+from mj_core import (
+    MainTrace,
+    Primitive,
+    ShapedArray,
+    Trace,
+    Tracer,
+    get_aval,
+    impl_rules,
+    new_dynamic,
+    new_main,
+    raise_to_shaped,
+)
 from mj_core.errors import user_location
-from mj_core.primitive import Primitive, impl_rules
-from mj_core.trace import MainTrace, Trace, Tracer, new_dynamic, new_main
-from mj_ir.evaluation import eval_jaxpr
-from mj_ir.jaxpr import ClosedJaxpr, Jaxpr
+from mj_ir import ClosedJaxpr, Jaxpr, eval_jaxpr
 
 __all__ = ["check_outputs", "has_nan", "nan_check_rules"]
 

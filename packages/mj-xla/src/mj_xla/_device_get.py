@@ -6,8 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from mj_core.eager_array import EagerArray
-from mj_core.trace import Tracer
+from mj_core import EagerArray, Tracer
 from mj_core.tree_util import tree_map
 from mj_xla._array import Array
 

@@ -15,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from mj_core.config import config
-from mj_ir.jaxpr import ClosedJaxpr, Jaxpr
+from mj_core import config
+from mj_ir import ClosedJaxpr, Jaxpr
 from mj_xla import _jaxlib
 from mj_xla._array import Array, device_put, to_buffer
 from mj_xla._debug_nans import check_outputs

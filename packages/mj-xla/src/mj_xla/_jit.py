@@ -23,13 +23,11 @@ from collections import OrderedDict
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any, Generic, ParamSpec, TypeVar
 
-from mj_core.avals import ShapedArray, get_aval, is_array, raise_to_shaped
-from mj_core.config import config
+from mj_core import ShapedArray, Tracer, bind, config, get_aval, is_array, is_eager, raise_to_shaped
 from mj_core.errors import user_location
-from mj_core.trace import Tracer, bind, is_eager
 from mj_core.tree_util import PyTreeDef, tree_flatten, tree_unflatten
-from mj_ir.jaxpr import ClosedJaxpr
-from mj_ir.tracing import ShapeDtypeStruct, trace_to_jaxpr
+from mj_ir import ClosedJaxpr, ShapeDtypeStruct
+from mj_ir.extend import trace_to_jaxpr
 from mj_xla._array import Array
 from mj_xla._executable import Executable, compile_jaxpr, inline_values
 from mj_xla._lowering import build_module

@@ -23,9 +23,8 @@ from typing import Any, TypeAlias
 
 import numpy as np
 
-from mj_core.avals import ShapedArray
-from mj_core.primitive import Primitive, RuleTable
-from mj_ir.jaxpr import ClosedJaxpr, Jaxpr, Lit, Var
+from mj_core import Primitive, RuleTable, ShapedArray
+from mj_ir import ClosedJaxpr, Jaxpr, Lit, Var
 from mj_xla._jaxlib import Value, func, hlo, ir, ir_element_type, ir_tensor_type, mlir_context
 
 __all__ = [

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from mj_core.avals import ShapedArray
+from mj_core import ShapedArray
 from mj_core.prims import reductions as rd
 from mj_xla._jaxlib import Value, hlo, ir, ir_tensor_type
 from mj_xla._lowering import ir_constant

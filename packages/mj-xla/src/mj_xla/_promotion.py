@@ -15,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
+from mj_core import Primitive
 from mj_core.dtypes import result_type
-from mj_core.primitive import Primitive
 from mj_core.prims import elementwise as ew
 from mj_xla._jaxlib import Value
 from mj_xla._lowering import Avals, LoweringContext, Values, broadcast_to_aval, lowering_rules

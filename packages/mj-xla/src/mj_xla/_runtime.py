@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
-from mj_core.config import config
+from mj_core import config
 from mj_core.tree_util import tree_map
 from mj_xla import _jaxlib
 

@@ -15,7 +15,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
-from mj_autodiff import (
+from mj_autodiff.extend import (
     PartialEvalTrace,
     PartialEvalTracer,
     UndefPrimal,
@@ -31,14 +31,11 @@ from mj_autodiff import (
     transpose_rules,
 )
 from mj_batch.extend import BatchDim, vmap_jaxpr, vmap_rules
-from mj_core.avals import ShapedArray, raise_to_shaped
+from mj_core import Primitive, ShapedArray, bind, impl_rules, raise_to_shaped
 from mj_core.errors import user_line_suffix
 from mj_core.extend import abstract_eval_rules
-from mj_core.primitive import Primitive, impl_rules
-from mj_core.trace import bind
-from mj_ir.jaxpr import ClosedJaxpr, JaxprEqn, Var
-from mj_ir.printing import Names, PPrint, pp, pp_atom, pp_jaxpr, pp_params, pp_rules, var_str
-from mj_ir.typecheck import types_match
+from mj_ir import ClosedJaxpr, JaxprEqn, Var, pp_jaxpr
+from mj_ir.extend import Names, PPrint, pp, pp_atom, pp_params, pp_rules, types_match, var_str
 from mj_xla._debug_nans import nan_check_rules
 from mj_xla._executable import executable_for_closed_jaxpr
 from mj_xla._jaxlib import Value

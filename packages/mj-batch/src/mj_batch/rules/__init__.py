@@ -13,8 +13,8 @@ from __future__ import annotations
 import importlib
 
 from mj_batch._batching import vmap_rules
+from mj_core import Primitive
 from mj_core.extend import FAMILIES
-from mj_core.primitive import Primitive
 
 __all__ = ["registered_in"]
 

@@ -16,11 +16,9 @@ from typing import Any
 import numpy as np
 
 from mj_batch._batching import Dims, RuleResult, Vals, move_batch_axis, not_mapped, vmap_rules
-from mj_core import lax
-from mj_core.avals import ShapedArray
+from mj_core import ShapedArray, bind, lax
 from mj_core.errors import user_line_suffix
 from mj_core.prims.callback import VMAP_METHODS, HostCallback, debug_callback_p, pure_callback_p
-from mj_core.trace import bind
 
 __all__: list[str] = []
 

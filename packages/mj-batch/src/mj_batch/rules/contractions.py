@@ -19,8 +19,8 @@ from mj_batch._batching import (
     shift_axis,
     vmap_rules,
 )
+from mj_core import bind1
 from mj_core.prims import contractions as ct
-from mj_core.trace import bind1
 
 __all__: list[str] = []
 

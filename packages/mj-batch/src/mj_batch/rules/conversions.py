@@ -9,8 +9,8 @@ from typing import Any
 import numpy as np
 
 from mj_batch._batching import Dims, RuleResult, Vals, defvectorized, dtype_of, moveaxis, vmap_rules
+from mj_core import bind1
 from mj_core.prims import conversions as cv
-from mj_core.trace import bind1
 
 __all__: list[str] = []
 

@@ -14,11 +14,9 @@ from __future__ import annotations
 from typing import Any
 
 from mj_batch._batching import Dims, RuleResult, Vals, dtype_of, not_mapped, shape_of, vmap_rules
-from mj_core import lax
-from mj_core.avals import ShapedArray
-from mj_core.primitive import abstract_eval_rules as out_aval_rules
+from mj_core import ShapedArray, bind1, lax
+from mj_core import abstract_eval_rules as out_aval_rules
 from mj_core.prims.convolution import conv_general_dilated_p, reshape_axis_into, reshape_axis_out_of
-from mj_core.trace import bind1
 
 __all__: list[str] = []
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from mj_batch._batching import Dims, RuleResult, Vals, moveaxis, vmap_rules
+from mj_core import bind1
 from mj_core.prims.fft import FftType, fft_p
-from mj_core.trace import bind1
 
 __all__: list[str] = []
 

@@ -25,10 +25,9 @@ from mj_batch._batching import (
     shift_axis,
     vmap_rules,
 )
-from mj_core.primitive import Primitive
+from mj_core import Primitive, bind1
 from mj_core.prims import indexing as ix
 from mj_core.prims.indexing import GatherDimensionNumbers, ScatterDimensionNumbers
-from mj_core.trace import bind1
 
 __all__: list[str] = []
 

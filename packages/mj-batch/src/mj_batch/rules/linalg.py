@@ -7,8 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 from mj_batch._batching import Dims, RuleResult, Vals, move_batch_axis, vmap_rules
+from mj_core import bind
 from mj_core.prims import linalg as la
-from mj_core.trace import bind
 
 __all__: list[str] = []
 

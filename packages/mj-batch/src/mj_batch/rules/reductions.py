@@ -13,9 +13,8 @@ from mj_batch._batching import (
     shift_axis,
     vmap_rules,
 )
-from mj_core.primitive import Primitive
+from mj_core import Primitive, bind
 from mj_core.prims import reductions as rd
-from mj_core.trace import bind
 
 __all__: list[str] = []
 

@@ -4,8 +4,8 @@ operands must have matching shapes) and the sorted dimension shifts past it."""
 from __future__ import annotations
 
 from mj_batch._batching import Dims, RuleResult, Vals, match_batch_dims, shift_axis, vmap_rules
+from mj_core import bind
 from mj_core.prims import sorting as so
-from mj_core.trace import bind
 
 __all__: list[str] = []
 

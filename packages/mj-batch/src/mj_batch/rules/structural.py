@@ -29,12 +29,12 @@ from mj_batch._batching import (
     shift_axis,
     vmap_rules,
 )
+from mj_core import bind, bind1
 from mj_core.prims import conversions as cv
 from mj_core.prims import indexing as ix
 from mj_core.prims import structural as st
 from mj_core.prims.elementwise import select_n_p
 from mj_core.prims.indexing import GatherDimensionNumbers, ScatterDimensionNumbers
-from mj_core.trace import bind, bind1
 
 __all__: list[str] = []
 

@@ -6,9 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from mj_batch._batching import Dims, RuleResult, Vals, vmap_rules
-from mj_core.primitive import Primitive
+from mj_core import Primitive, bind
 from mj_core.prims import windowed as wr
-from mj_core.trace import bind
 
 __all__: list[str] = []
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import importlib
 
+from mj_core import Primitive
 from mj_core.extend import FAMILIES
-from mj_core.primitive import Primitive
 from mj_xla._lowering import lowering_rules
 
 __all__ = ["registered_in"]

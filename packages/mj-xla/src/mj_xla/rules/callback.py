@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from mj_core.avals import ShapedArray
+from mj_core import ShapedArray
 from mj_core.prims.callback import (
     HostCallback,
     check_callback_outputs,

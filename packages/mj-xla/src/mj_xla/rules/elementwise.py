@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from mj_core.primitive import Primitive
+from mj_core import Primitive
 from mj_core.prims import elementwise as ew
 from mj_xla._jaxlib import Value, chlo, hlo, ir_tensor_type
 from mj_xla._lowering import (

@@ -14,8 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from mj_core.avals import ShapedArray
-from mj_core.primitive import Primitive
+from mj_core import Primitive, ShapedArray
 from mj_core.prims import indexing as ix
 from mj_xla._jaxlib import Value, hlo, ir_tensor_type
 from mj_xla._lowering import (

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from mj_core.avals import ShapedArray
+from mj_core import ShapedArray
 from mj_core.prims import linalg as la
 from mj_xla._jaxlib import Value, hlo, ir, lapack_target
 from mj_xla._lowering import (

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from mj_core.primitive import Primitive
+from mj_core import Primitive
 from mj_core.prims import reductions as rd
 from mj_xla._jaxlib import Value, hlo, ir, ir_tensor_type
 from mj_xla._lowering import (

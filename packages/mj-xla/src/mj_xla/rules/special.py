@@ -26,12 +26,11 @@ from typing import Any
 
 import numpy as np
 
-from mj_core import lax
-from mj_core.avals import ShapedArray
+from mj_core import Primitive, ShapedArray, lax
 from mj_core.extend import Array
-from mj_core.primitive import Primitive
 from mj_core.prims import special as sp
-from mj_ir import ClosedJaxpr, trace_to_closed_jaxpr
+from mj_ir import ClosedJaxpr
+from mj_ir.extend import trace_to_closed_jaxpr
 from mj_xla._jaxlib import Value, chlo, hlo, ir
 from mj_xla._lowering import (
     Avals,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from mj_core.primitive import Primitive
+from mj_core import Primitive
 from mj_core.prims import reductions as rd
 from mj_core.prims import windowed as wr
 from mj_xla._jaxlib import Value, hlo, ir

@@ -46,7 +46,8 @@ from mj_core.extend import (
     new_main,
     raise_to_shaped,
 )
-from mj_ir import Jaxpr, JaxprBuilder, JaxprTrace, JaxprTracer, typecheck_jaxpr
+from mj_ir import Jaxpr, typecheck_jaxpr
+from mj_ir.extend import JaxprBuilder, JaxprTrace, JaxprTracer
 
 __all__ = ["Scope"]
 

@@ -8,8 +8,7 @@ import mj_core.numpy as cnp
 from mj_control import while_loop
 from mj_core import lax
 from mj_core.errors import user_line_suffix
-from mj_core.extend import Array
-from mj_core.numpy._promotion import dtype_weak, promote
+from mj_core.extend import Array, dtype_weak, promote
 
 __all__ = ["divmod", "gcd", "lcm"]
 

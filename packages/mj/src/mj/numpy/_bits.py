@@ -8,9 +8,7 @@ import numpy as np
 import mj_core.numpy as cnp
 from mj.numpy._concrete import static_int
 from mj_core import lax
-from mj_core.extend import Array
-from mj_core.numpy._promotion import check_arraylike
-from mj_core.shapes import canonicalize_axis
+from mj_core.extend import Array, canonicalize_axis, check_arraylike
 
 __all__ = ["packbits", "unpackbits"]
 

@@ -6,8 +6,7 @@ from __future__ import annotations
 import mj_core.numpy as cnp
 from mj_core import lax
 from mj_core.errors import user_line_suffix
-from mj_core.extend import Array
-from mj_core.numpy._promotion import promote
+from mj_core.extend import Array, promote
 
 __all__ = ["cross"]
 

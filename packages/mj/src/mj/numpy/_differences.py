@@ -14,9 +14,16 @@ import mj_core.numpy as cnp
 from mj.numpy._concrete import static_int
 from mj_core import lax
 from mj_core.errors import user_line_suffix
-from mj_core.extend import Array
-from mj_core.numpy._promotion import check_arraylike, dtype_weak, promote, promote_inexact
-from mj_core.shapes import canonicalize_axes, canonicalize_axis, int_tuple
+from mj_core.extend import (
+    Array,
+    canonicalize_axes,
+    canonicalize_axis,
+    check_arraylike,
+    dtype_weak,
+    int_tuple,
+    promote,
+    promote_inexact,
+)
 
 __all__ = ["diff", "ediff1d", "gradient", "trapezoid", "unwrap"]
 

@@ -14,7 +14,7 @@ import numpy as np
 
 import mj_core.numpy as cnp
 from mj_core.errors import user_line_suffix
-from mj_core.numpy._promotion import dtype_weak
+from mj_core.extend import dtype_weak
 
 __all__ = [
     "bool",

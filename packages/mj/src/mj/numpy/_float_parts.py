@@ -14,8 +14,7 @@ import mj_core.numpy as cnp
 from mj_autodiff import custom_jvp
 from mj_core import lax
 from mj_core.errors import user_line_suffix
-from mj_core.extend import Array
-from mj_core.numpy._promotion import check_arraylike, dtype_weak, promote_inexact
+from mj_core.extend import Array, check_arraylike, dtype_weak, promote_inexact
 
 __all__ = ["frexp", "ldexp", "modf", "spacing"]
 

@@ -9,10 +9,8 @@ from typing import Any
 import numpy as np
 
 import mj_core.numpy as cnp
-from mj_core import lax
-from mj_core.extend import Array
-from mj_core.shapes import canonicalize_axis
-from mj_core.trace import Tracer
+from mj_core import Tracer, lax
+from mj_core.extend import Array, canonicalize_axis
 
 __all__ = [
     "append",

@@ -16,9 +16,8 @@ import mj_core.numpy as cnp
 from mj.numpy._concrete import concrete_or_error
 from mj.numpy._matrices import indices
 from mj.numpy._sorting import argsort
-from mj_core.extend import Array
-from mj_core.numpy._promotion import check_arraylike
-from mj_core.trace import Tracer
+from mj_core import Tracer
+from mj_core.extend import Array, check_arraylike
 
 __all__ = ["choose", "compress", "extract"]
 

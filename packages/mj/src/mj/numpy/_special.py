@@ -4,12 +4,10 @@
 from __future__ import annotations
 
 from mj_autodiff import custom_jvp, jvp
-from mj_core import lax
+from mj_core import get_aval, lax
 from mj_core import numpy as mnp
-from mj_core.avals import get_aval
 from mj_core.errors import user_line_suffix
-from mj_core.extend import Array
-from mj_core.numpy._promotion import promote_inexact
+from mj_core.extend import Array, promote_inexact
 
 __all__ = ["i0", "nextafter"]
 

@@ -13,8 +13,7 @@ from typing import Any
 import numpy as np
 
 import mj.numpy as mnp
-from mj_core import lax
-from mj_core.avals import ShapedArray, get_aval, is_array
+from mj_core import ShapedArray, get_aval, is_array, lax
 from mj_core.errors import user_location
 from mj_core.extend import Array
 

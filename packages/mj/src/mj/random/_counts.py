@@ -26,8 +26,7 @@ from mj.random._args import (
 )
 from mj.random._bits import _uniform
 from mj_control import scan, while_loop
-from mj_core import lax
-from mj_core.avals import get_aval
+from mj_core import get_aval, lax
 from mj_core.dtypes import is_integer
 from mj_core.extend import Array
 from mj_core.lax import lgamma

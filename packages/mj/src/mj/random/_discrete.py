@@ -28,8 +28,7 @@ from mj.random._args import (
     _shape,
 )
 from mj.random._bits import _gumbel, _uniform
-from mj_core import lax
-from mj_core.avals import get_aval
+from mj_core import get_aval, lax
 from mj_core.dtypes import is_integer
 from mj_core.extend import Array
 from mj_core.prims.elementwise import to_inexact_dtype

@@ -37,8 +37,7 @@ from mj.random._discrete import _rademacher
 from mj_autodiff import custom_jvp
 from mj_batch import vmap
 from mj_control import while_loop
-from mj_core import lax
-from mj_core.avals import get_aval
+from mj_core import get_aval, lax
 from mj_core.extend import Array
 from mj_core.lax import digamma, lgamma
 

@@ -16,8 +16,7 @@ import math
 
 import numpy as np
 
-from mj_core import lax
-from mj_core.avals import get_aval
+from mj_core import get_aval, lax
 from mj_core.dtypes import is_integer
 from mj_core.extend import Array
 

@@ -14,12 +14,10 @@ import operator
 import mj_core.numpy as mnp
 from mj.nn import logsumexp as logsumexp
 from mj_autodiff import custom_jvp
-from mj_core import lax
-from mj_core.avals import get_aval
+from mj_core import get_aval, lax
 from mj_core.errors import user_line_suffix
-from mj_core.extend import Array
+from mj_core.extend import Array, promote_inexact
 from mj_core.lax import erf_inv as erfinv
-from mj_core.numpy._promotion import promote_inexact
 
 __all__ = [
     "betainc",

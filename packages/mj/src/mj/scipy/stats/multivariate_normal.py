@@ -7,11 +7,9 @@ from __future__ import annotations
 import math
 
 import mj.numpy as mnp
-from mj_core import lax, lax_linalg
-from mj_core.avals import get_aval
+from mj_core import get_aval, lax, lax_linalg
 from mj_core.errors import user_line_suffix
-from mj_core.extend import Array
-from mj_core.numpy._promotion import promote_inexact
+from mj_core.extend import Array, promote_inexact
 
 __all__ = ["logpdf", "pdf"]
 
