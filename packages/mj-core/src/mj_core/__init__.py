@@ -18,6 +18,7 @@ from mj_core import prims as prims
 from mj_core import tree_util as tree_util
 from mj_core._array_methods import array_methods as array_methods
 from mj_core._array_methods import install_array_methods as install_array_methods
+from mj_core._config import config as config
 from mj_core.avals import ConcreteArray as ConcreteArray
 from mj_core.avals import ShapedArray as ShapedArray
 from mj_core.avals import array_types as array_types
@@ -26,7 +27,6 @@ from mj_core.avals import is_array as is_array
 from mj_core.avals import pytype_aval_mappings as pytype_aval_mappings
 from mj_core.avals import raise_to_shaped as raise_to_shaped
 from mj_core.avals import register_array_type as register_array_type
-from mj_core.config import config as config
 from mj_core.dtypes import result_type as result_type
 from mj_core.eager_array import EagerArray as EagerArray
 from mj_core.errors import ConcretizationError as ConcretizationError

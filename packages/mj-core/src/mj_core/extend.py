@@ -10,6 +10,7 @@ mj-core only through ``mj_core``, this module and the public namespaces (``mj_co
 ``mj_core.errors``, and the family modules ``mj_core.prims.<family>`` for the primitives).
 """
 
+from mj_core._config import config as config
 from mj_core._families import FAMILIES as FAMILIES
 from mj_core._typing import Array as Array
 from mj_core.avals import ConcreteArray as ConcreteArray
@@ -21,7 +22,6 @@ from mj_core.avals import pytype_aval_mappings as pytype_aval_mappings
 from mj_core.avals import raise_to_shaped as raise_to_shaped
 from mj_core.avals import register_array_type as register_array_type
 from mj_core.compile_time_eval import ensure_compile_time_eval as ensure_compile_time_eval
-from mj_core.config import config as config
 from mj_core.dtypes import canonical_dtype as canonical_dtype
 from mj_core.dtypes import dtype_of as dtype_of
 from mj_core.dtypes import is_integer as is_integer

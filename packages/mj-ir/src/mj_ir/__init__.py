@@ -10,8 +10,8 @@ It may import only ``mj_core`` (and numpy); never a higher layer and never jaxli
 """
 
 from mj_core.extend import abstract_eval_rules as abstract_eval_rules
+from mj_ir._eval_shape import eval_shape as eval_shape
 from mj_ir.dce import dce_jaxpr as dce_jaxpr
-from mj_ir.eval_shape import eval_shape as eval_shape
 from mj_ir.evaluation import eval_jaxpr as eval_jaxpr
 from mj_ir.evaluation import jaxpr_as_fun as jaxpr_as_fun
 from mj_ir.jaxpr import Atom as Atom

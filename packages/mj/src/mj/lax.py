@@ -23,6 +23,10 @@ from mj_control import switch as switch
 from mj_control import while_loop as while_loop
 from mj_core import lax_linalg as linalg  # noqa: F401 (re-exported: jax.lax.linalg)
 from mj_core import numpy as _mnp
+from mj_core.numpy import cbrt as cbrt
+from mj_core.numpy import exp2 as exp2
+from mj_core.numpy import reciprocal as reciprocal
+from mj_core.numpy import square as square
 from mj_core.prims.complex import *
 from mj_core.prims.contractions import *
 from mj_core.prims.conversions import *
@@ -35,10 +39,6 @@ from mj_core.prims.sorting import *
 from mj_core.prims.special import *
 from mj_core.prims.structural import *
 from mj_core.prims.windowed import *
-from mj_core.numpy import cbrt as cbrt
-from mj_core.numpy import exp2 as exp2
-from mj_core.numpy import reciprocal as reciprocal
-from mj_core.numpy import square as square
 
 acosh = _mnp.arccosh
 asinh = _mnp.arcsinh
