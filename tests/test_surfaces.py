@@ -53,7 +53,7 @@ def test_surface_contract_lists_every_internal_module(pkg):
     contract = contracts()[pkg]
     assert contract["type"] == "forbidden"
     assert set(contract["forbidden_modules"]) == internal_modules(pkg)
-    order = list(LAYERS) + ["mj"]
+    order = [*LAYERS, "mj"]
     assert contract["source_modules"] == order[order.index(pkg) + 1 :]
 
 
