@@ -25,4 +25,11 @@ from mj_autodiff._vjp import grad as grad
 from mj_autodiff._vjp import value_and_grad as value_and_grad
 from mj_autodiff._vjp import vjp as vjp
 
+# The layer's rule tables are also on its top level (DESIGN §4: ``mj_autodiff.jvp_rules``,
+# ``mj_batch.not_mapped``, ``mj_xla.lowering_rules``); extend is their home.
+from mj_autodiff.extend import jvp_rules as jvp_rules
+from mj_autodiff.extend import partial_eval_jaxpr_rules as partial_eval_jaxpr_rules
+from mj_autodiff.extend import partial_eval_rules as partial_eval_rules
+from mj_autodiff.extend import transpose_rules as transpose_rules
+
 __version__ = "0.1.0"

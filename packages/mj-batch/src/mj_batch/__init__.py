@@ -14,5 +14,10 @@ from mj_batch._jacobian import hessian as hessian
 from mj_batch._jacobian import jacfwd as jacfwd
 from mj_batch._jacobian import jacrev as jacrev
 from mj_batch._vmap import vmap as vmap
+from mj_batch.extend import not_mapped as not_mapped
+
+# The layer's rule tables are also on its top level (DESIGN §4: ``mj_autodiff.jvp_rules``,
+# ``mj_batch.not_mapped``, ``mj_xla.lowering_rules``); extend is their home.
+from mj_batch.extend import vmap_rules as vmap_rules
 
 __version__ = "0.1.0"

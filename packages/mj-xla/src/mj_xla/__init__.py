@@ -31,4 +31,8 @@ from mj_xla._runtime import block_until_ready as block_until_ready
 from mj_xla._runtime import devices as devices
 from mj_xla._runtime import disable_jit as disable_jit
 
+# The layer's rule tables are also on its top level (DESIGN §4: ``mj_autodiff.jvp_rules``,
+# ``mj_batch.not_mapped``, ``mj_xla.lowering_rules``); extend is their home.
+from mj_xla.extend import lowering_rules as lowering_rules
+
 __version__ = "0.1.0"
