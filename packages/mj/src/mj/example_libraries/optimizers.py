@@ -23,6 +23,9 @@ steps give the same numbers. Usage::
 
     for i in range(num_steps):
         value, opt_state = step(i, opt_state)
+
+The module is over 600 lines because it is JAX's whole optimizers namespace (ten
+optimizers, five schedules and the state utilities) in one module, as users import it.
 """
 
 from __future__ import annotations
