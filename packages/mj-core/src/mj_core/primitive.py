@@ -72,12 +72,14 @@ class RuleTable(dict[Primitive, Callable[..., Any]]):
 
 
 class UfuncShortcut:
-    """One primitive's eager shortcut (see :class:`ImplRules`): ``ufunc`` is its impl rule's
-    computation returning the output itself, or ``None`` while another impl rule is registered."""
+    """The eager shortcut of ``primitive`` (see :class:`ImplRules`): ``ufunc`` is its impl
+    rule's computation returning the output itself, or ``None`` while another impl rule is
+    registered."""
 
-    __slots__ = ("ufunc",)
+    __slots__ = ("primitive", "ufunc")
 
-    def __init__(self) -> None:
+    def __init__(self, primitive: Primitive) -> None:
+        self.primitive = primitive
         self.ufunc: Callable[..., Any] | None = None
 
 
@@ -104,7 +106,10 @@ class ImplRules(RuleTable):
 
     def shortcut(self, prim: Primitive) -> UfuncShortcut:
         """``prim``'s shortcut: always the same object, so a wrapper can keep it."""
-        return self._shortcuts.setdefault(prim, UfuncShortcut())
+        shortcut = self._shortcuts.get(prim)
+        if shortcut is None:
+            shortcut = self._shortcuts[prim] = UfuncShortcut(prim)
+        return shortcut
 
     def register_ufunc(self, prim: Primitive, nin: int, ufunc: Callable[..., Any]) -> None:
         """Make ``ufunc`` (``nin`` operands, returning the single output) ``prim``'s impl rule

@@ -448,6 +448,8 @@ def binds(primitive: Primitive) -> Callable[[_Operation], _Operation]:
     call. Everything else goes through :func:`bind1` and so :func:`eval_primitive`: tracing, a
     failing operand (one traceback, from ``bind1``), and a primitive whose shortcut was cleared
     because another impl rule was registered."""
+    # The wrappers' only closure cell (it names the primitive too, for the fallback): each
+    # cell is copied on every call.
     shortcut = impl_rules.shortcut(primitive)
 
     def decorate(signature: _Operation) -> _Operation:
@@ -468,7 +470,7 @@ def binds(primitive: Primitive) -> Callable[[_Operation], _Operation]:
                             if type(out) is _ndarray:
                                 return _view(out, EagerArray)
                             return eager_result(out)
-                return bind1(primitive, x)
+                return bind1(shortcut.primitive, x)
 
         elif nin == 2:
 
@@ -484,7 +486,7 @@ def binds(primitive: Primitive) -> Callable[[_Operation], _Operation]:
                             if type(out) is _ndarray:
                                 return _view(out, EagerArray)
                             return eager_result(out)
-                return bind1(primitive, x, y)
+                return bind1(shortcut.primitive, x, y)
 
         else:
             raise TypeError(f"binds({primitive.name}): one or two operands, got {nin}")

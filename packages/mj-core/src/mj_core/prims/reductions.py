@@ -305,6 +305,7 @@ _BITWISE = ("and", "or")
 
 
 def int_sequence(name: str, what: str, values: Sequence[int]) -> tuple[int, ...]:
+    """``values`` as a tuple of ints; a ``TypeError`` naming ``name`` and ``what`` otherwise."""
     try:
         return tuple(operator.index(v) for v in values)
     except TypeError as err:
@@ -328,6 +329,8 @@ def is_identity(init: Array, name: str, operand: Array) -> bool:
 
 
 def single_operand(api: str, operands: Any, init_values: Any) -> tuple[Array, Array]:
+    """The one operand and init value of a reduction given as pytrees (mj's monoid reductions
+    take one operand), or the error saying what differs."""
     flat_ops, op_tree = tree_flatten(operands)
     flat_inits, init_tree = tree_flatten(init_values)
     if op_tree != init_tree:
@@ -344,6 +347,7 @@ def single_operand(api: str, operands: Any, init_values: Any) -> tuple[Array, Ar
 
 
 def unsupported_monoid(api: str, supported: str, computation: Any, init: Array) -> Exception:
+    """The error for a computation or init value that is not a supported monoid's."""
     return NotImplementedError(
         f"{api}: mj supports only the monoid reductions {supported} with the monoid's identity "
         f"as a concrete scalar init_value, got computation={computation!r} and "
