@@ -5,7 +5,7 @@ import pytest
 
 from mj_core import get_aval, lax
 from mj_core import numpy as mnp
-from mj_core.avals import ConcreteArray, ShapedArray, raise_to_shaped
+from mj_core._avals import ConcreteArray, ShapedArray, raise_to_shaped
 from mj_core.dtypes import result_type
 from mj_core.extend import elementwise_out_aval
 from mj_core.lax import add_p

@@ -11,10 +11,9 @@ import pytest
 
 import mj_core
 from mj_core import lax
-from mj_core.avals import ShapedArray, get_aval
-from mj_core.errors import ConcretizationError, MissingRuleError, TracerLeakError
-from mj_core.primitive import Primitive, impl_rules
-from mj_core.trace import (
+from mj_core._avals import ShapedArray, get_aval
+from mj_core._primitive import Primitive, impl_rules
+from mj_core._trace import (
     EvalTrace,
     Trace,
     Tracer,
@@ -27,6 +26,7 @@ from mj_core.trace import (
     new_dynamic,
     new_main,
 )
+from mj_core.errors import ConcretizationError, MissingRuleError, TracerLeakError
 
 
 class TagTracer(Tracer):
@@ -294,7 +294,7 @@ def test_binds_keeps_the_wrappers_signature_and_doc():
 
 
 def test_binds_eager_path_gives_eager_arrays_with_numpy_values():
-    from mj_core.eager_array import EagerArray
+    from mj_core._eager_array import EagerArray
 
     x = np.linspace(-1.0, 1.0, 5, dtype=np.float32)
     out = lax.mul(lax.sin(x), 2.0)
@@ -323,8 +323,8 @@ def test_binds_goes_through_the_active_trace():
 
 
 def test_binds_rejects_a_wrapper_of_three_operands():
+    from mj_core._trace import binds
     from mj_core.prims.elementwise import clamp_p
-    from mj_core.trace import binds
 
     with pytest.raises(TypeError, match=r"binds\(clamp\): one or two operands, got 3"):
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from mj_core import bind1, lax
-from mj_core.avals import ShapedArray, get_aval, raise_to_shaped
+from mj_core._avals import ShapedArray, get_aval, raise_to_shaped
 from mj_core.extend import elementwise_out_aval, elementwise_specs
 
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from mj_core import lax
-from mj_core.avals import ShapedArray
+from mj_core._avals import ShapedArray
 from mj_core.extend import elementwise_out_aval
 from mj_core.prims import special as sp
 

@@ -366,7 +366,7 @@ def test_dtype_objects_and_astype():
 def test_axis_out_of_range_names_the_api_and_the_user_line(call, api):
     with pytest.raises(ValueError, match=f"^{api}: axis .* out of range") as info:
         call()
-    assert "test_numpy_api.py" in str(info.value)
+    assert "test_mj_numpy_api.py" in str(info.value)
 
 
 def test_non_integer_axis_is_a_type_error():

@@ -3,8 +3,8 @@
 A :class:`JVPTracer` carries a primal value and its tangent; :class:`JVPTrace` applies the
 primitive's rule from :data:`jvp_rules`. Two things keep it cheap:
 
-* a primitive whose input tangents are all :class:`~mj_autodiff.Zero` is simply applied to the
-  primals (no rule call, no tracer), and
+* a primitive whose input tangents are all :class:`~mj_autodiff.extend.Zero` is simply
+  applied to the primals (no rule call, no tracer), and
 * an output whose tangent is a ``Zero`` is returned as the bare primal: a value with no
   tangent is a constant as far as this transformation is concerned.
 

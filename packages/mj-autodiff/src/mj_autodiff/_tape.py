@@ -53,7 +53,7 @@ class _Node:
     for a constant. ``rule(prim, ct, ans, vals, wants, params)`` returns the operands'
     cotangents; ``vals`` and ``ans`` hold what the rule reads (its derivative kind says what,
     see :mod:`mj_autodiff._derivatives`), and for a node linearized alone ``ans`` is its
-    :class:`~mj_autodiff.LinearFunction`.
+    :class:`~mj_autodiff.extend.LinearFunction`.
     """
 
     __slots__ = ("ans", "n_out", "params", "parents", "prim", "rule", "vals", "wants")

@@ -2,7 +2,7 @@
 
 Every control-flow API traces its callables on the abstract values of their flattened
 arguments. A callable may close over values of enclosing transformations (tracers) or over
-arrays; :func:`mj_ir.trace_to_jaxpr` hoists those as constants, which become ordinary
+arrays; :func:`mj_ir.extend.trace_to_jaxpr` hoists those as constants, which become ordinary
 operands of the control-flow primitive so that enclosing transformations see them.
 This module also owns the carry-type check shared by ``while_loop`` and ``scan``, the
 output-structure check shared by ``custom_root`` and ``custom_linear_solve``, and the

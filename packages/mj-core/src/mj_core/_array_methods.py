@@ -15,12 +15,12 @@ import numpy as np
 
 from mj_core import lax
 from mj_core import numpy as mnp
-from mj_core.avals import ConcreteArray, array_types, get_aval
-from mj_core.eager_array import eager_result
+from mj_core._avals import ConcreteArray, array_types, get_aval
+from mj_core._eager_array import eager_result
+from mj_core._trace import Tracer, bind1
 from mj_core.errors import ConcretizationError, user_line_suffix, user_location
 from mj_core.numpy._indexing import IndexUpdateHelper, getitem
 from mj_core.prims import elementwise as ew
-from mj_core.trace import Tracer, bind1
 
 __all__ = ["array_methods", "install_array_methods"]
 

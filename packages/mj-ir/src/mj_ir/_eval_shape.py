@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from mj_ir.tracing import make_jaxpr
+from mj_ir._tracing import make_jaxpr
 
 __all__ = ["eval_shape"]
 

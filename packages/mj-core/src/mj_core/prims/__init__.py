@@ -1,7 +1,7 @@
 """The primitive catalogue: one module per family of :data:`~mj_core._families.FAMILIES`.
 
 ``mj_core/prims/<family>.py`` defines the family's primitives with their impl rules, their
-typing rules (in :data:`~mj_core.primitive.abstract_eval_rules`) and their lax wrappers; its
+typing rules (in :data:`~mj_core._primitive.abstract_eval_rules`) and their lax wrappers; its
 ``__all__`` names the primitives and the lax API. A primitive belongs to the family whose
 ``__all__`` names it (:func:`family_of`); the families are imported here by iterating the
 catalogue, so a new family is one name in ``FAMILIES`` and one file.
@@ -14,7 +14,7 @@ from types import ModuleType
 from typing import Any
 
 from mj_core._families import FAMILIES
-from mj_core.primitive import Primitive
+from mj_core._primitive import Primitive
 
 __all__ = ["family_of", "family_primitives"]
 

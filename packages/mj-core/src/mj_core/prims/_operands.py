@@ -1,7 +1,7 @@
 """Helpers of the core families' typing and impl rules, around the one typing table.
 
 The impl rules of the non-elementwise primitives call :func:`check_operands` first: it runs
-the primitive's rule in :data:`~mj_core.primitive.abstract_eval_rules` on the concrete
+the primitive's rule in :data:`~mj_core._primitive.abstract_eval_rules` on the concrete
 operands, so eager evaluation rejects exactly what tracing rejects and returns exactly the
 typed dtype. :func:`common_dtype` and :func:`check_axes` are the checks typing rules share.
 """
@@ -13,12 +13,12 @@ from typing import Any
 
 import numpy as np
 
-from mj_core.avals import ShapedArray, get_aval
+from mj_core._avals import ShapedArray, get_aval
+from mj_core._eager_array import EagerArray
+from mj_core._primitive import Primitive, abstract_eval_rules
+from mj_core._shapes import aval_error
 from mj_core.dtypes import result_type
-from mj_core.eager_array import EagerArray
 from mj_core.errors import AxisError
-from mj_core.primitive import Primitive, abstract_eval_rules
-from mj_core.shapes import aval_error
 
 __all__ = ["check_axes", "check_operands", "common_dtype", "shaped_aval"]
 

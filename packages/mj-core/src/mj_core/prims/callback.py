@@ -17,8 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from mj_core.avals import ShapedArray
-from mj_core.primitive import Primitive, abstract_eval_rules, impl_rules
+from mj_core._avals import ShapedArray
+from mj_core._primitive import Primitive, abstract_eval_rules, impl_rules
 
 __all__ = [
     "debug_callback_p",

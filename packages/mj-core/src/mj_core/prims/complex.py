@@ -15,13 +15,13 @@ from typing import Any
 
 import numpy as np
 
+from mj_core._avals import ShapedArray
+from mj_core._primitive import Primitive, abstract_eval_rules, impl_rules
+from mj_core._shapes import aval_error, broadcast_shapes
+from mj_core._trace import bind1
 from mj_core._typing import Array
-from mj_core.avals import ShapedArray
 from mj_core.dtypes import dtype_of, result_type
-from mj_core.primitive import Primitive, abstract_eval_rules, impl_rules
 from mj_core.prims._operands import check_operands
-from mj_core.shapes import aval_error, broadcast_shapes
-from mj_core.trace import bind1
 
 __all__ = [
     "complex",

@@ -31,15 +31,15 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from mj_core._avals import ShapedArray
+from mj_core._primitive import Primitive, abstract_eval_rules, impl_rules
+from mj_core._shapes import aval_error, shape_of
+from mj_core._trace import bind1
 from mj_core._typing import Array
-from mj_core.avals import ShapedArray
-from mj_core.primitive import Primitive, abstract_eval_rules, impl_rules
 from mj_core.prims._conv_numpy import canonical_conv, dilate_and_pad
 from mj_core.prims._conv_numpy import dilate_dim as dilate_dim
 from mj_core.prims._operands import check_operands, common_dtype
 from mj_core.prims.structural import reshape_p, rev_p, transpose_p
-from mj_core.shapes import aval_error, shape_of
-from mj_core.trace import bind1
 
 __all__ = [
     "ConvDimensionNumbers",

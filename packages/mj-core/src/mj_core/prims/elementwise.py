@@ -9,7 +9,7 @@ primitives with the same :func:`define_elementwise`.
 
 Most impl rules only apply a NumPy ufunc: it is registered as the primitive's eager shortcut
 (``impl_rules.register_ufunc``), which the one-line lax wrappers made by
-:func:`mj_core.trace.binds` call directly. ``__all__`` is the family's primitives and lax API.
+:func:`mj_core._trace.binds` call directly. ``__all__`` is the family's primitives and lax API.
 The module is over 600 lines because the family is 50 primitives, each with a lax wrapper of
 its own (most of them a signature and a docstring); the special family's numerics, the only
 bulky code, are in :mod:`mj_core.prims._special_math`.
@@ -24,12 +24,12 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from mj_core._avals import ShapedArray
+from mj_core._primitive import Primitive, abstract_eval_rules, impl_rules
+from mj_core._shapes import broadcast_shapes
+from mj_core._trace import bind1, binds
 from mj_core._typing import Array
-from mj_core.avals import ShapedArray
 from mj_core.dtypes import result_type
-from mj_core.primitive import Primitive, abstract_eval_rules, impl_rules
-from mj_core.shapes import broadcast_shapes
-from mj_core.trace import bind1, binds
 
 __all__ = [
     "abs",

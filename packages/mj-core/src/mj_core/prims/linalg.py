@@ -19,19 +19,19 @@ from typing import Any
 
 import numpy as np
 
+from mj_core._avals import ShapedArray
+from mj_core._primitive import Primitive, abstract_eval_rules, impl_rules
+from mj_core._shapes import aval_error, shape_of
+from mj_core._trace import bind, bind1
 from mj_core._typing import Array
-from mj_core.avals import ShapedArray
 from mj_core.dtypes import dtype_of
 from mj_core.errors import user_line_suffix
-from mj_core.primitive import Primitive, abstract_eval_rules, impl_rules
 from mj_core.prims._operands import check_operands
 from mj_core.prims.contractions import dot_general
 from mj_core.prims.conversions import convert_element_type
 from mj_core.prims.elementwise import add, div, eq, greater_equal, less_equal, mul, select, sub
 from mj_core.prims.reductions import reduce_sum
 from mj_core.prims.structural import broadcast_in_dim, broadcasted_iota, full_like, transpose
-from mj_core.shapes import aval_error, shape_of
-from mj_core.trace import bind, bind1
 
 __all__ = [
     "as_float_matrix",

@@ -19,14 +19,14 @@ from typing import Any
 
 import numpy as np
 
+from mj_core._avals import ShapedArray, get_aval, raise_to_shaped
+from mj_core._primitive import Primitive, abstract_eval_rules, impl_rules
+from mj_core._shapes import aval_error, canonicalize_axes, canonicalize_axis, shape_of
+from mj_core._trace import Tracer, bind1
 from mj_core._typing import Array
-from mj_core.avals import ShapedArray, get_aval, raise_to_shaped
 from mj_core.errors import user_line_suffix
-from mj_core.primitive import Primitive, abstract_eval_rules, impl_rules
 from mj_core.prims import elementwise as ew
 from mj_core.prims._operands import check_axes, check_operands
-from mj_core.shapes import aval_error, canonicalize_axes, canonicalize_axis, shape_of
-from mj_core.trace import Tracer, bind1
 from mj_core.tree_util import tree_flatten
 
 __all__ = [

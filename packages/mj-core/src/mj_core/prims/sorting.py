@@ -11,12 +11,12 @@ from typing import Any
 
 import numpy as np
 
+from mj_core._avals import ShapedArray, raise_to_shaped
+from mj_core._primitive import Primitive, abstract_eval_rules, impl_rules
+from mj_core._shapes import aval_error, canonicalize_axis, shape_of
+from mj_core._trace import bind
 from mj_core._typing import Array
-from mj_core.avals import ShapedArray, raise_to_shaped
-from mj_core.primitive import Primitive, abstract_eval_rules, impl_rules
 from mj_core.prims._operands import check_axes, check_operands
-from mj_core.shapes import aval_error, canonicalize_axis, shape_of
-from mj_core.trace import bind
 
 __all__ = [
     "sort",

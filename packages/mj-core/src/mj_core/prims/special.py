@@ -12,6 +12,7 @@ primitives and lax API.
 
 from __future__ import annotations
 
+from mj_core._trace import bind1
 from mj_core._typing import Array
 from mj_core.prims import _special_math as _math
 from mj_core.prims._special_math import BETAINC_MAX_ITERATIONS as BETAINC_MAX_ITERATIONS
@@ -24,7 +25,6 @@ from mj_core.prims._special_math import I0E_CHEBYSHEV_BIG as I0E_CHEBYSHEV_BIG
 from mj_core.prims._special_math import I0E_CHEBYSHEV_SMALL as I0E_CHEBYSHEV_SMALL
 from mj_core.prims._special_math import partial_numerator as partial_numerator
 from mj_core.prims.elementwise import REAL, define_elementwise, to_inexact_dtype
-from mj_core.trace import bind1
 
 __all__ = [
     "bessel_i0e",

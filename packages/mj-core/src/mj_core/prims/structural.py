@@ -22,13 +22,9 @@ from typing import Any
 
 import numpy as np
 
-from mj_core._typing import Array
-from mj_core.avals import ShapedArray, raise_to_shaped
-from mj_core.dtypes import dtype_of
-from mj_core.primitive import Primitive, abstract_eval_rules, impl_rules
-from mj_core.prims._operands import check_axes, check_operands, common_dtype
-from mj_core.prims.conversions import convert_element_type
-from mj_core.shapes import (
+from mj_core._avals import ShapedArray, raise_to_shaped
+from mj_core._primitive import Primitive, abstract_eval_rules, impl_rules
+from mj_core._shapes import (
     aval_error,
     canonicalize_axes,
     canonicalize_axis,
@@ -36,7 +32,11 @@ from mj_core.shapes import (
     lax_ints,
     shape_of,
 )
-from mj_core.trace import bind1
+from mj_core._trace import bind1
+from mj_core._typing import Array
+from mj_core.dtypes import dtype_of
+from mj_core.prims._operands import check_axes, check_operands, common_dtype
+from mj_core.prims.conversions import convert_element_type
 
 __all__ = [
     "broadcast",

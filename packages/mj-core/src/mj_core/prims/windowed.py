@@ -21,10 +21,12 @@ from typing import Any
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
+from mj_core._avals import ShapedArray, get_aval
+from mj_core._primitive import Primitive, abstract_eval_rules, impl_rules
+from mj_core._shapes import aval_error
+from mj_core._trace import bind1
 from mj_core._typing import Array
-from mj_core.avals import ShapedArray, get_aval
 from mj_core.errors import user_line_suffix
-from mj_core.primitive import Primitive, abstract_eval_rules, impl_rules
 from mj_core.prims import elementwise as ew
 from mj_core.prims._operands import check_operands
 from mj_core.prims.convolution import dilate_dim, padtype_to_pads
@@ -35,8 +37,6 @@ from mj_core.prims.reductions import (
     single_operand,
     unsupported_monoid,
 )
-from mj_core.shapes import aval_error
-from mj_core.trace import bind1
 
 __all__ = [
     "reduce_window",

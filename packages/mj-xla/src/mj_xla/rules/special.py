@@ -14,7 +14,7 @@ the rule traces an mj-level composition of core ops into a jaxpr and inlines its
   inlined around one ``stablehlo.while``: the symmetry switch (``I_x(a, b) = 1 - I_{1-x}(b,
   a)`` unless ``x < (a + 1) / (a + b + 2)``), the modified Lentz steps of the continued
   fraction (DLMF 8.17.22), looping while some element has not converged and fewer than
-  :data:`mj_core.prims.incomplete_beta.BETAINC_MAX_ITERATIONS` steps ran, and the prefactor
+  :data:`mj_core.prims.special.BETAINC_MAX_ITERATIONS` steps ran, and the prefactor
   with JAX's edge values. The eager impl runs the same steps, so eager and jit agree to
   rounding.
 """

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from mj_core.extend import Primitive
-from mj_ir.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Lit, Var, type_str
+from mj_ir._jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Lit, Var, type_str
 
 __all__ = [
     "Names",

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from mj_core.trace import current_trace_stack, new_dynamic
+from mj_core._trace import current_trace_stack, new_dynamic
 
 __all__ = ["ensure_compile_time_eval"]
 

@@ -15,7 +15,7 @@ import numpy as np
 from mj_core.errors import AxisError, MJError, ShapeDtypeError, user_location
 
 if TYPE_CHECKING:
-    from mj_core.avals import ShapedArray
+    from mj_core._avals import ShapedArray
 
 __all__ = [
     "aval_error",

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from mj_ir.jaxpr import Jaxpr, JaxprEqn, Var
+from mj_ir._jaxpr import Jaxpr, JaxprEqn, Var
 
 __all__ = ["dce_jaxpr"]
 

@@ -89,7 +89,7 @@ class ImplRules(RuleTable):
     A primitive whose impl rule only applies a ufunc-like function to its operands (the
     elementwise family's) is registered with :meth:`register_ufunc`; that function, which
     returns the output itself rather than a one-element list, is its :meth:`shortcut`, and the
-    lax wrappers made by :func:`mj_core.trace.binds` call it directly (eager NumPy-style code
+    lax wrappers made by :func:`mj_core._trace.binds` call it directly (eager NumPy-style code
     runs these operations most). Registering another impl rule for the primitive clears its
     shortcut, so the new rule is what eager evaluation runs.
     """

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from mj_core.extend import bind, user_line_suffix
-from mj_ir.jaxpr import ClosedJaxpr, Jaxpr, Var
+from mj_ir._jaxpr import ClosedJaxpr, Jaxpr, Var
 
 __all__ = ["eval_jaxpr", "jaxpr_as_fun"]
 

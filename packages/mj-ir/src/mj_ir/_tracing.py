@@ -6,7 +6,7 @@ constants. Each :class:`JaxprTracer` carries the atom that stands for it in the 
 built, so staging an equation costs a few small allocations and no dictionary lookups.
 
 Constants met while tracing become inputs of the jaxpr: a scalar (Python or NumPy) is inlined
-as a :class:`~mj_ir.jaxpr.Lit` (keeping its weak type); any other value (an array, or a tracer
+as a :class:`~mj_ir._jaxpr.Lit` (keeping its weak type); any other value (an array, or a tracer
 of an enclosing transformation) gets a constant binder, and its value is returned alongside
 the jaxpr.
 """
@@ -40,8 +40,8 @@ from mj_core.extend import (
     user_line_suffix,
 )
 from mj_core.tree_util import PyTreeDef, tree_flatten, tree_unflatten
-from mj_ir.jaxpr import Atom, ClosedJaxpr, Jaxpr, JaxprEqn, Lit, Var
-from mj_ir.typecheck import typecheck_jaxpr
+from mj_ir._jaxpr import Atom, ClosedJaxpr, Jaxpr, JaxprEqn, Lit, Var
+from mj_ir._typecheck import typecheck_jaxpr
 
 __all__ = [
     "JaxprBuilder",

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from mj_core.avals import pytype_aval_mappings, register_array_type
+from mj_core._avals import pytype_aval_mappings, register_array_type
 
 __all__ = ["EagerArray", "eager_result", "eager_results"]
 

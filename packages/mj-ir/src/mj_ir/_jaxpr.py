@@ -118,7 +118,7 @@ class JaxprEqn(NamedTuple):
         return self.out_binders
 
     def __str__(self) -> str:
-        from mj_ir.printing import Names, pp_eqn
+        from mj_ir._printing import Names, pp_eqn
 
         return str(pp_eqn(Names(), self))
 
@@ -165,7 +165,7 @@ class Jaxpr:
         return [x.aval for x in self.outs]
 
     def __str__(self) -> str:
-        from mj_ir.printing import pp_jaxpr
+        from mj_ir._printing import pp_jaxpr
 
         return str(pp_jaxpr(self))
 
@@ -217,7 +217,7 @@ class ClosedJaxpr:
         return self.consts
 
     def __call__(self, *args: Any) -> list[Any]:
-        from mj_ir.evaluation import eval_jaxpr
+        from mj_ir._evaluation import eval_jaxpr
 
         return eval_jaxpr(self.jaxpr, [*self.consts, *args])
 

@@ -25,8 +25,9 @@ from typing import Any, ClassVar, TypeVar
 
 import numpy as np
 
-from mj_core.avals import ShapedArray, get_aval
-from mj_core.eager_array import EagerArray, eager_result, eager_results
+from mj_core._avals import ShapedArray, get_aval
+from mj_core._eager_array import EagerArray, eager_result, eager_results
+from mj_core._primitive import Primitive, impl_rules
 from mj_core.errors import (
     ConcretizationError,
     MJError,
@@ -34,7 +35,6 @@ from mj_core.errors import (
     TracerLeakError,
     user_line_suffix,
 )
-from mj_core.primitive import Primitive, impl_rules
 
 __all__ = [
     "EvalTrace",
