@@ -30,7 +30,7 @@ SAME_OBJECTS = [
     ("make_jaxpr", mj_ir.make_jaxpr),
     ("eval_jaxpr", mj_ir.eval_jaxpr),
     ("ShapeDtypeStruct", mj_ir.ShapeDtypeStruct),
-    ("config", mj_core._config),
+    ("config", mj_core.config),
     ("jacobian", mj_batch.jacrev),
     ("linear_transpose", mj_autodiff.linear_transpose),
     ("closure_convert", mj_autodiff.closure_convert),

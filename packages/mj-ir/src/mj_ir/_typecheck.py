@@ -4,7 +4,7 @@ Every variable is bound exactly once before it is used, and every equation's out
 have the types its primitive's abstract-eval rule computes from the input types. Weak types
 are not compared (as in JAX): they steer promotion of later operations but do not make a
 program ill typed. Transformations run this on every jaxpr they produce when
-``mj_core._config.check_jaxprs`` is on (the test suites switch it on).
+``mj_core.config.check_jaxprs`` is on (the test suites switch it on).
 """
 
 from __future__ import annotations
