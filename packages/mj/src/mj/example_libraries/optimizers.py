@@ -187,6 +187,11 @@ def optimizer(opt_maker: Callable[..., ArrayTriple]) -> Callable[..., Optimizer]
 # --- optimizers -----------------------------------------------------------------------------
 
 
+def _two_moments(x0: Array) -> State:
+    """The state of the optimizers that track two running moments: ``(x, 0, 0)``."""
+    return x0, mnp.zeros_like(x0), mnp.zeros_like(x0)
+
+
 @optimizer
 def sgd(step_size: float | Schedule) -> ArrayTriple:
     """Construct optimizer triple for stochastic gradient descent.
@@ -279,9 +284,6 @@ def adagrad(step_size: float | Schedule, momentum: float = 0.9) -> ArrayTriple:
     """
     schedule = make_schedule(step_size)
 
-    def init(x0: Array) -> State:
-        return x0, mnp.zeros_like(x0), mnp.zeros_like(x0)
-
     def update(i: Step, g: Array, state: State) -> State:
         x, g_sq, m = state
         g_sq += mnp.square(g)
@@ -289,7 +291,7 @@ def adagrad(step_size: float | Schedule, momentum: float = 0.9) -> ArrayTriple:
         m = (1.0 - momentum) * (g * g_sq_inv_sqrt) + momentum * m
         return x - schedule(i) * m, g_sq, m
 
-    return init, update, _first
+    return _two_moments, update, _first
 
 
 @optimizer
@@ -339,16 +341,13 @@ def rmsprop_momentum(
     """
     schedule = make_schedule(step_size)
 
-    def init(x0: Array) -> State:
-        return x0, mnp.zeros_like(x0), mnp.zeros_like(x0)
-
     def update(i: Step, g: Array, state: State) -> State:
         x, avg_sq_grad, mom = state
         avg_sq_grad = avg_sq_grad * gamma + mnp.square(g) * (1.0 - gamma)
         mom = momentum * mom + schedule(i) * g / mnp.sqrt(avg_sq_grad + eps)
         return x - mom, avg_sq_grad, mom
 
-    return init, update, _first
+    return _two_moments, update, _first
 
 
 @optimizer
@@ -372,9 +371,6 @@ def adam(
     """
     schedule = make_schedule(step_size)
 
-    def init(x0: Array) -> State:
-        return x0, mnp.zeros_like(x0), mnp.zeros_like(x0)
-
     def update(i: Step, g: Array, state: State) -> State:
         x, m, v = state
         m = (1 - b1) * g + b1 * m  # first moment estimate
@@ -383,7 +379,7 @@ def adam(
         vhat = v / (1 - mnp.asarray(b2, m.dtype) ** (i + 1))
         return x - schedule(i) * mhat / (mnp.sqrt(vhat) + eps), m, v
 
-    return init, update, _first
+    return _two_moments, update, _first
 
 
 @optimizer
@@ -407,9 +403,6 @@ def adamax(
     """
     schedule = make_schedule(step_size)
 
-    def init(x0: Array) -> State:
-        return x0, mnp.zeros_like(x0), mnp.zeros_like(x0)
-
     def update(i: Step, g: Array, state: State) -> State:
         x, m, u = state
         m = (1 - b1) * g + b1 * m  # first moment estimate
@@ -417,7 +410,7 @@ def adamax(
         x = x - (schedule(i) / (1 - mnp.asarray(b1, m.dtype) ** (i + 1))) * m / (u + eps)
         return x, m, u
 
-    return init, update, _first
+    return _two_moments, update, _first
 
 
 def _splice(seq: Sequence[Any], i: int, x: Sequence[Any]) -> list[Any]:
