@@ -32,6 +32,7 @@ import bench_autodiff  # noqa: E402
 import bench_eager  # noqa: E402
 import bench_jit  # noqa: E402
 import bench_make_jaxpr  # noqa: E402
+import bench_parallel  # noqa: E402
 import bench_scan  # noqa: E402
 import bench_vmap  # noqa: E402
 import report  # noqa: E402
@@ -59,6 +60,7 @@ WORKLOADS: tuple[Workload, ...] = tuple(
             *bench_autodiff.WORKLOADS,
             *bench_jit.WORKLOADS,
             *bench_make_jaxpr.WORKLOADS,
+            *bench_parallel.WORKLOADS,
             *bench_vmap.WORKLOADS,
             *bench_scan.WORKLOADS,
         ),

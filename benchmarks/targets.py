@@ -166,6 +166,13 @@ def _w9(look: _Lookup) -> list[Verdict]:
     return [compile_verdict, grad]
 
 
+def _w20(look: _Lookup) -> list[Verdict]:
+    cases = sorted(look.cases(20, "mj"))
+    if not cases:
+        return [Verdict(20, "pmap <= 1.1x jax.pmap", "mj not measured", "n/a")]
+    return [_versus(look, 20, c, "jax", 1.1, f"{c} <= 1.1x jax.pmap", "ms") for c in cases]
+
+
 JUDGES: dict[int, Callable[[_Lookup], list[Verdict]]] = {
     1: _w1,
     2: _w2,
@@ -176,6 +183,7 @@ JUDGES: dict[int, Callable[[_Lookup], list[Verdict]]] = {
     7: _w7,
     8: _w8,
     9: _w9,
+    20: _w20,
 }
 
 

@@ -42,9 +42,9 @@ def tiny_config(bench):
     return harness.Config("tiny", harness.load_peers())
 
 
-def test_workloads_are_the_nine_of_issue_10(bench):
+def test_workloads_are_the_nine_of_issue_10_and_the_parallel_one_of_issue_20(bench):
     run, _, _ = bench
-    assert [w.number for w in run.WORKLOADS] == list(range(1, 10))
+    assert [w.number for w in run.WORKLOADS] == [*range(1, 10), 20]
 
 
 #: The peers each workload compares with (issue 10).

@@ -9,6 +9,7 @@ run in a temporary directory, so files they write do not land in the repository.
 import contextlib
 import io
 import math
+import os
 import re
 from pathlib import Path
 
@@ -85,7 +86,13 @@ def first_difference(printed: str, expected: str) -> str | None:
     return None
 
 
-PAGES = sorted(p for p in DOCS.glob("*.md") if runnable(p))
+# A page that sets the CPU device count runs in a fresh process (test_docs_own_process.py
+# starts one, with MJ_DOCS_OWN_PROCESS=1): the backend's device count is fixed once it starts.
+OWN_PROCESS = "<!-- docs: own process"
+_ALONE = os.environ.get("MJ_DOCS_OWN_PROCESS") == "1"
+PAGES = sorted(
+    p for p in DOCS.glob("*.md") if runnable(p) and (OWN_PROCESS in p.read_text()) == _ALONE
+)
 
 
 def test_docs_have_executable_pages():

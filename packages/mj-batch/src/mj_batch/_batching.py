@@ -33,6 +33,7 @@ from mj_core import (
     get_aval,
     prims,
 )
+from mj_core.extend import AxisFrame, collective_prims, swap_batching_frame
 from mj_core.extend import shape_of as shape_of
 
 __all__ = [
@@ -170,10 +171,18 @@ class BatchTracer(Tracer):
 
 
 class BatchTrace(Trace):
-    """vmap's interpretation: apply each primitive's batching rule to whole batches."""
+    """vmap's interpretation: apply each primitive's batching rule to whole batches.
 
-    __slots__ = ()
+    ``frame`` is the named axis this trace batches (``vmap(..., axis_name=...)``), ``None``
+    for an unnamed vmap. A collective's rule (``psum``, ...) is handed the frame instead of
+    the axis size: it computes the collective only if it names this trace's axis."""
+
+    __slots__ = ("frame",)
     transformation_name = "vmap"
+
+    def __init__(self, main: Any) -> None:
+        super().__init__(main)
+        self.frame: AxisFrame | None = None
 
     @property
     def axis_size(self) -> int:
@@ -189,11 +198,22 @@ class BatchTrace(Trace):
     ) -> list[Any]:
         vals_in = [t.val for t in tracers]
         dims_in = [t.batch_dim for t in tracers]
-        if dims_in.count(not_mapped) == len(dims_in):
+        frame = self.frame
+        if primitive in collective_prims:  # psum & co. are handed this trace's axis itself
+            axis = frame if frame is not None else AxisFrame(None, self.axis_size, self.main)
+            vals_out, dims_out = vmap_rules[primitive](axis, vals_in, dims_in, **params)
+        elif dims_in.count(not_mapped) == len(dims_in):
             # Nothing is batched (e.g. constants lifted into this trace): no rule needed.
             return [BatchTracer(self, v, not_mapped) for v in bind(primitive, *vals_in, **params)]
-        rule = vmap_rules[primitive]
-        vals_out, dims_out = rule(self.main.global_data, vals_in, dims_in, **params)
+        elif frame is not None:  # a rule batching a nested jaxpr batches this named axis
+            prev = swap_batching_frame(frame)
+            try:
+                vals_out, dims_out = vmap_rules[primitive](frame.size, vals_in, dims_in, **params)
+            finally:
+                swap_batching_frame(prev)
+        else:
+            rule = vmap_rules[primitive]
+            vals_out, dims_out = rule(self.main.global_data, vals_in, dims_in, **params)
         if len(vals_out) == 1:
             return [BatchTracer(self, vals_out[0], dims_out[0])]
         return [BatchTracer(self, v, d) for v, d in zip(vals_out, dims_out, strict=True)]

@@ -9,8 +9,9 @@ so they are computed once per structure and cached on the vmapped function.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Sequence
-from typing import Any, ParamSpec
+from collections.abc import Callable, Hashable, Sequence
+from contextlib import ExitStack
+from typing import Any, ParamSpec, cast
 
 from mj_batch._batching import (
     BatchDim,
@@ -23,6 +24,7 @@ from mj_batch._batching import (
 )
 from mj_core import full_raise, new_main
 from mj_core.errors import user_location
+from mj_core.extend import extend_axis_env
 from mj_core.tree_util import (
     PyTreeDef,
     flatten_fun,
@@ -43,11 +45,17 @@ def batch_flat(
     axis_size: int,
     in_dims: Sequence[BatchDim],
     args: Sequence[Any],
+    axis_name: Hashable | None = None,
 ) -> tuple[list[Any], list[BatchDim]]:
     """Run ``flat_fun`` (flat arrays in, flat list out) on batches: ``args[i]`` is batched at
-    ``in_dims[i]``. Returns the output batches and where their batch axes are."""
-    with new_main(BatchTrace, axis_size) as main:
+    ``in_dims[i]``. Returns the output batches and where their batch axes are. A named axis
+    is in scope for collectives (``psum(x, axis_name)``) while ``flat_fun`` runs."""
+    with new_main(BatchTrace, axis_size) as main, ExitStack() as named:
         trace = main.trace
+        if axis_name is not None:
+            cast(BatchTrace, trace).frame = named.enter_context(
+                extend_axis_env(axis_name, axis_size, main)
+            )
         tracers = [
             x if d is not_mapped else BatchTracer(trace, x, d)  # type: ignore[arg-type]
             for x, d in zip(args, in_dims, strict=True)
@@ -203,6 +211,8 @@ def vmap(
     in_axes: AxisSpec = 0,
     out_axes: AxisSpec = 0,
     axis_size: int | None = None,
+    axis_name: Hashable | None = None,
+    spmd_axis_name: Hashable | tuple[Hashable, ...] | None = None,
 ) -> Callable[P, Any]:
     """Vectorize ``fun`` over a batch axis of its arguments, without a Python loop.
 
@@ -214,6 +224,9 @@ def vmap(
         out_axes: where to put the batch axis of each output (same conventions); ``None`` is
             allowed only for outputs that do not depend on a mapped input.
         axis_size: the batch size; required when no argument is mapped.
+        axis_name: a name for the batch axis, so that collectives inside ``fun``
+            (``mj.lax.psum(x, axis_name)``, ``axis_index``, ...) act over it.
+        spmd_axis_name: accepted for JAX compatibility (a sharding hint; one device here).
 
     Returns:
         The batched function, with the same arguments as ``fun``.
@@ -249,7 +262,7 @@ def vmap(
             in_axes_cache[in_tree] = axes
         dims, size = _in_dims(leaves, axes, axis_size, args, kwargs)
         flat_fun, out_store = flatten_fun(call, in_tree)
-        out_vals, out_dims = batch_flat(flat_fun, size, dims, leaves)
+        out_vals, out_dims = batch_flat(flat_fun, size, dims, leaves, axis_name)
         out_tree: PyTreeDef = out_store()
         oaxes = out_axes_cache.get(out_tree)
         if oaxes is None:

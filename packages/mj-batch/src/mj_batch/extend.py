@@ -34,5 +34,6 @@ from mj_batch._batching import shift_axis as shift_axis
 from mj_batch._batching import unmapped_aval as unmapped_aval
 from mj_batch._batching import vmap_rules as vmap_rules
 from mj_batch._jaxpr import clear_vmap_jaxpr_cache as clear_vmap_jaxpr_cache
+from mj_batch._jaxpr import inherited_axis_name as inherited_axis_name
 from mj_batch._jaxpr import vmap_jaxpr as vmap_jaxpr
 from mj_batch._vmap import batch_flat as batch_flat

@@ -6,6 +6,8 @@ that produced a NaN op by op and raise ``FloatingPointError`` naming the primiti
 ``disable_jit``: make ``jit`` call the Python function directly (for debugging with print
 and pdb; see ``mj.disable_jit()``).
 Both can be preset with the environment variables ``MJ_CHECK_JAXPRS=1`` / ``MJ_DEBUG_NANS=1``.
+``num_cpu_devices``: how many CPU devices the XLA backend creates (``MJ_NUM_CPU_DEVICES``,
+default 1), for ``pmap`` without hardware; it must be set before the backend starts.
 ``enable_x64`` is always on (NumPy's dtypes, float64 by default): JAX code that runs
 ``config.update("jax_enable_x64", True)`` works unchanged.
 """
@@ -20,13 +22,22 @@ from typing import Any
 __all__ = ["config"]
 
 
+#: Options that may no longer change, with the reason (the backend read them when it started).
+_FROZEN: dict[str, str] = {}
+
+
 class _Config:
-    __slots__ = ("check_jaxprs", "debug_nans", "disable_jit")
+    __slots__ = ("check_jaxprs", "debug_nans", "disable_jit", "num_cpu_devices")
 
     def __init__(self) -> None:
         self.check_jaxprs = os.environ.get("MJ_CHECK_JAXPRS", "") not in ("", "0")
         self.debug_nans = os.environ.get("MJ_DEBUG_NANS", "") not in ("", "0")
         self.disable_jit = os.environ.get("MJ_DISABLE_JIT", "") not in ("", "0")
+        self.num_cpu_devices = int(os.environ.get("MJ_NUM_CPU_DEVICES", "1") or 1)
+
+    def freeze(self, name: str, reason: str) -> None:
+        """Refuse later changes of option ``name``: the component that read it has started."""
+        _FROZEN[name] = reason
 
     @property
     def enable_x64(self) -> bool:
@@ -47,6 +58,10 @@ class _Config:
             return
         if name not in self.__slots__:
             raise ValueError(f"Unknown config option {name!r}; options: {self.__slots__}")
+        if name in _FROZEN and value != getattr(self, name):
+            raise RuntimeError(f"{name} cannot be changed any more: {_FROZEN[name]}")
+        if name == "num_cpu_devices" and (type(value) is not int or value < 1):
+            raise ValueError(f"num_cpu_devices must be a positive int, got {value!r}")
         setattr(self, name, value)
 
     @contextmanager

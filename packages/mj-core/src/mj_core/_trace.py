@@ -284,11 +284,16 @@ class Tracer:
         raise self._numpy_conversion_error(f"the NumPy ufunc {ufunc.__name__}")
 
     def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
-        if func is np.ndim:  # metadata NumPy can answer without data
-            return self.ndim
-        if func is np.shape:
-            return self.shape
-        raise self._numpy_conversion_error(f"the NumPy function {func.__name__}")
+        # NumPy's own implementation, as for JAX's tracers (which do not override it): the
+        # functions that call the array's method (np.sum -> x.sum, np.transpose, np.round,
+        # np.shape, ...) work; those that need data reach __array__, reported by name here.
+        implementation = getattr(func, "_implementation", None)
+        if implementation is None:
+            raise self._numpy_conversion_error(f"the NumPy function {func.__name__}")
+        try:
+            return implementation(*args, **kwargs)
+        except ConcretizationError:
+            raise self._numpy_conversion_error(f"the NumPy function {func.__name__}") from None
 
     def _numpy_conversion_error(self, what: str) -> MJError:
         if not self._trace.main.alive:
@@ -310,7 +315,13 @@ _OPERATOR_UFUNCS = {
     "multiply": "__mul__",
     "true_divide": "__truediv__",
     "divide": "__truediv__",
+    "floor_divide": "__floordiv__",
+    "remainder": "__mod__",
+    "divmod": "__divmod__",
     "power": "__pow__",
+    "matmul": "__matmul__",
+    "left_shift": "__lshift__",
+    "right_shift": "__rshift__",
     "bitwise_and": "__and__",
     "bitwise_or": "__or__",
     "bitwise_xor": "__xor__",

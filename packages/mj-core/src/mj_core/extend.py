@@ -2,9 +2,10 @@
 
 ``mj_core``'s ``__init__`` is the user API; this module is the whole extension surface:
 ``Primitive`` and ``bind``, the two rule tables mj-core owns (``impl_rules``,
-``abstract_eval_rules``), the interpreter stack, abstract values, the family catalogue, the
-``Array`` typing alias, and the helpers higher layers' rules share (operand checks, shape and
-dtype helpers, error helpers, the parameter types of the core primitives). Other layers import
+``abstract_eval_rules``), the interpreter stack, abstract values, the named-axis environment
+(``axis_name`` of vmap and pmap), the family catalogue, the ``Array`` typing alias, and the
+helpers higher layers' rules share (operand checks, shape and dtype helpers, error helpers, the
+parameter types of the core primitives). Other layers import
 mj-core only through ``mj_core``, this module and the public namespaces (``mj_core.numpy``,
 ``mj_core.lax``, ``mj_core.lax_linalg``, ``mj_core.tree_util``, ``mj_core.dtypes``,
 ``mj_core.errors``, and the family modules ``mj_core.prims.<family>`` for the primitives).
@@ -19,6 +20,13 @@ from mj_core._avals import pytype_aval_mappings as pytype_aval_mappings
 from mj_core._avals import raise_to_shaped as raise_to_shaped
 from mj_core._avals import register_array_type as register_array_type
 from mj_core._compile_time_eval import ensure_compile_time_eval as ensure_compile_time_eval
+from mj_core._axis_env import AxisFrame as AxisFrame
+from mj_core._axis_env import axis_env_signature as axis_env_signature
+from mj_core._axis_env import axis_frame as axis_frame
+from mj_core._axis_env import batching_frame as batching_frame
+from mj_core._axis_env import extend_axis_env as extend_axis_env
+from mj_core._axis_env import names_of as names_of
+from mj_core._axis_env import swap_batching_frame as swap_batching_frame
 from mj_core._config import config as config
 from mj_core._eager_array import EagerArray as EagerArray
 from mj_core._eager_array import eager_result as eager_result
@@ -91,6 +99,8 @@ from mj_core.prims.linalg import symmetrize as symmetrize
 from mj_core.prims.linalg import triangle as triangle
 from mj_core.prims.linalg import tril as tril
 from mj_core.prims.linalg import triu as triu
+from mj_core.prims.parallel import bind_collective as bind_collective
+from mj_core.prims.parallel import collective_prims as collective_prims
 from mj_core.prims.reductions import reduction_identity as reduction_identity
 from mj_core.prims.windowed import reduce_window_shape as reduce_window_shape
 from mj_core.prims.windowed import window_padding_config as window_padding_config

@@ -16,6 +16,7 @@ from mj_core.prims import convolution as _convolution
 from mj_core.prims import elementwise as _elementwise
 from mj_core.prims import fft as _fft
 from mj_core.prims import indexing as _indexing
+from mj_core.prims import parallel as _parallel
 from mj_core.prims import reductions as _reductions
 from mj_core.prims import sorting as _sorting
 from mj_core.prims import special as _special
@@ -28,6 +29,7 @@ from mj_core.prims.convolution import *
 from mj_core.prims.elementwise import *
 from mj_core.prims.fft import *
 from mj_core.prims.indexing import *
+from mj_core.prims.parallel import *
 from mj_core.prims.reductions import *
 from mj_core.prims.sorting import *
 from mj_core.prims.special import *
@@ -42,6 +44,7 @@ __all__ += _convolution.__all__
 __all__ += _elementwise.__all__
 __all__ += _fft.__all__
 __all__ += _indexing.__all__
+__all__ += _parallel.__all__
 __all__ += _reductions.__all__
 __all__ += _sorting.__all__
 __all__ += _special.__all__

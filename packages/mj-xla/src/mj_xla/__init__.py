@@ -1,10 +1,11 @@
 """Layer 5 of mini-JAX (mj): compilation through XLA.
 
-The user API is ``jit`` (with ``.lower``/``.compile``), device arrays (``Array``,
-``device_put``, ``device_get``, ``block_until_ready``), the devices and backend queries,
-``disable_jit`` and ``clear_caches``. The extension API (the ``lowering_rules`` table with a
-StableHLO lowering rule for every core primitive, ``LoweringContext``, the helpers rules share,
-the MLIR names ``ir``/``hlo``/``chlo``/``func``/``Value``, ``xla_call_p``) is
+The user API is ``jit`` (with ``.lower``/``.compile``), ``pmap``, device arrays (``Array``,
+``ShardedArray``, ``device_put``, ``device_get``, ``block_until_ready``), the devices and
+backend queries, ``disable_jit`` and ``clear_caches``. The extension API (the
+``lowering_rules`` table with a StableHLO lowering rule for every core primitive,
+``LoweringContext``, the helpers rules share, the MLIR names
+``ir``/``hlo``/``chlo``/``func``/``Value``, ``xla_call_p``, ``xla_pmap_p``) is
 :mod:`mj_xla.extend`; the rules themselves live in ``mj_xla/rules/<family>.py``, one file per
 primitive family. It may import the layers below it (``mj_batch``, ``mj_autodiff``,
 ``mj_ir``, ``mj_core``) and is the lowest layer allowed to import jaxlib (only through
@@ -27,9 +28,12 @@ from mj_xla._jit import Compiled as Compiled
 from mj_xla._jit import JitFunction as JitFunction
 from mj_xla._jit import Lowered as Lowered
 from mj_xla._jit import jit as jit
+from mj_xla._pmap import PmapFunction as PmapFunction
+from mj_xla._pmap import pmap as pmap
 from mj_xla._runtime import block_until_ready as block_until_ready
 from mj_xla._runtime import devices as devices
 from mj_xla._runtime import disable_jit as disable_jit
+from mj_xla._sharded_array import ShardedArray as ShardedArray
 
 # The layer's rule tables are also on its top level (DESIGN §4: ``mj_autodiff.jvp_rules``,
 # ``mj_batch.not_mapped``, ``mj_xla.lowering_rules``); extend is their home.

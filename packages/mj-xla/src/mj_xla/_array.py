@@ -37,7 +37,9 @@ class _ArrayMeta(type):
     (``type(x) is Array`` still picks out device arrays)."""
 
     def __instancecheck__(cls, obj: Any) -> bool:
-        return type(obj) is cls or isinstance(obj, EagerArray | Tracer)
+        if type.__instancecheck__(cls, obj):  # device arrays, sharded ones included
+            return True
+        return cls is Array and isinstance(obj, EagerArray | Tracer)
 
 
 class Array(metaclass=_ArrayMeta):
@@ -87,8 +89,12 @@ class Array(metaclass=_ArrayMeta):
         return self._aval.size * self._aval.dtype.itemsize
 
     # --- host access ------------------------------------------------------------------------
+    def _value(self) -> np.ndarray[Any, Any]:
+        """The host view of the data (a subclass holding several buffers assembles it)."""
+        return _jaxlib.to_numpy(self._buf)
+
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray[Any, Any]:
-        host = _jaxlib.to_numpy(self._buf)
+        host = self._value()
         if dtype is not None and np.dtype(dtype) != host.dtype:
             return host.astype(dtype)
         if copy:
@@ -111,25 +117,25 @@ class Array(metaclass=_ArrayMeta):
         return bool(self._buf.is_ready())
 
     def item(self, *args: Any) -> Any:
-        return _jaxlib.to_numpy(self._buf).item(*args)
+        return self._value().item(*args)
 
     def tolist(self) -> Any:
-        return _jaxlib.to_numpy(self._buf).tolist()
+        return self._value().tolist()
 
     def __bool__(self) -> bool:
-        return bool(_jaxlib.to_numpy(self._buf))
+        return bool(self._value())
 
     def __int__(self) -> int:
-        return int(_jaxlib.to_numpy(self._buf))
+        return int(self._value())
 
     def __float__(self) -> float:
-        return float(_jaxlib.to_numpy(self._buf))
+        return float(self._value())
 
     def __complex__(self) -> complex:
-        return complex(_jaxlib.to_numpy(self._buf))
+        return complex(self._value())
 
     def __index__(self) -> int:
-        return int(_jaxlib.to_numpy(self._buf).__index__())
+        return int(self._value().__index__())
 
     def __len__(self) -> int:
         if not self._aval.shape:
@@ -143,15 +149,15 @@ class Array(metaclass=_ArrayMeta):
 
     def __format__(self, spec: str) -> str:
         if not self._aval.shape:
-            return format(_jaxlib.to_numpy(self._buf)[()], spec)
+            return format(self._value()[()], spec)
         return format(str(self), spec)
 
     def __str__(self) -> str:
-        return str(_jaxlib.to_numpy(self._buf))
+        return str(self._value())
 
     def __repr__(self) -> str:
         prefix = "Array("
-        body = np.array2string(_jaxlib.to_numpy(self._buf), separator=", ", prefix=prefix)
+        body = np.array2string(self._value(), separator=", ", prefix=prefix)
         weak = ", weak_type=True" if self._aval.weak_type else ""
         # like JAX, an empty array's repr spells out its shape
         shape = f", shape={self._aval.shape}" if self._aval.size == 0 else ""
@@ -166,8 +172,8 @@ install_array_methods(Array)
 
 def _to_host(x: Any) -> Any:
     """Arrays inside (nested) tuples/lists/dicts of NumPy function arguments, as host views."""
-    if type(x) is Array:
-        return _jaxlib.to_numpy(x._buf)
+    if issubclass(type(x), Array):
+        return x._value()
     if type(x) in (tuple, list):
         return type(x)(_to_host(v) for v in x)
     if type(x) is dict:
@@ -176,7 +182,7 @@ def _to_host(x: Any) -> Any:
 
 
 def _array_aval(x: Array) -> ShapedArray:
-    return ConcreteArray(_jaxlib.to_numpy(x._buf), weak_type=x._aval.weak_type)
+    return ConcreteArray(x._value(), weak_type=x._aval.weak_type)
 
 
 register_array_type(Array, _array_aval)

@@ -1,5 +1,6 @@
 """What JAX users ask about the backend: its name, the devices, the process. mj compiles
-for jaxlib's CPU client only: one backend (``"cpu"``), one device, one process."""
+for jaxlib's CPU client only: one backend (``"cpu"``) in one process, with
+``config.num_cpu_devices`` devices (one unless set before the backend starts)."""
 
 from __future__ import annotations
 
@@ -33,15 +34,15 @@ def default_backend() -> str:
 
 
 def device_count(backend: str | None = None) -> int:
-    """The number of devices (across all processes; mj has one)."""
+    """The number of devices (across all processes; mj runs in one)."""
     _check_backend("device_count", backend)
-    return 1
+    return len(_jaxlib.devices())
 
 
 def local_device_count(backend: str | None = None) -> int:
     """The number of devices addressable by this process."""
     _check_backend("local_device_count", backend)
-    return 1
+    return len(_jaxlib.devices())
 
 
 def local_devices(
@@ -55,7 +56,7 @@ def local_devices(
             f"local_devices: process_index {index} does not exist; mj runs as process 0 only"
             f"{user_line_suffix()}"
         )
-    return [_jaxlib.device()]
+    return _jaxlib.devices()
 
 
 def process_index(backend: str | None = None) -> int:

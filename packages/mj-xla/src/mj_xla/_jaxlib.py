@@ -23,6 +23,8 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 
 import numpy as np
 
+from mj_core import config
+
 if importlib.util.find_spec("jax") is None:
     sys.modules.setdefault("jax._src.sharding_impls", None)  # type: ignore[arg-type]
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")
@@ -40,9 +42,12 @@ __all__ = [
     "Buffer",
     "LoadedExecutable",
     "Value",
+    "assemble",
     "chlo",
     "compile_module",
+    "compile_replicated",
     "device",
+    "devices",
     "func",
     "hlo",
     "ir",
@@ -51,7 +56,10 @@ __all__ = [
     "lapack_target",
     "mlir_context",
     "put",
+    "put_on",
+    "replicated_result_handler",
     "result_handler",
+    "shards",
     "to_numpy",
 ]
 
@@ -123,6 +131,7 @@ _client: Any = None
 _device: Any = None
 _device_list: Any = None
 _sharding: Any = None
+_devices: list[Any] = []
 
 
 def _backend() -> tuple[Any, Any, Any, Any]:
@@ -130,8 +139,11 @@ def _backend() -> tuple[Any, Any, Any, Any]:
     if _client is None:
         with _client_lock:
             if _client is None:
-                client = xc.make_cpu_client()
-                _device = client.local_devices()[0]  # type: ignore[attr-defined]
+                count = config.num_cpu_devices
+                client = xc.make_cpu_client(num_devices=count)
+                config.freeze("num_cpu_devices", f"the CPU backend started with {count}")
+                _devices[:] = client.local_devices()  # type: ignore[attr-defined]
+                _device = _devices[0]
                 _device_list = xc.DeviceList((_device,))
                 _sharding = _jax.SingleDeviceSharding(_device)
                 _client = client
@@ -139,8 +151,14 @@ def _backend() -> tuple[Any, Any, Any, Any]:
 
 
 def device() -> Any:
-    """The (single) CPU device arrays live on."""
+    """The default CPU device: jit compiles for it and arrays live on it."""
     return _backend()[1]
+
+
+def devices() -> list[Any]:
+    """Every CPU device of the backend (``config.num_cpu_devices`` of them)."""
+    _backend()
+    return list(_devices)
 
 
 def compile_module(module: ir.Module, host_callbacks: Sequence[Any] = ()) -> LoadedExecutable:
@@ -192,6 +210,57 @@ def to_numpy(buf: Buffer) -> np.ndarray[Any, Any]:
 
 
 JaxRuntimeError = _jax.JaxRuntimeError
+
+# --- several devices: replicated programs and arrays with one buffer per device ---------------
+
+
+def compile_replicated(
+    module: ir.Module, devices: Sequence[Any], host_callbacks: Sequence[Any] = ()
+) -> LoadedExecutable:
+    """Compile ``module`` as one replica per device of ``devices`` (in order: replica ``i``
+    runs on ``devices[i]``, and the collectives' replica groups count replicas)."""
+    client = _backend()[0]
+    options = xc.CompileOptions()
+    options.num_replicas = len(devices)
+    options.num_partitions = 1
+    options.device_assignment = xc.DeviceAssignment.create(np.array([[d.id] for d in devices]))
+    device_list = xc.DeviceList(tuple(devices))
+    if host_callbacks:
+        return client.compile_and_load(
+            module, device_list, options, host_callbacks=list(host_callbacks)
+        )
+    return client.compile_and_load(module, device_list, options)
+
+
+def put_on(x: np.ndarray[Any, Any], dev: Any) -> Buffer:
+    """:func:`put`, onto device ``dev``."""
+    return _jax.dlpack_managed_tensor_to_buffer(_aligned_copy(x).__dlpack__(), dev, None)
+
+
+def _replicated_sharding(devices: Sequence[Any]) -> Any:
+    # The sharding only tells execute_sharded which device each buffer is on: a replicated
+    # program takes one whole buffer per replica.
+    return _jax.GSPMDSharding(xc.DeviceList(tuple(devices)), xc.HloSharding.replicate())
+
+
+def assemble(bufs: Sequence[Buffer], aval: Any, devices: Sequence[Any]) -> Buffer:
+    """One multi-device buffer from per-device buffers (``bufs[i]`` on ``devices[i]``): the
+    argument a replicated executable takes. ``aval`` is the stacked value's type."""
+    return _jax.ArrayImpl(
+        aval, _replicated_sharding(devices), list(bufs), committed=True, _skip_checks=True
+    )
+
+
+def replicated_result_handler(aval: Any, devices: Sequence[Any]) -> Any:
+    """A handler turning a replicated executable's per-device outputs into one multi-device
+    buffer (see :func:`assemble`)."""
+    return _jax.array_result_handler(aval, _replicated_sharding(devices), True, _skip_checks=True)
+
+
+def shards(buf: Buffer) -> list[Buffer]:
+    """The per-device buffers of a multi-device buffer, in device order."""
+    return list(buf._arrays)
+
 
 # --- LAPACK kernels (jaxlib's typed-FFI custom-call targets) ----------------------------------
 

@@ -16,9 +16,12 @@ __all__ = ["block_until_ready", "devices", "disable_jit"]
 T = TypeVar("T")
 
 
-def devices() -> list[Any]:
-    """The devices jit compiles for (mj runs on jaxlib's CPU client)."""
-    return [_jaxlib.device()]
+def devices(backend: str | None = None) -> list[Any]:
+    """Every device of the backend (jaxlib's CPU client, ``config.num_cpu_devices`` devices;
+    jit compiles for the first, ``pmap`` maps over several)."""
+    if backend not in (None, "cpu"):
+        raise ValueError(f"devices: backend {backend!r} is not available; mj runs on 'cpu' only")
+    return _jaxlib.devices()
 
 
 def block_until_ready(tree: T) -> T:

@@ -30,7 +30,7 @@ from mj_autodiff.extend import (
     transpose_jaxpr,
     transpose_rules,
 )
-from mj_batch.extend import BatchDim, vmap_jaxpr, vmap_rules
+from mj_batch.extend import BatchDim, inherited_axis_name, vmap_jaxpr, vmap_rules
 from mj_core import Primitive, ShapedArray, bind, impl_rules, raise_to_shaped
 from mj_core.errors import user_line_suffix
 from mj_core.extend import abstract_eval_rules
@@ -165,7 +165,7 @@ def _xla_call_vmap(
     name: str,
 ) -> tuple[list[Any], list[BatchDim]]:
     """One xla_call of the batched jaxpr; batch dims stay where the jaxpr puts them."""
-    flags = (axis_size, tuple(dims_in))
+    flags = (axis_size, tuple(dims_in), inherited_axis_name(axis_size))
     new_jaxpr, dims_out = _cached(
         "vmap", jaxpr, flags, lambda: vmap_jaxpr(jaxpr, axis_size, list(dims_in))
     )

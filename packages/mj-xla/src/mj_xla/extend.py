@@ -5,7 +5,8 @@ lowering and batching its own primitives, builds on.
 whole extension surface: the ``lowering_rules`` table and its registration helpers, the
 :class:`LoweringContext` a rule receives, the value helpers rules share, the MLIR names rules
 emit ops with (``ir``, ``hlo``, ``chlo``, ``func``, ``Value``: higher layers never import
-jaxlib themselves), and ``xla_call_p``, the primitive ``jit`` stages.
+jaxlib themselves), ``xla_call_p``, the primitive ``jit`` stages, and ``xla_pmap_p``, the
+one ``pmap`` stages.
 
 A rule is ``rule(ctx, avals_in, avals_out, in_vals, **params) -> list[Value]``, run with the
 module's MLIR context, location and insertion point active.
@@ -36,3 +37,4 @@ from mj_xla._promotion import compute_dtype as compute_dtype
 from mj_xla._promotion import lower_operands as lower_operands
 from mj_xla._promotion import register_elementwise as register_elementwise
 from mj_xla._xla_call import xla_call_p as xla_call_p
+from mj_xla._xla_pmap import xla_pmap_p as xla_pmap_p

@@ -12,6 +12,7 @@ import every other layer; no layer may import it.
 from mj import ad_checkpoint as ad_checkpoint
 from mj import debug as debug
 from mj import dtypes as dtypes
+from mj import flatten_util as flatten_util
 from mj import lax as lax
 from mj import nn as nn
 from mj import numpy as numpy
@@ -66,6 +67,7 @@ from mj_xla import disable_jit as disable_jit
 from mj_xla import jit as jit
 from mj_xla import local_device_count as local_device_count
 from mj_xla import local_devices as local_devices
+from mj_xla import pmap as pmap
 from mj_xla import process_index as process_index
 
 jacobian = jacrev  # JAX: "jacobian: alias of jacrev"

@@ -23,6 +23,10 @@ from mj_control import switch as switch
 from mj_control import while_loop as while_loop
 from mj_core import lax_linalg as linalg  # noqa: F401 (re-exported: jax.lax.linalg)
 from mj_core import numpy as _mnp
+from mj_core.lax import conv_general_shape_tuple as conv_general_shape_tuple
+from mj_core.lax import conv_shape_tuple as conv_shape_tuple
+from mj_core.lax import conv_transpose_shape_tuple as conv_transpose_shape_tuple
+from mj_core.lax import reduce_window_shape_tuple as reduce_window_shape_tuple
 from mj_core.numpy import cbrt as cbrt
 from mj_core.numpy import exp2 as exp2
 from mj_core.numpy import reciprocal as reciprocal
@@ -34,6 +38,7 @@ from mj_core.prims.convolution import *
 from mj_core.prims.elementwise import *
 from mj_core.prims.fft import *
 from mj_core.prims.indexing import *
+from mj_core.prims.parallel import *
 from mj_core.prims.reductions import *
 from mj_core.prims.sorting import *
 from mj_core.prims.special import *

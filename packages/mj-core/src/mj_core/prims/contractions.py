@@ -19,9 +19,12 @@ from mj_core._shapes import aval_error, canonicalize_axes, shape_of
 from mj_core._trace import bind1
 from mj_core._typing import Array
 from mj_core.prims._operands import check_axes, check_operands, common_dtype
+from mj_core.prims._precision import Precision as Precision
+from mj_core.prims._precision import canonicalize_precision
 
 __all__ = [
     "DotDimensionNumbers",
+    "Precision",
     "dot",
     "dot_general",
     "dot_general_p",
@@ -168,7 +171,7 @@ def dot_general(
         lhs,
         rhs,
         dimension_numbers=dn,
-        precision=precision,
+        precision=canonicalize_precision(precision),
         preferred_element_type=pet,
     )
 

@@ -39,6 +39,7 @@ from mj_core._typing import Array
 from mj_core.prims._conv_numpy import canonical_conv, dilate_and_pad
 from mj_core.prims._conv_numpy import dilate_dim as dilate_dim
 from mj_core.prims._operands import check_operands, common_dtype
+from mj_core.prims._precision import canonicalize_precision
 from mj_core.prims.structural import reshape_p, rev_p, transpose_p
 
 __all__ = [
@@ -48,7 +49,10 @@ __all__ = [
     "conv_general_dilated",
     "conv_general_dilated_p",
     "conv_general_permutations",
+    "conv_general_shape_tuple",
+    "conv_shape_tuple",
     "conv_transpose",
+    "conv_transpose_shape_tuple",
     "conv_with_general_padding",
     "padtype_to_pads",
 ]
@@ -400,7 +404,7 @@ def conv_general_dilated(
         dimension_numbers=dnums,
         feature_group_count=operator.index(feature_group_count),
         batch_group_count=operator.index(batch_group_count),
-        precision=precision,
+        precision=canonicalize_precision(precision),
         preferred_element_type=pet,
     )
 
@@ -550,3 +554,91 @@ def reshape_axis_out_of(src: int, size1: int, x: Array) -> Array:
         raise ValueError(f"reshape_axis_out_of: {size1} does not divide axis size {shape[src]}")
     shape[src : src + 1] = [size1, size2]
     return bind1(reshape_p, x, new_sizes=tuple(shape))
+
+
+# --- output shapes (JAX's public helpers: layers size their parameters before any array
+# exists; pure integer arithmetic, no primitive is bound) ---------------------------------
+
+Shape = tuple[int, ...]
+
+
+def _stride_dim(size: int, window: int, stride: int) -> int:
+    """How many windows of ``window`` fit in ``size`` at step ``stride`` (0 if none)."""
+    return max(0, (size - window) // stride + 1)
+
+
+def conv_shape_tuple(
+    lhs_shape: Sequence[int],
+    rhs_shape: Sequence[int],
+    strides: Sequence[int],
+    pads: str | Sequence[tuple[int, int]],
+    batch_group_count: int = 1,
+) -> Shape:
+    """Output shape of a convolution with operands in ``NC...``/``OI...`` order."""
+    if isinstance(pads, str):
+        pads = padtype_to_pads(lhs_shape[2:], rhs_shape[2:], strides, pads)
+    if len(pads) != len(lhs_shape) - 2:
+        raise TypeError(
+            "Wrong number of explicit pads for convolution: expected "
+            f"{len(lhs_shape) - 2}, got {len(pads)}."
+        )
+    padded = [d + lo + hi for d, (lo, hi) in zip(lhs_shape[2:], pads, strict=True)]
+    if any(d < 0 for d in padded):
+        raise ValueError(
+            "Negative padding is larger than the size of the corresponding dimension: got "
+            f"padding={list(pads)} for lhs_shape[2:]={tuple(lhs_shape[2:])}"
+        )
+    space = tuple(
+        _stride_dim(d, k, s) for d, k, s in zip(padded, rhs_shape[2:], strides, strict=True)
+    )
+    batch = lhs_shape[0] // batch_group_count if batch_group_count > 1 else lhs_shape[0]
+    return (int(batch), int(rhs_shape[0]), *space)
+
+
+def _permuted(shape: Sequence[int], perm: Sequence[int]) -> Shape:
+    return tuple(int(shape[i]) for i in perm)
+
+
+def _unpermuted(shape: Sequence[int], perm: Sequence[int]) -> Shape:
+    out = [0] * len(perm)
+    for size, i in zip(shape, perm, strict=True):
+        out[i] = size
+    return tuple(out)
+
+
+def conv_general_shape_tuple(
+    lhs_shape: Sequence[int],
+    rhs_shape: Sequence[int],
+    window_strides: Sequence[int],
+    padding: str | Sequence[tuple[int, int]],
+    dimension_numbers: Any,
+) -> Shape:
+    """Output shape of ``conv_general_dilated`` (without dilation) for the layouts in
+    ``dimension_numbers`` (``("NHWC", "HWIO", "NHWC")`` or a ``ConvDimensionNumbers``)."""
+    lhs_spec, rhs_spec, out_spec = conv_dimension_numbers(lhs_shape, rhs_shape, dimension_numbers)
+    out = conv_shape_tuple(
+        _permuted(lhs_shape, lhs_spec), _permuted(rhs_shape, rhs_spec), window_strides, padding
+    )
+    return _unpermuted(out, out_spec)
+
+
+def conv_transpose_shape_tuple(
+    lhs_shape: Sequence[int],
+    rhs_shape: Sequence[int],
+    window_strides: Sequence[int],
+    padding: str | Sequence[tuple[int, int]],
+    dimension_numbers: Any,
+) -> Shape:
+    """Output shape of ``conv_transpose`` for the layouts in ``dimension_numbers``."""
+    lhs_spec, rhs_spec, out_spec = conv_dimension_numbers(lhs_shape, rhs_shape, dimension_numbers)
+    lhs, rhs = _permuted(lhs_shape, lhs_spec), _permuted(rhs_shape, rhs_spec)
+    if isinstance(padding, str):
+        padding = [
+            _conv_transpose_padding(k, s, padding)
+            for k, s in zip(rhs[2:], window_strides, strict=True)
+        ]
+    space = tuple(
+        (i - 1) * s - k + 2 + sum(p)
+        for i, k, s, p in zip(lhs[2:], rhs[2:], window_strides, padding, strict=True)
+    )
+    return _unpermuted((lhs[0], rhs[0], *space), out_spec)

@@ -16,6 +16,7 @@ from mj_xla._lowering import (
     aval_to_ir_type,
     lowering_rules,
 )
+from mj_xla._precision import precision_attr
 
 __all__: list[str] = []
 
@@ -45,4 +46,8 @@ def _dot_general_lowering(
         lhs_contracting_dimensions=list(lhs_contract),
         rhs_contracting_dimensions=list(rhs_contract),
     )
-    return [hlo.dot_general(aval_to_ir_type(out), lhs, rhs, dims)]
+    return [
+        hlo.dot_general(
+            aval_to_ir_type(out), lhs, rhs, dims, precision_config=precision_attr(precision)
+        )
+    ]

@@ -22,6 +22,7 @@ from mj_xla._lowering import (
     aval_to_ir_type,
     lowering_rules,
 )
+from mj_xla._precision import precision_attr
 
 __all__: list[str] = []
 
@@ -73,5 +74,6 @@ def _conv_general_dilated_lowering(
             lhs_dilation=list(lhs_dilation),
             rhs_dilation=list(rhs_dilation),
             window_reversal=[False] * len(window_strides),
+            precision_config=precision_attr(precision),
         )
     ]

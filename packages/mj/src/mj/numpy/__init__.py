@@ -63,15 +63,28 @@ from mj.numpy._differences import ediff1d as ediff1d
 from mj.numpy._differences import gradient as gradient
 from mj.numpy._differences import trapezoid as trapezoid
 from mj.numpy._differences import unwrap as unwrap
+
+# mj.numpy's scalar types (JAX-style classes that cast when called) replace mj_core.numpy's
+# NumPy scalar types of the same names: the ignores below are that deliberate replacement.
 from mj.numpy._dtypes import bool as bool
+from mj.numpy._dtypes import bool_ as bool_  # type: ignore[assignment]
 from mj.numpy._dtypes import cdouble as cdouble
 from mj.numpy._dtypes import character as character
+from mj.numpy._dtypes import complex64 as complex64  # type: ignore[assignment]
+from mj.numpy._dtypes import complex128 as complex128  # type: ignore[assignment]
 from mj.numpy._dtypes import complex_ as complex_
 from mj.numpy._dtypes import csingle as csingle
 from mj.numpy._dtypes import double as double
 from mj.numpy._dtypes import flexible as flexible
+from mj.numpy._dtypes import float16 as float16  # type: ignore[assignment]
+from mj.numpy._dtypes import float32 as float32  # type: ignore[assignment]
+from mj.numpy._dtypes import float64 as float64  # type: ignore[assignment]
 from mj.numpy._dtypes import float_ as float_
 from mj.numpy._dtypes import generic as generic
+from mj.numpy._dtypes import int8 as int8  # type: ignore[assignment]
+from mj.numpy._dtypes import int16 as int16  # type: ignore[assignment]
+from mj.numpy._dtypes import int32 as int32  # type: ignore[assignment]
+from mj.numpy._dtypes import int64 as int64  # type: ignore[assignment]
 from mj.numpy._dtypes import int_ as int_
 from mj.numpy._dtypes import isdtype as isdtype
 from mj.numpy._dtypes import isrealobj as isrealobj
@@ -80,6 +93,10 @@ from mj.numpy._dtypes import object_ as object_
 from mj.numpy._dtypes import signedinteger as signedinteger
 from mj.numpy._dtypes import single as single
 from mj.numpy._dtypes import uint as uint
+from mj.numpy._dtypes import uint8 as uint8  # type: ignore[assignment]
+from mj.numpy._dtypes import uint16 as uint16  # type: ignore[assignment]
+from mj.numpy._dtypes import uint32 as uint32  # type: ignore[assignment]
+from mj.numpy._dtypes import uint64 as uint64  # type: ignore[assignment]
 from mj.numpy._dtypes import unsignedinteger as unsignedinteger
 from mj.numpy._einsum import einsum as einsum
 from mj.numpy._einsum_path import einsum_path as einsum_path

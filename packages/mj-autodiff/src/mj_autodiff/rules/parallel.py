@@ -1,0 +1,218 @@
+"""JVP and transpose rules of the collectives.
+
+``psum``, ``all_gather``, ``psum_scatter``, ``all_to_all`` and ``ppermute`` are linear: their
+JVP is the collective applied to the tangents, and their transposes are collectives too:
+``psum``'s is ``psum`` (each index's cotangent is the sum of every index's), ``all_gather``
+and ``psum_scatter`` transpose to each other, ``all_to_all`` to the one with the split and
+concat axes swapped, and ``ppermute`` to the inverse permutation. ``pmax``/``pmin`` split
+the tangent evenly between the tied indices, as ``reduce_max`` does. ``axis_index`` is an
+integer: its tangent is zero.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from mj_autodiff._derivatives import Linear, derivative_kinds
+from mj_autodiff._jvp import jvp_rules
+from mj_autodiff._tangents import Zero, tangent_aval, tangent_aval_of
+from mj_autodiff._transpose import UndefPrimal, transpose_rules
+from mj_core import lax
+from mj_core.extend import Primitive
+from mj_core.prims import parallel as par
+
+__all__: list[str] = []
+
+
+def _groups(axis_index_groups: Any) -> dict[str, Any]:
+    return {} if axis_index_groups is None else {"axis_index_groups": axis_index_groups}
+
+
+def _nonzero(prim: Primitive, tangents: Sequence[Any], **params: Any) -> list[Any]:
+    """``prim`` (multiple results, one per operand) applied to the non-zero ``tangents``;
+    the zero ones stay symbolic zeros."""
+    live = [t for t in tangents if type(t) is not Zero]
+    outs = iter(par.bind_collective(prim, *live, **params) if live else [])
+    return [t if type(t) is Zero else next(outs) for t in tangents]
+
+
+# --- psum (linear; its own transpose) ---------------------------------------------------------
+
+
+def _psum_jvp(
+    primals: list[Any], tangents: list[Any], *, axis_name: Any, axis_index_groups: Any = None
+) -> tuple[list[Any], list[Any]]:
+    params = {"axis_name": axis_name, **_groups(axis_index_groups)}
+    outs = par.bind_collective(par.psum_p, *primals, **params)
+    return outs, _nonzero(par.psum_p, tangents, **params)
+
+
+def _psum_transpose(
+    cts: list[Any], *invals: Any, axis_name: Any, axis_index_groups: Any = None
+) -> list[Any]:
+    params = {"axis_name": axis_name, **_groups(axis_index_groups)}
+    summed = _nonzero(par.psum_p, cts, **params)
+    return [
+        (ct if type(ct) is not Zero else Zero(tangent_aval(x.aval)))
+        if type(x) is UndefPrimal
+        else None
+        for x, ct in zip(invals, summed, strict=True)
+    ]
+
+
+jvp_rules[par.psum_p] = _psum_jvp
+transpose_rules[par.psum_p] = _psum_transpose
+derivative_kinds[par.psum_p] = Linear()
+
+
+# --- pmax, pmin -------------------------------------------------------------------------------
+
+
+def _extremum_jvp(prim: Primitive) -> Any:
+    def rule(
+        primals: list[Any], tangents: list[Any], *, axis_name: Any, axis_index_groups: Any = None
+    ) -> tuple[list[Any], list[Any]]:
+        params = {"axis_name": axis_name, **_groups(axis_index_groups)}
+        outs = par.bind_collective(prim, *primals, **params)
+        tangents_out = []
+        for x, ans, t in zip(primals, outs, tangents, strict=True):
+            if type(t) is Zero:
+                tangents_out.append(Zero(tangent_aval_of(ans)))
+                continue
+            at_extremum = lax.convert_element_type(lax.eq(x, ans), t.dtype)
+            count, total = par.bind_collective(
+                par.psum_p, at_extremum, lax.mul(t, at_extremum), **params
+            )
+            tangents_out.append(lax.div(total, count))
+        return outs, tangents_out
+
+    rule.__name__ = f"_{prim.name}_jvp"
+    return rule
+
+
+jvp_rules[par.pmax_p] = _extremum_jvp(par.pmax_p)
+jvp_rules[par.pmin_p] = _extremum_jvp(par.pmin_p)
+
+
+# --- all_gather <-> reduce_scatter, all_to_all, ppermute (linear) -----------------------------
+
+
+def _linear_jvp(prim: Primitive) -> Any:
+    """The JVP of a linear single-operand collective: itself, on the tangent."""
+
+    def rule(primals: list[Any], tangents: list[Any], **params: Any) -> tuple[list[Any], list[Any]]:
+        (out,) = par.bind_collective(prim, *primals, **params)
+        (t,) = tangents
+        if type(t) is Zero:
+            return [out], [Zero(tangent_aval_of(out))]
+        return [out], par.bind_collective(prim, t, **params)
+
+    rule.__name__ = f"_{prim.name}_jvp"
+    return rule
+
+
+def _all_gather_transpose(
+    cts: list[Any],
+    x: Any,
+    *,
+    all_gather_dimension: int,
+    axis_name: Any,
+    axis_size: int,
+    tiled: bool,
+    axis_index_groups: Any = None,
+) -> list[Any]:
+    (ct,) = cts
+    if type(ct) is Zero:
+        return [Zero(tangent_aval(x.aval))]
+    return par.bind_collective(
+        par.reduce_scatter_p,
+        ct,
+        scatter_dimension=all_gather_dimension,
+        axis_name=axis_name,
+        axis_size=axis_size,
+        tiled=tiled,
+        **_groups(axis_index_groups),
+    )
+
+
+def _reduce_scatter_transpose(
+    cts: list[Any],
+    x: Any,
+    *,
+    scatter_dimension: int,
+    axis_name: Any,
+    axis_size: int,
+    tiled: bool,
+    axis_index_groups: Any = None,
+) -> list[Any]:
+    (ct,) = cts
+    if type(ct) is Zero:
+        return [Zero(tangent_aval(x.aval))]
+    return par.bind_collective(
+        par.all_gather_p,
+        ct,
+        all_gather_dimension=scatter_dimension,
+        axis_name=axis_name,
+        axis_size=axis_size,
+        tiled=tiled,
+        **_groups(axis_index_groups),
+    )
+
+
+def _all_to_all_transpose(
+    cts: list[Any],
+    x: Any,
+    *,
+    split_axis: int,
+    concat_axis: int,
+    axis_name: Any,
+    axis_size: int,
+    axis_index_groups: Any = None,
+) -> list[Any]:
+    (ct,) = cts
+    if type(ct) is Zero:
+        return [Zero(tangent_aval(x.aval))]
+    return par.bind_collective(
+        par.all_to_all_p,
+        ct,
+        split_axis=concat_axis,
+        concat_axis=split_axis,
+        axis_name=axis_name,
+        axis_size=axis_size,
+        **_groups(axis_index_groups),
+    )
+
+
+def _ppermute_transpose(
+    cts: list[Any], x: Any, *, axis_name: Any, perm: tuple[tuple[int, int], ...]
+) -> list[Any]:
+    (ct,) = cts
+    if type(ct) is Zero:
+        return [Zero(tangent_aval(x.aval))]
+    inverse = tuple((dst, src) for src, dst in perm)
+    return par.bind_collective(par.ppermute_p, ct, axis_name=axis_name, perm=inverse)
+
+
+for _prim, _transpose in (
+    (par.all_gather_p, _all_gather_transpose),
+    (par.reduce_scatter_p, _reduce_scatter_transpose),
+    (par.all_to_all_p, _all_to_all_transpose),
+    (par.ppermute_p, _ppermute_transpose),
+):
+    jvp_rules[_prim] = _linear_jvp(_prim)
+    transpose_rules[_prim] = _transpose
+    derivative_kinds[_prim] = Linear()
+
+
+# --- axis_index (an integer: zero tangent) ----------------------------------------------------
+
+
+def _axis_index_jvp(
+    primals: list[Any], tangents: list[Any], *, axis_name: Any
+) -> tuple[list[Any], list[Any]]:
+    outs = par.bind_collective(par.axis_index_p, axis_name=axis_name)
+    return outs, [Zero(tangent_aval_of(o)) for o in outs]
+
+
+jvp_rules[par.axis_index_p] = _axis_index_jvp

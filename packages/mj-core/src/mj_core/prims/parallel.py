@@ -1,0 +1,566 @@
+"""Collectives over named axes: ``psum`` and friends, ``all_gather``, ``ppermute``, ...
+
+A collective names the axis it acts over (``psum(x, "i")``); ``vmap(f, axis_name="i")`` or
+``pmap(f, axis_name="i")`` binds the name (:mod:`mj_core._axis_env`). The primitives here
+have no meaning on their own: under vmap, the batch trace that owns the axis computes them
+from its batch dimension (mj-batch's rules); under pmap they are lowered to XLA collectives
+across devices (mj-xla's rules). So :func:`bind_collective` hands them to the trace owning
+their axis even when no operand is one of its tracers (``axis_index`` has no operand at all),
+and their impl rule, reached only when a jaxpr is evaluated with constant operands, does the
+same. A name bound nowhere is JAX's ``NameError``.
+
+Params follow JAX's, with two differences: ``psum``/``pmax``/``pmin`` keep the user's
+``axis_name`` (a name prints as seed 004's ``psum[axis_name=rows]``), and
+``axis_index_groups`` is a param only when given. ``all_to_all_p`` is JAX's tiled primitive:
+its wrapper adds and removes the split axis.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Hashable, Sequence
+from typing import Any
+
+import numpy as np
+
+from mj_core._axis_env import axis_frame, names_of
+from mj_core._typing import Array
+from mj_core._avals import ShapedArray, get_aval
+from mj_core.dtypes import default_dtype_for_pytype
+from mj_core._primitive import Primitive, abstract_eval_rules, impl_rules
+from mj_core.prims import conversions as cv
+from mj_core.prims import elementwise as ew
+from mj_core.prims import structural as st
+from mj_core._shapes import aval_error, shape_of
+from mj_core._trace import EvalTrace, Tracer, bind1, find_top_trace, full_lower, full_raise
+from mj_core.tree_util import tree_flatten, tree_map, tree_unflatten
+
+__all__ = [
+    "all_gather",
+    "all_gather_p",
+    "all_to_all",
+    "all_to_all_p",
+    "axis_index",
+    "axis_index_p",
+    "axis_size",
+    "pmax",
+    "pmax_p",
+    "pmean",
+    "pmin",
+    "pmin_p",
+    "ppermute",
+    "ppermute_p",
+    "pshuffle",
+    "psum",
+    "psum_p",
+    "psum_scatter",
+    "pswapaxes",
+    "reduce_scatter_p",
+]
+
+AxisName = Hashable
+Groups = tuple[tuple[int, ...], ...]
+
+psum_p = Primitive("psum", multiple_results=True)
+pmax_p = Primitive("pmax", multiple_results=True)
+pmin_p = Primitive("pmin", multiple_results=True)
+all_gather_p = Primitive("all_gather")
+reduce_scatter_p = Primitive("reduce_scatter")
+all_to_all_p = Primitive("all_to_all")
+ppermute_p = Primitive("ppermute")
+axis_index_p = Primitive("axis_index")
+
+#: The primitives whose ``axis_name`` param names an axis: a batch trace hands them its own
+#: axis (name and size) instead of its size alone, and binds them with
+#: :func:`bind_collective`.
+collective_prims: frozenset[Primitive] = frozenset(
+    {
+        psum_p,
+        pmax_p,
+        pmin_p,
+        all_gather_p,
+        reduce_scatter_p,
+        all_to_all_p,
+        ppermute_p,
+        axis_index_p,
+    }
+)
+
+
+# --- binding ----------------------------------------------------------------------------------
+
+
+def bind_collective(prim: Primitive, *args: Any, **params: Any) -> list[Any]:
+    """``bind`` for a collective: the trace handling it is the highest of the operands'
+    traces, the dynamic trace and the traces owning its axes, so a vmap computes a collective
+    over its own axis even when no operand is batched by it."""
+    frames = [axis_frame(name) for name in names_of(params["axis_name"])]
+    trace = find_top_trace(args)
+    level = trace.main.level
+    for frame in frames:
+        if frame.main is not None and frame.main.level > level:
+            trace, level = frame.main.trace, frame.main.level
+    if type(trace) is EvalTrace:
+        names = ", ".join(repr(f.name) for f in frames)
+        raise NotImplementedError(
+            f"{prim.name} over the pmap axis {names} can only run inside the compiled "
+            "pmap computation, not evaluated op by op."
+        )
+    tracers = [full_raise(trace, a) for a in args]
+    return [full_lower(out) for out in trace.process_primitive(prim, tracers, params)]
+
+
+def _redispatching_impl(prim: Primitive) -> Any:
+    """The impl rule of a collective: a jaxpr evaluated on constants reaches it; send the
+    collective to the trace owning its axis."""
+
+    def impl(*args: Any, **params: Any) -> list[Any]:
+        return bind_collective(prim, *args, **params)
+
+    impl.__name__ = f"_{prim.name}_impl"
+    return impl
+
+
+for _prim in collective_prims:
+    impl_rules[_prim] = _redispatching_impl(_prim)
+
+
+# --- shared checks ----------------------------------------------------------------------------
+
+
+def _group_params(groups: Groups | None) -> dict[str, Any]:
+    return {} if groups is None else {"axis_index_groups": groups}
+
+
+def _canonical_groups(
+    axis_name: AxisName | Sequence[AxisName], groups: Sequence[Sequence[int]] | None
+) -> Groups | None:
+    """``axis_index_groups`` as a tuple of tuples, checked as JAX checks it: groups of one
+    size that together hold every index of the axis once."""
+    if groups is None:
+        return None
+    canonical = tuple(tuple(int(i) for i in g) for g in groups)
+    if len({len(g) for g in canonical}) != 1:
+        raise ValueError("axis_index_groups must all be the same size")
+    names = names_of(axis_name)
+    if len(names) != 1:
+        raise NotImplementedError("axis_index_groups only supported for one axis name")
+    size = axis_frame(names[0]).size
+    if sorted(i for g in canonical for i in g) != list(range(size)):
+        raise ValueError(
+            f"axis_index_groups must cover every index of axis {names[0]!r} (size {size}) "
+            f"exactly once, got {canonical}"
+        )
+    return canonical
+
+
+def _group_size(axis_name: AxisName | Sequence[AxisName], groups: Groups | None) -> int:
+    if groups is not None:
+        return len(groups[0])
+    return axis_size(axis_name)
+
+
+def _single_name(api: str, axis_name: Any) -> AxisName:
+    names = names_of(axis_name)
+    if len(names) != 1:
+        raise NotImplementedError(f"{api}: one axis name at a time, got {axis_name!r}")
+    return names[0]
+
+
+def _dtype(x: Any) -> np.dtype[Any]:
+    dtype = getattr(x, "dtype", None)
+    return np.dtype(dtype) if dtype is not None else get_aval(x).dtype
+
+
+def _param_name(axis_name: Any) -> Any:
+    """The ``axis_name`` param as printed: the name itself, or a tuple of several."""
+    names = names_of(axis_name)
+    return names[0] if len(names) == 1 else names
+
+
+# --- psum, pmax, pmin, pmean ------------------------------------------------------------------
+
+
+def axis_size(axis_name: AxisName | Sequence[AxisName]) -> int:
+    """The size of the named axis (the product of the sizes, for several names)."""
+    return math.prod(axis_frame(name).size for name in names_of(axis_name))
+
+
+def psum(
+    x: Any,
+    axis_name: AxisName | Sequence[AxisName],
+    *,
+    axis_index_groups: Sequence[Sequence[int]] | None = None,
+) -> Any:
+    """The sum of ``x`` (a pytree) over the named axis (or axes), as JAX's ``lax.psum``.
+
+    Booleans are summed as int32. With ``axis_index_groups`` the sum runs within each group
+    of axis indices (pmap only, as in JAX). Concrete (non-traced) leaves are summed at once:
+    ``psum(1, "i")`` is the axis size as a number."""
+    groups = _canonical_groups(axis_name, axis_index_groups)
+    leaves, tree = tree_flatten(x)
+    leaves = [
+        _convert(leaf, np.dtype(np.int32)) if _dtype(leaf) == np.bool_ else leaf for leaf in leaves
+    ]
+    if not any(isinstance(leaf, Tracer) for leaf in leaves):
+        size = _group_size(axis_name, groups)
+        return tree_unflatten(tree, [leaf * size for leaf in leaves])
+    outs = bind_collective(
+        psum_p, *leaves, axis_name=_param_name(axis_name), **_group_params(groups)
+    )
+    return tree_unflatten(tree, outs)
+
+
+def _convert(x: Any, dtype: np.dtype[Any]) -> Any:
+    return bind1(cv.convert_element_type_p, x, new_dtype=dtype, weak_type=False)
+
+
+def _bind_extremum(
+    prim: Primitive,
+    x: Any,
+    axis_name: AxisName | Sequence[AxisName],
+    axis_index_groups: Sequence[Sequence[int]] | None,
+) -> Any:
+    groups = _canonical_groups(axis_name, axis_index_groups)
+    leaves, tree = tree_flatten(x)
+    if not leaves:
+        return x
+    outs = bind_collective(prim, *leaves, axis_name=_param_name(axis_name), **_group_params(groups))
+    return tree_unflatten(tree, outs)
+
+
+def pmax(
+    x: Any,
+    axis_name: AxisName | Sequence[AxisName],
+    *,
+    axis_index_groups: Sequence[Sequence[int]] | None = None,
+) -> Any:
+    """The maximum of ``x`` (a pytree) over the named axis (or axes)."""
+    return _bind_extremum(pmax_p, x, axis_name, axis_index_groups)
+
+
+def pmin(
+    x: Any,
+    axis_name: AxisName | Sequence[AxisName],
+    *,
+    axis_index_groups: Sequence[Sequence[int]] | None = None,
+) -> Any:
+    """The minimum of ``x`` (a pytree) over the named axis (or axes)."""
+    return _bind_extremum(pmin_p, x, axis_name, axis_index_groups)
+
+
+def pmean(
+    x: Any,
+    axis_name: AxisName | Sequence[AxisName],
+    *,
+    axis_index_groups: Sequence[Sequence[int]] | None = None,
+) -> Any:
+    """The mean of ``x`` (a pytree) over the named axis (or axes); integers give floats."""
+    total = psum(x, axis_name, axis_index_groups=axis_index_groups)
+    n = _group_size(axis_name, _canonical_groups(axis_name, axis_index_groups))
+    return tree_map(lambda v: _true_divide(v, n), total)
+
+
+def _true_divide(x: Any, n: int) -> Any:
+    if _dtype(x).kind in "biu":
+        x = _convert(x, default_dtype_for_pytype(float))
+    return bind1(ew.div_p, x, n)
+
+
+# --- all_gather, psum_scatter, all_to_all -----------------------------------------------------
+
+
+def all_gather(
+    x: Any,
+    axis_name: AxisName,
+    *,
+    axis_index_groups: Sequence[Sequence[int]] | None = None,
+    axis: int = 0,
+    tiled: bool = False,
+) -> Any:
+    """Every index's ``x`` (a pytree), stacked along a new axis ``axis`` (concatenated along
+    ``axis`` if ``tiled``): the same result at every index of the named axis."""
+    name = _single_name("all_gather", axis_name)
+    groups = _canonical_groups(name, axis_index_groups)
+    size = _group_size(name, groups)
+
+    def gather(leaf: Any) -> Any:
+        ndim = len(shape_of(leaf))
+        rank = ndim if tiled else ndim + 1
+        if not -rank <= axis < rank:
+            raise ValueError(f"all_gather: axis {axis} is out of range for rank {ndim}")
+        (out,) = bind_collective(
+            all_gather_p,
+            leaf,
+            all_gather_dimension=axis % rank,
+            axis_name=name,
+            axis_size=size,
+            tiled=bool(tiled),
+            **_group_params(groups),
+        )
+        return out
+
+    return tree_map(gather, x)
+
+
+def psum_scatter(
+    x: Any,
+    axis_name: AxisName,
+    *,
+    scatter_dimension: int = 0,
+    axis_index_groups: Sequence[Sequence[int]] | None = None,
+    tiled: bool = False,
+) -> Any:
+    """``psum(x)`` split along ``scatter_dimension``: index ``i`` of the named axis keeps
+    block ``i`` (without that dimension unless ``tiled``), as JAX's ``lax.psum_scatter``."""
+    name = _single_name("psum_scatter", axis_name)
+    groups = _canonical_groups(name, axis_index_groups)
+    size = _group_size(name, groups)
+
+    def scatter(leaf: Any) -> Any:
+        shape = shape_of(leaf)
+        if not -len(shape) <= scatter_dimension < len(shape):
+            raise ValueError(
+                f"psum_scatter: scatter_dimension {scatter_dimension} is out of range for "
+                f"rank {len(shape)}"
+            )
+        dim = scatter_dimension % len(shape)
+        if tiled and shape[dim] % size:
+            raise ValueError(
+                f"psum_scatter: the size of dimension {dim} ({shape[dim]}) must be divisible by "
+                f"the size of axis {name!r} ({size})"
+            )
+        if not tiled and shape[dim] != size:
+            raise ValueError(
+                f"psum_scatter: dimension {dim} has size {shape[dim]} but the named axis "
+                f"{name!r} has size {size}; they must be equal (or pass tiled=True)"
+            )
+        (out,) = bind_collective(
+            reduce_scatter_p,
+            leaf,
+            scatter_dimension=dim,
+            axis_name=name,
+            axis_size=size,
+            tiled=bool(tiled),
+            **_group_params(groups),
+        )
+        return out
+
+    return tree_map(scatter, x)
+
+
+def all_to_all(
+    x: Array,
+    axis_name: AxisName,
+    split_axis: int,
+    concat_axis: int,
+    *,
+    axis_index_groups: Sequence[Sequence[int]] | None = None,
+    tiled: bool = False,
+) -> Array:
+    """Split ``x`` along ``split_axis`` into one block per index of the named axis, send
+    block ``j`` to index ``j``, and stack (concatenate, if ``tiled``) the received blocks
+    along ``concat_axis``: the mapped axis is materialized and ``split_axis`` mapped instead.
+    """
+    name = _single_name("all_to_all", axis_name)
+    groups = _canonical_groups(name, axis_index_groups)
+    size = _group_size(name, groups)
+    shape = shape_of(x)
+    ndim = len(shape)
+    if not -ndim <= split_axis < ndim:
+        raise ValueError(f"all_to_all: split_axis {split_axis} is out of range for rank {ndim}")
+    split_axis %= ndim
+    if tiled:
+        if not -ndim <= concat_axis < ndim:
+            raise ValueError(f"all_to_all: concat_axis {concat_axis} is out of range for {ndim}")
+        concat_axis %= ndim
+        if shape[split_axis] % size:
+            raise ValueError(
+                f"all_to_all: the size of split_axis {split_axis} ({shape[split_axis]}) must be "
+                f"divisible by the size of axis {name!r} ({size})"
+            )
+    else:
+        if not -ndim <= concat_axis < ndim:
+            raise ValueError(f"all_to_all: concat_axis {concat_axis} is out of range for {ndim}")
+        concat_axis %= ndim
+        if shape[split_axis] != size:
+            raise ValueError(
+                f"all_to_all requires the size of the mapped axis {name!r} to equal "
+                f"x.shape[split_axis], but they are {size} and {shape[split_axis]} respectively."
+            )
+        if split_axis < concat_axis:
+            concat_axis += 1  # concat_axis is a position after split_axis is removed
+            x = _expand_dims(x, concat_axis)
+        elif concat_axis < split_axis:
+            x = _expand_dims(x, concat_axis)
+            split_axis += 1
+    (out,) = bind_collective(
+        all_to_all_p,
+        x,
+        split_axis=split_axis,
+        concat_axis=concat_axis,
+        axis_name=name,
+        axis_size=size,
+        **_group_params(groups),
+    )
+    if not tiled and split_axis != concat_axis:
+        out_shape = list(shape_of(out))
+        del out_shape[split_axis]
+        out = bind1(st.reshape_p, out, new_sizes=tuple(out_shape))
+    return out
+
+
+def _expand_dims(x: Array, axis: int) -> Array:
+    shape = list(shape_of(x))
+    shape.insert(axis, 1)
+    return bind1(st.reshape_p, x, new_sizes=tuple(shape))
+
+
+def pswapaxes(
+    x: Array,
+    axis_name: AxisName,
+    axis: int,
+    *,
+    axis_index_groups: Sequence[Sequence[int]] | None = None,
+) -> Array:
+    """Swap the named (mapped) axis with the positional ``axis`` of ``x``."""
+    return all_to_all(x, axis_name, axis, axis, axis_index_groups=axis_index_groups)
+
+
+# --- ppermute, pshuffle, axis_index -----------------------------------------------------------
+
+
+def ppermute(x: Any, axis_name: AxisName, perm: Sequence[tuple[int, int]]) -> Any:
+    """Send ``x`` (a pytree) from index ``src`` to index ``dst`` of the named axis for each
+    pair ``(src, dst)`` of ``perm``; an index no pair sends to receives zeros."""
+    name = _single_name("ppermute", axis_name)
+    size = axis_size(name)
+    pairs = tuple((int(s), int(d)) for s, d in perm)
+    sources = [s for s, _ in pairs]
+    dests = [d for _, d in pairs]
+    if len(set(sources)) != len(sources) or len(set(dests)) != len(dests):
+        raise ValueError(f"ppermute sources and destinations must be unique, got {perm}.")
+    bad = [i for i in sources + dests if not 0 <= i < size]
+    if bad:
+        raise ValueError(
+            f"ppermute: indices {bad} of perm {perm} are out of range for axis {name!r} "
+            f"of size {size}."
+        )
+
+    def permute(leaf: Any) -> Any:
+        (out,) = bind_collective(ppermute_p, leaf, axis_name=name, perm=pairs)
+        return out
+
+    return tree_map(permute, x)
+
+
+def pshuffle(x: Any, axis_name: AxisName, perm: Sequence[int]) -> Any:
+    """Index ``i`` of the named axis receives the ``x`` of index ``perm[i]``."""
+    size = axis_size(axis_name)
+    if sorted(perm) != list(range(size)):
+        raise ValueError(
+            f"pshuffle: perm must be a permutation of range({size}) (the size of axis "
+            f"{axis_name!r}), got {list(perm)}."
+        )
+    return ppermute(x, axis_name, [(int(src), dst) for dst, src in enumerate(perm)])
+
+
+def axis_index(axis_name: AxisName) -> Array:
+    """The index (int32) along the named axis of the current example or device."""
+    (out,) = bind_collective(axis_index_p, axis_name=_single_name("axis_index", axis_name))
+    return out
+
+
+# --- typing rules -----------------------------------------------------------------------------
+
+
+def _identity_avals(*avals: ShapedArray, **params: Any) -> list[ShapedArray]:
+    return [ShapedArray(a.shape, a.dtype, a.weak_type) for a in avals]
+
+
+for _prim in (psum_p, pmax_p, pmin_p):
+    abstract_eval_rules[_prim] = _identity_avals
+
+
+def _ppermute_avals(x: ShapedArray, **params: Any) -> list[ShapedArray]:
+    return [ShapedArray(x.shape, x.dtype, x.weak_type)]
+
+
+abstract_eval_rules[ppermute_p] = _ppermute_avals
+
+
+def _all_gather_avals(
+    x: ShapedArray,
+    *,
+    all_gather_dimension: int,
+    axis_name: AxisName,
+    axis_size: int,
+    tiled: bool,
+    axis_index_groups: Groups | None = None,
+) -> list[ShapedArray]:
+    shape = list(x.shape)
+    if tiled:
+        shape[all_gather_dimension] *= axis_size
+    else:
+        shape.insert(all_gather_dimension, axis_size)
+    return [ShapedArray(tuple(shape), x.dtype, x.weak_type)]
+
+
+abstract_eval_rules[all_gather_p] = _all_gather_avals
+
+
+def _reduce_scatter_avals(
+    x: ShapedArray,
+    *,
+    scatter_dimension: int,
+    axis_name: AxisName,
+    axis_size: int,
+    tiled: bool,
+    axis_index_groups: Groups | None = None,
+) -> list[ShapedArray]:
+    shape = list(x.shape)
+    if shape[scatter_dimension] % axis_size:
+        raise aval_error(
+            "reduce_scatter",
+            f"dimension {scatter_dimension} is not divisible by the axis size {axis_size}",
+            [x],
+        )
+    if tiled:
+        shape[scatter_dimension] //= axis_size
+    else:
+        del shape[scatter_dimension]
+    return [ShapedArray(tuple(shape), x.dtype, x.weak_type)]
+
+
+abstract_eval_rules[reduce_scatter_p] = _reduce_scatter_avals
+
+
+def _all_to_all_avals(
+    x: ShapedArray,
+    *,
+    split_axis: int,
+    concat_axis: int,
+    axis_name: AxisName,
+    axis_size: int,
+    axis_index_groups: Groups | None = None,
+) -> list[ShapedArray]:
+    shape = list(x.shape)
+    if shape[split_axis] % axis_size:
+        raise aval_error(
+            "all_to_all",
+            f"split_axis {split_axis} is not divisible by the axis size {axis_size}",
+            [x],
+        )
+    shape[split_axis] //= axis_size
+    shape[concat_axis] *= axis_size
+    return [ShapedArray(tuple(shape), x.dtype, x.weak_type)]
+
+
+abstract_eval_rules[all_to_all_p] = _all_to_all_avals
+
+
+def _axis_index_avals(*, axis_name: AxisName) -> list[ShapedArray]:
+    return [ShapedArray((), np.dtype(np.int32))]
+
+
+abstract_eval_rules[axis_index_p] = _axis_index_avals

@@ -1,0 +1,209 @@
+"""mj's collectives against JAX's, both with 8 CPU devices: under vmap with a named axis
+and under pmap, values and derivatives.
+
+Run in a process of its own (``test_oracle_parallel.py`` starts it): both backends' device
+counts are fixed when they start.
+"""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from jax import lax as jlax
+
+jax.config.update("jax_num_cpu_devices", 8)
+jax.config.update("jax_enable_x64", True)
+
+import mj  # noqa: E402  (after JAX's device count is set)
+import mj.numpy as mnp  # noqa: E402
+from mj import lax  # noqa: E402
+
+N = 8
+assert mj.device_count() == N, "run with MJ_NUM_CPU_DEVICES=8 (see test_oracle_parallel.py)"
+assert jax.device_count() == N
+
+pytestmark = pytest.mark.oracle
+
+RNG = np.random.default_rng(20)
+X = RNG.normal(size=(N, 8))
+
+
+def close(got, want):
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.shape == want.shape, (got.shape, want.shape)
+    assert got.dtype == want.dtype, (got.dtype, want.dtype)
+    np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
+
+
+PERM = [(i, (i + 3) % N) for i in range(N)]
+
+# (mj function of one slice, JAX function of one slice, input): the same program twice.
+CASES = {
+    "psum": (lambda v: lax.psum(v, "i"), lambda v: jlax.psum(v, "i"), X),
+    "psum_tree": (
+        lambda v: lax.psum({"a": v, "b": 2 * v}, "i")["b"],
+        lambda v: jlax.psum({"a": v, "b": 2 * v}, "i")["b"],
+        X,
+    ),
+    "pmean": (lambda v: lax.pmean(v, "i"), lambda v: jlax.pmean(v, "i"), X),
+    "pmax": (lambda v: lax.pmax(v, "i"), lambda v: jlax.pmax(v, "i"), X),
+    "pmin": (lambda v: lax.pmin(v, "i"), lambda v: jlax.pmin(v, "i"), X),
+    "psum_ints": (
+        lambda v: lax.psum(v, "i"),
+        lambda v: jlax.psum(v, "i"),
+        np.arange(24).reshape(N, 3),
+    ),
+    "psum_of_one": (lambda v: v * lax.psum(1, "i"), lambda v: v * jlax.psum(1, "i"), X),
+    "axis_index": (
+        lambda v: lax.axis_index("i") + 0 * v.astype(np.int32),
+        lambda v: jlax.axis_index("i") + 0 * v.astype(np.int32),
+        X,
+    ),
+    "all_gather": (lambda v: lax.all_gather(v, "i"), lambda v: jlax.all_gather(v, "i"), X),
+    "all_gather_axis1": (
+        lambda v: lax.all_gather(v.reshape(2, 4), "i", axis=1),
+        lambda v: jlax.all_gather(v.reshape(2, 4), "i", axis=1),
+        X,
+    ),
+    "all_gather_tiled": (
+        lambda v: lax.all_gather(v, "i", tiled=True),
+        lambda v: jlax.all_gather(v, "i", tiled=True),
+        X,
+    ),
+    "psum_scatter": (lambda v: lax.psum_scatter(v, "i"), lambda v: jlax.psum_scatter(v, "i"), X),
+    "psum_scatter_tiled": (
+        lambda v: lax.psum_scatter(v.reshape(2, 4).T.reshape(8, 1), "i", tiled=True),
+        lambda v: jlax.psum_scatter(v.reshape(2, 4).T.reshape(8, 1), "i", tiled=True),
+        X,
+    ),
+    "all_to_all": (
+        lambda v: lax.all_to_all(v.reshape(8, 1), "i", 0, 1),
+        lambda v: jlax.all_to_all(v.reshape(8, 1), "i", 0, 1),
+        X,
+    ),
+    "all_to_all_tiled": (
+        lambda v: lax.all_to_all(v.reshape(8, 1), "i", 0, 0, tiled=True),
+        lambda v: jlax.all_to_all(v.reshape(8, 1), "i", 0, 0, tiled=True),
+        X,
+    ),
+    "pswapaxes": (
+        lambda v: lax.pswapaxes(v.reshape(1, 8), "i", 1),
+        lambda v: jlax.pswapaxes(v.reshape(1, 8), "i", 1),
+        X,
+    ),
+    "ppermute": (lambda v: lax.ppermute(v, "i", PERM), lambda v: jlax.ppermute(v, "i", PERM), X),
+    "pshuffle": (
+        lambda v: lax.pshuffle(v, "i", [3, 1, 4, 0, 7, 5, 2, 6]),
+        lambda v: jlax.pshuffle(v, "i", [3, 1, 4, 0, 7, 5, 2, 6]),
+        X,
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_under_vmap(name):
+    mj_f, jax_f, x = CASES[name]
+    close(mj.vmap(mj_f, axis_name="i")(x), jax.vmap(jax_f, axis_name="i")(x))
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_under_pmap(name):
+    mj_f, jax_f, x = CASES[name]
+    close(mj.pmap(mj_f, axis_name="i")(x), np.asarray(jax.pmap(jax_f, axis_name="i")(x)))
+
+
+def test_partial_ppermute_under_pmap():
+    perm = [(0, 5), (5, 0), (2, 3)]
+    got = mj.pmap(lambda v: lax.ppermute(v, "i", perm), axis_name="i")(X)
+    close(got, np.asarray(jax.pmap(lambda v: jlax.ppermute(v, "i", perm), axis_name="i")(X)))
+
+
+def test_axis_index_groups_under_pmap():
+    groups = [[0, 2, 4, 6], [1, 3, 5, 7]]
+    got = mj.pmap(lambda v: lax.psum(v, "i", axis_index_groups=groups), axis_name="i")(X)
+    want = jax.pmap(lambda v: jlax.psum(v, "i", axis_index_groups=groups), axis_name="i")(X)
+    close(got, np.asarray(want))
+
+
+def test_nested_named_vmaps():
+    x = RNG.normal(size=(2, 4, 3))
+
+    def body(lib):
+        return lambda v: lib.psum(v, "j") * lib.axis_index("i") + lib.psum(v, ("i", "j"))
+
+    got = mj.vmap(mj.vmap(body(lax), axis_name="j"), axis_name="i")(x)
+    want = jax.vmap(jax.vmap(body(jlax), axis_name="j"), axis_name="i")(x)
+    close(got, want)
+
+
+# --- derivatives ------------------------------------------------------------------------------
+
+GRAD_CASES = {
+    "psum": (
+        lambda v: mnp.sin(v) * lax.psum(v**2, "i"),
+        lambda v: jnp.sin(v) * jlax.psum(v**2, "i"),
+    ),
+    "pmean": (
+        lambda v: mnp.cos(v) * lax.pmean(v**3, "i"),
+        lambda v: jnp.cos(v) * jlax.pmean(v**3, "i"),
+    ),
+    "all_gather": (
+        lambda v: mnp.sin(lax.all_gather(v, "i")) * v,
+        lambda v: jnp.sin(jlax.all_gather(v, "i")) * v,
+    ),
+    "ppermute": (
+        lambda v: lax.ppermute(mnp.sin(v), "i", PERM) * v,
+        lambda v: jlax.ppermute(jnp.sin(v), "i", PERM) * v,
+    ),
+    "psum_scatter": (
+        lambda v: lax.psum_scatter(mnp.sin(v), "i") * v[0],
+        lambda v: jlax.psum_scatter(jnp.sin(v), "i") * v[0],
+    ),
+    "all_to_all": (
+        lambda v: lax.all_to_all(mnp.sin(v).reshape(8, 1), "i", 0, 1) * v,
+        lambda v: jlax.all_to_all(jnp.sin(v).reshape(8, 1), "i", 0, 1) * v,
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(GRAD_CASES))
+def test_grad_of_vmap(name):
+    mj_f, jax_f = GRAD_CASES[name]
+    got = mj.grad(lambda x: mnp.sum(mj.vmap(mj_f, axis_name="i")(x) ** 2))(X)
+    want = jax.grad(lambda x: jnp.sum(jax.vmap(jax_f, axis_name="i")(x) ** 2))(X)
+    close(got, want)
+
+
+@pytest.mark.parametrize("name", sorted(GRAD_CASES))
+def test_grad_of_pmap(name):
+    mj_f, jax_f = GRAD_CASES[name]
+    got = mj.grad(lambda x: mnp.sum(mj.pmap(mj_f, axis_name="i")(x) ** 2))(X)
+    want = jax.grad(lambda x: jnp.sum(jax.pmap(jax_f, axis_name="i")(x) ** 2))(X)
+    close(got, np.asarray(want))
+
+
+@pytest.mark.parametrize("name", sorted(GRAD_CASES))
+def test_vmap_of_grad(name):
+    mj_f, jax_f = GRAD_CASES[name]
+    got = mj.vmap(mj.grad(lambda v: mnp.sum(mj_f(v))), axis_name="i")(X)
+    want = jax.vmap(jax.grad(lambda v: jnp.sum(jax_f(v))), axis_name="i")(X)
+    close(got, want)
+
+
+def test_pmap_of_grad_data_parallel_step():
+    w = RNG.normal(size=(8, 3))
+    xb, yb = RNG.normal(size=(N, 5, 8)), RNG.normal(size=(N, 5, 3))
+
+    def step(lib, np_):
+        def loss(w, x, y):
+            return np_.mean((np_.tanh(np_.dot(x, w)) - y) ** 2)
+
+        def update(w, x, y):
+            grad = mj.grad if lib is lax else jax.grad
+            return w - 0.1 * lib.pmean(grad(loss)(w, x, y), "batch")
+
+        return update
+
+    got = mj.pmap(step(lax, mnp), axis_name="batch", in_axes=(None, 0, 0))(w, xb, yb)
+    want = jax.pmap(step(jlax, jnp), axis_name="batch", in_axes=(None, 0, 0))(w, xb, yb)
+    close(got, np.asarray(want))
