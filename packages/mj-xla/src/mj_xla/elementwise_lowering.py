@@ -74,14 +74,10 @@ def register_elementwise(prim: Primitive, op: Callable[..., Value]) -> None:
 
 for _prim, _op in [
     (ew.neg_p, hlo.negate),
-    (ew.sin_p, hlo.sine),
-    (ew.cos_p, hlo.cosine),
     (ew.tan_p, hlo.tan),
     (ew.asin_p, chlo.asin),
     (ew.acos_p, chlo.acos),
     (ew.atan_p, chlo.atan),
-    (ew.sinh_p, chlo.sinh),
-    (ew.cosh_p, chlo.cosh),
     (ew.tanh_p, hlo.tanh),
     (ew.exp_p, hlo.exponential),
     (ew.log_p, hlo.log),
@@ -106,6 +102,62 @@ for _prim, _op in [
     (ew.shift_right_logical_p, hlo.shift_right_logical),
 ]:
     register_elementwise(_prim, _op)  # type: ignore[arg-type]
+
+
+def _complex_sin_cos(x: Value, dtype: np.dtype[Any], shape: tuple[int, ...], cos: bool) -> Value:
+    """JAX's complex sin/cos: ``stablehlo.sine`` loses the digits of a tiny imaginary part and
+    turns ``sin(1e5j)`` into ``nan+infj``. Through real sin/cos and ``expm1`` (``2 sinh b =
+    expm1(b) - expm1(-b)``, ``2 cosh b = expm1(b) + expm1(-b) + 2``), with the part that is
+    ``0 * inf`` on the imaginary axis set to an exact 0."""
+    part = np.finfo(dtype).dtype
+    a, b = hlo.real(x), hlo.imag(x)
+    sn, cs = hlo.sine(a), hlo.cosine(a)
+    e1m, e2m = hlo.exponential_minus_one(b), hlo.exponential_minus_one(hlo.negate(b))
+    two = _full(2, shape, part)
+    snh = hlo.divide(hlo.subtract(e1m, e2m), two)
+    csh = hlo.divide(hlo.add(hlo.add(e1m, e2m), two), two)
+    zero = _full(0, shape, part)
+    a_is_zero = _compare(a, zero, "EQ", part)
+    if cos:
+        re, im = hlo.multiply(cs, csh), hlo.negate(hlo.multiply(sn, snh))
+        return hlo.select(a_is_zero, hlo.complex(re, zero), hlo.complex(re, im))
+    re, im = hlo.multiply(sn, csh), hlo.multiply(cs, snh)
+    return hlo.select(a_is_zero, hlo.complex(zero, im), hlo.complex(re, im))
+
+
+def _times_i(x: Value, sign: int) -> Value:
+    """``1j * x`` (``sign=1``) or ``-1j * x`` exactly, by swapping the parts."""
+    re, im = hlo.real(x), hlo.imag(x)
+    return hlo.complex(hlo.negate(im), re) if sign > 0 else hlo.complex(im, hlo.negate(re))
+
+
+def _register_sin_cos(
+    prim: Primitive, op: Callable[..., Value], cos: bool, hyperbolic: bool
+) -> None:
+    """sin/cos, and sinh/cosh as ``sinh z = -i sin(iz)``, ``cosh z = cos(iz)`` on complex
+    operands (``chlo.sinh`` loses the digits of small complex arguments as ``stablehlo.sine``
+    does)."""
+
+    def rule(
+        ctx: LoweringContext, avals_in: Avals, avals_out: Avals, in_vals: Values
+    ) -> list[Value]:
+        (x,), dtype = lower_operands(prim, avals_in, avals_out, in_vals)
+        if dtype.kind != "c":
+            return [op(x)]
+        shape = avals_out[0].shape
+        if not hyperbolic:
+            return [_complex_sin_cos(x, dtype, shape, cos)]
+        out = _complex_sin_cos(_times_i(x, 1), dtype, shape, cos)
+        return [out if cos else _times_i(out, -1)]
+
+    rule.__name__ = f"{prim.name}_lowering"
+    lowering_rules[prim] = rule
+
+
+_register_sin_cos(ew.sin_p, hlo.sine, cos=False, hyperbolic=False)
+_register_sin_cos(ew.cos_p, hlo.cosine, cos=True, hyperbolic=False)
+_register_sin_cos(ew.sinh_p, chlo.sinh, cos=False, hyperbolic=True)
+_register_sin_cos(ew.cosh_p, chlo.cosh, cos=True, hyperbolic=True)
 
 
 def _register_extremum(

@@ -8,9 +8,12 @@ of integers, floor division and ``mod`` with the divisor's sign, ...).
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from mj_core import lax
+from mj_core.numpy._inverse_hyperbolic import arccosh, arcsinh, arctanh
 from mj_core.numpy._promotion import (
     Array,
     convert,
@@ -225,39 +228,34 @@ def power(x: Array, y: Array) -> Array:
 
 
 def exp2(x: Array) -> Array:
+    """``exp(x ln 2)``, as JAX lowers it (``pow(2, x)`` turns ``inf`` into ``inf+nanj``)."""
     (x,) = promote_inexact(x)
-    return lax.pow(2.0, x)
+    return lax.exp(lax.mul(x, math.log(2.0)))
+
+
+def _log_base(x: Array, base: float) -> Array:
+    """``log(x) / log(base)`` in ``x``'s dtype; a complex log is divided part by part, since a
+    complex division turns ``log(0) = -inf+0j`` into ``-inf+nanj``."""
+    (x,) = promote_inexact(x)
+    ln_base = math.log(base)
+    r = lax.log(x)
+    dtype, _ = dtype_weak(x)
+    if dtype.kind == "c":
+        return lax.complex(lax.div(lax.real(r), ln_base), lax.div(lax.imag(r), ln_base))
+    return lax.div(r, ln_base)
 
 
 def log2(x: Array) -> Array:
-    (x,) = promote_inexact(x)
-    return lax.div(lax.log(x), np.log(2.0))
+    return _log_base(x, 2.0)
 
 
 def log10(x: Array) -> Array:
-    (x,) = promote_inexact(x)
-    return lax.div(lax.log(x), np.log(10.0))
+    return _log_base(x, 10.0)
 
 
 def cbrt(x: Array) -> Array:
     (x,) = promote_inexact(x)
     return lax.mul(lax.sign(x), lax.pow(lax.abs(x), 1.0 / 3.0))
-
-
-def arcsinh(x: Array) -> Array:
-    (x,) = promote_inexact(x)
-    ax = lax.abs(x)
-    return lax.mul(lax.sign(x), lax.log(lax.add(ax, lax.sqrt(lax.add(lax.mul(ax, ax), 1.0)))))
-
-
-def arccosh(x: Array) -> Array:
-    (x,) = promote_inexact(x)
-    return lax.log(lax.add(x, lax.sqrt(lax.sub(lax.mul(x, x), 1.0))))
-
-
-def arctanh(x: Array) -> Array:
-    (x,) = promote_inexact(x)
-    return lax.mul(0.5, lax.log1p(lax.div(lax.mul(2.0, x), lax.sub(1.0, x))))
 
 
 def deg2rad(x: Array) -> Array:
@@ -284,8 +282,14 @@ def logaddexp(x: Array, y: Array) -> Array:
     x, y = promote_inexact(x, y)
     amax = lax.max(x, y)
     delta = lax.sub(x, y)
-    safe = lax.add(amax, lax.log1p(lax.exp(lax.neg(lax.abs(delta)))))
-    return lax.select(lax.ne(delta, delta), lax.add(x, y), safe)
+    nan = lax.ne(delta, delta)  # a NaN input, or two equal infinities: the answer is x + y
+    # min - max is -|x - y|, but its derivative is 0 at x == y, where |.|'s is not: with max's
+    # balanced tie the gradient there is (0.5, 0.5), as JAX's. At x == y it is the constant 0,
+    # so that equal infinities (inf - inf) put no NaN into the gradient through the dropped
+    # branch.
+    gap = lax.select(lax.eq(x, y), lax.full_like(delta, 0), lax.sub(lax.min(x, y), amax))
+    safe = lax.add(amax, lax.log1p(lax.exp(gap)))
+    return lax.select(nan, lax.add(x, y), safe)
 
 
 def copysign(x: Array, y: Array) -> Array:

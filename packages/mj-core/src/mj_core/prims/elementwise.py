@@ -146,6 +146,19 @@ def _rsqrt(x: Any) -> Any:
     return np.reciprocal(np.sqrt(x))
 
 
+def _log1p(x: Any) -> Any:
+    """NumPy's complex log1p is ``log(1 + z)``, which loses the digits of a small ``z`` (XLA's
+    does not): near 0 the real part is ``log|1 + z| = log1p(x (2 + x) + y^2) / 2``."""
+    if np.result_type(x).kind != "c":
+        return np.log1p(x)
+    x = np.asarray(x)
+    re, im = x.real, x.imag
+    with np.errstate(all="ignore"):
+        near = 0.5 * np.log1p(re * (2 + re) + im * im) + 1j * np.arctan2(im, 1 + re)
+        out = np.where(np.abs(x) < 0.5, near, np.log(1 + x))
+    return out.astype(x.dtype, copy=False)[()]
+
+
 sin_p = _define("sin", 1, ALL, to_inexact_dtype, np.sin)
 cos_p = _define("cos", 1, ALL, to_inexact_dtype, np.cos)
 tan_p = _define("tan", 1, ALL, to_inexact_dtype, np.tan)
@@ -157,7 +170,7 @@ cosh_p = _define("cosh", 1, ALL, to_inexact_dtype, np.cosh)
 tanh_p = _define("tanh", 1, ALL, to_inexact_dtype, np.tanh)
 exp_p = _define("exp", 1, ALL, to_inexact_dtype, np.exp)
 log_p = _define("log", 1, ALL, to_inexact_dtype, np.log)
-log1p_p = _define("log1p", 1, ALL, to_inexact_dtype, np.log1p)
+log1p_p = _define("log1p", 1, ALL, to_inexact_dtype, _log1p)
 expm1_p = _define("expm1", 1, ALL, to_inexact_dtype, np.expm1)
 logistic_p = _define("logistic", 1, REAL, to_inexact_dtype, _logistic)
 sqrt_p = _define("sqrt", 1, ALL, to_inexact_dtype, np.sqrt)
