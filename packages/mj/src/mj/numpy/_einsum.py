@@ -20,7 +20,9 @@ __all__ = ["einsum"]
 
 Array = Any
 
-_ELLIPSIS_LABELS = string.ascii_uppercase[::-1]  # stand-ins for the dims '...' covers
+_SUBLIST_LABELS = string.ascii_uppercase + string.ascii_lowercase
+# Stand-ins for the dims '...' covers: not letters, so they never collide with a user's labels.
+_ELLIPSIS_LABELS = "".join(chr(0x4E00 + i) for i in range(64))[::-1]
 
 
 def _parse(subscripts: str, ndims: Sequence[int]) -> tuple[list[str], str]:
@@ -73,22 +75,57 @@ def _sum_unneeded(x: Array, labels: str, keep: set[str]) -> tuple[Array, str]:
     return lax.reduce_sum(x, axes), "".join(c for c in labels if c in keep)
 
 
-def einsum(subscripts: str, *operands: Array, optimize: Any = None) -> Array:
+def _from_sublists(args: Sequence[Any]) -> tuple[str, list[Array]]:
+    """NumPy's interleaved form ``einsum(a, [0, 1], b, [1, 2], [0, 2])`` as subscripts: label
+    ``k`` is the ``k``-th of A-Z then a-z (as in NumPy, so implicit output keeps int order),
+    ``Ellipsis`` is ``...``."""
+
+    def labels(sublist: Any) -> str:
+        out = []
+        for k in sublist:
+            if k is Ellipsis:
+                out.append("...")
+            elif isinstance(k, int) and 0 <= k < len(_SUBLIST_LABELS):
+                out.append(_SUBLIST_LABELS[k])
+            else:
+                raise ValueError(f"einsum: sublist labels are ints in [0, 52) or ..., got {k!r}")
+        return "".join(out)
+
+    operands = list(args[0::2][: len(args) // 2])
+    inputs = ",".join(labels(sub) for sub in args[1::2][: len(args) // 2])
+    output = f"->{labels(args[-1])}" if len(args) % 2 else ""
+    return inputs + output, operands
+
+
+def einsum(
+    subscripts: Any,
+    *operands: Array,
+    optimize: Any = None,
+    precision: Any = None,
+    preferred_element_type: Any = None,
+) -> Array:
     """Evaluate the Einstein summation ``subscripts`` on ``operands`` (NumPy's notation,
-    including ``...`` and implicit output). ``optimize`` is accepted for compatibility; the
-    contraction order is always left to right."""
+    including ``...``, implicit output and the interleaved ``einsum(a, [0, 1], b, [1, 2])``
+    form). ``optimize`` is accepted for compatibility; the contraction order is always left to
+    right. ``precision`` goes to each ``dot_general``; with ``preferred_element_type`` the
+    operands are contracted in that dtype."""
+    if not isinstance(subscripts, str):
+        subscripts, operands_list = _from_sublists((subscripts, *operands))
+        operands = tuple(operands_list)
     if not operands:
         raise ValueError("einsum: no operands given")
     arrays = [cnp.asarray(x) for x in operands]
-    dtype = cnp.result_type(*arrays)
+    dtype = cnp.result_type(*arrays) if preferred_element_type is None else preferred_element_type
     arrays = [lax.convert_element_type(x, dtype) for x in arrays]
     label_lists, output = _parse(subscripts, [cnp.ndim(x) for x in arrays])
     sizes: dict[str, int] = {}
     for x, labels in zip(arrays, label_lists, strict=True):
         for c, d in zip(labels, cnp.shape(x), strict=True):
-            if sizes.get(c, 1) not in (1, d) and d != 1:
-                raise ValueError(f"einsum: label {c!r} has sizes {sizes[c]} and {d}")
-            sizes[c] = max(sizes.get(c, 1), d)
+            known = sizes.get(c, 1)
+            if d != 1 and known not in (1, d):
+                raise ValueError(f"einsum: label {c!r} has sizes {known} and {d}")
+            if known == 1:  # a size-1 dim broadcasts against any size, 0 included
+                sizes[c] = d
     # broadcast size-1 dims (from '...' or explicit) to the label's full size
     ops: list[tuple[Array, str]] = []
     for x, labels in zip(arrays, label_lists, strict=True):
@@ -121,7 +158,7 @@ def einsum(subscripts: str, *operands: Array, optimize: Any = None) -> Array:
             ),
             (tuple(acc_labels.index(c) for c in batch), tuple(rhs_labels.index(c) for c in batch)),
         )
-        acc = lax.dot_general(acc, rhs, dims)
+        acc = lax.dot_general(acc, rhs, dims, precision=precision)
         acc_labels = (
             "".join(batch)
             + "".join(c for c in acc_labels if c not in shared)
