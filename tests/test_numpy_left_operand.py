@@ -37,7 +37,7 @@ def apply(kind, op, x, w):
     raise AssertionError(kind)
 
 
-@pytest.mark.parametrize("name", sorted(set(FLOAT_OPS) | set(INT_OPS)) + ["divmod"])
+@pytest.mark.parametrize("name", [*sorted(set(FLOAT_OPS) | set(INT_OPS)), "divmod"])
 @pytest.mark.parametrize("kind", ["eager", "device", "jit", "vmap"])
 def test_numpy_array_on_the_left_defers(name, kind):
     op = divmod if name == "divmod" else getattr(operator, name)
