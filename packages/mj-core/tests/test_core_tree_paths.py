@@ -155,7 +155,10 @@ def test_tree_map_with_path_passes_paths_and_rest_trees():
     tree = {"w": [1, 2], "b": 3}
     out = tree_map_with_path(lambda p, x, y: f"{keystr(p)}={x}{y}", tree, tree_map(str, tree))
     assert out == {"w": ["['w'][0]=11", "['w'][1]=22"], "b": "['b']=33"}
-    with pytest.raises(ValueError, match="mismatch"):
+    with pytest.raises(
+        ValueError,
+        match=r"different lengths of list at key path\n    tree_map_with_path tree\[.w.\]",
+    ):
         tree_map_with_path(lambda p, x, y: x, tree, {"w": [1], "b": 3})
 
 

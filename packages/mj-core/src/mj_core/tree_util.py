@@ -9,13 +9,24 @@ a cache key (jit uses it that way).
 The ``*_with_path`` functions also name each leaf by its key path (a tuple of the entries in
 :mod:`mj_core.pytree_keys`). They use a separate flattener, so ``tree_flatten`` (which every
 transformation calls) does no key bookkeeping.
+
+Mismatched structures raise JAX's errors: ``flatten_up_to`` says which node differs and how
+(``List arity mismatch: 1 != 2; list: [7].``), and ``tree_map``/``tree_broadcast`` name the key
+path of the first difference (``pytree structure error: different types at key path ...``).
+
+The module is longer than 600 lines because the node table, :class:`PyTreeDef`, the
+flatteners, the registration helpers and the structure errors all read the same table and
+would only import each other if split.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import difflib
 import functools
+import textwrap
 from collections import OrderedDict, defaultdict
-from collections.abc import Callable, Hashable, Iterable, Iterator
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from typing import Any, NamedTuple, TypeAlias, TypeVar
 
 from mj_core.pytree_keys import (
@@ -43,11 +54,15 @@ __all__ = [
     "flatten_fun",
     "flatten_up_to",
     "keystr",
+    "prefix_errors",
+    "register_dataclass",
     "register_pytree_node",
     "register_pytree_node_class",
     "register_pytree_with_keys",
     "register_pytree_with_keys_class",
+    "register_static",
     "tree_all",
+    "tree_broadcast",
     "tree_flatten",
     "tree_flatten_with_path",
     "tree_leaves",
@@ -82,6 +97,11 @@ FlattenWithKeys: TypeAlias = Callable[[Any], tuple[KeyLeafPairs, Hashable]]
 keyed_flatteners: dict[type, FlattenWithKeys] = {}
 
 
+_BAD_FLATTEN = (
+    "The to_iterable function for a custom PyTree node should return a (children, aux_data)"
+)
+
+
 def register_pytree_node(
     nodetype: type,
     flatten_func: Callable[[Any], tuple[Iterable[Any], Hashable]],
@@ -89,12 +109,22 @@ def register_pytree_node(
     flatten_with_keys_func: FlattenWithKeys | None = None,
 ) -> None:
     """Register a container type, JAX-style: ``flatten(x) -> (children, aux_data)`` and
-    ``unflatten(aux_data, children) -> x``. ``aux_data`` must be hashable. The optional
+    ``unflatten(aux_data, children) -> x``. ``aux_data`` should be hashable and comparable
+    (jit's cache compares it); an unhashable one still flattens, as in JAX. The optional
     ``flatten_with_keys_func`` names the children in key paths (see
     :func:`register_pytree_with_keys`)."""
 
     def to_iterable(x: Any) -> tuple[Hashable, Iterable[Any]]:
-        children, aux = flatten_func(x)
+        out = flatten_func(x)
+        if type(out) is not tuple or len(out) != 2:
+            raise ValueError(f"{_BAD_FLATTEN} tuple, got {out!r}")
+        children, aux = out
+        try:
+            iter(children)
+        except TypeError:
+            raise ValueError(
+                f"{_BAD_FLATTEN} tuple where 'children' is iterable, got {out!r}"
+            ) from None
         return aux, children
 
     node_types[nodetype] = NodeType(nodetype.__name__, to_iterable, unflatten_func)
@@ -234,18 +264,31 @@ def _is_namedtuple_class(cls: type) -> bool:
     return issubclass(cls, tuple) and hasattr(cls, "_fields")
 
 
-def _node_type_of(x: Any) -> NodeType | None:
-    cls = type(x)
+def _node_type_for(cls: type) -> NodeType | None:
     node = node_types.get(cls)
     if node is None and _is_namedtuple_class(cls):
         node = _namedtuple_node(cls)
     return node
 
 
+def _node_type_of(x: Any) -> NodeType | None:
+    return _node_type_for(type(x))
+
+
+def _data_hash(node_data: Any) -> int:
+    """The aux data's hash, or 0 if it has none: JAX flattens nodes with unhashable aux data
+    (a list) too, and equal structures still compare equal through ``==``."""
+    try:
+        return hash(node_data)
+    except TypeError:
+        return 0
+
+
 class PyTreeDef:
     """The structure of a pytree: a node type, its auxiliary data and child structures.
 
-    ``node_type is None`` marks a leaf.
+    ``node_type is None`` marks a leaf. Treedefs pickle (by their node's class, which must be
+    registered again where they are unpickled) and compare by structure and aux data.
     """
 
     __slots__ = ("_hash", "child_treedefs", "node_data", "node_type", "num_leaves", "pytype")
@@ -262,7 +305,10 @@ class PyTreeDef:
         self.child_treedefs = child_treedefs
         self.pytype = pytype
         self.num_leaves: int = 1 if node_type is None else sum(c.num_leaves for c in child_treedefs)
-        self._hash = hash((pytype, node_data, child_treedefs))
+        self._hash = hash((pytype, _data_hash(node_data), child_treedefs))
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        return _rebuild_treedef, (self.pytype, self.node_data, self.child_treedefs)
 
     @property
     def num_nodes(self) -> int:
@@ -274,7 +320,7 @@ class PyTreeDef:
 
     def flatten_up_to(self, tree: Any) -> list[Any]:
         """``tree``'s subtrees at this structure's leaves (``tree`` may be deeper)."""
-        return _flatten_up_to(self, tree, self)
+        return _flatten_up_to(self, tree)
 
     def __eq__(self, other: object) -> bool:
         if self is other:
@@ -283,9 +329,28 @@ class PyTreeDef:
             isinstance(other, PyTreeDef)
             and self._hash == other._hash
             and self.pytype is other.pytype
-            and self.node_data == other.node_data
+            and self._same_data(other)
             and self.child_treedefs == other.child_treedefs
         )
+
+    def _same_data(self, other: PyTreeDef) -> bool:
+        """``node_data == other.node_data``; aux data whose ``==`` fails (arrays, whose
+        comparison has no single truth value) is an error naming the node type."""
+        try:
+            return bool(self.node_data == other.node_data)
+        except Exception as e:
+            raise ValueError(
+                "Exception raised while checking equality of metadata fields of pytree "
+                f"node type {self.pytype}: {e!r}. Metadata (aux data) fields must be hashable "
+                "with a plain equality; arrays cannot be metadata."
+            ) from e
+
+    def compose(self, inner_treedef: PyTreeDef) -> PyTreeDef:
+        """This structure with every leaf replaced by ``inner_treedef``."""
+        if self.node_type is None:
+            return inner_treedef
+        children = tuple(c.compose(inner_treedef) for c in self.child_treedefs)
+        return PyTreeDef(self.node_type, self.node_data, children, self.pytype)
 
     def __hash__(self) -> int:
         return self._hash
@@ -317,6 +382,18 @@ class PyTreeDef:
 
 
 _LEAF = PyTreeDef(None, None, (), None)
+
+
+def _rebuild_treedef(
+    pytype: type | None, node_data: Any, child_treedefs: tuple[PyTreeDef, ...]
+) -> PyTreeDef:
+    """Unpickle a :class:`PyTreeDef`: the node type is looked up again by class."""
+    if pytype is None:
+        return _LEAF
+    node = _node_type_for(pytype)
+    if node is None:
+        raise ValueError(f"Unpickling a PyTreeDef: {pytype} is not a registered pytree node.")
+    return PyTreeDef(node, node_data, child_treedefs, pytype)
 
 
 def _flatten(x: Any, leaves: list[Any], is_leaf: Callable[[Any], bool] | None) -> PyTreeDef:
@@ -399,7 +476,7 @@ def tree_map_with_path(
 ) -> Any:
     """Like :func:`tree_map`, but ``f(path, leaf, *rest_leaves)`` also gets the key path."""
     pairs, treedef = tree_flatten_with_path(tree, is_leaf, is_leaf_takes_path)
-    rest_leaves = [flatten_up_to(treedef, r) for r in rest]
+    rest_leaves = _flatten_rest(treedef, tree, rest, None, "tree_map_with_path tree")
     outs = [
         f(path, leaf, *others) for (path, leaf), *others in zip(pairs, *rest_leaves, strict=True)
     ]
@@ -409,10 +486,12 @@ def tree_map_with_path(
 def tree_unflatten(treedef: PyTreeDef, leaves: Iterable[Any]) -> Any:
     """Rebuild a tree of structure ``treedef`` from its leaves."""
     leaves = list(leaves)
-    if len(leaves) != treedef.num_leaves:
+    if len(leaves) < treedef.num_leaves:
         raise ValueError(
-            f"tree_unflatten: {treedef} expects {treedef.num_leaves} leaves, got {len(leaves)}."
+            f"Too few leaves for PyTreeDef; expected {treedef.num_leaves}, got {len(leaves)}"
         )
+    if len(leaves) > treedef.num_leaves:
+        raise ValueError(f"Too many leaves for PyTreeDef; expected {treedef.num_leaves}.")
     it = iter(leaves)
     return _unflatten(treedef, it)
 
@@ -466,41 +545,175 @@ def tree_all(tree: Any, *, is_leaf: Callable[[Any], bool] | None = None) -> bool
 
 
 def tree_transpose(
-    outer_treedef: PyTreeDef, inner_treedef: PyTreeDef, pytree_to_transpose: Any
+    outer_treedef: PyTreeDef, inner_treedef: PyTreeDef | None, pytree_to_transpose: Any
 ) -> Any:
-    """Turn an ``outer`` tree of ``inner`` trees into an ``inner`` tree of ``outer`` trees."""
-    flat = outer_treedef.flatten_up_to(pytree_to_transpose)
-    inner = [inner_treedef.flatten_up_to(x) for x in flat]
-    columns = [outer_treedef.unflatten(col) for col in zip(*inner, strict=True)]
+    """Turn an ``outer`` tree of ``inner`` trees into an ``inner`` tree of ``outer`` trees;
+    ``inner_treedef=None`` takes the structure of the first inner tree."""
+    flat, treedef = tree_flatten(pytree_to_transpose)
+    if inner_treedef is None:
+        inner_treedef = tree_structure(outer_treedef.flatten_up_to(pytree_to_transpose)[0])
+    inner_size, outer_size = inner_treedef.num_leaves, outer_treedef.num_leaves
+    if treedef.num_leaves != inner_size * outer_size:
+        expected = outer_treedef.compose(inner_treedef)
+        raise TypeError(f"Mismatch\n{treedef}\n != \n{expected}")
+    rows = [flat[i * inner_size : (i + 1) * inner_size] for i in range(outer_size)]
+    columns = [outer_treedef.unflatten(col) for col in zip(*rows, strict=True)]
     return inner_treedef.unflatten(columns)
 
 
-def _flatten_up_to(treedef: PyTreeDef, tree: Any, full: PyTreeDef) -> list[Any]:
+# --- structure mismatches: JAX's messages ----------------------------------------------------
+
+_SEQUENCE_NAMES = {_LIST: "list", _TUPLE: "tuple"}
+
+
+def _flatten_up_to(treedef: PyTreeDef, tree: Any) -> list[Any]:
     """Leaves of ``tree`` cut at the leaves of ``treedef`` (``tree`` may be deeper)."""
     if treedef.node_type is None:
         return [tree]
     node = _node_type_of(tree)
     if node is not treedef.node_type or type(tree) is not treedef.pytype:
-        raise _mismatch(full, tree)
+        raise ValueError(_type_mismatch(treedef, tree))
     data, children = node.to_iterable(tree)
     children = list(children)
-    if data != treedef.node_data or len(children) != len(treedef.child_treedefs):
-        raise _mismatch(full, tree)
+    if len(children) != len(treedef.child_treedefs) or data != treedef.node_data:
+        raise ValueError(_content_mismatch(treedef, tree, data, len(children)))
     out: list[Any] = []
     for sub, child in zip(treedef.child_treedefs, children, strict=True):
-        out.extend(_flatten_up_to(sub, child, full))
+        out.extend(_flatten_up_to(sub, child))
     return out
 
 
-def _mismatch(expected: PyTreeDef, tree: Any) -> ValueError:
-    return ValueError(
-        f"Pytree structure mismatch: expected {expected}, found {tree_structure(tree)}."
-    )
+def _type_mismatch(treedef: PyTreeDef, tree: Any) -> str:
+    node, pytype = treedef.node_type, treedef.pytype
+    if node in _SEQUENCE_NAMES:
+        return f"Expected {_SEQUENCE_NAMES[node]}, got {tree!r}."
+    if node is _DICT:
+        return f"Expected dict, got {tree!r}."
+    if node is _NONE:
+        return (
+            f"Expected None, got {tree!r}.\n\nNone is a pytree node with no children, not a "
+            "prefix of other values; to treat it as one, write e.g. tree_map(lambda x, y: None "
+            "if x is None else f(x, y), a, b, is_leaf=lambda x: x is None)."
+        )
+    if pytype is not None and _is_namedtuple_class(pytype):
+        if not _is_namedtuple_class(type(tree)):
+            return f"Expected named tuple, got {tree!r}."
+        return f"Named tuple type mismatch: expected type: {pytype}, tuple: {tree!r}."
+    return f"Custom node type mismatch: expected type: {pytype}, value: {tree!r}."
+
+
+def _content_mismatch(treedef: PyTreeDef, tree: Any, data: Any, n_children: int) -> str:
+    node, n_expected = treedef.node_type, len(treedef.child_treedefs)
+    if node in _SEQUENCE_NAMES:
+        name = _SEQUENCE_NAMES[node]
+        return (
+            f"{name.capitalize()} arity mismatch: {n_children} != {n_expected}; {name}: {tree!r}."
+        )
+    if node is _DICT:
+        expected = list(treedef.node_data)  # type: ignore[call-overload]
+        return f"Dict key mismatch; expected keys: {expected}; present keys: {list(data)}."
+    if n_children != n_expected:
+        return f"Custom node arity mismatch: {n_children} != {n_expected}; value: {tree!r}."
+    return f"Mismatch custom node data: {treedef.node_data!r} != {data!r}; value: {tree!r}."
 
 
 def flatten_up_to(treedef: PyTreeDef, tree: Any) -> list[Any]:
     """Flatten ``tree`` only as deep as ``treedef`` (the prefix-tree rule of JAX's in_axes)."""
-    return _flatten_up_to(treedef, tree, treedef)
+    return _flatten_up_to(treedef, tree)
+
+
+def _one_level_with_keys(x: Any) -> tuple[list[tuple[KeyEntry, Any]], Any]:
+    """``x``'s children with their keys, and its aux data."""
+    keyed = keyed_flatteners.get(type(x))
+    if keyed is not None:
+        pairs, data = keyed(x)
+        return list(pairs), data
+    data, children = _node_type_of(x).to_iterable(x)  # type: ignore[union-attr]
+    return [(FlattenedIndexKey(i), c) for i, c in enumerate(children)], data
+
+
+def _key_str(key: KeyEntry) -> str:
+    return str(key.key) if isinstance(key, DictKey) else str(key)
+
+
+def _prefix_errors(
+    path: KeyPath, prefix: Any, full: Any, is_leaf: Callable[[Any], bool] | None
+) -> Iterator[Callable[[str], ValueError]]:
+    """Where ``prefix`` is not a tree prefix of ``full``: one error maker per differing
+    subtree, each taking the name to call the tree by (JAX's ``prefix_errors``)."""
+    if tree_structure(prefix, is_leaf).node_type is None:
+        return  # a leaf is a prefix of anything
+    where = keystr(path)
+    if type(prefix) is not type(full):
+        yield lambda name: ValueError(
+            f"pytree structure error: different types at key path\n    {name}{where}\n"
+            f"At that key path, the prefix pytree {name} has a subtree of type\n"
+            f"    {type(prefix)}\nbut at the same key path the full pytree has a subtree of "
+            f"different type\n    {type(full)}."
+        )
+        return
+    prefix_pairs, prefix_data = _one_level_with_keys(prefix)
+    full_pairs, full_data = _one_level_with_keys(full)
+    if isinstance(prefix, list | tuple) and len(prefix) != len(full):
+        kind = type(prefix).__name__
+        yield lambda name: ValueError(
+            f"pytree structure error: different lengths of {kind} at key path\n"
+            f"    {name}{where}\nAt that key path, the prefix pytree {name} has a subtree of "
+            f"type {kind} of length {len(prefix)}, but the full pytree has a subtree of the "
+            f"same type but of length {len(full)}."
+        )
+        return
+    prefix_keys = [k for k, _ in prefix_pairs]
+    full_keys = [k for k, _ in full_pairs]
+    if len(prefix_pairs) != len(full_pairs):
+        diff = set(prefix_keys).symmetric_difference(full_keys)
+        yield lambda name: ValueError(
+            "pytree structure error: different numbers of pytree children at key path\n"
+            f"    {name}{where}\nAt that key path, the prefix pytree {name} has a subtree of "
+            f"type\n    {type(prefix)}\nwith {len(prefix_keys)} child keys\n"
+            f"    {' '.join(map(_key_str, prefix_keys))}\nbut at the same key path the full "
+            f"pytree has a subtree of the same type but with {len(full_keys)} child keys\n"
+            f"    {' '.join(map(_key_str, full_keys))}\n"
+            f"so the symmetric difference on key sets is\n    {' '.join(map(_key_str, diff))}"
+        )
+        return
+    if prefix_data != full_data:
+        ndiff = "\n".join(difflib.ndiff(str(prefix_data).splitlines(), str(full_data).splitlines()))
+        yield lambda name: ValueError(
+            "pytree structure error: different pytree metadata at key path\n"
+            f"    {name}{where}\nAt that key path, the prefix pytree {name} has a subtree of "
+            f"type\n    {type(prefix)}\nwith metadata\n    {prefix_data}\nbut at the same key "
+            "path the full pytree has a subtree of the same type but with metadata\n"
+            f"    {full_data}\nso the diff in the metadata at these pytree nodes is\n"
+            f"{textwrap.indent(ndiff, '    ')}"
+        )
+        return
+    for (key, p), (_, f) in zip(prefix_pairs, full_pairs, strict=True):
+        yield from _prefix_errors((*path, key), p, f, None)
+
+
+def prefix_errors(
+    prefix_tree: Any, full_tree: Any, is_leaf: Callable[[Any], bool] | None = None
+) -> list[Callable[[str], ValueError]]:
+    """Why ``prefix_tree`` is not a tree prefix of ``full_tree``: ``raise errs[0]("in_axes")``
+    names the tree ``in_axes`` in the message. Empty when it is a prefix."""
+    return list(_prefix_errors((), prefix_tree, full_tree, is_leaf))
+
+
+def _flatten_rest(
+    treedef: PyTreeDef, tree: Any, rest: Sequence[Any], is_leaf: Any, name: str
+) -> list[list[Any]]:
+    """Each of ``rest`` flattened up to ``treedef``; a mismatch names its key path."""
+    out = []
+    for r in rest:
+        try:
+            out.append(flatten_up_to(treedef, r))
+        except ValueError as e:
+            err = next(_prefix_errors((), tree, r, is_leaf), None)
+            if err is None:
+                raise
+            raise err(name) from e
+    return out
 
 
 def tree_map(
@@ -513,8 +726,104 @@ def tree_map(
     leaves, treedef = tree_flatten(tree, is_leaf)
     if not rest:
         return treedef.unflatten([f(x) for x in leaves])
-    all_leaves = [leaves] + [flatten_up_to(treedef, r) for r in rest]
+    all_leaves = [leaves, *_flatten_rest(treedef, tree, rest, is_leaf, "tree_map tree")]
     return treedef.unflatten([f(*xs) for xs in zip(*all_leaves, strict=True)])
+
+
+def tree_broadcast(
+    prefix_tree: Any, full_tree: Any, is_leaf: Callable[[Any], bool] | None = None
+) -> Any:
+    """``full_tree``'s structure, each leaf the ``prefix_tree`` leaf above it (``(1, 2)``
+    broadcast into ``(0, {'a': 0, 'b': 0})`` is ``(1, {'a': 2, 'b': 2})``)."""
+    leaves, prefix_def = tree_flatten(prefix_tree, is_leaf)
+    try:
+        subtrees = flatten_up_to(prefix_def, full_tree)
+    except ValueError as e:
+        err = next(_prefix_errors((), prefix_tree, full_tree, is_leaf), None)
+        if err is None:
+            raise
+        raise err("broadcast_prefix prefix_tree") from e
+    out = [x for x, sub in zip(leaves, subtrees, strict=True) for _ in range(len(tree_leaves(sub)))]
+    return tree_structure(full_tree).unflatten(out)
+
+
+# --- registration helpers ---------------------------------------------------------------------
+
+
+def register_static(cls: type[T]) -> type[T]:
+    """Register ``cls`` as a pytree with no leaves: instances are static under jit (they are
+    aux data, so they must be hashable) without ``static_argnums``."""
+    register_pytree_node(cls, _static_flatten, _static_unflatten)
+    return cls
+
+
+def _static_flatten(x: Any) -> tuple[tuple[()], Any]:
+    return (), x
+
+
+def _static_unflatten(x: Any, _: Iterable[Any]) -> Any:
+    return x
+
+
+def register_dataclass(
+    nodetype: type[T],
+    data_fields: Sequence[str] | None = None,
+    meta_fields: Sequence[str] | None = None,
+    drop_fields: Sequence[str] = (),
+) -> type[T]:
+    """Register a dataclass-like type: ``data_fields`` are children (arrays, traced under
+    jit), ``meta_fields`` aux data (static, hashable). For a dataclass both may be omitted:
+    fields with ``field(metadata={"static": True})`` are meta, the others data. Every
+    ``init=True`` field must be listed unless named in ``drop_fields``. Key paths name the
+    data fields by attribute (``.x``). Returns ``nodetype`` (usable as a decorator)."""
+    if data_fields is None or meta_fields is None:
+        if (data_fields is None) != (meta_fields is None):
+            raise TypeError(
+                "register_dataclass: data_fields and meta_fields must both be specified when "
+                f"either is specified. Got {data_fields=} {meta_fields=}."
+            )
+        if not dataclasses.is_dataclass(nodetype):
+            raise TypeError(
+                "register_dataclass: data_fields and meta_fields are required when nodetype is "
+                f"not a dataclass. Got {nodetype=}."
+            )
+        fields = dataclasses.fields(nodetype)
+        data_fields = [f.name for f in fields if not f.metadata.get("static", False)]
+        meta_fields = [f.name for f in fields if f.metadata.get("static", False)]
+    data, meta = tuple(data_fields), tuple(meta_fields)
+    if dataclasses.is_dataclass(nodetype):
+        init = {f.name for f in dataclasses.fields(nodetype) if f.init} - set(drop_fields)
+        if {*data, *meta} != init:
+            msg = (
+                "data_fields and meta_fields must include all dataclass fields with "
+                "``init=True`` and only them."
+            )
+            if missing := init - {*data, *meta}:
+                msg += (
+                    f" Missing fields: {missing}. Add them to drop_fields to suppress this error."
+                )
+            if unexpected := {*data, *meta} - init:
+                msg += f" Unexpected fields: {unexpected}."
+            raise ValueError(msg)
+    if overlap := set(data) & set(meta):
+        raise ValueError(
+            f"data_fields and meta_fields must not overlap. Overlapping fields: {overlap}."
+        )
+
+    def flatten_with_keys(x: Any) -> tuple[KeyLeafPairs, Hashable]:
+        pairs = [(GetAttrKey(name), getattr(x, name)) for name in data]
+        return pairs, tuple(getattr(x, name) for name in meta)
+
+    def flatten(x: Any) -> tuple[list[Any], Hashable]:
+        return [getattr(x, name) for name in data], tuple(getattr(x, name) for name in meta)
+
+    def unflatten(aux: Any, children: Iterable[Any]) -> Any:
+        return nodetype(
+            **dict(zip(meta, aux, strict=True)), **dict(zip(data, children, strict=True))
+        )
+
+    register_pytree_with_keys(nodetype, flatten_with_keys, unflatten, flatten)
+    return nodetype
 
 
 class Partial(functools.partial):  # type: ignore[type-arg]

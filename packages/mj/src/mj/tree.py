@@ -2,6 +2,7 @@
 functions: ``mj.tree.map is mj.tree_util.tree_map``)."""
 
 from mj_core.tree_util import tree_all as all
+from mj_core.tree_util import tree_broadcast as broadcast
 from mj_core.tree_util import tree_flatten as flatten
 from mj_core.tree_util import tree_flatten_with_path as flatten_with_path
 from mj_core.tree_util import tree_leaves as leaves
@@ -15,6 +16,7 @@ from mj_core.tree_util import tree_unflatten as unflatten
 
 __all__ = [
     "all",
+    "broadcast",
     "flatten",
     "flatten_with_path",
     "leaves",

@@ -11,11 +11,14 @@ from mj_core.tree_util import PyTreeDef as PyTreeDef
 from mj_core.tree_util import SequenceKey as SequenceKey
 from mj_core.tree_util import all_leaves as all_leaves
 from mj_core.tree_util import keystr as keystr
+from mj_core.tree_util import register_dataclass as register_dataclass
 from mj_core.tree_util import register_pytree_node as register_pytree_node
 from mj_core.tree_util import register_pytree_node_class as register_pytree_node_class
 from mj_core.tree_util import register_pytree_with_keys as register_pytree_with_keys
 from mj_core.tree_util import register_pytree_with_keys_class as register_pytree_with_keys_class
+from mj_core.tree_util import register_static as register_static
 from mj_core.tree_util import tree_all as tree_all
+from mj_core.tree_util import tree_broadcast as tree_broadcast
 from mj_core.tree_util import tree_flatten as tree_flatten
 from mj_core.tree_util import tree_flatten_with_path as tree_flatten_with_path
 from mj_core.tree_util import tree_leaves as tree_leaves
