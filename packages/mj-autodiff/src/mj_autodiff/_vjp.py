@@ -70,6 +70,8 @@ def _check_cotangent(index: int, primal: Any, ct: Any) -> Any:
     if c_aval.dtype != expected.dtype:
         if c_aval.weak_type and p_dtype.kind in "fc":
             return np.asarray(ct, p_dtype)
+        if p_dtype.kind in "biu":  # JAX takes any cotangent of an int/bool output as float0 0
+            return np.zeros(c_aval.shape, expected.dtype)
         raise TypeError(
             f"Type of cotangent input to vjp pullback function ({c_aval.dtype}) is not the "
             f"expected tangent type ({expected.dtype}) of corresponding primal output with "

@@ -226,6 +226,21 @@ def _nbytes(self: Any) -> int:
 operator_methods: dict[str, Any] = _binary_methods()
 
 
+def _out_none(f: Callable[..., Any]) -> Callable[..., Any]:
+    """``f`` as a method that also takes NumPy's ``out=None``: ``np.sum(x)`` on an mj array
+    calls ``x.sum(axis=None, dtype=None, out=None)``. Any other ``out`` is refused, as JAX
+    refuses it (mj arrays are immutable)."""
+
+    def method(self: Any, *args: Any, out: None = None, **kwargs: Any) -> Any:
+        if out is not None:
+            raise NotImplementedError(f"The 'out' argument to {f.__name__} is not supported.")
+        return f(self, *args, **kwargs)
+
+    method.__name__ = method.__qualname__ = f.__name__
+    method.__doc__ = f.__doc__
+    return method
+
+
 def _methods() -> dict[str, Any]:
     out: dict[str, Any] = dict(operator_methods)
     out.update(
@@ -240,28 +255,28 @@ def _methods() -> dict[str, Any]:
         flatten=mnp.ravel,
         squeeze=mnp.squeeze,
         swapaxes=mnp.swapaxes,
-        sum=mnp.sum,
-        prod=mnp.prod,
-        mean=mnp.mean,
-        var=mnp.var,
-        std=mnp.std,
-        max=mnp.max,
-        min=mnp.min,
-        argmax=mnp.argmax,
-        argmin=mnp.argmin,
-        all=mnp.all,
-        any=mnp.any,
-        cumsum=mnp.cumsum,
-        cumprod=mnp.cumprod,
+        sum=_out_none(mnp.sum),
+        prod=_out_none(mnp.prod),
+        mean=_out_none(mnp.mean),
+        var=_out_none(mnp.var),
+        std=_out_none(mnp.std),
+        max=_out_none(mnp.max),
+        min=_out_none(mnp.min),
+        argmax=_out_none(mnp.argmax),
+        argmin=_out_none(mnp.argmin),
+        all=_out_none(mnp.all),
+        any=_out_none(mnp.any),
+        cumsum=_out_none(mnp.cumsum),
+        cumprod=_out_none(mnp.cumprod),
         dot=mnp.dot,
-        clip=mnp.clip,
-        round=mnp.round,
+        clip=_out_none(mnp.clip),
+        round=_out_none(mnp.round),
         conj=mnp.conjugate,
         conjugate=mnp.conjugate,
         real=property(mnp.real),
         imag=property(mnp.imag),
         copy=_copy,
-        take=mnp.take,
+        take=_out_none(mnp.take),
         ptp=_ptp,
         view=_view,
         flat=property(_flat),

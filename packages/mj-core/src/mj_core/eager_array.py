@@ -127,6 +127,11 @@ def _numpy_method(name: str) -> Callable[..., Any]:
     method = getattr(_ndarray, name)
 
     def wrapped(self: Any, *args: Any, **kwargs: Any) -> Any:
+        # JAX takes a list of axes (``x.max(axis=[0, 1])``); NumPy's methods only a tuple.
+        if args and type(args[0]) is list:
+            args = (tuple(args[0]), *args[1:])
+        if type(kwargs.get("axis")) is list:
+            kwargs["axis"] = tuple(kwargs["axis"])
         return eager_result(method(self, *args, **kwargs))
 
     wrapped.__name__ = wrapped.__qualname__ = name
@@ -137,7 +142,7 @@ def _numpy_method(name: str) -> Callable[..., Any]:
 _NUMPY_METHODS = (
     "sum", "prod", "mean", "var", "std", "max", "min", "argmax", "argmin", "all", "any",
     "cumsum", "cumprod", "clip", "round", "dot", "conj", "conjugate", "trace",
-    "diagonal", "nonzero", "searchsorted", "repeat",
+    "diagonal", "nonzero", "searchsorted", "repeat", "squeeze",
 )  # fmt: skip
 
 

@@ -282,11 +282,16 @@ class Tracer:
         raise self._numpy_conversion_error(f"the NumPy ufunc {ufunc.__name__}")
 
     def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
-        if func is np.ndim:  # metadata NumPy can answer without data
-            return self.ndim
-        if func is np.shape:
-            return self.shape
-        raise self._numpy_conversion_error(f"the NumPy function {func.__name__}")
+        # NumPy's own implementation, as for JAX's tracers (which do not override it): the
+        # functions that call the array's method (np.sum -> x.sum, np.transpose, np.round,
+        # np.shape, ...) work; those that need data reach __array__, reported by name here.
+        implementation = getattr(func, "_implementation", None)
+        if implementation is None:
+            raise self._numpy_conversion_error(f"the NumPy function {func.__name__}")
+        try:
+            return implementation(*args, **kwargs)
+        except ConcretizationError:
+            raise self._numpy_conversion_error(f"the NumPy function {func.__name__}") from None
 
     def _numpy_conversion_error(self, what: str) -> MJError:
         if not self._trace.main.alive:

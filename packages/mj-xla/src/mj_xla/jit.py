@@ -21,7 +21,7 @@ import operator
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Sequence
-from typing import Any, Generic, ParamSpec, TypeVar
+from typing import Any, Generic, ParamSpec, Protocol, TypeVar, overload
 
 from mj_core.avals import ShapedArray, get_aval, is_array, raise_to_shaped
 from mj_core.config import config
@@ -340,6 +340,13 @@ class Compiled:
         return self._entry.output(self._executable.run(flat))
 
 
+class JitDecorator(Protocol):
+    """What ``jit(static_argnums=...)`` returns when called without the function."""
+
+    def __call__(self, fun: Callable[P, R], /) -> JitFunction[P, R]: ...
+
+
+@overload
 def jit(
     fun: Callable[P, R],
     *,
@@ -347,12 +354,34 @@ def jit(
     static_argnames: str | Sequence[str] = (),
     donate_argnums: int | Sequence[int] = (),
     donate_argnames: str | Sequence[str] = (),
-) -> JitFunction[P, R]:
+) -> JitFunction[P, R]: ...
+
+
+@overload
+def jit(
+    fun: None = None,
+    *,
+    static_argnums: int | Sequence[int] = (),
+    static_argnames: str | Sequence[str] = (),
+    donate_argnums: int | Sequence[int] = (),
+    donate_argnames: str | Sequence[str] = (),
+) -> JitDecorator: ...
+
+
+def jit(
+    fun: Callable[P, R] | None = None,
+    *,
+    static_argnums: int | Sequence[int] = (),
+    static_argnames: str | Sequence[str] = (),
+    donate_argnums: int | Sequence[int] = (),
+    donate_argnames: str | Sequence[str] = (),
+) -> JitFunction[P, R] | JitDecorator:
     """Compile ``fun`` with XLA: traced once per argument signature (shapes, dtypes, weak
     types, pytree structure, static argument values), then run as one executable.
 
     Arguments:
-        fun: a function of arrays (pytrees of arrays) returning arrays.
+        fun: a function of arrays (pytrees of arrays) returning arrays. Without it, ``jit``
+            returns a decorator with the other arguments bound (``@jit(static_argnums=0)``).
         static_argnums: positions of arguments passed as Python values (must be hashable);
             a new value triggers a new trace.
         static_argnames: the same for keyword arguments.
@@ -366,6 +395,14 @@ def jit(
         >>> f(np.float32(3.0))
         Array(7., dtype=float32)
     """
+    if fun is None:
+        return functools.partial(  # type: ignore[return-value]
+            jit,
+            static_argnums=static_argnums,
+            static_argnames=static_argnames,
+            donate_argnums=donate_argnums,
+            donate_argnames=donate_argnames,
+        )
     del donate_argnums, donate_argnames  # a hint only: no buffer is reused
     nums = _static_argnums_tuple(fun, static_argnums)
     names = (static_argnames,) if isinstance(static_argnames, str) else tuple(static_argnames)

@@ -1,9 +1,13 @@
-"""Dtype names and questions about types as ``jax.numpy`` spells them: NumPy's aliases with
+"""Dtype names and questions about types as ``jax.numpy`` spells them: the scalar types with
 mj's 64-bit defaults (``int_`` is int64, ``float_`` float64, like JAX with x64), NumPy's
-abstract scalar classes, the Array API's ``isdtype``, ``isrealobj`` and ``iterable``. mj's
-dtypes are NumPy's own, so the names are NumPy's scalar types (``jax.numpy`` wraps them in
-classes of its own). ``bfloat16`` and the float8/int4 types are left out: NumPy does not
-have them."""
+abstract scalar classes, the Array API's ``isdtype``, ``isrealobj`` and ``iterable``.
+
+mj's dtypes are NumPy's own, but as in ``jax.numpy`` the concrete names (``mnp.float32``,
+``mnp.int64``, ...) are classes of their own: a dtype wherever NumPy takes one
+(``np.dtype(mnp.float32)``, ``x.astype(mnp.int8)``, ``mnp.float32 == np.float32``) and a cast
+when called (``mnp.int64(x)`` is ``mnp.asarray(x, mnp.int64)``, so it works on traced values,
+which NumPy's ``np.int64(x)`` would need concretely). ``bfloat16`` and the float8/int4 types
+are left out: NumPy does not have them."""
 
 from __future__ import annotations
 
@@ -18,14 +22,24 @@ from mj_core.numpy._promotion import dtype_weak
 
 __all__ = [
     "bool",
+    "bool_",
     "cdouble",
     "character",
+    "complex64",
+    "complex128",
     "complex_",
     "csingle",
     "double",
     "flexible",
+    "float16",
+    "float32",
+    "float64",
     "float_",
     "generic",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
     "int_",
     "isdtype",
     "isrealobj",
@@ -34,20 +48,65 @@ __all__ = [
     "signedinteger",
     "single",
     "uint",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
     "unsignedinteger",
 ]
 
 Array = Any
 
-bool = np.bool_  # jax.numpy's name for the bool dtype (shadows the builtin here: see builtins.bool)
-int_ = np.int64
-uint = np.uint64
-float_ = np.float64
-complex_ = np.complex128
-single = np.float32
-double = np.float64
-csingle = np.complex64
-cdouble = np.complex128
+
+class _ScalarMeta(type):
+    """The metaclass of ``mnp.float32`` and friends (JAX's ``_ScalarMeta``): equal to and
+    hashing like NumPy's scalar type, ``isinstance`` of it, and calling it casts."""
+
+    dtype: np.dtype[Any]
+
+    def __hash__(cls) -> int:
+        return hash(cls.dtype.type)
+
+    def __eq__(cls, other: object) -> builtins.bool:
+        return cls is other or cls.dtype.type == other
+
+    def __ne__(cls, other: object) -> builtins.bool:
+        return not cls == other
+
+    def __call__(cls, x: Any) -> Any:
+        return cnp.asarray(x, dtype=cls.dtype)
+
+    def __instancecheck__(cls, instance: Any) -> builtins.bool:
+        return isinstance(instance, cls.dtype.type)
+
+
+def _scalar_type(name: str, scalar: type[np.generic]) -> _ScalarMeta:
+    return _ScalarMeta(name, (), {"dtype": np.dtype(scalar), "__module__": "mj.numpy"})
+
+
+bool_ = _scalar_type("bool", np.bool_)
+bool = bool_  # jax.numpy's name for the bool dtype (shadows the builtin here: see builtins.bool)
+int8 = _scalar_type("int8", np.int8)
+int16 = _scalar_type("int16", np.int16)
+int32 = _scalar_type("int32", np.int32)
+int64 = _scalar_type("int64", np.int64)
+uint8 = _scalar_type("uint8", np.uint8)
+uint16 = _scalar_type("uint16", np.uint16)
+uint32 = _scalar_type("uint32", np.uint32)
+uint64 = _scalar_type("uint64", np.uint64)
+float16 = _scalar_type("float16", np.float16)
+float32 = _scalar_type("float32", np.float32)
+float64 = _scalar_type("float64", np.float64)
+complex64 = _scalar_type("complex64", np.complex64)
+complex128 = _scalar_type("complex128", np.complex128)
+int_ = int64
+uint = uint64
+float_ = float64
+complex_ = complex128
+single = float32
+double = float64
+csingle = complex64
+cdouble = complex128
 generic = np.generic
 signedinteger = np.signedinteger
 unsignedinteger = np.unsignedinteger
