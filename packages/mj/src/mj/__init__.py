@@ -12,6 +12,7 @@ import every other layer; no layer may import it.
 from mj import ad_checkpoint as ad_checkpoint
 from mj import debug as debug
 from mj import dtypes as dtypes
+from mj import flatten_util as flatten_util
 from mj import lax as lax
 from mj import nn as nn
 from mj import numpy as numpy
