@@ -344,8 +344,9 @@ def test_at_updates_and_integer_indexing():
 
 
 def test_dtype_objects_and_astype():
-    assert mnp.float32 is np.float32
-    assert mnp.int64 is np.int64
+    # JAX-style scalar types (issue 23): equal to NumPy's and usable as dtypes; calling one casts
+    assert mnp.float32 == np.float32
+    assert np.dtype(mnp.int64) == np.int64
     assert mnp.astype(X, mnp.float32).dtype == np.float32
     assert mnp.asarray(X).astype(mnp.int32).dtype == np.int32
     assert mnp.result_type(mnp.float32, 1.0) == np.float32

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from mj_core.precision import canonicalize_precision
 from mj_core.prims import structural as st
 from mj_core.prims.convolution import ConvDimensionNumbers, conv_general_dilated_p, dilate_dim
 from mj_core.shapes import shape_of
@@ -196,7 +197,7 @@ def conv_general_dilated(
         dimension_numbers=dnums,
         feature_group_count=operator.index(feature_group_count),
         batch_group_count=operator.index(batch_group_count),
-        precision=precision,
+        precision=canonicalize_precision(precision),
         preferred_element_type=pet,
     )
 

@@ -21,6 +21,8 @@ from mj_core.convolution import conv_general_dilated as conv_general_dilated
 from mj_core.convolution import conv_transpose as conv_transpose
 from mj_core.convolution import conv_with_general_padding as conv_with_general_padding
 from mj_core.convolution import padtype_to_pads as padtype_to_pads
+from mj_core.precision import Precision as Precision
+from mj_core.precision import canonicalize_precision
 from mj_core.primitive import Primitive
 from mj_core.prims import complex as cx
 from mj_core.prims import contractions as ct
@@ -35,12 +37,17 @@ from mj_core.prims.indexing import GatherDimensionNumbers as GatherDimensionNumb
 from mj_core.prims.indexing import ScatterDimensionNumbers as ScatterDimensionNumbers
 from mj_core.shapes import canonicalize_axes, canonicalize_axis, int_tuple, shape_of
 from mj_core.trace import bind, bind1, binds
+from mj_core.window_shapes import conv_general_shape_tuple as conv_general_shape_tuple
+from mj_core.window_shapes import conv_shape_tuple as conv_shape_tuple
+from mj_core.window_shapes import conv_transpose_shape_tuple as conv_transpose_shape_tuple
+from mj_core.window_shapes import reduce_window_shape_tuple as reduce_window_shape_tuple
 
 Array = Any
 
 __all__ = [
     "ConvDimensionNumbers",
     "GatherDimensionNumbers",
+    "Precision",
     "ScatterDimensionNumbers",
     "abs",
     "acos",
@@ -67,7 +74,10 @@ __all__ = [
     "conv",
     "conv_dimension_numbers",
     "conv_general_dilated",
+    "conv_general_shape_tuple",
+    "conv_shape_tuple",
     "conv_transpose",
+    "conv_transpose_shape_tuple",
     "conv_with_general_padding",
     "convert_element_type",
     "cos",
@@ -126,6 +136,7 @@ __all__ = [
     "reduce_or",
     "reduce_prod",
     "reduce_sum",
+    "reduce_window_shape_tuple",
     "rem",
     "reshape",
     "rev",
@@ -918,7 +929,7 @@ def dot_general(
         lhs,
         rhs,
         dimension_numbers=dn,
-        precision=precision,
+        precision=canonicalize_precision(precision),
         preferred_element_type=pet,
     )
 

@@ -14,6 +14,7 @@ import numpy as np
 
 from mj_core.prims.convolution import ConvDimensionNumbers, conv_general_dilated_p
 from mj_xla._jaxlib import Value, hlo, ir
+from mj_xla._precision import precision_attr
 from mj_xla.lowering import Avals, LoweringContext, Values, aval_to_ir_type, lowering_rules
 from mj_xla.structural_lowering import as_dtype
 
@@ -67,5 +68,6 @@ def _conv_general_dilated_lowering(
             lhs_dilation=list(lhs_dilation),
             rhs_dilation=list(rhs_dilation),
             window_reversal=[False] * len(window_strides),
+            precision_config=precision_attr(precision),
         )
     ]

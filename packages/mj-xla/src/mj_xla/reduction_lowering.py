@@ -20,6 +20,7 @@ from mj_core.prims import contractions as ct
 from mj_core.prims import reductions as rd
 from mj_core.prims import sorting as so
 from mj_xla._jaxlib import Value, hlo, ir, ir_tensor_type
+from mj_xla._precision import precision_attr
 from mj_xla.lowering import (
     Avals,
     LoweringContext,
@@ -235,7 +236,11 @@ def _dot_general_lowering(
         lhs_contracting_dimensions=list(lhs_contract),
         rhs_contracting_dimensions=list(rhs_contract),
     )
-    return [hlo.dot_general(aval_to_ir_type(out), lhs, rhs, dims)]
+    return [
+        hlo.dot_general(
+            aval_to_ir_type(out), lhs, rhs, dims, precision_config=precision_attr(precision)
+        )
+    ]
 
 
 @lowering_rules.register(so.sort_p)

@@ -25,6 +25,7 @@ from mj_core import lax_linalg as linalg  # noqa: F401 (re-exported: jax.lax.lin
 from mj_core import numpy as _mnp
 from mj_core.lax import ConvDimensionNumbers as ConvDimensionNumbers
 from mj_core.lax import GatherDimensionNumbers as GatherDimensionNumbers
+from mj_core.lax import Precision as Precision
 from mj_core.lax import ScatterDimensionNumbers as ScatterDimensionNumbers
 from mj_core.lax import abs as abs
 from mj_core.lax import acos as acos
@@ -51,7 +52,10 @@ from mj_core.lax import conj as conj
 from mj_core.lax import conv as conv
 from mj_core.lax import conv_dimension_numbers as conv_dimension_numbers
 from mj_core.lax import conv_general_dilated as conv_general_dilated
+from mj_core.lax import conv_general_shape_tuple as conv_general_shape_tuple
+from mj_core.lax import conv_shape_tuple as conv_shape_tuple
 from mj_core.lax import conv_transpose as conv_transpose
+from mj_core.lax import conv_transpose_shape_tuple as conv_transpose_shape_tuple
 from mj_core.lax import conv_with_general_padding as conv_with_general_padding
 from mj_core.lax import convert_element_type as convert_element_type
 from mj_core.lax import cos as cos
@@ -110,6 +114,7 @@ from mj_core.lax import reduce_min as reduce_min
 from mj_core.lax import reduce_or as reduce_or
 from mj_core.lax import reduce_prod as reduce_prod
 from mj_core.lax import reduce_sum as reduce_sum
+from mj_core.lax import reduce_window_shape_tuple as reduce_window_shape_tuple
 from mj_core.lax import rem as rem
 from mj_core.lax import reshape as reshape
 from mj_core.lax import rev as rev

@@ -1,5 +1,6 @@
 """Products: ``dot``, ``matmul`` (``@``), ``vdot``, ``inner``, ``outer``, ``tensordot``, all
-one ``dot_general`` after NumPy-style dtype promotion."""
+one ``dot_general`` after NumPy-style dtype promotion. As in ``jax.numpy``, the contractions
+take keyword-only ``precision`` and ``preferred_element_type``, passed to ``dot_general``."""
 
 from __future__ import annotations
 
@@ -19,22 +20,34 @@ def _dot_general(
     b: Array,
     contract: tuple[Sequence[int], Sequence[int]],
     batch: tuple[Sequence[int], Sequence[int]] = ((), ()),
+    precision: Any = None,
+    preferred_element_type: Any = None,
 ) -> Array:
-    return lax.dot_general(a, b, (contract, batch))
+    return lax.dot_general(a, b, (contract, batch), precision, preferred_element_type)
 
 
-def dot(a: Array, b: Array) -> Array:
+def _scalar_product(a: Array, b: Array, preferred_element_type: Any) -> Array:
+    out = lax.mul(a, b)
+    if preferred_element_type is None:
+        return out
+    return lax.convert_element_type(out, preferred_element_type)
+
+
+def dot(a: Array, b: Array, *, precision: Any = None, preferred_element_type: Any = None) -> Array:
     """NumPy ``dot``: scalars multiply; otherwise the last axis of ``a`` contracts with the
     second-to-last (or only) axis of ``b``."""
     check_arraylike("dot", [a, b])
     a, b = promote(a, b)
     nda, ndb = len(shape_of(a)), len(shape_of(b))
     if nda == 0 or ndb == 0:
-        return lax.mul(a, b)
-    return _dot_general(a, b, ((nda - 1,), (max(ndb - 2, 0),)))
+        return _scalar_product(a, b, preferred_element_type)
+    contract = ((nda - 1,), (max(ndb - 2, 0),))
+    return _dot_general(a, b, contract, ((), ()), precision, preferred_element_type)
 
 
-def matmul(a: Array, b: Array) -> Array:
+def matmul(
+    a: Array, b: Array, *, precision: Any = None, preferred_element_type: Any = None
+) -> Array:
     """NumPy ``matmul`` (``a @ b``): 1-d operands are promoted to matrices and the leading
     (batch) dimensions broadcast."""
     check_arraylike("matmul", [a, b])
@@ -44,33 +57,40 @@ def matmul(a: Array, b: Array) -> Array:
             f"matmul: operands must have at least one dimension, got shapes {sa} and {sb}"
         )
     a, b = promote(a, b)
+    options = (precision, preferred_element_type)
+    no_batch: tuple[Sequence[int], Sequence[int]] = ((), ())
     if len(sb) == 1:  # matrix-vector (or vector-vector): contract the last axes
-        return _dot_general(a, b, ((len(sa) - 1,), (0,)))
+        return _dot_general(a, b, ((len(sa) - 1,), (0,)), no_batch, *options)
     if len(sa) == 1:  # vector-matrix
-        return _dot_general(a, b, ((0,), (len(sb) - 2,)))
+        return _dot_general(a, b, ((0,), (len(sb) - 2,)), no_batch, *options)
     if len(sb) == 2:  # the batch dims of a ride along as free dims
-        return _dot_general(a, b, ((len(sa) - 1,), (0,)))
+        return _dot_general(a, b, ((len(sa) - 1,), (0,)), no_batch, *options)
     batch = broadcast_shapes(sa[:-2], sb[:-2])
     a = broadcast_to(a, batch + sa[-2:])
     b = broadcast_to(b, batch + sb[-2:])
     nb = len(batch)
     dims = tuple(range(nb))
-    return _dot_general(a, b, ((nb + 1,), (nb,)), (dims, dims))
+    return _dot_general(a, b, ((nb + 1,), (nb,)), (dims, dims), *options)
 
 
-def vdot(a: Array, b: Array) -> Array:
+def vdot(a: Array, b: Array, *, precision: Any = None, preferred_element_type: Any = None) -> Array:
     """Dot product of the flattened arrays (real dtypes)."""
-    return dot(ravel(a), ravel(b))
+    return dot(
+        ravel(a), ravel(b), precision=precision, preferred_element_type=preferred_element_type
+    )
 
 
-def inner(a: Array, b: Array) -> Array:
+def inner(
+    a: Array, b: Array, *, precision: Any = None, preferred_element_type: Any = None
+) -> Array:
     """Contract the last axes of ``a`` and ``b``."""
     check_arraylike("inner", [a, b])
     a, b = promote(a, b)
     nda, ndb = len(shape_of(a)), len(shape_of(b))
     if nda == 0 or ndb == 0:
-        return lax.mul(a, b)
-    return _dot_general(a, b, ((nda - 1,), (ndb - 1,)))
+        return _scalar_product(a, b, preferred_element_type)
+    contract = ((nda - 1,), (ndb - 1,))
+    return _dot_general(a, b, contract, ((), ()), precision, preferred_element_type)
 
 
 def outer(a: Array, b: Array) -> Array:
@@ -78,7 +98,14 @@ def outer(a: Array, b: Array) -> Array:
     return lax.mul(lax.expand_dims(a, (1,)), lax.expand_dims(b, (0,)))
 
 
-def tensordot(a: Array, b: Array, axes: Any = 2) -> Array:
+def tensordot(
+    a: Array,
+    b: Array,
+    axes: Any = 2,
+    *,
+    precision: Any = None,
+    preferred_element_type: Any = None,
+) -> Array:
     """Contract ``axes`` (an int N: the last N of ``a`` with the first N of ``b``; or a pair
     of axis sequences)."""
     check_arraylike("tensordot", [a, b])
@@ -95,6 +122,5 @@ def tensordot(a: Array, b: Array, axes: Any = 2) -> Array:
         cb = (cb,) if isinstance(cb, int) else tuple(cb)
         if len(ca) != len(cb):
             raise TypeError("tensordot: the two axes sequences must have the same length")
-    return _dot_general(
-        a, b, (canonicalize_axes("tensordot", ca, nda), canonicalize_axes("tensordot", cb, ndb))
-    )
+    contract = (canonicalize_axes("tensordot", ca, nda), canonicalize_axes("tensordot", cb, ndb))
+    return _dot_general(a, b, contract, ((), ()), precision, preferred_element_type)
