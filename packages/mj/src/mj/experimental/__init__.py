@@ -1,0 +1,2 @@
+"""``mj.experimental``: the modules JAX keeps under ``jax.experimental``
+(:mod:`~mj.experimental.ode`: ``odeint``)."""
