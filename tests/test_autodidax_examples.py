@@ -191,7 +191,7 @@ def test_partial_eval_unzips_the_jvp_jaxpr():
     # the tutorial's two jaxprs, with the printer's fresh names:
     # { lambda a . let c = sin a; d = cos a; f = neg c in ( f, d ) }
     # { lambda d b . let e = mul d b; g = neg e in ( g ) }
-    known, unknown, out_unknowns, num_res = mj_autodiff.partial_eval_jaxpr(
+    known, unknown, out_unknowns, num_res = mj_autodiff.extend.partial_eval_jaxpr(
         _sin_neg_jvp_jaxpr(), [False, True]
     )
     assert out_unknowns == [False, True]

@@ -180,7 +180,7 @@ def test_partial_eval_jaxpr_takes_autodidax_arguments():
     import mj_autodiff
 
     closed = mj.make_jaxpr(lambda x, t: mj.jvp(lambda y: lax.neg(lax.sin(y)), (x,), (t,)))(3.0, 1.0)
-    known, unknown, out_unknowns, num_res = mj_autodiff.partial_eval_jaxpr(
+    known, unknown, out_unknowns, num_res = mj_autodiff.extend.partial_eval_jaxpr(
         closed.jaxpr, [False, True], None
     )
     assert (out_unknowns, num_res) == ([False, True], 1)

@@ -11,9 +11,9 @@ import pytest
 
 import mj
 import mj.numpy as mnp
-from mj_core.trace import MainTrace, Tracer
-from mj_ir.tracing import JaxprBuilder
-from mj_xla.executable import Executable
+from mj_core import MainTrace, Tracer
+from mj_ir.extend import JaxprBuilder
+from mj_xla.extend import Executable
 
 X = np.linspace(-1.0, 1.0, 50)
 

@@ -17,12 +17,12 @@ import pytest
 import mj
 import mj.numpy as mnp
 from mj import lax
-from mj_autodiff import Zero, is_undefined_primal, jvp_rules, transpose_rules
-from mj_batch import vmap_rules
+from mj_autodiff.extend import Zero, is_undefined_primal, jvp_rules, transpose_rules
+from mj_batch.extend import vmap_rules
 from mj_core import Primitive, ShapedArray, Tracer, bind1, impl_rules
 from mj_core.errors import MissingRuleError
 from mj_ir import abstract_eval_rules
-from mj_xla import broadcast_to_aval, hlo, lowering_rules
+from mj_xla.extend import broadcast_to_aval, hlo, lowering_rules
 
 # --- the seed's tracing helper, printing calls and results with their indentation -------------
 

@@ -10,7 +10,7 @@ from jax import lax as jlax
 import mj
 import mj.numpy as mnp
 from mj import lax as mlax
-from mj_core import lax_special as ls
+from mj_core import lax as ls
 
 jax.config.update("jax_enable_x64", True)
 

@@ -11,9 +11,7 @@ import pytest
 import mj_core.numpy as mnp
 from mj_autodiff import (
     custom_jvp,
-    custom_jvp_call_p,
     custom_vjp,
-    custom_vjp_call_p,
     grad,
     jvp,
     linearize,
@@ -21,6 +19,7 @@ from mj_autodiff import (
     value_and_grad,
     vjp,
 )
+from mj_autodiff.extend import custom_jvp_call_p, custom_vjp_call_p
 from mj_ir import make_jaxpr
 
 

@@ -9,7 +9,8 @@ import gc
 import numpy as np
 import pytest
 
-from mj_autodiff import custom_jvp, grad, linearize, linearize_flat
+from mj_autodiff import custom_jvp, grad, linearize
+from mj_autodiff.extend import linearize_flat
 from mj_core import lax
 from mj_ir import eval_jaxpr, make_jaxpr
 

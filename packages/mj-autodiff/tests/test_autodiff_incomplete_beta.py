@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from mj_autodiff import grad, jvp
-from mj_core import lax_special as ls
+from mj_core import lax as ls
 
 
 @pytest.mark.parametrize(("a", "b", "x"), [(2.0, 3.0, 0.3), (0.5, 0.7, 0.05), (12.0, 4.0, 0.8)])

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mj_autodiff import Zero, float0, jvp, jvp_flat
+from mj_autodiff import float0, jvp
+from mj_autodiff.extend import Zero, jvp_flat
 from mj_core import lax
 from mj_core.errors import TracerLeakError
 
@@ -122,7 +123,7 @@ def test_jvp_flat_keeps_symbolic_zeros():
 
 
 def test_zero_tangent_adds_no_work(monkeypatch):
-    from mj_autodiff import jvp_rules
+    from mj_autodiff.extend import jvp_rules
     from mj_core.prims import cos_p
 
     calls = []

@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mj_autodiff import (
+from mj_autodiff import jvp
+from mj_autodiff.extend import (
     PartialVal,
-    jvp,
     jvp_jaxpr,
     linearize_flat,
     partial_eval_flat,

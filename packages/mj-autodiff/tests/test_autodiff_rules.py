@@ -7,7 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mj_autodiff import check_grads, grad, jvp, jvp_rules, linearize, vjp
+from mj_autodiff import check_grads, grad, jvp, linearize, vjp
+from mj_autodiff.extend import jvp_rules
 from mj_core import bind1, lax, prims
 from mj_core.prims.indexing import GatherDimensionNumbers, ScatterDimensionNumbers
 

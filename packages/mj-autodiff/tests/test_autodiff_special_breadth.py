@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from mj_autodiff import grad, jvp
-from mj_core import lax_special as ls
+from mj_core import lax as ls
 
 
 def _fd(f, x, eps=1e-6):

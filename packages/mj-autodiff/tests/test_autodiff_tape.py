@@ -1,7 +1,8 @@
 """Eager reverse mode (the tape): every VJP it takes equals the transpose of the staged
-linearization on the same values, the fast rules are the ones used for common primitives,
-anything else falls back to linearizing one application, and the tape behaves like a trace
-(nesting, custom rules, Python control flow, leaks)."""
+linearization on the same values, the fast rules (derived from the derivative description)
+are the ones used for common primitives, anything else falls back to linearizing one
+application, and the tape behaves like a trace (nesting, custom rules, Python control flow,
+leaks)."""
 
 from __future__ import annotations
 
@@ -11,10 +12,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from mj_autodiff import custom_jvp, custom_vjp, grad, jvp, linearize_flat, value_and_grad, vjp
-from mj_autodiff._tangents import Zero
+from mj_autodiff import custom_jvp, custom_vjp, grad, jvp, value_and_grad, vjp
 from mj_autodiff._tape import TapeTracer, tape_vjp_flat
-from mj_autodiff._vjp_rules import vjp_rule
+from mj_autodiff.extend import Elementwise, Zero, derivative_kinds, linearize_flat
 from mj_core import TracerLeakError, lax
 from mj_core.prims import (
     contractions,
@@ -160,12 +160,20 @@ def test_tape_vjp_equals_transposed_linearization(
     ids=str,
 )
 def test_common_primitives_have_fast_rules(prim: Any) -> None:
-    assert vjp_rule(prim) is not None
+    assert derivative_kinds[prim].vjp is not None
 
 
-def test_primitives_without_a_derivable_rule_fall_back() -> None:
-    assert vjp_rule(reductions.reduce_max_p) is None
-    assert vjp_rule(reductions.reduce_max_p) is None  # remembered, not re-derived
+def test_primitives_without_a_derivative_kind_fall_back() -> None:
+    assert reductions.reduce_max_p not in derivative_kinds
+    np.testing.assert_allclose(grad(lambda x: lax.reduce_max(x, (0,)))(np.arange(3.0)), [0, 0, 1])
+
+
+def test_the_tape_derives_its_vjps_from_the_description(monkeypatch: pytest.MonkeyPatch) -> None:
+    def twice(g: Any, x: Any) -> Any:  # a deliberately wrong derivative of sin: 2
+        return lax.mul(g, 2.0)
+
+    monkeypatch.setitem(derivative_kinds, elementwise.sin_p, Elementwise((twice,), False))
+    assert grad(lax.sin)(0.3) == 2.0
 
 
 def test_eager_calls_use_the_tape_and_outputs_are_plain_values() -> None:

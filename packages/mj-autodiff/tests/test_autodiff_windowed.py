@@ -7,7 +7,7 @@ import pytest
 
 from mj_autodiff import grad, jvp, vjp
 from mj_core import lax
-from mj_core.windowed_reductions import reduce_window
+from mj_core.prims.windowed import reduce_window
 
 CONFIGS = [
     ((6, 7), (2, 2), (2, 2), "VALID", None, None),

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mj_batch import not_mapped, vmap, vmap_jaxpr
+from mj_batch import vmap
+from mj_batch.extend import not_mapped, vmap_jaxpr
 from mj_core import lax
 from mj_ir import ClosedJaxpr, make_jaxpr, typecheck_jaxpr
 

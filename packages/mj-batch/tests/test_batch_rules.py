@@ -13,7 +13,8 @@ from typing import Any, NamedTuple
 import numpy as np
 import pytest
 
-from mj_batch import vmap, vmap_rules
+from mj_batch import vmap
+from mj_batch.extend import vmap_rules
 from mj_core import Primitive, bind, prims
 from mj_core.prims import elementwise_specs
 from mj_core.prims.indexing import GatherDimensionNumbers, ScatterDimensionNumbers

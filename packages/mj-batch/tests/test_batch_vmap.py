@@ -8,7 +8,8 @@ from collections import namedtuple
 import numpy as np
 import pytest
 
-from mj_batch import BatchTracer, not_mapped, vmap
+from mj_batch import vmap
+from mj_batch.extend import BatchTracer, not_mapped
 from mj_core import TracerLeakError, current_trace_stack, lax
 from mj_ir import make_jaxpr
 
@@ -268,7 +269,7 @@ def test_not_mapped_is_a_singleton_sentinel() -> None:
 
 
 def test_registering_a_batching_rule_for_a_new_primitive() -> None:
-    from mj_batch import align_batched, register_vmap_rule
+    from mj_batch.extend import align_batched, register_vmap_rule
     from mj_core import Primitive, bind, bind1, impl_rules
 
     multiply_add_p = Primitive("multiply_add")

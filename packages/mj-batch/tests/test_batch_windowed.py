@@ -7,7 +7,7 @@ import pytest
 from mj_autodiff import grad
 from mj_batch import vmap
 from mj_core import lax
-from mj_core.windowed_reductions import reduce_window
+from mj_core.prims.windowed import reduce_window
 
 
 @pytest.mark.parametrize(("op", "init"), [(lax.add, 0.0), (lax.max, -np.inf), (lax.min, np.inf)])

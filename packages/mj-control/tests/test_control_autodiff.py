@@ -6,16 +6,8 @@ import re
 import numpy as np
 import pytest
 
-from mj_autodiff import (
-    grad,
-    jvp,
-    jvp_jaxpr,
-    linearize,
-    linearize_flat,
-    partial_eval_jaxpr,
-    transpose_jaxpr,
-    value_and_grad,
-)
+from mj_autodiff import grad, jvp, linearize, value_and_grad
+from mj_autodiff.extend import jvp_jaxpr, linearize_flat, partial_eval_jaxpr, transpose_jaxpr
 from mj_control import cond, fori_loop, scan, scan_p, switch, while_loop
 from mj_core import lax
 from mj_ir import make_jaxpr

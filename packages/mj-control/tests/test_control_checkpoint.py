@@ -7,8 +7,10 @@ import numpy as np
 import pytest
 
 import mj_core.numpy as mnp
-from mj_autodiff import grad, jvp, jvp_rules, linearize, partial_eval_rules, transpose_rules, vjp
-from mj_batch import hessian, jacfwd, jacrev, vmap, vmap_rules
+from mj_autodiff import grad, jvp, linearize, vjp
+from mj_autodiff.extend import jvp_rules, partial_eval_rules, transpose_rules
+from mj_batch import hessian, jacfwd, jacrev, vmap
+from mj_batch.extend import vmap_rules
 from mj_control import (
     checkpoint,
     checkpoint_name,
@@ -23,7 +25,8 @@ from mj_control import (
 from mj_core import Primitive, ShapedArray, bind1, impl_rules, lax
 from mj_core.prims import dot_general_p
 from mj_ir import ClosedJaxpr, Jaxpr, abstract_eval_rules, eval_jaxpr, make_jaxpr
-from mj_xla import jit, lowering_rules
+from mj_xla import jit
+from mj_xla.extend import lowering_rules
 
 X = 0.7
 XS = np.linspace(-1.0, 1.5, 4)

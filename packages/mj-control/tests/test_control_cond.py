@@ -157,7 +157,7 @@ def test_non_callable_branch():
 
 
 def test_cond_typing_rule_names_the_mismatched_branch():
-    from mj_core.avals import ShapedArray
+    from mj_core import ShapedArray
     from mj_ir import abstract_eval_rules
 
     f64, i32 = ShapedArray((), np.float64), ShapedArray((), np.int32)

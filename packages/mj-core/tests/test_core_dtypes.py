@@ -5,9 +5,10 @@ import pytest
 
 from mj_core import get_aval, lax
 from mj_core import numpy as mnp
-from mj_core.avals import ConcreteArray, ShapedArray, raise_to_shaped
+from mj_core._avals import ConcreteArray, ShapedArray, raise_to_shaped
 from mj_core.dtypes import result_type
-from mj_core.prims import add_p, elementwise_out_aval
+from mj_core.extend import elementwise_out_aval
+from mj_core.lax import add_p
 
 f32, f64, i32, i64, b = (np.dtype(t) for t in ("float32", "float64", "int32", "int64", "bool"))
 u8, c64 = np.dtype("uint8"), np.dtype("complex64")

@@ -4,8 +4,7 @@ import numpy as np
 import pytest
 
 import mj_core.numpy as mnp
-from mj_core import get_aval, lax
-from mj_core.numpy import EagerArray
+from mj_core import EagerArray, get_aval, lax
 
 
 @pytest.mark.parametrize(
@@ -48,6 +47,20 @@ def test_inplace_operators_rebind_instead_of_writing_through():
     x += 1
     np.testing.assert_array_equal(host, np.ones(3))
     np.testing.assert_array_equal(np.asarray(x), np.full(3, 2.0))
+
+
+@pytest.mark.parametrize(
+    "op", ["+=", "-=", "*=", "/=", "//=", "%=", "**=", "@=", "&=", "|=", "^=", "<<=", ">>="]
+)
+def test_every_inplace_operator_rebinds(op):
+    host = np.array([[4, 5], [6, 7]])
+    x = mnp.asarray(host)  # a view of the user's array
+    y = 2 if op != "@=" else np.eye(2, dtype=host.dtype)
+    want = eval(f"host {op[:-1]} y")
+    namespace = {"x": x, "y": y}
+    exec(f"x {op} y", namespace)
+    np.testing.assert_array_equal(host, [[4, 5], [6, 7]])
+    np.testing.assert_array_equal(np.asarray(namespace["x"]), want)
 
 
 def test_indexing_follows_jax_out_of_bounds_rules():

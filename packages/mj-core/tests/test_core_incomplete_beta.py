@@ -1,4 +1,4 @@
-"""regularized_incomplete_beta (lax_special.betainc) eagerly: closed forms, the symmetry,
+"""regularized_incomplete_beta (lax.betainc) eagerly: closed forms, the symmetry,
 JAX's edge values, dtypes and broadcasting."""
 
 import math
@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from mj_core import lax_special as ls
+from mj_core import lax as ls
 
 X = np.linspace(0.0, 1.0, 41)
 

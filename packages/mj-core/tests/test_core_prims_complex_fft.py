@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mj_core import bind1, lax, prims
-from mj_core.prims import FftType
+from mj_core import bind1, lax
+from mj_core.lax import FftType
 
 rng = np.random.default_rng(0)
 
@@ -46,10 +46,10 @@ def test_complex_builds_parts_exactly_and_broadcasts():
 @pytest.mark.parametrize(
     ("prim", "args", "match"),
     [
-        (prims.real_p, (np.ones(3),), "real: requires a complex operand"),
-        (prims.imag_p, (np.ones(3, np.int32),), "imag: requires a complex operand"),
-        (prims.complex_p, (np.ones(3), np.ones(3, np.float32)), "complex: requires two float"),
-        (prims.complex_p, (np.ones(3, np.int64), np.ones(3, np.int64)), "complex: requires"),
+        (lax.real_p, (np.ones(3),), "real: requires a complex operand"),
+        (lax.imag_p, (np.ones(3, np.int32),), "imag: requires a complex operand"),
+        (lax.complex_p, (np.ones(3), np.ones(3, np.float32)), "complex: requires two float"),
+        (lax.complex_p, (np.ones(3, np.int64), np.ones(3, np.int64)), "complex: requires"),
     ],
 )
 def test_complex_primitives_reject_wrong_dtypes(prim, args, match):
@@ -59,7 +59,7 @@ def test_complex_primitives_reject_wrong_dtypes(prim, args, match):
 
 def test_conj_rejects_integers():
     with pytest.raises(TypeError, match="conj: requires a float32/float64/complex operand"):
-        bind1(prims.conj_p, np.ones(2, np.int32), input_dtype=np.dtype(np.int32))
+        bind1(lax.conj_p, np.ones(2, np.int32), input_dtype=np.dtype(np.int32))
 
 
 # --- fft ----------------------------------------------------------------------------------------
@@ -83,7 +83,7 @@ def test_fft_matches_numpy_and_keeps_precision(typ, shape, lengths, ref, precisi
         x = rng.normal(size=shape).astype(np.float32 if single else np.float64)
     else:
         x = _c(*shape, dtype=np.complex64 if single else np.complex128)
-    out = bind1(prims.fft_p, x, fft_type=FftType[typ], fft_lengths=lengths)
+    out = bind1(lax.fft_p, x, fft_type=FftType[typ], fft_lengths=lengths)
     want = ref(x)
     expected_dtype = {
         ("c", True): np.complex64, ("c", False): np.complex128,
@@ -120,10 +120,10 @@ def test_lax_fft_converts_its_operand_like_jax():
 )
 def test_fft_typing_errors_name_the_primitive(x, typ, lengths, error, match):
     with pytest.raises(error, match=f"fft: .*{match}"):
-        bind1(prims.fft_p, x, fft_type=FftType[typ], fft_lengths=lengths)
+        bind1(lax.fft_p, x, fft_type=FftType[typ], fft_lengths=lengths)
 
 
 def test_fft_of_an_empty_batch():
-    out = bind1(prims.fft_p, np.ones((0, 4)), fft_type=FftType.RFFT, fft_lengths=(4,))
+    out = bind1(lax.fft_p, np.ones((0, 4)), fft_type=FftType.RFFT, fft_lengths=(4,))
     assert out.shape == (0, 3)
     assert out.dtype == np.complex128

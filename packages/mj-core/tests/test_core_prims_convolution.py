@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 import mj_core.numpy as mnp
-from mj_core import lax, prims
-from mj_core.prims import ConvDimensionNumbers
+from mj_core import lax
+from mj_core.lax import ConvDimensionNumbers
 
 
 def loop_conv(lhs, rhs, strides, padding, lhs_dil, rhs_dil, dn, fgc=1, bgc=1):
@@ -252,4 +252,4 @@ def test_empty_and_degenerate_shapes():
     assert out.shape == (0, 3, 3)
     out = lax.conv(np.ones((1, 2, 2)), np.ones((3, 2, 4)), (1,), "VALID")
     assert out.shape == (1, 3, 0)
-    assert prims.conv_general_dilated_p.name == "conv_general_dilated"
+    assert lax.conv_general_dilated_p.name == "conv_general_dilated"

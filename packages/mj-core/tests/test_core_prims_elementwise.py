@@ -5,9 +5,9 @@ import math
 import numpy as np
 import pytest
 
-from mj_core import bind1, prims
-from mj_core.avals import ShapedArray, get_aval, raise_to_shaped
-from mj_core.prims import elementwise_out_aval, elementwise_specs
+from mj_core import bind1, lax
+from mj_core._avals import ShapedArray, get_aval, raise_to_shaped
+from mj_core.extend import elementwise_out_aval, elementwise_specs
 
 
 def _erf(x):
@@ -41,7 +41,7 @@ SHAPES = [((3, 4), (3, 4)), ((3, 1), (4,)), ((), (2, 3)), ((0, 3), (3,))]
 
 
 def _prim(name):
-    return getattr(prims, f"{name}_p")
+    return getattr(lax, f"{name}_p")
 
 
 def _valid(name, dtype):
@@ -107,29 +107,27 @@ def test_python_scalars_are_weak(name):
 
 def test_integer_pow_round_shifts_select_clamp():
     x = np.array([-2.5, -1.5, -0.5, 0.5, 1.5, 2.5])
-    np.testing.assert_array_equal(bind1(prims.round_p, x, rounding_method=0), [-3, -2, -1, 1, 2, 3])
-    np.testing.assert_array_equal(bind1(prims.round_p, x, rounding_method=1), np.round(x))
-    np.testing.assert_allclose(bind1(prims.integer_pow_p, x, y=3), x**3)
+    np.testing.assert_array_equal(bind1(lax.round_p, x, rounding_method=0), [-3, -2, -1, 1, 2, 3])
+    np.testing.assert_array_equal(bind1(lax.round_p, x, rounding_method=1), np.round(x))
+    np.testing.assert_allclose(bind1(lax.integer_pow_p, x, y=3), x**3)
     ints = np.array([1, -8, 64], np.int32)
-    np.testing.assert_array_equal(bind1(prims.shift_left_p, ints, np.int32(2)), ints << 2)
+    np.testing.assert_array_equal(bind1(lax.shift_left_p, ints, np.int32(2)), ints << 2)
     np.testing.assert_array_equal(
-        bind1(prims.shift_right_logical_p, ints, np.int32(1)),
+        bind1(lax.shift_right_logical_p, ints, np.int32(1)),
         (ints.view(np.uint32) >> 1).view(np.int32),
     )
-    np.testing.assert_array_equal(
-        bind1(prims.shift_right_arithmetic_p, ints, np.int32(1)), ints >> 1
-    )
+    np.testing.assert_array_equal(bind1(lax.shift_right_arithmetic_p, ints, np.int32(1)), ints >> 1)
     which = np.array([True, False, True])
-    np.testing.assert_array_equal(bind1(prims.select_n_p, which, 1.0, np.zeros(3)), [0, 1, 0])
+    np.testing.assert_array_equal(bind1(lax.select_n_p, which, 1.0, np.zeros(3)), [0, 1, 0])
     np.testing.assert_array_equal(
-        bind1(prims.select_n_p, np.array([0, 2, 1]), np.zeros(3), np.ones(3), np.full(3, 2.0)),
+        bind1(lax.select_n_p, np.array([0, 2, 1]), np.zeros(3), np.ones(3), np.full(3, 2.0)),
         [0, 2, 1],
     )
     np.testing.assert_array_equal(
-        bind1(prims.clamp_p, 0.0, np.array([-1.0, 0.5, 2.0]), 1.0), [0, 0.5, 1]
+        bind1(lax.clamp_p, 0.0, np.array([-1.0, 0.5, 2.0]), 1.0), [0, 0.5, 1]
     )
 
 
 def test_shape_error_names_primitive_and_shapes():
     with pytest.raises(TypeError, match=r"mul.*f64\[2,3\].*f64\[4\]"):
-        bind1(prims.mul_p, np.ones((2, 3)), np.ones(4))
+        bind1(lax.mul_p, np.ones((2, 3)), np.ones(4))

@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from mj_core import lax_special as ls
+from mj_core import lax as ls
 
 rng = np.random.default_rng(0)
 

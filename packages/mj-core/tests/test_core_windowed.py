@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 from mj_core import lax
+from mj_core._trace import bind1
+from mj_core.lax import reduce, reduce_window
 from mj_core.prims import windowed as wr
-from mj_core.trace import bind1
-from mj_core.windowed_reductions import reduce, reduce_window
 
 rng = np.random.default_rng(0)
 

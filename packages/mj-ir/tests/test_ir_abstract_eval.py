@@ -4,12 +4,21 @@
 import numpy as np
 import pytest
 
-from mj_core import bind, prims
-from mj_core.avals import ShapedArray, get_aval, raise_to_shaped
-from mj_core.prims.callback import HostCallback
-from mj_core.prims.indexing import GatherDimensionNumbers as GatherDnums
-from mj_core.prims.indexing import ScatterDimensionNumbers as ScatterDnums
-from mj_ir.abstract_eval import abstract_eval_rules
+from mj_core import bind
+from mj_core.extend import (
+    FAMILIES,
+    ConvDimensionNumbers,
+    FftType,
+    HostCallback,
+    ShapedArray,
+    elementwise_specs,
+    family_primitives,
+    get_aval,
+    raise_to_shaped,
+)
+from mj_core.extend import GatherDimensionNumbers as GatherDnums
+from mj_core.extend import ScatterDimensionNumbers as ScatterDnums
+from mj_ir import abstract_eval_rules
 
 f32 = np.ones((2, 3), np.float32)
 i32 = np.arange(6, dtype=np.int32).reshape(2, 3)
@@ -98,8 +107,8 @@ CASES = [
     *[(n, (f32.astype(np.complex64),), {}) for n in ("real", "imag")],
     ("conj", (f32,), {"input_dtype": np.dtype(np.float32)}),
     ("complex", (f32, 2.0), {}),
-    ("fft", (f32,), {"fft_type": prims.FftType.RFFT, "fft_lengths": (2, 3)}),
-    ("fft", (f32.astype(np.complex64),), {"fft_type": prims.FftType.IRFFT, "fft_lengths": (4,)}),
+    ("fft", (f32,), {"fft_type": FftType.RFFT, "fft_lengths": (2, 3)}),
+    ("fft", (f32.astype(np.complex64),), {"fft_type": FftType.IRFFT, "fft_lengths": (4,)}),
     (
         "dot_general",
         (f32, np.ones((3, 4), np.float32)),
@@ -126,7 +135,7 @@ CASES = [
             "padding": ((1, 0), (0, 1)),
             "lhs_dilation": (1, 2),
             "rhs_dilation": (2, 1),
-            "dimension_numbers": prims.ConvDimensionNumbers(*[(0, 1, 2, 3)] * 3),
+            "dimension_numbers": ConvDimensionNumbers(*[(0, 1, 2, 3)] * 3),
             "feature_group_count": 2,
             "batch_group_count": 1,
             "precision": None,
@@ -156,11 +165,11 @@ CASES = [
     ("round", (f32,), {"rounding_method": 1}),
 ]
 
-CORE_NAMES = {p.name for p in abstract_eval_rules}
+CORE = {p.name: p for family in FAMILIES for p in family_primitives(family)}
 
 
 def _prim(name):
-    return getattr(prims, f"{name}_p")
+    return CORE[name]
 
 
 def _shaped(x):
@@ -182,21 +191,20 @@ def test_abstract_eval_matches_impl(name, args, params):
 
 
 def test_every_catalogue_primitive_is_covered():
-    non_elementwise = {p.name for p in prims.out_aval_rules}
+    assert all(p in abstract_eval_rules for p in CORE.values())
+    non_elementwise = {name for name, p in CORE.items() if p not in elementwise_specs}
     assert non_elementwise <= {c[0] for c in CASES}
-    assert non_elementwise <= CORE_NAMES
-    assert {p.name for p in prims.elementwise_specs} <= CORE_NAMES
 
 
 def test_weak_types_propagate_through_structural_rules():
     weak = ShapedArray((), np.float64, weak_type=True)
-    (out,) = abstract_eval_rules[prims.broadcast_p](weak, shape=(3,), broadcast_dimensions=())
+    (out,) = abstract_eval_rules[_prim("broadcast")](weak, shape=(3,), broadcast_dimensions=())
     assert out.weak_type
-    (out,) = abstract_eval_rules[prims.pad_p](
+    (out,) = abstract_eval_rules[_prim("pad")](
         ShapedArray((2,), np.float32), weak, padding_config=((1, 1, 0),)
     )
     assert out == ShapedArray((4,), np.float32)
-    (out,) = abstract_eval_rules[prims.convert_element_type_p](
+    (out,) = abstract_eval_rules[_prim("convert_element_type")](
         ShapedArray((2,), np.int32), new_dtype=np.dtype(np.float32), weak_type=True
     )
     assert out.weak_type
@@ -227,3 +235,14 @@ def test_abstract_eval_and_impl_reject_the_same_inputs(name, args, params):
         abstract_eval_rules[prim](*[_shaped(a) for a in args], **params)
     with pytest.raises(TypeError, match=name):
         bind(prim, *args, **params)
+
+
+def test_mj_ir_exposes_mj_cores_one_typing_table():
+    import mj_core.extend
+    import mj_ir
+    import mj_ir.extend
+
+    table = mj_core.extend.abstract_eval_rules
+    assert mj_ir.abstract_eval_rules is table
+    assert mj_ir.extend.abstract_eval_rules is table
+    assert abstract_eval_rules is table

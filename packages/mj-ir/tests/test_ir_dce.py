@@ -4,15 +4,8 @@ import numpy as np
 import pytest
 
 from mj_core import ShapedArray, lax
-from mj_ir import (
-    Lit,
-    dce_jaxpr,
-    eval_jaxpr,
-    inline_literals,
-    make_jaxpr,
-    trace_to_jaxpr,
-    typecheck_jaxpr,
-)
+from mj_ir import Lit, dce_jaxpr, eval_jaxpr, make_jaxpr, typecheck_jaxpr
+from mj_ir.extend import inline_literals, trace_to_jaxpr
 
 
 def _two_outputs():

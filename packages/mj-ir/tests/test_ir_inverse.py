@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from mj_core import lax
-from mj_core.prims import exp_p, mul_p, tanh_p
+from mj_core.lax import exp_p, mul_p, tanh_p
 from mj_ir import Lit, make_jaxpr
 
 

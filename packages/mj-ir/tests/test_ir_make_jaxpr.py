@@ -18,10 +18,9 @@ from mj_ir import (
     eval_jaxpr,
     jaxpr_as_fun,
     make_jaxpr,
-    trace_to_closed_jaxpr,
-    trace_to_jaxpr,
     typecheck_jaxpr,
 )
+from mj_ir.extend import trace_to_closed_jaxpr, trace_to_jaxpr
 
 
 def test_one_equation_prints_autodidax_format():

@@ -3,19 +3,8 @@
 import numpy as np
 
 from mj_core import Primitive, ShapedArray, lax
-from mj_ir import (
-    ClosedJaxpr,
-    Jaxpr,
-    JaxprEqn,
-    JaxprType,
-    Lit,
-    Names,
-    Var,
-    make_jaxpr,
-    pp,
-    pp_rules,
-    typecheck_jaxpr,
-)
+from mj_ir import ClosedJaxpr, Jaxpr, JaxprEqn, JaxprType, Lit, Var, make_jaxpr, typecheck_jaxpr
+from mj_ir.extend import Names, pp, pp_rules
 
 F64 = ShapedArray((), np.float64)
 

@@ -4,9 +4,9 @@ check_jaxprs flag makes tracing run it."""
 import numpy as np
 import pytest
 
-import mj_ir.tracing
+import mj_ir._tracing
 from mj_core import ShapedArray, config, lax
-from mj_core.prims import add_p, neg_p, sin_p, sort_p
+from mj_core.lax import add_p, neg_p, sin_p, sort_p
 from mj_ir import (
     ClosedJaxpr,
     Jaxpr,
@@ -125,13 +125,13 @@ def test_jaxpr_type_error_is_a_type_error():
 @pytest.mark.parametrize("flag", [True, False])
 def test_check_jaxprs_flag_controls_typechecking_after_tracing(monkeypatch, flag):
     calls = []
-    real = mj_ir.tracing.typecheck_jaxpr
+    real = mj_ir._tracing.typecheck_jaxpr
 
     def spy(jaxpr):
         calls.append(jaxpr)
         return real(jaxpr)
 
-    monkeypatch.setattr(mj_ir.tracing, "typecheck_jaxpr", spy)
+    monkeypatch.setattr(mj_ir._tracing, "typecheck_jaxpr", spy)
     with config.override("check_jaxprs", flag):
         closed = make_jaxpr(lambda x: lax.sin(x))(1.0)
     assert calls == ([closed.jaxpr] if flag else [])

@@ -103,7 +103,7 @@ def test_cache_is_bounded_lru():
 
     f, _ = counting(lambda x: x + 1)
     jf = jit(f)
-    limit = sys.modules["mj_xla.jit"]._MAX_ENTRIES_PER_FUNCTION
+    limit = sys.modules["mj_xla._jit"]._MAX_ENTRIES_PER_FUNCTION
     for n in range(limit + 5):
         jf(np.ones(n + 1))
     assert jf._cache_size() == limit

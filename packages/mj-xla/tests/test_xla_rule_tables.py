@@ -4,11 +4,11 @@ it only passes once every layer has registered its rules)."""
 import pytest
 
 import mj_xla
-from mj_autodiff import jvp_rules, transpose_rules
-from mj_batch import vmap_rules
+from mj_autodiff.extend import jvp_rules, transpose_rules
+from mj_batch.extend import vmap_rules
 from mj_core import Primitive, impl_rules, prims
 from mj_ir import abstract_eval_rules
-from mj_xla import lowering_rules, xla_call_p
+from mj_xla.extend import lowering_rules, xla_call_p
 
 CATALOGUE = sorted(
     {p for p in vars(prims).values() if isinstance(p, Primitive)} | {xla_call_p},
@@ -33,7 +33,7 @@ TABLES = {
 def test_catalogue_is_complete():
     names = {p.name for p in CATALOGUE}
     assert {"add", "dot_general", "gather", "scatter_add", "sort", "xla_call"} <= names
-    assert mj_xla.xla_call_p in CATALOGUE
+    assert mj_xla.extend.xla_call_p in CATALOGUE
 
 
 # iota takes no operands, so it can never see a batched value: like JAX, it has no batching

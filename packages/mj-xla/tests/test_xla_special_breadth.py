@@ -6,7 +6,7 @@ import pytest
 
 from mj_autodiff import grad
 from mj_batch import vmap
-from mj_core import lax_special as ls
+from mj_core import lax as ls
 from mj_xla import jit
 
 rng = np.random.default_rng(0)

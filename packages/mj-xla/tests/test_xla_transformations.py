@@ -155,7 +155,7 @@ def test_python_control_flow_on_concrete_array_under_jvp():
 def test_transformed_jit_compiles_once(transform):
     fun = jit(lambda v: lax.sin(v) * 2.0)
     x = np.linspace(0, 1, 3)
-    from mj_xla import executable
+    from mj_xla import _executable as executable
 
     run = {
         "jvp": lambda: jvp(fun, (x,), (x,)),

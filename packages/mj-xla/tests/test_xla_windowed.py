@@ -6,7 +6,7 @@ import pytest
 
 from mj_autodiff import grad
 from mj_core import lax
-from mj_core.windowed_reductions import reduce_window
+from mj_core.prims.windowed import reduce_window
 from mj_xla import jit
 
 CASES = [

@@ -1,5 +1,4 @@
-"""Special-function primitives through every transformation, ``mj.scipy.special`` and
-``mj.lax.map``."""
+"""Special-function primitives through every transformation, and ``mj.scipy.special``."""
 
 import math
 
@@ -7,7 +6,6 @@ import numpy as np
 import pytest
 
 import mj
-import mj.numpy as mnp
 import mj.scipy.special as sps
 from mj.test_util import check_grads
 
@@ -97,31 +95,3 @@ def test_xlogy_family_and_their_custom_derivatives():
         pdf = math.exp(-x * x / 2) / math.sqrt(2 * math.pi)
         want = pdf / (0.5 * math.erfc(-x / math.sqrt(2)))
         assert mj.grad(sps.log_ndtr)(x) == pytest.approx(want, rel=1e-6)
-
-
-@pytest.mark.parametrize("batch_size", [None, 1, 2, 3, 5, 8])
-def test_lax_map_is_a_stacked_loop(batch_size):
-    xs = {"a": np.arange(10.0).reshape(5, 2), "b": np.arange(5)}
-
-    def f(x):
-        return mnp.sum(x["a"] ** 2) * x["b"], (x["a"] + 1,)
-
-    want_s = np.array([np.sum(xs["a"][i] ** 2) * i for i in range(5)])
-    for run in (
-        mj.lax.map,
-        mj.jit(mj.lax.map, static_argnums=(0,), static_argnames=("batch_size",)),
-    ):
-        s, (a,) = run(f, xs, batch_size=batch_size)
-        np.testing.assert_allclose(s, want_s)
-        np.testing.assert_allclose(a, xs["a"] + 1)
-    g = mj.grad(lambda v: mnp.sum(mj.lax.map(mnp.sin, v, batch_size=batch_size)))(np.arange(5.0))
-    np.testing.assert_allclose(g, np.cos(np.arange(5.0)), rtol=1e-14)
-
-
-def test_lax_map_rejects_bad_batch_sizes():
-    with pytest.raises(ValueError, match="batch_size must be positive, got 0"):
-        mj.lax.map(mnp.sin, np.ones(3), batch_size=0)
-    with pytest.raises(TypeError, match="batch_size must be an int"):
-        mj.lax.map(mnp.sin, np.ones(3), batch_size=1.5)
-    with pytest.raises(ValueError, match="same leading axis length"):
-        mj.lax.map(lambda t: t[0] + t[1], (np.ones(3), np.ones(4)), batch_size=2)

@@ -13,7 +13,8 @@ from typing import Any
 from mj_core import Tracer, get_aval, raise_to_shaped
 from mj_core.errors import user_line_suffix
 from mj_core.tree_util import PyTreeDef, flatten_fun, tree_flatten, tree_unflatten
-from mj_ir import Jaxpr, eval_jaxpr, trace_to_jaxpr
+from mj_ir import Jaxpr, eval_jaxpr
+from mj_ir.extend import trace_to_jaxpr
 
 __all__ = ["closure_convert"]
 

@@ -53,7 +53,8 @@ from mj_core import (
 )
 from mj_core.errors import user_location
 from mj_core.tree_util import PyTreeDef, tree_flatten, tree_map, tree_unflatten
-from mj_ir import ClosedJaxpr, abstract_eval_rules, eval_jaxpr, trace_to_jaxpr
+from mj_ir import ClosedJaxpr, abstract_eval_rules, eval_jaxpr
+from mj_ir.extend import trace_to_jaxpr
 
 __all__ = [
     "custom_jvp",

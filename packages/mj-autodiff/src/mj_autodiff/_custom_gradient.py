@@ -24,7 +24,8 @@ from mj_core.tree_util import (
     tree_unflatten,
     treedef_is_leaf,
 )
-from mj_ir import Jaxpr, eval_jaxpr, trace_to_jaxpr
+from mj_ir import Jaxpr, eval_jaxpr
+from mj_ir.extend import trace_to_jaxpr
 
 __all__ = ["custom_gradient"]
 

@@ -3,14 +3,14 @@
 A :class:`JVPTracer` carries a primal value and its tangent; :class:`JVPTrace` applies the
 primitive's rule from :data:`jvp_rules`. Two things keep it cheap:
 
-* a primitive whose input tangents are all :class:`~mj_autodiff.Zero` is simply applied to the
-  primals (no rule call, no tracer), and
+* a primitive whose input tangents are all :class:`~mj_autodiff.extend.Zero` is simply
+  applied to the primals (no rule call, no tracer), and
 * an output whose tangent is a ``Zero`` is returned as the bare primal: a value with no
   tangent is a constant as far as this transformation is concerned.
 
 Rule signature: ``rule(primals, tangents, **params) -> (primals_out, tangents_out)``, lists;
-tangents may be ``Zero``. Helpers :func:`defjvp`, :func:`defjvp2` and :func:`defjvp_zero`
-build the common rule shapes in one line.
+tangents may be ``Zero``. The helpers that build the common rule shapes in one line
+(:func:`~mj_autodiff._derivatives.defjvp` and friends) live with the derivative description.
 """
 
 from __future__ import annotations
@@ -23,8 +23,6 @@ import numpy as np
 from mj_autodiff._custom_lin import bind_custom_lin
 from mj_autodiff._tangents import (
     Zero,
-    add_tangents,
-    fit_tangent,
     instantiate_zeros,
     tangent_aval,
     tangent_aval_of,
@@ -38,7 +36,6 @@ from mj_core import (
     Trace,
     Tracer,
     bind,
-    bind1,
     current_trace_stack,
     full_lower,
     full_raise,
@@ -46,32 +43,20 @@ from mj_core import (
     new_main,
 )
 from mj_core.tree_util import PyTreeDef, Store, tree_flatten, tree_map, tree_unflatten
-from mj_ir import ClosedJaxpr, eval_jaxpr, trace_to_closed_jaxpr
+from mj_ir import ClosedJaxpr, eval_jaxpr
+from mj_ir.extend import trace_to_closed_jaxpr
 
 __all__ = [
     "JVPTrace",
     "JVPTracer",
     "PrimalTracer",
-    "defjvp",
-    "defjvp2",
-    "defjvp_zero",
     "jvp",
     "jvp_flat",
     "jvp_jaxpr",
     "jvp_rules",
 ]
 
-TangentFn = Callable[..., Any]
-
 jvp_rules = RuleTable("jvp_rules", "jvp (forward-mode differentiation)", "mj_autodiff")
-
-#: The per-operand tangent functions of the rules :func:`defjvp` and :func:`defjvp2` built,
-#: and whether they see the output: eager reverse mode derives elementwise VJPs from them.
-tangent_fns: dict[Primitive, tuple[tuple[TangentFn | None, ...], bool]] = {}
-
-#: Primitives whose derivative is zero everywhere (:func:`defjvp_zero`, ``stop_gradient``):
-#: their outputs are constants to every differentiation.
-zero_derivative_prims: set[Primitive] = set()
 
 
 #: Symbolic zeros are immutable: constants that are Python scalars share one per type.
@@ -359,65 +344,3 @@ def jvp_jaxpr(
 
     closed = trace_to_closed_jaxpr(jvp_fun, [*in_avals, *tangent_avals])
     return closed, out_nonzeros
-
-
-# --- rule-building helpers --------------------------------------------------------------------
-
-
-def _sum_of_contributions_rule(
-    prim: Primitive, jvp_fns: tuple[TangentFn | None, ...], pass_ans: bool
-) -> Callable[..., tuple[list[Any], list[Any]]]:
-    """The JVP rule :func:`defjvp` (``pass_ans=False``) and :func:`defjvp2` register."""
-    unary = len(jvp_fns) == 1
-
-    def rule(primals: list[Any], tangents: list[Any], **params: Any) -> tuple[list[Any], list[Any]]:
-        ans = bind1(prim, *primals, **params)
-        args = (ans, *primals) if pass_ans else primals
-        if unary:  # the contribution already has the output's type
-            t = tangents[0]
-            if type(t) is Zero or jvp_fns[0] is None:
-                return [ans], [Zero(tangent_aval_of(ans))]
-            return [ans], [jvp_fns[0](t, *args, **params)]
-        out: Any = None
-        for fn, t in zip(jvp_fns, tangents, strict=True):
-            if fn is None or type(t) is Zero:
-                continue
-            contribution = fn(t, *args, **params)
-            out = contribution if out is None else add_tangents(out, contribution)
-        if out is None:
-            return [ans], [Zero(tangent_aval_of(ans))]
-        return [ans], [fit_tangent(out, ans)]
-
-    rule.__name__ = f"{prim.name}_jvp"
-    return rule
-
-
-def defjvp(prim: Primitive, *jvp_fns: TangentFn | None) -> None:
-    """Register a JVP rule for single-output ``prim`` from one function per operand.
-
-    ``jvp_fns[i](g, *primals, **params)`` is operand ``i``'s tangent contribution given its
-    (nonzero) tangent ``g``; ``None`` marks an operand the output does not depend on
-    differentiably. Contributions are summed and fitted to the output's shape and dtype.
-    """
-    jvp_rules[prim] = _sum_of_contributions_rule(prim, jvp_fns, pass_ans=False)
-    tangent_fns[prim] = (jvp_fns, False)
-
-
-def defjvp2(prim: Primitive, *jvp_fns: TangentFn | None) -> None:
-    """Like :func:`defjvp`, but each function also sees the primal output:
-    ``jvp_fns[i](g, ans, *primals, **params)``."""
-    jvp_rules[prim] = _sum_of_contributions_rule(prim, jvp_fns, pass_ans=True)
-    tangent_fns[prim] = (jvp_fns, True)
-
-
-def defjvp_zero(prim: Primitive) -> None:
-    """Register ``prim`` as having zero derivative everywhere (comparisons, floor, argmax,
-    ...): its outputs get ``Zero`` tangents."""
-
-    def rule(primals: list[Any], tangents: list[Any], **params: Any) -> tuple[list[Any], list[Any]]:
-        outs = bind(prim, *primals, **params)
-        return outs, [Zero(tangent_aval_of(o)) for o in outs]
-
-    rule.__name__ = f"{prim.name}_jvp_zero"
-    jvp_rules[prim] = rule
-    zero_derivative_prims.add(prim)

@@ -16,19 +16,17 @@ from typing import Any
 
 import numpy as np
 
+from mj_autodiff._derivatives import Bilinear, derivative_kinds
 from mj_autodiff._tangents import instantiate_zeros
 from mj_autodiff._transpose import UndefPrimal, backward_pass, transpose_rules
 from mj_core import ShapedArray, get_aval, raise_to_shaped
 from mj_core.errors import user_line_suffix
-from mj_core.prims import conv_general_dilated_p, dot_general_p
-from mj_core.prims.elementwise import div_p, mul_p
+from mj_core.prims.elementwise import div_p
 from mj_core.tree_util import Partial, PyTreeDef, flatten_fun, tree_flatten, tree_unflatten
-from mj_ir import Jaxpr, Var, eval_jaxpr, trace_to_jaxpr
+from mj_ir import Jaxpr, Var, eval_jaxpr
+from mj_ir.extend import trace_to_jaxpr
 
 __all__ = ["linear_transpose"]
-
-# Primitives linear in each operand separately: at most one operand may depend on the inputs.
-_BILINEAR = frozenset({mul_p, dot_general_p, conv_general_dilated_p})
 
 
 def _input_aval(x: Any) -> ShapedArray:
@@ -51,7 +49,7 @@ def _check_linear(jaxpr: Jaxpr, n_consts: int) -> None:
         problem = None
         if prim not in transpose_rules:
             problem = f"it applies the non-linear primitive '{prim.name}' to them"
-        elif prim in _BILINEAR and sum(uses) > 1:
+        elif isinstance(derivative_kinds.get(prim), Bilinear) and sum(uses) > 1:
             problem = f"'{prim.name}' multiplies two values that depend on them"
         elif prim is div_p and uses[1]:
             problem = "'div' divides by a value that depends on them"

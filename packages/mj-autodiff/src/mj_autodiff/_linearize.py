@@ -53,17 +53,8 @@ from mj_core import (
     new_main,
 )
 from mj_core.tree_util import flatten_fun, tree_flatten, tree_unflatten
-from mj_ir import (
-    Jaxpr,
-    JaxprBuilder,
-    JaxprTrace,
-    JaxprTracer,
-    Var,
-    dce_jaxpr,
-    eval_jaxpr,
-    typecheck_jaxpr,
-)
-from mj_ir.tracing import gc_paused
+from mj_ir import Jaxpr, Var, dce_jaxpr, eval_jaxpr, typecheck_jaxpr
+from mj_ir.extend import JaxprBuilder, JaxprTrace, JaxprTracer, gc_paused
 
 __all__ = ["LinearFunction", "linearize", "linearize_flat"]
 

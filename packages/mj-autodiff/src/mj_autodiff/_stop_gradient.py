@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from mj_autodiff._jvp import jvp_rules, zero_derivative_prims
+from mj_autodiff._derivatives import ZeroDerivative, derivative_kinds
+from mj_autodiff._jvp import jvp_rules
 from mj_autodiff._tangents import Zero, tangent_aval_of
 from mj_core import Primitive, ShapedArray, bind1, impl_rules
 from mj_core.tree_util import tree_map
@@ -40,7 +41,7 @@ def _stop_gradient_jvp(primals: list[Any], tangents: list[Any]) -> tuple[list[An
 
 
 jvp_rules[stop_gradient_p] = _stop_gradient_jvp
-zero_derivative_prims.add(stop_gradient_p)
+derivative_kinds[stop_gradient_p] = ZeroDerivative()
 
 
 def stop_gradient(x: Any) -> Any:

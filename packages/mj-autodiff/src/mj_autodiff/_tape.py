@@ -8,10 +8,11 @@ torch do). This skips the tangent staging, typing and transposition that direct
 linearization (:mod:`mj_autodiff._linearize`) pays per primitive, which dominates the cost
 of eager reverse mode on small arrays.
 
-A primitive's VJP comes from :mod:`mj_autodiff._vjp_rules` when it has one there (the common
-primitives, derived from their JVP and transpose rules, so there is one source of derivative
-formulas). Any other primitive, higher-order ones (jit,
-control flow) and custom derivative rules are linearized one at a time by
+A primitive's VJP comes from the derivative description
+(:data:`~mj_autodiff._derivatives.derivative_kinds`) when it has an entry there (the common
+primitives; the VJPs are derived from their JVP and transpose rules, so there is one source
+of derivative formulas). Any other primitive, higher-order ones (jit, control flow) and
+custom derivative rules are linearized one at a time by
 :func:`~mj_autodiff._linearize.linearize_flat` and their node transposes that linear
 function: every primitive with JVP and transpose rules works, at the general path's cost.
 
@@ -27,18 +28,11 @@ from typing import Any
 
 import numpy as np
 
-from mj_autodiff._jvp import PrimalTracer, zero_derivative_prims
+from mj_autodiff._derivatives import ZeroDerivative, derivative_kinds
+from mj_autodiff._jvp import PrimalTracer
 from mj_autodiff._linearize import LinearFunction, linearize_flat
 from mj_autodiff._tangents import Zero, add_tangents, shaped_aval_of, tangent_aval_of
 from mj_autodiff._transpose import UndefPrimal
-from mj_autodiff._vjp_rules import (
-    ans_vjps,
-    bilinear_vjps,
-    linear_vjps,
-    real_only_vjps,
-    vjp_rule,
-    vjp_rules,
-)
 from mj_core import (
     EagerArray,
     Primitive,
@@ -47,7 +41,7 @@ from mj_core import (
     eval_primitive,
     new_main,
 )
-from mj_ir.tracing import gc_paused
+from mj_ir.extend import gc_paused
 
 __all__ = ["TapeTrace", "TapeTracer", "tape_vjp_flat"]
 
@@ -56,17 +50,19 @@ class _Node:
     """One tape entry: a primitive application that has differentiable operands.
 
     ``parents`` has one entry per operand: the :class:`TapeTracer` it came from, or ``None``
-    for a constant. ``rule(ct, ans, vals, wants, params)`` returns the operands' cotangents;
-    ``vals`` and ``ans`` hold what the rule reads (see :mod:`mj_autodiff._vjp_rules`), and for
-    a node linearized alone ``ans`` is its :class:`~mj_autodiff.LinearFunction`.
+    for a constant. ``rule(prim, ct, ans, vals, wants, params)`` returns the operands'
+    cotangents; ``vals`` and ``ans`` hold what the rule reads (its derivative kind says what,
+    see :mod:`mj_autodiff._derivatives`), and for a node linearized alone ``ans`` is its
+    :class:`~mj_autodiff.extend.LinearFunction`.
     """
 
-    __slots__ = ("ans", "n_out", "params", "parents", "rule", "vals", "wants")
+    __slots__ = ("ans", "n_out", "params", "parents", "prim", "rule", "vals", "wants")
 
     def __init__(
         self,
         parents: list[TapeTracer | None],
         rule: Callable[..., Sequence[Any]] | None,
+        prim: Primitive | None,
         vals: list[Any],
         ans: Any,
         wants: list[bool],
@@ -75,6 +71,7 @@ class _Node:
     ) -> None:
         self.parents = parents
         self.rule = rule
+        self.prim = prim
         self.vals = vals
         self.ans = ans
         self.wants = wants
@@ -113,13 +110,13 @@ class TapeTrace(Trace):
         self, primitive: Primitive, tracers: list[Any], params: dict[str, Any]
     ) -> list[Any]:
         vals, parents, wants = _unbox(tracers)
-        if primitive in zero_derivative_prims:
+        kind = derivative_kinds.get(primitive)
+        if type(kind) is ZeroDerivative:
             return eval_primitive(primitive, vals, params)
-        rule = vjp_rules.get(primitive) or vjp_rule(primitive)
         if (
-            rule is None
+            kind is None
             or primitive.multiple_results
-            or (primitive in real_only_vjps and _any_complex(vals, wants))
+            or (kind.real_only and _any_complex(vals, wants))
         ):
             return self._linearized(
                 lambda *xs: bind(primitive, *xs, **params), vals, parents, wants
@@ -128,11 +125,13 @@ class TapeTrace(Trace):
         ans = outs[0]
         if not _is_inexact(ans):
             return outs  # an integer or boolean result: a constant
-        if primitive in linear_vjps or (primitive in bilinear_vjps and wants.count(True) == 1):
+        if kind.keeps_types or (kind.keeps_types_if_alone and wants.count(True) == 1):
             vals = [
                 UndefPrimal(shaped_aval_of(v)) if w else v for v, w in zip(vals, wants, strict=True)
             ]
-        node = _Node(parents, rule, vals, ans if primitive in ans_vjps else None, wants, params, 1)
+        node = _Node(
+            parents, kind.vjp, primitive, vals, ans if kind.uses_ans else None, wants, params, 1
+        )
         self.main.global_data.append(node)
         return [TapeTracer(self, ans, node, 0)]
 
@@ -177,7 +176,7 @@ class TapeTrace(Trace):
         outs, lin = linearize_flat(partial, [v for v, w in zip(vals, wants, strict=True) if w])
         if not any(lin.out_nonzero):
             return outs
-        node = _Node(parents, _transpose_linear, vals, lin, wants, {}, len(outs))
+        node = _Node(parents, _transpose_linear, None, vals, lin, wants, {}, len(outs))
         self.main.global_data.append(node)
         return [
             TapeTracer(self, out, node, i) if nz else out
@@ -204,7 +203,12 @@ def _unbox(tracers: list[Any]) -> tuple[list[Any], list[TapeTracer | None], list
 
 
 def _transpose_linear(
-    ct: Any, lin: LinearFunction, vals: list[Any], wants: list[bool], params: dict[str, Any]
+    prim: None,
+    ct: Any,
+    lin: LinearFunction,
+    vals: list[Any],
+    wants: list[bool],
+    params: dict[str, Any],
 ) -> list[Any]:
     """The rule of a node linearized by :meth:`TapeTrace._linearized`: ``ct`` holds one
     cotangent per output (``None`` for none)."""
@@ -242,7 +246,7 @@ def tape_vjp_flat(
         args = []
         for p in primals:
             if _is_inexact(p):
-                leaf = _Node([], None, [], None, [], {}, 1)
+                leaf = _Node([], None, None, [], None, [], {}, 1)
                 leaves.append(leaf)
                 args.append(TapeTracer(trace, p, leaf, 0))
             else:
@@ -294,7 +298,7 @@ def _backward(tape: list[_Node], env: dict[_Node, Any]) -> None:
             continue
         rule = node.rule
         assert rule is not None
-        cts_in = rule(ct, node.ans, node.vals, node.wants, node.params)
+        cts_in = rule(node.prim, ct, node.ans, node.vals, node.wants, node.params)
         for parent, c in zip(node.parents, cts_in, strict=True):
             if parent is None or c is None or type(c) is Zero:
                 continue

@@ -18,23 +18,29 @@ Elementwise primitives broadcast, so their rules return ``unbroadcast(ct, x.aval
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from mj_autodiff._jvp import jvp_rules
-from mj_autodiff._tangents import Zero, add_tangents, instantiate_zeros, shape_dtype, tangent_aval
-from mj_core import EagerArray, Primitive, RuleTable, ShapedArray, bind, bind1
+from mj_autodiff._tangents import (
+    Zero,
+    add_tangents,
+    instantiate_zeros,
+    shape_dtype,
+    shaped_aval_of,
+    tangent_aval,
+)
+from mj_core import EagerArray, RuleTable, ShapedArray, bind, bind1
 from mj_core.prims import convert_element_type_p, reduce_sum_p, reshape_p
-from mj_ir import ClosedJaxpr, Jaxpr, Var, trace_to_closed_jaxpr
+from mj_ir import ClosedJaxpr, Jaxpr, Var
+from mj_ir.extend import trace_to_closed_jaxpr
 
 __all__ = [
     "UndefPrimal",
     "backward_pass",
-    "deflinear",
-    "deflinear2",
     "is_undefined_primal",
+    "operand_aval",
     "transpose_jaxpr",
     "transpose_rules",
     "unbroadcast",
@@ -43,16 +49,6 @@ __all__ = [
 transpose_rules = RuleTable(
     "transpose_rules", "transpose (reverse-mode differentiation)", "mj_autodiff"
 )
-
-
-#: Primitives linear in every operand that can carry a tangent (integer operands, such as
-#: indices, are fixed): those registered by :func:`deflinear`/:func:`deflinear2`, and those
-#: whose hand-written transpose rule accepts every such operand as an ``UndefPrimal`` at once.
-linear_prims: set[Primitive] = set()
-
-#: Primitives linear in each operand with the others fixed (``mul``, convolution): their
-#: transpose rules take one ``UndefPrimal`` operand at a time.
-bilinear_prims: set[Primitive] = set()
 
 
 class UndefPrimal:
@@ -70,6 +66,11 @@ class UndefPrimal:
 def is_undefined_primal(x: Any) -> bool:
     """True for a transpose rule's linear input (an :class:`UndefPrimal`)."""
     return type(x) is UndefPrimal
+
+
+def operand_aval(v: Any) -> ShapedArray:
+    """The type of a rule's operand, which may be an ``UndefPrimal``."""
+    return v.aval if type(v) is UndefPrimal else shaped_aval_of(v)
 
 
 def unbroadcast(ct: Any, aval: ShapedArray) -> Any:
@@ -180,48 +181,3 @@ def transpose_jaxpr(closed_jaxpr: ClosedJaxpr, linear: tuple[bool, ...]) -> Clos
 
     nonlin_avals = [a for a, lin in zip(in_avals, linear, strict=True) if not lin]
     return trace_to_closed_jaxpr(transposed, [*nonlin_avals, *map(tangent_aval, out_avals)])
-
-
-# --- rule-building helpers --------------------------------------------------------------------
-
-
-def _linear_jvp_rule(prim: Primitive) -> Callable[..., tuple[list[Any], list[Any]]]:
-    """The JVP of a primitive linear in all its operands: itself, applied to the tangents."""
-
-    def jvp_rule(
-        primals: list[Any], tangents: list[Any], **params: Any
-    ) -> tuple[list[Any], list[Any]]:
-        outs = bind(prim, *primals, **params)
-        return outs, bind(prim, *map(instantiate_zeros, tangents), **params)
-
-    jvp_rule.__name__ = f"{prim.name}_jvp"
-    return jvp_rule
-
-
-def deflinear(prim: Primitive, transpose_fn: Callable[..., list[Any]]) -> None:
-    """Register ``prim`` as linear in all its operands.
-
-    JVP: the primitive applied to the (instantiated) tangents. Transpose:
-    ``transpose_fn(ct, **params) -> list`` of operand cotangents (single-output ``prim``).
-    """
-
-    def transpose_rule(cts: list[Any], *invals: Any, **params: Any) -> list[Any]:
-        return transpose_fn(cts[0], **params)
-
-    transpose_rule.__name__ = f"{prim.name}_transpose"
-    jvp_rules[prim] = _linear_jvp_rule(prim)
-    transpose_rules[prim] = transpose_rule
-    linear_prims.add(prim)
-
-
-def deflinear2(prim: Primitive, transpose_fn: Callable[..., list[Any]]) -> None:
-    """Like :func:`deflinear`, but ``transpose_fn(ct, *invals, **params)`` also sees the
-    operands (``UndefPrimal`` for the linear ones), e.g. to read their avals."""
-
-    def transpose_rule(cts: list[Any], *invals: Any, **params: Any) -> list[Any]:
-        return transpose_fn(cts[0], *invals, **params)
-
-    transpose_rule.__name__ = f"{prim.name}_transpose"
-    jvp_rules[prim] = _linear_jvp_rule(prim)
-    transpose_rules[prim] = transpose_rule
-    linear_prims.add(prim)

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from mj_autodiff import (
+from mj_autodiff.extend import (
     Thunk,
     custom_jvp_call_p,
     custom_lin_p,

@@ -7,8 +7,10 @@ the primitive's rule in ``vmap_rules``: ``rule(axis_size, vals_in, dims_in, **pa
 (vals_out, dims_out)``. A rule applies ordinary primitives to whole batches, never a Python
 loop over examples, and reports where the batch axis of each output ended up.
 
-The helpers here (``moveaxis``, ``move_batch_axis``, ``broadcast_batched``) are the ones every
-rule module, and higher layers writing rules for their own primitives, share.
+The helpers here (``moveaxis``, ``move_batch_axis``, ``broadcast_batched``,
+:func:`align_batched`) and the registration helpers (``defvectorized``, ``defbroadcasting``)
+are the ones every family file of ``mj_batch.rules``, and higher layers writing rules for their
+own primitives (through ``mj_batch.extend``), share.
 """
 
 from __future__ import annotations
@@ -18,12 +20,20 @@ from typing import Any, Final, TypeAlias
 
 import numpy as np
 
-from mj_core import prims
-from mj_core.avals import ShapedArray, get_aval
-from mj_core.eager_array import EagerArray
-from mj_core.primitive import Primitive, RuleTable
-from mj_core.shapes import shape_of as shape_of
-from mj_core.trace import Trace, Tracer, bind, bind1, full_lower
+from mj_core import (
+    EagerArray,
+    Primitive,
+    RuleTable,
+    ShapedArray,
+    Trace,
+    Tracer,
+    bind,
+    bind1,
+    full_lower,
+    get_aval,
+    prims,
+)
+from mj_core.extend import shape_of as shape_of
 
 __all__ = [
     "BatchDim",
@@ -31,11 +41,15 @@ __all__ = [
     "BatchTracer",
     "NotMapped",
     "VmapRule",
+    "align_batched",
     "broadcast_batched",
+    "defbroadcasting",
+    "defvectorized",
     "mapped_aval",
     "move_batch_axis",
     "moveaxis",
     "not_mapped",
+    "register_vmap_rule",
     "unmapped_aval",
     "vmap_rules",
 ]
@@ -72,7 +86,7 @@ Vals: TypeAlias = Sequence[Any]
 Dims: TypeAlias = Sequence[BatchDim]
 RuleResult: TypeAlias = tuple[list[Any], list[BatchDim]]
 
-vmap_rules = RuleTable("vmap_rules", "vmap (batching)", "mj_batch")
+vmap_rules = RuleTable("vmap_rules", "vmap (batching)", "mj_batch.extend")
 
 
 def dtype_of(x: Any) -> np.dtype[Any]:
@@ -249,6 +263,60 @@ def match_batch_dims(
     return [move_batch_axis(axis_size, d, bdim, v) for v, d in zip(vals, dims, strict=True)], bdim
 
 
+def _ndim(x: Any) -> int:
+    ndim = getattr(x, "ndim", None)
+    return 0 if ndim is None else int(ndim)  # Python scalars have no .ndim
+
+
+def align_batched(vals: Sequence[Any], dims: Sequence[BatchDim]) -> tuple[list[Any], int]:
+    """Operands of a broadcasting primitive arranged so that NumPy broadcasting lines up their
+    batch axes; returns them and the batch dim of the result.
+
+    Elementwise operands broadcast like NumPy, so per-example ranks may differ and an
+    unbatched operand may be a lower-rank array or a Python scalar. When NumPy's right-aligned
+    broadcasting already puts every batch axis at the same position (the common case: equal
+    ranks, equal batch dims) the operands are used as they are; otherwise each batched operand
+    gets its batch axis at the front and singleton axes up to the result's rank.
+    """
+    ranks = [_ndim(v) - (d is not not_mapped) for v, d in zip(vals, dims, strict=True)]
+    out_rank = max(ranks)
+    # Where each batch axis lands once NumPy left-pads the operand to the result's rank.
+    pos = -1
+    for d, r in zip(dims, ranks, strict=True):
+        if d is not_mapped:
+            continue
+        p = out_rank - r + d  # type: ignore[operator]
+        if pos == -1:
+            pos = p
+        elif p != pos:
+            pos = -2
+            break
+    if pos >= 0:
+        # The batch axes already line up. An unbatched operand that reaches the batch axis
+        # gets a singleton axis there (a free reshape of the shared, usually small, value).
+        out = list(vals)
+        for k, (v, d, r) in enumerate(zip(vals, dims, ranks, strict=True)):
+            if d is not_mapped and r > out_rank - pos:
+                local = pos - out_rank + r
+                shape = shape_of(v)
+                new_sizes = (*shape[:local], 1, *shape[local:])
+                out[k] = bind1(prims.reshape_p, v, new_sizes=new_sizes)
+        return out, pos
+    aligned: list[Any] = []
+    for v, d, r in zip(vals, dims, ranks, strict=True):
+        if d is not_mapped:
+            aligned.append(v)  # right-aligned by NumPy, below the leading batch axis
+            continue
+        assert isinstance(d, int)
+        v = moveaxis(v, d, 0)
+        if r < out_rank:
+            shape = v.shape
+            new_sizes = (shape[0],) + (1,) * (out_rank - r) + tuple(shape[1:])
+            v = bind1(prims.reshape_p, v, new_sizes=new_sizes)
+        aligned.append(v)
+    return aligned, 0
+
+
 # --- registration helpers ---------------------------------------------------------------------
 
 
@@ -266,6 +334,21 @@ def defvectorized(prim: Primitive) -> None:
     """Register the rule of a unary primitive that acts on each element (or each slice along
     axes its params do not name) independently: apply it to the batch, batch dim unchanged."""
     vmap_rules[prim] = _vectorized_rule(prim)
+
+
+def _broadcasting_rule(prim: Primitive) -> VmapRule:
+    def rule(axis_size: int, vals_in: Vals, dims_in: Dims, **params: Any) -> RuleResult:
+        vals, out_dim = align_batched(vals_in, dims_in)
+        return bind(prim, *vals, **params), [out_dim]
+
+    rule.__name__ = f"{prim.name}_vmap"
+    return rule
+
+
+def defbroadcasting(prim: Primitive) -> None:
+    """Register the rule of an n-ary primitive whose operands broadcast like NumPy: line the
+    batch axes up with :func:`align_batched` and apply it to the whole batch."""
+    vmap_rules[prim] = _broadcasting_rule(prim)
 
 
 def register_vmap_rule(prim: Primitive, rule: VmapRule) -> None:

@@ -14,9 +14,10 @@ from typing import Any
 
 from mj_batch._batching import BatchDim, move_batch_axis, not_mapped, unmapped_aval
 from mj_batch._vmap import batch_flat
-from mj_ir import ClosedJaxpr, jaxpr_as_fun, trace_to_closed_jaxpr
+from mj_ir import ClosedJaxpr, jaxpr_as_fun
+from mj_ir.extend import trace_to_closed_jaxpr
 
-__all__ = ["vmap_jaxpr"]
+__all__ = ["clear_vmap_jaxpr_cache", "vmap_jaxpr"]
 
 
 def _canonical_dims(
@@ -95,3 +96,8 @@ def _vmap_jaxpr_cached(
 
     new_jaxpr = trace_to_closed_jaxpr(batched, in_avals)
     return new_jaxpr, tuple(out_dims)
+
+
+def clear_vmap_jaxpr_cache() -> None:
+    """Forget every batched jaxpr (``mj_xla.clear_caches`` drops them with its own caches)."""
+    _vmap_jaxpr_cached.cache_clear()

@@ -21,8 +21,8 @@ from mj_batch._batching import (
     not_mapped,
     shape_of,
 )
+from mj_core import full_raise, new_main
 from mj_core.errors import user_location
-from mj_core.trace import full_raise, new_main
 from mj_core.tree_util import (
     PyTreeDef,
     flatten_fun,

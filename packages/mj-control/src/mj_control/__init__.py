@@ -1,6 +1,7 @@
 """Layer 6 of mini-JAX (mj): structured control flow.
 
-Owns ``cond``, ``switch``, ``while_loop``, ``fori_loop``, ``scan`` and ``checkpoint``,
+Owns ``cond``, ``switch``, ``while_loop``, ``fori_loop``, ``scan``, ``map``, ``checkpoint``
+and the implicitly differentiated solvers ``custom_root`` and ``custom_linear_solve``,
 registering each primitive's rules (impl, abstract eval, jvp, vmap, partial eval, transpose,
 lowering) into the lower layers' tables. It may import ``mj_xla`` and every layer below it;
 never ``mj``.
@@ -16,6 +17,10 @@ from mj_control._checkpoint_policies import checkpoint_policies as checkpoint_po
 from mj_control._cond import cond as cond
 from mj_control._cond import cond_p as cond_p
 from mj_control._cond import switch as switch
+from mj_control._custom_root import custom_root as custom_root
+from mj_control._linear_solve import custom_linear_solve as custom_linear_solve
+from mj_control._linear_solve import linear_solve_p as linear_solve_p
+from mj_control._map import map as map
 from mj_control._scan import scan as scan
 from mj_control._scan import scan_p as scan_p
 from mj_control._while import fori_loop as fori_loop

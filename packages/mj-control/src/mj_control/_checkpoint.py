@@ -22,7 +22,7 @@ import functools
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NamedTuple, TypeVar
 
-from mj_autodiff import (
+from mj_autodiff.extend import (
     PartialEvalTrace,
     UndefPrimal,
     Zero,
@@ -35,16 +35,13 @@ from mj_autodiff import (
     transpose_jaxpr,
     transpose_rules,
 )
-from mj_batch import BatchDim, vmap_jaxpr, vmap_rules
+from mj_batch.extend import BatchDim, vmap_jaxpr, vmap_rules
 from mj_control._checkpoint_policies import Policy, nothing_saveable
 from mj_control._jaxprs import types_str
 from mj_control._printing import pp_control_eqn
 from mj_control._tracing import check_callable, shaped_avals, trace_fun
-from mj_core import config
-from mj_core.avals import ShapedArray, raise_to_shaped
+from mj_core import Primitive, ShapedArray, bind, config, impl_rules, raise_to_shaped
 from mj_core.errors import user_line_suffix
-from mj_core.primitive import Primitive, impl_rules
-from mj_core.trace import bind
 from mj_core.tree_util import tree_flatten, tree_unflatten
 from mj_ir import (
     ClosedJaxpr,
@@ -54,11 +51,10 @@ from mj_ir import (
     abstract_eval_rules,
     dce_jaxpr,
     eval_jaxpr,
-    pp_rules,
     typecheck_jaxpr,
-    types_match,
 )
-from mj_xla import LoweringContext, Value, hlo, lowering_rules
+from mj_ir.extend import pp_rules, types_match
+from mj_xla.extend import LoweringContext, Value, hlo, lowering_rules
 
 __all__ = ["checkpoint", "checkpoint_p", "remat", "remat_p", "split_checkpoint_jaxpr"]
 

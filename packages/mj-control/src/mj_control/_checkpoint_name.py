@@ -10,15 +10,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from mj_autodiff import jvp_rules, transpose_rules
-from mj_batch import BatchDim, vmap_rules
-from mj_core.avals import ShapedArray
+from mj_autodiff.extend import jvp_rules, transpose_rules
+from mj_batch.extend import BatchDim, vmap_rules
+from mj_core import Primitive, ShapedArray, bind1, impl_rules
 from mj_core.errors import user_line_suffix
-from mj_core.primitive import Primitive, impl_rules
-from mj_core.trace import bind1
 from mj_core.tree_util import tree_map
 from mj_ir import abstract_eval_rules
-from mj_xla import LoweringContext, Value, lowering_rules
+from mj_xla.extend import LoweringContext, Value, lowering_rules
 
 __all__ = ["checkpoint_name", "name_p"]
 

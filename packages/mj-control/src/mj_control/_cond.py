@@ -14,7 +14,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from mj_autodiff import (
+from mj_autodiff.extend import (
     PartialEvalTrace,
     UndefPrimal,
     Zero,
@@ -29,7 +29,7 @@ from mj_autodiff import (
     tangents_with_zeros,
     transpose_rules,
 )
-from mj_batch import BatchDim, move_batch_axis, not_mapped, vmap_jaxpr, vmap_rules
+from mj_batch.extend import BatchDim, move_batch_axis, not_mapped, vmap_jaxpr, vmap_rules
 from mj_control._jaxprs import add_inputs, join_residuals, types_str
 from mj_control._printing import pp_control_eqn
 from mj_control._tracing import (
@@ -40,23 +40,20 @@ from mj_control._tracing import (
     trace_fun,
     type_tree,
 )
-from mj_core import lax
-from mj_core.avals import ShapedArray, get_aval
+from mj_core import Primitive, ShapedArray, bind, get_aval, impl_rules, lax
 from mj_core.errors import user_line_suffix
-from mj_core.primitive import Primitive, impl_rules
-from mj_core.trace import bind
 from mj_core.tree_util import tree_flatten, tree_unflatten
-from mj_ir import (
-    ClosedJaxpr,
-    JaxprEqn,
-    Var,
-    abstract_eval_rules,
-    eval_jaxpr,
-    pp_rules,
-    trace_to_closed_jaxpr,
-    types_match,
+from mj_ir import ClosedJaxpr, JaxprEqn, Var, abstract_eval_rules, eval_jaxpr
+from mj_ir.extend import pp_rules, trace_to_closed_jaxpr, types_match
+from mj_xla.extend import (
+    LoweringContext,
+    Value,
+    aval_to_ir_type,
+    hlo,
+    ir,
+    ir_constant,
+    lowering_rules,
 )
-from mj_xla import LoweringContext, Value, aval_to_ir_type, hlo, ir, ir_constant, lowering_rules
 
 __all__ = ["cond", "cond_p", "switch"]
 

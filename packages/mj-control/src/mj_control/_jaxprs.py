@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from mj_autodiff import jvp_jaxpr, partial_eval_jaxpr
-from mj_core import lax
-from mj_core.avals import ShapedArray
-from mj_ir import ClosedJaxpr, Jaxpr, Var, eval_jaxpr, trace_to_closed_jaxpr
+from mj_autodiff.extend import jvp_jaxpr, partial_eval_jaxpr
+from mj_core import ShapedArray, lax
+from mj_ir import ClosedJaxpr, Jaxpr, Var, eval_jaxpr
+from mj_ir.extend import trace_to_closed_jaxpr
 
 __all__ = [
     "add_inputs",

@@ -9,8 +9,8 @@ line, even when a nested jaxpr would fit on a line::
 
 from __future__ import annotations
 
-from mj_ir import JaxprEqn, Names, PPrint
-from mj_ir.printing import pp_default_eqn
+from mj_ir import JaxprEqn
+from mj_ir.extend import Names, PPrint, pp_default_eqn
 
 __all__ = ["pp_control_eqn"]
 

@@ -2,9 +2,10 @@
 
 Every control-flow API traces its callables on the abstract values of their flattened
 arguments. A callable may close over values of enclosing transformations (tracers) or over
-arrays; :func:`mj_ir.trace_to_jaxpr` hoists those as constants, which become ordinary
+arrays; :func:`mj_ir.extend.trace_to_jaxpr` hoists those as constants, which become ordinary
 operands of the control-flow primitive so that enclosing transformations see them.
-This module also owns the carry-type check shared by ``while_loop`` and ``scan``, and the
+This module also owns the carry-type check shared by ``while_loop`` and ``scan``, the
+output-structure check shared by ``custom_root`` and ``custom_linear_solve``, and the
 ``f32[3]``-style type trees shown in their error messages.
 """
 
@@ -15,22 +16,24 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from mj_core.avals import ShapedArray, get_aval, raise_to_shaped
+from mj_core import ShapedArray, bind1, get_aval, raise_to_shaped
 from mj_core.dtypes import result_type
 from mj_core.errors import user_line_suffix
 from mj_core.prims import convert_element_type_p
-from mj_core.trace import bind1
-from mj_core.tree_util import PyTreeDef, flatten_fun, tree_unflatten
-from mj_ir import ClosedJaxpr, Jaxpr, Var, trace_to_jaxpr, types_match
+from mj_core.tree_util import PyTreeDef, flatten_fun, tree_unflatten, treedef_children
+from mj_ir import ClosedJaxpr, Jaxpr, Var
+from mj_ir.extend import trace_to_jaxpr, types_match
 
 __all__ = [
     "TracedFun",
     "cast",
     "check_callable",
     "check_carry",
+    "check_out_tree",
     "fix_carry_types",
     "join_consts",
     "shaped_avals",
+    "split_groups",
     "trace_fun",
     "type_tree",
 ]
@@ -122,6 +125,37 @@ def join_consts(traced: Sequence[TracedFun]) -> tuple[list[ClosedJaxpr], list[An
         jaxpr = Jaxpr(binders + fun.jaxpr.in_binders[nconsts:], fun.jaxpr.eqns, fun.jaxpr.outs)
         jaxprs.append(ClosedJaxpr(jaxpr, []))
     return jaxprs, values
+
+
+def split_groups(args: Sequence[Any], lengths: Sequence[int]) -> tuple[list[list[Any]], list[Any]]:
+    """``args`` cut into one list per length, and the rest (a primitive's constant groups,
+    one per traced callable, then its own operands)."""
+    groups, start = [], 0
+    for n in lengths:
+        groups.append(list(args[start : start + n]))
+        start += n
+    return groups, list(args[start:])
+
+
+def check_out_tree(
+    func_name: str, expected_name: str, actual: PyTreeDef, expected: PyTreeDef, has_aux: bool
+) -> None:
+    """``TypeError`` unless ``func_name``'s output has ``expected_name``'s structure; with
+    ``has_aux`` the output must be a pair whose first element has it."""
+    if has_aux:
+        children = treedef_children(actual)
+        if len(children) != 2:
+            raise ValueError(
+                f"{func_name}() produced a pytree with structure {actual}, but a pytree tuple "
+                f"with auxiliary output was expected because has_aux was set to True"
+                f"{user_line_suffix()}."
+            )
+        actual = children[0]
+    if actual != expected:
+        raise TypeError(
+            f"{func_name}() output pytree structure must match {expected_name}, got {actual} "
+            f"and {expected}{user_line_suffix()}."
+        )
 
 
 def cast(x: Any, aval: ShapedArray) -> Any:

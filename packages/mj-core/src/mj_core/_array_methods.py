@@ -1,9 +1,12 @@
-"""The array operator set (``+``, ``@``, ``[]``, ``.T``, ``.sum()``, ...) shared by tracers and
-device arrays: one implementation, installed on each class with :func:`install_array_methods`.
+"""The array methods (``+``, ``@``, ``[]``, ``.T``, ``.sum()``, ...) of every mj array type:
+one table, :data:`array_methods`, installed on tracers, eager arrays and device arrays by one
+function, :func:`install_array_methods`. Higher layers add their methods to the table (mj adds
+``jax.Array``'s NumPy-level methods, ``x.sort()``, ...) and install it once more.
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from functools import partial
 from typing import Any
@@ -12,13 +15,14 @@ import numpy as np
 
 from mj_core import lax
 from mj_core import numpy as mnp
-from mj_core.avals import ConcreteArray, array_types, get_aval
+from mj_core._avals import ConcreteArray, array_types, get_aval
+from mj_core._eager_array import eager_result
+from mj_core._trace import Tracer, bind1
 from mj_core.errors import ConcretizationError, user_line_suffix, user_location
 from mj_core.numpy._indexing import IndexUpdateHelper, getitem
 from mj_core.prims import elementwise as ew
-from mj_core.trace import Tracer, bind1
 
-__all__ = ["array_methods", "host_methods", "install_array_methods", "operator_methods"]
+__all__ = ["array_methods", "install_array_methods"]
 
 
 _REJECTED_OPERANDS = (list, tuple, set, dict)
@@ -222,10 +226,6 @@ def _nbytes(self: Any) -> int:
     return int(self.size * self.dtype.itemsize)
 
 
-#: ``__add__``, ``__neg__``, ...: mj's operators (also installed on eager arrays).
-operator_methods: dict[str, Any] = _binary_methods()
-
-
 def _out_none(f: Callable[..., Any]) -> Callable[..., Any]:
     """``f`` as a method that also takes NumPy's ``out=None``: ``np.sum(x)`` on an mj array
     calls ``x.sum(axis=None, dtype=None, out=None)``. Any other ``out`` is refused, as JAX
@@ -242,7 +242,7 @@ def _out_none(f: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _methods() -> dict[str, Any]:
-    out: dict[str, Any] = dict(operator_methods)
+    out: dict[str, Any] = _binary_methods()
     out.update(
         __getitem__=getitem,
         T=property(_T),
@@ -284,24 +284,151 @@ def _methods() -> dict[str, Any]:
     return out
 
 
-#: name -> implementation (functions, or properties such as ``T`` and ``at``).
-array_methods: dict[str, Any] = _methods()
-
-#: Host access, for classes that do not read their data more directly themselves (device
-#: arrays copy from their buffer; a tracer answers only if its value is concrete, under grad).
-host_methods: dict[str, Any] = {
+#: The one method table of mj's array types, name -> implementation (functions, or
+#: properties such as ``T`` and ``at``): the operators, the methods above and host access
+#: (``item``, ``tolist``; a tracer answers only if its value is concrete, under grad). A
+#: higher layer adds its methods here (mj adds ``sort``, ``searchsorted``, ...) and calls
+#: :func:`install_array_methods` once more.
+array_methods: dict[str, Any] = {
+    **_methods(),
     "item": _item,
     "tolist": _tolist,
     "itemsize": property(_itemsize),
     "nbytes": property(_nbytes),
 }
 
+#: Every array type the table is installed on, with what its own class body defines (kept:
+#: device arrays read ``item()`` straight from their buffer, ``EagerArray`` has its own
+#: ``at``, ``astype``, ...).
+_array_types: dict[type, dict[str, Any]] = {}
 
-def install_array_methods(cls: type) -> None:
-    """Give ``cls`` the full array operator set (called for Tracer, and by mj-xla for Array)."""
-    for name, impl in array_methods.items():
-        setattr(cls, name, impl)
-    for name, impl in host_methods.items():
-        if name not in vars(cls):
-            setattr(cls, name, impl)
-    cls.__hash__ = None  # type: ignore[assignment]
+
+def install_array_methods(*classes: type) -> None:
+    """Install :data:`array_methods` on ``classes`` and on every array type installed before
+    (Tracer and EagerArray from mj-core, Array from mj-xla): called again after a layer adds
+    methods to the table, it brings every type up to date. Arrays are unhashable, as in JAX.
+
+    ``np.ndarray`` subclasses (``EagerArray``) get the table's operators and the methods
+    NumPy lacks, but keep NumPy's own ``reshape``, ``sum``, ...: NumPy's functions call
+    those on their arguments (``np.sum(x)`` calls ``x.sum``), so mj-level methods would
+    re-enter ``bind`` from inside impl rules. See :func:`_ndarray_attribute`.
+    """
+    for cls in classes:
+        _array_types.setdefault(cls, dict(vars(cls)))
+    for cls, own in _array_types.items():
+        if issubclass(cls, np.ndarray):
+            _install_on_ndarray_subclass(cls, own)
+        else:
+            for name, impl in array_methods.items():
+                if name not in own:
+                    setattr(cls, name, impl)
+        cls.__hash__ = None  # type: ignore[assignment]
+
+
+# --- np.ndarray subclasses ------------------------------------------------------------------
+
+#: NumPy's methods an ``np.ndarray`` subclass keeps, with the result viewed as the subclass
+#: (``np.sum(x)`` calls ``x.sum``: NumPy's implementation, an ``EagerArray`` result).
+_NDARRAY_RESULTS = frozenset({
+    "sum", "prod", "mean", "var", "std", "max", "min", "argmax", "argmin", "all", "any",
+    "cumsum", "cumprod", "clip", "round", "dot", "conj", "conjugate", "trace",
+    "diagonal", "nonzero", "searchsorted", "repeat", "squeeze",
+})  # fmt: skip
+
+#: ndarray methods NumPy's own functions call expecting NumPy's behaviour, where
+#: ``jax.Array``'s differ: ``np.sort``, ``np.unique`` and ``np.median`` sort or partition a
+#: copy *in place* with ``a.sort()``/``a.partition()``, ``np.searchsorted`` expects int64
+#: indices. Once the table has the JAX method, NumPy's callers get NumPy's and every other
+#: caller JAX's (:func:`_unless_called_by_numpy`).
+_CALLED_BY_NUMPY = frozenset({
+    "sort", "argsort", "argpartition", "searchsorted", "nonzero", "repeat", "choose",
+    "compress", "partition",
+})  # fmt: skip
+
+
+def _partition_in_place(self: Any, *args: Any, **kwargs: Any) -> None:
+    raise TypeError(
+        "mj arrays are immutable: x.partition(kth) would partition x in place. Use "
+        "mnp.partition(x, kth), which returns the partitioned copy."
+    )
+
+
+#: What non-NumPy callers get for an in-place ndarray method that ``jax.Array`` lacks.
+_IMMUTABLE = {"partition": _partition_in_place}
+
+
+def _ndarray_result(name: str) -> Callable[..., Any]:
+    """NumPy's own ``ndarray.<name>`` with its result viewed as an ``EagerArray``."""
+    method = getattr(np.ndarray, name)
+
+    def wrapped(self: Any, *args: Any, **kwargs: Any) -> Any:
+        # JAX takes a list of axes (``x.max(axis=[0, 1])``); NumPy's methods only a tuple.
+        if args and type(args[0]) is list:
+            args = (tuple(args[0]), *args[1:])
+        if type(kwargs.get("axis")) is list:
+            kwargs["axis"] = tuple(kwargs["axis"])
+        return eager_result(method(self, *args, **kwargs))
+
+    wrapped.__name__ = wrapped.__qualname__ = name
+    wrapped.__doc__ = method.__doc__
+    return wrapped
+
+
+def _unless_called_by_numpy(
+    name: str, numpy_impl: Callable[..., Any], mj_impl: Callable[..., Any]
+) -> Callable[..., Any]:
+    """A method running ``numpy_impl`` when NumPy's own modules call it, else ``mj_impl``.
+
+    This is the one place where mj's behaviour depends on its caller (error messages only
+    read frames to name the user's line). An eager array *is* an ``np.ndarray`` (ufuncs and
+    impl rules run on it at NumPy's speed), so NumPy's functions hand it to their own code:
+    ``np.sort(x)`` copies ``x`` and calls ``copy.sort()`` to sort it in place, while
+    ``x.sort()`` in JAX code must return the sorted copy and leave ``x`` alone. The two calls
+    look the same, so the caller's module tells them apart. (Asking NumPy through
+    ``__array_function__`` instead would put a Python call in front of every NumPy function
+    on eager arrays, impl rules included.)
+    """
+
+    def method(self: Any, *args: Any, **kwargs: Any) -> Any:
+        caller = sys._getframe(1).f_globals.get("__name__", "")
+        if caller.partition(".")[0] == "numpy":
+            return numpy_impl(self, *args, **kwargs)
+        return mj_impl(self, *args, **kwargs)
+
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = mj_impl.__doc__
+    return method
+
+
+def _ndarray_attribute(own: dict[str, Any], name: str, impl: Any) -> Any:
+    """What an ``np.ndarray`` subclass whose class body defines ``own`` gets for the table's
+    ``name`` (``impl``; ``None`` if only NumPy has the method), or ``None`` to keep NumPy's."""
+    if name in _CALLED_BY_NUMPY and impl is not None:
+        numpy_impl = own.get(name)
+        if numpy_impl is None:
+            numpy_impl = (
+                _ndarray_result(name) if name in _NDARRAY_RESULTS else getattr(np.ndarray, name)
+            )
+        return _unless_called_by_numpy(name, numpy_impl, impl)
+    if name in _NDARRAY_RESULTS:
+        return _ndarray_result(name)
+    if name in own or impl is None:
+        return None
+    if name.startswith("__") or not hasattr(np.ndarray, name):
+        return impl  # operators (mj's promotion and errors), and methods NumPy lacks (ptp)
+    return None
+
+
+def _install_on_ndarray_subclass(cls: type, own: dict[str, Any]) -> None:
+    """The table on an ``np.ndarray`` subclass. In-place operators build a new array, as in
+    JAX (an ``EagerArray`` may be a view of a user's NumPy array)."""
+    names = {*array_methods, *_NDARRAY_RESULTS, *_IMMUTABLE}
+    for name in sorted(names):
+        impl = array_methods.get(name, _IMMUTABLE.get(name))
+        attribute = _ndarray_attribute(own, name, impl)
+        if attribute is None:
+            continue
+        setattr(cls, name, attribute)
+        inplace = name.replace("__", "__i", 1)  # (no reflected __rxxx__ has an in-place form)
+        if name.startswith("__") and hasattr(np.ndarray, inplace):
+            setattr(cls, inplace, attribute)

@@ -15,6 +15,7 @@ import numpy as np
 __all__ = [
     "canonical_dtype",
     "default_dtype_for_pytype",
+    "dtype_of",
     "is_complex",
     "is_float",
     "is_inexact",
@@ -42,6 +43,13 @@ _WEAK_REPRESENTATIVES: dict[str, bool | int | float | complex] = {
 def default_dtype_for_pytype(pytype: type) -> np.dtype[Any]:
     """The dtype a Python scalar type becomes (int64, float64, complex128, bool)."""
     return _PY_SCALAR_DTYPES[pytype]
+
+
+def dtype_of(x: Any) -> np.dtype[Any]:
+    """The dtype of an operand (array, tracer, Python scalar) without touching its data (a
+    Python scalar's is NumPy's, as ``np.result_type`` says)."""
+    dtype = getattr(x, "dtype", None)
+    return np.result_type(x) if dtype is None else np.dtype(dtype)
 
 
 def canonical_dtype(dtype: Any) -> np.dtype[Any]:

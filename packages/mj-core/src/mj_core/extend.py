@@ -1,29 +1,96 @@
 """The extension API of mj-core: what a new primitive or a higher layer builds on.
 
-``mj_core``'s ``__init__`` is the user API; this module is the whole extension surface
-(``Primitive``, ``bind``, the rule tables, the interpreter stack, the family catalogue and the
-typing alias). Other layers import mj-core only through ``mj_core``, this module and the
-public namespaces (``mj_core.numpy``, ``mj_core.lax``, ``mj_core.tree_util``,
-``mj_core.dtypes``, ``mj_core.errors``, ``mj_core.prims``).
+``mj_core``'s ``__init__`` is the user API; this module is the whole extension surface:
+``Primitive`` and ``bind``, the two rule tables mj-core owns (``impl_rules``,
+``abstract_eval_rules``), the interpreter stack, abstract values, the family catalogue, the
+``Array`` typing alias, and the helpers higher layers' rules share (operand checks, shape and
+dtype helpers, error helpers, the parameter types of the core primitives). Other layers import
+mj-core only through ``mj_core``, this module and the public namespaces (``mj_core.numpy``,
+``mj_core.lax``, ``mj_core.lax_linalg``, ``mj_core.tree_util``, ``mj_core.dtypes``,
+``mj_core.errors``, and the family modules ``mj_core.prims.<family>`` for the primitives).
 """
 
+from mj_core._avals import ConcreteArray as ConcreteArray
+from mj_core._avals import ShapedArray as ShapedArray
+from mj_core._avals import array_types as array_types
+from mj_core._avals import get_aval as get_aval
+from mj_core._avals import is_array as is_array
+from mj_core._avals import pytype_aval_mappings as pytype_aval_mappings
+from mj_core._avals import raise_to_shaped as raise_to_shaped
+from mj_core._avals import register_array_type as register_array_type
+from mj_core._compile_time_eval import ensure_compile_time_eval as ensure_compile_time_eval
+from mj_core._config import config as config
+from mj_core._eager_array import EagerArray as EagerArray
+from mj_core._eager_array import eager_result as eager_result
 from mj_core._families import FAMILIES as FAMILIES
+from mj_core._primitive import Primitive as Primitive
+from mj_core._primitive import RuleTable as RuleTable
+from mj_core._primitive import abstract_eval_rules as abstract_eval_rules
+from mj_core._primitive import impl_rules as impl_rules
+from mj_core._shapes import aval_error as aval_error
+from mj_core._shapes import broadcast_shapes as broadcast_shapes
+from mj_core._shapes import canonicalize_axes as canonicalize_axes
+from mj_core._shapes import canonicalize_axis as canonicalize_axis
+from mj_core._shapes import int_tuple as int_tuple
+from mj_core._shapes import shape_error as shape_error
+from mj_core._shapes import shape_of as shape_of
+from mj_core._trace import EvalTrace as EvalTrace
+from mj_core._trace import MainTrace as MainTrace
+from mj_core._trace import Trace as Trace
+from mj_core._trace import Tracer as Tracer
+from mj_core._trace import bind as bind
+from mj_core._trace import bind1 as bind1
+from mj_core._trace import current_trace_stack as current_trace_stack
+from mj_core._trace import eval_primitive as eval_primitive
+from mj_core._trace import find_top_trace as find_top_trace
+from mj_core._trace import full_lower as full_lower
+from mj_core._trace import full_raise as full_raise
+from mj_core._trace import is_eager as is_eager
+from mj_core._trace import new_dynamic as new_dynamic
+from mj_core._trace import new_main as new_main
 from mj_core._typing import Array as Array
-from mj_core.avals import ConcreteArray as ConcreteArray
-from mj_core.avals import ShapedArray as ShapedArray
-from mj_core.avals import get_aval as get_aval
-from mj_core.avals import raise_to_shaped as raise_to_shaped
-from mj_core.primitive import Primitive as Primitive
-from mj_core.primitive import RuleTable as RuleTable
-from mj_core.primitive import impl_rules as impl_rules
-from mj_core.trace import EvalTrace as EvalTrace
-from mj_core.trace import MainTrace as MainTrace
-from mj_core.trace import Trace as Trace
-from mj_core.trace import Tracer as Tracer
-from mj_core.trace import bind as bind
-from mj_core.trace import bind1 as bind1
-from mj_core.trace import find_top_trace as find_top_trace
-from mj_core.trace import full_lower as full_lower
-from mj_core.trace import full_raise as full_raise
-from mj_core.trace import new_dynamic as new_dynamic
-from mj_core.trace import new_main as new_main
+from mj_core.dtypes import canonical_dtype as canonical_dtype
+from mj_core.dtypes import dtype_of as dtype_of
+from mj_core.dtypes import is_integer as is_integer
+from mj_core.dtypes import result_type as result_type
+from mj_core.errors import user_line_suffix as user_line_suffix
+from mj_core.errors import user_location as user_location
+from mj_core.numpy._indexing import IndexUpdateRef as IndexUpdateRef
+from mj_core.numpy._promotion import check_arraylike as check_arraylike
+from mj_core.numpy._promotion import dtype_weak as dtype_weak
+from mj_core.numpy._promotion import promote as promote
+from mj_core.numpy._promotion import promote_inexact as promote_inexact
+from mj_core.prims import family_of as family_of
+from mj_core.prims import family_primitives as family_primitives
+from mj_core.prims._operands import check_axes as check_axes
+from mj_core.prims._operands import check_operands as check_operands
+from mj_core.prims._operands import common_dtype as common_dtype
+from mj_core.prims.callback import VMAP_METHODS as VMAP_METHODS
+from mj_core.prims.callback import HostCallback as HostCallback
+from mj_core.prims.callback import check_callback_outputs as check_callback_outputs
+from mj_core.prims.complex import complex_dtype as complex_dtype
+from mj_core.prims.complex import real_dtype as real_dtype
+from mj_core.prims.contractions import DotDimensionNumbers as DotDimensionNumbers
+from mj_core.prims.convolution import ConvDimensionNumbers as ConvDimensionNumbers
+from mj_core.prims.convolution import dilate_dim as dilate_dim
+from mj_core.prims.convolution import reshape_axis_into as reshape_axis_into
+from mj_core.prims.convolution import reshape_axis_out_of as reshape_axis_out_of
+from mj_core.prims.elementwise import ElementwiseSpec as ElementwiseSpec
+from mj_core.prims.elementwise import elementwise_out_aval as elementwise_out_aval
+from mj_core.prims.elementwise import elementwise_specs as elementwise_specs
+from mj_core.prims.elementwise import to_inexact_dtype as to_inexact_dtype
+from mj_core.prims.fft import FftType as FftType
+from mj_core.prims.indexing import GatherDimensionNumbers as GatherDimensionNumbers
+from mj_core.prims.indexing import ScatterDimensionNumbers as ScatterDimensionNumbers
+from mj_core.prims.linalg import as_float_matrix as as_float_matrix
+from mj_core.prims.linalg import diagonal as diagonal
+from mj_core.prims.linalg import eye_like as eye_like
+from mj_core.prims.linalg import matmul as matmul
+from mj_core.prims.linalg import mT as mT
+from mj_core.prims.linalg import symmetrize as symmetrize
+from mj_core.prims.linalg import triangle as triangle
+from mj_core.prims.linalg import tril as tril
+from mj_core.prims.linalg import triu as triu
+from mj_core.prims.reductions import reduction_identity as reduction_identity
+from mj_core.prims.windowed import reduce_window_shape as reduce_window_shape
+from mj_core.prims.windowed import window_padding_config as window_padding_config

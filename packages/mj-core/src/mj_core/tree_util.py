@@ -7,7 +7,7 @@ are nodes; everything else is a leaf. A
 a cache key (jit uses it that way).
 
 The ``*_with_path`` functions also name each leaf by its key path (a tuple of the entries in
-:mod:`mj_core.pytree_keys`). They use a separate flattener, so ``tree_flatten`` (which every
+:mod:`mj_core._pytree_keys`). They use a separate flattener, so ``tree_flatten`` (which every
 transformation calls) does no key bookkeeping.
 
 Mismatched structures raise JAX's errors: ``flatten_up_to`` says which node differs and how
@@ -29,7 +29,7 @@ from collections import OrderedDict, defaultdict
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from typing import Any, NamedTuple, TypeAlias, TypeVar
 
-from mj_core.pytree_keys import (
+from mj_core._pytree_keys import (
     DictKey,
     FlattenedIndexKey,
     GetAttrKey,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mj_core.precision import Precision
+from mj_core.lax import Precision
 from mj_xla._jaxlib import hlo, ir
 
 __all__ = ["precision_attr"]

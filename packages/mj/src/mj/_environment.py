@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from mj_core.config import config
+from mj_core import config
 from mj_xla import device_count, local_device_count, process_index
 
 __all__ = ["enable_x64", "print_environment_info"]

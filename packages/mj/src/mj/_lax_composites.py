@@ -9,11 +9,9 @@ from typing import Any
 
 from mj_core import lax
 from mj_core.errors import user_line_suffix
-from mj_core.shapes import shape_of
+from mj_core.extend import Array, shape_of
 
 __all__ = ["batch_matmul", "collapse"]
-
-Array = Any
 
 
 def batch_matmul(lhs: Array, rhs: Array, precision: Any = None) -> Array:

@@ -13,8 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from mj_core import bind
-from mj_core.avals import ShapedArray
+from mj_core import ShapedArray, bind
 from mj_core.errors import user_line_suffix
 from mj_core.prims.callback import VMAP_METHODS, HostCallback, pure_callback_p
 from mj_core.tree_util import tree_flatten, tree_unflatten

@@ -12,11 +12,9 @@ import string
 from collections.abc import Callable
 from typing import Any
 
-from mj_core import bind
-from mj_core.avals import is_array
+from mj_core import Tracer, bind, is_array
 from mj_core.errors import user_line_suffix
 from mj_core.prims.callback import HostCallback, debug_callback_p
-from mj_core.trace import Tracer
 from mj_core.tree_util import tree_flatten, tree_unflatten
 
 __all__ = ["callback", "print"]

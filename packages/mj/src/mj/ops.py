@@ -9,11 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from mj_core.numpy._indexing import IndexUpdateRef
+from mj_core.extend import Array, IndexUpdateRef
 
 __all__ = ["index", "index_add", "index_max", "index_min", "index_mul", "index_update"]
-
-Array = Any
 
 
 class _Index:

@@ -16,8 +16,10 @@ from typing import Any, TypeVar
 import numpy as np
 
 from mj_core import lax
-from mj_core.avals import is_array
-from mj_core.eager_array import EagerArray, eager_result
+from mj_core._avals import is_array
+from mj_core._eager_array import EagerArray, eager_result
+from mj_core._shapes import int_tuple
+from mj_core._trace import Tracer
 from mj_core.numpy._promotion import (
     Array,
     as_dtype,
@@ -26,8 +28,6 @@ from mj_core.numpy._promotion import (
     promoted_dtype,
     shape_of,
 )
-from mj_core.shapes import int_tuple
-from mj_core.trace import Tracer
 
 F = TypeVar("F", bound=Callable[..., Any])
 

@@ -21,12 +21,12 @@ from typing import Any
 import numpy as np
 
 from mj_core import lax
-from mj_core.eager_array import EagerArray
+from mj_core._eager_array import EagerArray
+from mj_core._trace import Tracer
 from mj_core.errors import NonConcreteBooleanIndexError
 from mj_core.numpy._promotion import Array, convert, dtype_weak, shape_of
 from mj_core.numpy._shape import broadcast_shapes, broadcast_to
 from mj_core.prims.indexing import GatherDimensionNumbers, ScatterDimensionNumbers
-from mj_core.trace import Tracer
 
 __all__ = ["IndexUpdateHelper", "IndexUpdateRef", "getitem", "take"]
 

@@ -8,9 +8,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from mj_core import lax
+from mj_core._shapes import canonicalize_axes
 from mj_core.numpy._promotion import Array, check_arraylike, promote, shape_of
 from mj_core.numpy._shape import broadcast_shapes, broadcast_to, ravel
-from mj_core.shapes import canonicalize_axes
 
 __all__ = ["dot", "inner", "matmul", "outer", "tensordot", "vdot"]
 

@@ -8,13 +8,14 @@ from typing import Any
 
 import numpy as np
 
-from mj_core.avals import get_aval
+from mj_core._avals import get_aval
+from mj_core._eager_array import EagerArray
+from mj_core._shapes import shape_of as shape_of
+from mj_core._trace import Tracer, bind1
+from mj_core._typing import Array
 from mj_core.dtypes import default_dtype_for_pytype, result_type
-from mj_core.eager_array import EagerArray
 from mj_core.prims.conversions import convert_element_type_p
 from mj_core.prims.elementwise import to_inexact_dtype
-from mj_core.shapes import shape_of as shape_of
-from mj_core.trace import Tracer, bind1
 
 __all__ = [
     "Array",
@@ -27,7 +28,6 @@ __all__ = [
     "shape_of",
 ]
 
-Array = Any
 DType = np.dtype[Any]
 
 _WEAK_PYTYPES = (int, float, complex)

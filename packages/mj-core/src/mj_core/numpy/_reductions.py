@@ -15,10 +15,10 @@ from typing import Any
 import numpy as np
 
 from mj_core import lax
+from mj_core._shapes import canonicalize_axes, canonicalize_axis, int_tuple
 from mj_core.numpy._promotion import Array, as_dtype, check_arraylike, convert, dtype_weak
 from mj_core.numpy._promotion import shape_of as _shape
 from mj_core.numpy._shape import ravel, reshape
-from mj_core.shapes import canonicalize_axes, canonicalize_axis, int_tuple
 
 __all__ = [
     "all",

@@ -10,9 +10,9 @@ from typing import Any
 import numpy as np
 
 from mj_core import lax
+from mj_core._shapes import broadcast_shapes as _broadcast_shapes
+from mj_core._shapes import canonicalize_axes, canonicalize_axis, int_tuple
 from mj_core.numpy._promotion import Array, check_arraylike, promote, shape_of
-from mj_core.shapes import broadcast_shapes as _broadcast_shapes
-from mj_core.shapes import canonicalize_axes, canonicalize_axis, int_tuple
 
 __all__ = [
     "atleast_1d",

@@ -1,28 +1,63 @@
-"""The primitive catalogue: every core ``Primitive`` object and its NumPy impl rule.
+"""The primitive catalogue: one module per family of :data:`~mj_core._families.FAMILIES`.
 
-Grouped by family; each module defines its primitives and registers their rules right under
-their definitions. Elementwise primitives are typed by :func:`elementwise_out_aval`; all the
-others by :data:`out_aval_rules` (mj-ir's abstract-eval rules are these functions).
+``mj_core/prims/<family>.py`` defines the family's primitives with their impl rules, their
+typing rules (in :data:`~mj_core._primitive.abstract_eval_rules`) and their lax wrappers; its
+``__all__`` names the primitives and the lax API. A primitive belongs to the family whose
+``__all__`` names it (:func:`family_of`); the families are imported here by iterating the
+catalogue, so a new family is one name in ``FAMILIES`` and one file.
 """
 
-from mj_core.prims.bessel import *  # noqa: F403
-from mj_core.prims.callback import *  # noqa: F403
-from mj_core.prims.complex import *  # noqa: F403
-from mj_core.prims.contractions import *  # noqa: F403
-from mj_core.prims.conversions import *  # noqa: F403
-from mj_core.prims.convolution import *  # noqa: F403
-from mj_core.prims.elementwise import *  # noqa: F403
-from mj_core.prims.elementwise import elementwise_out_aval as elementwise_out_aval
-from mj_core.prims.elementwise import elementwise_specs as elementwise_specs
-from mj_core.prims.fft import *  # noqa: F403
-from mj_core.prims.incomplete_beta import *  # noqa: F403
-from mj_core.prims.incomplete_gamma import *  # noqa: F403
-from mj_core.prims.indexing import *  # noqa: F403
-from mj_core.prims.linalg import *  # noqa: F403
-from mj_core.prims.nextafter import *  # noqa: F403
-from mj_core.prims.out_avals import out_aval_rules as out_aval_rules
-from mj_core.prims.reductions import *  # noqa: F403
-from mj_core.prims.sorting import *  # noqa: F403
-from mj_core.prims.special import *  # noqa: F403
-from mj_core.prims.structural import *  # noqa: F403
-from mj_core.prims.windowed import *  # noqa: F403
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+from typing import Any
+
+from mj_core._families import FAMILIES
+from mj_core._primitive import Primitive
+
+__all__ = ["family_of", "family_primitives"]
+
+_MODULES: dict[str, ModuleType] = {
+    family: importlib.import_module(f"{__name__}.{family}") for family in FAMILIES
+}
+_FAMILY_OF: dict[Primitive, str] = {}
+_PRIMITIVES: dict[str, list[Primitive]] = {family: [] for family in FAMILIES}
+for _family, _module in _MODULES.items():
+    for _name in _module.__all__:
+        _value = getattr(_module, _name)
+        if isinstance(_value, Primitive):
+            if _value in _FAMILY_OF:
+                raise ImportError(
+                    f"primitive {_value.name} is in the __all__ of two families: "
+                    f"{_FAMILY_OF[_value]} and {_family}"
+                )
+            _FAMILY_OF[_value] = _family
+            _PRIMITIVES[_family].append(_value)
+            # TRANSITIONAL: the flat catalogue (``mj_core.prims.sin_p``) its importers use.
+            globals()[_name] = _value
+
+
+def family_of(prim: Primitive) -> str:
+    """The family of core primitive ``prim`` (``KeyError`` for a primitive defined elsewhere,
+    such as a higher layer's ``xla_call`` or a user's own)."""
+    try:
+        return _FAMILY_OF[prim]
+    except KeyError:
+        raise KeyError(f"{prim.name} is not a primitive of the mj-core catalogue") from None
+
+
+def family_primitives(family: str) -> list[Primitive]:
+    """The primitives of ``family``, in its module's ``__all__`` order."""
+    if family not in _PRIMITIVES:
+        raise KeyError(f"{family!r} is not a family; the families are {FAMILIES}")
+    return list(_PRIMITIVES[family])
+
+
+def __getattr__(name: str) -> Any:
+    """TRANSITIONAL: the old flat catalogue's other names (``mj_core.prims.FftType``,
+    ``elementwise_specs``), which are in :mod:`mj_core.extend` now."""
+    extend = vars(importlib.import_module("mj_core.extend"))
+    if name.startswith("_") or name not in extend:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return extend[name]

@@ -5,6 +5,9 @@ Two primitives, as in JAX. ``debug_callback`` has no outputs and exists for its 
 (it runs on every evaluation, also from compiled code); ``pure_callback`` computes outputs of
 declared types that a transformation may treat as a pure function of its operands. Both carry
 the user's function as a :class:`HostCallback` param taking and returning flat NumPy arrays.
+
+They have no lax wrappers (``mj.debug`` and ``mj.pure_callback`` build the params), so
+``__all__`` is the two primitives.
 """
 
 from __future__ import annotations
@@ -14,14 +17,10 @@ from typing import Any
 
 import numpy as np
 
-from mj_core.avals import ShapedArray
-from mj_core.primitive import Primitive, impl_rules
-from mj_core.prims.out_avals import out_aval_rules
+from mj_core._avals import ShapedArray
+from mj_core._primitive import Primitive, abstract_eval_rules, impl_rules
 
 __all__ = [
-    "VMAP_METHODS",
-    "HostCallback",
-    "check_callback_outputs",
     "debug_callback_p",
     "pure_callback_p",
 ]
@@ -80,7 +79,7 @@ def debug_callback_impl(*args: Any, callback: HostCallback) -> list[Any]:
     return []
 
 
-@out_aval_rules.register(debug_callback_p)
+@abstract_eval_rules.register(debug_callback_p)
 def debug_callback_out_avals(*avals: ShapedArray, callback: HostCallback) -> list[ShapedArray]:
     return []
 
@@ -95,7 +94,7 @@ def pure_callback_impl(
     return check_callback_outputs(callback.api, callback(*args), result_avals)
 
 
-@out_aval_rules.register(pure_callback_p)
+@abstract_eval_rules.register(pure_callback_p)
 def pure_callback_out_avals(
     *avals: ShapedArray,
     callback: HostCallback,

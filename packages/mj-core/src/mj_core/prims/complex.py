@@ -4,6 +4,9 @@ Like ``jax.lax``: ``real``/``imag`` take a complex operand and return its float 
 ``conj`` takes a float or complex operand and always returns a complex value (its param
 ``input_dtype`` records the operand dtype, which its transpose needs); ``complex(x, y)``
 builds ``x + i*y`` from two float operands, which broadcast like NumPy.
+
+The lax wrappers ``real``, ``imag``, ``conj`` and ``complex`` follow the rules; ``__all__`` is
+the family's primitives and lax API.
 """
 
 from __future__ import annotations
@@ -12,13 +15,24 @@ from typing import Any
 
 import numpy as np
 
-from mj_core.avals import ShapedArray
-from mj_core.dtypes import result_type
-from mj_core.primitive import Primitive, impl_rules
-from mj_core.prims.out_avals import check_operands, out_aval_rules
-from mj_core.shapes import aval_error, broadcast_shapes
+from mj_core._avals import ShapedArray
+from mj_core._primitive import Primitive, abstract_eval_rules, impl_rules
+from mj_core._shapes import aval_error, broadcast_shapes
+from mj_core._trace import bind1
+from mj_core._typing import Array
+from mj_core.dtypes import dtype_of, result_type
+from mj_core.prims._operands import check_operands
 
-__all__ = ["complex_dtype", "complex_p", "conj_p", "imag_p", "real_dtype", "real_p"]
+__all__ = [
+    "complex",
+    "complex_p",
+    "conj",
+    "conj_p",
+    "imag",
+    "imag_p",
+    "real",
+    "real_p",
+]
 
 DType = np.dtype[Any]
 
@@ -56,8 +70,8 @@ def _part_avals(name: str) -> Any:
 
 real_p = Primitive("real")
 imag_p = Primitive("imag")
-out_aval_rules[real_p] = _part_avals("real")
-out_aval_rules[imag_p] = _part_avals("imag")
+abstract_eval_rules[real_p] = _part_avals("real")
+abstract_eval_rules[imag_p] = _part_avals("imag")
 
 
 @impl_rules.register(real_p)
@@ -76,7 +90,7 @@ def _imag_impl(x: Any) -> list[Any]:
 conj_p = Primitive("conj")
 
 
-@out_aval_rules.register(conj_p)
+@abstract_eval_rules.register(conj_p)
 def _conj_avals(x: ShapedArray, *, input_dtype: DType) -> list[ShapedArray]:
     if x.dtype.kind != "c" and x.dtype not in _FLOATS:
         raise aval_error("conj", "requires a float32/float64/complex operand", [x])
@@ -93,7 +107,7 @@ def _conj_impl(x: Any, *, input_dtype: DType) -> list[Any]:
 complex_p = Primitive("complex")
 
 
-@out_aval_rules.register(complex_p)
+@abstract_eval_rules.register(complex_p)
 def _complex_avals(x: ShapedArray, y: ShapedArray) -> list[ShapedArray]:
     shape = broadcast_shapes("complex", x.shape, y.shape)
     strong = {a.dtype for a in (x, y) if not a.weak_type}
@@ -111,3 +125,24 @@ def _complex_impl(x: Any, y: Any) -> list[Any]:
     out.real = np.broadcast_to(x, out_aval.shape)
     out.imag = np.broadcast_to(y, out_aval.shape)
     return [out[()]]
+
+
+# --- lax wrappers ----------------------------------------------------------------------------
+def real(x: Array) -> Array:
+    """The real part of a complex ``x`` (float32 for complex64, float64 for complex128)."""
+    return bind1(real_p, x)
+
+
+def imag(x: Array) -> Array:
+    """The imaginary part of a complex ``x``."""
+    return bind1(imag_p, x)
+
+
+def conj(x: Array) -> Array:
+    """The complex conjugate of ``x`` (always complex, as ``jax.lax.conj``)."""
+    return bind1(conj_p, x, input_dtype=dtype_of(x))
+
+
+def complex(x: Array, y: Array) -> Array:
+    """``x + i*y`` from two float operands of one dtype (broadcast like NumPy)."""
+    return bind1(complex_p, x, y)

@@ -1,8 +1,12 @@
 """``dot_general``: XLA's general tensor contraction. Output dimensions are the batch
-dimensions, then the lhs free dimensions, then the rhs free dimensions."""
+dimensions, then the lhs free dimensions, then the rhs free dimensions.
+
+The lax wrappers ``dot_general`` (dimension numbers canonicalised, cached) and ``dot`` follow
+the rules; ``__all__`` is the family's primitives and lax API."""
 
 from __future__ import annotations
 
+import enum
 import functools
 import math
 from collections.abc import Sequence
@@ -10,13 +14,83 @@ from typing import Any
 
 import numpy as np
 
-from mj_core.avals import ShapedArray
-from mj_core.primitive import Primitive, impl_rules
-from mj_core.prims.out_avals import check_operands, common_dtype, out_aval_rules
-from mj_core.prims.structural import check_axes
-from mj_core.shapes import aval_error
+from mj_core._avals import ShapedArray
+from mj_core._primitive import Primitive, abstract_eval_rules, impl_rules
+from mj_core._shapes import aval_error, canonicalize_axes, shape_of
+from mj_core._trace import bind1
+from mj_core._typing import Array
+from mj_core.prims._operands import check_axes, check_operands, common_dtype
 
-__all__ = ["DotDimensionNumbers", "dot_general_p"]
+__all__ = [
+    "DotDimensionNumbers",
+    "Precision",
+    "dot",
+    "dot_general",
+    "dot_general_p",
+]
+
+
+# --- precision: how much of the operands' precision a contraction may trade for speed --------
+# dot_general and the convolutions canonicalize their ``precision`` argument to None or one
+# Precision per operand before binding, so the parameter is hashable and the lowering emits
+# it as StableHLO's precision_config. NumPy and XLA's CPU backend always compute at full
+# precision, so on CPU the values do not change.
+
+
+class Precision(enum.Enum):
+    """``DEFAULT`` (fastest: one bfloat16 pass on TPU), ``HIGH`` (three passes, about
+    float32's mantissa as tensorfloat32) and ``HIGHEST`` (full float32)."""
+
+    DEFAULT = 0
+    HIGH = 1
+    HIGHEST = 2
+
+    @classmethod
+    def _missing_(cls, value: object) -> Precision | None:
+        if isinstance(value, str):
+            return _ALIASES.get(value.lower())
+        return None
+
+    def __str__(self) -> str:
+        return self.name
+
+    def __repr__(self) -> str:
+        return f"Precision.{self.name}"
+
+
+_ALIASES = {
+    "default": Precision.DEFAULT,
+    "fastest": Precision.DEFAULT,
+    "bfloat16": Precision.DEFAULT,
+    "high": Precision.HIGH,
+    "bfloat16_3x": Precision.HIGH,
+    "tensorfloat32": Precision.HIGH,
+    "highest": Precision.HIGHEST,
+    "float32": Precision.HIGHEST,
+}
+
+
+def _one(p: Any, precision: Any) -> Precision:
+    try:
+        return p if isinstance(p, Precision) else Precision(p)
+    except ValueError:
+        raise ValueError(
+            f"Precision argument must be one of: None, a lax.Precision, one of the strings "
+            f"{sorted(_ALIASES)}, or a pair of these; got {precision!r}."
+        ) from None
+
+
+def canonicalize_precision(precision: Any) -> tuple[Precision, Precision] | None:
+    """``None``, or the precision of each operand as a pair of :class:`Precision`."""
+    if precision is None:
+        return None
+    if isinstance(precision, str | Precision):
+        p = _one(precision, precision)
+        return p, p
+    if isinstance(precision, tuple | list) and len(precision) == 2:
+        return _one(precision[0], precision), _one(precision[1], precision)
+    return (_one(precision, precision),) * 2  # raises the message above
+
 
 #: ``((lhs_contracting, rhs_contracting), (lhs_batch, rhs_batch))``
 DotDimensionNumbers = tuple[
@@ -26,7 +100,7 @@ DotDimensionNumbers = tuple[
 dot_general_p = Primitive("dot_general")
 
 
-@out_aval_rules.register(dot_general_p)
+@abstract_eval_rules.register(dot_general_p)
 def _dot_general_avals(
     lhs: ShapedArray,
     rhs: ShapedArray,
@@ -119,3 +193,58 @@ def _dot_general_impl(
         # multiply avoids matmul's dispatch of one 1-deep product per batch element
         return [np.multiply(x3, y3).reshape(out.shape)]
     return [np.matmul(x3, y3).reshape(out.shape)]
+
+
+# --- lax wrappers ----------------------------------------------------------------------------
+@functools.lru_cache(maxsize=512)
+def _canonical_dot_dims(dimension_numbers: Any, lhs_nd: int, rhs_nd: int) -> Any:
+    """``dimension_numbers`` with every axis a non-negative int (cached: eager loops and
+    traces repeat the same few contractions; errors are raised, never cached)."""
+    (lc, rc), (lb, rb) = dimension_numbers
+    return (
+        (
+            canonicalize_axes("dot_general", lc, lhs_nd),
+            canonicalize_axes("dot_general", rc, rhs_nd),
+        ),
+        (
+            canonicalize_axes("dot_general", lb, lhs_nd),
+            canonicalize_axes("dot_general", rb, rhs_nd),
+        ),
+    )
+
+
+def dot_general(
+    lhs: Array,
+    rhs: Array,
+    dimension_numbers: Any,
+    precision: Any = None,
+    preferred_element_type: Any = None,
+) -> Array:
+    """General contraction; ``dimension_numbers = ((lhs_contract, rhs_contract), (lhs_batch,
+    rhs_batch))``. Output dims: batch, lhs free, rhs free."""
+    lhs_nd, rhs_nd = len(shape_of(lhs)), len(shape_of(rhs))
+    try:
+        dn = _canonical_dot_dims(dimension_numbers, lhs_nd, rhs_nd)
+    except TypeError:  # unhashable (lists): canonicalize without the cache
+        dn = _canonical_dot_dims.__wrapped__(dimension_numbers, lhs_nd, rhs_nd)
+    pet = None if preferred_element_type is None else np.dtype(preferred_element_type)
+    return bind1(
+        dot_general_p,
+        lhs,
+        rhs,
+        dimension_numbers=dn,
+        precision=canonicalize_precision(precision),
+        preferred_element_type=pet,
+    )
+
+
+def dot(lhs: Array, rhs: Array, precision: Any = None, preferred_element_type: Any = None) -> Array:
+    """Vector/matrix product: contracts the last dim of ``lhs`` with the first of ``rhs``
+    (ranks 1 or 2, like ``jax.lax.dot``)."""
+    lhs_nd, rhs_nd = len(shape_of(lhs)), len(shape_of(rhs))
+    if lhs_nd not in (1, 2) or rhs_nd not in (1, 2):
+        raise TypeError(
+            f"dot: operands must have rank 1 or 2, got shapes {shape_of(lhs)} and {shape_of(rhs)}"
+        )
+    dn = (((lhs_nd - 1,), (0,)), ((), ()))
+    return dot_general(lhs, rhs, dn, precision, preferred_element_type)

@@ -1,5 +1,9 @@
 """Dtype conversions: ``convert_element_type`` (value-preserving where possible, XLA-style
-saturating float-to-int) and ``bitcast_convert_type`` (reinterpret the bits)."""
+saturating float-to-int) and ``bitcast_convert_type`` (reinterpret the bits).
+
+The lax wrappers of the same names follow the rules (``convert_element_type`` returns a
+strong operand of the target dtype unchanged); ``__all__`` is the family's primitives and lax
+API."""
 
 from __future__ import annotations
 
@@ -7,18 +11,26 @@ from typing import Any
 
 import numpy as np
 
-from mj_core.avals import ShapedArray
-from mj_core.primitive import Primitive, impl_rules
-from mj_core.prims.out_avals import check_operands, out_aval_rules
-from mj_core.shapes import aval_error
+from mj_core._avals import ShapedArray
+from mj_core._primitive import Primitive, abstract_eval_rules, impl_rules
+from mj_core._shapes import aval_error
+from mj_core._trace import bind1
+from mj_core._typing import Array
+from mj_core.dtypes import dtype_of
+from mj_core.prims._operands import check_operands
 
-__all__ = ["bitcast_convert_type_p", "convert_element_type_p"]
+__all__ = [
+    "bitcast_convert_type",
+    "bitcast_convert_type_p",
+    "convert_element_type",
+    "convert_element_type_p",
+]
 
 # --- convert_element_type ---------------------------------------------------------------------
 convert_element_type_p = Primitive("convert_element_type")
 
 
-@out_aval_rules.register(convert_element_type_p)
+@abstract_eval_rules.register(convert_element_type_p)
 def _convert_element_type_avals(
     x: ShapedArray, *, new_dtype: np.dtype[Any], weak_type: bool
 ) -> list[ShapedArray]:
@@ -54,7 +66,7 @@ def _convert_element_type_impl(x: Any, *, new_dtype: np.dtype[Any], weak_type: b
 bitcast_convert_type_p = Primitive("bitcast_convert_type")
 
 
-@out_aval_rules.register(bitcast_convert_type_p)
+@abstract_eval_rules.register(bitcast_convert_type_p)
 def _bitcast_convert_type_avals(x: ShapedArray, *, new_dtype: np.dtype[Any]) -> list[ShapedArray]:
     new = np.dtype(new_dtype)
     old_size, new_size = x.dtype.itemsize, new.itemsize
@@ -77,3 +89,25 @@ def _bitcast_convert_type_impl(x: Any, *, new_dtype: np.dtype[Any]) -> list[Any]
     (out,) = check_operands(bitcast_convert_type_p, (x,), {"new_dtype": new_dtype})
     flat = np.ascontiguousarray(x).reshape(-1)  # 0-d arrays cannot change itemsize in place
     return [np.reshape(flat.view(out.dtype), out.shape)]
+
+
+# --- lax wrappers ----------------------------------------------------------------------------
+def convert_element_type(operand: Array, new_dtype: Any) -> Array:
+    """Convert to ``new_dtype`` (a strong type; complex to real keeps the real part)."""
+    new = np.dtype(new_dtype)
+    if dtype_of(operand) == new and not _is_weak(operand):
+        return operand
+    return bind1(convert_element_type_p, operand, new_dtype=new, weak_type=False)
+
+
+def _is_weak(x: Array) -> bool:
+    aval = getattr(x, "aval", None)
+    if aval is not None:
+        return bool(aval.weak_type)
+    return type(x) in (int, float, complex)
+
+
+def bitcast_convert_type(operand: Array, new_dtype: Any) -> Array:
+    """Reinterpret the bits of ``operand`` as ``new_dtype``: a narrower dtype adds a last axis,
+    a wider one consumes it."""
+    return bind1(bitcast_convert_type_p, operand, new_dtype=np.dtype(new_dtype))

@@ -1,30 +1,142 @@
-"""Elementwise primitives: unary and n-ary operations with NumPy broadcasting.
+"""The elementwise family: unary and n-ary operations with NumPy broadcasting.
 
 Operands broadcast like NumPy and promote with :func:`mj_core.dtypes.result_type` (NEP 50,
 weak Python scalars). Each primitive has an :class:`ElementwiseSpec` saying which dtype kinds
-it accepts and how its output dtype follows from the promoted input dtype; impl rules here and
-the abstract-eval rules in mj-ir both derive results from that one spec through
-:func:`elementwise_out_aval`.
+it accepts and how its output dtype follows from the promoted input dtype; its impl rule and
+its typing rule (one memoising rule per primitive, :func:`_typing_rule`) both derive results
+from that one spec through :func:`elementwise_out_aval`. The special family defines its
+primitives with the same :func:`define_elementwise`.
+
+Most impl rules only apply a NumPy ufunc: it is registered as the primitive's eager shortcut
+(``impl_rules.register_ufunc``), which the one-line lax wrappers made by
+:func:`mj_core._trace.binds` call directly. ``__all__`` is the family's primitives and lax API.
+The module is over 600 lines because the family is 50 primitives, each with a lax wrapper of
+its own (most of them a signature and a docstring); the special family's numerics, the only
+bulky code, are in :mod:`mj_core.prims._special_math`.
 """
 
 from __future__ import annotations
 
+import builtins
 import math
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
 
-from mj_core.avals import ShapedArray
+from mj_core._avals import ShapedArray
+from mj_core._primitive import Primitive, abstract_eval_rules, impl_rules
+from mj_core._shapes import broadcast_shapes
+from mj_core._trace import bind1, binds
+from mj_core._typing import Array
 from mj_core.dtypes import result_type
-from mj_core.primitive import Primitive, impl_rules
-from mj_core.shapes import broadcast_shapes
 
 __all__ = [
-    "ElementwiseSpec",
-    "elementwise_out_aval",
-    "elementwise_specs",
-    "to_inexact_dtype",
+    "abs",
+    "abs_p",
+    "acos",
+    "acos_p",
+    "add",
+    "add_p",
+    "and_p",
+    "asin",
+    "asin_p",
+    "atan",
+    "atan2",
+    "atan2_p",
+    "atan_p",
+    "bitwise_and",
+    "bitwise_not",
+    "bitwise_or",
+    "bitwise_xor",
+    "ceil",
+    "ceil_p",
+    "clamp",
+    "clamp_p",
+    "cos",
+    "cos_p",
+    "cosh",
+    "cosh_p",
+    "div",
+    "div_p",
+    "eq",
+    "eq_p",
+    "erf",
+    "erf_p",
+    "exp",
+    "exp_p",
+    "expm1",
+    "expm1_p",
+    "floor",
+    "floor_p",
+    "ge",
+    "greater",
+    "greater_equal",
+    "greater_equal_p",
+    "greater_p",
+    "gt",
+    "integer_pow",
+    "integer_pow_p",
+    "is_finite",
+    "is_finite_p",
+    "le",
+    "less",
+    "less_equal",
+    "less_equal_p",
+    "less_p",
+    "log",
+    "log1p",
+    "log1p_p",
+    "log_p",
+    "logistic",
+    "logistic_p",
+    "lt",
+    "max",
+    "max_p",
+    "min",
+    "min_p",
+    "mul",
+    "mul_p",
+    "ne",
+    "ne_p",
+    "neg",
+    "neg_p",
+    "nextafter",
+    "nextafter_p",
+    "not_p",
+    "or_p",
+    "pow",
+    "pow_p",
+    "rem",
+    "rem_p",
+    "round",
+    "round_p",
+    "rsqrt",
+    "rsqrt_p",
+    "select",
+    "select_n",
+    "select_n_p",
+    "shift_left",
+    "shift_left_p",
+    "shift_right_arithmetic",
+    "shift_right_arithmetic_p",
+    "shift_right_logical",
+    "shift_right_logical_p",
+    "sign",
+    "sign_p",
+    "sin",
+    "sin_p",
+    "sinh",
+    "sinh_p",
+    "sqrt",
+    "sqrt_p",
+    "sub",
+    "sub_p",
+    "tan",
+    "tan_p",
+    "tanh",
+    "tanh_p",
+    "xor_p",
 ]
 
 DType = np.dtype[Any]
@@ -83,7 +195,39 @@ def elementwise_out_aval(prim: Primitive, avals: Sequence[ShapedArray]) -> Shape
     return ShapedArray(shape, out, weak and out.kind == dtype.kind)
 
 
-def _define(
+#: Distinct input-type combinations memoised per elementwise primitive before the memo resets.
+_MEMO_LIMIT = 4096
+
+
+def _typing_rule(prim: Primitive) -> Callable[..., list[ShapedArray]]:
+    """``prim``'s typing rule: :func:`elementwise_out_aval`, memoised.
+
+    Tracing applies the same few type combinations over and over, and the NEP 50 promotion
+    behind ``elementwise_out_aval`` costs microseconds: the rule remembers its answers (the
+    output type does not depend on params). Only plain ShapedArrays are remembered: a
+    ConcreteArray hashes by identity and would pin its value."""
+    memo: dict[tuple[ShapedArray, ...], ShapedArray] = {}
+
+    def rule(*avals: ShapedArray, **params: Any) -> list[ShapedArray]:
+        out = memo.get(avals)
+        if out is None:
+            out = elementwise_out_aval(prim, avals)
+            if all(type(a) is ShapedArray for a in avals):
+                if len(memo) >= _MEMO_LIMIT:
+                    memo.clear()
+                memo[avals] = out
+        return [out]
+
+    rule.__name__ = f"{prim.name}_abstract_eval"
+    return rule
+
+
+def _register_spec(prim: Primitive, spec: ElementwiseSpec) -> None:
+    elementwise_specs[prim] = spec
+    abstract_eval_rules[prim] = _typing_rule(prim)
+
+
+def define_elementwise(
     name: str,
     nin: int,
     kinds: str,
@@ -92,30 +236,13 @@ def _define(
     *,
     first_operand_is_selector: bool = False,
 ) -> Primitive:
+    """A new elementwise primitive computed by the ufunc-like ``impl`` (``nin`` operands, -1 for
+    variadic, returning the single output): its spec, typing rule, impl rule and eager
+    shortcut."""
     prim = Primitive(name)
-    elementwise_specs[prim] = ElementwiseSpec(nin, kinds, out_dtype, first_operand_is_selector)
-
-    impl_rules[prim] = _impl_rule(name, nin, impl)
-    prim.eager1 = impl
+    _register_spec(prim, ElementwiseSpec(nin, kinds, out_dtype, first_operand_is_selector))
+    impl_rules.register_ufunc(prim, nin, impl)
     return prim
-
-
-def _impl_rule(name: str, nin: int, impl: Callable[..., Any]) -> Callable[..., list[Any]]:
-    """``impl`` returning a one-element list; unary and binary rules take their operands
-    directly (no ``*args`` tuple on the eager hot path)."""
-
-    def unary(x: Any) -> list[Any]:
-        return [impl(x)]
-
-    def binary(x: Any, y: Any) -> list[Any]:
-        return [impl(x, y)]
-
-    def nary(*args: Any) -> list[Any]:
-        return [impl(*args)]
-
-    rule = unary if nin == 1 else binary if nin == 2 else nary
-    rule.__name__ = rule.__qualname__ = f"{name}_impl"
-    return rule
 
 
 # --- unary: float-valued (integer/bool inputs compute in a float dtype, like NumPy) ----------
@@ -159,23 +286,23 @@ def _log1p(x: Any) -> Any:
     return out.astype(x.dtype, copy=False)[()]
 
 
-sin_p = _define("sin", 1, ALL, to_inexact_dtype, np.sin)
-cos_p = _define("cos", 1, ALL, to_inexact_dtype, np.cos)
-tan_p = _define("tan", 1, ALL, to_inexact_dtype, np.tan)
-asin_p = _define("asin", 1, ALL, to_inexact_dtype, np.arcsin)
-acos_p = _define("acos", 1, ALL, to_inexact_dtype, np.arccos)
-atan_p = _define("atan", 1, ALL, to_inexact_dtype, np.arctan)
-sinh_p = _define("sinh", 1, ALL, to_inexact_dtype, np.sinh)
-cosh_p = _define("cosh", 1, ALL, to_inexact_dtype, np.cosh)
-tanh_p = _define("tanh", 1, ALL, to_inexact_dtype, np.tanh)
-exp_p = _define("exp", 1, ALL, to_inexact_dtype, np.exp)
-log_p = _define("log", 1, ALL, to_inexact_dtype, np.log)
-log1p_p = _define("log1p", 1, ALL, to_inexact_dtype, _log1p)
-expm1_p = _define("expm1", 1, ALL, to_inexact_dtype, np.expm1)
-logistic_p = _define("logistic", 1, REAL, to_inexact_dtype, _logistic)
-sqrt_p = _define("sqrt", 1, ALL, to_inexact_dtype, np.sqrt)
-rsqrt_p = _define("rsqrt", 1, ALL, to_inexact_dtype, _rsqrt)
-erf_p = _define("erf", 1, REAL, to_inexact_dtype, _erf)
+sin_p = define_elementwise("sin", 1, ALL, to_inexact_dtype, np.sin)
+cos_p = define_elementwise("cos", 1, ALL, to_inexact_dtype, np.cos)
+tan_p = define_elementwise("tan", 1, ALL, to_inexact_dtype, np.tan)
+asin_p = define_elementwise("asin", 1, ALL, to_inexact_dtype, np.arcsin)
+acos_p = define_elementwise("acos", 1, ALL, to_inexact_dtype, np.arccos)
+atan_p = define_elementwise("atan", 1, ALL, to_inexact_dtype, np.arctan)
+sinh_p = define_elementwise("sinh", 1, ALL, to_inexact_dtype, np.sinh)
+cosh_p = define_elementwise("cosh", 1, ALL, to_inexact_dtype, np.cosh)
+tanh_p = define_elementwise("tanh", 1, ALL, to_inexact_dtype, np.tanh)
+exp_p = define_elementwise("exp", 1, ALL, to_inexact_dtype, np.exp)
+log_p = define_elementwise("log", 1, ALL, to_inexact_dtype, np.log)
+log1p_p = define_elementwise("log1p", 1, ALL, to_inexact_dtype, _log1p)
+expm1_p = define_elementwise("expm1", 1, ALL, to_inexact_dtype, np.expm1)
+logistic_p = define_elementwise("logistic", 1, REAL, to_inexact_dtype, _logistic)
+sqrt_p = define_elementwise("sqrt", 1, ALL, to_inexact_dtype, np.sqrt)
+rsqrt_p = define_elementwise("rsqrt", 1, ALL, to_inexact_dtype, _rsqrt)
+erf_p = define_elementwise("erf", 1, REAL, to_inexact_dtype, _erf)
 
 # --- unary: dtype-preserving ----------------------------------------------------------------
 
@@ -192,13 +319,13 @@ def _abs_dtype(dtype: DType) -> DType:
     )
 
 
-neg_p = _define("neg", 1, NUM, _same, np.negative)
-abs_p = _define("abs", 1, NUM, _abs_dtype, _abs)
-sign_p = _define("sign", 1, NUM, _same, np.sign)
-floor_p = _define("floor", 1, "iuf", _same, np.floor)
-ceil_p = _define("ceil", 1, "iuf", _same, np.ceil)
-is_finite_p = _define("is_finite", 1, "iuf", _boolean, np.isfinite)
-not_p = _define("not", 1, "biu", _same, np.invert)
+neg_p = define_elementwise("neg", 1, NUM, _same, np.negative)
+abs_p = define_elementwise("abs", 1, NUM, _abs_dtype, _abs)
+sign_p = define_elementwise("sign", 1, NUM, _same, np.sign)
+floor_p = define_elementwise("floor", 1, "iuf", _same, np.floor)
+ceil_p = define_elementwise("ceil", 1, "iuf", _same, np.ceil)
+is_finite_p = define_elementwise("is_finite", 1, "iuf", _boolean, np.isfinite)
+not_p = define_elementwise("not", 1, "biu", _same, np.invert)
 
 
 def _round_impl(x: Any, *, rounding_method: int = 0) -> list[Any]:
@@ -210,7 +337,7 @@ def _round_impl(x: Any, *, rounding_method: int = 0) -> list[Any]:
 
 
 round_p = Primitive("round")
-elementwise_specs[round_p] = ElementwiseSpec(1, "iuf", _same)
+_register_spec(round_p, ElementwiseSpec(1, "iuf", _same))
 impl_rules[round_p] = _round_impl
 
 
@@ -221,7 +348,7 @@ def _integer_pow_impl(x: Any, *, y: int) -> list[Any]:
 
 
 integer_pow_p = Primitive("integer_pow")
-elementwise_specs[integer_pow_p] = ElementwiseSpec(1, NUM, _same)
+_register_spec(integer_pow_p, ElementwiseSpec(1, NUM, _same))
 impl_rules[integer_pow_p] = _integer_pow_impl
 
 # --- binary -----------------------------------------------------------------------------------
@@ -254,7 +381,10 @@ def _shift_right_logical(x: Any, y: Any) -> Any:
 def _shift_right_arithmetic(x: Any, y: Any) -> Any:
     bits = _shift_bits(np.result_type(x, y))
     # Shifting by >= bits fills with the sign bit (XLA); a Python-int shift stays weak.
-    clipped = min(max(y, 0), bits - 1) if type(y) is int else np.clip(y, 0, bits - 1)
+    # (builtins: this module's ``min``/``max`` are the lax wrappers)
+    clipped = (
+        builtins.min(builtins.max(y, 0), bits - 1) if type(y) is int else np.clip(y, 0, bits - 1)
+    )
     return np.right_shift(x, clipped)
 
 
@@ -262,29 +392,31 @@ def _pow(x: Any, y: Any) -> Any:
     return np.power(x, y)
 
 
-add_p = _define("add", 2, NUM, _same, np.add)
-sub_p = _define("sub", 2, NUM, _same, np.subtract)
-mul_p = _define("mul", 2, NUM, _same, np.multiply)
-div_p = _define("div", 2, NUM, _same, _int_div)
-rem_p = _define("rem", 2, "iuf", _same, np.fmod)
-pow_p = _define("pow", 2, NUM, _same, _pow)
-max_p = _define("max", 2, "biuf", _same, np.maximum)
-min_p = _define("min", 2, "biuf", _same, np.minimum)
-atan2_p = _define("atan2", 2, REAL, to_inexact_dtype, np.arctan2)
-and_p = _define("and", 2, "biu", _same, np.bitwise_and)
-or_p = _define("or", 2, "biu", _same, np.bitwise_or)
-xor_p = _define("xor", 2, "biu", _same, np.bitwise_xor)
-shift_left_p = _define("shift_left", 2, "iu", _same, _shift_left)
-shift_right_logical_p = _define("shift_right_logical", 2, "iu", _same, _shift_right_logical)
-shift_right_arithmetic_p = _define(
+add_p = define_elementwise("add", 2, NUM, _same, np.add)
+sub_p = define_elementwise("sub", 2, NUM, _same, np.subtract)
+mul_p = define_elementwise("mul", 2, NUM, _same, np.multiply)
+div_p = define_elementwise("div", 2, NUM, _same, _int_div)
+rem_p = define_elementwise("rem", 2, "iuf", _same, np.fmod)
+pow_p = define_elementwise("pow", 2, NUM, _same, _pow)
+max_p = define_elementwise("max", 2, "biuf", _same, np.maximum)
+min_p = define_elementwise("min", 2, "biuf", _same, np.minimum)
+atan2_p = define_elementwise("atan2", 2, REAL, to_inexact_dtype, np.arctan2)
+and_p = define_elementwise("and", 2, "biu", _same, np.bitwise_and)
+or_p = define_elementwise("or", 2, "biu", _same, np.bitwise_or)
+xor_p = define_elementwise("xor", 2, "biu", _same, np.bitwise_xor)
+shift_left_p = define_elementwise("shift_left", 2, "iu", _same, _shift_left)
+shift_right_logical_p = define_elementwise(
+    "shift_right_logical", 2, "iu", _same, _shift_right_logical
+)
+shift_right_arithmetic_p = define_elementwise(
     "shift_right_arithmetic", 2, "iu", _same, _shift_right_arithmetic
 )
-eq_p = _define("eq", 2, ALL, _boolean, np.equal)
-ne_p = _define("ne", 2, ALL, _boolean, np.not_equal)
-less_p = _define("less", 2, REAL, _boolean, np.less)
-less_equal_p = _define("less_equal", 2, REAL, _boolean, np.less_equal)
-greater_p = _define("greater", 2, REAL, _boolean, np.greater)
-greater_equal_p = _define("greater_equal", 2, REAL, _boolean, np.greater_equal)
+eq_p = define_elementwise("eq", 2, ALL, _boolean, np.equal)
+ne_p = define_elementwise("ne", 2, ALL, _boolean, np.not_equal)
+less_p = define_elementwise("less", 2, REAL, _boolean, np.less)
+less_equal_p = define_elementwise("less_equal", 2, REAL, _boolean, np.less_equal)
+greater_p = define_elementwise("greater", 2, REAL, _boolean, np.greater)
+greater_equal_p = define_elementwise("greater_equal", 2, REAL, _boolean, np.greater_equal)
 
 # --- n-ary ----------------------------------------------------------------------------------
 
@@ -301,7 +433,283 @@ def _clamp(lo: Any, x: Any, hi: Any) -> Any:
     return np.minimum(np.maximum(x, lo), hi)
 
 
-select_n_p = _define("select_n", -1, ALL, _same, _select_n, first_operand_is_selector=True)
-clamp_p = _define("clamp", 3, "iuf", _same, _clamp)
+select_n_p = define_elementwise(
+    "select_n", -1, ALL, _same, _select_n, first_operand_is_selector=True
+)
+clamp_p = define_elementwise("clamp", 3, "iuf", _same, _clamp)
 
-__all__ += sorted(name for name in globals() if name.endswith("_p"))
+
+def _nextafter(x1: Any, x2: Any) -> Any:
+    dtype = to_inexact_dtype(np.result_type(x1, x2))
+    if dtype.kind == "c":
+        raise TypeError(f"nextafter is not defined for complex inputs, got {dtype.name}")
+    return np.nextafter(np.asarray(x1, dtype), np.asarray(x2, dtype))[()]
+
+
+# ``nextafter(x1, x2)``: the next float after ``x1`` towards ``x2``, in the operands' promoted
+# float dtype. Like JAX it has no derivative (its jvp rule raises).
+nextafter_p = define_elementwise("nextafter", 2, REAL, to_inexact_dtype, _nextafter)
+
+
+# --- lax wrappers ----------------------------------------------------------------------------
+@binds(neg_p)
+def neg(x: Array) -> Array:
+    """Elementwise negation: ``-x``."""
+
+
+@binds(sin_p)
+def sin(x: Array) -> Array:
+    """Elementwise sine."""
+
+
+@binds(cos_p)
+def cos(x: Array) -> Array:
+    """Elementwise cosine."""
+
+
+@binds(tan_p)
+def tan(x: Array) -> Array:
+    """Elementwise tangent."""
+
+
+@binds(asin_p)
+def asin(x: Array) -> Array:
+    """Elementwise arc sine."""
+
+
+@binds(acos_p)
+def acos(x: Array) -> Array:
+    """Elementwise arc cosine."""
+
+
+@binds(atan_p)
+def atan(x: Array) -> Array:
+    """Elementwise arc tangent."""
+
+
+@binds(sinh_p)
+def sinh(x: Array) -> Array:
+    """Elementwise hyperbolic sine."""
+
+
+@binds(cosh_p)
+def cosh(x: Array) -> Array:
+    """Elementwise hyperbolic cosine."""
+
+
+@binds(tanh_p)
+def tanh(x: Array) -> Array:
+    """Elementwise hyperbolic tangent."""
+
+
+@binds(exp_p)
+def exp(x: Array) -> Array:
+    """Elementwise exponential: ``e ** x``."""
+
+
+@binds(log_p)
+def log(x: Array) -> Array:
+    """Elementwise natural logarithm."""
+
+
+@binds(log1p_p)
+def log1p(x: Array) -> Array:
+    """Elementwise ``log(1 + x)``, accurate for small ``x``."""
+
+
+@binds(expm1_p)
+def expm1(x: Array) -> Array:
+    """Elementwise ``exp(x) - 1``, accurate for small ``x``."""
+
+
+@binds(logistic_p)
+def logistic(x: Array) -> Array:
+    """Elementwise logistic sigmoid: ``1 / (1 + exp(-x))``."""
+
+
+@binds(sqrt_p)
+def sqrt(x: Array) -> Array:
+    """Elementwise square root."""
+
+
+@binds(rsqrt_p)
+def rsqrt(x: Array) -> Array:
+    """Elementwise reciprocal square root: ``1 / sqrt(x)``."""
+
+
+@binds(abs_p)
+def abs(x: Array) -> Array:
+    """Elementwise absolute value (real for complex ``x``)."""
+
+
+@binds(sign_p)
+def sign(x: Array) -> Array:
+    """Elementwise sign: -1, 0 or 1 (``x / abs(x)`` for complex)."""
+
+
+@binds(floor_p)
+def floor(x: Array) -> Array:
+    """Elementwise floor."""
+
+
+@binds(ceil_p)
+def ceil(x: Array) -> Array:
+    """Elementwise ceiling."""
+
+
+@binds(is_finite_p)
+def is_finite(x: Array) -> Array:
+    """Elementwise test for finite values (neither inf nor NaN)."""
+
+
+@binds(erf_p)
+def erf(x: Array) -> Array:
+    """Elementwise error function."""
+
+
+@binds(not_p)
+def bitwise_not(x: Array) -> Array:
+    """Elementwise bitwise NOT (logical NOT for bool)."""
+
+
+def round(x: Array, rounding_method: int = 0) -> Array:
+    """Round to integral values; ``rounding_method`` 0 rounds half away from zero (lax's
+    default), 1 rounds half to even (NumPy's)."""
+    return bind1(round_p, x, rounding_method=int(rounding_method))
+
+
+def integer_pow(x: Array, y: int) -> Array:
+    """Elementwise ``x ** y`` for a static Python int ``y``."""
+    return bind1(integer_pow_p, x, y=int(y))
+
+
+@binds(add_p)
+def add(x: Array, y: Array) -> Array:
+    """Elementwise ``x + y`` (operands broadcast and promote like NumPy)."""
+
+
+@binds(sub_p)
+def sub(x: Array, y: Array) -> Array:
+    """Elementwise ``x - y``."""
+
+
+@binds(mul_p)
+def mul(x: Array, y: Array) -> Array:
+    """Elementwise ``x * y``."""
+
+
+@binds(div_p)
+def div(x: Array, y: Array) -> Array:
+    """Elementwise ``x / y``; integer division truncates toward zero (lax semantics)."""
+
+
+@binds(rem_p)
+def rem(x: Array, y: Array) -> Array:
+    """Elementwise remainder with the sign of ``x`` (C ``fmod``)."""
+
+
+@binds(pow_p)
+def pow(x: Array, y: Array) -> Array:
+    """Elementwise ``x ** y``."""
+
+
+@binds(max_p)
+def max(x: Array, y: Array) -> Array:
+    """Elementwise maximum (NaN-propagating)."""
+
+
+@binds(min_p)
+def min(x: Array, y: Array) -> Array:
+    """Elementwise minimum (NaN-propagating)."""
+
+
+@binds(atan2_p)
+def atan2(x: Array, y: Array) -> Array:
+    """Elementwise arc tangent of ``x / y`` using the signs of both to pick the quadrant."""
+
+
+@binds(shift_left_p)
+def shift_left(x: Array, y: Array) -> Array:
+    """Elementwise ``x << y``."""
+
+
+@binds(shift_right_logical_p)
+def shift_right_logical(x: Array, y: Array) -> Array:
+    """Elementwise logical (zero-filling) right shift."""
+
+
+@binds(shift_right_arithmetic_p)
+def shift_right_arithmetic(x: Array, y: Array) -> Array:
+    """Elementwise arithmetic (sign-extending) right shift."""
+
+
+@binds(eq_p)
+def eq(x: Array, y: Array) -> Array:
+    """Elementwise ``x == y``."""
+
+
+@binds(ne_p)
+def ne(x: Array, y: Array) -> Array:
+    """Elementwise ``x != y``."""
+
+
+@binds(less_p)
+def less(x: Array, y: Array) -> Array:
+    """Elementwise ``x < y``."""
+
+
+@binds(less_equal_p)
+def less_equal(x: Array, y: Array) -> Array:
+    """Elementwise ``x <= y``."""
+
+
+@binds(greater_p)
+def greater(x: Array, y: Array) -> Array:
+    """Elementwise ``x > y``."""
+
+
+@binds(greater_equal_p)
+def greater_equal(x: Array, y: Array) -> Array:
+    """Elementwise ``x >= y``."""
+
+
+@binds(and_p)
+def bitwise_and(x: Array, y: Array) -> Array:
+    """Elementwise bitwise AND (logical AND for bool)."""
+
+
+@binds(or_p)
+def bitwise_or(x: Array, y: Array) -> Array:
+    """Elementwise bitwise OR (logical OR for bool)."""
+
+
+@binds(xor_p)
+def bitwise_xor(x: Array, y: Array) -> Array:
+    """Elementwise bitwise XOR (logical XOR for bool)."""
+
+
+# jax.lax spellings
+lt = less
+le = less_equal
+gt = greater
+ge = greater_equal
+
+
+def select_n(which: Array, *cases: Array) -> Array:
+    """``cases[which]`` elementwise; a bool ``which`` picks ``cases[1]`` where True."""
+    return bind1(select_n_p, which, *cases)
+
+
+def select(pred: Array, on_true: Array, on_false: Array) -> Array:
+    """``on_true`` where ``pred`` is True, else ``on_false`` (elementwise)."""
+    return bind1(select_n_p, pred, on_false, on_true)
+
+
+def clamp(min: Array, x: Array, max: Array) -> Array:
+    """Elementwise ``x`` clipped into ``[min, max]``."""
+    return bind1(clamp_p, min, x, max)
+
+
+def nextafter(x1: Array, x2: Array) -> Array:
+    """Elementwise next representable float after ``x1`` in the direction of ``x2``."""
+    return bind1(nextafter_p, x1, x2)

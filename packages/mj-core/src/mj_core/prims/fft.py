@@ -4,23 +4,35 @@ Params as ``jax.lax.fft_p``: ``fft_type`` (:class:`FftType`: complex-to-complex 
 ``IFFT``, real-to-complex ``RFFT``, complex-to-real ``IRFFT``) and ``fft_lengths`` (the
 logical sizes of the transformed dimensions). Results keep the operand precision: NumPy's
 ``np.fft`` computes in complex128, so complex64/float32 results are cast back, as XLA's are.
+
+The lax wrapper ``fft`` (``fft_type`` by name or value) follows the rules; ``__all__`` is the
+family's primitives and lax API.
 """
 
 from __future__ import annotations
 
 import enum
 import math
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from mj_core.avals import ShapedArray
-from mj_core.primitive import Primitive, impl_rules
+from mj_core._avals import ShapedArray
+from mj_core._primitive import Primitive, abstract_eval_rules, impl_rules
+from mj_core._shapes import aval_error, int_tuple
+from mj_core._trace import bind1
+from mj_core._typing import Array
+from mj_core.dtypes import dtype_of
+from mj_core.prims._operands import check_operands
 from mj_core.prims.complex import complex_dtype, real_dtype
-from mj_core.prims.out_avals import check_operands, out_aval_rules
-from mj_core.shapes import aval_error
+from mj_core.prims.conversions import convert_element_type
 
-__all__ = ["FftType", "fft_p"]
+__all__ = [
+    "FftType",
+    "fft",
+    "fft_p",
+]
 
 
 class FftType(enum.IntEnum):
@@ -44,7 +56,7 @@ def _length_error(x: ShapedArray, detail: str) -> TypeError:
     return aval_error("fft", detail, [x])
 
 
-@out_aval_rules.register(fft_p)
+@abstract_eval_rules.register(fft_p)
 def _fft_avals(
     x: ShapedArray, *, fft_type: FftType, fft_lengths: tuple[int, ...]
 ) -> list[ShapedArray]:
@@ -95,3 +107,31 @@ def _fft_impl(x: Any, *, fft_type: FftType, fft_lengths: tuple[int, ...]) -> lis
     else:
         result = np.fft.irfftn(x, s=lengths, axes=axes)
     return [np.asarray(result, out.dtype)]
+
+
+# --- lax wrappers ----------------------------------------------------------------------------
+def fft(x: Array, fft_type: FftType | str, fft_lengths: Sequence[int]) -> Array:
+    """The FFT of ``x`` over its trailing ``len(fft_lengths)`` dims, as ``jax.lax.fft``:
+    ``x`` is first converted to the complex (``RFFT``: inexact) dtype the transform needs."""
+    if isinstance(fft_type, str):
+        names = {t.name: t for t in FftType}
+        if fft_type.upper() not in names:
+            raise ValueError(f"fft: unknown fft_type {fft_type!r}; expected one of {list(names)}")
+        typ = names[fft_type.upper()]
+    else:
+        typ = FftType(fft_type)
+    dtype = dtype_of(x)
+    # bool and integer inputs compute in float64, as NumPy's np.fft does (JAX: float32 for
+    # integers of up to 32 bits; mj follows NumPy for integer -> float, DESIGN.md section 2)
+    inexact = dtype if dtype.kind in "fc" else np.dtype(np.float64)
+    if typ == FftType.RFFT:
+        if dtype.kind == "c":
+            raise ValueError("fft: only real valued inputs are supported for RFFT")
+        new = inexact
+    else:
+        new = complex_dtype(inexact)
+    x = convert_element_type(x, new)
+    lengths = int_tuple("fft", "fft_lengths", fft_lengths)
+    if not lengths:
+        return x
+    return bind1(fft_p, x, fft_type=typ, fft_lengths=lengths)

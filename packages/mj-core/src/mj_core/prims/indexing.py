@@ -13,28 +13,39 @@ that does not fit, and makes a scatter drop such a window's updates.
 The impl rules compute, for every output (or update) element, the operand coordinate it reads
 (or writes) as broadcast NumPy index arrays, then use one advanced-indexing read or one
 ``ufunc.at`` write: no Python loop over elements.
+
+The lax wrappers ``gather`` and ``scatter``/``scatter_add``/... (``mode`` names as in
+``jax.lax``) follow the rules; ``__all__`` is the family's primitives and lax API.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from itertools import pairwise
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 import numpy as np
 
-from mj_core.avals import ShapedArray
-from mj_core.primitive import Primitive, impl_rules
-from mj_core.prims.out_avals import check_operands, common_dtype, out_aval_rules
-from mj_core.shapes import aval_error
+from mj_core._avals import ShapedArray
+from mj_core._primitive import Primitive, abstract_eval_rules, impl_rules
+from mj_core._shapes import aval_error, lax_ints
+from mj_core._trace import bind1
+from mj_core._typing import Array
+from mj_core.prims._operands import check_operands, common_dtype
 
 __all__ = [
     "GatherDimensionNumbers",
     "ScatterDimensionNumbers",
+    "gather",
     "gather_p",
+    "scatter",
+    "scatter_add",
     "scatter_add_p",
+    "scatter_max",
     "scatter_max_p",
+    "scatter_min",
     "scatter_min_p",
+    "scatter_mul",
     "scatter_mul_p",
     "scatter_p",
 ]
@@ -146,7 +157,7 @@ class _Checker:
 gather_p = Primitive("gather")
 
 
-@out_aval_rules.register(gather_p)
+@abstract_eval_rules.register(gather_p)
 def _gather_avals(
     operand: ShapedArray,
     indices: ShapedArray,
@@ -426,7 +437,7 @@ def _define_scatter(
 
     out_avals.__name__ = f"_{name}_avals"
     impl.__name__ = f"_{name}_impl"
-    out_aval_rules[prim] = out_avals
+    abstract_eval_rules[prim] = out_avals
     impl_rules[prim] = impl
     return prim
 
@@ -436,3 +447,109 @@ scatter_add_p = _define_scatter("scatter_add", "iufc", np.add.at)
 scatter_mul_p = _define_scatter("scatter_mul", "iufc", np.multiply.at)
 scatter_min_p = _define_scatter("scatter_min", "biuf", np.minimum.at)
 scatter_max_p = _define_scatter("scatter_max", "biuf", np.maximum.at)
+
+
+# --- lax wrappers ----------------------------------------------------------------------------
+def _mode(mode: Any) -> str:
+    """``jax.lax`` modes: None (the default), ``"fill"`` and ``"drop"`` mean fill-or-drop."""
+    name = getattr(mode, "name", mode)
+    if name is None or str(name).lower() in ("fill", "drop", "fill_or_drop"):
+        return "fill"
+    name = str(name).lower()
+    if name not in ("clip", "promise_in_bounds"):
+        raise ValueError(f"Unknown gather/scatter mode {mode!r}: use 'clip', 'fill' or 'drop'")
+    return name
+
+
+def _gather_dnums(dn: GatherDimensionNumbers) -> GatherDimensionNumbers:
+    return GatherDimensionNumbers(*(lax_ints(d) for d in dn))
+
+
+def _scatter_dnums(dn: ScatterDimensionNumbers) -> ScatterDimensionNumbers:
+    return ScatterDimensionNumbers(*(lax_ints(d) for d in dn))
+
+
+def gather(
+    operand: Array,
+    start_indices: Array,
+    dimension_numbers: GatherDimensionNumbers,
+    slice_sizes: Sequence[int],
+    *,
+    unique_indices: bool = False,
+    indices_are_sorted: bool = False,
+    mode: Any = None,
+    fill_value: Any = None,
+) -> Array:
+    """XLA gather (``jax.lax.gather``); the index vector is the last dim of ``start_indices``."""
+    return bind1(
+        gather_p,
+        operand,
+        start_indices,
+        dimension_numbers=_gather_dnums(dimension_numbers),
+        slice_sizes=lax_ints(slice_sizes),
+        mode=_mode(mode),
+        fill_value=fill_value,
+    )
+
+
+class _ScatterFn(Protocol):
+    """The signature shared by the ``scatter*`` wrappers (``jax.lax.scatter_add`` & co)."""
+
+    def __call__(
+        self,
+        operand: Array,
+        scatter_indices: Array,
+        updates: Array,
+        dimension_numbers: ScatterDimensionNumbers,
+        *,
+        indices_are_sorted: bool = False,
+        unique_indices: bool = False,
+        mode: Any = None,
+    ) -> Array: ...
+
+
+def _scatter_wrapper(prim: Primitive, doc: str) -> _ScatterFn:
+    """The lax wrapper of one scatter-family primitive: they differ only in how an update
+    combines with the operand."""
+
+    def wrapper(
+        operand: Array,
+        scatter_indices: Array,
+        updates: Array,
+        dimension_numbers: ScatterDimensionNumbers,
+        *,
+        indices_are_sorted: bool = False,
+        unique_indices: bool = False,
+        mode: Any = None,
+    ) -> Array:
+        return bind1(
+            prim,
+            operand,
+            scatter_indices,
+            updates,
+            dimension_numbers=_scatter_dnums(dimension_numbers),
+            indices_are_sorted=bool(indices_are_sorted),
+            unique_indices=bool(unique_indices),
+            mode=_mode(mode),
+        )
+
+    wrapper.__name__ = wrapper.__qualname__ = prim.name
+    wrapper.__doc__ = doc
+    return wrapper
+
+
+scatter = _scatter_wrapper(
+    scatter_p, "XLA scatter that overwrites (with repeated indices, one update wins)."
+)
+scatter_add = _scatter_wrapper(
+    scatter_add_p, "XLA scatter that adds (updates at repeated indices accumulate)."
+)
+scatter_mul = _scatter_wrapper(
+    scatter_mul_p, "XLA scatter that multiplies (updates at repeated indices accumulate)."
+)
+scatter_min = _scatter_wrapper(
+    scatter_min_p, "XLA scatter that keeps the minimum of the operand and the updates."
+)
+scatter_max = _scatter_wrapper(
+    scatter_max_p, "XLA scatter that keeps the maximum of the operand and the updates."
+)

@@ -5,6 +5,12 @@ source of truth mj-ir's abstract eval uses) and a NumPy impl rule (``np.linalg``
 NumPy routine, so it is a batched partial-pivoting elimination here, picking pivots exactly
 as LAPACK's ``getrf`` does). Like JAX, a failed factorisation (a Cholesky of a matrix that is
 not positive definite) gives NaNs rather than an exception, so eager and jit agree.
+
+The lax wrappers (``jax.lax.linalg``: ``cholesky``, ``triangular_solve``, ``lu``, ``eigh``,
+``svd``, ``qr``) and the batched matrix helpers they, the derivative rules of mj-autodiff and
+``mj.numpy.linalg`` build on (``matmul``, ``mT``, ``tril``/``triu``, ``eye_like``,
+``diagonal``) follow the rules; ``__all__`` is what :mod:`mj_core.lax_linalg` (``lax.linalg``)
+shows.
 """
 
 from __future__ import annotations
@@ -13,12 +19,42 @@ from typing import Any
 
 import numpy as np
 
-from mj_core.avals import ShapedArray
-from mj_core.primitive import Primitive, impl_rules
-from mj_core.prims.out_avals import check_operands, out_aval_rules
-from mj_core.shapes import aval_error
+from mj_core._avals import ShapedArray
+from mj_core._primitive import Primitive, abstract_eval_rules, impl_rules
+from mj_core._shapes import aval_error, shape_of
+from mj_core._trace import bind, bind1
+from mj_core._typing import Array
+from mj_core.dtypes import dtype_of
+from mj_core.errors import user_line_suffix
+from mj_core.prims._operands import check_operands
+from mj_core.prims.contractions import dot_general
+from mj_core.prims.conversions import convert_element_type
+from mj_core.prims.elementwise import add, div, eq, greater_equal, less_equal, mul, select, sub
+from mj_core.prims.reductions import reduce_sum
+from mj_core.prims.structural import broadcast_in_dim, broadcasted_iota, full_like, transpose
 
-__all__ = ["cholesky_p", "eigh_p", "lu_p", "qr_p", "svd_p", "triangular_solve_p"]
+__all__ = [
+    "as_float_matrix",
+    "cholesky",
+    "cholesky_p",
+    "diagonal",
+    "eigh",
+    "eigh_p",
+    "eye_like",
+    "lu",
+    "lu_p",
+    "mT",
+    "matmul",
+    "qr",
+    "qr_p",
+    "svd",
+    "svd_p",
+    "symmetrize",
+    "triangular_solve",
+    "triangular_solve_p",
+    "tril",
+    "triu",
+]
 
 cholesky_p = Primitive("cholesky")
 triangular_solve_p = Primitive("triangular_solve")
@@ -43,7 +79,7 @@ def _strong(a: ShapedArray) -> ShapedArray:
 
 
 # --- cholesky ---------------------------------------------------------------------------------
-@out_aval_rules.register(cholesky_p)
+@abstract_eval_rules.register(cholesky_p)
 def _cholesky_avals(a: ShapedArray) -> list[ShapedArray]:
     _check_matrix("cholesky", a, square=True)
     return [_strong(a)]
@@ -67,7 +103,7 @@ def _cholesky_impl(a: Any) -> list[Any]:
 
 
 # --- triangular_solve -------------------------------------------------------------------------
-@out_aval_rules.register(triangular_solve_p)
+@abstract_eval_rules.register(triangular_solve_p)
 def _triangular_solve_avals(
     a: ShapedArray,
     b: ShapedArray,
@@ -115,7 +151,7 @@ def _triangular_solve_impl(a: Any, b: Any, **params: Any) -> list[Any]:
 
 
 # --- lu ---------------------------------------------------------------------------------------
-@out_aval_rules.register(lu_p)
+@abstract_eval_rules.register(lu_p)
 def _lu_avals(a: ShapedArray) -> list[ShapedArray]:
     _check_matrix("lu", a, square=False)
     *batch, m, n = a.shape
@@ -158,7 +194,7 @@ def _lu_impl(a: Any) -> list[Any]:
 
 
 # --- eigh -------------------------------------------------------------------------------------
-@out_aval_rules.register(eigh_p)
+@abstract_eval_rules.register(eigh_p)
 def _eigh_avals(a: ShapedArray, *, lower: bool, sort_eigenvalues: bool) -> list[ShapedArray]:
     _check_matrix("eigh", a, square=True)
     return [_strong(a), ShapedArray(a.shape[:-1], a.dtype)]
@@ -174,7 +210,7 @@ def _eigh_impl(a: Any, *, lower: bool, sort_eigenvalues: bool) -> list[Any]:
 
 
 # --- svd --------------------------------------------------------------------------------------
-@out_aval_rules.register(svd_p)
+@abstract_eval_rules.register(svd_p)
 def _svd_avals(a: ShapedArray, *, full_matrices: bool, compute_uv: bool) -> list[ShapedArray]:
     _check_matrix("svd", a, square=False)
     *batch, m, n = a.shape
@@ -198,7 +234,7 @@ def _svd_impl(a: Any, *, full_matrices: bool, compute_uv: bool) -> list[Any]:
 
 
 # --- qr ---------------------------------------------------------------------------------------
-@out_aval_rules.register(qr_p)
+@abstract_eval_rules.register(qr_p)
 def _qr_avals(a: ShapedArray, *, full_matrices: bool) -> list[ShapedArray]:
     _check_matrix("qr", a, square=False)
     *batch, m, n = a.shape
@@ -211,3 +247,160 @@ def _qr_impl(a: Any, *, full_matrices: bool) -> list[Any]:
     q_aval, r_aval = check_operands(qr_p, [a], {"full_matrices": full_matrices})
     q, r = np.linalg.qr(np.asarray(a), mode="complete" if full_matrices else "reduced")
     return [np.asarray(q, q_aval.dtype), np.asarray(r, r_aval.dtype)]
+
+
+# --- lax wrappers (jax.lax.linalg) and the batched matrix helpers they build on -------------
+def as_float_matrix(name: str, x: Array, *, square: bool = False) -> Array:
+    """``x`` if it is a float32/float64 array of rank >= 2 (of square matrices if ``square``),
+    else a ``TypeError``/``ValueError`` naming ``name`` (integers are rejected like JAX does,
+    rather than silently converted)."""
+    dtype, shape = dtype_of(x), shape_of(x)
+    if dtype.kind != "f" or dtype.itemsize < 4:
+        raise TypeError(
+            f"{name}: expected a float32 or float64 array, got {dtype}{list(shape)}"
+            f"{user_line_suffix()}"
+        )
+    if len(shape) < 2:
+        raise ValueError(
+            f"{name}: expected an array of rank >= 2 (a matrix or a batch of matrices), "
+            f"got shape {shape}{user_line_suffix()}"
+        )
+    if square and shape[-1] != shape[-2]:
+        raise ValueError(
+            f"{name}: expected square matrices in the last two axes, got shape {shape}"
+            f"{user_line_suffix()}"
+        )
+    return x
+
+
+# --- batched matrix helpers -------------------------------------------------------------------
+def mT(x: Array) -> Array:  # noqa: N802 (the Array API's name)
+    """Swap the last two axes."""
+    nd = len(shape_of(x))
+    return transpose(x, (*range(nd - 2), nd - 1, nd - 2))
+
+
+def matmul(x: Array, y: Array) -> Array:
+    """``x @ y`` for arrays with the same leading batch dims (a 1-D ``y`` is a vector)."""
+    xn, yn = len(shape_of(x)), len(shape_of(y))
+    batch = tuple(range(xn - 2))
+    if yn == xn - 1:  # matrix @ vector
+        return dot_general(x, y, (((xn - 1,), (yn - 1,)), (batch, batch)))
+    return dot_general(x, y, (((xn - 1,), (yn - 2,)), (batch, batch)))
+
+
+def _band_mask(shape: tuple[int, ...], k: int, lower: bool) -> Array:
+    rows = broadcasted_iota(np.int64, shape[-2:], 0)
+    cols = broadcasted_iota(np.int64, shape[-2:], 1)
+    diff = sub(cols, rows)  # j - i
+    mask = less_equal(diff, k) if lower else greater_equal(diff, k)
+    return broadcast_in_dim(mask, shape, (len(shape) - 2, len(shape) - 1))
+
+
+def tril(x: Array, k: int = 0) -> Array:
+    """Zero above the ``k``-th diagonal of each matrix."""
+    shape = shape_of(x)
+    return select(_band_mask(shape, k, True), x, full_like(x, 0))
+
+
+def triu(x: Array, k: int = 0) -> Array:
+    """Zero below the ``k``-th diagonal of each matrix."""
+    shape = shape_of(x)
+    return select(_band_mask(shape, k, False), x, full_like(x, 0))
+
+
+def eye_like(x: Array, n: int | None = None) -> Array:
+    """The ``n x n`` identity (default: ``x``'s last dim), in ``x``'s dtype and batch shape."""
+    shape = shape_of(x)
+    n = shape[-1] if n is None else n
+    full = (*shape[:-2], n, n)
+    identity = eq(
+        broadcasted_iota(np.int64, full, len(full) - 2),
+        broadcasted_iota(np.int64, full, len(full) - 1),
+    )
+    return convert_element_type(identity, dtype_of(x))
+
+
+def diagonal(x: Array) -> Array:
+    """The main diagonal of each square matrix, ``x[..., i, i]`` (linear in ``x``)."""
+    return reduce_sum(mul(x, eye_like(x)), (len(shape_of(x)) - 1,))
+
+
+def symmetrize(x: Array) -> Array:
+    """``(x + x^T) / 2``: the symmetric part a Hermitian factorisation should see."""
+    return div(add(x, mT(x)), full_like(x, 2))
+
+
+# --- the primitives' wrappers --------------------------------------------------------------------
+def cholesky(x: Array, *, symmetrize_input: bool = True) -> Array:
+    """Lower Cholesky factor ``L`` with ``x = L L^T`` (NaNs where ``x`` is not positive
+    definite). With ``symmetrize_input`` the factorisation sees ``(x + x^T) / 2``, so its
+    derivative is symmetric too, as in JAX."""
+    x = as_float_matrix("cholesky", x, square=True)
+    if symmetrize_input:
+        x = symmetrize(x)
+    return bind1(cholesky_p, x)
+
+
+def triangular_solve(
+    a: Array,
+    b: Array,
+    *,
+    left_side: bool = False,
+    lower: bool = False,
+    transpose_a: bool = False,
+    conjugate_a: bool = False,
+    unit_diagonal: bool = False,
+) -> Array:
+    """Solve ``op(a) x = b`` (``left_side``) or ``x op(a) = b`` with triangular ``a``, where
+    ``op`` transposes when ``transpose_a``; only ``a``'s ``lower``/upper triangle is read."""
+    a = as_float_matrix("triangular_solve", a)
+    b = as_float_matrix("triangular_solve", b)
+    return bind1(
+        triangular_solve_p,
+        a,
+        b,
+        left_side=bool(left_side),
+        lower=bool(lower),
+        transpose_a=bool(transpose_a),
+        conjugate_a=bool(conjugate_a),
+        unit_diagonal=bool(unit_diagonal),
+    )
+
+
+def lu(x: Array) -> tuple[Array, Array, Array]:
+    """``(lu, pivots, permutation)`` with partial pivoting: ``x[perm] = L @ U``, ``L`` unit
+    lower (below the diagonal of ``lu``) and ``U`` upper; ``pivots`` are LAPACK's row swaps."""
+    x = as_float_matrix("lu", x)
+    lu_, pivots, perm = bind(lu_p, x)
+    return lu_, pivots, perm
+
+
+def eigh(
+    x: Array, *, lower: bool = True, symmetrize_input: bool = True, sort_eigenvalues: bool = True
+) -> tuple[Array, Array]:
+    """``(v, w)``: eigenvectors (columns of ``v``) and ascending eigenvalues of a symmetric
+    matrix, reading its ``lower`` (or upper) triangle."""
+    x = as_float_matrix("eigh", x, square=True)
+    if symmetrize_input:
+        x = symmetrize(x)
+    v, w = bind(eigh_p, x, lower=bool(lower), sort_eigenvalues=bool(sort_eigenvalues))
+    return v, w
+
+
+def svd(x: Array, *, full_matrices: bool = True, compute_uv: bool = True) -> Any:
+    """``(u, s, vt)`` with ``x = u @ diag(s) @ vt`` and ``s`` descending; only ``s`` when not
+    ``compute_uv``."""
+    x = as_float_matrix("svd", x)
+    outs = bind(svd_p, x, full_matrices=bool(full_matrices), compute_uv=bool(compute_uv))
+    if not compute_uv:
+        return outs[0]
+    s, u, vt = outs
+    return u, s, vt
+
+
+def qr(x: Array, *, full_matrices: bool = True) -> tuple[Array, Array]:
+    """``(q, r)`` with ``x = q @ r``, ``q`` orthonormal columns, ``r`` upper triangular."""
+    x = as_float_matrix("qr", x)
+    q, r = bind(qr_p, x, full_matrices=bool(full_matrices))
+    return q, r

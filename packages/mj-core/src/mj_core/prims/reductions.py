@@ -4,35 +4,57 @@
 Results keep the operand dtype (NumPy would widen ``int32`` sums to ``int64``; XLA does not),
 and ``reduce_max``/``reduce_min`` of an empty axis give the reduction's identity (``-inf`` /
 ``+inf`` or the integer limits) as XLA does, instead of NumPy's error.
+
+The lax wrappers follow the rules: one per primitive (axes canonicalised) and
+``jax.lax.reduce``, which recognises a monoid (``lax.add`` with init 0, ...) and binds its
+primitive; the monoid helpers are shared with ``reduce_window`` (:mod:`.windowed`).
+``__all__`` is the family's primitives and lax API.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import operator
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
-from mj_core.avals import ShapedArray, raise_to_shaped
-from mj_core.primitive import Primitive, impl_rules
-from mj_core.prims.out_avals import check_operands, out_aval_rules
-from mj_core.prims.structural import check_axes
-from mj_core.shapes import aval_error
+from mj_core._avals import ShapedArray, get_aval, raise_to_shaped
+from mj_core._primitive import Primitive, abstract_eval_rules, impl_rules
+from mj_core._shapes import aval_error, canonicalize_axes, canonicalize_axis, shape_of
+from mj_core._trace import Tracer, bind1
+from mj_core._typing import Array
+from mj_core.errors import user_line_suffix
+from mj_core.prims import elementwise as ew
+from mj_core.prims._operands import check_axes, check_operands
+from mj_core.tree_util import tree_flatten
 
 __all__ = [
+    "argmax",
     "argmax_p",
+    "argmin",
     "argmin_p",
+    "cummax",
     "cummax_p",
+    "cummin",
     "cummin_p",
+    "cumprod",
     "cumprod_p",
+    "cumsum",
     "cumsum_p",
+    "reduce",
+    "reduce_and",
     "reduce_and_p",
+    "reduce_max",
     "reduce_max_p",
+    "reduce_min",
     "reduce_min_p",
+    "reduce_or",
     "reduce_or_p",
+    "reduce_prod",
     "reduce_prod_p",
+    "reduce_sum",
     "reduce_sum_p",
-    "reduction_identity",
 ]
 
 _KIND_NAMES = {"b": "bool", "i": "int", "u": "uint", "f": "float", "c": "complex"}
@@ -77,7 +99,7 @@ def _define_reduction(name: str, kinds: str, compute: Callable[..., Any]) -> Pri
 
     out_avals.__name__ = f"_reduce_{name}_avals"
     impl.__name__ = f"_reduce_{name}_impl"
-    out_aval_rules[prim] = out_avals
+    abstract_eval_rules[prim] = out_avals
     impl_rules[prim] = impl
     return prim
 
@@ -143,7 +165,7 @@ def _define_arg_reduction(name: str, compute: Callable[..., Any]) -> Primitive:
 
     out_avals.__name__ = f"_{name}_avals"
     impl.__name__ = f"_{name}_impl"
-    out_aval_rules[prim] = out_avals
+    abstract_eval_rules[prim] = out_avals
     impl_rules[prim] = impl
     return prim
 
@@ -170,7 +192,7 @@ def _define_cumulative(name: str, kinds: str, compute: Callable[..., Any]) -> Pr
 
     out_avals.__name__ = f"_{name}_avals"
     impl.__name__ = f"_{name}_impl"
-    out_aval_rules[prim] = out_avals
+    abstract_eval_rules[prim] = out_avals
     impl_rules[prim] = impl
     return prim
 
@@ -195,3 +217,160 @@ cumsum_p = _define_cumulative("cumsum", "iufc", _cumsum)
 cumprod_p = _define_cumulative("cumprod", "iufc", _cumprod)
 cummax_p = _define_cumulative("cummax", "biuf", _cummax)
 cummin_p = _define_cumulative("cummin", "biuf", _cummin)
+
+
+# --- lax wrappers ----------------------------------------------------------------------------
+def _reduce(prim: Any, operand: Array, axes: Sequence[int]) -> Array:
+    dims = canonicalize_axes(prim.name, axes, len(shape_of(operand)))
+    return bind1(prim, operand, axes=tuple(sorted(dims)))
+
+
+def reduce_sum(operand: Array, axes: Sequence[int]) -> Array:
+    """Sum over ``axes``."""
+    return _reduce(reduce_sum_p, operand, axes)
+
+
+def reduce_prod(operand: Array, axes: Sequence[int]) -> Array:
+    """Product over ``axes``."""
+    return _reduce(reduce_prod_p, operand, axes)
+
+
+def reduce_max(operand: Array, axes: Sequence[int]) -> Array:
+    """Maximum over ``axes``."""
+    return _reduce(reduce_max_p, operand, axes)
+
+
+def reduce_min(operand: Array, axes: Sequence[int]) -> Array:
+    """Minimum over ``axes``."""
+    return _reduce(reduce_min_p, operand, axes)
+
+
+def reduce_and(operand: Array, axes: Sequence[int]) -> Array:
+    """Logical/bitwise AND over ``axes``."""
+    return _reduce(reduce_and_p, operand, axes)
+
+
+def reduce_or(operand: Array, axes: Sequence[int]) -> Array:
+    """Logical/bitwise OR over ``axes``."""
+    return _reduce(reduce_or_p, operand, axes)
+
+
+def argmax(operand: Array, axis: int, index_dtype: Any) -> Array:
+    """Index of the first maximum along ``axis`` (NaN counts as the maximum)."""
+    axis = canonicalize_axis("argmax", axis, len(shape_of(operand)))
+    return bind1(argmax_p, operand, axes=(axis,), index_dtype=np.dtype(index_dtype))
+
+
+def argmin(operand: Array, axis: int, index_dtype: Any) -> Array:
+    """Index of the first minimum along ``axis`` (NaN counts as the minimum)."""
+    axis = canonicalize_axis("argmin", axis, len(shape_of(operand)))
+    return bind1(argmin_p, operand, axes=(axis,), index_dtype=np.dtype(index_dtype))
+
+
+def _cumulative(prim: Any, operand: Array, axis: int, reverse: bool) -> Array:
+    axis = canonicalize_axis(prim.name, axis, len(shape_of(operand)))
+    return bind1(prim, operand, axis=axis, reverse=bool(reverse))
+
+
+def cumsum(operand: Array, axis: int = 0, reverse: bool = False) -> Array:
+    """Cumulative sum along ``axis`` (from the end if ``reverse``)."""
+    return _cumulative(cumsum_p, operand, axis, reverse)
+
+
+def cumprod(operand: Array, axis: int = 0, reverse: bool = False) -> Array:
+    """Cumulative product along ``axis`` (from the end if ``reverse``)."""
+    return _cumulative(cumprod_p, operand, axis, reverse)
+
+
+def cummax(operand: Array, axis: int = 0, reverse: bool = False) -> Array:
+    """Cumulative maximum along ``axis`` (from the end if ``reverse``)."""
+    return _cumulative(cummax_p, operand, axis, reverse)
+
+
+def cummin(operand: Array, axis: int = 0, reverse: bool = False) -> Array:
+    """Cumulative minimum along ``axis`` (from the end if ``reverse``)."""
+    return _cumulative(cummin_p, operand, axis, reverse)
+
+
+# --- jax.lax.reduce: a monoid given as a computation and an init value -----------------------
+_MONOIDS: dict[Callable[..., Any], tuple[str, Callable[[Array, Sequence[int]], Array]]] = {
+    ew.add: ("sum", reduce_sum),
+    ew.mul: ("prod", reduce_prod),
+    ew.max: ("max", reduce_max),
+    ew.min: ("min", reduce_min),
+    ew.bitwise_and: ("and", reduce_and),
+    ew.bitwise_or: ("or", reduce_or),
+}
+_BITWISE = ("and", "or")
+
+
+def int_sequence(name: str, what: str, values: Sequence[int]) -> tuple[int, ...]:
+    """``values`` as a tuple of ints; a ``TypeError`` naming ``name`` and ``what`` otherwise."""
+    try:
+        return tuple(operator.index(v) for v in values)
+    except TypeError as err:
+        raise TypeError(
+            f"{name}: {what} must be a sequence of integers, got {values!r}{user_line_suffix()}"
+        ) from err
+
+
+def is_identity(init: Array, name: str, operand: Array) -> bool:
+    """Whether ``init`` is a concrete scalar equal to reduction ``name``'s identity in the
+    operand's dtype (so a Python int works as an ``int32`` limit)."""
+    if isinstance(init, Tracer):
+        return False
+    value = np.asarray(init)
+    if value.shape != ():
+        return False
+    dtype = get_aval(operand).dtype
+    if name in _BITWISE and (dtype.kind not in "biu" or value.dtype.kind not in "biu"):
+        return False
+    return bool(np.equal(value, reduction_identity(name, dtype)))
+
+
+def single_operand(api: str, operands: Any, init_values: Any) -> tuple[Array, Array]:
+    """The one operand and init value of a reduction given as pytrees (mj's monoid reductions
+    take one operand), or the error saying what differs."""
+    flat_ops, op_tree = tree_flatten(operands)
+    flat_inits, init_tree = tree_flatten(init_values)
+    if op_tree != init_tree:
+        raise ValueError(
+            f"{api}: operands must have the same tree structure as init_values, got "
+            f"{op_tree} and {init_tree}{user_line_suffix()}"
+        )
+    if len(flat_ops) != 1:
+        raise NotImplementedError(
+            f"{api}: mj supports one operand (a monoid reduction), got {len(flat_ops)}"
+            f"{user_line_suffix()}"
+        )
+    return flat_ops[0], flat_inits[0]
+
+
+def unsupported_monoid(api: str, supported: str, computation: Any, init: Array) -> Exception:
+    """The error for a computation or init value that is not a supported monoid's."""
+    return NotImplementedError(
+        f"{api}: mj supports only the monoid reductions {supported} with the monoid's identity "
+        f"as a concrete scalar init_value, got computation={computation!r} and "
+        f"init_value={init!r}{user_line_suffix()}"
+    )
+
+
+def reduce(
+    operands: Any,
+    init_values: Any,
+    computation: Callable[[Array, Array], Array],
+    dimensions: Sequence[int],
+) -> Array:
+    """Reduce ``operands`` over ``dimensions`` with ``computation`` (``jax.lax.reduce``):
+    ``lax.add``/``lax.mul``/``lax.max``/``lax.min`` and, on bool or integer operands,
+    ``lax.bitwise_and``/``lax.bitwise_or``, each with its identity as init."""
+    x, init = single_operand("reduce", operands, init_values)
+    monoid = _MONOIDS.get(computation)
+    if monoid is None or not is_identity(init, monoid[0], x):
+        raise unsupported_monoid(
+            "reduce",
+            "lax.add, lax.mul, lax.max, lax.min, lax.bitwise_and and lax.bitwise_or",
+            computation,
+            init_values,
+        )
+    return monoid[1](x, int_sequence("reduce", "dimensions", dimensions))

@@ -1,24 +1,33 @@
 """``sort``: sort several same-shaped operands along one dimension by the first ``num_keys``
-of them (lexicographically), so values and their payloads (e.g. indices) move together."""
+of them (lexicographically), so values and their payloads (e.g. indices) move together.
+
+The lax wrappers ``sort`` and ``sort_key_val`` follow the rules; ``__all__`` is the family's
+primitives and lax API."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from mj_core.avals import ShapedArray, raise_to_shaped
-from mj_core.primitive import Primitive, impl_rules
-from mj_core.prims.out_avals import check_operands, out_aval_rules
-from mj_core.prims.structural import check_axes
-from mj_core.shapes import aval_error
+from mj_core._avals import ShapedArray, raise_to_shaped
+from mj_core._primitive import Primitive, abstract_eval_rules, impl_rules
+from mj_core._shapes import aval_error, canonicalize_axis, shape_of
+from mj_core._trace import bind
+from mj_core._typing import Array
+from mj_core.prims._operands import check_axes, check_operands
 
-__all__ = ["sort_p"]
+__all__ = [
+    "sort",
+    "sort_key_val",
+    "sort_p",
+]
 
 sort_p = Primitive("sort", multiple_results=True)
 
 
-@out_aval_rules.register(sort_p)
+@abstract_eval_rules.register(sort_p)
 def _sort_avals(
     *operands: ShapedArray, dimension: int, is_stable: bool, num_keys: int
 ) -> list[ShapedArray]:
@@ -47,3 +56,27 @@ def _sort_impl(*operands: Any, dimension: int, is_stable: bool, num_keys: int) -
     else:  # np.lexsort's primary key is its last one
         perm = np.lexsort(arrays[num_keys - 1 :: -1], axis=dimension)
     return [np.take_along_axis(a, perm, axis=dimension) for a in arrays]
+
+
+# --- lax wrappers ----------------------------------------------------------------------------
+def sort(
+    operand: Array | Sequence[Array],
+    dimension: int = -1,
+    is_stable: bool = True,
+    num_keys: int = 1,
+) -> Array:
+    """Sort one array, or a tuple/list of arrays by their first ``num_keys`` (returned as a
+    tuple)."""
+    single = not isinstance(operand, tuple | list)
+    operands = [operand] if single else list(operand)
+    dim = canonicalize_axis("sort", dimension, len(shape_of(operands[0])))
+    outs = bind(sort_p, *operands, dimension=dim, is_stable=bool(is_stable), num_keys=int(num_keys))
+    return outs[0] if single else tuple(outs)
+
+
+def sort_key_val(
+    keys: Array, values: Array, dimension: int = -1, is_stable: bool = True
+) -> tuple[Array, Array]:
+    """Sort ``keys`` along ``dimension`` and permute ``values`` the same way."""
+    out = sort((keys, values), dimension, is_stable, 1)
+    return out[0], out[1]

@@ -2,53 +2,79 @@
 
 ``broadcast`` (with ``broadcast_in_dim`` semantics), ``reshape``, ``transpose``, ``squeeze``,
 ``rev``, ``concatenate``, ``pad``, ``slice``, ``dynamic_slice``, ``dynamic_update_slice`` and
-``iota``. Each has a typing rule in :data:`out_aval_rules` (params are canonical: axes are
+``iota``. Each has a typing rule in :data:`abstract_eval_rules` (params are canonical: axes are
 non-negative tuples, the lax wrappers normalise user input) and a NumPy impl rule that checks
 its operands with that same typing rule first.
+
+The lax wrappers follow the rules (``broadcast_in_dim``, ``reshape``, ..., the ``*_in_dim``
+conveniences, ``iota``/``broadcasted_iota`` and ``full``/``full_like``); ``__all__`` is the
+family's primitives and lax API. The module is over 600 lines because it is eleven primitives,
+each with its typing rule, impl rule and one or more wrappers; splitting it would scatter one
+family over several files.
 """
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Sequence
 from itertools import pairwise
 from typing import Any
 
 import numpy as np
 
-from mj_core.avals import ShapedArray, raise_to_shaped
-from mj_core.errors import AxisError
-from mj_core.primitive import Primitive, impl_rules
-from mj_core.prims.out_avals import check_operands, common_dtype, out_aval_rules
-from mj_core.shapes import aval_error, check_permutation
+from mj_core._avals import ShapedArray, raise_to_shaped
+from mj_core._primitive import Primitive, abstract_eval_rules, impl_rules
+from mj_core._shapes import (
+    aval_error,
+    canonicalize_axes,
+    canonicalize_axis,
+    check_permutation,
+    lax_ints,
+    shape_of,
+)
+from mj_core._trace import bind1
+from mj_core._typing import Array
+from mj_core.dtypes import dtype_of
+from mj_core.prims._operands import check_axes, check_operands, common_dtype
+from mj_core.prims.conversions import convert_element_type
 
 __all__ = [
+    "broadcast",
+    "broadcast_in_dim",
     "broadcast_p",
-    "check_axes",
+    "broadcast_to_rank",
+    "broadcasted_iota",
+    "concatenate",
     "concatenate_p",
+    "dynamic_index_in_dim",
+    "dynamic_slice",
+    "dynamic_slice_in_dim",
     "dynamic_slice_p",
+    "dynamic_update_index_in_dim",
+    "dynamic_update_slice",
+    "dynamic_update_slice_in_dim",
     "dynamic_update_slice_p",
+    "expand_dims",
+    "full",
+    "full_like",
+    "index_in_dim",
+    "iota",
     "iota_p",
+    "pad",
     "pad_p",
+    "reshape",
     "reshape_p",
+    "rev",
     "rev_p",
+    "slice",
+    "slice_in_dim",
     "slice_p",
+    "squeeze",
     "squeeze_p",
+    "transpose",
     "transpose_p",
+    "zeros_like_array",
 ]
-
-
-def check_axes(
-    prim_name: str, axes: Sequence[int], ndim: int, avals: Sequence[ShapedArray]
-) -> tuple[int, ...]:
-    """Canonical (non-negative, in-range, unrepeated) primitive axis params, else ValueError."""
-    out = tuple(int(a) for a in axes)
-    if any(not 0 <= a < ndim for a in out) or len(set(out)) != len(out):
-        shown = ", ".join(a.str_short() for a in avals)
-        raise AxisError(
-            f"{prim_name}: axes {out} are invalid (out of range or repeated) for operands "
-            f"({shown}); primitive params take non-negative axes in [0, {ndim})."
-        )
-    return out
 
 
 def _check_shape(prim_name: str, shape: Sequence[int], avals: Sequence[ShapedArray]) -> None:
@@ -68,7 +94,7 @@ def _check_index_scalars(
 broadcast_p = Primitive("broadcast")
 
 
-@out_aval_rules.register(broadcast_p)
+@abstract_eval_rules.register(broadcast_p)
 def _broadcast_avals(
     x: ShapedArray, *, shape: tuple[int, ...], broadcast_dimensions: tuple[int, ...]
 ) -> list[ShapedArray]:
@@ -115,7 +141,7 @@ def _broadcast_impl(
 reshape_p = Primitive("reshape")
 
 
-@out_aval_rules.register(reshape_p)
+@abstract_eval_rules.register(reshape_p)
 def _reshape_avals(x: ShapedArray, *, new_sizes: tuple[int, ...]) -> list[ShapedArray]:
     _check_shape("reshape", new_sizes, [x])
     new_shape = tuple(int(d) for d in new_sizes)
@@ -134,7 +160,7 @@ def _reshape_impl(x: Any, *, new_sizes: tuple[int, ...]) -> list[Any]:
 transpose_p = Primitive("transpose")
 
 
-@out_aval_rules.register(transpose_p)
+@abstract_eval_rules.register(transpose_p)
 def _transpose_avals(x: ShapedArray, *, permutation: tuple[int, ...]) -> list[ShapedArray]:
     perm = check_permutation("transpose", permutation, x.ndim)
     return [ShapedArray(tuple(x.shape[p] for p in perm), x.dtype, x.weak_type)]
@@ -150,7 +176,7 @@ def _transpose_impl(x: Any, *, permutation: tuple[int, ...]) -> list[Any]:
 squeeze_p = Primitive("squeeze")
 
 
-@out_aval_rules.register(squeeze_p)
+@abstract_eval_rules.register(squeeze_p)
 def _squeeze_avals(x: ShapedArray, *, dimensions: tuple[int, ...]) -> list[ShapedArray]:
     dims = check_axes("squeeze", dimensions, x.ndim, [x])
     if any(x.shape[d] != 1 for d in dims):
@@ -169,7 +195,7 @@ def _squeeze_impl(x: Any, *, dimensions: tuple[int, ...]) -> list[Any]:
 rev_p = Primitive("rev")
 
 
-@out_aval_rules.register(rev_p)
+@abstract_eval_rules.register(rev_p)
 def _rev_avals(x: ShapedArray, *, dimensions: tuple[int, ...]) -> list[ShapedArray]:
     check_axes("rev", dimensions, x.ndim, [x])
     return [raise_to_shaped(x)]
@@ -185,7 +211,7 @@ def _rev_impl(x: Any, *, dimensions: tuple[int, ...]) -> list[Any]:
 concatenate_p = Primitive("concatenate")
 
 
-@out_aval_rules.register(concatenate_p)
+@abstract_eval_rules.register(concatenate_p)
 def _concatenate_avals(*xs: ShapedArray, dimension: int) -> list[ShapedArray]:
     if not xs:
         raise TypeError("concatenate: needs at least one operand")
@@ -216,7 +242,7 @@ def _concatenate_impl(*xs: Any, dimension: int) -> list[Any]:
 pad_p = Primitive("pad")
 
 
-@out_aval_rules.register(pad_p)
+@abstract_eval_rules.register(pad_p)
 def _pad_avals(
     x: ShapedArray, padding_value: ShapedArray, *, padding_config: tuple[tuple[int, int, int], ...]
 ) -> list[ShapedArray]:
@@ -250,14 +276,14 @@ def _pad_impl(
 ) -> list[Any]:
     (out_aval,) = check_operands(pad_p, (x, padding_value), {"padding_config": padding_config})
     grown: list[int] = []
-    place: list[slice] = []
-    crop: list[slice] = []
+    place: list[builtins.slice] = []
+    crop: list[builtins.slice] = []
     for size, (lo, hi, interior) in zip(np.shape(x), padding_config, strict=True):
         core = size + max(size - 1, 0) * interior
         total = max(lo, 0) + core + max(hi, 0)
         grown.append(total)
-        place.append(slice(max(lo, 0), max(lo, 0) + core, interior + 1))
-        crop.append(slice(max(-lo, 0), total - max(-hi, 0)))
+        place.append(builtins.slice(max(lo, 0), max(lo, 0) + core, interior + 1))
+        crop.append(builtins.slice(max(-lo, 0), total - max(-hi, 0)))
     out = np.full(grown, padding_value, dtype=out_aval.dtype)
     out[tuple(place)] = x
     return [out[tuple(crop)]]
@@ -267,7 +293,7 @@ def _pad_impl(
 slice_p = Primitive("slice")
 
 
-@out_aval_rules.register(slice_p)
+@abstract_eval_rules.register(slice_p)
 def _slice_avals(
     x: ShapedArray,
     *,
@@ -311,7 +337,8 @@ def _slice_impl(
     check_operands(slice_p, (x,), params)
     steps = strides or (1,) * len(start_indices)
     index = tuple(
-        slice(s, e, st) for s, e, st in zip(start_indices, limit_indices, steps, strict=True)
+        builtins.slice(s, e, st)
+        for s, e, st in zip(start_indices, limit_indices, steps, strict=True)
     )
     return [np.asarray(x)[index]]
 
@@ -320,7 +347,7 @@ def _slice_impl(
 dynamic_slice_p = Primitive("dynamic_slice")
 
 
-@out_aval_rules.register(dynamic_slice_p)
+@abstract_eval_rules.register(dynamic_slice_p)
 def _dynamic_slice_avals(
     x: ShapedArray, *start_indices: ShapedArray, slice_sizes: tuple[int, ...]
 ) -> list[ShapedArray]:
@@ -342,12 +369,12 @@ def _dynamic_slice_avals(
 
 def _clamped_window(
     shape: tuple[int, ...], starts: Sequence[Any], sizes: Sequence[int]
-) -> tuple[slice, ...]:
+) -> tuple[builtins.slice, ...]:
     """XLA's dynamic-slice semantics: each start is clamped so the window fits."""
     window = []
     for dim, start, size in zip(shape, starts, sizes, strict=True):
         s = min(max(int(start), 0), dim - size)
-        window.append(slice(s, s + size))
+        window.append(builtins.slice(s, s + size))
     return tuple(window)
 
 
@@ -362,7 +389,7 @@ def _dynamic_slice_impl(x: Any, *start_indices: Any, slice_sizes: tuple[int, ...
 dynamic_update_slice_p = Primitive("dynamic_update_slice")
 
 
-@out_aval_rules.register(dynamic_update_slice_p)
+@abstract_eval_rules.register(dynamic_update_slice_p)
 def _dynamic_update_slice_avals(
     x: ShapedArray, update: ShapedArray, *start_indices: ShapedArray
 ) -> list[ShapedArray]:
@@ -392,7 +419,7 @@ def _dynamic_update_slice_impl(x: Any, update: Any, *start_indices: Any) -> list
 iota_p = Primitive("iota")
 
 
-@out_aval_rules.register(iota_p)
+@abstract_eval_rules.register(iota_p)
 def _iota_avals(
     *, dtype: np.dtype[Any], shape: tuple[int, ...], dimension: int
 ) -> list[ShapedArray]:
@@ -410,3 +437,230 @@ def _iota_impl(*, dtype: np.dtype[Any], shape: tuple[int, ...], dimension: int) 
     line = [1] * len(shape)
     line[dimension] = shape[dimension]
     return [np.broadcast_to(np.arange(shape[dimension], dtype=out.dtype).reshape(line), out.shape)]
+
+
+# --- lax wrappers ----------------------------------------------------------------------------
+def broadcast_in_dim(
+    operand: Array, shape: Sequence[int], broadcast_dimensions: Sequence[int]
+) -> Array:
+    """Broadcast ``operand`` to ``shape``; operand dim ``i`` becomes output dim
+    ``broadcast_dimensions[i]`` (size 1 or equal); the other output dims are new."""
+    shape, dims = lax_ints(shape), lax_ints(broadcast_dimensions)
+    if shape_of(operand) == shape and dims == tuple(range(len(shape))):
+        return operand
+    return bind1(broadcast_p, operand, shape=shape, broadcast_dimensions=dims)
+
+
+def broadcast(operand: Array, sizes: Sequence[int]) -> Array:
+    """Add leading dimensions of ``sizes`` (``jax.lax.broadcast``)."""
+    sizes = lax_ints(sizes)
+    ndim = len(shape_of(operand))
+    shape = sizes + shape_of(operand)
+    return broadcast_in_dim(operand, shape, tuple(range(len(sizes), len(sizes) + ndim)))
+
+
+def broadcast_to_rank(x: Array, rank: int) -> Array:
+    """Add leading size-1 dimensions until ``x`` has rank ``rank``."""
+    shape = shape_of(x)
+    return broadcast(x, (1,) * (rank - len(shape))) if len(shape) < rank else x
+
+
+def reshape(
+    operand: Array, new_sizes: Sequence[int], dimensions: Sequence[int] | None = None
+) -> Array:
+    """Reshape (row-major); ``dimensions`` first transposes the operand, as in ``jax.lax``."""
+    new_sizes = lax_ints(new_sizes)
+    if dimensions is not None and lax_ints(dimensions) != tuple(range(len(shape_of(operand)))):
+        operand = transpose(operand, dimensions)
+    if shape_of(operand) == new_sizes:
+        return operand
+    return bind1(reshape_p, operand, new_sizes=new_sizes)
+
+
+def transpose(operand: Array, permutation: Sequence[int]) -> Array:
+    """Permute the dimensions: output dim ``i`` is operand dim ``permutation[i]``."""
+    perm = lax_ints(permutation)
+    if perm == tuple(range(len(shape_of(operand)))):
+        return operand
+    return bind1(transpose_p, operand, permutation=perm)
+
+
+def squeeze(array: Array, dimensions: Sequence[int]) -> Array:
+    """Remove the size-1 ``dimensions`` (negative dims count from the end)."""
+    dims = canonicalize_axes("squeeze", dimensions, len(shape_of(array)))
+    if not dims:
+        return array
+    return bind1(squeeze_p, array, dimensions=tuple(sorted(dims)))
+
+
+def expand_dims(array: Array, dimensions: Sequence[int]) -> Array:
+    """Insert size-1 dimensions at ``dimensions`` (positions in the result)."""
+    shape = shape_of(array)
+    ndim_out = len(shape) + len(dimensions)
+    dims = set(canonicalize_axes("expand_dims", dimensions, ndim_out))
+    new_shape = list(shape)
+    for d in sorted(dims):
+        new_shape.insert(d, 1)
+    kept = tuple(i for i in range(ndim_out) if i not in dims)
+    return broadcast_in_dim(array, new_shape, kept)
+
+
+def rev(operand: Array, dimensions: Sequence[int]) -> Array:
+    """Reverse the order of elements along ``dimensions``."""
+    dims = canonicalize_axes("rev", dimensions, len(shape_of(operand)))
+    if not dims:
+        return operand
+    return bind1(rev_p, operand, dimensions=tuple(sorted(dims)))
+
+
+def concatenate(operands: Sequence[Array], dimension: int) -> Array:
+    """Join ``operands`` (same shape except along ``dimension``) along ``dimension``."""
+    operands = list(operands)
+    if not operands:
+        raise TypeError("concatenate: needs at least one operand")
+    if len(operands) == 1:
+        return operands[0]
+    dim = canonicalize_axis("concatenate", dimension, len(shape_of(operands[0])))
+    return bind1(concatenate_p, *operands, dimension=dim)
+
+
+def pad(
+    operand: Array, padding_value: Array, padding_config: Sequence[tuple[int, int, int]]
+) -> Array:
+    """Pad with ``padding_value``; each ``(lo, hi, interior)`` may have negative lo/hi."""
+    config = tuple((int(lo), int(hi), int(i)) for lo, hi, i in padding_config)
+    return bind1(pad_p, operand, padding_value, padding_config=config)
+
+
+def slice(
+    operand: Array,
+    start_indices: Sequence[int],
+    limit_indices: Sequence[int],
+    strides: Sequence[int] | None = None,
+) -> Array:
+    """The static slice ``start_indices:limit_indices:strides`` of ``operand``."""
+    stride_t = None if strides is None or all(s == 1 for s in strides) else lax_ints(strides)
+    return bind1(
+        slice_p,
+        operand,
+        start_indices=lax_ints(start_indices),
+        limit_indices=lax_ints(limit_indices),
+        strides=stride_t,
+    )
+
+
+def slice_in_dim(
+    operand: Array, start_index: int | None, limit_index: int | None, stride: int = 1, axis: int = 0
+) -> Array:
+    """``operand[start:limit:stride]`` along ``axis`` (Python slice semantics for the bounds)."""
+    shape = shape_of(operand)
+    axis = canonicalize_axis("slice_in_dim", axis, len(shape))
+    start, limit, _ = builtins.slice(start_index, limit_index).indices(shape[axis])
+    starts = [0] * len(shape)
+    limits = list(shape)
+    strides = [1] * len(shape)
+    starts[axis], limits[axis], strides[axis] = start, builtins.max(start, limit), int(stride)
+    return slice(operand, starts, limits, strides)
+
+
+def index_in_dim(operand: Array, index: int, axis: int = 0, keepdims: bool = True) -> Array:
+    """``operand[index]`` along ``axis`` (a static index; size-1 axis kept if ``keepdims``)."""
+    shape = shape_of(operand)
+    axis = canonicalize_axis("index_in_dim", axis, len(shape))
+    index = int(index)
+    if not -shape[axis] <= index < shape[axis]:
+        raise IndexError(f"index {index} is out of bounds for axis {axis} with size {shape[axis]}")
+    index %= shape[axis]
+    out = slice_in_dim(operand, index, index + 1, 1, axis)
+    return out if keepdims else squeeze(out, (axis,))
+
+
+def dynamic_slice(
+    operand: Array, start_indices: Sequence[Array], slice_sizes: Sequence[int]
+) -> Array:
+    """``slice_sizes`` elements from ``start_indices`` (traced ints allowed; clamped in range)."""
+    return bind1(dynamic_slice_p, operand, *start_indices, slice_sizes=lax_ints(slice_sizes))
+
+
+def dynamic_update_slice(operand: Array, update: Array, start_indices: Sequence[Array]) -> Array:
+    """``operand`` with ``update`` written at ``start_indices`` (traced ints allowed; clamped
+    so that the update fits)."""
+    return bind1(dynamic_update_slice_p, operand, update, *start_indices)
+
+
+def _starts_in_dim(operand: Array, index: Array, axis: int) -> list[Array]:
+    starts: list[Array] = [np.int64(0)] * len(shape_of(operand))
+    starts[axis] = index
+    return starts
+
+
+def dynamic_slice_in_dim(
+    operand: Array, start_index: Array, slice_size: int, axis: int = 0
+) -> Array:
+    """``slice_size`` elements along ``axis`` from a (possibly traced) ``start_index``."""
+    shape = shape_of(operand)
+    axis = canonicalize_axis("dynamic_slice_in_dim", axis, len(shape))
+    sizes = list(shape)
+    sizes[axis] = int(slice_size)
+    return dynamic_slice(operand, _starts_in_dim(operand, start_index, axis), sizes)
+
+
+def dynamic_index_in_dim(
+    operand: Array, index: Array, axis: int = 0, keepdims: bool = True
+) -> Array:
+    """``operand[index]`` along ``axis`` for a (possibly traced) ``index``."""
+    out = dynamic_slice_in_dim(operand, index, 1, axis)
+    return out if keepdims else squeeze(out, (axis,))
+
+
+def dynamic_update_slice_in_dim(
+    operand: Array, update: Array, start_index: Array, axis: int
+) -> Array:
+    """``operand`` with ``update`` written from ``start_index`` along ``axis``."""
+    axis = canonicalize_axis("dynamic_update_slice_in_dim", axis, len(shape_of(operand)))
+    return dynamic_update_slice(operand, update, _starts_in_dim(operand, start_index, axis))
+
+
+def dynamic_update_index_in_dim(operand: Array, update: Array, index: Array, axis: int) -> Array:
+    """``operand`` with ``update`` written at ``index`` along ``axis`` (``update`` may lack
+    that size-1 axis)."""
+    axis = canonicalize_axis("dynamic_update_index_in_dim", axis, len(shape_of(operand)))
+    if len(shape_of(update)) == len(shape_of(operand)) - 1:
+        update = expand_dims(update, (axis,))
+    return dynamic_update_slice_in_dim(operand, update, index, axis)
+
+
+def iota(dtype: Any, size: int) -> Array:
+    """``[0, 1, ..., size - 1]`` as ``dtype``."""
+    return bind1(iota_p, dtype=np.dtype(dtype), shape=(int(size),), dimension=0)
+
+
+def broadcasted_iota(dtype: Any, shape: Sequence[int], dimension: int) -> Array:
+    """An array of ``shape`` counting along ``dimension``."""
+    shape = lax_ints(shape)
+    dim = canonicalize_axis("broadcasted_iota", dimension, len(shape))
+    return bind1(iota_p, dtype=np.dtype(dtype), shape=shape, dimension=dim)
+
+
+def full(shape: Sequence[int], fill_value: Array, dtype: Any = None) -> Array:
+    """An array of ``shape`` filled with the scalar ``fill_value``."""
+    shape = lax_ints(shape)
+    if shape_of(fill_value) != ():
+        raise TypeError(f"full: fill_value must be a scalar, got shape {shape_of(fill_value)}")
+    if dtype is not None:
+        fill_value = convert_element_type(fill_value, dtype)
+    return broadcast_in_dim(fill_value, shape, ())
+
+
+def full_like(
+    x: Array, fill_value: Array, dtype: Any = None, shape: Sequence[int] | None = None
+) -> Array:
+    """An array like ``x`` (or of ``shape``/``dtype`` if given) filled with ``fill_value``."""
+    return full(
+        shape_of(x) if shape is None else shape, fill_value, dtype_of(x) if dtype is None else dtype
+    )
+
+
+def zeros_like_array(x: Array) -> Array:
+    """Zeros of ``x``'s shape and dtype."""
+    return full_like(x, 0)

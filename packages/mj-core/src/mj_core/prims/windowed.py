@@ -6,29 +6,47 @@ with the identity (``padding`` holds one ``(lo, hi)`` pair per dimension; negati
 crop), and every window of ``window_dimensions`` elements spaced ``window_dilation`` apart,
 starting every ``window_strides`` elements, is reduced. The NumPy impl builds that padded
 array once and reduces one strided window view of it, with no Python loop over outputs.
+
+The lax wrappers follow the rules: ``reduce_window_sum``/``_max``/``_min`` (padding strings
+resolved) and ``jax.lax.reduce_window``, which recognises the monoid of ``lax.add``/``lax.max``/
+``lax.min`` with its identity as init. ``__all__`` is the family's primitives and lax API.
 """
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from mj_core.avals import ShapedArray
-from mj_core.primitive import Primitive, impl_rules
-from mj_core.prims.convolution import dilate_dim
-from mj_core.prims.out_avals import check_operands, out_aval_rules
-from mj_core.prims.reductions import reduction_identity
-from mj_core.shapes import aval_error
+from mj_core._avals import ShapedArray, get_aval
+from mj_core._primitive import Primitive, abstract_eval_rules, impl_rules
+from mj_core._shapes import aval_error
+from mj_core._trace import bind1
+from mj_core._typing import Array
+from mj_core.errors import user_line_suffix
+from mj_core.prims import elementwise as ew
+from mj_core.prims._operands import check_operands
+from mj_core.prims.convolution import _stride_dim, dilate_dim, padtype_to_pads
+from mj_core.prims.reductions import (
+    int_sequence,
+    is_identity,
+    reduction_identity,
+    single_operand,
+    unsupported_monoid,
+)
 
 __all__ = [
+    "reduce_window",
+    "reduce_window_max",
     "reduce_window_max_p",
+    "reduce_window_min",
     "reduce_window_min_p",
-    "reduce_window_shape",
+    "reduce_window_shape_tuple",
+    "reduce_window_sum",
     "reduce_window_sum_p",
-    "window_padding_config",
 ]
 
 _KIND_NAMES = {"b": "bool", "i": "int", "u": "uint", "f": "float", "c": "complex"}
@@ -144,7 +162,7 @@ def _define(name: str, kinds: str, reduce: Callable[..., Any]) -> Primitive:
         return [ShapedArray(shape, x.dtype, x.weak_type)]
 
     out_avals.__name__ = f"{prim.name}_out_avals"
-    out_aval_rules[prim] = out_avals
+    abstract_eval_rules[prim] = out_avals
 
     def impl(x: Any, **params: Any) -> list[Any]:
         (out,) = check_operands(prim, (x,), params)
@@ -178,3 +196,141 @@ def _sum(windows: Any, axis: tuple[int, ...]) -> Any:
 reduce_window_sum_p = _define("sum", "iufc", _sum)
 reduce_window_max_p = _define("max", "biuf", np.max)
 reduce_window_min_p = _define("min", "biuf", np.min)
+
+
+# --- lax wrappers ----------------------------------------------------------------------------
+def _window_params(
+    shape: tuple[int, ...],
+    window_dimensions: Sequence[int],
+    window_strides: Sequence[int] | None,
+    padding: str | Sequence[tuple[int, int]],
+    base_dilation: Sequence[int] | None,
+    window_dilation: Sequence[int] | None,
+) -> dict[str, Any]:
+    name = "reduce_window"
+    dims = int_sequence(name, "window_dimensions", window_dimensions)
+    ones = (1,) * len(dims)
+    strides = (
+        ones if window_strides is None else int_sequence(name, "window_strides", window_strides)
+    )
+    base = ones if base_dilation is None else int_sequence(name, "base_dilation", base_dilation)
+    wdil = (
+        ones if window_dilation is None else int_sequence(name, "window_dilation", window_dilation)
+    )
+    if isinstance(padding, str):
+        if len(dims) != len(shape) or len(strides) != len(shape) or len(wdil) != len(shape):
+            raise TypeError(
+                f"{name}: window_dimensions {dims}, window_strides {strides} and "
+                f"window_dilation {wdil} must each have one entry per operand dimension "
+                f"(operand shape {shape}){user_line_suffix()}"
+            )
+        spans = [dilate_dim(w, d) for w, d in zip(dims, wdil, strict=True)]
+        pads = tuple(padtype_to_pads(shape, spans, strides, padding))
+    else:
+        try:
+            pads = tuple((operator.index(lo), operator.index(hi)) for lo, hi in padding)
+        except (TypeError, ValueError) as err:
+            raise TypeError(
+                f"{name}: padding must be 'VALID', 'SAME', 'SAME_LOWER' or a sequence of "
+                f"(low, high) integer pairs, got {padding!r}{user_line_suffix()}"
+            ) from err
+    return {
+        "window_dimensions": dims,
+        "window_strides": strides,
+        "padding": pads,
+        "base_dilation": base,
+        "window_dilation": wdil,
+    }
+
+
+class _WindowReduction:
+    """The lax wrapper of one windowed-reduction primitive (``reduce_window_sum``/``_max``/
+    ``_min``): they differ only in the monoid, so one signature serves all three."""
+
+    def __init__(self, prim: Primitive, doc: str) -> None:
+        self._prim = prim
+        self.__name__ = self.__qualname__ = prim.name
+        self.__doc__ = doc
+
+    def __repr__(self) -> str:
+        return f"<function {self.__name__}>"
+
+    def __call__(
+        self,
+        operand: Array,
+        window_dimensions: Sequence[int],
+        window_strides: Sequence[int] | None,
+        padding: str | Sequence[tuple[int, int]],
+        base_dilation: Sequence[int] | None = None,
+        window_dilation: Sequence[int] | None = None,
+    ) -> Array:
+        shape = get_aval(operand).shape
+        params = _window_params(
+            shape, window_dimensions, window_strides, padding, base_dilation, window_dilation
+        )
+        return bind1(self._prim, operand, **params)
+
+
+reduce_window_sum = _WindowReduction(
+    reduce_window_sum_p, "The sum of every window (average pooling times the window size)."
+)
+reduce_window_max = _WindowReduction(
+    reduce_window_max_p, "The maximum of every window (max pooling); padding counts as ``-inf``."
+)
+reduce_window_min = _WindowReduction(
+    reduce_window_min_p, "The minimum of every window; padding counts as ``+inf``."
+)
+_WINDOW_MONOIDS: dict[Callable[..., Any], tuple[str, _WindowReduction]] = {
+    ew.add: ("sum", reduce_window_sum),
+    ew.max: ("max", reduce_window_max),
+    ew.min: ("min", reduce_window_min),
+}
+
+
+def reduce_window(
+    operand: Array,
+    init_value: Array,
+    computation: Callable[[Array, Array], Array],
+    window_dimensions: Sequence[int],
+    window_strides: Sequence[int] | None = None,
+    padding: str | Sequence[tuple[int, int]] = "VALID",
+    base_dilation: Sequence[int] | None = None,
+    window_dilation: Sequence[int] | None = None,
+) -> Array:
+    """Reduce every (strided, padded, dilated) window of ``operand`` with ``computation``
+    (``jax.lax.reduce_window``): ``lax.add`` with init 0, ``lax.max`` with ``-inf`` (or the
+    integer minimum), ``lax.min`` with ``+inf``."""
+    x, init = single_operand("reduce_window", operand, init_value)
+    monoid = _WINDOW_MONOIDS.get(computation)
+    if monoid is None or not is_identity(init, monoid[0], x):
+        raise unsupported_monoid(
+            "reduce_window", "lax.add, lax.max and lax.min", computation, init_value
+        )
+    return monoid[1](x, window_dimensions, window_strides, padding, base_dilation, window_dilation)
+
+
+# --- the output shape, as JAX's public helper --------------------------------------------------
+
+
+def _dilate_shape(shape: Sequence[int], dilation: Sequence[int]) -> tuple[int, ...]:
+    return tuple(0 if d == 0 else 1 + r * (d - 1) for d, r in zip(shape, dilation, strict=True))
+
+
+def reduce_window_shape_tuple(
+    operand_shape: Sequence[int],
+    window_dimensions: Sequence[int],
+    window_strides: Sequence[int],
+    padding: Sequence[tuple[int, int]],
+    base_dilation: Sequence[int] | None = None,
+    window_dilation: Sequence[int] | None = None,
+) -> tuple[int, ...]:
+    """Output shape of ``reduce_window`` (explicit ``(lo, hi)`` padding per dimension)."""
+    if base_dilation is not None:
+        operand_shape = _dilate_shape(operand_shape, base_dilation)
+    if window_dilation is not None:
+        window_dimensions = _dilate_shape(window_dimensions, window_dilation)
+    padded = [d + lo + hi for d, (lo, hi) in zip(operand_shape, padding, strict=True)]
+    return tuple(
+        _stride_dim(d, w, s)
+        for d, w, s in zip(padded, window_dimensions, window_strides, strict=True)
+    )

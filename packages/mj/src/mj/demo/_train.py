@@ -2,25 +2,31 @@
 
 What it shows: ``mj.random`` for initialisation and shuffling, ``mj.jit(mj.value_and_grad(loss))``
 for the training step, ``mj.vmap`` for per-example metrics, pytrees of parameters updated by a
-jitted Adam step, and a PNG of the learning curves.
+jitted Adam step, and a matplotlib figure of the learning curves (saved as a PNG).
+
+matplotlib and tqdm are the ``demo`` extra (``pip install 'mj[demo]'``), not dependencies of the
+library: they are imported inside the functions that use them, so ``import mj`` never needs them.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import math
 import sys
 import time
 from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
 import mj
 import mj.numpy as mnp
-from mj.demo._png import Panel, Series, write_chart
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 Params = list[dict[str, Any]]
 
@@ -113,20 +119,25 @@ def adam_step(
     return params, (m, v, t)
 
 
-def _progress(epoch: int, epochs: int, step: int, steps: int, value: float, out: Any) -> None:
-    """Redraw the epoch's progress bar in place on a terminal; elsewhere (logs, pipes) write
-    only the finished bar."""
-    if step < steps and not (hasattr(out, "isatty") and out.isatty()):
-        return
-    width = 30
-    filled = width * step // steps
-    bar = "#" * filled + "." * (width - filled)
-    out.write(f"\repoch {epoch:>3}/{epochs} [{bar}] {step:>3}/{steps} loss {value:.4f}")
-    out.flush()
+DEMO_EXTRA = ("matplotlib", "tqdm")
+
+
+def require_demo_extra() -> None:
+    """Fail before training, not after it, when the ``demo`` extra is not installed."""
+    missing = [name for name in DEMO_EXTRA if importlib.util.find_spec(name) is None]
+    if missing:
+        raise ModuleNotFoundError(
+            f"the mj demo needs {' and '.join(missing)}, which mj itself does not depend on: "
+            "install the demo extra with `pip install 'mj[demo]'` (or run `hatch run demo` in "
+            "the mj repository)",
+            name=missing[0],
+        )
 
 
 def train(args: argparse.Namespace, out: Any = sys.stdout) -> History:
-    """Run the training loop, printing a progress bar per epoch; return the learning curves."""
+    """Run the training loop with a progress bar per epoch; return the learning curves."""
+    from tqdm import tqdm
+
     key = mj.random.PRNGKey(args.seed)
     data_key, init_key, shuffle_key = mj.random.split(key, 3)
     data = load_digits(data_key)
@@ -135,7 +146,7 @@ def train(args: argparse.Namespace, out: Any = sys.stdout) -> History:
     state: tuple[Params, Params, Any] = (zeros, zeros, np.float32(0))
     out.write(
         f"digits: {data.train_y.size} train / {data.test_y.size} test images (8x8), "
-        f"MLP 64-{'-'.join(map(str, HIDDEN))}-10, batch {args.batch_size}, Adam lr {args.lr}\n"
+        f"MLP {_architecture()}, batch {args.batch_size}, Adam lr {args.lr}\n"
     )
     n_batches = data.train_y.size // args.batch_size
     steps_per_epoch = min(n_batches, args.steps) if args.steps else n_batches
@@ -147,25 +158,27 @@ def train(args: argparse.Namespace, out: Any = sys.stdout) -> History:
                 mj.random.fold_in(shuffle_key, epoch), n_batches * args.batch_size
             )
         )
-        for step in range(steps_per_epoch):
-            idx = order[step * args.batch_size : (step + 1) * args.batch_size]
-            start = time.perf_counter()
-            value, grads = loss_and_grad(params, data.train_x[idx], data.train_y[idx])
-            params, state = adam_step(params, grads, state, np.float32(args.lr))
-            value = float(value)  # waits for the step to finish
-            if epoch > 1 or step > 0:  # the first step includes compilation
-                step_times.append(time.perf_counter() - start)
-            _progress(epoch, args.epochs, step + 1, steps_per_epoch, value, out)
-        train_loss, train_acc = evaluate(params, data.train_x, data.train_y)
-        test_loss, test_acc = evaluate(params, data.test_x, data.test_y)
-        for series, value in zip(
-            history, (train_loss, test_loss, train_acc, test_acc), strict=True
-        ):
-            series.append(float(value))
-        out.write(
-            f"  train acc {history.train_accuracy[-1]:.3f}  test loss {history.test_loss[-1]:.4f}"
-            f"  test acc {history.test_accuracy[-1]:.3f}\n"
-        )
+        desc = f"epoch {epoch:>{len(str(args.epochs))}}/{args.epochs}"
+        with tqdm(total=steps_per_epoch, desc=desc, unit="step", file=out) as bar:
+            for step in range(steps_per_epoch):
+                idx = order[step * args.batch_size : (step + 1) * args.batch_size]
+                start = time.perf_counter()
+                value, grads = loss_and_grad(params, data.train_x[idx], data.train_y[idx])
+                params, state = adam_step(params, grads, state, np.float32(args.lr))
+                value = float(value)  # waits for the step to finish
+                if epoch > 1 or step > 0:  # the first step includes compilation
+                    step_times.append(time.perf_counter() - start)
+                bar.set_postfix(loss=f"{value:.4f}", refresh=False)
+                bar.update()
+            train_loss, train_acc = evaluate(params, data.train_x, data.train_y)
+            test_loss, test_acc = evaluate(params, data.test_x, data.test_y)
+            for series, metric in zip(
+                history, (train_loss, test_loss, train_acc, test_acc), strict=True
+            ):
+                series.append(float(metric))
+            bar.set_postfix(
+                loss=f"{value:.4f}", test_acc=f"{history.test_accuracy[-1]:.3f}", refresh=False
+            )
     mean_step = 1e3 * float(np.mean(step_times)) if step_times else float("nan")
     out.write(
         f"test accuracy: {history.test_accuracy[-1]:.4f}   "
@@ -174,24 +187,47 @@ def train(args: argparse.Namespace, out: Any = sys.stdout) -> History:
     return history
 
 
-def plot(history: History, path: Path) -> None:
-    """Loss (left) and accuracy (right) per epoch; train in blue, test in orange."""
-    blue, orange = (31, 119, 180), (255, 127, 14)
-    top_loss = max(max(history.train_loss), max(history.test_loss))
-    low_acc = min(min(history.train_accuracy), min(history.test_accuracy))
-    write_chart(
-        path,
-        [
-            Panel(
-                [Series(history.train_loss, blue), Series(history.test_loss, orange)], 0.0, top_loss
-            ),
-            Panel(
-                [Series(history.train_accuracy, blue), Series(history.test_accuracy, orange)],
-                min(low_acc, 0.9),
-                1.0,
-            ),
-        ],
+def _architecture() -> str:
+    return "-".join(map(str, (64, *HIDDEN, NUM_CLASSES)))
+
+
+def learning_curves(history: History, title: str) -> Figure:
+    """Loss (log scale) and accuracy per epoch, train and test, as a matplotlib figure.
+
+    A bare ``Figure`` (not ``pyplot``) renders with the Agg backend on save, so the demo needs
+    no display and leaves matplotlib's global state alone.
+    """
+    from matplotlib.figure import Figure
+    from matplotlib.ticker import MaxNLocator, PercentFormatter
+
+    fig = Figure(figsize=(9.0, 3.8), layout="constrained")
+    loss_ax, acc_ax = fig.subplots(1, 2)
+    epochs = np.arange(1, len(history.train_loss) + 1)
+    panels = (
+        (loss_ax, history.train_loss, history.test_loss, "cross-entropy loss", "loss"),
+        (acc_ax, history.train_accuracy, history.test_accuracy, "accuracy", "accuracy"),
     )
+    for ax, train_values, test_values, ylabel, name in panels:
+        ax.plot(epochs, train_values, marker="o", markersize=3, label=f"train {name}")
+        ax.plot(epochs, test_values, marker="s", markersize=3, label=f"test {name}")
+        ax.set_xlabel("epoch")
+        ax.set_ylabel(ylabel)
+        ax.set_xlim(0.5, epochs.size + 0.5)
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True, min_n_ticks=1))
+        ax.grid(True, alpha=0.3)
+    # At least a decade of loss and ten points of accuracy, so a short run's axes stay legible.
+    losses = history.train_loss + history.test_loss
+    loss_ax.set_yscale("log")
+    loss_ax.set_ylim(min(min(losses) / 1.5, max(losses) / 10), max(losses) * 1.5)
+    accuracies = history.train_accuracy + history.test_accuracy
+    acc_ax.set_ylim(min(min(accuracies), 0.9) - 0.02, 1.005)
+    loss_ax.set_title("loss after each epoch (log scale)")
+    loss_ax.legend()
+    acc_ax.yaxis.set_major_formatter(PercentFormatter(xmax=1.0))
+    acc_ax.set_title(f"accuracy (final test: {history.test_accuracy[-1]:.1%})")
+    acc_ax.legend()
+    fig.suptitle(title)
+    return fig
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -218,8 +254,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 def main(argv: Sequence[str] | None = None, out: Any = sys.stdout) -> History:
     """Entry point of ``python -m mj.demo``."""
     args = parse_args(argv)
+    require_demo_extra()
     history = train(args, out)
-    plot(history, args.out)
-    legend = "loss left, accuracy right; train blue, test orange"
-    out.write(f"learning curves ({legend}): {args.out.resolve()}\n")
+    title = (
+        f"mj demo: MLP {_architecture()} on 8x8 handwritten digits "
+        f"(Adam, lr {args.lr}, batch {args.batch_size})"
+    )
+    learning_curves(history, title).savefig(args.out, dpi=120)
+    out.write(f"learning curves: {args.out.resolve()}\n")
     return history

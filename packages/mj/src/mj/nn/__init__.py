@@ -19,7 +19,7 @@ from mj.nn import initializers as initializers
 from mj_autodiff import custom_jvp
 from mj_core import lax
 from mj_core.errors import user_line_suffix
-from mj_core.shapes import canonicalize_axis
+from mj_core.extend import Array, canonicalize_axis
 
 __all__ = [
     "celu",
@@ -54,7 +54,6 @@ __all__ = [
     "swish",
 ]
 
-Array = Any
 Axis = int | Sequence[int] | None
 
 

@@ -17,11 +17,12 @@ from typing import Any, Literal
 import numpy as np
 
 from mj import random
-from mj._special import erf_inv
 from mj.numpy import linalg as mla
 from mj_core import lax, lax_linalg
 from mj_core import numpy as cnp
 from mj_core.errors import user_line_suffix
+from mj_core.extend import Array
+from mj_core.lax import erf_inv
 
 __all__ = [
     "Initializer",
@@ -45,7 +46,6 @@ __all__ = [
     "zeros",
 ]
 
-Array = Any
 Shape = Sequence[int]
 Axes = int | Sequence[int]
 Initializer = Callable[..., Array]

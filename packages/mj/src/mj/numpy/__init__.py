@@ -1,12 +1,16 @@
 """``mj.numpy`` (``import mj.numpy as mnp``): NumPy's API, traceable by every transformation.
 
-Re-exports :mod:`mj_core.numpy` (the same objects) and adds the breadth JAX programs use:
+Re-exports :mod:`mj_core.numpy` (the same objects: every name in its ``__all__``, the part of
+the API the lower layers need themselves) and adds the breadth JAX programs use:
 sorting and order statistics, ``einsum``, tiling/repeating/rolling/padding, triangles and
 diagonals, ``meshgrid``, NaN-ignoring reductions, ``nonzero`` (concrete input or a static
 ``size``) and :mod:`mj.numpy.linalg`. Every function is built from ``mj.lax`` operations, so it
 works eagerly and under ``jit``, ``grad`` and ``vmap`` alike.
 """
 
+from mj_core.numpy import *  # first: the same-named functions imported below replace core's
+
+# isort: split
 from numpy import array_repr as array_repr  # NumPy's own, as jax.numpy re-exports it
 from numpy import array_str as array_str
 from numpy import can_cast as can_cast
@@ -59,25 +63,27 @@ from mj.numpy._differences import ediff1d as ediff1d
 from mj.numpy._differences import gradient as gradient
 from mj.numpy._differences import trapezoid as trapezoid
 from mj.numpy._differences import unwrap as unwrap
+
+# The scalar types replace core's NumPy ones (JAX-style classes that cast when called).
 from mj.numpy._dtypes import bool as bool
-from mj.numpy._dtypes import bool_ as bool_
+from mj.numpy._dtypes import bool_ as bool_  # type: ignore[assignment]
 from mj.numpy._dtypes import cdouble as cdouble
 from mj.numpy._dtypes import character as character
-from mj.numpy._dtypes import complex64 as complex64
-from mj.numpy._dtypes import complex128 as complex128
+from mj.numpy._dtypes import complex64 as complex64  # type: ignore[assignment]
+from mj.numpy._dtypes import complex128 as complex128  # type: ignore[assignment]
 from mj.numpy._dtypes import complex_ as complex_
 from mj.numpy._dtypes import csingle as csingle
 from mj.numpy._dtypes import double as double
 from mj.numpy._dtypes import flexible as flexible
-from mj.numpy._dtypes import float16 as float16
-from mj.numpy._dtypes import float32 as float32
-from mj.numpy._dtypes import float64 as float64
+from mj.numpy._dtypes import float16 as float16  # type: ignore[assignment]
+from mj.numpy._dtypes import float32 as float32  # type: ignore[assignment]
+from mj.numpy._dtypes import float64 as float64  # type: ignore[assignment]
 from mj.numpy._dtypes import float_ as float_
 from mj.numpy._dtypes import generic as generic
-from mj.numpy._dtypes import int8 as int8
-from mj.numpy._dtypes import int16 as int16
-from mj.numpy._dtypes import int32 as int32
-from mj.numpy._dtypes import int64 as int64
+from mj.numpy._dtypes import int8 as int8  # type: ignore[assignment]
+from mj.numpy._dtypes import int16 as int16  # type: ignore[assignment]
+from mj.numpy._dtypes import int32 as int32  # type: ignore[assignment]
+from mj.numpy._dtypes import int64 as int64  # type: ignore[assignment]
 from mj.numpy._dtypes import int_ as int_
 from mj.numpy._dtypes import isdtype as isdtype
 from mj.numpy._dtypes import isrealobj as isrealobj
@@ -86,10 +92,10 @@ from mj.numpy._dtypes import object_ as object_
 from mj.numpy._dtypes import signedinteger as signedinteger
 from mj.numpy._dtypes import single as single
 from mj.numpy._dtypes import uint as uint
-from mj.numpy._dtypes import uint8 as uint8
-from mj.numpy._dtypes import uint16 as uint16
-from mj.numpy._dtypes import uint32 as uint32
-from mj.numpy._dtypes import uint64 as uint64
+from mj.numpy._dtypes import uint8 as uint8  # type: ignore[assignment]
+from mj.numpy._dtypes import uint16 as uint16  # type: ignore[assignment]
+from mj.numpy._dtypes import uint32 as uint32  # type: ignore[assignment]
+from mj.numpy._dtypes import uint64 as uint64  # type: ignore[assignment]
 from mj.numpy._dtypes import unsignedinteger as unsignedinteger
 from mj.numpy._einsum import einsum as einsum
 from mj.numpy._einsum_path import einsum_path as einsum_path
@@ -232,173 +238,6 @@ from mj.numpy._windows import blackman as blackman
 from mj.numpy._windows import hamming as hamming
 from mj.numpy._windows import hanning as hanning
 from mj.numpy._windows import kaiser as kaiser
-from mj_core.numpy import abs as abs
-from mj_core.numpy import absolute as absolute
-from mj_core.numpy import add as add
-from mj_core.numpy import all as all
-from mj_core.numpy import amax as amax
-from mj_core.numpy import amin as amin
-from mj_core.numpy import angle as angle
-from mj_core.numpy import any as any
-from mj_core.numpy import arange as arange
-from mj_core.numpy import arccos as arccos
-from mj_core.numpy import arccosh as arccosh
-from mj_core.numpy import arcsin as arcsin
-from mj_core.numpy import arcsinh as arcsinh
-from mj_core.numpy import arctan as arctan
-from mj_core.numpy import arctan2 as arctan2
-from mj_core.numpy import arctanh as arctanh
-from mj_core.numpy import argmax as argmax
-from mj_core.numpy import argmin as argmin
-from mj_core.numpy import around as around
-from mj_core.numpy import array as array
-from mj_core.numpy import asarray as asarray
-from mj_core.numpy import atleast_1d as atleast_1d
-from mj_core.numpy import atleast_2d as atleast_2d
-from mj_core.numpy import bitwise_and as bitwise_and
-from mj_core.numpy import bitwise_invert as bitwise_invert
-from mj_core.numpy import bitwise_not as bitwise_not
-from mj_core.numpy import bitwise_or as bitwise_or
-from mj_core.numpy import bitwise_xor as bitwise_xor
-from mj_core.numpy import broadcast_arrays as broadcast_arrays
-from mj_core.numpy import broadcast_shapes as broadcast_shapes
-from mj_core.numpy import broadcast_to as broadcast_to
-from mj_core.numpy import cbrt as cbrt
-from mj_core.numpy import ceil as ceil
-from mj_core.numpy import clip as clip
-from mj_core.numpy import complexfloating as complexfloating
-from mj_core.numpy import concatenate as concatenate
-from mj_core.numpy import conj as conj
-from mj_core.numpy import conjugate as conjugate
-from mj_core.numpy import convolve as convolve
-from mj_core.numpy import copysign as copysign
-from mj_core.numpy import correlate as correlate
-from mj_core.numpy import cos as cos
-from mj_core.numpy import cosh as cosh
-from mj_core.numpy import count_nonzero as count_nonzero
-from mj_core.numpy import cumprod as cumprod
-from mj_core.numpy import cumsum as cumsum
-from mj_core.numpy import deg2rad as deg2rad
-from mj_core.numpy import degrees as degrees
-from mj_core.numpy import divide as divide
-from mj_core.numpy import dot as dot
-from mj_core.numpy import dtype as dtype
-from mj_core.numpy import e as e
-from mj_core.numpy import empty as empty
-from mj_core.numpy import empty_like as empty_like
-from mj_core.numpy import equal as equal
-from mj_core.numpy import euler_gamma as euler_gamma
-from mj_core.numpy import exp as exp
-from mj_core.numpy import exp2 as exp2
-from mj_core.numpy import expand_dims as expand_dims
-from mj_core.numpy import expm1 as expm1
-from mj_core.numpy import eye as eye
-from mj_core.numpy import fabs as fabs
-from mj_core.numpy import finfo as finfo
-from mj_core.numpy import flip as flip
-from mj_core.numpy import floating as floating
-from mj_core.numpy import floor as floor
-from mj_core.numpy import floor_divide as floor_divide
-from mj_core.numpy import fmax as fmax
-from mj_core.numpy import fmin as fmin
-from mj_core.numpy import fmod as fmod
-from mj_core.numpy import full as full
-from mj_core.numpy import full_like as full_like
-from mj_core.numpy import greater as greater
-from mj_core.numpy import greater_equal as greater_equal
-from mj_core.numpy import heaviside as heaviside
-from mj_core.numpy import hstack as hstack
-from mj_core.numpy import hypot as hypot
-from mj_core.numpy import identity as identity
-from mj_core.numpy import iinfo as iinfo
-from mj_core.numpy import imag as imag
-from mj_core.numpy import inexact as inexact
-from mj_core.numpy import inf as inf
-from mj_core.numpy import inner as inner
-from mj_core.numpy import integer as integer
-from mj_core.numpy import invert as invert
-from mj_core.numpy import isclose as isclose
-from mj_core.numpy import iscomplexobj as iscomplexobj
-from mj_core.numpy import isfinite as isfinite
-from mj_core.numpy import isinf as isinf
-from mj_core.numpy import isnan as isnan
-from mj_core.numpy import issubdtype as issubdtype
-from mj_core.numpy import left_shift as left_shift
-from mj_core.numpy import less as less
-from mj_core.numpy import less_equal as less_equal
-from mj_core.numpy import linspace as linspace
-from mj_core.numpy import log as log
-from mj_core.numpy import log1p as log1p
-from mj_core.numpy import log2 as log2
-from mj_core.numpy import log10 as log10
-from mj_core.numpy import logaddexp as logaddexp
-from mj_core.numpy import logical_and as logical_and
-from mj_core.numpy import logical_not as logical_not
-from mj_core.numpy import logical_or as logical_or
-from mj_core.numpy import logical_xor as logical_xor
-from mj_core.numpy import matmul as matmul
-from mj_core.numpy import max as max
-from mj_core.numpy import maximum as maximum
-from mj_core.numpy import mean as mean
-from mj_core.numpy import min as min
-from mj_core.numpy import minimum as minimum
-from mj_core.numpy import mod as mod
-from mj_core.numpy import moveaxis as moveaxis
-from mj_core.numpy import multiply as multiply
-from mj_core.numpy import nan as nan
-from mj_core.numpy import nan_to_num as nan_to_num
-from mj_core.numpy import ndim as ndim
-from mj_core.numpy import negative as negative
-from mj_core.numpy import newaxis as newaxis
-from mj_core.numpy import not_equal as not_equal
-from mj_core.numpy import number as number
-from mj_core.numpy import ones as ones
-from mj_core.numpy import ones_like as ones_like
-from mj_core.numpy import outer as outer
-from mj_core.numpy import pi as pi
-from mj_core.numpy import positive as positive
-from mj_core.numpy import power as power
-from mj_core.numpy import prod as prod
-from mj_core.numpy import promote_types as promote_types
-from mj_core.numpy import ptp as ptp
-from mj_core.numpy import rad2deg as rad2deg
-from mj_core.numpy import radians as radians
-from mj_core.numpy import ravel as ravel
-from mj_core.numpy import real as real
-from mj_core.numpy import reciprocal as reciprocal
-from mj_core.numpy import remainder as remainder
-from mj_core.numpy import reshape as reshape
-from mj_core.numpy import result_type as result_type
-from mj_core.numpy import right_shift as right_shift
-from mj_core.numpy import rint as rint
-from mj_core.numpy import round as round
-from mj_core.numpy import shape as shape
-from mj_core.numpy import sign as sign
-from mj_core.numpy import signbit as signbit
-from mj_core.numpy import sin as sin
-from mj_core.numpy import sinh as sinh
-from mj_core.numpy import size as size
-from mj_core.numpy import split as split
-from mj_core.numpy import sqrt as sqrt
-from mj_core.numpy import square as square
-from mj_core.numpy import squeeze as squeeze
-from mj_core.numpy import stack as stack
-from mj_core.numpy import std as std
-from mj_core.numpy import subtract as subtract
-from mj_core.numpy import sum as sum
-from mj_core.numpy import swapaxes as swapaxes
-from mj_core.numpy import take as take
-from mj_core.numpy import tan as tan
-from mj_core.numpy import tanh as tanh
-from mj_core.numpy import tensordot as tensordot
-from mj_core.numpy import transpose as transpose
-from mj_core.numpy import true_divide as true_divide
-from mj_core.numpy import trunc as trunc
-from mj_core.numpy import var as var
-from mj_core.numpy import vdot as vdot
-from mj_core.numpy import vstack as vstack
-from mj_core.numpy import zeros as zeros
-from mj_core.numpy import zeros_like as zeros_like
 from mj_xla import Array as _Array
 
 # jnp.ndarray is jax.Array: isinstance(x, mnp.ndarray) holds for every mj array

@@ -4,17 +4,13 @@ remainder together, with ``jax.numpy``'s float algorithm), ``gcd`` (Euclid's alg
 
 from __future__ import annotations
 
-from typing import Any
-
 import mj_core.numpy as cnp
 from mj_control import while_loop
 from mj_core import lax
 from mj_core.errors import user_line_suffix
-from mj_core.numpy._promotion import dtype_weak, promote
+from mj_core.extend import Array, dtype_weak, promote
 
 __all__ = ["divmod", "gcd", "lcm"]
-
-Array = Any
 
 
 def divmod(x1: Array, x2: Array, /) -> tuple[Array, Array]:

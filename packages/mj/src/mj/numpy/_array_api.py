@@ -14,11 +14,9 @@ from typing import Any
 import numpy as np
 
 import mj_core.numpy as cnp
-from mj_core import lax
+from mj_core import Tracer, lax
 from mj_core.errors import user_line_suffix
-from mj_core.numpy._promotion import check_arraylike, dtype_weak, promote
-from mj_core.shapes import canonicalize_axis
-from mj_core.trace import Tracer
+from mj_core.extend import Array, canonicalize_axis, check_arraylike, dtype_weak, promote
 
 __all__ = [
     "acos",
@@ -44,7 +42,6 @@ __all__ = [
     "vecmat",
 ]
 
-Array = Any
 
 # The standard's names are NumPy's functions under another spelling, as in jax.numpy.
 acos = cnp.arccos

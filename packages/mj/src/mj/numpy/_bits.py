@@ -3,19 +3,14 @@ and masks (no data-dependent shapes, so both trace)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 import mj_core.numpy as cnp
 from mj.numpy._concrete import static_int
 from mj_core import lax
-from mj_core.numpy._promotion import check_arraylike
-from mj_core.shapes import canonicalize_axis
+from mj_core.extend import Array, canonicalize_axis, check_arraylike
 
 __all__ = ["packbits", "unpackbits"]
-
-Array = Any
 
 
 def _check_bitorder(name: str, bitorder: str) -> None:

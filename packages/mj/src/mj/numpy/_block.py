@@ -7,10 +7,9 @@ from typing import Any
 
 import mj_core.numpy as cnp
 from mj_core.errors import user_line_suffix
+from mj_core.extend import Array
 
 __all__ = ["block"]
-
-Array = Any
 
 
 def _at_least(x: Array, rank: int) -> Array:

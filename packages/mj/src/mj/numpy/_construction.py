@@ -16,14 +16,12 @@ import mj_core.numpy as cnp
 from mj.numpy._concrete import concrete_or_error, static_int
 from mj.numpy._matrices import diag
 from mj_batch import vmap
-from mj_core.numpy._promotion import check_arraylike
-from mj_core.trace import Tracer
+from mj_core import Tracer
+from mj_core.extend import Array, check_arraylike
 from mj_xla import Array as DeviceArray
 from mj_xla import device_put
 
 __all__ = ["diagflat", "from_dlpack", "frombuffer", "fromfunction", "fromiter", "fromstring"]
-
-Array = Any
 
 
 def diagflat(v: Array, k: int = 0) -> Array:

@@ -3,16 +3,12 @@ scalar z component), as ``numpy.cross`` and ``jax.numpy.cross``."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import mj_core.numpy as cnp
 from mj_core import lax
 from mj_core.errors import user_line_suffix
-from mj_core.numpy._promotion import promote
+from mj_core.extend import Array, promote
 
 __all__ = ["cross"]
-
-Array = Any
 
 
 def cross(

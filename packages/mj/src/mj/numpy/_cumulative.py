@@ -12,11 +12,9 @@ import numpy as np
 import mj_core.numpy as cnp
 from mj_core import lax
 from mj_core.errors import user_line_suffix
-from mj_core.shapes import canonicalize_axis
+from mj_core.extend import Array, canonicalize_axis
 
 __all__ = ["nancumprod", "nancumsum"]
-
-Array = Any
 
 
 def _nan_cumulative(

@@ -7,7 +7,6 @@ static slices and ``lax`` arithmetic, so it differentiates, jits and batches."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 
@@ -15,12 +14,18 @@ import mj_core.numpy as cnp
 from mj.numpy._concrete import static_int
 from mj_core import lax
 from mj_core.errors import user_line_suffix
-from mj_core.numpy._promotion import check_arraylike, dtype_weak, promote, promote_inexact
-from mj_core.shapes import canonicalize_axes, canonicalize_axis, int_tuple
+from mj_core.extend import (
+    Array,
+    canonicalize_axes,
+    canonicalize_axis,
+    check_arraylike,
+    dtype_weak,
+    int_tuple,
+    promote,
+    promote_inexact,
+)
 
 __all__ = ["diff", "ediff1d", "gradient", "trapezoid", "unwrap"]
-
-Array = Any
 
 
 def _slice(a: Array, start: int | None, stop: int | None, axis: int) -> Array:

@@ -18,7 +18,7 @@ import numpy as np
 
 import mj_core.numpy as cnp
 from mj_core.errors import user_line_suffix
-from mj_core.numpy._promotion import dtype_weak
+from mj_core.extend import dtype_weak
 
 __all__ = [
     "bool",
@@ -54,8 +54,6 @@ __all__ = [
     "uint64",
     "unsignedinteger",
 ]
-
-Array = Any
 
 
 class _ScalarMeta(type):

@@ -15,10 +15,10 @@ from typing import Any
 import mj_core.numpy as cnp
 from mj.numpy._matrices import diagonal
 from mj_core import lax
+from mj_core.extend import Array
 
 __all__ = ["einsum"]
 
-Array = Any
 
 _SUBLIST_LABELS = string.ascii_uppercase + string.ascii_lowercase
 # Stand-ins for the dims '...' covers: not letters, so they never collide with a user's labels.

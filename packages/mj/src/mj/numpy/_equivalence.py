@@ -4,14 +4,12 @@ equal shapes), answered as a bool array so it traces."""
 from __future__ import annotations
 
 import itertools
-from typing import Any
 
 import mj_core.numpy as cnp
 from mj_core import lax
+from mj_core.extend import Array
 
 __all__ = ["array_equiv"]
-
-Array = Any
 
 
 def _broadcastable(s1: tuple[int, ...], s2: tuple[int, ...]) -> bool:

@@ -12,6 +12,7 @@ import numpy as np
 import mj_core.numpy as cnp
 from mj.numpy._concrete import concrete_or_error
 from mj_core import lax
+from mj_core.extend import Array
 
 __all__ = [
     "allclose",
@@ -39,7 +40,6 @@ __all__ = [
     "where",
 ]
 
-Array = Any
 Axis = int | Sequence[int] | None
 
 

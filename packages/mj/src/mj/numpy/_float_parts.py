@@ -12,13 +12,11 @@ import numpy as np
 
 import mj_core.numpy as cnp
 from mj_autodiff import custom_jvp
-from mj_core import lax, lax_special
+from mj_core import lax
 from mj_core.errors import user_line_suffix
-from mj_core.numpy._promotion import check_arraylike, dtype_weak, promote_inexact
+from mj_core.extend import Array, check_arraylike, dtype_weak, promote_inexact
 
 __all__ = ["frexp", "ldexp", "modf", "spacing"]
-
-Array = Any
 
 
 def frexp(x: Array, /) -> tuple[Array, Array]:
@@ -111,7 +109,7 @@ def spacing(x: Array, /) -> Array:
         )
     inf = lax.full_like(arr, np.inf)
     if dtype == np.float16:  # NumPy's float16 rule
-        return lax.sub(lax_special.nextafter(arr, inf), arr)
-    result = lax.sub(lax_special.nextafter(arr, cnp.copysign(inf, arr)), arr)
+        return lax.sub(lax.nextafter(arr, inf), arr)
+    result = lax.sub(lax.nextafter(arr, cnp.copysign(inf, arr)), arr)
     smallest = cnp.copysign(lax.full_like(arr, np.finfo(dtype).smallest_subnormal), arr)
     return cnp.where(lax.eq(result, lax.full_like(result, 0)), smallest, result)

@@ -19,8 +19,8 @@ import mj_core.numpy as cnp
 from mj.numpy._concrete import concrete_or_error, static_int
 from mj.numpy._extras import nonzero
 from mj.numpy._matrices import diag_indices, meshgrid, tril_indices, triu_indices
-from mj_core.numpy._promotion import check_arraylike, promote
-from mj_core.trace import Tracer
+from mj_core import Tracer
+from mj_core.extend import Array, check_arraylike, promote
 
 __all__ = [
     "c_",
@@ -34,8 +34,6 @@ __all__ = [
     "triu_indices_from",
     "unravel_index",
 ]
-
-Array = Any
 
 
 def _slice_bound(name: str, value: Any, what: str) -> Any:

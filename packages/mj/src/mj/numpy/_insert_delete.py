@@ -18,15 +18,11 @@ import mj_core.numpy as cnp
 from mj.numpy._concrete import concrete_or_error
 from mj.numpy._extras import nonzero
 from mj.numpy._sorting import argsort, sort
-from mj_core.eager_array import EagerArray
-from mj_core.numpy._promotion import check_arraylike
-from mj_core.shapes import canonicalize_axis
-from mj_core.trace import Tracer
+from mj_core import EagerArray, Tracer
+from mj_core.extend import Array, canonicalize_axis, check_arraylike
 from mj_xla import Array as DeviceArray
 
 __all__ = ["delete", "insert"]
-
-Array = Any
 
 
 def insert(arr: Array, obj: Array | slice, values: Array, axis: int | None = None) -> Array:

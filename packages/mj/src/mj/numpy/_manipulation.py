@@ -9,9 +9,8 @@ from typing import Any
 import numpy as np
 
 import mj_core.numpy as cnp
-from mj_core import lax
-from mj_core.shapes import canonicalize_axis
-from mj_core.trace import Tracer
+from mj_core import Tracer, lax
+from mj_core.extend import Array, canonicalize_axis
 
 __all__ = [
     "append",
@@ -31,8 +30,6 @@ __all__ = [
     "tile",
     "vsplit",
 ]
-
-Array = Any
 
 
 def tile(A: Array, reps: int | Sequence[int]) -> Array:  # noqa: N803  (NumPy's name)

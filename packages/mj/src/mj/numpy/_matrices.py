@@ -10,6 +10,7 @@ import numpy as np
 
 import mj_core.numpy as cnp
 from mj_core import lax
+from mj_core.extend import Array
 
 __all__ = [
     "diag",
@@ -27,8 +28,6 @@ __all__ = [
     "triu_indices",
     "vander",
 ]
-
-Array = Any
 
 
 def _tri_mask(n: int, m: int, k: int) -> Array:

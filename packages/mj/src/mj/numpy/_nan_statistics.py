@@ -17,8 +17,14 @@ import mj_core.numpy as cnp
 from mj.numpy._manipulation import take_along_axis
 from mj_core import lax
 from mj_core.errors import user_line_suffix
-from mj_core.numpy._promotion import check_arraylike, dtype_weak, promote_inexact
-from mj_core.shapes import canonicalize_axes, int_tuple
+from mj_core.extend import (
+    Array,
+    canonicalize_axes,
+    check_arraylike,
+    dtype_weak,
+    int_tuple,
+    promote_inexact,
+)
 
 __all__ = [
     "nanargmax",
@@ -30,7 +36,6 @@ __all__ = [
     "nanvar",
 ]
 
-Array = Any
 Axis = int | Sequence[int] | None
 
 _METHODS = ("linear", "lower", "higher", "midpoint", "nearest", "inverted_cdf")

@@ -27,7 +27,7 @@ from mj_autodiff import custom_jvp
 from mj_control import while_loop
 from mj_core import lax
 from mj_core.errors import user_line_suffix
-from mj_core.numpy._promotion import check_arraylike, dtype_weak, promote, promote_inexact
+from mj_core.extend import Array, check_arraylike, dtype_weak, promote, promote_inexact
 
 __all__ = [
     "poly",
@@ -40,8 +40,6 @@ __all__ = [
     "polysub",
     "roots",
 ]
-
-Array = Any
 
 
 def _coefficients(name: str, *ps: Array, inexact: bool = True) -> list[Array]:

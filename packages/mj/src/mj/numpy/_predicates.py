@@ -3,14 +3,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import mj_core.numpy as cnp
 from mj_core import lax
+from mj_core.extend import Array
 
 __all__ = ["iscomplex", "isreal"]
-
-Array = Any
 
 
 def iscomplex(x: Array) -> Array:

@@ -15,12 +15,9 @@ import mj_core.numpy as cnp
 from mj.numpy._concrete import concrete_or_error, static_int
 from mj.numpy._manipulation import tile
 from mj_core import lax
-from mj_core.numpy._promotion import check_arraylike
-from mj_core.shapes import canonicalize_axis
+from mj_core.extend import Array, canonicalize_axis, check_arraylike
 
 __all__ = ["array_split", "resize", "rollaxis", "trim_zeros"]
-
-Array = Any
 
 
 def _split_points(indices_or_sections: Any) -> list[Any] | None:

@@ -20,7 +20,7 @@ import mj_core.numpy as cnp
 from mj.numpy._concrete import concrete_or_error, static_int
 from mj.numpy._matrices import ix_
 from mj_core import lax
-from mj_core.numpy._promotion import check_arraylike, promote, promote_inexact
+from mj_core.extend import Array, check_arraylike, promote, promote_inexact
 from mj_core.prims.elementwise import to_inexact_dtype
 
 __all__ = [
@@ -33,7 +33,6 @@ __all__ = [
     "searchsorted",
 ]
 
-Array = Any
 
 _SEARCH_METHODS = ("compare_all", "scan", "scan_unrolled", "sort")
 

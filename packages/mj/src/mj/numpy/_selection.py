@@ -9,7 +9,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 
@@ -17,12 +16,10 @@ import mj_core.numpy as cnp
 from mj.numpy._concrete import concrete_or_error
 from mj.numpy._matrices import indices
 from mj.numpy._sorting import argsort
-from mj_core.numpy._promotion import check_arraylike
-from mj_core.trace import Tracer
+from mj_core import Tracer
+from mj_core.extend import Array, check_arraylike
 
 __all__ = ["choose", "compress", "extract"]
-
-Array = Any
 
 
 def choose(a: Array, choices: Sequence[Array], out: None = None, mode: str = "raise") -> Array:

@@ -22,8 +22,7 @@ from mj.numpy._extras import nonzero
 from mj.numpy._searching import searchsorted
 from mj.numpy._sorting import lexsort, sort
 from mj_core import lax
-from mj_core.numpy._promotion import check_arraylike, promote
-from mj_core.shapes import canonicalize_axis
+from mj_core.extend import Array, canonicalize_axis, check_arraylike, promote
 
 __all__ = [
     "intersect1d",
@@ -38,7 +37,6 @@ __all__ = [
     "unique_values",
 ]
 
-Array = Any
 
 _SIZE_HINT = (
     "Pass a static size=... (the result is truncated or padded with fill_value) to use it "

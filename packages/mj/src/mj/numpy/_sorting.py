@@ -12,9 +12,8 @@ import numpy as np
 import mj_core.numpy as cnp
 from mj.numpy._concrete import static_int
 from mj_core import lax
-from mj_core.numpy._promotion import check_arraylike
+from mj_core.extend import Array, canonicalize_axis, check_arraylike
 from mj_core.prims.elementwise import to_inexact_dtype
-from mj_core.shapes import canonicalize_axis
 
 __all__ = [
     "argpartition",
@@ -27,8 +26,6 @@ __all__ = [
     "sort",
     "sort_complex",
 ]
-
-Array = Any
 
 
 def _flatten_if_none(api: str, a: Array, axis: int | None) -> tuple[Array, int]:

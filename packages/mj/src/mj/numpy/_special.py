@@ -3,23 +3,18 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from mj_autodiff import custom_jvp, jvp
-from mj_core import lax, lax_special
+from mj_core import get_aval, lax
 from mj_core import numpy as mnp
-from mj_core.avals import get_aval
 from mj_core.errors import user_line_suffix
-from mj_core.numpy._promotion import promote_inexact
+from mj_core.extend import Array, promote_inexact
 
 __all__ = ["i0", "nextafter"]
-
-Array = Any
 
 
 def nextafter(x: Array, y: Array, /) -> Array:
     """The next float after ``x`` towards ``y``, in their promoted float dtype."""
-    return lax_special.nextafter(*promote_inexact(x, y))
+    return lax.nextafter(*promote_inexact(x, y))
 
 
 def i0(x: Array) -> Array:
@@ -33,7 +28,7 @@ def i0(x: Array) -> Array:
 
 def _i0_of_abs(x: Array) -> Array:
     abs_x = lax.abs(x)
-    return lax.mul(lax.exp(abs_x), lax_special.bessel_i0e(abs_x))
+    return lax.mul(lax.exp(abs_x), lax.bessel_i0e(abs_x))
 
 
 @custom_jvp

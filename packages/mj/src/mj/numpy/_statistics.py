@@ -14,12 +14,16 @@ import mj_core.numpy as cnp
 from mj.numpy._matrices import diagonal
 from mj_core import lax
 from mj_core.errors import user_line_suffix
-from mj_core.numpy._promotion import check_arraylike, dtype_weak, promote_inexact
-from mj_core.shapes import canonicalize_axes, int_tuple
+from mj_core.extend import (
+    Array,
+    canonicalize_axes,
+    check_arraylike,
+    dtype_weak,
+    int_tuple,
+    promote_inexact,
+)
 
 __all__ = ["average", "corrcoef", "cov"]
-
-Array = Any
 
 
 def _check_dtype(name: str, dtype: Any) -> None:

@@ -5,8 +5,6 @@ silently discarding the result."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 import mj_core.numpy as cnp
@@ -14,13 +12,10 @@ from mj.numpy import _matrices
 from mj.numpy._extras import nonzero
 from mj.numpy._index_tricks import unravel_index
 from mj.numpy._manipulation import tile
-from mj_core.numpy._promotion import check_arraylike
-from mj_core.shapes import canonicalize_axis
-from mj_core.trace import Tracer
+from mj_core import Tracer
+from mj_core.extend import Array, canonicalize_axis, check_arraylike
 
 __all__ = ["fill_diagonal", "place", "put", "put_along_axis"]
-
-Array = Any
 
 
 def _immutable(name: str) -> str:

@@ -13,12 +13,10 @@ from typing import Any
 import mj_core.numpy as cnp
 from mj_batch import vmap
 from mj_control import switch
-from mj_core.numpy._promotion import check_arraylike
-from mj_core.shapes import canonicalize_axis
+from mj_core.extend import Array, canonicalize_axis, check_arraylike
 
 __all__ = ["apply_along_axis", "apply_over_axes", "piecewise", "vectorize"]
 
-Array = Any
 CoreDims = tuple[str, ...]
 
 # NumPy's grammar of gufunc signatures, e.g. "(m,n),(n)->(m)"

@@ -13,10 +13,10 @@ import numpy as np
 import mj_core.numpy as cnp
 from mj_core import lax
 from mj_core.errors import user_line_suffix
+from mj_core.extend import Array
 
 __all__ = ["bartlett", "blackman", "hamming", "hanning", "kaiser"]
 
-Array = Any
 
 _F64 = np.dtype(np.float64)
 # Terms of the power series of I0 in y = (x/2)**2: 1 / (k!)**2. Sixty terms reach float64

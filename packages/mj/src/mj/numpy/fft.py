@@ -19,6 +19,7 @@ import numpy as np
 from mj.numpy._manipulation import roll
 from mj_core import lax
 from mj_core import numpy as mnp
+from mj_core.extend import Array
 from mj_core.prims.fft import FftType
 
 __all__ = [
@@ -42,7 +43,6 @@ __all__ = [
     "rfftn",
 ]
 
-Array = Any
 Shape = Sequence[int]
 
 

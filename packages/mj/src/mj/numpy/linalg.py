@@ -20,6 +20,7 @@ import mj_core.numpy as cnp
 from mj_autodiff import custom_jvp
 from mj_core import lax, lax_linalg
 from mj_core.errors import user_line_suffix
+from mj_core.extend import Array
 from mj_core.lax_linalg import matmul, mT
 
 __all__ = [
@@ -43,8 +44,6 @@ __all__ = [
     "svd",
     "vector_norm",
 ]
-
-Array = Any
 
 
 def vector_norm(

@@ -7,7 +7,6 @@ stages under ``jit`` with a data-dependent degree, differentiates (through ``sol
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 import numpy as np
 
@@ -17,11 +16,11 @@ from mj_batch import vmap
 from mj_control import cond, scan, switch
 from mj_core import lax, lax_linalg
 from mj_core.errors import user_line_suffix
+from mj_core.extend import Array
 from mj_core.lax_linalg import matmul
 
 __all__ = ["expm"]
 
-Array = Any
 PadeTerms = Callable[[Array], tuple[Array, Array]]
 
 # Pade coefficients b_0..b_m of degree m (numerator p(A) = U + V, denominator q(A) = V - U)

@@ -23,6 +23,7 @@ from mj.scipy._matrix_functions import solve_sylvester as solve_sylvester
 from mj.scipy._matrix_functions import sqrtm as sqrtm
 from mj_core import lax, lax_linalg
 from mj_core.errors import user_line_suffix
+from mj_core.extend import Array
 from mj_core.lax_linalg import matmul, mT
 
 __all__ = [
@@ -44,8 +45,6 @@ __all__ = [
     "sqrtm",
     "svd",
 ]
-
-Array = Any
 
 
 def cholesky(a: Array, lower: bool = False) -> Array:

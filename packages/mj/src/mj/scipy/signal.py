@@ -12,8 +12,7 @@ from typing import Any
 
 import mj_core.numpy as mnp
 from mj_core import lax
-from mj_core.extend import Array
-from mj_core.numpy._promotion import promote_inexact
+from mj_core.extend import Array, promote_inexact
 
 __all__ = ["convolve", "correlate"]
 

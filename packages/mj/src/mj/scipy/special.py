@@ -10,16 +10,14 @@ from __future__ import annotations
 
 import math
 import operator
-from typing import Any
 
 import mj_core.numpy as mnp
-from mj._special import erf_inv as erfinv
 from mj.nn import logsumexp as logsumexp
 from mj_autodiff import custom_jvp
-from mj_core import lax, lax_special
-from mj_core.avals import get_aval
+from mj_core import get_aval, lax
 from mj_core.errors import user_line_suffix
-from mj_core.numpy._promotion import promote_inexact
+from mj_core.extend import Array, promote_inexact
+from mj_core.lax import erf_inv as erfinv
 
 __all__ = [
     "beta",
@@ -52,7 +50,6 @@ __all__ = [
     "zeta",
 ]
 
-Array = Any
 
 _HALF_LOG_2PI = 0.5 * math.log(2 * math.pi)
 
@@ -83,17 +80,17 @@ def erf(x: Array) -> Array:
 
 def erfc(x: Array) -> Array:
     """``1 - erf(x)``, without the cancellation for large ``x``."""
-    return lax_special.erfc(_inexact("erfc", x))
+    return lax.erfc(_inexact("erfc", x))
 
 
 def gammaln(x: Array) -> Array:
     """``log(|Gamma(x)|)``; ``+inf`` at ``0, -1, -2, ...``."""
-    return lax_special.lgamma(_inexact("gammaln", x))
+    return lax.lgamma(_inexact("gammaln", x))
 
 
 def digamma(x: Array) -> Array:
     """``d/dx log(Gamma(x))``; NaN at ``0, -1, -2, ...``."""
-    return lax_special.digamma(_inexact("digamma", x))
+    return lax.digamma(_inexact("digamma", x))
 
 
 def expit(x: Array) -> Array:
@@ -163,7 +160,7 @@ def ndtr(x: Array) -> Array:
     half_sqrt_2 = 0.5 * math.sqrt(2.0)
     w = lax.mul(x, half_sqrt_2)
     z = lax.abs(w)
-    tails = mnp.where(lax.gt(w, 0.0), lax.sub(2.0, lax_special.erfc(z)), lax_special.erfc(z))
+    tails = mnp.where(lax.gt(w, 0.0), lax.sub(2.0, lax.erfc(z)), lax.erfc(z))
     y = mnp.where(lax.lt(z, half_sqrt_2), lax.add(1.0, lax.erf(w)), tails)
     return lax.mul(0.5, y)
 
@@ -272,12 +269,12 @@ def multigammaln(a: Array, d: int) -> Array:
 
 def gammainc(a: Array, x: Array) -> Array:
     """The regularized lower incomplete gamma function ``P(a, x)`` (``lax.igamma``)."""
-    return lax_special.igamma(*_reals("gammainc", a, x))
+    return lax.igamma(*_reals("gammainc", a, x))
 
 
 def gammaincc(a: Array, x: Array) -> Array:
     """The regularized upper incomplete gamma function ``Q(a, x) = 1 - P(a, x)``."""
-    return lax_special.igammac(*_reals("gammaincc", a, x))
+    return lax.igammac(*_reals("gammaincc", a, x))
 
 
 def betainc(a: Array, b: Array, x: Array) -> Array:
@@ -287,30 +284,30 @@ def betainc(a: Array, b: Array, x: Array) -> Array:
     dtype = get_aval(x).dtype
     if dtype.kind == "c":
         raise ValueError(f"betainc does not support complex-valued inputs{user_line_suffix()}")
-    return lax_special.betainc(a, b, x)
+    return lax.betainc(a, b, x)
 
 
 def i0e(x: Array) -> Array:
     """The exponentially scaled modified Bessel function of order 0, ``exp(-|x|) I0(x)``."""
-    return lax_special.bessel_i0e(_inexact("i0e", x))
+    return lax.bessel_i0e(_inexact("i0e", x))
 
 
 def i1e(x: Array) -> Array:
     """The exponentially scaled modified Bessel function of order 1, ``exp(-|x|) I1(x)``."""
-    return lax_special.bessel_i1e(_inexact("i1e", x))
+    return lax.bessel_i1e(_inexact("i1e", x))
 
 
 def i0(x: Array) -> Array:
     """The modified Bessel function of order 0, ``exp(|x|) i0e(x)`` (overflows past
     ``|x| ~ 713`` in float64, like JAX's)."""
     x = _inexact("i0", x)
-    return lax.mul(lax.exp(lax.abs(x)), lax_special.bessel_i0e(x))
+    return lax.mul(lax.exp(lax.abs(x)), lax.bessel_i0e(x))
 
 
 def i1(x: Array) -> Array:
     """The modified Bessel function of order 1, ``exp(|x|) i1e(x)``."""
     x = _inexact("i1", x)
-    return lax.mul(lax.exp(lax.abs(x)), lax_special.bessel_i1e(x))
+    return lax.mul(lax.exp(lax.abs(x)), lax.bessel_i1e(x))
 
 
 # --- the gamma function and its relatives: sign and magnitude through gammaln -------------------

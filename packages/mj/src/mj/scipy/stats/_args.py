@@ -3,13 +3,9 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from mj_core.avals import get_aval
+from mj_core import get_aval
 from mj_core.errors import user_line_suffix
-from mj_core.numpy._promotion import promote_inexact
-
-Array = Any
+from mj_core.extend import Array, promote_inexact
 
 
 def promote_args_inexact(name: str, *args: Array) -> list[Array]:

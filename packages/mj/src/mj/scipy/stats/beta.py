@@ -4,16 +4,14 @@
 from __future__ import annotations
 
 import math
-from typing import Any
 
 import mj_core.numpy as mnp
 from mj.scipy.special import betainc, betaln, xlog1py, xlogy
 from mj.scipy.stats._args import promote_args_inexact
 from mj_core import lax
+from mj_core.extend import Array
 
 __all__ = ["cdf", "logcdf", "logpdf", "logsf", "pdf", "sf"]
-
-Array = Any
 
 
 def logpdf(x: Array, a: Array, b: Array, loc: Array = 0, scale: Array = 1) -> Array:

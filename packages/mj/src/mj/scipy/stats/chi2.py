@@ -4,16 +4,14 @@ gamma distribution of shape ``df / 2`` and scale ``2 * scale``."""
 from __future__ import annotations
 
 import math
-from typing import Any
 
 import mj_core.numpy as mnp
 from mj.scipy.special import gammainc, gammaincc
 from mj.scipy.stats._args import promote_args_inexact
-from mj_core import lax, lax_special
+from mj_core import lax
+from mj_core.extend import Array
 
 __all__ = ["cdf", "logcdf", "logpdf", "logsf", "pdf", "sf"]
-
-Array = Any
 
 
 def logpdf(x: Array, df: Array, loc: Array = 0, scale: Array = 1) -> Array:
@@ -23,7 +21,7 @@ def logpdf(x: Array, df: Array, loc: Array = 0, scale: Array = 1) -> Array:
     y = lax.div(lax.sub(x, loc), scale)
     half_df = lax.div(df, 2.0)
     kernel = lax.sub(lax.mul(lax.sub(half_df, 1.0), lax.log(y)), lax.div(y, 2.0))
-    normalizer = lax.neg(lax.add(lax_special.lgamma(half_df), lax.mul(half_df, math.log(2.0))))
+    normalizer = lax.neg(lax.add(lax.lgamma(half_df), lax.mul(half_df, math.log(2.0))))
     log_probs = lax.add(lax.sub(normalizer, lax.log(scale)), kernel)
     return mnp.where(lax.lt(x, loc), -math.inf, log_probs)
 

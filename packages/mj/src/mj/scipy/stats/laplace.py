@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import mj_core.numpy as mnp
 from mj.scipy.stats._args import promote_args_inexact
 from mj_core import lax
+from mj_core.extend import Array
 
 __all__ = ["cdf", "logpdf", "pdf"]
-
-Array = Any
 
 
 def logpdf(x: Array, loc: Array = 0, scale: Array = 1) -> Array:

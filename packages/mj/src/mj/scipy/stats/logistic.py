@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import mj_core.numpy as mnp
 from mj.scipy.special import expit, logit
 from mj.scipy.stats._args import promote_args_inexact
 from mj_core import lax
+from mj_core.extend import Array
 
 __all__ = ["cdf", "isf", "logpdf", "pdf", "ppf", "sf"]
-
-Array = Any
 
 
 def logpdf(x: Array, loc: Array = 0, scale: Array = 1) -> Array:

@@ -5,17 +5,14 @@ a univariate normal of variance ``cov``), through the Cholesky factor as in JAX.
 from __future__ import annotations
 
 import math
-from typing import Any
 
 import mj.numpy as mnp
-from mj_core import lax, lax_linalg
-from mj_core.avals import get_aval
+from mj_core import get_aval, lax, lax_linalg
 from mj_core.errors import user_line_suffix
-from mj_core.numpy._promotion import promote_inexact
+from mj_core.extend import Array, promote_inexact
 
 __all__ = ["logpdf", "pdf"]
 
-Array = Any
 
 _LOG_2PI = math.log(2 * math.pi)
 

@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import math
-from typing import Any
 
 from mj.scipy.special import log_ndtr, ndtr, ndtri
 from mj.scipy.stats._args import promote_args_inexact
 from mj_core import lax
+from mj_core.extend import Array
 
 __all__ = ["cdf", "isf", "logcdf", "logpdf", "logsf", "pdf", "ppf", "sf"]
-
-Array = Any
 
 
 def logpdf(x: Array, loc: Array = 0, scale: Array = 1) -> Array:

@@ -1,0 +1,50 @@
+"""JVP and transpose rules of ``real``, ``imag``, ``conj`` and ``complex``.
+
+All four are R-linear, so their JVPs apply the primitive to the tangents. Transposes follow
+JAX's convention exactly: they are the plain (unconjugated) transposes of the real-linear
+maps, e.g. ``real``'s cotangent ``t`` goes back as ``complex(t, 0)`` and ``imag``'s as
+``complex(0, -t)``; ``grad`` of a real-valued function of a complex input therefore returns
+``df/dx - i*df/dy``, as JAX does.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mj_autodiff._derivatives import deflinear2
+from mj_autodiff._transpose import UndefPrimal, unbroadcast
+from mj_core import lax
+from mj_core.prims import complex as cx
+
+
+def _real_transpose(ct: Any, x: Any) -> list[Any]:
+    return [lax.complex(ct, 0.0)]
+
+
+deflinear2(cx.real_p, _real_transpose)
+
+
+def _imag_transpose(ct: Any, x: Any) -> list[Any]:
+    return [lax.complex(0.0, lax.neg(ct))]
+
+
+deflinear2(cx.imag_p, _imag_transpose)
+
+
+def _conj_transpose(ct: Any, x: Any, *, input_dtype: Any) -> list[Any]:
+    if input_dtype.kind == "c":
+        return [lax.conj(ct)]
+    return [lax.real(ct)]
+
+
+deflinear2(cx.conj_p, _conj_transpose)
+
+
+def _complex_transpose(ct: Any, x: Any, y: Any) -> list[Any]:
+    return [
+        unbroadcast(lax.real(ct), x.aval) if type(x) is UndefPrimal else None,
+        unbroadcast(lax.imag(lax.neg(ct)), y.aval) if type(y) is UndefPrimal else None,
+    ]
+
+
+deflinear2(cx.complex_p, _complex_transpose)

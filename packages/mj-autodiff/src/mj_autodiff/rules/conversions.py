@@ -1,0 +1,46 @@
+"""JVP and transpose rules for the dtype conversions.
+
+``convert_element_type`` is linear (a tangent converts like its primal, and the cotangent
+converts back to the operand's dtype); a conversion to an integer or boolean dtype has a zero
+tangent. ``bitcast_convert_type`` reinterprets bits, so its derivative is zero.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from mj_autodiff._derivatives import Linear, defjvp_zero, derivative_kinds
+from mj_autodiff._jvp import jvp_rules
+from mj_autodiff._tangents import Zero, tangent_aval_of
+from mj_autodiff._transpose import transpose_rules
+from mj_core import bind1
+from mj_core.prims import conversions as cv
+
+
+def _convert_element_type_jvp(
+    primals: list[Any], tangents: list[Any], *, new_dtype: np.dtype[Any], weak_type: bool
+) -> tuple[list[Any], list[Any]]:
+    (x,), (t,) = primals, tangents
+    ans = bind1(cv.convert_element_type_p, x, new_dtype=new_dtype, weak_type=weak_type)
+    if type(t) is Zero or np.dtype(new_dtype).kind not in "fc":
+        return [ans], [Zero(tangent_aval_of(ans))]
+    t_out = bind1(cv.convert_element_type_p, t, new_dtype=new_dtype, weak_type=weak_type)
+    return [ans], [t_out]
+
+
+def _convert_element_type_transpose(
+    cts: list[Any], x: Any, *, new_dtype: np.dtype[Any], weak_type: bool
+) -> list[Any]:
+    aval = x.aval
+    return [
+        bind1(cv.convert_element_type_p, cts[0], new_dtype=aval.dtype, weak_type=aval.weak_type)
+    ]
+
+
+jvp_rules[cv.convert_element_type_p] = _convert_element_type_jvp
+transpose_rules[cv.convert_element_type_p] = _convert_element_type_transpose
+derivative_kinds[cv.convert_element_type_p] = Linear()
+
+defjvp_zero(cv.bitcast_convert_type_p)

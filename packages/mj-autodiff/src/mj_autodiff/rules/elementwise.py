@@ -1,0 +1,465 @@
+"""JVP and transpose rules for the elementwise primitives (and ``nextafter``, which has no
+derivative).
+
+Derivative coefficients are computed from the primals (known values during linearize, so
+they are evaluated eagerly), and each tangent contribution is one ``mul``/``div`` of the
+tangent by such a coefficient: the staged linear program stays as small as it can be.
+Operands broadcast and promote, so contributions are fitted to the output
+(:func:`~mj_autodiff._tangents.fit_tangent`) and cotangents are brought back to each operand
+with :func:`~mj_autodiff._transpose.unbroadcast`. Each registration records the primitive's
+derivative kind (:mod:`mj_autodiff._derivatives`), from which eager reverse mode takes its VJP.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from mj_autodiff._derivatives import (
+    Bilinear,
+    Linear,
+    defjvp,
+    defjvp2,
+    defjvp_zero,
+    derivative_kinds,
+)
+from mj_autodiff._jvp import jvp_rules
+from mj_autodiff._tangents import Zero, fit_tangent, shape_dtype
+from mj_autodiff._transpose import UndefPrimal, transpose_rules, unbroadcast
+from mj_core import lax
+from mj_core.errors import user_line_suffix, user_location
+from mj_core.extend import Array
+from mj_core.prims import elementwise as ew
+
+# --- zero-derivative primitives ---------------------------------------------------------------
+for _prim in (
+    ew.sign_p,
+    ew.floor_p,
+    ew.ceil_p,
+    ew.round_p,
+    ew.is_finite_p,
+    ew.not_p,
+    ew.and_p,
+    ew.or_p,
+    ew.xor_p,
+    ew.shift_left_p,
+    ew.shift_right_logical_p,
+    ew.shift_right_arithmetic_p,
+    ew.eq_p,
+    ew.ne_p,
+    ew.less_p,
+    ew.less_equal_p,
+    ew.greater_p,
+    ew.greater_equal_p,
+):
+    defjvp_zero(_prim)
+
+
+# --- unary ------------------------------------------------------------------------------------
+def _sin_jvp(g: Array, x: Array) -> Array:
+    # coefficient first, like Autodidax's `cos(x) * x_dot`: jvp jaxprs print as the tutorial's
+    return lax.mul(lax.cos(x), g)
+
+
+defjvp(ew.sin_p, _sin_jvp)
+
+
+def _cos_jvp(g: Array, x: Array) -> Array:
+    return lax.mul(lax.neg(lax.sin(x)), g)
+
+
+defjvp(ew.cos_p, _cos_jvp)
+
+
+def _tan_jvp(g: Array, ans: Array, x: Array) -> Array:
+    return lax.mul(g, lax.add(1, lax.mul(ans, ans)))
+
+
+defjvp2(ew.tan_p, _tan_jvp)
+
+
+def _asin_jvp(g: Array, x: Array) -> Array:
+    return lax.mul(g, lax.rsqrt(lax.sub(1, lax.mul(x, x))))
+
+
+defjvp(ew.asin_p, _asin_jvp)
+
+
+def _acos_jvp(g: Array, x: Array) -> Array:
+    return lax.mul(g, lax.neg(lax.rsqrt(lax.sub(1, lax.mul(x, x)))))
+
+
+defjvp(ew.acos_p, _acos_jvp)
+
+
+def _atan_jvp(g: Array, x: Array) -> Array:
+    return lax.div(g, lax.add(1, lax.mul(x, x)))
+
+
+defjvp(ew.atan_p, _atan_jvp)
+
+
+def _sinh_jvp(g: Array, x: Array) -> Array:
+    return lax.mul(g, lax.cosh(x))
+
+
+defjvp(ew.sinh_p, _sinh_jvp)
+
+
+def _cosh_jvp(g: Array, x: Array) -> Array:
+    return lax.mul(g, lax.sinh(x))
+
+
+defjvp(ew.cosh_p, _cosh_jvp)
+
+
+def _tanh_jvp(g: Array, ans: Array, x: Array) -> Array:
+    return lax.mul(g, lax.sub(1, lax.mul(ans, ans)))
+
+
+defjvp2(ew.tanh_p, _tanh_jvp)
+
+
+def _exp_jvp(g: Array, ans: Array, x: Array) -> Array:
+    return lax.mul(g, ans)
+
+
+defjvp2(ew.exp_p, _exp_jvp)
+
+
+def _log_jvp(g: Array, x: Array) -> Array:
+    return lax.div(g, x)
+
+
+defjvp(ew.log_p, _log_jvp)
+
+
+def _log1p_jvp(g: Array, x: Array) -> Array:
+    return lax.div(g, lax.add(1, x))
+
+
+defjvp(ew.log1p_p, _log1p_jvp)
+
+
+def _expm1_jvp(g: Array, ans: Array, x: Array) -> Array:
+    return lax.mul(g, lax.add(ans, 1))
+
+
+defjvp2(ew.expm1_p, _expm1_jvp)
+
+
+def _logistic_jvp(g: Array, ans: Array, x: Array) -> Array:
+    return lax.mul(g, lax.mul(ans, lax.sub(1, ans)))
+
+
+defjvp2(ew.logistic_p, _logistic_jvp)
+
+
+def _sqrt_jvp(g: Array, ans: Array, x: Array) -> Array:
+    return lax.div(g, lax.mul(2, ans))
+
+
+defjvp2(ew.sqrt_p, _sqrt_jvp)
+
+
+def _rsqrt_jvp(g: Array, ans: Array, x: Array) -> Array:
+    return lax.mul(g, lax.mul(-0.5, lax.div(ans, x)))
+
+
+defjvp2(ew.rsqrt_p, _rsqrt_jvp)
+
+_TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
+
+
+def _erf_jvp(g: Array, x: Array) -> Array:
+    return lax.mul(g, lax.mul(_TWO_OVER_SQRT_PI, lax.exp(lax.neg(lax.mul(x, x)))))
+
+
+defjvp(ew.erf_p, _erf_jvp)
+
+
+def _abs_jvp(g: Array, x: Array) -> Array:
+    if shape_dtype(x)[1].kind == "c":
+        # JAX's rule: Re(g * conj(x) / |x|), with |x| = 0 replaced by 1 (derivative 0 there)
+        ans = lax.abs(x)
+        safe = lax.select_n(lax.eq(ans, 0), ans, 1)
+        return lax.real(lax.mul(g, lax.div(lax.conj(x), lax.complex(safe, 0.0))))
+    # JAX's rule: g where x >= 0, else -g (so the derivative at 0, and at -0.0, is +1)
+    return lax.select_n(lax.ge(x, 0), lax.neg(g), g)
+
+
+defjvp(ew.abs_p, _abs_jvp, real_only=True)  # the complex formula is not complex-linear in g
+
+
+def _integer_pow_jvp(g: Array, x: Array, *, y: int) -> Array:
+    if y == 0:
+        return lax.mul(g, 0)
+    if y == 1:
+        return g
+    coeff = lax.mul(y, x if y == 2 else lax.integer_pow(x, y - 1))
+    return lax.mul(g, coeff)
+
+
+defjvp(ew.integer_pow_p, _integer_pow_jvp)
+
+
+# --- linear unary: neg ------------------------------------------------------------------------
+def _neg_jvp(primals: list[Any], tangents: list[Any]) -> tuple[list[Any], list[Any]]:
+    (x,), (t,) = primals, tangents
+    return [lax.neg(x)], [t if type(t) is Zero else lax.neg(t)]
+
+
+def _neg_transpose(cts: list[Any], x: Any) -> list[Any]:
+    return [lax.neg(cts[0])]
+
+
+jvp_rules[ew.neg_p] = _neg_jvp
+transpose_rules[ew.neg_p] = _neg_transpose
+derivative_kinds[ew.neg_p] = Linear()
+
+
+# --- add / sub --------------------------------------------------------------------------------
+def _fit_from(t: Any, x: Any, ans: Any) -> Any:
+    """Fit operand ``x``'s tangent ``t`` to the output ``ans``; checked on the primals, which
+    are usually concrete arrays (cheaper to inspect than tracers)."""
+    x_shape, x_dtype = shape_dtype(x)
+    a_shape, a_dtype = shape_dtype(ans)
+    if x_shape == a_shape and x_dtype == a_dtype:
+        return t
+    return fit_tangent(t, ans)
+
+
+def _add_jvp(primals: list[Any], tangents: list[Any]) -> tuple[list[Any], list[Any]]:
+    (x, y), (tx, ty) = primals, tangents
+    ans = lax.add(x, y)
+    if type(ty) is Zero:
+        return [ans], [_fit_from(tx, x, ans)]
+    if type(tx) is Zero:
+        return [ans], [_fit_from(ty, y, ans)]
+    return [ans], [fit_tangent(lax.add(tx, ty), ans)]
+
+
+def _add_transpose(cts: list[Any], x: Any, y: Any) -> list[Any]:
+    ct = cts[0]
+    return [
+        unbroadcast(ct, x.aval) if type(x) is UndefPrimal else None,
+        unbroadcast(ct, y.aval) if type(y) is UndefPrimal else None,
+    ]
+
+
+jvp_rules[ew.add_p] = _add_jvp
+transpose_rules[ew.add_p] = _add_transpose
+derivative_kinds[ew.add_p] = Linear()
+
+
+def _sub_jvp(primals: list[Any], tangents: list[Any]) -> tuple[list[Any], list[Any]]:
+    (x, y), (tx, ty) = primals, tangents
+    ans = lax.sub(x, y)
+    if type(ty) is Zero:
+        return [ans], [_fit_from(tx, x, ans)]
+    if type(tx) is Zero:
+        return [ans], [_fit_from(lax.neg(ty), y, ans)]
+    return [ans], [fit_tangent(lax.sub(tx, ty), ans)]
+
+
+def _sub_transpose(cts: list[Any], x: Any, y: Any) -> list[Any]:
+    ct = cts[0]
+    return [
+        unbroadcast(ct, x.aval) if type(x) is UndefPrimal else None,
+        unbroadcast(lax.neg(ct), y.aval) if type(y) is UndefPrimal else None,
+    ]
+
+
+jvp_rules[ew.sub_p] = _sub_jvp
+transpose_rules[ew.sub_p] = _sub_transpose
+derivative_kinds[ew.sub_p] = Linear()
+
+
+# --- mul / div (bilinear / linear in the numerator) -------------------------------------------
+# ``t * y`` already has the output's shape and dtype (mul broadcasts and promotes), so mul's
+# rule needs no fitting.
+def _mul_jvp(primals: list[Any], tangents: list[Any]) -> tuple[list[Any], list[Any]]:
+    (x, y), (tx, ty) = primals, tangents
+    ans = lax.mul(x, y)
+    if type(ty) is Zero:
+        return [ans], [lax.mul(tx, y)]
+    if type(tx) is Zero:
+        return [ans], [lax.mul(x, ty)]
+    return [ans], [lax.add(lax.mul(tx, y), lax.mul(x, ty))]
+
+
+def _nonlinear_error(prim: str) -> TypeError:
+    where = user_location()
+    return TypeError(
+        f"{prim}: both operands are linear (tangent) values, so the product is not linear and "
+        f"cannot be transposed{' (' + where + ')' if where else ''}. A custom JVP rule "
+        "probably multiplies two tangents."
+    )
+
+
+def _mul_transpose(cts: list[Any], x: Any, y: Any) -> list[Any]:
+    ct = cts[0]
+    if type(x) is UndefPrimal:
+        if type(y) is UndefPrimal:
+            raise _nonlinear_error("mul")
+        return [unbroadcast(lax.mul(ct, y), x.aval), None]
+    return [None, unbroadcast(lax.mul(x, ct), y.aval)]
+
+
+jvp_rules[ew.mul_p] = _mul_jvp
+transpose_rules[ew.mul_p] = _mul_transpose
+derivative_kinds[ew.mul_p] = Bilinear()
+
+
+def _div_jvp_lhs(g: Array, ans: Array, x: Array, y: Array) -> Array:
+    return lax.div(g, y)
+
+
+def _div_jvp_rhs(g: Array, ans: Array, x: Array, y: Array) -> Array:
+    return lax.mul(g, lax.neg(lax.div(ans, y)))
+
+
+defjvp2(ew.div_p, _div_jvp_lhs, _div_jvp_rhs)  # also the VJP, which reads the output
+
+
+def _div_transpose(cts: list[Any], x: Any, y: Any) -> list[Any]:
+    if type(y) is UndefPrimal:
+        raise _nonlinear_error("div (in its denominator)")
+    return [unbroadcast(lax.div(cts[0], y), x.aval), None]
+
+
+transpose_rules[ew.div_p] = _div_transpose
+
+
+# --- other binary -----------------------------------------------------------------------------
+def _rem_jvp_lhs(g: Array, x: Array, y: Array) -> Array:
+    return g
+
+
+def _rem_jvp_rhs(g: Array, x: Array, y: Array) -> Array:
+    q = lax.div(x, y)
+    trunc = lax.mul(lax.sign(q), lax.floor(lax.abs(q)))
+    return lax.mul(g, lax.neg(trunc))
+
+
+defjvp(ew.rem_p, _rem_jvp_lhs, _rem_jvp_rhs)
+
+
+def _pow_jvp_lhs(g: Array, ans: Array, x: Array, y: Array) -> Array:
+    if type(y) in (int, float) and y != 0:  # a Python exponent (``x ** 2``): no masking
+        return lax.mul(g, lax.mul(y, x if y == 2 else lax.pow(x, y - 1)))
+    # y * x ** (y - 1), and 0 where y == 0 (avoids 0 * inf at x == 0)
+    coeff = lax.mul(y, lax.pow(x, lax.sub(y, 1)))
+    coeff = lax.select_n(lax.eq(y, 0), coeff, 0)
+    return lax.mul(g, coeff)
+
+
+def _pow_jvp_rhs(g: Array, ans: Array, x: Array, y: Array) -> Array:
+    # log(x) * x ** y, and 0 where x == 0 (the limit for y > 0)
+    safe_x = lax.select_n(lax.eq(x, 0), x, 1)
+    return lax.mul(g, lax.mul(lax.log(safe_x), ans))
+
+
+defjvp2(ew.pow_p, _pow_jvp_lhs, _pow_jvp_rhs)
+
+
+def _balanced_select(first: Array, x: Array, y: Array) -> Array:
+    """1 where ``first`` holds, 0.5 where ``x == y`` (ties split the derivative, as JAX),
+    0 elsewhere: the share of the derivative that goes to ``x`` in max/min."""
+    return lax.select_n(lax.eq(x, y), lax.select_n(first, 0.0, 1.0), 0.5)
+
+
+def _max_jvp_lhs(g: Array, x: Array, y: Array) -> Array:
+    return lax.mul(g, _balanced_select(lax.greater(x, y), x, y))
+
+
+def _max_jvp_rhs(g: Array, x: Array, y: Array) -> Array:
+    return lax.mul(g, _balanced_select(lax.greater(y, x), y, x))
+
+
+defjvp(ew.max_p, _max_jvp_lhs, _max_jvp_rhs)
+
+
+def _min_jvp_lhs(g: Array, x: Array, y: Array) -> Array:
+    return lax.mul(g, _balanced_select(lax.less(x, y), x, y))
+
+
+def _min_jvp_rhs(g: Array, x: Array, y: Array) -> Array:
+    return lax.mul(g, _balanced_select(lax.less(y, x), y, x))
+
+
+defjvp(ew.min_p, _min_jvp_lhs, _min_jvp_rhs)
+
+
+def _atan2_jvp_lhs(g: Array, x: Array, y: Array) -> Array:
+    return lax.mul(g, lax.div(y, lax.add(lax.mul(x, x), lax.mul(y, y))))
+
+
+def _atan2_jvp_rhs(g: Array, x: Array, y: Array) -> Array:
+    return lax.mul(g, lax.neg(lax.div(x, lax.add(lax.mul(x, x), lax.mul(y, y)))))
+
+
+defjvp(ew.atan2_p, _atan2_jvp_lhs, _atan2_jvp_rhs)
+
+
+# --- n-ary ------------------------------------------------------------------------------------
+def _where(mask: Array, g: Array) -> Array:
+    """``g`` where ``mask``, else 0: a select, as JAX's clamp rule, not a multiply by the
+    mask, so a masked-out cotangent that is infinite (a log at a clamped edge) gives 0, not
+    ``inf * 0 = nan``."""
+    return lax.select_n(mask, 0, g)
+
+
+def _clamp_jvp_lo(g: Array, lo: Array, x: Array, hi: Array) -> Array:
+    return _where(lax.bitwise_and(lax.greater(lo, x), lax.less(lo, hi)), g)
+
+
+def _clamp_jvp_x(g: Array, lo: Array, x: Array, hi: Array) -> Array:
+    return _where(lax.bitwise_and(lax.greater(x, lo), lax.less(x, hi)), g)
+
+
+def _clamp_jvp_hi(g: Array, lo: Array, x: Array, hi: Array) -> Array:
+    return _where(lax.less(hi, x), g)
+
+
+defjvp(ew.clamp_p, _clamp_jvp_lo, _clamp_jvp_x, _clamp_jvp_hi)
+
+
+def _select_n_jvp(primals: list[Any], tangents: list[Any]) -> tuple[list[Any], list[Any]]:
+    which, *cases = primals
+    ans = lax.select_n(which, *cases)
+    # a zero case tangent is a weak scalar 0: it broadcasts, and an integer case (whose
+    # tangent is float0) takes the dtype of the others
+    case_tangents = [0 if type(t) is Zero else t for t in tangents[1:]]
+    return [ans], [fit_tangent(lax.select_n(which, *case_tangents), ans)]
+
+
+def _select_n_transpose(cts: list[Any], which: Any, *cases: Any) -> list[Any]:
+    if type(which) is UndefPrimal:
+        raise TypeError("select_n: the selector cannot be a linear (tangent) value.")
+    ct = cts[0]
+    out: list[Any] = [None]
+    for i, case in enumerate(cases):
+        if type(case) is not UndefPrimal:
+            out.append(None)
+            continue
+        picks = [ct if j == i else 0 for j in range(len(cases))]
+        out.append(unbroadcast(lax.select_n(which, *picks), case.aval))
+    return out
+
+
+jvp_rules[ew.select_n_p] = _select_n_jvp
+transpose_rules[ew.select_n_p] = _select_n_transpose
+derivative_kinds[ew.select_n_p] = Linear()  # in its cases (the selector is an integer or bool)
+
+
+# --- nextafter --------------------------------------------------------------------------------
+def _nextafter_jvp(primals: list[Any], tangents: list[Any]) -> tuple[list[Any], list[Any]]:
+    """``nextafter`` has no derivative in JAX (differentiating it is an error); mj's rule
+    raises the same way, naming the primitive."""
+    raise NotImplementedError(
+        f"Differentiation rule for 'nextafter' not implemented (as in JAX){user_line_suffix()}"
+    )
+
+
+jvp_rules[ew.nextafter_p] = _nextafter_jvp

@@ -1,0 +1,212 @@
+"""JVP rules of the linear-algebra primitives (closed forms, as JAX's ``lax.linalg``) and the
+transpose of ``triangular_solve`` in its right-hand side.
+
+Every tangent is written with primitives that are linear in the tangent (matmuls with known
+factors, triangular solves against a known triangle, masks), so ``linearize``/``vjp`` can
+transpose them. Integer outputs (LU's pivots) get ``Zero`` tangents.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from mj_autodiff._jvp import jvp_rules
+from mj_autodiff._tangents import Zero, instantiate_zeros, shape_dtype, tangent_aval_of
+from mj_autodiff._transpose import UndefPrimal, transpose_rules
+from mj_core import bind, bind1, lax
+from mj_core.extend import Array
+from mj_core.lax_linalg import diagonal, eye_like, matmul, mT, triangular_solve, tril, triu
+from mj_core.prims import linalg as la
+
+Rule = tuple[list[Any], list[Any]]
+
+
+# --- cholesky ---------------------------------------------------------------------------------
+def _cholesky_jvp(primals: list[Any], tangents: list[Any]) -> Rule:
+    (a,), (a_dot,) = primals, tangents
+    low = bind1(la.cholesky_p, a)
+    if type(a_dot) is Zero:
+        return [low], [Zero(tangent_aval_of(low))]
+    # dL = L phi(L^-1 dA L^-T), phi = lower triangle with the diagonal halved
+    sym = lax.div(lax.add(a_dot, mT(a_dot)), lax.full_like(a_dot, 2))
+    tmp = triangular_solve(low, sym, left_side=False, lower=True, transpose_a=True)
+    inner = triangular_solve(low, tmp, left_side=True, lower=True)
+    halved = lax.sub(
+        tril(inner), lax.mul(lax.full_like(inner, 0.5), lax.mul(inner, eye_like(inner)))
+    )
+    return [low], [matmul(low, halved)]
+
+
+jvp_rules[la.cholesky_p] = _cholesky_jvp
+
+
+# --- triangular_solve -------------------------------------------------------------------------
+def _triangular_solve_jvp(primals: list[Any], tangents: list[Any], **params: Any) -> Rule:
+    (a, b), (a_dot, b_dot) = primals, tangents
+    ans = bind1(la.triangular_solve_p, a, b, **params)
+    out: Any = None
+    if type(b_dot) is not Zero:  # linear in b
+        out = bind1(la.triangular_solve_p, a, b_dot, **params)
+    if type(a_dot) is not Zero:
+        # d(op(a)^-1 b) = -op(a)^-1 op(da) x  (left side);  x = b op(a)^-1: -x op(da) op(a)^-1
+        k = -1 if params["unit_diagonal"] else 0
+        g = tril(a_dot, k) if params["lower"] else triu(a_dot, -k)
+        g = lax.neg(mT(g) if params["transpose_a"] else g)
+        rhs = matmul(g, ans) if params["left_side"] else matmul(ans, g)
+        term = bind1(la.triangular_solve_p, a, rhs, **params)
+        out = term if out is None else lax.add(out, term)
+    if out is None:
+        return [ans], [Zero(tangent_aval_of(ans))]
+    return [ans], [out]
+
+
+def _triangular_solve_transpose(cts: list[Any], a: Any, b: Any, **params: Any) -> list[Any]:
+    if type(a) is UndefPrimal:
+        raise TypeError(
+            "triangular_solve: the matrix a is a linear (tangent) input, but the solve is "
+            "linear only in b and cannot be transposed in a."
+        )
+    ct = instantiate_zeros(cts[0]) if type(cts[0]) is Zero else cts[0]
+    ct_b = bind1(
+        la.triangular_solve_p, a, ct, **{**params, "transpose_a": not params["transpose_a"]}
+    )
+    return [None, ct_b]
+
+
+jvp_rules[la.triangular_solve_p] = _triangular_solve_jvp
+transpose_rules[la.triangular_solve_p] = _triangular_solve_transpose
+
+
+# --- lu ---------------------------------------------------------------------------------------
+def _permutation_matrix(perm: Array, dtype: np.dtype[Any]) -> Array:
+    """``P`` with ``P[..., i, j] = (perm[..., i] == j)``, so ``P @ x == x[..., perm, :]``."""
+    shape = tuple(shape_dtype(perm)[0])
+    m = shape[-1]
+    full = (*shape, m)
+    rows = lax.broadcast_in_dim(
+        lax.convert_element_type(perm, np.int64), full, tuple(range(len(shape)))
+    )
+    cols = lax.broadcasted_iota(np.int64, full, len(full) - 1)
+    return lax.convert_element_type(lax.eq(rows, cols), dtype)
+
+
+def _lu_jvp(primals: list[Any], tangents: list[Any]) -> Rule:
+    (a,), (a_dot,) = primals, tangents
+    lu, pivots, perm = bind(la.lu_p, a)
+    int_zeros: list[Any] = [Zero(tangent_aval_of(pivots)), Zero(tangent_aval_of(perm))]
+    if type(a_dot) is Zero:
+        return [lu, pivots, perm], [Zero(tangent_aval_of(lu)), *int_zeros]
+    shape, dtype = shape_dtype(a)
+    *batch, m, n = shape
+    k = min(m, n)
+    nd = len(shape)
+    x = matmul(_permutation_matrix(perm, dtype), a_dot)  # P dA
+    zero = lax.convert_element_type(0, dtype)
+    # L: m x m unit lower (lu's strict lower part, padded); U: n x n upper (padded with I)
+    l_cols = lax.slice(lu, (0,) * nd, (*batch, m, k))
+    l_pad = [(0, 0, 0)] * nd
+    l_pad[-1] = (0, m - k, 0)
+    low = lax.add(lax.pad(tril(l_cols, -1), zero, l_pad), eye_like(lu, m))
+    u_rows = lax.slice(lu, (0,) * nd, (*batch, k, n))
+    u_pad = [(0, 0, 0)] * nd
+    u_pad[-2] = (0, n - k, 0)
+    u_eye = lax.pad(eye_like(lu, n - k), zero, [(0, 0, 0)] * (nd - 2) + [(k, 0, 0), (k, 0, 0)])
+    up = lax.add(lax.pad(triu(u_rows), zero, u_pad), u_eye)
+    la_ = triangular_solve(low, x, left_side=True, lower=True, unit_diagonal=True)
+    lau = triangular_solve(up, la_, left_side=False, lower=False)
+    lu_dot = lax.add(matmul(low, tril(lau, -1)), matmul(triu(lau), up))
+    return [lu, pivots, perm], [lu_dot, *int_zeros]
+
+
+jvp_rules[la.lu_p] = _lu_jvp
+
+
+# --- eigh -------------------------------------------------------------------------------------
+def _eigh_jvp(primals: list[Any], tangents: list[Any], **params: Any) -> Rule:
+    (a,), (a_dot,) = primals, tangents
+    v, w = bind(la.eigh_p, a, **params)
+    if type(a_dot) is Zero:
+        return [v, w], [Zero(tangent_aval_of(v)), Zero(tangent_aval_of(w))]
+    nd = len(shape_dtype(a)[0])
+    eye = eye_like(a)
+    w_row = lax.expand_dims(w, (nd - 2,))  # w[..., None, :]
+    w_col = lax.expand_dims(w, (nd - 1,))  # w[..., :, None]
+    # F[i, j] = 1 / (w_j - w_i) off the diagonal, 0 on it (without dividing by zero)
+    f_mat = lax.sub(lax.integer_pow(lax.add(eye, lax.sub(w_row, w_col)), -1), eye)
+    vt_adot_v = matmul(matmul(mT(v), a_dot), v)
+    dv = matmul(v, lax.mul(f_mat, vt_adot_v))
+    dw = diagonal(vt_adot_v)
+    return [v, w], [dv, dw]
+
+
+jvp_rules[la.eigh_p] = _eigh_jvp
+
+
+# --- svd --------------------------------------------------------------------------------------
+def _svd_jvp(
+    primals: list[Any], tangents: list[Any], *, full_matrices: bool, compute_uv: bool
+) -> Rule:
+    (a,), (a_dot,) = primals, tangents
+    outs = bind(la.svd_p, a, full_matrices=full_matrices, compute_uv=compute_uv)
+    if type(a_dot) is Zero:
+        return outs, [Zero(tangent_aval_of(o)) for o in outs]
+    shape, _ = shape_dtype(a)
+    m, n = shape[-2:]
+    if compute_uv and full_matrices and m != n:
+        raise NotImplementedError(
+            "svd: the derivative with full_matrices=True is only defined for square matrices "
+            f"(got shape {tuple(shape)}); use full_matrices=False"
+        )
+    s, u, vt = bind(la.svd_p, a, full_matrices=False, compute_uv=True)
+    v = mT(vt)
+    ds_mat = matmul(matmul(mT(u), a_dot), v)
+    ds = diagonal(ds_mat)
+    if not compute_uv:
+        return [s], [ds]
+    nd = len(shape)
+    s_row = lax.expand_dims(s, (nd - 2,))  # s[..., None, :]
+    s_col = mT(s_row)
+    eye = eye_like(ds_mat)
+    s_diffs = lax.mul(lax.add(s_row, s_col), lax.sub(s_row, s_col))  # s_j^2 - s_i^2
+    f_mat = lax.sub(lax.integer_pow(lax.add(s_diffs, eye), -1), eye)
+    dss = lax.mul(s_row, ds_mat)  # dS diag(s)
+    sds = lax.mul(s_col, ds_mat)  # diag(s) dS
+    du = matmul(u, lax.mul(f_mat, lax.add(dss, mT(dss))))
+    dv = matmul(v, lax.mul(f_mat, lax.add(sds, mT(sds))))
+    if m > n:
+        dav = matmul(a_dot, v)
+        du = lax.add(du, lax.div(lax.sub(dav, matmul(u, matmul(mT(u), dav))), s_row))
+    if n > m:
+        dau = matmul(mT(a_dot), u)
+        dv = lax.add(dv, lax.div(lax.sub(dau, matmul(v, matmul(vt, dau))), s_row))
+    return [s, u, vt], [ds, du, mT(dv)]
+
+
+jvp_rules[la.svd_p] = _svd_jvp
+
+
+# --- qr ---------------------------------------------------------------------------------------
+def _qr_jvp(primals: list[Any], tangents: list[Any], *, full_matrices: bool) -> Rule:
+    (a,), (a_dot,) = primals, tangents
+    outs = bind(la.qr_p, a, full_matrices=full_matrices)
+    if type(a_dot) is Zero:
+        return outs, [Zero(tangent_aval_of(o)) for o in outs]
+    m, n = shape_dtype(a)[0][-2:]
+    if m < n or (full_matrices and m != n):
+        raise NotImplementedError(
+            f"qr: the derivative needs m >= n (and full_matrices=False unless square); got "
+            f"shape {tuple(shape_dtype(a)[0])}, full_matrices={full_matrices}"
+        )
+    q, r = outs
+    dx_rinv = triangular_solve(r, a_dot, left_side=False, lower=False)  # dA R^-1
+    qt_dx_rinv = matmul(mT(q), dx_rinv)
+    lower = tril(qt_dx_rinv, -1)
+    skew = lax.sub(lower, mT(lower))
+    dq = lax.add(matmul(q, lax.sub(skew, qt_dx_rinv)), dx_rinv)
+    dr = matmul(lax.sub(qt_dx_rinv, skew), r)
+    return [q, r], [dq, dr]
+
+
+jvp_rules[la.qr_p] = _qr_jvp

@@ -1,0 +1,30 @@
+"""Batching rules of the dtype conversions: ``convert_element_type`` acts on each element (batch
+dim unchanged); ``bitcast_convert_type`` too, except that a wider dtype consumes the last axis,
+which therefore must not be the batch axis."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from mj_batch._batching import Dims, RuleResult, Vals, defvectorized, dtype_of, moveaxis, vmap_rules
+from mj_core import bind1
+from mj_core.prims import conversions as cv
+
+__all__: list[str] = []
+
+defvectorized(cv.convert_element_type_p)
+
+
+def _bitcast_convert_type_vmap(
+    axis_size: int, vals_in: Vals, dims_in: Dims, *, new_dtype: np.dtype[Any]
+) -> RuleResult:
+    (x,), (bdim,) = vals_in, dims_in
+    assert isinstance(bdim, int)
+    if np.dtype(new_dtype).itemsize > dtype_of(x).itemsize and bdim == x.ndim - 1:
+        x, bdim = moveaxis(x, bdim, 0), 0
+    return [bind1(cv.bitcast_convert_type_p, x, new_dtype=new_dtype)], [bdim]
+
+
+vmap_rules[cv.bitcast_convert_type_p] = _bitcast_convert_type_vmap

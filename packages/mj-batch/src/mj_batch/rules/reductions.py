@@ -1,0 +1,66 @@
+"""Batching rules of reductions, arg-reductions and cumulative ops: shift their axes past the
+batch axis, which stays where it is."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mj_batch._batching import (
+    Dims,
+    RuleResult,
+    Vals,
+    VmapRule,
+    shift_axis,
+    vmap_rules,
+)
+from mj_core import Primitive, bind
+from mj_core.prims import reductions as rd
+
+__all__: list[str] = []
+
+
+def _axes_reduction_rule(prim: Primitive) -> VmapRule:
+    """Rule for a primitive reducing the per-example ``axes`` (``reduce_*``, ``argmax``...)."""
+
+    def rule(
+        axis_size: int, vals_in: Vals, dims_in: Dims, *, axes: tuple[int, ...], **params: Any
+    ) -> RuleResult:
+        (x,), (bdim,) = vals_in, dims_in
+        assert isinstance(bdim, int)
+        new_axes = tuple(shift_axis(a, bdim) for a in axes)
+        out_bdim = bdim - sum(a < bdim for a in axes)
+        return bind(prim, x, axes=new_axes, **params), [out_bdim]
+
+    rule.__name__ = f"{prim.name}_vmap"
+    return rule
+
+
+for _prim in (
+    rd.reduce_sum_p,
+    rd.reduce_max_p,
+    rd.reduce_min_p,
+    rd.reduce_prod_p,
+    rd.reduce_and_p,
+    rd.reduce_or_p,
+    rd.argmax_p,
+    rd.argmin_p,
+):
+    vmap_rules[_prim] = _axes_reduction_rule(_prim)
+
+
+def _cumulative_rule(prim: Primitive) -> VmapRule:
+    """Rule for a scan along one per-example ``axis`` (``cumsum`` and friends)."""
+
+    def rule(
+        axis_size: int, vals_in: Vals, dims_in: Dims, *, axis: int, reverse: bool
+    ) -> RuleResult:
+        (x,), (bdim,) = vals_in, dims_in
+        assert isinstance(bdim, int)
+        return bind(prim, x, axis=shift_axis(axis, bdim), reverse=reverse), [bdim]
+
+    rule.__name__ = f"{prim.name}_vmap"
+    return rule
+
+
+for _prim in (rd.cumsum_p, rd.cumprod_p, rd.cummax_p, rd.cummin_p):
+    vmap_rules[_prim] = _cumulative_rule(_prim)

@@ -1,0 +1,122 @@
+"""``EagerArray``: the array type every eager mj operation returns, like ``jax.Array``.
+
+Eager mj evaluates with NumPy, so an eager value is a NumPy array; this thin ``np.ndarray``
+subclass adds JAX's array API on top: ``x.at[idx].set(y)``, ``block_until_ready()``,
+immutability (``x[i] = y`` raises ``TypeError``; ``x += y`` rebinds ``x``), clamped
+out-of-bounds indexing, and the ``Array(...)`` repr. ``bind`` views each eager output as an
+``EagerArray`` (:func:`eager_result`), so ``mnp.dot(x, x.T).block_until_ready()`` and
+``mnp.sin(x).at[0].set(1.0)`` work as in JAX.
+
+Cost matters: an ``EagerArray`` operand must not slow NumPy's ufuncs down. NumPy wraps a ufunc's
+output in the type of a subclass operand by calling its ``__array_wrap__`` from Python, which
+doubles the cost of a small op; ``__array_wrap__ = None`` opts out, so ufuncs on
+``EagerArray`` operands return plain arrays as cheaply as on plain ones, and ``bind`` alone
+re-wraps (a C-level ``view``). Operators and reduction methods are mj's, so that they return
+``EagerArray`` too (installed with every array type's methods by
+:func:`mj_core._array_methods.install_array_methods`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+
+from mj_core._avals import pytype_aval_mappings, register_array_type
+
+__all__ = ["EagerArray", "eager_result", "eager_results"]
+
+_view = np.ndarray.view
+_ndarray = np.ndarray
+
+
+class EagerArray(np.ndarray):
+    """An immutable NumPy array with JAX's array API (``.at``, ``block_until_ready``)."""
+
+    __slots__ = ()
+    __array_wrap__ = None  # type: ignore[assignment]  # ufuncs: plain arrays, at full speed
+    __array_priority__ = 0.0  # ndarray's own, as a plain attribute: no float made per operand
+
+    def block_until_ready(self) -> EagerArray:
+        """Eager NumPy data is always ready (JAX code calls this before timing)."""
+        return self
+
+    @property
+    def at(self) -> Any:
+        """``x.at[idx].set(y)`` / ``.add`` / ``.multiply`` / ``.min`` / ``.max`` / ``.get``."""
+        from mj_core.numpy._indexing import IndexUpdateHelper  # (imports this module)
+
+        return IndexUpdateHelper(self)
+
+    def __repr__(self) -> str:
+        prefix = "Array("
+        body = np.array2string(_view(self, _ndarray), separator=", ", prefix=prefix)
+        return f"{prefix}{body}, dtype={self.dtype.name})"
+
+    def __getitem__(self, key: Any) -> Any:
+        """JAX indexing semantics (e.g. out-of-bounds integer indices clamp)."""
+        from mj_core.numpy._indexing import getitem
+
+        return getitem(_view(self, _ndarray), key)
+
+    def __iter__(self) -> Iterator[Any]:
+        # NumPy's default iterator indexes until IndexError, which clamped indexing never raises.
+        # Not a generator itself: iter() of a 0-d array raises at once (np.iterable relies on it).
+        if self.ndim == 0:
+            raise TypeError("iteration over a 0-d array")
+        return (eager_result(row) for row in _view(self, _ndarray))
+
+    def argsort(
+        self, axis: Any = -1, kind: Any = None, order: Any = None, *, stable: Any = None
+    ) -> Any:
+        """NumPy's ``argsort``, stable unless a ``kind`` is asked for: JAX sorts stably (ties
+        keep their order); ``np.argsort(x)`` calls this method too."""
+        if kind is None and stable is None:
+            stable = True
+        return eager_result(_ndarray.argsort(self, axis, kind, order, stable=stable))
+
+    def astype(self, dtype: Any, *args: Any, **kwargs: Any) -> Any:
+        """Converts as mj does under ``jit`` (NaN to an integer is 0, out-of-range values
+        saturate, as in XLA); NumPy's keyword forms (``copy=False``, which NumPy's own code
+        uses on any array) keep NumPy's method."""
+        if args or kwargs:
+            return eager_result(_ndarray.astype(self, dtype, *args, **kwargs))
+        from mj_core.lax import convert_element_type  # (imports this module)
+
+        return convert_element_type(self, dtype)
+
+    def take(self, *args: Any, **kwargs: Any) -> Any:
+        """``mj.numpy.take``: JAX's out-of-bounds rules (fill by default), as under ``jit``."""
+        from mj_core.numpy._indexing import take
+
+        return take(self, *args, **kwargs)
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        raise TypeError(
+            "mj arrays are immutable: they do not support item assignment. Instead of "
+            "x[idx] = y, use x = x.at[idx].set(y)."
+        )
+
+
+def eager_result(out: Any) -> Any:
+    """``out`` (an impl rule's output) as an :class:`EagerArray`: NumPy arrays are viewed,
+    NumPy scalars become 0-d arrays; anything else (a Python scalar) is returned as is."""
+    t = type(out)
+    if t is _ndarray:
+        return _view(out, EagerArray)
+    if t is EagerArray:
+        return out
+    if isinstance(out, np.generic):
+        return _view(np.asarray(out), EagerArray)
+    if isinstance(out, _ndarray):  # another subclass: keep its data, give it the mj API
+        return _view(out, EagerArray)
+    return out
+
+
+def eager_results(outs: list[Any]) -> list[Any]:
+    """:func:`eager_result` of each output of a multi-output primitive."""
+    return [eager_result(out) for out in outs]
+
+
+register_array_type(EagerArray, pytype_aval_mappings[np.ndarray])

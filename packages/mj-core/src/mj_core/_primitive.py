@@ -1,0 +1,140 @@
+"""Primitives and the two rule tables mj-core owns.
+
+A :class:`Primitive` is only a name (plus whether it returns several outputs). What a primitive
+*means* lives in rule tables, one per interpretation, each owned by the layer that owns that
+interpretation: ``impl_rules`` (eager evaluation) and ``abstract_eval_rules`` (typing) here,
+``jvp_rules`` in mj-autodiff, and so on. A table is a :class:`RuleTable`: a plain dict whose
+failed lookup raises :class:`~mj_core.errors.MissingRuleError` naming the primitive, the
+transformation and where to register the rule.
+
+The typing table lives here, next to the impl table, because each core family writes its
+typing rule once, beside its impl rule (``mj_core/prims/<family>.py``), and the impl rules check
+their operands with it: eager evaluation and jaxprs can never disagree. mj-ir exposes this same
+dict as ``mj_ir.abstract_eval_rules``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from mj_core.errors import MissingRuleError
+
+__all__ = [
+    "ImplRules",
+    "Primitive",
+    "RuleTable",
+    "UfuncShortcut",
+    "abstract_eval_rules",
+    "impl_rules",
+]
+
+
+class Primitive:
+    """A named operation; its meaning is given by the rule tables it is registered in."""
+
+    __slots__ = ("multiple_results", "name")
+
+    def __init__(self, name: str, *, multiple_results: bool = False) -> None:
+        self.name = name
+        self.multiple_results = multiple_results
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+class RuleTable(dict[Primitive, Callable[..., Any]]):
+    """A ``dict[Primitive, rule]`` whose missing entries raise a helpful error."""
+
+    def __init__(self, name: str, transformation: str, module: str) -> None:
+        super().__init__()
+        self.name = name
+        self.transformation = transformation
+        self.module = module
+
+    def __missing__(self, prim: Primitive) -> Callable[..., Any]:
+        raise MissingRuleError(
+            f"Primitive '{prim}' has no {self.transformation} rule: register one in "
+            f"{self.module}.{self.name}[{prim.name}_p]."
+        )
+
+    def __repr__(self) -> str:
+        return f"RuleTable({self.module}.{self.name}, {len(self)} rules)"
+
+    def register(self, prim: Primitive) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+        """Decorator form: ``@impl_rules.register(sin_p)`` above the rule's definition."""
+
+        def decorate(rule: Callable[..., Any]) -> Callable[..., Any]:
+            self[prim] = rule
+            return rule
+
+        return decorate
+
+
+class UfuncShortcut:
+    """The eager shortcut of ``primitive`` (see :class:`ImplRules`): ``ufunc`` is its impl
+    rule's computation returning the output itself, or ``None`` while another impl rule is
+    registered."""
+
+    __slots__ = ("primitive", "ufunc")
+
+    def __init__(self, primitive: Primitive) -> None:
+        self.primitive = primitive
+        self.ufunc: Callable[..., Any] | None = None
+
+
+class ImplRules(RuleTable):
+    """The impl table, with the eager shortcut of the primitives that are one NumPy ufunc.
+
+    A primitive whose impl rule only applies a ufunc-like function to its operands (the
+    elementwise family's) is registered with :meth:`register_ufunc`; that function, which
+    returns the output itself rather than a one-element list, is its :meth:`shortcut`, and the
+    lax wrappers made by :func:`mj_core._trace.binds` call it directly (eager NumPy-style code
+    runs these operations most). Registering another impl rule for the primitive clears its
+    shortcut, so the new rule is what eager evaluation runs.
+    """
+
+    def __init__(self) -> None:
+        super().__init__("impl_rules", "eager evaluation (impl)", "mj_core")
+        self._shortcuts: dict[Primitive, UfuncShortcut] = {}
+
+    def __setitem__(self, prim: Primitive, rule: Callable[..., Any]) -> None:
+        shortcut = self._shortcuts.get(prim)
+        if shortcut is not None:
+            shortcut.ufunc = None
+        super().__setitem__(prim, rule)
+
+    def shortcut(self, prim: Primitive) -> UfuncShortcut:
+        """``prim``'s shortcut: always the same object, so a wrapper can keep it."""
+        shortcut = self._shortcuts.get(prim)
+        if shortcut is None:
+            shortcut = self._shortcuts[prim] = UfuncShortcut(prim)
+        return shortcut
+
+    def register_ufunc(self, prim: Primitive, nin: int, ufunc: Callable[..., Any]) -> None:
+        """Make ``ufunc`` (``nin`` operands, returning the single output) ``prim``'s impl rule
+        and its shortcut."""
+
+        def unary(x: Any) -> list[Any]:
+            return [ufunc(x)]
+
+        def binary(x: Any, y: Any) -> list[Any]:
+            return [ufunc(x, y)]
+
+        def nary(*args: Any) -> list[Any]:
+            return [ufunc(*args)]
+
+        # unary and binary rules take their operands directly (no ``*args`` tuple)
+        rule = unary if nin == 1 else binary if nin == 2 else nary
+        rule.__name__ = rule.__qualname__ = f"{prim.name}_impl"
+        self[prim] = rule
+        self.shortcut(prim).ufunc = ufunc
+
+
+impl_rules = ImplRules()
+
+# Named by mj_ir: users of jaxprs know it as ``mj_ir.abstract_eval_rules`` (this very dict).
+abstract_eval_rules = RuleTable("abstract_eval_rules", "abstract evaluation", "mj_ir")
+"""``abstract_eval_rules[p](*avals, **params) -> list[ShapedArray]``: the output types of ``p``
+from its operands' types (``TypeError`` naming the primitive and the operand types for
+operands or params it does not accept, ``ValueError`` for out-of-range axes)."""

@@ -1,0 +1,506 @@
+"""The interpreter stack: main traces, traces, tracers, and ``bind``.
+
+This is Autodidax Part 1's machinery (with Part 3's dynamic trace for omnistaging), made
+production-grade:
+
+* the trace stack is **per thread** (a ``threading.local``), so tracing in several threads at
+  once is safe;
+* leaving :func:`new_main` by an exception restores the stack, and every tracer of the ended
+  main trace is marked dead: using it later raises :class:`TracerLeakError`;
+* eager evaluation is one path, :func:`eval_primitive`: when no transformation is active on
+  this thread :func:`bind` calls the impl rule directly, so eager evaluation costs little more
+  than NumPy itself, and the elementwise wrappers (:func:`binds`) call the primitive's NumPy
+  ufunc. A leaked tracer reaching NumPy on that path is caught by the tracer's
+  ``__array__``/``__array_ufunc__``/``__array_function__`` hooks, so the fast path needs no
+  per-argument check.
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any, ClassVar, TypeVar
+
+import numpy as np
+
+from mj_core._avals import ShapedArray, get_aval
+from mj_core._eager_array import EagerArray, eager_result, eager_results
+from mj_core._primitive import Primitive, impl_rules
+from mj_core.errors import (
+    ConcretizationError,
+    MJError,
+    ShapeDtypeError,
+    TracerLeakError,
+    user_line_suffix,
+)
+
+__all__ = [
+    "EvalTrace",
+    "MainTrace",
+    "Trace",
+    "Tracer",
+    "bind",
+    "bind1",
+    "binds",
+    "current_trace_stack",
+    "eval_primitive",
+    "find_top_trace",
+    "full_lower",
+    "full_raise",
+    "is_eager",
+    "new_dynamic",
+    "new_main",
+]
+
+
+class MainTrace:
+    """One active transformation: its level in the stack, trace class and global data."""
+
+    __slots__ = ("alive", "global_data", "level", "trace", "trace_type")
+
+    def __init__(self, level: int, trace_type: type[Trace], global_data: Any) -> None:
+        self.level = level
+        self.trace_type = trace_type
+        self.global_data = global_data
+        self.alive = True
+        self.trace = trace_type(self)  # one Trace per main: tracers share it, bind reuses it
+
+    def __repr__(self) -> str:
+        return f"MainTrace({self.level}, {self.trace_type.__name__})"
+
+
+class Trace:
+    """How one transformation interprets primitives applied to its tracers."""
+
+    __slots__ = ("main",)
+
+    #: Shown in error messages ("a tracer of the jvp transformation ...").
+    transformation_name: ClassVar[str] = "a transformation"
+
+    def __init__(self, main: MainTrace) -> None:
+        self.main = main
+
+    def pure(self, val: Any) -> Any:
+        """Box a non-tracer value (a constant) as this trace's tracer."""
+        raise NotImplementedError(f"{type(self).__name__}.pure")
+
+    def lift(self, val: Tracer) -> Any:
+        """Box a tracer of a lower-level trace as this trace's tracer."""
+        raise NotImplementedError(f"{type(self).__name__}.lift")
+
+    def process_primitive(
+        self, primitive: Primitive, tracers: list[Any], params: dict[str, Any]
+    ) -> list[Any]:
+        raise NotImplementedError(f"{type(self).__name__}.process_primitive")
+
+
+class _TraceState(threading.local):
+    """Per-thread interpreter state; a new thread starts with only the eval trace."""
+
+    def __init__(self) -> None:
+        base = MainTrace(0, EvalTrace, None)
+        self.base = base
+        self.trace_stack: list[MainTrace] = [base]
+        self.dynamic_trace: MainTrace = base
+        self.eager = True  # no transformation active: bind may call impl rules directly
+
+    def refresh(self) -> None:
+        self.eager = len(self.trace_stack) == 1 and self.dynamic_trace is self.base
+
+
+class EvalTrace(Trace):
+    """The bottom of every stack: apply the impl rule to concrete values."""
+
+    __slots__ = ()
+    transformation_name = "eager evaluation"
+
+    def pure(self, val: Any) -> Any:
+        return val
+
+    lift = pure
+
+    def process_primitive(
+        self, primitive: Primitive, tracers: list[Any], params: dict[str, Any]
+    ) -> list[Any]:
+        return eval_primitive(primitive, tracers, params)
+
+
+_state = _TraceState()
+_ndarray = np.ndarray
+_view = np.ndarray.view
+
+# Number of transformations active on *any* thread. While it is zero, ``bind`` skips even the
+# thread-local read; when it is not, each thread still decides from its own ``_state.eager``.
+_active_count = 0
+_active_lock = threading.Lock()
+
+
+def _enter_transformation() -> None:
+    global _active_count
+    with _active_lock:
+        _active_count += 1
+
+
+def _exit_transformation() -> None:
+    global _active_count
+    with _active_lock:
+        _active_count -= 1
+
+
+def current_trace_stack() -> tuple[MainTrace, ...]:
+    """A snapshot of this thread's trace stack (for tests and debugging)."""
+    return tuple(_state.trace_stack)
+
+
+def is_eager() -> bool:
+    """True when no transformation is active on this thread."""
+    return _state.eager
+
+
+@contextmanager
+def new_main(trace_type: type[Trace], global_data: Any = None) -> Iterator[MainTrace]:
+    """Push a new transformation on this thread's stack for the duration of the block."""
+    st = _state
+    stack = st.trace_stack
+    main = MainTrace(len(stack), trace_type, global_data)
+    stack.append(main)
+    st.eager = False
+    _enter_transformation()
+    try:
+        yield main
+    finally:
+        main.alive = False
+        del stack[main.level :]
+        st.refresh()
+        _exit_transformation()
+
+
+@contextmanager
+def new_dynamic(main: MainTrace) -> Iterator[None]:
+    """Make ``main`` the dynamic trace: every primitive bound in the block is staged into it,
+    even one applied to constants only (omnistaging)."""
+    st = _state
+    prev = st.dynamic_trace
+    st.dynamic_trace = main
+    st.eager = False
+    _enter_transformation()
+    try:
+        yield
+    finally:
+        st.dynamic_trace = prev
+        st.refresh()
+        _exit_transformation()
+
+
+class Tracer:
+    """A value being traced by some transformation; behaves like an array."""
+
+    __slots__ = ("_trace",)
+    __array_priority__ = 1000
+
+    _trace: Trace
+
+    @property
+    def aval(self) -> ShapedArray:
+        raise NotImplementedError(f"{type(self).__name__}.aval")
+
+    def full_lower(self) -> Any:
+        return self
+
+    # --- array-like attributes, forwarded to the abstract value -----------------------------
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.aval.shape
+
+    @property
+    def dtype(self) -> np.dtype[Any]:
+        return self.aval.dtype
+
+    @property
+    def ndim(self) -> int:
+        return len(self.aval.shape)
+
+    @property
+    def weak_type(self) -> bool:
+        """Whether the value has a weak type (a Python scalar's; see NEP 50 promotion)."""
+        return self.aval.weak_type
+
+    @property
+    def size(self) -> int:
+        return self.aval.size
+
+    def __len__(self) -> int:
+        shape = self.aval.shape
+        if not shape:
+            raise TypeError("len() of unsized object (a 0-d traced array)")
+        return shape[0]
+
+    def __iter__(self) -> Iterator[Any]:
+        if not self.aval.shape:
+            raise TypeError("iteration over a 0-d traced array")
+        return (self[i] for i in range(self.aval.shape[0]))  # type: ignore[index]
+
+    def __repr__(self) -> str:
+        return f"Traced<{self.aval.str_short()}>with<{type(self._trace).__name__}>"
+
+    # --- places where Python or NumPy need a concrete value ---------------------------------
+    def _check_alive(self) -> None:
+        if not self._trace.main.alive:
+            raise _leak_error(self)
+
+    def __bool__(self) -> bool:
+        self._check_alive()
+        return self.aval._bool(self)
+
+    def _concrete_scalar(self, kind: str) -> Any:
+        """``int(x)`` and friends: the value if the abstract value knows it (a
+        ``ConcreteArray``), else the aval raises ``ConcretizationError``."""
+        self._check_alive()
+        return self.aval._scalar(kind, self)
+
+    def __int__(self) -> int:
+        return self._concrete_scalar("int")  # type: ignore[no-any-return]
+
+    def __float__(self) -> float:
+        return self._concrete_scalar("float")  # type: ignore[no-any-return]
+
+    def __complex__(self) -> complex:
+        return self._concrete_scalar("complex")  # type: ignore[no-any-return]
+
+    def __index__(self) -> int:
+        return self._concrete_scalar("index")  # type: ignore[no-any-return]
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray[Any, Any]:
+        raise self._numpy_conversion_error("np.asarray()")
+
+    def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        # ``ndarray * tracer`` reaches here through NumPy's operator: apply mj's operator.
+        dunder = _OPERATOR_UFUNCS.get(ufunc.__name__) if method == "__call__" else None
+        if dunder is not None and not kwargs:
+            self._check_alive()
+            return getattr(type(self), dunder)(*inputs)
+        raise self._numpy_conversion_error(f"the NumPy ufunc {ufunc.__name__}")
+
+    def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
+        # NumPy's own implementation, as for JAX's tracers (which do not override it): the
+        # functions that call the array's method (np.sum -> x.sum, np.transpose, np.round,
+        # np.shape, ...) work; those that need data reach __array__, reported by name here.
+        implementation = getattr(func, "_implementation", None)
+        if implementation is None:
+            raise self._numpy_conversion_error(f"the NumPy function {func.__name__}")
+        try:
+            return implementation(*args, **kwargs)
+        except ConcretizationError:
+            raise self._numpy_conversion_error(f"the NumPy function {func.__name__}") from None
+
+    def _numpy_conversion_error(self, what: str) -> MJError:
+        if not self._trace.main.alive:
+            return _leak_error(self)
+        where = user_line_suffix()
+        return ConcretizationError(
+            f"A traced {self.aval.str_short()} value was passed to {what}"
+            f"{where}. NumPy needs concrete data, but this value is being "
+            f"traced by {self._trace.transformation_name}. Use mj.numpy (import mj.numpy as "
+            "mnp) instead of numpy inside transformed functions."
+        )
+
+
+#: NumPy ufuncs behind the array operators, and the operator a tracer applies instead (an
+#: ``ndarray`` on the left of ``*`` hands the operation to the tracer's ``__array_ufunc__``).
+_OPERATOR_UFUNCS = {
+    "add": "__add__",
+    "subtract": "__sub__",
+    "multiply": "__mul__",
+    "true_divide": "__truediv__",
+    "divide": "__truediv__",
+    "floor_divide": "__floordiv__",
+    "remainder": "__mod__",
+    "divmod": "__divmod__",
+    "power": "__pow__",
+    "matmul": "__matmul__",
+    "left_shift": "__lshift__",
+    "right_shift": "__rshift__",
+    "bitwise_and": "__and__",
+    "bitwise_or": "__or__",
+    "bitwise_xor": "__xor__",
+    "equal": "__eq__",
+    "not_equal": "__ne__",
+    "less": "__lt__",
+    "less_equal": "__le__",
+    "greater": "__gt__",
+    "greater_equal": "__ge__",
+}
+
+
+def _leak_error(tracer: Tracer) -> TracerLeakError:
+    name = tracer._trace.transformation_name
+    where = user_line_suffix()
+    return TracerLeakError(
+        f"A tracer of the {name} transformation ({tracer.aval.str_short()}) was used after "
+        f"that transformation ended{where}. It escaped the transformed "
+        "function, e.g. through a global, a closure or an attribute; return it instead."
+    )
+
+
+def find_top_trace(xs: Sequence[Any]) -> Trace:
+    """The trace that must handle a primitive applied to ``xs``: the highest-level one among
+    the arguments' traces and the dynamic trace."""
+    top = _state.dynamic_trace
+    for x in xs:
+        if isinstance(x, Tracer):
+            main = x._trace.main
+            if not main.alive:
+                raise _leak_error(x)
+            if main.level > top.level:
+                top = main
+    return top.trace
+
+
+def full_raise(trace: Trace, val: Any) -> Any:
+    """Make ``val`` a tracer of ``trace``: box constants, lift lower-level tracers."""
+    if not isinstance(val, Tracer):
+        return trace.pure(val)
+    val_main = val._trace.main
+    main = trace.main
+    if val_main is main:
+        return val
+    if not val_main.alive:
+        raise _leak_error(val)
+    if val_main.level < main.level:
+        return trace.lift(val)
+    raise TracerLeakError(
+        f"A tracer of the {val._trace.transformation_name} transformation (level "
+        f"{val_main.level}) reached {trace.transformation_name} (level {main.level}), which "
+        "cannot own it: it escaped its transformation (e.g. through a global or closure)."
+    )
+
+
+def full_lower(val: Any) -> Any:
+    """Unbox a tracer that does not need its trace any more (e.g. an eval-trace value)."""
+    if isinstance(val, Tracer):
+        return val.full_lower()
+    return val
+
+
+def _impl_error(primitive: Primitive, args: Sequence[Any], err: Exception) -> ShapeDtypeError:
+    try:
+        shapes = ", ".join(get_aval(a).str_short() for a in args)
+    except TypeError:
+        shapes = ", ".join(type(a).__name__ for a in args)
+    where = user_line_suffix()
+    return ShapeDtypeError(f"{primitive.name}: invalid operands ({shapes}){where}: {err}")
+
+
+def eval_primitive(primitive: Primitive, args: Sequence[Any], params: dict[str, Any]) -> list[Any]:
+    """Apply ``primitive``'s impl rule to concrete ``args`` now, whatever traces are active.
+
+    The one eager path: :func:`bind` and :func:`bind1` take it when no transformation is
+    active, the eval trace for constants under one, and the wrappers of :func:`binds` when their
+    ufunc shortcut does not apply. Outputs are viewed as :class:`EagerArray`; an invalid operand
+    raises a ``ShapeDtypeError`` naming the primitive, the operands and the user's line."""
+    try:
+        outs = impl_rules[primitive](*args, **params)
+    except MJError:
+        raise
+    except (ValueError, TypeError) as err:
+        raise _impl_error(primitive, args, err) from err
+    if len(outs) == 1:  # eager_results' common case, inlined
+        out = outs[0]
+        return [_view(out, EagerArray) if type(out) is _ndarray else eager_result(out)]
+    return eager_results(outs)
+
+
+def bind(primitive: Primitive, *args: Any, **params: Any) -> list[Any]:
+    """Apply ``primitive`` to ``args``: dispatch to the top trace, return a list of outputs."""
+    if not _active_count or _state.eager:
+        return eval_primitive(primitive, args, params)
+    trace = find_top_trace(args)
+    if type(trace) is EvalTrace:  # only constants: no boxing or unboxing to do
+        return eval_primitive(primitive, args, params)
+    tracers = []
+    for arg in args:  # a loop, not a comprehension: no closure cell made on every call
+        # full_raise's common case (already a tracer of this trace) inlined
+        tracers.append(
+            arg if isinstance(arg, Tracer) and arg._trace is trace else full_raise(trace, arg)
+        )
+    outs = trace.process_primitive(primitive, tracers, params)
+    return [out.full_lower() if isinstance(out, Tracer) else out for out in outs]
+
+
+def bind1(primitive: Primitive, *args: Any, **params: Any) -> Any:
+    """``bind`` for a single-output primitive: returns the output itself."""
+    if not _active_count or _state.eager:
+        return eval_primitive(primitive, args, params)[0]
+    trace = find_top_trace(args)
+    if type(trace) is EvalTrace:  # only constants: no boxing or unboxing to do
+        return eval_primitive(primitive, args, params)[0]
+    tracers = []
+    for arg in args:  # a loop, not a comprehension: no closure cell made on every call
+        tracers.append(
+            arg if isinstance(arg, Tracer) and arg._trace is trace else full_raise(trace, arg)
+        )
+    (out,) = trace.process_primitive(primitive, tracers, params)
+    return out.full_lower() if isinstance(out, Tracer) else out
+
+
+_Operation = TypeVar("_Operation", bound=Callable[..., Any])
+
+
+def binds(primitive: Primitive) -> Callable[[_Operation], _Operation]:
+    """Decorator for the lax wrapper of an elementwise primitive of one or two operands and no
+    params: the decorated function (its signature and docstring) becomes
+    ``bind1(primitive, ...)``.
+
+    Eager NumPy-style code runs these operations most, so the wrapper first tries the
+    primitive's ufunc shortcut (``impl_rules.shortcut(primitive)``: the impl rule's computation
+    returning the output itself) and views the result as an :class:`EagerArray`, in one Python
+    call. Everything else goes through :func:`bind1` and so :func:`eval_primitive`: tracing, a
+    failing operand (one traceback, from ``bind1``), and a primitive whose shortcut was cleared
+    because another impl rule was registered."""
+    # The wrappers' only closure cell (it names the primitive too, for the fallback): each
+    # cell is copied on every call.
+    shortcut = impl_rules.shortcut(primitive)
+
+    def decorate(signature: _Operation) -> _Operation:
+        nin = signature.__code__.co_argcount
+        # One shortcut, spelled for each arity: ``*args`` would cost every eager op a tuple
+        # and would let a unary ufunc take a second operand as its ``out`` array.
+        if nin == 1:
+
+            def op(x: Any) -> Any:
+                if not _active_count or _state.eager:
+                    ufunc = shortcut.ufunc
+                    if ufunc is not None:
+                        try:
+                            out = ufunc(x)
+                        except Exception:
+                            pass  # bind1 below reports it (outside this handler: one traceback)
+                        else:
+                            if type(out) is _ndarray:
+                                return _view(out, EagerArray)
+                            return eager_result(out)
+                return bind1(shortcut.primitive, x)
+
+        elif nin == 2:
+
+            def op(x: Any, y: Any) -> Any:  # type: ignore[misc]  # the same op, two operands
+                if not _active_count or _state.eager:
+                    ufunc = shortcut.ufunc
+                    if ufunc is not None:
+                        try:
+                            out = ufunc(x, y)
+                        except Exception:
+                            pass  # bind1 below reports it (outside this handler: one traceback)
+                        else:
+                            if type(out) is _ndarray:
+                                return _view(out, EagerArray)
+                            return eager_result(out)
+                return bind1(shortcut.primitive, x, y)
+
+        else:
+            raise TypeError(f"binds({primitive.name}): one or two operands, got {nin}")
+        return functools.update_wrapper(op, signature)  # type: ignore[return-value]
+
+    return decorate

@@ -1,0 +1,45 @@
+"""Dead-code elimination: drop the equations and inputs no wanted output depends on.
+
+Primitives have no side effects, so an equation is live exactly when one of its outputs is
+used. Higher-order equations are kept or dropped whole.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from mj_ir._jaxpr import Jaxpr, JaxprEqn, Var
+
+__all__ = ["dce_jaxpr"]
+
+
+def dce_jaxpr(
+    jaxpr: Jaxpr, used_outputs: Sequence[bool], instantiate: bool | Sequence[bool] = False
+) -> tuple[Jaxpr, list[bool]]:
+    """Keep only the outputs flagged in ``used_outputs`` and what they depend on.
+
+    Returns the pruned jaxpr, whose inputs are the used ones (plus those forced by
+    ``instantiate``), and ``used_inputs``, one flag per original input binder.
+    """
+    if len(used_outputs) != len(jaxpr.outs):
+        raise ValueError(
+            f"dce_jaxpr: used_outputs has {len(used_outputs)} flags for a jaxpr with "
+            f"{len(jaxpr.outs)} outputs"
+        )
+    nin = len(jaxpr.in_binders)
+    keep_in = [instantiate] * nin if isinstance(instantiate, bool) else list(instantiate)
+    if len(keep_in) != nin:
+        raise ValueError(
+            f"dce_jaxpr: instantiate has {len(keep_in)} flags for a jaxpr with {nin} inputs"
+        )
+    outs = [x for x, used in zip(jaxpr.outs, used_outputs, strict=True) if used]
+    live: set[Var] = {x for x in outs if type(x) is Var}
+    kept: list[JaxprEqn] = []
+    for eqn in reversed(jaxpr.eqns):
+        if any(v in live for v in eqn.out_binders):
+            kept.append(eqn)
+            live.update(x for x in eqn.inputs if type(x) is Var)
+    kept.reverse()
+    used_inputs = [v in live or k for v, k in zip(jaxpr.in_binders, keep_in, strict=True)]
+    in_binders = [v for v, u in zip(jaxpr.in_binders, used_inputs, strict=True) if u]
+    return Jaxpr(in_binders, kept, outs), used_inputs

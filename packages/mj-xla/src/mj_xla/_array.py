@@ -1,0 +1,226 @@
+"""Device arrays: what ``jit`` returns, kept on the device between jitted calls.
+
+An :class:`Array` pairs a jaxlib device buffer with its ``ShapedArray`` (weak type included).
+It has the full operator set of tracers (installed from ``mj_core.array_methods``) and is
+registered with mj-core as an array type, so every primitive and transformation accepts it:
+eager (NumPy) evaluation reads it through ``__array__`` (a zero-copy view on CPU), and
+transformations see a ``ConcreteArray`` so Python control flow on its value still works under
+``jvp``/``grad``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+
+from mj_core import (
+    ConcreteArray,
+    EagerArray,
+    ShapedArray,
+    Tracer,
+    get_aval,
+    install_array_methods,
+    register_array_type,
+)
+from mj_core.dtypes import canonical_dtype
+from mj_core.tree_util import tree_map
+from mj_xla import _jaxlib
+
+__all__ = ["Array", "device_put", "to_buffer"]
+
+
+class _ArrayMeta(type):
+    """``isinstance(x, mj.Array)`` holds for every mj array, as ``jax.Array`` does: device
+    arrays, eager results (``EagerArray``) and tracers. The type itself is unchanged
+    (``type(x) is Array`` still picks out device arrays)."""
+
+    def __instancecheck__(cls, obj: Any) -> bool:
+        return type(obj) is cls or isinstance(obj, EagerArray | Tracer)
+
+
+class Array(metaclass=_ArrayMeta):
+    """An immutable array living on the XLA device.
+
+    Attributes: ``shape``, ``dtype``, ``ndim``, ``size``, ``weak_type``. ``np.asarray(x)``
+    gives a read-only host view; ``block_until_ready()`` waits for pending computation.
+    """
+
+    __slots__ = ("__weakref__", "_aval", "_buf")
+    __array_priority__ = 100
+
+    _buf: _jaxlib.Buffer
+    _aval: ShapedArray
+
+    def __init__(self, buf: _jaxlib.Buffer, aval: ShapedArray) -> None:
+        self._buf = buf
+        self._aval = aval
+
+    # --- metadata ---------------------------------------------------------------------------
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self._aval.shape
+
+    @property
+    def dtype(self) -> np.dtype[Any]:
+        return self._aval.dtype
+
+    @property
+    def ndim(self) -> int:
+        return len(self._aval.shape)
+
+    @property
+    def size(self) -> int:
+        return self._aval.size
+
+    @property
+    def weak_type(self) -> bool:
+        return self._aval.weak_type
+
+    @property
+    def itemsize(self) -> int:
+        return self._aval.dtype.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        return self._aval.size * self._aval.dtype.itemsize
+
+    # --- host access ------------------------------------------------------------------------
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray[Any, Any]:
+        host = _jaxlib.to_numpy(self._buf)
+        if dtype is not None and np.dtype(dtype) != host.dtype:
+            return host.astype(dtype)
+        if copy:
+            return host.copy()
+        return host
+
+    def __array_function__(
+        self, func: Any, types: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> Any:
+        """NumPy functions see host views: without this, ``np.reshape(x)`` would call the
+        installed ``x.reshape`` method, which binds ``reshape_p``, whose impl calls
+        ``np.reshape(x)`` again."""
+        return func(*_to_host(args), **_to_host(kwargs))
+
+    def block_until_ready(self) -> Array:
+        self._buf.block_until_ready()
+        return self
+
+    def is_ready(self) -> bool:
+        return bool(self._buf.is_ready())
+
+    def item(self, *args: Any) -> Any:
+        return _jaxlib.to_numpy(self._buf).item(*args)
+
+    def tolist(self) -> Any:
+        return _jaxlib.to_numpy(self._buf).tolist()
+
+    def __bool__(self) -> bool:
+        return bool(_jaxlib.to_numpy(self._buf))
+
+    def __int__(self) -> int:
+        return int(_jaxlib.to_numpy(self._buf))
+
+    def __float__(self) -> float:
+        return float(_jaxlib.to_numpy(self._buf))
+
+    def __complex__(self) -> complex:
+        return complex(_jaxlib.to_numpy(self._buf))
+
+    def __index__(self) -> int:
+        return int(_jaxlib.to_numpy(self._buf).__index__())
+
+    def __len__(self) -> int:
+        if not self._aval.shape:
+            raise TypeError("len() of unsized object (a 0-d mj Array)")
+        return self._aval.shape[0]
+
+    def __iter__(self) -> Iterator[Any]:
+        if not self._aval.shape:
+            raise TypeError("iteration over a 0-d mj Array")
+        return (self[i] for i in range(self._aval.shape[0]))  # type: ignore[index]
+
+    def __format__(self, spec: str) -> str:
+        if not self._aval.shape:
+            return format(_jaxlib.to_numpy(self._buf)[()], spec)
+        return format(str(self), spec)
+
+    def __str__(self) -> str:
+        return str(_jaxlib.to_numpy(self._buf))
+
+    def __repr__(self) -> str:
+        prefix = "Array("
+        body = np.array2string(_jaxlib.to_numpy(self._buf), separator=", ", prefix=prefix)
+        weak = ", weak_type=True" if self._aval.weak_type else ""
+        # like JAX, an empty array's repr spells out its shape
+        shape = f", shape={self._aval.shape}" if self._aval.size == 0 else ""
+        return f"{prefix}{body}{shape}, dtype={self._aval.dtype.name}{weak})"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_unpickle, (np.array(self), self._aval.weak_type))
+
+
+install_array_methods(Array)
+
+
+def _to_host(x: Any) -> Any:
+    """Arrays inside (nested) tuples/lists/dicts of NumPy function arguments, as host views."""
+    if type(x) is Array:
+        return _jaxlib.to_numpy(x._buf)
+    if type(x) in (tuple, list):
+        return type(x)(_to_host(v) for v in x)
+    if type(x) is dict:
+        return {k: _to_host(v) for k, v in x.items()}
+    return x
+
+
+def _array_aval(x: Array) -> ShapedArray:
+    return ConcreteArray(_jaxlib.to_numpy(x._buf), weak_type=x._aval.weak_type)
+
+
+register_array_type(Array, _array_aval)
+
+
+def device_put(x: Any, device: Any = None) -> Any:
+    """Move ``x`` (a pytree of NumPy arrays, Python scalars, Arrays) to the device.
+
+    Arrays and tracers pass through unchanged; Python scalars keep their weak type
+    (``device_put(1.0) * float32_array`` stays float32). ``device`` is accepted for JAX
+    compatibility; there is one (CPU) device.
+    """
+    return tree_map(_put_leaf, x)
+
+
+def _put_leaf(x: Any) -> Any:
+    if type(x) is Array or isinstance(x, Tracer):
+        return x
+    aval = get_aval(x)
+    shaped = ShapedArray(aval.shape, canonical_dtype(aval.dtype), aval.weak_type)
+    return Array(_jaxlib.put(np.asarray(x, shaped.dtype)), shaped)
+
+
+def _unpickle(data: np.ndarray[Any, Any], weak_type: bool) -> Array:
+    """A pickled :class:`Array` back on the device, weak type included (as JAX's)."""
+    return Array(_jaxlib.put(data), ShapedArray(data.shape, data.dtype, weak_type))
+
+
+def to_buffer(x: Any, aval: ShapedArray) -> _jaxlib.Buffer:
+    """The device buffer to pass for a parameter of type ``aval`` (host data is copied in).
+
+    XLA only checks byte sizes, so shapes and dtypes are checked here.
+    """
+    if type(x) is Array:
+        if x._aval.shape != aval.shape or x._aval.dtype != aval.dtype:
+            raise TypeError(
+                f"jit: an argument of type {x._aval.str_short()} was passed where the compiled "
+                f"computation expects {aval.str_short()}"
+            )
+        return x._buf
+    host = np.asarray(x, aval.dtype)
+    if host.shape != aval.shape:
+        raise TypeError(
+            f"jit: an argument of shape {host.shape} was passed where the compiled "
+            f"computation expects {aval.str_short()}"
+        )
+    return _jaxlib.put(host)

@@ -1,0 +1,19 @@
+"""``clear_caches``: drop every compiled executable and cached traced jaxpr (JAX's
+``jax.clear_caches``); the next call of a jitted function traces and compiles again."""
+
+from __future__ import annotations
+
+from mj_autodiff.extend import transpose_jaxpr
+from mj_batch.extend import clear_vmap_jaxpr_cache
+from mj_xla import _executable, _jit
+
+__all__ = ["clear_caches"]
+
+
+def clear_caches() -> None:
+    """Clear the jit caches of every function, and the caches of traced jaxprs below them."""
+    for cache in list(_jit._function_caches.values()):
+        cache.clear()
+    _executable._closed_cache.clear()
+    transpose_jaxpr.cache_clear()
+    clear_vmap_jaxpr_cache()

@@ -1,0 +1,422 @@
+"""``jit``: trace once per signature, lower to StableHLO, compile with XLA, dispatch cheaply.
+
+The cache key of a call is its *signature*: static argument values, the pytree structure of
+the dynamic arguments and each leaf's shape/dtype/weak type. For the common call (positional
+device arrays only, no static arguments) the key is just the tuple of the arguments'
+``ShapedArray``s, computed without flattening any pytree; every other call flattens once and
+builds the same key when the call has that same shape, so the two paths share entries.
+
+Caches are per function, bounded (LRU), and held weakly by the function object: when the
+function goes away, its compiled executables go with it.
+
+When no transformation is active the compiled executable runs directly (the dispatch fast
+path). Under a transformation (including an enclosing ``jit``) the call binds ``xla_call_p``,
+so ``grad(jit(f))``, ``vmap(jit(f))`` and nested jits transform the traced jaxpr.
+"""
+
+from __future__ import annotations
+
+import functools
+import operator
+import weakref
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Sequence
+from typing import Any, Generic, ParamSpec, Protocol, TypeVar, overload
+
+from mj_core import ShapedArray, Tracer, bind, config, get_aval, is_array, is_eager, raise_to_shaped
+from mj_core.errors import user_location
+from mj_core.tree_util import PyTreeDef, tree_flatten, tree_unflatten
+from mj_ir import ClosedJaxpr, ShapeDtypeStruct
+from mj_ir.extend import trace_to_jaxpr
+from mj_xla._array import Array
+from mj_xla._executable import Executable, compile_jaxpr, inline_values
+from mj_xla._lowering import build_module
+from mj_xla._xla_call import xla_call_p
+
+__all__ = ["Compiled", "JitFunction", "Lowered", "jit"]
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+_MAX_ENTRIES_PER_FUNCTION = 64
+
+
+class _Entry:
+    """One traced signature: its jaxpr (constants first), constants, output structure and,
+    once it has run eagerly, its executable."""
+
+    __slots__ = ("closed", "consts", "executable", "name", "out_tree", "single_leaf")
+
+    def __init__(
+        self, closed: ClosedJaxpr, consts: list[Any], out_tree: PyTreeDef, name: str
+    ) -> None:
+        self.closed = closed
+        self.consts = consts
+        self.out_tree = out_tree
+        self.single_leaf = out_tree.node_type is None
+        self.executable: Executable | None = None
+        self.name = name
+
+    def compile(self) -> Executable:
+        if self.executable is None:
+            self.executable = compile_jaxpr(self.closed.jaxpr, self.consts, self.name)
+        return self.executable
+
+    def output(self, outs: Sequence[Any]) -> Any:
+        if self.single_leaf:
+            return outs[0]
+        return tree_unflatten(self.out_tree, outs)
+
+
+_Cache = OrderedDict[Hashable, _Entry]
+_function_caches: weakref.WeakKeyDictionary[Any, _Cache] = weakref.WeakKeyDictionary()
+
+
+def _cache_for(fun: Callable[..., Any]) -> _Cache:
+    """The LRU cache shared by every ``jit`` of ``fun``, dropped when ``fun`` is collected."""
+    try:
+        cache = _function_caches.get(fun)
+        if cache is None:
+            cache = OrderedDict()
+            _function_caches[fun] = cache
+        return cache
+    except TypeError:  # not weak-referenceable or not hashable: a cache of its own
+        return OrderedDict()
+
+
+def _leaf_aval(x: Any) -> ShapedArray:
+    if type(x) is Array:
+        return x._aval
+    try:
+        return raise_to_shaped(get_aval(x))
+    except TypeError:
+        raise TypeError(
+            f"jit: an argument leaf is a {type(x).__name__} ({x!r}), not an array. Pass "
+            "arrays or scalars, or mark the argument static with static_argnums/"
+            f"static_argnames{_where()}."
+        ) from None
+
+
+def _abstract_leaf_aval(x: Any) -> ShapedArray:
+    """``lower``'s arguments may also be ``ShapedArray``s or ``ShapeDtypeStruct``s."""
+    if isinstance(x, ShapedArray):
+        return raise_to_shaped(x)
+    if isinstance(x, ShapeDtypeStruct):
+        return ShapedArray(x.shape, x.dtype, x.weak_type)
+    return _leaf_aval(x)
+
+
+def _where() -> str:
+    where = user_location()
+    return f" ({where})" if where else ""
+
+
+class JitFunction(Generic[P, R]):
+    """``jit(fun)``: call it like ``fun``; ``.lower(*args)`` gives the StableHLO."""
+
+    __slots__ = (
+        "__dict__",
+        "__weakref__",
+        "_cache",
+        "_fun",
+        "_name",
+        "_static_argnames",
+        "_static_argnums",
+    )
+
+    def __init__(
+        self,
+        fun: Callable[P, R],
+        static_argnums: Sequence[int],
+        static_argnames: Sequence[str],
+    ) -> None:
+        self._fun = fun
+        self._name = getattr(fun, "__name__", type(fun).__name__)
+        self._static_argnums = tuple(static_argnums)
+        self._static_argnames = frozenset(static_argnames)
+        self._cache = _cache_for(fun)
+        functools.update_wrapper(self, fun)
+
+    def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R:
+        if config.disable_jit:
+            return self._fun(*args, **kwargs)
+        if not kwargs and not self._static_argnums and is_eager():
+            # Fast path: positional device arrays, nothing active -> key = their avals.
+            arrays: tuple[Any, ...] = args
+            key = []
+            for a in arrays:
+                if type(a) is not Array:
+                    break
+                key.append(a._aval)
+            else:
+                entry = self._cache.get(tuple(key))
+                if entry is not None:
+                    exe = entry.executable
+                    if exe is not None:
+                        outs = exe.run_buffers([a._buf for a in arrays])
+                        if entry.single_leaf:
+                            return outs[0]  # type: ignore[return-value]
+                        return entry.output(outs)  # type: ignore[no-any-return]
+        entry, flat_args = self._entry_for(args, kwargs)
+        return entry.output(self._run(entry, flat_args))  # type: ignore[no-any-return]
+
+    def _run(self, entry: _Entry, flat_args: list[Any]) -> list[Any]:
+        if is_eager() and not any(isinstance(c, Tracer) for c in entry.consts):
+            return list(entry.compile().run(flat_args))
+        return bind(
+            xla_call_p,
+            *entry.consts,
+            *flat_args,
+            jaxpr=entry.closed,
+            num_consts=len(entry.consts),
+            name=entry.name,
+        )
+
+    # --- signature and tracing --------------------------------------------------------------
+    def _split_static(
+        self, args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> tuple[list[Any], dict[str, Any], tuple[Any, ...]]:
+        nargs = len(args)
+        static_pos: set[int] = set()
+        for i in self._static_argnums:
+            if not -nargs <= i < nargs:
+                raise ValueError(
+                    f"jit({self._name}): static_argnums={self._static_argnums} refers to "
+                    f"argument {i}, but the function was called with {nargs} positional "
+                    f"arguments{_where()}"
+                )
+            static_pos.add(i % nargs)
+        static_vals: list[tuple[Any, Any]] = []
+        for i in sorted(static_pos):
+            static_vals.append((i, args[i]))
+        dyn_kwargs = {}
+        for k, v in kwargs.items():
+            if k in self._static_argnames:
+                static_vals.append((k, v))
+            else:
+                dyn_kwargs[k] = v
+        for name, val in static_vals:
+            try:
+                hash(val)
+            except TypeError:
+                what = f"argument {name}" if isinstance(name, int) else f"argument {name!r}"
+                raise TypeError(
+                    f"jit({self._name}): static {what} is unhashable (a "
+                    f"{type(val).__name__}): static arguments must be hashable, e.g. a "
+                    f"tuple instead of a list{_where()}"
+                ) from None
+        dyn_args = [a for i, a in enumerate(args) if i not in static_pos]
+        return dyn_args, dyn_kwargs, tuple(static_vals)
+
+    def _entry_for(
+        self, args: tuple[Any, ...], kwargs: dict[str, Any], abstract: bool = False
+    ) -> tuple[_Entry, list[Any]]:
+        if self._static_argnums or self._static_argnames:
+            dyn_args, dyn_kwargs, statics = self._split_static(args, kwargs)
+        else:
+            dyn_args, dyn_kwargs, statics = list(args), kwargs, ()
+        flat_args, in_tree = tree_flatten((tuple(dyn_args), dyn_kwargs))
+        to_aval = _abstract_leaf_aval if abstract else _leaf_aval
+        avals = tuple([to_aval(x) for x in flat_args])
+        if not statics and not dyn_kwargs and _all_leaves(in_tree):
+            key: Hashable = avals  # the fast path's key
+        else:
+            key = (statics, in_tree, avals)
+        entry = self._cache.get(key)
+        if entry is not None:
+            self._cache.move_to_end(key)
+            return entry, flat_args
+        entry = self._trace(args, statics, in_tree, avals)
+        if not any(isinstance(c, Tracer) for c in entry.consts):
+            # Entries closing over an enclosing transformation's tracers are not reusable.
+            self._cache[key] = entry
+            if len(self._cache) > _MAX_ENTRIES_PER_FUNCTION:
+                self._cache.popitem(last=False)
+        return entry, flat_args
+
+    def _trace(
+        self,
+        args: tuple[Any, ...],
+        statics: tuple[tuple[Any, Any], ...],
+        in_tree: PyTreeDef,
+        avals: tuple[ShapedArray, ...],
+    ) -> _Entry:
+        static_pos = {k: v for k, v in statics if isinstance(k, int)}
+        static_kw = {k: v for k, v in statics if isinstance(k, str)}
+        out_trees: list[PyTreeDef] = []
+        fun = self._fun
+
+        def fun_flat(*flat: Any) -> list[Any]:
+            dyn_args, dyn_kwargs = tree_unflatten(in_tree, flat)
+            it = iter(dyn_args)
+            full = [static_pos[i] if i in static_pos else next(it) for i in range(len(args))]
+            out = fun(*full, **dyn_kwargs, **static_kw)
+            out_flat, out_tree = tree_flatten(out)
+            for i, leaf in enumerate(out_flat):
+                if not is_array(leaf):
+                    raise TypeError(
+                        f"jit({self._name}): output leaf {i} is a {type(leaf).__name__} "
+                        f"({leaf!r}), not an array; a jitted function must return arrays "
+                        f"(or pytrees of arrays){_where()}"
+                    )
+            out_trees.append(out_tree)
+            return out_flat
+
+        jaxpr, consts = trace_to_jaxpr(fun_flat, avals)
+        return _Entry(ClosedJaxpr(jaxpr, ()), consts, out_trees[0], self._name)
+
+    # --- introspection ----------------------------------------------------------------------
+    def lower(self, *args: Any, **kwargs: Any) -> Lowered:
+        """Trace and lower for these arguments (arrays or ShapedArray/ShapeDtypeStruct)."""
+        entry, _ = self._entry_for(args, kwargs, abstract=True)
+        return Lowered(entry)
+
+    def _cache_size(self) -> int:
+        """Number of traced signatures currently cached for this function."""
+        return len(self._cache)
+
+    def clear_cache(self) -> None:
+        self._cache.clear()
+
+    def __get__(self, obj: Any, objtype: Any = None) -> Any:
+        if obj is None:
+            return self
+        return functools.partial(self, obj)
+
+    def __repr__(self) -> str:
+        return f"<jit({self._name})>"
+
+
+def _all_leaves(in_tree: PyTreeDef) -> bool:
+    """True for the structure ``((leaf, ..., leaf), {})`` of plain positional arrays."""
+    args_tree = in_tree.child_treedefs[0]
+    return all(c.node_type is None for c in args_tree.child_treedefs)
+
+
+class Lowered:
+    """A traced and lowered call: ``as_text()`` is the StableHLO module, ``compile()`` the
+    executable."""
+
+    __slots__ = ("_entry",)
+
+    def __init__(self, entry: _Entry) -> None:
+        self._entry = entry
+
+    def as_text(self) -> str:
+        """The StableHLO module (MLIR text)."""
+        entry = self._entry
+        if entry.executable is not None:
+            return entry.executable.as_text()
+        module, _ = build_module(entry.closed.jaxpr, inline_values(entry.consts))
+        return str(module)
+
+    @property
+    def jaxpr(self) -> ClosedJaxpr:
+        return self._entry.closed
+
+    def compile(self) -> Compiled:
+        return Compiled(self._entry)
+
+
+class Compiled:
+    """A compiled call; calling it runs the executable on flat arguments of the lowered
+    signature (pytrees are flattened the same way as the jitted function's)."""
+
+    __slots__ = ("_entry", "_executable")
+
+    def __init__(self, entry: _Entry) -> None:
+        self._entry = entry
+        self._executable = entry.compile()
+
+    def as_text(self) -> str:
+        """XLA's optimized HLO, as JAX's ``Compiled.as_text`` (``Lowered.as_text`` is the
+        StableHLO that went in)."""
+        return self._executable.optimized_text()
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        flat, _ = tree_flatten((args, kwargs))
+        return self._entry.output(self._executable.run(flat))
+
+
+class JitDecorator(Protocol):
+    """What ``jit(static_argnums=...)`` returns when called without the function."""
+
+    def __call__(self, fun: Callable[P, R], /) -> JitFunction[P, R]: ...
+
+
+@overload
+def jit(
+    fun: Callable[P, R],
+    *,
+    static_argnums: int | Sequence[int] = (),
+    static_argnames: str | Sequence[str] = (),
+    donate_argnums: int | Sequence[int] = (),
+    donate_argnames: str | Sequence[str] = (),
+) -> JitFunction[P, R]: ...
+
+
+@overload
+def jit(
+    fun: None = None,
+    *,
+    static_argnums: int | Sequence[int] = (),
+    static_argnames: str | Sequence[str] = (),
+    donate_argnums: int | Sequence[int] = (),
+    donate_argnames: str | Sequence[str] = (),
+) -> JitDecorator: ...
+
+
+def jit(
+    fun: Callable[P, R] | None = None,
+    *,
+    static_argnums: int | Sequence[int] = (),
+    static_argnames: str | Sequence[str] = (),
+    donate_argnums: int | Sequence[int] = (),
+    donate_argnames: str | Sequence[str] = (),
+) -> JitFunction[P, R] | JitDecorator:
+    """Compile ``fun`` with XLA: traced once per argument signature (shapes, dtypes, weak
+    types, pytree structure, static argument values), then run as one executable.
+
+    Arguments:
+        fun: a function of arrays (pytrees of arrays) returning arrays. Without it, ``jit``
+            returns a decorator with the other arguments bound (``@jit(static_argnums=0)``).
+        static_argnums: positions of arguments passed as Python values (must be hashable);
+            a new value triggers a new trace.
+        static_argnames: the same for keyword arguments.
+        donate_argnums: accepted for JAX compatibility; buffer donation is only a memory
+            hint, and mj does not reuse donated buffers (results are the same).
+        donate_argnames: the same for keyword arguments.
+
+    Example::
+
+        >>> f = jit(lambda x: x * 2.0 + 1.0)
+        >>> f(np.float32(3.0))
+        Array(7., dtype=float32)
+    """
+    if fun is None:
+        return functools.partial(  # type: ignore[return-value]
+            jit,
+            static_argnums=static_argnums,
+            static_argnames=static_argnames,
+            donate_argnums=donate_argnums,
+            donate_argnames=donate_argnames,
+        )
+    del donate_argnums, donate_argnames  # a hint only: no buffer is reused
+    nums = _static_argnums_tuple(fun, static_argnums)
+    names = (static_argnames,) if isinstance(static_argnames, str) else tuple(static_argnames)
+    return JitFunction(fun, nums, names)
+
+
+def _static_argnums_tuple(fun: Callable[..., Any], static_argnums: Any) -> tuple[int, ...]:
+    try:
+        if isinstance(static_argnums, int):
+            return (static_argnums,)
+        if not isinstance(static_argnums, str):
+            return tuple(operator.index(i) for i in static_argnums)
+    except TypeError:
+        pass
+    name = getattr(fun, "__name__", type(fun).__name__)
+    raise TypeError(
+        f"jit({name}): static_argnums must be an int or a sequence of ints, got "
+        f"{static_argnums!r}{_where()}"
+    )

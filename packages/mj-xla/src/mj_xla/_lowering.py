@@ -1,0 +1,222 @@
+"""Lowering jaxprs to StableHLO: the ``lowering_rules`` table and the interpreter that uses it.
+
+The rules of the core primitives live in ``mj_xla/rules/<family>.py``; this module holds what
+all of them (and a higher layer's rules) build on: the table, :class:`LoweringContext`, the
+value helpers (:func:`ir_constant`, :func:`as_dtype`, :func:`broadcast_to_aval`,
+:func:`compare`) and the module builder ``jit`` compiles.
+
+A lowering rule is ``rule(ctx, avals_in, avals_out, in_vals, **params) -> list[Value]``. It
+runs with the module's MLIR context, location and insertion point active, so it only calls op
+builders (``hlo.add(x, y)``). ``ctx`` (a :class:`LoweringContext`) lowers nested jaxprs, for
+higher-order primitives: :func:`lower_jaxpr` inlines one, :meth:`LoweringContext.call_jaxpr`
+emits it once as a private function and calls it.
+
+:func:`lower_jaxpr` is the same read/write-environment loop as ``mj_ir.eval_jaxpr``; only the
+values differ (``Value`` instead of arrays).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from typing import Any, TypeAlias
+
+import numpy as np
+
+from mj_core import Primitive, RuleTable, ShapedArray
+from mj_ir import ClosedJaxpr, Jaxpr, Lit, Var
+from mj_xla._jaxlib import Value, func, hlo, ir, ir_element_type, ir_tensor_type, mlir_context
+
+__all__ = [
+    "Avals",
+    "LoweringContext",
+    "LoweringRule",
+    "Values",
+    "as_dtype",
+    "aval_to_ir_type",
+    "broadcast_to_aval",
+    "build_module",
+    "compare",
+    "ir_constant",
+    "lower_jaxpr",
+    "lowering_rules",
+    "register_lowering",
+]
+
+lowering_rules = RuleTable("lowering_rules", "XLA lowering (jit)", "mj_xla.extend")
+
+# The argument types of a lowering rule, as every rule module spells them.
+Avals: TypeAlias = Sequence[ShapedArray]
+Values: TypeAlias = Sequence[Value]
+LoweringRule: TypeAlias = Callable[..., list[Value]]
+
+
+def register_lowering(prim: Primitive, rule: LoweringRule) -> None:
+    """Public registration for higher layers: ``rule(ctx, avals_in, avals_out, in_vals,
+    **params) -> list[Value]``, run with the module's MLIR context, location and insertion
+    point active (so it only calls op builders such as ``hlo.add``)."""
+    lowering_rules[prim] = rule
+
+
+def aval_to_ir_type(aval: ShapedArray) -> ir.RankedTensorType:
+    """The MLIR tensor type of values of ``aval`` (weak types have none: the dtype decides)."""
+    return ir_tensor_type(aval.shape, aval.dtype)
+
+
+def ir_constant(val: Any, dtype: Any = None) -> Value:
+    """A ``stablehlo.constant`` holding ``val`` (converted to ``dtype`` if given)."""
+    x = np.asarray(val, dtype)
+    attr = ir.DenseElementsAttr.get(  # type: ignore[call-overload]
+        np.ascontiguousarray(x), type=ir_element_type(x.dtype), shape=list(x.shape)
+    )
+    return hlo.constant(attr)
+
+
+def broadcast_to_aval(
+    val: Value, aval: ShapedArray, shape: tuple[int, ...], dtype: np.dtype[Any]
+) -> Value:
+    """Convert ``val`` (of type ``aval``) to ``dtype`` and broadcast it NumPy-style to
+    ``shape``: the one helper every elementwise rule uses for promotion and broadcasting."""
+    if aval.dtype != dtype:
+        val = hlo.convert(ir_tensor_type(aval.shape, dtype), val)
+    if aval.shape != shape:
+        offset = len(shape) - len(aval.shape)
+        dims = list(range(offset, len(shape)))
+        val = hlo.broadcast_in_dim(ir_tensor_type(shape, dtype), val, dims)
+    return val
+
+
+def as_dtype(val: Value, aval: ShapedArray, dtype: np.dtype[Any]) -> Value:
+    """``val`` (of type ``aval``) converted to ``dtype``; no-op when it already has it.
+
+    Non-elementwise primitives share one dtype across their array operands, except that a weak
+    (Python scalar) operand adopts the strong dtype; this makes that conversion explicit, since
+    StableHLO has none.
+    """
+    if aval.dtype == dtype:
+        return val
+    return hlo.convert(ir_tensor_type(aval.shape, dtype), val)
+
+
+def _compare_type(dtype: np.dtype[Any], total: bool) -> str:
+    if dtype.kind == "i":
+        return "SIGNED"
+    if dtype.kind in "ub":
+        return "UNSIGNED"
+    return "TOTALORDER" if total else "FLOAT"
+
+
+def compare(x: Value, y: Value, direction: str, dtype: np.dtype[Any], total: bool = False) -> Value:
+    """``stablehlo.compare`` of two values of ``dtype`` (``direction`` ``"EQ"``, ``"LT"``,
+    ...); ``total`` orders floats totally (``-0 < +0``, NaNs at the ends), as sort needs."""
+    return hlo.compare(
+        x,
+        y,
+        hlo.ComparisonDirectionAttr.get(direction),
+        compare_type=hlo.ComparisonTypeAttr.get(_compare_type(dtype, total)),
+    )
+
+
+class LoweringContext:
+    """What a lowering rule may need beyond its operands: the module being built, and
+    helpers to lower nested jaxprs (each nested jaxpr becomes one private function)."""
+
+    __slots__ = ("_functions", "host_callbacks", "module", "symbol_table")
+
+    def __init__(self, module: ir.Module, host_callbacks: list[Any] | None = None) -> None:
+        self.module = module
+        self.symbol_table = ir.SymbolTable(module.operation)
+        self._functions: dict[int, tuple[Any, func.FuncOp]] = {}
+        # Python functions the compiled code calls back (host callbacks); a custom call names
+        # one by its index here, and the list is handed to XLA with the module.
+        self.host_callbacks: list[Any] = [] if host_callbacks is None else host_callbacks
+
+    def lower_jaxpr(self, jaxpr: Jaxpr | ClosedJaxpr, args: Sequence[Value]) -> list[Value]:
+        """Inline ``jaxpr`` at the current insertion point (see :func:`lower_jaxpr`)."""
+        return lower_jaxpr(self, jaxpr, args)
+
+    def call_jaxpr(
+        self, jaxpr: Jaxpr | ClosedJaxpr, args: Sequence[Value], name: str
+    ) -> list[Value]:
+        """Emit ``jaxpr`` as a private function (once per jaxpr and module) and call it."""
+        key = id(jaxpr)
+        entry = self._functions.get(key)
+        if entry is None:
+            inner = jaxpr.jaxpr if isinstance(jaxpr, ClosedJaxpr) else jaxpr
+            n_consts = len(jaxpr.consts) if isinstance(jaxpr, ClosedJaxpr) else 0
+            in_types = [aval_to_ir_type(v.aval) for v in inner.in_binders[n_consts:]]
+            out_types = [aval_to_ir_type(x.aval) for x in inner.outs]
+            with ir.InsertionPoint(self.module.body):
+                symbol = re.sub(r"\W", "_", name) or "fn"
+                fn = func.FuncOp(symbol, ir.FunctionType.get(in_types, out_types))
+                fn.attributes["sym_visibility"] = ir.StringAttr.get("private")
+                self.symbol_table.insert(fn)  # renames on clashes
+                with ir.InsertionPoint(fn.add_entry_block()):
+                    outs = lower_jaxpr(self, jaxpr, list(fn.arguments))
+                    func.ReturnOp(outs)
+            entry = (jaxpr, fn)  # keep jaxpr alive so its id stays unique
+            self._functions[key] = entry
+        return list(func.CallOp(entry[1], list(args)).results)
+
+
+def lower_jaxpr(
+    ctx: LoweringContext, jaxpr: Jaxpr | ClosedJaxpr, args: Sequence[Value]
+) -> list[Value]:
+    """Lower ``jaxpr`` inline, with ``args`` as the values of its binders; returns the values
+    of its outputs. A ``ClosedJaxpr``'s constants are embedded (``args`` are then the
+    arguments only). Higher-order primitives (control flow) call this on their bodies."""
+    if isinstance(jaxpr, ClosedJaxpr):
+        args = [*(ir_constant(c) for c in jaxpr.consts), *args]
+        jaxpr = jaxpr.jaxpr
+    if len(args) != len(jaxpr.in_binders):
+        raise TypeError(
+            f"lower_jaxpr: the jaxpr has {len(jaxpr.in_binders)} binders, got {len(args)} values"
+        )
+    env: dict[Var, Value] = dict(zip(jaxpr.in_binders, args, strict=True))
+
+    def read(x: Var | Lit) -> Value:
+        if type(x) is Var:
+            return env[x]
+        return ir_constant(x.val, x.aval.dtype)  # type: ignore[union-attr]
+
+    for eqn in jaxpr.eqns:
+        rule = lowering_rules[eqn.primitive]
+        avals_in = [x.aval for x in eqn.inputs]
+        avals_out = [v.aval for v in eqn.out_binders]
+        outs = rule(ctx, avals_in, avals_out, [read(x) for x in eqn.inputs], **eqn.params)
+        for v, out in zip(eqn.out_binders, outs, strict=True):
+            env[v] = out
+    return [read(x) for x in jaxpr.outs]
+
+
+def build_module(
+    jaxpr: Jaxpr,
+    inline: Sequence[Any | None],
+    name: str = "main",
+    host_callbacks: list[Any] | None = None,
+) -> tuple[ir.Module, list[int]]:
+    """A module whose ``main`` computes ``jaxpr``.
+
+    ``inline[i]`` (for the leading binders) is a known value to embed as a constant, or
+    ``None`` to keep binder ``i`` as a parameter. Returns the module and the indices of the
+    binders that are parameters, in order. Host callbacks the module calls are appended to
+    ``host_callbacks`` (compiling the module needs them).
+    """
+    params = [i for i in range(len(jaxpr.in_binders)) if i >= len(inline) or inline[i] is None]
+    with mlir_context(), ir.Location.unknown():
+        module = ir.Module.create()
+        ctx = LoweringContext(module, host_callbacks)
+        in_types = [aval_to_ir_type(jaxpr.in_binders[i].aval) for i in params]
+        out_types = [aval_to_ir_type(x.aval) for x in jaxpr.outs]
+        with ir.InsertionPoint(module.body):
+            fn = func.FuncOp(name, ir.FunctionType.get(in_types, out_types))
+            with ir.InsertionPoint(fn.add_entry_block()):
+                fn_args = iter(fn.arguments)
+                vals = [
+                    next(fn_args)
+                    if i >= len(inline) or inline[i] is None
+                    else ir_constant(inline[i], v.aval.dtype)
+                    for i, v in enumerate(jaxpr.in_binders)
+                ]
+                func.ReturnOp(lower_jaxpr(ctx, jaxpr, vals))
+    return module, params

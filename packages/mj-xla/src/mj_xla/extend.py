@@ -1,0 +1,38 @@
+"""The extension API of mj-xla: what a new primitive's lowering rule, or a higher layer
+lowering and batching its own primitives, builds on.
+
+``mj_xla``'s ``__init__`` is the user API (``jit``, device arrays, devices); this module is the
+whole extension surface: the ``lowering_rules`` table and its registration helpers, the
+:class:`LoweringContext` a rule receives, the value helpers rules share, the MLIR names rules
+emit ops with (``ir``, ``hlo``, ``chlo``, ``func``, ``Value``: higher layers never import
+jaxlib themselves), and ``xla_call_p``, the primitive ``jit`` stages.
+
+A rule is ``rule(ctx, avals_in, avals_out, in_vals, **params) -> list[Value]``, run with the
+module's MLIR context, location and insertion point active.
+"""
+
+from mj_xla._debug_nans import nan_check_rules as nan_check_rules
+from mj_xla._executable import Executable as Executable
+from mj_xla._jaxlib import Value as Value
+from mj_xla._jaxlib import chlo as chlo
+from mj_xla._jaxlib import func as func
+from mj_xla._jaxlib import hlo as hlo
+from mj_xla._jaxlib import ir as ir
+from mj_xla._lowering import Avals as Avals
+from mj_xla._lowering import LoweringContext as LoweringContext
+from mj_xla._lowering import LoweringRule as LoweringRule
+from mj_xla._lowering import Values as Values
+from mj_xla._lowering import as_dtype as as_dtype
+from mj_xla._lowering import aval_to_ir_type as aval_to_ir_type
+from mj_xla._lowering import broadcast_to_aval as broadcast_to_aval
+from mj_xla._lowering import compare as compare
+from mj_xla._lowering import ir_constant as ir_constant
+from mj_xla._lowering import lower_jaxpr as lower_jaxpr
+from mj_xla._lowering import lowering_rules as lowering_rules
+from mj_xla._lowering import register_lowering as register_lowering
+from mj_xla._monoids import reduce_op as reduce_op
+from mj_xla._monoids import set_combiner as set_combiner
+from mj_xla._promotion import compute_dtype as compute_dtype
+from mj_xla._promotion import lower_operands as lower_operands
+from mj_xla._promotion import register_elementwise as register_elementwise
+from mj_xla._xla_call import xla_call_p as xla_call_p

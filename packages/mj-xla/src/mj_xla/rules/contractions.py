@@ -1,0 +1,54 @@
+"""Lowering rule of ``dot_general``: one ``stablehlo.dot_general``, its dimension numbers
+mapped one to one (a weak operand adopts the other operand's dtype first), its ``precision``
+as ``precision_config``."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from mj_core.prims import contractions as ct
+from mj_xla._jaxlib import Value, hlo
+from mj_xla._lowering import (
+    Avals,
+    LoweringContext,
+    Values,
+    as_dtype,
+    aval_to_ir_type,
+    lowering_rules,
+)
+from mj_xla._precision import precision_attr
+
+__all__: list[str] = []
+
+
+@lowering_rules.register(ct.dot_general_p)
+def _dot_general_lowering(
+    ctx: LoweringContext,
+    avals_in: Avals,
+    avals_out: Avals,
+    in_vals: Values,
+    *,
+    dimension_numbers: tuple[
+        tuple[Sequence[int], Sequence[int]], tuple[Sequence[int], Sequence[int]]
+    ],
+    precision: Any = None,
+    preferred_element_type: Any = None,
+) -> list[Value]:
+    (lhs_contract, rhs_contract), (lhs_batch, rhs_batch) = dimension_numbers
+    out = avals_out[0]
+    lhs_aval, rhs_aval = avals_in
+    dtype = rhs_aval.dtype if lhs_aval.weak_type else lhs_aval.dtype  # a weak one adopts
+    lhs = as_dtype(in_vals[0], lhs_aval, dtype)
+    rhs = as_dtype(in_vals[1], rhs_aval, dtype)
+    dims = hlo.DotDimensionNumbers.get(
+        lhs_batching_dimensions=list(lhs_batch),
+        rhs_batching_dimensions=list(rhs_batch),
+        lhs_contracting_dimensions=list(lhs_contract),
+        rhs_contracting_dimensions=list(rhs_contract),
+    )
+    return [
+        hlo.dot_general(
+            aval_to_ir_type(out), lhs, rhs, dims, precision_config=precision_attr(precision)
+        )
+    ]

@@ -1,0 +1,56 @@
+"""Lowering rules of the dtype conversions: ``stablehlo.convert`` and
+``stablehlo.bitcast_convert``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from mj_core.prims import conversions as cv
+from mj_xla._jaxlib import Value, hlo
+from mj_xla._lowering import (
+    Avals,
+    LoweringContext,
+    Values,
+    aval_to_ir_type,
+    ir_constant,
+    lowering_rules,
+)
+
+__all__: list[str] = []
+
+
+@lowering_rules.register(cv.convert_element_type_p)
+def _convert_element_type_lowering(
+    ctx: LoweringContext,
+    avals_in: Avals,
+    avals_out: Avals,
+    in_vals: Values,
+    *,
+    new_dtype: np.dtype[Any],
+    weak_type: bool,
+) -> list[Value]:
+    """``stablehlo.convert`` already saturates float->int and maps NaN to 0, like the impl;
+    complex->real keeps the real part and anything->bool tests ``!= 0``."""
+    (x,), (aval,), out = in_vals, avals_in, avals_out[0]
+    if aval.dtype == out.dtype:
+        return [x]
+    if out.dtype == np.bool_:
+        zero = hlo.broadcast_in_dim(aval_to_ir_type(aval), ir_constant(0, aval.dtype), [])
+        return [hlo.compare(x, zero, hlo.ComparisonDirectionAttr.get("NE"))]
+    if aval.dtype.kind == "c" and out.dtype.kind != "c":
+        x = hlo.real(x)
+    return [hlo.convert(aval_to_ir_type(out), x)]
+
+
+@lowering_rules.register(cv.bitcast_convert_type_p)
+def _bitcast_convert_type_lowering(
+    ctx: LoweringContext,
+    avals_in: Avals,
+    avals_out: Avals,
+    in_vals: Values,
+    *,
+    new_dtype: np.dtype[Any],
+) -> list[Value]:
+    return [hlo.bitcast_convert(aval_to_ir_type(avals_out[0]), in_vals[0])]

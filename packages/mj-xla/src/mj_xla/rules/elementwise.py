@@ -1,0 +1,301 @@
+"""Lowering rules of the elementwise primitives.
+
+StableHLO has no implicit broadcasting or promotion, while mj's elementwise primitives
+broadcast like NumPy and promote with NEP 50. Every rule therefore first brings each operand
+to the output shape and the *compute* dtype with ``lower_operands`` (see
+:mod:`mj_xla._promotion`), then emits the natural op.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from mj_core import Primitive
+from mj_core.prims import elementwise as ew
+from mj_xla._jaxlib import Value, chlo, hlo, ir_tensor_type
+from mj_xla._lowering import (
+    Avals,
+    LoweringContext,
+    Values,
+    broadcast_to_aval,
+    compare,
+    ir_constant,
+    lowering_rules,
+)
+from mj_xla._promotion import lower_operands, register_elementwise
+
+__all__: list[str] = []
+
+
+def _full(value: Any, shape: tuple[int, ...], dtype: np.dtype[Any]) -> Value:
+    scalar = ir_constant(value, dtype)
+    if not shape:
+        return scalar
+    return hlo.broadcast_in_dim(ir_tensor_type(shape, dtype), scalar, [])
+
+
+for _prim, _op in [
+    (ew.neg_p, hlo.negate),
+    (ew.tan_p, hlo.tan),
+    (ew.asin_p, chlo.asin),
+    (ew.acos_p, chlo.acos),
+    (ew.atan_p, chlo.atan),
+    (ew.tanh_p, hlo.tanh),
+    (ew.exp_p, hlo.exponential),
+    (ew.log_p, hlo.log),
+    (ew.log1p_p, hlo.log_plus_one),
+    (ew.expm1_p, hlo.exponential_minus_one),
+    (ew.logistic_p, hlo.logistic),
+    (ew.sqrt_p, hlo.sqrt),
+    (ew.rsqrt_p, hlo.rsqrt),
+    (ew.erf_p, chlo.erf),
+    (ew.abs_p, hlo.abs),
+    (ew.add_p, hlo.add),
+    (ew.sub_p, hlo.subtract),
+    (ew.mul_p, hlo.multiply),
+    (ew.div_p, hlo.divide),
+    (ew.rem_p, hlo.remainder),
+    (ew.pow_p, hlo.power),
+    (ew.atan2_p, hlo.atan2),
+    (ew.and_p, hlo.and_),
+    (ew.or_p, hlo.or_),
+    (ew.xor_p, hlo.xor),
+    (ew.shift_left_p, hlo.shift_left),
+    (ew.shift_right_logical_p, hlo.shift_right_logical),
+    (ew.nextafter_p, chlo.next_after),
+]:
+    register_elementwise(_prim, _op)  # type: ignore[arg-type]
+
+
+def _complex_sin_cos(x: Value, dtype: np.dtype[Any], shape: tuple[int, ...], cos: bool) -> Value:
+    """JAX's complex sin/cos: ``stablehlo.sine`` loses the digits of a tiny imaginary part and
+    turns ``sin(1e5j)`` into ``nan+infj``. Through real sin/cos and ``expm1`` (``2 sinh b =
+    expm1(b) - expm1(-b)``, ``2 cosh b = expm1(b) + expm1(-b) + 2``), with the part that is
+    ``0 * inf`` on the imaginary axis set to an exact 0."""
+    part = np.finfo(dtype).dtype
+    a, b = hlo.real(x), hlo.imag(x)
+    sn, cs = hlo.sine(a), hlo.cosine(a)
+    e1m, e2m = hlo.exponential_minus_one(b), hlo.exponential_minus_one(hlo.negate(b))
+    two = _full(2, shape, part)
+    snh = hlo.divide(hlo.subtract(e1m, e2m), two)
+    csh = hlo.divide(hlo.add(hlo.add(e1m, e2m), two), two)
+    zero = _full(0, shape, part)
+    a_is_zero = compare(a, zero, "EQ", part)
+    if cos:
+        re, im = hlo.multiply(cs, csh), hlo.negate(hlo.multiply(sn, snh))
+        return hlo.select(a_is_zero, hlo.complex(re, zero), hlo.complex(re, im))
+    re, im = hlo.multiply(sn, csh), hlo.multiply(cs, snh)
+    return hlo.select(a_is_zero, hlo.complex(zero, im), hlo.complex(re, im))
+
+
+def _times_i(x: Value, sign: int) -> Value:
+    """``1j * x`` (``sign=1``) or ``-1j * x`` exactly, by swapping the parts."""
+    re, im = hlo.real(x), hlo.imag(x)
+    return hlo.complex(hlo.negate(im), re) if sign > 0 else hlo.complex(im, hlo.negate(re))
+
+
+def _register_sin_cos(
+    prim: Primitive, op: Callable[..., Value], cos: bool, hyperbolic: bool
+) -> None:
+    """sin/cos, and sinh/cosh as ``sinh z = -i sin(iz)``, ``cosh z = cos(iz)`` on complex
+    operands (``chlo.sinh`` loses the digits of small complex arguments as ``stablehlo.sine``
+    does)."""
+
+    def rule(
+        ctx: LoweringContext, avals_in: Avals, avals_out: Avals, in_vals: Values
+    ) -> list[Value]:
+        (x,), dtype = lower_operands(prim, avals_in, avals_out, in_vals)
+        if dtype.kind != "c":
+            return [op(x)]
+        shape = avals_out[0].shape
+        if not hyperbolic:
+            return [_complex_sin_cos(x, dtype, shape, cos)]
+        out = _complex_sin_cos(_times_i(x, 1), dtype, shape, cos)
+        return [out if cos else _times_i(out, -1)]
+
+    rule.__name__ = f"{prim.name}_lowering"
+    lowering_rules[prim] = rule
+
+
+_register_sin_cos(ew.sin_p, hlo.sine, cos=False, hyperbolic=False)
+_register_sin_cos(ew.cos_p, hlo.cosine, cos=True, hyperbolic=False)
+_register_sin_cos(ew.sinh_p, chlo.sinh, cos=False, hyperbolic=True)
+_register_sin_cos(ew.cosh_p, chlo.cosh, cos=True, hyperbolic=True)
+
+
+def _register_extremum(
+    prim: Primitive, op: Callable[..., Value], bool_op: Callable[..., Value]
+) -> None:
+    """max/min; on bool they are or/and."""
+
+    def rule(
+        ctx: LoweringContext, avals_in: Avals, avals_out: Avals, in_vals: Values
+    ) -> list[Value]:
+        (x, y), dtype = lower_operands(prim, avals_in, avals_out, in_vals)
+        return [bool_op(x, y) if dtype == np.bool_ else op(x, y)]
+
+    rule.__name__ = f"{prim.name}_lowering"
+    lowering_rules[prim] = rule
+
+
+_register_extremum(ew.max_p, hlo.maximum, hlo.or_)
+_register_extremum(ew.min_p, hlo.minimum, hlo.and_)
+
+
+def _lower_integral_identity(prim: Primitive, op: Callable[..., Value]) -> None:
+    """floor/ceil/round: the float op, or the identity on integers (as in NumPy)."""
+
+    def rule(
+        ctx: LoweringContext, avals_in: Avals, avals_out: Avals, in_vals: Values, **params: Any
+    ) -> list[Value]:
+        (x,), dtype = lower_operands(prim, avals_in, avals_out, in_vals)
+        return [x if dtype.kind in "iu" else op(x, **params)]
+
+    rule.__name__ = f"{prim.name}_lowering"
+    lowering_rules[prim] = rule
+
+
+def _round(x: Value, *, rounding_method: int = 0) -> Value:
+    return hlo.round_nearest_even(x) if rounding_method == 1 else hlo.round_nearest_afz(x)
+
+
+_lower_integral_identity(ew.floor_p, hlo.floor)
+_lower_integral_identity(ew.ceil_p, hlo.ceil)
+_lower_integral_identity(ew.round_p, _round)
+
+
+def _sign_lowering(
+    ctx: LoweringContext, avals_in: Avals, avals_out: Avals, in_vals: Values
+) -> list[Value]:
+    (x,), dtype = lower_operands(ew.sign_p, avals_in, avals_out, in_vals)
+    if dtype.kind == "u":  # stablehlo.sign is for signed types: sign of unsigned is x != 0
+        nonzero = compare(x, _full(0, avals_out[0].shape, dtype), "NE", dtype)
+        return [hlo.convert(x.type, nonzero)]
+    return [hlo.sign(x)]
+
+
+lowering_rules[ew.sign_p] = _sign_lowering
+
+
+def _is_finite_lowering(
+    ctx: LoweringContext, avals_in: Avals, avals_out: Avals, in_vals: Values
+) -> list[Value]:
+    (x,), dtype = lower_operands(ew.is_finite_p, avals_in, avals_out, in_vals)
+    if dtype.kind in "iu":
+        return [_full(True, avals_out[0].shape, np.dtype(np.bool_))]
+    return [hlo.is_finite(x)]
+
+
+lowering_rules[ew.is_finite_p] = _is_finite_lowering
+
+
+def _not_lowering(
+    ctx: LoweringContext, avals_in: Avals, avals_out: Avals, in_vals: Values
+) -> list[Value]:
+    (x,), _ = lower_operands(ew.not_p, avals_in, avals_out, in_vals)
+    return [hlo.not_(x)]
+
+
+lowering_rules[ew.not_p] = _not_lowering
+
+
+def _integer_pow_lowering(
+    ctx: LoweringContext, avals_in: Avals, avals_out: Avals, in_vals: Values, *, y: int
+) -> list[Value]:
+    """x ** y by repeated squaring (what XLA would do for a constant exponent)."""
+    (x,), dtype = lower_operands(ew.integer_pow_p, avals_in, avals_out, in_vals)
+    shape = avals_out[0].shape
+    acc: Value | None = None
+    base, n = x, abs(y)
+    while n:
+        if n & 1:
+            acc = base if acc is None else hlo.multiply(acc, base)
+        n >>= 1
+        if n:
+            base = hlo.multiply(base, base)
+    if acc is None:
+        acc = _full(1, shape, dtype)
+    if y < 0:
+        acc = hlo.divide(_full(1, shape, dtype), acc)
+    return [acc]
+
+
+lowering_rules[ew.integer_pow_p] = _integer_pow_lowering
+
+
+def _shift_right_arithmetic_lowering(
+    ctx: LoweringContext, avals_in: Avals, avals_out: Avals, in_vals: Values
+) -> list[Value]:
+    """Shift counts are clamped into [0, bits - 1], like the NumPy impl rule."""
+    (x, y), dtype = lower_operands(ew.shift_right_arithmetic_p, avals_in, avals_out, in_vals)
+    bits = dtype.itemsize * 8
+    y = hlo.clamp(ir_constant(0, dtype), y, ir_constant(bits - 1, dtype))
+    return [hlo.shift_right_arithmetic(x, y)]
+
+
+lowering_rules[ew.shift_right_arithmetic_p] = _shift_right_arithmetic_lowering
+
+
+def _register_comparison(prim: Primitive, direction: str) -> None:
+    def rule(
+        ctx: LoweringContext, avals_in: Avals, avals_out: Avals, in_vals: Values
+    ) -> list[Value]:
+        (x, y), dtype = lower_operands(prim, avals_in, avals_out, in_vals)
+        return [compare(x, y, direction, dtype)]
+
+    rule.__name__ = f"{prim.name}_lowering"
+    lowering_rules[prim] = rule
+
+
+for _prim, _direction in [
+    (ew.eq_p, "EQ"),
+    (ew.ne_p, "NE"),
+    (ew.less_p, "LT"),
+    (ew.less_equal_p, "LE"),
+    (ew.greater_p, "GT"),
+    (ew.greater_equal_p, "GE"),
+]:
+    _register_comparison(_prim, _direction)
+
+
+def _select_n_lowering(
+    ctx: LoweringContext, avals_in: Avals, avals_out: Avals, in_vals: Values
+) -> list[Value]:
+    """``cases[which]``: one ``select`` for a bool selector, a balanced tree of selects on
+    ``which < mid`` for an integer one (``which`` clamped into range, like the impl)."""
+    out = avals_out[0]
+    which_aval, which = avals_in[0], in_vals[0]
+    which = broadcast_to_aval(which, which_aval, out.shape, which_aval.dtype)
+    cases = [
+        broadcast_to_aval(v, a, out.shape, out.dtype)
+        for v, a in zip(in_vals[1:], avals_in[1:], strict=True)
+    ]
+    if which_aval.dtype == np.bool_:
+        return [hlo.select(which, cases[1], cases[0])]
+    if len(cases) == 1:
+        return [cases[0]]
+
+    def tree(lo: int, hi: int) -> Value:
+        if hi - lo == 1:
+            return cases[lo]
+        mid = (lo + hi) // 2
+        pred = compare(which, _full(mid, out.shape, which_aval.dtype), "LT", which_aval.dtype)
+        return hlo.select(pred, tree(lo, mid), tree(mid, hi))
+
+    return [tree(0, len(cases))]
+
+
+lowering_rules[ew.select_n_p] = _select_n_lowering
+
+
+def _clamp_lowering(
+    ctx: LoweringContext, avals_in: Avals, avals_out: Avals, in_vals: Values
+) -> list[Value]:
+    (lo, x, hi), _ = lower_operands(ew.clamp_p, avals_in, avals_out, in_vals)
+    return [hlo.clamp(lo, x, hi)]
+
+
+lowering_rules[ew.clamp_p] = _clamp_lowering

@@ -1,0 +1,320 @@
+"""Lowering of the linear-algebra primitives to jaxlib's LAPACK FFI kernels (CPU).
+
+StableHLO has no Cholesky, LU, eigh, SVD or QR op; like JAX we emit ``stablehlo.custom_call``
+to the typed-FFI LAPACK targets jaxlib ships (``lapack_dpotrf_ffi``...). Their conventions:
+matrices in column-major layout (``operand_layouts``), leading axes a batch the kernel loops
+over, character options as ``ui8`` entries of ``mhlo.backend_config``, and an ``info`` output
+per matrix; where ``info`` reports failure the results become NaN, as in JAX (and as the eager
+impl rules do).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from mj_core import ShapedArray
+from mj_core.prims import linalg as la
+from mj_xla._jaxlib import Value, hlo, ir, lapack_target
+from mj_xla._lowering import (
+    Avals,
+    LoweringContext,
+    Values,
+    aval_to_ir_type,
+    ir_constant,
+    lowering_rules,
+)
+from mj_xla._monoids import reduce_op
+
+__all__: list[str] = []
+
+_INT32 = np.dtype(np.int32)
+
+
+def _layout(rank: int, column_major: bool) -> list[int]:
+    """Minor-to-major dims: the last two axes column-major (Fortran), batch axes outermost."""
+    if column_major:
+        return [rank - 2, rank - 1, *range(rank - 3, -1, -1)]
+    return list(range(rank - 1, -1, -1))
+
+
+def _layouts_attr(ranks: Sequence[int], matrix_rank: int) -> ir.ArrayAttr:
+    index = ir.IndexType.get()
+    return ir.ArrayAttr.get(
+        [
+            ir.DenseElementsAttr.get(  # type: ignore[call-overload]
+                np.asarray(_layout(r, r == matrix_rank), np.int64), type=index
+            )
+            for r in ranks
+        ]
+    )
+
+
+def _lapack_call(
+    target: str,
+    operands: Sequence[Value],
+    avals_in: Sequence[ShapedArray],
+    avals_out: Sequence[ShapedArray],
+    aliases: dict[int, int],
+    **options: str,
+) -> list[Value]:
+    """One ``stablehlo.custom_call`` to a LAPACK FFI kernel. ``aliases`` maps operand index to
+    the output that reuses its buffer; ``options`` are single-character LAPACK flags."""
+    matrix_rank = max(a.ndim for a in avals_in)
+    u8 = ir.IntegerType.get_unsigned(8)
+    multiple = len(avals_out) > 1
+    attributes = {
+        "call_target_name": ir.StringAttr.get(target),
+        "has_side_effect": ir.BoolAttr.get(False),
+        "backend_config": ir.StringAttr.get(""),
+        "api_version": ir.IntegerAttr.get(ir.IntegerType.get_signless(32), 1),
+        "operand_layouts": _layouts_attr([a.ndim for a in avals_in], matrix_rank),
+        "result_layouts": _layouts_attr([a.ndim for a in avals_out], matrix_rank),
+        "output_operand_aliases": ir.ArrayAttr.get(
+            [
+                hlo.OutputOperandAlias.get(
+                    output_tuple_indices=[out] if multiple else [],
+                    operand_index=operand,
+                    operand_tuple_indices=[],
+                )
+                for operand, out in aliases.items()
+            ]
+        ),
+        "mhlo.frontend_attributes": ir.DictAttr.get(
+            {"num_batch_dims": ir.StringAttr.get(str(matrix_rank - 2))}
+        ),
+    }
+    op = hlo.CustomCallOp.build_generic(
+        results=[aval_to_ir_type(a) for a in avals_out],
+        operands=list(operands),
+        attributes=attributes,
+    )
+    op.operation.attributes["mhlo.backend_config"] = ir.DictAttr.get(
+        {k: ir.IntegerAttr.get(u8, ord(v)) for k, v in options.items()}
+    )
+    return list(op.results)
+
+
+def _compare(x: Value, y: Value, direction: str) -> Value:
+    return hlo.compare(
+        x,
+        y,
+        hlo.ComparisonDirectionAttr.get(direction),
+        compare_type=hlo.ComparisonTypeAttr.get("SIGNED"),
+    )
+
+
+def _full(value: Any, aval: ShapedArray) -> Value:
+    return hlo.broadcast_in_dim(aval_to_ir_type(aval), ir_constant(value, aval.dtype), [])
+
+
+def _info_ok(info: Value, batch: tuple[int, ...], direction: str = "EQ") -> Value:
+    """``info == 0`` (or ``>= 0``) per matrix: LAPACK's success flag."""
+    return _compare(info, _full(0, ShapedArray(batch, _INT32)), direction)
+
+
+def _nan_where_not_ok(ok: Value, batch: tuple[int, ...], x: Value, aval: ShapedArray) -> Value:
+    mask = hlo.broadcast_in_dim(
+        aval_to_ir_type(ShapedArray(aval.shape, np.dtype(np.bool_))), ok, list(range(len(batch)))
+    )
+    return hlo.select(mask, x, _full(np.nan, aval))
+
+
+def _band(x: Value, aval: ShapedArray, lower: bool, k: int = 0) -> Value:
+    """Zero the entries of each matrix above (``lower``) or below its ``k``-th diagonal."""
+    nd = aval.ndim
+    idx = ShapedArray(aval.shape, np.dtype(np.int64))
+    rows = hlo.iota(aval_to_ir_type(idx), nd - 2)
+    cols = hlo.iota(aval_to_ir_type(idx), nd - 1)
+    diff = hlo.subtract(cols, rows)
+    keep = _compare(diff, _full(k, idx), "LE" if lower else "GE")
+    return hlo.select(keep, x, _full(0, aval))
+
+
+# --- cholesky ---------------------------------------------------------------------------------
+@lowering_rules.register(la.cholesky_p)
+def _cholesky_lowering(
+    ctx: LoweringContext, avals_in: Avals, avals_out: Avals, in_vals: Values
+) -> list[Value]:
+    (aval,) = avals_in
+    batch = aval.shape[:-2]
+    info_aval = ShapedArray(batch, _INT32)
+    target = lapack_target("potrf_ffi", aval.dtype)
+    factor, info = _lapack_call(target, in_vals, avals_in, [aval, info_aval], {0: 0}, uplo="L")
+    factor = _nan_where_not_ok(_info_ok(info, batch), batch, factor, aval)
+    return [_band(factor, aval, lower=True)]  # potrf leaves the upper triangle as it was
+
+
+# --- triangular_solve -------------------------------------------------------------------------
+@lowering_rules.register(la.triangular_solve_p)
+def _triangular_solve_lowering(
+    ctx: LoweringContext,
+    avals_in: Avals,
+    avals_out: Avals,
+    in_vals: Values,
+    *,
+    left_side: bool,
+    lower: bool,
+    transpose_a: bool,
+    conjugate_a: bool,
+    unit_diagonal: bool,
+) -> list[Value]:
+    target = lapack_target("trsm_ffi", avals_in[0].dtype)
+    return _lapack_call(
+        target,
+        in_vals,
+        avals_in,
+        avals_out,
+        {1: 0},
+        side="L" if left_side else "R",
+        uplo="L" if lower else "U",
+        trans_x=("C" if conjugate_a else "T") if transpose_a else "N",
+        diag="U" if unit_diagonal else "N",
+    )
+
+
+# --- lu ---------------------------------------------------------------------------------------
+def _pivots_to_permutation(pivots: Value, piv_aval: ShapedArray, m: int) -> Value:
+    """Apply LAPACK's row swaps (``i <-> pivots[i]`` in turn) to ``iota(m)``: a while loop
+    over ``i`` whose body swaps two entries of every batch element with one-hot selects."""
+    *batch, k = piv_aval.shape
+    perm_aval = ShapedArray((*batch, m), _INT32)
+    perm_type = aval_to_ir_type(perm_aval)
+    i0 = ir_constant(0, _INT32)
+    perm0 = hlo.iota(perm_type, len(batch))
+    loop = hlo.WhileOp([i0.type, perm_type], [i0, perm0])
+    cond = loop.cond.blocks.append(i0.type, perm_type)
+    with ir.InsertionPoint(cond):
+        hlo.return_([_compare(cond.arguments[0], ir_constant(k, _INT32), "LT")])
+    body = loop.body.blocks.append(i0.type, perm_type)
+    with ir.InsertionPoint(body):
+        i, perm = body.arguments
+        zero = ir_constant(0, _INT32)
+        piv_i = hlo.dynamic_slice(pivots, [*([zero] * len(batch)), i], [*batch, 1])
+        piv_i = hlo.broadcast_in_dim(perm_type, piv_i, list(range(len(batch) + 1)))
+        positions = hlo.iota(perm_type, len(batch))
+        at_i = _compare(positions, hlo.broadcast_in_dim(perm_type, i, []), "EQ")
+        at_p = _compare(positions, piv_i, "EQ")
+        zeros = _full(0, perm_aval)
+
+        def value_at(mask: Value) -> Value:
+            picked = reduce_op(hlo.select(mask, perm, zeros), perm_aval, [len(batch)], "sum")
+            return hlo.broadcast_in_dim(perm_type, picked, list(range(len(batch))))
+
+        val_i, val_p = value_at(at_i), value_at(at_p)
+        new_perm = hlo.select(at_i, val_p, hlo.select(at_p, val_i, perm))
+        hlo.return_([hlo.add(i, ir_constant(1, _INT32)), new_perm])
+    perm_out: Value = loop.results[1]
+    return perm_out
+
+
+@lowering_rules.register(la.lu_p)
+def _lu_lowering(
+    ctx: LoweringContext, avals_in: Avals, avals_out: Avals, in_vals: Values
+) -> list[Value]:
+    lu_aval, piv_aval, _ = avals_out
+    batch = lu_aval.shape[:-2]
+    info_aval = ShapedArray(batch, _INT32)
+    target = lapack_target("getrf_ffi", lu_aval.dtype)
+    lu, pivots, info = _lapack_call(
+        target, in_vals, avals_in, [lu_aval, piv_aval, info_aval], {0: 0}
+    )
+    pivots = hlo.subtract(pivots, _full(1, piv_aval))  # LAPACK counts from 1
+    lu = _nan_where_not_ok(_info_ok(info, batch, "GE"), batch, lu, lu_aval)
+    return [lu, pivots, _pivots_to_permutation(pivots, piv_aval, lu_aval.shape[-2])]
+
+
+# --- eigh -------------------------------------------------------------------------------------
+@lowering_rules.register(la.eigh_p)
+def _eigh_lowering(
+    ctx: LoweringContext,
+    avals_in: Avals,
+    avals_out: Avals,
+    in_vals: Values,
+    *,
+    lower: bool,
+    sort_eigenvalues: bool,
+) -> list[Value]:
+    v_aval, w_aval = avals_out
+    batch = v_aval.shape[:-2]
+    info_aval = ShapedArray(batch, _INT32)
+    target = lapack_target("syevd_ffi", v_aval.dtype)  # syevd sorts ascending
+    v, w, info = _lapack_call(
+        target,
+        in_vals,
+        avals_in,
+        [v_aval, w_aval, info_aval],
+        {0: 0},
+        mode="V",
+        uplo="L" if lower else "U",
+    )
+    ok = _info_ok(info, batch)
+    return [_nan_where_not_ok(ok, batch, v, v_aval), _nan_where_not_ok(ok, batch, w, w_aval)]
+
+
+# --- svd --------------------------------------------------------------------------------------
+@lowering_rules.register(la.svd_p)
+def _svd_lowering(
+    ctx: LoweringContext,
+    avals_in: Avals,
+    avals_out: Avals,
+    in_vals: Values,
+    *,
+    full_matrices: bool,
+    compute_uv: bool,
+) -> list[Value]:
+    (aval,) = avals_in
+    *batch_list, m, n = aval.shape
+    batch = tuple(batch_list)
+    k = min(m, n)
+    s_aval = avals_out[0]
+    u_aval = ShapedArray((*batch, m, m if full_matrices else k), aval.dtype)
+    vt_aval = ShapedArray((*batch, n if full_matrices else k, n), aval.dtype)
+    info_aval = ShapedArray(batch, _INT32)
+    mode = "N" if not compute_uv else ("A" if full_matrices else "S")
+    target = lapack_target("gesdd_ffi", aval.dtype)
+    _, s, u, vt, info = _lapack_call(
+        target, in_vals, avals_in, [aval, s_aval, u_aval, vt_aval, info_aval], {0: 0}, mode=mode
+    )
+    ok = _info_ok(info, batch)
+    outs = [_nan_where_not_ok(ok, batch, s, s_aval)]
+    if compute_uv:
+        outs += [_nan_where_not_ok(ok, batch, u, u_aval), _nan_where_not_ok(ok, batch, vt, vt_aval)]
+    return outs
+
+
+# --- qr ---------------------------------------------------------------------------------------
+def _slice_matrix(x: Value, aval: ShapedArray, rows: int, cols: int) -> tuple[Value, ShapedArray]:
+    out = ShapedArray((*aval.shape[:-2], rows, cols), aval.dtype)
+    if out.shape == aval.shape:
+        return x, aval
+    nd = aval.ndim
+    return hlo.slice(x, [0] * nd, list(out.shape), [1] * nd), out
+
+
+@lowering_rules.register(la.qr_p)
+def _qr_lowering(
+    ctx: LoweringContext, avals_in: Avals, avals_out: Avals, in_vals: Values, *, full_matrices: bool
+) -> list[Value]:
+    (aval,) = avals_in
+    *batch, m, n = aval.shape
+    k = min(m, n)
+    taus_aval = ShapedArray((*batch, k), aval.dtype)
+    geqrf = lapack_target("geqrf_ffi", aval.dtype)
+    r, taus = _lapack_call(geqrf, in_vals, avals_in, [aval, taus_aval], {0: 0})
+    if m < n:
+        reflectors, refl_aval = _slice_matrix(r, aval, m, m)
+    elif full_matrices and m > n:
+        refl_aval = ShapedArray((*batch, m, m), aval.dtype)
+        zero = ir_constant(0, aval.dtype)
+        nd = aval.ndim
+        reflectors = hlo.pad(r, zero, [0] * nd, [0] * (nd - 1) + [m - n], [0] * nd)
+    else:
+        reflectors, refl_aval = r, aval
+    orgqr = lapack_target("orgqr_ffi", aval.dtype)
+    (q,) = _lapack_call(orgqr, [reflectors, taus], [refl_aval, taus_aval], [refl_aval], {0: 0})
+    r_aval = avals_out[1]
+    r, sliced = _slice_matrix(r, aval, *r_aval.shape[-2:])
+    return [q, _band(r, sliced, lower=False)]

@@ -1,0 +1,137 @@
+"""The argument checks and parameter conversions every ``mj.random`` sampler begins with.
+
+Each check raises with the sampler's public name (``mj.random.uniform: ...``) and the user's
+source line; the conversions turn distribution parameters into arrays of the sample dtype and
+shape, as JAX does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+import mj.numpy as mnp
+from mj_core import ShapedArray, get_aval, is_array, lax
+from mj_core.errors import user_location
+from mj_core.extend import Array
+
+Shape = Sequence[int]
+
+_F64 = np.dtype(np.float64)
+_I64 = np.dtype(np.int64)
+
+
+def _error(api: str, message: str) -> str:
+    where = user_location()
+    return f"mj.random.{api}: {message}{' (' + where + ')' if where else ''}"
+
+
+def _aval(api: str, what: str, x: Any) -> ShapedArray:
+    if not is_array(x):
+        raise TypeError(_error(api, f"{what} must be an array or scalar, got {type(x).__name__}"))
+    return get_aval(x)
+
+
+def _check_key(api: str, key: Any) -> Array:
+    aval = _aval(api, "the key", key)
+    if aval.shape != (2,) or aval.dtype != np.uint32:
+        hint = " Use mj.vmap to apply it to a batch of keys." if aval.shape[-1:] == (2,) else ""
+        raise TypeError(
+            _error(
+                api,
+                "expected a single PRNG key (uint32[2], from PRNGKey, key, split or fold_in), "
+                f"got {aval.str_short()}.{hint}",
+            )
+        )
+    return key
+
+
+def _shape(api: str, shape: Shape | int) -> tuple[int, ...]:
+    dims = (shape,) if isinstance(shape, int | np.integer) else tuple(shape)
+    try:
+        out = tuple(_operator_index(d) for d in dims)
+    except TypeError as err:
+        raise TypeError(_error(api, f"shape must be a tuple of ints, got {shape!r}")) from err
+    if any(d < 0 for d in out):
+        raise ValueError(_error(api, f"shape must be non-negative, got {out}"))
+    return out
+
+
+def _operator_index(d: Any) -> int:
+    """``d.__index__()``: a concrete integer (a traced one raises ConcretizationError)."""
+    return int(d.__index__())
+
+
+def _check_param_shapes(api: str, shape: tuple[int, ...], *param_shapes: tuple[int, ...]) -> None:
+    try:
+        broadcast = np.broadcast_shapes(shape, *param_shapes)
+    except ValueError:
+        broadcast = None
+    if broadcast != shape:
+        shown = ", ".join(str(s) for s in param_shapes)
+        raise ValueError(
+            _error(
+                api,
+                f"parameter shapes ({shown}) must broadcast to the requested shape {shape}",
+            )
+        )
+
+
+def _float_dtype(api: str, dtype: Any) -> np.dtype[Any]:
+    dt = _F64 if dtype is None else np.dtype(dtype)
+    if dt.kind != "f":
+        raise ValueError(_error(api, f"dtype must be a floating-point dtype, got {dt.name}"))
+    return dt
+
+
+def _convert(x: Array, dtype: np.dtype[Any]) -> Array:
+    if isinstance(x, int | float | np.ndarray | np.generic):
+        return np.asarray(x, dtype)  # a constant: convert now, not in the jaxpr
+    aval = get_aval(x)
+    if aval.dtype == dtype and not aval.weak_type:
+        return x
+    return lax.convert_element_type(x, dtype)
+
+
+def _params_shape(api: str, shape: Shape | None, *params: Any) -> tuple[int, ...]:
+    """The result shape: ``shape`` (the parameters must broadcast to it) or, when ``shape`` is
+    None, the parameters' broadcast shape."""
+    shapes = [_aval(api, "each parameter", p).shape for p in params]
+    if shape is not None:
+        out = _shape(api, shape)
+        _check_param_shapes(api, out, *shapes)
+        return out
+    try:
+        return tuple(np.broadcast_shapes(*shapes))
+    except ValueError:
+        shown = ", ".join(str(s) for s in shapes)
+        raise ValueError(_error(api, f"parameter shapes ({shown}) do not broadcast")) from None
+
+
+def _check_castable(api: str, dtype: np.dtype[Any], *params: Any) -> None:
+    """JAX refuses parameters that the sample dtype cannot hold without losing precision
+    (e.g. a float64 array for a float32 sample); weakly typed Python scalars always fit."""
+    for p in params:
+        aval = get_aval(p)
+        if aval.weak_type or (
+            np.can_cast(aval.dtype, dtype, "same_kind")
+            and (aval.dtype.kind != dtype.kind or aval.dtype.itemsize <= dtype.itemsize)
+        ):
+            continue
+        raise TypeError(
+            _error(api, f"cannot safely cast a parameter of type {aval.dtype.name} to {dtype}")
+        )
+
+
+def _float_param(api: str, x: Any, dtype: np.dtype[Any], shape: tuple[int, ...]) -> Array:
+    """A distribution parameter converted to the sample dtype and broadcast to ``shape``."""
+    x = _convert(x, dtype)
+    if tuple(get_aval(x).shape) != shape:
+        x = mnp.broadcast_to(x, shape)
+    return x
+
+
+def _const(value: float, dtype: np.dtype[Any]) -> Array:
+    return np.asarray(value, dtype)
