@@ -147,3 +147,18 @@ def test_complex_inverse_hyperbolic_derivatives_match_finite_differences():
         _, tangent = mj.jvp(f, (z,), (t,))
         fd = (getattr(np, name)(z + h * t) - getattr(np, name)(z - h * t)) / (2 * h)
         np.testing.assert_allclose(tangent, fd, rtol=1e-8)
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_complex_power_matches_numpy(jit):
+    parts = (-2.0, -0.5, 0.0, 0.5, 2.0)
+    z = np.array([complex(a, b) for a in parts for b in parts])
+    x, y = np.meshgrid(z, z)
+    x, y = x.ravel(), y.ravel()
+    keep = x != 0  # 0 ** z: NumPy says 0, XLA (and JAX) NaN
+    x, y = x[keep], y[keep]
+    f = mj.jit(mnp.power) if jit else mnp.power
+    assert_close(f(x, y), np.power(x, y), 1e-13)
+    for k in (-2, -1, 2, 3):
+        g = mj.jit(lambda v, k=k: mnp.power(v, k)) if jit else (lambda v, k=k: mnp.power(v, k))
+        assert_close(g(x), np.power(x, k), 1e-13)

@@ -258,9 +258,11 @@ def test_pickled_arrays():
         (jax.numpy.arange(3.0), mj.numpy.arange(3.0)),
         (jax.jit(lambda: jax.numpy.ones((2, 2), np.float32))(),
          mj.jit(lambda: mj.numpy.ones((2, 2), np.float32))()),
+        (jax.jit(lambda: 2.0)(), mj.jit(lambda: 2.0)()),
     ):  # fmt: skip
         a, b = pickle.loads(pickle.dumps(x)), pickle.loads(pickle.dumps(y))
         assert a.dtype == b.dtype
+        assert a.weak_type == getattr(b, "weak_type", False)
         np.testing.assert_array_equal(a, b)
         np.testing.assert_array_equal(mj.jit(lambda v: v * 2)(b), x * 2)
 

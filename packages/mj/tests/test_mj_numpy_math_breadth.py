@@ -307,11 +307,12 @@ def test_nanquantile_methods_and_nanvar_options():
 
 
 def test_dtype_names_and_predicates():
-    assert mnp.bool is np.bool_
-    assert mnp.int_ is np.int64
-    assert mnp.uint is np.uint64
-    assert mnp.float_ is np.float64
-    assert mnp.complex_ is np.complex128
+    # JAX-style scalar types (issue 23): equal to NumPy's, not NumPy's own objects
+    assert mnp.bool == np.bool_
+    assert mnp.int_ == np.int64
+    assert mnp.uint == np.uint64
+    assert mnp.float_ == np.float64
+    assert mnp.complex_ == np.complex128
     assert (mnp.single, mnp.double, mnp.csingle, mnp.cdouble) == (
         np.float32,
         np.float64,

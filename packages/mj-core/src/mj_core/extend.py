@@ -19,7 +19,6 @@ from mj_core._avals import is_array as is_array
 from mj_core._avals import pytype_aval_mappings as pytype_aval_mappings
 from mj_core._avals import raise_to_shaped as raise_to_shaped
 from mj_core._avals import register_array_type as register_array_type
-from mj_core._compile_time_eval import ensure_compile_time_eval as ensure_compile_time_eval
 from mj_core._axis_env import AxisFrame as AxisFrame
 from mj_core._axis_env import axis_env_signature as axis_env_signature
 from mj_core._axis_env import axis_frame as axis_frame
@@ -27,6 +26,7 @@ from mj_core._axis_env import batching_frame as batching_frame
 from mj_core._axis_env import extend_axis_env as extend_axis_env
 from mj_core._axis_env import names_of as names_of
 from mj_core._axis_env import swap_batching_frame as swap_batching_frame
+from mj_core._compile_time_eval import ensure_compile_time_eval as ensure_compile_time_eval
 from mj_core._config import config as config
 from mj_core._eager_array import EagerArray as EagerArray
 from mj_core._eager_array import eager_result as eager_result

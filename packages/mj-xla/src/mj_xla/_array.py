@@ -164,7 +164,7 @@ class Array(metaclass=_ArrayMeta):
         return f"{prefix}{body}{shape}, dtype={self._aval.dtype.name}{weak})"
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (device_put, (np.array(self),))
+        return (_unpickle, (np.array(self), self._aval.weak_type))
 
 
 install_array_methods(Array)
@@ -204,6 +204,11 @@ def _put_leaf(x: Any) -> Any:
     aval = get_aval(x)
     shaped = ShapedArray(aval.shape, canonical_dtype(aval.dtype), aval.weak_type)
     return Array(_jaxlib.put(np.asarray(x, shaped.dtype)), shaped)
+
+
+def _unpickle(data: np.ndarray[Any, Any], weak_type: bool) -> Array:
+    """A pickled :class:`Array` back on the device, weak type included (as JAX's)."""
+    return Array(_jaxlib.put(data), ShapedArray(data.shape, data.dtype, weak_type))
 
 
 def to_buffer(x: Any, aval: ShapedArray) -> _jaxlib.Buffer:

@@ -39,7 +39,7 @@ from mj_core._typing import Array
 from mj_core.prims._conv_numpy import canonical_conv, dilate_and_pad
 from mj_core.prims._conv_numpy import dilate_dim as dilate_dim
 from mj_core.prims._operands import check_operands, common_dtype
-from mj_core.prims._precision import canonicalize_precision
+from mj_core.prims.contractions import canonicalize_precision
 from mj_core.prims.structural import reshape_p, rev_p, transpose_p
 
 __all__ = [
@@ -556,8 +556,7 @@ def reshape_axis_out_of(src: int, size1: int, x: Array) -> Array:
     return bind1(reshape_p, x, new_sizes=tuple(shape))
 
 
-# --- output shapes (JAX's public helpers: layers size their parameters before any array
-# exists; pure integer arithmetic, no primitive is bound) ---------------------------------
+# --- output shapes, as JAX's public helpers (layers size their parameters with them) ---------
 
 Shape = tuple[int, ...]
 

@@ -23,16 +23,16 @@ from typing import Any
 
 import numpy as np
 
-from mj_core._axis_env import axis_frame, names_of
-from mj_core._typing import Array
 from mj_core._avals import ShapedArray, get_aval
-from mj_core.dtypes import default_dtype_for_pytype
+from mj_core._axis_env import axis_frame, names_of
 from mj_core._primitive import Primitive, abstract_eval_rules, impl_rules
+from mj_core._shapes import aval_error, shape_of
+from mj_core._trace import EvalTrace, Tracer, bind1, find_top_trace, full_lower, full_raise
+from mj_core._typing import Array
+from mj_core.dtypes import default_dtype_for_pytype
 from mj_core.prims import conversions as cv
 from mj_core.prims import elementwise as ew
 from mj_core.prims import structural as st
-from mj_core._shapes import aval_error, shape_of
-from mj_core._trace import EvalTrace, Tracer, bind1, find_top_trace, full_lower, full_raise
 from mj_core.tree_util import tree_flatten, tree_map, tree_unflatten
 
 __all__ = [

@@ -29,7 +29,7 @@ from mj_core._typing import Array
 from mj_core.errors import user_line_suffix
 from mj_core.prims import elementwise as ew
 from mj_core.prims._operands import check_operands
-from mj_core.prims.convolution import Shape, _stride_dim, dilate_dim, padtype_to_pads
+from mj_core.prims.convolution import _stride_dim, dilate_dim, padtype_to_pads
 from mj_core.prims.reductions import (
     int_sequence,
     is_identity,
@@ -309,7 +309,10 @@ def reduce_window(
     return monoid[1](x, window_dimensions, window_strides, padding, base_dilation, window_dilation)
 
 
-def _dilate(shape: Sequence[int], dilation: Sequence[int]) -> Shape:
+# --- the output shape, as JAX's public helper --------------------------------------------------
+
+
+def _dilate_shape(shape: Sequence[int], dilation: Sequence[int]) -> tuple[int, ...]:
     return tuple(0 if d == 0 else 1 + r * (d - 1) for d, r in zip(shape, dilation, strict=True))
 
 
@@ -320,12 +323,12 @@ def reduce_window_shape_tuple(
     padding: Sequence[tuple[int, int]],
     base_dilation: Sequence[int] | None = None,
     window_dilation: Sequence[int] | None = None,
-) -> Shape:
+) -> tuple[int, ...]:
     """Output shape of ``reduce_window`` (explicit ``(lo, hi)`` padding per dimension)."""
     if base_dilation is not None:
-        operand_shape = _dilate(operand_shape, base_dilation)
+        operand_shape = _dilate_shape(operand_shape, base_dilation)
     if window_dilation is not None:
-        window_dimensions = _dilate(window_dimensions, window_dilation)
+        window_dimensions = _dilate_shape(window_dimensions, window_dilation)
     padded = [d + lo + hi for d, (lo, hi) in zip(operand_shape, padding, strict=True)]
     return tuple(
         _stride_dim(d, w, s)

@@ -1,5 +1,6 @@
 """Lowering rule of ``dot_general``: one ``stablehlo.dot_general``, its dimension numbers
-mapped one to one (a weak operand adopts the other operand's dtype first)."""
+mapped one to one (a weak operand adopts the other operand's dtype first), its ``precision``
+as ``precision_config``."""
 
 from __future__ import annotations
 

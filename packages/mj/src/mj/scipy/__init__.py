@@ -1,6 +1,7 @@
 """``mj.scipy``: SciPy-style functions built from mj primitives (``mj.scipy.special``,
-``mj.scipy.stats``)."""
+``mj.scipy.stats``, ``mj.scipy.linalg``, ``mj.scipy.signal``)."""
 
 from mj.scipy import linalg as linalg
+from mj.scipy import signal as signal
 from mj.scipy import special as special
 from mj.scipy import stats as stats

@@ -6,7 +6,7 @@ SciPy conventions: ``cholesky`` returns the *upper* factor unless ``lower=True``
 returns ``P, L, U`` with ``a = P @ L @ U``; ``qr``'s modes are ``'full'``/``'economic'``/
 ``'r'``; ``eigh`` returns ``(w, v)``. ``inv``/``det``/``svd``/``solve`` are
 :mod:`mj.numpy.linalg`'s, with SciPy's extra (ignored) arguments; ``expm`` is in
-``mj.scipy._expm``.
+``mj.scipy._expm``, ``sqrtm`` and ``solve_sylvester`` in ``mj.scipy._matrix_functions``.
 """
 
 from __future__ import annotations
@@ -19,6 +19,8 @@ import mj_core.numpy as cnp
 from mj.numpy import linalg as mla
 from mj.numpy.linalg import permutation_matrix
 from mj.scipy._expm import expm as expm
+from mj.scipy._matrix_functions import solve_sylvester as solve_sylvester
+from mj.scipy._matrix_functions import sqrtm as sqrtm
 from mj_core import lax, lax_linalg
 from mj_core.errors import user_line_suffix
 from mj_core.extend import Array
@@ -38,7 +40,9 @@ __all__ = [
     "lu_solve",
     "qr",
     "solve",
+    "solve_sylvester",
     "solve_triangular",
+    "sqrtm",
     "svd",
 ]
 

@@ -20,6 +20,7 @@ from mj_core.extend import Array, promote_inexact
 from mj_core.lax import erf_inv as erfinv
 
 __all__ = [
+    "beta",
     "betainc",
     "betaln",
     "digamma",
@@ -28,9 +29,11 @@ __all__ = [
     "erfc",
     "erfinv",
     "expit",
+    "gamma",
     "gammainc",
     "gammaincc",
     "gammaln",
+    "gammasgn",
     "i0",
     "i0e",
     "i1",
@@ -41,8 +44,10 @@ __all__ = [
     "multigammaln",
     "ndtr",
     "ndtri",
+    "polygamma",
     "xlog1py",
     "xlogy",
+    "zeta",
 ]
 
 
@@ -303,3 +308,97 @@ def i1(x: Array) -> Array:
     """The modified Bessel function of order 1, ``exp(|x|) i1e(x)``."""
     x = _inexact("i1", x)
     return lax.mul(lax.exp(lax.abs(x)), lax.bessel_i1e(x))
+
+
+# --- the gamma function and its relatives: sign and magnitude through gammaln -------------------
+
+
+def gammasgn(x: Array) -> Array:
+    """The sign of ``Gamma(x)``: 1 for ``x > 0`` and ``+0``, ``-1`` for ``-0`` and on the
+    intervals ``(-1, 0)``, ``(-3, -2)``, ...; NaN at the poles ``-1, -2, ...``, at ``-inf``
+    and for NaN."""
+    x = _inexact("gammasgn", x)
+    floor_x = lax.floor(x)
+    half = lax.mul(floor_x, 0.5)
+    odd = lax.ne(half, lax.floor(half))  # floor(x) is odd: Gamma < 0 left of 0
+    negative_zero = lax.bitwise_and(lax.eq(x, 0.0), lax.lt(lax.div(1.0, x), 0.0))
+    sign = mnp.where(lax.bitwise_or(negative_zero, lax.bitwise_and(lax.lt(x, 0.0), odd)), -1.0, 1.0)
+    pole = lax.bitwise_and(lax.lt(x, 0.0), lax.eq(x, floor_x))  # -1, -2, ..., -inf
+    return mnp.where(lax.bitwise_or(pole, lax.ne(x, x)), math.nan, lax.convert_element_type(
+        sign, get_aval(x).dtype
+    ))  # fmt: skip
+
+
+def gamma(x: Array) -> Array:
+    """``Gamma(x)`` as ``gammasgn(x) * exp(gammaln(x))`` (JAX's formula): ``+-inf`` at
+    ``+-0``, NaN at the negative integers, ``inf`` past ``~171.6`` in float64."""
+    x = _inexact("gamma", x)
+    return lax.mul(gammasgn(x), lax.exp(gammaln(x)))
+
+
+def beta(a: Array, b: Array) -> Array:
+    """The beta function ``Gamma(a) Gamma(b) / Gamma(a + b)``, as the signs of the three
+    gammas times ``exp(betaln(a, b))`` (JAX's formula: NaN where one argument is a pole)."""
+    a, b = _reals("beta", a, b)
+    sign = lax.mul(lax.mul(gammasgn(a), gammasgn(b)), gammasgn(lax.add(a, b)))
+    return lax.mul(sign, lax.exp(betaln(a, b)))
+
+
+# B_2j / (2j)!: the Euler-Maclaurin coefficients of the zeta tail.
+_EULER_MACLAURIN = (
+    1 / 12, -1 / 720, 1 / 30240, -1 / 1209600, 1 / 47900160, -691 / 1307674368000,
+    1 / 74724249600, -3617 / 10670622842880000, 43867 / 5109094217170944000,
+    -174611 / 802857662698291200000, 77683 / 14101100039391805440000,
+    -236364091 / 1693824136731743669452800000,
+)  # fmt: skip
+
+
+def zeta(x: Array, q: Array) -> Array:
+    """The Hurwitz zeta function ``sum_k (q + k)**-x`` (``x > 1``): ``N`` terms summed
+    directly, the rest by Euler-Maclaurin with ``M`` Bernoulli terms at ``q + N`` (N = 16,
+    M = 12 in float64; 8 and 8 below), as JAX's ``zeta``. ``inf`` at ``x == 1`` and at the
+    poles ``q = 0, -1, ...``; NaN for ``x < 1``. A ``q`` below about ``-N`` is out of reach
+    of the direct sum (JAX's gives wrong values there too)."""
+    x, q = _reals("zeta", x, q)
+    wide = get_aval(x).dtype.itemsize >= 8
+    n_direct, n_tail = (16, 12) if wide else (8, 8)
+    total = mnp.zeros_like(q)
+    for k in range(n_direct):
+        total = lax.add(total, lax.pow(lax.add(q, float(k)), lax.neg(x)))
+    b = lax.add(q, float(n_direct))
+    one_minus_x = lax.sub(1.0, x)
+    integral = lax.div(lax.pow(b, one_minus_x), lax.neg(one_minus_x))
+    b_to_minus_x = lax.pow(b, lax.neg(x))
+    inv_b2 = lax.div(1.0, lax.mul(b, b))
+    term = lax.div(x, b)  # x (x+1) ... (x+2j-2) / b**(2j-1), for j = 1
+    tail = mnp.full_like(q, 0.5)
+    for j in range(n_tail):
+        tail = lax.add(tail, lax.mul(_EULER_MACLAURIN[j], term))
+        growth = lax.mul(lax.add(x, 2.0 * j + 1.0), lax.add(x, 2.0 * j + 2.0))
+        term = lax.mul(term, lax.mul(growth, inv_b2))
+    out = lax.add(lax.add(total, integral), lax.mul(b_to_minus_x, tail))
+    return mnp.where(lax.lt(x, 1.0), math.nan, mnp.where(lax.eq(x, 1.0), math.inf, out))
+
+
+def polygamma(n: Array, x: Array) -> Array:
+    """The ``n``-th derivative of ``digamma``: ``digamma`` for ``n == 0``, else
+    ``(-1)**(n+1) n! zeta(n + 1, x)``; NaN for negative ``n``. ``n`` must be an integer
+    array (as in JAX); it is computed in ``x``'s dtype."""
+    n_dtype = get_aval(n).dtype
+    if n_dtype.kind not in "iu":
+        raise ValueError(
+            f"Argument `n` to polygamma must be of integer type. Got dtype {n_dtype}."
+            f"{user_line_suffix()}"
+        )
+    x = _inexact("polygamma", x)
+    dtype = get_aval(x).dtype
+    n = lax.convert_element_type(n, dtype)
+    n, x = mnp.broadcast_arrays(n, x)
+    order = mnp.where(lax.gt(n, 0.0), n, mnp.ones_like(n))  # keeps the dropped branches finite
+    half = lax.mul(order, 0.5)
+    sign = mnp.where(lax.eq(half, lax.floor(half)), -1.0, 1.0).astype(dtype)  # (-1)**(n+1)
+    higher = lax.mul(
+        lax.mul(sign, lax.exp(gammaln(lax.add(order, 1.0)))), zeta(lax.add(order, 1.0), x)
+    )
+    out = mnp.where(lax.eq(n, 0.0), digamma(x), higher)
+    return mnp.where(lax.lt(n, 0.0), math.nan, out)

@@ -7,6 +7,7 @@ from mj.scipy.stats import bernoulli as bernoulli
 from mj.scipy.stats import beta as beta
 from mj.scipy.stats import cauchy as cauchy
 from mj.scipy.stats import chi2 as chi2
+from mj.scipy.stats import dirichlet as dirichlet
 from mj.scipy.stats import expon as expon
 from mj.scipy.stats import gamma as gamma
 from mj.scipy.stats import laplace as laplace
