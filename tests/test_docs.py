@@ -103,6 +103,7 @@ def test_docs_have_executable_pages():
         assert page in names
 
 
+@pytest.mark.x32
 @pytest.mark.parametrize("page", PAGES, ids=[p.name for p in PAGES])
 def test_page_runs_and_prints_what_it_shows(page, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)

@@ -42,6 +42,7 @@ from mj_core import (
     get_aval,
     new_main,
 )
+from mj_core.extend import on_x64_change
 from mj_core.tree_util import PyTreeDef, Store, tree_flatten, tree_map, tree_unflatten
 from mj_ir import ClosedJaxpr, eval_jaxpr
 from mj_ir.extend import trace_to_closed_jaxpr
@@ -60,9 +61,15 @@ jvp_rules = RuleTable("jvp_rules", "jvp (forward-mode differentiation)", "mj_aut
 
 
 #: Symbolic zeros are immutable: constants that are Python scalars share one per type.
-_PY_SCALAR_ZEROS: dict[type, Zero] = {
-    t: Zero(tangent_aval_of(t())) for t in (bool, int, float, complex)
-}
+_PY_SCALAR_ZEROS: dict[type, Zero] = {}
+
+
+def _set_mode(_: bool = False) -> None:
+    _PY_SCALAR_ZEROS.update({t: Zero(tangent_aval_of(t())) for t in (bool, int, float, complex)})
+
+
+_set_mode()
+on_x64_change(_set_mode)  # after _tangents' listener: the tangent avals are the new mode's
 
 
 class PrimalTracer(Tracer):

@@ -14,7 +14,9 @@ from typing import Any
 
 import numpy as np
 
-from mj_core import EagerArray, ShapedArray, bind1, get_aval
+from mj_core import EagerArray, ShapedArray, bind1, config, get_aval
+from mj_core.dtypes import default_dtype_for_pytype
+from mj_core.extend import on_x64_change
 from mj_core.prims.conversions import convert_element_type_p
 from mj_core.prims.elementwise import add_p
 from mj_core.prims.structural import broadcast_p
@@ -85,18 +87,30 @@ def shaped(shape: tuple[int, ...], dtype: np.dtype[Any], weak_type: bool = False
     return aval
 
 
-_PY_SCALAR_AVALS: dict[type, ShapedArray] = {
-    bool: ShapedArray((), np.bool_),
-    int: ShapedArray((), np.int64, weak_type=True),
-    float: ShapedArray((), np.float64, weak_type=True),
-    complex: ShapedArray((), np.complex128, weak_type=True),
-}
-_PY_SCALAR_TANGENT_AVALS: dict[type, ShapedArray] = {
-    bool: ShapedArray((), float0),
-    int: ShapedArray((), float0),
-    float: _PY_SCALAR_AVALS[float],
-    complex: _PY_SCALAR_AVALS[complex],
-}
+_PY_SCALAR_AVALS: dict[type, ShapedArray] = {}
+_PY_SCALAR_TANGENT_AVALS: dict[type, ShapedArray] = {}
+
+
+def _set_mode(x64: bool) -> None:
+    """Python scalars' avals follow the dtype mode (float32 or float64, ...); cached avals
+    were narrowed (or not) for the old mode."""
+    _AVAL_CACHE.clear()
+    _PY_SCALAR_AVALS.update(
+        {t: ShapedArray((), default_dtype_for_pytype(t), t is not bool) for t in _PY_SCALARS}
+    )
+    _PY_SCALAR_TANGENT_AVALS.update(
+        {
+            bool: ShapedArray((), float0),
+            int: ShapedArray((), float0),
+            float: _PY_SCALAR_AVALS[float],
+            complex: _PY_SCALAR_AVALS[complex],
+        }
+    )
+
+
+_PY_SCALARS = (bool, int, float, complex)
+_set_mode(config.enable_x64)
+on_x64_change(_set_mode)
 
 
 def shaped_aval_of(x: Any) -> ShapedArray:

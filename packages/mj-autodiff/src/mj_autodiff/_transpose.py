@@ -32,6 +32,7 @@ from mj_autodiff._tangents import (
     tangent_aval,
 )
 from mj_core import EagerArray, RuleTable, ShapedArray, bind, bind1
+from mj_core.extend import on_x64_change
 from mj_core.prims import convert_element_type_p, reduce_sum_p, reshape_p
 from mj_ir import ClosedJaxpr, Jaxpr, Var
 from mj_ir.extend import trace_to_closed_jaxpr
@@ -181,3 +182,6 @@ def transpose_jaxpr(closed_jaxpr: ClosedJaxpr, linear: tuple[bool, ...]) -> Clos
 
     nonlin_avals = [a for a, lin in zip(in_avals, linear, strict=True) if not lin]
     return trace_to_closed_jaxpr(transposed, [*nonlin_avals, *map(tangent_aval, out_avals)])
+
+
+on_x64_change(lambda _: transpose_jaxpr.cache_clear())  # zeros it creates take the mode's types

@@ -16,7 +16,7 @@ from typing import Any
 from mj_batch._batching import BatchDim, move_batch_axis, not_mapped, unmapped_aval
 from mj_batch._vmap import batch_flat
 from mj_core import bind
-from mj_core.extend import batching_frame, bind_collective, collective_prims
+from mj_core.extend import batching_frame, bind_collective, collective_prims, on_x64_change
 from mj_ir import ClosedJaxpr, Var, jaxpr_as_fun
 from mj_ir.extend import trace_to_closed_jaxpr
 
@@ -134,3 +134,6 @@ def _vmap_jaxpr_cached(
 def clear_vmap_jaxpr_cache() -> None:
     """Forget every batched jaxpr (``mj_xla.clear_caches`` drops them with its own caches)."""
     _vmap_jaxpr_cached.cache_clear()
+
+
+on_x64_change(lambda _: _vmap_jaxpr_cached.cache_clear())  # values it creates take the mode's types

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from mj_core.dtypes import default_dtype_for_pytype
+from mj_core.dtypes import _NARROW, canonicalize_value, default_dtype_for_pytype
 from mj_core.errors import ConcretizationError, user_line_suffix, user_location
 
 __all__ = [
@@ -58,7 +58,8 @@ class ShapedArray:
 
     def __init__(self, shape: tuple[int, ...], dtype: Any, weak_type: bool = False) -> None:
         self.shape = tuple(shape)
-        self.dtype = np.dtype(dtype)
+        dt = np.dtype(dtype)
+        self.dtype = _NARROW.get(dt, dt)  # no 64-bit types without enable_x64
         self.weak_type = weak_type
         self._hash: int | None = None  # avals are immutable; jit's cache keys hash them often
 
@@ -208,7 +209,7 @@ def _python_scalar_aval(x: Any) -> ShapedArray:
 
 
 def _numpy_aval(x: Any) -> ShapedArray:
-    return ConcreteArray(x)
+    return ConcreteArray(canonicalize_value(x))
 
 
 pytype_aval_mappings: dict[type, Callable[[Any], ShapedArray]] = {

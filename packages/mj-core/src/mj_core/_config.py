@@ -8,18 +8,41 @@ and pdb; see ``mj.disable_jit()``).
 Both can be preset with the environment variables ``MJ_CHECK_JAXPRS=1`` / ``MJ_DEBUG_NANS=1``.
 ``num_cpu_devices``: how many CPU devices the XLA backend creates (``MJ_NUM_CPU_DEVICES``,
 default 1), for ``pmap`` without hardware; it must be set before the backend starts.
-``enable_x64`` is always on (NumPy's dtypes, float64 by default): JAX code that runs
-``config.update("jax_enable_x64", True)`` works unchanged.
+``enable_x64``: 64-bit types (``MJ_ENABLE_X64=1``). Off by default, as in JAX: float32, int32,
+uint32 and complex64 are the default types and 64-bit inputs are narrowed to them. Switching it
+is safe at any time: every cache that depends on it (jit, typing memos) keys on it or is cleared
+by the listeners registered with :func:`on_x64_change`.
+``numpy_rank_promotion``: what mj.numpy does when operands of different ranks broadcast:
+``"allow"`` (default), ``"warn"`` or ``"raise"`` (``MJ_NUMPY_RANK_PROMOTION``), as JAX.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-__all__ = ["config"]
+__all__ = ["config", "on_change", "on_x64_change"]
+
+_RANK_PROMOTION = ("allow", "warn", "raise")
+
+#: Listeners called with the new value whenever an option changes (caches that depend on it).
+_LISTENERS: dict[str, list[Callable[[Any], None]]] = {}
+
+
+def on_change(name: str, listener: Callable[[Any], None]) -> None:
+    """Call ``listener(new_value)`` whenever option ``name`` changes value."""
+    _LISTENERS.setdefault(name, []).append(listener)
+
+
+def on_x64_change(listener: Callable[[bool], None]) -> None:
+    """Call ``listener(new_value)`` whenever ``enable_x64`` is switched."""
+    on_change("enable_x64", listener)
+
+
+def _flag(name: str, default: str = "") -> bool:
+    return os.environ.get(name, default) not in ("", "0", "false", "False")
 
 
 #: Options that may no longer change, with the reason (the backend read them when it started).
@@ -27,51 +50,71 @@ _FROZEN: dict[str, str] = {}
 
 
 class _Config:
-    __slots__ = ("check_jaxprs", "debug_nans", "disable_jit", "num_cpu_devices")
+    __slots__ = (
+        "check_jaxprs",
+        "debug_nans",
+        "disable_jit",
+        "enable_x64",
+        "num_cpu_devices",
+        "numpy_rank_promotion",
+    )
 
     def __init__(self) -> None:
-        self.check_jaxprs = os.environ.get("MJ_CHECK_JAXPRS", "") not in ("", "0")
-        self.debug_nans = os.environ.get("MJ_DEBUG_NANS", "") not in ("", "0")
-        self.disable_jit = os.environ.get("MJ_DISABLE_JIT", "") not in ("", "0")
+        self.check_jaxprs = _flag("MJ_CHECK_JAXPRS")
+        self.debug_nans = _flag("MJ_DEBUG_NANS")
+        self.disable_jit = _flag("MJ_DISABLE_JIT")
+        self.enable_x64 = _flag("MJ_ENABLE_X64")
         self.num_cpu_devices = int(os.environ.get("MJ_NUM_CPU_DEVICES", "1") or 1)
+        rank = os.environ.get("MJ_NUMPY_RANK_PROMOTION", "allow") or "allow"
+        self.numpy_rank_promotion = _check_rank_promotion(rank)
 
     def freeze(self, name: str, reason: str) -> None:
         """Refuse later changes of option ``name``: the component that read it has started."""
         _FROZEN[name] = reason
 
-    @property
-    def enable_x64(self) -> bool:
-        """mj always has 64-bit types (float64 is the default float, like NumPy)."""
-        return True
-
-    jax_enable_x64 = enable_x64
+    def __getattr__(self, name: str) -> Any:
+        """JAX's spellings (``config.jax_enable_x64``) read the same options."""
+        if name.startswith(("jax_", "mj_")) and name[4:] in self.__slots__:
+            return getattr(self, name[4:])
+        raise AttributeError(f"Unknown config option {name!r}; options: {self.__slots__}")
 
     def update(self, name: str, value: Any) -> None:
         """JAX-style ``config.update("debug_nans", True)`` (``jax_`` prefixes accepted)."""
         name = name.removeprefix("jax_").removeprefix("mj_")
-        if name == "enable_x64":
-            if not value:
-                raise ValueError(
-                    "mj always computes with 64-bit types (float64 is the default float, as in "
-                    "NumPy); enable_x64 cannot be switched off. Cast inputs to float32 instead."
-                )
-            return
         if name not in self.__slots__:
             raise ValueError(f"Unknown config option {name!r}; options: {self.__slots__}")
         if name in _FROZEN and value != getattr(self, name):
             raise RuntimeError(f"{name} cannot be changed any more: {_FROZEN[name]}")
         if name == "num_cpu_devices" and (type(value) is not int or value < 1):
             raise ValueError(f"num_cpu_devices must be a positive int, got {value!r}")
+        if name == "numpy_rank_promotion":
+            value = _check_rank_promotion(value)
+        if name == "enable_x64":
+            value = bool(value)
+        changed = value != getattr(self, name)
         setattr(self, name, value)
+        if changed:
+            for listener in _LISTENERS.get(name, ()):
+                listener(value)
 
     @contextmanager
     def override(self, name: str, value: Any) -> Iterator[None]:
+        name = name.removeprefix("jax_").removeprefix("mj_")
         old = getattr(self, name)
         self.update(name, value)
         try:
             yield
         finally:
-            setattr(self, name, old)
+            if name in _LISTENERS:  # through update: its listeners must hear the change
+                self.update(name, old)
+            else:
+                setattr(self, name, old)
+
+
+def _check_rank_promotion(value: Any) -> str:
+    if value not in _RANK_PROMOTION:
+        raise ValueError(f"numpy_rank_promotion must be one of {_RANK_PROMOTION}, got {value!r}")
+    return str(value)
 
 
 config = _Config()

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from mj_core._avals import pytype_aval_mappings, register_array_type
+from mj_core.dtypes import _NARROW
 
 __all__ = ["EagerArray", "eager_result", "eager_results"]
 
@@ -101,17 +102,16 @@ class EagerArray(np.ndarray):
 
 def eager_result(out: Any) -> Any:
     """``out`` (an impl rule's output) as an :class:`EagerArray`: NumPy arrays are viewed,
-    NumPy scalars become 0-d arrays; anything else (a Python scalar) is returned as is."""
-    t = type(out)
-    if t is _ndarray:
-        return _view(out, EagerArray)
-    if t is EagerArray:
-        return out
+    NumPy scalars become 0-d arrays, 64-bit types narrow to 32 bits unless ``enable_x64``;
+    anything else (a Python scalar) is returned as is."""
     if isinstance(out, np.generic):
-        return _view(np.asarray(out), EagerArray)
-    if isinstance(out, _ndarray):  # another subclass: keep its data, give it the mj API
-        return _view(out, EagerArray)
-    return out
+        out = np.asarray(out)
+    elif not isinstance(out, _ndarray):
+        return out
+    narrow = _NARROW.get(out.dtype)
+    if narrow is not None:
+        out = out.astype(narrow)
+    return out if type(out) is EagerArray else _view(out, EagerArray)
 
 
 def eager_results(outs: list[Any]) -> list[Any]:

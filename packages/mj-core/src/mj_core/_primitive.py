@@ -18,6 +18,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
+from mj_core._config import config, on_change
+from mj_core._shapes import check_rank_promotion
 from mj_core.errors import MissingRuleError
 
 __all__ = [
@@ -97,12 +101,24 @@ class ImplRules(RuleTable):
     def __init__(self) -> None:
         super().__init__("impl_rules", "eager evaluation (impl)", "mj_core")
         self._shortcuts: dict[Primitive, UfuncShortcut] = {}
+        self._suspended: dict[Primitive, Callable[..., Any]] = {}
 
     def __setitem__(self, prim: Primitive, rule: Callable[..., Any]) -> None:
         shortcut = self._shortcuts.get(prim)
         if shortcut is not None:
             shortcut.ufunc = None
         super().__setitem__(prim, rule)
+
+    def suspend_shortcuts(self, suspend: bool) -> None:
+        """Route every eager elementwise operation through its impl rule (``suspend``) or back
+        through its shortcut: the rules check ``numpy_rank_promotion``, the shortcuts cannot."""
+        for prim, shortcut in self._shortcuts.items():
+            if suspend:
+                if shortcut.ufunc is not None:
+                    self._suspended[prim] = shortcut.ufunc
+                    shortcut.ufunc = None
+            elif prim in self._suspended:
+                shortcut.ufunc = self._suspended.pop(prim)
 
     def shortcut(self, prim: Primitive) -> UfuncShortcut:
         """``prim``'s shortcut: always the same object, so a wrapper can keep it."""
@@ -118,20 +134,32 @@ class ImplRules(RuleTable):
         def unary(x: Any) -> list[Any]:
             return [ufunc(x)]
 
+        name = prim.name
+
         def binary(x: Any, y: Any) -> list[Any]:
+            if config.numpy_rank_promotion != "allow":
+                check_rank_promotion(name, np.shape(x), np.shape(y))
             return [ufunc(x, y)]
 
         def nary(*args: Any) -> list[Any]:
+            if config.numpy_rank_promotion != "allow":
+                check_rank_promotion(name, *(np.shape(a) for a in args))
             return [ufunc(*args)]
 
         # unary and binary rules take their operands directly (no ``*args`` tuple)
         rule = unary if nin == 1 else binary if nin == 2 else nary
         rule.__name__ = rule.__qualname__ = f"{prim.name}_impl"
         self[prim] = rule
-        self.shortcut(prim).ufunc = ufunc
+        if config.numpy_rank_promotion == "allow":
+            self.shortcut(prim).ufunc = ufunc
+        else:
+            self._suspended[prim] = ufunc
 
 
 impl_rules = ImplRules()
+on_change("numpy_rank_promotion", lambda mode: impl_rules.suspend_shortcuts(mode != "allow"))
+if config.numpy_rank_promotion != "allow":
+    impl_rules.suspend_shortcuts(True)
 
 # Named by mj_ir: users of jaxprs know it as ``mj_ir.abstract_eval_rules`` (this very dict).
 abstract_eval_rules = RuleTable("abstract_eval_rules", "abstract evaluation", "mj_ir")

@@ -7,12 +7,14 @@ every result shape. Errors name the primitive, the operand types and the user's 
 from __future__ import annotations
 
 import operator
+import warnings
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from mj_core.errors import AxisError, MJError, ShapeDtypeError, user_location
+from mj_core._config import config
+from mj_core.errors import AxisError, MJError, ShapeDtypeError, user_line_suffix, user_location
 
 if TYPE_CHECKING:
     from mj_core._avals import ShapedArray
@@ -23,6 +25,7 @@ __all__ = [
     "canonicalize_axes",
     "canonicalize_axis",
     "check_permutation",
+    "check_rank_promotion",
     "int_tuple",
     "lax_ints",
     "shape_error",
@@ -132,3 +135,28 @@ def check_permutation(prim_name: str, perm: Sequence[int], ndim: int) -> tuple[i
             f"{prim_name}: {out} is not a permutation of the axes of a rank-{ndim} array{_where()}"
         )
     return out
+
+
+_RANK_PROMOTION_DOC = "see https://docs.jax.dev/en/latest/rank_promotion_warning.html"
+
+
+def check_rank_promotion(prim_name: str, *shapes: tuple[int, ...]) -> None:
+    """``numpy_rank_promotion``: with ``"warn"``/``"raise"``, broadcasting operands of different
+    (non-scalar) ranks warns or raises, naming the operation and the shapes, as in JAX."""
+    mode = config.numpy_rank_promotion
+    if mode == "allow" or len({len(s) for s in shapes if s}) < 2:
+        return
+    shown = " ".join(str(tuple(s)) for s in shapes)
+    if mode == "raise":
+        raise ShapeDtypeError(
+            f"Operands could not be broadcast together for {prim_name} on shapes {shown} and "
+            f"with the config option mj_numpy_rank_promotion='raise'{user_line_suffix()}. For "
+            f"more information, {_RANK_PROMOTION_DOC}."
+        )
+    warnings.warn(
+        f"Following NumPy automatic rank promotion for {prim_name} on shapes {shown}. Set the "
+        "mj_numpy_rank_promotion config option to 'allow' to disable this warning; for more "
+        f"information, {_RANK_PROMOTION_DOC}.",
+        UserWarning,
+        stacklevel=4,
+    )

@@ -408,7 +408,9 @@ def eval_primitive(primitive: Primitive, args: Sequence[Any], params: dict[str, 
         raise _impl_error(primitive, args, err) from err
     if len(outs) == 1:  # eager_results' common case, inlined
         out = outs[0]
-        return [_view(out, EagerArray) if type(out) is _ndarray else eager_result(out)]
+        if type(out) is _ndarray and out.dtype.itemsize < 8:  # never a 64-bit type to narrow
+            return [_view(out, EagerArray)]
+        return [eager_result(out)]
     return eager_results(outs)
 
 
@@ -477,8 +479,8 @@ def binds(primitive: Primitive) -> Callable[[_Operation], _Operation]:
                             out = ufunc(x)
                         except Exception:
                             pass  # bind1 below reports it (outside this handler: one traceback)
-                        else:
-                            if type(out) is _ndarray:
+                        else:  # eval_primitive's view, inlined
+                            if type(out) is _ndarray and out.dtype.itemsize < 8:
                                 return _view(out, EagerArray)
                             return eager_result(out)
                 return bind1(shortcut.primitive, x)
@@ -493,8 +495,8 @@ def binds(primitive: Primitive) -> Callable[[_Operation], _Operation]:
                             out = ufunc(x, y)
                         except Exception:
                             pass  # bind1 below reports it (outside this handler: one traceback)
-                        else:
-                            if type(out) is _ndarray:
+                        else:  # eval_primitive's view, inlined
+                            if type(out) is _ndarray and out.dtype.itemsize < 8:
                                 return _view(out, EagerArray)
                             return eager_result(out)
                 return bind1(shortcut.primitive, x, y)

@@ -1,78 +1,164 @@
-"""Dtype rules: NumPy 2 (NEP 50) promotion with weak Python scalars.
+"""Dtype rules: JAX's promotion lattice, 32-bit by default, weak Python scalars.
 
-One function, :func:`result_type`, decides every result dtype so that eager NumPy evaluation,
-abstract evaluation inside jaxprs, and compiled code always agree. A *weak* value is a Python
-scalar (or a value computed only from Python scalars): it adopts the dtype of the strong
-operand it meets, as NumPy 2 does for ``float32_array * 2.0``.
+One function, :func:`result_type`, decides every result dtype so that eager evaluation,
+abstract evaluation inside jaxprs and compiled code always agree; it is JAX's lattice
+(:mod:`mj_core._lattice`). A *weak* value is a Python scalar (or a value computed only from
+Python scalars): it adopts the dtype of the strong operand it meets, so ``float32_array * 2.0``
+stays float32 and ``int8_array + 1`` stays int8.
+
+Without ``enable_x64`` (the default, as in JAX) the 64-bit types narrow to 32 bits wherever a
+value enters mj (:func:`canonicalize_dtype`, :func:`canonicalize_value`): float32, int32,
+uint32 and complex64 are the defaults. The current mode is read from ``config.enable_x64``.
 """
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 
+from mj_core import _lattice
+from mj_core._config import config, on_x64_change
+from mj_core._lattice import TypePromotionError
+
 __all__ = [
+    "TypePromotionError",
+    "bfloat16",
     "canonical_dtype",
+    "canonicalize_dtype",
+    "canonicalize_value",
+    "check_user_dtype",
     "default_dtype_for_pytype",
+    "default_float_dtype",
+    "default_int_dtype",
     "dtype_of",
+    "float8_e4m3fn",
+    "float8_e5m2",
     "is_complex",
     "is_float",
     "is_inexact",
     "is_integer",
+    "promote_types",
     "result_type",
 ]
 
-_PY_SCALAR_DTYPES: dict[type, np.dtype[Any]] = {
-    bool: np.dtype(np.bool_),
-    int: np.dtype(np.int64),
-    float: np.dtype(np.float64),
-    complex: np.dtype(np.complex128),
-}
+bfloat16: type[np.generic] = ml_dtypes.bfloat16
+float8_e4m3fn: type[np.generic] = ml_dtypes.float8_e4m3fn
+float8_e5m2: type[np.generic] = ml_dtypes.float8_e5m2
 
-# A Python scalar of the same kind stands in for a weak dtype when asking NumPy to promote.
-_WEAK_REPRESENTATIVES: dict[str, bool | int | float | complex] = {
-    "b": False,
-    "i": 0,
-    "u": 0,
-    "f": 0.0,
-    "c": 0j,
-}
+_KIND_OF_PYTYPE = {bool: "b", int: "i", float: "f", complex: "c"}
+#: 64-bit dtype -> the dtype it narrows to; empty while enable_x64 is on (read on hot paths).
+_NARROW: dict[np.dtype[Any], np.dtype[Any]] = {}
+_PY_SCALAR_DTYPES: dict[type, np.dtype[Any]] = {}
+
+
+def _set_mode(x64: bool) -> None:
+    _NARROW.clear()
+    if not x64:
+        _NARROW.update(
+            {np.dtype(a): np.dtype(b) for a, b in (("i8", "i4"), ("u8", "u4"), ("f8", "f4"))}
+        )
+        _NARROW[np.dtype(np.complex128)] = np.dtype(np.complex64)
+    for pytype, kind in _KIND_OF_PYTYPE.items():
+        _PY_SCALAR_DTYPES[pytype] = _lattice.default_dtype(kind, x64)
+
+
+_set_mode(config.enable_x64)
+on_x64_change(_set_mode)
 
 
 def default_dtype_for_pytype(pytype: type) -> np.dtype[Any]:
-    """The dtype a Python scalar type becomes (int64, float64, complex128, bool)."""
+    """The dtype a Python scalar type becomes (int32/float32/complex64, or 64-bit with x64)."""
     return _PY_SCALAR_DTYPES[pytype]
 
 
+def default_float_dtype() -> np.dtype[Any]:
+    """float32, or float64 with ``enable_x64``."""
+    return _PY_SCALAR_DTYPES[float]
+
+
+def default_int_dtype() -> np.dtype[Any]:
+    """int32, or int64 with ``enable_x64``."""
+    return _PY_SCALAR_DTYPES[int]
+
+
 def dtype_of(x: Any) -> np.dtype[Any]:
-    """The dtype of an operand (array, tracer, Python scalar) without touching its data (a
-    Python scalar's is NumPy's, as ``np.result_type`` says)."""
+    """The (canonical) dtype of an operand (array, tracer, Python scalar) without touching its
+    data: a Python scalar's is the default dtype of its kind."""
     dtype = getattr(x, "dtype", None)
-    return np.result_type(x) if dtype is None else np.dtype(dtype)
+    if dtype is None:
+        pytype = _PY_SCALAR_DTYPES.get(type(x))
+        if pytype is not None:
+            return pytype
+        dtype = np.result_type(x)
+    dt = np.dtype(dtype)
+    return _NARROW.get(dt, dt)
 
 
 def canonical_dtype(dtype: Any) -> np.dtype[Any]:
-    """Normalise anything NumPy accepts as a dtype (``'float32'``, ``np.float32``, ...)."""
-    return np.dtype(dtype)  # type: ignore[no-any-return]
+    """Normalise anything NumPy accepts as a dtype (``'float32'``, ``np.float32``, ``float``)
+    and narrow it to 32 bits unless ``enable_x64`` (Python types mean their default dtype)."""
+    pytype = _PY_SCALAR_DTYPES.get(dtype) if isinstance(dtype, type) else None
+    if pytype is not None:
+        return pytype
+    dt: np.dtype[Any] = np.dtype(dtype)
+    return _NARROW.get(dt, dt)
+
+
+canonicalize_dtype = canonical_dtype
+
+
+def check_user_dtype(dtype: Any, fun_name: str) -> np.dtype[Any] | None:
+    """A ``dtype=`` argument of ``fun_name`` as the dtype mj computes in (``None`` stays
+    ``None``); an explicit 64-bit request without x64 warns with JAX's text."""
+    if dtype is None:
+        return None
+    pytype = _PY_SCALAR_DTYPES.get(dtype) if isinstance(dtype, type) else None
+    if pytype is not None:
+        return pytype
+    dt: np.dtype[Any] = np.dtype(dtype)
+    narrow = _NARROW.get(dt)
+    if narrow is None:
+        return dt
+    warnings.warn(
+        f"Explicitly requested dtype {dt.name} requested in {fun_name} is not available, and "
+        f"will be truncated to dtype {narrow.name}. To enable more dtypes, set the "
+        "mj_enable_x64 configuration option or the MJ_ENABLE_X64 shell environment variable. "
+        "See https://github.com/jax-ml/jax#current-gotchas for more.",
+        UserWarning,
+        stacklevel=3,
+    )
+    return narrow
+
+
+def canonicalize_value(x: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """``x`` with its dtype narrowed to 32 bits unless ``enable_x64`` (a copy only then)."""
+    narrow = _NARROW.get(x.dtype)
+    return x if narrow is None else x.astype(narrow)
 
 
 def result_type(*dtypes_and_weak: tuple[np.dtype[Any], bool]) -> tuple[np.dtype[Any], bool]:
-    """Promote ``(dtype, weak_type)`` pairs per NEP 50; returns ``(dtype, weak_type)``.
+    """Promote ``(dtype, weak_type)`` pairs on JAX's lattice; returns ``(dtype, weak_type)``.
 
-    The result is weak only if every operand is weak (then it has NumPy's default dtype for
-    the highest kind present). Strong operands promote among themselves and weak ones only
-    lift the *kind* (an int array times a Python float gives float64, as in NumPy 2).
+    The result is weak only if it comes from weak operands alone (then it has the default
+    dtype of its kind). Strong operands promote on the lattice (``int32 + float32`` is float32),
+    weak ones only lift the *kind* (``int8_array * 2.0`` is the default float).
     """
-    strong = [dt for dt, weak in dtypes_and_weak if not weak]
-    if len(strong) == len(dtypes_and_weak):
-        if len(strong) == 1 or all(dt == strong[0] for dt in strong):
-            return strong[0], False
-        return np.result_type(*strong), False
-    weak = [_WEAK_REPRESENTATIVES[dt.kind] for dt, is_weak in dtypes_and_weak if is_weak]
-    if not strong:
-        return np.result_type(*weak), True
-    return np.result_type(*strong, *weak), False
+    first = dtypes_and_weak[0]
+    if len(dtypes_and_weak) == 1:
+        if first[1]:
+            return _lattice.result_type(dtypes_and_weak, config.enable_x64)
+        return first
+    if not first[1] and all(p == first for p in dtypes_and_weak):
+        return first
+    return _lattice.result_type(dtypes_and_weak, config.enable_x64)
+
+
+def promote_types(a: Any, b: Any) -> np.dtype[Any]:
+    """``jnp.promote_types``: the strong result of two dtypes (Python types count as weak)."""
+    return _lattice.promote_types(a, b, config.enable_x64)
 
 
 def is_float(dtype: np.dtype[Any]) -> bool:

@@ -24,7 +24,7 @@ from typing import Any, NamedTuple, TypeAlias
 
 import numpy as np
 
-from mj_core.extend import Primitive, ShapedArray, get_aval, raise_to_shaped
+from mj_core.extend import Primitive, ShapedArray, get_aval, on_x64_change, raise_to_shaped
 
 __all__ = ["Atom", "ClosedJaxpr", "Jaxpr", "JaxprEqn", "JaxprType", "Lit", "Literal", "Var"]
 
@@ -62,7 +62,7 @@ class Lit:
     def __init__(self, val: Any, aval: ShapedArray | None = None) -> None:
         if aval is None:
             py_aval = _PY_SCALAR_AVALS.get(type(val))
-            if py_aval is not None and py_aval.weak_type and _fits_int64(val):
+            if py_aval is not None and py_aval.weak_type and _fits_default_int(val):
                 # Fast path for the common case: a Python number written into the program.
                 self.aval = py_aval
                 self.val = val
@@ -81,15 +81,25 @@ class Lit:
         return str(self.val)
 
 
-_PY_SCALAR_AVALS: dict[type, ShapedArray] = {
-    t: raise_to_shaped(get_aval(t())) for t in (bool, int, float, complex)
-}
-_INT64 = np.iinfo(np.int64)
+_PY_SCALAR_AVALS: dict[type, ShapedArray] = {}
+_INT_RANGE: list[np.iinfo] = []
 
 
-def _fits_int64(val: Any) -> bool:
-    """Python ints beyond int64 take the slow path, which raises NumPy's OverflowError."""
-    return type(val) is not int or _INT64.min <= val <= _INT64.max
+def _set_mode(_: bool = False) -> None:
+    """The literal avals of Python scalars (int32/float32/... or their 64-bit types)."""
+    _PY_SCALAR_AVALS.update(
+        {t: raise_to_shaped(get_aval(t())) for t in (bool, int, float, complex)}
+    )
+    _INT_RANGE[:] = [np.iinfo(_PY_SCALAR_AVALS[int].dtype)]
+
+
+_set_mode()
+on_x64_change(_set_mode)
+
+
+def _fits_default_int(val: Any) -> bool:
+    """Python ints beyond the default int take the slow path, which raises OverflowError."""
+    return type(val) is not int or _INT_RANGE[0].min <= val <= _INT_RANGE[0].max
 
 
 #: JAX's name for a literal atom.

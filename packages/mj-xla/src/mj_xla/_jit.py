@@ -25,7 +25,7 @@ from typing import Any, Generic, ParamSpec, Protocol, TypeVar, overload
 
 from mj_core import ShapedArray, Tracer, bind, config, get_aval, is_array, is_eager, raise_to_shaped
 from mj_core.errors import user_location
-from mj_core.extend import axis_env_signature
+from mj_core.extend import axis_env_signature, on_x64_change
 from mj_core.tree_util import PyTreeDef, tree_flatten, tree_unflatten
 from mj_ir import ClosedJaxpr, ShapeDtypeStruct
 from mj_ir.extend import trace_to_jaxpr
@@ -71,6 +71,16 @@ class _Entry:
 
 _Cache = OrderedDict[Hashable, _Entry]
 _function_caches: weakref.WeakKeyDictionary[Any, _Cache] = weakref.WeakKeyDictionary()
+
+
+def _clear_function_caches(_: bool) -> None:
+    """A signature traced in one dtype mode must not be reused in the other (constants and
+    dtype defaults inside the function differ), so switching enable_x64 empties every cache."""
+    for cache in list(_function_caches.values()):
+        cache.clear()
+
+
+on_x64_change(_clear_function_caches)
 
 
 def _cache_for(fun: Callable[..., Any]) -> _Cache:

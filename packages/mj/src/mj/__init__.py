@@ -24,6 +24,7 @@ from mj import tree as tree
 from mj import tree_util as tree_util
 from mj._array_methods import install_numpy_methods as _install_numpy_methods
 from mj._environment import enable_x64 as enable_x64
+from mj._environment import numpy_rank_promotion as numpy_rank_promotion
 from mj._environment import print_environment_info as print_environment_info
 from mj._naming import named_call as named_call
 from mj._naming import named_scope as named_scope

@@ -1,8 +1,8 @@
-"""The environment: ``print_environment_info`` and ``enable_x64``.
+"""The environment: ``print_environment_info`` and the options that are also context
+managers, as in JAX: ``enable_x64`` and ``numpy_rank_promotion``.
 
-mj always computes with NumPy 2's dtypes (float64 and int64 by default), which is what JAX
-gives with x64 enabled; ``enable_x64`` is accepted so JAX code runs unchanged, and, like
-``config.update("jax_enable_x64", ...)``, never switches mj to 32-bit defaults.
+``with mj.enable_x64(True):`` computes with 64-bit types inside the block (``.value`` reads
+the option); ``with mj.numpy_rank_promotion("raise"):`` makes implicit rank promotion an error.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import numpy as np
 from mj_core import config
 from mj_xla import device_count, local_device_count, process_index
 
-__all__ = ["enable_x64", "print_environment_info"]
+__all__ = ["enable_x64", "numpy_rank_promotion", "print_environment_info"]
 
 
 def _version(module: str) -> str:
@@ -51,21 +51,25 @@ def print_environment_info(return_string: bool = False) -> str | None:
     return None
 
 
-class _EnableX64:
-    """``enable_x64``: ``.value`` is always True; ``with enable_x64(True):`` is a no-op, and
-    ``enable_x64(False)`` raises like ``config.update("jax_enable_x64", False)``."""
+class _Option:
+    """A config option as JAX's ``State``: ``.value`` reads it, calling it with a value gives
+    a context manager that sets it for a block and restores it after."""
+
+    def __init__(self, name: str) -> None:
+        self._name = name
 
     @property
-    def value(self) -> bool:
-        return True
+    def value(self) -> Any:
+        return getattr(config, self._name)
 
     @contextmanager
     def __call__(self, new_val: Any = True) -> Iterator[None]:
-        config.update("jax_enable_x64", new_val)
-        yield
+        with config.override(self._name, new_val):
+            yield
 
     def __repr__(self) -> str:
-        return "enable_x64(value=True)"
+        return f"{self._name}(value={self.value!r})"
 
 
-enable_x64 = _EnableX64()
+enable_x64 = _Option("enable_x64")
+numpy_rank_promotion = _Option("numpy_rank_promotion")

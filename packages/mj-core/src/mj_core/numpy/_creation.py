@@ -16,10 +16,17 @@ from typing import Any, TypeVar
 import numpy as np
 
 from mj_core import lax
-from mj_core._avals import is_array
+from mj_core._avals import ConcreteArray, is_array
 from mj_core._eager_array import EagerArray, eager_result
 from mj_core._shapes import int_tuple
 from mj_core._trace import Tracer
+from mj_core.dtypes import (
+    canonical_dtype,
+    canonicalize_value,
+    default_float_dtype,
+    default_int_dtype,
+)
+from mj_core.errors import ConcretizationError, user_line_suffix
 from mj_core.numpy._promotion import (
     Array,
     as_dtype,
@@ -77,7 +84,7 @@ def _contains_tracer(obj: Any) -> bool:
 @eager_array_result
 def array(object: Any, dtype: Any = None, copy: bool | None = True, ndmin: int = 0) -> Array:
     """An array from array-likes or (nested) sequences, which may hold traced values."""
-    dt = as_dtype(dtype)
+    dt = as_dtype(dtype, "array")
     if isinstance(object, list | tuple) and _contains_tracer(object):
         from mj_core.numpy._shape import stack
 
@@ -86,6 +93,9 @@ def array(object: Any, dtype: Any = None, copy: bool | None = True, ndmin: int =
         out = object  # a traced value or a higher layer's array (e.g. a device array)
     else:
         out = np.array(object, dt, copy=copy)
+        if out.dtype.kind in "OUSV":
+            raise TypeError(f"array: {out.dtype} values are not supported by mj, got {object!r}")
+        out = canonicalize_value(out)
     if dt is not None:
         out = convert(out, dt)
     elif dtype_weak(out)[1]:
@@ -99,11 +109,12 @@ def array(object: Any, dtype: Any = None, copy: bool | None = True, ndmin: int =
 @eager_array_result
 def asarray(a: Any, dtype: Any = None, copy: bool | None = None) -> Array:
     """Like :func:`array` but without copying NumPy input."""
-    if type(a) is EagerArray and (dtype is None or as_dtype(dtype) == a.dtype):
+    dt = as_dtype(dtype, "asarray")
+    if type(a) is EagerArray and (dt is None or dt == a.dtype):
         return a
     if type(a) is np.ndarray:
-        return a if dtype is None else np.asarray(a, as_dtype(dtype))
-    return array(a, dtype, copy=copy)
+        return canonicalize_value(a) if dt is None else np.asarray(a, dt)
+    return array(a, dt, copy=copy)
 
 
 def _shape_tuple(shape: int | Sequence[int]) -> tuple[int, ...]:
@@ -113,7 +124,7 @@ def _shape_tuple(shape: int | Sequence[int]) -> tuple[int, ...]:
 @eager_array_result
 def full(shape: int | Sequence[int], fill_value: Array, dtype: Any = None) -> Array:
     """An array of ``shape`` filled with ``fill_value`` (broadcast if it is an array)."""
-    dt = as_dtype(dtype)
+    dt = as_dtype(dtype, "full")
     if dt is None:
         dt = dtype_weak(fill_value)[0]
     shape_t = _shape_tuple(shape)
@@ -126,12 +137,12 @@ def full(shape: int | Sequence[int], fill_value: Array, dtype: Any = None) -> Ar
 
 @eager_array_result
 def zeros(shape: int | Sequence[int], dtype: Any = None) -> Array:
-    return full(shape, 0, np.float64 if dtype is None else dtype)
+    return full(shape, 0, default_float_dtype() if dtype is None else as_dtype(dtype, "zeros"))
 
 
 @eager_array_result
 def ones(shape: int | Sequence[int], dtype: Any = None) -> Array:
-    return full(shape, 1, np.float64 if dtype is None else dtype)
+    return full(shape, 1, default_float_dtype() if dtype is None else as_dtype(dtype, "ones"))
 
 
 empty = zeros
@@ -161,24 +172,38 @@ def ones_like(a: Array, dtype: Any = None, shape: int | Sequence[int] | None = N
 empty_like = zeros_like
 
 
+_BOUNDS = ("start", "stop", "step")
+
+
+def _concrete(fun_name: str, name: str, v: Any) -> Any:
+    """``v``'s value if it is known now (a tracer's concrete value, under jvp), else a
+    ConcretizationError: the result's length must be known while tracing."""
+    if not isinstance(v, Tracer):
+        return v
+    aval = v.aval
+    if isinstance(aval, ConcreteArray):
+        return aval.val.item() if np.ndim(aval.val) == 0 else aval.val
+    raise ConcretizationError(
+        f"{fun_name}: {name} must be a concrete number, got a traced {aval.str_short()} "
+        f"value{user_line_suffix()}; the length of the result must be known while tracing "
+        "(pass it as a Python number, or mark the argument static with static_argnums)"
+    )
+
+
 @eager_array_result
 def arange(start: Any, stop: Any = None, step: Any = None, dtype: Any = None) -> Array:
     """Evenly spaced values in ``[start, stop)``; bounds must be concrete (static) numbers."""
-    for name, v in (("start", start), ("stop", stop), ("step", step)):
-        if isinstance(v, Tracer):
-            raise TypeError(
-                f"arange: {name} must be a concrete number, got a traced value; the length "
-                "of the result must be known while tracing"
-            )
-    dt = as_dtype(dtype)
+    dt = as_dtype(dtype, "arange")
     if stop is None and step is None:
         start, stop, step = 0, start, 1
     elif step is None:
         step = 1
+    start, stop, step = (
+        _concrete("arange", n, v) for n, v in zip(_BOUNDS, (start, stop, step), strict=True)
+    )
     if dt is None:
         dt = np.result_type(*(np.asarray(v).dtype for v in (start, stop, step)))
-        if dt.kind in "iub":
-            dt = np.dtype(np.int64)
+        dt = default_int_dtype() if dt.kind in "iub" else canonical_dtype(dt)
     length = max(math.ceil((float(stop) - float(start)) / float(step)), 0)
     if (
         dt.kind in "iu"
@@ -209,9 +234,9 @@ def linspace(
         raise ValueError(f"linspace: number of samples must be non-negative, got {num}")
     if axis != 0:
         raise NotImplementedError("linspace: only axis=0 is supported")
-    dt = as_dtype(dtype)
+    dt = as_dtype(dtype, "linspace")
     comp, _ = promoted_dtype(start, stop)
-    comp = np.dtype(np.float64) if comp.kind in "iub" else comp
+    comp = default_float_dtype() if comp.kind in "iub" else comp
     start_c, stop_c = convert(start, comp), convert(stop, comp)
     div = (num - 1) if endpoint else num
     step = lax.div(lax.sub(stop_c, start_c), float(max(div, 1)))
@@ -219,7 +244,7 @@ def linspace(
     iota = lax.broadcasted_iota(comp, (num, *shape), 0)
     out = lax.add(start_c, lax.mul(iota, step))
     if endpoint and num > 1:  # the last sample is exactly ``stop``, as in NumPy
-        last = lax.broadcasted_iota(np.int64, (num, *shape), 0)
+        last = lax.broadcasted_iota(np.int32, (num, *shape), 0)
         out = lax.select(lax.eq(last, num - 1), stop_c, out)
     if dt is not None:
         out = convert(lax.floor(out) if dt.kind in "iu" else out, dt)
@@ -230,11 +255,10 @@ def linspace(
 def eye(N: int, M: int | None = None, k: int = 0, dtype: Any = None) -> Array:  # noqa: N803
     """A 2-d array with ones on the ``k``-th diagonal."""
     m = N if M is None else M
-    rows = lax.broadcasted_iota(np.int64, (int(N), int(m)), 0)
-    cols = lax.broadcasted_iota(np.int64, (int(N), int(m)), 1)
-    return convert(
-        lax.eq(lax.add(rows, int(k)), cols), np.dtype(np.float64 if dtype is None else dtype)
-    )
+    rows = lax.broadcasted_iota(np.int32, (int(N), int(m)), 0)
+    cols = lax.broadcasted_iota(np.int32, (int(N), int(m)), 1)
+    dt = as_dtype(dtype, "eye") or default_float_dtype()
+    return convert(lax.eq(lax.add(rows, int(k)), cols), dt)
 
 
 @eager_array_result

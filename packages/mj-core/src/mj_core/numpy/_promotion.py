@@ -13,7 +13,7 @@ from mj_core._eager_array import EagerArray
 from mj_core._shapes import shape_of as shape_of
 from mj_core._trace import Tracer, bind1
 from mj_core._typing import Array
-from mj_core.dtypes import default_dtype_for_pytype, result_type
+from mj_core.dtypes import _NARROW, check_user_dtype, default_dtype_for_pytype, result_type
 from mj_core.prims.conversions import convert_element_type_p
 from mj_core.prims.elementwise import to_inexact_dtype
 
@@ -36,8 +36,11 @@ _WEAK_PYTYPES = (int, float, complex)
 def dtype_weak(x: Array) -> tuple[DType, bool]:
     """``(dtype, weak_type)`` of any mj operand, cheaply for NumPy arrays and Python scalars."""
     t = type(x)
-    if t is np.ndarray or t is EagerArray:
+    if t is EagerArray:
         return x.dtype, False
+    if t is np.ndarray:
+        dt = x.dtype
+        return _NARROW.get(dt, dt), False
     if t in _WEAK_PYTYPES:
         return default_dtype_for_pytype(t), True
     if t is bool:
@@ -48,15 +51,29 @@ def dtype_weak(x: Array) -> tuple[DType, bool]:
     return aval.dtype, aval.weak_type
 
 
-def as_dtype(dtype: Any) -> DType | None:
-    """``None`` stays ``None``; Python types map like NumPy's (``float`` -> float64)."""
-    return None if dtype is None else np.dtype(dtype)
+def as_dtype(dtype: Any, fun_name: str = "array") -> DType | None:
+    """A ``dtype=`` argument of ``fun_name``: ``None`` stays ``None``, Python types are their
+    default dtypes, 64-bit requests narrow (with JAX's warning) unless ``enable_x64``."""
+    return check_user_dtype(dtype, fun_name)
+
+
+_PY_OF_KIND: dict[str, Any] = {"b": bool, "i": int, "u": int, "f": float, "c": complex}
 
 
 def convert(x: Array, dtype: DType, weak: bool = False) -> Array:
-    """``x`` as ``dtype`` (and weak type), binding ``convert_element_type`` only if needed."""
+    """``x`` as ``dtype`` (and weak type), binding ``convert_element_type`` only if needed.
+
+    A Python scalar becomes a constant at once, as in JAX (so ``x * 2.0`` stages no convert):
+    a Python scalar of the target's kind when ``weak``, else a NumPy scalar of ``dtype``."""
     if dtype_weak(x) == (dtype, weak):
         return x
+    t = type(x)
+    if t in _PY_OF_KIND.values() and (t is not complex or dtype.kind == "c"):
+        if weak:
+            return _PY_OF_KIND[dtype.kind](x)
+        if (t is not float and t is not complex) or dtype.kind not in "iu":
+            return np.asarray(x, dtype)
+    # arrays, and Python floats to integers (convert_element_type's rounding rules)
     return bind1(convert_element_type_p, x, new_dtype=dtype, weak_type=weak)
 
 

@@ -72,7 +72,13 @@ def common_dtype(prim_name: str, avals: Sequence[ShapedArray]) -> tuple[np.dtype
     """
     strong = {a.dtype for a in avals if not a.weak_type}
     if len(strong) > 1:
-        raise aval_error(prim_name, "operands must have the same dtype", avals)
+        names = ", ".join(dict.fromkeys(a.dtype.name for a in avals if not a.weak_type))
+        raise aval_error(
+            prim_name,
+            f"lax.{prim_name} requires arguments to have the same dtypes, got {names} (lax "
+            "does not promote; the mj.numpy functions do)",
+            avals,
+        )
     dtype, weak = result_type(*((a.dtype, a.weak_type) for a in avals))
     if strong and dtype not in strong:
         raise aval_error(

@@ -25,8 +25,9 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from mj_core._avals import ShapedArray
+from mj_core._config import config, on_x64_change
 from mj_core._primitive import Primitive, abstract_eval_rules, impl_rules
-from mj_core._shapes import broadcast_shapes
+from mj_core._shapes import broadcast_shapes, check_rank_promotion
 from mj_core._trace import bind1, binds
 from mj_core._typing import Array
 from mj_core.dtypes import result_type
@@ -207,8 +208,13 @@ def _typing_rule(prim: Primitive) -> Callable[..., list[ShapedArray]]:
     output type does not depend on params). Only plain ShapedArrays are remembered: a
     ConcreteArray hashes by identity and would pin its value."""
     memo: dict[tuple[ShapedArray, ...], ShapedArray] = {}
+    on_x64_change(lambda _: memo.clear())  # the lattice differs between the modes
+
+    name = prim.name
 
     def rule(*avals: ShapedArray, **params: Any) -> list[ShapedArray]:
+        if config.numpy_rank_promotion != "allow":
+            check_rank_promotion(name, *(a.shape for a in avals))
         out = memo.get(avals)
         if out is None:
             out = elementwise_out_aval(prim, avals)

@@ -7,3 +7,23 @@
 ``while_loop``) and :mod:`~mj.experimental.ode` (``odeint``, with the adjoint method for
 gradients) live here.
 """
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from mj_core import config
+
+
+@contextmanager
+def enable_x64(new_val: bool = True) -> Iterator[None]:
+    """``with mj.experimental.enable_x64():`` 64-bit types inside the block (JAX's older
+    spelling of ``mj.enable_x64(True)``)."""
+    with config.override("enable_x64", new_val):
+        yield
+
+
+@contextmanager
+def disable_x64() -> Iterator[None]:
+    """``with mj.experimental.disable_x64():`` 32-bit defaults inside the block."""
+    with config.override("enable_x64", False):
+        yield

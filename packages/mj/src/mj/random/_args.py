@@ -14,13 +14,21 @@ import numpy as np
 
 import mj.numpy as mnp
 from mj_core import ShapedArray, get_aval, is_array, lax
+from mj_core.dtypes import canonical_dtype, default_float_dtype, default_int_dtype
 from mj_core.errors import user_location
 from mj_core.extend import Array
 
 Shape = Sequence[int]
 
-_F64 = np.dtype(np.float64)
-_I64 = np.dtype(np.int64)
+
+def _default_float() -> np.dtype[Any]:
+    """The default float: float32, or float64 with enable_x64 (as JAX's samplers)."""
+    return default_float_dtype()
+
+
+def _default_int() -> np.dtype[Any]:
+    """The default integer: int32, or int64 with enable_x64."""
+    return default_int_dtype()
 
 
 def _error(api: str, message: str) -> str:
@@ -80,7 +88,7 @@ def _check_param_shapes(api: str, shape: tuple[int, ...], *param_shapes: tuple[i
 
 
 def _float_dtype(api: str, dtype: Any) -> np.dtype[Any]:
-    dt = _F64 if dtype is None else np.dtype(dtype)
+    dt = _default_float() if dtype is None else canonical_dtype(dtype)
     if dt.kind != "f":
         raise ValueError(_error(api, f"dtype must be a floating-point dtype, got {dt.name}"))
     return dt

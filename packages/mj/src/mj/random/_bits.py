@@ -16,17 +16,18 @@ import numpy as np
 
 from mj.random import _threefry
 from mj.random._args import (
-    _F64,
     Shape,
     _aval,
     _check_key,
     _check_param_shapes,
     _convert,
+    _default_float,
     _error,
     _float_dtype,
     _shape,
 )
 from mj_core import lax
+from mj_core.dtypes import canonical_dtype
 from mj_core.extend import Array
 from mj_core.lax import erf_inv
 
@@ -36,7 +37,7 @@ __all__ = ["bits", "gumbel", "normal", "uniform"]
 def bits(key: Array, shape: Shape = (), dtype: Any = None) -> Array:
     """Uniformly random unsigned integers (default ``uint64``) of the given shape."""
     _check_key("bits", key)
-    dt = np.dtype(np.uint64) if dtype is None else np.dtype(dtype)
+    dt = canonical_dtype(np.uint64) if dtype is None else canonical_dtype(dtype)
     if dt.kind != "u":
         raise ValueError(_error("bits", f"dtype must be an unsigned integer dtype, got {dt.name}"))
     return _threefry.random_bits(key, dt.itemsize * 8, _shape("bits", shape))
@@ -92,7 +93,7 @@ def normal(key: Array, shape: Shape = (), dtype: Any = None) -> Array:
     with unit variance)."""
     _check_key("normal", key)
     shp = _shape("normal", shape)
-    dt = _F64 if dtype is None else np.dtype(dtype)
+    dt = _default_float() if dtype is None else canonical_dtype(dtype)
     if dt.kind == "c":
         real = np.dtype(f"float{dt.itemsize * 4}")
         k_re, k_im = _threefry.unstack_keys(_threefry.split(key, (2,)))

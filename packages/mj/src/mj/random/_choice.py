@@ -16,9 +16,9 @@ import numpy as np
 
 import mj.numpy as mnp
 from mj.random._args import (
-    _I64,
     _aval,
     _check_key,
+    _default_int,
     _error,
     _operator_index,
 )
@@ -82,8 +82,8 @@ def choice(
             )
         )
     if p is None and replace:
-        lo, hi = np.asarray(0, _I64), np.asarray(n_inputs, _I64)
-        ind = _randint(key, shp, lo, hi, _I64)
+        lo, hi = np.asarray(0, _default_int()), np.asarray(n_inputs, _default_int())
+        ind = _randint(key, shp, lo, hi, _default_int())
     elif p is None:
         population = a if aval.shape else n_inputs
         perm = permutation(key, population, axis)
@@ -128,13 +128,13 @@ def _weighted(
         r = lax.mul(lax.reshape(total, ()), lax.sub(np.asarray(1.0, dtype), u))
         # searchsorted(cdf, r, side='left'): how many CDF values lie strictly below r
         below = lax.lt(mnp.expand_dims(cdf, tuple(range(len(shape)))), mnp.expand_dims(r, -1))
-        return mnp.sum(below, axis=-1, dtype=_I64)
+        return mnp.sum(below, axis=-1, dtype=_default_int())
     noise = (
         _gumbel_high(key, n_inputs, dtype) if mode == "high" else _gumbel(key, (n_inputs,), dtype)
     )
     g = lax.add(noise, lax.log(p))
     # top_k(g, n_draws) indices: descending g, ties to the lower index
-    order = lax.sort((lax.neg(g), lax.iota(_I64, n_inputs)), num_keys=2)[1]
+    order = lax.sort((lax.neg(g), lax.iota(_default_int(), n_inputs)), num_keys=2)[1]
     return lax.slice(order, (0,), (n_draws,))
 
 

@@ -15,13 +15,13 @@ import numpy as np
 import mj.numpy as mnp
 from mj.random import _threefry
 from mj.random._args import (
-    _I64,
     Shape,
     _aval,
     _check_castable,
     _check_key,
     _const,
     _convert,
+    _default_int,
     _error,
     _float_dtype,
     _float_param,
@@ -217,7 +217,7 @@ def double_sided_maxwell(
     out = (shp or params_shape) + params_shape
     maxwell_key, sign_key = _threefry.unstack_keys(_threefry.split(key, (2,)))
     magnitude = _maxwell(maxwell_key, out, dt)
-    sign = lax.convert_element_type(_rademacher(sign_key, out, _I64), dt)
+    sign = lax.convert_element_type(_rademacher(sign_key, out, _default_int()), dt)
     scaled = lax.mul(lax.mul(sign, magnitude), _float_param("double_sided_maxwell", scale, dt, out))
     return lax.add(scaled, _float_param("double_sided_maxwell", loc, dt, out))
 

@@ -16,10 +16,11 @@ import numpy as np
 import mj.numpy as mnp
 from mj.random import _threefry
 from mj.random._args import (
-    _I64,
     Shape,
     _aval,
     _check_key,
+    _default_float,
+    _default_int,
     _error,
     _params_shape,
     _shape,
@@ -27,7 +28,7 @@ from mj.random._args import (
 from mj.random._bits import _uniform
 from mj_control import scan, while_loop
 from mj_core import get_aval, lax
-from mj_core.dtypes import is_integer
+from mj_core.dtypes import canonical_dtype, is_integer
 from mj_core.extend import Array
 from mj_core.lax import lgamma
 from mj_core.prims.elementwise import to_inexact_dtype
@@ -65,13 +66,13 @@ def _poisson_knuth(key: Array, lam: Array, shape: tuple[int, ...]) -> Array:
     def body(state: tuple[Array, Array, Array]) -> tuple[Array, Array, Array]:
         k, rng, log_prod = state
         rng, subkey = _split_n(rng, 2)
-        k = lax.select(lax.gt(log_prod, neg_lam), lax.add(k, _c(1, _I64)), k)
+        k = lax.select(lax.gt(log_prod, neg_lam), lax.add(k, _c(1, _default_int())), k)
         u = _uniform(subkey, shape, _F32, 0.0, 1.0)
         return k, rng, lax.add(log_prod, lax.log(u))
 
-    init = (mnp.zeros(shape, _I64), key, mnp.zeros(shape, _F32))
+    init = (mnp.zeros(shape, _default_int()), key, mnp.zeros(shape, _F32))
     k = while_loop(lambda s: _any(lax.gt(s[2], neg_lam)), body, init)[0]
-    return lax.sub(k, _c(1, _I64))
+    return lax.sub(k, _c(1, _default_int()))
 
 
 def _poisson_rejection(key: Array, lam: Array, shape: tuple[int, ...]) -> Array:
@@ -103,7 +104,7 @@ def _poisson_rejection(key: Array, lam: Array, shape: tuple[int, ...]) -> Array:
 
     init = (mnp.full(shape, -1.0, f32), mnp.zeros(shape, _BOOL), key)
     k = while_loop(lambda s: _any(lax.bitwise_not(s[1])), body, init)[0]
-    return lax.convert_element_type(k, _I64)
+    return lax.convert_element_type(k, _default_int())
 
 
 @_quiet
@@ -113,7 +114,7 @@ def poisson(key: Array, lam: float | Array, shape: Shape | None = None, dtype: A
     As in JAX, ``lam`` is taken in float32 and the uniforms are float32 draws.
     """
     _check_key("poisson", key)
-    dt = _I64 if dtype is None else np.dtype(dtype)
+    dt = _default_int() if dtype is None else canonical_dtype(dtype)
     if not is_integer(dt):
         raise ValueError(_error("poisson", f"dtype must be an integer dtype, got {dt.name}"))
     shp = _aval("poisson", "lam", lam).shape if shape is None else _shape("poisson", shape)
@@ -131,7 +132,7 @@ def poisson(key: Array, lam: float | Array, shape: Shape | None = None, dtype: A
         _poisson_knuth(key, lam_knuth, shp),
         _poisson_rejection(key, lam_rejection, shp),
     )
-    result = lax.select(lax.eq(lam, _c(0.0, _F32)), mnp.zeros(shp, _I64), result)
+    result = lax.select(lax.eq(lam, _c(0.0, _F32)), mnp.zeros(shp, _default_int()), result)
     return lax.convert_element_type(result, dt)
 
 
@@ -239,7 +240,7 @@ def binomial(
     """Binomial(``n``, ``p``) counts as floats (default dtype float64, as JAX): NaN for
     invalid parameters, ``inf`` for infinite ``n``."""
     _check_key("binomial", key)
-    dt = np.dtype(np.float64) if dtype is None else np.dtype(dtype)
+    dt = _default_float() if dtype is None else canonical_dtype(dtype)
     if dt.kind != "f":
         raise ValueError(_error("binomial", f"dtype must be a floating-point dtype, got {dt}"))
     shp = _params_shape("binomial", shape, n, p)
@@ -302,7 +303,7 @@ def multinomial(
     p_aval = _aval("multinomial", "p", p)
     if not p_aval.shape:
         raise ValueError(_error("multinomial", "p must have at least one dimension, got ()"))
-    dt = np.dtype(np.float64) if dtype is None else np.dtype(dtype)
+    dt = _default_float() if dtype is None else canonical_dtype(dtype)
     common = to_inexact_dtype(np.promote_types(n_aval.dtype, p_aval.dtype))
     shp = p_aval.shape if shape is None else _shape("multinomial", shape)
     try:

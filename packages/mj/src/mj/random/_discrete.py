@@ -14,14 +14,14 @@ import numpy as np
 import mj.numpy as mnp
 from mj.random import _threefry
 from mj.random._args import (
-    _F64,
-    _I64,
     Shape,
     _aval,
     _check_key,
     _check_param_shapes,
     _const,
     _convert,
+    _default_float,
+    _default_int,
     _error,
     _operator_index,
     _params_shape,
@@ -29,7 +29,7 @@ from mj.random._args import (
 )
 from mj.random._bits import _gumbel, _uniform
 from mj_core import get_aval, lax
-from mj_core.dtypes import is_integer
+from mj_core.dtypes import canonical_dtype, is_integer
 from mj_core.extend import Array
 from mj_core.prims.elementwise import to_inexact_dtype
 
@@ -82,7 +82,7 @@ def categorical(key: Array, logits: Array, axis: int = -1, shape: Shape | None =
     if prefix:
         dims = tuple(range(len(prefix), len(sample_shape)))
         logits = lax.broadcast_in_dim(logits, sample_shape, dims)
-    return lax.argmax(lax.add(noise, logits), len(prefix) + axis, _I64)
+    return lax.argmax(lax.add(noise, logits), len(prefix) + axis, _default_int())
 
 
 def randint(
@@ -98,7 +98,7 @@ def randint(
     ranges that are not powers of two is negligible.
     """
     _check_key("randint", key)
-    dt = _I64 if dtype is None else np.dtype(dtype)
+    dt = _default_int() if dtype is None else canonical_dtype(dtype)
     if not is_integer(dt):
         raise TypeError(_error("randint", f"dtype must be an integer dtype, got {dt.name}"))
     shp = _shape("randint", shape)
@@ -117,7 +117,7 @@ def randint(
 def _to_int(x: Array, dtype: np.dtype[Any] | None) -> Array:
     """``x`` as a strong integer array (floats are truncated, Python ints become int64)."""
     aval = get_aval(x)
-    target = dtype or (aval.dtype if is_integer(aval.dtype) else _I64)
+    target = dtype or (aval.dtype if is_integer(aval.dtype) else _default_int())
     if isinstance(x, int):
         return np.asarray(x, target)
     return _convert(x, target)
@@ -170,14 +170,14 @@ def permutation(key: Array, x: int | Array, axis: int = 0, independent: bool = F
         if not is_integer(aval.dtype):
             raise TypeError(_error("permutation", "x must be an integer or an array"))
         n = _operator_index(x)
-        return _shuffle(key, lax.iota(_I64, n), 0)
+        return _shuffle(key, lax.iota(_default_int(), n), 0)
     ndim = len(aval.shape)
     if not -ndim <= axis < ndim:
         raise ValueError(_error("permutation", f"axis {axis} is out of range for {aval.shape}"))
     axis = axis % ndim
     if independent or ndim == 1:
         return _shuffle(key, x, axis)
-    order = _shuffle(key, lax.iota(_I64, aval.shape[axis]), 0)
+    order = _shuffle(key, lax.iota(_default_int(), aval.shape[axis]), 0)
     return _take_along(x, order, axis)
 
 
@@ -185,7 +185,7 @@ def _take_along(x: Array, order: Array, axis: int) -> Array:
     """``x`` with its slices along ``axis`` reordered by the index vector ``order``: sort the
     (stable, unique) positions of ``order`` and carry ``x`` along."""
     shape = get_aval(x).shape
-    inverse = lax.sort((order, lax.iota(_I64, shape[axis])), num_keys=1)[1]
+    inverse = lax.sort((order, lax.iota(_default_int(), shape[axis])), num_keys=1)[1]
     keys = lax.broadcast_in_dim(inverse, shape, (axis,))
     return lax.sort((keys, x), dimension=axis, num_keys=1)[1]
 
@@ -205,7 +205,7 @@ def _shuffle(key: Array, x: Array, axis: int) -> Array:
 def rademacher(key: Array, shape: Shape = (), dtype: Any = None) -> Array:
     """Random signs: -1 or +1 with equal probability (default dtype int64)."""
     _check_key("rademacher", key)
-    dt = _I64 if dtype is None else np.dtype(dtype)
+    dt = _default_int() if dtype is None else canonical_dtype(dtype)
     if not (is_integer(dt) or dt.kind in "fc"):
         raise TypeError(_error("rademacher", f"dtype must be numeric, got {dt.name}"))
     return _rademacher(key, _shape("rademacher", shape), dt)
@@ -213,7 +213,7 @@ def rademacher(key: Array, shape: Shape = (), dtype: Any = None) -> Array:
 
 def _rademacher(key: Array, shape: tuple[int, ...], dtype: np.dtype[Any]) -> Array:
     # JAX: bernoulli(key, 0.5) with a float64 p (64-bit mode), as 2 * b - 1.
-    heads = lax.lt(_uniform(key, shape, _F64, 0.0, 1.0), _const(0.5, _F64))
+    heads = lax.lt(_uniform(key, shape, _default_float(), 0.0, 1.0), _const(0.5, _default_float()))
     b = lax.convert_element_type(heads, dtype)
     return lax.sub(lax.mul(_const(2, dtype), b), _const(1, dtype))
 
@@ -222,7 +222,7 @@ def geometric(key: Array, p: float | Array, shape: Shape | None = None, dtype: A
     """Geometric samples: the number of Bernoulli(``p``) trials up to the first success
     (support ``1, 2, ...``; default dtype int64)."""
     _check_key("geometric", key)
-    dt = _I64 if dtype is None else np.dtype(dtype)
+    dt = _default_int() if dtype is None else canonical_dtype(dtype)
     if not is_integer(dt):
         raise ValueError(_error("geometric", f"dtype must be an integer dtype, got {dt.name}"))
     shp = _params_shape("geometric", shape, p)

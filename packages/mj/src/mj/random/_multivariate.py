@@ -14,12 +14,14 @@ from mj.random._args import (
     _aval,
     _check_key,
     _check_param_shapes,
+    _default_float,
     _error,
     _operator_index,
     _shape,
 )
 from mj.random._bits import _normal_real, normal
 from mj_core import lax
+from mj_core.dtypes import canonical_dtype
 from mj_core.extend import Array
 from mj_core.prims.elementwise import to_inexact_dtype
 
@@ -100,7 +102,7 @@ def orthogonal(
     ``n < m``; default ``m = n``), in a batch of ``shape``."""
     api = "orthogonal"
     _check_key(api, key)
-    dt = np.dtype(np.float64) if dtype is None else np.dtype(dtype)
+    dt = _default_float() if dtype is None else canonical_dtype(dtype)
     if dt.kind not in "fc":
         raise ValueError(_error(api, f"dtype must be a float or complex dtype, got {dt.name}"))
     try:
