@@ -1,9 +1,9 @@
 """The demo (``python -m mj.demo``): one short epoch always; the full run (> 95% test
 accuracy) under the ``slow`` marker.
 
-The demo's figure and progress bar come from its ``demo`` extra (matplotlib, tqdm); the tests
-that draw need matplotlib and skip without it. The library itself must import, and the demo
-must say what to install, without either.
+The demo's figure and progress bar come from its ``demo`` extra (matplotlib, tqdm), which the
+test environment installs (hatch.toml), so the tests that draw always run. The library itself
+must import, and the demo must say what to install, without either.
 """
 
 import io
@@ -36,7 +36,8 @@ def _has_colour(pixels: np.ndarray, hex_colour: str) -> bool:
 
 
 def test_quick_epoch_trains_and_writes_the_chart(tmp_path):
-    image = pytest.importorskip("matplotlib.image")
+    from matplotlib import image
+
     out = io.StringIO()
     history = main(["--quick", "--out", str(tmp_path / "curves.png")], out=out)
     text = out.getvalue()
@@ -62,7 +63,6 @@ def test_quick_epoch_trains_and_writes_the_chart(tmp_path):
 
 
 def test_learning_curves_figure_is_labelled():
-    pytest.importorskip("matplotlib")
     history = History(
         train_loss=[2.0, 0.5, 0.1],
         test_loss=[2.1, 0.7, 0.3],
@@ -116,7 +116,6 @@ def test_mj_and_the_demo_module_import_without_the_extra():
 
 
 def test_module_entry_point_runs(tmp_path):
-    pytest.importorskip("matplotlib")
     proc = subprocess.run(
         [sys.executable, "-m", "mj.demo", "--quick", "--out", str(tmp_path / "c.png")],
         capture_output=True,
@@ -130,7 +129,6 @@ def test_module_entry_point_runs(tmp_path):
 
 @pytest.mark.slow
 def test_full_demo_exceeds_95_percent(tmp_path):
-    pytest.importorskip("matplotlib")
     history = main(["--out", str(tmp_path / "curves.png")], out=io.StringIO())
     assert history.test_accuracy[-1] > 0.95
     assert history.train_loss[-1] < history.train_loss[0] / 10
