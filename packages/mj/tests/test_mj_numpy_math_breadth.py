@@ -45,7 +45,7 @@ CASES = [
     ("pow", (POS, M), {}),
     ("pow", (M, 3), {}),
     ("concat", ([M, POS],), {"axis": 1}),
-    ("concat", ([M.astype(np.float32), INTS[:5].reshape(1, 5).astype(np.int32)],), {}),
+    ("concat", ([M.astype(np.float32), INTS[:5].reshape(1, 5).astype(np.int8)],), {}),
     ("concat", ([M, A3],), {"axis": None}),
     ("permute_dims", (A3, (2, 0, 1)), {}),
     ("matrix_transpose", (A3,), {}),

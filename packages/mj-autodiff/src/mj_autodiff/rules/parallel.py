@@ -11,7 +11,7 @@ integer: its tangent is zero.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from mj_autodiff._derivatives import Linear, derivative_kinds
@@ -112,93 +112,46 @@ def _linear_jvp(prim: Primitive) -> Any:
     return rule
 
 
-def _all_gather_transpose(
-    cts: list[Any],
-    x: Any,
-    *,
-    all_gather_dimension: int,
-    axis_name: Any,
-    axis_size: int,
-    tiled: bool,
-    axis_index_groups: Any = None,
-) -> list[Any]:
-    (ct,) = cts
-    if type(ct) is Zero:
-        return [Zero(tangent_aval(x.aval))]
-    return par.bind_collective(
-        par.reduce_scatter_p,
-        ct,
-        scatter_dimension=all_gather_dimension,
-        axis_name=axis_name,
-        axis_size=axis_size,
-        tiled=tiled,
-        **_groups(axis_index_groups),
-    )
+def _transpose_to(
+    dual: Primitive, rewrite: Callable[[dict[str, Any]], dict[str, Any]]
+) -> Callable[..., list[Any]]:
+    """The transpose of a linear collective: its dual collective on the cotangent, with the
+    params ``rewrite`` maps its own to (``all_gather`` <-> ``reduce_scatter``, ``all_to_all``
+    with its axes swapped, ``ppermute`` with the inverse permutation)."""
+
+    def rule(cts: list[Any], x: Any, **params: Any) -> list[Any]:
+        (ct,) = cts
+        if type(ct) is Zero:
+            return [Zero(tangent_aval(x.aval))]
+        groups = _groups(params.pop("axis_index_groups", None))
+        return par.bind_collective(dual, ct, **rewrite(params), **groups)
+
+    return rule
 
 
-def _reduce_scatter_transpose(
-    cts: list[Any],
-    x: Any,
-    *,
-    scatter_dimension: int,
-    axis_name: Any,
-    axis_size: int,
-    tiled: bool,
-    axis_index_groups: Any = None,
-) -> list[Any]:
-    (ct,) = cts
-    if type(ct) is Zero:
-        return [Zero(tangent_aval(x.aval))]
-    return par.bind_collective(
-        par.all_gather_p,
-        ct,
-        all_gather_dimension=scatter_dimension,
-        axis_name=axis_name,
-        axis_size=axis_size,
-        tiled=tiled,
-        **_groups(axis_index_groups),
-    )
+def _renamed(old: str, new: str) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    return lambda params: {new if k == old else k: v for k, v in params.items()}
 
 
-def _all_to_all_transpose(
-    cts: list[Any],
-    x: Any,
-    *,
-    split_axis: int,
-    concat_axis: int,
-    axis_name: Any,
-    axis_size: int,
-    axis_index_groups: Any = None,
-) -> list[Any]:
-    (ct,) = cts
-    if type(ct) is Zero:
-        return [Zero(tangent_aval(x.aval))]
-    return par.bind_collective(
-        par.all_to_all_p,
-        ct,
-        split_axis=concat_axis,
-        concat_axis=split_axis,
-        axis_name=axis_name,
-        axis_size=axis_size,
-        **_groups(axis_index_groups),
-    )
+def _axes_swapped(params: dict[str, Any]) -> dict[str, Any]:
+    return {**params, "split_axis": params["concat_axis"], "concat_axis": params["split_axis"]}
 
 
-def _ppermute_transpose(
-    cts: list[Any], x: Any, *, axis_name: Any, perm: tuple[tuple[int, int], ...]
-) -> list[Any]:
-    (ct,) = cts
-    if type(ct) is Zero:
-        return [Zero(tangent_aval(x.aval))]
-    inverse = tuple((dst, src) for src, dst in perm)
-    return par.bind_collective(par.ppermute_p, ct, axis_name=axis_name, perm=inverse)
+def _perm_inverted(params: dict[str, Any]) -> dict[str, Any]:
+    return {**params, "perm": tuple((dst, src) for src, dst in params["perm"])}
 
 
 for _prim, _transpose in (
-    (par.all_gather_p, _all_gather_transpose),
-    (par.reduce_scatter_p, _reduce_scatter_transpose),
-    (par.all_to_all_p, _all_to_all_transpose),
-    (par.ppermute_p, _ppermute_transpose),
+    (
+        par.all_gather_p,
+        _transpose_to(par.reduce_scatter_p, _renamed("all_gather_dimension", "scatter_dimension")),
+    ),
+    (
+        par.reduce_scatter_p,
+        _transpose_to(par.all_gather_p, _renamed("scatter_dimension", "all_gather_dimension")),
+    ),
+    (par.all_to_all_p, _transpose_to(par.all_to_all_p, _axes_swapped)),
+    (par.ppermute_p, _transpose_to(par.ppermute_p, _perm_inverted)),
 ):
     jvp_rules[_prim] = _linear_jvp(_prim)
     transpose_rules[_prim] = _transpose

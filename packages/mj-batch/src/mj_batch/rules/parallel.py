@@ -102,20 +102,10 @@ for _prim in (par.psum_p, par.pmax_p, par.pmin_p):
 # --- all_gather, reduce_scatter, all_to_all ---------------------------------------------------
 
 
-def _all_gather_vmap(
-    frame: AxisFrame,
-    vals_in: Vals,
-    dims_in: Dims,
-    *,
-    all_gather_dimension: int,
-    axis_name: Any,
-    axis_size: int,
-    tiled: bool,
-    axis_index_groups: Any = None,
-) -> RuleResult:
+def _all_gather_vmap(frame: AxisFrame, vals_in: Vals, dims_in: Dims, **params: Any) -> RuleResult:
     (x,), (d,) = vals_in, dims_in
-    dim = all_gather_dimension
-    if not _owns(frame, axis_name):
+    dim, tiled = params["all_gather_dimension"], params["tiled"]
+    if not _owns(frame, params["axis_name"]):
         if d is not_mapped:
             out_dim: Any = not_mapped
         else:
@@ -125,17 +115,9 @@ def _all_gather_vmap(
                 out_dim = d
             else:
                 out_dim = d if tiled else d + 1
-        (out,) = par.bind_collective(
-            par.all_gather_p,
-            x,
-            all_gather_dimension=dim,
-            axis_name=axis_name,
-            axis_size=axis_size,
-            tiled=tiled,
-            **_groups(axis_index_groups),
-        )
-        return [out], [out_dim]
-    _no_groups(par.all_gather_p, axis_index_groups)
+        params = {**params, "all_gather_dimension": dim}
+        return par.bind_collective(par.all_gather_p, x, **params), [out_dim]
+    _no_groups(par.all_gather_p, params.get("axis_index_groups"))
     if d is not_mapped:
         y = broadcast_batched(x, frame.size, dim)
     else:
@@ -152,35 +134,19 @@ vmap_rules[par.all_gather_p] = _all_gather_vmap
 
 
 def _reduce_scatter_vmap(
-    frame: AxisFrame,
-    vals_in: Vals,
-    dims_in: Dims,
-    *,
-    scatter_dimension: int,
-    axis_name: Any,
-    axis_size: int,
-    tiled: bool,
-    axis_index_groups: Any = None,
+    frame: AxisFrame, vals_in: Vals, dims_in: Dims, **params: Any
 ) -> RuleResult:
     (x,), (d,) = vals_in, dims_in
-    dim = scatter_dimension
-    if not _owns(frame, axis_name):
+    dim, tiled = params["scatter_dimension"], params["tiled"]
+    if not _owns(frame, params["axis_name"]):
         out_dim: Any = d
         if isinstance(d, int):
             dim = shift_axis(dim, d)
             if not tiled and dim < d:
                 out_dim = d - 1
-        (out,) = par.bind_collective(
-            par.reduce_scatter_p,
-            x,
-            scatter_dimension=dim,
-            axis_name=axis_name,
-            axis_size=axis_size,
-            tiled=tiled,
-            **_groups(axis_index_groups),
-        )
-        return [out], [out_dim]
-    _no_groups(par.reduce_scatter_p, axis_index_groups)
+        params = {**params, "scatter_dimension": dim}
+        return par.bind_collective(par.reduce_scatter_p, x, **params), [out_dim]
+    _no_groups(par.reduce_scatter_p, params.get("axis_index_groups"))
     if d is not_mapped:
         total = lax.mul(x, frame.size)
     else:
@@ -198,32 +164,15 @@ def _reduce_scatter_vmap(
 vmap_rules[par.reduce_scatter_p] = _reduce_scatter_vmap
 
 
-def _all_to_all_vmap(
-    frame: AxisFrame,
-    vals_in: Vals,
-    dims_in: Dims,
-    *,
-    split_axis: int,
-    concat_axis: int,
-    axis_name: Any,
-    axis_size: int,
-    axis_index_groups: Any = None,
-) -> RuleResult:
+def _all_to_all_vmap(frame: AxisFrame, vals_in: Vals, dims_in: Dims, **params: Any) -> RuleResult:
     (x,), (d,) = vals_in, dims_in
-    if not _owns(frame, axis_name):
+    split_axis, concat_axis = params["split_axis"], params["concat_axis"]
+    if not _owns(frame, params["axis_name"]):
         if isinstance(d, int):
             split_axis, concat_axis = shift_axis(split_axis, d), shift_axis(concat_axis, d)
-        (out,) = par.bind_collective(
-            par.all_to_all_p,
-            x,
-            split_axis=split_axis,
-            concat_axis=concat_axis,
-            axis_name=axis_name,
-            axis_size=axis_size,
-            **_groups(axis_index_groups),
-        )
-        return [out], [d]
-    _no_groups(par.all_to_all_p, axis_index_groups)
+        params = {**params, "split_axis": split_axis, "concat_axis": concat_axis}
+        return par.bind_collective(par.all_to_all_p, x, **params), [d]
+    _no_groups(par.all_to_all_p, params.get("axis_index_groups"))
     n = frame.size
     xs = move_batch_axis(n, d, 0, x)  # [j, *s]: example j's value
     s = list(shape_of(xs)[1:])

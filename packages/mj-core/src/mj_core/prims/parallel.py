@@ -478,15 +478,20 @@ def _identity_avals(*avals: ShapedArray, **params: Any) -> list[ShapedArray]:
     return [ShapedArray(a.shape, a.dtype, a.weak_type) for a in avals]
 
 
-for _prim in (psum_p, pmax_p, pmin_p):
+for _prim in (psum_p, pmax_p, pmin_p, ppermute_p):
     abstract_eval_rules[_prim] = _identity_avals
 
 
-def _ppermute_avals(x: ShapedArray, **params: Any) -> list[ShapedArray]:
-    return [ShapedArray(x.shape, x.dtype, x.weak_type)]
-
-
-abstract_eval_rules[ppermute_p] = _ppermute_avals
+def _split_shape(prim_name: str, x: ShapedArray, dim: int, axis_size: int) -> list[int]:
+    """``x``'s shape with dimension ``dim`` cut into ``axis_size`` pieces (one piece's size),
+    which it must divide."""
+    shape = list(x.shape)
+    if shape[dim] % axis_size:
+        raise aval_error(
+            prim_name, f"dimension {dim} is not divisible by the axis size {axis_size}", [x]
+        )
+    shape[dim] //= axis_size
+    return shape
 
 
 def _all_gather_avals(
@@ -518,16 +523,8 @@ def _reduce_scatter_avals(
     tiled: bool,
     axis_index_groups: Groups | None = None,
 ) -> list[ShapedArray]:
-    shape = list(x.shape)
-    if shape[scatter_dimension] % axis_size:
-        raise aval_error(
-            "reduce_scatter",
-            f"dimension {scatter_dimension} is not divisible by the axis size {axis_size}",
-            [x],
-        )
-    if tiled:
-        shape[scatter_dimension] //= axis_size
-    else:
+    shape = _split_shape("reduce_scatter", x, scatter_dimension, axis_size)
+    if not tiled:
         del shape[scatter_dimension]
     return [ShapedArray(tuple(shape), x.dtype, x.weak_type)]
 
@@ -544,14 +541,7 @@ def _all_to_all_avals(
     axis_size: int,
     axis_index_groups: Groups | None = None,
 ) -> list[ShapedArray]:
-    shape = list(x.shape)
-    if shape[split_axis] % axis_size:
-        raise aval_error(
-            "all_to_all",
-            f"split_axis {split_axis} is not divisible by the axis size {axis_size}",
-            [x],
-        )
-    shape[split_axis] //= axis_size
+    shape = _split_shape("all_to_all", x, split_axis, axis_size)
     shape[concat_axis] *= axis_size
     return [ShapedArray(tuple(shape), x.dtype, x.weak_type)]
 
