@@ -408,7 +408,7 @@ def eval_primitive(primitive: Primitive, args: Sequence[Any], params: dict[str, 
         raise _impl_error(primitive, args, err) from err
     if len(outs) == 1:  # eager_results' common case, inlined
         out = outs[0]
-        if type(out) is _ndarray and out.dtype.itemsize < 8:  # never a 64-bit type to narrow
+        if type(out) is _ndarray and out.itemsize < 8:  # never a 64-bit type to narrow
             return [_view(out, EagerArray)]
         return [eager_result(out)]
     return eager_results(outs)
@@ -480,7 +480,7 @@ def binds(primitive: Primitive) -> Callable[[_Operation], _Operation]:
                         except Exception:
                             pass  # bind1 below reports it (outside this handler: one traceback)
                         else:  # eval_primitive's view, inlined
-                            if type(out) is _ndarray and out.dtype.itemsize < 8:
+                            if type(out) is _ndarray and out.itemsize < 8:
                                 return _view(out, EagerArray)
                             return eager_result(out)
                 return bind1(shortcut.primitive, x)
@@ -496,7 +496,7 @@ def binds(primitive: Primitive) -> Callable[[_Operation], _Operation]:
                         except Exception:
                             pass  # bind1 below reports it (outside this handler: one traceback)
                         else:  # eval_primitive's view, inlined
-                            if type(out) is _ndarray and out.dtype.itemsize < 8:
+                            if type(out) is _ndarray and out.itemsize < 8:
                                 return _view(out, EagerArray)
                             return eager_result(out)
                 return bind1(shortcut.primitive, x, y)
