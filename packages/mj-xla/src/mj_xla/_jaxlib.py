@@ -266,7 +266,12 @@ def shards(buf: Buffer) -> list[Buffer]:
 
 _lapack_lock = threading.Lock()
 _lapack_registered = False
-_LAPACK_PREFIX = {np.dtype(np.float32): "s", np.dtype(np.float64): "d"}
+_LAPACK_PREFIX = {
+    np.dtype(np.float32): "s",
+    np.dtype(np.float64): "d",
+    np.dtype(np.complex64): "c",
+    np.dtype(np.complex128): "z",
+}
 
 
 def lapack_target(fn_base: str, dtype: np.dtype[Any]) -> str:

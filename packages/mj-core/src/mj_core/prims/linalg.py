@@ -1,15 +1,16 @@
 """Dense linear-algebra primitives (``jax.lax.linalg``'s): factorisations and triangular solves.
 
-All act on the last two axes; leading axes are batch axes. Each has a typing rule (the one
+All act on the last two axes; leading axes are batch axes, and every one takes float32,
+float64, complex64 or complex128 matrices, as JAX's. Each has a typing rule (the one
 source of truth mj-ir's abstract eval uses) and a NumPy impl rule (``np.linalg``; LU has no
 NumPy routine, so it is a batched partial-pivoting elimination here, picking pivots exactly
 as LAPACK's ``getrf`` does). Like JAX, a failed factorisation (a Cholesky of a matrix that is
 not positive definite) gives NaNs rather than an exception, so eager and jit agree.
 
-The lax wrappers (``jax.lax.linalg``: ``cholesky``, ``triangular_solve``, ``lu``, ``eigh``,
-``svd``, ``qr``) and the batched matrix helpers they, the derivative rules of mj-autodiff and
-``mj.numpy.linalg`` build on (``matmul``, ``mT``, ``tril``/``triu``, ``eye_like``,
-``diagonal``) follow the rules; ``__all__`` is what :mod:`mj_core.lax_linalg` (``lax.linalg``)
+The lax wrappers (``jax.lax.linalg``: ``cholesky``, ``triangular_solve``, ``lu``, ``eig``,
+``eigh``, ``svd``, ``qr``) and the batched matrix helpers they, the derivative rules of
+mj-autodiff and ``mj.numpy.linalg`` build on (``matmul``, ``mT``, ``mH``, ``tril``/``triu``,
+``eye_like``, ``diagonal``) follow the rules; ``__all__`` is what :mod:`mj_core.lax_linalg` (``lax.linalg``)
 shows.
 """
 
@@ -27,6 +28,7 @@ from mj_core._typing import Array
 from mj_core.dtypes import dtype_of
 from mj_core.errors import user_line_suffix
 from mj_core.prims._operands import check_operands
+from mj_core.prims.complex import complex_dtype, conj, real_dtype
 from mj_core.prims.contractions import dot_general
 from mj_core.prims.conversions import convert_element_type
 from mj_core.prims.elementwise import add, div, eq, greater_equal, less_equal, mul, select, sub
@@ -38,11 +40,14 @@ __all__ = [
     "cholesky",
     "cholesky_p",
     "diagonal",
+    "eig",
+    "eig_p",
     "eigh",
     "eigh_p",
     "eye_like",
     "lu",
     "lu_p",
+    "mH",
     "mT",
     "matmul",
     "qr",
@@ -59,15 +64,24 @@ __all__ = [
 cholesky_p = Primitive("cholesky")
 triangular_solve_p = Primitive("triangular_solve")
 lu_p = Primitive("lu", multiple_results=True)
+eig_p = Primitive("eig", multiple_results=True)
 eigh_p = Primitive("eigh", multiple_results=True)
 svd_p = Primitive("svd", multiple_results=True)
 qr_p = Primitive("qr", multiple_results=True)
 
 
+_DTYPES_TEXT = "a float32, float64, complex64 or complex128"
+
+
+def _is_lapack_dtype(dtype: np.dtype[Any], *, complex_ok: bool = True) -> bool:
+    """float32/float64 (and complex64/complex128 when ``complex_ok``): LAPACK's four types."""
+    return (dtype.kind == "f" and dtype.itemsize >= 4) or (complex_ok and dtype.kind == "c")
+
+
 def _check_matrix(name: str, a: ShapedArray, *, square: bool) -> None:
-    """Operands are float32/float64 arrays of rank >= 2 (square when ``square``)."""
-    if a.dtype.kind != "f" or a.dtype.itemsize < 4:
-        raise aval_error(name, "expected a float32 or float64 matrix", [a])
+    """Operands are float or complex arrays of rank >= 2 (square when ``square``)."""
+    if not _is_lapack_dtype(a.dtype):
+        raise aval_error(name, f"expected {_DTYPES_TEXT} matrix", [a])
     if len(a.shape) < 2:
         raise aval_error(name, "expected an array of rank >= 2 (a matrix or a batch)", [a])
     if square and a.shape[-1] != a.shape[-2]:
@@ -140,6 +154,8 @@ def triangle(a: Any, lower: bool, unit_diagonal: bool) -> Any:
 def _triangular_solve_impl(a: Any, b: Any, **params: Any) -> list[Any]:
     (out,) = check_operands(triangular_solve_p, [a, b], params)
     op_a = triangle(np.asarray(a), params["lower"], params["unit_diagonal"])
+    if params["conjugate_a"]:
+        op_a = np.conj(op_a)
     if params["transpose_a"]:
         op_a = np.swapaxes(op_a, -1, -2)
     b = np.asarray(b)
@@ -174,8 +190,10 @@ def _lu_impl(a: Any) -> list[Any]:
     rows = np.arange(nb)
     pivots = np.zeros((nb, k), np.int32)
     perm = np.tile(np.arange(m, dtype=np.int32), (nb, 1))
+    # LAPACK's i?amax: the first maximum of |x| (of |re| + |im| for complex types)
+    magnitude = np.abs if x.dtype.kind != "c" else lambda c: np.abs(c.real) + np.abs(c.imag)
     for j in range(k):
-        p = j + np.argmax(np.abs(lu[:, j:, j]), axis=1)  # LAPACK's i?amax: the first maximum
+        p = j + np.argmax(magnitude(lu[:, j:, j]), axis=1)
         pivots[:, j] = p
         row_j, row_p = np.copy(lu[rows, j, :]), np.copy(lu[rows, p, :])
         lu[rows, j, :], lu[rows, p, :] = row_p, row_j
@@ -197,7 +215,7 @@ def _lu_impl(a: Any) -> list[Any]:
 @abstract_eval_rules.register(eigh_p)
 def _eigh_avals(a: ShapedArray, *, lower: bool, sort_eigenvalues: bool) -> list[ShapedArray]:
     _check_matrix("eigh", a, square=True)
-    return [_strong(a), ShapedArray(a.shape[:-1], a.dtype)]
+    return [_strong(a), ShapedArray(a.shape[:-1], real_dtype(a.dtype))]
 
 
 @impl_rules.register(eigh_p)
@@ -209,13 +227,57 @@ def _eigh_impl(a: Any, *, lower: bool, sort_eigenvalues: bool) -> list[Any]:
     return [np.asarray(v, v_aval.dtype), np.asarray(w, w_aval.dtype)]
 
 
+# --- eig --------------------------------------------------------------------------------------
+@abstract_eval_rules.register(eig_p)
+def _eig_avals(
+    a: ShapedArray,
+    *,
+    compute_left_eigenvectors: bool,
+    compute_right_eigenvectors: bool,
+    enable_eigvec_derivs: bool,
+) -> list[ShapedArray]:
+    _check_matrix("eig", a, square=True)
+    dtype = complex_dtype(a.dtype)
+    vectors = [ShapedArray(a.shape, dtype)] * (
+        compute_left_eigenvectors + compute_right_eigenvectors
+    )
+    return [ShapedArray(a.shape[:-1], dtype), *vectors]
+
+
+def _geev_normalized(v: Any) -> Any:
+    """Columns scaled as LAPACK's ``geev`` leaves them: unit 2-norm, largest-modulus entry
+    real (and here positive)."""
+    v = v / np.linalg.norm(v, axis=-2, keepdims=True)
+    k = np.argmax(np.abs(v), axis=-2)[..., None, :]
+    top = np.take_along_axis(v, k, axis=-2)
+    return v * (np.abs(top) / top)
+
+
+@impl_rules.register(eig_p)
+def _eig_impl(a: Any, **params: bool) -> list[Any]:
+    avals = check_operands(eig_p, [a], params)
+    dtype = avals[0].dtype
+    x = np.asarray(a)
+    if not np.isfinite(x).all():  # LAPACK fails on such a matrix: NaNs, as under jit
+        return [np.full(av.shape, np.nan, dtype) for av in avals]
+    w, vr = np.linalg.eig(x)  # LAPACK's geev, so vr has its normalisation
+    outs = [np.asarray(w, dtype)]
+    if params["compute_left_eigenvectors"]:
+        # the rows of vr^-1 are the left eigenvectors' conjugates: vl^H a = diag(w) vl^H
+        vl = np.conj(np.swapaxes(np.linalg.inv(vr), -1, -2))
+        outs.append(np.asarray(_geev_normalized(vl), dtype))
+    if params["compute_right_eigenvectors"]:
+        outs.append(np.asarray(vr, dtype))
+    return outs
+
+
 # --- svd --------------------------------------------------------------------------------------
 @abstract_eval_rules.register(svd_p)
 def _svd_avals(a: ShapedArray, *, full_matrices: bool, compute_uv: bool) -> list[ShapedArray]:
     _check_matrix("svd", a, square=False)
     *batch, m, n = a.shape
     k = min(m, n)
-    s = ShapedArray((*batch, k), a.dtype)
+    s = ShapedArray((*batch, k), real_dtype(a.dtype))
     if not compute_uv:
         return [s]
     u = ShapedArray((*batch, m, m if full_matrices else k), a.dtype)
@@ -250,15 +312,17 @@ def _qr_impl(a: Any, *, full_matrices: bool) -> list[Any]:
 
 
 # --- lax wrappers (jax.lax.linalg) and the batched matrix helpers they build on -------------
-def as_float_matrix(name: str, x: Array, *, square: bool = False) -> Array:
-    """``x`` if it is a float32/float64 array of rank >= 2 (of square matrices if ``square``),
-    else a ``TypeError``/``ValueError`` naming ``name`` (integers are rejected like JAX does,
-    rather than silently converted)."""
+def as_float_matrix(
+    name: str, x: Array, *, square: bool = False, complex_ok: bool = False
+) -> Array:
+    """``x`` if it is a float32/float64 (or, when ``complex_ok``, complex64/complex128) array
+    of rank >= 2 (of square matrices if ``square``), else a ``TypeError``/``ValueError``
+    naming ``name`` (integers are rejected like JAX does, rather than silently converted)."""
     dtype, shape = dtype_of(x), shape_of(x)
-    if dtype.kind != "f" or dtype.itemsize < 4:
+    if not _is_lapack_dtype(dtype, complex_ok=complex_ok):
+        expected = _DTYPES_TEXT if complex_ok else "a float32 or float64"
         raise TypeError(
-            f"{name}: expected a float32 or float64 array, got {dtype}{list(shape)}"
-            f"{user_line_suffix()}"
+            f"{name}: expected {expected} array, got {dtype}{list(shape)}{user_line_suffix()}"
         )
     if len(shape) < 2:
         raise ValueError(
@@ -278,6 +342,11 @@ def mT(x: Array) -> Array:  # noqa: N802 (the Array API's name)
     """Swap the last two axes."""
     nd = len(shape_of(x))
     return transpose(x, (*range(nd - 2), nd - 1, nd - 2))
+
+
+def mH(x: Array) -> Array:  # noqa: N802 (the Array API's name)
+    """The conjugate transpose of each matrix (``mT`` for real dtypes)."""
+    return conj(mT(x)) if dtype_of(x).kind == "c" else mT(x)
 
 
 def matmul(x: Array, y: Array) -> Array:
@@ -327,16 +396,16 @@ def diagonal(x: Array) -> Array:
 
 
 def symmetrize(x: Array) -> Array:
-    """``(x + x^T) / 2``: the symmetric part a Hermitian factorisation should see."""
-    return div(add(x, mT(x)), full_like(x, 2))
+    """``(x + x^H) / 2``: the Hermitian part a Hermitian factorisation should see."""
+    return div(add(x, mH(x)), full_like(x, 2))
 
 
 # --- the primitives' wrappers --------------------------------------------------------------------
 def cholesky(x: Array, *, symmetrize_input: bool = True) -> Array:
-    """Lower Cholesky factor ``L`` with ``x = L L^T`` (NaNs where ``x`` is not positive
-    definite). With ``symmetrize_input`` the factorisation sees ``(x + x^T) / 2``, so its
-    derivative is symmetric too, as in JAX."""
-    x = as_float_matrix("cholesky", x, square=True)
+    """Lower Cholesky factor ``L`` with ``x = L L^H`` (NaNs where ``x`` is not positive
+    definite). With ``symmetrize_input`` the factorisation sees ``(x + x^H) / 2``, so its
+    derivative is Hermitian too, as in JAX."""
+    x = as_float_matrix("cholesky", x, square=True, complex_ok=True)
     if symmetrize_input:
         x = symmetrize(x)
     return bind1(cholesky_p, x)
@@ -353,9 +422,10 @@ def triangular_solve(
     unit_diagonal: bool = False,
 ) -> Array:
     """Solve ``op(a) x = b`` (``left_side``) or ``x op(a) = b`` with triangular ``a``, where
-    ``op`` transposes when ``transpose_a``; only ``a``'s ``lower``/upper triangle is read."""
-    a = as_float_matrix("triangular_solve", a)
-    b = as_float_matrix("triangular_solve", b)
+    ``op`` transposes when ``transpose_a`` and conjugates when ``conjugate_a``; only ``a``'s
+    ``lower``/upper triangle is read."""
+    a = as_float_matrix("triangular_solve", a, complex_ok=True)
+    b = as_float_matrix("triangular_solve", b, complex_ok=True)
     return bind1(
         triangular_solve_p,
         a,
@@ -371,17 +441,39 @@ def triangular_solve(
 def lu(x: Array) -> tuple[Array, Array, Array]:
     """``(lu, pivots, permutation)`` with partial pivoting: ``x[perm] = L @ U``, ``L`` unit
     lower (below the diagonal of ``lu``) and ``U`` upper; ``pivots`` are LAPACK's row swaps."""
-    x = as_float_matrix("lu", x)
+    x = as_float_matrix("lu", x, complex_ok=True)
     lu_, pivots, perm = bind(lu_p, x)
     return lu_, pivots, perm
+
+
+def eig(
+    x: Array,
+    *,
+    compute_left_eigenvectors: bool = True,
+    compute_right_eigenvectors: bool = True,
+    enable_eigvec_derivs: bool = False,
+) -> list[Array]:
+    """``[w, vl, vr]`` (the vectors only when asked): the complex eigenvalues of a general
+    square matrix and its left (``vl^H x = diag(w) vl^H``) and right (``x vr = vr diag(w)``)
+    eigenvectors, unit-norm with their largest entry real as LAPACK's ``geev`` leaves them.
+    Eigenvector derivatives assume distinct eigenvalues, so they need
+    ``enable_eigvec_derivs``, as in JAX."""
+    x = as_float_matrix("eig", x, square=True, complex_ok=True)
+    return bind(
+        eig_p,
+        x,
+        compute_left_eigenvectors=bool(compute_left_eigenvectors),
+        compute_right_eigenvectors=bool(compute_right_eigenvectors),
+        enable_eigvec_derivs=bool(enable_eigvec_derivs),
+    )
 
 
 def eigh(
     x: Array, *, lower: bool = True, symmetrize_input: bool = True, sort_eigenvalues: bool = True
 ) -> tuple[Array, Array]:
-    """``(v, w)``: eigenvectors (columns of ``v``) and ascending eigenvalues of a symmetric
-    matrix, reading its ``lower`` (or upper) triangle."""
-    x = as_float_matrix("eigh", x, square=True)
+    """``(v, w)``: eigenvectors (columns of ``v``) and ascending (real) eigenvalues of a
+    symmetric or Hermitian matrix, reading its ``lower`` (or upper) triangle."""
+    x = as_float_matrix("eigh", x, square=True, complex_ok=True)
     if symmetrize_input:
         x = symmetrize(x)
     v, w = bind(eigh_p, x, lower=bool(lower), sort_eigenvalues=bool(sort_eigenvalues))
@@ -391,7 +483,7 @@ def eigh(
 def svd(x: Array, *, full_matrices: bool = True, compute_uv: bool = True) -> Any:
     """``(u, s, vt)`` with ``x = u @ diag(s) @ vt`` and ``s`` descending; only ``s`` when not
     ``compute_uv``."""
-    x = as_float_matrix("svd", x)
+    x = as_float_matrix("svd", x, complex_ok=True)
     outs = bind(svd_p, x, full_matrices=bool(full_matrices), compute_uv=bool(compute_uv))
     if not compute_uv:
         return outs[0]
@@ -400,7 +492,8 @@ def svd(x: Array, *, full_matrices: bool = True, compute_uv: bool = True) -> Any
 
 
 def qr(x: Array, *, full_matrices: bool = True) -> tuple[Array, Array]:
-    """``(q, r)`` with ``x = q @ r``, ``q`` orthonormal columns, ``r`` upper triangular."""
-    x = as_float_matrix("qr", x)
+    """``(q, r)`` with ``x = q @ r``, ``q`` orthonormal (unitary) columns, ``r`` upper
+    triangular."""
+    x = as_float_matrix("qr", x, complex_ok=True)
     q, r = bind(qr_p, x, full_matrices=bool(full_matrices))
     return q, r

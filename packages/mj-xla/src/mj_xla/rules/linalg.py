@@ -1,11 +1,13 @@
 """Lowering of the linear-algebra primitives to jaxlib's LAPACK FFI kernels (CPU).
 
-StableHLO has no Cholesky, LU, eigh, SVD or QR op; like JAX we emit ``stablehlo.custom_call``
-to the typed-FFI LAPACK targets jaxlib ships (``lapack_dpotrf_ffi``...). Their conventions:
-matrices in column-major layout (``operand_layouts``), leading axes a batch the kernel loops
-over, character options as ``ui8`` entries of ``mhlo.backend_config``, and an ``info`` output
-per matrix; where ``info`` reports failure the results become NaN, as in JAX (and as the eager
-impl rules do).
+StableHLO has no Cholesky, LU, eig, eigh, SVD or QR op; like JAX we emit
+``stablehlo.custom_call`` to the typed-FFI LAPACK targets jaxlib ships, one per type
+(``lapack_{s,d,c,z}potrf_ffi``...; the Hermitian routines of complex types are ``heevd`` and
+``ungqr`` where real types have ``syevd`` and ``orgqr``). Their conventions: matrices in
+column-major layout (``operand_layouts``), leading axes a batch the kernel loops over,
+character (or enum) options as ``ui8`` entries of ``mhlo.backend_config``, and an ``info``
+output per matrix; where ``info`` reports failure the results become NaN, as in JAX (and as
+the eager impl rules do).
 """
 
 from __future__ import annotations
@@ -58,10 +60,11 @@ def _lapack_call(
     avals_in: Sequence[ShapedArray],
     avals_out: Sequence[ShapedArray],
     aliases: dict[int, int],
-    **options: str,
+    **options: str | int,
 ) -> list[Value]:
     """One ``stablehlo.custom_call`` to a LAPACK FFI kernel. ``aliases`` maps operand index to
-    the output that reuses its buffer; ``options`` are single-character LAPACK flags."""
+    the output that reuses its buffer; ``options`` are single-character LAPACK flags (or the
+    ``ui8`` value of a jaxlib enum)."""
     matrix_rank = max(a.ndim for a in avals_in)
     u8 = ir.IntegerType.get_unsigned(8)
     multiple = len(avals_out) > 1
@@ -92,7 +95,10 @@ def _lapack_call(
         attributes=attributes,
     )
     op.operation.attributes["mhlo.backend_config"] = ir.DictAttr.get(
-        {k: ir.IntegerAttr.get(u8, ord(v)) for k, v in options.items()}
+        {
+            k: ir.IntegerAttr.get(u8, ord(v) if isinstance(v, str) else v)
+            for k, v in options.items()
+        }
     )
     return list(op.results)
 
@@ -161,10 +167,14 @@ def _triangular_solve_lowering(
     conjugate_a: bool,
     unit_diagonal: bool,
 ) -> list[Value]:
+    a, b = in_vals
+    if conjugate_a and not transpose_a:  # trsm conjugates only with a transpose
+        a = hlo.complex(hlo.real(a), hlo.negate(hlo.imag(a)))
+        conjugate_a = False
     target = lapack_target("trsm_ffi", avals_in[0].dtype)
     return _lapack_call(
         target,
-        in_vals,
+        [a, b],
         avals_in,
         avals_out,
         {1: 0},
@@ -240,7 +250,8 @@ def _eigh_lowering(
     v_aval, w_aval = avals_out
     batch = v_aval.shape[:-2]
     info_aval = ShapedArray(batch, _INT32)
-    target = lapack_target("syevd_ffi", v_aval.dtype)  # syevd sorts ascending
+    prefix = "he" if v_aval.dtype.kind == "c" else "sy"
+    target = lapack_target(f"{prefix}evd_ffi", v_aval.dtype)  # ?evd sorts ascending
     v, w, info = _lapack_call(
         target,
         in_vals,
@@ -252,6 +263,50 @@ def _eigh_lowering(
     )
     ok = _info_ok(info, batch)
     return [_nan_where_not_ok(ok, batch, v, v_aval), _nan_where_not_ok(ok, batch, w, w_aval)]
+
+
+# --- eig --------------------------------------------------------------------------------------
+_GEEV_COMPUTE, _GEEV_SKIP = 86, 78  # jaxlib's eig.ComputationMode: ord("V"), ord("N")
+
+
+@lowering_rules.register(la.eig_p)
+def _eig_lowering(
+    ctx: LoweringContext,
+    avals_in: Avals,
+    avals_out: Avals,
+    in_vals: Values,
+    *,
+    compute_left_eigenvectors: bool,
+    compute_right_eigenvectors: bool,
+    enable_eigvec_derivs: bool,
+) -> list[Value]:
+    """``geev``: real types return the eigenvalues as (re, im) parts and the eigenvectors
+    already unpacked to complex; complex types return complex eigenvalues."""
+    (aval,) = avals_in
+    batch = aval.shape[:-2]
+    w_aval = avals_out[0]
+    parts = ShapedArray(aval.shape[:-1], aval.dtype)
+    vectors = ShapedArray(aval.shape, w_aval.dtype)
+    info_aval = ShapedArray(batch, _INT32)
+    real = aval.dtype.kind != "c"
+    outs = _lapack_call(
+        lapack_target("geev_ffi", aval.dtype),
+        in_vals,
+        avals_in,
+        [*([parts] * (2 if real else 1)), vectors, vectors, info_aval],
+        {},
+        compute_left=_GEEV_COMPUTE if compute_left_eigenvectors else _GEEV_SKIP,
+        compute_right=_GEEV_COMPUTE if compute_right_eigenvectors else _GEEV_SKIP,
+    )
+    *w_parts, vl, vr, info = outs
+    w = hlo.complex(*w_parts) if real else w_parts[0]
+    ok = _info_ok(info, batch)
+    result = [_nan_where_not_ok(ok, batch, w, w_aval)]
+    if compute_left_eigenvectors:
+        result.append(_nan_where_not_ok(ok, batch, vl, vectors))
+    if compute_right_eigenvectors:
+        result.append(_nan_where_not_ok(ok, batch, vr, vectors))
+    return result
 
 
 # --- svd --------------------------------------------------------------------------------------
@@ -313,7 +368,7 @@ def _qr_lowering(
         reflectors = hlo.pad(r, zero, [0] * nd, [0] * (nd - 1) + [m - n], [0] * nd)
     else:
         reflectors, refl_aval = r, aval
-    orgqr = lapack_target("orgqr_ffi", aval.dtype)
+    orgqr = lapack_target(("ungqr" if aval.dtype.kind == "c" else "orgqr") + "_ffi", aval.dtype)
     (q,) = _lapack_call(orgqr, [reflectors, taus], [refl_aval, taus_aval], [refl_aval], {0: 0})
     r_aval = avals_out[1]
     r, sliced = _slice_matrix(r, aval, *r_aval.shape[-2:])
