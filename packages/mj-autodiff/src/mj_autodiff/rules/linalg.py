@@ -2,8 +2,11 @@
 transpose of ``triangular_solve`` in its right-hand side.
 
 Every tangent is written with primitives that are linear in the tangent (matmuls with known
-factors, triangular solves against a known triangle, masks), so ``linearize``/``vjp`` can
-transpose them. Integer outputs (LU's pivots) get ``Zero`` tangents.
+factors, triangular solves against a known triangle, masks, conjugation), so
+``linearize``/``vjp`` can transpose them. Integer outputs (LU's pivots) get ``Zero``
+tangents. Complex operands follow JAX's rules: conjugate transposes where real ones have
+transposes, real tangents for the real outputs (``eigh``'s eigenvalues, ``svd``'s singular
+values).
 """
 
 from __future__ import annotations
@@ -17,10 +20,34 @@ from mj_autodiff._tangents import Zero, instantiate_zeros, shape_dtype, tangent_
 from mj_autodiff._transpose import UndefPrimal, transpose_rules
 from mj_core import bind, bind1, lax
 from mj_core.extend import Array
-from mj_core.lax_linalg import diagonal, eye_like, matmul, mT, triangular_solve, tril, triu
+from mj_core.lax_linalg import (
+    diagonal,
+    eye_like,
+    matmul,
+    mH,
+    mT,
+    triangular_solve,
+    tril,
+    triu,
+)
 from mj_core.prims import linalg as la
 
 Rule = tuple[list[Any], list[Any]]
+
+
+def _is_complex(x: Any) -> bool:
+    return bool(shape_dtype(x)[1].kind == "c")
+
+
+def _conj(x: Any) -> Any:
+    """``conj(x)`` for complex ``x``; real ``x`` as it is (``lax.conj`` would make it complex)."""
+    return lax.conj(x) if _is_complex(x) else x
+
+
+def _as_dtype_of(x: Any, like: Any) -> Any:
+    """``x`` converted to ``like``'s dtype (a real factor meeting a complex tangent)."""
+    dtype = shape_dtype(like)[1]
+    return x if shape_dtype(x)[1] == dtype else lax.convert_element_type(x, dtype)
 
 
 # --- cholesky ---------------------------------------------------------------------------------
@@ -29,9 +56,11 @@ def _cholesky_jvp(primals: list[Any], tangents: list[Any]) -> Rule:
     low = bind1(la.cholesky_p, a)
     if type(a_dot) is Zero:
         return [low], [Zero(tangent_aval_of(low))]
-    # dL = L phi(L^-1 dA L^-T), phi = lower triangle with the diagonal halved
-    sym = lax.div(lax.add(a_dot, mT(a_dot)), lax.full_like(a_dot, 2))
-    tmp = triangular_solve(low, sym, left_side=False, lower=True, transpose_a=True)
+    # dL = L phi(L^-1 dA L^-H), phi = lower triangle with the diagonal halved
+    sym = lax.div(lax.add(a_dot, mH(a_dot)), lax.full_like(a_dot, 2))
+    tmp = triangular_solve(
+        low, sym, left_side=False, lower=True, transpose_a=True, conjugate_a=True
+    )
     inner = triangular_solve(low, tmp, left_side=True, lower=True)
     halved = lax.sub(
         tril(inner), lax.mul(lax.full_like(inner, 0.5), lax.mul(inner, eye_like(inner)))
@@ -54,6 +83,7 @@ def _triangular_solve_jvp(primals: list[Any], tangents: list[Any], **params: Any
         k = -1 if params["unit_diagonal"] else 0
         g = tril(a_dot, k) if params["lower"] else triu(a_dot, -k)
         g = lax.neg(mT(g) if params["transpose_a"] else g)
+        g = _conj(g) if params["conjugate_a"] else g
         rhs = matmul(g, ans) if params["left_side"] else matmul(ans, g)
         term = bind1(la.triangular_solve_p, a, rhs, **params)
         out = term if out is None else lax.add(out, term)
@@ -131,14 +161,15 @@ def _eigh_jvp(primals: list[Any], tangents: list[Any], **params: Any) -> Rule:
         return [v, w], [Zero(tangent_aval_of(v)), Zero(tangent_aval_of(w))]
     nd = len(shape_dtype(a)[0])
     eye = eye_like(a)
-    w_row = lax.expand_dims(w, (nd - 2,))  # w[..., None, :]
-    w_col = lax.expand_dims(w, (nd - 1,))  # w[..., :, None]
+    w_full = _as_dtype_of(w, a)  # complex for a Hermitian a, as the F matrix must be
+    w_row = lax.expand_dims(w_full, (nd - 2,))  # w[..., None, :]
+    w_col = lax.expand_dims(w_full, (nd - 1,))  # w[..., :, None]
     # F[i, j] = 1 / (w_j - w_i) off the diagonal, 0 on it (without dividing by zero)
     f_mat = lax.sub(lax.integer_pow(lax.add(eye, lax.sub(w_row, w_col)), -1), eye)
-    vt_adot_v = matmul(matmul(mT(v), a_dot), v)
-    dv = matmul(v, lax.mul(f_mat, vt_adot_v))
-    dw = diagonal(vt_adot_v)
-    return [v, w], [dv, dw]
+    vh_adot_v = matmul(matmul(mH(v), a_dot), v)
+    dv = matmul(v, lax.mul(f_mat, vh_adot_v))
+    dw = diagonal(vh_adot_v)
+    return [v, w], [dv, lax.real(dw) if _is_complex(dw) else dw]
 
 
 jvp_rules[la.eigh_p] = _eigh_jvp
@@ -153,35 +184,43 @@ def _svd_jvp(
     if type(a_dot) is Zero:
         return outs, [Zero(tangent_aval_of(o)) for o in outs]
     shape, _ = shape_dtype(a)
-    m, n = shape[-2:]
-    if compute_uv and full_matrices and m != n:
+    if compute_uv and full_matrices and shape[-2] != shape[-1]:
         raise NotImplementedError(
             "svd: the derivative with full_matrices=True is only defined for square matrices "
             f"(got shape {tuple(shape)}); use full_matrices=False"
         )
     s, u, vt = bind(la.svd_p, a, full_matrices=False, compute_uv=True)
-    v = mT(vt)
-    ds_mat = matmul(matmul(mT(u), a_dot), v)
-    ds = diagonal(ds_mat)
+    v = mH(vt)
+    ds_mat = matmul(matmul(mH(u), a_dot), v)
+    ds = diagonal(lax.real(ds_mat) if _is_complex(ds_mat) else ds_mat)
     if not compute_uv:
         return [s], [ds]
     nd = len(shape)
     s_row = lax.expand_dims(s, (nd - 2,))  # s[..., None, :]
     s_col = mT(s_row)
-    eye = eye_like(ds_mat)
+    eye = eye_like(s_row, shape_dtype(s)[0][-1])
     s_diffs = lax.mul(lax.add(s_row, s_col), lax.sub(s_row, s_col))  # s_j^2 - s_i^2
-    f_mat = lax.sub(lax.integer_pow(lax.add(s_diffs, eye), -1), eye)
-    dss = lax.mul(s_row, ds_mat)  # dS diag(s)
-    sds = lax.mul(s_col, ds_mat)  # diag(s) dS
-    du = matmul(u, lax.mul(f_mat, lax.add(dss, mT(dss))))
-    dv = matmul(v, lax.mul(f_mat, lax.add(sds, mT(sds))))
+    f_mat = _as_dtype_of(lax.sub(lax.integer_pow(lax.add(s_diffs, eye), -1), eye), a)
+    s_row_c, s_col_c = _as_dtype_of(s_row, a), _as_dtype_of(s_col, a)
+    dss = lax.mul(s_row_c, ds_mat)  # dS diag(s)
+    sds = lax.mul(s_col_c, ds_mat)  # diag(s) dS
+    du_inner = lax.mul(f_mat, lax.add(dss, mH(dss)))
+    if _is_complex(a):  # the phase freedom of each singular pair, fixed as in JAX
+        zero = lax.convert_element_type(lax.eq(s_row, lax.full_like(s_row, 0)), shape_dtype(s)[1])
+        s_inv = lax.sub(lax.div(lax.full_like(s_row, 1), lax.add(s_row, zero)), zero)
+        s_inv_mat = _as_dtype_of(lax.mul(eye, s_inv), a)
+        half = lax.full_like(ds_mat, 0.5)
+        du_inner = lax.add(du_inner, lax.mul(lax.mul(half, lax.sub(ds_mat, mH(ds_mat))), s_inv_mat))
+    du = matmul(u, du_inner)
+    dv = matmul(v, lax.mul(f_mat, lax.add(sds, mH(sds))))
+    m, n = shape[-2:]
     if m > n:
         dav = matmul(a_dot, v)
-        du = lax.add(du, lax.div(lax.sub(dav, matmul(u, matmul(mT(u), dav))), s_row))
+        du = lax.add(du, lax.div(lax.sub(dav, matmul(u, matmul(mH(u), dav))), s_row_c))
     if n > m:
-        dau = matmul(mT(a_dot), u)
-        dv = lax.add(dv, lax.div(lax.sub(dau, matmul(v, matmul(vt, dau))), s_row))
-    return [s, u, vt], [ds, du, mT(dv)]
+        dau = matmul(mH(a_dot), u)
+        dv = lax.add(dv, lax.div(lax.sub(dau, matmul(v, matmul(vt, dau))), s_row_c))
+    return [s, u, vt], [ds, du, mH(dv)]
 
 
 jvp_rules[la.svd_p] = _svd_jvp
@@ -201,12 +240,79 @@ def _qr_jvp(primals: list[Any], tangents: list[Any], *, full_matrices: bool) -> 
         )
     q, r = outs
     dx_rinv = triangular_solve(r, a_dot, left_side=False, lower=False)  # dA R^-1
-    qt_dx_rinv = matmul(mT(q), dx_rinv)
+    qt_dx_rinv = matmul(mH(q), dx_rinv)
     lower = tril(qt_dx_rinv, -1)
-    skew = lax.sub(lower, mT(lower))
+    skew = lax.sub(lower, mH(lower))  # skew-Hermitian
+    if _is_complex(a):  # the diagonal's imaginary part, as JAX's correction for complex input
+        imag_diag = lax.sub(qt_dx_rinv, _as_dtype_of(lax.real(qt_dx_rinv), qt_dx_rinv))
+        skew = lax.add(skew, lax.mul(eye_like(qt_dx_rinv), imag_diag))
     dq = lax.add(matmul(q, lax.sub(skew, qt_dx_rinv)), dx_rinv)
     dr = matmul(lax.sub(qt_dx_rinv, skew), r)
     return [q, r], [dq, dr]
 
 
 jvp_rules[la.qr_p] = _qr_jvp
+
+
+# --- eig --------------------------------------------------------------------------------------
+def _solve(a: Any, b: Any) -> Any:
+    """``a^-1 b`` through ``a``'s LU factors (``b`` is the tangent: the solve is linear in it)."""
+    lu, _, perm = bind(la.lu_p, a)
+    pb = matmul(_permutation_matrix(perm, shape_dtype(a)[1]), b)
+    y = triangular_solve(lu, pb, left_side=True, lower=True, unit_diagonal=True)
+    return triangular_solve(lu, y, left_side=True, lower=False)
+
+
+def _eig_vectors_jvp(w: Any, v: Any, da: Any) -> tuple[Any, Any]:
+    """Non-degenerate perturbation theory (Giles, sec. 3.1), as JAX: ``dw = diag(P)`` and
+    ``dv = v (F * P) + v diag(c)`` with ``P = v^-1 da v``, where ``c`` keeps LAPACK's
+    normalisation (unit 2-norm, largest-modulus entry real) of each eigenvector."""
+    nd = len(shape_dtype(v)[0])
+    eye = eye_like(v)
+    w_row = lax.expand_dims(w, (nd - 2,))
+    w_col = lax.expand_dims(w, (nd - 1,))
+    f_mat = lax.sub(lax.integer_pow(lax.add(eye, lax.sub(w_row, w_col)), -1), eye)
+    p = matmul(_solve(v, da), v)
+    u = matmul(v, lax.mul(f_mat, p))
+    k = lax.argmax(lax.abs(v), nd - 2, np.int32)  # the largest-modulus row of each column
+    rows = lax.broadcasted_iota(np.int32, shape_dtype(v)[0], nd - 2)
+    mask = lax.convert_element_type(lax.eq(rows, lax.expand_dims(k, (nd - 2,))), shape_dtype(v)[1])
+    # dv_j = u_j + c_j v_j: c_j = -Re(v_j^H u_j) - i Im(u_kj) / v_kj
+    re = lax.neg(lax.real(lax.reduce_sum(lax.mul(lax.conj(v), u), (nd - 2,))))
+    im = lax.div(
+        lax.neg(lax.imag(lax.reduce_sum(lax.mul(mask, u), (nd - 2,)))),
+        lax.real(lax.reduce_sum(lax.mul(mask, v), (nd - 2,))),
+    )
+    c = lax.expand_dims(lax.complex(re, im), (nd - 2,))
+    return diagonal(p), lax.add(u, lax.mul(v, c))
+
+
+def _eig_jvp(primals: list[Any], tangents: list[Any], **params: bool) -> Rule:
+    (a,), (a_dot,) = primals, tangents
+    left, right = params["compute_left_eigenvectors"], params["compute_right_eigenvectors"]
+    if (left or right) and not params["enable_eigvec_derivs"]:
+        raise NotImplementedError(
+            "eig: derivatives of non-symmetric eigenvectors are only valid under assumptions "
+            "on the input that cannot be checked (distinct eigenvalues); pass "
+            "enable_eigvec_derivs=True to lax.linalg.eig to opt in, as in JAX"
+        )
+    outs = bind(la.eig_p, a, **{**params, "compute_right_eigenvectors": True})
+    w, vr = outs[0], outs[-1]
+    primal_out = outs if right else outs[:-1]
+    if type(a_dot) is Zero:
+        return primal_out, [Zero(tangent_aval_of(o)) for o in primal_out]
+    da = _as_dtype_of(a_dot, vr)
+    if not (left or right):
+        nd = len(shape_dtype(a)[0])
+        dw = lax.reduce_sum(lax.mul(_solve(vr, da), mT(vr)), (nd - 1,))
+        return [w], [dw]
+    dw, dvr = _eig_vectors_jvp(w, vr, da)
+    tangent_out = [dw]
+    if left:
+        tangent_out.append(_eig_vectors_jvp(lax.conj(w), outs[1], mH(da))[1])
+    if right:
+        tangent_out.append(dvr)
+    return primal_out, tangent_out
+
+
+jvp_rules[la.eig_p] = _eig_jvp

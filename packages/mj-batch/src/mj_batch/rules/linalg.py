@@ -23,5 +23,13 @@ def _linalg_vmap(prim: Any) -> Any:
     return rule
 
 
-for _prim in (la.cholesky_p, la.triangular_solve_p, la.lu_p, la.eigh_p, la.svd_p, la.qr_p):
+for _prim in (
+    la.cholesky_p,
+    la.triangular_solve_p,
+    la.lu_p,
+    la.eig_p,
+    la.eigh_p,
+    la.svd_p,
+    la.qr_p,
+):
     vmap_rules[_prim] = _linalg_vmap(_prim)

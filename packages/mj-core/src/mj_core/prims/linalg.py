@@ -10,8 +10,8 @@ not positive definite) gives NaNs rather than an exception, so eager and jit agr
 The lax wrappers (``jax.lax.linalg``: ``cholesky``, ``triangular_solve``, ``lu``, ``eig``,
 ``eigh``, ``svd``, ``qr``) and the batched matrix helpers they, the derivative rules of
 mj-autodiff and ``mj.numpy.linalg`` build on (``matmul``, ``mT``, ``mH``, ``tril``/``triu``,
-``eye_like``, ``diagonal``) follow the rules; ``__all__`` is what :mod:`mj_core.lax_linalg` (``lax.linalg``)
-shows.
+``eye_like``, ``diagonal``) follow the rules; ``__all__`` is what :mod:`mj_core.lax_linalg`
+(``lax.linalg``) shows.
 """
 
 from __future__ import annotations

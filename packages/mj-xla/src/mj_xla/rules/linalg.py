@@ -95,10 +95,7 @@ def _lapack_call(
         attributes=attributes,
     )
     op.operation.attributes["mhlo.backend_config"] = ir.DictAttr.get(
-        {
-            k: ir.IntegerAttr.get(u8, ord(v) if isinstance(v, str) else v)
-            for k, v in options.items()
-        }
+        {k: ir.IntegerAttr.get(u8, ord(v) if isinstance(v, str) else v) for k, v in options.items()}
     )
     return list(op.results)
 

@@ -5,8 +5,9 @@ triangular solves) with every rule, so everything here works eagerly, under ``ma
 ``jit``, ``grad``/``jvp``/``vjp`` and ``vmap``, and on stacks of matrices (leading axes are
 batch axes). ``solve``/``inv``/``det``/``slogdet`` are compositions of the LU factorisation
 with triangular solves, as in JAX; ``det`` carries JAX's derivative ``det(a) tr(a^-1 da)``.
-Only float32/float64 inputs are supported (integers raise ``TypeError``; JAX would also
-accept complex).
+``eig``/``eigvals`` (LAPACK's ``geev``) always return complex arrays, as in JAX.
+The factorisations, solves, determinants and ``pinv`` take float32/float64 and
+complex64/complex128 inputs (integers raise ``TypeError``); ``lstsq`` is real-only.
 """
 
 from __future__ import annotations
@@ -21,16 +22,19 @@ from mj_autodiff import custom_jvp
 from mj_core import lax, lax_linalg
 from mj_core.errors import user_line_suffix
 from mj_core.extend import Array
-from mj_core.lax_linalg import matmul, mT
+from mj_core.lax_linalg import matmul, mH, mT
 
 __all__ = [
+    "EigResult",
     "EighResult",
     "QRResult",
     "SVDResult",
     "SlogdetResult",
     "cholesky",
     "det",
+    "eig",
     "eigh",
+    "eigvals",
     "eigvalsh",
     "inv",
     "lstsq",
@@ -138,6 +142,11 @@ def matrix_power(a: Array, n: int) -> Array:
 
 
 # --- result types (JAX's names) ---------------------------------------------------------------
+class EigResult(NamedTuple):
+    eigenvalues: Array
+    eigenvectors: Array
+
+
 class EighResult(NamedTuple):
     eigenvalues: Array
     eigenvectors: Array
@@ -159,17 +168,18 @@ class SlogdetResult(NamedTuple):
     logabsdet: Array
 
 
-def _matrix(name: str, a: Array, *, square: bool = True) -> Array:
-    """``a`` as a float matrix (or batch); ``TypeError``/``ValueError`` naming ``name``."""
-    return lax_linalg.as_float_matrix(name, cnp.asarray(a), square=square)
+def _matrix(name: str, a: Array, *, square: bool = True, complex_ok: bool = True) -> Array:
+    """``a`` as a float (or complex) matrix or batch; ``TypeError``/``ValueError`` naming
+    ``name``."""
+    return lax_linalg.as_float_matrix(name, cnp.asarray(a), square=square, complex_ok=complex_ok)
 
 
 # --- Cholesky ---------------------------------------------------------------------------------
 def cholesky(a: Array, *, upper: bool = False, symmetrize_input: bool = True) -> Array:
-    """Cholesky factor of a symmetric positive definite ``a``: lower ``L`` with ``a = L L^T``
-    (``upper``: ``U = L^T``). NaNs where ``a`` is not positive definite."""
+    """Cholesky factor of a Hermitian positive definite ``a``: lower ``L`` with ``a = L L^H``
+    (``upper``: ``U = L^H``). NaNs where ``a`` is not positive definite."""
     low = lax_linalg.cholesky(_matrix("cholesky", a), symmetrize_input=symmetrize_input)
-    return mT(low) if upper else low
+    return mH(low) if upper else low
 
 
 # --- LU-based: solve, inv, det, slogdet -------------------------------------------------------
@@ -195,7 +205,9 @@ def solve(a: Array, b: Array) -> Array:
     if cnp.ndim(b) == 0:
         raise ValueError(f"solve: b must have rank >= 1, got a scalar{user_line_suffix()}")
     vector = cnp.ndim(b) == 1
-    b = lax_linalg.as_float_matrix("solve", cnp.expand_dims(b, -1) if vector else b)
+    b = lax_linalg.as_float_matrix(
+        "solve", cnp.expand_dims(b, -1) if vector else b, complex_ok=True
+    )
     if a.dtype != b.dtype:
         dtype = np.promote_types(a.dtype, b.dtype)
         a, b = lax.convert_element_type(a, dtype), lax.convert_element_type(b, dtype)
@@ -247,18 +259,35 @@ def det(a: Array) -> Array:
 
 
 def slogdet(a: Array) -> SlogdetResult:
-    """``(sign, log|det a|)``: the determinant without overflow (``sign`` 0 when singular)."""
+    """``(sign, log|det a|)``: the determinant without overflow (``sign`` 0 when singular;
+    for complex ``a`` a unit-modulus complex ``sign`` and a real ``logabsdet``)."""
     a = _matrix("slogdet", a)
     sign, diag = _lu_sign_and_diag(a)
     logabsdet = cnp.sum(cnp.log(cnp.abs(diag)), axis=-1)
-    sign = lax.mul(sign, cnp.prod(cnp.sign(diag), axis=-1))
+    sign = lax.mul(sign, cnp.prod(cnp.sign(diag), axis=-1))  # complex sign(z) is z / |z|
     return SlogdetResult(sign, logabsdet)
 
 
-# --- eigh, svd, qr ----------------------------------------------------------------------------
+# --- eig, eigh, svd, qr -----------------------------------------------------------------------
+def eig(a: Array) -> EigResult:
+    """Eigenvalues and right eigenvectors (columns, unit norm) of general square matrices;
+    always complex (complex64 for 32-bit input), as in JAX. Only the eigenvalues are
+    differentiable (eigenvectors need ``lax.linalg.eig(..., enable_eigvec_derivs=True)``)."""
+    w, v = lax_linalg.eig(_matrix("eig", a), compute_left_eigenvectors=False)
+    return EigResult(w, v)
+
+
+def eigvals(a: Array) -> Array:
+    """The (complex) eigenvalues of general square matrices."""
+    (w,) = lax_linalg.eig(
+        _matrix("eigvals", a), compute_left_eigenvectors=False, compute_right_eigenvectors=False
+    )
+    return w
+
+
 def eigh(a: Array, UPLO: str | None = None, symmetrize_input: bool = True) -> EighResult:  # noqa: N803
-    """Eigenvalues (ascending) and eigenvectors (columns) of symmetric matrices, reading the
-    ``UPLO`` (``'L'`` default, or ``'U'``) triangle."""
+    """Eigenvalues (ascending, real) and eigenvectors (columns) of symmetric or Hermitian
+    matrices, reading the ``UPLO`` (``'L'`` default, or ``'U'``) triangle."""
     if UPLO not in (None, "L", "U"):
         raise ValueError(f"eigh: UPLO must be 'L' or 'U', got {UPLO!r}{user_line_suffix()}")
     v, w = lax_linalg.eigh(_matrix("eigh", a), lower=UPLO != "U", symmetrize_input=symmetrize_input)
@@ -305,12 +334,13 @@ def pinv(a: Array, rtol: Any = None, hermitian: bool = False) -> Array:
     u, s, vt = lax_linalg.svd(a, full_matrices=False)
     rtol = _default_rtol(a) if rtol is None else rtol
     cutoff = lax.mul(
-        cnp.expand_dims(cnp.max(s, axis=-1), -1), lax.convert_element_type(rtol, a.dtype)
+        cnp.expand_dims(cnp.max(s, axis=-1), -1), lax.convert_element_type(rtol, s.dtype)
     )
     keep = lax.greater(s, cutoff)
     safe = cnp.where(keep, s, lax.full_like(s, 1))
     s_inv = cnp.where(keep, lax.div(lax.full_like(s, 1), safe), lax.full_like(s, 0))
-    return matmul(mT(vt), lax.mul(cnp.expand_dims(s_inv, -1), mT(u)))
+    s_inv = lax.convert_element_type(s_inv, a.dtype)  # real singular values, maybe complex a
+    return matmul(mH(vt), lax.mul(cnp.expand_dims(s_inv, -1), mH(u)))
 
 
 def matrix_rank(
@@ -348,7 +378,7 @@ def lstsq(
 ) -> tuple[Array, Array, Array, Array]:
     """``(x, residuals, rank, s)`` minimising ``|a x - b|`` for one matrix ``a`` (via the SVD,
     as JAX); ``b`` is a vector or a matrix."""
-    a = _matrix("lstsq", a, square=False)
+    a = _matrix("lstsq", a, square=False, complex_ok=False)
     b = cnp.asarray(b)
     if cnp.ndim(a) != 2 or cnp.ndim(b) not in (1, 2):
         raise ValueError(
