@@ -59,7 +59,7 @@ def _cholesky_jvp(primals: list[Any], tangents: list[Any]) -> Rule:
     # dL = L phi(L^-1 dA L^-H), phi = lower triangle with the diagonal halved
     sym = lax.div(lax.add(a_dot, mH(a_dot)), lax.full_like(a_dot, 2))
     tmp = triangular_solve(
-        low, sym, left_side=False, lower=True, transpose_a=True, conjugate_a=True
+        low, sym, left_side=False, lower=True, transpose_a=True, conjugate_a=_is_complex(low)
     )
     inner = triangular_solve(low, tmp, left_side=True, lower=True)
     halved = lax.sub(

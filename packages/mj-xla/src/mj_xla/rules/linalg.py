@@ -166,7 +166,8 @@ def _triangular_solve_lowering(
 ) -> list[Value]:
     a, b = in_vals
     if conjugate_a and not transpose_a:  # trsm conjugates only with a transpose
-        a = hlo.complex(hlo.real(a), hlo.negate(hlo.imag(a)))
+        if avals_in[0].dtype.kind == "c":
+            a = hlo.complex(hlo.real(a), hlo.negate(hlo.imag(a)))
         conjugate_a = False
     target = lapack_target("trsm_ffi", avals_in[0].dtype)
     return _lapack_call(
