@@ -10,6 +10,8 @@ RNG = np.random.default_rng(2)
 A = RNG.normal(size=(3, 4, 4))
 SPD = A @ np.swapaxes(A, -1, -2) + 4 * np.eye(4)
 B = RNG.normal(size=(3, 4, 2))
+Z = A + 1j * RNG.normal(size=(3, 4, 4))
+HPD = Z @ np.conj(np.swapaxes(Z, -1, -2)) + 4 * np.eye(4)
 
 CASES = {
     "cholesky": (la.cholesky, (SPD,)),
@@ -21,11 +23,19 @@ CASES = {
     "eigh": (lambda a: la.eigh(a)[1], (SPD,)),
     "svd": (la.svd, (A[:, :, :3],)),
     "qr": (la.qr, (A[:, :3],)),
+    "eig": (la.eig, (A,)),
+    "eig_complex": (lambda a: la.eig(a, compute_left_eigenvectors=False), (Z,)),
+    "cholesky_complex": (la.cholesky, (HPD,)),
+    "triangular_solve_complex": (
+        lambda a, b: la.triangular_solve(a, b, left_side=True, conjugate_a=True),
+        (HPD, Z),
+    ),
+    "qr_complex": (la.qr, (Z,)),
 }
 
 
 def _as_tuple(x):
-    return x if isinstance(x, tuple) else (x,)
+    return tuple(x) if isinstance(x, (tuple, list)) else (x,)
 
 
 @pytest.mark.parametrize("name", sorted(CASES))

@@ -92,7 +92,9 @@ def test_float32_stays_float32():
 
 
 def test_bad_inputs_name_the_function():
-    with pytest.raises(TypeError, match="cholesky: expected a float32, float64, complex64 or complex128"):
+    with pytest.raises(
+        TypeError, match="cholesky: expected a float32, float64, complex64 or complex128"
+    ):
         la.cholesky(np.eye(3, dtype=np.int64))
     with pytest.raises(ValueError, match="lu: expected an array of rank >= 2"):
         la.lu(np.ones(3))

@@ -86,7 +86,9 @@ def test_eig_left_and_right_eigenvectors(x):
     w, vl, vr = (np.asarray(t) for t in la.eig(x))
     assert w.dtype == vl.dtype == vr.dtype == np.complex128
     assert w.shape == x.shape[:-1] and vr.shape == vl.shape == x.shape
-    np.testing.assert_allclose(np.sort_complex(w), np.sort_complex(np.linalg.eigvals(x)), atol=1e-10)
+    np.testing.assert_allclose(
+        np.sort_complex(w), np.sort_complex(np.linalg.eigvals(x)), atol=1e-10
+    )
     np.testing.assert_allclose(x @ vr, vr * w[..., None, :], atol=1e-10)
     np.testing.assert_allclose(_h(vl) @ x, w[..., :, None] * _h(vl), atol=1e-10)
     for v in (vl, vr):  # geev's normalisation: unit norm, largest-modulus entry real

@@ -121,7 +121,9 @@ def test_vmap_and_jit_agree_with_eager():
 
 
 def test_errors_name_the_function():
-    with pytest.raises(TypeError, match="det: expected a float32, float64, complex64 or complex128"):
+    with pytest.raises(
+        TypeError, match="det: expected a float32, float64, complex64 or complex128"
+    ):
         L.det(np.eye(3, dtype=np.int32))
     with pytest.raises(ValueError, match="inv: expected square matrices"):
         L.inv(np.ones((2, 3)))
