@@ -109,7 +109,7 @@ def test_vjp_is_the_transpose_of_jvp(name):
 
 
 def test_eigenvalue_jvp_is_the_diagonal_of_the_similarity_transform():
-    w, vr = la.eig(Z[0], compute_left_eigenvectors=False)
+    _, vr = la.eig(Z[0], compute_left_eigenvectors=False)
     da = _crandn(4, 4)
     _, (dw,) = jvp(
         lambda a: la.eig(a, compute_left_eigenvectors=False, compute_right_eigenvectors=False),

@@ -60,14 +60,16 @@ def test_lu_pivots_like_lapack_for_complex():
 
 def test_eigh_of_hermitian_has_real_eigenvalues():
     v, w = (np.asarray(t) for t in la.eigh(HPD))
-    assert w.dtype == np.float64 and v.dtype == np.complex128
+    assert w.dtype == np.float64
+    assert v.dtype == np.complex128
     np.testing.assert_allclose(w, np.linalg.eigvalsh(HPD), atol=1e-12)
     np.testing.assert_allclose(HPD @ v, v * w[..., None, :], atol=1e-11)
 
 
 def test_svd_of_complex_has_real_singular_values():
     u, s, vt = (np.asarray(t) for t in la.svd(Z[:, :, :3], full_matrices=False))
-    assert s.dtype == np.float64 and u.dtype == np.complex128
+    assert s.dtype == np.float64
+    assert u.dtype == np.complex128
     np.testing.assert_allclose(s, np.linalg.svd(Z[:, :, :3], compute_uv=False), atol=1e-12)
     np.testing.assert_allclose((u * s[..., None, :]) @ vt, Z[:, :, :3], atol=1e-12)
     assert la.svd(Z, compute_uv=False).dtype == np.float64
@@ -75,7 +77,8 @@ def test_svd_of_complex_has_real_singular_values():
 
 def test_qr_of_complex_is_unitary_times_upper():
     q, r = (np.asarray(t) for t in la.qr(Z[:, :, :3]))
-    assert q.shape == (2, 4, 4) and r.shape == (2, 4, 3)
+    assert q.shape == (2, 4, 4)
+    assert r.shape == (2, 4, 3)
     np.testing.assert_allclose(_h(q) @ q, np.broadcast_to(np.eye(4), q.shape), atol=1e-12)
     np.testing.assert_allclose(q @ r, Z[:, :, :3], atol=1e-12)
     assert (np.tril(r, -1) == 0).all()
@@ -85,7 +88,8 @@ def test_qr_of_complex_is_unitary_times_upper():
 def test_eig_left_and_right_eigenvectors(x):
     w, vl, vr = (np.asarray(t) for t in la.eig(x))
     assert w.dtype == vl.dtype == vr.dtype == np.complex128
-    assert w.shape == x.shape[:-1] and vr.shape == vl.shape == x.shape
+    assert w.shape == x.shape[:-1]
+    assert vr.shape == vl.shape == x.shape
     np.testing.assert_allclose(
         np.sort_complex(w), np.sort_complex(np.linalg.eigvals(x)), atol=1e-10
     )

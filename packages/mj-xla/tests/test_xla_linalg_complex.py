@@ -84,5 +84,6 @@ def test_eig_stablehlo_calls_geev():
 def test_eig_jaxpr_records_the_flags():
     jaxpr = make_jaxpr(lambda a: la.eig(a, compute_left_eigenvectors=False))(Z)
     text = str(jaxpr)
-    assert "eig[" in text and "compute_left_eigenvectors=False" in text
+    assert "eig[" in text
+    assert "compute_left_eigenvectors=False" in text
     assert len(jaxpr.jaxpr.outvars) == 2
