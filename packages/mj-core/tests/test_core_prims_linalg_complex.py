@@ -116,9 +116,12 @@ def test_eig_of_float32_is_complex64():
     assert w.dtype == vr.dtype == np.complex64
 
 
-def test_eig_of_non_finite_matrix_is_nan():
-    x = np.array([[1.0, np.nan], [0.0, 1.0]])
-    assert all(np.isnan(np.asarray(t)).all() for t in la.eig(x))
+def test_eig_of_non_finite_matrix_is_nan_only_there():
+    x = np.stack([np.array([[1.0, np.nan], [0.0, 1.0]]), np.array([[2.0, 1.0], [0.0, 3.0]])])
+    outs = [np.asarray(t) for t in la.eig(x)]
+    assert all(np.isnan(t[0]).all() for t in outs)
+    assert all(np.isfinite(t[1]).all() for t in outs)
+    np.testing.assert_allclose(np.sort(outs[0][1].real), [2.0, 3.0])
 
 
 def test_complex_inputs_errors_name_the_function():

@@ -258,17 +258,22 @@ def _eig_impl(a: Any, **params: bool) -> list[Any]:
     avals = check_operands(eig_p, [a], params)
     dtype = avals[0].dtype
     x = np.asarray(a)
-    if not np.isfinite(x).all():  # LAPACK fails on such a matrix: NaNs, as under jit
-        return [np.full(av.shape, np.nan, dtype) for av in avals]
+    finite = np.isfinite(x).all(axis=(-2, -1))  # LAPACK fails on the others: NaNs for them
+    x = np.where(finite[..., None, None], x, np.eye(x.shape[-1], dtype=x.dtype))
     w, vr = np.linalg.eig(x)  # LAPACK's geev, so vr has its normalisation
-    outs = [np.asarray(w, dtype)]
+    outs = [w]
     if params["compute_left_eigenvectors"]:
         # the rows of vr^-1 are the left eigenvectors' conjugates: vl^H a = diag(w) vl^H
-        vl = np.conj(np.swapaxes(np.linalg.inv(vr), -1, -2))
-        outs.append(np.asarray(_geev_normalized(vl), dtype))
+        outs.append(_geev_normalized(np.conj(np.swapaxes(np.linalg.inv(vr), -1, -2))))
     if params["compute_right_eigenvectors"]:
-        outs.append(np.asarray(vr, dtype))
-    return outs
+        outs.append(vr)
+    return [
+        np.asarray(
+            np.where(np.reshape(finite, finite.shape + (1,) * (o.ndim - finite.ndim)), o, np.nan),
+            dtype,
+        )
+        for o in outs
+    ]
 
 
 # --- svd --------------------------------------------------------------------------------------
