@@ -28,7 +28,8 @@ def msort(a: Array) -> Array:
 def _scalar_type(x: Any) -> type[np.generic]:
     """The NumPy scalar type of a dtype-like, a scalar type, or an array's dtype."""
     dtype = None if isinstance(x, type) else getattr(x, "dtype", None)
-    return np.dtype(x if dtype is None else dtype).type
+    scalar: type[np.generic] = np.dtype(x if dtype is None else dtype).type
+    return scalar
 
 
 def issubsctype(arg1: Any, arg2: Any) -> builtins.bool:
