@@ -26,7 +26,10 @@ def msort(a: Array) -> Array:
 
 
 def _scalar_type(x: Any) -> type[np.generic]:
-    """The NumPy scalar type of a dtype-like, a scalar type, or an array's dtype."""
+    """The NumPy scalar type of a dtype-like, a scalar type (abstract ones such as
+    ``np.floating`` included), or an array's dtype."""
+    if isinstance(x, type) and issubclass(x, np.generic):
+        return x
     dtype = None if isinstance(x, type) else getattr(x, "dtype", None)
     scalar: type[np.generic] = np.dtype(x if dtype is None else dtype).type
     return scalar

@@ -100,8 +100,7 @@ def map_coordinates(
     interpolate = _INTERPOLATIONS.get(order)
     if interpolate is None:
         raise NotImplementedError(
-            f"map_coordinates: order {order!r} is not supported; expected 0 (nearest) or "
-            "1 (linear)"
+            f"map_coordinates: order {order!r} is not supported; expected 0 (nearest) or 1 (linear)"
         )
     cval_arr = mnp.asarray(cval, arr.dtype)
     per_axis = []
