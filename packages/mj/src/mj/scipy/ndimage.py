@@ -107,7 +107,7 @@ def map_coordinates(
     for coordinate, size in zip(coords, arr.shape, strict=True):
         nodes = []
         for index, weight in interpolate(coordinate):
-            valid = (0 <= index) & (index < size) if mode == "constant" else None
+            valid = (index >= 0) & (index < size) if mode == "constant" else None
             nodes.append((fixer(index, size), valid, weight))
         per_axis.append(nodes)
     contributions = []
