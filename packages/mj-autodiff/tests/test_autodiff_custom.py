@@ -369,3 +369,33 @@ def test_stop_gradient():
         1.0,
         1.0,
     ]
+
+
+def test_eager_custom_vjp_results_are_mj_arrays():
+    """bwd sees its residuals and cotangents as mj arrays, and grad/vjp return mj arrays,
+    including a zero cotangent from a None in bwd (as JAX returns jax.Array values)."""
+    from mj_core import EagerArray
+
+    seen = []
+
+    @custom_vjp
+    def f(x, y):
+        return mnp.sin(x) * y
+
+    def fwd(x, y):
+        return f(x, y), (mnp.cos(x), y)
+
+    def bwd(res, g):
+        seen.extend([*res, g])
+        cos_x, y = res
+        return (cos_x * g * y, None)
+
+    f.defvjp(fwd, bwd)
+    gx, gy = grad(f, argnums=(0, 1))(1.0, 2.0)
+    assert all(type(v) is EagerArray for v in seen)
+    assert type(gx) is EagerArray
+    assert type(gy) is EagerArray
+    np.testing.assert_allclose(gx, 2.0 * np.cos(1.0))
+    assert float(gy) == 0.0
+    _, f_vjp = vjp(f, 1.0, 2.0)
+    assert all(type(c) is EagerArray for c in f_vjp(np.float64(1.0)))

@@ -26,6 +26,8 @@ import inspect
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import numpy as np
+
 from mj_autodiff._custom_lin import bind_custom_lin, custom_lin_p
 from mj_autodiff._jvp import jvp_rules
 from mj_autodiff._tangents import (
@@ -52,6 +54,7 @@ from mj_core import (
     raise_to_shaped,
 )
 from mj_core.errors import user_location
+from mj_core.extend import EagerArray, eager_result
 from mj_core.tree_util import PyTreeDef, tree_flatten, tree_map, tree_unflatten
 from mj_ir import ClosedJaxpr, abstract_eval_rules, eval_jaxpr
 from mj_ir.extend import trace_to_jaxpr
@@ -415,8 +418,8 @@ class custom_vjp:  # noqa: N801 - JAX's name
 
         def flat_bwd(res: Sequence[Any], cts: Sequence[Any]) -> list[Any]:
             assert self.bwd is not None
-            cts = [instantiate_zeros(c) for c in cts]
-            res_tree = tree_unflatten(res_tree_box[0], res)
+            cts = [_as_mj_array(instantiate_zeros(c)) for c in cts]
+            res_tree = tree_unflatten(res_tree_box[0], [_as_mj_array(r) for r in res])
             ct_tree = tree_unflatten(out_tree_box[0], cts)
             cts_in = self.bwd(*nondiff, res_tree, ct_tree)
             if not isinstance(cts_in, tuple | list) or len(cts_in) != len(diff):
@@ -437,7 +440,7 @@ class custom_vjp:  # noqa: N801 - JAX's name
                         f"structure of the arguments: expected {arg_tree}, got {ct_tree_}."
                     )
                 flat.extend(
-                    Zero(tangent_aval_of(a)) if c is None else c
+                    Zero(tangent_aval_of(a)) if c is None else _as_mj_array(c)
                     for a, c in zip(arg_leaves, ct_leaves, strict=True)
                 )
             return flat
@@ -454,6 +457,17 @@ class custom_vjp:  # noqa: N801 - JAX's name
 
         outs = dispatch(*leaves)
         return tree_unflatten(out_tree_box[0], outs)
+
+
+def _as_mj_array(x: Any) -> Any:
+    """``x`` as an mj array when it is a concrete NumPy or Python value: ``bwd`` sees its
+    residuals and cotangents as mj arrays, and what it returns reaches the user as one (JAX
+    hands and returns ``jax.Array`` values). Tracers, mj arrays and ``float0`` zeros pass."""
+    if isinstance(x, np.ndarray | np.generic | bool | int | float | complex):
+        if type(x) is EagerArray or np.asarray(x).dtype.kind == "V":
+            return x
+        return eager_result(np.asarray(x))
+    return x
 
 
 def _stage_custom_vjp(

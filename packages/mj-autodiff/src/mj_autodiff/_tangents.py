@@ -148,8 +148,11 @@ def tangents_with_zeros(
 
 
 def zeros_like_aval(aval: ShapedArray) -> Any:
-    """A concrete array of zeros of ``aval`` (``float0`` zeros for integer/bool avals)."""
-    return np.zeros(aval.shape, aval.dtype)
+    """A concrete array of zeros of ``aval``: an mj array, as every result is (a zero
+    cotangent ``grad`` returns included), except ``float0`` zeros for integer/bool avals,
+    which stay NumPy arrays as JAX's do."""
+    zeros = np.zeros(aval.shape, aval.dtype)
+    return zeros if is_float0(aval.dtype) else zeros.view(EagerArray)
 
 
 def instantiate_zeros(t: Any) -> Any:

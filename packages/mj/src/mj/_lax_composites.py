@@ -1,17 +1,22 @@
 """``jax.lax`` functions that are compositions, not primitives: ``batch_matmul`` (a
-``dot_general`` with every leading axis a batch axis) and ``collapse`` (a ``reshape`` merging
-a range of axes)."""
+``dot_general`` with every leading axis a batch axis), ``collapse`` (a ``reshape`` merging
+a range of axes), ``index_take`` (a ``gather`` of whole slices) and ``tie_in`` (the identity
+JAX kept after omnistaging made it unnecessary)."""
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
+import mj_core.numpy as cnp
 from mj_core import lax
 from mj_core.errors import user_line_suffix
 from mj_core.extend import Array, shape_of
 
-__all__ = ["batch_matmul", "collapse"]
+__all__ = ["batch_matmul", "collapse", "index_take", "tie_in"]
 
 
 def batch_matmul(lhs: Array, rhs: Array, precision: Any = None) -> Array:
@@ -45,3 +50,38 @@ def collapse(operand: Array, start_dimension: int, stop_dimension: int | None = 
             f"{shape}{user_line_suffix()}"
         )
     return lax.reshape(operand, (*shape[:lo], math.prod(shape[lo:hi]), *shape[hi:]))
+
+
+def index_take(src: Array, idxs: Sequence[Array], axes: Sequence[int]) -> Array:
+    """The slices of ``src`` at the index tuples ``zip(*idxs)`` over ``axes`` (one 1-D index
+    array per axis; negative and out-of-range indices wrap around): shape
+    ``(len(idxs[0]), *the other axes of src)``, as ``jax.lax.index_take``."""
+    shape = tuple(shape_of(src))
+    axes = tuple(axes)
+    if len(idxs) != len(axes) or not axes:
+        raise ValueError(
+            f"index_take: expected one index array per axis, got {len(idxs)} index arrays "
+            f"for axes {axes}{user_line_suffix()}"
+        )
+    cols = [cnp.asarray(i) for i in idxs]
+    if any(len(shape_of(c)) != 1 for c in cols):
+        raise ValueError(
+            "index_take: expected 1-D index arrays, got shapes "
+            f"{[tuple(shape_of(c)) for c in cols]}{user_line_suffix()}"
+        )
+    indices = lax.concatenate([lax.expand_dims(c, (1,)) for c in cols], 1)
+    sizes = np.asarray([shape[ax] for ax in axes], cnp.result_type(indices))
+    indices = cnp.remainder(indices, sizes[None, :])
+    slice_sizes = [1 if d in axes else n for d, n in enumerate(shape)]
+    dnums = lax.GatherDimensionNumbers(
+        offset_dims=tuple(range(1, len(shape) - len(axes) + 1)),
+        collapsed_slice_dims=axes,
+        start_index_map=axes,
+    )
+    return lax.gather(src, indices, dnums, slice_sizes)
+
+
+def tie_in(x: Any, y: Any) -> Any:
+    """``y`` (JAX kept ``tie_in`` as the identity on its second argument once every
+    operation was staged: it no longer needs a fake data dependence on ``x``)."""
+    return y

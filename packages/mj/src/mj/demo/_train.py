@@ -1,8 +1,10 @@
-"""Train a small MLP on the 8x8 handwritten digits with mj, end to end.
+"""Train a small MLP (or, with ``--model cnn``, the stax convnet of :mod:`mj.demo._cnn`) on
+the 8x8 handwritten digits with mj, end to end.
 
-What it shows: ``mj.random`` for initialisation and shuffling, ``mj.jit(mj.value_and_grad(loss))``
-for the training step, ``mj.vmap`` for per-example metrics, pytrees of parameters updated by a
-jitted Adam step, and a matplotlib figure of the learning curves (saved as a PNG).
+What the MLP shows: ``mj.random`` for initialisation and shuffling,
+``mj.jit(mj.value_and_grad(loss))`` for the training step, ``mj.vmap`` for per-example
+metrics, pytrees of parameters updated by a jitted Adam step, and a matplotlib figure of the
+learning curves (saved as a PNG).
 
 matplotlib and tqdm are the ``demo`` extra (``pip install 'mj[demo]'``), not dependencies of the
 library: they are imported inside the functions that use them, so ``import mj`` never needs them.
@@ -24,6 +26,8 @@ import numpy as np
 
 import mj
 import mj.numpy as mnp
+from mj.demo._cnn import cnn_trainer
+from mj.demo._trainer import Trainer
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -134,6 +138,31 @@ def require_demo_extra() -> None:
         )
 
 
+def mlp_trainer(key: Any, args: argparse.Namespace, steps_per_epoch: int) -> Trainer:
+    """The MLP at its initial parameters with the hand-written Adam step above."""
+    params = init_params(key, (64, *HIDDEN, NUM_CLASSES))
+    zeros = mj.tree_util.tree_map(np.zeros_like, params)
+    lr = np.float32(args.lr)
+
+    def step(state: Any, i: int, images: Any, labels: Any) -> tuple[Any, Any]:
+        params, adam_state = state
+        value, grads = loss_and_grad(params, images, labels)
+        return value, adam_step(params, grads, adam_state, lr)
+
+    return Trainer(
+        name=f"MLP {_architecture()}",
+        optimizer=f"Adam lr {args.lr}",
+        state=(params, (zeros, zeros, np.float32(0))),
+        step=step,
+        params=lambda state: state[0],
+        evaluate=evaluate,
+    )
+
+
+MODELS = {"mlp": mlp_trainer, "cnn": cnn_trainer}
+DEFAULTS = {"mlp": (25, 64), "cnn": (15, 32)}  # (epochs, batch size) per model
+
+
 def train(args: argparse.Namespace, out: Any = sys.stdout) -> History:
     """Run the training loop with a progress bar per epoch; return the learning curves."""
     from tqdm import tqdm
@@ -141,15 +170,14 @@ def train(args: argparse.Namespace, out: Any = sys.stdout) -> History:
     key = mj.random.PRNGKey(args.seed)
     data_key, init_key, shuffle_key = mj.random.split(key, 3)
     data = load_digits(data_key)
-    params = init_params(init_key, (64, *HIDDEN, NUM_CLASSES))
-    zeros = mj.tree_util.tree_map(np.zeros_like, params)
-    state: tuple[Params, Params, Any] = (zeros, zeros, np.float32(0))
-    out.write(
-        f"digits: {data.train_y.size} train / {data.test_y.size} test images (8x8), "
-        f"MLP {_architecture()}, batch {args.batch_size}, Adam lr {args.lr}\n"
-    )
     n_batches = data.train_y.size // args.batch_size
     steps_per_epoch = min(n_batches, args.steps) if args.steps else n_batches
+    trainer = MODELS[args.model](init_key, args, steps_per_epoch)
+    state = trainer.state
+    out.write(
+        f"digits: {data.train_y.size} train / {data.test_y.size} test images (8x8), "
+        f"{trainer.name}, batch {args.batch_size}, {trainer.optimizer}\n"
+    )
     history = History([], [], [], [])
     step_times: list[float] = []
     for epoch in range(1, args.epochs + 1):
@@ -163,15 +191,20 @@ def train(args: argparse.Namespace, out: Any = sys.stdout) -> History:
             for step in range(steps_per_epoch):
                 idx = order[step * args.batch_size : (step + 1) * args.batch_size]
                 start = time.perf_counter()
-                value, grads = loss_and_grad(params, data.train_x[idx], data.train_y[idx])
-                params, state = adam_step(params, grads, state, np.float32(args.lr))
+                value, state = trainer.step(
+                    state,
+                    (epoch - 1) * steps_per_epoch + step,
+                    data.train_x[idx],
+                    data.train_y[idx],
+                )
                 value = float(value)  # waits for the step to finish
                 if epoch > 1 or step > 0:  # the first step includes compilation
                     step_times.append(time.perf_counter() - start)
                 bar.set_postfix(loss=f"{value:.4f}", refresh=False)
                 bar.update()
-            train_loss, train_acc = evaluate(params, data.train_x, data.train_y)
-            test_loss, test_acc = evaluate(params, data.test_x, data.test_y)
+            params = trainer.params(state)
+            train_loss, train_acc = trainer.evaluate(params, data.train_x, data.train_y)
+            test_loss, test_acc = trainer.evaluate(params, data.test_x, data.test_y)
             for series, metric in zip(
                 history, (train_loss, test_loss, train_acc, test_acc), strict=True
             ):
@@ -232,11 +265,20 @@ def learning_curves(history: History, title: str) -> Figure:
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
-        prog="python -m mj.demo", description="Train an MLP on 8x8 handwritten digits with mj."
+        prog="python -m mj.demo",
+        description="Train an MLP (or a stax convnet) on 8x8 handwritten digits with mj.",
     )
-    parser.add_argument("--epochs", type=int, default=25, help="training epochs (default 25)")
-    parser.add_argument("--batch-size", type=int, default=64)
+    parser.add_argument(
+        "--model", choices=sorted(MODELS), default="mlp", help="the network (default mlp)"
+    )
+    parser.add_argument(
+        "--epochs", type=int, default=None, help="training epochs (default 25 mlp, 15 cnn)"
+    )
+    parser.add_argument("--batch-size", type=int, default=None, help="(default 64 mlp, 32 cnn)")
     parser.add_argument("--lr", type=float, default=3e-3, help="Adam learning rate")
+    parser.add_argument(
+        "--decay", type=float, default=0.9, help="cnn: step-size decay per epoch (default 0.9)"
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--steps", type=int, default=0, help="cap on steps per epoch (0: all)")
     parser.add_argument(
@@ -246,6 +288,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         "--out", type=Path, default=Path("mj-demo-curves.png"), help="where to write the PNG"
     )
     args = parser.parse_args(argv)
+    epochs, batch_size = DEFAULTS[args.model]
+    args.epochs = epochs if args.epochs is None else args.epochs
+    args.batch_size = batch_size if args.batch_size is None else args.batch_size
     if args.quick:
         args.epochs, args.steps = 1, 5
     return args
@@ -256,9 +301,9 @@ def main(argv: Sequence[str] | None = None, out: Any = sys.stdout) -> History:
     args = parse_args(argv)
     require_demo_extra()
     history = train(args, out)
+    model = f"MLP {_architecture()}" if args.model == "mlp" else "stax convnet"
     title = (
-        f"mj demo: MLP {_architecture()} on 8x8 handwritten digits "
-        f"(Adam, lr {args.lr}, batch {args.batch_size})"
+        f"mj demo: {model} on 8x8 handwritten digits (Adam, lr {args.lr}, batch {args.batch_size})"
     )
     learning_curves(history, title).savefig(args.out, dpi=120)
     out.write(f"learning curves: {args.out.resolve()}\n")

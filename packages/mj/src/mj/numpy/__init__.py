@@ -188,6 +188,12 @@ from mj.numpy._polynomials import polysub as polysub
 from mj.numpy._polynomials import roots as roots
 from mj.numpy._predicates import iscomplex as iscomplex
 from mj.numpy._predicates import isreal as isreal
+from mj.numpy._removed_aliases import alltrue as alltrue
+from mj.numpy._removed_aliases import cumproduct as cumproduct
+from mj.numpy._removed_aliases import issubsctype as issubsctype
+from mj.numpy._removed_aliases import msort as msort
+from mj.numpy._removed_aliases import product as product
+from mj.numpy._removed_aliases import sometrue as sometrue
 from mj.numpy._reshaping import array_split as array_split
 from mj.numpy._reshaping import resize as resize
 from mj.numpy._reshaping import rollaxis as rollaxis

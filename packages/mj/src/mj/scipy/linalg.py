@@ -17,6 +17,8 @@ import numpy as np
 
 import mj_core.numpy as cnp
 from mj.numpy import linalg as mla
+from mj.numpy import tril as tril  # seed 004's jax.scipy.linalg.tril/triu: NumPy's triangles
+from mj.numpy import triu as triu
 from mj.numpy.linalg import permutation_matrix
 from mj.scipy._expm import expm as expm
 from mj.scipy._matrix_functions import solve_sylvester as solve_sylvester
@@ -44,6 +46,8 @@ __all__ = [
     "solve_triangular",
     "sqrtm",
     "svd",
+    "tril",
+    "triu",
 ]
 
 
