@@ -34,9 +34,6 @@ _NN_FUNCTIONS = "Activation functions"
 PARALLEL = {"all_gather", "all_to_all", "psum", "pmax", "pmin", "ppermute", "pswapaxes"}
 PARALLEL |= {"axis_index"}
 # Names another branch of issue 22 adds (general eigendecomposition): skipped while absent.
-PENDING = {("jax.numpy.linalg", "eig"), ("jax.numpy.linalg", "eigvals")}
-
-
 def documented_names() -> dict[str, set[str]]:
     """The seed's documented names, by the ``jax`` module that documents them."""
     lines = REFERENCE.read_text(encoding="utf-8").splitlines()
@@ -84,8 +81,6 @@ def test_documented_name_exists(module: str, name: str) -> None:
     present = hasattr(mj_module, name)
     if not present and module == "jax.lax" and name in PARALLEL:
         pytest.skip(f"lax.{name} is a parallel operator, checked by its own issue")
-    if not present and (module, name) in PENDING:
-        pytest.skip(f"{module}.{name} is added by issue 22's linear-algebra branch")
     assert present, (
         f"{module}.{name} is documented by seed 004 but mj has no {mj_module.__name__}.{name}"
     )
