@@ -33,7 +33,8 @@ _NN_FUNCTIONS = "Activation functions"
 # The parallel operators are checked by their own issue's tests.
 PARALLEL = {"all_gather", "all_to_all", "psum", "pmax", "pmin", "ppermute", "pswapaxes"}
 PARALLEL |= {"axis_index"}
-# Names another branch of issue 22 adds (general eigendecomposition): skipped while absent.
+
+
 def documented_names() -> dict[str, set[str]]:
     """The seed's documented names, by the ``jax`` module that documents them."""
     lines = REFERENCE.read_text(encoding="utf-8").splitlines()
