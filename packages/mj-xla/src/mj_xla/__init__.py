@@ -16,7 +16,6 @@ primitive family. It may import the layers below it (``mj_batch``, ``mj_autodiff
 from mj_xla import _autodiff_lowering as _autodiff_lowering
 from mj_xla import rules as rules
 from mj_xla._array import Array as Array
-from mj_xla._array import device_put as device_put
 from mj_xla._backend_info import default_backend as default_backend
 from mj_xla._backend_info import device_count as device_count
 from mj_xla._backend_info import local_device_count as local_device_count
@@ -24,6 +23,7 @@ from mj_xla._backend_info import local_devices as local_devices
 from mj_xla._backend_info import process_index as process_index
 from mj_xla._caches import clear_caches as clear_caches
 from mj_xla._device_get import device_get as device_get
+from mj_xla._device_put import device_put as device_put
 from mj_xla._jit import Compiled as Compiled
 from mj_xla._jit import JitFunction as JitFunction
 from mj_xla._jit import Lowered as Lowered
@@ -34,6 +34,15 @@ from mj_xla._runtime import block_until_ready as block_until_ready
 from mj_xla._runtime import devices as devices
 from mj_xla._runtime import disable_jit as disable_jit
 from mj_xla._sharded_array import ShardedArray as ShardedArray
+from mj_xla._sharding import AxisType as AxisType
+from mj_xla._sharding import Mesh as Mesh
+from mj_xla._sharding import NamedSharding as NamedSharding
+from mj_xla._sharding import PartitionSpec as PartitionSpec
+from mj_xla._sharding import PmapSharding as PmapSharding
+from mj_xla._sharding import Shard as Shard
+from mj_xla._sharding import Sharding as Sharding
+from mj_xla._sharding import SingleDeviceSharding as SingleDeviceSharding
+from mj_xla._sharding import make_mesh as make_mesh
 
 # The layer's rule tables are also on its top level (DESIGN §4: ``mj_autodiff.jvp_rules``,
 # ``mj_batch.not_mapped``, ``mj_xla.lowering_rules``); extend is their home.

@@ -27,6 +27,7 @@ from mj_core import (
 from mj_core.dtypes import canonical_dtype
 from mj_core.tree_util import tree_map
 from mj_xla import _jaxlib
+from mj_xla._sharding import Shard, Sharding, SingleDeviceSharding
 
 __all__ = ["Array", "device_put", "to_buffer"]
 
@@ -87,6 +88,24 @@ class Array(metaclass=_ArrayMeta):
     @property
     def nbytes(self) -> int:
         return self._aval.size * self._aval.dtype.itemsize
+
+    # --- placement --------------------------------------------------------------------------
+    @property
+    def sharding(self) -> Sharding:
+        """Where the data lives: one device (:class:`SingleDeviceSharding`)."""
+        return SingleDeviceSharding(_jaxlib.buffer_device(self._buf))
+
+    def devices(self) -> set[Any]:
+        return self.sharding.device_set
+
+    @property
+    def is_fully_replicated(self) -> bool:
+        return True
+
+    @property
+    def addressable_shards(self) -> list[Shard]:
+        device = _jaxlib.buffer_device(self._buf)
+        return [Shard(device, tuple(slice(None) for _ in self.shape), 0, self)]
 
     # --- host access ------------------------------------------------------------------------
     def _value(self) -> np.ndarray[Any, Any]:

@@ -43,12 +43,18 @@ __all__ = [
     "LoadedExecutable",
     "Value",
     "assemble",
+    "buffer_device",
     "chlo",
     "compile_module",
     "compile_replicated",
+    "compile_spmd",
     "device",
     "devices",
     "func",
+    "hlo_sharding_from_proto",
+    "hlo_sharding_manual",
+    "hlo_sharding_replicated",
+    "hlo_sharding_tiled",
     "hlo",
     "ir",
     "ir_element_type",
@@ -59,6 +65,8 @@ __all__ = [
     "put_on",
     "replicated_result_handler",
     "result_handler",
+    "sharded_array",
+    "sharded_result_handler",
     "shards",
     "to_numpy",
 ]
@@ -257,9 +265,81 @@ def replicated_result_handler(aval: Any, devices: Sequence[Any]) -> Any:
     return _jax.array_result_handler(aval, _replicated_sharding(devices), True, _skip_checks=True)
 
 
+def buffer_device(buf: Buffer) -> Any:
+    """The device holding a single-device buffer."""
+    return buf._sharding._device
+
+
 def shards(buf: Buffer) -> list[Buffer]:
     """The per-device buffers of a multi-device buffer, in device order."""
     return list(buf._arrays)
+
+
+# --- SPMD: one program partitioned by XLA over the devices of a mesh --------------------------
+
+HloSharding = Any  # xla_client.HloSharding: how an array is laid out over logical devices
+
+
+def hlo_sharding_tiled(
+    tile_dims: Sequence[int], mesh_shape: Sequence[int], perm: Sequence[int], replicate: bool
+) -> HloSharding:
+    """A tiled sharding in XLA's iota form: the logical devices ``arange(prod(mesh_shape))``
+    reshaped to ``mesh_shape``, transposed by ``perm`` and reshaped to ``tile_dims`` (whose
+    last entry groups replicas when ``replicate``)."""
+    groups = [xc.OpSharding.Type.REPLICATED] if replicate else []
+    return xc.HloSharding.iota_tile(list(tile_dims), list(mesh_shape), list(perm), groups)
+
+
+def hlo_sharding_replicated() -> HloSharding:
+    return xc.HloSharding.replicate()
+
+
+def hlo_sharding_manual() -> HloSharding:
+    """The sharding of values inside a ``shard_map`` body: each device holds its own."""
+    return xc.HloSharding.manual()
+
+
+def hlo_sharding_from_proto(proto: Any) -> HloSharding:
+    return xc.HloSharding.from_proto(proto)
+
+
+def _gspmd(devices: Sequence[Any], sharding: HloSharding) -> Any:
+    return _jax.GSPMDSharding(xc.DeviceList(tuple(devices)), sharding)
+
+
+def sharded_array(
+    bufs: Sequence[Buffer], aval: Any, devices: Sequence[Any], sharding: HloSharding
+) -> Buffer:
+    """One global array from its per-device shards (``bufs[i]`` on ``devices[i]``, the
+    logical device ``i`` of ``sharding``): what an SPMD executable takes."""
+    return _jax.ArrayImpl(aval, _gspmd(devices, sharding), list(bufs), True, _skip_checks=True)
+
+
+def sharded_result_handler(aval: Any, devices: Sequence[Any], sharding: HloSharding) -> Any:
+    """A handler turning an SPMD executable's per-device outputs into one global array."""
+    return _jax.array_result_handler(aval, _gspmd(devices, sharding), True, _skip_checks=True)
+
+
+def compile_spmd(
+    module: ir.Module, devices: Sequence[Any], host_callbacks: Sequence[Any] = ()
+) -> LoadedExecutable:
+    """Compile ``module`` (global shapes, ``mhlo.sharding`` annotations) as one program that
+    XLA's SPMD partitioner splits over ``devices`` (partition ``i`` runs on ``devices[i]``),
+    with the GSPMD partitioner that reads those annotations."""
+    client = _backend()[0]
+    options = xc.CompileOptions()
+    options.num_replicas = 1
+    options.num_partitions = len(devices)
+    options.device_assignment = xc.DeviceAssignment.create(np.array([[d.id for d in devices]]))
+    build = options.executable_build_options
+    build.use_spmd_partitioning = True
+    build.use_shardy_partitioner = False
+    device_list = xc.DeviceList(tuple(devices))
+    if host_callbacks:
+        return client.compile_and_load(
+            module, device_list, options, host_callbacks=list(host_callbacks)
+        )
+    return client.compile_and_load(module, device_list, options)
 
 
 # --- LAPACK kernels (jaxlib's typed-FFI custom-call targets) ----------------------------------

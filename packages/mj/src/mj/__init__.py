@@ -19,6 +19,7 @@ from mj import numpy as numpy
 from mj import ops as ops
 from mj import random as random
 from mj import scipy as scipy
+from mj import sharding as sharding
 from mj import test_util as test_util
 from mj import tree as tree
 from mj import tree_util as tree_util
@@ -68,6 +69,7 @@ from mj_xla import disable_jit as disable_jit
 from mj_xla import jit as jit
 from mj_xla import local_device_count as local_device_count
 from mj_xla import local_devices as local_devices
+from mj_xla import make_mesh as make_mesh
 from mj_xla import pmap as pmap
 from mj_xla import process_index as process_index
 
