@@ -51,16 +51,17 @@ __all__ = [
     "device",
     "devices",
     "func",
+    "hlo",
     "hlo_sharding_from_proto",
     "hlo_sharding_manual",
     "hlo_sharding_replicated",
     "hlo_sharding_tiled",
-    "hlo",
     "ir",
     "ir_element_type",
     "ir_tensor_type",
     "lapack_target",
     "mlir_context",
+    "output_shardings",
     "put",
     "put_on",
     "replicated_result_handler",
@@ -321,11 +322,15 @@ def sharded_result_handler(aval: Any, devices: Sequence[Any], sharding: HloShard
 
 
 def compile_spmd(
-    module: ir.Module, devices: Sequence[Any], host_callbacks: Sequence[Any] = ()
+    module: ir.Module,
+    devices: Sequence[Any],
+    host_callbacks: Sequence[Any] = (),
+    free_outputs: Sequence[bool] = (),
 ) -> LoadedExecutable:
     """Compile ``module`` (global shapes, ``mhlo.sharding`` annotations) as one program that
     XLA's SPMD partitioner splits over ``devices`` (partition ``i`` runs on ``devices[i]``),
-    with the GSPMD partitioner that reads those annotations."""
+    with the GSPMD partitioner that reads those annotations. XLA chooses the layout of the
+    outputs flagged in ``free_outputs`` (read it back with :func:`output_shardings`)."""
     client = _backend()[0]
     options = xc.CompileOptions()
     options.num_replicas = 1
@@ -334,12 +339,19 @@ def compile_spmd(
     build = options.executable_build_options
     build.use_spmd_partitioning = True
     build.use_shardy_partitioner = False
+    if any(free_outputs):
+        build.allow_spmd_sharding_propagation_to_output = list(free_outputs)
     device_list = xc.DeviceList(tuple(devices))
     if host_callbacks:
         return client.compile_and_load(
             module, device_list, options, host_callbacks=list(host_callbacks)
         )
     return client.compile_and_load(module, device_list, options)
+
+
+def output_shardings(exe: LoadedExecutable) -> list[HloSharding]:
+    """The layout of each output of an SPMD executable, as compiled."""
+    return [xc.HloSharding.from_proto(p) for p in exe.get_output_shardings()]
 
 
 # --- LAPACK kernels (jaxlib's typed-FFI custom-call targets) ----------------------------------

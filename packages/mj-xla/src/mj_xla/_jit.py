@@ -32,6 +32,9 @@ from mj_ir.extend import trace_to_jaxpr
 from mj_xla._array import Array
 from mj_xla._executable import Executable, compile_jaxpr, inline_values
 from mj_xla._lowering import build_module
+from mj_xla._sharded_array import ShardedArray
+from mj_xla._sharding import PmapSharding, Sharding, broadcast_prefix
+from mj_xla._spmd_executable import SpmdExecutable
 from mj_xla._xla_call import xla_call_p
 
 __all__ = ["Compiled", "JitFunction", "Lowered", "jit"]
@@ -46,21 +49,40 @@ class _Entry:
     """One traced signature: its jaxpr (constants first), constants, output structure and,
     once it has run eagerly, its executable."""
 
-    __slots__ = ("closed", "consts", "executable", "name", "out_tree", "single_leaf")
+    __slots__ = (
+        "closed",
+        "consts",
+        "executable",
+        "in_shardings",
+        "name",
+        "out_shardings",
+        "out_tree",
+        "single_leaf",
+    )
 
     def __init__(
-        self, closed: ClosedJaxpr, consts: list[Any], out_tree: PyTreeDef, name: str
+        self,
+        closed: ClosedJaxpr,
+        consts: list[Any],
+        out_tree: PyTreeDef,
+        name: str,
+        in_shardings: Sequence[Sharding | None] = (),
+        out_shardings: Sequence[Sharding | None] = (),
     ) -> None:
         self.closed = closed
         self.consts = consts
         self.out_tree = out_tree
         self.single_leaf = out_tree.node_type is None
-        self.executable: Executable | None = None
+        self.executable: Executable | SpmdExecutable | None = None
         self.name = name
+        self.in_shardings = tuple(in_shardings)
+        self.out_shardings = tuple(out_shardings)
 
-    def compile(self) -> Executable:
+    def compile(self) -> Executable | SpmdExecutable:
         if self.executable is None:
-            self.executable = compile_jaxpr(self.closed.jaxpr, self.consts, self.name)
+            self.executable = compile_jaxpr(
+                self.closed.jaxpr, self.consts, self.name, self.in_shardings, self.out_shardings
+            )
         return self.executable
 
     def output(self, outs: Sequence[Any]) -> Any:
@@ -130,7 +152,9 @@ class JitFunction(Generic[P, R]):
         "__weakref__",
         "_cache",
         "_fun",
+        "_in_shardings",
         "_name",
+        "_out_shardings",
         "_static_argnames",
         "_static_argnums",
     )
@@ -140,8 +164,12 @@ class JitFunction(Generic[P, R]):
         fun: Callable[P, R],
         static_argnums: Sequence[int],
         static_argnames: Sequence[str],
+        in_shardings: Any = None,
+        out_shardings: Any = None,
     ) -> None:
         self._fun = fun
+        self._in_shardings = in_shardings
+        self._out_shardings = out_shardings
         self._name = getattr(fun, "__name__", type(fun).__name__)
         self._static_argnums = tuple(static_argnums)
         self._static_argnames = frozenset(static_argnames)
@@ -163,7 +191,7 @@ class JitFunction(Generic[P, R]):
                 entry = self._cache.get(tuple(key))
                 if entry is not None:
                     exe = entry.executable
-                    if exe is not None:
+                    if exe is not None and not exe.spmd:
                         outs = exe.run_buffers([a._buf for a in arrays])
                         if entry.single_leaf:
                             return outs[0]  # type: ignore[return-value]
@@ -236,11 +264,14 @@ class JitFunction(Generic[P, R]):
         named_axes = axis_env_signature()
         if named_axes:  # collectives inside resolve against the axes in scope
             key = (key, named_axes)
+        shardings = self._arg_shardings(flat_args, in_tree)
+        if shardings:  # laid out over several devices: compiled for that layout
+            key = (key, shardings)
         entry = self._cache.get(key)
         if entry is not None:
             self._cache.move_to_end(key)
             return entry, flat_args
-        entry = self._trace(args, statics, in_tree, avals)
+        entry = self._trace(args, statics, in_tree, avals, shardings)
         if not any(isinstance(c, Tracer) for c in entry.consts):
             # Entries closing over an enclosing transformation's tracers are not reusable.
             self._cache[key] = entry
@@ -254,6 +285,7 @@ class JitFunction(Generic[P, R]):
         statics: tuple[tuple[Any, Any], ...],
         in_tree: PyTreeDef,
         avals: tuple[ShapedArray, ...],
+        in_shardings: tuple[Sharding | None, ...] = (),
     ) -> _Entry:
         static_pos = {k: v for k, v in statics if isinstance(k, int)}
         static_kw = {k: v for k, v in statics if isinstance(k, str)}
@@ -277,7 +309,41 @@ class JitFunction(Generic[P, R]):
             return out_flat
 
         jaxpr, consts = trace_to_jaxpr(fun_flat, avals)
-        return _Entry(ClosedJaxpr(jaxpr, ()), consts, out_trees[0], self._name)
+        out_tree = out_trees[0]
+        out_shardings: tuple[Sharding | None, ...] = ()
+        if self._out_shardings is not None:
+            out_shardings = tuple(
+                broadcast_prefix(self._out_shardings, out_tree, f"jit({self._name}) out_shardings")
+            )
+        entry = _Entry(
+            ClosedJaxpr(jaxpr, ()), consts, out_tree, self._name, in_shardings, out_shardings
+        )
+        return entry
+
+    def _arg_shardings(
+        self, flat_args: Sequence[Any], in_tree: PyTreeDef
+    ) -> tuple[Sharding | None, ...]:
+        """Per flat argument: its ``in_shardings`` entry, else the layout of an argument
+        already sharded over several devices; ``()`` when nothing is sharded."""
+        given: list[Sharding | None] = [None] * len(flat_args)
+        if self._in_shardings is not None:
+            args_tree = in_tree.child_treedefs[0]
+            what = f"jit({self._name}) in_shardings"
+            spec = self._in_shardings
+            if isinstance(spec, list):
+                spec = tuple(spec)
+            if isinstance(spec, tuple) and len(spec) != len(args_tree.child_treedefs):
+                raise ValueError(
+                    f"{what} has {len(spec)} entries but the function was called with "
+                    f"{len(args_tree.child_treedefs)} positional (non-static) arguments; give "
+                    f"one sharding (or None) per argument{_where()}"
+                )
+            given[: args_tree.num_leaves] = broadcast_prefix(spec, args_tree, what)
+        for i, x in enumerate(flat_args):
+            if given[i] is None and isinstance(x, ShardedArray):
+                if not isinstance(x.sharding, PmapSharding):
+                    given[i] = x.sharding
+        return tuple(given) if any(s is not None for s in given) else ()
 
     # --- introspection ----------------------------------------------------------------------
     def lower(self, *args: Any, **kwargs: Any) -> Lowered:
@@ -319,6 +385,8 @@ class Lowered:
     def as_text(self) -> str:
         """The StableHLO module (MLIR text)."""
         entry = self._entry
+        if entry.in_shardings or entry.out_shardings:  # annotated: as compiled
+            entry.compile()
         if entry.executable is not None:
             return entry.executable.as_text()
         module, _ = build_module(entry.closed.jaxpr, inline_values(entry.consts))
@@ -366,6 +434,8 @@ def jit(
     static_argnames: str | Sequence[str] = (),
     donate_argnums: int | Sequence[int] = (),
     donate_argnames: str | Sequence[str] = (),
+    in_shardings: Any = None,
+    out_shardings: Any = None,
 ) -> JitFunction[P, R]: ...
 
 
@@ -377,6 +447,8 @@ def jit(
     static_argnames: str | Sequence[str] = (),
     donate_argnums: int | Sequence[int] = (),
     donate_argnames: str | Sequence[str] = (),
+    in_shardings: Any = None,
+    out_shardings: Any = None,
 ) -> JitDecorator: ...
 
 
@@ -387,6 +459,8 @@ def jit(
     static_argnames: str | Sequence[str] = (),
     donate_argnums: int | Sequence[int] = (),
     donate_argnames: str | Sequence[str] = (),
+    in_shardings: Any = None,
+    out_shardings: Any = None,
 ) -> JitFunction[P, R] | JitDecorator:
     """Compile ``fun`` with XLA: traced once per argument signature (shapes, dtypes, weak
     types, pytree structure, static argument values), then run as one executable.
@@ -400,6 +474,12 @@ def jit(
         donate_argnums: accepted for JAX compatibility; buffer donation is only a memory
             hint, and mj does not reuse donated buffers (results are the same).
         donate_argnames: the same for keyword arguments.
+        in_shardings: how the positional arguments are laid out over devices: one
+            :class:`~mj.sharding.Sharding` (or ``None``) for all, or one per argument (each
+            a prefix of that argument's pytree). With a sharding involved, XLA's SPMD
+            partitioner splits the program over the sharding's devices; ``None`` leaves an
+            argument's layout as it is (replicated for host data).
+        out_shardings: the same for the outputs (``None``: XLA chooses).
 
     Example::
 
@@ -414,11 +494,13 @@ def jit(
             static_argnames=static_argnames,
             donate_argnums=donate_argnums,
             donate_argnames=donate_argnames,
+            in_shardings=in_shardings,
+            out_shardings=out_shardings,
         )
     del donate_argnums, donate_argnames  # a hint only: no buffer is reused
     nums = _static_argnums_tuple(fun, static_argnums)
     names = (static_argnames,) if isinstance(static_argnames, str) else tuple(static_argnames)
-    return JitFunction(fun, nums, names)
+    return JitFunction(fun, nums, names, in_shardings, out_shardings)
 
 
 def _static_argnums_tuple(fun: Callable[..., Any], static_argnums: Any) -> tuple[int, ...]:

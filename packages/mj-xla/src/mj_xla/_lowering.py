@@ -31,17 +31,49 @@ __all__ = [
     "Avals",
     "LoweringContext",
     "LoweringRule",
+    "Spmd",
     "Values",
     "as_dtype",
     "aval_to_ir_type",
     "broadcast_to_aval",
     "build_module",
     "compare",
+    "inline_values",
     "ir_constant",
     "lower_jaxpr",
     "lowering_rules",
     "register_lowering",
 ]
+
+
+class Spmd:
+    """The sharding annotations of an SPMD module: ``mhlo.sharding`` (an ``HloSharding``'s
+    text) per binder and per output, ``None`` where XLA chooses, and the partition count."""
+
+    __slots__ = ("in_shardings", "num_partitions", "out_shardings")
+
+    def __init__(
+        self, in_shardings: Sequence[str | None], out_shardings: Sequence[str | None], n: int
+    ) -> None:
+        self.in_shardings = list(in_shardings)
+        self.out_shardings = list(out_shardings)
+        self.num_partitions = n
+
+    def annotate(self, fn: Any, module: ir.Module, params: Sequence[int]) -> None:
+        i32 = ir.IntegerType.get_signless(32)
+        module.operation.attributes["mhlo.num_partitions"] = ir.IntegerAttr.get(
+            i32, self.num_partitions
+        )
+        module.operation.attributes["mhlo.num_replicas"] = ir.IntegerAttr.get(i32, 1)
+        fn.arg_attrs = ir.ArrayAttr.get([_sharding_attrs(self.in_shardings[i]) for i in params])
+        fn.result_attrs = ir.ArrayAttr.get([_sharding_attrs(s) for s in self.out_shardings])
+
+
+def _sharding_attrs(sharding: str | None) -> ir.Attribute:
+    if sharding is None:
+        return ir.DictAttr.get({})
+    return ir.DictAttr.get({"mhlo.sharding": ir.StringAttr.get(sharding)})
+
 
 lowering_rules = RuleTable("lowering_rules", "XLA lowering (jit)", "mj_xla.extend")
 
@@ -189,18 +221,26 @@ def lower_jaxpr(
     return [read(x) for x in jaxpr.outs]
 
 
+def inline_values(known: Sequence[Any]) -> list[Any]:
+    """For each known value: the scalar to inline as a constant, or ``None`` to pass it as a
+    parameter (arrays)."""
+    return [np.asarray(x) if np.ndim(x) == 0 else None for x in known]
+
+
 def build_module(
     jaxpr: Jaxpr,
     inline: Sequence[Any | None],
     name: str = "main",
     host_callbacks: list[Any] | None = None,
+    spmd: Spmd | None = None,
 ) -> tuple[ir.Module, list[int]]:
     """A module whose ``main`` computes ``jaxpr``.
 
     ``inline[i]`` (for the leading binders) is a known value to embed as a constant, or
     ``None`` to keep binder ``i`` as a parameter. Returns the module and the indices of the
     binders that are parameters, in order. Host callbacks the module calls are appended to
-    ``host_callbacks`` (compiling the module needs them).
+    ``host_callbacks`` (compiling the module needs them). ``spmd`` annotates the parameters
+    and results with the shardings XLA's SPMD partitioner reads.
     """
     params = [i for i in range(len(jaxpr.in_binders)) if i >= len(inline) or inline[i] is None]
     with mlir_context(), ir.Location.unknown():
@@ -210,6 +250,8 @@ def build_module(
         out_types = [aval_to_ir_type(x.aval) for x in jaxpr.outs]
         with ir.InsertionPoint(module.body):
             fn = func.FuncOp(name, ir.FunctionType.get(in_types, out_types))
+            if spmd is not None:
+                spmd.annotate(fn, module, params)
             with ir.InsertionPoint(fn.add_entry_block()):
                 fn_args = iter(fn.arguments)
                 vals = [

@@ -20,16 +20,19 @@ from typing import Any
 import numpy as np
 
 from mj_core.errors import user_line_suffix
+from mj_core.tree_util import PyTreeDef, tree_flatten
 from mj_xla import _jaxlib
 
 __all__ = [
     "AxisType",
+    "GSPMDSharding",
     "Mesh",
     "NamedSharding",
     "PartitionSpec",
     "PmapSharding",
     "Sharding",
     "SingleDeviceSharding",
+    "broadcast_prefix",
     "make_mesh",
     "named_sharding_from_hlo",
 ]
@@ -102,9 +105,7 @@ class Mesh:
             raise ValueError(f"Mesh: a device appears twice in the mesh (ids {ids})")
         types = (AxisType.Auto,) * len(names) if axis_types is None else tuple(axis_types)
         if len(types) != len(names):
-            raise ValueError(
-                f"Mesh: {len(types)} axis_types for {len(names)} axis names ({names})"
-            )
+            raise ValueError(f"Mesh: {len(types)} axis_types for {len(names)} axis names ({names})")
         devs.flags.writeable = False
         self.devices: np.ndarray[Any, Any] = devs
         self.axis_names: tuple[str, ...] = names
@@ -132,8 +133,12 @@ class Mesh:
         return tuple(self.devices.flat)
 
     def _key(self) -> tuple[Any, ...]:
-        return (self.axis_names, self.devices.shape, tuple(d.id for d in self.devices.flat),
-                self.axis_types)
+        return (
+            self.axis_names,
+            self.devices.shape,
+            tuple(d.id for d in self.devices.flat),
+            self.axis_types,
+        )
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Mesh) and self._key() == other._key()
@@ -357,7 +362,9 @@ class NamedSharding(Sharding):
                 for a in axes:
                     block = block * sizes[a] + at[a]
                 chunk = n // parts
-                index.append(slice(block * chunk, (block + 1) * chunk) if parts > 1 else slice(None))
+                index.append(
+                    slice(block * chunk, (block + 1) * chunk) if parts > 1 else slice(None)
+                )
             out[self.mesh.devices[coords]] = tuple(index)
         return out
 
@@ -430,3 +437,71 @@ def iter_indices(sharding: Sharding, shape: Sequence[int]) -> Iterator[tuple[Any
     indices = sharding.devices_indices_map(shape)
     for d in sharding.device_assignment:
         yield d, indices[d]
+
+
+class GSPMDSharding(Sharding):
+    """A layout XLA chose that no ``PartitionSpec`` over the mesh spells: the ``HloSharding``
+    itself over ``devices`` (logical device ``i`` is ``devices[i]``)."""
+
+    __slots__ = ("_devices", "_hlo")
+
+    def __init__(self, devices: Sequence[Any], hlo: Any) -> None:
+        self._devices = tuple(devices)
+        self._hlo = hlo
+
+    @property
+    def device_assignment(self) -> tuple[Any, ...]:
+        return self._devices
+
+    def hlo_sharding(self, ndim: int) -> Any:
+        return self._hlo
+
+    def devices_indices_map(self, shape: Sequence[int]) -> dict[Any, Index]:
+        hlo = self._hlo
+        if hlo.is_replicated():
+            return {d: tuple(slice(None) for _ in shape) for d in self._devices}
+        tiles = list(hlo.tile_assignment_dimensions())
+        ids = np.asarray(hlo.tile_assignment_devices()).reshape(tiles)
+        out: dict[Any, Index] = {}
+        for coords in np.ndindex(*tiles):
+            index = []
+            for d, n in enumerate(shape):
+                chunk = -(-n // tiles[d])
+                index.append(slice(coords[d] * chunk, min(n, (coords[d] + 1) * chunk)))
+            out[self._devices[int(ids[coords])]] = tuple(index)
+        return out
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, GSPMDSharding)
+            and other._devices == self._devices
+            and other._hlo == self._hlo
+        )
+
+    def __hash__(self) -> int:
+        return hash((self._devices, str(self._hlo)))
+
+    def __repr__(self) -> str:
+        return f"GSPMDSharding({self._hlo})"
+
+
+def broadcast_prefix(spec: Any, treedef: PyTreeDef, what: str) -> list[Sharding | None]:
+    """One sharding per leaf of ``treedef`` from ``spec``, a pytree prefix of it whose leaves
+    are shardings or ``None`` (one sharding for a whole subtree)."""
+    if spec is None or isinstance(spec, Sharding):
+        return [spec] * treedef.num_leaves
+    if isinstance(spec, PartitionSpec):
+        raise TypeError(
+            f"{what}: a PartitionSpec needs a mesh; pass NamedSharding(mesh, {spec}) "
+            f"instead{user_line_suffix()}"
+        )
+    children, spec_def = tree_flatten(spec, is_leaf=lambda s: s is not spec)
+    if spec_def.node_type != treedef.node_type or len(children) != len(treedef.child_treedefs):
+        raise ValueError(
+            f"{what}: the shardings' structure {spec_def} is not a prefix of the values' "
+            f"structure {treedef}{user_line_suffix()}"
+        )
+    out: list[Sharding | None] = []
+    for child, sub in zip(children, treedef.child_treedefs, strict=True):
+        out.extend(broadcast_prefix(child, sub, what))
+    return out

@@ -35,7 +35,8 @@ def sharding_table(shape: Sequence[int], sharding: Sharding) -> str:
     rows = sorted({k[0] for k in cells})
     cols = sorted({k[1] for k in cells})
     labels = {
-        k: f"{ds[0].platform.upper()} " + ",".join(str(d.id) for d in sorted(ds, key=lambda d: d.id))
+        k: f"{ds[0].platform.upper()} "
+        + ",".join(str(d.id) for d in sorted(ds, key=lambda d: d.id))
         for k, ds in cells.items()
     }
     width = max(len(s) for s in labels.values()) + 4

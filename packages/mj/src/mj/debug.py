@@ -13,12 +13,12 @@ import string
 from collections.abc import Callable
 from typing import Any
 
+from mj._sharding_table import visualize_array_sharding as visualize_array_sharding
+from mj._sharding_table import visualize_sharding as visualize_sharding
 from mj_core import Tracer, bind, is_array
 from mj_core.errors import user_line_suffix
 from mj_core.prims.callback import HostCallback, debug_callback_p
 from mj_core.tree_util import tree_flatten, tree_unflatten
-from mj._sharding_table import visualize_array_sharding as visualize_array_sharding
-from mj._sharding_table import visualize_sharding as visualize_sharding
 
 __all__ = ["callback", "print", "visualize_array_sharding", "visualize_sharding"]
 
