@@ -28,8 +28,6 @@ __all__ = ["Executable", "compile_jaxpr", "executable_for_closed_jaxpr", "inline
 class Executable:
     """A compiled jaxpr. ``run(args)`` takes the non-constant arguments and returns Arrays."""
 
-    spmd = False
-
     __slots__ = (
         "__weakref__",
         "_exe",

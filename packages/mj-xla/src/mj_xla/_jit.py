@@ -191,7 +191,7 @@ class JitFunction(Generic[P, R]):
                 entry = self._cache.get(tuple(key))
                 if entry is not None:
                     exe = entry.executable
-                    if exe is not None and not exe.spmd:
+                    if type(exe) is Executable:  # one device (not SPMD)
                         outs = exe.run_buffers([a._buf for a in arrays])
                         if entry.single_leaf:
                             return outs[0]  # type: ignore[return-value]
@@ -340,9 +340,9 @@ class JitFunction(Generic[P, R]):
                 )
             given[: args_tree.num_leaves] = broadcast_prefix(spec, args_tree, what)
         for i, x in enumerate(flat_args):
-            if given[i] is None and isinstance(x, ShardedArray):
-                if not isinstance(x.sharding, PmapSharding):
-                    given[i] = x.sharding
+            sharded = isinstance(x, ShardedArray) and not isinstance(x.sharding, PmapSharding)
+            if given[i] is None and sharded:
+                given[i] = x.sharding
         return tuple(given) if any(s is not None for s in given) else ()
 
     # --- introspection ----------------------------------------------------------------------

@@ -3,9 +3,10 @@
 ``pmap`` runs its function this way (:mod:`mj_xla._pmap`). A mapped argument is split along
 its leading axis, one slice per device (a :class:`ShardedArray` already on those devices is
 taken as is); an unmapped one is copied to every device; each output comes back as a
-:class:`ShardedArray`. Executions (of these and of SPMD programs) are serialised: XLA:CPU runs one thread per replica and
-blocks them in each collective's rendezvous, and two programs in flight at once can hold
-every thread between them (on a small machine, a tight pmap loop in JAX itself dies so).
+:class:`ShardedArray`. Executions (of these and of SPMD programs) are serialised: XLA:CPU
+runs one thread per replica and blocks them in each collective's rendezvous, and two
+programs in flight at once can hold every thread between them (on a small machine, a tight
+pmap loop in JAX itself dies so).
 """
 
 from __future__ import annotations

@@ -37,7 +37,7 @@ __all__ = [
     "named_sharding_from_hlo",
 ]
 
-Index = tuple[slice, ...]
+Index = tuple[Any, ...]  # slices (an int for a pmap's squeezed leading axis)
 
 
 class AxisType(enum.Enum):
@@ -125,7 +125,8 @@ class Mesh:
 
     @property
     def device_ids(self) -> np.ndarray[Any, Any]:
-        return np.vectorize(lambda d: d.id, otypes=[int])(self.devices)
+        ids: np.ndarray[Any, Any] = np.vectorize(lambda d: d.id, otypes=[int])(self.devices)
+        return ids
 
     @property
     def flat_devices(self) -> tuple[Any, ...]:
@@ -289,7 +290,7 @@ class NamedSharding(Sharding):
 
     __slots__ = ("mesh", "spec")
 
-    def __init__(self, mesh: Mesh, spec: PartitionSpec, *, memory_kind: str | None = None) -> None:
+    def __init__(self, mesh: Mesh, spec: Any, *, memory_kind: str | None = None) -> None:
         if not isinstance(mesh, Mesh):
             raise TypeError(f"NamedSharding: mesh must be a Mesh, got {type(mesh).__name__}")
         if not isinstance(spec, PartitionSpec):
@@ -402,7 +403,7 @@ class PmapSharding(Sharding):
 
     def devices_indices_map(self, shape: Sequence[int]) -> dict[Any, Index]:
         rest = tuple(slice(None) for _ in shape[1:])
-        return {d: (i, *rest) for i, d in enumerate(self._devices)}  # type: ignore[misc]
+        return {d: (i, *rest) for i, d in enumerate(self._devices)}
 
     @property
     def is_fully_replicated(self) -> bool:

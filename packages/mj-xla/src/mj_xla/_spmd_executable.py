@@ -100,8 +100,6 @@ class SpmdExecutable:
         "out_shardings",
     )
 
-    spmd = True
-
     def __init__(
         self,
         jaxpr: Jaxpr,
