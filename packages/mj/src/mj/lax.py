@@ -30,7 +30,6 @@ from mj_core.lax import reduce_window_shape_tuple as reduce_window_shape_tuple
 from mj_core.numpy import cbrt as cbrt
 from mj_core.numpy import exp2 as exp2
 from mj_core.numpy import reciprocal as reciprocal
-from mj_xla import with_sharding_constraint as with_sharding_constraint
 from mj_core.numpy import square as square
 from mj_core.prims.complex import *
 from mj_core.prims.contractions import *
@@ -45,6 +44,7 @@ from mj_core.prims.sorting import *
 from mj_core.prims.special import *
 from mj_core.prims.structural import *
 from mj_core.prims.windowed import *
+from mj_xla import with_sharding_constraint as with_sharding_constraint
 
 acosh = _mnp.arccosh
 asinh = _mnp.arcsinh
