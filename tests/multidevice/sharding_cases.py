@@ -1,0 +1,165 @@
+"""Sharded arrays and SPMD jit on 8 CPU devices, against NumPy and closed forms.
+
+The CPU backend's device count is fixed when it starts, so these cases run in their own
+process with ``MJ_NUM_CPU_DEVICES=8`` (``test_sharding_multidevice.py`` starts it); the file
+name keeps the main run from collecting them.
+"""
+
+import numpy as np
+import pytest
+
+import mj
+import mj.numpy as mnp
+from mj.sharding import Mesh, NamedSharding, P, SingleDeviceSharding
+
+N = 8
+assert mj.device_count() == N, "run with MJ_NUM_CPU_DEVICES=8 (see test_sharding_multidevice.py)"
+
+RNG = np.random.default_rng(21)
+MESH = Mesh(np.array(mj.devices()).reshape(4, 2), ("x", "y"))
+A = RNG.normal(size=(8, 4)).astype(np.float32)
+B = RNG.normal(size=(4, 6)).astype(np.float32)
+
+
+def close(got, want):
+    np.testing.assert_allclose(np.asarray(got), want, rtol=1e-5, atol=1e-5)
+
+
+def named(*spec):
+    return NamedSharding(MESH, P(*spec))
+
+
+def test_mesh_and_sharding_describe_themselves_as_jax():
+    assert str(MESH) == "Mesh('x': 4, 'y': 2, axis_types=(Auto, Auto))"
+    assert MESH.shape == {"x": 4, "y": 2} and MESH.size == 8
+    assert repr(named("x", None)) == (
+        "NamedSharding(mesh=Mesh('x': 4, 'y': 2, axis_types=(Auto, Auto)), "
+        "spec=P('x', None), memory_kind=device)"
+    )
+    assert (
+        repr(
+            P(
+                ("x", "y"),
+            )
+        )
+        == "P(('x', 'y'),)"
+    )
+    made = mj.make_mesh((2, 4), ("a", "b"))
+    assert made.axis_sizes == (2, 4) and [d.id for d in made.devices.flat] == list(range(8))
+
+
+@pytest.mark.parametrize("spec", [("x", "y"), ("x",), (None, "y"), ("y", "x"), (("x", "y"),), ()])
+def test_device_put_gives_each_device_its_slice(spec):
+    s = named(*spec)
+    x = mj.device_put(A, s)
+    assert x.sharding == s
+    np.testing.assert_array_equal(np.asarray(x), A)
+    shards = x.addressable_shards
+    assert len(shards) == N
+    for shard in shards:
+        np.testing.assert_array_equal(np.asarray(shard.data), A[shard.index])
+        assert shard.data.shape == s.shard_shape(A.shape)
+    # replicas of one slice are numbered 0, 1, ...; every slice has replica 0
+    by_index = {}
+    for shard in shards:
+        key = tuple((i.start, i.stop) for i in shard.index)
+        by_index.setdefault(key, []).append(shard.replica_id)
+    for ids in by_index.values():
+        assert sorted(ids) == list(range(len(ids)))
+    assert x.is_fully_replicated == (spec == ())
+
+
+def test_indices_follow_the_mesh_axes():
+    # dimension 0 split over x (4 ways): device at mesh position (i, j) holds rows 2i:2i+2
+    idx = named("x").devices_indices_map((8, 4))
+    for (i, j), dev in np.ndenumerate(MESH.devices):
+        assert idx[dev] == (slice(2 * i, 2 * i + 2), slice(None))
+    # split over (y, x): y is major
+    idx = named(("y", "x")).devices_indices_map((8,))
+    for (i, j), dev in np.ndenumerate(MESH.devices):
+        assert idx[dev] == (slice(j * 4 + i, j * 4 + i + 1),)
+
+
+def test_single_device_arrays_report_their_device():
+    dev = mj.devices()[3]
+    x = mj.device_put(A, dev)
+    assert x.sharding == SingleDeviceSharding(dev)
+    assert x.is_fully_replicated and x.devices() == {dev}
+    np.testing.assert_array_equal(np.asarray(x), A)
+
+
+def test_visualize_array_sharding_draws_one_cell_per_piece(capsys):
+    mj.debug.visualize_array_sharding(mj.device_put(A, named("x", "y")))
+    lines = capsys.readouterr().out.splitlines()
+    cells = [line.strip("│").split("│") for line in lines if line.startswith("│")]
+    assert [[c.strip() for c in row] for row in cells] == [
+        [f"CPU {2 * i}", f"CPU {2 * i + 1}"] for i in range(4)
+    ]
+    mj.debug.visualize_array_sharding(mj.device_put(np.arange(8.0), named("x")))
+    (row,) = [line for line in capsys.readouterr().out.splitlines() if line.startswith("│")]
+    assert [c.strip() for c in row.strip("│").split("│")] == [
+        "CPU 0,1",
+        "CPU 2,3",
+        "CPU 4,5",
+        "CPU 6,7",
+    ]
+
+
+def test_jit_matmul_with_both_operands_sharded_matches_numpy():
+    f = mj.jit(lambda a, b: a @ b, in_shardings=(named("x", None), named(None, "y")))
+    out = f(A, B)
+    close(out, A @ B)
+    assert out.sharding == named("x", "y")  # what XLA's partitioner makes of (x,) @ (,y)
+    text = f.lower(A, B).as_text()
+    assert "mhlo.num_partitions = 8" in text and "mhlo.sharding" in text
+
+
+def test_jit_takes_the_layout_of_sharded_arguments():
+    a = mj.device_put(A, named(None, "x"))
+    b = mj.device_put(B, named("x", None))
+    out = mj.jit(lambda a, b: mnp.tanh(a @ b))(a, b)
+    close(out, np.tanh(A @ B))
+    assert out.sharding.mesh == MESH
+
+
+def test_out_shardings_are_obeyed_and_outputs_feed_the_next_call():
+    f = mj.jit(lambda a, b: (a @ b, a.sum()), out_shardings=(named("y"), named()))
+    prod, total = f(A, B)
+    assert prod.sharding == named("y") and total.sharding == named()
+    close(prod, A @ B)
+    close(total, A.sum())
+    again = mj.jit(lambda p: p * 2.0)(prod)
+    close(again, 2 * A @ B)
+
+
+def test_with_sharding_constraint_inside_jit_grad_and_vmap():
+    c = named("x", "y")
+
+    def loss(a, b):
+        return (mj.lax.with_sharding_constraint(a @ b, c) ** 2).sum()
+
+    out = mj.jit(lambda a, b: mj.lax.with_sharding_constraint(a @ b, c))(A, B)
+    assert out.sharding == c
+    close(out, A @ B)
+    g = mj.jit(mj.grad(loss))(A, B)
+    close(g, 2 * (A @ B) @ B.T)
+    batched = mj.jit(mj.vmap(loss))(np.stack([A, 2 * A]), np.stack([B, B]))
+    close(batched, [((A @ B) ** 2).sum(), ((2 * A @ B) ** 2).sum()])
+    eager = mj.lax.with_sharding_constraint(A, c)
+    assert eager.sharding == c
+
+
+def test_bad_shardings_are_clear_errors():
+    with pytest.raises(ValueError, match="not an axis of the mesh"):
+        NamedSharding(MESH, P("z"))
+    with pytest.raises(ValueError, match="divisible by 4"):
+        mj.device_put(np.ones(6), named("x"))
+    with pytest.raises(ValueError, match="needs 6 devices"):
+        mj.make_mesh((3, 2), ("a", "b"))
+    with pytest.raises(ValueError, match="2 entries"):
+        mj.jit(lambda a: a, in_shardings=(named(), named()))(A)
+    with pytest.raises(ValueError, match="too many"):
+        mj.device_put(np.ones(8), named("x", "y"))
+    other = Mesh(np.array(mj.devices()[::-1]).reshape(4, 2), ("x", "y"))
+    with pytest.raises(ValueError, match="incompatible devices"):
+        mj.jit(lambda a, b: a + b, in_shardings=(named("x"), NamedSharding(other, P("x"))))(A, A)
