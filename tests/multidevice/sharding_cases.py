@@ -31,7 +31,8 @@ def named(*spec):
 
 def test_mesh_and_sharding_describe_themselves_as_jax():
     assert str(MESH) == "Mesh('x': 4, 'y': 2, axis_types=(Auto, Auto))"
-    assert MESH.shape == {"x": 4, "y": 2} and MESH.size == 8
+    assert MESH.shape == {"x": 4, "y": 2}
+    assert MESH.size == 8
     assert repr(named("x", None)) == (
         "NamedSharding(mesh=Mesh('x': 4, 'y': 2, axis_types=(Auto, Auto)), "
         "spec=P('x', None), memory_kind=device)"
@@ -45,7 +46,8 @@ def test_mesh_and_sharding_describe_themselves_as_jax():
         == "P(('x', 'y'),)"
     )
     made = mj.make_mesh((2, 4), ("a", "b"))
-    assert made.axis_sizes == (2, 4) and [d.id for d in made.devices.flat] == list(range(8))
+    assert made.axis_sizes == (2, 4)
+    assert [d.id for d in made.devices.flat] == list(range(8))
 
 
 @pytest.mark.parametrize("spec", [("x", "y"), ("x",), (None, "y"), ("y", "x"), (("x", "y"),), ()])
@@ -72,7 +74,7 @@ def test_device_put_gives_each_device_its_slice(spec):
 def test_indices_follow_the_mesh_axes():
     # dimension 0 split over x (4 ways): device at mesh position (i, j) holds rows 2i:2i+2
     idx = named("x").devices_indices_map((8, 4))
-    for (i, j), dev in np.ndenumerate(MESH.devices):
+    for (i, _), dev in np.ndenumerate(MESH.devices):
         assert idx[dev] == (slice(2 * i, 2 * i + 2), slice(None))
     # split over (y, x): y is major
     idx = named(("y", "x")).devices_indices_map((8,))
@@ -84,7 +86,8 @@ def test_single_device_arrays_report_their_device():
     dev = mj.devices()[3]
     x = mj.device_put(A, dev)
     assert x.sharding == SingleDeviceSharding(dev)
-    assert x.is_fully_replicated and x.devices() == {dev}
+    assert x.is_fully_replicated
+    assert x.devices() == {dev}
     np.testing.assert_array_equal(np.asarray(x), A)
 
 
@@ -111,7 +114,8 @@ def test_jit_matmul_with_both_operands_sharded_matches_numpy():
     close(out, A @ B)
     assert out.sharding == named("x", "y")  # what XLA's partitioner makes of (x,) @ (,y)
     text = f.lower(A, B).as_text()
-    assert "mhlo.num_partitions = 8" in text and "mhlo.sharding" in text
+    assert "mhlo.num_partitions = 8" in text
+    assert "mhlo.sharding" in text
 
 
 def test_jit_takes_the_layout_of_sharded_arguments():
@@ -125,7 +129,8 @@ def test_jit_takes_the_layout_of_sharded_arguments():
 def test_out_shardings_are_obeyed_and_outputs_feed_the_next_call():
     f = mj.jit(lambda a, b: (a @ b, a.sum()), out_shardings=(named("y"), named()))
     prod, total = f(A, B)
-    assert prod.sharding == named("y") and total.sharding == named()
+    assert prod.sharding == named("y")
+    assert total.sharding == named()
     close(prod, A @ B)
     close(total, A.sum())
     again = mj.jit(lambda p: p * 2.0)(prod)
