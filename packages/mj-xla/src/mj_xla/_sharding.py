@@ -13,7 +13,7 @@ from __future__ import annotations
 import enum
 import math
 from collections import OrderedDict
-from collections.abc import Hashable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from itertools import product
 from typing import Any
 
@@ -486,10 +486,16 @@ class GSPMDSharding(Sharding):
         return f"GSPMDSharding({self._hlo})"
 
 
-def broadcast_prefix(spec: Any, treedef: PyTreeDef, what: str) -> list[Sharding | None]:
-    """One sharding per leaf of ``treedef`` from ``spec``, a pytree prefix of it whose leaves
-    are shardings or ``None`` (one sharding for a whole subtree)."""
-    if spec is None or isinstance(spec, Sharding):
+def _is_sharding(x: Any) -> bool:
+    return x is None or isinstance(x, Sharding)
+
+
+def broadcast_prefix(
+    spec: Any, treedef: PyTreeDef, what: str, is_leaf: Callable[[Any], bool] = _is_sharding
+) -> list[Any]:
+    """One entry per leaf of ``treedef`` from ``spec``, a pytree prefix of it whose leaves
+    (``is_leaf``: shardings or ``None`` by default) stand for a whole subtree."""
+    if is_leaf(spec):
         return [spec] * treedef.num_leaves
     if isinstance(spec, PartitionSpec):
         raise TypeError(
@@ -504,5 +510,5 @@ def broadcast_prefix(spec: Any, treedef: PyTreeDef, what: str) -> list[Sharding 
         )
     out: list[Sharding | None] = []
     for child, sub in zip(children, treedef.child_treedefs, strict=True):
-        out.extend(broadcast_prefix(child, sub, what))
+        out.extend(broadcast_prefix(child, sub, what, is_leaf))
     return out
