@@ -20,12 +20,27 @@ from collections.abc import Callable, Hashable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from typing import Any
 
-from mj_autodiff.extend import Zero, jvp_jaxpr, jvp_rules, tangents_with_zeros
+from mj_autodiff.extend import (
+    PartialEvalTrace,
+    PartialEvalTracer,
+    UndefPrimal,
+    Zero,
+    backward_pass,
+    instantiate_zeros,
+    jvp_jaxpr,
+    jvp_rules,
+    partial_eval_jaxpr,
+    partial_eval_rules,
+    tangents_with_zeros,
+    transpose_rules,
+)
 from mj_core import Primitive, ShapedArray, bind, get_aval, impl_rules, raise_to_shaped
+from mj_core import numpy as mnp
 from mj_core.errors import user_line_suffix
 from mj_core.extend import abstract_eval_rules, extend_axis_env
+from mj_core.prims.parallel import psum
 from mj_core.tree_util import tree_flatten, tree_unflatten
-from mj_ir import ClosedJaxpr
+from mj_ir import ClosedJaxpr, eval_jaxpr
 from mj_ir.extend import trace_to_jaxpr
 from mj_xla._executable import compile_jaxpr
 from mj_xla._jaxlib import Value
@@ -255,3 +270,135 @@ def _jvp(
 
 
 jvp_rules[shard_map_p] = _jvp
+
+
+# --- reverse mode: split into a known and an unknown shard_map, transpose the unknown one -----
+
+
+def _with_block_axis(jaxpr: ClosedJaxpr, mesh: Mesh, n_res: int, where: str) -> ClosedJaxpr:
+    """``jaxpr`` with its residuals (the last ``n_res`` outputs, or the first ``n_res``
+    inputs) carrying a leading block axis of size one: every device's residual then
+    assembles into one global array split over all mesh axes."""
+    avals = list(jaxpr.in_avals)
+    if where == "in":
+        avals[:n_res] = [ShapedArray((1, *a.shape), a.dtype, a.weak_type) for a in avals[:n_res]]
+
+    def body(*xs: Any) -> list[Any]:
+        ins = list(xs)
+        if where == "in":
+            ins[:n_res] = [mnp.squeeze(r, 0) for r in ins[:n_res]]
+        outs = eval_jaxpr(jaxpr.jaxpr, [*jaxpr.consts, *ins])
+        if where == "out" and n_res:
+            outs[-n_res:] = [mnp.expand_dims(r, 0) for r in outs[-n_res:]]
+        return list(outs)
+
+    with _mesh_in_scope(mesh):
+        new, consts = trace_to_jaxpr(body, avals)
+    return ClosedJaxpr(new, tuple(consts))
+
+
+def _partial_eval(
+    trace: PartialEvalTrace, tracers: Sequence[PartialEvalTracer], **params: Any
+) -> list[Any]:
+    """Run the known part now (a shard_map returning its residuals too), stage the unknown
+    part as a shard_map taking them."""
+    mesh: Mesh = params["mesh"]
+    unknowns = tuple(not t.is_known for t in tracers)
+    with _mesh_in_scope(mesh):
+        known, unknown, out_unknowns, num_res = partial_eval_jaxpr(params["jaxpr"], unknowns)
+    known = _with_block_axis(known, mesh, num_res, "out")
+    unknown = _with_block_axis(unknown, mesh, num_res, "in")
+    in_specs, out_specs = params["in_specs"], params["out_specs"]
+    res_spec = PartitionSpec(mesh.axis_names)
+    known_out_specs = tuple(s for s, u in zip(out_specs, out_unknowns, strict=True) if not u)
+    outs_res = bind(
+        shard_map_p,
+        *(t.const for t in tracers if t.is_known),
+        **{
+            **params,
+            "jaxpr": known,
+            "in_specs": tuple(s for s, u in zip(in_specs, unknowns, strict=True) if not u),
+            "out_specs": (*known_out_specs, *(res_spec,) * num_res),
+        },
+    )
+    n_known = len(outs_res) - num_res
+    outs_known, residuals = outs_res[:n_known], outs_res[n_known:]
+    ins = [trace.pure(r) for r in residuals] + [t for t in tracers if not t.is_known]
+    unknown_out_specs = tuple(s for s, u in zip(out_specs, out_unknowns, strict=True) if u)
+    eqn_params = {
+        **params,
+        "jaxpr": unknown,
+        "in_specs": (
+            *(res_spec,) * num_res,
+            *(s for s, u in zip(in_specs, unknowns, strict=True) if u),
+        ),
+        "out_specs": unknown_out_specs,
+    }
+    out_avals = [
+        _global_aval(mesh, s, a) for s, a in zip(unknown_out_specs, unknown.out_avals, strict=True)
+    ]
+    outs_unknown = trace.new_eqn_tracers(shard_map_p, ins, eqn_params, out_avals)
+    known_iter, unknown_iter = iter(outs_known), iter(outs_unknown)
+    return [next(unknown_iter) if unk else next(known_iter) for unk in out_unknowns]
+
+
+partial_eval_rules[shard_map_p] = _partial_eval
+
+
+def _unmentioned(mesh: Mesh, spec: PartitionSpec) -> tuple[str, ...]:
+    """The mesh axes along which values laid out by ``spec`` are replicated."""
+    used = {a for d in range(len(spec)) for a in spec.axes_of(d)}
+    return tuple(a for a in mesh.axis_names if a not in used)
+
+
+def _transpose(cts: Sequence[Any], *invals: Any, **params: Any) -> list[Any]:
+    """One shard_map of the transposed body. A replicated output's cotangent is shared
+    evenly among its replicas, and a replicated input's is summed over them (``psum``), so
+    the pair stays each other's transpose."""
+    mesh: Mesh = params["mesh"]
+    jaxpr: ClosedJaxpr = params["jaxpr"]
+    in_specs, out_specs = params["in_specs"], params["out_specs"]
+    linear = tuple(type(x) is UndefPrimal for x in invals)
+    n_res = len(invals) - sum(linear)
+    lin_specs = [s for s, lin in zip(in_specs, linear, strict=True) if lin]
+
+    def body(*xs: Any) -> list[Any]:
+        res, ct_blocks = list(xs[:n_res]), xs[n_res:]
+        shared = []
+        for ct, spec in zip(ct_blocks, out_specs, strict=True):
+            replicas = math.prod(mesh.shape[a] for a in _unmentioned(mesh, spec))
+            shared.append(ct / replicas if replicas > 1 else ct)
+        res_iter = iter(res)
+        args = [
+            UndefPrimal(a) if lin else next(res_iter)
+            for a, lin in zip(jaxpr.in_avals, linear, strict=True)
+        ]
+        in_cts = backward_pass(jaxpr.jaxpr, [*jaxpr.consts, *args], shared)
+        outs = []
+        for ct, spec in zip(in_cts, lin_specs, strict=True):
+            ct = instantiate_zeros(ct)
+            axes = _unmentioned(mesh, spec)
+            outs.append(psum(ct, axes) if axes else ct)
+        return outs
+
+    res_avals = [a for a, lin in zip(jaxpr.in_avals, linear, strict=True) if not lin]
+    with _mesh_in_scope(mesh):
+        transposed, consts = trace_to_jaxpr(body, [*res_avals, *jaxpr.out_avals])
+    residuals = [x for x, lin in zip(invals, linear, strict=True) if not lin]
+    res_specs = [s for s, lin in zip(in_specs, linear, strict=True) if not lin]
+    outs = bind(
+        shard_map_p,
+        *residuals,
+        *(instantiate_zeros(ct) for ct in cts),
+        **{
+            **params,
+            "jaxpr": ClosedJaxpr(transposed, tuple(consts)),
+            "in_specs": (*res_specs, *out_specs),
+            "out_specs": tuple(lin_specs),
+        },
+    )
+    outs_iter = iter(outs)
+    return [next(outs_iter) if lin else None for lin in linear]
+
+
+transpose_rules[shard_map_p] = _transpose
