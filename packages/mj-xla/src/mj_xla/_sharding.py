@@ -67,10 +67,7 @@ class PartitionSpec(tuple[Any, ...]):
         return super().__new__(cls, partitions)
 
     def __repr__(self) -> str:
-        body = ", ".join(repr(p) for p in self)
-        if len(self) == 1 and isinstance(self[0], tuple):
-            body += ","
-        return f"P({body})"
+        return f"P({repr(tuple(self))[1:-1]})"  # as JAX: P('x',), P('x', None), P()
 
     def axes_of(self, dim: int) -> tuple[Any, ...]:
         """The mesh axes splitting dimension ``dim`` (major first)."""
