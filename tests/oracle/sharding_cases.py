@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from jax.sharding import Mesh as JMesh
 from jax.sharding import NamedSharding as JNamed
-from jax.sharding import PartitionSpec as JP
+from jax.sharding import PartitionSpec as JP  # noqa: N814  (JAX spelling beside mj's P)
 
 jax.config.update("jax_num_cpu_devices", 8)
 jax.config.update("jax_enable_x64", True)
