@@ -246,3 +246,17 @@ def test_shard_map_errors_name_the_problem():
     g = mj.shard_map(lambda x: mj.lax.psum(x, "z"), mesh=MESH, in_specs=P("x"), out_specs=P())
     with pytest.raises(NameError, match="z"):
         g(np.ones(8))
+
+
+def test_donated_sharded_argument_is_reused_and_deleted():
+    s = named("x", "y")
+    x = mj.device_put(A, s)
+    step = mj.jit(lambda x, g: x - 0.1 * g, donate_argnums=0, out_shardings=s)
+    out = step(x, A)
+    assert x.is_deleted()
+    close(out, 0.9 * A)
+    assert out.sharding == s
+    with pytest.raises(RuntimeError, match="Array has been deleted"):
+        np.asarray(x)
+    close(step(out, A), 0.8 * A)
+    assert out.is_deleted()

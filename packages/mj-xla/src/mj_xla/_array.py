@@ -27,6 +27,7 @@ from mj_core import (
 from mj_core.dtypes import canonical_dtype
 from mj_core.tree_util import tree_map
 from mj_xla import _jaxlib
+from mj_xla._donation import deleted_error
 from mj_xla._sharding import Shard, Sharding, SingleDeviceSharding
 
 __all__ = ["Array", "device_put", "to_buffer"]
@@ -110,7 +111,17 @@ class Array(metaclass=_ArrayMeta):
     # --- host access ------------------------------------------------------------------------
     def _value(self) -> np.ndarray[Any, Any]:
         """The host view of the data (a subclass holding several buffers assembles it)."""
+        if self._buf.is_deleted():
+            raise deleted_error(self._aval)
         return _jaxlib.to_numpy(self._buf)
+
+    def is_deleted(self) -> bool:
+        """Whether the device buffer is gone (donated to a ``jit`` call, or ``delete()``d)."""
+        return bool(self._buf.is_deleted())
+
+    def delete(self) -> None:
+        """Free the device buffer now; using the array afterwards raises."""
+        self._buf.delete()
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray[Any, Any]:
         host = self._value()
@@ -236,6 +247,8 @@ def to_buffer(x: Any, aval: ShapedArray) -> _jaxlib.Buffer:
     XLA only checks byte sizes, so shapes and dtypes are checked here.
     """
     if type(x) is Array:
+        if x._buf.is_deleted():
+            raise deleted_error(x._aval)
         if x._aval.shape != aval.shape or x._aval.dtype != aval.dtype:
             raise TypeError(
                 f"jit: an argument of type {x._aval.str_short()} was passed where the compiled "

@@ -42,10 +42,15 @@ class Executable:
         "out_avals",
     )
 
-    def __init__(self, jaxpr: Jaxpr, known: Sequence[Any], name: str = "main") -> None:
+    def __init__(
+        self, jaxpr: Jaxpr, known: Sequence[Any], name: str = "main", donated: Sequence[bool] = ()
+    ) -> None:
         self._host_callbacks: list[Any] = []  # alive as long as the executable
         module, params = build_module(
-            jaxpr, inline_values(known), host_callbacks=self._host_callbacks
+            jaxpr,
+            inline_values(known),
+            host_callbacks=self._host_callbacks,
+            donated=[False] * len(known) + list(donated) if any(donated) else (),
         )
         self._jaxpr = jaxpr  # kept for debug_nans' op-by-op re-run
         self._known = list(known)
@@ -93,18 +98,20 @@ def compile_jaxpr(
     name: str = "main",
     in_shardings: Sequence[Sharding | None] = (),
     out_shardings: Sequence[Sharding | None] = (),
+    donated: Sequence[bool] = (),
 ) -> Executable | SpmdExecutable:
     """Lower and compile ``jaxpr``; ``known`` are the values of its leading binders. With a
     sharding involved (given for an argument or output, or inside the jaxpr), the program is
-    compiled for XLA's SPMD partitioner over the sharding's devices."""
+    compiled for XLA's SPMD partitioner over the sharding's devices. ``donated`` flags the
+    arguments (after ``known``) whose buffers outputs may reuse."""
     placement = spmd_placement(jaxpr, [*in_shardings, *out_shardings])
     if placement is None:
-        return Executable(jaxpr, known, name)
+        return Executable(jaxpr, known, name, donated)
     devices, mesh = placement
     n_args = len(jaxpr.in_binders) - len(known)
     ins = list(in_shardings) or [None] * n_args
     outs = list(out_shardings) or [None] * len(jaxpr.outs)
-    return SpmdExecutable(jaxpr, known, devices, mesh, ins, outs)
+    return SpmdExecutable(jaxpr, known, devices, mesh, ins, outs, donated)
 
 
 _MAX_CLOSED_CACHE = 512

@@ -17,6 +17,7 @@ so ``grad(jit(f))``, ``vmap(jit(f))`` and nested jits transform the traced jaxpr
 from __future__ import annotations
 
 import functools
+import inspect
 import operator
 import weakref
 from collections import OrderedDict
@@ -52,6 +53,7 @@ class _Entry:
     __slots__ = (
         "closed",
         "consts",
+        "donated",
         "executable",
         "in_shardings",
         "name",
@@ -68,6 +70,7 @@ class _Entry:
         name: str,
         in_shardings: Sequence[Sharding | None] = (),
         out_shardings: Sequence[Sharding | None] = (),
+        donated: Sequence[bool] = (),
     ) -> None:
         self.closed = closed
         self.consts = consts
@@ -77,11 +80,17 @@ class _Entry:
         self.name = name
         self.in_shardings = tuple(in_shardings)
         self.out_shardings = tuple(out_shardings)
+        self.donated = tuple(donated)
 
     def compile(self) -> Executable | SpmdExecutable:
         if self.executable is None:
             self.executable = compile_jaxpr(
-                self.closed.jaxpr, self.consts, self.name, self.in_shardings, self.out_shardings
+                self.closed.jaxpr,
+                self.consts,
+                self.name,
+                self.in_shardings,
+                self.out_shardings,
+                self.donated,
             )
         return self.executable
 
@@ -151,12 +160,15 @@ class JitFunction(Generic[P, R]):
         "__dict__",
         "__weakref__",
         "_cache",
+        "_donate_argnames",
+        "_donate_argnums",
         "_fun",
         "_in_shardings",
         "_name",
         "_out_shardings",
         "_static_argnames",
         "_static_argnums",
+        "_variant",
     )
 
     def __init__(
@@ -166,8 +178,18 @@ class JitFunction(Generic[P, R]):
         static_argnames: Sequence[str],
         in_shardings: Any = None,
         out_shardings: Any = None,
+        donate_argnums: Sequence[int] = (),
+        donate_argnames: Sequence[str] = (),
     ) -> None:
         self._fun = fun
+        self._donate_argnums = frozenset(donate_argnums)
+        self._donate_argnames = frozenset(donate_argnames)
+        # Every jit of one function shares its cache; options changing what is compiled
+        # (donation, output layouts) are part of the key.
+        self._variant: Hashable = None
+        if donate_argnums or donate_argnames or out_shardings is not None:
+            outs, outs_tree = tree_flatten(out_shardings, is_leaf=_is_sharding_leaf)
+            self._variant = (self._donate_argnums, self._donate_argnames, tuple(outs), outs_tree)
         self._in_shardings = in_shardings
         self._out_shardings = out_shardings
         self._name = getattr(fun, "__name__", type(fun).__name__)
@@ -188,7 +210,10 @@ class JitFunction(Generic[P, R]):
                     break
                 key.append(a._aval)
             else:
-                entry = self._cache.get(tuple(key))
+                fast_key: Hashable = tuple(key)
+                if self._variant is not None:
+                    fast_key = (fast_key, self._variant)
+                entry = self._cache.get(fast_key)
                 if entry is not None:
                     exe = entry.executable
                     if type(exe) is Executable:  # one device (not SPMD)
@@ -261,6 +286,8 @@ class JitFunction(Generic[P, R]):
             key: Hashable = avals  # the fast path's key
         else:
             key = (statics, in_tree, avals)
+        if self._variant is not None:
+            key = (key, self._variant)
         named_axes = axis_env_signature()
         if named_axes:  # collectives inside resolve against the axes in scope
             key = (key, named_axes)
@@ -272,6 +299,8 @@ class JitFunction(Generic[P, R]):
             self._cache.move_to_end(key)
             return entry, flat_args
         entry = self._trace(args, statics, in_tree, avals, shardings)
+        if self._donate_argnums or self._donate_argnames:
+            entry.donated = self._donated_leaves(len(args), statics, in_tree)
         if not any(isinstance(c, Tracer) for c in entry.consts):
             # Entries closing over an enclosing transformation's tracers are not reusable.
             self._cache[key] = entry
@@ -320,6 +349,21 @@ class JitFunction(Generic[P, R]):
         )
         return entry
 
+    def _donated_leaves(
+        self, nargs: int, statics: tuple[tuple[Any, Any], ...], in_tree: PyTreeDef
+    ) -> tuple[bool, ...]:
+        """Per flat argument: whether it belongs to a donated argument."""
+        static_pos = {k for k, _ in statics if isinstance(k, int)}
+        positions = [i for i in range(nargs) if i not in static_pos]
+        args_tree, kw_tree = in_tree.child_treedefs
+        flags: list[bool] = []
+        for pos, sub in zip(positions, args_tree.child_treedefs, strict=True):
+            flags += [pos in self._donate_argnums] * sub.num_leaves
+        names: tuple[str, ...] = kw_tree.node_data or ()  # type: ignore[assignment]
+        for name, sub in zip(names, kw_tree.child_treedefs, strict=True):
+            flags += [name in self._donate_argnames] * sub.num_leaves
+        return tuple(flags)
+
     def _arg_shardings(
         self, flat_args: Sequence[Any], in_tree: PyTreeDef
     ) -> tuple[Sharding | None, ...]:
@@ -365,6 +409,10 @@ class JitFunction(Generic[P, R]):
 
     def __repr__(self) -> str:
         return f"<jit({self._name})>"
+
+
+def _is_sharding_leaf(x: Any) -> bool:
+    return x is None or isinstance(x, Sharding)
 
 
 def _all_leaves(in_tree: PyTreeDef) -> bool:
@@ -471,9 +519,12 @@ def jit(
         static_argnums: positions of arguments passed as Python values (must be hashable);
             a new value triggers a new trace.
         static_argnames: the same for keyword arguments.
-        donate_argnums: accepted for JAX compatibility; buffer donation is only a memory
-            hint, and mj does not reuse donated buffers (results are the same).
-        donate_argnames: the same for keyword arguments.
+        donate_argnums: positions of arguments whose device buffers the outputs may reuse:
+            each donated array is paired with an output of its shape and dtype, and is
+            deleted after the call (using it again raises "Array has been deleted"); one no
+            output can reuse is left alone, with JAX's warning.
+        donate_argnames: the same for keyword arguments (each also donates the positional
+            argument of that name, and ``donate_argnums`` the keyword of that position).
         in_shardings: how the positional arguments are laid out over devices: one
             :class:`~mj.sharding.Sharding` (or ``None``) for all, or one per argument (each
             a prefix of that argument's pytree). With a sharding involved, XLA's SPMD
@@ -497,13 +548,39 @@ def jit(
             in_shardings=in_shardings,
             out_shardings=out_shardings,
         )
-    del donate_argnums, donate_argnames  # a hint only: no buffer is reused
     nums = _static_argnums_tuple(fun, static_argnums)
     names = (static_argnames,) if isinstance(static_argnames, str) else tuple(static_argnames)
-    return JitFunction(fun, nums, names, in_shardings, out_shardings)
+    donate_nums, donate_names = _donation_by_both(
+        fun, _static_argnums_tuple(fun, donate_argnums, "donate_argnums"), donate_argnames
+    )
+    return JitFunction(fun, nums, names, in_shardings, out_shardings, donate_nums, donate_names)
 
 
-def _static_argnums_tuple(fun: Callable[..., Any], static_argnums: Any) -> tuple[int, ...]:
+def _donation_by_both(
+    fun: Callable[..., Any], nums: tuple[int, ...], names: str | Sequence[str]
+) -> tuple[tuple[int, ...], tuple[str, ...]]:
+    """``donate_argnums`` and ``donate_argnames`` completed from each other through ``fun``'s
+    signature, as JAX does: an argument is donated however it is passed."""
+    names = (names,) if isinstance(names, str) else tuple(names)
+    if not nums and not names:
+        return (), ()
+    try:
+        params = list(inspect.signature(fun).parameters.values())
+    except (TypeError, ValueError):  # no signature (some builtins): take both as given
+        return nums, names
+    positional = [
+        p.name
+        for p in params
+        if p.kind in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    ]
+    all_nums = set(nums) | {positional.index(n) for n in names if n in positional}
+    all_names = set(names) | {positional[i] for i in nums if 0 <= i < len(positional)}
+    return tuple(sorted(all_nums)), tuple(sorted(all_names))
+
+
+def _static_argnums_tuple(
+    fun: Callable[..., Any], static_argnums: Any, what: str = "static_argnums"
+) -> tuple[int, ...]:
     try:
         if isinstance(static_argnums, int):
             return (static_argnums,)
@@ -513,6 +590,6 @@ def _static_argnums_tuple(fun: Callable[..., Any], static_argnums: Any) -> tuple
         pass
     name = getattr(fun, "__name__", type(fun).__name__)
     raise TypeError(
-        f"jit({name}): static_argnums must be an int or a sequence of ints, got "
+        f"jit({name}): {what} must be an int or a sequence of ints, got "
         f"{static_argnums!r}{_where()}"
     )

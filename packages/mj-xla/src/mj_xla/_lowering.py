@@ -25,6 +25,7 @@ import numpy as np
 
 from mj_core import Primitive, RuleTable, ShapedArray
 from mj_ir import ClosedJaxpr, Jaxpr, Lit, Var
+from mj_xla._donation import pair_donations
 from mj_xla._jaxlib import Value, func, hlo, ir, ir_element_type, ir_tensor_type, mlir_context
 
 __all__ = [
@@ -59,20 +60,22 @@ class Spmd:
         self.out_shardings = list(out_shardings)
         self.num_partitions = n
 
-    def annotate(self, fn: Any, module: ir.Module, params: Sequence[int]) -> None:
+    def annotate(self, fn: Any, module: ir.Module) -> None:
         i32 = ir.IntegerType.get_signless(32)
         module.operation.attributes["mhlo.num_partitions"] = ir.IntegerAttr.get(
             i32, self.num_partitions
         )
         module.operation.attributes["mhlo.num_replicas"] = ir.IntegerAttr.get(i32, 1)
-        fn.arg_attrs = ir.ArrayAttr.get([_sharding_attrs(self.in_shardings[i]) for i in params])
-        fn.result_attrs = ir.ArrayAttr.get([_sharding_attrs(s) for s in self.out_shardings])
+        fn.result_attrs = ir.ArrayAttr.get([_arg_attrs(s, None) for s in self.out_shardings])
 
 
-def _sharding_attrs(sharding: str | None) -> ir.Attribute:
-    if sharding is None:
-        return ir.DictAttr.get({})
-    return ir.DictAttr.get({"mhlo.sharding": ir.StringAttr.get(sharding)})
+def _arg_attrs(sharding: str | None, alias: int | None) -> ir.Attribute:
+    attrs: dict[str, ir.Attribute] = {}
+    if sharding is not None:
+        attrs["mhlo.sharding"] = ir.StringAttr.get(sharding)
+    if alias is not None:
+        attrs["tf.aliasing_output"] = ir.IntegerAttr.get(ir.IntegerType.get_signless(32), alias)
+    return ir.DictAttr.get(attrs)
 
 
 lowering_rules = RuleTable("lowering_rules", "XLA lowering (jit)", "mj_xla.extend")
@@ -233,6 +236,7 @@ def build_module(
     name: str = "main",
     host_callbacks: list[Any] | None = None,
     spmd: Spmd | None = None,
+    donated: Sequence[bool] = (),
 ) -> tuple[ir.Module, list[int]]:
     """A module whose ``main`` computes ``jaxpr``.
 
@@ -240,9 +244,20 @@ def build_module(
     ``None`` to keep binder ``i`` as a parameter. Returns the module and the indices of the
     binders that are parameters, in order. Host callbacks the module calls are appended to
     ``host_callbacks`` (compiling the module needs them). ``spmd`` annotates the parameters
-    and results with the shardings XLA's SPMD partitioner reads.
+    and results with the shardings XLA's SPMD partitioner reads. ``donated[i]`` (per binder;
+    empty: none) lets an output reuse binder ``i``'s buffer (see :mod:`mj_xla._donation`).
     """
     params = [i for i in range(len(jaxpr.in_binders)) if i >= len(inline) or inline[i] is None]
+    in_text = [spmd.in_shardings[i] for i in params] if spmd is not None else []
+    aliases: list[int | None] = [None] * len(params)
+    if any(donated):
+        aliases = pair_donations(
+            [jaxpr.in_binders[i].aval for i in params],
+            [donated[i] for i in params],
+            [x.aval for x in jaxpr.outs],
+            in_text,
+            spmd.out_shardings if spmd is not None else [],
+        )
     with mlir_context(), ir.Location.unknown():
         module = ir.Module.create()
         ctx = LoweringContext(module, host_callbacks)
@@ -251,7 +266,12 @@ def build_module(
         with ir.InsertionPoint(module.body):
             fn = func.FuncOp(name, ir.FunctionType.get(in_types, out_types))
             if spmd is not None:
-                spmd.annotate(fn, module, params)
+                spmd.annotate(fn, module)
+            if spmd is not None or any(a is not None for a in aliases):
+                shardings = in_text or [None] * len(params)
+                fn.arg_attrs = ir.ArrayAttr.get(
+                    [_arg_attrs(s, a) for s, a in zip(shardings, aliases, strict=True)]
+                )
             with ir.InsertionPoint(fn.add_entry_block()):
                 fn_args = iter(fn.arguments)
                 vals = [

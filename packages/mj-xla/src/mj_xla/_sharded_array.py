@@ -22,6 +22,7 @@ from mj_core import register_array_type
 from mj_core.extend import ConcreteArray, ShapedArray
 from mj_xla import _jaxlib
 from mj_xla._array import Array
+from mj_xla._donation import deleted_error
 from mj_xla._sharding import PmapSharding, Shard, Sharding, iter_indices
 
 __all__ = ["ShardedArray", "put_sharded"]
@@ -45,6 +46,8 @@ class ShardedArray(Array):
         self._host: np.ndarray[Any, Any] | None = None
 
     def _value(self) -> np.ndarray[Any, Any]:
+        if self._buf.is_deleted():
+            raise deleted_error(self._aval)
         host = self._host
         if host is None:
             host = np.empty(self._aval.shape, self._aval.dtype)

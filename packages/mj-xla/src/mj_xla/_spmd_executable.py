@@ -108,6 +108,7 @@ class SpmdExecutable:
         mesh: Mesh | None,
         in_shardings: Sequence[Sharding | None],
         out_shardings: Sequence[Sharding | None],
+        donated: Sequence[bool] = (),
     ) -> None:
         self._devices = devices
         self._host_callbacks: list[Any] = []
@@ -127,7 +128,11 @@ class SpmdExecutable:
         ]
         spmd = Spmd(in_text, out_text, len(devices))
         module, params = build_module(
-            jaxpr, inline_values(known), host_callbacks=self._host_callbacks, spmd=spmd
+            jaxpr,
+            inline_values(known),
+            host_callbacks=self._host_callbacks,
+            spmd=spmd,
+            donated=[False] * n_known + list(donated) if any(donated) else (),
         )
         self.module = module
         self._held = [
