@@ -20,14 +20,22 @@ from mj_xla._backend_info import default_backend as default_backend
 from mj_xla._backend_info import device_count as device_count
 from mj_xla._backend_info import local_device_count as local_device_count
 from mj_xla._backend_info import local_devices as local_devices
+from mj_xla._backend_info import process_count as process_count
 from mj_xla._backend_info import process_index as process_index
 from mj_xla._caches import clear_caches as clear_caches
 from mj_xla._device_get import device_get as device_get
 from mj_xla._device_put import device_put as device_put
+from mj_xla._distributed import distributed_initialize as distributed_initialize
+from mj_xla._distributed import distributed_is_initialized as distributed_is_initialized
+from mj_xla._distributed import distributed_shutdown as distributed_shutdown
 from mj_xla._jit import Compiled as Compiled
 from mj_xla._jit import JitFunction as JitFunction
 from mj_xla._jit import Lowered as Lowered
 from mj_xla._jit import jit as jit
+from mj_xla._make_array import make_array_from_callback as make_array_from_callback
+from mj_xla._make_array import (
+    make_array_from_process_local_data as make_array_from_process_local_data,
+)
 from mj_xla._pmap import PmapFunction as PmapFunction
 from mj_xla._pmap import pmap as pmap
 from mj_xla._runtime import block_until_ready as block_until_ready

@@ -59,9 +59,14 @@ __all__ = [
     "ir",
     "ir_element_type",
     "ir_tensor_type",
+    "is_distributed",
+    "is_local",
     "lapack_target",
+    "local_devices",
     "mlir_context",
     "output_shardings",
+    "process_count",
+    "process_index",
     "put",
     "put_on",
     "replicated_result_handler",
@@ -69,6 +74,8 @@ __all__ = [
     "sharded_array",
     "sharded_result_handler",
     "shards",
+    "start_distributed",
+    "stop_distributed",
     "to_numpy",
 ]
 
@@ -140,7 +147,109 @@ _client: Any = None
 _device: Any = None
 _device_list: Any = None
 _sharding: Any = None
-_devices: list[Any] = []
+_devices: list[Any] = []  # this process's devices
+_global_devices: list[Any] = []  # every process's devices
+
+
+class _Distributed:
+    """This process's place among several joined by jaxlib's distributed runtime: the
+    coordination service (run by process 0) and this process's client of it."""
+
+    __slots__ = ("client", "num_processes", "process_id", "service")
+
+    def __init__(self, service: Any, client: Any, process_id: int, num_processes: int) -> None:
+        self.service = service
+        self.client = client
+        self.process_id = process_id
+        self.num_processes = num_processes
+
+
+_distributed: _Distributed | None = None
+
+
+def start_distributed(
+    coordinator_address: str,
+    num_processes: int,
+    process_id: int,
+    init_timeout: int,
+    heartbeat_timeout: int,
+    shutdown_timeout: int,
+) -> None:
+    """Join the processes of one computation: process 0 serves the coordination service on
+    ``coordinator_address``'s port; every process connects to it (waiting up to
+    ``init_timeout`` seconds for the others). The CPU backend started afterwards spans every
+    process's devices, with gloo over TCP for collectives across processes."""
+    global _distributed
+    with _client_lock:
+        if _client is not None:
+            raise RuntimeError(
+                "mj.distributed.initialize must be called before any computation: the CPU "
+                "backend has already started as a single process"
+            )
+        if _distributed is not None:
+            raise RuntimeError("mj.distributed.initialize should only be called once.")
+        service = None
+        if process_id == 0:
+            port = coordinator_address.rsplit(":", 1)[1]
+            service = _jax.get_distributed_runtime_service(
+                f"[::]:{port}",
+                num_processes,
+                heartbeat_timeout=heartbeat_timeout,
+                shutdown_timeout=shutdown_timeout,
+            )
+        client = _jax.get_distributed_runtime_client(
+            coordinator_address,
+            process_id,
+            init_timeout=init_timeout,
+            heartbeat_timeout=heartbeat_timeout,
+            shutdown_timeout=shutdown_timeout,
+            use_compression=True,
+        )
+        try:
+            client.connect()
+        except BaseException:
+            if service is not None:
+                service.shutdown()
+            raise
+        _distributed = _Distributed(service, client, process_id, num_processes)
+
+
+def stop_distributed() -> None:
+    """Leave the distributed runtime (client first, then process 0's service)."""
+    global _distributed
+    state = _distributed
+    if state is None:
+        return
+    state.client.shutdown()
+    if state.service is not None:
+        state.service.shutdown()
+    _distributed = None
+
+
+def is_distributed() -> bool:
+    return _distributed is not None
+
+
+def process_index() -> int:
+    """This process's index (0 when it runs alone)."""
+    return 0 if _distributed is None else _distributed.process_id
+
+
+def process_count() -> int:
+    return 1 if _distributed is None else _distributed.num_processes
+
+
+def _make_client(count: int) -> Any:
+    state = _distributed
+    if state is None:
+        return xc.make_cpu_client(num_devices=count)
+    return xc.make_cpu_client(
+        distributed_client=state.client,
+        node_id=state.process_id,
+        num_nodes=state.num_processes,
+        collectives=_jax.make_gloo_tcp_collectives(distributed_client=state.client),
+        num_devices=count,
+    )
 
 
 def _backend() -> tuple[Any, Any, Any, Any]:
@@ -149,9 +258,10 @@ def _backend() -> tuple[Any, Any, Any, Any]:
         with _client_lock:
             if _client is None:
                 count = config.num_cpu_devices
-                client = xc.make_cpu_client(num_devices=count)
+                client = _make_client(count)
                 config.freeze("num_cpu_devices", f"the CPU backend started with {count}")
-                _devices[:] = client.local_devices()  # type: ignore[attr-defined]
+                _devices[:] = client.local_devices()
+                _global_devices[:] = client.devices()
                 _device = _devices[0]
                 _device_list = xc.DeviceList((_device,))
                 _sharding = _jax.SingleDeviceSharding(_device)
@@ -165,9 +275,20 @@ def device() -> Any:
 
 
 def devices() -> list[Any]:
-    """Every CPU device of the backend (``config.num_cpu_devices`` of them)."""
+    """Every CPU device of the computation (``config.num_cpu_devices`` per process)."""
+    _backend()
+    return list(_global_devices)
+
+
+def local_devices() -> list[Any]:
+    """This process's CPU devices (``config.num_cpu_devices`` of them)."""
     _backend()
     return list(_devices)
+
+
+def is_local(device: Any) -> bool:
+    """Whether this process can address ``device`` (hold and read its buffers)."""
+    return int(device.process_index) == process_index()
 
 
 def compile_module(module: ir.Module, host_callbacks: Sequence[Any] = ()) -> LoadedExecutable:

@@ -127,8 +127,9 @@ def _cache_for(fun: Callable[..., Any]) -> _Cache:
 
 
 def _leaf_aval(x: Any) -> ShapedArray:
-    if type(x) is Array:
-        return x._aval
+    if issubclass(type(x), Array):  # device arrays, sharded ones too: never read to the host
+        aval: ShapedArray = x._aval
+        return aval
     try:
         return raise_to_shaped(get_aval(x))
     except TypeError:

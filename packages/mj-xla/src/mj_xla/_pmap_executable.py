@@ -133,7 +133,7 @@ def resolve_devices(axis_size: int, devices: Sequence[Any] | None) -> tuple[Any,
                 f"given (devices={list(devices)}); they must be equal{where()}."
             )
         return tuple(devices)
-    available = _jaxlib.devices()
+    available = _jaxlib.local_devices()
     if axis_size > len(available):
         raise ValueError(
             f"compiling computation that requires {axis_size} logical devices, but only "

@@ -50,6 +50,13 @@ class ShardedArray(Array):
             raise deleted_error(self._aval)
         host = self._host
         if host is None:
+            if not (self._sharding.is_fully_addressable or self._sharding.is_fully_replicated):
+                raise RuntimeError(
+                    "Fetching value for `mj.Array` that spans non-addressable (non process "
+                    "local) devices is not possible: this process holds only some of its "
+                    "pieces. Use `.addressable_shards` to read those, or make the array "
+                    "replicated (e.g. jit with out_shardings=NamedSharding(mesh, P())) first."
+                )
             host = np.empty(self._aval.shape, self._aval.dtype)
             pieces = _jaxlib.shards(self._buf)
             indices = iter_indices(self._sharding, self._aval.shape)

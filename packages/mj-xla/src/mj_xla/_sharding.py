@@ -226,7 +226,8 @@ class Sharding:
 
     @property
     def addressable_devices(self) -> set[Any]:
-        return self.device_set
+        """The devices this process holds pieces on (all of them when it runs alone)."""
+        return {d for d in self.device_assignment if _jaxlib.is_local(d)}
 
     @property
     def num_devices(self) -> int:
@@ -234,14 +235,14 @@ class Sharding:
 
     @property
     def is_fully_addressable(self) -> bool:
-        return True
+        return all(_jaxlib.is_local(d) for d in self.device_assignment)
 
     @property
     def is_fully_replicated(self) -> bool:
         return bool(self.hlo_sharding(0).is_replicated())
 
     def addressable_devices_indices_map(self, shape: Sequence[int]) -> dict[Any, Index]:
-        return self.devices_indices_map(shape)
+        return {d: i for d, i in self.devices_indices_map(shape).items() if _jaxlib.is_local(d)}
 
     def shard_shape(self, shape: Sequence[int]) -> tuple[int, ...]:
         """The shape of each device's piece of a global array of ``shape``."""
@@ -431,10 +432,12 @@ def named_sharding_from_hlo(mesh: Mesh, hlo: Any, ndim: int) -> NamedSharding | 
 
 
 def iter_indices(sharding: Sharding, shape: Sequence[int]) -> Iterator[tuple[Any, Index]]:
-    """``(device, index)`` in the sharding's device order (its per-device buffers' order)."""
+    """``(device, index)`` for this process's devices, in the sharding's device order (the
+    order of a global array's per-device buffers in this process)."""
     indices = sharding.devices_indices_map(shape)
     for d in sharding.device_assignment:
-        yield d, indices[d]
+        if _jaxlib.is_local(d):
+            yield d, indices[d]
 
 
 class GSPMDSharding(Sharding):
