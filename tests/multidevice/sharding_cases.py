@@ -260,3 +260,53 @@ def test_donated_sharded_argument_is_reused_and_deleted():
         np.asarray(x)
     close(step(out, A), 0.8 * A)
     assert out.is_deleted()
+
+
+# --- arrays built piece by piece; one process's view of mj.distributed ------------------------
+
+
+def test_make_array_from_callback_asks_for_each_devices_piece():
+    s = named("x", "y")
+    asked = []
+
+    def piece(index):
+        asked.append(index)
+        return A[index]
+
+    x = mj.make_array_from_callback(A.shape, s, piece)
+    assert x.sharding == s
+    np.testing.assert_array_equal(np.asarray(x), A)
+    assert len(asked) == N
+    assert sorted((i[0].start, i[1].start) for i in asked) == sorted(
+        (r, c) for r in range(0, 8, 2) for c in (0, 2)
+    )
+    with pytest.raises(ValueError, match=r"returned shape \(8, 4\)"):
+        mj.make_array_from_callback(A.shape, s, lambda index: A)
+
+
+def test_make_array_from_process_local_data_in_one_process_is_the_whole_array():
+    # alone, this process holds every block: its local data is the global array
+    x = mj.make_array_from_process_local_data(named("x"), A)
+    assert x.shape == A.shape
+    np.testing.assert_array_equal(np.asarray(x), A)
+    y = mj.make_array_from_process_local_data(named(None, "y"), A, A.shape)
+    np.testing.assert_array_equal(np.asarray(y), A)
+    with pytest.raises(ValueError, match="does not fit global_shape"):
+        mj.make_array_from_process_local_data(named("x"), A, (16, 4))
+
+
+def test_one_process_is_process_zero_and_distributed_starts_before_the_backend():
+    assert mj.process_index() == 0
+    assert mj.process_count() == 1
+    assert mj.local_devices() == mj.devices()
+    assert mj.local_devices(process_index=0) == mj.devices()
+    assert not mj.distributed.is_initialized()
+    assert named("x").is_fully_addressable
+    with pytest.raises(RuntimeError, match="before any computation"):
+        mj.distributed.initialize("127.0.0.1:1234", 2, 1)
+    with pytest.raises(ValueError, match="process_id must be an int with 0 <= process_id"):
+        mj.distributed.initialize("127.0.0.1:1234", 2, 2)
+    with pytest.raises(ValueError, match="coordinator_address should be defined"):
+        mj.distributed.initialize(None, 2, 0)
+    with pytest.raises(ValueError, match="process_index 3 does not exist"):
+        mj.local_devices(process_index=3)
