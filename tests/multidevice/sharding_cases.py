@@ -310,3 +310,11 @@ def test_one_process_is_process_zero_and_distributed_starts_before_the_backend()
         mj.distributed.initialize(None, 2, 0)
     with pytest.raises(ValueError, match="process_index 3 does not exist"):
         mj.local_devices(process_index=3)
+
+
+def test_grad_of_a_jitted_shard_map_splits_it_inside_the_jitted_jaxpr():
+    jitted = mj.jit(PSUM_MATMUL)
+    ga = mj.grad(lambda a: (jitted(a, B) ** 2).sum())(A)
+    close(ga, 2 * (A @ B) @ B.T)
+    gb = mj.grad(lambda b: (jitted(A, b) ** 2).sum())(B)
+    close(gb, 2 * A.T @ (A @ B))

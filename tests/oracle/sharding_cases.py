@@ -191,3 +191,7 @@ def test_grad_of_shard_map_psum_of_matmul_as_jax():
     eager = mj.grad(mloss, argnums=(0, 1))(A, B)
     for g, w in zip(eager, want, strict=True):
         close(g, w)
+    m_jitted = mj.jit(M_SM)  # grad outside jit: the shard_map is split inside the jaxpr
+    outside = mj.grad(lambda a, b: (mnp.tanh(m_jitted(a, b)) ** 2).sum(), argnums=(0, 1))(A, B)
+    for g, w in zip(outside, want, strict=True):
+        close(g, w)

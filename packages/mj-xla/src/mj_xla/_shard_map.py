@@ -30,6 +30,7 @@ from mj_autodiff.extend import (
     jvp_jaxpr,
     jvp_rules,
     partial_eval_jaxpr,
+    partial_eval_jaxpr_rules,
     partial_eval_rules,
     tangents_with_zeros,
     transpose_rules,
@@ -40,7 +41,7 @@ from mj_core.errors import user_line_suffix
 from mj_core.extend import abstract_eval_rules, extend_axis_env
 from mj_core.prims.parallel import psum
 from mj_core.tree_util import tree_flatten, tree_unflatten
-from mj_ir import ClosedJaxpr, eval_jaxpr
+from mj_ir import ClosedJaxpr, JaxprEqn, Var, eval_jaxpr
 from mj_ir.extend import trace_to_jaxpr
 from mj_xla._executable import compile_jaxpr
 from mj_xla._jaxlib import Value
@@ -297,13 +298,13 @@ def _with_block_axis(jaxpr: ClosedJaxpr, mesh: Mesh, n_res: int, where: str) -> 
     return ClosedJaxpr(new, tuple(consts))
 
 
-def _partial_eval(
-    trace: PartialEvalTrace, tracers: Sequence[PartialEvalTracer], **params: Any
-) -> list[Any]:
-    """Run the known part now (a shard_map returning its residuals too), stage the unknown
-    part as a shard_map taking them."""
+def _split(
+    params: dict[str, Any], unknowns: tuple[bool, ...]
+) -> tuple[dict[str, Any], dict[str, Any], list[bool], list[ShapedArray]]:
+    """The params of the known shard_map (returning its residuals too, each split over
+    every mesh axis) and of the unknown one (taking them first), which outputs are unknown,
+    and the residuals' global avals."""
     mesh: Mesh = params["mesh"]
-    unknowns = tuple(not t.is_known for t in tracers)
     with _mesh_in_scope(mesh):
         known, unknown, out_unknowns, num_res = partial_eval_jaxpr(params["jaxpr"], unknowns)
     known = _with_block_axis(known, mesh, num_res, "out")
@@ -311,38 +312,64 @@ def _partial_eval(
     in_specs, out_specs = params["in_specs"], params["out_specs"]
     res_spec = PartitionSpec(mesh.axis_names)
     known_out_specs = tuple(s for s, u in zip(out_specs, out_unknowns, strict=True) if not u)
-    outs_res = bind(
-        shard_map_p,
-        *(t.const for t in tracers if t.is_known),
-        **{
-            **params,
-            "jaxpr": known,
-            "in_specs": tuple(s for s, u in zip(in_specs, unknowns, strict=True) if not u),
-            "out_specs": (*known_out_specs, *(res_spec,) * num_res),
-        },
-    )
-    n_known = len(outs_res) - num_res
-    outs_known, residuals = outs_res[:n_known], outs_res[n_known:]
-    ins = [trace.pure(r) for r in residuals] + [t for t in tracers if not t.is_known]
-    unknown_out_specs = tuple(s for s, u in zip(out_specs, out_unknowns, strict=True) if u)
-    eqn_params = {
+    known_params = {
+        **params,
+        "jaxpr": known,
+        "in_specs": tuple(s for s, u in zip(in_specs, unknowns, strict=True) if not u),
+        "out_specs": (*known_out_specs, *(res_spec,) * num_res),
+    }
+    unknown_params = {
         **params,
         "jaxpr": unknown,
         "in_specs": (
             *(res_spec,) * num_res,
             *(s for s, u in zip(in_specs, unknowns, strict=True) if u),
         ),
-        "out_specs": unknown_out_specs,
+        "out_specs": tuple(s for s, u in zip(out_specs, out_unknowns, strict=True) if u),
     }
-    out_avals = [
-        _global_aval(mesh, s, a) for s, a in zip(unknown_out_specs, unknown.out_avals, strict=True)
-    ]
-    outs_unknown = trace.new_eqn_tracers(shard_map_p, ins, eqn_params, out_avals)
+    res_avals = [_global_aval(mesh, res_spec, a) for a in unknown.in_avals[:num_res]]
+    return known_params, unknown_params, out_unknowns, res_avals
+
+
+def _partial_eval(
+    trace: PartialEvalTrace, tracers: Sequence[PartialEvalTracer], **params: Any
+) -> list[Any]:
+    """Run the known part now (a shard_map returning its residuals too), stage the unknown
+    part as a shard_map taking them."""
+    unknowns = tuple(not t.is_known for t in tracers)
+    known_params, unknown_params, out_unknowns, res_avals = _split(params, unknowns)
+    outs_res = bind(shard_map_p, *(t.const for t in tracers if t.is_known), **known_params)
+    n_known = len(outs_res) - len(res_avals)
+    outs_known, residuals = outs_res[:n_known], outs_res[n_known:]
+    ins = [trace.pure(r) for r in residuals] + [t for t in tracers if not t.is_known]
+    mesh, jaxpr = unknown_params["mesh"], unknown_params["jaxpr"]
+    specs = unknown_params["out_specs"]
+    out_avals = [_global_aval(mesh, s, a) for s, a in zip(specs, jaxpr.out_avals, strict=True)]
+    outs_unknown = trace.new_eqn_tracers(shard_map_p, ins, unknown_params, out_avals)
     known_iter, unknown_iter = iter(outs_known), iter(outs_unknown)
     return [next(unknown_iter) if unk else next(known_iter) for unk in out_unknowns]
 
 
 partial_eval_rules[shard_map_p] = _partial_eval
+
+
+def _partial_eval_jaxpr(
+    unks_in: Sequence[bool], eqn: JaxprEqn
+) -> tuple[JaxprEqn, JaxprEqn, list[bool], list[Var]]:
+    """Split one shard_map equation (inside a jitted jaxpr) into a known and an unknown
+    shard_map equation, as :func:`_partial_eval` does at trace level."""
+    known_params, unknown_params, out_unknowns, res_avals = _split(eqn.params, tuple(unks_in))
+    residuals = [Var(a) for a in res_avals]
+    ins_known = [x for x, u in zip(eqn.inputs, unks_in, strict=True) if not u]
+    ins_unknown = [x for x, u in zip(eqn.inputs, unks_in, strict=True) if u]
+    outs_known = [v for v, u in zip(eqn.out_binders, out_unknowns, strict=True) if not u]
+    outs_unknown = [v for v, u in zip(eqn.out_binders, out_unknowns, strict=True) if u]
+    eqn_known = JaxprEqn(shard_map_p, ins_known, known_params, [*outs_known, *residuals])
+    eqn_unknown = JaxprEqn(shard_map_p, [*residuals, *ins_unknown], unknown_params, outs_unknown)
+    return eqn_known, eqn_unknown, list(out_unknowns), residuals
+
+
+partial_eval_jaxpr_rules[shard_map_p] = _partial_eval_jaxpr
 
 
 def _unmentioned(mesh: Mesh, spec: PartitionSpec) -> tuple[str, ...]:
