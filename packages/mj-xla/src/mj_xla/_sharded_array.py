@@ -109,7 +109,7 @@ class ShardedArray(Array):
     def buffer_for(self, sharding: Sharding) -> _jaxlib.Buffer | None:
         """The global buffer, if this array is laid out by ``sharding`` (same devices, same
         pieces): then an SPMD program expecting ``sharding`` takes it as is."""
-        same = (
+        same = self._sharding is sharding or (
             self._sharding.device_assignment == sharding.device_assignment
             and self._sharding.hlo_sharding(self.ndim) == sharding.hlo_sharding(self.ndim)
         )

@@ -80,7 +80,7 @@ class PartitionSpec(tuple[Any, ...]):
 class Mesh:
     """Devices in an n-d array with a name per axis (JAX's ``jax.sharding.Mesh``)."""
 
-    __slots__ = ("axis_names", "axis_types", "devices")
+    __slots__ = ("_hash_key", "axis_names", "axis_types", "devices")
 
     def __init__(
         self,
@@ -107,6 +107,7 @@ class Mesh:
         self.devices: np.ndarray[Any, Any] = devs
         self.axis_names: tuple[str, ...] = names
         self.axis_types: tuple[AxisType, ...] = types
+        self._hash_key: tuple[Any, ...] = (names, devs.shape, tuple(ids), types)
 
     @property
     def shape(self) -> OrderedDict[str, int]:
@@ -130,19 +131,11 @@ class Mesh:
         """The devices in XLA's numbering: the mesh in row-major order."""
         return tuple(self.devices.flat)
 
-    def _key(self) -> tuple[Any, ...]:
-        return (
-            self.axis_names,
-            self.devices.shape,
-            tuple(d.id for d in self.devices.flat),
-            self.axis_types,
-        )
-
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Mesh) and self._key() == other._key()
+        return self is other or (isinstance(other, Mesh) and self._hash_key == other._hash_key)
 
     def __hash__(self) -> int:
-        return hash(self._key())
+        return hash(self._hash_key)
 
     def _types(self) -> str:
         return "(" + ", ".join(t.name for t in self.axis_types) + ")"
@@ -286,7 +279,7 @@ class NamedSharding(Sharding):
     """A layout over ``mesh``: dimension ``d`` of the array is split over the mesh axes
     ``spec[d]`` (major first), and replicated over the axes no dimension names."""
 
-    __slots__ = ("mesh", "spec")
+    __slots__ = ("_hlo", "mesh", "spec")
 
     def __init__(self, mesh: Mesh, spec: Any, *, memory_kind: str | None = None) -> None:
         if not isinstance(mesh, Mesh):
@@ -314,6 +307,7 @@ class NamedSharding(Sharding):
                 used.append(name)
         self.mesh = mesh
         self.spec = spec
+        self._hlo: dict[int, Any] = {}  # rank -> HloSharding (a sharding never changes)
 
     @property
     def device_assignment(self) -> tuple[Any, ...]:
@@ -327,6 +321,12 @@ class NamedSharding(Sharding):
             )
 
     def hlo_sharding(self, ndim: int) -> Any:
+        hlo = self._hlo.get(ndim)
+        if hlo is None:
+            hlo = self._hlo[ndim] = self._make_hlo_sharding(ndim)
+        return hlo
+
+    def _make_hlo_sharding(self, ndim: int) -> Any:
         self._check_rank(ndim)
         sizes = self.mesh.shape
         names = self.mesh.axis_names
