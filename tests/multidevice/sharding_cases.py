@@ -318,3 +318,23 @@ def test_grad_of_a_jitted_shard_map_splits_it_inside_the_jitted_jaxpr():
     close(ga, 2 * (A @ B) @ B.T)
     gb = mj.grad(lambda b: (jitted(A, b) ** 2).sum())(B)
     close(gb, 2 * A.T @ (A @ B))
+
+
+def test_vmap_of_shard_map_maps_over_an_unsplit_leading_axis():
+    batch = np.stack([A, 2 * A, -A])  # (3, 8, 4)
+    out = mj.vmap(PSUM_MATMUL, in_axes=(0, None))(batch, B)
+    close(out, np.stack([A @ B, 2 * A @ B, -A @ B]))
+    # the batch axis elsewhere, under jit, with a per-device body that uses its block index
+    f = mj.shard_map(
+        lambda x, w: x @ w + mj.lax.axis_index("x"),
+        mesh=MESH,
+        in_specs=(P("x"), P()),
+        out_specs=P("x"),
+    )
+    moved = np.moveaxis(batch, 0, 2)  # (8, 4, 3): examples on the last axis
+    got = mj.jit(mj.vmap(f, in_axes=(2, None)))(moved, B)
+    rows = np.repeat(np.arange(4), 2)[:, None].astype(np.float32)
+    close(got, np.stack([a @ B + rows for a in batch]))
+    # and the gradient of a batched loss
+    g = mj.grad(lambda b: mj.vmap(PSUM_MATMUL, in_axes=(0, None))(batch, b).sum())(B)
+    close(g, batch.sum(0).T @ np.ones((8, 6), np.float32))

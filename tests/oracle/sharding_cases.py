@@ -195,3 +195,12 @@ def test_grad_of_shard_map_psum_of_matmul_as_jax():
     outside = mj.grad(lambda a, b: (mnp.tanh(m_jitted(a, b)) ** 2).sum(), argnums=(0, 1))(A, B)
     for g, w in zip(outside, want, strict=True):
         close(g, w)
+
+
+def test_vmap_of_shard_map_as_jax():
+    batch = np.stack([A, 2 * A, -A])
+    got = mj.jit(mj.vmap(M_SM, in_axes=(0, None)))(batch, B)
+    want = jax.jit(jax.vmap(J_SM, in_axes=(0, None)))(batch, B)
+    close(got, want)
+    assert got.sharding.spec == P()
+    assert want.sharding.spec == JP()

@@ -35,6 +35,7 @@ from mj_autodiff.extend import (
     tangents_with_zeros,
     transpose_rules,
 )
+from mj_batch.extend import BatchDim, not_mapped, vmap_jaxpr, vmap_rules
 from mj_core import Primitive, ShapedArray, bind, get_aval, impl_rules, raise_to_shaped
 from mj_core import numpy as mnp
 from mj_core.errors import user_line_suffix
@@ -271,6 +272,44 @@ def _jvp(
 
 
 jvp_rules[shard_map_p] = _jvp
+
+
+def _vmap(
+    axis_size: int, vals_in: Sequence[Any], dims_in: Sequence[BatchDim], **params: Any
+) -> tuple[list[Any], list[BatchDim]]:
+    """One shard_map of the batched body, as JAX's rule: the batch axis leads every batched
+    operand and every output, and is not split over the mesh (each device holds the whole
+    batch of its blocks)."""
+    mesh: Mesh = params["mesh"]
+    batched = [d is not not_mapped for d in dims_in]
+    vals = [
+        mnp.moveaxis(v, d, 0) if b and d != 0 else v  # type: ignore[arg-type]
+        for v, d, b in zip(vals_in, dims_in, batched, strict=True)
+    ]
+    with _mesh_in_scope(mesh):
+        new_jaxpr, _ = vmap_jaxpr(
+            params["jaxpr"],
+            axis_size,
+            [0 if b else not_mapped for b in batched],
+            instantiate=True,
+        )
+    outs = bind(
+        shard_map_p,
+        *vals,
+        **{
+            **params,
+            "jaxpr": new_jaxpr,
+            "in_specs": tuple(
+                PartitionSpec(None, *s) if b else s
+                for s, b in zip(params["in_specs"], batched, strict=True)
+            ),
+            "out_specs": tuple(PartitionSpec(None, *s) for s in params["out_specs"]),
+        },
+    )
+    return list(outs), [0] * len(outs)
+
+
+vmap_rules[shard_map_p] = _vmap
 
 
 # --- reverse mode: split into a known and an unknown shard_map, transpose the unknown one -----
