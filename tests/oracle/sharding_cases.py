@@ -204,3 +204,13 @@ def test_vmap_of_shard_map_as_jax():
     close(got, want)
     assert got.sharding.spec == P()
     assert want.sharding.spec == JP()
+
+
+@pytest.mark.parametrize("spec", [("x", "y"), ("x",), (None, "y")])
+def test_host_arguments_take_the_layout_xla_picks_as_jax(spec):
+    ms, js = both(*spec)
+    a, ja = mj.device_put(A, ms), jax.device_put(A, js)
+    same_layout(mj.jit(lambda a, b: a @ b)(a, B), jax.jit(lambda a, b: a @ b)(ja, B))
+    same_layout(mj.jit(lambda a, c: a * c)(a, 2 * A), jax.jit(lambda a, c: a * c)(ja, 2 * A))
+    text = mj.jit(lambda a, b: a @ b).lower(a, B).as_text()
+    assert text.count("mhlo.sharding") == 1  # the sharded argument only: XLA picks the rest

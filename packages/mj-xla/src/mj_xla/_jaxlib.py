@@ -65,6 +65,7 @@ __all__ = [
     "local_devices",
     "mlir_context",
     "output_shardings",
+    "parameter_shardings",
     "process_count",
     "process_index",
     "put",
@@ -447,11 +448,13 @@ def compile_spmd(
     devices: Sequence[Any],
     host_callbacks: Sequence[Any] = (),
     free_outputs: Sequence[bool] = (),
+    free_params: Sequence[bool] = (),
 ) -> LoadedExecutable:
     """Compile ``module`` (global shapes, ``mhlo.sharding`` annotations) as one program that
     XLA's SPMD partitioner splits over ``devices`` (partition ``i`` runs on ``devices[i]``),
     with the GSPMD partitioner that reads those annotations. XLA chooses the layout of the
-    outputs flagged in ``free_outputs`` (read it back with :func:`output_shardings`)."""
+    outputs flagged in ``free_outputs`` and of the parameters flagged in ``free_params``
+    (read them back with :func:`output_shardings` and :func:`parameter_shardings`)."""
     client = _backend()[0]
     options = xc.CompileOptions()
     options.num_replicas = 1
@@ -462,6 +465,8 @@ def compile_spmd(
     build.use_shardy_partitioner = False
     if any(free_outputs):
         build.allow_spmd_sharding_propagation_to_output = list(free_outputs)
+    if any(free_params):
+        build.allow_spmd_sharding_propagation_to_parameters = list(free_params)
     device_list = xc.DeviceList(tuple(devices))
     if host_callbacks:
         return client.compile_and_load(
@@ -473,6 +478,11 @@ def compile_spmd(
 def output_shardings(exe: LoadedExecutable) -> list[HloSharding]:
     """The layout of each output of an SPMD executable, as compiled."""
     return [xc.HloSharding.from_proto(p) for p in exe.get_output_shardings()]
+
+
+def parameter_shardings(exe: LoadedExecutable) -> list[HloSharding]:
+    """The layout of each parameter of an SPMD executable, as compiled."""
+    return [xc.HloSharding.from_proto(p) for p in exe.get_parameter_shardings()]
 
 
 # --- LAPACK kernels (jaxlib's typed-FFI custom-call targets) ----------------------------------

@@ -115,12 +115,13 @@ class SpmdExecutable:
         n_known = len(known)
         binders = jaxpr.in_binders
         replicated = _replicated(devices)
-        self.in_shardings: list[Sharding] = [replicated if s is None else s for s in in_shardings]
         self.arg_avals = [v.aval for v in binders[n_known:]]
         self.out_avals = [x.aval for x in jaxpr.outs]
+        # An argument with no sharding (host data) is left unannotated, as JAX does: XLA
+        # picks its layout, read back below, and the host data is split that way.
         in_text = [str(replicated.hlo_sharding(0))] * n_known + [
-            str(s.hlo_sharding(a.ndim))
-            for s, a in zip(self.in_shardings, self.arg_avals, strict=True)
+            None if s is None else str(s.hlo_sharding(a.ndim))
+            for s, a in zip(in_shardings, self.arg_avals, strict=True)
         ]
         out_text = [
             None if s is None else str(s.hlo_sharding(a.ndim))
@@ -141,7 +142,13 @@ class SpmdExecutable:
             if i < n_known
         ]
         free = [s is None for s in out_shardings]
-        self._exe = _jaxlib.compile_spmd(module, devices, self._host_callbacks, free)
+        free_params = [in_text[i] is None for i in params]
+        self._exe = _jaxlib.compile_spmd(module, devices, self._host_callbacks, free, free_params)
+        chosen = _jaxlib.parameter_shardings(self._exe)[len(params) - len(self.arg_avals) :]
+        self.in_shardings: list[Sharding] = [
+            self._output_sharding(given, hlo, aval.ndim, mesh)
+            for given, hlo, aval in zip(in_shardings, chosen, self.arg_avals, strict=True)
+        ]
         compiled = _jaxlib.output_shardings(self._exe)
         self.out_shardings: list[Sharding] = [
             self._output_sharding(given, hlo, aval.ndim, mesh)
@@ -155,6 +162,7 @@ class SpmdExecutable:
     def _output_sharding(
         self, given: Sharding | None, hlo: Any, ndim: int, mesh: Mesh | None
     ) -> Sharding:
+        """``given``, else XLA's layout ``hlo``, spelled over ``mesh`` when a spec can."""
         if given is not None:
             return given
         if mesh is not None:
