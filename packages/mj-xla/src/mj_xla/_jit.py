@@ -434,7 +434,7 @@ class Lowered:
     def as_text(self) -> str:
         """The StableHLO module (MLIR text)."""
         entry = self._entry
-        if entry.in_shardings or entry.out_shardings:  # annotated: as compiled
+        if entry.in_shardings or entry.out_shardings or any(entry.donated):  # as compiled
             entry.compile()
         if entry.executable is not None:
             return entry.executable.as_text()
