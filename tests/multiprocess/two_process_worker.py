@@ -21,7 +21,13 @@ address, num_processes, process_id, out_dir = (
     int(sys.argv[3]),
     sys.argv[4],
 )
-mj.distributed.initialize(address, num_processes, process_id, initialization_timeout=60)
+mj.distributed.initialize(
+    address,
+    num_processes,
+    process_id,
+    initialization_timeout=60,
+    coordinator_bind_address=address,  # 127.0.0.1 only: no IPv6 needed
+)
 
 local = mj.local_device_count()
 assert mj.process_index() == process_id

@@ -30,6 +30,7 @@ def distributed_initialize(
     initialization_timeout: int = 300,
     heartbeat_timeout_seconds: int = 100,
     shutdown_timeout_seconds: int = 300,
+    coordinator_bind_address: str | None = None,
 ) -> None:
     """Join this process to a computation over ``num_processes`` processes.
 
@@ -41,6 +42,8 @@ def distributed_initialize(
         local_device_ids: accepted for JAX compatibility (it selects GPUs there); each
             process has ``config.num_cpu_devices`` CPU devices.
         initialization_timeout: seconds to wait for every process to connect.
+        coordinator_bind_address: where process 0's service listens (default: every
+            address, ``[::]``, on ``coordinator_address``'s port).
 
     Must be called once, before anything runs on a device.
     """
@@ -70,8 +73,10 @@ def distributed_initialize(
             f"mj.distributed.initialize: coordinator_address must be 'host:port', got "
             f"{coordinator_address!r}{where}"
         )
+    port = coordinator_address.rsplit(":", 1)[1]
     _jaxlib.start_distributed(
         coordinator_address,
+        coordinator_bind_address or f"[::]:{port}",
         num_processes,
         process_id,
         initialization_timeout,

@@ -170,6 +170,7 @@ _distributed: _Distributed | None = None
 
 def start_distributed(
     coordinator_address: str,
+    bind_address: str,
     num_processes: int,
     process_id: int,
     init_timeout: int,
@@ -177,7 +178,7 @@ def start_distributed(
     shutdown_timeout: int,
 ) -> None:
     """Join the processes of one computation: process 0 serves the coordination service on
-    ``coordinator_address``'s port; every process connects to it (waiting up to
+    ``bind_address``; every process connects to it at ``coordinator_address`` (waiting up to
     ``init_timeout`` seconds for the others). The CPU backend started afterwards spans every
     process's devices, with gloo over TCP for collectives across processes."""
     global _distributed
@@ -191,9 +192,8 @@ def start_distributed(
             raise RuntimeError("mj.distributed.initialize should only be called once.")
         service = None
         if process_id == 0:
-            port = coordinator_address.rsplit(":", 1)[1]
             service = _jax.get_distributed_runtime_service(
-                f"[::]:{port}",
+                bind_address,
                 num_processes,
                 heartbeat_timeout=heartbeat_timeout,
                 shutdown_timeout=shutdown_timeout,
