@@ -106,6 +106,13 @@ def test_visualize_array_sharding_draws_one_cell_per_piece(capsys):
         "CPU 4,5",
         "CPU 6,7",
     ]
+    # a cell's size follows its piece's: a column of the whole height is 10 lines tall
+    mj.debug.visualize_array_sharding(mj.device_put(A, named(None, "y")))
+    lines = capsys.readouterr().out.splitlines()
+    assert len([line for line in lines if line.startswith("│")]) == 9
+    assert lines[5] == "│CPU 0,2,4,6│CPU 1,3,5,7│"
+    with pytest.raises(ValueError, match="1 and 2 dimensions"):
+        mj.debug.visualize_array_sharding(mj.device_put(np.float32(1.0), named()))
 
 
 def test_jit_matmul_with_both_operands_sharded_matches_numpy():

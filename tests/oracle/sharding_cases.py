@@ -83,13 +83,35 @@ def test_device_put_lays_out_as_jax(spec):
     same_layout(mj.device_put(A, s), jax.device_put(A, js))
 
 
+def drawn_cells(text):
+    """The labels of a printed table, row by row (padding lines left out)."""
+    rows = [[c.strip() for c in ln.strip("│").split("│")] for ln in text.splitlines()]
+    return [r for r in rows if any(r) and not r[0].startswith(("┌", "├", "└"))]
+
+
 @pytest.mark.parametrize("spec", SPECS)
 def test_visualize_array_sharding_draws_jax_table(spec, capsys):
     s, js = both(*spec)
     mj.debug.visualize_array_sharding(mj.device_put(A, s))
-    lines = capsys.readouterr().out.splitlines()
-    got = [[c.strip() for c in ln.strip("│").split("│")] for ln in lines if ln.startswith("│")]
-    assert got == jax_cells(A.shape, jax.device_put(A, js).sharding)
+    assert drawn_cells(capsys.readouterr().out) == jax_cells(A.shape, js)
+
+
+@pytest.mark.parametrize("shape", [(8, 4), (8,), (16, 16), (8, 32)])
+@pytest.mark.parametrize("spec", SPECS)
+def test_visualize_array_sharding_prints_jax_text(shape, spec, capsys):
+    """Character for character, where JAX can draw (it needs ``rich``)."""
+    pytest.importorskip("rich")
+    if len(spec) > len(shape):
+        pytest.skip("spec longer than the rank")
+    s, js = both(*spec)
+    x = np.zeros(shape, np.float32)
+    mj.debug.visualize_array_sharding(mj.device_put(x, s))
+    ours = capsys.readouterr().out
+    jax.debug.visualize_array_sharding(jax.device_put(x, js))
+    theirs = capsys.readouterr().out
+    if max(len(line) for line in ours.splitlines()) > 80:
+        pytest.skip("rich squeezes a table wider than 80 columns, cutting its labels short")
+    assert ours == theirs
 
 
 def test_single_device_put_as_jax():
