@@ -345,3 +345,17 @@ def test_vmap_of_shard_map_maps_over_an_unsplit_leading_axis():
     # and the gradient of a batched loss
     g = mj.grad(lambda b: mj.vmap(PSUM_MATMUL, in_axes=(0, None))(batch, b).sum())(B)
     close(g, batch.sum(0).T @ np.ones((8, 6), np.float32))
+
+
+def test_eager_operations_on_a_sharded_array_compute_its_global_value():
+    xs = mj.device_put(A, named("x", "y"))
+    close(xs + 1, A + 1)
+    close(2 * xs, 2 * A)
+    close(xs * xs, A * A)
+    close(xs.sum(), A.sum())
+    close(xs[3], A[3])
+    close(mnp.dot(xs, xs.T), A @ A.T)
+    close(xs.at[0].set(1.0), np.concatenate([np.ones((1, 4), np.float32), A[1:]]))
+    close(mj.grad(lambda v: (v**2).sum())(xs), 2 * A)
+    close(mj.vmap(lambda r: r.sum())(xs), A.sum(1))
+    assert float(xs[1, 2]) == A[1, 2]
