@@ -34,6 +34,7 @@ import bench_jit  # noqa: E402
 import bench_make_jaxpr  # noqa: E402
 import bench_parallel  # noqa: E402
 import bench_scan  # noqa: E402
+import bench_sharding  # noqa: E402
 import bench_vmap  # noqa: E402
 import report  # noqa: E402
 import targets  # noqa: E402
@@ -61,6 +62,7 @@ WORKLOADS: tuple[Workload, ...] = tuple(
             *bench_jit.WORKLOADS,
             *bench_make_jaxpr.WORKLOADS,
             *bench_parallel.WORKLOADS,
+            *bench_sharding.WORKLOADS,
             *bench_vmap.WORKLOADS,
             *bench_scan.WORKLOADS,
         ),

@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from bench_sharding import CASE_COMPILE, CASE_PSUM, CASE_STEP
 from harness import Measurement, Result
 
 Status = Literal["PASS", "FAIL", "n/a"]
@@ -173,6 +174,14 @@ def _w20(look: _Lookup) -> list[Verdict]:
     return [_versus(look, 20, c, "jax", 1.1, f"{c} <= 1.1x jax.pmap", "ms") for c in cases]
 
 
+def _w21(look: _Lookup) -> list[Verdict]:
+    return [
+        _versus(look, 21, CASE_STEP, "jax", 1.1, "data+model MLP step <= 1.1x JAX", "ms"),
+        _versus(look, 21, CASE_COMPILE, "jax", 1.0, "its compile time <= JAX's", "s"),
+        _versus(look, 21, CASE_PSUM, "jax", 1.1, "shard_map psum-of-matmul <= 1.1x JAX", "ms"),
+    ]
+
+
 JUDGES: dict[int, Callable[[_Lookup], list[Verdict]]] = {
     1: _w1,
     2: _w2,
@@ -184,6 +193,7 @@ JUDGES: dict[int, Callable[[_Lookup], list[Verdict]]] = {
     8: _w8,
     9: _w9,
     20: _w20,
+    21: _w21,
 }
 
 

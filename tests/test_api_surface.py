@@ -42,6 +42,9 @@ SAME_OBJECTS = [
     ("local_device_count", mj_xla.local_device_count),
     ("local_devices", mj_xla.local_devices),
     ("process_index", mj_xla.process_index),
+    ("process_count", mj_xla.process_count),
+    ("make_array_from_callback", mj_xla.make_array_from_callback),
+    ("make_array_from_process_local_data", mj_xla.make_array_from_process_local_data),
     ("clear_caches", mj_xla.clear_caches),
 ]
 

@@ -42,9 +42,9 @@ def tiny_config(bench):
     return harness.Config("tiny", harness.load_peers())
 
 
-def test_workloads_are_the_nine_of_issue_10_and_the_parallel_one_of_issue_20(bench):
+def test_workloads_are_issue_10s_nine_and_the_parallel_ones_of_issues_20_and_21(bench):
     run, _, _ = bench
-    assert [w.number for w in run.WORKLOADS] == [*range(1, 10), 20]
+    assert [w.number for w in run.WORKLOADS] == [*range(1, 10), 20, 21]
 
 
 #: The peers each workload compares with (issue 10).
@@ -161,6 +161,21 @@ def test_targets_pass_fail_and_missing_peer(bench):
     assert verdicts[(9, "compile-time ratio (long vs short scan) <= 1.5")] == "PASS"
     assert verdicts[(9, "grad step <= 1.2x JAX")] == "n/a"
     assert verdicts[(5, "<= JAX")] == "n/a"
+
+
+def test_sharding_targets_compare_each_case_with_jax(bench):
+    _, harness, targets = bench
+    import bench_sharding as w21
+
+    results = [
+        _m(harness, 21, w21.CASE_STEP, "mj", 10.5),
+        _m(harness, 21, w21.CASE_STEP, "jax", 10.0),
+        _m(harness, 21, w21.CASE_COMPILE, "mj", 0.5, "s"),
+        _m(harness, 21, w21.CASE_COMPILE, "jax", 0.4, "s"),
+        _m(harness, 21, w21.CASE_PSUM, "mj", 2.0),  # no jax: n/a
+    ]
+    verdicts = [v.status for v in targets.judge(results, [21])]
+    assert verdicts == ["PASS", "FAIL", "n/a"]  # 1.05x <= 1.1x; 1.25x > 1x; not measured
 
 
 def test_runner_writes_report(bench, tmp_path, capsys):

@@ -16,24 +16,43 @@ primitive family. It may import the layers below it (``mj_batch``, ``mj_autodiff
 from mj_xla import _autodiff_lowering as _autodiff_lowering
 from mj_xla import rules as rules
 from mj_xla._array import Array as Array
-from mj_xla._array import device_put as device_put
 from mj_xla._backend_info import default_backend as default_backend
 from mj_xla._backend_info import device_count as device_count
 from mj_xla._backend_info import local_device_count as local_device_count
 from mj_xla._backend_info import local_devices as local_devices
+from mj_xla._backend_info import process_count as process_count
 from mj_xla._backend_info import process_index as process_index
 from mj_xla._caches import clear_caches as clear_caches
 from mj_xla._device_get import device_get as device_get
+from mj_xla._device_put import device_put as device_put
+from mj_xla._distributed import distributed_initialize as distributed_initialize
+from mj_xla._distributed import distributed_is_initialized as distributed_is_initialized
+from mj_xla._distributed import distributed_shutdown as distributed_shutdown
 from mj_xla._jit import Compiled as Compiled
 from mj_xla._jit import JitFunction as JitFunction
 from mj_xla._jit import Lowered as Lowered
 from mj_xla._jit import jit as jit
+from mj_xla._make_array import make_array_from_callback as make_array_from_callback
+from mj_xla._make_array import (
+    make_array_from_process_local_data as make_array_from_process_local_data,
+)
 from mj_xla._pmap import PmapFunction as PmapFunction
 from mj_xla._pmap import pmap as pmap
 from mj_xla._runtime import block_until_ready as block_until_ready
 from mj_xla._runtime import devices as devices
 from mj_xla._runtime import disable_jit as disable_jit
+from mj_xla._shard_map import shard_map as shard_map
 from mj_xla._sharded_array import ShardedArray as ShardedArray
+from mj_xla._sharding import AxisType as AxisType
+from mj_xla._sharding import Mesh as Mesh
+from mj_xla._sharding import NamedSharding as NamedSharding
+from mj_xla._sharding import PartitionSpec as PartitionSpec
+from mj_xla._sharding import PmapSharding as PmapSharding
+from mj_xla._sharding import Shard as Shard
+from mj_xla._sharding import Sharding as Sharding
+from mj_xla._sharding import SingleDeviceSharding as SingleDeviceSharding
+from mj_xla._sharding import make_mesh as make_mesh
+from mj_xla._sharding_constraint import with_sharding_constraint as with_sharding_constraint
 
 # The layer's rule tables are also on its top level (DESIGN §4: ``mj_autodiff.jvp_rules``,
 # ``mj_batch.not_mapped``, ``mj_xla.lowering_rules``); extend is their home.

@@ -27,6 +27,8 @@ from mj_core import (
 from mj_core.dtypes import canonical_dtype
 from mj_core.tree_util import tree_map
 from mj_xla import _jaxlib
+from mj_xla._donation import deleted_error
+from mj_xla._sharding import Shard, Sharding, SingleDeviceSharding
 
 __all__ = ["Array", "device_put", "to_buffer"]
 
@@ -88,10 +90,38 @@ class Array(metaclass=_ArrayMeta):
     def nbytes(self) -> int:
         return self._aval.size * self._aval.dtype.itemsize
 
+    # --- placement --------------------------------------------------------------------------
+    @property
+    def sharding(self) -> Sharding:
+        """Where the data lives: one device (:class:`SingleDeviceSharding`)."""
+        return SingleDeviceSharding(_jaxlib.buffer_device(self._buf))
+
+    def devices(self) -> set[Any]:
+        return self.sharding.device_set
+
+    @property
+    def is_fully_replicated(self) -> bool:
+        return True
+
+    @property
+    def addressable_shards(self) -> list[Shard]:
+        device = _jaxlib.buffer_device(self._buf)
+        return [Shard(device, tuple(slice(None) for _ in self.shape), 0, self)]
+
     # --- host access ------------------------------------------------------------------------
     def _value(self) -> np.ndarray[Any, Any]:
         """The host view of the data (a subclass holding several buffers assembles it)."""
+        if self._buf.is_deleted():
+            raise deleted_error(self._aval)
         return _jaxlib.to_numpy(self._buf)
+
+    def is_deleted(self) -> bool:
+        """Whether the device buffer is gone (donated to a ``jit`` call, or ``delete()``d)."""
+        return bool(self._buf.is_deleted())
+
+    def delete(self) -> None:
+        """Free the device buffer now; using the array afterwards raises."""
+        self._buf.delete()
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray[Any, Any]:
         host = self._value()
@@ -217,6 +247,8 @@ def to_buffer(x: Any, aval: ShapedArray) -> _jaxlib.Buffer:
     XLA only checks byte sizes, so shapes and dtypes are checked here.
     """
     if type(x) is Array:
+        if x._buf.is_deleted():
+            raise deleted_error(x._aval)
         if x._aval.shape != aval.shape or x._aval.dtype != aval.dtype:
             raise TypeError(
                 f"jit: an argument of type {x._aval.str_short()} was passed where the compiled "

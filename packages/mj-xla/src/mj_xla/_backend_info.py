@@ -1,6 +1,7 @@
-"""What JAX users ask about the backend: its name, the devices, the process. mj compiles
-for jaxlib's CPU client only: one backend (``"cpu"``) in one process, with
-``config.num_cpu_devices`` devices (one unless set before the backend starts)."""
+"""What JAX users ask about the backend: its name, the devices, the processes. mj compiles
+for jaxlib's CPU client only: one backend (``"cpu"``) with ``config.num_cpu_devices``
+devices per process (one unless set before the backend starts), in one process or in several
+joined by ``mj.distributed.initialize``."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ __all__ = [
     "device_count",
     "local_device_count",
     "local_devices",
+    "process_count",
     "process_index",
 ]
 
@@ -34,7 +36,7 @@ def default_backend() -> str:
 
 
 def device_count(backend: str | None = None) -> int:
-    """The number of devices (across all processes; mj runs in one)."""
+    """The number of devices across all processes."""
     _check_backend("device_count", backend)
     return len(_jaxlib.devices())
 
@@ -42,7 +44,7 @@ def device_count(backend: str | None = None) -> int:
 def local_device_count(backend: str | None = None) -> int:
     """The number of devices addressable by this process."""
     _check_backend("local_device_count", backend)
-    return len(_jaxlib.devices())
+    return len(_jaxlib.local_devices())
 
 
 def local_devices(
@@ -51,15 +53,24 @@ def local_devices(
     """The devices addressable by process ``process_index`` (this one by default)."""
     _check_backend("local_devices", backend)
     index = host_id if process_index is None else process_index
-    if index not in (None, 0):
+    if index is None:
+        return _jaxlib.local_devices()
+    count = _jaxlib.process_count()
+    if not 0 <= index < count:
         raise ValueError(
-            f"local_devices: process_index {index} does not exist; mj runs as process 0 only"
-            f"{user_line_suffix()}"
+            f"local_devices: process_index {index} does not exist; the computation has "
+            f"{count} process(es){user_line_suffix()}"
         )
-    return _jaxlib.devices()
+    return [d for d in _jaxlib.devices() if d.process_index == index]
 
 
 def process_index(backend: str | None = None) -> int:
-    """This process's index among the processes of the computation (always 0)."""
+    """This process's index among the processes of the computation (0 when alone)."""
     _check_backend("process_index", backend)
-    return 0
+    return _jaxlib.process_index()
+
+
+def process_count(backend: str | None = None) -> int:
+    """The number of processes of the computation (see ``mj.distributed.initialize``)."""
+    _check_backend("process_count", backend)
+    return _jaxlib.process_count()

@@ -13,14 +13,14 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
-
 from mj_core import config
 from mj_ir import ClosedJaxpr, Jaxpr
 from mj_xla import _jaxlib
 from mj_xla._array import Array, device_put, to_buffer
 from mj_xla._debug_nans import check_outputs
-from mj_xla._lowering import build_module
+from mj_xla._lowering import build_module, inline_values
+from mj_xla._sharding import Sharding
+from mj_xla._spmd_executable import SpmdExecutable, spmd_placement
 
 __all__ = ["Executable", "compile_jaxpr", "executable_for_closed_jaxpr", "inline_values"]
 
@@ -42,10 +42,15 @@ class Executable:
         "out_avals",
     )
 
-    def __init__(self, jaxpr: Jaxpr, known: Sequence[Any], name: str = "main") -> None:
+    def __init__(
+        self, jaxpr: Jaxpr, known: Sequence[Any], name: str = "main", donated: Sequence[bool] = ()
+    ) -> None:
         self._host_callbacks: list[Any] = []  # alive as long as the executable
         module, params = build_module(
-            jaxpr, inline_values(known), host_callbacks=self._host_callbacks
+            jaxpr,
+            inline_values(known),
+            host_callbacks=self._host_callbacks,
+            donated=[False] * len(known) + list(donated) if any(donated) else (),
         )
         self._jaxpr = jaxpr  # kept for debug_nans' op-by-op re-run
         self._known = list(known)
@@ -87,22 +92,35 @@ class Executable:
         return result
 
 
-def inline_values(known: Sequence[Any]) -> list[Any]:
-    """For each known value: the scalar to inline as a constant, or ``None`` to pass it as a
-    parameter (arrays)."""
-    return [np.asarray(x) if np.ndim(x) == 0 else None for x in known]
-
-
-def compile_jaxpr(jaxpr: Jaxpr, known: Sequence[Any], name: str = "main") -> Executable:
-    """Lower and compile ``jaxpr``; ``known`` are the values of its leading binders."""
-    return Executable(jaxpr, known, name)
+def compile_jaxpr(
+    jaxpr: Jaxpr,
+    known: Sequence[Any],
+    name: str = "main",
+    in_shardings: Sequence[Sharding | None] = (),
+    out_shardings: Sequence[Sharding | None] = (),
+    donated: Sequence[bool] = (),
+) -> Executable | SpmdExecutable:
+    """Lower and compile ``jaxpr``; ``known`` are the values of its leading binders. With a
+    sharding involved (given for an argument or output, or inside the jaxpr), the program is
+    compiled for XLA's SPMD partitioner over the sharding's devices. ``donated`` flags the
+    arguments (after ``known``) whose buffers outputs may reuse."""
+    placement = spmd_placement(jaxpr, [*in_shardings, *out_shardings])
+    if placement is None:
+        return Executable(jaxpr, known, name, donated)
+    devices, mesh = placement
+    n_args = len(jaxpr.in_binders) - len(known)
+    ins = list(in_shardings) or [None] * n_args
+    outs = list(out_shardings) or [None] * len(jaxpr.outs)
+    return SpmdExecutable(jaxpr, known, devices, mesh, ins, outs, donated)
 
 
 _MAX_CLOSED_CACHE = 512
-_closed_cache: OrderedDict[int, tuple[ClosedJaxpr, Executable]] = OrderedDict()
+_closed_cache: OrderedDict[int, tuple[ClosedJaxpr, Executable | SpmdExecutable]] = OrderedDict()
 
 
-def executable_for_closed_jaxpr(closed: ClosedJaxpr, name: str = "main") -> Executable:
+def executable_for_closed_jaxpr(
+    closed: ClosedJaxpr, name: str = "main"
+) -> Executable | SpmdExecutable:
     """The (LRU-cached) executable of ``closed``, keyed by the jaxpr's identity."""
     key = id(closed)
     hit = _closed_cache.get(key)

@@ -43,23 +43,40 @@ __all__ = [
     "LoadedExecutable",
     "Value",
     "assemble",
+    "buffer_device",
     "chlo",
     "compile_module",
     "compile_replicated",
+    "compile_spmd",
     "device",
     "devices",
     "func",
     "hlo",
+    "hlo_sharding_from_proto",
+    "hlo_sharding_manual",
+    "hlo_sharding_replicated",
+    "hlo_sharding_tiled",
     "ir",
     "ir_element_type",
     "ir_tensor_type",
+    "is_distributed",
+    "is_local",
     "lapack_target",
+    "local_devices",
     "mlir_context",
+    "output_shardings",
+    "parameter_shardings",
+    "process_count",
+    "process_index",
     "put",
     "put_on",
     "replicated_result_handler",
     "result_handler",
+    "sharded_array",
+    "sharded_result_handler",
     "shards",
+    "start_distributed",
+    "stop_distributed",
     "to_numpy",
 ]
 
@@ -131,7 +148,109 @@ _client: Any = None
 _device: Any = None
 _device_list: Any = None
 _sharding: Any = None
-_devices: list[Any] = []
+_devices: list[Any] = []  # this process's devices
+_global_devices: list[Any] = []  # every process's devices
+
+
+class _Distributed:
+    """This process's place among several joined by jaxlib's distributed runtime: the
+    coordination service (run by process 0) and this process's client of it."""
+
+    __slots__ = ("client", "num_processes", "process_id", "service")
+
+    def __init__(self, service: Any, client: Any, process_id: int, num_processes: int) -> None:
+        self.service = service
+        self.client = client
+        self.process_id = process_id
+        self.num_processes = num_processes
+
+
+_distributed: _Distributed | None = None
+
+
+def start_distributed(
+    coordinator_address: str,
+    bind_address: str,
+    num_processes: int,
+    process_id: int,
+    init_timeout: int,
+    heartbeat_timeout: int,
+    shutdown_timeout: int,
+) -> None:
+    """Join the processes of one computation: process 0 serves the coordination service on
+    ``bind_address``; every process connects to it at ``coordinator_address`` (waiting up to
+    ``init_timeout`` seconds for the others). The CPU backend started afterwards spans every
+    process's devices, with gloo over TCP for collectives across processes."""
+    global _distributed
+    with _client_lock:
+        if _client is not None:
+            raise RuntimeError(
+                "mj.distributed.initialize must be called before any computation: the CPU "
+                "backend has already started as a single process"
+            )
+        if _distributed is not None:
+            raise RuntimeError("mj.distributed.initialize should only be called once.")
+        service = None
+        if process_id == 0:
+            service = _jax.get_distributed_runtime_service(
+                bind_address,
+                num_processes,
+                heartbeat_timeout=heartbeat_timeout,
+                shutdown_timeout=shutdown_timeout,
+            )
+        client = _jax.get_distributed_runtime_client(
+            coordinator_address,
+            process_id,
+            init_timeout=init_timeout,
+            heartbeat_timeout=heartbeat_timeout,
+            shutdown_timeout=shutdown_timeout,
+            use_compression=True,
+        )
+        try:
+            client.connect()
+        except BaseException:
+            if service is not None:
+                service.shutdown()
+            raise
+        _distributed = _Distributed(service, client, process_id, num_processes)
+
+
+def stop_distributed() -> None:
+    """Leave the distributed runtime (client first, then process 0's service)."""
+    global _distributed
+    state = _distributed
+    if state is None:
+        return
+    state.client.shutdown()
+    if state.service is not None:
+        state.service.shutdown()
+    _distributed = None
+
+
+def is_distributed() -> bool:
+    return _distributed is not None
+
+
+def process_index() -> int:
+    """This process's index (0 when it runs alone)."""
+    return 0 if _distributed is None else _distributed.process_id
+
+
+def process_count() -> int:
+    return 1 if _distributed is None else _distributed.num_processes
+
+
+def _make_client(count: int) -> Any:
+    state = _distributed
+    if state is None:
+        return xc.make_cpu_client(num_devices=count)
+    return xc.make_cpu_client(
+        distributed_client=state.client,
+        node_id=state.process_id,
+        num_nodes=state.num_processes,
+        collectives=_jax.make_gloo_tcp_collectives(distributed_client=state.client),
+        num_devices=count,
+    )
 
 
 def _backend() -> tuple[Any, Any, Any, Any]:
@@ -140,9 +259,10 @@ def _backend() -> tuple[Any, Any, Any, Any]:
         with _client_lock:
             if _client is None:
                 count = config.num_cpu_devices
-                client = xc.make_cpu_client(num_devices=count)
+                client = _make_client(count)
                 config.freeze("num_cpu_devices", f"the CPU backend started with {count}")
-                _devices[:] = client.local_devices()  # type: ignore[attr-defined]
+                _devices[:] = client.local_devices()
+                _global_devices[:] = client.devices()
                 _device = _devices[0]
                 _device_list = xc.DeviceList((_device,))
                 _sharding = _jax.SingleDeviceSharding(_device)
@@ -156,9 +276,20 @@ def device() -> Any:
 
 
 def devices() -> list[Any]:
-    """Every CPU device of the backend (``config.num_cpu_devices`` of them)."""
+    """Every CPU device of the computation (``config.num_cpu_devices`` per process)."""
+    _backend()
+    return list(_global_devices)
+
+
+def local_devices() -> list[Any]:
+    """This process's CPU devices (``config.num_cpu_devices`` of them)."""
     _backend()
     return list(_devices)
+
+
+def is_local(device: Any) -> bool:
+    """Whether this process can address ``device`` (hold and read its buffers)."""
+    return int(device.process_index) == process_index()
 
 
 def compile_module(module: ir.Module, host_callbacks: Sequence[Any] = ()) -> LoadedExecutable:
@@ -257,9 +388,101 @@ def replicated_result_handler(aval: Any, devices: Sequence[Any]) -> Any:
     return _jax.array_result_handler(aval, _replicated_sharding(devices), True, _skip_checks=True)
 
 
+def buffer_device(buf: Buffer) -> Any:
+    """The device holding a single-device buffer."""
+    return buf._sharding._device
+
+
 def shards(buf: Buffer) -> list[Buffer]:
     """The per-device buffers of a multi-device buffer, in device order."""
     return list(buf._arrays)
+
+
+# --- SPMD: one program partitioned by XLA over the devices of a mesh --------------------------
+
+HloSharding = Any  # xla_client.HloSharding: how an array is laid out over logical devices
+
+
+def hlo_sharding_tiled(
+    tile_dims: Sequence[int], mesh_shape: Sequence[int], perm: Sequence[int], replicate: bool
+) -> HloSharding:
+    """A tiled sharding in XLA's iota form: the logical devices ``arange(prod(mesh_shape))``
+    reshaped to ``mesh_shape``, transposed by ``perm`` and reshaped to ``tile_dims`` (whose
+    last entry groups replicas when ``replicate``)."""
+    groups = [xc.OpSharding.Type.REPLICATED] if replicate else []
+    return xc.HloSharding.iota_tile(list(tile_dims), list(mesh_shape), list(perm), groups)
+
+
+def hlo_sharding_replicated() -> HloSharding:
+    return xc.HloSharding.replicate()
+
+
+def hlo_sharding_manual() -> HloSharding:
+    """The sharding of values inside a ``shard_map`` body: each device holds its own."""
+    return xc.HloSharding.manual()
+
+
+def hlo_sharding_from_proto(proto: Any) -> HloSharding:
+    return xc.HloSharding.from_proto(proto)
+
+
+def _gspmd(devices: Sequence[Any], sharding: HloSharding) -> Any:
+    return _jax.GSPMDSharding(xc.DeviceList(tuple(devices)), sharding)
+
+
+def sharded_array(
+    bufs: Sequence[Buffer], aval: Any, devices: Sequence[Any], sharding: HloSharding
+) -> Buffer:
+    """One global array from its per-device shards (``bufs[i]`` on ``devices[i]``, the
+    logical device ``i`` of ``sharding``): what an SPMD executable takes."""
+    return _jax.ArrayImpl(aval, _gspmd(devices, sharding), list(bufs), True, _skip_checks=True)
+
+
+def sharded_result_handler(aval: Any, devices: Sequence[Any], sharding: HloSharding) -> Any:
+    """A handler turning an SPMD executable's per-device outputs into one global array."""
+    return _jax.array_result_handler(aval, _gspmd(devices, sharding), True, _skip_checks=True)
+
+
+def compile_spmd(
+    module: ir.Module,
+    devices: Sequence[Any],
+    host_callbacks: Sequence[Any] = (),
+    free_outputs: Sequence[bool] = (),
+    free_params: Sequence[bool] = (),
+) -> LoadedExecutable:
+    """Compile ``module`` (global shapes, ``mhlo.sharding`` annotations) as one program that
+    XLA's SPMD partitioner splits over ``devices`` (partition ``i`` runs on ``devices[i]``),
+    with the GSPMD partitioner that reads those annotations. XLA chooses the layout of the
+    outputs flagged in ``free_outputs`` and of the parameters flagged in ``free_params``
+    (read them back with :func:`output_shardings` and :func:`parameter_shardings`)."""
+    client = _backend()[0]
+    options = xc.CompileOptions()
+    options.num_replicas = 1
+    options.num_partitions = len(devices)
+    options.device_assignment = xc.DeviceAssignment.create(np.array([[d.id for d in devices]]))
+    build = options.executable_build_options
+    build.use_spmd_partitioning = True
+    build.use_shardy_partitioner = False
+    if any(free_outputs):
+        build.allow_spmd_sharding_propagation_to_output = list(free_outputs)
+    if any(free_params):
+        build.allow_spmd_sharding_propagation_to_parameters = list(free_params)
+    device_list = xc.DeviceList(tuple(devices))
+    if host_callbacks:
+        return client.compile_and_load(
+            module, device_list, options, host_callbacks=list(host_callbacks)
+        )
+    return client.compile_and_load(module, device_list, options)
+
+
+def output_shardings(exe: LoadedExecutable) -> list[HloSharding]:
+    """The layout of each output of an SPMD executable, as compiled."""
+    return [xc.HloSharding.from_proto(p) for p in exe.get_output_shardings()]
+
+
+def parameter_shardings(exe: LoadedExecutable) -> list[HloSharding]:
+    """The layout of each parameter of an SPMD executable, as compiled."""
+    return [xc.HloSharding.from_proto(p) for p in exe.get_parameter_shardings()]
 
 
 # --- LAPACK kernels (jaxlib's typed-FFI custom-call targets) ----------------------------------

@@ -17,6 +17,7 @@ so ``grad(jit(f))``, ``vmap(jit(f))`` and nested jits transform the traced jaxpr
 from __future__ import annotations
 
 import functools
+import inspect
 import operator
 import weakref
 from collections import OrderedDict
@@ -32,6 +33,9 @@ from mj_ir.extend import trace_to_jaxpr
 from mj_xla._array import Array
 from mj_xla._executable import Executable, compile_jaxpr, inline_values
 from mj_xla._lowering import build_module
+from mj_xla._sharded_array import ShardedArray
+from mj_xla._sharding import PmapSharding, Sharding, broadcast_prefix
+from mj_xla._spmd_executable import SpmdExecutable
 from mj_xla._xla_call import xla_call_p
 
 __all__ = ["Compiled", "JitFunction", "Lowered", "jit"]
@@ -46,21 +50,48 @@ class _Entry:
     """One traced signature: its jaxpr (constants first), constants, output structure and,
     once it has run eagerly, its executable."""
 
-    __slots__ = ("closed", "consts", "executable", "name", "out_tree", "single_leaf")
+    __slots__ = (
+        "closed",
+        "consts",
+        "donated",
+        "executable",
+        "in_shardings",
+        "name",
+        "out_shardings",
+        "out_tree",
+        "single_leaf",
+    )
 
     def __init__(
-        self, closed: ClosedJaxpr, consts: list[Any], out_tree: PyTreeDef, name: str
+        self,
+        closed: ClosedJaxpr,
+        consts: list[Any],
+        out_tree: PyTreeDef,
+        name: str,
+        in_shardings: Sequence[Sharding | None] = (),
+        out_shardings: Sequence[Sharding | None] = (),
+        donated: Sequence[bool] = (),
     ) -> None:
         self.closed = closed
         self.consts = consts
         self.out_tree = out_tree
         self.single_leaf = out_tree.node_type is None
-        self.executable: Executable | None = None
+        self.executable: Executable | SpmdExecutable | None = None
         self.name = name
+        self.in_shardings = tuple(in_shardings)
+        self.out_shardings = tuple(out_shardings)
+        self.donated = tuple(donated)
 
-    def compile(self) -> Executable:
+    def compile(self) -> Executable | SpmdExecutable:
         if self.executable is None:
-            self.executable = compile_jaxpr(self.closed.jaxpr, self.consts, self.name)
+            self.executable = compile_jaxpr(
+                self.closed.jaxpr,
+                self.consts,
+                self.name,
+                self.in_shardings,
+                self.out_shardings,
+                self.donated,
+            )
         return self.executable
 
     def output(self, outs: Sequence[Any]) -> Any:
@@ -96,8 +127,9 @@ def _cache_for(fun: Callable[..., Any]) -> _Cache:
 
 
 def _leaf_aval(x: Any) -> ShapedArray:
-    if type(x) is Array:
-        return x._aval
+    if issubclass(type(x), Array):  # device arrays, sharded ones too: never read to the host
+        aval: ShapedArray = x._aval
+        return aval
     try:
         return raise_to_shaped(get_aval(x))
     except TypeError:
@@ -129,10 +161,15 @@ class JitFunction(Generic[P, R]):
         "__dict__",
         "__weakref__",
         "_cache",
+        "_donate_argnames",
+        "_donate_argnums",
         "_fun",
+        "_in_shardings",
         "_name",
+        "_out_shardings",
         "_static_argnames",
         "_static_argnums",
+        "_variant",
     )
 
     def __init__(
@@ -140,8 +177,22 @@ class JitFunction(Generic[P, R]):
         fun: Callable[P, R],
         static_argnums: Sequence[int],
         static_argnames: Sequence[str],
+        in_shardings: Any = None,
+        out_shardings: Any = None,
+        donate_argnums: Sequence[int] = (),
+        donate_argnames: Sequence[str] = (),
     ) -> None:
         self._fun = fun
+        self._donate_argnums = frozenset(donate_argnums)
+        self._donate_argnames = frozenset(donate_argnames)
+        # Every jit of one function shares its cache; options changing what is compiled
+        # (donation, output layouts) are part of the key.
+        self._variant: Hashable = None
+        if donate_argnums or donate_argnames or out_shardings is not None:
+            outs, outs_tree = tree_flatten(out_shardings, is_leaf=_is_sharding_leaf)
+            self._variant = (self._donate_argnums, self._donate_argnames, tuple(outs), outs_tree)
+        self._in_shardings = in_shardings
+        self._out_shardings = out_shardings
         self._name = getattr(fun, "__name__", type(fun).__name__)
         self._static_argnums = tuple(static_argnums)
         self._static_argnames = frozenset(static_argnames)
@@ -160,10 +211,13 @@ class JitFunction(Generic[P, R]):
                     break
                 key.append(a._aval)
             else:
-                entry = self._cache.get(tuple(key))
+                fast_key: Hashable = tuple(key)
+                if self._variant is not None:
+                    fast_key = (fast_key, self._variant)
+                entry = self._cache.get(fast_key)
                 if entry is not None:
                     exe = entry.executable
-                    if exe is not None:
+                    if type(exe) is Executable:  # one device (not SPMD)
                         outs = exe.run_buffers([a._buf for a in arrays])
                         if entry.single_leaf:
                             return outs[0]  # type: ignore[return-value]
@@ -233,14 +287,21 @@ class JitFunction(Generic[P, R]):
             key: Hashable = avals  # the fast path's key
         else:
             key = (statics, in_tree, avals)
+        if self._variant is not None:
+            key = (key, self._variant)
         named_axes = axis_env_signature()
         if named_axes:  # collectives inside resolve against the axes in scope
             key = (key, named_axes)
+        shardings = self._arg_shardings(flat_args, in_tree)
+        if shardings:  # laid out over several devices: compiled for that layout
+            key = (key, shardings)
         entry = self._cache.get(key)
         if entry is not None:
             self._cache.move_to_end(key)
             return entry, flat_args
-        entry = self._trace(args, statics, in_tree, avals)
+        entry = self._trace(args, statics, in_tree, avals, shardings)
+        if self._donate_argnums or self._donate_argnames:
+            entry.donated = self._donated_leaves(len(args), statics, in_tree)
         if not any(isinstance(c, Tracer) for c in entry.consts):
             # Entries closing over an enclosing transformation's tracers are not reusable.
             self._cache[key] = entry
@@ -254,6 +315,7 @@ class JitFunction(Generic[P, R]):
         statics: tuple[tuple[Any, Any], ...],
         in_tree: PyTreeDef,
         avals: tuple[ShapedArray, ...],
+        in_shardings: tuple[Sharding | None, ...] = (),
     ) -> _Entry:
         static_pos = {k: v for k, v in statics if isinstance(k, int)}
         static_kw = {k: v for k, v in statics if isinstance(k, str)}
@@ -277,7 +339,56 @@ class JitFunction(Generic[P, R]):
             return out_flat
 
         jaxpr, consts = trace_to_jaxpr(fun_flat, avals)
-        return _Entry(ClosedJaxpr(jaxpr, ()), consts, out_trees[0], self._name)
+        out_tree = out_trees[0]
+        out_shardings: tuple[Sharding | None, ...] = ()
+        if self._out_shardings is not None:
+            out_shardings = tuple(
+                broadcast_prefix(self._out_shardings, out_tree, f"jit({self._name}) out_shardings")
+            )
+        entry = _Entry(
+            ClosedJaxpr(jaxpr, ()), consts, out_tree, self._name, in_shardings, out_shardings
+        )
+        return entry
+
+    def _donated_leaves(
+        self, nargs: int, statics: tuple[tuple[Any, Any], ...], in_tree: PyTreeDef
+    ) -> tuple[bool, ...]:
+        """Per flat argument: whether it belongs to a donated argument."""
+        static_pos = {k for k, _ in statics if isinstance(k, int)}
+        positions = [i for i in range(nargs) if i not in static_pos]
+        args_tree, kw_tree = in_tree.child_treedefs
+        flags: list[bool] = []
+        for pos, sub in zip(positions, args_tree.child_treedefs, strict=True):
+            flags += [pos in self._donate_argnums] * sub.num_leaves
+        names: tuple[str, ...] = kw_tree.node_data or ()  # type: ignore[assignment]
+        for name, sub in zip(names, kw_tree.child_treedefs, strict=True):
+            flags += [name in self._donate_argnames] * sub.num_leaves
+        return tuple(flags)
+
+    def _arg_shardings(
+        self, flat_args: Sequence[Any], in_tree: PyTreeDef
+    ) -> tuple[Sharding | None, ...]:
+        """Per flat argument: its ``in_shardings`` entry, else the layout of an argument
+        already sharded over several devices; ``()`` when nothing is sharded."""
+        given: list[Sharding | None] = [None] * len(flat_args)
+        if self._in_shardings is not None:
+            args_tree = in_tree.child_treedefs[0]
+            what = f"jit({self._name}) in_shardings"
+            spec = self._in_shardings
+            if isinstance(spec, list):
+                spec = tuple(spec)
+            if isinstance(spec, tuple) and len(spec) != len(args_tree.child_treedefs):
+                raise ValueError(
+                    f"{what} has {len(spec)} entries but the function was called with "
+                    f"{len(args_tree.child_treedefs)} positional (non-static) arguments; give "
+                    f"one sharding (or None) per argument{_where()}"
+                )
+            given[: args_tree.num_leaves] = broadcast_prefix(spec, args_tree, what)
+        for i, x in enumerate(flat_args):
+            sharded = isinstance(x, ShardedArray) and not isinstance(x.sharding, PmapSharding)
+            if given[i] is None and sharded:
+                given[i] = x.sharding
+        return tuple(given) if any(s is not None for s in given) else ()
 
     # --- introspection ----------------------------------------------------------------------
     def lower(self, *args: Any, **kwargs: Any) -> Lowered:
@@ -301,6 +412,10 @@ class JitFunction(Generic[P, R]):
         return f"<jit({self._name})>"
 
 
+def _is_sharding_leaf(x: Any) -> bool:
+    return x is None or isinstance(x, Sharding)
+
+
 def _all_leaves(in_tree: PyTreeDef) -> bool:
     """True for the structure ``((leaf, ..., leaf), {})`` of plain positional arrays."""
     args_tree = in_tree.child_treedefs[0]
@@ -319,6 +434,8 @@ class Lowered:
     def as_text(self) -> str:
         """The StableHLO module (MLIR text)."""
         entry = self._entry
+        if entry.in_shardings or entry.out_shardings or any(entry.donated):  # as compiled
+            entry.compile()
         if entry.executable is not None:
             return entry.executable.as_text()
         module, _ = build_module(entry.closed.jaxpr, inline_values(entry.consts))
@@ -366,6 +483,8 @@ def jit(
     static_argnames: str | Sequence[str] = (),
     donate_argnums: int | Sequence[int] = (),
     donate_argnames: str | Sequence[str] = (),
+    in_shardings: Any = None,
+    out_shardings: Any = None,
 ) -> JitFunction[P, R]: ...
 
 
@@ -377,6 +496,8 @@ def jit(
     static_argnames: str | Sequence[str] = (),
     donate_argnums: int | Sequence[int] = (),
     donate_argnames: str | Sequence[str] = (),
+    in_shardings: Any = None,
+    out_shardings: Any = None,
 ) -> JitDecorator: ...
 
 
@@ -387,6 +508,8 @@ def jit(
     static_argnames: str | Sequence[str] = (),
     donate_argnums: int | Sequence[int] = (),
     donate_argnames: str | Sequence[str] = (),
+    in_shardings: Any = None,
+    out_shardings: Any = None,
 ) -> JitFunction[P, R] | JitDecorator:
     """Compile ``fun`` with XLA: traced once per argument signature (shapes, dtypes, weak
     types, pytree structure, static argument values), then run as one executable.
@@ -397,9 +520,18 @@ def jit(
         static_argnums: positions of arguments passed as Python values (must be hashable);
             a new value triggers a new trace.
         static_argnames: the same for keyword arguments.
-        donate_argnums: accepted for JAX compatibility; buffer donation is only a memory
-            hint, and mj does not reuse donated buffers (results are the same).
-        donate_argnames: the same for keyword arguments.
+        donate_argnums: positions of arguments whose device buffers the outputs may reuse:
+            each donated array is paired with an output of its shape and dtype, and is
+            deleted after the call (using it again raises "Array has been deleted"); one no
+            output can reuse is left alone, with JAX's warning.
+        donate_argnames: the same for keyword arguments (each also donates the positional
+            argument of that name, and ``donate_argnums`` the keyword of that position).
+        in_shardings: how the positional arguments are laid out over devices: one
+            :class:`~mj.sharding.Sharding` (or ``None``) for all, or one per argument (each
+            a prefix of that argument's pytree). With a sharding involved, XLA's SPMD
+            partitioner splits the program over the sharding's devices; ``None`` leaves an
+            argument's layout as it is (replicated for host data).
+        out_shardings: the same for the outputs (``None``: XLA chooses).
 
     Example::
 
@@ -414,14 +546,42 @@ def jit(
             static_argnames=static_argnames,
             donate_argnums=donate_argnums,
             donate_argnames=donate_argnames,
+            in_shardings=in_shardings,
+            out_shardings=out_shardings,
         )
-    del donate_argnums, donate_argnames  # a hint only: no buffer is reused
     nums = _static_argnums_tuple(fun, static_argnums)
     names = (static_argnames,) if isinstance(static_argnames, str) else tuple(static_argnames)
-    return JitFunction(fun, nums, names)
+    donate_nums, donate_names = _donation_by_both(
+        fun, _static_argnums_tuple(fun, donate_argnums, "donate_argnums"), donate_argnames
+    )
+    return JitFunction(fun, nums, names, in_shardings, out_shardings, donate_nums, donate_names)
 
 
-def _static_argnums_tuple(fun: Callable[..., Any], static_argnums: Any) -> tuple[int, ...]:
+def _donation_by_both(
+    fun: Callable[..., Any], nums: tuple[int, ...], names: str | Sequence[str]
+) -> tuple[tuple[int, ...], tuple[str, ...]]:
+    """``donate_argnums`` and ``donate_argnames`` completed from each other through ``fun``'s
+    signature, as JAX does: an argument is donated however it is passed."""
+    names = (names,) if isinstance(names, str) else tuple(names)
+    if not nums and not names:
+        return (), ()
+    try:
+        params = list(inspect.signature(fun).parameters.values())
+    except (TypeError, ValueError):  # no signature (some builtins): take both as given
+        return nums, names
+    positional = [
+        p.name
+        for p in params
+        if p.kind in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    ]
+    all_nums = set(nums) | {positional.index(n) for n in names if n in positional}
+    all_names = set(names) | {positional[i] for i in nums if 0 <= i < len(positional)}
+    return tuple(sorted(all_nums)), tuple(sorted(all_names))
+
+
+def _static_argnums_tuple(
+    fun: Callable[..., Any], static_argnums: Any, what: str = "static_argnums"
+) -> tuple[int, ...]:
     try:
         if isinstance(static_argnums, int):
             return (static_argnums,)
@@ -431,6 +591,6 @@ def _static_argnums_tuple(fun: Callable[..., Any], static_argnums: Any) -> tuple
         pass
     name = getattr(fun, "__name__", type(fun).__name__)
     raise TypeError(
-        f"jit({name}): static_argnums must be an int or a sequence of ints, got "
+        f"jit({name}): {what} must be an int or a sequence of ints, got "
         f"{static_argnums!r}{_where()}"
     )

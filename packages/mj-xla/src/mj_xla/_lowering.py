@@ -25,23 +25,58 @@ import numpy as np
 
 from mj_core import Primitive, RuleTable, ShapedArray
 from mj_ir import ClosedJaxpr, Jaxpr, Lit, Var
+from mj_xla._donation import pair_donations
 from mj_xla._jaxlib import Value, func, hlo, ir, ir_element_type, ir_tensor_type, mlir_context
 
 __all__ = [
     "Avals",
     "LoweringContext",
     "LoweringRule",
+    "Spmd",
     "Values",
     "as_dtype",
     "aval_to_ir_type",
     "broadcast_to_aval",
     "build_module",
     "compare",
+    "inline_values",
     "ir_constant",
     "lower_jaxpr",
     "lowering_rules",
     "register_lowering",
 ]
+
+
+class Spmd:
+    """The sharding annotations of an SPMD module: ``mhlo.sharding`` (an ``HloSharding``'s
+    text) per binder and per output, ``None`` where XLA chooses, and the partition count."""
+
+    __slots__ = ("in_shardings", "num_partitions", "out_shardings")
+
+    def __init__(
+        self, in_shardings: Sequence[str | None], out_shardings: Sequence[str | None], n: int
+    ) -> None:
+        self.in_shardings = list(in_shardings)
+        self.out_shardings = list(out_shardings)
+        self.num_partitions = n
+
+    def annotate(self, fn: Any, module: ir.Module) -> None:
+        i32 = ir.IntegerType.get_signless(32)
+        module.operation.attributes["mhlo.num_partitions"] = ir.IntegerAttr.get(
+            i32, self.num_partitions
+        )
+        module.operation.attributes["mhlo.num_replicas"] = ir.IntegerAttr.get(i32, 1)
+        fn.result_attrs = ir.ArrayAttr.get([_arg_attrs(s, None) for s in self.out_shardings])
+
+
+def _arg_attrs(sharding: str | None, alias: int | None) -> ir.Attribute:
+    attrs: dict[str, ir.Attribute] = {}
+    if sharding is not None:
+        attrs["mhlo.sharding"] = ir.StringAttr.get(sharding)
+    if alias is not None:
+        attrs["tf.aliasing_output"] = ir.IntegerAttr.get(ir.IntegerType.get_signless(32), alias)
+    return ir.DictAttr.get(attrs)
+
 
 lowering_rules = RuleTable("lowering_rules", "XLA lowering (jit)", "mj_xla.extend")
 
@@ -189,20 +224,40 @@ def lower_jaxpr(
     return [read(x) for x in jaxpr.outs]
 
 
+def inline_values(known: Sequence[Any]) -> list[Any]:
+    """For each known value: the scalar to inline as a constant, or ``None`` to pass it as a
+    parameter (arrays)."""
+    return [np.asarray(x) if np.ndim(x) == 0 else None for x in known]
+
+
 def build_module(
     jaxpr: Jaxpr,
     inline: Sequence[Any | None],
     name: str = "main",
     host_callbacks: list[Any] | None = None,
+    spmd: Spmd | None = None,
+    donated: Sequence[bool] = (),
 ) -> tuple[ir.Module, list[int]]:
     """A module whose ``main`` computes ``jaxpr``.
 
     ``inline[i]`` (for the leading binders) is a known value to embed as a constant, or
     ``None`` to keep binder ``i`` as a parameter. Returns the module and the indices of the
     binders that are parameters, in order. Host callbacks the module calls are appended to
-    ``host_callbacks`` (compiling the module needs them).
+    ``host_callbacks`` (compiling the module needs them). ``spmd`` annotates the parameters
+    and results with the shardings XLA's SPMD partitioner reads. ``donated[i]`` (per binder;
+    empty: none) lets an output reuse binder ``i``'s buffer (see :mod:`mj_xla._donation`).
     """
     params = [i for i in range(len(jaxpr.in_binders)) if i >= len(inline) or inline[i] is None]
+    in_text = [spmd.in_shardings[i] for i in params] if spmd is not None else []
+    aliases: list[int | None] = [None] * len(params)
+    if any(donated):
+        aliases = pair_donations(
+            [jaxpr.in_binders[i].aval for i in params],
+            [donated[i] for i in params],
+            [x.aval for x in jaxpr.outs],
+            in_text,
+            spmd.out_shardings if spmd is not None else [],
+        )
     with mlir_context(), ir.Location.unknown():
         module = ir.Module.create()
         ctx = LoweringContext(module, host_callbacks)
@@ -210,6 +265,13 @@ def build_module(
         out_types = [aval_to_ir_type(x.aval) for x in jaxpr.outs]
         with ir.InsertionPoint(module.body):
             fn = func.FuncOp(name, ir.FunctionType.get(in_types, out_types))
+            if spmd is not None:
+                spmd.annotate(fn, module)
+            if spmd is not None or any(a is not None for a in aliases):
+                shardings = in_text or [None] * len(params)
+                fn.arg_attrs = ir.ArrayAttr.get(
+                    [_arg_attrs(s, a) for s, a in zip(shardings, aliases, strict=True)]
+                )
             with ir.InsertionPoint(fn.add_entry_block()):
                 fn_args = iter(fn.arguments)
                 vals = [

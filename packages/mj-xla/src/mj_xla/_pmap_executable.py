@@ -3,9 +3,10 @@
 ``pmap`` runs its function this way (:mod:`mj_xla._pmap`). A mapped argument is split along
 its leading axis, one slice per device (a :class:`ShardedArray` already on those devices is
 taken as is); an unmapped one is copied to every device; each output comes back as a
-:class:`ShardedArray`. Executions are serialised: XLA:CPU runs one thread per replica and
-blocks them in each collective's rendezvous, and two programs in flight at once can hold
-every thread between them (on a small machine, a tight pmap loop in JAX itself dies so).
+:class:`ShardedArray`. Executions (of these and of SPMD programs) are serialised: XLA:CPU
+runs one thread per replica and blocks them in each collective's rendezvous, and two
+programs in flight at once can hold every thread between them (on a small machine, a tight
+pmap loop in JAX itself dies so).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from mj_xla._lowering import build_module
 from mj_xla._replicas import replica_axis
 from mj_xla._sharded_array import ShardedArray
 
-__all__ = ["executable", "resolve_devices", "stacked", "where"]
+__all__ = ["executable", "resolve_devices", "run_serialised", "stacked", "where"]
 
 
 def where() -> str:
@@ -36,6 +37,16 @@ def where() -> str:
 
 _run_lock = threading.Lock()
 _in_flight: list[Any] = []  # the outputs of the last replicated execution
+
+
+def run_serialised(exe: Any, bufs: Sequence[Any], handlers: Sequence[Any]) -> list[Any]:
+    """Run a multi-device executable once the previous one has finished (see above)."""
+    with _run_lock:
+        for out in _in_flight:
+            out.block_until_ready()
+        outs: list[Any] = exe.execute_sharded(list(bufs)).consume_with_handlers(list(handlers))
+        _in_flight[:] = outs[:1]
+    return outs
 
 
 class _PmapExecutable:
@@ -61,11 +72,7 @@ class _PmapExecutable:
             self._buffer(x, aval, m)
             for x, aval, m in zip(args, self.arg_avals, mapped, strict=True)
         ]
-        with _run_lock:
-            for out in _in_flight:
-                out.block_until_ready()
-            outs = self._exe.execute_sharded(bufs).consume_with_handlers(self._handlers)
-            _in_flight[:] = outs[:1]
+        outs = run_serialised(self._exe, bufs, self._handlers)
         return [
             ShardedArray(b, a, self._devices) for b, a in zip(outs, self.out_avals, strict=True)
         ]
@@ -126,7 +133,7 @@ def resolve_devices(axis_size: int, devices: Sequence[Any] | None) -> tuple[Any,
                 f"given (devices={list(devices)}); they must be equal{where()}."
             )
         return tuple(devices)
-    available = _jaxlib.devices()
+    available = _jaxlib.local_devices()
     if axis_size > len(available):
         raise ValueError(
             f"compiling computation that requires {axis_size} logical devices, but only "

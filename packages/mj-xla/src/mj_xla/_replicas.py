@@ -16,14 +16,26 @@ from typing import Any
 import numpy as np
 
 from mj_core.extend import names_of
-from mj_xla._jaxlib import ir
+from mj_xla._jaxlib import hlo, ir
 
-__all__ = ["int64_attr", "replica_axis", "replica_count", "replica_groups"]
+__all__ = [
+    "channel_attrs",
+    "in_mesh",
+    "int64_attr",
+    "mesh_axes",
+    "mesh_groups",
+    "replica_axis",
+    "replica_count",
+    "replica_groups",
+]
 
 
 class _Lowering(threading.local):
     def __init__(self) -> None:
         self.axis: tuple[Hashable, int] | None = None
+        # inside a shard_map body: the mesh's axis names and sizes (devices are partitions)
+        self.mesh: tuple[tuple[Hashable, ...], tuple[int, ...]] | None = None
+        self.channels = 0
 
 
 _state = _Lowering()
@@ -40,9 +52,63 @@ def replica_axis(name: Hashable, size: int) -> Iterator[None]:
         _state.axis = prev
 
 
+@contextmanager
+def mesh_axes(names: tuple[Hashable, ...], sizes: tuple[int, ...]) -> Iterator[None]:
+    """Lower the block as a ``shard_map`` body over a mesh of these axes: collectives group
+    the partitions (XLA's logical device ids, the mesh in row-major order) along them."""
+    prev = _state.mesh
+    _state.mesh = (names, sizes)
+    try:
+        yield
+    finally:
+        _state.mesh = prev
+
+
+def mesh_groups(prim_name: str, axis_name: Any) -> np.ndarray[Any, Any]:
+    """The partitions taking part together in a collective over ``axis_name`` inside a
+    ``shard_map`` body: one row per group, in axis-index order."""
+    assert _state.mesh is not None
+    names, sizes = _state.mesh
+    wanted = names_of(axis_name)
+    missing = [n for n in wanted if n not in names]
+    if missing:
+        raise NameError(
+            f"{prim_name}: unbound axis name {missing[0]!r}; the mesh axes in scope are "
+            f"{list(names)}"
+        )
+    ids = np.arange(int(np.prod(sizes))).reshape(sizes)
+    order = [names.index(n) for n in names if n not in wanted] + [names.index(n) for n in wanted]
+    width = int(np.prod([sizes[names.index(n)] for n in wanted]))
+    groups: np.ndarray[Any, Any] = ids.transpose(order).reshape(-1, width)
+    return groups
+
+
+def in_mesh() -> bool:
+    """True while lowering a ``shard_map`` body."""
+    return _state.mesh is not None
+
+
+def channel_attrs(global_ids: bool = True) -> dict[str, Any]:
+    """Inside a ``shard_map`` body a collective is cross-partition: a fresh channel, and
+    replica groups that hold global device ids. Elsewhere (pmap replicas) nothing."""
+    if _state.mesh is None:
+        return {}
+    _state.channels += 1
+    attrs: dict[str, Any] = {"channel_handle": hlo.ChannelHandle.get(_state.channels, 1)}
+    if global_ids:
+        attrs["use_global_device_ids"] = True
+    return attrs
+
+
 def replica_groups(prim_name: str, axis_name: Any, axis_index_groups: Any = None) -> ir.Attribute:
     """The ``replica_groups`` attribute of a collective over ``axis_name``: every replica in
     one group, or the given ``axis_index_groups`` (replica ``i`` is axis index ``i``)."""
+    if _state.mesh is not None:
+        if axis_index_groups is not None:
+            raise NotImplementedError(
+                f"{prim_name}: axis_index_groups inside shard_map is not supported"
+            )
+        return int64_attr(mesh_groups(prim_name, axis_name).tolist())
     axis = _state.axis
     names = names_of(axis_name)
     if axis is None or names != (axis[0],):

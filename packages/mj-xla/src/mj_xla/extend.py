@@ -36,5 +36,7 @@ from mj_xla._monoids import set_combiner as set_combiner
 from mj_xla._promotion import compute_dtype as compute_dtype
 from mj_xla._promotion import lower_operands as lower_operands
 from mj_xla._promotion import register_elementwise as register_elementwise
+from mj_xla._shard_map import shard_map_p as shard_map_p
+from mj_xla._sharding_constraint import sharding_constraint_p as sharding_constraint_p
 from mj_xla._xla_call import xla_call_p as xla_call_p
 from mj_xla._xla_pmap import xla_pmap_p as xla_pmap_p

@@ -11,6 +11,7 @@ import every other layer; no layer may import it.
 
 from mj import ad_checkpoint as ad_checkpoint
 from mj import debug as debug
+from mj import distributed as distributed
 from mj import dtypes as dtypes
 from mj import flatten_util as flatten_util
 from mj import lax as lax
@@ -19,6 +20,7 @@ from mj import numpy as numpy
 from mj import ops as ops
 from mj import random as random
 from mj import scipy as scipy
+from mj import sharding as sharding
 from mj import test_util as test_util
 from mj import tree as tree
 from mj import tree_util as tree_util
@@ -68,8 +70,13 @@ from mj_xla import disable_jit as disable_jit
 from mj_xla import jit as jit
 from mj_xla import local_device_count as local_device_count
 from mj_xla import local_devices as local_devices
+from mj_xla import make_array_from_callback as make_array_from_callback
+from mj_xla import make_array_from_process_local_data as make_array_from_process_local_data
+from mj_xla import make_mesh as make_mesh
 from mj_xla import pmap as pmap
+from mj_xla import process_count as process_count
 from mj_xla import process_index as process_index
+from mj_xla import shard_map as shard_map
 
 jacobian = jacrev  # JAX: "jacobian: alias of jacrev"
 

@@ -1,4 +1,5 @@
-"""``mj.debug``: JAX's ``jax.debug.print`` and ``jax.debug.callback``.
+"""``mj.debug``: JAX's ``jax.debug.print`` and ``jax.debug.callback``, and the sharding
+tables ``visualize_array_sharding``/``visualize_sharding``.
 
 Both stage a ``debug_callback`` primitive, so they run whenever the program runs: eagerly at
 once, under ``jit`` every time the compiled code runs (never while tracing), under ``grad`` on
@@ -12,12 +13,14 @@ import string
 from collections.abc import Callable
 from typing import Any
 
+from mj._sharding_table import visualize_array_sharding as visualize_array_sharding
+from mj._sharding_table import visualize_sharding as visualize_sharding
 from mj_core import Tracer, bind, is_array
 from mj_core.errors import user_line_suffix
 from mj_core.prims.callback import HostCallback, debug_callback_p
 from mj_core.tree_util import tree_flatten, tree_unflatten
 
-__all__ = ["callback", "print"]
+__all__ = ["callback", "print", "visualize_array_sharding", "visualize_sharding"]
 
 
 def _is_dynamic(x: Any) -> bool:

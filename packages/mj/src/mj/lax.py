@@ -46,6 +46,7 @@ from mj_core.prims.sorting import *
 from mj_core.prims.special import *
 from mj_core.prims.structural import *
 from mj_core.prims.windowed import *
+from mj_xla import with_sharding_constraint as with_sharding_constraint
 
 acosh = _mnp.arccosh
 asinh = _mnp.arcsinh

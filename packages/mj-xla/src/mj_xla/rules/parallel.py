@@ -19,8 +19,15 @@ import numpy as np
 from mj_core.extend import Primitive, ShapedArray
 from mj_core.prims import parallel as par
 from mj_xla._jaxlib import Value, hlo, ir, ir_tensor_type
-from mj_xla._lowering import Avals, LoweringContext, Values, aval_to_ir_type, lowering_rules
-from mj_xla._replicas import int64_attr, replica_groups
+from mj_xla._lowering import (
+    Avals,
+    LoweringContext,
+    Values,
+    aval_to_ir_type,
+    ir_constant,
+    lowering_rules,
+)
+from mj_xla._replicas import channel_attrs, in_mesh, int64_attr, mesh_groups, replica_groups
 
 __all__: list[str] = []
 
@@ -57,7 +64,7 @@ def _all_reduce_rule(prim: Primitive, name: str) -> Any:
         groups = replica_groups(prim.name, axis_name, axis_index_groups)
         outs = []
         for x, aval in zip(in_vals, avals_in, strict=True):
-            op = hlo.AllReduceOp([aval_to_ir_type(aval)], [x], groups)
+            op = hlo.AllReduceOp([aval_to_ir_type(aval)], [x], groups, **channel_attrs())
             _set_region(op.regions[0], name, aval.dtype)
             outs.append(op.results[0])
         return outs
@@ -93,7 +100,9 @@ def _all_gather_lowering(
     (x,), (aval,) = in_vals, avals_in
     if not tiled:  # gather blocks of one along a new axis
         x = hlo.reshape(_with_axis(aval, all_gather_dimension, 1), x)
-    op = hlo.AllGatherOp([aval_to_ir_type(avals_out[0])], [x], all_gather_dimension, groups)
+    op = hlo.AllGatherOp(
+        [aval_to_ir_type(avals_out[0])], [x], all_gather_dimension, groups, **channel_attrs()
+    )
     return [op.results[0]]
 
 
@@ -116,7 +125,9 @@ def _reduce_scatter_lowering(
     (x,), (aval,), (out_aval,) = in_vals, avals_in, avals_out
     shape = list(aval.shape)
     shape[scatter_dimension] //= axis_size
-    op = hlo.ReduceScatterOp(ir_tensor_type(shape, aval.dtype), x, scatter_dimension, groups)
+    op = hlo.ReduceScatterOp(
+        ir_tensor_type(shape, aval.dtype), x, scatter_dimension, groups, **channel_attrs()
+    )
     _set_region(op.regions[0], "sum", aval.dtype)
     out: Value = op.result
     if not tiled:  # drop the scattered axis (now of size one)
@@ -147,6 +158,7 @@ def _all_to_all_lowering(
         axis_size,
         groups,
         results=[aval_to_ir_type(avals_out[0])],
+        **channel_attrs(global_ids=False),
     )
     return [op.results[0]]
 
@@ -163,9 +175,18 @@ def _ppermute_lowering(
     axis_name: Any,
     perm: tuple[tuple[int, int], ...],
 ) -> list[Value]:
-    replica_groups("ppermute", axis_name)  # checks the axis is the pmap's
-    pairs = int64_attr(perm)
-    op = hlo.CollectivePermuteOp(in_vals[0], pairs, results=[aval_to_ir_type(avals_out[0])])
+    if in_mesh():  # the pairs of every group, in global device ids
+        groups = mesh_groups("ppermute", axis_name)
+        pairs = int64_attr([(g[s], g[d]) for g in groups.tolist() for s, d in perm])
+    else:
+        replica_groups("ppermute", axis_name)  # checks the axis is the pmap's
+        pairs = int64_attr(perm)
+    op = hlo.CollectivePermuteOp(
+        in_vals[0],
+        pairs,
+        results=[aval_to_ir_type(avals_out[0])],
+        **channel_attrs(global_ids=False),
+    )
     return [op.result]
 
 
@@ -175,6 +196,17 @@ lowering_rules[par.ppermute_p] = _ppermute_lowering
 def _axis_index_lowering(
     ctx: LoweringContext, avals_in: Avals, avals_out: Avals, in_vals: Values, *, axis_name: Any
 ) -> list[Value]:
+    if in_mesh():  # the partition's position along the axis, from its id
+        groups = mesh_groups("axis_index", axis_name)
+        table = np.zeros(groups.size, np.int32)
+        for g in groups:
+            table[g] = np.arange(len(g))
+        i32 = np.dtype(np.int32)
+        pid = hlo.convert(ir_tensor_type((), i32), hlo.partition_id())
+        index = hlo.reshape(
+            ir_tensor_type((), i32), hlo.dynamic_slice(ir_constant(table), [pid], [1])
+        )
+        return [hlo.convert(aval_to_ir_type(avals_out[0]), index)]
     replica_groups("axis_index", axis_name)  # checks the axis is the pmap's
     replica = hlo.replica_id()  # ui32: replica i runs axis index i
     return [hlo.convert(aval_to_ir_type(avals_out[0]), replica)]

@@ -1,0 +1,56 @@
+"""``device_put``: host data (or arrays) onto a device, or split over several by a sharding."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from mj_core import ShapedArray, Tracer, get_aval
+from mj_core.dtypes import canonical_dtype
+from mj_core.errors import user_line_suffix
+from mj_core.tree_util import tree_map
+from mj_xla import _jaxlib
+from mj_xla._array import Array
+from mj_xla._array import device_put as _put_default
+from mj_xla._sharded_array import ShardedArray, put_sharded
+from mj_xla._sharding import Sharding, SingleDeviceSharding
+
+__all__ = ["device_put"]
+
+
+def device_put(x: Any, device: Any = None, *, may_alias: Any = None, donate: Any = None) -> Any:
+    """Move ``x`` (a pytree of NumPy arrays, Python scalars, Arrays) to the device.
+
+    Without ``device``, host values go to the default device and Arrays pass through
+    unchanged; Python scalars keep their weak type. ``device`` may be a device
+    (``mj.devices()[i]``) or a :class:`~mj.sharding.Sharding`: a ``NamedSharding`` splits each
+    leaf over the mesh's devices, each device getting its slice (dimensions must divide
+    evenly). ``may_alias`` and ``donate`` are accepted for JAX compatibility.
+    """
+    if device is None:
+        return _put_default(x)
+    if isinstance(device, Sharding):
+        sharding = device
+    elif hasattr(device, "id") and hasattr(device, "platform"):
+        sharding = SingleDeviceSharding(device)
+    else:
+        raise TypeError(
+            f"device_put: device must be a device or a Sharding, got {type(device).__name__} "
+            f"({device!r}){user_line_suffix()}"
+        )
+    return tree_map(lambda leaf: _put_leaf(leaf, sharding), x)
+
+
+def _put_leaf(x: Any, sharding: Sharding) -> Any:
+    if isinstance(x, Tracer):
+        return x
+    if isinstance(x, ShardedArray) and x.buffer_for(sharding) is not None:
+        return x
+    aval = get_aval(x)
+    shaped = ShapedArray(aval.shape, canonical_dtype(aval.dtype), aval.weak_type)
+    host = np.asarray(x, shaped.dtype)
+    if isinstance(sharding, SingleDeviceSharding):
+        (device,) = sharding.device_assignment
+        return Array(_jaxlib.put_on(host, device), shaped)
+    return put_sharded(host, shaped, sharding)

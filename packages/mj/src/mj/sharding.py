@@ -1,0 +1,30 @@
+"""``mj.sharding``: JAX's ``jax.sharding``, how arrays are laid out over devices.
+
+A ``Mesh`` names the axes of an n-d array of devices, a ``PartitionSpec`` (``P``) says which
+mesh axes split each array dimension, and a ``NamedSharding`` pairs them; ``mj.device_put``
+splits host data by a sharding, and ``mj.jit(in_shardings=, out_shardings=)`` compiles one
+program that XLA's SPMD partitioner splits over the mesh.
+"""
+
+from mj_xla import AxisType as AxisType
+from mj_xla import Mesh as Mesh
+from mj_xla import NamedSharding as NamedSharding
+from mj_xla import PartitionSpec as PartitionSpec
+from mj_xla import PmapSharding as PmapSharding
+from mj_xla import Shard as Shard
+from mj_xla import Sharding as Sharding
+from mj_xla import SingleDeviceSharding as SingleDeviceSharding
+
+P = PartitionSpec
+
+__all__ = [
+    "AxisType",
+    "Mesh",
+    "NamedSharding",
+    "P",
+    "PartitionSpec",
+    "PmapSharding",
+    "Shard",
+    "Sharding",
+    "SingleDeviceSharding",
+]

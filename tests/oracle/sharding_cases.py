@@ -1,0 +1,238 @@
+"""mj's sharding against JAX's, both with 8 CPU devices and the same 4x2 mesh: values of
+sharded computations, the printed sharding of their outputs, and the device table
+``visualize_array_sharding`` draws.
+
+Run in a process of its own (``test_oracle_sharding.py`` starts it): both backends' device
+counts are fixed when they start.
+"""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from jax.sharding import Mesh as JMesh
+from jax.sharding import NamedSharding as JNamed
+from jax.sharding import PartitionSpec as JP  # noqa: N814  (JAX spelling beside mj's P)
+
+jax.config.update("jax_num_cpu_devices", 8)
+jax.config.update("jax_enable_x64", True)
+
+import mj  # noqa: E402  (after JAX's device count is set)
+import mj.numpy as mnp  # noqa: E402
+from mj.sharding import Mesh, NamedSharding, P  # noqa: E402
+
+N = 8
+assert mj.device_count() == N, "run with MJ_NUM_CPU_DEVICES=8 (see test_oracle_sharding.py)"
+assert jax.device_count() == N
+
+pytestmark = pytest.mark.oracle
+
+RNG = np.random.default_rng(21)
+A = RNG.normal(size=(8, 4)).astype(np.float32)
+B = RNG.normal(size=(4, 6)).astype(np.float32)
+MESH = Mesh(np.array(mj.devices()).reshape(4, 2), ("x", "y"))
+JMESH = JMesh(np.array(jax.devices()).reshape(4, 2), ("x", "y"))
+
+
+def both(*spec):
+    """The same NamedSharding in mj and in JAX."""
+    return NamedSharding(MESH, P(*spec)), JNamed(JMESH, JP(*spec))
+
+
+def close(got, want):
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.shape == want.shape, (got.shape, want.shape)
+    assert got.dtype == want.dtype, (got.dtype, want.dtype)
+    np.testing.assert_allclose(got, want, rtol=2e-5, atol=2e-5)
+
+
+def same_layout(got, want):
+    """Same printed sharding, and each device holds the same slice with the same values."""
+    assert repr(got.sharding) == repr(want.sharding)
+    close(got, want)
+    want_shards = {s.device.id: s for s in want.addressable_shards}
+    got_shards = got.addressable_shards
+    assert len(got_shards) == len(want_shards)
+    for shard in got_shards:
+        other = want_shards[shard.device.id]
+        assert shard.index == other.index
+        assert shard.replica_id == other.replica_id
+        close(shard.data, other.data)
+
+
+def jax_cells(shape, sharding):
+    """The grid of device labels JAX's ``visualize_sharding`` draws (it needs ``rich`` to
+    print, so the grid is rebuilt from JAX's own ``devices_indices_map``)."""
+    dims = (1,) * (2 - len(shape)) + tuple(shape)
+    cells = {}
+    for dev, index in sharding.devices_indices_map(tuple(shape)).items():
+        full = (slice(None),) * (2 - len(index)) + tuple(index)
+        key = tuple(s.indices(n)[:2] for s, n in zip(full, dims, strict=True))
+        cells.setdefault(key, []).append(dev.id)
+    rows = sorted({k[0] for k in cells})
+    cols = sorted({k[1] for k in cells})
+    return [["CPU " + ",".join(str(i) for i in sorted(cells[(r, c)])) for c in cols] for r in rows]
+
+
+SPECS = [("x", "y"), ("x",), (None, "y"), ("y", "x"), (("x", "y"),), (("y", "x"), None), ()]
+
+
+@pytest.mark.parametrize("spec", SPECS)
+def test_device_put_lays_out_as_jax(spec):
+    s, js = both(*spec)
+    same_layout(mj.device_put(A, s), jax.device_put(A, js))
+
+
+def drawn_cells(text):
+    """The labels of a printed table, row by row (padding lines left out)."""
+    rows = [[c.strip() for c in ln.strip("│").split("│")] for ln in text.splitlines()]
+    return [r for r in rows if any(r) and not r[0].startswith(("┌", "├", "└"))]
+
+
+@pytest.mark.parametrize("spec", SPECS)
+def test_visualize_array_sharding_draws_jax_table(spec, capsys):
+    s, js = both(*spec)
+    mj.debug.visualize_array_sharding(mj.device_put(A, s))
+    assert drawn_cells(capsys.readouterr().out) == jax_cells(A.shape, js)
+
+
+@pytest.mark.parametrize("shape", [(8, 4), (8,), (16, 16), (8, 32)])
+@pytest.mark.parametrize("spec", SPECS)
+def test_visualize_array_sharding_prints_jax_text(shape, spec, capsys):
+    """Character for character, where JAX can draw (it needs ``rich``)."""
+    pytest.importorskip("rich")
+    if len(spec) > len(shape):
+        pytest.skip("spec longer than the rank")
+    s, js = both(*spec)
+    x = np.zeros(shape, np.float32)
+    mj.debug.visualize_array_sharding(mj.device_put(x, s))
+    ours = capsys.readouterr().out
+    jax.debug.visualize_array_sharding(jax.device_put(x, js))
+    theirs = capsys.readouterr().out
+    if max(len(line) for line in ours.splitlines()) > 80:
+        pytest.skip("rich squeezes a table wider than 80 columns, cutting its labels short")
+    assert ours == theirs
+
+
+def test_single_device_put_as_jax():
+    got = mj.device_put(A, mj.devices()[3])
+    want = jax.device_put(A, jax.devices()[3])
+    assert repr(got.sharding) == repr(want.sharding)
+    close(got, want)
+
+
+MATMULS = {
+    "data_parallel": (("x", None), (None, None)),
+    "model_parallel": ((None, None), (None, "y")),
+    "data_and_model": (("x", None), (None, "y")),
+    "contracting_split": (("x", "y"), ("y", None)),
+}
+
+
+@pytest.mark.parametrize("name", MATMULS)
+def test_sharded_jit_matmul_as_jax(name):
+    sa, sb = MATMULS[name]
+    (ma, ja), (mb, jb) = both(*sa), both(*sb)
+    got = mj.jit(lambda a, b: a @ b, in_shardings=(ma, mb))(A, B)
+    want = jax.jit(lambda a, b: a @ b, in_shardings=(ja, jb))(A, B)
+    same_layout(got, want)
+
+
+def test_jit_of_sharded_arguments_and_out_shardings_as_jax():
+    (ma, ja), (mb, jb), (mo, jo) = both("x"), both(None, "y"), both(None, "y")
+    a, b = mj.device_put(A, ma), mj.device_put(B, mb)
+    ja_, jb_ = jax.device_put(A, ja), jax.device_put(B, jb)
+    same_layout(
+        mj.jit(lambda a, b: mnp.tanh(a @ b))(a, b), jax.jit(lambda a, b: jnp.tanh(a @ b))(ja_, jb_)
+    )
+    got = mj.jit(lambda a, b: (a @ b, a.sum()), out_shardings=(mo, both()[0]))(a, b)
+    want = jax.jit(lambda a, b: (a @ b, a.sum()), out_shardings=(jo, both()[1]))(ja_, jb_)
+    for g, w in zip(got, want, strict=True):
+        same_layout(g, w)
+
+
+@pytest.mark.parametrize("spec", [("x", "y"), (None, "y"), ("y",), ()])
+def test_with_sharding_constraint_as_jax(spec):
+    ms, js = both(*spec)
+    got = mj.jit(lambda a: mj.lax.with_sharding_constraint(mnp.sin(a) * 2, ms))(A)
+    want = jax.jit(lambda a: jax.lax.with_sharding_constraint(jnp.sin(a) * 2, js))(A)
+    same_layout(got, want)
+
+    def mloss(a, b):
+        return (mj.lax.with_sharding_constraint(a @ b, ms) ** 2).sum()
+
+    def jloss(a, b):
+        return (jax.lax.with_sharding_constraint(a @ b, js) ** 2).sum()
+
+    close(mj.jit(mj.grad(mloss))(A, B), jax.jit(jax.grad(jloss))(A, B))
+
+
+def m_psum_matmul(a, b):
+    return mj.lax.psum(a @ b, "x")
+
+
+def j_psum_matmul(a, b):
+    return jax.lax.psum(a @ b, "x")
+
+
+M_SM = mj.shard_map(m_psum_matmul, mesh=MESH, in_specs=(P(None, "x"), P("x", None)), out_specs=P())
+J_SM = jax.shard_map(
+    j_psum_matmul, mesh=JMESH, in_specs=(JP(None, "x"), JP("x", None)), out_specs=JP()
+)
+
+
+def test_shard_map_psum_of_matmul_as_jax():
+    same_layout(mj.jit(M_SM)(A, B), jax.jit(J_SM)(A, B))
+    close(M_SM(A, B), J_SM(A, B))
+    blocks_m = mj.shard_map(
+        lambda a: a * mj.lax.axis_index("x") + mj.lax.psum(a, "y"),
+        mesh=MESH,
+        in_specs=P("x", "y"),
+        out_specs=P("x", "y"),
+    )
+    blocks_j = jax.shard_map(
+        lambda a: a * jax.lax.axis_index("x") + jax.lax.psum(a, "y"),
+        mesh=JMESH,
+        in_specs=JP("x", "y"),
+        out_specs=JP("x", "y"),
+    )
+    same_layout(mj.jit(blocks_m)(A), jax.jit(blocks_j)(A))
+
+
+def test_grad_of_shard_map_psum_of_matmul_as_jax():
+    def mloss(a, b):
+        return (mnp.tanh(M_SM(a, b)) ** 2).sum()
+
+    def jloss(a, b):
+        return (jnp.tanh(J_SM(a, b)) ** 2).sum()
+
+    got = mj.jit(mj.grad(mloss, argnums=(0, 1)))(A, B)
+    want = jax.jit(jax.grad(jloss, argnums=(0, 1)))(A, B)
+    for g, w in zip(got, want, strict=True):
+        close(g, w)
+    eager = mj.grad(mloss, argnums=(0, 1))(A, B)
+    for g, w in zip(eager, want, strict=True):
+        close(g, w)
+    m_jitted = mj.jit(M_SM)  # grad outside jit: the shard_map is split inside the jaxpr
+    outside = mj.grad(lambda a, b: (mnp.tanh(m_jitted(a, b)) ** 2).sum(), argnums=(0, 1))(A, B)
+    for g, w in zip(outside, want, strict=True):
+        close(g, w)
+
+
+def test_vmap_of_shard_map_as_jax():
+    batch = np.stack([A, 2 * A, -A])
+    got = mj.jit(mj.vmap(M_SM, in_axes=(0, None)))(batch, B)
+    want = jax.jit(jax.vmap(J_SM, in_axes=(0, None)))(batch, B)
+    close(got, want)
+    assert got.sharding.spec == P()
+    assert want.sharding.spec == JP()
+
+
+@pytest.mark.parametrize("spec", [("x", "y"), ("x",), (None, "y")])
+def test_host_arguments_take_the_layout_xla_picks_as_jax(spec):
+    ms, js = both(*spec)
+    a, ja = mj.device_put(A, ms), jax.device_put(A, js)
+    same_layout(mj.jit(lambda a, b: a @ b)(a, B), jax.jit(lambda a, b: a @ b)(ja, B))
+    same_layout(mj.jit(lambda a, c: a * c)(a, 2 * A), jax.jit(lambda a, c: a * c)(ja, 2 * A))
+    text = mj.jit(lambda a, b: a @ b).lower(a, B).as_text()
+    assert text.count("mhlo.sharding") == 1  # the sharded argument only: XLA picks the rest
