@@ -24,6 +24,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import functools
+import sys
 import textwrap
 from collections import OrderedDict, defaultdict
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
@@ -127,6 +128,8 @@ def register_pytree_node(
             ) from None
         return aux, children
 
+    if nodetype in node_types:  # as JAX: a second registration would silently replace the first
+        raise ValueError(f"Duplicate custom PyTreeDef type registration for {nodetype}.")
     node_types[nodetype] = NodeType(nodetype.__name__, to_iterable, unflatten_func)
     if flatten_with_keys_func is None:
         keyed_flatteners.pop(nodetype, None)
@@ -414,8 +417,21 @@ def tree_flatten(
 ) -> tuple[list[Any], PyTreeDef]:
     """Leaves in order (dict keys sorted) and the structure to rebuild the tree from them."""
     leaves: list[Any] = []
-    treedef = _flatten(tree, leaves, is_leaf)
+    try:
+        treedef = _flatten(tree, leaves, is_leaf)
+    except RecursionError:
+        raise _too_deep("tree_flatten") from None
     return leaves, treedef
+
+
+def _too_deep(api: str) -> ValueError:
+    """Pytrees are walked recursively: one nested past Python's recursion limit is refused
+    with this error rather than a bare ``RecursionError`` (JAX fails there too)."""
+    return ValueError(
+        f"{api}: the pytree is nested too deeply to process (Python's recursion limit is "
+        f"{sys.getrecursionlimit()} frames); flatten the nesting into fewer levels, e.g. a list "
+        "of leaves instead of lists nested in lists."
+    )
 
 
 def _flatten_with_path(
@@ -456,7 +472,10 @@ def tree_flatten_with_path(
             return leaf_test(x)
 
     out: list[tuple[KeyPath, Any]] = []
-    treedef = _flatten_with_path(tree, (), out, path_is_leaf)
+    try:
+        treedef = _flatten_with_path(tree, (), out, path_is_leaf)
+    except RecursionError:
+        raise _too_deep("tree_flatten_with_path") from None
     return out, treedef
 
 
@@ -493,7 +512,10 @@ def tree_unflatten(treedef: PyTreeDef, leaves: Iterable[Any]) -> Any:
     if len(leaves) > treedef.num_leaves:
         raise ValueError(f"Too many leaves for PyTreeDef; expected {treedef.num_leaves}.")
     it = iter(leaves)
-    return _unflatten(treedef, it)
+    try:
+        return _unflatten(treedef, it)
+    except RecursionError:
+        raise _too_deep("tree_unflatten") from None
 
 
 def _unflatten(treedef: PyTreeDef, leaves: Iterator[Any]) -> Any:
