@@ -17,6 +17,7 @@ so ``grad(jit(f))``, ``vmap(jit(f))`` and nested jits transform the traced jaxpr
 from __future__ import annotations
 
 import functools
+import inspect
 import operator
 import weakref
 from collections import OrderedDict
@@ -101,6 +102,8 @@ def _leaf_aval(x: Any) -> ShapedArray:
     try:
         return raise_to_shaped(get_aval(x))
     except TypeError:
+        if is_array(x):  # an array of a dtype mj refuses: get_aval's message says which
+            raise
         raise TypeError(
             f"jit: an argument leaf is a {type(x).__name__} ({x!r}), not an array. Pass "
             "arrays or scalars, or mark the argument static with static_argnums/"
@@ -416,9 +419,34 @@ def jit(
             donate_argnames=donate_argnames,
         )
     del donate_argnums, donate_argnames  # a hint only: no buffer is reused
+    if not callable(fun):
+        raise TypeError(f"jit: expected a callable value, got {fun!r}{_where()}")
     nums = _static_argnums_tuple(fun, static_argnums)
     names = (static_argnames,) if isinstance(static_argnames, str) else tuple(static_argnames)
+    _check_static_argnames(fun, names)
     return JitFunction(fun, nums, names)
+
+
+def _check_static_argnames(fun: Callable[..., Any], names: tuple[str, ...]) -> None:
+    """A name that is no parameter of ``fun`` is a ``ValueError`` at once (as in JAX), not a
+    setting that silently never applies."""
+    if not names:
+        return
+    try:
+        params = inspect.signature(fun).parameters
+    except (TypeError, ValueError):  # no signature to check against (a builtin)
+        return
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+        return
+    invalid = sorted(
+        n for n in names if n not in params or params[n].kind is inspect.Parameter.POSITIONAL_ONLY
+    )
+    if invalid:
+        name = getattr(fun, "__name__", type(fun).__name__)
+        raise ValueError(
+            f"jit({name}): static_argnames names {invalid}, which the function does not take "
+            f"as keyword arguments (its parameters: {list(params)}){_where()}"
+        )
 
 
 def _static_argnums_tuple(fun: Callable[..., Any], static_argnums: Any) -> tuple[int, ...]:
