@@ -111,5 +111,14 @@ class ShapeDtypeError(MJError, TypeError, ValueError):
     """
 
 
+class ResourceExhaustedError(MJError, MemoryError):
+    """An array larger than the machine's memory was requested (JAX: ``RESOURCE_EXHAUSTED``).
+
+    Eager mj builds filled arrays as NumPy broadcast views, which cost nothing until they are
+    read; without this check ``mnp.zeros((2**40,))`` would return at once and the process be
+    killed (or a reduction run for minutes) later, far from the cause.
+    """
+
+
 class AxisError(MJError, ValueError):
     """An axis (or dimension) argument is out of range for the operand's rank, or repeated."""
