@@ -131,9 +131,12 @@ def _host_data(obj: Any, dtype: np.dtype[Any] | None, api: str) -> np.ndarray[An
 
 
 def _refuse_objects(obj: Any, api: str) -> None:
-    """Data NumPy could only hold as Python objects: an int beyond 64 bits is an
-    ``OverflowError`` (as in JAX), anything else (``None``, ``Fraction``) a ``TypeError``."""
+    """Data NumPy could only hold as Python objects, refused with JAX's classes: an int beyond
+    64 bits is an ``OverflowError``, ``None`` a ``ValueError``, anything else (a ``Fraction``)
+    a ``TypeError``."""
     for item in np.asarray(obj, object).flat:
+        if item is None:  # JAX's class for this one
+            raise ValueError(f"{api}: None is not a valid value for an mj array, got {obj!r}")
         if type(item) is int and not -(2**63) <= item < 2**64:
             raise OverflowError(
                 f"{api}: Python int {item} is too large to convert to "
