@@ -86,7 +86,7 @@ def test_a_cached_jit_agrees_with_a_fresh_one_after_an_attempted_write():
 
     cached = mj.jit(f)
     first = np.asarray(cached(1.0)).copy()
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="read-only"):
         np.asarray(c)[0] = 100.0
     np.testing.assert_array_equal(np.asarray(cached(1.0)), first)
     np.testing.assert_array_equal(np.asarray(mj.jit(f)(1.0)), first)

@@ -25,7 +25,7 @@ BUILTINS = (OverflowError, TypeError, ValueError)
 def _raised(call):
     try:
         call()
-    except Exception as err:  # noqa: BLE001  # the class is what is compared
+    except Exception as err:  # the class is what is compared
         return err
     raise AssertionError("expected an exception")
 
