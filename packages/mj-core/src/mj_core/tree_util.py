@@ -131,9 +131,7 @@ def register_pytree_node(
     if nodetype in node_types:  # as JAX: a second registration would silently replace the first
         raise ValueError(f"Duplicate custom PyTreeDef type registration for {nodetype}.")
     node_types[nodetype] = NodeType(nodetype.__name__, to_iterable, unflatten_func)
-    if flatten_with_keys_func is None:
-        keyed_flatteners.pop(nodetype, None)
-    else:
+    if flatten_with_keys_func is not None:
         keyed_flatteners[nodetype] = flatten_with_keys_func
 
 

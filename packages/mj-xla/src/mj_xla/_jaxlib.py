@@ -7,8 +7,11 @@ touches one module. Facts this module relies on (see ``shared/STABLEHLO.md``):
   installed that failed import costs ~30 us per array. When jax is not installed we park a
   ``None`` in ``sys.modules`` so the import fails at once. When jax *is* installed (the oracle
   test environment) we leave ``sys.modules`` alone so that ``import jax`` keeps working.
-* DLPack import is zero-copy (the device buffer aliases host memory) exactly when the data is
-  64-byte aligned, so :func:`put` hands jaxlib a private aligned copy: arrays stay immutable.
+* Host data reaches the device through ``batched_device_put`` (a copy made during the call,
+  so arrays stay immutable), given the aval and a sharding: jaxlib's other door, DLPack
+  import, builds the aval itself through ``jax.core`` and so imports the whole of jax when it
+  is installed. ``batched_device_put`` reads two attributes that JAX's Python sharding classes
+  add to jaxlib's C++ ones; :class:`_PutSharding` supplies them.
 * ``execute`` checks only byte sizes, never dtypes: callers validate avals themselves.
 """
 
@@ -19,7 +22,7 @@ import os
 import sys
 import threading
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, TypeAlias
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeAlias
 
 import numpy as np
 
@@ -180,19 +183,29 @@ def compile_module(module: ir.Module, host_callbacks: Sequence[Any] = ()) -> Loa
 PYTHON_CALLBACK_TARGET = "xla_ffi_python_cpu_callback"
 
 
-def _aligned_copy(x: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
-    nbytes = x.nbytes
-    raw = np.empty(nbytes + 64, np.uint8)
-    offset = -raw.ctypes.data % 64
-    out: np.ndarray[Any, Any] = raw[offset : offset + nbytes].view(x.dtype).reshape(x.shape)
-    np.copyto(out, x)
-    return out
+class _PutSharding(_jax.SingleDeviceSharding):  # type: ignore[misc]
+    """A one-device sharding ``batched_device_put`` accepts without JAX's Python classes."""
+
+    memory_kind = None
+
+    def _to_xla_hlo_sharding(self, num_dimensions: int) -> Any:
+        return xc.HloSharding.replicate()
+
+
+class _HostAval(NamedTuple):
+    """What jaxlib reads from the aval of an array it creates."""
+
+    shape: tuple[int, ...]
+    dtype: np.dtype[Any]
+    weak_type: bool
+
+
+_put_shardings: dict[Any, _PutSharding] = {}
 
 
 def put(x: np.ndarray[Any, Any]) -> Buffer:
-    """Copy host data to the device (a private aligned copy, so later host writes don't leak)."""
-    _, dev, _, _ = _backend()
-    return _jax.dlpack_managed_tensor_to_buffer(_aligned_copy(x).__dlpack__(), dev, None)
+    """Copy host data to the device (a copy: later host writes don't reach it)."""
+    return put_on(x, _backend()[1])
 
 
 def result_handler(aval: Any) -> Any:
@@ -234,7 +247,19 @@ def compile_replicated(
 
 def put_on(x: np.ndarray[Any, Any], dev: Any) -> Buffer:
     """:func:`put`, onto device ``dev``."""
-    return _jax.dlpack_managed_tensor_to_buffer(_aligned_copy(x).__dlpack__(), dev, None)
+    sharding = _put_shardings.get(dev)
+    if sharding is None:
+        sharding = _put_shardings.setdefault(dev, _PutSharding(dev))
+    return _jax.batched_device_put(
+        _HostAval(x.shape, x.dtype, False),
+        sharding,
+        [x],
+        [dev],
+        True,  # committed
+        True,  # force_copy
+        _jax.HostBufferSemantics.IMMUTABLE_ONLY_DURING_CALL,
+        True,  # enable_x64: the data's dtype is already mj's (no canonicalization)
+    )
 
 
 def _replicated_sharding(devices: Sequence[Any]) -> Any:
