@@ -128,10 +128,15 @@ def register_pytree_node(
             ) from None
         return aux, children
 
-    if nodetype in node_types:  # as JAX: a second registration would silently replace the first
+    if nodetype in node_types and nodetype not in _implicit_nodes:
+        # as JAX: a second registration would silently replace the first
         raise ValueError(f"Duplicate custom PyTreeDef type registration for {nodetype}.")
+    _implicit_nodes.discard(nodetype)
+    _leaf_types.discard(nodetype)
     node_types[nodetype] = NodeType(nodetype.__name__, to_iterable, unflatten_func)
-    if flatten_with_keys_func is not None:
+    if flatten_with_keys_func is None:
+        keyed_flatteners.pop(nodetype, None)  # (a namedtuple's implicit key names)
+    else:
         keyed_flatteners[nodetype] = flatten_with_keys_func
 
 
@@ -258,6 +263,7 @@ def _namedtuple_node(cls: type) -> NodeType:
     node = NodeType(cls.__name__, lambda t: (None, t), lambda _, xs: cls(*xs))
     node_types[cls] = node
     keyed_flatteners[cls] = _namedtuple_with_keys
+    _implicit_nodes.add(cls)
     return node
 
 
@@ -265,10 +271,20 @@ def _is_namedtuple_class(cls: type) -> bool:
     return issubclass(cls, tuple) and hasattr(cls, "_fields")
 
 
+#: Namedtuple classes entered in ``node_types`` on first sight (a registration may replace them).
+_implicit_nodes: set[type] = set()
+#: Types seen to be leaves (no node, not a namedtuple): later leaves of the type skip the
+#: namedtuple test, which matters for pytrees of 100,000 leaves. Registration removes a type.
+_leaf_types: set[type] = set()
+
+
 def _node_type_for(cls: type) -> NodeType | None:
     node = node_types.get(cls)
-    if node is None and _is_namedtuple_class(cls):
-        node = _namedtuple_node(cls)
+    if node is None and cls not in _leaf_types:
+        if _is_namedtuple_class(cls):
+            node = _namedtuple_node(cls)
+        else:
+            _leaf_types.add(cls)
     return node
 
 
@@ -406,8 +422,15 @@ def _flatten(x: Any, leaves: list[Any], is_leaf: Callable[[Any], bool] | None) -
         leaves.append(x)
         return _LEAF
     data, children = node.to_iterable(x)
-    child_defs = tuple(_flatten(c, leaves, is_leaf) for c in children)
-    return PyTreeDef(node, data, child_defs, type(x))
+    child_defs = []
+    leaf_types = _leaf_types
+    for c in children:
+        if is_leaf is None and type(c) in leaf_types:  # a known leaf type: no call per leaf
+            leaves.append(c)
+            child_defs.append(_LEAF)
+        else:
+            child_defs.append(_flatten(c, leaves, is_leaf))
+    return PyTreeDef(node, data, tuple(child_defs), type(x))
 
 
 def tree_flatten(

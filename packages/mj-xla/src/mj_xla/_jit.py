@@ -24,6 +24,8 @@ from collections import OrderedDict
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any, Generic, ParamSpec, Protocol, TypeVar, overload
 
+import numpy as np
+
 from mj_core import ShapedArray, Tracer, bind, config, get_aval, is_array, is_eager, raise_to_shaped
 from mj_core.errors import user_location
 from mj_core.extend import axis_env_signature, on_x64_change
@@ -31,7 +33,7 @@ from mj_core.tree_util import PyTreeDef, tree_flatten, tree_unflatten
 from mj_ir import ClosedJaxpr, ShapeDtypeStruct
 from mj_ir.extend import trace_to_jaxpr
 from mj_xla._array import Array
-from mj_xla._executable import Executable, compile_jaxpr, inline_values
+from mj_xla._executable import Executable, compile_jaxpr, drop_unused_arguments, inline_values
 from mj_xla._lowering import build_module
 from mj_xla._xla_call import xla_call_p
 
@@ -96,9 +98,36 @@ def _cache_for(fun: Callable[..., Any]) -> _Cache:
         return OrderedDict()
 
 
+#: Host data's canonical ShapedArray, one shared object per signature: keyed by type for
+#: NumPy scalars and Python floats/complex/bools (the type decides the aval), by (dtype,
+#: shape) for NumPy arrays. A pytree of 100,000 such leaves is keyed without building an aval
+#: per leaf, and equal keys compare by identity. Emptied when enable_x64 changes the
+#: canonical dtypes.
+_host_avals: dict[Any, ShapedArray] = {}
+on_x64_change(lambda _: _host_avals.clear())
+
+
 def _leaf_aval(x: Any) -> ShapedArray:
-    if type(x) is Array:
-        return x._aval
+    t = type(x)
+    if t is Array:
+        array_aval: ShapedArray = x._aval
+        return array_aval
+    aval = _host_avals.get(t)
+    if aval is not None:
+        return aval
+    if t is np.ndarray:
+        key: Any = (x.dtype, x.shape)
+        aval = _host_avals.get(key)
+        if aval is None:
+            aval = _host_avals[key] = _new_leaf_aval(x)  # (checks the dtype once)
+        return aval
+    aval = _new_leaf_aval(x)
+    if isinstance(x, np.generic) or t in (float, complex, bool):  # (an int's value matters)
+        _host_avals[t] = aval
+    return aval
+
+
+def _new_leaf_aval(x: Any) -> ShapedArray:
     try:
         return raise_to_shaped(get_aval(x))
     except TypeError:
@@ -324,7 +353,8 @@ class Lowered:
         entry = self._entry
         if entry.executable is not None:
             return entry.executable.as_text()
-        module, _ = build_module(entry.closed.jaxpr, inline_values(entry.consts))
+        jaxpr, _ = drop_unused_arguments(entry.closed.jaxpr, len(entry.consts))
+        module, _ = build_module(jaxpr, inline_values(entry.consts))
         return str(module)
 
     @property
