@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import signal
 import sys
 import threading
 from collections.abc import Sequence
@@ -169,11 +170,34 @@ def compile_module(module: ir.Module, host_callbacks: Sequence[Any] = ()) -> Loa
     ``host_callbacks`` are the Python functions its :data:`PYTHON_CALLBACK_TARGET` custom
     calls name by index."""
     client, _, devices, _ = _backend()
-    if host_callbacks:
-        return client.compile_and_load(
-            module, devices, xc.CompileOptions(), host_callbacks=list(host_callbacks)
-        )
-    return client.compile_and_load(module, devices, xc.CompileOptions())
+    return _compile(client, module, devices, xc.CompileOptions(), host_callbacks)
+
+
+def _compile(
+    client: Any, module: ir.Module, devices: Any, options: Any, host_callbacks: Sequence[Any]
+) -> LoadedExecutable:
+    """``client.compile_and_load``, never abandoned half-way.
+
+    jaxlib polls for Ctrl-C while XLA compiles and raises ``KeyboardInterrupt`` at once,
+    leaving its compile thread running; if the interpreter then exits, that thread outlives
+    it and the process segfaults. In the main thread a Ctrl-C during the compile is held
+    back until the compile has finished, then raised as usual."""
+    kwargs = {"host_callbacks": list(host_callbacks)} if host_callbacks else {}
+    previous = signal.getsignal(signal.SIGINT)
+    if threading.current_thread() is not threading.main_thread() or previous is None:
+        return client.compile_and_load(module, devices, options, **kwargs)
+    interrupted: list[Any] = []
+    signal.signal(signal.SIGINT, lambda *args: interrupted.append(args))
+    try:
+        exe = client.compile_and_load(module, devices, options, **kwargs)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if interrupted:
+        if callable(previous):
+            previous(*interrupted[0])  # the user's handler: KeyboardInterrupt by default
+        elif previous == signal.SIG_DFL:
+            signal.raise_signal(signal.SIGINT)
+    return exe
 
 
 #: The typed-FFI custom-call target (api_version 4) through which XLA:CPU code calls a Python
@@ -238,11 +262,7 @@ def compile_replicated(
     options.num_partitions = 1
     options.device_assignment = xc.DeviceAssignment.create(np.array([[d.id] for d in devices]))
     device_list = xc.DeviceList(tuple(devices))
-    if host_callbacks:
-        return client.compile_and_load(
-            module, device_list, options, host_callbacks=list(host_callbacks)
-        )
-    return client.compile_and_load(module, device_list, options)
+    return _compile(client, module, device_list, options, host_callbacks)
 
 
 def put_on(x: np.ndarray[Any, Any], dev: Any) -> Buffer:
