@@ -136,6 +136,11 @@ def test_static_argnames_must_name_a_parameter():
 def test_make_jaxpr_refuses_unhashable_static_arguments():
     with pytest.raises(ValueError, match=r"non-hashable static arguments.*argument 1 is a list"):
         mj.make_jaxpr(lambda x, s: x * len(s), static_argnums=1)(1.0, [1, 2])
+    with pytest.raises(TypeError, match=r"non-hashable"):  # DESIGN's class for it, too
+        mj.make_jaxpr(lambda x, s: x, static_argnums=1)(1.0, {})
+    # jit's is JAX's ValueError too (and still the TypeError of its contract test)
+    with pytest.raises(ValueError, match=r"static argument 1 is unhashable"):
+        mj.jit(lambda x, s: x, static_argnums=1)(1.0, [1])
     closed = mj.make_jaxpr(lambda x, s: x * len(s), static_argnums=1)(1.0, (1, 2))
     assert mj.eval_jaxpr(closed.jaxpr, [*closed.consts, 1.5]) == [3.0]
 

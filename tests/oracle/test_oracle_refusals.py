@@ -64,6 +64,9 @@ CASES = {
     "unhashable static argument to make_jaxpr": lambda api, np_: api.make_jaxpr(
         lambda x, s: x, static_argnums=1
     )(1.0, [1]),
+    "unhashable static argument to jit": lambda api, np_: api.jit(lambda x, s: x, static_argnums=1)(
+        1.0, [1]
+    ),
     "fori_loop int and float bounds": lambda api, np_: api.lax.fori_loop(
         0, 3.0, lambda i, c: c + i, 0.0
     ),

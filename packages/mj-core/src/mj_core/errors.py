@@ -111,6 +111,15 @@ class ShapeDtypeError(MJError, TypeError, ValueError):
     """
 
 
+class UnhashableStaticArgumentError(MJError, TypeError, ValueError):
+    """A static argument (``static_argnums``/``static_argnames``) is not hashable.
+
+    Static arguments are part of the compile cache's key, so they must be hashable (a tuple
+    instead of a list). It is a ``TypeError`` (DESIGN's contract) and a ``ValueError``, what
+    JAX raises here.
+    """
+
+
 class ResourceExhaustedError(MJError, MemoryError):
     """An array larger than the machine's memory was requested (JAX: ``RESOURCE_EXHAUSTED``).
 

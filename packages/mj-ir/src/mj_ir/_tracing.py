@@ -22,7 +22,7 @@ from typing import Any, cast
 
 import numpy as np
 
-from mj_core.errors import MJError
+from mj_core.errors import MJError, UnhashableStaticArgumentError
 from mj_core.extend import (
     EagerArray,
     MainTrace,
@@ -352,7 +352,7 @@ def _check_hashable(args: Sequence[Any], static: frozenset[int]) -> None:
         try:
             hash(args[i])
         except TypeError as err:
-            raise ValueError(
+            raise UnhashableStaticArgumentError(
                 f"make_jaxpr: non-hashable static arguments are not supported; argument {i} "
                 f"is a {type(args[i]).__name__} ({args[i]!r}): {err}"
             ) from None

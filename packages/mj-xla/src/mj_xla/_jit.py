@@ -27,7 +27,7 @@ from typing import Any, Generic, ParamSpec, Protocol, TypeVar, overload
 import numpy as np
 
 from mj_core import ShapedArray, Tracer, bind, config, get_aval, is_array, is_eager, raise_to_shaped
-from mj_core.errors import user_location
+from mj_core.errors import UnhashableStaticArgumentError, user_location
 from mj_core.extend import axis_env_signature, on_x64_change
 from mj_core.tree_util import PyTreeDef, tree_flatten, tree_unflatten
 from mj_ir import ClosedJaxpr, ShapeDtypeStruct
@@ -243,7 +243,7 @@ class JitFunction(Generic[P, R]):
                 hash(val)
             except TypeError:
                 what = f"argument {name}" if isinstance(name, int) else f"argument {name!r}"
-                raise TypeError(
+                raise UnhashableStaticArgumentError(
                     f"jit({self._name}): static {what} is unhashable (a "
                     f"{type(val).__name__}): static arguments must be hashable, e.g. a "
                     f"tuple instead of a list{_where()}"
