@@ -25,6 +25,29 @@ def test_a_write_to_the_source_does_not_reach_the_mj_array(make, dtype):
     assert np.asarray(a).tolist() == [0, 1, 2]
 
 
+VIEWS = {
+    "reshape": lambda x: mnp.reshape(x, (6,)),
+    "ravel": mnp.ravel,
+    "transpose": mnp.transpose,
+    "swapaxes": lambda x: mnp.swapaxes(x, 0, 1),
+    "lax.slice": lambda x: mj.lax.slice(x, (1, 0), (2, 3)),
+    "expand_dims": lambda x: mnp.expand_dims(x, 0),
+    "broadcast_to": lambda x: mnp.broadcast_to(x, (4, 2, 3)),
+}
+
+
+@pytest.mark.parametrize("op", VIEWS.values(), ids=VIEWS.keys())
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_an_eager_view_of_a_caller_array_does_not_alias_it(op, dtype):
+    """NumPy's reshape/transpose/slice return views: of a caller's array they are copied."""
+    source = np.arange(6, dtype=dtype).reshape(2, 3)
+    out = op(source)
+    expected = np.asarray(out).copy()
+    source[:] = -1
+    np.testing.assert_array_equal(np.asarray(out), expected)
+    assert (expected >= 0).all()
+
+
 def test_a_read_only_array_that_owns_its_data_is_kept_without_a_copy():
     source = np.arange(3.0)
     source.flags.writeable = False

@@ -116,6 +116,8 @@ def eager_result(out: Any) -> Any:
     narrow = _NARROW.get(out.dtype)
     if narrow is not None:
         out = out.astype(narrow)
+    elif out.base is not None and out.flags.writeable:
+        out = out.copy()  # a view (reshape, slice) of a caller's writable NumPy array
     if type(out) is not EagerArray:
         out = _view(out, EagerArray)
     _setflags(out, False)  # read-only data: np.asarray(x) of an mj array cannot write to it

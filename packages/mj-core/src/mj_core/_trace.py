@@ -426,6 +426,8 @@ def eval_primitive(primitive: Primitive, args: Sequence[Any], params: dict[str, 
     if len(outs) == 1:  # eager_results' common case, inlined
         out = outs[0]
         if type(out) is _ndarray and out.itemsize < 8:  # never a 64-bit type to narrow
+            if out.base is not None and out.flags.writeable:
+                out = out.copy()  # a view (reshape, slice) of a caller's writable NumPy array
             view = _view(out, EagerArray)
             _setflags(view, False)  # read-only, as jax.Array's NumPy views
             return [view]

@@ -140,7 +140,10 @@ def _broadcast_impl(
     expanded = [1] * len(shape)
     for size, d in zip(np.shape(x), broadcast_dimensions, strict=True):
         expanded[d] = size
-    return [np.broadcast_to(np.reshape(np.asarray(x, out.dtype), expanded), out.shape)]
+    src = np.asarray(x, out.dtype)
+    if src.flags.writeable:  # a caller's NumPy array: the read-only view must not alias it
+        src = src.copy()
+    return [np.broadcast_to(np.reshape(src, expanded), out.shape)]
 
 
 # --- reshape ----------------------------------------------------------------------------------
