@@ -134,3 +134,42 @@ def test_numpy_functions_that_need_data_still_raise():
         mj.jit(lambda v: np.concatenate([v, v]))(X)
     with pytest.raises(NotImplementedError, match="'out' argument"):
         mj.jit(lambda v: v.sum(out=np.zeros(())))(X)
+
+
+# --- issue 24: eager linear algebra returns what the jitted LAPACK path returns ----------------
+SINGULAR = {
+    "inv zeros": lambda: mnp.linalg.inv(np.zeros((2, 2))),
+    "inv rank 1": lambda: mnp.linalg.inv(np.array([[1.0, 2.0], [2.0, 4.0]])),
+    "solve zeros": lambda: mnp.linalg.solve(np.zeros((2, 2)), np.ones(2)),
+    "solve batched, one singular": lambda: mnp.linalg.solve(
+        np.stack([np.eye(2), np.zeros((2, 2))]), np.ones((2, 2, 1))
+    ),
+    "svd with a NaN": lambda: mnp.linalg.svd(np.array([[np.nan, 1.0], [1.0, 1.0]])),
+}
+
+
+@pytest.mark.parametrize("make", SINGULAR.values(), ids=SINGULAR.keys())
+def test_singular_or_nan_linear_algebra_gives_non_finite_values_eagerly_as_under_jit(make):
+    """Eager inv/solve raised "Singular matrix" and svd "did not converge"; XLA returns
+    infinities and NaNs, and eager evaluation now returns the same."""
+    eager, jitted = make(), mj.jit(make)()
+    for e, j in zip(mj.tree_util.tree_leaves(eager), mj.tree_util.tree_leaves(jitted), strict=True):
+        e, j = np.asarray(e), np.asarray(j)
+        assert not np.isfinite(e).all()
+        np.testing.assert_array_equal(np.isnan(e), np.isnan(j))
+        np.testing.assert_allclose(e, j, rtol=1e-12)
+
+
+def test_a_non_singular_batch_element_is_still_solved_exactly():
+    x = mnp.linalg.solve(np.stack([2 * np.eye(2), np.zeros((2, 2))]), np.ones((2, 2, 1)))
+    np.testing.assert_allclose(np.asarray(x)[0], np.full((2, 1), 0.5))
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_det_and_slogdet_of_an_empty_matrix(jit):
+    """The determinant of a 0x0 matrix is the empty product, 1 (it failed inside a reshape)."""
+    run = mj.jit if jit else (lambda f: f)
+    assert run(mnp.linalg.det)(np.zeros((0, 0))) == 1.0
+    sign, logabsdet = run(mnp.linalg.slogdet)(np.zeros((3, 0, 0)))
+    np.testing.assert_array_equal(np.asarray(sign), np.ones(3))
+    np.testing.assert_array_equal(np.asarray(logabsdet), np.zeros(3))

@@ -133,3 +133,30 @@ def test_lower_accepts_shape_dtype_structs():
     assert "tensor<3xf32>" in text
     with pytest.raises(TypeError, match="ShapeDtypeStruct"):
         f(mj.ShapeDtypeStruct((3,), np.float32))  # calling still needs data
+
+
+# --- creations larger than the machine (issue 24) ----------------------------------------------
+HUGE = {
+    "zeros": lambda: mnp.zeros((2**40,)),
+    "full": lambda: mnp.full((2**40,), 3.0),
+    "ones 2-d": lambda: mnp.ones((2**20, 2**20), np.int8),
+    "empty_like": lambda: mnp.empty_like(np.ones(1), shape=(2**41,)),
+    "broadcast_to": lambda: mnp.broadcast_to(np.ones(1), (2**40,)),
+    "eye": lambda: mnp.eye(2**21),
+    "arange": lambda: mnp.arange(2**42),
+}
+
+
+@pytest.mark.parametrize("make", HUGE.values(), ids=HUGE.keys())
+def test_a_creation_larger_than_memory_fails_at_once_naming_the_size(make):
+    """mnp.zeros((2**40,)) returned a lazily mapped view and the process was killed later;
+    JAX refuses the allocation (RESOURCE_EXHAUSTED), and so does mj, with the byte count."""
+    with pytest.raises(mj.errors.ResourceExhaustedError, match=r"RESOURCE_EXHAUSTED.* \d+ bytes"):
+        make()
+    assert isinstance(mj.errors.ResourceExhaustedError("x"), MemoryError)
+
+
+def test_the_guard_counts_bytes_not_elements():
+    with pytest.raises(MemoryError, match=r"allocating 4398046511104 bytes"):
+        mnp.zeros((2**39,), np.float64)
+    assert mnp.zeros((1000, 1000)).sum() == 0.0  # ordinary sizes are untouched

@@ -8,6 +8,7 @@ import pytest
 from mj_control import fori_loop, scan, scan_p, while_loop, while_p
 from mj_core import lax
 from mj_ir import eval_jaxpr, make_jaxpr
+from mj_xla import jit as xla_jit
 
 
 def _staged(f, *args):
@@ -146,9 +147,26 @@ def test_fori_loop_traced_bounds_is_a_while():
     assert any(e.primitive is while_p for e in closed.jaxpr.eqns)
 
 
-def test_fori_loop_bounds_must_be_integers():
-    with pytest.raises(TypeError, match="upper must be an integer"):
+def test_fori_loop_bounds_must_have_equal_types():
+    """As JAX: an int and a float bound are a TypeError (a weak and a strong int are not)."""
+    with pytest.raises(TypeError, match="must have equal types, got int64 and float64"):
         fori_loop(0, 2.5, lambda i, x: x, 1.0)
+    with pytest.raises(TypeError, match="integer or float scalar, got c128"):
+        fori_loop(0j, 2j, lambda i, x: x, 1.0)
+    assert fori_loop(0, np.int32(3), lambda i, x: x + i, 0.0) == 3.0
+
+
+def test_fori_loop_float_bounds_count_like_jax():
+    """JAX accepts float bounds: concrete ones are truncated to an int trip count (the index
+    is an int), traced ones loop on a float index (a while loop)."""
+
+    def f(lo, hi):
+        return fori_loop(lo, hi, lambda i, c: c + i, 0.0)
+
+    assert f(0.5, 3.7) == 0 + 1 + 2  # range(int(0.5), int(3.7))
+    (traced,), _ = _staged(f, 0.5, 3.7)  # i = 0.5, 1.5, 2.5, 3.5 while i < 3.7
+    assert traced == 0.5 + 1.5 + 2.5 + 3.5
+    assert xla_jit(f)(0.5, 3.7) == traced
 
 
 # --- scan -------------------------------------------------------------------------------------

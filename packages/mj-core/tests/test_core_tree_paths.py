@@ -191,9 +191,16 @@ def test_register_pytree_with_keys_derives_the_plain_flattener():
     rebuilt = treedef.unflatten([10, 20])
     assert (rebuilt.first, rebuilt.second) == (10, [20])
     assert keystr(tree_leaves_with_path(Pair(1, [2]))[1][0]) == "custom[0]"
-    # registering again without keys goes back to flat indices
-    register_pytree_node(Pair, lambda p: ((p.first, p.second), None), lambda _, k: Pair(*k))
-    assert tree_leaves_with_path(Pair(1, 2))[1][0] == (FlattenedIndexKey(1),)
+    # registering again is refused, as in JAX (it used to replace the first registration)
+    with pytest.raises(ValueError, match="Duplicate custom PyTreeDef type registration"):
+        register_pytree_node(Pair, lambda p: ((p.first, p.second), None), lambda _, k: Pair(*k))
+
+    class Plain(Pair):
+        pass
+
+    # a type registered without keys names its children by flat index
+    register_pytree_node(Plain, lambda p: ((p.first, p.second), None), lambda _, k: Plain(*k))
+    assert tree_leaves_with_path(Plain(1, 2))[1][0] == (FlattenedIndexKey(1),)
 
 
 def test_with_keys_class_uses_its_own_tree_flatten_when_present():

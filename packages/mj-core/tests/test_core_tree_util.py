@@ -127,3 +127,27 @@ def test_flatten_fun_stores_output_structure():
     flat_f, store = flatten_fun(f, in_tree)
     assert flat_f(1, 2, 3) == [1, 3, 6]  # sorted keys: "pair" before "sum"
     assert tree_unflatten(store(), [1, 3, 6]) == {"sum": 6, "pair": (1, 3)}
+
+
+def test_a_type_seen_as_a_leaf_becomes_a_node_when_registered():
+    """tree_flatten remembers leaf types (its fast path); registration must override that."""
+
+    class Cell:
+        def __init__(self, v):
+            self.v = v
+
+    box = Cell(3)
+    assert tree_leaves([box, box]) == [box, box]
+    register_pytree_node(Cell, lambda b: ((b.v,), None), lambda _, c: Cell(*c))
+    assert tree_leaves([box, Cell(4)]) == [3, 4]
+
+
+def test_a_namedtuple_flattened_before_can_still_be_registered():
+    """Namedtuples are nodes implicitly; registering one explicitly (as JAX allows) is not a
+    duplicate registration, and the explicit rule wins."""
+    Pair = namedtuple("Pair", "x y")
+    assert tree_leaves(Pair(1, 2)) == [1, 2]
+    register_pytree_node(Pair, lambda p: ((p.y,), p.x), lambda x, c: Pair(x, *c))
+    assert tree_leaves(Pair(1, 2)) == [2]
+    with pytest.raises(ValueError, match="Duplicate custom PyTreeDef type registration"):
+        register_pytree_node(Pair, lambda p: ((p,), None), lambda _, c: c[0])

@@ -52,6 +52,7 @@ from mj_core import (
     full_raise,
     new_main,
 )
+from mj_core.extend import owned_data
 from mj_core.tree_util import flatten_fun, tree_flatten, tree_unflatten
 from mj_ir import Jaxpr, Var, dce_jaxpr, eval_jaxpr, typecheck_jaxpr
 from mj_ir.extend import JaxprBuilder, JaxprTrace, JaxprTracer, gc_paused
@@ -286,6 +287,8 @@ def linearize(fun: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[...
     """
     primals_flat, in_tree = tree_flatten(primals)
     flat_fun, out_tree = flatten_fun(fun, in_tree)
+    # f_jvp outlives the call: it must not see later writes to the caller's arrays
+    primals_flat = [owned_data(p) if type(p) is np.ndarray else p for p in primals_flat]
     primals_out, lin = linearize_flat(flat_fun, primals_flat)
     lin = lin.pruned()
     out_treedef = out_tree()

@@ -17,6 +17,7 @@ from mj_autodiff._tangents import instantiate_zeros, shape_dtype, tangent_aval
 from mj_autodiff._tape import tape_vjp_flat
 from mj_core import Tracer, get_aval, is_eager
 from mj_core.errors import user_line_suffix
+from mj_core.extend import owned_data
 from mj_core.tree_util import PyTreeDef, tree_flatten, tree_unflatten
 
 __all__ = ["grad", "value_and_grad", "vjp"]
@@ -87,6 +88,8 @@ def vjp(fun: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple[
     """
     primals_flat, in_tree = tree_flatten(primals)
     flat_fun, out_store, aux_store = flatten_fun_aux(fun, in_tree, has_aux)
+    # the pullback outlives the call: it must not see later writes to the caller's arrays
+    primals_flat = [owned_data(p) if type(p) is np.ndarray else p for p in primals_flat]
     primals_out, pullback = _vjp_flat(flat_fun, primals_flat)
     out_tree = out_store()
     f_vjp = _VJPFunction(pullback, in_tree, out_tree, primals_out)
@@ -124,6 +127,11 @@ def _argnums_tuple(argnums: int | Sequence[int], nargs: int, api: str) -> tuple[
                 f"{nargs}{user_line_suffix()}."
             )
         out.append(int(i) % nargs)
+    if len(set(out)) < len(out):  # the later argument's gradient would overwrite the earlier
+        raise TypeError(
+            f"{api}: argnums={argnums} names the same argument more than once; each argument "
+            f"can be differentiated once{user_line_suffix()}."
+        )
     return tuple(out)
 
 

@@ -42,7 +42,13 @@ def _argnums(api: str, argnums: int | Sequence[int], nargs: int) -> tuple[int, .
                 f"{api}: argnums={argnums!r} needs at least {max(nums) + 1} positional "
                 f"arguments, but the function was called with {nargs}{_where()}."
             )
-    return tuple(int(i) % nargs for i in nums)
+    out = tuple(int(i) % nargs for i in nums)
+    if len(set(out)) < len(out):  # as JAX, a TypeError (there an accidental one)
+        raise TypeError(
+            f"{api}: argnums={argnums!r} names the same argument more than once; each "
+            f"argument can be differentiated once{_where()}."
+        )
+    return out
 
 
 def _check_dtype(api: str, what: str, x: Any, holomorphic: bool) -> np.dtype[Any]:

@@ -49,7 +49,6 @@ from mj_control._tracing import (
     type_tree,
 )
 from mj_core import ConcreteArray, Primitive, ShapedArray, bind, get_aval, impl_rules, lax
-from mj_core.dtypes import result_type
 from mj_core.errors import user_line_suffix
 from mj_core.tree_util import tree_flatten, tree_structure, tree_unflatten
 from mj_ir import ClosedJaxpr, Jaxpr, JaxprEqn, Var, abstract_eval_rules, dce_jaxpr, eval_jaxpr
@@ -125,17 +124,18 @@ def fori_loop(lower: Any, upper: Any, body_fun: Callable[[Any, Any], Any], init_
     check_callable("fori_loop", "body_fun", body_fun)
     lo_aval, hi_aval = get_aval(lower), get_aval(upper)
     for name, aval in (("lower", lo_aval), ("upper", hi_aval)):
-        if aval.shape != () or aval.dtype.kind not in "iu":
+        if aval.shape != () or aval.dtype.kind not in "iuf":
             where = user_line_suffix()
             raise TypeError(
-                f"fori_loop: {name} must be an integer scalar, got {aval.str_short()}{where}"
+                f"fori_loop: {name} must be an integer or float scalar, got "
+                f"{aval.str_short()}{where}"
             )
-    dtype, weak = result_type(
-        (lo_aval.dtype, lo_aval.weak_type), (hi_aval.dtype, hi_aval.weak_type)
-    )
+    dtype, weak = _bounds_dtype(lo_aval, hi_aval)
     if isinstance(lo_aval, ConcreteArray) and isinstance(hi_aval, ConcreteArray):
+        # as JAX: concrete bounds (float ones too) are truncated to ints for the trip count
         start, stop = int(lo_aval.val), int(hi_aval.val)
-        i0 = start if weak else np.asarray(start, dtype)  # Python ints stay weakly typed
+        # Python ints stay weakly typed; float bounds count with a Python int, as in JAX
+        i0 = start if weak or dtype.kind == "f" else np.asarray(start, dtype)
 
         def scan_body(carry: tuple[Any, Any], _: None) -> tuple[tuple[Any, Any], None]:
             i, val = carry
@@ -157,6 +157,19 @@ def fori_loop(lower: Any, upper: Any, body_fun: Callable[[Any, Any], Any], init_
 
     _, _, result = while_loop(loop_cond, loop_body, (lo, hi, init_val))
     return result
+
+
+def _bounds_dtype(lo: ShapedArray, hi: ShapedArray) -> tuple[np.dtype[Any], bool]:
+    """The loop index's type: the bounds' common type, which JAX requires to be the same (a
+    weak signed int bound may meet a strong one)."""
+    if lo.dtype == hi.dtype:
+        return lo.dtype, lo.weak_type and hi.weak_type
+    if lo.dtype.kind == "i" and hi.dtype.kind == "i" and lo.weak_type != hi.weak_type:
+        return (hi.dtype, False) if lo.weak_type else (lo.dtype, False)
+    raise TypeError(
+        "lower and upper arguments to fori_loop must have equal types, got "
+        f"{lo.dtype.name} and {hi.dtype.name}{user_line_suffix()}"
+    )
 
 
 # --- evaluation and typing ---------------------------------------------------------------------

@@ -13,7 +13,12 @@ from typing import Any
 
 import numpy as np
 
-from mj_core.dtypes import _NARROW, canonicalize_value, default_dtype_for_pytype
+from mj_core.dtypes import (
+    _NARROW,
+    canonicalize_value,
+    check_array_data,
+    default_dtype_for_pytype,
+)
 from mj_core.errors import ConcretizationError, user_line_suffix, user_location
 
 __all__ = [
@@ -209,6 +214,7 @@ def _python_scalar_aval(x: Any) -> ShapedArray:
 
 
 def _numpy_aval(x: Any) -> ShapedArray:
+    check_array_data(x, "mj")
     return ConcreteArray(canonicalize_value(x))
 
 
@@ -218,6 +224,7 @@ pytype_aval_mappings: dict[type, Callable[[Any], ShapedArray]] = {
     float: _python_scalar_aval,
     complex: _python_scalar_aval,
     np.ndarray: _numpy_aval,
+    np.ma.MaskedArray: _numpy_aval,  # refused there, with JAX's advice
 }
 for _t in set(np.sctypeDict.values()):
     pytype_aval_mappings[_t] = _numpy_aval

@@ -18,17 +18,20 @@ re-wraps (a C-level ``view``). Operators and reduction methods are mj's, so that
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
 
 from mj_core._avals import pytype_aval_mappings, register_array_type
-from mj_core.dtypes import _NARROW
+from mj_core._lattice import SUPPORTED_DTYPES
+from mj_core.dtypes import _NARROW, check_array_data
 
-__all__ = ["EagerArray", "eager_result", "eager_results"]
+__all__ = ["EagerArray", "eager_result", "eager_results", "owned_data"]
 
 _view = np.ndarray.view
+# positional (its stub says keyword-only): a keyword argument costs each eager op ~100 ns
+_setflags: Callable[[np.ndarray[Any, Any], bool], None] = np.ndarray.setflags  # type: ignore[assignment]
 _ndarray = np.ndarray
 
 
@@ -108,10 +111,17 @@ def eager_result(out: Any) -> Any:
         out = np.asarray(out)
     elif not isinstance(out, _ndarray):
         return out
+    elif out.dtype not in SUPPORTED_DTYPES or type(out) is np.ma.MaskedArray:
+        check_array_data(out, "mj")  # e.g. float128 or masked operands NumPy computed with
     narrow = _NARROW.get(out.dtype)
     if narrow is not None:
         out = out.astype(narrow)
-    return out if type(out) is EagerArray else _view(out, EagerArray)
+    elif out.base is not None and out.flags.writeable:
+        out = out.copy()  # a view (reshape, slice) of a caller's writable NumPy array
+    if type(out) is not EagerArray:
+        out = _view(out, EagerArray)
+    _setflags(out, False)  # read-only data: np.asarray(x) of an mj array cannot write to it
+    return out
 
 
 def eager_results(outs: list[Any]) -> list[Any]:
@@ -120,3 +130,12 @@ def eager_results(outs: list[Any]) -> list[Any]:
 
 
 register_array_type(EagerArray, pytype_aval_mappings[np.ndarray])
+
+
+def owned_data(x: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """Host data as mj keeps it: a copy, as JAX's ``device_put`` makes, so that a later write
+    to the caller's array cannot change an mj array or a pullback holding it; an array that is
+    read-only and owns its data is kept as it is."""
+    if x.flags.writeable or x.base is not None:
+        return x.copy()
+    return x

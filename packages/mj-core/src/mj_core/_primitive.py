@@ -111,7 +111,8 @@ class ImplRules(RuleTable):
 
     def suspend_shortcuts(self, suspend: bool) -> None:
         """Route every eager elementwise operation through its impl rule (``suspend``) or back
-        through its shortcut: the rules check ``numpy_rank_promotion``, the shortcuts cannot."""
+        through its shortcut: the rules check ``numpy_rank_promotion`` (and eager evaluation
+        ``debug_nans``), the shortcuts cannot."""
         for prim, shortcut in self._shortcuts.items():
             if suspend:
                 if shortcut.ufunc is not None:
@@ -150,16 +151,26 @@ class ImplRules(RuleTable):
         rule = unary if nin == 1 else binary if nin == 2 else nary
         rule.__name__ = rule.__qualname__ = f"{prim.name}_impl"
         self[prim] = rule
-        if config.numpy_rank_promotion == "allow":
+        if _shortcuts_apply():
             self.shortcut(prim).ufunc = ufunc
         else:
             self._suspended[prim] = ufunc
 
 
+def _shortcuts_apply() -> bool:
+    """The shortcuts skip what :func:`~mj_core._trace.eval_primitive` checks: rank promotion
+    and ``debug_nans``; while either check is on, eager operations take the impl rules."""
+    return config.numpy_rank_promotion == "allow" and not config.debug_nans
+
+
+def _update_shortcuts(_: Any) -> None:
+    impl_rules.suspend_shortcuts(not _shortcuts_apply())
+
+
 impl_rules = ImplRules()
-on_change("numpy_rank_promotion", lambda mode: impl_rules.suspend_shortcuts(mode != "allow"))
-if config.numpy_rank_promotion != "allow":
-    impl_rules.suspend_shortcuts(True)
+on_change("numpy_rank_promotion", _update_shortcuts)
+on_change("debug_nans", _update_shortcuts)
+_update_shortcuts(None)
 
 # Named by mj_ir: users of jaxprs know it as ``mj_ir.abstract_eval_rules`` (this very dict).
 abstract_eval_rules = RuleTable("abstract_eval_rules", "abstract evaluation", "mj_ir")

@@ -26,7 +26,9 @@ from typing import Any, ClassVar, TypeVar
 import numpy as np
 
 from mj_core._avals import ShapedArray, get_aval
+from mj_core._config import config
 from mj_core._eager_array import EagerArray, eager_result, eager_results
+from mj_core._eager_nans import check_nans
 from mj_core._primitive import Primitive, impl_rules
 from mj_core.errors import (
     ConcretizationError,
@@ -130,6 +132,8 @@ class EvalTrace(Trace):
 _state = _TraceState()
 _ndarray = np.ndarray
 _view = np.ndarray.view
+# positional (its stub says keyword-only): a keyword argument costs each eager op ~100 ns
+_setflags: Callable[[np.ndarray[Any, Any], bool], None] = np.ndarray.setflags  # type: ignore[assignment]
 
 # Number of transformations active on *any* thread. While it is zero, ``bind`` skips even the
 # thread-local read; when it is not, each thread still decides from its own ``_state.eager``.
@@ -264,10 +268,21 @@ class Tracer:
         return self._concrete_scalar("int")  # type: ignore[no-any-return]
 
     def __float__(self) -> float:
-        return self._concrete_scalar("float")  # type: ignore[no-any-return]
+        raise self._dtype_conversion_error("float")
 
     def __complex__(self) -> complex:
-        return self._concrete_scalar("complex")  # type: ignore[no-any-return]
+        raise self._dtype_conversion_error("complex")
+
+    def _dtype_conversion_error(self, fun: str) -> MJError:
+        """``float(x)``/``complex(x)`` refuse every tracer, even one whose value is known (under
+        ``grad``), as JAX's do: the Python number would silently drop the derivative."""
+        self._check_alive()
+        return ConcretizationError(
+            "Abstract tracer value encountered where concrete value is expected: traced array "
+            f"{self.aval.str_short()}{user_line_suffix()}.\nThe problem arose with the `{fun}` "
+            f"function. If trying to convert the data type of a value, try using "
+            f"`x.astype({fun})` or `mnp.array(x, {fun})` instead."
+        )
 
     def __index__(self) -> int:
         return self._concrete_scalar("index")  # type: ignore[no-any-return]
@@ -406,10 +421,16 @@ def eval_primitive(primitive: Primitive, args: Sequence[Any], params: dict[str, 
         raise
     except (ValueError, TypeError) as err:
         raise _impl_error(primitive, args, err) from err
+    if config.debug_nans:
+        check_nans(primitive, outs)
     if len(outs) == 1:  # eager_results' common case, inlined
         out = outs[0]
         if type(out) is _ndarray and out.itemsize < 8:  # never a 64-bit type to narrow
-            return [_view(out, EagerArray)]
+            if out.base is not None and out.flags.writeable:
+                out = out.copy()  # a view (reshape, slice) of a caller's writable NumPy array
+            view = _view(out, EagerArray)
+            _setflags(view, False)  # read-only, as jax.Array's NumPy views
+            return [view]
         return [eager_result(out)]
     return eager_results(outs)
 
@@ -481,7 +502,9 @@ def binds(primitive: Primitive) -> Callable[[_Operation], _Operation]:
                             pass  # bind1 below reports it (outside this handler: one traceback)
                         else:  # eval_primitive's view, inlined
                             if type(out) is _ndarray and out.itemsize < 8:
-                                return _view(out, EagerArray)
+                                view = _view(out, EagerArray)
+                                _setflags(view, False)
+                                return view
                             return eager_result(out)
                 return bind1(shortcut.primitive, x)
 
@@ -497,7 +520,9 @@ def binds(primitive: Primitive) -> Callable[[_Operation], _Operation]:
                             pass  # bind1 below reports it (outside this handler: one traceback)
                         else:  # eval_primitive's view, inlined
                             if type(out) is _ndarray and out.itemsize < 8:
-                                return _view(out, EagerArray)
+                                view = _view(out, EagerArray)
+                                _setflags(view, False)
+                                return view
                             return eager_result(out)
                 return bind1(shortcut.primitive, x, y)
 

@@ -29,6 +29,7 @@ __all__ = [
     "canonical_dtype",
     "canonicalize_dtype",
     "canonicalize_value",
+    "check_array_data",
     "check_user_dtype",
     "default_dtype_for_pytype",
     "default_float_dtype",
@@ -121,6 +122,11 @@ def check_user_dtype(dtype: Any, fun_name: str) -> np.dtype[Any] | None:
     dt: np.dtype[Any] = np.dtype(dtype)
     narrow = _NARROW.get(dt)
     if narrow is None:
+        if not _supported(dt):
+            raise TypeError(
+                f"{fun_name}: mj only supports number and bool dtypes (as JAX), got dtype "
+                f"{dt.name}."
+            )
         return dt
     warnings.warn(
         f"Explicitly requested dtype {dt.name} requested in {fun_name} is not available, and "
@@ -179,3 +185,28 @@ def is_inexact(dtype: np.dtype[Any]) -> bool:
 def is_integer(dtype: np.dtype[Any]) -> bool:
     """True for signed and unsigned integer dtypes (not bool)."""
     return dtype.kind in "iu"
+
+
+def _supported(dtype: np.dtype[Any]) -> bool:
+    """JAX's dtypes, and autodiff's ``float0`` (the tangent type of integer values)."""
+    return dtype in _lattice.SUPPORTED_DTYPES or dtype.names == ("float0",)
+
+
+def check_array_data(x: np.ndarray[Any, Any], api: str) -> None:
+    """Refuse, where data enters mj, what JAX refuses: a masked array (its mask would be lost
+    silently) and data of a non-numeric dtype (strings, objects, datetimes, ``float128``),
+    which would otherwise become an array that fails later, far from the cause."""
+    if isinstance(x, np.ma.MaskedArray):
+        raise ValueError(
+            f"{api}: NumPy masked arrays are not supported as direct inputs to mj functions. "
+            "Use arr.filled() to convert the value to a standard NumPy array."
+        )
+    if not _supported(x.dtype):
+        shown = repr(x)
+        if len(shown) > 60:
+            shown = shown[:57] + "..."
+        raise TypeError(
+            f"{api}: value {shown} with dtype {x.dtype} is not a valid mj array type. Only "
+            "arrays of numeric types (bool, integers, floats up to 64 bits, complex) are "
+            "supported, as in JAX."
+        )

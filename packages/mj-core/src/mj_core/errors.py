@@ -18,8 +18,10 @@ __all__ = [
     "MJError",
     "MissingRuleError",
     "NonConcreteBooleanIndexError",
+    "ResourceExhaustedError",
     "ShapeDtypeError",
     "TracerLeakError",
+    "UnhashableStaticArgumentError",
     "user_frame",
     "user_line_suffix",
     "user_location",
@@ -108,6 +110,24 @@ class ShapeDtypeError(MJError, TypeError, ValueError):
     It is a ``TypeError`` (DESIGN's contract) and also a ``ValueError``, what JAX raises for
     some of these (``Incompatible shapes for broadcasting``), so JAX code that catches either
     keeps working.
+    """
+
+
+class UnhashableStaticArgumentError(MJError, TypeError, ValueError):
+    """A static argument (``static_argnums``/``static_argnames``) is not hashable.
+
+    Static arguments are part of the compile cache's key, so they must be hashable (a tuple
+    instead of a list). It is a ``TypeError`` (DESIGN's contract) and a ``ValueError``, what
+    JAX raises here.
+    """
+
+
+class ResourceExhaustedError(MJError, MemoryError):
+    """An array larger than the machine's memory was requested (JAX: ``RESOURCE_EXHAUSTED``).
+
+    Eager mj builds filled arrays as NumPy broadcast views, which cost nothing until they are
+    read; without this check ``mnp.zeros((2**40,))`` would return at once and the process be
+    killed (or a reduction run for minutes) later, far from the cause.
     """
 
 

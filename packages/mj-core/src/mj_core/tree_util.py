@@ -24,6 +24,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import functools
+import sys
 import textwrap
 from collections import OrderedDict, defaultdict
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
@@ -127,9 +128,14 @@ def register_pytree_node(
             ) from None
         return aux, children
 
+    if nodetype in node_types and nodetype not in _implicit_nodes:
+        # as JAX: a second registration would silently replace the first
+        raise ValueError(f"Duplicate custom PyTreeDef type registration for {nodetype}.")
+    _implicit_nodes.discard(nodetype)
+    _leaf_types.discard(nodetype)
     node_types[nodetype] = NodeType(nodetype.__name__, to_iterable, unflatten_func)
     if flatten_with_keys_func is None:
-        keyed_flatteners.pop(nodetype, None)
+        keyed_flatteners.pop(nodetype, None)  # (a namedtuple's implicit key names)
     else:
         keyed_flatteners[nodetype] = flatten_with_keys_func
 
@@ -257,6 +263,7 @@ def _namedtuple_node(cls: type) -> NodeType:
     node = NodeType(cls.__name__, lambda t: (None, t), lambda _, xs: cls(*xs))
     node_types[cls] = node
     keyed_flatteners[cls] = _namedtuple_with_keys
+    _implicit_nodes.add(cls)
     return node
 
 
@@ -264,10 +271,20 @@ def _is_namedtuple_class(cls: type) -> bool:
     return issubclass(cls, tuple) and hasattr(cls, "_fields")
 
 
+#: Namedtuple classes entered in ``node_types`` on first sight (a registration may replace them).
+_implicit_nodes: set[type] = set()
+#: Types seen to be leaves (no node, not a namedtuple): later leaves of the type skip the
+#: namedtuple test, which matters for pytrees of 100,000 leaves. Registration removes a type.
+_leaf_types: set[type] = set()
+
+
 def _node_type_for(cls: type) -> NodeType | None:
     node = node_types.get(cls)
-    if node is None and _is_namedtuple_class(cls):
-        node = _namedtuple_node(cls)
+    if node is None and cls not in _leaf_types:
+        if _is_namedtuple_class(cls):
+            node = _namedtuple_node(cls)
+        else:
+            _leaf_types.add(cls)
     return node
 
 
@@ -405,8 +422,15 @@ def _flatten(x: Any, leaves: list[Any], is_leaf: Callable[[Any], bool] | None) -
         leaves.append(x)
         return _LEAF
     data, children = node.to_iterable(x)
-    child_defs = tuple(_flatten(c, leaves, is_leaf) for c in children)
-    return PyTreeDef(node, data, child_defs, type(x))
+    child_defs = []
+    leaf_types = _leaf_types
+    for c in children:
+        if is_leaf is None and type(c) in leaf_types:  # a known leaf type: no call per leaf
+            leaves.append(c)
+            child_defs.append(_LEAF)
+        else:
+            child_defs.append(_flatten(c, leaves, is_leaf))
+    return PyTreeDef(node, data, tuple(child_defs), type(x))
 
 
 def tree_flatten(
@@ -414,8 +438,21 @@ def tree_flatten(
 ) -> tuple[list[Any], PyTreeDef]:
     """Leaves in order (dict keys sorted) and the structure to rebuild the tree from them."""
     leaves: list[Any] = []
-    treedef = _flatten(tree, leaves, is_leaf)
+    try:
+        treedef = _flatten(tree, leaves, is_leaf)
+    except RecursionError:
+        raise _too_deep("tree_flatten") from None
     return leaves, treedef
+
+
+def _too_deep(api: str) -> ValueError:
+    """Pytrees are walked recursively: one nested past Python's recursion limit is refused
+    with this error rather than a bare ``RecursionError`` (JAX fails there too)."""
+    return ValueError(
+        f"{api}: the pytree is nested too deeply to process (Python's recursion limit is "
+        f"{sys.getrecursionlimit()} frames); flatten the nesting into fewer levels, e.g. a list "
+        "of leaves instead of lists nested in lists."
+    )
 
 
 def _flatten_with_path(
@@ -456,7 +493,10 @@ def tree_flatten_with_path(
             return leaf_test(x)
 
     out: list[tuple[KeyPath, Any]] = []
-    treedef = _flatten_with_path(tree, (), out, path_is_leaf)
+    try:
+        treedef = _flatten_with_path(tree, (), out, path_is_leaf)
+    except RecursionError:
+        raise _too_deep("tree_flatten_with_path") from None
     return out, treedef
 
 
@@ -493,7 +533,10 @@ def tree_unflatten(treedef: PyTreeDef, leaves: Iterable[Any]) -> Any:
     if len(leaves) > treedef.num_leaves:
         raise ValueError(f"Too many leaves for PyTreeDef; expected {treedef.num_leaves}.")
     it = iter(leaves)
-    return _unflatten(treedef, it)
+    try:
+        return _unflatten(treedef, it)
+    except RecursionError:
+        raise _too_deep("tree_unflatten") from None
 
 
 def _unflatten(treedef: PyTreeDef, leaves: Iterator[Any]) -> Any:

@@ -22,7 +22,7 @@ from typing import Any, cast
 
 import numpy as np
 
-from mj_core.errors import MJError
+from mj_core.errors import MJError, UnhashableStaticArgumentError
 from mj_core.extend import (
     EagerArray,
     MainTrace,
@@ -346,6 +346,18 @@ def _static_positions(static_argnums: int | Sequence[int], nargs: int) -> frozen
     return frozenset(out)
 
 
+def _check_hashable(args: Sequence[Any], static: frozenset[int]) -> None:
+    """Static arguments are hashable, as jit's cache keys need (JAX refuses them here too)."""
+    for i in sorted(static):
+        try:
+            hash(args[i])
+        except TypeError as err:
+            raise UnhashableStaticArgumentError(
+                f"make_jaxpr: non-hashable static arguments are not supported; argument {i} "
+                f"is a {type(args[i]).__name__} ({args[i]!r}): {err}"
+            ) from None
+
+
 def make_jaxpr(
     fun: Callable[..., Any],
     static_argnums: int | Sequence[int] = (),
@@ -368,6 +380,8 @@ def make_jaxpr(
     @functools.wraps(fun)
     def make(*args: Any, **kwargs: Any) -> Any:
         static = _static_positions(static_argnums, len(args)) if static_argnums != () else None
+        if static is not None:
+            _check_hashable(args, static)
         dyn_args = args if static is None else [a for i, a in enumerate(args) if i not in static]
         flat_args, in_tree = tree_flatten((list(dyn_args), kwargs))
         in_avals = [_abstractify(x, i) for i, x in enumerate(flat_args)]

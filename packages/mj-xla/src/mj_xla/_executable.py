@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from mj_core import config
-from mj_ir import ClosedJaxpr, Jaxpr
+from mj_ir import ClosedJaxpr, Jaxpr, Var
 from mj_xla import _jaxlib
 from mj_xla._array import Array, device_put, to_buffer
 from mj_xla._debug_nans import check_outputs
@@ -22,7 +22,13 @@ from mj_xla._lowering import build_module, inline_values
 from mj_xla._sharding import Sharding
 from mj_xla._spmd_executable import SpmdExecutable, spmd_placement
 
-__all__ = ["Executable", "compile_jaxpr", "executable_for_closed_jaxpr", "inline_values"]
+__all__ = [
+    "Executable",
+    "compile_jaxpr",
+    "drop_unused_arguments",
+    "executable_for_closed_jaxpr",
+    "inline_values",
+]
 
 
 class Executable:
@@ -35,6 +41,7 @@ class Executable:
         "_held",
         "_host_callbacks",
         "_jaxpr",
+        "_kept",
         "_known",
         "_name",
         "arg_avals",
@@ -46,11 +53,12 @@ class Executable:
         self, jaxpr: Jaxpr, known: Sequence[Any], name: str = "main", donated: Sequence[bool] = ()
     ) -> None:
         self._host_callbacks: list[Any] = []  # alive as long as the executable
+        lowered, self._kept = drop_unused_arguments(jaxpr, len(known))
         module, params = build_module(
-            jaxpr,
+            lowered,
             inline_values(known),
             host_callbacks=self._host_callbacks,
-            donated=[False] * len(known) + list(donated) if any(donated) else (),
+            donated=[False] * len(known) + _kept_flags(donated, self._kept) if any(donated) else (),
         )
         self._jaxpr = jaxpr  # kept for debug_nans' op-by-op re-run
         self._known = list(known)
@@ -78,18 +86,49 @@ class Executable:
                 f"jit: the compiled computation takes {len(self.arg_avals)} arguments, "
                 f"got {len(args)}"
             )
-        bufs = [to_buffer(x, a) for x, a in zip(args, self.arg_avals, strict=True)]
-        return self.run_buffers(bufs)
+        kept, avals = self._kept, self.arg_avals
+        if kept is None:
+            bufs = [to_buffer(x, a) for x, a in zip(args, avals, strict=True)]
+        else:  # an argument the program does not read is not even transferred
+            bufs = [to_buffer(args[i], avals[i]) for i in kept]
+        return self._execute(bufs, args)
 
     def run_buffers(self, bufs: list[Any]) -> list[Array]:
         """Execute on device buffers already checked against ``arg_avals`` (the fast path)."""
+        kept = self._kept
+        if kept is None:
+            return self._execute(bufs, bufs)
+        return self._execute([bufs[i] for i in kept], bufs)
+
+    def _execute(self, bufs: list[Any], args: Sequence[Any]) -> list[Array]:
+        """Run on the buffers of the kept arguments; ``args`` are all the arguments (what
+        debug_nans re-runs the jaxpr on)."""
         all_bufs = [*self._held, *bufs] if self._held else bufs
         outs = self._exe.execute_sharded(all_bufs).consume_with_handlers(self._handlers)
         result = [Array(b, a) for b, a in zip(outs, self.out_avals, strict=True)]
         if config.debug_nans:
-            args = [Array(b, a) for b, a in zip(bufs, self.arg_avals, strict=True)]
             check_outputs(result, self._jaxpr, self._known, args, self._name)
         return result
+
+
+def drop_unused_arguments(jaxpr: Jaxpr, num_known: int) -> tuple[Jaxpr, list[int] | None]:
+    """``jaxpr`` without the argument binders (those after the ``num_known`` leading ones)
+    that nothing reads, as JAX's ``jit`` drops them (``keep_unused=False``): XLA's compile
+    time grows with the parameter count (a pytree of 100,000 leaves of which the function
+    reads a few). Also returns the indices of the kept arguments, ``None`` if all are."""
+    read = {x for eqn in jaxpr.eqns for x in eqn.inputs if type(x) is Var}
+    read.update(x for x in jaxpr.outs if type(x) is Var)
+    args = jaxpr.in_binders[num_known:]
+    kept = [i for i, v in enumerate(args) if v in read]
+    if len(kept) == len(args):
+        return jaxpr, None
+    binders = [*jaxpr.in_binders[:num_known], *(args[i] for i in kept)]
+    return Jaxpr(binders, jaxpr.eqns, jaxpr.outs), kept
+
+
+def _kept_flags(flags: Sequence[bool], kept: list[int] | None) -> list[bool]:
+    """``flags`` of the arguments :func:`drop_unused_arguments` kept."""
+    return list(flags) if kept is None else [flags[i] for i in kept]
 
 
 def compile_jaxpr(

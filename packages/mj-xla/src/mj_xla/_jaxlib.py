@@ -7,8 +7,11 @@ touches one module. Facts this module relies on (see ``shared/STABLEHLO.md``):
   installed that failed import costs ~30 us per array. When jax is not installed we park a
   ``None`` in ``sys.modules`` so the import fails at once. When jax *is* installed (the oracle
   test environment) we leave ``sys.modules`` alone so that ``import jax`` keeps working.
-* DLPack import is zero-copy (the device buffer aliases host memory) exactly when the data is
-  64-byte aligned, so :func:`put` hands jaxlib a private aligned copy: arrays stay immutable.
+* Host data reaches the device through ``batched_device_put`` (a copy made during the call,
+  so arrays stay immutable), given the aval and a sharding: jaxlib's other door, DLPack
+  import, builds the aval itself through ``jax.core`` and so imports the whole of jax when it
+  is installed. ``batched_device_put`` reads two attributes that JAX's Python sharding classes
+  add to jaxlib's C++ ones; :class:`_PutSharding` supplies them.
 * ``execute`` checks only byte sizes, never dtypes: callers validate avals themselves.
 """
 
@@ -16,10 +19,11 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import signal
 import sys
 import threading
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, TypeAlias
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeAlias
 
 import numpy as np
 
@@ -297,11 +301,34 @@ def compile_module(module: ir.Module, host_callbacks: Sequence[Any] = ()) -> Loa
     ``host_callbacks`` are the Python functions its :data:`PYTHON_CALLBACK_TARGET` custom
     calls name by index."""
     client, _, devices, _ = _backend()
-    if host_callbacks:
-        return client.compile_and_load(
-            module, devices, xc.CompileOptions(), host_callbacks=list(host_callbacks)
-        )
-    return client.compile_and_load(module, devices, xc.CompileOptions())
+    return _compile(client, module, devices, xc.CompileOptions(), host_callbacks)
+
+
+def _compile(
+    client: Any, module: ir.Module, devices: Any, options: Any, host_callbacks: Sequence[Any]
+) -> LoadedExecutable:
+    """``client.compile_and_load``, never abandoned half-way.
+
+    jaxlib polls for Ctrl-C while XLA compiles and raises ``KeyboardInterrupt`` at once,
+    leaving its compile thread running; if the interpreter then exits, that thread outlives
+    it and the process segfaults. In the main thread a Ctrl-C during the compile is held
+    back until the compile has finished, then raised as usual."""
+    kwargs = {"host_callbacks": list(host_callbacks)} if host_callbacks else {}
+    previous = signal.getsignal(signal.SIGINT)
+    if threading.current_thread() is not threading.main_thread() or previous is None:
+        return client.compile_and_load(module, devices, options, **kwargs)
+    interrupted: list[Any] = []
+    signal.signal(signal.SIGINT, lambda *args: interrupted.append(args))
+    try:
+        exe = client.compile_and_load(module, devices, options, **kwargs)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if interrupted:
+        if callable(previous):
+            previous(*interrupted[0])  # the user's handler: KeyboardInterrupt by default
+        elif previous == signal.SIG_DFL:
+            signal.raise_signal(signal.SIGINT)
+    return exe
 
 
 #: The typed-FFI custom-call target (api_version 4) through which XLA:CPU code calls a Python
@@ -311,19 +338,29 @@ def compile_module(module: ir.Module, host_callbacks: Sequence[Any] = ()) -> Loa
 PYTHON_CALLBACK_TARGET = "xla_ffi_python_cpu_callback"
 
 
-def _aligned_copy(x: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
-    nbytes = x.nbytes
-    raw = np.empty(nbytes + 64, np.uint8)
-    offset = -raw.ctypes.data % 64
-    out: np.ndarray[Any, Any] = raw[offset : offset + nbytes].view(x.dtype).reshape(x.shape)
-    np.copyto(out, x)
-    return out
+class _PutSharding(_jax.SingleDeviceSharding):  # type: ignore[misc]
+    """A one-device sharding ``batched_device_put`` accepts without JAX's Python classes."""
+
+    memory_kind = None
+
+    def _to_xla_hlo_sharding(self, num_dimensions: int) -> Any:
+        return xc.HloSharding.replicate()
+
+
+class _HostAval(NamedTuple):
+    """What jaxlib reads from the aval of an array it creates."""
+
+    shape: tuple[int, ...]
+    dtype: np.dtype[Any]
+    weak_type: bool
+
+
+_put_shardings: dict[Any, _PutSharding] = {}
 
 
 def put(x: np.ndarray[Any, Any]) -> Buffer:
-    """Copy host data to the device (a private aligned copy, so later host writes don't leak)."""
-    _, dev, _, _ = _backend()
-    return _jax.dlpack_managed_tensor_to_buffer(_aligned_copy(x).__dlpack__(), dev, None)
+    """Copy host data to the device (a copy: later host writes don't reach it)."""
+    return put_on(x, _backend()[1])
 
 
 def result_handler(aval: Any) -> Any:
@@ -356,16 +393,24 @@ def compile_replicated(
     options.num_partitions = 1
     options.device_assignment = xc.DeviceAssignment.create(np.array([[d.id] for d in devices]))
     device_list = xc.DeviceList(tuple(devices))
-    if host_callbacks:
-        return client.compile_and_load(
-            module, device_list, options, host_callbacks=list(host_callbacks)
-        )
-    return client.compile_and_load(module, device_list, options)
+    return _compile(client, module, device_list, options, host_callbacks)
 
 
 def put_on(x: np.ndarray[Any, Any], dev: Any) -> Buffer:
     """:func:`put`, onto device ``dev``."""
-    return _jax.dlpack_managed_tensor_to_buffer(_aligned_copy(x).__dlpack__(), dev, None)
+    sharding = _put_shardings.get(dev)
+    if sharding is None:
+        sharding = _put_shardings.setdefault(dev, _PutSharding(dev))
+    return _jax.batched_device_put(
+        _HostAval(x.shape, x.dtype, False),
+        sharding,
+        [x],
+        [dev],
+        True,  # committed
+        True,  # force_copy
+        _jax.HostBufferSemantics.IMMUTABLE_ONLY_DURING_CALL,
+        True,  # enable_x64: the data's dtype is already mj's (no canonicalization)
+    )
 
 
 def _replicated_sharding(devices: Sequence[Any]) -> Any:

@@ -24,14 +24,16 @@ from collections import OrderedDict
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any, Generic, ParamSpec, Protocol, TypeVar, overload
 
+import numpy as np
+
 from mj_core import ShapedArray, Tracer, bind, config, get_aval, is_array, is_eager, raise_to_shaped
-from mj_core.errors import user_location
+from mj_core.errors import UnhashableStaticArgumentError, user_location
 from mj_core.extend import axis_env_signature, on_x64_change
 from mj_core.tree_util import PyTreeDef, tree_flatten, tree_unflatten
 from mj_ir import ClosedJaxpr, ShapeDtypeStruct
 from mj_ir.extend import trace_to_jaxpr
 from mj_xla._array import Array
-from mj_xla._executable import Executable, compile_jaxpr, inline_values
+from mj_xla._executable import Executable, compile_jaxpr, drop_unused_arguments, inline_values
 from mj_xla._lowering import build_module
 from mj_xla._sharded_array import ShardedArray
 from mj_xla._sharding import PmapSharding, Sharding, broadcast_prefix
@@ -126,13 +128,41 @@ def _cache_for(fun: Callable[..., Any]) -> _Cache:
         return OrderedDict()
 
 
+#: Host data's canonical ShapedArray, one shared object per signature: keyed by type for
+#: NumPy scalars and Python floats/complex/bools (the type decides the aval), by (dtype,
+#: shape) for NumPy arrays. A pytree of 100,000 such leaves is keyed without building an aval
+#: per leaf, and equal keys compare by identity. Emptied when enable_x64 changes the
+#: canonical dtypes.
+_host_avals: dict[Any, ShapedArray] = {}
+on_x64_change(lambda _: _host_avals.clear())
+
+
 def _leaf_aval(x: Any) -> ShapedArray:
-    if issubclass(type(x), Array):  # device arrays, sharded ones too: never read to the host
-        aval: ShapedArray = x._aval
+    t = type(x)
+    if issubclass(t, Array):  # device arrays, sharded ones too: never read to the host
+        array_aval: ShapedArray = x._aval
+        return array_aval
+    aval = _host_avals.get(t)
+    if aval is not None:
         return aval
+    if t is np.ndarray:
+        key: Any = (x.dtype, x.shape)
+        aval = _host_avals.get(key)
+        if aval is None:
+            aval = _host_avals[key] = _new_leaf_aval(x)  # (checks the dtype once)
+        return aval
+    aval = _new_leaf_aval(x)
+    if isinstance(x, np.generic) or t in (float, complex, bool):  # (an int's value matters)
+        _host_avals[t] = aval
+    return aval
+
+
+def _new_leaf_aval(x: Any) -> ShapedArray:
     try:
         return raise_to_shaped(get_aval(x))
     except TypeError:
+        if is_array(x):  # an array of a dtype mj refuses: get_aval's message says which
+            raise
         raise TypeError(
             f"jit: an argument leaf is a {type(x).__name__} ({x!r}), not an array. Pass "
             "arrays or scalars, or mark the argument static with static_argnums/"
@@ -265,7 +295,7 @@ class JitFunction(Generic[P, R]):
                 hash(val)
             except TypeError:
                 what = f"argument {name}" if isinstance(name, int) else f"argument {name!r}"
-                raise TypeError(
+                raise UnhashableStaticArgumentError(
                     f"jit({self._name}): static {what} is unhashable (a "
                     f"{type(val).__name__}): static arguments must be hashable, e.g. a "
                     f"tuple instead of a list{_where()}"
@@ -438,7 +468,8 @@ class Lowered:
             entry.compile()
         if entry.executable is not None:
             return entry.executable.as_text()
-        module, _ = build_module(entry.closed.jaxpr, inline_values(entry.consts))
+        jaxpr, _ = drop_unused_arguments(entry.closed.jaxpr, len(entry.consts))
+        module, _ = build_module(jaxpr, inline_values(entry.consts))
         return str(module)
 
     @property
@@ -549,8 +580,11 @@ def jit(
             in_shardings=in_shardings,
             out_shardings=out_shardings,
         )
+    if not callable(fun):
+        raise TypeError(f"jit: expected a callable value, got {fun!r}{_where()}")
     nums = _static_argnums_tuple(fun, static_argnums)
     names = (static_argnames,) if isinstance(static_argnames, str) else tuple(static_argnames)
+    _check_static_argnames(fun, names)
     donate_nums, donate_names = _donation_by_both(
         fun, _static_argnums_tuple(fun, donate_argnums, "donate_argnums"), donate_argnames
     )
@@ -577,6 +611,28 @@ def _donation_by_both(
     all_nums = set(nums) | {positional.index(n) for n in names if n in positional}
     all_names = set(names) | {positional[i] for i in nums if 0 <= i < len(positional)}
     return tuple(sorted(all_nums)), tuple(sorted(all_names))
+
+
+def _check_static_argnames(fun: Callable[..., Any], names: tuple[str, ...]) -> None:
+    """A name that is no parameter of ``fun`` is a ``ValueError`` at once (as in JAX), not a
+    setting that silently never applies."""
+    if not names:
+        return
+    try:
+        params = inspect.signature(fun).parameters
+    except (TypeError, ValueError):  # no signature to check against (a builtin)
+        return
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+        return
+    invalid = sorted(
+        n for n in names if n not in params or params[n].kind is inspect.Parameter.POSITIONAL_ONLY
+    )
+    if invalid:
+        name = getattr(fun, "__name__", type(fun).__name__)
+        raise ValueError(
+            f"jit({name}): static_argnames names {invalid}, which the function does not take "
+            f"as keyword arguments (its parameters: {list(params)}){_where()}"
+        )
 
 
 def _static_argnums_tuple(

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from mj_core import lax
+from mj_core.errors import UnhashableStaticArgumentError
 from mj_core.extend import (
     ShapedArray,
     Tracer,
@@ -132,7 +133,7 @@ class PmapFunction:
             try:
                 hash(val)
             except TypeError:
-                raise TypeError(
+                raise UnhashableStaticArgumentError(
                     f"pmap({self._name}): static argument {i} is unhashable (a "
                     f"{type(val).__name__}){where()}."
                 ) from None

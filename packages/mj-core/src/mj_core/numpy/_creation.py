@@ -17,12 +17,13 @@ import numpy as np
 
 from mj_core import lax
 from mj_core._avals import ConcreteArray, is_array
-from mj_core._eager_array import EagerArray, eager_result
+from mj_core._eager_array import EagerArray, eager_result, owned_data
 from mj_core._shapes import int_tuple
 from mj_core._trace import Tracer
 from mj_core.dtypes import (
     canonical_dtype,
     canonicalize_value,
+    check_array_data,
     default_float_dtype,
     default_int_dtype,
 )
@@ -92,10 +93,7 @@ def array(object: Any, dtype: Any = None, copy: bool | None = True, ndmin: int =
     elif isinstance(object, Tracer) or (is_array(object) and not isinstance(object, _HOST)):
         out = object  # a traced value or a higher layer's array (e.g. a device array)
     else:
-        out = np.array(object, dt, copy=copy)
-        if out.dtype.kind in "OUSV":
-            raise TypeError(f"array: {out.dtype} values are not supported by mj, got {object!r}")
-        out = canonicalize_value(out)
+        out = _host_data(object, dt, "array")
     if dt is not None:
         out = convert(out, dt)
     elif dtype_weak(out)[1]:
@@ -113,8 +111,56 @@ def asarray(a: Any, dtype: Any = None, copy: bool | None = None) -> Array:
     if type(a) is EagerArray and (dt is None or dt == a.dtype):
         return a
     if type(a) is np.ndarray:
-        return canonicalize_value(a) if dt is None else np.asarray(a, dt)
+        return _host_data(a, dt, "asarray")
     return array(a, dt, copy=copy)
+
+
+def _host_data(obj: Any, dtype: np.dtype[Any] | None, api: str) -> np.ndarray[Any, Any]:
+    """Host data as the array mj keeps: numeric, of a canonical dtype, and owned
+    (:func:`~mj_core._eager_array.owned_data`)."""
+    if isinstance(obj, np.ndarray):
+        check_array_data(obj, api)  # a masked array before np.array drops its mask
+    out = np.asarray(obj, dtype)
+    if out.dtype == object:
+        _refuse_objects(obj, api)
+    check_array_data(out, api)
+    if not isinstance(obj, np.ndarray | np.generic) and out.dtype.kind in "iu":
+        _check_python_ints_fit(out, api)
+    out = canonicalize_value(out)
+    return owned_data(out) if out is obj else out
+
+
+def _refuse_objects(obj: Any, api: str) -> None:
+    """Data NumPy could only hold as Python objects, refused with JAX's classes: an int beyond
+    64 bits is an ``OverflowError``, ``None`` a ``ValueError``, anything else (a ``Fraction``)
+    a ``TypeError``."""
+    for item in np.asarray(obj, object).flat:
+        if item is None:  # JAX's class for this one
+            raise ValueError(f"{api}: None is not a valid value for an mj array, got {obj!r}")
+        if type(item) is int and not -(2**63) <= item < 2**64:
+            raise OverflowError(
+                f"{api}: Python int {item} is too large to convert to "
+                f"{default_int_dtype().name}{user_line_suffix()}"
+            )
+    raise TypeError(
+        f"{api}: {obj!r} is not a valid mj array value: only numbers and bools (and arrays of "
+        "them) are supported, as in JAX."
+    )
+
+
+def _check_python_ints_fit(out: np.ndarray[Any, Any], api: str) -> None:
+    """Python ints become the default int type: one that does not fit is an
+    ``OverflowError`` (as in JAX), not a value wrapped around silently."""
+    target = canonical_dtype(out.dtype)
+    if target == out.dtype or out.size == 0:
+        return
+    info = np.iinfo(target)
+    for bound in (out.min(), out.max()):
+        if not info.min <= bound <= info.max:
+            raise OverflowError(
+                f"{api}: Python int {bound} is too large to convert to {target.name}"
+                f"{user_line_suffix()}"
+            )
 
 
 def _shape_tuple(shape: int | Sequence[int]) -> tuple[int, ...]:

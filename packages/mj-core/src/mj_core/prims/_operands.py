@@ -8,6 +8,9 @@ typed dtype. :func:`common_dtype` and :func:`check_axes` are the checks typing r
 
 from __future__ import annotations
 
+import functools
+import math
+import os
 from collections.abc import Sequence
 from typing import Any
 
@@ -18,9 +21,9 @@ from mj_core._eager_array import EagerArray
 from mj_core._primitive import Primitive, abstract_eval_rules
 from mj_core._shapes import aval_error
 from mj_core.dtypes import result_type
-from mj_core.errors import AxisError
+from mj_core.errors import AxisError, ResourceExhaustedError, user_line_suffix
 
-__all__ = ["check_axes", "check_operands", "common_dtype", "shaped_aval"]
+__all__ = ["check_axes", "check_fits_in_memory", "check_operands", "common_dtype", "shaped_aval"]
 
 
 def shaped_aval(x: Any) -> ShapedArray:
@@ -99,3 +102,25 @@ def check_axes(
             f"({shown}); primitive params take non-negative axes in [0, {ndim})."
         )
     return out
+
+
+@functools.cache
+def _physical_memory() -> int:
+    """The machine's memory in bytes (0 where the OS does not say)."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return 0
+
+
+def check_fits_in_memory(prim: Primitive, out: ShapedArray) -> None:
+    """Refuse to create ``out`` if it is larger than the machine's memory, as XLA refuses the
+    allocation: an eager broadcast view would not fail until its data is read."""
+    nbytes = math.prod(out.shape) * out.dtype.itemsize
+    limit = _physical_memory()
+    if limit and nbytes > limit:
+        raise ResourceExhaustedError(
+            f"RESOURCE_EXHAUSTED: {prim.name}: out of memory allocating {nbytes} bytes "
+            f"({nbytes / 2**30:.1f} GiB) for a {out.str_short()} array; this machine has "
+            f"{limit / 2**30:.1f} GiB{user_line_suffix()}"
+        )

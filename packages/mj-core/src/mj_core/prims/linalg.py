@@ -16,6 +16,7 @@ mj-autodiff and ``mj.numpy.linalg`` build on (``matmul``, ``mT``, ``mH``, ``tril
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -159,11 +160,32 @@ def _triangular_solve_impl(a: Any, b: Any, **params: Any) -> list[Any]:
     if params["transpose_a"]:
         op_a = np.swapaxes(op_a, -1, -2)
     b = np.asarray(b)
+    lower = params["lower"] != params["transpose_a"]  # op(a)'s triangle
     if params["left_side"]:  # op(a) @ x = b
-        x = np.linalg.solve(op_a, b)
+        x = _solve(op_a, b, lower)
     else:  # x @ op(a) = b  <=>  op(a)^T @ x^T = b^T
-        x = np.swapaxes(np.linalg.solve(np.swapaxes(op_a, -1, -2), np.swapaxes(b, -1, -2)), -1, -2)
+        x = np.swapaxes(
+            _solve(np.swapaxes(op_a, -1, -2), np.swapaxes(b, -1, -2), not lower), -1, -2
+        )
     return [np.asarray(x, out.dtype)]
+
+
+def _solve(t: Any, b: Any, lower: bool) -> Any:
+    """``t @ x = b`` for triangular ``t``: LAPACK's solve, or where it refuses a singular
+    ``t``, substitution, which divides by the zero pivots as XLA's triangular solve does
+    (infinities and NaNs, no exception: eager and jit give the same answer)."""
+    try:
+        return np.linalg.solve(t, b)
+    except np.linalg.LinAlgError:
+        pass
+    n = t.shape[-1]
+    x = np.zeros(np.broadcast_shapes(t.shape[:-2], b.shape[:-2]) + b.shape[-2:], b.dtype)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for i in range(n) if lower else range(n - 1, -1, -1):
+            done = slice(0, i) if lower else slice(i + 1, n)
+            acc = b[..., i, :] - np.einsum("...j,...jk->...k", t[..., i, done], x[..., done, :])
+            x[..., i, :] = acc / t[..., i, i, None]
+    return x
 
 
 # --- lu ---------------------------------------------------------------------------------------
@@ -185,8 +207,8 @@ def _lu_impl(a: Any) -> list[Any]:
     x = np.array(a, dtype=out[0].dtype)  # a private copy, overwritten by the factors
     *batch, m, n = x.shape
     k = min(m, n)
-    lu = np.reshape(x, (-1, m, n))
-    nb = lu.shape[0]
+    nb = math.prod(batch)
+    lu = np.reshape(x, (nb, m, n))  # (not -1: a 0x0 matrix has no size to infer it from)
     rows = np.arange(nb)
     pivots = np.zeros((nb, k), np.int32)
     perm = np.tile(np.arange(m, dtype=np.int32), (nb, 1))
@@ -294,9 +316,12 @@ def _svd_avals(a: ShapedArray, *, full_matrices: bool, compute_uv: bool) -> list
 def _svd_impl(a: Any, *, full_matrices: bool, compute_uv: bool) -> list[Any]:
     avals = check_operands(svd_p, [a], {"full_matrices": full_matrices, "compute_uv": compute_uv})
     x = np.asarray(a)
-    if not compute_uv:
-        return [np.asarray(np.linalg.svd(x, compute_uv=False), avals[0].dtype)]
-    u, s, vt = np.linalg.svd(x, full_matrices=full_matrices)
+    try:
+        if not compute_uv:
+            return [np.asarray(np.linalg.svd(x, compute_uv=False), avals[0].dtype)]
+        u, s, vt = np.linalg.svd(x, full_matrices=full_matrices)
+    except np.linalg.LinAlgError:  # did not converge (a NaN or inf): NaNs, as XLA returns
+        return [np.full(av.shape, np.nan, av.dtype) for av in avals]
     return [np.asarray(v, av.dtype) for v, av in zip((s, u, vt), avals, strict=True)]
 
 

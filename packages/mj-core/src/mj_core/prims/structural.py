@@ -35,7 +35,12 @@ from mj_core._shapes import (
 from mj_core._trace import bind1
 from mj_core._typing import Array
 from mj_core.dtypes import dtype_of
-from mj_core.prims._operands import check_axes, check_operands, common_dtype
+from mj_core.prims._operands import (
+    check_axes,
+    check_fits_in_memory,
+    check_operands,
+    common_dtype,
+)
 from mj_core.prims.conversions import convert_element_type
 
 __all__ = [
@@ -131,10 +136,14 @@ def _broadcast_impl(
     (out,) = check_operands(
         broadcast_p, (x,), {"shape": shape, "broadcast_dimensions": broadcast_dimensions}
     )
+    check_fits_in_memory(broadcast_p, out)
     expanded = [1] * len(shape)
     for size, d in zip(np.shape(x), broadcast_dimensions, strict=True):
         expanded[d] = size
-    return [np.broadcast_to(np.reshape(np.asarray(x, out.dtype), expanded), out.shape)]
+    src = np.asarray(x, out.dtype)
+    if src.flags.writeable:  # a caller's NumPy array: the read-only view must not alias it
+        src = src.copy()
+    return [np.broadcast_to(np.reshape(src, expanded), out.shape)]
 
 
 # --- reshape ----------------------------------------------------------------------------------
@@ -434,6 +443,7 @@ def _iota_avals(
 @impl_rules.register(iota_p)
 def _iota_impl(*, dtype: np.dtype[Any], shape: tuple[int, ...], dimension: int) -> list[Any]:
     (out,) = check_operands(iota_p, (), {"dtype": dtype, "shape": shape, "dimension": dimension})
+    check_fits_in_memory(iota_p, out)
     line = [1] * len(shape)
     line[dimension] = shape[dimension]
     return [np.broadcast_to(np.arange(shape[dimension], dtype=out.dtype).reshape(line), out.shape)]

@@ -222,8 +222,11 @@ def _pivots_to_permutation(pivots: Value, piv_aval: ShapedArray, m: int) -> Valu
 def _lu_lowering(
     ctx: LoweringContext, avals_in: Avals, avals_out: Avals, in_vals: Values
 ) -> list[Value]:
-    lu_aval, piv_aval, _ = avals_out
+    lu_aval, piv_aval, perm_aval = avals_out
     batch = lu_aval.shape[:-2]
+    if 0 in lu_aval.shape[-2:]:  # nothing to factor (LAPACK is not called): P = I, L U = a
+        perm = hlo.iota(aval_to_ir_type(perm_aval), len(batch))
+        return [in_vals[0], _full(0, piv_aval), perm]
     info_aval = ShapedArray(batch, _INT32)
     target = lapack_target("getrf_ffi", lu_aval.dtype)
     lu, pivots, info = _lapack_call(

@@ -1,0 +1,115 @@
+"""mj arrays own read-only data (issue 24), as JAX's do: NumPy input is copied where it enters
+(``asarray``/``array``, ``vjp``/``linearize``, ``jit``), so a later write to the caller's array
+changes nothing mj holds, and a NumPy view of an mj array cannot be written through."""
+
+import numpy as np
+import pytest
+
+import mj
+import mj.numpy as mnp
+
+MAKERS = {
+    "asarray": mnp.asarray,
+    "array": mnp.array,
+    "array-copy-false": lambda x: mnp.array(x, copy=False),
+    "asarray-dtype": lambda x: mnp.asarray(x, x.dtype),
+}
+
+
+@pytest.mark.parametrize("make", MAKERS.values(), ids=MAKERS.keys())
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32])
+def test_a_write_to_the_source_does_not_reach_the_mj_array(make, dtype):
+    source = np.arange(3, dtype=dtype)
+    a = make(source)
+    source[:] = 7
+    assert np.asarray(a).tolist() == [0, 1, 2]
+
+
+VIEWS = {
+    "reshape": lambda x: mnp.reshape(x, (6,)),
+    "ravel": mnp.ravel,
+    "transpose": mnp.transpose,
+    "swapaxes": lambda x: mnp.swapaxes(x, 0, 1),
+    "lax.slice": lambda x: mj.lax.slice(x, (1, 0), (2, 3)),
+    "expand_dims": lambda x: mnp.expand_dims(x, 0),
+    "broadcast_to": lambda x: mnp.broadcast_to(x, (4, 2, 3)),
+}
+
+
+@pytest.mark.parametrize("op", VIEWS.values(), ids=VIEWS.keys())
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_an_eager_view_of_a_caller_array_does_not_alias_it(op, dtype):
+    """NumPy's reshape/transpose/slice return views: of a caller's array they are copied."""
+    source = np.arange(6, dtype=dtype).reshape(2, 3)
+    out = op(source)
+    expected = np.asarray(out).copy()
+    source[:] = -1
+    np.testing.assert_array_equal(np.asarray(out), expected)
+    assert (expected >= 0).all()
+
+
+def test_a_read_only_array_that_owns_its_data_is_kept_without_a_copy():
+    source = np.arange(3.0)
+    source.flags.writeable = False
+    assert np.shares_memory(mnp.asarray(source), source)
+    view = np.arange(3.0)[:2]
+    view.flags.writeable = False  # read-only, but its base can still change: copied
+    assert not np.shares_memory(mnp.asarray(view), view)
+
+
+def _vjp_later(x):
+    _, pull = mj.vjp(mnp.sin, x)
+    return lambda: pull(np.ones(3))[0]
+
+
+def _linearize_later(x):
+    _, f_jvp = mj.linearize(mnp.sin, x)
+    return lambda: f_jvp(np.ones(3))
+
+
+@pytest.mark.parametrize("later", [_vjp_later, _linearize_later], ids=["vjp", "linearize"])
+def test_a_pullback_keeps_no_caller_buffer(later):
+    """vjp's pullback evaluated the derivative at the caller's array's *new* values."""
+    x = np.ones(3)
+    apply = later(x)
+    x[:] = 3.0
+    np.testing.assert_allclose(np.asarray(apply()), np.full(3, np.cos(1.0)))
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: mnp.sin(np.ones(3, np.float32)),  # the ufunc shortcut
+        lambda: mnp.sin(np.ones(3)),  # a 64-bit result
+        lambda: mnp.ones(3) + 1.0,
+        lambda: mnp.sum(np.ones((2, 2)), axis=0),  # through eval_primitive
+        lambda: mnp.asarray(np.ones(3)),
+        lambda: mnp.arange(3.0),
+        lambda: mj.jit(mnp.sin)(np.ones(3)),
+        lambda: mj.grad(lambda x: mnp.sum(x**2))(np.ones(3)),
+    ],
+)
+def test_numpy_views_of_mj_arrays_are_read_only(make):
+    a = make()
+    before = np.asarray(a).copy()
+    view = np.asarray(a)
+    with pytest.raises(ValueError, match="read-only"):
+        view[0] = 5.0
+    with pytest.raises(ValueError, match="read-only"):
+        np.add(view, 1, out=view)
+    np.testing.assert_array_equal(np.asarray(a), before)
+
+
+def test_a_cached_jit_agrees_with_a_fresh_one_after_an_attempted_write():
+    """The aliasing bug's symptom: a write to an "immutable" constant changed a cached jit."""
+    c = mnp.arange(3.0)
+
+    def f(x):
+        return x + c
+
+    cached = mj.jit(f)
+    first = np.asarray(cached(1.0)).copy()
+    with pytest.raises(ValueError, match="read-only"):
+        np.asarray(c)[0] = 100.0
+    np.testing.assert_array_equal(np.asarray(cached(1.0)), first)
+    np.testing.assert_array_equal(np.asarray(mj.jit(f)(1.0)), first)
