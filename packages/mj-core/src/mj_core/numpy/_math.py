@@ -1,8 +1,9 @@
-"""Elementwise math with NumPy names, broadcasting and NEP 50 dtypes.
+"""Elementwise math with NumPy names, broadcasting and JAX's type promotion.
 
-The lax elementwise primitives already broadcast and promote like NumPy, so the common ones are
-the lax wrappers themselves (``mnp.sin is lax.sin``): eager calls go straight to ``bind1``'s
-fast path with no extra Python frame. The rest adapt lax semantics to NumPy's (true division
+lax never promotes, so each binary function promotes its operands on JAX's lattice before its
+primitive (``binds(prim, promote)``: eager operands of one dtype still go straight to the
+primitive's NumPy ufunc, with no extra Python frame); the unary ones are the lax wrappers
+themselves (``mnp.sin is lax.sin``). The rest adapt lax semantics to NumPy's (true division
 of integers, floor division and ``mod`` with the divisor's sign, ...).
 """
 
@@ -13,15 +14,19 @@ import math
 import numpy as np
 
 from mj_core import lax
+from mj_core._trace import binds
 from mj_core.numpy._inverse_hyperbolic import arccosh, arcsinh, arctanh
 from mj_core.numpy._promotion import (
     Array,
     convert,
     dtype_weak,
+    lax_operands,
+    lax_operands_inexact,
     promote,
     promote_inexact,
     promoted_dtype,
 )
+from mj_core.prims import elementwise as ew
 
 __all__ = [
     "abs",
@@ -116,7 +121,7 @@ __all__ = [
     "where",
 ]
 
-# --- the lax wrappers themselves (fast eager path) -------------------------------------------
+# --- unary: the lax wrappers themselves (fast eager path) -----------------------------------
 sin = lax.sin
 cos = lax.cos
 tan = lax.tan
@@ -131,31 +136,100 @@ log = lax.log
 log1p = lax.log1p
 expm1 = lax.expm1
 sqrt = lax.sqrt
-add = lax.add
-subtract = lax.sub
-multiply = lax.mul
 negative = lax.neg
-maximum = lax.max
-minimum = lax.min
-fmod = lax.rem
-arctan2 = lax.atan2
 sign = lax.sign
 floor = lax.floor
 ceil = lax.ceil
 isfinite = lax.is_finite
-equal = lax.eq
-not_equal = lax.ne
-less = lax.less
-less_equal = lax.less_equal
-greater = lax.greater
-greater_equal = lax.greater_equal
-bitwise_and = lax.bitwise_and
-bitwise_or = lax.bitwise_or
-bitwise_xor = lax.bitwise_xor
 bitwise_not = lax.bitwise_not
 invert = lax.bitwise_not
 bitwise_invert = lax.bitwise_not
-left_shift = lax.shift_left
+
+
+# --- binary: lax's primitives after promotion on JAX's lattice (fast eager path too) ---------
+@binds(ew.add_p, lax_operands)
+def add(x: Array, y: Array) -> Array:
+    """Elementwise ``x + y``, broadcasting and promoting on JAX's lattice."""
+
+
+@binds(ew.sub_p, lax_operands)
+def subtract(x: Array, y: Array) -> Array:
+    """Elementwise ``x - y``."""
+
+
+@binds(ew.mul_p, lax_operands)
+def multiply(x: Array, y: Array) -> Array:
+    """Elementwise ``x * y``."""
+
+
+@binds(ew.max_p, lax_operands)
+def maximum(x: Array, y: Array) -> Array:
+    """Elementwise maximum (NaN-propagating)."""
+
+
+@binds(ew.min_p, lax_operands)
+def minimum(x: Array, y: Array) -> Array:
+    """Elementwise minimum (NaN-propagating)."""
+
+
+@binds(ew.rem_p, lax_operands)
+def fmod(x: Array, y: Array) -> Array:
+    """Elementwise remainder with the sign of ``x`` (C ``fmod``)."""
+
+
+@binds(ew.atan2_p, lax_operands_inexact)
+def arctan2(x: Array, y: Array) -> Array:
+    """Elementwise arc tangent of ``x / y`` in the quadrant of ``(y, x)``."""
+
+
+@binds(ew.eq_p, lax_operands)
+def equal(x: Array, y: Array) -> Array:
+    """Elementwise ``x == y``."""
+
+
+@binds(ew.ne_p, lax_operands)
+def not_equal(x: Array, y: Array) -> Array:
+    """Elementwise ``x != y``."""
+
+
+@binds(ew.less_p, lax_operands)
+def less(x: Array, y: Array) -> Array:
+    """Elementwise ``x < y``."""
+
+
+@binds(ew.less_equal_p, lax_operands)
+def less_equal(x: Array, y: Array) -> Array:
+    """Elementwise ``x <= y``."""
+
+
+@binds(ew.greater_p, lax_operands)
+def greater(x: Array, y: Array) -> Array:
+    """Elementwise ``x > y``."""
+
+
+@binds(ew.greater_equal_p, lax_operands)
+def greater_equal(x: Array, y: Array) -> Array:
+    """Elementwise ``x >= y``."""
+
+
+@binds(ew.and_p, lax_operands)
+def bitwise_and(x: Array, y: Array) -> Array:
+    """Elementwise bitwise AND (logical AND for bool)."""
+
+
+@binds(ew.or_p, lax_operands)
+def bitwise_or(x: Array, y: Array) -> Array:
+    """Elementwise bitwise OR (logical OR for bool)."""
+
+
+@binds(ew.xor_p, lax_operands)
+def bitwise_xor(x: Array, y: Array) -> Array:
+    """Elementwise bitwise XOR (logical XOR for bool)."""
+
+
+@binds(ew.shift_left_p, lax_operands)
+def left_shift(x: Array, y: Array) -> Array:
+    """Elementwise ``x << y``."""
 
 
 def positive(x: Array) -> Array:
@@ -224,7 +298,7 @@ def power(x: Array, y: Array) -> Array:
         if y < 0 and dtype.kind in "iub":
             raise ValueError("power: integers to negative integer powers are not allowed")
         return lax.integer_pow(x, y)
-    return lax.pow(x, y)
+    return lax.pow(*promote(x, y))
 
 
 def exp2(x: Array) -> Array:
@@ -312,16 +386,19 @@ def heaviside(x1: Array, x2: Array) -> Array:
 
 def fmax(x: Array, y: Array) -> Array:
     """Maximum ignoring NaNs (NaN only where both are NaN)."""
+    x, y = promote(x, y)
     return lax.select(lax.ne(y, y), x, lax.select(lax.ne(x, x), y, lax.max(x, y)))
 
 
 def fmin(x: Array, y: Array) -> Array:
     """Minimum ignoring NaNs (NaN only where both are NaN)."""
+    x, y = promote(x, y)
     return lax.select(lax.ne(y, y), x, lax.select(lax.ne(x, x), y, lax.min(x, y)))
 
 
 def right_shift(x: Array, y: Array) -> Array:
     """Arithmetic shift for signed integers, logical for unsigned (like NumPy)."""
+    x, y = promote(x, y)
     dtype, _ = promoted_dtype(x, y)
     if dtype.kind == "u":
         return lax.shift_right_logical(x, y)
