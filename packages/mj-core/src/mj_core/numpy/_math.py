@@ -519,7 +519,7 @@ def where(condition: Array, x: Array | None = None, y: Array | None = None) -> A
     """``x`` where ``condition`` is true, else ``y`` (broadcast and promoted together)."""
     if x is None or y is None:
         raise TypeError("where: the one-argument form (nonzero) is not supported; pass x and y")
-    return lax.select(_to_bool(condition), x, y)
+    return lax.select(_to_bool(condition), *lax_operands(x, y))
 
 
 def clip(
