@@ -463,7 +463,7 @@ def _float_operands(dx: np.dtype[Any] | None, dy: np.dtype[Any] | None) -> bool:
 
 
 def binds(
-    primitive: Primitive, promote: Callable[[Any, Any], list[Any]] | None = None
+    primitive: Primitive, numpy: Callable[[Any, Any], Any] | None = None
 ) -> Callable[[_Operation], _Operation]:
     """Decorator for the wrapper of an elementwise primitive of one or two operands and no
     params: the decorated function (its signature and docstring) becomes
@@ -476,9 +476,9 @@ def binds(
     JAX's: equal dtypes, or an array and a Python scalar of a kind that fits into it (JAX's weak
     typing, NEP 50's too). Everything else goes through :func:`bind1` and so
     :func:`eval_primitive` (tracing, mixed dtypes, a failing operand, a primitive whose shortcut
-    was cleared because another impl rule was registered) or, given ``promote`` (the NumPy-level
-    wrappers: ``mnp.add``), through ``bind1(primitive, *promote(x, y))``: lax never promotes,
-    NumPy-level functions promote on JAX's lattice."""
+    was cleared because another impl rule was registered) or, given ``numpy`` (the NumPy-level
+    wrappers: ``mnp.add``), through ``numpy(x, y)``, which promotes on JAX's lattice before
+    binding: lax never promotes."""
     # The wrappers' only closure cells (the shortcut names the primitive too, for the
     # fallback): each cell is copied on every call.
     shortcut = impl_rules.shortcut(primitive)
@@ -543,8 +543,8 @@ def binds(
                                 if type(out) is _ndarray and out.itemsize < 8:
                                     return _view(out, EagerArray)
                                 return eager_result(out)
-                if promote is not None:
-                    return bind1(shortcut.primitive, *promote(x, y))
+                if numpy is not None:
+                    return numpy(x, y)
                 return bind1(shortcut.primitive, x, y)
 
         else:

@@ -14,6 +14,7 @@ touches one module. Facts this module relies on (see ``shared/STABLEHLO.md``):
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import os
 import sys
@@ -21,6 +22,7 @@ import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, TypeAlias
 
+import ml_dtypes
 import numpy as np
 
 from mj_core import config
@@ -92,6 +94,24 @@ def mlir_context() -> ir.Context:
     return ctx
 
 
+#: bfloat16 and the float8 types (``ml_dtypes``), by their MLIR names: DLPack cannot carry
+#: them, so :func:`put_on` moves their bits as unsigned integers and bitcasts on the device.
+_CUSTOM_FLOATS: dict[np.dtype[Any], str] = {
+    np.dtype(getattr(ml_dtypes, name)): mlir
+    for name, mlir in [
+        ("bfloat16", "bf16"),
+        ("float8_e4m3fn", "f8E4M3FN"),
+        ("float8_e5m2", "f8E5M2"),
+        ("float8_e4m3fnuz", "f8E4M3FNUZ"),
+        ("float8_e5m2fnuz", "f8E5M2FNUZ"),
+        ("float8_e4m3b11fnuz", "f8E4M3B11FNUZ"),
+        ("float8_e4m3", "f8E4M3"),
+        ("float8_e3m4", "f8E3M4"),
+        ("float8_e8m0fnu", "f8E8M0FNU"),
+    ]
+    if hasattr(ml_dtypes, name)
+}
+
 _ELEMENT_TYPES: dict[np.dtype[Any], Any] = {
     np.dtype(np.float16): ir.F16Type.get,
     np.dtype(np.float32): ir.F32Type.get,
@@ -115,6 +135,8 @@ def ir_element_type(dtype: np.dtype[Any]) -> ir.Type:
     try:
         elt: ir.Type = _ELEMENT_TYPES[dtype]()
     except KeyError:
+        if dtype in _CUSTOM_FLOATS:
+            return ir.Type.parse(_CUSTOM_FLOATS[dtype])
         raise TypeError(f"jit: dtype {dtype} is not supported by the XLA backend") from None
     return elt
 
@@ -192,6 +214,8 @@ def _aligned_copy(x: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
 def put(x: np.ndarray[Any, Any]) -> Buffer:
     """Copy host data to the device (a private aligned copy, so later host writes don't leak)."""
     _, dev, _, _ = _backend()
+    if x.dtype.kind == "V":  # bfloat16, float8
+        return put_on(x, dev)
     return _jax.dlpack_managed_tensor_to_buffer(_aligned_copy(x).__dlpack__(), dev, None)
 
 
@@ -234,7 +258,26 @@ def compile_replicated(
 
 def put_on(x: np.ndarray[Any, Any], dev: Any) -> Buffer:
     """:func:`put`, onto device ``dev``."""
+    if x.dtype in _CUSTOM_FLOATS:
+        bits = put_on(x.view(f"u{x.itemsize}"), dev)
+        return _bitcaster(x.shape, x.dtype, dev).execute([bits])[0]
     return _jax.dlpack_managed_tensor_to_buffer(_aligned_copy(x).__dlpack__(), dev, None)
+
+
+@functools.cache
+def _bitcaster(shape: tuple[int, ...], dtype: np.dtype[Any], dev: Any) -> LoadedExecutable:
+    """A program turning the unsigned-integer bits of a ``dtype`` array into the array."""
+    dims = "".join(f"{n}x" for n in shape)
+    src, dst = f"tensor<{dims}ui{8 * dtype.itemsize}>", f"tensor<{dims}{_CUSTOM_FLOATS[dtype]}>"
+    text = (
+        f"func.func @main(%bits: {src}) -> {dst} {{\n"
+        f"  %0 = stablehlo.bitcast_convert %bits : ({src}) -> {dst}\n"
+        f"  return %0 : {dst}\n}}"
+    )
+    with mlir_context():
+        module = ir.Module.parse(text)
+    options = xc.CompileOptions()
+    return _backend()[0].compile_and_load(module, xc.DeviceList((dev,)), options)
 
 
 def _replicated_sharding(devices: Sequence[Any]) -> Any:

@@ -10,11 +10,13 @@ of integers, floor division and ``mod`` with the divisor's sign, ...).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
 
 from mj_core import lax
-from mj_core._trace import binds
+from mj_core._primitive import Primitive
+from mj_core._trace import bind1, binds
 from mj_core.numpy._inverse_hyperbolic import arccosh, arcsinh, arctanh
 from mj_core.numpy._promotion import (
     Array,
@@ -147,87 +149,127 @@ bitwise_invert = lax.bitwise_not
 
 
 # --- binary: lax's primitives after promotion on JAX's lattice (fast eager path too) ---------
-@binds(ew.add_p, lax_operands)
+def _promoting(prim: Primitive, inexact: bool = False) -> Callable[[Array, Array], Array]:
+    """The NumPy-level slow path of ``prim``: promote, then bind."""
+    operands = lax_operands_inexact if inexact else lax_operands
+
+    def numpy(x: Array, y: Array) -> Array:
+        return bind1(prim, *operands(x, y))
+
+    return numpy
+
+
+def _boolean_as(prim: Primitive, logical: Primitive) -> Callable[[Array, Array], Array]:
+    """NumPy's ``+``/``*`` of two bools is logical or/and (lax's arithmetic refuses bools)."""
+
+    def numpy(x: Array, y: Array) -> Array:
+        x, y = lax_operands(x, y)
+        both_bool = dtype_weak(x)[0].kind == "b" and dtype_weak(y)[0].kind == "b"
+        return bind1(logical if both_bool else prim, x, y)
+
+    return numpy
+
+
+@binds(ew.add_p, _boolean_as(ew.add_p, ew.or_p))
 def add(x: Array, y: Array) -> Array:
-    """Elementwise ``x + y``, broadcasting and promoting on JAX's lattice."""
+    """Elementwise ``x + y``, broadcasting and promoting on JAX's lattice (bools: or)."""
 
 
-@binds(ew.sub_p, lax_operands)
+@binds(ew.sub_p, _promoting(ew.sub_p))
 def subtract(x: Array, y: Array) -> Array:
     """Elementwise ``x - y``."""
 
 
-@binds(ew.mul_p, lax_operands)
+@binds(ew.mul_p, _boolean_as(ew.mul_p, ew.and_p))
 def multiply(x: Array, y: Array) -> Array:
-    """Elementwise ``x * y``."""
+    """Elementwise ``x * y`` (bools: and)."""
 
 
-@binds(ew.max_p, lax_operands)
+def _lexicographic(prim: Primitive) -> Callable[[Array, Array], Array]:
+    """NumPy's order of complex numbers (real parts, then imaginary parts) for comparisons
+    and ``maximum``/``minimum``, as ``jax.numpy`` builds it: lax orders only reals."""
+
+    def numpy(x: Array, y: Array) -> Array:
+        x, y = lax_operands(x, y)
+        if dtype_weak(x)[0].kind != "c" and dtype_weak(y)[0].kind != "c":
+            return bind1(prim, x, y)
+        x, y = promote(x, y)  # (a weak complex scalar made an array for real/imag)
+        rx, ry, ix, iy = lax.real(x), lax.real(y), lax.imag(x), lax.imag(y)
+        if prim is ew.max_p or prim is ew.min_p:
+            order = ew.greater_p if prim is ew.max_p else ew.less_p
+            pick_x = lax.select(lax.eq(rx, ry), bind1(order, ix, iy), bind1(order, rx, ry))
+            return lax.select(pick_x, x, y)
+        return lax.select(lax.eq(rx, ry), bind1(prim, ix, iy), bind1(prim, rx, ry))
+
+    return numpy
+
+
+@binds(ew.max_p, _lexicographic(ew.max_p))
 def maximum(x: Array, y: Array) -> Array:
     """Elementwise maximum (NaN-propagating)."""
 
 
-@binds(ew.min_p, lax_operands)
+@binds(ew.min_p, _lexicographic(ew.min_p))
 def minimum(x: Array, y: Array) -> Array:
     """Elementwise minimum (NaN-propagating)."""
 
 
-@binds(ew.rem_p, lax_operands)
+@binds(ew.rem_p, _promoting(ew.rem_p))
 def fmod(x: Array, y: Array) -> Array:
     """Elementwise remainder with the sign of ``x`` (C ``fmod``)."""
 
 
-@binds(ew.atan2_p, lax_operands_inexact)
+@binds(ew.atan2_p, _promoting(ew.atan2_p, inexact=True))
 def arctan2(x: Array, y: Array) -> Array:
     """Elementwise arc tangent of ``x / y`` in the quadrant of ``(y, x)``."""
 
 
-@binds(ew.eq_p, lax_operands)
+@binds(ew.eq_p, _promoting(ew.eq_p))
 def equal(x: Array, y: Array) -> Array:
     """Elementwise ``x == y``."""
 
 
-@binds(ew.ne_p, lax_operands)
+@binds(ew.ne_p, _promoting(ew.ne_p))
 def not_equal(x: Array, y: Array) -> Array:
     """Elementwise ``x != y``."""
 
 
-@binds(ew.less_p, lax_operands)
+@binds(ew.less_p, _lexicographic(ew.less_p))
 def less(x: Array, y: Array) -> Array:
     """Elementwise ``x < y``."""
 
 
-@binds(ew.less_equal_p, lax_operands)
+@binds(ew.less_equal_p, _lexicographic(ew.less_equal_p))
 def less_equal(x: Array, y: Array) -> Array:
     """Elementwise ``x <= y``."""
 
 
-@binds(ew.greater_p, lax_operands)
+@binds(ew.greater_p, _lexicographic(ew.greater_p))
 def greater(x: Array, y: Array) -> Array:
     """Elementwise ``x > y``."""
 
 
-@binds(ew.greater_equal_p, lax_operands)
+@binds(ew.greater_equal_p, _lexicographic(ew.greater_equal_p))
 def greater_equal(x: Array, y: Array) -> Array:
     """Elementwise ``x >= y``."""
 
 
-@binds(ew.and_p, lax_operands)
+@binds(ew.and_p, _promoting(ew.and_p))
 def bitwise_and(x: Array, y: Array) -> Array:
     """Elementwise bitwise AND (logical AND for bool)."""
 
 
-@binds(ew.or_p, lax_operands)
+@binds(ew.or_p, _promoting(ew.or_p))
 def bitwise_or(x: Array, y: Array) -> Array:
     """Elementwise bitwise OR (logical OR for bool)."""
 
 
-@binds(ew.xor_p, lax_operands)
+@binds(ew.xor_p, _promoting(ew.xor_p))
 def bitwise_xor(x: Array, y: Array) -> Array:
     """Elementwise bitwise XOR (logical XOR for bool)."""
 
 
-@binds(ew.shift_left_p, lax_operands)
+@binds(ew.shift_left_p, _promoting(ew.shift_left_p))
 def left_shift(x: Array, y: Array) -> Array:
     """Elementwise ``x << y``."""
 

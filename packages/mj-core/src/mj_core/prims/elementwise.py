@@ -26,6 +26,7 @@ import numpy as np
 
 from mj_core._avals import ShapedArray, get_aval, raise_to_shaped
 from mj_core._config import config, on_x64_change
+from mj_core._lattice import kind
 from mj_core._primitive import Primitive, abstract_eval_rules, impl_rules
 from mj_core._shapes import broadcast_shapes, check_rank_promotion
 from mj_core._trace import bind1, binds
@@ -189,7 +190,7 @@ def elementwise_out_aval(prim: Primitive, avals: Sequence[ShapedArray]) -> Shape
     shape = broadcast_shapes(prim.name, *(a.shape for a in avals))
     operands = avals[1:] if spec.first_operand_is_selector else avals
     dtype, weak = _compute_dtype(prim, operands)
-    if dtype.kind not in spec.kinds:
+    if kind(dtype) not in spec.kinds:
         allowed = "/".join(_KIND_NAMES[k] for k in spec.kinds)
         shown = ", ".join(a.str_short() for a in avals)
         raise TypeError(f"{prim.name} requires {allowed} operands, got ({shown})")
@@ -198,7 +199,7 @@ def elementwise_out_aval(prim: Primitive, avals: Sequence[ShapedArray]) -> Shape
         if which.kind not in "biu":
             raise TypeError(f"{prim.name}: selector must be bool or integer, got {which.name}")
     out = spec.out_dtype(dtype)
-    return ShapedArray(shape, out, weak and out.kind == dtype.kind)
+    return ShapedArray(shape, out, weak and kind(out) == kind(dtype))
 
 
 #: Kinds ordered as the lattice orders them: a weak operand fits a strong one of its rank or above.
@@ -323,7 +324,7 @@ def _operands_rule(prim: Primitive) -> Callable[[list[Any]], tuple[list[Any], DT
         (out,) = rule(*avals)
         operands = avals[1:] if selector else avals
         dtype, _ = _compute_dtype(prim, operands)
-        inexact = dtype.kind not in "fc" and elementwise_specs[prim].out_dtype is to_inexact_dtype
+        inexact = kind(dtype) not in "fc" and elementwise_specs[prim].out_dtype is to_inexact_dtype
         if inexact:  # a float-valued op on bool or integer operands: JAX's float for them
             dtype = to_inexact_dtype(dtype)
         first = 1 if selector else 0
