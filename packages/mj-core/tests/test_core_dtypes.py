@@ -42,25 +42,83 @@ def test_result_type_lattice(operands, expected):
         (np.ones(3, np.int32), 2),
         (np.ones(3, np.int32), 2.5),
         (np.ones(3, np.uint8), 3),
-        pytest.param(
-            np.ones(3, np.float32),
-            np.ones(3, np.int64),
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="eager mixed strong dtypes still follow NumPy's ufunc promotion "
-                "(float64), the lattice says float32: known gap, see issue 18's note",
-            ),
-        ),
-        (np.ones(3, np.int16), np.float32(2)),
+        (np.ones(3, np.float32), np.ones(3, np.int64)),  # lattice: float32 (NumPy: float64)
+        (np.ones(3, np.int16), np.float32(2)),  # float32 (NumPy: float32 too)
+        (np.ones(3, np.int32), np.ones(3, np.float16)),  # float16 (NumPy: float64)
+        (np.ones(3, np.uint32), np.ones(3, np.int32)),
         (np.ones(3, bool), 1),
         (np.float32(1), 2.0),
+        (2, 2.5),
     ],
 )
-def test_eager_dtype_matches_numpy2_and_abstract_eval(x, y):
+def test_numpy_level_eager_dtype_is_the_lattice_result(x, y):
+    """``mnp.add`` promotes on JAX's lattice eagerly too, whatever NumPy's ufunc would pick."""
+    want, _ = result_type(*(mnp_dtype_weak(v) for v in (x, y)))
+    out = mnp.add(x, y)
+    assert np.asarray(out).dtype == want
+    np.testing.assert_allclose(np.asarray(out, np.float64), np.add(x, y, dtype=np.float64))
+    assert np.asarray(x + mnp.asarray(y) if np.ndim(y) else out).dtype == want
+
+
+def mnp_dtype_weak(v):
+    aval = get_aval(v)
+    return aval.dtype, aval.weak_type
+
+
+@pytest.mark.parametrize(
+    ("x", "y"),
+    [
+        (np.ones(3, np.float32), np.ones(3, np.float64)),
+        (np.ones(3, np.int32), np.ones(3, np.float32)),
+        (np.ones(3, np.int32), 2.5),  # a weak float does not fit an int32 operand
+        (np.ones(3, bool), 1),
+    ],
+)
+def test_lax_never_promotes(x, y):
+    """lax's binary operations need one dtype (JAX's TypeError), eagerly and abstractly."""
+    with pytest.raises(TypeError, match=r"lax\.add requires arguments to have the same dtypes"):
+        lax.add(x, y)
+    avals = [raise_to_shaped(get_aval(x)), raise_to_shaped(get_aval(y))]
+    with pytest.raises(TypeError, match=np.asarray(x).dtype.name):
+        elementwise_out_aval(add_p, avals)
+
+
+@pytest.mark.parametrize(
+    ("x", "y", "dtype"),
+    [
+        (np.ones(3, np.float32), 2.0, f32),  # a weak operand takes the strong dtype
+        (np.ones(3, np.float32), 2, f32),
+        (np.ones(3, np.uint8), 3, u8),
+        (np.ones(3, np.complex64), 2.0, c64),
+        (np.ones(3, np.float32), np.ones(3, np.float32), f32),
+    ],
+)
+def test_lax_weak_operands_take_the_strong_dtype(x, y, dtype):
     out = lax.add(x, y)
-    assert np.asarray(out).dtype == np.result_type(np.add(x, y))
-    aval = elementwise_out_aval(add_p, [raise_to_shaped(get_aval(x)), raise_to_shaped(get_aval(y))])
-    assert aval.dtype == np.asarray(out).dtype
+    assert np.asarray(out).dtype == dtype
+    avals = [raise_to_shaped(get_aval(x)), raise_to_shaped(get_aval(y))]
+    assert elementwise_out_aval(add_p, avals).dtype == dtype
+
+
+def test_lax_pow_takes_an_integer_exponent():
+    """JAX's ``lax.pow``: a float base with an integer exponent of any dtype."""
+    out = lax.pow(np.full(3, 2.0, np.float32), np.arange(3, dtype=np.int32))
+    assert np.asarray(out).dtype == f32
+    np.testing.assert_allclose(np.asarray(out), [1.0, 2.0, 4.0])
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int8", "uint8", "int16", "int32", "uint32", "int64"])
+def test_float_functions_of_integers_compute_in_jax_float(dtype):
+    """JAX's table, not NumPy's: ``sin(int8)`` is float32 (NumPy: float16), ``sin(int32)`` is
+    float32 (NumPy: float64), 64-bit integers give float64."""
+    want = np.float64 if dtype.endswith("64") else np.float32
+    x = np.arange(3).astype(dtype)
+    for f in (mnp.sin, mnp.exp, mnp.sqrt, mnp.log1p):
+        out = f(x)
+        assert np.asarray(out).dtype == want, f
+        np.testing.assert_allclose(np.asarray(out), f(x.astype(np.float64)), rtol=1e-6)
+    assert np.asarray(mnp.true_divide(x, x)).dtype == want
+    assert np.asarray(mnp.arctan2(x, x)).dtype == want
 
 
 def test_python_scalar_avals_are_weak_except_bool():
@@ -86,7 +144,7 @@ def test_shaped_array_hash_eq_and_str_short():
 @pytest.mark.parametrize(
     ("name", "args"),
     [
-        ("true_divide", (np.arange(3, dtype=np.int32), 2)),
+        ("true_divide", (np.arange(3, dtype=np.int64), 2)),
         ("mean", (np.arange(3, dtype=np.int32),)),
         ("sum", (np.arange(3, dtype=np.int32),)),
         ("sum", (np.array([True, False]),)),

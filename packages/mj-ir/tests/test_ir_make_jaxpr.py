@@ -8,6 +8,7 @@ import pytest
 
 import mj_core
 from mj_core import ShapedArray, lax
+from mj_core import numpy as mnp
 from mj_core.errors import ConcretizationError
 from mj_ir import (
     ClosedJaxpr,
@@ -68,8 +69,9 @@ def test_scalar_constants_become_weak_literals():
 
 
 def test_numpy_scalar_literal_is_strong():
-    closed = make_jaxpr(lambda x: lax.mul(x, np.float64(2.0)))(np.ones(3, np.float32))
-    lit = closed.eqns[0].inputs[1]
+    # mnp promotes: float32 * strong float64 -> float64 (a convert, then mul with the literal)
+    closed = make_jaxpr(lambda x: mnp.multiply(x, np.float64(2.0)))(np.ones(3, np.float32))
+    lit = closed.eqns[-1].inputs[1]
     assert isinstance(lit, Lit)
     assert not lit.aval.weak_type
     assert closed.out_avals[0].dtype == np.float64

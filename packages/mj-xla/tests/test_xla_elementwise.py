@@ -6,7 +6,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from mj_core import lax
+from mj_core import get_aval, lax
+from mj_core import numpy as mnp
+from mj_core.dtypes import result_type
 from mj_core.prims import elementwise as ew
 from mj_core.prims import elementwise_specs
 from mj_xla import jit
@@ -96,8 +98,9 @@ def test_unary_matches_eager(name, dtype, rng, assert_same):
         pytest.skip(f"{name} does not accept {np.dtype(dtype).name}")
     x = _sample(rng, name, dtype, (3, 4))
     fun = UNARY[name]
-    tol = _tolerance(np.result_type(x, np.float32) if np.dtype(dtype).kind in "fc" else np.float64)
-    assert_same(jit(fun)(x), fun(x), rtol=tol, atol=tol)
+    want = fun(x)
+    tol = _tolerance(np.asarray(want).dtype)  # integers compute in float32, as in JAX
+    assert_same(jit(fun)(x), want, rtol=tol, atol=tol)
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
@@ -121,20 +124,17 @@ def test_binary_broadcasting_matches_eager(name, dtype, rng, assert_same):
         (np.arange(3, dtype=np.int32), 2),  # weak int keeps int32
         (np.arange(3, dtype=np.int32), 2.5),  # int array * Python float -> float64
         (np.arange(3, dtype=np.float32), np.arange(3, dtype=np.float64)),
-        pytest.param(
-            np.arange(3, dtype=np.int32),
-            np.float32(1.5),
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="eager mixed strong dtypes still follow NumPy's ufunc promotion "
-                "(float64), jit follows the lattice (float32): known gap, see issue 18's note",
-            ),
-        ),
+        (np.arange(3, dtype=np.int32), np.float32(1.5)),  # the lattice: float32 (NumPy: 64)
+        (np.arange(3, dtype=np.int16), np.arange(3, dtype=np.float16)),  # float16
     ],
 )
-def test_promotion_matches_numpy(x, y, assert_same):
-    assert_same(jit(lax.mul)(x, y), lax.mul(x, y))
-    assert_same(jit(lambda a: a * y)(x), lax.mul(x, y))
+def test_promotion_is_the_lattice_eagerly_and_under_jit(x, y, assert_same):
+    """mnp promotes on JAX's lattice, eagerly and under jit alike (lax refuses mixed dtypes)."""
+    want_dtype, _ = result_type(*((get_aval(v).dtype, get_aval(v).weak_type) for v in (x, y)))
+    eager = mnp.multiply(x, y)
+    assert np.asarray(eager).dtype == want_dtype
+    assert_same(jit(mnp.multiply)(x, y), eager)
+    assert_same(jit(lambda a: a * y)(x), eager)
 
 
 def test_weak_literal_keeps_float32_inside_jit(assert_same):

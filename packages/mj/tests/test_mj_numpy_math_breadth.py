@@ -174,6 +174,7 @@ DTYPE_OVERRIDES = {
     ("polyder", 1): np.float64,
     ("polyint", 2): np.float32,  # NumPy's constants are float64 arrays; here k=2 is weak
     ("polyfit", 3): np.float32,  # NumPy fits float32 data in float64
+    ("modf", 1): np.float32,  # JAX computes int32 in float32 (NumPy: float64)
 }
 CASE_IDS = [
     f"{name}-{sum(c[0] == name for c in CASES[:i])}" for i, (name, _, _) in enumerate(CASES)

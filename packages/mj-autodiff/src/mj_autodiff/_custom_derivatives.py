@@ -53,6 +53,7 @@ from mj_core import (
     impl_rules,
     raise_to_shaped,
 )
+from mj_core.dtypes import is_inexact
 from mj_core.errors import user_location
 from mj_core.extend import EagerArray, eager_result
 from mj_core.tree_util import PyTreeDef, tree_flatten, tree_map, tree_unflatten
@@ -147,7 +148,7 @@ def _check_rule_outputs(
             checked.append(Zero(tangent_aval_of(p)))
             continue
         t_shape, t_dtype = shape_dtype(t)
-        if p_dtype.kind not in "fc":
+        if not is_inexact(p_dtype):
             checked.append(Zero(tangent_aval_of(p)))
             continue
         if tuple(t_shape) != tuple(p_shape) or t_dtype != p_dtype:
@@ -294,7 +295,7 @@ def _stage_custom_jvp(
     in_avals, call_jaxpr, consts = _trace_call(flat_fun, vals)
 
     def make_jvp_jaxpr() -> tuple[ClosedJaxpr, list[bool]]:
-        nonzero_in = [a.dtype.kind in "fc" for a in in_avals]
+        nonzero_in = [is_inexact(a.dtype) for a in in_avals]
         t_avals = [tangent_aval(a) for a, nz in zip(in_avals, nonzero_in, strict=True) if nz]
         out_nonzero: list[bool] = []
 
@@ -348,7 +349,7 @@ def _custom_jvp_call_jvp(
     nz_tangents = [
         instantiate_zeros(t)
         for t, a in zip(arg_tangents, arg_avals, strict=True)
-        if a.dtype.kind in "fc"
+        if is_inexact(a.dtype)
     ]
     outs = eval_jaxpr(jvp_closed, [*args, *nz_tangents])
     n_out = len(out_nonzero)

@@ -42,6 +42,7 @@ from mj_core import (
     get_aval,
     new_main,
 )
+from mj_core.dtypes import is_inexact
 from mj_core.extend import on_x64_change
 from mj_core.tree_util import PyTreeDef, Store, tree_flatten, tree_map, tree_unflatten
 from mj_ir import ClosedJaxpr, eval_jaxpr
@@ -220,7 +221,7 @@ def _check_tangent(index: int, primal: Any, tangent: Any) -> Any:
             f"{p_aval.shape} and tangent shape {t_aval.shape} for argument leaf {index}."
         )
     if expected.dtype != t_aval.dtype:
-        if t_aval.weak_type and p_aval.dtype.kind in "fc":
+        if t_aval.weak_type and is_inexact(p_aval.dtype):
             return np.asarray(tangent, p_aval.dtype)
         raise TypeError(
             "primal and tangent arguments to jvp do not match; dtypes must be equal, or in "
@@ -228,7 +229,7 @@ def _check_tangent(index: int, primal: Any, tangent: Any) -> Any:
             f"{p_aval.dtype.name} and so expected tangent dtype {expected.dtype}, but got "
             f"tangent dtype {t_aval.dtype} instead (argument leaf {index})."
         )
-    if p_aval.dtype.kind not in "fc":
+    if not is_inexact(p_aval.dtype):
         return Zero(expected)
     return tangent
 

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from mj_core import EagerArray, ShapedArray, bind1, config, get_aval
-from mj_core.dtypes import default_dtype_for_pytype
+from mj_core.dtypes import default_dtype_for_pytype, is_inexact
 from mj_core.extend import on_x64_change
 from mj_core.prims.conversions import convert_element_type_p
 from mj_core.prims.elementwise import add_p
@@ -66,7 +66,7 @@ class Zero:
 def tangent_aval(aval: ShapedArray) -> ShapedArray:
     """The abstract value of a tangent of ``aval``: same shape and dtype for inexact values,
     ``float0`` for integers and booleans (which have no tangent space)."""
-    if aval.dtype.kind in "fc":
+    if is_inexact(aval.dtype):
         return aval if type(aval) is ShapedArray else ShapedArray(aval.shape, aval.dtype)
     return ShapedArray(aval.shape, float0)
 
@@ -129,7 +129,7 @@ def tangent_aval_of(x: Any) -> ShapedArray:
     cases on the jvp hot path, where building a ``ConcreteArray`` would be wasted work)."""
     if type(x) is np.ndarray or type(x) is EagerArray:
         dtype = x.dtype
-        return shaped(x.shape, dtype if dtype.kind in "fc" else float0)
+        return shaped(x.shape, dtype if is_inexact(dtype) else float0)
     aval = _PY_SCALAR_TANGENT_AVALS.get(type(x))
     if aval is not None:
         return aval
@@ -193,6 +193,6 @@ def fit_tangent(t: Any, primal: Any) -> Any:
         ndim = len(shape)
         dims = tuple(range(ndim - len(t_shape), ndim))
         t = bind1(broadcast_p, t, shape=tuple(shape), broadcast_dimensions=dims)
-    if t_dtype != dtype and dtype.kind in "fc":
+    if t_dtype != dtype and is_inexact(dtype):
         t = bind1(convert_element_type_p, t, new_dtype=dtype, weak_type=False)
     return t

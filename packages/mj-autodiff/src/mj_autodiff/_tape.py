@@ -41,6 +41,7 @@ from mj_core import (
     eval_primitive,
     new_main,
 )
+from mj_core.dtypes import is_inexact
 from mj_ir.extend import gc_paused
 
 __all__ = ["TapeTrace", "TapeTracer", "tape_vjp_flat"]
@@ -221,8 +222,8 @@ def _transpose_linear(
 def _is_inexact(x: Any) -> bool:
     t = type(x)
     if t is np.ndarray or t is EagerArray:
-        return x.dtype.kind in "fc"
-    return tangent_aval_of(x).dtype.kind in "fc"
+        return is_inexact(x.dtype)
+    return is_inexact(tangent_aval_of(x).dtype)
 
 
 def _any_complex(vals: list[Any], wants: list[bool]) -> bool:

@@ -16,6 +16,7 @@ from mj_autodiff._linearize import linearize_flat
 from mj_autodiff._tangents import instantiate_zeros, shape_dtype, tangent_aval
 from mj_autodiff._tape import tape_vjp_flat
 from mj_core import Tracer, get_aval, is_eager
+from mj_core.dtypes import is_inexact
 from mj_core.errors import user_line_suffix
 from mj_core.extend import owned_data
 from mj_core.tree_util import PyTreeDef, tree_flatten, tree_unflatten
@@ -69,7 +70,7 @@ def _check_cotangent(index: int, primal: Any, ct: Any) -> Any:
             f"{tuple(p_shape)} (output leaf {index})."
         )
     if c_aval.dtype != expected.dtype:
-        if c_aval.weak_type and p_dtype.kind in "fc":
+        if c_aval.weak_type and is_inexact(p_dtype):
             return np.asarray(ct, p_dtype)
         if p_dtype.kind in "biu":  # JAX takes any cotangent of an int/bool output as float0 0
             return np.zeros(c_aval.shape, expected.dtype)
@@ -142,7 +143,7 @@ def _check_inexact_input(api: str, x: Any, holomorphic: bool = False) -> None:
             f"{api} with holomorphic=True requires inputs with complex dtype, but got "
             f"{dtype.name}{user_line_suffix()}."
         )
-    if dtype.kind not in "fc":
+    if not is_inexact(dtype):
         raise TypeError(
             f"{api} requires real- or complex-valued inputs (input dtype that is a sub-dtype "
             f"of np.inexact), but got {dtype.name}. If you want to differentiate with respect "

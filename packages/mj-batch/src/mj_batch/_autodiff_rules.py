@@ -37,6 +37,7 @@ from mj_batch._batching import (
 from mj_batch._jaxpr import vmap_jaxpr
 from mj_batch._vmap import batch_flat
 from mj_core import ShapedArray, bind, lax
+from mj_core.dtypes import is_inexact
 from mj_ir import ClosedJaxpr
 
 __all__: list[str] = []
@@ -45,7 +46,7 @@ defvectorized(stop_gradient_p)
 
 
 def _is_inexact(aval: ShapedArray) -> bool:
-    return aval.dtype.kind in "fc"
+    return is_inexact(aval.dtype)
 
 
 def _batched_call(

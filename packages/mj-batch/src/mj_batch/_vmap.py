@@ -13,6 +13,8 @@ from collections.abc import Callable, Hashable, Sequence
 from contextlib import ExitStack
 from typing import Any, ParamSpec, cast
 
+import numpy as np
+
 from mj_batch._batching import (
     BatchDim,
     BatchTrace,
@@ -23,6 +25,7 @@ from mj_batch._batching import (
     shape_of,
 )
 from mj_core import full_raise, new_main
+from mj_core.dtypes import canonicalize_value
 from mj_core.errors import user_location
 from mj_core.extend import extend_axis_env
 from mj_core.tree_util import (
@@ -250,6 +253,8 @@ def vmap(
     @functools.wraps(fun)
     def vmapped(*args: P.args, **kwargs: P.kwargs) -> Any:
         leaves, in_tree = tree_flatten((args, kwargs))
+        # 64-bit NumPy inputs are 32-bit values without x64, as everywhere they enter mj
+        leaves = [canonicalize_value(x) if type(x) is np.ndarray else x for x in leaves]
         axes = in_axes_cache.get(in_tree)
         if axes is None:
             if isinstance(in_axes, tuple) and len(in_axes) != len(args):

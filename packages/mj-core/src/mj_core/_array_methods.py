@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from functools import partial
 from typing import Any
 
 import numpy as np
@@ -17,10 +16,9 @@ from mj_core import lax
 from mj_core import numpy as mnp
 from mj_core._avals import ConcreteArray, array_types, get_aval
 from mj_core._eager_array import eager_result
-from mj_core._trace import Tracer, bind1
+from mj_core._trace import Tracer
 from mj_core.errors import ConcretizationError, user_line_suffix, user_location
 from mj_core.numpy._indexing import IndexUpdateHelper, getitem
-from mj_core.prims import elementwise as ew
 
 __all__ = ["array_methods", "install_array_methods"]
 
@@ -36,8 +34,8 @@ def _defer_to_unrecognized_arg(
     reflected method and ``==`` falls back to identity. Python containers are rejected with a
     ``TypeError`` instead of being broadcast like NumPy would (JAX's rule too).
 
-    ``reflected`` methods (``__radd__``) apply ``f(other, self)``; ``f`` is often
-    ``partial(bind1, prim)``, so an operator costs one Python frame before ``bind1``."""
+    ``reflected`` methods (``__radd__``) apply ``f(other, self)``; ``f`` is the NumPy-level
+    function (``mnp.add``: operators promote on JAX's lattice, as ``jax.Array``'s do)."""
 
     def method(self: Any, other: Any) -> Any:
         if type(other) in array_types or getattr(type(other), "aval", None) is not None:
@@ -57,12 +55,12 @@ def _defer_to_unrecognized_arg(
 
 def _binary_methods() -> dict[str, Callable[..., Any]]:
     ops: dict[str, Callable[[Any, Any], Any]] = {
-        "add": partial(bind1, ew.add_p),  # = lax.add, without its frame
-        "sub": partial(bind1, ew.sub_p),
-        "mul": partial(bind1, ew.mul_p),
-        "and": lax.bitwise_and,
-        "or": lax.bitwise_or,
-        "xor": lax.bitwise_xor,
+        "add": mnp.add,
+        "sub": mnp.subtract,
+        "mul": mnp.multiply,
+        "and": mnp.bitwise_and,
+        "or": mnp.bitwise_or,
+        "xor": mnp.bitwise_xor,
         "truediv": mnp.true_divide,
         "floordiv": mnp.floor_divide,
         "mod": mnp.remainder,
@@ -71,12 +69,12 @@ def _binary_methods() -> dict[str, Callable[..., Any]]:
         "lshift": mnp.left_shift,
         "rshift": mnp.right_shift,
         "divmod": _divmod,
-        "eq": partial(bind1, ew.eq_p),
-        "ne": partial(bind1, ew.ne_p),
-        "lt": partial(bind1, ew.less_p),
-        "le": partial(bind1, ew.less_equal_p),
-        "gt": partial(bind1, ew.greater_p),
-        "ge": partial(bind1, ew.greater_equal_p),
+        "eq": mnp.equal,
+        "ne": mnp.not_equal,
+        "lt": mnp.less,
+        "le": mnp.less_equal,
+        "gt": mnp.greater,
+        "ge": mnp.greater_equal,
     }
     out: dict[str, Callable[..., Any]] = {}
     for name, f in ops.items():

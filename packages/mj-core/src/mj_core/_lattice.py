@@ -25,6 +25,7 @@ __all__ = [
     "TypePromotionError",
     "canonicalize_dtype",
     "default_dtype",
+    "kind",
     "lattice_result_type",
     "promote_types",
     "result_type",
@@ -226,6 +227,11 @@ def result_type(pairs: Iterable[tuple[DType, bool]], x64: bool) -> tuple[DType, 
     if weak:
         dtype = default_dtype("f" if dtype in _CUSTOM_FLOATS else dtype.kind, x64)
     return dtype, weak
+
+
+def kind(dtype: DType) -> str:
+    """``dtype``'s NumPy kind, with bfloat16 and the float8 types as floats ("f", not "V")."""
+    return "f" if dtype in _CUSTOM_FLOATS else dtype.kind
 
 
 def promote_types(a: Any, b: Any, x64: bool) -> DType:

@@ -80,11 +80,14 @@ class UfuncShortcut:
     rule's computation returning the output itself, or ``None`` while another impl rule is
     registered."""
 
-    __slots__ = ("primitive", "ufunc")
+    __slots__ = ("inexact_only", "primitive", "ufunc")
 
     def __init__(self, primitive: Primitive) -> None:
         self.primitive = primitive
         self.ufunc: Callable[..., Any] | None = None
+        # A float-valued op: its shortcut holds only for float or complex operands (NumPy
+        # computes ``sin(int8)`` in float16, JAX in float32).
+        self.inexact_only = False
 
 
 class ImplRules(RuleTable):
@@ -128,11 +131,27 @@ class ImplRules(RuleTable):
             shortcut = self._shortcuts[prim] = UfuncShortcut(prim)
         return shortcut
 
-    def register_ufunc(self, prim: Primitive, nin: int, ufunc: Callable[..., Any]) -> None:
+    def register_ufunc(
+        self,
+        prim: Primitive,
+        nin: int,
+        ufunc: Callable[..., Any],
+        operands: Callable[[list[Any]], tuple[list[Any], Any]] | None = None,
+        *,
+        inexact: bool = False,
+    ) -> None:
         """Make ``ufunc`` (``nin`` operands, returning the single output) ``prim``'s impl rule
-        and its shortcut."""
+        and its shortcut.
+
+        ``operands`` readies operands NumPy would type differently from mj before the rule
+        applies ``ufunc`` (operands of several dtypes, and bool or integer operands of a
+        float-valued op, one that is ``inexact``): it returns them (e.g. weak Python scalars as
+        the arrays' dtype) and the output dtype, or raises ``TypeError`` for operands ``prim``
+        does not accept."""
 
         def unary(x: Any) -> list[Any]:
+            if operands is not None and inexact and getattr(x, "dtype", _NO_DTYPE).kind not in "fc":
+                return _typed(operands, [x])
             return [ufunc(x)]
 
         name = prim.name
@@ -140,17 +159,33 @@ class ImplRules(RuleTable):
         def binary(x: Any, y: Any) -> list[Any]:
             if config.numpy_rank_promotion != "allow":
                 check_rank_promotion(name, np.shape(x), np.shape(y))
+            if operands is not None:
+                dx = getattr(x, "dtype", _NO_DTYPE)
+                if dx is not getattr(y, "dtype", _NO_DTYPE) or (inexact and dx.kind not in "fc"):
+                    return _typed(operands, [x, y])
             return [ufunc(x, y)]
 
         def nary(*args: Any) -> list[Any]:
             if config.numpy_rank_promotion != "allow":
                 check_rank_promotion(name, *(np.shape(a) for a in args))
-            return [ufunc(*args)]
+            if operands is None:
+                return [ufunc(*args)]
+            return _typed(operands, list(args))
+
+        def _typed(
+            operands: Callable[[list[Any]], tuple[list[Any], Any]], args: list[Any]
+        ) -> list[Any]:
+            ready, dtype = operands(args)
+            out = ufunc(*ready)
+            if dtype is not None and np.result_type(out) != dtype:
+                out = np.asarray(out).astype(dtype)
+            return [out]
 
         # unary and binary rules take their operands directly (no ``*args`` tuple)
         rule = unary if nin == 1 else binary if nin == 2 else nary
         rule.__name__ = rule.__qualname__ = f"{prim.name}_impl"
         self[prim] = rule
+        self.shortcut(prim).inexact_only = inexact
         if _shortcuts_apply():
             self.shortcut(prim).ufunc = ufunc
         else:
@@ -166,6 +201,8 @@ def _shortcuts_apply() -> bool:
 def _update_shortcuts(_: Any) -> None:
     impl_rules.suspend_shortcuts(not _shortcuts_apply())
 
+
+_NO_DTYPE = np.dtype(np.void)  # what the unary rule sees of an operand without a dtype
 
 impl_rules = ImplRules()
 on_change("numpy_rank_promotion", _update_shortcuts)

@@ -470,27 +470,66 @@ def bind1(primitive: Primitive, *args: Any, **params: Any) -> Any:
 
 _Operation = TypeVar("_Operation", bound=Callable[..., Any])
 
+# The array kinds a Python scalar operand fits into without changing kind: such a weak operand
+# takes the array's dtype in NumPy's ufuncs (NEP 50) exactly as on JAX's lattice. bfloat16 and
+# the float8 types (kind "V") are not listed: NumPy computes ``bfloat16 * 2.0`` in float32.
+_SCALAR_FITS: dict[type, str] = {bool: "biufc", int: "iufc", float: "fc", complex: "c"}
 
-def binds(primitive: Primitive) -> Callable[[_Operation], _Operation]:
-    """Decorator for the lax wrapper of an elementwise primitive of one or two operands and no
+
+def _float_operands(dx: np.dtype[Any] | None, dy: np.dtype[Any] | None) -> bool:
+    """Whether a float-valued op's operands (``None``: a Python scalar) are float or complex,
+    so that NumPy computes it in their dtype, as JAX does."""
+    d = dx if dx is not None else dy
+    return d is not None and d.kind in "fc"
+
+
+def binds(
+    primitive: Primitive, numpy: Callable[[Any, Any], Any] | None = None
+) -> Callable[[_Operation], _Operation]:
+    """Decorator for the wrapper of an elementwise primitive of one or two operands and no
     params: the decorated function (its signature and docstring) becomes
     ``bind1(primitive, ...)``.
 
     Eager NumPy-style code runs these operations most, so the wrapper first tries the
     primitive's ufunc shortcut (``impl_rules.shortcut(primitive)``: the impl rule's computation
     returning the output itself) and views the result as an :class:`EagerArray`, in one Python
-    call. Everything else goes through :func:`bind1` and so :func:`eval_primitive`: tracing, a
-    failing operand (one traceback, from ``bind1``), and a primitive whose shortcut was cleared
-    because another impl rule was registered."""
-    # The wrappers' only closure cell (it names the primitive too, for the fallback): each
-    # cell is copied on every call.
+    call. Two operands take the shortcut only when NumPy's dtype rules cannot differ from
+    JAX's: equal dtypes, or an array and a Python scalar of a kind that fits into it (JAX's weak
+    typing, NEP 50's too). Everything else goes through :func:`bind1` and so
+    :func:`eval_primitive` (tracing, mixed dtypes, a failing operand, a primitive whose shortcut
+    was cleared because another impl rule was registered) or, given ``numpy`` (the NumPy-level
+    wrappers: ``mnp.add``), through ``numpy(x, y)``, which promotes on JAX's lattice before
+    binding: lax never promotes."""
+    # The wrappers' only closure cells (the shortcut names the primitive too, for the
+    # fallback): each cell is copied on every call.
     shortcut = impl_rules.shortcut(primitive)
+    fits = _SCALAR_FITS
+    inexact = shortcut.inexact_only  # atan2 of integers: not NumPy's float16/float64
 
     def decorate(signature: _Operation) -> _Operation:
         nin = signature.__code__.co_argcount
         # One shortcut, spelled for each arity: ``*args`` would cost every eager op a tuple
         # and would let a unary ufunc take a second operand as its ``out`` array.
-        if nin == 1:
+        if nin == 1 and shortcut.inexact_only:  # sin, exp, ...: dtype in, dtype out
+
+            def op(x: Any) -> Any:
+                if not _active_count or _state.eager:
+                    ufunc = shortcut.ufunc
+                    if ufunc is not None:
+                        try:
+                            out = ufunc(x)
+                        except Exception:
+                            pass  # bind1 below reports it (outside this handler: one traceback)
+                        else:  # eval_primitive's view, inlined
+                            if type(out) is _ndarray and out.dtype is getattr(x, "dtype", None):
+                                if out.itemsize < 8:
+                                    view = _view(out, EagerArray)
+                                    _setflags(view, False)
+                                    return view
+                                return eager_result(out)
+                return bind1(shortcut.primitive, x)
+
+        elif nin == 1:
 
             def op(x: Any) -> Any:
                 if not _active_count or _state.eager:
@@ -514,16 +553,25 @@ def binds(primitive: Primitive) -> Callable[[_Operation], _Operation]:
                 if not _active_count or _state.eager:
                     ufunc = shortcut.ufunc
                     if ufunc is not None:
-                        try:
-                            out = ufunc(x, y)
-                        except Exception:
-                            pass  # bind1 below reports it (outside this handler: one traceback)
-                        else:  # eval_primitive's view, inlined
-                            if type(out) is _ndarray and out.itemsize < 8:
-                                view = _view(out, EagerArray)
-                                _setflags(view, False)
-                                return view
-                            return eager_result(out)
+                        dx: Any = getattr(x, "dtype", None)
+                        dy: Any = getattr(y, "dtype", None)
+                        if (
+                            dx is dy
+                            or (dy is None and dx.kind in fits.get(type(y), ""))
+                            or (dx is None and dy.kind in fits.get(type(x), ""))
+                        ) and (not inexact or _float_operands(dx, dy)):
+                            try:
+                                out = ufunc(x, y)
+                            except Exception:
+                                pass  # reported below (outside this handler: one traceback)
+                            else:  # eval_primitive's view, inlined
+                                if type(out) is _ndarray and out.itemsize < 8:
+                                    view = _view(out, EagerArray)
+                                    _setflags(view, False)
+                                    return view
+                                return eager_result(out)
+                if numpy is not None:
+                    return numpy(x, y)
                 return bind1(shortcut.primitive, x, y)
 
         else:

@@ -168,8 +168,8 @@ def promote_types(a: Any, b: Any) -> np.dtype[Any]:
 
 
 def is_float(dtype: np.dtype[Any]) -> bool:
-    """True for real floating dtypes."""
-    return dtype.kind == "f"
+    """True for real floating dtypes (bfloat16 and the float8 types too)."""
+    return _lattice.kind(dtype) == "f"
 
 
 def is_complex(dtype: np.dtype[Any]) -> bool:
@@ -178,8 +178,8 @@ def is_complex(dtype: np.dtype[Any]) -> bool:
 
 
 def is_inexact(dtype: np.dtype[Any]) -> bool:
-    """Float or complex: the dtypes that carry tangents."""
-    return dtype.kind in "fc"
+    """Float or complex: the dtypes that carry tangents (bfloat16 and the float8 types too)."""
+    return _lattice.kind(dtype) in "fc"
 
 
 def is_integer(dtype: np.dtype[Any]) -> bool:

@@ -25,6 +25,7 @@ import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeAlias
 
+import ml_dtypes
 import numpy as np
 
 from mj_core import config
@@ -113,6 +114,23 @@ def mlir_context() -> ir.Context:
     return ctx
 
 
+#: bfloat16 and the float8 types (``ml_dtypes``), by their MLIR names.
+_CUSTOM_FLOATS: dict[np.dtype[Any], str] = {
+    np.dtype(getattr(ml_dtypes, name)): mlir
+    for name, mlir in [
+        ("bfloat16", "bf16"),
+        ("float8_e4m3fn", "f8E4M3FN"),
+        ("float8_e5m2", "f8E5M2"),
+        ("float8_e4m3fnuz", "f8E4M3FNUZ"),
+        ("float8_e5m2fnuz", "f8E5M2FNUZ"),
+        ("float8_e4m3b11fnuz", "f8E4M3B11FNUZ"),
+        ("float8_e4m3", "f8E4M3"),
+        ("float8_e3m4", "f8E3M4"),
+        ("float8_e8m0fnu", "f8E8M0FNU"),
+    ]
+    if hasattr(ml_dtypes, name)
+}
+
 _ELEMENT_TYPES: dict[np.dtype[Any], Any] = {
     np.dtype(np.float16): ir.F16Type.get,
     np.dtype(np.float32): ir.F32Type.get,
@@ -136,6 +154,8 @@ def ir_element_type(dtype: np.dtype[Any]) -> ir.Type:
     try:
         elt: ir.Type = _ELEMENT_TYPES[dtype]()
     except KeyError:
+        if dtype in _CUSTOM_FLOATS:
+            return ir.Type.parse(_CUSTOM_FLOATS[dtype])
         raise TypeError(f"jit: dtype {dtype} is not supported by the XLA backend") from None
     return elt
 
@@ -374,6 +394,8 @@ def result_handler(aval: Any) -> Any:
 def to_numpy(buf: Buffer) -> np.ndarray[Any, Any]:
     """A zero-copy, read-only NumPy view of a device buffer (waits until it is ready)."""
     host: np.ndarray[Any, Any] = np.asarray(buf)
+    if host.dtype == object:  # bfloat16, float8: no buffer protocol; jaxlib's own copy
+        host = buf._single_device_array_to_np_array_did_copy()[0]
     return host
 
 

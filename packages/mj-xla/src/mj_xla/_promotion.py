@@ -1,11 +1,12 @@
 """NumPy-style promotion and broadcasting of elementwise operands, made explicit for StableHLO.
 
-StableHLO has no implicit broadcasting or promotion, while mj's elementwise primitives (those
+StableHLO has no implicit broadcasting or conversion, while mj's elementwise primitives (those
 of ``mj_core.prims.elementwise_specs``: arithmetic, comparisons, the special functions)
-broadcast like NumPy and promote with NEP 50. Their rules therefore first bring each operand to
-the output shape and the *compute* dtype with :func:`lower_operands`, then emit the natural
-op. The compute dtype is the promoted operand dtype, or its inexact counterpart for
-float-valued functions of integers (``sin(int32)`` computes in float64, like NumPy's ufuncs).
+broadcast like NumPy and let weak operands (Python scalars) take the other operands' dtype.
+Their rules therefore first bring each operand to the output shape and the *compute* dtype
+with :func:`lower_operands`, then emit the natural op. The compute dtype is mj-core's
+``compute_dtype``: the operands' common dtype, or its inexact counterpart for float-valued
+functions of integers (``sin(int32)`` computes in float32, as in JAX).
 """
 
 from __future__ import annotations
@@ -16,7 +17,6 @@ from typing import Any
 import numpy as np
 
 from mj_core import Primitive
-from mj_core.dtypes import result_type
 from mj_core.prims import elementwise as ew
 from mj_xla._jaxlib import Value
 from mj_xla._lowering import Avals, LoweringContext, Values, broadcast_to_aval, lowering_rules
@@ -25,13 +25,8 @@ __all__ = ["compute_dtype", "lower_operands", "register_elementwise"]
 
 
 def compute_dtype(prim: Primitive, avals_in: Avals) -> np.dtype[Any]:
-    """The dtype ``prim`` computes in: promoted operands, made inexact for float functions."""
-    spec = ew.elementwise_specs[prim]
-    operands = avals_in[1:] if spec.first_operand_is_selector else avals_in
-    dtype, _ = result_type(*((a.dtype, a.weak_type) for a in operands))
-    if spec.out_dtype is ew.to_inexact_dtype:
-        return ew.to_inexact_dtype(dtype)
-    return dtype
+    """The dtype ``prim`` computes in (mj-core's one answer, as eager evaluation uses)."""
+    return ew.compute_dtype(prim, avals_in)
 
 
 def lower_operands(

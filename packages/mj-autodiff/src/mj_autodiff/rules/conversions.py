@@ -16,6 +16,7 @@ from mj_autodiff._jvp import jvp_rules
 from mj_autodiff._tangents import Zero, tangent_aval_of
 from mj_autodiff._transpose import transpose_rules
 from mj_core import bind1
+from mj_core.dtypes import is_inexact
 from mj_core.prims import conversions as cv
 
 
@@ -24,7 +25,7 @@ def _convert_element_type_jvp(
 ) -> tuple[list[Any], list[Any]]:
     (x,), (t,) = primals, tangents
     ans = bind1(cv.convert_element_type_p, x, new_dtype=new_dtype, weak_type=weak_type)
-    if type(t) is Zero or np.dtype(new_dtype).kind not in "fc":
+    if type(t) is Zero or not is_inexact(np.dtype(new_dtype)):
         return [ans], [Zero(tangent_aval_of(ans))]
     t_out = bind1(cv.convert_element_type_p, t, new_dtype=new_dtype, weak_type=weak_type)
     return [ans], [t_out]

@@ -1,27 +1,34 @@
-"""Elementwise math with NumPy names, broadcasting and NEP 50 dtypes.
+"""Elementwise math with NumPy names, broadcasting and JAX's type promotion.
 
-The lax elementwise primitives already broadcast and promote like NumPy, so the common ones are
-the lax wrappers themselves (``mnp.sin is lax.sin``): eager calls go straight to ``bind1``'s
-fast path with no extra Python frame. The rest adapt lax semantics to NumPy's (true division
+lax never promotes, so each binary function promotes its operands on JAX's lattice before its
+primitive (``binds(prim, promote)``: eager operands of one dtype still go straight to the
+primitive's NumPy ufunc, with no extra Python frame); the unary ones are the lax wrappers
+themselves (``mnp.sin is lax.sin``). The rest adapt lax semantics to NumPy's (true division
 of integers, floor division and ``mod`` with the divisor's sign, ...).
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
 
 from mj_core import lax
+from mj_core._primitive import Primitive
+from mj_core._trace import bind1, binds
 from mj_core.numpy._inverse_hyperbolic import arccosh, arcsinh, arctanh
 from mj_core.numpy._promotion import (
     Array,
     convert,
     dtype_weak,
+    lax_operands,
+    lax_operands_inexact,
     promote,
     promote_inexact,
     promoted_dtype,
 )
+from mj_core.prims import elementwise as ew
 
 __all__ = [
     "abs",
@@ -116,7 +123,7 @@ __all__ = [
     "where",
 ]
 
-# --- the lax wrappers themselves (fast eager path) -------------------------------------------
+# --- unary: the lax wrappers themselves (fast eager path) -----------------------------------
 sin = lax.sin
 cos = lax.cos
 tan = lax.tan
@@ -131,31 +138,140 @@ log = lax.log
 log1p = lax.log1p
 expm1 = lax.expm1
 sqrt = lax.sqrt
-add = lax.add
-subtract = lax.sub
-multiply = lax.mul
 negative = lax.neg
-maximum = lax.max
-minimum = lax.min
-fmod = lax.rem
-arctan2 = lax.atan2
 sign = lax.sign
 floor = lax.floor
 ceil = lax.ceil
 isfinite = lax.is_finite
-equal = lax.eq
-not_equal = lax.ne
-less = lax.less
-less_equal = lax.less_equal
-greater = lax.greater
-greater_equal = lax.greater_equal
-bitwise_and = lax.bitwise_and
-bitwise_or = lax.bitwise_or
-bitwise_xor = lax.bitwise_xor
 bitwise_not = lax.bitwise_not
 invert = lax.bitwise_not
 bitwise_invert = lax.bitwise_not
-left_shift = lax.shift_left
+
+
+# --- binary: lax's primitives after promotion on JAX's lattice (fast eager path too) ---------
+def _promoting(prim: Primitive, inexact: bool = False) -> Callable[[Array, Array], Array]:
+    """The NumPy-level slow path of ``prim``: promote, then bind."""
+    operands = lax_operands_inexact if inexact else lax_operands
+
+    def numpy(x: Array, y: Array) -> Array:
+        return bind1(prim, *operands(x, y))
+
+    return numpy
+
+
+def _boolean_as(prim: Primitive, logical: Primitive) -> Callable[[Array, Array], Array]:
+    """NumPy's ``+``/``*`` of two bools is logical or/and (lax's arithmetic refuses bools)."""
+
+    def numpy(x: Array, y: Array) -> Array:
+        x, y = lax_operands(x, y)
+        both_bool = dtype_weak(x)[0].kind == "b" and dtype_weak(y)[0].kind == "b"
+        return bind1(logical if both_bool else prim, x, y)
+
+    return numpy
+
+
+@binds(ew.add_p, _boolean_as(ew.add_p, ew.or_p))
+def add(x: Array, y: Array) -> Array:
+    """Elementwise ``x + y``, broadcasting and promoting on JAX's lattice (bools: or)."""
+
+
+@binds(ew.sub_p, _promoting(ew.sub_p))
+def subtract(x: Array, y: Array) -> Array:
+    """Elementwise ``x - y``."""
+
+
+@binds(ew.mul_p, _boolean_as(ew.mul_p, ew.and_p))
+def multiply(x: Array, y: Array) -> Array:
+    """Elementwise ``x * y`` (bools: and)."""
+
+
+def _lexicographic(prim: Primitive) -> Callable[[Array, Array], Array]:
+    """NumPy's order of complex numbers (real parts, then imaginary parts) for comparisons
+    and ``maximum``/``minimum``, as ``jax.numpy`` builds it: lax orders only reals."""
+
+    def numpy(x: Array, y: Array) -> Array:
+        x, y = lax_operands(x, y)
+        if dtype_weak(x)[0].kind != "c" and dtype_weak(y)[0].kind != "c":
+            return bind1(prim, x, y)
+        x, y = promote(x, y)  # (a weak complex scalar made an array for real/imag)
+        rx, ry, ix, iy = lax.real(x), lax.real(y), lax.imag(x), lax.imag(y)
+        if prim is ew.max_p or prim is ew.min_p:
+            order = ew.greater_p if prim is ew.max_p else ew.less_p
+            pick_x = lax.select(lax.eq(rx, ry), bind1(order, ix, iy), bind1(order, rx, ry))
+            return lax.select(pick_x, x, y)
+        return lax.select(lax.eq(rx, ry), bind1(prim, ix, iy), bind1(prim, rx, ry))
+
+    return numpy
+
+
+@binds(ew.max_p, _lexicographic(ew.max_p))
+def maximum(x: Array, y: Array) -> Array:
+    """Elementwise maximum (NaN-propagating)."""
+
+
+@binds(ew.min_p, _lexicographic(ew.min_p))
+def minimum(x: Array, y: Array) -> Array:
+    """Elementwise minimum (NaN-propagating)."""
+
+
+@binds(ew.rem_p, _promoting(ew.rem_p))
+def fmod(x: Array, y: Array) -> Array:
+    """Elementwise remainder with the sign of ``x`` (C ``fmod``)."""
+
+
+@binds(ew.atan2_p, _promoting(ew.atan2_p, inexact=True))
+def arctan2(x: Array, y: Array) -> Array:
+    """Elementwise arc tangent of ``x / y`` in the quadrant of ``(y, x)``."""
+
+
+@binds(ew.eq_p, _promoting(ew.eq_p))
+def equal(x: Array, y: Array) -> Array:
+    """Elementwise ``x == y``."""
+
+
+@binds(ew.ne_p, _promoting(ew.ne_p))
+def not_equal(x: Array, y: Array) -> Array:
+    """Elementwise ``x != y``."""
+
+
+@binds(ew.less_p, _lexicographic(ew.less_p))
+def less(x: Array, y: Array) -> Array:
+    """Elementwise ``x < y``."""
+
+
+@binds(ew.less_equal_p, _lexicographic(ew.less_equal_p))
+def less_equal(x: Array, y: Array) -> Array:
+    """Elementwise ``x <= y``."""
+
+
+@binds(ew.greater_p, _lexicographic(ew.greater_p))
+def greater(x: Array, y: Array) -> Array:
+    """Elementwise ``x > y``."""
+
+
+@binds(ew.greater_equal_p, _lexicographic(ew.greater_equal_p))
+def greater_equal(x: Array, y: Array) -> Array:
+    """Elementwise ``x >= y``."""
+
+
+@binds(ew.and_p, _promoting(ew.and_p))
+def bitwise_and(x: Array, y: Array) -> Array:
+    """Elementwise bitwise AND (logical AND for bool)."""
+
+
+@binds(ew.or_p, _promoting(ew.or_p))
+def bitwise_or(x: Array, y: Array) -> Array:
+    """Elementwise bitwise OR (logical OR for bool)."""
+
+
+@binds(ew.xor_p, _promoting(ew.xor_p))
+def bitwise_xor(x: Array, y: Array) -> Array:
+    """Elementwise bitwise XOR (logical XOR for bool)."""
+
+
+@binds(ew.shift_left_p, _promoting(ew.shift_left_p))
+def left_shift(x: Array, y: Array) -> Array:
+    """Elementwise ``x << y``."""
 
 
 def positive(x: Array) -> Array:
@@ -224,7 +340,7 @@ def power(x: Array, y: Array) -> Array:
         if y < 0 and dtype.kind in "iub":
             raise ValueError("power: integers to negative integer powers are not allowed")
         return lax.integer_pow(x, y)
-    return lax.pow(x, y)
+    return lax.pow(*promote(x, y))
 
 
 def exp2(x: Array) -> Array:
@@ -312,16 +428,19 @@ def heaviside(x1: Array, x2: Array) -> Array:
 
 def fmax(x: Array, y: Array) -> Array:
     """Maximum ignoring NaNs (NaN only where both are NaN)."""
+    x, y = promote(x, y)
     return lax.select(lax.ne(y, y), x, lax.select(lax.ne(x, x), y, lax.max(x, y)))
 
 
 def fmin(x: Array, y: Array) -> Array:
     """Minimum ignoring NaNs (NaN only where both are NaN)."""
+    x, y = promote(x, y)
     return lax.select(lax.ne(y, y), x, lax.select(lax.ne(x, x), y, lax.min(x, y)))
 
 
 def right_shift(x: Array, y: Array) -> Array:
     """Arithmetic shift for signed integers, logical for unsigned (like NumPy)."""
+    x, y = promote(x, y)
     dtype, _ = promoted_dtype(x, y)
     if dtype.kind == "u":
         return lax.shift_right_logical(x, y)
@@ -442,7 +561,7 @@ def where(condition: Array, x: Array | None = None, y: Array | None = None) -> A
     """``x`` where ``condition`` is true, else ``y`` (broadcast and promoted together)."""
     if x is None or y is None:
         raise TypeError("where: the one-argument form (nonzero) is not supported; pass x and y")
-    return lax.select(_to_bool(condition), x, y)
+    return lax.select(_to_bool(condition), *lax_operands(x, y))
 
 
 def clip(

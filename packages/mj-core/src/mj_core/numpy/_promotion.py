@@ -22,6 +22,8 @@ __all__ = [
     "as_dtype",
     "convert",
     "dtype_weak",
+    "lax_operands",
+    "lax_operands_inexact",
     "promote",
     "promote_inexact",
     "promoted_dtype",
@@ -83,15 +85,44 @@ def promoted_dtype(*xs: Array) -> tuple[DType, bool]:
 
 
 def promote(*xs: Array) -> list[Array]:
-    """``xs`` converted to their common NEP 50 dtype (weak scalars stay weak if all are)."""
+    """``xs`` converted to their common dtype on JAX's lattice (weak if all are)."""
     dtype, weak = promoted_dtype(*xs)
     return [convert(x, dtype, weak) for x in xs]
 
 
 def promote_inexact(*xs: Array) -> list[Array]:
-    """Like :func:`promote`, then integers/bools move to NumPy's float (int32 -> float64)."""
+    """Like :func:`promote`, then bools/integers move to JAX's float (int32 -> float32)."""
     dtype, weak = promoted_dtype(*xs)
     return [convert(x, to_inexact_dtype(dtype), weak) for x in xs]
+
+
+# The strong kinds a weak operand of each kind joins without a conversion (lax's own rule).
+_WEAK_FITS = {"b": "biufc", "i": "iufc", "u": "iufc", "f": "fc", "c": "c"}
+
+
+def _operands_for(xs: Sequence[Array], dtype: DType, weak: bool) -> list[Array]:
+    out = []
+    for x in xs:
+        d, w = dtype_weak(x)
+        fits = w and not weak and dtype.kind in _WEAK_FITS.get(d.kind, "")
+        if (d != dtype or w != weak) and not fits:
+            x = convert(x, dtype, weak)
+        out.append(x)
+    return out
+
+
+def lax_operands(*xs: Array) -> list[Array]:
+    """``xs`` ready for one lax operation computing in their lattice dtype: like
+    :func:`promote`, but weak operands whose kind fits are left for lax to type, so that
+    ``x * 2.0`` stays one equation with a weak literal, as in JAX."""
+    dtype, weak = promoted_dtype(*xs)
+    return _operands_for(xs, dtype, weak)
+
+
+def lax_operands_inexact(*xs: Array) -> list[Array]:
+    """:func:`lax_operands` for a float-valued operation (``arctan2``)."""
+    dtype, weak = promoted_dtype(*xs)
+    return _operands_for(xs, to_inexact_dtype(dtype), weak)
 
 
 def check_arraylike(name: str, xs: Sequence[Array]) -> None:

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from mj_core._avals import ShapedArray, get_aval
+from mj_core._config import on_x64_change
 from mj_core._eager_array import EagerArray
 from mj_core._primitive import Primitive, abstract_eval_rules
 from mj_core._shapes import aval_error
@@ -39,6 +40,7 @@ def shaped_aval(x: Any) -> ShapedArray:
 #: lookup replaces rebuilding the avals and rerunning the rule. Errors are never cached.
 _CHECKED: dict[tuple[Any, ...], tuple[Any, ...]] = {}
 _CHECKED_LIMIT = 4096
+on_x64_change(lambda _: _CHECKED.clear())  # a 64-bit operand types differently without x64
 
 
 def check_operands(prim: Primitive, args: Sequence[Any], params: dict[str, Any]) -> list[Any]:

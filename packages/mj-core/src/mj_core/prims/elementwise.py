@@ -24,8 +24,9 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from mj_core._avals import ShapedArray
+from mj_core._avals import ShapedArray, get_aval, raise_to_shaped
 from mj_core._config import config, on_x64_change
+from mj_core._lattice import kind
 from mj_core._primitive import Primitive, abstract_eval_rules, impl_rules
 from mj_core._shapes import broadcast_shapes, check_rank_promotion
 from mj_core._trace import bind1, binds
@@ -143,12 +144,17 @@ __all__ = [
 DType = np.dtype[Any]
 
 
+_TO_INEXACT = {
+    np.dtype(k): np.dtype("float64" if k.endswith("64") else "float32")
+    for k in ("bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64")
+}
+
+
 def to_inexact_dtype(dtype: DType) -> DType:
-    """The float dtype NumPy's ufuncs compute an integer/bool input in (int8 -> float16,
-    int16 -> float32, int32/int64 -> float64); inexact dtypes are kept."""
-    if dtype.kind in "fc":
-        return dtype
-    return np.promote_types(dtype, np.float16)
+    """The float dtype a float-valued operation computes a bool or integer input in: JAX's
+    table (float32 up to 32-bit integers, float64 for 64-bit ones), not NumPy's (which picks
+    float16 for int8 and float64 for int32); inexact dtypes are kept."""
+    return _TO_INEXACT.get(dtype, dtype)
 
 
 def _same(dtype: DType) -> DType:
@@ -183,8 +189,8 @@ def elementwise_out_aval(prim: Primitive, avals: Sequence[ShapedArray]) -> Shape
     spec = elementwise_specs[prim]
     shape = broadcast_shapes(prim.name, *(a.shape for a in avals))
     operands = avals[1:] if spec.first_operand_is_selector else avals
-    dtype, weak = result_type(*((a.dtype, a.weak_type) for a in operands))
-    if dtype.kind not in spec.kinds:
+    dtype, weak = _compute_dtype(prim, operands)
+    if kind(dtype) not in spec.kinds:
         allowed = "/".join(_KIND_NAMES[k] for k in spec.kinds)
         shown = ", ".join(a.str_short() for a in avals)
         raise TypeError(f"{prim.name} requires {allowed} operands, got ({shown})")
@@ -193,7 +199,60 @@ def elementwise_out_aval(prim: Primitive, avals: Sequence[ShapedArray]) -> Shape
         if which.kind not in "biu":
             raise TypeError(f"{prim.name}: selector must be bool or integer, got {which.name}")
     out = spec.out_dtype(dtype)
-    return ShapedArray(shape, out, weak and out.kind == dtype.kind)
+    return ShapedArray(shape, out, weak and kind(out) == kind(dtype))
+
+
+#: Kinds ordered as the lattice orders them: a weak operand fits a strong one of its rank or above.
+_KIND_RANK = {"b": 0, "i": 1, "u": 1, "f": 2, "c": 3}
+
+
+def lax_operand_dtype(name: str, operands: Sequence[ShapedArray]) -> tuple[DType, bool]:
+    """The one dtype lax operation ``name`` computes ``operands`` in: lax never promotes.
+
+    Strong operands must share their dtype (JAX's ``TypeError`` otherwise). A weak operand (a
+    Python scalar, or a value computed from them only) takes the strong dtype when its kind
+    fits into it (``f32_array * 2`` is float32, ``i32_array * 2.0`` an error); weak operands
+    alone combine on the lattice."""
+    strong = None
+    for a in operands:
+        if not a.weak_type:
+            if strong is None:
+                strong = a.dtype
+            elif a.dtype != strong:
+                _mismatch(name, operands)
+    if strong is None:
+        return result_type(*((a.dtype, True) for a in operands))
+    rank = _KIND_RANK.get(strong.kind, 2)  # bfloat16/float8: kind "V", floats
+    for a in operands:
+        if a.weak_type and _KIND_RANK.get(a.dtype.kind, 2) > rank:
+            _mismatch(name, operands)
+    return strong, False
+
+
+def _compute_dtype(prim: Primitive, operands: Sequence[ShapedArray]) -> tuple[DType, bool]:
+    """:func:`lax_operand_dtype`, but ``pow`` takes an integer exponent of any dtype (JAX's
+    ``lax.pow``: a float or complex base, an integer or same-dtype exponent)."""
+    if prim is pow_p and operands[1].dtype.kind in "iu" and operands[0].dtype.kind in "fc":
+        return operands[0].dtype, operands[0].weak_type
+    return lax_operand_dtype(prim.name, operands)
+
+
+def compute_dtype(prim: Primitive, avals: Sequence[ShapedArray]) -> DType:
+    """The one dtype elementwise ``prim`` computes ``avals`` in (what a lowering converts its
+    operands to): their common lax dtype, made inexact for a float-valued function."""
+    spec = elementwise_specs[prim]
+    dtype, _ = _compute_dtype(prim, avals[1:] if spec.first_operand_is_selector else avals)
+    if spec.out_dtype is to_inexact_dtype:
+        return ShapedArray((), to_inexact_dtype(dtype)).dtype  # (narrowed without x64)
+    return dtype
+
+
+def _mismatch(name: str, operands: Sequence[ShapedArray]) -> None:
+    shown = ", ".join(a.dtype.name + (" (weak)" if a.weak_type else "") for a in operands)
+    raise TypeError(
+        f"lax.{name} requires arguments to have the same dtypes, got {shown}. (Tip: the "
+        "mj.numpy function of the same operation does automatic type promotion on inputs.)"
+    )
 
 
 #: Distinct input-type combinations memoised per elementwise primitive before the memo resets.
@@ -247,8 +306,34 @@ def define_elementwise(
     shortcut."""
     prim = Primitive(name)
     _register_spec(prim, ElementwiseSpec(nin, kinds, out_dtype, first_operand_is_selector))
-    impl_rules.register_ufunc(prim, nin, impl)
+    inexact = out_dtype is to_inexact_dtype
+    typed = _operands_rule(prim) if nin != 1 or inexact else None
+    impl_rules.register_ufunc(prim, nin, impl, typed, inexact=inexact)
     return prim
+
+
+def _operands_rule(prim: Primitive) -> Callable[[list[Any]], tuple[list[Any], DType]]:
+    """Eager ``prim`` on operands of several dtypes checks them as its typing rule does (lax
+    never promotes) and computes in that one dtype: weak Python scalars become arrays of it,
+    so NumPy cannot promote them (``bfloat16 * 2.0`` is bfloat16, as under ``jit``)."""
+    rule = abstract_eval_rules[prim]
+    selector = elementwise_specs[prim].first_operand_is_selector
+
+    def ready(args: list[Any]) -> tuple[list[Any], DType]:
+        avals = [raise_to_shaped(get_aval(a)) for a in args]
+        (out,) = rule(*avals)
+        operands = avals[1:] if selector else avals
+        dtype, _ = _compute_dtype(prim, operands)
+        inexact = kind(dtype) not in "fc" and elementwise_specs[prim].out_dtype is to_inexact_dtype
+        if inexact:  # a float-valued op on bool or integer operands: JAX's float for them
+            dtype = to_inexact_dtype(dtype)
+        first = 1 if selector else 0
+        for i in range(first, len(args)):
+            if avals[i].weak_type or inexact:
+                args[i] = np.asarray(args[i], dtype)
+        return args, out.dtype
+
+    return ready
 
 
 # --- unary: float-valued (integer/bool inputs compute in a float dtype, like NumPy) ----------

@@ -27,6 +27,7 @@ from typing import Any, NamedTuple, Protocol
 import numpy as np
 
 from mj_core._avals import ShapedArray
+from mj_core._lattice import kind
 from mj_core._primitive import Primitive, abstract_eval_rules, impl_rules
 from mj_core._shapes import aval_error, lax_ints
 from mj_core._trace import bind1
@@ -358,7 +359,7 @@ def _scatter_avals(
         "update windows must fit in the operand",
     )
     dtype, _ = common_dtype(name, (operand, updates))
-    check.require(dtype.kind in kinds, f"unsupported dtype {dtype.name}")
+    check.require(kind(dtype) in kinds, f"unsupported dtype {dtype.name}")
     return [ShapedArray(operand.shape, dtype, operand.weak_type)]
 
 

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from mj_core._avals import ShapedArray, get_aval, raise_to_shaped
+from mj_core._lattice import kind
 from mj_core._primitive import Primitive, abstract_eval_rules, impl_rules
 from mj_core._shapes import aval_error, canonicalize_axes, canonicalize_axis, shape_of
 from mj_core._trace import Tracer, bind1
@@ -61,7 +62,7 @@ _KIND_NAMES = {"b": "bool", "i": "int", "u": "uint", "f": "float", "c": "complex
 
 
 def _check_kind(prim_name: str, x: ShapedArray, kinds: str) -> None:
-    if x.dtype.kind not in kinds:
+    if kind(x.dtype) not in kinds:
         allowed = "/".join(_KIND_NAMES[k] for k in kinds)
         raise aval_error(prim_name, f"requires a {allowed} operand", [x])
 

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from mj_core._avals import ShapedArray, raise_to_shaped
+from mj_core._lattice import kind
 from mj_core._primitive import Primitive, abstract_eval_rules, impl_rules
 from mj_core._shapes import (
     aval_error,
@@ -435,7 +436,7 @@ def _iota_avals(
     dt = np.dtype(dtype)
     _check_shape("iota", shape, [])
     check_axes("iota", (dimension,), len(shape), [ShapedArray(tuple(shape), dt)])
-    if dt.kind not in "iufc":
+    if kind(dt) not in "iufc":
         raise TypeError(f"iota: dtype must be numeric, got {dt.name}")
     return [ShapedArray(tuple(int(d) for d in shape), dt)]
 

@@ -22,6 +22,7 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from mj_core._avals import ShapedArray, get_aval
+from mj_core._lattice import kind
 from mj_core._primitive import Primitive, abstract_eval_rules, impl_rules
 from mj_core._shapes import aval_error
 from mj_core._trace import bind1
@@ -149,7 +150,7 @@ def _define(name: str, kinds: str, reduce: Callable[..., Any]) -> Primitive:
         base_dilation: tuple[int, ...],
         window_dilation: tuple[int, ...],
     ) -> list[ShapedArray]:
-        if x.dtype.kind not in kinds:
+        if kind(x.dtype) not in kinds:
             allowed = "/".join(_KIND_NAMES[k] for k in kinds)
             raise aval_error(prim.name, f"requires a {allowed} operand", [x])
         _check_params(

@@ -225,6 +225,6 @@ def unwrap(
     ddmod = lax.sub(cnp.remainder(lax.add(dd, interval), period), interval)
     at_minus = lax.bitwise_and(lax.eq(ddmod, lax.neg(interval)), lax.gt(dd, 0))
     ddmod = cnp.where(at_minus, interval, ddmod)
-    correction = cnp.where(lax.lt(cnp.abs(dd), discont), 0, lax.sub(ddmod, dd))
+    correction = cnp.where(cnp.less(cnp.abs(dd), discont), 0, lax.sub(ddmod, dd))
     rest = lax.add(_slice(p, 1, None, ax), lax.cumsum(correction, ax))
     return cnp.concatenate([_slice(p, 0, 1, ax), rest], ax)

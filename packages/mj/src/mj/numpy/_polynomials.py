@@ -376,7 +376,7 @@ def polyfit(
     # scale the columns to improve the condition number, solve, and undo the scaling
     (squares,) = promote_inexact(cnp.sum(lax.mul(lhs, lhs), axis=0))
     scale = lax.sqrt(squares)
-    lhs = lax.div(lhs, cnp.expand_dims(scale, 0))
+    lhs = cnp.true_divide(lhs, cnp.expand_dims(scale, 0))
     c, resids, rank, s = linalg.lstsq(lhs, rhs, rcond)
     c = lax.div(c, cnp.expand_dims(scale, 1) if cnp.ndim(c) == 2 else scale)
     if full:

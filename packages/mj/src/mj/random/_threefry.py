@@ -82,7 +82,8 @@ def seed(seed_value: Array) -> Array:
     if not is_integer(aval.dtype):
         raise TypeError(f"PRNGKey: the seed must be an integer, got {aval.dtype.name}")
     hi = lax.shift_right_logical(seed_value, 32)
-    lo = lax.bitwise_and(seed_value, np.uint32(0xFFFFFFFF))
+    low_bits = np.array(0xFFFFFFFF, np.uint64).astype(aval.dtype)  # (-1 for 32-bit seeds)
+    lo = lax.bitwise_and(seed_value, low_bits)
     words = [lax.reshape(lax.convert_element_type(w, _U32), (1,)) for w in (hi, lo)]
     return lax.concatenate(words, 0)
 

@@ -1,0 +1,156 @@
+"""JAX's promotion on real values, in both x64 modes (issue 18): every pair of the lattice's
+array dtypes and Python scalars through ``mj.numpy``'s binary functions, eagerly, under
+``jit``, under ``vmap`` and (for floats) under ``grad``, against ``jax.numpy``. Any differing
+cell is printed; the abstract table itself is ``test_oracle_promotion.py``.
+"""
+
+import itertools
+import warnings
+
+import jax
+import jax.numpy as jnp
+import ml_dtypes
+import numpy as np
+import pytest
+
+import mj
+import mj.numpy as mnp
+from mj_core import config
+
+ARRAY_DTYPES = [
+    np.dtype(t)
+    for t in (
+        "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+        "float16", "float32", "float64", "complex64", "complex128",
+    )
+] + [np.dtype(ml_dtypes.bfloat16)]  # fmt: skip
+SCALARS = [True, 3, 2.5, 1.5 + 0.5j]
+OPERANDS = [*ARRAY_DTYPES, *SCALARS]
+FUNCTIONS = ("add", "multiply", "maximum", "less", "true_divide")
+
+
+@pytest.fixture(params=[False, True], ids=["x32", "x64"])
+def x64(request):
+    before = jax.config.jax_enable_x64
+    jax.config.update("jax_enable_x64", request.param)
+    with config.override("enable_x64", request.param):
+        yield request.param
+    jax.config.update("jax_enable_x64", before)
+
+
+def _value(operand):
+    """A small array of ``operand``'s dtype (values every dtype holds), or the scalar itself."""
+    if isinstance(operand, np.dtype):
+        return np.array([1, 0, 1], np.int8).astype(operand)
+    return operand
+
+
+def _label(operand):
+    return operand.name if isinstance(operand, np.dtype) else type(operand).__name__
+
+
+def _outcome(fn, *args):
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return np.asarray(fn(*args))
+    except Exception as e:  # the exception class is part of the contract
+        return type(e).__name__
+
+
+def _differs(got, want):
+    if isinstance(got, str) or isinstance(want, str):  # both must raise (a TypeError)
+        return not (isinstance(got, str) and isinstance(want, str))
+    if got.dtype != want.dtype or got.shape != want.shape:
+        return True
+    wide = np.complex128 if got.dtype.kind == "c" else np.float64
+    return not np.allclose(got.astype(wide), want.astype(wide), rtol=1e-2, equal_nan=True)
+
+
+def _show(outcome):
+    return outcome if isinstance(outcome, str) else outcome.dtype.name
+
+
+@pytest.mark.parametrize("name", FUNCTIONS)
+def test_binary_functions_promote_like_jax_eager_jit_and_vmap(name, x64):
+    jfun, mfun = getattr(jnp, name), getattr(mnp, name)
+    diffs = []
+    for a in OPERANDS:
+        xa = _value(a)
+        row = [b for b in OPERANDS if isinstance(a, np.dtype) or isinstance(b, np.dtype)]
+        traced_errors: dict[int, str] = {}
+
+        def traced_row(x, row=row, errors=traced_errors):
+            """The row's cells in one program (one compile); a cell whose tracing raises
+            records its exception instead."""
+            outs = []
+            for i, b in enumerate(row):
+                try:
+                    outs.append(mfun(x, _value(b)))
+                except Exception as e:
+                    errors[i] = type(e).__name__
+                    outs.append(None)
+            return outs
+
+        under_jit = mj.jit(traced_row)(xa)
+        for i, b in enumerate(row):
+            want = _outcome(jfun, xa, _value(b))
+            cells = {"eager": _outcome(mfun, xa, _value(b))}
+            cells["jit"] = traced_errors.get(i) or np.asarray(under_jit[i])
+            if isinstance(a, np.dtype) and isinstance(b, np.dtype):
+                stacked = (np.stack([xa, xa]), np.stack([_value(b), _value(b)]))
+                batched = _outcome(mj.vmap(mfun), *stacked)
+                cells["vmap"] = batched if isinstance(batched, str) else batched[0]
+            for where, got in cells.items():
+                if _differs(got, want):
+                    diffs.append(
+                        f"{name}({_label(a)}, {_label(b)}) {where}: jax {_show(want)}, "
+                        f"mj {_show(got)}"
+                    )
+    assert not diffs, "\n".join(diffs)
+
+
+FLOATS = [d for d in ARRAY_DTYPES if d.kind == "f"] + [np.dtype(ml_dtypes.bfloat16)]
+
+
+def test_gradients_keep_the_input_dtype_like_jax(x64):
+    """``grad`` of ``sum(x * y)`` in ``x``: the cotangent has ``x``'s dtype (JAX converts it
+    back through the promotion), whatever ``y``'s dtype or scalar."""
+    diffs = []
+    for a, b in itertools.product(FLOATS, [*FLOATS, 3, 2.5]):
+        x, y = np.float32(1.5).astype(a), _value(b)
+        y = y[0] if isinstance(b, np.dtype) else y
+
+        def jloss(v, y=y):
+            return jnp.multiply(v, y).astype(jnp.float32)
+
+        def mloss(v, y=y):
+            return mnp.multiply(v, y).astype(mnp.float32)
+
+        want = _outcome(jax.grad(jloss), x)
+        for where, fn in (("grad", mj.grad(mloss)), ("jit(grad)", mj.jit(mj.grad(mloss)))):
+            got = _outcome(fn, x)
+            if _differs(got, want):
+                diffs.append(
+                    f"grad {a.name} x {_label(b)} {where}: jax {_show(want)}, mj {_show(got)}"
+                )
+    assert not diffs, "\n".join(diffs)
+
+
+@pytest.mark.parametrize(
+    ("x", "y"),
+    [
+        (np.ones(3, np.float32), np.ones(3, np.float64)),
+        (np.ones(3, np.int32), np.ones(3, np.float32)),
+        (np.ones(3, np.float32), np.ones(3, np.float16)),
+    ],
+)
+def test_lax_refuses_mixed_dtypes_like_jax(x, y, x64):
+    if not x64 and np.float64 in (x.dtype, y.dtype):
+        pytest.skip("float64 inputs are float32 without x64: nothing is mixed")
+    with pytest.raises(TypeError, match="same dtypes"):
+        jax.lax.add(x, y)
+    with pytest.raises(TypeError, match=r"lax\.add requires arguments to have the same dtypes"):
+        mj.lax.add(x, y)
+    with pytest.raises(TypeError, match=r"lax\.add requires arguments to have the same dtypes"):
+        mj.jit(mj.lax.add)(x, y)
