@@ -80,7 +80,7 @@ class UfuncShortcut:
     rule's computation returning the output itself, or ``None`` while another impl rule is
     registered."""
 
-    __slots__ = ("inexact_only", "primitive", "ufunc")
+    __slots__ = ("inexact_only", "keeps_dtype", "primitive", "ufunc")
 
     def __init__(self, primitive: Primitive) -> None:
         self.primitive = primitive
@@ -88,6 +88,7 @@ class UfuncShortcut:
         # A float-valued op: its shortcut holds only for float or complex operands (NumPy
         # computes ``sin(int8)`` in float16, JAX in float32).
         self.inexact_only = False
+        self.keeps_dtype = False  # the output has the (common) dtype of the operands
 
 
 class ImplRules(RuleTable):
@@ -139,6 +140,7 @@ class ImplRules(RuleTable):
         operands: Callable[[list[Any]], tuple[list[Any], Any]] | None = None,
         *,
         inexact: bool = False,
+        keeps_dtype: bool = False,
     ) -> None:
         """Make ``ufunc`` (``nin`` operands, returning the single output) ``prim``'s impl rule
         and its shortcut.
@@ -186,6 +188,7 @@ class ImplRules(RuleTable):
         rule.__name__ = rule.__qualname__ = f"{prim.name}_impl"
         self[prim] = rule
         self.shortcut(prim).inexact_only = inexact
+        self.shortcut(prim).keeps_dtype = keeps_dtype
         if _shortcuts_apply():
             self.shortcut(prim).ufunc = ufunc
         else:

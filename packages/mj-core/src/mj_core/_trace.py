@@ -547,6 +547,32 @@ def binds(
                             return eager_result(out)
                 return bind1(shortcut.primitive, x)
 
+        elif nin == 2 and numpy is not None and shortcut.keeps_dtype:
+            # mnp.add & co: NumPy's ufunc result is JAX's whenever its dtype is an operand's
+            # (mixed dtypes NumPy widens, like int32 + float32 -> float64, and bfloat16 * 2.0
+            # -> float32, are not): one check of the output, the cheapest on the hot path.
+
+            def op(x: Any, y: Any) -> Any:  # type: ignore[misc]  # the same op, two operands
+                if not _active_count or _state.eager:
+                    ufunc = shortcut.ufunc
+                    if ufunc is not None:
+                        try:
+                            out = ufunc(x, y)
+                        except Exception:
+                            pass  # reported below (outside this handler: one traceback)
+                        else:  # eval_primitive's view, inlined
+                            if type(out) is _ndarray:
+                                dt = out.dtype
+                                if dt is getattr(x, "dtype", None) or dt is getattr(
+                                    y, "dtype", None
+                                ):
+                                    if dt.itemsize < 8:
+                                        view = _view(out, EagerArray)
+                                        _setflags(view, False)
+                                        return view
+                                    return eager_result(out)
+                return numpy(x, y)
+
         elif nin == 2:
 
             def op(x: Any, y: Any) -> Any:  # type: ignore[misc]  # the same op, two operands

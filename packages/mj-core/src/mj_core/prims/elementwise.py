@@ -308,7 +308,8 @@ def define_elementwise(
     _register_spec(prim, ElementwiseSpec(nin, kinds, out_dtype, first_operand_is_selector))
     inexact = out_dtype is to_inexact_dtype
     typed = _operands_rule(prim) if nin != 1 or inexact else None
-    impl_rules.register_ufunc(prim, nin, impl, typed, inexact=inexact)
+    keeps = out_dtype is _same
+    impl_rules.register_ufunc(prim, nin, impl, typed, inexact=inexact, keeps_dtype=keeps)
     return prim
 
 
