@@ -566,7 +566,7 @@ def binds(
                                 if dt is getattr(x, "dtype", None) or dt is getattr(
                                     y, "dtype", None
                                 ):
-                                    if dt.itemsize < 8:
+                                    if out.itemsize < 8:
                                         view = _view(out, EagerArray)
                                         _setflags(view, False)
                                         return view
