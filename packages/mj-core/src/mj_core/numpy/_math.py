@@ -139,7 +139,6 @@ multiply = lax.mul
 negative = lax.neg
 maximum = lax.max
 minimum = lax.min
-fmod = lax.rem
 arctan2 = lax.atan2
 sign = lax.sign
 floor = lax.floor
@@ -158,6 +157,15 @@ bitwise_not = lax.bitwise_not
 invert = lax.bitwise_not
 bitwise_invert = lax.bitwise_not
 left_shift = lax.shift_left
+
+
+def fmod(x: Array, y: Array) -> Array:
+    """C's ``fmod`` (lax ``rem``); an integer ``fmod`` by zero is 0, as in JAX."""
+    x, y = promote(x, y)
+    dtype, weak = dtype_weak(y)
+    if dtype.kind in "iu":
+        y = lax.select(lax.eq(y, 0), convert(1, dtype, weak), y)
+    return lax.rem(x, y)
 
 
 def positive(x: Array) -> Array:
@@ -357,13 +365,15 @@ def heaviside(x1: Array, x2: Array) -> Array:
 
 
 def fmax(x: Array, y: Array) -> Array:
-    """Maximum ignoring NaNs (NaN only where both are NaN)."""
-    return lax.select(lax.ne(y, y), x, lax.select(lax.ne(x, x), y, lax.max(x, y)))
+    """Maximum ignoring NaNs (NaN only where both are NaN); JAX's ``where(x > y | isnan(y), x,
+    y)``, so a tie of signed zeros gives ``y``."""
+    return lax.select(lax.bitwise_or(lax.greater(x, y), lax.ne(y, y)), x, y)
 
 
 def fmin(x: Array, y: Array) -> Array:
-    """Minimum ignoring NaNs (NaN only where both are NaN)."""
-    return lax.select(lax.ne(y, y), x, lax.select(lax.ne(x, x), y, lax.min(x, y)))
+    """Minimum ignoring NaNs (NaN only where both are NaN); JAX's ``where(x < y | isnan(y), x,
+    y)``."""
+    return lax.select(lax.bitwise_or(lax.less(x, y), lax.ne(y, y)), x, y)
 
 
 def right_shift(x: Array, y: Array) -> Array:

@@ -17,7 +17,6 @@ bulky code, are in :mod:`mj_core.prims._special_math`.
 
 from __future__ import annotations
 
-import builtins
 import math
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
@@ -451,13 +450,13 @@ def _shift_right_logical(x: Any, y: Any) -> Any:
 
 
 def _shift_right_arithmetic(x: Any, y: Any) -> Any:
-    bits = _shift_bits(np.result_type(x, y))
-    # Shifting by >= bits fills with the sign bit (XLA); a Python-int shift stays weak.
-    # (builtins: this module's ``min``/``max`` are the lax wrappers)
-    clipped = (
-        builtins.min(builtins.max(y, 0), bits - 1) if type(y) is int else np.clip(y, 0, bits - 1)
-    )
-    return np.right_shift(x, clipped)
+    """XLA's arithmetic shift: the bits of ``x`` read as signed (an unsigned ``x`` too), and a
+    shift count read as unsigned, so a negative or too large count fills with the sign bit."""
+    dtype = np.result_type(x, y)
+    signed, unsigned = np.dtype(f"i{dtype.itemsize}"), np.dtype(f"u{dtype.itemsize}")
+    sx = np.asarray(x, dtype).view(signed)
+    count = np.minimum(np.asarray(y, dtype).view(unsigned), dtype.itemsize * 8 - 1)
+    return np.right_shift(sx, count.astype(signed)).view(dtype)[()]
 
 
 def _pow(x: Any, y: Any) -> Any:
