@@ -400,6 +400,7 @@ def _impl_error(primitive: Primitive, args: Sequence[Any], err: Exception) -> Sh
 
 
 #: NumPy attributes a ufunc's warning to the Python frame calling it: one of mj's modules here.
+#: (A ``warnings.catch_warnings()`` block active at mj's first import drops it on exit.)
 warnings.filterwarnings(
     "ignore", category=RuntimeWarning, module=r"mj(_core|_ir|_autodiff|_batch|_control|_xla)?(\.|$)"
 )
