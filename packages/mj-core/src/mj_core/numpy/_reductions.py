@@ -20,6 +20,7 @@ from mj_core.dtypes import bfloat16
 from mj_core.numpy._promotion import Array, as_dtype, check_arraylike, convert, dtype_weak
 from mj_core.numpy._promotion import shape_of as _shape
 from mj_core.numpy._shape import ravel, reshape
+from mj_core.prims.complex import real_dtype
 
 __all__ = [
     "all",
@@ -223,7 +224,11 @@ def var(
     axes = _reduced_axes("var", a, axis)
     a = convert(a, compute)
     centered = lax.sub(a, mean(a, axis, compute, keepdims=True))
-    sq = lax.mul(centered, centered)
+    if compute.kind == "c":  # |a - mean|**2: the variance of complex data is real
+        sq = lax.real(lax.mul(centered, lax.conj(centered)))
+        compute, dt = real_dtype(compute), real_dtype(dt)
+    else:
+        sq = lax.mul(centered, centered)
     n = _count(a, axes) - ddof
     total = sum(sq, axis, compute, keepdims)
     return convert(lax.div(total, convert(n if n > 0 else np.nan, compute)), dt)
