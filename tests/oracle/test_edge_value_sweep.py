@@ -1127,6 +1127,7 @@ def _group(op: Op, x64: bool) -> tuple[Cases, list[Any], list[Any]]:
     return _GROUPS[key]
 
 
+@pytest.mark.slow  # about 6 minutes on 2 shared cores: compiling the groups is the cost
 @pytest.mark.parametrize("op", OPS, ids=lambda op: op.name)
 def test_edge_values_agree(op: Op, x64: bool) -> None:
     problems = disagreements(op, x64)
