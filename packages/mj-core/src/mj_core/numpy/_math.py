@@ -10,13 +10,14 @@ of integers, floor division and ``mod`` with the divisor's sign, ...).
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Callable
 
 import numpy as np
 
 from mj_core import lax
 from mj_core._primitive import Primitive
-from mj_core._trace import bind1, binds
+from mj_core._trace import Tracer, bind1, binds
 from mj_core.numpy._inverse_hyperbolic import arccosh, arcsinh, arctanh
 from mj_core.numpy._promotion import (
     Array,
@@ -214,11 +215,6 @@ def minimum(x: Array, y: Array) -> Array:
     """Elementwise minimum (NaN-propagating)."""
 
 
-@binds(ew.rem_p, _promoting(ew.rem_p))
-def fmod(x: Array, y: Array) -> Array:
-    """Elementwise remainder with the sign of ``x`` (C ``fmod``)."""
-
-
 @binds(ew.atan2_p, _promoting(ew.atan2_p, inexact=True))
 def arctan2(x: Array, y: Array) -> Array:
     """Elementwise arc tangent of ``x / y`` in the quadrant of ``(y, x)``."""
@@ -274,6 +270,15 @@ def left_shift(x: Array, y: Array) -> Array:
     """Elementwise ``x << y``."""
 
 
+def fmod(x: Array, y: Array) -> Array:
+    """C's ``fmod`` (lax ``rem``); an integer ``fmod`` by zero is 0, as in JAX."""
+    x, y = promote(x, y)
+    dtype, weak = dtype_weak(y)
+    if dtype.kind in "iu":
+        y = lax.select(lax.eq(y, 0), convert(1, dtype, weak), y)
+    return lax.rem(x, y)
+
+
 def positive(x: Array) -> Array:
     return x
 
@@ -309,22 +314,39 @@ divide = true_divide
 
 
 def floor_divide(x: Array, y: Array) -> Array:
-    """``x // y``: rounds toward minus infinity (lax ``div`` truncates toward zero)."""
+    """``x // y``: rounds toward minus infinity (lax ``div`` truncates toward zero). JAX's
+    algorithm, whose division by zero follows XLA's (``-5 // 0`` and ``5 // 0`` are -2)."""
     x, y = promote(x, y)
     dtype, _ = dtype_weak(x)
-    if dtype.kind in "iu":
+    if dtype.kind == "u":
+        return lax.div(x, y)
+    if dtype.kind == "i":
         q = lax.div(x, y)
-        r = lax.rem(x, y)
-        fix = lax.bitwise_and(lax.ne(r, 0), lax.ne(lax.less(r, 0), lax.less(y, 0)))
+        fix = lax.bitwise_and(lax.ne(lax.sign(x), lax.sign(y)), lax.ne(lax.rem(x, y), 0))
         return lax.select(fix, lax.sub(q, convert(1, dtype)), q)
     if dtype.kind == "b":
         raise TypeError("floor_divide: bool operands are not supported")
-    return lax.floor(lax.div(x, y))
+    if dtype.kind == "c":
+        raise TypeError("floor_divide: complex operands are not supported")
+    return _float_floor_divide(x, y)
+
+
+def _float_floor_divide(x: Array, y: Array) -> Array:
+    """CPython's ``float_divmod`` quotient (as JAX): ``(x - mod) / y`` is exact where
+    ``floor(x / y)`` rounds at the division, then corrected by one where the signs differ."""
+    mod = lax.rem(x, y)
+    q = lax.div(lax.select(lax.eq(y, 0), x, lax.sub(x, mod)), y)
+    fix = lax.bitwise_and(lax.ne(mod, 0), lax.ne(lax.sign(y), lax.sign(mod)))
+    return lax.round(lax.select(fix, lax.sub(q, 1), q))
 
 
 def remainder(x: Array, y: Array) -> Array:
-    """``x % y`` with the sign of ``y`` (NumPy's ``mod``; lax ``rem`` is C's ``fmod``)."""
+    """``x % y`` with the sign of ``y`` (NumPy's ``mod``; lax ``rem`` is C's ``fmod``). An
+    integer remainder by zero is 0, as in JAX."""
     x, y = promote(x, y)
+    dtype, weak = dtype_weak(y)
+    if dtype.kind in "iu":
+        y = lax.select(lax.eq(y, 0), convert(1, dtype, weak), y)
     r = lax.rem(x, y)
     fix = lax.bitwise_and(lax.ne(r, 0), lax.ne(lax.less(r, 0), lax.less(y, 0)))
     return lax.select(fix, lax.add(r, y), r)
@@ -334,13 +356,32 @@ mod = remainder
 
 
 def power(x: Array, y: Array) -> Array:
-    """``x ** y``; a Python int exponent uses ``integer_pow`` (exact, and differentiable at 0)."""
-    if type(y) is int:
-        dtype, _ = dtype_weak(x)
-        if y < 0 and dtype.kind in "iub":
-            raise ValueError("power: integers to negative integer powers are not allowed")
-        return lax.integer_pow(x, y)
-    return lax.pow(*promote(x, y))
+    """``x ** y`` with JAX's algorithm: a concrete integer exponent uses ``integer_pow``
+    (exact, differentiable at 0, and an integer to a negative power is refused); integers to
+    traced integer powers multiply by repeated squaring over the exponent's low 6 bits."""
+    if not isinstance(y, Tracer):
+        try:
+            n = operator.index(y)
+        except TypeError:
+            pass
+        else:
+            return lax.integer_pow(x, n)
+    x, y = promote(x, y)
+    dtype, _ = dtype_weak(x)
+    if dtype.kind in "iub":
+        return _pow_int_int(x, y)
+    return lax.pow(x, y)
+
+
+def _pow_int_int(x: Array, y: Array) -> Array:
+    """JAX's ``_pow_int_int``: six squarings (any larger exponent overflows for ``|x| > 1``)."""
+    acc = lax.select(lax.bitwise_and(lax.eq(x, 0), lax.ne(y, 0)), lax.full_like(x, 0), 1)
+    one = lax.full_like(y, 1)
+    for _ in range(6):
+        acc = lax.select(lax.ne(lax.bitwise_and(y, one), 0), lax.mul(acc, x), acc)
+        x = lax.mul(x, x)
+        y = lax.shift_right_logical(y, one)
+    return acc
 
 
 def exp2(x: Array) -> Array:
@@ -389,8 +430,16 @@ degrees = rad2deg
 
 
 def hypot(x: Array, y: Array) -> Array:
+    """``sqrt(x**2 + y**2)`` as JAX computes it: scaled by the larger magnitude (no overflow),
+    and ``inf`` wherever either is infinite, even against a NaN."""
     x, y = promote_inexact(x, y)
-    return lax.sqrt(lax.add(lax.mul(x, x), lax.mul(y, y)))
+    x, y = lax.abs(x), lax.abs(y)
+    inf = lax.bitwise_or(lax.eq(x, np.inf), lax.eq(y, np.inf))
+    big, small = lax.max(x, y), lax.min(x, y)
+    zero = lax.eq(big, 0)
+    ratio = lax.div(small, lax.select(zero, 1.0, big))
+    out = lax.select(zero, big, lax.mul(big, lax.sqrt(lax.add(1, lax.mul(ratio, ratio)))))
+    return lax.select(inf, np.inf, out)
 
 
 def logaddexp(x: Array, y: Array) -> Array:
@@ -427,15 +476,17 @@ def heaviside(x1: Array, x2: Array) -> Array:
 
 
 def fmax(x: Array, y: Array) -> Array:
-    """Maximum ignoring NaNs (NaN only where both are NaN)."""
+    """Maximum ignoring NaNs (NaN only where both are NaN); JAX's ``where(x > y | isnan(y), x,
+    y)``, so a tie of signed zeros gives ``y``."""
     x, y = promote(x, y)
-    return lax.select(lax.ne(y, y), x, lax.select(lax.ne(x, x), y, lax.max(x, y)))
+    return lax.select(lax.bitwise_or(lax.greater(x, y), lax.ne(y, y)), x, y)
 
 
 def fmin(x: Array, y: Array) -> Array:
-    """Minimum ignoring NaNs (NaN only where both are NaN)."""
+    """Minimum ignoring NaNs (NaN only where both are NaN); JAX's ``where(x < y | isnan(y), x,
+    y)``."""
     x, y = promote(x, y)
-    return lax.select(lax.ne(y, y), x, lax.select(lax.ne(x, x), y, lax.min(x, y)))
+    return lax.select(lax.bitwise_or(lax.less(x, y), lax.ne(y, y)), x, y)
 
 
 def right_shift(x: Array, y: Array) -> Array:

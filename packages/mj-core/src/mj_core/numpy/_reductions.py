@@ -16,9 +16,11 @@ import numpy as np
 
 from mj_core import lax
 from mj_core._shapes import canonicalize_axes, canonicalize_axis, int_tuple
+from mj_core.dtypes import bfloat16
 from mj_core.numpy._promotion import Array, as_dtype, check_arraylike, convert, dtype_weak
 from mj_core.numpy._promotion import shape_of as _shape
 from mj_core.numpy._shape import ravel, reshape
+from mj_core.prims.complex import real_dtype
 
 __all__ = [
     "all",
@@ -83,12 +85,36 @@ def _reduction(
     return _keep(reduce(a, axes), _shape(a), axes, keepdims)
 
 
+_HALF = (np.dtype(np.float16), np.dtype(bfloat16))
+
+
+def _upcast_half(dtype: np.dtype[Any]) -> np.dtype[Any]:
+    """JAX sums and averages float16/bfloat16 in float32 (NumPy rounds every partial sum to
+    float16): the result is then cast back."""
+    return np.dtype(np.float32) if dtype in _HALF else dtype
+
+
+def _accumulate(
+    name: str,
+    reduce: Callable[[Array, Sequence[int]], Array],
+    a: Array,
+    axis: Axis,
+    dtype: Any,
+    keepdims: bool,
+) -> Array:
+    out_dtype = _accumulation_dtype(a, dtype)
+    if dtype is None and out_dtype in _HALF:
+        total = _reduction(name, reduce, a, axis, keepdims, np.dtype(np.float32))
+        return convert(total, out_dtype)
+    return _reduction(name, reduce, a, axis, keepdims, out_dtype)
+
+
 def sum(a: Array, axis: Axis = None, dtype: Any = None, keepdims: bool = False) -> Array:
-    return _reduction("sum", lax.reduce_sum, a, axis, keepdims, _accumulation_dtype(a, dtype))
+    return _accumulate("sum", lax.reduce_sum, a, axis, dtype, keepdims)
 
 
 def prod(a: Array, axis: Axis = None, dtype: Any = None, keepdims: bool = False) -> Array:
-    return _reduction("prod", lax.reduce_prod, a, axis, keepdims, _accumulation_dtype(a, dtype))
+    return _accumulate("prod", lax.reduce_prod, a, axis, dtype, keepdims)
 
 
 def _check_nonempty(name: str, a: Array, axis: Axis) -> None:
@@ -182,9 +208,10 @@ def mean(a: Array, axis: Axis = None, dtype: Any = None, keepdims: bool = False)
     """Arithmetic mean; integers and bools average in float64."""
     check_arraylike("mean", [a])
     dt = _float_dtype(a, dtype)
+    compute = _upcast_half(dt)
     axes = _reduced_axes("mean", a, axis)
-    total = sum(a, axis, dt, keepdims)
-    return lax.div(total, convert(_count(a, axes), dt))
+    total = sum(a, axis, compute, keepdims)
+    return convert(lax.div(total, convert(_count(a, axes), compute)), dt)
 
 
 def var(
@@ -193,12 +220,18 @@ def var(
     """Variance ``mean(|a - mean(a)|**2) * n / (n - ddof)``."""
     check_arraylike("var", [a])
     dt = _float_dtype(a, dtype)
+    compute = _upcast_half(dt)
     axes = _reduced_axes("var", a, axis)
-    a = convert(a, dt)
-    centered = lax.sub(a, mean(a, axis, dt, keepdims=True))
-    sq = lax.mul(centered, centered)
+    a = convert(a, compute)
+    centered = lax.sub(a, mean(a, axis, compute, keepdims=True))
+    if compute.kind == "c":  # |a - mean|**2: the variance of complex data is real
+        sq = lax.real(lax.mul(centered, lax.conj(centered)))
+        compute, dt = real_dtype(compute), real_dtype(dt)
+    else:
+        sq = lax.mul(centered, centered)
     n = _count(a, axes) - ddof
-    return lax.div(sum(sq, axis, dt, keepdims), convert(n if n > 0 else np.nan, dt))
+    total = sum(sq, axis, compute, keepdims)
+    return convert(lax.div(total, convert(n if n > 0 else np.nan, compute)), dt)
 
 
 def std(

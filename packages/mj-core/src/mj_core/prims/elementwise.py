@@ -17,7 +17,6 @@ bulky code, are in :mod:`mj_core.prims._special_math`.
 
 from __future__ import annotations
 
-import builtins
 import math
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
@@ -361,8 +360,18 @@ def _erf(x: Any) -> Any:
     return np.asarray(_erf_object(x), dtype=dtype)[()]
 
 
+def _sqrt(x: Any) -> Any:
+    """XLA's complex square root reads an imaginary ``-0.0`` as ``+0.0`` (``sqrt(-1-0j)`` is
+    ``1j``, NumPy's branch cut gives ``-1j``) and a NaN real part gives ``nan+nanj`` (NumPy:
+    ``sqrt(nan+infj) = inf+infj``): adding ``0`` clears the zero's sign."""
+    if np.result_type(x).kind != "c":
+        return np.sqrt(x)
+    x = np.asarray(x)
+    return np.where(np.isnan(x.real), complex(np.nan, np.nan), np.sqrt(x + 0))[()]
+
+
 def _rsqrt(x: Any) -> Any:
-    return np.reciprocal(np.sqrt(x))
+    return np.reciprocal(_sqrt(x))
 
 
 def _log1p(x: Any) -> Any:
@@ -392,7 +401,7 @@ log_p = define_elementwise("log", 1, ALL, to_inexact_dtype, np.log)
 log1p_p = define_elementwise("log1p", 1, ALL, to_inexact_dtype, _log1p)
 expm1_p = define_elementwise("expm1", 1, ALL, to_inexact_dtype, np.expm1)
 logistic_p = define_elementwise("logistic", 1, REAL, to_inexact_dtype, _logistic)
-sqrt_p = define_elementwise("sqrt", 1, ALL, to_inexact_dtype, np.sqrt)
+sqrt_p = define_elementwise("sqrt", 1, ALL, to_inexact_dtype, _sqrt)
 rsqrt_p = define_elementwise("rsqrt", 1, ALL, to_inexact_dtype, _rsqrt)
 erf_p = define_elementwise("erf", 1, REAL, to_inexact_dtype, _erf)
 
@@ -400,7 +409,27 @@ erf_p = define_elementwise("erf", 1, REAL, to_inexact_dtype, _erf)
 
 
 def _abs(x: Any) -> Any:
-    return np.abs(x)
+    """``|x|``; a complex NaN part makes the modulus NaN, as in XLA (NumPy's ``hypot`` gives
+    ``|inf+nanj| = inf``)."""
+    if np.result_type(x).kind != "c":
+        return np.abs(x)
+    return np.where(np.isnan(x), np.nan, np.abs(x))[()]
+
+
+def _sign(x: Any) -> Any:
+    """XLA's sign: a float zero keeps its sign (NumPy's ``sign(-0.0)`` is ``0.0``); a complex
+    ``z`` is ``z / |z|`` part by part (``sign(inf+0j)`` is ``nan+0j``), zero staying itself."""
+    kind = np.result_type(x).kind
+    if kind == "f":
+        return np.copysign(np.sign(x), x)
+    if kind != "c":
+        return np.sign(x)
+    x = np.asarray(x)
+    modulus = _abs(x)
+    out = np.empty_like(x)
+    out.real = x.real / modulus
+    out.imag = x.imag / modulus
+    return np.where(x == 0, x, out)[()]
 
 
 def _abs_dtype(dtype: DType) -> DType:
@@ -413,7 +442,7 @@ def _abs_dtype(dtype: DType) -> DType:
 
 neg_p = define_elementwise("neg", 1, NUM, _same, np.negative)
 abs_p = define_elementwise("abs", 1, NUM, _abs_dtype, _abs)
-sign_p = define_elementwise("sign", 1, NUM, _same, np.sign)
+sign_p = define_elementwise("sign", 1, NUM, _same, _sign)
 floor_p = define_elementwise("floor", 1, "iuf", _same, np.floor)
 ceil_p = define_elementwise("ceil", 1, "iuf", _same, np.ceil)
 is_finite_p = define_elementwise("is_finite", 1, "iuf", _boolean, np.isfinite)
@@ -421,11 +450,15 @@ not_p = define_elementwise("not", 1, "biu", _same, np.invert)
 
 
 def _round_impl(x: Any, *, rounding_method: int = 0) -> list[Any]:
+    """Half away from zero (XLA's ``round_nearest_afz``) from ``trunc``: ``x - trunc(x)`` is
+    exact, while ``floor(|x| + 0.5)`` rounds at the addition (float32 ``0.49999997 + 0.5`` is
+    1.0, and above 2**23 the ``+ 0.5`` lands on a tie)."""
     if np.result_type(x).kind in "iu":
         return [x]
     if rounding_method == 1:
         return [np.round(x)]
-    return [np.copysign(np.floor(np.abs(x) + np.asarray(0.5, np.result_type(x))), x)]
+    t = np.trunc(x)
+    return [np.where(np.abs(x - t) >= 0.5, t + np.sign(x), t)[()]]
 
 
 round_p = Primitive("round")
@@ -433,24 +466,56 @@ _register_spec(round_p, ElementwiseSpec(1, "iuf", _same))
 impl_rules[round_p] = _round_impl
 
 
+def _check_integer_pow(dtype: DType, y: int) -> None:
+    if y < 0 and dtype.kind in "biu":
+        raise TypeError(f"Integers cannot be raised to negative powers, got integer_pow(x, {y})")
+
+
 def _integer_pow_impl(x: Any, *, y: int) -> list[Any]:
-    if y >= 0 or np.result_type(x).kind not in "iu":
-        return [np.power(x, y)]
-    return [np.power(np.asarray(x, np.float64), y)]
+    _check_integer_pow(np.result_type(x), y)
+    return [np.power(x, y)]
 
 
 integer_pow_p = Primitive("integer_pow")
 _register_spec(integer_pow_p, ElementwiseSpec(1, NUM, _same))
 impl_rules[integer_pow_p] = _integer_pow_impl
+_integer_pow_out_aval = abstract_eval_rules[integer_pow_p]
+
+
+def _integer_pow_typing(x: ShapedArray, *, y: int) -> list[ShapedArray]:
+    """The elementwise typing rule, refusing an integer to a negative power as JAX does."""
+    _check_integer_pow(x.dtype, y)
+    out: list[ShapedArray] = _integer_pow_out_aval(x)
+    return out
+
+
+abstract_eval_rules[integer_pow_p] = _integer_pow_typing
 
 # --- binary -----------------------------------------------------------------------------------
 
 
 def _int_div(x: Any, y: Any) -> Any:
-    if np.result_type(x, y).kind in "iu":
-        q = np.floor_divide(x, y)
-        return q + ((np.remainder(x, y) != 0) & ((np.sign(x) * np.sign(y)) < 0))
-    return np.true_divide(x, y)
+    """Division; integers truncate toward zero and, as in XLA, ``x / 0`` is all ones (-1, or
+    the unsigned maximum) where NumPy gives 0."""
+    dtype = np.result_type(x, y)
+    if dtype.kind not in "iu":
+        return np.true_divide(x, y)
+    x, y = np.asarray(x, dtype), np.asarray(y, dtype)
+    zero = y == 0
+    y = np.where(zero, np.ones((), dtype), y)
+    q = np.floor_divide(x, y)
+    q += (np.remainder(x, y) != 0) & ((x < 0) != (y < 0))
+    return np.where(zero, np.invert(np.zeros((), dtype)), q)[()]
+
+
+def _rem(x: Any, y: Any) -> Any:
+    """C's ``fmod``; an integer remainder by zero is ``x``, as in XLA (NumPy gives 0)."""
+    dtype = np.result_type(x, y)
+    if dtype.kind not in "iu":
+        return np.fmod(x, y)
+    x, y = np.asarray(x, dtype), np.asarray(y, dtype)
+    zero = y == 0
+    return np.where(zero, x, np.fmod(x, np.where(zero, np.ones((), dtype), y)))[()]
 
 
 def _shift_bits(x: Any) -> int:
@@ -471,24 +536,34 @@ def _shift_right_logical(x: Any, y: Any) -> Any:
 
 
 def _shift_right_arithmetic(x: Any, y: Any) -> Any:
-    bits = _shift_bits(np.result_type(x, y))
-    # Shifting by >= bits fills with the sign bit (XLA); a Python-int shift stays weak.
-    # (builtins: this module's ``min``/``max`` are the lax wrappers)
-    clipped = (
-        builtins.min(builtins.max(y, 0), bits - 1) if type(y) is int else np.clip(y, 0, bits - 1)
-    )
-    return np.right_shift(x, clipped)
+    """XLA's arithmetic shift: the bits of ``x`` read as signed (an unsigned ``x`` too), and a
+    shift count read as unsigned, so a negative or too large count fills with the sign bit."""
+    dtype = np.result_type(x, y)
+    signed, unsigned = np.dtype(f"i{dtype.itemsize}"), np.dtype(f"u{dtype.itemsize}")
+    sx = np.asarray(x, dtype).view(signed)
+    count = np.minimum(np.asarray(y, dtype).view(unsigned), dtype.itemsize * 8 - 1)
+    return np.right_shift(sx, count.astype(signed)).view(dtype)[()]
 
 
 def _pow(x: Any, y: Any) -> Any:
-    return np.power(x, y)
+    """``x ** y``; an integer to a negative power is what XLA gives (NumPy raises): 1 for a base
+    of 1, +-1 for -1, else 0."""
+    dtype = np.result_type(x, y)
+    if dtype.kind != "i" or not np.any(np.less(y, 0)):
+        return np.power(x, y)
+    x, y = np.asarray(x, dtype), np.asarray(y, dtype)
+    negative = y < 0
+    out = np.power(x, np.where(negative, np.zeros((), dtype), y))
+    odd = (y & 1).astype(bool)
+    inverse = np.where(x == 1, 1, np.where(x == -1, np.where(odd, -1, 1), 0)).astype(dtype)
+    return np.where(negative, inverse, out)[()]
 
 
 add_p = define_elementwise("add", 2, NUM, _same, np.add)
 sub_p = define_elementwise("sub", 2, NUM, _same, np.subtract)
 mul_p = define_elementwise("mul", 2, NUM, _same, np.multiply)
 div_p = define_elementwise("div", 2, NUM, _same, _int_div)
-rem_p = define_elementwise("rem", 2, "iuf", _same, np.fmod)
+rem_p = define_elementwise("rem", 2, "iuf", _same, _rem)
 pow_p = define_elementwise("pow", 2, NUM, _same, _pow)
 max_p = define_elementwise("max", 2, "biuf", _same, np.maximum)
 min_p = define_elementwise("min", 2, "biuf", _same, np.minimum)

@@ -65,6 +65,7 @@ for _prim, _op in [
     (ew.xor_p, hlo.xor),
     (ew.shift_left_p, hlo.shift_left),
     (ew.shift_right_logical_p, hlo.shift_right_logical),
+    (ew.shift_right_arithmetic_p, hlo.shift_right_arithmetic),  # what the impl rule follows
     (ew.nextafter_p, chlo.next_after),
 ]:
     register_elementwise(_prim, _op)  # type: ignore[arg-type]
@@ -224,19 +225,6 @@ def _integer_pow_lowering(
 
 
 lowering_rules[ew.integer_pow_p] = _integer_pow_lowering
-
-
-def _shift_right_arithmetic_lowering(
-    ctx: LoweringContext, avals_in: Avals, avals_out: Avals, in_vals: Values
-) -> list[Value]:
-    """Shift counts are clamped into [0, bits - 1], like the NumPy impl rule."""
-    (x, y), dtype = lower_operands(ew.shift_right_arithmetic_p, avals_in, avals_out, in_vals)
-    bits = dtype.itemsize * 8
-    y = hlo.clamp(ir_constant(0, dtype), y, ir_constant(bits - 1, dtype))
-    return [hlo.shift_right_arithmetic(x, y)]
-
-
-lowering_rules[ew.shift_right_arithmetic_p] = _shift_right_arithmetic_lowering
 
 
 def _register_comparison(prim: Primitive, direction: str) -> None:

@@ -119,6 +119,8 @@ def _register_cumulative(prim: Primitive, name: str) -> None:
         ndim = aval.ndim
         axis %= ndim
         n = aval.shape[axis]
+        if n == 0:  # nothing to accumulate, and XLA refuses an empty window
+            return [x]
         pad = np.zeros((ndim, 2), np.int64)
         pad[axis] = (0, n - 1) if reverse else (n - 1, 0)
         window = [n if k == axis else 1 for k in range(ndim)]

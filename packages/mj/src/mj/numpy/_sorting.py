@@ -112,6 +112,9 @@ def quantile(
     rest = cnp.ndim(v_lo) - q_ndim
     frac = cnp.reshape(frac, (*cnp.shape(frac), *(1,) * rest))
     out = lax.add(v_lo, lax.mul(lax.sub(v_hi, v_lo), frac))
+    if n:  # a NaN sorts last and makes every quantile of its slice NaN, as in JAX and NumPy
+        has_nan = cnp.isnan(cnp.take(x, n - 1, axis=ax))
+        out = lax.select(has_nan, lax.full_like(out, np.nan), out)
     if keepdims:
         if axis is None:
             out = cnp.reshape(out, (*cnp.shape(q), *(1,) * orig_ndim))

@@ -1,0 +1,192 @@
+"""Issue 24's edge-value table: eager and jit give XLA's (JAX's) answer where NumPy's differs,
+and eager operations emit no NumPy warnings. The expected values are XLA's semantics, stated
+in closed form (the oracle sweep, tests/oracle/test_edge_value_sweep.py, checks them against
+JAX itself)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+
+import mj
+import mj.lax as lax
+import mj.numpy as mnp
+
+
+def _both(fn: Callable[..., Any], *args: Any) -> list[np.ndarray]:
+    """``fn(*args)`` eager and under ``jit`` (arguments passed, not closed over: XLA folds
+    constants with its own rules)."""
+    return [np.asarray(fn(*args)), np.asarray(mj.jit(fn)(*args))]
+
+
+DIVIDEND = np.array([-5, 5], np.int32)
+Z = np.zeros(2, np.int32)
+
+
+@pytest.mark.parametrize(
+    ("fn", "want"),
+    [
+        (mnp.floor_divide, [-2, -2]),  # trunc div by 0 is -1, and the signs differ: -1 - 1
+        (mnp.remainder, [0, 0]),
+        (mnp.fmod, [0, 0]),
+        (lax.div, [-1, -1]),  # XLA: x / 0 is all ones
+        (lax.rem, [-5, 5]),  # XLA: x % 0 is x
+    ],
+    ids=["floor_divide", "remainder", "fmod", "lax.div", "lax.rem"],
+)
+def test_integer_division_by_zero(fn: Callable[..., Any], want: list[int]) -> None:
+    for got in _both(fn, DIVIDEND, Z):
+        np.testing.assert_array_equal(got, np.array(want, np.int32))
+        assert got.dtype == np.int32
+
+
+def test_unsigned_division_by_zero_is_all_ones() -> None:
+    x = np.array([3, 200], np.uint8)
+    for got in _both(lax.div, x, np.zeros(2, np.uint8)):
+        np.testing.assert_array_equal(got, [255, 255])
+
+
+def test_float16_statistics_accumulate_in_float32() -> None:
+    x = np.array([1, 2, 3, 0.5, 1.5] + [1000.0] * 64, np.float16)
+    wide = x.astype(np.float32)
+    for fn, want in [(mnp.var, np.var(wide)), (mnp.mean, np.mean(wide)), (mnp.sum, wide.sum())]:
+        for got in _both(fn, x):
+            assert got.dtype == np.float16
+            assert got == np.float16(want), (fn, got, want)
+
+
+@pytest.mark.parametrize("fn", [mnp.sign, mnp.cbrt], ids=["sign", "cbrt"])
+def test_negative_zero_keeps_its_sign(fn: Callable[..., Any]) -> None:
+    for got in _both(fn, np.array([-0.0, 0.0])):
+        np.testing.assert_array_equal(np.signbit(got), [True, False])
+        np.testing.assert_array_equal(got, [0.0, 0.0])
+
+
+def test_complex_sqrt_reads_negative_zero_imaginary_as_positive() -> None:
+    z = np.array([complex(-1, -0.0), complex(-4, 0.0), complex(np.nan, np.inf)])
+    for got in _both(mnp.sqrt, z):
+        np.testing.assert_array_equal(got[:2], [1j, 2j])
+        assert np.isnan(got[2].real)
+        assert np.isnan(got[2].imag)
+
+
+def test_complex_abs_and_sign_propagate_nan() -> None:
+    z = np.array([complex(np.inf, np.nan), complex(3, 4), complex(np.inf, 0)])
+    for got in _both(mnp.abs, z):
+        assert np.isnan(got[0])
+        assert got[1] == 5.0
+        assert got[2] == np.inf
+    for got in _both(mnp.sign, z):  # z / |z| part by part: inf / inf is NaN
+        assert got[1] == 0.6 + 0.8j
+        assert np.isnan(got[2].real)
+        assert got[2].imag == 0
+
+
+def test_bool_add_and_multiply_are_or_and_and() -> None:
+    a, b = np.array([True, True, False, False]), np.array([True, False, True, False])
+    for got in _both(mnp.add, a, b):
+        np.testing.assert_array_equal(got, a | b)
+        assert got.dtype == np.bool_
+    for got in _both(mnp.multiply, a, b):
+        np.testing.assert_array_equal(got, a & b)
+
+
+def test_integer_to_negative_power() -> None:
+    x = np.array([1, 2, -1, 3], np.int32)
+    with pytest.raises(TypeError, match="Integers cannot be raised to negative powers"):
+        mnp.power(x, -1)
+    with pytest.raises(TypeError, match="Integers cannot be raised to negative powers"):
+        mnp.power(x, np.int32(-1))  # a concrete exponent is an integer_pow, as in JAX
+    with pytest.raises(TypeError, match="Integers cannot be raised to negative powers"):
+        mj.jit(lambda v: lax.integer_pow(v, -2))(x)
+    # A traced exponent: JAX's square-and-multiply over the exponent's low 6 bits (-1 is
+    # 63 there): x ** 63 wraps to 0 for even x, and 3 ** 63 mod 2**32 for 3.
+    want = np.array([1, 0, 2**32 - 1, pow(3, 63, 2**32)], np.uint32).view(np.int32)
+    np.testing.assert_array_equal(mj.jit(mnp.power)(x, np.int32(-1)), want)
+    # lax.pow of integers is XLA's: a negative power is 1 for 1, +-1 for -1, else 0.
+    for got in _both(lax.pow, x, np.full(4, -1, np.int32)):
+        np.testing.assert_array_equal(got, [1, 0, -1, 0])
+
+
+@pytest.mark.parametrize("fn", [mnp.median, lambda a: mnp.percentile(a, 30.0)])
+def test_quantiles_of_a_slice_with_nan_are_nan(fn: Callable[..., Any]) -> None:
+    a = np.array([[0.0, 1.0, np.nan], [0.0, 1.0, 2.0]])
+    for got in _both(lambda v: fn(v[0]), a):
+        assert np.isnan(got)
+    for got in _both(lambda v: fn(v[1]), a):
+        assert got == np.quantile(a[1], 0.5 if fn is mnp.median else 0.3)
+
+
+def test_hypot_is_inf_against_nan_and_does_not_overflow() -> None:
+    x = np.array([np.inf, np.nan, 3e200, 0.0])
+    y = np.array([np.nan, -np.inf, 4e200, 0.0])
+    for got in _both(mnp.hypot, x, y):
+        np.testing.assert_allclose(got, [np.inf, np.inf, 5e200, 0.0], rtol=1e-15)
+
+
+def test_round_half_away_from_zero_is_exact_in_float32() -> None:
+    """``floor(|x| + 0.5)`` rounds at the addition: the largest float32 below 0.5 plus 0.5 is
+    1.0, and above 2**23 the ``+ 0.5`` lands on a tie."""
+    below_half = np.nextafter(np.float32(0.5), np.float32(0))
+    x = np.array([below_half, -below_half, 2.5, -0.5, 2**23 + 1, -0.0, np.inf], np.float32)
+    want = np.array([0.0, -0.0, 3.0, -1.0, 2**23 + 1, -0.0, np.inf], np.float32)
+    for got in _both(lax.round, x):
+        np.testing.assert_array_equal(got, want)
+        np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
+
+
+def test_shift_right_arithmetic_count_is_unsigned() -> None:
+    """A negative or oversized count fills with the sign bit; unsigned bits shift as signed."""
+    x = np.array([-8, 8, -8], np.int8)
+    for got in _both(lax.shift_right_arithmetic, x, np.array([-1, 9, 1], np.int8)):
+        np.testing.assert_array_equal(got, [-1, 0, -4])
+    u = np.array([255, 128], np.uint8)
+    for got in _both(lax.shift_right_arithmetic, u, np.array([1, 7], np.uint8)):
+        np.testing.assert_array_equal(got, [255, 255])
+
+
+_CALLS = """
+import numpy as np
+import mj.lax as lax
+import mj.numpy as mnp
+i, z = np.array([-5, 5], np.int32), np.zeros(2, np.int32)
+mnp.log(np.array([0.0, -1.0])); mnp.divide(np.array([1.0, 0.0]), 0.0)
+mnp.floor_divide(i, z); mnp.remainder(i, z); lax.div(i, z); mnp.sqrt(np.float32(-1.0))
+mnp.exp(np.array(1000.0)); mnp.multiply(np.array(np.inf), 0.0); lax.round(np.array(np.nan))
+mnp.arccosh(np.array(-1e308))
+"""
+
+
+def _run(code: str) -> str:
+    done = subprocess.run(
+        [sys.executable, "-W", "default", "-c", code],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+        check=True,
+    )
+    return done.stderr
+
+
+def test_eager_ops_emit_no_numpy_warnings() -> None:
+    """In a fresh process (warnings shown by default), mj's eager ops print none, while the
+    user's own NumPy calls keep theirs. (A process whose first ``import mj`` happens inside a
+    ``warnings.catch_warnings()`` block, as under pytest's collection, loses mj's filter when
+    the block ends.)"""
+    assert "RuntimeWarning" not in _run(_CALLS)
+    assert "divide by zero encountered in log" in _run(_CALLS + "np.log(np.array(0.0))")
+
+
+def test_warnings_made_errors_are_recomputed_quietly() -> None:
+    with np.errstate(all="raise"), warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert np.isnan(np.asarray(mnp.sqrt(np.array(-1.0))))
+        np.testing.assert_array_equal(mnp.floor_divide(DIVIDEND, Z), [-2, -2])
+        assert np.asarray(mnp.log(np.array(0.0))) == -np.inf
