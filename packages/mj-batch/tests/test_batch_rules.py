@@ -370,6 +370,15 @@ def _linalg_cases() -> list[Case]:
     return [
         Case(prims.cholesky_p, (spd(3),), {}),
         Case(prims.eigh_p, (spd(3),), {"lower": True, "sort_eigenvalues": True}),
+        Case(  # eigenvalues only: eigenvectors are defined up to a phase
+            prims.eig_p,
+            (f(3, 3),),
+            {
+                "compute_left_eigenvectors": False,
+                "compute_right_eigenvectors": False,
+                "enable_eigvec_derivs": False,
+            },
+        ),
         Case(prims.lu_p, (f(3, 3),), {}),
         Case(prims.qr_p, (f(4, 3),), {"full_matrices": False}),
         Case(prims.svd_p, (f(4, 3),), {"full_matrices": False, "compute_uv": True}),

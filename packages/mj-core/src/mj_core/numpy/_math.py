@@ -18,6 +18,7 @@ import numpy as np
 from mj_core import lax
 from mj_core._primitive import Primitive
 from mj_core._trace import Tracer, bind1, binds
+from mj_core.dtypes import default_float_dtype
 from mj_core.numpy._inverse_hyperbolic import arccosh, arcsinh, arctanh
 from mj_core.numpy._promotion import (
     Array,
@@ -466,6 +467,8 @@ def signbit(x: Array) -> Array:
     dtype, _ = dtype_weak(x)
     if dtype.kind == "f":  # -0.0 has its sign bit set: 1/-0.0 is -inf
         return lax.bitwise_or(lax.less(x, 0), lax.less(lax.div(1.0, x), 0))
+    if dtype.kind == "b":  # JAX: a bool has no sign bit set
+        return lax.ne(x, x)
     return lax.less(x, 0)
 
 
@@ -568,6 +571,10 @@ around = round
 
 
 def rint(x: Array) -> Array:
+    """Round half to even; bools and integers become the default float, as in JAX."""
+    dtype, _ = dtype_weak(x)
+    if dtype.kind in "biu":
+        return lax.convert_element_type(x, default_float_dtype())
     (x,) = promote_inexact(x)
     return lax.round(x, 1)
 

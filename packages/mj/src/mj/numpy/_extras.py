@@ -79,11 +79,19 @@ def fix(x: Array) -> Array:
 
 
 def isposinf(x: Array) -> Array:
-    return lax.eq(x, np.inf)
+    return _is_infinity(x, np.inf)
 
 
 def isneginf(x: Array) -> Array:
-    return lax.eq(x, -np.inf)
+    return _is_infinity(x, -np.inf)
+
+
+def _is_infinity(x: Array, inf: float) -> Array:
+    """``x == inf`` for inexact ``x``; bools and integers are never infinite (JAX's rule)."""
+    x = cnp.asarray(x)
+    if x.dtype.kind not in "fc" and x.dtype.kind != "V":
+        return cnp.zeros(cnp.shape(x), bool)
+    return cnp.equal(x, inf)
 
 
 def sinc(x: Array) -> Array:
