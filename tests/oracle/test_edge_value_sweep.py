@@ -680,7 +680,6 @@ KNOWN: dict[tuple[str, str, str], str] = {
     ("jnp.right_shift", "x32", "bool"): "dtype: eager/eval_jaxpr/jit",
     ("jnp.right_shift", "x64", "bool"): "dtype: eager/eval_jaxpr/jit",
     ("jnp.rint", "x32", "complex64"): "typing: eval_jaxpr/jit",
-    ("jnp.rint", "x64", "bool"): "dtype: eager/eval_jaxpr/jit",
     ("jnp.rint", "x64", "complex128"): "typing: eval_jaxpr/jit",
     ("jnp.rint", "x64", "complex64"): "typing: eval_jaxpr/jit",
     ("jnp.rint", "x64", "int16"): "dtype: eager/eval_jaxpr/jit",

@@ -157,6 +157,15 @@ CASES = [
     ),
     ("lu", (f32,), {}),
     ("eigh", (np.eye(3),), {"lower": True, "sort_eigenvalues": True}),
+    (
+        "eig",
+        (np.eye(3),),
+        {
+            "compute_left_eigenvectors": True,
+            "compute_right_eigenvectors": True,
+            "enable_eigvec_derivs": False,
+        },
+    ),
     ("svd", (f32,), {"full_matrices": True, "compute_uv": True}),
     ("svd", (f32,), {"full_matrices": False, "compute_uv": False}),
     ("qr", (f32,), {"full_matrices": True}),

@@ -158,6 +158,14 @@ EXAMPLES: dict[str, tuple[Callable[[], tuple[Any, ...]], dict[str, Any]]] = {
     ),
     "cholesky": (lambda: (_spd(2, 3),), {}),
     "eigh": (lambda: (_spd(2, 3),), {"lower": True, "sort_eigenvalues": True}),
+    "eig": (  # eigenvalues only: eigenvectors are defined up to a phase
+        lambda: (_spd(2, 3),),
+        {
+            "compute_left_eigenvectors": False,
+            "compute_right_eigenvectors": False,
+            "enable_eigvec_derivs": False,
+        },
+    ),
     "lu": (lambda: (f64(2, 3, 3),), {}),
     "qr": (lambda: (f64(2, 4, 3),), {"full_matrices": False}),
     "svd": (lambda: (f64(2, 4, 3),), {"full_matrices": True, "compute_uv": True}),
