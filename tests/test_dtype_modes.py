@@ -120,3 +120,17 @@ def test_environment_variable_turns_x64_on():
         [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120
     )
     assert out.stdout.split() == ["float32", "int32"], out.stderr
+
+
+def test_eager_grad_of_max_and_min_keeps_float32_under_x64():
+    """The tie-splitting share of max/min is built in the cotangent's dtype: eagerly, its
+    Python constants are not weak any more (found by the differential oracle on ``clip``)."""
+    for f, x, want in [
+        (lambda v: mnp.clip(v, 0.0, 1.0), 0.5, 1.0),
+        (lambda v: mnp.maximum(v, 0.5), 0.5, 0.5),  # a tie splits the derivative
+        (lambda v: mnp.minimum(v, 2.0), 3.0, 0.0),
+    ]:
+        with mj.enable_x64(True):
+            g = mj.grad(f)(np.float32(x))
+        assert g.dtype == F32
+        np.testing.assert_allclose(g, want)

@@ -27,6 +27,7 @@ from mj_autodiff._jvp import jvp_rules
 from mj_autodiff._tangents import Zero, fit_tangent, shape_dtype
 from mj_autodiff._transpose import UndefPrimal, transpose_rules, unbroadcast
 from mj_core import lax
+from mj_core.dtypes import dtype_of
 from mj_core.errors import user_line_suffix, user_location
 from mj_core.extend import Array
 from mj_core.prims import elementwise as ew
@@ -363,29 +364,31 @@ def _pow_jvp_rhs(g: Array, ans: Array, x: Array, y: Array) -> Array:
 defjvp2(ew.pow_p, _pow_jvp_lhs, _pow_jvp_rhs)
 
 
-def _balanced_select(first: Array, x: Array, y: Array) -> Array:
-    """1 where ``first`` holds, 0.5 where ``x == y`` (ties split the derivative, as JAX),
-    0 elsewhere: the share of the derivative that goes to ``x`` in max/min."""
-    return lax.select_n(lax.eq(x, y), lax.select_n(first, 0.0, 1.0), 0.5)
+def _balanced_share(g: Array, first: Array, x: Array, y: Array) -> Array:
+    """``g`` times 1 where ``first`` holds, 0.5 where ``x == y`` (ties split the derivative,
+    as JAX), 0 elsewhere: the share of the derivative that goes to ``x`` in max/min. The share
+    is made in ``g``'s dtype (eagerly its constants are not weak any more)."""
+    share = lax.select_n(lax.eq(x, y), lax.select_n(first, 0.0, 1.0), 0.5)
+    return lax.mul(g, lax.convert_element_type(share, dtype_of(g)))
 
 
 def _max_jvp_lhs(g: Array, x: Array, y: Array) -> Array:
-    return lax.mul(g, _balanced_select(lax.greater(x, y), x, y))
+    return _balanced_share(g, lax.greater(x, y), x, y)
 
 
 def _max_jvp_rhs(g: Array, x: Array, y: Array) -> Array:
-    return lax.mul(g, _balanced_select(lax.greater(y, x), y, x))
+    return _balanced_share(g, lax.greater(y, x), y, x)
 
 
 defjvp(ew.max_p, _max_jvp_lhs, _max_jvp_rhs)
 
 
 def _min_jvp_lhs(g: Array, x: Array, y: Array) -> Array:
-    return lax.mul(g, _balanced_select(lax.less(x, y), x, y))
+    return _balanced_share(g, lax.less(x, y), x, y)
 
 
 def _min_jvp_rhs(g: Array, x: Array, y: Array) -> Array:
-    return lax.mul(g, _balanced_select(lax.less(y, x), y, x))
+    return _balanced_share(g, lax.less(y, x), y, x)
 
 
 defjvp(ew.min_p, _min_jvp_lhs, _min_jvp_rhs)
