@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from jaxlib import _jax as jaxlib_jax
 
 import mj
 import mj.numpy as mnp
@@ -33,7 +34,6 @@ def free_port() -> int:
 
 
 def run_processes(out_dir: Path, n: int = 2) -> list[str]:
-    jaxlib_jax = pytest.importorskip("jaxlib._jax")
     if not hasattr(jaxlib_jax, "make_gloo_tcp_collectives"):
         pytest.skip("this jaxlib has no gloo collectives for CPU")
     address = f"127.0.0.1:{free_port()}"

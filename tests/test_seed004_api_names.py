@@ -30,10 +30,6 @@ _QUALIFIER = re.compile(r"^(jax(?:\.\w+)+)\.$", re.ASCII)
 # A heading inside ``jax.nn package``'s page that switches back from its initializers list.
 _NN_FUNCTIONS = "Activation functions"
 
-# The parallel operators are checked by their own issue's tests.
-PARALLEL = {"all_gather", "all_to_all", "psum", "pmax", "pmin", "ppermute", "pswapaxes"}
-PARALLEL |= {"axis_index"}
-
 
 def documented_names() -> dict[str, set[str]]:
     """The seed's documented names, by the ``jax`` module that documents them."""
@@ -80,8 +76,6 @@ def test_the_walk_reads_every_list() -> None:
 def test_documented_name_exists(module: str, name: str) -> None:
     mj_module = importlib.import_module("mj" + module.removeprefix("jax"))
     present = hasattr(mj_module, name)
-    if not present and module == "jax.lax" and name in PARALLEL:
-        pytest.skip(f"lax.{name} is a parallel operator, checked by its own issue")
     assert present, (
         f"{module}.{name} is documented by seed 004 but mj has no {mj_module.__name__}.{name}"
     )

@@ -138,19 +138,25 @@ def test_gradients_keep_the_input_dtype_like_jax(x64):
 
 
 @pytest.mark.parametrize(
-    ("x", "y"),
+    ("x", "y", "modes"),
     [
-        (np.ones(3, np.float32), np.ones(3, np.float64)),
-        (np.ones(3, np.int32), np.ones(3, np.float32)),
-        (np.ones(3, np.float32), np.ones(3, np.float16)),
+        # float64 is float32 without x64: that pair is mixed only with it
+        (np.ones(3, np.float32), np.ones(3, np.float64), [True]),
+        (np.ones(3, np.int32), np.ones(3, np.float32), [False, True]),
+        (np.ones(3, np.float32), np.ones(3, np.float16), [False, True]),
     ],
 )
-def test_lax_refuses_mixed_dtypes_like_jax(x, y, x64):
-    if not x64 and np.float64 in (x.dtype, y.dtype):
-        pytest.skip("float64 inputs are float32 without x64: nothing is mixed")
-    with pytest.raises(TypeError, match="same dtypes"):
-        jax.lax.add(x, y)
-    with pytest.raises(TypeError, match=r"lax\.add requires arguments to have the same dtypes"):
-        mj.lax.add(x, y)
-    with pytest.raises(TypeError, match=r"lax\.add requires arguments to have the same dtypes"):
-        mj.jit(mj.lax.add)(x, y)
+def test_lax_refuses_mixed_dtypes_like_jax(x, y, modes):
+    before = jax.config.jax_enable_x64
+    try:
+        for x64 in modes:
+            jax.config.update("jax_enable_x64", x64)
+            with config.override("enable_x64", x64):
+                with pytest.raises(TypeError, match="same dtypes"):
+                    jax.lax.add(x, y)
+                with pytest.raises(TypeError, match=r"lax\.add requires .* the same dtypes"):
+                    mj.lax.add(x, y)
+                with pytest.raises(TypeError, match=r"lax\.add requires .* the same dtypes"):
+                    mj.jit(mj.lax.add)(x, y)
+    finally:
+        jax.config.update("jax_enable_x64", before)
