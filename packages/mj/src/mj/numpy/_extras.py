@@ -12,6 +12,7 @@ import numpy as np
 import mj_core.numpy as cnp
 from mj.numpy._concrete import concrete_or_error
 from mj_core import lax
+from mj_core.dtypes import is_inexact
 from mj_core.extend import Array
 
 __all__ = [
@@ -89,7 +90,7 @@ def isneginf(x: Array) -> Array:
 def _is_infinity(x: Array, inf: float) -> Array:
     """``x == inf`` for inexact ``x``; bools and integers are never infinite (JAX's rule)."""
     x = cnp.asarray(x)
-    if x.dtype.kind not in "fc" and x.dtype.kind != "V":
+    if not is_inexact(x.dtype):
         return cnp.zeros(cnp.shape(x), bool)
     return cnp.equal(x, inf)
 
