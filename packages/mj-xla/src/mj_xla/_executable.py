@@ -19,8 +19,10 @@ from mj_xla import _jaxlib
 from mj_xla._array import Array, device_put, to_buffer
 from mj_xla._debug_nans import check_outputs
 from mj_xla._lowering import build_module, inline_values
+from mj_xla._pmap_executable import ReplicatedJit
 from mj_xla._sharding import Sharding
 from mj_xla._spmd_executable import SpmdExecutable, spmd_placement
+from mj_xla._xla_pmap import replicas_of
 
 __all__ = [
     "Executable",
@@ -138,13 +140,16 @@ def compile_jaxpr(
     in_shardings: Sequence[Sharding | None] = (),
     out_shardings: Sequence[Sharding | None] = (),
     donated: Sequence[bool] = (),
-) -> Executable | SpmdExecutable:
+) -> Executable | SpmdExecutable | ReplicatedJit:
     """Lower and compile ``jaxpr``; ``known`` are the values of its leading binders. With a
     sharding involved (given for an argument or output, or inside the jaxpr), the program is
     compiled for XLA's SPMD partitioner over the sharding's devices. ``donated`` flags the
     arguments (after ``known``) whose buffers outputs may reuse."""
     placement = spmd_placement(jaxpr, [*in_shardings, *out_shardings])
     if placement is None:
+        replicas = replicas_of(jaxpr)
+        if replicas > 1:  # a pmap inside: one replicated program
+            return ReplicatedJit(jaxpr, known, replicas)
         return Executable(jaxpr, known, name, donated)
     devices, mesh = placement
     n_args = len(jaxpr.in_binders) - len(known)
@@ -154,12 +159,14 @@ def compile_jaxpr(
 
 
 _MAX_CLOSED_CACHE = 512
-_closed_cache: OrderedDict[int, tuple[ClosedJaxpr, Executable | SpmdExecutable]] = OrderedDict()
+_closed_cache: OrderedDict[int, tuple[ClosedJaxpr, Executable | SpmdExecutable | ReplicatedJit]] = (
+    OrderedDict()
+)
 
 
 def executable_for_closed_jaxpr(
     closed: ClosedJaxpr, name: str = "main"
-) -> Executable | SpmdExecutable:
+) -> Executable | SpmdExecutable | ReplicatedJit:
     """The (LRU-cached) executable of ``closed``, keyed by the jaxpr's identity."""
     key = id(closed)
     hit = _closed_cache.get(key)

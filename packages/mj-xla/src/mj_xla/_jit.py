@@ -35,6 +35,7 @@ from mj_ir.extend import trace_to_jaxpr
 from mj_xla._array import Array
 from mj_xla._executable import Executable, compile_jaxpr, drop_unused_arguments, inline_values
 from mj_xla._lowering import build_module
+from mj_xla._pmap_executable import ReplicatedJit
 from mj_xla._sharded_array import ShardedArray
 from mj_xla._sharding import PmapSharding, Sharding, broadcast_prefix
 from mj_xla._spmd_executable import SpmdExecutable
@@ -78,13 +79,13 @@ class _Entry:
         self.consts = consts
         self.out_tree = out_tree
         self.single_leaf = out_tree.node_type is None
-        self.executable: Executable | SpmdExecutable | None = None
+        self.executable: Executable | SpmdExecutable | ReplicatedJit | None = None
         self.name = name
         self.in_shardings = tuple(in_shardings)
         self.out_shardings = tuple(out_shardings)
         self.donated = tuple(donated)
 
-    def compile(self) -> Executable | SpmdExecutable:
+    def compile(self) -> Executable | SpmdExecutable | ReplicatedJit:
         if self.executable is None:
             self.executable = compile_jaxpr(
                 self.closed.jaxpr,

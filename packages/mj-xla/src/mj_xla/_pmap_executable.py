@@ -20,13 +20,21 @@ import numpy as np
 
 from mj_core.errors import user_location
 from mj_core.extend import ShapedArray
-from mj_ir import ClosedJaxpr
+from mj_ir import ClosedJaxpr, Jaxpr
 from mj_xla import _jaxlib
+from mj_xla._array import Array
 from mj_xla._lowering import build_module
 from mj_xla._replicas import replica_axis
 from mj_xla._sharded_array import ShardedArray
 
-__all__ = ["executable", "resolve_devices", "run_serialised", "stacked", "where"]
+__all__ = [
+    "ReplicatedJit",
+    "executable",
+    "resolve_devices",
+    "run_serialised",
+    "stacked",
+    "where",
+]
 
 
 def where() -> str:
@@ -50,22 +58,40 @@ def run_serialised(exe: Any, bufs: Sequence[Any], handlers: Sequence[Any]) -> li
 
 
 class _PmapExecutable:
-    """``call_jaxpr`` compiled as one replica per device of ``devices``."""
+    """``call_jaxpr`` compiled as one replica per device of ``devices``; with ``inner``
+    replicas per slice (the ``pmap`` nested in it), each slice runs on ``inner`` consecutive
+    devices and its output is the first one's."""
 
-    __slots__ = ("_devices", "_exe", "_handlers", "_host_callbacks", "arg_avals", "out_avals")
+    __slots__ = (
+        "_devices",
+        "_exe",
+        "_handlers",
+        "_host_callbacks",
+        "_inner",
+        "_out_devices",
+        "arg_avals",
+        "module",
+        "out_avals",
+    )
 
     def __init__(
-        self, call_jaxpr: ClosedJaxpr, axis_name: Hashable, devices: Sequence[Any]
+        self, call_jaxpr: ClosedJaxpr, axis_name: Hashable, devices: Sequence[Any], inner: int
     ) -> None:
-        n = len(devices)
+        n = len(devices) // inner
         self._devices = tuple(devices)
+        self._inner = inner
+        self._out_devices = self._devices[::inner]
         self._host_callbacks: list[Any] = []
-        with replica_axis(axis_name, n):
+        with replica_axis(axis_name if axis_name is not None else _Unnamed(), n):
             module, _ = build_module(call_jaxpr.jaxpr, [], host_callbacks=self._host_callbacks)
+        self.module = module
         self._exe = _jaxlib.compile_replicated(module, devices, self._host_callbacks)
         self.arg_avals = call_jaxpr.in_avals
         self.out_avals = [stacked(n, a) for a in call_jaxpr.out_avals]
-        self._handlers = [_jaxlib.replicated_result_handler(a, devices) for a in self.out_avals]
+        self._handlers = [
+            _jaxlib.replicated_result_handler(stacked(len(devices), a), devices)
+            for a in call_jaxpr.out_avals
+        ]
 
     def run(self, args: Sequence[Any], mapped: Sequence[bool]) -> list[ShardedArray]:
         bufs = [
@@ -73,16 +99,26 @@ class _PmapExecutable:
             for x, aval, m in zip(args, self.arg_avals, mapped, strict=True)
         ]
         outs = run_serialised(self._exe, bufs, self._handlers)
+        if self._inner > 1:  # the first replica of each slice holds its output
+            outs = [
+                _jaxlib.assemble(_jaxlib.shards(b)[:: self._inner], a, self._out_devices)
+                for b, a in zip(outs, self.out_avals, strict=True)
+            ]
         return [
-            ShardedArray(b, a, self._devices) for b, a in zip(outs, self.out_avals, strict=True)
+            ShardedArray(b, a, self._out_devices) for b, a in zip(outs, self.out_avals, strict=True)
         ]
+
+    def optimized_text(self) -> str:
+        """XLA's optimized HLO of the compiled program."""
+        return "\n".join(m.to_string() for m in self._exe.hlo_modules())
 
     def _buffer(self, x: Any, aval: ShapedArray, mapped: bool) -> Any:
         """The multi-device buffer of one argument: the slices of a mapped one (a sharded
         array already on these devices is taken as is), copies of an unmapped one."""
         devices = self._devices
-        whole = stacked(len(devices), aval)
-        if mapped and type(x) is ShardedArray and x.dtype == aval.dtype:
+        n = len(self._out_devices)
+        whole = stacked(n, aval)
+        if mapped and self._inner == 1 and type(x) is ShardedArray and x.dtype == aval.dtype:
             buf = x.shards_on(devices)
             if buf is not None and x.shape == whole.shape:
                 return buf
@@ -93,9 +129,48 @@ class _PmapExecutable:
                 f"pmap: an argument of shape {host.shape} was passed where the compiled "
                 f"computation expects {ShapedArray(expected, aval.dtype).str_short()}"
             )
-        slices = list(host) if mapped else [host] * len(devices)
-        per_device = [_jaxlib.put_on(s, d) for s, d in zip(slices, devices, strict=True)]
-        return _jaxlib.assemble(per_device, whole, devices)
+        slices = [host[r // self._inner] for r in range(len(devices))] if mapped else []
+        per_device = [
+            _jaxlib.put_on(slices[r] if mapped else host, d) for r, d in enumerate(devices)
+        ]
+        return _jaxlib.assemble(per_device, stacked(len(devices), aval), devices)
+
+
+class _Unnamed:
+    """The axis of a pmap without ``axis_name``: a name no collective can refer to."""
+
+    __slots__ = ()
+
+
+class ReplicatedJit:
+    """A ``jit`` whose jaxpr holds a ``pmap``: one replicated program (the ``jit`` part
+    computed alike by every replica, each ``pmap`` split across them, as in
+    :mod:`mj_xla._xla_pmap`'s lowering) whose outputs are the first replica's."""
+
+    __slots__ = ("_known", "_pmap", "arg_avals", "out_avals")
+
+    def __init__(self, jaxpr: Jaxpr, known: Sequence[Any], replicas: int) -> None:
+        devices = resolve_devices(replicas, None)
+        self._known = list(known)
+        self._pmap = _PmapExecutable(ClosedJaxpr(jaxpr, ()), None, devices, replicas)
+        self.arg_avals = [v.aval for v in jaxpr.in_binders[len(known) :]]
+        self.out_avals = [x.aval for x in jaxpr.outs]
+
+    def run(self, args: Sequence[Any]) -> list[Array]:
+        every = [*self._known, *args]
+        outs = self._pmap.run(every, [False] * len(every))
+        return [
+            Array(_jaxlib.shards(o._buf)[0], a) for o, a in zip(outs, self.out_avals, strict=True)
+        ]
+
+    def run_buffers(self, bufs: list[Any]) -> list[Array]:
+        return self.run([Array(b, a) for b, a in zip(bufs, self.arg_avals, strict=True)])
+
+    def as_text(self) -> str:
+        return str(self._pmap.module)
+
+    def optimized_text(self) -> str:
+        return self._pmap.optimized_text()
 
 
 def stacked(n: int, aval: ShapedArray) -> ShapedArray:
@@ -110,15 +185,16 @@ _executables: OrderedDict[tuple[int, tuple[Any, ...]], tuple[ClosedJaxpr, _PmapE
 
 
 def executable(
-    call_jaxpr: ClosedJaxpr, axis_name: Hashable, devices: tuple[Any, ...]
+    call_jaxpr: ClosedJaxpr, axis_name: Hashable, devices: tuple[Any, ...], inner: int = 1
 ) -> _PmapExecutable:
-    """The (LRU-cached) executable of ``call_jaxpr`` on ``devices``."""
+    """The (LRU-cached) executable of ``call_jaxpr`` on ``devices`` (``inner`` consecutive
+    ones per slice)."""
     key = (id(call_jaxpr), devices)
     hit = _executables.get(key)
     if hit is not None and hit[0] is call_jaxpr:
         _executables.move_to_end(key)
         return hit[1]
-    exe = _PmapExecutable(call_jaxpr, axis_name, devices)
+    exe = _PmapExecutable(call_jaxpr, axis_name, devices, inner)
     _executables[key] = (call_jaxpr, exe)  # holding the jaxpr keeps its id unique
     if len(_executables) > _MAX_EXECUTABLES:
         _executables.popitem(last=False)

@@ -1,9 +1,12 @@
 """The pmap axes of the module being lowered, for the collectives' replica groups.
 
 ``pmap`` compiles its function as one replica per device and lowers it inside
-:func:`replica_axis`; a collective's lowering rule asks :func:`replica_groups` which
-replicas take part together. A collective over any other axis cannot be compiled (``jit``
-compiles for one device; vmap's axes are batched away before lowering).
+:func:`replica_axis`; a ``pmap`` nested in it (or in ``jit``) pushes its own axis, so the
+replicas form a grid, the outermost axis major (replica ``r`` of a 2x4 grid is ``(r // 4,
+r % 4)``). A collective's lowering rule asks :func:`replica_groups` which replicas take part
+together: those differing only along the axes it names. A collective over any other axis
+cannot be compiled (``jit`` compiles for one device; vmap's axes are batched away before
+lowering).
 """
 
 from __future__ import annotations
@@ -16,9 +19,11 @@ from typing import Any
 import numpy as np
 
 from mj_core.extend import names_of
-from mj_xla._jaxlib import hlo, ir
+from mj_xla._jaxlib import Value, hlo, ir, ir_tensor_type
+from mj_xla._lowering import ir_constant
 
 __all__ = [
+    "axis_groups",
     "channel_attrs",
     "in_mesh",
     "int64_attr",
@@ -27,12 +32,14 @@ __all__ = [
     "replica_axis",
     "replica_count",
     "replica_groups",
+    "replica_index",
 ]
 
 
 class _Lowering(threading.local):
     def __init__(self) -> None:
-        self.axis: tuple[Hashable, int] | None = None
+        # the pmap axes being lowered, outermost first: names and sizes
+        self.axes: tuple[tuple[Hashable, ...], tuple[int, ...]] = ((), ())
         # inside a shard_map body: the mesh's axis names and sizes (devices are partitions)
         self.mesh: tuple[tuple[Hashable, ...], tuple[int, ...]] | None = None
         self.channels = 0
@@ -43,13 +50,14 @@ _state = _Lowering()
 
 @contextmanager
 def replica_axis(name: Hashable, size: int) -> Iterator[None]:
-    """Lower the block's modules as ``size`` replicas mapped over axis ``name``."""
-    prev = _state.axis
-    _state.axis = (name, size)
+    """Lower the block with the replicas split ``size`` ways along a new (innermost) axis
+    ``name``: ``size`` replicas for a top-level pmap, one more grid axis for a nested one."""
+    prev = _state.axes
+    _state.axes = ((*prev[0], name), (*prev[1], size))
     try:
         yield
     finally:
-        _state.axis = prev
+        _state.axes = prev
 
 
 @contextmanager
@@ -76,11 +84,36 @@ def mesh_groups(prim_name: str, axis_name: Any) -> np.ndarray[Any, Any]:
             f"{prim_name}: unbound axis name {missing[0]!r}; the mesh axes in scope are "
             f"{list(names)}"
         )
+    return _grid_groups(names, sizes, wanted)
+
+
+def _grid_groups(
+    names: tuple[Hashable, ...], sizes: tuple[int, ...], wanted: tuple[Hashable, ...]
+) -> np.ndarray[Any, Any]:
+    """The ids (row-major over the grid ``sizes``) that differ only along the ``wanted``
+    axes: one row per group, ordered by the wanted axes' combined index (first one major)."""
     ids = np.arange(int(np.prod(sizes))).reshape(sizes)
     order = [names.index(n) for n in names if n not in wanted] + [names.index(n) for n in wanted]
     width = int(np.prod([sizes[names.index(n)] for n in wanted]))
     groups: np.ndarray[Any, Any] = ids.transpose(order).reshape(-1, width)
     return groups
+
+
+def axis_groups(prim_name: str, axis_name: Any) -> np.ndarray[Any, Any]:
+    """The devices (mesh partitions, or pmap replicas) taking part together in a collective
+    over ``axis_name``: one row per group, in axis-index order."""
+    if _state.mesh is not None:
+        return mesh_groups(prim_name, axis_name)
+    names, sizes = _state.axes
+    wanted = names_of(axis_name)
+    if not names or any(n not in names for n in wanted):
+        where = "a pmap over another axis" if names else "jit (one device)"
+        raise NotImplementedError(
+            f"{prim_name} over axis {axis_name!r} cannot be compiled: it is not the axis of a "
+            f"pmap being compiled here ({where}). Collectives over a vmap axis are computed by "
+            "vmap; over a pmap axis they must be inside that pmap."
+        )
+    return _grid_groups(names, sizes, wanted)
 
 
 def in_mesh() -> bool:
@@ -101,26 +134,35 @@ def channel_attrs(global_ids: bool = True) -> dict[str, Any]:
 
 
 def replica_groups(prim_name: str, axis_name: Any, axis_index_groups: Any = None) -> ir.Attribute:
-    """The ``replica_groups`` attribute of a collective over ``axis_name``: every replica in
-    one group, or the given ``axis_index_groups`` (replica ``i`` is axis index ``i``)."""
-    if _state.mesh is not None:
-        if axis_index_groups is not None:
-            raise NotImplementedError(
-                f"{prim_name}: axis_index_groups inside shard_map is not supported"
-            )
-        return int64_attr(mesh_groups(prim_name, axis_name).tolist())
-    axis = _state.axis
-    names = names_of(axis_name)
-    if axis is None or names != (axis[0],):
-        where = "a pmap over another axis" if axis is not None else "jit (one device)"
+    """The ``replica_groups`` attribute of a collective over ``axis_name``: the devices
+    differing only along its axes, each such group split by ``axis_index_groups`` if given
+    (index ``i`` is the group's ``i``-th device)."""
+    if _state.mesh is not None and axis_index_groups is not None:
         raise NotImplementedError(
-            f"{prim_name} over axis {axis_name!r} cannot be compiled: it is not the axis of a "
-            f"pmap being compiled here ({where}). Collectives over a vmap axis are computed by "
-            "vmap; over a pmap axis they must be inside that pmap."
+            f"{prim_name}: axis_index_groups inside shard_map is not supported"
         )
-    size = axis[1]
-    groups = [list(range(size))] if axis_index_groups is None else axis_index_groups
-    return int64_attr(groups)
+    groups = axis_groups(prim_name, axis_name)
+    if axis_index_groups is None:
+        return int64_attr(groups.tolist())
+    return int64_attr([[row[i] for i in g] for row in groups.tolist() for g in axis_index_groups])
+
+
+def replica_index(prim_name: str, axis_name: Any) -> Value:
+    """This device's index along ``axis_name`` (an i32 scalar), from its replica (or, in a
+    ``shard_map`` body, partition) id: the position of the id in its group."""
+    i32 = np.dtype(np.int32)
+    scalar = ir_tensor_type((), i32)
+    names, _ = _state.axes
+    if _state.mesh is None and names_of(axis_name) == names:  # the id is the index
+        return hlo.convert(scalar, hlo.replica_id())
+    groups = axis_groups(prim_name, axis_name)
+    table = np.zeros(groups.size, i32)
+    for g in groups:
+        table[g] = np.arange(len(g))
+    device = hlo.partition_id() if _state.mesh is not None else hlo.replica_id()
+    index = hlo.dynamic_slice(ir_constant(table), [hlo.convert(scalar, device)], [1])
+    result: Value = hlo.reshape(scalar, index)
+    return result
 
 
 def int64_attr(rows: Any) -> ir.Attribute:
@@ -136,5 +178,4 @@ def int64_attr(rows: Any) -> ir.Attribute:
 
 def replica_count() -> int:
     """The number of replicas of the module being lowered (1 outside a pmap)."""
-    axis = _state.axis
-    return 1 if axis is None else axis[1]
+    return int(np.prod(_state.axes[1], dtype=np.int64))

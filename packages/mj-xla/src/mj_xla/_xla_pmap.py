@@ -6,7 +6,9 @@ axis first (``mapped_invars`` says which); params as JAX's (``axis_name``, ``axi
 "Understanding jaxprs" (seed 004); every output is mapped, along axis 0. Its rules transform
 the carried per-device jaxpr with the pmap axis in scope (its collectives are traced again):
 jvp, vmap, partial evaluation and transpose, so ``grad(pmap(f))`` and ``vmap(pmap(f))`` work.
-The impl compiles the jaxpr as a replicated executable (:mod:`mj_xla._pmap_executable`).
+The impl compiles the jaxpr as a replicated executable (:mod:`mj_xla._pmap_executable`);
+inside a compiled program (``jit``, or a nested ``pmap``) the lowering splits the program's
+replicas along the new axis.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any
+
+import numpy as np
 
 from mj_autodiff.extend import (
     PartialEvalTrace,
@@ -41,12 +45,20 @@ from mj_core.extend import (
     impl_rules,
     raise_to_shaped,
 )
-from mj_ir import ClosedJaxpr, JaxprEqn, Var
-from mj_xla._jaxlib import Value
-from mj_xla._lowering import Avals, LoweringContext, Values, lowering_rules
+from mj_ir import ClosedJaxpr, Jaxpr, JaxprEqn, Var
+from mj_xla._jaxlib import Value, hlo
+from mj_xla._lowering import (
+    Avals,
+    LoweringContext,
+    Values,
+    aval_to_ir_type,
+    ir_constant,
+    lowering_rules,
+)
 from mj_xla._pmap_executable import executable, resolve_devices, stacked
+from mj_xla._replicas import in_mesh, replica_axis, replica_groups, replica_index
 
-__all__ = ["xla_pmap_impl", "xla_pmap_p"]
+__all__ = ["replicas_of", "xla_pmap_impl", "xla_pmap_p"]
 
 xla_pmap_p = Primitive("xla_pmap", multiple_results=True)
 
@@ -62,7 +74,12 @@ def xla_pmap_impl(
     mapped_invars: tuple[bool, ...],
     name: str,
 ) -> list[Any]:
-    exe = executable(call_jaxpr, axis_name, resolve_devices(axis_size, devices))
+    inner = replicas_of(call_jaxpr.jaxpr)
+    if inner > 1 and devices is not None:
+        raise NotImplementedError(
+            f"pmap ({name}): a pmap nested in it needs devices=None (as in JAX)."
+        )
+    exe = executable(call_jaxpr, axis_name, resolve_devices(axis_size * inner, devices), inner)
     return list(exe.run(args, mapped_invars))
 
 
@@ -91,13 +108,72 @@ def _xla_pmap_abstract_eval(
 abstract_eval_rules[xla_pmap_p] = _xla_pmap_abstract_eval
 
 
+def replicas_of(jaxpr: Jaxpr) -> int:
+    """How many replicas a program computing ``jaxpr`` runs as: the product of the sizes
+    of the pmaps nested in it (1 without any). Every pmap in one program must take the same
+    number."""
+    counts: set[int] = set()
+    for eqn in jaxpr.eqns:
+        if eqn.primitive is xla_pmap_p:
+            body: ClosedJaxpr = eqn.params["call_jaxpr"]
+            counts.add(eqn.params["axis_size"] * replicas_of(body.jaxpr))
+            continue
+        for value in eqn.params.values():
+            for sub in value if isinstance(value, tuple | list) else (value,):
+                if isinstance(sub, ClosedJaxpr | Jaxpr):
+                    counts.add(replicas_of(sub.jaxpr if isinstance(sub, ClosedJaxpr) else sub))
+    counts.discard(1)
+    if len(counts) > 1:
+        raise NotImplementedError(
+            f"pmaps of different total sizes {sorted(counts)} in one compiled program (a jit "
+            "or an enclosing pmap) are not supported: give them the same size."
+        )
+    return counts.pop() if counts else 1
+
+
 def _xla_pmap_lowering(
-    ctx: LoweringContext, avals_in: Avals, avals_out: Avals, in_vals: Values, **params: Any
+    ctx: LoweringContext,
+    avals_in: Avals,
+    avals_out: Avals,
+    in_vals: Values,
+    *,
+    axis_name: Hashable,
+    axis_size: int,
+    call_jaxpr: ClosedJaxpr,
+    devices: Any,
+    mapped_invars: tuple[bool, ...],
+    name: str,
+    **params: Any,
 ) -> list[Value]:
-    raise NotImplementedError(
-        f"pmap ({params['name']}) inside jit is not supported: call the pmapped function "
-        "outside jit (it compiles itself)."
-    )
+    """A pmap inside a compiled program (``jit``, or another pmap): the program's replicas
+    are split ``axis_size`` ways along the pmap's axis; each takes its slice of the mapped
+    operands, computes the body, and an ``all_gather`` over the axis restacks the outputs,
+    as JAX lowered a nested ``xla_pmap`` (its replica count is :func:`replicas_of`)."""
+    if devices is not None:
+        raise NotImplementedError(
+            f"pmap ({name}) with explicit devices inside jit or another pmap is not supported "
+            "(as in JAX): leave devices=None."
+        )
+    if in_mesh():
+        raise NotImplementedError(f"pmap ({name}) inside shard_map is not supported.")
+    axis = axis_name if axis_name is not None else object()
+    i32 = np.dtype(np.int32)
+    with replica_axis(axis, axis_size):
+        index = replica_index("xla_pmap", axis)
+        args = []
+        for x, inner, mapped in zip(in_vals, call_jaxpr.in_avals, mapped_invars, strict=True):
+            if mapped:
+                starts = [index, *(ir_constant(np.zeros((), i32)) for _ in inner.shape)]
+                x = hlo.dynamic_slice(x, starts, [1, *inner.shape])
+                x = hlo.reshape(aval_to_ir_type(inner), x)
+            args.append(x)
+        outs = ctx.lower_jaxpr(call_jaxpr, args)
+        groups = replica_groups("xla_pmap", axis)
+        results = []
+        for y, aval, out in zip(outs, call_jaxpr.out_avals, avals_out, strict=True):
+            one = hlo.reshape(aval_to_ir_type(stacked(1, aval)), y)
+            results.append(hlo.AllGatherOp([aval_to_ir_type(out)], [one], 0, groups).results[0])
+    return results
 
 
 lowering_rules[xla_pmap_p] = _xla_pmap_lowering

@@ -6,7 +6,8 @@ replicas reducing or exchanging together: ``all_reduce`` with a reduction region
 ``psum``/``pmax``/``pmin``, ``all_gather``, ``reduce_scatter``, ``all_to_all``,
 ``collective_permute`` for ``ppermute`` (a replica no pair sends to gets zeros, as in JAX),
 and ``replica_id`` for ``axis_index``. The untiled ``all_gather``/``psum_scatter`` add or
-drop their size-1 axis around the tiled StableHLO op.
+drop their size-1 axis around the tiled StableHLO op. An axis name may be a tuple of several
+pmap (or mesh) axes: the groups are then the devices differing along all of them.
 """
 
 from __future__ import annotations
@@ -24,10 +25,15 @@ from mj_xla._lowering import (
     LoweringContext,
     Values,
     aval_to_ir_type,
-    ir_constant,
     lowering_rules,
 )
-from mj_xla._replicas import channel_attrs, in_mesh, int64_attr, mesh_groups, replica_groups
+from mj_xla._replicas import (
+    axis_groups,
+    channel_attrs,
+    int64_attr,
+    replica_groups,
+    replica_index,
+)
 
 __all__: list[str] = []
 
@@ -175,15 +181,11 @@ def _ppermute_lowering(
     axis_name: Any,
     perm: tuple[tuple[int, int], ...],
 ) -> list[Value]:
-    if in_mesh():  # the pairs of every group, in global device ids
-        groups = mesh_groups("ppermute", axis_name)
-        pairs = int64_attr([(g[s], g[d]) for g in groups.tolist() for s, d in perm])
-    else:
-        replica_groups("ppermute", axis_name)  # checks the axis is the pmap's
-        pairs = int64_attr(perm)
+    # the pairs of every group, in replica ids (global device ids in a shard_map body)
+    groups = axis_groups("ppermute", axis_name).tolist()
     op = hlo.CollectivePermuteOp(
         in_vals[0],
-        pairs,
+        int64_attr([(g[s], g[d]) for g in groups for s, d in perm]),
         results=[aval_to_ir_type(avals_out[0])],
         **channel_attrs(global_ids=False),
     )
@@ -196,20 +198,8 @@ lowering_rules[par.ppermute_p] = _ppermute_lowering
 def _axis_index_lowering(
     ctx: LoweringContext, avals_in: Avals, avals_out: Avals, in_vals: Values, *, axis_name: Any
 ) -> list[Value]:
-    if in_mesh():  # the partition's position along the axis, from its id
-        groups = mesh_groups("axis_index", axis_name)
-        table = np.zeros(groups.size, np.int32)
-        for g in groups:
-            table[g] = np.arange(len(g))
-        i32 = np.dtype(np.int32)
-        pid = hlo.convert(ir_tensor_type((), i32), hlo.partition_id())
-        index = hlo.reshape(
-            ir_tensor_type((), i32), hlo.dynamic_slice(ir_constant(table), [pid], [1])
-        )
-        return [hlo.convert(aval_to_ir_type(avals_out[0]), index)]
-    replica_groups("axis_index", axis_name)  # checks the axis is the pmap's
-    replica = hlo.replica_id()  # ui32: replica i runs axis index i
-    return [hlo.convert(aval_to_ir_type(avals_out[0]), replica)]
+    index = replica_index("axis_index", axis_name)
+    return [hlo.convert(aval_to_ir_type(avals_out[0]), index)]
 
 
 lowering_rules[par.axis_index_p] = _axis_index_lowering
