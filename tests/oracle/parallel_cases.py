@@ -10,6 +10,8 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 from jax import lax as jlax
+from jax.sharding import Mesh
+from jax.sharding import PartitionSpec as P
 
 jax.config.update("jax_num_cpu_devices", 8)
 jax.config.update("jax_enable_x64", True)
@@ -207,3 +209,88 @@ def test_pmap_of_grad_data_parallel_step():
     got = mj.pmap(step(lax, mnp), axis_name="batch", in_axes=(None, 0, 0))(w, xb, yb)
     want = jax.pmap(step(jlax, jnp), axis_name="batch", in_axes=(None, 0, 0))(w, xb, yb)
     close(got, np.asarray(want))
+
+
+# --- several axis names at once, nested pmap, pmap inside jit ---------------------------------
+# JAX 0.10.2's pmap is a shard_map over a one-axis mesh and cannot nest; a pmap of a pmap over
+# a 2x4 grid of devices computes what JAX's shard_map over a 2x4 mesh computes, which is the
+# reference here. JAX's vmap takes several names for axis_index and all_to_all only.
+
+GRID = np.arange(24, dtype=np.float64).reshape(2, 4, 3) / 7.0
+
+
+def _tuple_cases(lib, np_):
+    ar8 = np_.arange(8.0)[:, None]
+    return {
+        "all_gather": lambda v: lib.all_gather(v, ("i", "j")),
+        "all_gather_ji": lambda v: lib.all_gather(v, ("j", "i")),
+        "all_gather_tiled": lambda v: lib.all_gather(v, ("i", "j"), tiled=True),
+        "all_gather_axis1": lambda v: lib.all_gather(v, ("i", "j"), axis=1),
+        "psum_scatter": lambda v: lib.psum_scatter(v[0] * np_.arange(8.0), ("i", "j")),
+        "psum_scatter_tiled": lambda v: lib.psum_scatter(
+            v[1] * np_.arange(16.0), ("j", "i"), tiled=True
+        ),
+        "axis_index": lambda v: lib.axis_index(("i", "j")) + 0 * v[0].astype(np.int32),
+        "axis_index_ji": lambda v: lib.axis_index(("j", "i")) + 0 * v[0].astype(np.int32),
+        "all_to_all": lambda v: lib.all_to_all(v[0] + ar8 * np_.ones(2), ("i", "j"), 0, 0),
+        "all_to_all_01": lambda v: lib.all_to_all(v[0] + ar8 * np_.ones(2), ("i", "j"), 0, 1),
+        "all_to_all_tiled": lambda v: lib.all_to_all(
+            v[0] + ar8 * np_.ones(2), ("i", "j"), 0, 1, tiled=True
+        ),
+        "ppermute": lambda v: lib.ppermute(v, ("i", "j"), [(k, (k + 3) % 8) for k in range(8)]),
+        "pmax": lambda v: lib.pmax(v, ("j", "i")),
+        "psum_outer_and_inner": lambda v: lib.psum(v, "i") * 10 + L.psum(v, "j"),
+    }
+
+
+MJ_TUPLE, JAX_TUPLE = _tuple_cases(lax, mnp), _tuple_cases(jlax, jnp)
+VMAP_OK = {"axis_index", "axis_index_ji", "all_to_all", "all_to_all_01", "all_to_all_tiled",
+           "pmax", "psum_outer_and_inner"}  # fmt: skip
+
+
+def _on_mesh(name):
+    mesh = Mesh(np.array(jax.devices()).reshape(2, 4), ("i", "j"))
+    body = JAX_TUPLE[name]
+    f = jax.shard_map(
+        lambda v: body(v[0, 0])[None, None], mesh=mesh, in_specs=P("i", "j"), out_specs=P("i", "j")
+    )
+    return np.asarray(f(GRID))
+
+
+@pytest.mark.parametrize("name", sorted(MJ_TUPLE))
+def test_several_names_in_nested_pmap_match_a_2d_mesh(name):
+    nested = mj.pmap(mj.pmap(MJ_TUPLE[name], axis_name="j"), axis_name="i")
+    out = nested(GRID)
+    assert out.shape[:2] == (2, 4)
+    close(out, _on_mesh(name))
+    close(mj.jit(nested)(GRID), _on_mesh(name))
+
+
+@pytest.mark.parametrize("name", sorted(MJ_TUPLE))
+def test_several_names_under_vmap_and_pmap_of_vmap(name):
+    f = MJ_TUPLE[name]
+    if name == "ppermute":  # as in JAX: over several names only when none is a vmap's
+        with pytest.raises(NotImplementedError, match="several axes"):
+            mj.vmap(mj.vmap(f, axis_name="j"), axis_name="i")(GRID)
+        return
+    want = _on_mesh(name)
+    close(mj.vmap(mj.vmap(f, axis_name="j"), axis_name="i")(GRID), want)
+    close(mj.pmap(mj.vmap(f, axis_name="j"), axis_name="i")(GRID), want)
+    if name in VMAP_OK:  # JAX's vmap agrees
+        jax_f = JAX_TUPLE[name]
+        close(want, jax.vmap(jax.vmap(jax_f, axis_name="j"), axis_name="i")(GRID))
+
+
+def test_pmap_inside_jit_matches_jax():
+    def f(lib, np_):
+        def step(x, w):
+            y = jax.pmap if lib is jlax else mj.pmap
+            return np_.sum(y(lambda v: v * w / lib.psum(v, "i"), axis_name="i")(x) ** 2, 0)
+
+        return step
+
+    w = RNG.normal(size=8)
+    got = mj.jit(f(lax, mnp))(X, w)
+    close(got, jax.jit(f(jlax, jnp))(X, w))
+    grads = mj.grad(lambda x: mnp.sum(mj.jit(f(lax, mnp))(x, w)))(X)
+    close(grads, jax.grad(lambda x: jnp.sum(jax.jit(f(jlax, jnp))(x, w)))(X))

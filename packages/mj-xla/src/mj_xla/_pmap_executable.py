@@ -82,7 +82,7 @@ class _PmapExecutable:
         self._inner = inner
         self._out_devices = self._devices[::inner]
         self._host_callbacks: list[Any] = []
-        with replica_axis(axis_name if axis_name is not None else _Unnamed(), n):
+        with replica_axis(axis_name if axis_name is not None else _Unnamed(), n, inner):
             module, _ = build_module(call_jaxpr.jaxpr, [], host_callbacks=self._host_callbacks)
         self.module = module
         self._exe = _jaxlib.compile_replicated(module, devices, self._host_callbacks)

@@ -48,12 +48,23 @@ class _Lowering(threading.local):
 _state = _Lowering()
 
 
+#: The trailing axis of the replicas that pmaps nested below the one being lowered split.
+_NESTED = object()
+
+
 @contextmanager
-def replica_axis(name: Hashable, size: int) -> Iterator[None]:
-    """Lower the block with the replicas split ``size`` ways along a new (innermost) axis
-    ``name``: ``size`` replicas for a top-level pmap, one more grid axis for a nested one."""
+def replica_axis(name: Hashable, size: int, nested: int = 1) -> Iterator[None]:
+    """Lower the block with the replicas split ``size`` ways along a new axis ``name``: the
+    axes of the enclosing pmaps stay major, and ``nested`` replicas per index (those of the
+    pmaps nested in this one, which split them further) minor."""
     prev = _state.axes
-    _state.axes = ((*prev[0], name), (*prev[1], size))
+    names, sizes = prev
+    if names and names[-1] is _NESTED:  # this pmap splits the enclosing one's nested axis
+        names, sizes = names[:-1], sizes[:-1]
+    names, sizes = (*names, name), (*sizes, size)
+    if nested > 1:
+        names, sizes = (*names, _NESTED), (*sizes, nested)
+    _state.axes = (names, sizes)
     try:
         yield
     finally:

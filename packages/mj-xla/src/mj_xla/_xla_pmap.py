@@ -158,7 +158,7 @@ def _xla_pmap_lowering(
         raise NotImplementedError(f"pmap ({name}) inside shard_map is not supported.")
     axis = axis_name if axis_name is not None else object()
     i32 = np.dtype(np.int32)
-    with replica_axis(axis, axis_size):
+    with replica_axis(axis, axis_size, replicas_of(call_jaxpr.jaxpr)):
         index = replica_index("xla_pmap", axis)
         args = []
         for x, inner, mapped in zip(in_vals, call_jaxpr.in_avals, mapped_invars, strict=True):

@@ -316,6 +316,31 @@ def test_collectives_need_their_axis():
         jit(lambda v: body(v)[0])(X[0])
 
 
-def test_pmap_inside_jit_is_not_supported():
-    with pytest.raises(NotImplementedError, match="inside jit"):
-        jit(pmap(lambda v: v * 2))(X)
+def test_pmap_inside_jit():
+    f = jit(lambda a: mnp.sum(pmap(lambda v: v / par.psum(v, "i"), axis_name="i")(a), 0))
+    out = f(X)
+    assert type(out) is Array
+    close(out, (X / X.sum(0)).sum(0))
+    assert "all-gather" in f.lower(X).compile().as_text()  # one program, restacking the pmap
+
+
+GRID = RNG.normal(size=(2, 4, 3)).astype(np.float32)
+
+
+def test_nested_pmap_over_a_grid_of_devices():
+    def body(v):
+        return par.psum(v, "i") * 10 + par.psum(v, "j") + par.axis_index(("i", "j"))
+
+    out = pmap(pmap(body, axis_name="j"), axis_name="i")(GRID)
+    index = np.arange(8).reshape(2, 4, 1)
+    close(out, GRID.sum(0) * 10 + GRID.sum(1, keepdims=True) + index)
+    assert type(out) is ShardedArray and out.devices() == {devices()[0], devices()[4]}
+    outer = pmap(lambda v: par.psum(pmap(lambda w: 2 * w)(v), "i"), axis_name="i")(GRID)
+    close(outer, np.stack([2 * GRID.sum(0)] * 2))  # a collective outside the nested pmap
+
+
+def test_nested_pmap_needs_enough_devices_and_no_explicit_devices():
+    with pytest.raises(ValueError, match="requires 12 logical devices, but only 8"):
+        pmap(pmap(lambda v: v))(np.ones((3, 4, 2), np.float32))
+    with pytest.raises(NotImplementedError, match="needs devices=None"):
+        pmap(pmap(lambda v: v), devices=devices()[:2])(GRID)

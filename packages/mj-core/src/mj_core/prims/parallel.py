@@ -160,11 +160,11 @@ def _group_size(axis_name: AxisName | Sequence[AxisName], groups: Groups | None)
     return axis_size(axis_name)
 
 
-def _single_name(api: str, axis_name: Any) -> AxisName:
-    names = names_of(axis_name)
-    if len(names) != 1:
-        raise NotImplementedError(f"{api}: one axis name at a time, got {axis_name!r}")
-    return names[0]
+def _staged(axis_name: Any) -> bool:
+    """Whether every named axis is a pmap's (or shard_map's): a collective over them is one
+    XLA collective over their devices, even for several names. Over a vmap axis, the
+    gather-like collectives of several names are composed of one-name ones."""
+    return all(axis_frame(name).main is None for name in names_of(axis_name))
 
 
 def _dtype(x: Any) -> np.dtype[Any]:
@@ -272,28 +272,38 @@ def _true_divide(x: Any, n: int) -> Any:
 
 def all_gather(
     x: Any,
-    axis_name: AxisName,
+    axis_name: AxisName | Sequence[AxisName],
     *,
     axis_index_groups: Sequence[Sequence[int]] | None = None,
     axis: int = 0,
     tiled: bool = False,
 ) -> Any:
     """Every index's ``x`` (a pytree), stacked along a new axis ``axis`` (concatenated along
-    ``axis`` if ``tiled``): the same result at every index of the named axis."""
-    name = _single_name("all_gather", axis_name)
-    groups = _canonical_groups(name, axis_index_groups)
-    size = _group_size(name, groups)
+    ``axis`` if ``tiled``): the same result at every index of the named axis. Several names
+    gather over their combined index (the first name major)."""
+    names = names_of(axis_name)
+    groups = _canonical_groups(axis_name, axis_index_groups)
+    size = _group_size(axis_name, groups)
 
     def gather(leaf: Any) -> Any:
-        ndim = len(shape_of(leaf))
+        shape = shape_of(leaf)
+        ndim = len(shape)
         rank = ndim if tiled else ndim + 1
         if not -rank <= axis < rank:
             raise ValueError(f"all_gather: axis {axis} is out of range for rank {ndim}")
+        dim = axis % rank
+        if len(names) > 1 and not _staged(axis_name):
+            out = leaf
+            for name in reversed(names):  # the last name's index varies fastest
+                out = all_gather(out, name, axis=dim)
+            new = list(shape)
+            new[dim : dim + (1 if tiled else 0)] = [size * shape[dim]] if tiled else [size]
+            return bind1(st.reshape_p, out, new_sizes=tuple(new))
         (out,) = bind_collective(
             all_gather_p,
             leaf,
-            all_gather_dimension=axis % rank,
-            axis_name=name,
+            all_gather_dimension=dim,
+            axis_name=_param_name(axis_name),
             axis_size=size,
             tiled=bool(tiled),
             **_group_params(groups),
@@ -305,17 +315,19 @@ def all_gather(
 
 def psum_scatter(
     x: Any,
-    axis_name: AxisName,
+    axis_name: AxisName | Sequence[AxisName],
     *,
     scatter_dimension: int = 0,
     axis_index_groups: Sequence[Sequence[int]] | None = None,
     tiled: bool = False,
 ) -> Any:
     """``psum(x)`` split along ``scatter_dimension``: index ``i`` of the named axis keeps
-    block ``i`` (without that dimension unless ``tiled``), as JAX's ``lax.psum_scatter``."""
-    name = _single_name("psum_scatter", axis_name)
-    groups = _canonical_groups(name, axis_index_groups)
-    size = _group_size(name, groups)
+    block ``i`` (without that dimension unless ``tiled``), as JAX's ``lax.psum_scatter``.
+    Several names scatter over their combined index (the first name major)."""
+    names = names_of(axis_name)
+    name = _param_name(axis_name)
+    groups = _canonical_groups(axis_name, axis_index_groups)
+    size = _group_size(axis_name, groups)
 
     def scatter(leaf: Any) -> Any:
         shape = shape_of(leaf)
@@ -335,6 +347,13 @@ def psum_scatter(
                 f"psum_scatter: dimension {dim} has size {shape[dim]} but the named axis "
                 f"{name!r} has size {size}; they must be equal (or pass tiled=True)"
             )
+        if len(names) > 1 and not _staged(axis_name):
+            out = leaf
+            for one in names:  # block i of the first name's, then of the next name's, ...
+                out = psum_scatter(out, one, scatter_dimension=dim, tiled=True)
+            if not tiled:
+                out = bind1(st.squeeze_p, out, dimensions=(dim,))
+            return out
         (out,) = bind_collective(
             reduce_scatter_p,
             leaf,
@@ -351,7 +370,7 @@ def psum_scatter(
 
 def all_to_all(
     x: Array,
-    axis_name: AxisName,
+    axis_name: AxisName | Sequence[AxisName],
     split_axis: int,
     concat_axis: int,
     *,
@@ -361,10 +380,12 @@ def all_to_all(
     """Split ``x`` along ``split_axis`` into one block per index of the named axis, send
     block ``j`` to index ``j``, and stack (concatenate, if ``tiled``) the received blocks
     along ``concat_axis``: the mapped axis is materialized and ``split_axis`` mapped instead.
+    Several names exchange over their combined index (the first name major).
     """
-    name = _single_name("all_to_all", axis_name)
-    groups = _canonical_groups(name, axis_index_groups)
-    size = _group_size(name, groups)
+    names = names_of(axis_name)
+    name = _param_name(axis_name)
+    groups = _canonical_groups(axis_name, axis_index_groups)
+    size = _group_size(axis_name, groups)
     shape = shape_of(x)
     ndim = len(shape)
     if not -ndim <= split_axis < ndim:
@@ -388,6 +409,9 @@ def all_to_all(
                 f"all_to_all requires the size of the mapped axis {name!r} to equal "
                 f"x.shape[split_axis], but they are {size} and {shape[split_axis]} respectively."
             )
+    if len(names) > 1 and not _staged(axis_name):
+        return _all_to_all_by_name(x, names, split_axis, concat_axis, tiled)
+    if not tiled:
         if split_axis < concat_axis:
             concat_axis += 1  # concat_axis is a position after split_axis is removed
             x = _expand_dims(x, concat_axis)
@@ -410,6 +434,40 @@ def all_to_all(
     return out
 
 
+def _all_to_all_by_name(
+    x: Array, names: tuple[AxisName, ...], split_axis: int, concat_axis: int, tiled: bool
+) -> Array:
+    """``all_to_all`` over several names (one of them a vmap's) as one per name: the split
+    axis is cut into one block index per name, each name's exchange swaps its block index
+    for the source's index along it, and the sources' combined index (the first name major)
+    is concatenated (stacked, untiled) at ``concat_axis``."""
+    sizes = [axis_size(n) for n in names]
+    total = math.prod(sizes)
+    shape = list(shape_of(x))
+    k = shape[split_axis] // total
+    rest = shape[:split_axis] + shape[split_axis + 1 :]
+    front = (split_axis, *(i for i in range(len(shape)) if i != split_axis))
+    y = bind1(st.transpose_p, x, permutation=front)
+    y = bind1(st.reshape_p, y, new_sizes=(*sizes, k, *rest))
+    for j, name in enumerate(names):
+        y = all_to_all(y, name, j, j)
+    if not tiled:  # [sources, *rest] with the sources moved to concat_axis
+        y = bind1(st.reshape_p, y, new_sizes=(total, *rest))
+        perm = list(range(1, len(shape)))
+        perm.insert(concat_axis, 0)
+        return bind1(st.transpose_p, y, permutation=tuple(perm))
+    # [sources, *x's shape with k at split_axis], the sources merged into concat_axis
+    y = bind1(st.reshape_p, y, new_sizes=(total, k, *rest))
+    perm = [r + 2 for r in range(len(shape) - 1)]
+    perm.insert(split_axis, 1)
+    perm.insert(concat_axis, 0)
+    y = bind1(st.transpose_p, y, permutation=tuple(perm))
+    out_shape = list(shape)
+    out_shape[split_axis] = k
+    out_shape[concat_axis] *= total
+    return bind1(st.reshape_p, y, new_sizes=tuple(out_shape))
+
+
 def _expand_dims(x: Array, axis: int) -> Array:
     shape = list(shape_of(x))
     shape.insert(axis, 1)
@@ -418,7 +476,7 @@ def _expand_dims(x: Array, axis: int) -> Array:
 
 def pswapaxes(
     x: Array,
-    axis_name: AxisName,
+    axis_name: AxisName | Sequence[AxisName],
     axis: int,
     *,
     axis_index_groups: Sequence[Sequence[int]] | None = None,
@@ -430,11 +488,19 @@ def pswapaxes(
 # --- ppermute, pshuffle, axis_index -----------------------------------------------------------
 
 
-def ppermute(x: Any, axis_name: AxisName, perm: Sequence[tuple[int, int]]) -> Any:
+def ppermute(
+    x: Any, axis_name: AxisName | Sequence[AxisName], perm: Sequence[tuple[int, int]]
+) -> Any:
     """Send ``x`` (a pytree) from index ``src`` to index ``dst`` of the named axis for each
-    pair ``(src, dst)`` of ``perm``; an index no pair sends to receives zeros."""
-    name = _single_name("ppermute", axis_name)
-    size = axis_size(name)
+    pair ``(src, dst)`` of ``perm``; an index no pair sends to receives zeros. Several names
+    (pmap or shard_map axes only, as in JAX) index their devices by the combined index."""
+    name = _param_name(axis_name)
+    if len(names_of(axis_name)) > 1 and not _staged(axis_name):
+        raise NotImplementedError(
+            f"ppermute over several axes {axis_name!r} of which one is a vmap's is not "
+            "supported (as in JAX): permute along one name at a time."
+        )
+    size = axis_size(axis_name)
     pairs = tuple((int(s), int(d)) for s, d in perm)
     sources = [s for s, _ in pairs]
     dests = [d for _, d in pairs]
@@ -454,7 +520,7 @@ def ppermute(x: Any, axis_name: AxisName, perm: Sequence[tuple[int, int]]) -> An
     return tree_map(permute, x)
 
 
-def pshuffle(x: Any, axis_name: AxisName, perm: Sequence[int]) -> Any:
+def pshuffle(x: Any, axis_name: AxisName | Sequence[AxisName], perm: Sequence[int]) -> Any:
     """Index ``i`` of the named axis receives the ``x`` of index ``perm[i]``."""
     size = axis_size(axis_name)
     if sorted(perm) != list(range(size)):
@@ -465,9 +531,16 @@ def pshuffle(x: Any, axis_name: AxisName, perm: Sequence[int]) -> Any:
     return ppermute(x, axis_name, [(int(src), dst) for dst, src in enumerate(perm)])
 
 
-def axis_index(axis_name: AxisName) -> Array:
-    """The index (int32) along the named axis of the current example or device."""
-    (out,) = bind_collective(axis_index_p, axis_name=_single_name("axis_index", axis_name))
+def axis_index(axis_name: AxisName | Sequence[AxisName]) -> Array:
+    """The index (int32) along the named axis of the current example or device; for several
+    names, the combined index (the first name major)."""
+    names = names_of(axis_name)
+    if len(names) > 1 and not _staged(axis_name):
+        index = axis_index(names[0])
+        for name in names[1:]:
+            index = bind1(ew.add_p, bind1(ew.mul_p, index, axis_size(name)), axis_index(name))
+        return index
+    (out,) = bind_collective(axis_index_p, axis_name=_param_name(axis_name))
     return out
 
 
