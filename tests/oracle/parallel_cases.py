@@ -239,7 +239,7 @@ def _tuple_cases(lib, np_):
         ),
         "ppermute": lambda v: lib.ppermute(v, ("i", "j"), [(k, (k + 3) % 8) for k in range(8)]),
         "pmax": lambda v: lib.pmax(v, ("j", "i")),
-        "psum_outer_and_inner": lambda v: lib.psum(v, "i") * 10 + L.psum(v, "j"),
+        "psum_outer_and_inner": lambda v: lib.psum(v, "i") * 10 + lib.psum(v, "j"),
     }
 
 
