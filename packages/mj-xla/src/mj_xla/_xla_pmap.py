@@ -74,7 +74,7 @@ def xla_pmap_impl(
     mapped_invars: tuple[bool, ...],
     name: str,
 ) -> list[Any]:
-    inner = replicas_of(call_jaxpr.jaxpr)
+    inner = _nested_replicas(call_jaxpr)
     if inner > 1 and devices is not None:
         raise NotImplementedError(
             f"pmap ({name}): a pmap nested in it needs devices=None (as in JAX)."
@@ -106,6 +106,24 @@ def _xla_pmap_abstract_eval(
 
 
 abstract_eval_rules[xla_pmap_p] = _xla_pmap_abstract_eval
+
+
+_MAX_REPLICA_COUNTS = 256
+_replica_counts: OrderedDict[int, tuple[ClosedJaxpr, int]] = OrderedDict()
+
+
+def _nested_replicas(call_jaxpr: ClosedJaxpr) -> int:
+    """:func:`replicas_of` the body, cached by its identity: a pmap call pays a dict lookup,
+    not a walk of the jaxpr."""
+    key = id(call_jaxpr)
+    hit = _replica_counts.get(key)
+    if hit is not None and hit[0] is call_jaxpr:
+        return hit[1]
+    count = replicas_of(call_jaxpr.jaxpr)
+    _replica_counts[key] = (call_jaxpr, count)  # holding the jaxpr keeps its id unique
+    if len(_replica_counts) > _MAX_REPLICA_COUNTS:
+        _replica_counts.popitem(last=False)
+    return count
 
 
 def replicas_of(jaxpr: Jaxpr) -> int:
