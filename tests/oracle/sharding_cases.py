@@ -417,3 +417,34 @@ def test_eager_ops_on_sharded_arrays_keep_jax_sharding(op, spec):
     got = EAGER_OPS[op](mj, mj.device_put(A, ms))
     want = EAGER_OPS[op](jax, jax.device_put(A, js))
     same_layout(got, want)
+
+
+GROUPS = [[0, 1], [2, 3]]
+GROUPED = {
+    "psum": lambda m, a: m.lax.psum(a, "x", axis_index_groups=GROUPS),
+    "pmax": lambda m, a: m.lax.pmax(a, "x", axis_index_groups=GROUPS),
+    "all_gather": lambda m, a: m.lax.all_gather(a, "x", axis_index_groups=GROUPS, tiled=True),
+}
+
+
+@pytest.mark.parametrize("check", [True, False])
+@pytest.mark.parametrize("op", GROUPED)
+def test_shard_map_axis_index_groups_as_jax(op, check):
+    """Within each group of ``x`` indices; a checked psum refuses groups, as JAX's does."""
+    m_sm = mj.shard_map(
+        lambda a: GROUPED[op](mj, a), mesh=MESH, in_specs=P("x"), out_specs=P("x"), check_vma=check
+    )
+    j_sm = jax.shard_map(
+        lambda a: GROUPED[op](jax, a),
+        mesh=JMESH,
+        in_specs=JP("x"),
+        out_specs=JP("x"),
+        check_vma=check,
+    )
+    if op == "psum" and check:
+        with pytest.raises(NotImplementedError):
+            jax.jit(j_sm)(A)
+        with pytest.raises(NotImplementedError, match="check_vma=False"):
+            mj.jit(m_sm)(A)
+        return
+    same_layout(mj.jit(m_sm)(A), jax.jit(j_sm)(A))

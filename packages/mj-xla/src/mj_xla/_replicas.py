@@ -104,11 +104,10 @@ def replica_groups(prim_name: str, axis_name: Any, axis_index_groups: Any = None
     """The ``replica_groups`` attribute of a collective over ``axis_name``: every replica in
     one group, or the given ``axis_index_groups`` (replica ``i`` is axis index ``i``)."""
     if _state.mesh is not None:
-        if axis_index_groups is not None:
-            raise NotImplementedError(
-                f"{prim_name}: axis_index_groups inside shard_map is not supported"
-            )
-        return int64_attr(mesh_groups(prim_name, axis_name).tolist())
+        rows = mesh_groups(prim_name, axis_name).tolist()
+        if axis_index_groups is not None:  # as JAX: each group of indices, along every row
+            rows = [[row[i] for i in group] for row in rows for group in axis_index_groups]
+        return int64_attr(rows)
     axis = _state.axis
     names = names_of(axis_name)
     if axis is None or names != (axis[0],):
