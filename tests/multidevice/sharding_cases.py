@@ -219,11 +219,14 @@ def test_shard_map_blocks_axis_index_and_ppermute():
     )
     x = np.arange(8.0, dtype=np.float32)
     close(mj.jit(shift)(x), np.roll(x, 2))
+    # all_gather's result is the same on every device but typed as varying (as in JAX), so
+    # calling it replicated needs the check off
     gather = mj.shard_map(
         lambda x: mj.lax.all_gather(x, "x", tiled=True),
         mesh=MESH,
         in_specs=P("x"),
         out_specs=P(),
+        check_vma=False,
     )
     close(mj.jit(gather)(x), x)
 

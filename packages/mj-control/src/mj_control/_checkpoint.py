@@ -54,7 +54,7 @@ from mj_ir import (
     typecheck_jaxpr,
 )
 from mj_ir.extend import pp_rules, types_match
-from mj_xla.extend import LoweringContext, Value, hlo, lowering_rules
+from mj_xla.extend import LoweringContext, Value, Vma, closed_vma, hlo, lowering_rules, vma_rules
 
 __all__ = ["checkpoint", "checkpoint_p", "remat", "remat_p", "split_checkpoint_jaxpr"]
 
@@ -594,3 +594,10 @@ def _checkpoint_lowering(
 
 
 lowering_rules[checkpoint_p] = _checkpoint_lowering
+
+
+def _checkpoint_vma(ins: Sequence[Vma], params: dict[str, Any]) -> list[Vma]:
+    return closed_vma(params["jaxpr"], ins)
+
+
+vma_rules[checkpoint_p] = _checkpoint_vma

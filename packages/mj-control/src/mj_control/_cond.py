@@ -48,11 +48,14 @@ from mj_ir.extend import pp_rules, trace_to_closed_jaxpr, types_match
 from mj_xla.extend import (
     LoweringContext,
     Value,
+    Vma,
     aval_to_ir_type,
+    closed_vma,
     hlo,
     ir,
     ir_constant,
     lowering_rules,
+    vma_rules,
 )
 
 __all__ = ["cond", "cond_p", "switch"]
@@ -436,3 +439,13 @@ def _cond_lowering(
 
 
 lowering_rules[cond_p] = _cond_lowering
+
+
+def _cond_vma(ins: Sequence[Vma], params: dict[str, Any]) -> list[Vma]:
+    """Inside a ``shard_map``: what any branch's outputs vary over (JAX joins the branches;
+    the index's own axes are not added)."""
+    per_branch = [closed_vma(b, ins[1:]) for b in params["branches"]]
+    return [frozenset().union(*outs) for outs in zip(*per_branch, strict=True)]
+
+
+vma_rules[cond_p] = _cond_vma

@@ -63,11 +63,14 @@ from mj_ir.extend import pp_rules, trace_to_closed_jaxpr, types_match
 from mj_xla.extend import (
     LoweringContext,
     Value,
+    Vma,
     aval_to_ir_type,
+    closed_vma,
     hlo,
     ir,
     ir_constant,
     lowering_rules,
+    vma_rules,
     xla_call_p,
 )
 
@@ -810,3 +813,19 @@ def _scan_lowering(
 
 
 lowering_rules[scan_p] = _scan_lowering
+
+
+def _scan_vma(ins: Sequence[Vma], params: dict[str, Any]) -> list[Vma]:
+    """Inside a ``shard_map``: a carry varies over what it starts with and whatever the body
+    makes it vary over, to a fixed point; then the stacked outputs follow."""
+    nc, ncarry = params["num_consts"], params["num_carry"]
+    consts, carry, xs = ins[:nc], list(ins[nc : nc + ncarry]), ins[nc + ncarry :]
+    while True:
+        outs = closed_vma(params["jaxpr"], [*consts, *carry, *xs])
+        new = [c | o for c, o in zip(carry, outs[:ncarry], strict=True)]
+        if new == carry:
+            return [*carry, *outs[ncarry:]]
+        carry = new
+
+
+vma_rules[scan_p] = _scan_vma

@@ -53,7 +53,17 @@ from mj_core.errors import user_line_suffix
 from mj_core.tree_util import tree_flatten, tree_structure, tree_unflatten
 from mj_ir import ClosedJaxpr, Jaxpr, JaxprEqn, Var, abstract_eval_rules, dce_jaxpr, eval_jaxpr
 from mj_ir.extend import pp_rules, trace_to_closed_jaxpr, types_match
-from mj_xla.extend import LoweringContext, Value, aval_to_ir_type, hlo, ir, lowering_rules
+from mj_xla.extend import (
+    LoweringContext,
+    Value,
+    Vma,
+    aval_to_ir_type,
+    closed_vma,
+    hlo,
+    ir,
+    lowering_rules,
+    vma_rules,
+)
 
 __all__ = ["fori_loop", "while_loop", "while_p"]
 
@@ -531,3 +541,19 @@ def _while_lowering(
 
 
 lowering_rules[while_p] = _while_lowering
+
+
+def _while_vma(ins: Sequence[Vma], params: dict[str, Any]) -> list[Vma]:
+    """Inside a ``shard_map``: a carry varies over what it starts with and whatever the body
+    makes it vary over, to a fixed point."""
+    nc, nb = params["cond_nconsts"], params["body_nconsts"]
+    consts, carry = ins[nc : nc + nb], list(ins[nc + nb :])
+    while True:
+        outs = closed_vma(params["body_jaxpr"], [*consts, *carry])
+        new = [c | o for c, o in zip(carry, outs, strict=True)]
+        if new == carry:
+            return carry
+        carry = new
+
+
+vma_rules[while_p] = _while_vma

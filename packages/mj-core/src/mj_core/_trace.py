@@ -34,6 +34,7 @@ import numpy as np
 from mj_core._avals import ShapedArray, get_aval
 from mj_core._config import config
 from mj_core._eager_array import EagerArray, eager_result, eager_results
+from mj_core._eager_dispatch import Redispatch
 from mj_core._eager_nans import check_nans
 from mj_core._primitive import Primitive, impl_rules
 from mj_core.errors import (
@@ -432,6 +433,8 @@ def eval_primitive(primitive: Primitive, args: Sequence[Any], params: dict[str, 
         outs = impl_rules[primitive](*args, **params)
     except MJError:
         raise
+    except Redispatch as redispatch:  # an operand's array type computes it (mj-xla's sharded)
+        return redispatch.handler(primitive, args, params)
     except (ValueError, TypeError) as err:
         raise _impl_error(primitive, args, err) from err
     except (RuntimeWarning, FloatingPointError):  # warnings made errors: JAX raises none

@@ -32,6 +32,9 @@ from mj_core._config import on_x64_change as on_x64_change
 from mj_core._eager_array import EagerArray as EagerArray
 from mj_core._eager_array import eager_result as eager_result
 from mj_core._eager_array import owned_data as owned_data
+from mj_core._eager_dispatch import EagerHandler as EagerHandler
+from mj_core._eager_dispatch import Redispatch as Redispatch
+from mj_core._eager_dispatch import eager_handlers as eager_handlers
 from mj_core._families import FAMILIES as FAMILIES
 from mj_core._primitive import Primitive as Primitive
 from mj_core._primitive import RuleTable as RuleTable

@@ -14,6 +14,7 @@ primitive family. It may import the layers below it (``mj_batch``, ``mj_autodiff
 """
 
 from mj_xla import _autodiff_lowering as _autodiff_lowering
+from mj_xla import _sharded_eager as _sharded_eager
 from mj_xla import rules as rules
 from mj_xla._array import Array as Array
 from mj_xla._backend_info import default_backend as default_backend

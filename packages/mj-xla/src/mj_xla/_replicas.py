@@ -147,11 +147,7 @@ def channel_attrs(global_ids: bool = True) -> dict[str, Any]:
 def replica_groups(prim_name: str, axis_name: Any, axis_index_groups: Any = None) -> ir.Attribute:
     """The ``replica_groups`` attribute of a collective over ``axis_name``: the devices
     differing only along its axes, each such group split by ``axis_index_groups`` if given
-    (index ``i`` is the group's ``i``-th device)."""
-    if _state.mesh is not None and axis_index_groups is not None:
-        raise NotImplementedError(
-            f"{prim_name}: axis_index_groups inside shard_map is not supported"
-        )
+    (index ``i`` is the group's ``i``-th device; as JAX, along every row of a mesh)."""
     groups = axis_groups(prim_name, axis_name)
     if axis_index_groups is None:
         return int64_attr(groups.tolist())

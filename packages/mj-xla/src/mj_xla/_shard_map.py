@@ -8,8 +8,8 @@ carries that jaxpr; it lowers as JAX does: each operand is constrained to its sp
 manual sharding), the body runs with collectives grouping the mesh's partitions, and each
 result goes back to a global array laid out by its out spec (``@SPMDShardToFullShape``).
 Outside ``jit`` it compiles itself. Its JVP is a ``shard_map`` of the body's JVP (tangents
-laid out as their primals). ``check_rep``/``check_vma`` are accepted; mj does not verify that
-an output an out spec calls replicated really is.
+laid out as their primals). With ``check_vma`` (the default) an out spec calling an output
+replicated along an axis its value may vary over is refused (:mod:`mj_xla._shard_map_vma`).
 """
 
 from __future__ import annotations
@@ -48,6 +48,7 @@ from mj_xla._executable import compile_jaxpr
 from mj_xla._jaxlib import Value
 from mj_xla._lowering import Avals, LoweringContext, Values, lowering_rules
 from mj_xla._replicas import mesh_axes
+from mj_xla._shard_map_vma import Vma, check_out_specs, jaxpr_vma, spec_vma
 from mj_xla._sharding import Mesh, NamedSharding, PartitionSpec, broadcast_prefix
 from mj_xla._sharding_constraint import sharding_custom_call
 
@@ -119,13 +120,18 @@ def shard_map(
             dimension ``d`` of an argument is split over the mesh axes ``spec[d]``; an axis
             no dimension names gives every device along it the same block.
         out_specs: the same for the outputs: how the blocks ``f`` returns assemble.
-        check_rep, check_vma, axis_names, auto: accepted for JAX compatibility.
+        check_vma: check, as JAX does, that every output an out spec calls replicated
+            along a mesh axis (by not naming it) is: a value that may differ between the
+            devices along that axis (not ``psum``-med over it) is refused. ``check_rep`` is
+            its older name (``mj.experimental.shard_map.shard_map``'s fourth argument).
+        axis_names, auto: accepted for JAX compatibility.
     """
     if f is None:
         return lambda fun: shard_map(fun, mesh, in_specs, out_specs, check_rep, check_vma=check_vma)
     if not isinstance(mesh, Mesh):
         raise TypeError(f"shard_map: mesh must be a Mesh, got {type(mesh).__name__}")
     name = getattr(f, "__name__", "shmap_body")
+    check = check_rep if check_vma is None else check_vma
 
     def wrapped(*args: Any) -> Any:
         flat, in_tree = tree_flatten(args)
@@ -147,6 +153,10 @@ def shard_map(
             jaxpr, consts = trace_to_jaxpr(body, local)
         out_tree = out_trees[0]
         o_specs = _specs(out_specs, out_tree, "shard_map out_specs")
+        if check:
+            in_vma: list[Vma] = [frozenset()] * len(consts) + [spec_vma(s) for s in specs]
+            out_vma = jaxpr_vma(jaxpr, in_vma)
+            check_out_specs(name, mesh, out_specs, out_tree, o_specs, out_vma)
         # closed-over values enter as replicated operands (every device sees all of them)
         const_specs = [PartitionSpec()] * len(consts)
         outs = bind(
@@ -158,7 +168,7 @@ def shard_map(
             in_specs=(*const_specs, *specs),
             out_specs=tuple(o_specs),
             name=name,
-            check_rep=check_rep if check_vma is None else check_vma,
+            check_rep=check,
         )
         return tree_unflatten(out_tree, outs)
 

@@ -7,19 +7,21 @@ computation over the same devices in the same layout moves no data. Its ``shardi
 which slice each device holds: a ``pmap`` output holds slice ``i`` of the leading axis on
 device ``i`` (:class:`PmapSharding`); a :class:`NamedSharding` splits dimensions over mesh
 axes and replicates over the others. ``np.asarray`` assembles the pieces on the host (once:
-the array is immutable); everything else (operators, indexing, NumPy functions,
-transformations) works on that host value, as for a single-device array.
+the array is immutable). An operation outside ``jit`` on it runs as a compiled program
+over its devices and returns a sharded array (:mod:`mj_xla._sharded_eager`);
+transformations and NumPy functions work on the host value, as for a single-device array.
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from mj_core import register_array_type
-from mj_core.extend import ConcreteArray, ShapedArray
+from mj_core.extend import ConcreteArray, Redispatch, ShapedArray, eager_handlers
 from mj_xla import _jaxlib
 from mj_xla._array import Array
 from mj_xla._donation import deleted_error
@@ -65,6 +67,16 @@ class ShardedArray(Array):
             host.flags.writeable = False
             self._host = host
         return host
+
+    def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        """Inside mj's eager evaluation (a call from ``mj_core``), refuse NumPy so the
+        operation is compiled over the devices and its result stays sharded
+        (:mod:`mj_xla._sharded_eager`); a user's own ``np.sin(x)`` computes on the host, as
+        for a ``jax.Array``."""
+        if sys._getframe(1).f_globals.get("__name__", "").startswith("mj_core."):
+            raise Redispatch(eager_handlers[type(self)])
+        host = [np.asarray(x) if isinstance(x, Array) else x for x in inputs]
+        return getattr(ufunc, method)(*host, **kwargs)
 
     @property
     def sharding(self) -> Sharding:

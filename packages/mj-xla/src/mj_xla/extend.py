@@ -6,7 +6,8 @@ whole extension surface: the ``lowering_rules`` table and its registration helpe
 :class:`LoweringContext` a rule receives, the value helpers rules share, the MLIR names rules
 emit ops with (``ir``, ``hlo``, ``chlo``, ``func``, ``Value``: higher layers never import
 jaxlib themselves), ``xla_call_p``, the primitive ``jit`` stages, and ``xla_pmap_p``, the
-one ``pmap`` stages.
+one ``pmap`` stages; ``vma_rules`` (with ``closed_vma``), where a primitive with a body says
+which mesh axes its outputs vary over inside a ``shard_map``.
 
 A rule is ``rule(ctx, avals_in, avals_out, in_vals, **params) -> list[Value]``, run with the
 module's MLIR context, location and insertion point active.
@@ -37,6 +38,9 @@ from mj_xla._promotion import compute_dtype as compute_dtype
 from mj_xla._promotion import lower_operands as lower_operands
 from mj_xla._promotion import register_elementwise as register_elementwise
 from mj_xla._shard_map import shard_map_p as shard_map_p
+from mj_xla._shard_map_vma import Vma as Vma
+from mj_xla._shard_map_vma import closed_vma as closed_vma
+from mj_xla._shard_map_vma import vma_rules as vma_rules
 from mj_xla._sharding_constraint import sharding_constraint_p as sharding_constraint_p
 from mj_xla._xla_call import xla_call_p as xla_call_p
 from mj_xla._xla_pmap import xla_pmap_p as xla_pmap_p

@@ -1,0 +1,64 @@
+"""Eager operations on sharded arrays, as JAX's ``apply_primitive``: one compiled program.
+
+An operation outside ``jit`` with an operand sharded over several devices is compiled as a
+one-primitive SPMD program over those devices (cached by primitive, params, operand types
+and shardings), so XLA's partitioner lays the result out, and it stays a sharded array:
+``x + 1`` of an array split over a mesh axis is split the same way. mj-core's eager path
+hands the operation here (:mod:`mj_core._eager_dispatch`) only once an impl rule meets a
+sharded operand, so operations on NumPy data never pay for this.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Hashable, Sequence
+from typing import Any
+
+import numpy as np
+
+from mj_core import Primitive, bind, get_aval, raise_to_shaped
+from mj_core.extend import ShapedArray, eager_handlers
+from mj_ir.extend import trace_to_jaxpr
+from mj_xla._executable import compile_jaxpr
+from mj_xla._sharded_array import ShardedArray
+from mj_xla._sharding import PmapSharding, Sharding
+from mj_xla._spmd_executable import SpmdExecutable
+
+__all__ = ["apply_sharded"]
+
+_MAX_EXECUTABLES = 256
+_executables: OrderedDict[Hashable, Any] = OrderedDict()
+
+
+def _operand(x: Any) -> tuple[ShapedArray, Sharding | None]:
+    if isinstance(x, ShardedArray):
+        return x._aval, x.sharding
+    return raise_to_shaped(get_aval(x)), None  # host data: XLA picks its layout
+
+
+def apply_sharded(prim: Primitive, args: Sequence[Any], params: dict[str, Any]) -> list[Any]:
+    """``prim`` on ``args`` (some sharded) as a compiled SPMD program; its outputs."""
+    typed = [_operand(x) for x in args]
+    shardings = [s for _, s in typed]
+    if any(isinstance(s, PmapSharding) for s in shardings):  # a pmap's output: on the host
+        return bind(prim, *[np.asarray(x) for x in args], **params)
+    avals = [a for a, _ in typed]
+    key: Hashable | None = (prim, tuple(params.items()), tuple(avals), tuple(shardings))
+    try:
+        exe = _executables.get(key)
+    except TypeError:  # an unhashable param (a list): compile without caching
+        key, exe = None, None
+    if exe is None:
+        jaxpr, consts = trace_to_jaxpr(lambda *xs: bind(prim, *xs, **params), avals)
+        exe = compile_jaxpr(jaxpr, consts, prim.name, in_shardings=shardings)
+        if key is not None:
+            _executables[key] = exe
+            if len(_executables) > _MAX_EXECUTABLES:
+                _executables.popitem(last=False)
+    else:
+        _executables.move_to_end(key)
+    assert isinstance(exe, SpmdExecutable)
+    return list(exe.run(args))
+
+
+eager_handlers[ShardedArray] = apply_sharded
