@@ -41,7 +41,8 @@ def apply_sharded(prim: Primitive, args: Sequence[Any], params: dict[str, Any]) 
     typed = [_operand(x) for x in args]
     shardings = [s for _, s in typed]
     if any(isinstance(s, PmapSharding) for s in shardings):  # a pmap's output: on the host
-        return bind(prim, *[np.asarray(x) for x in args], **params)
+        host = [np.asarray(x) if isinstance(x, ShardedArray) else x for x in args]
+        return bind(prim, *host, **params)  # (Python scalars stay weak)
     avals = [a for a, _ in typed]
     key: Hashable | None = (prim, tuple(params.items()), tuple(avals), tuple(shardings))
     try:
