@@ -544,12 +544,18 @@ def compile_spmd(
 
 def output_shardings(exe: LoadedExecutable) -> list[HloSharding]:
     """The layout of each output of an SPMD executable, as compiled."""
-    return [xc.HloSharding.from_proto(p) for p in exe.get_output_shardings()]
+    protos = exe.get_output_shardings()
+    if protos is None:  # one partition: XLA records none, every output is whole
+        return [xc.HloSharding.replicate()] * len(exe.get_output_layouts())
+    return [xc.HloSharding.from_proto(p) for p in protos]
 
 
 def parameter_shardings(exe: LoadedExecutable) -> list[HloSharding]:
     """The layout of each parameter of an SPMD executable, as compiled."""
-    return [xc.HloSharding.from_proto(p) for p in exe.get_parameter_shardings()]
+    protos = exe.get_parameter_shardings()
+    if protos is None:  # one partition: XLA records none, every parameter is whole
+        return [xc.HloSharding.replicate()] * len(exe.get_parameter_layouts())
+    return [xc.HloSharding.from_proto(p) for p in protos]
 
 
 # --- LAPACK kernels (jaxlib's typed-FFI custom-call targets) ----------------------------------

@@ -1,9 +1,10 @@
 """``pmap``: one program run on several devices, each on its slice of the mapped axis.
 
 ``pmap(f, axis_name="i")(xs)`` traces ``f`` once on one slice (the mapped axis removed) with
-``"i"`` in scope for collectives, compiles it as one replica per device (collectives over
-``"i"`` become StableHLO cross-replica ops, see :mod:`mj_xla.rules.parallel`), splits each
-mapped argument along that axis, one slice per device, and returns a :class:`ShardedArray`
+``"i"`` in scope for collectives, compiles it as one SPMD program over the devices, as JAX's
+``jit(shard_map(f))`` (collectives over ``"i"`` become StableHLO cross-partition ops, see
+:mod:`mj_xla.rules.parallel` and :mod:`mj_xla._pmap_spmd`), splits each mapped argument
+along that axis, one slice per device, and returns a :class:`ShardedArray`
 per output (the slices stay on their devices). Under a transformation the call binds the
 ``xla_pmap`` primitive (:mod:`mj_xla._xla_pmap`), whose rules make ``grad(pmap(f))``,
 ``pmap(grad(f))`` and ``vmap`` inside or around pmap work.
@@ -42,7 +43,8 @@ from mj_ir import ClosedJaxpr
 from mj_ir.extend import trace_to_jaxpr
 from mj_xla._array import Array
 from mj_xla._pmap_executable import resolve_devices, where
-from mj_xla._xla_pmap import xla_pmap_impl, xla_pmap_p
+from mj_xla._pmap_spmd import xla_pmap_impl
+from mj_xla._xla_pmap import xla_pmap_p
 
 __all__ = ["PmapFunction", "pmap"]
 

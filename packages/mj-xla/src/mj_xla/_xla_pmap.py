@@ -6,7 +6,7 @@ axis first (``mapped_invars`` says which); params as JAX's (``axis_name``, ``axi
 "Understanding jaxprs" (seed 004); every output is mapped, along axis 0. Its rules transform
 the carried per-device jaxpr with the pmap axis in scope (its collectives are traced again):
 jvp, vmap, partial evaluation and transpose, so ``grad(pmap(f))`` and ``vmap(pmap(f))`` work.
-The impl compiles the jaxpr as a replicated executable (:mod:`mj_xla._pmap_executable`);
+Its impl (:mod:`mj_xla._pmap_spmd`) runs the jaxpr as one SPMD program over the devices;
 inside a compiled program (``jit``, or a nested ``pmap``) the lowering splits the program's
 replicas along the new axis.
 """
@@ -42,7 +42,6 @@ from mj_core.extend import (
     abstract_eval_rules,
     bind,
     extend_axis_env,
-    impl_rules,
     raise_to_shaped,
 )
 from mj_ir import ClosedJaxpr, Jaxpr, JaxprEqn, Var
@@ -55,35 +54,12 @@ from mj_xla._lowering import (
     ir_constant,
     lowering_rules,
 )
-from mj_xla._pmap_executable import executable, resolve_devices, stacked
+from mj_xla._pmap_executable import stacked
 from mj_xla._replicas import in_mesh, replica_axis, replica_groups, replica_index
 
-__all__ = ["replicas_of", "xla_pmap_impl", "xla_pmap_p"]
+__all__ = ["nested_replicas", "replicas_of", "xla_pmap_p"]
 
 xla_pmap_p = Primitive("xla_pmap", multiple_results=True)
-
-
-def xla_pmap_impl(
-    *args: Any,
-    axis_name: Hashable,
-    axis_size: int,
-    backend: Any,
-    call_jaxpr: ClosedJaxpr,
-    devices: Any,
-    global_axis_size: Any,
-    mapped_invars: tuple[bool, ...],
-    name: str,
-) -> list[Any]:
-    inner = _nested_replicas(call_jaxpr)
-    if inner > 1 and devices is not None:
-        raise NotImplementedError(
-            f"pmap ({name}): a pmap nested in it needs devices=None (as in JAX)."
-        )
-    exe = executable(call_jaxpr, axis_name, resolve_devices(axis_size * inner, devices), inner)
-    return list(exe.run(args, mapped_invars))
-
-
-impl_rules[xla_pmap_p] = xla_pmap_impl
 
 
 def _xla_pmap_abstract_eval(
@@ -112,7 +88,7 @@ _MAX_REPLICA_COUNTS = 256
 _replica_counts: OrderedDict[int, tuple[ClosedJaxpr, int]] = OrderedDict()
 
 
-def _nested_replicas(call_jaxpr: ClosedJaxpr) -> int:
+def nested_replicas(call_jaxpr: ClosedJaxpr) -> int:
     """:func:`replicas_of` the body, cached by its identity: a pmap call pays a dict lookup,
     not a walk of the jaxpr."""
     key = id(call_jaxpr)
