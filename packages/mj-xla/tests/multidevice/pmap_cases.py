@@ -14,7 +14,18 @@ from mj_batch import vmap
 from mj_core import numpy as mnp
 from mj_core.prims import parallel as par
 from mj_ir import make_jaxpr
-from mj_xla import Array, ShardedArray, device_count, devices, jit, pmap
+from mj_xla import (
+    Array,
+    Mesh,
+    NamedSharding,
+    PartitionSpec,
+    ShardedArray,
+    device_count,
+    devices,
+    jit,
+    pmap,
+    shard_map,
+)
 
 N = 8
 assert device_count() == N, "run with MJ_NUM_CPU_DEVICES=8 (see test_xla_multidevice.py)"
@@ -273,6 +284,30 @@ def test_data_parallel_training_step_matches_one_device():
     replicated = pmap(step, axis_name="batch")(np.stack([w] * N), xb, yb)
     want = w - 0.1 * np.asarray(grad(loss)(w, xb.reshape(-1, 3), yb.reshape(-1, 2)))
     close(replicated, np.stack([want] * N))
+
+
+def test_outputs_are_laid_out_as_jax_0_10_2_lays_out_pmap_outputs():
+    # JAX 0.10.2 runs pmap as jit(shard_map) over a 1-d mesh named by the axis: each output
+    # is split along its leading axis over that mesh, P(axis_name), one block per device
+    out = pmap(lambda v: 2 * v, axis_name="rows")(X)
+    assert type(out.sharding) is NamedSharding
+    assert out.sharding.spec == PartitionSpec("rows")
+    assert out.sharding.mesh.axis_names == ("rows",)
+    assert list(out.sharding.mesh.devices.flat) == devices()
+    unnamed = pmap(lambda v: v, devices=devices()[4:])(X[:4])
+    assert unnamed.sharding.spec == PartitionSpec("_internal_pmap_axis_name")
+    assert list(unnamed.sharding.mesh.devices.flat) == devices()[4:]
+    assert [s.device for s in unnamed.addressable_shards] == devices()[4:]
+    close(unnamed, X[:4])
+
+
+def test_programs_over_one_device():
+    # one partition: XLA records no shardings for the parameters and outputs
+    close(pmap(lambda v: par.psum(v, "i"), axis_name="i")(X[:1]), X[:1])
+    mesh = Mesh(np.array(devices()[:1]), ("i",))
+    f = jit(shard_map(lambda v: par.psum(v, "i"), mesh=mesh, in_specs=PartitionSpec("i"),
+                      out_specs=PartitionSpec("i")))  # fmt: skip
+    close(f(X), X)
 
 
 def test_the_seed_example_prints_xla_pmap_around_psum():
