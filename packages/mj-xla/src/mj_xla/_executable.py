@@ -144,12 +144,15 @@ def compile_jaxpr(
     """Lower and compile ``jaxpr``; ``known`` are the values of its leading binders. With a
     sharding involved (given for an argument or output, or inside the jaxpr), the program is
     compiled for XLA's SPMD partitioner over the sharding's devices. ``donated`` flags the
-    arguments (after ``known``) whose buffers outputs may reuse."""
+    arguments (after ``known``) whose buffers outputs may reuse. A program holding a ``pmap``
+    is compiled as one replica per device (its arguments, however laid out, are gathered),
+    unless an output sharding or a sharding inside asks for SPMD."""
+    replicas = replicas_of(jaxpr)
+    explicit = any(s is not None for s in out_shardings)
+    if replicas > 1 and not explicit and spmd_placement(jaxpr, []) is None:
+        return ReplicatedJit(jaxpr, known, replicas)
     placement = spmd_placement(jaxpr, [*in_shardings, *out_shardings])
     if placement is None:
-        replicas = replicas_of(jaxpr)
-        if replicas > 1:  # a pmap inside: one replicated program
-            return ReplicatedJit(jaxpr, known, replicas)
         return Executable(jaxpr, known, name, donated)
     devices, mesh = placement
     n_args = len(jaxpr.in_binders) - len(known)

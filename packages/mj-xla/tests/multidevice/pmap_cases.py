@@ -358,6 +358,8 @@ def test_pmap_inside_jit():
     assert type(out) is Array
     close(out, (X / X.sum(0)).sum(0))
     assert "all-gather" in f.lower(X).compile().as_text()  # one program, restacking the pmap
+    sharded = pmap(lambda v: 2 * v, axis_name="i")(X)  # laid out over the devices
+    close(f(sharded), (X / X.sum(0)).sum(0))
 
 
 GRID = RNG.normal(size=(2, 4, 3)).astype(np.float32)
