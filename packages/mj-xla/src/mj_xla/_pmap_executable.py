@@ -1,6 +1,8 @@
 """Replicated executables: a per-device jaxpr compiled as one replica per device.
 
-``pmap`` runs its function this way (:mod:`mj_xla._pmap`). A mapped argument is split along
+A ``pmap`` runs its function this way when it needs replicas (:mod:`mj_xla._pmap_spmd`: a
+``pmap`` nested in it, ``axis_index_groups``), and so does a ``jit`` holding a ``pmap``;
+other ``pmap`` calls run as SPMD programs. A mapped argument is split along
 its leading axis, one slice per device (a :class:`ShardedArray` already on those devices is
 taken as is); an unmapped one is copied to every device; each output comes back as a
 :class:`ShardedArray`. Executions (of these and of SPMD programs) are serialised: XLA:CPU

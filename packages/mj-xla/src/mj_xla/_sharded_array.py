@@ -4,12 +4,14 @@
 A :class:`ShardedArray` is an :class:`~mj_xla.array.Array` whose buffer is jaxlib's global
 array (one buffer per device, in its sharding's device order), so passing it to the next
 computation over the same devices in the same layout moves no data. Its ``sharding`` says
-which slice each device holds: a ``pmap`` output holds slice ``i`` of the leading axis on
-device ``i`` (:class:`PmapSharding`); a :class:`NamedSharding` splits dimensions over mesh
-axes and replicates over the others. ``np.asarray`` assembles the pieces on the host (once:
-the array is immutable). An operation outside ``jit`` on it runs as a compiled program
-over its devices and returns a sharded array (:mod:`mj_xla._sharded_eager`);
-transformations and NumPy functions work on the host value, as for a single-device array.
+which slice each device holds: a :class:`NamedSharding` splits dimensions over mesh axes and
+replicates over the others (a ``pmap`` output is split along its leading axis over a one-axis
+mesh, as in JAX 0.10.2); the output of a ``pmap`` run as replicas (one holding a nested
+``pmap``) holds slice ``i`` of the leading axis on device ``i`` (:class:`PmapSharding`).
+``np.asarray`` assembles the pieces on the host (once: the array is immutable). An operation
+outside ``jit`` on it runs as a compiled program over its devices and returns a sharded array
+(:mod:`mj_xla._sharded_eager`); transformations and NumPy functions work on the host value,
+as for a single-device array.
 """
 
 from __future__ import annotations
