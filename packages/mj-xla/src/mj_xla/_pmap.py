@@ -73,14 +73,16 @@ def _leaf_axes(name: str, tree: Any, treedef: PyTreeDef, spec: Any) -> list[int 
 
 class _Entry:
     """One traced signature: the per-device jaxpr (constants hoisted as leading unmapped
-    operands), the constants and the output structure."""
+    operands), the constants, the output structure and (once known) each output's
+    ``out_axes`` entry."""
 
-    __slots__ = ("call_jaxpr", "consts", "out_tree")
+    __slots__ = ("call_jaxpr", "consts", "out_axes", "out_tree")
 
     def __init__(self, call_jaxpr: ClosedJaxpr, consts: list[Any], out_tree: PyTreeDef) -> None:
         self.call_jaxpr = call_jaxpr
         self.consts = consts
         self.out_tree = out_tree
+        self.out_axes: list[int | None] | None = None
 
 
 class PmapFunction:
@@ -90,6 +92,7 @@ class PmapFunction:
     __slots__ = (
         "__dict__",
         "__weakref__",
+        "_axes",
         "_axis_name",
         "_axis_size",
         "_cache",
@@ -120,6 +123,8 @@ class PmapFunction:
         self._devices = None if devices is None else tuple(devices)
         self._axis_size = axis_size
         self._cache: OrderedDict[Hashable, _Entry] = OrderedDict()
+        # each argument leaf's in_axes entry, by (positional count, argument structure)
+        self._axes: dict[tuple[int, PyTreeDef], list[int | None]] = {}
         functools.update_wrapper(self, fun)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
@@ -150,7 +155,12 @@ class PmapFunction:
             in_axes = tuple(a for i, a in enumerate(in_axes) if i not in static_pos)
         dyn_args = tuple(a for i, a in enumerate(args) if i not in static_pos)
         leaves, in_tree = tree_flatten((dyn_args, kwargs))
-        axes = _leaf_axes("in_axes", (dyn_args, kwargs), in_tree, (in_axes, 0))
+        axes = self._axes.get((nargs, in_tree))
+        if axes is None:
+            axes = _leaf_axes("in_axes", (dyn_args, kwargs), in_tree, (in_axes, 0))
+            if len(self._axes) >= 64:
+                self._axes.clear()
+            self._axes[nargs, in_tree] = axes
         size = self._mapped_size(leaves, axes)
         devices = resolve_devices(size, self._devices)
         moved, mapped, avals = [], [], []
@@ -182,8 +192,10 @@ class PmapFunction:
             outs: list[Any] = xla_pmap_impl(*operands, **params)
         else:
             outs = bind(xla_pmap_p, *operands, **params)
-        out = tree_unflatten(entry.out_tree, outs)
-        out_axes = _leaf_axes("out_axes", out, entry.out_tree, self._out_axes)
+        out_axes = entry.out_axes
+        if out_axes is None:
+            out = tree_unflatten(entry.out_tree, outs)
+            out_axes = entry.out_axes = _leaf_axes("out_axes", out, entry.out_tree, self._out_axes)
         return tree_unflatten(
             entry.out_tree, [_place_output(o, ax) for o, ax in zip(outs, out_axes, strict=True)]
         )
