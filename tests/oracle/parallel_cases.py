@@ -114,6 +114,22 @@ def test_under_pmap(name):
     close(mj.pmap(mj_f, axis_name="i")(x), np.asarray(jax.pmap(jax_f, axis_name="i")(x)))
 
 
+def test_pmap_outputs_are_laid_out_as_jax_lays_them_out():
+    # JAX 0.10.2's pmap is jit(shard_map) over a 1-d mesh: outputs split P(axis_name)
+    for kwargs, x in (({"axis_name": "i"}, X), ({}, X[:4]), ({"axis_name": "i"}, X[:, 0])):
+        got = mj.pmap(lambda v: 2 * v, **kwargs)(x)
+        want = jax.pmap(lambda v: 2 * v, **kwargs)(x)
+        assert type(got.sharding).__name__ == type(want.sharding).__name__ == "NamedSharding"
+        assert tuple(got.sharding.spec) == tuple(want.sharding.spec)
+        assert got.sharding.mesh.axis_names == want.sharding.mesh.axis_names
+        assert [s.data.shape for s in got.addressable_shards] == [
+            s.data.shape for s in want.addressable_shards
+        ]
+        assert [s.index for s in got.addressable_shards] == [
+            s.index for s in want.addressable_shards
+        ]
+
+
 def test_partial_ppermute_under_pmap():
     perm = [(0, 5), (5, 0), (2, 3)]
     got = mj.pmap(lambda v: lax.ppermute(v, "i", perm), axis_name="i")(X)
