@@ -149,7 +149,8 @@ class SpmdExecutable:
             self._output_sharding(given, hlo, aval.ndim, mesh)
             for given, hlo, aval in zip(in_shardings, chosen, self.arg_avals, strict=True)
         ]
-        compiled = _jaxlib.output_shardings(self._exe)
+        # (a program without outputs has one sharding: its empty result tuple's)
+        compiled = _jaxlib.output_shardings(self._exe) if self.out_avals else []
         self.out_shardings: list[Sharding] = [
             self._output_sharding(given, hlo, aval.ndim, mesh)
             for given, hlo, aval in zip(out_shardings, compiled, self.out_avals, strict=True)

@@ -301,6 +301,14 @@ def test_outputs_are_laid_out_as_jax_0_10_2_lays_out_pmap_outputs():
     close(unnamed, X[:4])
 
 
+def test_outputs_without_a_mapped_input():
+    assert pmap(lambda v: ())(X) == ()
+    close(pmap(lambda v: 1.5)(X), np.full(N, 1.5))
+    pair = pmap(lambda v: (v, v))(X)  # one input, returned twice
+    close(pair[0], X)
+    close(pair[1], X)
+
+
 def test_programs_over_one_device():
     # one partition: XLA records no shardings for the parameters and outputs
     close(pmap(lambda v: par.psum(v, "i"), axis_name="i")(X[:1]), X[:1])
