@@ -46,16 +46,20 @@ def where() -> str:
 
 
 _run_lock = threading.Lock()
-_in_flight: list[Any] = []  # the outputs of the last replicated execution
+# The completion token of the last multi-device execution: holding it rather than an output
+# lets an output the caller drops be freed at once, so the next one reuses its memory (held
+# outputs made the allocator return and re-fault a buffer's pages on most calls).
+_in_flight: list[Any] = []
 
 
 def run_serialised(exe: Any, bufs: Sequence[Any], handlers: Sequence[Any]) -> list[Any]:
     """Run a multi-device executable once the previous one has finished (see above)."""
     with _run_lock:
-        for out in _in_flight:
-            out.block_until_ready()
-        outs: list[Any] = exe.execute_sharded(list(bufs)).consume_with_handlers(list(handlers))
-        _in_flight[:] = outs[:1]
+        for token in _in_flight:
+            token.block_until_ready()
+        results = exe.execute_sharded(list(bufs), with_tokens=True)
+        _in_flight[:] = [results.consume_token()]
+        outs: list[Any] = results.consume_with_handlers(list(handlers))
     return outs
 
 
