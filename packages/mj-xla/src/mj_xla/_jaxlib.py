@@ -378,6 +378,23 @@ class _HostAval(NamedTuple):
 _put_shardings: dict[Any, _PutSharding] = {}
 
 
+def _takes_keyword(fn: Any, name: str) -> bool:
+    """Whether a jaxlib (nanobind) function's signature, as its docstring spells it, has the
+    parameter ``name``: how the door tells jaxlib versions apart without version tables."""
+    return f"{name}:" in (getattr(fn, "__doc__", None) or "")
+
+
+#: jaxlib 0.10's ``array_result_handler`` takes ``_skip_checks`` (skip validating the aval
+#: against the sharding on every call); from 0.11 it has no such keyword and checks nothing.
+RESULT_HANDLER_SKIPS_CHECKS = _takes_keyword(_jax.array_result_handler, "_skip_checks")
+
+
+def _array_result_handler(aval: Any, sharding: Any) -> Any:
+    if RESULT_HANDLER_SKIPS_CHECKS:
+        return _jax.array_result_handler(aval, sharding, True, _skip_checks=True)
+    return _jax.array_result_handler(aval, sharding, True)
+
+
 def put(x: np.ndarray[Any, Any]) -> Buffer:
     """Copy host data to the device (a copy: later host writes don't reach it)."""
     return put_on(x, _backend()[1])
@@ -388,7 +405,7 @@ def result_handler(aval: Any) -> Any:
     needs ``shape``, ``dtype`` and ``weak_type``. Building them once per executable is what
     makes dispatch cheap."""
     _, _, _, sharding = _backend()
-    return _jax.array_result_handler(aval, sharding, True, _skip_checks=True)
+    return _array_result_handler(aval, sharding)
 
 
 def to_numpy(buf: Buffer) -> np.ndarray[Any, Any]:
@@ -452,7 +469,7 @@ def assemble(bufs: Sequence[Buffer], aval: Any, devices: Sequence[Any]) -> Buffe
 def replicated_result_handler(aval: Any, devices: Sequence[Any]) -> Any:
     """A handler turning a replicated executable's per-device outputs into one multi-device
     buffer (see :func:`assemble`)."""
-    return _jax.array_result_handler(aval, _replicated_sharding(devices), True, _skip_checks=True)
+    return _array_result_handler(aval, _replicated_sharding(devices))
 
 
 def buffer_device(buf: Buffer) -> Any:
@@ -507,7 +524,7 @@ def sharded_array(
 
 def sharded_result_handler(aval: Any, devices: Sequence[Any], sharding: HloSharding) -> Any:
     """A handler turning an SPMD executable's per-device outputs into one global array."""
-    return _jax.array_result_handler(aval, _gspmd(devices, sharding), True, _skip_checks=True)
+    return _array_result_handler(aval, _gspmd(devices, sharding))
 
 
 def compile_spmd(
