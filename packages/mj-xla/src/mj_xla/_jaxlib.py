@@ -29,6 +29,7 @@ import ml_dtypes
 import numpy as np
 
 from mj_core import config
+from mj_xla import _plugins
 
 if importlib.util.find_spec("jax") is None:
     sys.modules.setdefault("jax._src.sharding_impls", None)  # type: ignore[arg-type]
@@ -44,6 +45,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 
 __all__ = [
     "PYTHON_CALLBACK_TARGET",
+    "RESULT_HANDLER_SKIPS_CHECKS",
     "Buffer",
     "LoadedExecutable",
     "Value",
@@ -53,6 +55,8 @@ __all__ = [
     "compile_module",
     "compile_replicated",
     "compile_spmd",
+    "copy_to_device",
+    "default_platform",
     "device",
     "devices",
     "func",
@@ -64,6 +68,7 @@ __all__ = [
     "ir",
     "ir_element_type",
     "ir_tensor_type",
+    "is_committed",
     "is_distributed",
     "is_local",
     "lapack_target",
@@ -71,11 +76,13 @@ __all__ = [
     "mlir_context",
     "output_shardings",
     "parameter_shardings",
+    "platforms",
     "process_count",
     "process_index",
     "put",
     "put_on",
     "replicated_result_handler",
+    "requested_platforms",
     "result_handler",
     "sharded_array",
     "sharded_result_handler",
@@ -165,7 +172,7 @@ def ir_tensor_type(shape: Sequence[int], dtype: np.dtype[Any]) -> ir.RankedTenso
     return ir.RankedTensorType.get(list(shape), ir_element_type(dtype))
 
 
-# --- the PJRT CPU client ----------------------------------------------------------------------
+# --- the PJRT clients: the CPU, and GPUs through plugins -------------------------------------
 
 _client_lock = threading.Lock()
 _client: Any = None
@@ -264,7 +271,7 @@ def process_count() -> int:
     return 1 if _distributed is None else _distributed.num_processes
 
 
-def _make_client(count: int) -> Any:
+def _make_cpu_client(count: int) -> Any:
     state = _distributed
     if state is None:
         return xc.make_cpu_client(num_devices=count)
@@ -277,14 +284,161 @@ def _make_client(count: int) -> Any:
     )
 
 
+#: Platform aliases as JAX has them: ``devices("gpu")`` means the CUDA or ROCm backend.
+_ALIASES = {"gpu": ("cuda", "rocm")}
+_clients: dict[str, Any] = {}  # started backends, by platform, the default one first
+_backend_errors: dict[str, str] = {}  # platforms that failed to start, with why
+_plugin_apis: dict[str, Any] = {}  # platform -> the loaded plugin's C API (loaded once)
+
+
+def _load_plugin(plugin: _plugins.Plugin) -> bool:
+    """``xc.load_pjrt_plugin_dynamically`` (once per platform); False, with JAX's warning,
+    when the library cannot be loaded."""
+    if plugin.platform in _plugin_apis:
+        return True
+    try:
+        c_api = xc.load_pjrt_plugin_dynamically(plugin.platform, plugin.library_path)
+    except Exception as err:  # jaxlib raises its runtime error, or OSError from dlopen
+        _plugins.logger.warning(
+            "mj: PJRT plugin configuration error: the %r plugin %s could not be loaded: %s; "
+            "falling back to the other backends",
+            plugin.platform,
+            plugin.library_path,
+            err,
+        )
+        return False
+    _plugin_apis[plugin.platform] = c_api
+    return True
+
+
+def _make_plugin_client(platform: str) -> Any:
+    """A PJRT C API client for a loaded plugin, with the options JAX gives GPU plugins; the
+    plugin's custom-call kernels (cuSOLVER, cuBLAS, ...) are registered with XLA first."""
+    options: dict[str, Any] = {}
+    if platform in _ALIASES["gpu"]:
+        options.update(xc.generate_pjrt_gpu_plugin_options())
+        _register_gpu_kernels(platform)
+    state = _distributed
+    if state is None:
+        return xc.make_c_api_client(platform, options, None)
+    options.update(node_id=state.process_id, num_nodes=state.num_processes)
+    return xc.make_c_api_client(platform, options, state.client)
+
+
+def _register_gpu_kernels(platform: str) -> None:
+    """Register the plugin package's kernels for ``platform`` as JAX does on import (jaxlib's
+    ``gpu_*`` modules find them in ``jax_cuda1x_plugin`` without importing jax); custom calls
+    lowered for the GPU name them."""
+    import functools
+    import importlib
+
+    xla_platform = platform.upper()
+    extension = None
+    for package in _jaxlib_plugin_packages(platform):
+        try:
+            extension = importlib.import_module(f"{package}.{platform}_plugin_extension")
+        except ImportError:
+            continue
+        break
+    if extension is not None:
+        c_api = _plugin_apis[platform]
+        xc.register_custom_type_handler(
+            xla_platform, functools.partial(extension.register_custom_type, c_api)
+        )
+        xc.register_custom_call_handler(
+            xla_platform, functools.partial(extension.register_custom_call_target, c_api)
+        )
+        for name, value in extension.ffi_types().items():
+            xc.register_custom_type(name, value, platform=xla_platform)
+        for name, value in extension.ffi_handlers().items():
+            xc.register_custom_call_target(name, value, platform=xla_platform, api_version=1)
+    for module in ("gpu_solver", "gpu_linalg", "gpu_prng", "gpu_sparse"):
+        try:
+            kernels = importlib.import_module(f"jaxlib.{module}")
+        except ImportError:
+            continue
+        for name, value, api_version in kernels.registrations().get(xla_platform, []):
+            xc.register_custom_call_target(
+                name, value, platform=xla_platform, api_version=api_version
+            )
+
+
+def _jaxlib_plugin_packages(platform: str) -> list[str]:
+    if platform == "cuda":
+        return ["jax_cuda13_plugin", "jax_cuda12_plugin"]
+    return ["jax_rocm7_plugin", "jax_rocm60_plugin"]
+
+
+def requested_platforms() -> list[str] | None:
+    """``config.platforms`` as a list (aliases such as ``gpu`` expanded), or None."""
+    if config.platforms is None:
+        return None
+    out: list[str] = []
+    for name in config.platforms.split(","):
+        out.extend(_ALIASES.get(name, (name,)))
+    return out
+
+
+def _start_backends() -> dict[str, Any]:
+    """Start the backends as JAX does: the requested platforms in that order (any failure is
+    an error), else every discovered plugin (failures are warnings) and the CPU, the highest
+    priority (a GPU) being the default."""
+    requested = requested_platforms()
+    found = {p.platform: p for p in _plugins.discover_plugins()}
+    if requested is None:
+        order = [(p, p.priority) for p in found.values()]
+        order.sort(key=lambda entry: -entry[1])
+        names = [p.platform for p, _ in order] + ["cpu"]
+    else:
+        names = requested
+    clients: dict[str, Any] = {}
+    for name in names:
+        if name in clients:
+            continue
+        try:
+            if name == "cpu":
+                clients[name] = _make_cpu_client(config.num_cpu_devices)
+                continue
+            plugin = found.get(name)
+            if plugin is None:
+                if requested is not None and name in _ALIASES["gpu"] and len(requested) > 1:
+                    continue  # "gpu" expands to cuda and rocm; one of them is enough
+                known = sorted({"cpu", *found})
+                raise RuntimeError(
+                    f"Backend {name!r} is not in the list of known backends: {known}"
+                )
+            if name == "cuda" and requested is None and not _plugins.has_visible_nvidia_gpu():
+                continue  # JAX starts CUDA only where an NVIDIA device is visible
+            if not _load_plugin(plugin):
+                raise RuntimeError(f"the plugin library {plugin.library_path} did not load")
+            clients[name] = _make_plugin_client(name)
+        except Exception as err:
+            _backend_errors[name] = str(err)
+            message = f"Unable to initialize backend '{name}': {err}"
+            if requested is not None:
+                raise RuntimeError(
+                    f"{message} (set MJ_PLATFORMS='' to automatically choose an available backend)"
+                ) from err
+            _plugins.logger.warning("mj: %s; falling back to the CPU", message)
+    if not clients:
+        raise RuntimeError(f"mj: no backend could be started from platforms {names}")
+    return clients
+
+
 def _backend() -> tuple[Any, Any, Any, Any]:
+    """The default backend's client, its first device (where uncommitted arrays live and
+    computations without committed inputs run), that device as a DeviceList, and its
+    sharding. Every backend starts on the first call."""
     global _client, _device, _device_list, _sharding
     if _client is None:
         with _client_lock:
             if _client is None:
+                clients = _start_backends()
                 count = config.num_cpu_devices
-                client = _make_client(count)
                 config.freeze("num_cpu_devices", f"the CPU backend started with {count}")
+                config.freeze("platforms", f"the backends started: {list(clients)}")
+                _clients.update(clients)
+                client = next(iter(clients.values()))
                 _devices[:] = client.local_devices()
                 _global_devices[:] = client.devices()
                 _device = _devices[0]
@@ -294,21 +448,61 @@ def _backend() -> tuple[Any, Any, Any, Any]:
     return _client, _device, _device_list, _sharding
 
 
+def _client_for(platform: str | None, api: str) -> Any:
+    """The started client of ``platform`` (an alias such as ``gpu`` included; None: the
+    default), or JAX's error naming what is available."""
+    _backend()
+    if platform is None:
+        return _client
+    for name in _ALIASES.get(platform, (platform,)):
+        if name in _clients:
+            return _clients[name]
+    failed = next((n for n in _ALIASES.get(platform, (platform,)) if n in _backend_errors), None)
+    if failed is not None:
+        raise RuntimeError(
+            f"{api}: Backend '{platform}' failed to initialize: {_backend_errors[failed]}. "
+            f"Available backends are {list(_clients)}"
+        )
+    if platform in _ALIASES:
+        raise RuntimeError(
+            f"{api}: Unknown backend: '{platform}' requested, but no platforms that are "
+            f"instances of {platform} are present. Platforms present are: {','.join(_clients)}"
+        )
+    raise RuntimeError(
+        f"{api}: Unknown backend {platform}. Available backends are {list(_clients)}"
+    )
+
+
+def platforms() -> list[str]:
+    """The started backends' platform names, the default one first."""
+    _backend()
+    return list(_clients)
+
+
+def default_platform() -> str:
+    """The default backend's platform as JAX names it (``"gpu"`` for CUDA and ROCm)."""
+    return str(_backend()[0].platform)
+
+
 def device() -> Any:
-    """The default CPU device: jit compiles for it and arrays live on it."""
+    """The default device: uncommitted arrays live on it and jit compiles for it."""
     return _backend()[1]
 
 
-def devices() -> list[Any]:
-    """Every CPU device of the computation (``config.num_cpu_devices`` per process)."""
-    _backend()
-    return list(_global_devices)
+def devices(platform: str | None = None, api: str = "devices") -> list[Any]:
+    """Every device of a backend (the default one), across processes."""
+    if platform is None:
+        _backend()
+        return list(_global_devices)
+    return list(_client_for(platform, api).devices())
 
 
-def local_devices() -> list[Any]:
-    """This process's CPU devices (``config.num_cpu_devices`` of them)."""
-    _backend()
-    return list(_devices)
+def local_devices(platform: str | None = None, api: str = "local_devices") -> list[Any]:
+    """This process's devices of a backend (the default one)."""
+    if platform is None:
+        _backend()
+        return list(_devices)
+    return list(_client_for(platform, api).local_devices())
 
 
 def is_local(device: Any) -> bool:
@@ -316,12 +510,16 @@ def is_local(device: Any) -> bool:
     return int(device.process_index) == process_index()
 
 
-def compile_module(module: ir.Module, host_callbacks: Sequence[Any] = ()) -> LoadedExecutable:
-    """Compile a StableHLO module (entry function ``main``) for the CPU device.
-    ``host_callbacks`` are the Python functions its :data:`PYTHON_CALLBACK_TARGET` custom
-    calls name by index."""
-    client, _, devices, _ = _backend()
-    return _compile(client, module, devices, xc.CompileOptions(), host_callbacks)
+def compile_module(
+    module: ir.Module, host_callbacks: Sequence[Any] = (), device: Any = None
+) -> LoadedExecutable:
+    """Compile a StableHLO module (entry function ``main``) for ``device`` (the default
+    device if None). ``host_callbacks`` are the Python functions its
+    :data:`PYTHON_CALLBACK_TARGET` custom calls name by index."""
+    client, _, device_list, _ = _backend()
+    if device is not None and device is not _device:
+        client, device_list = device.client, xc.DeviceList((device,))
+    return _compile(client, module, device_list, xc.CompileOptions(), host_callbacks)
 
 
 def _compile(
@@ -389,29 +587,56 @@ def _takes_keyword(fn: Any, name: str) -> bool:
 RESULT_HANDLER_SKIPS_CHECKS = _takes_keyword(_jax.array_result_handler, "_skip_checks")
 
 
-def _array_result_handler(aval: Any, sharding: Any) -> Any:
+def _array_result_handler(aval: Any, sharding: Any, committed: bool = True) -> Any:
     if RESULT_HANDLER_SKIPS_CHECKS:
-        return _jax.array_result_handler(aval, sharding, True, _skip_checks=True)
-    return _jax.array_result_handler(aval, sharding, True)
+        return _jax.array_result_handler(aval, sharding, committed, _skip_checks=True)
+    return _jax.array_result_handler(aval, sharding, committed)
 
 
 def put(x: np.ndarray[Any, Any]) -> Buffer:
-    """Copy host data to the device (a copy: later host writes don't reach it)."""
-    return put_on(x, _backend()[1])
+    """Copy host data to the default device, uncommitted (a copy: later host writes don't
+    reach it)."""
+    return put_on(x, _backend()[1], committed=False)
 
 
-def result_handler(aval: Any) -> Any:
-    """A reusable handler turning an executable's raw output into a device buffer; ``aval``
-    needs ``shape``, ``dtype`` and ``weak_type``. Building them once per executable is what
-    makes dispatch cheap."""
-    _, _, _, sharding = _backend()
-    return _array_result_handler(aval, sharding)
+def result_handler(aval: Any, device: Any = None, committed: bool = False) -> Any:
+    """A reusable handler turning an executable's raw output on ``device`` (the default one
+    if None) into a device buffer, ``committed`` to it or not; ``aval`` needs ``shape``,
+    ``dtype`` and ``weak_type``. Building them once per executable is what makes dispatch
+    cheap."""
+    sharding = _backend()[3] if device is None else _jax.SingleDeviceSharding(device)
+    return _array_result_handler(aval, sharding, committed)
+
+
+def is_committed(buf: Buffer) -> bool:
+    """Whether a buffer is committed to its device (JAX's ``Array.committed``)."""
+    return bool(buf._committed)
+
+
+def copy_to_device(buf: Buffer, aval: Any, dev: Any, committed: bool) -> Buffer:
+    """A copy of a single-device buffer on device ``dev`` (device to device, no host trip
+    where the two share a client)."""
+    if buffer_device(buf).client is not dev.client:
+        return put_on(to_numpy(buf), dev, committed)
+    return _jax.batched_device_put(
+        _HostAval(aval.shape, aval.dtype, aval.weak_type),
+        _put_sharding(dev),
+        [buf],
+        [dev],
+        committed,
+        True,  # force_copy
+        _jax.HostBufferSemantics.IMMUTABLE_ONLY_DURING_CALL,
+        True,
+    )
 
 
 def to_numpy(buf: Buffer) -> np.ndarray[Any, Any]:
     """A zero-copy, read-only NumPy view of a device buffer (waits until it is ready)."""
-    host: np.ndarray[Any, Any] = np.asarray(buf)
-    if host.dtype == object:  # bfloat16, float8: no buffer protocol; jaxlib's own copy
+    try:
+        host: np.ndarray[Any, Any] = np.asarray(buf)
+    except BufferError:  # a GPU buffer: no host memory to view
+        host = np.dtype(object).type()
+    if host.dtype == object:  # bfloat16, float8, GPU buffers: jaxlib's own host copy
         host = buf._single_device_array_to_np_array_did_copy()[0]
     return host
 
@@ -435,17 +660,21 @@ def compile_replicated(
     return _compile(client, module, device_list, options, host_callbacks)
 
 
-def put_on(x: np.ndarray[Any, Any], dev: Any) -> Buffer:
-    """:func:`put`, onto device ``dev``."""
+def _put_sharding(dev: Any) -> _PutSharding:
     sharding = _put_shardings.get(dev)
     if sharding is None:
         sharding = _put_shardings.setdefault(dev, _PutSharding(dev))
+    return sharding
+
+
+def put_on(x: np.ndarray[Any, Any], dev: Any, committed: bool = True) -> Buffer:
+    """:func:`put`, onto device ``dev``, committed to it unless told otherwise."""
     return _jax.batched_device_put(
         _HostAval(x.shape, x.dtype, False),
-        sharding,
+        _put_sharding(dev),
         [x],
         [dev],
-        True,  # committed
+        committed,
         True,  # force_copy
         _jax.HostBufferSemantics.IMMUTABLE_ONLY_DURING_CALL,
         True,  # enable_x64: the data's dtype is already mj's (no canonicalization)

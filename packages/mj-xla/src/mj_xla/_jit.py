@@ -16,6 +16,7 @@ so ``grad(jit(f))``, ``vmap(jit(f))`` and nested jits transform the traced jaxpr
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 import operator
@@ -32,7 +33,7 @@ from mj_core.extend import axis_env_signature, on_x64_change
 from mj_core.tree_util import PyTreeDef, tree_flatten, tree_unflatten
 from mj_ir import ClosedJaxpr, ShapeDtypeStruct
 from mj_ir.extend import trace_to_jaxpr
-from mj_xla._array import Array
+from mj_xla._array import Array, CommittedArray
 from mj_xla._executable import Executable, compile_jaxpr, drop_unused_arguments, inline_values
 from mj_xla._lowering import build_module
 from mj_xla._sharded_array import ShardedArray
@@ -55,6 +56,7 @@ class _Entry:
     __slots__ = (
         "closed",
         "consts",
+        "device",
         "donated",
         "executable",
         "in_shardings",
@@ -73,8 +75,10 @@ class _Entry:
         in_shardings: Sequence[Sharding | None] = (),
         out_shardings: Sequence[Sharding | None] = (),
         donated: Sequence[bool] = (),
+        device: Any = None,
     ) -> None:
         self.closed = closed
+        self.device = device  # where committed arguments put it (None: the default device)
         self.consts = consts
         self.out_tree = out_tree
         self.single_leaf = out_tree.node_type is None
@@ -93,6 +97,7 @@ class _Entry:
                 self.in_shardings,
                 self.out_shardings,
                 self.donated,
+                self.device,
             )
         return self.executable
 
@@ -313,7 +318,8 @@ class JitFunction(Generic[P, R]):
         flat_args, in_tree = tree_flatten((tuple(dyn_args), dyn_kwargs))
         to_aval = _abstract_leaf_aval if abstract else _leaf_aval
         avals = tuple([to_aval(x) for x in flat_args])
-        if not statics and not dyn_kwargs and _all_leaves(in_tree):
+        plain = not statics and not dyn_kwargs and _all_leaves(in_tree)
+        if plain:
             key: Hashable = avals  # the fast path's key
         else:
             key = (statics, in_tree, avals)
@@ -325,11 +331,15 @@ class JitFunction(Generic[P, R]):
         shardings = self._arg_shardings(flat_args, in_tree)
         if shardings:  # laid out over several devices: compiled for that layout
             key = (key, shardings)
+        device = _committed_device(flat_args, avals, self._fun if plain else None, self._name)
+        if device is not None:  # follows its committed arguments (outputs committed too)
+            key = (key, device)
         entry = self._cache.get(key)
         if entry is not None:
             self._cache.move_to_end(key)
             return entry, flat_args
         entry = self._trace(args, statics, in_tree, avals, shardings)
+        entry.device = device
         if self._donate_argnums or self._donate_argnames:
             entry.donated = self._donated_leaves(len(args), statics, in_tree)
         if not any(isinstance(c, Tracer) for c in entry.consts):
@@ -440,6 +450,44 @@ class JitFunction(Generic[P, R]):
 
     def __repr__(self) -> str:
         return f"<jit({self._name})>"
+
+
+def _committed_device(
+    flat_args: Sequence[Any], avals: Sequence[ShapedArray], fun: Any, name: str
+) -> Any:
+    """The device of the committed arguments (None when there are none), or JAX's
+    ``ValueError`` when two are committed to different devices."""
+    device: Any = None
+    first = -1
+    for i, x in enumerate(flat_args):
+        if type(x) is CommittedArray:
+            where = x.device
+            if device is None:
+                device, first = where, i
+            elif where is not device:
+                a, b = (
+                    _describe_arg(fun, name, j, avals[j], d)
+                    for j, d in ((first, device), (i, where))
+                )
+                raise ValueError(
+                    f"Received incompatible devices for jitted computation. Got {a} and "
+                    f"{b}{_where()}"
+                )
+    return device
+
+
+def _describe_arg(fun: Any, name: str, i: int, aval: ShapedArray, device: Any) -> str:
+    """JAX's words for an argument in a device mismatch: name (``fun``'s parameter when the
+    arguments are its plain positional arrays), shape and placement."""
+    params: list[str] = []
+    if fun is not None:
+        with contextlib.suppress(TypeError, ValueError):  # no signature: positions
+            params = list(inspect.signature(fun).parameters)
+    arg = params[i] if i < len(params) else f"args[{i}]"
+    return (
+        f"argument {arg} of {name} with shape {aval.str_short()} and device ids "
+        f"[{device.id}] on platform {device.platform.upper()}"
+    )
 
 
 def _is_sharding_leaf(x: Any) -> bool:
