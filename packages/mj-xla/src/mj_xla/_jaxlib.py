@@ -517,9 +517,11 @@ def compile_module(
     device if None). ``host_callbacks`` are the Python functions its
     :data:`PYTHON_CALLBACK_TARGET` custom calls name by index."""
     client, _, device_list, _ = _backend()
+    options = xc.CompileOptions()
     if device is not None and device is not _device:
         client, device_list = device.client, xc.DeviceList((device,))
-    return _compile(client, module, device_list, xc.CompileOptions(), host_callbacks)
+        options.device_assignment = xc.DeviceAssignment.create(np.array([[device.id]]))
+    return _compile(client, module, device_list, options, host_callbacks)
 
 
 def _compile(

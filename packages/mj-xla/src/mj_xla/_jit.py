@@ -484,9 +484,10 @@ def _describe_arg(fun: Any, name: str, i: int, aval: ShapedArray, device: Any) -
         with contextlib.suppress(TypeError, ValueError):  # no signature: positions
             params = list(inspect.signature(fun).parameters)
     arg = params[i] if i < len(params) else f"args[{i}]"
+    shape = f"{aval.dtype.name}[{','.join(str(d) for d in aval.shape)}]"
     return (
-        f"argument {arg} of {name} with shape {aval.str_short()} and device ids "
-        f"[{device.id}] on platform {device.platform.upper()}"
+        f"argument {arg} of {name} with shape {shape} and with device ids [{device.id}] on "
+        f"platform {device.platform.upper()}"
     )
 
 
