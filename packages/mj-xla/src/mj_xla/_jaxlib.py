@@ -301,7 +301,7 @@ def _load_plugin(plugin: _plugins.Plugin) -> bool:
     except Exception as err:  # jaxlib raises its runtime error, or OSError from dlopen
         _plugins.logger.warning(
             "mj: PJRT plugin configuration error: the %r plugin %s could not be loaded: %s; "
-            "falling back to the other backends",
+            "the backend is not available (the CPU always is)",
             plugin.platform,
             plugin.library_path,
             err,
@@ -370,58 +370,45 @@ def _jaxlib_plugin_packages(platform: str) -> list[str]:
 
 
 def requested_platforms() -> list[str] | None:
-    """``config.platforms`` as a list (aliases such as ``gpu`` expanded), or None."""
-    if config.platforms is None:
-        return None
-    out: list[str] = []
-    for name in config.platforms.split(","):
-        out.extend(_ALIASES.get(name, (name,)))
-    return out
+    """``config.platforms`` as a list, or None (every available backend)."""
+    return None if config.platforms is None else config.platforms.split(",")
 
 
-def _start_backends() -> dict[str, Any]:
-    """Start the backends as JAX does: the requested platforms in that order (any failure is
-    an error), else every discovered plugin (failures are warnings) and the CPU, the highest
-    priority (a GPU) being the default."""
-    requested = requested_platforms()
-    found = {p.platform: p for p in _plugins.discover_plugins()}
+def _start_backends(requested: list[str] | None) -> dict[str, Any]:
+    """Start the backends as JAX does. Every discovered plugin is loaded first (a library
+    that does not load is a warning, and the plugin is left out). Then, without
+    ``requested``, every loaded plugin (CUDA only where an NVIDIA device is visible) and the
+    CPU start, the highest priority (a GPU) first, which makes it the default; with
+    ``requested``, those platforms in that order (``gpu`` meaning CUDA or ROCm), and any
+    that cannot start is an error."""
+    loaded = {p.platform: p for p in _plugins.discover_plugins() if _load_plugin(p)}
     if requested is None:
-        order = [(p, p.priority) for p in found.values()]
-        order.sort(key=lambda entry: -entry[1])
-        names = [p.platform for p, _ in order] + ["cpu"]
+        by_priority = sorted(loaded.values(), key=lambda p: -p.priority)
+        names = [p.platform for p in by_priority] + ["cpu"]
     else:
-        names = requested
+        names = [n for r in requested for n in _ALIASES.get(r, (r,)) if r != "gpu" or n in loaded]
+        names += ["gpu"] if "gpu" in requested and not any(n in loaded for n in names) else []
     clients: dict[str, Any] = {}
-    for name in names:
-        if name in clients:
-            continue
+    for name in dict.fromkeys(names):
         try:
             if name == "cpu":
                 clients[name] = _make_cpu_client(config.num_cpu_devices)
-                continue
-            plugin = found.get(name)
-            if plugin is None:
-                if requested is not None and name in _ALIASES["gpu"] and len(requested) > 1:
-                    continue  # "gpu" expands to cuda and rocm; one of them is enough
-                known = sorted({"cpu", *found})
+            elif name not in loaded:
+                known = sorted({"cpu", *loaded})
                 raise RuntimeError(
-                    f"Backend {name!r} is not in the list of known backends: {known}"
+                    f"Backend '{name}' is not in the list of known backends: {known}."
                 )
-            if name == "cuda" and requested is None and not _plugins.has_visible_nvidia_gpu():
-                continue  # JAX starts CUDA only where an NVIDIA device is visible
-            if not _load_plugin(plugin):
-                raise RuntimeError(f"the plugin library {plugin.library_path} did not load")
-            clients[name] = _make_plugin_client(name)
+            elif name != "cuda" or requested is not None or _plugins.has_visible_nvidia_gpu():
+                clients[name] = _make_plugin_client(name)
         except Exception as err:
             _backend_errors[name] = str(err)
-            message = f"Unable to initialize backend '{name}': {err}"
-            if requested is not None:
-                raise RuntimeError(
-                    f"{message} (set MJ_PLATFORMS='' to automatically choose an available backend)"
-                ) from err
-            _plugins.logger.warning("mj: %s; falling back to the CPU", message)
-    if not clients:
-        raise RuntimeError(f"mj: no backend could be started from platforms {names}")
+            hint = (
+                "set MJ_PLATFORMS='' to automatically choose an available backend"
+                if requested is not None
+                else "you may need to uninstall the failing plugin package, or set "
+                "MJ_PLATFORMS=cpu to skip this backend."
+            )
+            raise RuntimeError(f"Unable to initialize backend '{name}': {err} ({hint})") from err
     return clients
 
 
@@ -433,7 +420,7 @@ def _backend() -> tuple[Any, Any, Any, Any]:
     if _client is None:
         with _client_lock:
             if _client is None:
-                clients = _start_backends()
+                clients = _start_backends(requested_platforms())
                 count = config.num_cpu_devices
                 config.freeze("num_cpu_devices", f"the CPU backend started with {count}")
                 config.freeze("platforms", f"the backends started: {list(clients)}")

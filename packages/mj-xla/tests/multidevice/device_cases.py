@@ -49,11 +49,13 @@ def test_device_put_to_a_device_commits(devs):
 def test_device_put_moves_an_array_between_devices(devs):
     x = mj.device_put(np.arange(4, dtype=np.int32), devs[1])
     y = mj.device_put(x, devs[3])
-    assert y.device is devs[3] and y.committed
+    assert y.device is devs[3]
+    assert y.committed
     assert x.device is devs[1]  # the source is untouched
     np.testing.assert_array_equal(np.asarray(y), [0, 1, 2, 3])
     z = mj.device_put(mj.device_put(np.ones(2, np.float32)), devs[1])
-    assert z.device is devs[1] and z.committed
+    assert z.device is devs[1]
+    assert z.committed
 
 
 def test_jit_follows_its_committed_input(devs):
@@ -61,13 +63,15 @@ def test_jit_follows_its_committed_input(devs):
     host = np.arange(3.0, dtype=np.float32)
     x = mj.device_put(host, devs[2])
     out = f(x, mj.device_put(np.ones(3, np.float32)))  # the uncommitted one moves
-    assert out.device is devs[2] and out.committed
+    assert out.device is devs[2]
+    assert out.committed
     np.testing.assert_allclose(np.asarray(out), host * 2 + 1)
     out2 = f(x, host)  # host data goes to the committed device too
     assert out2.device is devs[2]
     # the same signature without committed inputs: the default device, uncommitted
     plain = f(mj.device_put(host), mj.device_put(host))
-    assert plain.device is devs[0] and not plain.committed
+    assert plain.device is devs[0]
+    assert not plain.committed
     np.testing.assert_allclose(np.asarray(plain), host * 3)
     # and the committed result feeds the next computation on its device
     again = f(out, out)
@@ -103,7 +107,9 @@ def test_committed_device_and_outputs_of_several_results(devs):
     f = mj.jit(lambda x: (x.sum(), {"sq": x * x}))
     x = mj.device_put(np.arange(4.0, dtype=np.float32), devs[1])
     total, rest = f(x)
-    assert total.device is devs[1] and rest["sq"].device is devs[1]
-    assert total.committed and rest["sq"].committed
+    assert total.device is devs[1]
+    assert rest["sq"].device is devs[1]
+    assert total.committed
+    assert rest["sq"].committed
     assert float(total) == 6.0
     np.testing.assert_array_equal(np.asarray(rest["sq"]), [0.0, 1.0, 4.0, 9.0])
