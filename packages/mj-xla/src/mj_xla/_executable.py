@@ -68,6 +68,7 @@ class Executable:
             inline_values(known),
             host_callbacks=self._host_callbacks,
             donated=[False] * len(known) + _kept_flags(donated, self._kept) if any(donated) else (),
+            platform=_jaxlib.lowering_platform(device),
         )
         self._jaxpr = jaxpr  # kept for debug_nans' op-by-op re-run
         self._known = list(known)

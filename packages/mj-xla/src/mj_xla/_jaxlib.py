@@ -73,6 +73,7 @@ __all__ = [
     "is_local",
     "lapack_target",
     "local_devices",
+    "lowering_platform",
     "mlir_context",
     "output_shardings",
     "parameter_shardings",
@@ -464,6 +465,16 @@ def platforms() -> list[str]:
     """The started backends' platform names, the default one first."""
     _backend()
     return list(_clients)
+
+
+def lowering_platform(device: Any = None) -> str:
+    """The platform lowering rules are registered under (``"cpu"``, ``"cuda"``, ``"rocm"``)
+    for ``device``'s backend (the default one if None)."""
+    client = _backend()[0] if device is None else device.client
+    for name, started in _clients.items():
+        if started is client or started.platform == client.platform:
+            return name
+    return str(client.platform)
 
 
 def default_platform() -> str:

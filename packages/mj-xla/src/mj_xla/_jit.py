@@ -33,6 +33,7 @@ from mj_core.extend import axis_env_signature, on_x64_change
 from mj_core.tree_util import PyTreeDef, tree_flatten, tree_unflatten
 from mj_ir import ClosedJaxpr, ShapeDtypeStruct
 from mj_ir.extend import trace_to_jaxpr
+from mj_xla import _jaxlib
 from mj_xla._array import Array, CommittedArray
 from mj_xla._executable import Executable, compile_jaxpr, drop_unused_arguments, inline_values
 from mj_xla._lowering import build_module
@@ -41,7 +42,7 @@ from mj_xla._sharding import PmapSharding, Sharding, broadcast_prefix
 from mj_xla._spmd_executable import SpmdExecutable
 from mj_xla._xla_call import xla_call_p
 
-__all__ = ["Compiled", "JitFunction", "Lowered", "jit"]
+__all__ = ["Compiled", "JitFunction", "Lowered", "Traced", "jit"]
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -436,6 +437,12 @@ class JitFunction(Generic[P, R]):
         entry, _ = self._entry_for(args, kwargs, abstract=True)
         return Lowered(entry)
 
+    def trace(self, *args: Any, **kwargs: Any) -> Traced:
+        """Trace for these arguments (as :meth:`lower`); ``.lower(lowering_platforms=...)``
+        then lowers for a platform of choice, as JAX's ``jit(f).trace(...)``."""
+        entry, _ = self._entry_for(args, kwargs, abstract=True)
+        return Traced(entry)
+
     def _cache_size(self) -> int:
         """Number of traced signatures currently cached for this function."""
         return len(self._cache)
@@ -501,24 +508,57 @@ def _all_leaves(in_tree: PyTreeDef) -> bool:
     return all(c.node_type is None for c in args_tree.child_treedefs)
 
 
-class Lowered:
-    """A traced and lowered call: ``as_text()`` is the StableHLO module, ``compile()`` the
-    executable."""
+class Traced:
+    """A traced call (JAX's ``jax.stages.Traced``): its jaxpr, and lowering it."""
 
     __slots__ = ("_entry",)
 
     def __init__(self, entry: _Entry) -> None:
         self._entry = entry
 
+    @property
+    def jaxpr(self) -> ClosedJaxpr:
+        return self._entry.closed
+
+    def lower(self, *, lowering_platforms: Sequence[str] | None = None) -> Lowered:
+        """Lower for the platform the call would run on, or for ``lowering_platforms`` (one
+        platform: ``("cuda",)`` gives the GPU module as text on any machine, with the
+        platform's lowering rules and custom-call targets)."""
+        if lowering_platforms is None:
+            return Lowered(self._entry)
+        platforms = tuple(lowering_platforms)
+        if len(platforms) != 1:
+            raise NotImplementedError(
+                f"lower: lowering for several platforms at once ({platforms}) is not "
+                "supported; lower once per platform"
+            )
+        return Lowered(self._entry, platforms[0])
+
+
+class Lowered:
+    """A traced and lowered call: ``as_text()`` is the StableHLO module, ``compile()`` the
+    executable."""
+
+    __slots__ = ("_entry", "_platform")
+
+    def __init__(self, entry: _Entry, platform: str | None = None) -> None:
+        self._entry = entry
+        self._platform = platform  # None: the platform the call runs on
+
     def as_text(self) -> str:
         """The StableHLO module (MLIR text)."""
         entry = self._entry
+        if self._platform is not None:  # for another platform: text only, never compiled
+            jaxpr, _ = drop_unused_arguments(entry.closed.jaxpr, len(entry.consts))
+            module, _ = build_module(jaxpr, inline_values(entry.consts), platform=self._platform)
+            return str(module)
         if entry.in_shardings or entry.out_shardings or any(entry.donated):  # as compiled
             entry.compile()
         if entry.executable is not None:
             return entry.executable.as_text()
         jaxpr, _ = drop_unused_arguments(entry.closed.jaxpr, len(entry.consts))
-        module, _ = build_module(jaxpr, inline_values(entry.consts))
+        platform = _jaxlib.lowering_platform(entry.device)
+        module, _ = build_module(jaxpr, inline_values(entry.consts), platform=platform)
         return str(module)
 
     @property
@@ -526,6 +566,14 @@ class Lowered:
         return self._entry.closed
 
     def compile(self) -> Compiled:
+        if self._platform is not None and self._platform != _jaxlib.lowering_platform(
+            self._entry.device
+        ):
+            raise ValueError(
+                f"compile: this call was lowered for platform {self._platform!r}, but it "
+                f"would run on {_jaxlib.lowering_platform(self._entry.device)!r}; lower it "
+                "without lowering_platforms to compile it here"
+            )
         return Compiled(self._entry)
 
 

@@ -138,7 +138,7 @@ def discover_plugins() -> list[Plugin]:
     for plugin in _from_environment():
         found.setdefault(plugin.platform, plugin)
     for name in _plugin_modules():
-        plugin = _from_module(name)
-        if plugin is not None:
-            found.setdefault(plugin.platform, plugin)
+        located = _from_module(name)
+        if located is not None:
+            found.setdefault(located.platform, located)
     return list(found.values())
