@@ -50,8 +50,8 @@ def _ops(text, name):
 
 @pytest.mark.parametrize("platform", ["cpu", "cuda"])
 @pytest.mark.parametrize("name", sorted(MJ))
-def test_custom_calls_match_jax(name, platform, dtype=np.float32):
-    x = (SPD if name in ("cholesky", "eigh") else A).astype(dtype)
+def test_custom_calls_match_jax(name, platform):
+    x = (SPD if name in ("cholesky", "eigh") else A).astype(np.float32)
     ours = mj.jit(MJ[name]).trace(x).lower(lowering_platforms=(platform,)).as_text()
     theirs = jax.jit(JAX[name]).trace(x).lower(lowering_platforms=(platform,)).as_text()
     assert _calls(ours) == _calls(theirs)

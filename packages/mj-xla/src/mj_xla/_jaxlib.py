@@ -634,11 +634,13 @@ def to_numpy(buf: Buffer) -> np.ndarray[Any, Any]:
     """A zero-copy, read-only NumPy view of a device buffer (waits until it is ready)."""
     try:
         host: np.ndarray[Any, Any] = np.asarray(buf)
+        if host.dtype != object:
+            return host
     except BufferError:  # a GPU buffer: no host memory to view
-        host = np.dtype(object).type()
-    if host.dtype == object:  # bfloat16, float8, GPU buffers: jaxlib's own host copy
-        host = buf._single_device_array_to_np_array_did_copy()[0]
-    return host
+        pass
+    # bfloat16, float8 (no buffer protocol), GPU buffers: jaxlib's own copy to the host
+    copied: np.ndarray[Any, Any] = buf._single_device_array_to_np_array_did_copy()[0]
+    return copied
 
 
 JaxRuntimeError = _jax.JaxRuntimeError

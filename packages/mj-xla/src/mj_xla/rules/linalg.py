@@ -20,12 +20,12 @@ error naming the primitive and the platform.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
-from mj_core import ShapedArray
+from mj_core import Primitive, ShapedArray
 from mj_core.prims import linalg as la
 from mj_xla._jaxlib import Value, hlo, ir, lapack_target
 from mj_xla._lowering import (
@@ -44,7 +44,7 @@ __all__: list[str] = []
 _INT32 = np.dtype(np.int32)
 
 
-def _register(prim: Any, *platforms: str) -> Any:
+def _register(prim: Primitive, *platforms: str) -> Callable[[LoweringRule], LoweringRule]:
     """Decorator: ``rule`` is the lowering of ``prim`` for each of ``platforms``."""
 
     def decorate(rule: LoweringRule) -> LoweringRule:
@@ -183,7 +183,7 @@ def _cholesky_lowering(
     batch = aval.shape[:-2]
     info_aval = ShapedArray(batch, _INT32)
     target = _solver_target(ctx, "potrf", aval.dtype)
-    flags: dict[str, str | bool] = {"lower": True} if ctx.platform == "cuda" else {"uplo": "L"}
+    flags: dict[str, Any] = {"lower": True} if ctx.platform == "cuda" else {"uplo": "L"}
     factor, info = _lapack_call(target, in_vals, avals_in, [aval, info_aval], {0: 0}, **flags)
     factor = _nan_where_not_ok(_info_ok(info, batch), batch, factor, aval)
     return [_band(factor, aval, lower=True)]  # potrf leaves the upper triangle as it was
@@ -306,10 +306,10 @@ def _lu_lowering(
     pivots = hlo.subtract(pivots, _full(1, piv_aval))  # LAPACK counts from 1
     lu = _nan_where_not_ok(_info_ok(info, batch, "GE"), batch, lu, lu_aval)
     if ctx.platform == "cuda":  # the plugin's kernel, as JAX
-        (perm,) = _lapack_call(
+        (permutation,) = _lapack_call(
             "cu_lu_pivots_to_permutation", [pivots], [piv_aval], [perm_aval], {}, core_rank=1
         )
-        return [lu, pivots, perm]
+        return [lu, pivots, permutation]
     return [lu, pivots, _pivots_to_permutation(pivots, piv_aval, lu_aval.shape[-2])]
 
 
@@ -329,7 +329,7 @@ def _eigh_lowering(
     info_aval = ShapedArray(batch, _INT32)
     prefix = "he" if v_aval.dtype.kind == "c" and ctx.platform == "cpu" else "sy"
     target = _solver_target(ctx, f"{prefix}evd", v_aval.dtype)  # ?evd sorts ascending
-    flags: dict[str, str | int | bool] = (
+    flags: dict[str, Any] = (
         {"algorithm": 0, "lower": lower}  # cuSOLVER's default (QR-based) algorithm
         if ctx.platform == "cuda"
         else {"mode": "V", "uplo": "L" if lower else "U"}
