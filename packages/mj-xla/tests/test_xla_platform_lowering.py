@@ -9,8 +9,9 @@ import re
 import numpy as np
 import pytest
 
-from mj_core import MissingRuleError, Primitive, ShapedArray, bind1, impl_rules
+from mj_core import MissingRuleError, Primitive, ShapedArray, bind, bind1, impl_rules
 from mj_core import lax_linalg as la
+from mj_core.prims.callback import HostCallback, debug_callback_p
 from mj_ir import abstract_eval_rules
 from mj_xla import jit
 from mj_xla.extend import hlo, lowering_rules, platform_lowering_rules, register_lowering
@@ -114,3 +115,19 @@ def test_lowering_for_another_platform_is_text_only():
         lowered.compile()
     with pytest.raises(NotImplementedError, match="several platforms at once"):
         jit(lambda a: a).trace(A).lower(lowering_platforms=("cuda", "cpu"))
+
+
+def test_host_callbacks_use_the_platforms_python_callback_target():
+    """JAX's ``xla_ffi_python_{cpu,gpu}_callback`` (jax/_src/callback.py: ``gpu`` for cuda and
+    rocm); JAX itself cannot lower a callback for a platform without its backend."""
+    seen = []
+    cb = HostCallback(lambda *args: seen.append(args), "test")
+
+    def f(x):
+        return (bind(debug_callback_p, x, callback=cb), x * 2)[1]
+
+    traced = jit(f).trace(np.ones(3, np.float32))
+    assert _targets(traced.lower().as_text()) == ["xla_ffi_python_cpu_callback"]
+    cuda = traced.lower(lowering_platforms=("cuda",)).as_text()
+    assert _targets(cuda) == ["xla_ffi_python_gpu_callback"]
+    assert seen == []  # lowering never runs the callback

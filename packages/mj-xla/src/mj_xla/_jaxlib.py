@@ -82,6 +82,7 @@ __all__ = [
     "process_index",
     "put",
     "put_on",
+    "python_callback_target",
     "replicated_result_handler",
     "requested_platforms",
     "result_handler",
@@ -554,6 +555,13 @@ def _compile(
 #: compile call, which receives NumPy arrays and returns a tuple of arrays (one per result).
 #: jaxlib's CPU client registers it; JAX lowers ``debug.print``/``pure_callback`` to it.
 PYTHON_CALLBACK_TARGET = "xla_ffi_python_cpu_callback"
+
+
+def python_callback_target(platform: str) -> str:
+    """:data:`PYTHON_CALLBACK_TARGET` for a module lowered for ``platform``: on GPUs the
+    CUDA/ROCm plugin's ``xla_ffi_python_gpu_callback`` (same protocol; the kernel copies the
+    operands to the host and the results back), as JAX names it."""
+    return "xla_ffi_python_gpu_callback" if platform in _ALIASES["gpu"] else PYTHON_CALLBACK_TARGET
 
 
 class _PutSharding(_jax.SingleDeviceSharding):  # type: ignore[misc]
