@@ -290,13 +290,18 @@ def _make_cpu_client(count: int) -> Any:
 _ALIASES = {"gpu": ("cuda", "rocm")}
 _clients: dict[str, Any] = {}  # started backends, by platform, the default one first
 _backend_errors: dict[str, str] = {}  # platforms that failed to start, with why
-_plugin_apis: dict[str, Any] = {}  # platform -> the loaded plugin's C API (loaded once)
+# platform -> the plugin's C API, loaded once per process (None: JAX, imported alongside,
+# loaded it and registered its kernels).
+_plugin_apis: dict[str, Any] = {}
 
 
 def _load_plugin(plugin: _plugins.Plugin) -> bool:
     """``xc.load_pjrt_plugin_dynamically`` (once per platform); False, with JAX's warning,
     when the library cannot be loaded."""
     if plugin.platform in _plugin_apis:
+        return True
+    if xc.pjrt_plugin_loaded(plugin.platform):  # by JAX, in this process: its kernels too
+        _plugin_apis[plugin.platform] = None
         return True
     try:
         c_api = xc.load_pjrt_plugin_dynamically(plugin.platform, plugin.library_path)
@@ -316,6 +321,8 @@ def _load_plugin(plugin: _plugins.Plugin) -> bool:
 def _make_plugin_client(platform: str) -> Any:
     """A PJRT C API client for a loaded plugin, with the options JAX gives GPU plugins; the
     plugin's custom-call kernels (cuSOLVER, cuBLAS, ...) are registered with XLA first."""
+    if not xc.pjrt_plugin_initialized(platform):
+        xc.initialize_pjrt_plugin(platform)
     options: dict[str, Any] = {}
     if platform in _ALIASES["gpu"]:
         options.update(xc.generate_pjrt_gpu_plugin_options())
@@ -331,6 +338,9 @@ def _register_gpu_kernels(platform: str) -> None:
     """Register the plugin package's kernels for ``platform`` as JAX does on import (jaxlib's
     ``gpu_*`` modules find them in ``jax_cuda1x_plugin`` without importing jax); custom calls
     lowered for the GPU name them."""
+    c_api = _plugin_apis[platform]
+    if c_api is None:  # JAX loaded the plugin and registered them
+        return
     import functools
     import importlib
 
@@ -343,7 +353,6 @@ def _register_gpu_kernels(platform: str) -> None:
             continue
         break
     if extension is not None:
-        c_api = _plugin_apis[platform]
         xc.register_custom_type_handler(
             xla_platform, functools.partial(extension.register_custom_type, c_api)
         )

@@ -258,8 +258,30 @@ class JitFunction(Generic[P, R]):
                         if entry.single_leaf:
                             return outs[0]  # type: ignore[return-value]
                         return entry.output(outs)  # type: ignore[no-any-return]
+            if not key and arrays and type(arrays[0]) is CommittedArray:
+                outs = self._run_committed(arrays)
+                if outs is not None:
+                    return outs[0]  # type: ignore[no-any-return]
         entry, flat_args = self._entry_for(args, kwargs)
         return entry.output(self._run(entry, flat_args))  # type: ignore[no-any-return]
+
+    def _run_committed(self, arrays: tuple[Any, ...]) -> Any:
+        """The fast path for arrays all committed to one device (the key the slow path gives
+        them: avals, then the device); None when it does not apply or nothing is cached."""
+        device = arrays[0].device
+        key = []
+        for a in arrays:
+            if type(a) is not CommittedArray or a.device is not device:
+                return None
+            key.append(a._aval)
+        fast_key: Hashable = tuple(key)
+        if self._variant is not None:
+            fast_key = (fast_key, self._variant)
+        entry = self._cache.get((fast_key, device))
+        if entry is None or type(entry.executable) is not Executable:
+            return None
+        outs = entry.executable.run_buffers([a._buf for a in arrays])
+        return [outs[0]] if entry.single_leaf else [entry.output(outs)]
 
     def _run(self, entry: _Entry, flat_args: list[Any]) -> list[Any]:
         if is_eager() and not any(isinstance(c, Tracer) for c in entry.consts):

@@ -113,3 +113,24 @@ def test_committed_device_and_outputs_of_several_results(devs):
     assert rest["sq"].committed
     assert float(total) == 6.0
     np.testing.assert_array_equal(np.asarray(rest["sq"]), [0.0, 1.0, 4.0, 9.0])
+
+
+def test_committed_calls_take_the_cached_entry(devs):
+    traces = []
+
+    def f(x, y):
+        traces.append(1)
+        return x * y
+
+    g = mj.jit(f)
+    x = mj.device_put(np.full(3, 2.0, np.float32), devs[3])
+    for i in range(3):
+        out = g(x, x)
+        assert out.device is devs[3]
+        np.testing.assert_array_equal(np.asarray(out), 4.0)
+        assert len(traces) == 1, i
+    other = mj.device_put(np.ones(3, np.float32), devs[1])
+    assert g(other, other).device is devs[1]  # another device: another entry
+    assert len(traces) == 2
+    with pytest.raises(ValueError, match="Received incompatible devices"):
+        g(x, other)
