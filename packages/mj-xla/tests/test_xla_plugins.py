@@ -110,3 +110,14 @@ def test_a_whole_process_falls_back_to_the_cpu(plugin_root):
     assert out.returncode == 0, out.stderr[-3000:]
     assert out.stdout.strip() == "cpu [CpuDevice(id=0)] 6.0"
     assert "could not be loaded" in out.stderr
+
+
+def test_platforms_is_validated_and_fixed_once_the_backends_start():
+    from mj_core import config
+
+    _jaxlib.devices()  # the backends have started
+    with pytest.raises(ValueError, match="comma-separated list of platform names"):
+        config.update("platforms", "cuda,,cpu")
+    with pytest.raises(RuntimeError, match="platforms cannot be changed any more: the backends"):
+        config.update("platforms", "cuda,cpu")
+    assert config.platforms is None

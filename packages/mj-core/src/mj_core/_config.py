@@ -88,14 +88,14 @@ class _Config:
         name = name.removeprefix("jax_").removeprefix("mj_")
         if name not in self.__slots__:
             raise ValueError(f"Unknown config option {name!r}; options: {self.__slots__}")
+        if name == "platforms":
+            value = _check_platforms(value)
         if name in _FROZEN and value != getattr(self, name):
             raise RuntimeError(f"{name} cannot be changed any more: {_FROZEN[name]}")
         if name == "num_cpu_devices" and (type(value) is not int or value < 1):
             raise ValueError(f"num_cpu_devices must be a positive int, got {value!r}")
         if name == "numpy_rank_promotion":
             value = _check_rank_promotion(value)
-        if name == "platforms":
-            value = _check_platforms(value)
         if name == "enable_x64":
             value = bool(value)
         changed = value != getattr(self, name)

@@ -17,6 +17,8 @@ touches one module. Facts this module relies on (see ``shared/STABLEHLO.md``):
 
 from __future__ import annotations
 
+import functools
+import importlib
 import importlib.util
 import os
 import signal
@@ -84,7 +86,6 @@ __all__ = [
     "put_on",
     "python_callback_target",
     "replicated_result_handler",
-    "requested_platforms",
     "result_handler",
     "sharded_array",
     "sharded_result_handler",
@@ -341,9 +342,6 @@ def _register_gpu_kernels(platform: str) -> None:
     c_api = _plugin_apis[platform]
     if c_api is None:  # JAX loaded the plugin and registered them
         return
-    import functools
-    import importlib
-
     xla_platform = platform.upper()
     extension = None
     for package in _jaxlib_plugin_packages(platform):
@@ -380,7 +378,7 @@ def _jaxlib_plugin_packages(platform: str) -> list[str]:
     return ["jax_rocm7_plugin", "jax_rocm60_plugin"]
 
 
-def requested_platforms() -> list[str] | None:
+def _requested_platforms() -> list[str] | None:
     """``config.platforms`` as a list, or None (every available backend)."""
     return None if config.platforms is None else config.platforms.split(",")
 
@@ -431,7 +429,7 @@ def _backend() -> tuple[Any, Any, Any, Any]:
     if _client is None:
         with _client_lock:
             if _client is None:
-                clients = _start_backends(requested_platforms())
+                clients = _start_backends(_requested_platforms())
                 count = config.num_cpu_devices
                 config.freeze("num_cpu_devices", f"the CPU backend started with {count}")
                 config.freeze("platforms", f"the backends started: {list(clients)}")
