@@ -101,8 +101,13 @@ class Array(metaclass=_ArrayMeta):
 
     @property
     def device(self) -> Any:
-        """The device holding the data (JAX's ``Array.device`` of a single-device array)."""
-        return _jaxlib.buffer_device(self._buf)
+        """JAX's ``Array.device``: the device holding the data, or the sharding of an array
+        spread over several."""
+        devices = self.devices()
+        if len(devices) == 1:
+            (device,) = devices
+            return device
+        return self.sharding
 
     @property
     def committed(self) -> bool:
@@ -222,6 +227,10 @@ class CommittedArray(Array):
     __slots__ = ()
 
     @property
+    def device(self) -> Any:
+        return _jaxlib.buffer_device(self._buf)
+
+    @property
     def committed(self) -> bool:
         return True
 
@@ -248,8 +257,9 @@ def device_put(x: Any, device: Any = None) -> Any:
     """Move ``x`` (a pytree of NumPy arrays, Python scalars, Arrays) to the device.
 
     Arrays and tracers pass through unchanged; Python scalars keep their weak type
-    (``device_put(1.0) * float32_array`` stays float32). ``device`` is accepted for JAX
-    compatibility; there is one (CPU) device.
+    (``device_put(1.0) * float32_array`` stays float32). Host data goes to the default
+    device, uncommitted; placing data on a chosen device is ``mj.device_put``'s
+    (:mod:`mj_xla._device_put`), which calls this without one.
     """
     return tree_map(_put_leaf, x)
 
