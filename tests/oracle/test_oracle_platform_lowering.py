@@ -29,6 +29,9 @@ def _cases(np_, lax_linalg):
         "solve_triangular": lambda a: lax_linalg.triangular_solve(a, a, left_side=True, lower=True),
         "inv": lambda a: np_.linalg.inv(a),
         "slogdet": lambda a: np_.linalg.slogdet(a),
+        "svd": lambda a: np_.linalg.svd(a, full_matrices=False),
+        "svd_full": lambda a: np_.linalg.svd(a),
+        "svdvals": lambda a: np_.linalg.svd(a, compute_uv=False),
     }
 
 
@@ -57,12 +60,14 @@ def test_custom_calls_match_jax(name, platform):
     assert _calls(ours) == _calls(theirs)
     assert _calls(theirs) or (name == "solve_triangular" and platform == "cuda")
     assert _ops(ours, "triangular_solve") == _ops(theirs, "triangular_solve")
+    if name.startswith("svd") and platform == "cuda":  # gesvdj's V turned into V^H
+        assert _ops(ours, "transpose") == _ops(theirs, "transpose")
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.complex64])
 def test_cusolver_targets_are_one_per_routine_for_every_dtype(dtype):
     x = SPD.astype(dtype)
-    for name in ("cholesky", "qr", "eigh"):
+    for name in ("cholesky", "qr", "eigh", "svd"):
         ours = mj.jit(MJ[name]).trace(x).lower(lowering_platforms=("cuda",)).as_text()
         theirs = jax.jit(JAX[name]).trace(x).lower(lowering_platforms=("cuda",)).as_text()
         assert [t for t, _ in _calls(ours)] == [t for t, _ in _calls(theirs)], name

@@ -98,15 +98,26 @@ def test_cusolver_flags_are_booleans_where_lapack_has_characters():
     assert "mhlo.backend_config = {lower = true}" in lower(lowering_platforms=("cuda",)).as_text()
 
 
-@pytest.mark.parametrize("name", ["svd", "eig"])
-def test_cpu_only_linalg_fails_for_cuda_naming_the_primitive(name):
-    f = {"svd": lambda a: la.svd(a, full_matrices=False), "eig": lambda a: la.eig(a)}[name]
-    traced = jit(f).trace(A)
-    assert _targets(traced.lower().as_text())  # LAPACK on the CPU
+def test_eig_lowers_only_for_the_cpu_naming_primitive_and_platform():
+    traced = jit(lambda a: la.eig(a)).trace(A)
+    assert _targets(traced.lower().as_text()) == ["lapack_sgeev_ffi"]
     with pytest.raises(
-        MissingRuleError, match=f"Primitive '{name}' has no XLA lowering rule for platform 'cuda'"
+        MissingRuleError, match="Primitive 'eig' has no XLA lowering rule for platform 'cuda'"
     ):
         traced.lower(lowering_platforms=("cuda",)).as_text()
+
+
+def test_svd_on_cuda_is_the_jacobi_kernel_up_to_its_size():
+    f = jit(lambda a: la.svd(a, full_matrices=False))
+    cuda = f.trace(A).lower(lowering_platforms=("cuda",)).as_text()
+    assert _targets(cuda) == ["cusolver_gesvdj_ffi"]
+    assert "stablehlo.transpose" in cuda  # gesvdj returns V, svd V^H
+    big = np.zeros((1025, 4), np.float32)
+    with pytest.raises(
+        MissingRuleError,
+        match="'svd' has no XLA lowering rule for platform 'cuda' for a 1025x4 matrix",
+    ):
+        f.trace(big).lower(lowering_platforms=("cuda",)).as_text()
 
 
 def test_lowering_for_another_platform_is_text_only():

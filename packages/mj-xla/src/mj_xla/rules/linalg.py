@@ -14,8 +14,9 @@ On CUDA the same factorizations call the typed-FFI cuSOLVER targets the plugin r
 (``cusolver_potrf_ffi``, ``cusolver_getrf_ffi`` with ``cu_lu_pivots_to_permutation``,
 ``cusolver_geqrf_ffi``/``cusolver_orgqr_ffi``, ``cusolver_syevd_ffi``: one name for every
 dtype, boolean options), and ``triangular_solve`` is StableHLO's own op (cuBLAS in XLA), as in
-JAX. ``svd`` and ``eig`` lower only for the CPU: for another platform lowering stops with an
-error naming the primitive and the platform.
+JAX; ``svd`` is cuSOLVER's Jacobi kernel (``cusolver_gesvdj_ffi``, matrices up to 1024x1024).
+``eig`` lowers only for the CPU (JAX uses a hybrid MAGMA/CPU kernel on GPUs): for another
+platform lowering stops with an error naming the primitive and the platform.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from mj_core import Primitive, ShapedArray
+from mj_core import MissingRuleError, Primitive, ShapedArray
 from mj_core.prims import linalg as la
 from mj_xla._jaxlib import Value, hlo, ir, lapack_target
 from mj_xla._lowering import (
@@ -414,6 +415,65 @@ def _svd_lowering(
     if compute_uv:
         outs += [_nan_where_not_ok(ok, batch, u, u_aval), _nan_where_not_ok(ok, batch, vt, vt_aval)]
     return outs
+
+
+#: cuSOLVER's Jacobi SVD (``gesvdj``), JAX's choice on CUDA for matrices up to this size.
+_GESVDJ_MAX = 1024
+
+
+@_register(la.svd_p, "cuda")
+def _svd_cuda_lowering(
+    ctx: LoweringContext,
+    avals_in: Avals,
+    avals_out: Avals,
+    in_vals: Values,
+    *,
+    full_matrices: bool,
+    compute_uv: bool,
+) -> list[Value]:
+    """``cusolver_gesvdj_ffi`` as JAX calls it: ``V`` (not ``V^H``) comes back, and the
+    batched kernel has no economy mode up to 32x32 (full factors are sliced)."""
+    (aval,) = avals_in
+    *batch_list, m, n = aval.shape
+    batch = tuple(batch_list)
+    if max(m, n) > _GESVDJ_MAX:
+        raise MissingRuleError(
+            f"Primitive 'svd' has no XLA lowering rule for platform 'cuda' for a {m}x{n} "
+            f"matrix: mj lowers it to cuSOLVER's Jacobi kernel (gesvdj), for matrices up to "
+            f"{_GESVDJ_MAX}x{_GESVDJ_MAX} (JAX switches to gesvd beyond)"
+        )
+    k = min(m, n)
+    econ = not full_matrices and m > 32 and n > 32
+    s_aval = avals_out[0]
+    u_aval = ShapedArray((*batch, m, k if econ else m), aval.dtype)
+    v_aval = ShapedArray((*batch, n, k if econ else n), aval.dtype)
+    info_aval = ShapedArray(batch, _INT32)
+    _, s, u, v, info = _lapack_call(
+        "cusolver_gesvdj_ffi",
+        in_vals,
+        avals_in,
+        [aval, s_aval, u_aval, v_aval, info_aval],
+        {0: 0},
+        full_matrices=not econ,
+        compute_uv=compute_uv,
+    )
+    ok = _info_ok(info, batch)
+    outs = [_nan_where_not_ok(ok, batch, s, s_aval)]
+    if not compute_uv:
+        return outs
+    nb = len(batch)
+    vt = hlo.transpose(v, [*range(nb), nb + 1, nb])
+    if aval.dtype.kind == "c":
+        vt = hlo.complex(hlo.real(vt), hlo.negate(hlo.imag(vt)))
+    vt_aval = ShapedArray((*batch, v_aval.shape[-1], n), aval.dtype)
+    if not full_matrices and not econ:
+        u, u_aval = _slice_matrix(u, u_aval, m, k)
+        vt, vt_aval = _slice_matrix(vt, vt_aval, k, n)
+    return [
+        *outs,
+        _nan_where_not_ok(ok, batch, u, u_aval),
+        _nan_where_not_ok(ok, batch, vt, vt_aval),
+    ]
 
 
 # --- qr ---------------------------------------------------------------------------------------
