@@ -290,7 +290,6 @@ def _make_cpu_client(count: int) -> Any:
 #: Platform aliases as JAX has them: ``devices("gpu")`` means the CUDA or ROCm backend.
 _ALIASES = {"gpu": ("cuda", "rocm")}
 _clients: dict[str, Any] = {}  # started backends, by platform, the default one first
-_backend_errors: dict[str, str] = {}  # platforms that failed to start, with why
 # platform -> the plugin's C API, loaded once per process (None: JAX, imported alongside,
 # loaded it and registered its kernels).
 _plugin_apis: dict[str, Any] = {}
@@ -410,7 +409,6 @@ def _start_backends(requested: list[str] | None) -> dict[str, Any]:
             elif name != "cuda" or requested is not None or _plugins.has_visible_nvidia_gpu():
                 clients[name] = _make_plugin_client(name)
         except Exception as err:
-            _backend_errors[name] = str(err)
             hint = (
                 "set MJ_PLATFORMS='' to automatically choose an available backend"
                 if requested is not None
@@ -453,12 +451,6 @@ def _client_for(platform: str | None, api: str) -> Any:
     for name in _ALIASES.get(platform, (platform,)):
         if name in _clients:
             return _clients[name]
-    failed = next((n for n in _ALIASES.get(platform, (platform,)) if n in _backend_errors), None)
-    if failed is not None:
-        raise RuntimeError(
-            f"{api}: Backend '{platform}' failed to initialize: {_backend_errors[failed]}. "
-            f"Available backends are {list(_clients)}"
-        )
     if platform in _ALIASES:
         raise RuntimeError(
             f"{api}: Unknown backend: '{platform}' requested, but no platforms that are "

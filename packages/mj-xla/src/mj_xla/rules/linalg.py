@@ -462,7 +462,7 @@ def _svd_cuda_lowering(
     if not compute_uv:
         return outs
     nb = len(batch)
-    vt = hlo.transpose(v, [*range(nb), nb + 1, nb])
+    vt: Value = hlo.transpose(v, [*range(nb), nb + 1, nb])
     if aval.dtype.kind == "c":
         vt = hlo.complex(hlo.real(vt), hlo.negate(hlo.imag(vt)))
     vt_aval = ShapedArray((*batch, v_aval.shape[-1], n), aval.dtype)
