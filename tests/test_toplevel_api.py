@@ -296,8 +296,13 @@ def test_backend_and_device_queries():
     assert mj.device_count() == mj.local_device_count() == 1
     assert mj.local_devices() == mj.devices()
     assert mj.process_index() == 0
-    with pytest.raises(ValueError, match="backend 'gpu' is not available"):
+    assert mj.devices("cpu") == mj.devices()
+    with pytest.raises(RuntimeError, match="'gpu' requested, but no platforms that are"):
         mj.device_count("gpu")
+    with pytest.raises(
+        RuntimeError, match=r"Unknown backend tpu. Available backends are \['cpu'\]"
+    ):
+        mj.devices("tpu")
 
 
 def test_clear_caches_forces_retracing():

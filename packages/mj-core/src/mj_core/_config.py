@@ -8,6 +8,9 @@ and pdb; see ``mj.disable_jit()``).
 Both can be preset with the environment variables ``MJ_CHECK_JAXPRS=1`` / ``MJ_DEBUG_NANS=1``.
 ``num_cpu_devices``: how many CPU devices the XLA backend creates (``MJ_NUM_CPU_DEVICES``,
 default 1), for ``pmap`` without hardware; it must be set before the backend starts.
+``platforms``: the backends mj may use, in order of preference (``"cuda,cpu"``; JAX's
+``jax_platforms``, preset with ``MJ_PLATFORMS``); ``None`` picks every available one, a GPU
+first. Like ``num_cpu_devices`` it must be set before the backend starts.
 ``enable_x64``: 64-bit types (``MJ_ENABLE_X64=1``). Off by default, as in JAX: float32, int32,
 uint32 and complex64 are the default types and 64-bit inputs are narrowed to them. Switching it
 is safe at any time: every cache that depends on it (jit, typing memos) keys on it or is cleared
@@ -57,6 +60,7 @@ class _Config:
         "enable_x64",
         "num_cpu_devices",
         "numpy_rank_promotion",
+        "platforms",
     )
 
     def __init__(self) -> None:
@@ -65,6 +69,7 @@ class _Config:
         self.disable_jit = _flag("MJ_DISABLE_JIT")
         self.enable_x64 = _flag("MJ_ENABLE_X64")
         self.num_cpu_devices = int(os.environ.get("MJ_NUM_CPU_DEVICES", "1") or 1)
+        self.platforms = _check_platforms(os.environ.get("MJ_PLATFORMS"))
         rank = os.environ.get("MJ_NUMPY_RANK_PROMOTION", "allow") or "allow"
         self.numpy_rank_promotion = _check_rank_promotion(rank)
 
@@ -83,6 +88,8 @@ class _Config:
         name = name.removeprefix("jax_").removeprefix("mj_")
         if name not in self.__slots__:
             raise ValueError(f"Unknown config option {name!r}; options: {self.__slots__}")
+        if name == "platforms":
+            value = _check_platforms(value)
         if name in _FROZEN and value != getattr(self, name):
             raise RuntimeError(f"{name} cannot be changed any more: {_FROZEN[name]}")
         if name == "num_cpu_devices" and (type(value) is not int or value < 1):
@@ -115,6 +122,17 @@ def _check_rank_promotion(value: Any) -> str:
     if value not in _RANK_PROMOTION:
         raise ValueError(f"numpy_rank_promotion must be one of {_RANK_PROMOTION}, got {value!r}")
     return str(value)
+
+
+def _check_platforms(value: Any) -> str | None:
+    if value is None or value == "":
+        return None
+    if not isinstance(value, str) or not all(p.strip() for p in value.split(",")):
+        raise ValueError(
+            f"platforms must be a comma-separated list of platform names such as 'cuda,cpu' "
+            f"(or None for every available one), got {value!r}"
+        )
+    return ",".join(p.strip() for p in value.split(","))
 
 
 config = _Config()

@@ -30,7 +30,7 @@ from mj_xla import _jaxlib
 from mj_xla._donation import deleted_error
 from mj_xla._sharding import Shard, Sharding, SingleDeviceSharding
 
-__all__ = ["Array", "device_put", "to_buffer"]
+__all__ = ["Array", "CommittedArray", "device_put", "to_buffer"]
 
 
 class _ArrayMeta(type):
@@ -98,6 +98,24 @@ class Array(metaclass=_ArrayMeta):
 
     def devices(self) -> set[Any]:
         return self.sharding.device_set
+
+    @property
+    def device(self) -> Any:
+        """JAX's ``Array.device``: the device holding the data, or the sharding of an array
+        spread over several."""
+        devices = self.devices()
+        if len(devices) == 1:
+            (device,) = devices
+            return device
+        return self.sharding
+
+    @property
+    def committed(self) -> bool:
+        """Whether the array is committed to its device, as JAX defines it: placed there by
+        ``device_put(x, device)``, or computed from committed inputs. Computations follow
+        their committed inputs' device; uncommitted arrays (on the default device) go where
+        they are needed."""
+        return False
 
     @property
     def is_fully_replicated(self) -> bool:
@@ -200,6 +218,23 @@ class Array(metaclass=_ArrayMeta):
 install_array_methods(Array)
 
 
+class CommittedArray(Array):
+    """A device array committed to its device (see :attr:`Array.committed`). A type of its
+    own so that jit's dispatch fast path, which takes only plain :class:`Array` arguments,
+    needs no per-call placement check: a committed argument takes the path that resolves
+    placement (once per cache entry)."""
+
+    __slots__ = ()
+
+    @property
+    def device(self) -> Any:
+        return _jaxlib.buffer_device(self._buf)
+
+    @property
+    def committed(self) -> bool:
+        return True
+
+
 def _to_host(x: Any) -> Any:
     """Arrays inside (nested) tuples/lists/dicts of NumPy function arguments, as host views."""
     if issubclass(type(x), Array):
@@ -222,14 +257,15 @@ def device_put(x: Any, device: Any = None) -> Any:
     """Move ``x`` (a pytree of NumPy arrays, Python scalars, Arrays) to the device.
 
     Arrays and tracers pass through unchanged; Python scalars keep their weak type
-    (``device_put(1.0) * float32_array`` stays float32). ``device`` is accepted for JAX
-    compatibility; there is one (CPU) device.
+    (``device_put(1.0) * float32_array`` stays float32). Host data goes to the default
+    device, uncommitted; placing data on a chosen device is ``mj.device_put``'s
+    (:mod:`mj_xla._device_put`), which calls this without one.
     """
     return tree_map(_put_leaf, x)
 
 
 def _put_leaf(x: Any) -> Any:
-    if type(x) is Array or isinstance(x, Tracer):
+    if type(x) in _DEVICE_ARRAYS or isinstance(x, Tracer):
         return x
     aval = get_aval(x)
     shaped = ShapedArray(aval.shape, canonical_dtype(aval.dtype), aval.weak_type)
@@ -241,12 +277,18 @@ def _unpickle(data: np.ndarray[Any, Any], weak_type: bool) -> Array:
     return Array(_jaxlib.put(data), ShapedArray(data.shape, data.dtype, weak_type))
 
 
-def to_buffer(x: Any, aval: ShapedArray) -> _jaxlib.Buffer:
-    """The device buffer to pass for a parameter of type ``aval`` (host data is copied in).
+#: The single-device array types (sharded arrays are handled by their own paths).
+_DEVICE_ARRAYS = (Array, CommittedArray)
+
+
+def to_buffer(x: Any, aval: ShapedArray, device: Any = None) -> _jaxlib.Buffer:
+    """The device buffer to pass for a parameter of type ``aval`` (host data is copied in),
+    on ``device`` for an executable compiled for a device other than the default one
+    (arrays elsewhere are copied there).
 
     XLA only checks byte sizes, so shapes and dtypes are checked here.
     """
-    if type(x) is Array:
+    if type(x) in _DEVICE_ARRAYS:
         if x._buf.is_deleted():
             raise deleted_error(x._aval)
         if x._aval.shape != aval.shape or x._aval.dtype != aval.dtype:
@@ -254,6 +296,8 @@ def to_buffer(x: Any, aval: ShapedArray) -> _jaxlib.Buffer:
                 f"jit: an argument of type {x._aval.str_short()} was passed where the compiled "
                 f"computation expects {aval.str_short()}"
             )
+        if device is not None and _jaxlib.buffer_device(x._buf) is not device:
+            return _jaxlib.copy_to_device(x._buf, x._aval, device, True)
         return x._buf
     host = np.asarray(x, aval.dtype)
     if host.shape != aval.shape:
@@ -261,4 +305,4 @@ def to_buffer(x: Any, aval: ShapedArray) -> _jaxlib.Buffer:
             f"jit: an argument of shape {host.shape} was passed where the compiled "
             f"computation expects {aval.str_short()}"
         )
-    return _jaxlib.put(host)
+    return _jaxlib.put(host) if device is None else _jaxlib.put_on(host, device)

@@ -1,6 +1,7 @@
-"""What JAX users ask about the backend: its name, the devices, the processes. mj compiles
-for jaxlib's CPU client only: one backend (``"cpu"``) with ``config.num_cpu_devices``
-devices per process (one unless set before the backend starts), in one process or in several
+"""What JAX users ask about the backends: their names, the devices, the processes. The CPU
+backend (``config.num_cpu_devices`` devices per process, one unless set before the backends
+start) is always there; a GPU backend comes from a PJRT plugin (see ``mj_xla._plugins``) and
+is the default when present (``config.platforms`` chooses otherwise). One process, or several
 joined by ``mj.distributed.initialize``."""
 
 from __future__ import annotations
@@ -19,32 +20,27 @@ __all__ = [
     "process_index",
 ]
 
-_PLATFORM = "cpu"
-
 
 def _check_backend(api: str, backend: Any) -> None:
-    if backend is not None and backend != _PLATFORM:
-        raise ValueError(
-            f"{api}: backend {backend!r} is not available; mj runs on the {_PLATFORM!r} backend "
-            f"only{user_line_suffix()}"
-        )
+    """A backend that did not start is JAX's ``RuntimeError`` naming the available ones."""
+    if backend is not None:
+        _jaxlib.devices(backend, api)
 
 
 def default_backend() -> str:
-    """The platform name of the default backend (always ``"cpu"``)."""
-    return _PLATFORM
+    """The platform name of the default backend: ``"gpu"`` for a CUDA (or ROCm) GPU, else
+    ``"cpu"`` (as JAX names them)."""
+    return _jaxlib.default_platform()
 
 
 def device_count(backend: str | None = None) -> int:
     """The number of devices across all processes."""
-    _check_backend("device_count", backend)
-    return len(_jaxlib.devices())
+    return len(_jaxlib.devices(backend, "device_count"))
 
 
 def local_device_count(backend: str | None = None) -> int:
     """The number of devices addressable by this process."""
-    _check_backend("local_device_count", backend)
-    return len(_jaxlib.local_devices())
+    return len(_jaxlib.local_devices(backend, "local_device_count"))
 
 
 def local_devices(
@@ -54,14 +50,14 @@ def local_devices(
     _check_backend("local_devices", backend)
     index = host_id if process_index is None else process_index
     if index is None:
-        return _jaxlib.local_devices()
+        return _jaxlib.local_devices(backend, "local_devices")
     count = _jaxlib.process_count()
     if not 0 <= index < count:
         raise ValueError(
             f"local_devices: process_index {index} does not exist; the computation has "
             f"{count} process(es){user_line_suffix()}"
         )
-    return [d for d in _jaxlib.devices() if d.process_index == index]
+    return [d for d in _jaxlib.devices(backend, "local_devices") if d.process_index == index]
 
 
 def process_index(backend: str | None = None) -> int:

@@ -11,7 +11,7 @@ from mj_core.dtypes import canonical_dtype
 from mj_core.errors import user_line_suffix
 from mj_core.tree_util import tree_map
 from mj_xla import _jaxlib
-from mj_xla._array import Array
+from mj_xla._array import Array, CommittedArray
 from mj_xla._array import device_put as _put_default
 from mj_xla._sharded_array import ShardedArray, put_sharded
 from mj_xla._sharding import Sharding, SingleDeviceSharding
@@ -22,9 +22,11 @@ __all__ = ["device_put"]
 def device_put(x: Any, device: Any = None, *, may_alias: Any = None, donate: Any = None) -> Any:
     """Move ``x`` (a pytree of NumPy arrays, Python scalars, Arrays) to the device.
 
-    Without ``device``, host values go to the default device and Arrays pass through
-    unchanged; Python scalars keep their weak type. ``device`` may be a device
-    (``mj.devices()[i]``) or a :class:`~mj.sharding.Sharding`: a ``NamedSharding`` splits each
+    Without ``device``, host values go to the default device, uncommitted, and Arrays pass
+    through unchanged; Python scalars keep their weak type. ``device`` may be a device
+    (``mj.devices()[i]``, ``mj.devices("cpu")[0]``): the result is committed to it, so
+    computations on it run there (see ``Array.committed``); or a
+    :class:`~mj.sharding.Sharding`: a ``NamedSharding`` splits each
     leaf over the mesh's devices, each device getting its slice (dimensions must divide
     evenly). ``may_alias`` and ``donate`` are accepted for JAX compatibility.
     """
@@ -47,10 +49,15 @@ def _put_leaf(x: Any, sharding: Sharding) -> Any:
         return x
     if isinstance(x, ShardedArray) and x.buffer_for(sharding) is not None:
         return x
+    if isinstance(sharding, SingleDeviceSharding) and type(x) in (Array, CommittedArray):
+        (device,) = sharding.device_assignment
+        if type(x) is CommittedArray and x.device is device:
+            return x
+        return CommittedArray(_jaxlib.copy_to_device(x._buf, x._aval, device, True), x._aval)
     aval = get_aval(x)
     shaped = ShapedArray(aval.shape, canonical_dtype(aval.dtype), aval.weak_type)
     host = np.asarray(x, shaped.dtype)
     if isinstance(sharding, SingleDeviceSharding):
         (device,) = sharding.device_assignment
-        return Array(_jaxlib.put_on(host, device), shaped)
+        return CommittedArray(_jaxlib.put_on(host, device), shaped)
     return put_sharded(host, shaped, sharding)

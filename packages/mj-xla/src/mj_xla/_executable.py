@@ -13,10 +13,10 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any
 
-from mj_core import config
+from mj_core import config, get_aval
 from mj_ir import ClosedJaxpr, Jaxpr, Var
 from mj_xla import _jaxlib
-from mj_xla._array import Array, device_put, to_buffer
+from mj_xla._array import Array, CommittedArray, device_put, to_buffer
 from mj_xla._debug_nans import check_outputs
 from mj_xla._lowering import build_module, inline_values
 from mj_xla._pmap_executable import ReplicatedJit
@@ -38,6 +38,8 @@ class Executable:
 
     __slots__ = (
         "__weakref__",
+        "_array_type",
+        "_device",
         "_exe",
         "_handlers",
         "_held",
@@ -52,8 +54,15 @@ class Executable:
     )
 
     def __init__(
-        self, jaxpr: Jaxpr, known: Sequence[Any], name: str = "main", donated: Sequence[bool] = ()
+        self,
+        jaxpr: Jaxpr,
+        known: Sequence[Any],
+        name: str = "main",
+        donated: Sequence[bool] = (),
+        device: Any = None,
     ) -> None:
+        """``device``: the device committed inputs put the computation on (its outputs are
+        committed to it); None for the default device (outputs uncommitted)."""
         self._host_callbacks: list[Any] = []  # alive as long as the executable
         lowered, self._kept = drop_unused_arguments(jaxpr, len(known))
         module, params = build_module(
@@ -61,17 +70,24 @@ class Executable:
             inline_values(known),
             host_callbacks=self._host_callbacks,
             donated=[False] * len(known) + _kept_flags(donated, self._kept) if any(donated) else (),
+            platform=_jaxlib.lowering_platform(device),
         )
         self._jaxpr = jaxpr  # kept for debug_nans' op-by-op re-run
         self._known = list(known)
         self._name = name
         self.module = module
         held = [i for i in params if i < len(known)]
-        self._held = [device_put(known[i])._buf for i in held]
+        self._device = device
+        if device is None:
+            self._held = [device_put(known[i])._buf for i in held]
+        else:
+            self._held = [to_buffer(known[i], get_aval(known[i]), device) for i in held]
         self.arg_avals = [v.aval for v in jaxpr.in_binders[len(known) :]]
         self.out_avals = [x.aval for x in jaxpr.outs]
-        self._exe = _jaxlib.compile_module(module, self._host_callbacks)
-        self._handlers = [_jaxlib.result_handler(a) for a in self.out_avals]
+        self._exe = _jaxlib.compile_module(module, self._host_callbacks, device)
+        committed = device is not None
+        self._handlers = [_jaxlib.result_handler(a, device, committed) for a in self.out_avals]
+        self._array_type = CommittedArray if committed else Array
 
     def as_text(self) -> str:
         return str(self.module)
@@ -88,11 +104,11 @@ class Executable:
                 f"jit: the compiled computation takes {len(self.arg_avals)} arguments, "
                 f"got {len(args)}"
             )
-        kept, avals = self._kept, self.arg_avals
+        kept, avals, device = self._kept, self.arg_avals, self._device
         if kept is None:
-            bufs = [to_buffer(x, a) for x, a in zip(args, avals, strict=True)]
+            bufs = [to_buffer(x, a, device) for x, a in zip(args, avals, strict=True)]
         else:  # an argument the program does not read is not even transferred
-            bufs = [to_buffer(args[i], avals[i]) for i in kept]
+            bufs = [to_buffer(args[i], avals[i], device) for i in kept]
         return self._execute(bufs, args)
 
     def run_buffers(self, bufs: list[Any]) -> list[Array]:
@@ -107,7 +123,8 @@ class Executable:
         debug_nans re-runs the jaxpr on)."""
         all_bufs = [*self._held, *bufs] if self._held else bufs
         outs = self._exe.execute_sharded(all_bufs).consume_with_handlers(self._handlers)
-        result = [Array(b, a) for b, a in zip(outs, self.out_avals, strict=True)]
+        array = self._array_type
+        result = [array(b, a) for b, a in zip(outs, self.out_avals, strict=True)]
         if config.debug_nans:
             check_outputs(result, self._jaxpr, self._known, args, self._name)
         return result
@@ -140,12 +157,14 @@ def compile_jaxpr(
     in_shardings: Sequence[Sharding | None] = (),
     out_shardings: Sequence[Sharding | None] = (),
     donated: Sequence[bool] = (),
+    device: Any = None,
 ) -> Executable | SpmdExecutable | ReplicatedJit:
     """Lower and compile ``jaxpr``; ``known`` are the values of its leading binders. With a
     sharding involved (given for an argument or output, or inside the jaxpr), the program is
     compiled for XLA's SPMD partitioner over the sharding's devices. ``donated`` flags the
-    arguments (after ``known``) whose buffers outputs may reuse. A program holding a ``pmap``
-    is compiled as one replica per device (its arguments, however laid out, are gathered),
+    arguments (after ``known``) whose buffers outputs may reuse; ``device`` is the device of
+    the committed arguments (None: the default device). A program holding a ``pmap`` is
+    compiled as one replica per device (its arguments, however laid out, are gathered),
     unless an output sharding or a sharding inside asks for SPMD."""
     replicas = replicas_of(jaxpr)
     explicit = any(s is not None for s in out_shardings)
@@ -153,7 +172,7 @@ def compile_jaxpr(
         return ReplicatedJit(jaxpr, known, replicas)
     placement = spmd_placement(jaxpr, [*in_shardings, *out_shardings])
     if placement is None:
-        return Executable(jaxpr, known, name, donated)
+        return Executable(jaxpr, known, name, donated, device)
     devices, mesh = placement
     n_args = len(jaxpr.in_binders) - len(known)
     ins = list(in_shardings) or [None] * n_args

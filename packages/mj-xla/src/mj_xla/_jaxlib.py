@@ -17,6 +17,8 @@ touches one module. Facts this module relies on (see ``shared/STABLEHLO.md``):
 
 from __future__ import annotations
 
+import functools
+import importlib
 import importlib.util
 import os
 import signal
@@ -29,6 +31,7 @@ import ml_dtypes
 import numpy as np
 
 from mj_core import config
+from mj_xla import _plugins
 
 if importlib.util.find_spec("jax") is None:
     sys.modules.setdefault("jax._src.sharding_impls", None)  # type: ignore[arg-type]
@@ -44,6 +47,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 
 __all__ = [
     "PYTHON_CALLBACK_TARGET",
+    "RESULT_HANDLER_SKIPS_CHECKS",
     "Buffer",
     "LoadedExecutable",
     "Value",
@@ -53,6 +57,8 @@ __all__ = [
     "compile_module",
     "compile_replicated",
     "compile_spmd",
+    "copy_to_device",
+    "default_platform",
     "device",
     "devices",
     "func",
@@ -64,17 +70,21 @@ __all__ = [
     "ir",
     "ir_element_type",
     "ir_tensor_type",
+    "is_committed",
     "is_distributed",
     "is_local",
     "lapack_target",
     "local_devices",
+    "lowering_platform",
     "mlir_context",
     "output_shardings",
     "parameter_shardings",
+    "platforms",
     "process_count",
     "process_index",
     "put",
     "put_on",
+    "python_callback_target",
     "replicated_result_handler",
     "result_handler",
     "sharded_array",
@@ -165,7 +175,7 @@ def ir_tensor_type(shape: Sequence[int], dtype: np.dtype[Any]) -> ir.RankedTenso
     return ir.RankedTensorType.get(list(shape), ir_element_type(dtype))
 
 
-# --- the PJRT CPU client ----------------------------------------------------------------------
+# --- the PJRT clients: the CPU, and GPUs through plugins -------------------------------------
 
 _client_lock = threading.Lock()
 _client: Any = None
@@ -264,7 +274,7 @@ def process_count() -> int:
     return 1 if _distributed is None else _distributed.num_processes
 
 
-def _make_client(count: int) -> Any:
+def _make_cpu_client(count: int) -> Any:
     state = _distributed
     if state is None:
         return xc.make_cpu_client(num_devices=count)
@@ -277,14 +287,152 @@ def _make_client(count: int) -> Any:
     )
 
 
+#: Platform aliases as JAX has them: ``devices("gpu")`` means the CUDA or ROCm backend.
+_ALIASES = {"gpu": ("cuda", "rocm")}
+_clients: dict[str, Any] = {}  # started backends, by platform, the default one first
+# platform -> the plugin's C API, loaded once per process (None: JAX, imported alongside,
+# loaded it and registered its kernels).
+_plugin_apis: dict[str, Any] = {}
+
+
+def _load_plugin(plugin: _plugins.Plugin) -> bool:
+    """``xc.load_pjrt_plugin_dynamically`` (once per platform); False, with JAX's warning,
+    when the library cannot be loaded."""
+    if plugin.platform in _plugin_apis:
+        return True
+    if xc.pjrt_plugin_loaded(plugin.platform):  # by JAX, in this process: its kernels too
+        _plugin_apis[plugin.platform] = None
+        return True
+    try:
+        c_api = xc.load_pjrt_plugin_dynamically(plugin.platform, plugin.library_path)
+    except Exception as err:  # jaxlib raises its runtime error, or OSError from dlopen
+        _plugins.logger.warning(
+            "mj: PJRT plugin configuration error: the %r plugin %s could not be loaded: %s; "
+            "the backend is not available (the CPU always is)",
+            plugin.platform,
+            plugin.library_path,
+            err,
+        )
+        return False
+    _plugin_apis[plugin.platform] = c_api
+    return True
+
+
+def _make_plugin_client(platform: str) -> Any:
+    """A PJRT C API client for a loaded plugin, with the options JAX gives GPU plugins; the
+    plugin's custom-call kernels (cuSOLVER, cuBLAS, ...) are registered with XLA first."""
+    if not xc.pjrt_plugin_initialized(platform):
+        xc.initialize_pjrt_plugin(platform)
+    options: dict[str, Any] = {}
+    if platform in _ALIASES["gpu"]:
+        options.update(xc.generate_pjrt_gpu_plugin_options())
+        _register_gpu_kernels(platform)
+    state = _distributed
+    if state is None:
+        return xc.make_c_api_client(platform, options, None)
+    options.update(node_id=state.process_id, num_nodes=state.num_processes)
+    return xc.make_c_api_client(platform, options, state.client)
+
+
+def _register_gpu_kernels(platform: str) -> None:
+    """Register the plugin package's kernels for ``platform`` as JAX does on import (jaxlib's
+    ``gpu_*`` modules find them in ``jax_cuda1x_plugin`` without importing jax); custom calls
+    lowered for the GPU name them."""
+    c_api = _plugin_apis[platform]
+    if c_api is None:  # JAX loaded the plugin and registered them
+        return
+    xla_platform = platform.upper()
+    extension = None
+    for package in _jaxlib_plugin_packages(platform):
+        try:
+            extension = importlib.import_module(f"{package}.{platform}_plugin_extension")
+        except ImportError:
+            continue
+        break
+    if extension is not None:
+        xc.register_custom_type_handler(
+            xla_platform, functools.partial(extension.register_custom_type, c_api)
+        )
+        xc.register_custom_call_handler(
+            xla_platform, functools.partial(extension.register_custom_call_target, c_api)
+        )
+        for name, value in extension.ffi_types().items():
+            xc.register_custom_type(name, value, platform=xla_platform)
+        for name, value in extension.ffi_handlers().items():
+            xc.register_custom_call_target(name, value, platform=xla_platform, api_version=1)
+    for module in ("gpu_solver", "gpu_linalg", "gpu_prng", "gpu_sparse"):
+        try:
+            kernels = importlib.import_module(f"jaxlib.{module}")
+        except ImportError:
+            continue
+        for name, value, api_version in kernels.registrations().get(xla_platform, []):
+            xc.register_custom_call_target(
+                name, value, platform=xla_platform, api_version=api_version
+            )
+
+
+def _jaxlib_plugin_packages(platform: str) -> list[str]:
+    if platform == "cuda":
+        return ["jax_cuda13_plugin", "jax_cuda12_plugin"]
+    return ["jax_rocm7_plugin", "jax_rocm60_plugin"]
+
+
+def _requested_platforms() -> list[str] | None:
+    """``config.platforms`` as a list, or None (every available backend)."""
+    return None if config.platforms is None else config.platforms.split(",")
+
+
+def _start_backends(requested: list[str] | None) -> dict[str, Any]:
+    """Start the backends as JAX does. Every discovered plugin is loaded first (a library
+    that does not load is a warning, and the plugin is left out). Then, without
+    ``requested``, every loaded plugin (CUDA only where an NVIDIA device is visible) and the
+    CPU start, the highest priority (a GPU) first, which makes it the default; with
+    ``requested``, those platforms in that order (``gpu`` meaning CUDA or ROCm), and any
+    that cannot start is an error."""
+    loaded = {p.platform: p for p in _plugins.discover_plugins() if _load_plugin(p)}
+    if requested is None:
+        by_priority = sorted(loaded.values(), key=lambda p: -p.priority)
+        names = [p.platform for p in by_priority] + ["cpu"]
+    else:
+        names = [n for r in requested for n in _ALIASES.get(r, (r,)) if r != "gpu" or n in loaded]
+        names += ["gpu"] if "gpu" in requested and not any(n in loaded for n in names) else []
+    clients: dict[str, Any] = {}
+    for name in dict.fromkeys(names):
+        try:
+            if name == "cpu":
+                clients[name] = _make_cpu_client(config.num_cpu_devices)
+            elif name not in loaded:
+                known = sorted({"cpu", *loaded})
+                raise RuntimeError(
+                    f"Backend '{name}' is not in the list of known backends: {known}."
+                )
+            elif name != "cuda" or requested is not None or _plugins.has_visible_nvidia_gpu():
+                clients[name] = _make_plugin_client(name)
+        except Exception as err:
+            hint = (
+                "set MJ_PLATFORMS='' to automatically choose an available backend"
+                if requested is not None
+                else "you may need to uninstall the failing plugin package, or set "
+                "MJ_PLATFORMS=cpu to skip this backend."
+            )
+            raise RuntimeError(f"Unable to initialize backend '{name}': {err} ({hint})") from err
+    return clients
+
+
 def _backend() -> tuple[Any, Any, Any, Any]:
+    """The default backend's client, its first device (where uncommitted arrays live and
+    computations without committed inputs run), that device as a DeviceList, and its
+    sharding. Every backend starts on the first call."""
     global _client, _device, _device_list, _sharding
     if _client is None:
         with _client_lock:
             if _client is None:
+                clients = _start_backends(_requested_platforms())
                 count = config.num_cpu_devices
-                client = _make_client(count)
                 config.freeze("num_cpu_devices", f"the CPU backend started with {count}")
+                config.freeze("platforms", f"the backends started: {list(clients)}")
+                _clients.update(clients)
+                client = next(iter(clients.values()))
                 _devices[:] = client.local_devices()
                 _global_devices[:] = client.devices()
                 _device = _devices[0]
@@ -294,21 +442,65 @@ def _backend() -> tuple[Any, Any, Any, Any]:
     return _client, _device, _device_list, _sharding
 
 
+def _client_for(platform: str | None, api: str) -> Any:
+    """The started client of ``platform`` (an alias such as ``gpu`` included; None: the
+    default), or JAX's error naming what is available."""
+    _backend()
+    if platform is None:
+        return _client
+    for name in _ALIASES.get(platform, (platform,)):
+        if name in _clients:
+            return _clients[name]
+    if platform in _ALIASES:
+        raise RuntimeError(
+            f"{api}: Unknown backend: '{platform}' requested, but no platforms that are "
+            f"instances of {platform} are present. Platforms present are: {','.join(_clients)}"
+        )
+    raise RuntimeError(
+        f"{api}: Unknown backend {platform}. Available backends are {list(_clients)}"
+    )
+
+
+def platforms() -> list[str]:
+    """The started backends' platform names, the default one first."""
+    _backend()
+    return list(_clients)
+
+
+def lowering_platform(device: Any = None) -> str:
+    """The platform lowering rules are registered under (``"cpu"``, ``"cuda"``, ``"rocm"``)
+    for ``device``'s backend (the default one if None)."""
+    client = _backend()[0] if device is None else device.client
+    for name, started in _clients.items():
+        if started is client or started.platform == client.platform:
+            return name
+    return str(client.platform)
+
+
+def default_platform() -> str:
+    """The default backend's platform as JAX names it (``"gpu"`` for CUDA and ROCm)."""
+    return str(_backend()[0].platform)
+
+
 def device() -> Any:
-    """The default CPU device: jit compiles for it and arrays live on it."""
+    """The default device: uncommitted arrays live on it and jit compiles for it."""
     return _backend()[1]
 
 
-def devices() -> list[Any]:
-    """Every CPU device of the computation (``config.num_cpu_devices`` per process)."""
-    _backend()
-    return list(_global_devices)
+def devices(platform: str | None = None, api: str = "devices") -> list[Any]:
+    """Every device of a backend (the default one), across processes."""
+    if platform is None:
+        _backend()
+        return list(_global_devices)
+    return list(_client_for(platform, api).devices())
 
 
-def local_devices() -> list[Any]:
-    """This process's CPU devices (``config.num_cpu_devices`` of them)."""
-    _backend()
-    return list(_devices)
+def local_devices(platform: str | None = None, api: str = "local_devices") -> list[Any]:
+    """This process's devices of a backend (the default one)."""
+    if platform is None:
+        _backend()
+        return list(_devices)
+    return list(_client_for(platform, api).local_devices())
 
 
 def is_local(device: Any) -> bool:
@@ -316,12 +508,18 @@ def is_local(device: Any) -> bool:
     return int(device.process_index) == process_index()
 
 
-def compile_module(module: ir.Module, host_callbacks: Sequence[Any] = ()) -> LoadedExecutable:
-    """Compile a StableHLO module (entry function ``main``) for the CPU device.
-    ``host_callbacks`` are the Python functions its :data:`PYTHON_CALLBACK_TARGET` custom
-    calls name by index."""
-    client, _, devices, _ = _backend()
-    return _compile(client, module, devices, xc.CompileOptions(), host_callbacks)
+def compile_module(
+    module: ir.Module, host_callbacks: Sequence[Any] = (), device: Any = None
+) -> LoadedExecutable:
+    """Compile a StableHLO module (entry function ``main``) for ``device`` (the default
+    device if None). ``host_callbacks`` are the Python functions its
+    :data:`PYTHON_CALLBACK_TARGET` custom calls name by index."""
+    client, _, device_list, _ = _backend()
+    options = xc.CompileOptions()
+    if device is not None and device is not _device:
+        client, device_list = device.client, xc.DeviceList((device,))
+        options.device_assignment = xc.DeviceAssignment.create(np.array([[device.id]]))
+    return _compile(client, module, device_list, options, host_callbacks)
 
 
 def _compile(
@@ -358,6 +556,13 @@ def _compile(
 PYTHON_CALLBACK_TARGET = "xla_ffi_python_cpu_callback"
 
 
+def python_callback_target(platform: str) -> str:
+    """:data:`PYTHON_CALLBACK_TARGET` for a module lowered for ``platform``: on GPUs the
+    CUDA/ROCm plugin's ``xla_ffi_python_gpu_callback`` (same protocol; the kernel copies the
+    operands to the host and the results back), as JAX names it."""
+    return "xla_ffi_python_gpu_callback" if platform in _ALIASES["gpu"] else PYTHON_CALLBACK_TARGET
+
+
 class _PutSharding(_jax.SingleDeviceSharding):  # type: ignore[misc]
     """A one-device sharding ``batched_device_put`` accepts without JAX's Python classes."""
 
@@ -378,25 +583,71 @@ class _HostAval(NamedTuple):
 _put_shardings: dict[Any, _PutSharding] = {}
 
 
+def _takes_keyword(fn: Any, name: str) -> bool:
+    """Whether a jaxlib (nanobind) function's signature, as its docstring spells it, has the
+    parameter ``name``: how the door tells jaxlib versions apart without version tables."""
+    return f"{name}:" in (getattr(fn, "__doc__", None) or "")
+
+
+#: jaxlib 0.10's ``array_result_handler`` takes ``_skip_checks`` (skip validating the aval
+#: against the sharding on every call); from 0.11 it has no such keyword and checks nothing.
+RESULT_HANDLER_SKIPS_CHECKS = _takes_keyword(_jax.array_result_handler, "_skip_checks")
+
+
+def _array_result_handler(aval: Any, sharding: Any, committed: bool = True) -> Any:
+    if RESULT_HANDLER_SKIPS_CHECKS:
+        return _jax.array_result_handler(aval, sharding, committed, _skip_checks=True)
+    return _jax.array_result_handler(aval, sharding, committed)
+
+
 def put(x: np.ndarray[Any, Any]) -> Buffer:
-    """Copy host data to the device (a copy: later host writes don't reach it)."""
-    return put_on(x, _backend()[1])
+    """Copy host data to the default device, uncommitted (a copy: later host writes don't
+    reach it)."""
+    return put_on(x, _backend()[1], committed=False)
 
 
-def result_handler(aval: Any) -> Any:
-    """A reusable handler turning an executable's raw output into a device buffer; ``aval``
-    needs ``shape``, ``dtype`` and ``weak_type``. Building them once per executable is what
-    makes dispatch cheap."""
-    _, _, _, sharding = _backend()
-    return _jax.array_result_handler(aval, sharding, True, _skip_checks=True)
+def result_handler(aval: Any, device: Any = None, committed: bool = False) -> Any:
+    """A reusable handler turning an executable's raw output on ``device`` (the default one
+    if None) into a device buffer, ``committed`` to it or not; ``aval`` needs ``shape``,
+    ``dtype`` and ``weak_type``. Building them once per executable is what makes dispatch
+    cheap."""
+    sharding = _backend()[3] if device is None else _jax.SingleDeviceSharding(device)
+    return _array_result_handler(aval, sharding, committed)
+
+
+def is_committed(buf: Buffer) -> bool:
+    """Whether a buffer is committed to its device (JAX's ``Array.committed``)."""
+    return bool(buf._committed)
+
+
+def copy_to_device(buf: Buffer, aval: Any, dev: Any, committed: bool) -> Buffer:
+    """A copy of a single-device buffer on device ``dev`` (device to device, no host trip
+    where the two share a client)."""
+    if buffer_device(buf).client is not dev.client:
+        return put_on(to_numpy(buf), dev, committed)
+    return _jax.batched_device_put(
+        _HostAval(aval.shape, aval.dtype, aval.weak_type),
+        _put_sharding(dev),
+        [buf],
+        [dev],
+        committed,
+        True,  # force_copy
+        _jax.HostBufferSemantics.IMMUTABLE_ONLY_DURING_CALL,
+        True,
+    )
 
 
 def to_numpy(buf: Buffer) -> np.ndarray[Any, Any]:
     """A zero-copy, read-only NumPy view of a device buffer (waits until it is ready)."""
-    host: np.ndarray[Any, Any] = np.asarray(buf)
-    if host.dtype == object:  # bfloat16, float8: no buffer protocol; jaxlib's own copy
-        host = buf._single_device_array_to_np_array_did_copy()[0]
-    return host
+    try:
+        host: np.ndarray[Any, Any] = np.asarray(buf)
+        if host.dtype != object:
+            return host
+    except BufferError:  # a GPU buffer: no host memory to view
+        pass
+    # bfloat16, float8 (no buffer protocol), GPU buffers: jaxlib's own copy to the host
+    copied: np.ndarray[Any, Any] = buf._single_device_array_to_np_array_did_copy()[0]
+    return copied
 
 
 JaxRuntimeError = _jax.JaxRuntimeError
@@ -418,17 +669,21 @@ def compile_replicated(
     return _compile(client, module, device_list, options, host_callbacks)
 
 
-def put_on(x: np.ndarray[Any, Any], dev: Any) -> Buffer:
-    """:func:`put`, onto device ``dev``."""
+def _put_sharding(dev: Any) -> _PutSharding:
     sharding = _put_shardings.get(dev)
     if sharding is None:
         sharding = _put_shardings.setdefault(dev, _PutSharding(dev))
+    return sharding
+
+
+def put_on(x: np.ndarray[Any, Any], dev: Any, committed: bool = True) -> Buffer:
+    """:func:`put`, onto device ``dev``, committed to it unless told otherwise."""
     return _jax.batched_device_put(
         _HostAval(x.shape, x.dtype, False),
-        sharding,
+        _put_sharding(dev),
         [x],
         [dev],
-        True,  # committed
+        committed,
         True,  # force_copy
         _jax.HostBufferSemantics.IMMUTABLE_ONLY_DURING_CALL,
         True,  # enable_x64: the data's dtype is already mj's (no canonicalization)
@@ -452,7 +707,7 @@ def assemble(bufs: Sequence[Buffer], aval: Any, devices: Sequence[Any]) -> Buffe
 def replicated_result_handler(aval: Any, devices: Sequence[Any]) -> Any:
     """A handler turning a replicated executable's per-device outputs into one multi-device
     buffer (see :func:`assemble`)."""
-    return _jax.array_result_handler(aval, _replicated_sharding(devices), True, _skip_checks=True)
+    return _array_result_handler(aval, _replicated_sharding(devices))
 
 
 def buffer_device(buf: Buffer) -> Any:
@@ -507,7 +762,7 @@ def sharded_array(
 
 def sharded_result_handler(aval: Any, devices: Sequence[Any], sharding: HloSharding) -> Any:
     """A handler turning an SPMD executable's per-device outputs into one global array."""
-    return _jax.array_result_handler(aval, _gspmd(devices, sharding), True, _skip_checks=True)
+    return _array_result_handler(aval, _gspmd(devices, sharding))
 
 
 def compile_spmd(

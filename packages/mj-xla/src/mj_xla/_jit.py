@@ -16,6 +16,7 @@ so ``grad(jit(f))``, ``vmap(jit(f))`` and nested jits transform the traced jaxpr
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 import operator
@@ -32,7 +33,8 @@ from mj_core.extend import axis_env_signature, on_x64_change
 from mj_core.tree_util import PyTreeDef, tree_flatten, tree_unflatten
 from mj_ir import ClosedJaxpr, ShapeDtypeStruct
 from mj_ir.extend import trace_to_jaxpr
-from mj_xla._array import Array
+from mj_xla import _jaxlib
+from mj_xla._array import Array, CommittedArray
 from mj_xla._executable import Executable, compile_jaxpr, drop_unused_arguments, inline_values
 from mj_xla._lowering import build_module
 from mj_xla._pmap_executable import ReplicatedJit
@@ -41,7 +43,7 @@ from mj_xla._sharding import PmapSharding, Sharding, broadcast_prefix
 from mj_xla._spmd_executable import SpmdExecutable
 from mj_xla._xla_call import xla_call_p
 
-__all__ = ["Compiled", "JitFunction", "Lowered", "jit"]
+__all__ = ["Compiled", "JitFunction", "Lowered", "Traced", "jit"]
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -56,6 +58,7 @@ class _Entry:
     __slots__ = (
         "closed",
         "consts",
+        "device",
         "donated",
         "executable",
         "in_shardings",
@@ -74,8 +77,10 @@ class _Entry:
         in_shardings: Sequence[Sharding | None] = (),
         out_shardings: Sequence[Sharding | None] = (),
         donated: Sequence[bool] = (),
+        device: Any = None,
     ) -> None:
         self.closed = closed
+        self.device = device  # where committed arguments put it (None: the default device)
         self.consts = consts
         self.out_tree = out_tree
         self.single_leaf = out_tree.node_type is None
@@ -94,6 +99,7 @@ class _Entry:
                 self.in_shardings,
                 self.out_shardings,
                 self.donated,
+                self.device,
             )
         return self.executable
 
@@ -253,8 +259,30 @@ class JitFunction(Generic[P, R]):
                         if entry.single_leaf:
                             return outs[0]  # type: ignore[return-value]
                         return entry.output(outs)  # type: ignore[no-any-return]
+            if not key and arrays and type(arrays[0]) is CommittedArray:
+                outs = self._run_committed(arrays)
+                if outs is not None:
+                    return outs[0]  # type: ignore[no-any-return]
         entry, flat_args = self._entry_for(args, kwargs)
         return entry.output(self._run(entry, flat_args))  # type: ignore[no-any-return]
+
+    def _run_committed(self, arrays: tuple[Any, ...]) -> Any:
+        """The fast path for arrays all committed to one device (the key the slow path gives
+        them: avals, then the device); None when it does not apply or nothing is cached."""
+        device = arrays[0].device
+        key = []
+        for a in arrays:
+            if type(a) is not CommittedArray or a.device is not device:
+                return None
+            key.append(a._aval)
+        fast_key: Hashable = tuple(key)
+        if self._variant is not None:
+            fast_key = (fast_key, self._variant)
+        entry = self._cache.get((fast_key, device))
+        if entry is None or type(entry.executable) is not Executable:
+            return None
+        outs = entry.executable.run_buffers([a._buf for a in arrays])
+        return [outs[0]] if entry.single_leaf else [entry.output(outs)]
 
     def _run(self, entry: _Entry, flat_args: list[Any]) -> list[Any]:
         if is_eager() and not any(isinstance(c, Tracer) for c in entry.consts):
@@ -314,7 +342,8 @@ class JitFunction(Generic[P, R]):
         flat_args, in_tree = tree_flatten((tuple(dyn_args), dyn_kwargs))
         to_aval = _abstract_leaf_aval if abstract else _leaf_aval
         avals = tuple([to_aval(x) for x in flat_args])
-        if not statics and not dyn_kwargs and _all_leaves(in_tree):
+        plain = not statics and not dyn_kwargs and _all_leaves(in_tree)
+        if plain:
             key: Hashable = avals  # the fast path's key
         else:
             key = (statics, in_tree, avals)
@@ -326,11 +355,15 @@ class JitFunction(Generic[P, R]):
         shardings = self._arg_shardings(flat_args, in_tree)
         if shardings:  # laid out over several devices: compiled for that layout
             key = (key, shardings)
+        device = _committed_device(flat_args, avals, self._fun if plain else None, self._name)
+        if device is not None:  # follows its committed arguments (outputs committed too)
+            key = (key, device)
         entry = self._cache.get(key)
         if entry is not None:
             self._cache.move_to_end(key)
             return entry, flat_args
         entry = self._trace(args, statics, in_tree, avals, shardings)
+        entry.device = device
         if self._donate_argnums or self._donate_argnames:
             entry.donated = self._donated_leaves(len(args), statics, in_tree)
         if not any(isinstance(c, Tracer) for c in entry.consts):
@@ -427,6 +460,12 @@ class JitFunction(Generic[P, R]):
         entry, _ = self._entry_for(args, kwargs, abstract=True)
         return Lowered(entry)
 
+    def trace(self, *args: Any, **kwargs: Any) -> Traced:
+        """Trace for these arguments (as :meth:`lower`); ``.lower(lowering_platforms=...)``
+        then lowers for a platform of choice, as JAX's ``jit(f).trace(...)``."""
+        entry, _ = self._entry_for(args, kwargs, abstract=True)
+        return Traced(entry)
+
     def _cache_size(self) -> int:
         """Number of traced signatures currently cached for this function."""
         return len(self._cache)
@@ -443,6 +482,45 @@ class JitFunction(Generic[P, R]):
         return f"<jit({self._name})>"
 
 
+def _committed_device(
+    flat_args: Sequence[Any], avals: Sequence[ShapedArray], fun: Any, name: str
+) -> Any:
+    """The device of the committed arguments (None when there are none), or JAX's
+    ``ValueError`` when two are committed to different devices."""
+    device: Any = None
+    first = -1
+    for i, x in enumerate(flat_args):
+        if type(x) is CommittedArray:
+            where = x.device
+            if device is None:
+                device, first = where, i
+            elif where is not device:
+                a, b = (
+                    _describe_arg(fun, name, j, avals[j], d)
+                    for j, d in ((first, device), (i, where))
+                )
+                raise ValueError(
+                    f"Received incompatible devices for jitted computation. Got {a} and "
+                    f"{b}{_where()}"
+                )
+    return device
+
+
+def _describe_arg(fun: Any, name: str, i: int, aval: ShapedArray, device: Any) -> str:
+    """JAX's words for an argument in a device mismatch: name (``fun``'s parameter when the
+    arguments are its plain positional arrays), shape and placement."""
+    params: list[str] = []
+    if fun is not None:
+        with contextlib.suppress(TypeError, ValueError):  # no signature: positions
+            params = list(inspect.signature(fun).parameters)
+    arg = params[i] if i < len(params) else f"args[{i}]"
+    shape = f"{aval.dtype.name}[{','.join(str(d) for d in aval.shape)}]"
+    return (
+        f"argument {arg} of {name} with shape {shape} and with device ids [{device.id}] on "
+        f"platform {device.platform.upper()}"
+    )
+
+
 def _is_sharding_leaf(x: Any) -> bool:
     return x is None or isinstance(x, Sharding)
 
@@ -453,24 +531,57 @@ def _all_leaves(in_tree: PyTreeDef) -> bool:
     return all(c.node_type is None for c in args_tree.child_treedefs)
 
 
-class Lowered:
-    """A traced and lowered call: ``as_text()`` is the StableHLO module, ``compile()`` the
-    executable."""
+class Traced:
+    """A traced call (JAX's ``jax.stages.Traced``): its jaxpr, and lowering it."""
 
     __slots__ = ("_entry",)
 
     def __init__(self, entry: _Entry) -> None:
         self._entry = entry
 
+    @property
+    def jaxpr(self) -> ClosedJaxpr:
+        return self._entry.closed
+
+    def lower(self, *, lowering_platforms: Sequence[str] | None = None) -> Lowered:
+        """Lower for the platform the call would run on, or for ``lowering_platforms`` (one
+        platform: ``("cuda",)`` gives the GPU module as text on any machine, with the
+        platform's lowering rules and custom-call targets)."""
+        if lowering_platforms is None:
+            return Lowered(self._entry)
+        platforms = tuple(lowering_platforms)
+        if len(platforms) != 1:
+            raise NotImplementedError(
+                f"lower: lowering for several platforms at once ({platforms}) is not "
+                "supported; lower once per platform"
+            )
+        return Lowered(self._entry, platforms[0])
+
+
+class Lowered:
+    """A traced and lowered call: ``as_text()`` is the StableHLO module, ``compile()`` the
+    executable."""
+
+    __slots__ = ("_entry", "_platform")
+
+    def __init__(self, entry: _Entry, platform: str | None = None) -> None:
+        self._entry = entry
+        self._platform = platform  # None: the platform the call runs on
+
     def as_text(self) -> str:
         """The StableHLO module (MLIR text)."""
         entry = self._entry
+        if self._platform is not None:  # for another platform: text only, never compiled
+            jaxpr, _ = drop_unused_arguments(entry.closed.jaxpr, len(entry.consts))
+            module, _ = build_module(jaxpr, inline_values(entry.consts), platform=self._platform)
+            return str(module)
         if entry.in_shardings or entry.out_shardings or any(entry.donated):  # as compiled
             entry.compile()
         if entry.executable is not None:
             return entry.executable.as_text()
         jaxpr, _ = drop_unused_arguments(entry.closed.jaxpr, len(entry.consts))
-        module, _ = build_module(jaxpr, inline_values(entry.consts))
+        platform = _jaxlib.lowering_platform(entry.device)
+        module, _ = build_module(jaxpr, inline_values(entry.consts), platform=platform)
         return str(module)
 
     @property
@@ -478,6 +589,14 @@ class Lowered:
         return self._entry.closed
 
     def compile(self) -> Compiled:
+        if self._platform is not None and self._platform != _jaxlib.lowering_platform(
+            self._entry.device
+        ):
+            raise ValueError(
+                f"compile: this call was lowered for platform {self._platform!r}, but it "
+                f"would run on {_jaxlib.lowering_platform(self._entry.device)!r}; lower it "
+                "without lowering_platforms to compile it here"
+            )
         return Compiled(self._entry)
 
 

@@ -23,7 +23,7 @@ from typing import Any, TypeAlias
 
 import numpy as np
 
-from mj_core import Primitive, RuleTable, ShapedArray
+from mj_core import MissingRuleError, Primitive, RuleTable, ShapedArray
 from mj_ir import ClosedJaxpr, Jaxpr, Lit, Var
 from mj_xla._donation import pair_donations
 from mj_xla._jaxlib import Value, func, hlo, ir, ir_element_type, ir_tensor_type, mlir_context
@@ -43,6 +43,7 @@ __all__ = [
     "ir_constant",
     "lower_jaxpr",
     "lowering_rules",
+    "platform_lowering_rules",
     "register_lowering",
 ]
 
@@ -86,11 +87,41 @@ Values: TypeAlias = Sequence[Value]
 LoweringRule: TypeAlias = Callable[..., list[Value]]
 
 
-def register_lowering(prim: Primitive, rule: LoweringRule) -> None:
+#: Rules for one platform (``"cpu"``, ``"cuda"``, ``"rocm"``), by platform then primitive: they
+#: take precedence over ``lowering_rules`` when a module is lowered for that platform, as
+#: JAX's ``register_lowering(prim, rule, platform=...)``.
+platform_lowering_rules: dict[str, dict[Primitive, LoweringRule]] = {}
+
+
+def register_lowering(prim: Primitive, rule: LoweringRule, platform: str | None = None) -> None:
     """Public registration for higher layers: ``rule(ctx, avals_in, avals_out, in_vals,
     **params) -> list[Value]``, run with the module's MLIR context, location and insertion
-    point active (so it only calls op builders such as ``hlo.add``)."""
-    lowering_rules[prim] = rule
+    point active (so it only calls op builders such as ``hlo.add``). With ``platform`` the
+    rule applies only to modules lowered for that platform (``ctx.platform``); a primitive
+    whose rules are all platform-specific fails to lower for any other platform, naming the
+    primitive and the platform."""
+    if platform is None:
+        lowering_rules[prim] = rule
+        return
+    platform_lowering_rules.setdefault(platform, {})[prim] = rule
+    if prim not in lowering_rules:
+        lowering_rules[prim] = _no_rule_for_platform(prim, rule.__module__)
+
+
+def _no_rule_for_platform(prim: Primitive, module: str) -> LoweringRule:
+    """The default rule of a primitive lowered only per platform: the error for the others
+    (carrying the module that registered the platform rules)."""
+
+    def missing(ctx: LoweringContext, *args: Any, **params: Any) -> list[Value]:
+        have = sorted(p for p, rules in platform_lowering_rules.items() if prim in rules)
+        raise MissingRuleError(
+            f"Primitive '{prim}' has no XLA lowering rule for platform '{ctx.platform}': it "
+            f"lowers only for {have}. Register one with mj_xla.extend.register_lowering("
+            f"{prim.name}_p, rule, platform={ctx.platform!r})."
+        )
+
+    missing.__module__ = module
+    return missing
 
 
 def aval_to_ir_type(aval: ShapedArray) -> ir.RankedTensorType:
@@ -156,10 +187,22 @@ class LoweringContext:
     """What a lowering rule may need beyond its operands: the module being built, and
     helpers to lower nested jaxprs (each nested jaxpr becomes one private function)."""
 
-    __slots__ = ("_functions", "host_callbacks", "module", "symbol_table")
+    __slots__ = (
+        "_functions",
+        "_platform_rules",
+        "host_callbacks",
+        "module",
+        "platform",
+        "symbol_table",
+    )
 
-    def __init__(self, module: ir.Module, host_callbacks: list[Any] | None = None) -> None:
+    def __init__(
+        self, module: ir.Module, host_callbacks: list[Any] | None = None, platform: str = "cpu"
+    ) -> None:
         self.module = module
+        # The platform the module is lowered for: rules registered for it take precedence.
+        self.platform = platform
+        self._platform_rules = platform_lowering_rules.get(platform, {})
         self.symbol_table = ir.SymbolTable(module.operation)
         self._functions: dict[int, tuple[Any, func.FuncOp]] = {}
         # Python functions the compiled code calls back (host callbacks); a custom call names
@@ -214,8 +257,9 @@ def lower_jaxpr(
             return env[x]
         return ir_constant(x.val, x.aval.dtype)  # type: ignore[union-attr]
 
+    platform_rules = ctx._platform_rules
     for eqn in jaxpr.eqns:
-        rule = lowering_rules[eqn.primitive]
+        rule = platform_rules.get(eqn.primitive) or lowering_rules[eqn.primitive]
         avals_in = [x.aval for x in eqn.inputs]
         avals_out = [v.aval for v in eqn.out_binders]
         outs = rule(ctx, avals_in, avals_out, [read(x) for x in eqn.inputs], **eqn.params)
@@ -237,6 +281,7 @@ def build_module(
     host_callbacks: list[Any] | None = None,
     spmd: Spmd | None = None,
     donated: Sequence[bool] = (),
+    platform: str = "cpu",
 ) -> tuple[ir.Module, list[int]]:
     """A module whose ``main`` computes ``jaxpr``.
 
@@ -246,6 +291,7 @@ def build_module(
     ``host_callbacks`` (compiling the module needs them). ``spmd`` annotates the parameters
     and results with the shardings XLA's SPMD partitioner reads. ``donated[i]`` (per binder;
     empty: none) lets an output reuse binder ``i``'s buffer (see :mod:`mj_xla._donation`).
+    ``platform`` picks the platform-specific rules (see :func:`register_lowering`).
     """
     params = [i for i in range(len(jaxpr.in_binders)) if i >= len(inline) or inline[i] is None]
     in_text = [spmd.in_shardings[i] for i in params] if spmd is not None else []
@@ -260,7 +306,7 @@ def build_module(
         )
     with mlir_context(), ir.Location.unknown():
         module = ir.Module.create()
-        ctx = LoweringContext(module, host_callbacks)
+        ctx = LoweringContext(module, host_callbacks, platform)
         in_types = [aval_to_ir_type(jaxpr.in_binders[i].aval) for i in params]
         out_types = [aval_to_ir_type(x.aval) for x in jaxpr.outs]
         with ir.InsertionPoint(module.body):

@@ -17,11 +17,10 @@ T = TypeVar("T")
 
 
 def devices(backend: str | None = None) -> list[Any]:
-    """Every device of the backend (jaxlib's CPU client, ``config.num_cpu_devices`` devices;
-    jit compiles for the first, ``pmap`` maps over several)."""
-    if backend not in (None, "cpu"):
-        raise ValueError(f"devices: backend {backend!r} is not available; mj runs on 'cpu' only")
-    return _jaxlib.devices()
+    """Every device of ``backend`` (``"cpu"``, ``"cuda"`` or its alias ``"gpu"``; the default
+    backend if None: a GPU when one is present, else the CPU with ``config.num_cpu_devices``
+    devices). jit compiles for the first unless committed inputs say otherwise."""
+    return _jaxlib.devices(backend, "devices")
 
 
 def block_until_ready(tree: T) -> T:

@@ -31,6 +31,7 @@ from mj_xla._lowering import compare as compare
 from mj_xla._lowering import ir_constant as ir_constant
 from mj_xla._lowering import lower_jaxpr as lower_jaxpr
 from mj_xla._lowering import lowering_rules as lowering_rules
+from mj_xla._lowering import platform_lowering_rules as platform_lowering_rules
 from mj_xla._lowering import register_lowering as register_lowering
 from mj_xla._monoids import reduce_op as reduce_op
 from mj_xla._monoids import set_combiner as set_combiner

@@ -1,9 +1,11 @@
 """Lowering of the host callbacks: compiled code calling back into Python at run time.
 
-As JAX does on CPU, each callback becomes a ``stablehlo.custom_call`` to jaxlib's Python
-callback target (typed FFI, api_version 4) whose ``backend_config`` holds the callback's index
-in the module's ``host_callbacks``; the executable is compiled with that list, and XLA calls
-the function with NumPy arrays every time the program runs (never at trace time).
+As JAX does, each callback becomes a ``stablehlo.custom_call`` to jaxlib's Python callback
+target for the module's platform (``xla_ffi_python_cpu_callback``, or the GPU plugin's
+``xla_ffi_python_gpu_callback``; typed FFI, api_version 4) whose ``backend_config`` holds
+the callback's index in the module's ``host_callbacks``; the executable is compiled with that
+list, and XLA calls the function with NumPy arrays every time the program runs (never at
+trace time).
 ``debug_callback`` is marked ``has_side_effect`` so XLA neither removes nor hoists it.
 """
 
@@ -20,7 +22,7 @@ from mj_core.prims.callback import (
     debug_callback_p,
     pure_callback_p,
 )
-from mj_xla._jaxlib import PYTHON_CALLBACK_TARGET, Value, hlo, ir
+from mj_xla._jaxlib import Value, hlo, ir, python_callback_target
 from mj_xla._lowering import Avals, LoweringContext, Values, aval_to_ir_type, lowering_rules
 
 __all__: list[str] = []
@@ -52,7 +54,7 @@ def _emit_callback(
     op = hlo.CustomCallOp(
         [aval_to_ir_type(a) for a in avals_out],
         list(in_vals),
-        call_target_name=PYTHON_CALLBACK_TARGET,
+        call_target_name=python_callback_target(ctx.platform),
         has_side_effect=ir.BoolAttr.get(has_side_effect),
         backend_config=config,
         api_version=ir.IntegerAttr.get(ir.IntegerType.get_signless(32), 4),

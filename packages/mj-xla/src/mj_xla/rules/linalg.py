@@ -1,4 +1,5 @@
-"""Lowering of the linear-algebra primitives to jaxlib's LAPACK FFI kernels (CPU).
+"""Lowering of the linear-algebra primitives to jaxlib's LAPACK FFI kernels (CPU) and the
+CUDA plugin's cuSOLVER kernels (GPU): platform-dependent rules, as JAX registers them.
 
 StableHLO has no Cholesky, LU, eig, eigh, SVD or QR op; like JAX we emit
 ``stablehlo.custom_call`` to the typed-FFI LAPACK targets jaxlib ships, one per type
@@ -8,31 +9,59 @@ column-major layout (``operand_layouts``), leading axes a batch the kernel loops
 character (or enum) options as ``ui8`` entries of ``mhlo.backend_config``, and an ``info``
 output per matrix; where ``info`` reports failure the results become NaN, as in JAX (and as
 the eager impl rules do).
+
+On CUDA the same factorizations call the typed-FFI cuSOLVER targets the plugin registers
+(``cusolver_potrf_ffi``, ``cusolver_getrf_ffi`` with ``cu_lu_pivots_to_permutation``,
+``cusolver_geqrf_ffi``/``cusolver_orgqr_ffi``, ``cusolver_syevd_ffi``: one name for every
+dtype, boolean options), and ``triangular_solve`` is StableHLO's own op (cuBLAS in XLA), as in
+JAX; ``svd`` is cuSOLVER's Jacobi kernel (``cusolver_gesvdj_ffi``, matrices up to 1024x1024).
+``eig`` lowers only for the CPU (JAX uses a hybrid MAGMA/CPU kernel on GPUs): for another
+platform lowering stops with an error naming the primitive and the platform.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
-from mj_core import ShapedArray
+from mj_core import MissingRuleError, Primitive, ShapedArray
 from mj_core.prims import linalg as la
 from mj_xla._jaxlib import Value, hlo, ir, lapack_target
 from mj_xla._lowering import (
     Avals,
     LoweringContext,
+    LoweringRule,
     Values,
     aval_to_ir_type,
     ir_constant,
-    lowering_rules,
+    register_lowering,
 )
 from mj_xla._monoids import reduce_op
 
 __all__: list[str] = []
 
 _INT32 = np.dtype(np.int32)
+
+
+def _register(prim: Primitive, *platforms: str) -> Callable[[LoweringRule], LoweringRule]:
+    """Decorator: ``rule`` is the lowering of ``prim`` for each of ``platforms``."""
+
+    def decorate(rule: LoweringRule) -> LoweringRule:
+        for platform in platforms:
+            register_lowering(prim, rule, platform)
+        return rule
+
+    return decorate
+
+
+def _solver_target(ctx: LoweringContext, routine: str, dtype: np.dtype[Any]) -> str:
+    """The custom-call target of solver ``routine`` (``"potrf"``) for the module's platform:
+    jaxlib's per-dtype LAPACK kernel on the CPU, the plugin's cuSOLVER kernel on CUDA."""
+    if ctx.platform == "cuda":
+        return f"cusolver_{routine}_ffi"
+    return lapack_target(f"{routine}_ffi", dtype)
 
 
 def _layout(rank: int, column_major: bool) -> list[int]:
@@ -60,12 +89,17 @@ def _lapack_call(
     avals_in: Sequence[ShapedArray],
     avals_out: Sequence[ShapedArray],
     aliases: dict[int, int],
-    **options: str | int,
+    *,
+    core_rank: int = 2,
+    **options: str | int | bool,
 ) -> list[Value]:
-    """One ``stablehlo.custom_call`` to a LAPACK FFI kernel. ``aliases`` maps operand index to
-    the output that reuses its buffer; ``options`` are single-character LAPACK flags (or the
-    ``ui8`` value of a jaxlib enum)."""
-    matrix_rank = max(a.ndim for a in avals_in)
+    """One ``stablehlo.custom_call`` to a LAPACK (or cuSOLVER) FFI kernel. ``aliases`` maps
+    operand index to the output that reuses its buffer; ``options`` are single-character
+    LAPACK flags, the ``ui8`` value of a jaxlib enum, or booleans (cuSOLVER's flags). The
+    kernel works on the last ``core_rank`` axes (matrices, column-major; 1: vectors), the
+    others being a batch."""
+    rank = max(a.ndim for a in avals_in)
+    matrix_rank = rank if core_rank == 2 else -1  # no operand is a column-major matrix
     u8 = ir.IntegerType.get_unsigned(8)
     multiple = len(avals_out) > 1
     attributes = {
@@ -86,7 +120,7 @@ def _lapack_call(
             ]
         ),
         "mhlo.frontend_attributes": ir.DictAttr.get(
-            {"num_batch_dims": ir.StringAttr.get(str(matrix_rank - 2))}
+            {"num_batch_dims": ir.StringAttr.get(str(rank - core_rank))}
         ),
     }
     op = hlo.CustomCallOp.build_generic(
@@ -95,7 +129,12 @@ def _lapack_call(
         attributes=attributes,
     )
     op.operation.attributes["mhlo.backend_config"] = ir.DictAttr.get(
-        {k: ir.IntegerAttr.get(u8, ord(v) if isinstance(v, str) else v) for k, v in options.items()}
+        {
+            k: ir.BoolAttr.get(v)
+            if isinstance(v, bool)
+            else ir.IntegerAttr.get(u8, ord(v) if isinstance(v, str) else v)
+            for k, v in options.items()
+        }
     )
     return list(op.results)
 
@@ -137,21 +176,22 @@ def _band(x: Value, aval: ShapedArray, lower: bool, k: int = 0) -> Value:
 
 
 # --- cholesky ---------------------------------------------------------------------------------
-@lowering_rules.register(la.cholesky_p)
+@_register(la.cholesky_p, "cpu", "cuda")
 def _cholesky_lowering(
     ctx: LoweringContext, avals_in: Avals, avals_out: Avals, in_vals: Values
 ) -> list[Value]:
     (aval,) = avals_in
     batch = aval.shape[:-2]
     info_aval = ShapedArray(batch, _INT32)
-    target = lapack_target("potrf_ffi", aval.dtype)
-    factor, info = _lapack_call(target, in_vals, avals_in, [aval, info_aval], {0: 0}, uplo="L")
+    target = _solver_target(ctx, "potrf", aval.dtype)
+    flags: dict[str, Any] = {"lower": True} if ctx.platform == "cuda" else {"uplo": "L"}
+    factor, info = _lapack_call(target, in_vals, avals_in, [aval, info_aval], {0: 0}, **flags)
     factor = _nan_where_not_ok(_info_ok(info, batch), batch, factor, aval)
     return [_band(factor, aval, lower=True)]  # potrf leaves the upper triangle as it was
 
 
 # --- triangular_solve -------------------------------------------------------------------------
-@lowering_rules.register(la.triangular_solve_p)
+@_register(la.triangular_solve_p, "cpu")
 def _triangular_solve_lowering(
     ctx: LoweringContext,
     avals_in: Avals,
@@ -181,6 +221,38 @@ def _triangular_solve_lowering(
         trans_x=("C" if conjugate_a else "T") if transpose_a else "N",
         diag="U" if unit_diagonal else "N",
     )
+
+
+@_register(la.triangular_solve_p, "cuda")
+def _triangular_solve_hlo_lowering(
+    ctx: LoweringContext,
+    avals_in: Avals,
+    avals_out: Avals,
+    in_vals: Values,
+    *,
+    left_side: bool,
+    lower: bool,
+    transpose_a: bool,
+    conjugate_a: bool,
+    unit_diagonal: bool,
+) -> list[Value]:
+    """StableHLO's ``triangular_solve`` (XLA:GPU calls cuBLAS's trsm), as JAX on GPUs."""
+    a, b = in_vals
+    if conjugate_a and not transpose_a:  # the op conjugates only with a transpose (ADJOINT)
+        if avals_in[0].dtype.kind == "c":
+            a = hlo.complex(hlo.real(a), hlo.negate(hlo.imag(a)))
+        conjugate_a = False
+    transpose = ("ADJOINT" if conjugate_a else "TRANSPOSE") if transpose_a else "NO_TRANSPOSE"
+    return [
+        hlo.triangular_solve(
+            a,
+            b,
+            ir.BoolAttr.get(left_side),
+            ir.BoolAttr.get(lower),
+            ir.BoolAttr.get(unit_diagonal),
+            hlo.TransposeAttr.get(transpose),
+        )
+    ]
 
 
 # --- lu ---------------------------------------------------------------------------------------
@@ -218,7 +290,7 @@ def _pivots_to_permutation(pivots: Value, piv_aval: ShapedArray, m: int) -> Valu
     return perm_out
 
 
-@lowering_rules.register(la.lu_p)
+@_register(la.lu_p, "cpu", "cuda")
 def _lu_lowering(
     ctx: LoweringContext, avals_in: Avals, avals_out: Avals, in_vals: Values
 ) -> list[Value]:
@@ -228,17 +300,22 @@ def _lu_lowering(
         perm = hlo.iota(aval_to_ir_type(perm_aval), len(batch))
         return [in_vals[0], _full(0, piv_aval), perm]
     info_aval = ShapedArray(batch, _INT32)
-    target = lapack_target("getrf_ffi", lu_aval.dtype)
+    target = _solver_target(ctx, "getrf", lu_aval.dtype)
     lu, pivots, info = _lapack_call(
         target, in_vals, avals_in, [lu_aval, piv_aval, info_aval], {0: 0}
     )
     pivots = hlo.subtract(pivots, _full(1, piv_aval))  # LAPACK counts from 1
     lu = _nan_where_not_ok(_info_ok(info, batch, "GE"), batch, lu, lu_aval)
+    if ctx.platform == "cuda":  # the plugin's kernel, as JAX
+        (permutation,) = _lapack_call(
+            "cu_lu_pivots_to_permutation", [pivots], [piv_aval], [perm_aval], {}, core_rank=1
+        )
+        return [lu, pivots, permutation]
     return [lu, pivots, _pivots_to_permutation(pivots, piv_aval, lu_aval.shape[-2])]
 
 
 # --- eigh -------------------------------------------------------------------------------------
-@lowering_rules.register(la.eigh_p)
+@_register(la.eigh_p, "cpu", "cuda")
 def _eigh_lowering(
     ctx: LoweringContext,
     avals_in: Avals,
@@ -251,16 +328,15 @@ def _eigh_lowering(
     v_aval, w_aval = avals_out
     batch = v_aval.shape[:-2]
     info_aval = ShapedArray(batch, _INT32)
-    prefix = "he" if v_aval.dtype.kind == "c" else "sy"
-    target = lapack_target(f"{prefix}evd_ffi", v_aval.dtype)  # ?evd sorts ascending
+    prefix = "he" if v_aval.dtype.kind == "c" and ctx.platform == "cpu" else "sy"
+    target = _solver_target(ctx, f"{prefix}evd", v_aval.dtype)  # ?evd sorts ascending
+    flags: dict[str, Any] = (
+        {"algorithm": 0, "lower": lower}  # cuSOLVER's default (QR-based) algorithm
+        if ctx.platform == "cuda"
+        else {"mode": "V", "uplo": "L" if lower else "U"}
+    )
     v, w, info = _lapack_call(
-        target,
-        in_vals,
-        avals_in,
-        [v_aval, w_aval, info_aval],
-        {0: 0},
-        mode="V",
-        uplo="L" if lower else "U",
+        target, in_vals, avals_in, [v_aval, w_aval, info_aval], {0: 0}, **flags
     )
     ok = _info_ok(info, batch)
     return [_nan_where_not_ok(ok, batch, v, v_aval), _nan_where_not_ok(ok, batch, w, w_aval)]
@@ -270,7 +346,7 @@ def _eigh_lowering(
 _GEEV_COMPUTE, _GEEV_SKIP = 86, 78  # jaxlib's eig.ComputationMode: ord("V"), ord("N")
 
 
-@lowering_rules.register(la.eig_p)
+@_register(la.eig_p, "cpu")
 def _eig_lowering(
     ctx: LoweringContext,
     avals_in: Avals,
@@ -311,7 +387,7 @@ def _eig_lowering(
 
 
 # --- svd --------------------------------------------------------------------------------------
-@lowering_rules.register(la.svd_p)
+@_register(la.svd_p, "cpu")
 def _svd_lowering(
     ctx: LoweringContext,
     avals_in: Avals,
@@ -341,6 +417,65 @@ def _svd_lowering(
     return outs
 
 
+#: cuSOLVER's Jacobi SVD (``gesvdj``), JAX's choice on CUDA for matrices up to this size.
+_GESVDJ_MAX = 1024
+
+
+@_register(la.svd_p, "cuda")
+def _svd_cuda_lowering(
+    ctx: LoweringContext,
+    avals_in: Avals,
+    avals_out: Avals,
+    in_vals: Values,
+    *,
+    full_matrices: bool,
+    compute_uv: bool,
+) -> list[Value]:
+    """``cusolver_gesvdj_ffi`` as JAX calls it: ``V`` (not ``V^H``) comes back, and the
+    batched kernel has no economy mode up to 32x32 (full factors are sliced)."""
+    (aval,) = avals_in
+    *batch_list, m, n = aval.shape
+    batch = tuple(batch_list)
+    if max(m, n) > _GESVDJ_MAX:
+        raise MissingRuleError(
+            f"Primitive 'svd' has no XLA lowering rule for platform 'cuda' for a {m}x{n} "
+            f"matrix: mj lowers it to cuSOLVER's Jacobi kernel (gesvdj), for matrices up to "
+            f"{_GESVDJ_MAX}x{_GESVDJ_MAX} (JAX switches to gesvd beyond)"
+        )
+    k = min(m, n)
+    econ = not full_matrices and m > 32 and n > 32
+    s_aval = avals_out[0]
+    u_aval = ShapedArray((*batch, m, k if econ else m), aval.dtype)
+    v_aval = ShapedArray((*batch, n, k if econ else n), aval.dtype)
+    info_aval = ShapedArray(batch, _INT32)
+    _, s, u, v, info = _lapack_call(
+        "cusolver_gesvdj_ffi",
+        in_vals,
+        avals_in,
+        [aval, s_aval, u_aval, v_aval, info_aval],
+        {0: 0},
+        full_matrices=not econ,
+        compute_uv=compute_uv,
+    )
+    ok = _info_ok(info, batch)
+    outs = [_nan_where_not_ok(ok, batch, s, s_aval)]
+    if not compute_uv:
+        return outs
+    nb = len(batch)
+    vt: Value = hlo.transpose(v, [*range(nb), nb + 1, nb])
+    if aval.dtype.kind == "c":
+        vt = hlo.complex(hlo.real(vt), hlo.negate(hlo.imag(vt)))
+    vt_aval = ShapedArray((*batch, v_aval.shape[-1], n), aval.dtype)
+    if not full_matrices and not econ:
+        u, u_aval = _slice_matrix(u, u_aval, m, k)
+        vt, vt_aval = _slice_matrix(vt, vt_aval, k, n)
+    return [
+        *outs,
+        _nan_where_not_ok(ok, batch, u, u_aval),
+        _nan_where_not_ok(ok, batch, vt, vt_aval),
+    ]
+
+
 # --- qr ---------------------------------------------------------------------------------------
 def _slice_matrix(x: Value, aval: ShapedArray, rows: int, cols: int) -> tuple[Value, ShapedArray]:
     out = ShapedArray((*aval.shape[:-2], rows, cols), aval.dtype)
@@ -350,7 +485,7 @@ def _slice_matrix(x: Value, aval: ShapedArray, rows: int, cols: int) -> tuple[Va
     return hlo.slice(x, [0] * nd, list(out.shape), [1] * nd), out
 
 
-@lowering_rules.register(la.qr_p)
+@_register(la.qr_p, "cpu", "cuda")
 def _qr_lowering(
     ctx: LoweringContext, avals_in: Avals, avals_out: Avals, in_vals: Values, *, full_matrices: bool
 ) -> list[Value]:
@@ -358,7 +493,7 @@ def _qr_lowering(
     *batch, m, n = aval.shape
     k = min(m, n)
     taus_aval = ShapedArray((*batch, k), aval.dtype)
-    geqrf = lapack_target("geqrf_ffi", aval.dtype)
+    geqrf = _solver_target(ctx, "geqrf", aval.dtype)
     r, taus = _lapack_call(geqrf, in_vals, avals_in, [aval, taus_aval], {0: 0})
     if m < n:
         reflectors, refl_aval = _slice_matrix(r, aval, m, m)
@@ -369,7 +504,8 @@ def _qr_lowering(
         reflectors = hlo.pad(r, zero, [0] * nd, [0] * (nd - 1) + [m - n], [0] * nd)
     else:
         reflectors, refl_aval = r, aval
-    orgqr = lapack_target(("ungqr" if aval.dtype.kind == "c" else "orgqr") + "_ffi", aval.dtype)
+    complex_cpu = aval.dtype.kind == "c" and ctx.platform == "cpu"
+    orgqr = _solver_target(ctx, "ungqr" if complex_cpu else "orgqr", aval.dtype)
     (q,) = _lapack_call(orgqr, [reflectors, taus], [refl_aval, taus_aval], [refl_aval], {0: 0})
     r_aval = avals_out[1]
     r, sliced = _slice_matrix(r, aval, *r_aval.shape[-2:])
