@@ -584,7 +584,7 @@ def binds(
                             pass  # reported below (outside this handler: one traceback)
                         else:
                             if type(out) is _ndarray:
-                                dt = out.dtype
+                                dt: np.dtype[Any] = out.dtype
                                 if dt is getattr(x, "dtype", None) or dt is getattr(
                                     y, "dtype", None
                                 ):
