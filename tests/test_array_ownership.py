@@ -100,6 +100,26 @@ def test_numpy_views_of_mj_arrays_are_read_only(make):
     np.testing.assert_array_equal(np.asarray(a), before)
 
 
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: mnp.sin(np.ones(3, np.float32)),  # unary shortcut
+        lambda: mnp.ones(3, np.float32) * 2.0,  # binary shortcut
+        lambda: mnp.multiply(np.ones(3, np.float16), np.ones(3, np.float16)),
+        lambda: mnp.negative(np.ones(3, np.int16)),
+        lambda: mj.lax.add(np.ones(3, np.int32), np.ones(3, np.int32)),
+    ],
+)
+def test_the_buffer_behind_an_eager_result_is_read_only_too(make):
+    # the ufunc shortcuts' x.base (the ufunc's fresh output) is as read-only as x: no write
+    # reaches x through it
+    a = make()
+    base = a.base if a.base is not None else a
+    assert not base.flags.writeable
+    with pytest.raises(ValueError, match="read-only"):
+        base[...] = 0
+
+
 def test_a_cached_jit_agrees_with_a_fresh_one_after_an_attempted_write():
     """The aliasing bug's symptom: a write to an "immutable" constant changed a cached jit."""
     c = mnp.arange(3.0)

@@ -139,6 +139,7 @@ class EvalTrace(Trace):
 _state = _TraceState()
 _ndarray = np.ndarray
 _view = np.ndarray.view
+_float32 = np.dtype(np.float32)  # the common eager dtype: one identity test for "not 64-bit"
 # positional (its stub says keyword-only): a keyword argument costs each eager op ~100 ns
 _setflags: Callable[[np.ndarray[Any, Any], bool], None] = np.ndarray.setflags  # type: ignore[assignment]
 
@@ -537,14 +538,17 @@ def binds(
                     if ufunc is not None:
                         try:
                             out = ufunc(x)
+                            dt = out.dtype
+                            # NumPy's float16/float64 of integers are not JAX's dtypes; a
+                            # Python scalar has no dtype: both take bind1 below
+                            same = dt is x.dtype
                         except Exception:
                             pass  # bind1 below reports it (outside this handler: one traceback)
-                        else:  # eval_primitive's view, inlined
-                            if type(out) is _ndarray and out.dtype is getattr(x, "dtype", None):
-                                if out.itemsize < 8:
-                                    view = _view(out, EagerArray)
-                                    _setflags(view, False)
-                                    return view
+                        else:
+                            if same:
+                                if type(out) is _ndarray and (dt is _float32 or dt.itemsize < 8):
+                                    _setflags(out, False)  # read-only, as jax.Array's views
+                                    return _view(out, EagerArray)  # (inherits the flag)
                                 return eager_result(out)
                 return bind1(shortcut.primitive, x)
 
@@ -560,9 +564,8 @@ def binds(
                             pass  # bind1 below reports it (outside this handler: one traceback)
                         else:  # eval_primitive's view, inlined
                             if type(out) is _ndarray and out.itemsize < 8:
-                                view = _view(out, EagerArray)
-                                _setflags(view, False)
-                                return view
+                                _setflags(out, False)
+                                return _view(out, EagerArray)
                             return eager_result(out)
                 return bind1(shortcut.primitive, x)
 
@@ -579,16 +582,15 @@ def binds(
                             out = ufunc(x, y)
                         except Exception:
                             pass  # reported below (outside this handler: one traceback)
-                        else:  # eval_primitive's view, inlined
+                        else:
                             if type(out) is _ndarray:
-                                dt = out.dtype
+                                dt: np.dtype[Any] = out.dtype
                                 if dt is getattr(x, "dtype", None) or dt is getattr(
                                     y, "dtype", None
                                 ):
-                                    if out.itemsize < 8:
-                                        view = _view(out, EagerArray)
-                                        _setflags(view, False)
-                                        return view
+                                    if dt is _float32 or dt.itemsize < 8:
+                                        _setflags(out, False)
+                                        return _view(out, EagerArray)
                                     return eager_result(out)
                 return numpy(x, y)
 
@@ -611,9 +613,8 @@ def binds(
                                 pass  # reported below (outside this handler: one traceback)
                             else:  # eval_primitive's view, inlined
                                 if type(out) is _ndarray and out.itemsize < 8:
-                                    view = _view(out, EagerArray)
-                                    _setflags(view, False)
-                                    return view
+                                    _setflags(out, False)
+                                    return _view(out, EagerArray)
                                 return eager_result(out)
                 if numpy is not None:
                     return numpy(x, y)
