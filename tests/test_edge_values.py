@@ -124,6 +124,31 @@ def test_quantiles_of_a_slice_with_nan_are_nan(fn: Callable[..., Any]) -> None:
         assert got == np.quantile(a[1], 0.5 if fn is mnp.median else 0.3)
 
 
+@pytest.mark.parametrize("q", [0.3, 0.5, 1.0])
+def test_quantile_between_negative_zeros_is_negative_zero(q: float) -> None:
+    """JAX interpolates ``lo * (1 - t) + hi * t``: between two -0.0 that is -0.0 (the form
+    ``lo + (hi - lo) * t`` gives +0.0)."""
+    a = np.array([-0.0, -0.0, -0.0], np.float32)
+    for got in _both(lambda v: mnp.quantile(v, q), a):
+        assert got == 0
+        assert np.signbit(got)
+        assert got.dtype == np.float32
+
+
+@pytest.mark.x32
+def test_quantile_of_integers_is_jax_float_without_a_warning() -> None:
+    a = np.array([1, 2, 3, 4], np.int16)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # percentile once asked for float64 and warned
+        for fn, want in [(mnp.median, 2.5), (lambda v: mnp.percentile(v, 75.0), 3.25)]:
+            for got in _both(fn, a):
+                assert got.dtype == np.float32
+                assert got == want
+        for got in _both(mnp.var, a):
+            assert got.dtype == np.float32
+            assert got == 1.25
+
+
 def test_hypot_is_inf_against_nan_and_does_not_overflow() -> None:
     x = np.array([np.inf, np.nan, 3e200, 0.0])
     y = np.array([np.nan, -np.inf, 4e200, 0.0])
