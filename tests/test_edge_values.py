@@ -149,6 +149,48 @@ def test_quantile_of_integers_is_jax_float_without_a_warning() -> None:
             assert got == 1.25
 
 
+B = np.array([False, True, True, False])
+C = np.array([True, True, False, False])
+
+
+@pytest.mark.parametrize(
+    ("fn", "want"),
+    [  # JAX computes bools as int32 (even with x64); XLA's x % 0 and x / 0 for fmod/floor
+        (mnp.floor_divide, [0, 1, -2, -1]),
+        (mnp.remainder, [0, 0, 0, 0]),
+        (mnp.fmod, [0, 0, 1, 0]),
+        (mnp.left_shift, [0, 2, 1, 0]),
+        (mnp.right_shift, [0, 0, 1, 0]),
+    ],
+)
+def test_bool_operands_compute_as_int32(fn: Callable[..., Any], want: list[int]) -> None:
+    for got in _both(fn, B, C):
+        assert got.dtype == np.int32
+        np.testing.assert_array_equal(got, want)
+
+
+def test_square_of_bool_is_int32_and_float_power_keeps_float32() -> None:
+    for got in _both(mnp.square, B):
+        assert got.dtype == np.int32
+        np.testing.assert_array_equal(got, B.astype(np.int32))
+    x = np.array([2.0, 0.5], np.float32)
+    for got in _both(mnp.float_power, x, x):
+        assert got.dtype == np.float32
+        np.testing.assert_allclose(got, [4.0, np.sqrt(0.5)], rtol=1e-6)
+
+
+def test_heaviside_of_nan_is_nan() -> None:
+    x = np.array([np.nan, 0.0, -0.0, -1.0, 2.0])
+    for got in _both(mnp.heaviside, x, np.full(5, 0.5)):
+        np.testing.assert_array_equal(got, [np.nan, 0.5, 0.5, 0.0, 1.0])
+
+
+def test_complex_logistic_is_one_over_one_plus_exp() -> None:
+    z = np.array([0.5 + 1j, -2.0 - 0.5j, 0.0 + 0j], np.complex128)
+    for got in _both(lax.logistic, z):
+        np.testing.assert_allclose(got, 1 / (1 + np.exp(-z)), rtol=1e-14)
+
+
 def test_hypot_is_inf_against_nan_and_does_not_overflow() -> None:
     x = np.array([np.inf, np.nan, 3e200, 0.0])
     y = np.array([np.nan, -np.inf, 4e200, 0.0])

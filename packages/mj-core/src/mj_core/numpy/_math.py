@@ -28,6 +28,7 @@ from mj_core.numpy._promotion import (
     lax_operands_inexact,
     promote,
     promote_inexact,
+    promote_numeric,
     promoted_dtype,
 )
 from mj_core.prims import elementwise as ew
@@ -266,16 +267,18 @@ def bitwise_xor(x: Array, y: Array) -> Array:
     """Elementwise bitwise XOR (logical XOR for bool)."""
 
 
-@binds(ew.shift_left_p, _promoting(ew.shift_left_p))
 def left_shift(x: Array, y: Array) -> Array:
-    """Elementwise ``x << y``."""
+    """Elementwise ``x << y`` (bools shift as int32, as in JAX)."""
+    return lax.shift_left(*promote_numeric(x, y))
 
 
 def fmod(x: Array, y: Array) -> Array:
-    """C's ``fmod`` (lax ``rem``); an integer ``fmod`` by zero is 0, as in JAX."""
-    x, y = promote(x, y)
+    """C's ``fmod`` (lax ``rem``); an integer ``fmod`` by zero is 0, as in JAX. Bools are
+    computed as int32, and as in JAX their division by zero is XLA's (``x``)."""
+    integral = promoted_dtype(x, y)[0].kind in "iu"
+    x, y = promote_numeric(x, y)
     dtype, weak = dtype_weak(y)
-    if dtype.kind in "iu":
+    if integral:
         y = lax.select(lax.eq(y, 0), convert(1, dtype, weak), y)
     return lax.rem(x, y)
 
@@ -295,6 +298,8 @@ fabs = absolute
 
 
 def square(x: Array) -> Array:
+    """``x * x``; a bool squares as int32, as in JAX."""
+    (x,) = promote_numeric(x)
     return lax.integer_pow(x, 2)
 
 
@@ -316,8 +321,9 @@ divide = true_divide
 
 def floor_divide(x: Array, y: Array) -> Array:
     """``x // y``: rounds toward minus infinity (lax ``div`` truncates toward zero). JAX's
-    algorithm, whose division by zero follows XLA's (``-5 // 0`` and ``5 // 0`` are -2)."""
-    x, y = promote(x, y)
+    algorithm, whose division by zero follows XLA's (``-5 // 0`` and ``5 // 0`` are -2).
+    Bools divide as int32."""
+    x, y = promote_numeric(x, y)
     dtype, _ = dtype_weak(x)
     if dtype.kind == "u":
         return lax.div(x, y)
@@ -325,8 +331,6 @@ def floor_divide(x: Array, y: Array) -> Array:
         q = lax.div(x, y)
         fix = lax.bitwise_and(lax.ne(lax.sign(x), lax.sign(y)), lax.ne(lax.rem(x, y), 0))
         return lax.select(fix, lax.sub(q, convert(1, dtype)), q)
-    if dtype.kind == "b":
-        raise TypeError("floor_divide: bool operands are not supported")
     if dtype.kind == "c":
         raise TypeError("floor_divide: complex operands are not supported")
     return _float_floor_divide(x, y)
@@ -343,8 +347,8 @@ def _float_floor_divide(x: Array, y: Array) -> Array:
 
 def remainder(x: Array, y: Array) -> Array:
     """``x % y`` with the sign of ``y`` (NumPy's ``mod``; lax ``rem`` is C's ``fmod``). An
-    integer remainder by zero is 0, as in JAX."""
-    x, y = promote(x, y)
+    integer remainder by zero is 0, as in JAX; bools are computed as int32."""
+    x, y = promote_numeric(x, y)
     dtype, weak = dtype_weak(y)
     if dtype.kind in "iu":
         y = lax.select(lax.eq(y, 0), convert(1, dtype, weak), y)
@@ -473,9 +477,11 @@ def signbit(x: Array) -> Array:
 
 
 def heaviside(x1: Array, x2: Array) -> Array:
-    """0 where ``x1 < 0``, 1 where ``x1 > 0``, ``x2`` where ``x1 == 0``."""
+    """0 where ``x1 < 0``, 1 where ``x1 > 0``, ``x2`` where ``x1 == 0``, and a NaN ``x1``
+    stays NaN (JAX's order of tests)."""
     x1, x2 = promote_inexact(x1, x2)
-    return lax.select(lax.less(x1, 0), 0.0, lax.select(lax.greater(x1, 0), 1.0, x2))
+    at_zero = lax.select(lax.ne(x1, x1), x1, x2)
+    return lax.select(lax.less(x1, 0), 0.0, lax.select(lax.greater(x1, 0), 1.0, at_zero))
 
 
 def fmax(x: Array, y: Array) -> Array:
@@ -493,8 +499,9 @@ def fmin(x: Array, y: Array) -> Array:
 
 
 def right_shift(x: Array, y: Array) -> Array:
-    """Arithmetic shift for signed integers, logical for unsigned (like NumPy)."""
-    x, y = promote(x, y)
+    """Arithmetic shift for signed integers, logical for unsigned (like NumPy); bools shift
+    as int32."""
+    x, y = promote_numeric(x, y)
     dtype, _ = promoted_dtype(x, y)
     if dtype.kind == "u":
         return lax.shift_right_logical(x, y)

@@ -344,6 +344,9 @@ REAL = "biuf"
 
 def _logistic(x: Any) -> Any:
     x = np.asarray(x, to_inexact_dtype(np.result_type(x)))  # bool/int inputs: no `-` on bool
+    if x.dtype.kind == "c":  # JAX's (and its lowering's) formula
+        with np.errstate(all="ignore"):
+            return (1 / (1 + np.exp(-x))).astype(x.dtype, copy=False)[()]
     e = np.exp(-np.abs(x))
     return np.where(np.greater_equal(x, 0), 1 / (1 + e), e / (1 + e)).astype(
         np.result_type(e), copy=False
@@ -400,7 +403,7 @@ exp_p = define_elementwise("exp", 1, ALL, to_inexact_dtype, np.exp)
 log_p = define_elementwise("log", 1, ALL, to_inexact_dtype, np.log)
 log1p_p = define_elementwise("log1p", 1, ALL, to_inexact_dtype, _log1p)
 expm1_p = define_elementwise("expm1", 1, ALL, to_inexact_dtype, np.expm1)
-logistic_p = define_elementwise("logistic", 1, REAL, to_inexact_dtype, _logistic)
+logistic_p = define_elementwise("logistic", 1, ALL, to_inexact_dtype, _logistic)
 sqrt_p = define_elementwise("sqrt", 1, ALL, to_inexact_dtype, _sqrt)
 rsqrt_p = define_elementwise("rsqrt", 1, ALL, to_inexact_dtype, _rsqrt)
 erf_p = define_elementwise("erf", 1, REAL, to_inexact_dtype, _erf)

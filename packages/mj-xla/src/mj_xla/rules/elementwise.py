@@ -48,7 +48,6 @@ for _prim, _op in [
     (ew.log_p, hlo.log),
     (ew.log1p_p, hlo.log_plus_one),
     (ew.expm1_p, hlo.exponential_minus_one),
-    (ew.logistic_p, hlo.logistic),
     (ew.sqrt_p, hlo.sqrt),
     (ew.rsqrt_p, hlo.rsqrt),
     (ew.erf_p, chlo.erf),
@@ -225,6 +224,18 @@ def _integer_pow_lowering(
 
 
 lowering_rules[ew.integer_pow_p] = _integer_pow_lowering
+
+
+def _logistic_lowering(
+    ctx: LoweringContext, avals_in: Avals, avals_out: Avals, in_vals: Values
+) -> list[Value]:
+    """``1 / (1 + exp(-x))``, JAX's lowering (not ``stablehlo.logistic``), for complex too."""
+    (x,), dtype = lower_operands(ew.logistic_p, avals_in, avals_out, in_vals)
+    one = _full(1, avals_out[0].shape, dtype)
+    return [hlo.divide(one, hlo.add(one, hlo.exponential(hlo.negate(x))))]
+
+
+lowering_rules[ew.logistic_p] = _logistic_lowering
 
 
 def _register_comparison(prim: Primitive, direction: str) -> None:

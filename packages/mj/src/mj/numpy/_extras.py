@@ -13,7 +13,7 @@ import mj_core.numpy as cnp
 from mj.numpy._concrete import concrete_or_error
 from mj_core import lax
 from mj_core.dtypes import is_inexact
-from mj_core.extend import Array
+from mj_core.extend import Array, promote_inexact
 
 __all__ = [
     "allclose",
@@ -113,10 +113,9 @@ def logaddexp2(x1: Array, x2: Array) -> Array:
 
 
 def float_power(x1: Array, x2: Array) -> Array:
-    """``x1 ** x2`` computed in float64 (or complex128)."""
-    dt = cnp.result_type(x1, x2)
-    target = np.dtype(np.complex128 if dt.kind == "c" else np.float64)
-    return lax.pow(lax.convert_element_type(x1, target), lax.convert_element_type(x2, target))
+    """``x1 ** x2`` in the operands' inexact dtype, as JAX computes it (NumPy's float64
+    is not JAX's rule)."""
+    return lax.pow(*promote_inexact(x1, x2))
 
 
 def logspace(
