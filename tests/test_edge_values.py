@@ -191,6 +191,35 @@ def test_complex_logistic_is_one_over_one_plus_exp() -> None:
         np.testing.assert_allclose(got, 1 / (1 + np.exp(-z)), rtol=1e-14)
 
 
+def _traced(fn: Callable[..., Any], *args: Any) -> list[np.ndarray]:
+    """``fn(*args)`` eager, under ``jit`` and through ``eval_jaxpr(make_jaxpr)``."""
+    closed = mj.make_jaxpr(fn)(*args)
+    return [*_both(fn, *args), *(np.asarray(o) for o in mj.eval_jaxpr(closed, args))]
+
+
+def test_floor_ceil_of_bool_are_the_bools_and_isfinite_takes_any_dtype() -> None:
+    for fn in (mnp.floor, mnp.ceil):
+        for got in _traced(fn, B):
+            assert got.dtype == np.bool_
+            np.testing.assert_array_equal(got, B)
+    z = np.array([1 + 1j, complex(np.inf, 0), complex(0, np.nan)], np.complex64)
+    for args, want in [((B,), [True] * 4), ((z,), [True, False, False])]:
+        for got in _traced(mnp.isfinite, *args):
+            np.testing.assert_array_equal(got, want)
+
+
+def test_complex_round_rint_fmax_fmin_go_part_by_part() -> None:
+    z = np.array([2.5 - 1.5j, -0.5 + 3.5j], np.complex128)
+    for fn in (mnp.round, mnp.rint):
+        for got in _traced(fn, z):
+            np.testing.assert_array_equal(got, [2 - 2j, -0.0 + 4j])
+    w = np.array([2.5 + 0j, complex(np.nan, 0)], np.complex128)
+    for got in _traced(mnp.fmax, z, w):  # NumPy's order: real parts, then imaginary parts
+        np.testing.assert_array_equal(got, [2.5 + 0j, -0.5 + 3.5j])
+    for got in _traced(mnp.fmin, z, w):
+        np.testing.assert_array_equal(got, [2.5 - 1.5j, -0.5 + 3.5j])
+
+
 def test_hypot_is_inf_against_nan_and_does_not_overflow() -> None:
     x = np.array([np.inf, np.nan, 3e200, 0.0])
     y = np.array([np.nan, -np.inf, 4e200, 0.0])

@@ -143,9 +143,6 @@ expm1 = lax.expm1
 sqrt = lax.sqrt
 negative = lax.neg
 sign = lax.sign
-floor = lax.floor
-ceil = lax.ceil
-isfinite = lax.is_finite
 bitwise_not = lax.bitwise_not
 invert = lax.bitwise_not
 bitwise_invert = lax.bitwise_not
@@ -486,16 +483,16 @@ def heaviside(x1: Array, x2: Array) -> Array:
 
 def fmax(x: Array, y: Array) -> Array:
     """Maximum ignoring NaNs (NaN only where both are NaN); JAX's ``where(x > y | isnan(y), x,
-    y)``, so a tie of signed zeros gives ``y``."""
+    y)`` (complex numbers in NumPy's order), so a tie of signed zeros gives ``y``."""
     x, y = promote(x, y)
-    return lax.select(lax.bitwise_or(lax.greater(x, y), lax.ne(y, y)), x, y)
+    return lax.select(lax.bitwise_or(greater(x, y), lax.ne(y, y)), x, y)
 
 
 def fmin(x: Array, y: Array) -> Array:
     """Minimum ignoring NaNs (NaN only where both are NaN); JAX's ``where(x < y | isnan(y), x,
     y)``."""
     x, y = promote(x, y)
-    return lax.select(lax.bitwise_or(lax.less(x, y), lax.ne(y, y)), x, y)
+    return lax.select(lax.bitwise_or(less(x, y), lax.ne(y, y)), x, y)
 
 
 def right_shift(x: Array, y: Array) -> Array:
@@ -568,6 +565,8 @@ def round(x: Array, decimals: int = 0) -> Array:
     dtype, _ = dtype_weak(x)
     if dtype.kind in "iub":
         return x
+    if dtype.kind == "c":  # part by part, as JAX (lax.round takes no complex)
+        return lax.complex(round(lax.real(x), decimals), round(lax.imag(x), decimals))
     if decimals == 0:
         return lax.round(x, 1)
     factor = 10.0**decimals
@@ -582,8 +581,31 @@ def rint(x: Array) -> Array:
     dtype, _ = dtype_weak(x)
     if dtype.kind in "biu":
         return lax.convert_element_type(x, default_float_dtype())
+    if dtype.kind == "c":  # part by part, as JAX
+        return lax.complex(lax.round(lax.real(x), 1), lax.round(lax.imag(x), 1))
     (x,) = promote_inexact(x)
     return lax.round(x, 1)
+
+
+def floor(x: Array) -> Array:
+    """Round down; bools and integers are returned as they are (JAX's rule)."""
+    return x if dtype_weak(x)[0].kind in "biu" else lax.floor(x)
+
+
+def ceil(x: Array) -> Array:
+    """Round up; bools and integers are returned as they are (JAX's rule)."""
+    return x if dtype_weak(x)[0].kind in "biu" else lax.ceil(x)
+
+
+def isfinite(x: Array) -> Array:
+    """Neither infinite nor NaN: a complex number when both parts are, a bool or an integer
+    always (JAX's rule: ``lax.is_finite`` takes floats only)."""
+    kind = dtype_weak(x)[0].kind
+    if kind == "c":
+        return lax.bitwise_and(lax.is_finite(lax.real(x)), lax.is_finite(lax.imag(x)))
+    if kind in "biu":
+        return lax.full_like(x, True, np.bool_)
+    return lax.is_finite(x)
 
 
 def iscomplexobj(x: Array) -> bool:
