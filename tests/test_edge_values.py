@@ -220,6 +220,30 @@ def test_complex_round_rint_fmax_fmin_go_part_by_part() -> None:
         np.testing.assert_array_equal(got, [2.5 - 1.5j, -0.5 + 3.5j])
 
 
+def test_complex_max_min_pick_as_jax_lowers_them() -> None:
+    """x where its real part (or, on a tie, its imaginary part) wins, else y: a NaN loses
+    every comparison, so only y's NaN survives (NumPy's maximum propagates both)."""
+    nan = complex(np.nan, 0)
+    x = np.array([1 + 2j, 1 + 0j, nan, 1 + 0j], np.complex128)
+    y = np.array([1 + 1j, 2 - 5j, 1 + 0j, nan], np.complex128)
+    for got in _traced(lax.max, x, y):
+        np.testing.assert_array_equal(got, [1 + 2j, 2 - 5j, 1 + 0j, nan])
+    for got in _traced(lax.min, x, y):
+        np.testing.assert_array_equal(got, [1 + 1j, 1 + 0j, 1 + 0j, nan])
+
+
+def test_complex_reductions_and_running_extrema() -> None:
+    z = np.array([[0 + 1j, 0 + 0j, 2 - 1j, -3 + 9j]], np.complex64)
+    for got in _traced(lambda v: lax.reduce_max(v, (1,)), z):
+        np.testing.assert_array_equal(got, [2 - 1j])
+    for got in _traced(lambda v: mnp.min(v, axis=1), z):
+        np.testing.assert_array_equal(got, [-3 + 9j])
+    for got in _traced(lambda v: lax.cummax(v, axis=1), z):
+        np.testing.assert_array_equal(got, [[1j, 1j, 2 - 1j, 2 - 1j]])
+    for got in _traced(lambda v: lax.cummin(v, axis=1), z):
+        np.testing.assert_array_equal(got, [[1j, 0j, 0j, -3 + 9j]])
+
+
 def test_hypot_is_inf_against_nan_and_does_not_overflow() -> None:
     x = np.array([np.inf, np.nan, 3e200, 0.0])
     y = np.array([np.nan, -np.inf, 4e200, 0.0])

@@ -139,44 +139,24 @@ def _check_nonempty(name: str, a: Array, axis: Axis) -> None:
         )
 
 
-def _lexicographic(
-    reduce: Callable[[Array, Sequence[int]], Array], empty: float
-) -> Callable[[Array, Sequence[int]], Array]:
-    """``reduce`` (reduce_max/reduce_min) of complex numbers ordered by real part, then
-    imaginary part, as NumPy and JAX order them: the extreme real part, then the extreme
-    imaginary part among the entries that have it."""
-
-    def rule(z: Array, axes: Sequence[int]) -> Array:
-        re, im = lax.real(z), lax.imag(z)
-        best_re = reduce(re, axes)
-        kept = tuple(i for i in range(len(_shape(z))) if i not in axes)
-        at_best = lax.eq(re, lax.broadcast_in_dim(best_re, _shape(z), kept))
-        best_im = reduce(lax.select(at_best, im, lax.full_like(im, empty)), axes)
-        return lax.complex(best_re, best_im)
-
-    return rule
-
-
 def _extremum(
     name: str,
     reduce: Callable[[Array, Sequence[int]], Array],
-    empty: float,
     a: Array,
     axis: Axis,
     keepdims: bool,
 ) -> Array:
+    """max/min (complex numbers ordered by real, then imaginary part, as lax orders them)."""
     _check_nonempty(name, a, axis)
-    if dtype_weak(a)[0].kind == "c":
-        reduce = _lexicographic(reduce, empty)
     return _reduction(name, reduce, a, axis, keepdims, None)
 
 
 def max(a: Array, axis: Axis = None, keepdims: bool = False) -> Array:
-    return _extremum("max", lax.reduce_max, -np.inf, a, axis, keepdims)
+    return _extremum("max", lax.reduce_max, a, axis, keepdims)
 
 
 def min(a: Array, axis: Axis = None, keepdims: bool = False) -> Array:
-    return _extremum("min", lax.reduce_min, np.inf, a, axis, keepdims)
+    return _extremum("min", lax.reduce_min, a, axis, keepdims)
 
 
 amax = max

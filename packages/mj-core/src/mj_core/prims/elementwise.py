@@ -568,8 +568,32 @@ mul_p = define_elementwise("mul", 2, NUM, _same, np.multiply)
 div_p = define_elementwise("div", 2, NUM, _same, _int_div)
 rem_p = define_elementwise("rem", 2, "iuf", _same, _rem)
 pow_p = define_elementwise("pow", 2, NUM, _same, _pow)
-max_p = define_elementwise("max", 2, "biuf", _same, np.maximum)
-min_p = define_elementwise("min", 2, "biuf", _same, np.minimum)
+
+
+def lexicographic_pick(x: Any, y: Any, greater: bool) -> Any:
+    """JAX's (and XLA's, as JAX lowers it) complex max/min: ``x`` where its real part wins,
+    or its imaginary part when the real parts are equal, else ``y``; a NaN loses every
+    comparison, so it is kept only from ``y`` (NumPy's ``maximum`` propagates NaN instead)."""
+    op = np.greater if greater else np.less
+    rx, ry = np.real(x), np.real(y)
+    pick_x = np.where(rx == ry, op(np.imag(x), np.imag(y)), op(rx, ry))
+    return np.where(pick_x, x, y)[()]
+
+
+def _maximum(x: Any, y: Any) -> Any:
+    if np.result_type(x).kind == "c":
+        return lexicographic_pick(x, y, True)
+    return np.maximum(x, y)
+
+
+def _minimum(x: Any, y: Any) -> Any:
+    if np.result_type(x).kind == "c":
+        return lexicographic_pick(x, y, False)
+    return np.minimum(x, y)
+
+
+max_p = define_elementwise("max", 2, ALL, _same, _maximum)
+min_p = define_elementwise("min", 2, ALL, _same, _minimum)
 atan2_p = define_elementwise("atan2", 2, REAL, to_inexact_dtype, np.arctan2)
 and_p = define_elementwise("and", 2, "biu", _same, np.bitwise_and)
 or_p = define_elementwise("or", 2, "biu", _same, np.bitwise_or)
@@ -785,12 +809,13 @@ def pow(x: Array, y: Array) -> Array:
 
 @binds(max_p)
 def max(x: Array, y: Array) -> Array:
-    """Elementwise maximum (NaN-propagating)."""
+    """Elementwise maximum (NaN-propagating for reals; complex numbers ordered by real, then
+    imaginary part)."""
 
 
 @binds(min_p)
 def min(x: Array, y: Array) -> Array:
-    """Elementwise minimum (NaN-propagating)."""
+    """Elementwise minimum (as :func:`max`)."""
 
 
 @binds(atan2_p)

@@ -25,6 +25,7 @@ from mj_xla._lowering import (
     ir_constant,
     lowering_rules,
 )
+from mj_xla._monoids import lexicographic_extremum
 from mj_xla._promotion import lower_operands, register_elementwise
 
 __all__: list[str] = []
@@ -129,12 +130,15 @@ _register_sin_cos(ew.cosh_p, chlo.cosh, cos=True, hyperbolic=True)
 def _register_extremum(
     prim: Primitive, op: Callable[..., Value], bool_op: Callable[..., Value]
 ) -> None:
-    """max/min; on bool they are or/and."""
+    """max/min; on bool they are or/and, on complex numbers JAX's lexicographic pick."""
+    direction = "GT" if prim is ew.max_p else "LT"
 
     def rule(
         ctx: LoweringContext, avals_in: Avals, avals_out: Avals, in_vals: Values
     ) -> list[Value]:
         (x, y), dtype = lower_operands(prim, avals_in, avals_out, in_vals)
+        if dtype.kind == "c":
+            return [lexicographic_extremum(direction, dtype)(x, y)]
         return [bool_op(x, y) if dtype == np.bool_ else op(x, y)]
 
     rule.__name__ = f"{prim.name}_lowering"
