@@ -244,6 +244,49 @@ def test_complex_reductions_and_running_extrema() -> None:
         np.testing.assert_array_equal(got, [[1j, 0j, 0j, -3 + 9j]])
 
 
+def test_complex_division_follows_xla_at_zeros_and_infinities() -> None:
+    """XLA's complex division: a zero divisor multiplies each part by ``copysign(inf, re)``,
+    an infinite numerator keeps its infinity (NumPy: ``nan+nanj`` for all three)."""
+    x = np.array([1 + 0j, 1 + 0j, complex(np.inf, 1)], np.complex128)
+    y = np.array([0j, complex(-0.0, 0), 2 + 0j], np.complex128)
+    for got in _traced(lax.div, x, y):
+        np.testing.assert_array_equal(got.real, [np.inf, -np.inf, np.inf])
+        assert np.isnan(got.imag).all()
+    for got in _traced(lambda v: lax.integer_pow(v, -2), y[:1]):
+        assert got[0].real == np.inf
+        assert np.isnan(got[0].imag)
+
+
+def test_complex_rsqrt_and_pow_in_polar_form() -> None:
+    z = np.array([0j, -1 + 0j], np.complex128)
+    for got in _traced(lax.rsqrt, z):
+        assert got[0].real == np.inf
+        assert np.isnan(got[0].imag)
+        assert 0 < got[1].real < 1e-15  # cos(pi / 2), not NumPy's exact 0
+        assert got[1].imag == -1
+    base = np.zeros(3, np.complex128)
+    power = np.array([1 + 1j, 2 + 0j, 0j], np.complex128)
+    for got in _traced(lax.pow, base, power):  # 0 ** (1+1j) is exp(-inf * (1+1j)): NaN
+        assert np.isnan(got[0].real)
+        np.testing.assert_array_equal(got[1:], [0j, 1 + 0j])
+
+
+def test_complex_truth_is_the_real_part_and_complex_mean_multiplies() -> None:
+    """JAX's all/any read a complex number's real part only; its mean multiplies by the
+    reciprocal count (XLA folds the division by a constant), so ``inf+infj`` averages to a
+    NaN real part, where nanmean's division by a counted total keeps the infinity."""
+    z = np.array([2j, 1 + 0j], np.complex64)
+    for got in _traced(mnp.all, z):
+        assert not got
+    for got in _traced(lambda v: mnp.any(v[:1]), z):
+        assert not got
+    w = np.array([complex(np.inf, np.inf), 1 + 0j], np.complex128)
+    for got in _traced(mnp.mean, w):
+        assert np.isnan(got.real)
+    for got in _traced(mnp.nanmean, w):
+        assert got.real == np.inf
+
+
 def test_hypot_is_inf_against_nan_and_does_not_overflow() -> None:
     x = np.array([np.inf, np.nan, 3e200, 0.0])
     y = np.array([np.nan, -np.inf, 4e200, 0.0])

@@ -171,12 +171,18 @@ def _as_bool(a: Array) -> Array:
     return a if dtype_weak(a)[0].kind == "b" else lax.ne(a, 0)
 
 
+def _truth(a: Array) -> Array:
+    """JAX's ``_cast_to_bool`` for all/any: a complex number's truth is its real part's
+    (``all(2j)`` is False in JAX, True in NumPy)."""
+    return _as_bool(lax.real(a) if dtype_weak(a)[0].kind == "c" else a)
+
+
 def all(a: Array, axis: Axis = None, keepdims: bool = False) -> Array:
-    return _reduction("all", lax.reduce_and, _as_bool(a), axis, keepdims, None)
+    return _reduction("all", lax.reduce_and, _truth(a), axis, keepdims, None)
 
 
 def any(a: Array, axis: Axis = None, keepdims: bool = False) -> Array:
-    return _reduction("any", lax.reduce_or, _as_bool(a), axis, keepdims, None)
+    return _reduction("any", lax.reduce_or, _truth(a), axis, keepdims, None)
 
 
 def count_nonzero(a: Array, axis: Axis = None, keepdims: bool = False) -> Array:
@@ -204,6 +210,8 @@ def mean(a: Array, axis: Axis = None, dtype: Any = None, keepdims: bool = False)
     compute = _upcast_half(dt)
     axes = _reduced_axes("mean", a, axis)
     total = sum(a, axis, compute, keepdims)
+    if compute.kind == "c":  # XLA folds JAX's division by the constant count into this
+        return convert(lax.mul(total, convert(1 / _count(a, axes), compute)), dt)
     return convert(lax.div(total, convert(_count(a, axes), compute)), dt)
 
 

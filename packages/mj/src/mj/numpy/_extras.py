@@ -107,9 +107,26 @@ def sinc(x: Array) -> Array:
 
 
 def logaddexp2(x1: Array, x2: Array) -> Array:
-    """``log2(2**x1 + 2**x2)`` without overflow."""
-    ln2 = float(np.log(2))
-    return lax.div(cnp.logaddexp(lax.mul(x1, ln2), lax.mul(x2, ln2)), ln2)
+    """``log2(2**x1 + 2**x2)`` without overflow, JAX's formula: ``max + log1p(2**-|x1 - x2|) /
+    ln 2`` (``logaddexp2(-1, -1)`` is then ``-1e-8`` in float32, as in JAX); for complex
+    numbers ``max + log1p(2**(x1 + x2 - 2 max)) / ln 2``, its imaginary part wrapped into
+    ``[-pi / ln 2, pi / ln 2]``."""
+    x1, x2 = promote_inexact(x1, x2)
+    amax = lax.max(x1, x2)
+    inv_ln2 = 1 / float(np.log(2))
+    if cnp.iscomplexobj(amax):
+        delta = lax.sub(lax.add(x1, x2), lax.mul(amax, 2.0))
+        out = lax.add(amax, lax.mul(lax.log1p(cnp.exp2(delta)), inv_ln2))
+        return lax.complex(lax.real(out), _wrap_between(lax.imag(out), np.pi * inv_ln2))
+    delta = lax.sub(x1, x2)
+    safe = lax.add(amax, lax.mul(lax.log1p(cnp.exp2(lax.neg(lax.abs(delta)))), inv_ln2))
+    return lax.select(lax.ne(delta, delta), lax.add(x1, x2), safe)  # NaN, or equal infinities
+
+
+def _wrap_between(x: Array, a: float) -> Array:
+    """``x`` wrapped into ``[-a, a]`` (JAX's ``_wrap_between``)."""
+    r = lax.rem(lax.add(x, a), 2 * a)
+    return lax.sub(lax.select(lax.lt(r, 0.0), lax.add(r, 2 * a), r), a)
 
 
 def float_power(x1: Array, x2: Array) -> Array:
