@@ -287,6 +287,21 @@ def test_complex_truth_is_the_real_part_and_complex_mean_multiplies() -> None:
         assert got.real == np.inf
 
 
+def test_lgamma_is_infinite_at_every_pole() -> None:
+    x = np.array([-3.0, -1e308, -np.inf, 0.0])
+    for got in _traced(lax.lgamma, x):  # -1e308 once gave inf - inf in eager
+        np.testing.assert_array_equal(got, [np.inf] * 4)
+
+
+def test_running_sums_and_products_start_from_xlas_identity() -> None:
+    """XLA's cumulative window starts from 0 (sum) or 1+0j (product): a running sum of -0.0
+    is +0.0, and ``(1+0j) * (1-0j)`` has a +0.0 imaginary part (NumPy keeps the -0.0s)."""
+    for got in _traced(mnp.cumsum, np.array([-0.0, -0.0], np.float32)):
+        np.testing.assert_array_equal(np.signbit(got), [False, False])
+    for got in _traced(mnp.cumprod, np.array([complex(1, -0.0)], np.complex64)):
+        assert not np.signbit(got.imag[0])
+
+
 def test_hypot_is_inf_against_nan_and_does_not_overflow() -> None:
     x = np.array([np.inf, np.nan, 3e200, 0.0])
     y = np.array([np.nan, -np.inf, 4e200, 0.0])

@@ -224,10 +224,19 @@ def _define_cumulative(name: str, kinds: str, compute: Callable[..., Any]) -> Pr
 
 
 def _cumsum(x: np.ndarray[Any, Any], axis: int, dtype: np.dtype[Any]) -> Any:
-    return np.cumsum(x, axis=axis, dtype=dtype)
+    """NumPy's cumsum; floats then get XLA's ``0 + ...``: a running sum of -0.0 only is +0.0
+    (XLA's window starts from the identity 0)."""
+    out = np.cumsum(x, axis=axis, dtype=dtype)
+    return out + np.zeros((), dtype) if dtype.kind in "fc" else out
 
 
 def _cumprod(x: np.ndarray[Any, Any], axis: int, dtype: np.dtype[Any]) -> Any:
+    """NumPy's cumprod; complex numbers start from XLA's identity ``(1+0j) * x[0]``, which
+    gives the zero parts of the first factor XLA's signs."""
+    if dtype.kind == "c" and x.shape[axis]:
+        x = np.array(x, dtype)
+        first = np.take(x, [0], axis=axis)
+        np.put_along_axis(x, np.zeros_like(first, np.intp), np.ones((), dtype) * first, axis)
     return np.cumprod(x, axis=axis, dtype=dtype)
 
 

@@ -119,7 +119,10 @@ def logaddexp2(x1: Array, x2: Array) -> Array:
         out = lax.add(amax, lax.mul(lax.log1p(cnp.exp2(delta)), inv_ln2))
         return lax.complex(lax.real(out), _wrap_between(lax.imag(out), np.pi * inv_ln2))
     delta = lax.sub(x1, x2)
-    safe = lax.add(amax, lax.mul(lax.log1p(cnp.exp2(lax.neg(lax.abs(delta)))), inv_ln2))
+    # -|x1 - x2| as min - max, the constant 0 at a tie (the gradient there is then (0.5,
+    # 0.5) through max's balanced tie, and equal infinities put no NaN into it)
+    gap = lax.select(lax.eq(x1, x2), lax.full_like(delta, 0), lax.sub(lax.min(x1, x2), amax))
+    safe = lax.add(amax, lax.mul(lax.log1p(cnp.exp2(gap)), inv_ln2))
     return lax.select(lax.ne(delta, delta), lax.add(x1, x2), safe)  # NaN, or equal infinities
 
 
