@@ -302,6 +302,14 @@ def test_running_sums_and_products_start_from_xlas_identity() -> None:
         assert not np.signbit(got.imag[0])
 
 
+def test_float16_nextafter_of_equal_zeros_is_the_target() -> None:
+    """C's (and XLA's) ``nextafter(x, y)`` is ``y`` when ``x == y``: ``(0.0, -0.0)`` gives
+    -0.0 (NumPy's float16 kernel gives x)."""
+    x = np.array([0.0, -0.0], np.float16)
+    for got in _traced(mnp.nextafter, x, x[::-1]):
+        np.testing.assert_array_equal(np.signbit(got), [True, False])
+
+
 def test_hypot_is_inf_against_nan_and_does_not_overflow() -> None:
     x = np.array([np.inf, np.nan, 3e200, 0.0])
     y = np.array([np.nan, -np.inf, 4e200, 0.0])
