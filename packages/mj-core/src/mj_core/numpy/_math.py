@@ -186,8 +186,8 @@ def multiply(x: Array, y: Array) -> Array:
 
 
 def _lexicographic(prim: Primitive) -> Callable[[Array, Array], Array]:
-    """NumPy's order of complex numbers (real parts, then imaginary parts) for comparisons
-    and ``maximum``/``minimum``, as ``jax.numpy`` builds it: lax orders only reals."""
+    """NumPy's order of complex numbers (real parts, then imaginary parts) for comparisons,
+    as ``jax.numpy`` builds it: lax compares only reals."""
 
     def numpy(x: Array, y: Array) -> Array:
         x, y = lax_operands(x, y)
@@ -195,23 +195,19 @@ def _lexicographic(prim: Primitive) -> Callable[[Array, Array], Array]:
             return bind1(prim, x, y)
         x, y = promote(x, y)  # (a weak complex scalar made an array for real/imag)
         rx, ry, ix, iy = lax.real(x), lax.real(y), lax.imag(x), lax.imag(y)
-        if prim is ew.max_p or prim is ew.min_p:
-            order = ew.greater_p if prim is ew.max_p else ew.less_p
-            pick_x = lax.select(lax.eq(rx, ry), bind1(order, ix, iy), bind1(order, rx, ry))
-            return lax.select(pick_x, x, y)
         return lax.select(lax.eq(rx, ry), bind1(prim, ix, iy), bind1(prim, rx, ry))
 
     return numpy
 
 
-@binds(ew.max_p, _lexicographic(ew.max_p))
+@binds(ew.max_p, _promoting(ew.max_p))
 def maximum(x: Array, y: Array) -> Array:
-    """Elementwise maximum (NaN-propagating)."""
+    """Elementwise maximum (NaN-propagating; complex numbers in lax's lexicographic order)."""
 
 
-@binds(ew.min_p, _lexicographic(ew.min_p))
+@binds(ew.min_p, _promoting(ew.min_p))
 def minimum(x: Array, y: Array) -> Array:
-    """Elementwise minimum (NaN-propagating)."""
+    """Elementwise minimum (as :func:`maximum`)."""
 
 
 @binds(ew.atan2_p, _promoting(ew.atan2_p, inexact=True))
