@@ -124,6 +124,192 @@ def test_quantiles_of_a_slice_with_nan_are_nan(fn: Callable[..., Any]) -> None:
         assert got == np.quantile(a[1], 0.5 if fn is mnp.median else 0.3)
 
 
+@pytest.mark.parametrize("q", [0.3, 0.5, 1.0])
+def test_quantile_between_negative_zeros_is_negative_zero(q: float) -> None:
+    """JAX interpolates ``lo * (1 - t) + hi * t``: between two -0.0 that is -0.0 (the form
+    ``lo + (hi - lo) * t`` gives +0.0)."""
+    a = np.array([-0.0, -0.0, -0.0], np.float32)
+    for got in _both(lambda v: mnp.quantile(v, q), a):
+        assert got == 0
+        assert np.signbit(got)
+        assert got.dtype == np.float32
+
+
+@pytest.mark.x32
+def test_quantile_of_integers_is_jax_float_without_a_warning() -> None:
+    a = np.array([1, 2, 3, 4], np.int16)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # percentile once asked for float64 and warned
+        for fn, want in [(mnp.median, 2.5), (lambda v: mnp.percentile(v, 75.0), 3.25)]:
+            for got in _both(fn, a):
+                assert got.dtype == np.float32
+                assert got == want
+        for got in _both(mnp.var, a):
+            assert got.dtype == np.float32
+            assert got == 1.25
+
+
+B = np.array([False, True, True, False])
+C = np.array([True, True, False, False])
+
+
+@pytest.mark.parametrize(
+    ("fn", "want"),
+    [  # JAX computes bools as int32 (even with x64); XLA's x % 0 and x / 0 for fmod/floor
+        (mnp.floor_divide, [0, 1, -2, -1]),
+        (mnp.remainder, [0, 0, 0, 0]),
+        (mnp.fmod, [0, 0, 1, 0]),
+        (mnp.left_shift, [0, 2, 1, 0]),
+        (mnp.right_shift, [0, 0, 1, 0]),
+    ],
+)
+def test_bool_operands_compute_as_int32(fn: Callable[..., Any], want: list[int]) -> None:
+    for got in _both(fn, B, C):
+        assert got.dtype == np.int32
+        np.testing.assert_array_equal(got, want)
+
+
+def test_square_of_bool_is_int32_and_float_power_keeps_float32() -> None:
+    for got in _both(mnp.square, B):
+        assert got.dtype == np.int32
+        np.testing.assert_array_equal(got, B.astype(np.int32))
+    x = np.array([2.0, 0.5], np.float32)
+    for got in _both(mnp.float_power, x, x):
+        assert got.dtype == np.float32
+        np.testing.assert_allclose(got, [4.0, np.sqrt(0.5)], rtol=1e-6)
+
+
+def test_heaviside_of_nan_is_nan() -> None:
+    x = np.array([np.nan, 0.0, -0.0, -1.0, 2.0])
+    for got in _both(mnp.heaviside, x, np.full(5, 0.5)):
+        np.testing.assert_array_equal(got, [np.nan, 0.5, 0.5, 0.0, 1.0])
+
+
+def test_complex_logistic_is_one_over_one_plus_exp() -> None:
+    z = np.array([0.5 + 1j, -2.0 - 0.5j, 0.0 + 0j], np.complex128)
+    for got in _both(lax.logistic, z):
+        np.testing.assert_allclose(got, 1 / (1 + np.exp(-z)), rtol=1e-14)
+
+
+def _traced(fn: Callable[..., Any], *args: Any) -> list[np.ndarray]:
+    """``fn(*args)`` eager, under ``jit`` and through ``eval_jaxpr(make_jaxpr)``."""
+    closed = mj.make_jaxpr(fn)(*args)
+    return [*_both(fn, *args), *(np.asarray(o) for o in mj.eval_jaxpr(closed, args))]
+
+
+def test_floor_ceil_of_bool_are_the_bools_and_isfinite_takes_any_dtype() -> None:
+    for fn in (mnp.floor, mnp.ceil):
+        for got in _traced(fn, B):
+            assert got.dtype == np.bool_
+            np.testing.assert_array_equal(got, B)
+    z = np.array([1 + 1j, complex(np.inf, 0), complex(0, np.nan)], np.complex64)
+    for args, want in [((B,), [True] * 4), ((z,), [True, False, False])]:
+        for got in _traced(mnp.isfinite, *args):
+            np.testing.assert_array_equal(got, want)
+
+
+def test_complex_round_rint_fmax_fmin_go_part_by_part() -> None:
+    z = np.array([2.5 - 1.5j, -0.5 + 3.5j], np.complex128)
+    for fn in (mnp.round, mnp.rint):
+        for got in _traced(fn, z):
+            np.testing.assert_array_equal(got, [2 - 2j, -0.0 + 4j])
+    w = np.array([2.5 + 0j, complex(np.nan, 0)], np.complex128)
+    for got in _traced(mnp.fmax, z, w):  # NumPy's order: real parts, then imaginary parts
+        np.testing.assert_array_equal(got, [2.5 + 0j, -0.5 + 3.5j])
+    for got in _traced(mnp.fmin, z, w):
+        np.testing.assert_array_equal(got, [2.5 - 1.5j, -0.5 + 3.5j])
+
+
+def test_complex_max_min_pick_as_jax_lowers_them() -> None:
+    """x where its real part (or, on a tie, its imaginary part) wins, else y: a NaN loses
+    every comparison, so only y's NaN survives (NumPy's maximum propagates both)."""
+    nan = complex(np.nan, 0)
+    x = np.array([1 + 2j, 1 + 0j, nan, 1 + 0j], np.complex128)
+    y = np.array([1 + 1j, 2 - 5j, 1 + 0j, nan], np.complex128)
+    for got in _traced(lax.max, x, y):
+        np.testing.assert_array_equal(got, [1 + 2j, 2 - 5j, 1 + 0j, nan])
+    for got in _traced(lax.min, x, y):
+        np.testing.assert_array_equal(got, [1 + 1j, 1 + 0j, 1 + 0j, nan])
+
+
+def test_complex_reductions_and_running_extrema() -> None:
+    z = np.array([[0 + 1j, 0 + 0j, 2 - 1j, -3 + 9j]], np.complex64)
+    for got in _traced(lambda v: lax.reduce_max(v, (1,)), z):
+        np.testing.assert_array_equal(got, [2 - 1j])
+    for got in _traced(lambda v: mnp.min(v, axis=1), z):
+        np.testing.assert_array_equal(got, [-3 + 9j])
+    for got in _traced(lambda v: lax.cummax(v, axis=1), z):
+        np.testing.assert_array_equal(got, [[1j, 1j, 2 - 1j, 2 - 1j]])
+    for got in _traced(lambda v: lax.cummin(v, axis=1), z):
+        np.testing.assert_array_equal(got, [[1j, 0j, 0j, -3 + 9j]])
+
+
+def test_complex_division_follows_xla_at_zeros_and_infinities() -> None:
+    """XLA's complex division: a zero divisor multiplies each part by ``copysign(inf, re)``,
+    an infinite numerator keeps its infinity (NumPy: ``nan+nanj`` for all three)."""
+    x = np.array([1 + 0j, 1 + 0j, complex(np.inf, 1)], np.complex128)
+    y = np.array([0j, complex(-0.0, 0), 2 + 0j], np.complex128)
+    for got in _traced(lax.div, x, y):
+        np.testing.assert_array_equal(got.real, [np.inf, -np.inf, np.inf])
+        assert np.isnan(got.imag).all()
+    for got in _traced(lambda v: lax.integer_pow(v, -2), y[:1]):
+        assert got[0].real == np.inf
+        assert np.isnan(got[0].imag)
+
+
+def test_complex_rsqrt_and_pow_in_polar_form() -> None:
+    z = np.array([0j, -1 + 0j], np.complex128)
+    for got in _traced(lax.rsqrt, z):
+        assert got[0].real == np.inf
+        assert np.isnan(got[0].imag)
+        assert 0 < got[1].real < 1e-15  # cos(pi / 2), not NumPy's exact 0
+        assert got[1].imag == -1
+    base = np.zeros(3, np.complex128)
+    power = np.array([1 + 1j, 2 + 0j, 0j], np.complex128)
+    for got in _traced(lax.pow, base, power):  # 0 ** (1+1j) is exp(-inf * (1+1j)): NaN
+        assert np.isnan(got[0].real)
+        np.testing.assert_array_equal(got[1:], [0j, 1 + 0j])
+
+
+def test_complex_truth_is_the_real_part_and_complex_mean_multiplies() -> None:
+    """JAX's all/any read a complex number's real part only; its mean multiplies by the
+    reciprocal count (XLA folds the division by a constant), so ``inf+infj`` averages to a
+    NaN real part, where nanmean's division by a counted total keeps the infinity."""
+    z = np.array([2j, 1 + 0j], np.complex64)
+    for got in _traced(mnp.all, z):
+        assert not got
+    for got in _traced(lambda v: mnp.any(v[:1]), z):
+        assert not got
+    w = np.array([complex(np.inf, np.inf), 1 + 0j], np.complex128)
+    for got in _traced(mnp.mean, w):
+        assert np.isnan(got.real)
+    for got in _traced(mnp.nanmean, w):
+        assert got.real == np.inf
+
+
+def test_lgamma_is_infinite_at_every_pole() -> None:
+    x = np.array([-3.0, -1e308, -np.inf, 0.0])
+    for got in _traced(lax.lgamma, x):  # -1e308 once gave inf - inf in eager
+        np.testing.assert_array_equal(got, [np.inf] * 4)
+
+
+def test_running_sums_and_products_start_from_xlas_identity() -> None:
+    """XLA's cumulative window starts from 0 (sum) or 1+0j (product): a running sum of -0.0
+    is +0.0, and ``(1+0j) * (1-0j)`` has a +0.0 imaginary part (NumPy keeps the -0.0s)."""
+    for got in _traced(mnp.cumsum, np.array([-0.0, -0.0], np.float32)):
+        np.testing.assert_array_equal(np.signbit(got), [False, False])
+    for got in _traced(mnp.cumprod, np.array([complex(1, -0.0)], np.complex64)):
+        assert not np.signbit(got.imag[0])
+
+
+def test_float16_nextafter_of_equal_zeros_is_the_target() -> None:
+    """C's (and XLA's) ``nextafter(x, y)`` is ``y`` when ``x == y``: ``(0.0, -0.0)`` gives
+    -0.0 (NumPy's float16 kernel gives x)."""
+    x = np.array([0.0, -0.0], np.float16)
+    for got in _traced(mnp.nextafter, x, x[::-1]):
+        np.testing.assert_array_equal(np.signbit(got), [True, False])
+
+
 def test_hypot_is_inf_against_nan_and_does_not_overflow() -> None:
     x = np.array([np.inf, np.nan, 3e200, 0.0])
     y = np.array([np.nan, -np.inf, 4e200, 0.0])

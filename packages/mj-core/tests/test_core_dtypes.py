@@ -4,7 +4,7 @@ dtypes primitives return."""
 import numpy as np
 import pytest
 
-from mj_core import get_aval, lax
+from mj_core import config, get_aval, lax
 from mj_core import numpy as mnp
 from mj_core._avals import ConcreteArray, ShapedArray, raise_to_shaped
 from mj_core.dtypes import result_type
@@ -145,7 +145,6 @@ def test_shaped_array_hash_eq_and_str_short():
     ("name", "args"),
     [
         ("true_divide", (np.arange(3, dtype=np.int64), 2)),
-        ("mean", (np.arange(3, dtype=np.int32),)),
         ("sum", (np.arange(3, dtype=np.int32),)),
         ("sum", (np.array([True, False]),)),
         ("sqrt", (np.arange(3, dtype=np.int16),)),
@@ -154,10 +153,41 @@ def test_shaped_array_hash_eq_and_str_short():
         ("maximum", (np.arange(3, dtype=np.int8), np.int16(1))),
         ("concatenate", ([np.ones(2, np.float32), np.ones(2, np.int8)],)),
         ("dot", (np.ones(2, np.float32), np.ones(2, np.float64))),
-        ("cumsum", (np.arange(3, dtype=np.int32),)),
         ("where", (np.array([True, False]), np.float32(1), 2)),
     ],
 )
 def test_numpy_api_dtypes_match_numpy(name, args):
     out = getattr(mnp, name)(*args)
     assert np.asarray(out).dtype == np.asarray(getattr(np, name)(*args)).dtype
+
+
+@pytest.mark.parametrize(
+    ("name", "dtype", "want"),
+    [  # JAX's rules where NumPy's differ: mean in JAX's float, cumsum keeps integer dtypes
+        ("mean", np.int32, np.float32),
+        ("mean", np.int64, np.float64),
+        ("mean", np.bool_, np.float32),
+        ("cumsum", np.int32, np.int32),
+        ("cumsum", np.int8, np.int8),
+        ("cumsum", np.bool_, np.int64),
+        ("cumprod", np.uint16, np.uint16),
+        ("sum", np.int8, np.int64),
+        ("sum", np.uint8, np.uint64),
+    ],
+)
+def test_numpy_api_dtypes_follow_jax_with_x64(name, dtype, want):
+    assert np.asarray(getattr(mnp, name)(np.arange(3).astype(dtype))).dtype == want
+
+
+def test_accumulation_dtypes_without_x64_are_the_32_bit_defaults():
+    with config.override("enable_x64", False):
+        _check_32_bit_accumulation_dtypes()
+
+
+def _check_32_bit_accumulation_dtypes() -> None:
+    small = np.arange(3, dtype=np.int8)
+    assert np.asarray(mnp.sum(small)).dtype == np.int32
+    assert np.asarray(mnp.sum(small.astype(np.uint8))).dtype == np.uint32
+    assert np.asarray(mnp.cumsum(np.array([True, True]))).dtype == np.int32
+    assert np.asarray(mnp.var(small)).dtype == np.float32
+    assert np.asarray(mnp.count_nonzero(small)).dtype == np.int32

@@ -13,9 +13,9 @@ import numpy as np
 from mj_core import ShapedArray
 from mj_core.prims import reductions as rd
 from mj_xla._jaxlib import Value, hlo, ir, ir_tensor_type
-from mj_xla._lowering import ir_constant
+from mj_xla._lowering import compare, ir_constant
 
-__all__ = ["reduce_op", "set_combiner"]
+__all__ = ["lexicographic_extremum", "reduce_op", "set_combiner"]
 
 Binary = Callable[[Value, Value], Value]
 
@@ -24,10 +24,32 @@ def _replace(current: Value, update: Value) -> Value:
     return update
 
 
+def lexicographic_extremum(direction: str, dtype: np.dtype[Any]) -> Binary:
+    """Complex max (``"GT"``) or min (``"LT"``) as JAX lowers it (``mlir._minmax_hlo``): ``x``
+    where its real part wins, or its imaginary part when the real parts are equal, else
+    ``y`` (StableHLO's maximum/minimum order no complex numbers)."""
+    part = np.finfo(dtype).dtype
+
+    def pick(x: Value, y: Value) -> Value:
+        rx, ry = hlo.real(x), hlo.real(y)
+        real_eq = compare(rx, ry, "EQ", part)
+        which = hlo.select(
+            real_eq,
+            compare(hlo.imag(x), hlo.imag(y), direction, part),
+            compare(rx, ry, direction, part),
+        )
+        return hlo.select(which, x, y)
+
+    return pick
+
+
 def _combiner(name: str, dtype: np.dtype[Any]) -> Binary:
-    """The binary op of reduction ``name`` on ``dtype`` (max/min on bool are or/and);
-    ``"replace"`` is the overwriting scatter's."""
+    """The binary op of reduction ``name`` on ``dtype`` (max/min on bool are or/and, on
+    complex numbers :func:`lexicographic_extremum`); ``"replace"`` is the overwriting
+    scatter's."""
     is_bool = dtype == np.bool_
+    if dtype.kind == "c" and name in ("max", "min"):
+        return lexicographic_extremum("GT" if name == "max" else "LT", dtype)
     ops: dict[str, Binary] = {
         "sum": hlo.add,
         "prod": hlo.multiply,

@@ -28,6 +28,7 @@ from mj_core.numpy._promotion import (
     lax_operands_inexact,
     promote,
     promote_inexact,
+    promote_numeric,
     promoted_dtype,
 )
 from mj_core.prims import elementwise as ew
@@ -142,9 +143,6 @@ expm1 = lax.expm1
 sqrt = lax.sqrt
 negative = lax.neg
 sign = lax.sign
-floor = lax.floor
-ceil = lax.ceil
-isfinite = lax.is_finite
 bitwise_not = lax.bitwise_not
 invert = lax.bitwise_not
 bitwise_invert = lax.bitwise_not
@@ -188,8 +186,8 @@ def multiply(x: Array, y: Array) -> Array:
 
 
 def _lexicographic(prim: Primitive) -> Callable[[Array, Array], Array]:
-    """NumPy's order of complex numbers (real parts, then imaginary parts) for comparisons
-    and ``maximum``/``minimum``, as ``jax.numpy`` builds it: lax orders only reals."""
+    """NumPy's order of complex numbers (real parts, then imaginary parts) for comparisons,
+    as ``jax.numpy`` builds it: lax compares only reals."""
 
     def numpy(x: Array, y: Array) -> Array:
         x, y = lax_operands(x, y)
@@ -197,23 +195,19 @@ def _lexicographic(prim: Primitive) -> Callable[[Array, Array], Array]:
             return bind1(prim, x, y)
         x, y = promote(x, y)  # (a weak complex scalar made an array for real/imag)
         rx, ry, ix, iy = lax.real(x), lax.real(y), lax.imag(x), lax.imag(y)
-        if prim is ew.max_p or prim is ew.min_p:
-            order = ew.greater_p if prim is ew.max_p else ew.less_p
-            pick_x = lax.select(lax.eq(rx, ry), bind1(order, ix, iy), bind1(order, rx, ry))
-            return lax.select(pick_x, x, y)
         return lax.select(lax.eq(rx, ry), bind1(prim, ix, iy), bind1(prim, rx, ry))
 
     return numpy
 
 
-@binds(ew.max_p, _lexicographic(ew.max_p))
+@binds(ew.max_p, _promoting(ew.max_p))
 def maximum(x: Array, y: Array) -> Array:
-    """Elementwise maximum (NaN-propagating)."""
+    """Elementwise maximum (NaN-propagating; complex numbers in lax's lexicographic order)."""
 
 
-@binds(ew.min_p, _lexicographic(ew.min_p))
+@binds(ew.min_p, _promoting(ew.min_p))
 def minimum(x: Array, y: Array) -> Array:
-    """Elementwise minimum (NaN-propagating)."""
+    """Elementwise minimum (as :func:`maximum`)."""
 
 
 @binds(ew.atan2_p, _promoting(ew.atan2_p, inexact=True))
@@ -266,16 +260,18 @@ def bitwise_xor(x: Array, y: Array) -> Array:
     """Elementwise bitwise XOR (logical XOR for bool)."""
 
 
-@binds(ew.shift_left_p, _promoting(ew.shift_left_p))
 def left_shift(x: Array, y: Array) -> Array:
-    """Elementwise ``x << y``."""
+    """Elementwise ``x << y`` (bools shift as int32, as in JAX)."""
+    return lax.shift_left(*promote_numeric(x, y))
 
 
 def fmod(x: Array, y: Array) -> Array:
-    """C's ``fmod`` (lax ``rem``); an integer ``fmod`` by zero is 0, as in JAX."""
-    x, y = promote(x, y)
+    """C's ``fmod`` (lax ``rem``); an integer ``fmod`` by zero is 0, as in JAX. Bools are
+    computed as int32, and as in JAX their division by zero is XLA's (``x``)."""
+    integral = promoted_dtype(x, y)[0].kind in "iu"
+    x, y = promote_numeric(x, y)
     dtype, weak = dtype_weak(y)
-    if dtype.kind in "iu":
+    if integral:
         y = lax.select(lax.eq(y, 0), convert(1, dtype, weak), y)
     return lax.rem(x, y)
 
@@ -295,6 +291,8 @@ fabs = absolute
 
 
 def square(x: Array) -> Array:
+    """``x * x``; a bool squares as int32, as in JAX."""
+    (x,) = promote_numeric(x)
     return lax.integer_pow(x, 2)
 
 
@@ -316,8 +314,9 @@ divide = true_divide
 
 def floor_divide(x: Array, y: Array) -> Array:
     """``x // y``: rounds toward minus infinity (lax ``div`` truncates toward zero). JAX's
-    algorithm, whose division by zero follows XLA's (``-5 // 0`` and ``5 // 0`` are -2)."""
-    x, y = promote(x, y)
+    algorithm, whose division by zero follows XLA's (``-5 // 0`` and ``5 // 0`` are -2).
+    Bools divide as int32."""
+    x, y = promote_numeric(x, y)
     dtype, _ = dtype_weak(x)
     if dtype.kind == "u":
         return lax.div(x, y)
@@ -325,8 +324,6 @@ def floor_divide(x: Array, y: Array) -> Array:
         q = lax.div(x, y)
         fix = lax.bitwise_and(lax.ne(lax.sign(x), lax.sign(y)), lax.ne(lax.rem(x, y), 0))
         return lax.select(fix, lax.sub(q, convert(1, dtype)), q)
-    if dtype.kind == "b":
-        raise TypeError("floor_divide: bool operands are not supported")
     if dtype.kind == "c":
         raise TypeError("floor_divide: complex operands are not supported")
     return _float_floor_divide(x, y)
@@ -343,8 +340,8 @@ def _float_floor_divide(x: Array, y: Array) -> Array:
 
 def remainder(x: Array, y: Array) -> Array:
     """``x % y`` with the sign of ``y`` (NumPy's ``mod``; lax ``rem`` is C's ``fmod``). An
-    integer remainder by zero is 0, as in JAX."""
-    x, y = promote(x, y)
+    integer remainder by zero is 0, as in JAX; bools are computed as int32."""
+    x, y = promote_numeric(x, y)
     dtype, weak = dtype_weak(y)
     if dtype.kind in "iu":
         y = lax.select(lax.eq(y, 0), convert(1, dtype, weak), y)
@@ -473,28 +470,31 @@ def signbit(x: Array) -> Array:
 
 
 def heaviside(x1: Array, x2: Array) -> Array:
-    """0 where ``x1 < 0``, 1 where ``x1 > 0``, ``x2`` where ``x1 == 0``."""
+    """0 where ``x1 < 0``, 1 where ``x1 > 0``, ``x2`` where ``x1 == 0``, and a NaN ``x1``
+    stays NaN (JAX's order of tests)."""
     x1, x2 = promote_inexact(x1, x2)
-    return lax.select(lax.less(x1, 0), 0.0, lax.select(lax.greater(x1, 0), 1.0, x2))
+    at_zero = lax.select(lax.ne(x1, x1), x1, x2)
+    return lax.select(lax.less(x1, 0), 0.0, lax.select(lax.greater(x1, 0), 1.0, at_zero))
 
 
 def fmax(x: Array, y: Array) -> Array:
     """Maximum ignoring NaNs (NaN only where both are NaN); JAX's ``where(x > y | isnan(y), x,
-    y)``, so a tie of signed zeros gives ``y``."""
+    y)`` (complex numbers in NumPy's order), so a tie of signed zeros gives ``y``."""
     x, y = promote(x, y)
-    return lax.select(lax.bitwise_or(lax.greater(x, y), lax.ne(y, y)), x, y)
+    return lax.select(lax.bitwise_or(greater(x, y), lax.ne(y, y)), x, y)
 
 
 def fmin(x: Array, y: Array) -> Array:
     """Minimum ignoring NaNs (NaN only where both are NaN); JAX's ``where(x < y | isnan(y), x,
     y)``."""
     x, y = promote(x, y)
-    return lax.select(lax.bitwise_or(lax.less(x, y), lax.ne(y, y)), x, y)
+    return lax.select(lax.bitwise_or(less(x, y), lax.ne(y, y)), x, y)
 
 
 def right_shift(x: Array, y: Array) -> Array:
-    """Arithmetic shift for signed integers, logical for unsigned (like NumPy)."""
-    x, y = promote(x, y)
+    """Arithmetic shift for signed integers, logical for unsigned (like NumPy); bools shift
+    as int32."""
+    x, y = promote_numeric(x, y)
     dtype, _ = promoted_dtype(x, y)
     if dtype.kind == "u":
         return lax.shift_right_logical(x, y)
@@ -561,6 +561,8 @@ def round(x: Array, decimals: int = 0) -> Array:
     dtype, _ = dtype_weak(x)
     if dtype.kind in "iub":
         return x
+    if dtype.kind == "c":  # part by part, as JAX (lax.round takes no complex)
+        return lax.complex(round(lax.real(x), decimals), round(lax.imag(x), decimals))
     if decimals == 0:
         return lax.round(x, 1)
     factor = 10.0**decimals
@@ -575,8 +577,31 @@ def rint(x: Array) -> Array:
     dtype, _ = dtype_weak(x)
     if dtype.kind in "biu":
         return lax.convert_element_type(x, default_float_dtype())
+    if dtype.kind == "c":  # part by part, as JAX
+        return lax.complex(lax.round(lax.real(x), 1), lax.round(lax.imag(x), 1))
     (x,) = promote_inexact(x)
     return lax.round(x, 1)
+
+
+def floor(x: Array) -> Array:
+    """Round down; bools and integers are returned as they are (JAX's rule)."""
+    return x if dtype_weak(x)[0].kind in "biu" else lax.floor(x)
+
+
+def ceil(x: Array) -> Array:
+    """Round up; bools and integers are returned as they are (JAX's rule)."""
+    return x if dtype_weak(x)[0].kind in "biu" else lax.ceil(x)
+
+
+def isfinite(x: Array) -> Array:
+    """Neither infinite nor NaN: a complex number when both parts are, a bool or an integer
+    always (JAX's rule: ``lax.is_finite`` takes floats only)."""
+    kind = dtype_weak(x)[0].kind
+    if kind == "c":
+        return lax.bitwise_and(lax.is_finite(lax.real(x)), lax.is_finite(lax.imag(x)))
+    if kind in "biu":
+        return lax.full_like(x, True, np.bool_)
+    return lax.is_finite(x)
 
 
 def iscomplexobj(x: Array) -> bool:

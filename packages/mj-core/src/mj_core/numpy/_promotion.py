@@ -90,6 +90,15 @@ def promote(*xs: Array) -> list[Array]:
     return [convert(x, dtype, weak) for x in xs]
 
 
+def promote_numeric(*xs: Array) -> list[Array]:
+    """Like :func:`promote`, then bools move to int32 (JAX's ``to_numeric_dtype``: int32
+    even with x64) for functions whose primitive takes no bools."""
+    dtype, weak = promoted_dtype(*xs)
+    if dtype.kind == "b":
+        dtype = np.dtype(np.int32)
+    return [convert(x, dtype, weak) for x in xs]
+
+
 def promote_inexact(*xs: Array) -> list[Array]:
     """Like :func:`promote`, then bools/integers move to JAX's float (int32 -> float32)."""
     dtype, weak = promoted_dtype(*xs)

@@ -1,8 +1,10 @@
-"""Reductions with NumPy's ``axis``/``keepdims``/``dtype`` conventions.
+"""Reductions with NumPy's ``axis``/``keepdims``/``dtype`` conventions and JAX's dtypes.
 
-Like NumPy (and ``jnp`` with x64), ``sum``/``prod``/``cumsum`` of bools and small integers
-accumulate in the default integer (int64/uint64), ``mean``/``var`` of integers are float64,
-and ``max``/``min``/``argmax`` of an empty axis raise ``ValueError``.
+As in ``jnp``: ``sum``/``prod`` of bools and integers narrower than the default integer
+accumulate in it (int32/uint32, int64/uint64 with x64), ``cumsum``/``cumprod`` keep integer
+dtypes (bools accumulate in the default integer), ``mean``/``var`` of integers are JAX's
+float (float32 up to 32-bit integers), and ``max``/``min``/``argmax`` of an empty axis raise
+``ValueError``.
 """
 
 from __future__ import annotations
@@ -16,11 +18,12 @@ import numpy as np
 
 from mj_core import lax
 from mj_core._shapes import canonicalize_axes, canonicalize_axis, int_tuple
-from mj_core.dtypes import bfloat16
+from mj_core.dtypes import bfloat16, default_int_dtype
 from mj_core.numpy._promotion import Array, as_dtype, check_arraylike, convert, dtype_weak
 from mj_core.numpy._promotion import shape_of as _shape
 from mj_core.numpy._shape import ravel, reshape
 from mj_core.prims.complex import real_dtype
+from mj_core.prims.elementwise import to_inexact_dtype
 
 __all__ = [
     "all",
@@ -58,16 +61,26 @@ def _keep(out: Array, shape: tuple[int, ...], axes: tuple[int, ...], keepdims: b
     return lax.reshape(out, tuple(1 if i in axes else d for i, d in enumerate(shape)))
 
 
-def _accumulation_dtype(a: Array, dtype: Any) -> np.dtype[Any]:
-    """NumPy's dtype for sum/prod/cumsum: small ints and bools widen to the default int."""
-    if dtype is not None:
-        return np.dtype(dtype)  # type: ignore[no-any-return]
-    dt, _ = dtype_weak(a)
-    if dt.kind == "b":
-        return np.dtype(np.int64)
-    if dt.kind in "iu":
-        return np.dtype(np.promote_types(dt, np.int64 if dt.kind == "i" else np.uint64))
-    return dt
+def _promote_integer(dt: np.dtype[Any]) -> np.dtype[Any]:
+    """JAX's accumulation dtype for sum/prod: bools and integers narrower than the default
+    integer of their signedness widen to it (NumPy would always widen to 64 bits)."""
+    if dt.kind not in "biu":
+        return dt
+    default = default_int_dtype()
+    if dt.kind == "u":
+        default = np.dtype(f"u{default.itemsize}")
+    return default if dt.kind == "b" or dt.itemsize < default.itemsize else dt
+
+
+def _accumulation_dtype(a: Array, dtype: Any, integers: bool) -> np.dtype[Any]:
+    """The dtype sum/prod (``integers``) or cumsum/cumprod accumulate ``a`` in: an explicit
+    ``dtype``, else :func:`_promote_integer` of ``a``'s dtype (for cumulative functions only
+    bools are widened, as in JAX)."""
+    dt = as_dtype(dtype)
+    if dt is not None:
+        return dt
+    src, _ = dtype_weak(a)
+    return _promote_integer(src) if integers or src.kind == "b" else src
 
 
 def _reduction(
@@ -102,7 +115,7 @@ def _accumulate(
     dtype: Any,
     keepdims: bool,
 ) -> Array:
-    out_dtype = _accumulation_dtype(a, dtype)
+    out_dtype = _accumulation_dtype(a, dtype, integers=True)
     if dtype is None and out_dtype in _HALF:
         total = _reduction(name, reduce, a, axis, keepdims, np.dtype(np.float32))
         return convert(total, out_dtype)
@@ -126,44 +139,24 @@ def _check_nonempty(name: str, a: Array, axis: Axis) -> None:
         )
 
 
-def _lexicographic(
-    reduce: Callable[[Array, Sequence[int]], Array], empty: float
-) -> Callable[[Array, Sequence[int]], Array]:
-    """``reduce`` (reduce_max/reduce_min) of complex numbers ordered by real part, then
-    imaginary part, as NumPy and JAX order them: the extreme real part, then the extreme
-    imaginary part among the entries that have it."""
-
-    def rule(z: Array, axes: Sequence[int]) -> Array:
-        re, im = lax.real(z), lax.imag(z)
-        best_re = reduce(re, axes)
-        kept = tuple(i for i in range(len(_shape(z))) if i not in axes)
-        at_best = lax.eq(re, lax.broadcast_in_dim(best_re, _shape(z), kept))
-        best_im = reduce(lax.select(at_best, im, lax.full_like(im, empty)), axes)
-        return lax.complex(best_re, best_im)
-
-    return rule
-
-
 def _extremum(
     name: str,
     reduce: Callable[[Array, Sequence[int]], Array],
-    empty: float,
     a: Array,
     axis: Axis,
     keepdims: bool,
 ) -> Array:
+    """max/min (complex numbers ordered by real, then imaginary part, as lax orders them)."""
     _check_nonempty(name, a, axis)
-    if dtype_weak(a)[0].kind == "c":
-        reduce = _lexicographic(reduce, empty)
     return _reduction(name, reduce, a, axis, keepdims, None)
 
 
 def max(a: Array, axis: Axis = None, keepdims: bool = False) -> Array:
-    return _extremum("max", lax.reduce_max, -np.inf, a, axis, keepdims)
+    return _extremum("max", lax.reduce_max, a, axis, keepdims)
 
 
 def min(a: Array, axis: Axis = None, keepdims: bool = False) -> Array:
-    return _extremum("min", lax.reduce_min, np.inf, a, axis, keepdims)
+    return _extremum("min", lax.reduce_min, a, axis, keepdims)
 
 
 amax = max
@@ -178,16 +171,22 @@ def _as_bool(a: Array) -> Array:
     return a if dtype_weak(a)[0].kind == "b" else lax.ne(a, 0)
 
 
+def _truth(a: Array) -> Array:
+    """JAX's ``_cast_to_bool`` for all/any: a complex number's truth is its real part's
+    (``all(2j)`` is False in JAX, True in NumPy)."""
+    return _as_bool(lax.real(a) if dtype_weak(a)[0].kind == "c" else a)
+
+
 def all(a: Array, axis: Axis = None, keepdims: bool = False) -> Array:
-    return _reduction("all", lax.reduce_and, _as_bool(a), axis, keepdims, None)
+    return _reduction("all", lax.reduce_and, _truth(a), axis, keepdims, None)
 
 
 def any(a: Array, axis: Axis = None, keepdims: bool = False) -> Array:
-    return _reduction("any", lax.reduce_or, _as_bool(a), axis, keepdims, None)
+    return _reduction("any", lax.reduce_or, _truth(a), axis, keepdims, None)
 
 
 def count_nonzero(a: Array, axis: Axis = None, keepdims: bool = False) -> Array:
-    return sum(_as_bool(a), axis, np.int64, keepdims)
+    return sum(_as_bool(a), axis, default_int_dtype(), keepdims)
 
 
 def _count(a: Array, axes: tuple[int, ...]) -> int:
@@ -196,21 +195,23 @@ def _count(a: Array, axes: tuple[int, ...]) -> int:
 
 
 def _float_dtype(a: Array, dtype: Any) -> np.dtype[Any]:
-    """NumPy's dtype for mean/var: float64 for bool and integer input (not the ufunc rule)."""
+    """JAX's dtype for mean/var: float32 for bools and integers up to 32 bits, float64 for
+    64-bit integers (NumPy's float64 for all of them is not JAX's rule)."""
     dt = as_dtype(dtype)
     if dt is not None:
         return dt
-    src, _ = dtype_weak(a)
-    return np.dtype(np.float64) if src.kind in "biu" else src
+    return to_inexact_dtype(dtype_weak(a)[0])
 
 
 def mean(a: Array, axis: Axis = None, dtype: Any = None, keepdims: bool = False) -> Array:
-    """Arithmetic mean; integers and bools average in float64."""
+    """Arithmetic mean; integers and bools average in JAX's float (:func:`_float_dtype`)."""
     check_arraylike("mean", [a])
     dt = _float_dtype(a, dtype)
     compute = _upcast_half(dt)
     axes = _reduced_axes("mean", a, axis)
     total = sum(a, axis, compute, keepdims)
+    if compute.kind == "c":  # XLA folds JAX's division by the constant count into this
+        return convert(lax.mul(total, convert(1 / _count(a, axes), compute)), dt)
     return convert(lax.div(total, convert(_count(a, axes), compute)), dt)
 
 
@@ -275,7 +276,7 @@ def _cumulative(
     check_arraylike(name, [a])
     if axis is None:
         a, axis = ravel(a), 0
-    a = convert(a, _accumulation_dtype(a, dtype))
+    a = convert(a, _accumulation_dtype(a, dtype, integers=False))
     return scan(a, canonicalize_axis(name, axis, len(_shape(a))))
 
 

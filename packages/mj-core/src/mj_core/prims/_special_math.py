@@ -153,6 +153,8 @@ def lgamma(x: Any) -> Any:
         reflected = np.log(np.pi / _abs_sin_pi(x)) - _lgamma_positive(np.where(x > 0, 1.0, 1 - x))
         out = np.where(x > 0, positive, reflected)
         out = np.where(np.isinf(x), np.inf, out)
+        # a pole (-1e308 too, where the reflection is inf - inf), as XLA's lgamma gives
+        out = np.where((x <= 0) & (x == np.floor(x)), np.inf, out)
     return np.asarray(out, dtype)[()]
 
 

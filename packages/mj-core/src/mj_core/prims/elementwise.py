@@ -344,6 +344,9 @@ REAL = "biuf"
 
 def _logistic(x: Any) -> Any:
     x = np.asarray(x, to_inexact_dtype(np.result_type(x)))  # bool/int inputs: no `-` on bool
+    if x.dtype.kind == "c":  # JAX's (and its lowering's) formula
+        with np.errstate(all="ignore"):
+            return (1 / (1 + np.exp(-x))).astype(x.dtype, copy=False)[()]
     e = np.exp(-np.abs(x))
     return np.where(np.greater_equal(x, 0), 1 / (1 + e), e / (1 + e)).astype(
         np.result_type(e), copy=False
@@ -370,8 +373,67 @@ def _sqrt(x: Any) -> Any:
     return np.where(np.isnan(x.real), complex(np.nan, np.nan), np.sqrt(x + 0))[()]
 
 
+def _complex_divide(x: Any, y: Any) -> Any:
+    """Complex ``x / y`` as XLA's CPU kernel divides (Smith's algorithm, then its corner
+    cases where both parts came out NaN: a zero, an infinite numerator or an infinite
+    denominator), so that eager division rounds and signs as jit does (NumPy's kernel gives
+    ``nan+nanj`` for ``1 / 0j`` and ``(inf+1j) / 2``, XLA ``inf+nanj``)."""
+    x, y = np.asarray(x), np.asarray(y)
+    dtype = np.result_type(x, y)
+    one, inf = np.ones((), np.finfo(dtype).dtype), np.inf
+    ar, ai, br, bi = x.real, x.imag, y.real, y.imag
+    with np.errstate(all="ignore"):
+        r_ratio = br / bi
+        r_denom = bi + br * r_ratio
+        i_ratio = bi / br
+        i_denom = br + bi * i_ratio
+        r_small = np.abs(br) < np.abs(bi)
+        cr = np.where(r_small, (r_ratio * ar + ai) / r_denom, (i_ratio * ai + ar) / i_denom)
+        ci = np.where(r_small, (r_ratio * ai - ar) / r_denom, (ai - i_ratio * ar) / i_denom)
+        both_nan = np.isnan(cr) & np.isnan(ci)
+        if np.any(both_nan):
+            zero_den = (br == 0) & (bi == 0) & ~(np.isnan(ar) & np.isnan(ai))
+            signed = np.copysign(inf, br)
+            a_inf_r, a_inf_i = np.isinf(ar), np.isinf(ai)
+            b_fin = np.isfinite(br) & np.isfinite(bi)
+            inf_num = (a_inf_r | a_inf_i) & b_fin
+            sr = np.copysign(np.where(a_inf_r, one, 0), ar)
+            si = np.copysign(np.where(a_inf_i, one, 0), ai)
+            b_inf_r, b_inf_i = np.isinf(br), np.isinf(bi)
+            inf_den = (b_inf_r | b_inf_i) & np.isfinite(ar) & np.isfinite(ai)
+            tr = np.copysign(np.where(b_inf_r, one, 0), br)
+            ti = np.copysign(np.where(b_inf_i, one, 0), bi)
+            cases = [
+                (zero_den, signed * ar, signed * ai),
+                (inf_num, inf * (sr * br + si * bi), inf * (si * br - sr * bi)),
+                (inf_den, 0 * (ar * tr + ai * ti), 0 * (ai * tr - ar * ti)),
+            ]
+            fix_r, fix_i = cr, ci
+            for when, re, im in reversed(cases):
+                fix_r, fix_i = np.where(when, re, fix_r), np.where(when, im, fix_i)
+            cr, ci = np.where(both_nan, fix_r, cr), np.where(both_nan, fix_i, ci)
+    out = np.empty(np.shape(cr), dtype)
+    out.real, out.imag = cr, ci
+    return out[()]
+
+
 def _rsqrt(x: Any) -> Any:
+    if np.result_type(x).kind == "c":
+        return _complex_rsqrt(np.asarray(x))
     return np.reciprocal(_sqrt(x))
+
+
+def _complex_rsqrt(x: np.ndarray[Any, Any]) -> Any:
+    """XLA's complex rsqrt, in polar form: ``|x|**-1/2 (cos(-t/2) + i sin(-t/2))`` with ``t``
+    the argument (so ``rsqrt(-1)`` has XLA's real part ``cos(pi/2)``, not NumPy's 0), and
+    ``inf+nanj`` at zero."""
+    with np.errstate(all="ignore"):
+        half = -np.arctan2(x.imag, x.real) / 2
+        scale = 1 / np.sqrt(np.abs(x))
+        out = np.empty(x.shape, x.dtype)
+        out.real, out.imag = scale * np.cos(half), scale * np.sin(half)
+    out[x == 0] = complex(np.inf, np.nan)  # whatever the zeros' signs
+    return out[()]
 
 
 def _log1p(x: Any) -> Any:
@@ -400,7 +462,7 @@ exp_p = define_elementwise("exp", 1, ALL, to_inexact_dtype, np.exp)
 log_p = define_elementwise("log", 1, ALL, to_inexact_dtype, np.log)
 log1p_p = define_elementwise("log1p", 1, ALL, to_inexact_dtype, _log1p)
 expm1_p = define_elementwise("expm1", 1, ALL, to_inexact_dtype, np.expm1)
-logistic_p = define_elementwise("logistic", 1, REAL, to_inexact_dtype, _logistic)
+logistic_p = define_elementwise("logistic", 1, ALL, to_inexact_dtype, _logistic)
 sqrt_p = define_elementwise("sqrt", 1, ALL, to_inexact_dtype, _sqrt)
 rsqrt_p = define_elementwise("rsqrt", 1, ALL, to_inexact_dtype, _rsqrt)
 erf_p = define_elementwise("erf", 1, REAL, to_inexact_dtype, _erf)
@@ -472,8 +534,27 @@ def _check_integer_pow(dtype: DType, y: int) -> None:
 
 
 def _integer_pow_impl(x: Any, *, y: int) -> list[Any]:
-    _check_integer_pow(np.result_type(x), y)
+    dtype = np.result_type(x)
+    _check_integer_pow(dtype, y)
+    if dtype.kind == "c":
+        return [_complex_integer_pow(np.asarray(x), y)]
     return [np.power(x, y)]
+
+
+def _complex_integer_pow(x: np.ndarray[Any, Any], y: int) -> Any:
+    """``x ** y`` as mj's lowering (and JAX's) computes it: repeated squaring, then one
+    division for a negative ``y`` (NumPy's complex power gives other signed zeros, and NaN
+    where XLA divides by zero to an infinity)."""
+    acc, base, n = np.ones_like(x), x, abs(y)
+    first = True
+    while n:
+        if n & 1:
+            acc = base if first else acc * base
+            first = False
+        n >>= 1
+        if n:
+            base = base * base
+    return (_complex_divide(np.ones((), x.dtype), acc) if y < 0 else acc)[()]
 
 
 integer_pow_p = Primitive("integer_pow")
@@ -498,8 +579,10 @@ def _int_div(x: Any, y: Any) -> Any:
     """Division; integers truncate toward zero and, as in XLA, ``x / 0`` is all ones (-1, or
     the unsigned maximum) where NumPy gives 0."""
     dtype = np.result_type(x, y)
-    if dtype.kind not in "iu":
+    if dtype.kind not in "iuc":
         return np.true_divide(x, y)
+    if dtype.kind == "c":
+        return _complex_divide(x, y)
     x, y = np.asarray(x, dtype), np.asarray(y, dtype)
     zero = y == 0
     y = np.where(zero, np.ones((), dtype), y)
@@ -549,6 +632,8 @@ def _pow(x: Any, y: Any) -> Any:
     """``x ** y``; an integer to a negative power is what XLA gives (NumPy raises): 1 for a base
     of 1, +-1 for -1, else 0."""
     dtype = np.result_type(x, y)
+    if dtype.kind == "c":
+        return _complex_pow(x, y)
     if dtype.kind != "i" or not np.any(np.less(y, 0)):
         return np.power(x, y)
     x, y = np.asarray(x, dtype), np.asarray(y, dtype)
@@ -559,14 +644,62 @@ def _pow(x: Any, y: Any) -> Any:
     return np.where(negative, inverse, out)[()]
 
 
+def _complex_pow(x: Any, y: Any) -> Any:
+    """Complex ``x ** y`` in XLA's polar form, ``|x|**c e**(-d t) (cos q + i sin q)`` with
+    ``t = arg x``, ``q = d log|x| + c t`` (NumPy's kernel rounds differently: ``(-1)**0.5``
+    has XLA's real part ``cos(pi/2)``, not 0); the power 0 gives 1, a zero base 0 to a
+    positive real power, else what the formula gives (NaN where NumPy gives 0)."""
+    x, y = np.asarray(x), np.asarray(y)
+    dtype = np.result_type(x, y)
+    with np.errstate(all="ignore"):
+        a, b, c, d = x.real, x.imag, y.real, y.imag
+        sq = a * a + b * b
+        t = np.arctan2(b, a)
+        coeff = np.power(sq, c / 2) * np.exp(-d * t)
+        q = d * np.log(sq) / 2 + c * t
+        re, im = coeff * np.cos(q), coeff * np.sin(q)
+        zero = (a == 0) & (b == 0)
+        one = (c == 0) & (d == 0)
+        vanish = zero & (d == 0) & (c > 0)
+        re = np.where(one, 1, np.where(vanish, 0, re))
+        im = np.where(one | vanish, 0, im)
+    out = np.empty(np.shape(re), dtype)
+    out.real, out.imag = re, im
+    return out[()]
+
+
 add_p = define_elementwise("add", 2, NUM, _same, np.add)
 sub_p = define_elementwise("sub", 2, NUM, _same, np.subtract)
 mul_p = define_elementwise("mul", 2, NUM, _same, np.multiply)
 div_p = define_elementwise("div", 2, NUM, _same, _int_div)
 rem_p = define_elementwise("rem", 2, "iuf", _same, _rem)
 pow_p = define_elementwise("pow", 2, NUM, _same, _pow)
-max_p = define_elementwise("max", 2, "biuf", _same, np.maximum)
-min_p = define_elementwise("min", 2, "biuf", _same, np.minimum)
+
+
+def lexicographic_pick(x: Any, y: Any, greater: bool) -> Any:
+    """JAX's (and XLA's, as JAX lowers it) complex max/min: ``x`` where its real part wins,
+    or its imaginary part when the real parts are equal, else ``y``; a NaN loses every
+    comparison, so it is kept only from ``y`` (NumPy's ``maximum`` propagates NaN instead)."""
+    op = np.greater if greater else np.less
+    rx, ry = np.real(x), np.real(y)
+    pick_x = np.where(rx == ry, op(np.imag(x), np.imag(y)), op(rx, ry))
+    return np.where(pick_x, x, y)[()]
+
+
+def _maximum(x: Any, y: Any) -> Any:
+    if np.result_type(x).kind == "c":
+        return lexicographic_pick(x, y, True)
+    return np.maximum(x, y)
+
+
+def _minimum(x: Any, y: Any) -> Any:
+    if np.result_type(x).kind == "c":
+        return lexicographic_pick(x, y, False)
+    return np.minimum(x, y)
+
+
+max_p = define_elementwise("max", 2, ALL, _same, _maximum)
+min_p = define_elementwise("min", 2, ALL, _same, _minimum)
 atan2_p = define_elementwise("atan2", 2, REAL, to_inexact_dtype, np.arctan2)
 and_p = define_elementwise("and", 2, "biu", _same, np.bitwise_and)
 or_p = define_elementwise("or", 2, "biu", _same, np.bitwise_or)
@@ -610,7 +743,10 @@ def _nextafter(x1: Any, x2: Any) -> Any:
     dtype = to_inexact_dtype(np.result_type(x1, x2))
     if dtype.kind == "c":
         raise TypeError(f"nextafter is not defined for complex inputs, got {dtype.name}")
-    return np.nextafter(np.asarray(x1, dtype), np.asarray(x2, dtype))[()]
+    x1, x2 = np.asarray(x1, dtype), np.asarray(x2, dtype)
+    if dtype == np.float16:  # NumPy's float16 kernel returns x1 on a tie; C's (XLA's) x2
+        return np.where(x1 == x2, x2, np.nextafter(x1, x2))[()]
+    return np.nextafter(x1, x2)[()]
 
 
 # ``nextafter(x1, x2)``: the next float after ``x1`` towards ``x2``, in the operands' promoted
@@ -782,12 +918,13 @@ def pow(x: Array, y: Array) -> Array:
 
 @binds(max_p)
 def max(x: Array, y: Array) -> Array:
-    """Elementwise maximum (NaN-propagating)."""
+    """Elementwise maximum (NaN-propagating for reals; complex numbers ordered by real, then
+    imaginary part)."""
 
 
 @binds(min_p)
 def min(x: Array, y: Array) -> Array:
-    """Elementwise minimum (NaN-propagating)."""
+    """Elementwise minimum (as :func:`max`)."""
 
 
 @binds(atan2_p)

@@ -121,6 +121,31 @@ def _min(x: np.ndarray[Any, Any], axes: tuple[int, ...], dtype: np.dtype[Any]) -
     return np.min(x, axis=axes, initial=reduction_identity("min", dtype))
 
 
+def _complex_fold(greater: bool) -> Callable[..., Any]:
+    """max/min of complex numbers as XLA folds them (see ``lexicographic_pick``): one step
+    per element of the reduced axes, in order, from the identity."""
+
+    def fold(x: np.ndarray[Any, Any], axes: tuple[int, ...], dtype: np.dtype[Any]) -> Any:
+        kept = [i for i in range(x.ndim) if i not in axes]
+        rows = np.transpose(x, (*kept, *axes)).reshape(*(x.shape[i] for i in kept), -1)
+        identity = reduction_identity("max" if greater else "min", dtype)
+        acc = np.broadcast_to(identity, rows.shape[:-1])
+        for k in range(rows.shape[-1]):
+            acc = ew.lexicographic_pick(acc, rows[..., k], greater)
+        return np.asarray(acc, dtype)
+
+    return fold
+
+
+def _extremum(real: Callable[..., Any], greater: bool) -> Callable[..., Any]:
+    fold = _complex_fold(greater)
+
+    def compute(x: np.ndarray[Any, Any], axes: tuple[int, ...], dtype: np.dtype[Any]) -> Any:
+        return (fold if dtype.kind == "c" else real)(x, axes, dtype)
+
+    return compute
+
+
 def _and(x: np.ndarray[Any, Any], axes: tuple[int, ...], dtype: np.dtype[Any]) -> Any:
     if dtype.kind == "b":
         return np.all(x, axis=axes)
@@ -135,8 +160,8 @@ def _or(x: np.ndarray[Any, Any], axes: tuple[int, ...], dtype: np.dtype[Any]) ->
 
 reduce_sum_p = _define_reduction("sum", "iufc", _sum)
 reduce_prod_p = _define_reduction("prod", "iufc", _prod)
-reduce_max_p = _define_reduction("max", "biuf", _max)
-reduce_min_p = _define_reduction("min", "biuf", _min)
+reduce_max_p = _define_reduction("max", "biufc", _extremum(_max, greater=True))
+reduce_min_p = _define_reduction("min", "biufc", _extremum(_min, greater=False))
 reduce_and_p = _define_reduction("and", "biu", _and)
 reduce_or_p = _define_reduction("or", "biu", _or)
 
@@ -199,25 +224,42 @@ def _define_cumulative(name: str, kinds: str, compute: Callable[..., Any]) -> Pr
 
 
 def _cumsum(x: np.ndarray[Any, Any], axis: int, dtype: np.dtype[Any]) -> Any:
-    return np.cumsum(x, axis=axis, dtype=dtype)
+    """NumPy's cumsum; floats then get XLA's ``0 + ...``: a running sum of -0.0 only is +0.0
+    (XLA's window starts from the identity 0)."""
+    out = np.cumsum(x, axis=axis, dtype=dtype)
+    return out + np.zeros((), dtype) if dtype.kind in "fc" else out
 
 
 def _cumprod(x: np.ndarray[Any, Any], axis: int, dtype: np.dtype[Any]) -> Any:
+    """NumPy's cumprod; complex numbers start from XLA's identity ``(1+0j) * x[0]``, which
+    gives the zero parts of the first factor XLA's signs."""
+    if dtype.kind == "c" and x.shape[axis]:
+        x = np.array(x, dtype)
+        first = np.take(x, [0], axis=axis)
+        np.put_along_axis(x, np.zeros_like(first, np.intp), np.ones((), dtype) * first, axis)
     return np.cumprod(x, axis=axis, dtype=dtype)
 
 
-def _cummax(x: np.ndarray[Any, Any], axis: int, dtype: np.dtype[Any]) -> Any:
-    return np.maximum.accumulate(x, axis=axis, dtype=dtype)
+def _cumulative_extremum(ufunc: np.ufunc, greater: bool) -> Callable[..., Any]:
+    """cummax/cummin: NumPy's accumulate, or for complex numbers XLA's running
+    ``lexicographic_pick`` (the previous result, first the identity, against each element)."""
 
+    def compute(x: np.ndarray[Any, Any], axis: int, dtype: np.dtype[Any]) -> Any:
+        if dtype.kind != "c":
+            return ufunc.accumulate(x, axis=axis, dtype=dtype)
+        out = np.moveaxis(np.array(x, dtype), axis, -1)
+        prev = reduction_identity("max" if greater else "min", dtype)
+        for k in range(out.shape[-1]):
+            out[..., k] = prev = ew.lexicographic_pick(prev, out[..., k], greater)
+        return np.moveaxis(out, -1, axis)
 
-def _cummin(x: np.ndarray[Any, Any], axis: int, dtype: np.dtype[Any]) -> Any:
-    return np.minimum.accumulate(x, axis=axis, dtype=dtype)
+    return compute
 
 
 cumsum_p = _define_cumulative("cumsum", "iufc", _cumsum)
 cumprod_p = _define_cumulative("cumprod", "iufc", _cumprod)
-cummax_p = _define_cumulative("cummax", "biuf", _cummax)
-cummin_p = _define_cumulative("cummin", "biuf", _cummin)
+cummax_p = _define_cumulative("cummax", "biufc", _cumulative_extremum(np.maximum, True))
+cummin_p = _define_cumulative("cummin", "biufc", _cumulative_extremum(np.minimum, False))
 
 
 # --- lax wrappers ----------------------------------------------------------------------------

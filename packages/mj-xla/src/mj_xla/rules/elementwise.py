@@ -25,6 +25,7 @@ from mj_xla._lowering import (
     ir_constant,
     lowering_rules,
 )
+from mj_xla._monoids import lexicographic_extremum
 from mj_xla._promotion import lower_operands, register_elementwise
 
 __all__: list[str] = []
@@ -48,7 +49,6 @@ for _prim, _op in [
     (ew.log_p, hlo.log),
     (ew.log1p_p, hlo.log_plus_one),
     (ew.expm1_p, hlo.exponential_minus_one),
-    (ew.logistic_p, hlo.logistic),
     (ew.sqrt_p, hlo.sqrt),
     (ew.rsqrt_p, hlo.rsqrt),
     (ew.erf_p, chlo.erf),
@@ -130,12 +130,15 @@ _register_sin_cos(ew.cosh_p, chlo.cosh, cos=True, hyperbolic=True)
 def _register_extremum(
     prim: Primitive, op: Callable[..., Value], bool_op: Callable[..., Value]
 ) -> None:
-    """max/min; on bool they are or/and."""
+    """max/min; on bool they are or/and, on complex numbers JAX's lexicographic pick."""
+    direction = "GT" if prim is ew.max_p else "LT"
 
     def rule(
         ctx: LoweringContext, avals_in: Avals, avals_out: Avals, in_vals: Values
     ) -> list[Value]:
         (x, y), dtype = lower_operands(prim, avals_in, avals_out, in_vals)
+        if dtype.kind == "c":
+            return [lexicographic_extremum(direction, dtype)(x, y)]
         return [bool_op(x, y) if dtype == np.bool_ else op(x, y)]
 
     rule.__name__ = f"{prim.name}_lowering"
@@ -225,6 +228,18 @@ def _integer_pow_lowering(
 
 
 lowering_rules[ew.integer_pow_p] = _integer_pow_lowering
+
+
+def _logistic_lowering(
+    ctx: LoweringContext, avals_in: Avals, avals_out: Avals, in_vals: Values
+) -> list[Value]:
+    """``1 / (1 + exp(-x))``, JAX's lowering (not ``stablehlo.logistic``), for complex too."""
+    (x,), dtype = lower_operands(ew.logistic_p, avals_in, avals_out, in_vals)
+    one = _full(1, avals_out[0].shape, dtype)
+    return [hlo.divide(one, hlo.add(one, hlo.exponential(hlo.negate(x))))]
+
+
+lowering_rules[ew.logistic_p] = _logistic_lowering
 
 
 def _register_comparison(prim: Primitive, direction: str) -> None:

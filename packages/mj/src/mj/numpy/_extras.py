@@ -13,7 +13,7 @@ import mj_core.numpy as cnp
 from mj.numpy._concrete import concrete_or_error
 from mj_core import lax
 from mj_core.dtypes import is_inexact
-from mj_core.extend import Array
+from mj_core.extend import Array, promote_inexact
 
 __all__ = [
     "allclose",
@@ -107,16 +107,35 @@ def sinc(x: Array) -> Array:
 
 
 def logaddexp2(x1: Array, x2: Array) -> Array:
-    """``log2(2**x1 + 2**x2)`` without overflow."""
-    ln2 = float(np.log(2))
-    return lax.div(cnp.logaddexp(lax.mul(x1, ln2), lax.mul(x2, ln2)), ln2)
+    """``log2(2**x1 + 2**x2)`` without overflow, JAX's formula: ``max + log1p(2**-|x1 - x2|) /
+    ln 2`` (``logaddexp2(-1, -1)`` is then ``-1e-8`` in float32, as in JAX); for complex
+    numbers ``max + log1p(2**(x1 + x2 - 2 max)) / ln 2``, its imaginary part wrapped into
+    ``[-pi / ln 2, pi / ln 2]``."""
+    x1, x2 = promote_inexact(x1, x2)
+    amax = lax.max(x1, x2)
+    inv_ln2 = 1 / float(np.log(2))
+    if cnp.iscomplexobj(amax):
+        delta = lax.sub(lax.add(x1, x2), lax.mul(amax, 2.0))
+        out = lax.add(amax, lax.mul(lax.log1p(cnp.exp2(delta)), inv_ln2))
+        return lax.complex(lax.real(out), _wrap_between(lax.imag(out), np.pi * inv_ln2))
+    delta = lax.sub(x1, x2)
+    # -|x1 - x2| as min - max, the constant 0 at a tie (the gradient there is then (0.5,
+    # 0.5) through max's balanced tie, and equal infinities put no NaN into it)
+    gap = lax.select(lax.eq(x1, x2), lax.full_like(delta, 0), lax.sub(lax.min(x1, x2), amax))
+    safe = lax.add(amax, lax.mul(lax.log1p(cnp.exp2(gap)), inv_ln2))
+    return lax.select(lax.ne(delta, delta), lax.add(x1, x2), safe)  # NaN, or equal infinities
+
+
+def _wrap_between(x: Array, a: float) -> Array:
+    """``x`` wrapped into ``[-a, a]`` (JAX's ``_wrap_between``)."""
+    r = lax.rem(lax.add(x, a), 2 * a)
+    return lax.sub(lax.select(lax.lt(r, 0.0), lax.add(r, 2 * a), r), a)
 
 
 def float_power(x1: Array, x2: Array) -> Array:
-    """``x1 ** x2`` computed in float64 (or complex128)."""
-    dt = cnp.result_type(x1, x2)
-    target = np.dtype(np.complex128 if dt.kind == "c" else np.float64)
-    return lax.pow(lax.convert_element_type(x1, target), lax.convert_element_type(x2, target))
+    """``x1 ** x2`` in the operands' inexact dtype, as JAX computes it (NumPy's float64
+    is not JAX's rule)."""
+    return lax.pow(*promote_inexact(x1, x2))
 
 
 def logspace(

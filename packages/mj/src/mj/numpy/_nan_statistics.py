@@ -24,6 +24,7 @@ from mj_core.extend import (
     dtype_weak,
     int_tuple,
     promote_inexact,
+    to_inexact_dtype,
 )
 
 __all__ = [
@@ -42,8 +43,9 @@ _METHODS = ("linear", "lower", "higher", "midpoint", "nearest", "inverted_cdf")
 
 
 def _variance_dtypes(name: str, a_dtype: np.dtype[Any], dtype: Any) -> tuple[Any, Any]:
-    """``(computation, result)`` dtypes: float64 for integers and bools (NumPy's rule, as
-    mj's ``var``), the input's (real) dtype otherwise, float16 computed in float32."""
+    """``(computation, result)`` dtypes: JAX's float for integers and bools (float32 up to
+    32-bit integers, as mj's ``var``), the input's (real) dtype otherwise, float16 computed
+    in float32."""
     if dtype is not None:
         result = np.dtype(dtype)
         if a_dtype.kind == "c" and result.kind != "c":
@@ -53,7 +55,7 @@ def _variance_dtypes(name: str, a_dtype: np.dtype[Any], dtype: Any) -> tuple[Any
             )
         compute = result
     elif a_dtype.kind not in "fc":
-        result = compute = np.dtype(np.float64)
+        result = compute = to_inexact_dtype(a_dtype)
     else:
         compute, result = a_dtype, np.zeros((), a_dtype).real.dtype
     return (np.dtype(np.float32) if compute == np.float16 else compute), result

@@ -88,17 +88,25 @@ def quantile(
     a: Array, q: Array, axis: int | None = None, keepdims: bool = False, method: str = "linear"
 ) -> Array:
     """The ``q``-th quantiles (``q`` in ``[0, 1]``) with linear interpolation between order
-    statistics (NumPy's default method); ``q``'s dimensions come first in the result."""
+    statistics (NumPy's default method); ``q``'s dimensions come first in the result.
+
+    As in JAX, integers and bools are ranked as JAX's float (float32 up to 32-bit integers),
+    the interpolation ``lo * (1 - t) + hi * t`` runs in ``q``'s float dtype (so two ``-0.0``
+    order statistics give ``-0.0``) and the result has the ranked array's dtype."""
     if method != "linear":
         raise NotImplementedError(f"quantile: method={method!r} (only 'linear' is supported)")
     a = cnp.asarray(a)
+    if a.dtype.kind == "c":
+        raise ValueError(
+            f"quantile: complex input ({a.dtype.name}) is not supported: the order of complex "
+            "numbers makes quantiles poorly defined"
+        )
     orig_ndim = cnp.ndim(a)
     x, ax = _flatten_if_none("quantile", a, axis)
-    x = sort(x, ax)
-    if x.dtype.kind not in "fc":
-        x = lax.convert_element_type(x, np.float64)
+    x = sort(lax.convert_element_type(x, to_inexact_dtype(x.dtype)), ax)
     n = cnp.shape(x)[ax]
-    q = cnp.asarray(q, x.dtype)
+    q = cnp.asarray(q)
+    q = lax.convert_element_type(q, to_inexact_dtype(q.dtype))
     pos = lax.mul(q, float(n - 1))
     lo = lax.clamp(0.0, lax.floor(pos), float(n - 1))
     hi = lax.clamp(0.0, lax.ceil(pos), float(n - 1))
@@ -111,7 +119,9 @@ def quantile(
         v_lo, v_hi = cnp.moveaxis(v_lo, src, dst), cnp.moveaxis(v_hi, src, dst)
     rest = cnp.ndim(v_lo) - q_ndim
     frac = cnp.reshape(frac, (*cnp.shape(frac), *(1,) * rest))
-    out = lax.add(v_lo, lax.mul(lax.sub(v_hi, v_lo), frac))
+    v_lo, v_hi = (lax.convert_element_type(v, frac.dtype) for v in (v_lo, v_hi))
+    weighted_lo = lax.mul(v_lo, lax.sub(lax.full_like(frac, 1), frac))
+    out = lax.convert_element_type(lax.add(weighted_lo, lax.mul(v_hi, frac)), x.dtype)
     if n:  # a NaN sorts last and makes every quantile of its slice NaN, as in JAX and NumPy
         has_nan = cnp.isnan(cnp.take(x, n - 1, axis=ax))
         out = lax.select(has_nan, lax.full_like(out, np.nan), out)
@@ -127,7 +137,9 @@ def percentile(
     a: Array, q: Array, axis: int | None = None, keepdims: bool = False, method: str = "linear"
 ) -> Array:
     """Like :func:`quantile` with ``q`` in percent."""
-    return quantile(a, lax.div(cnp.asarray(q, np.float64), 100.0), axis, keepdims, method)
+    q = cnp.asarray(q)
+    q = lax.convert_element_type(q, to_inexact_dtype(q.dtype))
+    return quantile(a, lax.div(q, lax.full_like(q, 100)), axis, keepdims, method)
 
 
 def median(a: Array, axis: int | None = None, keepdims: bool = False) -> Array:

@@ -141,7 +141,7 @@ def average(
 ) -> Array | tuple[Array, Array]:
     """The mean of ``a`` along ``axis`` weighted by ``weights`` (``a``'s shape, or the shape
     of the reduced axes in ``axis`` order); with ``returned`` also the sum of the weights.
-    Integers and bools average in float64, as NumPy's ``average`` and ``mean`` do."""
+    Integers and bools average in JAX's float (float32 up to 32-bit integers), as in ``mean``."""
     check_arraylike("average", [a] if weights is None else [a, weights])
     a = cnp.asarray(a)
     shape = cnp.shape(a)
@@ -154,11 +154,7 @@ def average(
             count *= shape[i]
         weights_sum = lax.full((), count, dtype_weak(avg)[0])
     else:
-        integral = dtype_weak(a)[0].kind in "biu"
         a, w = promote_inexact(a, cnp.asarray(weights))
-        if integral:  # NumPy averages integers and bools in (at least) float64
-            target = np.promote_types(dtype_weak(a)[0], np.float64)
-            a, w = lax.convert_element_type(a, target), lax.convert_element_type(w, target)
         if cnp.shape(w) != shape:
             if axis is None:
                 raise ValueError(
