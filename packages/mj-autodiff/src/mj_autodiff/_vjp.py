@@ -238,7 +238,7 @@ def _make_grad(
         outs, pullback = _vjp_flat(flat_fun, leaves)
         out = tree_unflatten(out_store(), outs)
         dtype = _check_scalar_output(api, out, holomorphic)
-        cts = pullback([np.ones((), dtype)])
+        cts = pullback([_one(out, dtype)])
         grads = tree_unflatten(in_tree, [instantiate_zeros(c) for c in cts])
         g = grads[0] if isinstance(argnums, int) else grads
         value = (out, aux_store()) if has_aux else out
@@ -247,3 +247,12 @@ def _make_grad(
         return (g, value[1]) if has_aux else g
 
     return grad_fun
+
+
+def _one(out: Any, dtype: np.dtype[Any]) -> Any:
+    """The output cotangent seed: weakly typed when the output is, as JAX's ``grad`` seeds
+    with ``full_like(out, 1)``, so a weak input's gradient stays weak."""
+    one = np.ones((), dtype)
+    if get_aval(out).weak_type and get_aval(one.item()).dtype == dtype:
+        return one.item()
+    return one

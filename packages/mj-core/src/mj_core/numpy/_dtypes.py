@@ -7,6 +7,8 @@ from typing import Any
 
 import numpy as np
 
+from mj_core._config import config
+from mj_core._lattice import promote_types as lattice_promote_types
 from mj_core.numpy._promotion import promoted_dtype
 
 __all__ = [
@@ -82,4 +84,6 @@ def result_type(*args: Any) -> np.dtype[Any]:
 
 
 def promote_types(a: Any, b: Any) -> np.dtype[Any]:
-    return np.promote_types(a, b)
+    """``jnp.promote_types``: JAX's lattice, not NumPy's (``int32`` with ``float16`` is
+    float16), the x64 mode's lattice as in JAX (without it uint32 with int32 is int32)."""
+    return lattice_promote_types(a, b, x64=config.enable_x64)

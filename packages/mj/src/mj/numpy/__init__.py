@@ -63,6 +63,7 @@ from mj.numpy._differences import ediff1d as ediff1d
 from mj.numpy._differences import gradient as gradient
 from mj.numpy._differences import trapezoid as trapezoid
 from mj.numpy._differences import unwrap as unwrap
+from mj.numpy._dtypes import bfloat16 as bfloat16
 
 # mj.numpy's scalar types (JAX-style classes that cast when called) replace mj_core.numpy's
 # NumPy scalar types of the same names: the ignores below are that deliberate replacement.

@@ -6,8 +6,8 @@ mj's dtypes are NumPy's own, but as in ``jax.numpy`` the concrete names (``mnp.f
 ``mnp.int64``, ...) are classes of their own: a dtype wherever NumPy takes one
 (``np.dtype(mnp.float32)``, ``x.astype(mnp.int8)``, ``mnp.float32 == np.float32``) and a cast
 when called (``mnp.int64(x)`` is ``mnp.asarray(x, mnp.int64)``, so it works on traced values,
-which NumPy's ``np.int64(x)`` would need concretely). ``bfloat16`` and the float8/int4 types
-are left out: NumPy does not have them."""
+which NumPy's ``np.int64(x)`` would need concretely). ``bfloat16`` is ``ml_dtypes``' type, as
+in ``jax.numpy``."""
 
 from __future__ import annotations
 
@@ -17,10 +17,12 @@ from typing import Any
 import numpy as np
 
 import mj_core.numpy as cnp
+from mj_core.dtypes import bfloat16 as _ml_bfloat16
 from mj_core.errors import user_line_suffix
 from mj_core.extend import dtype_weak
 
 __all__ = [
+    "bfloat16",
     "bool",
     "bool_",
     "cdouble",
@@ -93,6 +95,7 @@ uint16 = _scalar_type("uint16", np.uint16)
 uint32 = _scalar_type("uint32", np.uint32)
 uint64 = _scalar_type("uint64", np.uint64)
 float16 = _scalar_type("float16", np.float16)
+bfloat16 = _scalar_type("bfloat16", _ml_bfloat16)
 float32 = _scalar_type("float32", np.float32)
 float64 = _scalar_type("float64", np.float64)
 complex64 = _scalar_type("complex64", np.complex64)
