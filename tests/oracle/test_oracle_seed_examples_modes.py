@@ -877,13 +877,6 @@ def autodidax_make_jaxpr_literal_takes_the_operand_dtype(ns):
     return signature(ns.make_jaxpr(lambda x: x * 2.0)(np.float32(3.0)))
 
 
-XFAILS["autodidax_make_jaxpr_literal_takes_the_operand_dtype"] = (
-    "JAX converts the weak literal 2.0 to the operand's dtype: its aval is a strong float32 "
-    "(`mul a 2.0:f32[]`); mj's Lit keeps the Python scalar's weak default aval (~float32 "
-    "without x64, ~float64 with it), so the avals of `mul`'s operands differ"
-)
-
-
 SPELLINGS = {"2.0 * x": lambda x: 2.0 * x, "x * 2.0": lambda x: x * 2.0}
 
 

@@ -109,6 +109,9 @@ def promote_inexact(*xs: Array) -> list[Array]:
 _WEAK_FITS = {"b": "biufc", "i": "iufc", "u": "iufc", "f": "fc", "c": "c"}
 
 
+_PYTHON_SCALARS = (bool, int, float, complex)
+
+
 def _operands_for(xs: Sequence[Array], dtype: DType, weak: bool) -> list[Array]:
     out = []
     for x in xs:
@@ -116,14 +119,17 @@ def _operands_for(xs: Sequence[Array], dtype: DType, weak: bool) -> list[Array]:
         fits = w and not weak and dtype.kind in _WEAK_FITS.get(d.kind, "")
         if (d != dtype or w != weak) and not fits:
             x = convert(x, dtype, weak)
+        elif fits and type(x) in _PYTHON_SCALARS:
+            x = dtype.type(x)  # JAX's literal: the operand's dtype (`mul a 2.0:f32[]`)
         out.append(x)
     return out
 
 
 def lax_operands(*xs: Array) -> list[Array]:
     """``xs`` ready for one lax operation computing in their lattice dtype: like
-    :func:`promote`, but weak operands whose kind fits are left for lax to type, so that
-    ``x * 2.0`` stays one equation with a weak literal, as in JAX."""
+    :func:`promote`, but a weak operand whose kind fits is not converted by an operation: a
+    Python scalar becomes a scalar of the dtype, so ``x * 2.0`` stays one equation with the
+    literal ``2.0:f32[]``, as in JAX."""
     dtype, weak = promoted_dtype(*xs)
     return _operands_for(xs, dtype, weak)
 
