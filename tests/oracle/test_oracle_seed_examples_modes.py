@@ -75,7 +75,6 @@ MJ = SimpleNamespace(
 
 RTOL = {2: 1e-2, 4: 1e-5, 8: 1e-10}  # by the float's (or complex part's) itemsize
 CASES: dict[str, Callable[[SimpleNamespace], Any]] = {}
-XFAILS: dict[str, str] = {}
 LOOSE: dict[str, float] = {}  # a case's float32 rtol where the example amplifies rounding
 
 
@@ -897,15 +896,7 @@ def test_autodidax_jaxpr_text_follows_the_mode(spelling, x64):
 # --- the comparison -------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    "name",
-    [
-        pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=XFAILS[n]))
-        if n in XFAILS
-        else n
-        for n in CASES
-    ],
-)
+@pytest.mark.parametrize("name", list(CASES))
 def test_seed_example_matches_jax(name, x64):
     fn = CASES[name]
     want, jax_truncated = _run(fn, JAX)

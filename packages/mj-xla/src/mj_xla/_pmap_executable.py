@@ -14,7 +14,6 @@ pmap loop in JAX itself dies so).
 from __future__ import annotations
 
 import threading
-from collections import OrderedDict
 from collections.abc import Hashable, Sequence
 from typing import Any
 
@@ -25,6 +24,7 @@ from mj_core.extend import ShapedArray
 from mj_ir import ClosedJaxpr, Jaxpr
 from mj_xla import _jaxlib
 from mj_xla._array import Array
+from mj_xla._identity_cache import IdentityCache
 from mj_xla._lowering import build_module
 from mj_xla._replicas import replica_axis
 from mj_xla._sharded_array import ShardedArray
@@ -184,10 +184,7 @@ def stacked(n: int, aval: ShapedArray) -> ShapedArray:
     return ShapedArray((n, *aval.shape), aval.dtype, aval.weak_type)
 
 
-_MAX_EXECUTABLES = 128
-_executables: OrderedDict[tuple[int, tuple[Any, ...]], tuple[ClosedJaxpr, _PmapExecutable]] = (
-    OrderedDict()
-)
+_executables: IdentityCache[_PmapExecutable] = IdentityCache(128)
 
 
 def executable(
@@ -195,16 +192,9 @@ def executable(
 ) -> _PmapExecutable:
     """The (LRU-cached) executable of ``call_jaxpr`` on ``devices`` (``inner`` consecutive
     ones per slice)."""
-    key = (id(call_jaxpr), devices)
-    hit = _executables.get(key)
-    if hit is not None and hit[0] is call_jaxpr:
-        _executables.move_to_end(key)
-        return hit[1]
-    exe = _PmapExecutable(call_jaxpr, axis_name, devices, inner)
-    _executables[key] = (call_jaxpr, exe)  # holding the jaxpr keeps its id unique
-    if len(_executables) > _MAX_EXECUTABLES:
-        _executables.popitem(last=False)
-    return exe
+    return _executables.get(
+        call_jaxpr, lambda: _PmapExecutable(call_jaxpr, axis_name, devices, inner), devices
+    )
 
 
 def resolve_devices(axis_size: int, devices: Sequence[Any] | None) -> tuple[Any, ...]:

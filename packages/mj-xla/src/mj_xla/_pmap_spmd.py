@@ -12,7 +12,6 @@ a nested ``pmap`` (its replicas split the devices further) and one whose collect
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Hashable, Sequence
 from typing import Any
 
@@ -22,6 +21,7 @@ from mj_core import lax
 from mj_core.extend import impl_rules
 from mj_ir import ClosedJaxpr, Jaxpr, eval_jaxpr
 from mj_ir.extend import trace_to_jaxpr
+from mj_xla._identity_cache import IdentityCache
 from mj_xla._pmap_executable import executable, resolve_devices, stacked
 from mj_xla._shard_map import shard_map
 from mj_xla._sharding import Mesh, NamedSharding, PartitionSpec
@@ -86,40 +86,24 @@ def _spmd_program(
     return SpmdExecutable(jaxpr, consts, devices, mesh, ins, outs)
 
 
-_MAX_EXECUTABLES = 128
-_executables: OrderedDict[tuple[Any, ...], tuple[ClosedJaxpr, SpmdExecutable]] = OrderedDict()
+_executables: IdentityCache[SpmdExecutable] = IdentityCache(128)
 
 
 def _spmd_executable(
     call_jaxpr: ClosedJaxpr, axis_name: Hashable, devices: tuple[Any, ...], mapped: tuple[bool, ...]
 ) -> SpmdExecutable:
     """The (LRU-cached) SPMD program of ``call_jaxpr`` on ``devices``."""
-    key = (id(call_jaxpr), devices, mapped)
-    hit = _executables.get(key)
-    if hit is not None and hit[0] is call_jaxpr:
-        _executables.move_to_end(key)
-        return hit[1]
-    exe = _spmd_program(call_jaxpr, axis_name, devices, mapped)
-    _executables[key] = (call_jaxpr, exe)  # holding the jaxpr keeps its id unique
-    if len(_executables) > _MAX_EXECUTABLES:
-        _executables.popitem(last=False)
-    return exe
+    return _executables.get(
+        call_jaxpr, lambda: _spmd_program(call_jaxpr, axis_name, devices, mapped), devices, mapped
+    )
 
 
-_index_groups: OrderedDict[int, tuple[ClosedJaxpr, bool]] = OrderedDict()
+_index_groups: IdentityCache[bool] = IdentityCache(128)
 
 
 def _has_index_groups(call_jaxpr: ClosedJaxpr) -> bool:
     """:func:`uses_index_groups` of the body, cached by its identity."""
-    key = id(call_jaxpr)
-    hit = _index_groups.get(key)
-    if hit is not None and hit[0] is call_jaxpr:
-        return hit[1]
-    found = uses_index_groups(call_jaxpr.jaxpr)
-    _index_groups[key] = (call_jaxpr, found)  # holding the jaxpr keeps its id unique
-    if len(_index_groups) > _MAX_EXECUTABLES:
-        _index_groups.popitem(last=False)
-    return found
+    return _index_groups.get(call_jaxpr, lambda: uses_index_groups(call_jaxpr.jaxpr))
 
 
 def uses_index_groups(jaxpr: Jaxpr) -> bool:

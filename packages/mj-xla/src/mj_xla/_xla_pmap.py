@@ -45,6 +45,7 @@ from mj_core.extend import (
     raise_to_shaped,
 )
 from mj_ir import ClosedJaxpr, Jaxpr, JaxprEqn, Var
+from mj_xla._identity_cache import IdentityCache
 from mj_xla._jaxlib import Value, hlo
 from mj_xla._lowering import (
     Avals,
@@ -84,22 +85,13 @@ def _xla_pmap_abstract_eval(
 abstract_eval_rules[xla_pmap_p] = _xla_pmap_abstract_eval
 
 
-_MAX_REPLICA_COUNTS = 256
-_replica_counts: OrderedDict[int, tuple[ClosedJaxpr, int]] = OrderedDict()
+_replica_counts: IdentityCache[int] = IdentityCache(256)
 
 
 def nested_replicas(call_jaxpr: ClosedJaxpr) -> int:
     """:func:`replicas_of` the body, cached by its identity: a pmap call pays a dict lookup,
     not a walk of the jaxpr."""
-    key = id(call_jaxpr)
-    hit = _replica_counts.get(key)
-    if hit is not None and hit[0] is call_jaxpr:
-        return hit[1]
-    count = replicas_of(call_jaxpr.jaxpr)
-    _replica_counts[key] = (call_jaxpr, count)  # holding the jaxpr keeps its id unique
-    if len(_replica_counts) > _MAX_REPLICA_COUNTS:
-        _replica_counts.popitem(last=False)
-    return count
+    return _replica_counts.get(call_jaxpr, lambda: replicas_of(call_jaxpr.jaxpr))
 
 
 def replicas_of(jaxpr: Jaxpr) -> int:

@@ -191,6 +191,18 @@ def _cholesky_lowering(
 
 
 # --- triangular_solve -------------------------------------------------------------------------
+def _conjugate_unless_transposed(
+    a: Value, aval: ShapedArray, conjugate_a: bool, transpose_a: bool
+) -> tuple[Value, bool]:
+    """``a`` conjugated up front when no transpose goes with it: LAPACK's trsm and StableHLO's
+    ``triangular_solve`` conjugate only together with a transpose. Returns the flag left."""
+    if conjugate_a and not transpose_a:
+        if aval.dtype.kind == "c":
+            a = hlo.complex(hlo.real(a), hlo.negate(hlo.imag(a)))
+        return a, False
+    return a, conjugate_a
+
+
 @_register(la.triangular_solve_p, "cpu")
 def _triangular_solve_lowering(
     ctx: LoweringContext,
@@ -204,11 +216,8 @@ def _triangular_solve_lowering(
     conjugate_a: bool,
     unit_diagonal: bool,
 ) -> list[Value]:
-    a, b = in_vals
-    if conjugate_a and not transpose_a:  # trsm conjugates only with a transpose
-        if avals_in[0].dtype.kind == "c":
-            a = hlo.complex(hlo.real(a), hlo.negate(hlo.imag(a)))
-        conjugate_a = False
+    a, conjugate_a = _conjugate_unless_transposed(in_vals[0], avals_in[0], conjugate_a, transpose_a)
+    b = in_vals[1]
     target = lapack_target("trsm_ffi", avals_in[0].dtype)
     return _lapack_call(
         target,
@@ -237,11 +246,8 @@ def _triangular_solve_hlo_lowering(
     unit_diagonal: bool,
 ) -> list[Value]:
     """StableHLO's ``triangular_solve`` (XLA:GPU calls cuBLAS's trsm), as JAX on GPUs."""
-    a, b = in_vals
-    if conjugate_a and not transpose_a:  # the op conjugates only with a transpose (ADJOINT)
-        if avals_in[0].dtype.kind == "c":
-            a = hlo.complex(hlo.real(a), hlo.negate(hlo.imag(a)))
-        conjugate_a = False
+    a, conjugate_a = _conjugate_unless_transposed(in_vals[0], avals_in[0], conjugate_a, transpose_a)
+    b = in_vals[1]
     transpose = ("ADJOINT" if conjugate_a else "TRANSPOSE") if transpose_a else "NO_TRANSPOSE"
     return [
         hlo.triangular_solve(
