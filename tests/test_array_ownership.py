@@ -133,3 +133,45 @@ def test_a_cached_jit_agrees_with_a_fresh_one_after_an_attempted_write():
         np.asarray(c)[0] = 100.0
     np.testing.assert_array_equal(np.asarray(cached(1.0)), first)
     np.testing.assert_array_equal(np.asarray(mj.jit(f)(1.0)), first)
+
+
+GRAD_OUTPUTS_SHOWING_THE_INPUT = {
+    "aux-identity": lambda x: (mnp.sum(x**2), x),
+    "aux-transpose": lambda x: (mnp.sum(x**2), x.T),
+    "aux-slice": lambda x: (mnp.sum(x**2), x[1:]),
+    "aux-reshape": lambda x: (mnp.sum(x**2), x.reshape(-1)),
+}
+
+
+@pytest.mark.parametrize(
+    "f", GRAD_OUTPUTS_SHOWING_THE_INPUT.values(), ids=GRAD_OUTPUTS_SHOWING_THE_INPUT.keys()
+)
+def test_grad_reads_its_inputs_without_copies_but_returns_nothing_sharing_them(f):
+    """grad reads a writable NumPy input through a read-only view (its tape ends with the
+    call), and copies any result that still shows the caller's memory."""
+    x = np.arange(6.0, dtype=np.float32).reshape(2, 3)
+    keep = x.copy()
+    (value, aux), g = mj.value_and_grad(f, has_aux=True)(x)
+    _, aux_only = mj.grad(f, has_aux=True)(x)
+    x[...] = -1.0
+    np.testing.assert_allclose(np.asarray(g), 2 * keep)
+    for got in (aux, aux_only):
+        want = np.asarray(f(keep)[1])
+        np.testing.assert_array_equal(np.asarray(got), want)
+        assert not np.asarray(got).flags.writeable
+    assert float(value) == float((keep**2).sum())
+
+
+def test_eager_results_copy_views_of_operands_not_of_the_rules_own_temporaries():
+    from mj_core._eager_array import eager_result
+
+    x = np.arange(6.0, dtype=np.float32).reshape(2, 3)
+    of_operand = eager_result(x.T, (x,))
+    assert not np.shares_memory(of_operand, x)
+    of_view_operand = eager_result(x[1:].T, (x[1:],))
+    assert not np.shares_memory(of_view_operand, x)
+    temporary = np.matmul(x, x.T)
+    reshaped = temporary.reshape(4)
+    kept = eager_result(reshaped, (x,))
+    assert np.shares_memory(kept, temporary)
+    assert not kept.flags.writeable

@@ -107,6 +107,14 @@ class PrimalTracer(Tracer):
         t = type(primal)
         return False if t is np.ndarray or t is EagerArray else get_aval(primal).weak_type
 
+    def _dtype_weak(self) -> tuple[np.dtype[Any], bool]:
+        primal = self.primal
+        t = type(primal)
+        if t is np.ndarray or t is EagerArray:
+            return primal.dtype, False
+        aval = get_aval(primal)
+        return aval.dtype, aval.weak_type
+
 
 class JVPTracer(PrimalTracer):
     """A primal value together with its tangent (possibly a symbolic ``Zero``)."""

@@ -18,7 +18,7 @@ from mj_autodiff._tape import tape_vjp_flat
 from mj_core import Tracer, get_aval, is_eager
 from mj_core.dtypes import is_inexact
 from mj_core.errors import user_line_suffix
-from mj_core.extend import owned_data
+from mj_core.extend import borrowed_data, owned_data, unshared
 from mj_core.tree_util import PyTreeDef, tree_flatten, tree_unflatten
 
 __all__ = ["grad", "value_and_grad", "vjp"]
@@ -227,6 +227,11 @@ def _make_grad(
         leaves, in_tree = tree_flatten(diff_args)
         for leaf in leaves:
             _check_inexact_input(api, leaf, holomorphic)
+        # the tape is gone when this returns: NumPy inputs are read through read-only views
+        # (no copies), and only results still sharing their memory are copied at the end
+        borrowed = [x for x in leaves if type(x) is np.ndarray and x.flags.writeable]
+        if borrowed:
+            leaves = [borrowed_data(x) if type(x) is np.ndarray else x for x in leaves]
 
         def partial_fun(*dyn: Any) -> Any:
             full = list(args)
@@ -242,6 +247,8 @@ def _make_grad(
         grads = tree_unflatten(in_tree, [instantiate_zeros(c) for c in cts])
         g = grads[0] if isinstance(argnums, int) else grads
         value = (out, aux_store()) if has_aux else out
+        if borrowed:
+            g, value = unshared([g, value], borrowed)
         if with_value:
             return value, g
         return (g, value[1]) if has_aux else g

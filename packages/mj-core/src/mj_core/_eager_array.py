@@ -18,7 +18,7 @@ re-wraps (a C-level ``view``). Operators and reduction methods are mj's, so that
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -27,7 +27,15 @@ from mj_core._avals import pytype_aval_mappings, register_array_type
 from mj_core._lattice import SUPPORTED_DTYPES
 from mj_core.dtypes import _NARROW, check_array_data
 
-__all__ = ["EagerArray", "eager_result", "eager_results", "owned_data"]
+__all__ = [
+    "EagerArray",
+    "borrowed_data",
+    "eager_result",
+    "eager_results",
+    "owned_data",
+    "unshared",
+    "views_operand",
+]
 
 _view = np.ndarray.view
 # positional (its stub says keyword-only): a keyword argument costs each eager op ~100 ns
@@ -103,9 +111,21 @@ class EagerArray(np.ndarray):
         )
 
 
-def eager_result(out: Any) -> Any:
-    """``out`` (an impl rule's output) as an :class:`EagerArray`: NumPy arrays are viewed,
-    NumPy scalars become 0-d arrays, 64-bit types narrow to 32 bits unless ``enable_x64``;
+def views_operand(out: np.ndarray[Any, Any], operands: Sequence[Any] | None) -> bool:
+    """Whether ``out``, a writable view, shows a caller's data: the memory of one of the
+    ``operands`` (a reshape or slice of a NumPy argument), which a later write by the caller
+    would change; any view when the operands are unknown. (NumPy gives a view of a view the
+    owner's ``base``.) A view of the rule's own temporary (``matmul(...).reshape``) is not."""
+    if operands is None:
+        return True
+    base = out.base
+    return any(base is a or base is getattr(a, "base", None) for a in operands)
+
+
+def eager_result(out: Any, operands: Sequence[Any] | None = None) -> Any:
+    """``out`` (an impl rule's output on ``operands``) as an :class:`EagerArray`: NumPy arrays
+    are viewed, NumPy scalars become 0-d arrays, 64-bit types narrow to 32 bits unless
+    ``enable_x64``, a writable view of an operand's memory is copied (:func:`views_operand`);
     anything else (a Python scalar) is returned as is."""
     if isinstance(out, np.generic):
         out = np.asarray(out)
@@ -116,7 +136,7 @@ def eager_result(out: Any) -> Any:
     narrow = _NARROW.get(out.dtype)
     if narrow is not None:
         out = out.astype(narrow)
-    elif out.base is not None and out.flags.writeable:
+    elif out.base is not None and out.flags.writeable and views_operand(out, operands):
         out = out.copy()  # a view (reshape, slice) of a caller's writable NumPy array
     if type(out) is not EagerArray:
         out = _view(out, EagerArray)
@@ -124,12 +144,35 @@ def eager_result(out: Any) -> Any:
     return out
 
 
-def eager_results(outs: list[Any]) -> list[Any]:
+def eager_results(outs: list[Any], operands: Sequence[Any] | None = None) -> list[Any]:
     """:func:`eager_result` of each output of a multi-output primitive."""
-    return [eager_result(out) for out in outs]
+    return [eager_result(out, operands) for out in outs]
 
 
 register_array_type(EagerArray, pytype_aval_mappings[np.ndarray])
+
+
+def borrowed_data(x: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """A read-only view of a caller's array, for a computation that is over before the caller
+    can write to it again (``grad``'s tape): its views are read-only too, so eager operations
+    need not copy them as they copy views of writable data (a transposed weight matrix in a
+    gradient). Results that still share its memory are copied at the end (:func:`unshared`)."""
+    if not x.flags.writeable:
+        return x
+    view = _view(x, _ndarray)
+    _setflags(view, False)
+    return view
+
+
+def unshared(out: Any, borrowed: list[np.ndarray[Any, Any]]) -> Any:
+    """``out`` (an array, or a list/tuple of them, nested) with every array that may share
+    memory with one of the ``borrowed`` ones copied: such results outlive the computation
+    and must not see the caller's later writes."""
+    if isinstance(out, list | tuple):
+        return type(out)(unshared(o, borrowed) for o in out)
+    if isinstance(out, _ndarray) and any(np.may_share_memory(out, b) for b in borrowed):
+        return eager_result(np.array(out))
+    return out
 
 
 def owned_data(x: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:

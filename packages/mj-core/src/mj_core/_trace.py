@@ -33,7 +33,7 @@ import numpy as np
 
 from mj_core._avals import ShapedArray, get_aval
 from mj_core._config import config
-from mj_core._eager_array import EagerArray, eager_result, eager_results
+from mj_core._eager_array import EagerArray, eager_result, eager_results, views_operand
 from mj_core._eager_dispatch import Redispatch
 from mj_core._eager_nans import check_nans
 from mj_core._primitive import Primitive, impl_rules
@@ -238,6 +238,12 @@ class Tracer:
     def weak_type(self) -> bool:
         """Whether the value has a weak type (a Python scalar's; see NEP 50 promotion)."""
         return self.aval.weak_type
+
+    def _dtype_weak(self) -> tuple[np.dtype[Any], bool]:
+        """``(dtype, weak_type)`` in one call: NumPy-level promotion asks for both on every
+        binary operation it traces."""
+        aval = self.aval
+        return aval.dtype, aval.weak_type
 
     @property
     def size(self) -> int:
@@ -446,13 +452,13 @@ def eval_primitive(primitive: Primitive, args: Sequence[Any], params: dict[str, 
     if len(outs) == 1:  # eager_results' common case, inlined
         out = outs[0]
         if type(out) is _ndarray and out.itemsize < 8:  # never a 64-bit type to narrow
-            if out.base is not None and out.flags.writeable:
+            if out.base is not None and out.flags.writeable and views_operand(out, args):
                 out = out.copy()  # a view (reshape, slice) of a caller's writable NumPy array
             view = _view(out, EagerArray)
             _setflags(view, False)  # read-only, as jax.Array's NumPy views
             return [view]
-        return [eager_result(out)]
-    return eager_results(outs)
+        return [eager_result(out, args)]
+    return eager_results(outs, args)
 
 
 def bind(primitive: Primitive, *args: Any, **params: Any) -> list[Any]:

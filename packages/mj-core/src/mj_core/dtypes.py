@@ -179,7 +179,8 @@ def is_complex(dtype: np.dtype[Any]) -> bool:
 
 def is_inexact(dtype: np.dtype[Any]) -> bool:
     """Float or complex: the dtypes that carry tangents (bfloat16 and the float8 types too)."""
-    return _lattice.kind(dtype) in "fc"
+    k = dtype.kind
+    return k in "fc" or (k == "V" and _lattice.kind(dtype) == "f")  # (autodiff's hot path)
 
 
 def is_integer(dtype: np.dtype[Any]) -> bool:

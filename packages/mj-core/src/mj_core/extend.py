@@ -30,8 +30,10 @@ from mj_core._compile_time_eval import ensure_compile_time_eval as ensure_compil
 from mj_core._config import config as config
 from mj_core._config import on_x64_change as on_x64_change
 from mj_core._eager_array import EagerArray as EagerArray
+from mj_core._eager_array import borrowed_data as borrowed_data
 from mj_core._eager_array import eager_result as eager_result
 from mj_core._eager_array import owned_data as owned_data
+from mj_core._eager_array import unshared as unshared
 from mj_core._eager_dispatch import EagerHandler as EagerHandler
 from mj_core._eager_dispatch import Redispatch as Redispatch
 from mj_core._eager_dispatch import eager_handlers as eager_handlers

@@ -26,6 +26,7 @@ from mj_core.numpy._promotion import (
     dtype_weak,
     lax_operands,
     lax_operands_inexact,
+    lax_pair,
     promote,
     promote_inexact,
     promote_numeric,
@@ -163,9 +164,8 @@ def _boolean_as(prim: Primitive, logical: Primitive) -> Callable[[Array, Array],
     """NumPy's ``+``/``*`` of two bools is logical or/and (lax's arithmetic refuses bools)."""
 
     def numpy(x: Array, y: Array) -> Array:
-        x, y = lax_operands(x, y)
-        both_bool = dtype_weak(x)[0].kind == "b" and dtype_weak(y)[0].kind == "b"
-        return bind1(logical if both_bool else prim, x, y)
+        x, y, dtype = lax_pair(x, y)
+        return bind1(logical if dtype.kind == "b" else prim, x, y)
 
     return numpy
 

@@ -24,6 +24,7 @@ __all__ = [
     "dtype_weak",
     "lax_operands",
     "lax_operands_inexact",
+    "lax_pair",
     "promote",
     "promote_inexact",
     "promoted_dtype",
@@ -48,7 +49,7 @@ def dtype_weak(x: Array) -> tuple[DType, bool]:
     if t is bool:
         return np.dtype(np.bool_), False
     if isinstance(x, Tracer):  # autodiff's tracers answer from their primal, not an aval
-        return x.dtype, x.weak_type
+        return x._dtype_weak()
     aval = get_aval(x)
     return aval.dtype, aval.weak_type
 
@@ -111,6 +112,9 @@ _WEAK_FITS = {"b": "biufc", "i": "iufc", "u": "iufc", "f": "fc", "c": "c"}
 
 _PYTHON_SCALARS = (bool, int, float, complex)
 
+# The strong kinds each weak Python scalar type joins without a conversion (bool is strong).
+_SCALAR_FITS = {int: _WEAK_FITS["i"], float: _WEAK_FITS["f"], complex: _WEAK_FITS["c"]}
+
 
 def _operands_for(xs: Sequence[Array], dtype: DType, weak: bool) -> list[Array]:
     out = []
@@ -130,8 +134,30 @@ def lax_operands(*xs: Array) -> list[Array]:
     :func:`promote`, but a weak operand whose kind fits is not converted by an operation: a
     Python scalar becomes a scalar of the dtype, so ``x * 2.0`` stays one equation with the
     literal ``2.0:f32[]``, as in JAX."""
+    if len(xs) == 2:
+        x, y, _ = lax_pair(xs[0], xs[1])
+        return [x, y]
     dtype, weak = promoted_dtype(*xs)
     return _operands_for(xs, dtype, weak)
+
+
+def lax_pair(x: Array, y: Array) -> tuple[Array, Array, DType]:
+    """:func:`lax_operands` of two operands, and their dtype. Traced and differentiated
+    NumPy-style code reaches here on every binary operation, so the two common cases (one
+    dtype; an array and a Python scalar of a kind that fits into it) skip the lattice."""
+    dx, wx = dtype_weak(x)
+    fits = _SCALAR_FITS.get(type(y))
+    if fits is not None and not wx and dx.kind in fits:
+        return x, dx.type(y), dx
+    dy, wy = dtype_weak(y)
+    if wx == wy and dx == dy:
+        return x, y, dx
+    fits = _SCALAR_FITS.get(type(x))
+    if fits is not None and not wy and dy.kind in fits:
+        return dy.type(x), y, dy
+    dtype, weak = result_type((dx, wx), (dy, wy))
+    a, b = _operands_for((x, y), dtype, weak)
+    return a, b, dtype
 
 
 def lax_operands_inexact(*xs: Array) -> list[Array]:
