@@ -362,3 +362,29 @@ def test_eager_operations_on_a_sharded_array_compute_its_global_value():
     close(mj.grad(lambda v: (v**2).sum())(xs), 2 * A)
     close(mj.vmap(lambda r: r.sum())(xs), A.sum(1))
     assert float(xs[1, 2]) == A[1, 2]
+
+
+def test_eager_conversions_selections_and_integer_division_stay_sharded():
+    """Impl rules that read their operands with ``np.asarray``/``np.where`` (conversions,
+    select_n, round, integer div/rem) compile over the devices like the ufunc ones."""
+    layout = named("x", "y")
+    xs = mj.device_put(A, layout)
+    ints = (np.arange(32, dtype=np.int32).reshape(8, 4) - 13) * 3
+    js = mj.device_put(ints, layout)
+    cases = {
+        "astype": (xs.astype(mnp.int32), A.astype(np.int32)),
+        "convert_element_type": (
+            mj.lax.convert_element_type(js, mnp.float32),
+            ints.astype(np.float32),
+        ),
+        "where": (mnp.where(xs > 0, xs, 0.0), np.where(A > 0, A, 0)),
+        "relu": (mj.nn.relu(xs), np.maximum(A, 0)),
+        "round": (mnp.round(xs * 10), np.round(A * 10)),
+        "floor_divide": (js // 7, ints // 7),
+        "remainder": (js % 7, ints % 7),
+        "lax.div": (mj.lax.div(js, 7), np.trunc(ints / 7).astype(np.int32)),
+    }
+    for name, (got, want) in cases.items():
+        assert got.sharding == layout, (name, got.sharding)
+        close(got, want)
+        assert np.asarray(got).dtype == want.dtype, name

@@ -157,6 +157,16 @@ def test_jit_of_sharded_arguments_and_out_shardings_as_jax():
         same_layout(g, w)
 
 
+@pytest.mark.parametrize("spec", [(("y", "x"),), (("x", "y"),), (("y", "x"), None), ("y", "x")])
+def test_jit_output_keeps_its_arguments_spec_as_jax(spec):
+    """XLA's layout of an elementwise result is its argument's; it reads back as the same
+    NamedSharding (a dimension split over axes in either order included), as in JAX."""
+    m, j = both(*spec)
+    got = mj.jit(lambda a: mnp.tanh(a) * 2)(mj.device_put(A, m))
+    want = jax.jit(lambda a: jnp.tanh(a) * 2)(jax.device_put(A, j))
+    same_layout(got, want)
+
+
 @pytest.mark.parametrize("spec", [("x", "y"), (None, "y"), ("y",), ()])
 def test_with_sharding_constraint_as_jax(spec):
     ms, js = both(*spec)

@@ -158,6 +158,7 @@ def compile_jaxpr(
     out_shardings: Sequence[Sharding | None] = (),
     donated: Sequence[bool] = (),
     device: Any = None,
+    keep_spec: bool = False,
 ) -> Executable | SpmdExecutable | ReplicatedJit:
     """Lower and compile ``jaxpr``; ``known`` are the values of its leading binders. With a
     sharding involved (given for an argument or output, or inside the jaxpr), the program is
@@ -165,7 +166,9 @@ def compile_jaxpr(
     arguments (after ``known``) whose buffers outputs may reuse; ``device`` is the device of
     the committed arguments (None: the default device). A program holding a ``pmap`` is
     compiled as one replica per device (its arguments, however laid out, are gathered),
-    unless an output sharding or a sharding inside asks for SPMD."""
+    unless an output sharding or a sharding inside asks for SPMD. ``keep_spec``: the first
+    named argument sharding is a sharded array's own, so outputs XLA lays out the same way
+    take its spelling (as JAX's)."""
     replicas = replicas_of(jaxpr)
     explicit = any(s is not None for s in out_shardings)
     if replicas > 1 and not explicit and spmd_placement(jaxpr, []) is None:
@@ -177,7 +180,7 @@ def compile_jaxpr(
     n_args = len(jaxpr.in_binders) - len(known)
     ins = list(in_shardings) or [None] * n_args
     outs = list(out_shardings) or [None] * len(jaxpr.outs)
-    return SpmdExecutable(jaxpr, known, devices, mesh, ins, outs, donated)
+    return SpmdExecutable(jaxpr, known, devices, mesh, ins, outs, donated, keep_spec)
 
 
 _MAX_CLOSED_CACHE = 512

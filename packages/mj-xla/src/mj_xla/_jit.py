@@ -39,7 +39,7 @@ from mj_xla._executable import Executable, compile_jaxpr, drop_unused_arguments,
 from mj_xla._lowering import build_module
 from mj_xla._pmap_executable import ReplicatedJit
 from mj_xla._sharded_array import ShardedArray
-from mj_xla._sharding import PmapSharding, Sharding, broadcast_prefix
+from mj_xla._sharding import NamedSharding, PmapSharding, Sharding, broadcast_prefix
 from mj_xla._spmd_executable import SpmdExecutable
 from mj_xla._xla_call import xla_call_p
 
@@ -62,6 +62,7 @@ class _Entry:
         "donated",
         "executable",
         "in_shardings",
+        "keep_spec",
         "name",
         "out_shardings",
         "out_tree",
@@ -78,8 +79,10 @@ class _Entry:
         out_shardings: Sequence[Sharding | None] = (),
         donated: Sequence[bool] = (),
         device: Any = None,
+        keep_spec: bool = False,
     ) -> None:
         self.closed = closed
+        self.keep_spec = keep_spec  # the first named argument sharding is an array's own
         self.device = device  # where committed arguments put it (None: the default device)
         self.consts = consts
         self.out_tree = out_tree
@@ -100,6 +103,7 @@ class _Entry:
                 self.out_shardings,
                 self.donated,
                 self.device,
+                self.keep_spec,
             )
         return self.executable
 
@@ -107,6 +111,15 @@ class _Entry:
         if self.single_leaf:
             return outs[0]
         return tree_unflatten(self.out_tree, outs)
+
+
+def _first_named_is_an_arrays(flat_args: Sequence[Any], shardings: Sequence[Any]) -> bool:
+    """Whether the first named argument sharding belongs to a sharded array passed in (JAX's
+    traced types then carry its mesh, and outputs laid out alike are spelled as it is)."""
+    for x, s in zip(flat_args, shardings, strict=True):
+        if isinstance(s, NamedSharding):
+            return isinstance(x, ShardedArray)
+    return False
 
 
 _Cache = OrderedDict[Hashable, _Entry]
@@ -353,8 +366,10 @@ class JitFunction(Generic[P, R]):
         if named_axes:  # collectives inside resolve against the axes in scope
             key = (key, named_axes)
         shardings = self._arg_shardings(flat_args, in_tree)
+        keep_spec = False
         if shardings:  # laid out over several devices: compiled for that layout
-            key = (key, shardings)
+            keep_spec = _first_named_is_an_arrays(flat_args, shardings)
+            key = (key, shardings, keep_spec)
         device = _committed_device(flat_args, avals, self._fun if plain else None, self._name)
         if device is not None:  # follows its committed arguments (outputs committed too)
             key = (key, device)
@@ -364,6 +379,7 @@ class JitFunction(Generic[P, R]):
             return entry, flat_args
         entry = self._trace(args, statics, in_tree, avals, shardings)
         entry.device = device
+        entry.keep_spec = keep_spec
         if self._donate_argnums or self._donate_argnames:
             entry.donated = self._donated_leaves(len(args), statics, in_tree)
         if not any(isinstance(c, Tracer) for c in entry.consts):

@@ -80,6 +80,20 @@ class ShardedArray(Array):
         host = [np.asarray(x) if isinstance(x, Array) else x for x in inputs]
         return getattr(ufunc, method)(*host, **kwargs)
 
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray[Any, Any]:
+        """The host value, except inside an impl rule (``np.asarray(x)`` in ``mj_core.prims``,
+        e.g. ``convert_element_type``'s), which hands the operation to the devices instead."""
+        _refuse_impl_rules(self)
+        return super().__array__(dtype, copy)
+
+    def __array_function__(
+        self, func: Any, types: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> Any:
+        """NumPy functions on the host value, except inside an impl rule (``np.where`` in
+        ``select_n``'s), which hands the operation to the devices instead."""
+        _refuse_impl_rules(self)
+        return super().__array_function__(func, types, args, kwargs)
+
     @property
     def sharding(self) -> Sharding:
         return self._sharding
@@ -128,6 +142,15 @@ class ShardedArray(Array):
             and self._sharding.hlo_sharding(self.ndim) == sharding.hlo_sharding(self.ndim)
         )
         return self._buf if same else None
+
+
+def _refuse_impl_rules(x: ShardedArray) -> None:
+    """Raise :class:`Redispatch` when NumPy meets ``x`` in one of mj-core's impl rules (the
+    caller of ``__array__``/``__array_function__``'s caller is in ``mj_core.prims``): the
+    eager path then compiles the primitive over ``x``'s devices, keeping it sharded. Other
+    callers (a user's NumPy code, mj's own host-side reads) get the host value."""
+    if sys._getframe(2).f_globals.get("__name__", "").startswith("mj_core.prims."):
+        raise Redispatch(eager_handlers[type(x)])
 
 
 def _sharded_aval(x: ShardedArray) -> ShapedArray:

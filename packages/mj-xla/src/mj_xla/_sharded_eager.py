@@ -51,7 +51,7 @@ def apply_sharded(prim: Primitive, args: Sequence[Any], params: dict[str, Any]) 
         key, exe = None, None
     if exe is None:
         jaxpr, consts = trace_to_jaxpr(lambda *xs: bind(prim, *xs, **params), avals)
-        exe = compile_jaxpr(jaxpr, consts, prim.name, in_shardings=shardings)
+        exe = compile_jaxpr(jaxpr, consts, prim.name, in_shardings=shardings, keep_spec=True)
         if key is not None:
             _executables[key] = exe
             if len(_executables) > _MAX_EXECUTABLES:

@@ -14,7 +14,7 @@ import enum
 import math
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterator, Sequence
-from itertools import product
+from itertools import permutations, product
 from typing import Any
 
 import numpy as np
@@ -421,13 +421,17 @@ def named_sharding_from_hlo(mesh: Mesh, hlo: Any, ndim: int) -> NamedSharding | 
         return NamedSharding(mesh, PartitionSpec())
     names = mesh.axis_names
     for choice in product(range(ndim + 1), repeat=len(names)):  # axis -> dim (ndim: unused)
-        spec = [tuple(a for a, c in zip(names, choice, strict=True) if c == d) for d in range(ndim)]
-        entries = [None if not s else s[0] if len(s) == 1 else s for s in spec]
-        while entries and entries[-1] is None:
-            entries.pop()
-        candidate = NamedSharding(mesh, PartitionSpec(*entries))
-        if candidate.hlo_sharding(ndim) == hlo:
-            return candidate
+        groups = [
+            tuple(a for a, c in zip(names, choice, strict=True) if c == d) for d in range(ndim)
+        ]
+        # a dimension split over several axes, in each order (P(("b", "a")) is not P(("a", "b")))
+        for spec in product(*(permutations(g) for g in groups)):
+            entries = [None if not s else s[0] if len(s) == 1 else s for s in spec]
+            while entries and entries[-1] is None:
+                entries.pop()
+            candidate = NamedSharding(mesh, PartitionSpec(*entries))
+            if candidate.hlo_sharding(ndim) == hlo:
+                return candidate
     return None
 
 

@@ -109,6 +109,7 @@ class SpmdExecutable:
         in_shardings: Sequence[Sharding | None],
         out_shardings: Sequence[Sharding | None],
         donated: Sequence[bool] = (),
+        keep_spec: bool = False,
     ) -> None:
         self._devices = devices
         self._host_callbacks: list[Any] = []
@@ -145,14 +146,21 @@ class SpmdExecutable:
         free_params = [in_text[i] is None for i in params]
         self._exe = _jaxlib.compile_spmd(module, devices, self._host_callbacks, free, free_params)
         chosen = _jaxlib.parameter_shardings(self._exe)[len(params) - len(self.arg_avals) :]
+        # JAX spells a layout XLA chose as the first named argument sharding when they agree
+        # and that argument was a sharded array (P(("y", "x"), None) comes back as written)
+        named = [
+            (s, a.ndim)
+            for s, a in zip(in_shardings, self.arg_avals, strict=True)
+            if isinstance(s, NamedSharding)
+        ][: 1 if keep_spec else 0]
         self.in_shardings: list[Sharding] = [
-            self._output_sharding(given, hlo, aval.ndim, mesh)
+            self._output_sharding(given, hlo, aval.ndim, mesh, named)
             for given, hlo, aval in zip(in_shardings, chosen, self.arg_avals, strict=True)
         ]
         # (a program without outputs has one sharding: its empty result tuple's)
         compiled = _jaxlib.output_shardings(self._exe) if self.out_avals else []
         self.out_shardings: list[Sharding] = [
-            self._output_sharding(given, hlo, aval.ndim, mesh)
+            self._output_sharding(given, hlo, aval.ndim, mesh, named)
             for given, hlo, aval in zip(out_shardings, compiled, self.out_avals, strict=True)
         ]
         self._handlers = [
@@ -161,15 +169,24 @@ class SpmdExecutable:
         ]
 
     def _output_sharding(
-        self, given: Sharding | None, hlo: Any, ndim: int, mesh: Mesh | None
+        self,
+        given: Sharding | None,
+        hlo: Any,
+        ndim: int,
+        mesh: Mesh | None,
+        named: list[tuple[NamedSharding, int]],
     ) -> Sharding:
-        """``given``, else XLA's layout ``hlo``, spelled over ``mesh`` when a spec can."""
+        """``given``, else XLA's layout ``hlo``: the ``named`` argument sharding (of rank
+        ``n``) when it is that layout, else spelled over ``mesh`` when a spec can."""
         if given is not None:
             return given
+        for original, n in named:
+            if n == ndim and original.hlo_sharding(ndim) == hlo:
+                return original
         if mesh is not None:
-            named = named_sharding_from_hlo(mesh, hlo, ndim)
-            if named is not None:
-                return named
+            spelled = named_sharding_from_hlo(mesh, hlo, ndim)
+            if spelled is not None:
+                return spelled
         return GSPMDSharding(self._devices, hlo)
 
     def as_text(self) -> str:
