@@ -41,7 +41,7 @@ import jaxlib.xla_client as xc
 from jaxlib import _jax  # type: ignore[attr-defined]
 from jaxlib.mlir import ir
 from jaxlib.mlir._mlir_libs import _jax_mlir_ext
-from jaxlib.mlir.dialects import chlo
+from jaxlib.mlir.dialects import chlo, sdy
 from jaxlib.mlir.dialects import func as _func
 from jaxlib.mlir.dialects import stablehlo as hlo
 
@@ -87,6 +87,7 @@ __all__ = [
     "python_callback_target",
     "replicated_result_handler",
     "result_handler",
+    "sdy",
     "sharded_array",
     "sharded_result_handler",
     "shards",
@@ -120,6 +121,7 @@ def mlir_context() -> ir.Context:
         ctx.load_all_available_dialects()
         hlo.register_dialect(ctx)
         chlo.register_dialect(ctx)
+        sdy.register_dialect(ctx)
         _local.ctx = ctx
     return ctx
 
@@ -771,12 +773,14 @@ def compile_spmd(
     host_callbacks: Sequence[Any] = (),
     free_outputs: Sequence[bool] = (),
     free_params: Sequence[bool] = (),
+    shardy: bool = False,
 ) -> LoadedExecutable:
-    """Compile ``module`` (global shapes, ``mhlo.sharding`` annotations) as one program that
-    XLA's SPMD partitioner splits over ``devices`` (partition ``i`` runs on ``devices[i]``),
-    with the GSPMD partitioner that reads those annotations. XLA chooses the layout of the
-    outputs flagged in ``free_outputs`` and of the parameters flagged in ``free_params``
-    (read them back with :func:`output_shardings` and :func:`parameter_shardings`)."""
+    """Compile ``module`` (global shapes, sharding annotations) as one program that XLA's SPMD
+    partitioner splits over ``devices`` (partition ``i`` runs on ``devices[i]``): Shardy for
+    ``sdy.sharding`` annotations (``shardy``), else GSPMD for ``mhlo.sharding``. XLA chooses
+    the layout of the outputs flagged in ``free_outputs`` and of the parameters flagged in
+    ``free_params`` (read them back with :func:`output_shardings` and
+    :func:`parameter_shardings`)."""
     client = _backend()[0]
     options = xc.CompileOptions()
     options.num_replicas = 1
@@ -784,7 +788,7 @@ def compile_spmd(
     options.device_assignment = xc.DeviceAssignment.create(np.array([[d.id for d in devices]]))
     build = options.executable_build_options
     build.use_spmd_partitioning = True
-    build.use_shardy_partitioner = False
+    build.use_shardy_partitioner = shardy
     if any(free_outputs):
         build.allow_spmd_sharding_propagation_to_output = list(free_outputs)
     if any(free_params):

@@ -27,6 +27,7 @@ from mj_core import MissingRuleError, Primitive, RuleTable, ShapedArray
 from mj_ir import ClosedJaxpr, Jaxpr, Lit, Var
 from mj_xla._donation import pair_donations
 from mj_xla._jaxlib import Value, func, hlo, ir, ir_element_type, ir_tensor_type, mlir_context
+from mj_xla._shardy import ShardyLayout, tensor_sharding
 
 __all__ = [
     "Avals",
@@ -50,30 +51,49 @@ __all__ = [
 
 class Spmd:
     """The sharding annotations of an SPMD module: ``mhlo.sharding`` (an ``HloSharding``'s
-    text) per binder and per output, ``None`` where XLA chooses, and the partition count."""
+    text) per binder and per output, ``None`` where XLA chooses, and the partition count;
+    with a ``shardy`` layout, Shardy's ``sdy.sharding`` attributes instead (the texts still
+    decide which buffers an output may reuse)."""
 
-    __slots__ = ("in_shardings", "num_partitions", "out_shardings")
+    __slots__ = ("in_shardings", "num_partitions", "out_shardings", "shardy")
 
     def __init__(
-        self, in_shardings: Sequence[str | None], out_shardings: Sequence[str | None], n: int
+        self,
+        in_shardings: Sequence[str | None],
+        out_shardings: Sequence[str | None],
+        n: int,
+        shardy: ShardyLayout | None = None,
     ) -> None:
         self.in_shardings = list(in_shardings)
         self.out_shardings = list(out_shardings)
         self.num_partitions = n
+        self.shardy = shardy
 
-    def annotate(self, fn: Any, module: ir.Module) -> None:
+    def annotate(self, fn: Any, module: ir.Module, out_avals: Sequence[ShapedArray]) -> None:
         i32 = ir.IntegerType.get_signless(32)
         module.operation.attributes["mhlo.num_partitions"] = ir.IntegerAttr.get(
             i32, self.num_partitions
         )
         module.operation.attributes["mhlo.num_replicas"] = ir.IntegerAttr.get(i32, 1)
-        fn.result_attrs = ir.ArrayAttr.get([_arg_attrs(s, None) for s in self.out_shardings])
+        fn.result_attrs = ir.ArrayAttr.get(
+            [_arg_attrs(self.attribute(False, k, a.ndim), None) for k, a in enumerate(out_avals)]
+        )
+
+    def attribute(self, param: bool, i: int, ndim: int) -> tuple[str, ir.Attribute] | None:
+        """The annotation of parameter (or result) ``i``, of rank ``ndim``."""
+        if self.shardy is not None:
+            sharding = (self.shardy.ins if param else self.shardy.outs)[i]
+            if sharding is None:
+                return None
+            return "sdy.sharding", tensor_sharding(sharding, ndim, self.shardy.devices)
+        text = (self.in_shardings if param else self.out_shardings)[i]
+        return None if text is None else ("mhlo.sharding", ir.StringAttr.get(text))
 
 
-def _arg_attrs(sharding: str | None, alias: int | None) -> ir.Attribute:
+def _arg_attrs(sharding: tuple[str, ir.Attribute] | None, alias: int | None) -> ir.Attribute:
     attrs: dict[str, ir.Attribute] = {}
     if sharding is not None:
-        attrs["mhlo.sharding"] = ir.StringAttr.get(sharding)
+        attrs[sharding[0]] = sharding[1]
     if alias is not None:
         attrs["tf.aliasing_output"] = ir.IntegerAttr.get(ir.IntegerType.get_signless(32), alias)
     return ir.DictAttr.get(attrs)
@@ -193,6 +213,7 @@ class LoweringContext:
         "host_callbacks",
         "module",
         "platform",
+        "shardy",
         "symbol_table",
     )
 
@@ -208,6 +229,8 @@ class LoweringContext:
         # Python functions the compiled code calls back (host callbacks); a custom call names
         # one by its index here, and the list is handed to XLA with the module.
         self.host_callbacks: list[Any] = [] if host_callbacks is None else host_callbacks
+        # Set while lowering a program Shardy partitions: layout rules emit ``sdy`` ops.
+        self.shardy: ShardyLayout | None = None
 
     def lower_jaxpr(self, jaxpr: Jaxpr | ClosedJaxpr, args: Sequence[Value]) -> list[Value]:
         """Inline ``jaxpr`` at the current insertion point (see :func:`lower_jaxpr`)."""
@@ -312,11 +335,19 @@ def build_module(
         with ir.InsertionPoint(module.body):
             fn = func.FuncOp(name, ir.FunctionType.get(in_types, out_types))
             if spmd is not None:
-                spmd.annotate(fn, module)
+                spmd.annotate(fn, module, [x.aval for x in jaxpr.outs])
+                ctx.shardy = spmd.shardy
             if spmd is not None or any(a is not None for a in aliases):
-                shardings = in_text or [None] * len(params)
                 fn.arg_attrs = ir.ArrayAttr.get(
-                    [_arg_attrs(s, a) for s, a in zip(shardings, aliases, strict=True)]
+                    [
+                        _arg_attrs(
+                            None
+                            if spmd is None
+                            else spmd.attribute(True, i, jaxpr.in_binders[i].aval.ndim),
+                            a,
+                        )
+                        for i, a in zip(params, aliases, strict=True)
+                    ]
                 )
             with ir.InsertionPoint(fn.add_entry_block()):
                 fn_args = iter(fn.arguments)

@@ -3,10 +3,11 @@
 ``shard_map(f, mesh=, in_specs=, out_specs=)`` traces ``f`` once on one device's block of
 each argument (the dimensions its ``PartitionSpec`` names divided by those mesh axes), with
 every mesh axis in scope so ``psum(x, "x")`` & co. resolve. The ``shard_map`` primitive
-carries that jaxpr; it lowers as JAX does: each operand is constrained to its spec's layout
-(``custom_call @Sharding``), turned into its per-device block (``@SPMDFullToShardShape``,
-manual sharding), the body runs with collectives grouping the mesh's partitions, and each
-result goes back to a global array laid out by its out spec (``@SPMDShardToFullShape``).
+carries that jaxpr; it lowers as JAX does, to an ``sdy.manual_computation`` over every mesh
+axis whose body runs on each device's blocks with collectives grouping the mesh's partitions
+(in a program GSPMD partitions: each operand constrained to its spec's layout, turned into
+its block by ``@SPMDFullToShardShape``, and each result back to a global array by
+``@SPMDShardToFullShape``).
 Outside ``jit`` it compiles itself. Its JVP is a ``shard_map`` of the body's JVP (tangents
 laid out as their primals). With ``check_vma`` (the default) an out spec calling an output
 replicated along an axis its value may vary over is refused (:mod:`mj_xla._shard_map_vma`).
@@ -46,11 +47,12 @@ from mj_ir import ClosedJaxpr, JaxprEqn, Var, eval_jaxpr
 from mj_ir.extend import trace_to_jaxpr
 from mj_xla._executable import compile_jaxpr
 from mj_xla._jaxlib import Value
-from mj_xla._lowering import Avals, LoweringContext, Values, lowering_rules
+from mj_xla._lowering import Avals, LoweringContext, Values, aval_to_ir_type, lowering_rules
 from mj_xla._replicas import mesh_axes
 from mj_xla._shard_map_vma import Vma, check_out_specs, jaxpr_vma, spec_vma
 from mj_xla._sharding import Mesh, NamedSharding, PartitionSpec, broadcast_prefix
 from mj_xla._sharding_constraint import sharding_custom_call
+from mj_xla._shardy import manual_computation, tensor_sharding
 
 __all__ = ["shard_map", "shard_map_p"]
 
@@ -232,6 +234,8 @@ def _lowering(
     out_specs: tuple[PartitionSpec, ...],
     **params: Any,
 ) -> list[Value]:
+    if ctx.shardy is not None:
+        return _shardy_lowering(ctx, avals_out, in_vals, jaxpr, mesh, in_specs, out_specs)
     manual = "{manual}"
     blocks = []
     for x, aval, block, spec in zip(in_vals, avals_in, jaxpr.in_avals, in_specs, strict=True):
@@ -246,6 +250,39 @@ def _lowering(
         full = str(NamedSharding(mesh, spec).hlo_sharding(aval.ndim))
         results.append(sharding_custom_call(y, aval, full, "SPMDShardToFullShape"))
     return results
+
+
+def _shardy_lowering(
+    ctx: LoweringContext,
+    avals_out: Avals,
+    in_vals: Values,
+    jaxpr: ClosedJaxpr,
+    mesh: Mesh,
+    in_specs: tuple[PartitionSpec, ...],
+    out_specs: tuple[PartitionSpec, ...],
+) -> list[Value]:
+    """An ``sdy.manual_computation`` over every mesh axis, the body lowered inside it."""
+    devices = ctx.shardy.devices if ctx.shardy is not None else mesh.flat_devices
+
+    def attrs(specs: Sequence[PartitionSpec], avals: Sequence[ShapedArray]) -> list[Any]:
+        return [
+            tensor_sharding(NamedSharding(mesh, s), a.ndim, devices)
+            for s, a in zip(specs, avals, strict=True)
+        ]
+
+    def body(blocks: list[Value]) -> list[Value]:
+        with mesh_axes(mesh.axis_names, mesh.axis_sizes):
+            return ctx.lower_jaxpr(jaxpr, blocks)
+
+    return manual_computation(
+        in_vals,
+        attrs(in_specs, jaxpr.in_avals),
+        attrs(out_specs, avals_out),
+        [aval_to_ir_type(a) for a in avals_out],
+        [aval_to_ir_type(a) for a in jaxpr.in_avals],
+        mesh.axis_names,
+        body,
+    )
 
 
 lowering_rules[shard_map_p] = _lowering

@@ -1,8 +1,9 @@
 """``with_sharding_constraint``: pin the layout of an intermediate value inside ``jit``.
 
 The ``sharding_constraint`` primitive is the identity on values; its ``sharding`` param tells
-XLA's SPMD partitioner how the value must be laid out there (lowered, as JAX does, to a
-``custom_call @Sharding`` carrying ``mhlo.sharding``). It is linear (its JVP and transpose
+XLA's SPMD partitioner how the value must be laid out there (lowered, as JAX does, to an
+``sdy.sharding_constraint``, or a ``custom_call @Sharding`` carrying ``mhlo.sharding`` in a
+program GSPMD partitions). It is linear (its JVP and transpose
 constrain the tangent and cotangent the same way); under ``vmap`` the batch dimension is left
 unsplit. Outside ``jit`` it lays the value out as asked (``device_put``).
 """
@@ -20,6 +21,8 @@ from mj_xla._device_put import device_put
 from mj_xla._jaxlib import Value, hlo, ir
 from mj_xla._lowering import Avals, LoweringContext, Values, aval_to_ir_type, lowering_rules
 from mj_xla._sharding import NamedSharding, PartitionSpec, Sharding, broadcast_prefix
+from mj_xla._shardy import sharding_constraint as shardy_constraint
+from mj_xla._shardy import tensor_sharding
 
 __all__ = ["sharding_constraint_p", "with_sharding_constraint"]
 
@@ -87,7 +90,11 @@ def sharding_custom_call(x: Value, aval: ShapedArray, sharding: str, target: str
 def _lowering(
     ctx: LoweringContext, avals_in: Avals, avals_out: Avals, in_vals: Values, *, sharding: Sharding
 ) -> list[Value]:
-    text = str(sharding.hlo_sharding(avals_in[0].ndim))
+    ndim = avals_in[0].ndim
+    if ctx.shardy is not None and isinstance(sharding, NamedSharding):
+        attr = tensor_sharding(sharding, ndim, ctx.shardy.devices)
+        return [shardy_constraint(in_vals[0], attr)]
+    text = str(sharding.hlo_sharding(ndim))
     return [sharding_custom_call(in_vals[0], avals_out[0], text, "Sharding")]
 
 

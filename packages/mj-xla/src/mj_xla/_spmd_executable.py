@@ -2,9 +2,11 @@
 
 ``jit`` compiles this way when a sharding is involved: ``in_shardings``/``out_shardings``,
 an argument already sharded over several devices, or a ``with_sharding_constraint`` /
-``shard_map`` inside the function. The module's parameters and results carry ``mhlo.sharding``
-annotations, and XLA's SPMD partitioner (``num_partitions`` = the number of devices) writes
-the per-device program and inserts the communication. Arguments are passed as global arrays
+``shard_map`` inside the function. The module's parameters and results carry sharding
+annotations (Shardy's ``sdy.sharding`` when every sharding is spelled over a mesh, as JAX
+lowers them; else GSPMD's ``mhlo.sharding``: :mod:`mj_xla._shardy`), and XLA's SPMD
+partitioner (``num_partitions`` = the number of devices) writes the per-device program and
+inserts the communication. Arguments are passed as global arrays
 laid out as the program expects (an array already laid out so is passed as is; anything
 else is split on the host); outputs come back as :class:`ShardedArray`s whose sharding is the
 one XLA compiled, spelled over the mesh when a ``PartitionSpec`` can say it.
@@ -32,6 +34,7 @@ from mj_xla._sharding import (
     SingleDeviceSharding,
     named_sharding_from_hlo,
 )
+from mj_xla._shardy import shardy_layout
 
 __all__ = ["SpmdExecutable", "spmd_placement"]
 
@@ -128,7 +131,8 @@ class SpmdExecutable:
             None if s is None else str(s.hlo_sharding(a.ndim))
             for s, a in zip(out_shardings, self.out_avals, strict=True)
         ]
-        spmd = Spmd(in_text, out_text, len(devices))
+        shardy = shardy_layout(jaxpr, n_known, devices, mesh, in_shardings, out_shardings)
+        spmd = Spmd(in_text, out_text, len(devices), shardy)
         module, params = build_module(
             jaxpr,
             inline_values(known),
@@ -144,7 +148,9 @@ class SpmdExecutable:
         ]
         free = [s is None for s in out_shardings]
         free_params = [in_text[i] is None for i in params]
-        self._exe = _jaxlib.compile_spmd(module, devices, self._host_callbacks, free, free_params)
+        self._exe = _jaxlib.compile_spmd(
+            module, devices, self._host_callbacks, free, free_params, shardy is not None
+        )
         chosen = _jaxlib.parameter_shardings(self._exe)[len(params) - len(self.arg_avals) :]
         # JAX spells a layout XLA chose as the first named argument sharding when they agree
         # and that argument was a sharded array (P(("y", "x"), None) comes back as written)
