@@ -167,6 +167,13 @@ def test_jit_output_keeps_its_arguments_spec_as_jax(spec):
     same_layout(got, want)
 
 
+@pytest.mark.parametrize("spec", [("x", "y"), ("x",), (None, "y")])
+def test_eager_reversal_keeps_the_layout_as_jax(spec):
+    """Shardy lays out a reversed array as its operand (GSPMD reversed the device order)."""
+    m, j = both(*spec)
+    same_layout(mnp.flip(mj.device_put(A, m), 0), jnp.flip(jax.device_put(A, j), 0))
+
+
 @pytest.mark.parametrize("spec", [("x", "y"), (None, "y"), ("y",), ()])
 def test_with_sharding_constraint_as_jax(spec):
     ms, js = both(*spec)
