@@ -388,3 +388,30 @@ def test_eager_conversions_selections_and_integer_division_stay_sharded():
         assert got.sharding == layout, (name, got.sharding)
         close(got, want)
         assert np.asarray(got).dtype == want.dtype, name
+
+
+def test_like_constructors_take_their_arguments_layout():
+    """JAX's full_like gives its result its argument's sharding (shape unchanged)."""
+    layout = named("x", "y")
+    xs = mj.device_put(A, layout)
+    for got, want in [
+        (mnp.zeros_like(xs), np.zeros_like(A)),
+        (mnp.ones_like(xs, dtype=mnp.int32), np.ones(A.shape, np.int32)),
+        (mnp.full_like(xs, 2.5), np.full_like(A, 2.5)),
+    ]:
+        assert got.sharding == layout
+        close(got, want)
+        assert np.asarray(got).dtype == want.dtype
+    assert not hasattr(mnp.zeros_like(xs, shape=(3,)), "sharding")  # a new shape: host
+    one = mj.device_put(A, mj.devices()[5])
+    assert mnp.zeros_like(one).devices() == {mj.devices()[5]}
+
+
+def test_an_array_committed_to_a_device_flows_through_every_transformation():
+    c = mj.device_put(A, mj.devices()[3])
+    close(c.sum(), A.sum())
+    close(mnp.where(c > 0, c, 0.0), np.where(A > 0, A, 0))
+    close(mj.grad(lambda v: (v**2).sum())(c), 2 * A)
+    close(mj.vmap(mnp.sum)(c), A.sum(1))
+    close(mj.jvp(mnp.sin, (c,), (c,))[1], np.cos(A) * A)
+    assert mj.jit(mnp.sin)(c).devices() == {mj.devices()[3]}

@@ -17,12 +17,17 @@ from typing import Any
 
 from mj_core._primitive import Primitive
 
-__all__ = ["EagerHandler", "Redispatch", "eager_handlers"]
+__all__ = ["EagerHandler", "Redispatch", "eager_handlers", "like_placements"]
 
 EagerHandler = Callable[[Primitive, Sequence[Any], dict[str, Any]], list[Any]]
 
 #: Array type -> the function computing ``(primitive, args, params)`` to its outputs.
 eager_handlers: dict[type, EagerHandler] = {}
+
+#: Array type -> ``place(new, like)``: where ``full_like(like, ...)`` (``zeros_like`` & co.)
+#: puts the new array it built, for array types that live on devices: JAX's ``full_like``
+#: gives its result its argument's sharding (or committed device).
+like_placements: dict[type, Callable[[Any, Any], Any]] = {}
 
 
 class Redispatch(TypeError):  # noqa: N818  (a signal, not an error the user sees)

@@ -251,6 +251,7 @@ def _array_aval(x: Array) -> ShapedArray:
 
 
 register_array_type(Array, _array_aval)
+register_array_type(CommittedArray, _array_aval)  # (the table is keyed by exact type)
 
 
 def device_put(x: Any, device: Any = None) -> Any:

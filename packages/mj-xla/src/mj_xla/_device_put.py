@@ -9,6 +9,7 @@ import numpy as np
 from mj_core import ShapedArray, Tracer, get_aval
 from mj_core.dtypes import canonical_dtype
 from mj_core.errors import user_line_suffix
+from mj_core.extend import like_placements
 from mj_core.tree_util import tree_map
 from mj_xla import _jaxlib
 from mj_xla._array import Array, CommittedArray
@@ -61,3 +62,8 @@ def _put_leaf(x: Any, sharding: Sharding) -> Any:
         (device,) = sharding.device_assignment
         return CommittedArray(_jaxlib.put_on(host, device), shaped)
     return put_sharded(host, shaped, sharding)
+
+
+# ``zeros_like(x)`` & co. of an array on devices lands where ``x`` is, as in JAX.
+like_placements[ShardedArray] = lambda new, like: device_put(new, like.sharding)
+like_placements[CommittedArray] = lambda new, like: device_put(new, like.device)

@@ -18,6 +18,7 @@ import numpy as np
 from mj_core import lax
 from mj_core._avals import ConcreteArray, is_array
 from mj_core._eager_array import EagerArray, eager_result, owned_data
+from mj_core._eager_dispatch import like_placements
 from mj_core._shapes import int_tuple
 from mj_core._trace import Tracer
 from mj_core.dtypes import (
@@ -198,11 +199,15 @@ empty = zeros
 def full_like(
     a: Array, fill_value: Array, dtype: Any = None, shape: int | Sequence[int] | None = None
 ) -> Array:
-    return full(
+    out = full(
         shape_of(a) if shape is None else shape,
         fill_value,
         dtype_weak(a)[0] if dtype is None else dtype,
     )
+    place = like_placements.get(type(a)) if shape is None else None
+    if place is not None and not isinstance(out, Tracer):  # laid out as ``a`` (JAX's rule)
+        return place(out, a)
+    return out
 
 
 @eager_array_result
