@@ -66,6 +66,11 @@ class EagerArray(np.ndarray):
         body = np.array2string(_view(self, _ndarray), separator=", ", prefix=prefix)
         return f"{prefix}{body}, dtype={self.dtype.name})"
 
+    def __str__(self) -> str:
+        # NumPy prints the items of a non-builtin dtype (bfloat16) by indexing, which here gives
+        # 0-d arrays and their repr: print the plain view, as ``str(jax.Array)`` does
+        return str(_view(self, _ndarray))
+
     def __getitem__(self, key: Any) -> Any:
         """JAX indexing semantics (e.g. out-of-bounds integer indices clamp)."""
         from mj_core.numpy._indexing import getitem

@@ -509,6 +509,37 @@ def _float_operands(dx: np.dtype[Any] | None, dy: np.dtype[Any] | None) -> bool:
     return d is not None and d.kind in "fc"
 
 
+# The NumPy data of an EagerArray operand: an EagerArray made by ``_view(out, EagerArray)`` views
+# a plain array of the same layout, its ``base`` (NumPy stops collapsing a view's base at a
+# change of type). A ufunc given that array instead of the EagerArray skips NumPy's checks of a
+# subclass operand (``__array_ufunc__``, ``__array_wrap__``, ``__array_priority__``), ~140 ns
+# per operand. Views NumPy makes of an EagerArray (``x.T``) have an EagerArray base, and an
+# EagerArray owning its data none: those are passed as they are.
+
+#: Python scalars as the read-only 0-d float32 arrays a float32 array's ufunc would convert
+#: them to (NEP 50's weak scalars, JAX's too): NumPy's own conversion of a Python scalar
+#: operand costs a small op ~330 ns, a lookup here ~40. Zeros and NaN are never keys (``0.0 ==
+#: -0.0`` and ``nan != nan``), so a hit stands for exactly the value looked up.
+_float32_scalars: dict[float, np.ndarray[Any, Any]] = {}
+_FLOAT32_SCALARS_LIMIT = 256
+
+
+def _float32_scalar(value: float) -> Any:
+    """``value`` (a Python float or int) as a float32 array operand: a cache miss of
+    :data:`_float32_scalars`. An int outside int32 is JAX's ``OverflowError`` unless 64-bit
+    types are on, and then NumPy converts it (returned as it is)."""
+    if type(value) is int and not -(2**31) <= value < 2**31:
+        get_aval(value)  # raises where the int does not fit the default int type
+        return value
+    out = np.array(value, _float32)
+    _setflags(out, False)
+    if value and value == value:  # not a zero, not NaN
+        if len(_float32_scalars) >= _FLOAT32_SCALARS_LIMIT:
+            _float32_scalars.clear()
+        _float32_scalars[value] = out
+    return out
+
+
 def binds(
     primitive: Primitive, numpy: Callable[[Any, Any], Any] | None = None
 ) -> Callable[[_Operation], _Operation]:
@@ -525,7 +556,8 @@ def binds(
     :func:`eval_primitive` (tracing, mixed dtypes, a failing operand, a primitive whose shortcut
     was cleared because another impl rule was registered) or, given ``numpy`` (the NumPy-level
     wrappers: ``mnp.add``), through ``numpy(x, y)``, which promotes on JAX's lattice before
-    binding: lax never promotes."""
+    binding: lax never promotes. The ufunc is given an EagerArray's plain NumPy data and, next to
+    a float32 array, a Python scalar as a cached float32 array: NumPy is slower on both."""
     # The wrappers' only closure cells (the shortcut names the primitive too, for the
     # fallback): each cell is copied on every call.
     shortcut = impl_rules.shortcut(primitive)
@@ -542,20 +574,29 @@ def binds(
                 if not _active_count or _state.eager:
                     ufunc = shortcut.ufunc
                     if ufunc is not None:
+                        a = x  # the NumPy data of x (see above binds)
+                        if type(x) is EagerArray:
+                            b = x.base
+                            if type(b) is _ndarray:
+                                a = b
                         try:
-                            out = ufunc(x)
-                            dt = out.dtype
-                            # NumPy's float16/float64 of integers are not JAX's dtypes; a
-                            # Python scalar has no dtype: both take bind1 below
-                            same = dt is x.dtype
+                            out = ufunc(a)
                         except Exception:
                             pass  # bind1 below reports it (outside this handler: one traceback)
                         else:
-                            if same:
-                                if type(out) is _ndarray and (dt is _float32 or dt.itemsize < 8):
+                            if type(out) is _ndarray:
+                                dt = out.dtype
+                                # NumPy's float32 is JAX's (of float32, int16 and uint16), its
+                                # float16/float64 of other integers are not; a Python scalar
+                                # or list has no dtype: those take bind1 below
+                                if dt is _float32 and type(a) is _ndarray:
                                     _setflags(out, False)  # read-only, as jax.Array's views
                                     return _view(out, EagerArray)  # (inherits the flag)
-                                return eager_result(out)
+                                if dt is getattr(a, "dtype", None):
+                                    if dt.itemsize < 8:
+                                        _setflags(out, False)
+                                        return _view(out, EagerArray)
+                                    return eager_result(out)
                 return bind1(shortcut.primitive, x)
 
         elif nin == 1:
@@ -564,8 +605,13 @@ def binds(
                 if not _active_count or _state.eager:
                     ufunc = shortcut.ufunc
                     if ufunc is not None:
+                        a = x
+                        if type(x) is EagerArray:
+                            b = x.base
+                            if type(b) is _ndarray:
+                                a = b
                         try:
-                            out = ufunc(x)
+                            out = ufunc(a)
                         except Exception:
                             pass  # bind1 below reports it (outside this handler: one traceback)
                         else:  # eval_primitive's view, inlined
@@ -584,17 +630,44 @@ def binds(
                 if not _active_count or _state.eager:
                     ufunc = shortcut.ufunc
                     if ufunc is not None:
+                        a = x
+                        weak_x = False  # a Python scalar x
+                        if type(x) is EagerArray:
+                            b = x.base
+                            if type(b) is _ndarray:
+                                a = b
+                        elif type(x) is float or type(x) is int:
+                            weak_x = True
+                        c = y
+                        if type(y) is EagerArray:
+                            b = y.base
+                            if type(b) is _ndarray:
+                                c = b
+                        elif type(y) is float or type(y) is int:
+                            if type(a) is _ndarray and a.dtype is _float32:
+                                c = _float32_scalars.get(y)
+                                if c is None:
+                                    c = _float32_scalar(y)
+                        if weak_x and type(c) is _ndarray and c.dtype is _float32:
+                            a = _float32_scalars.get(x)
+                            if a is None:
+                                a = _float32_scalar(x)
                         try:
-                            out = ufunc(x, y)
+                            out = ufunc(a, c)
                         except Exception:
                             pass  # reported below (outside this handler: one traceback)
                         else:
                             if type(out) is _ndarray:
                                 dt: np.dtype[Any] = out.dtype
-                                if dt is getattr(x, "dtype", None) or dt is getattr(
-                                    y, "dtype", None
+                                # NumPy's float32 is JAX's: both operands are float32, or it
+                                # holds the other's values (int16, float16, bfloat16, weak)
+                                if dt is _float32:
+                                    _setflags(out, False)
+                                    return _view(out, EagerArray)
+                                if dt is getattr(a, "dtype", None) or dt is getattr(
+                                    c, "dtype", None
                                 ):
-                                    if dt is _float32 or dt.itemsize < 8:
+                                    if dt.itemsize < 8:
                                         _setflags(out, False)
                                         return _view(out, EagerArray)
                                     return eager_result(out)
@@ -613,8 +686,18 @@ def binds(
                             or (dy is None and dx.kind in fits.get(type(y), ""))
                             or (dx is None and dy.kind in fits.get(type(x), ""))
                         ) and (not inexact or _float_operands(dx, dy)):
+                            a = x
+                            if type(x) is EagerArray:
+                                b = x.base
+                                if type(b) is _ndarray:
+                                    a = b
+                            c = y
+                            if type(y) is EagerArray:
+                                b = y.base
+                                if type(b) is _ndarray:
+                                    c = b
                             try:
-                                out = ufunc(x, y)
+                                out = ufunc(a, c)
                             except Exception:
                                 pass  # reported below (outside this handler: one traceback)
                             else:  # eval_primitive's view, inlined

@@ -1,0 +1,112 @@
+"""The eager wrappers' fast path (``mj_core._trace.binds``): an EagerArray operand is read through
+its plain NumPy data, a Python scalar next to a float32 array through a cached float32 array.
+Each test checks values and dtypes that a wrong shortcut would change."""
+
+import math
+
+import numpy as np
+import pytest
+
+import mj_core.numpy as mnp
+from mj_core import EagerArray, config
+from mj_core._trace import _FLOAT32_SCALARS_LIMIT, _float32_scalars
+
+F32 = np.dtype(np.float32)
+
+
+@pytest.fixture(autouse=True)
+def x32():
+    with config.override("enable_x64", False):
+        yield
+
+
+def _eager(values, dtype=np.float32):
+    return mnp.sin(mnp.asarray(np.asarray(values, dtype)))
+
+
+def test_views_numpy_makes_of_eager_arrays_keep_their_layout():
+    base = np.linspace(-2.0, 2.0, 12, dtype=np.float32).reshape(3, 4)
+    e = mnp.sin(base)
+    assert type(e) is EagerArray and type(e.base) is np.ndarray
+    s = np.sin(base)
+    transposed = np.ndarray.transpose(e)  # a view NumPy makes: its base is the EagerArray
+    assert type(transposed) is EagerArray and transposed.base is e
+    np.testing.assert_allclose(mnp.cos(transposed), np.cos(s.T), rtol=1e-6)
+    np.testing.assert_allclose(mnp.multiply(transposed, transposed), s.T * s.T, rtol=1e-6)
+    np.testing.assert_allclose(mnp.add(transposed, 0.5), s.T + 0.5, rtol=1e-6)
+    np.testing.assert_allclose(mnp.subtract(1.5, transposed), 1.5 - s.T, rtol=1e-6)
+    strided = np.ndarray.__getitem__(e, (slice(None), slice(None, None, 2)))
+    assert strided.base is e
+    np.testing.assert_allclose(mnp.exp(strided), np.exp(s[:, ::2]), rtol=1e-6)
+    owner = np.ndarray.copy(e)  # an EagerArray owning its data: no base
+    assert type(owner) is EagerArray and owner.base is None
+    np.testing.assert_allclose(mnp.multiply(owner, 2), s * 2, rtol=1e-6)
+
+
+def test_results_are_read_only_eager_arrays_of_jax_dtypes():
+    e = _eager([0.5, 1.0, 2.0])
+    for r in (mnp.sin(e), e * e, e + 0.5, 2 * e, 1.0 - e, mnp.sin(np.arange(3, dtype=np.int16))):
+        assert type(r) is EagerArray and r.dtype == F32
+        assert not np.asarray(r).flags.writeable
+    # NumPy's float16 and float64 of integers, and int32 + float32 -> float64, are not JAX's
+    assert mnp.sin(np.arange(3, dtype=np.int8)).dtype == F32
+    assert mnp.sin(np.arange(3, dtype=np.int32)).dtype == F32
+    assert (np.arange(3, dtype=np.int32) + e).dtype == F32
+    assert (mnp.ones(3, np.float16) * 2.5).dtype == np.float16
+    with pytest.raises(TypeError):
+        mnp.sin([np.float32(1.0)])  # a list is no array operand, as in JAX
+
+
+@pytest.mark.parametrize("scalar", [0.5, -3, 7, 1e-30, 3.0e38, 1e300, -1e300, math.inf, 2**31 - 1])
+def test_python_scalars_compute_in_float32_as_numpy_and_jax_do(scalar):
+    x = np.array([-2.0, -0.5, 0.0, 1.25, 3.0e38], np.float32)
+    e = mnp.sin(x) * 0 + x  # an EagerArray with x's values
+    with np.errstate(all="ignore"):
+        for got, want in [
+            (e + scalar, x + np.float32(scalar)),
+            (scalar - e, np.float32(scalar) - x),
+            (e * scalar, x * np.float32(scalar)),
+            (mnp.maximum(e, scalar), np.maximum(x, np.float32(scalar))),
+        ]:
+            assert got.dtype == F32
+            np.testing.assert_array_equal(np.asarray(got), want)
+
+
+def test_signed_zeros_and_nan_scalars_are_never_confused():
+    e = _eager([0.5, 1.0])
+    for _ in range(2):  # the second round would hit a cache entry of the other zero
+        for zero in (0.0, -0.0, 0, -0.0):
+            got = np.asarray(e * zero)
+            assert np.all(np.signbit(got) == (math.copysign(1.0, zero) < 0)), zero
+    assert np.all(np.isnan(np.asarray(e + math.nan)))
+    assert np.all(np.isnan(np.asarray(e + float("nan"))))
+    assert 0.0 not in _float32_scalars and all(k == k for k in _float32_scalars)
+
+
+def test_the_scalar_cache_stays_bounded():
+    e = _eager([1.0])
+    for i in range(3 * _FLOAT32_SCALARS_LIMIT):
+        value = 1.0 + i / 7
+        np.testing.assert_allclose(np.asarray(e + value), np.sin(np.float32(1.0)) + np.float32(value))
+    assert 0 < len(_float32_scalars) <= _FLOAT32_SCALARS_LIMIT
+
+
+def test_ints_outside_int32_overflow_as_in_jax():
+    e = _eager([1.0, 2.0])
+    for big in (2**31, 2**40, -(2**63), 10**39):
+        with pytest.raises(OverflowError, match="too large to convert to int32"):
+            _ = e + big
+        with pytest.raises(OverflowError, match="too large to convert to int32"):
+            _ = big * e
+    with config.override("enable_x64", True):  # int64 holds it: a weak int into float32
+        got = mnp.asarray(np.ones(2, np.float32)) + 2**40
+        assert got.dtype == F32
+        np.testing.assert_array_equal(np.asarray(got), np.float32(2**40) + 1)
+
+
+def test_str_of_bfloat16_arrays_prints_values():
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    x = mnp.asarray(np.array([1.5, 2.0], ml_dtypes.bfloat16))
+    assert str(x) == "[1.5 2]"
+    assert str(mnp.ones((2, 2), np.float32)) == "[[1. 1.]\n [1. 1.]]"
+    assert f"{x}" == "[1.5 2]"
