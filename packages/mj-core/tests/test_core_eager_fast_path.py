@@ -27,10 +27,12 @@ def _eager(values, dtype=np.float32):
 def test_views_numpy_makes_of_eager_arrays_keep_their_layout():
     base = np.linspace(-2.0, 2.0, 12, dtype=np.float32).reshape(3, 4)
     e = mnp.sin(base)
-    assert type(e) is EagerArray and type(e.base) is np.ndarray
+    assert type(e) is EagerArray
+    assert type(e.base) is np.ndarray
     s = np.sin(base)
     transposed = np.ndarray.transpose(e)  # a view NumPy makes: its base is the EagerArray
-    assert type(transposed) is EagerArray and transposed.base is e
+    assert type(transposed) is EagerArray
+    assert transposed.base is e
     np.testing.assert_allclose(mnp.cos(transposed), np.cos(s.T), rtol=1e-6)
     np.testing.assert_allclose(mnp.multiply(transposed, transposed), s.T * s.T, rtol=1e-6)
     np.testing.assert_allclose(mnp.add(transposed, 0.5), s.T + 0.5, rtol=1e-6)
@@ -39,14 +41,16 @@ def test_views_numpy_makes_of_eager_arrays_keep_their_layout():
     assert strided.base is e
     np.testing.assert_allclose(mnp.exp(strided), np.exp(s[:, ::2]), rtol=1e-6)
     owner = np.ndarray.copy(e)  # an EagerArray owning its data: no base
-    assert type(owner) is EagerArray and owner.base is None
+    assert type(owner) is EagerArray
+    assert owner.base is None
     np.testing.assert_allclose(mnp.multiply(owner, 2), s * 2, rtol=1e-6)
 
 
 def test_results_are_read_only_eager_arrays_of_jax_dtypes():
     e = _eager([0.5, 1.0, 2.0])
     for r in (mnp.sin(e), e * e, e + 0.5, 2 * e, 1.0 - e, mnp.sin(np.arange(3, dtype=np.int16))):
-        assert type(r) is EagerArray and r.dtype == F32
+        assert type(r) is EagerArray
+        assert r.dtype == F32
         assert not np.asarray(r).flags.writeable
     # NumPy's float16 and float64 of integers, and int32 + float32 -> float64, are not JAX's
     assert mnp.sin(np.arange(3, dtype=np.int8)).dtype == F32
@@ -80,14 +84,17 @@ def test_signed_zeros_and_nan_scalars_are_never_confused():
             assert np.all(np.signbit(got) == (math.copysign(1.0, zero) < 0)), zero
     assert np.all(np.isnan(np.asarray(e + math.nan)))
     assert np.all(np.isnan(np.asarray(e + float("nan"))))
-    assert 0.0 not in _float32_scalars and all(k == k for k in _float32_scalars)
+    assert 0.0 not in _float32_scalars
+    assert all(k == k for k in _float32_scalars)
 
 
 def test_the_scalar_cache_stays_bounded():
     e = _eager([1.0])
     for i in range(3 * _FLOAT32_SCALARS_LIMIT):
         value = 1.0 + i / 7
-        np.testing.assert_allclose(np.asarray(e + value), np.sin(np.float32(1.0)) + np.float32(value))
+        np.testing.assert_allclose(
+            np.asarray(e + value), np.sin(np.float32(1.0)) + np.float32(value)
+        )
     assert 0 < len(_float32_scalars) <= _FLOAT32_SCALARS_LIMIT
 
 

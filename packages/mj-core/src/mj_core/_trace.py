@@ -585,7 +585,7 @@ def binds(
                             pass  # bind1 below reports it (outside this handler: one traceback)
                         else:
                             if type(out) is _ndarray:
-                                dt = out.dtype
+                                dt: np.dtype[Any] = out.dtype
                                 # NumPy's float32 is JAX's (of float32, int16 and uint16), its
                                 # float16/float64 of other integers are not; a Python scalar
                                 # or list has no dtype: those take bind1 below
@@ -643,11 +643,12 @@ def binds(
                             b = y.base
                             if type(b) is _ndarray:
                                 c = b
-                        elif type(y) is float or type(y) is int:
-                            if type(a) is _ndarray and a.dtype is _float32:
-                                c = _float32_scalars.get(y)
-                                if c is None:
-                                    c = _float32_scalar(y)
+                        elif (type(y) is float or type(y) is int) and (
+                            type(a) is _ndarray and a.dtype is _float32
+                        ):
+                            c = _float32_scalars.get(y)
+                            if c is None:
+                                c = _float32_scalar(y)
                         if weak_x and type(c) is _ndarray and c.dtype is _float32:
                             a = _float32_scalars.get(x)
                             if a is None:
@@ -659,15 +660,10 @@ def binds(
                         else:
                             if type(out) is _ndarray:
                                 dt: np.dtype[Any] = out.dtype
-                                # NumPy's float32 is JAX's: both operands are float32, or it
-                                # holds the other's values (int16, float16, bfloat16, weak)
-                                if dt is _float32:
-                                    _setflags(out, False)
-                                    return _view(out, EagerArray)
                                 if dt is getattr(a, "dtype", None) or dt is getattr(
                                     c, "dtype", None
                                 ):
-                                    if dt.itemsize < 8:
+                                    if dt is _float32 or dt.itemsize < 8:
                                         _setflags(out, False)
                                         return _view(out, EagerArray)
                                     return eager_result(out)
