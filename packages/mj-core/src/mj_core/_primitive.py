@@ -179,7 +179,11 @@ class ImplRules(RuleTable):
         ) -> list[Any]:
             ready, dtype = operands(args)
             out = ufunc(*ready)
-            if dtype is not None and np.result_type(out) != dtype:
+            if (
+                dtype is not None
+                and getattr(out, "dtype", None) is not dtype
+                and np.result_type(out) != dtype
+            ):
                 out = np.asarray(out).astype(dtype)
             return [out]
 

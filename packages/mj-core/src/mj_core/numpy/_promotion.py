@@ -60,6 +60,10 @@ def as_dtype(dtype: Any, fun_name: str = "array") -> DType | None:
     return check_user_dtype(dtype, fun_name)
 
 
+# The strong kinds a weak operand of each kind joins without a conversion (lax's own rule).
+_WEAK_FITS = {"b": "biufc", "i": "iufc", "u": "iufc", "f": "fc", "c": "c"}
+
+
 _PY_OF_KIND: dict[str, Any] = {"b": bool, "i": int, "u": int, "f": float, "c": complex}
 
 
@@ -81,7 +85,20 @@ def convert(x: Array, dtype: DType, weak: bool = False) -> Array:
 
 
 def promoted_dtype(*xs: Array) -> tuple[DType, bool]:
-    """NEP 50 result ``(dtype, weak)`` of ``xs``."""
+    """NEP 50 result ``(dtype, weak)`` of ``xs``. Two operands of one type, or a strong one and
+    a weak one that joins it (:data:`_WEAK_FITS`), skip the lattice: most calls are these."""
+    if len(xs) == 2:
+        dx, wx = dtype_weak(xs[0])
+        dy, wy = dtype_weak(xs[1])
+        if wx == wy:
+            if dx == dy:
+                return dx, wx
+        elif wx:
+            if dy.kind in _WEAK_FITS.get(dx.kind, ""):
+                return dy, False
+        elif dx.kind in _WEAK_FITS.get(dy.kind, ""):
+            return dx, False
+        return result_type((dx, wx), (dy, wy))
     return result_type(*(dtype_weak(x) for x in xs))
 
 
@@ -104,10 +121,6 @@ def promote_inexact(*xs: Array) -> list[Array]:
     """Like :func:`promote`, then bools/integers move to JAX's float (int32 -> float32)."""
     dtype, weak = promoted_dtype(*xs)
     return [convert(x, to_inexact_dtype(dtype), weak) for x in xs]
-
-
-# The strong kinds a weak operand of each kind joins without a conversion (lax's own rule).
-_WEAK_FITS = {"b": "biufc", "i": "iufc", "u": "iufc", "f": "fc", "c": "c"}
 
 
 _PYTHON_SCALARS = (bool, int, float, complex)

@@ -23,14 +23,16 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from mj_core._avals import ShapedArray, get_aval, raise_to_shaped
+from mj_core._avals import ShapedArray
 from mj_core._config import config, on_x64_change
+from mj_core._eager_array import EagerArray
 from mj_core._lattice import kind
 from mj_core._primitive import Primitive, abstract_eval_rules, impl_rules
 from mj_core._shapes import broadcast_shapes, check_rank_promotion
 from mj_core._trace import bind1, binds
 from mj_core._typing import Array
 from mj_core.dtypes import result_type
+from mj_core.prims._operands import shaped_aval
 
 __all__ = [
     "abs",
@@ -315,12 +317,31 @@ def define_elementwise(
 def _operands_rule(prim: Primitive) -> Callable[[list[Any]], tuple[list[Any], DType]]:
     """Eager ``prim`` on operands of several dtypes checks them as its typing rule does (lax
     never promotes) and computes in that one dtype: weak Python scalars become arrays of it,
-    so NumPy cannot promote them (``bfloat16 * 2.0`` is bfloat16, as under ``jit``)."""
+    so NumPy cannot promote them (``bfloat16 * 2.0`` is bfloat16, as under ``jit``).
+
+    What the rule decides depends on the operands' types only, so it is kept per signature
+    (:func:`_signature`): eager loops repeat a few, and building avals costs microseconds."""
     rule = abstract_eval_rules[prim]
     selector = elementwise_specs[prim].first_operand_is_selector
+    plans: dict[tuple[Any, ...], tuple[DType, tuple[int, ...], DType]] = {}
+    _PLANS.append(plans)
 
     def ready(args: list[Any]) -> tuple[list[Any], DType]:
-        avals = [raise_to_shaped(get_aval(a)) for a in args]
+        sig = _signature(args)
+        plan = plans.get(sig) if sig is not None else None
+        if plan is None:
+            plan = _plan(args)
+            if sig is not None:
+                if len(plans) >= _PLANS_LIMIT:
+                    plans.clear()
+                plans[sig] = plan
+        out_dtype, converted, dtype = plan
+        for i in converted:
+            args[i] = np.asarray(args[i], dtype)
+        return args, out_dtype
+
+    def _plan(args: list[Any]) -> tuple[DType, tuple[int, ...], DType]:
+        avals = [shaped_aval(a) for a in args]  # (NumPy arrays: no ConcreteArray built)
         (out,) = rule(*avals)
         operands = avals[1:] if selector else avals
         dtype, _ = _compute_dtype(prim, operands)
@@ -328,12 +349,44 @@ def _operands_rule(prim: Primitive) -> Callable[[list[Any]], tuple[list[Any], DT
         if inexact:  # a float-valued op on bool or integer operands: JAX's float for them
             dtype = to_inexact_dtype(dtype)
         first = 1 if selector else 0
-        for i in range(first, len(args)):
-            if avals[i].weak_type or inexact:
-                args[i] = np.asarray(args[i], dtype)
-        return args, out.dtype
+        converted = tuple(i for i in range(first, len(args)) if avals[i].weak_type or inexact)
+        return out.dtype, converted, dtype
 
     return ready
+
+
+_PLANS: list[dict[tuple[Any, ...], Any]] = []  # every primitive's, cleared when x64 flips
+_PLANS_LIMIT = 1024
+
+
+def _clear_plans(_: bool) -> None:
+    for plans in _PLANS:
+        plans.clear()
+
+
+on_x64_change(_clear_plans)
+
+_PYTHON_SCALARS = (bool, float, complex)  # a value of these types types as its type does
+
+
+def _signature(args: list[Any]) -> tuple[Any, ...] | None:
+    """What typing ``args`` depends on: each array's shape and dtype, a numeric NumPy scalar's
+    or a Python scalar's type (an int's only within int32, where every int types alike);
+    ``None`` for anything else (tracers, other arrays), which is typed every call."""
+    sig: list[Any] = []
+    for a in args:
+        t = type(a)
+        if t is np.ndarray or t is EagerArray:
+            sig.append((a.shape, a.dtype))
+        elif (
+            t in _PYTHON_SCALARS
+            or isinstance(a, np.number | np.bool_)
+            or (t is int and -(2**31) <= a < 2**31)
+        ):
+            sig.append(t)
+        else:
+            return None
+    return tuple(sig)
 
 
 # --- unary: float-valued (integer/bool inputs compute in a float dtype, like NumPy) ----------
@@ -578,7 +631,10 @@ abstract_eval_rules[integer_pow_p] = _integer_pow_typing
 def _int_div(x: Any, y: Any) -> Any:
     """Division; integers truncate toward zero and, as in XLA, ``x / 0`` is all ones (-1, or
     the unsigned maximum) where NumPy gives 0."""
-    dtype = np.result_type(x, y)
+    # lax operands share one dtype (or one is a weak Python scalar): an array's is the result's
+    dtype = getattr(x, "dtype", None)
+    if dtype is None:
+        dtype = np.result_type(x, y)
     if dtype.kind not in "iuc":
         return np.true_divide(x, y)
     if dtype.kind == "c":

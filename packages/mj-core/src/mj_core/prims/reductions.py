@@ -105,20 +105,23 @@ def _define_reduction(name: str, kinds: str, compute: Callable[..., Any]) -> Pri
     return prim
 
 
+# The ufuncs' own ``reduce``: ``np.sum`` & co. only forward to it, through ~2 us of Python.
+
+
 def _sum(x: np.ndarray[Any, Any], axes: tuple[int, ...], dtype: np.dtype[Any]) -> Any:
-    return np.sum(x, axis=axes, dtype=dtype)
+    return np.add.reduce(x, axes, dtype)
 
 
 def _prod(x: np.ndarray[Any, Any], axes: tuple[int, ...], dtype: np.dtype[Any]) -> Any:
-    return np.prod(x, axis=axes, dtype=dtype)
+    return np.multiply.reduce(x, axes, dtype)
 
 
 def _max(x: np.ndarray[Any, Any], axes: tuple[int, ...], dtype: np.dtype[Any]) -> Any:
-    return np.max(x, axis=axes, initial=reduction_identity("max", dtype))
+    return np.maximum.reduce(x, axes, initial=reduction_identity("max", dtype))
 
 
 def _min(x: np.ndarray[Any, Any], axes: tuple[int, ...], dtype: np.dtype[Any]) -> Any:
-    return np.min(x, axis=axes, initial=reduction_identity("min", dtype))
+    return np.minimum.reduce(x, axes, initial=reduction_identity("min", dtype))
 
 
 def _complex_fold(greater: bool) -> Callable[..., Any]:
