@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import mj_core.numpy as mnp
-from mj_core import EagerArray, config
+from mj_core import EagerArray, config, lax
 from mj_core._trace import _FLOAT32_SCALARS_LIMIT, _float32_scalars
 
 F32 = np.dtype(np.float32)
@@ -117,3 +117,27 @@ def test_str_of_bfloat16_arrays_prints_values():
     assert str(x) == "[1.5 2]"
     assert str(mnp.ones((2, 2), np.float32)) == "[[1. 1.]\n [1. 1.]]"
     assert f"{x}" == "[1.5 2]"
+
+
+def test_typing_plans_are_kept_per_operand_signature():
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    bf16 = np.dtype(ml_dtypes.bfloat16)
+    x = mnp.asarray(np.array([1.5, 2.5], bf16))
+    for _ in range(2):  # the second round runs from the kept plans
+        assert lax.add(x, 2.0).dtype == bf16
+        np.testing.assert_array_equal(np.asarray(lax.add(x, 2), np.float32), [3.5, 4.5])
+        with pytest.raises(TypeError, match="add"):
+            lax.add(x, np.float32(2.0))  # lax never promotes: an error every time
+        with pytest.raises(OverflowError, match="int32"):
+            lax.add(x, 2**40)
+        assert lax.add(mnp.ones((2, 2), bf16), 1.0).shape == (2, 2)
+        assert mnp.where(np.array([True, False]), x, 0.0).dtype == bf16
+
+
+def test_typing_plans_follow_the_x64_switch():
+    pred = np.array([True, False])
+    wide = np.array([1.0, 2.0])  # float64: float32 without x64
+    assert lax.select(pred, wide, 3.0).dtype == F32
+    with config.override("enable_x64", True):
+        assert lax.select(pred, wide, 3.0).dtype == np.float64
+    assert lax.select(pred, wide, 3.0).dtype == F32
