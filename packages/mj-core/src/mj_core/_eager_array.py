@@ -132,6 +132,10 @@ def eager_result(out: Any, operands: Sequence[Any] | None = None) -> Any:
     are viewed, NumPy scalars become 0-d arrays, 64-bit types narrow to 32 bits unless
     ``enable_x64``, a writable view of an operand's memory is copied (:func:`views_operand`);
     anything else (a Python scalar) is returned as is."""
+    if type(out) in _NARROW_SCALARS:  # a full reduction's result, most often
+        out = _view(np.asarray(out), EagerArray)
+        _setflags(out, False)
+        return out
     if isinstance(out, np.generic):
         out = np.asarray(out)
     elif not isinstance(out, _ndarray):
@@ -147,6 +151,13 @@ def eager_result(out: Any, operands: Sequence[Any] | None = None) -> Any:
         out = _view(out, EagerArray)
     _setflags(out, False)  # read-only data: np.asarray(x) of an mj array cannot write to it
     return out
+
+
+#: NumPy scalar types of mj's dtypes that are never narrowed: their 0-d arrays need no checks.
+_NARROW_SCALARS = frozenset(
+    {np.bool_, np.int8, np.int16, np.int32, np.uint8, np.uint16, np.uint32}
+    | {np.float16, np.float32, np.complex64}
+)
 
 
 def eager_results(outs: list[Any], operands: Sequence[Any] | None = None) -> list[Any]:

@@ -137,23 +137,30 @@ def _dot_general_avals(
     return [ShapedArray(shape, dtype, weak)]
 
 
-@functools.lru_cache(maxsize=256)
+@functools.lru_cache(maxsize=512)
 def _matmul_plan(
-    dimension_numbers: DotDimensionNumbers, x_ndim: int, y_ndim: int
-) -> tuple[tuple[int, ...] | None, tuple[int, ...] | None, tuple[int, ...], tuple[int, ...]]:
-    """How ``dot_general`` maps onto ``matmul``: the permutations putting each operand in
-    ``(batch, free, contracting)`` / ``(batch, contracting, free)`` order (``None`` when it
-    already is) and the free dims of each. Cached: a loop repeats the same few contractions."""
+    dimension_numbers: DotDimensionNumbers, x_shape: tuple[int, ...], y_shape: tuple[int, ...]
+) -> tuple[tuple[int, ...] | None, tuple[int, ...] | None, tuple[int, ...], tuple[int, ...], bool]:
+    """How ``dot_general`` of operands of these shapes maps onto ``matmul``: the permutations
+    putting each operand in ``(batch, free, contracting)`` / ``(batch, contracting, free)``
+    order (``None`` when it already is), the ``(*batch, m, k)`` and ``(*batch, k, n)`` shapes
+    to reshape them to, and whether ``k == 1``. Cached: a loop repeats a few contractions."""
     (lc, rc), (lb, rb) = dimension_numbers
+    x_ndim, y_ndim = len(x_shape), len(y_shape)
     lf = tuple(i for i in range(x_ndim) if i not in lc and i not in lb)
     rf = tuple(i for i in range(y_ndim) if i not in rc and i not in rb)
     x_perm = (*lb, *lf, *lc)
     y_perm = (*rb, *rc, *rf)
+    batch = tuple(x_shape[i] for i in lb)
+    k = math.prod(x_shape[i] for i in lc)
+    m = math.prod(x_shape[i] for i in lf)
+    n = math.prod(y_shape[i] for i in rf)
     return (
         None if x_perm == tuple(range(x_ndim)) else x_perm,
         None if y_perm == tuple(range(y_ndim)) else y_perm,
-        lf,
-        rf,
+        (*batch, m, k),
+        (*batch, k, n),
+        k == 1,
     )
 
 
@@ -175,21 +182,15 @@ def _dot_general_impl(
     x = np.asarray(lhs, out.dtype)
     y = np.asarray(rhs, out.dtype)
     try:
-        x_perm, y_perm, lf, rf = _matmul_plan(dimension_numbers, x.ndim, y.ndim)
+        x_perm, y_perm, x_to, y_to, outer = _matmul_plan(dimension_numbers, x.shape, y.shape)
     except TypeError:  # dimension numbers given as lists (unhashable): plan uncached
-        x_perm, y_perm, lf, rf = _matmul_plan.__wrapped__(dimension_numbers, x.ndim, y.ndim)
-    (lc, _), (lb, _) = dimension_numbers
-    x_shape = x.shape
-    batch = [x_shape[i] for i in lb]
-    # math.prod on Python ints: np.prod would convert each short list to an array first
-    k = math.prod(x_shape[i] for i in lc)
-    m = math.prod(x_shape[i] for i in lf)
-    n = math.prod(y.shape[i] for i in rf)
+        plan = _matmul_plan.__wrapped__(dimension_numbers, x.shape, y.shape)
+        x_perm, y_perm, x_to, y_to, outer = plan
     # ndarray methods, not np.transpose/np.reshape: those wrappers cost more than the small
     # products of eager per-example work
-    x3 = (x if x_perm is None else x.transpose(x_perm)).reshape((*batch, m, k))
-    y3 = (y if y_perm is None else y.transpose(y_perm)).reshape((*batch, k, n))
-    if k == 1:  # outer products (per-example weight gradients under vmap): a broadcast
+    x3 = (x if x_perm is None else x.transpose(x_perm)).reshape(x_to)
+    y3 = (y if y_perm is None else y.transpose(y_perm)).reshape(y_to)
+    if outer:  # outer products (per-example weight gradients under vmap): a broadcast
         # multiply avoids matmul's dispatch of one 1-deep product per batch element
         return [np.multiply(x3, y3).reshape(out.shape)]
     return [np.matmul(x3, y3).reshape(out.shape)]
