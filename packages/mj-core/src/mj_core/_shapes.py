@@ -121,7 +121,13 @@ def canonicalize_axis(prim_name: str, axis: int, ndim: int) -> int:
 
 def canonicalize_axes(prim_name: str, axes: Sequence[int], ndim: int) -> tuple[int, ...]:
     """Each of ``axes`` canonicalized; ``ValueError`` if one is out of range or repeated."""
-    out = tuple(canonicalize_axis(prim_name, a, ndim) for a in axes)
+    canonical = []
+    for a in axes:  # in-range Python ints inline: reductions canonicalize on every call
+        if type(a) is int and -ndim <= a < ndim:
+            canonical.append(a % ndim)
+        else:
+            canonical.append(canonicalize_axis(prim_name, a, ndim))
+    out = tuple(canonical)
     if len(set(out)) != len(out):
         raise AxisError(f"{prim_name}: repeated axis in {tuple(axes)}{_where()}")
     return out

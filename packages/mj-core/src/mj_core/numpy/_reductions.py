@@ -98,7 +98,7 @@ def _reduction(
     return _keep(reduce(a, axes), _shape(a), axes, keepdims)
 
 
-_HALF = (np.dtype(np.float16), np.dtype(bfloat16))
+_HALF = frozenset({np.dtype(np.float16), np.dtype(bfloat16)})
 
 
 def _upcast_half(dtype: np.dtype[Any]) -> np.dtype[Any]:

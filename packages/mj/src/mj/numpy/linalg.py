@@ -57,9 +57,10 @@ def vector_norm(
     x = cnp.asarray(x)
     if x.dtype.kind not in "fc":
         x = lax.convert_element_type(x, np.float64)
-    a = lax.abs(x)
     if ord == 2:
+        a = x if x.dtype.kind == "f" else lax.abs(x)  # a real square needs no abs
         return cnp.sqrt(cnp.sum(lax.mul(a, a), axis=axis, keepdims=keepdims))
+    a = lax.abs(x)
     if ord == 1:
         return cnp.sum(a, axis=axis, keepdims=keepdims)
     if ord == np.inf:
@@ -88,9 +89,8 @@ def norm(
     x = cnp.asarray(x)
     ndim = cnp.ndim(x)
     if axis is None:
-        if ord is None:
-            out = vector_norm(cnp.ravel(x))
-            return cnp.reshape(out, (1,) * ndim) if keepdims else out
+        if ord is None:  # the 2-norm of all elements (no flattening needed)
+            return vector_norm(x, None, keepdims)
         axis = (0, 1) if ndim == 2 else 0
     if isinstance(axis, int):
         return vector_norm(x, axis, keepdims, 2 if ord is None else ord)
