@@ -5,25 +5,14 @@ overflowing floats, ints outside int32) and EagerArray views as operands."""
 import math
 import warnings
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
 
 import mj.numpy as mnp
-from mj_core import config
 
 SCALARS = [0.1, -0.0, 0.0, 0, -7, math.nan, -math.inf, 1e300, 3.4e38, 2**24 + 1, 2**31, 2**40]
 FUNCTIONS = ("add", "subtract", "multiply", "maximum", "minimum")
-
-
-@pytest.fixture(params=[False, True], ids=["x32", "x64"])
-def x64(request):
-    before = jax.config.jax_enable_x64
-    jax.config.update("jax_enable_x64", request.param)
-    with config.override("enable_x64", request.param):
-        yield request.param
-    jax.config.update("jax_enable_x64", before)
 
 
 def _outcome(fn, *args):

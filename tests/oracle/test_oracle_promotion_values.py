@@ -29,15 +29,6 @@ OPERANDS = [*ARRAY_DTYPES, *SCALARS]
 FUNCTIONS = ("add", "multiply", "maximum", "less", "true_divide")
 
 
-@pytest.fixture(params=[False, True], ids=["x32", "x64"])
-def x64(request):
-    before = jax.config.jax_enable_x64
-    jax.config.update("jax_enable_x64", request.param)
-    with config.override("enable_x64", request.param):
-        yield request.param
-    jax.config.update("jax_enable_x64", before)
-
-
 def _value(operand):
     """A small array of ``operand``'s dtype (values every dtype holds), or the scalar itself."""
     if isinstance(operand, np.dtype):

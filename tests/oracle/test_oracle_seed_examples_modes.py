@@ -26,7 +26,6 @@ import pytest
 
 import mj
 import mj.numpy as mnp
-from mj_core import config
 
 JAX = SimpleNamespace(
     name="jax",
@@ -81,15 +80,6 @@ LOOSE: dict[str, float] = {}  # a case's float32 rtol where the example amplifie
 def case(fn: Callable[[SimpleNamespace], Any]) -> Callable[[SimpleNamespace], Any]:
     CASES[fn.__name__] = fn
     return fn
-
-
-@pytest.fixture(params=[False, True], ids=["x32", "x64"])
-def x64(request):
-    before = jax.config.jax_enable_x64
-    jax.config.update("jax_enable_x64", request.param)
-    with config.override("enable_x64", request.param):
-        yield request.param
-    jax.config.update("jax_enable_x64", before)
 
 
 # --- comparing outputs ----------------------------------------------------------------------------

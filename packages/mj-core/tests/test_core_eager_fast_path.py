@@ -4,6 +4,7 @@ Each test checks values and dtypes that a wrong shortcut would change."""
 
 import math
 
+import ml_dtypes
 import numpy as np
 import pytest
 
@@ -112,7 +113,6 @@ def test_ints_outside_int32_overflow_as_in_jax():
 
 
 def test_str_of_bfloat16_arrays_prints_values():
-    ml_dtypes = pytest.importorskip("ml_dtypes")
     x = mnp.asarray(np.array([1.5, 2.0], ml_dtypes.bfloat16))
     assert str(x) == "[1.5 2]"
     assert str(mnp.ones((2, 2), np.float32)) == "[[1. 1.]\n [1. 1.]]"
@@ -120,7 +120,6 @@ def test_str_of_bfloat16_arrays_prints_values():
 
 
 def test_typing_plans_are_kept_per_operand_signature():
-    ml_dtypes = pytest.importorskip("ml_dtypes")
     bf16 = np.dtype(ml_dtypes.bfloat16)
     x = mnp.asarray(np.array([1.5, 2.5], bf16))
     for _ in range(2):  # the second round runs from the kept plans
