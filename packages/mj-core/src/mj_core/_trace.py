@@ -502,6 +502,26 @@ _Operation = TypeVar("_Operation", bound=Callable[..., Any])
 _SCALAR_FITS: dict[type, str] = {bool: "biufc", int: "iufc", float: "fc", complex: "c"}
 
 
+# The integer dtypes' ranges: NumPy compares an integer array with a Python int outside its
+# dtype's range exactly (``uint8 == 300`` is False), where JAX converts the int first (wrapping:
+# 44 == 300 is True) or raises; such operands leave the ufunc shortcut.
+_INT_RANGES: dict[np.dtype[Any], tuple[int, int]] = {
+    np.dtype(t): (int(np.iinfo(t).min), int(np.iinfo(t).max))
+    for t in (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64)
+}
+
+
+def _fits(dtype: np.dtype[Any], value: Any) -> bool:
+    """Whether the Python scalar ``value`` (next to an array of ``dtype``) is not an int outside
+    int32 (JAX checks the default integer type's range) or outside an integer ``dtype``'s."""
+    if type(value) is not int:
+        return True
+    bounds = _INT_RANGES.get(dtype)
+    if bounds is None:
+        return -(2**31) <= value < 2**31
+    return max(bounds[0], -(2**31)) <= value <= min(bounds[1], 2**31 - 1)
+
+
 def _float_operands(dx: np.dtype[Any] | None, dy: np.dtype[Any] | None) -> bool:
     """Whether a float-valued op's operands (``None``: a Python scalar) are float or complex,
     so that NumPy computes it in their dtype, as JAX does."""
@@ -643,16 +663,20 @@ def binds(
                             b = y.base
                             if type(b) is _ndarray:
                                 c = b
-                        elif (type(y) is float or type(y) is int) and (
-                            type(a) is _ndarray and a.dtype is _float32
-                        ):
-                            c = _float32_scalars.get(y)
-                            if c is None:
-                                c = _float32_scalar(y)
-                        if weak_x and type(c) is _ndarray and c.dtype is _float32:
-                            a = _float32_scalars.get(x)
-                            if a is None:
-                                a = _float32_scalar(x)
+                        elif type(y) is float or type(y) is int:
+                            if type(a) is _ndarray and a.dtype is _float32:
+                                c = _float32_scalars.get(y)
+                                if c is None:
+                                    c = _float32_scalar(y)
+                            elif not _fits(_float32, y):  # JAX's range check: the full path
+                                return numpy(x, y)
+                        if weak_x:
+                            if type(c) is _ndarray and c.dtype is _float32:
+                                a = _float32_scalars.get(x)
+                                if a is None:
+                                    a = _float32_scalar(x)
+                            elif not _fits(_float32, x):
+                                return numpy(x, y)
                         try:
                             out = ufunc(a, c)
                         except Exception:
@@ -679,8 +703,8 @@ def binds(
                         dy: Any = getattr(y, "dtype", None)
                         if (
                             dx is dy
-                            or (dy is None and dx.kind in fits.get(type(y), ""))
-                            or (dx is None and dy.kind in fits.get(type(x), ""))
+                            or (dy is None and dx.kind in fits.get(type(y), "") and _fits(dx, y))
+                            or (dx is None and dy.kind in fits.get(type(x), "") and _fits(dy, x))
                         ) and (not inexact or _float_operands(dx, dy)):
                             a = x
                             if type(x) is EagerArray:

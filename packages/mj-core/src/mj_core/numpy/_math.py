@@ -655,13 +655,14 @@ def clip(
     min: Array | None = None,
     max: Array | None = None,
 ) -> Array:
-    """Limit ``a`` to ``[a_min, a_max]`` (either bound may be None)."""
+    """Limit ``a`` to ``[a_min, a_max]`` (either bound may be None); bounds promote with ``a``
+    as in :func:`maximum` (JAX's ``clip(uint8, 0, 300)`` takes 300 as a uint8)."""
     lo = a_min if min is None else min
     hi = a_max if max is None else max
     if lo is not None:
-        a = lax.max(a, lo)
+        a = maximum(lo, a)
     if hi is not None:
-        a = lax.min(a, hi)
+        a = minimum(hi, a)
     return a
 
 

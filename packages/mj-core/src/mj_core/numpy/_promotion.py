@@ -28,6 +28,7 @@ __all__ = [
     "promote",
     "promote_inexact",
     "promoted_dtype",
+    "scalar_as",
     "shape_of",
 ]
 
@@ -67,6 +68,41 @@ _WEAK_FITS = {"b": "biufc", "i": "iufc", "u": "iufc", "f": "fc", "c": "c"}
 _PY_OF_KIND: dict[str, Any] = {"b": bool, "i": int, "u": int, "f": float, "c": complex}
 
 
+def _check_int(value: int) -> None:
+    """JAX's OverflowError for a Python int operand the default integer type cannot hold (its
+    jitted functions canonicalize their scalar arguments to it)."""
+    if not -(2**31) <= value < 2**31:
+        np.asarray(value, default_dtype_for_pytype(int))  # raises outside int32 (int64: x64)
+
+
+def _cast_int(dtype: DType, value: int) -> Any:
+    """The Python int ``value`` as a NumPy scalar of the integer ``dtype``, wrapping where
+    ``dtype`` cannot hold it (JAX's ``convert_element_type``: ``full(2, 300, uint8)`` is 44s)."""
+    try:
+        return dtype.type(value)
+    except OverflowError:
+        return np.asarray(value).astype(dtype)[()]
+
+
+def scalar_as(dtype: DType, value: Any) -> Any:
+    """The Python scalar ``value`` as a NumPy scalar of ``dtype``: JAX's literal of a weak
+    operand (``mul a 2.0:f32[]``). An int must fit the default integer type, and then wraps
+    into a narrower integer ``dtype`` (``uint8 + 300`` adds 44), as in JAX."""
+    if type(value) is int:
+        _check_int(value)
+        if dtype.kind in "iu":
+            return _cast_int(dtype, value)
+    return dtype.type(value)
+
+
+def _promoted(x: Array, dtype: DType, weak: bool) -> Array:
+    """:func:`convert` of an operand of a promoting function (a Python int must fit the default
+    integer type first, see :func:`scalar_as`)."""
+    if type(x) is int:
+        _check_int(x)
+    return convert(x, dtype, weak)
+
+
 def convert(x: Array, dtype: DType, weak: bool = False) -> Array:
     """``x`` as ``dtype`` (and weak type), binding ``convert_element_type`` only if needed.
 
@@ -78,6 +114,8 @@ def convert(x: Array, dtype: DType, weak: bool = False) -> Array:
     if t in _PY_OF_KIND.values() and (t is not complex or dtype.kind == "c"):
         if weak:
             return _PY_OF_KIND[dtype.kind](x)
+        if t is int and dtype.kind in "iu":
+            return _cast_int(dtype, x)
         if (t is not float and t is not complex) or dtype.kind not in "iu":
             return np.asarray(x, dtype)
     # arrays, and Python floats to integers (convert_element_type's rounding rules)
@@ -105,7 +143,7 @@ def promoted_dtype(*xs: Array) -> tuple[DType, bool]:
 def promote(*xs: Array) -> list[Array]:
     """``xs`` converted to their common dtype on JAX's lattice (weak if all are)."""
     dtype, weak = promoted_dtype(*xs)
-    return [convert(x, dtype, weak) for x in xs]
+    return [_promoted(x, dtype, weak) for x in xs]
 
 
 def promote_numeric(*xs: Array) -> list[Array]:
@@ -114,13 +152,13 @@ def promote_numeric(*xs: Array) -> list[Array]:
     dtype, weak = promoted_dtype(*xs)
     if dtype.kind == "b":
         dtype = np.dtype(np.int32)
-    return [convert(x, dtype, weak) for x in xs]
+    return [_promoted(x, dtype, weak) for x in xs]
 
 
 def promote_inexact(*xs: Array) -> list[Array]:
     """Like :func:`promote`, then bools/integers move to JAX's float (int32 -> float32)."""
     dtype, weak = promoted_dtype(*xs)
-    return [convert(x, to_inexact_dtype(dtype), weak) for x in xs]
+    return [_promoted(x, to_inexact_dtype(dtype), weak) for x in xs]
 
 
 _PYTHON_SCALARS = (bool, int, float, complex)
@@ -135,9 +173,9 @@ def _operands_for(xs: Sequence[Array], dtype: DType, weak: bool) -> list[Array]:
         d, w = dtype_weak(x)
         fits = w and not weak and dtype.kind in _WEAK_FITS.get(d.kind, "")
         if (d != dtype or w != weak) and not fits:
-            x = convert(x, dtype, weak)
+            x = _promoted(x, dtype, weak)
         elif fits and type(x) in _PYTHON_SCALARS:
-            x = dtype.type(x)  # JAX's literal: the operand's dtype (`mul a 2.0:f32[]`)
+            x = scalar_as(dtype, x)  # JAX's literal: the operand's dtype (`mul a 2.0:f32[]`)
         out.append(x)
     return out
 
@@ -161,13 +199,13 @@ def lax_pair(x: Array, y: Array) -> tuple[Array, Array, DType]:
     dx, wx = dtype_weak(x)
     fits = _SCALAR_FITS.get(type(y))
     if fits is not None and not wx and dx.kind in fits:
-        return x, dx.type(y), dx
+        return x, scalar_as(dx, y), dx
     dy, wy = dtype_weak(y)
     if wx == wy and dx == dy:
         return x, y, dx
     fits = _SCALAR_FITS.get(type(x))
     if fits is not None and not wy and dy.kind in fits:
-        return dy.type(x), y, dy
+        return scalar_as(dy, x), y, dy
     dtype, weak = result_type((dx, wx), (dy, wy))
     a, b = _operands_for((x, y), dtype, weak)
     return a, b, dtype
