@@ -42,7 +42,7 @@ from mj_core import (
     get_aval,
     new_main,
 )
-from mj_core.dtypes import is_inexact
+from mj_core.dtypes import canonical_dtype, is_inexact
 from mj_core.extend import on_x64_change
 from mj_core.tree_util import PyTreeDef, Store, tree_flatten, tree_map, tree_unflatten
 from mj_ir import ClosedJaxpr, eval_jaxpr
@@ -110,8 +110,10 @@ class PrimalTracer(Tracer):
     def _dtype_weak(self) -> tuple[np.dtype[Any], bool]:
         primal = self.primal
         t = type(primal)
-        if t is np.ndarray or t is EagerArray:
+        if t is EagerArray:
             return primal.dtype, False
+        if t is np.ndarray:  # a NumPy input: float64 is float32 unless x64, as its aval says
+            return canonical_dtype(primal.dtype), False
         aval = get_aval(primal)
         return aval.dtype, aval.weak_type
 

@@ -4,7 +4,9 @@ As in ``jnp``: ``sum``/``prod`` of bools and integers narrower than the default 
 accumulate in it (int32/uint32, int64/uint64 with x64), ``cumsum``/``cumprod`` keep integer
 dtypes (bools accumulate in the default integer), ``mean``/``var`` of integers are JAX's
 float (float32 up to 32-bit integers), and ``max``/``min``/``argmax`` of an empty axis raise
-``ValueError``.
+``ValueError``. ``where=`` masks replace the elements left out by the reduction's identity
+(``max``/``min`` have none: they need ``initial=``), ``initial=`` joins the result, and
+``out=`` is refused: arrays are immutable.
 """
 
 from __future__ import annotations
@@ -19,9 +21,10 @@ import numpy as np
 from mj_core import lax
 from mj_core._shapes import canonicalize_axes, canonicalize_axis, int_tuple
 from mj_core.dtypes import bfloat16, default_int_dtype
+from mj_core.numpy._math import where as _where
 from mj_core.numpy._promotion import Array, as_dtype, check_arraylike, convert, dtype_weak
 from mj_core.numpy._promotion import shape_of as _shape
-from mj_core.numpy._shape import ravel, reshape
+from mj_core.numpy._shape import broadcast_to, ravel, reshape
 from mj_core.prims.complex import real_dtype
 from mj_core.prims.elementwise import to_inexact_dtype
 
@@ -83,6 +86,28 @@ def _accumulation_dtype(a: Array, dtype: Any, integers: bool) -> np.dtype[Any]:
     return _promote_integer(src) if integers or src.kind == "b" else src
 
 
+def _no_out(name: str, out: Any) -> None:
+    if out is not None:
+        raise NotImplementedError(
+            f"The 'out' argument to mnp.{name} is not supported: mj arrays are immutable."
+        )
+
+
+def _identity(name: str, dtype: np.dtype[Any]) -> Any:
+    """The value a ``where=`` mask puts in place of the elements it leaves out."""
+    if name in ("sum", "any"):
+        return False if dtype.kind == "b" else 0
+    if name in ("prod", "all"):
+        return True if dtype.kind == "b" else 1
+    low = name == "max"  # max's identity is the lowest value, min's the highest
+    if dtype.kind == "b":
+        return not low
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        return int(info.min if low else info.max)
+    return -math.inf if low else math.inf
+
+
 def _reduction(
     name: str,
     reduce: Callable[[Array, Sequence[int]], Array],
@@ -90,12 +115,24 @@ def _reduction(
     axis: Axis,
     keepdims: bool,
     dtype: np.dtype[Any] | None,
+    where: Array | None = None,
+    initial: Array | None = None,
+    combine: Callable[[Array, Array], Array] | None = None,
 ) -> Array:
+    """``reduce`` over ``axis`` of ``a`` (as ``dtype``), the elements ``where`` leaves out
+    replaced by the identity, and ``initial`` joined to the result by ``combine``."""
     check_arraylike(name, [a])
-    axes = _reduced_axes(name, a, axis)
     if dtype is not None:
         a = convert(a, dtype, dtype_weak(a)[1])
-    return _keep(reduce(a, axes), _shape(a), axes, keepdims)
+    if where is not None:
+        a = _where(where, a, _identity(name, dtype_weak(a)[0]))
+    axes = _reduced_axes(name, a, axis)
+    out = _keep(reduce(a, axes), _shape(a), axes, keepdims)
+    if initial is None or combine is None:
+        return out
+    if _shape(initial) != ():
+        raise ValueError(f"{name}: initial value must be a scalar, got shape {_shape(initial)}")
+    return combine(convert(initial, dtype_weak(out)[0]), out)
 
 
 _HALF = frozenset({np.dtype(np.float16), np.dtype(bfloat16)})
@@ -110,24 +147,56 @@ def _upcast_half(dtype: np.dtype[Any]) -> np.dtype[Any]:
 def _accumulate(
     name: str,
     reduce: Callable[[Array, Sequence[int]], Array],
+    combine: Callable[[Array, Array], Array],
     a: Array,
     axis: Axis,
     dtype: Any,
     keepdims: bool,
+    where: Array | None,
+    initial: Array | None,
+    promote_integers: bool,
 ) -> Array:
-    out_dtype = _accumulation_dtype(a, dtype, integers=True)
-    if dtype is None and out_dtype in _HALF:
-        total = _reduction(name, reduce, a, axis, keepdims, np.dtype(np.float32))
-        return convert(total, out_dtype)
-    return _reduction(name, reduce, a, axis, keepdims, out_dtype)
+    if promote_integers or dtype is not None:
+        out_dtype = _accumulation_dtype(a, dtype, integers=True)
+    else:
+        out_dtype = dtype_weak(a)[0]
+    compute = np.dtype(np.float32) if dtype is None and out_dtype in _HALF else out_dtype
+    total = _reduction(name, reduce, a, axis, keepdims, compute, where, initial, combine)
+    return total if compute == out_dtype else convert(total, out_dtype)
 
 
-def sum(a: Array, axis: Axis = None, dtype: Any = None, keepdims: bool = False) -> Array:
-    return _accumulate("sum", lax.reduce_sum, a, axis, dtype, keepdims)
+def sum(
+    a: Array,
+    axis: Axis = None,
+    dtype: Any = None,
+    keepdims: bool = False,
+    *,
+    out: None = None,
+    initial: Array | None = None,
+    where: Array | None = None,
+    promote_integers: bool = True,
+) -> Array:
+    _no_out("sum", out)
+    return _accumulate(
+        "sum", lax.reduce_sum, lax.add, a, axis, dtype, keepdims, where, initial, promote_integers
+    )
 
 
-def prod(a: Array, axis: Axis = None, dtype: Any = None, keepdims: bool = False) -> Array:
-    return _accumulate("prod", lax.reduce_prod, a, axis, dtype, keepdims)
+def prod(
+    a: Array,
+    axis: Axis = None,
+    dtype: Any = None,
+    keepdims: bool = False,
+    *,
+    out: None = None,
+    initial: Array | None = None,
+    where: Array | None = None,
+    promote_integers: bool = True,
+) -> Array:
+    _no_out("prod", out)
+    return _accumulate(
+        "prod", lax.reduce_prod, lax.mul, a, axis, dtype, keepdims, where, initial, promote_integers
+    )
 
 
 def _check_nonempty(name: str, a: Array, axis: Axis) -> None:
@@ -142,21 +211,48 @@ def _check_nonempty(name: str, a: Array, axis: Axis) -> None:
 def _extremum(
     name: str,
     reduce: Callable[[Array, Sequence[int]], Array],
+    combine: Callable[[Array, Array], Array],
     a: Array,
     axis: Axis,
     keepdims: bool,
+    out: None,
+    initial: Array | None,
+    where: Array | None,
 ) -> Array:
     """max/min (complex numbers ordered by real, then imaginary part, as lax orders them)."""
-    _check_nonempty(name, a, axis)
-    return _reduction(name, reduce, a, axis, keepdims, None)
+    _no_out(name, out)
+    if initial is None:
+        if where is not None:
+            raise ValueError(
+                f"reduction operation {name} does not have an identity, so to use a where mask "
+                "one has to specify 'initial'"
+            )
+        _check_nonempty(name, a, axis)
+    return _reduction(name, reduce, a, axis, keepdims, None, where, initial, combine)
 
 
-def max(a: Array, axis: Axis = None, keepdims: bool = False) -> Array:
-    return _extremum("max", lax.reduce_max, a, axis, keepdims)
+def max(
+    a: Array,
+    axis: Axis = None,
+    keepdims: bool = False,
+    *,
+    out: None = None,
+    initial: Array | None = None,
+    where: Array | None = None,
+) -> Array:
+    return _extremum("max", lax.reduce_max, lax.max, a, axis, keepdims, out, initial, where)
 
 
-def min(a: Array, axis: Axis = None, keepdims: bool = False) -> Array:
-    return _extremum("min", lax.reduce_min, a, axis, keepdims)
+def min(
+    a: Array,
+    axis: Axis = None,
+    keepdims: bool = False,
+    *,
+    out: None = None,
+    initial: Array | None = None,
+    where: Array | None = None,
+) -> Array:
+    return _extremum("min", lax.reduce_min, lax.min, a, axis, keepdims, out, initial, where)
 
 
 amax = max
@@ -177,12 +273,28 @@ def _truth(a: Array) -> Array:
     return _as_bool(lax.real(a) if dtype_weak(a)[0].kind == "c" else a)
 
 
-def all(a: Array, axis: Axis = None, keepdims: bool = False) -> Array:
-    return _reduction("all", lax.reduce_and, _truth(a), axis, keepdims, None)
+def all(
+    a: Array,
+    axis: Axis = None,
+    keepdims: bool = False,
+    *,
+    out: None = None,
+    where: Array | None = None,
+) -> Array:
+    _no_out("all", out)
+    return _reduction("all", lax.reduce_and, _truth(a), axis, keepdims, None, where)
 
 
-def any(a: Array, axis: Axis = None, keepdims: bool = False) -> Array:
-    return _reduction("any", lax.reduce_or, _truth(a), axis, keepdims, None)
+def any(
+    a: Array,
+    axis: Axis = None,
+    keepdims: bool = False,
+    *,
+    out: None = None,
+    where: Array | None = None,
+) -> Array:
+    _no_out("any", out)
+    return _reduction("any", lax.reduce_or, _truth(a), axis, keepdims, None, where)
 
 
 def count_nonzero(a: Array, axis: Axis = None, keepdims: bool = False) -> Array:
@@ -203,42 +315,87 @@ def _float_dtype(a: Array, dtype: Any) -> np.dtype[Any]:
     return to_inexact_dtype(dtype_weak(a)[0])
 
 
-def mean(a: Array, axis: Axis = None, dtype: Any = None, keepdims: bool = False) -> Array:
+def _kept_count(a: Array, axis: Axis, where: Array, dtype: Any, keepdims: bool) -> Array:
+    """The number of elements ``where`` keeps along ``axis``: a masked mean's divisor."""
+    kept = broadcast_to(where, np.broadcast_shapes(_shape(a), _shape(where)))
+    return sum(kept, axis, dtype, keepdims)
+
+
+def mean(
+    a: Array,
+    axis: Axis = None,
+    dtype: Any = None,
+    keepdims: bool = False,
+    *,
+    out: None = None,
+    where: Array | None = None,
+) -> Array:
     """Arithmetic mean; integers and bools average in JAX's float (:func:`_float_dtype`)."""
     check_arraylike("mean", [a])
+    _no_out("mean", out)
     dt = _float_dtype(a, dtype)
     compute = _upcast_half(dt)
-    axes = _reduced_axes("mean", a, axis)
-    total = sum(a, axis, compute, keepdims)
+    total = sum(a, axis, compute, keepdims, where=where)
+    if where is not None:
+        return convert(lax.div(total, _kept_count(a, axis, where, compute, keepdims)), dt)
+    n = _count(a, _reduced_axes("mean", a, axis))
     if compute.kind == "c":  # XLA folds JAX's division by the constant count into this
-        return convert(lax.mul(total, convert(1 / _count(a, axes), compute)), dt)
-    return convert(lax.div(total, convert(_count(a, axes), compute)), dt)
+        return convert(lax.mul(total, convert(1 / n, compute)), dt)
+    return convert(lax.div(total, convert(n, compute)), dt)
 
 
 def var(
-    a: Array, axis: Axis = None, dtype: Any = None, ddof: int = 0, keepdims: bool = False
+    a: Array,
+    axis: Axis = None,
+    dtype: Any = None,
+    ddof: int = 0,
+    keepdims: bool = False,
+    *,
+    out: None = None,
+    where: Array | None = None,
+    correction: int | float | None = None,
 ) -> Array:
-    """Variance ``mean(|a - mean(a)|**2) * n / (n - ddof)``."""
+    """Variance ``mean(|a - mean(a)|**2) * n / (n - ddof)`` (``correction`` is ``ddof``'s
+    Array API name)."""
     check_arraylike("var", [a])
+    _no_out("var", out)
+    if correction is not None:
+        if ddof:
+            raise ValueError("var: ddof and correction can't both be provided")
+        ddof = correction  # type: ignore[assignment]
     dt = _float_dtype(a, dtype)
     compute = _upcast_half(dt)
     axes = _reduced_axes("var", a, axis)
     a = convert(a, compute)
-    centered = lax.sub(a, mean(a, axis, compute, keepdims=True))
+    centered = lax.sub(a, mean(a, axis, compute, keepdims=True, where=where))
     if compute.kind == "c":  # |a - mean|**2: the variance of complex data is real
         sq = lax.real(lax.mul(centered, lax.conj(centered)))
         compute, dt = real_dtype(compute), real_dtype(dt)
     else:
         sq = lax.mul(centered, centered)
+    total = sum(sq, axis, compute, keepdims, where=where)
+    if where is not None:
+        count = lax.sub(_kept_count(a, axis, where, compute, keepdims), convert(ddof, compute))
+        ratio = lax.div(total, count)  # NaN where no degree of freedom is left, as in JAX
+        return convert(_where(lax.gt(count, convert(0, compute)), ratio, np.nan), dt)
     n = _count(a, axes) - ddof
-    total = sum(sq, axis, compute, keepdims)
     return convert(lax.div(total, convert(n if n > 0 else np.nan, compute)), dt)
 
 
 def std(
-    a: Array, axis: Axis = None, dtype: Any = None, ddof: int = 0, keepdims: bool = False
+    a: Array,
+    axis: Axis = None,
+    dtype: Any = None,
+    ddof: int = 0,
+    keepdims: bool = False,
+    *,
+    out: None = None,
+    where: Array | None = None,
+    correction: int | float | None = None,
 ) -> Array:
-    return lax.sqrt(var(a, axis, dtype, ddof, keepdims))
+    return lax.sqrt(
+        var(a, axis, dtype, ddof, keepdims, out=out, where=where, correction=correction)
+    )
 
 
 def _arg_reduction(
