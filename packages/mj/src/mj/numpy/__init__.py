@@ -141,6 +141,7 @@ from mj.numpy._index_tricks import triu_indices_from as triu_indices_from
 from mj.numpy._index_tricks import unravel_index as unravel_index
 from mj.numpy._insert_delete import delete as delete
 from mj.numpy._insert_delete import insert as insert
+from mj.numpy._interp import interp as interp
 from mj.numpy._manipulation import append as append
 from mj.numpy._manipulation import atleast_3d as atleast_3d
 from mj.numpy._manipulation import column_stack as column_stack

@@ -1,0 +1,68 @@
+"""``interp``: one-dimensional piecewise-linear interpolation, with JAX's signature, dtypes
+(``x`` and ``xp`` promoted together to an inexact dtype, ``fp`` to its own) and edge rules."""
+
+from __future__ import annotations
+
+import numpy as np
+
+import mj_core.numpy as cnp
+from mj.numpy._searching import searchsorted
+from mj.numpy._sorting import argsort
+from mj_core.extend import Array, check_arraylike, promote_inexact
+
+__all__ = ["interp"]
+
+
+def _extrapolates(name: str, end: Array | str | None) -> bool:
+    if not isinstance(end, str):
+        return False
+    if end != "extrapolate":
+        raise ValueError(
+            f"interp: the only valid string value of `{name}` is 'extrapolate', but got: {end!r}"
+        )
+    return True
+
+
+def interp(
+    x: Array,
+    xp: Array,
+    fp: Array,
+    left: Array | str | None = None,
+    right: Array | str | None = None,
+    period: Array | None = None,
+) -> Array:
+    """``fp`` at ``x``, linear between the increasing sample points ``xp``; outside them
+    ``left``/``right`` (default: ``fp``'s first/last value; ``"extrapolate"`` continues the end
+    segments). With ``period``, ``x`` and ``xp`` are taken modulo it (``left``/``right`` then
+    never apply)."""
+    check_arraylike("interp", [x, xp, fp])
+    if cnp.shape(xp) != cnp.shape(fp) or cnp.ndim(xp) != 1:
+        raise ValueError("interp: xp and fp must be one-dimensional arrays of equal size")
+    x, xp = (cnp.asarray(a) for a in promote_inexact(x, xp))  # indexable by traced indices
+    fp = cnp.asarray(promote_inexact(fp)[0])
+    extrapolate_left = _extrapolates("left", left)
+    extrapolate_right = _extrapolates("right", right)
+    if x.dtype.kind == "c":
+        raise ValueError("interp: complex x values not supported.")
+    if period is not None:
+        if cnp.ndim(period) != 0:
+            raise ValueError(f"interp: period must be a scalar; got {period}")
+        # a Python scalar stays one (weak, as JAX's abs keeps it): x's dtype decides
+        period = abs(period) if isinstance(period, int | float) else cnp.abs(period)
+        x, xp = cnp.remainder(x, period), cnp.remainder(xp, period)
+        order = argsort(xp)
+        xp, fp = xp[order], fp[order]
+        xp = cnp.concatenate([xp[-1:] - period, xp, xp[:1] + period])
+        fp = cnp.concatenate([fp[-1:], fp, fp[:1]])
+    i = cnp.clip(searchsorted(xp, x, side="right"), 1, cnp.shape(xp)[0] - 1)
+    dx = xp[i] - xp[i - 1]
+    delta = x - xp[i - 1]
+    tiny = np.spacing(np.finfo(xp.dtype).eps)
+    flat = cnp.abs(dx) <= tiny  # repeated sample points: no NaN (nor NaN gradient) from 0/0
+    slope = (delta / cnp.where(flat, 1, dx)) * (fp[i] - fp[i - 1])
+    f = cnp.where(flat, fp[i - 1], fp[i - 1] + slope)
+    if period is None and not extrapolate_left:
+        f = cnp.where(x < xp[0], fp[0] if left is None else left, f)
+    if period is None and not extrapolate_right:
+        f = cnp.where(x > xp[-1], fp[-1] if right is None else right, f)
+    return f
