@@ -12,6 +12,8 @@ rules for the core primitives are in ``mj_autodiff/rules/<family>.py``. It may i
 from mj_autodiff import extend as extend
 from mj_autodiff import rules as rules
 from mj_autodiff._check_grads import check_grads as check_grads
+from mj_autodiff._check_grads import check_jvp as check_jvp
+from mj_autodiff._check_grads import check_vjp as check_vjp
 from mj_autodiff._closure_convert import closure_convert as closure_convert
 from mj_autodiff._custom_derivatives import custom_jvp as custom_jvp
 from mj_autodiff._custom_derivatives import custom_vjp as custom_vjp

@@ -3,163 +3,246 @@
 Forward mode is compared against central finite differences; reverse mode through the
 identity ``<J v, ct> == <v, J^T ct>`` with random ``v`` and ``ct``. Higher orders check the
 derivatives of the JVP and VJP functions themselves, recursively.
+
+Test suites written against JAX call these with JAX's expectations, so every choice follows
+``jax.test_util``: the random directions (``RandomState(0)``), Python scalars kept as Python
+scalars, tolerances per dtype scaled by the array's size, ``inf - inf`` counting as no
+change, and complex outputs checked through ``conj(vjp(conj(ct)))``.
 """
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
 from mj_autodiff._jvp import jvp
+from mj_autodiff._linearize import linearize
 from mj_autodiff._vjp import vjp
-from mj_core.tree_util import tree_flatten, tree_map, tree_unflatten
+from mj_core.dtypes import canonical_dtype
+from mj_core.tree_util import tree_map, tree_reduce
 
 __all__ = ["check_grads", "check_jvp", "check_vjp", "numerical_jvp"]
 
 EPS = 1e-4
 
-_DEFAULT_TOL: dict[str, float] = {
+#: Gradient tolerances by dtype (JAX's ``default_gradient_tolerance``); other dtypes (integers,
+#: bool) must match exactly.
+_GRADIENT_TOL: dict[str, float] = {
+    "bfloat16": 1e-1,
     "float16": 1e-2,
     "float32": 2e-3,
     "float64": 1e-5,
     "complex64": 1e-3,
     "complex128": 1e-5,
 }
+_FLOAT8_TOL = 1e-1  # float8 types (float4/e8m0: 1.0 in JAX)
+
+#: The dtype of a Python scalar as JAX's tests read it (64-bit; narrowed unless x64).
+_PY_SCALAR_DTYPES: dict[type, np.dtype[Any]] = {
+    bool: np.dtype(bool),
+    int: np.dtype(np.int64),
+    float: np.dtype(np.float64),
+    complex: np.dtype(np.complex128),
+}
+
+Tol = float | dict[Any, float] | None
 
 
-def _tol(leaves: Sequence[Any], given: float | None) -> float:
-    if given is not None:
-        return given
-    tols = [_DEFAULT_TOL.get(np.result_type(x).name, 1e-5) for x in leaves]
-    return max(tols, default=1e-5)
+def _is_python_scalar(x: Any) -> bool:
+    return not isinstance(x, np.generic) and isinstance(x, bool | int | float | complex)
 
 
-def _is_inexact(x: Any) -> bool:
-    return np.result_type(x).kind in "fc"
+def _dtype(x: Any) -> np.dtype[Any]:
+    dt: np.dtype[Any] | None = _PY_SCALAR_DTYPES.get(type(x))
+    if hasattr(x, "dtype"):
+        dt = np.dtype(x.dtype)
+    elif dt is None:
+        dt = np.asarray(x).dtype
+    return dt
 
 
-def _rand_like(rng: np.random.Generator, x: Any) -> Any:
-    """A standard-normal array shaped like ``x`` (no tangent for integer/bool values)."""
-    arr = np.asarray(x)
-    if arr.dtype.kind == "c":
-        re = rng.standard_normal(arr.shape)
-        im = rng.standard_normal(arr.shape)
-        return (re + 1j * im).astype(arr.dtype)
-    if arr.dtype.kind == "f":
-        return rng.standard_normal(arr.shape).astype(arr.dtype)
-    return np.zeros(arr.shape, arr.dtype)
+def _default_tol(dtype: np.dtype[Any]) -> float:
+    name = dtype.name
+    if name in _GRADIENT_TOL:
+        return _GRADIENT_TOL[name]
+    if name.startswith("float8"):
+        return _FLOAT8_TOL
+    if name.startswith("float4") or name == "float8_e8m0fnu":
+        return 1.0
+    return 0.0
 
 
-def _axpy(a: float, xs: Any, ys: Any) -> Any:
-    """``a * x + y`` leafwise (integer leaves are left as they are)."""
+def _tolerance(dtype: np.dtype[Any], tol: Tol) -> float:
+    """``tol`` for values of ``dtype``: a number applies to every dtype, a dict overrides the
+    defaults per dtype (read after narrowing to the dtype computed in)."""
+    if tol is not None and not isinstance(tol, dict):
+        return float(tol)
+    dtype = canonical_dtype(dtype)
+    given = {np.dtype(k): v for k, v in (tol or {}).items()}
+    return float(given.get(dtype, _default_tol(dtype)))
+
+
+def _upcast(x: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """ml_dtypes' narrow floats (bfloat16, float8) compared in float32: NumPy's
+    ``assert_allclose`` cannot subtract them."""
+    if x.dtype.kind == "V" or (x.dtype.kind == "f" and x.dtype.type.__module__ != "numpy"):
+        return x.astype(np.float32)
+    return x
+
+
+def _assert_close(a: Any, b: Any, atol: Tol, rtol: Tol, err_msg: str) -> None:
+    a, b = np.asarray(a), np.asarray(b)
+    if a.shape != b.shape:
+        raise AssertionError(f"{err_msg}: shapes differ: {a.shape} vs {b.shape}")
+    if a.dtype.name == "float0" or b.dtype.name == "float0":
+        np.testing.assert_array_equal(a, b, err_msg=err_msg)
+        return
+    atol_ = max(_tolerance(a.dtype, atol), _tolerance(b.dtype, atol)) * a.size
+    rtol_ = max(_tolerance(a.dtype, rtol), _tolerance(b.dtype, rtol)) * b.size
+    kw = {}
+    if atol_:
+        kw["atol"] = atol_
+    if rtol_:
+        kw["rtol"] = rtol_
+    with np.errstate(invalid="ignore"):
+        np.testing.assert_allclose(_upcast(a), _upcast(b), err_msg=err_msg, **kw)
+
+
+def check_close(xs: Any, ys: Any, atol: Tol = None, rtol: Tol = None, err_msg: str = "") -> None:
+    """Leafwise ``assert_allclose`` with tolerances per dtype, times each leaf's size."""
+    tree_map(lambda x, y: _assert_close(x, y, atol, rtol, err_msg), xs, ys)
+
+
+def _same_type(f: Callable[..., Any]) -> Callable[..., Any]:
+    """``f`` leafwise, its result in the first operand's dtype and a Python scalar when every
+    operand is one (a Python float argument stays weakly typed)."""
+
+    def leaf(*xs: Any) -> Any:
+        out = np.array(f(*(np.asarray(x) for x in xs)), dtype=_dtype(xs[0]))
+        return out.item() if all(_is_python_scalar(x) for x in xs) else out
+
+    return lambda *trees: tree_map(leaf, *trees)
+
+
+_add = _same_type(operator.add)
+_sub = _same_type(operator.sub)
+_conj = _same_type(np.conj)
+
+
+def _scalar_mul(xs: Any, a: float) -> Any:
+    def leaf(x: Any) -> Any:
+        dtype = _dtype(x)
+        out = np.multiply(np.asarray(x), np.array(a, dtype=dtype), dtype=dtype)
+        return out.item() if _is_python_scalar(x) else out
+
+    return tree_map(leaf, xs)
+
+
+def _safe_sub(xs: Any, ys: Any) -> Any:
+    """``x - y`` with ``inf - inf == 0``: an infinite output that stays so has no change."""
 
     def leaf(x: Any, y: Any) -> Any:
-        y = np.asarray(y)
-        if y.dtype.kind not in "fc":
-            return y
-        return (np.asarray(x) * a + y).astype(y.dtype)
+        dtype = _dtype(x)
+        x, y = np.asarray(x), np.asarray(y)
+        with np.errstate(invalid="ignore"):
+            return np.where(np.equal(x, y), np.array(0, dtype), np.subtract(x, y, dtype=dtype))
 
     return tree_map(leaf, xs, ys)
 
 
-def _inner(xs: Any, ys: Any) -> float:
-    total = 0.0
-    for x, y in zip(tree_flatten(xs)[0], tree_flatten(ys)[0], strict=True):
+def _rand_like(rng: np.random.RandomState, x: Any) -> Any:
+    """A standard-normal value shaped and typed like ``x`` (a Python scalar for one)."""
+    shape = np.shape(x)
+    dtype = _dtype(x)
+    out = np.asarray(rng.randn(*shape), dtype=dtype)
+    if dtype.kind == "c":
+        out = out + dtype.type(1j) * np.asarray(rng.randn(*shape), dtype=dtype)
+    return out.item() if _is_python_scalar(x) else out
+
+
+def _inner_prod(xs: Any, ys: Any) -> Any:
+    def contract(x: Any, y: Any) -> Any:
         x, y = np.asarray(x), np.asarray(y)
-        if x.dtype.kind not in "fc" or y.dtype.kind not in "fc":
-            continue
-        total += float(np.real(np.vdot(x.reshape(-1), y.reshape(-1))))
-    return total
+        return np.real(np.dot(np.conj(x).reshape(-1), y.reshape(-1)))
+
+    return tree_reduce(np.add, tree_map(contract, xs, ys))
 
 
 def numerical_jvp(
     f: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any], eps: float = EPS
 ) -> Any:
     """Central finite difference ``(f(x + eps v) - f(x - eps v)) / (2 eps)``."""
-    f_pos = f(*_axpy(eps, tangents, primals))
-    f_neg = f(*_axpy(-eps, tangents, primals))
-
-    def diff(p: Any, n: Any) -> Any:
-        p = np.asarray(p)
-        if p.dtype.kind not in "fc":
-            return np.zeros(p.shape)
-        return (p - np.asarray(n)) / (2 * eps)
-
-    return tree_map(diff, f_pos, f_neg)
+    delta = _scalar_mul(tangents, eps)
+    f_pos = f(*_add(primals, delta))
+    f_neg = f(*_sub(primals, delta))
+    return _scalar_mul(_safe_sub(f_pos, f_neg), 0.5 / eps)
 
 
-def _check_close(x: Any, y: Any, atol: float, rtol: float, err_msg: str) -> None:
-    xs, x_tree = tree_flatten(x)
-    ys, y_tree = tree_flatten(y)
-    if x_tree != y_tree:
-        raise AssertionError(f"{err_msg}: tree structures differ: {x_tree} vs {y_tree}")
-    for a, b in zip(xs, ys, strict=True):
-        a, b = np.asarray(a), np.asarray(b)
-        if a.dtype.kind not in "fc" and b.dtype.kind not in "fc":
-            continue
-        np.testing.assert_allclose(
-            a.astype(np.complex128 if a.dtype.kind == "c" else np.float64),
-            b.astype(np.complex128 if b.dtype.kind == "c" else np.float64),
-            atol=atol,
-            rtol=rtol,
-            err_msg=err_msg,
-        )
+def _check_dtypes_match(xs: Any, ys: Any) -> None:
+    def leaf(x: Any, y: Any) -> None:
+        dx, dy = canonical_dtype(_dtype(x)), canonical_dtype(_dtype(y))
+        if dx != dy:
+            raise AssertionError(f"dtypes differ: {dx} vs {dy}")
+
+    tree_map(leaf, xs, ys)
 
 
 def check_jvp(
     f: Callable[..., Any],
     f_jvp: Callable[..., Any],
     args: Sequence[Any],
-    atol: float | None = None,
-    rtol: float | None = None,
+    atol: Tol = None,
+    rtol: Tol = None,
     eps: float = EPS,
     err_msg: str = "",
-    rng: np.random.Generator | None = None,
 ) -> None:
-    """``f_jvp(args, tangents)`` against central differences of ``f`` at random tangents."""
-    rng = np.random.default_rng(0) if rng is None else rng
-    tangents = tree_map(lambda x: _rand_like(rng, x), args)
-    v_out, t_out = f_jvp(tuple(args), tangents)
-    leaves = tree_flatten(args)[0]
-    atol_, rtol_ = _tol(leaves, atol), _tol(leaves, rtol)
-    v_expected = f(*args)
-    t_expected = numerical_jvp(f, args, tangents, eps)
-    _check_close(v_out, v_expected, atol_, rtol_, f"{err_msg} primal" if err_msg else "primal")
-    _check_close(t_out, t_expected, atol_, rtol_, f"{err_msg} tangent" if err_msg else "tangent")
+    """``f_jvp(args, tangents) -> (out, tangent_out)`` against central differences of ``f``
+    in one random direction."""
+    rng = np.random.RandomState(0)
+    tangent = tree_map(lambda x: _rand_like(rng, x), tuple(args))
+    v_out, t_out = f_jvp(tuple(args), tangent)
+    _check_dtypes_match(v_out, t_out)
+    v_out_expected = f(*args)
+    _check_dtypes_match(v_out, v_out_expected)
+    t_out_expected = numerical_jvp(f, args, tangent, eps)
+    check_close(v_out, v_out_expected, atol, rtol, f"{err_msg} primal" if err_msg else "primal")
+    check_close(t_out, t_out_expected, atol, rtol, f"{err_msg} tangent" if err_msg else "tangent")
 
 
 def check_vjp(
     f: Callable[..., Any],
     f_vjp: Callable[..., Any],
     args: Sequence[Any],
-    atol: float | None = None,
-    rtol: float | None = None,
+    atol: Tol = None,
+    rtol: Tol = None,
     eps: float = EPS,
     err_msg: str = "",
-    rng: np.random.Generator | None = None,
 ) -> None:
     """``<J v, ct> == <v, J^T ct>`` with ``J v`` from central differences and ``J^T ct`` from
-    ``f_vjp(*args) -> (out, pullback)``, at random ``v`` and ``ct``."""
-    rng = np.random.default_rng(1) if rng is None else rng
+    ``f_vjp(*args) -> (out, pullback)``, in one random direction ``v`` and cotangent ``ct``."""
+    rng = np.random.RandomState(0)
     v_out, pullback = f_vjp(*args)
-    leaves = tree_flatten(args)[0]
-    atol_, rtol_ = _tol(leaves, atol), _tol(leaves, rtol)
-    _check_close(v_out, f(*args), atol_, rtol_, f"{err_msg} primal" if err_msg else "primal")
+    v_out_expected = f(*args)
+    check_close(v_out, v_out_expected, atol, rtol, f"{err_msg} primal" if err_msg else "primal")
     tangent = tree_map(lambda x: _rand_like(rng, x), tuple(args))
     tangent_out = numerical_jvp(f, args, tangent, eps)
-    out_leaves, out_tree = tree_flatten(v_out)
-    ct = tree_unflatten(out_tree, [_rand_like(rng, x) for x in out_leaves])
-    ct_out = pullback(ct)
-    ip = _inner(tangent, ct_out)
-    ip_expected = _inner(tangent_out, ct)
-    scale = max(1.0, abs(ip_expected))
-    if not abs(ip - ip_expected) <= atol_ * scale + rtol_ * abs(ip_expected):
-        raise AssertionError(
-            f"{err_msg or 'VJP'}: <v, J^T ct> = {ip} but <J v, ct> = {ip_expected} "
-            f"(finite differences); atol={atol_}, rtol={rtol_}"
-        )
+    cotangent = tree_map(lambda x: _rand_like(rng, x), v_out)
+    cotangent_out = _conj(pullback(_conj(cotangent)))
+    ip = _inner_prod(tangent, cotangent_out)
+    ip_expected = _inner_prod(tangent_out, cotangent)
+    msg = f"{err_msg} cotangent projection" if err_msg else "cotangent projection"
+    check_close(ip, ip_expected, atol, rtol, msg)
+
+
+def _jvp_from_linearize(f: Callable[..., Any], primals: Any, tangents: Any) -> Any:
+    out, f_lin = linearize(f, *primals)
+    return out, f_lin(*tangents)
+
+
+_MODES = ("fwd", "rev", "lin")
 
 
 def check_grads(
@@ -167,26 +250,28 @@ def check_grads(
     args: Sequence[Any],
     order: int,
     modes: Sequence[str] = ("fwd", "rev"),
-    atol: float | None = None,
-    rtol: float | None = None,
+    atol: Tol = None,
+    rtol: Tol = None,
     eps: float | None = None,
 ) -> None:
     """Check ``f``'s derivatives at ``args`` up to ``order`` against finite differences.
 
-    ``modes``: ``"fwd"`` checks jvp, ``"rev"`` checks vjp. Raises ``AssertionError`` with the
-    mismatching values. Use float64 inputs for tight tolerances.
+    ``modes``: ``"fwd"`` checks ``jvp``, ``"rev"`` checks ``vjp``, ``"lin"`` checks
+    ``linearize``. ``atol``/``rtol``: a number, or a dict of tolerances per dtype. Raises
+    ``AssertionError`` with the mismatching values. Use float64 inputs for tight tolerances.
     """
-    step = EPS if eps is None else eps
     for mode in modes:
-        if mode not in ("fwd", "rev"):
-            raise ValueError(f"check_grads: unknown mode {mode!r}; expected 'fwd' or 'rev'.")
+        if mode not in _MODES:
+            raise ValueError(f"check_grads: unknown mode {mode!r}; expected one of {_MODES}.")
+    step = eps or EPS
 
-    def _check(fun: Callable[..., Any], fargs: Sequence[Any], n: int, msg: str) -> None:
+    def _check(fun: Callable[..., Any], fargs: tuple[Any, ...], n: int, msg: str) -> None:
         if "fwd" in modes:
             fwd_msg = f"JVP of {msg}" if msg else "JVP"
-            check_jvp(fun, lambda p, t: jvp(fun, p, t), fargs, atol, rtol, step, fwd_msg)
+            f_jvp = lambda p, t: jvp(fun, p, t)  # noqa: E731
+            check_jvp(fun, f_jvp, fargs, atol, rtol, step, fwd_msg)
             if n > 1:
-                _check(lambda p, t: jvp(fun, p, t), (tuple(fargs), tuple(fargs)), n - 1, fwd_msg)
+                _check(f_jvp, (fargs, fargs), n - 1, fwd_msg)
         if "rev" in modes:
             rev_msg = f"VJP of {msg}" if msg else "VJP"
             check_vjp(fun, lambda *a: vjp(fun, *a), fargs, atol, rtol, step, rev_msg)
@@ -197,5 +282,11 @@ def check_grads(
                     return pullback(out)
 
                 _check(f_vjp, fargs, n - 1, rev_msg)
+        if "lin" in modes:
+            lin_msg = f"LIN of {msg}" if msg else "LIN"
+            f_lin = lambda p, t: _jvp_from_linearize(fun, p, t)  # noqa: E731
+            check_jvp(fun, f_lin, fargs, atol, rtol, step, lin_msg)
+            if n > 1:
+                _check(f_lin, (fargs, fargs), n - 1, lin_msg)
 
     _check(f, tuple(args), order, "")

@@ -171,11 +171,12 @@ def _operands_for(xs: Sequence[Array], dtype: DType, weak: bool) -> list[Array]:
     out = []
     for x in xs:
         d, w = dtype_weak(x)
-        fits = w and not weak and dtype.kind in _WEAK_FITS.get(d.kind, "")
-        if (d != dtype or w != weak) and not fits:
+        if w and not weak and type(x) in _PYTHON_SCALARS:
+            # JAX's literal in the operand's dtype (`mul a 2.0:f32[]`); the lattice put the
+            # strong dtype above the scalar's kind, so it fits
+            x = scalar_as(dtype, x)
+        elif d != dtype or w != weak:  # a weak traced value too, as JAX converts it
             x = _promoted(x, dtype, weak)
-        elif fits and type(x) in _PYTHON_SCALARS:
-            x = scalar_as(dtype, x)  # JAX's literal: the operand's dtype (`mul a 2.0:f32[]`)
         out.append(x)
     return out
 
