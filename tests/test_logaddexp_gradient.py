@@ -45,3 +45,17 @@ def test_values_and_special_points_unchanged():
     g = mj.grad(lambda a, b: mnp.logaddexp(a, b).sum(), argnums=(0, 1))(both_inf, both_inf)
     np.testing.assert_allclose(np.asarray(g), [[0.5, 1.0], [0.5, 1.0]])
     assert np.isnan(mj.grad(mnp.logaddexp)(np.nan, 1.0))
+
+
+@pytest.mark.parametrize(("x", "y"), [(1.0, 1.0), (-3.0, -3.0), (2.0, -1.0)])
+def test_second_derivatives_are_the_closed_form_at_ties_too(x, y):
+    # d2/dx2 log(e^x + e^y) = p (1 - p) with p = e^(x - out); the mixed one is its negative
+    p = np.exp(x - np.logaddexp(x, y))
+    c = p * (1 - p)
+    for f, scale in ((mnp.logaddexp, 1.0), (mnp.logaddexp2, np.log(2))):
+        if f is mnp.logaddexp2:
+            q = 2.0 ** (x - np.logaddexp2(x, y))
+            c = q * (1 - q)
+        got = mj.hessian(f, argnums=(0, 1))(x, y)
+        want = scale * c * np.array([[1, -1], [-1, 1]])
+        np.testing.assert_allclose(np.asarray(got), want, rtol=1e-12)

@@ -113,6 +113,16 @@ def test_logaddexp_gradient_matches_jax_including_ties(mj_f, jax_f, x, y):
     np.testing.assert_allclose(mj_f(x, y), jax_f(x, y), rtol=1e-15)
 
 
+@pytest.mark.parametrize(("mj_f", "jax_f"), [(mnp.logaddexp, jnp.logaddexp),
+                                             (mnp.logaddexp2, jnp.logaddexp2)])  # fmt: skip
+@pytest.mark.parametrize(("x", "y"), [(1.0, 1.0), (-3.0, -3.0), (2.0, -1.0), (-1.0, 2.0)])
+def test_logaddexp_second_derivatives_match_jax_including_ties(mj_f, jax_f, x, y):
+    # JAX's custom JVP is smooth at a tie (x == y); a max/min formula loses the second order
+    want = jax.hessian(jax_f, argnums=(0, 1))(x, y)
+    for hessian in (mj.hessian(mj_f, argnums=(0, 1)), mj.jit(mj.hessian(mj_f, argnums=(0, 1)))):
+        np.testing.assert_allclose(np.asarray(hessian(x, y)), np.asarray(want), rtol=1e-12)
+
+
 def test_softplus_written_as_logaddexp_has_gradient_one_half_at_zero():
     def softplus(x):
         return mnp.logaddexp(0.0, x)

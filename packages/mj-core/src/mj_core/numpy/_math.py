@@ -443,16 +443,27 @@ def hypot(x: Array, y: Array) -> Array:
 def logaddexp(x: Array, y: Array) -> Array:
     """``log(exp(x) + exp(y))`` without overflow."""
     x, y = promote_inexact(x, y)
-    amax = lax.max(x, y)
     delta = lax.sub(x, y)
     nan = lax.ne(delta, delta)  # a NaN input, or two equal infinities: the answer is x + y
-    # min - max is -|x - y|, but its derivative is 0 at x == y, where |.|'s is not: with max's
-    # balanced tie the gradient there is (0.5, 0.5), as JAX's. At x == y it is the constant 0,
-    # so that equal infinities (inf - inf) put no NaN into the gradient through the dropped
-    # branch.
-    gap = lax.select(lax.eq(x, y), lax.full_like(delta, 0), lax.sub(lax.min(x, y), amax))
-    safe = lax.add(amax, lax.log1p(lax.exp(gap)))
-    return lax.select(nan, lax.add(x, y), safe)
+    if dtype_weak(delta)[0].kind == "c":
+        amax = lax.max(x, y)  # complex numbers in lax's order
+        gap = lax.select(lax.eq(x, y), lax.full_like(delta, 0), lax.sub(lax.min(x, y), amax))
+        return lax.select(nan, lax.add(x, y), lax.add(amax, lax.log1p(lax.exp(gap))))
+    big, gap = logaddexp_parts(x, y, nan)
+    return lax.select(nan, lax.add(x, y), lax.add(big, lax.log1p(lax.exp(gap))))
+
+
+def logaddexp_parts(x: Array, y: Array, nan: Array) -> tuple[Array, Array]:
+    """``(max, min - max)`` of real ``x`` and ``y`` for ``logaddexp``: ``max + log1p(exp(min -
+    max))``. The two are picked by select, not by max/min: each choice is the exact function
+    near any point, ties included, so derivatives of every order are the closed form's, as
+    JAX's custom JVP gives them (max's balanced tie would give only the first). The gap is the
+    constant 0 at equal infinities (``x + y`` is the answer there), so that ``inf - inf`` puts
+    no NaN into the gradient through the dropped branch; a NaN input keeps its NaN gradient."""
+    first = lax.ge(x, y)
+    big, small = lax.select(first, x, y), lax.select(first, y, x)
+    same_inf = lax.bitwise_and(lax.eq(x, y), nan)
+    return big, lax.select(same_inf, lax.full_like(big, 0), lax.sub(small, big))
 
 
 def copysign(x: Array, y: Array) -> Array:

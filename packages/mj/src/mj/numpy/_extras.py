@@ -13,7 +13,7 @@ import mj_core.numpy as cnp
 from mj.numpy._concrete import concrete_or_error
 from mj_core import lax
 from mj_core.dtypes import is_inexact
-from mj_core.extend import Array, promote_inexact
+from mj_core.extend import Array, logaddexp_parts, promote_inexact
 
 __all__ = [
     "allclose",
@@ -119,11 +119,10 @@ def logaddexp2(x1: Array, x2: Array) -> Array:
         out = lax.add(amax, lax.mul(lax.log1p(cnp.exp2(delta)), inv_ln2))
         return lax.complex(lax.real(out), _wrap_between(lax.imag(out), np.pi * inv_ln2))
     delta = lax.sub(x1, x2)
-    # -|x1 - x2| as min - max, the constant 0 at a tie (the gradient there is then (0.5,
-    # 0.5) through max's balanced tie, and equal infinities put no NaN into it)
-    gap = lax.select(lax.eq(x1, x2), lax.full_like(delta, 0), lax.sub(lax.min(x1, x2), amax))
-    safe = lax.add(amax, lax.mul(lax.log1p(cnp.exp2(gap)), inv_ln2))
-    return lax.select(lax.ne(delta, delta), lax.add(x1, x2), safe)  # NaN, or equal infinities
+    nan = lax.ne(delta, delta)  # a NaN input, or equal infinities: the answer is x1 + x2
+    big, gap = logaddexp_parts(x1, x2, nan)  # (derivatives of every order: see logaddexp)
+    safe = lax.add(big, lax.mul(lax.log1p(cnp.exp2(gap)), inv_ln2))
+    return lax.select(nan, lax.add(x1, x2), safe)
 
 
 def _wrap_between(x: Array, a: float) -> Array:
