@@ -51,3 +51,32 @@ def test_take_out_of_bounds_rules_match_jax(mode, dtype):
         ):
             assert got.dtype == want.dtype
             np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+
+
+# Found by running autograd's test suite through a thin shim on JAX and on mj (tests that
+# pass on JAX and failed on mj).
+
+
+def test_kron_of_a_real_and_a_complex_array(x64):
+    import jax
+
+    import mj
+
+    a, b = np.arange(4.0).reshape(2, 2), np.array([[1 + 2j, 0.5], [-1j, 2.0]])
+    np.testing.assert_allclose(mnp.kron(a, b), jnp.kron(a, b), rtol=1e-6)
+    assert mnp.kron(a, b).dtype == jnp.kron(a, b).dtype
+    want = jax.grad(lambda x: jnp.kron(x, b).real.sum())(a)
+    np.testing.assert_allclose(mj.grad(lambda x: mnp.kron(x, b).real.sum())(a), want, rtol=1e-6)
+
+
+def test_column_stack_of_a_tuple_of_traced_arrays(x64):
+    import jax
+
+    import mj
+
+    xs = (np.arange(2.0), np.arange(2.0, 4.0))
+    f = lambda np_: lambda t: (np_.column_stack(t) ** 2).sum()  # noqa: E731
+    want = jax.grad(f(jnp))(xs)
+    got = mj.grad(f(mnp))(xs)
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_allclose(g, w, rtol=1e-6)

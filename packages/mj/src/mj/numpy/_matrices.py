@@ -153,7 +153,8 @@ def kron(a: Array, b: Array) -> Array:
     sa, sb = cnp.shape(a), cnp.shape(b)
     a_exp = cnp.reshape(a, tuple(d for s in sa for d in (s, 1)))
     b_exp = cnp.reshape(b, tuple(d for s in sb for d in (1, s)))
-    return cnp.reshape(lax.mul(a_exp, b_exp), tuple(x * y for x, y in zip(sa, sb, strict=True)))
+    prod = cnp.multiply(a_exp, b_exp)  # promotes (a real and a complex factor)
+    return cnp.reshape(prod, tuple(x * y for x, y in zip(sa, sb, strict=True)))
 
 
 def vander(x: Array, N: int | None = None, increasing: bool = False) -> Array:  # noqa: N803
