@@ -147,3 +147,52 @@ def test_small_queries_match_jax():
     )
     jac = mj.jacobian(lambda x: mnp.sin(x) * x[0])(np.array([1.0, 2.0]))
     np.testing.assert_allclose(jac, jax.jacobian(lambda x: jnp.sin(x) * x[0])(np.array([1.0, 2.0])))
+
+
+# JAX programs read these names at the top level (the sharding types, the device type, the
+# option context managers) and as modules (jax.typing, jax.custom_derivatives).
+TOP_LEVEL_NAMES = ("NamedSharding", "P", "Device", "debug_nans", "enable_checks", "enable_x64")
+
+
+@pytest.mark.parametrize("name", TOP_LEVEL_NAMES)
+def test_top_level_names_jax_programs_use(name):
+    assert hasattr(jax, name)
+    assert hasattr(mj, name)
+
+
+def test_sharding_and_device_names_are_the_sharding_modules():
+    assert mj.P is mj.sharding.PartitionSpec
+    assert mj.NamedSharding is mj.sharding.NamedSharding
+    assert all(isinstance(d, mj.Device) for d in mj.devices())
+    assert all(isinstance(d, jax.Device) for d in jax.devices())
+
+
+def test_typing_and_custom_derivatives_modules():
+    import jax.custom_derivatives
+    import jax.typing
+
+    import mj.custom_derivatives
+    import mj.typing
+
+    for name in ("ArrayLike", "DTypeLike"):
+        assert hasattr(jax.typing, name)
+        assert hasattr(mj.typing, name)
+    for name in ("custom_jvp", "custom_vjp", "custom_gradient", "closure_convert"):
+        assert getattr(mj.custom_derivatives, name) is getattr(mj, name)
+        assert hasattr(jax.custom_derivatives, name)
+
+
+def test_option_context_managers_and_jax_config_names():
+    with jax.debug_nans(True), mj.debug_nans(True):
+        with pytest.raises(FloatingPointError):
+            jax.jit(jnp.log)(-1.0)
+        with pytest.raises(FloatingPointError):
+            mj.jit(mnp.log)(-1.0)
+    assert not mj.config.debug_nans
+    assert not jax.config.jax_debug_nans
+    with mj.enable_checks(True):
+        assert mj.config.jax_enable_checks
+        assert mj.enable_checks.value
+    # JAX's older one-platform option, set before any computation in many scripts
+    mj.config.update("jax_platform_name", mj.default_backend())
+    assert mj.config.jax_platform_name == mj.default_backend()

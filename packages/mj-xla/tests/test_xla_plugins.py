@@ -121,3 +121,8 @@ def test_platforms_is_validated_and_fixed_once_the_backends_start():
     with pytest.raises(RuntimeError, match="platforms cannot be changed any more: the backends"):
         config.update("platforms", "cuda,cpu")
     assert config.platforms is None
+    # naming the default platform changes nothing that started (JAX scripts set
+    # jax_platform_name="cpu" this way), and the option can be set back
+    with config.override("jax_platform_name", _jaxlib.default_platform()):
+        assert config.platforms == _jaxlib.default_platform()
+    assert config.platforms is None

@@ -50,6 +50,7 @@ def _flag(name: str, default: str = "") -> bool:
 
 #: Options that may no longer change, with the reason (the backend read them when it started).
 _FROZEN: dict[str, str] = {}
+_FROZEN_OK: dict[str, tuple[Any, ...]] = {}
 
 
 class _Config:
@@ -73,24 +74,29 @@ class _Config:
         rank = os.environ.get("MJ_NUMPY_RANK_PROMOTION", "allow") or "allow"
         self.numpy_rank_promotion = _check_rank_promotion(rank)
 
-    def freeze(self, name: str, reason: str) -> None:
-        """Refuse later changes of option ``name``: the component that read it has started."""
+    def freeze(self, name: str, reason: str, accepted: tuple[Any, ...] = ()) -> None:
+        """Refuse later changes of option ``name``: the component that read it has started.
+        The ``accepted`` values change nothing that started (``platforms="cpu"`` when the
+        CPU backend is the default one) and may still be set."""
         _FROZEN[name] = reason
+        _FROZEN_OK[name] = accepted
 
     def __getattr__(self, name: str) -> Any:
         """JAX's spellings (``config.jax_enable_x64``) read the same options."""
-        if name.startswith(("jax_", "mj_")) and name[4:] in self.__slots__:
-            return getattr(self, name[4:])
+        if name.startswith(("jax_", "mj_")):
+            name = _ALIASES.get(name[4:], name[4:])
+            if name in self.__slots__:
+                return getattr(self, name)
         raise AttributeError(f"Unknown config option {name!r}; options: {self.__slots__}")
 
     def update(self, name: str, value: Any) -> None:
         """JAX-style ``config.update("debug_nans", True)`` (``jax_`` prefixes accepted)."""
-        name = name.removeprefix("jax_").removeprefix("mj_")
+        name = _canonical(name)
         if name not in self.__slots__:
             raise ValueError(f"Unknown config option {name!r}; options: {self.__slots__}")
         if name == "platforms":
             value = _check_platforms(value)
-        if name in _FROZEN and value != getattr(self, name):
+        if name in _FROZEN and value != getattr(self, name) and value not in _FROZEN_OK[name]:
             raise RuntimeError(f"{name} cannot be changed any more: {_FROZEN[name]}")
         if name == "num_cpu_devices" and (type(value) is not int or value < 1):
             raise ValueError(f"num_cpu_devices must be a positive int, got {value!r}")
@@ -106,7 +112,7 @@ class _Config:
 
     @contextmanager
     def override(self, name: str, value: Any) -> Iterator[None]:
-        name = name.removeprefix("jax_").removeprefix("mj_")
+        name = _canonical(name)
         old = getattr(self, name)
         self.update(name, value)
         try:
@@ -116,6 +122,16 @@ class _Config:
                 self.update(name, old)
             else:
                 setattr(self, name, old)
+
+
+#: JAX's names of mj's options: ``jax_enable_checks`` typechecks every jaxpr, and
+#: ``jax_platform_name`` (one platform) is the older spelling of ``jax_platforms``.
+_ALIASES = {"enable_checks": "check_jaxprs", "platform_name": "platforms"}
+
+
+def _canonical(name: str) -> str:
+    name = name.removeprefix("jax_").removeprefix("mj_")
+    return _ALIASES.get(name, name)
 
 
 def _check_rank_promotion(value: Any) -> str:

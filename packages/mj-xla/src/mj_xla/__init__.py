@@ -39,6 +39,7 @@ from mj_xla._make_array import (
 )
 from mj_xla._pmap import PmapFunction as PmapFunction
 from mj_xla._pmap import pmap as pmap
+from mj_xla._runtime import Device as Device
 from mj_xla._runtime import block_until_ready as block_until_ready
 from mj_xla._runtime import devices as devices
 from mj_xla._runtime import disable_jit as disable_jit

@@ -49,6 +49,7 @@ __all__ = [
     "PYTHON_CALLBACK_TARGET",
     "RESULT_HANDLER_SKIPS_CHECKS",
     "Buffer",
+    "Device",
     "LoadedExecutable",
     "Value",
     "assemble",
@@ -99,6 +100,7 @@ __all__ = [
 # The func dialect's stubs lag behind its runtime API (add_entry_block, CallOp(func_op, args)).
 func: Any = _func
 Buffer = Any  # jaxlib's ArrayImpl: a device buffer
+Device: Any = xc.Device  # the type of every device (``jax.Device``)
 LoadedExecutable = Any
 if TYPE_CHECKING:
     Value: TypeAlias = ir.Value[Any]  # an SSA value of the module being built
@@ -432,7 +434,9 @@ def _backend() -> tuple[Any, Any, Any, Any]:
                 clients = _start_backends(_requested_platforms())
                 count = config.num_cpu_devices
                 config.freeze("num_cpu_devices", f"the CPU backend started with {count}")
-                config.freeze("platforms", f"the backends started: {list(clients)}")
+                default = next(iter(clients))  # "cuda", whose client says "gpu"
+                same = (config.platforms, default, str(clients[default].platform))
+                config.freeze("platforms", f"the backends started: {list(clients)}", same)
                 _clients.update(clients)
                 client = next(iter(clients.values()))
                 _devices[:] = client.local_devices()

@@ -11,9 +11,12 @@ from mj_core import config
 from mj_core.tree_util import tree_map
 from mj_xla import _jaxlib
 
-__all__ = ["block_until_ready", "devices", "disable_jit"]
+__all__ = ["Device", "block_until_ready", "devices", "disable_jit"]
 
 T = TypeVar("T")
+
+Device = _jaxlib.Device
+"""The type of every device :func:`devices` returns (``jax.Device``: jaxlib's own)."""
 
 
 def devices(backend: str | None = None) -> list[Any]:

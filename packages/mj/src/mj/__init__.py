@@ -10,6 +10,7 @@ import every other layer; no layer may import it.
 """
 
 from mj import ad_checkpoint as ad_checkpoint
+from mj import custom_derivatives as custom_derivatives
 from mj import debug as debug
 from mj import distributed as distributed
 from mj import dtypes as dtypes
@@ -24,7 +25,10 @@ from mj import sharding as sharding
 from mj import test_util as test_util
 from mj import tree as tree
 from mj import tree_util as tree_util
+from mj import typing as typing
 from mj._array_methods import install_numpy_methods as _install_numpy_methods
+from mj._environment import debug_nans as debug_nans
+from mj._environment import enable_checks as enable_checks
 from mj._environment import enable_x64 as enable_x64
 from mj._environment import numpy_rank_promotion as numpy_rank_promotion
 from mj._environment import print_environment_info as print_environment_info
@@ -32,6 +36,8 @@ from mj._naming import named_call as named_call
 from mj._naming import named_scope as named_scope
 from mj._pure_callback import pure_callback as pure_callback
 from mj._typeof import typeof as typeof
+from mj.sharding import NamedSharding as NamedSharding
+from mj.sharding import P as P
 from mj_autodiff import closure_convert as closure_convert
 from mj_autodiff import custom_gradient as custom_gradient
 from mj_autodiff import custom_jvp as custom_jvp
@@ -59,6 +65,7 @@ from mj_ir import eval_jaxpr as eval_jaxpr
 from mj_ir import eval_shape as eval_shape
 from mj_ir import make_jaxpr as make_jaxpr
 from mj_xla import Array as Array
+from mj_xla import Device as Device
 from mj_xla import block_until_ready as block_until_ready
 from mj_xla import clear_caches as clear_caches
 from mj_xla import default_backend as default_backend

@@ -1,5 +1,6 @@
 """The environment: ``print_environment_info`` and the options that are also context
-managers, as in JAX: ``enable_x64`` and ``numpy_rank_promotion``.
+managers, as in JAX: ``enable_x64``, ``numpy_rank_promotion``, ``debug_nans`` and
+``enable_checks`` (mj's ``check_jaxprs``: every jaxpr a transformation builds is typechecked).
 
 ``with mj.enable_x64(True):`` computes with 64-bit types inside the block (``.value`` reads
 the option); ``with mj.numpy_rank_promotion("raise"):`` makes implicit rank promotion an error.
@@ -18,7 +19,13 @@ import numpy as np
 from mj_core import config
 from mj_xla import device_count, local_device_count, process_index
 
-__all__ = ["enable_x64", "numpy_rank_promotion", "print_environment_info"]
+__all__ = [
+    "debug_nans",
+    "enable_checks",
+    "enable_x64",
+    "numpy_rank_promotion",
+    "print_environment_info",
+]
 
 
 def _version(module: str) -> str:
@@ -73,3 +80,5 @@ class _Option:
 
 enable_x64 = _Option("enable_x64")
 numpy_rank_promotion = _Option("numpy_rank_promotion")
+debug_nans = _Option("debug_nans")
+enable_checks = _Option("check_jaxprs")
