@@ -104,11 +104,12 @@ def test_jvp_with_pytree_inputs_and_outputs():
 
     y, ydot = jvp(h, (3.0,), (1.0,))
     assert str(y) == (
-        "{'hi': Array(2.71775998, dtype=float64), 'there': [3.0, Array(0.28224002, dtype=float64)]}"
+        "{'hi': Array(2.71775998, dtype=float64, weak_type=True), "
+        "'there': [3.0, Array(0.28224002, dtype=float64, weak_type=True)]}"
     )
     assert str(ydot) == (
-        "{'hi': Array(2.97998499, dtype=float64), "
-        "'there': [1.0, Array(-1.97998499, dtype=float64)]}"
+        "{'hi': Array(2.97998499, dtype=float64, weak_type=True), "
+        "'there': [1.0, Array(-1.97998499, dtype=float64, weak_type=True)]}"
     )
 
 
@@ -319,7 +320,7 @@ def test_linearize_of_nested_jits():
 
 def test_vjp_of_sin():
     y, f_vjp = vjp(sin, 3.0)
-    assert str(f_vjp(1.0)) == "(Array(-0.9899925, dtype=float64),)"
+    assert str(f_vjp(1.0)) == "(Array(-0.9899925, dtype=float64, weak_type=True),)"
     assert y == math.sin(3.0)
 
 

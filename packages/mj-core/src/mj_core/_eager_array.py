@@ -23,18 +23,20 @@ from typing import Any
 
 import numpy as np
 
-from mj_core._avals import pytype_aval_mappings, register_array_type
+from mj_core._avals import ConcreteArray, pytype_aval_mappings, register_array_type
 from mj_core._lattice import SUPPORTED_DTYPES
 from mj_core.dtypes import _NARROW, check_array_data
 
 __all__ = [
     "EagerArray",
+    "WeakEagerArray",
     "borrowed_data",
     "eager_result",
     "eager_results",
     "owned_data",
     "unshared",
     "views_operand",
+    "weak_result",
 ]
 
 _view = np.ndarray.view
@@ -49,6 +51,7 @@ class EagerArray(np.ndarray):
     __slots__ = ()
     __array_wrap__ = None  # type: ignore[assignment]  # ufuncs: plain arrays, at full speed
     __array_priority__ = 0.0  # ndarray's own, as a plain attribute: no float made per operand
+    weak_type = False  # JAX's attribute: see WeakEagerArray
 
     def block_until_ready(self) -> EagerArray:
         """Eager NumPy data is always ready (JAX code calls this before timing)."""
@@ -116,6 +119,37 @@ class EagerArray(np.ndarray):
         )
 
 
+class WeakEagerArray(EagerArray):
+    """An eager value JAX marks weakly typed: computed from Python scalars only
+    (``mnp.sqrt(2.0)``, ``mnp.asarray(3.0)``, ``mnp.full(3, 2.0)``). Like a Python scalar it
+    takes the dtype of a strong operand it meets (``bf16_array * mnp.sqrt(2.0)`` is bfloat16),
+    eagerly as under ``jit``, where its tracer is weak too."""
+
+    __slots__ = ()
+    weak_type = True
+
+    def __repr__(self) -> str:
+        return f"{super().__repr__()[:-1]}, weak_type=True)"
+
+    def __getitem__(self, key: Any) -> Any:
+        """Indexing keeps the weak type, as in JAX (also where it is traced: ``jit``)."""
+        out = super().__getitem__(key)
+        if isinstance(out, EagerArray):
+            return weak_result(out)
+        from mj_core.numpy._promotion import convert, dtype_weak  # (imports this module)
+
+        return convert(out, dtype_weak(out)[0], True)
+
+
+def weak_result(out: Any) -> Any:
+    """:func:`eager_result` of ``out``, marked weakly typed."""
+    out = eager_result(out)
+    if isinstance(out, EagerArray) and type(out) is not WeakEagerArray:
+        out = _view(out, WeakEagerArray)
+        _setflags(out, False)
+    return out
+
+
 def views_operand(out: np.ndarray[Any, Any], operands: Sequence[Any] | None) -> bool:
     """Whether ``out``, a writable view, shows a caller's data: the memory of one of the
     ``operands`` (a reshape or slice of a NumPy argument), which a later write by the caller
@@ -166,6 +200,7 @@ def eager_results(outs: list[Any], operands: Sequence[Any] | None = None) -> lis
 
 
 register_array_type(EagerArray, pytype_aval_mappings[np.ndarray])
+register_array_type(WeakEagerArray, lambda x: ConcreteArray(x, weak_type=True))
 
 
 def borrowed_data(x: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:

@@ -31,12 +31,19 @@ from typing import Any, ClassVar, TypeVar
 
 import numpy as np
 
-from mj_core._avals import ShapedArray, get_aval
+from mj_core._avals import ShapedArray, get_aval, raise_to_shaped
 from mj_core._config import config
-from mj_core._eager_array import EagerArray, eager_result, eager_results, views_operand
+from mj_core._eager_array import (
+    EagerArray,
+    WeakEagerArray,
+    eager_result,
+    eager_results,
+    views_operand,
+    weak_result,
+)
 from mj_core._eager_dispatch import Redispatch
 from mj_core._eager_nans import check_nans
-from mj_core._primitive import Primitive, impl_rules
+from mj_core._primitive import Primitive, abstract_eval_rules, impl_rules
 from mj_core.errors import (
     ConcretizationError,
     MJError,
@@ -449,6 +456,21 @@ def eval_primitive(primitive: Primitive, args: Sequence[Any], params: dict[str, 
             outs = impl_rules[primitive](*args, **params)
     if config.debug_nans:
         check_nans(primitive, outs)
+    weak = False  # weak operands and no strong ones but bools (rare): JAX's weak outputs
+    for a in args:
+        t = type(a)
+        if t is EagerArray or t is _ndarray:  # the common case: a strong array
+            if a.dtype.kind != "b":  # (a bool one may select between weak values)
+                break
+        elif t in _WEAK_OPERANDS:
+            weak = True
+        elif t is not bool:
+            break
+    else:
+        if weak:
+            return _weak_outputs(primitive, args, params, outs)
+    if params and params.get("weak_type") is True:  # convert_element_type to a weak type
+        return _weak_outputs(primitive, args, params, outs)
     if len(outs) == 1:  # eager_results' common case, inlined
         out = outs[0]
         if type(out) is _ndarray and out.itemsize < 8:  # never a 64-bit type to narrow
@@ -459,6 +481,29 @@ def eval_primitive(primitive: Primitive, args: Sequence[Any], params: dict[str, 
             return [view]
         return [eager_result(out, args)]
     return eager_results(outs, args)
+
+
+#: The types of weakly typed eager operands: Python scalars (not bools) and weak arrays.
+_WEAK_OPERANDS = frozenset({int, float, complex, WeakEagerArray})
+
+
+def _weak_outputs(
+    primitive: Primitive, args: Sequence[Any], params: dict[str, Any], outs: Sequence[Any]
+) -> list[Any]:
+    """Eager outputs of ``primitive`` on operands that are all weakly typed (Python scalars,
+    :class:`WeakEagerArray`; bools aside): weak where its typing rule says so (``sqrt(2.0)``
+    is, ``sum(2.0)`` is not), as under ``jit``."""
+    rule = abstract_eval_rules.get(primitive)
+    if rule is None:
+        return eager_results(list(outs), args)
+    try:
+        avals = rule(*[raise_to_shaped(get_aval(a)) for a in args], **params)
+    except Exception:  # the impl rule accepted these: its typing rule has the last word
+        return eager_results(list(outs), args)
+    return [
+        weak_result(o) if av.weak_type else eager_result(o, args)
+        for o, av in zip(outs, avals, strict=True)
+    ]
 
 
 def bind(primitive: Primitive, *args: Any, **params: Any) -> list[Any]:
@@ -604,15 +649,15 @@ def binds(
                         except Exception:
                             pass  # bind1 below reports it (outside this handler: one traceback)
                         else:
-                            if type(out) is _ndarray:
+                            if type(out) is _ndarray and type(a) is _ndarray:
                                 dt: np.dtype[Any] = out.dtype
                                 # NumPy's float32 is JAX's (of float32, int16 and uint16), its
-                                # float16/float64 of other integers are not; a Python scalar
-                                # or list has no dtype: those take bind1 below
-                                if dt is _float32 and type(a) is _ndarray:
+                                # float16/float64 of other integers are not; Python scalars,
+                                # lists and weak arrays (a weak result) take bind1 below
+                                if dt is _float32:
                                     _setflags(out, False)  # read-only, as jax.Array's views
                                     return _view(out, EagerArray)  # (inherits the flag)
-                                if dt is getattr(a, "dtype", None):
+                                if dt is a.dtype:
                                     if dt.itemsize < 8:
                                         _setflags(out, False)
                                         return _view(out, EagerArray)
@@ -630,15 +675,16 @@ def binds(
                             b = x.base
                             if type(b) is _ndarray:
                                 a = b
-                        try:
-                            out = ufunc(a)
-                        except Exception:
-                            pass  # bind1 below reports it (outside this handler: one traceback)
-                        else:  # eval_primitive's view, inlined
-                            if type(out) is _ndarray and out.itemsize < 8:
-                                _setflags(out, False)
-                                return _view(out, EagerArray)
-                            return eager_result(out)
+                        if type(a) is _ndarray:  # Python scalars, weak arrays: bind1
+                            try:
+                                out = ufunc(a)
+                            except Exception:
+                                pass  # bind1 below reports it (outside this handler)
+                            else:  # eval_primitive's view, inlined
+                                if type(out) is _ndarray and out.itemsize < 8:
+                                    _setflags(out, False)
+                                    return _view(out, EagerArray)
+                                return eager_result(out)
                 return bind1(shortcut.primitive, x)
 
         elif nin == 2 and numpy is not None and shortcut.keeps_dtype:
@@ -658,6 +704,8 @@ def binds(
                                 a = b
                         elif type(x) is float or type(x) is int:
                             weak_x = True
+                        elif type(x) is WeakEagerArray:
+                            return numpy(x, y)  # its dtype yields to a strong operand's
                         c = y
                         if type(y) is EagerArray:
                             b = y.base
@@ -670,6 +718,8 @@ def binds(
                                     c = _float32_scalar(y)
                             elif not _fits(_float32, y):  # JAX's range check: the full path
                                 return numpy(x, y)
+                        elif type(y) is WeakEagerArray:
+                            return numpy(x, y)
                         if weak_x:
                             if type(c) is _ndarray and c.dtype is _float32:
                                 a = _float32_scalars.get(x)
@@ -701,11 +751,20 @@ def binds(
                     if ufunc is not None:
                         dx: Any = getattr(x, "dtype", None)
                         dy: Any = getattr(y, "dtype", None)
+                        if dx is not None:
+                            fast = dx is dy or (
+                                dy is None and dx.kind in fits.get(type(y), "") and _fits(dx, y)
+                            )
+                        else:  # a Python scalar x (two of them: bind1, for a weak result)
+                            fast = (
+                                dy is not None and dy.kind in fits.get(type(x), "") and _fits(dy, x)
+                            )
                         if (
-                            dx is dy
-                            or (dy is None and dx.kind in fits.get(type(y), "") and _fits(dx, y))
-                            or (dx is None and dy.kind in fits.get(type(x), "") and _fits(dy, x))
-                        ) and (not inexact or _float_operands(dx, dy)):
+                            fast
+                            and (not inexact or _float_operands(dx, dy))
+                            and type(x) is not WeakEagerArray
+                            and type(y) is not WeakEagerArray
+                        ):
                             a = x
                             if type(x) is EagerArray:
                                 b = x.base

@@ -17,7 +17,7 @@ import numpy as np
 
 from mj_core import lax
 from mj_core._avals import ConcreteArray, is_array
-from mj_core._eager_array import EagerArray, eager_result, owned_data
+from mj_core._eager_array import EagerArray, WeakEagerArray, eager_result, owned_data, weak_result
 from mj_core._eager_dispatch import like_placements
 from mj_core._shapes import int_tuple
 from mj_core._trace import Tracer
@@ -59,6 +59,7 @@ __all__ = [
 
 
 _HOST = (np.ndarray, np.generic, int, float, complex, bool)
+_WEAK_SCALARS = (int, float, complex)
 
 
 def eager_array_result(fun: F) -> F:
@@ -70,6 +71,8 @@ def eager_array_result(fun: F) -> F:
         out = fun(*args, **kwargs)
         if type(out) is tuple:
             return tuple(eager_result(o) for o in out)
+        if type(out) is WeakEagerArray:
+            return out
         return eager_result(out)
 
     return wrapper  # type: ignore[return-value]
@@ -93,12 +96,14 @@ def array(object: Any, dtype: Any = None, copy: bool | None = True, ndmin: int =
         out = stack([array(o) for o in object])
     elif isinstance(object, Tracer) or (is_array(object) and not isinstance(object, _HOST)):
         out = object  # a traced value or a higher layer's array (e.g. a device array)
+    elif type(object) is WeakEagerArray and dt is None:
+        out = object  # stays weak, as in JAX
     else:
         out = _host_data(object, dt, "array")
+        if dt is None and type(object) in _WEAK_SCALARS:
+            out = weak_result(out)  # weakly typed, as JAX's (a weak value stays weak too)
     if dt is not None:
         out = convert(out, dt)
-    elif dtype_weak(out)[1]:
-        out = convert(out, dtype_weak(out)[0])
     nd = len(shape_of(out))
     if nd < ndmin:
         out = lax.reshape(out, (1,) * (ndmin - nd) + shape_of(out))
@@ -170,12 +175,20 @@ def _shape_tuple(shape: int | Sequence[int]) -> tuple[int, ...]:
 
 @eager_array_result
 def full(shape: int | Sequence[int], fill_value: Array, dtype: Any = None) -> Array:
-    """An array of ``shape`` filled with ``fill_value`` (broadcast if it is an array)."""
+    """An array of ``shape`` filled with ``fill_value`` (broadcast if it is an array); weakly
+    typed if ``fill_value`` is and no ``dtype`` is given, as in JAX."""
     dt = as_dtype(dtype, "full")
     if dt is None:
-        dt = dtype_weak(fill_value)[0]
+        dt, weak = dtype_weak(fill_value)
+        return _full(shape, fill_value, dt, weak)
+    return _full(shape, fill_value, dt, False)
+
+
+def _full(shape: int | Sequence[int], fill_value: Array, dt: np.dtype[Any], weak: bool) -> Array:
     shape_t = _shape_tuple(shape)
-    value = convert(fill_value, dt)
+    value = convert(fill_value, dt, weak)
+    if type(value) in _WEAK_SCALARS:  # a weak Python scalar: an array, still weak
+        value = array(value)
     vshape = shape_of(value)
     return lax.broadcast_in_dim(
         value, shape_t, tuple(range(len(shape_t) - len(vshape), len(shape_t)))
@@ -199,11 +212,11 @@ empty = zeros
 def full_like(
     a: Array, fill_value: Array, dtype: Any = None, shape: int | Sequence[int] | None = None
 ) -> Array:
-    out = full(
-        shape_of(a) if shape is None else shape,
-        fill_value,
-        dtype_weak(a)[0] if dtype is None else dtype,
-    )
+    dt, weak = dtype_weak(a)  # weakly typed like ``a`` unless a dtype is given, as in JAX
+    given = as_dtype(dtype, "full_like")
+    if given is not None:
+        dt, weak = given, False
+    out = _full(shape_of(a) if shape is None else shape, fill_value, dt, weak)
     place = like_placements.get(type(a)) if shape is None else None
     if place is not None and not isinstance(out, Tracer):  # laid out as ``a`` (JAX's rule)
         return place(out, a)

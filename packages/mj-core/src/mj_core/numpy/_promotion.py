@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from mj_core._avals import get_aval
-from mj_core._eager_array import EagerArray
+from mj_core._eager_array import EagerArray, WeakEagerArray
 from mj_core._shapes import shape_of as shape_of
 from mj_core._trace import Tracer, bind1
 from mj_core._typing import Array
@@ -42,6 +42,8 @@ def dtype_weak(x: Array) -> tuple[DType, bool]:
     t = type(x)
     if t is EagerArray:
         return x.dtype, False
+    if t is WeakEagerArray:
+        return x.dtype, True
     if t is np.ndarray:
         dt = x.dtype
         return _NARROW.get(dt, dt), False

@@ -122,8 +122,8 @@ def _reduction(
     """``reduce`` over ``axis`` of ``a`` (as ``dtype``), the elements ``where`` leaves out
     replaced by the identity, and ``initial`` joined to the result by ``combine``."""
     check_arraylike(name, [a])
-    if dtype is not None:
-        a = convert(a, dtype, dtype_weak(a)[1])
+    # strong, as JAX reduces: sum(2.0) is not weakly typed
+    a = convert(a, dtype_weak(a)[0] if dtype is None else dtype)
     if where is not None:
         a = _where(where, a, _identity(name, dtype_weak(a)[0]))
     axes = _reduced_axes(name, a, axis)

@@ -104,7 +104,7 @@ def _is_weak(x: Array) -> bool:
     aval = getattr(x, "aval", None)
     if aval is not None:
         return bool(aval.weak_type)
-    return type(x) in (int, float, complex)
+    return type(x) in (int, float, complex) or getattr(x, "weak_type", False) is True
 
 
 def bitcast_convert_type(operand: Array, new_dtype: Any) -> Array:
