@@ -27,6 +27,7 @@ from mj_autodiff._jvp import (
     JVPTracer,
     _check_tangent,
     _unpack_outputs,
+    flatten_fun_aux,
     jvp_flat,
     jvp_rules,
 )
@@ -53,7 +54,7 @@ from mj_core import (
     new_main,
 )
 from mj_core.extend import owned_data
-from mj_core.tree_util import flatten_fun, tree_flatten, tree_unflatten
+from mj_core.tree_util import tree_flatten, tree_unflatten
 from mj_ir import Jaxpr, Var, dce_jaxpr, eval_jaxpr, typecheck_jaxpr
 from mj_ir.extend import JaxprBuilder, JaxprTrace, JaxprTracer, gc_paused
 
@@ -279,14 +280,15 @@ def _linearize_by_partial_eval(
     return primals_out, LinearFunction(jaxpr, consts, in_avals, in_nonzero, out_avals, out_nonzero)
 
 
-def linearize(fun: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[..., Any]]:
+def linearize(fun: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple[Any, ...]:
     """``(fun(*primals), f_jvp)`` where ``f_jvp(*tangents)`` is the JVP at ``primals``,
-    evaluated from a staged linear jaxpr without redoing the primal computation.
+    evaluated from a staged linear jaxpr without redoing the primal computation. With
+    ``has_aux=True``, ``fun`` returns ``(out, aux)`` and the result is ``(out, f_jvp, aux)``.
 
     ``linearize(f, x)[1](v)`` equals ``jvp(f, (x,), (v,))[1]``.
     """
     primals_flat, in_tree = tree_flatten(primals)
-    flat_fun, out_tree = flatten_fun(fun, in_tree)
+    flat_fun, out_tree, aux_store = flatten_fun_aux(fun, in_tree, has_aux)
     # f_jvp outlives the call: it must not see later writes to the caller's arrays
     primals_flat = [owned_data(p) if type(p) is np.ndarray else p for p in primals_flat]
     primals_out, lin = linearize_flat(flat_fun, primals_flat)
@@ -307,4 +309,7 @@ def linearize(fun: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[...
         outs = [instantiate_zeros(t) for t in lin(*checked)]
         return tree_unflatten(out_treedef, outs)
 
-    return tree_unflatten(out_treedef, primals_out), f_jvp
+    out = tree_unflatten(out_treedef, primals_out)
+    if has_aux:
+        return out, f_jvp, aux_store()
+    return out, f_jvp

@@ -136,8 +136,12 @@ def _argnums_tuple(argnums: int | Sequence[int], nargs: int, api: str) -> tuple[
     return tuple(out)
 
 
-def _check_inexact_input(api: str, x: Any, holomorphic: bool = False) -> None:
+def _check_inexact_input(
+    api: str, x: Any, holomorphic: bool = False, allow_int: bool = False
+) -> None:
     _, dtype = shape_dtype(x)
+    if allow_int and dtype.kind in "biu":  # its gradient is a float0 zero, as in JAX
+        return
     if holomorphic and dtype.kind != "c":
         raise TypeError(
             f"{api} with holomorphic=True requires inputs with complex dtype, but got "
@@ -146,8 +150,8 @@ def _check_inexact_input(api: str, x: Any, holomorphic: bool = False) -> None:
     if not is_inexact(dtype):
         raise TypeError(
             f"{api} requires real- or complex-valued inputs (input dtype that is a sub-dtype "
-            f"of np.inexact), but got {dtype.name}. If you want to differentiate with respect "
-            "to an integer or boolean value, use vjp, which gives it a float0 cotangent."
+            f"of np.inexact), but got {dtype.name}. If you want to use integer or boolean "
+            "inputs, use vjp or set allow_int to True (their gradient is a float0 zero)."
         )
 
 
@@ -187,12 +191,18 @@ def value_and_grad(
     argnums: int | Sequence[int] = 0,
     has_aux: bool = False,
     holomorphic: bool = False,
+    allow_int: bool = False,
+    reduce_axes: Sequence[Any] = (),
 ) -> Callable[P, tuple[Any, Any]]:
     """A function returning ``(fun(*args), gradient)``; with ``has_aux``,
     ``((out, aux), gradient)``. The gradient is w.r.t. the argument ``argnums`` (an int) or a
     tuple of gradients (a tuple of ints). ``fun`` must return a real scalar (a complex one with
-    ``holomorphic=True``, for complex inputs)."""
-    return _make_grad(fun, argnums, has_aux, "value_and_grad", holomorphic, with_value=True)
+    ``holomorphic=True``, for complex inputs); integer and bool inputs need ``allow_int=True``
+    and get float0 zeros."""
+    _check_reduce_axes("value_and_grad", reduce_axes)
+    return _make_grad(
+        fun, argnums, has_aux, "value_and_grad", holomorphic, allow_int, with_value=True
+    )
 
 
 def grad(
@@ -200,15 +210,25 @@ def grad(
     argnums: int | Sequence[int] = 0,
     has_aux: bool = False,
     holomorphic: bool = False,
+    allow_int: bool = False,
+    reduce_axes: Sequence[Any] = (),
 ) -> Callable[P, Any]:
     """The gradient of scalar-valued ``fun`` w.r.t. argument ``argnums`` (a tuple of
-    gradients for a tuple of argnums); with ``has_aux``, ``(gradient, aux)``.
+    gradients for a tuple of argnums); with ``has_aux``, ``(gradient, aux)``. Integer and bool
+    arguments need ``allow_int=True`` and get float0 zeros, as in JAX.
 
     Example::
 
         >>> grad(lambda x: x * x)(3.0)   # 6.0
     """
-    return _make_grad(fun, argnums, has_aux, "grad", holomorphic, with_value=False)
+    _check_reduce_axes("grad", reduce_axes)
+    return _make_grad(fun, argnums, has_aux, "grad", holomorphic, allow_int, with_value=False)
+
+
+def _check_reduce_axes(api: str, reduce_axes: Sequence[Any]) -> None:
+    """JAX keeps ``reduce_axes`` in the signature but refuses any axis (deprecated)."""
+    if reduce_axes:
+        raise NotImplementedError(f"reduce_axes argument to {api} is deprecated")
 
 
 def _make_grad(
@@ -217,6 +237,7 @@ def _make_grad(
     has_aux: bool,
     api: str,
     holomorphic: bool,
+    allow_int: bool,
     *,
     with_value: bool,
 ) -> Callable[..., Any]:
@@ -226,7 +247,7 @@ def _make_grad(
         diff_args = tuple(args[i] for i in nums)
         leaves, in_tree = tree_flatten(diff_args)
         for leaf in leaves:
-            _check_inexact_input(api, leaf, holomorphic)
+            _check_inexact_input(api, leaf, holomorphic, allow_int)
         # the tape is gone when this returns: NumPy inputs are read through read-only views
         # (no copies), and only results still sharing their memory are copied at the end
         borrowed = [x for x in leaves if type(x) is np.ndarray and x.flags.writeable]
