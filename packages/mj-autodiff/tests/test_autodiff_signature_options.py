@@ -1,12 +1,15 @@
-"""JAX's keyword options of grad/value_and_grad/linearize: ``allow_int`` (integer and bool
-arguments get float0 zero gradients), ``reduce_axes`` (kept in the signature, refused when
-given, as JAX does), ``linearize(..., has_aux=True)``."""
+"""JAX's keyword options of grad/value_and_grad/vjp/linearize and the custom derivatives:
+``allow_int`` (integer and bool arguments get float0 zero gradients), ``reduce_axes`` (kept in
+the signature, refused when given, as JAX does), ``linearize(..., has_aux=True)``,
+``nondiff_argnames``."""
+
+from functools import partial
 
 import numpy as np
 import pytest
 
 import mj_core.numpy as mnp
-from mj_autodiff import float0, grad, jvp, linearize, value_and_grad
+from mj_autodiff import custom_jvp, custom_vjp, float0, grad, jvp, linearize, value_and_grad, vjp
 
 
 def test_allow_int_gives_float0_zeros_for_integer_and_bool_arguments():
@@ -43,3 +46,31 @@ def test_linearize_with_aux():
     np.testing.assert_allclose(aux["twice"], 1.0)
     with pytest.raises(TypeError, match="pair"):
         linearize(lambda x: x, 1.0, has_aux=True)
+
+
+def test_vjp_reduce_axes_refused():
+    with pytest.raises(NotImplementedError, match="reduce_axes"):
+        vjp(lambda x: x, 1.0, reduce_axes=("i",))
+
+
+def test_nondiff_argnames_name_nondifferentiable_arguments():
+    @partial(custom_jvp, nondiff_argnames=("n",))
+    def power(x, n):
+        return x**n
+
+    @power.defjvp
+    def power_jvp(n, primals, tangents):
+        (x,), (t,) = primals, tangents
+        return power(x, n), n * x ** (n - 1) * t
+
+    np.testing.assert_allclose(grad(power)(2.0, n=3), 12.0)
+    np.testing.assert_allclose(grad(lambda x: power(x, 3))(2.0), 12.0)
+
+    @partial(custom_vjp, nondiff_argnames=("scale",))
+    def scaled(x, scale):
+        return x * scale
+
+    scaled.defvjp(lambda x, scale: (scaled(x, scale), None), lambda scale, _, g: (10 * g,))
+    np.testing.assert_allclose(grad(scaled)(2.0, scale=3.0), 10.0)
+    with pytest.raises(ValueError, match="nondiff_argnames"):
+        custom_jvp(lambda x: x, nondiff_argnames=("y",))

@@ -556,3 +556,9 @@ def test_every_rule_is_registered(prim):
     assert prim in transpose_rules
     if prim is checkpoint_p:
         assert prim in partial_eval_rules
+
+
+def test_concrete_option_is_refused_as_in_jax():
+    # removed from JAX in v0.10.0: static_argnums replaces it
+    with pytest.raises(NotImplementedError, match="static_argnums"):
+        checkpoint(lambda x: x, concrete=True)

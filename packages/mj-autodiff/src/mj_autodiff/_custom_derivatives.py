@@ -188,6 +188,26 @@ class Thunk:
         return self.name
 
 
+def _nondiff_positions(
+    fun: Callable[..., Any], nums: Sequence[int], names: str | Sequence[str]
+) -> tuple[int, ...]:
+    """``nondiff_argnums`` with the positions of ``nondiff_argnames`` added (keyword
+    arguments are bound to positions before the call, so a name is its position)."""
+    out = {int(i) for i in nums}
+    names = (names,) if isinstance(names, str) else tuple(names)
+    if names:
+        params = list(inspect.signature(fun).parameters)
+        for name in names:
+            if name not in params:
+                raise ValueError(
+                    f"nondiff_argnames names {name!r}, which "
+                    f"{getattr(fun, '__name__', 'the function')} does not take (its "
+                    f"parameters: {params})"
+                )
+            out.add(params.index(name))
+    return tuple(sorted(out))
+
+
 class custom_jvp:  # noqa: N801 - JAX's name
     """A function with a custom JVP rule (``jax.custom_jvp``).
 
@@ -204,10 +224,15 @@ class custom_jvp:  # noqa: N801 - JAX's name
             return log1pexp(x), (1. - 1. / (1. + mnp.exp(x))) * x_dot
     """
 
-    def __init__(self, fun: Callable[..., Any], nondiff_argnums: Sequence[int] = ()) -> None:
+    def __init__(
+        self,
+        fun: Callable[..., Any],
+        nondiff_argnums: Sequence[int] = (),
+        nondiff_argnames: Sequence[str] = (),
+    ) -> None:
         functools.update_wrapper(self, fun)
         self.fun = fun
-        self.nondiff_argnums = tuple(sorted(int(i) for i in nondiff_argnums))
+        self.nondiff_argnums = _nondiff_positions(fun, nondiff_argnums, nondiff_argnames)
         self.jvp: Callable[..., Any] | None = None
 
     def defjvp(self, jvp: Callable[..., Any]) -> Callable[..., Any]:
@@ -373,10 +398,15 @@ class custom_vjp:  # noqa: N801 - JAX's name
     residuals)`` and ``bwd(*nondiff_args, residuals, out_cotangent) -> tuple of argument
     cotangents`` (one per differentiable argument; ``None`` means zero)."""
 
-    def __init__(self, fun: Callable[..., Any], nondiff_argnums: Sequence[int] = ()) -> None:
+    def __init__(
+        self,
+        fun: Callable[..., Any],
+        nondiff_argnums: Sequence[int] = (),
+        nondiff_argnames: Sequence[str] = (),
+    ) -> None:
         functools.update_wrapper(self, fun)
         self.fun = fun
-        self.nondiff_argnums = tuple(sorted(int(i) for i in nondiff_argnums))
+        self.nondiff_argnums = _nondiff_positions(fun, nondiff_argnums, nondiff_argnames)
         self.fwd: Callable[..., Any] | None = None
         self.bwd: Callable[..., Any] | None = None
 

@@ -82,11 +82,15 @@ def _check_cotangent(index: int, primal: Any, ct: Any) -> Any:
     return ct
 
 
-def vjp(fun: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple[Any, ...]:
+def vjp(
+    fun: Callable[..., Any], *primals: Any, has_aux: bool = False, reduce_axes: Sequence[Any] = ()
+) -> tuple[Any, ...]:
     """``(fun(*primals), f_vjp)`` where ``f_vjp(ct)`` pulls an output cotangent back to a
     tuple of cotangents, one per primal argument. With ``has_aux=True``, ``fun`` returns
-    ``(out, aux)`` and the result is ``(out, f_vjp, aux)``.
+    ``(out, aux)`` and the result is ``(out, f_vjp, aux)``. (``reduce_axes`` is refused when
+    given, as JAX does.)
     """
+    _check_reduce_axes("vjp", reduce_axes)
     primals_flat, in_tree = tree_flatten(primals)
     flat_fun, out_store, aux_store = flatten_fun_aux(fun, in_tree, has_aux)
     # the pullback outlives the call: it must not see later writes to the caller's arrays

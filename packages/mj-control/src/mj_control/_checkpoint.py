@@ -72,6 +72,7 @@ def checkpoint(
     policy: Policy | None = None,
     static_argnums: int | tuple[int, ...] = (),
     static_argnames: str | Iterable[str] = (),
+    concrete: bool | None = None,
 ) -> F:
     """``fun``, made to recompute its intermediates in the backward pass instead of saving
     them (JAX's ``jax.checkpoint``).
@@ -84,6 +85,7 @@ def checkpoint(
         saved, e.g. ``checkpoint_policies.dots_saveable``; None saves only the inputs.
       static_argnums: positional arguments passed to ``fun`` as Python values, not traced.
       static_argnames: keyword arguments passed to ``fun`` as Python values, not traced.
+      concrete: removed from JAX (v0.10.0); refused when given.
 
     Example::
 
@@ -91,6 +93,11 @@ def checkpoint(
         >>> grad(g)(1.0)  # the backward pass recomputes sin(x)
     """
     check_callable("checkpoint", "fun", fun)
+    if concrete is not None:
+        raise NotImplementedError(
+            "The `concrete` option to checkpoint was removed (as in JAX v0.10.0); in its place "
+            "please use `static_argnums`."
+        )
     statics = _static_argnums(static_argnums)
     static_names = _static_argnames(static_argnames)
     cse = _prevent_cse(prevent_cse)

@@ -60,11 +60,15 @@ class Executable:
         name: str = "main",
         donated: Sequence[bool] = (),
         device: Any = None,
+        keep_unused: bool = False,
     ) -> None:
         """``device``: the device committed inputs put the computation on (its outputs are
-        committed to it); None for the default device (outputs uncommitted)."""
+        committed to it); None for the default device (outputs uncommitted). Arguments
+        nothing reads are dropped unless ``keep_unused``."""
         self._host_callbacks: list[Any] = []  # alive as long as the executable
-        lowered, self._kept = drop_unused_arguments(jaxpr, len(known))
+        lowered, self._kept = (
+            (jaxpr, None) if keep_unused else drop_unused_arguments(jaxpr, len(known))
+        )
         module, params = build_module(
             lowered,
             inline_values(known),
@@ -159,6 +163,7 @@ def compile_jaxpr(
     donated: Sequence[bool] = (),
     device: Any = None,
     keep_spec: bool = False,
+    keep_unused: bool = False,
 ) -> Executable | SpmdExecutable | ReplicatedJit:
     """Lower and compile ``jaxpr``; ``known`` are the values of its leading binders. With a
     sharding involved (given for an argument or output, or inside the jaxpr), the program is
@@ -168,14 +173,15 @@ def compile_jaxpr(
     compiled as one replica per device (its arguments, however laid out, are gathered),
     unless an output sharding or a sharding inside asks for SPMD. ``keep_spec``: the first
     named argument sharding is a sharded array's own, so outputs XLA lays out the same way
-    take its spelling (as JAX's)."""
+    take its spelling (as JAX's). ``keep_unused``: arguments nothing reads stay parameters
+    of the single-device program (JAX's ``jit(keep_unused=True)``)."""
     replicas = replicas_of(jaxpr)
     explicit = any(s is not None for s in out_shardings)
     if replicas > 1 and not explicit and spmd_placement(jaxpr, []) is None:
         return ReplicatedJit(jaxpr, known, replicas)
     placement = spmd_placement(jaxpr, [*in_shardings, *out_shardings])
     if placement is None:
-        return Executable(jaxpr, known, name, donated, device)
+        return Executable(jaxpr, known, name, donated, device, keep_unused)
     devices, mesh = placement
     n_args = len(jaxpr.in_binders) - len(known)
     ins = list(in_shardings) or [None] * n_args

@@ -20,6 +20,7 @@ import contextlib
 import functools
 import inspect
 import operator
+import warnings
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Sequence
@@ -30,11 +31,11 @@ import numpy as np
 from mj_core import ShapedArray, Tracer, bind, config, get_aval, is_array, is_eager, raise_to_shaped
 from mj_core.errors import UnhashableStaticArgumentError, user_location
 from mj_core.extend import axis_env_signature, on_x64_change
-from mj_core.tree_util import PyTreeDef, tree_flatten, tree_unflatten
+from mj_core.tree_util import PyTreeDef, tree_flatten, tree_map, tree_unflatten
 from mj_ir import ClosedJaxpr, ShapeDtypeStruct
 from mj_ir.extend import trace_to_jaxpr
 from mj_xla import _jaxlib
-from mj_xla._array import Array, CommittedArray
+from mj_xla._array import Array, CommittedArray, device_put
 from mj_xla._executable import Executable, compile_jaxpr, drop_unused_arguments, inline_values
 from mj_xla._lowering import build_module
 from mj_xla._pmap_executable import ReplicatedJit
@@ -63,6 +64,7 @@ class _Entry:
         "executable",
         "in_shardings",
         "keep_spec",
+        "keep_unused",
         "name",
         "out_shardings",
         "out_tree",
@@ -92,6 +94,7 @@ class _Entry:
         self.in_shardings = tuple(in_shardings)
         self.out_shardings = tuple(out_shardings)
         self.donated = tuple(donated)
+        self.keep_unused = False  # jit(keep_unused=True): every argument a parameter
 
     def compile(self) -> Executable | SpmdExecutable | ReplicatedJit:
         if self.executable is None:
@@ -104,6 +107,7 @@ class _Entry:
                 self.donated,
                 self.device,
                 self.keep_spec,
+                self.keep_unused,
             )
         return self.executable
 
@@ -211,10 +215,13 @@ class JitFunction(Generic[P, R]):
         "__dict__",
         "__weakref__",
         "_cache",
+        "_device",
         "_donate_argnames",
         "_donate_argnums",
         "_fun",
         "_in_shardings",
+        "_inline",
+        "_keep_unused",
         "_name",
         "_out_shardings",
         "_static_argnames",
@@ -231,16 +238,28 @@ class JitFunction(Generic[P, R]):
         out_shardings: Any = None,
         donate_argnums: Sequence[int] = (),
         donate_argnames: Sequence[str] = (),
+        keep_unused: bool = False,
+        device: Any = None,
+        inline: bool = False,
     ) -> None:
         self._fun = fun
         self._donate_argnums = frozenset(donate_argnums)
         self._donate_argnames = frozenset(donate_argnames)
+        self._keep_unused = bool(keep_unused)
+        self._device = device
+        self._inline = bool(inline)
         # Every jit of one function shares its cache; options changing what is compiled
-        # (donation, output layouts) are part of the key.
+        # (donation, output layouts, unused arguments kept) are part of the key.
         self._variant: Hashable = None
-        if donate_argnums or donate_argnames or out_shardings is not None:
+        if donate_argnums or donate_argnames or out_shardings is not None or keep_unused:
             outs, outs_tree = tree_flatten(out_shardings, is_leaf=_is_sharding_leaf)
-            self._variant = (self._donate_argnums, self._donate_argnames, tuple(outs), outs_tree)
+            self._variant = (
+                self._donate_argnums,
+                self._donate_argnames,
+                tuple(outs),
+                outs_tree,
+                self._keep_unused,
+            )
         self._in_shardings = in_shardings
         self._out_shardings = out_shardings
         self._name = getattr(fun, "__name__", type(fun).__name__)
@@ -252,7 +271,9 @@ class JitFunction(Generic[P, R]):
     def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R:
         if config.disable_jit:
             return self._fun(*args, **kwargs)
-        if not kwargs and not self._static_argnums and is_eager():
+        if self._device is not None:  # jit(device=...): its arguments committed there
+            args, kwargs = self._placed(args, kwargs)
+        elif not kwargs and not self._static_argnums and is_eager():
             # Fast path: positional device arrays, nothing active -> key = their avals.
             arrays: tuple[Any, ...] = args
             key = []
@@ -276,8 +297,28 @@ class JitFunction(Generic[P, R]):
                 outs = self._run_committed(arrays)
                 if outs is not None:
                     return outs[0]  # type: ignore[no-any-return]
+        if self._inline and not is_eager():  # traced inside another function: its equations
+            return self._fun(*args, **kwargs)
         entry, flat_args = self._entry_for(args, kwargs)
         return entry.output(self._run(entry, flat_args))  # type: ignore[no-any-return]
+
+    def _placed(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, Any]:
+        """The dynamic array arguments put on ``jit(device=...)``'s device (committed)."""
+        static = set(self._static_argnums)
+        nargs = len(args)
+
+        def put(x: Any) -> Any:
+            if isinstance(x, Tracer) or not is_array(x) or type(x) in (bool, int, float, complex):
+                return x
+            return device_put(x, self._device)
+
+        placed = tuple(
+            a if i in static or i - nargs in static else tree_map(put, a)
+            for i, a in enumerate(args)
+        )
+        return placed, {
+            k: v if k in self._static_argnames else tree_map(put, v) for k, v in kwargs.items()
+        }
 
     def _run_committed(self, arrays: tuple[Any, ...]) -> Any:
         """The fast path for arrays all committed to one device (the key the slow path gives
@@ -380,6 +421,7 @@ class JitFunction(Generic[P, R]):
         entry = self._trace(args, statics, in_tree, avals, shardings)
         entry.device = device
         entry.keep_spec = keep_spec
+        entry.keep_unused = self._keep_unused
         if self._donate_argnums or self._donate_argnames:
             entry.donated = self._donated_leaves(len(args), statics, in_tree)
         if not any(isinstance(c, Tracer) for c in entry.consts):
@@ -574,6 +616,13 @@ class Traced:
         return Lowered(self._entry, platforms[0])
 
 
+def _lowered_jaxpr(entry: _Entry) -> Any:
+    """The jaxpr ``entry`` compiles: without its unused arguments unless ``keep_unused``."""
+    if entry.keep_unused:
+        return entry.closed.jaxpr
+    return drop_unused_arguments(entry.closed.jaxpr, len(entry.consts))[0]
+
+
 class Lowered:
     """A traced and lowered call: ``as_text()`` is the StableHLO module, ``compile()`` the
     executable."""
@@ -588,14 +637,14 @@ class Lowered:
         """The StableHLO module (MLIR text)."""
         entry = self._entry
         if self._platform is not None:  # for another platform: text only, never compiled
-            jaxpr, _ = drop_unused_arguments(entry.closed.jaxpr, len(entry.consts))
+            jaxpr = _lowered_jaxpr(entry)
             module, _ = build_module(jaxpr, inline_values(entry.consts), platform=self._platform)
             return str(module)
         if entry.in_shardings or entry.out_shardings or any(entry.donated):  # as compiled
             entry.compile()
         if entry.executable is not None:
             return entry.executable.as_text()
-        jaxpr, _ = drop_unused_arguments(entry.closed.jaxpr, len(entry.consts))
+        jaxpr = _lowered_jaxpr(entry)
         platform = _jaxlib.lowering_platform(entry.device)
         module, _ = build_module(jaxpr, inline_values(entry.consts), platform=platform)
         return str(module)
@@ -652,6 +701,11 @@ def jit(
     donate_argnames: str | Sequence[str] = (),
     in_shardings: Any = None,
     out_shardings: Any = None,
+    keep_unused: bool = False,
+    device: Any = None,
+    backend: str | None = None,
+    inline: bool = False,
+    compiler_options: dict[str, Any] | None = None,
 ) -> JitFunction[P, R]: ...
 
 
@@ -665,6 +719,11 @@ def jit(
     donate_argnames: str | Sequence[str] = (),
     in_shardings: Any = None,
     out_shardings: Any = None,
+    keep_unused: bool = False,
+    device: Any = None,
+    backend: str | None = None,
+    inline: bool = False,
+    compiler_options: dict[str, Any] | None = None,
 ) -> JitDecorator: ...
 
 
@@ -677,6 +736,11 @@ def jit(
     donate_argnames: str | Sequence[str] = (),
     in_shardings: Any = None,
     out_shardings: Any = None,
+    keep_unused: bool = False,
+    device: Any = None,
+    backend: str | None = None,
+    inline: bool = False,
+    compiler_options: dict[str, Any] | None = None,
 ) -> JitFunction[P, R] | JitDecorator:
     """Compile ``fun`` with XLA: traced once per argument signature (shapes, dtypes, weak
     types, pytree structure, static argument values), then run as one executable.
@@ -699,6 +763,15 @@ def jit(
             partitioner splits the program over the sharding's devices; ``None`` leaves an
             argument's layout as it is (replicated for host data).
         out_shardings: the same for the outputs (``None``: XLA chooses).
+        keep_unused: keep arguments the function does not read as parameters of the
+            compiled program (by default they are dropped, as in JAX).
+        device, backend: compile for this device (or the first of this backend's) and
+            commit the array arguments there; deprecated in JAX (with its warning), which
+            advises ``device_put`` on the arguments instead.
+        inline: traced inside another function (``jit``, ``make_jaxpr``, ``grad`` ...), its
+            equations go inline rather than into a nested call.
+        compiler_options: XLA options by name; none is supported yet (only ``None`` or an
+            empty dict is accepted).
 
     Example::
 
@@ -715,6 +788,11 @@ def jit(
             donate_argnames=donate_argnames,
             in_shardings=in_shardings,
             out_shardings=out_shardings,
+            keep_unused=keep_unused,
+            device=device,
+            backend=backend,
+            inline=inline,
+            compiler_options=compiler_options,
         )
     if not callable(fun):
         raise TypeError(f"jit: expected a callable value, got {fun!r}{_where()}")
@@ -724,7 +802,32 @@ def jit(
     donate_nums, donate_names = _donation_by_both(
         fun, _static_argnums_tuple(fun, donate_argnums, "donate_argnums"), donate_argnames
     )
-    return JitFunction(fun, nums, names, in_shardings, out_shardings, donate_nums, donate_names)
+    if compiler_options:
+        raise NotImplementedError(
+            f"jit: compiler_options are not supported (got {sorted(compiler_options)}){_where()}"
+        )
+    if device is not None or backend is not None:
+        warnings.warn(
+            "backend and device argument on jit is deprecated. You can use "
+            '`mj.device_put(..., mj.local_devices(backend="cpu")[0])` on the inputs to the '
+            "jitted function to get the same behavior.",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        if device is None:
+            device = _jaxlib.local_devices(backend)[0]
+    return JitFunction(
+        fun,
+        nums,
+        names,
+        in_shardings,
+        out_shardings,
+        donate_nums,
+        donate_names,
+        keep_unused,
+        device,
+        inline,
+    )
 
 
 def _donation_by_both(
