@@ -49,3 +49,43 @@ def test_linearize_has_aux_matches_jax(x64):
     _same_tree(out_m, out_j)
     _same_tree(aux_m, aux_j)
     _same_tree(lin_m(np.ones(3)), lin_j(np.ones(3)))
+
+
+A = np.array([[1.0, np.nan, 3.0], [np.nan, np.nan, 2.0]])
+MASK = np.array([[True, True, False], [True, True, True]])
+NUMPY_CASES = {
+    "repeat total": lambda np_: np_.repeat(
+        np_.arange(3), np_.array([1, 0, 2]), total_repeat_length=5
+    ),
+    "repeat short": lambda np_: np_.repeat(
+        np_.arange(3), np_.array([1, 0, 2]), total_repeat_length=2
+    ),
+    "repeat scalar": lambda np_: np_.repeat(np_.arange(3), 2, total_repeat_length=8),
+    "repeat axis": lambda np_: np_.repeat(
+        np_.arange(6).reshape(2, 3), np_.array([1, 2]), axis=0, total_repeat_length=3
+    ),
+    "nansum where initial": lambda np_: np_.nansum(A, axis=1, where=MASK, initial=10.0),
+    "nanprod where": lambda np_: np_.nanprod(A, axis=0, where=MASK),
+    "nanmax where initial": lambda np_: np_.nanmax(A, axis=1, where=MASK, initial=-5.0),
+    "nanmin initial": lambda np_: np_.nanmin(A, axis=1, initial=0.0),
+    "nanmean where": lambda np_: np_.nanmean(A, axis=1, where=MASK),
+    "stack dtype": lambda np_: np_.stack([1, 2], dtype=np.float32),
+    "hstack dtype": lambda np_: np_.hstack([np.ones(2), np.zeros(1)], dtype=np.int32),
+    "vstack dtype": lambda np_: np_.vstack([np.ones(2)], dtype=np.float16),
+    "dstack dtype": lambda np_: np_.dstack([np.ones(2)], dtype=np.int32),
+}
+
+
+@pytest.mark.parametrize("name", sorted(NUMPY_CASES))
+def test_numpy_keywords_match_jax(x64, name):
+    case = NUMPY_CASES[name]
+    want = case(jnp)
+    for got in (case(mnp), mj.jit(lambda: case(mnp))()):
+        assert np.dtype(got.dtype) == np.dtype(want.dtype)
+        np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-6)
+
+
+def test_repeat_to_a_static_length_under_jit_with_traced_counts(x64):
+    f = lambda np_: lambda r: np_.repeat(np_.arange(3), r, total_repeat_length=4)  # noqa: E731
+    counts = np.array([2, 1, 1])
+    np.testing.assert_array_equal(mj.jit(f(mnp))(counts), jax.jit(f(jnp))(counts))

@@ -12,7 +12,7 @@ import numpy as np
 from mj_core import lax
 from mj_core._shapes import broadcast_shapes as _broadcast_shapes
 from mj_core._shapes import canonicalize_axes, canonicalize_axis, int_tuple
-from mj_core.numpy._promotion import Array, check_arraylike, promote, shape_of
+from mj_core.numpy._promotion import Array, as_dtype, check_arraylike, promote, shape_of
 
 __all__ = [
     "atleast_1d",
@@ -170,16 +170,19 @@ def concatenate(arrays: Sequence[Array], axis: int | None = 0, dtype: Any = None
         arrays = [ravel(a) for a in arrays]
         axis = 0
     arrays = promote(*arrays)
-    if dtype is not None:
-        arrays = [lax.convert_element_type(a, dtype) for a in arrays]
+    dt = as_dtype(dtype, "concatenate")
+    if dt is not None:
+        arrays = [lax.convert_element_type(a, dt) for a in arrays]
     nd = len(shape_of(arrays[0]))
     if nd == 0:
         raise ValueError("concatenate: zero-dimensional arrays cannot be concatenated")
     return lax.concatenate(arrays, canonicalize_axis("concatenate", axis, nd))
 
 
-def stack(arrays: Sequence[Array], axis: int = 0) -> Array:
-    """Join same-shaped arrays along a new axis."""
+def stack(arrays: Sequence[Array], axis: int = 0, out: None = None, dtype: Any = None) -> Array:
+    """Join same-shaped arrays along a new axis (converted to ``dtype`` if given)."""
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to mnp.stack is not supported.")
     arrays = list(arrays)
     if not arrays:
         raise ValueError("stack: need at least one array to stack")
@@ -189,16 +192,16 @@ def stack(arrays: Sequence[Array], axis: int = 0) -> Array:
         shapes = sorted({shape_of(a) for a in arrays})
         raise ValueError(f"stack: all input arrays must have the same shape, got {shapes}")
     ax = canonicalize_axis("stack", axis, len(shp) + 1)
-    return concatenate([lax.expand_dims(a, (ax,)) for a in arrays], ax)
+    return concatenate([lax.expand_dims(a, (ax,)) for a in arrays], ax, dtype)
 
 
-def hstack(tup: Sequence[Array]) -> Array:
+def hstack(tup: Sequence[Array], dtype: Any = None) -> Array:
     arrs = [atleast_1d(a) for a in tup]
-    return concatenate(arrs, 0 if len(shape_of(arrs[0])) == 1 else 1)
+    return concatenate(arrs, 0 if len(shape_of(arrs[0])) == 1 else 1, dtype)
 
 
-def vstack(tup: Sequence[Array]) -> Array:
-    return concatenate([atleast_2d(a) for a in tup], 0)
+def vstack(tup: Sequence[Array], dtype: Any = None) -> Array:
+    return concatenate([atleast_2d(a) for a in tup], 0, dtype)
 
 
 def split(ary: Array, indices_or_sections: int | Sequence[int], axis: int = 0) -> list[Array]:

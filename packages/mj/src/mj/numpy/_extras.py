@@ -187,26 +187,66 @@ def _nan_reduce(reduce: Any, a: Array, fill: Any, axis: Axis, keepdims: bool, **
     return reduce(cnp.where(cnp.isnan(a), fill, a), axis=axis, keepdims=keepdims, **kw)
 
 
-def nansum(a: Array, axis: Axis = None, dtype: Any = None, keepdims: bool = False) -> Array:
-    """``sum`` treating NaNs as zero."""
-    return _nan_reduce(cnp.sum, a, 0, axis, keepdims, dtype=dtype)
+def nansum(
+    a: Array,
+    axis: Axis = None,
+    dtype: Any = None,
+    keepdims: bool = False,
+    *,
+    out: None = None,
+    initial: Array | None = None,
+    where: Array | None = None,
+) -> Array:
+    """``sum`` treating NaNs as zero (``initial``/``where`` as in :func:`sum`)."""
+    kw = {"dtype": dtype, "out": out, "initial": initial, "where": where}
+    return _nan_reduce(cnp.sum, a, 0, axis, keepdims, **kw)
 
 
-def nanprod(a: Array, axis: Axis = None, dtype: Any = None, keepdims: bool = False) -> Array:
-    """``prod`` treating NaNs as one."""
-    return _nan_reduce(cnp.prod, a, 1, axis, keepdims, dtype=dtype)
+def nanprod(
+    a: Array,
+    axis: Axis = None,
+    dtype: Any = None,
+    keepdims: bool = False,
+    *,
+    out: None = None,
+    initial: Array | None = None,
+    where: Array | None = None,
+) -> Array:
+    """``prod`` treating NaNs as one (``initial``/``where`` as in :func:`prod`)."""
+    kw = {"dtype": dtype, "out": out, "initial": initial, "where": where}
+    return _nan_reduce(cnp.prod, a, 1, axis, keepdims, **kw)
 
 
-def nanmax(a: Array, axis: Axis = None, keepdims: bool = False) -> Array:
-    """``max`` ignoring NaNs (NaN where a slice is all NaN)."""
-    out = _nan_reduce(cnp.max, a, -np.inf, axis, keepdims)
-    return _all_nan_to_nan(a, out, axis, keepdims)
+def nanmax(
+    a: Array,
+    axis: Axis = None,
+    keepdims: bool = False,
+    *,
+    out: None = None,
+    initial: Array | None = None,
+    where: Array | None = None,
+) -> Array:
+    """``max`` ignoring NaNs (NaN where a slice is all NaN, whatever ``where`` masks, as in
+    JAX); ``initial``/``where`` as in :func:`max`."""
+    kw = {"out": out, "initial": initial, "where": where}
+    return _all_nan_to_nan(
+        a, _nan_reduce(cnp.max, a, -np.inf, axis, keepdims, **kw), axis, keepdims
+    )
 
 
-def nanmin(a: Array, axis: Axis = None, keepdims: bool = False) -> Array:
-    """``min`` ignoring NaNs (NaN where a slice is all NaN)."""
-    out = _nan_reduce(cnp.min, a, np.inf, axis, keepdims)
-    return _all_nan_to_nan(a, out, axis, keepdims)
+def nanmin(
+    a: Array,
+    axis: Axis = None,
+    keepdims: bool = False,
+    *,
+    out: None = None,
+    initial: Array | None = None,
+    where: Array | None = None,
+) -> Array:
+    """``min`` ignoring NaNs (NaN where a slice is all NaN, whatever ``where`` masks, as in
+    JAX); ``initial``/``where`` as in :func:`min`."""
+    kw = {"out": out, "initial": initial, "where": where}
+    return _all_nan_to_nan(a, _nan_reduce(cnp.min, a, np.inf, axis, keepdims, **kw), axis, keepdims)
 
 
 def _all_nan_to_nan(a: Array, out: Array, axis: Axis, keepdims: bool) -> Array:
@@ -217,13 +257,22 @@ def _all_nan_to_nan(a: Array, out: Array, axis: Axis, keepdims: bool) -> Array:
     return cnp.where(all_nan, np.nan, out)
 
 
-def nanmean(a: Array, axis: Axis = None, dtype: Any = None, keepdims: bool = False) -> Array:
-    """``mean`` over the non-NaN elements."""
+def nanmean(
+    a: Array,
+    axis: Axis = None,
+    dtype: Any = None,
+    keepdims: bool = False,
+    *,
+    out: None = None,
+    where: Array | None = None,
+) -> Array:
+    """``mean`` over the non-NaN elements (of those ``where`` selects)."""
     a = cnp.asarray(a)
-    total = nansum(a, axis=axis, dtype=dtype, keepdims=keepdims)
     if a.dtype.kind not in "fc":
-        return cnp.mean(a, axis=axis, dtype=dtype, keepdims=keepdims)
-    count = cnp.sum(lax.bitwise_not(cnp.isnan(a)), axis=axis, keepdims=keepdims)
+        return cnp.mean(a, axis=axis, dtype=dtype, keepdims=keepdims, out=out, where=where)
+    total = nansum(a, axis=axis, dtype=dtype, keepdims=keepdims, out=out, where=where)
+    present = lax.bitwise_not(cnp.isnan(a))
+    count = cnp.sum(present, axis=axis, keepdims=keepdims, where=where)
     return lax.div(total, lax.convert_element_type(count, cnp.result_type(total)))
 
 

@@ -3,6 +3,7 @@ gathering along an axis, and the stack/split variants."""
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
 from typing import Any
 
@@ -44,14 +45,24 @@ def tile(A: Array, reps: int | Sequence[int]) -> Array:  # noqa: N803  (NumPy's 
     return cnp.reshape(tiled, tuple(r * s for r, s in zip(reps_t, shape, strict=True)))
 
 
-def repeat(a: Array, repeats: int | Array, axis: int | None = None) -> Array:
+def repeat(
+    a: Array,
+    repeats: int | Array,
+    axis: int | None = None,
+    *,
+    total_repeat_length: int | None = None,
+) -> Array:
     """Repeat each element ``repeats`` times along ``axis`` (``None``: flattened). An array
-    of repeats gives per-element counts and must be concrete (the output size depends on it)."""
+    of repeats gives per-element counts and must be concrete (the output size depends on it),
+    unless ``total_repeat_length`` fixes the output length (as under ``jit``, with traced
+    counts): a longer output repeats the last element, a shorter one is cut, as in JAX."""
     a = cnp.asarray(a)
     if axis is None:
         a, axis = cnp.ravel(a), 0
     axis = canonicalize_axis("repeat", axis, cnp.ndim(a))
     shape = cnp.shape(a)
+    if total_repeat_length is not None:
+        return _repeat_to_length(a, repeats, axis, operator.index(total_repeat_length))
     if isinstance(repeats, int | np.integer):
         r = int(repeats)
         expanded = (*shape[: axis + 1], r, *shape[axis + 1 :])
@@ -61,6 +72,18 @@ def repeat(a: Array, repeats: int | Array, axis: int | None = None) -> Array:
     counts = np.asarray(repeats)  # a traced array raises ConcretizationError here
     counts = np.broadcast_to(counts, (shape[axis],))
     return cnp.take(a, np.repeat(np.arange(shape[axis]), counts), axis=axis)
+
+
+def _repeat_to_length(a: Array, repeats: int | Array, axis: int, length: int) -> Array:
+    """``repeat`` with a static output length: output position ``p`` takes the element whose
+    run of repeats covers ``p`` (the last element past the end)."""
+    from mj.numpy._searching import searchsorted  # (imports this module's package)
+
+    n = cnp.shape(a)[axis]
+    counts = cnp.broadcast_to(cnp.asarray(repeats), (n,))
+    ends = cnp.cumsum(counts)
+    index = searchsorted(ends, cnp.arange(length), side="right")
+    return cnp.take(a, cnp.minimum(index, n - 1), axis=axis)
 
 
 def take_along_axis(arr: Array, indices: Array, axis: int | None) -> Array:
@@ -191,9 +214,9 @@ def row_stack(tup: Sequence[Array]) -> Array:
     return cnp.vstack(tup)
 
 
-def dstack(tup: Sequence[Array]) -> Array:
-    """Stack along the third axis (after :func:`atleast_3d`)."""
-    return cnp.concatenate([atleast_3d(a) for a in tup], axis=2)
+def dstack(tup: Sequence[Array], dtype: Any = None) -> Array:
+    """Stack along the third axis (after :func:`atleast_3d`), as ``dtype`` if given."""
+    return cnp.concatenate([atleast_3d(a) for a in tup], axis=2, dtype=dtype)
 
 
 def hsplit(ary: Array, indices_or_sections: int | Sequence[int]) -> list[Array]:
