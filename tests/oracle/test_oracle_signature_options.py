@@ -69,6 +69,8 @@ NUMPY_CASES = {
     "nanmax where initial": lambda np_: np_.nanmax(A, axis=1, where=MASK, initial=-5.0),
     "nanmin initial": lambda np_: np_.nanmin(A, axis=1, initial=0.0),
     "nanmean where": lambda np_: np_.nanmean(A, axis=1, where=MASK),
+    "var mean": lambda np_: np_.var(A[:, :1], axis=0, mean=np.ones((1, 1))),
+    "std mean": lambda np_: np_.std(np.arange(6.0).reshape(2, 3), axis=1, mean=np.ones((2, 1))),
     "stack dtype": lambda np_: np_.stack([1, 2], dtype=np.float32),
     "hstack dtype": lambda np_: np_.hstack([np.ones(2), np.zeros(1)], dtype=np.int32),
     "vstack dtype": lambda np_: np_.vstack([np.ones(2)], dtype=np.float16),
@@ -89,3 +91,16 @@ def test_repeat_to_a_static_length_under_jit_with_traced_counts(x64):
     f = lambda np_: lambda r: np_.repeat(np_.arange(3), r, total_repeat_length=4)  # noqa: E731
     counts = np.array([2, 1, 1])
     np.testing.assert_array_equal(mj.jit(f(mnp))(counts), jax.jit(f(jnp))(counts))
+
+
+def test_reshape_takes_copy():
+    for copy in (None, True, False):
+        np.testing.assert_array_equal(
+            mnp.reshape(mnp.arange(6.0), (3, 2), copy=copy), jnp.reshape(jnp.arange(6.0), (3, 2))
+        )
+
+
+def test_size_along_axes():
+    x = np.zeros((2, 3, 4))
+    for axis in (None, 1, -1, (0, 2)):
+        assert mnp.size(x, axis) == jnp.size(x, axis)

@@ -344,6 +344,9 @@ def mean(
     return convert(lax.div(total, convert(n, compute)), dt)
 
 
+_mean = mean  # for var, whose ``mean`` parameter (NumPy 2's name) hides the function
+
+
 def var(
     a: Array,
     axis: Axis = None,
@@ -354,9 +357,11 @@ def var(
     out: None = None,
     where: Array | None = None,
     correction: int | float | None = None,
+    mean: Array | None = None,
 ) -> Array:
     """Variance ``mean(|a - mean(a)|**2) * n / (n - ddof)`` (``correction`` is ``ddof``'s
-    Array API name)."""
+    Array API name; ``mean``, shaped as ``mean(a, axis, keepdims=True)``, is used instead of
+    computing it, as NumPy 2's)."""
     check_arraylike("var", [a])
     _no_out("var", out)
     if correction is not None:
@@ -367,7 +372,8 @@ def var(
     compute = _upcast_half(dt)
     axes = _reduced_axes("var", a, axis)
     a = convert(a, compute)
-    centered = lax.sub(a, mean(a, axis, compute, keepdims=True, where=where))
+    center = _mean(a, axis, compute, keepdims=True, where=where) if mean is None else mean
+    centered = lax.sub(a, convert(center, compute))
     if compute.kind == "c":  # |a - mean|**2: the variance of complex data is real
         sq = lax.real(lax.mul(centered, lax.conj(centered)))
         compute, dt = real_dtype(compute), real_dtype(dt)
@@ -392,9 +398,10 @@ def std(
     out: None = None,
     where: Array | None = None,
     correction: int | float | None = None,
+    mean: Array | None = None,
 ) -> Array:
     return lax.sqrt(
-        var(a, axis, dtype, ddof, keepdims, out=out, where=where, correction=correction)
+        var(a, axis, dtype, ddof, keepdims, out=out, where=where, correction=correction, mean=mean)
     )
 
 

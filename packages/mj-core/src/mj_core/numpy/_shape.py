@@ -47,16 +47,24 @@ def ndim(a: Array) -> int:
     return len(shape_of(a))
 
 
-def size(a: Array) -> int:
-    return math.prod(shape_of(a))
+def size(a: Array, axis: int | Sequence[int] | None = None) -> int:
+    """The number of elements (along ``axis``: an axis or a tuple of axes)."""
+    shp = shape_of(a)
+    if axis is None:
+        return math.prod(shp)
+    axes = (axis,) if isinstance(axis, int | np.integer) else tuple(axis)
+    return math.prod(shp[canonicalize_axis("size", int(ax), len(shp))] for ax in axes)
 
 
 def _axes_arg(axis: int | Sequence[int]) -> tuple[int, ...]:
     return int_tuple("mj.numpy", "an axis or shape argument", axis)
 
 
-def reshape(a: Array, shape: int | Sequence[int], order: str = "C") -> Array:
-    """Row-major reshape; one entry of ``shape`` may be -1 (inferred)."""
+def reshape(
+    a: Array, shape: int | Sequence[int], order: str = "C", *, copy: bool | None = None
+) -> Array:
+    """Row-major reshape; one entry of ``shape`` may be -1 (inferred). ``copy`` is accepted
+    as JAX's: arrays are immutable, so a copy and a view cannot be told apart."""
     if order != "C":
         raise NotImplementedError(f"reshape: only order='C' is supported, got {order!r}")
     old = shape_of(a)
