@@ -104,3 +104,27 @@ def test_size_along_axes():
     x = np.zeros((2, 3, 4))
     for axis in (None, 1, -1, (0, 2)):
         assert mnp.size(x, axis) == jnp.size(x, axis)
+
+
+@pytest.mark.parametrize(
+    "kw",
+    [
+        {},
+        {"mode": "clip"},
+        {"mode": "fill", "fill_value": -7},
+        {"wrap_negative_indices": False},
+        {"mode": "clip", "wrap_negative_indices": False},
+    ],
+)
+@pytest.mark.parametrize("dtype", ["float32", "int32", "bool"])
+def test_take_along_axis_out_of_bounds_as_jax(x64, kw, dtype):
+    # JAX fills out-of-bounds indices by default (NaN for floats); clamping was wrong
+    x = (np.arange(6) % 4).reshape(2, 3).astype(dtype)
+    i = np.array([[0, 5], [-1, 2]])
+    want = jnp.take_along_axis(x, i, axis=1, **kw)
+    for got in (
+        mnp.take_along_axis(x, i, axis=1, **kw),
+        mj.jit(lambda x: mnp.take_along_axis(x, i, axis=1, **kw))(x),
+    ):
+        assert np.dtype(got.dtype) == np.dtype(want.dtype)
+        np.testing.assert_array_equal(np.asarray(got), np.asarray(want))

@@ -86,9 +86,22 @@ def _repeat_to_length(a: Array, repeats: int | Array, axis: int, length: int) ->
     return cnp.take(a, cnp.minimum(index, n - 1), axis=axis)
 
 
-def take_along_axis(arr: Array, indices: Array, axis: int | None) -> Array:
+def take_along_axis(
+    arr: Array,
+    indices: Array,
+    axis: int | None,
+    mode: str | None = None,
+    fill_value: Any = None,
+    *,
+    wrap_negative_indices: bool = True,
+) -> Array:
     """``out[..., i, ...] = arr[..., indices[..., i, ...], ...]`` along ``axis`` (NumPy's
-    ``take_along_axis``; ``indices`` broadcasts against ``arr`` on the other axes)."""
+    ``take_along_axis``; ``indices`` broadcasts against ``arr`` on the other axes).
+
+    Out-of-bounds indices follow JAX: ``mode="fill"`` (the default) gives ``fill_value``
+    (NaN for floats, the lowest integer, True), ``"clip"`` the nearest element. Negative
+    indices count from the end unless ``wrap_negative_indices=False`` (then they are out of
+    bounds)."""
     arr = cnp.asarray(arr)
     indices = cnp.asarray(indices)
     if axis is None:
@@ -102,6 +115,10 @@ def take_along_axis(arr: Array, indices: Array, axis: int | None) -> Array:
     axis = canonicalize_axis("take_along_axis", axis, ndim)
     if np.dtype(indices.dtype).kind not in "iu":
         raise TypeError(f"take_along_axis: indices must be integers, got {indices.dtype}")
+    mode = "fill" if mode is None else mode
+    if not wrap_negative_indices:  # a negative index is out of bounds: past the end
+        past = cnp.shape(arr)[axis] if mode == "fill" else 0
+        indices = cnp.where(indices < 0, past, indices)
     index: list[Any] = []
     for d in range(ndim):
         if d == axis:
@@ -110,7 +127,7 @@ def take_along_axis(arr: Array, indices: Array, axis: int | None) -> Array:
             grid_shape = [1] * ndim
             grid_shape[d] = cnp.shape(arr)[d]
             index.append(lax.broadcasted_iota(np.int64, tuple(grid_shape), d))
-    return arr[tuple(index)]
+    return arr.at[tuple(index)].get(mode=mode, fill_value=fill_value)
 
 
 def roll(
