@@ -151,7 +151,16 @@ def test_small_queries_match_jax():
 
 # JAX programs read these names at the top level (the sharding types, the device type, the
 # option context managers) and as modules (jax.typing, jax.custom_derivatives).
-TOP_LEVEL_NAMES = ("NamedSharding", "P", "Device", "debug_nans", "enable_checks", "enable_x64")
+TOP_LEVEL_NAMES = (
+    "NamedSharding",
+    "P",
+    "Device",
+    "debug_nans",
+    "enable_checks",
+    "enable_x64",
+    "default_matmul_precision",
+    "log_compiles",
+)
 
 
 @pytest.mark.parametrize("name", TOP_LEVEL_NAMES)
@@ -196,3 +205,16 @@ def test_option_context_managers_and_jax_config_names():
     # JAX's older one-platform option, set before any computation in many scripts
     mj.config.update("jax_platform_name", mj.default_backend())
     assert mj.config.jax_platform_name == mj.default_backend()
+
+
+@pytest.mark.parametrize("value", [None, "default", "high", "highest", "float32", "tensorfloat32"])
+def test_default_matmul_precision_lowers_as_jax(value):
+    x = np.ones((3, 3), np.float32)
+
+    def counts(lib, np_):
+        with lib.default_matmul_precision(value):
+            text = lib.jit(np_.dot).lower(x, x).as_text()
+        # (XLA's default precision is the same whether spelled DEFAULT, as JAX does, or not)
+        return [text.count(p) for p in ("HIGH,", "HIGHEST")]
+
+    assert counts(mj, mnp) == counts(jax, jnp)

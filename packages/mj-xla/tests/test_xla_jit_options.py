@@ -52,3 +52,39 @@ def test_compiler_options_are_refused_not_ignored():
     jit(lambda x: x, compiler_options={})  # nothing asked: fine
     with pytest.raises(NotImplementedError, match="compiler_options"):
         jit(lambda x: x, compiler_options={"xla_cpu_enable_fast_math": True})
+
+
+def test_default_matmul_precision_applies_where_none_was_asked(caplog):
+    from mj_core import config
+    from mj_core.lax import dot_general
+
+    x = np.ones((2, 2), np.float32)
+    dot = jit(lambda a, b: dot_general(a, b, (((1,), (0,)), ((), ()))))
+    assert "HIGHEST" not in dot.lower(x, x).as_text()
+    with config.override("jax_default_matmul_precision", "float32"):
+        assert dot.lower(x, x).as_text().count("HIGHEST") == 2  # recompiled: caches cleared
+        explicit = jit(lambda a, b: dot_general(a, b, (((1,), (0,)), ((), ())), "DEFAULT"))
+        assert "HIGHEST" not in explicit.lower(x, x).as_text()
+        np.testing.assert_allclose(dot(x, x), 2 * x)
+    assert "HIGHEST" not in dot.lower(x, x).as_text()
+    with pytest.raises(ValueError, match="default_matmul_precision"):
+        config.update("default_matmul_precision", "bogus")
+
+
+def test_log_compiles_logs_each_compilation(caplog):
+    from mj_core import config
+
+    with config.override("log_compiles", True), caplog.at_level("WARNING", logger="mj"):
+        jit(lambda a: a * 3.0)(np.ones(3, np.float32))
+    assert any("Compiling" in r.message and "f32[3]" in r.message for r in caplog.records)
+
+
+def test_random_bit_options_accept_jax_defaults_only():
+    from mj_core import config
+
+    config.update("jax_threefry_partitionable", True)
+    config.update("jax_default_prng_impl", "threefry2x32")
+    with pytest.raises(NotImplementedError, match="threefry_partitionable"):
+        config.update("jax_threefry_partitionable", False)
+    with pytest.raises(NotImplementedError, match="default_prng_impl"):
+        config.update("jax_default_prng_impl", "rbg")

@@ -17,6 +17,12 @@ is safe at any time: every cache that depends on it (jit, typing memos) keys on 
 by the listeners registered with :func:`on_x64_change`.
 ``numpy_rank_promotion``: what mj.numpy does when operands of different ranks broadcast:
 ``"allow"`` (default), ``"warn"`` or ``"raise"`` (``MJ_NUMPY_RANK_PROMOTION``), as JAX.
+``default_matmul_precision``: the precision of compiled ``dot_general``/convolutions that ask
+for none (JAX's names: ``"default"``/``"bfloat16"``/``"fastest"``, ``"high"``/
+``"tensorfloat32"``, ``"highest"``/``"float32"``); ``None`` leaves XLA's default.
+``log_compiles``: log each XLA compilation (a warning on the ``mj`` logger), as JAX's.
+``threefry_partitionable`` and ``default_prng_impl``: mj's random bits are JAX's defaults
+(partitionable ``"threefry2x32"``); only those values are accepted.
 """
 
 from __future__ import annotations
@@ -26,7 +32,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-__all__ = ["config", "on_change", "on_x64_change"]
+__all__ = ["MATMUL_PRECISIONS", "config", "on_change", "on_x64_change"]
 
 _RANK_PROMOTION = ("allow", "warn", "raise")
 
@@ -57,11 +63,15 @@ class _Config:
     __slots__ = (
         "check_jaxprs",
         "debug_nans",
+        "default_matmul_precision",
+        "default_prng_impl",
         "disable_jit",
         "enable_x64",
+        "log_compiles",
         "num_cpu_devices",
         "numpy_rank_promotion",
         "platforms",
+        "threefry_partitionable",
     )
 
     def __init__(self) -> None:
@@ -73,6 +83,10 @@ class _Config:
         self.platforms = _check_platforms(os.environ.get("MJ_PLATFORMS"))
         rank = os.environ.get("MJ_NUMPY_RANK_PROMOTION", "allow") or "allow"
         self.numpy_rank_promotion = _check_rank_promotion(rank)
+        self.default_matmul_precision: str | None = None
+        self.log_compiles = _flag("MJ_LOG_COMPILES")
+        self.threefry_partitionable = True
+        self.default_prng_impl = "threefry2x32"
 
     def freeze(self, name: str, reason: str, accepted: tuple[Any, ...] = ()) -> None:
         """Refuse later changes of option ``name``: the component that read it has started.
@@ -102,6 +116,15 @@ class _Config:
             raise ValueError(f"num_cpu_devices must be a positive int, got {value!r}")
         if name == "numpy_rank_promotion":
             value = _check_rank_promotion(value)
+        if name == "default_matmul_precision":
+            value = _check_matmul_precision(value)
+        if name == "log_compiles":
+            value = bool(value)
+        if name in _ONLY and value != _ONLY[name]:
+            raise NotImplementedError(
+                f"{name}={value!r} is not supported: mj's random bits are JAX's defaults "
+                f"({name}={_ONLY[name]!r})"
+            )
         if name == "enable_x64":
             value = bool(value)
         changed = value != getattr(self, name)
@@ -132,6 +155,33 @@ _ALIASES = {"enable_checks": "check_jaxprs", "platform_name": "platforms"}
 def _canonical(name: str) -> str:
     name = name.removeprefix("jax_").removeprefix("mj_")
     return _ALIASES.get(name, name)
+
+
+#: Options with the one value mj implements.
+_ONLY: dict[str, Any] = {"threefry_partitionable": True, "default_prng_impl": "threefry2x32"}
+
+#: JAX's names of the matmul precisions (and their aliases).
+MATMUL_PRECISIONS = {
+    "default": "DEFAULT",
+    "fastest": "DEFAULT",
+    "bfloat16": "DEFAULT",
+    "high": "HIGH",
+    "tensorfloat32": "HIGH",
+    "bfloat16_3x": "HIGH",
+    "highest": "HIGHEST",
+    "float32": "HIGHEST",
+}
+
+
+def _check_matmul_precision(value: Any) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str) or value.lower() not in MATMUL_PRECISIONS:
+        raise ValueError(
+            f"default_matmul_precision must be None or one of {sorted(MATMUL_PRECISIONS)}, "
+            f"got {value!r}"
+        )
+    return value.lower()
 
 
 def _check_rank_promotion(value: Any) -> str:

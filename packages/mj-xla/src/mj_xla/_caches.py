@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from mj_autodiff.extend import transpose_jaxpr
 from mj_batch.extend import clear_vmap_jaxpr_cache
+from mj_core.extend import on_change
 from mj_xla import _executable, _jit
 
 __all__ = ["clear_caches"]
@@ -17,3 +18,7 @@ def clear_caches() -> None:
     _executable._closed_cache.clear()
     transpose_jaxpr.cache_clear()
     clear_vmap_jaxpr_cache()
+
+
+# Compiled programs bake the default matmul precision in: a new one compiles them again.
+on_change("default_matmul_precision", lambda _: clear_caches())

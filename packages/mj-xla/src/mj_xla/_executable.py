@@ -9,6 +9,7 @@ keeping arguments on the device, is what makes a call cost a few microseconds.
 
 from __future__ import annotations
 
+import logging
 from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any
@@ -23,6 +24,8 @@ from mj_xla._pmap_executable import ReplicatedJit
 from mj_xla._sharding import Sharding
 from mj_xla._spmd_executable import SpmdExecutable, spmd_placement
 from mj_xla._xla_pmap import replicas_of
+
+_logger = logging.getLogger("mj")
 
 __all__ = [
     "Executable",
@@ -175,6 +178,9 @@ def compile_jaxpr(
     named argument sharding is a sharded array's own, so outputs XLA lays out the same way
     take its spelling (as JAX's). ``keep_unused``: arguments nothing reads stay parameters
     of the single-device program (JAX's ``jit(keep_unused=True)``)."""
+    if config.log_compiles:
+        avals = ", ".join(v.aval.str_short() for v in jaxpr.in_binders[len(known) :])
+        _logger.warning("Compiling %s with global shapes and types [%s].", name, avals)
     replicas = replicas_of(jaxpr)
     explicit = any(s is not None for s in out_shardings)
     if replicas > 1 and not explicit and spmd_placement(jaxpr, []) is None:

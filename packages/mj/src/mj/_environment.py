@@ -1,6 +1,7 @@
 """The environment: ``print_environment_info`` and the options that are also context
-managers, as in JAX: ``enable_x64``, ``numpy_rank_promotion``, ``debug_nans`` and
-``enable_checks`` (mj's ``check_jaxprs``: every jaxpr a transformation builds is typechecked).
+managers, as in JAX: ``enable_x64``, ``numpy_rank_promotion``, ``debug_nans``,
+``enable_checks`` (mj's ``check_jaxprs``: every jaxpr a transformation builds is typechecked),
+``default_matmul_precision`` and ``log_compiles``.
 
 ``with mj.enable_x64(True):`` computes with 64-bit types inside the block (``.value`` reads
 the option); ``with mj.numpy_rank_promotion("raise"):`` makes implicit rank promotion an error.
@@ -21,8 +22,10 @@ from mj_xla import device_count, local_device_count, process_index
 
 __all__ = [
     "debug_nans",
+    "default_matmul_precision",
     "enable_checks",
     "enable_x64",
+    "log_compiles",
     "numpy_rank_promotion",
     "print_environment_info",
 ]
@@ -82,3 +85,5 @@ enable_x64 = _Option("enable_x64")
 numpy_rank_promotion = _Option("numpy_rank_promotion")
 debug_nans = _Option("debug_nans")
 enable_checks = _Option("check_jaxprs")
+default_matmul_precision = _Option("default_matmul_precision")
+log_compiles = _Option("log_compiles")
