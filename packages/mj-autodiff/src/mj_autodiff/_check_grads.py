@@ -266,12 +266,15 @@ def check_grads(
     step = eps or EPS
 
     def _check(fun: Callable[..., Any], fargs: tuple[Any, ...], n: int, msg: str) -> None:
-        if "fwd" in modes:
-            fwd_msg = f"JVP of {msg}" if msg else "JVP"
-            f_jvp = lambda p, t: jvp(fun, p, t)  # noqa: E731
-            check_jvp(fun, f_jvp, fargs, atol, rtol, step, fwd_msg)
+        def forward(name: str, f_jvp: Callable[..., Any]) -> None:
+            """A JVP-shaped mode (``jvp`` itself, or through ``linearize``), recursively."""
+            label = f"{name} of {msg}" if msg else name
+            check_jvp(fun, f_jvp, fargs, atol, rtol, step, label)
             if n > 1:
-                _check(f_jvp, (fargs, fargs), n - 1, fwd_msg)
+                _check(f_jvp, (fargs, fargs), n - 1, label)
+
+        if "fwd" in modes:
+            forward("JVP", lambda p, t: jvp(fun, p, t))
         if "rev" in modes:
             rev_msg = f"VJP of {msg}" if msg else "VJP"
             check_vjp(fun, lambda *a: vjp(fun, *a), fargs, atol, rtol, step, rev_msg)
@@ -283,10 +286,6 @@ def check_grads(
 
                 _check(f_vjp, fargs, n - 1, rev_msg)
         if "lin" in modes:
-            lin_msg = f"LIN of {msg}" if msg else "LIN"
-            f_lin = lambda p, t: _jvp_from_linearize(fun, p, t)  # noqa: E731
-            check_jvp(fun, f_lin, fargs, atol, rtol, step, lin_msg)
-            if n > 1:
-                _check(f_lin, (fargs, fargs), n - 1, lin_msg)
+            forward("LIN", lambda p, t: _jvp_from_linearize(fun, p, t))
 
     _check(f, tuple(args), order, "")

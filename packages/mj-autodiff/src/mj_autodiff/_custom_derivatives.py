@@ -208,7 +208,22 @@ def _nondiff_positions(
     return tuple(sorted(out))
 
 
-class custom_jvp:  # noqa: N801 - JAX's name
+class _CustomDerivative:
+    """What ``custom_jvp`` and ``custom_vjp`` share: the wrapped function and the positions
+    of its non-differentiable arguments (``nondiff_argnums`` and ``nondiff_argnames``)."""
+
+    def __init__(
+        self,
+        fun: Callable[..., Any],
+        nondiff_argnums: Sequence[int] = (),
+        nondiff_argnames: Sequence[str] = (),
+    ) -> None:
+        functools.update_wrapper(self, fun)  # type: ignore[arg-type]  # (subclasses are callable)
+        self.fun = fun
+        self.nondiff_argnums = _nondiff_positions(fun, nondiff_argnums, nondiff_argnames)
+
+
+class custom_jvp(_CustomDerivative):  # noqa: N801 - JAX's name
     """A function with a custom JVP rule (``jax.custom_jvp``).
 
     Example::
@@ -224,16 +239,7 @@ class custom_jvp:  # noqa: N801 - JAX's name
             return log1pexp(x), (1. - 1. / (1. + mnp.exp(x))) * x_dot
     """
 
-    def __init__(
-        self,
-        fun: Callable[..., Any],
-        nondiff_argnums: Sequence[int] = (),
-        nondiff_argnames: Sequence[str] = (),
-    ) -> None:
-        functools.update_wrapper(self, fun)
-        self.fun = fun
-        self.nondiff_argnums = _nondiff_positions(fun, nondiff_argnums, nondiff_argnames)
-        self.jvp: Callable[..., Any] | None = None
+    jvp: Callable[..., Any] | None = None  # set by defjvp/defjvps
 
     def defjvp(self, jvp: Callable[..., Any]) -> Callable[..., Any]:
         """Set the rule ``jvp(*nondiff_args, primals, tangents) -> (primal_out,
@@ -393,22 +399,13 @@ jvp_rules[custom_jvp_call_p] = _custom_jvp_call_jvp
 # --- custom_vjp -------------------------------------------------------------------------------
 
 
-class custom_vjp:  # noqa: N801 - JAX's name
+class custom_vjp(_CustomDerivative):  # noqa: N801 - JAX's name
     """A function with a custom VJP rule (``jax.custom_vjp``): ``fwd(*args) -> (out,
     residuals)`` and ``bwd(*nondiff_args, residuals, out_cotangent) -> tuple of argument
     cotangents`` (one per differentiable argument; ``None`` means zero)."""
 
-    def __init__(
-        self,
-        fun: Callable[..., Any],
-        nondiff_argnums: Sequence[int] = (),
-        nondiff_argnames: Sequence[str] = (),
-    ) -> None:
-        functools.update_wrapper(self, fun)
-        self.fun = fun
-        self.nondiff_argnums = _nondiff_positions(fun, nondiff_argnums, nondiff_argnames)
-        self.fwd: Callable[..., Any] | None = None
-        self.bwd: Callable[..., Any] | None = None
+    fwd: Callable[..., Any] | None = None  # set by defvjp
+    bwd: Callable[..., Any] | None = None
 
     def defvjp(self, fwd: Callable[..., Any], bwd: Callable[..., Any]) -> None:
         self.fwd = fwd

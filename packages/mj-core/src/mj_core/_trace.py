@@ -547,11 +547,18 @@ _Operation = TypeVar("_Operation", bound=Callable[..., Any])
 _SCALAR_FITS: dict[type, str] = {bool: "biufc", int: "iufc", float: "fc", complex: "c"}
 
 
-# The integer dtypes' ranges: NumPy compares an integer array with a Python int outside its
-# dtype's range exactly (``uint8 == 300`` is False), where JAX converts the int first (wrapping:
-# 44 == 300 is True) or raises; such operands leave the ufunc shortcut.
+#: The range of the default integer type JAX checks a Python int operand against first
+#: (int32: with x64 a wider int is checked again by the full path).
+INT32_BOUNDS = (-(2**31), 2**31 - 1)
+
+# The integer dtypes' ranges, clipped to int32's: NumPy compares an integer array with a Python
+# int outside its dtype's range exactly (``uint8 == 300`` is False), where JAX converts the int
+# first (wrapping: 44 == 300 is True) or raises; such operands leave the ufunc shortcut.
 _INT_RANGES: dict[np.dtype[Any], tuple[int, int]] = {
-    np.dtype(t): (int(np.iinfo(t).min), int(np.iinfo(t).max))
+    np.dtype(t): (
+        max(int(np.iinfo(t).min), INT32_BOUNDS[0]),
+        min(int(np.iinfo(t).max), INT32_BOUNDS[1]),
+    )
     for t in (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64)
 }
 
@@ -561,10 +568,8 @@ def _fits(dtype: np.dtype[Any], value: Any) -> bool:
     int32 (JAX checks the default integer type's range) or outside an integer ``dtype``'s."""
     if type(value) is not int:
         return True
-    bounds = _INT_RANGES.get(dtype)
-    if bounds is None:
-        return -(2**31) <= value < 2**31
-    return max(bounds[0], -(2**31)) <= value <= min(bounds[1], 2**31 - 1)
+    low, high = _INT_RANGES.get(dtype, INT32_BOUNDS)
+    return low <= value <= high
 
 
 def _float_operands(dx: np.dtype[Any] | None, dy: np.dtype[Any] | None) -> bool:
@@ -593,7 +598,7 @@ def _float32_scalar(value: float) -> Any:
     """``value`` (a Python float or int) as a float32 array operand: a cache miss of
     :data:`_float32_scalars`. An int outside int32 is JAX's ``OverflowError`` unless 64-bit
     types are on, and then NumPy converts it (returned as it is)."""
-    if type(value) is int and not -(2**31) <= value < 2**31:
+    if type(value) is int and not INT32_BOUNDS[0] <= value <= INT32_BOUNDS[1]:
         get_aval(value)  # raises where the int does not fit the default int type
         return value
     out = np.array(value, _float32)

@@ -30,6 +30,7 @@ from mj_core.dtypes import (
 )
 from mj_core.errors import ConcretizationError, user_line_suffix
 from mj_core.numpy._promotion import (
+    _WEAK_PYTYPES,
     Array,
     as_dtype,
     convert,
@@ -59,7 +60,6 @@ __all__ = [
 
 
 _HOST = (np.ndarray, np.generic, int, float, complex, bool)
-_WEAK_SCALARS = (int, float, complex)
 
 
 def eager_array_result(fun: F) -> F:
@@ -100,7 +100,7 @@ def array(object: Any, dtype: Any = None, copy: bool | None = True, ndmin: int =
         out = object  # stays weak, as in JAX
     else:
         out = _host_data(object, dt, "array")
-        if dt is None and type(object) in _WEAK_SCALARS:
+        if dt is None and type(object) in _WEAK_PYTYPES:
             out = weak_result(out)  # weakly typed, as JAX's (a weak value stays weak too)
     if dt is not None:
         out = convert(out, dt)
@@ -177,17 +177,16 @@ def _shape_tuple(shape: int | Sequence[int]) -> tuple[int, ...]:
 def full(shape: int | Sequence[int], fill_value: Array, dtype: Any = None) -> Array:
     """An array of ``shape`` filled with ``fill_value`` (broadcast if it is an array); weakly
     typed if ``fill_value`` is and no ``dtype`` is given, as in JAX."""
-    dt = as_dtype(dtype, "full")
+    dt, weak = as_dtype(dtype, "full"), False
     if dt is None:
         dt, weak = dtype_weak(fill_value)
-        return _full(shape, fill_value, dt, weak)
-    return _full(shape, fill_value, dt, False)
+    return _full(shape, fill_value, dt, weak)
 
 
 def _full(shape: int | Sequence[int], fill_value: Array, dt: np.dtype[Any], weak: bool) -> Array:
     shape_t = _shape_tuple(shape)
     value = convert(fill_value, dt, weak)
-    if type(value) in _WEAK_SCALARS:  # a weak Python scalar: an array, still weak
+    if type(value) in _WEAK_PYTYPES:  # a weak Python scalar: an array, still weak
         value = array(value)
     vshape = shape_of(value)
     return lax.broadcast_in_dim(

@@ -11,7 +11,7 @@ import numpy as np
 from mj_core._avals import get_aval
 from mj_core._eager_array import EagerArray, WeakEagerArray
 from mj_core._shapes import shape_of as shape_of
-from mj_core._trace import Tracer, bind1
+from mj_core._trace import INT32_BOUNDS, Tracer, bind1
 from mj_core._typing import Array
 from mj_core.dtypes import _NARROW, check_user_dtype, default_dtype_for_pytype, result_type
 from mj_core.prims.conversions import convert_element_type_p
@@ -28,7 +28,6 @@ __all__ = [
     "promote",
     "promote_inexact",
     "promoted_dtype",
-    "scalar_as",
     "shape_of",
 ]
 
@@ -73,7 +72,7 @@ _PY_OF_KIND: dict[str, Any] = {"b": bool, "i": int, "u": int, "f": float, "c": c
 def _check_int(value: int) -> None:
     """JAX's OverflowError for a Python int operand the default integer type cannot hold (its
     jitted functions canonicalize their scalar arguments to it)."""
-    if not -(2**31) <= value < 2**31:
+    if not INT32_BOUNDS[0] <= value <= INT32_BOUNDS[1]:
         np.asarray(value, default_dtype_for_pytype(int))  # raises outside int32 (int64: x64)
 
 

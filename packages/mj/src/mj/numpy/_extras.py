@@ -228,10 +228,7 @@ def nanmax(
 ) -> Array:
     """``max`` ignoring NaNs (NaN where a slice is all NaN, whatever ``where`` masks, as in
     JAX); ``initial``/``where`` as in :func:`max`."""
-    kw = {"out": out, "initial": initial, "where": where}
-    return _all_nan_to_nan(
-        a, _nan_reduce(cnp.max, a, -np.inf, axis, keepdims, **kw), axis, keepdims
-    )
+    return _nan_extremum(cnp.max, -np.inf, a, axis, keepdims, out, initial, where)
 
 
 def nanmin(
@@ -245,16 +242,28 @@ def nanmin(
 ) -> Array:
     """``min`` ignoring NaNs (NaN where a slice is all NaN, whatever ``where`` masks, as in
     JAX); ``initial``/``where`` as in :func:`min`."""
+    return _nan_extremum(cnp.min, np.inf, a, axis, keepdims, out, initial, where)
+
+
+def _nan_extremum(
+    reduce: Any,
+    fill: float,
+    a: Array,
+    axis: Axis,
+    keepdims: bool,
+    out: None,
+    initial: Array | None,
+    where: Array | None,
+) -> Array:
+    """``reduce`` (max or min) with NaNs replaced by ``fill``, and NaN again where a slice
+    held nothing but NaNs."""
     kw = {"out": out, "initial": initial, "where": where}
-    return _all_nan_to_nan(a, _nan_reduce(cnp.min, a, np.inf, axis, keepdims, **kw), axis, keepdims)
-
-
-def _all_nan_to_nan(a: Array, out: Array, axis: Axis, keepdims: bool) -> Array:
+    result = _nan_reduce(reduce, a, fill, axis, keepdims, **kw)
     a = cnp.asarray(a)
     if a.dtype.kind not in "fc":
-        return out
+        return result
     all_nan = cnp.all(cnp.isnan(a), axis=axis, keepdims=keepdims)
-    return cnp.where(all_nan, np.nan, out)
+    return cnp.where(all_nan, np.nan, result)
 
 
 def nanmean(
