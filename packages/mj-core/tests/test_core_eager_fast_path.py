@@ -140,3 +140,53 @@ def test_typing_plans_follow_the_x64_switch():
     with config.override("enable_x64", True):
         assert lax.select(pred, wide, 3.0).dtype == np.float64
     assert lax.select(pred, wide, 3.0).dtype == F32
+
+
+_SAME_DTYPE_BINARY = [
+    mnp.add, mnp.subtract, mnp.multiply, mnp.divide, mnp.floor_divide, mnp.remainder, mnp.power,
+    mnp.maximum, mnp.minimum, mnp.bitwise_and, mnp.bitwise_or, mnp.bitwise_xor, mnp.left_shift,
+    mnp.right_shift,
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("f", _SAME_DTYPE_BINARY, ids=lambda f: f.__name__)
+@pytest.mark.parametrize("dtype", [np.bool_, np.int8, np.uint16, np.int32, np.float16, np.float32])
+@pytest.mark.parametrize("shape", [(), (3,)])
+def test_two_eager_arrays_of_one_dtype_give_numpys_values_in_jaxs_dtype(f, dtype, shape):
+    """The common case's shortcut (two EagerArrays of one dtype, 0-d ones too, which NumPy
+    answers with a scalar) against the general path's answer on the same values as NumPy
+    arrays: bool operands of ``divide``/``power``/shifts are where NumPy's dtype is not JAX's."""
+    values = np.resize(np.array([3, 1, 2], dtype), shape)
+    e = mnp.asarray(values) * mnp.asarray(np.ones(shape, dtype))  # an EagerArray of plain data
+    assert type(e) is EagerArray
+    assert e.dtype == values.dtype
+    try:
+        want = f(values, values)  # the general path: NumPy arrays are no EagerArrays
+    except TypeError:  # (a bool subtract, a float shift: refused on both paths)
+        with pytest.raises(TypeError):
+            f(e, e)
+        return
+    got = f(e, e)
+    assert type(got) is EagerArray
+    assert got.dtype == want.dtype
+    assert got.shape == shape
+    assert not np.asarray(got).flags.writeable
+    np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+
+
+@pytest.mark.parametrize("shape", [(), (2,)])
+def test_unary_and_scalar_shortcuts_of_0d_and_64_bit_arrays(shape):
+    x = np.resize(np.array([0.25, 2.0], np.float32), shape)
+    e = mnp.asarray(x) * mnp.asarray(np.ones(shape, np.float32))
+    for got, want in [(mnp.sin(e), np.sin(x)), (e + 0.5, x + np.float32(0.5)), (e * 3, x * 3)]:
+        assert type(got) is EagerArray
+        assert (got.dtype, got.shape) == (F32, shape)
+        np.testing.assert_allclose(np.asarray(got), want, rtol=1e-6)
+    with config.override("enable_x64", True):  # 64-bit data: eager_result, not the view
+        x64 = x.astype(np.float64)
+        w = mnp.asarray(x64) * mnp.asarray(np.ones(shape))
+        for got, want in [(mnp.exp(w), np.exp(x64)), (w * w, x64 * x64)]:
+            assert type(got) is EagerArray
+            assert (got.dtype, got.shape) == (np.float64, shape)
+            np.testing.assert_allclose(np.asarray(got), want, rtol=1e-12)
+            assert not np.asarray(got).flags.writeable

@@ -641,6 +641,30 @@ def binds(
         if nin == 1 and shortcut.inexact_only:  # sin, exp, ...: dtype in, dtype out
 
             def op(x: Any) -> Any:
+                # The common case first, in as few steps as it takes: an EagerArray of plain
+                # data, outside tracing; everything else is ``general1``'s
+                if type(x) is EagerArray and (not _active_count or _state.eager):
+                    ufunc = shortcut.ufunc
+                    a = x.base
+                    if ufunc is not None and type(a) is _ndarray:
+                        try:
+                            out = ufunc(a)
+                        except Exception:
+                            pass  # reported by the general path
+                        else:
+                            if type(out) is _ndarray:  # (0-d operands: a NumPy scalar)
+                                dt: np.dtype[Any] = out.dtype
+                                if dt is _float32:  # (see general1)
+                                    _setflags(out, False)
+                                    return _view(out, EagerArray)
+                                if dt is a.dtype:
+                                    if dt.itemsize < 8:
+                                        _setflags(out, False)
+                                        return _view(out, EagerArray)
+                                    return eager_result(out)
+                return general1(x)
+
+            def general1(x: Any) -> Any:
                 if not _active_count or _state.eager:
                     ufunc = shortcut.ufunc
                     if ufunc is not None:
@@ -698,6 +722,39 @@ def binds(
             # -> float32, are not): one check of the output, the cheapest on the hot path.
 
             def op(x: Any, y: Any) -> Any:  # type: ignore[misc]  # the same op, two operands
+                # The common cases first, in as few steps as they take: an EagerArray of plain
+                # data and another of its dtype, or a float32 one and a Python scalar (cached
+                # as a float32 array, see above binds), outside tracing; the rest is general2's
+                if type(x) is EagerArray and (not _active_count or _state.eager):
+                    ufunc = shortcut.ufunc
+                    a = x.base
+                    if ufunc is not None and type(a) is _ndarray:
+                        dt: np.dtype[Any] = a.dtype
+                        if type(y) is EagerArray:
+                            c = y.base
+                            fast = type(c) is _ndarray and c.dtype is dt
+                        elif dt is _float32 and (type(y) is float or type(y) is int):
+                            c = _float32_scalars.get(y)
+                            if c is None:
+                                c = _float32_scalar(y)
+                            fast = True
+                        else:
+                            fast = False
+                        if fast:
+                            try:
+                                out = ufunc(a, c)
+                            except Exception:
+                                pass  # reported by the general path
+                            else:
+                                if type(out) is _ndarray:  # (0-d operands: a NumPy scalar)
+                                    if dt is _float32 or (out.dtype is dt and dt.itemsize < 8):
+                                        _setflags(out, False)
+                                        return _view(out, EagerArray)
+                                    if out.dtype is dt:
+                                        return eager_result(out)
+                return general2(x, y)
+
+            def general2(x: Any, y: Any) -> Any:
                 if not _active_count or _state.eager:
                     ufunc = shortcut.ufunc
                     if ufunc is not None:
