@@ -5,7 +5,9 @@
 * 5: the first call of that step through a fresh ``jit`` of fresh functions: trace, lower,
   compile and run; mj vs JAX.
 * 6: ``jit(lambda x: x + 1.0)`` on a float32 scalar already on the device, 10,000 calls per
-  sample, microseconds per call; mj vs JAX.
+  sample, microseconds per call; mj vs JAX. Beside it, the train step at tiny sizes (its six
+  parameters a list of device arrays, outputs fed back): the dispatch of a pytree, which
+  costs about as much as the computation.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from harness import Config, Result, SideBySide, Workload, block, check_close
 import mj
 
 CASE_STEP, CASE_FIRST, CASE_DISPATCH = "train step", "first call", "x + 1.0"
+CASE_TREE = "tiny train step, 6 parameters in a list"
 
 
 def _sizes(config: Config) -> tuple[tuple[int, ...], int]:
@@ -112,14 +115,28 @@ def dispatch(config: Config) -> list[Result]:
         check_close("workload 6", add_one(scalar), np.float32(2.5), rtol=0)
         bench.add(system, f"{system}.jit", lambda: add_one(scalar), block)
 
+    # A small train step whose parameters are a list of arrays: the dispatch of pytrees.
+    params, x, y = mlp.init(mlp.TINY_SIZES, mlp.TINY_BATCH)
+    want = mlp.numpy_step(params, x, y)
+    tree = SideBySide(
+        6, CASE_TREE, "us/call", repeats=repeats, number=calls // 10, warmup=10, unit_scale=1e6
+    )
+
+    def add_step(system: str, step: Callable[..., Any], put: Callable[[Any], Any]) -> None:
+        dev = [put(a) for a in (*params, x, y)]
+        check_close("workload 6 tiny step", step(dev[:-2], *dev[-2:]), want, rtol=2e-4, atol=1e-6)
+        tree.add(system, f"{system}.jit", _feed_back(step, dev[:-2], *dev[-2:]), block)
+
     add("mj", mj.jit, mj.device_put)
+    add_step("mj", mj.jit(mlp.mj_functions()[1]), mj.device_put)
     results: list[Result] = []
     jax = config.peers.jax
     if jax is None:
         results.append(config.peers.skip(6, "jax"))
     else:
         add("jax", jax.jit, jax.device_put)
-    return [*bench.run(), *results]
+        add_step("jax", jax.jit(mlp.jax_functions(jax)[1]), jax.device_put)
+    return [*bench.run(), *tree.run(), *results]
 
 
 WORKLOADS = (

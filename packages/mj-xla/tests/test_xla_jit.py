@@ -200,3 +200,59 @@ def test_argument_type_mismatch_on_compiled_is_an_error():
     compiled = jit(lambda x: x + 1).lower(np.ones(3, np.float32)).compile()
     with pytest.raises(TypeError, match="expects"):
         compiled(np.ones(4, np.float32))
+
+
+def test_pytrees_of_device_arrays_run_without_reflattening(monkeypatch):
+    """Lists, tuples, dicts and None holding device arrays (a list of parameters) take the
+    dispatch fast path: the slow path's entry, found without flattening again; structures
+    and avals that differ still trace anew."""
+
+    def f(params, x, extra):
+        (w, b), scale = params[:2], params[2]["s"]
+        return {"y": (x @ w + b) * scale, "n": extra}
+
+    f, traces = counting(f)
+    jf = jit(f)
+    w, b, s, x = np.ones((3, 2), np.float32), np.arange(2.0, dtype=np.float32), 2.0, np.ones(3)
+    host = ([w, b, {"s": np.float32(s)}], x.astype(np.float32), None)
+    want = (x @ w + b) * s
+    np.testing.assert_allclose(jf(*host)["y"], want)
+    dev = ([device_put(w), device_put(b), {"s": device_put(np.float32(s))}], device_put(host[1]))
+    slow_calls = []
+    original = type(jf)._entry_for
+
+    def entry_for(self, *args, **kwargs):
+        slow_calls.append(1)
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(type(jf), "_entry_for", entry_for)
+    for _ in range(3):
+        out = jf(*dev, None)
+        np.testing.assert_allclose(out["y"], want)
+        assert out["n"] is None
+        assert type(out["y"]) is Array
+    assert len(traces) == 1  # the host call's entry
+    assert len(slow_calls) == 0
+    # another structure (a tuple for the list), another aval, other dict keys: new entries
+    jf((dev[0][0], dev[0][1], dev[0][2]), dev[1], None)
+    jf([dev[0][0], dev[0][1], {"s": device_put(np.float32(s)), "t": dev[1]}], dev[1], None)
+    jf([dev[0][0], device_put(np.ones(2, np.float16)), dev[0][2]], dev[1], None)
+    assert len(traces) == 4
+    jf(*dev, [dev[1]])  # a leaf where None was
+    assert len(traces) == 5
+    assert jf._cache_size() == 5
+
+
+def test_pytree_fast_path_with_donation_and_unsortable_keys():
+    step = jit(lambda p: [p[0] - 1.0, {k: v * 2.0 for k, v in p[1].items()}], donate_argnums=0)
+    params = [device_put(np.ones(2, np.float32)), {"a": device_put(np.ones(3, np.float32))}]
+    for i in range(3):  # the later calls take the fast path: donation still deletes
+        new = step(params)
+        assert params[0].is_deleted()
+        assert params[1]["a"].is_deleted()
+        np.testing.assert_array_equal(new[0], np.full(2, -float(i)))
+        np.testing.assert_array_equal(new[1]["a"], np.full(3, 2.0 ** (i + 1)))
+        params = new
+    mixed = jit(lambda d: d[1] + d["k"])  # keys that do not sort: the flattening path's error
+    with pytest.raises(TypeError):
+        mixed({1: device_put(np.ones(2)), "k": device_put(np.ones(2))})

@@ -3,8 +3,10 @@
 The cache key of a call is its *signature*: static argument values, the pytree structure of
 the dynamic arguments and each leaf's shape/dtype/weak type. For the common call (positional
 device arrays only, no static arguments) the key is just the tuple of the arguments'
-``ShapedArray``s, computed without flattening any pytree; every other call flattens once and
-builds the same key when the call has that same shape, so the two paths share entries.
+``ShapedArray``s, computed without flattening any pytree. Positional lists, tuples and dicts
+of device arrays (a list of parameters) build the flattening path's key without flattening:
+their structure is looked up from a plain tuple that describes it. Every other call flattens
+once and builds the same key when the call has that same shape, so the paths share entries.
 
 Caches are per function, bounded (LRU), and held weakly by the function object: when the
 function goes away, its compiled executables go with it.
@@ -297,6 +299,10 @@ class JitFunction(Generic[P, R]):
                 outs = self._run_committed(arrays)
                 if outs is not None:
                     return outs[0]  # type: ignore[no-any-return]
+            elif self._in_shardings is None:
+                tree_outs = self._run_array_tree(arrays)
+                if tree_outs is not None:
+                    return tree_outs[0]  # type: ignore[no-any-return]
         if self._inline and not is_eager():  # traced inside another function: its equations
             return self._fun(*args, **kwargs)
         entry, flat_args = self._entry_for(args, kwargs)
@@ -337,6 +343,30 @@ class JitFunction(Generic[P, R]):
             return None
         outs = entry.executable.run_buffers([a._buf for a in arrays])
         return [outs[0]] if entry.single_leaf else [entry.output(outs)]
+
+    def _run_array_tree(self, args: tuple[Any, ...]) -> list[Any] | None:
+        """The fast path for positional pytrees (lists, tuples, dicts, None) of device arrays,
+        such as a list of parameters: the slow path's key, built without :func:`tree_flatten`
+        (its structure is looked up by a plain tuple describing it); None when it does not
+        apply or nothing is cached."""
+        leaves: list[Array] = []
+        shape: list[Any] = []
+        if not _arrays_and_containers(args, leaves, shape):
+            return None
+        shape_key = tuple(shape)
+        in_tree = _array_tree_defs.get(shape_key)
+        if in_tree is None:
+            in_tree = tree_flatten((args, {}))[1]
+            if len(_array_tree_defs) >= _MAX_ARRAY_TREE_DEFS:
+                _array_tree_defs.clear()
+            _array_tree_defs[shape_key] = in_tree
+        key: Hashable = ((), in_tree, tuple([a._aval for a in leaves]))
+        if self._variant is not None:
+            key = (key, self._variant)
+        entry = self._cache.get(key)
+        if entry is None or type(entry.executable) is not Executable:
+            return None
+        return [entry.output(entry.executable.run_buffers([a._buf for a in leaves]))]
 
     def _run(self, entry: _Entry, flat_args: list[Any]) -> list[Any]:
         if is_eager() and not any(isinstance(c, Tracer) for c in entry.consts):
@@ -581,6 +611,43 @@ def _describe_arg(fun: Any, name: str, i: int, aval: ShapedArray, device: Any) -
 
 def _is_sharding_leaf(x: Any) -> bool:
     return x is None or isinstance(x, Sharding)
+
+
+#: The structure of ``(args, {})`` for each shape of positional array pytrees that
+#: :func:`_arrays_and_containers` describes (bounded).
+_array_tree_defs: dict[tuple[Any, ...], PyTreeDef] = {}
+_MAX_ARRAY_TREE_DEFS = 256
+
+
+def _arrays_and_containers(x: Any, leaves: list[Array], shape: list[Any]) -> bool:
+    """Append ``x``'s device arrays to ``leaves`` in :func:`tree_flatten`'s order and a
+    description of its containers to ``shape``; False for anything but plain lists, tuples,
+    dicts (sortable keys), None and (uncommitted, one-device) :class:`Array` s."""
+    t = type(x)
+    if t is tuple or t is list:
+        shape.append((t, len(x)))
+        for c in x:
+            if type(c) is Array:
+                leaves.append(c)
+                shape.append(None)
+            elif not _arrays_and_containers(c, leaves, shape):
+                return False
+        return True
+    if t is dict:
+        try:
+            keys = tuple(sorted(x))
+        except TypeError:
+            return False
+        shape.append((dict, keys))
+        return all(_arrays_and_containers(x[k], leaves, shape) for k in keys)
+    if t is Array:
+        leaves.append(x)
+        shape.append(None)
+        return True
+    if x is None:
+        shape.append(t)
+        return True
+    return False
 
 
 def _all_leaves(in_tree: PyTreeDef) -> bool:
