@@ -156,6 +156,7 @@ TOP_LEVEL_NAMES = (
     "P",
     "Device",
     "debug_nans",
+    "debug_infs",
     "enable_checks",
     "enable_x64",
     "default_matmul_precision",
@@ -205,6 +206,28 @@ def test_option_context_managers_and_jax_config_names():
     # JAX's older one-platform option, set before any computation in many scripts
     mj.config.update("jax_platform_name", mj.default_backend())
     assert mj.config.jax_platform_name == mj.default_backend()
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda lib, np_: lib.numpy.log(0.0),
+        lambda lib, np_: lib.numpy.exp(np_.array([1.0, 100.0], np_.float32)),
+        lambda lib, np_: lib.jit(lambda x: lib.numpy.log(x) + 1.0)(0.0),
+        lambda lib, np_: lib.grad(lambda x: lib.numpy.log(x) * 0.0)(0.0),
+        lambda lib, np_: lib.vmap(lib.numpy.log)(np_.array([0.0, 1.0])),
+    ],
+    ids=["log", "exp-float32", "jit", "grad", "vmap"],
+)
+def test_debug_infs_raises_where_jax_does_naming_the_primitive(make, x64):
+    for lib in (jax, mj):
+        with lib.debug_infs(True):
+            with pytest.raises(FloatingPointError) as info:
+                make(lib, np)
+            assert "invalid value (inf) encountered in" in str(info.value), lib
+            assert lib.config.jax_debug_infs
+        make(lib, np)  # off again
+        assert not lib.config.jax_debug_infs
 
 
 @pytest.mark.parametrize("value", [None, "default", "high", "highest", "float32", "tensorfloat32"])

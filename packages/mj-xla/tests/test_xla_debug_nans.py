@@ -116,3 +116,32 @@ def test_next_call_after_the_error_works(debug_nans: None) -> None:
     with pytest.raises(FloatingPointError):
         f(np.array([0.0]))
     np.testing.assert_allclose(f(np.array([3.0])), [4.0])
+
+
+@pytest.fixture
+def debug_infs() -> Iterator[None]:
+    with config.override("debug_infs", True):
+        yield
+
+
+def test_debug_infs_names_the_primitive_that_made_the_infinity(debug_infs: None) -> None:
+    f = jit(lambda x: lax.log(x) * 2.0 + 1.0)
+    with pytest.raises(
+        FloatingPointError, match=r"invalid value \(inf\) encountered in log \(operands f64\[2\]"
+    ):
+        f(np.array([0.0, 2.0]))
+    np.testing.assert_allclose(f(np.array([1.0, np.e])), [1.0, 3.0])
+    assert np.asarray(jit(lambda x: lax.exp(lax.log(x)))(np.array([0.0])))[0] == 0.0  # outputs
+    with pytest.raises(FloatingPointError, match=r"argument 0 holds an infinity\)"):
+        jit(lambda a: a * 2.0)(np.array([np.inf]))
+    nan = jit(lambda x: lax.log(x))(np.array([-1.0]))  # NaNs are debug_nans' business
+    assert np.isnan(np.asarray(nan)).all()
+
+
+def test_debug_infs_and_nans_together_name_what_each_found() -> None:
+    with config.override("debug_infs", True), config.override("debug_nans", True):
+        with pytest.raises(FloatingPointError, match=r"\(nan\) encountered in sqrt"):
+            jit(lambda x: lax.sqrt(x - 2.0))(np.array([1.0]))
+        with pytest.raises(FloatingPointError, match=r"\(inf\) encountered in div"):
+            jit(lambda x: 1.0 / (x - 1.0))(np.array([1.0]))
+    assert np.isinf(np.asarray(jit(lambda x: 1.0 / x)(np.array([0.0])))).all()

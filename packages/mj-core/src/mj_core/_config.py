@@ -3,6 +3,7 @@
 ``check_jaxprs``: run ``typecheck_jaxpr`` on every jaxpr a transformation produces (off by
 default for speed; the test suites switch it on). ``debug_nans``: make jit re-run a function
 that produced a NaN op by op and raise ``FloatingPointError`` naming the primitive.
+``debug_infs``: the same for infinities (``MJ_DEBUG_INFS``), as JAX's ``jax_debug_infs``.
 ``disable_jit``: make ``jit`` call the Python function directly (for debugging with print
 and pdb; see ``mj.disable_jit()``).
 Both can be preset with the environment variables ``MJ_CHECK_JAXPRS=1`` / ``MJ_DEBUG_NANS=1``.
@@ -62,6 +63,7 @@ _FROZEN_OK: dict[str, tuple[Any, ...]] = {}
 class _Config:
     __slots__ = (
         "check_jaxprs",
+        "debug_infs",
         "debug_nans",
         "default_matmul_precision",
         "default_prng_impl",
@@ -77,6 +79,7 @@ class _Config:
     def __init__(self) -> None:
         self.check_jaxprs = _flag("MJ_CHECK_JAXPRS")
         self.debug_nans = _flag("MJ_DEBUG_NANS")
+        self.debug_infs = _flag("MJ_DEBUG_INFS")
         self.disable_jit = _flag("MJ_DISABLE_JIT")
         self.enable_x64 = _flag("MJ_ENABLE_X64")
         self.num_cpu_devices = int(os.environ.get("MJ_NUM_CPU_DEVICES", "1") or 1)
@@ -118,7 +121,7 @@ class _Config:
             value = _check_rank_promotion(value)
         if name == "default_matmul_precision":
             value = _check_matmul_precision(value)
-        if name == "log_compiles":
+        if name in ("log_compiles", "debug_nans", "debug_infs"):
             value = bool(value)
         if name in _ONLY and value != _ONLY[name]:
             raise NotImplementedError(

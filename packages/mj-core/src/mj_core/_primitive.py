@@ -201,8 +201,11 @@ class ImplRules(RuleTable):
 
 def _shortcuts_apply() -> bool:
     """The shortcuts skip what :func:`~mj_core._trace.eval_primitive` checks: rank promotion
-    and ``debug_nans``; while either check is on, eager operations take the impl rules."""
-    return config.numpy_rank_promotion == "allow" and not config.debug_nans
+    and ``debug_nans``/``debug_infs``; while a check is on, eager operations take the impl
+    rules."""
+    return (
+        config.numpy_rank_promotion == "allow" and not config.debug_nans and not config.debug_infs
+    )
 
 
 def _update_shortcuts(_: Any) -> None:
@@ -214,6 +217,7 @@ _NO_DTYPE = np.dtype(np.void)  # what the unary rule sees of an operand without 
 impl_rules = ImplRules()
 on_change("numpy_rank_promotion", _update_shortcuts)
 on_change("debug_nans", _update_shortcuts)
+on_change("debug_infs", _update_shortcuts)
 _update_shortcuts(None)
 
 # Named by mj_ir: users of jaxprs know it as ``mj_ir.abstract_eval_rules`` (this very dict).

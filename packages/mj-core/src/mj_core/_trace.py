@@ -42,7 +42,7 @@ from mj_core._eager_array import (
     weak_result,
 )
 from mj_core._eager_dispatch import Redispatch
-from mj_core._eager_nans import check_nans
+from mj_core._eager_nans import check_special
 from mj_core._primitive import Primitive, abstract_eval_rules, impl_rules
 from mj_core.errors import (
     ConcretizationError,
@@ -454,8 +454,8 @@ def eval_primitive(primitive: Primitive, args: Sequence[Any], params: dict[str, 
     except (RuntimeWarning, FloatingPointError):  # warnings made errors: JAX raises none
         with np.errstate(all="ignore"):
             outs = impl_rules[primitive](*args, **params)
-    if config.debug_nans:
-        check_nans(primitive, outs)
+    if config.debug_nans or config.debug_infs:
+        check_special(primitive, outs)
     weak = False  # weak operands and no strong ones but bools (rare): JAX's weak outputs
     for a in args:
         t = type(a)

@@ -40,6 +40,7 @@ from mj_core._eager_dispatch import EagerHandler as EagerHandler
 from mj_core._eager_dispatch import Redispatch as Redispatch
 from mj_core._eager_dispatch import eager_handlers as eager_handlers
 from mj_core._eager_dispatch import like_placements as like_placements
+from mj_core._eager_nans import special_value as special_value
 from mj_core._families import FAMILIES as FAMILIES
 from mj_core._primitive import Primitive as Primitive
 from mj_core._primitive import RuleTable as RuleTable

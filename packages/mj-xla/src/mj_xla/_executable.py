@@ -132,7 +132,7 @@ class Executable:
         outs = self._exe.execute_sharded(all_bufs).consume_with_handlers(self._handlers)
         array = self._array_type
         result = [array(b, a) for b, a in zip(outs, self.out_avals, strict=True)]
-        if config.debug_nans:
+        if config.debug_nans or config.debug_infs:
             check_outputs(result, self._jaxpr, self._known, args, self._name)
         return result
 

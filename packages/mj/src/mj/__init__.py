@@ -27,6 +27,7 @@ from mj import tree as tree
 from mj import tree_util as tree_util
 from mj import typing as typing
 from mj._array_methods import install_numpy_methods as _install_numpy_methods
+from mj._environment import debug_infs as debug_infs
 from mj._environment import debug_nans as debug_nans
 from mj._environment import default_matmul_precision as default_matmul_precision
 from mj._environment import enable_checks as enable_checks

@@ -1,5 +1,5 @@
 """The environment: ``print_environment_info`` and the options that are also context
-managers, as in JAX: ``enable_x64``, ``numpy_rank_promotion``, ``debug_nans``,
+managers, as in JAX: ``enable_x64``, ``numpy_rank_promotion``, ``debug_nans``, ``debug_infs``,
 ``enable_checks`` (mj's ``check_jaxprs``: every jaxpr a transformation builds is typechecked),
 ``default_matmul_precision`` and ``log_compiles``.
 
@@ -21,6 +21,7 @@ from mj_core import config
 from mj_xla import device_count, local_device_count, process_index
 
 __all__ = [
+    "debug_infs",
     "debug_nans",
     "default_matmul_precision",
     "enable_checks",
@@ -84,6 +85,7 @@ class _Option:
 enable_x64 = _Option("enable_x64")
 numpy_rank_promotion = _Option("numpy_rank_promotion")
 debug_nans = _Option("debug_nans")
+debug_infs = _Option("debug_infs")
 enable_checks = _Option("check_jaxprs")
 default_matmul_precision = _Option("default_matmul_precision")
 log_compiles = _Option("log_compiles")
