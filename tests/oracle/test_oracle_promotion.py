@@ -3,7 +3,8 @@
 Every pair of JAX's dtypes, each strong and weak (a ``weak_type`` value of that dtype, as a
 Python scalar or an expression of them produces), goes through ``mj_core``'s lattice and
 through ``jax._src.dtypes.result_type``; ``jnp.promote_types`` is compared for every pair of
-dtypes and Python scalar types. Any differing cell is printed.
+dtypes and Python scalar types. Any differing cell is printed. Both tables are compared on the
+standard lattice and on the strict one (``jax_numpy_dtype_promotion="strict"``).
 """
 
 import functools
@@ -18,6 +19,7 @@ from jax._src import dtypes as jax_dtypes
 from jax._src.lax import lax as jax_lax
 
 from mj_core import _lattice as L  # noqa: N812
+from mj_core import config
 
 DTYPES = sorted(L.SUPPORTED_DTYPES, key=str)
 jax_result_type = functools.partial(jax_dtypes.result_type, return_weak_type_flag=True)
@@ -31,6 +33,15 @@ def x64(request):
     jax.config.update("jax_enable_x64", before)
 
 
+@pytest.fixture(params=["standard", "strict"])
+def promotion(request):
+    before = jax.config.jax_numpy_dtype_promotion
+    jax.config.update("jax_numpy_dtype_promotion", request.param)
+    with config.override("numpy_dtype_promotion", request.param):
+        yield request.param
+    jax.config.update("jax_numpy_dtype_promotion", before)
+
+
 def _outcome(fn, *args):
     try:
         with warnings.catch_warnings():
@@ -40,6 +51,7 @@ def _outcome(fn, *args):
         return type(e).__name__
 
 
+@pytest.mark.usefixtures("promotion")
 def test_result_type_table_matches_jax(x64):
     values = {}
     for dt in DTYPES:
@@ -63,6 +75,7 @@ def test_result_type_table_matches_jax(x64):
     assert not diffs, "\n".join(diffs)
 
 
+@pytest.mark.usefixtures("promotion")
 def test_promote_types_matches_jax(x64):
     diffs = []
     for a, b in itertools.product([*DTYPES, int, float, complex], repeat=2):

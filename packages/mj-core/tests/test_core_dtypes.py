@@ -1,6 +1,9 @@
 """JAX's lattice promotion (in this suite's 64-bit mode): result_type, weak Python scalars, and the
 dtypes primitives return."""
 
+import warnings
+
+import ml_dtypes
 import numpy as np
 import pytest
 
@@ -191,3 +194,30 @@ def _check_32_bit_accumulation_dtypes() -> None:
     assert np.asarray(mnp.cumsum(np.array([True, True]))).dtype == np.int32
     assert np.asarray(mnp.var(small)).dtype == np.float32
     assert np.asarray(mnp.count_nonzero(small)).dtype == np.int32
+
+
+def test_finfo_iinfo_and_issubdtype_know_the_ml_dtypes_types():
+    assert mnp.finfo(ml_dtypes.bfloat16).eps == 2.0**-7
+    assert mnp.finfo(np.float32).eps == np.finfo(np.float32).eps
+    assert mnp.iinfo(ml_dtypes.int4).max == 7
+    for t in (ml_dtypes.bfloat16, ml_dtypes.float8_e4m3fn, "bfloat16"):
+        assert mnp.issubdtype(t, np.floating)
+        assert mnp.issubdtype(t, np.inexact)
+        assert mnp.issubdtype(t, np.number)
+        assert not mnp.issubdtype(t, np.integer)
+        assert not mnp.issubdtype(t, np.float16)
+    assert mnp.issubdtype(ml_dtypes.int4, np.signedinteger)
+    assert not mnp.issubdtype(ml_dtypes.uint4, np.signedinteger)
+    assert mnp.issubdtype(ml_dtypes.uint4, np.unsignedinteger)
+    assert mnp.issubdtype(np.float32, np.floating)
+    assert not mnp.issubdtype(np.int32, np.floating)
+
+
+def test_at_updates_warn_where_the_values_do_not_cast_safely():
+    with pytest.warns(FutureWarning, match="cannot safely cast value from dtype=float"):
+        out = mnp.arange(3).at[0].add(1.5)
+    np.testing.assert_array_equal(out, [1, 1, 2])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        mnp.arange(3).at[0].set(2)  # a weak int into an int array: safe
+        mnp.ones(3, np.float32).at[1].set(2)

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from mj_core import _lattice as L  # noqa: N812
+from mj_core import config
 
 PROMOTING = sorted(
     (d for d in L.SUPPORTED_DTYPES if d not in L.SMALL_FLOATS and d.itemsize >= 1), key=str
@@ -96,3 +97,21 @@ def test_canonicalize_narrows_only_without_x64():
         assert L.canonicalize_dtype(wide, False) == narrow
         assert L.canonicalize_dtype(wide, True) == wide
     assert L.canonicalize_dtype(L.BF16, False) == L.BF16
+
+
+def test_strict_promotion_lets_only_weak_values_promote_within_their_kind():
+    """JAX's strict lattice, by hand: a weak int joins any int or float, a weak float any
+    float or complex, and two different concrete dtypes never meet."""
+    f32, i32, u8, bf16 = (np.dtype(t) for t in (np.float32, np.int32, np.uint8, "bfloat16"))
+    with config.override("numpy_dtype_promotion", "strict"):
+        for x64 in (False, True):
+            assert L.result_type([(f32, False), (i32, True)], x64) == (f32, False)
+            assert L.result_type([(u8, False), (i32, True)], x64) == (u8, False)
+            assert L.result_type([(bf16, False), (f32, True)], x64) == (bf16, False)
+            assert L.result_type([(i32, True), (f32, True)], x64)[1] is True  # weak float
+            for pair in ([(f32, False), (i32, False)], [(i32, False), (f32, True)]):
+                with pytest.raises(L.TypePromotionError, match="numpy_dtype_promotion=strict"):
+                    L.result_type(pair, x64)
+            with pytest.raises(L.TypePromotionError):
+                L.promote_types(np.float16, np.float32, x64)
+    assert L.result_type([(f32, False), (i32, False)], False) == (f32, False)  # standard again

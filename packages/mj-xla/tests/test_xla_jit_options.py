@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import mj_xla
+from mj_core import lax
 from mj_ir import make_jaxpr
 from mj_xla import jit
 
@@ -88,3 +89,66 @@ def test_random_bit_options_accept_jax_defaults_only():
         config.update("jax_threefry_partitionable", False)
     with pytest.raises(NotImplementedError, match="default_prng_impl"):
         config.update("jax_default_prng_impl", "rbg")
+
+
+@pytest.fixture
+def cache_dir(tmp_path):
+    from mj_core import config
+
+    with (
+        config.override("compilation_cache_dir", str(tmp_path)),
+        config.override("persistent_cache_min_compile_time_secs", 0.0),
+    ):
+        yield tmp_path
+
+
+def _count_compiles(monkeypatch):
+    from mj_xla import _jaxlib
+
+    calls = []
+    original = _jaxlib._compile_now
+
+    def counting(*args, **kwargs):
+        calls.append(1)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(_jaxlib, "_compile_now", counting)
+    return calls
+
+
+def test_persistent_cache_loads_what_an_earlier_compile_stored(cache_dir, monkeypatch):
+    from mj_xla import clear_caches
+
+    compiles = _count_compiles(monkeypatch)
+    f = jit(lambda x: lax.sin(x) * 2.0 + 1.0)
+    x = np.linspace(0.0, 1.0, 5, dtype=np.float32)
+    want = np.sin(x) * 2 + 1
+    np.testing.assert_allclose(f(x), want, rtol=1e-6)
+    assert len(compiles) == 1
+    entries = [p for p in cache_dir.iterdir() if p.name.startswith("mj-")]
+    assert len(entries) == 1
+    clear_caches()  # the in-memory caches: the next call needs an executable again
+    np.testing.assert_allclose(f(x), want, rtol=1e-6)
+    assert len(compiles) == 1  # loaded, not compiled
+    np.testing.assert_allclose(f(x.astype(np.float16)), want, rtol=1e-3)  # another program
+    assert len(compiles) == 2
+    assert len(list(cache_dir.iterdir())) == 2
+
+
+def test_persistent_cache_skips_quick_compiles_and_survives_damaged_entries(cache_dir, monkeypatch):
+    from mj_core import config
+    from mj_xla import clear_caches
+
+    f = jit(lambda x: x * 3.0)
+    with config.override("persistent_cache_min_compile_time_secs", 1e9):
+        f(np.ones(2, np.float32))
+    assert list(cache_dir.iterdir()) == []  # too quick to be worth a file
+    clear_caches()
+    f(np.ones(2, np.float32))
+    (entry,) = cache_dir.iterdir()
+    entry.write_bytes(b"not an executable")
+    clear_caches()
+    compiles = _count_compiles(monkeypatch)
+    with pytest.warns(UserWarning, match="compilation cache: cannot load"):
+        np.testing.assert_array_equal(f(np.ones(2, np.float32)), [3.0, 3.0])
+    assert len(compiles) == 1

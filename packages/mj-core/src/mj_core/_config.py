@@ -18,12 +18,22 @@ is safe at any time: every cache that depends on it (jit, typing memos) keys on 
 by the listeners registered with :func:`on_x64_change`.
 ``numpy_rank_promotion``: what mj.numpy does when operands of different ranks broadcast:
 ``"allow"`` (default), ``"warn"`` or ``"raise"`` (``MJ_NUMPY_RANK_PROMOTION``), as JAX.
+``numpy_dtype_promotion``: ``"standard"`` (JAX's lattice, the default) or ``"strict"`` (only
+Python scalars and weak values promote, into a dtype of their kind or wider; any other mix of
+dtypes is a ``TypePromotionError``), as JAX's ``jax_numpy_dtype_promotion``
+(``MJ_NUMPY_DTYPE_PROMOTION``).
 ``default_matmul_precision``: the precision of compiled ``dot_general``/convolutions that ask
 for none (JAX's names: ``"default"``/``"bfloat16"``/``"fastest"``, ``"high"``/
 ``"tensorfloat32"``, ``"highest"``/``"float32"``); ``None`` leaves XLA's default.
 ``log_compiles``: log each XLA compilation (a warning on the ``mj`` logger), as JAX's.
 ``threefry_partitionable`` and ``default_prng_impl``: mj's random bits are JAX's defaults
 (partitionable ``"threefry2x32"``); only those values are accepted.
+``compilation_cache_dir``: a directory where compiled executables persist between processes
+(``MJ_COMPILATION_CACHE_DIR``; JAX's ``jax_compilation_cache_dir``), for compilations that
+took at least ``persistent_cache_min_compile_time_secs`` (1 s, as JAX) and entries of at least
+``persistent_cache_min_entry_size_bytes``.
+``traceback_filtering``: mj never removes its own frames from tracebacks, which is JAX's
+``"off"``; ``"off"`` and the default ``"auto"`` are accepted, the filtering modes refused.
 """
 
 from __future__ import annotations
@@ -36,6 +46,7 @@ from typing import Any
 __all__ = ["MATMUL_PRECISIONS", "config", "on_change", "on_x64_change"]
 
 _RANK_PROMOTION = ("allow", "warn", "raise")
+_DTYPE_PROMOTION = ("standard", "strict")
 
 #: Listeners called with the new value whenever an option changes (caches that depend on it).
 _LISTENERS: dict[str, list[Callable[[Any], None]]] = {}
@@ -63,6 +74,7 @@ _FROZEN_OK: dict[str, tuple[Any, ...]] = {}
 class _Config:
     __slots__ = (
         "check_jaxprs",
+        "compilation_cache_dir",
         "debug_infs",
         "debug_nans",
         "default_matmul_precision",
@@ -71,9 +83,13 @@ class _Config:
         "enable_x64",
         "log_compiles",
         "num_cpu_devices",
+        "numpy_dtype_promotion",
         "numpy_rank_promotion",
+        "persistent_cache_min_compile_time_secs",
+        "persistent_cache_min_entry_size_bytes",
         "platforms",
         "threefry_partitionable",
+        "traceback_filtering",
     )
 
     def __init__(self) -> None:
@@ -86,10 +102,16 @@ class _Config:
         self.platforms = _check_platforms(os.environ.get("MJ_PLATFORMS"))
         rank = os.environ.get("MJ_NUMPY_RANK_PROMOTION", "allow") or "allow"
         self.numpy_rank_promotion = _check_rank_promotion(rank)
+        promotion = os.environ.get("MJ_NUMPY_DTYPE_PROMOTION", "standard") or "standard"
+        self.numpy_dtype_promotion = _check_dtype_promotion(promotion)
         self.default_matmul_precision: str | None = None
         self.log_compiles = _flag("MJ_LOG_COMPILES")
         self.threefry_partitionable = True
         self.default_prng_impl = "threefry2x32"
+        self.traceback_filtering = "auto"
+        self.compilation_cache_dir: str | None = os.environ.get("MJ_COMPILATION_CACHE_DIR") or None
+        self.persistent_cache_min_compile_time_secs = 1.0
+        self.persistent_cache_min_entry_size_bytes = 0
 
     def freeze(self, name: str, reason: str, accepted: tuple[Any, ...] = ()) -> None:
         """Refuse later changes of option ``name``: the component that read it has started.
@@ -119,10 +141,16 @@ class _Config:
             raise ValueError(f"num_cpu_devices must be a positive int, got {value!r}")
         if name == "numpy_rank_promotion":
             value = _check_rank_promotion(value)
+        if name == "numpy_dtype_promotion":
+            value = _check_dtype_promotion(value)
         if name == "default_matmul_precision":
             value = _check_matmul_precision(value)
         if name in ("log_compiles", "debug_nans", "debug_infs"):
             value = bool(value)
+        if name == "compilation_cache_dir" and value is not None:
+            value = os.fspath(value)
+        if name == "traceback_filtering":
+            value = _check_traceback_filtering(value)
         if name in _ONLY and value != _ONLY[name]:
             raise NotImplementedError(
                 f"{name}={value!r} is not supported: mj's random bits are JAX's defaults "
@@ -185,6 +213,28 @@ def _check_matmul_precision(value: Any) -> str | None:
             f"got {value!r}"
         )
     return value.lower()
+
+
+_FILTERING_MODES = ("tracebackhide", "remove_frames", "quiet_remove_frames")
+
+
+def _check_traceback_filtering(value: Any) -> str:
+    if value in ("off", "auto"):
+        return str(value)
+    if value in _FILTERING_MODES:
+        raise NotImplementedError(
+            f"traceback_filtering={value!r} is not supported: mj never removes frames from "
+            "tracebacks (JAX's 'off'); 'off' and 'auto' are accepted"
+        )
+    raise ValueError(
+        f"traceback_filtering must be one of {('off', 'auto', *_FILTERING_MODES)}, got {value!r}"
+    )
+
+
+def _check_dtype_promotion(value: Any) -> str:
+    if value not in _DTYPE_PROMOTION:
+        raise ValueError(f"numpy_dtype_promotion must be one of {_DTYPE_PROMOTION}, got {value!r}")
+    return str(value)
 
 
 def _check_rank_promotion(value: Any) -> str:

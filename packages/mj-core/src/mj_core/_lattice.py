@@ -10,6 +10,10 @@ edges above them: they never promote implicitly (JAX raises :class:`TypePromotio
 
 Without 64-bit mode the one edge that would form a 64-bit type from 32-bit operands
 (``uint32 x int32 -> int64``) is replaced by ``uint32 x int32 -> int32``, as in JAX.
+
+With ``config.numpy_dtype_promotion = "strict"`` the lattice is JAX's strict one: the weak
+nodes lead to every dtype of their kind (and ``int`` to ``float``, ``float`` to ``complex``),
+and no concrete dtype leads anywhere, so only weak operands ever promote.
 """
 
 from __future__ import annotations
@@ -20,6 +24,8 @@ from typing import Any, TypeAlias
 
 import ml_dtypes
 import numpy as np
+
+from mj_core._config import config
 
 __all__ = [
     "TypePromotionError",
@@ -106,9 +112,18 @@ def _lattice(x64: bool) -> dict[Node, list[Node]]:
     return out
 
 
-def _upper_bounds(x64: bool) -> dict[Node, frozenset[Node]]:
+def _strict_lattice() -> dict[Node, list[Node]]:
+    """JAX's strict lattice: weak types promote within their kind, nothing else promotes."""
+    out: dict[Node, list[Node]] = {t: [] for t in SUPPORTED_DTYPES}
+    out[int] = [float, *_INTEGERS]
+    out[float] = [complex, *SMALL_FLOATS, BF16, F16, F32, F64]
+    out[complex] = [C64, C128]
+    return out
+
+
+def _upper_bounds(x64: bool, strict: bool = False) -> dict[Node, frozenset[Node]]:
     """The reflexive-transitive closure of the lattice: every node above each node."""
-    lattice = _lattice(x64)
+    lattice = _strict_lattice() if strict else _lattice(x64)
     bounds: dict[Node, set[Node]] = {node: {node} for node in lattice}
     for node, above in bounds.items():
         frontier = list(lattice[node])
@@ -121,15 +136,20 @@ def _upper_bounds(x64: bool) -> dict[Node, frozenset[Node]]:
 
 
 _UPPER_BOUNDS = {True: _upper_bounds(True), False: _upper_bounds(False)}
+_STRICT_UPPER_BOUNDS = _upper_bounds(False, strict=True)
 
 
 def _node_name(node: Node) -> str:
     return node.__name__ if isinstance(node, type) else str(node)
 
 
-@functools.lru_cache(maxsize=1024)
 def _least_upper_bound(x64: bool, nodes: frozenset[Node]) -> Node:
-    upper = _UPPER_BOUNDS[x64]
+    return _bound(x64, config.numpy_dtype_promotion == "strict", nodes)
+
+
+@functools.lru_cache(maxsize=1024)
+def _bound(x64: bool, strict: bool, nodes: frozenset[Node]) -> Node:
+    upper = _STRICT_UPPER_BOUNDS if strict else _UPPER_BOUNDS[x64]
     try:
         bounds = [upper[n] for n in nodes]
     except KeyError:
@@ -142,6 +162,12 @@ def _least_upper_bound(x64: bool, nodes: frozenset[Node]) -> Node:
     if len(least) == 1:
         return next(iter(least))
     names = tuple(_node_name(n) for n in sorted(nodes, key=_node_name))
+    if strict:
+        raise TypePromotionError(
+            f"Input dtypes {names} have no available implicit dtype promotion path when "
+            "jax_numpy_dtype_promotion=strict. Try explicitly casting inputs to the desired "
+            "output type, or set jax_numpy_dtype_promotion=standard."
+        )
     if any(n in _CUSTOM_FLOATS and n != BF16 for n in nodes):
         why = "low-precision floats (float8/float6/float4) do not promote implicitly"
     elif any(n in UNSIGNED_SUBBYTE or n in SIGNED_SUBBYTE for n in nodes):
@@ -205,9 +231,10 @@ def lattice_result_type(pairs: Iterable[tuple[DType, bool]], x64: bool) -> tuple
         all_weak = all(w for _, w in items)
         if len(dtypes) == 1 and not all_weak:
             dtype, weak = items[0][0], False
-        elif all_weak:
+        elif all_weak and config.numpy_dtype_promotion != "strict":
             # All weak: bound the strong counterparts, then mark the result weak (JAX does this
-            # so that e.g. two weak int16 values do not produce a non-canonical weak type).
+            # so that e.g. two weak int16 values do not produce a non-canonical weak type;
+            # the strict lattice bounds the weak nodes themselves, below).
             node = _least_upper_bound(x64, frozenset(dtypes))
             dtype, weak = canonicalize_dtype(_node_dtype(node, x64), x64), True
         else:

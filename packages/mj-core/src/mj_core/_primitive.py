@@ -201,10 +201,14 @@ class ImplRules(RuleTable):
 
 def _shortcuts_apply() -> bool:
     """The shortcuts skip what :func:`~mj_core._trace.eval_primitive` checks: rank promotion
-    and ``debug_nans``/``debug_infs``; while a check is on, eager operations take the impl
-    rules."""
+    and ``debug_nans``/``debug_infs``, and NumPy's promotion where it agrees with JAX's standard
+    lattice; while a check is on or the lattice is the strict one, eager operations take the
+    impl rules."""
     return (
-        config.numpy_rank_promotion == "allow" and not config.debug_nans and not config.debug_infs
+        config.numpy_rank_promotion == "allow"
+        and config.numpy_dtype_promotion == "standard"
+        and not config.debug_nans
+        and not config.debug_infs
     )
 
 
@@ -218,6 +222,7 @@ impl_rules = ImplRules()
 on_change("numpy_rank_promotion", _update_shortcuts)
 on_change("debug_nans", _update_shortcuts)
 on_change("debug_infs", _update_shortcuts)
+on_change("numpy_dtype_promotion", _update_shortcuts)
 _update_shortcuts(None)
 
 # Named by mj_ir: users of jaxprs know it as ``mj_ir.abstract_eval_rules`` (this very dict).

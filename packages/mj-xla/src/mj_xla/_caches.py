@@ -20,5 +20,7 @@ def clear_caches() -> None:
     clear_vmap_jaxpr_cache()
 
 
-# Compiled programs bake the default matmul precision in: a new one compiles them again.
+# Compiled programs bake the default matmul precision in, traced ones the promotion lattice's
+# answers: a new setting traces and compiles them again.
 on_change("default_matmul_precision", lambda _: clear_caches())
+on_change("numpy_dtype_promotion", lambda _: clear_caches())

@@ -19,11 +19,14 @@ from __future__ import annotations
 
 import functools
 import importlib
+import importlib.metadata
 import importlib.util
 import os
 import signal
 import sys
 import threading
+import time
+import warnings
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeAlias
 
@@ -31,7 +34,7 @@ import ml_dtypes
 import numpy as np
 
 from mj_core import config
-from mj_xla import _plugins
+from mj_xla import _compilation_cache, _plugins
 
 if importlib.util.find_spec("jax") is None:
     sys.modules.setdefault("jax._src.sharding_impls", None)  # type: ignore[arg-type]
@@ -44,6 +47,9 @@ from jaxlib.mlir._mlir_libs import _jax_mlir_ext
 from jaxlib.mlir.dialects import chlo, sdy
 from jaxlib.mlir.dialects import func as _func
 from jaxlib.mlir.dialects import stablehlo as hlo
+
+#: Part of every persistent compilation cache key: executables of one jaxlib only.
+_JAXLIB_VERSION = importlib.metadata.version("jaxlib")
 
 __all__ = [
     "PYTHON_CALLBACK_TARGET",
@@ -529,6 +535,33 @@ def compile_module(
 
 
 def _compile(
+    client: Any, module: ir.Module, devices: Any, options: Any, host_callbacks: Sequence[Any]
+) -> LoadedExecutable:
+    """Compile, or load the executable from the persistent compilation cache (see
+    :mod:`mj_xla._compilation_cache`) when one is set and holds it."""
+    path = None
+    if not host_callbacks and config.compilation_cache_dir:
+        kinds = ",".join(f"{d.platform}:{d.device_kind}" for d in devices)
+        parts = [str(module), options.SerializeAsString(), _JAXLIB_VERSION, kinds]
+        path = _compilation_cache.cache_path([p if type(p) is bytes else p.encode() for p in parts])
+    if path is not None:
+        data = _compilation_cache.read_entry(path)
+        if data is not None:
+            try:
+                exe: LoadedExecutable = client.deserialize_executable(data, devices, options)
+                return exe
+            except Exception as e:  # a damaged or foreign entry: compile as if it were absent
+                warnings.warn(f"compilation cache: cannot load {path}: {e}", stacklevel=3)
+    start = time.perf_counter()
+    exe = _compile_now(client, module, devices, options, host_callbacks)
+    if path is not None:
+        _compilation_cache.write_entry(
+            path, client.serialize_executable(exe), time.perf_counter() - start
+        )
+    return exe
+
+
+def _compile_now(
     client: Any, module: ir.Module, devices: Any, options: Any, host_callbacks: Sequence[Any]
 ) -> LoadedExecutable:
     """``client.compile_and_load``, never abandoned half-way.

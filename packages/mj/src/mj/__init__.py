@@ -33,6 +33,7 @@ from mj._environment import default_matmul_precision as default_matmul_precision
 from mj._environment import enable_checks as enable_checks
 from mj._environment import enable_x64 as enable_x64
 from mj._environment import log_compiles as log_compiles
+from mj._environment import numpy_dtype_promotion as numpy_dtype_promotion
 from mj._environment import numpy_rank_promotion as numpy_rank_promotion
 from mj._environment import print_environment_info as print_environment_info
 from mj._naming import named_call as named_call

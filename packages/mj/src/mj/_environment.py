@@ -3,6 +3,7 @@ managers, as in JAX: ``enable_x64``, ``numpy_rank_promotion``, ``debug_nans``, `
 ``enable_checks`` (mj's ``check_jaxprs``: every jaxpr a transformation builds is typechecked),
 ``default_matmul_precision`` and ``log_compiles``.
 
+``with mj.numpy_dtype_promotion("strict"):`` refuses implicit promotion between dtypes.
 ``with mj.enable_x64(True):`` computes with 64-bit types inside the block (``.value`` reads
 the option); ``with mj.numpy_rank_promotion("raise"):`` makes implicit rank promotion an error.
 """
@@ -27,6 +28,7 @@ __all__ = [
     "enable_checks",
     "enable_x64",
     "log_compiles",
+    "numpy_dtype_promotion",
     "numpy_rank_promotion",
     "print_environment_info",
 ]
@@ -84,6 +86,7 @@ class _Option:
 
 enable_x64 = _Option("enable_x64")
 numpy_rank_promotion = _Option("numpy_rank_promotion")
+numpy_dtype_promotion = _Option("numpy_dtype_promotion")
 debug_nans = _Option("debug_nans")
 debug_infs = _Option("debug_infs")
 enable_checks = _Option("check_jaxprs")

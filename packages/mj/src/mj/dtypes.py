@@ -1,7 +1,9 @@
 """``mj.dtypes``: the part of ``jax.dtypes`` that applies to mj.
 
-mj's dtypes are NumPy's, with NumPy 2 defaults (float64, int64) and NEP 50 promotion of
-Python scalars (weak types). ``bfloat16`` is absent: NumPy has no such dtype.
+mj's dtypes are JAX's: NumPy's, plus ``bfloat16`` and the float8 types of ``ml_dtypes``, with
+32-bit defaults (float32, int32) unless ``enable_x64``, and JAX's promotion lattice with weak
+Python scalars. ``TypePromotionError`` is what the lattice raises where no implicit promotion
+exists (float8 types, or any mix of dtypes under ``numpy_dtype_promotion="strict"``).
 """
 
 from __future__ import annotations
@@ -13,20 +15,32 @@ import numpy as np
 from mj_autodiff import float0 as float0
 from mj_core import dtypes as _core_dtypes
 from mj_core import get_aval
+from mj_core import numpy as mnp
+from mj_core.dtypes import TypePromotionError as TypePromotionError
+from mj_core.dtypes import bfloat16 as bfloat16
 from mj_core.errors import user_line_suffix
 
-__all__ = ["canonicalize_dtype", "finfo", "float0", "iinfo", "issubdtype", "result_type"]
+__all__ = [
+    "TypePromotionError",
+    "bfloat16",
+    "canonicalize_dtype",
+    "finfo",
+    "float0",
+    "iinfo",
+    "issubdtype",
+    "result_type",
+]
 
-finfo = np.finfo
-iinfo = np.iinfo
-issubdtype = np.issubdtype
+finfo = mnp.finfo
+iinfo = mnp.iinfo
+issubdtype = mnp.issubdtype
 
 _WEAK_SCALARS = (int, float, complex)
 
 
 def canonicalize_dtype(dtype: Any, allow_extended_dtype: bool = False) -> np.dtype[Any]:
-    """``dtype`` as the ``np.dtype`` mj computes in (Python types map to NumPy 2's defaults:
-    ``float`` -> float64, ``int`` -> int64)."""
+    """``dtype`` as the ``np.dtype`` mj computes in (Python types map to the defaults:
+    ``float`` -> float32, ``int`` -> int32, 64-bit with ``enable_x64``)."""
     if isinstance(dtype, type) and dtype in (*_WEAK_SCALARS, bool):
         return _core_dtypes.default_dtype_for_pytype(dtype)
     try:
@@ -47,7 +61,7 @@ def _dtype_and_weak(x: Any) -> tuple[np.dtype[Any], bool]:
 
 
 def result_type(*args: Any, return_weak_type_flag: bool = False) -> Any:
-    """The NEP 50 result dtype of ``args`` (arrays, scalars, dtypes); with
+    """The result dtype of ``args`` (arrays, scalars, dtypes) on JAX's lattice; with
     ``return_weak_type_flag`` also whether the result is weakly typed."""
     if not args:
         raise ValueError("result_type: at least one argument is required")

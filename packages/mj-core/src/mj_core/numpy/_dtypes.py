@@ -1,13 +1,16 @@
 """``mj_core.numpy``'s dtype names, their hierarchy and promotion, and its numeric constants,
-as NumPy spells them (the objects are NumPy's own)."""
+as NumPy spells them (the objects are NumPy's own). ``finfo``/``iinfo`` and ``issubdtype`` also
+know the ``ml_dtypes`` types (bfloat16 is a ``floating``, int4 a ``signedinteger``), as JAX's."""
 
 from __future__ import annotations
 
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 
 from mj_core._config import config
+from mj_core._lattice import BF16, SIGNED_SUBBYTE, SMALL_FLOATS, UNSIGNED_SUBBYTE
 from mj_core._lattice import promote_types as lattice_promote_types
 from mj_core.numpy._promotion import promoted_dtype
 
@@ -61,9 +64,8 @@ float64 = np.float64
 complex64 = np.complex64
 complex128 = np.complex128
 dtype = np.dtype
-finfo = np.finfo
-iinfo = np.iinfo
-issubdtype = np.issubdtype
+finfo = ml_dtypes.finfo
+iinfo = ml_dtypes.iinfo
 integer = np.integer
 floating = np.floating
 inexact = np.inexact
@@ -87,3 +89,38 @@ def promote_types(a: Any, b: Any) -> np.dtype[Any]:
     """``jnp.promote_types``: JAX's lattice, not NumPy's (``int32`` with ``float16`` is
     float16), the x64 mode's lattice as in JAX (without it uint32 with int32 is int32)."""
     return lattice_promote_types(a, b, x64=config.enable_x64)
+
+
+#: The NumPy abstract types each ``ml_dtypes`` scalar type belongs to (NumPy files them under
+#: ``np.void``/``np.generic`` only).
+_CUSTOM_KINDS: dict[type, tuple[type, ...]] = {
+    **{dt.type: (np.floating, np.inexact) for dt in (BF16, *SMALL_FLOATS)},
+    **{dt.type: (np.signedinteger, np.integer) for dt in SIGNED_SUBBYTE},
+    **{dt.type: (np.unsignedinteger, np.integer) for dt in UNSIGNED_SUBBYTE},
+}
+
+
+_ABSTRACT = frozenset(
+    (
+        np.generic,
+        np.number,
+        np.integer,
+        np.signedinteger,
+        np.unsignedinteger,
+        np.inexact,
+        np.floating,
+        np.complexfloating,
+        np.flexible,
+        np.character,
+    )
+)
+
+
+def issubdtype(arg1: Any, arg2: Any) -> bool:
+    """``np.issubdtype``, with bfloat16 and the float8 types under ``floating`` and the
+    sub-byte integers under ``signedinteger``/``unsignedinteger``, as JAX's."""
+    if arg2 in _ABSTRACT and arg1 not in _ABSTRACT:
+        kinds = _CUSTOM_KINDS.get(np.dtype(arg1).type)
+        if kinds is not None:
+            return arg2 in (*kinds, np.number, np.generic)
+    return bool(np.issubdtype(arg1, arg2))

@@ -15,14 +15,17 @@ out-of-bounds positions are dropped, as in JAX.
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from mj_core import lax
+from mj_core._config import config
 from mj_core._eager_array import EagerArray
 from mj_core._trace import Tracer
+from mj_core.dtypes import result_type
 from mj_core.errors import NonConcreteBooleanIndexError
 from mj_core.numpy._promotion import Array, convert, dtype_weak, shape_of
 from mj_core.numpy._shape import broadcast_shapes, broadcast_to
@@ -276,6 +279,7 @@ def _update(scatter: Callable[..., Array], x: Array, idx: Any, values: Array, mo
         positions, _static_ints_as_arrays(idx), mode="clip" if clip else "fill", fill_value=-1
     )
     target = shape_of(positions)
+    _check_cast(values, dtype)
     values = broadcast_to(convert(values, dtype, weak), target)
     dnums = ScatterDimensionNumbers(
         update_window_dims=(), inserted_window_dims=(0,), scatter_dims_to_operand_dims=(0,)
@@ -283,6 +287,25 @@ def _update(scatter: Callable[..., Array], x: Array, idx: Any, values: Array, mo
     flat = lax.reshape(x, (size,))
     out = scatter(flat, lax.reshape(positions, (*target, 1)), values, dnums, mode="fill")
     return lax.reshape(out, shape)
+
+
+def _check_cast(values: Array, dtype: np.dtype[Any]) -> None:
+    """JAX's check of an update's values: a ``FutureWarning`` when promotion would not give
+    the array's dtype (``int_array.at[0].add(1.5)``), a ``TypePromotionError`` when the
+    lattice (the strict one) has no path."""
+    values_dtype, values_weak = dtype_weak(values)
+    if (
+        values_dtype != dtype
+        and result_type((values_dtype, values_weak), (dtype, False))[0] != dtype
+    ):
+        warnings.warn(
+            "scatter inputs have incompatible types: cannot safely cast value from "
+            f"dtype={values_dtype} to dtype={dtype} with "
+            f"jax_numpy_dtype_promotion={config.numpy_dtype_promotion}. In future JAX releases "
+            "this will result in an error.",
+            FutureWarning,
+            stacklevel=4,
+        )
 
 
 class IndexUpdateRef:

@@ -24,7 +24,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from mj_core._avals import ShapedArray
-from mj_core._config import config, on_x64_change
+from mj_core._config import config, on_change, on_x64_change
 from mj_core._eager_array import EagerArray
 from mj_core._lattice import kind
 from mj_core._primitive import Primitive, abstract_eval_rules, impl_rules
@@ -269,6 +269,7 @@ def _typing_rule(prim: Primitive) -> Callable[..., list[ShapedArray]]:
     ConcreteArray hashes by identity and would pin its value."""
     memo: dict[tuple[ShapedArray, ...], ShapedArray] = {}
     on_x64_change(lambda _: memo.clear())  # the lattice differs between the modes
+    on_change("numpy_dtype_promotion", lambda _: memo.clear())
 
     name = prim.name
 
@@ -359,12 +360,13 @@ _PLANS: list[dict[tuple[Any, ...], Any]] = []  # every primitive's, cleared when
 _PLANS_LIMIT = 1024
 
 
-def _clear_plans(_: bool) -> None:
+def _clear_plans(_: Any) -> None:
     for plans in _PLANS:
         plans.clear()
 
 
 on_x64_change(_clear_plans)
+on_change("numpy_dtype_promotion", _clear_plans)
 
 _PYTHON_SCALARS = (bool, float, complex)  # a value of these types types as its type does
 
