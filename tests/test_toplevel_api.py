@@ -353,7 +353,10 @@ def test_dtypes_module():
     assert mj.dtypes.result_type(2.0, return_weak_type_flag=True) == (np.float64, True)
     assert mj.dtypes.issubdtype(np.float32, np.floating)
     assert not mj.dtypes.issubdtype(mj.dtypes.float0, np.floating)
-    assert not hasattr(mj.dtypes, "bfloat16")
+    assert np.dtype(mj.dtypes.bfloat16) == np.dtype(mj.numpy.bfloat16)  # ml_dtypes.bfloat16
+    assert mj.dtypes.issubdtype(mj.dtypes.bfloat16, np.floating)
+    assert mj.dtypes.finfo(mj.dtypes.bfloat16).bits == 16
+    assert issubclass(mj.dtypes.TypePromotionError, ValueError)
 
 
 def test_tree_module():
