@@ -241,3 +241,25 @@ def test_default_matmul_precision_lowers_as_jax(value):
         return [text.count(p) for p in ("HIGH,", "HIGHEST")]
 
     assert counts(mj, mnp) == counts(jax, jnp)
+
+
+def test_dlpack_between_jax_and_mj():
+    values = np.arange(6.0, dtype=np.float32).reshape(2, 3)
+    for x in (mnp.asarray(values) + 0.0, mj.device_put(values)):
+        j = jax.dlpack.from_dlpack(x)  # JAX consumes mj's __dlpack__
+        np.testing.assert_array_equal(np.asarray(j), values)
+        assert j.dtype == jnp.float32
+    back = mj.dlpack.from_dlpack(jnp.asarray(values) * 2)  # and mj consumes JAX's
+    np.testing.assert_array_equal(back, values * 2)
+    for dtype in (np.float32, np.int8, jnp.bfloat16, np.complex64, np.dtype("U2")):
+        assert mj.dlpack.is_supported_dtype(dtype) == jax.dlpack.is_supported_dtype(dtype)
+
+
+def test_stage_names_as_jax():
+    import jax.stages
+
+    import mj.stages
+
+    for name in ("Compiled", "Lowered", "Traced", "Wrapped"):
+        assert hasattr(jax.stages, name)
+        assert hasattr(mj.stages, name)

@@ -156,3 +156,27 @@ def test_scalar_boolean_indices_add_an_axis_like_numpy():
         np.testing.assert_array_equal(np.asarray(got), want)
     # NumPy's testing helpers index 0-d results with NumPy bools
     np.testing.assert_allclose(mnp.sum(x) * 0.0, 0.0, atol=1e-300)
+
+
+def test_dlpack_exports_read_only_data_and_copies_for_legacy_consumers():
+    x = mnp.sin(np.linspace(0.0, 1.0, 4, dtype=np.float32))
+    shared = np.from_dlpack(x)
+    assert not shared.flags.writeable
+    np.testing.assert_array_equal(shared, np.asarray(x))
+    assert x.__dlpack_device__() == (1, 0)
+    legacy = np.from_dlpack(_Legacy(x))  # DLPack 0.x: a copy, since it cannot say read-only
+    np.testing.assert_array_equal(legacy, np.asarray(x))
+    assert not np.shares_memory(legacy, np.asarray(x))
+
+
+class _Legacy:
+    """A producer wrapper that asks mj for a DLPack 0.x capsule, as older consumers do."""
+
+    def __init__(self, x):
+        self.x = x
+
+    def __dlpack__(self, **kwargs):
+        return self.x.__dlpack__()
+
+    def __dlpack_device__(self):
+        return self.x.__dlpack_device__()

@@ -31,6 +31,7 @@ __all__ = [
     "EagerArray",
     "WeakEagerArray",
     "borrowed_data",
+    "dlpack_export",
     "eager_result",
     "eager_results",
     "owned_data",
@@ -56,6 +57,17 @@ class EagerArray(np.ndarray):
     def block_until_ready(self) -> EagerArray:
         """Eager NumPy data is always ready (JAX code calls this before timing)."""
         return self
+
+    def __dlpack__(
+        self,
+        *,
+        stream: Any = None,
+        max_version: tuple[int, int] | None = None,
+        dl_device: tuple[int, int] | None = None,
+        copy: bool | None = None,
+    ) -> Any:
+        """The array as a DLPack capsule (``torch.from_dlpack(x)``), see :func:`dlpack_export`."""
+        return dlpack_export(_view(self, _ndarray), stream, max_version, dl_device, copy)
 
     @property
     def at(self) -> Any:
@@ -233,3 +245,23 @@ def owned_data(x: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
     if x.flags.writeable or x.base is not None:
         return x.copy()
     return x
+
+
+def dlpack_export(
+    data: np.ndarray[Any, Any],
+    stream: Any,
+    max_version: tuple[int, int] | None,
+    dl_device: tuple[int, int] | None,
+    copy: bool | None,
+) -> Any:
+    """A DLPack capsule of the read-only host ``data`` of an mj array. DLPack before 1.0
+    cannot tell a consumer that data is read-only (NumPy refuses to export it then), so
+    consumers that ask for no newer version get a copy, unless they forbid one."""
+    if (max_version is None or max_version < (1, 0)) and copy is not False:
+        data = data.copy()
+    kwargs: dict[str, Any] = {"copy": copy}
+    if max_version is not None:
+        kwargs["max_version"] = max_version
+    if dl_device is not None:
+        kwargs["dl_device"] = dl_device
+    return data.__dlpack__(stream=stream, **kwargs)

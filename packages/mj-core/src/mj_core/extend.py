@@ -33,6 +33,7 @@ from mj_core._config import on_change as on_change
 from mj_core._config import on_x64_change as on_x64_change
 from mj_core._eager_array import EagerArray as EagerArray
 from mj_core._eager_array import borrowed_data as borrowed_data
+from mj_core._eager_array import dlpack_export as dlpack_export
 from mj_core._eager_array import eager_result as eager_result
 from mj_core._eager_array import owned_data as owned_data
 from mj_core._eager_array import unshared as unshared

@@ -32,6 +32,7 @@ from mj_xla._distributed import distributed_shutdown as distributed_shutdown
 from mj_xla._jit import Compiled as Compiled
 from mj_xla._jit import JitFunction as JitFunction
 from mj_xla._jit import Lowered as Lowered
+from mj_xla._jit import Traced as Traced
 from mj_xla._jit import jit as jit
 from mj_xla._make_array import make_array_from_callback as make_array_from_callback
 from mj_xla._make_array import (

@@ -25,6 +25,7 @@ from mj_core import (
     register_array_type,
 )
 from mj_core.dtypes import canonical_dtype
+from mj_core.extend import dlpack_export
 from mj_core.tree_util import tree_map
 from mj_xla import _jaxlib
 from mj_xla._donation import deleted_error
@@ -156,6 +157,31 @@ class Array(metaclass=_ArrayMeta):
         installed ``x.reshape`` method, which binds ``reshape_p``, whose impl calls
         ``np.reshape(x)`` again."""
         return func(*_to_host(args), **_to_host(kwargs))
+
+    def __dlpack__(
+        self,
+        *,
+        stream: Any = None,
+        max_version: tuple[int, int] | None = None,
+        dl_device: tuple[int, int] | None = None,
+        copy: bool | None = None,
+    ) -> Any:
+        """The array as a DLPack capsule (``np.from_dlpack(x)``, ``torch.from_dlpack(x)``),
+        exported from its host data, which lives on the CPU (see ``dlpack_export``)."""
+        self._check_dlpack_device()
+        return dlpack_export(self._value(), stream, max_version, dl_device, copy)
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        self._check_dlpack_device()
+        return (1, 0)  # kDLCPU
+
+    def _check_dlpack_device(self) -> None:
+        platform = _jaxlib.buffer_device(self._buf).platform
+        if platform != "cpu":
+            raise NotImplementedError(
+                f"__dlpack__: mj exports DLPack from CPU arrays only; this array is on "
+                f"{platform} (move it with mj.device_put(x, mj.devices('cpu')[0]) first)"
+            )
 
     def block_until_ready(self) -> Array:
         self._buf.block_until_ready()

@@ -13,6 +13,7 @@ from mj import ad_checkpoint as ad_checkpoint
 from mj import custom_derivatives as custom_derivatives
 from mj import debug as debug
 from mj import distributed as distributed
+from mj import dlpack as dlpack
 from mj import dtypes as dtypes
 from mj import flatten_util as flatten_util
 from mj import lax as lax
@@ -22,6 +23,7 @@ from mj import ops as ops
 from mj import random as random
 from mj import scipy as scipy
 from mj import sharding as sharding
+from mj import stages as stages
 from mj import test_util as test_util
 from mj import tree as tree
 from mj import tree_util as tree_util

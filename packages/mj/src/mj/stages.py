@@ -1,0 +1,10 @@
+"""``mj.stages``: the stages of a jitted call, as ``jax.stages``: ``jit(f)`` is ``Wrapped``,
+``.trace(...)`` gives ``Traced``, ``.lower(...)`` gives ``Lowered`` (``.as_text()``,
+``.compile()``) and ``.compile()`` gives ``Compiled``."""
+
+from mj_xla import Compiled as Compiled
+from mj_xla import JitFunction as Wrapped
+from mj_xla import Lowered as Lowered
+from mj_xla import Traced as Traced
+
+__all__ = ["Compiled", "Lowered", "Traced", "Wrapped"]
