@@ -263,3 +263,14 @@ def test_stage_names_as_jax():
     for name in ("Compiled", "Lowered", "Traced", "Wrapped"):
         assert hasattr(jax.stages, name)
         assert hasattr(mj.stages, name)
+
+
+def test_profiler_names_as_jax():
+    import jax.profiler
+
+    import mj.profiler
+
+    for name in mj.profiler.__all__:
+        assert hasattr(jax.profiler, name), name
+    for name in ("trace", "TraceAnnotation", "StepTraceAnnotation", "annotate_function"):
+        assert name in mj.profiler.__all__

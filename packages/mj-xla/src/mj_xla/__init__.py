@@ -14,6 +14,7 @@ primitive family. It may import the layers below it (``mj_batch``, ``mj_autodiff
 """
 
 from mj_xla import _autodiff_lowering as _autodiff_lowering
+from mj_xla import _profiler
 from mj_xla import _sharded_eager as _sharded_eager
 from mj_xla import rules as rules
 from mj_xla._array import Array as Array
@@ -60,5 +61,7 @@ from mj_xla._sharding_constraint import with_sharding_constraint as with_shardin
 # The layer's rule tables are also on its top level (DESIGN §4: ``mj_autodiff.jvp_rules``,
 # ``mj_batch.not_mapped``, ``mj_xla.lowering_rules``); extend is their home.
 from mj_xla.extend import lowering_rules as lowering_rules
+
+profiler = _profiler  # ``mj_xla.profiler``: JAX's ``jax.profiler`` (traces, annotations)
 
 __version__ = "0.1.0"

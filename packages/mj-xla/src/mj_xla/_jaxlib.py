@@ -454,6 +454,19 @@ def _backend() -> tuple[Any, Any, Any, Any]:
     return _client, _device, _device_list, _sharding
 
 
+@functools.cache
+def profiler_library() -> Any:
+    """jaxlib's profiler (sessions, trace annotations, the profiler server), loaded on first
+    use: it costs ~50 ms to import, which programs that never profile should not pay."""
+    return importlib.import_module("jaxlib._profiler")
+
+
+def heap_profile(platform: str | None = None) -> bytes:
+    """The backend's device memory profile (pprof protocol buffer, not compressed)."""
+    data: bytes = _client_for(platform, "device_memory_profile").heap_profile()
+    return data
+
+
 def _client_for(platform: str | None, api: str) -> Any:
     """The started client of ``platform`` (an alias such as ``gpu`` included; None: the
     default), or JAX's error naming what is available."""

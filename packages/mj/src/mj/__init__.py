@@ -20,6 +20,7 @@ from mj import lax as lax
 from mj import nn as nn
 from mj import numpy as numpy
 from mj import ops as ops
+from mj import profiler as profiler
 from mj import random as random
 from mj import scipy as scipy
 from mj import sharding as sharding
