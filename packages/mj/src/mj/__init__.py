@@ -16,6 +16,7 @@ from mj import distributed as distributed
 from mj import dlpack as dlpack
 from mj import dtypes as dtypes
 from mj import flatten_util as flatten_util
+from mj import image as image
 from mj import lax as lax
 from mj import nn as nn
 from mj import numpy as numpy
