@@ -274,3 +274,28 @@ def test_profiler_names_as_jax():
         assert hasattr(jax.profiler, name), name
     for name in ("trace", "TraceAnnotation", "StepTraceAnnotation", "annotate_function"):
         assert name in mj.profiler.__all__
+
+
+def test_errors_module_has_jax_names_that_catch_mj_errors():
+    import jax.errors
+
+    import mj.errors
+
+    cases = [
+        (lambda x: 1 if x > 0 else 0, 1.0, "TracerBoolConversionError"),
+        (lambda x: int(x), 1.0, "ConcretizationTypeError"),
+        (lambda n: [1, 2, 3][n], 1, "TracerIntegerConversionError"),
+        (lambda x: np.asarray(x), 1.0, "TracerArrayConversionError"),
+    ]
+    for f, arg, name in cases:
+        for lib in (jax, mj):
+            with pytest.raises(getattr(lib.errors, name)):
+                lib.jit(f)(arg)
+        with pytest.raises(mj.errors.ConcretizationTypeError):
+            mj.jit(f)(arg)
+    leaked = []
+    mj.jit(lambda x: leaked.append(x) or x)(1.0)
+    with pytest.raises(mj.errors.UnexpectedTracerError):
+        leaked[0] + 1
+    assert hasattr(jax.errors, "UnexpectedTracerError")
+    assert mj.experimental.compilation_cache.compilation_cache.set_cache_dir

@@ -15,6 +15,8 @@ from mj import debug as debug
 from mj import distributed as distributed
 from mj import dlpack as dlpack
 from mj import dtypes as dtypes
+from mj import errors as errors
+from mj import experimental as experimental
 from mj import flatten_util as flatten_util
 from mj import image as image
 from mj import lax as lax
@@ -66,7 +68,6 @@ from mj_control import checkpoint as checkpoint
 from mj_control import checkpoint_policies as checkpoint_policies
 from mj_control import remat as remat
 from mj_core import config as config
-from mj_core import errors as errors
 from mj_core.extend import ensure_compile_time_eval as ensure_compile_time_eval
 from mj_ir import ShapeDtypeStruct as ShapeDtypeStruct
 from mj_ir import eval_jaxpr as eval_jaxpr
