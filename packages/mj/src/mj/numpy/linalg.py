@@ -18,6 +18,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 import mj_core.numpy as cnp
+from mj.numpy import _array_api, _cross, _matrices
 from mj_autodiff import custom_jvp
 from mj_core import lax, lax_linalg
 from mj_core.errors import user_line_suffix
@@ -31,21 +32,34 @@ __all__ = [
     "SVDResult",
     "SlogdetResult",
     "cholesky",
+    "cond",
+    "cross",
     "det",
+    "diagonal",
     "eig",
     "eigh",
     "eigvals",
     "eigvalsh",
     "inv",
     "lstsq",
+    "matrix_norm",
     "matrix_power",
     "matrix_rank",
+    "matrix_transpose",
+    "multi_dot",
     "norm",
+    "outer",
     "pinv",
     "qr",
     "slogdet",
     "solve",
     "svd",
+    "svdvals",
+    "tensordot",
+    "tensorinv",
+    "tensorsolve",
+    "trace",
+    "vecdot",
     "vector_norm",
 ]
 
@@ -402,3 +416,135 @@ def lstsq(
     if vector:  # JAX keeps the residuals' axis: shape (1,) for a vector b
         x = cnp.squeeze(x, -1)
     return x, resid, rank, s
+
+
+# --- the array API's linalg names (NumPy's too) ---------------------------------------------
+def matrix_transpose(x: Array, /) -> Array:
+    """The last two axes swapped."""
+    return _array_api.matrix_transpose(x)
+
+
+def diagonal(x: Array, /, *, offset: int = 0) -> Array:
+    """The diagonal of the last two axes (``offset`` above it when positive)."""
+    return _matrices.diagonal(x, offset=offset, axis1=-2, axis2=-1)
+
+
+def trace(x: Array, /, *, offset: int = 0, dtype: Any = None) -> Array:
+    """The sum of the diagonal of the last two axes."""
+    return _matrices.trace(x, offset=offset, axis1=-2, axis2=-1, dtype=dtype)
+
+
+def cross(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
+    """The cross product of 3-vectors along ``axis`` (only 3, unlike ``mnp.cross``)."""
+    if cnp.shape(x1)[axis] != 3 or cnp.shape(x2)[axis] != 3:
+        raise ValueError(
+            "linalg.cross: both input arrays must be (arrays of) 3-dimensional vectors, got "
+            f"shapes {cnp.shape(x1)} and {cnp.shape(x2)} along axis {axis}{user_line_suffix()}"
+        )
+    return _cross.cross(x1, x2, axis=axis)
+
+
+def outer(x1: Array, x2: Array, /) -> Array:
+    """The outer product of two 1-D arrays."""
+    if cnp.ndim(x1) != 1 or cnp.ndim(x2) != 1:
+        raise ValueError(
+            "linalg.outer: input arrays must be one-dimensional, but they are "
+            f"x1.ndim={cnp.ndim(x1)} and x2.ndim={cnp.ndim(x2)}{user_line_suffix()}"
+        )
+    return cnp.outer(x1, x2)
+
+
+def vecdot(
+    x1: Array,
+    x2: Array,
+    /,
+    *,
+    axis: int = -1,
+    precision: Any = None,
+    preferred_element_type: Any = None,
+) -> Array:
+    """``sum(conj(x1) * x2)`` along ``axis``, broadcasting the other axes."""
+    return _array_api.vecdot(
+        x1, x2, axis=axis, precision=precision, preferred_element_type=preferred_element_type
+    )
+
+
+def tensordot(
+    x1: Array,
+    x2: Array,
+    /,
+    *,
+    axes: Any = 2,
+    precision: Any = None,
+    preferred_element_type: Any = None,
+) -> Array:
+    """``mnp.tensordot`` with the array API's positional-only operands."""
+    return cnp.tensordot(
+        x1, x2, axes=axes, precision=precision, preferred_element_type=preferred_element_type
+    )
+
+
+def matrix_norm(x: Array, /, *, keepdims: bool = False, ord: Any = "fro") -> Array:
+    """The norm of the matrices in the last two axes (``ord`` as :func:`norm`'s)."""
+    return norm(x, ord=ord, axis=(-2, -1), keepdims=keepdims)
+
+
+def svdvals(x: Array, /) -> Array:
+    """The singular values, descending."""
+    return svd(x, compute_uv=False)
+
+
+def cond(x: Array, p: Any = None) -> Array:
+    """The condition number: ``s_max / s_min`` for ``p`` None or 2 (``s_min / s_max`` for
+    -2), else ``norm(x, p) * norm(inv(x), p)``; infinite for singular matrices."""
+    x = _matrix("cond", x, square=p not in (None, 2, -2))
+    if p in (None, 2, -2):
+        s = svdvals(x)
+        r = s[..., 0] / s[..., -1] if p != -2 else s[..., -1] / s[..., 0]
+    else:
+        r = matrix_norm(x, ord=p) * matrix_norm(inv(x), ord=p)
+    singular = cnp.isnan(r) & ~cnp.any(cnp.isnan(x), axis=(-2, -1))
+    return cnp.where(singular, np.inf, r)
+
+
+def multi_dot(arrays: Sequence[Array], *, precision: Any = None) -> Array:
+    """``arrays[0] @ arrays[1] @ ...``; the first may be 1-D (a row) and the last 1-D (a
+    column), as NumPy's."""
+    if len(arrays) < 2:
+        raise ValueError(f"multi_dot: expected at least two arrays, got {len(arrays)}")
+    out = arrays[0]
+    for a in arrays[1:]:
+        out = cnp.matmul(out, a, precision=precision)
+    return out
+
+
+def tensorinv(a: Array, ind: int = 2) -> Array:
+    """The inverse of ``a`` as a tensor: ``tensordot(tensorinv(a, ind), a, ind)`` is the
+    identity of ``a.shape[ind:]``."""
+    shape = cnp.shape(a)
+    if ind <= 0:
+        raise ValueError(f"tensorinv: ind must be a positive integer, got {ind}")
+    rows = int(np.prod(shape[:ind]))
+    if rows != int(np.prod(shape[ind:])):
+        raise ValueError(
+            f"tensorinv: the product of the first {ind} dimensions of {shape} must equal that "
+            f"of the rest{user_line_suffix()}"
+        )
+    flat_inv = inv(cnp.reshape(a, (rows, -1)))
+    return cnp.reshape(flat_inv, (*shape[ind:], *shape[:ind]))
+
+
+def tensorsolve(a: Array, b: Array, axes: Sequence[int] | None = None) -> Array:
+    """``x`` with ``tensordot(a, x, x.ndim) == b``; ``axes`` of ``a`` move to its end first."""
+    if axes is not None:
+        a = cnp.moveaxis(a, list(axes), list(range(cnp.ndim(a) - len(axes), cnp.ndim(a))))
+    b_shape = cnp.shape(b)
+    out_shape = cnp.shape(a)[len(b_shape) :]
+    size = int(np.prod(out_shape))
+    if int(np.prod(b_shape)) != size:
+        raise ValueError(
+            f"tensorsolve: a of shape {cnp.shape(a)} does not map a tensor of shape "
+            f"{out_shape} onto b's shape {b_shape} with a square system{user_line_suffix()}"
+        )
+    x = solve(cnp.reshape(a, (size, size)), cnp.reshape(b, (size,)))
+    return cnp.reshape(x, out_shape)
