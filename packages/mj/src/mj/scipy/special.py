@@ -11,7 +11,10 @@ from __future__ import annotations
 import math
 import operator
 
+import numpy as np
+
 import mj_core.numpy as mnp
+from mj import nn as _nn
 from mj.nn import logsumexp as logsumexp
 from mj_autodiff import custom_jvp
 from mj_core import get_aval, lax
@@ -23,12 +26,16 @@ __all__ = [
     "beta",
     "betainc",
     "betaln",
+    "boxcox",
+    "boxcox1p",
+    "comb",
     "digamma",
     "entr",
     "erf",
     "erfc",
     "erfinv",
     "expit",
+    "factorial",
     "gamma",
     "gammainc",
     "gammaincc",
@@ -38,13 +45,19 @@ __all__ = [
     "i0e",
     "i1",
     "i1e",
+    "kl_div",
     "log_ndtr",
+    "log_softmax",
+    "loggamma",
     "logit",
     "logsumexp",
     "multigammaln",
     "ndtr",
     "ndtri",
+    "poch",
     "polygamma",
+    "rel_entr",
+    "softmax",
     "xlog1py",
     "xlogy",
     "zeta",
@@ -402,3 +415,80 @@ def polygamma(n: Array, x: Array) -> Array:
     )
     out = mnp.where(lax.eq(n, 0.0), digamma(x), higher)
     return mnp.where(lax.lt(n, 0.0), math.nan, out)
+
+
+# --- combinatorics, divergences and transforms (scipy.special's, as jax.scipy.special) -----
+def softmax(x: Array, /, *, axis: int | tuple[int, ...] | None = None) -> Array:
+    """``exp(x) / sum(exp(x))`` over ``axis`` (all axes by default, as SciPy's)."""
+    return _nn.softmax(x, axis=axis)
+
+
+def log_softmax(x: Array, /, *, axis: int | tuple[int, ...] | None = None) -> Array:
+    """``x - logsumexp(x)`` over ``axis`` (all axes by default, as SciPy's)."""
+    return _nn.log_softmax(x, axis=axis)
+
+
+def factorial(n: Array, exact: bool = False) -> Array:
+    """``n!`` as a float, through the gamma function; 0 for negative ``n``."""
+    if exact:
+        raise NotImplementedError("factorial with exact=True")
+    (n,) = _reals("factorial", n)
+    return mnp.where(n < 0, 0, mnp.exp(lax.lgamma(n + 1)))
+
+
+def comb(N: Array, k: Array, *, repetition: bool = False) -> Array:  # noqa: N803
+    """The binomial coefficient ``N choose k`` as a float (with ``repetition``: choices of
+    ``k`` of ``N`` kinds); 0 where ``N < 0``, ``k < 0`` or ``k > N``."""
+    N, k = _reals("comb", N, k)  # noqa: N806
+    if repetition:
+        return mnp.where((k == 0) & (N >= 0), 1.0, comb(N + k - 1, k))
+    valid = (k <= N) & (N >= 0) & (k >= 0)
+    n, m = mnp.where(valid, N, 0.0), mnp.where(valid, k, 0.0)
+    value = mnp.exp(gammaln(n + 1) - gammaln(m + 1) - gammaln(n + 1 - m))
+    return mnp.where(valid, value, 0.0)
+
+
+def rel_entr(p: Array, q: Array) -> Array:
+    """``p log(p / q)`` for ``p, q > 0``, 0 for ``p == 0 <= q``, infinity otherwise."""
+    p, q = _reals("rel_entr", p, q)
+    both = (p > 0) & (q > 0)
+    safe_p, safe_q = mnp.where(both, p, 1), mnp.where(both, q, 1)
+    value = _xlogx(safe_p) - xlogy(safe_p, safe_q)
+    return mnp.where(both, value, mnp.where((p == 0) & (q >= 0), 0.0, np.inf))
+
+
+def kl_div(p: Array, q: Array) -> Array:
+    """``rel_entr(p, q) - p + q``, the elementwise Kullback-Leibler divergence term."""
+    p, q = _reals("kl_div", p, q)
+    return rel_entr(p, q) - p + q
+
+
+def loggamma(x: Array) -> Array:
+    """The principal branch of log-gamma for real ``x``: ``gammaln`` for ``x > 0``, NaN
+    elsewhere (complex arguments are not supported)."""
+    x = _inexact("loggamma", x)
+    return mnp.where(x > 0, lax.lgamma(x), np.nan)
+
+
+def poch(z: Array, m: Array) -> Array:
+    """The rising factorial ``gamma(z + m) / gamma(z)``; 1 where ``m == 0``."""
+    z, m = _reals("poch", z, m)
+    return mnp.where(m == 0.0, mnp.ones_like(z), gamma(z + m) / gamma(z))
+
+
+def _boxcox(log_x: Array, lmbda: Array) -> Array:
+    zero = lmbda == 0
+    safe = mnp.where(zero, mnp.ones_like(lmbda), lmbda)
+    return mnp.where(zero, log_x, mnp.expm1(safe * log_x) / safe)
+
+
+def boxcox(x: Array, lmbda: Array) -> Array:
+    """The Box-Cox transform: ``(x**lmbda - 1) / lmbda``, ``log(x)`` where ``lmbda == 0``."""
+    x, lmbda = _reals("boxcox", x, lmbda)
+    return _boxcox(mnp.log(x), lmbda)
+
+
+def boxcox1p(x: Array, lmbda: Array) -> Array:
+    """:func:`boxcox` of ``1 + x``, accurate for small ``x``."""
+    x, lmbda = _reals("boxcox1p", x, lmbda)
+    return _boxcox(mnp.log1p(x), lmbda)
