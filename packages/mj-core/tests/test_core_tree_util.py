@@ -7,12 +7,14 @@ import pytest
 from mj_core.tree_util import (
     PyTreeDef,
     flatten_fun,
+    flatten_one_level,
     flatten_up_to,
     register_pytree_node,
     register_pytree_node_class,
     tree_flatten,
     tree_leaves,
     tree_map,
+    tree_reduce_associative,
     tree_structure,
     tree_unflatten,
 )
@@ -151,3 +153,26 @@ def test_a_namedtuple_flattened_before_can_still_be_registered():
     assert tree_leaves(Pair(1, 2)) == [2]
     with pytest.raises(ValueError, match="Duplicate custom PyTreeDef type registration"):
         register_pytree_node(Pair, lambda p: ((p,), None), lambda _, c: c[0])
+
+
+def test_tree_reduce_associative_pairs_leaves_in_order():
+    calls = []
+
+    def concat(a, b):
+        calls.append((a, b))
+        return a + b
+
+    assert tree_reduce_associative(concat, [["a", "b"], ("c", "d", "e")]) == "abcde"
+    assert calls[:2] == [("a", "b"), ("c", "d")]  # pairwise first: log depth
+    assert tree_reduce_associative(concat, {"x": None}, identity="") == ""
+    with pytest.raises(TypeError, match="Must specify identity"):
+        tree_reduce_associative(concat, [])
+
+
+def test_flatten_one_level_gives_the_root_children_and_aux_data():
+    children, keys = flatten_one_level({"b": [1, 2], "a": 3})
+    assert (list(children), keys) == ([3, [1, 2]], ("a", "b"))
+    point = namedtuple("Point", "x y")
+    assert flatten_one_level(point(1, [2])) == ([1, [2]], point)
+    with pytest.raises(ValueError, match="can't tree-flatten type"):
+        flatten_one_level(1.5)

@@ -53,6 +53,7 @@ __all__ = [
     "Store",
     "all_leaves",
     "flatten_fun",
+    "flatten_one_level",
     "flatten_up_to",
     "keystr",
     "prefix_errors",
@@ -71,6 +72,7 @@ __all__ = [
     "tree_map",
     "tree_map_with_path",
     "tree_reduce",
+    "tree_reduce_associative",
     "tree_structure",
     "tree_transpose",
     "tree_unflatten",
@@ -581,6 +583,39 @@ def tree_reduce(
     if initializer is _NO_INITIAL:
         return functools.reduce(function, leaves)
     return functools.reduce(function, leaves, initializer)
+
+
+def tree_reduce_associative(
+    operation: Callable[[Any, Any], Any],
+    tree: Any,
+    *,
+    identity: Any = _NO_INITIAL,
+    is_leaf: Callable[[Any], bool] | None = None,
+) -> Any:
+    """The leaves of ``tree`` combined pairwise, as a balanced tree of ``operation`` calls
+    (equal to :func:`tree_reduce` for an associative ``operation``, in log depth);
+    ``identity`` for a tree without leaves."""
+    leaves = tree_leaves(tree, is_leaf)
+    if not leaves:
+        if identity is _NO_INITIAL:
+            raise TypeError("Must specify identity for parallel reduction of empty sequence.")
+        return identity
+    while len(leaves) > 1:
+        pairs = [operation(a, b) for a, b in zip(leaves[::2], leaves[1::2], strict=False)]
+        leaves = pairs + leaves[len(pairs) * 2 :]
+    return leaves[0]
+
+
+def flatten_one_level(tree: Any) -> tuple[Any, Any]:
+    """The children of ``tree``'s root node and its aux data (a namedtuple's: its class);
+    a leaf is a ``ValueError``."""
+    node = _node_type_of(tree)
+    if node is None:
+        raise ValueError(f"can't tree-flatten type: {type(tree)}")
+    data, children = node.to_iterable(tree)
+    if type(tree) in _implicit_nodes:  # a namedtuple: JAX's aux data is the class
+        return list(children), type(tree)
+    return children, data
 
 
 def tree_all(tree: Any, *, is_leaf: Callable[[Any], bool] | None = None) -> bool:

@@ -10,6 +10,7 @@ from mj_core.tree_util import tree_leaves_with_path as leaves_with_path
 from mj_core.tree_util import tree_map as map
 from mj_core.tree_util import tree_map_with_path as map_with_path
 from mj_core.tree_util import tree_reduce as reduce
+from mj_core.tree_util import tree_reduce_associative as reduce_associative
 from mj_core.tree_util import tree_structure as structure
 from mj_core.tree_util import tree_transpose as transpose
 from mj_core.tree_util import tree_unflatten as unflatten
@@ -24,6 +25,7 @@ __all__ = [
     "map",
     "map_with_path",
     "reduce",
+    "reduce_associative",
     "structure",
     "transpose",
     "unflatten",

@@ -10,6 +10,7 @@ from mj_core.tree_util import Partial as Partial
 from mj_core.tree_util import PyTreeDef as PyTreeDef
 from mj_core.tree_util import SequenceKey as SequenceKey
 from mj_core.tree_util import all_leaves as all_leaves
+from mj_core.tree_util import flatten_one_level as flatten_one_level
 from mj_core.tree_util import keystr as keystr
 from mj_core.tree_util import register_dataclass as register_dataclass
 from mj_core.tree_util import register_pytree_node as register_pytree_node
@@ -26,6 +27,7 @@ from mj_core.tree_util import tree_leaves_with_path as tree_leaves_with_path
 from mj_core.tree_util import tree_map as tree_map
 from mj_core.tree_util import tree_map_with_path as tree_map_with_path
 from mj_core.tree_util import tree_reduce as tree_reduce
+from mj_core.tree_util import tree_reduce_associative as tree_reduce_associative
 from mj_core.tree_util import tree_structure as tree_structure
 from mj_core.tree_util import tree_transpose as tree_transpose
 from mj_core.tree_util import tree_unflatten as tree_unflatten

@@ -36,6 +36,7 @@ __all__ = [
     "log1mexp",
     "log_sigmoid",
     "log_softmax",
+    "logmeanexp",
     "logsumexp",
     "mish",
     "normalize",
@@ -53,6 +54,7 @@ __all__ = [
     "squareplus",
     "standardize",
     "swish",
+    "tanh",
 ]
 
 Axis = int | Sequence[int] | None
@@ -149,6 +151,28 @@ def logsumexp(
         out = mnp.squeeze(out, axis=_axes(axis, mnp.ndim(out)))
         sign = mnp.squeeze(sign, axis=_axes(axis, mnp.ndim(sign)))
     return (out, sign) if return_sign else out
+
+
+def logmeanexp(
+    x: Array, axis: Axis = None, where: Array | None = None, keepdims: bool = False
+) -> Array:
+    """``log(mean(exp(x)))`` over ``axis`` without overflow: :func:`logsumexp` minus the log
+    of the count (of the elements ``where`` selects)."""
+    x = mnp.asarray(x)
+    if where is not None:
+        x = mnp.where(where, x, -np.inf)
+    lse = logsumexp(x, axis=axis, keepdims=keepdims)
+    if where is None:
+        count = mnp.sum(mnp.ones_like(x, dtype=lse.dtype), axis=axis, keepdims=keepdims)
+    else:
+        selected = mnp.broadcast_to(mnp.asarray(where), mnp.shape(x))
+        count = mnp.sum(selected, axis=axis, keepdims=keepdims, dtype=lse.dtype)
+    return lse - mnp.log(count)
+
+
+def tanh(x: Array) -> Array:
+    """The hyperbolic tangent (``mj.numpy.tanh``), under ``jax.nn``'s name."""
+    return mnp.tanh(x)
 
 
 def _axes(axis: Axis, ndim: int) -> tuple[int, ...]:
