@@ -10,6 +10,8 @@ Every name is the lower layer's own object, re-exported, except the compositions
 ``batch_matmul``, ``collapse``, ``index_take`` and ``tie_in``.
 """
 
+from mj._associative_scan import associative_scan as associative_scan
+from mj._associative_scan import cumlogsumexp as cumlogsumexp
 from mj._lax_composites import batch_matmul as batch_matmul
 from mj._lax_composites import collapse as collapse
 from mj._lax_composites import index_take as index_take
