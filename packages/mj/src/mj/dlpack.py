@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from mj import numpy as mnp
 from mj_core.dtypes import bfloat16
 from mj_core.errors import user_line_suffix
 from mj_xla import device_put
@@ -53,12 +54,7 @@ def from_dlpack(external_array: Any, device: Any = None, copy: bool | None = Non
             "from_dlpack: copy=False cannot be honoured: mj arrays own their data, so the "
             f"data is always copied{user_line_suffix()}"
         )
-    if not hasattr(external_array, "__dlpack__"):
-        raise TypeError(
-            f"from_dlpack: expected an object with __dlpack__ (a DLPack-exporting array), got "
-            f"{type(external_array).__name__}{user_line_suffix()}"
-        )
-    host = np.from_dlpack(external_array)
-    if not is_supported_dtype(host.dtype):
-        raise TypeError(f"from_dlpack: unsupported dtype {host.dtype}{user_line_suffix()}")
-    return device_put(host, device) if device is not None else device_put(host)
+    data = mnp.from_dlpack(external_array)  # checks the protocol, owns a copy of the data
+    if not is_supported_dtype(data.dtype):
+        raise TypeError(f"from_dlpack: unsupported dtype {data.dtype}{user_line_suffix()}")
+    return device_put(data, device) if device is not None else device_put(data)

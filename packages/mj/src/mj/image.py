@@ -149,6 +149,8 @@ def _resample(
 ) -> Any:
     if method is ResizeMethod.CUBIC_PYTORCH and antialias:
         method = ResizeMethod.CUBIC  # PyTorch's antialiased cubic is Keys'
+    if not dims:
+        return image
     edge_padding = method is ResizeMethod.CUBIC_PYTORCH
     ndim = len(shape)
     operands: list[Any] = [image, list(range(ndim))]
@@ -158,8 +160,6 @@ def _resample(
                      edge_padding)  # fmt: skip
         operands += [w.astype(image.dtype), [d, ndim + i]]
         out_axes[d] = ndim + i
-    if not dims:
-        return image
     return mnp.einsum(*operands, out_axes, precision=precision)
 
 
