@@ -365,6 +365,10 @@ def _ndarray_result(name: str) -> Callable[..., Any]:
             args = (tuple(args[0]), *args[1:])
         if type(kwargs.get("axis")) is list:
             kwargs["axis"] = tuple(kwargs["axis"])
+        # JAX's ``where=None`` is no mask; NumPy's methods read None as a mask of all False
+        # (``x.sum(where=None)`` would be 0) or refuse it (``x.max(where=None)``)
+        if "where" in kwargs and kwargs["where"] is None:
+            del kwargs["where"]
         return eager_result(method(self, *args, **kwargs))
 
     wrapped.__name__ = wrapped.__qualname__ = name

@@ -31,10 +31,13 @@ __all__ = [
     "EagerArray",
     "WeakEagerArray",
     "borrowed_data",
+    "canonical_operand",
+    "canonical_operands",
     "dlpack_export",
     "eager_result",
     "eager_results",
     "owned_data",
+    "unchanged",
     "unshared",
     "views_operand",
     "weak_result",
@@ -204,6 +207,49 @@ _NARROW_SCALARS = frozenset(
     {np.bool_, np.int8, np.int16, np.int32, np.uint8, np.uint16, np.uint32}
     | {np.float16, np.float32, np.complex64}
 )
+
+
+#: NumPy scalar types whose dtype is 64-bit: narrowed where they enter eager evaluation.
+_WIDE_SCALARS = frozenset({np.float64, np.int64, np.uint64, np.complex128})
+
+
+def canonical_operand(x: Any) -> Any:
+    """``x`` as eager evaluation takes it: a host NumPy array or scalar of a 64-bit dtype
+    becomes its 32-bit canonical form unless ``enable_x64``, *before* anything is computed
+    from it, as ``jax.device_put`` converts it (a float64 input computed in float64 and
+    rounded afterwards gives another answer: ``x - max(x)`` would not be 0 at the maximum).
+    mj arrays are canonical already; anything else is returned as it is."""
+    t = type(x)
+    if t is _ndarray or t in _WIDE_SCALARS:
+        narrow = _NARROW.get(x.dtype)
+        if narrow is not None:
+            return np.asarray(x).astype(narrow)
+    return x
+
+
+def unchanged(x: Any) -> Any:
+    """What an operation that leaves ``x``'s value as it is (a reshape to its own shape, the
+    real part of a real array, ``positive``) returns: ``x`` itself if it is an mj value, and a
+    host NumPy array or scalar as the read-only, canonical :class:`EagerArray` any other
+    operation would make of it, never the caller's array (float64 without x64, or writable
+    memory the caller may change later)."""
+    if type(x) is _ndarray:
+        return eager_result(owned_data(x))  # (eager_result narrows a 64-bit dtype)
+    if isinstance(x, np.generic):
+        return eager_result(x)
+    return x
+
+
+def canonical_operands(args: Sequence[Any]) -> Sequence[Any]:
+    """``args`` with each operand made :func:`canonical_operand` (the same sequence when none
+    needs it: the common case costs one type test per operand, nothing with ``enable_x64``)."""
+    if not _NARROW:
+        return args
+    for a in args:
+        t = type(a)
+        if (t is _ndarray or t in _WIDE_SCALARS) and a.dtype in _NARROW:
+            return [canonical_operand(b) for b in args]
+    return args
 
 
 def eager_results(outs: list[Any], operands: Sequence[Any] | None = None) -> list[Any]:

@@ -36,6 +36,8 @@ from mj_core._config import config
 from mj_core._eager_array import (
     EagerArray,
     WeakEagerArray,
+    canonical_operand,
+    canonical_operands,
     eager_result,
     eager_results,
     views_operand,
@@ -442,7 +444,9 @@ def eval_primitive(primitive: Primitive, args: Sequence[Any], params: dict[str, 
     The one eager path: :func:`bind` and :func:`bind1` take it when no transformation is
     active, the eval trace for constants under one, and the wrappers of :func:`binds` when their
     ufunc shortcut does not apply. Outputs are viewed as :class:`EagerArray`; an invalid operand
-    raises a ``ShapeDtypeError`` naming the primitive, the operands and the user's line."""
+    raises a ``ShapeDtypeError`` naming the primitive, the operands and the user's line.
+    Host operands enter canonicalized (:func:`canonical_operands`), as under ``jit``."""
+    args = canonical_operands(args)
     try:
         outs = impl_rules[primitive](*args, **params)
     except MJError:
@@ -673,6 +677,8 @@ def binds(
                             b = x.base
                             if type(b) is _ndarray:
                                 a = b
+                        else:
+                            a = canonical_operand(x)  # float64 host data: float32 first
                         try:
                             out = ufunc(a)
                         except Exception:
@@ -704,6 +710,8 @@ def binds(
                             b = x.base
                             if type(b) is _ndarray:
                                 a = b
+                        else:
+                            a = canonical_operand(x)
                         if type(a) is _ndarray:  # Python scalars, weak arrays: bind1
                             try:
                                 out = ufunc(a)
@@ -768,11 +776,15 @@ def binds(
                             weak_x = True
                         elif type(x) is WeakEagerArray:
                             return numpy(x, y)  # its dtype yields to a strong operand's
+                        else:
+                            a = canonical_operand(x)  # float64 host data: float32 first
                         c = y
                         if type(y) is EagerArray:
                             b = y.base
                             if type(b) is _ndarray:
                                 c = b
+                        elif type(y) is _ndarray:
+                            c = canonical_operand(y)
                         elif type(y) is float or type(y) is int:
                             if type(a) is _ndarray and a.dtype is _float32:
                                 c = _float32_scalars.get(y)
@@ -811,6 +823,8 @@ def binds(
                 if not _active_count or _state.eager:
                     ufunc = shortcut.ufunc
                     if ufunc is not None:
+                        x = canonical_operand(x)  # float64 host data: float32 first
+                        y = canonical_operand(y)
                         dx: Any = getattr(x, "dtype", None)
                         dy: Any = getattr(y, "dtype", None)
                         if dx is not None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from mj_core.extend import bind, user_line_suffix
+from mj_core.extend import bind, unchanged, user_line_suffix
 from mj_ir._jaxpr import ClosedJaxpr, Jaxpr, Var
 
 __all__ = ["eval_jaxpr", "jaxpr_as_fun"]
@@ -37,7 +37,8 @@ def eval_jaxpr(jaxpr: Jaxpr | ClosedJaxpr, args: Sequence[Any]) -> list[Any]:
         outs = bind(eqn.primitive, *in_vals, **eqn.params)
         for v, val in zip(eqn.out_binders, outs, strict=True):
             env[v] = val
-    return [env[x] if type(x) is Var else x.val for x in jaxpr.outs]  # type: ignore[union-attr]
+    # an output that is an input (or a literal) as any operation's output: never host data
+    return [unchanged(env[x] if type(x) is Var else x.val) for x in jaxpr.outs]  # type: ignore[union-attr]
 
 
 def jaxpr_as_fun(jaxpr: Jaxpr | ClosedJaxpr) -> Callable[..., list[Any]]:

@@ -79,9 +79,21 @@ euler_gamma = np.euler_gamma
 newaxis = None
 
 
+#: Python's scalar types as ``result_type`` arguments: weakly typed, as their values are.
+_WEAK_TYPE_OPERANDS: dict[type, Any] = {bool: False, int: 0, float: 0.0, complex: 0j}
+
+
 def result_type(*args: Any) -> np.dtype[Any]:
-    """The NEP 50 result dtype of ``args`` (arrays, scalars or dtypes)."""
-    operands = [np.zeros((), a) if isinstance(a, np.dtype | type) else a for a in args]
+    """The NEP 50 result dtype of ``args``: arrays, scalars, or dtypes in any spelling NumPy
+    accepts (``'int32'``, ``np.float32``); Python's types (``float``) count as weak, as in JAX."""
+    operands = [
+        _WEAK_TYPE_OPERANDS[a]
+        if isinstance(a, type) and a in _WEAK_TYPE_OPERANDS
+        else np.zeros((), a)
+        if isinstance(a, np.dtype | type | str)
+        else a
+        for a in args
+    ]
     return promoted_dtype(*operands)[0]
 
 

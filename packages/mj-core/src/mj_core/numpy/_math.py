@@ -16,6 +16,7 @@ from collections.abc import Callable
 import numpy as np
 
 from mj_core import lax
+from mj_core._eager_array import unchanged
 from mj_core._primitive import Primitive
 from mj_core._trace import Tracer, bind1, binds
 from mj_core.dtypes import default_float_dtype
@@ -277,13 +278,13 @@ def fmod(x: Array, y: Array) -> Array:
 
 
 def positive(x: Array) -> Array:
-    return x
+    return unchanged(x)
 
 
 def absolute(x: Array) -> Array:
     """``|x|``; unsigned and bool inputs are returned unchanged, like NumPy."""
     dtype, _ = dtype_weak(x)
-    return x if dtype.kind in "ub" else lax.abs(x)
+    return unchanged(x) if dtype.kind in "ub" else lax.abs(x)
 
 
 abs = absolute
@@ -563,7 +564,7 @@ def logical_not(x: Array) -> Array:
 def trunc(x: Array) -> Array:
     dtype, _ = dtype_weak(x)
     if dtype.kind in "iub":
-        return x
+        return unchanged(x)
     return lax.select(lax.less(x, 0), lax.ceil(x), lax.floor(x))
 
 
@@ -571,7 +572,7 @@ def round(x: Array, decimals: int = 0) -> Array:
     """Round half to even (NumPy's rule) to ``decimals`` decimal places."""
     dtype, _ = dtype_weak(x)
     if dtype.kind in "iub":
-        return x
+        return unchanged(x)
     if dtype.kind == "c":  # part by part, as JAX (lax.round takes no complex)
         return lax.complex(round(lax.real(x), decimals), round(lax.imag(x), decimals))
     if decimals == 0:
@@ -623,7 +624,7 @@ def iscomplexobj(x: Array) -> bool:
 
 def real(x: Array) -> Array:
     """The real part of ``x`` (``x`` itself for a real input, like NumPy and JAX)."""
-    return lax.real(x) if iscomplexobj(x) else x
+    return lax.real(x) if iscomplexobj(x) else unchanged(x)
 
 
 def imag(x: Array) -> Array:
@@ -633,7 +634,7 @@ def imag(x: Array) -> Array:
 
 def conjugate(x: Array) -> Array:
     """The complex conjugate of ``x`` (``x`` itself for a real input)."""
-    return lax.conj(x) if iscomplexobj(x) else x
+    return lax.conj(x) if iscomplexobj(x) else unchanged(x)
 
 
 conj = conjugate
@@ -687,7 +688,7 @@ def nan_to_num(
     """Replace NaN by ``nan`` and infinities by the dtype's largest finite values."""
     dtype, _ = dtype_weak(x)
     if dtype.kind not in "fc":
-        return x
+        return unchanged(x)
     info = np.finfo(dtype)
     hi = info.max if posinf is None else posinf
     lo = info.min if neginf is None else neginf

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from mj_core import lax
+from mj_core._eager_array import unchanged
 from mj_core._shapes import broadcast_shapes as _broadcast_shapes
 from mj_core._shapes import canonicalize_axes, canonicalize_axis, int_tuple
 from mj_core.numpy._promotion import Array, as_dtype, check_arraylike, promote, shape_of
@@ -157,7 +158,7 @@ def broadcast_arrays(*args: Array) -> list[Array]:
 
 
 def atleast_1d(*arys: Array) -> Any:
-    outs = [a if len(shape_of(a)) >= 1 else lax.reshape(a, (1,)) for a in arys]
+    outs = [unchanged(a) if len(shape_of(a)) >= 1 else lax.reshape(a, (1,)) for a in arys]
     return outs[0] if len(outs) == 1 else outs
 
 
@@ -165,7 +166,7 @@ def atleast_2d(*arys: Array) -> Any:
     outs = []
     for a in arys:
         shp = shape_of(a)
-        outs.append(a if len(shp) >= 2 else lax.reshape(a, (1,) * (2 - len(shp)) + shp))
+        outs.append(unchanged(a) if len(shp) >= 2 else lax.reshape(a, (1,) * (2 - len(shp)) + shp))
     return outs[0] if len(outs) == 1 else outs
 
 

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from mj_core._avals import ShapedArray
+from mj_core._eager_array import unchanged
 from mj_core._primitive import Primitive, abstract_eval_rules, impl_rules
 from mj_core._shapes import aval_error
 from mj_core._trace import bind1
@@ -96,7 +97,7 @@ def convert_element_type(operand: Array, new_dtype: Any) -> Array:
     """Convert to ``new_dtype`` (a strong type; complex to real keeps the real part)."""
     new = np.dtype(new_dtype)
     if dtype_of(operand) == new and not _is_weak(operand):
-        return operand
+        return unchanged(operand)
     return bind1(convert_element_type_p, operand, new_dtype=new, weak_type=False)
 
 

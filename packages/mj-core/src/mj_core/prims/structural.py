@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from mj_core._avals import ShapedArray, raise_to_shaped
+from mj_core._eager_array import unchanged
 from mj_core._lattice import kind
 from mj_core._primitive import Primitive, abstract_eval_rules, impl_rules
 from mj_core._shapes import (
@@ -458,7 +459,7 @@ def broadcast_in_dim(
     ``broadcast_dimensions[i]`` (size 1 or equal); the other output dims are new."""
     shape, dims = lax_ints(shape), lax_ints(broadcast_dimensions)
     if shape_of(operand) == shape and dims == tuple(range(len(shape))):
-        return operand
+        return unchanged(operand)
     return bind1(broadcast_p, operand, shape=shape, broadcast_dimensions=dims)
 
 
@@ -473,7 +474,7 @@ def broadcast(operand: Array, sizes: Sequence[int]) -> Array:
 def broadcast_to_rank(x: Array, rank: int) -> Array:
     """Add leading size-1 dimensions until ``x`` has rank ``rank``."""
     shape = shape_of(x)
-    return broadcast(x, (1,) * (rank - len(shape))) if len(shape) < rank else x
+    return broadcast(x, (1,) * (rank - len(shape))) if len(shape) < rank else unchanged(x)
 
 
 def reshape(
@@ -484,7 +485,7 @@ def reshape(
     if dimensions is not None and lax_ints(dimensions) != tuple(range(len(shape_of(operand)))):
         operand = transpose(operand, dimensions)
     if shape_of(operand) == new_sizes:
-        return operand
+        return unchanged(operand)
     return bind1(reshape_p, operand, new_sizes=new_sizes)
 
 
@@ -492,7 +493,7 @@ def transpose(operand: Array, permutation: Sequence[int]) -> Array:
     """Permute the dimensions: output dim ``i`` is operand dim ``permutation[i]``."""
     perm = lax_ints(permutation)
     if perm == tuple(range(len(shape_of(operand)))):
-        return operand
+        return unchanged(operand)
     return bind1(transpose_p, operand, permutation=perm)
 
 
@@ -500,7 +501,7 @@ def squeeze(array: Array, dimensions: Sequence[int]) -> Array:
     """Remove the size-1 ``dimensions`` (negative dims count from the end)."""
     dims = canonicalize_axes("squeeze", dimensions, len(shape_of(array)))
     if not dims:
-        return array
+        return unchanged(array)
     return bind1(squeeze_p, array, dimensions=tuple(sorted(dims)))
 
 
@@ -520,7 +521,7 @@ def rev(operand: Array, dimensions: Sequence[int]) -> Array:
     """Reverse the order of elements along ``dimensions``."""
     dims = canonicalize_axes("rev", dimensions, len(shape_of(operand)))
     if not dims:
-        return operand
+        return unchanged(operand)
     return bind1(rev_p, operand, dimensions=tuple(sorted(dims)))
 
 
