@@ -73,6 +73,7 @@ from mj_core.dtypes import canonical_dtype as canonical_dtype
 from mj_core.dtypes import dtype_of as dtype_of
 from mj_core.dtypes import is_integer as is_integer
 from mj_core.dtypes import result_type as result_type
+from mj_core.errors import register_exclusion as register_exclusion
 from mj_core.errors import user_line_suffix as user_line_suffix
 from mj_core.errors import user_location as user_location
 from mj_core.numpy._indexing import IndexUpdateRef as IndexUpdateRef
