@@ -133,3 +133,60 @@ def test_shape_errors_are_both_type_and_value_errors_like_jax_broadcasting():
             f()
         assert isinstance(info.value, TypeError)
         assert isinstance(info.value, ShapeDtypeError)
+
+
+# --- the user's line is found by package directory, not by the file's name (issue 38) --------
+
+_USER_SCRIPT = """\
+import numpy as np
+import mj
+import mj.numpy as mnp
+
+
+def add(a, b):
+    return a + b
+
+
+def run_jit():
+    return mj.jit(add)(np.ones(3, np.float32), np.ones(4, np.float32))
+
+
+def run_eager():
+    return mnp.dot(np.ones((2, 3)), np.ones((4, 5)))
+"""
+
+
+@pytest.mark.parametrize("directory", ["mj_experiments", "mj", "experiments"])
+def test_a_user_script_keeps_its_line_whatever_its_directory_is_called(tmp_path, directory):
+    import runpy
+
+    script = tmp_path / directory / "user.py"
+    script.parent.mkdir()
+    script.write_text(_USER_SCRIPT)
+    namespace = runpy.run_path(str(script))
+    with pytest.raises(ShapeDtypeError) as info:
+        namespace["run_jit"]()
+    assert f"in add at {script}:7" in str(info.value)  # the traced function's line
+    with pytest.raises(ShapeDtypeError) as info:
+        namespace["run_eager"]()
+    assert f"in run_eager at {script}:15" in str(info.value)
+
+
+def test_a_registered_library_directory_is_skipped_like_mj_own(tmp_path):
+    import runpy
+
+    from mj_core.extend import register_exclusion
+
+    library = tmp_path / "mylib" / "helpers.py"
+    library.parent.mkdir()
+    library.write_text("import mj.numpy as mnp\n\n\ndef dot(a, b):\n    return mnp.dot(a, b)\n")
+    helpers = runpy.run_path(str(library))
+    with pytest.raises(ShapeDtypeError) as info:
+        helpers["dot"](np.ones((2, 3)), np.ones((4, 5)))
+    assert f"{library}:5" in str(info.value)  # not yet registered: the library's own line
+    register_exclusion(str(library.parent))
+    where = _here(2)
+    with pytest.raises(ShapeDtypeError) as info:
+        helpers["dot"](np.ones((2, 3)), np.ones((4, 5)))
+    assert str(library) not in str(info.value)
+    assert where in str(info.value)

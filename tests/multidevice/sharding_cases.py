@@ -390,6 +390,56 @@ def test_eager_conversions_selections_and_integer_division_stay_sharded():
         assert np.asarray(got).dtype == want.dtype, name
 
 
+_CALLER_SOURCE = """
+import numpy as np
+import mj.numpy as mnp
+
+
+def run(v):
+    return mnp.sin(v), np.sin(v)
+"""
+
+
+def test_eager_dispatch_goes_by_operand_type_not_by_the_callers_module():
+    """Issue 38: an mj operation on a sharded array is compiled over its devices and NumPy's
+    own ufunc reads the host value, whichever module calls them (mj-core's included), and a
+    failing operation is offered to the devices once, without reading the host value."""
+    import types
+
+    from mj_core.extend import eager_handlers
+
+    layout = named("x", "y")
+    xs = mj.device_put(A, layout)
+    apply = eager_handlers[type(xs)]
+    calls = []
+
+    def counting(prim, args, params):
+        calls.append(prim.name)
+        return apply(prim, args, params)
+
+    eager_handlers[type(xs)] = counting
+    try:
+        with pytest.raises(TypeError, match="add"):
+            mj.lax.add(xs, np.ones(3, np.float32))
+        assert calls == ["add"]
+        assert xs._host is None  # nothing assembled the host value to try NumPy first
+        with pytest.raises(TypeError, match="add"):
+            xs + mnp.ones(3)
+        assert calls.count("add") == 2  # once more (after promotion's convert_element_type)
+        calls.clear()
+        for module_name in ["user_code", "mj_core.prims._caller", "numpy._caller"]:
+            module = types.ModuleType(module_name)
+            exec(compile(_CALLER_SOURCE, f"<{module_name}>", "exec"), module.__dict__)
+            on_devices, on_host = module.run(xs)
+            assert on_devices.sharding == layout, module_name
+            assert type(on_host) is np.ndarray, module_name
+            close(on_devices, np.sin(A))
+            close(on_host, np.sin(A))
+        assert calls == ["sin"] * 3
+    finally:
+        eager_handlers[type(xs)] = apply
+
+
 def test_like_constructors_take_their_arguments_layout():
     """JAX's full_like gives its result its argument's sharding (shape unchanged)."""
     layout = named("x", "y")

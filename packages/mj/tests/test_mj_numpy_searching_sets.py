@@ -372,6 +372,55 @@ def test_eager_sort_returns_a_sorted_copy_and_numpy_still_sorts_in_place():
         x.partition(2)
 
 
+_METHOD_CALLS = """
+import numpy as np
+
+
+def run(x):
+    return (
+        x.sort(),
+        x.argsort(),
+        x.sort().searchsorted(2.5),
+        x.nonzero(),
+        x.repeat(2),
+        np.sort(x),
+        np.unique(x, return_counts=True),
+        np.median(x),
+        np.percentile(x, 75),
+    )
+"""
+
+
+@pytest.mark.parametrize("module_name", ["user_code", "numpy._caller", "mj_core.prims._caller"])
+def test_array_methods_do_not_depend_on_the_callers_module(module_name):
+    """Issue 38: an mj array's NumPy-protocol methods give the same results whoever calls
+    them (NumPy's own functions included): the array decides, not the caller's frame."""
+    import types
+
+    module = types.ModuleType(module_name)
+    exec(compile(_METHOD_CALLS, f"<{module_name}>", "exec"), module.__dict__)
+    x = mnp.array([3.0, 1.0, 7.0, 2.0, 0.0, 2.0])
+    data = np.array(x)
+    got = module.run(x)
+    want = (
+        np.sort(data),
+        np.argsort(data, kind="stable"),
+        np.searchsorted(np.sort(data), 2.5),
+        np.nonzero(data),
+        np.repeat(data, 2),
+        np.sort(data),
+        np.unique(data, return_counts=True),
+        np.median(data),
+        np.percentile(data, 75),
+    )
+    for g, w in zip(got[:5], want[:5], strict=True):  # JAX's methods: mj arrays
+        assert all(isinstance(v, mnp.ndarray) for v in (g if isinstance(g, tuple) else (g,)))
+        np.testing.assert_array_equal(g, w)
+    for g, w in zip(got[5:], want[5:], strict=True):  # NumPy's functions: NumPy's results
+        np.testing.assert_array_equal(g, w)
+    np.testing.assert_array_equal(x, data)  # nothing sorted x in place
+
+
 def test_methods_on_eager_device_and_traced_arrays():
     data = np.array([[3.0, 1.0, 2.0], [0.0, 5.0, 4.0]])
     device = mj.jit(lambda v: v)(data)

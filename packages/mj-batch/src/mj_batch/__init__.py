@@ -19,5 +19,8 @@ from mj_batch.extend import not_mapped as not_mapped
 # The layer's rule tables are also on its top level (DESIGN §4: ``mj_autodiff.jvp_rules``,
 # ``mj_batch.not_mapped``, ``mj_xla.lowering_rules``); extend is their home.
 from mj_batch.extend import vmap_rules as vmap_rules
+from mj_core.extend import register_exclusion as _register_exclusion
+
+_register_exclusion(__path__[0])  # its frames are never "the user's line" in errors
 
 __version__ = "0.1.0"

@@ -26,5 +26,8 @@ from mj_control._scan import scan_p as scan_p
 from mj_control._while import fori_loop as fori_loop
 from mj_control._while import while_loop as while_loop
 from mj_control._while import while_p as while_p
+from mj_core.extend import register_exclusion as _register_exclusion
+
+_register_exclusion(__path__[0])  # its frames are never "the user's line" in errors
 
 __version__ = "0.1.0"

@@ -6,7 +6,6 @@ function, :func:`install_array_methods`. Higher layers add their methods to the 
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -335,9 +334,9 @@ _NDARRAY_RESULTS = frozenset({
 
 #: ndarray methods NumPy's own functions call expecting NumPy's behaviour, where
 #: ``jax.Array``'s differ: ``np.sort``, ``np.unique`` and ``np.median`` sort or partition a
-#: copy *in place* with ``a.sort()``/``a.partition()``, ``np.searchsorted`` expects int64
-#: indices. Once the table has the JAX method, NumPy's callers get NumPy's and every other
-#: caller JAX's (:func:`_unless_called_by_numpy`).
+#: copy *in place* with ``a.sort()``/``a.partition()``, and read indices from ``argsort`` and
+#: ``searchsorted`` of their copies. Once the table has the JAX method, a writable array (such
+#: a copy) gets NumPy's and an mj array JAX's (:func:`_numpy_if_writable`).
 _CALLED_BY_NUMPY = frozenset({
     "sort", "argsort", "argpartition", "searchsorted", "nonzero", "repeat", "choose",
     "compress", "partition",
@@ -351,7 +350,7 @@ def _partition_in_place(self: Any, *args: Any, **kwargs: Any) -> None:
     )
 
 
-#: What non-NumPy callers get for an in-place ndarray method that ``jax.Array`` lacks.
+#: What an mj (read-only) array gets for an in-place ndarray method that ``jax.Array`` lacks.
 _IMMUTABLE = {"partition": _partition_in_place}
 
 
@@ -376,24 +375,24 @@ def _ndarray_result(name: str) -> Callable[..., Any]:
     return wrapped
 
 
-def _unless_called_by_numpy(
+def _numpy_if_writable(
     name: str, numpy_impl: Callable[..., Any], mj_impl: Callable[..., Any]
 ) -> Callable[..., Any]:
-    """A method running ``numpy_impl`` when NumPy's own modules call it, else ``mj_impl``.
+    """A method running ``numpy_impl`` on a writable array, else ``mj_impl``.
 
-    This is the one place where mj's behaviour depends on its caller (error messages only
-    read frames to name the user's line). An eager array *is* an ``np.ndarray`` (ufuncs and
-    impl rules run on it at NumPy's speed), so NumPy's functions hand it to their own code:
-    ``np.sort(x)`` copies ``x`` and calls ``copy.sort()`` to sort it in place, while
-    ``x.sort()`` in JAX code must return the sorted copy and leave ``x`` alone. The two calls
-    look the same, so the caller's module tells them apart. (Asking NumPy through
+    An eager array *is* an ``np.ndarray`` (ufuncs and impl rules run on it at NumPy's speed),
+    so NumPy's functions hand it to their own code: ``np.sort(x)`` copies ``x`` and calls
+    ``copy.sort()`` to sort it in place, while ``x.sort()`` in JAX code must return the sorted
+    copy and leave ``x`` alone. The array tells the two apart, not the caller: every array mj
+    makes is read-only (immutable, as ``jax.Array``), so a writable one is a NumPy array that
+    NumPy's own ``copy``/``flatten``/``concatenate`` made, and it gets NumPy's method, as a
+    ``jax.Array`` passed through ``np.asarray`` would. (Asking NumPy through
     ``__array_function__`` instead would put a Python call in front of every NumPy function
     on eager arrays, impl rules included.)
     """
 
     def method(self: Any, *args: Any, **kwargs: Any) -> Any:
-        caller = sys._getframe(1).f_globals.get("__name__", "")
-        if caller.partition(".")[0] == "numpy":
+        if self.flags.writeable:
             return numpy_impl(self, *args, **kwargs)
         return mj_impl(self, *args, **kwargs)
 
@@ -411,7 +410,7 @@ def _ndarray_attribute(own: dict[str, Any], name: str, impl: Any) -> Any:
             numpy_impl = (
                 _ndarray_result(name) if name in _NDARRAY_RESULTS else getattr(np.ndarray, name)
             )
-        return _unless_called_by_numpy(name, numpy_impl, impl)
+        return _numpy_if_writable(name, numpy_impl, impl)
     if name in _NDARRAY_RESULTS:
         return _ndarray_result(name)
     if name in own or impl is None:

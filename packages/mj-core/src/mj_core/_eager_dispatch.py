@@ -3,36 +3,33 @@
 A higher layer's array type can own the eager evaluation of every primitive applied to it:
 mj-xla's arrays sharded over several devices run each operation as a compiled SPMD program
 so the result stays sharded, as JAX's ``apply_primitive`` does. Such a type registers an
-:data:`eager_handlers` entry, and makes NumPy refuse it inside mj's impl rules by raising
-:class:`Redispatch` (from ``__array_ufunc__``, or :func:`check_operands` for the
-non-elementwise rules, whose slow path already sees a non-NumPy operand). The eager path then
-hands the whole operation to the handler: nothing is checked while every operand is a NumPy
-array, and failure is the only way in.
+:data:`eager_handlers` entry, keyed by the type itself. The eager path decides by the
+operands' types, never by who calls it: :func:`~mj_core._trace.eval_primitive` offers the
+whole operation to the handler of the first operand whose type has one, before any impl rule
+runs, and the elementwise wrappers' NumPy shortcut (:func:`~mj_core._trace.binds`) leaves
+such operands to it. A handler returns the outputs, or ``NotImplemented`` to leave the
+primitive to its impl rule (a higher layer's ``pmap`` or ``cond``, whose impl rules take
+device arrays and bind the primitives inside). While no handler is registered this costs one
+test of an empty dict; after that, one ``type(a) in eager_handlers`` per operand.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from types import NotImplementedType
 from typing import Any
 
 from mj_core._primitive import Primitive
 
-__all__ = ["EagerHandler", "Redispatch", "eager_handlers", "like_placements"]
+__all__ = ["EagerHandler", "eager_handlers", "like_placements"]
 
-EagerHandler = Callable[[Primitive, Sequence[Any], dict[str, Any]], list[Any]]
+EagerHandler = Callable[[Primitive, Sequence[Any], dict[str, Any]], list[Any] | NotImplementedType]
 
-#: Array type -> the function computing ``(primitive, args, params)`` to its outputs.
+#: Array type -> the function computing ``(primitive, args, params)`` to its outputs. The
+#: lookup is by exact type (a subclass registers its own entry, as for ``register_array_type``).
 eager_handlers: dict[type, EagerHandler] = {}
 
 #: Array type -> ``place(new, like)``: where ``full_like(like, ...)`` (``zeros_like`` & co.)
 #: puts the new array it built, for array types that live on devices: JAX's ``full_like``
 #: gives its result its argument's sharding (or committed device).
 like_placements: dict[type, Callable[[Any, Any], Any]] = {}
-
-
-class Redispatch(TypeError):  # noqa: N818  (a signal, not an error the user sees)
-    """Raised by an impl rule's operand whose type computes the operation itself."""
-
-    def __init__(self, handler: EagerHandler) -> None:
-        super().__init__("this operand's array type evaluates primitives itself")
-        self.handler = handler

@@ -43,7 +43,7 @@ from mj_core._eager_array import (
     views_operand,
     weak_result,
 )
-from mj_core._eager_dispatch import Redispatch
+from mj_core._eager_dispatch import eager_handlers
 from mj_core._eager_nans import check_special
 from mj_core._primitive import Primitive, abstract_eval_rules, impl_rules
 from mj_core.errors import (
@@ -445,14 +445,21 @@ def eval_primitive(primitive: Primitive, args: Sequence[Any], params: dict[str, 
     active, the eval trace for constants under one, and the wrappers of :func:`binds` when their
     ufunc shortcut does not apply. Outputs are viewed as :class:`EagerArray`; an invalid operand
     raises a ``ShapeDtypeError`` naming the primitive, the operands and the user's line.
-    Host operands enter canonicalized (:func:`canonical_operands`), as under ``jit``."""
+    An operand whose type computes primitives itself (mj-xla's sharded arrays) is offered the
+    whole operation first (:data:`~mj_core._eager_dispatch.eager_handlers`). Host operands enter
+    canonicalized (:func:`canonical_operands`), as under ``jit``."""
+    if eager_handlers:
+        for a in args:
+            if type(a) in eager_handlers:
+                handled = eager_handlers[type(a)](primitive, args, params)
+                if handled is not NotImplemented:  # (declined: the impl rule evaluates it)
+                    return handled
+                break
     args = canonical_operands(args)
     try:
         outs = impl_rules[primitive](*args, **params)
     except MJError:
         raise
-    except Redispatch as redispatch:  # an operand's array type computes it (mj-xla's sharded)
-        return redispatch.handler(primitive, args, params)
     except (ValueError, TypeError) as err:
         raise _impl_error(primitive, args, err) from err
     except (RuntimeWarning, FloatingPointError):  # warnings made errors: JAX raises none
@@ -679,12 +686,12 @@ def binds(
                                 a = b
                         else:
                             a = canonical_operand(x)  # float64 host data: float32 first
-                        try:
-                            out = ufunc(a)
+                        try:  # (only NumPy data's result is kept: other types take bind1)
+                            out = ufunc(a) if type(a) is _ndarray else None
                         except Exception:
                             pass  # bind1 below reports it (outside this handler: one traceback)
                         else:
-                            if type(out) is _ndarray and type(a) is _ndarray:
+                            if type(out) is _ndarray:
                                 dt: np.dtype[Any] = out.dtype
                                 # NumPy's float32 is JAX's (of float32, int16 and uint16), its
                                 # float16/float64 of other integers are not; Python scalars,
@@ -765,7 +772,9 @@ def binds(
             def general2(x: Any, y: Any) -> Any:
                 if not _active_count or _state.eager:
                     ufunc = shortcut.ufunc
-                    if ufunc is not None:
+                    if ufunc is not None and not (  # an array type computing it: numpy()
+                        eager_handlers and (type(x) in eager_handlers or type(y) in eager_handlers)
+                    ):
                         a = x
                         weak_x = False  # a Python scalar x
                         if type(x) is EagerArray:
@@ -840,6 +849,10 @@ def binds(
                             and (not inexact or _float_operands(dx, dy))
                             and type(x) is not WeakEagerArray
                             and type(y) is not WeakEagerArray
+                            and not (  # an array type that computes it itself: bind1
+                                eager_handlers
+                                and (type(x) in eager_handlers or type(y) in eager_handlers)
+                            )
                         ):
                             a = x
                             if type(x) is EagerArray:

@@ -22,32 +22,47 @@ __all__ = [
     "ShapeDtypeError",
     "TracerLeakError",
     "UnhashableStaticArgumentError",
+    "register_exclusion",
     "user_frame",
     "user_line_suffix",
     "user_location",
 ]
 
-_MJ_SRC_MARKERS = (os.sep + "mj_", os.sep + "mj" + os.sep)
+#: The directories whose files are mj's own code (with a trailing separator): each mj package
+#: registers its own (:func:`register_exclusion`), as JAX's ``source_info_util`` does, so a
+#: user's file is never mistaken for mj's by its name (a user directory ``mj_experiments``).
+#: NumPy's directory is one too (``np.testing`` calling ``np.asarray`` is not the user's line).
+_EXCLUDED_DIRS: tuple[str, ...] = ()
 
 
-# NumPy's own frames are never the user's line either (e.g. np.testing calling np.asarray).
-_NUMPY_DIR = os.path.dirname(os.path.abspath(np.__file__)) + os.sep
+def register_exclusion(path: str) -> None:
+    """Mark every file under the directory ``path`` as library code: :func:`user_frame` skips
+    their frames. mj's packages register their own directories when imported (a package that
+    adds primitives or transformations on top of mj can do the same with its own)."""
+    global _EXCLUDED_DIRS
+    directory = os.path.join(os.path.abspath(path), "")
+    if directory not in _EXCLUDED_DIRS:
+        _EXCLUDED_DIRS = (*_EXCLUDED_DIRS, directory)
+
+
+register_exclusion(os.path.dirname(np.__file__))
+register_exclusion(os.path.dirname(__file__))  # mj_core's own directory
 
 
 def _is_mj_file(filename: str) -> bool:
-    if filename.startswith(_NUMPY_DIR):
-        return True
-    return any(
-        marker in filename for marker in _MJ_SRC_MARKERS
-    ) and os.sep + "tests" + os.sep not in (filename)
+    if not os.path.isabs(filename):
+        if filename.startswith("<"):  # <frozen ...>, <string>, <stdin>: not a file of mj's
+            return filename.startswith("<frozen")
+        filename = os.path.abspath(filename)
+    return filename.startswith(_EXCLUDED_DIRS)
 
 
 def user_frame() -> FrameType | None:
-    """The innermost stack frame that belongs to user code rather than to an mj package."""
+    """The innermost stack frame that belongs to user code rather than to an mj package (nor
+    to NumPy, nor to Python's frozen import machinery)."""
     frame: FrameType | None = sys._getframe(1)
     while frame is not None:
-        filename = frame.f_code.co_filename
-        if not _is_mj_file(filename) and not filename.startswith("<frozen"):
+        if not _is_mj_file(frame.f_code.co_filename):
             return frame
         frame = frame.f_back
     return None

@@ -39,7 +39,6 @@ from mj_core._eager_array import owned_data as owned_data
 from mj_core._eager_array import unchanged as unchanged
 from mj_core._eager_array import unshared as unshared
 from mj_core._eager_dispatch import EagerHandler as EagerHandler
-from mj_core._eager_dispatch import Redispatch as Redispatch
 from mj_core._eager_dispatch import eager_handlers as eager_handlers
 from mj_core._eager_dispatch import like_placements as like_placements
 from mj_core._eager_nans import special_value as special_value
@@ -74,6 +73,7 @@ from mj_core.dtypes import canonical_dtype as canonical_dtype
 from mj_core.dtypes import dtype_of as dtype_of
 from mj_core.dtypes import is_integer as is_integer
 from mj_core.dtypes import result_type as result_type
+from mj_core.errors import register_exclusion as register_exclusion
 from mj_core.errors import user_line_suffix as user_line_suffix
 from mj_core.errors import user_location as user_location
 from mj_core.numpy._indexing import IndexUpdateRef as IndexUpdateRef

@@ -10,6 +10,7 @@ It may import only ``mj_core`` (and numpy); never a higher layer and never jaxli
 """
 
 from mj_core.extend import abstract_eval_rules as abstract_eval_rules
+from mj_core.extend import register_exclusion as _register_exclusion
 from mj_ir._dce import dce_jaxpr as dce_jaxpr
 from mj_ir._eval_shape import eval_shape as eval_shape
 from mj_ir._evaluation import eval_jaxpr as eval_jaxpr
@@ -27,5 +28,7 @@ from mj_ir._tracing import ShapeDtypeStruct as ShapeDtypeStruct
 from mj_ir._tracing import make_jaxpr as make_jaxpr
 from mj_ir._typecheck import JaxprTypeError as JaxprTypeError
 from mj_ir._typecheck import typecheck_jaxpr as typecheck_jaxpr
+
+_register_exclusion(__path__[0])  # its frames are never "the user's line" in errors
 
 __version__ = "0.1.0"

@@ -13,6 +13,7 @@ primitive family. It may import the layers below it (``mj_batch``, ``mj_autodiff
 :mod:`mj_xla.extend`, never jaxlib directly.
 """
 
+from mj_core.extend import register_exclusion as _register_exclusion
 from mj_xla import _autodiff_lowering as _autodiff_lowering
 from mj_xla import _profiler
 from mj_xla import _sharded_eager as _sharded_eager
@@ -63,5 +64,6 @@ from mj_xla._sharding_constraint import with_sharding_constraint as with_shardin
 from mj_xla.extend import lowering_rules as lowering_rules
 
 profiler = _profiler  # ``mj_xla.profiler``: JAX's ``jax.profiler`` (traces, annotations)
+_register_exclusion(__path__[0])  # its frames are never "the user's line" in errors
 
 __version__ = "0.1.0"

@@ -10,20 +10,20 @@ mesh, as in JAX 0.10.2); the output of a ``pmap`` run as replicas (one holding a
 ``pmap``) holds slice ``i`` of the leading axis on device ``i`` (:class:`PmapSharding`).
 ``np.asarray`` assembles the pieces on the host (once: the array is immutable). An operation
 outside ``jit`` on it runs as a compiled program over its devices and returns a sharded array
-(:mod:`mj_xla._sharded_eager`); transformations and NumPy functions work on the host value,
-as for a single-device array.
+(:mod:`mj_xla._sharded_eager`, which mj-core's eager path calls for any primitive with an
+operand of this type); transformations and NumPy's own functions and ufuncs work on the host
+value, as for a single-device array.
 """
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from mj_core import register_array_type
-from mj_core.extend import ConcreteArray, Redispatch, ShapedArray, eager_handlers
+from mj_core.extend import ConcreteArray, ShapedArray
 from mj_xla import _jaxlib
 from mj_xla._array import Array
 from mj_xla._donation import deleted_error
@@ -69,30 +69,6 @@ class ShardedArray(Array):
             host.flags.writeable = False
             self._host = host
         return host
-
-    def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
-        """Inside mj's eager evaluation (a call from ``mj_core``), refuse NumPy so the
-        operation is compiled over the devices and its result stays sharded
-        (:mod:`mj_xla._sharded_eager`); a user's own ``np.sin(x)`` computes on the host, as
-        for a ``jax.Array``."""
-        if sys._getframe(1).f_globals.get("__name__", "").startswith("mj_core."):
-            raise Redispatch(eager_handlers[type(self)])
-        host = [np.asarray(x) if isinstance(x, Array) else x for x in inputs]
-        return getattr(ufunc, method)(*host, **kwargs)
-
-    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray[Any, Any]:
-        """The host value, except inside an impl rule (``np.asarray(x)`` in ``mj_core.prims``,
-        e.g. ``convert_element_type``'s), which hands the operation to the devices instead."""
-        _refuse_impl_rules(self)
-        return super().__array__(dtype, copy)
-
-    def __array_function__(
-        self, func: Any, types: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
-    ) -> Any:
-        """NumPy functions on the host value, except inside an impl rule (``np.where`` in
-        ``select_n``'s), which hands the operation to the devices instead."""
-        _refuse_impl_rules(self)
-        return super().__array_function__(func, types, args, kwargs)
 
     @property
     def sharding(self) -> Sharding:
@@ -142,15 +118,6 @@ class ShardedArray(Array):
             and self._sharding.hlo_sharding(self.ndim) == sharding.hlo_sharding(self.ndim)
         )
         return self._buf if same else None
-
-
-def _refuse_impl_rules(x: ShardedArray) -> None:
-    """Raise :class:`Redispatch` when NumPy meets ``x`` in one of mj-core's impl rules (the
-    caller of ``__array__``/``__array_function__``'s caller is in ``mj_core.prims``): the
-    eager path then compiles the primitive over ``x``'s devices, keeping it sharded. Other
-    callers (a user's NumPy code, mj's own host-side reads) get the host value."""
-    if sys._getframe(2).f_globals.get("__name__", "").startswith("mj_core.prims."):
-        raise Redispatch(eager_handlers[type(x)])
 
 
 def _sharded_aval(x: ShardedArray) -> ShapedArray:

@@ -69,6 +69,7 @@ from mj_control import checkpoint_policies as checkpoint_policies
 from mj_control import remat as remat
 from mj_core import config as config
 from mj_core.extend import ensure_compile_time_eval as ensure_compile_time_eval
+from mj_core.extend import register_exclusion as _register_exclusion
 from mj_ir import ShapeDtypeStruct as ShapeDtypeStruct
 from mj_ir import eval_jaxpr as eval_jaxpr
 from mj_ir import eval_shape as eval_shape
@@ -97,5 +98,6 @@ from mj_xla import shard_map as shard_map
 jacobian = jacrev  # JAX: "jacobian: alias of jacrev"
 
 _install_numpy_methods()  # x.sort(), x.searchsorted(v), ...: mj.numpy's, on every array type
+_register_exclusion(__path__[0])  # its frames are never "the user's line" in errors
 
 __version__ = "0.1.0"

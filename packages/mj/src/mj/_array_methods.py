@@ -4,7 +4,7 @@
 
 They are implemented in :mod:`mj.numpy`, above ``mj_core``, so they cannot be written into
 the table with the operators; everything else (which array type gets what, eager arrays
-keeping NumPy's method for NumPy's own callers) is the installer's
+keeping NumPy's method for the writable copies NumPy's own functions make) is the installer's
 (:func:`mj_core.install_array_methods`).
 """
 

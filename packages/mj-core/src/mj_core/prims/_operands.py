@@ -19,7 +19,6 @@ import numpy as np
 from mj_core._avals import ShapedArray, get_aval
 from mj_core._config import on_x64_change
 from mj_core._eager_array import EagerArray
-from mj_core._eager_dispatch import Redispatch, eager_handlers
 from mj_core._primitive import Primitive, abstract_eval_rules
 from mj_core._shapes import aval_error
 from mj_core.dtypes import result_type
@@ -50,9 +49,6 @@ def check_operands(prim: Primitive, args: Sequence[Any], params: dict[str, Any])
     for a in args:
         t = type(a)
         if t is not np.ndarray and t is not EagerArray:  # scalars, other types: no cache
-            handler = eager_handlers.get(t)
-            if handler is not None:
-                raise Redispatch(handler)  # e.g. a sharded array: it computes this itself
             key = None
             break
         key += (a.shape, a.dtype)  # type: ignore[operator]
