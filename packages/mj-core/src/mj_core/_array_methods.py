@@ -1,7 +1,9 @@
-"""The array methods (``+``, ``@``, ``[]``, ``.T``, ``.sum()``, ...) of every mj array type:
-one table, :data:`array_methods`, installed on tracers, eager arrays and device arrays by one
-function, :func:`install_array_methods`. Higher layers add their methods to the table (mj adds
-``jax.Array``'s NumPy-level methods, ``x.sort()``, ...) and install it once more.
+"""The array methods (``+``, ``@``, ``[]``, ``.T``, ``.sum()``, ``.sort()``, ...) of every mj
+array type: one table, :data:`array_methods`, installed on tracers, eager arrays and device
+arrays by one function, :func:`install_array_methods`. Every method is mj-core's (``jax.Array``'s
+NumPy-level methods, ``x.sort()``, ``x.searchsorted(v)``, ``x.nonzero(size=...)``, included), so
+an array behaves the same whether or not a higher layer is imported; a higher layer only
+installs the table on its own array type (mj-xla's ``Array``).
 """
 
 from __future__ import annotations
@@ -239,6 +241,28 @@ def _out_none(f: Callable[..., Any]) -> Callable[..., Any]:
     return method
 
 
+def _matrix_trace(
+    self: Any, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype: Any = None, out: None = None
+) -> Any:
+    if out is not None:
+        raise NotImplementedError(
+            "trace: the 'out' argument is not supported (arrays are immutable)"
+        )
+    return mnp.trace(self, offset, axis1, axis2, dtype)
+
+
+def _compress(
+    self: Any,
+    condition: Any,
+    axis: int | None = None,
+    *,
+    out: None = None,
+    size: int | None = None,
+    fill_value: Any = 0,
+) -> Any:
+    return mnp.compress(condition, self, axis, size=size, fill_value=fill_value, out=out)
+
+
 def _methods() -> dict[str, Any]:
     out: dict[str, Any] = _binary_methods()
     out.update(
@@ -278,15 +302,24 @@ def _methods() -> dict[str, Any]:
         ptp=_ptp,
         view=_view,
         flat=property(_flat),
+        # jax.Array's NumPy-level methods, with its signatures
+        sort=mnp.sort,
+        argsort=mnp.argsort,
+        argpartition=mnp.argpartition,
+        searchsorted=mnp.searchsorted,
+        nonzero=mnp.nonzero,
+        diagonal=mnp.diagonal,
+        trace=_matrix_trace,
+        repeat=mnp.repeat,
+        choose=mnp.choose,
+        compress=_compress,
     )
     return out
 
 
 #: The one method table of mj's array types, name -> implementation (functions, or
 #: properties such as ``T`` and ``at``): the operators, the methods above and host access
-#: (``item``, ``tolist``; a tracer answers only if its value is concrete, under grad). A
-#: higher layer adds its methods here (mj adds ``sort``, ``searchsorted``, ...) and calls
-#: :func:`install_array_methods` once more.
+#: (``item``, ``tolist``; a tracer answers only if its value is concrete, under grad).
 array_methods: dict[str, Any] = {
     **_methods(),
     "item": _item,
@@ -302,9 +335,9 @@ _array_types: dict[type, dict[str, Any]] = {}
 
 
 def install_array_methods(*classes: type) -> None:
-    """Install :data:`array_methods` on ``classes`` and on every array type installed before
-    (Tracer and EagerArray from mj-core, Array from mj-xla): called again after a layer adds
-    methods to the table, it brings every type up to date. Arrays are unhashable, as in JAX.
+    """Install :data:`array_methods` on ``classes`` (mj-core installs it on Tracer and
+    EagerArray, mj-xla on its Array); a class installed before is left alone, so a higher
+    layer's installing never changes a lower layer's classes. Arrays are unhashable, as in JAX.
 
     ``np.ndarray`` subclasses (``EagerArray``) get the table's operators and the methods
     NumPy lacks, but keep NumPy's own ``reshape``, ``sum``, ...: NumPy's functions call
@@ -312,8 +345,9 @@ def install_array_methods(*classes: type) -> None:
     re-enter ``bind`` from inside impl rules. See :func:`_ndarray_attribute`.
     """
     for cls in classes:
-        _array_types.setdefault(cls, dict(vars(cls)))
-    for cls, own in _array_types.items():
+        if cls in _array_types:
+            continue
+        own = _array_types[cls] = dict(vars(cls))
         if issubclass(cls, np.ndarray):
             _install_on_ndarray_subclass(cls, own)
         else:

@@ -90,7 +90,9 @@ class EagerArray(np.ndarray):
         """JAX indexing semantics (e.g. out-of-bounds integer indices clamp)."""
         from mj_core.numpy._indexing import getitem
 
-        return getitem(_view(self, _ndarray), key)
+        view = _view(self, _ndarray)
+        out = getitem(view, key)
+        return self if out is view else out  # (x[:], x[...]: the whole array, unchanged)
 
     def __iter__(self) -> Iterator[Any]:
         # NumPy's default iterator indexes until IndexError, which clamped indexing never raises.
