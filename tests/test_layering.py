@@ -157,6 +157,33 @@ def test_import_linter_names_offending_import_and_line(tree_copy, case):
     assert f"(l.{line})" in out, out
 
 
+def test_import_linter_checks_mj_cores_inner_order(tree_copy):
+    """Inside mj-core a module imports only the layers below it, inside functions too: the
+    eager array type must not reach up into mj_core.numpy (its indexing methods are installed
+    by _array_methods instead)."""
+    eager = package_dir(tree_copy, "mj_core") / "_eager_array.py"
+    eager.write_text(
+        eager.read_text() + "\n\ndef _upward():\n    from mj_core.numpy import _indexing  # noqa\n"
+    )
+    out = lint_imports(tree_copy).stdout
+    assert "mj_core inner layers" in out, out
+    assert "BROKEN" in out, out
+    assert "mj_core._eager_array -> mj_core.numpy._indexing" in out, out
+
+
+def test_import_linter_finds_import_circles(tree_copy):
+    """Two sibling modules importing each other (here at function level) break the
+    no-circles contract, in any package."""
+    pkg = package_dir(tree_copy, "mj_ir")
+    (pkg / "_circle_a.py").write_text("def f() -> None:\n    from mj_ir import _circle_b  # noqa\n")
+    (pkg / "_circle_b.py").write_text("from mj_ir import _circle_a  # noqa\n")
+    out = lint_imports(tree_copy).stdout
+    assert "No import circles" in out, out
+    assert "BROKEN" in out, out
+    assert "No cycles are allowed in mj_ir" in out, out
+    assert "._circle_a -> ._circle_b" in out or "._circle_b -> ._circle_a" in out, out
+
+
 def test_exact_message_for_core_importing_xla(tree_copy):
     """The message a contributor sees for the canonical mistake."""
     inject(tree_copy, "mj_core", "import mj_xla\n")
@@ -302,7 +329,8 @@ def test_array_methods_are_mj_cores_own():
     np.testing.assert_array_equal(values("argsort")[0], np.argsort(x, kind="stable"))
     part = values("argpartition")[0]
     assert sorted(part.tolist()) == [0, 1, 2, 3]
-    assert x[part[1]] == np.partition(x, 1)[1] and (x[part[:1]] <= x[part[1]]).all()
+    assert x[part[1]] == np.partition(x, 1)[1]
+    assert (x[part[:1]] <= x[part[1]]).all()
     np.testing.assert_array_equal(
         values("searchsorted")[0], np.searchsorted([1.0, 2.0, 3.0], x, side="right")
     )

@@ -4,6 +4,11 @@ arrays by one function, :func:`install_array_methods`. Every method is mj-core's
 NumPy-level methods, ``x.sort()``, ``x.searchsorted(v)``, ``x.nonzero(size=...)``, included), so
 an array behaves the same whether or not a higher layer is imported; a higher layer only
 installs the table on its own array type (mj-xla's ``Array``).
+
+This module sits above :mod:`mj_core.numpy` in mj-core's inner order (the import-linter
+contract in pyproject.toml): ``EagerArray``'s own indexing, ``astype`` and ``take`` are
+NumPy-level operations, so they are defined here and set on the class by the installer
+(:data:`_EAGER_OWN`), and ``_eager_array`` never imports upward.
 """
 
 from __future__ import annotations
@@ -17,10 +22,11 @@ import numpy as np
 from mj_core import lax
 from mj_core import numpy as mnp
 from mj_core._avals import ConcreteArray, array_types, get_aval
-from mj_core._eager_array import eager_result
+from mj_core._eager_array import EagerArray, WeakEagerArray, eager_result, weak_result
 from mj_core._trace import Tracer
 from mj_core.errors import ConcretizationError, user_line_suffix, user_location
 from mj_core.numpy._indexing import IndexUpdateHelper, getitem
+from mj_core.numpy._promotion import convert, dtype_weak
 
 __all__ = ["array_methods", "install_array_methods"]
 
@@ -328,9 +334,49 @@ array_methods: dict[str, Any] = {
     "nbytes": property(_nbytes),
 }
 
+
+def _eager_getitem(self: Any, key: Any) -> Any:
+    """JAX indexing semantics (e.g. out-of-bounds integer indices clamp)."""
+    view = _ndarray_view(self, np.ndarray)
+    out = getitem(view, key)
+    return self if out is view else out  # (x[:], x[...]: the whole array, unchanged)
+
+
+def _weak_eager_getitem(self: Any, key: Any) -> Any:
+    """Indexing keeps the weak type, as in JAX (also where it is traced: ``jit``)."""
+    out = _eager_getitem(self, key)
+    if isinstance(out, EagerArray):
+        return weak_result(out)
+    return convert(out, dtype_weak(out)[0], True)
+
+
+def _eager_astype(self: Any, dtype: Any, *args: Any, **kwargs: Any) -> Any:
+    """Converts as mj does under ``jit`` (NaN to an integer is 0, out-of-range values
+    saturate, as in XLA); NumPy's keyword forms (``copy=False``, which NumPy's own code
+    uses on any array) keep NumPy's method."""
+    if args or kwargs:
+        return eager_result(np.ndarray.astype(self, dtype, *args, **kwargs))
+    return lax.convert_element_type(self, dtype)
+
+
+def _eager_take(self: Any, *args: Any, **kwargs: Any) -> Any:
+    """``mj.numpy.take``: JAX's out-of-bounds rules (fill by default), as under ``jit``."""
+    return mnp.take(self, *args, **kwargs)
+
+
+_ndarray_view = np.ndarray.view
+
+#: Methods of the eager array classes (``np.ndarray`` subclasses) that replace NumPy's own
+#: for every caller, NumPy's functions included: set on the class by
+#: :func:`install_array_methods` before the table, as if its class body defined them.
+_EAGER_OWN: dict[type, dict[str, Callable[..., Any]]] = {
+    EagerArray: {"__getitem__": _eager_getitem, "astype": _eager_astype, "take": _eager_take},
+    WeakEagerArray: {"__getitem__": _weak_eager_getitem},
+}
+
 #: Every array type the table is installed on, with what its own class body defines (kept:
-#: device arrays read ``item()`` straight from their buffer, ``EagerArray`` has its own
-#: ``at``, ``astype``, ...).
+#: device arrays read ``item()`` straight from their buffer) and, for the eager arrays,
+#: :data:`_EAGER_OWN` (``astype``, ``take``, ...).
 _array_types: dict[type, dict[str, Any]] = {}
 
 
@@ -347,6 +393,10 @@ def install_array_methods(*classes: type) -> None:
     for cls in classes:
         if cls in _array_types:
             continue
+        for owner, methods in _EAGER_OWN.items():
+            if issubclass(owner, cls):
+                for name, impl in methods.items():
+                    setattr(owner, name, impl)
         own = _array_types[cls] = dict(vars(cls))
         if issubclass(cls, np.ndarray):
             _install_on_ndarray_subclass(cls, own)
