@@ -7,6 +7,7 @@ Two independent mechanisms are exercised:
     through PYTHONPATH (the copy shadows the editable installs of the real packages).
 """
 
+import json
 import os
 import re
 import shutil
@@ -15,6 +16,7 @@ import sys
 import textwrap
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -155,6 +157,33 @@ def test_import_linter_names_offending_import_and_line(tree_copy, case):
     assert f"(l.{line})" in out, out
 
 
+def test_import_linter_checks_mj_cores_inner_order(tree_copy):
+    """Inside mj-core a module imports only the layers below it, inside functions too: the
+    eager array type must not reach up into mj_core.numpy (its indexing methods are installed
+    by _array_methods instead)."""
+    eager = package_dir(tree_copy, "mj_core") / "_eager_array.py"
+    eager.write_text(
+        eager.read_text() + "\n\ndef _upward():\n    from mj_core.numpy import _indexing  # noqa\n"
+    )
+    out = lint_imports(tree_copy).stdout
+    assert "mj_core inner layers" in out, out
+    assert "BROKEN" in out, out
+    assert "mj_core._eager_array -> mj_core.numpy._indexing" in out, out
+
+
+def test_import_linter_finds_import_circles(tree_copy):
+    """Two sibling modules importing each other (here at function level) break the
+    no-circles contract, in any package."""
+    pkg = package_dir(tree_copy, "mj_ir")
+    (pkg / "_circle_a.py").write_text("def f() -> None:\n    from mj_ir import _circle_b  # noqa\n")
+    (pkg / "_circle_b.py").write_text("from mj_ir import _circle_a  # noqa\n")
+    out = lint_imports(tree_copy).stdout
+    assert "No import circles" in out, out
+    assert "BROKEN" in out, out
+    assert "No cycles are allowed in mj_ir" in out, out
+    assert "._circle_a -> ._circle_b" in out or "._circle_b -> ._circle_a" in out, out
+
+
 def test_exact_message_for_core_importing_xla(tree_copy):
     """The message a contributor sees for the canonical mistake."""
     inject(tree_copy, "mj_core", "import mj_xla\n")
@@ -218,3 +247,98 @@ def test_deptry_skips_only_packages_without_imports(tmp_path):
     init.write_text("import numpy\n")  # now checked: mj-core unused, numpy undeclared
     result = run([sys.executable, tool, str(pkg)])
     assert result.returncode == 1, result.stdout + result.stderr
+
+
+# --- no layer changes a lower layer's classes -----------------------------------------------
+
+# Run in a fresh interpreter: mj_core alone first (mj must not be imported yet), then mj.
+_ARRAY_METHODS_SCRIPT = """
+import json, sys
+import numpy as np
+import mj_core.numpy as cnp
+from mj_core import EagerArray, Tracer
+
+assert not any(m == "mj" or m.startswith(("mj.", "mj_xla")) for m in sys.modules), sorted(
+    m for m in sys.modules if m.startswith("mj")
+)
+CLASSES = (EagerArray, *EagerArray.__subclasses__(), Tracer)
+
+
+def results():
+    x = cnp.asarray([3.0, 1.0, 2.0, 1.0])
+    m = cnp.asarray([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+    calls = {
+        "sort": x.sort(),
+        "sort_descending": x.sort(descending=True),
+        "argsort": x.argsort(),
+        "argpartition": x.argpartition(1),
+        "searchsorted": cnp.asarray([1.0, 2.0, 3.0]).searchsorted(x, side="right"),
+        "nonzero": x.nonzero(),
+        "nonzero_size": (x - 1.0).nonzero(size=3, fill_value=-1),
+        "repeat": x.repeat(2),
+        "repeat_axis": m.repeat(cnp.asarray([1, 2]), axis=0),
+        "diagonal": m.diagonal(1),
+        "trace": m.trace(),
+        "choose": cnp.asarray([0, 1, 0]).choose([x[:3], x[1:]]),
+        "compress": x.compress(cnp.asarray([True, False, True, True])),
+    }
+    out = {}
+    for name, value in calls.items():
+        parts = value if isinstance(value, tuple) else (value,)
+        assert all(type(p) is EagerArray for p in parts), (name, [type(p) for p in parts])
+        out[name] = [[np.asarray(p).tolist(), np.asarray(p).dtype.name] for p in parts]
+    return out
+
+
+def snapshot():
+    return {cls.__name__: dict(vars(cls)) for cls in CLASSES}
+
+
+before, classes_before = results(), snapshot()
+import mj  # noqa: E402
+
+after, classes_after = results(), snapshot()
+changed = sorted(
+    f"{cls}.{name}"
+    for cls, attrs in classes_after.items()
+    for name in attrs.keys() | classes_before[cls].keys()
+    if attrs.get(name) is not classes_before[cls].get(name)
+)
+print(json.dumps({"before": before, "after": after, "changed": changed}))
+"""
+
+
+def test_array_methods_are_mj_cores_own():
+    """``import mj_core`` alone gives arrays ``jax.Array``'s NumPy-level methods (``x.sort()``,
+    ``x.searchsorted(v)``, ...), with NumPy's answers; importing ``mj`` afterwards changes
+    neither their results nor any attribute of mj-core's array classes."""
+    result = run([sys.executable, "-c", _ARRAY_METHODS_SCRIPT])
+    assert result.returncode == 0, result.stdout + result.stderr
+    report = json.loads(result.stdout.strip().splitlines()[-1])
+    assert report["changed"] == []
+    assert report["after"] == report["before"]
+    got = report["before"]
+    x = np.array([3.0, 1.0, 2.0, 1.0])
+    m = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+
+    def values(name):
+        return [np.array(v) for v, _ in got[name]]
+
+    np.testing.assert_array_equal(values("sort")[0], np.sort(x))
+    np.testing.assert_array_equal(values("sort_descending")[0], np.sort(x)[::-1])
+    np.testing.assert_array_equal(values("argsort")[0], np.argsort(x, kind="stable"))
+    part = values("argpartition")[0]
+    assert sorted(part.tolist()) == [0, 1, 2, 3]
+    assert x[part[1]] == np.partition(x, 1)[1]
+    assert (x[part[:1]] <= x[part[1]]).all()
+    np.testing.assert_array_equal(
+        values("searchsorted")[0], np.searchsorted([1.0, 2.0, 3.0], x, side="right")
+    )
+    np.testing.assert_array_equal(values("nonzero")[0], np.nonzero(x)[0])
+    np.testing.assert_array_equal(values("nonzero_size")[0], [0, 2, -1])
+    np.testing.assert_array_equal(values("repeat")[0], np.repeat(x, 2))
+    np.testing.assert_array_equal(values("repeat_axis")[0], np.repeat(m, [1, 2], axis=0))
+    np.testing.assert_array_equal(values("diagonal")[0], np.diagonal(m, 1))
+    assert values("trace")[0] == np.trace(m)
+    np.testing.assert_array_equal(values("choose")[0], np.choose([0, 1, 0], [x[:3], x[1:]]))
+    np.testing.assert_array_equal(values("compress")[0], np.compress([1, 0, 1, 1], x))

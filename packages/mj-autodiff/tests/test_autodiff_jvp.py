@@ -125,7 +125,7 @@ def test_jvp_flat_keeps_symbolic_zeros():
 
 def test_zero_tangent_adds_no_work(monkeypatch):
     from mj_autodiff.extend import jvp_rules
-    from mj_core.prims import cos_p
+    from mj_core.prims.elementwise import cos_p
 
     calls = []
     orig = jvp_rules[cos_p]

@@ -23,7 +23,7 @@ from mj_control import (
     scan,
 )
 from mj_core import Primitive, ShapedArray, bind1, impl_rules, lax
-from mj_core.prims import dot_general_p
+from mj_core.prims.contractions import dot_general_p
 from mj_ir import ClosedJaxpr, Jaxpr, abstract_eval_rules, eval_jaxpr, make_jaxpr
 from mj_xla import jit
 from mj_xla.extend import lowering_rules

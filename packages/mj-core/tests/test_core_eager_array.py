@@ -71,6 +71,17 @@ def test_indexing_follows_jax_out_of_bounds_rules():
     np.testing.assert_array_equal(np.asarray(x[2:5]), [2, 3, 4])
 
 
+@pytest.mark.parametrize("key", [slice(None), Ellipsis, slice(0, 3), (slice(None), Ellipsis)])
+def test_indexing_the_whole_array_gives_an_eager_array(key):
+    """``x[:]`` (no axis changes) is still an ``EagerArray`` with ``x``'s values, as every
+    other index is, not the bare NumPy view behind it."""
+    x = mnp.asarray([3.0, 1.0, 2.0])
+    y = x[key]
+    assert type(y) is EagerArray
+    np.testing.assert_array_equal(np.asarray(y), [3.0, 1.0, 2.0])
+    assert type(y.sort()) is EagerArray  # so its methods are mj's too
+
+
 def test_iteration_stops_despite_clamped_indexing():
     rows = list(mnp.arange(6.0).reshape(3, 2))
     assert len(rows) == 3

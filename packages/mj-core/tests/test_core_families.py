@@ -45,13 +45,16 @@ def test_no_primitive_of_a_family_module_is_left_out_of_the_catalogue():
         assert _primitives_defined_in(module) <= set(CORE), module.__name__
 
 
-def test_every_other_public_module_of_prims_is_a_transitional_path():
-    for info in pkgutil.iter_modules(mj_core.prims.__path__):
-        if info.name.startswith("_") or info.name in FAMILIES:
-            continue
-        module = importlib.import_module(f"mj_core.prims.{info.name}")
-        assert module.__doc__.startswith("TRANSITIONAL:"), info.name
-        assert not _primitives_defined_in(module) - set(CORE), info.name
+def test_prims_public_modules_are_the_families_and_it_has_no_flat_catalogue():
+    """A primitive has one spelling, its family module's (``mj_core.prims.structural.
+    reshape_p``): ``mj_core.prims`` itself holds no primitive and no extension name."""
+    public = {i.name for i in pkgutil.iter_modules(mj_core.prims.__path__)}
+    assert {name for name in public if not name.startswith("_")} == set(FAMILIES)
+    assert not [v for v in vars(mj_core.prims).values() if isinstance(v, Primitive)]
+    for name in ("sin_p", "reshape_p", "FftType", "elementwise_specs"):
+        assert not hasattr(mj_core.prims, name), name
+    with pytest.raises(ImportError):
+        exec("from mj_core.prims import reshape_p")
 
 
 def test_every_core_primitive_is_in_exactly_one_family():

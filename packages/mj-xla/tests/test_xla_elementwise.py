@@ -9,8 +9,8 @@ import pytest
 from mj_core import get_aval, lax
 from mj_core import numpy as mnp
 from mj_core.dtypes import result_type
+from mj_core.extend import elementwise_specs
 from mj_core.prims import elementwise as ew
-from mj_core.prims import elementwise_specs
 from mj_xla import jit
 
 UNARY: dict[str, Callable[[Any], Any]] = {

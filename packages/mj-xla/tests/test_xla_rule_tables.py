@@ -6,12 +6,13 @@ import pytest
 import mj_xla
 from mj_autodiff.extend import jvp_rules, transpose_rules
 from mj_batch.extend import vmap_rules
-from mj_core import Primitive, impl_rules, prims
+from mj_core import impl_rules
+from mj_core.extend import FAMILIES, family_primitives
 from mj_ir import abstract_eval_rules
 from mj_xla.extend import lowering_rules, xla_call_p
 
 CATALOGUE = sorted(
-    {p for p in vars(prims).values() if isinstance(p, Primitive)} | {xla_call_p},
+    {p for family in FAMILIES for p in family_primitives(family)} | {xla_call_p},
     key=lambda p: p.name,
 )
 LINEAR = {

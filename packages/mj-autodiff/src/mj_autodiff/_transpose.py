@@ -33,7 +33,9 @@ from mj_autodiff._tangents import (
 )
 from mj_core import EagerArray, RuleTable, ShapedArray, bind, bind1
 from mj_core.extend import on_x64_change
-from mj_core.prims import convert_element_type_p, reduce_sum_p, reshape_p
+from mj_core.prims.conversions import convert_element_type_p
+from mj_core.prims.reductions import reduce_sum_p
+from mj_core.prims.structural import reshape_p
 from mj_ir import ClosedJaxpr, Jaxpr, Var
 from mj_ir.extend import trace_to_closed_jaxpr
 

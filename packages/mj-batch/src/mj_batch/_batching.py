@@ -31,10 +31,10 @@ from mj_core import (
     bind1,
     full_lower,
     get_aval,
-    prims,
 )
 from mj_core.extend import AxisFrame, collective_prims, swap_batching_frame
 from mj_core.extend import shape_of as shape_of
+from mj_core.prims.structural import broadcast_p, reshape_p, transpose_p
 
 __all__ = [
     "BatchDim",
@@ -232,7 +232,7 @@ def moveaxis(x: Any, src: int, dst: int) -> Any:
     ndim = len(shape_of(x))
     perm = [i for i in range(ndim) if i != src]
     perm.insert(dst, src)
-    return bind1(prims.transpose_p, x, permutation=tuple(perm))
+    return bind1(transpose_p, x, permutation=tuple(perm))
 
 
 def broadcast_batched(x: Any, axis_size: int, dst: int) -> Any:
@@ -240,7 +240,7 @@ def broadcast_batched(x: Any, axis_size: int, dst: int) -> Any:
     shape = shape_of(x)
     out_shape = (*shape[:dst], axis_size, *shape[dst:])
     dims = tuple(i if i < dst else i + 1 for i in range(len(shape)))
-    return bind1(prims.broadcast_p, x, shape=out_shape, broadcast_dimensions=dims)
+    return bind1(broadcast_p, x, shape=out_shape, broadcast_dimensions=dims)
 
 
 def move_batch_axis(axis_size: int, src: BatchDim, dst: BatchDim, x: Any) -> Any:
@@ -320,7 +320,7 @@ def align_batched(vals: Sequence[Any], dims: Sequence[BatchDim]) -> tuple[list[A
                 local = pos - out_rank + r
                 shape = shape_of(v)
                 new_sizes = (*shape[:local], 1, *shape[local:])
-                out[k] = bind1(prims.reshape_p, v, new_sizes=new_sizes)
+                out[k] = bind1(reshape_p, v, new_sizes=new_sizes)
         return out, pos
     aligned: list[Any] = []
     for v, d, r in zip(vals, dims, ranks, strict=True):
@@ -332,7 +332,7 @@ def align_batched(vals: Sequence[Any], dims: Sequence[BatchDim]) -> tuple[list[A
         if r < out_rank:
             shape = v.shape
             new_sizes = (shape[0],) + (1,) * (out_rank - r) + tuple(shape[1:])
-            v = bind1(prims.reshape_p, v, new_sizes=new_sizes)
+            v = bind1(reshape_p, v, new_sizes=new_sizes)
         aligned.append(v)
     return aligned, 0
 

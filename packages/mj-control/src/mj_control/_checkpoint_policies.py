@@ -15,7 +15,7 @@ from typing import Any
 
 from mj_control._checkpoint_name import name_p
 from mj_core import Primitive
-from mj_core.prims import dot_general_p
+from mj_core.prims.contractions import dot_general_p
 
 __all__ = ["Policy", "checkpoint_policies", "nothing_saveable"]
 

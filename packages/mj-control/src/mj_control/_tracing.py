@@ -19,7 +19,7 @@ import numpy as np
 from mj_core import ShapedArray, bind1, get_aval, raise_to_shaped
 from mj_core.dtypes import result_type
 from mj_core.errors import user_line_suffix
-from mj_core.prims import convert_element_type_p
+from mj_core.prims.conversions import convert_element_type_p
 from mj_core.tree_util import PyTreeDef, flatten_fun, tree_unflatten, treedef_children
 from mj_ir import ClosedJaxpr, Jaxpr, Var
 from mj_ir.extend import trace_to_jaxpr, types_match

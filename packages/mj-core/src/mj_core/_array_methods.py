@@ -1,7 +1,14 @@
-"""The array methods (``+``, ``@``, ``[]``, ``.T``, ``.sum()``, ...) of every mj array type:
-one table, :data:`array_methods`, installed on tracers, eager arrays and device arrays by one
-function, :func:`install_array_methods`. Higher layers add their methods to the table (mj adds
-``jax.Array``'s NumPy-level methods, ``x.sort()``, ...) and install it once more.
+"""The array methods (``+``, ``@``, ``[]``, ``.T``, ``.sum()``, ``.sort()``, ...) of every mj
+array type: one table, :data:`array_methods`, installed on tracers, eager arrays and device
+arrays by one function, :func:`install_array_methods`. Every method is mj-core's (``jax.Array``'s
+NumPy-level methods, ``x.sort()``, ``x.searchsorted(v)``, ``x.nonzero(size=...)``, included), so
+an array behaves the same whether or not a higher layer is imported; a higher layer only
+installs the table on its own array type (mj-xla's ``Array``).
+
+This module sits above :mod:`mj_core.numpy` in mj-core's inner order (the import-linter
+contract in pyproject.toml): ``EagerArray``'s own indexing, ``astype`` and ``take`` are
+NumPy-level operations, so they are defined here and set on the class by the installer
+(:data:`_EAGER_OWN`), and ``_eager_array`` never imports upward.
 """
 
 from __future__ import annotations
@@ -14,10 +21,11 @@ import numpy as np
 from mj_core import lax
 from mj_core import numpy as mnp
 from mj_core._avals import ConcreteArray, array_types, get_aval
-from mj_core._eager_array import eager_result
+from mj_core._eager_array import EagerArray, WeakEagerArray, eager_result, weak_result
 from mj_core._trace import Tracer
 from mj_core.errors import ConcretizationError, user_line_suffix, user_location
 from mj_core.numpy._indexing import IndexUpdateHelper, getitem
+from mj_core.numpy._promotion import convert, dtype_weak
 
 __all__ = ["array_methods", "install_array_methods"]
 
@@ -238,6 +246,28 @@ def _out_none(f: Callable[..., Any]) -> Callable[..., Any]:
     return method
 
 
+def _matrix_trace(
+    self: Any, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype: Any = None, out: None = None
+) -> Any:
+    if out is not None:
+        raise NotImplementedError(
+            "trace: the 'out' argument is not supported (arrays are immutable)"
+        )
+    return mnp.trace(self, offset, axis1, axis2, dtype)
+
+
+def _compress(
+    self: Any,
+    condition: Any,
+    axis: int | None = None,
+    *,
+    out: None = None,
+    size: int | None = None,
+    fill_value: Any = 0,
+) -> Any:
+    return mnp.compress(condition, self, axis, size=size, fill_value=fill_value, out=out)
+
+
 def _methods() -> dict[str, Any]:
     out: dict[str, Any] = _binary_methods()
     out.update(
@@ -277,15 +307,24 @@ def _methods() -> dict[str, Any]:
         ptp=_ptp,
         view=_view,
         flat=property(_flat),
+        # jax.Array's NumPy-level methods, with its signatures
+        sort=mnp.sort,
+        argsort=mnp.argsort,
+        argpartition=mnp.argpartition,
+        searchsorted=mnp.searchsorted,
+        nonzero=mnp.nonzero,
+        diagonal=mnp.diagonal,
+        trace=_matrix_trace,
+        repeat=mnp.repeat,
+        choose=mnp.choose,
+        compress=_compress,
     )
     return out
 
 
 #: The one method table of mj's array types, name -> implementation (functions, or
 #: properties such as ``T`` and ``at``): the operators, the methods above and host access
-#: (``item``, ``tolist``; a tracer answers only if its value is concrete, under grad). A
-#: higher layer adds its methods here (mj adds ``sort``, ``searchsorted``, ...) and calls
-#: :func:`install_array_methods` once more.
+#: (``item``, ``tolist``; a tracer answers only if its value is concrete, under grad).
 array_methods: dict[str, Any] = {
     **_methods(),
     "item": _item,
@@ -294,16 +333,56 @@ array_methods: dict[str, Any] = {
     "nbytes": property(_nbytes),
 }
 
+
+def _eager_getitem(self: Any, key: Any) -> Any:
+    """JAX indexing semantics (e.g. out-of-bounds integer indices clamp)."""
+    view = _ndarray_view(self, np.ndarray)
+    out = getitem(view, key)
+    return self if out is view else out  # (x[:], x[...]: the whole array, unchanged)
+
+
+def _weak_eager_getitem(self: Any, key: Any) -> Any:
+    """Indexing keeps the weak type, as in JAX (also where it is traced: ``jit``)."""
+    out = _eager_getitem(self, key)
+    if isinstance(out, EagerArray):
+        return weak_result(out)
+    return convert(out, dtype_weak(out)[0], True)
+
+
+def _eager_astype(self: Any, dtype: Any, *args: Any, **kwargs: Any) -> Any:
+    """Converts as mj does under ``jit`` (NaN to an integer is 0, out-of-range values
+    saturate, as in XLA); NumPy's keyword forms (``copy=False``, which NumPy's own code
+    uses on any array) keep NumPy's method."""
+    if args or kwargs:
+        return eager_result(np.ndarray.astype(self, dtype, *args, **kwargs))
+    return lax.convert_element_type(self, dtype)
+
+
+def _eager_take(self: Any, *args: Any, **kwargs: Any) -> Any:
+    """``mj.numpy.take``: JAX's out-of-bounds rules (fill by default), as under ``jit``."""
+    return mnp.take(self, *args, **kwargs)
+
+
+_ndarray_view = np.ndarray.view
+
+#: Methods of the eager array classes (``np.ndarray`` subclasses) that replace NumPy's own
+#: for every caller, NumPy's functions included: set on the class by
+#: :func:`install_array_methods` before the table, as if its class body defined them.
+_EAGER_OWN: dict[type, dict[str, Callable[..., Any]]] = {
+    EagerArray: {"__getitem__": _eager_getitem, "astype": _eager_astype, "take": _eager_take},
+    WeakEagerArray: {"__getitem__": _weak_eager_getitem},
+}
+
 #: Every array type the table is installed on, with what its own class body defines (kept:
-#: device arrays read ``item()`` straight from their buffer, ``EagerArray`` has its own
-#: ``at``, ``astype``, ...).
+#: device arrays read ``item()`` straight from their buffer) and, for the eager arrays,
+#: :data:`_EAGER_OWN` (``astype``, ``take``, ...).
 _array_types: dict[type, dict[str, Any]] = {}
 
 
 def install_array_methods(*classes: type) -> None:
-    """Install :data:`array_methods` on ``classes`` and on every array type installed before
-    (Tracer and EagerArray from mj-core, Array from mj-xla): called again after a layer adds
-    methods to the table, it brings every type up to date. Arrays are unhashable, as in JAX.
+    """Install :data:`array_methods` on ``classes`` (mj-core installs it on Tracer and
+    EagerArray, mj-xla on its Array); a class installed before is left alone, so a higher
+    layer's installing never changes a lower layer's classes. Arrays are unhashable, as in JAX.
 
     ``np.ndarray`` subclasses (``EagerArray``) get the table's operators and the methods
     NumPy lacks, but keep NumPy's own ``reshape``, ``sum``, ...: NumPy's functions call
@@ -311,8 +390,13 @@ def install_array_methods(*classes: type) -> None:
     re-enter ``bind`` from inside impl rules. See :func:`_ndarray_attribute`.
     """
     for cls in classes:
-        _array_types.setdefault(cls, dict(vars(cls)))
-    for cls, own in _array_types.items():
+        if cls in _array_types:
+            continue
+        for owner, methods in _EAGER_OWN.items():
+            if issubclass(owner, cls):
+                for name, impl in methods.items():
+                    setattr(owner, name, impl)
+        own = _array_types[cls] = dict(vars(cls))
         if issubclass(cls, np.ndarray):
             _install_on_ndarray_subclass(cls, own)
         else:

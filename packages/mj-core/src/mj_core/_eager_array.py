@@ -11,9 +11,11 @@ Cost matters: an ``EagerArray`` operand must not slow NumPy's ufuncs down. NumPy
 output in the type of a subclass operand by calling its ``__array_wrap__`` from Python, which
 doubles the cost of a small op; ``__array_wrap__ = None`` opts out, so ufuncs on
 ``EagerArray`` operands return plain arrays as cheaply as on plain ones, and ``bind`` alone
-re-wraps (a C-level ``view``). Operators and reduction methods are mj's, so that they return
-``EagerArray`` too (installed with every array type's methods by
-:func:`mj_core._array_methods.install_array_methods`).
+re-wraps (a C-level ``view``). Operators, indexing (``x[i]``, ``x.at``), ``astype``, ``take``
+and the reduction methods are mj's, so that they return ``EagerArray`` too: they are NumPy-level
+operations, so they are defined and installed (with every array type's methods) by
+:func:`mj_core._array_methods.install_array_methods`, above :mod:`mj_core.numpy`; this module
+imports nothing above the dtype and aval modules.
 """
 
 from __future__ import annotations
@@ -72,13 +74,6 @@ class EagerArray(np.ndarray):
         """The array as a DLPack capsule (``torch.from_dlpack(x)``), see :func:`dlpack_export`."""
         return dlpack_export(_view(self, _ndarray), stream, max_version, dl_device, copy)
 
-    @property
-    def at(self) -> Any:
-        """``x.at[idx].set(y)`` / ``.add`` / ``.multiply`` / ``.min`` / ``.max`` / ``.get``."""
-        from mj_core.numpy._indexing import IndexUpdateHelper  # (imports this module)
-
-        return IndexUpdateHelper(self)
-
     def __repr__(self) -> str:
         prefix = "Array("
         body = np.array2string(_view(self, _ndarray), separator=", ", prefix=prefix)
@@ -88,12 +83,6 @@ class EagerArray(np.ndarray):
         # NumPy prints the items of a non-builtin dtype (bfloat16) by indexing, which here gives
         # 0-d arrays and their repr: print the plain view, as ``str(jax.Array)`` does
         return str(_view(self, _ndarray))
-
-    def __getitem__(self, key: Any) -> Any:
-        """JAX indexing semantics (e.g. out-of-bounds integer indices clamp)."""
-        from mj_core.numpy._indexing import getitem
-
-        return getitem(_view(self, _ndarray), key)
 
     def __iter__(self) -> Iterator[Any]:
         # NumPy's default iterator indexes until IndexError, which clamped indexing never raises.
@@ -110,22 +99,6 @@ class EagerArray(np.ndarray):
         if kind is None and stable is None:
             stable = True
         return eager_result(_ndarray.argsort(self, axis, kind, order, stable=stable))
-
-    def astype(self, dtype: Any, *args: Any, **kwargs: Any) -> Any:
-        """Converts as mj does under ``jit`` (NaN to an integer is 0, out-of-range values
-        saturate, as in XLA); NumPy's keyword forms (``copy=False``, which NumPy's own code
-        uses on any array) keep NumPy's method."""
-        if args or kwargs:
-            return eager_result(_ndarray.astype(self, dtype, *args, **kwargs))
-        from mj_core.lax import convert_element_type  # (imports this module)
-
-        return convert_element_type(self, dtype)
-
-    def take(self, *args: Any, **kwargs: Any) -> Any:
-        """``mj.numpy.take``: JAX's out-of-bounds rules (fill by default), as under ``jit``."""
-        from mj_core.numpy._indexing import take
-
-        return take(self, *args, **kwargs)
 
     def __setitem__(self, key: Any, value: Any) -> None:
         raise TypeError(
@@ -145,15 +118,6 @@ class WeakEagerArray(EagerArray):
 
     def __repr__(self) -> str:
         return f"{super().__repr__()[:-1]}, weak_type=True)"
-
-    def __getitem__(self, key: Any) -> Any:
-        """Indexing keeps the weak type, as in JAX (also where it is traced: ``jit``)."""
-        out = super().__getitem__(key)
-        if isinstance(out, EagerArray):
-            return weak_result(out)
-        from mj_core.numpy._promotion import convert, dtype_weak  # (imports this module)
-
-        return convert(out, dtype_weak(out)[0], True)
 
 
 def weak_result(out: Any) -> Any:

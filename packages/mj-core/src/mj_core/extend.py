@@ -76,6 +76,8 @@ from mj_core.dtypes import result_type as result_type
 from mj_core.errors import register_exclusion as register_exclusion
 from mj_core.errors import user_line_suffix as user_line_suffix
 from mj_core.errors import user_location as user_location
+from mj_core.numpy._concrete import concrete_or_error as concrete_or_error
+from mj_core.numpy._concrete import static_int as static_int
 from mj_core.numpy._indexing import IndexUpdateRef as IndexUpdateRef
 from mj_core.numpy._math import logaddexp_parts as logaddexp_parts
 from mj_core.numpy._promotion import check_arraylike as check_arraylike

@@ -13,8 +13,6 @@ from mj_core.extend import abstract_eval_rules as abstract_eval_rules
 from mj_core.extend import register_exclusion as _register_exclusion
 from mj_ir._dce import dce_jaxpr as dce_jaxpr
 from mj_ir._eval_shape import eval_shape as eval_shape
-from mj_ir._evaluation import eval_jaxpr as eval_jaxpr
-from mj_ir._evaluation import jaxpr_as_fun as jaxpr_as_fun
 from mj_ir._jaxpr import Atom as Atom
 from mj_ir._jaxpr import ClosedJaxpr as ClosedJaxpr
 from mj_ir._jaxpr import Jaxpr as Jaxpr
@@ -23,7 +21,9 @@ from mj_ir._jaxpr import JaxprType as JaxprType
 from mj_ir._jaxpr import Lit as Lit
 from mj_ir._jaxpr import Literal as Literal
 from mj_ir._jaxpr import Var as Var
-from mj_ir._printing import pp_jaxpr as pp_jaxpr
+from mj_ir._jaxpr import eval_jaxpr as eval_jaxpr
+from mj_ir._jaxpr import jaxpr_as_fun as jaxpr_as_fun
+from mj_ir._jaxpr import pp_jaxpr as pp_jaxpr
 from mj_ir._tracing import ShapeDtypeStruct as ShapeDtypeStruct
 from mj_ir._tracing import make_jaxpr as make_jaxpr
 from mj_ir._typecheck import JaxprTypeError as JaxprTypeError

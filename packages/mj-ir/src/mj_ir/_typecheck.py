@@ -13,8 +13,7 @@ from typing import Any
 
 from mj_core.errors import MJError
 from mj_core.extend import ShapedArray, abstract_eval_rules, get_aval, raise_to_shaped
-from mj_ir._jaxpr import Atom, ClosedJaxpr, Jaxpr, JaxprType, Lit, Var, type_str
-from mj_ir._printing import Names, pp_eqn
+from mj_ir._jaxpr import Atom, ClosedJaxpr, Jaxpr, JaxprType, Lit, Names, Var, pp_eqn, type_str
 
 __all__ = ["JaxprTypeError", "typecheck_jaxpr", "types_match"]
 

@@ -32,7 +32,6 @@ from mj import test_util as test_util
 from mj import tree as tree
 from mj import tree_util as tree_util
 from mj import typing as typing
-from mj._array_methods import install_numpy_methods as _install_numpy_methods
 from mj._environment import debug_infs as debug_infs
 from mj._environment import debug_nans as debug_nans
 from mj._environment import default_matmul_precision as default_matmul_precision
@@ -97,7 +96,6 @@ from mj_xla import shard_map as shard_map
 
 jacobian = jacrev  # JAX: "jacobian: alias of jacrev"
 
-_install_numpy_methods()  # x.sort(), x.searchsorted(v), ...: mj.numpy's, on every array type
 _register_exclusion(__path__[0])  # its frames are never "the user's line" in errors
 
 __version__ = "0.1.0"

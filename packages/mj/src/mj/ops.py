@@ -15,10 +15,9 @@ from typing import Any
 import numpy as np
 
 import mj_core.numpy as cnp
-from mj.numpy._concrete import concrete_or_error, static_int
 from mj_core import lax
 from mj_core.errors import user_line_suffix
-from mj_core.extend import Array, IndexUpdateRef, shape_of
+from mj_core.extend import Array, IndexUpdateRef, concrete_or_error, shape_of, static_int
 
 __all__ = [
     "index",

@@ -38,6 +38,7 @@ from mj_core.numpy._promotion import (
     promoted_dtype,
     shape_of,
 )
+from mj_core.numpy._shape import stack
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -91,8 +92,6 @@ def array(object: Any, dtype: Any = None, copy: bool | None = True, ndmin: int =
     """An array from array-likes or (nested) sequences, which may hold traced values."""
     dt = as_dtype(dtype, "array")
     if isinstance(object, list | tuple) and _contains_tracer(object):
-        from mj_core.numpy._shape import stack
-
         out = stack([array(o) for o in object])
     elif isinstance(object, Tracer) or (is_array(object) and not isinstance(object, _HOST)):
         out = object  # a traced value or a higher layer's array (e.g. a device array)

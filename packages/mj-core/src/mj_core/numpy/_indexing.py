@@ -27,6 +27,7 @@ from mj_core._eager_array import EagerArray
 from mj_core._trace import Tracer
 from mj_core.dtypes import result_type
 from mj_core.errors import NonConcreteBooleanIndexError
+from mj_core.numpy._creation import array
 from mj_core.numpy._promotion import Array, convert, dtype_weak, shape_of
 from mj_core.numpy._shape import broadcast_shapes, broadcast_to
 from mj_core.prims.indexing import GatherDimensionNumbers, ScatterDimensionNumbers
@@ -42,8 +43,6 @@ def _as_index_array(item: Any) -> Any:
     """An integer index array (concrete or traced), or a list of them for a boolean mask."""
     if isinstance(item, list | tuple):
         if any(isinstance(i, Tracer) for i in item):
-            from mj_core.numpy._creation import array
-
             item = array(item)
         else:
             item = np.asarray(item)

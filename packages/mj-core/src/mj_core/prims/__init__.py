@@ -5,13 +5,16 @@ typing rules (in :data:`~mj_core._primitive.abstract_eval_rules`) and their lax 
 ``__all__`` names the primitives and the lax API. A primitive belongs to the family whose
 ``__all__`` names it (:func:`family_of`); the families are imported here by iterating the
 catalogue, so a new family is one name in ``FAMILIES`` and one file.
+
+A primitive has one spelling: its family module's, ``from mj_core.prims.structural import
+reshape_p`` (this package has no flat catalogue of primitives; enumerate them with
+:func:`family_primitives`).
 """
 
 from __future__ import annotations
 
 import importlib
 from types import ModuleType
-from typing import Any
 
 from mj_core._families import FAMILIES
 from mj_core._primitive import Primitive
@@ -34,8 +37,7 @@ for _family, _module in _MODULES.items():
                 )
             _FAMILY_OF[_value] = _family
             _PRIMITIVES[_family].append(_value)
-            # TRANSITIONAL: the flat catalogue (``mj_core.prims.sin_p``) its importers use.
-            globals()[_name] = _value
+del _family, _module, _name, _value  # (no primitive is reachable as mj_core.prims.<name>)
 
 
 def family_of(prim: Primitive) -> str:
@@ -52,12 +54,3 @@ def family_primitives(family: str) -> list[Primitive]:
     if family not in _PRIMITIVES:
         raise KeyError(f"{family!r} is not a family; the families are {FAMILIES}")
     return list(_PRIMITIVES[family])
-
-
-def __getattr__(name: str) -> Any:
-    """TRANSITIONAL: the old flat catalogue's other names (``mj_core.prims.FftType``,
-    ``elementwise_specs``), which are in :mod:`mj_core.extend` now."""
-    extend = vars(importlib.import_module("mj_core.extend"))
-    if name.startswith("_") or name not in extend:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return extend[name]

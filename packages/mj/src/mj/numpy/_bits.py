@@ -6,9 +6,8 @@ from __future__ import annotations
 import numpy as np
 
 import mj_core.numpy as cnp
-from mj.numpy._concrete import static_int
 from mj_core import lax
-from mj_core.extend import Array, canonicalize_axis, check_arraylike
+from mj_core.extend import Array, canonicalize_axis, check_arraylike, static_int
 
 __all__ = ["packbits", "unpackbits"]
 

@@ -13,11 +13,10 @@ from typing import Any, NoReturn
 import numpy as np
 
 import mj_core.numpy as cnp
-from mj.numpy._concrete import concrete_or_error, static_int
-from mj.numpy._matrices import diag
 from mj_batch import vmap
 from mj_core import Tracer
-from mj_core.extend import Array, check_arraylike
+from mj_core.extend import Array, check_arraylike, concrete_or_error, static_int
+from mj_core.numpy import diag
 from mj_xla import Array as DeviceArray
 from mj_xla import device_put
 

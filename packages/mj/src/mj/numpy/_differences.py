@@ -11,7 +11,6 @@ from collections.abc import Sequence
 import numpy as np
 
 import mj_core.numpy as cnp
-from mj.numpy._concrete import static_int
 from mj_core import lax
 from mj_core.errors import user_line_suffix
 from mj_core.extend import (
@@ -23,6 +22,7 @@ from mj_core.extend import (
     int_tuple,
     promote,
     promote_inexact,
+    static_int,
 )
 
 __all__ = ["diff", "ediff1d", "gradient", "trapezoid", "unwrap"]

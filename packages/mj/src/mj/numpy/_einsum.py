@@ -13,9 +13,9 @@ from collections.abc import Sequence
 from typing import Any
 
 import mj_core.numpy as cnp
-from mj.numpy._matrices import diagonal
 from mj_core import lax
 from mj_core.extend import Array
+from mj_core.numpy import diagonal
 
 __all__ = ["einsum"]
 

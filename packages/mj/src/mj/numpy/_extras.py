@@ -1,6 +1,5 @@
-"""Elementwise helpers, NaN-ignoring reductions and the data-dependent-shape functions
-(``nonzero``, ``argwhere``, one-argument ``where``), which need concrete input or a static
-``size``, as in JAX."""
+"""Elementwise helpers, NaN-ignoring reductions and one-argument ``where`` (``nonzero``, which
+is mj-core's with ``argwhere``: it needs concrete input or a static ``size``, as in JAX)."""
 
 from __future__ import annotations
 
@@ -10,18 +9,15 @@ from typing import Any
 import numpy as np
 
 import mj_core.numpy as cnp
-from mj.numpy._concrete import concrete_or_error
 from mj_core import lax
 from mj_core.dtypes import is_inexact
 from mj_core.extend import Array, logaddexp_parts, promote_inexact
 
 __all__ = [
     "allclose",
-    "argwhere",
     "array_equal",
     "astype",
     "fix",
-    "flatnonzero",
     "float_power",
     "geomspace",
     "isneginf",
@@ -34,7 +30,6 @@ __all__ = [
     "nanmin",
     "nanprod",
     "nansum",
-    "nonzero",
     "polyval",
     "select",
     "sinc",
@@ -285,62 +280,6 @@ def nanmean(
     return lax.div(total, lax.convert_element_type(count, cnp.result_type(total)))
 
 
-_SIZE_HINT = (
-    "Pass a static size=... (padding with fill_value), or use mnp.where(condition, x, y) to "
-    "keep the shape fixed."
-)
-
-
-def nonzero(a: Array, *, size: int | None = None, fill_value: Any = None) -> tuple[Array, ...]:
-    """Indices of the non-zero elements, one int64 array per dimension.
-
-    Under ``jit``/``vmap`` the number of results must be static: give ``size`` (the result is
-    truncated or padded with ``fill_value``, default 0)."""
-    if size is None:
-        values = concrete_or_error(
-            "nonzero", a, "the array (its values set the result's length)", _SIZE_HINT
-        )
-        return tuple(cnp.asarray(i) for i in np.nonzero(values))
-    a = cnp.asarray(a)
-    shape = cnp.shape(a)
-    flat_mask = cnp.ravel(lax.ne(a, cnp.zeros_like(a)))
-    # a stable argsort of "is zero" lists the non-zero positions first, in order
-    order = lax.sort(
-        (lax.bitwise_not(flat_mask), lax.iota(np.int64, cnp.shape(flat_mask)[0])), num_keys=1
-    )[1]
-    n = cnp.shape(flat_mask)[0]
-    if size > n:
-        order = lax.pad(order, np.int64(0), [(0, size - n, 0)])
-    order = lax.slice(order, (0,), (size,))
-    valid = lax.lt(lax.iota(np.int64, size), cnp.sum(flat_mask))
-    out = []
-    stride = 1
-    strides = []
-    for d in reversed(shape):
-        strides.append(stride)
-        stride *= d
-    strides.reverse()
-    fills = fill_value if isinstance(fill_value, tuple) else (fill_value,) * len(shape)
-    for dim, st, fill in zip(shape, strides, fills, strict=True):
-        coord = lax.rem(lax.div(order, np.int64(st)), np.int64(dim))
-        out.append(lax.select(valid, coord, cnp.full_like(coord, 0 if fill is None else fill)))
-    return tuple(out)
-
-
-def flatnonzero(a: Array, *, size: int | None = None, fill_value: Any = None) -> Array:
-    """Indices of the non-zero elements of the flattened array."""
-    return nonzero(cnp.ravel(cnp.asarray(a)), size=size, fill_value=fill_value)[0]
-
-
-def argwhere(a: Array, *, size: int | None = None, fill_value: Any = None) -> Array:
-    """``(N, ndim)`` indices of the non-zero elements."""
-    a = cnp.asarray(a)
-    if cnp.ndim(a) == 0:
-        a = cnp.reshape(a, (1,))
-        return cnp.stack(nonzero(a, size=size, fill_value=fill_value), axis=1)[:, :0]
-    return cnp.stack(nonzero(a, size=size, fill_value=fill_value), axis=1)
-
-
 def where(
     condition: Array,
     x: Array | None = None,
@@ -351,7 +290,7 @@ def where(
 ) -> Any:
     """``x`` where ``condition`` holds, else ``y``; with only ``condition``, ``nonzero``."""
     if x is None and y is None:
-        return nonzero(condition, size=size, fill_value=fill_value)
+        return cnp.nonzero(condition, size=size, fill_value=fill_value)
     if x is None or y is None:
         raise ValueError("where: give both x and y, or neither")
     return cnp.where(condition, x, y)

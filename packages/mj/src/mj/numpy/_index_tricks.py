@@ -16,11 +16,9 @@ from typing import Any
 import numpy as np
 
 import mj_core.numpy as cnp
-from mj.numpy._concrete import concrete_or_error, static_int
-from mj.numpy._extras import nonzero
-from mj.numpy._matrices import diag_indices, meshgrid, tril_indices, triu_indices
 from mj_core import Tracer
-from mj_core.extend import Array, check_arraylike, promote
+from mj_core.extend import Array, check_arraylike, concrete_or_error, promote, static_int
+from mj_core.numpy import diag_indices, meshgrid, nonzero, tril_indices, triu_indices
 
 __all__ = [
     "c_",

@@ -15,11 +15,9 @@ from typing import Any
 import numpy as np
 
 import mj_core.numpy as cnp
-from mj.numpy._concrete import concrete_or_error
-from mj.numpy._extras import nonzero
-from mj.numpy._sorting import argsort, sort
 from mj_core import EagerArray, Tracer
-from mj_core.extend import Array, canonicalize_axis, check_arraylike
+from mj_core.extend import Array, canonicalize_axis, check_arraylike, concrete_or_error
+from mj_core.numpy import argsort, nonzero, sort
 from mj_xla import Array as DeviceArray
 
 __all__ = ["delete", "insert"]

@@ -6,9 +6,8 @@ from __future__ import annotations
 import numpy as np
 
 import mj_core.numpy as cnp
-from mj.numpy._searching import searchsorted
-from mj.numpy._sorting import argsort
 from mj_core.extend import Array, check_arraylike, promote_inexact
+from mj_core.numpy import argsort, searchsorted
 
 __all__ = ["interp"]
 

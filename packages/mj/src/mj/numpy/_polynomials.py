@@ -19,15 +19,22 @@ import numpy as np
 
 import mj_core.numpy as cnp
 from mj.numpy import linalg
-from mj.numpy._concrete import concrete_or_error, static_int
 from mj.numpy._manipulation import roll
-from mj.numpy._matrices import vander
 from mj.numpy._reshaping import trim_zeros
 from mj_autodiff import custom_jvp
 from mj_control import while_loop
 from mj_core import lax
 from mj_core.errors import user_line_suffix
-from mj_core.extend import Array, check_arraylike, dtype_weak, promote, promote_inexact
+from mj_core.extend import (
+    Array,
+    check_arraylike,
+    concrete_or_error,
+    dtype_weak,
+    promote,
+    promote_inexact,
+    static_int,
+)
+from mj_core.numpy import vander
 
 __all__ = [
     "poly",

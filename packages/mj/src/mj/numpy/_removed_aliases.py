@@ -9,8 +9,8 @@ from typing import Any
 import numpy as np
 
 import mj_core.numpy as cnp
-from mj.numpy._sorting import sort
 from mj_core.extend import Array
+from mj_core.numpy import sort
 
 __all__ = ["alltrue", "cumproduct", "issubsctype", "msort", "product", "sometrue"]
 

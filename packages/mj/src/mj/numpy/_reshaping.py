@@ -12,10 +12,9 @@ from typing import Any
 import numpy as np
 
 import mj_core.numpy as cnp
-from mj.numpy._concrete import concrete_or_error, static_int
-from mj.numpy._manipulation import tile
 from mj_core import lax
-from mj_core.extend import Array, canonicalize_axis, check_arraylike
+from mj_core.extend import Array, canonicalize_axis, check_arraylike, concrete_or_error, static_int
+from mj_core.numpy import tile
 
 __all__ = ["array_split", "resize", "rollaxis", "trim_zeros"]
 

@@ -17,12 +17,16 @@ from typing import Any, NamedTuple
 import numpy as np
 
 import mj_core.numpy as cnp
-from mj.numpy._concrete import concrete_or_error, static_int
-from mj.numpy._extras import nonzero
-from mj.numpy._searching import searchsorted
-from mj.numpy._sorting import lexsort, sort
 from mj_core import lax
-from mj_core.extend import Array, canonicalize_axis, check_arraylike, promote
+from mj_core.extend import (
+    Array,
+    canonicalize_axis,
+    check_arraylike,
+    concrete_or_error,
+    promote,
+    static_int,
+)
+from mj_core.numpy import lexsort, nonzero, searchsorted, sort
 
 __all__ = [
     "intersect1d",

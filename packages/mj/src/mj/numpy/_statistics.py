@@ -11,7 +11,6 @@ from typing import Any
 import numpy as np
 
 import mj_core.numpy as cnp
-from mj.numpy._matrices import diagonal
 from mj_core import lax
 from mj_core.errors import user_line_suffix
 from mj_core.extend import (
@@ -22,6 +21,7 @@ from mj_core.extend import (
     int_tuple,
     promote_inexact,
 )
+from mj_core.numpy import diagonal
 
 __all__ = ["average", "corrcoef", "cov"]
 

@@ -8,12 +8,10 @@ from __future__ import annotations
 import numpy as np
 
 import mj_core.numpy as cnp
-from mj.numpy import _matrices
-from mj.numpy._extras import nonzero
 from mj.numpy._index_tricks import unravel_index
-from mj.numpy._manipulation import tile
 from mj_core import Tracer
 from mj_core.extend import Array, canonicalize_axis, check_arraylike
+from mj_core.numpy import nonzero, tile
 
 __all__ = ["fill_diagonal", "place", "put", "put_along_axis"]
 
@@ -131,7 +129,7 @@ def put_along_axis(
             f"{cnp.shape(vals)} and indices.shape={cnp.shape(idx)}"
         ) from None
     axis = canonicalize_axis("put_along_axis", axis, cnp.ndim(a))
-    grid = list(_matrices.indices(cnp.shape(a), sparse=True))  # (``indices`` is shadowed)
+    grid = list(cnp.indices(cnp.shape(a), sparse=True))  # (``indices`` is shadowed)
     grid[axis] = idx
     result = a.at[tuple(grid)].set(vals, mode=mode)
     return cnp.reshape(result, original_shape) if flattened else result

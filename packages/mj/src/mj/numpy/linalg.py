@@ -18,7 +18,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 import mj_core.numpy as cnp
-from mj.numpy import _array_api, _cross, _matrices
+from mj.numpy import _array_api, _cross
 from mj_autodiff import custom_jvp
 from mj_core import lax, lax_linalg
 from mj_core.errors import user_line_suffix
@@ -426,12 +426,12 @@ def matrix_transpose(x: Array, /) -> Array:
 
 def diagonal(x: Array, /, *, offset: int = 0) -> Array:
     """The diagonal of the last two axes (``offset`` above it when positive)."""
-    return _matrices.diagonal(x, offset=offset, axis1=-2, axis2=-1)
+    return cnp.diagonal(x, offset=offset, axis1=-2, axis2=-1)
 
 
 def trace(x: Array, /, *, offset: int = 0, dtype: Any = None) -> Array:
     """The sum of the diagonal of the last two axes."""
-    return _matrices.trace(x, offset=offset, axis1=-2, axis2=-1, dtype=dtype)
+    return cnp.trace(x, offset=offset, axis1=-2, axis2=-1, dtype=dtype)
 
 
 def cross(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:

@@ -12,12 +12,13 @@ from collections.abc import Sequence
 
 import numpy as np
 
-import mj_core.numpy as cnp
-from mj.numpy._concrete import concrete_or_error
-from mj.numpy._matrices import indices
-from mj.numpy._sorting import argsort
-from mj_core import Tracer
-from mj_core.extend import Array, check_arraylike
+from mj_core._trace import Tracer
+from mj_core._typing import Array
+from mj_core.numpy import _base as cnp
+from mj_core.numpy._concrete import concrete_or_error
+from mj_core.numpy._matrices import indices
+from mj_core.numpy._promotion import check_arraylike
+from mj_core.numpy._sorting import argsort
 
 __all__ = ["choose", "compress", "extract"]
 

@@ -11,7 +11,8 @@ from typing import Any
 
 import numpy as np
 
-from mj_core import ConcreteArray, Tracer
+from mj_core._avals import ConcreteArray
+from mj_core._trace import Tracer
 from mj_core.errors import ConcretizationError, user_line_suffix
 
 __all__ = ["concrete_or_error", "static_int"]

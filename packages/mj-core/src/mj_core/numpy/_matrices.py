@@ -8,9 +8,9 @@ from typing import Any
 
 import numpy as np
 
-import mj_core.numpy as cnp
 from mj_core import lax
-from mj_core.extend import Array
+from mj_core._typing import Array
+from mj_core.numpy import _base as cnp
 
 __all__ = [
     "diag",

@@ -9,10 +9,12 @@ from typing import Any
 
 import numpy as np
 
-import mj_core.numpy as cnp
-from mj.numpy._concrete import static_int
 from mj_core import lax
-from mj_core.extend import Array, canonicalize_axis, check_arraylike
+from mj_core._shapes import canonicalize_axis
+from mj_core._typing import Array
+from mj_core.numpy import _base as cnp
+from mj_core.numpy._concrete import static_int
+from mj_core.numpy._promotion import check_arraylike
 from mj_core.prims.elementwise import to_inexact_dtype
 
 __all__ = [
