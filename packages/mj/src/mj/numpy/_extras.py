@@ -98,7 +98,7 @@ def _is_infinity(x: Array, inf: float) -> Array:
 def sinc(x: Array) -> Array:
     """``sin(pi x) / (pi x)``, equal to 1 at 0 (with a finite derivative there)."""
     x = cnp.asarray(x)
-    if x.dtype.kind not in "fc":
+    if not is_inexact(x.dtype):
         x = lax.convert_element_type(x, np.float64)
     is_zero = lax.eq(x, 0)
     safe = lax.select(is_zero, cnp.ones_like(x), x)
@@ -182,7 +182,7 @@ def polyval(p: Array, x: Array) -> Array:
 
 def _nan_reduce(reduce: Any, a: Array, fill: Any, axis: Axis, keepdims: bool, **kw: Any) -> Array:
     a = cnp.asarray(a)
-    if a.dtype.kind not in "fc":
+    if not is_inexact(a.dtype):
         return reduce(a, axis=axis, keepdims=keepdims, **kw)
     return reduce(cnp.where(cnp.isnan(a), fill, a), axis=axis, keepdims=keepdims, **kw)
 
@@ -260,7 +260,7 @@ def _nan_extremum(
     kw = {"out": out, "initial": initial, "where": where}
     result = _nan_reduce(reduce, a, fill, axis, keepdims, **kw)
     a = cnp.asarray(a)
-    if a.dtype.kind not in "fc":
+    if not is_inexact(a.dtype):
         return result
     all_nan = cnp.all(cnp.isnan(a), axis=axis, keepdims=keepdims)
     return cnp.where(all_nan, np.nan, result)
@@ -277,7 +277,7 @@ def nanmean(
 ) -> Array:
     """``mean`` over the non-NaN elements (of those ``where`` selects)."""
     a = cnp.asarray(a)
-    if a.dtype.kind not in "fc":
+    if not is_inexact(a.dtype):
         return cnp.mean(a, axis=axis, dtype=dtype, keepdims=keepdims, out=out, where=where)
     total = nansum(a, axis=axis, dtype=dtype, keepdims=keepdims, out=out, where=where)
     present = lax.bitwise_not(cnp.isnan(a))

@@ -1,0 +1,195 @@
+"""Silent wrong answers found by running JAX's own test files on mj, each compared with JAX
+0.10.2 in both dtype modes (the ``x64`` fixture), eagerly and under ``jit``.
+
+bfloat16 (and the float8 types) have NumPy kind ``"V"``, not ``"f"``: code that asked
+``dtype.kind == "f"`` treated them as non-floats (``isnan`` always False, NaN not sorted last,
+``nanmax`` keeping NaN, ...).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import ml_dtypes
+import numpy as np
+import pytest
+
+import mj
+import mj.lax as mlax
+import mj.numpy as mnp
+
+pytestmark = pytest.mark.oracle
+
+BF16 = ml_dtypes.bfloat16
+FLOATS = [BF16, np.float16, np.float32, np.float64]
+# JAX's testSearchsortedNans / testSortFloatSpecialValues values: the sign of 0.0 and of NaN
+# does not matter to the order
+SPECIAL = [-np.inf, -1.0, 0.0, -0.0, 1.0, np.inf, np.nan, -np.nan]
+SHUFFLED = [np.nan, 0.0, -np.inf, -0.0, 1.5, -np.nan, np.inf, -1.0, 0.0, -0.0, np.nan]
+
+
+def _assert_same(mine: Any, theirs: Any) -> None:
+    """Same leaves: dtype, shape, values (NaN equal to NaN) and the sign of every zero (not
+    of NaNs: arithmetic leaves their sign unspecified)."""
+    m_leaves, j_leaves = jax.tree_util.tree_leaves(mine), jax.tree_util.tree_leaves(theirs)
+    assert len(m_leaves) == len(j_leaves)
+    for m, j in zip(m_leaves, j_leaves, strict=True):
+        m, j = np.asarray(m), np.asarray(j)
+        assert m.dtype == j.dtype, (m.dtype, j.dtype)
+        assert m.shape == j.shape, (m.shape, j.shape)
+        if m.dtype.kind in "biu":
+            np.testing.assert_array_equal(m, j)
+            continue
+        wide = np.complex128 if m.dtype.kind == "c" else np.float64
+        mw, jw = m.astype(wide), j.astype(wide)
+        np.testing.assert_array_equal(mw, jw)
+        if m.dtype.kind != "c":
+            numbers = ~np.isnan(jw)
+            np.testing.assert_array_equal(np.signbit(mw[numbers]), np.signbit(jw[numbers]))
+
+
+def _both(
+    f_mj: Callable[..., Any], f_jax: Callable[..., Any], *args: Any, jit: bool = True
+) -> None:
+    """``f_mj`` eagerly (and under ``mj.jit``) gives what ``f_jax`` gives."""
+    want = f_jax(*args)
+    _assert_same(f_mj(*args), want)
+    if jit:
+        _assert_same(mj.jit(f_mj)(*args), want)
+
+
+# --- 1. searchsorted with NaNs (bfloat16's NaNs were not sorted last) ---------------------------
+@pytest.mark.parametrize("dtype", FLOATS, ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("method", ["scan", "scan_unrolled", "sort", "compare_all"])
+@pytest.mark.parametrize("side", ["left", "right"])
+def test_searchsorted_nans(x64: bool, dtype: Any, method: str, side: str) -> None:
+    x = np.array(SPECIAL, dtype)
+    q = np.array(SHUFFLED, dtype)
+    _both(
+        lambda a, v: mnp.searchsorted(a, v, side=side, method=method),
+        lambda a, v: jnp.searchsorted(a, v, side=side, method=method),
+        x,
+        q,
+    )
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=lambda d: np.dtype(d).name)
+def test_digitize_nans(x64: bool, dtype: Any) -> None:
+    bins = np.array([-1.0, 0.0, 1.0, np.inf], dtype)
+    _both(mnp.digitize, jnp.digitize, np.array(SHUFFLED, dtype), bins)
+
+
+# --- 2. sort order of -0.0 / 0.0 / NaN, and stability ------------------------------------------
+@pytest.mark.parametrize("dtype", FLOATS, ids=lambda d: np.dtype(d).name)
+def test_sort_float_special_values(x64: bool, dtype: Any) -> None:
+    x = np.array(SHUFFLED, dtype)
+
+    def kv(lax: Any) -> Callable[[Any], Any]:
+        return lambda x: lax.sort_key_val(x, lax.iota(np.int32, x.size), is_stable=True)
+
+    _both(kv(mlax), kv(jax.lax), x)
+    _both(mnp.sort, jnp.sort, x)
+    _both(lambda x: mnp.sort(x, descending=True), lambda x: jnp.sort(x, descending=True), x)
+    _both(lambda x: mnp.argsort(x, stable=True), lambda x: jnp.argsort(x, stable=True), x)
+    _both(
+        lambda x: mnp.argsort(x, stable=True, descending=True),
+        lambda x: jnp.argsort(x, stable=True, descending=True),
+        x,
+    )
+    _both(lambda x: mnp.lexsort([x]), lambda x: jnp.lexsort([x]), x)
+    _both(lambda x: mnp.unique(x), lambda x: jnp.unique(x), x, jit=False)
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=lambda d: np.dtype(d).name)
+def test_sort_two_keys_special_values(x64: bool, dtype: Any) -> None:
+    a = np.array(SHUFFLED, dtype)
+    b = np.array(SHUFFLED[::-1], dtype)
+    _both(
+        lambda a, b: mlax.sort((a, b), num_keys=2),
+        lambda a, b: jax.lax.sort((a, b), num_keys=2),
+        a,
+        b,
+    )
+
+
+# --- siblings: every float test that asked dtype.kind == "f" missed bfloat16 --------------------
+@pytest.mark.parametrize(
+    "name",
+    [
+        "isnan",
+        "isinf",
+        "isfinite",
+        "isposinf",
+        "isneginf",
+        "nan_to_num",
+        "argmax",
+        "argmin",
+        "nanargmax",
+        "nanargmin",
+        "nanmax",
+        "nanmin",
+        "nansum",
+        "median",
+        "nanmedian",
+        "sign",
+        "cumsum",
+        "nancumsum",
+        "signbit",
+        "sinc",
+        "angle",
+    ],
+)
+def test_bfloat16_special_values(x64: bool, name: str) -> None:
+    x = np.array([*SHUFFLED, -2.5e3, 3.0], BF16)
+    _both(getattr(mnp, name), getattr(jnp, name), x)
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=lambda d: np.dtype(d).name)
+def test_signbit_of_negative_nan(x64: bool, dtype: Any) -> None:
+    """The sign bit itself: set for -NaN as for -0.0 (``x < 0 or 1/x < 0`` misses -NaN)."""
+    x = np.array([-np.nan, np.nan, -0.0, 0.0, -np.inf, 2.0, -3.0], dtype)
+    _both(mnp.signbit, jnp.signbit, x)
+    _both(lambda x: mnp.copysign(2.0, x), lambda x: jnp.copysign(2.0, x), x)
+
+
+def test_bfloat16_to_int_saturates(x64: bool) -> None:
+    x = np.array([np.nan, np.inf, -np.inf, 3.5e9, -3.5e9, 2.75, -2.75], BF16)
+    for dtype in (np.int8, np.int32, np.uint8, np.uint32):
+        _both(
+            lambda x, d=dtype: mnp.asarray(x).astype(d),
+            lambda x, d=dtype: jnp.asarray(x).astype(d),
+            x,
+        )
+
+
+def test_bitcast_of_float64_data_without_x64(x64: bool) -> None:
+    """A float64 NumPy array is float32 in mj without x64: bitcast its float32 bits."""
+    x = np.array([1.0, -0.0, 2.5])
+    _both(
+        lambda x: mlax.bitcast_convert_type(x, np.int32),
+        lambda x: jax.lax.bitcast_convert_type(x, np.int32),
+        x,
+    )
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_nan_to_num_complex_parts(x64: bool, dtype: Any) -> None:
+    """Each part replaced on its own (a complex infinity does not compare equal to inf)."""
+    x = np.array(
+        [
+            complex(np.nan, np.inf),
+            complex(1, -np.inf),
+            complex(np.inf, 2),
+            complex(-np.inf, np.nan),
+        ],
+        dtype,
+    )
+    _both(mnp.nan_to_num, jnp.nan_to_num, x)
+    _both(
+        lambda x: mnp.nan_to_num(x, nan=1.0, posinf=2.0, neginf=-2.0),
+        lambda x: jnp.nan_to_num(x, nan=1.0, posinf=2.0, neginf=-2.0),
+        x,
+    )
