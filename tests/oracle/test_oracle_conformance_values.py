@@ -193,3 +193,97 @@ def test_nan_to_num_complex_parts(x64: bool, dtype: Any) -> None:
         lambda x: jnp.nan_to_num(x, nan=1.0, posinf=2.0, neginf=-2.0),
         x,
     )
+
+
+def _derivatives(grad: Callable[..., Any], f: Callable[..., Any], order: int) -> list[Any]:
+    out = []
+    for _ in range(order):
+        f = grad(f)
+        out.append(f)
+    return out
+
+
+def _same_derivatives(f_mj: Any, f_jax: Any, x: Any, order: int, jit: bool = True) -> None:
+    mine = _derivatives(mj.grad, f_mj, order)
+    theirs = _derivatives(jax.grad, f_jax, order)
+    for m, j in zip(mine, theirs, strict=True):
+        want = np.asarray(j(x))
+        for g in (m, mj.jit(m)) if jit else (m,):
+            got = np.asarray(g(x))
+            assert got.dtype == want.dtype
+            np.testing.assert_allclose(got, want, rtol=2e-6, equal_nan=True)
+
+
+# --- 3. sinc: every derivative at 0 (the second is -pi**2 / 3, not 0) ------------------------
+def test_sinc_derivatives_at_zero(x64: bool) -> None:
+    _same_derivatives(mnp.sinc, jnp.sinc, 0.0, 4)
+    x = np.array([0.0, 0.5, -1.0, 0.0, 2.25])
+    want = jax.vmap(jax.hessian(jnp.sinc))(x)
+    _assert_allclose(mj.vmap(mj.hessian(mnp.sinc))(x), want)
+    _assert_allclose(mj.jit(mj.vmap(mj.hessian(mnp.sinc)))(x), want)
+
+
+def _assert_allclose(mine: Any, theirs: Any) -> None:
+    mine, theirs = np.asarray(mine), np.asarray(theirs)
+    assert mine.dtype == theirs.dtype
+    np.testing.assert_allclose(mine, theirs, rtol=1e-5, atol=1e-7, equal_nan=True)
+
+
+# --- 4. softplus / logaddexp: JAX's custom JVP (NaN in, NaN tangent out) ----------------------
+SPECIALS = [np.nan, np.inf, -np.inf, 0.0, 5.0, -3.0]
+
+
+def test_softplus_jvp_at_special_values(x64: bool) -> None:
+    x = np.array(SPECIALS)
+    t = np.ones_like(x)
+    want = jax.jvp(jax.nn.softplus, (x,), (t,))
+    for f in (mj.nn.softplus, mj.jit(mj.nn.softplus)):
+        got = mj.jvp(f, (x,), (t,))
+        _assert_allclose(got[0], want[0])
+        _assert_allclose(got[1], want[1])
+    _assert_allclose(mj.vmap(mj.grad(mj.nn.softplus))(x), jax.vmap(jax.grad(jax.nn.softplus))(x))
+
+
+@pytest.mark.parametrize("name", ["logaddexp", "logaddexp2"])
+def test_logaddexp_derivatives_at_special_values(x64: bool, name: str) -> None:
+    a, b = (np.array(v) for v in zip(*[(p, q) for p in SPECIALS for q in SPECIALS], strict=True))
+    f_mj, f_jax = getattr(mnp, name), getattr(jnp, name)
+    for t in ((np.ones_like(a), np.zeros_like(b)), (np.zeros_like(a), np.ones_like(b))):
+        want = jax.jvp(f_jax, (a, b), t)
+        for f in (f_mj, mj.jit(f_mj)):
+            got = mj.jvp(f, (a, b), t)
+            _assert_allclose(got[0], want[0])
+            _assert_allclose(got[1], want[1])
+    hess_j = jax.vmap(jax.hessian(f_jax, (0, 1)))(a, b)
+    hess_m = mj.vmap(mj.hessian(f_mj, (0, 1)))(a, b)
+    for m_row, j_row in zip(hess_m, hess_j, strict=True):
+        for m, j in zip(m_row, j_row, strict=True):
+            np.testing.assert_allclose(np.asarray(m), np.asarray(j), rtol=1e-3, equal_nan=True)
+
+
+# --- 5. x ** y: JAX's JVP term for term (NaNs of 0 * inf at x == 0 included) -----------------
+@pytest.mark.parametrize("y", [0.0, 1.0, 2.0, 3.0, 2.5, -1.0])
+@pytest.mark.parametrize("x0", [0.0, 2.0, -1.5])
+def test_pow_float_exponent_derivatives(x64: bool, y: float, x0: float) -> None:
+    _same_derivatives(lambda x: mlax.pow(x, y), lambda x: jax.lax.pow(x, y), x0, 4)
+    _same_derivatives(lambda x: mnp.power(x, y), lambda x: jnp.power(x, y), x0, 3)
+    _same_derivatives(lambda e: mlax.pow(x0, e), lambda e: jax.lax.pow(x0, e), y, 3)
+    mixed_m = mj.grad(mj.grad(lambda a, b: mlax.pow(a, b)), 1)
+    mixed_j = jax.grad(jax.grad(lambda a, b: jax.lax.pow(a, b)), 1)
+    _assert_allclose(mixed_m(x0, y), mixed_j(x0, y))
+
+
+@pytest.mark.parametrize("x0", [0.0, 2.0, -1.5])
+def test_pow_integer_exponent_derivatives(x64: bool, x0: float) -> None:
+    for n in (0, 1, 2, 3, -2):
+        _same_derivatives(lambda x, n=n: mlax.pow(x, n), lambda x, n=n: jax.lax.pow(x, n), x0, 3)
+    exps = np.array([0, 1, 2, 3, -1], np.int32)
+    xs = np.full(5, x0)
+
+    def second(grad: Any, np_: Any, lax: Any) -> Any:
+        first = grad(lambda x: np_.sum(lax.pow(x, exps)))
+        return grad(lambda x: np_.sum(first(x)))
+
+    want = second(jax.grad, jnp, jax.lax)(xs)
+    _assert_allclose(second(mj.grad, mnp, mlax)(xs), want)
+    _assert_allclose(mj.jit(second(mj.grad, mnp, mlax))(xs), want)
