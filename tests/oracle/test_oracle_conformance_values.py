@@ -287,3 +287,20 @@ def test_pow_integer_exponent_derivatives(x64: bool, x0: float) -> None:
     want = second(jax.grad, jnp, jax.lax)(xs)
     _assert_allclose(second(mj.grad, mnp, mlax)(xs), want)
     _assert_allclose(mj.jit(second(mj.grad, mnp, mlax))(xs), want)
+
+
+# --- 7. xlogy / xlog1py: a NaN y propagates even where x == 0 ------------------------------
+@pytest.mark.parametrize("name", ["xlogy", "xlog1py"])
+def test_xlogy_nan_y(x64: bool, name: str) -> None:
+    import jax.scipy.special as jss
+
+    import mj.scipy.special as mss
+
+    x = np.array([0.0, 0.0, 1.0, 0.0, np.nan, 2.0, 0.0])
+    y = np.array([np.nan, 0.0, np.nan, -1.0, 1.0, 0.0, -np.nan])
+    f_mj, f_jax = getattr(mss, name), getattr(jss, name)
+    _both(f_mj, f_jax, x, y)
+    grads_j = jax.vmap(jax.grad(f_jax, argnums=(0, 1)))(x, y)
+    grads_m = mj.vmap(mj.grad(f_mj, argnums=(0, 1)))(x, y)
+    for m, j in zip(grads_m, grads_j, strict=True):
+        _assert_allclose(m, j)

@@ -119,9 +119,10 @@ def logit(p: Array) -> Array:
 
 @custom_jvp
 def xlogy(x: Array, y: Array) -> Array:
-    """``x * log(y)``, and 0 where ``x == 0`` (also at ``y == 0``)."""
+    """``x * log(y)``, and 0 where ``x == 0`` (also at ``y == 0``) unless ``y`` is NaN."""
     x, y = promote_inexact(x, y)
-    return mnp.where(lax.ne(x, 0.0), lax.mul(x, lax.log(y)), mnp.zeros_like(x))
+    keep = lax.bitwise_or(lax.ne(x, 0.0), lax.ne(y, y))  # a NaN y stays NaN, as SciPy's
+    return mnp.where(keep, lax.mul(x, lax.log(y)), mnp.zeros_like(x))
 
 
 @xlogy.defjvp
@@ -135,9 +136,10 @@ def _xlogy_jvp(primals: tuple[Array, Array], tangents: tuple[Array, Array]) -> t
 
 @custom_jvp
 def xlog1py(x: Array, y: Array) -> Array:
-    """``x * log1p(y)``, and 0 where ``x == 0`` (also at ``y == -1``)."""
+    """``x * log1p(y)``, and 0 where ``x == 0`` (also at ``y == -1``) unless ``y`` is NaN."""
     x, y = promote_inexact(x, y)
-    return mnp.where(lax.ne(x, 0.0), lax.mul(x, lax.log1p(y)), mnp.zeros_like(x))
+    keep = lax.bitwise_or(lax.ne(x, 0.0), lax.ne(y, y))  # a NaN y stays NaN, as SciPy's
+    return mnp.where(keep, lax.mul(x, lax.log1p(y)), mnp.zeros_like(x))
 
 
 @xlog1py.defjvp
