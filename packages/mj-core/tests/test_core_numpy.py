@@ -264,3 +264,22 @@ def test_at_repeated_indices_accumulate_and_out_of_bounds_are_dropped():
     _same(at[7].set(9.0, mode="clip"), np.array([0, 0, 0, 0, 9], np.float32))
     _same(at[2].get(mode="fill", fill_value=-1.0), np.float32(0))
     _same(at[np.array([9])].get(mode="fill", fill_value=-1.0), np.array([-1], np.float32))
+
+
+def test_bfloat16_is_a_float_to_isnan_isinf_signbit_and_sort():
+    """bfloat16's NumPy kind is "V": its NaNs and infinities must still be found, and sort
+    must put NaN last with -0.0 == 0.0 (stable), as for float32."""
+    import ml_dtypes
+
+    from mj_core import lax
+
+    values = [np.nan, 0.0, -np.inf, -0.0, 1.5, -np.nan, np.inf, -1.0, 0.0]
+    x = np.array(values, ml_dtypes.bfloat16)
+    as32 = np.array(values, np.float32)
+    np.testing.assert_array_equal(mnp.isnan(x), np.isnan(as32))
+    np.testing.assert_array_equal(mnp.isinf(x), np.isinf(as32))
+    np.testing.assert_array_equal(mnp.signbit(x), np.signbit(as32))
+    np.testing.assert_array_equal(mnp.signbit(as32), np.signbit(as32))  # -NaN too
+    keys, perm = lax.sort_key_val(x, np.arange(x.size), is_stable=True)
+    np.testing.assert_array_equal(perm, np.argsort(as32, kind="stable"))
+    np.testing.assert_array_equal(np.asarray(keys).astype(np.float32), np.sort(as32))

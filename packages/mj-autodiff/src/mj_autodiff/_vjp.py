@@ -16,7 +16,7 @@ from mj_autodiff._linearize import linearize_flat
 from mj_autodiff._tangents import instantiate_zeros, shape_dtype, tangent_aval
 from mj_autodiff._tape import tape_vjp_flat
 from mj_core import Tracer, get_aval, is_eager
-from mj_core.dtypes import is_inexact
+from mj_core.dtypes import is_float, is_inexact
 from mj_core.errors import user_line_suffix
 from mj_core.extend import borrowed_data, owned_data, unshared
 from mj_core.tree_util import PyTreeDef, tree_flatten, tree_unflatten
@@ -176,7 +176,7 @@ def _check_scalar_output(api: str, out: Any, holomorphic: bool = False) -> np.dt
                 f"{api} with holomorphic=True requires outputs with complex dtype, but got "
                 f"{dtype.name}{user_line_suffix()}."
             )
-    elif dtype.kind != "f":
+    elif not is_float(dtype):
         hint = (
             " For holomorphic differentiation, pass holomorphic=True. For differentiation of "
             "non-holomorphic functions involving complex outputs, use vjp directly."

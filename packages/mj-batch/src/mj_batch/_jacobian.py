@@ -19,6 +19,7 @@ from mj_autodiff import jvp, vjp
 from mj_batch._batching import dtype_of, shape_of
 from mj_batch._vmap import vmap
 from mj_core import lax
+from mj_core.dtypes import is_float
 from mj_core.errors import user_location
 from mj_core.tree_util import PyTreeDef, tree_flatten, tree_unflatten
 
@@ -58,7 +59,7 @@ def _check_dtype(api: str, what: str, x: Any, holomorphic: bool) -> np.dtype[Any
             f"{api} with holomorphic=True requires complex-valued {what}, but got "
             f"{dtype.name}{_where()}."
         )
-    if not holomorphic and dtype.kind != "f":
+    if not holomorphic and not is_float(dtype):
         hint = (
             " For holomorphic differentiation, pass holomorphic=True." if dtype.kind == "c" else ""
         )

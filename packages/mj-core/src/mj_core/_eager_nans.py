@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from mj_core._config import config
+from mj_core._lattice import kind
 from mj_core._primitive import Primitive
 from mj_core.errors import user_line_suffix
 
@@ -27,7 +28,7 @@ def special_value(x: Any) -> str | None:
     """``"nan"`` or ``"inf"`` if ``x`` (a float/complex array or scalar) holds one that
     ``debug_nans``/``debug_infs`` looks for, else None."""
     host = np.asarray(x)
-    if host.dtype.kind not in "fc":
+    if kind(host.dtype) not in "fc":  # (bfloat16 and the float8 types are floats too)
         return None
     if config.debug_nans and np.isnan(host).any():
         return "nan"

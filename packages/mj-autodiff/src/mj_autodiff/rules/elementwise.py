@@ -347,11 +347,17 @@ defjvp(ew.rem_p, _rem_jvp_lhs, _rem_jvp_rhs)
 
 
 def _pow_jvp_lhs(g: Array, ans: Array, x: Array, y: Array) -> Array:
-    if type(y) in (int, float) and y != 0:  # a Python exponent (``x ** 2``): no masking
-        return lax.mul(g, lax.mul(y, x if y == 2 else lax.pow(x, y - 1)))
-    # y * x ** (y - 1), and 0 where y == 0 (avoids 0 * inf at x == 0)
-    coeff = lax.mul(y, lax.pow(x, lax.sub(y, 1)))
-    coeff = lax.select_n(lax.eq(y, 0), coeff, 0)
+    """JAX's formula, term for term (so higher derivatives at ``x == 0`` have JAX's NaNs):
+    ``y * x ** (y - 1)``; an integer exponent gives 0 where ``y == 0``, a float one does not
+    (``x ** 1.0`` has a NaN second derivative at 0: ``0.0 * 0 ** -1.0``)."""
+    if type(y) is int or (type(y) is not float and dtype_of(y).kind in "iub"):
+        y_x = lax.convert_element_type(y, dtype_of(x))  # (JAX's result dtype)
+        is_zero = lax.eq(y_x, lax.full_like(y_x, 0))
+        y_safe = lax.select_n(is_zero, y_x, lax.full_like(y_x, 1))
+        coeff = lax.mul(y_safe, lax.pow(x, lax.sub(y_x, lax.full_like(y_x, 1))))
+        coeff = lax.select_n(is_zero, coeff, lax.full_like(coeff, 0))
+    else:
+        coeff = lax.mul(y, lax.pow(x, lax.sub(y, 1)))
     return lax.mul(g, coeff)
 
 

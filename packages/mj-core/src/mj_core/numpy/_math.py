@@ -12,14 +12,16 @@ from __future__ import annotations
 import math
 import operator
 from collections.abc import Callable
+from typing import Any
 
+import ml_dtypes
 import numpy as np
 
 from mj_core import lax
 from mj_core._eager_array import unchanged
 from mj_core._primitive import Primitive
 from mj_core._trace import Tracer, bind1, binds
-from mj_core.dtypes import default_float_dtype
+from mj_core.dtypes import default_float_dtype, is_float, is_inexact
 from mj_core.numpy._inverse_hyperbolic import arccosh, arcsinh, arctanh
 from mj_core.numpy._promotion import (
     Array,
@@ -474,8 +476,10 @@ def copysign(x: Array, y: Array) -> Array:
 
 def signbit(x: Array) -> Array:
     dtype, _ = dtype_weak(x)
-    if dtype.kind == "f":  # -0.0 has its sign bit set: 1/-0.0 is -inf
-        return lax.bitwise_or(lax.less(x, 0), lax.less(lax.div(1.0, x), 0))
+    if is_float(dtype):  # the sign bit itself, as JAX: set for -0.0 and for a negative NaN
+        x = lax.convert_element_type(x, dtype)
+        bits = np.dtype(f"int{8 * dtype_weak(x)[0].itemsize}")
+        return lax.less(lax.bitcast_convert_type(x, bits), np.zeros((), bits))
     if dtype.kind == "b":  # JAX: a bool has no sign bit set
         return lax.ne(x, x)
     return lax.less(x, 0)
@@ -515,14 +519,14 @@ def right_shift(x: Array, y: Array) -> Array:
 
 def isnan(x: Array) -> Array:
     dtype, _ = dtype_weak(x)
-    if dtype.kind in "fc":
+    if is_inexact(dtype):  # (bfloat16 and the float8 types too: their NumPy kind is "V")
         return lax.ne(x, x)
     return lax.full_like(x, False, np.bool_)
 
 
 def isinf(x: Array) -> Array:
     dtype, _ = dtype_weak(x)
-    if dtype.kind in "fc":
+    if is_inexact(dtype):
         return lax.eq(lax.abs(x), np.inf)
     return lax.full_like(x, False, np.bool_)
 
@@ -645,7 +649,7 @@ def angle(z: Array, deg: bool = False) -> Array:
     with ``deg=True``). Like JAX, integer inputs and real scalars give float64."""
     re, im = real(z), imag(z)
     dtype, _ = dtype_weak(re)
-    if dtype.kind != "f" or (dtype_weak(z)[0].kind == "f" and np.ndim(z) == 0):
+    if not is_float(dtype) or (is_float(dtype_weak(z)[0]) and np.ndim(z) == 0):
         re = lax.convert_element_type(re, np.float64)
         im = lax.convert_element_type(im, np.float64)
     out = lax.atan2(im, re)
@@ -687,9 +691,13 @@ def nan_to_num(
 ) -> Array:
     """Replace NaN by ``nan`` and infinities by the dtype's largest finite values."""
     dtype, _ = dtype_weak(x)
-    if dtype.kind not in "fc":
+    if not is_inexact(dtype):
         return unchanged(x)
-    info = np.finfo(dtype)
+    if dtype.kind == "c":  # each part on its own, as JAX
+        parts = (nan_to_num(part, copy, nan, posinf, neginf) for part in (real(x), imag(x)))
+        return lax.complex(*parts)
+    finfo: Any = ml_dtypes.finfo  # (NumPy's finfo does not know bfloat16 or the float8 types)
+    info = finfo(dtype)
     hi = info.max if posinf is None else posinf
     lo = info.min if neginf is None else neginf
     x = lax.select(lax.ne(x, x), lax.full_like(x, nan), x)

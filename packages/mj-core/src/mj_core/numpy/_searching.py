@@ -18,6 +18,7 @@ import numpy as np
 
 from mj_core import lax
 from mj_core._typing import Array
+from mj_core.dtypes import is_complex, is_float
 from mj_core.numpy import _base as cnp
 from mj_core.numpy._concrete import concrete_or_error, static_int
 from mj_core.numpy._matrices import ix_
@@ -49,13 +50,12 @@ def _index_dtype(n: int) -> np.dtype[Any]:
 def _sort_less(x: Array, y: Array, or_equal: bool) -> Array:
     """``x < y`` (``x <= y`` if ``or_equal``) in ``sort``'s total order: NaN after every
     number and equal to NaN, ``-0.0 == 0.0``, complex numbers by real then imaginary part."""
-    kind = x.dtype.kind
-    if kind == "c":
+    if is_complex(x.dtype):
         xr, xi, yr, yi = cnp.real(x), cnp.imag(x), cnp.real(y), cnp.imag(y)
         same_real = lax.bitwise_or(lax.eq(xr, yr), lax.bitwise_and(cnp.isnan(xr), cnp.isnan(yr)))
         tie = lax.bitwise_and(same_real, _sort_less(xi, yi, or_equal))
         return lax.bitwise_or(_sort_less(xr, yr, False), tie)
-    if kind != "f":
+    if not is_float(x.dtype):  # (bfloat16 and the float8 types are floats too)
         return lax.le(x, y) if or_equal else lax.lt(x, y)
     if or_equal:
         return lax.bitwise_or(lax.le(x, y), cnp.isnan(y))

@@ -17,7 +17,7 @@ from mj_core._primitive import Primitive, abstract_eval_rules, impl_rules
 from mj_core._shapes import aval_error
 from mj_core._trace import bind1
 from mj_core._typing import Array
-from mj_core.dtypes import dtype_of
+from mj_core.dtypes import canonical_dtype, dtype_of
 from mj_core.prims._operands import check_operands
 
 __all__ = [
@@ -58,6 +58,8 @@ def _convert_element_type_impl(x: Any, *, new_dtype: np.dtype[Any], weak_type: b
         return [np.not_equal(arr, 0)]
     if arr.dtype.kind == "c" and new.kind != "c":
         arr = arr.real
+    if arr.dtype.kind == "V" and new.kind in "iu":  # bfloat16, float8: exactly as float32
+        arr = arr.astype(np.float32)
     if arr.dtype.kind == "f" and new.kind in "iu":
         return [_float_to_int(arr, new)]
     return [arr.astype(new)]
@@ -88,7 +90,9 @@ def _bitcast_convert_type_avals(x: ShapedArray, *, new_dtype: np.dtype[Any]) -> 
 @impl_rules.register(bitcast_convert_type_p)
 def _bitcast_convert_type_impl(x: Any, *, new_dtype: np.dtype[Any]) -> list[Any]:
     (out,) = check_operands(bitcast_convert_type_p, (x,), {"new_dtype": new_dtype})
-    flat = np.ascontiguousarray(x).reshape(-1)  # 0-d arrays cannot change itemsize in place
+    # the operand as mj holds it (a NumPy float64 array is float32 without x64); 0-d arrays
+    # cannot change itemsize in place
+    flat = np.ascontiguousarray(x, canonical_dtype(dtype_of(x))).reshape(-1)
     return [np.reshape(flat.view(out.dtype), out.shape)]
 
 

@@ -233,7 +233,7 @@ def lax_operand_dtype(name: str, operands: Sequence[ShapedArray]) -> tuple[DType
 def _compute_dtype(prim: Primitive, operands: Sequence[ShapedArray]) -> tuple[DType, bool]:
     """:func:`lax_operand_dtype`, but ``pow`` takes an integer exponent of any dtype (JAX's
     ``lax.pow``: a float or complex base, an integer or same-dtype exponent)."""
-    if prim is pow_p and operands[1].dtype.kind in "iu" and operands[0].dtype.kind in "fc":
+    if prim is pow_p and operands[1].dtype.kind in "iu" and kind(operands[0].dtype) in "fc":
         return operands[0].dtype, operands[0].weak_type
     return lax_operand_dtype(prim.name, operands)
 
@@ -536,10 +536,10 @@ def _abs(x: Any) -> Any:
 def _sign(x: Any) -> Any:
     """XLA's sign: a float zero keeps its sign (NumPy's ``sign(-0.0)`` is ``0.0``); a complex
     ``z`` is ``z / |z|`` part by part (``sign(inf+0j)`` is ``nan+0j``), zero staying itself."""
-    kind = np.result_type(x).kind
-    if kind == "f":
+    x_kind = kind(np.result_type(x))
+    if x_kind == "f":
         return np.copysign(np.sign(x), x)
-    if kind != "c":
+    if x_kind != "c":
         return np.sign(x)
     x = np.asarray(x)
     modulus = _abs(x)

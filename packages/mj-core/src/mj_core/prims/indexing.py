@@ -216,7 +216,7 @@ def _gather_avals(
 def _default_fill(dtype: np.dtype[Any]) -> Any:
     """JAX's gather fill: NaN for inexact, the minimum (signed) or maximum (unsigned) integer,
     True for bool."""
-    if dtype.kind in "fc":
+    if kind(dtype) in "fc":
         return np.nan
     if dtype.kind == "i":
         return np.iinfo(dtype).min

@@ -230,7 +230,7 @@ def _cumsum(x: np.ndarray[Any, Any], axis: int, dtype: np.dtype[Any]) -> Any:
     """NumPy's cumsum; floats then get XLA's ``0 + ...``: a running sum of -0.0 only is +0.0
     (XLA's window starts from the identity 0)."""
     out = np.cumsum(x, axis=axis, dtype=dtype)
-    return out + np.zeros((), dtype) if dtype.kind in "fc" else out
+    return out + np.zeros((), dtype) if kind(dtype) in "fc" else out
 
 
 def _cumprod(x: np.ndarray[Any, Any], axis: int, dtype: np.dtype[Any]) -> Any:

@@ -51,10 +51,13 @@ def _sort_impl(*operands: Any, dimension: int, is_stable: bool, num_keys: int) -
     params = {"dimension": dimension, "is_stable": is_stable, "num_keys": num_keys}
     check_operands(sort_p, operands, params)
     arrays = [np.asarray(op) for op in operands]
+    # NumPy cannot order bfloat16 and the float8 types (their dtypes are opaque to its sort,
+    # which then mixes up NaNs and numbers): sort those keys as their exact float32 values
+    keys = [a.astype(np.float32) if a.dtype.kind == "V" else a for a in arrays[:num_keys]]
     if num_keys == 1:
-        perm = np.argsort(arrays[0], axis=dimension, kind="stable")
+        perm = np.argsort(keys[0], axis=dimension, kind="stable")
     else:  # np.lexsort's primary key is its last one
-        perm = np.lexsort(arrays[num_keys - 1 :: -1], axis=dimension)
+        perm = np.lexsort(keys[::-1], axis=dimension)
     return [np.take_along_axis(a, perm, axis=dimension) for a in arrays]
 
 

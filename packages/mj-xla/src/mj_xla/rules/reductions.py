@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from mj_core import Primitive
+from mj_core.dtypes import is_inexact
 from mj_core.prims import reductions as rd
 from mj_xla._jaxlib import Value, hlo, ir, ir_tensor_type
 from mj_xla._lowering import (
@@ -88,7 +89,7 @@ def _register_arg_reduction(prim: Primitive, direction: str, init_name: str) -> 
         av, ai, bv, bi = block.arguments
         with ir.InsertionPoint(block):
             take_a = compare(av, bv, direction, dtype)
-            if dtype.kind in "fc":
+            if is_inexact(dtype):  # a NaN wins (bfloat16 and the float8 types too)
                 take_a = hlo.or_(take_a, compare(av, av, "NE", dtype))
             tie = hlo.and_(compare(av, bv, "EQ", dtype), compare(ai, bi, "LT", idx_dtype))
             hlo.return_([hlo.select(take_a, av, bv), hlo.select(hlo.or_(take_a, tie), ai, bi)])

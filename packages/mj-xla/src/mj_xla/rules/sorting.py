@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from mj_core.dtypes import is_float
 from mj_core.prims import sorting as so
 from mj_xla._jaxlib import Value, hlo, ir, ir_tensor_type
 from mj_xla._lowering import (
@@ -74,7 +75,7 @@ def _sort_lowering(
 
 def _canonical_key(x: Value, dtype: np.dtype[Any]) -> Value:
     """-0.0 -> +0.0 and every NaN -> +NaN, so TOTALORDER matches NumPy's sort order."""
-    if dtype.kind != "f":
+    if not is_float(dtype):  # (bfloat16 and the float8 types are floats too)
         return x
     zero = ir_constant(0, dtype)
     x = hlo.select(compare(x, zero, "EQ", dtype), zero, x)

@@ -111,6 +111,7 @@ from mj.numpy._extras import geomspace as geomspace
 from mj.numpy._extras import isneginf as isneginf
 from mj.numpy._extras import isposinf as isposinf
 from mj.numpy._extras import isscalar as isscalar
+from mj.numpy._extras import logaddexp as logaddexp
 from mj.numpy._extras import logaddexp2 as logaddexp2
 from mj.numpy._extras import logspace as logspace
 from mj.numpy._extras import nanmax as nanmax

@@ -11,6 +11,7 @@ import numpy as np
 
 import mj_core.numpy as cnp
 from mj_core import lax
+from mj_core.dtypes import is_inexact
 from mj_core.errors import user_line_suffix
 from mj_core.extend import Array, canonicalize_axis
 
@@ -32,7 +33,7 @@ def _nan_cumulative(
     if axis is None or cnp.ndim(a) == 0:
         a = cnp.ravel(a)
     ax = canonicalize_axis(name, 0 if axis is None else axis, cnp.ndim(a))
-    if a.dtype.kind in "fc":
+    if is_inexact(a.dtype):
         a = cnp.where(cnp.isnan(a), lax.full_like(a, identity), a)
     if dtype is None:
         result = np.dtype(np.int64) if a.dtype == np.bool_ else a.dtype

@@ -3,12 +3,14 @@ is mj-core's with ``argwhere``: it needs concrete input or a static ``size``, as
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import functools
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
 import mj_core.numpy as cnp
+from mj_autodiff import custom_jvp
 from mj_core import lax
 from mj_core.dtypes import is_inexact
 from mj_core.extend import Array, logaddexp_parts, promote_inexact
@@ -93,20 +95,74 @@ def _is_infinity(x: Array, inf: float) -> Array:
 def sinc(x: Array) -> Array:
     """``sin(pi x) / (pi x)``, equal to 1 at 0 (with a finite derivative there)."""
     x = cnp.asarray(x)
-    if x.dtype.kind not in "fc":
+    if not is_inexact(x.dtype):
         x = lax.convert_element_type(x, np.float64)
     is_zero = lax.eq(x, 0)
-    safe = lax.select(is_zero, cnp.ones_like(x), x)
-    pix = lax.mul(np.pi, safe)
-    return lax.select(is_zero, cnp.ones_like(x), lax.div(lax.sin(pix), pix))
+    pix = lax.mul(np.pi, x)
+    safe = lax.select(is_zero, cnp.ones_like(x), pix)
+    return lax.select(is_zero, _sinc_maclaurin(0)(pix), lax.div(lax.sin(safe), safe))
+
+
+@functools.cache
+def _sinc_maclaurin(k: int) -> Callable[[Array], Array]:
+    """``x -> 0 * x + c_k``, the k-th derivative of ``sin(x) / x`` at 0, as JAX's: its
+    derivative is ``_sinc_maclaurin(k + 1)``, so ``sinc`` has every derivative at 0 (the second
+    is ``-pi**2 / 3``), not only the first."""
+    coefficient = 0.0 if k % 2 else (-1) ** (k // 2) / (k + 1)
+
+    @custom_jvp
+    def term(x: Array) -> Array:
+        return lax.add(lax.mul(x, cnp.zeros_like(x)), lax.full_like(x, coefficient))
+
+    @term.defjvp
+    def _term_jvp(primals: Sequence[Array], tangents: Sequence[Array]) -> tuple[Array, Array]:
+        (x,), (t,) = primals, tangents
+        return term(x), lax.mul(_sinc_maclaurin(k + 1)(x), t)
+
+    return term
+
+
+def logaddexp(x: Array, y: Array) -> Array:
+    """``log(exp(x1) + exp(x2))`` without overflow (mj_core's values) with JAX's custom JVP:
+    ``tx exp(x - out) + ty exp(y - out)``, a ``+inf`` counting as 0 there, so a NaN input
+    gives a NaN tangent and ``logaddexp(inf, y)`` has derivative ``exp(y)`` in ``y``."""
+    return _logaddexp(*promote_inexact(x, y))
 
 
 def logaddexp2(x1: Array, x2: Array) -> Array:
     """``log2(2**x1 + 2**x2)`` without overflow, JAX's formula: ``max + log1p(2**-|x1 - x2|) /
     ln 2`` (``logaddexp2(-1, -1)`` is then ``-1e-8`` in float32, as in JAX); for complex
     numbers ``max + log1p(2**(x1 + x2 - 2 max)) / ln 2``, its imaginary part wrapped into
-    ``[-pi / ln 2, pi / ln 2]``."""
-    x1, x2 = promote_inexact(x1, x2)
+    ``[-pi / ln 2, pi / ln 2]``. Its JVP is JAX's, as :func:`logaddexp`'s (base 2)."""
+    return _logaddexp2(*promote_inexact(x1, x2))
+
+
+def _replace_inf(x: Array) -> Array:
+    """``x`` with ``+inf`` (in the real part) replaced by 0, as JAX's JVP rules use it."""
+    re = cnp.real(x)
+    return lax.select(lax.eq(re, np.inf), cnp.zeros_like(x), x)
+
+
+def _logaddexp_rule(
+    value: Callable[[Array, Array], Array], exp: Callable[[Array], Array]
+) -> Callable[[Sequence[Array], Sequence[Array]], tuple[Array, Array]]:
+    def rule(primals: Sequence[Array], tangents: Sequence[Array]) -> tuple[Array, Array]:
+        (x1, x2), (t1, t2) = primals, tangents
+        out = value(x1, x2)
+        r_out = _replace_inf(out)
+        d1 = lax.mul(t1, exp(lax.sub(_replace_inf(x1), r_out)))
+        return out, lax.add(d1, lax.mul(t2, exp(lax.sub(_replace_inf(x2), r_out))))
+
+    return rule
+
+
+@custom_jvp
+def _logaddexp(x1: Array, x2: Array) -> Array:
+    return cnp.logaddexp(x1, x2)
+
+
+@custom_jvp
+def _logaddexp2(x1: Array, x2: Array) -> Array:
     amax = lax.max(x1, x2)
     inv_ln2 = 1 / float(np.log(2))
     if cnp.iscomplexobj(amax):
@@ -118,6 +174,10 @@ def logaddexp2(x1: Array, x2: Array) -> Array:
     big, gap = logaddexp_parts(x1, x2, nan)  # (derivatives of every order: see logaddexp)
     safe = lax.add(big, lax.mul(lax.log1p(cnp.exp2(gap)), inv_ln2))
     return lax.select(nan, lax.add(x1, x2), safe)
+
+
+_logaddexp.defjvp(_logaddexp_rule(_logaddexp, cnp.exp))
+_logaddexp2.defjvp(_logaddexp_rule(_logaddexp2, cnp.exp2))
 
 
 def _wrap_between(x: Array, a: float) -> Array:
@@ -177,7 +237,7 @@ def polyval(p: Array, x: Array) -> Array:
 
 def _nan_reduce(reduce: Any, a: Array, fill: Any, axis: Axis, keepdims: bool, **kw: Any) -> Array:
     a = cnp.asarray(a)
-    if a.dtype.kind not in "fc":
+    if not is_inexact(a.dtype):
         return reduce(a, axis=axis, keepdims=keepdims, **kw)
     return reduce(cnp.where(cnp.isnan(a), fill, a), axis=axis, keepdims=keepdims, **kw)
 
@@ -255,7 +315,7 @@ def _nan_extremum(
     kw = {"out": out, "initial": initial, "where": where}
     result = _nan_reduce(reduce, a, fill, axis, keepdims, **kw)
     a = cnp.asarray(a)
-    if a.dtype.kind not in "fc":
+    if not is_inexact(a.dtype):
         return result
     all_nan = cnp.all(cnp.isnan(a), axis=axis, keepdims=keepdims)
     return cnp.where(all_nan, np.nan, result)
@@ -272,7 +332,7 @@ def nanmean(
 ) -> Array:
     """``mean`` over the non-NaN elements (of those ``where`` selects)."""
     a = cnp.asarray(a)
-    if a.dtype.kind not in "fc":
+    if not is_inexact(a.dtype):
         return cnp.mean(a, axis=axis, dtype=dtype, keepdims=keepdims, out=out, where=where)
     total = nansum(a, axis=axis, dtype=dtype, keepdims=keepdims, out=out, where=where)
     present = lax.bitwise_not(cnp.isnan(a))

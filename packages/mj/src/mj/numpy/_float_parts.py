@@ -13,6 +13,7 @@ import numpy as np
 import mj_core.numpy as cnp
 from mj_autodiff import custom_jvp
 from mj_core import lax
+from mj_core.dtypes import is_inexact
 from mj_core.errors import user_line_suffix
 from mj_core.extend import Array, check_arraylike, dtype_weak, promote_inexact
 
@@ -71,7 +72,7 @@ def ldexp(x1: Array, x2: Array, /) -> Array:
     check_arraylike("ldexp", [x1, x2])
     d1, _ = dtype_weak(x1)
     d2, _ = dtype_weak(x2)
-    if d1.kind == "c" or d2.kind in "fc":
+    if d1.kind == "c" or is_inexact(d2):
         raise ValueError(
             f"ldexp: x1 must be real and x2 an integer, got dtypes ({d1}, {d2}){user_line_suffix()}"
         )

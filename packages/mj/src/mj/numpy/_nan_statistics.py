@@ -16,6 +16,7 @@ import numpy as np
 import mj_core.numpy as cnp
 from mj.numpy._manipulation import take_along_axis
 from mj_core import lax
+from mj_core.dtypes import is_inexact
 from mj_core.errors import user_line_suffix
 from mj_core.extend import (
     Array,
@@ -54,7 +55,7 @@ def _variance_dtypes(name: str, a_dtype: np.dtype[Any], dtype: Any) -> tuple[Any
                 f"({a_dtype}){user_line_suffix()}"
             )
         compute = result
-    elif a_dtype.kind not in "fc":
+    elif not is_inexact(a_dtype):
         result = compute = to_inexact_dtype(a_dtype)
     else:
         compute, result = a_dtype, np.zeros((), a_dtype).real.dtype
@@ -314,7 +315,7 @@ def _nan_arg_reduction(
     a = cnp.asarray(a)
     axis = None if axis is None else operator.index(axis)
     keep = bool(keepdims)
-    if dtype_weak(a)[0].kind not in "fc":
+    if not is_inexact(dtype_weak(a)[0]):
         return reduce(a, axis=axis, keepdims=keep)
     nan = cnp.isnan(a)
     res = reduce(cnp.where(nan, lax.full_like(a, fill), a), axis=axis, keepdims=keep)

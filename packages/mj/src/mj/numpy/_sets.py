@@ -18,6 +18,7 @@ import numpy as np
 
 import mj_core.numpy as cnp
 from mj_core import lax
+from mj_core.dtypes import is_inexact
 from mj_core.extend import (
     Array,
     canonicalize_axis,
@@ -74,7 +75,7 @@ def _unique_sorted_mask(ar: Array, axis: int, equal_nan: bool) -> tuple[Array, A
         return aux, cnp.zeros(size, np.bool_), perm
     later, earlier = aux[1:], aux[:-1]
     differ = lax.ne(later, earlier)
-    if equal_nan and aux.dtype.kind in "fc":
+    if equal_nan and is_inexact(aux.dtype):
         both_nan = lax.bitwise_and(cnp.isnan(later), cnp.isnan(earlier))
         differ = lax.bitwise_and(differ, lax.bitwise_not(both_nan))
     starts = cnp.any(differ, axis=tuple(range(1, cnp.ndim(aux))))

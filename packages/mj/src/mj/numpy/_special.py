@@ -6,6 +6,7 @@ from __future__ import annotations
 from mj_autodiff import custom_jvp, jvp
 from mj_core import get_aval, lax
 from mj_core import numpy as mnp
+from mj_core.dtypes import is_float
 from mj_core.errors import user_line_suffix
 from mj_core.extend import Array, promote_inexact
 
@@ -21,7 +22,7 @@ def i0(x: Array) -> Array:
     """The modified Bessel function of the first kind, order 0: ``exp(|x|) i0e(|x|)``."""
     (x,) = promote_inexact(x)
     dtype = get_aval(x).dtype
-    if dtype.kind != "f":
+    if not is_float(dtype):
         raise ValueError(f"Unsupported input type to mj.numpy.i0: {dtype.name}{user_line_suffix()}")
     return _i0(x)
 

@@ -21,6 +21,7 @@ import mj_core.numpy as cnp
 from mj.numpy import _array_api, _cross
 from mj_autodiff import custom_jvp
 from mj_core import lax, lax_linalg
+from mj_core.dtypes import is_float, is_inexact
 from mj_core.errors import user_line_suffix
 from mj_core.extend import Array
 from mj_core.lax_linalg import matmul, mH, mT
@@ -69,10 +70,10 @@ def vector_norm(
 ) -> Array:
     """The ``ord``-norm of vectors along ``axis`` (all elements when ``None``)."""
     x = cnp.asarray(x)
-    if x.dtype.kind not in "fc":
+    if not is_inexact(x.dtype):
         x = lax.convert_element_type(x, np.float64)
     if ord == 2:
-        a = x if x.dtype.kind == "f" else lax.abs(x)  # a real square needs no abs
+        a = x if is_float(x.dtype) else lax.abs(x)  # a real square needs no abs
         return cnp.sqrt(cnp.sum(lax.mul(a, a), axis=axis, keepdims=keepdims))
     a = lax.abs(x)
     if ord == 1:
@@ -375,7 +376,7 @@ def matrix_rank(
             )
         rtol = tol
     m = cnp.asarray(M)
-    if m.dtype.kind not in "fc":
+    if not is_inexact(m.dtype):
         m = lax.convert_element_type(m, np.float64)
     if cnp.ndim(m) < 2:
         return lax.convert_element_type(cnp.any(lax.ne(m, lax.full_like(m, 0))), np.int32)

@@ -18,6 +18,7 @@ from mj import nn as _nn
 from mj.nn import logsumexp as logsumexp
 from mj_autodiff import custom_jvp
 from mj_core import get_aval, lax
+from mj_core.dtypes import is_float
 from mj_core.errors import user_line_suffix
 from mj_core.extend import Array, promote_inexact
 from mj_core.lax import erf_inv as erfinv
@@ -69,7 +70,7 @@ _HALF_LOG_2PI = 0.5 * math.log(2 * math.pi)
 
 def _inexact(name: str, x: Array) -> Array:
     (x,) = promote_inexact(x)
-    if get_aval(x).dtype.kind != "f":
+    if not is_float(get_aval(x).dtype):
         raise TypeError(
             f"{name} requires a real operand, got {get_aval(x).dtype.name}{user_line_suffix()}"
         )
@@ -81,7 +82,7 @@ def _reals(name: str, *args: Array) -> list[Array]:
     ``promote_args_inexact`` followed by the primitive's dtype check)."""
     out = promote_inexact(*args)
     dtype = get_aval(out[0]).dtype
-    if dtype.kind != "f":
+    if not is_float(dtype):
         raise TypeError(f"{name} requires real operands, got {dtype.name}{user_line_suffix()}")
     return out
 
@@ -118,9 +119,10 @@ def logit(p: Array) -> Array:
 
 @custom_jvp
 def xlogy(x: Array, y: Array) -> Array:
-    """``x * log(y)``, and 0 where ``x == 0`` (also at ``y == 0``)."""
+    """``x * log(y)``, and 0 where ``x == 0`` (also at ``y == 0``) unless ``y`` is NaN."""
     x, y = promote_inexact(x, y)
-    return mnp.where(lax.ne(x, 0.0), lax.mul(x, lax.log(y)), mnp.zeros_like(x))
+    keep = lax.bitwise_or(lax.ne(x, 0.0), lax.ne(y, y))  # a NaN y stays NaN, as SciPy's
+    return mnp.where(keep, lax.mul(x, lax.log(y)), mnp.zeros_like(x))
 
 
 @xlogy.defjvp
@@ -134,9 +136,10 @@ def _xlogy_jvp(primals: tuple[Array, Array], tangents: tuple[Array, Array]) -> t
 
 @custom_jvp
 def xlog1py(x: Array, y: Array) -> Array:
-    """``x * log1p(y)``, and 0 where ``x == 0`` (also at ``y == -1``)."""
+    """``x * log1p(y)``, and 0 where ``x == 0`` (also at ``y == -1``) unless ``y`` is NaN."""
     x, y = promote_inexact(x, y)
-    return mnp.where(lax.ne(x, 0.0), lax.mul(x, lax.log1p(y)), mnp.zeros_like(x))
+    keep = lax.bitwise_or(lax.ne(x, 0.0), lax.ne(y, y))  # a NaN y stays NaN, as SciPy's
+    return mnp.where(keep, lax.mul(x, lax.log1p(y)), mnp.zeros_like(x))
 
 
 @xlog1py.defjvp

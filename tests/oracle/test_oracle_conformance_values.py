@@ -1,0 +1,306 @@
+"""Silent wrong answers found by running JAX's own test files on mj, each compared with JAX
+0.10.2 in both dtype modes (the ``x64`` fixture), eagerly and under ``jit``.
+
+bfloat16 (and the float8 types) have NumPy kind ``"V"``, not ``"f"``: code that asked
+``dtype.kind == "f"`` treated them as non-floats (``isnan`` always False, NaN not sorted last,
+``nanmax`` keeping NaN, ...).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import ml_dtypes
+import numpy as np
+import pytest
+
+import mj
+import mj.lax as mlax
+import mj.numpy as mnp
+
+pytestmark = pytest.mark.oracle
+
+BF16 = ml_dtypes.bfloat16
+FLOATS = [BF16, np.float16, np.float32, np.float64]
+# JAX's testSearchsortedNans / testSortFloatSpecialValues values: the sign of 0.0 and of NaN
+# does not matter to the order
+SPECIAL = [-np.inf, -1.0, 0.0, -0.0, 1.0, np.inf, np.nan, -np.nan]
+SHUFFLED = [np.nan, 0.0, -np.inf, -0.0, 1.5, -np.nan, np.inf, -1.0, 0.0, -0.0, np.nan]
+
+
+def _assert_same(mine: Any, theirs: Any) -> None:
+    """Same leaves: dtype, shape, values (NaN equal to NaN) and the sign of every zero (not
+    of NaNs: arithmetic leaves their sign unspecified)."""
+    m_leaves, j_leaves = jax.tree_util.tree_leaves(mine), jax.tree_util.tree_leaves(theirs)
+    assert len(m_leaves) == len(j_leaves)
+    for m, j in zip(m_leaves, j_leaves, strict=True):
+        m, j = np.asarray(m), np.asarray(j)
+        assert m.dtype == j.dtype, (m.dtype, j.dtype)
+        assert m.shape == j.shape, (m.shape, j.shape)
+        if m.dtype.kind in "biu":
+            np.testing.assert_array_equal(m, j)
+            continue
+        wide = np.complex128 if m.dtype.kind == "c" else np.float64
+        mw, jw = m.astype(wide), j.astype(wide)
+        np.testing.assert_array_equal(mw, jw)
+        if m.dtype.kind != "c":
+            numbers = ~np.isnan(jw)
+            np.testing.assert_array_equal(np.signbit(mw[numbers]), np.signbit(jw[numbers]))
+
+
+def _both(
+    f_mj: Callable[..., Any], f_jax: Callable[..., Any], *args: Any, jit: bool = True
+) -> None:
+    """``f_mj`` eagerly (and under ``mj.jit``) gives what ``f_jax`` gives."""
+    want = f_jax(*args)
+    _assert_same(f_mj(*args), want)
+    if jit:
+        _assert_same(mj.jit(f_mj)(*args), want)
+
+
+# --- 1. searchsorted with NaNs (bfloat16's NaNs were not sorted last) ---------------------------
+@pytest.mark.parametrize("dtype", FLOATS, ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("method", ["scan", "scan_unrolled", "sort", "compare_all"])
+@pytest.mark.parametrize("side", ["left", "right"])
+def test_searchsorted_nans(x64: bool, dtype: Any, method: str, side: str) -> None:
+    x = np.array(SPECIAL, dtype)
+    q = np.array(SHUFFLED, dtype)
+    _both(
+        lambda a, v: mnp.searchsorted(a, v, side=side, method=method),
+        lambda a, v: jnp.searchsorted(a, v, side=side, method=method),
+        x,
+        q,
+    )
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=lambda d: np.dtype(d).name)
+def test_digitize_nans(x64: bool, dtype: Any) -> None:
+    bins = np.array([-1.0, 0.0, 1.0, np.inf], dtype)
+    _both(mnp.digitize, jnp.digitize, np.array(SHUFFLED, dtype), bins)
+
+
+# --- 2. sort order of -0.0 / 0.0 / NaN, and stability ------------------------------------------
+@pytest.mark.parametrize("dtype", FLOATS, ids=lambda d: np.dtype(d).name)
+def test_sort_float_special_values(x64: bool, dtype: Any) -> None:
+    x = np.array(SHUFFLED, dtype)
+
+    def kv(lax: Any) -> Callable[[Any], Any]:
+        return lambda x: lax.sort_key_val(x, lax.iota(np.int32, x.size), is_stable=True)
+
+    _both(kv(mlax), kv(jax.lax), x)
+    _both(mnp.sort, jnp.sort, x)
+    _both(lambda x: mnp.sort(x, descending=True), lambda x: jnp.sort(x, descending=True), x)
+    _both(lambda x: mnp.argsort(x, stable=True), lambda x: jnp.argsort(x, stable=True), x)
+    _both(
+        lambda x: mnp.argsort(x, stable=True, descending=True),
+        lambda x: jnp.argsort(x, stable=True, descending=True),
+        x,
+    )
+    _both(lambda x: mnp.lexsort([x]), lambda x: jnp.lexsort([x]), x)
+    _both(lambda x: mnp.unique(x), lambda x: jnp.unique(x), x, jit=False)
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=lambda d: np.dtype(d).name)
+def test_sort_two_keys_special_values(x64: bool, dtype: Any) -> None:
+    a = np.array(SHUFFLED, dtype)
+    b = np.array(SHUFFLED[::-1], dtype)
+    _both(
+        lambda a, b: mlax.sort((a, b), num_keys=2),
+        lambda a, b: jax.lax.sort((a, b), num_keys=2),
+        a,
+        b,
+    )
+
+
+# --- siblings: every float test that asked dtype.kind == "f" missed bfloat16 --------------------
+@pytest.mark.parametrize(
+    "name",
+    [
+        "isnan",
+        "isinf",
+        "isfinite",
+        "isposinf",
+        "isneginf",
+        "nan_to_num",
+        "argmax",
+        "argmin",
+        "nanargmax",
+        "nanargmin",
+        "nanmax",
+        "nanmin",
+        "nansum",
+        "median",
+        "nanmedian",
+        "sign",
+        "cumsum",
+        "nancumsum",
+        "signbit",
+        "sinc",
+        "angle",
+    ],
+)
+def test_bfloat16_special_values(x64: bool, name: str) -> None:
+    x = np.array([*SHUFFLED, -2.5e3, 3.0], BF16)
+    _both(getattr(mnp, name), getattr(jnp, name), x)
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=lambda d: np.dtype(d).name)
+def test_signbit_of_negative_nan(x64: bool, dtype: Any) -> None:
+    """The sign bit itself: set for -NaN as for -0.0 (``x < 0 or 1/x < 0`` misses -NaN)."""
+    x = np.array([-np.nan, np.nan, -0.0, 0.0, -np.inf, 2.0, -3.0], dtype)
+    _both(mnp.signbit, jnp.signbit, x)
+    _both(lambda x: mnp.copysign(2.0, x), lambda x: jnp.copysign(2.0, x), x)
+
+
+def test_bfloat16_to_int_saturates(x64: bool) -> None:
+    x = np.array([np.nan, np.inf, -np.inf, 3.5e9, -3.5e9, 2.75, -2.75], BF16)
+    for dtype in (np.int8, np.int32, np.uint8, np.uint32):
+        _both(
+            lambda x, d=dtype: mnp.asarray(x).astype(d),
+            lambda x, d=dtype: jnp.asarray(x).astype(d),
+            x,
+        )
+
+
+def test_bitcast_of_float64_data_without_x64(x64: bool) -> None:
+    """A float64 NumPy array is float32 in mj without x64: bitcast its float32 bits."""
+    x = np.array([1.0, -0.0, 2.5])
+    _both(
+        lambda x: mlax.bitcast_convert_type(x, np.int32),
+        lambda x: jax.lax.bitcast_convert_type(x, np.int32),
+        x,
+    )
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_nan_to_num_complex_parts(x64: bool, dtype: Any) -> None:
+    """Each part replaced on its own (a complex infinity does not compare equal to inf)."""
+    x = np.array(
+        [
+            complex(np.nan, np.inf),
+            complex(1, -np.inf),
+            complex(np.inf, 2),
+            complex(-np.inf, np.nan),
+        ],
+        dtype,
+    )
+    _both(mnp.nan_to_num, jnp.nan_to_num, x)
+    _both(
+        lambda x: mnp.nan_to_num(x, nan=1.0, posinf=2.0, neginf=-2.0),
+        lambda x: jnp.nan_to_num(x, nan=1.0, posinf=2.0, neginf=-2.0),
+        x,
+    )
+
+
+def _derivatives(grad: Callable[..., Any], f: Callable[..., Any], order: int) -> list[Any]:
+    out = []
+    for _ in range(order):
+        f = grad(f)
+        out.append(f)
+    return out
+
+
+def _same_derivatives(f_mj: Any, f_jax: Any, x: Any, order: int, jit: bool = True) -> None:
+    mine = _derivatives(mj.grad, f_mj, order)
+    theirs = _derivatives(jax.grad, f_jax, order)
+    for m, j in zip(mine, theirs, strict=True):
+        want = np.asarray(j(x))
+        for g in (m, mj.jit(m)) if jit else (m,):
+            got = np.asarray(g(x))
+            assert got.dtype == want.dtype
+            np.testing.assert_allclose(got, want, rtol=2e-6, equal_nan=True)
+
+
+# --- 3. sinc: every derivative at 0 (the second is -pi**2 / 3, not 0) ------------------------
+def test_sinc_derivatives_at_zero(x64: bool) -> None:
+    _same_derivatives(mnp.sinc, jnp.sinc, 0.0, 4)
+    x = np.array([0.0, 0.5, -1.0, 0.0, 2.25])
+    want = jax.vmap(jax.hessian(jnp.sinc))(x)
+    _assert_allclose(mj.vmap(mj.hessian(mnp.sinc))(x), want)
+    _assert_allclose(mj.jit(mj.vmap(mj.hessian(mnp.sinc)))(x), want)
+
+
+def _assert_allclose(mine: Any, theirs: Any) -> None:
+    mine, theirs = np.asarray(mine), np.asarray(theirs)
+    assert mine.dtype == theirs.dtype
+    np.testing.assert_allclose(mine, theirs, rtol=1e-5, atol=1e-7, equal_nan=True)
+
+
+# --- 4. softplus / logaddexp: JAX's custom JVP (NaN in, NaN tangent out) ----------------------
+SPECIALS = [np.nan, np.inf, -np.inf, 0.0, 5.0, -3.0]
+
+
+def test_softplus_jvp_at_special_values(x64: bool) -> None:
+    x = np.array(SPECIALS)
+    t = np.ones_like(x)
+    want = jax.jvp(jax.nn.softplus, (x,), (t,))
+    for f in (mj.nn.softplus, mj.jit(mj.nn.softplus)):
+        got = mj.jvp(f, (x,), (t,))
+        _assert_allclose(got[0], want[0])
+        _assert_allclose(got[1], want[1])
+    _assert_allclose(mj.vmap(mj.grad(mj.nn.softplus))(x), jax.vmap(jax.grad(jax.nn.softplus))(x))
+
+
+@pytest.mark.parametrize("name", ["logaddexp", "logaddexp2"])
+def test_logaddexp_derivatives_at_special_values(x64: bool, name: str) -> None:
+    a, b = (np.array(v) for v in zip(*[(p, q) for p in SPECIALS for q in SPECIALS], strict=True))
+    f_mj, f_jax = getattr(mnp, name), getattr(jnp, name)
+    for t in ((np.ones_like(a), np.zeros_like(b)), (np.zeros_like(a), np.ones_like(b))):
+        want = jax.jvp(f_jax, (a, b), t)
+        for f in (f_mj, mj.jit(f_mj)):
+            got = mj.jvp(f, (a, b), t)
+            _assert_allclose(got[0], want[0])
+            _assert_allclose(got[1], want[1])
+    hess_j = jax.vmap(jax.hessian(f_jax, (0, 1)))(a, b)
+    hess_m = mj.vmap(mj.hessian(f_mj, (0, 1)))(a, b)
+    for m_row, j_row in zip(hess_m, hess_j, strict=True):
+        for m, j in zip(m_row, j_row, strict=True):
+            np.testing.assert_allclose(np.asarray(m), np.asarray(j), rtol=1e-3, equal_nan=True)
+
+
+# --- 5. x ** y: JAX's JVP term for term (NaNs of 0 * inf at x == 0 included) -----------------
+@pytest.mark.parametrize("y", [0.0, 1.0, 2.0, 3.0, 2.5, -1.0])
+@pytest.mark.parametrize("x0", [0.0, 2.0, -1.5])
+def test_pow_float_exponent_derivatives(x64: bool, y: float, x0: float) -> None:
+    _same_derivatives(lambda x: mlax.pow(x, y), lambda x: jax.lax.pow(x, y), x0, 4)
+    _same_derivatives(lambda x: mnp.power(x, y), lambda x: jnp.power(x, y), x0, 3)
+    _same_derivatives(lambda e: mlax.pow(x0, e), lambda e: jax.lax.pow(x0, e), y, 3)
+    mixed_m = mj.grad(mj.grad(lambda a, b: mlax.pow(a, b)), 1)
+    mixed_j = jax.grad(jax.grad(lambda a, b: jax.lax.pow(a, b)), 1)
+    _assert_allclose(mixed_m(x0, y), mixed_j(x0, y))
+
+
+@pytest.mark.parametrize("x0", [0.0, 2.0, -1.5])
+def test_pow_integer_exponent_derivatives(x64: bool, x0: float) -> None:
+    for n in (0, 1, 2, 3, -2):
+        _same_derivatives(lambda x, n=n: mlax.pow(x, n), lambda x, n=n: jax.lax.pow(x, n), x0, 3)
+    exps = np.array([0, 1, 2, 3, -1], np.int32)
+    xs = np.full(5, x0)
+
+    def second(grad: Any, np_: Any, lax: Any) -> Any:
+        first = grad(lambda x: np_.sum(lax.pow(x, exps)))
+        return grad(lambda x: np_.sum(first(x)))
+
+    want = second(jax.grad, jnp, jax.lax)(xs)
+    _assert_allclose(second(mj.grad, mnp, mlax)(xs), want)
+    _assert_allclose(mj.jit(second(mj.grad, mnp, mlax))(xs), want)
+
+
+# --- 7. xlogy / xlog1py: a NaN y propagates even where x == 0 ------------------------------
+@pytest.mark.parametrize("name", ["xlogy", "xlog1py"])
+def test_xlogy_nan_y(x64: bool, name: str) -> None:
+    import jax.scipy.special as jss
+
+    import mj.scipy.special as mss
+
+    x = np.array([0.0, 0.0, 1.0, 0.0, np.nan, 2.0, 0.0])
+    y = np.array([np.nan, 0.0, np.nan, -1.0, 1.0, 0.0, -np.nan])
+    f_mj, f_jax = getattr(mss, name), getattr(jss, name)
+    _both(f_mj, f_jax, x, y)
+    grads_j = jax.vmap(jax.grad(f_jax, argnums=(0, 1)))(x, y)
+    grads_m = mj.vmap(mj.grad(f_mj, argnums=(0, 1)))(x, y)
+    for m, j in zip(grads_m, grads_j, strict=True):
+        _assert_allclose(m, j)
