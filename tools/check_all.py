@@ -4,6 +4,7 @@ Steps (each in its own hatch environment, see hatch.toml):
   lint     ruff check + ruff format --check
   types    mypy --strict over every src/ and tools/
   layers   import-linter contracts, the AST layer checker, deptry per package
+  docs     the documentation site, mkdocs --strict (a broken reference or docstring fails)
   oracle   tests/oracle against real JAX
   tests    the test suite (every package's tests and tests/, including the layering and
            install-isolation tests)
@@ -36,6 +37,7 @@ STEPS: dict[str, list[str]] = {
     "lint": ["run", "lint:check"],
     "types": ["run", "types:check"],
     "layers": ["run", "layers:check"],
+    "docs": ["run", "docs:build"],
     "oracle": ["run", "oracle:test"],
     "tests": ["test"],
 }

@@ -2,7 +2,7 @@
 
 A jaxpr is a first-order, single-assignment program (Autodidax Part 2)::
 
-    { lambda a:float64[] . let b:float64[] = mul 2.0 a in ( b ) }
+    { lambda a:float32[] . let b:float32[] = mul 2.0 a in ( b ) }
 
 * ``in_binders``: one :class:`Var` per input. In a jaxpr produced by tracing, the binders for
   hoisted constants come first, then one per flattened argument.
@@ -238,7 +238,7 @@ class ClosedJaxpr:
 
 
 class JaxprType(NamedTuple):
-    """The type of a jaxpr: input and output avals, shown as ``(float64[]) -> (float64[])``."""
+    """The type of a jaxpr: input and output avals, shown as ``(float32[]) -> (float32[])``."""
 
     in_types: list[ShapedArray]
     out_types: list[ShapedArray]
@@ -250,7 +250,7 @@ class JaxprType(NamedTuple):
 
 
 def type_str(aval: ShapedArray) -> str:
-    """``float64[3,4]``: how jaxprs show a type (full dtype name, as in Autodidax)."""
+    """``float32[3,4]``: how jaxprs show a type (full dtype name, as in Autodidax)."""
     key = (aval.dtype, aval.shape)
     s = _TYPE_STRS.get(key)
     if s is None:

@@ -2,13 +2,13 @@
 
 A jaxpr with at most one single-line equation prints on one line::
 
-    { lambda a:float64[] . let b:float64[] = mul 2.0 a in ( b ) }
+    { lambda a:float32[] . let b:float32[] = mul 2.0 a in ( b ) }
 
 otherwise one equation per line::
 
-    { lambda a:float64[] .
-      let b:float64[] = sin a
-          c:float64[] = neg b
+    { lambda a:float32[] .
+      let b:float32[] = sin a
+          c:float32[] = neg b
       in ( c ) }
 
 Params print as ``reduce_sum[axes=(0,)]``; when one spans several lines (a nested jaxpr),
@@ -104,7 +104,7 @@ class Names(dict[Var, str]):
 
 
 def var_str(names: Names, v: Var) -> str:
-    """A binder: ``b:float64[3]``."""
+    """A binder: ``b:float32[3]``."""
     return f"{names[v]}:{type_str(v.aval)}"
 
 
@@ -136,7 +136,7 @@ def pp_eqn(names: Names, eqn: JaxprEqn) -> PPrint:
 def pp_default_eqn(names: Names, eqn: JaxprEqn, *, one_param_per_line: bool = False) -> PPrint:
     """``outs = prim[params] args``; a multi-line params block is laid out like JAX's::
 
-        c:float64[] = cond[
+        c:float32[] = cond[
           branches=(
             { lambda ... }
           )
