@@ -4,12 +4,18 @@ Steps (each in its own hatch environment, see hatch.toml):
   lint     ruff check + ruff format --check
   types    mypy --strict over every src/ and tools/
   layers   import-linter contracts, the AST layer checker, deptry per package
-  oracle   tests/oracle against real JAX
+  docs     the documentation site, mkdocs --strict (a broken reference or docstring fails)
+  oracle   tests/oracle against real JAX (pytest-xdist: -n auto, at most 4 workers)
   tests    the test suite (every package's tests and tests/, including the layering and
-           install-isolation tests)
+           install-isolation tests), on pytest-xdist workers like the oracle tests
 
-Every step runs even when an earlier one fails (use --fail-fast to stop early); a recap
-at the end repeats pytest's summary line. Exit status 0 only when every step passed.
+The four checks (lint, types, layers, docs) run at the same time: they are short, mostly one
+core each, and setting up their environments waits on the network. Each one's output is held
+and printed whole when it ends, in the order above. The two pytest steps then run one after
+the other (each already keeps every core busy), their output streamed. Every step runs even
+when an earlier one fails (use --fail-fast to stop after the first phase that fails); a recap
+at the end gives each step's time and repeats pytest's summary lines. Exit status 0 only when
+every step passed.
 
 Hatch scripts run inside an environment whose PATH need not contain hatch itself (e.g. when
 started as ``.venv/bin/hatch run all``). Hatch exports ``HATCH_UV``, the uv binary it uses,
@@ -27,18 +33,27 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
+# pytest-xdist for the test suite: one worker per core, at most 4 (most of a test's time is
+# XLA compiling on one core; more workers than cores only add memory), as the oracle step.
+# loadfile: each test module runs on one worker, so a module fixture (install isolation's
+# seven venvs) is built once, not once per worker. (xdist_group marks with loadgroup would
+# be finer, but xdist 3.8 ignores them under pytest 9: the tests spread over the workers.)
+XDIST = ["-n", "auto", "--maxprocesses", "4", "--dist", "loadfile"]
 STEPS: dict[str, list[str]] = {
     "lint": ["run", "lint:check"],
     "types": ["run", "types:check"],
     "layers": ["run", "layers:check"],
+    "docs": ["run", "docs:build"],
     "oracle": ["run", "oracle:test"],
-    "tests": ["test"],
+    "tests": ["test", *XDIST],
 }
+CONCURRENT = ("lint", "types", "layers", "docs")
 PYTEST_SUMMARY = re.compile(
     r"^=*\s*(\d+ (passed|failed|error|errors|skipped|xfailed|xpassed|deselected)\b.*"
     r"|no tests ran.*) in [\d.]+s.*$"
@@ -66,15 +81,23 @@ def find_hatch() -> str:
     )
 
 
-def run_step(hatch: str, args: list[str]) -> tuple[int, str | None]:
-    """Run one hatch command, streaming its output; return (exit code, pytest summary)."""
+def hatch_env() -> dict[str, str]:
     env = dict(os.environ)
     env.pop("HATCH_ENV_ACTIVE", None)
+    return env
+
+
+def pytest_summary(line: str) -> str | None:
+    return line.strip().strip("= ") if PYTEST_SUMMARY.match(line.strip()) else None
+
+
+def run_step(hatch: str, args: list[str]) -> tuple[int, str | None]:
+    """Run one hatch command, streaming its output; return (exit code, pytest summary)."""
     summary = None
     with subprocess.Popen(
         [hatch, *args],
         cwd=REPO_ROOT,
-        env=env,
+        env=hatch_env(),
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
@@ -84,9 +107,46 @@ def run_step(hatch: str, args: list[str]) -> tuple[int, str | None]:
         for line in proc.stdout:
             sys.stdout.write(line)
             sys.stdout.flush()
-            if PYTEST_SUMMARY.match(line.strip()):
-                summary = line.strip().strip("= ")
+            summary = pytest_summary(line) or summary
     return proc.returncode, summary
+
+
+def run_concurrently(hatch: str, names: list[str]) -> list[tuple[str, int, float, str | None]]:
+    """Start every step of ``names`` at once, each writing to its own temporary file; print
+    each one's output whole as it ends. Returns the results in the order of ``names``."""
+    print(f"===== {', '.join(names)}: running at the same time =====", flush=True)
+    results: dict[str, tuple[str, int, float, str | None]] = {}
+    with tempfile.TemporaryDirectory(prefix="mj-check-all-") as tmp:
+        running = {}
+        for name in names:
+            log = open(Path(tmp) / f"{name}.log", "w+")  # noqa: SIM115 (closed when it ends)
+            proc = subprocess.Popen(
+                [hatch, *STEPS[name]],
+                cwd=REPO_ROOT,
+                env=hatch_env(),
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                text=True,
+            )
+            running[name] = (proc, log, time.monotonic())
+        while running:
+            ended = [name for name, (proc, _, _) in running.items() if proc.poll() is not None]
+            if not ended:
+                time.sleep(0.2)
+            for name in ended:
+                proc, log, start = running.pop(name)
+                seconds = time.monotonic() - start
+                log.seek(0)
+                output = log.read()
+                log.close()
+                print(f"\n===== {name}: hatch {' '.join(STEPS[name])} =====", flush=True)
+                sys.stdout.write(output)
+                sys.stdout.flush()
+                summary = None
+                for line in output.splitlines():
+                    summary = pytest_summary(line) or summary
+                results[name] = (name, proc.returncode, seconds, summary)
+    return [results[name] for name in names]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -98,23 +158,30 @@ def main(argv: list[str] | None = None) -> int:
     unknown = [s for s in steps if s not in STEPS]
     if unknown:
         parser.error(f"unknown step(s) {unknown}; choose from {list(STEPS)}")
+    steps = [s for s in STEPS if s in steps]  # the order of STEPS, each once
     hatch = find_hatch()
+    began = time.monotonic()
 
-    results: list[tuple[str, int, float, str | None]] = []
-    for name in steps:
+    concurrent = [s for s in steps if s in CONCURRENT]
+    results = run_concurrently(hatch, concurrent) if concurrent else []
+    for name in (s for s in steps if s not in CONCURRENT):
+        if args.fail_fast and any(code != 0 for _, code, _, _ in results):
+            break
         print(f"\n===== {name}: hatch {' '.join(STEPS[name])} =====", flush=True)
         start = time.monotonic()
         code, summary = run_step(hatch, STEPS[name])
         results.append((name, code, time.monotonic() - start, summary))
-        if code != 0 and args.fail_fast:
-            break
 
     print("\n===== summary =====")
     for name, code, seconds, summary in results:
         status = "ok" if code == 0 else f"FAILED (exit {code})"
         detail = f"  [{summary}]" if summary else ""
         print(f"{name:<7} {status:<16} {seconds:6.1f}s{detail}")
+    print(f"{'total':<7} {'':<16} {time.monotonic() - began:6.1f}s")
     failed = [name for name, code, _, _ in results if code != 0]
+    oracle = [summary for name, _, _, summary in results if name == "oracle" and summary]
+    if oracle:
+        print(f"pytest (oracle): {oracle[0]}")
     tests = [summary for name, _, _, summary in results if name == "tests" and summary]
     if tests:
         print(f"pytest: {tests[0]}")

@@ -32,6 +32,9 @@ class Box:
     def __eq__(self, other):
         return isinstance(other, Box) and self.items == other.items and self.label == other.label
 
+    def __repr__(self):  # the test ids: the same in every process (pytest-xdist workers)
+        return f"Box({self.items!r}, {self.label!r})"
+
 
 register_pytree_node(
     Box, lambda b: (b.items, b.label), lambda label, items: Box(list(items), label)

@@ -1,8 +1,8 @@
 """Printing control-flow equations the way JAX's jaxpr documentation shows them: one param per
 line, even when a nested jaxpr would fit on a line::
 
-    b:float64[] = while[
-      body_jaxpr={ lambda a:float64[] b:float64[] . let ... in ( c ) }
+    b:float32[] = while[
+      body_jaxpr={ lambda a:float32[] b:float32[] . let ... in ( c ) }
       ...
     ] a 1.0
 """

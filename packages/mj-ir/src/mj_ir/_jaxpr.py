@@ -3,7 +3,7 @@ printer and the reference evaluator.
 
 A jaxpr is a first-order, single-assignment program (Autodidax Part 2)::
 
-    { lambda a:float64[] . let b:float64[] = mul 2.0 a in ( b ) }
+    { lambda a:float32[] . let b:float32[] = mul 2.0 a in ( b ) }
 
 * ``in_binders``: one :class:`Var` per input. In a jaxpr produced by tracing, the binders for
   hoisted constants come first, then one per flattened argument.
@@ -20,13 +20,13 @@ its ``.val``; :func:`mj_ir.eval_jaxpr` is the reference example.
 Printing (Autodidax format; a jaxpr prints itself, so the printer lives here): a jaxpr with
 at most one single-line equation prints on one line::
 
-    { lambda a:float64[] . let b:float64[] = mul 2.0 a in ( b ) }
+    { lambda a:float32[] . let b:float32[] = mul 2.0 a in ( b ) }
 
 otherwise one equation per line::
 
-    { lambda a:float64[] .
-      let b:float64[] = sin a
-          c:float64[] = neg b
+    { lambda a:float32[] .
+      let b:float32[] = sin a
+          c:float32[] = neg b
       in ( c ) }
 
 Params print as ``reduce_sum[axes=(0,)]``; when one spans several lines (a nested jaxpr),
@@ -290,7 +290,7 @@ class ClosedJaxpr:
 
 
 class JaxprType(NamedTuple):
-    """The type of a jaxpr: input and output avals, shown as ``(float64[]) -> (float64[])``."""
+    """The type of a jaxpr: input and output avals, shown as ``(float32[]) -> (float32[])``."""
 
     in_types: list[ShapedArray]
     out_types: list[ShapedArray]
@@ -302,7 +302,7 @@ class JaxprType(NamedTuple):
 
 
 def type_str(aval: ShapedArray) -> str:
-    """``float64[3,4]``: how jaxprs show a type (full dtype name, as in Autodidax)."""
+    """``float32[3,4]``: how jaxprs show a type (full dtype name, as in Autodidax)."""
     key = (aval.dtype, aval.shape)
     s = _TYPE_STRS.get(key)
     if s is None:
@@ -380,7 +380,7 @@ class Names(dict[Var, str]):
 
 
 def var_str(names: Names, v: Var) -> str:
-    """A binder: ``b:float64[3]``."""
+    """A binder: ``b:float32[3]``."""
     return f"{names[v]}:{type_str(v.aval)}"
 
 
@@ -412,7 +412,7 @@ def pp_eqn(names: Names, eqn: JaxprEqn) -> PPrint:
 def pp_default_eqn(names: Names, eqn: JaxprEqn, *, one_param_per_line: bool = False) -> PPrint:
     """``outs = prim[params] args``; a multi-line params block is laid out like JAX's::
 
-        c:float64[] = cond[
+        c:float32[] = cond[
           branches=(
             { lambda ... }
           )

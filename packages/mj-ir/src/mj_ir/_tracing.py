@@ -374,7 +374,7 @@ def make_jaxpr(
     Example::
 
         >>> print(make_jaxpr(lambda x: 2.0 * x)(3.0))
-        { lambda a:float64[] . let b:float64[] = mul 2.0 a in ( b ) }
+        { lambda a:float32[] . let b:float32[] = mul 2.0 a in ( b ) }
     """
 
     @functools.wraps(fun)

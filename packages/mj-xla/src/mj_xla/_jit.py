@@ -832,9 +832,9 @@ def jit(
         out_shardings: the same for the outputs (``None``: XLA chooses).
         keep_unused: keep arguments the function does not read as parameters of the
             compiled program (by default they are dropped, as in JAX).
-        device, backend: compile for this device (or the first of this backend's) and
-            commit the array arguments there; deprecated in JAX (with its warning), which
-            advises ``device_put`` on the arguments instead.
+        device: compile for this device and commit the array arguments there; deprecated
+            in JAX (with its warning), which advises ``device_put`` on the arguments instead.
+        backend: the same for the first device of this backend (``"cpu"``, ``"gpu"``).
         inline: traced inside another function (``jit``, ``make_jaxpr``, ``grad`` ...), its
             equations go inline rather than into a nested call.
         compiler_options: XLA options by name; none is supported yet (only ``None`` or an

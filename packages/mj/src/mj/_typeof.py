@@ -11,5 +11,6 @@ __all__ = ["typeof"]
 
 def typeof(x: Any) -> ShapedArray:
     """``x``'s ``ShapedArray`` (JAX 0.10.2's ``jax.typeof``): ``float32[2,3]``; a weakly typed
-    Python scalar prints as ``~float64[]``. Raises ``TypeError`` for non-array values."""
+    Python scalar prints as ``~float32[]`` (``~float64[]`` with ``jax_enable_x64``). Raises
+    ``TypeError`` for non-array values."""
     return raise_to_shaped(get_aval(x))
