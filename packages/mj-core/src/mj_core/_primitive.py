@@ -80,7 +80,7 @@ class UfuncShortcut:
     rule's computation returning the output itself, or ``None`` while another impl rule is
     registered."""
 
-    __slots__ = ("inexact_only", "keeps_dtype", "primitive", "ufunc")
+    __slots__ = ("inexact_only", "keeps_dtype", "kinds", "primitive", "ufunc")
 
     def __init__(self, primitive: Primitive) -> None:
         self.primitive = primitive
@@ -89,6 +89,9 @@ class UfuncShortcut:
         # computes ``sin(int8)`` in float16, JAX in float32).
         self.inexact_only = False
         self.keeps_dtype = False  # the output has the (common) dtype of the operands
+        # The dtype kinds its typing rule accepts, which the impl rule checks where it converts
+        # a Python scalar operand (the shortcut must not accept one it refuses).
+        self.kinds = "biufc"
 
 
 class ImplRules(RuleTable):
@@ -141,6 +144,7 @@ class ImplRules(RuleTable):
         *,
         inexact: bool = False,
         keeps_dtype: bool = False,
+        kinds: str = "biufc",
     ) -> None:
         """Make ``ufunc`` (``nin`` operands, returning the single output) ``prim``'s impl rule
         and its shortcut.
@@ -193,6 +197,7 @@ class ImplRules(RuleTable):
         self[prim] = rule
         self.shortcut(prim).inexact_only = inexact
         self.shortcut(prim).keeps_dtype = keeps_dtype
+        self.shortcut(prim).kinds = kinds
         if _shortcuts_apply():
             self.shortcut(prim).ufunc = ufunc
         else:

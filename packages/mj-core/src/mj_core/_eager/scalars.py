@@ -9,7 +9,14 @@ import numpy as np
 
 from mj_core._avals import get_aval
 
-__all__ = ["INT32_BOUNDS", "SCALAR_FITS", "fits", "float32_operand", "float32_scalars"]
+__all__ = [
+    "INT32_BOUNDS",
+    "LAX_SCALAR_FITS",
+    "SCALAR_FITS",
+    "fits",
+    "float32_operand",
+    "float32_scalars",
+]
 
 _float32 = np.dtype(np.float32)
 
@@ -17,6 +24,8 @@ _float32 = np.dtype(np.float32)
 # takes the array's dtype in NumPy's ufuncs (NEP 50) exactly as on JAX's lattice. bfloat16 and
 # the float8 types (kind "V") are not listed: NumPy computes ``bfloat16 * 2.0`` in float32.
 SCALAR_FITS: dict[type, str] = {bool: "biufc", int: "iufc", float: "fc", complex: "c"}
+#: The same for lax's operations, which never promote: a Python bool is a strong bool to them.
+LAX_SCALAR_FITS: dict[type, str] = {**SCALAR_FITS, bool: "b"}
 
 #: The range of the default integer type JAX checks a Python int operand against first
 #: (int32: with x64 a wider int is checked again by the full path).

@@ -14,8 +14,8 @@ is computed, and only where the impl rule would apply the ufunc to the same oper
 * one operand: any dtype, or a float or complex one for a float-valued primitive (``sin`` of
   an integer is float32 in JAX, float16 or float64 in NumPy);
 * two operands: arrays of one dtype, or an array and a Python scalar of a kind that fits into
-  it (JAX's weak typing, NEP 50's too; an int in range), float or complex for a float-valued
-  primitive.
+  it (JAX's weak typing, NEP 50's too; an int in range) and that the primitive accepts, float or
+  complex for a float-valued primitive.
 
 Everything else (tracing, mixed dtypes, weak arrays, array types with an eager handler, a
 primitive whose shortcut was cleared because another impl rule was registered or a check is
@@ -47,6 +47,7 @@ import numpy as np
 
 from mj_core._eager.evaluate import compute_failed
 from mj_core._eager.results import as_eager
+from mj_core._eager.scalars import LAX_SCALAR_FITS as _LAX_SCALAR_FITS
 from mj_core._eager.scalars import SCALAR_FITS as _SCALAR_FITS
 from mj_core._eager.scalars import fits, float32_operand, float32_scalars
 from mj_core._eager_array import EagerArray, canonical_operand
@@ -157,6 +158,8 @@ def _binary(
     shortcut: UfuncShortcut, numpy: Callable[[Any, Any], Any] | None
 ) -> Callable[[Any, Any], Any]:
     general = numpy if numpy is not None else functools.partial(_bind1, shortcut.primitive)
+    # A Python bool next to a number: promoted by the NumPy-level functions, refused by lax's
+    scalar_fits = _SCALAR_FITS if numpy is not None else _LAX_SCALAR_FITS
 
     def op(x: Any, y: Any) -> Any:
         if not _active.count or _state.eager:
@@ -196,20 +199,28 @@ def _binary(
                         return general(x, y)
                     d = dx
                 elif dy is None:  # an array and a Python scalar, of a kind that fits it
-                    if dx is _float32 and (t is float or t is int):  # (see float32_operand)
+                    if dx is _float32 and (t is float or t is int) and "f" in shortcut.kinds:
                         c = _float32_scalar(y)
                         if c is None:
                             c = float32_operand(y)
-                    elif dx.kind not in _SCALAR_FITS[t] or (t is int and not fits(dx, y)):
+                    elif (
+                        dx.kind not in scalar_fits[t]
+                        or dx.kind not in shortcut.kinds
+                        or (t is int and not fits(dx, y))
+                    ):
                         return general(x, y)
                     d = dx
                 elif dx is None:
                     t = type(x)
-                    if dy is _float32 and (t is float or t is int):
+                    if dy is _float32 and (t is float or t is int) and "f" in shortcut.kinds:
                         a = _float32_scalar(x)
                         if a is None:
                             a = float32_operand(x)
-                    elif dy.kind not in _SCALAR_FITS[t] or (t is int and not fits(dy, x)):
+                    elif (
+                        dy.kind not in scalar_fits[t]
+                        or dy.kind not in shortcut.kinds
+                        or (t is int and not fits(dy, x))
+                    ):
                         return general(x, y)
                     d = dy
                 else:  # mixed dtypes: promoted by the general path

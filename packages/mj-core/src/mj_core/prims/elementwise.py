@@ -311,7 +311,9 @@ def define_elementwise(
     inexact = out_dtype is to_inexact_dtype
     typed = _operands_rule(prim) if nin != 1 or inexact else None
     keeps = out_dtype is _same
-    impl_rules.register_ufunc(prim, nin, impl, typed, inexact=inexact, keeps_dtype=keeps)
+    impl_rules.register_ufunc(
+        prim, nin, impl, typed, inexact=inexact, keeps_dtype=keeps, kinds=kinds
+    )
     return prim
 
 
