@@ -100,9 +100,9 @@ class ImplRules(RuleTable):
     A primitive whose impl rule only applies a ufunc-like function to its operands (the
     elementwise family's) is registered with :meth:`register_ufunc`; that function, which
     returns the output itself rather than a one-element list, is its :meth:`shortcut`, and the
-    lax wrappers made by :func:`mj_core._trace.binds` call it directly (eager NumPy-style code
-    runs these operations most). Registering another impl rule for the primitive clears its
-    shortcut, so the new rule is what eager evaluation runs.
+    lax wrappers made by :func:`mj_core._eager.wrappers.binds` call it directly (eager
+    NumPy-style code runs these operations most). Registering another impl rule for the
+    primitive clears its shortcut, so the new rule is what eager evaluation runs.
     """
 
     def __init__(self) -> None:
@@ -205,10 +205,10 @@ class ImplRules(RuleTable):
 
 
 def _shortcuts_apply() -> bool:
-    """The shortcuts skip what :func:`~mj_core._trace.eval_primitive` checks: rank promotion
-    and ``debug_nans``/``debug_infs``, and NumPy's promotion where it agrees with JAX's standard
-    lattice; while a check is on or the lattice is the strict one, eager operations take the
-    impl rules."""
+    """The shortcuts skip what :func:`~mj_core._eager.evaluate.eval_primitive` checks: rank
+    promotion and ``debug_nans``/``debug_infs``, and NumPy's promotion where it agrees with JAX's
+    standard lattice; while a check is on or the lattice is the strict one, eager operations
+    take the impl rules."""
     return (
         config.numpy_rank_promotion == "allow"
         and config.numpy_dtype_promotion == "standard"
