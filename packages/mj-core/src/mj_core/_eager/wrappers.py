@@ -160,6 +160,10 @@ def _binary(
     general = numpy if numpy is not None else functools.partial(_bind1, shortcut.primitive)
     # A Python bool next to a number: promoted by the NumPy-level functions, refused by lax's
     scalar_fits = _SCALAR_FITS if numpy is not None else _LAX_SCALAR_FITS
+    # Whether it takes a float32 array and a Python scalar (not bitwise_and: its typing rule
+    # refuses floats, and so does its impl rule for a scalar operand). The kinds are fixed when
+    # the primitive is defined, before its wrapper.
+    floats = "f" in shortcut.kinds
 
     def op(x: Any, y: Any) -> Any:
         if not _active.count or _state.eager:
@@ -197,9 +201,8 @@ def _binary(
                 if dx is dy:  # two arrays of one dtype
                     if dx is None:  # two Python scalars: a weak result
                         return general(x, y)
-                    d = dx
                 elif dy is None:  # an array and a Python scalar, of a kind that fits it
-                    if dx is _float32 and (t is float or t is int) and "f" in shortcut.kinds:
+                    if dx is _float32 and floats and (t is float or t is int):
                         c = _float32_scalar(y)
                         if c is None:
                             c = float32_operand(y)
@@ -209,10 +212,9 @@ def _binary(
                         or (t is int and not fits(dx, y))
                     ):
                         return general(x, y)
-                    d = dx
                 elif dx is None:
                     t = type(x)
-                    if dy is _float32 and (t is float or t is int) and "f" in shortcut.kinds:
+                    if dy is _float32 and floats and (t is float or t is int):
                         a = _float32_scalar(x)
                         if a is None:
                             a = float32_operand(x)
@@ -222,15 +224,15 @@ def _binary(
                         or (t is int and not fits(dy, x))
                     ):
                         return general(x, y)
-                    d = dy
+                    dx = dy  # (the dtype computed in)
                 else:  # mixed dtypes: promoted by the general path
                     return general(x, y)
-                if d is _float32 or not shortcut.inexact_only or d.kind in "fc":
+                if dx is _float32 or not shortcut.inexact_only or dx.kind in "fc":
                     try:
                         out = ufunc(a, c)
                     except Exception as err:
                         out = compute_failed(shortcut.primitive, ufunc, (a, c), err)
-                    if type(out) is _ndarray and (d is _float32 or out.itemsize < 8):
+                    if type(out) is _ndarray and (dx is _float32 or out.itemsize < 8):
                         _setflags(out, False)  # as_eager's common case (see above)
                         return _view(out, EagerArray)  # (read-only as its base)
                     return as_eager(out, (a, c))
