@@ -120,9 +120,9 @@ def binds(
     return decorate
 
 
-# The wrappers are written for speed: one closure cell each (copied on every call), the common
-# case (an EagerArray of plain data, outside tracing) tested first, one Python frame until the
-# ufunc (``*args`` would cost every eager op a tuple).
+# The wrappers are written for speed: few closure cells (each is copied on every call), the
+# common case (an EagerArray of plain data, outside tracing) tested first, one Python frame
+# until the ufunc (``*args`` would cost every eager op a tuple).
 
 
 def _unary(shortcut: UfuncShortcut) -> Callable[[Any], Any]:
