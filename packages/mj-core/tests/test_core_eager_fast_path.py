@@ -1,5 +1,6 @@
-"""The eager wrappers' fast path (``mj_core._trace.binds``): an EagerArray operand is read through
-its plain NumPy data, a Python scalar next to a float32 array through a cached float32 array.
+"""The eager wrappers' fast path (``binds``, :mod:`mj_core._eager.wrappers`): an EagerArray
+operand is read through its plain NumPy data, a Python scalar next to a float32 array through a
+cached float32 array.
 Each test checks values and dtypes that a wrong shortcut would change."""
 
 import math
@@ -10,7 +11,8 @@ import pytest
 
 import mj_core.numpy as mnp
 from mj_core import EagerArray, config, lax
-from mj_core._trace import _FLOAT32_SCALARS_LIMIT, _float32_scalars
+from mj_core._eager.scalars import _FLOAT32_SCALARS_LIMIT
+from mj_core._eager.scalars import float32_scalars as _float32_scalars
 
 F32 = np.dtype(np.float32)
 

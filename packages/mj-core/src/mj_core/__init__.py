@@ -27,6 +27,7 @@ from mj_core._avals import pytype_aval_mappings as pytype_aval_mappings
 from mj_core._avals import raise_to_shaped as raise_to_shaped
 from mj_core._avals import register_array_type as register_array_type
 from mj_core._config import config as config
+from mj_core._eager import eval_primitive as eval_primitive
 from mj_core._eager_array import EagerArray as EagerArray
 from mj_core._primitive import Primitive as Primitive
 from mj_core._primitive import RuleTable as RuleTable
@@ -39,7 +40,6 @@ from mj_core._trace import Tracer as Tracer
 from mj_core._trace import bind as bind
 from mj_core._trace import bind1 as bind1
 from mj_core._trace import current_trace_stack as current_trace_stack
-from mj_core._trace import eval_primitive as eval_primitive
 from mj_core._trace import find_top_trace as find_top_trace
 from mj_core._trace import full_lower as full_lower
 from mj_core._trace import full_raise as full_raise

@@ -4,13 +4,14 @@ A higher layer's array type can own the eager evaluation of every primitive appl
 mj-xla's arrays sharded over several devices run each operation as a compiled SPMD program
 so the result stays sharded, as JAX's ``apply_primitive`` does. Such a type registers an
 :data:`eager_handlers` entry, keyed by the type itself. The eager path decides by the
-operands' types, never by who calls it: :func:`~mj_core._trace.eval_primitive` offers the
-whole operation to the handler of the first operand whose type has one, before any impl rule
-runs, and the elementwise wrappers' NumPy shortcut (:func:`~mj_core._trace.binds`) leaves
-such operands to it. A handler returns the outputs, or ``NotImplemented`` to leave the
-primitive to its impl rule (a higher layer's ``pmap`` or ``cond``, whose impl rules take
-device arrays and bind the primitives inside). While no handler is registered this costs one
-test of an empty dict; after that, one ``type(a) in eager_handlers`` per operand.
+operands' types, never by who calls it: :func:`~mj_core._eager.evaluate.eval_primitive`
+offers the whole operation to the handler of the first operand whose type has one, before any
+impl rule runs, and the elementwise wrappers' NumPy shortcut
+(:func:`~mj_core._eager.wrappers.binds`) leaves such operands to it. A handler returns the
+outputs, or ``NotImplemented`` to leave the primitive to its impl rule (a higher layer's
+``pmap`` or ``cond``, whose impl rules take device arrays and bind the primitives inside).
+While no handler is registered this costs one test of an empty dict; after that, one
+``type(a) in eager_handlers`` per operand.
 """
 
 from __future__ import annotations

@@ -3,10 +3,10 @@ are checked.
 
 JAX runs each eager operation as a small compiled function and, with ``jax_debug_nans`` (or
 ``jax_debug_infs``) on, checks its outputs; mj evaluates eagerly with NumPy, so
-:func:`~mj_core._trace.eval_primitive` checks the outputs of each impl rule instead (the ufunc
-shortcuts are suspended meanwhile, see :class:`~mj_core._primitive.ImplRules`). As in JAX, any
-NaN in an output raises, whether or not an operand held one already (an infinity likewise);
-jit-compiled functions are checked by mj-xla.
+:func:`~mj_core._eager.evaluate.eval_primitive` checks the outputs of each impl rule instead
+(the ufunc shortcuts are suspended meanwhile, see :class:`~mj_core._primitive.ImplRules`). As in
+JAX, any NaN in an output raises, whether or not an operand held one already (an infinity
+likewise); jit-compiled functions are checked by mj-xla.
 """
 
 from __future__ import annotations

@@ -80,7 +80,7 @@ class UfuncShortcut:
     rule's computation returning the output itself, or ``None`` while another impl rule is
     registered."""
 
-    __slots__ = ("inexact_only", "keeps_dtype", "primitive", "ufunc")
+    __slots__ = ("inexact_only", "keeps_dtype", "kinds", "primitive", "ufunc")
 
     def __init__(self, primitive: Primitive) -> None:
         self.primitive = primitive
@@ -89,6 +89,9 @@ class UfuncShortcut:
         # computes ``sin(int8)`` in float16, JAX in float32).
         self.inexact_only = False
         self.keeps_dtype = False  # the output has the (common) dtype of the operands
+        # The dtype kinds its typing rule accepts, which the impl rule checks where it converts
+        # a Python scalar operand (the shortcut must not accept one it refuses).
+        self.kinds = "biufc"
 
 
 class ImplRules(RuleTable):
@@ -97,9 +100,9 @@ class ImplRules(RuleTable):
     A primitive whose impl rule only applies a ufunc-like function to its operands (the
     elementwise family's) is registered with :meth:`register_ufunc`; that function, which
     returns the output itself rather than a one-element list, is its :meth:`shortcut`, and the
-    lax wrappers made by :func:`mj_core._trace.binds` call it directly (eager NumPy-style code
-    runs these operations most). Registering another impl rule for the primitive clears its
-    shortcut, so the new rule is what eager evaluation runs.
+    lax wrappers made by :func:`mj_core._eager.wrappers.binds` call it directly (eager
+    NumPy-style code runs these operations most). Registering another impl rule for the
+    primitive clears its shortcut, so the new rule is what eager evaluation runs.
     """
 
     def __init__(self) -> None:
@@ -141,6 +144,7 @@ class ImplRules(RuleTable):
         *,
         inexact: bool = False,
         keeps_dtype: bool = False,
+        kinds: str = "biufc",
     ) -> None:
         """Make ``ufunc`` (``nin`` operands, returning the single output) ``prim``'s impl rule
         and its shortcut.
@@ -193,6 +197,7 @@ class ImplRules(RuleTable):
         self[prim] = rule
         self.shortcut(prim).inexact_only = inexact
         self.shortcut(prim).keeps_dtype = keeps_dtype
+        self.shortcut(prim).kinds = kinds
         if _shortcuts_apply():
             self.shortcut(prim).ufunc = ufunc
         else:
@@ -200,10 +205,10 @@ class ImplRules(RuleTable):
 
 
 def _shortcuts_apply() -> bool:
-    """The shortcuts skip what :func:`~mj_core._trace.eval_primitive` checks: rank promotion
-    and ``debug_nans``/``debug_infs``, and NumPy's promotion where it agrees with JAX's standard
-    lattice; while a check is on or the lattice is the strict one, eager operations take the
-    impl rules."""
+    """The shortcuts skip what :func:`~mj_core._eager.evaluate.eval_primitive` checks: rank
+    promotion and ``debug_nans``/``debug_infs``, and NumPy's promotion where it agrees with JAX's
+    standard lattice; while a check is on or the lattice is the strict one, eager operations
+    take the impl rules."""
     return (
         config.numpy_rank_promotion == "allow"
         and config.numpy_dtype_promotion == "standard"

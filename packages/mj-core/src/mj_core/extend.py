@@ -31,6 +31,7 @@ from mj_core._config import MATMUL_PRECISIONS as MATMUL_PRECISIONS
 from mj_core._config import config as config
 from mj_core._config import on_change as on_change
 from mj_core._config import on_x64_change as on_x64_change
+from mj_core._eager import eval_primitive as eval_primitive
 from mj_core._eager_array import EagerArray as EagerArray
 from mj_core._eager_array import borrowed_data as borrowed_data
 from mj_core._eager_array import dlpack_export as dlpack_export
@@ -61,7 +62,6 @@ from mj_core._trace import Tracer as Tracer
 from mj_core._trace import bind as bind
 from mj_core._trace import bind1 as bind1
 from mj_core._trace import current_trace_stack as current_trace_stack
-from mj_core._trace import eval_primitive as eval_primitive
 from mj_core._trace import find_top_trace as find_top_trace
 from mj_core._trace import full_lower as full_lower
 from mj_core._trace import full_raise as full_raise

@@ -9,9 +9,10 @@ from typing import Any
 import numpy as np
 
 from mj_core._avals import get_aval
+from mj_core._eager.scalars import INT32_BOUNDS
 from mj_core._eager_array import EagerArray, WeakEagerArray
 from mj_core._shapes import shape_of as shape_of
-from mj_core._trace import INT32_BOUNDS, Tracer, bind1
+from mj_core._trace import Tracer, bind1
 from mj_core._typing import Array
 from mj_core.dtypes import _NARROW, check_user_dtype, default_dtype_for_pytype, result_type
 from mj_core.prims.conversions import convert_element_type_p

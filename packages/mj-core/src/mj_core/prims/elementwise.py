@@ -9,7 +9,8 @@ primitives with the same :func:`define_elementwise`.
 
 Most impl rules only apply a NumPy ufunc: it is registered as the primitive's eager shortcut
 (``impl_rules.register_ufunc``), which the one-line lax wrappers made by
-:func:`mj_core._trace.binds` call directly. ``__all__`` is the family's primitives and lax API.
+:func:`mj_core._eager.wrappers.binds` call directly. ``__all__`` is the family's primitives and
+lax API.
 The module is over 600 lines because the family is 50 primitives, each with a lax wrapper of
 its own (most of them a signature and a docstring); the special family's numerics, the only
 bulky code, are in :mod:`mj_core.prims._special_math`.
@@ -311,7 +312,9 @@ def define_elementwise(
     inexact = out_dtype is to_inexact_dtype
     typed = _operands_rule(prim) if nin != 1 or inexact else None
     keeps = out_dtype is _same
-    impl_rules.register_ufunc(prim, nin, impl, typed, inexact=inexact, keeps_dtype=keeps)
+    impl_rules.register_ufunc(
+        prim, nin, impl, typed, inexact=inexact, keeps_dtype=keeps, kinds=kinds
+    )
     return prim
 
 

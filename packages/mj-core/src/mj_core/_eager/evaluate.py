@@ -1,0 +1,113 @@
+r"""``eval_primitive``: apply a primitive's impl rule to concrete operands now.
+
+The one eager path: :func:`~mj_core._trace.bind` calls it when no transformation is active on
+this thread (and the eval trace for constants under one), the elementwise wrappers
+(:mod:`mj_core._eager.wrappers`) when their ufunc shortcut does not apply. Eager operations
+emit no NumPy floating-point warnings (``log(0)``, ``0 / 0``), as JAX emits none: a warnings
+filter ignores the ``RuntimeWarning``\ s raised from mj's own modules (free until a warning
+happens; the user's NumPy calls keep theirs), and where the user turned warnings or
+floating-point errors into exceptions, the computation runs again under
+``np.errstate(all="ignore")`` (:func:`compute_failed`).
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from mj_core._avals import get_aval
+from mj_core._config import config
+from mj_core._eager.results import as_eager, weak_outputs
+from mj_core._eager_array import EagerArray, WeakEagerArray, canonical_operands, eager_results
+from mj_core._eager_dispatch import eager_handlers
+from mj_core._eager_nans import check_special
+from mj_core._primitive import Primitive, impl_rules
+from mj_core.errors import MJError, ShapeDtypeError, user_line_suffix
+
+__all__ = ["compute_failed", "eval_primitive", "impl_error"]
+
+_ndarray = np.ndarray
+
+#: NumPy attributes a ufunc's warning to the Python frame calling it: one of mj's modules here.
+#: (A ``warnings.catch_warnings()`` block active at mj's first import drops it on exit.)
+warnings.filterwarnings(
+    "ignore", category=RuntimeWarning, module=r"mj(_core|_ir|_autodiff|_batch|_control|_xla)?(\.|$)"
+)
+
+
+def impl_error(primitive: Primitive, args: Sequence[Any], err: Exception) -> ShapeDtypeError:
+    """The error of an impl rule (or ufunc shortcut) that refused ``args`` with ``err``."""
+    try:
+        shapes = ", ".join(get_aval(a).str_short() for a in args)
+    except TypeError:
+        shapes = ", ".join(type(a).__name__ for a in args)
+    where = user_line_suffix()
+    return ShapeDtypeError(f"{primitive.name}: invalid operands ({shapes}){where}: {err}")
+
+
+def compute_failed(
+    primitive: Primitive, compute: Callable[..., Any], args: Sequence[Any], err: Exception
+) -> Any:
+    """What ``compute(*args)`` (``primitive``'s impl rule or ufunc) raising ``err`` means: a
+    ``ShapeDtypeError`` naming the primitive and the operands for a ``ValueError`` or
+    ``TypeError``; for a floating-point warning the user made an error (JAX raises none), the
+    value computed again with NumPy's floating-point errors ignored; anything else as it is."""
+    if isinstance(err, MJError):
+        raise err
+    if isinstance(err, ValueError | TypeError):
+        raise impl_error(primitive, args, err) from err
+    if isinstance(err, RuntimeWarning | FloatingPointError):
+        with np.errstate(all="ignore"):
+            return compute(*args)
+    raise err
+
+
+def eval_primitive(primitive: Primitive, args: Sequence[Any], params: dict[str, Any]) -> list[Any]:
+    """Apply ``primitive``'s impl rule to concrete ``args`` now, whatever traces are active.
+
+    Outputs are viewed as :class:`~mj_core._eager_array.EagerArray` (:func:`as_eager`); an
+    invalid operand raises a ``ShapeDtypeError`` naming the primitive, the operands and the
+    user's line. An operand whose type computes primitives itself (mj-xla's sharded arrays) is
+    offered the whole operation first (:data:`~mj_core._eager_dispatch.eager_handlers`). Host
+    operands enter canonicalized (:func:`~mj_core._eager_array.canonical_operands`), as under
+    ``jit``."""
+    if eager_handlers:
+        for a in args:
+            if type(a) in eager_handlers:
+                handled = eager_handlers[type(a)](primitive, args, params)
+                if handled is not NotImplemented:  # (declined: the impl rule evaluates it)
+                    return handled
+                break
+    args = canonical_operands(args)
+    rule = impl_rules[primitive]
+    try:
+        outs = rule(*args, **params)
+    except Exception as err:
+        outs = compute_failed(primitive, lambda *a: rule(*a, **params), args, err)
+    if config.debug_nans or config.debug_infs:
+        check_special(primitive, outs)
+    weak = False  # weak operands and no strong ones but bools (rare): JAX's weak outputs
+    for a in args:
+        t = type(a)
+        if t is EagerArray or t is _ndarray:  # the common case: a strong array
+            if a.dtype.kind != "b":  # (a bool one may select between weak values)
+                break
+        elif t in _WEAK_OPERANDS:
+            weak = True
+        elif t is not bool:
+            break
+    else:
+        if weak:
+            return weak_outputs(primitive, args, params, outs)
+    if params and params.get("weak_type") is True:  # convert_element_type to a weak type
+        return weak_outputs(primitive, args, params, outs)
+    if len(outs) == 1:
+        return [as_eager(outs[0], args)]
+    return eager_results(outs, args)
+
+
+#: The types of weakly typed eager operands: Python scalars (not bools) and weak arrays.
+_WEAK_OPERANDS = frozenset({int, float, complex, WeakEagerArray})

@@ -1,0 +1,241 @@
+"""``binds``: the wrappers of the elementwise primitives, with their NumPy ufunc shortcut.
+
+Eager NumPy-style code runs these operations most, so a wrapper (``lax.sin``, ``mnp.add``)
+first tries the primitive's ufunc shortcut (``impl_rules.shortcut(primitive)``: the impl
+rule's computation returning the output itself) and makes the result an
+:class:`~mj_core._eager_array.EagerArray` (:func:`~mj_core._eager.results.as_eager`), in one
+Python call. Whether the shortcut applies is decided from the operands' types before anything
+is computed, and only where the impl rule would apply the ufunc to the same operands and
+:func:`~mj_core._eager.evaluate.eval_primitive` would return its output as it is:
+
+* an mj array of plain data (given to the ufunc as its NumPy data, see below), a host NumPy
+  array or NumPy scalar (canonicalized first: float64 becomes float32 without x64), or a
+  Python scalar, outside any transformation;
+* one operand: any dtype, or a float or complex one for a float-valued primitive (``sin`` of
+  an integer is float32 in JAX, float16 or float64 in NumPy);
+* two operands: arrays of one dtype, or an array and a Python scalar of a kind that fits into
+  it (JAX's weak typing, NEP 50's too; an int in range) and that the primitive accepts, float or
+  complex for a float-valued primitive.
+
+Everything else (tracing, mixed dtypes, weak arrays, array types with an eager handler, a
+primitive whose shortcut was cleared because another impl rule was registered or a check is
+on) takes the general path: ``bind1`` or, given ``numpy`` (the NumPy-level wrappers:
+``mnp.add``), ``numpy(x, y)``, which promotes on JAX's lattice before binding: lax never
+promotes. A ufunc that raises is reported as the impl rule's failure would be
+(:func:`~mj_core._eager.evaluate.compute_failed`), never run again on the general path.
+
+The NumPy data of an EagerArray operand: an EagerArray made by ``as_eager`` views a plain
+array of the same layout, its ``base`` (NumPy stops collapsing a view's base at a change of
+type). A ufunc given that array instead of the EagerArray skips NumPy's checks of a subclass
+operand (``__array_ufunc__``, ``__array_wrap__``, ``__array_priority__``), ~140 ns per operand.
+Views NumPy makes of an EagerArray (``x.T``) have an EagerArray base, and an EagerArray owning
+its data none: those are passed as they are. Next to a float32 array a Python scalar is given
+as a cached float32 array (:data:`~mj_core._eager.scalars.float32_scalars`): NumPy's own
+conversion is slower.
+
+The wrappers call ``bind1`` and read the trace state, which live in the layer above
+(:mod:`mj_core._trace`): it passes them in (:func:`connect`) and exports ``binds``.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any, Protocol, TypeVar
+
+import numpy as np
+
+from mj_core._eager.evaluate import compute_failed
+from mj_core._eager.results import as_eager
+from mj_core._eager.scalars import LAX_SCALAR_FITS as _LAX_SCALAR_FITS
+from mj_core._eager.scalars import SCALAR_FITS as _SCALAR_FITS
+from mj_core._eager.scalars import fits, float32_operand, float32_scalars
+from mj_core._eager_array import EagerArray, canonical_operand
+from mj_core._primitive import Primitive, UfuncShortcut, impl_rules
+
+__all__ = ["EagerState", "TransformationCount", "binds", "connect"]
+
+_Operation = TypeVar("_Operation", bound=Callable[..., Any])
+_ndarray = np.ndarray
+_generic = np.generic
+_view = np.ndarray.view
+# positional (its stub says keyword-only): a keyword argument costs each eager op ~100 ns
+_setflags: Callable[[np.ndarray[Any, Any], bool], None] = np.ndarray.setflags  # type: ignore[assignment]
+_float32 = np.dtype(np.float32)  # the common eager dtype: its outputs are float32 or bool
+_float32_scalar = float32_scalars.get  # (an imported dict's method: no LOAD_METHOD in 3.11)
+
+# A shortcut's output is a new array (never an operand's memory: no copy to make), or a NumPy
+# scalar for 0-d operands. The wrappers make an array of a 32-bit-or-narrower dtype an
+# EagerArray themselves, as_eager's common case without its checks: its call would cost the
+# cheapest eager op ~10%; as_eager does the rest (64-bit dtypes to narrow, scalars).
+
+
+class EagerState(Protocol):
+    """This thread's trace state: ``eager`` while no transformation is active on it."""
+
+    eager: bool
+
+
+class TransformationCount(Protocol):
+    """The number of transformations active on any thread: while it is zero, the wrappers
+    skip even the thread-local read."""
+
+    count: int
+
+
+# The trace layer's ``bind1``, thread state and count of active transformations, given to
+# connect. Module globals, not closure cells: a wrapper's cells are copied on every call.
+_bind1: Callable[..., Any]
+_state: EagerState
+_active: TransformationCount
+
+
+def connect(bind1: Callable[..., Any], state: EagerState, active: TransformationCount) -> None:
+    """Give the wrappers the trace layer's ``bind1``, thread state and count of active
+    transformations (:mod:`mj_core._trace` calls this once, at its import)."""
+    global _bind1, _state, _active
+    _bind1, _state, _active = bind1, state, active
+
+
+def binds(
+    primitive: Primitive, numpy: Callable[[Any, Any], Any] | None = None
+) -> Callable[[_Operation], _Operation]:
+    """Decorator for the wrapper of an elementwise primitive of one or two operands and no
+    params: the decorated function (its signature and docstring) becomes
+    ``bind1(primitive, ...)``, or for two operands ``numpy(x, y)`` where given, with the ufunc
+    shortcut first (see :mod:`mj_core._eager.wrappers`)."""
+    shortcut = impl_rules.shortcut(primitive)
+
+    def decorate(signature: _Operation) -> _Operation:
+        nin = signature.__code__.co_argcount
+        op: Callable[..., Any]
+        if nin == 1:
+            op = _unary(shortcut)
+        elif nin == 2:
+            op = _binary(shortcut, numpy)
+        else:
+            raise TypeError(f"binds({primitive.name}): one or two operands, got {nin}")
+        return functools.update_wrapper(op, signature)  # type: ignore[return-value]
+
+    return decorate
+
+
+# The wrappers are written for speed: few closure cells (each is copied on every call), the
+# common case (an EagerArray of plain data, outside tracing) tested first, one Python frame
+# until the ufunc (``*args`` would cost every eager op a tuple).
+
+
+def _unary(shortcut: UfuncShortcut) -> Callable[[Any], Any]:
+    def op(x: Any) -> Any:
+        if not _active.count or _state.eager:
+            ufunc = shortcut.ufunc
+            if ufunc is not None:
+                if type(x) is EagerArray:
+                    a = x.base
+                    if type(a) is not _ndarray:
+                        a = x
+                elif type(x) is _ndarray:
+                    a = canonical_operand(x)  # float64 host data: float32 first
+                else:
+                    return _bind1(shortcut.primitive, x)
+                dt = a.dtype
+                # a float-valued primitive (sin) of integers: float32 in JAX, not in NumPy
+                if dt is _float32 or not shortcut.inexact_only or dt.kind in "fc":
+                    try:
+                        out = ufunc(a)
+                    except Exception as err:
+                        out = compute_failed(shortcut.primitive, ufunc, (a,), err)
+                    if type(out) is _ndarray and (dt is _float32 or out.itemsize < 8):
+                        _setflags(out, False)  # as_eager's common case (see above)
+                        return _view(out, EagerArray)  # (read-only as its base)
+                    return as_eager(out, (a,))
+        return _bind1(shortcut.primitive, x)
+
+    return op
+
+
+def _binary(
+    shortcut: UfuncShortcut, numpy: Callable[[Any, Any], Any] | None
+) -> Callable[[Any, Any], Any]:
+    general = numpy if numpy is not None else functools.partial(_bind1, shortcut.primitive)
+    # A Python bool next to a number: promoted by the NumPy-level functions, refused by lax's
+    scalar_fits = _SCALAR_FITS if numpy is not None else _LAX_SCALAR_FITS
+    # Whether it takes a float32 array and a Python scalar (not bitwise_and: its typing rule
+    # refuses floats, and so does its impl rule for a scalar operand). The kinds are fixed when
+    # the primitive is defined, before its wrapper.
+    floats = "f" in shortcut.kinds
+
+    def op(x: Any, y: Any) -> Any:
+        if not _active.count or _state.eager:
+            ufunc = shortcut.ufunc
+            if ufunc is not None:
+                dx: Any  # np.dtype, None for a Python scalar
+                if type(x) is EagerArray:
+                    a = x.base
+                    if type(a) is not _ndarray:
+                        a = x
+                    dx = a.dtype
+                elif type(x) is float or type(x) in _SCALAR_FITS:
+                    a = x
+                    dx = None
+                elif type(x) is _ndarray or isinstance(x, _generic):
+                    a = canonical_operand(x)  # float64 host data: float32 first
+                    dx = a.dtype
+                else:
+                    return general(x, y)
+                t = type(y)
+                dy: Any
+                if t is EagerArray:
+                    c = y.base
+                    if type(c) is not _ndarray:
+                        c = y
+                    dy = c.dtype
+                elif t is float or t in _SCALAR_FITS:
+                    c = y
+                    dy = None
+                elif t is _ndarray or isinstance(y, _generic):
+                    c = canonical_operand(y)
+                    dy = c.dtype
+                else:
+                    return general(x, y)
+                if dx is dy:  # two arrays of one dtype
+                    if dx is None:  # two Python scalars: a weak result
+                        return general(x, y)
+                elif dy is None:  # an array and a Python scalar, of a kind that fits it
+                    if dx is _float32 and floats and (t is float or t is int):
+                        c = _float32_scalar(y)
+                        if c is None:
+                            c = float32_operand(y)
+                    elif (
+                        dx.kind not in scalar_fits[t]
+                        or dx.kind not in shortcut.kinds
+                        or (t is int and not fits(dx, y))
+                    ):
+                        return general(x, y)
+                elif dx is None:
+                    t = type(x)
+                    if dy is _float32 and floats and (t is float or t is int):
+                        a = _float32_scalar(x)
+                        if a is None:
+                            a = float32_operand(x)
+                    elif (
+                        dy.kind not in scalar_fits[t]
+                        or dy.kind not in shortcut.kinds
+                        or (t is int and not fits(dy, x))
+                    ):
+                        return general(x, y)
+                    dx = dy  # (the dtype computed in)
+                else:  # mixed dtypes: promoted by the general path
+                    return general(x, y)
+                if dx is _float32 or not shortcut.inexact_only or dx.kind in "fc":
+                    try:
+                        out = ufunc(a, c)
+                    except Exception as err:
+                        out = compute_failed(shortcut.primitive, ufunc, (a, c), err)
+                    if type(out) is _ndarray and (dx is _float32 or out.itemsize < 8):
+                        _setflags(out, False)  # as_eager's common case (see above)
+                        return _view(out, EagerArray)  # (read-only as its base)
+                    return as_eager(out, (a, c))
+        return general(x, y)
+
+    return op
