@@ -62,6 +62,11 @@ class Primitive:
             return _BINDERS[0](self, *args, **params)
         return _BINDERS[1](self, *args, **params)
 
+    def get_bind_params(self, params: dict[str, Any]) -> dict[str, Any]:
+        """JAX's params for re-binding an equation of this primitive (what
+        ``jax.core.eval_jaxpr`` passes to ``bind``): mj's params already are."""
+        return params
+
     def def_impl(self, impl: Callable[..., Any]) -> Callable[..., Any]:
         """Register ``impl(*args, **params)`` (returning the output, or a sequence of outputs
         when ``multiple_results``, as in JAX) as the primitive's eager evaluation rule."""
