@@ -94,12 +94,17 @@ def test_page_examine_jaxpr():
         return x + 1
 
     jaxpr = mj.make_jaxpr(foo)(5).jaxpr
-    assert len(jaxpr.invars) == 1 and jaxpr.constvars == []
+    assert len(jaxpr.invars) == 1
+    assert jaxpr.constvars == []
     (eqn,) = jaxpr.eqns
-    assert eqn.primitive.name == "add" and eqn.invars[0] is jaxpr.invars[0]
-    assert type(eqn.invars[1]) is mj.extend.core.Literal and eqn.invars[1].val == 1
-    assert jaxpr.outvars == eqn.outvars and eqn.params == {}
-    assert jaxpr.effects == set() and eqn.effects == set()
+    assert eqn.primitive.name == "add"
+    assert eqn.invars[0] is jaxpr.invars[0]
+    assert type(eqn.invars[1]) is mj.extend.core.Literal
+    assert eqn.invars[1].val == 1
+    assert jaxpr.outvars == eqn.outvars
+    assert eqn.params == {}
+    assert jaxpr.effects == set()
+    assert eqn.effects == set()
 
     c = np.arange(5.0)
 
@@ -111,7 +116,8 @@ def test_page_examine_jaxpr():
     assert [v.aval.shape for v in jaxpr.invars] == [(5, 10), (5,), (10,)]
     assert [v.aval.shape for v in jaxpr.constvars] == [(5,)]
     assert jaxpr.outvars[1] is jaxpr.invars[2]
-    assert closed.literals is closed.consts and len(closed.consts) == 1
+    assert closed.literals is closed.consts
+    assert len(closed.consts) == 1
     assert [a.shape for a in closed.in_avals] == [(5, 10), (5,), (10,)]
 
 
@@ -222,13 +228,9 @@ def test_user_loop_composes_with_grad_vmap_jit(name):
     def total(g):
         return lambda y: sum(jnp.sum(o) for o in _flat(g(y)))
 
-    np.testing.assert_allclose(
-        mj.grad(total(interpreted))(x), mj.grad(total(fun))(x), rtol=1e-5
-    )
+    np.testing.assert_allclose(mj.grad(total(interpreted))(x), mj.grad(total(fun))(x), rtol=1e-5)
     xs = np.stack([X, 2 * X])
-    for got, want in zip(
-        _flat(mj.vmap(interpreted)(xs)), _flat(mj.vmap(fun)(xs)), strict=True
-    ):
+    for got, want in zip(_flat(mj.vmap(interpreted)(xs)), _flat(mj.vmap(fun)(xs)), strict=True):
         np.testing.assert_allclose(got, want, rtol=1e-6)
     for got, want in zip(_flat(mj.jit(interpreted)(x)), _flat(fun(x)), strict=True):
         np.testing.assert_allclose(got, want, rtol=1e-6)
@@ -239,7 +241,8 @@ def test_invars_exclude_constants():
     x = np.array([0.1, 0.2, 0.3], np.float32)
     closed = mj.make_jaxpr(lambda x: jnp.sin(x) * c)(x)
     jaxpr = closed.jaxpr
-    assert len(jaxpr.invars) == 1 and len(jaxpr.constvars) == 1
+    assert len(jaxpr.invars) == 1
+    assert len(jaxpr.constvars) == 1
     assert jaxpr.in_binders == [*jaxpr.constvars, *jaxpr.invars]  # Autodidax's spelling
     assert jaxpr.outvars is jaxpr.outs
     np.testing.assert_array_equal(closed.consts[0], c)
@@ -278,7 +281,8 @@ def test_closed_jaxpr_variants_share_program_and_identity():
     jaxpr = closed.jaxpr
     as_args = mj.core.ClosedJaxpr(jaxpr, [])
     assert as_args.jaxpr is mj.core.ClosedJaxpr(jaxpr, []).jaxpr  # stable: caches keep hitting
-    assert as_args.jaxpr.constvars == [] and as_args.jaxpr.invars == jaxpr.in_binders
+    assert as_args.jaxpr.constvars == []
+    assert as_args.jaxpr.invars == jaxpr.in_binders
     assert as_args.jaxpr.eqns is jaxpr.eqns
     assert as_args.jaxpr.with_num_consts(1) is jaxpr
     np.testing.assert_array_equal(as_args(C, X)[0], closed(X)[0])
@@ -306,7 +310,8 @@ def test_primitive_bind_result_convention():
     (eqn,) = [e for e in closed.jaxpr.eqns if e.primitive.multiple_results]
     assert keys is None or eqn.primitive is keys
     outs = eqn.primitive.bind(X, -X, **eqn.params)
-    assert isinstance(outs, list) and len(outs) == 2
+    assert isinstance(outs, list)
+    assert len(outs) == 2
     order = np.argsort(X)
     np.testing.assert_array_equal(outs[0], X[order])
     np.testing.assert_array_equal(outs[1], -X[order])
@@ -334,7 +339,8 @@ def test_def_impl_and_def_abstract_eval_register_jax_style_rules():
     closed = mj.make_jaxpr(lambda x: multiply_add_p.bind(x, x, c))(a)
     (eqn,) = closed.jaxpr.eqns
     assert eqn.primitive is multiply_add_p
-    assert eqn.outvars[0].aval.shape == () and eqn.outvars[0].aval.dtype == np.float32
+    assert eqn.outvars[0].aval.shape == ()
+    assert eqn.outvars[0].aval.dtype == np.float32
     assert calls == ["impl", "abstract"]
     assert eval_jaxpr(closed.jaxpr, closed.consts, a)[0] == 14.0
 
@@ -343,10 +349,12 @@ def test_def_impl_and_def_abstract_eval_register_jax_style_rules():
     split_p.def_impl(lambda x: (x * 2, x + 1))
     split_p.def_abstract_eval(lambda xs: [xs, xs])
     outs = split_p.bind(X)
-    assert isinstance(outs, list) and len(outs) == 2
+    assert isinstance(outs, list)
+    assert len(outs) == 2
     np.testing.assert_allclose(outs[1], X + 1)
     closed = mj.make_jaxpr(lambda x: split_p.bind(x))(X)
-    assert len(closed.jaxpr.outvars) == 2 and closed.jaxpr.eqns[0].primitive is split_p
+    assert len(closed.jaxpr.outvars) == 2
+    assert closed.jaxpr.eqns[0].primitive is split_p
 
 
 # --- JAX's text form ----------------------------------------------------------------------------

@@ -25,7 +25,8 @@ def user_eval_jaxpr(core, jaxpr, consts, *args, bind_params=False):
     def read(v):
         return v.val if type(v) is core.Literal else env[v]
 
-    assert len(jaxpr.invars) == len(args) and len(jaxpr.constvars) == len(consts)
+    assert len(jaxpr.invars) == len(args)
+    assert len(jaxpr.constvars) == len(consts)
     for v, x in zip(jaxpr.invars, args, strict=True):
         env[v] = x
     for v, x in zip(jaxpr.constvars, consts, strict=True):
@@ -115,7 +116,8 @@ def test_user_interpreter_values_match_jax(x64, name, transform):
         assert len(got) == len(want)
         for g, w in zip(got, want, strict=True):
             g, w = np.asarray(g), np.asarray(w)
-            assert g.shape == w.shape and g.dtype == w.dtype, (g.dtype, w.dtype)
+            assert g.dtype == w.dtype
+            assert g.shape == w.shape
             np.testing.assert_allclose(g, w, rtol=2e-6 if g.dtype == np.float32 else 1e-12)
 
 
@@ -165,14 +167,14 @@ def test_seed004_inverse_under_jit_vmap_grad(x64):
 
 PRINTED = {
     "constants_literal_tuple": (
-        lambda ns: (lambda x, y: (ns.numpy.sin(x) * ns.numpy.asarray(X) + 2.0, y)),
+        lambda ns: lambda x, y: (ns.numpy.sin(x) * ns.numpy.asarray(X) + 2.0, y),
         (X, np.int32(3)),
     ),
     "one_equation": (lambda ns: ns.numpy.sin, (np.float32(1.0),)),
-    "no_equation": (lambda ns: (lambda x: x), (np.float32(1.0),)),
-    "literal_output": (lambda ns: (lambda x: 1.0), (np.float32(1.0),)),
+    "no_equation": (lambda ns: lambda x: x, (np.float32(1.0),)),
+    "literal_output": (lambda ns: lambda x: 1.0, (np.float32(1.0),)),
     "cond": (
-        lambda ns: (lambda p, x: ns.lax.cond(p, ns.numpy.sin, ns.numpy.cos, x)),
+        lambda ns: lambda p, x: ns.lax.cond(p, ns.numpy.sin, ns.numpy.cos, x),
         (True, np.float32(1.0)),
     ),
 }
@@ -184,4 +186,3 @@ def test_pretty_print_is_jax_text(x64, name):
     want = str(jax.make_jaxpr(program(jax))(*args))
     got = mj.make_jaxpr(program(mj))(*args).pretty_print()
     assert got == want
-

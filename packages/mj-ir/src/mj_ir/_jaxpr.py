@@ -652,9 +652,10 @@ def eval_jaxpr(jaxpr: Jaxpr | ClosedJaxpr, args: Sequence[Any]) -> list[Any]:
     return [unchanged(env[x] if type(x) is Var else x.val) for x in jaxpr.outs]  # type: ignore[union-attr]
 
 
-def eval_jaxpr_consts(jaxpr: Jaxpr, consts: Sequence[Any], *args: Any) -> list[Any]:
+def eval_jaxpr_consts(jaxpr: Jaxpr | ClosedJaxpr, consts: Sequence[Any], *args: Any) -> list[Any]:
     """JAX's ``jax.core.eval_jaxpr(jaxpr, consts, *args)``: evaluate ``jaxpr`` with ``consts``
-    bound to its ``constvars`` and ``args`` to its ``invars``; returns the list of outputs."""
+    bound to its ``constvars`` and ``args`` to its ``invars``; returns the list of outputs.
+    (A ``ClosedJaxpr`` is refused with the call to make instead, as JAX's would fail.)"""
     if isinstance(jaxpr, ClosedJaxpr):
         raise TypeError(
             "eval_jaxpr(jaxpr, consts, *args) takes a Jaxpr: for a ClosedJaxpr `closed`, call "
