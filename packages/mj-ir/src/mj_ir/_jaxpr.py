@@ -200,6 +200,19 @@ class JaxprEqn(NamedTuple):
         callbacks are ordered by their operands)."""
         return _NO_EFFECTS
 
+    def replace(self, **changes: Any) -> JaxprEqn:
+        """JAX's ``eqn.replace(primitive=, invars=, outvars=, params=)``: a new equation
+        (JAX's ``effects``, ``source_info`` and ``ctx`` are accepted and ignored)."""
+        for ignored in ("effects", "source_info", "ctx"):
+            changes.pop(ignored, None)
+        primitive = changes.pop("primitive", self.primitive)
+        inputs = list(changes.pop("invars", self.inputs))
+        params = changes.pop("params", self.params)
+        out_binders = list(changes.pop("outvars", self.out_binders))
+        if changes:
+            raise TypeError(f"JaxprEqn.replace: unexpected fields {sorted(changes)}")
+        return JaxprEqn(primitive, inputs, params, out_binders)
+
     def __str__(self) -> str:
         return str(pp_eqn(Names(), self))
 
@@ -298,12 +311,26 @@ class Jaxpr:
 
     @property
     def in_avals(self) -> list[ShapedArray]:
-        """The types of all of :attr:`in_binders` (constants included)."""
-        return [v.aval for v in self.in_binders]
+        """The argument types (JAX's: of :attr:`invars`; every binder's when the jaxpr has no
+        constvars, as the jaxprs mj's passes build)."""
+        return [v.aval for v in self.invars]
 
     @property
     def out_avals(self) -> list[ShapedArray]:
         return [x.aval for x in self.outs]
+
+    def replace(self, **changes: Any) -> Jaxpr:
+        """JAX's ``jaxpr.replace(constvars=, invars=, outvars=, eqns=)``: a new jaxpr (JAX's
+        ``effects`` and ``debug_info`` are accepted and ignored)."""
+        constvars = list(changes.pop("constvars", self.constvars))
+        invars = list(changes.pop("invars", self.invars))
+        outvars = list(changes.pop("outvars", self.outs))
+        eqns = list(changes.pop("eqns", self.eqns))
+        for ignored in ("effects", "debug_info"):
+            changes.pop(ignored, None)
+        if changes:
+            raise TypeError(f"Jaxpr.replace: unexpected fields {sorted(changes)}")
+        return Jaxpr([*constvars, *invars], eqns, outvars, num_consts=len(constvars))
 
     def pretty_print(self, **kwargs: Any) -> str:
         """The jaxpr in JAX's text form (``{ lambda a:f32[3]; b:f32[]. let ... in (c,) }``);
@@ -362,6 +389,34 @@ class ClosedJaxpr:
     def literals(self) -> list[Any]:
         """JAX's name for :attr:`consts`."""
         return self.consts
+
+    @property
+    def constvars(self) -> list[Var]:
+        return self.jaxpr.constvars
+
+    @property
+    def invars(self) -> list[Var]:
+        return self.jaxpr.invars
+
+    @property
+    def outvars(self) -> list[Atom]:
+        return self.jaxpr.outs
+
+    @property
+    def effects(self) -> frozenset[Any]:
+        return _NO_EFFECTS
+
+    def replace(self, **changes: Any) -> ClosedJaxpr:
+        """JAX's ``closed.replace(jaxpr=, consts=)``."""
+        jaxpr = changes.pop("jaxpr", self.jaxpr)
+        consts = changes.pop("consts", self.consts)
+        if changes:
+            raise TypeError(f"ClosedJaxpr.replace: unexpected fields {sorted(changes)}")
+        return ClosedJaxpr(jaxpr, consts)
+
+    def map_jaxpr(self, f: Callable[[Jaxpr], Jaxpr]) -> ClosedJaxpr:
+        """JAX's ``closed.map_jaxpr(f)``: ``f`` applied to the jaxpr, the constants kept."""
+        return ClosedJaxpr(f(self.jaxpr), self.consts)
 
     def __call__(self, *args: Any) -> list[Any]:
         return eval_jaxpr(self.jaxpr, [*self.consts, *args])
