@@ -8,6 +8,9 @@ jaxprs with constants, literals, multiple results, control flow and custom deriv
 compared with mj's own ``eval_jaxpr`` and with the functions themselves.
 """
 
+import contextlib
+import io
+import sys
 from functools import wraps
 
 import numpy as np
@@ -16,7 +19,7 @@ import pytest
 import mj
 import mj.extend.core
 import mj.numpy as jnp
-from mj import lax
+from mj import core, lax
 from mj.core import ShapedArray
 
 
@@ -25,14 +28,14 @@ def safe_map(f, *xs):
     return list(map(f, *xs))
 
 
-# --- the page, as JAX 0.10.2 runs it ------------------------------------------------------------
+# --- the page, as JAX 0.10.2 runs it (``from jax import core``; ``safe_map`` is jax._src's) ------
 
 
 def eval_jaxpr(jaxpr, consts, *args):
     env = {}
 
     def read(var):
-        if type(var) is mj.extend.core.Literal:
+        if type(var) is core.Literal:
             return var.val
         return env[var]
 
@@ -67,7 +70,7 @@ def inverse_jaxpr(jaxpr, consts, *args):
     env = {}
 
     def read(var):
-        if type(var) is mj.extend.core.Literal:
+        if type(var) is core.Literal:
             return var.val
         return env[var]
 
@@ -408,3 +411,145 @@ def test_jaxpr_in_avals_are_the_arguments_as_in_jax():
     assert [a.shape for a in closed.jaxpr.in_avals] == [(2, 3)]
     assert closed.jaxpr.in_avals == closed.in_avals
     assert [v.aval.shape for v in closed.jaxpr.in_binders] == [(3,), (2, 3)]
+
+
+# --- the page verbatim, with ``jax`` resolved to mj by a name-only shim -------------------------
+
+SHIM = """
+import sys, types
+import mj, mj.numpy, mj.lax, mj.random, mj.core, mj.extend, mj.extend.core
+util = types.ModuleType("jax._src.util")
+util.safe_map = lambda f, *xs: [f(*args) for args in zip(*xs, strict=True)]
+src = types.ModuleType("jax._src")
+src.util = util
+for name, module in {"jax": mj, "jax.numpy": mj.numpy, "jax.lax": mj.lax,
+                     "jax.random": mj.random, "jax.core": mj.core, "jax.extend": mj.extend,
+                     "jax.extend.core": mj.extend.core, "jax._src": src,
+                     "jax._src.util": util}.items():
+    sys.modules[name] = module
+"""
+
+# The page's cells from ``examine_jaxpr`` on (the cell before, timing ``jit`` on a 5000x5000
+# random matrix, is left out), as the current JAX documentation has them.
+PAGE = """
+import numpy as np
+import jax
+import jax.numpy as jnp
+from jax import jit, grad, vmap
+from jax import random
+
+def examine_jaxpr(closed_jaxpr):
+  jaxpr = closed_jaxpr.jaxpr
+  print("invars:", jaxpr.invars)
+  print("outvars:", jaxpr.outvars)
+  print("constvars:", jaxpr.constvars)
+  for eqn in jaxpr.eqns:
+    print("equation:", eqn.invars, eqn.primitive, eqn.outvars, eqn.params)
+  print()
+  print("jaxpr:", jaxpr)
+
+def foo(x):
+  return x + 1
+examine_jaxpr(jax.make_jaxpr(foo)(5))
+
+def bar(w, b, x):
+  return jnp.dot(w, x) + b + jnp.ones(5), x
+examine_jaxpr(jax.make_jaxpr(bar)(jnp.ones((5, 10)), jnp.ones(5), jnp.ones(10)))
+
+import numpy as np
+from functools import wraps
+
+from jax import core
+from jax import lax
+from jax._src.util import safe_map
+
+def f(x):
+  return jnp.exp(jnp.tanh(x))
+
+closed_jaxpr = jax.make_jaxpr(f)(jnp.ones(5))
+print(closed_jaxpr.jaxpr)
+print(closed_jaxpr.literals)
+
+def eval_jaxpr(jaxpr, consts, *args):
+  env = {}
+  def read(var):
+    if type(var) is core.Literal:
+      return var.val
+    return env[var]
+  def write(var, val):
+    env[var] = val
+  safe_map(write, jaxpr.invars, args)
+  safe_map(write, jaxpr.constvars, consts)
+  for eqn in jaxpr.eqns:
+    invals = safe_map(read, eqn.invars)
+    outvals = eqn.primitive.bind(*invals, **eqn.params)
+    if not eqn.primitive.multiple_results:
+      outvals = [outvals]
+    safe_map(write, eqn.outvars, outvals)
+  return safe_map(read, jaxpr.outvars)
+
+closed_jaxpr = jax.make_jaxpr(f)(jnp.ones(5))
+EVALUATED = eval_jaxpr(closed_jaxpr.jaxpr, closed_jaxpr.literals, jnp.ones(5))
+
+inverse_registry = {}
+inverse_registry[lax.exp_p] = jnp.log
+inverse_registry[lax.tanh_p] = jnp.arctanh
+
+def inverse(fun):
+  @wraps(fun)
+  def wrapped(*args, **kwargs):
+    closed_jaxpr = jax.make_jaxpr(fun)(*args, **kwargs)
+    out = inverse_jaxpr(closed_jaxpr.jaxpr, closed_jaxpr.literals, *args)
+    return out[0]
+  return wrapped
+
+def inverse_jaxpr(jaxpr, consts, *args):
+  env = {}
+  def read(var):
+    if type(var) is core.Literal:
+      return var.val
+    return env[var]
+  def write(var, val):
+    env[var] = val
+  safe_map(write, jaxpr.outvars, args)
+  safe_map(write, jaxpr.constvars, consts)
+  for eqn in jaxpr.eqns[::-1]:
+    invals = safe_map(read, eqn.outvars)
+    if eqn.primitive not in inverse_registry:
+      raise NotImplementedError(
+          f"{eqn.primitive} does not have registered inverse.")
+    outval = inverse_registry[eqn.primitive](*invals)
+    safe_map(write, eqn.invars, [outval])
+  return safe_map(read, jaxpr.invars)
+
+def f(x):
+  return jnp.exp(jnp.tanh(x))
+
+f_inv = inverse(f)
+assert jnp.allclose(f_inv(f(1.0)), 1.0)
+
+jax.make_jaxpr(inverse(f))(f(1.))
+
+GRADS = jit(vmap(grad(inverse(f))))((jnp.arange(5) + 1.) / 5.)
+"""
+
+
+def test_page_runs_verbatim_with_jax_resolved_to_mj():
+    namespace: dict = {}
+    saved = {k: v for k, v in sys.modules.items() if k == "jax" or k.startswith("jax.")}
+    try:
+        exec(SHIM, {})
+        with contextlib.redirect_stdout(io.StringIO()) as printed:
+            exec(PAGE, namespace)
+    finally:
+        for name in [k for k in sys.modules if k == "jax" or k.startswith("jax.")]:
+            del sys.modules[name]
+        sys.modules.update(saved)
+    text = printed.getvalue()
+    assert "invars: [" in text
+    assert "constvars: []" in text
+    (evaluated,) = namespace["EVALUATED"]
+    np.testing.assert_allclose(evaluated, np.exp(np.tanh(np.ones(5))), rtol=1e-6)
+    ys = (np.arange(5) + 1.0) / 5.0
+    want = 1.0 / (ys * (1.0 - np.log(ys) ** 2))
+    np.testing.assert_allclose(namespace["GRADS"], want, rtol=1e-4)
