@@ -33,6 +33,7 @@ from mj_core._primitive import Primitive as Primitive
 from mj_core._primitive import RuleTable as RuleTable
 from mj_core._primitive import abstract_eval_rules as abstract_eval_rules
 from mj_core._primitive import impl_rules as impl_rules
+from mj_core._primitive import install_binders as _install_binders
 from mj_core._trace import EvalTrace as EvalTrace
 from mj_core._trace import MainTrace as MainTrace
 from mj_core._trace import Trace as Trace
@@ -53,5 +54,6 @@ from mj_core.errors import MJError as MJError
 from mj_core.errors import TracerLeakError as TracerLeakError
 
 install_array_methods(Tracer, EagerArray)
+_install_binders(bind, bind1)  # Primitive.bind (JAX's spelling) calls the interpreter stack
 
 __version__ = "0.1.0"

@@ -31,11 +31,19 @@ __all__ = [
     "UfuncShortcut",
     "abstract_eval_rules",
     "impl_rules",
+    "install_binders",
 ]
 
 
 class Primitive:
-    """A named operation; its meaning is given by the rule tables it is registered in."""
+    """A named operation; its meaning is given by the rule tables it is registered in.
+
+    JAX's object model on the same object: ``prim.bind(*args, **params)`` applies it (one
+    output, or the list of outputs when ``multiple_results``; mj's own code calls the function
+    ``mj_core.bind(prim, ...)``, which always returns a list), and ``def_impl`` /
+    ``def_abstract_eval`` register JAX-convention rules into :data:`impl_rules` /
+    :data:`abstract_eval_rules`.
+    """
 
     __slots__ = ("multiple_results", "name")
 
@@ -45,6 +53,57 @@ class Primitive:
 
     def __repr__(self) -> str:
         return self.name
+
+    def bind(self, *args: Any, **params: Any) -> Any:
+        """Apply the primitive to ``args`` under the current transformations (JAX's
+        ``Primitive.bind``): its output, or the list of its outputs when
+        ``multiple_results``."""
+        if self.multiple_results:
+            return _BINDERS[0](self, *args, **params)
+        return _BINDERS[1](self, *args, **params)
+
+    def get_bind_params(self, params: dict[str, Any]) -> dict[str, Any]:
+        """JAX's params for re-binding an equation of this primitive (what
+        ``jax.core.eval_jaxpr`` passes to ``bind``): mj's params already are."""
+        return params
+
+    def def_impl(self, impl: Callable[..., Any]) -> Callable[..., Any]:
+        """Register ``impl(*args, **params)`` (returning the output, or a sequence of outputs
+        when ``multiple_results``, as in JAX) as the primitive's eager evaluation rule."""
+        multiple = self.multiple_results
+
+        def rule(*args: Any, **params: Any) -> list[Any]:
+            out = impl(*args, **params)
+            return list(out) if multiple else [out]
+
+        rule.__name__ = rule.__qualname__ = f"{self.name}_impl"
+        impl_rules[self] = rule
+        return impl
+
+    def def_abstract_eval(self, abstract_eval: Callable[..., Any]) -> Callable[..., Any]:
+        """Register ``abstract_eval(*avals, **params)`` (returning the output's aval, or a
+        sequence of avals when ``multiple_results``, as in JAX) as the primitive's typing
+        rule."""
+        multiple = self.multiple_results
+
+        def rule(*avals: Any, **params: Any) -> list[Any]:
+            out = abstract_eval(*avals, **params)
+            return list(out) if multiple else [out]
+
+        rule.__name__ = rule.__qualname__ = f"{self.name}_abstract_eval"
+        abstract_eval_rules[self] = rule
+        return abstract_eval
+
+
+# ``Primitive.bind``'s implementations, installed by the package once the interpreter stack
+# (``mj_core._trace``, a layer above this module) is imported: ``bind`` (a list of outputs)
+# and ``bind1`` (the single output).
+_BINDERS: list[Callable[..., Any]] = []
+
+
+def install_binders(bind: Callable[..., Any], bind1: Callable[..., Any]) -> None:
+    """Make ``Primitive.bind`` call ``bind`` (multiple results) and ``bind1`` (one result)."""
+    _BINDERS[:] = [bind, bind1]
 
 
 class RuleTable(dict[Primitive, Callable[..., Any]]):

@@ -12,6 +12,12 @@ A jaxpr is a first-order, single-assignment program (Autodidax Part 2)::
   inlined in the program).
 * ``outs``: the output atoms.
 
+The same objects answer to JAX's names with JAX's meaning: ``jaxpr.constvars`` (the first
+``num_consts`` binders: a :class:`ClosedJaxpr`'s jaxpr has one per constant) and
+``jaxpr.invars`` (the arguments only), ``outvars``, ``eqns``, ``effects``; ``eqn.invars``,
+``eqn.outvars``; :data:`Literal` is :class:`Lit`. :func:`eval_jaxpr_consts` is JAX's
+``eval_jaxpr(jaxpr, consts, *args)`` and :meth:`Jaxpr.pretty_print` prints JAX's text form.
+
 A :class:`ClosedJaxpr` pairs a jaxpr with the values of its constant binders, so it is
 callable on the arguments alone. To write an interpreter, walk ``jaxpr.eqns`` keeping an
 environment ``dict[Var, value]`` (variables hash by identity) and read a :class:`Lit` through
@@ -74,12 +80,15 @@ __all__ = [
     "PPrint",
     "Var",
     "eval_jaxpr",
+    "eval_jaxpr_consts",
+    "jax_type_str",
     "jaxpr_as_fun",
     "pp",
     "pp_atom",
     "pp_default_eqn",
     "pp_eqn",
     "pp_jaxpr",
+    "pp_jaxpr_jax",
     "pp_params",
     "pp_rules",
     "var_str",
@@ -185,37 +194,110 @@ class JaxprEqn(NamedTuple):
         """JAX's name for :attr:`out_binders`."""
         return self.out_binders
 
+    @property
+    def effects(self) -> frozenset[Any]:
+        """JAX's effects of the equation: mj's primitives have none (side effects such as
+        callbacks are ordered by their operands)."""
+        return _NO_EFFECTS
+
+    def replace(self, **changes: Any) -> JaxprEqn:
+        """JAX's ``eqn.replace(primitive=, invars=, outvars=, params=)``: a new equation
+        (JAX's ``effects``, ``source_info`` and ``ctx`` are accepted and ignored)."""
+        for ignored in ("effects", "source_info", "ctx"):
+            changes.pop(ignored, None)
+        primitive = changes.pop("primitive", self.primitive)
+        inputs = list(changes.pop("invars", self.inputs))
+        params = changes.pop("params", self.params)
+        out_binders = list(changes.pop("outvars", self.out_binders))
+        if changes:
+            raise TypeError(f"JaxprEqn.replace: unexpected fields {sorted(changes)}")
+        return JaxprEqn(primitive, inputs, params, out_binders)
+
     def __str__(self) -> str:
         return str(pp_eqn(Names(), self))
+
+
+_NO_EFFECTS: frozenset[Any] = frozenset()
 
 
 class Jaxpr:
     """A typed, first-order program: ``in_binders``, ``eqns``, ``outs``.
 
+    Two spellings of one object (Autodidax's and JAX's): ``in_binders`` are all the inputs,
+    the ``num_consts`` constant binders first; JAX's ``constvars`` are those first
+    ``num_consts`` binders and its ``invars`` the rest (the arguments), ``outvars`` is ``outs``.
+    A jaxpr built by a pass has ``num_consts=0`` (every binder is an argument); a
+    :class:`ClosedJaxpr` holds the variant of its jaxpr whose constvars are its constants.
+
     Jaxprs hash and compare by identity, so they can be primitive params and cache keys.
     """
 
-    __slots__ = ("eqns", "in_binders", "outs")
+    __slots__ = ("_variants", "eqns", "in_binders", "num_consts", "outs")
 
     in_binders: list[Var]
     eqns: list[JaxprEqn]
     outs: list[Atom]
+    num_consts: int
+    _variants: dict[int, Jaxpr] | None
 
     def __init__(
-        self, in_binders: Sequence[Var], eqns: Sequence[JaxprEqn], outs: Sequence[Atom]
+        self,
+        in_binders: Sequence[Var],
+        eqns: Sequence[JaxprEqn],
+        outs: Sequence[Atom],
+        num_consts: int = 0,
     ) -> None:
         _init = object.__setattr__
         _init(self, "in_binders", list(in_binders))
         _init(self, "eqns", list(eqns))
         _init(self, "outs", list(outs))
+        if not 0 <= num_consts <= len(self.in_binders):
+            raise ValueError(
+                f"Jaxpr: num_consts={num_consts} for a jaxpr with {len(self.in_binders)} "
+                "input binders"
+            )
+        _init(self, "num_consts", num_consts)
+        _init(self, "_variants", None)
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError(f"Jaxpr is immutable: build a new one instead of setting {name!r}")
 
+    def with_num_consts(self, num_consts: int) -> Jaxpr:
+        """The same program with its first ``num_consts`` binders as constvars. It shares
+        this jaxpr's binders, equations and outputs, and is the same object on every call (so
+        caches keyed by jaxpr identity keep hitting)."""
+        if num_consts == self.num_consts:
+            return self
+        variants = self._variants
+        if variants is None:
+            variants = {self.num_consts: self}
+            object.__setattr__(self, "_variants", variants)
+        new = variants.get(num_consts)
+        if new is None:
+            if not 0 <= num_consts <= len(self.in_binders):
+                raise ValueError(
+                    f"Jaxpr: num_consts={num_consts} for a jaxpr with "
+                    f"{len(self.in_binders)} input binders"
+                )
+            new = object.__new__(Jaxpr)
+            _init = object.__setattr__
+            _init(new, "in_binders", self.in_binders)
+            _init(new, "eqns", self.eqns)
+            _init(new, "outs", self.outs)
+            _init(new, "num_consts", num_consts)
+            _init(new, "_variants", variants)  # shared: every variant finds every other
+            variants[num_consts] = new
+        return new
+
+    @property
+    def constvars(self) -> list[Var]:
+        """JAX's constant binders: the first ``num_consts`` of :attr:`in_binders`."""
+        return self.in_binders[: self.num_consts]
+
     @property
     def invars(self) -> list[Var]:
-        """JAX's name for :attr:`in_binders`."""
-        return self.in_binders
+        """JAX's argument binders: :attr:`in_binders` after the constants."""
+        return self.in_binders[self.num_consts :] if self.num_consts else self.in_binders
 
     @property
     def outvars(self) -> list[Atom]:
@@ -223,12 +305,38 @@ class Jaxpr:
         return self.outs
 
     @property
+    def effects(self) -> frozenset[Any]:
+        """JAX's effects of the jaxpr: none (see :attr:`JaxprEqn.effects`)."""
+        return _NO_EFFECTS
+
+    @property
     def in_avals(self) -> list[ShapedArray]:
-        return [v.aval for v in self.in_binders]
+        """The argument types (JAX's: of :attr:`invars`; every binder's when the jaxpr has no
+        constvars, as the jaxprs mj's passes build)."""
+        return [v.aval for v in self.invars]
 
     @property
     def out_avals(self) -> list[ShapedArray]:
         return [x.aval for x in self.outs]
+
+    def replace(self, **changes: Any) -> Jaxpr:
+        """JAX's ``jaxpr.replace(constvars=, invars=, outvars=, eqns=)``: a new jaxpr (JAX's
+        ``effects`` and ``debug_info`` are accepted and ignored)."""
+        constvars = list(changes.pop("constvars", self.constvars))
+        invars = list(changes.pop("invars", self.invars))
+        outvars = list(changes.pop("outvars", self.outs))
+        eqns = list(changes.pop("eqns", self.eqns))
+        for ignored in ("effects", "debug_info"):
+            changes.pop(ignored, None)
+        if changes:
+            raise TypeError(f"Jaxpr.replace: unexpected fields {sorted(changes)}")
+        return Jaxpr([*constvars, *invars], eqns, outvars, num_consts=len(constvars))
+
+    def pretty_print(self, **kwargs: Any) -> str:
+        """The jaxpr in JAX's text form (``{ lambda a:f32[3]; b:f32[]. let ... in (c,) }``);
+        ``str()`` gives Autodidax's. JAX's keyword options are accepted and ignored."""
+        del kwargs
+        return str(pp_jaxpr_jax(self))
 
     def __str__(self) -> str:
         return str(pp_jaxpr(self))
@@ -240,7 +348,9 @@ class ClosedJaxpr:
     """A jaxpr together with the values of its constant binders.
 
     ``jaxpr.in_binders`` holds one binder per constant first (their values are ``consts``),
-    then one per argument; ``in_avals`` are the argument types only. Calling a closed jaxpr on
+    then one per argument: ``jaxpr.constvars`` and ``jaxpr.invars`` in JAX's spelling (the
+    jaxpr kept is :meth:`Jaxpr.with_num_consts` of the one given). ``in_avals`` are the
+    argument types only. Calling a closed jaxpr on
     flat arguments evaluates it (through ``bind``, so the call is itself traceable).
     """
 
@@ -255,7 +365,7 @@ class ClosedJaxpr:
                 f"ClosedJaxpr: {len(consts)} constants for a jaxpr with only "
                 f"{len(jaxpr.in_binders)} input binders"
             )
-        object.__setattr__(self, "jaxpr", jaxpr)
+        object.__setattr__(self, "jaxpr", jaxpr.with_num_consts(len(consts)))
         object.__setattr__(self, "consts", list(consts))
 
     def __setattr__(self, name: str, value: Any) -> None:
@@ -280,8 +390,40 @@ class ClosedJaxpr:
         """JAX's name for :attr:`consts`."""
         return self.consts
 
+    @property
+    def constvars(self) -> list[Var]:
+        return self.jaxpr.constvars
+
+    @property
+    def invars(self) -> list[Var]:
+        return self.jaxpr.invars
+
+    @property
+    def outvars(self) -> list[Atom]:
+        return self.jaxpr.outs
+
+    @property
+    def effects(self) -> frozenset[Any]:
+        return _NO_EFFECTS
+
+    def replace(self, **changes: Any) -> ClosedJaxpr:
+        """JAX's ``closed.replace(jaxpr=, consts=)``."""
+        jaxpr = changes.pop("jaxpr", self.jaxpr)
+        consts = changes.pop("consts", self.consts)
+        if changes:
+            raise TypeError(f"ClosedJaxpr.replace: unexpected fields {sorted(changes)}")
+        return ClosedJaxpr(jaxpr, consts)
+
+    def map_jaxpr(self, f: Callable[[Jaxpr], Jaxpr]) -> ClosedJaxpr:
+        """JAX's ``closed.map_jaxpr(f)``: ``f`` applied to the jaxpr, the constants kept."""
+        return ClosedJaxpr(f(self.jaxpr), self.consts)
+
     def __call__(self, *args: Any) -> list[Any]:
         return eval_jaxpr(self.jaxpr, [*self.consts, *args])
+
+    def pretty_print(self, **kwargs: Any) -> str:
+        """:meth:`Jaxpr.pretty_print`: JAX's text form."""
+        return self.jaxpr.pretty_print(**kwargs)
 
     def __str__(self) -> str:
         return str(self.jaxpr)
@@ -380,15 +522,23 @@ class Names(dict[Var, str]):
 
 
 def var_str(names: Names, v: Var) -> str:
-    """A binder: ``b:float32[3]``."""
+    """A binder: ``b:float32[3]`` (``b:f32[3]`` in JAX's form)."""
+    if _JAX_FORM:
+        return f"{names[v]}:{jax_type_str(v.aval)}"
     return f"{names[v]}:{type_str(v.aval)}"
 
 
 def pp_atom(names: Names, x: Var | Lit) -> str:
-    return names[x] if type(x) is Var else str(x)
+    if type(x) is Var:
+        return names[x]
+    if _JAX_FORM:  # JAX's form types its literals: ``2.0:f32[]``
+        return f"{x}:{jax_type_str(x.aval)}"
+    return str(x)
 
 
 def pp_jaxpr(jaxpr: Jaxpr) -> PPrint:
+    if _JAX_FORM:  # a nested jaxpr printed in JAX's form continues the outer jaxpr's names
+        return _pp_jaxpr_jax(jaxpr, _JAX_FORM[-1])
     names = Names()
     in_binders = " ".join(var_str(names, v) for v in jaxpr.in_binders)
     eqns = [pp_eqn(names, e) for e in jaxpr.eqns]
@@ -449,6 +599,10 @@ def _pp_param(key: str, v: Any) -> PPrint:
     jaxpr per line two columns in and closes with ``)`` under the key, as JAX prints it."""
     if isinstance(v, tuple) and v and any(isinstance(x, Jaxpr | ClosedJaxpr) for x in v):
         return pp(f"{key}=(") + vcat(_pp_param_value(x) for x in v).indent(2) + pp(")")
+    if _JAX_FORM and isinstance(v, Jaxpr | ClosedJaxpr):
+        # JAX's form: the nested jaxpr's later lines are indented from the key, not the brace
+        first, *rest = _pp_param_value(v).lines
+        return PPrint([(0, f"{key}={first[1]}"), *rest])
     return pp(f"{key}=") >> _pp_param_value(v)
 
 
@@ -468,6 +622,62 @@ def _pp_param_value(v: Any) -> PPrint:
 
 #: Printing hooks for higher-order primitives: ``rule(names, eqn) -> PPrint``.
 pp_rules: dict[Primitive, Callable[[Names, JaxprEqn], PPrint]] = {}
+
+
+# --- JAX's text form -----------------------------------------------------------------------------
+# ``Jaxpr.pretty_print()`` prints JAX's current form with the same printer: while it runs,
+# ``_JAX_FORM`` holds the names of the jaxpr being printed, and ``var_str``, ``pp_atom`` and
+# ``pp_jaxpr`` switch to JAX's spelling (short dtype names, typed literals, ``constvars;
+# invars.``, ``(outs,)``, names continued into nested jaxprs)::
+#
+#     { lambda a:f32[3]; b:f32[3]. let
+#         c:f32[3] = sin b
+#         d:f32[3] = mul c a
+#       in (d,) }
+
+_JAX_FORM: list[Names] = []
+_JAX_WIDTH = 80  # JAX's line width: a jaxpr with one short equation prints on one line
+
+
+def jax_type_str(aval: ShapedArray) -> str:
+    """``f32[3,4]``: how JAX's jaxprs show a type (short dtype names)."""
+    name = aval.dtype.name
+    short = _SHORT_DTYPES.get(name)
+    if short is None:
+        short = name
+        for long, abbrev in (("bfloat", "bf"), ("float", "f"), ("uint", "u"), ("int", "i")):
+            short = short.replace(long, abbrev)
+        short = short.replace("complex", "c")
+        _SHORT_DTYPES[name] = short
+    return f"{short}[{','.join(str(d) for d in aval.shape)}]"
+
+
+_SHORT_DTYPES: dict[str, str] = {"bool": "bool"}
+
+
+def pp_jaxpr_jax(jaxpr: Jaxpr) -> PPrint:
+    """``jaxpr`` in JAX's text form (what :meth:`Jaxpr.pretty_print` returns)."""
+    _JAX_FORM.append(Names())
+    try:
+        return _pp_jaxpr_jax(jaxpr, _JAX_FORM[-1])
+    finally:
+        _JAX_FORM.pop()
+
+
+def _pp_jaxpr_jax(jaxpr: Jaxpr, names: Names) -> PPrint:
+    consts = " ".join(var_str(names, v) for v in jaxpr.constvars)
+    args = " ".join(var_str(names, v) for v in jaxpr.invars)
+    head = f"{{ lambda {consts}; {args}." if consts else f"{{ lambda ; {args}."
+    eqns = [pp_eqn(names, e) for e in jaxpr.eqns]
+    outs = [pp_atom(names, x) for x in jaxpr.outs]
+    outs_str = f"({outs[0]},)" if len(outs) == 1 else f"({', '.join(outs)})"
+    if not eqns:
+        return pp(f"{head} let  in {outs_str} }}")
+    if len(eqns) == 1 and len(eqns[0].lines) == 1:
+        line = f"{head} let {eqns[0].lines[0][1]} in {outs_str} }}"
+        if len(line) <= _JAX_WIDTH:
+            return pp(line)
+    return pp(f"{head} let") + vcat(eqns).indent(4) + pp(f"in {outs_str} }}").indent(2)
 
 
 # --- evaluation ----------------------------------------------------------------------------------
@@ -495,6 +705,24 @@ def eval_jaxpr(jaxpr: Jaxpr | ClosedJaxpr, args: Sequence[Any]) -> list[Any]:
             env[v] = val
     # an output that is an input (or a literal) as any operation's output: never host data
     return [unchanged(env[x] if type(x) is Var else x.val) for x in jaxpr.outs]  # type: ignore[union-attr]
+
+
+def eval_jaxpr_consts(jaxpr: Jaxpr | ClosedJaxpr, consts: Sequence[Any], *args: Any) -> list[Any]:
+    """JAX's ``jax.core.eval_jaxpr(jaxpr, consts, *args)``: evaluate ``jaxpr`` with ``consts``
+    bound to its ``constvars`` and ``args`` to its ``invars``; returns the list of outputs.
+    (A ``ClosedJaxpr`` is refused with the call to make instead, as JAX's would fail.)"""
+    if isinstance(jaxpr, ClosedJaxpr):
+        raise TypeError(
+            "eval_jaxpr(jaxpr, consts, *args) takes a Jaxpr: for a ClosedJaxpr `closed`, call "
+            f"eval_jaxpr(closed.jaxpr, closed.consts, *args){user_line_suffix()}"
+        )
+    if len(consts) != jaxpr.num_consts or len(args) != len(jaxpr.in_binders) - jaxpr.num_consts:
+        raise TypeError(
+            f"eval_jaxpr: the jaxpr has {jaxpr.num_consts} constvars and "
+            f"{len(jaxpr.in_binders) - jaxpr.num_consts} invars, but {len(consts)} constants "
+            f"and {len(args)} arguments were given{user_line_suffix()}"
+        )
+    return eval_jaxpr(jaxpr, [*consts, *args])
 
 
 def jaxpr_as_fun(jaxpr: Jaxpr | ClosedJaxpr) -> Callable[..., list[Any]]:

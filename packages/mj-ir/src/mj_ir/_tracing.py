@@ -249,8 +249,11 @@ def trace_to_jaxpr(
 def trace_to_closed_jaxpr(
     fun_flat: Callable[..., Sequence[Any]], in_avals: Sequence[ShapedArray]
 ) -> ClosedJaxpr:
-    """:func:`trace_to_jaxpr` with the constants kept in a :class:`ClosedJaxpr`."""
+    """:func:`trace_to_jaxpr` with the constants kept in a :class:`ClosedJaxpr` (its jaxpr
+    built with them as constvars, so the closed jaxpr holds no second variant of it)."""
     jaxpr, consts = trace_to_jaxpr(fun_flat, in_avals)
+    if consts:
+        jaxpr = Jaxpr(jaxpr.in_binders, jaxpr.eqns, jaxpr.outs, num_consts=len(consts))
     return ClosedJaxpr(jaxpr, consts)
 
 

@@ -21,12 +21,15 @@ from mj_ir._jaxpr import Names as Names
 from mj_ir._jaxpr import PPrint as PPrint
 from mj_ir._jaxpr import Var as Var
 from mj_ir._jaxpr import eval_jaxpr as eval_jaxpr
+from mj_ir._jaxpr import eval_jaxpr_consts as eval_jaxpr_consts
+from mj_ir._jaxpr import jax_type_str as jax_type_str
 from mj_ir._jaxpr import jaxpr_as_fun as jaxpr_as_fun
 from mj_ir._jaxpr import pp as pp
 from mj_ir._jaxpr import pp_atom as pp_atom
 from mj_ir._jaxpr import pp_default_eqn as pp_default_eqn
 from mj_ir._jaxpr import pp_eqn as pp_eqn
 from mj_ir._jaxpr import pp_jaxpr as pp_jaxpr
+from mj_ir._jaxpr import pp_jaxpr_jax as pp_jaxpr_jax
 from mj_ir._jaxpr import pp_params as pp_params
 from mj_ir._jaxpr import pp_rules as pp_rules
 from mj_ir._jaxpr import type_str as type_str

@@ -10,6 +10,7 @@ import every other layer; no layer may import it.
 """
 
 from mj import ad_checkpoint as ad_checkpoint
+from mj import core as core
 from mj import custom_derivatives as custom_derivatives
 from mj import debug as debug
 from mj import distributed as distributed
