@@ -74,6 +74,7 @@ class _Entry:
         "device",
         "donated",
         "executable",
+        "flat_type",
         "in_shardings",
         "keep_spec",
         "keep_unused",
@@ -101,6 +102,9 @@ class _Entry:
         self.consts = consts
         self.out_tree = out_tree
         self.single_leaf = out_tree.node_type is None
+        # A plain list or tuple of leaves (a list of parameters) is built without unflattening.
+        flat = all(c.node_type is None for c in out_tree.child_treedefs)
+        self.flat_type = out_tree.pytype if flat and out_tree.pytype in (list, tuple) else None
         self.executable: Executable | SpmdExecutable | ReplicatedJit | None = None
         self.name = name
         self.in_shardings = tuple(in_shardings)
@@ -126,6 +130,10 @@ class _Entry:
     def output(self, outs: Sequence[Any]) -> Any:
         if self.single_leaf:
             return outs[0]
+        if self.flat_type is list:
+            return list(outs)
+        if self.flat_type is tuple:
+            return tuple(outs)
         return tree_unflatten(self.out_tree, outs)
 
 
