@@ -130,8 +130,7 @@ class Executable:
         debug_nans re-runs the jaxpr on)."""
         all_bufs = [*self._held, *bufs] if self._held else bufs
         outs = self._exe.execute_sharded(all_bufs).consume_with_handlers(self._handlers)
-        array = self._array_type
-        result = [array(b, a) for b, a in zip(outs, self.out_avals, strict=True)]
+        result = list(map(self._array_type, outs, self.out_avals))  # (one each: XLA's)
         if config.debug_nans or config.debug_infs:
             check_outputs(result, self._jaxpr, self._known, args, self._name)
         return result

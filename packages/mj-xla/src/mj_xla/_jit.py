@@ -194,6 +194,9 @@ def _run_entry(entry: _Entry, flat_args: Sequence[Any]) -> list[Any]:
     )
 
 
+_buffer_of = operator.attrgetter("_buf")
+
+
 class _Plan:
     """A dispatch memo's value: the entry, and per flat argument how it reaches the
     executable: ``None`` for a device array passed as it is, else the function giving its
@@ -204,7 +207,9 @@ class _Plan:
 
     def __init__(self, entry: _Entry, conv: Sequence[Callable[[Any], Any] | None]) -> None:
         self.entry = entry
-        self.conv = None if all(c is None for c in conv) else tuple(conv)
+        self.conv = None
+        if any(c is not None for c in conv):
+            self.conv = tuple(_buffer_of if c is None else c for c in conv)
 
     def run(self, leaves: list[Any]) -> Any:
         entry = self.entry
@@ -213,9 +218,9 @@ class _Plan:
             return entry.output(_run_entry(entry, leaves))
         conv = self.conv
         if conv is None:
-            bufs = [a._buf for a in leaves]
+            bufs = list(map(_buffer_of, leaves))
         else:
-            bufs = [a._buf if c is None else c(a) for a, c in zip(leaves, conv, strict=True)]
+            bufs = list(map(operator.call, conv, leaves))
         outs = exe.run_buffers(bufs)
         return outs[0] if entry.single_leaf else entry.output(outs)
 
@@ -379,8 +384,18 @@ class JitFunction(Generic[P, R]):
             # The dispatch memo: a key read off the arguments without flattening them or
             # building avals, mapped to what signature() found for the first such call.
             leaves: list[Any] = []
-            tokens: list[Any] = []
-            if _describe(args, leaves, tokens):
+            tokens: list[Any] = [len(args)]
+            for a in args:  # (_describe's first cases, inline: the common leaves)
+                t = type(a)
+                if t is Array:
+                    leaves.append(a)
+                    tokens.append(a._aval)
+                elif t is np.ndarray:
+                    leaves.append(a)
+                    tokens += (t, a.dtype, a.shape)
+                elif not _describe(a, leaves, tokens):
+                    break
+            else:
                 memo_key = tuple(tokens)
                 if self._memo_generation != self._cache.generation:
                     self._memo.clear()
