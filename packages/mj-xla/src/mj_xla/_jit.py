@@ -385,7 +385,8 @@ class JitFunction(Generic[P, R]):
             # building avals, mapped to what signature() found for the first such call.
             leaves: list[Any] = []
             tokens: list[Any] = [len(args)]
-            for a in args:  # (_describe's first cases, inline: the common leaves)
+            positional: tuple[Any, ...] = args
+            for a in positional:  # (_describe's first cases, inline: the common leaves)
                 t = type(a)
                 if t is Array:
                     leaves.append(a)
