@@ -247,3 +247,22 @@ def test_committed_arguments_are_their_own_signature(monkeypatch, x64):
         committed = type(args[0]) is CommittedArray
         assert all((type(o) is CommittedArray) == committed for o in out)
     assert probe.traces == 4
+
+
+def test_configuration_that_changes_traces_is_part_of_the_signature():
+    """Options that change what tracing produces (dtype mode, dtype and rank promotion,
+    matmul precision) empty the caches when they change, as if they were in the key: a
+    function traced with rank promotion allowed raises once it is set to "raise"."""
+    traces = []
+
+    def f(x, y):
+        traces.append(1)
+        return mnp.add(x, y)
+
+    jf = jit(f)
+    x, y = np.ones((2, 3), np.float32), np.ones(3, np.float32)
+    np.testing.assert_array_equal(np.asarray(jf(x, y)), x + y)
+    with config.override("numpy_rank_promotion", "raise"), pytest.raises(ValueError, match="rank"):
+        jf(x, y)
+    np.testing.assert_array_equal(np.asarray(jf(x, y)), x + y)
+    assert len(traces) == 3

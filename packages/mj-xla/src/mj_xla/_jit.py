@@ -1,12 +1,17 @@
 """``jit``: trace once per signature, lower to StableHLO, compile with XLA, dispatch cheaply.
 
-The cache key of a call is its *signature*: static argument values, the pytree structure of
-the dynamic arguments and each leaf's shape/dtype/weak type. For the common call (positional
-device arrays only, no static arguments) the key is just the tuple of the arguments'
-``ShapedArray``s, computed without flattening any pytree. Positional lists, tuples and dicts
-of device arrays (a list of parameters) build the flattening path's key without flattening:
-their structure is looked up from a plain tuple that describes it. Every other call flattens
-once and builds the same key when the call has that same shape, so the paths share entries.
+The cache key of a call is its *signature*, defined in one place,
+:meth:`JitFunction.signature`: static argument values, the pytree structure of the dynamic
+arguments, each leaf's canonical shape/dtype/weak type, the options that change what is
+compiled, the named axes in scope, argument shardings and the committed device. Computing it
+flattens the arguments and builds an aval per leaf, so calls do not compute it each time: a
+*dispatch memo* maps a cheap key read off the arguments (:func:`_describe`: device arrays'
+avals, host arrays' type/dtype/shape, scalars' types, containers' shapes) to the entry the
+signature found the first time, with a plan for each leaf (a device array's buffer as it is,
+host data converted to its canonical dtype and put on the device once). Device arrays, NumPy
+arrays of any dtype, Python and NumPy scalars and pytrees of them all take that path; two
+calls share a memo key only if they share a signature, and a memo is dropped with the cache
+it points into (cleared, evicted, dtype mode switched).
 
 Caches are per function, bounded (LRU), and held weakly by the function object: when the
 function goes away, its compiled executables go with it.
