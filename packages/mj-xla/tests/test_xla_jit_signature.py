@@ -171,25 +171,72 @@ def test_pytrees_of_every_kind_of_leaf(monkeypatch, x64):
     assert probe.traces == len(probe.seen)
 
 
-def test_retrace_iff_the_signature_changes_across_options(monkeypatch):
-    """Donation, static arguments and the memo: a static value is part of the key; calls with
-    static arguments compute the signature (no memo) and still hit its entries."""
-    probe_traces: list[int] = []
+def test_static_and_keyword_arguments_hit_the_memo(monkeypatch, x64):
+    """Static values (positional or by name) and keyword arguments are part of the signature
+    and of the memo's key: a retrace exactly when the signature changes, and a call like an
+    earlier one computes no signature at all."""
+    traces: list[Any] = []
 
-    def f(x: Any, n: int) -> Any:
-        probe_traces.append(n)
-        return x * n
+    def ref(x: Any, n: Any, *, scale: Any, mode: str) -> Any:
+        return x * n * scale if mode == "mul" else x + n + scale
 
-    jf = jit(f, static_argnums=1)
-    x = np.ones(3, np.float32)
-    keys = []
-    for n in (2, 2, 3, 2, 3.0, 4):
-        key = jf.signature((x, n), {}).key
-        before = len(probe_traces)
-        np.testing.assert_array_equal(np.asarray(jf(x, n)), x * n)
-        assert len(probe_traces) - before == (0 if key in keys else 1)
-        keys.append(key)
-    assert probe_traces == [2, 3, 4]  # 3.0 == 3: the same static value
+    def f(x: Any, n: Any, *, scale: Any, mode: str) -> Any:
+        traces.append((n, mode))
+        return ref(x, n, scale=scale, mode=mode)
+
+    jf = jit(f, static_argnums=-1 + 2, static_argnames="mode")
+    signatures: list[int] = []
+    original = JitFunction.signature
+
+    def counted(self: Any, *a: Any, **k: Any) -> Any:
+        signatures.append(1)
+        return original(self, *a, **k)
+
+    rng = np.random.default_rng(3)
+
+    def calls() -> list[tuple[Any, ...]]:
+        x = rng.standard_normal(3)
+        return [
+            (x, 2, {"scale": 1.5, "mode": "mul"}),
+            (x, 3, {"scale": 1.5, "mode": "mul"}),  # another static value
+            (x, 3.0, {"scale": 1.5, "mode": "mul"}),  # 3.0 == 3: the same static value
+            (x, 2, {"scale": np.float32(1.5), "mode": "mul"}),  # a strong scalar
+            (x, 2, {"scale": 1.5, "mode": "add"}),  # another static keyword
+            (x, 2, {"mode": "mul", "scale": device_put(x)}),  # keyword order is not
+            (x.astype(np.float32), 2, {"scale": [1.5][0], "mode": "mul"}),
+        ]
+
+    seen: set[Any] = set()
+    for round_ in range(2):
+        for x, n, kw in calls():
+            key = original(jf, (x, n), kw).key
+            before = len(traces), len(signatures)
+            monkeypatch.setattr(JitFunction, "signature", counted)
+            got = jf(x, n, **kw)
+            monkeypatch.setattr(JitFunction, "signature", original)
+            traced, computed = len(traces) - before[0], len(signatures) - before[1]
+            assert traced == (key not in seen), (n, kw)
+            if round_ == 1:
+                assert computed == 0, (n, kw)  # a kind of call seen before: the memo
+            seen.add(key)
+            want = ref(
+                np.asarray(x),
+                n,
+                **{k: np.asarray(v) for k, v in kw.items() if k != "mode"},
+                mode=kw["mode"],
+            )
+            np.testing.assert_allclose(np.asarray(got), want, rtol=1e-6)
+    assert len(traces) == len(seen)
+
+
+def test_bad_static_arguments_are_refused_every_time():
+    jf = jit(lambda x, n: x * n, static_argnums=1)
+    for _ in range(2):  # never memoized: the signature's errors each time
+        with pytest.raises(ValueError, match="static_argnums"):
+            jf(np.ones(2))
+        with pytest.raises(TypeError, match="unhashable"):
+            jf(np.ones(2), [2])
+    np.testing.assert_array_equal(np.asarray(jf(np.ones(2), 2)), np.full(2, 2.0))
 
 
 def test_clear_cache_and_mode_switch_empty_the_memo(monkeypatch):

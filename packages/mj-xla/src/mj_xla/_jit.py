@@ -334,6 +334,7 @@ class JitFunction(Generic[P, R]):
         "_out_shardings",
         "_static_argnames",
         "_static_argnums",
+        "_static_positions",
         "_variant",
     )
 
@@ -373,6 +374,8 @@ class JitFunction(Generic[P, R]):
         self._name = getattr(fun, "__name__", type(fun).__name__)
         self._static_argnums = tuple(static_argnums)
         self._static_argnames = frozenset(static_argnames)
+        # static_argnums as positions, per argument count (None: an index out of range)
+        self._static_positions: dict[int, frozenset[int] | None] = {}
         self._cache = _cache_for(fun)
         # The dispatch memo: per-call keys read off the arguments (see _describe) -> plans.
         self._memo: dict[Hashable, _Plan] = {}
@@ -385,24 +388,28 @@ class JitFunction(Generic[P, R]):
         if self._device is not None:  # jit(device=...): its arguments committed there
             args, kwargs = self._placed(args, kwargs)
         memo_key: Hashable = None
-        if not kwargs and not self._static_argnums and is_eager():
+        if is_eager():
             # The dispatch memo: a key read off the arguments without flattening them or
             # building avals, mapped to what signature() found for the first such call.
             leaves: list[Any] = []
-            tokens: list[Any] = [len(args)]
-            positional: tuple[Any, ...] = args
-            for a in positional:  # (_describe's first cases, inline: the common leaves)
-                t = type(a)
-                if t is Array:
-                    leaves.append(a)
-                    tokens.append(a._aval)
-                elif t is np.ndarray:
-                    leaves.append(a)
-                    tokens += (t, a.dtype, a.shape)
-                elif not _describe(a, leaves, tokens):
-                    break
+            if not kwargs and not self._static_argnums:
+                tokens: list[Any] = [len(args)]
+                positional: tuple[Any, ...] = args
+                for a in positional:  # (_describe's first cases, inline: the common leaves)
+                    t = type(a)
+                    if t is Array:
+                        leaves.append(a)
+                        tokens.append(a._aval)
+                    elif t is np.ndarray:
+                        leaves.append(a)
+                        tokens += (t, a.dtype, a.shape)
+                    elif not _describe(a, leaves, tokens):
+                        break
+                else:
+                    memo_key = tuple(tokens)
             else:
-                memo_key = tuple(tokens)
+                memo_key = self._describe_call(args, kwargs, leaves)
+            if memo_key is not None:
                 if self._memo_generation != self._cache.generation:
                     self._memo.clear()
                     self._memo_generation = self._cache.generation
@@ -416,6 +423,44 @@ class JitFunction(Generic[P, R]):
         if memo_key is not None:
             self._remember(memo_key, entry, sig)
         return out  # type: ignore[no-any-return]
+
+    def _describe_call(
+        self, args: tuple[Any, ...], kwargs: dict[str, Any], leaves: list[Any]
+    ) -> Hashable:
+        """The memo key of a call with keyword or static arguments (None: not one the memo
+        serves): the positional arguments as ``__call__`` describes them, static ones by value
+        (their positions follow from the argument count, the first token), then the keyword
+        names and values in :func:`tree_flatten`'s (sorted) order. Unhashable static values
+        are left to signature(), which refuses them with its message."""
+        nargs = len(args)
+        positions = self._static_positions
+        if nargs not in positions:
+            positions[nargs] = _normalized_positions(self._static_argnums, nargs)
+        static = positions[nargs]
+        if static is None:
+            return None  # an index out of range: signature() says so
+        tokens: list[Any] = [nargs]
+        for i, a in enumerate(args):
+            if i in static:
+                tokens.append(a)
+            elif not _describe(a, leaves, tokens):
+                return None
+        if kwargs:
+            names = tuple(sorted(kwargs))
+            tokens.append(names)
+            static_names = self._static_argnames
+            for name in names:
+                value = kwargs[name]
+                if name in static_names:
+                    tokens.append(value)
+                elif not _describe(value, leaves, tokens):
+                    return None
+        key = tuple(tokens)
+        try:
+            hash(key)
+        except TypeError:
+            return None
+        return key
 
     def _remember(self, memo_key: Hashable, entry: _Entry, sig: Signature) -> None:
         """Memoize ``memo_key`` -> ``entry`` (found by ``sig``) if the cache holds it."""
@@ -708,6 +753,14 @@ def _is_sharding_leaf(x: Any) -> bool:
 #: dtypes mj does not support, and refused calls are never memoized).
 _NUMPY_SCALARS = frozenset(np.sctypeDict.values())
 _INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
+
+
+def _normalized_positions(nums: Sequence[int], nargs: int) -> frozenset[int] | None:
+    """``static_argnums`` as positions among ``nargs`` arguments (negative ones counted from
+    the end); None if one is out of range."""
+    if any(not -nargs <= i < nargs for i in nums):
+        return None
+    return frozenset(i % nargs for i in nums)
 
 
 def _describe(x: Any, leaves: list[Any], tokens: list[Any]) -> bool:
