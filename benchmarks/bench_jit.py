@@ -7,7 +7,10 @@
 * 6: ``jit(lambda x: x + 1.0)`` on a float32 scalar already on the device, 10,000 calls per
   sample, microseconds per call; mj vs JAX. Beside it, the train step at tiny sizes (its six
   parameters a list of device arrays, outputs fed back): the dispatch of a pytree, which
-  costs about as much as the computation.
+  costs about as much as the computation. Then the same two with host NumPy arguments (the
+  common call of a script): ``jit(lambda x: x * 2.0 + 1.0)`` on a NumPy float32[16], and the
+  tiny train step with its parameters on the device and its batch a pair of NumPy arrays;
+  each call transfers the host data (float64 NumPy data would be narrowed first).
 """
 
 from __future__ import annotations
@@ -23,6 +26,8 @@ import mj
 
 CASE_STEP, CASE_FIRST, CASE_DISPATCH = "train step", "first call", "x + 1.0"
 CASE_TREE = "tiny train step, 6 parameters in a list"
+CASE_HOST = "x * 2.0 + 1.0, host f32[16]"
+CASE_HOST_STEP = "tiny train step, host batch"
 
 
 def _sizes(config: Config) -> tuple[tuple[int, ...], int]:
@@ -127,8 +132,32 @@ def dispatch(config: Config) -> list[Result]:
         check_close("workload 6 tiny step", step(dev[:-2], *dev[-2:]), want, rtol=2e-4, atol=1e-6)
         tree.add(system, f"{system}.jit", _feed_back(step, dev[:-2], *dev[-2:]), block)
 
+    # Host NumPy arguments: each call transfers them (the parameters stay on the device).
+    host = SideBySide(
+        6, CASE_HOST, "us/call", repeats=repeats, number=calls, warmup=10, unit_scale=1e6
+    )
+    host_step = SideBySide(
+        6,
+        CASE_HOST_STEP,
+        "us/call",
+        repeats=repeats,
+        number=calls // 10,
+        warmup=10,
+        unit_scale=1e6,
+    )
+    x16 = np.linspace(-1.0, 1.0, 16, dtype=np.float32)
+
+    def add_host(system: str, jit: Callable[..., Any], step: Callable[..., Any], put: Any) -> None:
+        affine = jit(lambda v: v * 2.0 + 1.0)
+        check_close("workload 6 host", affine(x16), x16 * 2.0 + 1.0, rtol=1e-6)
+        host.add(system, f"{system}.jit", lambda: affine(x16), block)
+        dev = [put(a) for a in params]
+        check_close("workload 6 host step", step(dev, x, y), want, rtol=2e-4, atol=1e-6)
+        host_step.add(system, f"{system}.jit", _feed_back(step, dev, x, y), block)
+
     add("mj", mj.jit, mj.device_put)
     add_step("mj", mj.jit(mlp.mj_functions()[1]), mj.device_put)
+    add_host("mj", mj.jit, mj.jit(mlp.mj_functions()[1]), mj.device_put)
     results: list[Result] = []
     jax = config.peers.jax
     if jax is None:
@@ -136,11 +165,12 @@ def dispatch(config: Config) -> list[Result]:
     else:
         add("jax", jax.jit, jax.device_put)
         add_step("jax", jax.jit(mlp.jax_functions(jax)[1]), jax.device_put)
-    return [*bench.run(), *tree.run(), *results]
+        add_host("jax", jax.jit, jax.jit(mlp.jax_functions(jax)[1]), jax.device_put)
+    return [*bench.run(), *tree.run(), *host.run(), *host_step.run(), *results]
 
 
 WORKLOADS = (
     Workload(3, "jitted MLP train step, steady state", train_step),
     Workload(5, "first call (trace+lower+compile+run) of the jitted train step", first_call),
-    Workload(6, "jit dispatch of x + 1.0 on a device scalar", dispatch),
+    Workload(6, "jit dispatch: device scalar, array pytree, host NumPy arguments", dispatch),
 )

@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from bench_jit import CASE_HOST, CASE_HOST_STEP
 from bench_sharding import CASE_COMPILE, CASE_PSUM, CASE_STEP
 from harness import Measurement, Result
 
@@ -126,7 +127,11 @@ def _w5(look: _Lookup) -> list[Verdict]:
 
 def _w6(look: _Lookup) -> list[Verdict]:
     verdict = _versus(look, 6, "x + 1.0", "jax", 1.5, "<= 1.5x jax.jit (stretch: match)", "us")
-    return [verdict]
+    host = [  # issue 38: a host NumPy argument costs what JAX's costs (within 1.2x)
+        _versus(look, 6, case, "jax", 1.2, f"{case}: <= 1.2x jax.jit", "us")
+        for case in (CASE_HOST, CASE_HOST_STEP)
+    ]
+    return [verdict, *host]
 
 
 def _w7(look: _Lookup) -> list[Verdict]:

@@ -99,7 +99,11 @@ class PrimalTracer(Tracer):
     def dtype(self) -> np.dtype[Any]:
         primal = self.primal
         t = type(primal)
-        return primal.dtype if t is np.ndarray or t is EagerArray else get_aval(primal).dtype
+        if t is EagerArray:
+            return primal.dtype  # type: ignore[no-any-return]
+        if t is np.ndarray:  # a NumPy input: float64 is float32 unless x64, as its aval says
+            return canonical_dtype(primal.dtype)
+        return get_aval(primal).dtype
 
     @property
     def weak_type(self) -> bool:

@@ -33,6 +33,7 @@ from mj_core import (
     get_aval,
 )
 from mj_core.extend import AxisFrame, collective_prims, swap_batching_frame
+from mj_core.extend import dtype_of as dtype_of  # the canonical dtype (one answer)
 from mj_core.extend import shape_of as shape_of
 from mj_core.prims.structural import broadcast_p, reshape_p, transpose_p
 
@@ -88,12 +89,6 @@ Dims: TypeAlias = Sequence[BatchDim]
 RuleResult: TypeAlias = tuple[list[Any], list[BatchDim]]
 
 vmap_rules = RuleTable("vmap_rules", "vmap (batching)", "mj_batch.extend")
-
-
-def dtype_of(x: Any) -> np.dtype[Any]:
-    """The dtype of an operand (array, tracer or Python scalar)."""
-    dtype = getattr(x, "dtype", None)
-    return np.dtype(dtype) if dtype is not None else get_aval(x).dtype
 
 
 def mapped_aval(batch_dim: BatchDim, aval: ShapedArray) -> ShapedArray:

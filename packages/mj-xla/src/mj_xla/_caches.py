@@ -21,6 +21,8 @@ def clear_caches() -> None:
 
 
 # Compiled programs bake the default matmul precision in, traced ones the promotion lattice's
-# answers: a new setting traces and compiles them again.
+# answers and the rank promotion checks made while tracing (JAX keys its traces on all three):
+# a new setting traces and compiles them again.
 on_change("default_matmul_precision", lambda _: clear_caches())
 on_change("numpy_dtype_promotion", lambda _: clear_caches())
+on_change("numpy_rank_promotion", lambda _: clear_caches())

@@ -122,7 +122,14 @@ class Executable:
         """Execute on device buffers already checked against ``arg_avals`` (the fast path)."""
         kept = self._kept
         if kept is None:
-            return self._execute(bufs, bufs)
+            if self._held:
+                return self._execute(bufs, bufs)
+            # (_execute, inline: jit's dispatch of every argument, nothing held)
+            outs = self._exe.execute_sharded(bufs).consume_with_handlers(self._handlers)
+            result = list(map(self._array_type, outs, self.out_avals))
+            if config.debug_nans or config.debug_infs:
+                check_outputs(result, self._jaxpr, self._known, bufs, self._name)
+            return result
         return self._execute([bufs[i] for i in kept], bufs)
 
     def _execute(self, bufs: list[Any], args: Sequence[Any]) -> list[Array]:
@@ -130,8 +137,7 @@ class Executable:
         debug_nans re-runs the jaxpr on)."""
         all_bufs = [*self._held, *bufs] if self._held else bufs
         outs = self._exe.execute_sharded(all_bufs).consume_with_handlers(self._handlers)
-        array = self._array_type
-        result = [array(b, a) for b, a in zip(outs, self.out_avals, strict=True)]
+        result = list(map(self._array_type, outs, self.out_avals))  # (one each: XLA's)
         if config.debug_nans or config.debug_infs:
             check_outputs(result, self._jaxpr, self._known, args, self._name)
         return result

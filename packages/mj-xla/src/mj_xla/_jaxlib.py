@@ -27,7 +27,7 @@ import sys
 import threading
 import time
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeAlias
 
 import ml_dtypes
@@ -615,13 +615,16 @@ def python_callback_target(platform: str) -> str:
     return "xla_ffi_python_gpu_callback" if platform in _ALIASES["gpu"] else PYTHON_CALLBACK_TARGET
 
 
+_REPLICATED = xc.HloSharding.replicate()
+
+
 class _PutSharding(_jax.SingleDeviceSharding):  # type: ignore[misc]
     """A one-device sharding ``batched_device_put`` accepts without JAX's Python classes."""
 
     memory_kind = None
 
     def _to_xla_hlo_sharding(self, num_dimensions: int) -> Any:
-        return xc.HloSharding.replicate()
+        return _REPLICATED  # (immutable: one for every put)
 
 
 class _HostAval(NamedTuple):
@@ -740,6 +743,26 @@ def put_on(x: np.ndarray[Any, Any], dev: Any, committed: bool = True) -> Buffer:
         _jax.HostBufferSemantics.IMMUTABLE_ONLY_DURING_CALL,
         True,  # enable_x64: the data's dtype is already mj's (no canonicalization)
     )
+
+
+def host_putter(
+    shape: tuple[int, ...], dtype: np.dtype[Any], dev: Any = None
+) -> Callable[[Any], Buffer]:
+    """:func:`put` (:func:`put_on` ``dev``, uncommitted) for host data of one ``shape``, taken
+    as ``dtype`` (float64 data becomes float32 when that is the dtype asked for): what every
+    such put shares is built once, for jit's dispatch of NumPy arguments. The caller knows the
+    data has that shape."""
+    dev = _backend()[1] if dev is None else dev
+    aval = _HostAval(tuple(shape), np.dtype(dtype), False)
+    sharding, devices = _put_sharding(dev), [dev]
+    semantics = _jax.HostBufferSemantics.IMMUTABLE_ONLY_DURING_CALL
+    device_put, asarray = _jax.batched_device_put, np.asarray
+
+    def put_host(x: Any) -> Buffer:
+        data = asarray(x, dtype)
+        return device_put(aval, sharding, [data], devices, False, True, semantics, True)
+
+    return put_host
 
 
 def _replicated_sharding(devices: Sequence[Any]) -> Any:

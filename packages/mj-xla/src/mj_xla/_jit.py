@@ -1,12 +1,17 @@
 """``jit``: trace once per signature, lower to StableHLO, compile with XLA, dispatch cheaply.
 
-The cache key of a call is its *signature*: static argument values, the pytree structure of
-the dynamic arguments and each leaf's shape/dtype/weak type. For the common call (positional
-device arrays only, no static arguments) the key is just the tuple of the arguments'
-``ShapedArray``s, computed without flattening any pytree. Positional lists, tuples and dicts
-of device arrays (a list of parameters) build the flattening path's key without flattening:
-their structure is looked up from a plain tuple that describes it. Every other call flattens
-once and builds the same key when the call has that same shape, so the paths share entries.
+The cache key of a call is its *signature*, defined in one place,
+:meth:`JitFunction.signature`: static argument values, the pytree structure of the dynamic
+arguments, each leaf's canonical shape/dtype/weak type, the options that change what is
+compiled, the named axes in scope, argument shardings and the committed device. Computing it
+flattens the arguments and builds an aval per leaf, so calls do not compute it each time: a
+*dispatch memo* maps a cheap key read off the arguments (:func:`_describe`: device arrays'
+avals, host arrays' type/dtype/shape, scalars' types, containers' shapes) to the entry the
+signature found the first time, with a plan for each leaf (a device array's buffer as it is,
+host data converted to its canonical dtype and put on the device once). Device arrays, NumPy
+arrays of any dtype, Python and NumPy scalars and pytrees of them all take that path; two
+calls share a memo key only if they share a signature, and a memo is dropped with the cache
+it points into (cleared, evicted, dtype mode switched).
 
 Caches are per function, bounded (LRU), and held weakly by the function object: when the
 function goes away, its compiled executables go with it.
@@ -26,18 +31,28 @@ import warnings
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Sequence
-from typing import Any, Generic, ParamSpec, Protocol, TypeVar, overload
+from typing import Any, Generic, NamedTuple, ParamSpec, Protocol, TypeVar, overload
 
 import numpy as np
 
-from mj_core import ShapedArray, Tracer, bind, config, get_aval, is_array, is_eager, raise_to_shaped
+from mj_core import (
+    EagerArray,
+    ShapedArray,
+    Tracer,
+    bind,
+    config,
+    get_aval,
+    is_array,
+    is_eager,
+    raise_to_shaped,
+)
 from mj_core.errors import UnhashableStaticArgumentError, user_location
 from mj_core.extend import axis_env_signature, on_x64_change
 from mj_core.tree_util import PyTreeDef, tree_flatten, tree_map, tree_unflatten
 from mj_ir import ClosedJaxpr, ShapeDtypeStruct
 from mj_ir.extend import trace_to_jaxpr
 from mj_xla import _jaxlib
-from mj_xla._array import Array, CommittedArray, device_put
+from mj_xla._array import Array, CommittedArray, device_put, to_buffer
 from mj_xla._executable import Executable, compile_jaxpr, drop_unused_arguments, inline_values
 from mj_xla._lowering import build_module
 from mj_xla._pmap_executable import ReplicatedJit
@@ -46,7 +61,7 @@ from mj_xla._sharding import NamedSharding, PmapSharding, Sharding, broadcast_pr
 from mj_xla._spmd_executable import SpmdExecutable
 from mj_xla._xla_call import xla_call_p
 
-__all__ = ["Compiled", "JitFunction", "Lowered", "Traced", "jit"]
+__all__ = ["Compiled", "JitFunction", "Lowered", "Signature", "Traced", "jit"]
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -64,6 +79,7 @@ class _Entry:
         "device",
         "donated",
         "executable",
+        "flat_type",
         "in_shardings",
         "keep_spec",
         "keep_unused",
@@ -91,6 +107,9 @@ class _Entry:
         self.consts = consts
         self.out_tree = out_tree
         self.single_leaf = out_tree.node_type is None
+        # A plain list or tuple of leaves (a list of parameters) is built without unflattening.
+        flat = all(c.node_type is None for c in out_tree.child_treedefs)
+        self.flat_type = out_tree.pytype if flat and out_tree.pytype in (list, tuple) else None
         self.executable: Executable | SpmdExecutable | ReplicatedJit | None = None
         self.name = name
         self.in_shardings = tuple(in_shardings)
@@ -116,6 +135,10 @@ class _Entry:
     def output(self, outs: Sequence[Any]) -> Any:
         if self.single_leaf:
             return outs[0]
+        if self.flat_type is list:
+            return list(outs)
+        if self.flat_type is tuple:
+            return tuple(outs)
         return tree_unflatten(self.out_tree, outs)
 
 
@@ -128,7 +151,88 @@ def _first_named_is_an_arrays(flat_args: Sequence[Any], shardings: Sequence[Any]
     return False
 
 
-_Cache = OrderedDict[Hashable, _Entry]
+class _Cache(OrderedDict[Hashable, _Entry]):
+    """A function's entries by signature key, least recently traced first (bounded).
+    ``generation`` counts the clears and evictions: a dispatch memo naming entries is valid
+    within one generation only."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.generation = 0
+
+    def clear(self) -> None:
+        super().clear()
+        self.generation += 1
+
+    def insert(self, key: Hashable, entry: _Entry) -> None:
+        self[key] = entry
+        if len(self) > _MAX_ENTRIES_PER_FUNCTION:
+            self.popitem(last=False)
+            self.generation += 1
+
+
+class Signature(NamedTuple):
+    """:meth:`JitFunction.signature` of a call: its cache ``key`` and what went into it."""
+
+    key: Hashable
+    flat_args: list[Any]
+    in_tree: PyTreeDef
+    statics: tuple[tuple[Any, Any], ...]
+    avals: tuple[ShapedArray, ...]
+    shardings: tuple[Sharding | None, ...]
+    keep_spec: bool
+    device: Any
+
+
+def _run_entry(entry: _Entry, flat_args: Sequence[Any]) -> list[Any]:
+    """Run ``entry`` on its flat arguments: its executable when nothing is being traced, else
+    ``xla_call_p`` bound for the active transformation."""
+    if is_eager() and not any(isinstance(c, Tracer) for c in entry.consts):
+        return list(entry.compile().run(flat_args))
+    return bind(
+        xla_call_p,
+        *entry.consts,
+        *flat_args,
+        jaxpr=entry.closed,
+        num_consts=len(entry.consts),
+        name=entry.name,
+    )
+
+
+_buffer_of = operator.attrgetter("_buf")
+
+
+class _Plan:
+    """A dispatch memo's value: the entry, and per flat argument how it reaches the
+    executable: ``None`` for a device array passed as it is, else the function giving its
+    buffer (host data: converted to the canonical dtype, float64 NumPy data to float32
+    without enable_x64, and put on the device)."""
+
+    __slots__ = ("conv", "entry")
+
+    def __init__(self, entry: _Entry, conv: Sequence[Callable[[Any], Any] | None]) -> None:
+        self.entry = entry
+        self.conv = None
+        if any(c is not None for c in conv):
+            self.conv = tuple(_buffer_of if c is None else c for c in conv)
+
+    def run(self, leaves: list[Any]) -> Any:
+        entry = self.entry
+        exe = entry.executable
+        if type(exe) is not Executable:  # several devices: the general way
+            return entry.output(_run_entry(entry, leaves))
+        conv = self.conv
+        if conv is None:
+            bufs = list(map(_buffer_of, leaves))
+        else:
+            bufs = list(map(operator.call, conv, leaves))
+        outs = exe.run_buffers(bufs)
+        return outs[0] if entry.single_leaf else entry.output(outs)
+
+
+#: A JitFunction's dispatch memo is emptied when it grows past this many keys.
+_MAX_MEMO_KEYS = 256
+
 _function_caches: weakref.WeakKeyDictionary[Any, _Cache] = weakref.WeakKeyDictionary()
 
 
@@ -147,11 +251,11 @@ def _cache_for(fun: Callable[..., Any]) -> _Cache:
     try:
         cache = _function_caches.get(fun)
         if cache is None:
-            cache = OrderedDict()
+            cache = _Cache()
             _function_caches[fun] = cache
         return cache
     except TypeError:  # not weak-referenceable or not hashable: a cache of its own
-        return OrderedDict()
+        return _Cache()
 
 
 #: Host data's canonical ShapedArray, one shared object per signature: keyed by type for
@@ -224,10 +328,13 @@ class JitFunction(Generic[P, R]):
         "_in_shardings",
         "_inline",
         "_keep_unused",
+        "_memo",
+        "_memo_generation",
         "_name",
         "_out_shardings",
         "_static_argnames",
         "_static_argnums",
+        "_static_positions",
         "_variant",
     )
 
@@ -267,7 +374,12 @@ class JitFunction(Generic[P, R]):
         self._name = getattr(fun, "__name__", type(fun).__name__)
         self._static_argnums = tuple(static_argnums)
         self._static_argnames = frozenset(static_argnames)
+        # static_argnums as positions, per argument count (None: an index out of range)
+        self._static_positions: dict[int, frozenset[int] | None] = {}
         self._cache = _cache_for(fun)
+        # The dispatch memo: per-call keys read off the arguments (see _describe) -> plans.
+        self._memo: dict[Hashable, _Plan] = {}
+        self._memo_generation = self._cache.generation
         functools.update_wrapper(self, fun)
 
     def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R:
@@ -275,38 +387,99 @@ class JitFunction(Generic[P, R]):
             return self._fun(*args, **kwargs)
         if self._device is not None:  # jit(device=...): its arguments committed there
             args, kwargs = self._placed(args, kwargs)
-        elif not kwargs and not self._static_argnums and is_eager():
-            # Fast path: positional device arrays, nothing active -> key = their avals.
-            arrays: tuple[Any, ...] = args
-            key = []
-            for a in arrays:
-                if type(a) is not Array:
-                    break
-                key.append(a._aval)
+        memo_key: Hashable = None
+        if is_eager():
+            # The dispatch memo: a key read off the arguments without flattening them or
+            # building avals, mapped to what signature() found for the first such call.
+            leaves: list[Any] = []
+            if not kwargs and not self._static_argnums:
+                tokens: list[Any] = [len(args)]
+                positional: tuple[Any, ...] = args
+                for a in positional:  # (_describe's first cases, inline: the common leaves)
+                    t = type(a)
+                    if t is Array:
+                        leaves.append(a)
+                        tokens.append(a._aval)
+                    elif t is np.ndarray:
+                        leaves.append(a)
+                        tokens += (t, a.dtype, a.shape)
+                    elif not _describe(a, leaves, tokens):
+                        break
+                else:
+                    memo_key = tuple(tokens)
             else:
-                fast_key: Hashable = tuple(key)
-                if self._variant is not None:
-                    fast_key = (fast_key, self._variant)
-                entry = self._cache.get(fast_key)
-                if entry is not None:
-                    exe = entry.executable
-                    if type(exe) is Executable:  # one device (not SPMD)
-                        outs = exe.run_buffers([a._buf for a in arrays])
-                        if entry.single_leaf:
-                            return outs[0]  # type: ignore[return-value]
-                        return entry.output(outs)  # type: ignore[no-any-return]
-            if not key and arrays and type(arrays[0]) is CommittedArray:
-                outs = self._run_committed(arrays)
-                if outs is not None:
-                    return outs[0]  # type: ignore[no-any-return]
-            elif self._in_shardings is None:
-                tree_outs = self._run_array_tree(arrays)
-                if tree_outs is not None:
-                    return tree_outs[0]  # type: ignore[no-any-return]
+                memo_key = self._describe_call(args, kwargs, leaves)
+            if memo_key is not None:
+                if self._memo_generation != self._cache.generation:
+                    self._memo.clear()
+                    self._memo_generation = self._cache.generation
+                plan = self._memo.get(memo_key)
+                if plan is not None:
+                    return plan.run(leaves)  # type: ignore[no-any-return]
         if self._inline and not is_eager():  # traced inside another function: its equations
             return self._fun(*args, **kwargs)
-        entry, flat_args = self._entry_for(args, kwargs)
-        return entry.output(self._run(entry, flat_args))  # type: ignore[no-any-return]
+        entry, sig = self._entry_for(args, kwargs)
+        out = entry.output(_run_entry(entry, sig.flat_args))
+        if memo_key is not None:
+            self._remember(memo_key, entry, sig)
+        return out  # type: ignore[no-any-return]
+
+    def _describe_call(
+        self, args: tuple[Any, ...], kwargs: dict[str, Any], leaves: list[Any]
+    ) -> Hashable:
+        """The memo key of a call with keyword or static arguments (None: not one the memo
+        serves): the positional arguments as ``__call__`` describes them, static ones by value
+        (their positions follow from the argument count, the first token), then the keyword
+        names and values in :func:`tree_flatten`'s (sorted) order. Unhashable static values
+        are left to signature(), which refuses them with its message."""
+        nargs = len(args)
+        positions = self._static_positions
+        if nargs not in positions:
+            positions[nargs] = _normalized_positions(self._static_argnums, nargs)
+        static = positions[nargs]
+        if static is None:
+            return None  # an index out of range: signature() says so
+        tokens: list[Any] = [nargs]
+        for i, a in enumerate(args):
+            if i in static:
+                tokens.append(a)
+            elif not _describe(a, leaves, tokens):
+                return None
+        if kwargs:
+            names = tuple(sorted(kwargs))
+            tokens.append(names)
+            static_names = self._static_argnames
+            for name in names:
+                value = kwargs[name]
+                if name in static_names:
+                    tokens.append(value)
+                elif not _describe(value, leaves, tokens):
+                    return None
+        key = tuple(tokens)
+        try:
+            hash(key)
+        except TypeError:
+            return None
+        return key
+
+    def _remember(self, memo_key: Hashable, entry: _Entry, sig: Signature) -> None:
+        """Memoize ``memo_key`` -> ``entry`` (found by ``sig``) if the cache holds it."""
+        cache = self._cache
+        if cache.get(sig.key) is not entry or self._memo_generation != cache.generation:
+            return  # not cached (closes over tracers), or the cache changed meanwhile
+        device = entry.device
+        conv: list[Callable[[Any], Any] | None] = []
+        for x, aval in zip(sig.flat_args, sig.avals, strict=True):
+            t = type(x)
+            if t is CommittedArray or (t is Array and device is None):
+                conv.append(None)  # its buffer, as it is
+            elif t is Array:  # uncommitted, beside committed ones: copied to their device
+                conv.append(functools.partial(to_buffer, aval=aval, device=device))
+            else:  # host data: converted to its canonical dtype, then one put
+                conv.append(_jaxlib.host_putter(aval.shape, aval.dtype, device))
+        if len(self._memo) >= _MAX_MEMO_KEYS:
+            self._memo.clear()
+        self._memo[memo_key] = _Plan(entry, conv)
 
     def _placed(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, Any]:
         """The dynamic array arguments put on ``jit(device=...)``'s device (committed)."""
@@ -325,60 +498,6 @@ class JitFunction(Generic[P, R]):
         return placed, {
             k: v if k in self._static_argnames else tree_map(put, v) for k, v in kwargs.items()
         }
-
-    def _run_committed(self, arrays: tuple[Any, ...]) -> Any:
-        """The fast path for arrays all committed to one device (the key the slow path gives
-        them: avals, then the device); None when it does not apply or nothing is cached."""
-        device = arrays[0].device
-        key = []
-        for a in arrays:
-            if type(a) is not CommittedArray or a.device is not device:
-                return None
-            key.append(a._aval)
-        fast_key: Hashable = tuple(key)
-        if self._variant is not None:
-            fast_key = (fast_key, self._variant)
-        entry = self._cache.get((fast_key, device))
-        if entry is None or type(entry.executable) is not Executable:
-            return None
-        outs = entry.executable.run_buffers([a._buf for a in arrays])
-        return [outs[0]] if entry.single_leaf else [entry.output(outs)]
-
-    def _run_array_tree(self, args: tuple[Any, ...]) -> list[Any] | None:
-        """The fast path for positional pytrees (lists, tuples, dicts, None) of device arrays,
-        such as a list of parameters: the slow path's key, built without :func:`tree_flatten`
-        (its structure is looked up by a plain tuple describing it); None when it does not
-        apply or nothing is cached."""
-        leaves: list[Array] = []
-        shape: list[Any] = []
-        if not _arrays_and_containers(args, leaves, shape):
-            return None
-        shape_key = tuple(shape)
-        in_tree = _array_tree_defs.get(shape_key)
-        if in_tree is None:
-            in_tree = tree_flatten((args, {}))[1]
-            if len(_array_tree_defs) >= _MAX_ARRAY_TREE_DEFS:
-                _array_tree_defs.clear()
-            _array_tree_defs[shape_key] = in_tree
-        key: Hashable = ((), in_tree, tuple([a._aval for a in leaves]))
-        if self._variant is not None:
-            key = (key, self._variant)
-        entry = self._cache.get(key)
-        if entry is None or type(entry.executable) is not Executable:
-            return None
-        return [entry.output(entry.executable.run_buffers([a._buf for a in leaves]))]
-
-    def _run(self, entry: _Entry, flat_args: list[Any]) -> list[Any]:
-        if is_eager() and not any(isinstance(c, Tracer) for c in entry.consts):
-            return list(entry.compile().run(flat_args))
-        return bind(
-            xla_call_p,
-            *entry.consts,
-            *flat_args,
-            jaxpr=entry.closed,
-            num_consts=len(entry.consts),
-            name=entry.name,
-        )
 
     # --- signature and tracing --------------------------------------------------------------
     def _split_static(
@@ -416,9 +535,25 @@ class JitFunction(Generic[P, R]):
         dyn_args = [a for i, a in enumerate(args) if i not in static_pos]
         return dyn_args, dyn_kwargs, tuple(static_vals)
 
-    def _entry_for(
+    def signature(
         self, args: tuple[Any, ...], kwargs: dict[str, Any], abstract: bool = False
-    ) -> tuple[_Entry, list[Any]]:
+    ) -> Signature:
+        """What identifies this call's compiled entry: the one definition of the cache key.
+
+        The key holds the static argument values (by position or name), the pytree structure
+        of the dynamic arguments, each leaf's canonical aval (shape, dtype after enable_x64
+        narrowing, weak type), the options of this ``jit`` that change what is compiled
+        (donation, output shardings, keep_unused), the named axes in scope, the argument
+        shardings (``in_shardings`` or sharded arrays') and the device of committed
+        arguments. Configuration that changes traced or compiled programs (``enable_x64``,
+        ``default_matmul_precision``, ``numpy_dtype_promotion``, ``numpy_rank_promotion``)
+        is not spelled in the key: changing it empties every cache instead.
+
+        ``__call__``'s dispatch memo maps a cheaper per-call key to the entry this key found,
+        so every kind of argument (device, committed or host arrays, scalars, pytrees of
+        them) gets the same entry either way. ``abstract``: leaves may also be avals
+        (``ShapedArray``, ``ShapeDtypeStruct``), for ``lower`` and ``trace``.
+        """
         if self._static_argnums or self._static_argnames:
             dyn_args, dyn_kwargs, statics = self._split_static(args, kwargs)
         else:
@@ -426,40 +561,41 @@ class JitFunction(Generic[P, R]):
         flat_args, in_tree = tree_flatten((tuple(dyn_args), dyn_kwargs))
         to_aval = _abstract_leaf_aval if abstract else _leaf_aval
         avals = tuple([to_aval(x) for x in flat_args])
-        plain = not statics and not dyn_kwargs and _all_leaves(in_tree)
-        if plain:
-            key: Hashable = avals  # the fast path's key
-        else:
-            key = (statics, in_tree, avals)
-        if self._variant is not None:
-            key = (key, self._variant)
-        named_axes = axis_env_signature()
-        if named_axes:  # collectives inside resolve against the axes in scope
-            key = (key, named_axes)
         shardings = self._arg_shardings(flat_args, in_tree)
-        keep_spec = False
-        if shardings:  # laid out over several devices: compiled for that layout
-            keep_spec = _first_named_is_an_arrays(flat_args, shardings)
-            key = (key, shardings, keep_spec)
+        keep_spec = bool(shardings) and _first_named_is_an_arrays(flat_args, shardings)
+        plain = not statics and not dyn_kwargs and _all_leaves(in_tree)
         device = _committed_device(flat_args, avals, self._fun if plain else None, self._name)
-        if device is not None:  # follows its committed arguments (outputs committed too)
-            key = (key, device)
+        key = (
+            statics,
+            in_tree,
+            avals,
+            self._variant,
+            axis_env_signature(),  # collectives inside resolve against the axes in scope
+            shardings,  # laid out over several devices: compiled for that layout
+            keep_spec,
+            device,  # follows its committed arguments (outputs committed too)
+        )
+        return Signature(key, flat_args, in_tree, statics, avals, shardings, keep_spec, device)
+
+    def _entry_for(
+        self, args: tuple[Any, ...], kwargs: dict[str, Any], abstract: bool = False
+    ) -> tuple[_Entry, Signature]:
+        sig = self.signature(args, kwargs, abstract)
+        key = sig.key
         entry = self._cache.get(key)
         if entry is not None:
             self._cache.move_to_end(key)
-            return entry, flat_args
-        entry = self._trace(args, statics, in_tree, avals, shardings)
-        entry.device = device
-        entry.keep_spec = keep_spec
+            return entry, sig
+        entry = self._trace(args, sig.statics, sig.in_tree, sig.avals, sig.shardings)
+        entry.device = sig.device
+        entry.keep_spec = sig.keep_spec
         entry.keep_unused = self._keep_unused
         if self._donate_argnums or self._donate_argnames:
-            entry.donated = self._donated_leaves(len(args), statics, in_tree)
+            entry.donated = self._donated_leaves(len(args), sig.statics, sig.in_tree)
         if not any(isinstance(c, Tracer) for c in entry.consts):
             # Entries closing over an enclosing transformation's tracers are not reusable.
-            self._cache[key] = entry
-            if len(self._cache) > _MAX_ENTRIES_PER_FUNCTION:
-                self._cache.popitem(last=False)
-        return entry, flat_args
+            self._cache.insert(key, entry)
+        return entry, sig
 
     def _trace(
         self,
@@ -613,39 +749,75 @@ def _is_sharding_leaf(x: Any) -> bool:
     return x is None or isinstance(x, Sharding)
 
 
-#: The structure of ``(args, {})`` for each shape of positional array pytrees that
-#: :func:`_arrays_and_containers` describes (bounded).
-_array_tree_defs: dict[tuple[Any, ...], PyTreeDef] = {}
-_MAX_ARRAY_TREE_DEFS = 256
+#: NumPy's scalar types: a leaf's type alone decides its aval (the slow path refuses those of
+#: dtypes mj does not support, and refused calls are never memoized).
+_NUMPY_SCALARS = frozenset(np.sctypeDict.values())
+_INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
 
 
-def _arrays_and_containers(x: Any, leaves: list[Array], shape: list[Any]) -> bool:
-    """Append ``x``'s device arrays to ``leaves`` in :func:`tree_flatten`'s order and a
-    description of its containers to ``shape``; False for anything but plain lists, tuples,
-    dicts (sortable keys), None and (uncommitted, one-device) :class:`Array` s."""
+def _normalized_positions(nums: Sequence[int], nargs: int) -> frozenset[int] | None:
+    """``static_argnums`` as positions among ``nargs`` arguments (negative ones counted from
+    the end); None if one is out of range."""
+    if any(not -nargs <= i < nargs for i in nums):
+        return None
+    return frozenset(i % nargs for i in nums)
+
+
+def _describe(x: Any, leaves: list[Any], tokens: list[Any]) -> bool:
+    """The dispatch memo's key of a call: append ``x``'s leaves to ``leaves`` in
+    :func:`tree_flatten`'s order and to ``tokens`` what :meth:`JitFunction.signature` reads of
+    them, cheaply; False for anything else (that call takes the full signature every time).
+
+    Tokens (decoded left to right, so equal token lists mean equal signatures): a container's
+    ``(type, length)`` or ``(dict, sorted keys)``; ``NoneType`` for None; a device array's
+    aval; ``CommittedArray``, its aval and device; for host arrays (NumPy, eager) their type,
+    dtype and shape (the canonical aval follows from them); for NumPy and Python scalars their
+    type (a Python int within int32's range, where its type alone decides its aval)."""
     t = type(x)
+    if t is Array:  # device arrays, the common leaf
+        leaves.append(x)
+        tokens.append(x._aval)
+        return True
     if t is tuple or t is list:
-        shape.append((t, len(x)))
+        tokens.append((t, len(x)))
         for c in x:
             if type(c) is Array:
                 leaves.append(c)
-                shape.append(None)
-            elif not _arrays_and_containers(c, leaves, shape):
+                tokens.append(c._aval)
+            elif not _describe(c, leaves, tokens):
                 return False
+        return True
+    if t is np.ndarray:
+        leaves.append(x)
+        tokens += (t, x.dtype, x.shape)
+        return True
+    if t is float or t is bool or t is complex or t in _NUMPY_SCALARS:
+        leaves.append(x)
+        tokens.append(t)
+        return True
+    if t is int:
+        if not _INT32_MIN <= x <= _INT32_MAX:
+            return False  # may overflow the default int: the slow path checks
+        leaves.append(x)
+        tokens.append(t)
         return True
     if t is dict:
         try:
             keys = tuple(sorted(x))
         except TypeError:
             return False
-        shape.append((dict, keys))
-        return all(_arrays_and_containers(x[k], leaves, shape) for k in keys)
-    if t is Array:
-        leaves.append(x)
-        shape.append(None)
-        return True
+        tokens.append((dict, keys))
+        return all(_describe(x[k], leaves, tokens) for k in keys)
     if x is None:
-        shape.append(t)
+        tokens.append(t)
+        return True
+    if t is CommittedArray:
+        leaves.append(x)
+        tokens += (t, x._aval, x.device)
+        return True
+    if issubclass(t, EagerArray):  # (a weakly typed one is its own type)
+        leaves.append(x)
+        tokens += (t, x.dtype, x.shape)
         return True
     return False
 
