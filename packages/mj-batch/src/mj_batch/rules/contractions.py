@@ -14,6 +14,7 @@ from mj_batch._batching import (
     Dims,
     RuleResult,
     Vals,
+    first_mapped,
     not_mapped,
     shape_of,
     shift_axis,
@@ -42,21 +43,18 @@ def _dot_general_vmap(
     (x, y), (xb, yb) = vals_in, dims_in
     (lc, rc), (lb, rb) = dimension_numbers
     if xb is not not_mapped:
-        assert isinstance(xb, int)
         lc = tuple(shift_axis(a, xb) for a in lc)
         lb = tuple(shift_axis(a, xb) for a in lb)
     if yb is not not_mapped:
-        assert isinstance(yb, int)
         rc = tuple(shift_axis(a, yb) for a in rc)
         rb = tuple(shift_axis(a, yb) for a in rb)
     if xb is not not_mapped and yb is not not_mapped:
         lb, rb = (xb, *lb), (yb, *rb)
         out_bdim = 0
     elif xb is not not_mapped:
-        assert isinstance(xb, int)
         out_bdim = len(lb) + _free_axes(len(shape_of(x)), lc, lb).index(xb)
     else:
-        assert isinstance(yb, int)
+        yb = first_mapped(dims_in)  # y is the only batched operand
         n_lhs_free = len(_free_axes(len(shape_of(x)), lc, lb))
         out_bdim = len(lb) + n_lhs_free + _free_axes(len(shape_of(y)), rc, rb).index(yb)
     out = bind1(
