@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from mj_core._typing import Array
 from mj_core.dtypes import (
     _NARROW,
     canonicalize_value,
@@ -233,9 +234,11 @@ array_types: set[type] = set(pytype_aval_mappings)
 
 
 def register_array_type(pytype: type, to_aval: Callable[[Any], ShapedArray]) -> None:
-    """Let a higher layer's array type (e.g. a device array) flow through every primitive."""
+    """Let a higher layer's array type (e.g. a device array) flow through every primitive; it
+    becomes an :class:`~mj_core.Array` (``isinstance(x, mj.Array)``) too."""
     pytype_aval_mappings[pytype] = to_aval
     array_types.add(pytype)
+    Array.register(pytype)
 
 
 def is_array(x: object) -> bool:

@@ -17,7 +17,6 @@ import numpy as np
 
 from mj_core import (
     ConcreteArray,
-    EagerArray,
     ShapedArray,
     Tracer,
     get_aval,
@@ -34,19 +33,11 @@ from mj_xla._sharding import Shard, Sharding, SingleDeviceSharding
 __all__ = ["Array", "CommittedArray", "device_put", "to_buffer"]
 
 
-class _ArrayMeta(type):
-    """``isinstance(x, mj.Array)`` holds for every mj array, as ``jax.Array`` does: device
-    arrays, eager results (``EagerArray``) and tracers. The type itself is unchanged
-    (``type(x) is Array`` still picks out device arrays)."""
+class Array:
+    """An immutable array living on the XLA device (JAX's ``ArrayImpl``).
 
-    def __instancecheck__(cls, obj: Any) -> bool:
-        if type.__instancecheck__(cls, obj):  # device arrays, sharded ones included
-            return True
-        return cls is Array and isinstance(obj, EagerArray | Tracer)
-
-
-class Array(metaclass=_ArrayMeta):
-    """An immutable array living on the XLA device.
+    ``mj.Array``, the type of every mj array, is ``mj_core.Array``, with which this class
+    and its subclasses are registered (by ``register_array_type``).
 
     Attributes: ``shape``, ``dtype``, ``ndim``, ``size``, ``weak_type``. ``np.asarray(x)``
     gives a read-only host view; ``block_until_ready()`` waits for pending computation.

@@ -31,7 +31,7 @@ from mj_core.dtypes import (
 from mj_core.errors import ConcretizationError, user_line_suffix
 from mj_core.numpy._promotion import (
     _WEAK_PYTYPES,
-    Array,
+    AnyArray,
     as_dtype,
     convert,
     dtype_weak,
@@ -88,7 +88,7 @@ def _contains_tracer(obj: Any) -> bool:
 
 
 @eager_array_result
-def array(object: Any, dtype: Any = None, copy: bool | None = True, ndmin: int = 0) -> Array:
+def array(object: Any, dtype: Any = None, copy: bool | None = True, ndmin: int = 0) -> AnyArray:
     """An array from array-likes or (nested) sequences, which may hold traced values."""
     dt = as_dtype(dtype, "array")
     if isinstance(object, list | tuple) and _contains_tracer(object):
@@ -110,7 +110,7 @@ def array(object: Any, dtype: Any = None, copy: bool | None = True, ndmin: int =
 
 
 @eager_array_result
-def asarray(a: Any, dtype: Any = None, copy: bool | None = None) -> Array:
+def asarray(a: Any, dtype: Any = None, copy: bool | None = None) -> AnyArray:
     """Like :func:`array` but without copying NumPy input."""
     dt = as_dtype(dtype, "asarray")
     if type(a) is EagerArray and (dt is None or dt == a.dtype):
@@ -173,7 +173,7 @@ def _shape_tuple(shape: int | Sequence[int]) -> tuple[int, ...]:
 
 
 @eager_array_result
-def full(shape: int | Sequence[int], fill_value: Array, dtype: Any = None) -> Array:
+def full(shape: int | Sequence[int], fill_value: AnyArray, dtype: Any = None) -> AnyArray:
     """An array of ``shape`` filled with ``fill_value`` (broadcast if it is an array); weakly
     typed if ``fill_value`` is and no ``dtype`` is given, as in JAX."""
     dt, weak = as_dtype(dtype, "full"), False
@@ -182,7 +182,9 @@ def full(shape: int | Sequence[int], fill_value: Array, dtype: Any = None) -> Ar
     return _full(shape, fill_value, dt, weak)
 
 
-def _full(shape: int | Sequence[int], fill_value: Array, dt: np.dtype[Any], weak: bool) -> Array:
+def _full(
+    shape: int | Sequence[int], fill_value: AnyArray, dt: np.dtype[Any], weak: bool
+) -> AnyArray:
     shape_t = _shape_tuple(shape)
     value = convert(fill_value, dt, weak)
     if type(value) in _WEAK_PYTYPES:  # a weak Python scalar: an array, still weak
@@ -194,12 +196,12 @@ def _full(shape: int | Sequence[int], fill_value: Array, dt: np.dtype[Any], weak
 
 
 @eager_array_result
-def zeros(shape: int | Sequence[int], dtype: Any = None) -> Array:
+def zeros(shape: int | Sequence[int], dtype: Any = None) -> AnyArray:
     return full(shape, 0, default_float_dtype() if dtype is None else as_dtype(dtype, "zeros"))
 
 
 @eager_array_result
-def ones(shape: int | Sequence[int], dtype: Any = None) -> Array:
+def ones(shape: int | Sequence[int], dtype: Any = None) -> AnyArray:
     return full(shape, 1, default_float_dtype() if dtype is None else as_dtype(dtype, "ones"))
 
 
@@ -208,8 +210,8 @@ empty = zeros
 
 @eager_array_result
 def full_like(
-    a: Array, fill_value: Array, dtype: Any = None, shape: int | Sequence[int] | None = None
-) -> Array:
+    a: AnyArray, fill_value: AnyArray, dtype: Any = None, shape: int | Sequence[int] | None = None
+) -> AnyArray:
     dt, weak = dtype_weak(a)  # weakly typed like ``a`` unless a dtype is given, as in JAX
     given = as_dtype(dtype, "full_like")
     if given is not None:
@@ -222,12 +224,14 @@ def full_like(
 
 
 @eager_array_result
-def zeros_like(a: Array, dtype: Any = None, shape: int | Sequence[int] | None = None) -> Array:
+def zeros_like(
+    a: AnyArray, dtype: Any = None, shape: int | Sequence[int] | None = None
+) -> AnyArray:
     return full_like(a, 0, dtype, shape)
 
 
 @eager_array_result
-def ones_like(a: Array, dtype: Any = None, shape: int | Sequence[int] | None = None) -> Array:
+def ones_like(a: AnyArray, dtype: Any = None, shape: int | Sequence[int] | None = None) -> AnyArray:
     return full_like(a, 1, dtype, shape)
 
 
@@ -253,7 +257,7 @@ def _concrete(fun_name: str, name: str, v: Any) -> Any:
 
 
 @eager_array_result
-def arange(start: Any, stop: Any = None, step: Any = None, dtype: Any = None) -> Array:
+def arange(start: Any, stop: Any = None, step: Any = None, dtype: Any = None) -> AnyArray:
     """Evenly spaced values in ``[start, stop)``; bounds must be concrete (static) numbers."""
     dt = as_dtype(dtype, "arange")
     if stop is None and step is None:
@@ -281,8 +285,8 @@ def arange(start: Any, stop: Any = None, step: Any = None, dtype: Any = None) ->
 
 @eager_array_result
 def linspace(
-    start: Array,
-    stop: Array,
+    start: AnyArray,
+    stop: AnyArray,
     num: int = 50,
     endpoint: bool = True,
     retstep: bool = False,
@@ -314,7 +318,7 @@ def linspace(
 
 
 @eager_array_result
-def eye(N: int, M: int | None = None, k: int = 0, dtype: Any = None) -> Array:  # noqa: N803
+def eye(N: int, M: int | None = None, k: int = 0, dtype: Any = None) -> AnyArray:  # noqa: N803
     """A 2-d array with ones on the ``k``-th diagonal."""
     m = N if M is None else M
     rows = lax.broadcasted_iota(np.int32, (int(N), int(m)), 0)
@@ -324,5 +328,5 @@ def eye(N: int, M: int | None = None, k: int = 0, dtype: Any = None) -> Array:  
 
 
 @eager_array_result
-def identity(n: int, dtype: Any = None) -> Array:
+def identity(n: int, dtype: Any = None) -> AnyArray:
     return eye(n, dtype=dtype)

@@ -28,7 +28,7 @@ from mj_core._trace import Tracer
 from mj_core.dtypes import result_type
 from mj_core.errors import NonConcreteBooleanIndexError
 from mj_core.numpy._creation import array
-from mj_core.numpy._promotion import Array, convert, dtype_weak, shape_of
+from mj_core.numpy._promotion import AnyArray, convert, dtype_weak, shape_of
 from mj_core.numpy._shape import broadcast_shapes, broadcast_to
 from mj_core.prims.indexing import GatherDimensionNumbers, ScatterDimensionNumbers
 
@@ -104,7 +104,7 @@ def _normalize_index(idx: Any, ndim: int) -> list[Any]:
     return out[:ellipsis_at] + fill + out[ellipsis_at:]
 
 
-def _insert_new_axes(x: Array, items: list[Any]) -> tuple[Array, list[Any]]:
+def _insert_new_axes(x: AnyArray, items: list[Any]) -> tuple[AnyArray, list[Any]]:
     """Turn ``None`` entries into size-1 operand axes indexed by a full slice (an empty one
     for a ``False`` index)."""
     new = {None: slice(None), _EMPTY_AXIS: slice(0, 0)}
@@ -116,7 +116,7 @@ def _insert_new_axes(x: Array, items: list[Any]) -> tuple[Array, list[Any]]:
     return lax.reshape(x, new_shape), items
 
 
-def _apply_slices(x: Array, items: list[Any]) -> Array:
+def _apply_slices(x: AnyArray, items: list[Any]) -> AnyArray:
     """Apply every slice entry (any step) with one ``rev`` and one ``slice``; slice entries
     become full slices of the result. Int entries take the whole dim here."""
     shape = shape_of(x)
@@ -140,7 +140,7 @@ def _apply_slices(x: Array, items: list[Any]) -> Array:
     return x
 
 
-def _normalize_negative(idx: Array, n: int) -> Array:
+def _normalize_negative(idx: AnyArray, n: int) -> AnyArray:
     """``idx + n`` where ``idx < 0`` (NumPy's negative indices)."""
     if type(idx) is np.ndarray or type(idx) is EagerArray:
         plain = idx.view(np.ndarray)  # an EagerArray's `<` would bind mj's op: traced in jit
@@ -151,7 +151,7 @@ def _normalize_negative(idx: Array, n: int) -> Array:
     return lax.select(lax.less(idx, 0), lax.add(idx, convert(n, dtype)), idx)
 
 
-def getitem(x: Array, idx: Any, mode: Any = None, fill_value: Any = None) -> Array:
+def getitem(x: AnyArray, idx: Any, mode: Any = None, fill_value: Any = None) -> AnyArray:
     """``x[idx]`` with NumPy semantics (out-of-bounds array indices clamp unless ``mode``)."""
     shape = shape_of(x)
     items = _normalize_index(idx, len(shape))
@@ -177,7 +177,7 @@ def getitem(x: Array, idx: Any, mode: Any = None, fill_value: Any = None) -> Arr
     return _gather(x, items, mode, fill_value)
 
 
-def _gather(x: Array, items: list[Any], mode: Any, fill_value: Any) -> Array:
+def _gather(x: AnyArray, items: list[Any], mode: Any, fill_value: Any) -> AnyArray:
     shape = shape_of(x)
     adv = [d for d, item in enumerate(items) if not isinstance(item, slice)]
     arrays = [
@@ -223,15 +223,15 @@ def _gather(x: Array, items: list[Any], mode: Any, fill_value: Any) -> Array:
 
 
 def take(
-    a: Array,
-    indices: Array,
+    a: AnyArray,
+    indices: AnyArray,
     axis: int | None = None,
     out: None = None,
     mode: Any = None,
     unique_indices: bool = False,
     indices_are_sorted: bool = False,
     fill_value: Any = None,
-) -> Array:
+) -> AnyArray:
     """``a`` indexed by ``indices`` along ``axis`` (the flattened array if ``axis`` is None).
 
     As in JAX, out-of-bounds indices give ``fill_value`` by default (``mode="fill"``: NaN for
@@ -265,7 +265,9 @@ def _static_ints_as_arrays(idx: Any) -> Any:
     return np.asarray(idx) if _is_int_scalar(idx) else idx
 
 
-def _update(scatter: Callable[..., Array], x: Array, idx: Any, values: Array, mode: Any) -> Array:
+def _update(
+    scatter: Callable[..., AnyArray], x: AnyArray, idx: Any, values: AnyArray, mode: Any
+) -> AnyArray:
     shape = shape_of(x)
     dtype, weak = dtype_weak(x)
     size = math.prod(shape)
@@ -288,7 +290,7 @@ def _update(scatter: Callable[..., Array], x: Array, idx: Any, values: Array, mo
     return lax.reshape(out, shape)
 
 
-def _check_cast(values: Array, dtype: np.dtype[Any]) -> None:
+def _check_cast(values: AnyArray, dtype: np.dtype[Any]) -> None:
     """JAX's check of an update's values: a ``FutureWarning`` when promotion would not give
     the array's dtype (``int_array.at[0].add(1.5)``), a ``TypePromotionError`` when the
     lattice (the strict one) has no path."""
@@ -312,7 +314,7 @@ class IndexUpdateRef:
 
     __slots__ = ("array", "index")
 
-    def __init__(self, array: Array, index: Any) -> None:
+    def __init__(self, array: AnyArray, index: Any) -> None:
         self.array = array
         self.index = index
 
@@ -326,50 +328,50 @@ class IndexUpdateRef:
         unique_indices: bool = False,
         mode: Any = None,
         fill_value: Any = None,
-    ) -> Array:
+    ) -> AnyArray:
         """``x[idx]`` (``mode="fill"`` returns ``fill_value`` for out-of-bounds indices)."""
         return getitem(self.array, self.index, mode, fill_value)
 
     def set(
         self,
-        values: Array,
+        values: AnyArray,
         *,
         indices_are_sorted: bool = False,
         unique_indices: bool = False,
         mode: Any = None,
-    ) -> Array:
+    ) -> AnyArray:
         """A copy of ``x`` with ``x[idx] = values``."""
         return _update(lax.scatter, self.array, self.index, values, mode)
 
     def add(
         self,
-        values: Array,
+        values: AnyArray,
         *,
         indices_are_sorted: bool = False,
         unique_indices: bool = False,
         mode: Any = None,
-    ) -> Array:
+    ) -> AnyArray:
         """A copy of ``x`` with ``x[idx] += values`` (repeated indices accumulate)."""
         return _update(lax.scatter_add, self.array, self.index, values, mode)
 
     def subtract(
         self,
-        values: Array,
+        values: AnyArray,
         *,
         indices_are_sorted: bool = False,
         unique_indices: bool = False,
         mode: Any = None,
-    ) -> Array:
+    ) -> AnyArray:
         return _update(lax.scatter_add, self.array, self.index, lax.neg(values), mode)
 
     def multiply(
         self,
-        values: Array,
+        values: AnyArray,
         *,
         indices_are_sorted: bool = False,
         unique_indices: bool = False,
         mode: Any = None,
-    ) -> Array:
+    ) -> AnyArray:
         """A copy of ``x`` with ``x[idx] *= values`` (repeated indices accumulate)."""
         return _update(lax.scatter_mul, self.array, self.index, values, mode)
 
@@ -377,23 +379,23 @@ class IndexUpdateRef:
 
     def min(
         self,
-        values: Array,
+        values: AnyArray,
         *,
         indices_are_sorted: bool = False,
         unique_indices: bool = False,
         mode: Any = None,
-    ) -> Array:
+    ) -> AnyArray:
         """A copy of ``x`` with ``x[idx] = minimum(x[idx], values)``."""
         return _update(lax.scatter_min, self.array, self.index, values, mode)
 
     def max(
         self,
-        values: Array,
+        values: AnyArray,
         *,
         indices_are_sorted: bool = False,
         unique_indices: bool = False,
         mode: Any = None,
-    ) -> Array:
+    ) -> AnyArray:
         """A copy of ``x`` with ``x[idx] = maximum(x[idx], values)``."""
         return _update(lax.scatter_max, self.array, self.index, values, mode)
 
@@ -403,7 +405,7 @@ class IndexUpdateHelper:
 
     __slots__ = ("array",)
 
-    def __init__(self, array: Array) -> None:
+    def __init__(self, array: AnyArray) -> None:
         self.array = array
 
     def __getitem__(self, index: Any) -> IndexUpdateRef:

@@ -9,31 +9,33 @@ from typing import Any
 
 from mj_core import lax
 from mj_core._shapes import canonicalize_axes
-from mj_core.numpy._promotion import Array, check_arraylike, promote, shape_of
+from mj_core.numpy._promotion import AnyArray, check_arraylike, promote, shape_of
 from mj_core.numpy._shape import broadcast_shapes, broadcast_to, ravel
 
 __all__ = ["dot", "inner", "matmul", "outer", "tensordot", "vdot"]
 
 
 def _dot_general(
-    a: Array,
-    b: Array,
+    a: AnyArray,
+    b: AnyArray,
     contract: tuple[Sequence[int], Sequence[int]],
     batch: tuple[Sequence[int], Sequence[int]] = ((), ()),
     precision: Any = None,
     preferred_element_type: Any = None,
-) -> Array:
+) -> AnyArray:
     return lax.dot_general(a, b, (contract, batch), precision, preferred_element_type)
 
 
-def _scalar_product(a: Array, b: Array, preferred_element_type: Any) -> Array:
+def _scalar_product(a: AnyArray, b: AnyArray, preferred_element_type: Any) -> AnyArray:
     out = lax.mul(a, b)
     if preferred_element_type is None:
         return out
     return lax.convert_element_type(out, preferred_element_type)
 
 
-def dot(a: Array, b: Array, *, precision: Any = None, preferred_element_type: Any = None) -> Array:
+def dot(
+    a: AnyArray, b: AnyArray, *, precision: Any = None, preferred_element_type: Any = None
+) -> AnyArray:
     """NumPy ``dot``: scalars multiply; otherwise the last axis of ``a`` contracts with the
     second-to-last (or only) axis of ``b``."""
     check_arraylike("dot", [a, b])
@@ -46,8 +48,8 @@ def dot(a: Array, b: Array, *, precision: Any = None, preferred_element_type: An
 
 
 def matmul(
-    a: Array, b: Array, *, precision: Any = None, preferred_element_type: Any = None
-) -> Array:
+    a: AnyArray, b: AnyArray, *, precision: Any = None, preferred_element_type: Any = None
+) -> AnyArray:
     """NumPy ``matmul`` (``a @ b``): 1-d operands are promoted to matrices and the leading
     (batch) dimensions broadcast."""
     check_arraylike("matmul", [a, b])
@@ -73,7 +75,9 @@ def matmul(
     return _dot_general(a, b, ((nb + 1,), (nb,)), (dims, dims), *options)
 
 
-def vdot(a: Array, b: Array, *, precision: Any = None, preferred_element_type: Any = None) -> Array:
+def vdot(
+    a: AnyArray, b: AnyArray, *, precision: Any = None, preferred_element_type: Any = None
+) -> AnyArray:
     """Dot product of the flattened arrays (real dtypes)."""
     return dot(
         ravel(a), ravel(b), precision=precision, preferred_element_type=preferred_element_type
@@ -81,8 +85,8 @@ def vdot(a: Array, b: Array, *, precision: Any = None, preferred_element_type: A
 
 
 def inner(
-    a: Array, b: Array, *, precision: Any = None, preferred_element_type: Any = None
-) -> Array:
+    a: AnyArray, b: AnyArray, *, precision: Any = None, preferred_element_type: Any = None
+) -> AnyArray:
     """Contract the last axes of ``a`` and ``b``."""
     check_arraylike("inner", [a, b])
     a, b = promote(a, b)
@@ -93,19 +97,19 @@ def inner(
     return _dot_general(a, b, contract, ((), ()), precision, preferred_element_type)
 
 
-def outer(a: Array, b: Array) -> Array:
+def outer(a: AnyArray, b: AnyArray) -> AnyArray:
     a, b = promote(ravel(a), ravel(b))
     return lax.mul(lax.expand_dims(a, (1,)), lax.expand_dims(b, (0,)))
 
 
 def tensordot(
-    a: Array,
-    b: Array,
+    a: AnyArray,
+    b: AnyArray,
     axes: Any = 2,
     *,
     precision: Any = None,
     preferred_element_type: Any = None,
-) -> Array:
+) -> AnyArray:
     """Contract ``axes`` (an int N: the last N of ``a`` with the first N of ``b``; or a pair
     of axis sequences)."""
     check_arraylike("tensordot", [a, b])

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from mj_core._trace import Tracer
-from mj_core._typing import Array
+from mj_core._typing import AnyArray
 from mj_core.numpy import _base as cnp
 from mj_core.numpy._concrete import concrete_or_error
 from mj_core.numpy._matrices import indices
@@ -23,7 +23,9 @@ from mj_core.numpy._sorting import argsort
 __all__ = ["choose", "compress", "extract"]
 
 
-def choose(a: Array, choices: Sequence[Array], out: None = None, mode: str = "raise") -> Array:
+def choose(
+    a: AnyArray, choices: Sequence[AnyArray], out: None = None, mode: str = "raise"
+) -> AnyArray:
     """``out[i...] = choices[a[i...]][i...]`` (``a`` and the choices broadcast together).
 
     ``mode='raise'`` rejects indices outside ``[0, len(choices))`` and needs a concrete
@@ -56,14 +58,14 @@ def choose(a: Array, choices: Sequence[Array], out: None = None, mode: str = "ra
 
 
 def compress(
-    condition: Array,
-    a: Array,
+    condition: AnyArray,
+    a: AnyArray,
     axis: int | None = None,
     *,
     size: int | None = None,
-    fill_value: Array = 0,
+    fill_value: AnyArray = 0,
     out: None = None,
-) -> Array:
+) -> AnyArray:
     """The slices of ``a`` along ``axis`` (``None``: the flattened array) where the 1-D
     ``condition`` is true. With a static ``size`` the first ``size`` of them are returned,
     padded with ``fill_value``, and the condition may be traced."""
@@ -104,8 +106,8 @@ def compress(
 
 
 def extract(
-    condition: Array, arr: Array, *, size: int | None = None, fill_value: Array = 0
-) -> Array:
+    condition: AnyArray, arr: AnyArray, *, size: int | None = None, fill_value: AnyArray = 0
+) -> AnyArray:
     """The entries of the flattened ``arr`` where the flattened ``condition`` is true (see
     :func:`compress` for ``size``/``fill_value``)."""
     check_arraylike("extract", [condition, arr, fill_value])

@@ -18,7 +18,7 @@ from mj_core._avals import ShapedArray
 from mj_core._primitive import Primitive, abstract_eval_rules, impl_rules
 from mj_core._shapes import aval_error, canonicalize_axes, shape_of
 from mj_core._trace import bind1
-from mj_core._typing import Array
+from mj_core._typing import AnyArray
 from mj_core.prims._operands import check_axes, check_operands, common_dtype
 
 __all__ = [
@@ -215,12 +215,12 @@ def _canonical_dot_dims(dimension_numbers: Any, lhs_nd: int, rhs_nd: int) -> Any
 
 
 def dot_general(
-    lhs: Array,
-    rhs: Array,
+    lhs: AnyArray,
+    rhs: AnyArray,
     dimension_numbers: Any,
     precision: Any = None,
     preferred_element_type: Any = None,
-) -> Array:
+) -> AnyArray:
     """General contraction; ``dimension_numbers = ((lhs_contract, rhs_contract), (lhs_batch,
     rhs_batch))``. Output dims: batch, lhs free, rhs free."""
     lhs_nd, rhs_nd = len(shape_of(lhs)), len(shape_of(rhs))
@@ -239,7 +239,9 @@ def dot_general(
     )
 
 
-def dot(lhs: Array, rhs: Array, precision: Any = None, preferred_element_type: Any = None) -> Array:
+def dot(
+    lhs: AnyArray, rhs: AnyArray, precision: Any = None, preferred_element_type: Any = None
+) -> AnyArray:
     """Vector/matrix product: contracts the last dim of ``lhs`` with the first of ``rhs``
     (ranks 1 or 2, like ``jax.lax.dot``)."""
     lhs_nd, rhs_nd = len(shape_of(lhs)), len(shape_of(rhs))

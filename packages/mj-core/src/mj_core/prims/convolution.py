@@ -35,7 +35,7 @@ from mj_core._avals import ShapedArray
 from mj_core._primitive import Primitive, abstract_eval_rules, impl_rules
 from mj_core._shapes import aval_error, shape_of
 from mj_core._trace import bind1
-from mj_core._typing import Array
+from mj_core._typing import AnyArray
 from mj_core.prims._conv_numpy import canonical_conv, dilate_and_pad
 from mj_core.prims._conv_numpy import dilate_dim as dilate_dim
 from mj_core.prims._operands import check_operands, common_dtype
@@ -351,8 +351,8 @@ def _int_pairs(padding: Any) -> list[tuple[int, int]]:
 
 
 def conv_general_dilated(
-    lhs: Array,
-    rhs: Array,
+    lhs: AnyArray,
+    rhs: AnyArray,
     window_strides: Sequence[int],
     padding: str | Sequence[tuple[int, int]],
     lhs_dilation: Sequence[int] | None = None,
@@ -362,7 +362,7 @@ def conv_general_dilated(
     batch_group_count: int = 1,
     precision: Any = None,
     preferred_element_type: Any = None,
-) -> Array:
+) -> AnyArray:
     """General N-d convolution with strides, padding, lhs (transposed-conv) dilation, rhs
     (atrous) dilation and grouping, as ``jax.lax.conv_general_dilated``."""
     lhs_shape, rhs_shape = shape_of(lhs), shape_of(rhs)
@@ -410,13 +410,13 @@ def conv_general_dilated(
 
 
 def conv(
-    lhs: Array,
-    rhs: Array,
+    lhs: AnyArray,
+    rhs: AnyArray,
     window_strides: Sequence[int],
     padding: str,
     precision: Any = None,
     preferred_element_type: Any = None,
-) -> Array:
+) -> AnyArray:
     """Convolution of an ``NCHW`` input with an ``OIHW`` kernel (any number of spatial
     dims) and ``"SAME"``/``"VALID"`` padding."""
     return conv_with_general_padding(
@@ -425,15 +425,15 @@ def conv(
 
 
 def conv_with_general_padding(
-    lhs: Array,
-    rhs: Array,
+    lhs: AnyArray,
+    rhs: AnyArray,
     window_strides: Sequence[int],
     padding: str | Sequence[tuple[int, int]],
     lhs_dilation: Sequence[int] | None,
     rhs_dilation: Sequence[int] | None,
     precision: Any = None,
     preferred_element_type: Any = None,
-) -> Array:
+) -> AnyArray:
     """:func:`conv` (``NCHW`` input, ``OIHW`` kernel) with explicit padding and dilations."""
     return conv_general_dilated(
         lhs,
@@ -474,8 +474,8 @@ _TRANSPOSE_DEFAULT_DNUMS = {
 
 
 def conv_transpose(
-    lhs: Array,
-    rhs: Array,
+    lhs: AnyArray,
+    rhs: AnyArray,
     strides: Sequence[int],
     padding: str | Sequence[tuple[int, int]],
     rhs_dilation: Sequence[int] | None = None,
@@ -484,7 +484,7 @@ def conv_transpose(
     precision: Any = None,
     preferred_element_type: Any = None,
     use_consistent_padding: bool = False,
-) -> Array:
+) -> AnyArray:
     """The fractionally strided ("transposed") convolution, as ``jax.lax.conv_transpose``:
     ``lhs`` dilated by ``strides``; output sizes follow ``keras.layers.Conv2DTranspose``.
     Dimension numbers default to TensorFlow's (``NHWC``, ``HWIO``)."""
@@ -532,7 +532,7 @@ def conv_transpose(
     )
 
 
-def reshape_axis_into(src: int, dst: int, x: Array) -> Array:
+def reshape_axis_into(src: int, dst: int, x: AnyArray) -> AnyArray:
     """Merge axis ``src`` of ``x`` into axis ``dst`` (numbered after ``src`` is removed) as
     its major part: the batching and grouped-transpose rules fold a batch into N/C/O this way."""
     shape = shape_of(x)
@@ -545,7 +545,7 @@ def reshape_axis_into(src: int, dst: int, x: Array) -> Array:
     return bind1(reshape_p, x, new_sizes=tuple(new_shape))
 
 
-def reshape_axis_out_of(src: int, size1: int, x: Array) -> Array:
+def reshape_axis_out_of(src: int, size1: int, x: AnyArray) -> AnyArray:
     """Split axis ``src`` of ``x`` into ``(size1, rest)``: the inverse of
     :func:`reshape_axis_into`."""
     shape = list(shape_of(x))

@@ -30,7 +30,7 @@ from mj_core._lattice import kind
 from mj_core._primitive import Primitive, abstract_eval_rules, impl_rules
 from mj_core._shapes import broadcast_shapes, check_rank_promotion
 from mj_core._trace import bind1, binds
-from mj_core._typing import Array
+from mj_core._typing import AnyArray
 from mj_core.dtypes import result_type
 from mj_core.prims._operands import shaped_aval
 
@@ -814,239 +814,239 @@ nextafter_p = define_elementwise("nextafter", 2, REAL, to_inexact_dtype, _nextaf
 
 # --- lax wrappers ----------------------------------------------------------------------------
 @binds(neg_p)
-def neg(x: Array) -> Array:
+def neg(x: AnyArray) -> AnyArray:
     """Elementwise negation: ``-x``."""
 
 
 @binds(sin_p)
-def sin(x: Array) -> Array:
+def sin(x: AnyArray) -> AnyArray:
     """Elementwise sine."""
 
 
 @binds(cos_p)
-def cos(x: Array) -> Array:
+def cos(x: AnyArray) -> AnyArray:
     """Elementwise cosine."""
 
 
 @binds(tan_p)
-def tan(x: Array) -> Array:
+def tan(x: AnyArray) -> AnyArray:
     """Elementwise tangent."""
 
 
 @binds(asin_p)
-def asin(x: Array) -> Array:
+def asin(x: AnyArray) -> AnyArray:
     """Elementwise arc sine."""
 
 
 @binds(acos_p)
-def acos(x: Array) -> Array:
+def acos(x: AnyArray) -> AnyArray:
     """Elementwise arc cosine."""
 
 
 @binds(atan_p)
-def atan(x: Array) -> Array:
+def atan(x: AnyArray) -> AnyArray:
     """Elementwise arc tangent."""
 
 
 @binds(sinh_p)
-def sinh(x: Array) -> Array:
+def sinh(x: AnyArray) -> AnyArray:
     """Elementwise hyperbolic sine."""
 
 
 @binds(cosh_p)
-def cosh(x: Array) -> Array:
+def cosh(x: AnyArray) -> AnyArray:
     """Elementwise hyperbolic cosine."""
 
 
 @binds(tanh_p)
-def tanh(x: Array) -> Array:
+def tanh(x: AnyArray) -> AnyArray:
     """Elementwise hyperbolic tangent."""
 
 
 @binds(exp_p)
-def exp(x: Array) -> Array:
+def exp(x: AnyArray) -> AnyArray:
     """Elementwise exponential: ``e ** x``."""
 
 
 @binds(log_p)
-def log(x: Array) -> Array:
+def log(x: AnyArray) -> AnyArray:
     """Elementwise natural logarithm."""
 
 
 @binds(log1p_p)
-def log1p(x: Array) -> Array:
+def log1p(x: AnyArray) -> AnyArray:
     """Elementwise ``log(1 + x)``, accurate for small ``x``."""
 
 
 @binds(expm1_p)
-def expm1(x: Array) -> Array:
+def expm1(x: AnyArray) -> AnyArray:
     """Elementwise ``exp(x) - 1``, accurate for small ``x``."""
 
 
 @binds(logistic_p)
-def logistic(x: Array) -> Array:
+def logistic(x: AnyArray) -> AnyArray:
     """Elementwise logistic sigmoid: ``1 / (1 + exp(-x))``."""
 
 
 @binds(sqrt_p)
-def sqrt(x: Array) -> Array:
+def sqrt(x: AnyArray) -> AnyArray:
     """Elementwise square root."""
 
 
 @binds(rsqrt_p)
-def rsqrt(x: Array) -> Array:
+def rsqrt(x: AnyArray) -> AnyArray:
     """Elementwise reciprocal square root: ``1 / sqrt(x)``."""
 
 
 @binds(abs_p)
-def abs(x: Array) -> Array:
+def abs(x: AnyArray) -> AnyArray:
     """Elementwise absolute value (real for complex ``x``)."""
 
 
 @binds(sign_p)
-def sign(x: Array) -> Array:
+def sign(x: AnyArray) -> AnyArray:
     """Elementwise sign: -1, 0 or 1 (``x / abs(x)`` for complex)."""
 
 
 @binds(floor_p)
-def floor(x: Array) -> Array:
+def floor(x: AnyArray) -> AnyArray:
     """Elementwise floor."""
 
 
 @binds(ceil_p)
-def ceil(x: Array) -> Array:
+def ceil(x: AnyArray) -> AnyArray:
     """Elementwise ceiling."""
 
 
 @binds(is_finite_p)
-def is_finite(x: Array) -> Array:
+def is_finite(x: AnyArray) -> AnyArray:
     """Elementwise test for finite values (neither inf nor NaN)."""
 
 
 @binds(erf_p)
-def erf(x: Array) -> Array:
+def erf(x: AnyArray) -> AnyArray:
     """Elementwise error function."""
 
 
 @binds(not_p)
-def bitwise_not(x: Array) -> Array:
+def bitwise_not(x: AnyArray) -> AnyArray:
     """Elementwise bitwise NOT (logical NOT for bool)."""
 
 
-def round(x: Array, rounding_method: int = 0) -> Array:
+def round(x: AnyArray, rounding_method: int = 0) -> AnyArray:
     """Round to integral values; ``rounding_method`` 0 rounds half away from zero (lax's
     default), 1 rounds half to even (NumPy's)."""
     return bind1(round_p, x, rounding_method=int(rounding_method))
 
 
-def integer_pow(x: Array, y: int) -> Array:
+def integer_pow(x: AnyArray, y: int) -> AnyArray:
     """Elementwise ``x ** y`` for a static Python int ``y``."""
     return bind1(integer_pow_p, x, y=int(y))
 
 
 @binds(add_p)
-def add(x: Array, y: Array) -> Array:
+def add(x: AnyArray, y: AnyArray) -> AnyArray:
     """Elementwise ``x + y`` (operands broadcast and promote like NumPy)."""
 
 
 @binds(sub_p)
-def sub(x: Array, y: Array) -> Array:
+def sub(x: AnyArray, y: AnyArray) -> AnyArray:
     """Elementwise ``x - y``."""
 
 
 @binds(mul_p)
-def mul(x: Array, y: Array) -> Array:
+def mul(x: AnyArray, y: AnyArray) -> AnyArray:
     """Elementwise ``x * y``."""
 
 
 @binds(div_p)
-def div(x: Array, y: Array) -> Array:
+def div(x: AnyArray, y: AnyArray) -> AnyArray:
     """Elementwise ``x / y``; integer division truncates toward zero (lax semantics)."""
 
 
 @binds(rem_p)
-def rem(x: Array, y: Array) -> Array:
+def rem(x: AnyArray, y: AnyArray) -> AnyArray:
     """Elementwise remainder with the sign of ``x`` (C ``fmod``)."""
 
 
 @binds(pow_p)
-def pow(x: Array, y: Array) -> Array:
+def pow(x: AnyArray, y: AnyArray) -> AnyArray:
     """Elementwise ``x ** y``."""
 
 
 @binds(max_p)
-def max(x: Array, y: Array) -> Array:
+def max(x: AnyArray, y: AnyArray) -> AnyArray:
     """Elementwise maximum (NaN-propagating for reals; complex numbers ordered by real, then
     imaginary part)."""
 
 
 @binds(min_p)
-def min(x: Array, y: Array) -> Array:
+def min(x: AnyArray, y: AnyArray) -> AnyArray:
     """Elementwise minimum (as :func:`max`)."""
 
 
 @binds(atan2_p)
-def atan2(x: Array, y: Array) -> Array:
+def atan2(x: AnyArray, y: AnyArray) -> AnyArray:
     """Elementwise arc tangent of ``x / y`` using the signs of both to pick the quadrant."""
 
 
 @binds(shift_left_p)
-def shift_left(x: Array, y: Array) -> Array:
+def shift_left(x: AnyArray, y: AnyArray) -> AnyArray:
     """Elementwise ``x << y``."""
 
 
 @binds(shift_right_logical_p)
-def shift_right_logical(x: Array, y: Array) -> Array:
+def shift_right_logical(x: AnyArray, y: AnyArray) -> AnyArray:
     """Elementwise logical (zero-filling) right shift."""
 
 
 @binds(shift_right_arithmetic_p)
-def shift_right_arithmetic(x: Array, y: Array) -> Array:
+def shift_right_arithmetic(x: AnyArray, y: AnyArray) -> AnyArray:
     """Elementwise arithmetic (sign-extending) right shift."""
 
 
 @binds(eq_p)
-def eq(x: Array, y: Array) -> Array:
+def eq(x: AnyArray, y: AnyArray) -> AnyArray:
     """Elementwise ``x == y``."""
 
 
 @binds(ne_p)
-def ne(x: Array, y: Array) -> Array:
+def ne(x: AnyArray, y: AnyArray) -> AnyArray:
     """Elementwise ``x != y``."""
 
 
 @binds(less_p)
-def less(x: Array, y: Array) -> Array:
+def less(x: AnyArray, y: AnyArray) -> AnyArray:
     """Elementwise ``x < y``."""
 
 
 @binds(less_equal_p)
-def less_equal(x: Array, y: Array) -> Array:
+def less_equal(x: AnyArray, y: AnyArray) -> AnyArray:
     """Elementwise ``x <= y``."""
 
 
 @binds(greater_p)
-def greater(x: Array, y: Array) -> Array:
+def greater(x: AnyArray, y: AnyArray) -> AnyArray:
     """Elementwise ``x > y``."""
 
 
 @binds(greater_equal_p)
-def greater_equal(x: Array, y: Array) -> Array:
+def greater_equal(x: AnyArray, y: AnyArray) -> AnyArray:
     """Elementwise ``x >= y``."""
 
 
 @binds(and_p)
-def bitwise_and(x: Array, y: Array) -> Array:
+def bitwise_and(x: AnyArray, y: AnyArray) -> AnyArray:
     """Elementwise bitwise AND (logical AND for bool)."""
 
 
 @binds(or_p)
-def bitwise_or(x: Array, y: Array) -> Array:
+def bitwise_or(x: AnyArray, y: AnyArray) -> AnyArray:
     """Elementwise bitwise OR (logical OR for bool)."""
 
 
 @binds(xor_p)
-def bitwise_xor(x: Array, y: Array) -> Array:
+def bitwise_xor(x: AnyArray, y: AnyArray) -> AnyArray:
     """Elementwise bitwise XOR (logical XOR for bool)."""
 
 
@@ -1057,21 +1057,21 @@ gt = greater
 ge = greater_equal
 
 
-def select_n(which: Array, *cases: Array) -> Array:
+def select_n(which: AnyArray, *cases: AnyArray) -> AnyArray:
     """``cases[which]`` elementwise; a bool ``which`` picks ``cases[1]`` where True."""
     return bind1(select_n_p, which, *cases)
 
 
-def select(pred: Array, on_true: Array, on_false: Array) -> Array:
+def select(pred: AnyArray, on_true: AnyArray, on_false: AnyArray) -> AnyArray:
     """``on_true`` where ``pred`` is True, else ``on_false`` (elementwise)."""
     return bind1(select_n_p, pred, on_false, on_true)
 
 
-def clamp(min: Array, x: Array, max: Array) -> Array:
+def clamp(min: AnyArray, x: AnyArray, max: AnyArray) -> AnyArray:
     """Elementwise ``x`` clipped into ``[min, max]``."""
     return bind1(clamp_p, min, x, max)
 
 
-def nextafter(x1: Array, x2: Array) -> Array:
+def nextafter(x1: AnyArray, x2: AnyArray) -> AnyArray:
     """Elementwise next representable float after ``x1`` in the direction of ``x2``."""
     return bind1(nextafter_p, x1, x2)

@@ -31,7 +31,7 @@ from mj_core._lattice import kind
 from mj_core._primitive import Primitive, abstract_eval_rules, impl_rules
 from mj_core._shapes import aval_error, lax_ints
 from mj_core._trace import bind1
-from mj_core._typing import Array
+from mj_core._typing import AnyArray
 from mj_core.prims._operands import check_operands, common_dtype
 
 __all__ = [
@@ -471,8 +471,8 @@ def _scatter_dnums(dn: ScatterDimensionNumbers) -> ScatterDimensionNumbers:
 
 
 def gather(
-    operand: Array,
-    start_indices: Array,
+    operand: AnyArray,
+    start_indices: AnyArray,
     dimension_numbers: GatherDimensionNumbers,
     slice_sizes: Sequence[int],
     *,
@@ -480,7 +480,7 @@ def gather(
     indices_are_sorted: bool = False,
     mode: Any = None,
     fill_value: Any = None,
-) -> Array:
+) -> AnyArray:
     """XLA gather (``jax.lax.gather``); the index vector is the last dim of ``start_indices``."""
     return bind1(
         gather_p,
@@ -498,15 +498,15 @@ class _ScatterFn(Protocol):
 
     def __call__(
         self,
-        operand: Array,
-        scatter_indices: Array,
-        updates: Array,
+        operand: AnyArray,
+        scatter_indices: AnyArray,
+        updates: AnyArray,
         dimension_numbers: ScatterDimensionNumbers,
         *,
         indices_are_sorted: bool = False,
         unique_indices: bool = False,
         mode: Any = None,
-    ) -> Array: ...
+    ) -> AnyArray: ...
 
 
 def _scatter_wrapper(prim: Primitive, doc: str) -> _ScatterFn:
@@ -514,15 +514,15 @@ def _scatter_wrapper(prim: Primitive, doc: str) -> _ScatterFn:
     combines with the operand."""
 
     def wrapper(
-        operand: Array,
-        scatter_indices: Array,
-        updates: Array,
+        operand: AnyArray,
+        scatter_indices: AnyArray,
+        updates: AnyArray,
         dimension_numbers: ScatterDimensionNumbers,
         *,
         indices_are_sorted: bool = False,
         unique_indices: bool = False,
         mode: Any = None,
-    ) -> Array:
+    ) -> AnyArray:
         return bind1(
             prim,
             operand,

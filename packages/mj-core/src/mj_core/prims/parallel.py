@@ -28,7 +28,7 @@ from mj_core._axis_env import axis_frame, names_of
 from mj_core._primitive import Primitive, abstract_eval_rules, impl_rules
 from mj_core._shapes import aval_error, shape_of
 from mj_core._trace import EvalTrace, Tracer, bind1, find_top_trace, full_lower, full_raise
-from mj_core._typing import Array
+from mj_core._typing import AnyArray
 from mj_core.dtypes import default_dtype_for_pytype
 from mj_core.prims import conversions as cv
 from mj_core.prims import elementwise as ew
@@ -369,14 +369,14 @@ def psum_scatter(
 
 
 def all_to_all(
-    x: Array,
+    x: AnyArray,
     axis_name: AxisName | Sequence[AxisName],
     split_axis: int,
     concat_axis: int,
     *,
     axis_index_groups: Sequence[Sequence[int]] | None = None,
     tiled: bool = False,
-) -> Array:
+) -> AnyArray:
     """Split ``x`` along ``split_axis`` into one block per index of the named axis, send
     block ``j`` to index ``j``, and stack (concatenate, if ``tiled``) the received blocks
     along ``concat_axis``: the mapped axis is materialized and ``split_axis`` mapped instead.
@@ -435,8 +435,8 @@ def all_to_all(
 
 
 def _all_to_all_by_name(
-    x: Array, names: tuple[AxisName, ...], split_axis: int, concat_axis: int, tiled: bool
-) -> Array:
+    x: AnyArray, names: tuple[AxisName, ...], split_axis: int, concat_axis: int, tiled: bool
+) -> AnyArray:
     """``all_to_all`` over several names (one of them a vmap's) as one per name: the split
     axis is cut into one block index per name, each name's exchange swaps its block index
     for the source's index along it, and the sources' combined index (the first name major)
@@ -468,19 +468,19 @@ def _all_to_all_by_name(
     return bind1(st.reshape_p, y, new_sizes=tuple(out_shape))
 
 
-def _expand_dims(x: Array, axis: int) -> Array:
+def _expand_dims(x: AnyArray, axis: int) -> AnyArray:
     shape = list(shape_of(x))
     shape.insert(axis, 1)
     return bind1(st.reshape_p, x, new_sizes=tuple(shape))
 
 
 def pswapaxes(
-    x: Array,
+    x: AnyArray,
     axis_name: AxisName | Sequence[AxisName],
     axis: int,
     *,
     axis_index_groups: Sequence[Sequence[int]] | None = None,
-) -> Array:
+) -> AnyArray:
     """Swap the named (mapped) axis with the positional ``axis`` of ``x``."""
     return all_to_all(x, axis_name, axis, axis, axis_index_groups=axis_index_groups)
 
@@ -531,7 +531,7 @@ def pshuffle(x: Any, axis_name: AxisName | Sequence[AxisName], perm: Sequence[in
     return ppermute(x, axis_name, [(int(src), dst) for dst, src in enumerate(perm)])
 
 
-def axis_index(axis_name: AxisName | Sequence[AxisName]) -> Array:
+def axis_index(axis_name: AxisName | Sequence[AxisName]) -> AnyArray:
     """The index (int32) along the named axis of the current example or device; for several
     names, the combined index (the first name major)."""
     names = names_of(axis_name)

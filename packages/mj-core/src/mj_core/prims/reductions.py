@@ -24,7 +24,7 @@ from mj_core._lattice import kind
 from mj_core._primitive import Primitive, abstract_eval_rules, impl_rules
 from mj_core._shapes import aval_error, canonicalize_axes, canonicalize_axis, shape_of
 from mj_core._trace import Tracer, bind1
-from mj_core._typing import Array
+from mj_core._typing import AnyArray
 from mj_core.errors import user_line_suffix
 from mj_core.prims import elementwise as ew
 from mj_core.prims._operands import check_axes, check_operands
@@ -266,80 +266,80 @@ cummin_p = _define_cumulative("cummin", "biufc", _cumulative_extremum(np.minimum
 
 
 # --- lax wrappers ----------------------------------------------------------------------------
-def _reduce(prim: Any, operand: Array, axes: Sequence[int]) -> Array:
+def _reduce(prim: Any, operand: AnyArray, axes: Sequence[int]) -> AnyArray:
     dims = canonicalize_axes(prim.name, axes, len(shape_of(operand)))
     return bind1(prim, operand, axes=tuple(sorted(dims)))
 
 
-def reduce_sum(operand: Array, axes: Sequence[int]) -> Array:
+def reduce_sum(operand: AnyArray, axes: Sequence[int]) -> AnyArray:
     """Sum over ``axes``."""
     return _reduce(reduce_sum_p, operand, axes)
 
 
-def reduce_prod(operand: Array, axes: Sequence[int]) -> Array:
+def reduce_prod(operand: AnyArray, axes: Sequence[int]) -> AnyArray:
     """Product over ``axes``."""
     return _reduce(reduce_prod_p, operand, axes)
 
 
-def reduce_max(operand: Array, axes: Sequence[int]) -> Array:
+def reduce_max(operand: AnyArray, axes: Sequence[int]) -> AnyArray:
     """Maximum over ``axes``."""
     return _reduce(reduce_max_p, operand, axes)
 
 
-def reduce_min(operand: Array, axes: Sequence[int]) -> Array:
+def reduce_min(operand: AnyArray, axes: Sequence[int]) -> AnyArray:
     """Minimum over ``axes``."""
     return _reduce(reduce_min_p, operand, axes)
 
 
-def reduce_and(operand: Array, axes: Sequence[int]) -> Array:
+def reduce_and(operand: AnyArray, axes: Sequence[int]) -> AnyArray:
     """Logical/bitwise AND over ``axes``."""
     return _reduce(reduce_and_p, operand, axes)
 
 
-def reduce_or(operand: Array, axes: Sequence[int]) -> Array:
+def reduce_or(operand: AnyArray, axes: Sequence[int]) -> AnyArray:
     """Logical/bitwise OR over ``axes``."""
     return _reduce(reduce_or_p, operand, axes)
 
 
-def argmax(operand: Array, axis: int, index_dtype: Any) -> Array:
+def argmax(operand: AnyArray, axis: int, index_dtype: Any) -> AnyArray:
     """Index of the first maximum along ``axis`` (NaN counts as the maximum)."""
     axis = canonicalize_axis("argmax", axis, len(shape_of(operand)))
     return bind1(argmax_p, operand, axes=(axis,), index_dtype=np.dtype(index_dtype))
 
 
-def argmin(operand: Array, axis: int, index_dtype: Any) -> Array:
+def argmin(operand: AnyArray, axis: int, index_dtype: Any) -> AnyArray:
     """Index of the first minimum along ``axis`` (NaN counts as the minimum)."""
     axis = canonicalize_axis("argmin", axis, len(shape_of(operand)))
     return bind1(argmin_p, operand, axes=(axis,), index_dtype=np.dtype(index_dtype))
 
 
-def _cumulative(prim: Any, operand: Array, axis: int, reverse: bool) -> Array:
+def _cumulative(prim: Any, operand: AnyArray, axis: int, reverse: bool) -> AnyArray:
     axis = canonicalize_axis(prim.name, axis, len(shape_of(operand)))
     return bind1(prim, operand, axis=axis, reverse=bool(reverse))
 
 
-def cumsum(operand: Array, axis: int = 0, reverse: bool = False) -> Array:
+def cumsum(operand: AnyArray, axis: int = 0, reverse: bool = False) -> AnyArray:
     """Cumulative sum along ``axis`` (from the end if ``reverse``)."""
     return _cumulative(cumsum_p, operand, axis, reverse)
 
 
-def cumprod(operand: Array, axis: int = 0, reverse: bool = False) -> Array:
+def cumprod(operand: AnyArray, axis: int = 0, reverse: bool = False) -> AnyArray:
     """Cumulative product along ``axis`` (from the end if ``reverse``)."""
     return _cumulative(cumprod_p, operand, axis, reverse)
 
 
-def cummax(operand: Array, axis: int = 0, reverse: bool = False) -> Array:
+def cummax(operand: AnyArray, axis: int = 0, reverse: bool = False) -> AnyArray:
     """Cumulative maximum along ``axis`` (from the end if ``reverse``)."""
     return _cumulative(cummax_p, operand, axis, reverse)
 
 
-def cummin(operand: Array, axis: int = 0, reverse: bool = False) -> Array:
+def cummin(operand: AnyArray, axis: int = 0, reverse: bool = False) -> AnyArray:
     """Cumulative minimum along ``axis`` (from the end if ``reverse``)."""
     return _cumulative(cummin_p, operand, axis, reverse)
 
 
 # --- jax.lax.reduce: a monoid given as a computation and an init value -----------------------
-_MONOIDS: dict[Callable[..., Any], tuple[str, Callable[[Array, Sequence[int]], Array]]] = {
+_MONOIDS: dict[Callable[..., Any], tuple[str, Callable[[AnyArray, Sequence[int]], AnyArray]]] = {
     ew.add: ("sum", reduce_sum),
     ew.mul: ("prod", reduce_prod),
     ew.max: ("max", reduce_max),
@@ -360,7 +360,7 @@ def int_sequence(name: str, what: str, values: Sequence[int]) -> tuple[int, ...]
         ) from err
 
 
-def is_identity(init: Array, name: str, operand: Array) -> bool:
+def is_identity(init: AnyArray, name: str, operand: AnyArray) -> bool:
     """Whether ``init`` is a concrete scalar equal to reduction ``name``'s identity in the
     operand's dtype (so a Python int works as an ``int32`` limit)."""
     if isinstance(init, Tracer):
@@ -374,7 +374,7 @@ def is_identity(init: Array, name: str, operand: Array) -> bool:
     return bool(np.equal(value, reduction_identity(name, dtype)))
 
 
-def single_operand(api: str, operands: Any, init_values: Any) -> tuple[Array, Array]:
+def single_operand(api: str, operands: Any, init_values: Any) -> tuple[AnyArray, AnyArray]:
     """The one operand and init value of a reduction given as pytrees (mj's monoid reductions
     take one operand), or the error saying what differs."""
     flat_ops, op_tree = tree_flatten(operands)
@@ -392,7 +392,7 @@ def single_operand(api: str, operands: Any, init_values: Any) -> tuple[Array, Ar
     return flat_ops[0], flat_inits[0]
 
 
-def unsupported_monoid(api: str, supported: str, computation: Any, init: Array) -> Exception:
+def unsupported_monoid(api: str, supported: str, computation: Any, init: AnyArray) -> Exception:
     """The error for a computation or init value that is not a supported monoid's."""
     return NotImplementedError(
         f"{api}: mj supports only the monoid reductions {supported} with the monoid's identity "
@@ -404,9 +404,9 @@ def unsupported_monoid(api: str, supported: str, computation: Any, init: Array) 
 def reduce(
     operands: Any,
     init_values: Any,
-    computation: Callable[[Array, Array], Array],
+    computation: Callable[[AnyArray, AnyArray], AnyArray],
     dimensions: Sequence[int],
-) -> Array:
+) -> AnyArray:
     """Reduce ``operands`` over ``dimensions`` with ``computation`` (``jax.lax.reduce``):
     ``lax.add``/``lax.mul``/``lax.max``/``lax.min`` and, on bool or integer operands,
     ``lax.bitwise_and``/``lax.bitwise_or``, each with its identity as init."""

@@ -15,7 +15,7 @@ from mj_core._avals import ShapedArray, raise_to_shaped
 from mj_core._primitive import Primitive, abstract_eval_rules, impl_rules
 from mj_core._shapes import aval_error, canonicalize_axis, shape_of
 from mj_core._trace import bind
-from mj_core._typing import Array
+from mj_core._typing import AnyArray
 from mj_core.prims._operands import check_axes, check_operands
 
 __all__ = [
@@ -60,11 +60,11 @@ def _sort_impl(*operands: Any, dimension: int, is_stable: bool, num_keys: int) -
 
 # --- lax wrappers ----------------------------------------------------------------------------
 def sort(
-    operand: Array | Sequence[Array],
+    operand: AnyArray | Sequence[AnyArray],
     dimension: int = -1,
     is_stable: bool = True,
     num_keys: int = 1,
-) -> Array:
+) -> AnyArray:
     """Sort one array, or a tuple/list of arrays by their first ``num_keys`` (returned as a
     tuple)."""
     single = not isinstance(operand, tuple | list)
@@ -75,8 +75,8 @@ def sort(
 
 
 def sort_key_val(
-    keys: Array, values: Array, dimension: int = -1, is_stable: bool = True
-) -> tuple[Array, Array]:
+    keys: AnyArray, values: AnyArray, dimension: int = -1, is_stable: bool = True
+) -> tuple[AnyArray, AnyArray]:
     """Sort ``keys`` along ``dimension`` and permute ``values`` the same way."""
     out = sort((keys, values), dimension, is_stable, 1)
     return out[0], out[1]

@@ -35,7 +35,7 @@ from mj_core._shapes import (
     shape_of,
 )
 from mj_core._trace import bind1
-from mj_core._typing import Array
+from mj_core._typing import AnyArray
 from mj_core.dtypes import dtype_of
 from mj_core.prims._operands import (
     check_axes,
@@ -453,8 +453,8 @@ def _iota_impl(*, dtype: np.dtype[Any], shape: tuple[int, ...], dimension: int) 
 
 # --- lax wrappers ----------------------------------------------------------------------------
 def broadcast_in_dim(
-    operand: Array, shape: Sequence[int], broadcast_dimensions: Sequence[int]
-) -> Array:
+    operand: AnyArray, shape: Sequence[int], broadcast_dimensions: Sequence[int]
+) -> AnyArray:
     """Broadcast ``operand`` to ``shape``; operand dim ``i`` becomes output dim
     ``broadcast_dimensions[i]`` (size 1 or equal); the other output dims are new."""
     shape, dims = lax_ints(shape), lax_ints(broadcast_dimensions)
@@ -463,7 +463,7 @@ def broadcast_in_dim(
     return bind1(broadcast_p, operand, shape=shape, broadcast_dimensions=dims)
 
 
-def broadcast(operand: Array, sizes: Sequence[int]) -> Array:
+def broadcast(operand: AnyArray, sizes: Sequence[int]) -> AnyArray:
     """Add leading dimensions of ``sizes`` (``jax.lax.broadcast``)."""
     sizes = lax_ints(sizes)
     ndim = len(shape_of(operand))
@@ -471,15 +471,15 @@ def broadcast(operand: Array, sizes: Sequence[int]) -> Array:
     return broadcast_in_dim(operand, shape, tuple(range(len(sizes), len(sizes) + ndim)))
 
 
-def broadcast_to_rank(x: Array, rank: int) -> Array:
+def broadcast_to_rank(x: AnyArray, rank: int) -> AnyArray:
     """Add leading size-1 dimensions until ``x`` has rank ``rank``."""
     shape = shape_of(x)
     return broadcast(x, (1,) * (rank - len(shape))) if len(shape) < rank else unchanged(x)
 
 
 def reshape(
-    operand: Array, new_sizes: Sequence[int], dimensions: Sequence[int] | None = None
-) -> Array:
+    operand: AnyArray, new_sizes: Sequence[int], dimensions: Sequence[int] | None = None
+) -> AnyArray:
     """Reshape (row-major); ``dimensions`` first transposes the operand, as in ``jax.lax``."""
     new_sizes = lax_ints(new_sizes)
     if dimensions is not None and lax_ints(dimensions) != tuple(range(len(shape_of(operand)))):
@@ -489,7 +489,7 @@ def reshape(
     return bind1(reshape_p, operand, new_sizes=new_sizes)
 
 
-def transpose(operand: Array, permutation: Sequence[int]) -> Array:
+def transpose(operand: AnyArray, permutation: Sequence[int]) -> AnyArray:
     """Permute the dimensions: output dim ``i`` is operand dim ``permutation[i]``."""
     perm = lax_ints(permutation)
     if perm == tuple(range(len(shape_of(operand)))):
@@ -497,7 +497,7 @@ def transpose(operand: Array, permutation: Sequence[int]) -> Array:
     return bind1(transpose_p, operand, permutation=perm)
 
 
-def squeeze(array: Array, dimensions: Sequence[int]) -> Array:
+def squeeze(array: AnyArray, dimensions: Sequence[int]) -> AnyArray:
     """Remove the size-1 ``dimensions`` (negative dims count from the end)."""
     dims = canonicalize_axes("squeeze", dimensions, len(shape_of(array)))
     if not dims:
@@ -505,7 +505,7 @@ def squeeze(array: Array, dimensions: Sequence[int]) -> Array:
     return bind1(squeeze_p, array, dimensions=tuple(sorted(dims)))
 
 
-def expand_dims(array: Array, dimensions: Sequence[int]) -> Array:
+def expand_dims(array: AnyArray, dimensions: Sequence[int]) -> AnyArray:
     """Insert size-1 dimensions at ``dimensions`` (positions in the result)."""
     shape = shape_of(array)
     ndim_out = len(shape) + len(dimensions)
@@ -517,7 +517,7 @@ def expand_dims(array: Array, dimensions: Sequence[int]) -> Array:
     return broadcast_in_dim(array, new_shape, kept)
 
 
-def rev(operand: Array, dimensions: Sequence[int]) -> Array:
+def rev(operand: AnyArray, dimensions: Sequence[int]) -> AnyArray:
     """Reverse the order of elements along ``dimensions``."""
     dims = canonicalize_axes("rev", dimensions, len(shape_of(operand)))
     if not dims:
@@ -525,7 +525,7 @@ def rev(operand: Array, dimensions: Sequence[int]) -> Array:
     return bind1(rev_p, operand, dimensions=tuple(sorted(dims)))
 
 
-def concatenate(operands: Sequence[Array], dimension: int) -> Array:
+def concatenate(operands: Sequence[AnyArray], dimension: int) -> AnyArray:
     """Join ``operands`` (same shape except along ``dimension``) along ``dimension``."""
     operands = list(operands)
     if not operands:
@@ -537,19 +537,19 @@ def concatenate(operands: Sequence[Array], dimension: int) -> Array:
 
 
 def pad(
-    operand: Array, padding_value: Array, padding_config: Sequence[tuple[int, int, int]]
-) -> Array:
+    operand: AnyArray, padding_value: AnyArray, padding_config: Sequence[tuple[int, int, int]]
+) -> AnyArray:
     """Pad with ``padding_value``; each ``(lo, hi, interior)`` may have negative lo/hi."""
     config = tuple((int(lo), int(hi), int(i)) for lo, hi, i in padding_config)
     return bind1(pad_p, operand, padding_value, padding_config=config)
 
 
 def slice(
-    operand: Array,
+    operand: AnyArray,
     start_indices: Sequence[int],
     limit_indices: Sequence[int],
     strides: Sequence[int] | None = None,
-) -> Array:
+) -> AnyArray:
     """The static slice ``start_indices:limit_indices:strides`` of ``operand``."""
     stride_t = None if strides is None or all(s == 1 for s in strides) else lax_ints(strides)
     return bind1(
@@ -562,8 +562,12 @@ def slice(
 
 
 def slice_in_dim(
-    operand: Array, start_index: int | None, limit_index: int | None, stride: int = 1, axis: int = 0
-) -> Array:
+    operand: AnyArray,
+    start_index: int | None,
+    limit_index: int | None,
+    stride: int = 1,
+    axis: int = 0,
+) -> AnyArray:
     """``operand[start:limit:stride]`` along ``axis`` (Python slice semantics for the bounds)."""
     shape = shape_of(operand)
     axis = canonicalize_axis("slice_in_dim", axis, len(shape))
@@ -575,7 +579,7 @@ def slice_in_dim(
     return slice(operand, starts, limits, strides)
 
 
-def index_in_dim(operand: Array, index: int, axis: int = 0, keepdims: bool = True) -> Array:
+def index_in_dim(operand: AnyArray, index: int, axis: int = 0, keepdims: bool = True) -> AnyArray:
     """``operand[index]`` along ``axis`` (a static index; size-1 axis kept if ``keepdims``)."""
     shape = shape_of(operand)
     axis = canonicalize_axis("index_in_dim", axis, len(shape))
@@ -588,27 +592,29 @@ def index_in_dim(operand: Array, index: int, axis: int = 0, keepdims: bool = Tru
 
 
 def dynamic_slice(
-    operand: Array, start_indices: Sequence[Array], slice_sizes: Sequence[int]
-) -> Array:
+    operand: AnyArray, start_indices: Sequence[AnyArray], slice_sizes: Sequence[int]
+) -> AnyArray:
     """``slice_sizes`` elements from ``start_indices`` (traced ints allowed; clamped in range)."""
     return bind1(dynamic_slice_p, operand, *start_indices, slice_sizes=lax_ints(slice_sizes))
 
 
-def dynamic_update_slice(operand: Array, update: Array, start_indices: Sequence[Array]) -> Array:
+def dynamic_update_slice(
+    operand: AnyArray, update: AnyArray, start_indices: Sequence[AnyArray]
+) -> AnyArray:
     """``operand`` with ``update`` written at ``start_indices`` (traced ints allowed; clamped
     so that the update fits)."""
     return bind1(dynamic_update_slice_p, operand, update, *start_indices)
 
 
-def _starts_in_dim(operand: Array, index: Array, axis: int) -> list[Array]:
-    starts: list[Array] = [np.int64(0)] * len(shape_of(operand))
+def _starts_in_dim(operand: AnyArray, index: AnyArray, axis: int) -> list[AnyArray]:
+    starts: list[AnyArray] = [np.int64(0)] * len(shape_of(operand))
     starts[axis] = index
     return starts
 
 
 def dynamic_slice_in_dim(
-    operand: Array, start_index: Array, slice_size: int, axis: int = 0
-) -> Array:
+    operand: AnyArray, start_index: AnyArray, slice_size: int, axis: int = 0
+) -> AnyArray:
     """``slice_size`` elements along ``axis`` from a (possibly traced) ``start_index``."""
     shape = shape_of(operand)
     axis = canonicalize_axis("dynamic_slice_in_dim", axis, len(shape))
@@ -618,22 +624,24 @@ def dynamic_slice_in_dim(
 
 
 def dynamic_index_in_dim(
-    operand: Array, index: Array, axis: int = 0, keepdims: bool = True
-) -> Array:
+    operand: AnyArray, index: AnyArray, axis: int = 0, keepdims: bool = True
+) -> AnyArray:
     """``operand[index]`` along ``axis`` for a (possibly traced) ``index``."""
     out = dynamic_slice_in_dim(operand, index, 1, axis)
     return out if keepdims else squeeze(out, (axis,))
 
 
 def dynamic_update_slice_in_dim(
-    operand: Array, update: Array, start_index: Array, axis: int
-) -> Array:
+    operand: AnyArray, update: AnyArray, start_index: AnyArray, axis: int
+) -> AnyArray:
     """``operand`` with ``update`` written from ``start_index`` along ``axis``."""
     axis = canonicalize_axis("dynamic_update_slice_in_dim", axis, len(shape_of(operand)))
     return dynamic_update_slice(operand, update, _starts_in_dim(operand, start_index, axis))
 
 
-def dynamic_update_index_in_dim(operand: Array, update: Array, index: Array, axis: int) -> Array:
+def dynamic_update_index_in_dim(
+    operand: AnyArray, update: AnyArray, index: AnyArray, axis: int
+) -> AnyArray:
     """``operand`` with ``update`` written at ``index`` along ``axis`` (``update`` may lack
     that size-1 axis)."""
     axis = canonicalize_axis("dynamic_update_index_in_dim", axis, len(shape_of(operand)))
@@ -642,19 +650,19 @@ def dynamic_update_index_in_dim(operand: Array, update: Array, index: Array, axi
     return dynamic_update_slice_in_dim(operand, update, index, axis)
 
 
-def iota(dtype: Any, size: int) -> Array:
+def iota(dtype: Any, size: int) -> AnyArray:
     """``[0, 1, ..., size - 1]`` as ``dtype``."""
     return bind1(iota_p, dtype=np.dtype(dtype), shape=(int(size),), dimension=0)
 
 
-def broadcasted_iota(dtype: Any, shape: Sequence[int], dimension: int) -> Array:
+def broadcasted_iota(dtype: Any, shape: Sequence[int], dimension: int) -> AnyArray:
     """An array of ``shape`` counting along ``dimension``."""
     shape = lax_ints(shape)
     dim = canonicalize_axis("broadcasted_iota", dimension, len(shape))
     return bind1(iota_p, dtype=np.dtype(dtype), shape=shape, dimension=dim)
 
 
-def full(shape: Sequence[int], fill_value: Array, dtype: Any = None) -> Array:
+def full(shape: Sequence[int], fill_value: AnyArray, dtype: Any = None) -> AnyArray:
     """An array of ``shape`` filled with the scalar ``fill_value``."""
     shape = lax_ints(shape)
     if shape_of(fill_value) != ():
@@ -665,14 +673,14 @@ def full(shape: Sequence[int], fill_value: Array, dtype: Any = None) -> Array:
 
 
 def full_like(
-    x: Array, fill_value: Array, dtype: Any = None, shape: Sequence[int] | None = None
-) -> Array:
+    x: AnyArray, fill_value: AnyArray, dtype: Any = None, shape: Sequence[int] | None = None
+) -> AnyArray:
     """An array like ``x`` (or of ``shape``/``dtype`` if given) filled with ``fill_value``."""
     return full(
         shape_of(x) if shape is None else shape, fill_value, dtype_of(x) if dtype is None else dtype
     )
 
 
-def zeros_like_array(x: Array) -> Array:
+def zeros_like_array(x: AnyArray) -> AnyArray:
     """Zeros of ``x``'s shape and dtype."""
     return full_like(x, 0)

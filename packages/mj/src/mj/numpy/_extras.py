@@ -11,7 +11,7 @@ import numpy as np
 import mj_core.numpy as cnp
 from mj_core import lax
 from mj_core.dtypes import is_inexact
-from mj_core.extend import Array, logaddexp_parts, promote_inexact
+from mj_core.extend import AnyArray, logaddexp_parts, promote_inexact
 
 __all__ = [
     "allclose",
@@ -39,7 +39,7 @@ __all__ = [
 Axis = int | Sequence[int] | None
 
 
-def astype(x: Array, dtype: Any) -> Array:
+def astype(x: AnyArray, dtype: Any) -> AnyArray:
     """``x`` converted to ``dtype`` (NumPy 2's ``np.astype``)."""
     return lax.convert_element_type(x, np.dtype(dtype))
 
@@ -52,13 +52,13 @@ def isscalar(element: Any) -> bool:
 
 
 def allclose(
-    a: Array, b: Array, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False
-) -> Array:
+    a: AnyArray, b: AnyArray, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False
+) -> AnyArray:
     """Whether all elements of ``a`` and ``b`` are close (a bool scalar array)."""
     return cnp.all(cnp.isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 
-def array_equal(a1: Array, a2: Array, equal_nan: bool = False) -> Array:
+def array_equal(a1: AnyArray, a2: AnyArray, equal_nan: bool = False) -> AnyArray:
     """Whether ``a1`` and ``a2`` have the same shape and elements."""
     a1, a2 = cnp.asarray(a1), cnp.asarray(a2)
     if cnp.shape(a1) != cnp.shape(a2):
@@ -69,20 +69,20 @@ def array_equal(a1: Array, a2: Array, equal_nan: bool = False) -> Array:
     return cnp.all(eq)
 
 
-def fix(x: Array) -> Array:
+def fix(x: AnyArray) -> AnyArray:
     """Round towards zero (NumPy's older name for ``trunc``)."""
     return cnp.trunc(x)
 
 
-def isposinf(x: Array) -> Array:
+def isposinf(x: AnyArray) -> AnyArray:
     return _is_infinity(x, np.inf)
 
 
-def isneginf(x: Array) -> Array:
+def isneginf(x: AnyArray) -> AnyArray:
     return _is_infinity(x, -np.inf)
 
 
-def _is_infinity(x: Array, inf: float) -> Array:
+def _is_infinity(x: AnyArray, inf: float) -> AnyArray:
     """``x == inf`` for inexact ``x``; bools and integers are never infinite (JAX's rule)."""
     x = cnp.asarray(x)
     if not is_inexact(x.dtype):
@@ -90,7 +90,7 @@ def _is_infinity(x: Array, inf: float) -> Array:
     return cnp.equal(x, inf)
 
 
-def sinc(x: Array) -> Array:
+def sinc(x: AnyArray) -> AnyArray:
     """``sin(pi x) / (pi x)``, equal to 1 at 0 (with a finite derivative there)."""
     x = cnp.asarray(x)
     if x.dtype.kind not in "fc":
@@ -101,7 +101,7 @@ def sinc(x: Array) -> Array:
     return lax.select(is_zero, cnp.ones_like(x), lax.div(lax.sin(pix), pix))
 
 
-def logaddexp2(x1: Array, x2: Array) -> Array:
+def logaddexp2(x1: AnyArray, x2: AnyArray) -> AnyArray:
     """``log2(2**x1 + 2**x2)`` without overflow, JAX's formula: ``max + log1p(2**-|x1 - x2|) /
     ln 2`` (``logaddexp2(-1, -1)`` is then ``-1e-8`` in float32, as in JAX); for complex
     numbers ``max + log1p(2**(x1 + x2 - 2 max)) / ln 2``, its imaginary part wrapped into
@@ -120,34 +120,34 @@ def logaddexp2(x1: Array, x2: Array) -> Array:
     return lax.select(nan, lax.add(x1, x2), safe)
 
 
-def _wrap_between(x: Array, a: float) -> Array:
+def _wrap_between(x: AnyArray, a: float) -> AnyArray:
     """``x`` wrapped into ``[-a, a]`` (JAX's ``_wrap_between``)."""
     r = lax.rem(lax.add(x, a), 2 * a)
     return lax.sub(lax.select(lax.lt(r, 0.0), lax.add(r, 2 * a), r), a)
 
 
-def float_power(x1: Array, x2: Array) -> Array:
+def float_power(x1: AnyArray, x2: AnyArray) -> AnyArray:
     """``x1 ** x2`` in the operands' inexact dtype, as JAX computes it (NumPy's float64
     is not JAX's rule)."""
     return lax.pow(*promote_inexact(x1, x2))
 
 
 def logspace(
-    start: Array,
-    stop: Array,
+    start: AnyArray,
+    stop: AnyArray,
     num: int = 50,
     endpoint: bool = True,
     base: float = 10.0,
     dtype: Any = None,
-) -> Array:
+) -> AnyArray:
     """``base ** linspace(start, stop, num)``."""
     out = lax.pow(base, cnp.linspace(start, stop, num, endpoint=endpoint))
     return out if dtype is None else astype(out, dtype)
 
 
 def geomspace(
-    start: Array, stop: Array, num: int = 50, endpoint: bool = True, dtype: Any = None
-) -> Array:
+    start: AnyArray, stop: AnyArray, num: int = 50, endpoint: bool = True, dtype: Any = None
+) -> AnyArray:
     """Numbers spaced evenly on a log scale from ``start`` to ``stop`` (same sign)."""
     sign = lax.sign(cnp.asarray(start, np.float64))
     logs = cnp.linspace(cnp.log10(lax.abs(start)), cnp.log10(lax.abs(stop)), num, endpoint=endpoint)
@@ -155,7 +155,9 @@ def geomspace(
     return out if dtype is None else astype(out, dtype)
 
 
-def select(condlist: Sequence[Array], choicelist: Sequence[Array], default: Array = 0) -> Array:
+def select(
+    condlist: Sequence[AnyArray], choicelist: Sequence[AnyArray], default: AnyArray = 0
+) -> AnyArray:
     """Elements from ``choicelist[i]`` where ``condlist[i]`` is first true, else ``default``."""
     if len(condlist) != len(choicelist):
         raise ValueError("select: condlist and choicelist must have the same length")
@@ -165,7 +167,7 @@ def select(condlist: Sequence[Array], choicelist: Sequence[Array], default: Arra
     return cnp.asarray(out)
 
 
-def polyval(p: Array, x: Array) -> Array:
+def polyval(p: AnyArray, x: AnyArray) -> AnyArray:
     """The polynomial with coefficients ``p`` (highest degree first) at ``x``, by Horner."""
     p = cnp.asarray(p)
     n = cnp.shape(p)[0]
@@ -175,7 +177,9 @@ def polyval(p: Array, x: Array) -> Array:
     return out
 
 
-def _nan_reduce(reduce: Any, a: Array, fill: Any, axis: Axis, keepdims: bool, **kw: Any) -> Array:
+def _nan_reduce(
+    reduce: Any, a: AnyArray, fill: Any, axis: Axis, keepdims: bool, **kw: Any
+) -> AnyArray:
     a = cnp.asarray(a)
     if a.dtype.kind not in "fc":
         return reduce(a, axis=axis, keepdims=keepdims, **kw)
@@ -183,58 +187,58 @@ def _nan_reduce(reduce: Any, a: Array, fill: Any, axis: Axis, keepdims: bool, **
 
 
 def nansum(
-    a: Array,
+    a: AnyArray,
     axis: Axis = None,
     dtype: Any = None,
     keepdims: bool = False,
     *,
     out: None = None,
-    initial: Array | None = None,
-    where: Array | None = None,
-) -> Array:
+    initial: AnyArray | None = None,
+    where: AnyArray | None = None,
+) -> AnyArray:
     """``sum`` treating NaNs as zero (``initial``/``where`` as in :func:`sum`)."""
     kw = {"dtype": dtype, "out": out, "initial": initial, "where": where}
     return _nan_reduce(cnp.sum, a, 0, axis, keepdims, **kw)
 
 
 def nanprod(
-    a: Array,
+    a: AnyArray,
     axis: Axis = None,
     dtype: Any = None,
     keepdims: bool = False,
     *,
     out: None = None,
-    initial: Array | None = None,
-    where: Array | None = None,
-) -> Array:
+    initial: AnyArray | None = None,
+    where: AnyArray | None = None,
+) -> AnyArray:
     """``prod`` treating NaNs as one (``initial``/``where`` as in :func:`prod`)."""
     kw = {"dtype": dtype, "out": out, "initial": initial, "where": where}
     return _nan_reduce(cnp.prod, a, 1, axis, keepdims, **kw)
 
 
 def nanmax(
-    a: Array,
+    a: AnyArray,
     axis: Axis = None,
     keepdims: bool = False,
     *,
     out: None = None,
-    initial: Array | None = None,
-    where: Array | None = None,
-) -> Array:
+    initial: AnyArray | None = None,
+    where: AnyArray | None = None,
+) -> AnyArray:
     """``max`` ignoring NaNs (NaN where a slice is all NaN, whatever ``where`` masks, as in
     JAX); ``initial``/``where`` as in :func:`max`."""
     return _nan_extremum(cnp.max, -np.inf, a, axis, keepdims, out, initial, where)
 
 
 def nanmin(
-    a: Array,
+    a: AnyArray,
     axis: Axis = None,
     keepdims: bool = False,
     *,
     out: None = None,
-    initial: Array | None = None,
-    where: Array | None = None,
-) -> Array:
+    initial: AnyArray | None = None,
+    where: AnyArray | None = None,
+) -> AnyArray:
     """``min`` ignoring NaNs (NaN where a slice is all NaN, whatever ``where`` masks, as in
     JAX); ``initial``/``where`` as in :func:`min`."""
     return _nan_extremum(cnp.min, np.inf, a, axis, keepdims, out, initial, where)
@@ -243,13 +247,13 @@ def nanmin(
 def _nan_extremum(
     reduce: Any,
     fill: float,
-    a: Array,
+    a: AnyArray,
     axis: Axis,
     keepdims: bool,
     out: None,
-    initial: Array | None,
-    where: Array | None,
-) -> Array:
+    initial: AnyArray | None,
+    where: AnyArray | None,
+) -> AnyArray:
     """``reduce`` (max or min) with NaNs replaced by ``fill``, and NaN again where a slice
     held nothing but NaNs."""
     kw = {"out": out, "initial": initial, "where": where}
@@ -262,14 +266,14 @@ def _nan_extremum(
 
 
 def nanmean(
-    a: Array,
+    a: AnyArray,
     axis: Axis = None,
     dtype: Any = None,
     keepdims: bool = False,
     *,
     out: None = None,
-    where: Array | None = None,
-) -> Array:
+    where: AnyArray | None = None,
+) -> AnyArray:
     """``mean`` over the non-NaN elements (of those ``where`` selects)."""
     a = cnp.asarray(a)
     if a.dtype.kind not in "fc":
@@ -281,9 +285,9 @@ def nanmean(
 
 
 def where(
-    condition: Array,
-    x: Array | None = None,
-    y: Array | None = None,
+    condition: AnyArray,
+    x: AnyArray | None = None,
+    y: AnyArray | None = None,
     *,
     size: int | None = None,
     fill_value: Any = None,

@@ -17,7 +17,7 @@ import numpy as np
 
 import mj_core.numpy as cnp
 from mj_core import Tracer
-from mj_core.extend import Array, check_arraylike, concrete_or_error, promote, static_int
+from mj_core.extend import AnyArray, check_arraylike, concrete_or_error, promote, static_int
 from mj_core.numpy import diag_indices, meshgrid, nonzero, tril_indices, triu_indices
 
 __all__ = [
@@ -42,7 +42,7 @@ def _slice_bound(name: str, value: Any, what: str) -> Any:
     return concrete_or_error(name, value, f"the slice {what}", hint).item()
 
 
-def _range_from_slice(s: Any, name: str) -> Array:
+def _range_from_slice(s: Any, name: str) -> AnyArray:
     """``start:stop:step`` as ``arange``, or as ``linspace`` with ``abs(step)`` points when the
     step is imaginary (NumPy's ``0:1:5j``)."""
     if not isinstance(s, slice):
@@ -64,7 +64,7 @@ class _Mgrid:
     """``mnp.mgrid[0:2, 0:1:3j]``: a dense grid (``meshgrid(..., indexing='ij')`` stacked),
     one range per slice; a single slice gives the 1-D range itself."""
 
-    def __getitem__(self, key: slice | tuple[slice, ...]) -> Array:
+    def __getitem__(self, key: slice | tuple[slice, ...]) -> AnyArray:
         if isinstance(key, slice):
             return _range_from_slice(key, "mgrid")
         if not key:
@@ -77,7 +77,7 @@ class _Ogrid:
     """``mnp.ogrid[0:2, 0:3]``: an open grid (``meshgrid(..., sparse=True)``), a list of
     arrays that broadcast against each other; a single slice gives the 1-D range."""
 
-    def __getitem__(self, key: slice | tuple[slice, ...]) -> Array | list[Array]:
+    def __getitem__(self, key: slice | tuple[slice, ...]) -> AnyArray | list[AnyArray]:
         if isinstance(key, slice):
             return _range_from_slice(key, "ogrid")
         if not key:
@@ -100,7 +100,7 @@ class _AxisConcat:
     trans1d: int
     name: str
 
-    def __getitem__(self, key: Any) -> Array:
+    def __getitem__(self, key: Any) -> AnyArray:
         items = key if isinstance(key, tuple) else (key,)
         if not items:
             raise ValueError(f"{self.name}: nothing to concatenate, got {self.name}[()]")
@@ -176,7 +176,7 @@ r_ = _RClass()
 c_ = _CClass()
 
 
-def unravel_index(indices: Array, shape: int | Sequence[int]) -> tuple[Array, ...]:
+def unravel_index(indices: AnyArray, shape: int | Sequence[int]) -> tuple[AnyArray, ...]:
     """The multi-dimensional indices of flat ``indices`` into an array of ``shape``.
 
     As in JAX, out-of-bounds indices are clamped (negative ones from ``-size`` count from the
@@ -198,13 +198,13 @@ def unravel_index(indices: Array, shape: int | Sequence[int]) -> tuple[Array, ..
 
 
 def ravel_multi_index(
-    multi_index: Sequence[Array],
+    multi_index: Sequence[AnyArray],
     dims: Sequence[int],
     mode: str = "raise",
     order: str = "C",
     *,
     dtype: Any = None,
-) -> Array:
+) -> AnyArray:
     """Flat indices of the coordinates ``multi_index`` in an array of shape ``dims``.
 
     ``mode='raise'`` (the default) checks the bounds, so it needs concrete indices; ``'clip'``
@@ -259,8 +259,8 @@ def ravel_multi_index(
 
 
 def mask_indices(
-    n: int, mask_func: Callable[[Array, int], Array], k: int = 0, *, size: int | None = None
-) -> tuple[Array, Array]:
+    n: int, mask_func: Callable[[AnyArray, int], AnyArray], k: int = 0, *, size: int | None = None
+) -> tuple[AnyArray, AnyArray]:
     """The ``(rows, cols)`` where ``mask_func(ones((n, n)), k)`` is non-zero (e.g. ``triu``);
     under ``jit`` give a static ``size``, as for ``nonzero``."""
     rows, cols = nonzero(mask_func(cnp.ones((n, n)), k), size=size)
@@ -274,7 +274,7 @@ def _square_shape(name: str, arr: Any) -> tuple[int, ...]:
     return tuple(arr.shape)
 
 
-def tril_indices_from(arr: Array, k: int = 0) -> tuple[Array, Array]:
+def tril_indices_from(arr: AnyArray, k: int = 0) -> tuple[AnyArray, AnyArray]:
     """``tril_indices`` for the shape of the 2-D ``arr`` (only its shape is read)."""
     shape = _square_shape("tril_indices_from", arr)
     if len(shape) != 2:
@@ -282,7 +282,7 @@ def tril_indices_from(arr: Array, k: int = 0) -> tuple[Array, Array]:
     return tril_indices(shape[0], k=k, m=shape[1])
 
 
-def triu_indices_from(arr: Array, k: int = 0) -> tuple[Array, Array]:
+def triu_indices_from(arr: AnyArray, k: int = 0) -> tuple[AnyArray, AnyArray]:
     """``triu_indices`` for the shape of the 2-D ``arr`` (only its shape is read)."""
     shape = _square_shape("triu_indices_from", arr)
     if len(shape) != 2:
@@ -290,7 +290,7 @@ def triu_indices_from(arr: Array, k: int = 0) -> tuple[Array, Array]:
     return triu_indices(shape[0], k=k, m=shape[1])
 
 
-def diag_indices_from(arr: Array) -> tuple[Array, ...]:
+def diag_indices_from(arr: AnyArray) -> tuple[AnyArray, ...]:
     """``diag_indices`` for ``arr``, whose dimensions (at least two) must all be equal."""
     check_arraylike("diag_indices_from", [arr])
     shape = cnp.shape(cnp.asarray(arr))

@@ -18,7 +18,7 @@ from mj.numpy._manipulation import take_along_axis
 from mj_core import lax
 from mj_core.errors import user_line_suffix
 from mj_core.extend import (
-    Array,
+    AnyArray,
     canonicalize_axes,
     check_arraylike,
     dtype_weak,
@@ -62,15 +62,15 @@ def _variance_dtypes(name: str, a_dtype: np.dtype[Any], dtype: Any) -> tuple[Any
 
 
 def nanvar(
-    a: Array,
+    a: AnyArray,
     axis: Axis = None,
     dtype: Any = None,
     out: None = None,
     ddof: int = 0,
     keepdims: bool = False,
-    where: Array | None = None,
-    mean: Array | None = None,
-) -> Array:
+    where: AnyArray | None = None,
+    mean: AnyArray | None = None,
+) -> AnyArray:
     """The variance of the non-NaN elements (and those ``where`` selects), NaN where fewer
     than ``ddof + 1`` remain; ``mean`` replaces the computed mean."""
     check_arraylike("nanvar", [a])
@@ -104,15 +104,15 @@ def nanvar(
 
 
 def nanstd(
-    a: Array,
+    a: AnyArray,
     axis: Axis = None,
     dtype: Any = None,
     out: None = None,
     ddof: int = 0,
     keepdims: bool = False,
-    where: Array | None = None,
-    mean: Array | None = None,
-) -> Array:
+    where: AnyArray | None = None,
+    mean: AnyArray | None = None,
+) -> AnyArray:
     """The square root of :func:`nanvar`."""
     check_arraylike("nanstd", [a])
     if out is not None:
@@ -120,7 +120,7 @@ def nanstd(
     return lax.sqrt(nanvar(a, axis, dtype, ddof=ddof, keepdims=keepdims, where=where, mean=mean))
 
 
-def _to_last_axis(x: Array, axes: tuple[int, ...]) -> Array:
+def _to_last_axis(x: AnyArray, axes: tuple[int, ...]) -> AnyArray:
     """``x`` with the ``axes`` moved to the end and merged into one."""
     keep = [i for i in range(cnp.ndim(x)) if i not in axes]
     x = lax.transpose(x, (*keep, *axes))
@@ -128,7 +128,7 @@ def _to_last_axis(x: Array, axes: tuple[int, ...]) -> Array:
     return cnp.reshape(x, (*shape[: len(keep)], math.prod(shape[len(keep) :])))
 
 
-def _inverted_cdf(a: Array, weights: Array, q: Array) -> Array:
+def _inverted_cdf(a: AnyArray, weights: AnyArray, q: AnyArray) -> AnyArray:
     """The first sorted value whose cumulative weight reaches ``q`` times the total (over
     non-NaN values with valid weights); NaN where a weight is negative/NaN or all data is
     NaN. ``a``/``weights``: ``batch + (n,)``, sorted; ``q``: ``q_shape + (1,) * len(batch)``."""
@@ -149,7 +149,7 @@ def _inverted_cdf(a: Array, weights: Array, q: Array) -> Array:
     return cnp.where(force_nan, lax.full_like(values, np.nan), values)
 
 
-def _take_last(a: Array, index: Array) -> Array:
+def _take_last(a: AnyArray, index: AnyArray) -> AnyArray:
     """``a[..., index]`` along the last axis, ``index`` of shape ``q_shape + batch``."""
     shape = (*cnp.shape(index), cnp.shape(a)[-1])
     return cnp.squeeze(
@@ -158,16 +158,16 @@ def _take_last(a: Array, index: Array) -> Array:
 
 
 def nanquantile(
-    a: Array,
-    q: Array,
+    a: AnyArray,
+    q: AnyArray,
     axis: int | tuple[int, ...] | None = None,
     out: None = None,
     overwrite_input: bool = False,
     method: str = "linear",
     keepdims: bool = False,
     *,
-    weights: Array | None = None,
-) -> Array:
+    weights: AnyArray | None = None,
+) -> AnyArray:
     """The ``q``-th quantiles (``q`` in ``[0, 1]``, at most 1-D; its dimension comes first)
     of the non-NaN values along ``axis``. ``method``: ``linear``, ``lower``, ``higher``,
     ``midpoint``, ``nearest`` (``jax.numpy``'s: ties go to the lower value) or
@@ -239,7 +239,7 @@ def nanquantile(
     return lax.convert_element_type(result, dtype)
 
 
-def _order_statistic(x: Array, q: Array, method: str) -> Array:
+def _order_statistic(x: AnyArray, q: AnyArray, method: str) -> AnyArray:
     """Interpolate between the order statistics around ``q (count - 1)``, where ``count`` is
     the number of non-NaN values (sorted to the front of the last axis of ``x``)."""
     qdt, _ = dtype_weak(q)
@@ -268,16 +268,16 @@ def _order_statistic(x: Array, q: Array, method: str) -> Array:
 
 
 def nanpercentile(
-    a: Array,
-    q: Array,
+    a: AnyArray,
+    q: AnyArray,
     axis: int | tuple[int, ...] | None = None,
     out: None = None,
     overwrite_input: bool = False,
     method: str = "linear",
     keepdims: bool = False,
     *,
-    weights: Array | None = None,
-) -> Array:
+    weights: AnyArray | None = None,
+) -> AnyArray:
     """Like :func:`nanquantile` with ``q`` in percent."""
     check_arraylike("nanpercentile", [a, q])
     (q,) = promote_inexact(cnp.asarray(q))
@@ -287,12 +287,12 @@ def nanpercentile(
 
 
 def nanmedian(
-    a: Array,
+    a: AnyArray,
     axis: int | tuple[int, ...] | None = None,
     out: None = None,
     overwrite_input: bool = False,
     keepdims: bool = False,
-) -> Array:
+) -> AnyArray:
     """The median of the non-NaN values (the midpoint of the two middle ones for an even
     count); NaN for an all-NaN slice."""
     check_arraylike("nanmedian", [a])
@@ -303,11 +303,11 @@ def _nan_arg_reduction(
     name: str,
     reduce: Any,
     fill: float,
-    a: Array,
+    a: AnyArray,
     axis: int | None,
     out: None,
     keepdims: bool | None,
-) -> Array:
+) -> AnyArray:
     check_arraylike(name, [a])
     if out is not None:
         raise NotImplementedError(f"{name}: the out argument is not supported{user_line_suffix()}")
@@ -322,14 +322,14 @@ def _nan_arg_reduction(
 
 
 def nanargmax(
-    a: Array, axis: int | None = None, out: None = None, keepdims: bool | None = None
-) -> Array:
+    a: AnyArray, axis: int | None = None, out: None = None, keepdims: bool | None = None
+) -> AnyArray:
     """The index of the largest non-NaN value (-1 where a slice is all NaN)."""
     return _nan_arg_reduction("nanargmax", cnp.argmax, -np.inf, a, axis, out, keepdims)
 
 
 def nanargmin(
-    a: Array, axis: int | None = None, out: None = None, keepdims: bool | None = None
-) -> Array:
+    a: AnyArray, axis: int | None = None, out: None = None, keepdims: bool | None = None
+) -> AnyArray:
     """The index of the smallest non-NaN value (-1 where a slice is all NaN)."""
     return _nan_arg_reduction("nanargmin", cnp.argmin, np.inf, a, axis, out, keepdims)

@@ -14,7 +14,7 @@ import mj_core.numpy as cnp
 from mj_core import lax
 from mj_core.errors import user_line_suffix
 from mj_core.extend import (
-    Array,
+    AnyArray,
     canonicalize_axes,
     check_arraylike,
     dtype_weak,
@@ -34,7 +34,7 @@ def _check_dtype(name: str, dtype: Any) -> None:
         )
 
 
-def _weights(name: str, w: Array, samples: int) -> Array:
+def _weights(name: str, w: AnyArray, samples: int) -> AnyArray:
     w = cnp.asarray(w)
     if cnp.ndim(w) != 1 or cnp.shape(w)[0] != samples:
         raise ValueError(
@@ -45,15 +45,15 @@ def _weights(name: str, w: Array, samples: int) -> Array:
 
 
 def cov(
-    m: Array,
-    y: Array | None = None,
+    m: AnyArray,
+    y: AnyArray | None = None,
     rowvar: bool = True,
     bias: bool = False,
     ddof: int | None = None,
-    fweights: Array | None = None,
-    aweights: Array | None = None,
+    fweights: AnyArray | None = None,
+    aweights: AnyArray | None = None,
     dtype: Any = None,
-) -> Array:
+) -> AnyArray:
     """The covariance matrix of the variables in ``m`` (and ``y``); a scalar for one variable.
 
     ``fweights`` (integer repeat counts) and ``aweights`` (relative importances) weight the
@@ -83,13 +83,13 @@ def cov(
     if ddof is None:
         ddof = 0 if bias else 1
 
-    w: Array | None = None
+    w: AnyArray | None = None
     if fweights is not None:
         fw = cnp.asarray(fweights)
         if fw.dtype.kind not in "iub":
             raise TypeError(f"cov: fweights must be integers, got {fw.dtype}{user_line_suffix()}")
         w = _weights("cov", fw, samples)
-    aw: Array | None = None
+    aw: AnyArray | None = None
     if aweights is not None:
         aw = _weights("cov", aweights, samples)
         w = aw if w is None else lax.mul(*promote_inexact(w, aw))
@@ -100,7 +100,7 @@ def cov(
 
     if w is None:
         avg = cnp.mean(x, axis=1)
-        factor: Array = samples - ddof
+        factor: AnyArray = samples - ddof
     else:
         w_sum = cnp.sum(w)
         avg = lax.div(cnp.sum(lax.mul(x, w), axis=1), w_sum.astype(x.dtype))
@@ -117,7 +117,9 @@ def cov(
     return cnp.squeeze(cnp.true_divide(out, factor))
 
 
-def corrcoef(x: Array, y: Array | None = None, rowvar: bool = True, dtype: Any = None) -> Array:
+def corrcoef(
+    x: AnyArray, y: AnyArray | None = None, rowvar: bool = True, dtype: Any = None
+) -> AnyArray:
     """Pearson correlation coefficients ``cov / (std_i std_j)``, clipped to ``[-1, 1]``."""
     _check_dtype("corrcoef", dtype)
     c = cov(x, y, rowvar, dtype=dtype)
@@ -133,12 +135,12 @@ def corrcoef(x: Array, y: Array | None = None, rowvar: bool = True, dtype: Any =
 
 
 def average(
-    a: Array,
+    a: AnyArray,
     axis: int | Sequence[int] | None = None,
-    weights: Array | None = None,
+    weights: AnyArray | None = None,
     returned: bool = False,
     keepdims: bool = False,
-) -> Array | tuple[Array, Array]:
+) -> AnyArray | tuple[AnyArray, AnyArray]:
     """The mean of ``a`` along ``axis`` weighted by ``weights`` (``a``'s shape, or the shape
     of the reduced axes in ``axis`` order); with ``returned`` also the sum of the weights.
     Integers and bools average in JAX's float (float32 up to 32-bit integers), as in ``mean``."""

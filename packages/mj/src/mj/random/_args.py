@@ -16,7 +16,7 @@ import mj.numpy as mnp
 from mj_core import ShapedArray, get_aval, is_array, lax
 from mj_core.dtypes import canonical_dtype, default_float_dtype, default_int_dtype
 from mj_core.errors import user_location
-from mj_core.extend import Array
+from mj_core.extend import AnyArray
 
 Shape = Sequence[int]
 
@@ -42,7 +42,7 @@ def _aval(api: str, what: str, x: Any) -> ShapedArray:
     return get_aval(x)
 
 
-def _check_key(api: str, key: Any) -> Array:
+def _check_key(api: str, key: Any) -> AnyArray:
     aval = _aval(api, "the key", key)
     if aval.shape != (2,) or aval.dtype != np.uint32:
         hint = " Use mj.vmap to apply it to a batch of keys." if aval.shape[-1:] == (2,) else ""
@@ -94,7 +94,7 @@ def _float_dtype(api: str, dtype: Any) -> np.dtype[Any]:
     return dt
 
 
-def _convert(x: Array, dtype: np.dtype[Any]) -> Array:
+def _convert(x: AnyArray, dtype: np.dtype[Any]) -> AnyArray:
     if isinstance(x, int | float | np.ndarray | np.generic):
         return np.asarray(x, dtype)  # a constant: convert now, not in the jaxpr
     aval = get_aval(x)
@@ -133,7 +133,7 @@ def _check_castable(api: str, dtype: np.dtype[Any], *params: Any) -> None:
         )
 
 
-def _float_param(api: str, x: Any, dtype: np.dtype[Any], shape: tuple[int, ...]) -> Array:
+def _float_param(api: str, x: Any, dtype: np.dtype[Any], shape: tuple[int, ...]) -> AnyArray:
     """A distribution parameter converted to the sample dtype and broadcast to ``shape``."""
     x = _convert(x, dtype)
     if tuple(get_aval(x).shape) != shape:
@@ -141,5 +141,5 @@ def _float_param(api: str, x: Any, dtype: np.dtype[Any], shape: tuple[int, ...])
     return x
 
 
-def _const(value: float, dtype: np.dtype[Any]) -> Array:
+def _const(value: float, dtype: np.dtype[Any]) -> AnyArray:
     return np.asarray(value, dtype)

@@ -32,7 +32,7 @@ from mj.random._bits import _normal_real, _uniform
 from mj.random._discrete import _rademacher
 from mj_autodiff import stop_gradient
 from mj_core import lax
-from mj_core.extend import Array
+from mj_core.extend import AnyArray
 from mj_core.lax import erf_inv, nextafter
 from mj_core.prims.elementwise import to_inexact_dtype
 
@@ -53,18 +53,18 @@ __all__ = [
 ]
 
 
-def exponential(key: Array, shape: Shape = (), dtype: Any = None) -> Array:
+def exponential(key: AnyArray, shape: Shape = (), dtype: Any = None) -> AnyArray:
     """Standard exponential samples ``-log(1 - u)`` (default dtype float64)."""
     _check_key("exponential", key)
     return _exponential(key, _shape("exponential", shape), _float_dtype("exponential", dtype))
 
 
-def _exponential(key: Array, shape: tuple[int, ...], dtype: np.dtype[Any]) -> Array:
+def _exponential(key: AnyArray, shape: tuple[int, ...], dtype: np.dtype[Any]) -> AnyArray:
     u = _uniform(key, shape, dtype, 0.0, 1.0)
     return lax.neg(lax.log1p(lax.neg(u)))  # 1 - u is in (0, 1], so the log is finite
 
 
-def laplace(key: Array, shape: Shape = (), dtype: Any = None) -> Array:
+def laplace(key: AnyArray, shape: Shape = (), dtype: Any = None) -> AnyArray:
     """Standard Laplace samples (density ``exp(-|x|) / 2``; default dtype float64)."""
     _check_key("laplace", key)
     dt = _float_dtype("laplace", dtype)
@@ -73,7 +73,7 @@ def laplace(key: Array, shape: Shape = (), dtype: Any = None) -> Array:
     return lax.mul(lax.sign(u), lax.log1p(lax.neg(lax.abs(u))))
 
 
-def logistic(key: Array, shape: Shape = (), dtype: Any = None) -> Array:
+def logistic(key: AnyArray, shape: Shape = (), dtype: Any = None) -> AnyArray:
     """Standard logistic samples ``log(u / (1 - u))`` (default dtype float64)."""
     _check_key("logistic", key)
     dt = _float_dtype("logistic", dtype)
@@ -81,7 +81,7 @@ def logistic(key: Array, shape: Shape = (), dtype: Any = None) -> Array:
     return lax.sub(lax.log(u), lax.log1p(lax.neg(u)))
 
 
-def cauchy(key: Array, shape: Shape = (), dtype: Any = None) -> Array:
+def cauchy(key: AnyArray, shape: Shape = (), dtype: Any = None) -> AnyArray:
     """Standard Cauchy samples ``tan(pi (u - 1/2))`` (default dtype float64)."""
     _check_key("cauchy", key)
     dt = _float_dtype("cauchy", dtype)
@@ -93,8 +93,11 @@ _SIGMA_ONE = np.float32(1)  # JAX's default sigma
 
 
 def lognormal(
-    key: Array, sigma: float | Array = _SIGMA_ONE, shape: Shape | None = None, dtype: Any = None
-) -> Array:
+    key: AnyArray,
+    sigma: float | AnyArray = _SIGMA_ONE,
+    shape: Shape | None = None,
+    dtype: Any = None,
+) -> AnyArray:
     """Log-normal samples ``exp(sigma * normal)`` (shape defaults to ``sigma``'s shape)."""
     _check_key("lognormal", key)
     dt = _float_dtype("lognormal", dtype)
@@ -104,7 +107,9 @@ def lognormal(
     return lax.exp(scaled)
 
 
-def pareto(key: Array, b: float | Array, shape: Shape | None = None, dtype: Any = None) -> Array:
+def pareto(
+    key: AnyArray, b: float | AnyArray, shape: Shape | None = None, dtype: Any = None
+) -> AnyArray:
     """Pareto samples with shape parameter ``b`` (support ``[1, inf)``): ``exp(E / b)``."""
     _check_key("pareto", key)
     dt = _float_dtype("pareto", dtype)
@@ -115,8 +120,8 @@ def pareto(key: Array, b: float | Array, shape: Shape | None = None, dtype: Any 
 
 
 def rayleigh(
-    key: Array, scale: float | Array, shape: Shape | None = None, dtype: Any = None
-) -> Array:
+    key: AnyArray, scale: float | AnyArray, shape: Shape | None = None, dtype: Any = None
+) -> AnyArray:
     """Rayleigh samples ``scale * sqrt(-2 log u)``."""
     _check_key("rayleigh", key)
     dt = _float_dtype("rayleigh", dtype)
@@ -128,12 +133,12 @@ def rayleigh(
 
 
 def weibull_min(
-    key: Array,
-    scale: float | Array,
-    concentration: float | Array,
+    key: AnyArray,
+    scale: float | AnyArray,
+    concentration: float | AnyArray,
     shape: Shape = (),
     dtype: Any = None,
-) -> Array:
+) -> AnyArray:
     """Weibull samples by the inverse CDF: ``scale * (-log(1 - u)) ** (1 / concentration)``.
 
     Like JAX, ``shape`` is the shape of the uniform draw; the parameters broadcast with it.
@@ -161,7 +166,9 @@ def weibull_min(
     return lax.mul(lax.pow(base, inv), _float_param("weibull_min", scale, dt, out))
 
 
-def wald(key: Array, mean: float | Array, shape: Shape | None = None, dtype: Any = None) -> Array:
+def wald(
+    key: AnyArray, mean: float | AnyArray, shape: Shape | None = None, dtype: Any = None
+) -> AnyArray:
     """Wald (inverse Gaussian) samples with the given ``mean`` (Michael-Schucany-Haas)."""
     _check_key("wald", key)
     dt = _float_dtype("wald", dtype)
@@ -180,24 +187,24 @@ def wald(key: Array, mean: float | Array, shape: Shape | None = None, dtype: Any
     return lax.select(lax.le(z, lax.div(mu, lax.add(mu, x))), x, lax.div(mu_sq, x))
 
 
-def maxwell(key: Array, shape: Shape = (), dtype: Any = None) -> Array:
+def maxwell(key: AnyArray, shape: Shape = (), dtype: Any = None) -> AnyArray:
     """Maxwell samples: the length of a standard normal 3-vector."""
     _check_key("maxwell", key)
     return _maxwell(key, _shape("maxwell", shape), _float_dtype("maxwell", dtype))
 
 
-def _maxwell(key: Array, shape: tuple[int, ...], dtype: np.dtype[Any]) -> Array:
+def _maxwell(key: AnyArray, shape: tuple[int, ...], dtype: np.dtype[Any]) -> AnyArray:
     z = _normal_real(key, (*shape, 3), dtype)
     return lax.sqrt(mnp.sum(lax.mul(z, z), axis=-1))
 
 
 def double_sided_maxwell(
-    key: Array,
-    loc: float | Array,
-    scale: float | Array,
+    key: AnyArray,
+    loc: float | AnyArray,
+    scale: float | AnyArray,
     shape: Shape = (),
     dtype: Any = None,
-) -> Array:
+) -> AnyArray:
     """Double-sided Maxwell samples ``loc + scale * sign * maxwell``.
 
     As in JAX, the result shape is ``shape + broadcast(loc, scale).shape`` when ``shape`` is
@@ -223,13 +230,13 @@ def double_sided_maxwell(
 
 
 def triangular(
-    key: Array,
-    left: float | Array,
-    mode: float | Array,
-    right: float | Array,
+    key: AnyArray,
+    left: float | AnyArray,
+    mode: float | AnyArray,
+    right: float | AnyArray,
     shape: Shape | None = None,
     dtype: Any = None,
-) -> Array:
+) -> AnyArray:
     """Triangular samples on ``[left, right]`` with peak at ``mode``, by the inverse CDF."""
     _check_key("triangular", key)
     dt = _float_dtype("triangular", dtype)
@@ -248,12 +255,12 @@ def triangular(
 
 
 def truncated_normal(
-    key: Array,
-    lower: float | Array,
-    upper: float | Array,
+    key: AnyArray,
+    lower: float | AnyArray,
+    upper: float | AnyArray,
     shape: Shape | None = None,
     dtype: Any = None,
-) -> Array:
+) -> AnyArray:
     """Standard normal samples conditioned on ``lower < x < upper`` (inverse CDF; the result
     is clamped into the open interval against rounding)."""
     _check_key("truncated_normal", key)
