@@ -316,7 +316,8 @@ def to_buffer(x: Any, aval: ShapedArray, device: Any = None) -> _jaxlib.Buffer:
             )
         if device is not None and _jaxlib.buffer_device(x._buf) is not device:
             return _jaxlib.copy_to_device(x._buf, x._aval, device, True)
-        return x._buf
+        buf: _jaxlib.Buffer = x._buf
+        return buf
     host = np.asarray(x, aval.dtype)
     if host.shape != aval.shape:
         raise TypeError(
