@@ -41,7 +41,7 @@ def _trigamma_positive(y: AnyArray) -> AnyArray:
         total = lax.add(total, lax.integer_pow(lax.add(y, float(k)), -2))
     t = lax.add(y, float(_TRIGAMMA_SHIFT))
     u = lax.integer_pow(t, -2)
-    series = _BERNOULLI[-1]
+    series: AnyArray = _BERNOULLI[-1]
     for b in _BERNOULLI[-2::-1]:
         series = lax.add(lax.mul(series, u), b)
     inv = lax.div(1.0, t)

@@ -12,7 +12,7 @@ import functools
 import math
 import os
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -21,10 +21,30 @@ from mj_core._config import on_x64_change
 from mj_core._eager_array import EagerArray
 from mj_core._primitive import Primitive, abstract_eval_rules
 from mj_core._shapes import aval_error
+from mj_core._typing import Array
 from mj_core.dtypes import result_type
 from mj_core.errors import AxisError, ResourceExhaustedError, user_line_suffix
 
-__all__ = ["check_axes", "check_fits_in_memory", "check_operands", "common_dtype", "shaped_aval"]
+if TYPE_CHECKING:
+    # ``bind``/``bind1`` as the typed lax and NumPy-level wrappers see them: what a primitive
+    # returns outside its impl rule is an mj array (an eager result, a tracer, a device array).
+    # At run time they are the interpreter's own functions, with no wrapper call.
+
+    def bind(primitive: Primitive, *args: Any, **params: Any) -> list[Array]: ...
+    def bind1(primitive: Primitive, *args: Any, **params: Any) -> Array: ...
+
+else:
+    from mj_core._trace import bind, bind1
+
+__all__ = [
+    "bind",
+    "bind1",
+    "check_axes",
+    "check_fits_in_memory",
+    "check_operands",
+    "common_dtype",
+    "shaped_aval",
+]
 
 
 def shaped_aval(x: Any) -> ShapedArray:

@@ -29,10 +29,10 @@ from mj_core._eager_array import EagerArray
 from mj_core._lattice import kind
 from mj_core._primitive import Primitive, abstract_eval_rules, impl_rules
 from mj_core._shapes import broadcast_shapes, check_rank_promotion
-from mj_core._trace import bind1, binds
-from mj_core._typing import AnyArray
+from mj_core._trace import binds
+from mj_core._typing import Array, ArrayLike
 from mj_core.dtypes import result_type
-from mj_core.prims._operands import shaped_aval
+from mj_core.prims._operands import bind1, shaped_aval
 
 __all__ = [
     "abs",
@@ -814,239 +814,239 @@ nextafter_p = define_elementwise("nextafter", 2, REAL, to_inexact_dtype, _nextaf
 
 # --- lax wrappers ----------------------------------------------------------------------------
 @binds(neg_p)
-def neg(x: AnyArray) -> AnyArray:
+def neg(x: ArrayLike) -> Array:
     """Elementwise negation: ``-x``."""
 
 
 @binds(sin_p)
-def sin(x: AnyArray) -> AnyArray:
+def sin(x: ArrayLike) -> Array:
     """Elementwise sine."""
 
 
 @binds(cos_p)
-def cos(x: AnyArray) -> AnyArray:
+def cos(x: ArrayLike) -> Array:
     """Elementwise cosine."""
 
 
 @binds(tan_p)
-def tan(x: AnyArray) -> AnyArray:
+def tan(x: ArrayLike) -> Array:
     """Elementwise tangent."""
 
 
 @binds(asin_p)
-def asin(x: AnyArray) -> AnyArray:
+def asin(x: ArrayLike) -> Array:
     """Elementwise arc sine."""
 
 
 @binds(acos_p)
-def acos(x: AnyArray) -> AnyArray:
+def acos(x: ArrayLike) -> Array:
     """Elementwise arc cosine."""
 
 
 @binds(atan_p)
-def atan(x: AnyArray) -> AnyArray:
+def atan(x: ArrayLike) -> Array:
     """Elementwise arc tangent."""
 
 
 @binds(sinh_p)
-def sinh(x: AnyArray) -> AnyArray:
+def sinh(x: ArrayLike) -> Array:
     """Elementwise hyperbolic sine."""
 
 
 @binds(cosh_p)
-def cosh(x: AnyArray) -> AnyArray:
+def cosh(x: ArrayLike) -> Array:
     """Elementwise hyperbolic cosine."""
 
 
 @binds(tanh_p)
-def tanh(x: AnyArray) -> AnyArray:
+def tanh(x: ArrayLike) -> Array:
     """Elementwise hyperbolic tangent."""
 
 
 @binds(exp_p)
-def exp(x: AnyArray) -> AnyArray:
+def exp(x: ArrayLike) -> Array:
     """Elementwise exponential: ``e ** x``."""
 
 
 @binds(log_p)
-def log(x: AnyArray) -> AnyArray:
+def log(x: ArrayLike) -> Array:
     """Elementwise natural logarithm."""
 
 
 @binds(log1p_p)
-def log1p(x: AnyArray) -> AnyArray:
+def log1p(x: ArrayLike) -> Array:
     """Elementwise ``log(1 + x)``, accurate for small ``x``."""
 
 
 @binds(expm1_p)
-def expm1(x: AnyArray) -> AnyArray:
+def expm1(x: ArrayLike) -> Array:
     """Elementwise ``exp(x) - 1``, accurate for small ``x``."""
 
 
 @binds(logistic_p)
-def logistic(x: AnyArray) -> AnyArray:
+def logistic(x: ArrayLike) -> Array:
     """Elementwise logistic sigmoid: ``1 / (1 + exp(-x))``."""
 
 
 @binds(sqrt_p)
-def sqrt(x: AnyArray) -> AnyArray:
+def sqrt(x: ArrayLike) -> Array:
     """Elementwise square root."""
 
 
 @binds(rsqrt_p)
-def rsqrt(x: AnyArray) -> AnyArray:
+def rsqrt(x: ArrayLike) -> Array:
     """Elementwise reciprocal square root: ``1 / sqrt(x)``."""
 
 
 @binds(abs_p)
-def abs(x: AnyArray) -> AnyArray:
+def abs(x: ArrayLike) -> Array:
     """Elementwise absolute value (real for complex ``x``)."""
 
 
 @binds(sign_p)
-def sign(x: AnyArray) -> AnyArray:
+def sign(x: ArrayLike) -> Array:
     """Elementwise sign: -1, 0 or 1 (``x / abs(x)`` for complex)."""
 
 
 @binds(floor_p)
-def floor(x: AnyArray) -> AnyArray:
+def floor(x: ArrayLike) -> Array:
     """Elementwise floor."""
 
 
 @binds(ceil_p)
-def ceil(x: AnyArray) -> AnyArray:
+def ceil(x: ArrayLike) -> Array:
     """Elementwise ceiling."""
 
 
 @binds(is_finite_p)
-def is_finite(x: AnyArray) -> AnyArray:
+def is_finite(x: ArrayLike) -> Array:
     """Elementwise test for finite values (neither inf nor NaN)."""
 
 
 @binds(erf_p)
-def erf(x: AnyArray) -> AnyArray:
+def erf(x: ArrayLike) -> Array:
     """Elementwise error function."""
 
 
 @binds(not_p)
-def bitwise_not(x: AnyArray) -> AnyArray:
+def bitwise_not(x: ArrayLike) -> Array:
     """Elementwise bitwise NOT (logical NOT for bool)."""
 
 
-def round(x: AnyArray, rounding_method: int = 0) -> AnyArray:
+def round(x: ArrayLike, rounding_method: int = 0) -> Array:
     """Round to integral values; ``rounding_method`` 0 rounds half away from zero (lax's
     default), 1 rounds half to even (NumPy's)."""
     return bind1(round_p, x, rounding_method=int(rounding_method))
 
 
-def integer_pow(x: AnyArray, y: int) -> AnyArray:
+def integer_pow(x: ArrayLike, y: int) -> Array:
     """Elementwise ``x ** y`` for a static Python int ``y``."""
     return bind1(integer_pow_p, x, y=int(y))
 
 
 @binds(add_p)
-def add(x: AnyArray, y: AnyArray) -> AnyArray:
+def add(x: ArrayLike, y: ArrayLike) -> Array:
     """Elementwise ``x + y`` (operands broadcast and promote like NumPy)."""
 
 
 @binds(sub_p)
-def sub(x: AnyArray, y: AnyArray) -> AnyArray:
+def sub(x: ArrayLike, y: ArrayLike) -> Array:
     """Elementwise ``x - y``."""
 
 
 @binds(mul_p)
-def mul(x: AnyArray, y: AnyArray) -> AnyArray:
+def mul(x: ArrayLike, y: ArrayLike) -> Array:
     """Elementwise ``x * y``."""
 
 
 @binds(div_p)
-def div(x: AnyArray, y: AnyArray) -> AnyArray:
+def div(x: ArrayLike, y: ArrayLike) -> Array:
     """Elementwise ``x / y``; integer division truncates toward zero (lax semantics)."""
 
 
 @binds(rem_p)
-def rem(x: AnyArray, y: AnyArray) -> AnyArray:
+def rem(x: ArrayLike, y: ArrayLike) -> Array:
     """Elementwise remainder with the sign of ``x`` (C ``fmod``)."""
 
 
 @binds(pow_p)
-def pow(x: AnyArray, y: AnyArray) -> AnyArray:
+def pow(x: ArrayLike, y: ArrayLike) -> Array:
     """Elementwise ``x ** y``."""
 
 
 @binds(max_p)
-def max(x: AnyArray, y: AnyArray) -> AnyArray:
+def max(x: ArrayLike, y: ArrayLike) -> Array:
     """Elementwise maximum (NaN-propagating for reals; complex numbers ordered by real, then
     imaginary part)."""
 
 
 @binds(min_p)
-def min(x: AnyArray, y: AnyArray) -> AnyArray:
+def min(x: ArrayLike, y: ArrayLike) -> Array:
     """Elementwise minimum (as :func:`max`)."""
 
 
 @binds(atan2_p)
-def atan2(x: AnyArray, y: AnyArray) -> AnyArray:
+def atan2(x: ArrayLike, y: ArrayLike) -> Array:
     """Elementwise arc tangent of ``x / y`` using the signs of both to pick the quadrant."""
 
 
 @binds(shift_left_p)
-def shift_left(x: AnyArray, y: AnyArray) -> AnyArray:
+def shift_left(x: ArrayLike, y: ArrayLike) -> Array:
     """Elementwise ``x << y``."""
 
 
 @binds(shift_right_logical_p)
-def shift_right_logical(x: AnyArray, y: AnyArray) -> AnyArray:
+def shift_right_logical(x: ArrayLike, y: ArrayLike) -> Array:
     """Elementwise logical (zero-filling) right shift."""
 
 
 @binds(shift_right_arithmetic_p)
-def shift_right_arithmetic(x: AnyArray, y: AnyArray) -> AnyArray:
+def shift_right_arithmetic(x: ArrayLike, y: ArrayLike) -> Array:
     """Elementwise arithmetic (sign-extending) right shift."""
 
 
 @binds(eq_p)
-def eq(x: AnyArray, y: AnyArray) -> AnyArray:
+def eq(x: ArrayLike, y: ArrayLike) -> Array:
     """Elementwise ``x == y``."""
 
 
 @binds(ne_p)
-def ne(x: AnyArray, y: AnyArray) -> AnyArray:
+def ne(x: ArrayLike, y: ArrayLike) -> Array:
     """Elementwise ``x != y``."""
 
 
 @binds(less_p)
-def less(x: AnyArray, y: AnyArray) -> AnyArray:
+def less(x: ArrayLike, y: ArrayLike) -> Array:
     """Elementwise ``x < y``."""
 
 
 @binds(less_equal_p)
-def less_equal(x: AnyArray, y: AnyArray) -> AnyArray:
+def less_equal(x: ArrayLike, y: ArrayLike) -> Array:
     """Elementwise ``x <= y``."""
 
 
 @binds(greater_p)
-def greater(x: AnyArray, y: AnyArray) -> AnyArray:
+def greater(x: ArrayLike, y: ArrayLike) -> Array:
     """Elementwise ``x > y``."""
 
 
 @binds(greater_equal_p)
-def greater_equal(x: AnyArray, y: AnyArray) -> AnyArray:
+def greater_equal(x: ArrayLike, y: ArrayLike) -> Array:
     """Elementwise ``x >= y``."""
 
 
 @binds(and_p)
-def bitwise_and(x: AnyArray, y: AnyArray) -> AnyArray:
+def bitwise_and(x: ArrayLike, y: ArrayLike) -> Array:
     """Elementwise bitwise AND (logical AND for bool)."""
 
 
 @binds(or_p)
-def bitwise_or(x: AnyArray, y: AnyArray) -> AnyArray:
+def bitwise_or(x: ArrayLike, y: ArrayLike) -> Array:
     """Elementwise bitwise OR (logical OR for bool)."""
 
 
 @binds(xor_p)
-def bitwise_xor(x: AnyArray, y: AnyArray) -> AnyArray:
+def bitwise_xor(x: ArrayLike, y: ArrayLike) -> Array:
     """Elementwise bitwise XOR (logical XOR for bool)."""
 
 
@@ -1057,21 +1057,21 @@ gt = greater
 ge = greater_equal
 
 
-def select_n(which: AnyArray, *cases: AnyArray) -> AnyArray:
+def select_n(which: ArrayLike, *cases: ArrayLike) -> Array:
     """``cases[which]`` elementwise; a bool ``which`` picks ``cases[1]`` where True."""
     return bind1(select_n_p, which, *cases)
 
 
-def select(pred: AnyArray, on_true: AnyArray, on_false: AnyArray) -> AnyArray:
+def select(pred: ArrayLike, on_true: ArrayLike, on_false: ArrayLike) -> Array:
     """``on_true`` where ``pred`` is True, else ``on_false`` (elementwise)."""
     return bind1(select_n_p, pred, on_false, on_true)
 
 
-def clamp(min: AnyArray, x: AnyArray, max: AnyArray) -> AnyArray:
+def clamp(min: ArrayLike, x: ArrayLike, max: ArrayLike) -> Array:
     """Elementwise ``x`` clipped into ``[min, max]``."""
     return bind1(clamp_p, min, x, max)
 
 
-def nextafter(x1: AnyArray, x2: AnyArray) -> AnyArray:
+def nextafter(x1: ArrayLike, x2: ArrayLike) -> Array:
     """Elementwise next representable float after ``x1`` in the direction of ``x2``."""
     return bind1(nextafter_p, x1, x2)
