@@ -18,11 +18,12 @@ import numpy as np
 
 from mj_core._avals import ShapedArray, get_aval
 from mj_core._config import on_x64_change
-from mj_core._eager_array import EagerArray
+from mj_core._eager_array import EagerArray, eager_result, weak_result
+from mj_core._eager_array import unchanged as _unchanged
 from mj_core._primitive import Primitive, abstract_eval_rules
 from mj_core._shapes import aval_error
-from mj_core._typing import Array
-from mj_core.dtypes import result_type
+from mj_core._typing import Array, ArrayLike
+from mj_core.dtypes import dtype_of, result_type
 from mj_core.errors import AxisError, ResourceExhaustedError, user_line_suffix
 
 if TYPE_CHECKING:
@@ -44,7 +45,25 @@ __all__ = [
     "check_operands",
     "common_dtype",
     "shaped_aval",
+    "unchanged",
 ]
+
+
+def unchanged(x: ArrayLike) -> Array:
+    """What a lax operation that leaves ``x``'s value as it is (a reshape to its own shape, a
+    transpose by the identity, a one-operand concatenate) returns: an mj array, as in JAX. A
+    Python scalar becomes a 0-d array of its canonical dtype, weakly typed for ``int``,
+    ``float`` and ``complex`` (``lax.reshape(3.0, ())`` is a weak float32 array); NumPy
+    values are canonicalized by ``_eager_array.unchanged``; mj values are returned as they
+    are."""
+    t = type(x)
+    if t is int or t is float or t is complex:
+        out: Array = weak_result(np.asarray(x, dtype_of(x)))
+    elif t is bool:
+        out = eager_result(np.asarray(x))
+    else:
+        out = _unchanged(x)
+    return out
 
 
 def shaped_aval(x: Any) -> ShapedArray:

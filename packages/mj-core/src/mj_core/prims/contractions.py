@@ -17,9 +17,8 @@ import numpy as np
 from mj_core._avals import ShapedArray
 from mj_core._primitive import Primitive, abstract_eval_rules, impl_rules
 from mj_core._shapes import aval_error, canonicalize_axes, shape_of
-from mj_core._trace import bind1
-from mj_core._typing import AnyArray
-from mj_core.prims._operands import check_axes, check_operands, common_dtype
+from mj_core._typing import Array, ArrayLike
+from mj_core.prims._operands import bind1, check_axes, check_operands, common_dtype
 
 __all__ = [
     "DotDimensionNumbers",
@@ -215,12 +214,12 @@ def _canonical_dot_dims(dimension_numbers: Any, lhs_nd: int, rhs_nd: int) -> Any
 
 
 def dot_general(
-    lhs: AnyArray,
-    rhs: AnyArray,
+    lhs: ArrayLike,
+    rhs: ArrayLike,
     dimension_numbers: Any,
     precision: Any = None,
     preferred_element_type: Any = None,
-) -> AnyArray:
+) -> Array:
     """General contraction; ``dimension_numbers = ((lhs_contract, rhs_contract), (lhs_batch,
     rhs_batch))``. Output dims: batch, lhs free, rhs free."""
     lhs_nd, rhs_nd = len(shape_of(lhs)), len(shape_of(rhs))
@@ -240,8 +239,8 @@ def dot_general(
 
 
 def dot(
-    lhs: AnyArray, rhs: AnyArray, precision: Any = None, preferred_element_type: Any = None
-) -> AnyArray:
+    lhs: ArrayLike, rhs: ArrayLike, precision: Any = None, preferred_element_type: Any = None
+) -> Array:
     """Vector/matrix product: contracts the last dim of ``lhs`` with the first of ``rhs``
     (ranks 1 or 2, like ``jax.lax.dot``)."""
     lhs_nd, rhs_nd = len(shape_of(lhs)), len(shape_of(rhs))

@@ -34,11 +34,10 @@ import numpy as np
 from mj_core._avals import ShapedArray
 from mj_core._primitive import Primitive, abstract_eval_rules, impl_rules
 from mj_core._shapes import aval_error, shape_of
-from mj_core._trace import bind1
-from mj_core._typing import AnyArray
+from mj_core._typing import Array, ArrayLike
 from mj_core.prims._conv_numpy import canonical_conv, dilate_and_pad
 from mj_core.prims._conv_numpy import dilate_dim as dilate_dim
-from mj_core.prims._operands import check_operands, common_dtype
+from mj_core.prims._operands import bind1, check_operands, common_dtype
 from mj_core.prims.contractions import canonicalize_precision
 from mj_core.prims.structural import reshape_p, rev_p, transpose_p
 
@@ -351,8 +350,8 @@ def _int_pairs(padding: Any) -> list[tuple[int, int]]:
 
 
 def conv_general_dilated(
-    lhs: AnyArray,
-    rhs: AnyArray,
+    lhs: ArrayLike,
+    rhs: ArrayLike,
     window_strides: Sequence[int],
     padding: str | Sequence[tuple[int, int]],
     lhs_dilation: Sequence[int] | None = None,
@@ -362,7 +361,7 @@ def conv_general_dilated(
     batch_group_count: int = 1,
     precision: Any = None,
     preferred_element_type: Any = None,
-) -> AnyArray:
+) -> Array:
     """General N-d convolution with strides, padding, lhs (transposed-conv) dilation, rhs
     (atrous) dilation and grouping, as ``jax.lax.conv_general_dilated``."""
     lhs_shape, rhs_shape = shape_of(lhs), shape_of(rhs)
@@ -410,13 +409,13 @@ def conv_general_dilated(
 
 
 def conv(
-    lhs: AnyArray,
-    rhs: AnyArray,
+    lhs: ArrayLike,
+    rhs: ArrayLike,
     window_strides: Sequence[int],
     padding: str,
     precision: Any = None,
     preferred_element_type: Any = None,
-) -> AnyArray:
+) -> Array:
     """Convolution of an ``NCHW`` input with an ``OIHW`` kernel (any number of spatial
     dims) and ``"SAME"``/``"VALID"`` padding."""
     return conv_with_general_padding(
@@ -425,15 +424,15 @@ def conv(
 
 
 def conv_with_general_padding(
-    lhs: AnyArray,
-    rhs: AnyArray,
+    lhs: ArrayLike,
+    rhs: ArrayLike,
     window_strides: Sequence[int],
     padding: str | Sequence[tuple[int, int]],
     lhs_dilation: Sequence[int] | None,
     rhs_dilation: Sequence[int] | None,
     precision: Any = None,
     preferred_element_type: Any = None,
-) -> AnyArray:
+) -> Array:
     """:func:`conv` (``NCHW`` input, ``OIHW`` kernel) with explicit padding and dilations."""
     return conv_general_dilated(
         lhs,
@@ -474,8 +473,8 @@ _TRANSPOSE_DEFAULT_DNUMS = {
 
 
 def conv_transpose(
-    lhs: AnyArray,
-    rhs: AnyArray,
+    lhs: ArrayLike,
+    rhs: ArrayLike,
     strides: Sequence[int],
     padding: str | Sequence[tuple[int, int]],
     rhs_dilation: Sequence[int] | None = None,
@@ -484,7 +483,7 @@ def conv_transpose(
     precision: Any = None,
     preferred_element_type: Any = None,
     use_consistent_padding: bool = False,
-) -> AnyArray:
+) -> Array:
     """The fractionally strided ("transposed") convolution, as ``jax.lax.conv_transpose``:
     ``lhs`` dilated by ``strides``; output sizes follow ``keras.layers.Conv2DTranspose``.
     Dimension numbers default to TensorFlow's (``NHWC``, ``HWIO``)."""
@@ -532,7 +531,7 @@ def conv_transpose(
     )
 
 
-def reshape_axis_into(src: int, dst: int, x: AnyArray) -> AnyArray:
+def reshape_axis_into(src: int, dst: int, x: ArrayLike) -> Array:
     """Merge axis ``src`` of ``x`` into axis ``dst`` (numbered after ``src`` is removed) as
     its major part: the batching and grouped-transpose rules fold a batch into N/C/O this way."""
     shape = shape_of(x)
@@ -545,7 +544,7 @@ def reshape_axis_into(src: int, dst: int, x: AnyArray) -> AnyArray:
     return bind1(reshape_p, x, new_sizes=tuple(new_shape))
 
 
-def reshape_axis_out_of(src: int, size1: int, x: AnyArray) -> AnyArray:
+def reshape_axis_out_of(src: int, size1: int, x: ArrayLike) -> Array:
     """Split axis ``src`` of ``x`` into ``(size1, rest)``: the inverse of
     :func:`reshape_axis_into`."""
     shape = list(shape_of(x))

@@ -30,9 +30,8 @@ from mj_core._avals import ShapedArray
 from mj_core._lattice import kind
 from mj_core._primitive import Primitive, abstract_eval_rules, impl_rules
 from mj_core._shapes import aval_error, lax_ints
-from mj_core._trace import bind1
-from mj_core._typing import AnyArray
-from mj_core.prims._operands import check_operands, common_dtype
+from mj_core._typing import Array, ArrayLike
+from mj_core.prims._operands import bind1, check_operands, common_dtype
 
 __all__ = [
     "GatherDimensionNumbers",
@@ -471,8 +470,8 @@ def _scatter_dnums(dn: ScatterDimensionNumbers) -> ScatterDimensionNumbers:
 
 
 def gather(
-    operand: AnyArray,
-    start_indices: AnyArray,
+    operand: ArrayLike,
+    start_indices: ArrayLike,
     dimension_numbers: GatherDimensionNumbers,
     slice_sizes: Sequence[int],
     *,
@@ -480,7 +479,7 @@ def gather(
     indices_are_sorted: bool = False,
     mode: Any = None,
     fill_value: Any = None,
-) -> AnyArray:
+) -> Array:
     """XLA gather (``jax.lax.gather``); the index vector is the last dim of ``start_indices``."""
     return bind1(
         gather_p,
@@ -498,15 +497,15 @@ class _ScatterFn(Protocol):
 
     def __call__(
         self,
-        operand: AnyArray,
-        scatter_indices: AnyArray,
-        updates: AnyArray,
+        operand: ArrayLike,
+        scatter_indices: ArrayLike,
+        updates: ArrayLike,
         dimension_numbers: ScatterDimensionNumbers,
         *,
         indices_are_sorted: bool = False,
         unique_indices: bool = False,
         mode: Any = None,
-    ) -> AnyArray: ...
+    ) -> Array: ...
 
 
 def _scatter_wrapper(prim: Primitive, doc: str) -> _ScatterFn:
@@ -514,15 +513,15 @@ def _scatter_wrapper(prim: Primitive, doc: str) -> _ScatterFn:
     combines with the operand."""
 
     def wrapper(
-        operand: AnyArray,
-        scatter_indices: AnyArray,
-        updates: AnyArray,
+        operand: ArrayLike,
+        scatter_indices: ArrayLike,
+        updates: ArrayLike,
         dimension_numbers: ScatterDimensionNumbers,
         *,
         indices_are_sorted: bool = False,
         unique_indices: bool = False,
         mode: Any = None,
-    ) -> AnyArray:
+    ) -> Array:
         return bind1(
             prim,
             operand,

@@ -23,11 +23,11 @@ from mj_core._avals import ShapedArray, get_aval, raise_to_shaped
 from mj_core._lattice import kind
 from mj_core._primitive import Primitive, abstract_eval_rules, impl_rules
 from mj_core._shapes import aval_error, canonicalize_axes, canonicalize_axis, shape_of
-from mj_core._trace import Tracer, bind1
-from mj_core._typing import AnyArray
+from mj_core._trace import Tracer
+from mj_core._typing import Array, ArrayLike
 from mj_core.errors import user_line_suffix
 from mj_core.prims import elementwise as ew
-from mj_core.prims._operands import check_axes, check_operands
+from mj_core.prims._operands import bind1, check_axes, check_operands
 from mj_core.tree_util import tree_flatten
 
 __all__ = [
@@ -266,80 +266,80 @@ cummin_p = _define_cumulative("cummin", "biufc", _cumulative_extremum(np.minimum
 
 
 # --- lax wrappers ----------------------------------------------------------------------------
-def _reduce(prim: Any, operand: AnyArray, axes: Sequence[int]) -> AnyArray:
+def _reduce(prim: Any, operand: ArrayLike, axes: Sequence[int]) -> Array:
     dims = canonicalize_axes(prim.name, axes, len(shape_of(operand)))
     return bind1(prim, operand, axes=tuple(sorted(dims)))
 
 
-def reduce_sum(operand: AnyArray, axes: Sequence[int]) -> AnyArray:
+def reduce_sum(operand: ArrayLike, axes: Sequence[int]) -> Array:
     """Sum over ``axes``."""
     return _reduce(reduce_sum_p, operand, axes)
 
 
-def reduce_prod(operand: AnyArray, axes: Sequence[int]) -> AnyArray:
+def reduce_prod(operand: ArrayLike, axes: Sequence[int]) -> Array:
     """Product over ``axes``."""
     return _reduce(reduce_prod_p, operand, axes)
 
 
-def reduce_max(operand: AnyArray, axes: Sequence[int]) -> AnyArray:
+def reduce_max(operand: ArrayLike, axes: Sequence[int]) -> Array:
     """Maximum over ``axes``."""
     return _reduce(reduce_max_p, operand, axes)
 
 
-def reduce_min(operand: AnyArray, axes: Sequence[int]) -> AnyArray:
+def reduce_min(operand: ArrayLike, axes: Sequence[int]) -> Array:
     """Minimum over ``axes``."""
     return _reduce(reduce_min_p, operand, axes)
 
 
-def reduce_and(operand: AnyArray, axes: Sequence[int]) -> AnyArray:
+def reduce_and(operand: ArrayLike, axes: Sequence[int]) -> Array:
     """Logical/bitwise AND over ``axes``."""
     return _reduce(reduce_and_p, operand, axes)
 
 
-def reduce_or(operand: AnyArray, axes: Sequence[int]) -> AnyArray:
+def reduce_or(operand: ArrayLike, axes: Sequence[int]) -> Array:
     """Logical/bitwise OR over ``axes``."""
     return _reduce(reduce_or_p, operand, axes)
 
 
-def argmax(operand: AnyArray, axis: int, index_dtype: Any) -> AnyArray:
+def argmax(operand: ArrayLike, axis: int, index_dtype: Any) -> Array:
     """Index of the first maximum along ``axis`` (NaN counts as the maximum)."""
     axis = canonicalize_axis("argmax", axis, len(shape_of(operand)))
     return bind1(argmax_p, operand, axes=(axis,), index_dtype=np.dtype(index_dtype))
 
 
-def argmin(operand: AnyArray, axis: int, index_dtype: Any) -> AnyArray:
+def argmin(operand: ArrayLike, axis: int, index_dtype: Any) -> Array:
     """Index of the first minimum along ``axis`` (NaN counts as the minimum)."""
     axis = canonicalize_axis("argmin", axis, len(shape_of(operand)))
     return bind1(argmin_p, operand, axes=(axis,), index_dtype=np.dtype(index_dtype))
 
 
-def _cumulative(prim: Any, operand: AnyArray, axis: int, reverse: bool) -> AnyArray:
+def _cumulative(prim: Any, operand: ArrayLike, axis: int, reverse: bool) -> Array:
     axis = canonicalize_axis(prim.name, axis, len(shape_of(operand)))
     return bind1(prim, operand, axis=axis, reverse=bool(reverse))
 
 
-def cumsum(operand: AnyArray, axis: int = 0, reverse: bool = False) -> AnyArray:
+def cumsum(operand: ArrayLike, axis: int = 0, reverse: bool = False) -> Array:
     """Cumulative sum along ``axis`` (from the end if ``reverse``)."""
     return _cumulative(cumsum_p, operand, axis, reverse)
 
 
-def cumprod(operand: AnyArray, axis: int = 0, reverse: bool = False) -> AnyArray:
+def cumprod(operand: ArrayLike, axis: int = 0, reverse: bool = False) -> Array:
     """Cumulative product along ``axis`` (from the end if ``reverse``)."""
     return _cumulative(cumprod_p, operand, axis, reverse)
 
 
-def cummax(operand: AnyArray, axis: int = 0, reverse: bool = False) -> AnyArray:
+def cummax(operand: ArrayLike, axis: int = 0, reverse: bool = False) -> Array:
     """Cumulative maximum along ``axis`` (from the end if ``reverse``)."""
     return _cumulative(cummax_p, operand, axis, reverse)
 
 
-def cummin(operand: AnyArray, axis: int = 0, reverse: bool = False) -> AnyArray:
+def cummin(operand: ArrayLike, axis: int = 0, reverse: bool = False) -> Array:
     """Cumulative minimum along ``axis`` (from the end if ``reverse``)."""
     return _cumulative(cummin_p, operand, axis, reverse)
 
 
 # --- jax.lax.reduce: a monoid given as a computation and an init value -----------------------
-_MONOIDS: dict[Callable[..., Any], tuple[str, Callable[[AnyArray, Sequence[int]], AnyArray]]] = {
+_MONOIDS: dict[Callable[..., Any], tuple[str, Callable[[ArrayLike, Sequence[int]], Array]]] = {
     ew.add: ("sum", reduce_sum),
     ew.mul: ("prod", reduce_prod),
     ew.max: ("max", reduce_max),
@@ -360,7 +360,7 @@ def int_sequence(name: str, what: str, values: Sequence[int]) -> tuple[int, ...]
         ) from err
 
 
-def is_identity(init: AnyArray, name: str, operand: AnyArray) -> bool:
+def is_identity(init: ArrayLike, name: str, operand: ArrayLike) -> bool:
     """Whether ``init`` is a concrete scalar equal to reduction ``name``'s identity in the
     operand's dtype (so a Python int works as an ``int32`` limit)."""
     if isinstance(init, Tracer):
@@ -374,7 +374,7 @@ def is_identity(init: AnyArray, name: str, operand: AnyArray) -> bool:
     return bool(np.equal(value, reduction_identity(name, dtype)))
 
 
-def single_operand(api: str, operands: Any, init_values: Any) -> tuple[AnyArray, AnyArray]:
+def single_operand(api: str, operands: Any, init_values: Any) -> tuple[Array, Array]:
     """The one operand and init value of a reduction given as pytrees (mj's monoid reductions
     take one operand), or the error saying what differs."""
     flat_ops, op_tree = tree_flatten(operands)
@@ -392,7 +392,7 @@ def single_operand(api: str, operands: Any, init_values: Any) -> tuple[AnyArray,
     return flat_ops[0], flat_inits[0]
 
 
-def unsupported_monoid(api: str, supported: str, computation: Any, init: AnyArray) -> Exception:
+def unsupported_monoid(api: str, supported: str, computation: Any, init: ArrayLike) -> Exception:
     """The error for a computation or init value that is not a supported monoid's."""
     return NotImplementedError(
         f"{api}: mj supports only the monoid reductions {supported} with the monoid's identity "
@@ -404,9 +404,9 @@ def unsupported_monoid(api: str, supported: str, computation: Any, init: AnyArra
 def reduce(
     operands: Any,
     init_values: Any,
-    computation: Callable[[AnyArray, AnyArray], AnyArray],
+    computation: Callable[[ArrayLike, ArrayLike], ArrayLike],
     dimensions: Sequence[int],
-) -> AnyArray:
+) -> Array:
     """Reduce ``operands`` over ``dimensions`` with ``computation`` (``jax.lax.reduce``):
     ``lax.add``/``lax.mul``/``lax.max``/``lax.min`` and, on bool or integer operands,
     ``lax.bitwise_and``/``lax.bitwise_or``, each with its identity as init."""

@@ -25,11 +25,10 @@ from mj_core._avals import ShapedArray, get_aval
 from mj_core._lattice import kind
 from mj_core._primitive import Primitive, abstract_eval_rules, impl_rules
 from mj_core._shapes import aval_error
-from mj_core._trace import bind1
-from mj_core._typing import AnyArray
+from mj_core._typing import Array, ArrayLike
 from mj_core.errors import user_line_suffix
 from mj_core.prims import elementwise as ew
-from mj_core.prims._operands import check_operands
+from mj_core.prims._operands import bind1, check_operands
 from mj_core.prims.convolution import _stride_dim, dilate_dim, padtype_to_pads
 from mj_core.prims.reductions import (
     int_sequence,
@@ -258,13 +257,13 @@ class _WindowReduction:
 
     def __call__(
         self,
-        operand: AnyArray,
+        operand: ArrayLike,
         window_dimensions: Sequence[int],
         window_strides: Sequence[int] | None,
         padding: str | Sequence[tuple[int, int]],
         base_dilation: Sequence[int] | None = None,
         window_dilation: Sequence[int] | None = None,
-    ) -> AnyArray:
+    ) -> Array:
         shape = get_aval(operand).shape
         params = _window_params(
             shape, window_dimensions, window_strides, padding, base_dilation, window_dilation
@@ -289,15 +288,15 @@ _WINDOW_MONOIDS: dict[Callable[..., Any], tuple[str, _WindowReduction]] = {
 
 
 def reduce_window(
-    operand: AnyArray,
-    init_value: AnyArray,
-    computation: Callable[[AnyArray, AnyArray], AnyArray],
+    operand: ArrayLike,
+    init_value: ArrayLike,
+    computation: Callable[[ArrayLike, ArrayLike], ArrayLike],
     window_dimensions: Sequence[int],
     window_strides: Sequence[int] | None = None,
     padding: str | Sequence[tuple[int, int]] = "VALID",
     base_dilation: Sequence[int] | None = None,
     window_dilation: Sequence[int] | None = None,
-) -> AnyArray:
+) -> Array:
     """Reduce every (strided, padded, dilated) window of ``operand`` with ``computation``
     (``jax.lax.reduce_window``): ``lax.add`` with init 0, ``lax.max`` with ``-inf`` (or the
     integer minimum), ``lax.min`` with ``+inf``."""
