@@ -173,9 +173,26 @@ class SupportsDType(Protocol):
     def dtype(self) -> np.dtype[Any]: ...
 
 
+class HasAval(Protocol):
+    """A value with an abstract value: a tracer of any layer (``is_array``'s rule). Tracers
+    are registered :class:`Array` s at run time; this protocol lets the type checker see them,
+    which registration does not show it."""
+
+    @property
+    def aval(self) -> Any: ...
+
+
 #: What a function taking an array accepts (``jax.typing.ArrayLike``).
 ArrayLike: TypeAlias = (
-    Array | np.ndarray[Any, Any] | np.bool_ | np.number[Any] | bool | int | float | complex
+    Array
+    | HasAval
+    | np.ndarray[Any, Any]
+    | np.bool_
+    | np.number[Any]
+    | bool
+    | int
+    | float
+    | complex
 )
 #: A ``dtype=`` argument (``jax.typing.DTypeLike``): a name, a type, a dtype, or anything
 #: with a ``dtype``.

@@ -25,11 +25,13 @@ from mj_core import lax
 from mj_core._config import config
 from mj_core._eager_array import EagerArray
 from mj_core._trace import Tracer
+from mj_core._typing import Array, ArrayLike
 from mj_core.dtypes import result_type
 from mj_core.errors import NonConcreteBooleanIndexError
 from mj_core.numpy._creation import array
-from mj_core.numpy._promotion import AnyArray, convert, dtype_weak, shape_of
+from mj_core.numpy._promotion import convert, dtype_weak, shape_of
 from mj_core.numpy._shape import broadcast_shapes, broadcast_to
+from mj_core.prims._operands import unchanged
 from mj_core.prims.indexing import GatherDimensionNumbers, ScatterDimensionNumbers
 
 __all__ = ["IndexUpdateHelper", "IndexUpdateRef", "getitem", "take"]
@@ -104,7 +106,7 @@ def _normalize_index(idx: Any, ndim: int) -> list[Any]:
     return out[:ellipsis_at] + fill + out[ellipsis_at:]
 
 
-def _insert_new_axes(x: AnyArray, items: list[Any]) -> tuple[AnyArray, list[Any]]:
+def _insert_new_axes(x: ArrayLike, items: list[Any]) -> tuple[ArrayLike, list[Any]]:
     """Turn ``None`` entries into size-1 operand axes indexed by a full slice (an empty one
     for a ``False`` index)."""
     new = {None: slice(None), _EMPTY_AXIS: slice(0, 0)}
@@ -116,7 +118,7 @@ def _insert_new_axes(x: AnyArray, items: list[Any]) -> tuple[AnyArray, list[Any]
     return lax.reshape(x, new_shape), items
 
 
-def _apply_slices(x: AnyArray, items: list[Any]) -> AnyArray:
+def _apply_slices(x: ArrayLike, items: list[Any]) -> ArrayLike:
     """Apply every slice entry (any step) with one ``rev`` and one ``slice``; slice entries
     become full slices of the result. Int entries take the whole dim here."""
     shape = shape_of(x)
@@ -140,7 +142,7 @@ def _apply_slices(x: AnyArray, items: list[Any]) -> AnyArray:
     return x
 
 
-def _normalize_negative(idx: AnyArray, n: int) -> AnyArray:
+def _normalize_negative(idx: ArrayLike, n: int) -> ArrayLike:
     """``idx + n`` where ``idx < 0`` (NumPy's negative indices)."""
     if type(idx) is np.ndarray or type(idx) is EagerArray:
         plain = idx.view(np.ndarray)  # an EagerArray's `<` would bind mj's op: traced in jit
@@ -151,7 +153,7 @@ def _normalize_negative(idx: AnyArray, n: int) -> AnyArray:
     return lax.select(lax.less(idx, 0), lax.add(idx, convert(n, dtype)), idx)
 
 
-def getitem(x: AnyArray, idx: Any, mode: Any = None, fill_value: Any = None) -> AnyArray:
+def getitem(x: ArrayLike, idx: Any, mode: Any = None, fill_value: Any = None) -> ArrayLike:
     """``x[idx]`` with NumPy semantics (out-of-bounds array indices clamp unless ``mode``)."""
     shape = shape_of(x)
     items = _normalize_index(idx, len(shape))
@@ -177,7 +179,7 @@ def getitem(x: AnyArray, idx: Any, mode: Any = None, fill_value: Any = None) -> 
     return _gather(x, items, mode, fill_value)
 
 
-def _gather(x: AnyArray, items: list[Any], mode: Any, fill_value: Any) -> AnyArray:
+def _gather(x: ArrayLike, items: list[Any], mode: Any, fill_value: Any) -> Array:
     shape = shape_of(x)
     adv = [d for d, item in enumerate(items) if not isinstance(item, slice)]
     arrays = [
@@ -223,15 +225,15 @@ def _gather(x: AnyArray, items: list[Any], mode: Any, fill_value: Any) -> AnyArr
 
 
 def take(
-    a: AnyArray,
-    indices: AnyArray,
+    a: ArrayLike,
+    indices: ArrayLike,
     axis: int | None = None,
     out: None = None,
     mode: Any = None,
     unique_indices: bool = False,
     indices_are_sorted: bool = False,
     fill_value: Any = None,
-) -> AnyArray:
+) -> Array:
     """``a`` indexed by ``indices`` along ``axis`` (the flattened array if ``axis`` is None).
 
     As in JAX, out-of-bounds indices give ``fill_value`` by default (``mode="fill"``: NaN for
@@ -253,7 +255,9 @@ def take(
         dtype, _ = dtype_weak(indices)
         indices = lax.clamp(convert(0, dtype), indices, convert(max(n - 1, 0), dtype))
     index = (slice(None),) * axis + (indices,)
-    return getitem(a, index, mode="fill" if mode is None else mode, fill_value=fill_value)
+    return unchanged(
+        getitem(a, index, mode="fill" if mode is None else mode, fill_value=fill_value)
+    )
 
 
 # --- x.at[idx] ------------------------------------------------------------------------------
@@ -266,8 +270,8 @@ def _static_ints_as_arrays(idx: Any) -> Any:
 
 
 def _update(
-    scatter: Callable[..., AnyArray], x: AnyArray, idx: Any, values: AnyArray, mode: Any
-) -> AnyArray:
+    scatter: Callable[..., Array], x: ArrayLike, idx: Any, values: ArrayLike, mode: Any
+) -> Array:
     shape = shape_of(x)
     dtype, weak = dtype_weak(x)
     size = math.prod(shape)
@@ -276,21 +280,21 @@ def _update(
         "clip",
         "promise_in_bounds",
     )
-    positions = getitem(
+    selected = getitem(
         positions, _static_ints_as_arrays(idx), mode="clip" if clip else "fill", fill_value=-1
     )
-    target = shape_of(positions)
+    target = shape_of(selected)
     _check_cast(values, dtype)
     values = broadcast_to(convert(values, dtype, weak), target)
     dnums = ScatterDimensionNumbers(
         update_window_dims=(), inserted_window_dims=(0,), scatter_dims_to_operand_dims=(0,)
     )
     flat = lax.reshape(x, (size,))
-    out = scatter(flat, lax.reshape(positions, (*target, 1)), values, dnums, mode="fill")
+    out = scatter(flat, lax.reshape(selected, (*target, 1)), values, dnums, mode="fill")
     return lax.reshape(out, shape)
 
 
-def _check_cast(values: AnyArray, dtype: np.dtype[Any]) -> None:
+def _check_cast(values: ArrayLike, dtype: np.dtype[Any]) -> None:
     """JAX's check of an update's values: a ``FutureWarning`` when promotion would not give
     the array's dtype (``int_array.at[0].add(1.5)``), a ``TypePromotionError`` when the
     lattice (the strict one) has no path."""
@@ -314,7 +318,7 @@ class IndexUpdateRef:
 
     __slots__ = ("array", "index")
 
-    def __init__(self, array: AnyArray, index: Any) -> None:
+    def __init__(self, array: ArrayLike, index: Any) -> None:
         self.array = array
         self.index = index
 
@@ -328,50 +332,50 @@ class IndexUpdateRef:
         unique_indices: bool = False,
         mode: Any = None,
         fill_value: Any = None,
-    ) -> AnyArray:
+    ) -> Array:
         """``x[idx]`` (``mode="fill"`` returns ``fill_value`` for out-of-bounds indices)."""
-        return getitem(self.array, self.index, mode, fill_value)
+        return unchanged(getitem(self.array, self.index, mode, fill_value))
 
     def set(
         self,
-        values: AnyArray,
+        values: ArrayLike,
         *,
         indices_are_sorted: bool = False,
         unique_indices: bool = False,
         mode: Any = None,
-    ) -> AnyArray:
+    ) -> Array:
         """A copy of ``x`` with ``x[idx] = values``."""
         return _update(lax.scatter, self.array, self.index, values, mode)
 
     def add(
         self,
-        values: AnyArray,
+        values: ArrayLike,
         *,
         indices_are_sorted: bool = False,
         unique_indices: bool = False,
         mode: Any = None,
-    ) -> AnyArray:
+    ) -> Array:
         """A copy of ``x`` with ``x[idx] += values`` (repeated indices accumulate)."""
         return _update(lax.scatter_add, self.array, self.index, values, mode)
 
     def subtract(
         self,
-        values: AnyArray,
+        values: ArrayLike,
         *,
         indices_are_sorted: bool = False,
         unique_indices: bool = False,
         mode: Any = None,
-    ) -> AnyArray:
+    ) -> Array:
         return _update(lax.scatter_add, self.array, self.index, lax.neg(values), mode)
 
     def multiply(
         self,
-        values: AnyArray,
+        values: ArrayLike,
         *,
         indices_are_sorted: bool = False,
         unique_indices: bool = False,
         mode: Any = None,
-    ) -> AnyArray:
+    ) -> Array:
         """A copy of ``x`` with ``x[idx] *= values`` (repeated indices accumulate)."""
         return _update(lax.scatter_mul, self.array, self.index, values, mode)
 
@@ -379,23 +383,23 @@ class IndexUpdateRef:
 
     def min(
         self,
-        values: AnyArray,
+        values: ArrayLike,
         *,
         indices_are_sorted: bool = False,
         unique_indices: bool = False,
         mode: Any = None,
-    ) -> AnyArray:
+    ) -> Array:
         """A copy of ``x`` with ``x[idx] = minimum(x[idx], values)``."""
         return _update(lax.scatter_min, self.array, self.index, values, mode)
 
     def max(
         self,
-        values: AnyArray,
+        values: ArrayLike,
         *,
         indices_are_sorted: bool = False,
         unique_indices: bool = False,
         mode: Any = None,
-    ) -> AnyArray:
+    ) -> Array:
         """A copy of ``x`` with ``x[idx] = maximum(x[idx], values)``."""
         return _update(lax.scatter_max, self.array, self.index, values, mode)
 
@@ -405,7 +409,7 @@ class IndexUpdateHelper:
 
     __slots__ = ("array",)
 
-    def __init__(self, array: AnyArray) -> None:
+    def __init__(self, array: ArrayLike) -> None:
         self.array = array
 
     def __getitem__(self, index: Any) -> IndexUpdateRef:

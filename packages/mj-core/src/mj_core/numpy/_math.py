@@ -12,17 +12,18 @@ from __future__ import annotations
 import math
 import operator
 from collections.abc import Callable
+from typing import SupportsIndex
 
 import numpy as np
 
 from mj_core import lax
-from mj_core._eager_array import unchanged
 from mj_core._primitive import Primitive
-from mj_core._trace import Tracer, bind1, binds
+from mj_core._shapes import shape_of
+from mj_core._trace import Tracer, binds
+from mj_core._typing import Array, ArrayLike
 from mj_core.dtypes import default_float_dtype
 from mj_core.numpy._inverse_hyperbolic import arccosh, arcsinh, arctanh
 from mj_core.numpy._promotion import (
-    AnyArray,
     convert,
     dtype_weak,
     lax_operands,
@@ -34,6 +35,7 @@ from mj_core.numpy._promotion import (
     promoted_dtype,
 )
 from mj_core.prims import elementwise as ew
+from mj_core.prims._operands import bind1, unchanged
 
 __all__ = [
     "abs",
@@ -151,20 +153,20 @@ bitwise_invert = lax.bitwise_not
 
 
 # --- binary: lax's primitives after promotion on JAX's lattice (fast eager path too) ---------
-def _promoting(prim: Primitive, inexact: bool = False) -> Callable[[AnyArray, AnyArray], AnyArray]:
+def _promoting(prim: Primitive, inexact: bool = False) -> Callable[[Array, Array], Array]:
     """The NumPy-level slow path of ``prim``: promote, then bind."""
     operands = lax_operands_inexact if inexact else lax_operands
 
-    def numpy(x: AnyArray, y: AnyArray) -> AnyArray:
+    def numpy(x: ArrayLike, y: ArrayLike) -> Array:
         return bind1(prim, *operands(x, y))
 
     return numpy
 
 
-def _boolean_as(prim: Primitive, logical: Primitive) -> Callable[[AnyArray, AnyArray], AnyArray]:
+def _boolean_as(prim: Primitive, logical: Primitive) -> Callable[[Array, Array], Array]:
     """NumPy's ``+``/``*`` of two bools is logical or/and (lax's arithmetic refuses bools)."""
 
-    def numpy(x: AnyArray, y: AnyArray) -> AnyArray:
+    def numpy(x: ArrayLike, y: ArrayLike) -> Array:
         x, y, dtype = lax_pair(x, y)
         return bind1(logical if dtype.kind == "b" else prim, x, y)
 
@@ -172,25 +174,25 @@ def _boolean_as(prim: Primitive, logical: Primitive) -> Callable[[AnyArray, AnyA
 
 
 @binds(ew.add_p, _boolean_as(ew.add_p, ew.or_p))
-def add(x: AnyArray, y: AnyArray) -> AnyArray:
+def add(x: ArrayLike, y: ArrayLike) -> Array:
     """Elementwise ``x + y``, broadcasting and promoting on JAX's lattice (bools: or)."""
 
 
 @binds(ew.sub_p, _promoting(ew.sub_p))
-def subtract(x: AnyArray, y: AnyArray) -> AnyArray:
+def subtract(x: ArrayLike, y: ArrayLike) -> Array:
     """Elementwise ``x - y``."""
 
 
 @binds(ew.mul_p, _boolean_as(ew.mul_p, ew.and_p))
-def multiply(x: AnyArray, y: AnyArray) -> AnyArray:
+def multiply(x: ArrayLike, y: ArrayLike) -> Array:
     """Elementwise ``x * y`` (bools: and)."""
 
 
-def _lexicographic(prim: Primitive) -> Callable[[AnyArray, AnyArray], AnyArray]:
+def _lexicographic(prim: Primitive) -> Callable[[Array, Array], Array]:
     """NumPy's order of complex numbers (real parts, then imaginary parts) for comparisons,
     as ``jax.numpy`` builds it: lax compares only reals."""
 
-    def numpy(x: AnyArray, y: AnyArray) -> AnyArray:
+    def numpy(x: ArrayLike, y: ArrayLike) -> Array:
         x, y = lax_operands(x, y)
         if dtype_weak(x)[0].kind != "c" and dtype_weak(y)[0].kind != "c":
             return bind1(prim, x, y)
@@ -202,71 +204,71 @@ def _lexicographic(prim: Primitive) -> Callable[[AnyArray, AnyArray], AnyArray]:
 
 
 @binds(ew.max_p, _promoting(ew.max_p))
-def maximum(x: AnyArray, y: AnyArray) -> AnyArray:
+def maximum(x: ArrayLike, y: ArrayLike) -> Array:
     """Elementwise maximum (NaN-propagating; complex numbers in lax's lexicographic order)."""
 
 
 @binds(ew.min_p, _promoting(ew.min_p))
-def minimum(x: AnyArray, y: AnyArray) -> AnyArray:
+def minimum(x: ArrayLike, y: ArrayLike) -> Array:
     """Elementwise minimum (as :func:`maximum`)."""
 
 
 @binds(ew.atan2_p, _promoting(ew.atan2_p, inexact=True))
-def arctan2(x: AnyArray, y: AnyArray) -> AnyArray:
+def arctan2(x: ArrayLike, y: ArrayLike) -> Array:
     """Elementwise arc tangent of ``x / y`` in the quadrant of ``(y, x)``."""
 
 
 @binds(ew.eq_p, _promoting(ew.eq_p))
-def equal(x: AnyArray, y: AnyArray) -> AnyArray:
+def equal(x: ArrayLike, y: ArrayLike) -> Array:
     """Elementwise ``x == y``."""
 
 
 @binds(ew.ne_p, _promoting(ew.ne_p))
-def not_equal(x: AnyArray, y: AnyArray) -> AnyArray:
+def not_equal(x: ArrayLike, y: ArrayLike) -> Array:
     """Elementwise ``x != y``."""
 
 
 @binds(ew.less_p, _lexicographic(ew.less_p))
-def less(x: AnyArray, y: AnyArray) -> AnyArray:
+def less(x: ArrayLike, y: ArrayLike) -> Array:
     """Elementwise ``x < y``."""
 
 
 @binds(ew.less_equal_p, _lexicographic(ew.less_equal_p))
-def less_equal(x: AnyArray, y: AnyArray) -> AnyArray:
+def less_equal(x: ArrayLike, y: ArrayLike) -> Array:
     """Elementwise ``x <= y``."""
 
 
 @binds(ew.greater_p, _lexicographic(ew.greater_p))
-def greater(x: AnyArray, y: AnyArray) -> AnyArray:
+def greater(x: ArrayLike, y: ArrayLike) -> Array:
     """Elementwise ``x > y``."""
 
 
 @binds(ew.greater_equal_p, _lexicographic(ew.greater_equal_p))
-def greater_equal(x: AnyArray, y: AnyArray) -> AnyArray:
+def greater_equal(x: ArrayLike, y: ArrayLike) -> Array:
     """Elementwise ``x >= y``."""
 
 
 @binds(ew.and_p, _promoting(ew.and_p))
-def bitwise_and(x: AnyArray, y: AnyArray) -> AnyArray:
+def bitwise_and(x: ArrayLike, y: ArrayLike) -> Array:
     """Elementwise bitwise AND (logical AND for bool)."""
 
 
 @binds(ew.or_p, _promoting(ew.or_p))
-def bitwise_or(x: AnyArray, y: AnyArray) -> AnyArray:
+def bitwise_or(x: ArrayLike, y: ArrayLike) -> Array:
     """Elementwise bitwise OR (logical OR for bool)."""
 
 
 @binds(ew.xor_p, _promoting(ew.xor_p))
-def bitwise_xor(x: AnyArray, y: AnyArray) -> AnyArray:
+def bitwise_xor(x: ArrayLike, y: ArrayLike) -> Array:
     """Elementwise bitwise XOR (logical XOR for bool)."""
 
 
-def left_shift(x: AnyArray, y: AnyArray) -> AnyArray:
+def left_shift(x: ArrayLike, y: ArrayLike) -> Array:
     """Elementwise ``x << y`` (bools shift as int32, as in JAX)."""
     return lax.shift_left(*promote_numeric(x, y))
 
 
-def fmod(x: AnyArray, y: AnyArray) -> AnyArray:
+def fmod(x: ArrayLike, y: ArrayLike) -> Array:
     """C's ``fmod`` (lax ``rem``); an integer ``fmod`` by zero is 0, as in JAX. Bools are
     computed as int32, and as in JAX their division by zero is XLA's (``x``)."""
     integral = promoted_dtype(x, y)[0].kind in "iu"
@@ -277,11 +279,11 @@ def fmod(x: AnyArray, y: AnyArray) -> AnyArray:
     return lax.rem(x, y)
 
 
-def positive(x: AnyArray) -> AnyArray:
+def positive(x: ArrayLike) -> Array:
     return unchanged(x)
 
 
-def absolute(x: AnyArray) -> AnyArray:
+def absolute(x: ArrayLike) -> Array:
     """``|x|``; unsigned and bool inputs are returned unchanged, like NumPy."""
     dtype, _ = dtype_weak(x)
     return unchanged(x) if dtype.kind in "ub" else lax.abs(x)
@@ -291,20 +293,20 @@ abs = absolute
 fabs = absolute
 
 
-def square(x: AnyArray) -> AnyArray:
+def square(x: ArrayLike) -> Array:
     """``x * x``; a bool squares as int32, as in JAX."""
     (x,) = promote_numeric(x)
     return lax.integer_pow(x, 2)
 
 
-def reciprocal(x: AnyArray) -> AnyArray:
+def reciprocal(x: ArrayLike) -> Array:
     dtype, _ = dtype_weak(x)
     if dtype.kind in "iu":  # NumPy: integer reciprocal truncates
         return lax.div(convert(1, dtype), x)
     return lax.integer_pow(x, -1)
 
 
-def true_divide(x: AnyArray, y: AnyArray) -> AnyArray:
+def true_divide(x: ArrayLike, y: ArrayLike) -> Array:
     """``x / y``; integers and bools are divided in NumPy's float dtype (int32 -> float64)."""
     x, y = promote_inexact(x, y)
     return lax.div(x, y)
@@ -313,7 +315,7 @@ def true_divide(x: AnyArray, y: AnyArray) -> AnyArray:
 divide = true_divide
 
 
-def floor_divide(x: AnyArray, y: AnyArray) -> AnyArray:
+def floor_divide(x: ArrayLike, y: ArrayLike) -> Array:
     """``x // y``: rounds toward minus infinity (lax ``div`` truncates toward zero). JAX's
     algorithm, whose division by zero follows XLA's (``-5 // 0`` and ``5 // 0`` are -2).
     Bools divide as int32."""
@@ -330,7 +332,7 @@ def floor_divide(x: AnyArray, y: AnyArray) -> AnyArray:
     return _float_floor_divide(x, y)
 
 
-def _float_floor_divide(x: AnyArray, y: AnyArray) -> AnyArray:
+def _float_floor_divide(x: ArrayLike, y: ArrayLike) -> Array:
     """CPython's ``float_divmod`` quotient (as JAX): ``(x - mod) / y`` is exact where
     ``floor(x / y)`` rounds at the division, then corrected by one where the signs differ."""
     mod = lax.rem(x, y)
@@ -339,7 +341,7 @@ def _float_floor_divide(x: AnyArray, y: AnyArray) -> AnyArray:
     return lax.round(lax.select(fix, lax.sub(q, 1), q))
 
 
-def remainder(x: AnyArray, y: AnyArray) -> AnyArray:
+def remainder(x: ArrayLike, y: ArrayLike) -> Array:
     """``x % y`` with the sign of ``y`` (NumPy's ``mod``; lax ``rem`` is C's ``fmod``). An
     integer remainder by zero is 0, as in JAX; bools are computed as int32."""
     x, y = promote_numeric(x, y)
@@ -354,11 +356,11 @@ def remainder(x: AnyArray, y: AnyArray) -> AnyArray:
 mod = remainder
 
 
-def power(x: AnyArray, y: AnyArray) -> AnyArray:
+def power(x: ArrayLike, y: ArrayLike) -> Array:
     """``x ** y`` with JAX's algorithm: a concrete integer exponent uses ``integer_pow``
     (exact, differentiable at 0, and an integer to a negative power is refused); integers to
     traced integer powers multiply by repeated squaring over the exponent's low 6 bits."""
-    if not isinstance(y, Tracer):
+    if not isinstance(y, Tracer) and isinstance(y, SupportsIndex):
         try:
             n = operator.index(y)
         except TypeError:
@@ -372,7 +374,7 @@ def power(x: AnyArray, y: AnyArray) -> AnyArray:
     return lax.pow(x, y)
 
 
-def _pow_int_int(x: AnyArray, y: AnyArray) -> AnyArray:
+def _pow_int_int(x: ArrayLike, y: ArrayLike) -> Array:
     """JAX's ``_pow_int_int``: six squarings (any larger exponent overflows for ``|x| > 1``)."""
     acc = lax.select(lax.bitwise_and(lax.eq(x, 0), lax.ne(y, 0)), lax.full_like(x, 0), 1)
     one = lax.full_like(y, 1)
@@ -383,13 +385,13 @@ def _pow_int_int(x: AnyArray, y: AnyArray) -> AnyArray:
     return acc
 
 
-def exp2(x: AnyArray) -> AnyArray:
+def exp2(x: ArrayLike) -> Array:
     """``exp(x ln 2)``, as JAX lowers it (``pow(2, x)`` turns ``inf`` into ``inf+nanj``)."""
     (x,) = promote_inexact(x)
     return lax.exp(lax.mul(x, math.log(2.0)))
 
 
-def _log_base(x: AnyArray, base: float) -> AnyArray:
+def _log_base(x: ArrayLike, base: float) -> Array:
     """``log(x) / log(base)`` in ``x``'s dtype; a complex log is divided part by part, since a
     complex division turns ``log(0) = -inf+0j`` into ``-inf+nanj``."""
     (x,) = promote_inexact(x)
@@ -401,25 +403,25 @@ def _log_base(x: AnyArray, base: float) -> AnyArray:
     return lax.div(r, ln_base)
 
 
-def log2(x: AnyArray) -> AnyArray:
+def log2(x: ArrayLike) -> Array:
     return _log_base(x, 2.0)
 
 
-def log10(x: AnyArray) -> AnyArray:
+def log10(x: ArrayLike) -> Array:
     return _log_base(x, 10.0)
 
 
-def cbrt(x: AnyArray) -> AnyArray:
+def cbrt(x: ArrayLike) -> Array:
     (x,) = promote_inexact(x)
     return lax.mul(lax.sign(x), lax.pow(lax.abs(x), 1.0 / 3.0))
 
 
-def deg2rad(x: AnyArray) -> AnyArray:
+def deg2rad(x: ArrayLike) -> Array:
     (x,) = promote_inexact(x)
     return lax.mul(x, np.pi / 180.0)
 
 
-def rad2deg(x: AnyArray) -> AnyArray:
+def rad2deg(x: ArrayLike) -> Array:
     (x,) = promote_inexact(x)
     return lax.mul(x, 180.0 / np.pi)
 
@@ -428,7 +430,7 @@ radians = deg2rad
 degrees = rad2deg
 
 
-def hypot(x: AnyArray, y: AnyArray) -> AnyArray:
+def hypot(x: ArrayLike, y: ArrayLike) -> Array:
     """``sqrt(x**2 + y**2)`` as JAX computes it: scaled by the larger magnitude (no overflow),
     and ``inf`` wherever either is infinite, even against a NaN."""
     x, y = promote_inexact(x, y)
@@ -441,7 +443,7 @@ def hypot(x: AnyArray, y: AnyArray) -> AnyArray:
     return lax.select(inf, np.inf, out)
 
 
-def logaddexp(x: AnyArray, y: AnyArray) -> AnyArray:
+def logaddexp(x: ArrayLike, y: ArrayLike) -> Array:
     """``log(exp(x) + exp(y))`` without overflow."""
     x, y = promote_inexact(x, y)
     delta = lax.sub(x, y)
@@ -454,7 +456,7 @@ def logaddexp(x: AnyArray, y: AnyArray) -> AnyArray:
     return lax.select(nan, lax.add(x, y), lax.add(big, lax.log1p(lax.exp(gap))))
 
 
-def logaddexp_parts(x: AnyArray, y: AnyArray, nan: AnyArray) -> tuple[AnyArray, AnyArray]:
+def logaddexp_parts(x: ArrayLike, y: ArrayLike, nan: ArrayLike) -> tuple[Array, Array]:
     """``(max, min - max)`` of real ``x`` and ``y`` for ``logaddexp``: ``max + log1p(exp(min -
     max))``. The two are picked by select, not by max/min: each choice is the exact function
     near any point, ties included, so derivatives of every order are the closed form's, as
@@ -467,12 +469,12 @@ def logaddexp_parts(x: AnyArray, y: AnyArray, nan: AnyArray) -> tuple[AnyArray, 
     return big, lax.select(same_inf, lax.full_like(big, 0), lax.sub(small, big))
 
 
-def copysign(x: AnyArray, y: AnyArray) -> AnyArray:
+def copysign(x: ArrayLike, y: ArrayLike) -> Array:
     x, y = promote_inexact(x, y)
     return lax.select(signbit(y), lax.neg(lax.abs(x)), lax.abs(x))
 
 
-def signbit(x: AnyArray) -> AnyArray:
+def signbit(x: ArrayLike) -> Array:
     dtype, _ = dtype_weak(x)
     if dtype.kind == "f":  # -0.0 has its sign bit set: 1/-0.0 is -inf
         return lax.bitwise_or(lax.less(x, 0), lax.less(lax.div(1.0, x), 0))
@@ -481,7 +483,7 @@ def signbit(x: AnyArray) -> AnyArray:
     return lax.less(x, 0)
 
 
-def heaviside(x1: AnyArray, x2: AnyArray) -> AnyArray:
+def heaviside(x1: ArrayLike, x2: ArrayLike) -> Array:
     """0 where ``x1 < 0``, 1 where ``x1 > 0``, ``x2`` where ``x1 == 0``, and a NaN ``x1``
     stays NaN (JAX's order of tests)."""
     x1, x2 = promote_inexact(x1, x2)
@@ -489,21 +491,21 @@ def heaviside(x1: AnyArray, x2: AnyArray) -> AnyArray:
     return lax.select(lax.less(x1, 0), 0.0, lax.select(lax.greater(x1, 0), 1.0, at_zero))
 
 
-def fmax(x: AnyArray, y: AnyArray) -> AnyArray:
+def fmax(x: ArrayLike, y: ArrayLike) -> Array:
     """Maximum ignoring NaNs (NaN only where both are NaN); JAX's ``where(x > y | isnan(y), x,
     y)`` (complex numbers in NumPy's order), so a tie of signed zeros gives ``y``."""
     x, y = promote(x, y)
     return lax.select(lax.bitwise_or(greater(x, y), lax.ne(y, y)), x, y)
 
 
-def fmin(x: AnyArray, y: AnyArray) -> AnyArray:
+def fmin(x: ArrayLike, y: ArrayLike) -> Array:
     """Minimum ignoring NaNs (NaN only where both are NaN); JAX's ``where(x < y | isnan(y), x,
     y)``."""
     x, y = promote(x, y)
     return lax.select(lax.bitwise_or(less(x, y), lax.ne(y, y)), x, y)
 
 
-def right_shift(x: AnyArray, y: AnyArray) -> AnyArray:
+def right_shift(x: ArrayLike, y: ArrayLike) -> Array:
     """Arithmetic shift for signed integers, logical for unsigned (like NumPy); bools shift
     as int32."""
     x, y = promote_numeric(x, y)
@@ -513,14 +515,14 @@ def right_shift(x: AnyArray, y: AnyArray) -> AnyArray:
     return lax.shift_right_arithmetic(x, y)
 
 
-def isnan(x: AnyArray) -> AnyArray:
+def isnan(x: ArrayLike) -> Array:
     dtype, _ = dtype_weak(x)
     if dtype.kind in "fc":
         return lax.ne(x, x)
     return lax.full_like(x, False, np.bool_)
 
 
-def isinf(x: AnyArray) -> AnyArray:
+def isinf(x: ArrayLike) -> Array:
     dtype, _ = dtype_weak(x)
     if dtype.kind in "fc":
         return lax.eq(lax.abs(x), np.inf)
@@ -528,8 +530,8 @@ def isinf(x: AnyArray) -> AnyArray:
 
 
 def isclose(
-    a: AnyArray, b: AnyArray, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False
-) -> AnyArray:
+    a: ArrayLike, b: ArrayLike, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False
+) -> Array:
     """``|a - b| <= atol + rtol * |b|`` elementwise (infinities equal only to themselves)."""
     a, b = promote_inexact(a, b)
     close = lax.less_equal(lax.abs(lax.sub(a, b)), lax.add(atol, lax.mul(rtol, lax.abs(b))))
@@ -540,35 +542,35 @@ def isclose(
     return out
 
 
-def _to_bool(x: AnyArray) -> AnyArray:
+def _to_bool(x: ArrayLike) -> ArrayLike:
     dtype, _ = dtype_weak(x)
     return x if dtype.kind == "b" else lax.ne(x, 0)
 
 
-def logical_and(x: AnyArray, y: AnyArray) -> AnyArray:
+def logical_and(x: ArrayLike, y: ArrayLike) -> Array:
     return lax.bitwise_and(_to_bool(x), _to_bool(y))
 
 
-def logical_or(x: AnyArray, y: AnyArray) -> AnyArray:
+def logical_or(x: ArrayLike, y: ArrayLike) -> Array:
     return lax.bitwise_or(_to_bool(x), _to_bool(y))
 
 
-def logical_xor(x: AnyArray, y: AnyArray) -> AnyArray:
+def logical_xor(x: ArrayLike, y: ArrayLike) -> Array:
     return lax.bitwise_xor(_to_bool(x), _to_bool(y))
 
 
-def logical_not(x: AnyArray) -> AnyArray:
+def logical_not(x: ArrayLike) -> Array:
     return lax.bitwise_not(_to_bool(x))
 
 
-def trunc(x: AnyArray) -> AnyArray:
+def trunc(x: ArrayLike) -> Array:
     dtype, _ = dtype_weak(x)
     if dtype.kind in "iub":
         return unchanged(x)
     return lax.select(lax.less(x, 0), lax.ceil(x), lax.floor(x))
 
 
-def round(x: AnyArray, decimals: int = 0) -> AnyArray:
+def round(x: ArrayLike, decimals: int = 0) -> Array:
     """Round half to even (NumPy's rule) to ``decimals`` decimal places."""
     dtype, _ = dtype_weak(x)
     if dtype.kind in "iub":
@@ -584,7 +586,7 @@ def round(x: AnyArray, decimals: int = 0) -> AnyArray:
 around = round
 
 
-def rint(x: AnyArray) -> AnyArray:
+def rint(x: ArrayLike) -> Array:
     """Round half to even; bools and integers become the default float, as in JAX."""
     dtype, _ = dtype_weak(x)
     if dtype.kind in "biu":
@@ -595,17 +597,17 @@ def rint(x: AnyArray) -> AnyArray:
     return lax.round(x, 1)
 
 
-def floor(x: AnyArray) -> AnyArray:
+def floor(x: ArrayLike) -> Array:
     """Round down; bools and integers are returned as they are (JAX's rule)."""
-    return x if dtype_weak(x)[0].kind in "biu" else lax.floor(x)
+    return unchanged(x) if dtype_weak(x)[0].kind in "biu" else lax.floor(x)
 
 
-def ceil(x: AnyArray) -> AnyArray:
+def ceil(x: ArrayLike) -> Array:
     """Round up; bools and integers are returned as they are (JAX's rule)."""
-    return x if dtype_weak(x)[0].kind in "biu" else lax.ceil(x)
+    return unchanged(x) if dtype_weak(x)[0].kind in "biu" else lax.ceil(x)
 
 
-def isfinite(x: AnyArray) -> AnyArray:
+def isfinite(x: ArrayLike) -> Array:
     """Neither infinite nor NaN: a complex number when both parts are, a bool or an integer
     always (JAX's rule: ``lax.is_finite`` takes floats only)."""
     kind = dtype_weak(x)[0].kind
@@ -616,23 +618,23 @@ def isfinite(x: AnyArray) -> AnyArray:
     return lax.is_finite(x)
 
 
-def iscomplexobj(x: AnyArray) -> bool:
+def iscomplexobj(x: ArrayLike) -> bool:
     """True if ``x`` has a complex dtype (a Python ``complex`` included)."""
     dtype, _ = dtype_weak(x)
     return dtype.kind == "c"
 
 
-def real(x: AnyArray) -> AnyArray:
+def real(x: ArrayLike) -> Array:
     """The real part of ``x`` (``x`` itself for a real input, like NumPy and JAX)."""
     return lax.real(x) if iscomplexobj(x) else unchanged(x)
 
 
-def imag(x: AnyArray) -> AnyArray:
+def imag(x: ArrayLike) -> Array:
     """The imaginary part of ``x`` (zeros of ``x``'s dtype for a real input)."""
     return lax.imag(x) if iscomplexobj(x) else lax.full_like(x, 0)
 
 
-def conjugate(x: AnyArray) -> AnyArray:
+def conjugate(x: ArrayLike) -> Array:
     """The complex conjugate of ``x`` (``x`` itself for a real input)."""
     return lax.conj(x) if iscomplexobj(x) else unchanged(x)
 
@@ -640,19 +642,19 @@ def conjugate(x: AnyArray) -> AnyArray:
 conj = conjugate
 
 
-def angle(z: AnyArray, deg: bool = False) -> AnyArray:
+def angle(z: ArrayLike, deg: bool = False) -> Array:
     """The counterclockwise angle of ``z`` from the positive real axis, in radians (or degrees
     with ``deg=True``). Like JAX, integer inputs and real scalars give float64."""
     re, im = real(z), imag(z)
     dtype, _ = dtype_weak(re)
-    if dtype.kind != "f" or (dtype_weak(z)[0].kind == "f" and np.ndim(z) == 0):
+    if dtype.kind != "f" or (dtype_weak(z)[0].kind == "f" and len(shape_of(z)) == 0):
         re = lax.convert_element_type(re, np.float64)
         im = lax.convert_element_type(im, np.float64)
     out = lax.atan2(im, re)
     return rad2deg(out) if deg else out
 
 
-def where(condition: AnyArray, x: AnyArray | None = None, y: AnyArray | None = None) -> AnyArray:
+def where(condition: ArrayLike, x: ArrayLike | None = None, y: ArrayLike | None = None) -> Array:
     """``x`` where ``condition`` is true, else ``y`` (broadcast and promoted together)."""
     if x is None or y is None:
         raise TypeError("where: the one-argument form (nonzero) is not supported; pass x and y")
@@ -660,13 +662,13 @@ def where(condition: AnyArray, x: AnyArray | None = None, y: AnyArray | None = N
 
 
 def clip(
-    a: AnyArray,
-    a_min: AnyArray | None = None,
-    a_max: AnyArray | None = None,
+    a: ArrayLike,
+    a_min: ArrayLike | None = None,
+    a_max: ArrayLike | None = None,
     *,
-    min: AnyArray | None = None,
-    max: AnyArray | None = None,
-) -> AnyArray:
+    min: ArrayLike | None = None,
+    max: ArrayLike | None = None,
+) -> Array:
     """Limit ``a`` to ``[a_min, a_max]`` (either bound may be None); bounds promote with ``a``
     as in :func:`maximum` (JAX's ``clip(uint8, 0, 300)`` takes 300 as a uint8)."""
     lo = a_min if min is None else min
@@ -675,16 +677,16 @@ def clip(
         a = maximum(lo, a)
     if hi is not None:
         a = minimum(hi, a)
-    return a
+    return unchanged(a)
 
 
 def nan_to_num(
-    x: AnyArray,
+    x: ArrayLike,
     copy: bool = True,
     nan: float = 0.0,
     posinf: float | None = None,
     neginf: float | None = None,
-) -> AnyArray:
+) -> Array:
     """Replace NaN by ``nan`` and infinities by the dtype's largest finite values."""
     dtype, _ = dtype_weak(x)
     if dtype.kind not in "fc":

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from mj_core import lax
-from mj_core._typing import AnyArray
+from mj_core._typing import Array, ArrayLike
 from mj_core.numpy import _base as cnp
 
 __all__ = [
@@ -30,20 +30,20 @@ __all__ = [
 ]
 
 
-def _tri_mask(n: int, m: int, k: int) -> AnyArray:
+def _tri_mask(n: int, m: int, k: int) -> Array:
     """``mask[i, j] = j <= i + k`` as a bool array built from iotas (no constants)."""
     rows = lax.broadcasted_iota(np.int64, (n, m), 0)
     cols = lax.broadcasted_iota(np.int64, (n, m), 1)
     return lax.le(cols, lax.add(rows, k))
 
 
-def tri(N: int, M: int | None = None, k: int = 0, dtype: Any = None) -> AnyArray:  # noqa: N803
+def tri(N: int, M: int | None = None, k: int = 0, dtype: Any = None) -> Array:  # noqa: N803
     """Ones at and below the ``k``-th diagonal of an ``N x M`` matrix."""
     dt = np.dtype(np.float64 if dtype is None else dtype)
     return lax.convert_element_type(_tri_mask(N, N if M is None else M, k), dt)
 
 
-def _triangle(m: AnyArray, k: int, lower: bool) -> AnyArray:
+def _triangle(m: ArrayLike, k: int, lower: bool) -> Array:
     m = cnp.asarray(m)
     if cnp.ndim(m) < 2:
         raise ValueError(f"{'tril' if lower else 'triu'}: input must be at least 2-D")
@@ -54,17 +54,17 @@ def _triangle(m: AnyArray, k: int, lower: bool) -> AnyArray:
     return lax.select(mask, m, cnp.zeros_like(m))
 
 
-def tril(m: AnyArray, k: int = 0) -> AnyArray:
+def tril(m: ArrayLike, k: int = 0) -> Array:
     """``m`` with the elements above the ``k``-th diagonal zeroed (last two axes)."""
     return _triangle(m, k, lower=True)
 
 
-def triu(m: AnyArray, k: int = 0) -> AnyArray:
+def triu(m: ArrayLike, k: int = 0) -> Array:
     """``m`` with the elements below the ``k``-th diagonal zeroed (last two axes)."""
     return _triangle(m, k, lower=False)
 
 
-def diagonal(a: AnyArray, offset: int = 0, axis1: int = 0, axis2: int = 1) -> AnyArray:
+def diagonal(a: ArrayLike, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Array:
     """The ``offset`` diagonal of the ``(axis1, axis2)`` planes, as the last axis."""
     a = cnp.asarray(a)
     a = cnp.moveaxis(a, (axis1, axis2), (-2, -1))
@@ -81,7 +81,7 @@ def diagonal(a: AnyArray, offset: int = 0, axis1: int = 0, axis2: int = 1) -> An
     return a[..., rows, cols]
 
 
-def diag(v: AnyArray, k: int = 0) -> AnyArray:
+def diag(v: ArrayLike, k: int = 0) -> Array:
     """A 1-D ``v`` placed on the ``k``-th diagonal of a square matrix, or the ``k``-th
     diagonal of a 2-D ``v``."""
     v = cnp.asarray(v)
@@ -100,15 +100,15 @@ def diag(v: AnyArray, k: int = 0) -> AnyArray:
 
 
 def trace(
-    a: AnyArray, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype: Any = None
-) -> AnyArray:
+    a: ArrayLike, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype: Any = None
+) -> Array:
     """The sum along the ``offset`` diagonal."""
     return cnp.sum(diagonal(a, offset, axis1, axis2), axis=-1, dtype=dtype)
 
 
 def meshgrid(
-    *xi: AnyArray, copy: bool = True, sparse: bool = False, indexing: str = "xy"
-) -> list[AnyArray]:
+    *xi: ArrayLike, copy: bool = True, sparse: bool = False, indexing: str = "xy"
+) -> list[Array]:
     """Coordinate matrices from 1-D coordinate vectors (``indexing='xy'`` swaps the first two
     output axes, as in NumPy)."""
     if indexing not in ("xy", "ij"):
@@ -132,7 +132,7 @@ def meshgrid(
     return out
 
 
-def ix_(*args: AnyArray) -> tuple[AnyArray, ...]:
+def ix_(*args: ArrayLike) -> tuple[Array, ...]:
     """An open mesh from 1-D index sequences, for ``a[ix_(rows, cols)]``-style indexing."""
     n = len(args)
     out = []
@@ -146,7 +146,7 @@ def ix_(*args: AnyArray) -> tuple[AnyArray, ...]:
     return tuple(out)
 
 
-def kron(a: AnyArray, b: AnyArray) -> AnyArray:
+def kron(a: ArrayLike, b: ArrayLike) -> Array:
     """The Kronecker product: blocks ``a[i, j] * b``."""
     a, b = cnp.asarray(a), cnp.asarray(b)
     nd = max(cnp.ndim(a), cnp.ndim(b))
@@ -159,7 +159,7 @@ def kron(a: AnyArray, b: AnyArray) -> AnyArray:
     return cnp.reshape(prod, tuple(x * y for x, y in zip(sa, sb, strict=True)))
 
 
-def vander(x: AnyArray, N: int | None = None, increasing: bool = False) -> AnyArray:  # noqa: N803
+def vander(x: ArrayLike, N: int | None = None, increasing: bool = False) -> Array:  # noqa: N803
     """The Vandermonde matrix: columns are powers of ``x`` (decreasing unless
     ``increasing``)."""
     x = cnp.asarray(x)
@@ -172,17 +172,19 @@ def vander(x: AnyArray, N: int | None = None, increasing: bool = False) -> AnyAr
     return cnp.stack(powers, axis=1) if powers else cnp.zeros((cnp.shape(x)[0], 0), x.dtype)
 
 
-def tril_indices(n: int, k: int = 0, m: int | None = None) -> tuple[AnyArray, AnyArray]:
+def tril_indices(n: int, k: int = 0, m: int | None = None) -> tuple[Array, Array]:
     """Row and column indices of the lower triangle (concrete arrays)."""
-    return tuple(cnp.asarray(i) for i in np.tril_indices(n, k, m))
+    rows, cols = np.tril_indices(n, k, m)
+    return cnp.asarray(rows), cnp.asarray(cols)
 
 
-def triu_indices(n: int, k: int = 0, m: int | None = None) -> tuple[AnyArray, AnyArray]:
+def triu_indices(n: int, k: int = 0, m: int | None = None) -> tuple[Array, Array]:
     """Row and column indices of the upper triangle (concrete arrays)."""
-    return tuple(cnp.asarray(i) for i in np.triu_indices(n, k, m))
+    rows, cols = np.triu_indices(n, k, m)
+    return cnp.asarray(rows), cnp.asarray(cols)
 
 
-def diag_indices(n: int, ndim: int = 2) -> tuple[AnyArray, ...]:
+def diag_indices(n: int, ndim: int = 2) -> tuple[Array, ...]:
     """Indices of the main diagonal of an ``n``-sided ``ndim``-dimensional array."""
     return tuple(cnp.asarray(i) for i in np.diag_indices(n, ndim))
 

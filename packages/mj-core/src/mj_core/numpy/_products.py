@@ -9,24 +9,25 @@ from typing import Any
 
 from mj_core import lax
 from mj_core._shapes import canonicalize_axes
-from mj_core.numpy._promotion import AnyArray, check_arraylike, promote, shape_of
+from mj_core._typing import Array, ArrayLike
+from mj_core.numpy._promotion import check_arraylike, promote, shape_of
 from mj_core.numpy._shape import broadcast_shapes, broadcast_to, ravel
 
 __all__ = ["dot", "inner", "matmul", "outer", "tensordot", "vdot"]
 
 
 def _dot_general(
-    a: AnyArray,
-    b: AnyArray,
+    a: ArrayLike,
+    b: ArrayLike,
     contract: tuple[Sequence[int], Sequence[int]],
     batch: tuple[Sequence[int], Sequence[int]] = ((), ()),
     precision: Any = None,
     preferred_element_type: Any = None,
-) -> AnyArray:
+) -> Array:
     return lax.dot_general(a, b, (contract, batch), precision, preferred_element_type)
 
 
-def _scalar_product(a: AnyArray, b: AnyArray, preferred_element_type: Any) -> AnyArray:
+def _scalar_product(a: ArrayLike, b: ArrayLike, preferred_element_type: Any) -> Array:
     out = lax.mul(a, b)
     if preferred_element_type is None:
         return out
@@ -34,8 +35,8 @@ def _scalar_product(a: AnyArray, b: AnyArray, preferred_element_type: Any) -> An
 
 
 def dot(
-    a: AnyArray, b: AnyArray, *, precision: Any = None, preferred_element_type: Any = None
-) -> AnyArray:
+    a: ArrayLike, b: ArrayLike, *, precision: Any = None, preferred_element_type: Any = None
+) -> Array:
     """NumPy ``dot``: scalars multiply; otherwise the last axis of ``a`` contracts with the
     second-to-last (or only) axis of ``b``."""
     check_arraylike("dot", [a, b])
@@ -48,8 +49,8 @@ def dot(
 
 
 def matmul(
-    a: AnyArray, b: AnyArray, *, precision: Any = None, preferred_element_type: Any = None
-) -> AnyArray:
+    a: ArrayLike, b: ArrayLike, *, precision: Any = None, preferred_element_type: Any = None
+) -> Array:
     """NumPy ``matmul`` (``a @ b``): 1-d operands are promoted to matrices and the leading
     (batch) dimensions broadcast."""
     check_arraylike("matmul", [a, b])
@@ -76,8 +77,8 @@ def matmul(
 
 
 def vdot(
-    a: AnyArray, b: AnyArray, *, precision: Any = None, preferred_element_type: Any = None
-) -> AnyArray:
+    a: ArrayLike, b: ArrayLike, *, precision: Any = None, preferred_element_type: Any = None
+) -> Array:
     """Dot product of the flattened arrays (real dtypes)."""
     return dot(
         ravel(a), ravel(b), precision=precision, preferred_element_type=preferred_element_type
@@ -85,8 +86,8 @@ def vdot(
 
 
 def inner(
-    a: AnyArray, b: AnyArray, *, precision: Any = None, preferred_element_type: Any = None
-) -> AnyArray:
+    a: ArrayLike, b: ArrayLike, *, precision: Any = None, preferred_element_type: Any = None
+) -> Array:
     """Contract the last axes of ``a`` and ``b``."""
     check_arraylike("inner", [a, b])
     a, b = promote(a, b)
@@ -97,19 +98,19 @@ def inner(
     return _dot_general(a, b, contract, ((), ()), precision, preferred_element_type)
 
 
-def outer(a: AnyArray, b: AnyArray) -> AnyArray:
+def outer(a: ArrayLike, b: ArrayLike) -> Array:
     a, b = promote(ravel(a), ravel(b))
     return lax.mul(lax.expand_dims(a, (1,)), lax.expand_dims(b, (0,)))
 
 
 def tensordot(
-    a: AnyArray,
-    b: AnyArray,
+    a: ArrayLike,
+    b: ArrayLike,
     axes: Any = 2,
     *,
     precision: Any = None,
     preferred_element_type: Any = None,
-) -> AnyArray:
+) -> Array:
     """Contract ``axes`` (an int N: the last N of ``a`` with the first N of ``b``; or a pair
     of axis sequences)."""
     check_arraylike("tensordot", [a, b])

@@ -4,16 +4,17 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 
 from mj_core._avals import get_aval
 from mj_core._eager_array import EagerArray, WeakEagerArray
 from mj_core._shapes import shape_of as shape_of
-from mj_core._trace import INT32_BOUNDS, Tracer, bind1
-from mj_core._typing import AnyArray
+from mj_core._trace import INT32_BOUNDS, Tracer
+from mj_core._typing import AnyArray, Array, ArrayLike
 from mj_core.dtypes import _NARROW, check_user_dtype, default_dtype_for_pytype, result_type
+from mj_core.prims._operands import bind1
 from mj_core.prims.conversions import convert_element_type_p
 from mj_core.prims.elementwise import to_inexact_dtype
 
@@ -104,6 +105,10 @@ def _promoted(x: AnyArray, dtype: DType, weak: bool) -> AnyArray:
     return convert(x, dtype, weak)
 
 
+@overload
+def convert(x: Array, dtype: DType, weak: bool = False) -> Array: ...
+@overload
+def convert(x: ArrayLike, dtype: DType, weak: bool = False) -> ArrayLike: ...
 def convert(x: AnyArray, dtype: DType, weak: bool = False) -> AnyArray:
     """``x`` as ``dtype`` (and weak type), binding ``convert_element_type`` only if needed.
 

@@ -20,9 +20,10 @@ import numpy as np
 
 from mj_core import lax
 from mj_core._shapes import canonicalize_axes, canonicalize_axis, int_tuple
+from mj_core._typing import Array, ArrayLike
 from mj_core.dtypes import bfloat16, default_int_dtype
 from mj_core.numpy._math import where as _where
-from mj_core.numpy._promotion import AnyArray, as_dtype, check_arraylike, convert, dtype_weak
+from mj_core.numpy._promotion import as_dtype, check_arraylike, convert, dtype_weak
 from mj_core.numpy._promotion import shape_of as _shape
 from mj_core.numpy._shape import broadcast_to, ravel, reshape
 from mj_core.prims.complex import real_dtype
@@ -51,14 +52,14 @@ __all__ = [
 Axis = int | Sequence[int] | None
 
 
-def _reduced_axes(name: str, a: AnyArray, axis: Axis) -> tuple[int, ...]:
+def _reduced_axes(name: str, a: ArrayLike, axis: Axis) -> tuple[int, ...]:
     nd = len(_shape(a))
     if axis is None:
         return tuple(range(nd))
     return tuple(sorted(canonicalize_axes(name, int_tuple(name, "axis", axis), nd)))
 
 
-def _keep(out: AnyArray, shape: tuple[int, ...], axes: tuple[int, ...], keepdims: bool) -> AnyArray:
+def _keep(out: Array, shape: tuple[int, ...], axes: tuple[int, ...], keepdims: bool) -> Array:
     if not keepdims:
         return out
     return lax.reshape(out, tuple(1 if i in axes else d for i, d in enumerate(shape)))
@@ -75,7 +76,7 @@ def _promote_integer(dt: np.dtype[Any]) -> np.dtype[Any]:
     return default if dt.kind == "b" or dt.itemsize < default.itemsize else dt
 
 
-def _accumulation_dtype(a: AnyArray, dtype: Any, integers: bool) -> np.dtype[Any]:
+def _accumulation_dtype(a: ArrayLike, dtype: Any, integers: bool) -> np.dtype[Any]:
     """The dtype sum/prod (``integers``) or cumsum/cumprod accumulate ``a`` in: an explicit
     ``dtype``, else :func:`_promote_integer` of ``a``'s dtype (for cumulative functions only
     bools are widened, as in JAX)."""
@@ -110,15 +111,15 @@ def _identity(name: str, dtype: np.dtype[Any]) -> Any:
 
 def _reduction(
     name: str,
-    reduce: Callable[[AnyArray, Sequence[int]], AnyArray],
-    a: AnyArray,
+    reduce: Callable[[ArrayLike, Sequence[int]], Array],
+    a: ArrayLike,
     axis: Axis,
     keepdims: bool,
     dtype: np.dtype[Any] | None,
-    where: AnyArray | None = None,
-    initial: AnyArray | None = None,
-    combine: Callable[[AnyArray, AnyArray], AnyArray] | None = None,
-) -> AnyArray:
+    where: ArrayLike | None = None,
+    initial: ArrayLike | None = None,
+    combine: Callable[[ArrayLike, ArrayLike], Array] | None = None,
+) -> Array:
     """``reduce`` over ``axis`` of ``a`` (as ``dtype``), the elements ``where`` leaves out
     replaced by the identity, and ``initial`` joined to the result by ``combine``."""
     check_arraylike(name, [a])
@@ -146,16 +147,16 @@ def _upcast_half(dtype: np.dtype[Any]) -> np.dtype[Any]:
 
 def _accumulate(
     name: str,
-    reduce: Callable[[AnyArray, Sequence[int]], AnyArray],
-    combine: Callable[[AnyArray, AnyArray], AnyArray],
-    a: AnyArray,
+    reduce: Callable[[ArrayLike, Sequence[int]], Array],
+    combine: Callable[[ArrayLike, ArrayLike], Array],
+    a: ArrayLike,
     axis: Axis,
     dtype: Any,
     keepdims: bool,
-    where: AnyArray | None,
-    initial: AnyArray | None,
+    where: ArrayLike | None,
+    initial: ArrayLike | None,
     promote_integers: bool,
-) -> AnyArray:
+) -> Array:
     if promote_integers or dtype is not None:
         out_dtype = _accumulation_dtype(a, dtype, integers=True)
     else:
@@ -166,16 +167,16 @@ def _accumulate(
 
 
 def sum(
-    a: AnyArray,
+    a: ArrayLike,
     axis: Axis = None,
     dtype: Any = None,
     keepdims: bool = False,
     *,
     out: None = None,
-    initial: AnyArray | None = None,
-    where: AnyArray | None = None,
+    initial: ArrayLike | None = None,
+    where: ArrayLike | None = None,
     promote_integers: bool = True,
-) -> AnyArray:
+) -> Array:
     _no_out("sum", out)
     return _accumulate(
         "sum", lax.reduce_sum, lax.add, a, axis, dtype, keepdims, where, initial, promote_integers
@@ -183,23 +184,23 @@ def sum(
 
 
 def prod(
-    a: AnyArray,
+    a: ArrayLike,
     axis: Axis = None,
     dtype: Any = None,
     keepdims: bool = False,
     *,
     out: None = None,
-    initial: AnyArray | None = None,
-    where: AnyArray | None = None,
+    initial: ArrayLike | None = None,
+    where: ArrayLike | None = None,
     promote_integers: bool = True,
-) -> AnyArray:
+) -> Array:
     _no_out("prod", out)
     return _accumulate(
         "prod", lax.reduce_prod, lax.mul, a, axis, dtype, keepdims, where, initial, promote_integers
     )
 
 
-def _check_nonempty(name: str, a: AnyArray, axis: Axis) -> None:
+def _check_nonempty(name: str, a: ArrayLike, axis: Axis) -> None:
     shp = _shape(a)
     if builtins.any(shp[i] == 0 for i in _reduced_axes(name, a, axis)):
         raise ValueError(
@@ -210,15 +211,15 @@ def _check_nonempty(name: str, a: AnyArray, axis: Axis) -> None:
 
 def _extremum(
     name: str,
-    reduce: Callable[[AnyArray, Sequence[int]], AnyArray],
-    combine: Callable[[AnyArray, AnyArray], AnyArray],
-    a: AnyArray,
+    reduce: Callable[[ArrayLike, Sequence[int]], Array],
+    combine: Callable[[ArrayLike, ArrayLike], Array],
+    a: ArrayLike,
     axis: Axis,
     keepdims: bool,
     out: None,
-    initial: AnyArray | None,
-    where: AnyArray | None,
-) -> AnyArray:
+    initial: ArrayLike | None,
+    where: ArrayLike | None,
+) -> Array:
     """max/min (complex numbers ordered by real, then imaginary part, as lax orders them)."""
     _no_out(name, out)
     if initial is None:
@@ -232,26 +233,26 @@ def _extremum(
 
 
 def max(
-    a: AnyArray,
+    a: ArrayLike,
     axis: Axis = None,
     keepdims: bool = False,
     *,
     out: None = None,
-    initial: AnyArray | None = None,
-    where: AnyArray | None = None,
-) -> AnyArray:
+    initial: ArrayLike | None = None,
+    where: ArrayLike | None = None,
+) -> Array:
     return _extremum("max", lax.reduce_max, lax.max, a, axis, keepdims, out, initial, where)
 
 
 def min(
-    a: AnyArray,
+    a: ArrayLike,
     axis: Axis = None,
     keepdims: bool = False,
     *,
     out: None = None,
-    initial: AnyArray | None = None,
-    where: AnyArray | None = None,
-) -> AnyArray:
+    initial: ArrayLike | None = None,
+    where: ArrayLike | None = None,
+) -> Array:
     return _extremum("min", lax.reduce_min, lax.min, a, axis, keepdims, out, initial, where)
 
 
@@ -259,54 +260,54 @@ amax = max
 amin = min
 
 
-def ptp(a: AnyArray, axis: Axis = None, keepdims: bool = False) -> AnyArray:
+def ptp(a: ArrayLike, axis: Axis = None, keepdims: bool = False) -> Array:
     return lax.sub(max(a, axis, keepdims), min(a, axis, keepdims))
 
 
-def _as_bool(a: AnyArray) -> AnyArray:
+def _as_bool(a: ArrayLike) -> ArrayLike:
     return a if dtype_weak(a)[0].kind == "b" else lax.ne(a, 0)
 
 
-def _truth(a: AnyArray) -> AnyArray:
+def _truth(a: ArrayLike) -> ArrayLike:
     """JAX's ``_cast_to_bool`` for all/any: a complex number's truth is its real part's
     (``all(2j)`` is False in JAX, True in NumPy)."""
     return _as_bool(lax.real(a) if dtype_weak(a)[0].kind == "c" else a)
 
 
 def all(
-    a: AnyArray,
+    a: ArrayLike,
     axis: Axis = None,
     keepdims: bool = False,
     *,
     out: None = None,
-    where: AnyArray | None = None,
-) -> AnyArray:
+    where: ArrayLike | None = None,
+) -> Array:
     _no_out("all", out)
     return _reduction("all", lax.reduce_and, _truth(a), axis, keepdims, None, where)
 
 
 def any(
-    a: AnyArray,
+    a: ArrayLike,
     axis: Axis = None,
     keepdims: bool = False,
     *,
     out: None = None,
-    where: AnyArray | None = None,
-) -> AnyArray:
+    where: ArrayLike | None = None,
+) -> Array:
     _no_out("any", out)
     return _reduction("any", lax.reduce_or, _truth(a), axis, keepdims, None, where)
 
 
-def count_nonzero(a: AnyArray, axis: Axis = None, keepdims: bool = False) -> AnyArray:
+def count_nonzero(a: ArrayLike, axis: Axis = None, keepdims: bool = False) -> Array:
     return sum(_as_bool(a), axis, default_int_dtype(), keepdims)
 
 
-def _count(a: AnyArray, axes: tuple[int, ...]) -> int:
+def _count(a: ArrayLike, axes: tuple[int, ...]) -> int:
     shp = _shape(a)
     return math.prod(shp[i] for i in axes)
 
 
-def _float_dtype(a: AnyArray, dtype: Any) -> np.dtype[Any]:
+def _float_dtype(a: ArrayLike, dtype: Any) -> np.dtype[Any]:
     """JAX's dtype for mean/var: float32 for bools and integers up to 32 bits, float64 for
     64-bit integers (NumPy's float64 for all of them is not JAX's rule)."""
     dt = as_dtype(dtype)
@@ -315,21 +316,21 @@ def _float_dtype(a: AnyArray, dtype: Any) -> np.dtype[Any]:
     return to_inexact_dtype(dtype_weak(a)[0])
 
 
-def _kept_count(a: AnyArray, axis: Axis, where: AnyArray, dtype: Any, keepdims: bool) -> AnyArray:
+def _kept_count(a: ArrayLike, axis: Axis, where: ArrayLike, dtype: Any, keepdims: bool) -> Array:
     """The number of elements ``where`` keeps along ``axis``: a masked mean's divisor."""
     kept = broadcast_to(where, np.broadcast_shapes(_shape(a), _shape(where)))
     return sum(kept, axis, dtype, keepdims)
 
 
 def mean(
-    a: AnyArray,
+    a: ArrayLike,
     axis: Axis = None,
     dtype: Any = None,
     keepdims: bool = False,
     *,
     out: None = None,
-    where: AnyArray | None = None,
-) -> AnyArray:
+    where: ArrayLike | None = None,
+) -> Array:
     """Arithmetic mean; integers and bools average in JAX's float (:func:`_float_dtype`)."""
     check_arraylike("mean", [a])
     _no_out("mean", out)
@@ -348,17 +349,17 @@ _mean = mean  # for var, whose ``mean`` parameter (NumPy 2's name) hides the fun
 
 
 def var(
-    a: AnyArray,
+    a: ArrayLike,
     axis: Axis = None,
     dtype: Any = None,
     ddof: int = 0,
     keepdims: bool = False,
     *,
     out: None = None,
-    where: AnyArray | None = None,
+    where: ArrayLike | None = None,
     correction: int | float | None = None,
-    mean: AnyArray | None = None,
-) -> AnyArray:
+    mean: ArrayLike | None = None,
+) -> Array:
     """Variance ``mean(|a - mean(a)|**2) * n / (n - ddof)`` (``correction`` is ``ddof``'s
     Array API name; ``mean``, shaped as ``mean(a, axis, keepdims=True)``, is used instead of
     computing it, as NumPy 2's)."""
@@ -389,17 +390,17 @@ def var(
 
 
 def std(
-    a: AnyArray,
+    a: ArrayLike,
     axis: Axis = None,
     dtype: Any = None,
     ddof: int = 0,
     keepdims: bool = False,
     *,
     out: None = None,
-    where: AnyArray | None = None,
+    where: ArrayLike | None = None,
     correction: int | float | None = None,
-    mean: AnyArray | None = None,
-) -> AnyArray:
+    mean: ArrayLike | None = None,
+) -> Array:
     return lax.sqrt(
         var(a, axis, dtype, ddof, keepdims, out=out, where=where, correction=correction, mean=mean)
     )
@@ -407,11 +408,11 @@ def std(
 
 def _arg_reduction(
     name: str,
-    reduce: Callable[[AnyArray, int, Any], AnyArray],
-    a: AnyArray,
+    reduce: Callable[[ArrayLike, int, Any], Array],
+    a: ArrayLike,
     axis: int | None,
     keepdims: bool,
-) -> AnyArray:
+) -> Array:
     check_arraylike(name, [a])
     shp = _shape(a)
     if axis is None:
@@ -426,17 +427,17 @@ def _arg_reduction(
     return _keep(reduce(a, ax, np.int64), shp, (ax,), keepdims)
 
 
-def argmax(a: AnyArray, axis: int | None = None, keepdims: bool = False) -> AnyArray:
+def argmax(a: ArrayLike, axis: int | None = None, keepdims: bool = False) -> Array:
     return _arg_reduction("argmax", lax.argmax, a, axis, keepdims)
 
 
-def argmin(a: AnyArray, axis: int | None = None, keepdims: bool = False) -> AnyArray:
+def argmin(a: ArrayLike, axis: int | None = None, keepdims: bool = False) -> Array:
     return _arg_reduction("argmin", lax.argmin, a, axis, keepdims)
 
 
 def _cumulative(
-    name: str, scan: Callable[..., AnyArray], a: AnyArray, axis: int | None, dtype: Any
-) -> AnyArray:
+    name: str, scan: Callable[..., Array], a: ArrayLike, axis: int | None, dtype: Any
+) -> Array:
     check_arraylike(name, [a])
     if axis is None:
         a, axis = ravel(a), 0
@@ -444,9 +445,9 @@ def _cumulative(
     return scan(a, canonicalize_axis(name, axis, len(_shape(a))))
 
 
-def cumsum(a: AnyArray, axis: int | None = None, dtype: Any = None) -> AnyArray:
+def cumsum(a: ArrayLike, axis: int | None = None, dtype: Any = None) -> Array:
     return _cumulative("cumsum", lax.cumsum, a, axis, dtype)
 
 
-def cumprod(a: AnyArray, axis: int | None = None, dtype: Any = None) -> AnyArray:
+def cumprod(a: ArrayLike, axis: int | None = None, dtype: Any = None) -> Array:
     return _cumulative("cumprod", lax.cumprod, a, axis, dtype)

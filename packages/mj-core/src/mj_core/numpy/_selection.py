@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from mj_core._trace import Tracer
-from mj_core._typing import AnyArray
+from mj_core._typing import Array, ArrayLike
 from mj_core.numpy import _base as cnp
 from mj_core.numpy._concrete import concrete_or_error
 from mj_core.numpy._matrices import indices
@@ -24,8 +24,8 @@ __all__ = ["choose", "compress", "extract"]
 
 
 def choose(
-    a: AnyArray, choices: Sequence[AnyArray], out: None = None, mode: str = "raise"
-) -> AnyArray:
+    a: ArrayLike, choices: Sequence[ArrayLike], out: None = None, mode: str = "raise"
+) -> Array:
     """``out[i...] = choices[a[i...]][i...]`` (``a`` and the choices broadcast together).
 
     ``mode='raise'`` rejects indices outside ``[0, len(choices))`` and needs a concrete
@@ -58,14 +58,14 @@ def choose(
 
 
 def compress(
-    condition: AnyArray,
-    a: AnyArray,
+    condition: ArrayLike,
+    a: ArrayLike,
     axis: int | None = None,
     *,
     size: int | None = None,
-    fill_value: AnyArray = 0,
+    fill_value: ArrayLike = 0,
     out: None = None,
-) -> AnyArray:
+) -> Array:
     """The slices of ``a`` along ``axis`` (``None``: the flattened array) where the 1-D
     ``condition`` is true. With a static ``size`` the first ``size`` of them are returned,
     padded with ``fill_value``, and the condition may be traced."""
@@ -106,11 +106,13 @@ def compress(
 
 
 def extract(
-    condition: AnyArray, arr: AnyArray, *, size: int | None = None, fill_value: AnyArray = 0
-) -> AnyArray:
+    condition: ArrayLike, arr: ArrayLike, *, size: int | None = None, fill_value: ArrayLike = 0
+) -> Array:
     """The entries of the flattened ``arr`` where the flattened ``condition`` is true (see
     :func:`compress` for ``size``/``fill_value``)."""
     check_arraylike("extract", [condition, arr, fill_value])
     # a concrete condition stays concrete (NumPy's ravel), so size=None works under jit
-    flat = cnp.ravel(condition) if isinstance(condition, Tracer) else np.ravel(condition)
+    flat = (
+        cnp.ravel(condition) if isinstance(condition, Tracer) else np.ravel(np.asarray(condition))
+    )
     return compress(flat, cnp.ravel(cnp.asarray(arr)), size=size, fill_value=fill_value)

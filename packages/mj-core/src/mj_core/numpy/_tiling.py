@@ -10,14 +10,14 @@ import numpy as np
 
 from mj_core import lax
 from mj_core._shapes import canonicalize_axis
-from mj_core._typing import AnyArray
+from mj_core._typing import Array, ArrayLike
 from mj_core.numpy import _base as cnp
 from mj_core.numpy._searching import searchsorted
 
 __all__ = ["repeat", "tile"]
 
 
-def tile(A: AnyArray, reps: int | Sequence[int]) -> AnyArray:  # noqa: N803  (NumPy's name)
+def tile(A: ArrayLike, reps: int | Sequence[int]) -> Array:  # noqa: N803  (NumPy's name)
     """``A`` repeated ``reps[i]`` times along each axis ``i``."""
     a = cnp.asarray(A)
     reps_t = (int(reps),) if isinstance(reps, int | np.integer) else tuple(int(r) for r in reps)
@@ -30,12 +30,12 @@ def tile(A: AnyArray, reps: int | Sequence[int]) -> AnyArray:  # noqa: N803  (Nu
 
 
 def repeat(
-    a: AnyArray,
-    repeats: int | AnyArray,
+    a: ArrayLike,
+    repeats: int | ArrayLike,
     axis: int | None = None,
     *,
     total_repeat_length: int | None = None,
-) -> AnyArray:
+) -> Array:
     """Repeat each element ``repeats`` times along ``axis`` (``None``: flattened). An array
     of repeats gives per-element counts and must be concrete (the output size depends on it),
     unless ``total_repeat_length`` fixes the output length (as under ``jit``, with traced
@@ -58,7 +58,7 @@ def repeat(
     return cnp.take(a, np.repeat(np.arange(shape[axis]), counts), axis=axis)
 
 
-def _repeat_to_length(a: AnyArray, repeats: int | AnyArray, axis: int, length: int) -> AnyArray:
+def _repeat_to_length(a: ArrayLike, repeats: int | ArrayLike, axis: int, length: int) -> Array:
     """``repeat`` with a static output length: output position ``p`` takes the element whose
     run of repeats covers ``p`` (the last element past the end)."""
     n = cnp.shape(a)[axis]

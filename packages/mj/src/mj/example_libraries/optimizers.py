@@ -516,8 +516,8 @@ def polynomial_decay(
     ``(1 - i / decay_steps) ** power``, then constant."""
 
     def schedule(step_num: Step) -> Any:
-        step_num = mnp.minimum(step_num, decay_steps)
-        step_mult = (1 - step_num / decay_steps) ** power
+        step = mnp.minimum(step_num, decay_steps)
+        step_mult = (1 - step / decay_steps) ** power
         return step_mult * (step_size - final_step_size) + final_step_size
 
     return schedule

@@ -163,7 +163,7 @@ def column_stack(tup: Sequence[AnyArray] | AnyArray) -> AnyArray:
     """Stack 1-D arrays as columns (2-D arrays are concatenated along axis 1). An array
     argument is the sequence of its rows, as in JAX: ``column_stack(arange(3.))`` stacks
     three scalars into shape ``(1, 3)``."""
-    if not isinstance(tup, list | tuple) and cnp.ndim(tup) == 0:
+    if not isinstance(tup, list | tuple) and np.ndim(tup) == 0:
         raise ValueError("column_stack: expected a sequence of arrays, got a 0-d array")
     cols = [cnp.asarray(a) for a in tup]
     cols = [cnp.transpose(cnp.atleast_2d(a)) if cnp.ndim(a) < 2 else a for a in cols]

@@ -329,13 +329,13 @@ def roots(p: AnyArray, *, strip_zeros: bool = True) -> AnyArray:
         return _roots(p[lead:]) if n - lead >= 1 else cnp.zeros(0, dtype)
     is_zero = lax.eq(p, 0)
     all_zero = cnp.all(is_zero)
-    lead = cnp.where(
+    leading = cnp.where(
         all_zero, n + 1, cnp.argmax(lax.convert_element_type(lax.bitwise_not(is_zero), np.int32))
     )
     p = cnp.where(all_zero, lax.full_like(p, 1), p)
-    found = _roots(roll(p, lax.neg(lead)))  # leading zeros become zero roots, last
+    found = _roots(roll(p, lax.neg(leading)))  # leading zeros become zero roots, last
     undefined = lax.full_like(found, complex(np.nan, np.nan))
-    return cnp.where(lax.lt(lax.iota(np.int64, n), lax.sub(n, lead)), found, undefined)
+    return cnp.where(lax.lt(lax.iota(np.int64, n), lax.sub(n, leading)), found, undefined)
 
 
 def polyfit(

@@ -316,7 +316,7 @@ def setdiff1d(
     if n == 0:
         return cnp.full((size or 0,), fill, arr1.dtype)
     if not assume_unique:
-        arr1 = unique(arr1, size=None if size is None else n)
+        arr1 = cnp.asarray(unique(arr1, size=None if size is None else n))
     mask = _in1d(arr1, arr2, invert=True)
     if size is None:
         return cnp.take(arr1, _concrete_mask("setdiff1d", mask), mode="clip")
