@@ -17,7 +17,15 @@ import numpy as np
 import mj_core.numpy as cnp
 from mj_core import lax
 from mj_core.errors import user_line_suffix
-from mj_core.extend import AnyArray, IndexUpdateRef, concrete_or_error, shape_of, static_int
+from mj_core.extend import (
+    AnyArray,
+    Array,
+    ArrayLike,
+    IndexUpdateRef,
+    concrete_or_error,
+    shape_of,
+    static_int,
+)
 
 __all__ = [
     "index",
@@ -45,33 +53,33 @@ class _Index:
 index = _Index()
 
 
-def index_update(x: AnyArray, idx: Any, y: AnyArray) -> AnyArray:
+def index_update(x: ArrayLike, idx: Any, y: ArrayLike) -> Array:
     """A copy of ``x`` with ``x[idx] = y``."""
     return IndexUpdateRef(x, idx).set(y)
 
 
-def index_add(x: AnyArray, idx: Any, y: AnyArray) -> AnyArray:
+def index_add(x: ArrayLike, idx: Any, y: ArrayLike) -> Array:
     """A copy of ``x`` with ``x[idx] += y`` (repeated indices accumulate)."""
     return IndexUpdateRef(x, idx).add(y)
 
 
-def index_mul(x: AnyArray, idx: Any, y: AnyArray) -> AnyArray:
+def index_mul(x: ArrayLike, idx: Any, y: ArrayLike) -> Array:
     """A copy of ``x`` with ``x[idx] *= y``."""
     return IndexUpdateRef(x, idx).multiply(y)
 
 
-def index_min(x: AnyArray, idx: Any, y: AnyArray) -> AnyArray:
+def index_min(x: ArrayLike, idx: Any, y: ArrayLike) -> Array:
     """A copy of ``x`` with ``x[idx] = minimum(x[idx], y)``."""
     return IndexUpdateRef(x, idx).min(y)
 
 
-def index_max(x: AnyArray, idx: Any, y: AnyArray) -> AnyArray:
+def index_max(x: ArrayLike, idx: Any, y: ArrayLike) -> Array:
     """A copy of ``x`` with ``x[idx] = maximum(x[idx], y)``."""
     return IndexUpdateRef(x, idx).max(y)
 
 
 # --- segment reductions ---------------------------------------------------------------------
-def _identity(scatter: Callable[..., AnyArray], dtype: np.dtype[Any]) -> Any:
+def _identity(scatter: Callable[..., ArrayLike], dtype: np.dtype[Any]) -> Any:
     """The value an empty segment holds: the reduction's identity in ``dtype`` (JAX's)."""
     if scatter is lax.scatter_add:
         return 0

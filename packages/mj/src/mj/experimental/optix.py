@@ -21,7 +21,7 @@ from typing import Any, NamedTuple
 
 import mj.numpy as mnp
 from mj import random, tree_util
-from mj_core.extend import AnyArray
+from mj_core.extend import AnyArray, Array, ArrayLike
 
 __all__ = [
     "AddNoiseState",
@@ -77,7 +77,7 @@ def _zeros_like_tree(params: Params) -> Params:
     return tree_util.tree_map(mnp.zeros_like, params)
 
 
-def _count() -> AnyArray:
+def _count() -> Array:
     return mnp.zeros([], mnp.int32)
 
 
@@ -110,7 +110,7 @@ def clip(max_delta: Any) -> InitUpdate:
     return InitUpdate(init_fn, update_fn)
 
 
-def global_norm(updates: Updates) -> AnyArray:
+def global_norm(updates: Updates) -> Array:
     """The l2 norm of all the leaves of ``updates`` together."""
     return mnp.sqrt(sum(mnp.sum(mnp.square(x)) for x in tree_util.tree_leaves(updates)))
 
@@ -341,7 +341,7 @@ class ScaleByScheduleState(NamedTuple):
     count: AnyArray
 
 
-def scale_by_schedule(step_size_fn: Callable[[AnyArray], AnyArray]) -> InitUpdate:
+def scale_by_schedule(step_size_fn: Callable[[ArrayLike], ArrayLike]) -> InitUpdate:
     """Scale updates using a custom schedule for the ``step_size``.
 
     Args:

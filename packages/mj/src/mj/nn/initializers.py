@@ -21,7 +21,7 @@ from mj.numpy import linalg as mla
 from mj_core import lax, lax_linalg
 from mj_core import numpy as cnp
 from mj_core.errors import user_line_suffix
-from mj_core.extend import AnyArray
+from mj_core.extend import AnyArray, Array, ArrayLike
 from mj_core.lax import erf_inv
 
 __all__ = [
@@ -73,27 +73,27 @@ def _no_sharding(name: str, out_sharding: Any) -> None:
         )
 
 
-def _scalar(value: Any, dtype: np.dtype[Any]) -> AnyArray:
+def _scalar(value: Any, dtype: np.dtype[Any]) -> Array:
     """``jnp.array(value, dtype)``: a strongly typed 0-d array."""
     return lax.convert_element_type(cnp.asarray(value), dtype)
 
 
-def zeros(key: AnyArray, shape: Shape, dtype: Any = None, out_sharding: Any = None) -> AnyArray:
+def zeros(key: ArrayLike, shape: Shape, dtype: Any = None, out_sharding: Any = None) -> Array:
     """An array of zeros (``key`` is unused)."""
     _no_sharding("zeros", out_sharding)
     return cnp.zeros(_canonical_shape("zeros", shape), _dtype(dtype))
 
 
-def ones(key: AnyArray, shape: Shape, dtype: Any = None, out_sharding: Any = None) -> AnyArray:
+def ones(key: ArrayLike, shape: Shape, dtype: Any = None, out_sharding: Any = None) -> Array:
     """An array of ones (``key`` is unused)."""
     _no_sharding("ones", out_sharding)
     return cnp.ones(_canonical_shape("ones", shape), _dtype(dtype))
 
 
-def constant(value: AnyArray, dtype: Any = None) -> Initializer:
+def constant(value: ArrayLike, dtype: Any = None) -> Initializer:
     """An initializer filling arrays with ``value``."""
 
-    def init(key: AnyArray, shape: Shape, dtype: Any = dtype, out_sharding: Any = None) -> AnyArray:
+    def init(key: ArrayLike, shape: Shape, dtype: Any = dtype, out_sharding: Any = None) -> Array:
         _no_sharding("constant", out_sharding)
         return cnp.full(_canonical_shape("constant", shape), value, _dtype(dtype))
 
@@ -103,7 +103,7 @@ def constant(value: AnyArray, dtype: Any = None) -> Initializer:
 def uniform(scale: Any = 1e-2, dtype: Any = None) -> Initializer:
     """An initializer drawing uniformly from ``[0, scale)``."""
 
-    def init(key: AnyArray, shape: Shape, dtype: Any = dtype, out_sharding: Any = None) -> AnyArray:
+    def init(key: ArrayLike, shape: Shape, dtype: Any = dtype, out_sharding: Any = None) -> Array:
         _no_sharding("uniform", out_sharding)
         dt = _dtype(dtype)
         return lax.mul(random.uniform(key, shape, dt), _scalar(scale, dt))
@@ -114,7 +114,7 @@ def uniform(scale: Any = 1e-2, dtype: Any = None) -> Initializer:
 def normal(stddev: Any = 1e-2, dtype: Any = None) -> Initializer:
     """An initializer drawing from a centred normal distribution of deviation ``stddev``."""
 
-    def init(key: AnyArray, shape: Shape, dtype: Any = dtype, out_sharding: Any = None) -> AnyArray:
+    def init(key: ArrayLike, shape: Shape, dtype: Any = dtype, out_sharding: Any = None) -> Array:
         _no_sharding("normal", out_sharding)
         dt = _dtype(dtype)
         return lax.mul(random.normal(key, shape, dt), _scalar(stddev, dt))
@@ -123,8 +123,8 @@ def normal(stddev: Any = 1e-2, dtype: Any = None) -> Initializer:
 
 
 def _truncated_normal(
-    key: AnyArray, lower: float, upper: float, shape: tuple[int, ...], dtype: np.dtype[Any]
-) -> AnyArray:
+    key: ArrayLike, lower: float, upper: float, shape: tuple[int, ...], dtype: np.dtype[Any]
+) -> Array:
     """Standard normal samples restricted to ``(lower, upper)``, by inverting the CDF of a
     uniform draw between ``erf(lower/sqrt 2)`` and ``erf(upper/sqrt 2)`` (JAX's
     ``random.truncated_normal``)."""
@@ -148,7 +148,7 @@ def truncated_normal(
     """An initializer drawing from a normal distribution truncated to ``(lower, upper)`` and
     then scaled by ``stddev`` (the deviation of the untruncated distribution)."""
 
-    def init(key: AnyArray, shape: Shape, dtype: Any = dtype, out_sharding: Any = None) -> AnyArray:
+    def init(key: ArrayLike, shape: Shape, dtype: Any = dtype, out_sharding: Any = None) -> Array:
         _no_sharding("truncated_normal", out_sharding)
         dt = _dtype(dtype)
         shp = _canonical_shape("truncated_normal", shape)
@@ -184,7 +184,7 @@ def _real_dtype(dtype: np.dtype[Any]) -> np.dtype[Any]:
     return np.zeros((), dtype).real.dtype
 
 
-def _complex_uniform(key: AnyArray, shape: tuple[int, ...], dtype: np.dtype[Any]) -> AnyArray:
+def _complex_uniform(key: ArrayLike, shape: tuple[int, ...], dtype: np.dtype[Any]) -> Array:
     """Uniform samples on the unit-variance disk of the complex plane."""
     key_r, key_theta = random.split(key)
     real = _real_dtype(dtype)
@@ -196,8 +196,8 @@ def _complex_uniform(key: AnyArray, shape: tuple[int, ...], dtype: np.dtype[Any]
 
 
 def _complex_truncated_normal(
-    key: AnyArray, upper: float, shape: tuple[int, ...], dtype: np.dtype[Any]
-) -> AnyArray:
+    key: ArrayLike, upper: float, shape: tuple[int, ...], dtype: np.dtype[Any]
+) -> Array:
     """Circular complex normal samples with modulus truncated at ``upper``."""
     key_r, key_theta = random.split(key)
     real = _real_dtype(dtype)
@@ -237,7 +237,7 @@ def variance_scaling(
             f"{_DISTRIBUTIONS}{user_line_suffix()}"
         )
 
-    def init(key: AnyArray, shape: Shape, dtype: Any = dtype, out_sharding: Any = None) -> AnyArray:
+    def init(key: ArrayLike, shape: Shape, dtype: Any = dtype, out_sharding: Any = None) -> Array:
         _no_sharding("variance_scaling", out_sharding)
         dt = _dtype(dtype)
         shp = _canonical_shape("variance_scaling", shape)
@@ -315,7 +315,7 @@ kaiming_uniform = he_uniform
 kaiming_normal = he_normal
 
 
-def _orthogonal(key: AnyArray, n: int, m: int, dtype: np.dtype[Any]) -> AnyArray:
+def _orthogonal(key: ArrayLike, n: int, m: int, dtype: np.dtype[Any]) -> Array:
     """A uniformly distributed ``n x m`` matrix with orthonormal rows or columns: the ``Q`` of
     a Gaussian matrix with its columns' signs fixed by ``diag(R)`` (JAX's
     ``random.orthogonal``)."""
@@ -330,7 +330,7 @@ def orthogonal(scale: Any = 1.0, column_axis: int = -1, dtype: Any = None) -> In
     """An initializer of (scaled) matrices with orthonormal columns along ``column_axis``
     (rows when there are fewer rows than columns); the other axes are flattened into rows."""
 
-    def init(key: AnyArray, shape: Shape, dtype: Any = dtype, out_sharding: Any = None) -> AnyArray:
+    def init(key: ArrayLike, shape: Shape, dtype: Any = dtype, out_sharding: Any = None) -> Array:
         _no_sharding("orthogonal", out_sharding)
         dt = _dtype(dtype)
         shp = _canonical_shape("orthogonal", shape)

@@ -16,7 +16,15 @@ import numpy as np
 import mj_core.numpy as cnp
 from mj_core import Tracer, lax
 from mj_core.errors import user_line_suffix
-from mj_core.extend import AnyArray, canonicalize_axis, check_arraylike, dtype_weak, promote
+from mj_core.extend import (
+    AnyArray,
+    Array,
+    ArrayLike,
+    canonicalize_axis,
+    check_arraylike,
+    dtype_weak,
+    promote,
+)
 
 __all__ = [
     "acos",
@@ -54,13 +62,13 @@ atanh = cnp.arctanh
 pow = cnp.power
 
 
-def concat(arrays: Sequence[AnyArray], /, *, axis: int | None = 0) -> AnyArray:
+def concat(arrays: Sequence[ArrayLike], /, *, axis: int | None = 0) -> Array:
     """Join ``arrays`` along ``axis`` (``None``: flattened first); lists are not arrays."""
     check_arraylike("concat", list(arrays))
     return cnp.concatenate(arrays, axis=axis)
 
 
-def permute_dims(a: AnyArray, /, axes: tuple[int, ...]) -> AnyArray:
+def permute_dims(a: ArrayLike, /, axes: tuple[int, ...]) -> Array:
     """``a`` with its axes reordered; ``axes`` must be a permutation of ``range(a.ndim)``
     (no negative axes, as in JAX)."""
     check_arraylike("permute_dims", [a])
@@ -74,7 +82,7 @@ def permute_dims(a: AnyArray, /, axes: tuple[int, ...]) -> AnyArray:
     return lax.transpose(a, perm)
 
 
-def matrix_transpose(x: AnyArray, /) -> AnyArray:
+def matrix_transpose(x: ArrayLike, /) -> Array:
     """Swap the last two axes (a stack of matrices transposed)."""
     check_arraylike("matrix_transpose", [x])
     nd = cnp.ndim(x)
@@ -86,7 +94,7 @@ def matrix_transpose(x: AnyArray, /) -> AnyArray:
     return lax.transpose(x, (*range(nd - 2), nd - 1, nd - 2))
 
 
-def _integer_operands(name: str, *xs: AnyArray) -> list[AnyArray]:
+def _integer_operands(name: str, *xs: ArrayLike) -> list[Array]:
     """``xs`` promoted together, bools as int32 (JAX's numeric promotion); floats refused."""
     out = promote(*xs)
     dtype, _ = dtype_weak(out[0])
@@ -99,12 +107,12 @@ def _integer_operands(name: str, *xs: AnyArray) -> list[AnyArray]:
     return out
 
 
-def bitwise_left_shift(x1: AnyArray, x2: AnyArray, /) -> AnyArray:
+def bitwise_left_shift(x1: ArrayLike, x2: ArrayLike, /) -> Array:
     """``x1 << x2`` for integers."""
     return lax.shift_left(*_integer_operands("bitwise_left_shift", x1, x2))
 
 
-def bitwise_right_shift(x1: AnyArray, x2: AnyArray, /) -> AnyArray:
+def bitwise_right_shift(x1: ArrayLike, x2: ArrayLike, /) -> Array:
     """``x1 >> x2``: arithmetic for signed integers, logical for unsigned ones."""
     return cnp.right_shift(*_integer_operands("bitwise_right_shift", x1, x2))
 
@@ -114,7 +122,7 @@ _POPCOUNT_MASKS = (0x5555555555555555, 0x3333333333333333, 0x0F0F0F0F0F0F0F0F)
 _BYTE_ONES = 0x0101010101010101
 
 
-def bitwise_count(x: AnyArray, /) -> AnyArray:
+def bitwise_count(x: ArrayLike, /) -> Array:
     """The number of 1 bits in ``|x|`` (NumPy's rule for negative integers), as uint8."""
     x = cnp.asarray(x)
     dtype, _ = dtype_weak(x)
@@ -139,7 +147,7 @@ def bitwise_count(x: AnyArray, /) -> AnyArray:
     return lax.convert_element_type(v, np.uint8)
 
 
-def _core_dims(name: str, a: AnyArray, core: int, what: str) -> tuple[int, ...]:
+def _core_dims(name: str, a: ArrayLike, core: int, what: str) -> tuple[int, ...]:
     shape = cnp.shape(a)
     if len(shape) < core:
         raise ValueError(
@@ -151,13 +159,13 @@ def _core_dims(name: str, a: AnyArray, core: int, what: str) -> tuple[int, ...]:
 
 def _batched_dot(
     name: str,
-    x1: AnyArray,
-    x2: AnyArray,
+    x1: ArrayLike,
+    x2: ArrayLike,
     core1: tuple[int, ...],
     core2: tuple[int, ...],
     contract: tuple[int, int],
     **dot_kw: Any,
-) -> AnyArray:
+) -> Array:
     """``dot_general`` of ``x1`` and ``x2`` over broadcast leading (batch) dimensions; each
     operand keeps its trailing ``core`` dimensions, ``contract`` indexes into them."""
     s1, s2 = cnp.shape(x1), cnp.shape(x2)
@@ -174,14 +182,14 @@ def _batched_dot(
 
 
 def vecdot(
-    x1: AnyArray,
-    x2: AnyArray,
+    x1: ArrayLike,
+    x2: ArrayLike,
     /,
     *,
     axis: int = -1,
     precision: Any = None,
     preferred_element_type: Any = None,
-) -> AnyArray:
+) -> Array:
     """``sum(conj(x1) * x2)`` along ``axis``, batched over the other (broadcast) axes."""
     check_arraylike("vecdot", [x1, x2])
     x1, x2 = cnp.asarray(x1), cnp.asarray(x2)
@@ -192,7 +200,7 @@ def vecdot(
     return _batched_dot("vecdot", x1, x2, cnp.shape(x1)[-1:], cnp.shape(x2)[-1:], (0, 0), **kw)
 
 
-def matvec(x1: AnyArray, x2: AnyArray, /) -> AnyArray:
+def matvec(x1: ArrayLike, x2: ArrayLike, /) -> Array:
     """Matrix-vector products ``x1[..., n, m] @ x2[..., m]`` over broadcast batch axes."""
     check_arraylike("matvec", [x1, x2])
     s1 = _core_dims("matvec", x1, 2, "x1 (a stack of matrices)")
@@ -200,7 +208,7 @@ def matvec(x1: AnyArray, x2: AnyArray, /) -> AnyArray:
     return _batched_dot("matvec", x1, x2, s1[-2:], s2[-1:], (1, 0))
 
 
-def vecmat(x1: AnyArray, x2: AnyArray, /) -> AnyArray:
+def vecmat(x1: ArrayLike, x2: ArrayLike, /) -> Array:
     """Vector-matrix products ``conj(x1[..., n]) @ x2[..., n, m]`` over broadcast batch axes."""
     check_arraylike("vecmat", [x1, x2])
     s1 = _core_dims("vecmat", x1, 1, "x1 (a stack of vectors)")
@@ -208,7 +216,7 @@ def vecmat(x1: AnyArray, x2: AnyArray, /) -> AnyArray:
     return _batched_dot("vecmat", cnp.conj(x1), x2, s1[-1:], s2[-2:], (0, 0))
 
 
-def unstack(x: AnyArray, /, *, axis: int = 0) -> tuple[AnyArray, ...]:
+def unstack(x: ArrayLike, /, *, axis: int = 0) -> tuple[Array, ...]:
     """The slices of ``x`` along ``axis``, as a tuple."""
     check_arraylike("unstack", [x])
     ax = canonicalize_axis("unstack", axis, cnp.ndim(x))
@@ -227,14 +235,14 @@ def _widened(dtype: np.dtype[Any]) -> np.dtype[Any]:
 
 def _cumulative(
     name: str,
-    scan: Callable[[AnyArray, int], AnyArray],
+    scan: Callable[[ArrayLike, int], ArrayLike],
     identity: int,
-    x: AnyArray,
+    x: ArrayLike,
     axis: int | None,
     dtype: Any,
     include_initial: bool,
     widen_integers: bool,
-) -> AnyArray:
+) -> Array:
     check_arraylike(name, [x])
     x = cnp.asarray(x)
     nd = cnp.ndim(x)
@@ -266,16 +274,16 @@ def _cumulative(
 
 
 def cumulative_sum(
-    x: AnyArray, /, *, axis: int | None = None, dtype: Any = None, include_initial: bool = False
-) -> AnyArray:
+    x: ArrayLike, /, *, axis: int | None = None, dtype: Any = None, include_initial: bool = False
+) -> Array:
     """Running sums along ``axis`` (optional for 1-D input); bools and narrow integers add
     up in the default integer; ``include_initial`` prepends the 0 of the empty sum."""
     return _cumulative("cumulative_sum", lax.cumsum, 0, x, axis, dtype, include_initial, True)
 
 
 def cumulative_prod(
-    x: AnyArray, /, *, axis: int | None = None, dtype: Any = None, include_initial: bool = False
-) -> AnyArray:
+    x: ArrayLike, /, *, axis: int | None = None, dtype: Any = None, include_initial: bool = False
+) -> Array:
     """Running products along ``axis`` (optional for 1-D input); integers keep their width
     (bools multiply as int64); ``include_initial`` prepends the 1 of the empty product."""
     return _cumulative("cumulative_prod", lax.cumprod, 1, x, axis, dtype, include_initial, False)

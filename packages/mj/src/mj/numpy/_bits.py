@@ -7,7 +7,13 @@ import numpy as np
 
 import mj_core.numpy as cnp
 from mj_core import lax
-from mj_core.extend import AnyArray, canonicalize_axis, check_arraylike, static_int
+from mj_core.extend import (
+    Array,
+    ArrayLike,
+    canonicalize_axis,
+    check_arraylike,
+    static_int,
+)
 
 __all__ = ["packbits", "unpackbits"]
 
@@ -17,13 +23,13 @@ def _check_bitorder(name: str, bitorder: str) -> None:
         raise ValueError(f"{name}: bitorder must be either 'little' or 'big', got {bitorder!r}")
 
 
-def _bit_positions(bitorder: str) -> AnyArray:
+def _bit_positions(bitorder: str) -> Array:
     """The shift of each of the 8 bits of a byte, most significant first for ``'big'``."""
     shifts = lax.iota(np.uint8, 8)
     return lax.rev(shifts, (0,)) if bitorder == "big" else shifts
 
 
-def packbits(a: AnyArray, axis: int | None = None, bitorder: str = "big") -> AnyArray:
+def packbits(a: ArrayLike, axis: int | None = None, bitorder: str = "big") -> Array:
     """The truth values of ``a`` packed into ``uint8`` bytes along ``axis`` (``None``: the
     flattened array), padding the last byte with zero bits."""
     check_arraylike("packbits", [a])
@@ -51,8 +57,8 @@ def packbits(a: AnyArray, axis: int | None = None, bitorder: str = "big") -> Any
 
 
 def unpackbits(
-    a: AnyArray, axis: int | None = None, count: int | None = None, bitorder: str = "big"
-) -> AnyArray:
+    a: ArrayLike, axis: int | None = None, count: int | None = None, bitorder: str = "big"
+) -> Array:
     """The bits of the ``uint8`` array ``a`` as 0/1 ``uint8`` values along ``axis`` (``None``:
     the flattened array); ``count`` keeps that many bits (negative: drops them from the end,
     larger than available: pads with zeros)."""

@@ -7,7 +7,7 @@ from typing import Any
 
 import mj_core.numpy as cnp
 from mj_core.errors import user_line_suffix
-from mj_core.extend import AnyArray
+from mj_core.extend import AnyArray, Array
 
 __all__ = ["block"]
 
@@ -18,7 +18,7 @@ def _at_least(x: AnyArray, rank: int) -> AnyArray:
     return cnp.reshape(x, (1,) * missing + cnp.shape(x)) if missing > 0 else x
 
 
-def _block(xs: Any) -> tuple[AnyArray, int]:
+def _block(xs: Any) -> tuple[Array, int]:
     """``(assembled, list depth)`` for one level of nesting."""
     if isinstance(xs, tuple):
         raise ValueError(
@@ -38,7 +38,7 @@ def _block(xs: Any) -> tuple[AnyArray, int]:
     return cnp.concatenate([_at_least(p, rank) for p in parts], axis=-depths[0]), depths[0] + 1
 
 
-def block(arrays: Any) -> AnyArray:
+def block(arrays: Any) -> Array:
     """The array assembled from the nested list of blocks ``arrays``."""
     out, _ = _block(arrays)
     return out

@@ -14,15 +14,21 @@ import numpy as np
 
 import mj_core.numpy as cnp
 from mj_batch import vmap
-from mj_core import Array, Tracer
-from mj_core.extend import AnyArray, check_arraylike, concrete_or_error, static_int
+from mj_core import Tracer
+from mj_core.extend import (
+    Array,
+    ArrayLike,
+    check_arraylike,
+    concrete_or_error,
+    static_int,
+)
 from mj_core.numpy import diag
 from mj_xla import device_put
 
 __all__ = ["diagflat", "from_dlpack", "frombuffer", "fromfunction", "fromiter", "fromstring"]
 
 
-def diagflat(v: AnyArray, k: int = 0) -> AnyArray:
+def diagflat(v: ArrayLike, k: int = 0) -> Array:
     """A square matrix with the flattened ``v`` on its ``k``-th diagonal."""
     check_arraylike("diagflat", [v])
     return diag(cnp.ravel(cnp.asarray(v)), k)
@@ -44,14 +50,12 @@ def fromfunction(
     return mapped(*(cnp.arange(d, dtype=dtype) for d in dims))
 
 
-def frombuffer(
-    buffer: bytes | Any, dtype: Any = float, count: int = -1, offset: int = 0
-) -> AnyArray:
+def frombuffer(buffer: bytes | Any, dtype: Any = float, count: int = -1, offset: int = 0) -> Array:
     """The bytes of ``buffer`` interpreted as a 1-D array of ``dtype`` (NumPy's reading)."""
     return cnp.asarray(np.frombuffer(buffer, dtype=dtype, count=count, offset=offset))
 
 
-def fromstring(string: str, dtype: Any = float, count: int = -1, *, sep: str) -> AnyArray:
+def fromstring(string: str, dtype: Any = float, count: int = -1, *, sep: str) -> Array:
     """The numbers in the text ``string``, separated by ``sep`` (NumPy's parsing)."""
     return cnp.asarray(np.fromstring(string, dtype=dtype, count=count, sep=sep))
 
@@ -66,7 +70,7 @@ def fromiter(*args: Any, **kwargs: Any) -> NoReturn:
     )
 
 
-def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> AnyArray:
+def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> Array:
     """An mj array holding the data of ``x``, any object with ``__dlpack__`` (a NumPy array,
     a PyTorch CPU tensor, ...) or an mj array; placed on ``device`` if given."""
     if isinstance(x, Tracer):

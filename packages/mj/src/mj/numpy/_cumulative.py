@@ -12,20 +12,20 @@ import numpy as np
 import mj_core.numpy as cnp
 from mj_core import lax
 from mj_core.errors import user_line_suffix
-from mj_core.extend import AnyArray, canonicalize_axis
+from mj_core.extend import Array, ArrayLike, canonicalize_axis
 
 __all__ = ["nancumprod", "nancumsum"]
 
 
 def _nan_cumulative(
     name: str,
-    scan: Callable[..., AnyArray],
+    scan: Callable[..., ArrayLike],
     identity: float,
-    a: AnyArray,
+    a: ArrayLike,
     axis: int | None,
     dtype: Any,
     out: None,
-) -> AnyArray:
+) -> Array:
     if out is not None:
         raise NotImplementedError(f"{name}: the out argument is not supported{user_line_suffix()}")
     a = cnp.asarray(a)
@@ -46,15 +46,11 @@ def _nan_cumulative(
     return lax.convert_element_type(out_, result)
 
 
-def nancumsum(
-    a: AnyArray, axis: int | None = None, dtype: Any = None, out: None = None
-) -> AnyArray:
+def nancumsum(a: ArrayLike, axis: int | None = None, dtype: Any = None, out: None = None) -> Array:
     """The cumulative sum along ``axis`` (the flattened array when ``None``), NaNs as 0."""
     return _nan_cumulative("nancumsum", lax.cumsum, 0, a, axis, dtype, out)
 
 
-def nancumprod(
-    a: AnyArray, axis: int | None = None, dtype: Any = None, out: None = None
-) -> AnyArray:
+def nancumprod(a: ArrayLike, axis: int | None = None, dtype: Any = None, out: None = None) -> Array:
     """The cumulative product along ``axis`` (the flattened array when ``None``), NaNs as 1."""
     return _nan_cumulative("nancumprod", lax.cumprod, 1, a, axis, dtype, out)

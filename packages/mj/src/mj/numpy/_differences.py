@@ -15,6 +15,8 @@ from mj_core import lax
 from mj_core.errors import user_line_suffix
 from mj_core.extend import (
     AnyArray,
+    Array,
+    ArrayLike,
     canonicalize_axes,
     canonicalize_axis,
     check_arraylike,
@@ -28,7 +30,7 @@ from mj_core.extend import (
 __all__ = ["diff", "ediff1d", "gradient", "trapezoid", "unwrap"]
 
 
-def _slice(a: AnyArray, start: int | None, stop: int | None, axis: int) -> AnyArray:
+def _slice(a: ArrayLike, start: int | None, stop: int | None, axis: int) -> Array:
     """``a[start:stop]`` along ``axis`` with Python's slice semantics (negative and
     out-of-range bounds included)."""
     lo, hi, _ = slice(start, stop).indices(cnp.shape(a)[axis])
@@ -45,12 +47,12 @@ def _edges(name: str, arr: AnyArray, edges: list[AnyArray], axis: int) -> list[A
 
 
 def diff(
-    a: AnyArray,
+    a: ArrayLike,
     n: int = 1,
     axis: int = -1,
-    prepend: AnyArray | None = None,
-    append: AnyArray | None = None,
-) -> AnyArray:
+    prepend: ArrayLike | None = None,
+    append: ArrayLike | None = None,
+) -> Array:
     """The ``n``-th discrete difference ``a[i+1] - a[i]`` along ``axis`` (``!=`` for bools);
     ``prepend``/``append`` values are joined on first."""
     check_arraylike("diff", [a])
@@ -75,8 +77,8 @@ def diff(
 
 
 def ediff1d(
-    ary: AnyArray, to_end: AnyArray | None = None, to_begin: AnyArray | None = None
-) -> AnyArray:
+    ary: ArrayLike, to_end: ArrayLike | None = None, to_begin: ArrayLike | None = None
+) -> Array:
     """Differences of the flattened array, with ``to_begin``/``to_end`` (cast to its dtype)
     joined on."""
     check_arraylike("ediff1d", [ary])
@@ -97,7 +99,7 @@ def ediff1d(
     return cnp.concatenate(parts) if len(parts) > 1 else parts[0]
 
 
-def _gradient_along(a: AnyArray, h: AnyArray, axis: int) -> AnyArray:
+def _gradient_along(a: ArrayLike, h: ArrayLike, axis: int) -> Array:
     """Second-order central differences inside, first-order one-sided ones at both ends."""
     upper = lax.sub(_slice(a, 1, 2, axis), _slice(a, 0, 1, axis))
     lower = lax.sub(_slice(a, -1, None, axis), _slice(a, -2, -1, axis))
@@ -133,11 +135,11 @@ def _gradient_along(a: AnyArray, h: AnyArray, axis: int) -> AnyArray:
 
 
 def gradient(
-    f: AnyArray,
-    *varargs: AnyArray,
+    f: ArrayLike,
+    *varargs: ArrayLike,
     axis: int | Sequence[int] | None = None,
     edge_order: int | None = None,
-) -> AnyArray | list[AnyArray]:
+) -> Array | list[Array]:
     """The gradient of sampled ``f`` along ``axis`` (all axes by default; a list for several).
     ``varargs``: one spacing for all axes, or one per axis, each a scalar step or the 1-D
     coordinates of the samples. Edges are first order (``edge_order=2`` is not supported)."""
@@ -174,8 +176,8 @@ def gradient(
 
 
 def trapezoid(
-    y: AnyArray, x: AnyArray | None = None, dx: AnyArray = 1.0, axis: int = -1
-) -> AnyArray:
+    y: ArrayLike, x: ArrayLike | None = None, dx: ArrayLike = 1.0, axis: int = -1
+) -> Array:
     """The integral of sampled ``y`` along ``axis`` by the trapezoidal rule, at coordinates
     ``x`` or with spacing ``dx`` (a scalar, or per-interval steps)."""
     if x is None:

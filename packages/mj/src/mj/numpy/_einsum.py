@@ -14,7 +14,7 @@ from typing import Any
 
 import mj_core.numpy as cnp
 from mj_core import lax
-from mj_core.extend import AnyArray
+from mj_core.extend import AnyArray, Array, ArrayLike
 from mj_core.numpy import diagonal
 
 __all__ = ["einsum"]
@@ -75,7 +75,7 @@ def _sum_unneeded(x: AnyArray, labels: str, keep: set[str]) -> tuple[AnyArray, s
     return lax.reduce_sum(x, axes), "".join(c for c in labels if c in keep)
 
 
-def _from_sublists(args: Sequence[Any]) -> tuple[str, list[AnyArray]]:
+def _from_sublists(args: Sequence[Any]) -> tuple[str, list[Array]]:
     """NumPy's interleaved form ``einsum(a, [0, 1], b, [1, 2], [0, 2])`` as subscripts: label
     ``k`` is the ``k``-th of A-Z then a-z (as in NumPy, so implicit output keeps int order),
     ``Ellipsis`` is ``...``."""
@@ -99,11 +99,11 @@ def _from_sublists(args: Sequence[Any]) -> tuple[str, list[AnyArray]]:
 
 def einsum(
     subscripts: Any,
-    *operands: AnyArray,
+    *operands: ArrayLike | Sequence[Any],  # (the interleaved form: operands and index lists)
     optimize: Any = None,
     precision: Any = None,
     preferred_element_type: Any = None,
-) -> AnyArray:
+) -> Array:
     """Evaluate the Einstein summation ``subscripts`` on ``operands`` (NumPy's notation,
     including ``...``, implicit output and the interleaved ``einsum(a, [0, 1], b, [1, 2])``
     form). ``optimize`` is accepted for compatibility; the contraction order is always left to

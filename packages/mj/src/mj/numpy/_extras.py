@@ -11,7 +11,7 @@ import numpy as np
 import mj_core.numpy as cnp
 from mj_core import lax
 from mj_core.dtypes import is_inexact
-from mj_core.extend import AnyArray, logaddexp_parts, promote_inexact
+from mj_core.extend import AnyArray, Array, ArrayLike, logaddexp_parts, promote_inexact
 
 __all__ = [
     "allclose",
@@ -39,7 +39,7 @@ __all__ = [
 Axis = int | Sequence[int] | None
 
 
-def astype(x: AnyArray, dtype: Any) -> AnyArray:
+def astype(x: ArrayLike, dtype: Any) -> Array:
     """``x`` converted to ``dtype`` (NumPy 2's ``np.astype``)."""
     return lax.convert_element_type(x, np.dtype(dtype))
 
@@ -52,13 +52,13 @@ def isscalar(element: Any) -> bool:
 
 
 def allclose(
-    a: AnyArray, b: AnyArray, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False
-) -> AnyArray:
+    a: ArrayLike, b: ArrayLike, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False
+) -> Array:
     """Whether all elements of ``a`` and ``b`` are close (a bool scalar array)."""
     return cnp.all(cnp.isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 
-def array_equal(a1: AnyArray, a2: AnyArray, equal_nan: bool = False) -> AnyArray:
+def array_equal(a1: ArrayLike, a2: ArrayLike, equal_nan: bool = False) -> Array:
     """Whether ``a1`` and ``a2`` have the same shape and elements."""
     a1, a2 = cnp.asarray(a1), cnp.asarray(a2)
     if cnp.shape(a1) != cnp.shape(a2):
@@ -69,20 +69,20 @@ def array_equal(a1: AnyArray, a2: AnyArray, equal_nan: bool = False) -> AnyArray
     return cnp.all(eq)
 
 
-def fix(x: AnyArray) -> AnyArray:
+def fix(x: ArrayLike) -> Array:
     """Round towards zero (NumPy's older name for ``trunc``)."""
     return cnp.trunc(x)
 
 
-def isposinf(x: AnyArray) -> AnyArray:
+def isposinf(x: ArrayLike) -> Array:
     return _is_infinity(x, np.inf)
 
 
-def isneginf(x: AnyArray) -> AnyArray:
+def isneginf(x: ArrayLike) -> Array:
     return _is_infinity(x, -np.inf)
 
 
-def _is_infinity(x: AnyArray, inf: float) -> AnyArray:
+def _is_infinity(x: ArrayLike, inf: float) -> Array:
     """``x == inf`` for inexact ``x``; bools and integers are never infinite (JAX's rule)."""
     x = cnp.asarray(x)
     if not is_inexact(x.dtype):
@@ -90,7 +90,7 @@ def _is_infinity(x: AnyArray, inf: float) -> AnyArray:
     return cnp.equal(x, inf)
 
 
-def sinc(x: AnyArray) -> AnyArray:
+def sinc(x: ArrayLike) -> Array:
     """``sin(pi x) / (pi x)``, equal to 1 at 0 (with a finite derivative there)."""
     x = cnp.asarray(x)
     if x.dtype.kind not in "fc":
@@ -101,7 +101,7 @@ def sinc(x: AnyArray) -> AnyArray:
     return lax.select(is_zero, cnp.ones_like(x), lax.div(lax.sin(pix), pix))
 
 
-def logaddexp2(x1: AnyArray, x2: AnyArray) -> AnyArray:
+def logaddexp2(x1: ArrayLike, x2: ArrayLike) -> Array:
     """``log2(2**x1 + 2**x2)`` without overflow, JAX's formula: ``max + log1p(2**-|x1 - x2|) /
     ln 2`` (``logaddexp2(-1, -1)`` is then ``-1e-8`` in float32, as in JAX); for complex
     numbers ``max + log1p(2**(x1 + x2 - 2 max)) / ln 2``, its imaginary part wrapped into
@@ -120,34 +120,34 @@ def logaddexp2(x1: AnyArray, x2: AnyArray) -> AnyArray:
     return lax.select(nan, lax.add(x1, x2), safe)
 
 
-def _wrap_between(x: AnyArray, a: float) -> AnyArray:
+def _wrap_between(x: ArrayLike, a: float) -> Array:
     """``x`` wrapped into ``[-a, a]`` (JAX's ``_wrap_between``)."""
     r = lax.rem(lax.add(x, a), 2 * a)
     return lax.sub(lax.select(lax.lt(r, 0.0), lax.add(r, 2 * a), r), a)
 
 
-def float_power(x1: AnyArray, x2: AnyArray) -> AnyArray:
+def float_power(x1: ArrayLike, x2: ArrayLike) -> Array:
     """``x1 ** x2`` in the operands' inexact dtype, as JAX computes it (NumPy's float64
     is not JAX's rule)."""
     return lax.pow(*promote_inexact(x1, x2))
 
 
 def logspace(
-    start: AnyArray,
-    stop: AnyArray,
+    start: ArrayLike,
+    stop: ArrayLike,
     num: int = 50,
     endpoint: bool = True,
     base: float = 10.0,
     dtype: Any = None,
-) -> AnyArray:
+) -> Array:
     """``base ** linspace(start, stop, num)``."""
     out = lax.pow(base, cnp.linspace(start, stop, num, endpoint=endpoint))
     return out if dtype is None else astype(out, dtype)
 
 
 def geomspace(
-    start: AnyArray, stop: AnyArray, num: int = 50, endpoint: bool = True, dtype: Any = None
-) -> AnyArray:
+    start: ArrayLike, stop: ArrayLike, num: int = 50, endpoint: bool = True, dtype: Any = None
+) -> Array:
     """Numbers spaced evenly on a log scale from ``start`` to ``stop`` (same sign)."""
     sign = lax.sign(cnp.asarray(start, np.float64))
     logs = cnp.linspace(cnp.log10(lax.abs(start)), cnp.log10(lax.abs(stop)), num, endpoint=endpoint)
@@ -156,8 +156,8 @@ def geomspace(
 
 
 def select(
-    condlist: Sequence[AnyArray], choicelist: Sequence[AnyArray], default: AnyArray = 0
-) -> AnyArray:
+    condlist: Sequence[ArrayLike], choicelist: Sequence[ArrayLike], default: ArrayLike = 0
+) -> Array:
     """Elements from ``choicelist[i]`` where ``condlist[i]`` is first true, else ``default``."""
     if len(condlist) != len(choicelist):
         raise ValueError("select: condlist and choicelist must have the same length")
@@ -167,7 +167,7 @@ def select(
     return cnp.asarray(out)
 
 
-def polyval(p: AnyArray, x: AnyArray) -> AnyArray:
+def polyval(p: ArrayLike, x: ArrayLike) -> Array:
     """The polynomial with coefficients ``p`` (highest degree first) at ``x``, by Horner."""
     p = cnp.asarray(p)
     n = cnp.shape(p)[0]
@@ -266,14 +266,14 @@ def _nan_extremum(
 
 
 def nanmean(
-    a: AnyArray,
+    a: ArrayLike,
     axis: Axis = None,
     dtype: Any = None,
     keepdims: bool = False,
     *,
     out: None = None,
-    where: AnyArray | None = None,
-) -> AnyArray:
+    where: ArrayLike | None = None,
+) -> Array:
     """``mean`` over the non-NaN elements (of those ``where`` selects)."""
     a = cnp.asarray(a)
     if a.dtype.kind not in "fc":
@@ -285,9 +285,9 @@ def nanmean(
 
 
 def where(
-    condition: AnyArray,
-    x: AnyArray | None = None,
-    y: AnyArray | None = None,
+    condition: ArrayLike,
+    x: ArrayLike | None = None,
+    y: ArrayLike | None = None,
     *,
     size: int | None = None,
     fill_value: Any = None,

@@ -14,12 +14,12 @@ import mj_core.numpy as cnp
 from mj_autodiff import custom_jvp
 from mj_core import lax
 from mj_core.errors import user_line_suffix
-from mj_core.extend import AnyArray, check_arraylike, dtype_weak, promote_inexact
+from mj_core.extend import Array, ArrayLike, check_arraylike, dtype_weak, promote_inexact
 
 __all__ = ["frexp", "ldexp", "modf", "spacing"]
 
 
-def frexp(x: AnyArray, /) -> tuple[AnyArray, AnyArray]:
+def frexp(x: ArrayLike, /) -> tuple[Array, Array]:
     """``(m, e)`` with ``x == m * 2**e``, ``0.5 <= |m| < 1`` and ``e`` an int32 (``m = x``,
     ``e = 0`` for zeros, infinities and NaNs)."""
     check_arraylike("frexp", [x])
@@ -31,7 +31,7 @@ def frexp(x: AnyArray, /) -> tuple[AnyArray, AnyArray]:
 
 
 @custom_jvp
-def _frexp(x: AnyArray) -> tuple[AnyArray, AnyArray]:
+def _frexp(x: ArrayLike) -> tuple[Array, Array]:
     dtype, _ = dtype_weak(x)
     info = np.finfo(dtype)
     int_dtype = np.dtype(f"int{info.bits}")
@@ -57,7 +57,7 @@ def _frexp(x: AnyArray) -> tuple[AnyArray, AnyArray]:
 
 
 @_frexp.defjvp
-def _frexp_jvp(primals: tuple[AnyArray], tangents: tuple[AnyArray]) -> tuple[Any, Any]:
+def _frexp_jvp(primals: tuple[ArrayLike], tangents: tuple[ArrayLike]) -> tuple[Any, Any]:
     """``m = x 2**-e`` with ``e`` piecewise constant: ``dm = dx 2**-e``, no exponent tangent."""
     (x,), (t,) = primals, tangents
     m, e = _frexp(x)
@@ -65,7 +65,7 @@ def _frexp_jvp(primals: tuple[AnyArray], tangents: tuple[AnyArray]) -> tuple[Any
     return (m, e), (lax.mul(t, scale), lax.full_like(e, 0))
 
 
-def ldexp(x1: AnyArray, x2: AnyArray, /) -> AnyArray:
+def ldexp(x1: ArrayLike, x2: ArrayLike, /) -> Array:
     """``x1 * 2**x2`` for float (or integer) ``x1`` and integer ``x2``, computed through the
     mantissa and exponent of ``x1`` so that e.g. ``ldexp(1e-300, 1500)`` does not overflow."""
     check_arraylike("ldexp", [x1, x2])
@@ -88,7 +88,7 @@ def ldexp(x1: AnyArray, x2: AnyArray, /) -> AnyArray:
     return cnp.where(keep, x1, out)
 
 
-def modf(x: AnyArray, /, out: None = None) -> tuple[AnyArray, AnyArray]:
+def modf(x: ArrayLike, /, out: None = None) -> tuple[Array, Array]:
     """``(x - whole, whole)`` with ``whole`` ``x`` rounded towards zero."""
     check_arraylike("modf", [x])
     if out is not None:
@@ -98,7 +98,7 @@ def modf(x: AnyArray, /, out: None = None) -> tuple[AnyArray, AnyArray]:
     return lax.sub(x, whole), whole
 
 
-def spacing(x: AnyArray, /) -> AnyArray:
+def spacing(x: ArrayLike, /) -> Array:
     """The distance from ``x`` to the next float away from zero (for float16: towards
     +inf), signed like ``x``; at zero, the smallest subnormal."""
     (arr,) = promote_inexact(x)

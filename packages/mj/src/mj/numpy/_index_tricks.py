@@ -17,7 +17,15 @@ import numpy as np
 
 import mj_core.numpy as cnp
 from mj_core import Tracer
-from mj_core.extend import AnyArray, check_arraylike, concrete_or_error, promote, static_int
+from mj_core.extend import (
+    AnyArray,
+    Array,
+    ArrayLike,
+    check_arraylike,
+    concrete_or_error,
+    promote,
+    static_int,
+)
 from mj_core.numpy import diag_indices, meshgrid, nonzero, tril_indices, triu_indices
 
 __all__ = [
@@ -100,7 +108,7 @@ class _AxisConcat:
     trans1d: int
     name: str
 
-    def __getitem__(self, key: Any) -> AnyArray:
+    def __getitem__(self, key: Any) -> Array:
         items = key if isinstance(key, tuple) else (key,)
         if not items:
             raise ValueError(f"{self.name}: nothing to concatenate, got {self.name}[()]")
@@ -176,7 +184,7 @@ r_ = _RClass()
 c_ = _CClass()
 
 
-def unravel_index(indices: AnyArray, shape: int | Sequence[int]) -> tuple[AnyArray, ...]:
+def unravel_index(indices: ArrayLike, shape: int | Sequence[int]) -> tuple[Array, ...]:
     """The multi-dimensional indices of flat ``indices`` into an array of ``shape``.
 
     As in JAX, out-of-bounds indices are clamped (negative ones from ``-size`` count from the
@@ -198,13 +206,13 @@ def unravel_index(indices: AnyArray, shape: int | Sequence[int]) -> tuple[AnyArr
 
 
 def ravel_multi_index(
-    multi_index: Sequence[AnyArray],
+    multi_index: Sequence[ArrayLike],
     dims: Sequence[int],
     mode: str = "raise",
     order: str = "C",
     *,
     dtype: Any = None,
-) -> AnyArray:
+) -> Array:
     """Flat indices of the coordinates ``multi_index`` in an array of shape ``dims``.
 
     ``mode='raise'`` (the default) checks the bounds, so it needs concrete indices; ``'clip'``
@@ -259,8 +267,8 @@ def ravel_multi_index(
 
 
 def mask_indices(
-    n: int, mask_func: Callable[[AnyArray, int], AnyArray], k: int = 0, *, size: int | None = None
-) -> tuple[AnyArray, AnyArray]:
+    n: int, mask_func: Callable[[ArrayLike, int], ArrayLike], k: int = 0, *, size: int | None = None
+) -> tuple[Array, Array]:
     """The ``(rows, cols)`` where ``mask_func(ones((n, n)), k)`` is non-zero (e.g. ``triu``);
     under ``jit`` give a static ``size``, as for ``nonzero``."""
     rows, cols = nonzero(mask_func(cnp.ones((n, n)), k), size=size)
@@ -274,7 +282,7 @@ def _square_shape(name: str, arr: Any) -> tuple[int, ...]:
     return tuple(arr.shape)
 
 
-def tril_indices_from(arr: AnyArray, k: int = 0) -> tuple[AnyArray, AnyArray]:
+def tril_indices_from(arr: ArrayLike, k: int = 0) -> tuple[Array, Array]:
     """``tril_indices`` for the shape of the 2-D ``arr`` (only its shape is read)."""
     shape = _square_shape("tril_indices_from", arr)
     if len(shape) != 2:
@@ -282,7 +290,7 @@ def tril_indices_from(arr: AnyArray, k: int = 0) -> tuple[AnyArray, AnyArray]:
     return tril_indices(shape[0], k=k, m=shape[1])
 
 
-def triu_indices_from(arr: AnyArray, k: int = 0) -> tuple[AnyArray, AnyArray]:
+def triu_indices_from(arr: ArrayLike, k: int = 0) -> tuple[Array, Array]:
     """``triu_indices`` for the shape of the 2-D ``arr`` (only its shape is read)."""
     shape = _square_shape("triu_indices_from", arr)
     if len(shape) != 2:
@@ -290,7 +298,7 @@ def triu_indices_from(arr: AnyArray, k: int = 0) -> tuple[AnyArray, AnyArray]:
     return triu_indices(shape[0], k=k, m=shape[1])
 
 
-def diag_indices_from(arr: AnyArray) -> tuple[AnyArray, ...]:
+def diag_indices_from(arr: ArrayLike) -> tuple[Array, ...]:
     """``diag_indices`` for ``arr``, whose dimensions (at least two) must all be equal."""
     check_arraylike("diag_indices_from", [arr])
     shape = cnp.shape(cnp.asarray(arr))

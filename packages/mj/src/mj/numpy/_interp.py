@@ -6,13 +6,13 @@ from __future__ import annotations
 import numpy as np
 
 import mj_core.numpy as cnp
-from mj_core.extend import AnyArray, check_arraylike, promote_inexact
+from mj_core.extend import Array, ArrayLike, check_arraylike, promote_inexact
 from mj_core.numpy import argsort, searchsorted
 
 __all__ = ["interp"]
 
 
-def _extrapolates(name: str, end: AnyArray | str | None) -> bool:
+def _extrapolates(name: str, end: ArrayLike | str | None) -> bool:
     if not isinstance(end, str):
         return False
     if end != "extrapolate":
@@ -23,13 +23,13 @@ def _extrapolates(name: str, end: AnyArray | str | None) -> bool:
 
 
 def interp(
-    x: AnyArray,
-    xp: AnyArray,
-    fp: AnyArray,
-    left: AnyArray | str | None = None,
-    right: AnyArray | str | None = None,
-    period: AnyArray | None = None,
-) -> AnyArray:
+    x: ArrayLike,
+    xp: ArrayLike,
+    fp: ArrayLike,
+    left: ArrayLike | str | None = None,
+    right: ArrayLike | str | None = None,
+    period: ArrayLike | None = None,
+) -> Array:
     """``fp`` at ``x``, linear between the increasing sample points ``xp``; outside them
     ``left``/``right`` (default: ``fp``'s first/last value; ``"extrapolate"`` continues the end
     segments). With ``period``, ``x`` and ``xp`` are taken modulo it (``left``/``right`` then

@@ -19,6 +19,8 @@ from mj_core import lax
 from mj_core.errors import user_line_suffix
 from mj_core.extend import (
     AnyArray,
+    Array,
+    ArrayLike,
     canonicalize_axes,
     check_arraylike,
     dtype_weak,
@@ -62,15 +64,15 @@ def _variance_dtypes(name: str, a_dtype: np.dtype[Any], dtype: Any) -> tuple[Any
 
 
 def nanvar(
-    a: AnyArray,
+    a: ArrayLike,
     axis: Axis = None,
     dtype: Any = None,
     out: None = None,
     ddof: int = 0,
     keepdims: bool = False,
-    where: AnyArray | None = None,
-    mean: AnyArray | None = None,
-) -> AnyArray:
+    where: ArrayLike | None = None,
+    mean: ArrayLike | None = None,
+) -> Array:
     """The variance of the non-NaN elements (and those ``where`` selects), NaN where fewer
     than ``ddof + 1`` remain; ``mean`` replaces the computed mean."""
     check_arraylike("nanvar", [a])
@@ -104,15 +106,15 @@ def nanvar(
 
 
 def nanstd(
-    a: AnyArray,
+    a: ArrayLike,
     axis: Axis = None,
     dtype: Any = None,
     out: None = None,
     ddof: int = 0,
     keepdims: bool = False,
-    where: AnyArray | None = None,
-    mean: AnyArray | None = None,
-) -> AnyArray:
+    where: ArrayLike | None = None,
+    mean: ArrayLike | None = None,
+) -> Array:
     """The square root of :func:`nanvar`."""
     check_arraylike("nanstd", [a])
     if out is not None:
@@ -120,7 +122,7 @@ def nanstd(
     return lax.sqrt(nanvar(a, axis, dtype, ddof=ddof, keepdims=keepdims, where=where, mean=mean))
 
 
-def _to_last_axis(x: AnyArray, axes: tuple[int, ...]) -> AnyArray:
+def _to_last_axis(x: ArrayLike, axes: tuple[int, ...]) -> Array:
     """``x`` with the ``axes`` moved to the end and merged into one."""
     keep = [i for i in range(cnp.ndim(x)) if i not in axes]
     x = lax.transpose(x, (*keep, *axes))
@@ -128,7 +130,7 @@ def _to_last_axis(x: AnyArray, axes: tuple[int, ...]) -> AnyArray:
     return cnp.reshape(x, (*shape[: len(keep)], math.prod(shape[len(keep) :])))
 
 
-def _inverted_cdf(a: AnyArray, weights: AnyArray, q: AnyArray) -> AnyArray:
+def _inverted_cdf(a: ArrayLike, weights: ArrayLike, q: ArrayLike) -> Array:
     """The first sorted value whose cumulative weight reaches ``q`` times the total (over
     non-NaN values with valid weights); NaN where a weight is negative/NaN or all data is
     NaN. ``a``/``weights``: ``batch + (n,)``, sorted; ``q``: ``q_shape + (1,) * len(batch)``."""
@@ -149,7 +151,7 @@ def _inverted_cdf(a: AnyArray, weights: AnyArray, q: AnyArray) -> AnyArray:
     return cnp.where(force_nan, lax.full_like(values, np.nan), values)
 
 
-def _take_last(a: AnyArray, index: AnyArray) -> AnyArray:
+def _take_last(a: ArrayLike, index: ArrayLike) -> Array:
     """``a[..., index]`` along the last axis, ``index`` of shape ``q_shape + batch``."""
     shape = (*cnp.shape(index), cnp.shape(a)[-1])
     return cnp.squeeze(
@@ -158,16 +160,16 @@ def _take_last(a: AnyArray, index: AnyArray) -> AnyArray:
 
 
 def nanquantile(
-    a: AnyArray,
-    q: AnyArray,
+    a: ArrayLike,
+    q: ArrayLike,
     axis: int | tuple[int, ...] | None = None,
     out: None = None,
     overwrite_input: bool = False,
     method: str = "linear",
     keepdims: bool = False,
     *,
-    weights: AnyArray | None = None,
-) -> AnyArray:
+    weights: ArrayLike | None = None,
+) -> Array:
     """The ``q``-th quantiles (``q`` in ``[0, 1]``, at most 1-D; its dimension comes first)
     of the non-NaN values along ``axis``. ``method``: ``linear``, ``lower``, ``higher``,
     ``midpoint``, ``nearest`` (``jax.numpy``'s: ties go to the lower value) or
@@ -239,7 +241,7 @@ def nanquantile(
     return lax.convert_element_type(result, dtype)
 
 
-def _order_statistic(x: AnyArray, q: AnyArray, method: str) -> AnyArray:
+def _order_statistic(x: ArrayLike, q: ArrayLike, method: str) -> Array:
     """Interpolate between the order statistics around ``q (count - 1)``, where ``count`` is
     the number of non-NaN values (sorted to the front of the last axis of ``x``)."""
     qdt, _ = dtype_weak(q)
@@ -268,16 +270,16 @@ def _order_statistic(x: AnyArray, q: AnyArray, method: str) -> AnyArray:
 
 
 def nanpercentile(
-    a: AnyArray,
-    q: AnyArray,
+    a: ArrayLike,
+    q: ArrayLike,
     axis: int | tuple[int, ...] | None = None,
     out: None = None,
     overwrite_input: bool = False,
     method: str = "linear",
     keepdims: bool = False,
     *,
-    weights: AnyArray | None = None,
-) -> AnyArray:
+    weights: ArrayLike | None = None,
+) -> Array:
     """Like :func:`nanquantile` with ``q`` in percent."""
     check_arraylike("nanpercentile", [a, q])
     (q,) = promote_inexact(cnp.asarray(q))
@@ -287,12 +289,12 @@ def nanpercentile(
 
 
 def nanmedian(
-    a: AnyArray,
+    a: ArrayLike,
     axis: int | tuple[int, ...] | None = None,
     out: None = None,
     overwrite_input: bool = False,
     keepdims: bool = False,
-) -> AnyArray:
+) -> Array:
     """The median of the non-NaN values (the midpoint of the two middle ones for an even
     count); NaN for an all-NaN slice."""
     check_arraylike("nanmedian", [a])

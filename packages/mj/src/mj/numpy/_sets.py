@@ -20,6 +20,8 @@ import mj_core.numpy as cnp
 from mj_core import lax
 from mj_core.extend import (
     AnyArray,
+    Array,
+    ArrayLike,
     canonicalize_axis,
     check_arraylike,
     concrete_or_error,
@@ -49,16 +51,14 @@ _SIZE_HINT = (
 _ISIN_METHODS = ("auto", "compare_all", "binary_search", "sort")
 
 
-def _concrete_mask(name: str, mask: AnyArray) -> np.ndarray[Any, Any]:
+def _concrete_mask(name: str, mask: ArrayLike) -> np.ndarray[Any, Any]:
     """The positions where the concrete boolean ``mask`` holds (a ``ConcretizationError`` if
     it is traced: the result's length depends on it)."""
     what = "the data deciding the number of results (without a static size)"
     return np.nonzero(concrete_or_error(name, mask, what, _SIZE_HINT))[0]
 
 
-def _unique_sorted_mask(
-    ar: AnyArray, axis: int, equal_nan: bool
-) -> tuple[AnyArray, AnyArray, AnyArray]:
+def _unique_sorted_mask(ar: ArrayLike, axis: int, equal_nan: bool) -> tuple[Array, Array, Array]:
     """``ar``'s slices along ``axis`` sorted lexicographically (moved to the front), a mask of
     the first slice of each run of equal ones, and the sorting permutation."""
     aux = cnp.moveaxis(ar, axis, 0)
@@ -84,16 +84,16 @@ def _unique_sorted_mask(
 
 
 def _unique(
-    ar: AnyArray,
+    ar: ArrayLike,
     axis: int,
     return_index: bool = False,
     return_inverse: bool = False,
     return_counts: bool = False,
     equal_nan: bool = True,
     size: int | None = None,
-    fill_value: AnyArray | None = None,
+    fill_value: ArrayLike | None = None,
     return_true_size: bool = False,
-) -> tuple[AnyArray, ...]:
+) -> tuple[Array, ...]:
     """The unique slices of ``ar`` along ``axis`` and the requested extras (JAX's
     ``_unique``; ``return_true_size`` adds the number of unique slices, for the set ops)."""
     n = cnp.shape(ar)[axis]
@@ -145,7 +145,7 @@ def _unique(
 
 
 def unique(
-    ar: AnyArray,
+    ar: ArrayLike,
     return_index: bool = False,
     return_inverse: bool = False,
     return_counts: bool = False,
@@ -153,9 +153,9 @@ def unique(
     *,
     equal_nan: bool = True,
     size: int | None = None,
-    fill_value: AnyArray | None = None,
+    fill_value: ArrayLike | None = None,
     sorted: bool = True,
-) -> AnyArray | tuple[AnyArray, ...]:
+) -> Array | tuple[Array, ...]:
     """The sorted unique values of ``ar`` (flattened, or unique slices along ``axis``), with
     the index of each one's first occurrence, the inverse indices rebuilding ``ar`` and the
     counts on request (int64). ``size`` fixes the number of results: extra ones are dropped,
@@ -205,7 +205,7 @@ class UniqueInverseResult(NamedTuple):
 
 
 def unique_all(
-    x: AnyArray, /, *, size: int | None = None, fill_value: AnyArray | None = None
+    x: ArrayLike, /, *, size: int | None = None, fill_value: ArrayLike | None = None
 ) -> UniqueAllResult:
     """``unique`` with indices, inverse indices and counts; NaNs count as distinct."""
     check_arraylike("unique_all", (x,))
@@ -216,7 +216,7 @@ def unique_all(
 
 
 def unique_counts(
-    x: AnyArray, /, *, size: int | None = None, fill_value: AnyArray | None = None
+    x: ArrayLike, /, *, size: int | None = None, fill_value: ArrayLike | None = None
 ) -> UniqueCountsResult:
     """``unique`` with counts; NaNs count as distinct."""
     check_arraylike("unique_counts", (x,))
@@ -227,7 +227,7 @@ def unique_counts(
 
 
 def unique_inverse(
-    x: AnyArray, /, *, size: int | None = None, fill_value: AnyArray | None = None
+    x: ArrayLike, /, *, size: int | None = None, fill_value: ArrayLike | None = None
 ) -> UniqueInverseResult:
     """``unique`` with the inverse indices (of ``x``'s shape); NaNs count as distinct."""
     check_arraylike("unique_inverse", (x,))
@@ -245,7 +245,7 @@ def unique_values(
     return unique(x, equal_nan=False, size=size, fill_value=fill_value)
 
 
-def _in1d(ar1: AnyArray, ar2: AnyArray, invert: bool, method: str = "auto") -> AnyArray:
+def _in1d(ar1: ArrayLike, ar2: ArrayLike, invert: bool, method: str = "auto") -> Array:
     """Whether each element of the flattened ``ar1`` is in ``ar2`` (not in it if ``invert``).
 
     ``'auto'``/``'compare_all'`` compare every pair (fast for small ``ar2``);
@@ -266,13 +266,13 @@ def _in1d(ar1: AnyArray, ar2: AnyArray, invert: bool, method: str = "auto") -> A
 
 
 def isin(
-    element: AnyArray,
-    test_elements: AnyArray,
+    element: ArrayLike,
+    test_elements: ArrayLike,
     assume_unique: bool = False,
     invert: bool = False,
     *,
     method: str = "auto",
-) -> AnyArray:
+) -> Array:
     """Whether each element of ``element`` is in ``test_elements`` (a bool array of
     ``element``'s shape; NaN is in nothing). ``assume_unique`` is accepted for NumPy."""
     del assume_unique  # the methods here do not need unique inputs
@@ -294,13 +294,13 @@ def union1d(
 
 
 def setdiff1d(
-    ar1: AnyArray,
-    ar2: AnyArray,
+    ar1: ArrayLike,
+    ar2: ArrayLike,
     assume_unique: bool = False,
     *,
     size: int | None = None,
-    fill_value: AnyArray | None = None,
-) -> AnyArray:
+    fill_value: ArrayLike | None = None,
+) -> Array:
     """The sorted unique values of ``ar1`` that are not in ``ar2`` (``ar1``'s dtype); with
     ``size``, padded with ``fill_value`` (default 0)."""
     check_arraylike("setdiff1d", (ar1, ar2))
@@ -327,7 +327,7 @@ def setdiff1d(
     return cnp.where(lax.lt(lax.iota(np.int64, size), cnp.sum(mask)), kept, fill)
 
 
-def _concat_unique(arr1: AnyArray, arr2: AnyArray) -> tuple[AnyArray, AnyArray]:
+def _concat_unique(arr1: ArrayLike, arr2: ArrayLike) -> tuple[Array, Array]:
     """Each array's unique values, the second's right after the first's, and their count."""
     u1, n1 = _unique(arr1, 0, size=cnp.size(arr1), return_true_size=True)
     u2, n2 = _unique(arr2, 0, size=cnp.size(arr2), return_true_size=True)
@@ -456,14 +456,14 @@ def _intersect1d_size(
 
 
 def intersect1d(
-    ar1: AnyArray,
-    ar2: AnyArray,
+    ar1: ArrayLike,
+    ar2: ArrayLike,
     assume_unique: bool = False,
     return_indices: bool = False,
     *,
     size: int | None = None,
-    fill_value: AnyArray | None = None,
-) -> AnyArray | tuple[AnyArray, AnyArray, AnyArray]:
+    fill_value: ArrayLike | None = None,
+) -> Array | tuple[Array, Array, Array]:
     """The sorted unique values found in both arrays (flattened); ``return_indices`` adds
     where each first occurs in ``ar1`` and in ``ar2``."""
     check_arraylike("intersect1d", (ar1, ar2))

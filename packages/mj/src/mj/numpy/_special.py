@@ -7,12 +7,12 @@ from mj_autodiff import custom_jvp, jvp
 from mj_core import get_aval, lax
 from mj_core import numpy as mnp
 from mj_core.errors import user_line_suffix
-from mj_core.extend import AnyArray, promote_inexact
+from mj_core.extend import AnyArray, Array, ArrayLike, promote_inexact
 
 __all__ = ["i0", "nextafter"]
 
 
-def nextafter(x: AnyArray, y: AnyArray, /) -> AnyArray:
+def nextafter(x: ArrayLike, y: ArrayLike, /) -> Array:
     """The next float after ``x`` towards ``y``, in their promoted float dtype."""
     return lax.nextafter(*promote_inexact(x, y))
 
@@ -26,18 +26,18 @@ def i0(x: AnyArray) -> AnyArray:
     return _i0(x)
 
 
-def _i0_of_abs(x: AnyArray) -> AnyArray:
+def _i0_of_abs(x: ArrayLike) -> Array:
     abs_x = lax.abs(x)
     return lax.mul(lax.exp(abs_x), lax.bessel_i0e(abs_x))
 
 
 @custom_jvp
-def _i0(x: AnyArray) -> AnyArray:
+def _i0(x: ArrayLike) -> Array:
     return _i0_of_abs(x)
 
 
 @_i0.defjvp
-def _i0_jvp(primals: tuple[AnyArray], tangents: tuple[AnyArray]) -> tuple[AnyArray, AnyArray]:
+def _i0_jvp(primals: tuple[ArrayLike], tangents: tuple[ArrayLike]) -> tuple[Array, Array]:
     """JAX's rule: the composition's derivative, but 0 at ``x == 0`` (where ``|x|`` has a
     kink that ``I0``'s zero slope makes irrelevant)."""
     out, tangent = jvp(_i0_of_abs, primals, tangents)

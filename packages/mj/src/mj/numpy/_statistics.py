@@ -15,6 +15,8 @@ from mj_core import lax
 from mj_core.errors import user_line_suffix
 from mj_core.extend import (
     AnyArray,
+    Array,
+    ArrayLike,
     canonicalize_axes,
     check_arraylike,
     dtype_weak,
@@ -34,7 +36,7 @@ def _check_dtype(name: str, dtype: Any) -> None:
         )
 
 
-def _weights(name: str, w: AnyArray, samples: int) -> AnyArray:
+def _weights(name: str, w: ArrayLike, samples: int) -> Array:
     w = cnp.asarray(w)
     if cnp.ndim(w) != 1 or cnp.shape(w)[0] != samples:
         raise ValueError(
@@ -45,15 +47,15 @@ def _weights(name: str, w: AnyArray, samples: int) -> AnyArray:
 
 
 def cov(
-    m: AnyArray,
-    y: AnyArray | None = None,
+    m: ArrayLike,
+    y: ArrayLike | None = None,
     rowvar: bool = True,
     bias: bool = False,
     ddof: int | None = None,
-    fweights: AnyArray | None = None,
-    aweights: AnyArray | None = None,
+    fweights: ArrayLike | None = None,
+    aweights: ArrayLike | None = None,
     dtype: Any = None,
-) -> AnyArray:
+) -> Array:
     """The covariance matrix of the variables in ``m`` (and ``y``); a scalar for one variable.
 
     ``fweights`` (integer repeat counts) and ``aweights`` (relative importances) weight the
@@ -118,8 +120,8 @@ def cov(
 
 
 def corrcoef(
-    x: AnyArray, y: AnyArray | None = None, rowvar: bool = True, dtype: Any = None
-) -> AnyArray:
+    x: ArrayLike, y: ArrayLike | None = None, rowvar: bool = True, dtype: Any = None
+) -> Array:
     """Pearson correlation coefficients ``cov / (std_i std_j)``, clipped to ``[-1, 1]``."""
     _check_dtype("corrcoef", dtype)
     c = cov(x, y, rowvar, dtype=dtype)
@@ -135,12 +137,12 @@ def corrcoef(
 
 
 def average(
-    a: AnyArray,
+    a: ArrayLike,
     axis: int | Sequence[int] | None = None,
-    weights: AnyArray | None = None,
+    weights: ArrayLike | None = None,
     returned: bool = False,
     keepdims: bool = False,
-) -> AnyArray | tuple[AnyArray, AnyArray]:
+) -> Array | tuple[Array, Array]:
     """The mean of ``a`` along ``axis`` weighted by ``weights`` (``a``'s shape, or the shape
     of the reduced axes in ``axis`` order); with ``returned`` also the sum of the weights.
     Integers and bools average in JAX's float (float32 up to 32-bit integers), as in ``mean``."""

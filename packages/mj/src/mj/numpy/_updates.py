@@ -10,7 +10,7 @@ import numpy as np
 import mj_core.numpy as cnp
 from mj.numpy._index_tricks import unravel_index
 from mj_core import Tracer
-from mj_core.extend import AnyArray, canonicalize_axis, check_arraylike
+from mj_core.extend import AnyArray, Array, ArrayLike, canonicalize_axis, check_arraylike
 from mj_core.numpy import nonzero, tile
 
 __all__ = ["fill_diagonal", "place", "put", "put_along_axis"]
@@ -31,12 +31,12 @@ def _tile_to_size(flat: AnyArray, size: int) -> AnyArray:
     return flat[:size] if cnp.size(flat) > size else flat
 
 
-def _check_integer(name: str, what: str, x: AnyArray) -> None:
+def _check_integer(name: str, what: str, x: ArrayLike) -> None:
     if cnp.result_type(x).kind not in "iu":
         raise TypeError(f"{name}: {what} must be an integer array, got {cnp.result_type(x)}")
 
 
-def place(arr: AnyArray, mask: AnyArray, vals: AnyArray, *, inplace: bool = True) -> AnyArray:
+def place(arr: ArrayLike, mask: ArrayLike, vals: ArrayLike, *, inplace: bool = True) -> Array:
     """A copy of ``arr`` with the positions where ``mask`` is true set to ``vals`` in order
     (repeated cyclically if there are fewer values than true entries)."""
     check_arraylike("place", [arr, mask, vals])
@@ -96,14 +96,14 @@ def put(
 
 
 def put_along_axis(
-    arr: AnyArray,
-    indices: AnyArray,
-    values: AnyArray,
+    arr: ArrayLike,
+    indices: ArrayLike,
+    values: ArrayLike,
     axis: int | None,
     inplace: bool = True,
     *,
     mode: str | None = None,
-) -> AnyArray:
+) -> Array:
     """A copy of ``arr`` with ``values`` written at ``indices`` along ``axis`` (the inverse
     of ``take_along_axis``; ``None``: the flattened array). Out-of-bounds indices are dropped
     unless ``mode='clip'``."""

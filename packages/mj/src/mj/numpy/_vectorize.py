@@ -13,7 +13,7 @@ from typing import Any
 import mj_core.numpy as cnp
 from mj_batch import vmap
 from mj_control import switch
-from mj_core.extend import AnyArray, canonicalize_axis, check_arraylike
+from mj_core.extend import AnyArray, Array, ArrayLike, canonicalize_axis, check_arraylike
 
 __all__ = ["apply_along_axis", "apply_over_axes", "piecewise", "vectorize"]
 
@@ -177,7 +177,7 @@ def vectorize(
 
 def _vmap_over_loop_dims(
     func: Callable[..., Any],
-    arrays: list[AnyArray],
+    arrays: Sequence[ArrayLike],
     loop_shapes: list[tuple[int, ...]],
     broadcast_shape: tuple[int, ...],
     kwargs: dict[str, Any],
@@ -216,7 +216,7 @@ def apply_along_axis(
     ndim = cnp.ndim(arr)
     axis = canonicalize_axis("apply_along_axis", axis, ndim)
 
-    def func(x: AnyArray) -> Any:
+    def func(x: ArrayLike) -> Any:
         return func1d(x, *args, **kwargs)
 
     mapped: Callable[..., Any] = func
@@ -283,12 +283,12 @@ def _piece(f: Any, dtype: Any, args: tuple[Any, ...], kw: dict[str, Any]) -> Cal
     """One ``switch`` branch: ``f`` applied (or the constant ``f``), cast to ``dtype``."""
     if callable(f):
 
-        def call(x: AnyArray) -> AnyArray:
+        def call(x: ArrayLike) -> Array:
             return cnp.asarray(f(x, *args, **kw), dtype)
 
         return call
 
-    def const(x: AnyArray) -> AnyArray:
+    def const(x: ArrayLike) -> Array:
         return cnp.array(f, dtype=dtype)
 
     return const

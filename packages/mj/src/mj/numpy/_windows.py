@@ -13,7 +13,7 @@ import numpy as np
 import mj_core.numpy as cnp
 from mj_core import lax
 from mj_core.errors import user_line_suffix
-from mj_core.extend import AnyArray
+from mj_core.extend import AnyArray, Array, ArrayLike
 
 __all__ = ["bartlett", "blackman", "hamming", "hanning", "kaiser"]
 
@@ -35,7 +35,7 @@ def _length(name: str, m: Any) -> int:
         ) from None
 
 
-def _positions(name: str, m: Any) -> tuple[int, AnyArray | None]:
+def _positions(name: str, m: Any) -> tuple[int, Array | None]:
     """``(M, iota(M))``; ``None`` when ``M <= 1`` (every window is then ``ones(M)``)."""
     n = _length(name, m)
     if n <= 1:
@@ -43,7 +43,7 @@ def _positions(name: str, m: Any) -> tuple[int, AnyArray | None]:
     return n, lax.iota(_F64, n)
 
 
-def bartlett(M: int) -> AnyArray:  # noqa: N803 (NumPy's name)
+def bartlett(M: int) -> Array:  # noqa: N803 (NumPy's name)
     """The triangular (Bartlett) window of length ``M``."""
     m, n = _positions("bartlett", M)
     if n is None:
@@ -89,7 +89,7 @@ def _i0(x: AnyArray) -> AnyArray:
     return out
 
 
-def kaiser(M: int, beta: AnyArray) -> AnyArray:  # noqa: N803
+def kaiser(M: int, beta: ArrayLike) -> Array:  # noqa: N803
     """The Kaiser window ``I0(beta sqrt(1 - ((n - a)/a)**2)) / I0(beta)``, ``a = (M-1)/2``."""
     m, n = _positions("kaiser", M)
     if n is None:

@@ -25,21 +25,21 @@ from mj.random._args import (
 from mj.random._bits import _gumbel, _uniform
 from mj.random._discrete import _randint, permutation
 from mj_core import lax
-from mj_core.extend import AnyArray
+from mj_core.extend import Array, ArrayLike
 from mj_core.prims.elementwise import to_inexact_dtype
 
 __all__ = ["choice"]
 
 
 def choice(
-    key: AnyArray,
-    a: int | AnyArray,
+    key: ArrayLike,
+    a: int | ArrayLike,
     shape: Sequence[int] = (),
     replace: bool = True,
-    p: AnyArray | None = None,
+    p: ArrayLike | None = None,
     axis: int = 0,
     mode: str | None = None,
-) -> AnyArray:
+) -> Array:
     """A random sample of ``a``'s slices along ``axis`` (or of ``range(a)`` for an int ``a``).
 
     Arguments:
@@ -96,22 +96,22 @@ def choice(
 
 
 def _reshape(
-    result: AnyArray, a_shape: tuple[int, ...], shape: tuple[int, ...], axis: int
-) -> AnyArray:
+    result: ArrayLike, a_shape: tuple[int, ...], shape: tuple[int, ...], axis: int
+) -> Array:
     out = shape if not a_shape else (*a_shape[:axis], *shape, *a_shape[axis + 1 :])
     return lax.reshape(result, out)
 
 
 @np.errstate(divide="ignore")  # log(0) = -inf for zero weights, silently as in JAX
 def _weighted(
-    key: AnyArray,
-    p: AnyArray,
+    key: ArrayLike,
+    p: ArrayLike,
     n_inputs: int,
     shape: tuple[int, ...],
     n_draws: int,
     replace: bool,
     mode: str | None,
-) -> AnyArray:
+) -> Array:
     p_aval = _aval("choice", "p", p)
     if p_aval.shape != (n_inputs,):
         raise ValueError(
@@ -140,7 +140,7 @@ def _weighted(
     return lax.slice(order, (0,), (n_draws,))
 
 
-def _gumbel_high(key: AnyArray, n: int, dtype: np.dtype[Any]) -> AnyArray:
+def _gumbel_high(key: ArrayLike, n: int, dtype: np.dtype[Any]) -> Array:
     """JAX's ``gumbel(mode='high')`` noise of shape ``(n,)``: two uniforms combined into one
     with twice the mantissa bits, so that tiny probabilities are not rounded away."""
     finfo = np.finfo(dtype)

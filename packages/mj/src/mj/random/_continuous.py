@@ -32,7 +32,7 @@ from mj.random._bits import _normal_real, _uniform
 from mj.random._discrete import _rademacher
 from mj_autodiff import stop_gradient
 from mj_core import lax
-from mj_core.extend import AnyArray
+from mj_core.extend import Array, ArrayLike
 from mj_core.lax import erf_inv, nextafter
 from mj_core.prims.elementwise import to_inexact_dtype
 
@@ -53,18 +53,18 @@ __all__ = [
 ]
 
 
-def exponential(key: AnyArray, shape: Shape = (), dtype: Any = None) -> AnyArray:
+def exponential(key: ArrayLike, shape: Shape = (), dtype: Any = None) -> Array:
     """Standard exponential samples ``-log(1 - u)`` (default dtype float64)."""
     _check_key("exponential", key)
     return _exponential(key, _shape("exponential", shape), _float_dtype("exponential", dtype))
 
 
-def _exponential(key: AnyArray, shape: tuple[int, ...], dtype: np.dtype[Any]) -> AnyArray:
+def _exponential(key: ArrayLike, shape: tuple[int, ...], dtype: np.dtype[Any]) -> Array:
     u = _uniform(key, shape, dtype, 0.0, 1.0)
     return lax.neg(lax.log1p(lax.neg(u)))  # 1 - u is in (0, 1], so the log is finite
 
 
-def laplace(key: AnyArray, shape: Shape = (), dtype: Any = None) -> AnyArray:
+def laplace(key: ArrayLike, shape: Shape = (), dtype: Any = None) -> Array:
     """Standard Laplace samples (density ``exp(-|x|) / 2``; default dtype float64)."""
     _check_key("laplace", key)
     dt = _float_dtype("laplace", dtype)
@@ -73,7 +73,7 @@ def laplace(key: AnyArray, shape: Shape = (), dtype: Any = None) -> AnyArray:
     return lax.mul(lax.sign(u), lax.log1p(lax.neg(lax.abs(u))))
 
 
-def logistic(key: AnyArray, shape: Shape = (), dtype: Any = None) -> AnyArray:
+def logistic(key: ArrayLike, shape: Shape = (), dtype: Any = None) -> Array:
     """Standard logistic samples ``log(u / (1 - u))`` (default dtype float64)."""
     _check_key("logistic", key)
     dt = _float_dtype("logistic", dtype)
@@ -81,7 +81,7 @@ def logistic(key: AnyArray, shape: Shape = (), dtype: Any = None) -> AnyArray:
     return lax.sub(lax.log(u), lax.log1p(lax.neg(u)))
 
 
-def cauchy(key: AnyArray, shape: Shape = (), dtype: Any = None) -> AnyArray:
+def cauchy(key: ArrayLike, shape: Shape = (), dtype: Any = None) -> Array:
     """Standard Cauchy samples ``tan(pi (u - 1/2))`` (default dtype float64)."""
     _check_key("cauchy", key)
     dt = _float_dtype("cauchy", dtype)
@@ -93,11 +93,11 @@ _SIGMA_ONE = np.float32(1)  # JAX's default sigma
 
 
 def lognormal(
-    key: AnyArray,
-    sigma: float | AnyArray = _SIGMA_ONE,
+    key: ArrayLike,
+    sigma: float | ArrayLike = _SIGMA_ONE,
     shape: Shape | None = None,
     dtype: Any = None,
-) -> AnyArray:
+) -> Array:
     """Log-normal samples ``exp(sigma * normal)`` (shape defaults to ``sigma``'s shape)."""
     _check_key("lognormal", key)
     dt = _float_dtype("lognormal", dtype)
@@ -108,8 +108,8 @@ def lognormal(
 
 
 def pareto(
-    key: AnyArray, b: float | AnyArray, shape: Shape | None = None, dtype: Any = None
-) -> AnyArray:
+    key: ArrayLike, b: float | ArrayLike, shape: Shape | None = None, dtype: Any = None
+) -> Array:
     """Pareto samples with shape parameter ``b`` (support ``[1, inf)``): ``exp(E / b)``."""
     _check_key("pareto", key)
     dt = _float_dtype("pareto", dtype)
@@ -120,8 +120,8 @@ def pareto(
 
 
 def rayleigh(
-    key: AnyArray, scale: float | AnyArray, shape: Shape | None = None, dtype: Any = None
-) -> AnyArray:
+    key: ArrayLike, scale: float | ArrayLike, shape: Shape | None = None, dtype: Any = None
+) -> Array:
     """Rayleigh samples ``scale * sqrt(-2 log u)``."""
     _check_key("rayleigh", key)
     dt = _float_dtype("rayleigh", dtype)
@@ -133,12 +133,12 @@ def rayleigh(
 
 
 def weibull_min(
-    key: AnyArray,
-    scale: float | AnyArray,
-    concentration: float | AnyArray,
+    key: ArrayLike,
+    scale: float | ArrayLike,
+    concentration: float | ArrayLike,
     shape: Shape = (),
     dtype: Any = None,
-) -> AnyArray:
+) -> Array:
     """Weibull samples by the inverse CDF: ``scale * (-log(1 - u)) ** (1 / concentration)``.
 
     Like JAX, ``shape`` is the shape of the uniform draw; the parameters broadcast with it.
@@ -167,8 +167,8 @@ def weibull_min(
 
 
 def wald(
-    key: AnyArray, mean: float | AnyArray, shape: Shape | None = None, dtype: Any = None
-) -> AnyArray:
+    key: ArrayLike, mean: float | ArrayLike, shape: Shape | None = None, dtype: Any = None
+) -> Array:
     """Wald (inverse Gaussian) samples with the given ``mean`` (Michael-Schucany-Haas)."""
     _check_key("wald", key)
     dt = _float_dtype("wald", dtype)
@@ -187,24 +187,24 @@ def wald(
     return lax.select(lax.le(z, lax.div(mu, lax.add(mu, x))), x, lax.div(mu_sq, x))
 
 
-def maxwell(key: AnyArray, shape: Shape = (), dtype: Any = None) -> AnyArray:
+def maxwell(key: ArrayLike, shape: Shape = (), dtype: Any = None) -> Array:
     """Maxwell samples: the length of a standard normal 3-vector."""
     _check_key("maxwell", key)
     return _maxwell(key, _shape("maxwell", shape), _float_dtype("maxwell", dtype))
 
 
-def _maxwell(key: AnyArray, shape: tuple[int, ...], dtype: np.dtype[Any]) -> AnyArray:
+def _maxwell(key: ArrayLike, shape: tuple[int, ...], dtype: np.dtype[Any]) -> Array:
     z = _normal_real(key, (*shape, 3), dtype)
     return lax.sqrt(mnp.sum(lax.mul(z, z), axis=-1))
 
 
 def double_sided_maxwell(
-    key: AnyArray,
-    loc: float | AnyArray,
-    scale: float | AnyArray,
+    key: ArrayLike,
+    loc: float | ArrayLike,
+    scale: float | ArrayLike,
     shape: Shape = (),
     dtype: Any = None,
-) -> AnyArray:
+) -> Array:
     """Double-sided Maxwell samples ``loc + scale * sign * maxwell``.
 
     As in JAX, the result shape is ``shape + broadcast(loc, scale).shape`` when ``shape`` is
@@ -230,13 +230,13 @@ def double_sided_maxwell(
 
 
 def triangular(
-    key: AnyArray,
-    left: float | AnyArray,
-    mode: float | AnyArray,
-    right: float | AnyArray,
+    key: ArrayLike,
+    left: float | ArrayLike,
+    mode: float | ArrayLike,
+    right: float | ArrayLike,
     shape: Shape | None = None,
     dtype: Any = None,
-) -> AnyArray:
+) -> Array:
     """Triangular samples on ``[left, right]`` with peak at ``mode``, by the inverse CDF."""
     _check_key("triangular", key)
     dt = _float_dtype("triangular", dtype)
@@ -255,12 +255,12 @@ def triangular(
 
 
 def truncated_normal(
-    key: AnyArray,
-    lower: float | AnyArray,
-    upper: float | AnyArray,
+    key: ArrayLike,
+    lower: float | ArrayLike,
+    upper: float | ArrayLike,
     shape: Shape | None = None,
     dtype: Any = None,
-) -> AnyArray:
+) -> Array:
     """Standard normal samples conditioned on ``lower < x < upper`` (inverse CDF; the result
     is clamped into the open interval against rounding)."""
     _check_key("truncated_normal", key)

@@ -30,7 +30,7 @@ from mj.random._args import (
 from mj.random._bits import _gumbel, _uniform
 from mj_core import get_aval, lax
 from mj_core.dtypes import canonical_dtype, is_integer
-from mj_core.extend import AnyArray
+from mj_core.extend import AnyArray, Array, ArrayLike
 from mj_core.prims.elementwise import to_inexact_dtype
 
 __all__ = [
@@ -43,7 +43,7 @@ __all__ = [
 ]
 
 
-def bernoulli(key: AnyArray, p: float | AnyArray = 0.5, shape: Shape | None = None) -> AnyArray:
+def bernoulli(key: ArrayLike, p: float | ArrayLike = 0.5, shape: Shape | None = None) -> Array:
     """Booleans that are True with probability ``p`` (shape defaults to ``p``'s shape)."""
     _check_key("bernoulli", key)
     p_aval = _aval("bernoulli", "p", p)
@@ -61,8 +61,8 @@ def bernoulli(key: AnyArray, p: float | AnyArray = 0.5, shape: Shape | None = No
 
 
 def categorical(
-    key: AnyArray, logits: AnyArray, axis: int = -1, shape: Shape | None = None
-) -> AnyArray:
+    key: ArrayLike, logits: ArrayLike, axis: int = -1, shape: Shape | None = None
+) -> Array:
     """Sample category indices from ``softmax(logits, axis)`` with the Gumbel-max trick.
 
     The result has ``logits``' shape without ``axis`` (or ``shape``, which must end with it).
@@ -88,12 +88,12 @@ def categorical(
 
 
 def randint(
-    key: AnyArray,
+    key: ArrayLike,
     shape: Shape,
-    minval: int | AnyArray,
-    maxval: int | AnyArray,
+    minval: int | ArrayLike,
+    maxval: int | ArrayLike,
     dtype: Any = None,
-) -> AnyArray:
+) -> Array:
     """Uniform integers in ``[minval, maxval)`` (default dtype int64).
 
     Like JAX, draws twice the dtype's bits and reduces them modulo the range, so the bias for
@@ -135,8 +135,12 @@ def _clip_to(x: AnyArray, dtype: np.dtype[Any]) -> AnyArray:
 
 
 def _randint(
-    key: AnyArray, shape: tuple[int, ...], minval: AnyArray, maxval: AnyArray, dtype: np.dtype[Any]
-) -> AnyArray:
+    key: ArrayLike,
+    shape: tuple[int, ...],
+    minval: ArrayLike,
+    maxval: ArrayLike,
+    dtype: np.dtype[Any],
+) -> Array:
     dtype_max = _clip_to(np.asarray(np.iinfo(dtype).max, dtype), get_aval(maxval).dtype)
     maxval_out_of_range = lax.gt(maxval, dtype_max)
     minval = _clip_to(minval, dtype)
@@ -185,7 +189,7 @@ def permutation(
     return _take_along(x, order, axis)
 
 
-def _take_along(x: AnyArray, order: AnyArray, axis: int) -> AnyArray:
+def _take_along(x: ArrayLike, order: ArrayLike, axis: int) -> Array:
     """``x`` with its slices along ``axis`` reordered by the index vector ``order``: sort the
     (stable, unique) positions of ``order`` and carry ``x`` along."""
     shape = get_aval(x).shape
@@ -206,7 +210,7 @@ def _shuffle(key: AnyArray, x: AnyArray, axis: int) -> AnyArray:
     return x
 
 
-def rademacher(key: AnyArray, shape: Shape = (), dtype: Any = None) -> AnyArray:
+def rademacher(key: ArrayLike, shape: Shape = (), dtype: Any = None) -> Array:
     """Random signs: -1 or +1 with equal probability (default dtype int64)."""
     _check_key("rademacher", key)
     dt = _default_int() if dtype is None else canonical_dtype(dtype)
@@ -215,7 +219,7 @@ def rademacher(key: AnyArray, shape: Shape = (), dtype: Any = None) -> AnyArray:
     return _rademacher(key, _shape("rademacher", shape), dt)
 
 
-def _rademacher(key: AnyArray, shape: tuple[int, ...], dtype: np.dtype[Any]) -> AnyArray:
+def _rademacher(key: ArrayLike, shape: tuple[int, ...], dtype: np.dtype[Any]) -> Array:
     # JAX: bernoulli(key, 0.5) with a float64 p (64-bit mode), as 2 * b - 1.
     heads = lax.lt(_uniform(key, shape, _default_float(), 0.0, 1.0), _const(0.5, _default_float()))
     b = lax.convert_element_type(heads, dtype)
@@ -223,8 +227,8 @@ def _rademacher(key: AnyArray, shape: tuple[int, ...], dtype: np.dtype[Any]) -> 
 
 
 def geometric(
-    key: AnyArray, p: float | AnyArray, shape: Shape | None = None, dtype: Any = None
-) -> AnyArray:
+    key: ArrayLike, p: float | ArrayLike, shape: Shape | None = None, dtype: Any = None
+) -> Array:
     """Geometric samples: the number of Bernoulli(``p``) trials up to the first success
     (support ``1, 2, ...``; default dtype int64)."""
     _check_key("geometric", key)

@@ -38,7 +38,7 @@ from mj_autodiff import custom_jvp
 from mj_batch import vmap
 from mj_control import while_loop
 from mj_core import get_aval, lax
-from mj_core.extend import AnyArray
+from mj_core.extend import AnyArray, Array, ArrayLike
 from mj_core.lax import digamma, lgamma
 
 __all__ = [
@@ -54,12 +54,12 @@ __all__ = [
 ]
 
 
-def _split2(key: AnyArray) -> tuple[AnyArray, AnyArray]:
+def _split2(key: ArrayLike) -> tuple[Array, Array]:
     k1, k2 = _threefry.unstack_keys(_threefry.split(key, (2,)))
     return k1, k2
 
 
-def _gamma_one(key: AnyArray, alpha: AnyArray, log_space: bool) -> AnyArray:
+def _gamma_one(key: ArrayLike, alpha: ArrayLike, log_space: bool) -> Array:
     """One Gamma(``alpha``) sample (scalar ``alpha``): Marsaglia and Tsang, "A simple method
     for generating gamma variables" (2000), with alpha < 1 boosted to alpha + 1 and corrected
     by ``u ** (1 / alpha)`` (in log space for ``loggamma``)."""
@@ -71,7 +71,7 @@ def _gamma_one(key: AnyArray, alpha: AnyArray, log_space: bool) -> AnyArray:
     d = lax.sub(alpha_boosted, third)
     c = lax.div(third, lax.sqrt(d))
 
-    def rejected(state: tuple[AnyArray, AnyArray, AnyArray, AnyArray]) -> AnyArray:
+    def rejected(state: tuple[ArrayLike, ArrayLike, ArrayLike, ArrayLike]) -> Array:
         _, x_sq, v, u = state
         squeeze = lax.ge(u, lax.sub(one, lax.mul(_const(0.0331, dtype), lax.mul(x_sq, x_sq))))
         bound = lax.add(
@@ -80,15 +80,15 @@ def _gamma_one(key: AnyArray, alpha: AnyArray, log_space: bool) -> AnyArray:
         return lax.bitwise_and(squeeze, lax.ge(lax.log(u), bound))
 
     def next_candidate(
-        state: tuple[AnyArray, AnyArray, AnyArray],
-    ) -> tuple[AnyArray, AnyArray, AnyArray]:
+        state: tuple[ArrayLike, ArrayLike, ArrayLike],
+    ) -> tuple[Array, Array, Array]:
         k, subkey = _split2(state[0])
         x = _normal_real(subkey, (), dtype)
         return k, x, lax.add(one, lax.mul(x, c))
 
     def propose(
-        state: tuple[AnyArray, AnyArray, AnyArray, AnyArray],
-    ) -> tuple[AnyArray, AnyArray, AnyArray, AnyArray]:
+        state: tuple[ArrayLike, ArrayLike, ArrayLike, ArrayLike],
+    ) -> tuple[Array, Array, Array, Array]:
         k, x_key, u_key = _threefry.unstack_keys(_threefry.split(state[0], (3,)))
         init = (x_key, zero, _const(-1.0, dtype))
         _, x, v = while_loop(lambda s: lax.le(s[2], zero), next_candidate, init)
@@ -117,7 +117,7 @@ def _gamma(
     return _SAMPLERS[log_space](key, a)
 
 
-def _sample(key: AnyArray, a: AnyArray, log_space: bool) -> AnyArray:
+def _sample(key: ArrayLike, a: ArrayLike, log_space: bool) -> Array:
     shape = tuple(get_aval(a).shape)
     size = int(np.prod(shape))
     if size == 0:
@@ -133,8 +133,8 @@ def _differentiable_sampler(log_space: bool) -> custom_jvp:
     sampler = custom_jvp(lambda key, a: _sample(key, a, log_space))
 
     def jvp(
-        primals: tuple[AnyArray, AnyArray], tangents: tuple[AnyArray, AnyArray]
-    ) -> tuple[AnyArray, AnyArray]:
+        primals: tuple[ArrayLike, ArrayLike], tangents: tuple[ArrayLike, ArrayLike]
+    ) -> tuple[Array, Array]:
         key, a = primals
         out = sampler(key, a)
         if log_space:  # d log(x) = dx / x, with x = 0 (underflow) replaced by the tiniest float
@@ -173,12 +173,12 @@ def loggamma(
 
 
 def beta(
-    key: AnyArray,
-    a: float | AnyArray,
-    b: float | AnyArray,
+    key: ArrayLike,
+    a: float | ArrayLike,
+    b: float | ArrayLike,
     shape: Shape | None = None,
     dtype: Any = None,
-) -> AnyArray:
+) -> Array:
     """Beta(``a``, ``b``) samples, ``Ga / (Ga + Gb)`` from two log-gamma draws."""
     _check_key("beta", key)
     dt = _float_dtype("beta", dtype)
@@ -194,8 +194,8 @@ def beta(
 
 
 def dirichlet(
-    key: AnyArray, alpha: AnyArray, shape: Shape | None = None, dtype: Any = None
-) -> AnyArray:
+    key: ArrayLike, alpha: ArrayLike, shape: Shape | None = None, dtype: Any = None
+) -> Array:
     """Dirichlet(``alpha``) samples over ``alpha``'s last axis (normalized log-gamma draws);
     the result shape is ``shape + alpha.shape[-1:]``."""
     _check_key("dirichlet", key)
@@ -213,15 +213,15 @@ def dirichlet(
     return lax.div(unnormalized, mnp.sum(unnormalized, axis=-1, keepdims=True))
 
 
-def _chisquare(key: AnyArray, df: Any, shape: tuple[int, ...], dtype: np.dtype[Any]) -> AnyArray:
+def _chisquare(key: ArrayLike, df: Any, shape: tuple[int, ...], dtype: np.dtype[Any]) -> Array:
     two = _const(2.0, dtype)
     half_df = lax.div(_float_param("chisquare", df, dtype, shape), two)
     return lax.mul(lax.exp(_gamma(key, half_df, shape, dtype, log_space=True)), two)
 
 
 def chisquare(
-    key: AnyArray, df: float | AnyArray, shape: Shape | None = None, dtype: Any = None
-) -> AnyArray:
+    key: ArrayLike, df: float | ArrayLike, shape: Shape | None = None, dtype: Any = None
+) -> Array:
     """Chi-square samples with ``df`` degrees of freedom: ``2 * Gamma(df / 2)``."""
     _check_key("chisquare", key)
     dt = _float_dtype("chisquare", dtype)
@@ -231,12 +231,12 @@ def chisquare(
 
 
 def f(
-    key: AnyArray,
-    dfnum: float | AnyArray,
-    dfden: float | AnyArray,
+    key: ArrayLike,
+    dfnum: float | ArrayLike,
+    dfden: float | ArrayLike,
     shape: Shape | None = None,
     dtype: Any = None,
-) -> AnyArray:
+) -> Array:
     """F-distribution samples: the ratio of two scaled chi-square draws."""
     _check_key("f", key)
     dt = _float_dtype("f", dtype)
@@ -249,8 +249,8 @@ def f(
 
 
 def t(
-    key: AnyArray, df: float | AnyArray, shape: Shape | None = None, dtype: Any = None
-) -> AnyArray:
+    key: ArrayLike, df: float | ArrayLike, shape: Shape | None = None, dtype: Any = None
+) -> Array:
     """Student's t samples with ``df`` degrees of freedom: ``N * sqrt(df / 2 / Gamma(df / 2))``."""
     _check_key("t", key)
     dt = _float_dtype("t", dtype)
@@ -264,8 +264,8 @@ def t(
 
 
 def _generalized_normal(
-    key: AnyArray, p: Any, shape: tuple[int, ...], dtype: np.dtype[Any]
-) -> AnyArray:
+    key: ArrayLike, p: Any, shape: tuple[int, ...], dtype: np.dtype[Any]
+) -> Array:
     key_g, key_r = _split2(key)
     inv_p = _reciprocal(p, dtype)
     g = _gamma(key_g, inv_p, shape, dtype, log_space=False)
@@ -285,7 +285,7 @@ def _check_scalar_p(api: str, p: Any) -> None:
         raise ValueError(_error(api, f"p must be a scalar, got shape {get_aval(p).shape}"))
 
 
-def generalized_normal(key: AnyArray, p: float, shape: Shape = (), dtype: Any = None) -> AnyArray:
+def generalized_normal(key: ArrayLike, p: float, shape: Shape = (), dtype: Any = None) -> Array:
     """Generalized normal samples (density ``∝ exp(-|x|**p)``): ``p = 2`` is a normal with
     variance 1/2, ``p = 1`` a Laplace."""
     _check_key("generalized_normal", key)
@@ -294,7 +294,7 @@ def generalized_normal(key: AnyArray, p: float, shape: Shape = (), dtype: Any = 
     return _generalized_normal(key, p, _shape("generalized_normal", shape), dt)
 
 
-def ball(key: AnyArray, d: int, p: float = 2, shape: Shape = (), dtype: Any = None) -> AnyArray:
+def ball(key: ArrayLike, d: int, p: float = 2, shape: Shape = (), dtype: Any = None) -> Array:
     """Points uniform in the unit ``p``-norm ball of dimension ``d`` (result
     ``shape + (d,)``), from generalized normals and an exponential draw."""
     _check_key("ball", key)
@@ -326,12 +326,12 @@ def _c(value: float, dtype: np.dtype[Any]) -> AnyArray:
     return np.asarray(value, dtype)
 
 
-def _series(x: AnyArray, a: AnyArray, enabled: AnyArray) -> AnyArray:
+def _series(x: ArrayLike, a: ArrayLike, enabled: ArrayLike) -> Array:
     """``dx/da`` from the series ``P(a, x) = ax / a * sum_n x**n / ((a+1)...(a+n))``."""
     dt = get_aval(a).dtype
     eps = _c(np.finfo(dt).eps, dt)
 
-    def body(v: tuple[AnyArray, ...]) -> tuple[AnyArray, ...]:
+    def body(v: tuple[ArrayLike, ...]) -> tuple[Array, ...]:
         on, r, c, ans, xv, dc_da, dans_da = v
         r2 = lax.add(r, _c(1.0, dt))
         dc_da2 = lax.sub(lax.mul(dc_da, lax.div(xv, r2)), lax.div(lax.mul(c, xv), lax.mul(r2, r2)))
@@ -350,13 +350,13 @@ def _series(x: AnyArray, a: AnyArray, enabled: AnyArray) -> AnyArray:
     return lax.div(lax.mul(lax.neg(lax.add(dans_da, lax.mul(ans, dlogax_da))), x), a)
 
 
-def _continued_fraction(x: AnyArray, a: AnyArray, enabled: AnyArray) -> AnyArray:
+def _continued_fraction(x: ArrayLike, a: ArrayLike, enabled: ArrayLike) -> Array:
     """``dx/da`` from the continued fraction of ``Q(a, x) = 1 - P(a, x)`` (Cephes' igamc)."""
     dt = get_aval(a).dtype
     eps = _c(np.finfo(dt).eps, dt)
     one = _c(1.0, dt)
 
-    def body(v: tuple[AnyArray, ...]) -> tuple[AnyArray, ...]:
+    def body(v: tuple[ArrayLike, ...]) -> tuple[Array, ...]:
         (on, ans, y, z, c, pkm1, qkm1, pkm2, qkm2, dpkm2, dqkm2, dpkm1, dqkm1, dans) = v
         c = lax.add(c, one)
         y2 = lax.add(y, one)
@@ -405,7 +405,7 @@ def _continued_fraction(x: AnyArray, a: AnyArray, enabled: AnyArray) -> AnyArray
     return lax.neg(lax.mul(lax.add(dans, lax.mul(ans, dlogax_da)), x))
 
 
-def random_gamma_grad(a: AnyArray, x: AnyArray) -> AnyArray:
+def random_gamma_grad(a: ArrayLike, x: ArrayLike) -> Array:
     """``d x / d a`` for Gamma(``a``) samples ``x`` (same shape and float dtype)."""
     dt = get_aval(a).dtype
     zero = _c(0.0, dt)

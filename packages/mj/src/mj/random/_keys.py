@@ -16,7 +16,7 @@ import numpy as np
 from mj.random import _threefry
 from mj.random._args import Shape, _aval, _check_key, _error, _shape
 from mj_core.dtypes import is_integer
-from mj_core.extend import AnyArray
+from mj_core.extend import AnyArray, Array, ArrayLike
 
 __all__ = [
     "PRNGKey",
@@ -30,7 +30,7 @@ __all__ = [
 ]
 
 
-def PRNGKey(seed: int | AnyArray) -> AnyArray:  # noqa: N802  (JAX's name)
+def PRNGKey(seed: int | ArrayLike) -> Array:  # noqa: N802  (JAX's name)
     """A key from an integer seed: ``uint32[2]`` holding the seed's high and low 32 bits.
 
     Arguments:
@@ -60,14 +60,14 @@ def key_data(keys: AnyArray) -> AnyArray:
     return keys
 
 
-def split(key: AnyArray, num: int | Shape = 2) -> AnyArray:
+def split(key: ArrayLike, num: int | Shape = 2) -> Array:
     """Split a key into ``num`` new independent keys (shape ``(num, 2)``; a tuple ``num``
     gives shape ``num + (2,)``). Unpack them: ``key, subkey = split(key)``."""
     _check_key("split", key)
     return _threefry.split(key, _shape("split", num))
 
 
-def fold_in(key: AnyArray, data: int | AnyArray) -> AnyArray:
+def fold_in(key: ArrayLike, data: int | ArrayLike) -> Array:
     """A new key derived from ``key`` and the integer ``data`` (taken modulo 2**32), e.g. a
     step number or a device index: ``fold_in(key, i)`` gives a different key for every ``i``."""
     _check_key("fold_in", key)
@@ -95,7 +95,7 @@ def _check_key_data(api: str, keys: Any) -> AnyArray:
     return keys
 
 
-def key_impl(keys: AnyArray) -> str:
+def key_impl(keys: ArrayLike) -> str:
     """The PRNG implementation of ``keys``: always ``'threefry2x32'``, JAX's default."""
     _check_key_data("key_impl", keys)
     return _IMPL

@@ -22,7 +22,7 @@ from mj.random._args import (
 from mj.random._bits import _normal_real, normal
 from mj_core import lax
 from mj_core.dtypes import canonical_dtype
-from mj_core.extend import AnyArray
+from mj_core.extend import Array, ArrayLike
 from mj_core.prims.elementwise import to_inexact_dtype
 
 __all__ = ["multivariate_normal", "orthogonal"]
@@ -31,13 +31,13 @@ _METHODS = ("cholesky", "eigh", "svd")
 
 
 def multivariate_normal(
-    key: AnyArray,
-    mean: AnyArray,
-    cov: AnyArray,
+    key: ArrayLike,
+    mean: ArrayLike,
+    cov: ArrayLike,
     shape: Shape | None = None,
     dtype: Any = None,
     method: str = "cholesky",
-) -> AnyArray:
+) -> Array:
     """Samples of ``N(mean, cov)`` over the last axis: ``mean + factor @ z``.
 
     Arguments:
@@ -96,8 +96,8 @@ def multivariate_normal(
 
 
 def orthogonal(
-    key: AnyArray, n: int, shape: Shape = (), dtype: Any = None, m: int | None = None
-) -> AnyArray:
+    key: ArrayLike, n: int, shape: Shape = (), dtype: Any = None, m: int | None = None
+) -> Array:
     """Uniformly (Haar) distributed ``n x m`` matrices with orthonormal columns (or rows, when
     ``n < m``; default ``m = n``), in a batch of ``shape``."""
     api = "orthogonal"

@@ -18,7 +18,7 @@ import numpy as np
 
 from mj_core import get_aval, lax
 from mj_core.dtypes import is_integer
-from mj_core.extend import AnyArray
+from mj_core.extend import AnyArray, Array, ArrayLike
 
 __all__ = ["fold_in", "random_bits", "seed", "split", "threefry2x32", "unstack_keys"]
 
@@ -29,14 +29,12 @@ _ROTATIONS = ((13, 15, 26, 6), (17, 29, 16, 24))
 _KEY_PARITY = np.uint32(0x1BD11BDA)  # Threefry's key-schedule constant
 
 
-def _rotate_left(x: AnyArray, d: int) -> AnyArray:
+def _rotate_left(x: ArrayLike, d: int) -> Array:
     left = lax.shift_left(x, np.uint32(d))
     return lax.bitwise_or(left, lax.shift_right_logical(x, np.uint32(32 - d)))
 
 
-def threefry2x32(
-    k1: AnyArray, k2: AnyArray, x1: AnyArray, x2: AnyArray
-) -> tuple[AnyArray, AnyArray]:
+def threefry2x32(k1: ArrayLike, k2: ArrayLike, x1: ArrayLike, x2: ArrayLike) -> tuple[Array, Array]:
     """Hash the counters ``(x1, x2)`` (uint32, broadcast together) under the key ``(k1, k2)``."""
     ks = (k1, k2, lax.bitwise_xor(lax.bitwise_xor(k1, k2), _KEY_PARITY))
     x1 = lax.add(x1, ks[0])
@@ -50,12 +48,12 @@ def threefry2x32(
     return x1, x2
 
 
-def _key_words(key: AnyArray) -> tuple[AnyArray, AnyArray]:
+def _key_words(key: ArrayLike) -> tuple[Array, Array]:
     words = [lax.reshape(lax.slice(key, (i,), (i + 1,)), ()) for i in (0, 1)]
     return words[0], words[1]
 
 
-def _stack_words(w1: AnyArray, w2: AnyArray) -> AnyArray:
+def _stack_words(w1: ArrayLike, w2: ArrayLike) -> Array:
     """``(..., 2)`` keys from the two words, each of shape ``(...)``."""
     shape = tuple(get_aval(w1).shape)
     parts = [lax.reshape(w, (*shape, 1)) for w in (w1, w2)]
@@ -76,7 +74,7 @@ def _counters(shape: tuple[int, ...]) -> tuple[AnyArray, AnyArray]:
     return np.uint32(0), lo
 
 
-def seed(seed_value: AnyArray) -> AnyArray:
+def seed(seed_value: ArrayLike) -> Array:
     """The key of an integer seed: ``[seed >> 32, seed & 0xFFFFFFFF]`` as uint32 words."""
     aval = get_aval(seed_value)
     if aval.shape:
@@ -90,14 +88,14 @@ def seed(seed_value: AnyArray) -> AnyArray:
     return lax.concatenate(words, 0)
 
 
-def split(key: AnyArray, shape: tuple[int, ...]) -> AnyArray:
+def split(key: ArrayLike, shape: tuple[int, ...]) -> Array:
     """``shape + (2,)`` new keys: key ``i`` hashes the counter ``i`` (fold-in style)."""
     k1, k2 = _key_words(key)
     hi, lo = _counters(shape)
     return _stack_words(*threefry2x32(k1, k2, hi, lo))
 
 
-def fold_in(key: AnyArray, data: AnyArray) -> AnyArray:
+def fold_in(key: ArrayLike, data: ArrayLike) -> Array:
     """A new key that is a deterministic function of ``key`` and the 32-bit ``data``."""
     k1, k2 = _key_words(key)
     data = lax.convert_element_type(data, _U32)
@@ -105,7 +103,7 @@ def fold_in(key: AnyArray, data: AnyArray) -> AnyArray:
     return _stack_words(w1, w2)
 
 
-def random_bits(key: AnyArray, bit_width: int, shape: tuple[int, ...]) -> AnyArray:
+def random_bits(key: ArrayLike, bit_width: int, shape: tuple[int, ...]) -> Array:
     """Uniform unsigned integers of ``bit_width`` bits in ``shape``: one hash per element."""
     k1, k2 = _key_words(key)
     hi, lo = _counters(shape)
@@ -119,7 +117,7 @@ def random_bits(key: AnyArray, bit_width: int, shape: tuple[int, ...]) -> AnyArr
     return bits if bit_width == 32 else lax.convert_element_type(bits, dtype)
 
 
-def unstack_keys(keys: AnyArray) -> list[AnyArray]:
+def unstack_keys(keys: ArrayLike) -> list[Array]:
     """The keys of a ``(n, 2)`` key array, as a list of ``(2,)`` keys."""
     n = get_aval(keys).shape[0]
     return [lax.reshape(lax.slice(keys, (i, 0), (i + 1, 2)), (2,)) for i in range(n)]
