@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from mj_core._typing import Array
+from mj_core._typing import Array, DTypeLike
 from mj_core.dtypes import (
     _NARROW,
     canonicalize_value,
@@ -62,7 +62,9 @@ class ShapedArray:
     dtype: np.dtype[Any]
     weak_type: bool
 
-    def __init__(self, shape: tuple[int, ...], dtype: Any, weak_type: bool = False) -> None:
+    def __init__(
+        self, shape: tuple[int, ...], dtype: DTypeLike | None, weak_type: bool = False
+    ) -> None:
         self.shape = tuple(shape)
         dt = np.dtype(dtype)
         self.dtype = _NARROW.get(dt, dt)  # no 64-bit types without enable_x64
@@ -86,7 +88,7 @@ class ShapedArray:
     def update(
         self,
         shape: tuple[int, ...] | None = None,
-        dtype: Any = None,
+        dtype: DTypeLike | None = None,
         weak_type: bool | None = None,
     ) -> ShapedArray:
         return ShapedArray(

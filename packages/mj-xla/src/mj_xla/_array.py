@@ -24,7 +24,7 @@ from mj_core import (
     register_array_type,
 )
 from mj_core.dtypes import canonical_dtype
-from mj_core.extend import dlpack_export
+from mj_core.extend import DTypeLike, dlpack_export
 from mj_core.tree_util import tree_map
 from mj_xla import _jaxlib
 from mj_xla._donation import deleted_error
@@ -133,7 +133,7 @@ class Array:
         """Free the device buffer now; using the array afterwards raises."""
         self._buf.delete()
 
-    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray[Any, Any]:
+    def __array__(self, dtype: DTypeLike | None = None, copy: Any = None) -> np.ndarray[Any, Any]:
         host = self._value()
         if dtype is not None and np.dtype(dtype) != host.dtype:
             return host.astype(dtype)

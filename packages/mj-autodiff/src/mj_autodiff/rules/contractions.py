@@ -17,7 +17,7 @@ from mj_autodiff._derivatives import Bilinear, defjvp, derivative_kinds
 from mj_autodiff._tangents import shape_dtype, shaped_aval_of
 from mj_autodiff._transpose import UndefPrimal, operand_aval, transpose_rules
 from mj_core import Primitive, ShapedArray, bind1, lax
-from mj_core.extend import AnyArray
+from mj_core.extend import AnyArray, DTypeLike
 from mj_core.prims import contractions as ct_prims
 from mj_core.prims import structural as st_prims
 
@@ -71,7 +71,7 @@ def _transpose_lhs(
     y: AnyArray,
     dimension_numbers: DimensionNumbers,
     precision: Any,
-    preferred_element_type: Any,
+    preferred_element_type: DTypeLike | None,
     swap_ans: bool,
 ) -> AnyArray:
     """Cotangent of the lhs ``x`` of ``dot_general(x, y)`` (or of the rhs, when the operands
@@ -100,7 +100,7 @@ def _dot_general_transpose(
     *,
     dimension_numbers: DimensionNumbers,
     precision: Any = None,
-    preferred_element_type: Any = None,
+    preferred_element_type: DTypeLike | None = None,
 ) -> list[Any]:
     ct = cts[0]
     if type(x) is UndefPrimal:

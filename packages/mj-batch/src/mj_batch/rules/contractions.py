@@ -21,6 +21,7 @@ from mj_batch._batching import (
     vmap_rules,
 )
 from mj_core import bind1
+from mj_core.extend import DTypeLike
 from mj_core.prims import contractions as ct
 
 __all__: list[str] = []
@@ -38,7 +39,7 @@ def _dot_general_vmap(
     *,
     dimension_numbers: Any,
     precision: Any = None,
-    preferred_element_type: Any = None,
+    preferred_element_type: DTypeLike | None = None,
 ) -> RuleResult:
     (x, y), (xb, yb) = vals_in, dims_in
     (lc, rc), (lb, rb) = dimension_numbers

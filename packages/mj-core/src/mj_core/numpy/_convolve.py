@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from mj_core import lax
-from mj_core._typing import Array, ArrayLike
+from mj_core._typing import Array, ArrayLike, DTypeLike
 from mj_core.numpy._math import conjugate
 from mj_core.numpy._promotion import (
     check_arraylike,
@@ -22,7 +22,12 @@ __all__ = ["convolve", "correlate"]
 
 
 def _conv1d(
-    x: ArrayLike, y: ArrayLike, mode: str, op: str, precision: Any, preferred_element_type: Any
+    x: ArrayLike,
+    y: ArrayLike,
+    mode: str,
+    op: str,
+    precision: Any,
+    preferred_element_type: DTypeLike | None,
 ) -> Array:
     if preferred_element_type is not None:
         preferred_element_type = np.dtype(preferred_element_type)
@@ -68,7 +73,7 @@ def convolve(
     mode: str = "full",
     *,
     precision: Any = None,
-    preferred_element_type: Any = None,
+    preferred_element_type: DTypeLike | None = None,
 ) -> Array:
     """NumPy ``convolve``: ``out[k] = sum_j a[j] v[k - j]`` (``mode`` full, same or valid)."""
     return _conv1d(a, v, mode, "convolve", precision, preferred_element_type)
@@ -80,7 +85,7 @@ def correlate(
     mode: str = "valid",
     *,
     precision: Any = None,
-    preferred_element_type: Any = None,
+    preferred_element_type: DTypeLike | None = None,
 ) -> Array:
     """NumPy ``correlate``: ``out[k] = sum_j a[k + j] conj(v[j])`` (default mode valid)."""
     return _conv1d(a, v, mode, "correlate", precision, preferred_element_type)

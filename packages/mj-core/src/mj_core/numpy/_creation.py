@@ -21,7 +21,7 @@ from mj_core._eager_array import EagerArray, WeakEagerArray, eager_result, owned
 from mj_core._eager_dispatch import like_placements
 from mj_core._shapes import int_tuple
 from mj_core._trace import Tracer
-from mj_core._typing import Array, ArrayLike
+from mj_core._typing import Array, ArrayLike, DTypeLike
 from mj_core.dtypes import (
     canonical_dtype,
     canonicalize_value,
@@ -98,7 +98,9 @@ def _contains_tracer(obj: Any) -> bool:
 
 
 @eager_array_result
-def array(object: Any, dtype: Any = None, copy: bool | None = True, ndmin: int = 0) -> ArrayLike:
+def array(
+    object: Any, dtype: DTypeLike | None = None, copy: bool | None = True, ndmin: int = 0
+) -> ArrayLike:
     """An array from array-likes or (nested) sequences, which may hold traced values."""
     dt = as_dtype(dtype, "array")
     out: ArrayLike
@@ -121,7 +123,7 @@ def array(object: Any, dtype: Any = None, copy: bool | None = True, ndmin: int =
 
 
 @eager_array_result
-def asarray(a: Any, dtype: Any = None, copy: bool | None = None) -> ArrayLike:
+def asarray(a: Any, dtype: DTypeLike | None = None, copy: bool | None = None) -> ArrayLike:
     """Like :func:`array` but without copying NumPy input."""
     dt = as_dtype(dtype, "asarray")
     if type(a) is EagerArray and (dt is None or dt == a.dtype):
@@ -184,7 +186,9 @@ def _shape_tuple(shape: int | Sequence[int]) -> tuple[int, ...]:
 
 
 @eager_array_result
-def full(shape: int | Sequence[int], fill_value: ArrayLike, dtype: Any = None) -> ArrayLike:
+def full(
+    shape: int | Sequence[int], fill_value: ArrayLike, dtype: DTypeLike | None = None
+) -> ArrayLike:
     """An array of ``shape`` filled with ``fill_value`` (broadcast if it is an array); weakly
     typed if ``fill_value`` is and no ``dtype`` is given, as in JAX."""
     dt, weak = as_dtype(dtype, "full"), False
@@ -207,12 +211,12 @@ def _full(
 
 
 @eager_array_result
-def zeros(shape: int | Sequence[int], dtype: Any = None) -> ArrayLike:
+def zeros(shape: int | Sequence[int], dtype: DTypeLike | None = None) -> ArrayLike:
     return full(shape, 0, default_float_dtype() if dtype is None else as_dtype(dtype, "zeros"))
 
 
 @eager_array_result
-def ones(shape: int | Sequence[int], dtype: Any = None) -> ArrayLike:
+def ones(shape: int | Sequence[int], dtype: DTypeLike | None = None) -> ArrayLike:
     return full(shape, 1, default_float_dtype() if dtype is None else as_dtype(dtype, "ones"))
 
 
@@ -221,7 +225,10 @@ empty = zeros
 
 @eager_array_result
 def full_like(
-    a: ArrayLike, fill_value: ArrayLike, dtype: Any = None, shape: int | Sequence[int] | None = None
+    a: ArrayLike,
+    fill_value: ArrayLike,
+    dtype: DTypeLike | None = None,
+    shape: int | Sequence[int] | None = None,
 ) -> ArrayLike:
     dt, weak = dtype_weak(a)  # weakly typed like ``a`` unless a dtype is given, as in JAX
     given = as_dtype(dtype, "full_like")
@@ -237,14 +244,14 @@ def full_like(
 
 @eager_array_result
 def zeros_like(
-    a: ArrayLike, dtype: Any = None, shape: int | Sequence[int] | None = None
+    a: ArrayLike, dtype: DTypeLike | None = None, shape: int | Sequence[int] | None = None
 ) -> ArrayLike:
     return full_like(a, 0, dtype, shape)
 
 
 @eager_array_result
 def ones_like(
-    a: ArrayLike, dtype: Any = None, shape: int | Sequence[int] | None = None
+    a: ArrayLike, dtype: DTypeLike | None = None, shape: int | Sequence[int] | None = None
 ) -> ArrayLike:
     return full_like(a, 1, dtype, shape)
 
@@ -271,7 +278,9 @@ def _concrete(fun_name: str, name: str, v: Any) -> Any:
 
 
 @eager_array_result
-def arange(start: Any, stop: Any = None, step: Any = None, dtype: Any = None) -> ArrayLike:
+def arange(
+    start: Any, stop: Any = None, step: Any = None, dtype: DTypeLike | None = None
+) -> ArrayLike:
     """Evenly spaced values in ``[start, stop)``; bounds must be concrete (static) numbers."""
     dt = as_dtype(dtype, "arange")
     if stop is None and step is None:
@@ -304,7 +313,7 @@ def linspace(
     num: int = 50,
     endpoint: bool = True,
     retstep: bool = False,
-    dtype: Any = None,
+    dtype: DTypeLike | None = None,
     axis: int = 0,
 ) -> Any:
     """``num`` evenly spaced samples from ``start`` to ``stop`` (``stop`` excluded unless
@@ -332,7 +341,7 @@ def linspace(
 
 
 @eager_array_result
-def eye(N: int, M: int | None = None, k: int = 0, dtype: Any = None) -> ArrayLike:  # noqa: N803
+def eye(N: int, M: int | None = None, k: int = 0, dtype: DTypeLike | None = None) -> ArrayLike:  # noqa: N803
     """A 2-d array with ones on the ``k``-th diagonal."""
     m = N if M is None else M
     rows = lax.broadcasted_iota(np.int32, (int(N), int(m)), 0)
@@ -342,5 +351,5 @@ def eye(N: int, M: int | None = None, k: int = 0, dtype: Any = None) -> ArrayLik
 
 
 @eager_array_result
-def identity(n: int, dtype: Any = None) -> ArrayLike:
+def identity(n: int, dtype: DTypeLike | None = None) -> ArrayLike:
     return eye(n, dtype=dtype)

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from mj_core import lax
-from mj_core._typing import Array, ArrayLike
+from mj_core._typing import Array, ArrayLike, DTypeLike
 from mj_core.numpy import _base as cnp
 
 __all__ = [
@@ -37,7 +37,7 @@ def _tri_mask(n: int, m: int, k: int) -> Array:
     return lax.le(cols, lax.add(rows, k))
 
 
-def tri(N: int, M: int | None = None, k: int = 0, dtype: Any = None) -> Array:  # noqa: N803
+def tri(N: int, M: int | None = None, k: int = 0, dtype: DTypeLike | None = None) -> Array:  # noqa: N803
     """Ones at and below the ``k``-th diagonal of an ``N x M`` matrix."""
     dt = np.dtype(np.float64 if dtype is None else dtype)
     return lax.convert_element_type(_tri_mask(N, N if M is None else M, k), dt)
@@ -100,7 +100,7 @@ def diag(v: ArrayLike, k: int = 0) -> Array:
 
 
 def trace(
-    a: ArrayLike, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype: Any = None
+    a: ArrayLike, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype: DTypeLike | None = None
 ) -> Array:
     """The sum along the ``offset`` diagonal."""
     return cnp.sum(diagonal(a, offset, axis1, axis2), axis=-1, dtype=dtype)
@@ -189,7 +189,7 @@ def diag_indices(n: int, ndim: int = 2) -> tuple[Array, ...]:
     return tuple(cnp.asarray(i) for i in np.diag_indices(n, ndim))
 
 
-def indices(dimensions: Sequence[int], dtype: Any = None, sparse: bool = False) -> Any:
+def indices(dimensions: Sequence[int], dtype: DTypeLike | None = None, sparse: bool = False) -> Any:
     """A grid of indices: ``out[i]`` counts along axis ``i`` (stacked unless ``sparse``)."""
     dims = tuple(int(d) for d in dimensions)
     dt = np.dtype(np.int64 if dtype is None else dtype)

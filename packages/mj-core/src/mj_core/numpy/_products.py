@@ -9,7 +9,7 @@ from typing import Any
 
 from mj_core import lax
 from mj_core._shapes import canonicalize_axes
-from mj_core._typing import Array, ArrayLike
+from mj_core._typing import Array, ArrayLike, DTypeLike
 from mj_core.numpy._promotion import check_arraylike, promote, shape_of
 from mj_core.numpy._shape import broadcast_shapes, broadcast_to, ravel
 
@@ -22,12 +22,12 @@ def _dot_general(
     contract: tuple[Sequence[int], Sequence[int]],
     batch: tuple[Sequence[int], Sequence[int]] = ((), ()),
     precision: Any = None,
-    preferred_element_type: Any = None,
+    preferred_element_type: DTypeLike | None = None,
 ) -> Array:
     return lax.dot_general(a, b, (contract, batch), precision, preferred_element_type)
 
 
-def _scalar_product(a: ArrayLike, b: ArrayLike, preferred_element_type: Any) -> Array:
+def _scalar_product(a: ArrayLike, b: ArrayLike, preferred_element_type: DTypeLike | None) -> Array:
     out = lax.mul(a, b)
     if preferred_element_type is None:
         return out
@@ -35,7 +35,11 @@ def _scalar_product(a: ArrayLike, b: ArrayLike, preferred_element_type: Any) -> 
 
 
 def dot(
-    a: ArrayLike, b: ArrayLike, *, precision: Any = None, preferred_element_type: Any = None
+    a: ArrayLike,
+    b: ArrayLike,
+    *,
+    precision: Any = None,
+    preferred_element_type: DTypeLike | None = None,
 ) -> Array:
     """NumPy ``dot``: scalars multiply; otherwise the last axis of ``a`` contracts with the
     second-to-last (or only) axis of ``b``."""
@@ -49,7 +53,11 @@ def dot(
 
 
 def matmul(
-    a: ArrayLike, b: ArrayLike, *, precision: Any = None, preferred_element_type: Any = None
+    a: ArrayLike,
+    b: ArrayLike,
+    *,
+    precision: Any = None,
+    preferred_element_type: DTypeLike | None = None,
 ) -> Array:
     """NumPy ``matmul`` (``a @ b``): 1-d operands are promoted to matrices and the leading
     (batch) dimensions broadcast."""
@@ -77,7 +85,11 @@ def matmul(
 
 
 def vdot(
-    a: ArrayLike, b: ArrayLike, *, precision: Any = None, preferred_element_type: Any = None
+    a: ArrayLike,
+    b: ArrayLike,
+    *,
+    precision: Any = None,
+    preferred_element_type: DTypeLike | None = None,
 ) -> Array:
     """Dot product of the flattened arrays (real dtypes)."""
     return dot(
@@ -86,7 +98,11 @@ def vdot(
 
 
 def inner(
-    a: ArrayLike, b: ArrayLike, *, precision: Any = None, preferred_element_type: Any = None
+    a: ArrayLike,
+    b: ArrayLike,
+    *,
+    precision: Any = None,
+    preferred_element_type: DTypeLike | None = None,
 ) -> Array:
     """Contract the last axes of ``a`` and ``b``."""
     check_arraylike("inner", [a, b])
@@ -109,7 +125,7 @@ def tensordot(
     axes: Any = 2,
     *,
     precision: Any = None,
-    preferred_element_type: Any = None,
+    preferred_element_type: DTypeLike | None = None,
 ) -> Array:
     """Contract ``axes`` (an int N: the last N of ``a`` with the first N of ``b``; or a pair
     of axis sequences)."""

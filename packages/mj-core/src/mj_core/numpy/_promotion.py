@@ -12,7 +12,7 @@ from mj_core._avals import get_aval
 from mj_core._eager_array import EagerArray, WeakEagerArray
 from mj_core._shapes import shape_of as shape_of
 from mj_core._trace import INT32_BOUNDS, Tracer
-from mj_core._typing import AnyArray, Array, ArrayLike
+from mj_core._typing import AnyArray, Array, ArrayLike, DTypeLike
 from mj_core.dtypes import _NARROW, check_user_dtype, default_dtype_for_pytype, result_type
 from mj_core.prims._operands import bind1
 from mj_core.prims.conversions import convert_element_type_p
@@ -57,7 +57,7 @@ def dtype_weak(x: AnyArray) -> tuple[DType, bool]:
     return aval.dtype, aval.weak_type
 
 
-def as_dtype(dtype: Any, fun_name: str = "array") -> DType | None:
+def as_dtype(dtype: DTypeLike | None, fun_name: str = "array") -> DType | None:
     """A ``dtype=`` argument of ``fun_name``: ``None`` stays ``None``, Python types are their
     default dtypes, 64-bit requests narrow (with JAX's warning) unless ``enable_x64``."""
     return check_user_dtype(dtype, fun_name)

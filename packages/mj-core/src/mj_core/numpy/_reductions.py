@@ -20,7 +20,7 @@ import numpy as np
 
 from mj_core import lax
 from mj_core._shapes import canonicalize_axes, canonicalize_axis, int_tuple
-from mj_core._typing import Array, ArrayLike
+from mj_core._typing import Array, ArrayLike, DTypeLike
 from mj_core.dtypes import bfloat16, default_int_dtype
 from mj_core.numpy._math import where as _where
 from mj_core.numpy._promotion import as_dtype, check_arraylike, convert, dtype_weak
@@ -76,7 +76,7 @@ def _promote_integer(dt: np.dtype[Any]) -> np.dtype[Any]:
     return default if dt.kind == "b" or dt.itemsize < default.itemsize else dt
 
 
-def _accumulation_dtype(a: ArrayLike, dtype: Any, integers: bool) -> np.dtype[Any]:
+def _accumulation_dtype(a: ArrayLike, dtype: DTypeLike | None, integers: bool) -> np.dtype[Any]:
     """The dtype sum/prod (``integers``) or cumsum/cumprod accumulate ``a`` in: an explicit
     ``dtype``, else :func:`_promote_integer` of ``a``'s dtype (for cumulative functions only
     bools are widened, as in JAX)."""
@@ -151,7 +151,7 @@ def _accumulate(
     combine: Callable[[ArrayLike, ArrayLike], Array],
     a: ArrayLike,
     axis: Axis,
-    dtype: Any,
+    dtype: DTypeLike | None,
     keepdims: bool,
     where: ArrayLike | None,
     initial: ArrayLike | None,
@@ -169,7 +169,7 @@ def _accumulate(
 def sum(
     a: ArrayLike,
     axis: Axis = None,
-    dtype: Any = None,
+    dtype: DTypeLike | None = None,
     keepdims: bool = False,
     *,
     out: None = None,
@@ -186,7 +186,7 @@ def sum(
 def prod(
     a: ArrayLike,
     axis: Axis = None,
-    dtype: Any = None,
+    dtype: DTypeLike | None = None,
     keepdims: bool = False,
     *,
     out: None = None,
@@ -307,7 +307,7 @@ def _count(a: ArrayLike, axes: tuple[int, ...]) -> int:
     return math.prod(shp[i] for i in axes)
 
 
-def _float_dtype(a: ArrayLike, dtype: Any) -> np.dtype[Any]:
+def _float_dtype(a: ArrayLike, dtype: DTypeLike | None) -> np.dtype[Any]:
     """JAX's dtype for mean/var: float32 for bools and integers up to 32 bits, float64 for
     64-bit integers (NumPy's float64 for all of them is not JAX's rule)."""
     dt = as_dtype(dtype)
@@ -316,7 +316,9 @@ def _float_dtype(a: ArrayLike, dtype: Any) -> np.dtype[Any]:
     return to_inexact_dtype(dtype_weak(a)[0])
 
 
-def _kept_count(a: ArrayLike, axis: Axis, where: ArrayLike, dtype: Any, keepdims: bool) -> Array:
+def _kept_count(
+    a: ArrayLike, axis: Axis, where: ArrayLike, dtype: DTypeLike | None, keepdims: bool
+) -> Array:
     """The number of elements ``where`` keeps along ``axis``: a masked mean's divisor."""
     kept = broadcast_to(where, np.broadcast_shapes(_shape(a), _shape(where)))
     return sum(kept, axis, dtype, keepdims)
@@ -325,7 +327,7 @@ def _kept_count(a: ArrayLike, axis: Axis, where: ArrayLike, dtype: Any, keepdims
 def mean(
     a: ArrayLike,
     axis: Axis = None,
-    dtype: Any = None,
+    dtype: DTypeLike | None = None,
     keepdims: bool = False,
     *,
     out: None = None,
@@ -351,7 +353,7 @@ _mean = mean  # for var, whose ``mean`` parameter (NumPy 2's name) hides the fun
 def var(
     a: ArrayLike,
     axis: Axis = None,
-    dtype: Any = None,
+    dtype: DTypeLike | None = None,
     ddof: int = 0,
     keepdims: bool = False,
     *,
@@ -392,7 +394,7 @@ def var(
 def std(
     a: ArrayLike,
     axis: Axis = None,
-    dtype: Any = None,
+    dtype: DTypeLike | None = None,
     ddof: int = 0,
     keepdims: bool = False,
     *,
@@ -436,7 +438,7 @@ def argmin(a: ArrayLike, axis: int | None = None, keepdims: bool = False) -> Arr
 
 
 def _cumulative(
-    name: str, scan: Callable[..., Array], a: ArrayLike, axis: int | None, dtype: Any
+    name: str, scan: Callable[..., Array], a: ArrayLike, axis: int | None, dtype: DTypeLike | None
 ) -> Array:
     check_arraylike(name, [a])
     if axis is None:
@@ -445,9 +447,9 @@ def _cumulative(
     return scan(a, canonicalize_axis(name, axis, len(_shape(a))))
 
 
-def cumsum(a: ArrayLike, axis: int | None = None, dtype: Any = None) -> Array:
+def cumsum(a: ArrayLike, axis: int | None = None, dtype: DTypeLike | None = None) -> Array:
     return _cumulative("cumsum", lax.cumsum, a, axis, dtype)
 
 
-def cumprod(a: ArrayLike, axis: int | None = None, dtype: Any = None) -> Array:
+def cumprod(a: ArrayLike, axis: int | None = None, dtype: DTypeLike | None = None) -> Array:
     return _cumulative("cumprod", lax.cumprod, a, axis, dtype)

@@ -12,7 +12,7 @@ import numpy as np
 from mj_core import lax
 from mj_core._shapes import broadcast_shapes as _broadcast_shapes
 from mj_core._shapes import canonicalize_axes, canonicalize_axis, int_tuple
-from mj_core._typing import Array, ArrayLike
+from mj_core._typing import Array, ArrayLike, DTypeLike
 from mj_core.numpy._promotion import as_dtype, check_arraylike, promote, shape_of
 from mj_core.prims._operands import unchanged
 
@@ -171,7 +171,9 @@ def atleast_2d(*arys: ArrayLike) -> Any:
     return outs[0] if len(outs) == 1 else outs
 
 
-def concatenate(arrays: Sequence[ArrayLike], axis: int | None = 0, dtype: Any = None) -> Array:
+def concatenate(
+    arrays: Sequence[ArrayLike], axis: int | None = 0, dtype: DTypeLike | None = None
+) -> Array:
     """Join arrays along an existing axis (``axis=None`` flattens them first)."""
     arrays = list(arrays)
     if not arrays:
@@ -189,7 +191,9 @@ def concatenate(arrays: Sequence[ArrayLike], axis: int | None = 0, dtype: Any = 
     return lax.concatenate(arrays, canonicalize_axis("concatenate", axis, nd))
 
 
-def stack(arrays: Sequence[ArrayLike], axis: int = 0, out: None = None, dtype: Any = None) -> Array:
+def stack(
+    arrays: Sequence[ArrayLike], axis: int = 0, out: None = None, dtype: DTypeLike | None = None
+) -> Array:
     """Join same-shaped arrays along a new axis (converted to ``dtype`` if given)."""
     if out is not None:
         raise NotImplementedError("The 'out' argument to mnp.stack is not supported.")
@@ -205,12 +209,12 @@ def stack(arrays: Sequence[ArrayLike], axis: int = 0, out: None = None, dtype: A
     return concatenate([lax.expand_dims(a, (ax,)) for a in arrays], ax, dtype)
 
 
-def hstack(tup: Sequence[ArrayLike], dtype: Any = None) -> Array:
+def hstack(tup: Sequence[ArrayLike], dtype: DTypeLike | None = None) -> Array:
     arrs = [atleast_1d(a) for a in tup]
     return concatenate(arrs, 0 if len(shape_of(arrs[0])) == 1 else 1, dtype)
 
 
-def vstack(tup: Sequence[ArrayLike], dtype: Any = None) -> Array:
+def vstack(tup: Sequence[ArrayLike], dtype: DTypeLike | None = None) -> Array:
     return concatenate([atleast_2d(a) for a in tup], 0, dtype)
 
 

@@ -11,7 +11,7 @@ import numpy as np
 
 from mj_core import lax
 from mj_core._shapes import canonicalize_axis
-from mj_core._typing import Array, ArrayLike
+from mj_core._typing import Array, ArrayLike, DTypeLike
 from mj_core.numpy import _base as cnp
 from mj_core.numpy._concrete import static_int
 from mj_core.numpy._promotion import check_arraylike
@@ -72,7 +72,7 @@ def argsort(
     order: Any = None,
     stable: bool = True,
     descending: bool = False,
-    dtype: Any = None,
+    dtype: DTypeLike | None = None,
 ) -> Array:
     """The indices (int64 unless ``dtype``) that sort ``a`` along ``axis``. A stable
     descending sort keeps ties in their original order, as JAX's does."""

@@ -17,7 +17,7 @@ import numpy as np
 from mj_core._avals import ShapedArray
 from mj_core._primitive import Primitive, abstract_eval_rules, impl_rules
 from mj_core._shapes import aval_error, canonicalize_axes, shape_of
-from mj_core._typing import Array, ArrayLike
+from mj_core._typing import Array, ArrayLike, DTypeLike
 from mj_core.prims._operands import bind1, check_axes, check_operands, common_dtype
 
 __all__ = [
@@ -218,7 +218,7 @@ def dot_general(
     rhs: ArrayLike,
     dimension_numbers: Any,
     precision: Any = None,
-    preferred_element_type: Any = None,
+    preferred_element_type: DTypeLike | None = None,
 ) -> Array:
     """General contraction; ``dimension_numbers = ((lhs_contract, rhs_contract), (lhs_batch,
     rhs_batch))``. Output dims: batch, lhs free, rhs free."""
@@ -239,7 +239,10 @@ def dot_general(
 
 
 def dot(
-    lhs: ArrayLike, rhs: ArrayLike, precision: Any = None, preferred_element_type: Any = None
+    lhs: ArrayLike,
+    rhs: ArrayLike,
+    precision: Any = None,
+    preferred_element_type: DTypeLike | None = None,
 ) -> Array:
     """Vector/matrix product: contracts the last dim of ``lhs`` with the first of ``rhs``
     (ranks 1 or 2, like ``jax.lax.dot``)."""

@@ -34,7 +34,7 @@ import numpy as np
 from mj_core._avals import ShapedArray
 from mj_core._primitive import Primitive, abstract_eval_rules, impl_rules
 from mj_core._shapes import aval_error, shape_of
-from mj_core._typing import Array, ArrayLike
+from mj_core._typing import Array, ArrayLike, DTypeLike
 from mj_core.prims._conv_numpy import canonical_conv, dilate_and_pad
 from mj_core.prims._conv_numpy import dilate_dim as dilate_dim
 from mj_core.prims._operands import bind1, check_operands, common_dtype
@@ -360,7 +360,7 @@ def conv_general_dilated(
     feature_group_count: int = 1,
     batch_group_count: int = 1,
     precision: Any = None,
-    preferred_element_type: Any = None,
+    preferred_element_type: DTypeLike | None = None,
 ) -> Array:
     """General N-d convolution with strides, padding, lhs (transposed-conv) dilation, rhs
     (atrous) dilation and grouping, as ``jax.lax.conv_general_dilated``."""
@@ -414,7 +414,7 @@ def conv(
     window_strides: Sequence[int],
     padding: str,
     precision: Any = None,
-    preferred_element_type: Any = None,
+    preferred_element_type: DTypeLike | None = None,
 ) -> Array:
     """Convolution of an ``NCHW`` input with an ``OIHW`` kernel (any number of spatial
     dims) and ``"SAME"``/``"VALID"`` padding."""
@@ -431,7 +431,7 @@ def conv_with_general_padding(
     lhs_dilation: Sequence[int] | None,
     rhs_dilation: Sequence[int] | None,
     precision: Any = None,
-    preferred_element_type: Any = None,
+    preferred_element_type: DTypeLike | None = None,
 ) -> Array:
     """:func:`conv` (``NCHW`` input, ``OIHW`` kernel) with explicit padding and dilations."""
     return conv_general_dilated(
@@ -481,7 +481,7 @@ def conv_transpose(
     dimension_numbers: Any = None,
     transpose_kernel: bool = False,
     precision: Any = None,
-    preferred_element_type: Any = None,
+    preferred_element_type: DTypeLike | None = None,
     use_consistent_padding: bool = False,
 ) -> Array:
     """The fractionally strided ("transposed") convolution, as ``jax.lax.conv_transpose``:

@@ -33,7 +33,7 @@ from mj_core._shapes import (
     lax_ints,
     shape_of,
 )
-from mj_core._typing import AnyArray, Array, ArrayLike
+from mj_core._typing import AnyArray, Array, ArrayLike, DTypeLike
 from mj_core.dtypes import dtype_of
 from mj_core.prims._operands import (
     bind1,
@@ -650,19 +650,19 @@ def dynamic_update_index_in_dim(
     return dynamic_update_slice_in_dim(operand, update, index, axis)
 
 
-def iota(dtype: Any, size: int) -> Array:
+def iota(dtype: DTypeLike | None, size: int) -> Array:
     """``[0, 1, ..., size - 1]`` as ``dtype``."""
     return bind1(iota_p, dtype=np.dtype(dtype), shape=(int(size),), dimension=0)
 
 
-def broadcasted_iota(dtype: Any, shape: Sequence[int], dimension: int) -> Array:
+def broadcasted_iota(dtype: DTypeLike | None, shape: Sequence[int], dimension: int) -> Array:
     """An array of ``shape`` counting along ``dimension``."""
     shape = lax_ints(shape)
     dim = canonicalize_axis("broadcasted_iota", dimension, len(shape))
     return bind1(iota_p, dtype=np.dtype(dtype), shape=shape, dimension=dim)
 
 
-def full(shape: Sequence[int], fill_value: ArrayLike, dtype: Any = None) -> Array:
+def full(shape: Sequence[int], fill_value: ArrayLike, dtype: DTypeLike | None = None) -> Array:
     """An array of ``shape`` filled with the scalar ``fill_value``."""
     shape = lax_ints(shape)
     if shape_of(fill_value) != ():
@@ -673,7 +673,10 @@ def full(shape: Sequence[int], fill_value: ArrayLike, dtype: Any = None) -> Arra
 
 
 def full_like(
-    x: ArrayLike, fill_value: ArrayLike, dtype: Any = None, shape: Sequence[int] | None = None
+    x: ArrayLike,
+    fill_value: ArrayLike,
+    dtype: DTypeLike | None = None,
+    shape: Sequence[int] | None = None,
 ) -> Array:
     """An array like ``x`` (or of ``shape``/``dtype`` if given) filled with ``fill_value``."""
     return full(

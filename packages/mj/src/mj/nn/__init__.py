@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 
@@ -19,7 +18,7 @@ from mj.nn import initializers as initializers
 from mj_autodiff import custom_jvp
 from mj_core import lax
 from mj_core.errors import user_line_suffix
-from mj_core.extend import AnyArray, Array, ArrayLike, canonicalize_axis
+from mj_core.extend import AnyArray, Array, ArrayLike, DTypeLike, canonicalize_axis
 
 __all__ = [
     "celu",
@@ -181,7 +180,9 @@ def _axes(axis: Axis, ndim: int) -> tuple[int, ...]:
     return (axis,) if isinstance(axis, int) else tuple(axis)
 
 
-def one_hot(x: ArrayLike, num_classes: int, dtype: Any = None, axis: int = -1) -> Array:
+def one_hot(
+    x: ArrayLike, num_classes: int, dtype: DTypeLike | None = None, axis: int = -1
+) -> Array:
     """``x[..., None] == arange(num_classes)``, as ``dtype`` (default float64); the class axis
     is inserted at ``axis``. Out-of-range indices give all-zero rows."""
     dt = np.dtype(np.float64) if dtype is None else np.dtype(dtype)

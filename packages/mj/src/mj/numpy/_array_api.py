@@ -20,6 +20,7 @@ from mj_core.extend import (
     AnyArray,
     Array,
     ArrayLike,
+    DTypeLike,
     canonicalize_axis,
     check_arraylike,
     dtype_weak,
@@ -188,7 +189,7 @@ def vecdot(
     *,
     axis: int = -1,
     precision: Any = None,
-    preferred_element_type: Any = None,
+    preferred_element_type: DTypeLike | None = None,
 ) -> Array:
     """``sum(conj(x1) * x2)`` along ``axis``, batched over the other (broadcast) axes."""
     check_arraylike("vecdot", [x1, x2])
@@ -239,7 +240,7 @@ def _cumulative(
     identity: int,
     x: ArrayLike,
     axis: int | None,
-    dtype: Any,
+    dtype: DTypeLike | None,
     include_initial: bool,
     widen_integers: bool,
 ) -> Array:
@@ -274,7 +275,12 @@ def _cumulative(
 
 
 def cumulative_sum(
-    x: ArrayLike, /, *, axis: int | None = None, dtype: Any = None, include_initial: bool = False
+    x: ArrayLike,
+    /,
+    *,
+    axis: int | None = None,
+    dtype: DTypeLike | None = None,
+    include_initial: bool = False,
 ) -> Array:
     """Running sums along ``axis`` (optional for 1-D input); bools and narrow integers add
     up in the default integer; ``include_initial`` prepends the 0 of the empty sum."""
@@ -282,7 +288,12 @@ def cumulative_sum(
 
 
 def cumulative_prod(
-    x: ArrayLike, /, *, axis: int | None = None, dtype: Any = None, include_initial: bool = False
+    x: ArrayLike,
+    /,
+    *,
+    axis: int | None = None,
+    dtype: DTypeLike | None = None,
+    include_initial: bool = False,
 ) -> Array:
     """Running products along ``axis`` (optional for 1-D input); integers keep their width
     (bools multiply as int64); ``include_initial`` prepends the 1 of the empty product."""

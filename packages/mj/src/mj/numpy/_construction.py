@@ -18,6 +18,7 @@ from mj_core import Tracer
 from mj_core.extend import (
     Array,
     ArrayLike,
+    DTypeLike,
     check_arraylike,
     concrete_or_error,
     static_int,
@@ -35,7 +36,11 @@ def diagflat(v: ArrayLike, k: int = 0) -> Array:
 
 
 def fromfunction(
-    function: Callable[..., Any], shape: int | Sequence[int], *, dtype: Any = float, **kwargs: Any
+    function: Callable[..., Any],
+    shape: int | Sequence[int],
+    *,
+    dtype: DTypeLike | None = float,
+    **kwargs: Any,
 ) -> Any:
     """``function(i, j, ...)`` evaluated at every index of ``shape``: one ``vmap`` per axis,
     so ``function`` is written for scalar indices (of ``dtype``); ``kwargs`` are passed
@@ -50,12 +55,14 @@ def fromfunction(
     return mapped(*(cnp.arange(d, dtype=dtype) for d in dims))
 
 
-def frombuffer(buffer: bytes | Any, dtype: Any = float, count: int = -1, offset: int = 0) -> Array:
+def frombuffer(
+    buffer: bytes | Any, dtype: DTypeLike | None = float, count: int = -1, offset: int = 0
+) -> Array:
     """The bytes of ``buffer`` interpreted as a 1-D array of ``dtype`` (NumPy's reading)."""
     return cnp.asarray(np.frombuffer(buffer, dtype=dtype, count=count, offset=offset))
 
 
-def fromstring(string: str, dtype: Any = float, count: int = -1, *, sep: str) -> Array:
+def fromstring(string: str, dtype: DTypeLike | None = float, count: int = -1, *, sep: str) -> Array:
     """The numbers in the text ``string``, separated by ``sep`` (NumPy's parsing)."""
     return cnp.asarray(np.fromstring(string, dtype=dtype, count=count, sep=sep))
 

@@ -5,14 +5,13 @@ int64, an explicit ``dtype`` wins."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 import numpy as np
 
 import mj_core.numpy as cnp
 from mj_core import lax
 from mj_core.errors import user_line_suffix
-from mj_core.extend import Array, ArrayLike, canonicalize_axis
+from mj_core.extend import Array, ArrayLike, DTypeLike, canonicalize_axis
 
 __all__ = ["nancumprod", "nancumsum"]
 
@@ -23,7 +22,7 @@ def _nan_cumulative(
     identity: float,
     a: ArrayLike,
     axis: int | None,
-    dtype: Any,
+    dtype: DTypeLike | None,
     out: None,
 ) -> Array:
     if out is not None:
@@ -46,11 +45,15 @@ def _nan_cumulative(
     return lax.convert_element_type(out_, result)
 
 
-def nancumsum(a: ArrayLike, axis: int | None = None, dtype: Any = None, out: None = None) -> Array:
+def nancumsum(
+    a: ArrayLike, axis: int | None = None, dtype: DTypeLike | None = None, out: None = None
+) -> Array:
     """The cumulative sum along ``axis`` (the flattened array when ``None``), NaNs as 0."""
     return _nan_cumulative("nancumsum", lax.cumsum, 0, a, axis, dtype, out)
 
 
-def nancumprod(a: ArrayLike, axis: int | None = None, dtype: Any = None, out: None = None) -> Array:
+def nancumprod(
+    a: ArrayLike, axis: int | None = None, dtype: DTypeLike | None = None, out: None = None
+) -> Array:
     """The cumulative product along ``axis`` (the flattened array when ``None``), NaNs as 1."""
     return _nan_cumulative("nancumprod", lax.cumprod, 1, a, axis, dtype, out)

@@ -14,7 +14,7 @@ from typing import Any
 
 import mj_core.numpy as cnp
 from mj_core import lax
-from mj_core.extend import AnyArray, Array, ArrayLike
+from mj_core.extend import AnyArray, Array, ArrayLike, DTypeLike
 from mj_core.numpy import diagonal
 
 __all__ = ["einsum"]
@@ -102,7 +102,7 @@ def einsum(
     *operands: ArrayLike | Sequence[Any],  # (the interleaved form: operands and index lists)
     optimize: Any = None,
     precision: Any = None,
-    preferred_element_type: Any = None,
+    preferred_element_type: DTypeLike | None = None,
 ) -> Array:
     """Evaluate the Einstein summation ``subscripts`` on ``operands`` (NumPy's notation,
     including ``...``, implicit output and the interleaved ``einsum(a, [0, 1], b, [1, 2])``

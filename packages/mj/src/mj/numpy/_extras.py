@@ -11,7 +11,7 @@ import numpy as np
 import mj_core.numpy as cnp
 from mj_core import lax
 from mj_core.dtypes import is_inexact
-from mj_core.extend import AnyArray, Array, ArrayLike, logaddexp_parts, promote_inexact
+from mj_core.extend import AnyArray, Array, ArrayLike, DTypeLike, logaddexp_parts, promote_inexact
 
 __all__ = [
     "allclose",
@@ -39,7 +39,7 @@ __all__ = [
 Axis = int | Sequence[int] | None
 
 
-def astype(x: ArrayLike, dtype: Any) -> Array:
+def astype(x: ArrayLike, dtype: DTypeLike | None) -> Array:
     """``x`` converted to ``dtype`` (NumPy 2's ``np.astype``)."""
     return lax.convert_element_type(x, np.dtype(dtype))
 
@@ -138,7 +138,7 @@ def logspace(
     num: int = 50,
     endpoint: bool = True,
     base: float = 10.0,
-    dtype: Any = None,
+    dtype: DTypeLike | None = None,
 ) -> Array:
     """``base ** linspace(start, stop, num)``."""
     out = lax.pow(base, cnp.linspace(start, stop, num, endpoint=endpoint))
@@ -146,7 +146,11 @@ def logspace(
 
 
 def geomspace(
-    start: ArrayLike, stop: ArrayLike, num: int = 50, endpoint: bool = True, dtype: Any = None
+    start: ArrayLike,
+    stop: ArrayLike,
+    num: int = 50,
+    endpoint: bool = True,
+    dtype: DTypeLike | None = None,
 ) -> Array:
     """Numbers spaced evenly on a log scale from ``start`` to ``stop`` (same sign)."""
     sign = lax.sign(cnp.asarray(start, np.float64))
@@ -189,7 +193,7 @@ def _nan_reduce(
 def nansum(
     a: AnyArray,
     axis: Axis = None,
-    dtype: Any = None,
+    dtype: DTypeLike | None = None,
     keepdims: bool = False,
     *,
     out: None = None,
@@ -204,7 +208,7 @@ def nansum(
 def nanprod(
     a: AnyArray,
     axis: Axis = None,
-    dtype: Any = None,
+    dtype: DTypeLike | None = None,
     keepdims: bool = False,
     *,
     out: None = None,
@@ -268,7 +272,7 @@ def _nan_extremum(
 def nanmean(
     a: ArrayLike,
     axis: Axis = None,
-    dtype: Any = None,
+    dtype: DTypeLike | None = None,
     keepdims: bool = False,
     *,
     out: None = None,

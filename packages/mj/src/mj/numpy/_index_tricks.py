@@ -21,6 +21,7 @@ from mj_core.extend import (
     AnyArray,
     Array,
     ArrayLike,
+    DTypeLike,
     check_arraylike,
     concrete_or_error,
     promote,
@@ -211,7 +212,7 @@ def ravel_multi_index(
     mode: str = "raise",
     order: str = "C",
     *,
-    dtype: Any = None,
+    dtype: DTypeLike | None = None,
 ) -> Array:
     """Flat indices of the coordinates ``multi_index`` in an array of shape ``dims``.
 
@@ -226,7 +227,7 @@ def ravel_multi_index(
     dims_t = tuple(static_int(name, d, "each entry of dims") for d in dims)
     check_arraylike(name, list(multi_index))
     indices = [cnp.asarray(i) for i in multi_index]
-    out_dtype = cnp.result_type(1, *indices) if dtype is None else np.dtype(dtype)
+    out_dtype: np.dtype[Any] = cnp.result_type(1, *indices) if dtype is None else np.dtype(dtype)
     if out_dtype.kind not in "iu":
         raise ValueError(f"{name}: dtype={out_dtype.name} is not an integer type")
     if math.prod(dims_t) - 1 > np.iinfo(out_dtype).max:

@@ -10,7 +10,7 @@ import numpy as np
 
 import mj_core.numpy as cnp
 from mj_core import Tracer, lax
-from mj_core.extend import AnyArray, canonicalize_axis
+from mj_core.extend import AnyArray, DTypeLike, canonicalize_axis
 
 __all__ = [
     "append",
@@ -175,7 +175,7 @@ def row_stack(tup: Sequence[AnyArray]) -> AnyArray:
     return cnp.vstack(tup)
 
 
-def dstack(tup: Sequence[AnyArray], dtype: Any = None) -> AnyArray:
+def dstack(tup: Sequence[AnyArray], dtype: DTypeLike | None = None) -> AnyArray:
     """Stack along the third axis (after :func:`atleast_3d`), as ``dtype`` if given."""
     return cnp.concatenate([atleast_3d(a) for a in tup], axis=2, dtype=dtype)
 

@@ -21,6 +21,7 @@ from mj_core.extend import (
     AnyArray,
     Array,
     ArrayLike,
+    DTypeLike,
     canonicalize_axes,
     check_arraylike,
     dtype_weak,
@@ -44,7 +45,7 @@ Axis = int | Sequence[int] | None
 _METHODS = ("linear", "lower", "higher", "midpoint", "nearest", "inverted_cdf")
 
 
-def _variance_dtypes(name: str, a_dtype: np.dtype[Any], dtype: Any) -> tuple[Any, Any]:
+def _variance_dtypes(name: str, a_dtype: np.dtype[Any], dtype: DTypeLike | None) -> tuple[Any, Any]:
     """``(computation, result)`` dtypes: JAX's float for integers and bools (float32 up to
     32-bit integers, as mj's ``var``), the input's (real) dtype otherwise, float16 computed
     in float32."""
@@ -66,7 +67,7 @@ def _variance_dtypes(name: str, a_dtype: np.dtype[Any], dtype: Any) -> tuple[Any
 def nanvar(
     a: ArrayLike,
     axis: Axis = None,
-    dtype: Any = None,
+    dtype: DTypeLike | None = None,
     out: None = None,
     ddof: int = 0,
     keepdims: bool = False,
@@ -108,7 +109,7 @@ def nanvar(
 def nanstd(
     a: ArrayLike,
     axis: Axis = None,
-    dtype: Any = None,
+    dtype: DTypeLike | None = None,
     out: None = None,
     ddof: int = 0,
     keepdims: bool = False,

@@ -6,7 +6,6 @@ with a single ``dot`` of the centred data as ``jax.numpy`` does (so they differe
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 
@@ -17,6 +16,7 @@ from mj_core.extend import (
     AnyArray,
     Array,
     ArrayLike,
+    DTypeLike,
     canonicalize_axes,
     check_arraylike,
     dtype_weak,
@@ -28,7 +28,7 @@ from mj_core.numpy import diagonal
 __all__ = ["average", "corrcoef", "cov"]
 
 
-def _check_dtype(name: str, dtype: Any) -> None:
+def _check_dtype(name: str, dtype: DTypeLike | None) -> None:
     if dtype is not None and not np.issubdtype(np.dtype(dtype), np.inexact):
         raise ValueError(
             f"{name}: dtype must be a float or complex dtype, got {np.dtype(dtype)}"
@@ -54,7 +54,7 @@ def cov(
     ddof: int | None = None,
     fweights: ArrayLike | None = None,
     aweights: ArrayLike | None = None,
-    dtype: Any = None,
+    dtype: DTypeLike | None = None,
 ) -> Array:
     """The covariance matrix of the variables in ``m`` (and ``y``); a scalar for one variable.
 
@@ -120,7 +120,7 @@ def cov(
 
 
 def corrcoef(
-    x: ArrayLike, y: ArrayLike | None = None, rowvar: bool = True, dtype: Any = None
+    x: ArrayLike, y: ArrayLike | None = None, rowvar: bool = True, dtype: DTypeLike | None = None
 ) -> Array:
     """Pearson correlation coefficients ``cov / (std_i std_j)``, clipped to ``[-1, 1]``."""
     _check_dtype("corrcoef", dtype)

@@ -13,7 +13,7 @@ from typing import Any
 import mj_core.numpy as cnp
 from mj_batch import vmap
 from mj_control import switch
-from mj_core.extend import AnyArray, Array, ArrayLike, canonicalize_axis, check_arraylike
+from mj_core.extend import AnyArray, Array, ArrayLike, DTypeLike, canonicalize_axis, check_arraylike
 
 __all__ = ["apply_along_axis", "apply_over_axes", "piecewise", "vectorize"]
 
@@ -279,7 +279,9 @@ def piecewise(
     return vectorize(switch, excluded=(1,))(branch, branches, x_arr)
 
 
-def _piece(f: Any, dtype: Any, args: tuple[Any, ...], kw: dict[str, Any]) -> Callable[[Any], Any]:
+def _piece(
+    f: Any, dtype: DTypeLike | None, args: tuple[Any, ...], kw: dict[str, Any]
+) -> Callable[[Any], Any]:
     """One ``switch`` branch: ``f`` applied (or the constant ``f``), cast to ``dtype``."""
     if callable(f):
 

@@ -19,7 +19,7 @@ import numpy as np
 from mj.numpy._manipulation import roll
 from mj_core import lax
 from mj_core import numpy as mnp
-from mj_core.extend import AnyArray
+from mj_core.extend import AnyArray, DTypeLike
 from mj_core.prims.fft import FftType
 
 __all__ = [
@@ -290,7 +290,7 @@ def _scaled(k: np.ndarray[Any, Any], n: int, d: AnyArray, dtype: np.dtype[Any]) 
     return lax.div(k, lax.convert_element_type(lax.mul(d, n), dtype))
 
 
-def fftfreq(n: int, d: AnyArray = 1.0, *, dtype: Any = None) -> AnyArray:
+def fftfreq(n: int, d: AnyArray = 1.0, *, dtype: DTypeLike | None = None) -> AnyArray:
     """The sample frequencies of :func:`fft` for window length ``n`` and sample spacing ``d``:
     ``[0, 1, ..., (n-1)//2, -(n//2), ..., -1] / (d * n)``."""
     _check_freq_args("fftfreq", n, d)
@@ -299,7 +299,7 @@ def fftfreq(n: int, d: AnyArray = 1.0, *, dtype: Any = None) -> AnyArray:
     return _scaled(k, n, d, dt)
 
 
-def rfftfreq(n: int, d: AnyArray = 1.0, *, dtype: Any = None) -> AnyArray:
+def rfftfreq(n: int, d: AnyArray = 1.0, *, dtype: DTypeLike | None = None) -> AnyArray:
     """The sample frequencies of :func:`rfft`: ``[0, 1, ..., n//2] / (d * n)``."""
     _check_freq_args("rfftfreq", n, d)
     dt = np.dtype(np.float64 if dtype is None else dtype)

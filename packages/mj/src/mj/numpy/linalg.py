@@ -22,7 +22,7 @@ from mj.numpy import _array_api, _cross
 from mj_autodiff import custom_jvp
 from mj_core import lax, lax_linalg
 from mj_core.errors import user_line_suffix
-from mj_core.extend import AnyArray
+from mj_core.extend import AnyArray, DTypeLike
 from mj_core.lax_linalg import matmul, mH, mT
 
 __all__ = [
@@ -197,7 +197,7 @@ def cholesky(a: AnyArray, *, upper: bool = False, symmetrize_input: bool = True)
 
 
 # --- LU-based: solve, inv, det, slogdet -------------------------------------------------------
-def permutation_matrix(perm: AnyArray, dtype: Any) -> AnyArray:
+def permutation_matrix(perm: AnyArray, dtype: DTypeLike | None) -> AnyArray:
     """``P`` with ``P @ x == x[..., perm, :]`` (a one-hot matrix: differentiable in ``x``)."""
     m = cnp.shape(perm)[-1]
     eq = lax.eq(cnp.expand_dims(perm, -1), lax.iota(perm.dtype, m))
@@ -429,7 +429,7 @@ def diagonal(x: AnyArray, /, *, offset: int = 0) -> AnyArray:
     return cnp.diagonal(x, offset=offset, axis1=-2, axis2=-1)
 
 
-def trace(x: AnyArray, /, *, offset: int = 0, dtype: Any = None) -> AnyArray:
+def trace(x: AnyArray, /, *, offset: int = 0, dtype: DTypeLike | None = None) -> AnyArray:
     """The sum of the diagonal of the last two axes."""
     return cnp.trace(x, offset=offset, axis1=-2, axis2=-1, dtype=dtype)
 
@@ -461,7 +461,7 @@ def vecdot(
     *,
     axis: int = -1,
     precision: Any = None,
-    preferred_element_type: Any = None,
+    preferred_element_type: DTypeLike | None = None,
 ) -> AnyArray:
     """``sum(conj(x1) * x2)`` along ``axis``, broadcasting the other axes."""
     return _array_api.vecdot(
@@ -476,7 +476,7 @@ def tensordot(
     *,
     axes: Any = 2,
     precision: Any = None,
-    preferred_element_type: Any = None,
+    preferred_element_type: DTypeLike | None = None,
 ) -> AnyArray:
     """``mnp.tensordot`` with the array API's positional-only operands."""
     return cnp.tensordot(

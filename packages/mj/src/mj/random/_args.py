@@ -16,7 +16,7 @@ import mj.numpy as mnp
 from mj_core import ShapedArray, get_aval, is_array, lax
 from mj_core.dtypes import canonical_dtype, default_float_dtype, default_int_dtype
 from mj_core.errors import user_location
-from mj_core.extend import AnyArray
+from mj_core.extend import AnyArray, DTypeLike
 
 Shape = Sequence[int]
 
@@ -87,7 +87,7 @@ def _check_param_shapes(api: str, shape: tuple[int, ...], *param_shapes: tuple[i
         )
 
 
-def _float_dtype(api: str, dtype: Any) -> np.dtype[Any]:
+def _float_dtype(api: str, dtype: DTypeLike | None) -> np.dtype[Any]:
     dt = _default_float() if dtype is None else canonical_dtype(dtype)
     if dt.kind != "f":
         raise ValueError(_error(api, f"dtype must be a floating-point dtype, got {dt.name}"))

@@ -28,13 +28,13 @@ from mj.random._args import (
 )
 from mj_core import lax
 from mj_core.dtypes import canonical_dtype
-from mj_core.extend import Array, ArrayLike
+from mj_core.extend import Array, ArrayLike, DTypeLike
 from mj_core.lax import erf_inv
 
 __all__ = ["bits", "gumbel", "normal", "uniform"]
 
 
-def bits(key: ArrayLike, shape: Shape = (), dtype: Any = None) -> Array:
+def bits(key: ArrayLike, shape: Shape = (), dtype: DTypeLike | None = None) -> Array:
     """Uniformly random unsigned integers (default ``uint64``) of the given shape."""
     _check_key("bits", key)
     dt = canonical_dtype(np.uint64) if dtype is None else canonical_dtype(dtype)
@@ -68,7 +68,7 @@ def _uniform(
 def uniform(
     key: ArrayLike,
     shape: Shape = (),
-    dtype: Any = None,
+    dtype: DTypeLike | None = None,
     minval: float | ArrayLike = 0.0,
     maxval: float | ArrayLike = 1.0,
 ) -> Array:
@@ -90,7 +90,7 @@ def uniform(
     return _uniform(key, shp, dt, minval, maxval)
 
 
-def normal(key: ArrayLike, shape: Shape = (), dtype: Any = None) -> Array:
+def normal(key: ArrayLike, shape: Shape = (), dtype: DTypeLike | None = None) -> Array:
     """Standard normal samples (default dtype float64; complex dtypes give circular samples
     with unit variance)."""
     _check_key("normal", key)
@@ -113,7 +113,7 @@ def _normal_real(key: ArrayLike, shape: tuple[int, ...], dtype: np.dtype[Any]) -
     return lax.mul(np.asarray(np.sqrt(2), dtype), erf_inv(u))
 
 
-def gumbel(key: ArrayLike, shape: Shape = (), dtype: Any = None) -> Array:
+def gumbel(key: ArrayLike, shape: Shape = (), dtype: DTypeLike | None = None) -> Array:
     """Standard Gumbel samples ``-log(-log(u))`` (default dtype float64)."""
     _check_key("gumbel", key)
     return _gumbel(key, _shape("gumbel", shape), _float_dtype("gumbel", dtype))

@@ -32,7 +32,7 @@ from mj.random._bits import _normal_real, _uniform
 from mj.random._discrete import _rademacher
 from mj_autodiff import stop_gradient
 from mj_core import lax
-from mj_core.extend import Array, ArrayLike
+from mj_core.extend import Array, ArrayLike, DTypeLike
 from mj_core.lax import erf_inv, nextafter
 from mj_core.prims.elementwise import to_inexact_dtype
 
@@ -53,7 +53,7 @@ __all__ = [
 ]
 
 
-def exponential(key: ArrayLike, shape: Shape = (), dtype: Any = None) -> Array:
+def exponential(key: ArrayLike, shape: Shape = (), dtype: DTypeLike | None = None) -> Array:
     """Standard exponential samples ``-log(1 - u)`` (default dtype float64)."""
     _check_key("exponential", key)
     return _exponential(key, _shape("exponential", shape), _float_dtype("exponential", dtype))
@@ -64,7 +64,7 @@ def _exponential(key: ArrayLike, shape: tuple[int, ...], dtype: np.dtype[Any]) -
     return lax.neg(lax.log1p(lax.neg(u)))  # 1 - u is in (0, 1], so the log is finite
 
 
-def laplace(key: ArrayLike, shape: Shape = (), dtype: Any = None) -> Array:
+def laplace(key: ArrayLike, shape: Shape = (), dtype: DTypeLike | None = None) -> Array:
     """Standard Laplace samples (density ``exp(-|x|) / 2``; default dtype float64)."""
     _check_key("laplace", key)
     dt = _float_dtype("laplace", dtype)
@@ -73,7 +73,7 @@ def laplace(key: ArrayLike, shape: Shape = (), dtype: Any = None) -> Array:
     return lax.mul(lax.sign(u), lax.log1p(lax.neg(lax.abs(u))))
 
 
-def logistic(key: ArrayLike, shape: Shape = (), dtype: Any = None) -> Array:
+def logistic(key: ArrayLike, shape: Shape = (), dtype: DTypeLike | None = None) -> Array:
     """Standard logistic samples ``log(u / (1 - u))`` (default dtype float64)."""
     _check_key("logistic", key)
     dt = _float_dtype("logistic", dtype)
@@ -81,7 +81,7 @@ def logistic(key: ArrayLike, shape: Shape = (), dtype: Any = None) -> Array:
     return lax.sub(lax.log(u), lax.log1p(lax.neg(u)))
 
 
-def cauchy(key: ArrayLike, shape: Shape = (), dtype: Any = None) -> Array:
+def cauchy(key: ArrayLike, shape: Shape = (), dtype: DTypeLike | None = None) -> Array:
     """Standard Cauchy samples ``tan(pi (u - 1/2))`` (default dtype float64)."""
     _check_key("cauchy", key)
     dt = _float_dtype("cauchy", dtype)
@@ -96,7 +96,7 @@ def lognormal(
     key: ArrayLike,
     sigma: float | ArrayLike = _SIGMA_ONE,
     shape: Shape | None = None,
-    dtype: Any = None,
+    dtype: DTypeLike | None = None,
 ) -> Array:
     """Log-normal samples ``exp(sigma * normal)`` (shape defaults to ``sigma``'s shape)."""
     _check_key("lognormal", key)
@@ -108,7 +108,7 @@ def lognormal(
 
 
 def pareto(
-    key: ArrayLike, b: float | ArrayLike, shape: Shape | None = None, dtype: Any = None
+    key: ArrayLike, b: float | ArrayLike, shape: Shape | None = None, dtype: DTypeLike | None = None
 ) -> Array:
     """Pareto samples with shape parameter ``b`` (support ``[1, inf)``): ``exp(E / b)``."""
     _check_key("pareto", key)
@@ -120,7 +120,10 @@ def pareto(
 
 
 def rayleigh(
-    key: ArrayLike, scale: float | ArrayLike, shape: Shape | None = None, dtype: Any = None
+    key: ArrayLike,
+    scale: float | ArrayLike,
+    shape: Shape | None = None,
+    dtype: DTypeLike | None = None,
 ) -> Array:
     """Rayleigh samples ``scale * sqrt(-2 log u)``."""
     _check_key("rayleigh", key)
@@ -137,7 +140,7 @@ def weibull_min(
     scale: float | ArrayLike,
     concentration: float | ArrayLike,
     shape: Shape = (),
-    dtype: Any = None,
+    dtype: DTypeLike | None = None,
 ) -> Array:
     """Weibull samples by the inverse CDF: ``scale * (-log(1 - u)) ** (1 / concentration)``.
 
@@ -167,7 +170,10 @@ def weibull_min(
 
 
 def wald(
-    key: ArrayLike, mean: float | ArrayLike, shape: Shape | None = None, dtype: Any = None
+    key: ArrayLike,
+    mean: float | ArrayLike,
+    shape: Shape | None = None,
+    dtype: DTypeLike | None = None,
 ) -> Array:
     """Wald (inverse Gaussian) samples with the given ``mean`` (Michael-Schucany-Haas)."""
     _check_key("wald", key)
@@ -187,7 +193,7 @@ def wald(
     return lax.select(lax.le(z, lax.div(mu, lax.add(mu, x))), x, lax.div(mu_sq, x))
 
 
-def maxwell(key: ArrayLike, shape: Shape = (), dtype: Any = None) -> Array:
+def maxwell(key: ArrayLike, shape: Shape = (), dtype: DTypeLike | None = None) -> Array:
     """Maxwell samples: the length of a standard normal 3-vector."""
     _check_key("maxwell", key)
     return _maxwell(key, _shape("maxwell", shape), _float_dtype("maxwell", dtype))
@@ -203,7 +209,7 @@ def double_sided_maxwell(
     loc: float | ArrayLike,
     scale: float | ArrayLike,
     shape: Shape = (),
-    dtype: Any = None,
+    dtype: DTypeLike | None = None,
 ) -> Array:
     """Double-sided Maxwell samples ``loc + scale * sign * maxwell``.
 
@@ -235,7 +241,7 @@ def triangular(
     mode: float | ArrayLike,
     right: float | ArrayLike,
     shape: Shape | None = None,
-    dtype: Any = None,
+    dtype: DTypeLike | None = None,
 ) -> Array:
     """Triangular samples on ``[left, right]`` with peak at ``mode``, by the inverse CDF."""
     _check_key("triangular", key)
@@ -259,7 +265,7 @@ def truncated_normal(
     lower: float | ArrayLike,
     upper: float | ArrayLike,
     shape: Shape | None = None,
-    dtype: Any = None,
+    dtype: DTypeLike | None = None,
 ) -> Array:
     """Standard normal samples conditioned on ``lower < x < upper`` (inverse CDF; the result
     is clamped into the open interval against rounding)."""

@@ -29,7 +29,7 @@ from mj.random._bits import _uniform
 from mj_control import scan, while_loop
 from mj_core import get_aval, lax
 from mj_core.dtypes import canonical_dtype, is_integer
-from mj_core.extend import AnyArray, Array, ArrayLike
+from mj_core.extend import AnyArray, Array, ArrayLike, DTypeLike
 from mj_core.lax import lgamma
 from mj_core.prims.elementwise import to_inexact_dtype
 
@@ -109,7 +109,10 @@ def _poisson_rejection(key: ArrayLike, lam: ArrayLike, shape: tuple[int, ...]) -
 
 @_quiet
 def poisson(
-    key: ArrayLike, lam: float | ArrayLike, shape: Shape | None = None, dtype: Any = None
+    key: ArrayLike,
+    lam: float | ArrayLike,
+    shape: Shape | None = None,
+    dtype: DTypeLike | None = None,
 ) -> Array:
     """Poisson(``lam``) counts (default dtype int64; shape defaults to ``lam``'s shape).
 
@@ -243,7 +246,7 @@ def binomial(
     n: float | ArrayLike,
     p: float | ArrayLike,
     shape: Shape | None = None,
-    dtype: Any = None,
+    dtype: DTypeLike | None = None,
 ) -> Array:
     """Binomial(``n``, ``p``) counts as floats (default dtype float64, as JAX): NaN for
     invalid parameters, ``inf`` for infinite ``n``."""
@@ -303,7 +306,7 @@ def multinomial(
     p: ArrayLike,
     *,
     shape: Shape | None = None,
-    dtype: Any = None,
+    dtype: DTypeLike | None = None,
     unroll: int | bool = 1,
 ) -> Array:
     """Multinomial counts of ``n`` trials over the categories of ``p``'s last axis: a scan of

@@ -30,7 +30,7 @@ from mj.random._args import (
 from mj.random._bits import _gumbel, _uniform
 from mj_core import get_aval, lax
 from mj_core.dtypes import canonical_dtype, is_integer
-from mj_core.extend import AnyArray, Array, ArrayLike
+from mj_core.extend import AnyArray, Array, ArrayLike, DTypeLike
 from mj_core.prims.elementwise import to_inexact_dtype
 
 __all__ = [
@@ -92,7 +92,7 @@ def randint(
     shape: Shape,
     minval: int | ArrayLike,
     maxval: int | ArrayLike,
-    dtype: Any = None,
+    dtype: DTypeLike | None = None,
 ) -> Array:
     """Uniform integers in ``[minval, maxval)`` (default dtype int64).
 
@@ -210,7 +210,7 @@ def _shuffle(key: AnyArray, x: AnyArray, axis: int) -> AnyArray:
     return x
 
 
-def rademacher(key: ArrayLike, shape: Shape = (), dtype: Any = None) -> Array:
+def rademacher(key: ArrayLike, shape: Shape = (), dtype: DTypeLike | None = None) -> Array:
     """Random signs: -1 or +1 with equal probability (default dtype int64)."""
     _check_key("rademacher", key)
     dt = _default_int() if dtype is None else canonical_dtype(dtype)
@@ -227,7 +227,7 @@ def _rademacher(key: ArrayLike, shape: tuple[int, ...], dtype: np.dtype[Any]) ->
 
 
 def geometric(
-    key: ArrayLike, p: float | ArrayLike, shape: Shape | None = None, dtype: Any = None
+    key: ArrayLike, p: float | ArrayLike, shape: Shape | None = None, dtype: DTypeLike | None = None
 ) -> Array:
     """Geometric samples: the number of Bernoulli(``p``) trials up to the first success
     (support ``1, 2, ...``; default dtype int64)."""

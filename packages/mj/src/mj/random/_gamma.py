@@ -38,7 +38,7 @@ from mj_autodiff import custom_jvp
 from mj_batch import vmap
 from mj_control import while_loop
 from mj_core import get_aval, lax
-from mj_core.extend import AnyArray, Array, ArrayLike
+from mj_core.extend import AnyArray, Array, ArrayLike, DTypeLike
 from mj_core.lax import digamma, lgamma
 
 __all__ = [
@@ -154,7 +154,7 @@ _SAMPLERS = {False: _differentiable_sampler(False), True: _differentiable_sample
 
 
 def gamma(
-    key: AnyArray, a: float | AnyArray, shape: Shape | None = None, dtype: Any = None
+    key: AnyArray, a: float | AnyArray, shape: Shape | None = None, dtype: DTypeLike | None = None
 ) -> AnyArray:
     """Standard Gamma(``a``) samples (unit rate; shape defaults to ``a``'s shape)."""
     _check_key("gamma", key)
@@ -163,7 +163,7 @@ def gamma(
 
 
 def loggamma(
-    key: AnyArray, a: float | AnyArray, shape: Shape | None = None, dtype: Any = None
+    key: AnyArray, a: float | AnyArray, shape: Shape | None = None, dtype: DTypeLike | None = None
 ) -> AnyArray:
     """``log`` of Gamma(``a``) samples, computed in log space so that tiny ``a`` (whose samples
     underflow to 0) keep their precision: ``exp(loggamma(k, a))`` is ``gamma(k, a)``."""
@@ -177,7 +177,7 @@ def beta(
     a: float | ArrayLike,
     b: float | ArrayLike,
     shape: Shape | None = None,
-    dtype: Any = None,
+    dtype: DTypeLike | None = None,
 ) -> Array:
     """Beta(``a``, ``b``) samples, ``Ga / (Ga + Gb)`` from two log-gamma draws."""
     _check_key("beta", key)
@@ -194,7 +194,7 @@ def beta(
 
 
 def dirichlet(
-    key: ArrayLike, alpha: ArrayLike, shape: Shape | None = None, dtype: Any = None
+    key: ArrayLike, alpha: ArrayLike, shape: Shape | None = None, dtype: DTypeLike | None = None
 ) -> Array:
     """Dirichlet(``alpha``) samples over ``alpha``'s last axis (normalized log-gamma draws);
     the result shape is ``shape + alpha.shape[-1:]``."""
@@ -220,7 +220,10 @@ def _chisquare(key: ArrayLike, df: Any, shape: tuple[int, ...], dtype: np.dtype[
 
 
 def chisquare(
-    key: ArrayLike, df: float | ArrayLike, shape: Shape | None = None, dtype: Any = None
+    key: ArrayLike,
+    df: float | ArrayLike,
+    shape: Shape | None = None,
+    dtype: DTypeLike | None = None,
 ) -> Array:
     """Chi-square samples with ``df`` degrees of freedom: ``2 * Gamma(df / 2)``."""
     _check_key("chisquare", key)
@@ -235,7 +238,7 @@ def f(
     dfnum: float | ArrayLike,
     dfden: float | ArrayLike,
     shape: Shape | None = None,
-    dtype: Any = None,
+    dtype: DTypeLike | None = None,
 ) -> Array:
     """F-distribution samples: the ratio of two scaled chi-square draws."""
     _check_key("f", key)
@@ -249,7 +252,10 @@ def f(
 
 
 def t(
-    key: ArrayLike, df: float | ArrayLike, shape: Shape | None = None, dtype: Any = None
+    key: ArrayLike,
+    df: float | ArrayLike,
+    shape: Shape | None = None,
+    dtype: DTypeLike | None = None,
 ) -> Array:
     """Student's t samples with ``df`` degrees of freedom: ``N * sqrt(df / 2 / Gamma(df / 2))``."""
     _check_key("t", key)
@@ -285,7 +291,9 @@ def _check_scalar_p(api: str, p: Any) -> None:
         raise ValueError(_error(api, f"p must be a scalar, got shape {get_aval(p).shape}"))
 
 
-def generalized_normal(key: ArrayLike, p: float, shape: Shape = (), dtype: Any = None) -> Array:
+def generalized_normal(
+    key: ArrayLike, p: float, shape: Shape = (), dtype: DTypeLike | None = None
+) -> Array:
     """Generalized normal samples (density ``∝ exp(-|x|**p)``): ``p = 2`` is a normal with
     variance 1/2, ``p = 1`` a Laplace."""
     _check_key("generalized_normal", key)
@@ -294,7 +302,9 @@ def generalized_normal(key: ArrayLike, p: float, shape: Shape = (), dtype: Any =
     return _generalized_normal(key, p, _shape("generalized_normal", shape), dt)
 
 
-def ball(key: ArrayLike, d: int, p: float = 2, shape: Shape = (), dtype: Any = None) -> Array:
+def ball(
+    key: ArrayLike, d: int, p: float = 2, shape: Shape = (), dtype: DTypeLike | None = None
+) -> Array:
     """Points uniform in the unit ``p``-norm ball of dimension ``d`` (result
     ``shape + (d,)``), from generalized normals and an exponential draw."""
     _check_key("ball", key)

@@ -16,7 +16,7 @@ import numpy as np
 from mj.random import _threefry
 from mj.random._args import Shape, _aval, _check_key, _error, _shape
 from mj_core.dtypes import is_integer
-from mj_core.extend import AnyArray, Array, ArrayLike
+from mj_core.extend import AnyArray, Array, ArrayLike, DTypeLike
 
 __all__ = [
     "PRNGKey",
@@ -101,7 +101,9 @@ def key_impl(keys: ArrayLike) -> str:
     return _IMPL
 
 
-def wrap_key_data(key_bits_array: AnyArray, *, impl: Any = None, dtype: Any = None) -> AnyArray:
+def wrap_key_data(
+    key_bits_array: AnyArray, *, impl: Any = None, dtype: DTypeLike | None = None
+) -> AnyArray:
     """Keys from raw key data (``uint32[..., 2]``); the data already is a key in mj.
 
     ``impl`` (or ``dtype``) may only name the default ``'threefry2x32'`` implementation.
