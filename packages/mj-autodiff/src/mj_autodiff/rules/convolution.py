@@ -23,7 +23,7 @@ from mj_autodiff._derivatives import Bilinear, defjvp, derivative_kinds
 from mj_autodiff._tangents import shape_dtype, zeros_like_aval
 from mj_autodiff._transpose import UndefPrimal, transpose_rules
 from mj_core import ShapedArray, bind1, lax
-from mj_core.extend import AnyArray
+from mj_core.extend import AnyArray, Array, ArrayLike
 from mj_core.prims.convolution import (
     ConvDimensionNumbers,
     conv_general_dilated_p,
@@ -100,8 +100,8 @@ def _as_dtype(x: AnyArray, dtype: np.dtype[Any]) -> AnyArray:
 
 
 def _transpose_lhs(
-    ct: AnyArray, lhs_aval: ShapedArray, rhs: AnyArray, params: dict[str, Any]
-) -> AnyArray:
+    ct: ArrayLike, lhs_aval: ShapedArray, rhs: ArrayLike, params: dict[str, Any]
+) -> Array:
     lhs_spec, rhs_spec, out_spec = params["dimension_numbers"]
     feature_groups = params["feature_group_count"]
     batch_groups = params["batch_group_count"]

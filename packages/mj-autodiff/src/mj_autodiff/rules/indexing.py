@@ -19,7 +19,7 @@ from mj_autodiff._jvp import jvp_rules
 from mj_autodiff._tangents import Zero, instantiate_zeros, shape_dtype, tangent_aval_of
 from mj_autodiff._transpose import UndefPrimal, transpose_rules
 from mj_core import bind1, lax
-from mj_core.extend import AnyArray
+from mj_core.extend import AnyArray, Array
 from mj_core.prims import indexing as ix
 from mj_core.prims.indexing import GatherDimensionNumbers, ScatterDimensionNumbers
 
@@ -190,7 +190,7 @@ derivative_kinds[ix.scatter_add_p] = Linear()  # in operand and updates
 
 
 # --- scatter (overwrite) ----------------------------------------------------------------------
-def _update_ids(dn: ScatterDimensionNumbers, updates_shape: tuple[int, ...]) -> AnyArray:
+def _update_ids(dn: ScatterDimensionNumbers, updates_shape: tuple[int, ...]) -> Array:
     """An int array of ``updates_shape`` giving every update window its own id (1, 2, ...)."""
     scatter_dims = [d for d in range(len(updates_shape)) if d not in dn.update_window_dims]
     ids_shape = tuple(updates_shape[d] for d in scatter_dims)

@@ -21,14 +21,14 @@ from mj_autodiff._derivatives import defjvp2, deflinear2
 from mj_autodiff._tangents import shape_dtype
 from mj_autodiff.rules.convolution import lhs_transpose_padding
 from mj_core import bind1, lax
-from mj_core.extend import AnyArray
+from mj_core.extend import AnyArray, Array, ArrayLike
 from mj_core.prims import indexing as ix
 from mj_core.prims import reductions as rd
 from mj_core.prims import windowed as wr
 
 
 def _reduce_window_sum_transpose(
-    ct: AnyArray,
+    ct: ArrayLike,
     x: Any,
     *,
     window_dimensions: tuple[int, ...],
@@ -36,7 +36,7 @@ def _reduce_window_sum_transpose(
     padding: tuple[tuple[int, int], ...],
     base_dilation: tuple[int, ...],
     window_dilation: tuple[int, ...],
-) -> list[AnyArray]:
+) -> list[Array]:
     in_shape = x.aval.shape
     out_shape, _ = shape_dtype(ct)
     as_conv = {
@@ -111,7 +111,7 @@ def _chooser_jvp(name: str) -> Any:
         )  # fmt: skip
         ones = (1,) * ndim
 
-        def windows(v: AnyArray) -> AnyArray:
+        def windows(v: ArrayLike) -> Array:
             return lax.gather(v, idx, dnums, ones, mode="promise_in_bounds")
 
         axis = len(out_shape)

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from mj_core import Primitive, ShapedArray, lax
-from mj_core.extend import AnyArray
+from mj_core.extend import AnyArray, Array, ArrayLike
 from mj_core.prims import special as sp
 from mj_ir import ClosedJaxpr
 from mj_ir.extend import trace_to_closed_jaxpr
@@ -58,7 +58,7 @@ for _prim, _op in [
     register_elementwise(_prim, _op)
 
 
-def _register_composition(prim: Primitive, composition: Callable[..., AnyArray]) -> None:
+def _register_composition(prim: Primitive, composition: Callable[..., ArrayLike]) -> None:
     """Lower ``prim`` as the jaxpr of ``composition`` on operands already converted and
     broadcast to the output type."""
 
@@ -78,7 +78,7 @@ def _register_composition(prim: Primitive, composition: Callable[..., AnyArray])
     lowering_rules[prim] = rule
 
 
-def _chebyshev(t: AnyArray, coefficients: Sequence[float]) -> AnyArray:
+def _chebyshev(t: ArrayLike, coefficients: Sequence[float]) -> Array:
     b0 = lax.full_like(t, 0.0)
     b1 = b0
     b2 = b0
@@ -88,7 +88,7 @@ def _chebyshev(t: AnyArray, coefficients: Sequence[float]) -> AnyArray:
     return lax.mul(0.5, lax.sub(b0, b2))
 
 
-def _i0e(x: AnyArray) -> AnyArray:
+def _i0e(x: ArrayLike) -> Array:
     ax = lax.abs(x)
     small = _chebyshev(lax.sub(lax.mul(0.5, ax), 2.0), sp.I0E_CHEBYSHEV_SMALL)
     big_t = lax.sub(lax.div(32.0, ax), 2.0)
@@ -99,7 +99,7 @@ def _i0e(x: AnyArray) -> AnyArray:
 _register_composition(sp.bessel_i0e_p, _i0e)
 
 
-def _incomplete_gamma(a: AnyArray, x: AnyArray, upper: bool) -> AnyArray:
+def _incomplete_gamma(a: ArrayLike, x: ArrayLike, upper: bool) -> Array:
     tiny = float(np.finfo(lax.full_like(x, 0).dtype).tiny)
     bad = lax.bitwise_or(
         lax.bitwise_or(lax.ne(a, a), lax.ne(x, x)), lax.bitwise_or(lax.lt(x, 0.0), lax.le(a, 0.0))
@@ -146,11 +146,11 @@ def _incomplete_gamma(a: AnyArray, x: AnyArray, upper: bool) -> AnyArray:
     return lax.select(bad, lax.full_like(x, np.nan), value)
 
 
-def _igamma(a: AnyArray, x: AnyArray) -> AnyArray:
+def _igamma(a: ArrayLike, x: ArrayLike) -> Array:
     return _incomplete_gamma(a, x, upper=False)
 
 
-def _igammac(a: AnyArray, x: AnyArray) -> AnyArray:
+def _igammac(a: ArrayLike, x: ArrayLike) -> Array:
     return _incomplete_gamma(a, x, upper=True)
 
 
@@ -161,11 +161,11 @@ _register_composition(sp.igammac_p, _igammac)
 # --- regularized incomplete beta ---------------------------------------------------------------
 
 
-def _trace(fun: Callable[..., Sequence[AnyArray]], avals: Sequence[ShapedArray]) -> ClosedJaxpr:
+def _trace(fun: Callable[..., Sequence[ArrayLike]], avals: Sequence[ShapedArray]) -> ClosedJaxpr:
     return trace_to_closed_jaxpr(lambda *args: list(fun(*args)), list(avals))
 
 
-def _swap(a: AnyArray, b: AnyArray, x: AnyArray) -> list[AnyArray]:
+def _swap(a: ArrayLike, b: ArrayLike, x: ArrayLike) -> list[Array]:
     """The fraction's operands (swapped where it would converge slowly) and Lentz's start."""
     direct = lax.lt(x, lax.div(lax.add(a, 1.0), lax.add(lax.add(a, b), 2.0)))
     small = float(np.finfo(lax.full_like(x, 0).dtype).eps / 2)
@@ -180,7 +180,7 @@ def _swap(a: AnyArray, b: AnyArray, x: AnyArray) -> list[AnyArray]:
     ]
 
 
-def _numerator(i: AnyArray, a: AnyArray, b: AnyArray, x: AnyArray) -> AnyArray:
+def _numerator(i: ArrayLike, a: ArrayLike, b: ArrayLike, x: ArrayLike) -> Array:
     """The ``i``-th partial numerator (``i`` a traced int32 scalar, ``i >= 1``)."""
     m_int = lax.div(lax.sub(i, 1), 2)
     m = lax.convert_element_type(m_int, lax.full_like(x, 0).dtype)
@@ -222,16 +222,22 @@ def _lentz_step(
     return [lax.add(i, 1), lax.reduce_or(unconverged, axes), c, d, lax.mul(h, delta)]
 
 
-def _keep_going(limit: int) -> Callable[[AnyArray, AnyArray], list[AnyArray]]:
-    def cond(i: AnyArray, unconverged: AnyArray) -> list[AnyArray]:
+def _keep_going(limit: int) -> Callable[[Array, Array], list[Array]]:
+    def cond(i: ArrayLike, unconverged: ArrayLike) -> list[Array]:
         return [lax.bitwise_and(lax.lt(i, limit), unconverged)]
 
     return cond
 
 
 def _finish(
-    a: AnyArray, b: AnyArray, x: AnyArray, aa: AnyArray, bb: AnyArray, xx: AnyArray, h: AnyArray
-) -> list[AnyArray]:
+    a: ArrayLike,
+    b: ArrayLike,
+    x: ArrayLike,
+    aa: ArrayLike,
+    bb: ArrayLike,
+    xx: ArrayLike,
+    h: ArrayLike,
+) -> list[Array]:
     """The prefactor times the fraction, un-swapped, with JAX's edge values."""
     dtype = lax.full_like(x, 0).dtype
     a_is_zero = lax.bitwise_or(lax.eq(a, 0.0), lax.eq(b, np.inf))
