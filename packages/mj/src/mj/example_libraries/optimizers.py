@@ -37,7 +37,7 @@ from typing import Any, NamedTuple, cast
 import mj.numpy as mnp
 from mj import tree_util
 from mj.tree_util import PyTreeDef
-from mj_core.extend import AnyArray
+from mj_core.extend import AnyArray, Array, ArrayLike
 
 __all__ = [
     "JoinPoint",
@@ -189,7 +189,7 @@ def optimizer(opt_maker: Callable[..., ArrayTriple]) -> Callable[..., Optimizer]
 # --- optimizers -----------------------------------------------------------------------------
 
 
-def _two_moments(x0: AnyArray) -> State:
+def _two_moments(x0: ArrayLike) -> State:
     """The state of the optimizers that track two running moments: ``(x, 0, 0)``."""
     return x0, mnp.zeros_like(x0), mnp.zeros_like(x0)
 
@@ -233,10 +233,10 @@ def momentum(step_size: float | Schedule, mass: float) -> ArrayTriple:
     """
     schedule = make_schedule(step_size)
 
-    def init(x0: AnyArray) -> State:
+    def init(x0: ArrayLike) -> State:
         return x0, mnp.zeros_like(x0)
 
-    def update(i: Step, g: AnyArray, state: State) -> State:
+    def update(i: Step, g: ArrayLike, state: State) -> State:
         x, velocity = state
         velocity = mass * velocity + g
         return x - schedule(i) * velocity, velocity
@@ -258,10 +258,10 @@ def nesterov(step_size: float | Schedule, mass: float) -> ArrayTriple:
     """
     schedule = make_schedule(step_size)
 
-    def init(x0: AnyArray) -> State:
+    def init(x0: ArrayLike) -> State:
         return x0, mnp.zeros_like(x0)
 
-    def update(i: Step, g: AnyArray, state: State) -> State:
+    def update(i: Step, g: ArrayLike, state: State) -> State:
         x, velocity = state
         velocity = mass * velocity + g
         return x - schedule(i) * (mass * velocity + g), velocity
@@ -286,7 +286,7 @@ def adagrad(step_size: float | Schedule, momentum: float = 0.9) -> ArrayTriple:
     """
     schedule = make_schedule(step_size)
 
-    def update(i: Step, g: AnyArray, state: State) -> State:
+    def update(i: Step, g: ArrayLike, state: State) -> State:
         x, g_sq, m = state
         g_sq += mnp.square(g)
         g_sq_inv_sqrt = mnp.where(g_sq > 0, 1.0 / mnp.sqrt(g_sq), 0.0)
@@ -311,10 +311,10 @@ def rmsprop(step_size: float | Schedule, gamma: float = 0.9, eps: float = 1e-8) 
     """
     schedule = make_schedule(step_size)
 
-    def init(x0: AnyArray) -> State:
+    def init(x0: ArrayLike) -> State:
         return x0, mnp.zeros_like(x0)
 
-    def update(i: Step, g: AnyArray, state: State) -> State:
+    def update(i: Step, g: ArrayLike, state: State) -> State:
         x, avg_sq_grad = state
         avg_sq_grad = avg_sq_grad * gamma + mnp.square(g) * (1.0 - gamma)
         return x - schedule(i) * g / mnp.sqrt(avg_sq_grad + eps), avg_sq_grad
@@ -343,7 +343,7 @@ def rmsprop_momentum(
     """
     schedule = make_schedule(step_size)
 
-    def update(i: Step, g: AnyArray, state: State) -> State:
+    def update(i: Step, g: ArrayLike, state: State) -> State:
         x, avg_sq_grad, mom = state
         avg_sq_grad = avg_sq_grad * gamma + mnp.square(g) * (1.0 - gamma)
         mom = momentum * mom + schedule(i) * g / mnp.sqrt(avg_sq_grad + eps)
@@ -550,7 +550,7 @@ def make_schedule(scalar_or_schedule: Any) -> Schedule:
 # --- utilities ------------------------------------------------------------------------------
 
 
-def l2_norm(tree: Any) -> AnyArray:
+def l2_norm(tree: Any) -> Array:
     """Compute the l2 norm of a pytree of arrays. Useful for weight decay."""
     leaves = tree_util.tree_leaves(tree)
     return mnp.sqrt(sum(mnp.vdot(x, x) for x in leaves))
@@ -560,7 +560,7 @@ def clip_grads(grad_tree: Any, max_norm: Any) -> Any:
     """Clip gradients stored as a pytree of arrays to maximum norm ``max_norm``."""
     norm = l2_norm(grad_tree)
 
-    def normalize(g: AnyArray) -> AnyArray:
+    def normalize(g: ArrayLike) -> Array:
         return mnp.where(norm < max_norm, g, g * (max_norm / norm))
 
     return tree_util.tree_map(normalize, grad_tree)

@@ -34,7 +34,7 @@ from mj.nn import (
     standardize,
 )
 from mj.nn.initializers import glorot_normal, normal, ones, zeros
-from mj_core.extend import AnyArray
+from mj_core.extend import AnyArray, Array, ArrayLike
 
 __all__ = [
     "AvgPool",
@@ -197,12 +197,12 @@ def Dense(  # noqa: N802 (JAX's layer names are CamelCase, like Keras')
 ) -> Layer:
     """Layer constructor function for a dense (fully-connected) layer."""
 
-    def init_fun(rng: AnyArray, input_shape: Shape) -> tuple[Shape, tuple[AnyArray, AnyArray]]:
+    def init_fun(rng: ArrayLike, input_shape: Shape) -> tuple[Shape, tuple[Array, Array]]:
         output_shape = (*input_shape[:-1], out_dim)
         k1, k2 = random.split(rng)
         return output_shape, (W_init(k1, (input_shape[-1], out_dim)), b_init(k2, (out_dim,)))
 
-    def apply_fun(params: tuple[AnyArray, AnyArray], inputs: AnyArray, **kwargs: Any) -> AnyArray:
+    def apply_fun(params: tuple[ArrayLike, ArrayLike], inputs: ArrayLike, **kwargs: Any) -> Array:
         W, b = params  # noqa: N806
         return mnp.dot(inputs, W) + b
 
@@ -242,14 +242,14 @@ def GeneralConv(  # noqa: N802
     strides = tuple(strides or one)
     w_init = W_init or glorot_normal(rhs_spec.index("I"), rhs_spec.index("O"))
 
-    def init_fun(rng: AnyArray, input_shape: Shape) -> tuple[Shape, tuple[AnyArray, AnyArray]]:
+    def init_fun(rng: ArrayLike, input_shape: Shape) -> tuple[Shape, tuple[Array, Array]]:
         kernel_shape = _kernel_shape(dimension_numbers, out_chan, filter_shape, input_shape)
         output_shape = _conv_shape(input_shape, kernel_shape, strides, padding, dimension_numbers)
         bias_shape = [out_chan if c == "C" else 1 for c in out_spec]
         k1, k2 = random.split(rng)
         return output_shape, (w_init(k1, kernel_shape), b_init(k2, bias_shape))
 
-    def apply_fun(params: tuple[AnyArray, AnyArray], inputs: AnyArray, **kwargs: Any) -> AnyArray:
+    def apply_fun(params: tuple[ArrayLike, ArrayLike], inputs: ArrayLike, **kwargs: Any) -> Array:
         W, b = params  # noqa: N806
         out = lax.conv_general_dilated(
             inputs, W, strides, padding, one, one, dimension_numbers=dimension_numbers
@@ -277,7 +277,7 @@ def GeneralConvTranspose(  # noqa: N802
     strides = tuple(strides or one)
     w_init = W_init or glorot_normal(rhs_spec.index("I"), rhs_spec.index("O"))
 
-    def init_fun(rng: AnyArray, input_shape: Shape) -> tuple[Shape, tuple[AnyArray, AnyArray]]:
+    def init_fun(rng: ArrayLike, input_shape: Shape) -> tuple[Shape, tuple[Array, Array]]:
         kernel_shape = _kernel_shape(dimension_numbers, out_chan, filter_shape, input_shape)
         output_shape = _conv_transpose_shape(
             input_shape, kernel_shape, strides, padding, dimension_numbers
@@ -286,7 +286,7 @@ def GeneralConvTranspose(  # noqa: N802
         k1, k2 = random.split(rng)
         return output_shape, (w_init(k1, kernel_shape), b_init(k2, bias_shape))
 
-    def apply_fun(params: tuple[AnyArray, AnyArray], inputs: AnyArray, **kwargs: Any) -> AnyArray:
+    def apply_fun(params: tuple[ArrayLike, ArrayLike], inputs: ArrayLike, **kwargs: Any) -> Array:
         W, b = params  # noqa: N806
         out = lax.conv_transpose(inputs, W, strides, padding, dimension_numbers=dimension_numbers)
         return out + b
@@ -313,7 +313,7 @@ def BatchNorm(  # noqa: N802
     """
     axes = tuple(axis) if isinstance(axis, Sequence) else (int(axis),)
 
-    def init_fun(rng: AnyArray, input_shape: Shape) -> tuple[Shape, tuple[Any, Any]]:
+    def init_fun(rng: ArrayLike, input_shape: Shape) -> tuple[Shape, tuple[Any, Any]]:
         shape = tuple(d for i, d in enumerate(input_shape) if i not in axes)
         k1, k2 = random.split(rng)
         beta = beta_init(k1, shape) if center else ()
@@ -338,10 +338,10 @@ def BatchNorm(  # noqa: N802
 # --- parameterless layers -------------------------------------------------------------------
 
 
-def elementwise(fun: Callable[..., AnyArray], **fun_kwargs: Any) -> Layer:
+def elementwise(fun: Callable[..., ArrayLike], **fun_kwargs: Any) -> Layer:
     """Layer that applies a scalar function elementwise on its inputs."""
 
-    def init_fun(rng: AnyArray, input_shape: Shape) -> tuple[Shape, tuple[()]]:
+    def init_fun(rng: ArrayLike, input_shape: Shape) -> tuple[Shape, tuple[()]]:
         return input_shape, ()
 
     def apply_fun(params: Any, inputs: AnyArray, **kwargs: Any) -> AnyArray:
@@ -366,7 +366,7 @@ Rescaler = Callable[[AnyArray, AnyArray, str | None], AnyArray]
 
 
 def _pooling_layer(
-    reducer: Callable[[AnyArray, AnyArray], AnyArray],
+    reducer: Callable[[ArrayLike, ArrayLike], ArrayLike],
     init_val: float,
     rescaler: Callable[[Sequence[int], Sequence[int], Padding], Rescaler] | None = None,
 ) -> Callable[..., Layer]:
@@ -385,7 +385,7 @@ def _pooling_layer(
             window = (*window[:i], 1, *window[i:])
             steps = (*steps[:i], 1, *steps[i:])
 
-        def init_fun(rng: AnyArray, input_shape: Shape) -> tuple[Shape, tuple[()]]:
+        def init_fun(rng: ArrayLike, input_shape: Shape) -> tuple[Shape, tuple[()]]:
             pads = (
                 lax.padtype_to_pads(input_shape, window, steps, padding)
                 if isinstance(padding, str)
@@ -397,7 +397,7 @@ def _pooling_layer(
             )
             return out_shape, ()
 
-        def apply_fun(params: Any, inputs: AnyArray, **kwargs: Any) -> AnyArray:
+        def apply_fun(params: Any, inputs: ArrayLike, **kwargs: Any) -> Array:
             out = lax.reduce_window(inputs, init_val, reducer, window, steps, padding)
             return rescale(out, inputs, spec) if rescale else out
 
@@ -432,7 +432,7 @@ AvgPool = _pooling_layer(lax.add, 0.0, _normalize_by_window_size)
 def _flatten() -> Layer:
     """Layer construction function for flattening all but the leading dim."""
 
-    def init_fun(rng: AnyArray, input_shape: Shape) -> tuple[Shape, tuple[()]]:
+    def init_fun(rng: ArrayLike, input_shape: Shape) -> tuple[Shape, tuple[()]]:
         return (input_shape[0], math.prod(input_shape[1:])), ()
 
     def apply_fun(params: Any, inputs: AnyArray, **kwargs: Any) -> AnyArray:
@@ -447,7 +447,7 @@ Flatten = _flatten()
 def _identity() -> Layer:
     """Layer construction function for an identity layer."""
 
-    def init_fun(rng: AnyArray, input_shape: Shape) -> tuple[Shape, tuple[()]]:
+    def init_fun(rng: ArrayLike, input_shape: Shape) -> tuple[Shape, tuple[()]]:
         return input_shape, ()
 
     def apply_fun(params: Any, inputs: AnyArray, **kwargs: Any) -> AnyArray:
@@ -462,7 +462,7 @@ Identity = _identity()
 def FanOut(num: int) -> Layer:  # noqa: N802
     """Layer construction function for a fan-out layer: ``num`` copies of the input."""
 
-    def init_fun(rng: AnyArray, input_shape: Shape) -> tuple[list[Shape], tuple[()]]:
+    def init_fun(rng: ArrayLike, input_shape: Shape) -> tuple[list[Shape], tuple[()]]:
         return [input_shape] * num, ()
 
     def apply_fun(params: Any, inputs: AnyArray, **kwargs: Any) -> list[AnyArray]:
@@ -474,7 +474,7 @@ def FanOut(num: int) -> Layer:  # noqa: N802
 def _fan_in_sum() -> Layer:
     """Layer construction function for a fan-in sum layer."""
 
-    def init_fun(rng: AnyArray, input_shape: Sequence[Shape]) -> tuple[Shape, tuple[()]]:
+    def init_fun(rng: ArrayLike, input_shape: Sequence[Shape]) -> tuple[Shape, tuple[()]]:
         return input_shape[0], ()
 
     def apply_fun(params: Any, inputs: Sequence[AnyArray], **kwargs: Any) -> AnyArray:
@@ -489,13 +489,13 @@ FanInSum = _fan_in_sum()
 def FanInConcat(axis: int = -1) -> Layer:  # noqa: N802
     """Layer construction function for a fan-in concatenation layer."""
 
-    def init_fun(rng: AnyArray, input_shape: Sequence[Shape]) -> tuple[Shape, tuple[()]]:
+    def init_fun(rng: ArrayLike, input_shape: Sequence[Shape]) -> tuple[Shape, tuple[()]]:
         ax = axis % len(input_shape[0])
         concat_size = sum(shape[ax] for shape in input_shape)
         first = input_shape[0]
         return (*first[:ax], concat_size, *first[ax + 1 :]), ()
 
-    def apply_fun(params: Any, inputs: Sequence[AnyArray], **kwargs: Any) -> AnyArray:
+    def apply_fun(params: Any, inputs: Sequence[ArrayLike], **kwargs: Any) -> Array:
         return mnp.concatenate(inputs, axis)
 
     return init_fun, apply_fun
@@ -508,7 +508,7 @@ def Dropout(rate: float, mode: str = "train") -> Layer:  # noqa: N802
     it); ``apply_fun`` needs ``rng=`` in any mode, and ``mode != 'train'`` is the identity.
     """
 
-    def init_fun(rng: AnyArray, input_shape: Shape) -> tuple[Shape, tuple[()]]:
+    def init_fun(rng: ArrayLike, input_shape: Shape) -> tuple[Shape, tuple[()]]:
         return input_shape, ()
 
     def apply_fun(params: Any, inputs: AnyArray, **kwargs: Any) -> AnyArray:
@@ -544,7 +544,7 @@ def serial(*layers: Layer) -> Layer:
     nlayers = len(layers)
     init_funs, apply_funs = zip(*layers, strict=True) if layers else ((), ())
 
-    def init_fun(rng: AnyArray, input_shape: Any) -> tuple[Any, list[Any]]:
+    def init_fun(rng: ArrayLike, input_shape: Any) -> tuple[Any, list[Any]]:
         params = []
         for init in init_funs:
             rng, layer_rng = random.split(rng)
@@ -581,7 +581,7 @@ def parallel(*layers: Layer) -> Layer:
     init_funs, apply_funs = zip(*layers, strict=True) if layers else ((), ())
 
     def init_fun(
-        rng: AnyArray, input_shape: Sequence[Any]
+        rng: ArrayLike, input_shape: Sequence[Any]
     ) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
         rngs = random.split(rng, nlayers)
         pairs = [
@@ -616,7 +616,7 @@ def shape_dependent(make_layer: Callable[[Any], Layer]) -> Layer:
       known.
     """
 
-    def init_fun(rng: AnyArray, input_shape: Any) -> tuple[Any, Any]:
+    def init_fun(rng: ArrayLike, input_shape: Any) -> tuple[Any, Any]:
         return make_layer(input_shape)[0](rng, input_shape)
 
     def apply_fun(params: Any, inputs: AnyArray, **kwargs: Any) -> Any:

@@ -31,7 +31,7 @@ from mj import lax
 from mj.flatten_util import ravel_pytree
 from mj_autodiff import closure_convert, custom_vjp, vjp
 from mj_batch import vmap
-from mj_core.extend import AnyArray
+from mj_core.extend import AnyArray, ArrayLike
 from mj_core.tree_util import tree_leaves, tree_map
 from mj_xla import jit
 
@@ -74,7 +74,12 @@ def _interp_fit(y0: AnyArray, y1: AnyArray, k: AnyArray, dt: AnyArray) -> AnyArr
 
 
 def _initial_step(
-    fun: Callable[..., AnyArray], t0: AnyArray, y0: AnyArray, f0: AnyArray, rtol: float, atol: float
+    fun: Callable[..., AnyArray],
+    t0: AnyArray,
+    y0: AnyArray,
+    f0: AnyArray,
+    rtol: float,
+    atol: float,
 ) -> AnyArray:
     """Hairer, Norsett & Wanner's starting step (Solving ODEs I, section II.4), order 4."""
     scale = atol + mnp.abs(y0) * rtol
@@ -127,7 +132,7 @@ def _next_step(dt: AnyArray, ratio: AnyArray) -> AnyArray:
 def odeint(
     func: Callable[..., Any],
     y0: Any,
-    t: AnyArray,
+    t: ArrayLike,
     *args: Any,
     rtol: float = 1.4e-8,
     atol: float = 1.4e-8,
@@ -167,7 +172,7 @@ def odeint(
 @jit(static_argnums=(0, 1, 2, 3, 4))
 def _odeint_wrapper(
     func: Callable[..., Any], rtol: float, atol: float, mxstep: float, hmax: float,
-    y0: Any, ts: AnyArray, *args: Any,
+    y0: Any, ts: ArrayLike, *args: Any,
 ) -> Any:  # fmt: skip
     flat_y0, unravel = ravel_pytree(y0)
 

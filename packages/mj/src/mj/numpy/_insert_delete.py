@@ -15,8 +15,13 @@ from typing import Any
 import numpy as np
 
 import mj_core.numpy as cnp
-from mj_core import Array
-from mj_core.extend import AnyArray, canonicalize_axis, check_arraylike, concrete_or_error
+from mj_core.extend import (
+    AnyArray,
+    Array,
+    canonicalize_axis,
+    check_arraylike,
+    concrete_or_error,
+)
 from mj_core.numpy import argsort, nonzero, sort
 
 __all__ = ["delete", "insert"]

@@ -10,7 +10,7 @@ import numpy as np
 
 import mj_core.numpy as cnp
 from mj_core import Tracer, lax
-from mj_core.extend import AnyArray, DTypeLike, canonicalize_axis
+from mj_core.extend import AnyArray, Array, ArrayLike, DTypeLike, canonicalize_axis
 
 __all__ = [
     "append",
@@ -107,7 +107,7 @@ def _roll1(a: AnyArray, shift: Any, axis: int) -> AnyArray:
     return lax.dynamic_slice_in_dim(doubled, start, n, axis=axis)
 
 
-def rot90(m: AnyArray, k: int = 1, axes: tuple[int, int] = (0, 1)) -> AnyArray:
+def rot90(m: ArrayLike, k: int = 1, axes: tuple[int, int] = (0, 1)) -> Array:
     """Rotate by 90 degrees ``k`` times in the plane of ``axes`` (first towards second)."""
     m = cnp.asarray(m)
     ndim = cnp.ndim(m)
@@ -126,24 +126,24 @@ def rot90(m: AnyArray, k: int = 1, axes: tuple[int, int] = (0, 1)) -> AnyArray:
     return cnp.flip(cnp.transpose(m, perm), a1)
 
 
-def fliplr(m: AnyArray) -> AnyArray:
+def fliplr(m: ArrayLike) -> Array:
     """Reverse the columns (axis 1)."""
     return cnp.flip(m, 1)
 
 
-def flipud(m: AnyArray) -> AnyArray:
+def flipud(m: ArrayLike) -> Array:
     """Reverse the rows (axis 0)."""
     return cnp.flip(m, 0)
 
 
-def append(arr: AnyArray, values: AnyArray, axis: int | None = None) -> AnyArray:
+def append(arr: ArrayLike, values: ArrayLike, axis: int | None = None) -> Array:
     """``values`` appended to ``arr`` (both flattened when ``axis`` is ``None``)."""
     if axis is None:
         return cnp.concatenate([cnp.ravel(cnp.asarray(arr)), cnp.ravel(cnp.asarray(values))])
     return cnp.concatenate([cnp.asarray(arr), cnp.asarray(values)], axis=axis)
 
 
-def atleast_3d(*arys: AnyArray) -> Any:
+def atleast_3d(*arys: ArrayLike) -> Any:
     """Views with at least three dimensions (NumPy's placement of the new axes)."""
     out = []
     for a in arys:
@@ -170,27 +170,27 @@ def column_stack(tup: Sequence[AnyArray] | AnyArray) -> AnyArray:
     return cnp.concatenate(cols, axis=1)
 
 
-def row_stack(tup: Sequence[AnyArray]) -> AnyArray:
+def row_stack(tup: Sequence[ArrayLike]) -> Array:
     """Alias of ``vstack``."""
     return cnp.vstack(tup)
 
 
-def dstack(tup: Sequence[AnyArray], dtype: DTypeLike | None = None) -> AnyArray:
+def dstack(tup: Sequence[ArrayLike], dtype: DTypeLike | None = None) -> Array:
     """Stack along the third axis (after :func:`atleast_3d`), as ``dtype`` if given."""
     return cnp.concatenate([atleast_3d(a) for a in tup], axis=2, dtype=dtype)
 
 
-def hsplit(ary: AnyArray, indices_or_sections: int | Sequence[int]) -> list[AnyArray]:
+def hsplit(ary: ArrayLike, indices_or_sections: int | Sequence[int]) -> list[Array]:
     """Split along axis 1 (axis 0 for 1-D arrays)."""
     return cnp.split(ary, indices_or_sections, axis=1 if cnp.ndim(ary) > 1 else 0)
 
 
-def vsplit(ary: AnyArray, indices_or_sections: int | Sequence[int]) -> list[AnyArray]:
+def vsplit(ary: ArrayLike, indices_or_sections: int | Sequence[int]) -> list[Array]:
     """Split along axis 0."""
     return cnp.split(ary, indices_or_sections, axis=0)
 
 
-def dsplit(ary: AnyArray, indices_or_sections: int | Sequence[int]) -> list[AnyArray]:
+def dsplit(ary: ArrayLike, indices_or_sections: int | Sequence[int]) -> list[Array]:
     """Split along axis 2."""
     return cnp.split(ary, indices_or_sections, axis=2)
 
@@ -203,8 +203,8 @@ def _pad_widths(pad_width: Any, ndim: int) -> list[tuple[int, int]]:
 
 
 def pad(
-    array: AnyArray, pad_width: Any, mode: str = "constant", constant_values: Any = 0
-) -> AnyArray:
+    array: ArrayLike, pad_width: Any, mode: str = "constant", constant_values: Any = 0
+) -> Array:
     """Pad ``array``; modes ``constant``, ``edge``, ``wrap``, ``reflect`` and ``symmetric``."""
     a = cnp.asarray(array)
     ndim = cnp.ndim(a)
@@ -236,7 +236,7 @@ def _pad_axis(a: AnyArray, axis: int, lo: int, hi: int, mode: str) -> AnyArray:
     if mode != "edge" and max(lo, hi) > limit:
         raise NotImplementedError(f"pad: mode {mode!r} with a width larger than the axis ({n})")
 
-    def part(start: int, stop: int, reverse: bool) -> AnyArray:
+    def part(start: int, stop: int, reverse: bool) -> Array:
         piece = lax.slice_in_dim(a, start, stop, axis=axis)
         return lax.rev(piece, (axis,)) if reverse else piece
 

@@ -27,6 +27,8 @@ from mj_core import lax
 from mj_core.errors import user_line_suffix
 from mj_core.extend import (
     AnyArray,
+    Array,
+    ArrayLike,
     check_arraylike,
     concrete_or_error,
     dtype_weak,
@@ -49,7 +51,7 @@ __all__ = [
 ]
 
 
-def _coefficients(name: str, *ps: AnyArray, inexact: bool = True) -> list[AnyArray]:
+def _coefficients(name: str, *ps: ArrayLike, inexact: bool = True) -> list[Array]:
     """``ps`` as 1-D arrays of one promoted dtype (inexact unless told otherwise)."""
     check_arraylike(name, list(ps))
     arrays = [cnp.asarray(p) for p in ps]
@@ -77,7 +79,7 @@ def polysub(a1: AnyArray, a2: AnyArray) -> AnyArray:
     return polyadd(a1, lax.neg(a2))
 
 
-def polymul(a1: AnyArray, a2: AnyArray, *, trim_leading_zeros: bool = False) -> AnyArray:
+def polymul(a1: ArrayLike, a2: ArrayLike, *, trim_leading_zeros: bool = False) -> Array:
     """The product of two polynomials (a full convolution of the coefficients);
     ``trim_leading_zeros`` needs concrete coefficients."""
     a1, a2 = _coefficients("polymul", a1, a2)
@@ -111,7 +113,7 @@ def polydiv(
     return q, u
 
 
-def polyder(p: AnyArray, m: int = 1) -> AnyArray:
+def polyder(p: ArrayLike, m: int = 1) -> Array:
     """The ``m``-th derivative of a polynomial."""
     m = static_int("polyder", m, "the order m")
     (p,) = _coefficients("polyder", p)
@@ -153,7 +155,7 @@ def polyint(p: AnyArray, m: int = 1, k: AnyArray | None = None) -> AnyArray:
     return lax.div(cnp.concatenate([p, k_arr]), cnp.asarray(divisors.copy()))
 
 
-def poly(seq_of_zeros: AnyArray) -> AnyArray:
+def poly(seq_of_zeros: ArrayLike) -> Array:
     """The coefficients of the monic polynomial with the given roots (a scalar counts as one
     root); for a square matrix, of its characteristic polynomial (complex, as in JAX)."""
     check_arraylike("poly", [seq_of_zeros])
@@ -182,7 +184,7 @@ def _complex_dtype(dtype: np.dtype[Any]) -> np.dtype[Any]:
     return np.result_type(dtype, np.complex64)
 
 
-def _unit_phase(z: AnyArray) -> AnyArray:
+def _unit_phase(z: ArrayLike) -> Array:
     """``z / |z|`` for a complex scalar, 1 at zero."""
     r = lax.abs(z)
     nonzero = lax.gt(r, lax.full_like(r, 0))
@@ -190,7 +192,7 @@ def _unit_phase(z: AnyArray) -> AnyArray:
     return cnp.where(nonzero, lax.div(z, safe), lax.full_like(z, 1))
 
 
-def _norm(x: AnyArray) -> AnyArray:
+def _norm(x: ArrayLike) -> Array:
     return lax.sqrt(cnp.sum(lax.real(lax.mul(cnp.conj(x), x))))
 
 
@@ -213,7 +215,7 @@ def _hessenberg(a: AnyArray) -> AnyArray:
     return a
 
 
-def _characteristic_polynomial(a: AnyArray) -> AnyArray:
+def _characteristic_polynomial(a: ArrayLike) -> Array:
     """``det(x I - a)``'s coefficients by La Budde's recurrence on the Hessenberg form ``h``
     (0-based): ``p_{k+1} = (x - h_kk) p_k - sum_{i<k} h_ik (h_{i+1,i} ... h_{k,k-1}) p_i``."""
     h = _hessenberg(lax.convert_element_type(a, _complex_dtype(dtype_weak(a)[0])))
@@ -250,7 +252,7 @@ _MAX_ABERTH_STEPS = 500
 
 
 @custom_jvp
-def _roots(p: AnyArray) -> AnyArray:
+def _roots(p: ArrayLike) -> Array:
     """The ``n`` roots of the degree-``n`` polynomial ``p`` (``p[0] != 0``), complex; the
     zero roots of its trailing zero coefficients come last, exactly 0."""
     n = cnp.shape(p)[0] - 1
@@ -273,13 +275,13 @@ def _roots(p: AnyArray) -> AnyArray:
         lax.complex(lax.mul(radius, lax.cos(angle)), lax.mul(radius, lax.sin(angle))), dtype
     )
 
-    def unfinished(state: tuple[AnyArray, AnyArray, AnyArray]) -> AnyArray:
+    def unfinished(state: tuple[ArrayLike, ArrayLike, ArrayLike]) -> Array:
         _, done, step = state
         return lax.bitwise_and(lax.lt(step, _MAX_ABERTH_STEPS), lax.bitwise_not(cnp.all(done)))
 
     def aberth_step(
-        state: tuple[AnyArray, AnyArray, AnyArray],
-    ) -> tuple[AnyArray, AnyArray, AnyArray]:
+        state: tuple[ArrayLike, ArrayLike, ArrayLike],
+    ) -> tuple[Array, Array, Array]:
         """``z_j -= 1 / (p'(z_j) / p(z_j) - sum_{k != j} 1 / (z_j - z_k))`` for the roots
         whose residual is still above rounding level (these are then frozen)."""
         z, done, step = state
@@ -299,7 +301,7 @@ def _roots(p: AnyArray) -> AnyArray:
 
 
 @_roots.defjvp
-def _roots_jvp(primals: tuple[AnyArray], tangents: tuple[AnyArray]) -> tuple[AnyArray, AnyArray]:
+def _roots_jvp(primals: tuple[ArrayLike], tangents: tuple[ArrayLike]) -> tuple[Array, Array]:
     """Implicit differentiation of ``p(r) = 0``: ``dr = -dp(r) / p'(r)``."""
     (p,), (dp,) = primals, tangents
     r = _roots(p)
@@ -339,14 +341,14 @@ def roots(p: AnyArray, *, strip_zeros: bool = True) -> AnyArray:
 
 
 def polyfit(
-    x: AnyArray,
-    y: AnyArray,
+    x: ArrayLike,
+    y: ArrayLike,
     deg: int,
     rcond: float | None = None,
     full: bool = False,
-    w: AnyArray | None = None,
+    w: ArrayLike | None = None,
     cov: bool | str = False,
-) -> AnyArray | tuple[AnyArray, ...]:
+) -> Array | tuple[Array, ...]:
     """Least-squares coefficients of the degree-``deg`` polynomial through ``(x, y)``
     (``y`` of shape ``(M,)`` or ``(M, K)``), with weights ``w`` on the residuals. ``full``:
     also ``(residuals, rank, singular values, rcond)``; else ``cov``: also the coefficients'

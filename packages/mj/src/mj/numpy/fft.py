@@ -19,7 +19,7 @@ import numpy as np
 from mj.numpy._manipulation import roll
 from mj_core import lax
 from mj_core import numpy as mnp
-from mj_core.extend import AnyArray, DTypeLike
+from mj_core.extend import AnyArray, Array, ArrayLike, DTypeLike
 from mj_core.prims.fft import FftType
 
 __all__ = [
@@ -195,7 +195,7 @@ def irfft(a: AnyArray, n: int | None = None, axis: int = -1, norm: str | None = 
     return _fft_core_1d("irfft", FftType.IRFFT, a, n, axis, norm)
 
 
-def hfft(a: AnyArray, n: int | None = None, axis: int = -1, norm: str | None = None) -> AnyArray:
+def hfft(a: ArrayLike, n: int | None = None, axis: int = -1, norm: str | None = None) -> Array:
     """The (real) transform of a signal with Hermitian symmetry given by its first half.
 
     As ``jax.numpy.fft.hfft``: ``irfft(conj(a), n, norm=norm) * n``.
@@ -206,7 +206,7 @@ def hfft(a: AnyArray, n: int | None = None, axis: int = -1, norm: str | None = N
     return lax.mul(_fft_core_1d("hfft", FftType.IRFFT, conj_a, n, axis, norm), nn)
 
 
-def ihfft(a: AnyArray, n: int | None = None, axis: int = -1, norm: str | None = None) -> AnyArray:
+def ihfft(a: ArrayLike, n: int | None = None, axis: int = -1, norm: str | None = None) -> Array:
     """The inverse of :func:`hfft` for a real input: ``conj(rfft(a, n, norm=norm)) / n``."""
     _check_one_axis("ihfft", axis)
     arr = mnp.asarray(a)
@@ -286,11 +286,11 @@ def _check_freq_args(func_name: str, n: Any, d: Any) -> None:
         )
 
 
-def _scaled(k: np.ndarray[Any, Any], n: int, d: AnyArray, dtype: np.dtype[Any]) -> AnyArray:
+def _scaled(k: np.ndarray[Any, Any], n: int, d: ArrayLike, dtype: np.dtype[Any]) -> Array:
     return lax.div(k, lax.convert_element_type(lax.mul(d, n), dtype))
 
 
-def fftfreq(n: int, d: AnyArray = 1.0, *, dtype: DTypeLike | None = None) -> AnyArray:
+def fftfreq(n: int, d: ArrayLike = 1.0, *, dtype: DTypeLike | None = None) -> Array:
     """The sample frequencies of :func:`fft` for window length ``n`` and sample spacing ``d``:
     ``[0, 1, ..., (n-1)//2, -(n//2), ..., -1] / (d * n)``."""
     _check_freq_args("fftfreq", n, d)
@@ -299,7 +299,7 @@ def fftfreq(n: int, d: AnyArray = 1.0, *, dtype: DTypeLike | None = None) -> Any
     return _scaled(k, n, d, dt)
 
 
-def rfftfreq(n: int, d: AnyArray = 1.0, *, dtype: DTypeLike | None = None) -> AnyArray:
+def rfftfreq(n: int, d: ArrayLike = 1.0, *, dtype: DTypeLike | None = None) -> Array:
     """The sample frequencies of :func:`rfft`: ``[0, 1, ..., n//2] / (d * n)``."""
     _check_freq_args("rfftfreq", n, d)
     dt = np.dtype(np.float64 if dtype is None else dtype)

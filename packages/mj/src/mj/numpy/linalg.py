@@ -22,7 +22,7 @@ from mj.numpy import _array_api, _cross
 from mj_autodiff import custom_jvp
 from mj_core import lax, lax_linalg
 from mj_core.errors import user_line_suffix
-from mj_core.extend import AnyArray, DTypeLike
+from mj_core.extend import AnyArray, Array, ArrayLike, DTypeLike
 from mj_core.lax_linalg import matmul, mH, mT
 
 __all__ = [
@@ -65,8 +65,8 @@ __all__ = [
 
 
 def vector_norm(
-    x: AnyArray, axis: int | Sequence[int] | None = None, keepdims: bool = False, ord: Any = 2
-) -> AnyArray:
+    x: ArrayLike, axis: int | Sequence[int] | None = None, keepdims: bool = False, ord: Any = 2
+) -> Array:
     """The ``ord``-norm of vectors along ``axis`` (all elements when ``None``)."""
     x = cnp.asarray(x)
     if x.dtype.kind not in "fc":
@@ -89,11 +89,11 @@ def vector_norm(
 
 
 def norm(
-    x: AnyArray,
+    x: ArrayLike,
     ord: Any = None,
     axis: int | tuple[int, int] | None = None,
     keepdims: bool = False,
-) -> AnyArray:
+) -> Array:
     """Vector or matrix norm, as ``numpy.linalg.norm``.
 
     ``axis=None`` gives the 2-norm of the flattened array when ``ord`` is ``None``; an int
@@ -189,7 +189,7 @@ def _matrix(name: str, a: AnyArray, *, square: bool = True, complex_ok: bool = T
 
 
 # --- Cholesky ---------------------------------------------------------------------------------
-def cholesky(a: AnyArray, *, upper: bool = False, symmetrize_input: bool = True) -> AnyArray:
+def cholesky(a: ArrayLike, *, upper: bool = False, symmetrize_input: bool = True) -> Array:
     """Cholesky factor of a Hermitian positive definite ``a``: lower ``L`` with ``a = L L^H``
     (``upper``: ``U = L^H``). NaNs where ``a`` is not positive definite."""
     low = lax_linalg.cholesky(_matrix("cholesky", a), symmetrize_input=symmetrize_input)
@@ -254,13 +254,13 @@ def _lu_sign_and_diag(a: AnyArray) -> tuple[AnyArray, AnyArray]:
 
 
 @custom_jvp
-def _det(a: AnyArray) -> AnyArray:
+def _det(a: ArrayLike) -> Array:
     sign, diag = _lu_sign_and_diag(a)
     return lax.mul(sign, cnp.prod(diag, axis=-1))
 
 
 @_det.defjvp
-def _det_jvp(primals: tuple[AnyArray], tangents: tuple[AnyArray]) -> tuple[AnyArray, AnyArray]:
+def _det_jvp(primals: tuple[ArrayLike], tangents: tuple[ArrayLike]) -> tuple[Array, Array]:
     (a,), (a_dot,) = primals, tangents
     y = _det(a)
     z = cnp.sum(lax_linalg.diagonal(solve(a, a_dot)), axis=-1)  # tr(a^-1 da)
@@ -272,7 +272,7 @@ def det(a: AnyArray) -> AnyArray:
     return _det(_matrix("det", a))
 
 
-def slogdet(a: AnyArray) -> SlogdetResult:
+def slogdet(a: ArrayLike) -> SlogdetResult:
     """``(sign, log|det a|)``: the determinant without overflow (``sign`` 0 when singular;
     for complex ``a`` a unit-modulus complex ``sign`` and a real ``logabsdet``)."""
     a = _matrix("slogdet", a)
@@ -283,7 +283,7 @@ def slogdet(a: AnyArray) -> SlogdetResult:
 
 
 # --- eig, eigh, svd, qr -----------------------------------------------------------------------
-def eig(a: AnyArray) -> EigResult:
+def eig(a: ArrayLike) -> EigResult:
     """Eigenvalues and right eigenvectors (columns, unit norm) of general square matrices;
     always complex (complex64 for 32-bit input), as in JAX. Only the eigenvalues are
     differentiable (eigenvectors need ``lax.linalg.eig(..., enable_eigvec_derivs=True)``)."""
@@ -291,7 +291,7 @@ def eig(a: AnyArray) -> EigResult:
     return EigResult(w, v)
 
 
-def eigvals(a: AnyArray) -> AnyArray:
+def eigvals(a: ArrayLike) -> Array:
     """The (complex) eigenvalues of general square matrices."""
     (w,) = lax_linalg.eig(
         _matrix("eigvals", a), compute_left_eigenvectors=False, compute_right_eigenvectors=False
@@ -299,7 +299,7 @@ def eigvals(a: AnyArray) -> AnyArray:
     return w
 
 
-def eigh(a: AnyArray, UPLO: str | None = None, symmetrize_input: bool = True) -> EighResult:  # noqa: N803
+def eigh(a: ArrayLike, UPLO: str | None = None, symmetrize_input: bool = True) -> EighResult:  # noqa: N803
     """Eigenvalues (ascending, real) and eigenvectors (columns) of symmetric or Hermitian
     matrices, reading the ``UPLO`` (``'L'`` default, or ``'U'``) triangle."""
     if UPLO not in (None, "L", "U"):
@@ -314,7 +314,7 @@ def eigvalsh(a: AnyArray, UPLO: str | None = "L") -> AnyArray:  # noqa: N803
 
 
 def svd(
-    a: AnyArray, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool = False
+    a: ArrayLike, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool = False
 ) -> Any:
     """``SVDResult(U, S, Vh)`` with ``a = U @ diag(S) @ Vh``, ``S`` descending; only ``S``
     when not ``compute_uv``. (``hermitian`` is accepted for API compatibility.)"""
@@ -325,7 +325,7 @@ def svd(
     return SVDResult(u, s, vt)
 
 
-def qr(a: AnyArray, mode: str = "reduced") -> Any:
+def qr(a: ArrayLike, mode: str = "reduced") -> Any:
     """``QRResult(Q, R)``: ``mode`` ``'reduced'`` (``Q`` m x k), ``'complete'`` (``Q`` m x m)
     or ``'r'`` (``R`` only)."""
     if mode not in ("reduced", "complete", "r"):
@@ -358,12 +358,12 @@ def pinv(a: AnyArray, rtol: Any = None, hermitian: bool = False) -> AnyArray:
 
 
 def matrix_rank(
-    M: AnyArray,  # noqa: N803 (JAX's name)
-    rtol: AnyArray | None = None,
+    M: ArrayLike,  # noqa: N803 (JAX's name)
+    rtol: ArrayLike | None = None,
     *,
     hermitian: bool = False,
-    tol: AnyArray | None = None,
-) -> AnyArray:
+    tol: ArrayLike | None = None,
+) -> Array:
     """The number of singular values above ``rtol`` (default ``max(s) * max(m, n) * eps``)
     per matrix, as an int64 count; for fewer than 2 dimensions, whether any element is
     non-zero. As in JAX, a given ``rtol`` (or its alias ``tol``) is compared with the
@@ -419,22 +419,22 @@ def lstsq(
 
 
 # --- the array API's linalg names (NumPy's too) ---------------------------------------------
-def matrix_transpose(x: AnyArray, /) -> AnyArray:
+def matrix_transpose(x: ArrayLike, /) -> Array:
     """The last two axes swapped."""
     return _array_api.matrix_transpose(x)
 
 
-def diagonal(x: AnyArray, /, *, offset: int = 0) -> AnyArray:
+def diagonal(x: ArrayLike, /, *, offset: int = 0) -> Array:
     """The diagonal of the last two axes (``offset`` above it when positive)."""
     return cnp.diagonal(x, offset=offset, axis1=-2, axis2=-1)
 
 
-def trace(x: AnyArray, /, *, offset: int = 0, dtype: DTypeLike | None = None) -> AnyArray:
+def trace(x: ArrayLike, /, *, offset: int = 0, dtype: DTypeLike | None = None) -> Array:
     """The sum of the diagonal of the last two axes."""
     return cnp.trace(x, offset=offset, axis1=-2, axis2=-1, dtype=dtype)
 
 
-def cross(x1: AnyArray, x2: AnyArray, /, *, axis: int = -1) -> AnyArray:
+def cross(x1: ArrayLike, x2: ArrayLike, /, *, axis: int = -1) -> Array:
     """The cross product of 3-vectors along ``axis`` (only 3, unlike ``mnp.cross``)."""
     if cnp.shape(x1)[axis] != 3 or cnp.shape(x2)[axis] != 3:
         raise ValueError(
@@ -444,7 +444,7 @@ def cross(x1: AnyArray, x2: AnyArray, /, *, axis: int = -1) -> AnyArray:
     return _cross.cross(x1, x2, axis=axis)
 
 
-def outer(x1: AnyArray, x2: AnyArray, /) -> AnyArray:
+def outer(x1: ArrayLike, x2: ArrayLike, /) -> Array:
     """The outer product of two 1-D arrays."""
     if cnp.ndim(x1) != 1 or cnp.ndim(x2) != 1:
         raise ValueError(
@@ -455,14 +455,14 @@ def outer(x1: AnyArray, x2: AnyArray, /) -> AnyArray:
 
 
 def vecdot(
-    x1: AnyArray,
-    x2: AnyArray,
+    x1: ArrayLike,
+    x2: ArrayLike,
     /,
     *,
     axis: int = -1,
     precision: Any = None,
     preferred_element_type: DTypeLike | None = None,
-) -> AnyArray:
+) -> Array:
     """``sum(conj(x1) * x2)`` along ``axis``, broadcasting the other axes."""
     return _array_api.vecdot(
         x1, x2, axis=axis, precision=precision, preferred_element_type=preferred_element_type
@@ -470,21 +470,21 @@ def vecdot(
 
 
 def tensordot(
-    x1: AnyArray,
-    x2: AnyArray,
+    x1: ArrayLike,
+    x2: ArrayLike,
     /,
     *,
     axes: Any = 2,
     precision: Any = None,
     preferred_element_type: DTypeLike | None = None,
-) -> AnyArray:
+) -> Array:
     """``mnp.tensordot`` with the array API's positional-only operands."""
     return cnp.tensordot(
         x1, x2, axes=axes, precision=precision, preferred_element_type=preferred_element_type
     )
 
 
-def matrix_norm(x: AnyArray, /, *, keepdims: bool = False, ord: Any = "fro") -> AnyArray:
+def matrix_norm(x: ArrayLike, /, *, keepdims: bool = False, ord: Any = "fro") -> Array:
     """The norm of the matrices in the last two axes (``ord`` as :func:`norm`'s)."""
     return norm(x, ord=ord, axis=(-2, -1), keepdims=keepdims)
 
@@ -494,7 +494,7 @@ def svdvals(x: AnyArray, /) -> AnyArray:
     return svd(x, compute_uv=False)
 
 
-def cond(x: AnyArray, p: Any = None) -> AnyArray:
+def cond(x: ArrayLike, p: Any = None) -> Array:
     """The condition number: ``s_max / s_min`` for ``p`` None or 2 (``s_min / s_max`` for
     -2), else ``norm(x, p) * norm(inv(x), p)``; infinite for singular matrices."""
     x = _matrix("cond", x, square=p not in (None, 2, -2))
@@ -518,7 +518,7 @@ def multi_dot(arrays: Sequence[AnyArray], *, precision: Any = None) -> AnyArray:
     return out
 
 
-def tensorinv(a: AnyArray, ind: int = 2) -> AnyArray:
+def tensorinv(a: ArrayLike, ind: int = 2) -> Array:
     """The inverse of ``a`` as a tensor: ``tensordot(tensorinv(a, ind), a, ind)`` is the
     identity of ``a.shape[ind:]``."""
     shape = cnp.shape(a)
@@ -534,7 +534,7 @@ def tensorinv(a: AnyArray, ind: int = 2) -> AnyArray:
     return cnp.reshape(flat_inv, (*shape[ind:], *shape[:ind]))
 
 
-def tensorsolve(a: AnyArray, b: AnyArray, axes: Sequence[int] | None = None) -> AnyArray:
+def tensorsolve(a: ArrayLike, b: ArrayLike, axes: Sequence[int] | None = None) -> Array:
     """``x`` with ``tensordot(a, x, x.ndim) == b``; ``axes`` of ``a`` move to its end first."""
     if axes is not None:
         a = cnp.moveaxis(a, list(axes), list(range(cnp.ndim(a) - len(axes), cnp.ndim(a))))

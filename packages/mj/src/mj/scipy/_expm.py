@@ -6,7 +6,7 @@ stages under ``jit`` with a data-dependent degree, differentiates (through ``sol
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -16,7 +16,7 @@ from mj_batch import vmap
 from mj_control import cond, scan, switch
 from mj_core import lax, lax_linalg
 from mj_core.errors import user_line_suffix
-from mj_core.extend import AnyArray
+from mj_core.extend import AnyArray, Array, ArrayLike
 from mj_core.lax_linalg import matmul
 
 __all__ = ["expm"]
@@ -61,7 +61,7 @@ def _low_degree(b: tuple[float, ...]) -> PadeTerms:
     return terms
 
 
-def _terms_sum(b: tuple[float, ...], powers: list[AnyArray], eye: AnyArray) -> AnyArray:
+def _terms_sum(b: tuple[float, ...], powers: Sequence[ArrayLike], eye: ArrayLike) -> Array:
     """``b[-1] A^(2k) + ... + b[1] A^2 + b[0] I`` summed from the highest power down (JAX's
     order of additions)."""
     out = lax.mul(b[-1], powers[len(b) - 2])
@@ -70,7 +70,7 @@ def _terms_sum(b: tuple[float, ...], powers: list[AnyArray], eye: AnyArray) -> A
     return lax.add(out, lax.mul(b[0], eye))
 
 
-def _pade13(a: AnyArray) -> tuple[AnyArray, AnyArray]:
+def _pade13(a: ArrayLike) -> tuple[Array, Array]:
     b = _B13
     eye = lax_linalg.eye_like(a)
     a2 = matmul(a, a)
@@ -122,13 +122,13 @@ def _expm_matrix(a: AnyArray, upper_triangular: bool, max_squarings: int) -> Any
         else:
             r = mla.solve(q_, p_)
 
-        def square(r_: AnyArray, i: AnyArray) -> tuple[AnyArray, None]:
+        def square(r_: ArrayLike, i: ArrayLike) -> tuple[Array, None]:
             return cond(lax.lt(i, n_squarings), lambda m: matmul(m, m), lambda m: m, r_), None
 
         r, _ = scan(square, r, cnp.arange(max_squarings, dtype=n_squarings.dtype))
         return r
 
-    def overflow(pq: tuple[AnyArray, AnyArray]) -> AnyArray:
+    def overflow(pq: tuple[ArrayLike, ArrayLike]) -> Array:
         return lax.full_like(pq[0], np.nan)
 
     return cond(lax.gt(n_squarings, float(max_squarings)), overflow, compute, (p, q))

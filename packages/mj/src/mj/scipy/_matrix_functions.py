@@ -28,7 +28,7 @@ import mj.numpy as mnp
 from mj import lax
 from mj.numpy import linalg as mla
 from mj_core.errors import user_line_suffix
-from mj_core.extend import AnyArray
+from mj_core.extend import AnyArray, Array, ArrayLike
 
 __all__ = ["solve_sylvester", "sqrtm"]
 
@@ -36,7 +36,7 @@ _ITERATIONS = 48
 _THETA = -1e-3  # the rotation that moves negative real eigenvalues off the branch cut
 
 
-def _real_form(m: AnyArray) -> AnyArray:
+def _real_form(m: ArrayLike) -> Array:
     """``[[Re m, -Im m], [Im m, Re m]]``: the real matrix acting like complex ``m``."""
     re, im = mnp.real(m), mnp.imag(m)
     return mnp.concatenate(
@@ -52,7 +52,7 @@ def _complex_inv_and_logabsdet(m: AnyArray) -> tuple[AnyArray, AnyArray]:
     return lax.complex(inv[..., :n, :n], inv[..., n:, :n]), 0.5 * mla.slogdet(r)[1]
 
 
-def _square(name: str, a: AnyArray) -> AnyArray:
+def _square(name: str, a: ArrayLike) -> Array:
     a = mnp.asarray(a)
     if a.ndim != 2 or a.shape[0] != a.shape[1]:
         raise ValueError(
@@ -73,7 +73,7 @@ def sqrtm(A: AnyArray, blocksize: int = 1) -> AnyArray:  # noqa: N803 (SciPy's n
     eye = mnp.eye(n, dtype=dtype)
     rotated = a.astype(dtype) * complex(math.cos(_THETA), math.sin(_THETA))
 
-    def step(_: AnyArray, state: tuple[AnyArray, AnyArray]) -> tuple[AnyArray, AnyArray]:
+    def step(_: ArrayLike, state: tuple[ArrayLike, ArrayLike]) -> tuple[Array, Array]:
         x, m = state
         m_inv, logabsdet = _complex_inv_and_logabsdet(m)
         mu = mnp.exp(-logabsdet / (2 * n)).astype(dtype)  # determinant scaling
@@ -86,13 +86,13 @@ def sqrtm(A: AnyArray, blocksize: int = 1) -> AnyArray:  # noqa: N803 (SciPy's n
 
 
 def solve_sylvester(
-    A: AnyArray,  # noqa: N803 (SciPy's names)
-    B: AnyArray,  # noqa: N803
-    C: AnyArray,  # noqa: N803
+    A: ArrayLike,  # noqa: N803 (SciPy's names)
+    B: ArrayLike,  # noqa: N803
+    C: ArrayLike,  # noqa: N803
     *,
     method: str = "schur",
     tol: float = 1e-8,
-) -> AnyArray:
+) -> Array:
     """``X`` with ``A X + X B = C`` (``A`` m x m, ``B`` n x n, ``C`` m x n; leading batch
     dimensions broadcast). ``method`` (``"schur"``/``"eigen"``) and ``tol`` are accepted as in
     JAX; the system is solved directly, so both give the same answer."""

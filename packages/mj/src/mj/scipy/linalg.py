@@ -25,7 +25,7 @@ from mj.scipy._matrix_functions import solve_sylvester as solve_sylvester
 from mj.scipy._matrix_functions import sqrtm as sqrtm
 from mj_core import lax, lax_linalg
 from mj_core.errors import user_line_suffix
-from mj_core.extend import AnyArray
+from mj_core.extend import AnyArray, Array, ArrayLike
 from mj_core.lax_linalg import matmul, mT
 
 __all__ = [
@@ -51,13 +51,13 @@ __all__ = [
 ]
 
 
-def cholesky(a: AnyArray, lower: bool = False) -> AnyArray:
+def cholesky(a: ArrayLike, lower: bool = False) -> Array:
     """The Cholesky factor of ``a``: upper ``U`` with ``a = U^T U`` (SciPy's default) or lower."""
     low = lax_linalg.cholesky(lax_linalg.as_float_matrix("cholesky", cnp.asarray(a), square=True))
     return low if lower else mT(low)
 
 
-def cho_factor(a: AnyArray, lower: bool = False) -> tuple[AnyArray, bool]:
+def cho_factor(a: ArrayLike, lower: bool = False) -> tuple[Array, bool]:
     """``(c, lower)`` for :func:`cho_solve`."""
     return cholesky(a, lower=lower), lower
 
@@ -68,7 +68,7 @@ def _as_matrix_rhs(name: str, a: AnyArray, b: AnyArray) -> tuple[AnyArray, bool]
     return lax_linalg.as_float_matrix(name, cnp.expand_dims(b, -1) if vector else b), vector
 
 
-def cho_solve(c_and_lower: tuple[AnyArray, bool], b: AnyArray) -> AnyArray:
+def cho_solve(c_and_lower: tuple[ArrayLike, bool], b: ArrayLike) -> Array:
     """Solve ``a x = b`` given ``cho_factor(a)``."""
     c, lower = c_and_lower
     b2, vector = _as_matrix_rhs("cho_solve", c, b)
@@ -81,8 +81,12 @@ _TRANS = {0: False, "N": False, 1: True, "T": True, 2: True, "C": True}
 
 
 def solve_triangular(
-    a: AnyArray, b: AnyArray, trans: int | str = 0, lower: bool = False, unit_diagonal: bool = False
-) -> AnyArray:
+    a: ArrayLike,
+    b: ArrayLike,
+    trans: int | str = 0,
+    lower: bool = False,
+    unit_diagonal: bool = False,
+) -> Array:
     """Solve ``op(a) x = b`` for triangular ``a`` (``trans``: 0/'N', 1/'T', 2/'C')."""
     if trans not in _TRANS:
         raise ValueError(
@@ -97,7 +101,7 @@ def solve_triangular(
     return cnp.squeeze(x, -1) if vector else x
 
 
-def lu_factor(a: AnyArray) -> tuple[AnyArray, AnyArray]:
+def lu_factor(a: ArrayLike) -> tuple[Array, Array]:
     """``(lu, piv)``: LAPACK's packed LU factors and 0-based row swaps."""
     lu, pivots, _ = lax_linalg.lu(lax_linalg.as_float_matrix("lu_factor", cnp.asarray(a)))
     return lu, pivots
@@ -156,7 +160,7 @@ def lu(
     return p, lower, upper
 
 
-def block_diag(*arrs: AnyArray) -> AnyArray:
+def block_diag(*arrs: ArrayLike) -> Array:
     """The block-diagonal matrix with the given (at most 2-D) blocks on its diagonal."""
     if not arrs:
         arrs = (cnp.zeros((1, 0)),)
@@ -189,7 +193,7 @@ def det(a: AnyArray, overwrite_a: bool = False, check_finite: bool = True) -> An
 
 
 def svd(
-    a: AnyArray,
+    a: ArrayLike,
     full_matrices: bool = True,
     compute_uv: bool = True,
     overwrite_a: bool = False,
@@ -201,8 +205,8 @@ def svd(
 
 
 def eigh(
-    a: AnyArray,
-    b: AnyArray | None = None,
+    a: ArrayLike,
+    b: ArrayLike | None = None,
     lower: bool = True,
     eigvals_only: bool = False,
     overwrite_a: bool = False,
@@ -226,13 +230,13 @@ def eigh(
 
 
 def qr(
-    a: AnyArray,
+    a: ArrayLike,
     overwrite_a: bool = False,
     lwork: Any = None,
     mode: str = "full",
     pivoting: bool = False,
     check_finite: bool = True,
-) -> tuple[AnyArray, ...]:
+) -> tuple[Array, ...]:
     """``(Q, R)`` with ``mode='full'`` (``Q`` m x m) or ``'economic'`` (``Q`` m x k);
     ``(R,)`` with ``mode='r'``. Column pivoting is not implemented."""
     if mode not in ("full", "economic", "r"):

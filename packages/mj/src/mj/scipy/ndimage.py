@@ -19,7 +19,7 @@ import numpy as np
 from mj import numpy as mnp
 from mj_core import lax
 from mj_core.errors import user_line_suffix
-from mj_core.extend import AnyArray
+from mj_core.extend import AnyArray, Array, ArrayLike
 
 __all__ = ["map_coordinates"]
 
@@ -37,11 +37,11 @@ def _constant_index(index: AnyArray, size: int) -> AnyArray:
     return index  # out-of-range indices are masked to cval (the gather clamps them)
 
 
-def _nearest_index(index: AnyArray, size: int) -> AnyArray:
+def _nearest_index(index: ArrayLike, size: int) -> Array:
     return mnp.clip(index, 0, size - 1)
 
 
-def _wrap_index(index: AnyArray, size: int) -> AnyArray:
+def _wrap_index(index: ArrayLike, size: int) -> Array:
     return mnp.remainder(index, size)
 
 
@@ -62,7 +62,7 @@ def _nearest_nodes(coordinate: AnyArray) -> list[_Node]:
     return [(rounded.astype(np.int32), 1)]
 
 
-def _linear_nodes(coordinate: AnyArray) -> list[_Node]:
+def _linear_nodes(coordinate: ArrayLike) -> list[_Node]:
     lower = mnp.floor(coordinate)
     upper_weight = coordinate - lower
     index = lower.astype(np.int32)
