@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from mj_core import lax
-from mj_core._typing import AnyArray
+from mj_core._typing import AnyArray, Array, ArrayLike
 from mj_core.numpy import _base as cnp
 from mj_core.numpy._concrete import concrete_or_error, static_int
 from mj_core.numpy._matrices import ix_
@@ -319,9 +319,7 @@ _SIZE_HINT = (
 )
 
 
-def nonzero(
-    a: AnyArray, *, size: int | None = None, fill_value: Any = None
-) -> tuple[AnyArray, ...]:
+def nonzero(a: ArrayLike, *, size: int | None = None, fill_value: Any = None) -> tuple[Array, ...]:
     """Indices of the non-zero elements, one int64 array per dimension.
 
     Under ``jit``/``vmap`` the number of results must be static: give ``size`` (the result is
@@ -357,12 +355,12 @@ def nonzero(
     return tuple(out)
 
 
-def flatnonzero(a: AnyArray, *, size: int | None = None, fill_value: Any = None) -> AnyArray:
+def flatnonzero(a: ArrayLike, *, size: int | None = None, fill_value: Any = None) -> Array:
     """Indices of the non-zero elements of the flattened array."""
     return nonzero(cnp.ravel(cnp.asarray(a)), size=size, fill_value=fill_value)[0]
 
 
-def argwhere(a: AnyArray, *, size: int | None = None, fill_value: Any = None) -> AnyArray:
+def argwhere(a: ArrayLike, *, size: int | None = None, fill_value: Any = None) -> Array:
     """``(N, ndim)`` indices of the non-zero elements."""
     a = cnp.asarray(a)
     if cnp.ndim(a) == 0:
