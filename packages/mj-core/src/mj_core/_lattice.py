@@ -26,7 +26,7 @@ import ml_dtypes
 import numpy as np
 
 from mj_core._config import config
-from mj_core._typing import DTypeLike
+from mj_core._typing import DType, DTypeLike
 
 __all__ = [
     "TypePromotionError",
@@ -40,7 +40,6 @@ __all__ = [
 
 #: A lattice node: a concrete dtype, or one of the weak Python types int/float/complex.
 Node: TypeAlias = Any
-DType: TypeAlias = np.dtype[Any]
 
 
 class TypePromotionError(ValueError):

@@ -12,7 +12,7 @@ from mj_core._avals import get_aval
 from mj_core._eager_array import EagerArray, WeakEagerArray
 from mj_core._shapes import shape_of as shape_of
 from mj_core._trace import INT32_BOUNDS, Tracer
-from mj_core._typing import AnyArray, Array, ArrayLike, DTypeLike
+from mj_core._typing import AnyArray, Array, ArrayLike, DType, DTypeLike
 from mj_core.dtypes import _NARROW, check_user_dtype, default_dtype_for_pytype, result_type
 from mj_core.prims._operands import bind1
 from mj_core.prims.conversions import convert_element_type_p
@@ -32,7 +32,6 @@ __all__ = [
     "shape_of",
 ]
 
-DType = np.dtype[Any]
 
 _WEAK_PYTYPES = (int, float, complex)
 

@@ -20,7 +20,7 @@ import numpy as np
 
 from mj_core import lax
 from mj_core._shapes import canonicalize_axes, canonicalize_axis, int_tuple
-from mj_core._typing import Array, ArrayLike, DTypeLike
+from mj_core._typing import Array, ArrayLike, Axis, DTypeLike
 from mj_core.dtypes import bfloat16, default_int_dtype
 from mj_core.numpy._math import where as _where
 from mj_core.numpy._promotion import as_dtype, check_arraylike, convert, dtype_weak
@@ -48,8 +48,6 @@ __all__ = [
     "sum",
     "var",
 ]
-
-Axis = int | Sequence[int] | None
 
 
 def _reduced_axes(name: str, a: ArrayLike, axis: Axis) -> tuple[int, ...]:

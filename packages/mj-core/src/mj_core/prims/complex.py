@@ -18,7 +18,7 @@ import numpy as np
 from mj_core._avals import ShapedArray
 from mj_core._primitive import Primitive, abstract_eval_rules, impl_rules
 from mj_core._shapes import aval_error, broadcast_shapes
-from mj_core._typing import Array, ArrayLike
+from mj_core._typing import Array, ArrayLike, DType
 from mj_core.dtypes import dtype_of, result_type
 from mj_core.prims._operands import bind1, check_operands
 
@@ -33,7 +33,6 @@ __all__ = [
     "real_p",
 ]
 
-DType = np.dtype[Any]
 
 _COMPLEX_OF = {np.dtype(np.float32): np.dtype(np.complex64)}
 _REAL_OF = {np.dtype(np.complex64): np.dtype(np.float32)}

@@ -30,7 +30,7 @@ from mj_core._lattice import kind
 from mj_core._primitive import Primitive, abstract_eval_rules, impl_rules
 from mj_core._shapes import broadcast_shapes, check_rank_promotion
 from mj_core._trace import binds
-from mj_core._typing import Array, ArrayLike
+from mj_core._typing import Array, ArrayLike, DType
 from mj_core.dtypes import result_type
 from mj_core.prims._operands import bind1, shaped_aval
 
@@ -141,8 +141,6 @@ __all__ = [
     "tanh_p",
     "xor_p",
 ]
-
-DType = np.dtype[Any]
 
 
 _TO_INEXACT = {

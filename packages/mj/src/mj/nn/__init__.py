@@ -9,7 +9,6 @@ The same definitions as ``jax.nn``: ``relu``'s derivative at 0 is 0, ``softmax``
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 
 import numpy as np
 
@@ -18,7 +17,7 @@ from mj.nn import initializers as initializers
 from mj_autodiff import custom_jvp
 from mj_core import lax
 from mj_core.errors import user_line_suffix
-from mj_core.extend import AnyArray, Array, ArrayLike, DTypeLike, canonicalize_axis
+from mj_core.extend import AnyArray, Array, ArrayLike, Axis, DTypeLike, canonicalize_axis
 
 __all__ = [
     "celu",
@@ -55,8 +54,6 @@ __all__ = [
     "swish",
     "tanh",
 ]
-
-Axis = int | Sequence[int] | None
 
 
 def relu(x: ArrayLike) -> Array:

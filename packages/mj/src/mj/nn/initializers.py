@@ -21,7 +21,7 @@ from mj.numpy import linalg as mla
 from mj_core import lax, lax_linalg
 from mj_core import numpy as cnp
 from mj_core.errors import user_line_suffix
-from mj_core.extend import AnyArray, Array, ArrayLike, DTypeLike
+from mj_core.extend import AnyArray, Array, ArrayLike, DTypeLike, Shape
 from mj_core.lax import erf_inv
 
 __all__ = [
@@ -46,7 +46,6 @@ __all__ = [
     "zeros",
 ]
 
-Shape = Sequence[int]
 Axes = int | Sequence[int]
 Initializer = Callable[..., AnyArray]
 

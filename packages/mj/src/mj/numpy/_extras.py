@@ -11,7 +11,15 @@ import numpy as np
 import mj_core.numpy as cnp
 from mj_core import lax
 from mj_core.dtypes import is_inexact
-from mj_core.extend import AnyArray, Array, ArrayLike, DTypeLike, logaddexp_parts, promote_inexact
+from mj_core.extend import (
+    AnyArray,
+    Array,
+    ArrayLike,
+    Axis,
+    DTypeLike,
+    logaddexp_parts,
+    promote_inexact,
+)
 
 __all__ = [
     "allclose",
@@ -35,8 +43,6 @@ __all__ = [
     "sinc",
     "where",
 ]
-
-Axis = int | Sequence[int] | None
 
 
 def astype(x: ArrayLike, dtype: DTypeLike | None) -> Array:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import math
 import operator
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -21,6 +20,7 @@ from mj_core.extend import (
     AnyArray,
     Array,
     ArrayLike,
+    Axis,
     DTypeLike,
     canonicalize_axes,
     check_arraylike,
@@ -40,7 +40,6 @@ __all__ = [
     "nanvar",
 ]
 
-Axis = int | Sequence[int] | None
 
 _METHODS = ("linear", "lower", "higher", "midpoint", "nearest", "inverted_cdf")
 

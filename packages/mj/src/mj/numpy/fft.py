@@ -19,7 +19,7 @@ import numpy as np
 from mj.numpy._manipulation import roll
 from mj_core import lax
 from mj_core import numpy as mnp
-from mj_core.extend import AnyArray, Array, ArrayLike, DTypeLike
+from mj_core.extend import AnyArray, Array, ArrayLike, DTypeLike, Shape
 from mj_core.prims.fft import FftType
 
 __all__ = [
@@ -42,8 +42,6 @@ __all__ = [
     "rfftfreq",
     "rfftn",
 ]
-
-Shape = Sequence[int]
 
 
 def _norm_factor(func_name: str, sizes: Shape, norm: str) -> float:

@@ -7,7 +7,6 @@ shape, as JAX does.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -17,8 +16,7 @@ from mj_core import ShapedArray, get_aval, is_array, lax
 from mj_core.dtypes import canonical_dtype, default_float_dtype, default_int_dtype
 from mj_core.errors import user_location
 from mj_core.extend import AnyArray, DTypeLike
-
-Shape = Sequence[int]
+from mj_core.extend import Shape as Shape  # (the random modules import it from here)
 
 
 def _default_float() -> np.dtype[Any]:
