@@ -14,7 +14,7 @@ import mj_xla
 SAME_OBJECTS = [
     ("jit", mj_xla.jit),
     ("device_put", mj_xla.device_put),
-    ("Array", mj_xla.Array),
+    ("Array", mj_core.Array),
     ("grad", mj_autodiff.grad),
     ("value_and_grad", mj_autodiff.value_and_grad),
     ("jvp", mj_autodiff.jvp),

@@ -258,11 +258,24 @@ def test_exceptions_leave_the_trace_stack_as_it_was() -> None:
 
 
 def test_not_mapped_is_a_singleton_sentinel() -> None:
+    import copy
     import pickle
 
+    from mj_batch.extend import NotMapped
+
     assert repr(not_mapped) == "not_mapped"
+    assert str(not_mapped) == "not_mapped"
+    assert f"{[0, not_mapped]}" == "[0, not_mapped]"
     assert pickle.loads(pickle.dumps(not_mapped)) is not_mapped
-    assert type(not_mapped)() is not_mapped
+    assert copy.deepcopy(not_mapped) is not_mapped
+    # The one member of a one-member enum: every way of naming it gives the same object, and
+    # it is no int (a batch dim 0 must never compare equal to it).
+    assert list(NotMapped) == [not_mapped]
+    assert NotMapped("not_mapped") is not_mapped
+    assert isinstance(not_mapped, NotMapped)
+    assert not isinstance(not_mapped, int)
+    assert not_mapped != 0
+    assert [0, not_mapped, 1].count(not_mapped) == 1
 
 
 # --- a user-defined primitive through the public registration API ----------------------------

@@ -49,12 +49,19 @@ def test_disable_jit_is_restored_after_an_exception():
 def test_isinstance_array_covers_every_mj_array_like_jax_array():
     import mj_core.numpy as mnp
     from mj_autodiff import grad
+    from mj_core import Array as MjArray
     from mj_xla import jit
 
-    assert isinstance(jit(lambda x: x + 1.0)(1.0), Array)
-    assert isinstance(mnp.sin(mnp.ones(3)), Array)  # eager results
+    # mj_core.Array (mj.Array) is the type of every mj array, as jax.Array is JAX's; mj-xla's
+    # Array is the device array class, registered with it (JAX's ArrayImpl).
+    out = jit(lambda x: x + 1.0)(1.0)
+    assert isinstance(out, MjArray)
+    assert isinstance(out, Array)
+    assert isinstance(mnp.sin(mnp.ones(3)), MjArray)  # eager results
+    assert not isinstance(mnp.sin(mnp.ones(3)), Array)  # (not device arrays)
     seen = []
-    grad(lambda x: seen.append(isinstance(x, Array)) or x * 2.0)(1.0)  # tracers
+    grad(lambda x: seen.append(isinstance(x, MjArray)) or x * 2.0)(1.0)  # tracers
     assert seen == [True]
-    assert not isinstance(np.ones(3), Array)  # NumPy's own arrays are not mj arrays
-    assert not isinstance(1.0, Array)
+    assert not isinstance(np.ones(3), MjArray)  # NumPy's own arrays are not mj arrays
+    assert not isinstance(1.0, MjArray)
+    assert not isinstance(np.float32(1.0), MjArray)

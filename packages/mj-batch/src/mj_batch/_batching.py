@@ -15,6 +15,7 @@ own primitives (through ``mj_batch.extend``), share.
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Callable, Sequence
 from typing import Any, Final, TypeAlias
 
@@ -57,25 +58,23 @@ __all__ = [
 ]
 
 
-class NotMapped:
-    """The type of :data:`not_mapped`: the batch dim of a value shared by every example."""
+class NotMapped(enum.Enum):
+    """The type of :data:`not_mapped`: the batch dim of a value shared by every example.
 
-    __slots__ = ()
-    _instance: NotMapped | None = None
+    A one-member enum, so that a type checker narrows a :data:`BatchDim` to ``int`` after
+    ``if d is not_mapped: ...`` (and after ``isinstance(d, NotMapped)``). Its one member is
+    a singleton through copying and pickling, and prints as ``not_mapped``."""
 
-    def __new__(cls) -> NotMapped:
-        if cls._instance is None:
-            cls._instance = super().__new__(cls)
-        return cls._instance
+    not_mapped = "not_mapped"
 
     def __repr__(self) -> str:
         return "not_mapped"
 
-    def __reduce__(self) -> str:
+    def __str__(self) -> str:
         return "not_mapped"
 
 
-not_mapped: Final = NotMapped()
+not_mapped: Final = NotMapped.not_mapped
 """Sentinel batch dim of an unbatched value (a sentinel, not ``None``: ``None`` is the user's
 spelling in ``in_axes``/``out_axes``)."""
 
@@ -95,7 +94,6 @@ def mapped_aval(batch_dim: BatchDim, aval: ShapedArray) -> ShapedArray:
     """The per-example aval of a batched value's ``aval`` (``batch_dim`` removed)."""
     if batch_dim is not_mapped:
         return aval
-    assert isinstance(batch_dim, int)
     shape = aval.shape
     return ShapedArray(shape[:batch_dim] + shape[batch_dim + 1 :], aval.dtype, aval.weak_type)
 
@@ -104,7 +102,6 @@ def unmapped_aval(axis_size: int, batch_dim: BatchDim, aval: ShapedArray) -> Sha
     """The aval of a whole batch of per-example ``aval`` values stacked at ``batch_dim``."""
     if batch_dim is not_mapped:
         return aval
-    assert isinstance(batch_dim, int)
     shape = aval.shape
     return ShapedArray(
         (*shape[:batch_dim], axis_size, *shape[batch_dim:]), aval.dtype, aval.weak_type
@@ -128,7 +125,6 @@ class BatchTracer(Tracer):
         val, bdim = self.val, self.batch_dim
         if bdim is not_mapped:
             return get_aval(val)
-        assert isinstance(bdim, int)
         if type(val) is np.ndarray or type(val) is EagerArray:
             shape, dtype, weak = val.shape, val.dtype, False
         else:
@@ -142,7 +138,6 @@ class BatchTracer(Tracer):
         shape = shape_of(self.val)
         if bdim is not_mapped:
             return shape
-        assert isinstance(bdim, int)
         return shape[:bdim] + shape[bdim + 1 :]
 
     @property
@@ -243,15 +238,14 @@ def move_batch_axis(axis_size: int, src: BatchDim, dst: BatchDim, x: Any) -> Any
 
     ``dst`` may be ``not_mapped`` only if ``src`` is (a batched value cannot be unbatched).
     """
-    if src is dst:
-        return x
-    if src is not_mapped:
-        assert isinstance(dst, int)
-        return broadcast_batched(x, axis_size, dst)
     if dst is not_mapped:
+        if src is not_mapped:
+            return x
         raise ValueError("move_batch_axis: a batched value cannot be made unbatched")
-    assert isinstance(src, int)
-    assert isinstance(dst, int)
+    if src is not_mapped:
+        return broadcast_batched(x, axis_size, dst)
+    if src == dst:
+        return x
     return moveaxis(x, src, dst)
 
 
@@ -264,7 +258,6 @@ def first_mapped(dims: Sequence[BatchDim]) -> int:
     """The first batch dim among ``dims`` that is mapped."""
     for d in dims:
         if d is not not_mapped:
-            assert isinstance(d, int)
             return d
     raise ValueError("first_mapped: no operand is batched")
 
@@ -300,7 +293,7 @@ def align_batched(vals: Sequence[Any], dims: Sequence[BatchDim]) -> tuple[list[A
     for d, r in zip(dims, ranks, strict=True):
         if d is not_mapped:
             continue
-        p = out_rank - r + d  # type: ignore[operator]
+        p = out_rank - r + d
         if pos == -1:
             pos = p
         elif p != pos:
@@ -322,7 +315,6 @@ def align_batched(vals: Sequence[Any], dims: Sequence[BatchDim]) -> tuple[list[A
         if d is not_mapped:
             aligned.append(v)  # right-aligned by NumPy, below the leading batch axis
             continue
-        assert isinstance(d, int)
         v = moveaxis(v, d, 0)
         if r < out_rank:
             shape = v.shape

@@ -36,7 +36,6 @@ def _canonical_dims(
         if d is None or d is not_mapped:
             dims.append(not_mapped)
             continue
-        assert isinstance(d, int)
         rank = aval.ndim + 1
         if not -rank <= d < rank:
             raise ValueError(

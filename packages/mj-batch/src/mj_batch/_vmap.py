@@ -205,7 +205,6 @@ def _move_out(axis_size: int, val: Any, bdim: BatchDim, out_axis: int | None, in
     out_axis %= rank
     if bdim is not_mapped:
         return broadcast_batched(val, axis_size, out_axis)
-    assert isinstance(bdim, int)
     return moveaxis(val, bdim, out_axis)
 
 

@@ -3,9 +3,11 @@
 The user API of mj-core alone: the NumPy-style API (:mod:`mj_core.numpy`), the lax-style
 operations (:mod:`mj_core.lax`, with ``lax.linalg``), pytrees (:mod:`mj_core.tree_util`), dtype
 rules (:mod:`mj_core.dtypes`, ``result_type``), errors (:mod:`mj_core.errors` and the error
-classes), ``config``, and ``EagerArray``, the type of every eager result. The layer's tables
-(``impl_rules``, ``abstract_eval_rules``), ``Primitive``/``bind`` and the interpreter stack are
-importable here too (DESIGN.md section 4: a layer's names are importable from its top level);
+classes), ``config``, ``EagerArray``, the type of every eager result, and ``Array``, the type
+of every mj array (``jax.Array``: eager results, tracers, higher layers' device arrays). The
+layer's tables (``impl_rules``, ``abstract_eval_rules``), ``Primitive``/``bind`` and the
+interpreter stack are importable here too (DESIGN.md section 4: a layer's names are importable
+from its top level);
 :mod:`mj_core.extend` is the whole extension API, and the catalogue of primitive families is
 :mod:`mj_core.prims`. It imports only NumPy; every other layer builds on it.
 """
@@ -47,6 +49,7 @@ from mj_core._trace import full_raise as full_raise
 from mj_core._trace import is_eager as is_eager
 from mj_core._trace import new_dynamic as new_dynamic
 from mj_core._trace import new_main as new_main
+from mj_core._typing import Array as Array
 from mj_core.dtypes import result_type as result_type
 from mj_core.errors import ConcretizationError as ConcretizationError
 from mj_core.errors import MissingRuleError as MissingRuleError
@@ -55,5 +58,8 @@ from mj_core.errors import TracerLeakError as TracerLeakError
 
 install_array_methods(Tracer, EagerArray)
 _install_binders(bind, bind1)  # Primitive.bind (JAX's spelling) calls the interpreter stack
+# Array types registered with register_array_type (EagerArray, device arrays) are Arrays
+# already; tracers are not data, so they are registered here.
+Array.register(Tracer)
 
 __version__ = "0.1.0"

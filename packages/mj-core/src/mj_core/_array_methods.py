@@ -23,6 +23,7 @@ from mj_core import numpy as mnp
 from mj_core._avals import ConcreteArray, array_types, get_aval
 from mj_core._eager_array import EagerArray, WeakEagerArray, eager_result, weak_result
 from mj_core._trace import Tracer
+from mj_core._typing import DTypeLike
 from mj_core.errors import ConcretizationError, user_line_suffix, user_location
 from mj_core.numpy._indexing import IndexUpdateHelper, getitem
 from mj_core.numpy._promotion import convert, dtype_weak
@@ -126,7 +127,7 @@ def _transpose(self: Any, *axes: Any) -> Any:
     return mnp.transpose(self, _shape_args(axes) if axes else None)
 
 
-def _astype(self: Any, dtype: Any) -> Any:
+def _astype(self: Any, dtype: DTypeLike | None) -> Any:
     return lax.convert_element_type(self, dtype)
 
 
@@ -152,7 +153,7 @@ def _ptp(self: Any, axis: Any = None, out: None = None, keepdims: bool = False) 
     return mnp.ptp(self, axis, keepdims)
 
 
-def _view(self: Any, dtype: Any = None, type: None = None) -> Any:
+def _view(self: Any, dtype: DTypeLike | None = None, type: None = None) -> Any:
     """The same bits read as ``dtype``; a wider (narrower) dtype shrinks (grows) the last axis,
     as NumPy's ``view`` does (bool reads as one byte, complex as its two floats)."""
     if type is not None:
@@ -247,7 +248,12 @@ def _out_none(f: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _matrix_trace(
-    self: Any, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype: Any = None, out: None = None
+    self: Any,
+    offset: int = 0,
+    axis1: int = 0,
+    axis2: int = 1,
+    dtype: DTypeLike | None = None,
+    out: None = None,
 ) -> Any:
     if out is not None:
         raise NotImplementedError(
@@ -349,7 +355,7 @@ def _weak_eager_getitem(self: Any, key: Any) -> Any:
     return convert(out, dtype_weak(out)[0], True)
 
 
-def _eager_astype(self: Any, dtype: Any, *args: Any, **kwargs: Any) -> Any:
+def _eager_astype(self: Any, dtype: DTypeLike | None, *args: Any, **kwargs: Any) -> Any:
     """Converts as mj does under ``jit`` (NaN to an integer is 0, out-of-range values
     saturate, as in XLA); NumPy's keyword forms (``copy=False``, which NumPy's own code
     uses on any array) keep NumPy's method."""

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from mj_core._typing import Array, DTypeLike
 from mj_core.dtypes import (
     _NARROW,
     canonicalize_value,
@@ -61,7 +62,9 @@ class ShapedArray:
     dtype: np.dtype[Any]
     weak_type: bool
 
-    def __init__(self, shape: tuple[int, ...], dtype: Any, weak_type: bool = False) -> None:
+    def __init__(
+        self, shape: tuple[int, ...], dtype: DTypeLike | None, weak_type: bool = False
+    ) -> None:
         self.shape = tuple(shape)
         dt = np.dtype(dtype)
         self.dtype = _NARROW.get(dt, dt)  # no 64-bit types without enable_x64
@@ -85,7 +88,7 @@ class ShapedArray:
     def update(
         self,
         shape: tuple[int, ...] | None = None,
-        dtype: Any = None,
+        dtype: DTypeLike | None = None,
         weak_type: bool | None = None,
     ) -> ShapedArray:
         return ShapedArray(
@@ -233,9 +236,11 @@ array_types: set[type] = set(pytype_aval_mappings)
 
 
 def register_array_type(pytype: type, to_aval: Callable[[Any], ShapedArray]) -> None:
-    """Let a higher layer's array type (e.g. a device array) flow through every primitive."""
+    """Let a higher layer's array type (e.g. a device array) flow through every primitive; it
+    becomes an :class:`~mj_core.Array` (``isinstance(x, mj.Array)``) too."""
     pytype_aval_mappings[pytype] = to_aval
     array_types.add(pytype)
+    Array.register(pytype)
 
 
 def is_array(x: object) -> bool:

@@ -26,6 +26,7 @@ import ml_dtypes
 import numpy as np
 
 from mj_core._config import config
+from mj_core._typing import DType, DTypeLike
 
 __all__ = [
     "TypePromotionError",
@@ -39,7 +40,6 @@ __all__ = [
 
 #: A lattice node: a concrete dtype, or one of the weak Python types int/float/complex.
 Node: TypeAlias = Any
-DType: TypeAlias = np.dtype[Any]
 
 
 class TypePromotionError(ValueError):
@@ -183,7 +183,7 @@ def _bound(x64: bool, strict: bool, nodes: frozenset[Node]) -> Node:
 _TO_32 = {I64: I32, U64: U32, F64: F32, C128: C64}
 
 
-def canonicalize_dtype(dtype: Any, x64: bool) -> DType:
+def canonicalize_dtype(dtype: DTypeLike | None, x64: bool) -> DType:
     """The dtype an array of ``dtype`` gets: 64-bit types narrow to 32 bits unless ``x64``."""
     dt = _dt(dtype)
     return dt if x64 else _TO_32.get(dt, dt)

@@ -22,6 +22,7 @@ import numpy as np
 from mj_core import _lattice
 from mj_core._config import config, on_x64_change
 from mj_core._lattice import TypePromotionError
+from mj_core._typing import DTypeLike
 
 __all__ = [
     "TypePromotionError",
@@ -98,7 +99,7 @@ def dtype_of(x: Any) -> np.dtype[Any]:
     return _NARROW.get(dt, dt)
 
 
-def canonical_dtype(dtype: Any) -> np.dtype[Any]:
+def canonical_dtype(dtype: DTypeLike | None) -> np.dtype[Any]:
     """Normalise anything NumPy accepts as a dtype (``'float32'``, ``np.float32``, ``float``)
     and narrow it to 32 bits unless ``enable_x64`` (Python types mean their default dtype)."""
     pytype = _PY_SCALAR_DTYPES.get(dtype) if isinstance(dtype, type) else None
@@ -111,7 +112,7 @@ def canonical_dtype(dtype: Any) -> np.dtype[Any]:
 canonicalize_dtype = canonical_dtype
 
 
-def check_user_dtype(dtype: Any, fun_name: str) -> np.dtype[Any] | None:
+def check_user_dtype(dtype: DTypeLike | None, fun_name: str) -> np.dtype[Any] | None:
     """A ``dtype=`` argument of ``fun_name`` as the dtype mj computes in (``None`` stays
     ``None``); an explicit 64-bit request without x64 warns with JAX's text."""
     if dtype is None:

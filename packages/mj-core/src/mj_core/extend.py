@@ -3,7 +3,9 @@
 ``mj_core``'s ``__init__`` is the user API; this module is the whole extension surface:
 ``Primitive`` and ``bind``, the two rule tables mj-core owns (``impl_rules``,
 ``abstract_eval_rules``), the interpreter stack, abstract values, the named-axis environment
-(``axis_name`` of vmap and pmap), the family catalogue, the ``Array`` typing alias, and the
+(``axis_name`` of vmap and pmap), the family catalogue, the typing vocabulary (``Array``,
+``ArrayLike``, ``DTypeLike``, ``DType``, ``Shape``, ``Axis``, and ``AnyArray``, the ``Any`` of
+interpreter values), and the
 helpers higher layers' rules share (operand checks, shape and dtype helpers, error helpers, the
 parameter types of the core primitives). Other layers import
 mj-core only through ``mj_core``, this module and the public namespaces (``mj_core.numpy``,
@@ -68,7 +70,13 @@ from mj_core._trace import full_raise as full_raise
 from mj_core._trace import is_eager as is_eager
 from mj_core._trace import new_dynamic as new_dynamic
 from mj_core._trace import new_main as new_main
+from mj_core._typing import AnyArray as AnyArray
 from mj_core._typing import Array as Array
+from mj_core._typing import ArrayLike as ArrayLike
+from mj_core._typing import Axis as Axis
+from mj_core._typing import DType as DType
+from mj_core._typing import DTypeLike as DTypeLike
+from mj_core._typing import Shape as Shape
 from mj_core.dtypes import canonical_dtype as canonical_dtype
 from mj_core.dtypes import dtype_of as dtype_of
 from mj_core.dtypes import is_integer as is_integer

@@ -24,6 +24,7 @@ import numpy as np
 
 from mj_core.errors import MJError, UnhashableStaticArgumentError
 from mj_core.extend import (
+    DTypeLike,
     EagerArray,
     MainTrace,
     Primitive,
@@ -293,7 +294,9 @@ class ShapeDtypeStruct:
 
     __slots__ = ("dtype", "shape", "weak_type")
 
-    def __init__(self, shape: Sequence[int], dtype: Any, weak_type: bool = False) -> None:
+    def __init__(
+        self, shape: Sequence[int], dtype: DTypeLike | None, weak_type: bool = False
+    ) -> None:
         self.shape = tuple(int(d) for d in shape)
         self.dtype = np.dtype(dtype)
         self.weak_type = weak_type

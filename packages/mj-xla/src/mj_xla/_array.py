@@ -17,7 +17,6 @@ import numpy as np
 
 from mj_core import (
     ConcreteArray,
-    EagerArray,
     ShapedArray,
     Tracer,
     get_aval,
@@ -25,7 +24,7 @@ from mj_core import (
     register_array_type,
 )
 from mj_core.dtypes import canonical_dtype
-from mj_core.extend import dlpack_export
+from mj_core.extend import DTypeLike, dlpack_export
 from mj_core.tree_util import tree_map
 from mj_xla import _jaxlib
 from mj_xla._donation import deleted_error
@@ -34,19 +33,11 @@ from mj_xla._sharding import Shard, Sharding, SingleDeviceSharding
 __all__ = ["Array", "CommittedArray", "device_put", "to_buffer"]
 
 
-class _ArrayMeta(type):
-    """``isinstance(x, mj.Array)`` holds for every mj array, as ``jax.Array`` does: device
-    arrays, eager results (``EagerArray``) and tracers. The type itself is unchanged
-    (``type(x) is Array`` still picks out device arrays)."""
+class Array:
+    """An immutable array living on the XLA device (JAX's ``ArrayImpl``).
 
-    def __instancecheck__(cls, obj: Any) -> bool:
-        if type.__instancecheck__(cls, obj):  # device arrays, sharded ones included
-            return True
-        return cls is Array and isinstance(obj, EagerArray | Tracer)
-
-
-class Array(metaclass=_ArrayMeta):
-    """An immutable array living on the XLA device.
+    ``mj.Array``, the type of every mj array, is ``mj_core.Array``, with which this class
+    and its subclasses are registered (by ``register_array_type``).
 
     Attributes: ``shape``, ``dtype``, ``ndim``, ``size``, ``weak_type``. ``np.asarray(x)``
     gives a read-only host view; ``block_until_ready()`` waits for pending computation.
@@ -142,7 +133,7 @@ class Array(metaclass=_ArrayMeta):
         """Free the device buffer now; using the array afterwards raises."""
         self._buf.delete()
 
-    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray[Any, Any]:
+    def __array__(self, dtype: DTypeLike | None = None, copy: Any = None) -> np.ndarray[Any, Any]:
         host = self._value()
         if dtype is not None and np.dtype(dtype) != host.dtype:
             return host.astype(dtype)
@@ -325,7 +316,8 @@ def to_buffer(x: Any, aval: ShapedArray, device: Any = None) -> _jaxlib.Buffer:
             )
         if device is not None and _jaxlib.buffer_device(x._buf) is not device:
             return _jaxlib.copy_to_device(x._buf, x._aval, device, True)
-        return x._buf
+        buf: _jaxlib.Buffer = x._buf
+        return buf
     host = np.asarray(x, aval.dtype)
     if host.shape != aval.shape:
         raise TypeError(

@@ -28,12 +28,13 @@ import threading
 import time
 import warnings
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple, TypeAlias
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, TypeAlias, runtime_checkable
 
 import ml_dtypes
 import numpy as np
 
 from mj_core import config
+from mj_core.extend import DTypeLike
 from mj_xla import _compilation_cache, _plugins
 
 if importlib.util.find_spec("jax") is None:
@@ -105,12 +106,73 @@ __all__ = [
 
 # The func dialect's stubs lag behind its runtime API (add_entry_block, CallOp(func_op, args)).
 func: Any = _func
-Buffer = Any  # jaxlib's ArrayImpl: a device buffer
-Device: Any = xc.Device  # the type of every device (``jax.Device``)
-LoadedExecutable = Any
 if TYPE_CHECKING:
+    # jaxlib's C++ classes (``jaxlib._jax``) ship no stubs, so mypy sees ``xc.Device`` and its
+    # kin as ``Any``. These protocols describe the part of them mj calls; at run time the
+    # names are jaxlib's own classes (``mj.Device`` is ``jax.Device``'s class).
+
+    @runtime_checkable  # ``isinstance(d, mj.Device)``: at run time, jaxlib's class
+    class Device(Protocol):
+        """A device (``jax.Device``)."""
+
+        @property
+        def id(self) -> int: ...
+        @property
+        def platform(self) -> str: ...
+        @property
+        def device_kind(self) -> str: ...
+        @property
+        def process_index(self) -> int: ...
+        @property
+        def client(self) -> Any: ...
+
+    class Buffer(Protocol):
+        """jaxlib's ``ArrayImpl``: one array on one device, or a multi-device one."""
+
+        _committed: bool
+        _sharding: Any  # a jaxlib sharding; ``_device`` for a single-device one
+        _arrays: Sequence[Buffer]  # the per-device buffers of a multi-device one
+
+        @property
+        def shape(self) -> tuple[int, ...]: ...
+        @property
+        def dtype(self) -> np.dtype[Any]: ...
+        def is_deleted(self) -> bool: ...
+        def is_ready(self) -> bool: ...
+        def delete(self) -> None: ...
+        def block_until_ready(self) -> Buffer: ...
+        def __array__(
+            self, dtype: DTypeLike | None = ..., copy: bool | None = ...
+        ) -> np.ndarray[Any, Any]: ...
+        def _single_device_array_to_np_array_did_copy(
+            self,
+        ) -> tuple[np.ndarray[Any, Any], bool]: ...
+
+    class ExecuteResults(Protocol):
+        """What ``execute_sharded`` returns: outputs still to be wrapped by result handlers."""
+
+        def consume_with_handlers(self, handlers: Sequence[Any]) -> list[Any]: ...
+
+    class HloModule(Protocol):
+        def to_string(self) -> str: ...
+
+    class LoadedExecutable(Protocol):
+        """A compiled program loaded on its devices."""
+
+        def execute_sharded(
+            self, arguments: Sequence[Buffer], with_tokens: bool = ...
+        ) -> ExecuteResults: ...
+        def hlo_modules(self) -> list[HloModule]: ...
+        def get_output_shardings(self) -> Sequence[Any] | None: ...
+        def get_parameter_shardings(self) -> Sequence[Any] | None: ...
+        def get_output_layouts(self) -> Sequence[Any]: ...
+        def get_parameter_layouts(self) -> Sequence[Any]: ...
+
     Value: TypeAlias = ir.Value[Any]  # an SSA value of the module being built
 else:
+    Buffer = _jax.ArrayImpl
+    Device = xc.Device  # the type of every device (``jax.Device``)
+    LoadedExecutable = xc.LoadedExecutable
     Value = ir.Value
 
 # --- MLIR context: one per thread (creating one with all dialects costs ~6 ms) ---------------
@@ -192,8 +254,8 @@ _client: Any = None
 _device: Any = None
 _device_list: Any = None
 _sharding: Any = None
-_devices: list[Any] = []  # this process's devices
-_global_devices: list[Any] = []  # every process's devices
+_devices: list[Device] = []  # this process's devices
+_global_devices: list[Device] = []  # every process's devices
 
 
 class _Distributed:
@@ -429,7 +491,7 @@ def _start_backends(requested: list[str] | None) -> dict[str, Any]:
     return clients
 
 
-def _backend() -> tuple[Any, Any, Any, Any]:
+def _backend() -> tuple[Any, Device, Any, Any]:
     """The default backend's client, its first device (where uncommitted arrays live and
     computations without committed inputs run), that device as a DeviceList, and its
     sharding. Every backend starts on the first call."""
@@ -492,7 +554,7 @@ def platforms() -> list[str]:
     return list(_clients)
 
 
-def lowering_platform(device: Any = None) -> str:
+def lowering_platform(device: Device | None = None) -> str:
     """The platform lowering rules are registered under (``"cpu"``, ``"cuda"``, ``"rocm"``)
     for ``device``'s backend (the default one if None)."""
     client = _backend()[0] if device is None else device.client
@@ -507,12 +569,12 @@ def default_platform() -> str:
     return str(_backend()[0].platform)
 
 
-def device() -> Any:
+def device() -> Device:
     """The default device: uncommitted arrays live on it and jit compiles for it."""
     return _backend()[1]
 
 
-def devices(platform: str | None = None, api: str = "devices") -> list[Any]:
+def devices(platform: str | None = None, api: str = "devices") -> list[Device]:
     """Every device of a backend (the default one), across processes."""
     if platform is None:
         _backend()
@@ -520,7 +582,7 @@ def devices(platform: str | None = None, api: str = "devices") -> list[Any]:
     return list(_client_for(platform, api).devices())
 
 
-def local_devices(platform: str | None = None, api: str = "local_devices") -> list[Any]:
+def local_devices(platform: str | None = None, api: str = "local_devices") -> list[Device]:
     """This process's devices of a backend (the default one)."""
     if platform is None:
         _backend()
@@ -528,13 +590,13 @@ def local_devices(platform: str | None = None, api: str = "local_devices") -> li
     return list(_client_for(platform, api).local_devices())
 
 
-def is_local(device: Any) -> bool:
+def is_local(device: Device) -> bool:
     """Whether this process can address ``device`` (hold and read its buffers)."""
     return int(device.process_index) == process_index()
 
 
 def compile_module(
-    module: ir.Module, host_callbacks: Sequence[Any] = (), device: Any = None
+    module: ir.Module, host_callbacks: Sequence[Any] = (), device: Device | None = None
 ) -> LoadedExecutable:
     """Compile a StableHLO module (entry function ``main``) for ``device`` (the default
     device if None). ``host_callbacks`` are the Python functions its
@@ -574,6 +636,11 @@ def _compile(
     return exe
 
 
+def _compile_and_load(client: Any, *args: Any, **kwargs: Any) -> LoadedExecutable:
+    exe: LoadedExecutable = client.compile_and_load(*args, **kwargs)
+    return exe
+
+
 def _compile_now(
     client: Any, module: ir.Module, devices: Any, options: Any, host_callbacks: Sequence[Any]
 ) -> LoadedExecutable:
@@ -586,11 +653,11 @@ def _compile_now(
     kwargs = {"host_callbacks": list(host_callbacks)} if host_callbacks else {}
     previous = signal.getsignal(signal.SIGINT)
     if threading.current_thread() is not threading.main_thread() or previous is None:
-        return client.compile_and_load(module, devices, options, **kwargs)
+        return _compile_and_load(client, module, devices, options, **kwargs)
     interrupted: list[Any] = []
     signal.signal(signal.SIGINT, lambda *args: interrupted.append(args))
     try:
-        exe = client.compile_and_load(module, devices, options, **kwargs)
+        exe = _compile_and_load(client, module, devices, options, **kwargs)
     finally:
         signal.signal(signal.SIGINT, previous)
     if interrupted:
@@ -661,7 +728,7 @@ def put(x: np.ndarray[Any, Any]) -> Buffer:
     return put_on(x, _backend()[1], committed=False)
 
 
-def result_handler(aval: Any, device: Any = None, committed: bool = False) -> Any:
+def result_handler(aval: Any, device: Device | None = None, committed: bool = False) -> Any:
     """A reusable handler turning an executable's raw output on ``device`` (the default one
     if None) into a device buffer, ``committed`` to it or not; ``aval`` needs ``shape``,
     ``dtype`` and ``weak_type``. Building them once per executable is what makes dispatch
@@ -675,12 +742,12 @@ def is_committed(buf: Buffer) -> bool:
     return bool(buf._committed)
 
 
-def copy_to_device(buf: Buffer, aval: Any, dev: Any, committed: bool) -> Buffer:
+def copy_to_device(buf: Buffer, aval: Any, dev: Device, committed: bool) -> Buffer:
     """A copy of a single-device buffer on device ``dev`` (device to device, no host trip
     where the two share a client)."""
     if buffer_device(buf).client is not dev.client:
         return put_on(to_numpy(buf), dev, committed)
-    return _jax.batched_device_put(
+    out: Buffer = _jax.batched_device_put(
         _HostAval(aval.shape, aval.dtype, aval.weak_type),
         _put_sharding(dev),
         [buf],
@@ -690,6 +757,7 @@ def copy_to_device(buf: Buffer, aval: Any, dev: Any, committed: bool) -> Buffer:
         _jax.HostBufferSemantics.IMMUTABLE_ONLY_DURING_CALL,
         True,
     )
+    return out
 
 
 def to_numpy(buf: Buffer) -> np.ndarray[Any, Any]:
@@ -711,7 +779,7 @@ JaxRuntimeError = _jax.JaxRuntimeError
 
 
 def compile_replicated(
-    module: ir.Module, devices: Sequence[Any], host_callbacks: Sequence[Any] = ()
+    module: ir.Module, devices: Sequence[Device], host_callbacks: Sequence[Any] = ()
 ) -> LoadedExecutable:
     """Compile ``module`` as one replica per device of ``devices`` (in order: replica ``i``
     runs on ``devices[i]``, and the collectives' replica groups count replicas)."""
@@ -724,16 +792,16 @@ def compile_replicated(
     return _compile(client, module, device_list, options, host_callbacks)
 
 
-def _put_sharding(dev: Any) -> _PutSharding:
+def _put_sharding(dev: Device) -> _PutSharding:
     sharding = _put_shardings.get(dev)
     if sharding is None:
         sharding = _put_shardings.setdefault(dev, _PutSharding(dev))
     return sharding
 
 
-def put_on(x: np.ndarray[Any, Any], dev: Any, committed: bool = True) -> Buffer:
+def put_on(x: np.ndarray[Any, Any], dev: Device, committed: bool = True) -> Buffer:
     """:func:`put`, onto device ``dev``, committed to it unless told otherwise."""
-    return _jax.batched_device_put(
+    out: Buffer = _jax.batched_device_put(
         _HostAval(x.shape, x.dtype, False),
         _put_sharding(dev),
         [x],
@@ -743,6 +811,7 @@ def put_on(x: np.ndarray[Any, Any], dev: Any, committed: bool = True) -> Buffer:
         _jax.HostBufferSemantics.IMMUTABLE_ONLY_DURING_CALL,
         True,  # enable_x64: the data's dtype is already mj's (no canonicalization)
     )
+    return out
 
 
 def host_putter(
@@ -760,34 +829,37 @@ def host_putter(
 
     def put_host(x: Any) -> Buffer:
         data = asarray(x, dtype)
-        return device_put(aval, sharding, [data], devices, False, True, semantics, True)
+        out: Buffer = device_put(aval, sharding, [data], devices, False, True, semantics, True)
+        return out
 
     return put_host
 
 
-def _replicated_sharding(devices: Sequence[Any]) -> Any:
+def _replicated_sharding(devices: Sequence[Device]) -> Any:
     # The sharding only tells execute_sharded which device each buffer is on: a replicated
     # program takes one whole buffer per replica.
     return _jax.GSPMDSharding(xc.DeviceList(tuple(devices)), xc.HloSharding.replicate())
 
 
-def assemble(bufs: Sequence[Buffer], aval: Any, devices: Sequence[Any]) -> Buffer:
+def assemble(bufs: Sequence[Buffer], aval: Any, devices: Sequence[Device]) -> Buffer:
     """One multi-device buffer from per-device buffers (``bufs[i]`` on ``devices[i]``): the
     argument a replicated executable takes. ``aval`` is the stacked value's type."""
-    return _jax.ArrayImpl(
+    out: Buffer = _jax.ArrayImpl(
         aval, _replicated_sharding(devices), list(bufs), committed=True, _skip_checks=True
     )
+    return out
 
 
-def replicated_result_handler(aval: Any, devices: Sequence[Any]) -> Any:
+def replicated_result_handler(aval: Any, devices: Sequence[Device]) -> Any:
     """A handler turning a replicated executable's per-device outputs into one multi-device
     buffer (see :func:`assemble`)."""
     return _array_result_handler(aval, _replicated_sharding(devices))
 
 
-def buffer_device(buf: Buffer) -> Any:
+def buffer_device(buf: Buffer) -> Device:
     """The device holding a single-device buffer."""
-    return buf._sharding._device
+    dev: Device = buf._sharding._device
+    return dev
 
 
 def shards(buf: Buffer) -> list[Buffer]:
@@ -823,26 +895,29 @@ def hlo_sharding_from_proto(proto: Any) -> HloSharding:
     return xc.HloSharding.from_proto(proto)
 
 
-def _gspmd(devices: Sequence[Any], sharding: HloSharding) -> Any:
+def _gspmd(devices: Sequence[Device], sharding: HloSharding) -> Any:
     return _jax.GSPMDSharding(xc.DeviceList(tuple(devices)), sharding)
 
 
 def sharded_array(
-    bufs: Sequence[Buffer], aval: Any, devices: Sequence[Any], sharding: HloSharding
+    bufs: Sequence[Buffer], aval: Any, devices: Sequence[Device], sharding: HloSharding
 ) -> Buffer:
     """One global array from its per-device shards (``bufs[i]`` on ``devices[i]``, the
     logical device ``i`` of ``sharding``): what an SPMD executable takes."""
-    return _jax.ArrayImpl(aval, _gspmd(devices, sharding), list(bufs), True, _skip_checks=True)
+    out: Buffer = _jax.ArrayImpl(
+        aval, _gspmd(devices, sharding), list(bufs), True, _skip_checks=True
+    )
+    return out
 
 
-def sharded_result_handler(aval: Any, devices: Sequence[Any], sharding: HloSharding) -> Any:
+def sharded_result_handler(aval: Any, devices: Sequence[Device], sharding: HloSharding) -> Any:
     """A handler turning an SPMD executable's per-device outputs into one global array."""
     return _array_result_handler(aval, _gspmd(devices, sharding))
 
 
 def compile_spmd(
     module: ir.Module,
-    devices: Sequence[Any],
+    devices: Sequence[Device],
     host_callbacks: Sequence[Any] = (),
     free_outputs: Sequence[bool] = (),
     free_params: Sequence[bool] = (),
@@ -868,10 +943,10 @@ def compile_spmd(
         build.allow_spmd_sharding_propagation_to_parameters = list(free_params)
     device_list = xc.DeviceList(tuple(devices))
     if host_callbacks:
-        return client.compile_and_load(
-            module, device_list, options, host_callbacks=list(host_callbacks)
+        return _compile_and_load(
+            client, module, device_list, options, host_callbacks=list(host_callbacks)
         )
-    return client.compile_and_load(module, device_list, options)
+    return _compile_and_load(client, module, device_list, options)
 
 
 def output_shardings(exe: LoadedExecutable) -> list[HloSharding]:

@@ -24,6 +24,7 @@ from typing import Any, TypeAlias
 import numpy as np
 
 from mj_core import MissingRuleError, Primitive, RuleTable, ShapedArray
+from mj_core.extend import DTypeLike
 from mj_ir import ClosedJaxpr, Jaxpr, Lit, Var
 from mj_xla._donation import pair_donations
 from mj_xla._jaxlib import Value, func, hlo, ir, ir_element_type, ir_tensor_type, mlir_context
@@ -149,7 +150,7 @@ def aval_to_ir_type(aval: ShapedArray) -> ir.RankedTensorType:
     return ir_tensor_type(aval.shape, aval.dtype)
 
 
-def ir_constant(val: Any, dtype: Any = None) -> Value:
+def ir_constant(val: Any, dtype: DTypeLike | None = None) -> Value:
     """A ``stablehlo.constant`` holding ``val`` (converted to ``dtype`` if given)."""
     x = np.asarray(val, dtype)
     attr = ir.DenseElementsAttr.get(  # type: ignore[call-overload]

@@ -67,6 +67,7 @@ from mj_batch import vmap as vmap
 from mj_control import checkpoint as checkpoint
 from mj_control import checkpoint_policies as checkpoint_policies
 from mj_control import remat as remat
+from mj_core import Array as Array
 from mj_core import config as config
 from mj_core.extend import ensure_compile_time_eval as ensure_compile_time_eval
 from mj_core.extend import register_exclusion as _register_exclusion
@@ -74,7 +75,6 @@ from mj_ir import ShapeDtypeStruct as ShapeDtypeStruct
 from mj_ir import eval_jaxpr as eval_jaxpr
 from mj_ir import eval_shape as eval_shape
 from mj_ir import make_jaxpr as make_jaxpr
-from mj_xla import Array as Array
 from mj_xla import Device as Device
 from mj_xla import block_until_ready as block_until_ready
 from mj_xla import clear_caches as clear_caches

@@ -10,7 +10,7 @@ the scanned axis, as JAX requires.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -18,7 +18,7 @@ import numpy as np
 import mj_core.numpy as cnp
 from mj_core import lax
 from mj_core.errors import user_line_suffix
-from mj_core.extend import Array, canonicalize_axis, shape_of
+from mj_core.extend import AnyArray, Array, ArrayLike, canonicalize_axis, shape_of
 from mj_core.tree_util import tree_flatten, tree_unflatten
 
 __all__ = ["associative_scan", "cumlogsumexp"]
@@ -45,7 +45,7 @@ def associative_scan(
     if reverse:
         flat = [lax.rev(x, [axis]) for x in flat]
 
-    def combine(a: list[Array], b: list[Array]) -> list[Array]:
+    def combine(a: Sequence[ArrayLike], b: Sequence[ArrayLike]) -> list[Array]:
         out, out_tree = tree_flatten(fn(tree_unflatten(tree, a), tree_unflatten(tree, b)))
         if out_tree != tree:
             raise TypeError(
@@ -54,10 +54,10 @@ def associative_scan(
             )
         return out
 
-    def take(xs: list[Array], start: int, stop: int | None, step: int = 1) -> list[Array]:
+    def take(xs: Sequence[ArrayLike], start: int, stop: int | None, step: int = 1) -> list[Array]:
         return [lax.slice_in_dim(x, start, stop, step, axis) for x in xs]
 
-    def scan(xs: list[Array]) -> list[Array]:
+    def scan(xs: list[AnyArray]) -> list[AnyArray]:
         n = shape_of(xs[0])[axis]
         if n < 2:
             return xs
@@ -75,13 +75,13 @@ def associative_scan(
     return tree_unflatten(tree, out)
 
 
-def _interleave(a: Array, b: Array, axis: int) -> Array:
+def _interleave(a: ArrayLike, b: ArrayLike, axis: int) -> Array:
     """``a[0], b[0], a[1], b[1], ...`` along ``axis`` (``a`` as long as ``b`` or one longer):
     each is padded with zeros between its elements, and the two are added."""
     n_a, n_b = shape_of(a)[axis], shape_of(b)[axis]
     ndim = len(shape_of(a))
 
-    def spread(x: Array, low: int, high: int) -> Array:
+    def spread(x: ArrayLike, low: int, high: int) -> Array:
         config = [(0, 0, 0)] * ndim
         config[axis] = (low, high, 1)
         return lax.pad(x, lax.convert_element_type(0, cnp.asarray(x).dtype), config)
@@ -93,6 +93,6 @@ def _interleave(a: Array, b: Array, axis: int) -> Array:
     return lax.add(padded_a, padded_b)
 
 
-def cumlogsumexp(operand: Array, axis: int = 0, reverse: bool = False) -> Array:
+def cumlogsumexp(operand: AnyArray, axis: int = 0, reverse: bool = False) -> AnyArray:
     """``log(cumsum(exp(operand)))`` along ``axis`` without overflow."""
     return associative_scan(cnp.logaddexp, operand, reverse=reverse, axis=axis)

@@ -14,12 +14,12 @@ import numpy as np
 import mj_core.numpy as cnp
 from mj_core import lax
 from mj_core.errors import user_line_suffix
-from mj_core.extend import Array, shape_of
+from mj_core.extend import Array, ArrayLike, shape_of
 
 __all__ = ["batch_matmul", "collapse", "index_take", "tie_in"]
 
 
-def batch_matmul(lhs: Array, rhs: Array, precision: Any = None) -> Array:
+def batch_matmul(lhs: ArrayLike, rhs: ArrayLike, precision: Any = None) -> Array:
     """Matrix products of two stacks of matrices of the same rank (``[..., m, k] @
     [..., k, n]``; the leading axes are batch axes and must match, no broadcasting)."""
     lhs_nd, rhs_nd = len(shape_of(lhs)), len(shape_of(rhs))
@@ -39,7 +39,7 @@ def batch_matmul(lhs: Array, rhs: Array, precision: Any = None) -> Array:
     )
 
 
-def collapse(operand: Array, start_dimension: int, stop_dimension: int | None = None) -> Array:
+def collapse(operand: ArrayLike, start_dimension: int, stop_dimension: int | None = None) -> Array:
     """``operand`` with axes ``start_dimension:stop_dimension`` (Python slice semantics)
     merged into one."""
     shape = tuple(shape_of(operand))
@@ -52,7 +52,7 @@ def collapse(operand: Array, start_dimension: int, stop_dimension: int | None = 
     return lax.reshape(operand, (*shape[:lo], math.prod(shape[lo:hi]), *shape[hi:]))
 
 
-def index_take(src: Array, idxs: Sequence[Array], axes: Sequence[int]) -> Array:
+def index_take(src: ArrayLike, idxs: Sequence[ArrayLike], axes: Sequence[int]) -> Array:
     """The slices of ``src`` at the index tuples ``zip(*idxs)`` over ``axes`` (one 1-D index
     array per axis; negative and out-of-range indices wrap around): shape
     ``(len(idxs[0]), *the other axes of src)``, as ``jax.lax.index_take``."""

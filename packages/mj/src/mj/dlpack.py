@@ -15,6 +15,7 @@ import numpy as np
 from mj import numpy as mnp
 from mj_core.dtypes import bfloat16
 from mj_core.errors import user_line_suffix
+from mj_core.extend import DTypeLike
 from mj_xla import device_put
 
 __all__ = ["from_dlpack", "is_supported_dtype"]
@@ -41,7 +42,7 @@ _SUPPORTED = frozenset(
 )
 
 
-def is_supported_dtype(dtype: Any) -> bool:
+def is_supported_dtype(dtype: DTypeLike | None) -> bool:
     """Whether arrays of ``dtype`` cross DLPack (booleans, integers, floats, complex)."""
     return np.dtype(dtype) in _SUPPORTED
 

@@ -19,6 +19,7 @@ from mj_core import numpy as mnp
 from mj_core.dtypes import TypePromotionError as TypePromotionError
 from mj_core.dtypes import bfloat16 as bfloat16
 from mj_core.errors import user_line_suffix
+from mj_core.extend import DTypeLike
 
 __all__ = [
     "TypePromotionError",
@@ -38,7 +39,9 @@ issubdtype = mnp.issubdtype
 _WEAK_SCALARS = (int, float, complex)
 
 
-def canonicalize_dtype(dtype: Any, allow_extended_dtype: bool = False) -> np.dtype[Any]:
+def canonicalize_dtype(
+    dtype: DTypeLike | None, allow_extended_dtype: bool = False
+) -> np.dtype[Any]:
     """``dtype`` as the ``np.dtype`` mj computes in (Python types map to the defaults:
     ``float`` -> float32, ``int`` -> int32, 64-bit with ``enable_x64``)."""
     if isinstance(dtype, type) and dtype in (*_WEAK_SCALARS, bool):

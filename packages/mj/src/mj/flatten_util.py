@@ -18,7 +18,7 @@ import numpy as np
 
 import mj_core.numpy as cnp
 from mj_core import lax
-from mj_core.extend import Array
+from mj_core.extend import Array, ArrayLike
 from mj_core.tree_util import PyTreeDef, tree_flatten, tree_unflatten
 
 __all__ = ["ravel_pytree"]
@@ -33,7 +33,7 @@ class _Unravel:
     dtypes: tuple[np.dtype[Any], ...] | None  # None: keep the dtype of the given vector
     flat_dtype: np.dtype[Any]
 
-    def __call__(self, flat: Array) -> Any:
+    def __call__(self, flat: ArrayLike) -> Any:
         if self.dtypes is not None:
             dtype = cnp.result_type(flat)
             if dtype != self.flat_dtype:

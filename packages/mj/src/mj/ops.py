@@ -17,7 +17,15 @@ import numpy as np
 import mj_core.numpy as cnp
 from mj_core import lax
 from mj_core.errors import user_line_suffix
-from mj_core.extend import Array, IndexUpdateRef, concrete_or_error, shape_of, static_int
+from mj_core.extend import (
+    AnyArray,
+    Array,
+    ArrayLike,
+    IndexUpdateRef,
+    concrete_or_error,
+    shape_of,
+    static_int,
+)
 
 __all__ = [
     "index",
@@ -45,33 +53,33 @@ class _Index:
 index = _Index()
 
 
-def index_update(x: Array, idx: Any, y: Array) -> Array:
+def index_update(x: ArrayLike, idx: Any, y: ArrayLike) -> Array:
     """A copy of ``x`` with ``x[idx] = y``."""
     return IndexUpdateRef(x, idx).set(y)
 
 
-def index_add(x: Array, idx: Any, y: Array) -> Array:
+def index_add(x: ArrayLike, idx: Any, y: ArrayLike) -> Array:
     """A copy of ``x`` with ``x[idx] += y`` (repeated indices accumulate)."""
     return IndexUpdateRef(x, idx).add(y)
 
 
-def index_mul(x: Array, idx: Any, y: Array) -> Array:
+def index_mul(x: ArrayLike, idx: Any, y: ArrayLike) -> Array:
     """A copy of ``x`` with ``x[idx] *= y``."""
     return IndexUpdateRef(x, idx).multiply(y)
 
 
-def index_min(x: Array, idx: Any, y: Array) -> Array:
+def index_min(x: ArrayLike, idx: Any, y: ArrayLike) -> Array:
     """A copy of ``x`` with ``x[idx] = minimum(x[idx], y)``."""
     return IndexUpdateRef(x, idx).min(y)
 
 
-def index_max(x: Array, idx: Any, y: Array) -> Array:
+def index_max(x: ArrayLike, idx: Any, y: ArrayLike) -> Array:
     """A copy of ``x`` with ``x[idx] = maximum(x[idx], y)``."""
     return IndexUpdateRef(x, idx).max(y)
 
 
 # --- segment reductions ---------------------------------------------------------------------
-def _identity(scatter: Callable[..., Array], dtype: np.dtype[Any]) -> Any:
+def _identity(scatter: Callable[..., ArrayLike], dtype: np.dtype[Any]) -> Any:
     """The value an empty segment holds: the reduction's identity in ``dtype`` (JAX's)."""
     if scatter is lax.scatter_add:
         return 0
@@ -88,16 +96,16 @@ def _identity(scatter: Callable[..., Array], dtype: np.dtype[Any]) -> Any:
 
 def _segment_reduce(
     name: str,
-    scatter: Callable[..., Array],
-    reducer: Callable[..., Array],
-    data: Array,
-    segment_ids: Array,
+    scatter: Callable[..., AnyArray],
+    reducer: Callable[..., AnyArray],
+    data: AnyArray,
+    segment_ids: AnyArray,
     num_segments: int | None,
     indices_are_sorted: bool,
     unique_indices: bool,
     bucket_size: int | None,
     mode: Any,
-) -> Array:
+) -> AnyArray:
     """Scatter the rows of ``data`` into ``num_segments`` rows filled with the identity
     (per bucket of ``bucket_size`` rows, then ``reducer`` over the buckets, when given)."""
     data = cnp.asarray(data)
@@ -162,14 +170,14 @@ def _segment_reduce(
 
 
 def segment_sum(
-    data: Array,
-    segment_ids: Array,
+    data: AnyArray,
+    segment_ids: AnyArray,
     num_segments: int | None = None,
     indices_are_sorted: bool = False,
     unique_indices: bool = False,
     bucket_size: int | None = None,
     mode: Any = None,
-) -> Array:
+) -> AnyArray:
     """``out[s] = sum of data[i] with segment_ids[i] == s`` for ``s < num_segments`` (default
     ``max(segment_ids) + 1``, which must then be concrete); ids out of range are dropped
     (``mode="clip"`` clamps them). ``bucket_size`` sums buckets of rows first."""
@@ -180,14 +188,14 @@ def segment_sum(
 
 
 def segment_prod(
-    data: Array,
-    segment_ids: Array,
+    data: AnyArray,
+    segment_ids: AnyArray,
     num_segments: int | None = None,
     indices_are_sorted: bool = False,
     unique_indices: bool = False,
     bucket_size: int | None = None,
     mode: Any = None,
-) -> Array:
+) -> AnyArray:
     """The product within each segment (1 for an empty one); see :func:`segment_sum`. As in
     JAX, its gradient with respect to ``data`` needs ``unique_indices=True``."""
     return _segment_reduce(
@@ -197,14 +205,14 @@ def segment_prod(
 
 
 def segment_max(
-    data: Array,
-    segment_ids: Array,
+    data: AnyArray,
+    segment_ids: AnyArray,
     num_segments: int | None = None,
     indices_are_sorted: bool = False,
     unique_indices: bool = False,
     bucket_size: int | None = None,
     mode: Any = None,
-) -> Array:
+) -> AnyArray:
     """The maximum within each segment (``-inf``, or the dtype's minimum, for an empty one);
     see :func:`segment_sum`."""
     return _segment_reduce(
@@ -214,14 +222,14 @@ def segment_max(
 
 
 def segment_min(
-    data: Array,
-    segment_ids: Array,
+    data: AnyArray,
+    segment_ids: AnyArray,
     num_segments: int | None = None,
     indices_are_sorted: bool = False,
     unique_indices: bool = False,
     bucket_size: int | None = None,
     mode: Any = None,
-) -> Array:
+) -> AnyArray:
     """The minimum within each segment (``inf``, or the dtype's maximum, for an empty one);
     see :func:`segment_sum`."""
     return _segment_reduce(

@@ -17,7 +17,7 @@ from mj_autodiff._derivatives import Bilinear, defjvp, derivative_kinds
 from mj_autodiff._tangents import shape_dtype, shaped_aval_of
 from mj_autodiff._transpose import UndefPrimal, operand_aval, transpose_rules
 from mj_core import Primitive, ShapedArray, bind1, lax
-from mj_core.extend import Array
+from mj_core.extend import AnyArray, DTypeLike
 from mj_core.prims import contractions as ct_prims
 from mj_core.prims import structural as st_prims
 
@@ -26,11 +26,11 @@ DimensionNumbers = tuple[
 ]
 
 
-def _dot_jvp_lhs(g: Array, x: Array, y: Array, **params: Any) -> Array:
+def _dot_jvp_lhs(g: AnyArray, x: AnyArray, y: AnyArray, **params: Any) -> AnyArray:
     return bind1(ct_prims.dot_general_p, g, y, **params)
 
 
-def _dot_jvp_rhs(g: Array, x: Array, y: Array, **params: Any) -> Array:
+def _dot_jvp_rhs(g: AnyArray, x: AnyArray, y: AnyArray, **params: Any) -> AnyArray:
     return bind1(ct_prims.dot_general_p, x, g, **params)
 
 
@@ -66,14 +66,14 @@ def _transpose_geometry(
 
 
 def _transpose_lhs(
-    ct: Array,
+    ct: AnyArray,
     x_aval: ShapedArray,
-    y: Array,
+    y: AnyArray,
     dimension_numbers: DimensionNumbers,
     precision: Any,
-    preferred_element_type: Any,
+    preferred_element_type: DTypeLike | None,
     swap_ans: bool,
-) -> Array:
+) -> AnyArray:
     """Cotangent of the lhs ``x`` of ``dot_general(x, y)`` (or of the rhs, when the operands
     were swapped: ``swap_ans`` says the output has y's free dims before x's)."""
     y_ndim = len(shape_dtype(y)[0])
@@ -100,7 +100,7 @@ def _dot_general_transpose(
     *,
     dimension_numbers: DimensionNumbers,
     precision: Any = None,
-    preferred_element_type: Any = None,
+    preferred_element_type: DTypeLike | None = None,
 ) -> list[Any]:
     ct = cts[0]
     if type(x) is UndefPrimal:

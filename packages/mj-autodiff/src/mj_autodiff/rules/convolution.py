@@ -23,7 +23,7 @@ from mj_autodiff._derivatives import Bilinear, defjvp, derivative_kinds
 from mj_autodiff._tangents import shape_dtype, zeros_like_aval
 from mj_autodiff._transpose import UndefPrimal, transpose_rules
 from mj_core import ShapedArray, bind1, lax
-from mj_core.extend import Array
+from mj_core.extend import AnyArray, Array, ArrayLike
 from mj_core.prims.convolution import (
     ConvDimensionNumbers,
     conv_general_dilated_p,
@@ -35,11 +35,11 @@ from mj_core.prims.convolution import (
 Pads = tuple[tuple[int, int], ...]
 
 
-def _conv_jvp_lhs(g: Array, lhs: Array, rhs: Array, **params: Any) -> Array:
+def _conv_jvp_lhs(g: AnyArray, lhs: AnyArray, rhs: AnyArray, **params: Any) -> AnyArray:
     return bind1(conv_general_dilated_p, g, rhs, **params)
 
 
-def _conv_jvp_rhs(g: Array, lhs: Array, rhs: Array, **params: Any) -> Array:
+def _conv_jvp_rhs(g: AnyArray, lhs: AnyArray, rhs: AnyArray, **params: Any) -> AnyArray:
     return bind1(conv_general_dilated_p, lhs, g, **params)
 
 
@@ -95,11 +95,13 @@ def _rhs_transpose_padding(
     )
 
 
-def _as_dtype(x: Array, dtype: np.dtype[Any]) -> Array:
+def _as_dtype(x: AnyArray, dtype: np.dtype[Any]) -> AnyArray:
     return x if shape_dtype(x)[1] == dtype else lax.convert_element_type(x, dtype)
 
 
-def _transpose_lhs(ct: Array, lhs_aval: ShapedArray, rhs: Array, params: dict[str, Any]) -> Array:
+def _transpose_lhs(
+    ct: ArrayLike, lhs_aval: ShapedArray, rhs: ArrayLike, params: dict[str, Any]
+) -> Array:
     lhs_spec, rhs_spec, out_spec = params["dimension_numbers"]
     feature_groups = params["feature_group_count"]
     batch_groups = params["batch_group_count"]
@@ -137,7 +139,9 @@ def _transpose_lhs(ct: Array, lhs_aval: ShapedArray, rhs: Array, params: dict[st
     return out
 
 
-def _transpose_rhs(ct: Array, lhs: Array, rhs_aval: ShapedArray, params: dict[str, Any]) -> Array:
+def _transpose_rhs(
+    ct: AnyArray, lhs: AnyArray, rhs_aval: ShapedArray, params: dict[str, Any]
+) -> AnyArray:
     ct_shape, ct_dtype = shape_dtype(ct)
     if 0 in ct_shape:  # nothing flows back; avoids a degenerate conv with empty kernel dims
         return zeros_like_aval(ShapedArray(rhs_aval.shape, rhs_aval.dtype))

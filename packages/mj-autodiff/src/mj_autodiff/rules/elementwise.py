@@ -29,7 +29,7 @@ from mj_autodiff._transpose import UndefPrimal, transpose_rules, unbroadcast
 from mj_core import lax
 from mj_core.dtypes import dtype_of
 from mj_core.errors import user_line_suffix, user_location
-from mj_core.extend import Array
+from mj_core.extend import AnyArray, Array, ArrayLike
 from mj_core.prims import elementwise as ew
 
 # --- zero-derivative primitives ---------------------------------------------------------------
@@ -57,7 +57,7 @@ for _prim in (
 
 
 # --- unary ------------------------------------------------------------------------------------
-def _sin_jvp(g: Array, x: Array) -> Array:
+def _sin_jvp(g: ArrayLike, x: ArrayLike) -> Array:
     # coefficient first, like Autodidax's `cos(x) * x_dot`: jvp jaxprs print as the tutorial's
     return lax.mul(lax.cos(x), g)
 
@@ -65,105 +65,105 @@ def _sin_jvp(g: Array, x: Array) -> Array:
 defjvp(ew.sin_p, _sin_jvp)
 
 
-def _cos_jvp(g: Array, x: Array) -> Array:
+def _cos_jvp(g: ArrayLike, x: ArrayLike) -> Array:
     return lax.mul(lax.neg(lax.sin(x)), g)
 
 
 defjvp(ew.cos_p, _cos_jvp)
 
 
-def _tan_jvp(g: Array, ans: Array, x: Array) -> Array:
+def _tan_jvp(g: ArrayLike, ans: ArrayLike, x: ArrayLike) -> Array:
     return lax.mul(g, lax.add(1, lax.mul(ans, ans)))
 
 
 defjvp2(ew.tan_p, _tan_jvp)
 
 
-def _asin_jvp(g: Array, x: Array) -> Array:
+def _asin_jvp(g: ArrayLike, x: ArrayLike) -> Array:
     return lax.mul(g, lax.rsqrt(lax.sub(1, lax.mul(x, x))))
 
 
 defjvp(ew.asin_p, _asin_jvp)
 
 
-def _acos_jvp(g: Array, x: Array) -> Array:
+def _acos_jvp(g: ArrayLike, x: ArrayLike) -> Array:
     return lax.mul(g, lax.neg(lax.rsqrt(lax.sub(1, lax.mul(x, x)))))
 
 
 defjvp(ew.acos_p, _acos_jvp)
 
 
-def _atan_jvp(g: Array, x: Array) -> Array:
+def _atan_jvp(g: ArrayLike, x: ArrayLike) -> Array:
     return lax.div(g, lax.add(1, lax.mul(x, x)))
 
 
 defjvp(ew.atan_p, _atan_jvp)
 
 
-def _sinh_jvp(g: Array, x: Array) -> Array:
+def _sinh_jvp(g: ArrayLike, x: ArrayLike) -> Array:
     return lax.mul(g, lax.cosh(x))
 
 
 defjvp(ew.sinh_p, _sinh_jvp)
 
 
-def _cosh_jvp(g: Array, x: Array) -> Array:
+def _cosh_jvp(g: ArrayLike, x: ArrayLike) -> Array:
     return lax.mul(g, lax.sinh(x))
 
 
 defjvp(ew.cosh_p, _cosh_jvp)
 
 
-def _tanh_jvp(g: Array, ans: Array, x: Array) -> Array:
+def _tanh_jvp(g: ArrayLike, ans: ArrayLike, x: ArrayLike) -> Array:
     return lax.mul(g, lax.sub(1, lax.mul(ans, ans)))
 
 
 defjvp2(ew.tanh_p, _tanh_jvp)
 
 
-def _exp_jvp(g: Array, ans: Array, x: Array) -> Array:
+def _exp_jvp(g: ArrayLike, ans: ArrayLike, x: ArrayLike) -> Array:
     return lax.mul(g, ans)
 
 
 defjvp2(ew.exp_p, _exp_jvp)
 
 
-def _log_jvp(g: Array, x: Array) -> Array:
+def _log_jvp(g: ArrayLike, x: ArrayLike) -> Array:
     return lax.div(g, x)
 
 
 defjvp(ew.log_p, _log_jvp)
 
 
-def _log1p_jvp(g: Array, x: Array) -> Array:
+def _log1p_jvp(g: ArrayLike, x: ArrayLike) -> Array:
     return lax.div(g, lax.add(1, x))
 
 
 defjvp(ew.log1p_p, _log1p_jvp)
 
 
-def _expm1_jvp(g: Array, ans: Array, x: Array) -> Array:
+def _expm1_jvp(g: ArrayLike, ans: ArrayLike, x: ArrayLike) -> Array:
     return lax.mul(g, lax.add(ans, 1))
 
 
 defjvp2(ew.expm1_p, _expm1_jvp)
 
 
-def _logistic_jvp(g: Array, ans: Array, x: Array) -> Array:
+def _logistic_jvp(g: ArrayLike, ans: ArrayLike, x: ArrayLike) -> Array:
     return lax.mul(g, lax.mul(ans, lax.sub(1, ans)))
 
 
 defjvp2(ew.logistic_p, _logistic_jvp)
 
 
-def _sqrt_jvp(g: Array, ans: Array, x: Array) -> Array:
+def _sqrt_jvp(g: ArrayLike, ans: ArrayLike, x: ArrayLike) -> Array:
     return lax.div(g, lax.mul(2, ans))
 
 
 defjvp2(ew.sqrt_p, _sqrt_jvp)
 
 
-def _rsqrt_jvp(g: Array, ans: Array, x: Array) -> Array:
+def _rsqrt_jvp(g: ArrayLike, ans: ArrayLike, x: ArrayLike) -> Array:
     return lax.mul(g, lax.mul(-0.5, lax.div(ans, x)))
 
 
@@ -172,14 +172,14 @@ defjvp2(ew.rsqrt_p, _rsqrt_jvp)
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 
 
-def _erf_jvp(g: Array, x: Array) -> Array:
+def _erf_jvp(g: ArrayLike, x: ArrayLike) -> Array:
     return lax.mul(g, lax.mul(_TWO_OVER_SQRT_PI, lax.exp(lax.neg(lax.mul(x, x)))))
 
 
 defjvp(ew.erf_p, _erf_jvp)
 
 
-def _abs_jvp(g: Array, x: Array) -> Array:
+def _abs_jvp(g: ArrayLike, x: ArrayLike) -> Array:
     if shape_dtype(x)[1].kind == "c":
         # JAX's rule: Re(g * conj(x) / |x|), with |x| = 0 replaced by 1 (derivative 0 there)
         ans = lax.abs(x)
@@ -192,7 +192,7 @@ def _abs_jvp(g: Array, x: Array) -> Array:
 defjvp(ew.abs_p, _abs_jvp, real_only=True)  # the complex formula is not complex-linear in g
 
 
-def _integer_pow_jvp(g: Array, x: Array, *, y: int) -> Array:
+def _integer_pow_jvp(g: AnyArray, x: AnyArray, *, y: int) -> AnyArray:
     if y == 0:
         return lax.mul(g, 0)
     if y == 1:
@@ -312,11 +312,11 @@ transpose_rules[ew.mul_p] = _mul_transpose
 derivative_kinds[ew.mul_p] = Bilinear()
 
 
-def _div_jvp_lhs(g: Array, ans: Array, x: Array, y: Array) -> Array:
+def _div_jvp_lhs(g: ArrayLike, ans: ArrayLike, x: ArrayLike, y: ArrayLike) -> Array:
     return lax.div(g, y)
 
 
-def _div_jvp_rhs(g: Array, ans: Array, x: Array, y: Array) -> Array:
+def _div_jvp_rhs(g: ArrayLike, ans: ArrayLike, x: ArrayLike, y: ArrayLike) -> Array:
     return lax.mul(g, lax.neg(lax.div(ans, y)))
 
 
@@ -333,11 +333,11 @@ transpose_rules[ew.div_p] = _div_transpose
 
 
 # --- other binary -----------------------------------------------------------------------------
-def _rem_jvp_lhs(g: Array, x: Array, y: Array) -> Array:
+def _rem_jvp_lhs(g: AnyArray, x: AnyArray, y: AnyArray) -> AnyArray:
     return g
 
 
-def _rem_jvp_rhs(g: Array, x: Array, y: Array) -> Array:
+def _rem_jvp_rhs(g: ArrayLike, x: ArrayLike, y: ArrayLike) -> Array:
     q = lax.div(x, y)
     trunc = lax.mul(lax.sign(q), lax.floor(lax.abs(q)))
     return lax.mul(g, lax.neg(trunc))
@@ -346,7 +346,7 @@ def _rem_jvp_rhs(g: Array, x: Array, y: Array) -> Array:
 defjvp(ew.rem_p, _rem_jvp_lhs, _rem_jvp_rhs)
 
 
-def _pow_jvp_lhs(g: Array, ans: Array, x: Array, y: Array) -> Array:
+def _pow_jvp_lhs(g: AnyArray, ans: AnyArray, x: AnyArray, y: AnyArray) -> AnyArray:
     """JAX's formula, term for term (so higher derivatives at ``x == 0`` have JAX's NaNs):
     ``y * x ** (y - 1)``; an integer exponent gives 0 where ``y == 0``, a float one does not
     (``x ** 1.0`` has a NaN second derivative at 0: ``0.0 * 0 ** -1.0``)."""
@@ -361,7 +361,7 @@ def _pow_jvp_lhs(g: Array, ans: Array, x: Array, y: Array) -> Array:
     return lax.mul(g, coeff)
 
 
-def _pow_jvp_rhs(g: Array, ans: Array, x: Array, y: Array) -> Array:
+def _pow_jvp_rhs(g: ArrayLike, ans: ArrayLike, x: ArrayLike, y: ArrayLike) -> Array:
     # log(x) * x ** y, and 0 where x == 0 (the limit for y > 0)
     safe_x = lax.select_n(lax.eq(x, 0), x, 1)
     return lax.mul(g, lax.mul(lax.log(safe_x), ans))
@@ -370,7 +370,7 @@ def _pow_jvp_rhs(g: Array, ans: Array, x: Array, y: Array) -> Array:
 defjvp2(ew.pow_p, _pow_jvp_lhs, _pow_jvp_rhs)
 
 
-def _balanced_share(g: Array, first: Array, x: Array, y: Array) -> Array:
+def _balanced_share(g: ArrayLike, first: ArrayLike, x: ArrayLike, y: ArrayLike) -> Array:
     """``g`` times 1 where ``first`` holds, 0.5 where ``x == y`` (ties split the derivative,
     as JAX), 0 elsewhere: the share of the derivative that goes to ``x`` in max/min. The share
     is made in ``g``'s dtype (eagerly its constants are not weak any more)."""
@@ -378,33 +378,33 @@ def _balanced_share(g: Array, first: Array, x: Array, y: Array) -> Array:
     return lax.mul(g, lax.convert_element_type(share, dtype_of(g)))
 
 
-def _max_jvp_lhs(g: Array, x: Array, y: Array) -> Array:
+def _max_jvp_lhs(g: ArrayLike, x: ArrayLike, y: ArrayLike) -> Array:
     return _balanced_share(g, lax.greater(x, y), x, y)
 
 
-def _max_jvp_rhs(g: Array, x: Array, y: Array) -> Array:
+def _max_jvp_rhs(g: ArrayLike, x: ArrayLike, y: ArrayLike) -> Array:
     return _balanced_share(g, lax.greater(y, x), y, x)
 
 
 defjvp(ew.max_p, _max_jvp_lhs, _max_jvp_rhs)
 
 
-def _min_jvp_lhs(g: Array, x: Array, y: Array) -> Array:
+def _min_jvp_lhs(g: ArrayLike, x: ArrayLike, y: ArrayLike) -> Array:
     return _balanced_share(g, lax.less(x, y), x, y)
 
 
-def _min_jvp_rhs(g: Array, x: Array, y: Array) -> Array:
+def _min_jvp_rhs(g: ArrayLike, x: ArrayLike, y: ArrayLike) -> Array:
     return _balanced_share(g, lax.less(y, x), y, x)
 
 
 defjvp(ew.min_p, _min_jvp_lhs, _min_jvp_rhs)
 
 
-def _atan2_jvp_lhs(g: Array, x: Array, y: Array) -> Array:
+def _atan2_jvp_lhs(g: ArrayLike, x: ArrayLike, y: ArrayLike) -> Array:
     return lax.mul(g, lax.div(y, lax.add(lax.mul(x, x), lax.mul(y, y))))
 
 
-def _atan2_jvp_rhs(g: Array, x: Array, y: Array) -> Array:
+def _atan2_jvp_rhs(g: ArrayLike, x: ArrayLike, y: ArrayLike) -> Array:
     return lax.mul(g, lax.neg(lax.div(x, lax.add(lax.mul(x, x), lax.mul(y, y)))))
 
 
@@ -412,22 +412,22 @@ defjvp(ew.atan2_p, _atan2_jvp_lhs, _atan2_jvp_rhs)
 
 
 # --- n-ary ------------------------------------------------------------------------------------
-def _where(mask: Array, g: Array) -> Array:
+def _where(mask: ArrayLike, g: ArrayLike) -> Array:
     """``g`` where ``mask``, else 0: a select, as JAX's clamp rule, not a multiply by the
     mask, so a masked-out cotangent that is infinite (a log at a clamped edge) gives 0, not
     ``inf * 0 = nan``."""
     return lax.select_n(mask, 0, g)
 
 
-def _clamp_jvp_lo(g: Array, lo: Array, x: Array, hi: Array) -> Array:
+def _clamp_jvp_lo(g: ArrayLike, lo: ArrayLike, x: ArrayLike, hi: ArrayLike) -> Array:
     return _where(lax.bitwise_and(lax.greater(lo, x), lax.less(lo, hi)), g)
 
 
-def _clamp_jvp_x(g: Array, lo: Array, x: Array, hi: Array) -> Array:
+def _clamp_jvp_x(g: ArrayLike, lo: ArrayLike, x: ArrayLike, hi: ArrayLike) -> Array:
     return _where(lax.bitwise_and(lax.greater(x, lo), lax.less(x, hi)), g)
 
 
-def _clamp_jvp_hi(g: Array, lo: Array, x: Array, hi: Array) -> Array:
+def _clamp_jvp_hi(g: ArrayLike, lo: ArrayLike, x: ArrayLike, hi: ArrayLike) -> Array:
     return _where(lax.less(hi, x), g)
 
 

@@ -19,7 +19,7 @@ from mj_autodiff._jvp import jvp_rules
 from mj_autodiff._tangents import Zero, instantiate_zeros, shape_dtype, tangent_aval_of
 from mj_autodiff._transpose import UndefPrimal, transpose_rules
 from mj_core import bind1, lax
-from mj_core.extend import Array
+from mj_core.extend import AnyArray, Array
 from mj_core.prims import indexing as ix
 from mj_core.prims.indexing import GatherDimensionNumbers, ScatterDimensionNumbers
 
@@ -62,13 +62,13 @@ def _window_slice_sizes(
 
 
 def _gather(
-    operand: Array,
-    indices: Array,
+    operand: AnyArray,
+    indices: AnyArray,
     dn: GatherDimensionNumbers,
     slice_sizes: tuple[int, ...],
     mode: str,
     fill_value: Any,
-) -> Array:
+) -> AnyArray:
     return bind1(
         ix.gather_p,
         operand,
@@ -82,13 +82,13 @@ def _gather(
 
 def _scatter(
     prim: Any,
-    operand: Array,
-    indices: Array,
-    updates: Array,
+    operand: AnyArray,
+    indices: AnyArray,
+    updates: AnyArray,
     dn: ScatterDimensionNumbers,
     mode: str,
     unique_indices: bool = False,
-) -> Array:
+) -> AnyArray:
     return bind1(
         prim,
         operand,
@@ -102,8 +102,8 @@ def _scatter(
 
 
 def _updates_cotangent(
-    ct: Array, indices: Array, updates: UndefPrimal, dn: ScatterDimensionNumbers, mode: str
-) -> Array:
+    ct: AnyArray, indices: AnyArray, updates: UndefPrimal, dn: ScatterDimensionNumbers, mode: str
+) -> AnyArray:
     """The cotangent of a scatter's updates: ``ct`` read back at the windows they wrote."""
     sizes = _window_slice_sizes(dn, len(shape_dtype(ct)[0]), updates.aval.shape)
     return _gather(ct, indices, _gather_dnums(dn), sizes, mode, 0)

@@ -19,7 +19,7 @@ from mj_autodiff._jvp import jvp_rules
 from mj_autodiff._tangents import Zero, instantiate_zeros, shape_dtype, tangent_aval_of
 from mj_autodiff._transpose import UndefPrimal, transpose_rules
 from mj_core import bind, bind1, lax
-from mj_core.extend import Array
+from mj_core.extend import Array, ArrayLike
 from mj_core.lax_linalg import (
     diagonal,
     eye_like,
@@ -110,7 +110,7 @@ transpose_rules[la.triangular_solve_p] = _triangular_solve_transpose
 
 
 # --- lu ---------------------------------------------------------------------------------------
-def _permutation_matrix(perm: Array, dtype: np.dtype[Any]) -> Array:
+def _permutation_matrix(perm: ArrayLike, dtype: np.dtype[Any]) -> Array:
     """``P`` with ``P[..., i, j] = (perm[..., i] == j)``, so ``P @ x == x[..., perm, :]``."""
     shape = tuple(shape_dtype(perm)[0])
     m = shape[-1]

@@ -75,7 +75,7 @@ def _extremum_jvp(prim: Primitive) -> Any:
     ) -> tuple[list[Any], list[Any]]:
         params = {"axis_name": axis_name, **_groups(axis_index_groups)}
         outs = par.bind_collective(prim, *primals, **params)
-        tangents_out = []
+        tangents_out: list[Any] = []  # arrays and Zeros
         for x, ans, t in zip(primals, outs, tangents, strict=True):
             if type(t) is Zero:
                 tangents_out.append(Zero(tangent_aval_of(ans)))

@@ -18,7 +18,7 @@ from mj_autodiff._derivatives import defjvp, defjvp2, defjvp_zero, deflinear2
 from mj_autodiff._jvp import jvp_flat, jvp_rules
 from mj_autodiff._tangents import Zero, shape_dtype, tangent_aval_of
 from mj_core import bind1, lax
-from mj_core.extend import Array
+from mj_core.extend import AnyArray, Array, ArrayLike
 from mj_core.prims import reductions as rd
 
 
@@ -36,7 +36,7 @@ deflinear2(rd.reduce_sum_p, _reduce_sum_transpose)
 
 
 # --- reduce_max / reduce_min ------------------------------------------------------------------
-def _chooser_jvp(g: Array, ans: Array, x: Array, *, axes: tuple[int, ...]) -> Array:
+def _chooser_jvp(g: ArrayLike, ans: ArrayLike, x: ArrayLike, *, axes: tuple[int, ...]) -> Array:
     shape, dtype = shape_dtype(x)
     ans_b = lax.broadcast_in_dim(ans, shape, _kept_dims(len(shape), axes))
     location = lax.convert_element_type(lax.eq(x, ans_b), dtype)
@@ -49,7 +49,7 @@ defjvp2(rd.reduce_min_p, _chooser_jvp)
 
 
 # --- reduce_prod ------------------------------------------------------------------------------
-def _exclusive_cumprod_last(y: Array, reverse: bool) -> Array:
+def _exclusive_cumprod_last(y: ArrayLike, reverse: bool) -> Array:
     """Product of the elements strictly before (after, if ``reverse``) each one, along the
     last axis."""
     shape = shape_dtype(y)[0]
@@ -67,7 +67,7 @@ def _exclusive_cumprod_last(y: Array, reverse: bool) -> Array:
     return lax.pad(lax.slice(inclusive, starts, limits), 1, pad)
 
 
-def _prod_of_others(x: Array, axes: tuple[int, ...]) -> Array:
+def _prod_of_others(x: ArrayLike, axes: tuple[int, ...]) -> Array:
     """For every element of ``x``, the product of the other elements of its reduction
     group (no division, so zeros are fine)."""
     shape = shape_dtype(x)[0]
@@ -82,7 +82,7 @@ def _prod_of_others(x: Array, axes: tuple[int, ...]) -> Array:
     return lax.transpose(back, tuple(int(i) for i in np.argsort(perm)))
 
 
-def _reduce_prod_jvp(g: Array, x: Array, *, axes: tuple[int, ...]) -> Array:
+def _reduce_prod_jvp(g: AnyArray, x: AnyArray, *, axes: tuple[int, ...]) -> AnyArray:
     if not axes:
         return g
     return lax.reduce_sum(lax.mul(g, _prod_of_others(x, axes)), axes)
@@ -105,8 +105,12 @@ deflinear2(rd.cumsum_p, _cumsum_transpose)
 
 
 def _prefix_scan(
-    combine: Callable[[Array, Array], Array], identity: float, x: Array, axis: int, reverse: bool
-) -> Array:
+    combine: Callable[[AnyArray, AnyArray], AnyArray],
+    identity: float,
+    x: AnyArray,
+    axis: int,
+    reverse: bool,
+) -> AnyArray:
     """Inclusive scan of ``combine`` along ``axis`` by recursive doubling (log2(n) steps of
     elementwise ``combine`` with a shifted copy), built from differentiable primitives."""
     if reverse:
@@ -127,7 +131,7 @@ def _prefix_scan(
 
 
 def _cumulative_jvp(
-    combine: Callable[[Array, Array], Array], identity: float, prim: Any
+    combine: Callable[[ArrayLike, ArrayLike], ArrayLike], identity: float, prim: Any
 ) -> Callable[..., tuple[list[Any], list[Any]]]:
     def rule(
         primals: list[Any], tangents: list[Any], *, axis: int, reverse: bool
@@ -137,7 +141,7 @@ def _cumulative_jvp(
         if type(t) is Zero:
             return [ans], [Zero(tangent_aval_of(ans))]
 
-        def scan(v: Array) -> list[Array]:
+        def scan(v: ArrayLike) -> list[Array]:
             return [_prefix_scan(combine, identity, v, axis, reverse)]
 
         _, t_out = jvp_flat(scan, [x], [t])

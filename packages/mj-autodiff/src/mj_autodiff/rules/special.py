@@ -26,7 +26,7 @@ from mj_autodiff._derivatives import defjvp, defjvp2
 from mj_autodiff._tangents import shape_dtype
 from mj_core import lax
 from mj_core.errors import MJError, user_line_suffix
-from mj_core.extend import Array
+from mj_core.extend import AnyArray, Array, ArrayLike
 from mj_core.prims import special as sp
 
 # --- lgamma, digamma, erfc, erf_inv -----------------------------------------------------------
@@ -35,13 +35,13 @@ _TRIGAMMA_SHIFT = 10
 _BERNOULLI = (1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6)
 
 
-def _trigamma_positive(y: Array) -> Array:
+def _trigamma_positive(y: ArrayLike) -> Array:
     total = lax.integer_pow(y, -2)
     for k in range(1, _TRIGAMMA_SHIFT):
         total = lax.add(total, lax.integer_pow(lax.add(y, float(k)), -2))
     t = lax.add(y, float(_TRIGAMMA_SHIFT))
     u = lax.integer_pow(t, -2)
-    series = _BERNOULLI[-1]
+    series: AnyArray = _BERNOULLI[-1]
     for b in _BERNOULLI[-2::-1]:
         series = lax.add(lax.mul(series, u), b)
     inv = lax.div(1.0, t)
@@ -49,7 +49,7 @@ def _trigamma_positive(y: Array) -> Array:
     return lax.add(total, asymptotic)
 
 
-def trigamma(x: Array) -> Array:
+def trigamma(x: ArrayLike) -> Array:
     """``d^2/dx^2 log(Gamma(x))`` on the real line (``+inf`` at the poles)."""
     positive = lax.gt(x, 0.0)
     y = lax.select(positive, x, lax.sub(1.0, x))
@@ -59,14 +59,14 @@ def trigamma(x: Array) -> Array:
     return lax.select(positive, value, reflected)
 
 
-def _lgamma_jvp(g: Array, x: Array) -> Array:
+def _lgamma_jvp(g: ArrayLike, x: ArrayLike) -> Array:
     return lax.mul(g, lax.digamma(x))
 
 
 defjvp(sp.lgamma_p, _lgamma_jvp)
 
 
-def _digamma_jvp(g: Array, x: Array) -> Array:
+def _digamma_jvp(g: ArrayLike, x: ArrayLike) -> Array:
     return lax.mul(g, trigamma(x))
 
 
@@ -75,7 +75,7 @@ defjvp(sp.digamma_p, _digamma_jvp)
 _MINUS_TWO_OVER_SQRT_PI = -2.0 / math.sqrt(math.pi)
 
 
-def _erfc_jvp(g: Array, x: Array) -> Array:
+def _erfc_jvp(g: ArrayLike, x: ArrayLike) -> Array:
     return lax.mul(g, lax.mul(_MINUS_TWO_OVER_SQRT_PI, lax.exp(lax.neg(lax.mul(x, x)))))
 
 
@@ -84,7 +84,7 @@ defjvp(sp.erfc_p, _erfc_jvp)
 _SQRT_PI_OVER_TWO = math.sqrt(math.pi) / 2.0
 
 
-def _erf_inv_jvp(g: Array, ans: Array, x: Array) -> Array:
+def _erf_inv_jvp(g: ArrayLike, ans: ArrayLike, x: ArrayLike) -> Array:
     return lax.mul(g, lax.mul(_SQRT_PI_OVER_TWO, lax.exp(lax.mul(ans, ans))))
 
 
@@ -92,14 +92,14 @@ defjvp2(sp.erf_inv_p, _erf_inv_jvp)
 
 
 # --- bessel -----------------------------------------------------------------------------------
-def _i0e_jvp(g: Array, y: Array, x: Array) -> Array:
+def _i0e_jvp(g: ArrayLike, y: ArrayLike, x: ArrayLike) -> Array:
     return lax.mul(g, lax.sub(lax.bessel_i1e(x), lax.mul(lax.sign(x), y)))
 
 
 defjvp2(sp.bessel_i0e_p, _i0e_jvp)
 
 
-def _i1e_jvp(g: Array, y: Array, x: Array) -> Array:
+def _i1e_jvp(g: ArrayLike, y: ArrayLike, x: ArrayLike) -> Array:
     _, dtype = shape_dtype(y)
     eps = float(np.finfo(dtype).eps)
     not_tiny = lax.gt(lax.abs(x), eps)
@@ -115,14 +115,14 @@ defjvp2(sp.bessel_i1e_p, _i1e_jvp)
 
 
 # --- incomplete gamma -------------------------------------------------------------------------
-def _gamma_density(a: Array, x: Array) -> Array:
+def _gamma_density(a: ArrayLike, x: ArrayLike) -> Array:
     """``x^(a-1) e^-x / Gamma(a)``: the gamma(a) density."""
     log_density = lax.sub(lax.sub(lax.mul(lax.sub(a, 1.0), lax.log(x)), x), lax.lgamma(a))
     return lax.exp(log_density)
 
 
 def _grad_a(name: str) -> Any:
-    def rule(g: Array, a: Array, x: Array) -> Array:
+    def rule(g: ArrayLike, a: ArrayLike, x: ArrayLike) -> Array:
         raise NotImplementedError(
             f"{name}: differentiation with respect to a (JAX's igamma_grad_a) is not "
             f"implemented in mj; only x may carry a tangent{user_line_suffix()}"
@@ -132,11 +132,11 @@ def _grad_a(name: str) -> Any:
     return rule
 
 
-def _igamma_grad_x(g: Array, a: Array, x: Array) -> Array:
+def _igamma_grad_x(g: ArrayLike, a: ArrayLike, x: ArrayLike) -> Array:
     return lax.mul(g, _gamma_density(a, x))
 
 
-def _igammac_grad_x(g: Array, a: Array, x: Array) -> Array:
+def _igammac_grad_x(g: ArrayLike, a: ArrayLike, x: ArrayLike) -> Array:
     return lax.neg(lax.mul(g, _gamma_density(a, x)))
 
 
@@ -149,14 +149,14 @@ class BetaincGradError(MJError, ValueError, NotImplementedError):
     """A tangent reached ``betainc``'s ``a`` or ``b``: JAX 0.10.2 has no such derivative."""
 
 
-def _betainc_grad_ab(g: Array, a: Array, b: Array, x: Array) -> Array:
+def _betainc_grad_ab(g: ArrayLike, a: ArrayLike, b: ArrayLike, x: ArrayLike) -> Array:
     raise BetaincGradError(
         "betainc: differentiation with respect to a and b is not supported (as in JAX); "
         f"only x may carry a tangent{user_line_suffix()}"
     )
 
 
-def _betainc_grad_x(g: Array, a: Array, b: Array, x: Array) -> Array:
+def _betainc_grad_x(g: ArrayLike, a: ArrayLike, b: ArrayLike, x: ArrayLike) -> Array:
     log_beta = lax.sub(lax.add(lax.lgamma(a), lax.lgamma(b)), lax.lgamma(lax.add(a, b)))
     log_density = lax.sub(
         lax.add(

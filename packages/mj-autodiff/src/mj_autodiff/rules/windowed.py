@@ -21,14 +21,14 @@ from mj_autodiff._derivatives import defjvp2, deflinear2
 from mj_autodiff._tangents import shape_dtype
 from mj_autodiff.rules.convolution import lhs_transpose_padding
 from mj_core import bind1, lax
-from mj_core.extend import Array
+from mj_core.extend import AnyArray, Array, ArrayLike
 from mj_core.prims import indexing as ix
 from mj_core.prims import reductions as rd
 from mj_core.prims import windowed as wr
 
 
 def _reduce_window_sum_transpose(
-    ct: Array,
+    ct: ArrayLike,
     x: Any,
     *,
     window_dimensions: tuple[int, ...],
@@ -82,16 +82,16 @@ def _window_indices(
 
 def _chooser_jvp(name: str) -> Any:
     def tangent(
-        g: Array,
-        ans: Array,
-        x: Array,
+        g: AnyArray,
+        ans: AnyArray,
+        x: AnyArray,
         *,
         window_dimensions: tuple[int, ...],
         window_strides: tuple[int, ...],
         padding: tuple[tuple[int, int], ...],
         base_dilation: tuple[int, ...],
         window_dilation: tuple[int, ...],
-    ) -> Array:
+    ) -> AnyArray:
         shape, dtype = shape_dtype(x)
         out_shape, _ = shape_dtype(ans)
         ndim = len(shape)
@@ -111,7 +111,7 @@ def _chooser_jvp(name: str) -> Any:
         )  # fmt: skip
         ones = (1,) * ndim
 
-        def windows(v: Array) -> Array:
+        def windows(v: ArrayLike) -> Array:
             return lax.gather(v, idx, dnums, ones, mode="promise_in_bounds")
 
         axis = len(out_shape)

@@ -26,7 +26,7 @@ __all__: list[str] = []
 def _example(vals: Vals, dims: Dims, i: int) -> list[Any]:
     """The operands of example ``i``: batched operands indexed at ``i`` along their batch dim."""
     return [
-        v if d is not_mapped else lax.index_in_dim(v, i, d, keepdims=False)  # type: ignore[arg-type]
+        v if d is not_mapped else lax.index_in_dim(v, i, d, keepdims=False)
         for v, d in zip(vals, dims, strict=True)
     ]
 

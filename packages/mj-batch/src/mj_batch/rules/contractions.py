@@ -14,12 +14,14 @@ from mj_batch._batching import (
     Dims,
     RuleResult,
     Vals,
+    first_mapped,
     not_mapped,
     shape_of,
     shift_axis,
     vmap_rules,
 )
 from mj_core import bind1
+from mj_core.extend import DTypeLike
 from mj_core.prims import contractions as ct
 
 __all__: list[str] = []
@@ -37,26 +39,23 @@ def _dot_general_vmap(
     *,
     dimension_numbers: Any,
     precision: Any = None,
-    preferred_element_type: Any = None,
+    preferred_element_type: DTypeLike | None = None,
 ) -> RuleResult:
     (x, y), (xb, yb) = vals_in, dims_in
     (lc, rc), (lb, rb) = dimension_numbers
     if xb is not not_mapped:
-        assert isinstance(xb, int)
         lc = tuple(shift_axis(a, xb) for a in lc)
         lb = tuple(shift_axis(a, xb) for a in lb)
     if yb is not not_mapped:
-        assert isinstance(yb, int)
         rc = tuple(shift_axis(a, yb) for a in rc)
         rb = tuple(shift_axis(a, yb) for a in rb)
     if xb is not not_mapped and yb is not not_mapped:
         lb, rb = (xb, *lb), (yb, *rb)
         out_bdim = 0
     elif xb is not not_mapped:
-        assert isinstance(xb, int)
         out_bdim = len(lb) + _free_axes(len(shape_of(x)), lc, lb).index(xb)
     else:
-        assert isinstance(yb, int)
+        yb = first_mapped(dims_in)  # y is the only batched operand
         n_lhs_free = len(_free_axes(len(shape_of(x)), lc, lb))
         out_bdim = len(lb) + n_lhs_free + _free_axes(len(shape_of(y)), rc, rb).index(yb)
     out = bind1(

@@ -8,7 +8,16 @@ from typing import Any
 
 import numpy as np
 
-from mj_batch._batching import Dims, RuleResult, Vals, defvectorized, dtype_of, moveaxis, vmap_rules
+from mj_batch._batching import (
+    Dims,
+    RuleResult,
+    Vals,
+    defvectorized,
+    dtype_of,
+    first_mapped,
+    moveaxis,
+    vmap_rules,
+)
 from mj_core import bind1
 from mj_core.prims import conversions as cv
 
@@ -20,8 +29,7 @@ defvectorized(cv.convert_element_type_p)
 def _bitcast_convert_type_vmap(
     axis_size: int, vals_in: Vals, dims_in: Dims, *, new_dtype: np.dtype[Any]
 ) -> RuleResult:
-    (x,), (bdim,) = vals_in, dims_in
-    assert isinstance(bdim, int)
+    (x,), bdim = vals_in, first_mapped(dims_in)
     if np.dtype(new_dtype).itemsize > dtype_of(x).itemsize and bdim == x.ndim - 1:
         x, bdim = moveaxis(x, bdim, 0), 0
     return [bind1(cv.bitcast_convert_type_p, x, new_dtype=new_dtype)], [bdim]

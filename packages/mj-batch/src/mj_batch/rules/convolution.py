@@ -13,7 +13,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from mj_batch._batching import Dims, RuleResult, Vals, dtype_of, not_mapped, shape_of, vmap_rules
+from mj_batch._batching import (
+    Dims,
+    RuleResult,
+    Vals,
+    dtype_of,
+    first_mapped,
+    not_mapped,
+    shape_of,
+    vmap_rules,
+)
 from mj_core import ShapedArray, bind1, lax
 from mj_core import abstract_eval_rules as out_aval_rules
 from mj_core.prims.convolution import conv_general_dilated_p, reshape_axis_into, reshape_axis_out_of
@@ -52,8 +61,6 @@ def _conv_general_dilated_vmap(
     if lhs_bdim is not_mapped and rhs_bdim is not_mapped:
         return [conv(lhs, rhs, feature_groups, batch_groups)], [not_mapped]
     if lhs_bdim is not not_mapped and rhs_bdim is not not_mapped:
-        assert isinstance(lhs_bdim, int)
-        assert isinstance(rhs_bdim, int)
         if batch_groups > 1:
             new_lhs = reshape_axis_into(lhs_bdim, lhs_spec[0], lhs)
             batch_groups *= axis_size
@@ -65,7 +72,6 @@ def _conv_general_dilated_vmap(
         return [reshape_axis_out_of(out_spec[1], axis_size, out)], [out_spec[1]]
 
     if lhs_bdim is not not_mapped:
-        assert isinstance(lhs_bdim, int)
         if batch_groups == 1:
             new_lhs = reshape_axis_into(lhs_bdim, lhs_spec[0], lhs)
         else:  # (B, G*N) -> (G, B*N): the lhs batch groups must stay outermost
@@ -79,7 +85,7 @@ def _conv_general_dilated_vmap(
         out = conv(new_lhs, rhs, feature_groups, batch_groups)
         return [reshape_axis_out_of(out_spec[0], axis_size, out)], [out_spec[0]]
 
-    assert isinstance(rhs_bdim, int)
+    rhs_bdim = first_mapped(dims_in)  # the kernel is the only batched operand
     if feature_groups == 1 and batch_groups == 1:
         new_rhs = reshape_axis_into(rhs_bdim, rhs_spec[0], rhs)
         out = conv(lhs, new_rhs, feature_groups, batch_groups)

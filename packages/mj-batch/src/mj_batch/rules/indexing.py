@@ -18,6 +18,7 @@ from mj_batch._batching import (
     Vals,
     VmapRule,
     broadcast_batched,
+    first_mapped,
     move_batch_axis,
     moveaxis,
     not_mapped,
@@ -94,19 +95,17 @@ def _gather_vmap(
     collapsed, index_map = dn.collapsed_slice_dims, dn.start_index_map
     op_batching, idx_batching = dn.operand_batching_dims, dn.start_indices_batching_dims
     if op_bdim is not not_mapped:
-        assert isinstance(op_bdim, int)
         collapsed = tuple(shift_axis(d, op_bdim) for d in collapsed)
         index_map = tuple(shift_axis(d, op_bdim) for d in index_map)
         op_batching = tuple(shift_axis(d, op_bdim) for d in op_batching)
     if idx_bdim is not_mapped:
         # The operand's batch axis is one more window axis, of size axis_size.
-        assert isinstance(op_bdim, int)
+        op_bdim = first_mapped(dims_in)  # the operand is the only batched one
         offset_dims, out_bdim = _with_batch_window(
             offset_dims, op_bdim, dn.collapsed_slice_dims, dn.operand_batching_dims
         )
         slice_sizes = (*slice_sizes[:op_bdim], axis_size, *slice_sizes[op_bdim:])
     else:
-        assert isinstance(idx_bdim, int)
         indices, idx_bdim = _indices_at_batchable_dim(indices, idx_bdim)
         idx_batching = tuple(shift_axis(d, idx_bdim) for d in idx_batching)
         # The new indices batch axis is the idx_bdim-th batch axis of indices, so it must be
@@ -116,7 +115,6 @@ def _gather_vmap(
         out_bdim = _insert_sorted_position(batch_positions, idx_bdim)
         offset_dims = tuple(shift_axis(d, out_bdim) for d in offset_dims)
         if op_bdim is not not_mapped:
-            assert isinstance(op_bdim, int)
             op_batching, idx_batching = _batching_pairs(
                 op_batching, idx_batching, op_bdim, idx_bdim
             )
@@ -155,7 +153,6 @@ def _scatter_rule(prim: Primitive) -> VmapRule:
         dn = dimension_numbers
         if op_bdim is not_mapped:  # the result is batched: every example gets its own copy
             operand, op_bdim = broadcast_batched(operand, axis_size, 0), 0
-        assert isinstance(op_bdim, int)
         inserted = tuple(shift_axis(d, op_bdim) for d in dn.inserted_window_dims)
         index_map = tuple(shift_axis(d, op_bdim) for d in dn.scatter_dims_to_operand_dims)
         op_batching = tuple(shift_axis(d, op_bdim) for d in dn.operand_batching_dims)
@@ -169,7 +166,6 @@ def _scatter_rule(prim: Primitive) -> VmapRule:
                 window_dims, op_bdim, dn.inserted_window_dims, dn.operand_batching_dims
             )
         else:
-            assert isinstance(idx_bdim, int)
             indices, idx_bdim = _indices_at_batchable_dim(indices, idx_bdim)
             idx_batching = tuple(shift_axis(d, idx_bdim) for d in idx_batching)
             # updates' scatter (non-window) axes follow the batch axes of indices in order.

@@ -84,7 +84,6 @@ def _reduction_rule(prim: Primitive) -> Any:
             if d is not_mapped:  # every example holds the same x
                 outs.append(lax.mul(x, frame.size) if prim is par.psum_p else x)
             else:
-                assert isinstance(d, int)
                 outs.append(reduce_batch(x, (d,)))
         rest = _rest(axis_name, frame.name)
         if rest is not None:
@@ -109,7 +108,6 @@ def _all_gather_vmap(frame: AxisFrame, vals_in: Vals, dims_in: Dims, **params: A
         if d is not_mapped:
             out_dim: Any = not_mapped
         else:
-            assert isinstance(d, int)
             if d <= dim:
                 dim += 1
                 out_dim = d
@@ -118,11 +116,8 @@ def _all_gather_vmap(frame: AxisFrame, vals_in: Vals, dims_in: Dims, **params: A
         params = {**params, "all_gather_dimension": dim}
         return par.bind_collective(par.all_gather_p, x, **params), [out_dim]
     _no_groups(par.all_gather_p, params.get("axis_index_groups"))
-    if d is not_mapped:
-        y = broadcast_batched(x, frame.size, dim)
-    else:
-        assert isinstance(d, int)
-        y = moveaxis(x, d, dim)  # the batch axis is the gathered axis of every example
+    # A batched x: its batch axis is the gathered axis of every example.
+    y = broadcast_batched(x, frame.size, dim) if d is not_mapped else moveaxis(x, d, dim)
     if tiled:
         shape = list(shape_of(y))
         shape[dim : dim + 2] = [shape[dim] * shape[dim + 1]]
@@ -147,11 +142,7 @@ def _reduce_scatter_vmap(
         params = {**params, "scatter_dimension": dim}
         return par.bind_collective(par.reduce_scatter_p, x, **params), [out_dim]
     _no_groups(par.reduce_scatter_p, params.get("axis_index_groups"))
-    if d is not_mapped:
-        total = lax.mul(x, frame.size)
-    else:
-        assert isinstance(d, int)
-        total = lax.reduce_sum(x, (d,))
+    total = lax.mul(x, frame.size) if d is not_mapped else lax.reduce_sum(x, (d,))
     # Example i keeps block i of the total along the scatter dimension: that dimension (or
     # its leading part, when tiled) becomes the batch dimension.
     if tiled:

@@ -10,6 +10,7 @@ from mj_batch._batching import (
     RuleResult,
     Vals,
     VmapRule,
+    first_mapped,
     shift_axis,
     vmap_rules,
 )
@@ -25,8 +26,7 @@ def _axes_reduction_rule(prim: Primitive) -> VmapRule:
     def rule(
         axis_size: int, vals_in: Vals, dims_in: Dims, *, axes: tuple[int, ...], **params: Any
     ) -> RuleResult:
-        (x,), (bdim,) = vals_in, dims_in
-        assert isinstance(bdim, int)
+        (x,), bdim = vals_in, first_mapped(dims_in)
         new_axes = tuple(shift_axis(a, bdim) for a in axes)
         out_bdim = bdim - sum(a < bdim for a in axes)
         return bind(prim, x, axes=new_axes, **params), [out_bdim]
@@ -54,8 +54,7 @@ def _cumulative_rule(prim: Primitive) -> VmapRule:
     def rule(
         axis_size: int, vals_in: Vals, dims_in: Dims, *, axis: int, reverse: bool
     ) -> RuleResult:
-        (x,), (bdim,) = vals_in, dims_in
-        assert isinstance(bdim, int)
+        (x,), bdim = vals_in, first_mapped(dims_in)
         return bind(prim, x, axis=shift_axis(axis, bdim), reverse=reverse), [bdim]
 
     rule.__name__ = f"{prim.name}_vmap"

@@ -21,6 +21,7 @@ from mj_batch._batching import (
     Vals,
     align_batched,
     dtype_of,
+    first_mapped,
     match_batch_dims,
     move_batch_axis,
     moveaxis,
@@ -47,8 +48,7 @@ def _broadcast_vmap(
     shape: tuple[int, ...],
     broadcast_dimensions: tuple[int, ...],
 ) -> RuleResult:
-    (x,), (bdim,) = vals_in, dims_in
-    assert isinstance(bdim, int)
+    (x,), bdim = vals_in, first_mapped(dims_in)
     bcast = broadcast_dimensions
     if any(a >= b for a, b in itertools.pairwise(bcast)):
         x, bdim = moveaxis(x, bdim, 0), 0  # unsorted dims: batch goes first
@@ -68,8 +68,7 @@ vmap_rules[st.broadcast_p] = _broadcast_vmap
 def _reshape_vmap(
     axis_size: int, vals_in: Vals, dims_in: Dims, *, new_sizes: tuple[int, ...]
 ) -> RuleResult:
-    (x,), (bdim,) = vals_in, dims_in
-    assert isinstance(bdim, int)
+    (x,), bdim = vals_in, first_mapped(dims_in)
     x = moveaxis(x, bdim, 0)
     return [bind1(st.reshape_p, x, new_sizes=(axis_size, *new_sizes))], [0]
 
@@ -80,8 +79,7 @@ vmap_rules[st.reshape_p] = _reshape_vmap
 def _transpose_vmap(
     axis_size: int, vals_in: Vals, dims_in: Dims, *, permutation: tuple[int, ...]
 ) -> RuleResult:
-    (x,), (bdim,) = vals_in, dims_in
-    assert isinstance(bdim, int)
+    (x,), bdim = vals_in, first_mapped(dims_in)
     perm = [shift_axis(p, bdim) for p in permutation]
     perm.insert(bdim, bdim)
     return [bind1(st.transpose_p, x, permutation=tuple(perm))], [bdim]
@@ -97,8 +95,7 @@ def _per_example_axes(axes: Sequence[int], ndim: int) -> list[int]:
 def _squeeze_vmap(
     axis_size: int, vals_in: Vals, dims_in: Dims, *, dimensions: tuple[int, ...]
 ) -> RuleResult:
-    (x,), (bdim,) = vals_in, dims_in
-    assert isinstance(bdim, int)
+    (x,), bdim = vals_in, first_mapped(dims_in)
     axes = _per_example_axes(dimensions, x.ndim - 1)
     new_dims = tuple(shift_axis(a, bdim) for a in axes)
     out_bdim = bdim - sum(a < bdim for a in axes)
@@ -111,8 +108,7 @@ vmap_rules[st.squeeze_p] = _squeeze_vmap
 def _rev_vmap(
     axis_size: int, vals_in: Vals, dims_in: Dims, *, dimensions: tuple[int, ...]
 ) -> RuleResult:
-    (x,), (bdim,) = vals_in, dims_in
-    assert isinstance(bdim, int)
+    (x,), bdim = vals_in, first_mapped(dims_in)
     axes = _per_example_axes(dimensions, x.ndim - 1)
     new_dims = tuple(shift_axis(a, bdim) for a in axes)
     return [bind1(st.rev_p, x, dimensions=new_dims)], [bdim]
@@ -141,7 +137,7 @@ def _pad_vmap(
 ) -> RuleResult:
     (x, padding_value), (bdim, pv_bdim) = vals_in, dims_in
     if pv_bdim is not_mapped:
-        assert isinstance(bdim, int)
+        bdim = first_mapped(dims_in)  # the operand is the only batched one
         config = (*padding_config[:bdim], (0, 0, 0), *padding_config[bdim:])
         return [bind1(st.pad_p, x, padding_value, padding_config=config)], [bdim]
     # A batched padding value: pad with zeros, then select the padding value where a mask of
@@ -152,7 +148,6 @@ def _pad_vmap(
         padded = bind1(st.pad_p, x, zero, padding_config=padding_config)
         out_bdim: BatchDim = not_mapped
     else:
-        assert isinstance(bdim, int)
         full = shape_of(x)
         shape = full[:bdim] + full[bdim + 1 :]
         (padded,), (out_bdim,) = _pad_vmap(
@@ -177,8 +172,7 @@ def _slice_vmap(
     limit_indices: tuple[int, ...],
     strides: tuple[int, ...] | None,
 ) -> RuleResult:
-    (x,), (bdim,) = vals_in, dims_in
-    assert isinstance(bdim, int)
+    (x,), bdim = vals_in, first_mapped(dims_in)
     out = bind1(
         st.slice_p,
         x,
@@ -219,7 +213,7 @@ def _dynamic_slice_vmap(
     x, *starts = vals_in
     x_bdim, *start_dims = dims_in
     if all(d is not_mapped for d in start_dims):
-        assert isinstance(x_bdim, int)
+        x_bdim = first_mapped(dims_in)  # the operand is the only batched one
         new_starts = _with_zero_start(starts, x_bdim)
         sizes = (*slice_sizes[:x_bdim], axis_size, *slice_sizes[x_bdim:])
         return [bind1(st.dynamic_slice_p, x, *new_starts, slice_sizes=sizes)], [x_bdim]

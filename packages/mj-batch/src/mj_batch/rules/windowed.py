@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mj_batch._batching import Dims, RuleResult, Vals, vmap_rules
+from mj_batch._batching import Dims, RuleResult, Vals, first_mapped, vmap_rules
 from mj_core import Primitive, bind
 from mj_core.prims import windowed as wr
 
@@ -24,8 +24,7 @@ _BATCH_DIM_ENTRY: dict[str, Any] = {
 
 def _window_rule(prim: Primitive) -> Any:
     def rule(axis_size: int, vals_in: Vals, dims_in: Dims, **params: Any) -> RuleResult:
-        (x,), (bdim,) = vals_in, dims_in
-        assert isinstance(bdim, int)
+        (x,), bdim = vals_in, first_mapped(dims_in)
         batched = {
             name: (*value[:bdim], _BATCH_DIM_ENTRY[name], *value[bdim:])
             for name, value in params.items()

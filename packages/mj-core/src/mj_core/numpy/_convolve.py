@@ -8,9 +8,9 @@ from typing import Any
 import numpy as np
 
 from mj_core import lax
+from mj_core._typing import Array, ArrayLike, DTypeLike
 from mj_core.numpy._math import conjugate
 from mj_core.numpy._promotion import (
-    Array,
     check_arraylike,
     dtype_weak,
     promote,
@@ -22,7 +22,12 @@ __all__ = ["convolve", "correlate"]
 
 
 def _conv1d(
-    x: Array, y: Array, mode: str, op: str, precision: Any, preferred_element_type: Any
+    x: ArrayLike,
+    y: ArrayLike,
+    mode: str,
+    op: str,
+    precision: Any,
+    preferred_element_type: DTypeLike | None,
 ) -> Array:
     if preferred_element_type is not None:
         preferred_element_type = np.dtype(preferred_element_type)
@@ -63,24 +68,24 @@ def _conv1d(
 
 
 def convolve(
-    a: Array,
-    v: Array,
+    a: ArrayLike,
+    v: ArrayLike,
     mode: str = "full",
     *,
     precision: Any = None,
-    preferred_element_type: Any = None,
+    preferred_element_type: DTypeLike | None = None,
 ) -> Array:
     """NumPy ``convolve``: ``out[k] = sum_j a[j] v[k - j]`` (``mode`` full, same or valid)."""
     return _conv1d(a, v, mode, "convolve", precision, preferred_element_type)
 
 
 def correlate(
-    a: Array,
-    v: Array,
+    a: ArrayLike,
+    v: ArrayLike,
     mode: str = "valid",
     *,
     precision: Any = None,
-    preferred_element_type: Any = None,
+    preferred_element_type: DTypeLike | None = None,
 ) -> Array:
     """NumPy ``correlate``: ``out[k] = sum_j a[k + j] conj(v[j])`` (default mode valid)."""
     return _conv1d(a, v, mode, "correlate", precision, preferred_element_type)

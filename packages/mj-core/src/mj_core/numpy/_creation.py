@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from functools import wraps
-from typing import Any, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
 import numpy as np
 
@@ -21,6 +21,7 @@ from mj_core._eager_array import EagerArray, WeakEagerArray, eager_result, owned
 from mj_core._eager_dispatch import like_placements
 from mj_core._shapes import int_tuple
 from mj_core._trace import Tracer
+from mj_core._typing import Array, ArrayLike, DTypeLike
 from mj_core.dtypes import (
     canonical_dtype,
     canonicalize_value,
@@ -31,7 +32,6 @@ from mj_core.dtypes import (
 from mj_core.errors import ConcretizationError, user_line_suffix
 from mj_core.numpy._promotion import (
     _WEAK_PYTYPES,
-    Array,
     as_dtype,
     convert,
     dtype_weak,
@@ -41,6 +41,7 @@ from mj_core.numpy._promotion import (
 from mj_core.numpy._shape import stack
 
 F = TypeVar("F", bound=Callable[..., Any])
+_P = ParamSpec("_P")
 
 __all__ = [
     "arange",
@@ -63,12 +64,21 @@ __all__ = [
 _HOST = (np.ndarray, np.generic, int, float, complex, bool)
 
 
-def eager_array_result(fun: F) -> F:
+def eager_array_result(fun: Callable[_P, ArrayLike]) -> Callable[_P, Array]:
     """Creation functions return an :class:`EagerArray` eagerly, also where they build the
-    data with NumPy directly (``np.array``, ``np.arange``) rather than through ``bind``."""
+    data with NumPy directly (``np.array``, ``np.arange``) rather than through ``bind``: the
+    decorated function returns any array-like, its wrapper an mj array."""
+    return _eager_results(fun)
 
+
+def eager_array_results(fun: F) -> F:
+    """:func:`eager_array_result` for a function returning an array or a tuple of them."""
+    return _eager_results(fun)  # type: ignore[return-value]
+
+
+def _eager_results(fun: Callable[_P, Any]) -> Callable[_P, Any]:
     @wraps(fun)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
+    def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> Any:
         out = fun(*args, **kwargs)
         if type(out) is tuple:
             return tuple(eager_result(o) for o in out)
@@ -76,7 +86,7 @@ def eager_array_result(fun: F) -> F:
             return out
         return eager_result(out)
 
-    return wrapper  # type: ignore[return-value]
+    return wrapper
 
 
 def _contains_tracer(obj: Any) -> bool:
@@ -88,9 +98,12 @@ def _contains_tracer(obj: Any) -> bool:
 
 
 @eager_array_result
-def array(object: Any, dtype: Any = None, copy: bool | None = True, ndmin: int = 0) -> Array:
+def array(
+    object: Any, dtype: DTypeLike | None = None, copy: bool | None = True, ndmin: int = 0
+) -> ArrayLike:
     """An array from array-likes or (nested) sequences, which may hold traced values."""
     dt = as_dtype(dtype, "array")
+    out: ArrayLike
     if isinstance(object, list | tuple) and _contains_tracer(object):
         out = stack([array(o) for o in object])
     elif isinstance(object, Tracer) or (is_array(object) and not isinstance(object, _HOST)):
@@ -110,7 +123,7 @@ def array(object: Any, dtype: Any = None, copy: bool | None = True, ndmin: int =
 
 
 @eager_array_result
-def asarray(a: Any, dtype: Any = None, copy: bool | None = None) -> Array:
+def asarray(a: Any, dtype: DTypeLike | None = None, copy: bool | None = None) -> ArrayLike:
     """Like :func:`array` but without copying NumPy input."""
     dt = as_dtype(dtype, "asarray")
     if type(a) is EagerArray and (dt is None or dt == a.dtype):
@@ -173,7 +186,9 @@ def _shape_tuple(shape: int | Sequence[int]) -> tuple[int, ...]:
 
 
 @eager_array_result
-def full(shape: int | Sequence[int], fill_value: Array, dtype: Any = None) -> Array:
+def full(
+    shape: int | Sequence[int], fill_value: ArrayLike, dtype: DTypeLike | None = None
+) -> ArrayLike:
     """An array of ``shape`` filled with ``fill_value`` (broadcast if it is an array); weakly
     typed if ``fill_value`` is and no ``dtype`` is given, as in JAX."""
     dt, weak = as_dtype(dtype, "full"), False
@@ -182,7 +197,9 @@ def full(shape: int | Sequence[int], fill_value: Array, dtype: Any = None) -> Ar
     return _full(shape, fill_value, dt, weak)
 
 
-def _full(shape: int | Sequence[int], fill_value: Array, dt: np.dtype[Any], weak: bool) -> Array:
+def _full(
+    shape: int | Sequence[int], fill_value: ArrayLike, dt: np.dtype[Any], weak: bool
+) -> ArrayLike:
     shape_t = _shape_tuple(shape)
     value = convert(fill_value, dt, weak)
     if type(value) in _WEAK_PYTYPES:  # a weak Python scalar: an array, still weak
@@ -194,12 +211,12 @@ def _full(shape: int | Sequence[int], fill_value: Array, dt: np.dtype[Any], weak
 
 
 @eager_array_result
-def zeros(shape: int | Sequence[int], dtype: Any = None) -> Array:
+def zeros(shape: int | Sequence[int], dtype: DTypeLike | None = None) -> ArrayLike:
     return full(shape, 0, default_float_dtype() if dtype is None else as_dtype(dtype, "zeros"))
 
 
 @eager_array_result
-def ones(shape: int | Sequence[int], dtype: Any = None) -> Array:
+def ones(shape: int | Sequence[int], dtype: DTypeLike | None = None) -> ArrayLike:
     return full(shape, 1, default_float_dtype() if dtype is None else as_dtype(dtype, "ones"))
 
 
@@ -208,8 +225,11 @@ empty = zeros
 
 @eager_array_result
 def full_like(
-    a: Array, fill_value: Array, dtype: Any = None, shape: int | Sequence[int] | None = None
-) -> Array:
+    a: ArrayLike,
+    fill_value: ArrayLike,
+    dtype: DTypeLike | None = None,
+    shape: int | Sequence[int] | None = None,
+) -> ArrayLike:
     dt, weak = dtype_weak(a)  # weakly typed like ``a`` unless a dtype is given, as in JAX
     given = as_dtype(dtype, "full_like")
     if given is not None:
@@ -217,17 +237,22 @@ def full_like(
     out = _full(shape_of(a) if shape is None else shape, fill_value, dt, weak)
     place = like_placements.get(type(a)) if shape is None else None
     if place is not None and not isinstance(out, Tracer):  # laid out as ``a`` (JAX's rule)
-        return place(out, a)
+        placed: ArrayLike = place(out, a)
+        return placed
     return out
 
 
 @eager_array_result
-def zeros_like(a: Array, dtype: Any = None, shape: int | Sequence[int] | None = None) -> Array:
+def zeros_like(
+    a: ArrayLike, dtype: DTypeLike | None = None, shape: int | Sequence[int] | None = None
+) -> ArrayLike:
     return full_like(a, 0, dtype, shape)
 
 
 @eager_array_result
-def ones_like(a: Array, dtype: Any = None, shape: int | Sequence[int] | None = None) -> Array:
+def ones_like(
+    a: ArrayLike, dtype: DTypeLike | None = None, shape: int | Sequence[int] | None = None
+) -> ArrayLike:
     return full_like(a, 1, dtype, shape)
 
 
@@ -253,7 +278,9 @@ def _concrete(fun_name: str, name: str, v: Any) -> Any:
 
 
 @eager_array_result
-def arange(start: Any, stop: Any = None, step: Any = None, dtype: Any = None) -> Array:
+def arange(
+    start: Any, stop: Any = None, step: Any = None, dtype: DTypeLike | None = None
+) -> ArrayLike:
     """Evenly spaced values in ``[start, stop)``; bounds must be concrete (static) numbers."""
     dt = as_dtype(dtype, "arange")
     if stop is None and step is None:
@@ -279,14 +306,14 @@ def arange(start: Any, stop: Any = None, step: Any = None, dtype: Any = None) ->
     return np.arange(start, stop, step, dtype=dt)
 
 
-@eager_array_result
+@eager_array_results
 def linspace(
-    start: Array,
-    stop: Array,
+    start: ArrayLike,
+    stop: ArrayLike,
     num: int = 50,
     endpoint: bool = True,
     retstep: bool = False,
-    dtype: Any = None,
+    dtype: DTypeLike | None = None,
     axis: int = 0,
 ) -> Any:
     """``num`` evenly spaced samples from ``start`` to ``stop`` (``stop`` excluded unless
@@ -314,7 +341,7 @@ def linspace(
 
 
 @eager_array_result
-def eye(N: int, M: int | None = None, k: int = 0, dtype: Any = None) -> Array:  # noqa: N803
+def eye(N: int, M: int | None = None, k: int = 0, dtype: DTypeLike | None = None) -> ArrayLike:  # noqa: N803
     """A 2-d array with ones on the ``k``-th diagonal."""
     m = N if M is None else M
     rows = lax.broadcasted_iota(np.int32, (int(N), int(m)), 0)
@@ -324,5 +351,5 @@ def eye(N: int, M: int | None = None, k: int = 0, dtype: Any = None) -> Array:  
 
 
 @eager_array_result
-def identity(n: int, dtype: Any = None) -> Array:
+def identity(n: int, dtype: DTypeLike | None = None) -> ArrayLike:
     return eye(n, dtype=dtype)

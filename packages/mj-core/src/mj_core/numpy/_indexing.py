@@ -25,11 +25,13 @@ from mj_core import lax
 from mj_core._config import config
 from mj_core._eager_array import EagerArray
 from mj_core._trace import Tracer
+from mj_core._typing import Array, ArrayLike
 from mj_core.dtypes import result_type
 from mj_core.errors import NonConcreteBooleanIndexError
 from mj_core.numpy._creation import array
-from mj_core.numpy._promotion import Array, convert, dtype_weak, shape_of
+from mj_core.numpy._promotion import convert, dtype_weak, shape_of
 from mj_core.numpy._shape import broadcast_shapes, broadcast_to
+from mj_core.prims._operands import unchanged
 from mj_core.prims.indexing import GatherDimensionNumbers, ScatterDimensionNumbers
 
 __all__ = ["IndexUpdateHelper", "IndexUpdateRef", "getitem", "take"]
@@ -104,7 +106,7 @@ def _normalize_index(idx: Any, ndim: int) -> list[Any]:
     return out[:ellipsis_at] + fill + out[ellipsis_at:]
 
 
-def _insert_new_axes(x: Array, items: list[Any]) -> tuple[Array, list[Any]]:
+def _insert_new_axes(x: ArrayLike, items: list[Any]) -> tuple[ArrayLike, list[Any]]:
     """Turn ``None`` entries into size-1 operand axes indexed by a full slice (an empty one
     for a ``False`` index)."""
     new = {None: slice(None), _EMPTY_AXIS: slice(0, 0)}
@@ -116,7 +118,7 @@ def _insert_new_axes(x: Array, items: list[Any]) -> tuple[Array, list[Any]]:
     return lax.reshape(x, new_shape), items
 
 
-def _apply_slices(x: Array, items: list[Any]) -> Array:
+def _apply_slices(x: ArrayLike, items: list[Any]) -> ArrayLike:
     """Apply every slice entry (any step) with one ``rev`` and one ``slice``; slice entries
     become full slices of the result. Int entries take the whole dim here."""
     shape = shape_of(x)
@@ -140,7 +142,7 @@ def _apply_slices(x: Array, items: list[Any]) -> Array:
     return x
 
 
-def _normalize_negative(idx: Array, n: int) -> Array:
+def _normalize_negative(idx: ArrayLike, n: int) -> ArrayLike:
     """``idx + n`` where ``idx < 0`` (NumPy's negative indices)."""
     if type(idx) is np.ndarray or type(idx) is EagerArray:
         plain = idx.view(np.ndarray)  # an EagerArray's `<` would bind mj's op: traced in jit
@@ -151,7 +153,7 @@ def _normalize_negative(idx: Array, n: int) -> Array:
     return lax.select(lax.less(idx, 0), lax.add(idx, convert(n, dtype)), idx)
 
 
-def getitem(x: Array, idx: Any, mode: Any = None, fill_value: Any = None) -> Array:
+def getitem(x: ArrayLike, idx: Any, mode: Any = None, fill_value: Any = None) -> ArrayLike:
     """``x[idx]`` with NumPy semantics (out-of-bounds array indices clamp unless ``mode``)."""
     shape = shape_of(x)
     items = _normalize_index(idx, len(shape))
@@ -177,7 +179,7 @@ def getitem(x: Array, idx: Any, mode: Any = None, fill_value: Any = None) -> Arr
     return _gather(x, items, mode, fill_value)
 
 
-def _gather(x: Array, items: list[Any], mode: Any, fill_value: Any) -> Array:
+def _gather(x: ArrayLike, items: list[Any], mode: Any, fill_value: Any) -> Array:
     shape = shape_of(x)
     adv = [d for d, item in enumerate(items) if not isinstance(item, slice)]
     arrays = [
@@ -223,8 +225,8 @@ def _gather(x: Array, items: list[Any], mode: Any, fill_value: Any) -> Array:
 
 
 def take(
-    a: Array,
-    indices: Array,
+    a: ArrayLike,
+    indices: ArrayLike,
     axis: int | None = None,
     out: None = None,
     mode: Any = None,
@@ -253,7 +255,9 @@ def take(
         dtype, _ = dtype_weak(indices)
         indices = lax.clamp(convert(0, dtype), indices, convert(max(n - 1, 0), dtype))
     index = (slice(None),) * axis + (indices,)
-    return getitem(a, index, mode="fill" if mode is None else mode, fill_value=fill_value)
+    return unchanged(
+        getitem(a, index, mode="fill" if mode is None else mode, fill_value=fill_value)
+    )
 
 
 # --- x.at[idx] ------------------------------------------------------------------------------
@@ -265,7 +269,9 @@ def _static_ints_as_arrays(idx: Any) -> Any:
     return np.asarray(idx) if _is_int_scalar(idx) else idx
 
 
-def _update(scatter: Callable[..., Array], x: Array, idx: Any, values: Array, mode: Any) -> Array:
+def _update(
+    scatter: Callable[..., Array], x: ArrayLike, idx: Any, values: ArrayLike, mode: Any
+) -> Array:
     shape = shape_of(x)
     dtype, weak = dtype_weak(x)
     size = math.prod(shape)
@@ -274,21 +280,21 @@ def _update(scatter: Callable[..., Array], x: Array, idx: Any, values: Array, mo
         "clip",
         "promise_in_bounds",
     )
-    positions = getitem(
+    selected = getitem(
         positions, _static_ints_as_arrays(idx), mode="clip" if clip else "fill", fill_value=-1
     )
-    target = shape_of(positions)
+    target = shape_of(selected)
     _check_cast(values, dtype)
     values = broadcast_to(convert(values, dtype, weak), target)
     dnums = ScatterDimensionNumbers(
         update_window_dims=(), inserted_window_dims=(0,), scatter_dims_to_operand_dims=(0,)
     )
     flat = lax.reshape(x, (size,))
-    out = scatter(flat, lax.reshape(positions, (*target, 1)), values, dnums, mode="fill")
+    out = scatter(flat, lax.reshape(selected, (*target, 1)), values, dnums, mode="fill")
     return lax.reshape(out, shape)
 
 
-def _check_cast(values: Array, dtype: np.dtype[Any]) -> None:
+def _check_cast(values: ArrayLike, dtype: np.dtype[Any]) -> None:
     """JAX's check of an update's values: a ``FutureWarning`` when promotion would not give
     the array's dtype (``int_array.at[0].add(1.5)``), a ``TypePromotionError`` when the
     lattice (the strict one) has no path."""
@@ -312,7 +318,7 @@ class IndexUpdateRef:
 
     __slots__ = ("array", "index")
 
-    def __init__(self, array: Array, index: Any) -> None:
+    def __init__(self, array: ArrayLike, index: Any) -> None:
         self.array = array
         self.index = index
 
@@ -328,11 +334,11 @@ class IndexUpdateRef:
         fill_value: Any = None,
     ) -> Array:
         """``x[idx]`` (``mode="fill"`` returns ``fill_value`` for out-of-bounds indices)."""
-        return getitem(self.array, self.index, mode, fill_value)
+        return unchanged(getitem(self.array, self.index, mode, fill_value))
 
     def set(
         self,
-        values: Array,
+        values: ArrayLike,
         *,
         indices_are_sorted: bool = False,
         unique_indices: bool = False,
@@ -343,7 +349,7 @@ class IndexUpdateRef:
 
     def add(
         self,
-        values: Array,
+        values: ArrayLike,
         *,
         indices_are_sorted: bool = False,
         unique_indices: bool = False,
@@ -354,7 +360,7 @@ class IndexUpdateRef:
 
     def subtract(
         self,
-        values: Array,
+        values: ArrayLike,
         *,
         indices_are_sorted: bool = False,
         unique_indices: bool = False,
@@ -364,7 +370,7 @@ class IndexUpdateRef:
 
     def multiply(
         self,
-        values: Array,
+        values: ArrayLike,
         *,
         indices_are_sorted: bool = False,
         unique_indices: bool = False,
@@ -377,7 +383,7 @@ class IndexUpdateRef:
 
     def min(
         self,
-        values: Array,
+        values: ArrayLike,
         *,
         indices_are_sorted: bool = False,
         unique_indices: bool = False,
@@ -388,7 +394,7 @@ class IndexUpdateRef:
 
     def max(
         self,
-        values: Array,
+        values: ArrayLike,
         *,
         indices_are_sorted: bool = False,
         unique_indices: bool = False,
@@ -403,7 +409,7 @@ class IndexUpdateHelper:
 
     __slots__ = ("array",)
 
-    def __init__(self, array: Array) -> None:
+    def __init__(self, array: ArrayLike) -> None:
         self.array = array
 
     def __getitem__(self, index: Any) -> IndexUpdateRef:

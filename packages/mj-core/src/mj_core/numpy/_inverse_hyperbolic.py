@@ -17,7 +17,8 @@ from __future__ import annotations
 import math
 
 from mj_core import lax
-from mj_core.numpy._promotion import Array, dtype_weak, promote_inexact
+from mj_core._typing import Array, ArrayLike
+from mj_core.numpy._promotion import dtype_weak, promote_inexact
 
 __all__ = ["arccosh", "arcsinh", "arctanh"]
 
@@ -28,22 +29,22 @@ _LN2 = math.log(2.0)
 _LARGE = {8: 2.0**27, 4: 2.0**12, 2: 2.0**5, 1: 2.0**3}
 
 
-def _times_i(z: Array) -> Array:
+def _times_i(z: ArrayLike) -> Array:
     """``1j * z`` exactly: ``(x, y) -> (-y, x)``."""
     return lax.complex(lax.neg(lax.imag(z)), lax.real(z))
 
 
-def _times_minus_i(z: Array) -> Array:
+def _times_minus_i(z: ArrayLike) -> Array:
     """``-1j * z`` exactly: ``(x, y) -> (y, -x)``."""
     return lax.complex(lax.imag(z), lax.neg(lax.real(z)))
 
 
-def _signbit(x: Array) -> Array:
+def _signbit(x: ArrayLike) -> Array:
     """Set for negative numbers and ``-0.0`` (``1 / -0.0`` is ``-inf``)."""
     return lax.bitwise_or(lax.less(x, 0), lax.less(lax.div(1.0, x), 0))
 
 
-def _large(x: Array) -> tuple[Array, Array, Array]:
+def _large(x: ArrayLike) -> tuple[Array, Array, Array]:
     """``(mask, x where small else 1, x where large else 1)``: each formula sees only inputs
     it is finite for, so the branch ``select`` drops cannot put ``0 * inf`` into a gradient."""
     dtype, _ = dtype_weak(x)
@@ -52,11 +53,11 @@ def _large(x: Array) -> tuple[Array, Array, Array]:
     return mask, lax.select(mask, one, x), lax.select(mask, x, one)
 
 
-def _log_2x(x: Array) -> Array:
+def _log_2x(x: ArrayLike) -> Array:
     return lax.add(lax.log(x), _LN2)
 
 
-def arcsinh(x: Array) -> Array:
+def arcsinh(x: ArrayLike) -> Array:
     """Inverse hyperbolic sine; odd, with ``-0.0 -> -0.0`` and derivative 1 at 0."""
     (x,) = promote_inexact(x)
     dtype, _ = dtype_weak(x)
@@ -78,7 +79,7 @@ def arcsinh(x: Array) -> Array:
     return lax.select(negative, lax.neg(r), r)
 
 
-def arccosh(x: Array) -> Array:
+def arccosh(x: ArrayLike) -> Array:
     """Inverse hyperbolic cosine: real part ``>= 0``, imaginary part in ``(-pi, pi]``."""
     (x,) = promote_inexact(x)
     dtype, _ = dtype_weak(x)
@@ -97,7 +98,7 @@ def arccosh(x: Array) -> Array:
     return lax.select(large, _log_2x(large_x), small)
 
 
-def arctanh(x: Array) -> Array:
+def arctanh(x: ArrayLike) -> Array:
     """Inverse hyperbolic tangent; real ``|x| > 1`` is NaN, ``±1`` is ``±inf``."""
     (x,) = promote_inexact(x)
     dtype, _ = dtype_weak(x)

@@ -12,19 +12,19 @@ from __future__ import annotations
 import math
 import operator
 from collections.abc import Callable
-from typing import Any
+from typing import Any, SupportsIndex
 
 import ml_dtypes
 import numpy as np
 
 from mj_core import lax
-from mj_core._eager_array import unchanged
 from mj_core._primitive import Primitive
-from mj_core._trace import Tracer, bind1, binds
+from mj_core._shapes import shape_of
+from mj_core._trace import Tracer, binds
+from mj_core._typing import Array, ArrayLike
 from mj_core.dtypes import default_float_dtype, is_float, is_inexact
 from mj_core.numpy._inverse_hyperbolic import arccosh, arcsinh, arctanh
 from mj_core.numpy._promotion import (
-    Array,
     convert,
     dtype_weak,
     lax_operands,
@@ -36,6 +36,7 @@ from mj_core.numpy._promotion import (
     promoted_dtype,
 )
 from mj_core.prims import elementwise as ew
+from mj_core.prims._operands import bind1, unchanged
 
 __all__ = [
     "abs",
@@ -157,7 +158,7 @@ def _promoting(prim: Primitive, inexact: bool = False) -> Callable[[Array, Array
     """The NumPy-level slow path of ``prim``: promote, then bind."""
     operands = lax_operands_inexact if inexact else lax_operands
 
-    def numpy(x: Array, y: Array) -> Array:
+    def numpy(x: ArrayLike, y: ArrayLike) -> Array:
         return bind1(prim, *operands(x, y))
 
     return numpy
@@ -166,7 +167,7 @@ def _promoting(prim: Primitive, inexact: bool = False) -> Callable[[Array, Array
 def _boolean_as(prim: Primitive, logical: Primitive) -> Callable[[Array, Array], Array]:
     """NumPy's ``+``/``*`` of two bools is logical or/and (lax's arithmetic refuses bools)."""
 
-    def numpy(x: Array, y: Array) -> Array:
+    def numpy(x: ArrayLike, y: ArrayLike) -> Array:
         x, y, dtype = lax_pair(x, y)
         return bind1(logical if dtype.kind == "b" else prim, x, y)
 
@@ -174,17 +175,17 @@ def _boolean_as(prim: Primitive, logical: Primitive) -> Callable[[Array, Array],
 
 
 @binds(ew.add_p, _boolean_as(ew.add_p, ew.or_p))
-def add(x: Array, y: Array) -> Array:
+def add(x: ArrayLike, y: ArrayLike) -> Array:
     """Elementwise ``x + y``, broadcasting and promoting on JAX's lattice (bools: or)."""
 
 
 @binds(ew.sub_p, _promoting(ew.sub_p))
-def subtract(x: Array, y: Array) -> Array:
+def subtract(x: ArrayLike, y: ArrayLike) -> Array:
     """Elementwise ``x - y``."""
 
 
 @binds(ew.mul_p, _boolean_as(ew.mul_p, ew.and_p))
-def multiply(x: Array, y: Array) -> Array:
+def multiply(x: ArrayLike, y: ArrayLike) -> Array:
     """Elementwise ``x * y`` (bools: and)."""
 
 
@@ -192,7 +193,7 @@ def _lexicographic(prim: Primitive) -> Callable[[Array, Array], Array]:
     """NumPy's order of complex numbers (real parts, then imaginary parts) for comparisons,
     as ``jax.numpy`` builds it: lax compares only reals."""
 
-    def numpy(x: Array, y: Array) -> Array:
+    def numpy(x: ArrayLike, y: ArrayLike) -> Array:
         x, y = lax_operands(x, y)
         if dtype_weak(x)[0].kind != "c" and dtype_weak(y)[0].kind != "c":
             return bind1(prim, x, y)
@@ -204,71 +205,71 @@ def _lexicographic(prim: Primitive) -> Callable[[Array, Array], Array]:
 
 
 @binds(ew.max_p, _promoting(ew.max_p))
-def maximum(x: Array, y: Array) -> Array:
+def maximum(x: ArrayLike, y: ArrayLike) -> Array:
     """Elementwise maximum (NaN-propagating; complex numbers in lax's lexicographic order)."""
 
 
 @binds(ew.min_p, _promoting(ew.min_p))
-def minimum(x: Array, y: Array) -> Array:
+def minimum(x: ArrayLike, y: ArrayLike) -> Array:
     """Elementwise minimum (as :func:`maximum`)."""
 
 
 @binds(ew.atan2_p, _promoting(ew.atan2_p, inexact=True))
-def arctan2(x: Array, y: Array) -> Array:
+def arctan2(x: ArrayLike, y: ArrayLike) -> Array:
     """Elementwise arc tangent of ``x / y`` in the quadrant of ``(y, x)``."""
 
 
 @binds(ew.eq_p, _promoting(ew.eq_p))
-def equal(x: Array, y: Array) -> Array:
+def equal(x: ArrayLike, y: ArrayLike) -> Array:
     """Elementwise ``x == y``."""
 
 
 @binds(ew.ne_p, _promoting(ew.ne_p))
-def not_equal(x: Array, y: Array) -> Array:
+def not_equal(x: ArrayLike, y: ArrayLike) -> Array:
     """Elementwise ``x != y``."""
 
 
 @binds(ew.less_p, _lexicographic(ew.less_p))
-def less(x: Array, y: Array) -> Array:
+def less(x: ArrayLike, y: ArrayLike) -> Array:
     """Elementwise ``x < y``."""
 
 
 @binds(ew.less_equal_p, _lexicographic(ew.less_equal_p))
-def less_equal(x: Array, y: Array) -> Array:
+def less_equal(x: ArrayLike, y: ArrayLike) -> Array:
     """Elementwise ``x <= y``."""
 
 
 @binds(ew.greater_p, _lexicographic(ew.greater_p))
-def greater(x: Array, y: Array) -> Array:
+def greater(x: ArrayLike, y: ArrayLike) -> Array:
     """Elementwise ``x > y``."""
 
 
 @binds(ew.greater_equal_p, _lexicographic(ew.greater_equal_p))
-def greater_equal(x: Array, y: Array) -> Array:
+def greater_equal(x: ArrayLike, y: ArrayLike) -> Array:
     """Elementwise ``x >= y``."""
 
 
 @binds(ew.and_p, _promoting(ew.and_p))
-def bitwise_and(x: Array, y: Array) -> Array:
+def bitwise_and(x: ArrayLike, y: ArrayLike) -> Array:
     """Elementwise bitwise AND (logical AND for bool)."""
 
 
 @binds(ew.or_p, _promoting(ew.or_p))
-def bitwise_or(x: Array, y: Array) -> Array:
+def bitwise_or(x: ArrayLike, y: ArrayLike) -> Array:
     """Elementwise bitwise OR (logical OR for bool)."""
 
 
 @binds(ew.xor_p, _promoting(ew.xor_p))
-def bitwise_xor(x: Array, y: Array) -> Array:
+def bitwise_xor(x: ArrayLike, y: ArrayLike) -> Array:
     """Elementwise bitwise XOR (logical XOR for bool)."""
 
 
-def left_shift(x: Array, y: Array) -> Array:
+def left_shift(x: ArrayLike, y: ArrayLike) -> Array:
     """Elementwise ``x << y`` (bools shift as int32, as in JAX)."""
     return lax.shift_left(*promote_numeric(x, y))
 
 
-def fmod(x: Array, y: Array) -> Array:
+def fmod(x: ArrayLike, y: ArrayLike) -> Array:
     """C's ``fmod`` (lax ``rem``); an integer ``fmod`` by zero is 0, as in JAX. Bools are
     computed as int32, and as in JAX their division by zero is XLA's (``x``)."""
     integral = promoted_dtype(x, y)[0].kind in "iu"
@@ -279,11 +280,11 @@ def fmod(x: Array, y: Array) -> Array:
     return lax.rem(x, y)
 
 
-def positive(x: Array) -> Array:
+def positive(x: ArrayLike) -> Array:
     return unchanged(x)
 
 
-def absolute(x: Array) -> Array:
+def absolute(x: ArrayLike) -> Array:
     """``|x|``; unsigned and bool inputs are returned unchanged, like NumPy."""
     dtype, _ = dtype_weak(x)
     return unchanged(x) if dtype.kind in "ub" else lax.abs(x)
@@ -293,20 +294,20 @@ abs = absolute
 fabs = absolute
 
 
-def square(x: Array) -> Array:
+def square(x: ArrayLike) -> Array:
     """``x * x``; a bool squares as int32, as in JAX."""
     (x,) = promote_numeric(x)
     return lax.integer_pow(x, 2)
 
 
-def reciprocal(x: Array) -> Array:
+def reciprocal(x: ArrayLike) -> Array:
     dtype, _ = dtype_weak(x)
     if dtype.kind in "iu":  # NumPy: integer reciprocal truncates
         return lax.div(convert(1, dtype), x)
     return lax.integer_pow(x, -1)
 
 
-def true_divide(x: Array, y: Array) -> Array:
+def true_divide(x: ArrayLike, y: ArrayLike) -> Array:
     """``x / y``; integers and bools are divided in NumPy's float dtype (int32 -> float64)."""
     x, y = promote_inexact(x, y)
     return lax.div(x, y)
@@ -315,7 +316,7 @@ def true_divide(x: Array, y: Array) -> Array:
 divide = true_divide
 
 
-def floor_divide(x: Array, y: Array) -> Array:
+def floor_divide(x: ArrayLike, y: ArrayLike) -> Array:
     """``x // y``: rounds toward minus infinity (lax ``div`` truncates toward zero). JAX's
     algorithm, whose division by zero follows XLA's (``-5 // 0`` and ``5 // 0`` are -2).
     Bools divide as int32."""
@@ -332,7 +333,7 @@ def floor_divide(x: Array, y: Array) -> Array:
     return _float_floor_divide(x, y)
 
 
-def _float_floor_divide(x: Array, y: Array) -> Array:
+def _float_floor_divide(x: ArrayLike, y: ArrayLike) -> Array:
     """CPython's ``float_divmod`` quotient (as JAX): ``(x - mod) / y`` is exact where
     ``floor(x / y)`` rounds at the division, then corrected by one where the signs differ."""
     mod = lax.rem(x, y)
@@ -341,7 +342,7 @@ def _float_floor_divide(x: Array, y: Array) -> Array:
     return lax.round(lax.select(fix, lax.sub(q, 1), q))
 
 
-def remainder(x: Array, y: Array) -> Array:
+def remainder(x: ArrayLike, y: ArrayLike) -> Array:
     """``x % y`` with the sign of ``y`` (NumPy's ``mod``; lax ``rem`` is C's ``fmod``). An
     integer remainder by zero is 0, as in JAX; bools are computed as int32."""
     x, y = promote_numeric(x, y)
@@ -356,11 +357,11 @@ def remainder(x: Array, y: Array) -> Array:
 mod = remainder
 
 
-def power(x: Array, y: Array) -> Array:
+def power(x: ArrayLike, y: ArrayLike) -> Array:
     """``x ** y`` with JAX's algorithm: a concrete integer exponent uses ``integer_pow``
     (exact, differentiable at 0, and an integer to a negative power is refused); integers to
     traced integer powers multiply by repeated squaring over the exponent's low 6 bits."""
-    if not isinstance(y, Tracer):
+    if not isinstance(y, Tracer) and isinstance(y, SupportsIndex):
         try:
             n = operator.index(y)
         except TypeError:
@@ -374,7 +375,7 @@ def power(x: Array, y: Array) -> Array:
     return lax.pow(x, y)
 
 
-def _pow_int_int(x: Array, y: Array) -> Array:
+def _pow_int_int(x: ArrayLike, y: ArrayLike) -> Array:
     """JAX's ``_pow_int_int``: six squarings (any larger exponent overflows for ``|x| > 1``)."""
     acc = lax.select(lax.bitwise_and(lax.eq(x, 0), lax.ne(y, 0)), lax.full_like(x, 0), 1)
     one = lax.full_like(y, 1)
@@ -385,13 +386,13 @@ def _pow_int_int(x: Array, y: Array) -> Array:
     return acc
 
 
-def exp2(x: Array) -> Array:
+def exp2(x: ArrayLike) -> Array:
     """``exp(x ln 2)``, as JAX lowers it (``pow(2, x)`` turns ``inf`` into ``inf+nanj``)."""
     (x,) = promote_inexact(x)
     return lax.exp(lax.mul(x, math.log(2.0)))
 
 
-def _log_base(x: Array, base: float) -> Array:
+def _log_base(x: ArrayLike, base: float) -> Array:
     """``log(x) / log(base)`` in ``x``'s dtype; a complex log is divided part by part, since a
     complex division turns ``log(0) = -inf+0j`` into ``-inf+nanj``."""
     (x,) = promote_inexact(x)
@@ -403,25 +404,25 @@ def _log_base(x: Array, base: float) -> Array:
     return lax.div(r, ln_base)
 
 
-def log2(x: Array) -> Array:
+def log2(x: ArrayLike) -> Array:
     return _log_base(x, 2.0)
 
 
-def log10(x: Array) -> Array:
+def log10(x: ArrayLike) -> Array:
     return _log_base(x, 10.0)
 
 
-def cbrt(x: Array) -> Array:
+def cbrt(x: ArrayLike) -> Array:
     (x,) = promote_inexact(x)
     return lax.mul(lax.sign(x), lax.pow(lax.abs(x), 1.0 / 3.0))
 
 
-def deg2rad(x: Array) -> Array:
+def deg2rad(x: ArrayLike) -> Array:
     (x,) = promote_inexact(x)
     return lax.mul(x, np.pi / 180.0)
 
 
-def rad2deg(x: Array) -> Array:
+def rad2deg(x: ArrayLike) -> Array:
     (x,) = promote_inexact(x)
     return lax.mul(x, 180.0 / np.pi)
 
@@ -430,7 +431,7 @@ radians = deg2rad
 degrees = rad2deg
 
 
-def hypot(x: Array, y: Array) -> Array:
+def hypot(x: ArrayLike, y: ArrayLike) -> Array:
     """``sqrt(x**2 + y**2)`` as JAX computes it: scaled by the larger magnitude (no overflow),
     and ``inf`` wherever either is infinite, even against a NaN."""
     x, y = promote_inexact(x, y)
@@ -443,7 +444,7 @@ def hypot(x: Array, y: Array) -> Array:
     return lax.select(inf, np.inf, out)
 
 
-def logaddexp(x: Array, y: Array) -> Array:
+def logaddexp(x: ArrayLike, y: ArrayLike) -> Array:
     """``log(exp(x) + exp(y))`` without overflow."""
     x, y = promote_inexact(x, y)
     delta = lax.sub(x, y)
@@ -456,7 +457,7 @@ def logaddexp(x: Array, y: Array) -> Array:
     return lax.select(nan, lax.add(x, y), lax.add(big, lax.log1p(lax.exp(gap))))
 
 
-def logaddexp_parts(x: Array, y: Array, nan: Array) -> tuple[Array, Array]:
+def logaddexp_parts(x: ArrayLike, y: ArrayLike, nan: ArrayLike) -> tuple[Array, Array]:
     """``(max, min - max)`` of real ``x`` and ``y`` for ``logaddexp``: ``max + log1p(exp(min -
     max))``. The two are picked by select, not by max/min: each choice is the exact function
     near any point, ties included, so derivatives of every order are the closed form's, as
@@ -469,12 +470,12 @@ def logaddexp_parts(x: Array, y: Array, nan: Array) -> tuple[Array, Array]:
     return big, lax.select(same_inf, lax.full_like(big, 0), lax.sub(small, big))
 
 
-def copysign(x: Array, y: Array) -> Array:
+def copysign(x: ArrayLike, y: ArrayLike) -> Array:
     x, y = promote_inexact(x, y)
     return lax.select(signbit(y), lax.neg(lax.abs(x)), lax.abs(x))
 
 
-def signbit(x: Array) -> Array:
+def signbit(x: ArrayLike) -> Array:
     dtype, _ = dtype_weak(x)
     if is_float(dtype):  # the sign bit itself, as JAX: set for -0.0 and for a negative NaN
         x = lax.convert_element_type(x, dtype)
@@ -485,7 +486,7 @@ def signbit(x: Array) -> Array:
     return lax.less(x, 0)
 
 
-def heaviside(x1: Array, x2: Array) -> Array:
+def heaviside(x1: ArrayLike, x2: ArrayLike) -> Array:
     """0 where ``x1 < 0``, 1 where ``x1 > 0``, ``x2`` where ``x1 == 0``, and a NaN ``x1``
     stays NaN (JAX's order of tests)."""
     x1, x2 = promote_inexact(x1, x2)
@@ -493,21 +494,21 @@ def heaviside(x1: Array, x2: Array) -> Array:
     return lax.select(lax.less(x1, 0), 0.0, lax.select(lax.greater(x1, 0), 1.0, at_zero))
 
 
-def fmax(x: Array, y: Array) -> Array:
+def fmax(x: ArrayLike, y: ArrayLike) -> Array:
     """Maximum ignoring NaNs (NaN only where both are NaN); JAX's ``where(x > y | isnan(y), x,
     y)`` (complex numbers in NumPy's order), so a tie of signed zeros gives ``y``."""
     x, y = promote(x, y)
     return lax.select(lax.bitwise_or(greater(x, y), lax.ne(y, y)), x, y)
 
 
-def fmin(x: Array, y: Array) -> Array:
+def fmin(x: ArrayLike, y: ArrayLike) -> Array:
     """Minimum ignoring NaNs (NaN only where both are NaN); JAX's ``where(x < y | isnan(y), x,
     y)``."""
     x, y = promote(x, y)
     return lax.select(lax.bitwise_or(less(x, y), lax.ne(y, y)), x, y)
 
 
-def right_shift(x: Array, y: Array) -> Array:
+def right_shift(x: ArrayLike, y: ArrayLike) -> Array:
     """Arithmetic shift for signed integers, logical for unsigned (like NumPy); bools shift
     as int32."""
     x, y = promote_numeric(x, y)
@@ -517,14 +518,14 @@ def right_shift(x: Array, y: Array) -> Array:
     return lax.shift_right_arithmetic(x, y)
 
 
-def isnan(x: Array) -> Array:
+def isnan(x: ArrayLike) -> Array:
     dtype, _ = dtype_weak(x)
     if is_inexact(dtype):  # (bfloat16 and the float8 types too: their NumPy kind is "V")
         return lax.ne(x, x)
     return lax.full_like(x, False, np.bool_)
 
 
-def isinf(x: Array) -> Array:
+def isinf(x: ArrayLike) -> Array:
     dtype, _ = dtype_weak(x)
     if is_inexact(dtype):
         return lax.eq(lax.abs(x), np.inf)
@@ -532,7 +533,7 @@ def isinf(x: Array) -> Array:
 
 
 def isclose(
-    a: Array, b: Array, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False
+    a: ArrayLike, b: ArrayLike, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False
 ) -> Array:
     """``|a - b| <= atol + rtol * |b|`` elementwise (infinities equal only to themselves)."""
     a, b = promote_inexact(a, b)
@@ -544,35 +545,35 @@ def isclose(
     return out
 
 
-def _to_bool(x: Array) -> Array:
+def _to_bool(x: ArrayLike) -> ArrayLike:
     dtype, _ = dtype_weak(x)
     return x if dtype.kind == "b" else lax.ne(x, 0)
 
 
-def logical_and(x: Array, y: Array) -> Array:
+def logical_and(x: ArrayLike, y: ArrayLike) -> Array:
     return lax.bitwise_and(_to_bool(x), _to_bool(y))
 
 
-def logical_or(x: Array, y: Array) -> Array:
+def logical_or(x: ArrayLike, y: ArrayLike) -> Array:
     return lax.bitwise_or(_to_bool(x), _to_bool(y))
 
 
-def logical_xor(x: Array, y: Array) -> Array:
+def logical_xor(x: ArrayLike, y: ArrayLike) -> Array:
     return lax.bitwise_xor(_to_bool(x), _to_bool(y))
 
 
-def logical_not(x: Array) -> Array:
+def logical_not(x: ArrayLike) -> Array:
     return lax.bitwise_not(_to_bool(x))
 
 
-def trunc(x: Array) -> Array:
+def trunc(x: ArrayLike) -> Array:
     dtype, _ = dtype_weak(x)
     if dtype.kind in "iub":
         return unchanged(x)
     return lax.select(lax.less(x, 0), lax.ceil(x), lax.floor(x))
 
 
-def round(x: Array, decimals: int = 0) -> Array:
+def round(x: ArrayLike, decimals: int = 0) -> Array:
     """Round half to even (NumPy's rule) to ``decimals`` decimal places."""
     dtype, _ = dtype_weak(x)
     if dtype.kind in "iub":
@@ -588,7 +589,7 @@ def round(x: Array, decimals: int = 0) -> Array:
 around = round
 
 
-def rint(x: Array) -> Array:
+def rint(x: ArrayLike) -> Array:
     """Round half to even; bools and integers become the default float, as in JAX."""
     dtype, _ = dtype_weak(x)
     if dtype.kind in "biu":
@@ -599,17 +600,17 @@ def rint(x: Array) -> Array:
     return lax.round(x, 1)
 
 
-def floor(x: Array) -> Array:
+def floor(x: ArrayLike) -> Array:
     """Round down; bools and integers are returned as they are (JAX's rule)."""
-    return x if dtype_weak(x)[0].kind in "biu" else lax.floor(x)
+    return unchanged(x) if dtype_weak(x)[0].kind in "biu" else lax.floor(x)
 
 
-def ceil(x: Array) -> Array:
+def ceil(x: ArrayLike) -> Array:
     """Round up; bools and integers are returned as they are (JAX's rule)."""
-    return x if dtype_weak(x)[0].kind in "biu" else lax.ceil(x)
+    return unchanged(x) if dtype_weak(x)[0].kind in "biu" else lax.ceil(x)
 
 
-def isfinite(x: Array) -> Array:
+def isfinite(x: ArrayLike) -> Array:
     """Neither infinite nor NaN: a complex number when both parts are, a bool or an integer
     always (JAX's rule: ``lax.is_finite`` takes floats only)."""
     kind = dtype_weak(x)[0].kind
@@ -620,23 +621,23 @@ def isfinite(x: Array) -> Array:
     return lax.is_finite(x)
 
 
-def iscomplexobj(x: Array) -> bool:
+def iscomplexobj(x: ArrayLike) -> bool:
     """True if ``x`` has a complex dtype (a Python ``complex`` included)."""
     dtype, _ = dtype_weak(x)
     return dtype.kind == "c"
 
 
-def real(x: Array) -> Array:
+def real(x: ArrayLike) -> Array:
     """The real part of ``x`` (``x`` itself for a real input, like NumPy and JAX)."""
     return lax.real(x) if iscomplexobj(x) else unchanged(x)
 
 
-def imag(x: Array) -> Array:
+def imag(x: ArrayLike) -> Array:
     """The imaginary part of ``x`` (zeros of ``x``'s dtype for a real input)."""
     return lax.imag(x) if iscomplexobj(x) else lax.full_like(x, 0)
 
 
-def conjugate(x: Array) -> Array:
+def conjugate(x: ArrayLike) -> Array:
     """The complex conjugate of ``x`` (``x`` itself for a real input)."""
     return lax.conj(x) if iscomplexobj(x) else unchanged(x)
 
@@ -644,19 +645,19 @@ def conjugate(x: Array) -> Array:
 conj = conjugate
 
 
-def angle(z: Array, deg: bool = False) -> Array:
+def angle(z: ArrayLike, deg: bool = False) -> Array:
     """The counterclockwise angle of ``z`` from the positive real axis, in radians (or degrees
     with ``deg=True``). Like JAX, integer inputs and real scalars give float64."""
     re, im = real(z), imag(z)
     dtype, _ = dtype_weak(re)
-    if not is_float(dtype) or (is_float(dtype_weak(z)[0]) and np.ndim(z) == 0):
+    if not is_float(dtype) or (is_float(dtype_weak(z)[0]) and len(shape_of(z)) == 0):
         re = lax.convert_element_type(re, np.float64)
         im = lax.convert_element_type(im, np.float64)
     out = lax.atan2(im, re)
     return rad2deg(out) if deg else out
 
 
-def where(condition: Array, x: Array | None = None, y: Array | None = None) -> Array:
+def where(condition: ArrayLike, x: ArrayLike | None = None, y: ArrayLike | None = None) -> Array:
     """``x`` where ``condition`` is true, else ``y`` (broadcast and promoted together)."""
     if x is None or y is None:
         raise TypeError("where: the one-argument form (nonzero) is not supported; pass x and y")
@@ -664,12 +665,12 @@ def where(condition: Array, x: Array | None = None, y: Array | None = None) -> A
 
 
 def clip(
-    a: Array,
-    a_min: Array | None = None,
-    a_max: Array | None = None,
+    a: ArrayLike,
+    a_min: ArrayLike | None = None,
+    a_max: ArrayLike | None = None,
     *,
-    min: Array | None = None,
-    max: Array | None = None,
+    min: ArrayLike | None = None,
+    max: ArrayLike | None = None,
 ) -> Array:
     """Limit ``a`` to ``[a_min, a_max]`` (either bound may be None); bounds promote with ``a``
     as in :func:`maximum` (JAX's ``clip(uint8, 0, 300)`` takes 300 as a uint8)."""
@@ -679,11 +680,11 @@ def clip(
         a = maximum(lo, a)
     if hi is not None:
         a = minimum(hi, a)
-    return a
+    return unchanged(a)
 
 
 def nan_to_num(
-    x: Array,
+    x: ArrayLike,
     copy: bool = True,
     nan: float = 0.0,
     posinf: float | None = None,

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from mj_core import lax
-from mj_core._typing import Array
+from mj_core._typing import Array, ArrayLike, DTypeLike
 from mj_core.numpy import _base as cnp
 
 __all__ = [
@@ -37,13 +37,13 @@ def _tri_mask(n: int, m: int, k: int) -> Array:
     return lax.le(cols, lax.add(rows, k))
 
 
-def tri(N: int, M: int | None = None, k: int = 0, dtype: Any = None) -> Array:  # noqa: N803
+def tri(N: int, M: int | None = None, k: int = 0, dtype: DTypeLike | None = None) -> Array:  # noqa: N803
     """Ones at and below the ``k``-th diagonal of an ``N x M`` matrix."""
     dt = np.dtype(np.float64 if dtype is None else dtype)
     return lax.convert_element_type(_tri_mask(N, N if M is None else M, k), dt)
 
 
-def _triangle(m: Array, k: int, lower: bool) -> Array:
+def _triangle(m: ArrayLike, k: int, lower: bool) -> Array:
     m = cnp.asarray(m)
     if cnp.ndim(m) < 2:
         raise ValueError(f"{'tril' if lower else 'triu'}: input must be at least 2-D")
@@ -54,17 +54,17 @@ def _triangle(m: Array, k: int, lower: bool) -> Array:
     return lax.select(mask, m, cnp.zeros_like(m))
 
 
-def tril(m: Array, k: int = 0) -> Array:
+def tril(m: ArrayLike, k: int = 0) -> Array:
     """``m`` with the elements above the ``k``-th diagonal zeroed (last two axes)."""
     return _triangle(m, k, lower=True)
 
 
-def triu(m: Array, k: int = 0) -> Array:
+def triu(m: ArrayLike, k: int = 0) -> Array:
     """``m`` with the elements below the ``k``-th diagonal zeroed (last two axes)."""
     return _triangle(m, k, lower=False)
 
 
-def diagonal(a: Array, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Array:
+def diagonal(a: ArrayLike, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Array:
     """The ``offset`` diagonal of the ``(axis1, axis2)`` planes, as the last axis."""
     a = cnp.asarray(a)
     a = cnp.moveaxis(a, (axis1, axis2), (-2, -1))
@@ -81,7 +81,7 @@ def diagonal(a: Array, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Array
     return a[..., rows, cols]
 
 
-def diag(v: Array, k: int = 0) -> Array:
+def diag(v: ArrayLike, k: int = 0) -> Array:
     """A 1-D ``v`` placed on the ``k``-th diagonal of a square matrix, or the ``k``-th
     diagonal of a 2-D ``v``."""
     v = cnp.asarray(v)
@@ -99,13 +99,15 @@ def diag(v: Array, k: int = 0) -> Array:
     return lax.select(on_diagonal, values, cnp.zeros_like(values))
 
 
-def trace(a: Array, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype: Any = None) -> Array:
+def trace(
+    a: ArrayLike, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype: DTypeLike | None = None
+) -> Array:
     """The sum along the ``offset`` diagonal."""
     return cnp.sum(diagonal(a, offset, axis1, axis2), axis=-1, dtype=dtype)
 
 
 def meshgrid(
-    *xi: Array, copy: bool = True, sparse: bool = False, indexing: str = "xy"
+    *xi: ArrayLike, copy: bool = True, sparse: bool = False, indexing: str = "xy"
 ) -> list[Array]:
     """Coordinate matrices from 1-D coordinate vectors (``indexing='xy'`` swaps the first two
     output axes, as in NumPy)."""
@@ -130,7 +132,7 @@ def meshgrid(
     return out
 
 
-def ix_(*args: Array) -> tuple[Array, ...]:
+def ix_(*args: ArrayLike) -> tuple[Array, ...]:
     """An open mesh from 1-D index sequences, for ``a[ix_(rows, cols)]``-style indexing."""
     n = len(args)
     out = []
@@ -144,7 +146,7 @@ def ix_(*args: Array) -> tuple[Array, ...]:
     return tuple(out)
 
 
-def kron(a: Array, b: Array) -> Array:
+def kron(a: ArrayLike, b: ArrayLike) -> Array:
     """The Kronecker product: blocks ``a[i, j] * b``."""
     a, b = cnp.asarray(a), cnp.asarray(b)
     nd = max(cnp.ndim(a), cnp.ndim(b))
@@ -157,7 +159,7 @@ def kron(a: Array, b: Array) -> Array:
     return cnp.reshape(prod, tuple(x * y for x, y in zip(sa, sb, strict=True)))
 
 
-def vander(x: Array, N: int | None = None, increasing: bool = False) -> Array:  # noqa: N803
+def vander(x: ArrayLike, N: int | None = None, increasing: bool = False) -> Array:  # noqa: N803
     """The Vandermonde matrix: columns are powers of ``x`` (decreasing unless
     ``increasing``)."""
     x = cnp.asarray(x)
@@ -172,12 +174,14 @@ def vander(x: Array, N: int | None = None, increasing: bool = False) -> Array:  
 
 def tril_indices(n: int, k: int = 0, m: int | None = None) -> tuple[Array, Array]:
     """Row and column indices of the lower triangle (concrete arrays)."""
-    return tuple(cnp.asarray(i) for i in np.tril_indices(n, k, m))
+    rows, cols = np.tril_indices(n, k, m)
+    return cnp.asarray(rows), cnp.asarray(cols)
 
 
 def triu_indices(n: int, k: int = 0, m: int | None = None) -> tuple[Array, Array]:
     """Row and column indices of the upper triangle (concrete arrays)."""
-    return tuple(cnp.asarray(i) for i in np.triu_indices(n, k, m))
+    rows, cols = np.triu_indices(n, k, m)
+    return cnp.asarray(rows), cnp.asarray(cols)
 
 
 def diag_indices(n: int, ndim: int = 2) -> tuple[Array, ...]:
@@ -185,7 +189,7 @@ def diag_indices(n: int, ndim: int = 2) -> tuple[Array, ...]:
     return tuple(cnp.asarray(i) for i in np.diag_indices(n, ndim))
 
 
-def indices(dimensions: Sequence[int], dtype: Any = None, sparse: bool = False) -> Any:
+def indices(dimensions: Sequence[int], dtype: DTypeLike | None = None, sparse: bool = False) -> Any:
     """A grid of indices: ``out[i]`` counts along axis ``i`` (stacked unless ``sparse``)."""
     dims = tuple(int(d) for d in dimensions)
     dt = np.dtype(np.int64 if dtype is None else dtype)

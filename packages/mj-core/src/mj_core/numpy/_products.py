@@ -9,31 +9,38 @@ from typing import Any
 
 from mj_core import lax
 from mj_core._shapes import canonicalize_axes
-from mj_core.numpy._promotion import Array, check_arraylike, promote, shape_of
+from mj_core._typing import Array, ArrayLike, DTypeLike
+from mj_core.numpy._promotion import check_arraylike, promote, shape_of
 from mj_core.numpy._shape import broadcast_shapes, broadcast_to, ravel
 
 __all__ = ["dot", "inner", "matmul", "outer", "tensordot", "vdot"]
 
 
 def _dot_general(
-    a: Array,
-    b: Array,
+    a: ArrayLike,
+    b: ArrayLike,
     contract: tuple[Sequence[int], Sequence[int]],
     batch: tuple[Sequence[int], Sequence[int]] = ((), ()),
     precision: Any = None,
-    preferred_element_type: Any = None,
+    preferred_element_type: DTypeLike | None = None,
 ) -> Array:
     return lax.dot_general(a, b, (contract, batch), precision, preferred_element_type)
 
 
-def _scalar_product(a: Array, b: Array, preferred_element_type: Any) -> Array:
+def _scalar_product(a: ArrayLike, b: ArrayLike, preferred_element_type: DTypeLike | None) -> Array:
     out = lax.mul(a, b)
     if preferred_element_type is None:
         return out
     return lax.convert_element_type(out, preferred_element_type)
 
 
-def dot(a: Array, b: Array, *, precision: Any = None, preferred_element_type: Any = None) -> Array:
+def dot(
+    a: ArrayLike,
+    b: ArrayLike,
+    *,
+    precision: Any = None,
+    preferred_element_type: DTypeLike | None = None,
+) -> Array:
     """NumPy ``dot``: scalars multiply; otherwise the last axis of ``a`` contracts with the
     second-to-last (or only) axis of ``b``."""
     check_arraylike("dot", [a, b])
@@ -46,7 +53,11 @@ def dot(a: Array, b: Array, *, precision: Any = None, preferred_element_type: An
 
 
 def matmul(
-    a: Array, b: Array, *, precision: Any = None, preferred_element_type: Any = None
+    a: ArrayLike,
+    b: ArrayLike,
+    *,
+    precision: Any = None,
+    preferred_element_type: DTypeLike | None = None,
 ) -> Array:
     """NumPy ``matmul`` (``a @ b``): 1-d operands are promoted to matrices and the leading
     (batch) dimensions broadcast."""
@@ -73,7 +84,13 @@ def matmul(
     return _dot_general(a, b, ((nb + 1,), (nb,)), (dims, dims), *options)
 
 
-def vdot(a: Array, b: Array, *, precision: Any = None, preferred_element_type: Any = None) -> Array:
+def vdot(
+    a: ArrayLike,
+    b: ArrayLike,
+    *,
+    precision: Any = None,
+    preferred_element_type: DTypeLike | None = None,
+) -> Array:
     """Dot product of the flattened arrays (real dtypes)."""
     return dot(
         ravel(a), ravel(b), precision=precision, preferred_element_type=preferred_element_type
@@ -81,7 +98,11 @@ def vdot(a: Array, b: Array, *, precision: Any = None, preferred_element_type: A
 
 
 def inner(
-    a: Array, b: Array, *, precision: Any = None, preferred_element_type: Any = None
+    a: ArrayLike,
+    b: ArrayLike,
+    *,
+    precision: Any = None,
+    preferred_element_type: DTypeLike | None = None,
 ) -> Array:
     """Contract the last axes of ``a`` and ``b``."""
     check_arraylike("inner", [a, b])
@@ -93,18 +114,18 @@ def inner(
     return _dot_general(a, b, contract, ((), ()), precision, preferred_element_type)
 
 
-def outer(a: Array, b: Array) -> Array:
+def outer(a: ArrayLike, b: ArrayLike) -> Array:
     a, b = promote(ravel(a), ravel(b))
     return lax.mul(lax.expand_dims(a, (1,)), lax.expand_dims(b, (0,)))
 
 
 def tensordot(
-    a: Array,
-    b: Array,
+    a: ArrayLike,
+    b: ArrayLike,
     axes: Any = 2,
     *,
     precision: Any = None,
-    preferred_element_type: Any = None,
+    preferred_element_type: DTypeLike | None = None,
 ) -> Array:
     """Contract ``axes`` (an int N: the last N of ``a`` with the first N of ``b``; or a pair
     of axis sequences)."""

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 
@@ -12,14 +12,15 @@ from mj_core._avals import get_aval
 from mj_core._eager.scalars import INT32_BOUNDS
 from mj_core._eager_array import EagerArray, WeakEagerArray
 from mj_core._shapes import shape_of as shape_of
-from mj_core._trace import Tracer, bind1
-from mj_core._typing import Array
+from mj_core._trace import Tracer
+from mj_core._typing import AnyArray, Array, ArrayLike, DType, DTypeLike
 from mj_core.dtypes import _NARROW, check_user_dtype, default_dtype_for_pytype, result_type
+from mj_core.prims._operands import bind1
 from mj_core.prims.conversions import convert_element_type_p
 from mj_core.prims.elementwise import to_inexact_dtype
 
 __all__ = [
-    "Array",
+    "AnyArray",
     "as_dtype",
     "convert",
     "dtype_weak",
@@ -32,12 +33,11 @@ __all__ = [
     "shape_of",
 ]
 
-DType = np.dtype[Any]
 
 _WEAK_PYTYPES = (int, float, complex)
 
 
-def dtype_weak(x: Array) -> tuple[DType, bool]:
+def dtype_weak(x: AnyArray) -> tuple[DType, bool]:
     """``(dtype, weak_type)`` of any mj operand, cheaply for NumPy arrays and Python scalars."""
     t = type(x)
     if t is EagerArray:
@@ -57,7 +57,7 @@ def dtype_weak(x: Array) -> tuple[DType, bool]:
     return aval.dtype, aval.weak_type
 
 
-def as_dtype(dtype: Any, fun_name: str = "array") -> DType | None:
+def as_dtype(dtype: DTypeLike | None, fun_name: str = "array") -> DType | None:
     """A ``dtype=`` argument of ``fun_name``: ``None`` stays ``None``, Python types are their
     default dtypes, 64-bit requests narrow (with JAX's warning) unless ``enable_x64``."""
     return check_user_dtype(dtype, fun_name)
@@ -97,7 +97,7 @@ def scalar_as(dtype: DType, value: Any) -> Any:
     return dtype.type(value)
 
 
-def _promoted(x: Array, dtype: DType, weak: bool) -> Array:
+def _promoted(x: AnyArray, dtype: DType, weak: bool) -> AnyArray:
     """:func:`convert` of an operand of a promoting function (a Python int must fit the default
     integer type first, see :func:`scalar_as`)."""
     if type(x) is int:
@@ -105,7 +105,11 @@ def _promoted(x: Array, dtype: DType, weak: bool) -> Array:
     return convert(x, dtype, weak)
 
 
-def convert(x: Array, dtype: DType, weak: bool = False) -> Array:
+@overload
+def convert(x: Array, dtype: DType, weak: bool = False) -> Array: ...
+@overload
+def convert(x: ArrayLike, dtype: DType, weak: bool = False) -> ArrayLike: ...
+def convert(x: AnyArray, dtype: DType, weak: bool = False) -> AnyArray:
     """``x`` as ``dtype`` (and weak type), binding ``convert_element_type`` only if needed.
 
     A Python scalar becomes a constant at once, as in JAX (so ``x * 2.0`` stages no convert):
@@ -124,7 +128,7 @@ def convert(x: Array, dtype: DType, weak: bool = False) -> Array:
     return bind1(convert_element_type_p, x, new_dtype=dtype, weak_type=weak)
 
 
-def promoted_dtype(*xs: Array) -> tuple[DType, bool]:
+def promoted_dtype(*xs: AnyArray) -> tuple[DType, bool]:
     """NEP 50 result ``(dtype, weak)`` of ``xs``. Two operands of one type, or a strong one and
     a weak one that joins it (:data:`_WEAK_FITS`), skip the lattice: most calls are these."""
     if len(xs) == 2:
@@ -142,13 +146,13 @@ def promoted_dtype(*xs: Array) -> tuple[DType, bool]:
     return result_type(*(dtype_weak(x) for x in xs))
 
 
-def promote(*xs: Array) -> list[Array]:
+def promote(*xs: AnyArray) -> list[AnyArray]:
     """``xs`` converted to their common dtype on JAX's lattice (weak if all are)."""
     dtype, weak = promoted_dtype(*xs)
     return [_promoted(x, dtype, weak) for x in xs]
 
 
-def promote_numeric(*xs: Array) -> list[Array]:
+def promote_numeric(*xs: AnyArray) -> list[AnyArray]:
     """Like :func:`promote`, then bools move to int32 (JAX's ``to_numeric_dtype``: int32
     even with x64) for functions whose primitive takes no bools."""
     dtype, weak = promoted_dtype(*xs)
@@ -157,7 +161,7 @@ def promote_numeric(*xs: Array) -> list[Array]:
     return [_promoted(x, dtype, weak) for x in xs]
 
 
-def promote_inexact(*xs: Array) -> list[Array]:
+def promote_inexact(*xs: AnyArray) -> list[AnyArray]:
     """Like :func:`promote`, then bools/integers move to JAX's float (int32 -> float32)."""
     dtype, weak = promoted_dtype(*xs)
     return [_promoted(x, to_inexact_dtype(dtype), weak) for x in xs]
@@ -169,7 +173,7 @@ _PYTHON_SCALARS = (bool, int, float, complex)
 _SCALAR_FITS = {int: _WEAK_FITS["i"], float: _WEAK_FITS["f"], complex: _WEAK_FITS["c"]}
 
 
-def _operands_for(xs: Sequence[Array], dtype: DType, weak: bool) -> list[Array]:
+def _operands_for(xs: Sequence[AnyArray], dtype: DType, weak: bool) -> list[AnyArray]:
     out = []
     for x in xs:
         d, w = dtype_weak(x)
@@ -183,7 +187,7 @@ def _operands_for(xs: Sequence[Array], dtype: DType, weak: bool) -> list[Array]:
     return out
 
 
-def lax_operands(*xs: Array) -> list[Array]:
+def lax_operands(*xs: AnyArray) -> list[AnyArray]:
     """``xs`` ready for one lax operation computing in their lattice dtype: like
     :func:`promote`, but a weak operand whose kind fits is not converted by an operation: a
     Python scalar becomes a scalar of the dtype, so ``x * 2.0`` stays one equation with the
@@ -195,7 +199,7 @@ def lax_operands(*xs: Array) -> list[Array]:
     return _operands_for(xs, dtype, weak)
 
 
-def lax_pair(x: Array, y: Array) -> tuple[Array, Array, DType]:
+def lax_pair(x: AnyArray, y: AnyArray) -> tuple[AnyArray, AnyArray, DType]:
     """:func:`lax_operands` of two operands, and their dtype. Traced and differentiated
     NumPy-style code reaches here on every binary operation, so the two common cases (one
     dtype; an array and a Python scalar of a kind that fits into it) skip the lattice."""
@@ -214,13 +218,13 @@ def lax_pair(x: Array, y: Array) -> tuple[Array, Array, DType]:
     return a, b, dtype
 
 
-def lax_operands_inexact(*xs: Array) -> list[Array]:
+def lax_operands_inexact(*xs: AnyArray) -> list[AnyArray]:
     """:func:`lax_operands` for a float-valued operation (``arctan2``)."""
     dtype, weak = promoted_dtype(*xs)
     return _operands_for(xs, to_inexact_dtype(dtype), weak)
 
 
-def check_arraylike(name: str, xs: Sequence[Array]) -> None:
+def check_arraylike(name: str, xs: Sequence[AnyArray]) -> None:
     """Reject lists/tuples where an array is required, as JAX does (they are ambiguous)."""
     for x in xs:
         if isinstance(x, list | tuple):

@@ -20,9 +20,10 @@ import numpy as np
 
 from mj_core import lax
 from mj_core._shapes import canonicalize_axes, canonicalize_axis, int_tuple
+from mj_core._typing import Array, ArrayLike, Axis, DTypeLike
 from mj_core.dtypes import bfloat16, default_int_dtype
 from mj_core.numpy._math import where as _where
-from mj_core.numpy._promotion import Array, as_dtype, check_arraylike, convert, dtype_weak
+from mj_core.numpy._promotion import as_dtype, check_arraylike, convert, dtype_weak
 from mj_core.numpy._promotion import shape_of as _shape
 from mj_core.numpy._shape import broadcast_to, ravel, reshape
 from mj_core.prims.complex import real_dtype
@@ -48,10 +49,8 @@ __all__ = [
     "var",
 ]
 
-Axis = int | Sequence[int] | None
 
-
-def _reduced_axes(name: str, a: Array, axis: Axis) -> tuple[int, ...]:
+def _reduced_axes(name: str, a: ArrayLike, axis: Axis) -> tuple[int, ...]:
     nd = len(_shape(a))
     if axis is None:
         return tuple(range(nd))
@@ -75,7 +74,7 @@ def _promote_integer(dt: np.dtype[Any]) -> np.dtype[Any]:
     return default if dt.kind == "b" or dt.itemsize < default.itemsize else dt
 
 
-def _accumulation_dtype(a: Array, dtype: Any, integers: bool) -> np.dtype[Any]:
+def _accumulation_dtype(a: ArrayLike, dtype: DTypeLike | None, integers: bool) -> np.dtype[Any]:
     """The dtype sum/prod (``integers``) or cumsum/cumprod accumulate ``a`` in: an explicit
     ``dtype``, else :func:`_promote_integer` of ``a``'s dtype (for cumulative functions only
     bools are widened, as in JAX)."""
@@ -110,14 +109,14 @@ def _identity(name: str, dtype: np.dtype[Any]) -> Any:
 
 def _reduction(
     name: str,
-    reduce: Callable[[Array, Sequence[int]], Array],
-    a: Array,
+    reduce: Callable[[ArrayLike, Sequence[int]], Array],
+    a: ArrayLike,
     axis: Axis,
     keepdims: bool,
     dtype: np.dtype[Any] | None,
-    where: Array | None = None,
-    initial: Array | None = None,
-    combine: Callable[[Array, Array], Array] | None = None,
+    where: ArrayLike | None = None,
+    initial: ArrayLike | None = None,
+    combine: Callable[[ArrayLike, ArrayLike], Array] | None = None,
 ) -> Array:
     """``reduce`` over ``axis`` of ``a`` (as ``dtype``), the elements ``where`` leaves out
     replaced by the identity, and ``initial`` joined to the result by ``combine``."""
@@ -146,14 +145,14 @@ def _upcast_half(dtype: np.dtype[Any]) -> np.dtype[Any]:
 
 def _accumulate(
     name: str,
-    reduce: Callable[[Array, Sequence[int]], Array],
-    combine: Callable[[Array, Array], Array],
-    a: Array,
+    reduce: Callable[[ArrayLike, Sequence[int]], Array],
+    combine: Callable[[ArrayLike, ArrayLike], Array],
+    a: ArrayLike,
     axis: Axis,
-    dtype: Any,
+    dtype: DTypeLike | None,
     keepdims: bool,
-    where: Array | None,
-    initial: Array | None,
+    where: ArrayLike | None,
+    initial: ArrayLike | None,
     promote_integers: bool,
 ) -> Array:
     if promote_integers or dtype is not None:
@@ -166,14 +165,14 @@ def _accumulate(
 
 
 def sum(
-    a: Array,
+    a: ArrayLike,
     axis: Axis = None,
-    dtype: Any = None,
+    dtype: DTypeLike | None = None,
     keepdims: bool = False,
     *,
     out: None = None,
-    initial: Array | None = None,
-    where: Array | None = None,
+    initial: ArrayLike | None = None,
+    where: ArrayLike | None = None,
     promote_integers: bool = True,
 ) -> Array:
     _no_out("sum", out)
@@ -183,14 +182,14 @@ def sum(
 
 
 def prod(
-    a: Array,
+    a: ArrayLike,
     axis: Axis = None,
-    dtype: Any = None,
+    dtype: DTypeLike | None = None,
     keepdims: bool = False,
     *,
     out: None = None,
-    initial: Array | None = None,
-    where: Array | None = None,
+    initial: ArrayLike | None = None,
+    where: ArrayLike | None = None,
     promote_integers: bool = True,
 ) -> Array:
     _no_out("prod", out)
@@ -199,7 +198,7 @@ def prod(
     )
 
 
-def _check_nonempty(name: str, a: Array, axis: Axis) -> None:
+def _check_nonempty(name: str, a: ArrayLike, axis: Axis) -> None:
     shp = _shape(a)
     if builtins.any(shp[i] == 0 for i in _reduced_axes(name, a, axis)):
         raise ValueError(
@@ -210,14 +209,14 @@ def _check_nonempty(name: str, a: Array, axis: Axis) -> None:
 
 def _extremum(
     name: str,
-    reduce: Callable[[Array, Sequence[int]], Array],
-    combine: Callable[[Array, Array], Array],
-    a: Array,
+    reduce: Callable[[ArrayLike, Sequence[int]], Array],
+    combine: Callable[[ArrayLike, ArrayLike], Array],
+    a: ArrayLike,
     axis: Axis,
     keepdims: bool,
     out: None,
-    initial: Array | None,
-    where: Array | None,
+    initial: ArrayLike | None,
+    where: ArrayLike | None,
 ) -> Array:
     """max/min (complex numbers ordered by real, then imaginary part, as lax orders them)."""
     _no_out(name, out)
@@ -232,25 +231,25 @@ def _extremum(
 
 
 def max(
-    a: Array,
+    a: ArrayLike,
     axis: Axis = None,
     keepdims: bool = False,
     *,
     out: None = None,
-    initial: Array | None = None,
-    where: Array | None = None,
+    initial: ArrayLike | None = None,
+    where: ArrayLike | None = None,
 ) -> Array:
     return _extremum("max", lax.reduce_max, lax.max, a, axis, keepdims, out, initial, where)
 
 
 def min(
-    a: Array,
+    a: ArrayLike,
     axis: Axis = None,
     keepdims: bool = False,
     *,
     out: None = None,
-    initial: Array | None = None,
-    where: Array | None = None,
+    initial: ArrayLike | None = None,
+    where: ArrayLike | None = None,
 ) -> Array:
     return _extremum("min", lax.reduce_min, lax.min, a, axis, keepdims, out, initial, where)
 
@@ -259,54 +258,54 @@ amax = max
 amin = min
 
 
-def ptp(a: Array, axis: Axis = None, keepdims: bool = False) -> Array:
+def ptp(a: ArrayLike, axis: Axis = None, keepdims: bool = False) -> Array:
     return lax.sub(max(a, axis, keepdims), min(a, axis, keepdims))
 
 
-def _as_bool(a: Array) -> Array:
+def _as_bool(a: ArrayLike) -> ArrayLike:
     return a if dtype_weak(a)[0].kind == "b" else lax.ne(a, 0)
 
 
-def _truth(a: Array) -> Array:
+def _truth(a: ArrayLike) -> ArrayLike:
     """JAX's ``_cast_to_bool`` for all/any: a complex number's truth is its real part's
     (``all(2j)`` is False in JAX, True in NumPy)."""
     return _as_bool(lax.real(a) if dtype_weak(a)[0].kind == "c" else a)
 
 
 def all(
-    a: Array,
+    a: ArrayLike,
     axis: Axis = None,
     keepdims: bool = False,
     *,
     out: None = None,
-    where: Array | None = None,
+    where: ArrayLike | None = None,
 ) -> Array:
     _no_out("all", out)
     return _reduction("all", lax.reduce_and, _truth(a), axis, keepdims, None, where)
 
 
 def any(
-    a: Array,
+    a: ArrayLike,
     axis: Axis = None,
     keepdims: bool = False,
     *,
     out: None = None,
-    where: Array | None = None,
+    where: ArrayLike | None = None,
 ) -> Array:
     _no_out("any", out)
     return _reduction("any", lax.reduce_or, _truth(a), axis, keepdims, None, where)
 
 
-def count_nonzero(a: Array, axis: Axis = None, keepdims: bool = False) -> Array:
+def count_nonzero(a: ArrayLike, axis: Axis = None, keepdims: bool = False) -> Array:
     return sum(_as_bool(a), axis, default_int_dtype(), keepdims)
 
 
-def _count(a: Array, axes: tuple[int, ...]) -> int:
+def _count(a: ArrayLike, axes: tuple[int, ...]) -> int:
     shp = _shape(a)
     return math.prod(shp[i] for i in axes)
 
 
-def _float_dtype(a: Array, dtype: Any) -> np.dtype[Any]:
+def _float_dtype(a: ArrayLike, dtype: DTypeLike | None) -> np.dtype[Any]:
     """JAX's dtype for mean/var: float32 for bools and integers up to 32 bits, float64 for
     64-bit integers (NumPy's float64 for all of them is not JAX's rule)."""
     dt = as_dtype(dtype)
@@ -315,20 +314,22 @@ def _float_dtype(a: Array, dtype: Any) -> np.dtype[Any]:
     return to_inexact_dtype(dtype_weak(a)[0])
 
 
-def _kept_count(a: Array, axis: Axis, where: Array, dtype: Any, keepdims: bool) -> Array:
+def _kept_count(
+    a: ArrayLike, axis: Axis, where: ArrayLike, dtype: DTypeLike | None, keepdims: bool
+) -> Array:
     """The number of elements ``where`` keeps along ``axis``: a masked mean's divisor."""
     kept = broadcast_to(where, np.broadcast_shapes(_shape(a), _shape(where)))
     return sum(kept, axis, dtype, keepdims)
 
 
 def mean(
-    a: Array,
+    a: ArrayLike,
     axis: Axis = None,
-    dtype: Any = None,
+    dtype: DTypeLike | None = None,
     keepdims: bool = False,
     *,
     out: None = None,
-    where: Array | None = None,
+    where: ArrayLike | None = None,
 ) -> Array:
     """Arithmetic mean; integers and bools average in JAX's float (:func:`_float_dtype`)."""
     check_arraylike("mean", [a])
@@ -348,16 +349,16 @@ _mean = mean  # for var, whose ``mean`` parameter (NumPy 2's name) hides the fun
 
 
 def var(
-    a: Array,
+    a: ArrayLike,
     axis: Axis = None,
-    dtype: Any = None,
+    dtype: DTypeLike | None = None,
     ddof: int = 0,
     keepdims: bool = False,
     *,
     out: None = None,
-    where: Array | None = None,
+    where: ArrayLike | None = None,
     correction: int | float | None = None,
-    mean: Array | None = None,
+    mean: ArrayLike | None = None,
 ) -> Array:
     """Variance ``mean(|a - mean(a)|**2) * n / (n - ddof)`` (``correction`` is ``ddof``'s
     Array API name; ``mean``, shaped as ``mean(a, axis, keepdims=True)``, is used instead of
@@ -389,16 +390,16 @@ def var(
 
 
 def std(
-    a: Array,
+    a: ArrayLike,
     axis: Axis = None,
-    dtype: Any = None,
+    dtype: DTypeLike | None = None,
     ddof: int = 0,
     keepdims: bool = False,
     *,
     out: None = None,
-    where: Array | None = None,
+    where: ArrayLike | None = None,
     correction: int | float | None = None,
-    mean: Array | None = None,
+    mean: ArrayLike | None = None,
 ) -> Array:
     return lax.sqrt(
         var(a, axis, dtype, ddof, keepdims, out=out, where=where, correction=correction, mean=mean)
@@ -407,8 +408,8 @@ def std(
 
 def _arg_reduction(
     name: str,
-    reduce: Callable[[Array, int, Any], Array],
-    a: Array,
+    reduce: Callable[[ArrayLike, int, Any], Array],
+    a: ArrayLike,
     axis: int | None,
     keepdims: bool,
 ) -> Array:
@@ -426,16 +427,16 @@ def _arg_reduction(
     return _keep(reduce(a, ax, np.int64), shp, (ax,), keepdims)
 
 
-def argmax(a: Array, axis: int | None = None, keepdims: bool = False) -> Array:
+def argmax(a: ArrayLike, axis: int | None = None, keepdims: bool = False) -> Array:
     return _arg_reduction("argmax", lax.argmax, a, axis, keepdims)
 
 
-def argmin(a: Array, axis: int | None = None, keepdims: bool = False) -> Array:
+def argmin(a: ArrayLike, axis: int | None = None, keepdims: bool = False) -> Array:
     return _arg_reduction("argmin", lax.argmin, a, axis, keepdims)
 
 
 def _cumulative(
-    name: str, scan: Callable[..., Array], a: Array, axis: int | None, dtype: Any
+    name: str, scan: Callable[..., Array], a: ArrayLike, axis: int | None, dtype: DTypeLike | None
 ) -> Array:
     check_arraylike(name, [a])
     if axis is None:
@@ -444,9 +445,9 @@ def _cumulative(
     return scan(a, canonicalize_axis(name, axis, len(_shape(a))))
 
 
-def cumsum(a: Array, axis: int | None = None, dtype: Any = None) -> Array:
+def cumsum(a: ArrayLike, axis: int | None = None, dtype: DTypeLike | None = None) -> Array:
     return _cumulative("cumsum", lax.cumsum, a, axis, dtype)
 
 
-def cumprod(a: Array, axis: int | None = None, dtype: Any = None) -> Array:
+def cumprod(a: ArrayLike, axis: int | None = None, dtype: DTypeLike | None = None) -> Array:
     return _cumulative("cumprod", lax.cumprod, a, axis, dtype)

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from mj_core import lax
-from mj_core._typing import Array
+from mj_core._typing import AnyArray, Array, ArrayLike
 from mj_core.dtypes import is_complex, is_float
 from mj_core.numpy import _base as cnp
 from mj_core.numpy._concrete import concrete_or_error, static_int
@@ -47,7 +47,7 @@ def _index_dtype(n: int) -> np.dtype[Any]:
     return np.dtype(np.int32 if n <= np.iinfo(np.int32).max else np.int64)
 
 
-def _sort_less(x: Array, y: Array, or_equal: bool) -> Array:
+def _sort_less(x: AnyArray, y: AnyArray, or_equal: bool) -> AnyArray:
     """``x < y`` (``x <= y`` if ``or_equal``) in ``sort``'s total order: NaN after every
     number and equal to NaN, ``-0.0 == 0.0``, complex numbers by real then imaginary part."""
     if is_complex(x.dtype):
@@ -65,8 +65,13 @@ def _sort_less(x: Array, y: Array, or_equal: bool) -> Array:
 
 
 def searchsorted(
-    a: Array, v: Array, side: str = "left", sorter: Array | None = None, *, method: str = "scan"
-) -> Array:
+    a: AnyArray,
+    v: AnyArray,
+    side: str = "left",
+    sorter: AnyArray | None = None,
+    *,
+    method: str = "scan",
+) -> AnyArray:
     """int32 indices where ``v``'s values would be inserted into the sorted 1-D ``a`` to keep
     it sorted (``side='left'``: before equal values; ``'right'``: after them). NaNs sort last
     and ``-0.0 == 0.0``, as in ``sort``.
@@ -101,7 +106,9 @@ def searchsorted(
     return high
 
 
-def digitize(x: Array, bins: Array, right: bool = False, *, method: str | None = None) -> Array:
+def digitize(
+    x: AnyArray, bins: AnyArray, right: bool = False, *, method: str | None = None
+) -> AnyArray:
     """int32 index of the bin each value of ``x`` falls in; ``bins`` is 1-D and monotonic
     (increasing or decreasing); ``right`` puts the bins' right edges inside them."""
     check_arraylike("digitize", (x, bins))
@@ -120,8 +127,8 @@ def digitize(x: Array, bins: Array, right: bool = False, *, method: str | None =
 
 
 def bincount(
-    x: Array, weights: Array | None = None, minlength: int = 0, *, length: int | None = None
-) -> Array:
+    x: AnyArray, weights: AnyArray | None = None, minlength: int = 0, *, length: int | None = None
+) -> AnyArray:
     """Counts (or summed ``weights``) of each value of the non-negative 1-D integer array
     ``x``; negative values count as 0, as in JAX. The result has ``length`` entries, by
     default ``max(minlength, x.max() + 1)``, which needs a concrete ``x``."""
@@ -141,7 +148,7 @@ def bincount(
     else:
         length = static_int("bincount", length, "length")
     if weights is None:
-        w: Array = np.array(1, np.int64)
+        w: AnyArray = np.array(1, np.int64)
     else:
         w = cnp.asarray(weights)
         if cnp.shape(w) != cnp.shape(x):
@@ -152,11 +159,11 @@ def bincount(
 
 
 def histogram_bin_edges(
-    a: Array,
-    bins: Array = 10,
-    range: Sequence[Array] | Array | None = None,
-    weights: Array | None = None,
-) -> Array:
+    a: AnyArray,
+    bins: AnyArray = 10,
+    range: Sequence[AnyArray] | AnyArray | None = None,
+    weights: AnyArray | None = None,
+) -> AnyArray:
     """The bin edges :func:`histogram` uses: ``bins`` itself if it is 1-D, else ``bins + 1``
     evenly spaced edges over ``range`` (by default the data's min and max, widened by 0.5
     each way when they are equal). ``weights`` is unused, as in JAX."""
@@ -185,12 +192,12 @@ def histogram_bin_edges(
 
 
 def histogram(
-    a: Array,
-    bins: Array = 10,
-    range: Sequence[Array] | Array | None = None,
-    weights: Array | None = None,
+    a: AnyArray,
+    bins: AnyArray = 10,
+    range: Sequence[AnyArray] | AnyArray | None = None,
+    weights: AnyArray | None = None,
     density: bool | None = None,
-) -> tuple[Array, Array]:
+) -> tuple[AnyArray, AnyArray]:
     """``(counts, bin_edges)`` of ``a``'s values (any shape). Bins are half-open except the
     last, which includes its right edge; values outside the edges are not counted. ``density``
     divides by the total and the bin widths."""
@@ -219,12 +226,12 @@ def histogram(
 
 
 def histogramdd(
-    sample: Array,
-    bins: Array | Sequence[Array] = 10,
+    sample: AnyArray,
+    bins: AnyArray | Sequence[AnyArray] = 10,
     range: Sequence[Any] | None = None,
-    weights: Array | None = None,
+    weights: AnyArray | None = None,
     density: bool | None = None,
-) -> tuple[Array, list[Array]]:
+) -> tuple[AnyArray, list[AnyArray]]:
     """``(counts, edges)`` of ``N`` points in ``D`` dimensions (``sample`` is ``(N, D)``):
     ``bins``/``range`` are one for all dimensions or one per dimension; counts are integers
     without ``weights`` (floats with them, or with ``density``)."""
@@ -284,13 +291,13 @@ def histogramdd(
 
 
 def histogram2d(
-    x: Array,
-    y: Array,
-    bins: Array | Sequence[Array] = 10,
+    x: AnyArray,
+    y: AnyArray,
+    bins: AnyArray | Sequence[AnyArray] = 10,
     range: Sequence[Any] | None = None,
-    weights: Array | None = None,
+    weights: AnyArray | None = None,
     density: bool | None = None,
-) -> tuple[Array, Array, Array]:
+) -> tuple[AnyArray, AnyArray, AnyArray]:
     """``(counts, x_edges, y_edges)``: :func:`histogramdd` of the points ``(x[i], y[i])``.
     ``bins`` is a count, an edges array for both axes, or a pair of either."""
     check_arraylike("histogram2d", (x, y))
@@ -312,7 +319,7 @@ _SIZE_HINT = (
 )
 
 
-def nonzero(a: Array, *, size: int | None = None, fill_value: Any = None) -> tuple[Array, ...]:
+def nonzero(a: ArrayLike, *, size: int | None = None, fill_value: Any = None) -> tuple[Array, ...]:
     """Indices of the non-zero elements, one int64 array per dimension.
 
     Under ``jit``/``vmap`` the number of results must be static: give ``size`` (the result is
@@ -348,12 +355,12 @@ def nonzero(a: Array, *, size: int | None = None, fill_value: Any = None) -> tup
     return tuple(out)
 
 
-def flatnonzero(a: Array, *, size: int | None = None, fill_value: Any = None) -> Array:
+def flatnonzero(a: ArrayLike, *, size: int | None = None, fill_value: Any = None) -> Array:
     """Indices of the non-zero elements of the flattened array."""
     return nonzero(cnp.ravel(cnp.asarray(a)), size=size, fill_value=fill_value)[0]
 
 
-def argwhere(a: Array, *, size: int | None = None, fill_value: Any = None) -> Array:
+def argwhere(a: ArrayLike, *, size: int | None = None, fill_value: Any = None) -> Array:
     """``(N, ndim)`` indices of the non-zero elements."""
     a = cnp.asarray(a)
     if cnp.ndim(a) == 0:

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from mj_core._trace import Tracer
-from mj_core._typing import Array
+from mj_core._typing import Array, ArrayLike
 from mj_core.numpy import _base as cnp
 from mj_core.numpy._concrete import concrete_or_error
 from mj_core.numpy._matrices import indices
@@ -23,7 +23,9 @@ from mj_core.numpy._sorting import argsort
 __all__ = ["choose", "compress", "extract"]
 
 
-def choose(a: Array, choices: Sequence[Array], out: None = None, mode: str = "raise") -> Array:
+def choose(
+    a: ArrayLike, choices: Sequence[ArrayLike], out: None = None, mode: str = "raise"
+) -> Array:
     """``out[i...] = choices[a[i...]][i...]`` (``a`` and the choices broadcast together).
 
     ``mode='raise'`` rejects indices outside ``[0, len(choices))`` and needs a concrete
@@ -56,12 +58,12 @@ def choose(a: Array, choices: Sequence[Array], out: None = None, mode: str = "ra
 
 
 def compress(
-    condition: Array,
-    a: Array,
+    condition: ArrayLike,
+    a: ArrayLike,
     axis: int | None = None,
     *,
     size: int | None = None,
-    fill_value: Array = 0,
+    fill_value: ArrayLike = 0,
     out: None = None,
 ) -> Array:
     """The slices of ``a`` along ``axis`` (``None``: the flattened array) where the 1-D
@@ -104,11 +106,13 @@ def compress(
 
 
 def extract(
-    condition: Array, arr: Array, *, size: int | None = None, fill_value: Array = 0
+    condition: ArrayLike, arr: ArrayLike, *, size: int | None = None, fill_value: ArrayLike = 0
 ) -> Array:
     """The entries of the flattened ``arr`` where the flattened ``condition`` is true (see
     :func:`compress` for ``size``/``fill_value``)."""
     check_arraylike("extract", [condition, arr, fill_value])
     # a concrete condition stays concrete (NumPy's ravel), so size=None works under jit
-    flat = cnp.ravel(condition) if isinstance(condition, Tracer) else np.ravel(condition)
+    flat = (
+        cnp.ravel(condition) if isinstance(condition, Tracer) else np.ravel(np.asarray(condition))
+    )
     return compress(flat, cnp.ravel(cnp.asarray(arr)), size=size, fill_value=fill_value)

@@ -10,10 +10,11 @@ from typing import Any
 import numpy as np
 
 from mj_core import lax
-from mj_core._eager_array import unchanged
 from mj_core._shapes import broadcast_shapes as _broadcast_shapes
 from mj_core._shapes import canonicalize_axes, canonicalize_axis, int_tuple
-from mj_core.numpy._promotion import Array, as_dtype, check_arraylike, promote, shape_of
+from mj_core._typing import Array, ArrayLike, DTypeLike
+from mj_core.numpy._promotion import as_dtype, check_arraylike, promote, shape_of
+from mj_core.prims._operands import unchanged
 
 __all__ = [
     "atleast_1d",
@@ -40,15 +41,15 @@ __all__ = [
 ]
 
 
-def shape(a: Array) -> tuple[int, ...]:
+def shape(a: ArrayLike) -> tuple[int, ...]:
     return shape_of(a)
 
 
-def ndim(a: Array) -> int:
+def ndim(a: ArrayLike) -> int:
     return len(shape_of(a))
 
 
-def size(a: Array, axis: int | Sequence[int] | None = None) -> int:
+def size(a: ArrayLike, axis: int | Sequence[int] | None = None) -> int:
     """The number of elements (along ``axis``: an axis or a tuple of axes)."""
     shp = shape_of(a)
     if axis is None:
@@ -62,7 +63,7 @@ def _axes_arg(axis: int | Sequence[int]) -> tuple[int, ...]:
 
 
 def reshape(
-    a: Array, shape: int | Sequence[int], order: str = "C", *, copy: bool | None = None
+    a: ArrayLike, shape: int | Sequence[int], order: str = "C", *, copy: bool | None = None
 ) -> Array:
     """Row-major reshape; one entry of ``shape`` may be -1 (inferred). ``copy`` is accepted
     as JAX's: arrays are immutable, so a copy and a view cannot be told apart."""
@@ -81,11 +82,11 @@ def reshape(
     return lax.reshape(a, tuple(new))
 
 
-def ravel(a: Array, order: str = "C") -> Array:
+def ravel(a: ArrayLike, order: str = "C") -> Array:
     return reshape(a, (-1,), order)
 
 
-def transpose(a: Array, axes: Sequence[int] | None = None) -> Array:
+def transpose(a: ArrayLike, axes: Sequence[int] | None = None) -> Array:
     nd = len(shape_of(a))
     if axes is None:
         return lax.transpose(a, tuple(range(nd - 1, -1, -1)))
@@ -95,7 +96,7 @@ def transpose(a: Array, axes: Sequence[int] | None = None) -> Array:
     return lax.transpose(a, perm)
 
 
-def swapaxes(a: Array, axis1: int, axis2: int) -> Array:
+def swapaxes(a: ArrayLike, axis1: int, axis2: int) -> Array:
     nd = len(shape_of(a))
     i = canonicalize_axis("swapaxes", axis1, nd)
     j = canonicalize_axis("swapaxes", axis2, nd)
@@ -104,7 +105,7 @@ def swapaxes(a: Array, axis1: int, axis2: int) -> Array:
     return lax.transpose(a, perm)
 
 
-def moveaxis(a: Array, source: int | Sequence[int], destination: int | Sequence[int]) -> Array:
+def moveaxis(a: ArrayLike, source: int | Sequence[int], destination: int | Sequence[int]) -> Array:
     nd = len(shape_of(a))
     src = canonicalize_axes("moveaxis", _axes_arg(source), nd)
     dst = canonicalize_axes("moveaxis", _axes_arg(destination), nd)
@@ -116,11 +117,11 @@ def moveaxis(a: Array, source: int | Sequence[int], destination: int | Sequence[
     return lax.transpose(a, perm)
 
 
-def expand_dims(a: Array, axis: int | Sequence[int]) -> Array:
+def expand_dims(a: ArrayLike, axis: int | Sequence[int]) -> Array:
     return lax.expand_dims(a, _axes_arg(axis))
 
 
-def squeeze(a: Array, axis: int | Sequence[int] | None = None) -> Array:
+def squeeze(a: ArrayLike, axis: int | Sequence[int] | None = None) -> Array:
     """Remove size-1 dimensions (all of them, or those in ``axis``, which must have size 1)."""
     shp = shape_of(a)
     if axis is None:
@@ -140,7 +141,7 @@ def broadcast_shapes(*shapes: Sequence[int]) -> tuple[int, ...]:
     return _broadcast_shapes("broadcast_shapes", *(tuple(s) for s in shapes))
 
 
-def broadcast_to(array: Array, shape: int | Sequence[int]) -> Array:
+def broadcast_to(array: ArrayLike, shape: int | Sequence[int]) -> Array:
     """Broadcast ``array`` to ``shape`` (NumPy rules: trailing dims align)."""
     target = _axes_arg(shape)
     old = shape_of(array)
@@ -152,17 +153,17 @@ def broadcast_to(array: Array, shape: int | Sequence[int]) -> Array:
     return lax.broadcast_in_dim(squeezed, target, tuple(lead + i for i in keep))
 
 
-def broadcast_arrays(*args: Array) -> list[Array]:
+def broadcast_arrays(*args: ArrayLike) -> list[Array]:
     target = broadcast_shapes(*(shape_of(a) for a in args))
     return [broadcast_to(a, target) for a in args]
 
 
-def atleast_1d(*arys: Array) -> Any:
+def atleast_1d(*arys: ArrayLike) -> Any:
     outs = [unchanged(a) if len(shape_of(a)) >= 1 else lax.reshape(a, (1,)) for a in arys]
     return outs[0] if len(outs) == 1 else outs
 
 
-def atleast_2d(*arys: Array) -> Any:
+def atleast_2d(*arys: ArrayLike) -> Any:
     outs = []
     for a in arys:
         shp = shape_of(a)
@@ -170,7 +171,9 @@ def atleast_2d(*arys: Array) -> Any:
     return outs[0] if len(outs) == 1 else outs
 
 
-def concatenate(arrays: Sequence[Array], axis: int | None = 0, dtype: Any = None) -> Array:
+def concatenate(
+    arrays: Sequence[ArrayLike], axis: int | None = 0, dtype: DTypeLike | None = None
+) -> Array:
     """Join arrays along an existing axis (``axis=None`` flattens them first)."""
     arrays = list(arrays)
     if not arrays:
@@ -188,7 +191,9 @@ def concatenate(arrays: Sequence[Array], axis: int | None = 0, dtype: Any = None
     return lax.concatenate(arrays, canonicalize_axis("concatenate", axis, nd))
 
 
-def stack(arrays: Sequence[Array], axis: int = 0, out: None = None, dtype: Any = None) -> Array:
+def stack(
+    arrays: Sequence[ArrayLike], axis: int = 0, out: None = None, dtype: DTypeLike | None = None
+) -> Array:
     """Join same-shaped arrays along a new axis (converted to ``dtype`` if given)."""
     if out is not None:
         raise NotImplementedError("The 'out' argument to mnp.stack is not supported.")
@@ -204,16 +209,16 @@ def stack(arrays: Sequence[Array], axis: int = 0, out: None = None, dtype: Any =
     return concatenate([lax.expand_dims(a, (ax,)) for a in arrays], ax, dtype)
 
 
-def hstack(tup: Sequence[Array], dtype: Any = None) -> Array:
+def hstack(tup: Sequence[ArrayLike], dtype: DTypeLike | None = None) -> Array:
     arrs = [atleast_1d(a) for a in tup]
     return concatenate(arrs, 0 if len(shape_of(arrs[0])) == 1 else 1, dtype)
 
 
-def vstack(tup: Sequence[Array], dtype: Any = None) -> Array:
+def vstack(tup: Sequence[ArrayLike], dtype: DTypeLike | None = None) -> Array:
     return concatenate([atleast_2d(a) for a in tup], 0, dtype)
 
 
-def split(ary: Array, indices_or_sections: int | Sequence[int], axis: int = 0) -> list[Array]:
+def split(ary: ArrayLike, indices_or_sections: int | Sequence[int], axis: int = 0) -> list[Array]:
     """Split along ``axis`` into equal sections or at the given indices."""
     shp = shape_of(ary)
     ax = canonicalize_axis("split", axis, len(shp))
@@ -228,7 +233,7 @@ def split(ary: Array, indices_or_sections: int | Sequence[int], axis: int = 0) -
     return [lax.slice_in_dim(ary, lo, max(lo, hi), 1, ax) for lo, hi in itertools.pairwise(bounds)]
 
 
-def flip(m: Array, axis: int | Sequence[int] | None = None) -> Array:
+def flip(m: ArrayLike, axis: int | Sequence[int] | None = None) -> Array:
     nd = len(shape_of(m))
     axes = tuple(range(nd)) if axis is None else _axes_arg(axis)
     return lax.rev(m, axes)

@@ -11,7 +11,7 @@ import numpy as np
 
 from mj_core import lax
 from mj_core._shapes import canonicalize_axis
-from mj_core._typing import Array
+from mj_core._typing import Array, ArrayLike, DTypeLike
 from mj_core.numpy import _base as cnp
 from mj_core.numpy._concrete import static_int
 from mj_core.numpy._promotion import check_arraylike
@@ -30,7 +30,7 @@ __all__ = [
 ]
 
 
-def _flatten_if_none(api: str, a: Array, axis: int | None) -> tuple[Array, int]:
+def _flatten_if_none(api: str, a: ArrayLike, axis: int | None) -> tuple[Array, int]:
     a = cnp.asarray(a)
     if axis is None:
         return cnp.ravel(a), 0
@@ -49,7 +49,7 @@ def _reject_kind_order(api: str, kind: Any, order: Any) -> None:
 
 
 def sort(
-    a: Array,
+    a: ArrayLike,
     axis: int | None = -1,
     *,
     kind: Any = None,
@@ -65,14 +65,14 @@ def sort(
 
 
 def argsort(
-    a: Array,
+    a: ArrayLike,
     axis: int | None = -1,
     *,
     kind: Any = None,
     order: Any = None,
     stable: bool = True,
     descending: bool = False,
-    dtype: Any = None,
+    dtype: DTypeLike | None = None,
 ) -> Array:
     """The indices (int64 unless ``dtype``) that sort ``a`` along ``axis``. A stable
     descending sort keeps ties in their original order, as JAX's does."""
@@ -87,7 +87,11 @@ def argsort(
 
 
 def quantile(
-    a: Array, q: Array, axis: int | None = None, keepdims: bool = False, method: str = "linear"
+    a: ArrayLike,
+    q: ArrayLike,
+    axis: int | None = None,
+    keepdims: bool = False,
+    method: str = "linear",
 ) -> Array:
     """The ``q``-th quantiles (``q`` in ``[0, 1]``) with linear interpolation between order
     statistics (NumPy's default method); ``q``'s dimensions come first in the result.
@@ -136,7 +140,11 @@ def quantile(
 
 
 def percentile(
-    a: Array, q: Array, axis: int | None = None, keepdims: bool = False, method: str = "linear"
+    a: ArrayLike,
+    q: ArrayLike,
+    axis: int | None = None,
+    keepdims: bool = False,
+    method: str = "linear",
 ) -> Array:
     """Like :func:`quantile` with ``q`` in percent."""
     q = cnp.asarray(q)
@@ -144,12 +152,12 @@ def percentile(
     return quantile(a, lax.div(q, lax.full_like(q, 100)), axis, keepdims, method)
 
 
-def median(a: Array, axis: int | None = None, keepdims: bool = False) -> Array:
+def median(a: ArrayLike, axis: int | None = None, keepdims: bool = False) -> Array:
     """The median along ``axis`` (the mean of the two middle values for even lengths)."""
     return quantile(a, 0.5, axis, keepdims)
 
 
-def _partition_operand(api: str, a: Array, kth: int, axis: int) -> tuple[Array, int, int]:
+def _partition_operand(api: str, a: ArrayLike, kth: int, axis: int) -> tuple[Array, int, int]:
     """``a`` with the partition axis last, and ``kth`` in ``[0, n)`` (JAX's checks)."""
     check_arraylike(api, (a,))
     a = cnp.asarray(a)
@@ -165,7 +173,7 @@ def _partition_operand(api: str, a: Array, kth: int, axis: int) -> tuple[Array, 
     return cnp.swapaxes(a, axis, -1), kth % n, axis
 
 
-def partition(a: Array, kth: int, axis: int = -1) -> Array:
+def partition(a: ArrayLike, kth: int, axis: int = -1) -> Array:
     """A copy of ``a`` with the ``kth`` smallest value at position ``kth``: the ``kth + 1``
     smallest values first, in ascending order, then the others in descending order (JAX's
     exact result, which it computes with two ``top_k``)."""
@@ -177,7 +185,7 @@ def partition(a: Array, kth: int, axis: int = -1) -> Array:
     return cnp.swapaxes(lax.concatenate([bottom, top], cnp.ndim(s) - 1), -1, axis)
 
 
-def argpartition(a: Array, kth: int, axis: int = -1) -> Array:
+def argpartition(a: ArrayLike, kth: int, axis: int = -1) -> Array:
     """int32 indices that partition ``a`` around its ``kth`` smallest value: those of the
     ``kth + 1`` smallest values in ascending order (ties by position), then the others by
     increasing position (JAX's exact result)."""
@@ -193,7 +201,7 @@ def argpartition(a: Array, kth: int, axis: int = -1) -> Array:
     return cnp.swapaxes(lax.concatenate([bottom, top], last), -1, axis)
 
 
-def lexsort(keys: Sequence[Array] | Array, axis: int = -1) -> Array:
+def lexsort(keys: Sequence[ArrayLike] | Array | np.ndarray[Any, Any], axis: int = -1) -> Array:
     """int64 indices sorting by several keys, the last key primary (NumPy's ``lexsort``)."""
     key_arrays = tuple(keys)
     check_arraylike("lexsort", key_arrays)
@@ -212,7 +220,7 @@ def lexsort(keys: Sequence[Array] | Array, axis: int = -1) -> Array:
     return lax.sort(ordered, dimension=axis, num_keys=len(key_arrays))[-1]
 
 
-def sort_complex(a: Array) -> Array:
+def sort_complex(a: ArrayLike) -> Array:
     """``a`` sorted along its last axis, by real part then imaginary part, as complex:
     complex128 where NumPy's float for ``a``'s dtype is float64, else complex64."""
     check_arraylike("sort_complex", (a,))

@@ -10,14 +10,14 @@ import numpy as np
 
 from mj_core import lax
 from mj_core._shapes import canonicalize_axis
-from mj_core._typing import Array
+from mj_core._typing import Array, ArrayLike
 from mj_core.numpy import _base as cnp
 from mj_core.numpy._searching import searchsorted
 
 __all__ = ["repeat", "tile"]
 
 
-def tile(A: Array, reps: int | Sequence[int]) -> Array:  # noqa: N803  (NumPy's name)
+def tile(A: ArrayLike, reps: int | Sequence[int]) -> Array:  # noqa: N803  (NumPy's name)
     """``A`` repeated ``reps[i]`` times along each axis ``i``."""
     a = cnp.asarray(A)
     reps_t = (int(reps),) if isinstance(reps, int | np.integer) else tuple(int(r) for r in reps)
@@ -30,8 +30,8 @@ def tile(A: Array, reps: int | Sequence[int]) -> Array:  # noqa: N803  (NumPy's 
 
 
 def repeat(
-    a: Array,
-    repeats: int | Array,
+    a: ArrayLike,
+    repeats: int | ArrayLike,
     axis: int | None = None,
     *,
     total_repeat_length: int | None = None,
@@ -58,7 +58,7 @@ def repeat(
     return cnp.take(a, np.repeat(np.arange(shape[axis]), counts), axis=axis)
 
 
-def _repeat_to_length(a: Array, repeats: int | Array, axis: int, length: int) -> Array:
+def _repeat_to_length(a: ArrayLike, repeats: int | ArrayLike, axis: int, length: int) -> Array:
     """``repeat`` with a static output length: output position ``p`` takes the element whose
     run of repeats covers ``p`` (the last element past the end)."""
     n = cnp.shape(a)[axis]

@@ -12,19 +12,58 @@ import functools
 import math
 import os
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from mj_core._avals import ShapedArray, get_aval
 from mj_core._config import on_x64_change
-from mj_core._eager_array import EagerArray
+from mj_core._eager_array import EagerArray, eager_result, weak_result
+from mj_core._eager_array import unchanged as _unchanged
 from mj_core._primitive import Primitive, abstract_eval_rules
 from mj_core._shapes import aval_error
-from mj_core.dtypes import result_type
+from mj_core._typing import Array, ArrayLike
+from mj_core.dtypes import dtype_of, result_type
 from mj_core.errors import AxisError, ResourceExhaustedError, user_line_suffix
 
-__all__ = ["check_axes", "check_fits_in_memory", "check_operands", "common_dtype", "shaped_aval"]
+if TYPE_CHECKING:
+    # ``bind``/``bind1`` as the typed lax and NumPy-level wrappers see them: what a primitive
+    # returns outside its impl rule is an mj array (an eager result, a tracer, a device array).
+    # At run time they are the interpreter's own functions, with no wrapper call.
+
+    def bind(primitive: Primitive, *args: Any, **params: Any) -> list[Array]: ...
+    def bind1(primitive: Primitive, *args: Any, **params: Any) -> Array: ...
+
+else:
+    from mj_core._trace import bind, bind1
+
+__all__ = [
+    "bind",
+    "bind1",
+    "check_axes",
+    "check_fits_in_memory",
+    "check_operands",
+    "common_dtype",
+    "shaped_aval",
+    "unchanged",
+]
+
+
+def unchanged(x: ArrayLike) -> Array:
+    """What a lax operation that leaves ``x``'s value as it is (a reshape to its own shape, a
+    transpose by the identity, a one-operand concatenate) returns: an mj array, as in JAX. A
+    Python scalar becomes a 0-d array of its canonical dtype, weakly typed for ``int``,
+    ``float`` and ``complex`` (``lax.reshape(3.0, ())`` is a weak float32 array); NumPy
+    values are canonicalized by ``_eager_array.unchanged``; mj values are returned as they
+    are."""
+    t = type(x)
+    if t is int or t is float or t is complex:
+        out: Array = weak_result(np.asarray(x, dtype_of(x)))
+    elif t is bool:
+        out = eager_result(np.asarray(x))
+    else:
+        out = _unchanged(x)
+    return out
 
 
 def shaped_aval(x: Any) -> ShapedArray:

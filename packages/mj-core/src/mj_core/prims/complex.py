@@ -18,10 +18,9 @@ import numpy as np
 from mj_core._avals import ShapedArray
 from mj_core._primitive import Primitive, abstract_eval_rules, impl_rules
 from mj_core._shapes import aval_error, broadcast_shapes
-from mj_core._trace import bind1
-from mj_core._typing import Array
+from mj_core._typing import Array, ArrayLike, DType
 from mj_core.dtypes import dtype_of, result_type
-from mj_core.prims._operands import check_operands
+from mj_core.prims._operands import bind1, check_operands
 
 __all__ = [
     "complex",
@@ -34,7 +33,6 @@ __all__ = [
     "real_p",
 ]
 
-DType = np.dtype[Any]
 
 _COMPLEX_OF = {np.dtype(np.float32): np.dtype(np.complex64)}
 _REAL_OF = {np.dtype(np.complex64): np.dtype(np.float32)}
@@ -128,21 +126,21 @@ def _complex_impl(x: Any, y: Any) -> list[Any]:
 
 
 # --- lax wrappers ----------------------------------------------------------------------------
-def real(x: Array) -> Array:
+def real(x: ArrayLike) -> Array:
     """The real part of a complex ``x`` (float32 for complex64, float64 for complex128)."""
     return bind1(real_p, x)
 
 
-def imag(x: Array) -> Array:
+def imag(x: ArrayLike) -> Array:
     """The imaginary part of a complex ``x``."""
     return bind1(imag_p, x)
 
 
-def conj(x: Array) -> Array:
+def conj(x: ArrayLike) -> Array:
     """The complex conjugate of ``x`` (always complex, as ``jax.lax.conj``)."""
     return bind1(conj_p, x, input_dtype=dtype_of(x))
 
 
-def complex(x: Array, y: Array) -> Array:
+def complex(x: ArrayLike, y: ArrayLike) -> Array:
     """``x + i*y`` from two float operands of one dtype (broadcast like NumPy)."""
     return bind1(complex_p, x, y)

@@ -17,9 +17,8 @@ import numpy as np
 from mj_core._avals import ShapedArray
 from mj_core._primitive import Primitive, abstract_eval_rules, impl_rules
 from mj_core._shapes import aval_error, canonicalize_axes, shape_of
-from mj_core._trace import bind1
-from mj_core._typing import Array
-from mj_core.prims._operands import check_axes, check_operands, common_dtype
+from mj_core._typing import Array, ArrayLike, DTypeLike
+from mj_core.prims._operands import bind1, check_axes, check_operands, common_dtype
 
 __all__ = [
     "DotDimensionNumbers",
@@ -215,11 +214,11 @@ def _canonical_dot_dims(dimension_numbers: Any, lhs_nd: int, rhs_nd: int) -> Any
 
 
 def dot_general(
-    lhs: Array,
-    rhs: Array,
+    lhs: ArrayLike,
+    rhs: ArrayLike,
     dimension_numbers: Any,
     precision: Any = None,
-    preferred_element_type: Any = None,
+    preferred_element_type: DTypeLike | None = None,
 ) -> Array:
     """General contraction; ``dimension_numbers = ((lhs_contract, rhs_contract), (lhs_batch,
     rhs_batch))``. Output dims: batch, lhs free, rhs free."""
@@ -239,7 +238,12 @@ def dot_general(
     )
 
 
-def dot(lhs: Array, rhs: Array, precision: Any = None, preferred_element_type: Any = None) -> Array:
+def dot(
+    lhs: ArrayLike,
+    rhs: ArrayLike,
+    precision: Any = None,
+    preferred_element_type: DTypeLike | None = None,
+) -> Array:
     """Vector/matrix product: contracts the last dim of ``lhs`` with the first of ``rhs``
     (ranks 1 or 2, like ``jax.lax.dot``)."""
     lhs_nd, rhs_nd = len(shape_of(lhs)), len(shape_of(rhs))

@@ -12,13 +12,11 @@ from typing import Any
 import numpy as np
 
 from mj_core._avals import ShapedArray
-from mj_core._eager_array import unchanged
 from mj_core._primitive import Primitive, abstract_eval_rules, impl_rules
 from mj_core._shapes import aval_error
-from mj_core._trace import bind1
-from mj_core._typing import Array
+from mj_core._typing import Array, ArrayLike
 from mj_core.dtypes import canonical_dtype, dtype_of
-from mj_core.prims._operands import check_operands
+from mj_core.prims._operands import bind1, check_operands, unchanged
 
 __all__ = [
     "bitcast_convert_type",
@@ -97,7 +95,7 @@ def _bitcast_convert_type_impl(x: Any, *, new_dtype: np.dtype[Any]) -> list[Any]
 
 
 # --- lax wrappers ----------------------------------------------------------------------------
-def convert_element_type(operand: Array, new_dtype: Any) -> Array:
+def convert_element_type(operand: ArrayLike, new_dtype: Any) -> Array:
     """Convert to ``new_dtype`` (a strong type; complex to real keeps the real part)."""
     new = np.dtype(new_dtype)
     if dtype_of(operand) == new and not _is_weak(operand):
@@ -105,14 +103,14 @@ def convert_element_type(operand: Array, new_dtype: Any) -> Array:
     return bind1(convert_element_type_p, operand, new_dtype=new, weak_type=False)
 
 
-def _is_weak(x: Array) -> bool:
+def _is_weak(x: ArrayLike) -> bool:
     aval = getattr(x, "aval", None)
     if aval is not None:
         return bool(aval.weak_type)
     return type(x) in (int, float, complex) or getattr(x, "weak_type", False) is True
 
 
-def bitcast_convert_type(operand: Array, new_dtype: Any) -> Array:
+def bitcast_convert_type(operand: ArrayLike, new_dtype: Any) -> Array:
     """Reinterpret the bits of ``operand`` as ``new_dtype``: a narrower dtype adds a last axis,
     a wider one consumes it."""
     return bind1(bitcast_convert_type_p, operand, new_dtype=np.dtype(new_dtype))

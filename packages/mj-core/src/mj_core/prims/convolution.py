@@ -34,11 +34,10 @@ import numpy as np
 from mj_core._avals import ShapedArray
 from mj_core._primitive import Primitive, abstract_eval_rules, impl_rules
 from mj_core._shapes import aval_error, shape_of
-from mj_core._trace import bind1
-from mj_core._typing import Array
+from mj_core._typing import Array, ArrayLike, DTypeLike
 from mj_core.prims._conv_numpy import canonical_conv, dilate_and_pad
 from mj_core.prims._conv_numpy import dilate_dim as dilate_dim
-from mj_core.prims._operands import check_operands, common_dtype
+from mj_core.prims._operands import bind1, check_operands, common_dtype
 from mj_core.prims.contractions import canonicalize_precision
 from mj_core.prims.structural import reshape_p, rev_p, transpose_p
 
@@ -351,8 +350,8 @@ def _int_pairs(padding: Any) -> list[tuple[int, int]]:
 
 
 def conv_general_dilated(
-    lhs: Array,
-    rhs: Array,
+    lhs: ArrayLike,
+    rhs: ArrayLike,
     window_strides: Sequence[int],
     padding: str | Sequence[tuple[int, int]],
     lhs_dilation: Sequence[int] | None = None,
@@ -361,7 +360,7 @@ def conv_general_dilated(
     feature_group_count: int = 1,
     batch_group_count: int = 1,
     precision: Any = None,
-    preferred_element_type: Any = None,
+    preferred_element_type: DTypeLike | None = None,
 ) -> Array:
     """General N-d convolution with strides, padding, lhs (transposed-conv) dilation, rhs
     (atrous) dilation and grouping, as ``jax.lax.conv_general_dilated``."""
@@ -410,12 +409,12 @@ def conv_general_dilated(
 
 
 def conv(
-    lhs: Array,
-    rhs: Array,
+    lhs: ArrayLike,
+    rhs: ArrayLike,
     window_strides: Sequence[int],
     padding: str,
     precision: Any = None,
-    preferred_element_type: Any = None,
+    preferred_element_type: DTypeLike | None = None,
 ) -> Array:
     """Convolution of an ``NCHW`` input with an ``OIHW`` kernel (any number of spatial
     dims) and ``"SAME"``/``"VALID"`` padding."""
@@ -425,14 +424,14 @@ def conv(
 
 
 def conv_with_general_padding(
-    lhs: Array,
-    rhs: Array,
+    lhs: ArrayLike,
+    rhs: ArrayLike,
     window_strides: Sequence[int],
     padding: str | Sequence[tuple[int, int]],
     lhs_dilation: Sequence[int] | None,
     rhs_dilation: Sequence[int] | None,
     precision: Any = None,
-    preferred_element_type: Any = None,
+    preferred_element_type: DTypeLike | None = None,
 ) -> Array:
     """:func:`conv` (``NCHW`` input, ``OIHW`` kernel) with explicit padding and dilations."""
     return conv_general_dilated(
@@ -474,15 +473,15 @@ _TRANSPOSE_DEFAULT_DNUMS = {
 
 
 def conv_transpose(
-    lhs: Array,
-    rhs: Array,
+    lhs: ArrayLike,
+    rhs: ArrayLike,
     strides: Sequence[int],
     padding: str | Sequence[tuple[int, int]],
     rhs_dilation: Sequence[int] | None = None,
     dimension_numbers: Any = None,
     transpose_kernel: bool = False,
     precision: Any = None,
-    preferred_element_type: Any = None,
+    preferred_element_type: DTypeLike | None = None,
     use_consistent_padding: bool = False,
 ) -> Array:
     """The fractionally strided ("transposed") convolution, as ``jax.lax.conv_transpose``:
@@ -532,7 +531,7 @@ def conv_transpose(
     )
 
 
-def reshape_axis_into(src: int, dst: int, x: Array) -> Array:
+def reshape_axis_into(src: int, dst: int, x: ArrayLike) -> Array:
     """Merge axis ``src`` of ``x`` into axis ``dst`` (numbered after ``src`` is removed) as
     its major part: the batching and grouped-transpose rules fold a batch into N/C/O this way."""
     shape = shape_of(x)
@@ -545,7 +544,7 @@ def reshape_axis_into(src: int, dst: int, x: Array) -> Array:
     return bind1(reshape_p, x, new_sizes=tuple(new_shape))
 
 
-def reshape_axis_out_of(src: int, size1: int, x: Array) -> Array:
+def reshape_axis_out_of(src: int, size1: int, x: ArrayLike) -> Array:
     """Split axis ``src`` of ``x`` into ``(size1, rest)``: the inverse of
     :func:`reshape_axis_into`."""
     shape = list(shape_of(x))

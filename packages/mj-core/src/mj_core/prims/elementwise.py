@@ -30,10 +30,10 @@ from mj_core._eager_array import EagerArray
 from mj_core._lattice import kind
 from mj_core._primitive import Primitive, abstract_eval_rules, impl_rules
 from mj_core._shapes import broadcast_shapes, check_rank_promotion
-from mj_core._trace import bind1, binds
-from mj_core._typing import Array
+from mj_core._trace import binds
+from mj_core._typing import Array, ArrayLike, DType
 from mj_core.dtypes import result_type
-from mj_core.prims._operands import shaped_aval
+from mj_core.prims._operands import bind1, shaped_aval
 
 __all__ = [
     "abs",
@@ -142,8 +142,6 @@ __all__ = [
     "tanh_p",
     "xor_p",
 ]
-
-DType = np.dtype[Any]
 
 
 _TO_INEXACT = {
@@ -817,239 +815,239 @@ nextafter_p = define_elementwise("nextafter", 2, REAL, to_inexact_dtype, _nextaf
 
 # --- lax wrappers ----------------------------------------------------------------------------
 @binds(neg_p)
-def neg(x: Array) -> Array:
+def neg(x: ArrayLike) -> Array:
     """Elementwise negation: ``-x``."""
 
 
 @binds(sin_p)
-def sin(x: Array) -> Array:
+def sin(x: ArrayLike) -> Array:
     """Elementwise sine."""
 
 
 @binds(cos_p)
-def cos(x: Array) -> Array:
+def cos(x: ArrayLike) -> Array:
     """Elementwise cosine."""
 
 
 @binds(tan_p)
-def tan(x: Array) -> Array:
+def tan(x: ArrayLike) -> Array:
     """Elementwise tangent."""
 
 
 @binds(asin_p)
-def asin(x: Array) -> Array:
+def asin(x: ArrayLike) -> Array:
     """Elementwise arc sine."""
 
 
 @binds(acos_p)
-def acos(x: Array) -> Array:
+def acos(x: ArrayLike) -> Array:
     """Elementwise arc cosine."""
 
 
 @binds(atan_p)
-def atan(x: Array) -> Array:
+def atan(x: ArrayLike) -> Array:
     """Elementwise arc tangent."""
 
 
 @binds(sinh_p)
-def sinh(x: Array) -> Array:
+def sinh(x: ArrayLike) -> Array:
     """Elementwise hyperbolic sine."""
 
 
 @binds(cosh_p)
-def cosh(x: Array) -> Array:
+def cosh(x: ArrayLike) -> Array:
     """Elementwise hyperbolic cosine."""
 
 
 @binds(tanh_p)
-def tanh(x: Array) -> Array:
+def tanh(x: ArrayLike) -> Array:
     """Elementwise hyperbolic tangent."""
 
 
 @binds(exp_p)
-def exp(x: Array) -> Array:
+def exp(x: ArrayLike) -> Array:
     """Elementwise exponential: ``e ** x``."""
 
 
 @binds(log_p)
-def log(x: Array) -> Array:
+def log(x: ArrayLike) -> Array:
     """Elementwise natural logarithm."""
 
 
 @binds(log1p_p)
-def log1p(x: Array) -> Array:
+def log1p(x: ArrayLike) -> Array:
     """Elementwise ``log(1 + x)``, accurate for small ``x``."""
 
 
 @binds(expm1_p)
-def expm1(x: Array) -> Array:
+def expm1(x: ArrayLike) -> Array:
     """Elementwise ``exp(x) - 1``, accurate for small ``x``."""
 
 
 @binds(logistic_p)
-def logistic(x: Array) -> Array:
+def logistic(x: ArrayLike) -> Array:
     """Elementwise logistic sigmoid: ``1 / (1 + exp(-x))``."""
 
 
 @binds(sqrt_p)
-def sqrt(x: Array) -> Array:
+def sqrt(x: ArrayLike) -> Array:
     """Elementwise square root."""
 
 
 @binds(rsqrt_p)
-def rsqrt(x: Array) -> Array:
+def rsqrt(x: ArrayLike) -> Array:
     """Elementwise reciprocal square root: ``1 / sqrt(x)``."""
 
 
 @binds(abs_p)
-def abs(x: Array) -> Array:
+def abs(x: ArrayLike) -> Array:
     """Elementwise absolute value (real for complex ``x``)."""
 
 
 @binds(sign_p)
-def sign(x: Array) -> Array:
+def sign(x: ArrayLike) -> Array:
     """Elementwise sign: -1, 0 or 1 (``x / abs(x)`` for complex)."""
 
 
 @binds(floor_p)
-def floor(x: Array) -> Array:
+def floor(x: ArrayLike) -> Array:
     """Elementwise floor."""
 
 
 @binds(ceil_p)
-def ceil(x: Array) -> Array:
+def ceil(x: ArrayLike) -> Array:
     """Elementwise ceiling."""
 
 
 @binds(is_finite_p)
-def is_finite(x: Array) -> Array:
+def is_finite(x: ArrayLike) -> Array:
     """Elementwise test for finite values (neither inf nor NaN)."""
 
 
 @binds(erf_p)
-def erf(x: Array) -> Array:
+def erf(x: ArrayLike) -> Array:
     """Elementwise error function."""
 
 
 @binds(not_p)
-def bitwise_not(x: Array) -> Array:
+def bitwise_not(x: ArrayLike) -> Array:
     """Elementwise bitwise NOT (logical NOT for bool)."""
 
 
-def round(x: Array, rounding_method: int = 0) -> Array:
+def round(x: ArrayLike, rounding_method: int = 0) -> Array:
     """Round to integral values; ``rounding_method`` 0 rounds half away from zero (lax's
     default), 1 rounds half to even (NumPy's)."""
     return bind1(round_p, x, rounding_method=int(rounding_method))
 
 
-def integer_pow(x: Array, y: int) -> Array:
+def integer_pow(x: ArrayLike, y: int) -> Array:
     """Elementwise ``x ** y`` for a static Python int ``y``."""
     return bind1(integer_pow_p, x, y=int(y))
 
 
 @binds(add_p)
-def add(x: Array, y: Array) -> Array:
+def add(x: ArrayLike, y: ArrayLike) -> Array:
     """Elementwise ``x + y`` (operands broadcast and promote like NumPy)."""
 
 
 @binds(sub_p)
-def sub(x: Array, y: Array) -> Array:
+def sub(x: ArrayLike, y: ArrayLike) -> Array:
     """Elementwise ``x - y``."""
 
 
 @binds(mul_p)
-def mul(x: Array, y: Array) -> Array:
+def mul(x: ArrayLike, y: ArrayLike) -> Array:
     """Elementwise ``x * y``."""
 
 
 @binds(div_p)
-def div(x: Array, y: Array) -> Array:
+def div(x: ArrayLike, y: ArrayLike) -> Array:
     """Elementwise ``x / y``; integer division truncates toward zero (lax semantics)."""
 
 
 @binds(rem_p)
-def rem(x: Array, y: Array) -> Array:
+def rem(x: ArrayLike, y: ArrayLike) -> Array:
     """Elementwise remainder with the sign of ``x`` (C ``fmod``)."""
 
 
 @binds(pow_p)
-def pow(x: Array, y: Array) -> Array:
+def pow(x: ArrayLike, y: ArrayLike) -> Array:
     """Elementwise ``x ** y``."""
 
 
 @binds(max_p)
-def max(x: Array, y: Array) -> Array:
+def max(x: ArrayLike, y: ArrayLike) -> Array:
     """Elementwise maximum (NaN-propagating for reals; complex numbers ordered by real, then
     imaginary part)."""
 
 
 @binds(min_p)
-def min(x: Array, y: Array) -> Array:
+def min(x: ArrayLike, y: ArrayLike) -> Array:
     """Elementwise minimum (as :func:`max`)."""
 
 
 @binds(atan2_p)
-def atan2(x: Array, y: Array) -> Array:
+def atan2(x: ArrayLike, y: ArrayLike) -> Array:
     """Elementwise arc tangent of ``x / y`` using the signs of both to pick the quadrant."""
 
 
 @binds(shift_left_p)
-def shift_left(x: Array, y: Array) -> Array:
+def shift_left(x: ArrayLike, y: ArrayLike) -> Array:
     """Elementwise ``x << y``."""
 
 
 @binds(shift_right_logical_p)
-def shift_right_logical(x: Array, y: Array) -> Array:
+def shift_right_logical(x: ArrayLike, y: ArrayLike) -> Array:
     """Elementwise logical (zero-filling) right shift."""
 
 
 @binds(shift_right_arithmetic_p)
-def shift_right_arithmetic(x: Array, y: Array) -> Array:
+def shift_right_arithmetic(x: ArrayLike, y: ArrayLike) -> Array:
     """Elementwise arithmetic (sign-extending) right shift."""
 
 
 @binds(eq_p)
-def eq(x: Array, y: Array) -> Array:
+def eq(x: ArrayLike, y: ArrayLike) -> Array:
     """Elementwise ``x == y``."""
 
 
 @binds(ne_p)
-def ne(x: Array, y: Array) -> Array:
+def ne(x: ArrayLike, y: ArrayLike) -> Array:
     """Elementwise ``x != y``."""
 
 
 @binds(less_p)
-def less(x: Array, y: Array) -> Array:
+def less(x: ArrayLike, y: ArrayLike) -> Array:
     """Elementwise ``x < y``."""
 
 
 @binds(less_equal_p)
-def less_equal(x: Array, y: Array) -> Array:
+def less_equal(x: ArrayLike, y: ArrayLike) -> Array:
     """Elementwise ``x <= y``."""
 
 
 @binds(greater_p)
-def greater(x: Array, y: Array) -> Array:
+def greater(x: ArrayLike, y: ArrayLike) -> Array:
     """Elementwise ``x > y``."""
 
 
 @binds(greater_equal_p)
-def greater_equal(x: Array, y: Array) -> Array:
+def greater_equal(x: ArrayLike, y: ArrayLike) -> Array:
     """Elementwise ``x >= y``."""
 
 
 @binds(and_p)
-def bitwise_and(x: Array, y: Array) -> Array:
+def bitwise_and(x: ArrayLike, y: ArrayLike) -> Array:
     """Elementwise bitwise AND (logical AND for bool)."""
 
 
 @binds(or_p)
-def bitwise_or(x: Array, y: Array) -> Array:
+def bitwise_or(x: ArrayLike, y: ArrayLike) -> Array:
     """Elementwise bitwise OR (logical OR for bool)."""
 
 
 @binds(xor_p)
-def bitwise_xor(x: Array, y: Array) -> Array:
+def bitwise_xor(x: ArrayLike, y: ArrayLike) -> Array:
     """Elementwise bitwise XOR (logical XOR for bool)."""
 
 
@@ -1060,21 +1058,21 @@ gt = greater
 ge = greater_equal
 
 
-def select_n(which: Array, *cases: Array) -> Array:
+def select_n(which: ArrayLike, *cases: ArrayLike) -> Array:
     """``cases[which]`` elementwise; a bool ``which`` picks ``cases[1]`` where True."""
     return bind1(select_n_p, which, *cases)
 
 
-def select(pred: Array, on_true: Array, on_false: Array) -> Array:
+def select(pred: ArrayLike, on_true: ArrayLike, on_false: ArrayLike) -> Array:
     """``on_true`` where ``pred`` is True, else ``on_false`` (elementwise)."""
     return bind1(select_n_p, pred, on_false, on_true)
 
 
-def clamp(min: Array, x: Array, max: Array) -> Array:
+def clamp(min: ArrayLike, x: ArrayLike, max: ArrayLike) -> Array:
     """Elementwise ``x`` clipped into ``[min, max]``."""
     return bind1(clamp_p, min, x, max)
 
 
-def nextafter(x1: Array, x2: Array) -> Array:
+def nextafter(x1: ArrayLike, x2: ArrayLike) -> Array:
     """Elementwise next representable float after ``x1`` in the direction of ``x2``."""
     return bind1(nextafter_p, x1, x2)

@@ -21,10 +21,9 @@ import numpy as np
 from mj_core._avals import ShapedArray
 from mj_core._primitive import Primitive, abstract_eval_rules, impl_rules
 from mj_core._shapes import aval_error, int_tuple
-from mj_core._trace import bind1
-from mj_core._typing import Array
+from mj_core._typing import Array, ArrayLike
 from mj_core.dtypes import dtype_of
-from mj_core.prims._operands import check_operands
+from mj_core.prims._operands import bind1, check_operands
 from mj_core.prims.complex import complex_dtype, real_dtype
 from mj_core.prims.conversions import convert_element_type
 
@@ -110,7 +109,7 @@ def _fft_impl(x: Any, *, fft_type: FftType, fft_lengths: tuple[int, ...]) -> lis
 
 
 # --- lax wrappers ----------------------------------------------------------------------------
-def fft(x: Array, fft_type: FftType | str, fft_lengths: Sequence[int]) -> Array:
+def fft(x: ArrayLike, fft_type: FftType | str, fft_lengths: Sequence[int]) -> Array:
     """The FFT of ``x`` over its trailing ``len(fft_lengths)`` dims, as ``jax.lax.fft``:
     ``x`` is first converted to the complex (``RFFT``: inexact) dtype the transform needs."""
     if isinstance(fft_type, str):

@@ -30,9 +30,8 @@ from mj_core._avals import ShapedArray
 from mj_core._lattice import kind
 from mj_core._primitive import Primitive, abstract_eval_rules, impl_rules
 from mj_core._shapes import aval_error, lax_ints
-from mj_core._trace import bind1
-from mj_core._typing import Array
-from mj_core.prims._operands import check_operands, common_dtype
+from mj_core._typing import Array, ArrayLike
+from mj_core.prims._operands import bind1, check_operands, common_dtype
 
 __all__ = [
     "GatherDimensionNumbers",
@@ -471,8 +470,8 @@ def _scatter_dnums(dn: ScatterDimensionNumbers) -> ScatterDimensionNumbers:
 
 
 def gather(
-    operand: Array,
-    start_indices: Array,
+    operand: ArrayLike,
+    start_indices: ArrayLike,
     dimension_numbers: GatherDimensionNumbers,
     slice_sizes: Sequence[int],
     *,
@@ -498,9 +497,9 @@ class _ScatterFn(Protocol):
 
     def __call__(
         self,
-        operand: Array,
-        scatter_indices: Array,
-        updates: Array,
+        operand: ArrayLike,
+        scatter_indices: ArrayLike,
+        updates: ArrayLike,
         dimension_numbers: ScatterDimensionNumbers,
         *,
         indices_are_sorted: bool = False,
@@ -514,9 +513,9 @@ def _scatter_wrapper(prim: Primitive, doc: str) -> _ScatterFn:
     combines with the operand."""
 
     def wrapper(
-        operand: Array,
-        scatter_indices: Array,
-        updates: Array,
+        operand: ArrayLike,
+        scatter_indices: ArrayLike,
+        updates: ArrayLike,
         dimension_numbers: ScatterDimensionNumbers,
         *,
         indices_are_sorted: bool = False,

@@ -24,11 +24,10 @@ import numpy as np
 from mj_core._avals import ShapedArray
 from mj_core._primitive import Primitive, abstract_eval_rules, impl_rules
 from mj_core._shapes import aval_error, shape_of
-from mj_core._trace import bind, bind1
-from mj_core._typing import Array
+from mj_core._typing import Array, ArrayLike
 from mj_core.dtypes import dtype_of
 from mj_core.errors import user_line_suffix
-from mj_core.prims._operands import check_operands
+from mj_core.prims._operands import bind, bind1, check_operands
 from mj_core.prims.complex import complex_dtype, conj, real_dtype
 from mj_core.prims.contractions import dot_general
 from mj_core.prims.conversions import convert_element_type
@@ -343,8 +342,8 @@ def _qr_impl(a: Any, *, full_matrices: bool) -> list[Any]:
 
 # --- lax wrappers (jax.lax.linalg) and the batched matrix helpers they build on -------------
 def as_float_matrix(
-    name: str, x: Array, *, square: bool = False, complex_ok: bool = False
-) -> Array:
+    name: str, x: ArrayLike, *, square: bool = False, complex_ok: bool = False
+) -> ArrayLike:
     """``x`` if it is a float32/float64 (or, when ``complex_ok``, complex64/complex128) array
     of rank >= 2 (of square matrices if ``square``), else a ``TypeError``/``ValueError``
     naming ``name`` (integers are rejected like JAX does, rather than silently converted)."""
@@ -368,18 +367,18 @@ def as_float_matrix(
 
 
 # --- batched matrix helpers -------------------------------------------------------------------
-def mT(x: Array) -> Array:  # noqa: N802 (the Array API's name)
+def mT(x: ArrayLike) -> Array:  # noqa: N802 (the Array API's name)
     """Swap the last two axes."""
     nd = len(shape_of(x))
     return transpose(x, (*range(nd - 2), nd - 1, nd - 2))
 
 
-def mH(x: Array) -> Array:  # noqa: N802 (the Array API's name)
+def mH(x: ArrayLike) -> Array:  # noqa: N802 (the Array API's name)
     """The conjugate transpose of each matrix (``mT`` for real dtypes)."""
     return conj(mT(x)) if dtype_of(x).kind == "c" else mT(x)
 
 
-def matmul(x: Array, y: Array) -> Array:
+def matmul(x: ArrayLike, y: ArrayLike) -> Array:
     """``x @ y`` for arrays with the same leading batch dims (a 1-D ``y`` is a vector)."""
     xn, yn = len(shape_of(x)), len(shape_of(y))
     batch = tuple(range(xn - 2))
@@ -396,19 +395,19 @@ def _band_mask(shape: tuple[int, ...], k: int, lower: bool) -> Array:
     return broadcast_in_dim(mask, shape, (len(shape) - 2, len(shape) - 1))
 
 
-def tril(x: Array, k: int = 0) -> Array:
+def tril(x: ArrayLike, k: int = 0) -> Array:
     """Zero above the ``k``-th diagonal of each matrix."""
     shape = shape_of(x)
     return select(_band_mask(shape, k, True), x, full_like(x, 0))
 
 
-def triu(x: Array, k: int = 0) -> Array:
+def triu(x: ArrayLike, k: int = 0) -> Array:
     """Zero below the ``k``-th diagonal of each matrix."""
     shape = shape_of(x)
     return select(_band_mask(shape, k, False), x, full_like(x, 0))
 
 
-def eye_like(x: Array, n: int | None = None) -> Array:
+def eye_like(x: ArrayLike, n: int | None = None) -> Array:
     """The ``n x n`` identity (default: ``x``'s last dim), in ``x``'s dtype and batch shape."""
     shape = shape_of(x)
     n = shape[-1] if n is None else n
@@ -420,18 +419,18 @@ def eye_like(x: Array, n: int | None = None) -> Array:
     return convert_element_type(identity, dtype_of(x))
 
 
-def diagonal(x: Array) -> Array:
+def diagonal(x: ArrayLike) -> Array:
     """The main diagonal of each square matrix, ``x[..., i, i]`` (linear in ``x``)."""
     return reduce_sum(mul(x, eye_like(x)), (len(shape_of(x)) - 1,))
 
 
-def symmetrize(x: Array) -> Array:
+def symmetrize(x: ArrayLike) -> Array:
     """``(x + x^H) / 2``: the Hermitian part a Hermitian factorisation should see."""
     return div(add(x, mH(x)), full_like(x, 2))
 
 
 # --- the primitives' wrappers --------------------------------------------------------------------
-def cholesky(x: Array, *, symmetrize_input: bool = True) -> Array:
+def cholesky(x: ArrayLike, *, symmetrize_input: bool = True) -> Array:
     """Lower Cholesky factor ``L`` with ``x = L L^H`` (NaNs where ``x`` is not positive
     definite). With ``symmetrize_input`` the factorisation sees ``(x + x^H) / 2``, so its
     derivative is Hermitian too, as in JAX."""
@@ -442,8 +441,8 @@ def cholesky(x: Array, *, symmetrize_input: bool = True) -> Array:
 
 
 def triangular_solve(
-    a: Array,
-    b: Array,
+    a: ArrayLike,
+    b: ArrayLike,
     *,
     left_side: bool = False,
     lower: bool = False,
@@ -468,7 +467,7 @@ def triangular_solve(
     )
 
 
-def lu(x: Array) -> tuple[Array, Array, Array]:
+def lu(x: ArrayLike) -> tuple[Array, Array, Array]:
     """``(lu, pivots, permutation)`` with partial pivoting: ``x[perm] = L @ U``, ``L`` unit
     lower (below the diagonal of ``lu``) and ``U`` upper; ``pivots`` are LAPACK's row swaps."""
     x = as_float_matrix("lu", x, complex_ok=True)
@@ -477,7 +476,7 @@ def lu(x: Array) -> tuple[Array, Array, Array]:
 
 
 def eig(
-    x: Array,
+    x: ArrayLike,
     *,
     compute_left_eigenvectors: bool = True,
     compute_right_eigenvectors: bool = True,
@@ -499,7 +498,11 @@ def eig(
 
 
 def eigh(
-    x: Array, *, lower: bool = True, symmetrize_input: bool = True, sort_eigenvalues: bool = True
+    x: ArrayLike,
+    *,
+    lower: bool = True,
+    symmetrize_input: bool = True,
+    sort_eigenvalues: bool = True,
 ) -> tuple[Array, Array]:
     """``(v, w)``: eigenvectors (columns of ``v``) and ascending (real) eigenvalues of a
     symmetric or Hermitian matrix, reading its ``lower`` (or upper) triangle."""
@@ -510,7 +513,7 @@ def eigh(
     return v, w
 
 
-def svd(x: Array, *, full_matrices: bool = True, compute_uv: bool = True) -> Any:
+def svd(x: ArrayLike, *, full_matrices: bool = True, compute_uv: bool = True) -> Any:
     """``(u, s, vt)`` with ``x = u @ diag(s) @ vt`` and ``s`` descending; only ``s`` when not
     ``compute_uv``."""
     x = as_float_matrix("svd", x, complex_ok=True)
@@ -521,7 +524,7 @@ def svd(x: Array, *, full_matrices: bool = True, compute_uv: bool = True) -> Any
     return u, s, vt
 
 
-def qr(x: Array, *, full_matrices: bool = True) -> tuple[Array, Array]:
+def qr(x: ArrayLike, *, full_matrices: bool = True) -> tuple[Array, Array]:
     """``(q, r)`` with ``x = q @ r``, ``q`` orthonormal (unitary) columns, ``r`` upper
     triangular."""
     x = as_float_matrix("qr", x, complex_ok=True)

@@ -27,12 +27,13 @@ from mj_core._avals import ShapedArray, get_aval
 from mj_core._axis_env import axis_frame, names_of
 from mj_core._primitive import Primitive, abstract_eval_rules, impl_rules
 from mj_core._shapes import aval_error, shape_of
-from mj_core._trace import EvalTrace, Tracer, bind1, find_top_trace, full_lower, full_raise
-from mj_core._typing import Array
+from mj_core._trace import EvalTrace, Tracer, find_top_trace, full_lower, full_raise
+from mj_core._typing import Array, ArrayLike
 from mj_core.dtypes import default_dtype_for_pytype
 from mj_core.prims import conversions as cv
 from mj_core.prims import elementwise as ew
 from mj_core.prims import structural as st
+from mj_core.prims._operands import bind1
 from mj_core.tree_util import tree_flatten, tree_map, tree_unflatten
 
 __all__ = [
@@ -90,7 +91,7 @@ collective_prims: frozenset[Primitive] = frozenset(
 # --- binding ----------------------------------------------------------------------------------
 
 
-def bind_collective(prim: Primitive, *args: Any, **params: Any) -> list[Any]:
+def bind_collective(prim: Primitive, *args: Any, **params: Any) -> list[Array]:
     """``bind`` for a collective: the trace handling it is the highest of the operands'
     traces, the dynamic trace and the traces owning its axes, so a vmap computes a collective
     over its own axis even when no operand is batched by it."""
@@ -369,7 +370,7 @@ def psum_scatter(
 
 
 def all_to_all(
-    x: Array,
+    x: ArrayLike,
     axis_name: AxisName | Sequence[AxisName],
     split_axis: int,
     concat_axis: int,
@@ -435,7 +436,7 @@ def all_to_all(
 
 
 def _all_to_all_by_name(
-    x: Array, names: tuple[AxisName, ...], split_axis: int, concat_axis: int, tiled: bool
+    x: ArrayLike, names: tuple[AxisName, ...], split_axis: int, concat_axis: int, tiled: bool
 ) -> Array:
     """``all_to_all`` over several names (one of them a vmap's) as one per name: the split
     axis is cut into one block index per name, each name's exchange swaps its block index
@@ -468,14 +469,14 @@ def _all_to_all_by_name(
     return bind1(st.reshape_p, y, new_sizes=tuple(out_shape))
 
 
-def _expand_dims(x: Array, axis: int) -> Array:
+def _expand_dims(x: ArrayLike, axis: int) -> Array:
     shape = list(shape_of(x))
     shape.insert(axis, 1)
     return bind1(st.reshape_p, x, new_sizes=tuple(shape))
 
 
 def pswapaxes(
-    x: Array,
+    x: ArrayLike,
     axis_name: AxisName | Sequence[AxisName],
     axis: int,
     *,

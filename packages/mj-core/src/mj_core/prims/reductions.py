@@ -23,11 +23,11 @@ from mj_core._avals import ShapedArray, get_aval, raise_to_shaped
 from mj_core._lattice import kind
 from mj_core._primitive import Primitive, abstract_eval_rules, impl_rules
 from mj_core._shapes import aval_error, canonicalize_axes, canonicalize_axis, shape_of
-from mj_core._trace import Tracer, bind1
-from mj_core._typing import Array
+from mj_core._trace import Tracer
+from mj_core._typing import Array, ArrayLike
 from mj_core.errors import user_line_suffix
 from mj_core.prims import elementwise as ew
-from mj_core.prims._operands import check_axes, check_operands
+from mj_core.prims._operands import bind1, check_axes, check_operands
 from mj_core.tree_util import tree_flatten
 
 __all__ = [
@@ -266,80 +266,80 @@ cummin_p = _define_cumulative("cummin", "biufc", _cumulative_extremum(np.minimum
 
 
 # --- lax wrappers ----------------------------------------------------------------------------
-def _reduce(prim: Any, operand: Array, axes: Sequence[int]) -> Array:
+def _reduce(prim: Any, operand: ArrayLike, axes: Sequence[int]) -> Array:
     dims = canonicalize_axes(prim.name, axes, len(shape_of(operand)))
     return bind1(prim, operand, axes=tuple(sorted(dims)))
 
 
-def reduce_sum(operand: Array, axes: Sequence[int]) -> Array:
+def reduce_sum(operand: ArrayLike, axes: Sequence[int]) -> Array:
     """Sum over ``axes``."""
     return _reduce(reduce_sum_p, operand, axes)
 
 
-def reduce_prod(operand: Array, axes: Sequence[int]) -> Array:
+def reduce_prod(operand: ArrayLike, axes: Sequence[int]) -> Array:
     """Product over ``axes``."""
     return _reduce(reduce_prod_p, operand, axes)
 
 
-def reduce_max(operand: Array, axes: Sequence[int]) -> Array:
+def reduce_max(operand: ArrayLike, axes: Sequence[int]) -> Array:
     """Maximum over ``axes``."""
     return _reduce(reduce_max_p, operand, axes)
 
 
-def reduce_min(operand: Array, axes: Sequence[int]) -> Array:
+def reduce_min(operand: ArrayLike, axes: Sequence[int]) -> Array:
     """Minimum over ``axes``."""
     return _reduce(reduce_min_p, operand, axes)
 
 
-def reduce_and(operand: Array, axes: Sequence[int]) -> Array:
+def reduce_and(operand: ArrayLike, axes: Sequence[int]) -> Array:
     """Logical/bitwise AND over ``axes``."""
     return _reduce(reduce_and_p, operand, axes)
 
 
-def reduce_or(operand: Array, axes: Sequence[int]) -> Array:
+def reduce_or(operand: ArrayLike, axes: Sequence[int]) -> Array:
     """Logical/bitwise OR over ``axes``."""
     return _reduce(reduce_or_p, operand, axes)
 
 
-def argmax(operand: Array, axis: int, index_dtype: Any) -> Array:
+def argmax(operand: ArrayLike, axis: int, index_dtype: Any) -> Array:
     """Index of the first maximum along ``axis`` (NaN counts as the maximum)."""
     axis = canonicalize_axis("argmax", axis, len(shape_of(operand)))
     return bind1(argmax_p, operand, axes=(axis,), index_dtype=np.dtype(index_dtype))
 
 
-def argmin(operand: Array, axis: int, index_dtype: Any) -> Array:
+def argmin(operand: ArrayLike, axis: int, index_dtype: Any) -> Array:
     """Index of the first minimum along ``axis`` (NaN counts as the minimum)."""
     axis = canonicalize_axis("argmin", axis, len(shape_of(operand)))
     return bind1(argmin_p, operand, axes=(axis,), index_dtype=np.dtype(index_dtype))
 
 
-def _cumulative(prim: Any, operand: Array, axis: int, reverse: bool) -> Array:
+def _cumulative(prim: Any, operand: ArrayLike, axis: int, reverse: bool) -> Array:
     axis = canonicalize_axis(prim.name, axis, len(shape_of(operand)))
     return bind1(prim, operand, axis=axis, reverse=bool(reverse))
 
 
-def cumsum(operand: Array, axis: int = 0, reverse: bool = False) -> Array:
+def cumsum(operand: ArrayLike, axis: int = 0, reverse: bool = False) -> Array:
     """Cumulative sum along ``axis`` (from the end if ``reverse``)."""
     return _cumulative(cumsum_p, operand, axis, reverse)
 
 
-def cumprod(operand: Array, axis: int = 0, reverse: bool = False) -> Array:
+def cumprod(operand: ArrayLike, axis: int = 0, reverse: bool = False) -> Array:
     """Cumulative product along ``axis`` (from the end if ``reverse``)."""
     return _cumulative(cumprod_p, operand, axis, reverse)
 
 
-def cummax(operand: Array, axis: int = 0, reverse: bool = False) -> Array:
+def cummax(operand: ArrayLike, axis: int = 0, reverse: bool = False) -> Array:
     """Cumulative maximum along ``axis`` (from the end if ``reverse``)."""
     return _cumulative(cummax_p, operand, axis, reverse)
 
 
-def cummin(operand: Array, axis: int = 0, reverse: bool = False) -> Array:
+def cummin(operand: ArrayLike, axis: int = 0, reverse: bool = False) -> Array:
     """Cumulative minimum along ``axis`` (from the end if ``reverse``)."""
     return _cumulative(cummin_p, operand, axis, reverse)
 
 
 # --- jax.lax.reduce: a monoid given as a computation and an init value -----------------------
-_MONOIDS: dict[Callable[..., Any], tuple[str, Callable[[Array, Sequence[int]], Array]]] = {
+_MONOIDS: dict[Callable[..., Any], tuple[str, Callable[[ArrayLike, Sequence[int]], Array]]] = {
     ew.add: ("sum", reduce_sum),
     ew.mul: ("prod", reduce_prod),
     ew.max: ("max", reduce_max),
@@ -360,7 +360,7 @@ def int_sequence(name: str, what: str, values: Sequence[int]) -> tuple[int, ...]
         ) from err
 
 
-def is_identity(init: Array, name: str, operand: Array) -> bool:
+def is_identity(init: ArrayLike, name: str, operand: ArrayLike) -> bool:
     """Whether ``init`` is a concrete scalar equal to reduction ``name``'s identity in the
     operand's dtype (so a Python int works as an ``int32`` limit)."""
     if isinstance(init, Tracer):
@@ -392,7 +392,7 @@ def single_operand(api: str, operands: Any, init_values: Any) -> tuple[Array, Ar
     return flat_ops[0], flat_inits[0]
 
 
-def unsupported_monoid(api: str, supported: str, computation: Any, init: Array) -> Exception:
+def unsupported_monoid(api: str, supported: str, computation: Any, init: ArrayLike) -> Exception:
     """The error for a computation or init value that is not a supported monoid's."""
     return NotImplementedError(
         f"{api}: mj supports only the monoid reductions {supported} with the monoid's identity "
@@ -404,7 +404,7 @@ def unsupported_monoid(api: str, supported: str, computation: Any, init: Array) 
 def reduce(
     operands: Any,
     init_values: Any,
-    computation: Callable[[Array, Array], Array],
+    computation: Callable[[ArrayLike, ArrayLike], ArrayLike],
     dimensions: Sequence[int],
 ) -> Array:
     """Reduce ``operands`` over ``dimensions`` with ``computation`` (``jax.lax.reduce``):

@@ -7,16 +7,15 @@ primitives and lax API."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 
 from mj_core._avals import ShapedArray, raise_to_shaped
 from mj_core._primitive import Primitive, abstract_eval_rules, impl_rules
 from mj_core._shapes import aval_error, canonicalize_axis, shape_of
-from mj_core._trace import bind
-from mj_core._typing import Array
-from mj_core.prims._operands import check_axes, check_operands
+from mj_core._typing import Array, ArrayLike
+from mj_core.prims._operands import bind, check_axes, check_operands
 
 __all__ = [
     "sort",
@@ -62,23 +61,30 @@ def _sort_impl(*operands: Any, dimension: int, is_stable: bool, num_keys: int) -
 
 
 # --- lax wrappers ----------------------------------------------------------------------------
+@overload
 def sort(
-    operand: Array | Sequence[Array],
+    operand: ArrayLike, dimension: int = -1, is_stable: bool = True, num_keys: int = 1
+) -> Array: ...
+@overload
+def sort(
+    operand: Sequence[ArrayLike], dimension: int = -1, is_stable: bool = True, num_keys: int = 1
+) -> tuple[Array, ...]: ...
+def sort(
+    operand: ArrayLike | Sequence[ArrayLike],
     dimension: int = -1,
     is_stable: bool = True,
     num_keys: int = 1,
-) -> Array:
+) -> Array | tuple[Array, ...]:
     """Sort one array, or a tuple/list of arrays by their first ``num_keys`` (returned as a
     tuple)."""
-    single = not isinstance(operand, tuple | list)
-    operands = [operand] if single else list(operand)
+    operands = list(operand) if isinstance(operand, tuple | list) else [operand]
     dim = canonicalize_axis("sort", dimension, len(shape_of(operands[0])))
     outs = bind(sort_p, *operands, dimension=dim, is_stable=bool(is_stable), num_keys=int(num_keys))
-    return outs[0] if single else tuple(outs)
+    return tuple(outs) if isinstance(operand, tuple | list) else outs[0]
 
 
 def sort_key_val(
-    keys: Array, values: Array, dimension: int = -1, is_stable: bool = True
+    keys: ArrayLike, values: ArrayLike, dimension: int = -1, is_stable: bool = True
 ) -> tuple[Array, Array]:
     """Sort ``keys`` along ``dimension`` and permute ``values`` the same way."""
     out = sort((keys, values), dimension, is_stable, 1)

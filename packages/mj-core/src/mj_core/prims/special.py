@@ -12,9 +12,9 @@ primitives and lax API.
 
 from __future__ import annotations
 
-from mj_core._trace import bind1
-from mj_core._typing import Array
+from mj_core._typing import Array, ArrayLike
 from mj_core.prims import _special_math as _math
+from mj_core.prims._operands import bind1
 from mj_core.prims._special_math import BETAINC_MAX_ITERATIONS as BETAINC_MAX_ITERATIONS
 from mj_core.prims._special_math import ERF_INV_F32_CENTRAL as ERF_INV_F32_CENTRAL
 from mj_core.prims._special_math import ERF_INV_F32_TAIL as ERF_INV_F32_TAIL
@@ -61,47 +61,47 @@ regularized_incomplete_beta_p = define_elementwise(
 
 
 # --- lax wrappers (one thin bind each; mj.scipy.special builds gammaln, erfinv, ndtr on them) --
-def lgamma(x: Array) -> Array:
+def lgamma(x: ArrayLike) -> Array:
     """Elementwise ``log(|Gamma(x)|)``; ``+inf`` at the poles ``0, -1, -2, ...``."""
     return bind1(lgamma_p, x)
 
 
-def digamma(x: Array) -> Array:
+def digamma(x: ArrayLike) -> Array:
     """Elementwise ``d/dx log(Gamma(x))``; NaN at the poles ``0, -1, -2, ...``."""
     return bind1(digamma_p, x)
 
 
-def erfc(x: Array) -> Array:
+def erfc(x: ArrayLike) -> Array:
     """Elementwise complementary error function ``1 - erf(x)``, accurate for large ``x``."""
     return bind1(erfc_p, x)
 
 
-def erf_inv(x: Array) -> Array:
+def erf_inv(x: ArrayLike) -> Array:
     """Elementwise inverse error function: ``erf(erf_inv(x)) == x`` on ``(-1, 1)``,
     ``+-inf`` at ``+-1`` and NaN outside ``[-1, 1]``."""
     return bind1(erf_inv_p, x)
 
 
-def igamma(a: Array, x: Array) -> Array:
+def igamma(a: ArrayLike, x: ArrayLike) -> Array:
     """Elementwise regularized lower incomplete gamma function ``P(a, x)``."""
     return bind1(igamma_p, a, x)
 
 
-def igammac(a: Array, x: Array) -> Array:
+def igammac(a: ArrayLike, x: ArrayLike) -> Array:
     """Elementwise regularized upper incomplete gamma function ``Q(a, x) = 1 - P(a, x)``."""
     return bind1(igammac_p, a, x)
 
 
-def bessel_i0e(x: Array) -> Array:
+def bessel_i0e(x: ArrayLike) -> Array:
     """Elementwise exponentially scaled modified Bessel function ``exp(-|x|) I0(x)``."""
     return bind1(bessel_i0e_p, x)
 
 
-def bessel_i1e(x: Array) -> Array:
+def bessel_i1e(x: ArrayLike) -> Array:
     """Elementwise exponentially scaled modified Bessel function ``exp(-|x|) I1(x)``."""
     return bind1(bessel_i1e_p, x)
 
 
-def betainc(a: Array, b: Array, x: Array) -> Array:
+def betainc(a: ArrayLike, b: ArrayLike, x: ArrayLike) -> Array:
     """Elementwise regularized incomplete beta function ``I_x(a, b)``."""
     return bind1(regularized_incomplete_beta_p, a, b, x)

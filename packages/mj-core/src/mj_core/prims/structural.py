@@ -23,7 +23,6 @@ from typing import Any
 import numpy as np
 
 from mj_core._avals import ShapedArray, raise_to_shaped
-from mj_core._eager_array import unchanged
 from mj_core._lattice import kind
 from mj_core._primitive import Primitive, abstract_eval_rules, impl_rules
 from mj_core._shapes import (
@@ -34,14 +33,15 @@ from mj_core._shapes import (
     lax_ints,
     shape_of,
 )
-from mj_core._trace import bind1
-from mj_core._typing import Array
+from mj_core._typing import AnyArray, Array, ArrayLike, DTypeLike
 from mj_core.dtypes import dtype_of
 from mj_core.prims._operands import (
+    bind1,
     check_axes,
     check_fits_in_memory,
     check_operands,
     common_dtype,
+    unchanged,
 )
 from mj_core.prims.conversions import convert_element_type
 
@@ -453,7 +453,7 @@ def _iota_impl(*, dtype: np.dtype[Any], shape: tuple[int, ...], dimension: int) 
 
 # --- lax wrappers ----------------------------------------------------------------------------
 def broadcast_in_dim(
-    operand: Array, shape: Sequence[int], broadcast_dimensions: Sequence[int]
+    operand: ArrayLike, shape: Sequence[int], broadcast_dimensions: Sequence[int]
 ) -> Array:
     """Broadcast ``operand`` to ``shape``; operand dim ``i`` becomes output dim
     ``broadcast_dimensions[i]`` (size 1 or equal); the other output dims are new."""
@@ -463,7 +463,7 @@ def broadcast_in_dim(
     return bind1(broadcast_p, operand, shape=shape, broadcast_dimensions=dims)
 
 
-def broadcast(operand: Array, sizes: Sequence[int]) -> Array:
+def broadcast(operand: ArrayLike, sizes: Sequence[int]) -> Array:
     """Add leading dimensions of ``sizes`` (``jax.lax.broadcast``)."""
     sizes = lax_ints(sizes)
     ndim = len(shape_of(operand))
@@ -471,14 +471,14 @@ def broadcast(operand: Array, sizes: Sequence[int]) -> Array:
     return broadcast_in_dim(operand, shape, tuple(range(len(sizes), len(sizes) + ndim)))
 
 
-def broadcast_to_rank(x: Array, rank: int) -> Array:
+def broadcast_to_rank(x: ArrayLike, rank: int) -> Array:
     """Add leading size-1 dimensions until ``x`` has rank ``rank``."""
     shape = shape_of(x)
     return broadcast(x, (1,) * (rank - len(shape))) if len(shape) < rank else unchanged(x)
 
 
 def reshape(
-    operand: Array, new_sizes: Sequence[int], dimensions: Sequence[int] | None = None
+    operand: ArrayLike, new_sizes: Sequence[int], dimensions: Sequence[int] | None = None
 ) -> Array:
     """Reshape (row-major); ``dimensions`` first transposes the operand, as in ``jax.lax``."""
     new_sizes = lax_ints(new_sizes)
@@ -489,7 +489,7 @@ def reshape(
     return bind1(reshape_p, operand, new_sizes=new_sizes)
 
 
-def transpose(operand: Array, permutation: Sequence[int]) -> Array:
+def transpose(operand: ArrayLike, permutation: Sequence[int]) -> Array:
     """Permute the dimensions: output dim ``i`` is operand dim ``permutation[i]``."""
     perm = lax_ints(permutation)
     if perm == tuple(range(len(shape_of(operand)))):
@@ -497,7 +497,7 @@ def transpose(operand: Array, permutation: Sequence[int]) -> Array:
     return bind1(transpose_p, operand, permutation=perm)
 
 
-def squeeze(array: Array, dimensions: Sequence[int]) -> Array:
+def squeeze(array: ArrayLike, dimensions: Sequence[int]) -> Array:
     """Remove the size-1 ``dimensions`` (negative dims count from the end)."""
     dims = canonicalize_axes("squeeze", dimensions, len(shape_of(array)))
     if not dims:
@@ -505,7 +505,7 @@ def squeeze(array: Array, dimensions: Sequence[int]) -> Array:
     return bind1(squeeze_p, array, dimensions=tuple(sorted(dims)))
 
 
-def expand_dims(array: Array, dimensions: Sequence[int]) -> Array:
+def expand_dims(array: ArrayLike, dimensions: Sequence[int]) -> Array:
     """Insert size-1 dimensions at ``dimensions`` (positions in the result)."""
     shape = shape_of(array)
     ndim_out = len(shape) + len(dimensions)
@@ -517,7 +517,7 @@ def expand_dims(array: Array, dimensions: Sequence[int]) -> Array:
     return broadcast_in_dim(array, new_shape, kept)
 
 
-def rev(operand: Array, dimensions: Sequence[int]) -> Array:
+def rev(operand: ArrayLike, dimensions: Sequence[int]) -> Array:
     """Reverse the order of elements along ``dimensions``."""
     dims = canonicalize_axes("rev", dimensions, len(shape_of(operand)))
     if not dims:
@@ -525,19 +525,19 @@ def rev(operand: Array, dimensions: Sequence[int]) -> Array:
     return bind1(rev_p, operand, dimensions=tuple(sorted(dims)))
 
 
-def concatenate(operands: Sequence[Array], dimension: int) -> Array:
+def concatenate(operands: Sequence[ArrayLike], dimension: int) -> Array:
     """Join ``operands`` (same shape except along ``dimension``) along ``dimension``."""
     operands = list(operands)
     if not operands:
         raise TypeError("concatenate: needs at least one operand")
     if len(operands) == 1:
-        return operands[0]
+        return unchanged(operands[0])
     dim = canonicalize_axis("concatenate", dimension, len(shape_of(operands[0])))
     return bind1(concatenate_p, *operands, dimension=dim)
 
 
 def pad(
-    operand: Array, padding_value: Array, padding_config: Sequence[tuple[int, int, int]]
+    operand: ArrayLike, padding_value: ArrayLike, padding_config: Sequence[tuple[int, int, int]]
 ) -> Array:
     """Pad with ``padding_value``; each ``(lo, hi, interior)`` may have negative lo/hi."""
     config = tuple((int(lo), int(hi), int(i)) for lo, hi, i in padding_config)
@@ -545,7 +545,7 @@ def pad(
 
 
 def slice(
-    operand: Array,
+    operand: ArrayLike,
     start_indices: Sequence[int],
     limit_indices: Sequence[int],
     strides: Sequence[int] | None = None,
@@ -562,7 +562,11 @@ def slice(
 
 
 def slice_in_dim(
-    operand: Array, start_index: int | None, limit_index: int | None, stride: int = 1, axis: int = 0
+    operand: ArrayLike,
+    start_index: int | None,
+    limit_index: int | None,
+    stride: int = 1,
+    axis: int = 0,
 ) -> Array:
     """``operand[start:limit:stride]`` along ``axis`` (Python slice semantics for the bounds)."""
     shape = shape_of(operand)
@@ -575,7 +579,7 @@ def slice_in_dim(
     return slice(operand, starts, limits, strides)
 
 
-def index_in_dim(operand: Array, index: int, axis: int = 0, keepdims: bool = True) -> Array:
+def index_in_dim(operand: ArrayLike, index: int, axis: int = 0, keepdims: bool = True) -> Array:
     """``operand[index]`` along ``axis`` (a static index; size-1 axis kept if ``keepdims``)."""
     shape = shape_of(operand)
     axis = canonicalize_axis("index_in_dim", axis, len(shape))
@@ -588,26 +592,28 @@ def index_in_dim(operand: Array, index: int, axis: int = 0, keepdims: bool = Tru
 
 
 def dynamic_slice(
-    operand: Array, start_indices: Sequence[Array], slice_sizes: Sequence[int]
+    operand: ArrayLike, start_indices: Sequence[ArrayLike], slice_sizes: Sequence[int]
 ) -> Array:
     """``slice_sizes`` elements from ``start_indices`` (traced ints allowed; clamped in range)."""
     return bind1(dynamic_slice_p, operand, *start_indices, slice_sizes=lax_ints(slice_sizes))
 
 
-def dynamic_update_slice(operand: Array, update: Array, start_indices: Sequence[Array]) -> Array:
+def dynamic_update_slice(
+    operand: ArrayLike, update: ArrayLike, start_indices: Sequence[ArrayLike]
+) -> Array:
     """``operand`` with ``update`` written at ``start_indices`` (traced ints allowed; clamped
     so that the update fits)."""
     return bind1(dynamic_update_slice_p, operand, update, *start_indices)
 
 
-def _starts_in_dim(operand: Array, index: Array, axis: int) -> list[Array]:
-    starts: list[Array] = [np.int64(0)] * len(shape_of(operand))
+def _starts_in_dim(operand: ArrayLike, index: ArrayLike, axis: int) -> list[Array]:
+    starts: list[AnyArray] = [np.int64(0)] * len(shape_of(operand))
     starts[axis] = index
     return starts
 
 
 def dynamic_slice_in_dim(
-    operand: Array, start_index: Array, slice_size: int, axis: int = 0
+    operand: ArrayLike, start_index: ArrayLike, slice_size: int, axis: int = 0
 ) -> Array:
     """``slice_size`` elements along ``axis`` from a (possibly traced) ``start_index``."""
     shape = shape_of(operand)
@@ -618,7 +624,7 @@ def dynamic_slice_in_dim(
 
 
 def dynamic_index_in_dim(
-    operand: Array, index: Array, axis: int = 0, keepdims: bool = True
+    operand: ArrayLike, index: ArrayLike, axis: int = 0, keepdims: bool = True
 ) -> Array:
     """``operand[index]`` along ``axis`` for a (possibly traced) ``index``."""
     out = dynamic_slice_in_dim(operand, index, 1, axis)
@@ -626,14 +632,16 @@ def dynamic_index_in_dim(
 
 
 def dynamic_update_slice_in_dim(
-    operand: Array, update: Array, start_index: Array, axis: int
+    operand: ArrayLike, update: ArrayLike, start_index: ArrayLike, axis: int
 ) -> Array:
     """``operand`` with ``update`` written from ``start_index`` along ``axis``."""
     axis = canonicalize_axis("dynamic_update_slice_in_dim", axis, len(shape_of(operand)))
     return dynamic_update_slice(operand, update, _starts_in_dim(operand, start_index, axis))
 
 
-def dynamic_update_index_in_dim(operand: Array, update: Array, index: Array, axis: int) -> Array:
+def dynamic_update_index_in_dim(
+    operand: ArrayLike, update: ArrayLike, index: ArrayLike, axis: int
+) -> Array:
     """``operand`` with ``update`` written at ``index`` along ``axis`` (``update`` may lack
     that size-1 axis)."""
     axis = canonicalize_axis("dynamic_update_index_in_dim", axis, len(shape_of(operand)))
@@ -642,19 +650,19 @@ def dynamic_update_index_in_dim(operand: Array, update: Array, index: Array, axi
     return dynamic_update_slice_in_dim(operand, update, index, axis)
 
 
-def iota(dtype: Any, size: int) -> Array:
+def iota(dtype: DTypeLike | None, size: int) -> Array:
     """``[0, 1, ..., size - 1]`` as ``dtype``."""
     return bind1(iota_p, dtype=np.dtype(dtype), shape=(int(size),), dimension=0)
 
 
-def broadcasted_iota(dtype: Any, shape: Sequence[int], dimension: int) -> Array:
+def broadcasted_iota(dtype: DTypeLike | None, shape: Sequence[int], dimension: int) -> Array:
     """An array of ``shape`` counting along ``dimension``."""
     shape = lax_ints(shape)
     dim = canonicalize_axis("broadcasted_iota", dimension, len(shape))
     return bind1(iota_p, dtype=np.dtype(dtype), shape=shape, dimension=dim)
 
 
-def full(shape: Sequence[int], fill_value: Array, dtype: Any = None) -> Array:
+def full(shape: Sequence[int], fill_value: ArrayLike, dtype: DTypeLike | None = None) -> Array:
     """An array of ``shape`` filled with the scalar ``fill_value``."""
     shape = lax_ints(shape)
     if shape_of(fill_value) != ():
@@ -665,7 +673,10 @@ def full(shape: Sequence[int], fill_value: Array, dtype: Any = None) -> Array:
 
 
 def full_like(
-    x: Array, fill_value: Array, dtype: Any = None, shape: Sequence[int] | None = None
+    x: ArrayLike,
+    fill_value: ArrayLike,
+    dtype: DTypeLike | None = None,
+    shape: Sequence[int] | None = None,
 ) -> Array:
     """An array like ``x`` (or of ``shape``/``dtype`` if given) filled with ``fill_value``."""
     return full(
@@ -673,6 +684,6 @@ def full_like(
     )
 
 
-def zeros_like_array(x: Array) -> Array:
+def zeros_like_array(x: ArrayLike) -> Array:
     """Zeros of ``x``'s shape and dtype."""
     return full_like(x, 0)

@@ -25,11 +25,10 @@ from mj_core._avals import ShapedArray, get_aval
 from mj_core._lattice import kind
 from mj_core._primitive import Primitive, abstract_eval_rules, impl_rules
 from mj_core._shapes import aval_error
-from mj_core._trace import bind1
-from mj_core._typing import Array
+from mj_core._typing import Array, ArrayLike
 from mj_core.errors import user_line_suffix
 from mj_core.prims import elementwise as ew
-from mj_core.prims._operands import check_operands
+from mj_core.prims._operands import bind1, check_operands
 from mj_core.prims.convolution import _stride_dim, dilate_dim, padtype_to_pads
 from mj_core.prims.reductions import (
     int_sequence,
@@ -258,7 +257,7 @@ class _WindowReduction:
 
     def __call__(
         self,
-        operand: Array,
+        operand: ArrayLike,
         window_dimensions: Sequence[int],
         window_strides: Sequence[int] | None,
         padding: str | Sequence[tuple[int, int]],
@@ -289,9 +288,9 @@ _WINDOW_MONOIDS: dict[Callable[..., Any], tuple[str, _WindowReduction]] = {
 
 
 def reduce_window(
-    operand: Array,
-    init_value: Array,
-    computation: Callable[[Array, Array], Array],
+    operand: ArrayLike,
+    init_value: ArrayLike,
+    computation: Callable[[ArrayLike, ArrayLike], ArrayLike],
     window_dimensions: Sequence[int],
     window_strides: Sequence[int] | None = None,
     padding: str | Sequence[tuple[int, int]] = "VALID",

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from mj_core.extend import DTypeLike
 from mj_core.prims import contractions as ct
 from mj_xla._jaxlib import Value, hlo
 from mj_xla._lowering import (
@@ -33,7 +34,7 @@ def _dot_general_lowering(
         tuple[Sequence[int], Sequence[int]], tuple[Sequence[int], Sequence[int]]
     ],
     precision: Any = None,
-    preferred_element_type: Any = None,
+    preferred_element_type: DTypeLike | None = None,
 ) -> list[Value]:
     (lhs_contract, rhs_contract), (lhs_batch, rhs_batch) = dimension_numbers
     out = avals_out[0]

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from mj_core.extend import DTypeLike
 from mj_core.prims.convolution import ConvDimensionNumbers, conv_general_dilated_p
 from mj_xla._jaxlib import Value, hlo, ir
 from mj_xla._lowering import (
@@ -42,7 +43,7 @@ def _conv_general_dilated_lowering(
     feature_group_count: int,
     batch_group_count: int,
     precision: Any = None,
-    preferred_element_type: Any = None,
+    preferred_element_type: DTypeLike | None = None,
 ) -> list[Value]:
     out = avals_out[0]
     lhs = as_dtype(in_vals[0], avals_in[0], out.dtype)

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from mj_core import Primitive, ShapedArray, lax
-from mj_core.extend import Array
+from mj_core.extend import AnyArray, Array, ArrayLike
 from mj_core.prims import special as sp
 from mj_ir import ClosedJaxpr
 from mj_ir.extend import trace_to_closed_jaxpr
@@ -58,7 +58,7 @@ for _prim, _op in [
     register_elementwise(_prim, _op)
 
 
-def _register_composition(prim: Primitive, composition: Callable[..., Array]) -> None:
+def _register_composition(prim: Primitive, composition: Callable[..., ArrayLike]) -> None:
     """Lower ``prim`` as the jaxpr of ``composition`` on operands already converted and
     broadcast to the output type."""
 
@@ -68,7 +68,7 @@ def _register_composition(prim: Primitive, composition: Callable[..., Array]) ->
         operands, dtype = lower_operands(prim, avals_in, avals_out, in_vals)
         aval = ShapedArray(avals_out[0].shape, dtype)
 
-        def flat(*args: Array) -> Sequence[Array]:
+        def flat(*args: AnyArray) -> Sequence[AnyArray]:
             return [composition(*args)]
 
         closed = trace_to_closed_jaxpr(flat, [aval] * len(operands))
@@ -78,7 +78,7 @@ def _register_composition(prim: Primitive, composition: Callable[..., Array]) ->
     lowering_rules[prim] = rule
 
 
-def _chebyshev(t: Array, coefficients: Sequence[float]) -> Array:
+def _chebyshev(t: ArrayLike, coefficients: Sequence[float]) -> Array:
     b0 = lax.full_like(t, 0.0)
     b1 = b0
     b2 = b0
@@ -88,7 +88,7 @@ def _chebyshev(t: Array, coefficients: Sequence[float]) -> Array:
     return lax.mul(0.5, lax.sub(b0, b2))
 
 
-def _i0e(x: Array) -> Array:
+def _i0e(x: ArrayLike) -> Array:
     ax = lax.abs(x)
     small = _chebyshev(lax.sub(lax.mul(0.5, ax), 2.0), sp.I0E_CHEBYSHEV_SMALL)
     big_t = lax.sub(lax.div(32.0, ax), 2.0)
@@ -99,7 +99,7 @@ def _i0e(x: Array) -> Array:
 _register_composition(sp.bessel_i0e_p, _i0e)
 
 
-def _incomplete_gamma(a: Array, x: Array, upper: bool) -> Array:
+def _incomplete_gamma(a: ArrayLike, x: ArrayLike, upper: bool) -> Array:
     tiny = float(np.finfo(lax.full_like(x, 0).dtype).tiny)
     bad = lax.bitwise_or(
         lax.bitwise_or(lax.ne(a, a), lax.ne(x, x)), lax.bitwise_or(lax.lt(x, 0.0), lax.le(a, 0.0))
@@ -146,11 +146,11 @@ def _incomplete_gamma(a: Array, x: Array, upper: bool) -> Array:
     return lax.select(bad, lax.full_like(x, np.nan), value)
 
 
-def _igamma(a: Array, x: Array) -> Array:
+def _igamma(a: ArrayLike, x: ArrayLike) -> Array:
     return _incomplete_gamma(a, x, upper=False)
 
 
-def _igammac(a: Array, x: Array) -> Array:
+def _igammac(a: ArrayLike, x: ArrayLike) -> Array:
     return _incomplete_gamma(a, x, upper=True)
 
 
@@ -161,11 +161,11 @@ _register_composition(sp.igammac_p, _igammac)
 # --- regularized incomplete beta ---------------------------------------------------------------
 
 
-def _trace(fun: Callable[..., Sequence[Array]], avals: Sequence[ShapedArray]) -> ClosedJaxpr:
+def _trace(fun: Callable[..., Sequence[ArrayLike]], avals: Sequence[ShapedArray]) -> ClosedJaxpr:
     return trace_to_closed_jaxpr(lambda *args: list(fun(*args)), list(avals))
 
 
-def _swap(a: Array, b: Array, x: Array) -> list[Array]:
+def _swap(a: ArrayLike, b: ArrayLike, x: ArrayLike) -> list[Array]:
     """The fraction's operands (swapped where it would converge slowly) and Lentz's start."""
     direct = lax.lt(x, lax.div(lax.add(a, 1.0), lax.add(lax.add(a, b), 2.0)))
     small = float(np.finfo(lax.full_like(x, 0).dtype).eps / 2)
@@ -180,7 +180,7 @@ def _swap(a: Array, b: Array, x: Array) -> list[Array]:
     ]
 
 
-def _numerator(i: Array, a: Array, b: Array, x: Array) -> Array:
+def _numerator(i: ArrayLike, a: ArrayLike, b: ArrayLike, x: ArrayLike) -> Array:
     """The ``i``-th partial numerator (``i`` a traced int32 scalar, ``i >= 1``)."""
     m_int = lax.div(lax.sub(i, 1), 2)
     m = lax.convert_element_type(m_int, lax.full_like(x, 0).dtype)
@@ -200,8 +200,15 @@ def _numerator(i: Array, a: Array, b: Array, x: Array) -> Array:
 
 
 def _lentz_step(
-    a: Array, b: Array, x: Array, i: Array, _: Array, c: Array, d: Array, h: Array
-) -> list[Array]:
+    a: AnyArray,
+    b: AnyArray,
+    x: AnyArray,
+    i: AnyArray,
+    _: AnyArray,
+    c: AnyArray,
+    d: AnyArray,
+    h: AnyArray,
+) -> list[AnyArray]:
     small = float(np.finfo(lax.full_like(x, 0).dtype).eps / 2)
     tiny = lax.full_like(x, small)
     numerator = _numerator(i, a, b, x)
@@ -216,13 +223,21 @@ def _lentz_step(
 
 
 def _keep_going(limit: int) -> Callable[[Array, Array], list[Array]]:
-    def cond(i: Array, unconverged: Array) -> list[Array]:
+    def cond(i: ArrayLike, unconverged: ArrayLike) -> list[Array]:
         return [lax.bitwise_and(lax.lt(i, limit), unconverged)]
 
     return cond
 
 
-def _finish(a: Array, b: Array, x: Array, aa: Array, bb: Array, xx: Array, h: Array) -> list[Array]:
+def _finish(
+    a: ArrayLike,
+    b: ArrayLike,
+    x: ArrayLike,
+    aa: ArrayLike,
+    bb: ArrayLike,
+    xx: ArrayLike,
+    h: ArrayLike,
+) -> list[Array]:
     """The prefactor times the fraction, un-swapped, with JAX's edge values."""
     dtype = lax.full_like(x, 0).dtype
     a_is_zero = lax.bitwise_or(lax.eq(a, 0.0), lax.eq(b, np.inf))

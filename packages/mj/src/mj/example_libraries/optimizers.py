@@ -37,7 +37,7 @@ from typing import Any, NamedTuple, cast
 import mj.numpy as mnp
 from mj import tree_util
 from mj.tree_util import PyTreeDef
-from mj_core.extend import Array
+from mj_core.extend import AnyArray, Array, ArrayLike
 
 __all__ = [
     "JoinPoint",
@@ -110,7 +110,9 @@ class Optimizer(NamedTuple):
 
 
 ArrayTriple = tuple[
-    Callable[[Array], State], Callable[[Step, Array, State], State], Callable[[State], Array]
+    Callable[[AnyArray], State],
+    Callable[[Step, AnyArray, State], State],
+    Callable[[State], AnyArray],
 ]
 
 
@@ -187,7 +189,7 @@ def optimizer(opt_maker: Callable[..., ArrayTriple]) -> Callable[..., Optimizer]
 # --- optimizers -----------------------------------------------------------------------------
 
 
-def _two_moments(x0: Array) -> State:
+def _two_moments(x0: ArrayLike) -> State:
     """The state of the optimizers that track two running moments: ``(x, 0, 0)``."""
     return x0, mnp.zeros_like(x0), mnp.zeros_like(x0)
 
@@ -205,13 +207,13 @@ def sgd(step_size: float | Schedule) -> ArrayTriple:
     """
     schedule = make_schedule(step_size)
 
-    def init(x0: Array) -> Array:
+    def init(x0: AnyArray) -> AnyArray:
         return x0
 
-    def update(i: Step, g: Array, x: Array) -> Array:
+    def update(i: Step, g: AnyArray, x: AnyArray) -> AnyArray:
         return x - schedule(i) * g
 
-    def get_params(x: Array) -> Array:
+    def get_params(x: AnyArray) -> AnyArray:
         return x
 
     return init, update, get_params
@@ -231,10 +233,10 @@ def momentum(step_size: float | Schedule, mass: float) -> ArrayTriple:
     """
     schedule = make_schedule(step_size)
 
-    def init(x0: Array) -> State:
+    def init(x0: ArrayLike) -> State:
         return x0, mnp.zeros_like(x0)
 
-    def update(i: Step, g: Array, state: State) -> State:
+    def update(i: Step, g: ArrayLike, state: State) -> State:
         x, velocity = state
         velocity = mass * velocity + g
         return x - schedule(i) * velocity, velocity
@@ -256,10 +258,10 @@ def nesterov(step_size: float | Schedule, mass: float) -> ArrayTriple:
     """
     schedule = make_schedule(step_size)
 
-    def init(x0: Array) -> State:
+    def init(x0: ArrayLike) -> State:
         return x0, mnp.zeros_like(x0)
 
-    def update(i: Step, g: Array, state: State) -> State:
+    def update(i: Step, g: ArrayLike, state: State) -> State:
         x, velocity = state
         velocity = mass * velocity + g
         return x - schedule(i) * (mass * velocity + g), velocity
@@ -284,7 +286,7 @@ def adagrad(step_size: float | Schedule, momentum: float = 0.9) -> ArrayTriple:
     """
     schedule = make_schedule(step_size)
 
-    def update(i: Step, g: Array, state: State) -> State:
+    def update(i: Step, g: ArrayLike, state: State) -> State:
         x, g_sq, m = state
         g_sq += mnp.square(g)
         g_sq_inv_sqrt = mnp.where(g_sq > 0, 1.0 / mnp.sqrt(g_sq), 0.0)
@@ -309,10 +311,10 @@ def rmsprop(step_size: float | Schedule, gamma: float = 0.9, eps: float = 1e-8) 
     """
     schedule = make_schedule(step_size)
 
-    def init(x0: Array) -> State:
+    def init(x0: ArrayLike) -> State:
         return x0, mnp.zeros_like(x0)
 
-    def update(i: Step, g: Array, state: State) -> State:
+    def update(i: Step, g: ArrayLike, state: State) -> State:
         x, avg_sq_grad = state
         avg_sq_grad = avg_sq_grad * gamma + mnp.square(g) * (1.0 - gamma)
         return x - schedule(i) * g / mnp.sqrt(avg_sq_grad + eps), avg_sq_grad
@@ -341,7 +343,7 @@ def rmsprop_momentum(
     """
     schedule = make_schedule(step_size)
 
-    def update(i: Step, g: Array, state: State) -> State:
+    def update(i: Step, g: ArrayLike, state: State) -> State:
         x, avg_sq_grad, mom = state
         avg_sq_grad = avg_sq_grad * gamma + mnp.square(g) * (1.0 - gamma)
         mom = momentum * mom + schedule(i) * g / mnp.sqrt(avg_sq_grad + eps)
@@ -371,7 +373,7 @@ def adam(
     """
     schedule = make_schedule(step_size)
 
-    def update(i: Step, g: Array, state: State) -> State:
+    def update(i: Step, g: AnyArray, state: State) -> State:
         x, m, v = state
         m = (1 - b1) * g + b1 * m  # first moment estimate
         v = (1 - b2) * mnp.square(g) + b2 * v  # second moment estimate
@@ -403,7 +405,7 @@ def adamax(
     """
     schedule = make_schedule(step_size)
 
-    def update(i: Step, g: Array, state: State) -> State:
+    def update(i: Step, g: AnyArray, state: State) -> State:
         x, m, u = state
         m = (1 - b1) * g + b1 * m  # first moment estimate
         u = mnp.maximum(b2 * u, mnp.abs(g))  # exponentially weighted infinity norm
@@ -436,17 +438,17 @@ def sm3(step_size: float | Schedule, momentum: float = 0.9) -> ArrayTriple:
     """
     schedule = make_schedule(step_size)
 
-    def broadcast_into(ndim: int, x: Array, axis: int) -> Array:
+    def broadcast_into(ndim: int, x: AnyArray, axis: int) -> AnyArray:
         idx = _splice([None] * ndim, axis, [slice(None)])
         return x[tuple(idx)]
 
-    def init(x0: Array) -> State:
+    def init(x0: AnyArray) -> State:
         x_shape = mnp.shape(x0)
         x0 = mnp.atleast_1d(x0)
         vs = [mnp.zeros(sz, dtype=x0.dtype) for sz in x0.shape]
         return x0, mnp.zeros_like(x0), vs, x_shape
 
-    def update(i: Step, g: Array, state: State) -> State:
+    def update(i: Step, g: AnyArray, state: State) -> State:
         x, m, vs, x_shape = state
         vs = [broadcast_into(g.ndim, v, axis) for axis, v in enumerate(vs)]
         accum = functools.reduce(mnp.minimum, vs) + mnp.square(g)
@@ -456,14 +458,14 @@ def sm3(step_size: float | Schedule, momentum: float = 0.9) -> ArrayTriple:
         vs = [accum.max(tuple(_splice(range(x.ndim), j, []))) for j in range(x.ndim)]
         return x, m, vs, x_shape
 
-    def get_params(state: State) -> Array:
+    def get_params(state: State) -> AnyArray:
         x, _, _, x_shape = state
         return x.reshape(x_shape)
 
     return init, update, get_params
 
 
-def _first(state: State) -> Array:
+def _first(state: State) -> AnyArray:
     """``get_params`` of the optimizers whose state is ``(x, *auxiliaries)``."""
     return state[0]
 
@@ -514,8 +516,8 @@ def polynomial_decay(
     ``(1 - i / decay_steps) ** power``, then constant."""
 
     def schedule(step_num: Step) -> Any:
-        step_num = mnp.minimum(step_num, decay_steps)
-        step_mult = (1 - step_num / decay_steps) ** power
+        step = mnp.minimum(step_num, decay_steps)
+        step_mult = (1 - step / decay_steps) ** power
         return step_mult * (step_size - final_step_size) + final_step_size
 
     return schedule
@@ -558,7 +560,7 @@ def clip_grads(grad_tree: Any, max_norm: Any) -> Any:
     """Clip gradients stored as a pytree of arrays to maximum norm ``max_norm``."""
     norm = l2_norm(grad_tree)
 
-    def normalize(g: Array) -> Array:
+    def normalize(g: ArrayLike) -> Array:
         return mnp.where(norm < max_norm, g, g * (max_norm / norm))
 
     return tree_util.tree_map(normalize, grad_tree)

@@ -34,7 +34,7 @@ from mj.nn import (
     standardize,
 )
 from mj.nn.initializers import glorot_normal, normal, ones, zeros
-from mj_core.extend import Array
+from mj_core.extend import AnyArray, Array, ArrayLike
 
 __all__ = [
     "AvgPool",
@@ -93,8 +93,8 @@ randn = normal
 logsoftmax = log_softmax
 
 Shape = tuple[int, ...]
-Initializer = Callable[[Array, Sequence[int]], Array]
-InitFun = Callable[[Array, Any], tuple[Any, Any]]
+Initializer = Callable[[AnyArray, Sequence[int]], AnyArray]
+InitFun = Callable[[AnyArray, Any], tuple[Any, Any]]
 ApplyFun = Callable[..., Any]
 Layer = tuple[InitFun, ApplyFun]
 Padding = str | Sequence[tuple[int, int]]
@@ -197,12 +197,12 @@ def Dense(  # noqa: N802 (JAX's layer names are CamelCase, like Keras')
 ) -> Layer:
     """Layer constructor function for a dense (fully-connected) layer."""
 
-    def init_fun(rng: Array, input_shape: Shape) -> tuple[Shape, tuple[Array, Array]]:
+    def init_fun(rng: ArrayLike, input_shape: Shape) -> tuple[Shape, tuple[Array, Array]]:
         output_shape = (*input_shape[:-1], out_dim)
         k1, k2 = random.split(rng)
         return output_shape, (W_init(k1, (input_shape[-1], out_dim)), b_init(k2, (out_dim,)))
 
-    def apply_fun(params: tuple[Array, Array], inputs: Array, **kwargs: Any) -> Array:
+    def apply_fun(params: tuple[ArrayLike, ArrayLike], inputs: ArrayLike, **kwargs: Any) -> Array:
         W, b = params  # noqa: N806
         return mnp.dot(inputs, W) + b
 
@@ -242,14 +242,14 @@ def GeneralConv(  # noqa: N802
     strides = tuple(strides or one)
     w_init = W_init or glorot_normal(rhs_spec.index("I"), rhs_spec.index("O"))
 
-    def init_fun(rng: Array, input_shape: Shape) -> tuple[Shape, tuple[Array, Array]]:
+    def init_fun(rng: ArrayLike, input_shape: Shape) -> tuple[Shape, tuple[Array, Array]]:
         kernel_shape = _kernel_shape(dimension_numbers, out_chan, filter_shape, input_shape)
         output_shape = _conv_shape(input_shape, kernel_shape, strides, padding, dimension_numbers)
         bias_shape = [out_chan if c == "C" else 1 for c in out_spec]
         k1, k2 = random.split(rng)
         return output_shape, (w_init(k1, kernel_shape), b_init(k2, bias_shape))
 
-    def apply_fun(params: tuple[Array, Array], inputs: Array, **kwargs: Any) -> Array:
+    def apply_fun(params: tuple[ArrayLike, ArrayLike], inputs: ArrayLike, **kwargs: Any) -> Array:
         W, b = params  # noqa: N806
         out = lax.conv_general_dilated(
             inputs, W, strides, padding, one, one, dimension_numbers=dimension_numbers
@@ -277,7 +277,7 @@ def GeneralConvTranspose(  # noqa: N802
     strides = tuple(strides or one)
     w_init = W_init or glorot_normal(rhs_spec.index("I"), rhs_spec.index("O"))
 
-    def init_fun(rng: Array, input_shape: Shape) -> tuple[Shape, tuple[Array, Array]]:
+    def init_fun(rng: ArrayLike, input_shape: Shape) -> tuple[Shape, tuple[Array, Array]]:
         kernel_shape = _kernel_shape(dimension_numbers, out_chan, filter_shape, input_shape)
         output_shape = _conv_transpose_shape(
             input_shape, kernel_shape, strides, padding, dimension_numbers
@@ -286,7 +286,7 @@ def GeneralConvTranspose(  # noqa: N802
         k1, k2 = random.split(rng)
         return output_shape, (w_init(k1, kernel_shape), b_init(k2, bias_shape))
 
-    def apply_fun(params: tuple[Array, Array], inputs: Array, **kwargs: Any) -> Array:
+    def apply_fun(params: tuple[ArrayLike, ArrayLike], inputs: ArrayLike, **kwargs: Any) -> Array:
         W, b = params  # noqa: N806
         out = lax.conv_transpose(inputs, W, strides, padding, dimension_numbers=dimension_numbers)
         return out + b
@@ -313,14 +313,14 @@ def BatchNorm(  # noqa: N802
     """
     axes = tuple(axis) if isinstance(axis, Sequence) else (int(axis),)
 
-    def init_fun(rng: Array, input_shape: Shape) -> tuple[Shape, tuple[Any, Any]]:
+    def init_fun(rng: ArrayLike, input_shape: Shape) -> tuple[Shape, tuple[Any, Any]]:
         shape = tuple(d for i, d in enumerate(input_shape) if i not in axes)
         k1, k2 = random.split(rng)
         beta = beta_init(k1, shape) if center else ()
         gamma = gamma_init(k2, shape) if scale else ()
         return input_shape, (beta, gamma)
 
-    def apply_fun(params: tuple[Any, Any], x: Array, **kwargs: Any) -> Array:
+    def apply_fun(params: tuple[Any, Any], x: AnyArray, **kwargs: Any) -> AnyArray:
         beta, gamma = params
         ed = tuple(None if i in axes else slice(None) for i in range(mnp.ndim(x)))
         z = standardize(x, axes, epsilon=epsilon)
@@ -338,13 +338,13 @@ def BatchNorm(  # noqa: N802
 # --- parameterless layers -------------------------------------------------------------------
 
 
-def elementwise(fun: Callable[..., Array], **fun_kwargs: Any) -> Layer:
+def elementwise(fun: Callable[..., ArrayLike], **fun_kwargs: Any) -> Layer:
     """Layer that applies a scalar function elementwise on its inputs."""
 
-    def init_fun(rng: Array, input_shape: Shape) -> tuple[Shape, tuple[()]]:
+    def init_fun(rng: ArrayLike, input_shape: Shape) -> tuple[Shape, tuple[()]]:
         return input_shape, ()
 
-    def apply_fun(params: Any, inputs: Array, **kwargs: Any) -> Array:
+    def apply_fun(params: Any, inputs: AnyArray, **kwargs: Any) -> AnyArray:
         return fun(inputs, **fun_kwargs)
 
     return init_fun, apply_fun
@@ -362,11 +362,11 @@ LeakyRelu = elementwise(leaky_relu)
 Selu = elementwise(selu)
 Gelu = elementwise(gelu)
 
-Rescaler = Callable[[Array, Array, str | None], Array]
+Rescaler = Callable[[AnyArray, AnyArray, str | None], AnyArray]
 
 
 def _pooling_layer(
-    reducer: Callable[[Array, Array], Array],
+    reducer: Callable[[ArrayLike, ArrayLike], ArrayLike],
     init_val: float,
     rescaler: Callable[[Sequence[int], Sequence[int], Padding], Rescaler] | None = None,
 ) -> Callable[..., Layer]:
@@ -385,7 +385,7 @@ def _pooling_layer(
             window = (*window[:i], 1, *window[i:])
             steps = (*steps[:i], 1, *steps[i:])
 
-        def init_fun(rng: Array, input_shape: Shape) -> tuple[Shape, tuple[()]]:
+        def init_fun(rng: ArrayLike, input_shape: Shape) -> tuple[Shape, tuple[()]]:
             pads = (
                 lax.padtype_to_pads(input_shape, window, steps, padding)
                 if isinstance(padding, str)
@@ -397,7 +397,7 @@ def _pooling_layer(
             )
             return out_shape, ()
 
-        def apply_fun(params: Any, inputs: Array, **kwargs: Any) -> Array:
+        def apply_fun(params: Any, inputs: ArrayLike, **kwargs: Any) -> Array:
             out = lax.reduce_window(inputs, init_val, reducer, window, steps, padding)
             return rescale(out, inputs, spec) if rescale else out
 
@@ -412,7 +412,7 @@ def _normalize_by_window_size(
     """AvgPool's divisor: how many input elements each window covered (fewer at a padded
     border, as JAX's)."""
 
-    def rescale(outputs: Array, inputs: Array, spec: str | None) -> Array:
+    def rescale(outputs: AnyArray, inputs: AnyArray, spec: str | None) -> AnyArray:
         non_spatial = (0, inputs.ndim - 1) if spec is None else (spec.index("N"), spec.index("C"))
         spatial_shape = tuple(inputs.shape[i] for i in range(inputs.ndim) if i not in non_spatial)
         one = mnp.ones(spatial_shape, dtype=inputs.dtype)
@@ -432,10 +432,10 @@ AvgPool = _pooling_layer(lax.add, 0.0, _normalize_by_window_size)
 def _flatten() -> Layer:
     """Layer construction function for flattening all but the leading dim."""
 
-    def init_fun(rng: Array, input_shape: Shape) -> tuple[Shape, tuple[()]]:
+    def init_fun(rng: ArrayLike, input_shape: Shape) -> tuple[Shape, tuple[()]]:
         return (input_shape[0], math.prod(input_shape[1:])), ()
 
-    def apply_fun(params: Any, inputs: Array, **kwargs: Any) -> Array:
+    def apply_fun(params: Any, inputs: AnyArray, **kwargs: Any) -> AnyArray:
         return mnp.reshape(inputs, (inputs.shape[0], -1))
 
     return init_fun, apply_fun
@@ -447,10 +447,10 @@ Flatten = _flatten()
 def _identity() -> Layer:
     """Layer construction function for an identity layer."""
 
-    def init_fun(rng: Array, input_shape: Shape) -> tuple[Shape, tuple[()]]:
+    def init_fun(rng: ArrayLike, input_shape: Shape) -> tuple[Shape, tuple[()]]:
         return input_shape, ()
 
-    def apply_fun(params: Any, inputs: Array, **kwargs: Any) -> Array:
+    def apply_fun(params: Any, inputs: AnyArray, **kwargs: Any) -> AnyArray:
         return inputs
 
     return init_fun, apply_fun
@@ -462,10 +462,10 @@ Identity = _identity()
 def FanOut(num: int) -> Layer:  # noqa: N802
     """Layer construction function for a fan-out layer: ``num`` copies of the input."""
 
-    def init_fun(rng: Array, input_shape: Shape) -> tuple[list[Shape], tuple[()]]:
+    def init_fun(rng: ArrayLike, input_shape: Shape) -> tuple[list[Shape], tuple[()]]:
         return [input_shape] * num, ()
 
-    def apply_fun(params: Any, inputs: Array, **kwargs: Any) -> list[Array]:
+    def apply_fun(params: Any, inputs: AnyArray, **kwargs: Any) -> list[AnyArray]:
         return [inputs] * num
 
     return init_fun, apply_fun
@@ -474,10 +474,10 @@ def FanOut(num: int) -> Layer:  # noqa: N802
 def _fan_in_sum() -> Layer:
     """Layer construction function for a fan-in sum layer."""
 
-    def init_fun(rng: Array, input_shape: Sequence[Shape]) -> tuple[Shape, tuple[()]]:
+    def init_fun(rng: ArrayLike, input_shape: Sequence[Shape]) -> tuple[Shape, tuple[()]]:
         return input_shape[0], ()
 
-    def apply_fun(params: Any, inputs: Sequence[Array], **kwargs: Any) -> Array:
+    def apply_fun(params: Any, inputs: Sequence[AnyArray], **kwargs: Any) -> AnyArray:
         return sum(inputs)
 
     return init_fun, apply_fun
@@ -489,13 +489,13 @@ FanInSum = _fan_in_sum()
 def FanInConcat(axis: int = -1) -> Layer:  # noqa: N802
     """Layer construction function for a fan-in concatenation layer."""
 
-    def init_fun(rng: Array, input_shape: Sequence[Shape]) -> tuple[Shape, tuple[()]]:
+    def init_fun(rng: ArrayLike, input_shape: Sequence[Shape]) -> tuple[Shape, tuple[()]]:
         ax = axis % len(input_shape[0])
         concat_size = sum(shape[ax] for shape in input_shape)
         first = input_shape[0]
         return (*first[:ax], concat_size, *first[ax + 1 :]), ()
 
-    def apply_fun(params: Any, inputs: Sequence[Array], **kwargs: Any) -> Array:
+    def apply_fun(params: Any, inputs: Sequence[ArrayLike], **kwargs: Any) -> Array:
         return mnp.concatenate(inputs, axis)
 
     return init_fun, apply_fun
@@ -508,10 +508,10 @@ def Dropout(rate: float, mode: str = "train") -> Layer:  # noqa: N802
     it); ``apply_fun`` needs ``rng=`` in any mode, and ``mode != 'train'`` is the identity.
     """
 
-    def init_fun(rng: Array, input_shape: Shape) -> tuple[Shape, tuple[()]]:
+    def init_fun(rng: ArrayLike, input_shape: Shape) -> tuple[Shape, tuple[()]]:
         return input_shape, ()
 
-    def apply_fun(params: Any, inputs: Array, **kwargs: Any) -> Array:
+    def apply_fun(params: Any, inputs: AnyArray, **kwargs: Any) -> AnyArray:
         rng = kwargs.get("rng")
         if rng is None:
             raise ValueError(
@@ -544,7 +544,7 @@ def serial(*layers: Layer) -> Layer:
     nlayers = len(layers)
     init_funs, apply_funs = zip(*layers, strict=True) if layers else ((), ())
 
-    def init_fun(rng: Array, input_shape: Any) -> tuple[Any, list[Any]]:
+    def init_fun(rng: ArrayLike, input_shape: Any) -> tuple[Any, list[Any]]:
         params = []
         for init in init_funs:
             rng, layer_rng = random.split(rng)
@@ -580,7 +580,9 @@ def parallel(*layers: Layer) -> Layer:
     nlayers = len(layers)
     init_funs, apply_funs = zip(*layers, strict=True) if layers else ((), ())
 
-    def init_fun(rng: Array, input_shape: Sequence[Any]) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
+    def init_fun(
+        rng: ArrayLike, input_shape: Sequence[Any]
+    ) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
         rngs = random.split(rng, nlayers)
         pairs = [
             init(layer_rng, shape)
@@ -614,10 +616,10 @@ def shape_dependent(make_layer: Callable[[Any], Layer]) -> Layer:
       known.
     """
 
-    def init_fun(rng: Array, input_shape: Any) -> tuple[Any, Any]:
+    def init_fun(rng: ArrayLike, input_shape: Any) -> tuple[Any, Any]:
         return make_layer(input_shape)[0](rng, input_shape)
 
-    def apply_fun(params: Any, inputs: Array, **kwargs: Any) -> Any:
+    def apply_fun(params: Any, inputs: AnyArray, **kwargs: Any) -> Any:
         return make_layer(inputs.shape)[1](params, inputs, **kwargs)
 
     return init_fun, apply_fun

@@ -38,7 +38,7 @@ import mj
 import mj.numpy as mnp
 from mj import lax, tree_util
 from mj_core.extend import (
-    Array,
+    ArrayLike,
     ShapedArray,
     full_raise,
     get_aval,
@@ -253,7 +253,7 @@ class _BoundedLoopBuilder(_LoopBuilder):
     def build(
         self, scope: Scope, names: list[str], tree: Any, init: list[Any], body: _Body
     ) -> list[Any]:
-        def step(carry: list[Any], index: Array) -> tuple[list[Any], None]:
+        def step(carry: list[Any], index: ArrayLike) -> tuple[list[Any], None]:
             return body(carry, index), None
 
         carry, _ = lax.scan(step, init, self.indices)

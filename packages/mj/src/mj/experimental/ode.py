@@ -31,7 +31,7 @@ from mj import lax
 from mj.flatten_util import ravel_pytree
 from mj_autodiff import closure_convert, custom_vjp, vjp
 from mj_batch import vmap
-from mj_core.extend import Array
+from mj_core.extend import AnyArray, ArrayLike
 from mj_core.tree_util import tree_leaves, tree_map
 from mj_xla import jit
 
@@ -61,7 +61,7 @@ _C_MID = 0.5 * np.array(
 )  # fmt: skip
 
 
-def _interp_fit(y0: Array, y1: Array, k: Array, dt: Array) -> Array:
+def _interp_fit(y0: AnyArray, y1: AnyArray, k: AnyArray, dt: AnyArray) -> AnyArray:
     """Coefficients (highest power first) of the quartic through ``y0`` at 0, ``y1`` at 1 and
     the midpoint solution, with slopes ``dt * k[0]`` and ``dt * k[-1]`` at the ends."""
     dt = dt.astype(y0.dtype)
@@ -73,8 +73,14 @@ def _interp_fit(y0: Array, y1: Array, k: Array, dt: Array) -> Array:
     return mnp.stack([a, b, c, dy0, y0])
 
 
-def _initial_step(fun: Callable[..., Array], t0: Array, y0: Array, f0: Array, rtol: float,
-                  atol: float) -> Array:  # fmt: skip
+def _initial_step(
+    fun: Callable[..., AnyArray],
+    t0: AnyArray,
+    y0: AnyArray,
+    f0: AnyArray,
+    rtol: float,
+    atol: float,
+) -> AnyArray:
     """Hairer, Norsett & Wanner's starting step (Solving ODEs I, section II.4), order 4."""
     scale = atol + mnp.abs(y0) * rtol
     d0 = mnp.linalg.norm(y0 / scale)
@@ -91,14 +97,14 @@ def _initial_step(fun: Callable[..., Array], t0: Array, y0: Array, f0: Array, rt
 
 
 def _rk_step(
-    fun: Callable[..., Array], y0: Array, f0: Array, t0: Array, dt: Array
-) -> tuple[Array, Array, Array, Array]:
+    fun: Callable[..., AnyArray], y0: AnyArray, f0: AnyArray, t0: AnyArray, dt: AnyArray
+) -> tuple[AnyArray, AnyArray, AnyArray, AnyArray]:
     """One Dormand-Prince step: ``(y1, f(y1), error estimate, stage derivatives k)``."""
     beta = mnp.asarray(_BETA, f0.dtype)
     alpha = mnp.asarray(_ALPHA, dt.dtype)
     step = dt.astype(f0.dtype)
 
-    def stage(i: Array, k: Array) -> Array:
+    def stage(i: AnyArray, k: AnyArray) -> AnyArray:
         ti = t0 + dt * alpha[i - 1]
         yi = y0 + step * mnp.dot(beta[i - 1], k)
         return k.at[i].set(fun(yi, ti))
@@ -109,13 +115,13 @@ def _rk_step(
     return y1, k[-1], step * mnp.dot(_C_ERR.astype(f0.dtype), k), k
 
 
-def _error_ratio(error: Array, rtol: float, atol: float, y0: Array, y1: Array) -> Array:
+def _error_ratio(error: AnyArray, rtol: float, atol: float, y0: AnyArray, y1: AnyArray) -> AnyArray:
     tol = atol + rtol * mnp.maximum(mnp.abs(y0), mnp.abs(y1))
     ratio = error / tol.astype(error.dtype)
     return mnp.sqrt(mnp.mean(mnp.real(ratio * mnp.conj(ratio))))
 
 
-def _next_step(dt: Array, ratio: Array) -> Array:
+def _next_step(dt: AnyArray, ratio: AnyArray) -> AnyArray:
     """The step size the error ratio suggests: at most 10x larger, after a rejection at
     least 5x smaller, with the usual 0.9 safety factor (order 5)."""
     shrink = mnp.where(ratio < 1, 1.0, 0.2)
@@ -126,7 +132,7 @@ def _next_step(dt: Array, ratio: Array) -> Array:
 def odeint(
     func: Callable[..., Any],
     y0: Any,
-    t: Array,
+    t: ArrayLike,
     *args: Any,
     rtol: float = 1.4e-8,
     atol: float = 1.4e-8,
@@ -166,11 +172,11 @@ def odeint(
 @jit(static_argnums=(0, 1, 2, 3, 4))
 def _odeint_wrapper(
     func: Callable[..., Any], rtol: float, atol: float, mxstep: float, hmax: float,
-    y0: Any, ts: Array, *args: Any,
+    y0: Any, ts: ArrayLike, *args: Any,
 ) -> Any:  # fmt: skip
     flat_y0, unravel = ravel_pytree(y0)
 
-    def flat_func(y: Array, t: Array, *args: Any) -> Array:
+    def flat_func(y: AnyArray, t: AnyArray, *args: Any) -> AnyArray:
         return ravel_pytree(func(unravel(y), t, *args))[0]
 
     out = _odeint(flat_func, rtol, atol, mxstep, hmax, flat_y0, ts, *args)
@@ -178,18 +184,18 @@ def _odeint_wrapper(
 
 
 def _solve(
-    func: Callable[..., Array], rtol: float, atol: float, mxstep: float, hmax: float,
-    y0: Array, ts: Array, *args: Any,
-) -> Array:  # fmt: skip
-    def fun(y: Array, t: Array) -> Array:
+    func: Callable[..., AnyArray], rtol: float, atol: float, mxstep: float, hmax: float,
+    y0: AnyArray, ts: AnyArray, *args: Any,
+) -> AnyArray:  # fmt: skip
+    def fun(y: AnyArray, t: AnyArray) -> AnyArray:
         return func(y, t, *args)
 
-    def to_output_time(carry: list[Array], target: Array) -> tuple[list[Array], Array]:
-        def more_steps(state: list[Array]) -> Array:
+    def to_output_time(carry: list[AnyArray], target: AnyArray) -> tuple[list[AnyArray], AnyArray]:
+        def more_steps(state: list[AnyArray]) -> AnyArray:
             i, _, _, t, dt, _, _ = state
             return (t < target) & (i < mxstep) & (dt > 0)
 
-        def trial_step(state: list[Array]) -> list[Array]:
+        def trial_step(state: list[AnyArray]) -> list[AnyArray]:
             i, y, f, t, dt, last_t, coeffs = state
             y1, f1, err, k = _rk_step(fun, y, f, t, dt)
             ratio = _error_ratio(err, rtol, atol, y, y1)
@@ -215,27 +221,27 @@ _odeint = custom_vjp(_solve, nondiff_argnums=(0, 1, 2, 3, 4))
 
 
 def _odeint_fwd(
-    func: Callable[..., Array], rtol: float, atol: float, mxstep: float, hmax: float,
-    y0: Array, ts: Array, *args: Any,
-) -> tuple[Array, tuple[Array, Array, tuple[Any, ...]]]:  # fmt: skip
+    func: Callable[..., AnyArray], rtol: float, atol: float, mxstep: float, hmax: float,
+    y0: AnyArray, ts: AnyArray, *args: Any,
+) -> tuple[AnyArray, tuple[AnyArray, AnyArray, tuple[Any, ...]]]:  # fmt: skip
     ys = _odeint(func, rtol, atol, mxstep, hmax, y0, ts, *args)
     return ys, (ys, ts, args)
 
 
 def _odeint_rev(
-    func: Callable[..., Array], rtol: float, atol: float, mxstep: float, hmax: float,
-    residuals: tuple[Array, Array, tuple[Any, ...]], g: Array,
+    func: Callable[..., AnyArray], rtol: float, atol: float, mxstep: float, hmax: float,
+    residuals: tuple[AnyArray, AnyArray, tuple[Any, ...]], g: AnyArray,
 ) -> tuple[Any, ...]:  # fmt: skip
     """The adjoint method: between consecutive output times, integrate the state, its
     cotangent, the time cotangent and the args' cotangents backwards (time negated)."""
     ys, ts, args = residuals
 
-    def augmented(state: tuple[Any, ...], minus_t: Array, *args: Any) -> tuple[Any, ...]:
+    def augmented(state: tuple[Any, ...], minus_t: AnyArray, *args: Any) -> tuple[Any, ...]:
         y, y_bar, *_ = state
         y_dot, pullback = vjp(func, y, -minus_t, *args)
         return (-y_dot, *pullback(y_bar))
 
-    def back_one_interval(carry: tuple[Any, ...], i: Array) -> tuple[tuple[Any, ...], Array]:
+    def back_one_interval(carry: tuple[Any, ...], i: AnyArray) -> tuple[tuple[Any, ...], AnyArray]:
         y_bar, t0_bar, args_bar = carry
         t_bar = mnp.real(mnp.dot(func(ys[i], ts[i], *args), g[i]))  # moving output time i
         t0_bar = t0_bar - t_bar

@@ -21,7 +21,7 @@ from typing import Any, NamedTuple
 
 import mj.numpy as mnp
 from mj import random, tree_util
-from mj_core.extend import Array
+from mj_core.extend import AnyArray, Array, ArrayLike
 
 __all__ = [
     "AddNoiseState",
@@ -175,7 +175,7 @@ def trace(decay: float, nesterov: bool) -> InitUpdate:
     ) -> tuple[Updates, TraceState]:
         del params
 
-        def f(g: Array, t: Array) -> Array:
+        def f(g: AnyArray, t: AnyArray) -> AnyArray:
             return g + decay * t
 
         update_trace = tree_util.tree_map(f, updates, state.trace)
@@ -264,7 +264,7 @@ def scale_by_stddev(decay: float = 0.9, eps: float = 1e-8) -> InitUpdate:
 class ScaleByAdamState(NamedTuple):
     """State for the Adam algorithm: the step count (an int32 scalar) and both moments."""
 
-    count: Array
+    count: AnyArray
     mu: Updates
     nu: Updates
 
@@ -338,10 +338,10 @@ def scale(step_size: float) -> InitUpdate:
 class ScaleByScheduleState(NamedTuple):
     """Maintains count for scale scheduling (an int32 scalar)."""
 
-    count: Array
+    count: AnyArray
 
 
-def scale_by_schedule(step_size_fn: Callable[[Array], Array]) -> InitUpdate:
+def scale_by_schedule(step_size_fn: Callable[[ArrayLike], ArrayLike]) -> InitUpdate:
     """Scale updates using a custom schedule for the ``step_size``.
 
     Args:
@@ -369,8 +369,8 @@ def scale_by_schedule(step_size_fn: Callable[[Array], Array]) -> InitUpdate:
 class AddNoiseState(NamedTuple):
     """State for adding gradient noise: a count for annealing and the PRNG key."""
 
-    count: Array
-    rng_key: Array
+    count: AnyArray
+    rng_key: AnyArray
 
 
 def add_noise(eta: float, gamma: float, seed: int) -> InitUpdate:
@@ -411,7 +411,7 @@ def add_noise(eta: float, gamma: float, seed: int) -> InitUpdate:
 class ApplyEvery(NamedTuple):
     """Contains a counter and a gradient accumulator."""
 
-    count: Array
+    count: AnyArray
     grad_acc: Updates
 
 

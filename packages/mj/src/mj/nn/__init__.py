@@ -9,8 +9,6 @@ The same definitions as ``jax.nn``: ``relu``'s derivative at 0 is 0, ``softmax``
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 
@@ -19,7 +17,7 @@ from mj.nn import initializers as initializers
 from mj_autodiff import custom_jvp
 from mj_core import lax
 from mj_core.errors import user_line_suffix
-from mj_core.extend import Array, canonicalize_axis
+from mj_core.extend import AnyArray, Array, ArrayLike, Axis, DTypeLike, canonicalize_axis
 
 __all__ = [
     "celu",
@@ -57,30 +55,28 @@ __all__ = [
     "tanh",
 ]
 
-Axis = int | Sequence[int] | None
 
-
-def relu(x: Array) -> Array:
+def relu(x: ArrayLike) -> Array:
     """``max(x, 0)``, with derivative 0 at ``x == 0`` (as in JAX)."""
     return lax.select(lax.gt(x, 0), x, mnp.zeros_like(x))
 
 
-def sigmoid(x: Array) -> Array:
+def sigmoid(x: ArrayLike) -> Array:
     """The logistic function ``1 / (1 + exp(-x))``."""
     return lax.logistic(x)
 
 
-def log_sigmoid(x: Array) -> Array:
+def log_sigmoid(x: ArrayLike) -> Array:
     """``log(sigmoid(x)) = -softplus(-x)``, accurate for large ``|x|``."""
     return lax.neg(softplus(lax.neg(x)))
 
 
-def softplus(x: Array) -> Array:
+def softplus(x: ArrayLike) -> Array:
     """``log(1 + exp(x))``, without overflow."""
     return mnp.logaddexp(x, 0)
 
 
-def silu(x: Array) -> Array:
+def silu(x: ArrayLike) -> Array:
     """``x * sigmoid(x)`` (also called swish)."""
     return lax.mul(x, lax.logistic(x))
 
@@ -88,18 +84,18 @@ def silu(x: Array) -> Array:
 swish = silu
 
 
-def leaky_relu(x: Array, negative_slope: float = 1e-2) -> Array:
+def leaky_relu(x: ArrayLike, negative_slope: float = 1e-2) -> Array:
     """``x`` where positive, ``negative_slope * x`` elsewhere."""
     return lax.select(lax.ge(x, 0), x, lax.mul(negative_slope, x))
 
 
-def elu(x: Array, alpha: float = 1.0) -> Array:
+def elu(x: ArrayLike, alpha: float = 1.0) -> Array:
     """``x`` where positive, ``alpha * (exp(x) - 1)`` elsewhere."""
     safe = lax.select(lax.gt(x, 0), mnp.zeros_like(x), x)  # keeps expm1 finite off-branch
     return lax.select(lax.gt(x, 0), x, lax.mul(alpha, lax.expm1(safe)))
 
 
-def gelu(x: Array, approximate: bool = True) -> Array:
+def gelu(x: ArrayLike, approximate: bool = True) -> Array:
     """The Gaussian error linear unit ``x * Phi(x)``; ``approximate`` uses the tanh form."""
     if approximate:
         inner = lax.mul(
@@ -109,7 +105,7 @@ def gelu(x: Array, approximate: bool = True) -> Array:
     return lax.mul(lax.mul(x, 0.5), lax.add(lax.erf(lax.mul(x, 1 / math.sqrt(2))), 1.0))
 
 
-def _shifted(x: Array, axis: Axis) -> Array:
+def _shifted(x: AnyArray, axis: Axis) -> AnyArray:
     """``x - max(x, axis)``, with infinite maxima replaced by 0 so that rows of ``-inf`` give
     NaN-free results. The shift cancels mathematically, so its gradient contributions cancel
     too (JAX wraps it in stop_gradient only to save that work)."""
@@ -118,26 +114,26 @@ def _shifted(x: Array, axis: Axis) -> Array:
     return lax.sub(x, m), m
 
 
-def softmax(x: Array, axis: Axis = -1) -> Array:
+def softmax(x: ArrayLike, axis: Axis = -1) -> Array:
     """``exp(x) / sum(exp(x), axis)``, computed from ``x - max(x)``."""
     shifted, _ = _shifted(x, axis)
     unnormalized = lax.exp(shifted)
     return lax.div(unnormalized, mnp.sum(unnormalized, axis=axis, keepdims=True))
 
 
-def log_softmax(x: Array, axis: Axis = -1) -> Array:
+def log_softmax(x: ArrayLike, axis: Axis = -1) -> Array:
     """``x - logsumexp(x, axis)``, computed from ``x - max(x)``."""
     shifted, _ = _shifted(x, axis)
     return lax.sub(shifted, lax.log(mnp.sum(lax.exp(shifted), axis=axis, keepdims=True)))
 
 
 def logsumexp(
-    a: Array,
+    a: AnyArray,
     axis: Axis = None,
-    b: Array | None = None,
+    b: AnyArray | None = None,
     keepdims: bool = False,
     return_sign: bool = False,
-) -> Array:
+) -> AnyArray:
     """``log(sum(b * exp(a), axis))`` without overflow; ``return_sign`` also returns the sign
     of the sum (needed when weights ``b`` can be negative)."""
     shifted, m = _shifted(a, axis)
@@ -154,8 +150,8 @@ def logsumexp(
 
 
 def logmeanexp(
-    x: Array, axis: Axis = None, where: Array | None = None, keepdims: bool = False
-) -> Array:
+    x: AnyArray, axis: Axis = None, where: AnyArray | None = None, keepdims: bool = False
+) -> AnyArray:
     """``log(mean(exp(x)))`` over ``axis`` without overflow: :func:`logsumexp` minus the log
     of the count (of the elements ``where`` selects)."""
     x = mnp.asarray(x)
@@ -170,7 +166,7 @@ def logmeanexp(
     return lse - mnp.log(count)
 
 
-def tanh(x: Array) -> Array:
+def tanh(x: ArrayLike) -> Array:
     """The hyperbolic tangent (``mj.numpy.tanh``), under ``jax.nn``'s name."""
     return mnp.tanh(x)
 
@@ -181,7 +177,9 @@ def _axes(axis: Axis, ndim: int) -> tuple[int, ...]:
     return (axis,) if isinstance(axis, int) else tuple(axis)
 
 
-def one_hot(x: Array, num_classes: int, dtype: Any = None, axis: int = -1) -> Array:
+def one_hot(
+    x: ArrayLike, num_classes: int, dtype: DTypeLike | None = None, axis: int = -1
+) -> Array:
     """``x[..., None] == arange(num_classes)``, as ``dtype`` (default float64); the class axis
     is inserted at ``axis``. Out-of-range indices give all-zero rows."""
     dt = np.dtype(np.float64) if dtype is None else np.dtype(dtype)
@@ -194,12 +192,12 @@ def one_hot(x: Array, num_classes: int, dtype: Any = None, axis: int = -1) -> Ar
 
 
 # --- the rest of jax.nn's activations ---------------------------------------------------------
-def identity(x: Array) -> Array:
+def identity(x: ArrayLike) -> Array:
     """``x`` itself (as an array)."""
     return mnp.asarray(x)
 
 
-def celu(x: Array, alpha: Array = 1.0) -> Array:
+def celu(x: ArrayLike, alpha: ArrayLike = 1.0) -> Array:
     """Continuously differentiable ELU: ``max(x, 0) + alpha * expm1(min(x, 0) / alpha)``."""
     return mnp.add(
         mnp.maximum(x, 0.0), mnp.multiply(alpha, lax.expm1(mnp.divide(mnp.minimum(x, 0.0), alpha)))
@@ -210,12 +208,12 @@ _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
 
 
-def selu(x: Array) -> Array:
+def selu(x: ArrayLike) -> Array:
     """Scaled ELU with the self-normalising constants ``scale * elu(x, alpha)``."""
     return lax.mul(_SELU_SCALE, elu(x, _SELU_ALPHA))
 
 
-def glu(x: Array, axis: int = -1) -> Array:
+def glu(x: ArrayLike, axis: int = -1) -> Array:
     """Gated linear unit: the first half of ``x`` along ``axis`` times the sigmoid of the
     second half."""
     x = mnp.asarray(x)
@@ -229,37 +227,37 @@ def glu(x: Array, axis: int = -1) -> Array:
     return lax.mul(x1, sigmoid(x2))
 
 
-def hard_tanh(x: Array) -> Array:
+def hard_tanh(x: ArrayLike) -> Array:
     """``x`` clipped to ``[-1, 1]`` (derivative 1 inside, 0 outside)."""
     x = mnp.asarray(x)
     return mnp.where(lax.gt(x, 1), 1, mnp.where(lax.lt(x, -1), -1, x))
 
 
-def soft_sign(x: Array) -> Array:
+def soft_sign(x: ArrayLike) -> Array:
     """``x / (|x| + 1)``."""
     x = mnp.asarray(x)
     return mnp.divide(x, mnp.add(lax.abs(x), 1))
 
 
 @custom_jvp
-def relu6(x: Array) -> Array:
+def relu6(x: ArrayLike) -> Array:
     """``min(max(x, 0), 6)``; its derivative is 0 at both kinks (as in JAX)."""
     return mnp.minimum(mnp.maximum(x, 0), 6.0)
 
 
 @relu6.defjvp
-def _relu6_jvp(primals: tuple[Array], tangents: tuple[Array]) -> tuple[Array, Array]:
+def _relu6_jvp(primals: tuple[ArrayLike], tangents: tuple[ArrayLike]) -> tuple[Array, Array]:
     (x,), (g,) = primals, tangents
     inside = lax.bitwise_and(lax.gt(x, 0), lax.lt(x, 6))
     return relu6(x), lax.select(inside, g, lax.full_like(g, 0))
 
 
-def hard_sigmoid(x: Array) -> Array:
+def hard_sigmoid(x: ArrayLike) -> Array:
     """``relu6(x + 3) / 6``, a piecewise-linear sigmoid."""
     return mnp.divide(relu6(mnp.add(x, 3.0)), 6.0)
 
 
-def hard_silu(x: Array) -> Array:
+def hard_silu(x: ArrayLike) -> Array:
     """``x * hard_sigmoid(x)`` (also called hard swish)."""
     x = mnp.asarray(x)
     return mnp.multiply(x, hard_sigmoid(x))
@@ -268,32 +266,32 @@ def hard_silu(x: Array) -> Array:
 hard_swish = hard_silu
 
 
-def sparse_plus(x: Array) -> Array:
+def sparse_plus(x: ArrayLike) -> Array:
     """0 below -1, ``x`` above 1, ``(x + 1)**2 / 4`` between: a smooth-at-the-joins relu."""
     x = mnp.asarray(x)
     middle = mnp.divide(mnp.square(mnp.add(x, 1.0)), 4)
     return mnp.where(lax.le(x, -1.0), 0.0, mnp.where(lax.ge(x, 1.0), x, middle))
 
 
-def sparse_sigmoid(x: Array) -> Array:
+def sparse_sigmoid(x: ArrayLike) -> Array:
     """``clip(x + 1, 0, 2) / 2``, the derivative of :func:`sparse_plus`."""
     return mnp.multiply(0.5, mnp.clip(mnp.add(x, 1.0), 0.0, 2.0))
 
 
-def squareplus(x: Array, b: Array = 4) -> Array:
+def squareplus(x: ArrayLike, b: ArrayLike = 4) -> Array:
     """``(x + sqrt(x**2 + b)) / 2``, a smooth relu made of algebraic functions."""
     x = mnp.asarray(x)
     return mnp.divide(mnp.add(x, mnp.sqrt(mnp.add(mnp.square(x), b))), 2)
 
 
-def mish(x: Array) -> Array:
+def mish(x: ArrayLike) -> Array:
     """``x * tanh(softplus(x))``."""
     x = mnp.asarray(x)
     return mnp.multiply(x, lax.tanh(softplus(x)))
 
 
 @custom_jvp
-def log1mexp(x: Array) -> Array:
+def log1mexp(x: ArrayLike) -> Array:
     """``log(1 - exp(-x))`` for ``x > 0``, by ``log(-expm1(-x))`` below ``log 2`` and
     ``log1p(-exp(-x))`` above (each accurate on its side)."""
     x = mnp.asarray(x)
@@ -306,12 +304,12 @@ def log1mexp(x: Array) -> Array:
 
 
 @log1mexp.defjvp
-def _log1mexp_jvp(primals: tuple[Array], tangents: tuple[Array]) -> tuple[Array, Array]:
+def _log1mexp_jvp(primals: tuple[ArrayLike], tangents: tuple[ArrayLike]) -> tuple[Array, Array]:
     (x,), (g,) = primals, tangents
     return log1mexp(x), mnp.divide(g, lax.expm1(x))
 
 
-def _masked_mean(x: Array, axis: Axis, where: Array | None) -> Array:
+def _masked_mean(x: ArrayLike, axis: Axis, where: ArrayLike | None) -> Array:
     if where is None:
         return mnp.mean(x, axis=axis, keepdims=True)
     mask = mnp.broadcast_to(mnp.asarray(where), mnp.shape(x))
@@ -321,12 +319,12 @@ def _masked_mean(x: Array, axis: Axis, where: Array | None) -> Array:
 
 
 def standardize(
-    x: Array,
+    x: ArrayLike,
     axis: Axis = -1,
-    mean: Array | None = None,
-    variance: Array | None = None,
-    epsilon: Array = 1e-5,
-    where: Array | None = None,
+    mean: ArrayLike | None = None,
+    variance: ArrayLike | None = None,
+    epsilon: ArrayLike = 1e-5,
+    where: ArrayLike | None = None,
     *,
     algorithm: str = "fast",
 ) -> Array:

@@ -21,7 +21,7 @@ from mj.numpy import linalg as mla
 from mj_core import lax, lax_linalg
 from mj_core import numpy as cnp
 from mj_core.errors import user_line_suffix
-from mj_core.extend import Array
+from mj_core.extend import AnyArray, Array, ArrayLike, DTypeLike, Shape
 from mj_core.lax import erf_inv
 
 __all__ = [
@@ -46,14 +46,13 @@ __all__ = [
     "zeros",
 ]
 
-Shape = Sequence[int]
 Axes = int | Sequence[int]
-Initializer = Callable[..., Array]
+Initializer = Callable[..., AnyArray]
 
 _F64 = np.dtype(np.float64)
 
 
-def _dtype(dtype: Any) -> np.dtype[Any]:
+def _dtype(dtype: DTypeLike | None) -> np.dtype[Any]:
     return _F64 if dtype is None else np.dtype(dtype)
 
 
@@ -78,32 +77,40 @@ def _scalar(value: Any, dtype: np.dtype[Any]) -> Array:
     return lax.convert_element_type(cnp.asarray(value), dtype)
 
 
-def zeros(key: Array, shape: Shape, dtype: Any = None, out_sharding: Any = None) -> Array:
+def zeros(
+    key: ArrayLike, shape: Shape, dtype: DTypeLike | None = None, out_sharding: Any = None
+) -> Array:
     """An array of zeros (``key`` is unused)."""
     _no_sharding("zeros", out_sharding)
     return cnp.zeros(_canonical_shape("zeros", shape), _dtype(dtype))
 
 
-def ones(key: Array, shape: Shape, dtype: Any = None, out_sharding: Any = None) -> Array:
+def ones(
+    key: ArrayLike, shape: Shape, dtype: DTypeLike | None = None, out_sharding: Any = None
+) -> Array:
     """An array of ones (``key`` is unused)."""
     _no_sharding("ones", out_sharding)
     return cnp.ones(_canonical_shape("ones", shape), _dtype(dtype))
 
 
-def constant(value: Array, dtype: Any = None) -> Initializer:
+def constant(value: ArrayLike, dtype: DTypeLike | None = None) -> Initializer:
     """An initializer filling arrays with ``value``."""
 
-    def init(key: Array, shape: Shape, dtype: Any = dtype, out_sharding: Any = None) -> Array:
+    def init(
+        key: ArrayLike, shape: Shape, dtype: DTypeLike | None = dtype, out_sharding: Any = None
+    ) -> Array:
         _no_sharding("constant", out_sharding)
         return cnp.full(_canonical_shape("constant", shape), value, _dtype(dtype))
 
     return init
 
 
-def uniform(scale: Any = 1e-2, dtype: Any = None) -> Initializer:
+def uniform(scale: Any = 1e-2, dtype: DTypeLike | None = None) -> Initializer:
     """An initializer drawing uniformly from ``[0, scale)``."""
 
-    def init(key: Array, shape: Shape, dtype: Any = dtype, out_sharding: Any = None) -> Array:
+    def init(
+        key: ArrayLike, shape: Shape, dtype: DTypeLike | None = dtype, out_sharding: Any = None
+    ) -> Array:
         _no_sharding("uniform", out_sharding)
         dt = _dtype(dtype)
         return lax.mul(random.uniform(key, shape, dt), _scalar(scale, dt))
@@ -111,10 +118,12 @@ def uniform(scale: Any = 1e-2, dtype: Any = None) -> Initializer:
     return init
 
 
-def normal(stddev: Any = 1e-2, dtype: Any = None) -> Initializer:
+def normal(stddev: Any = 1e-2, dtype: DTypeLike | None = None) -> Initializer:
     """An initializer drawing from a centred normal distribution of deviation ``stddev``."""
 
-    def init(key: Array, shape: Shape, dtype: Any = dtype, out_sharding: Any = None) -> Array:
+    def init(
+        key: ArrayLike, shape: Shape, dtype: DTypeLike | None = dtype, out_sharding: Any = None
+    ) -> Array:
         _no_sharding("normal", out_sharding)
         dt = _dtype(dtype)
         return lax.mul(random.normal(key, shape, dt), _scalar(stddev, dt))
@@ -123,7 +132,7 @@ def normal(stddev: Any = 1e-2, dtype: Any = None) -> Initializer:
 
 
 def _truncated_normal(
-    key: Array, lower: float, upper: float, shape: tuple[int, ...], dtype: np.dtype[Any]
+    key: ArrayLike, lower: float, upper: float, shape: tuple[int, ...], dtype: np.dtype[Any]
 ) -> Array:
     """Standard normal samples restricted to ``(lower, upper)``, by inverting the CDF of a
     uniform draw between ``erf(lower/sqrt 2)`` and ``erf(upper/sqrt 2)`` (JAX's
@@ -143,12 +152,14 @@ def _truncated_normal(
 
 
 def truncated_normal(
-    stddev: Any = 1e-2, dtype: Any = None, lower: float = -2.0, upper: float = 2.0
+    stddev: Any = 1e-2, dtype: DTypeLike | None = None, lower: float = -2.0, upper: float = 2.0
 ) -> Initializer:
     """An initializer drawing from a normal distribution truncated to ``(lower, upper)`` and
     then scaled by ``stddev`` (the deviation of the untruncated distribution)."""
 
-    def init(key: Array, shape: Shape, dtype: Any = dtype, out_sharding: Any = None) -> Array:
+    def init(
+        key: ArrayLike, shape: Shape, dtype: DTypeLike | None = dtype, out_sharding: Any = None
+    ) -> Array:
         _no_sharding("truncated_normal", out_sharding)
         dt = _dtype(dtype)
         shp = _canonical_shape("truncated_normal", shape)
@@ -184,7 +195,7 @@ def _real_dtype(dtype: np.dtype[Any]) -> np.dtype[Any]:
     return np.zeros((), dtype).real.dtype
 
 
-def _complex_uniform(key: Array, shape: tuple[int, ...], dtype: np.dtype[Any]) -> Array:
+def _complex_uniform(key: ArrayLike, shape: tuple[int, ...], dtype: np.dtype[Any]) -> Array:
     """Uniform samples on the unit-variance disk of the complex plane."""
     key_r, key_theta = random.split(key)
     real = _real_dtype(dtype)
@@ -196,7 +207,7 @@ def _complex_uniform(key: Array, shape: tuple[int, ...], dtype: np.dtype[Any]) -
 
 
 def _complex_truncated_normal(
-    key: Array, upper: float, shape: tuple[int, ...], dtype: np.dtype[Any]
+    key: ArrayLike, upper: float, shape: tuple[int, ...], dtype: np.dtype[Any]
 ) -> Array:
     """Circular complex normal samples with modulus truncated at ``upper``."""
     key_r, key_theta = random.split(key)
@@ -221,7 +232,7 @@ def variance_scaling(
     in_axis: Axes = -2,
     out_axis: Axes = -1,
     batch_axis: Axes = (),
-    dtype: Any = None,
+    dtype: DTypeLike | None = None,
 ) -> Initializer:
     """An initializer whose samples have variance ``scale / n``, ``n`` the fan-in, fan-out,
     or their arithmetic (``fan_avg``) or geometric (``fan_geo_avg``) mean; drawn from a
@@ -237,7 +248,9 @@ def variance_scaling(
             f"{_DISTRIBUTIONS}{user_line_suffix()}"
         )
 
-    def init(key: Array, shape: Shape, dtype: Any = dtype, out_sharding: Any = None) -> Array:
+    def init(
+        key: ArrayLike, shape: Shape, dtype: DTypeLike | None = dtype, out_sharding: Any = None
+    ) -> Array:
         _no_sharding("variance_scaling", out_sharding)
         dt = _dtype(dtype)
         shp = _canonical_shape("variance_scaling", shape)
@@ -266,14 +279,14 @@ def variance_scaling(
 
 
 def glorot_uniform(
-    in_axis: Axes = -2, out_axis: Axes = -1, batch_axis: Axes = (), dtype: Any = None
+    in_axis: Axes = -2, out_axis: Axes = -1, batch_axis: Axes = (), dtype: DTypeLike | None = None
 ) -> Initializer:
     """Glorot (Xavier) uniform: ``variance_scaling(1.0, 'fan_avg', 'uniform')``."""
     return variance_scaling(1.0, "fan_avg", "uniform", in_axis, out_axis, batch_axis, dtype)
 
 
 def glorot_normal(
-    in_axis: Axes = -2, out_axis: Axes = -1, batch_axis: Axes = (), dtype: Any = None
+    in_axis: Axes = -2, out_axis: Axes = -1, batch_axis: Axes = (), dtype: DTypeLike | None = None
 ) -> Initializer:
     """Glorot (Xavier) normal: ``variance_scaling(1.0, 'fan_avg', 'truncated_normal')``."""
     return variance_scaling(
@@ -282,28 +295,28 @@ def glorot_normal(
 
 
 def lecun_uniform(
-    in_axis: Axes = -2, out_axis: Axes = -1, batch_axis: Axes = (), dtype: Any = None
+    in_axis: Axes = -2, out_axis: Axes = -1, batch_axis: Axes = (), dtype: DTypeLike | None = None
 ) -> Initializer:
     """LeCun uniform: ``variance_scaling(1.0, 'fan_in', 'uniform')``."""
     return variance_scaling(1.0, "fan_in", "uniform", in_axis, out_axis, batch_axis, dtype)
 
 
 def lecun_normal(
-    in_axis: Axes = -2, out_axis: Axes = -1, batch_axis: Axes = (), dtype: Any = None
+    in_axis: Axes = -2, out_axis: Axes = -1, batch_axis: Axes = (), dtype: DTypeLike | None = None
 ) -> Initializer:
     """LeCun normal: ``variance_scaling(1.0, 'fan_in', 'truncated_normal')``."""
     return variance_scaling(1.0, "fan_in", "truncated_normal", in_axis, out_axis, batch_axis, dtype)
 
 
 def he_uniform(
-    in_axis: Axes = -2, out_axis: Axes = -1, batch_axis: Axes = (), dtype: Any = None
+    in_axis: Axes = -2, out_axis: Axes = -1, batch_axis: Axes = (), dtype: DTypeLike | None = None
 ) -> Initializer:
     """He (Kaiming) uniform: ``variance_scaling(2.0, 'fan_in', 'uniform')``."""
     return variance_scaling(2.0, "fan_in", "uniform", in_axis, out_axis, batch_axis, dtype)
 
 
 def he_normal(
-    in_axis: Axes = -2, out_axis: Axes = -1, batch_axis: Axes = (), dtype: Any = None
+    in_axis: Axes = -2, out_axis: Axes = -1, batch_axis: Axes = (), dtype: DTypeLike | None = None
 ) -> Initializer:
     """He (Kaiming) normal: ``variance_scaling(2.0, 'fan_in', 'truncated_normal')``."""
     return variance_scaling(2.0, "fan_in", "truncated_normal", in_axis, out_axis, batch_axis, dtype)
@@ -315,7 +328,7 @@ kaiming_uniform = he_uniform
 kaiming_normal = he_normal
 
 
-def _orthogonal(key: Array, n: int, m: int, dtype: np.dtype[Any]) -> Array:
+def _orthogonal(key: ArrayLike, n: int, m: int, dtype: np.dtype[Any]) -> Array:
     """A uniformly distributed ``n x m`` matrix with orthonormal rows or columns: the ``Q`` of
     a Gaussian matrix with its columns' signs fixed by ``diag(R)`` (JAX's
     ``random.orthogonal``)."""
@@ -326,11 +339,15 @@ def _orthogonal(key: Array, n: int, m: int, dtype: np.dtype[Any]) -> Array:
     return cnp.transpose(x) if n < m else x
 
 
-def orthogonal(scale: Any = 1.0, column_axis: int = -1, dtype: Any = None) -> Initializer:
+def orthogonal(
+    scale: Any = 1.0, column_axis: int = -1, dtype: DTypeLike | None = None
+) -> Initializer:
     """An initializer of (scaled) matrices with orthonormal columns along ``column_axis``
     (rows when there are fewer rows than columns); the other axes are flattened into rows."""
 
-    def init(key: Array, shape: Shape, dtype: Any = dtype, out_sharding: Any = None) -> Array:
+    def init(
+        key: ArrayLike, shape: Shape, dtype: DTypeLike | None = dtype, out_sharding: Any = None
+    ) -> Array:
         _no_sharding("orthogonal", out_sharding)
         dt = _dtype(dtype)
         shp = _canonical_shape("orthogonal", shape)

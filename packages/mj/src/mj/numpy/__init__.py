@@ -210,7 +210,7 @@ from mj.numpy._windows import blackman as blackman
 from mj.numpy._windows import hamming as hamming
 from mj.numpy._windows import hanning as hanning
 from mj.numpy._windows import kaiser as kaiser
-from mj_xla import Array as _Array
+from mj_core import Array as _Array
 
 # jnp.ndarray is jax.Array: isinstance(x, mnp.ndarray) holds for every mj array
 ndarray = _Array

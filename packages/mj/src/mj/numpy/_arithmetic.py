@@ -8,12 +8,12 @@ import mj_core.numpy as cnp
 from mj_control import while_loop
 from mj_core import lax
 from mj_core.errors import user_line_suffix
-from mj_core.extend import Array, dtype_weak, promote
+from mj_core.extend import AnyArray, Array, ArrayLike, dtype_weak, promote
 
 __all__ = ["divmod", "gcd", "lcm"]
 
 
-def divmod(x1: Array, x2: Array, /) -> tuple[Array, Array]:
+def divmod(x1: ArrayLike, x2: ArrayLike, /) -> tuple[Array, Array]:
     """``(x1 // x2, x1 % x2)``; for floats the quotient is rounded from the corrected
     ``(x1 - mod) / x2`` so that ``div * x2 + mod == x1`` holds as closely as possible."""
     x1, x2 = promote(x1, x2)
@@ -35,7 +35,7 @@ def divmod(x1: Array, x2: Array, /) -> tuple[Array, Array]:
     return lax.round(div), mod
 
 
-def _integers(name: str, x1: Array, x2: Array) -> tuple[Array, Array]:
+def _integers(name: str, x1: ArrayLike, x2: ArrayLike) -> tuple[Array, Array]:
     x1, x2 = promote(x1, x2)
     dtype, _ = dtype_weak(x1)
     if dtype.kind not in "iu":
@@ -46,11 +46,11 @@ def _integers(name: str, x1: Array, x2: Array) -> tuple[Array, Array]:
     return lax.convert_element_type(b1, dtype), lax.convert_element_type(b2, dtype)
 
 
-def _gcd_continue(carry: tuple[Array, Array]) -> Array:
+def _gcd_continue(carry: tuple[ArrayLike, ArrayLike]) -> Array:
     return cnp.any(lax.ne(carry[1], lax.full_like(carry[1], 0)))
 
 
-def _gcd_step(carry: tuple[Array, Array]) -> tuple[Array, Array]:
+def _gcd_step(carry: tuple[ArrayLike, ArrayLike]) -> tuple[Array, Array]:
     """One Euclid step ``(a, b) -> (b, a mod b)`` where ``b != 0``, kept ordered ``a >= b``."""
     a, b = carry
     zero = lax.full_like(b, 0)
@@ -61,14 +61,14 @@ def _gcd_step(carry: tuple[Array, Array]) -> tuple[Array, Array]:
     return lax.select(swap, b, a), lax.select(swap, a, b)
 
 
-def gcd(x1: Array, x2: Array) -> Array:
+def gcd(x1: AnyArray, x2: AnyArray) -> AnyArray:
     """The greatest common divisor of ``|x1|`` and ``|x2|`` (``gcd(0, 0) == 0``)."""
     a, b = _integers("gcd", x1, x2)
     result, _ = while_loop(_gcd_continue, _gcd_step, (a, b))
     return result
 
 
-def lcm(x1: Array, x2: Array) -> Array:
+def lcm(x1: ArrayLike, x2: ArrayLike) -> Array:
     """The least common multiple of ``|x1|`` and ``|x2|`` (0 when either is 0)."""
     a, b = _integers("lcm", x1, x2)
     d = gcd(a, b)

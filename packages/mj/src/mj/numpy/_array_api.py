@@ -16,7 +16,16 @@ import numpy as np
 import mj_core.numpy as cnp
 from mj_core import Tracer, lax
 from mj_core.errors import user_line_suffix
-from mj_core.extend import Array, canonicalize_axis, check_arraylike, dtype_weak, promote
+from mj_core.extend import (
+    AnyArray,
+    Array,
+    ArrayLike,
+    DTypeLike,
+    canonicalize_axis,
+    check_arraylike,
+    dtype_weak,
+    promote,
+)
 
 __all__ = [
     "acos",
@@ -54,13 +63,13 @@ atanh = cnp.arctanh
 pow = cnp.power
 
 
-def concat(arrays: Sequence[Array], /, *, axis: int | None = 0) -> Array:
+def concat(arrays: Sequence[ArrayLike], /, *, axis: int | None = 0) -> Array:
     """Join ``arrays`` along ``axis`` (``None``: flattened first); lists are not arrays."""
     check_arraylike("concat", list(arrays))
     return cnp.concatenate(arrays, axis=axis)
 
 
-def permute_dims(a: Array, /, axes: tuple[int, ...]) -> Array:
+def permute_dims(a: ArrayLike, /, axes: tuple[int, ...]) -> Array:
     """``a`` with its axes reordered; ``axes`` must be a permutation of ``range(a.ndim)``
     (no negative axes, as in JAX)."""
     check_arraylike("permute_dims", [a])
@@ -74,7 +83,7 @@ def permute_dims(a: Array, /, axes: tuple[int, ...]) -> Array:
     return lax.transpose(a, perm)
 
 
-def matrix_transpose(x: Array, /) -> Array:
+def matrix_transpose(x: ArrayLike, /) -> Array:
     """Swap the last two axes (a stack of matrices transposed)."""
     check_arraylike("matrix_transpose", [x])
     nd = cnp.ndim(x)
@@ -86,7 +95,7 @@ def matrix_transpose(x: Array, /) -> Array:
     return lax.transpose(x, (*range(nd - 2), nd - 1, nd - 2))
 
 
-def _integer_operands(name: str, *xs: Array) -> list[Array]:
+def _integer_operands(name: str, *xs: ArrayLike) -> list[Array]:
     """``xs`` promoted together, bools as int32 (JAX's numeric promotion); floats refused."""
     out = promote(*xs)
     dtype, _ = dtype_weak(out[0])
@@ -99,12 +108,12 @@ def _integer_operands(name: str, *xs: Array) -> list[Array]:
     return out
 
 
-def bitwise_left_shift(x1: Array, x2: Array, /) -> Array:
+def bitwise_left_shift(x1: ArrayLike, x2: ArrayLike, /) -> Array:
     """``x1 << x2`` for integers."""
     return lax.shift_left(*_integer_operands("bitwise_left_shift", x1, x2))
 
 
-def bitwise_right_shift(x1: Array, x2: Array, /) -> Array:
+def bitwise_right_shift(x1: ArrayLike, x2: ArrayLike, /) -> Array:
     """``x1 >> x2``: arithmetic for signed integers, logical for unsigned ones."""
     return cnp.right_shift(*_integer_operands("bitwise_right_shift", x1, x2))
 
@@ -114,7 +123,7 @@ _POPCOUNT_MASKS = (0x5555555555555555, 0x3333333333333333, 0x0F0F0F0F0F0F0F0F)
 _BYTE_ONES = 0x0101010101010101
 
 
-def bitwise_count(x: Array, /) -> Array:
+def bitwise_count(x: ArrayLike, /) -> Array:
     """The number of 1 bits in ``|x|`` (NumPy's rule for negative integers), as uint8."""
     x = cnp.asarray(x)
     dtype, _ = dtype_weak(x)
@@ -139,7 +148,7 @@ def bitwise_count(x: Array, /) -> Array:
     return lax.convert_element_type(v, np.uint8)
 
 
-def _core_dims(name: str, a: Array, core: int, what: str) -> tuple[int, ...]:
+def _core_dims(name: str, a: ArrayLike, core: int, what: str) -> tuple[int, ...]:
     shape = cnp.shape(a)
     if len(shape) < core:
         raise ValueError(
@@ -151,8 +160,8 @@ def _core_dims(name: str, a: Array, core: int, what: str) -> tuple[int, ...]:
 
 def _batched_dot(
     name: str,
-    x1: Array,
-    x2: Array,
+    x1: ArrayLike,
+    x2: ArrayLike,
     core1: tuple[int, ...],
     core2: tuple[int, ...],
     contract: tuple[int, int],
@@ -174,13 +183,13 @@ def _batched_dot(
 
 
 def vecdot(
-    x1: Array,
-    x2: Array,
+    x1: ArrayLike,
+    x2: ArrayLike,
     /,
     *,
     axis: int = -1,
     precision: Any = None,
-    preferred_element_type: Any = None,
+    preferred_element_type: DTypeLike | None = None,
 ) -> Array:
     """``sum(conj(x1) * x2)`` along ``axis``, batched over the other (broadcast) axes."""
     check_arraylike("vecdot", [x1, x2])
@@ -192,7 +201,7 @@ def vecdot(
     return _batched_dot("vecdot", x1, x2, cnp.shape(x1)[-1:], cnp.shape(x2)[-1:], (0, 0), **kw)
 
 
-def matvec(x1: Array, x2: Array, /) -> Array:
+def matvec(x1: ArrayLike, x2: ArrayLike, /) -> Array:
     """Matrix-vector products ``x1[..., n, m] @ x2[..., m]`` over broadcast batch axes."""
     check_arraylike("matvec", [x1, x2])
     s1 = _core_dims("matvec", x1, 2, "x1 (a stack of matrices)")
@@ -200,7 +209,7 @@ def matvec(x1: Array, x2: Array, /) -> Array:
     return _batched_dot("matvec", x1, x2, s1[-2:], s2[-1:], (1, 0))
 
 
-def vecmat(x1: Array, x2: Array, /) -> Array:
+def vecmat(x1: ArrayLike, x2: ArrayLike, /) -> Array:
     """Vector-matrix products ``conj(x1[..., n]) @ x2[..., n, m]`` over broadcast batch axes."""
     check_arraylike("vecmat", [x1, x2])
     s1 = _core_dims("vecmat", x1, 1, "x1 (a stack of vectors)")
@@ -208,7 +217,7 @@ def vecmat(x1: Array, x2: Array, /) -> Array:
     return _batched_dot("vecmat", cnp.conj(x1), x2, s1[-1:], s2[-2:], (0, 0))
 
 
-def unstack(x: Array, /, *, axis: int = 0) -> tuple[Array, ...]:
+def unstack(x: ArrayLike, /, *, axis: int = 0) -> tuple[Array, ...]:
     """The slices of ``x`` along ``axis``, as a tuple."""
     check_arraylike("unstack", [x])
     ax = canonicalize_axis("unstack", axis, cnp.ndim(x))
@@ -227,11 +236,11 @@ def _widened(dtype: np.dtype[Any]) -> np.dtype[Any]:
 
 def _cumulative(
     name: str,
-    scan: Callable[[Array, int], Array],
+    scan: Callable[[ArrayLike, int], ArrayLike],
     identity: int,
-    x: Array,
+    x: ArrayLike,
     axis: int | None,
-    dtype: Any,
+    dtype: DTypeLike | None,
     include_initial: bool,
     widen_integers: bool,
 ) -> Array:
@@ -266,7 +275,12 @@ def _cumulative(
 
 
 def cumulative_sum(
-    x: Array, /, *, axis: int | None = None, dtype: Any = None, include_initial: bool = False
+    x: ArrayLike,
+    /,
+    *,
+    axis: int | None = None,
+    dtype: DTypeLike | None = None,
+    include_initial: bool = False,
 ) -> Array:
     """Running sums along ``axis`` (optional for 1-D input); bools and narrow integers add
     up in the default integer; ``include_initial`` prepends the 0 of the empty sum."""
@@ -274,14 +288,19 @@ def cumulative_sum(
 
 
 def cumulative_prod(
-    x: Array, /, *, axis: int | None = None, dtype: Any = None, include_initial: bool = False
+    x: ArrayLike,
+    /,
+    *,
+    axis: int | None = None,
+    dtype: DTypeLike | None = None,
+    include_initial: bool = False,
 ) -> Array:
     """Running products along ``axis`` (optional for 1-D input); integers keep their width
     (bools multiply as int64); ``include_initial`` prepends the 1 of the empty product."""
     return _cumulative("cumulative_prod", lax.cumprod, 1, x, axis, dtype, include_initial, False)
 
 
-def copy(a: Array, order: str | None = None) -> Array:
+def copy(a: AnyArray, order: str | None = None) -> AnyArray:
     """A copy of ``a``; lists are refused and only ``order='K'`` (or ``None``) is supported."""
     check_arraylike("copy", [a])
     if order not in (None, "K"):

@@ -7,7 +7,13 @@ import numpy as np
 
 import mj_core.numpy as cnp
 from mj_core import lax
-from mj_core.extend import Array, canonicalize_axis, check_arraylike, static_int
+from mj_core.extend import (
+    Array,
+    ArrayLike,
+    canonicalize_axis,
+    check_arraylike,
+    static_int,
+)
 
 __all__ = ["packbits", "unpackbits"]
 
@@ -23,7 +29,7 @@ def _bit_positions(bitorder: str) -> Array:
     return lax.rev(shifts, (0,)) if bitorder == "big" else shifts
 
 
-def packbits(a: Array, axis: int | None = None, bitorder: str = "big") -> Array:
+def packbits(a: ArrayLike, axis: int | None = None, bitorder: str = "big") -> Array:
     """The truth values of ``a`` packed into ``uint8`` bytes along ``axis`` (``None``: the
     flattened array), padding the last byte with zero bits."""
     check_arraylike("packbits", [a])
@@ -51,7 +57,7 @@ def packbits(a: Array, axis: int | None = None, bitorder: str = "big") -> Array:
 
 
 def unpackbits(
-    a: Array, axis: int | None = None, count: int | None = None, bitorder: str = "big"
+    a: ArrayLike, axis: int | None = None, count: int | None = None, bitorder: str = "big"
 ) -> Array:
     """The bits of the ``uint8`` array ``a`` as 0/1 ``uint8`` values along ``axis`` (``None``:
     the flattened array); ``count`` keeps that many bits (negative: drops them from the end,

@@ -7,12 +7,12 @@ from typing import Any
 
 import mj_core.numpy as cnp
 from mj_core.errors import user_line_suffix
-from mj_core.extend import Array
+from mj_core.extend import AnyArray, Array
 
 __all__ = ["block"]
 
 
-def _at_least(x: Array, rank: int) -> Array:
+def _at_least(x: AnyArray, rank: int) -> AnyArray:
     """``x`` with leading unit axes added up to ``rank``."""
     missing = rank - cnp.ndim(x)
     return cnp.reshape(x, (1,) * missing + cnp.shape(x)) if missing > 0 else x

@@ -15,22 +15,32 @@ import numpy as np
 import mj_core.numpy as cnp
 from mj_batch import vmap
 from mj_core import Tracer
-from mj_core.extend import Array, check_arraylike, concrete_or_error, static_int
+from mj_core.extend import (
+    Array,
+    ArrayLike,
+    DTypeLike,
+    check_arraylike,
+    concrete_or_error,
+    static_int,
+)
 from mj_core.numpy import diag
-from mj_xla import Array as DeviceArray
 from mj_xla import device_put
 
 __all__ = ["diagflat", "from_dlpack", "frombuffer", "fromfunction", "fromiter", "fromstring"]
 
 
-def diagflat(v: Array, k: int = 0) -> Array:
+def diagflat(v: ArrayLike, k: int = 0) -> Array:
     """A square matrix with the flattened ``v`` on its ``k``-th diagonal."""
     check_arraylike("diagflat", [v])
     return diag(cnp.ravel(cnp.asarray(v)), k)
 
 
 def fromfunction(
-    function: Callable[..., Any], shape: int | Sequence[int], *, dtype: Any = float, **kwargs: Any
+    function: Callable[..., Any],
+    shape: int | Sequence[int],
+    *,
+    dtype: DTypeLike | None = float,
+    **kwargs: Any,
 ) -> Any:
     """``function(i, j, ...)`` evaluated at every index of ``shape``: one ``vmap`` per axis,
     so ``function`` is written for scalar indices (of ``dtype``); ``kwargs`` are passed
@@ -45,12 +55,14 @@ def fromfunction(
     return mapped(*(cnp.arange(d, dtype=dtype) for d in dims))
 
 
-def frombuffer(buffer: bytes | Any, dtype: Any = float, count: int = -1, offset: int = 0) -> Array:
+def frombuffer(
+    buffer: bytes | Any, dtype: DTypeLike | None = float, count: int = -1, offset: int = 0
+) -> Array:
     """The bytes of ``buffer`` interpreted as a 1-D array of ``dtype`` (NumPy's reading)."""
     return cnp.asarray(np.frombuffer(buffer, dtype=dtype, count=count, offset=offset))
 
 
-def fromstring(string: str, dtype: Any = float, count: int = -1, *, sep: str) -> Array:
+def fromstring(string: str, dtype: DTypeLike | None = float, count: int = -1, *, sep: str) -> Array:
     """The numbers in the text ``string``, separated by ``sep`` (NumPy's parsing)."""
     return cnp.asarray(np.fromstring(string, dtype=dtype, count=count, sep=sep))
 
@@ -70,7 +82,7 @@ def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> A
     a PyTorch CPU tensor, ...) or an mj array; placed on ``device`` if given."""
     if isinstance(x, Tracer):
         concrete_or_error("from_dlpack", x, "x", "Pass a concrete array.")
-    if isinstance(x, Tracer | DeviceArray):
+    if isinstance(x, Array):
         out = x  # already an mj array (mj arrays are immutable, so no copy is needed)
     elif hasattr(x, "__dlpack__"):
         out = cnp.asarray(np.from_dlpack(x, copy=copy))

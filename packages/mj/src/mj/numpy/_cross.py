@@ -6,13 +6,18 @@ from __future__ import annotations
 import mj_core.numpy as cnp
 from mj_core import lax
 from mj_core.errors import user_line_suffix
-from mj_core.extend import Array, promote
+from mj_core.extend import Array, ArrayLike, promote
 
 __all__ = ["cross"]
 
 
 def cross(
-    a: Array, b: Array, axisa: int = -1, axisb: int = -1, axisc: int = -1, axis: int | None = None
+    a: ArrayLike,
+    b: ArrayLike,
+    axisa: int = -1,
+    axisb: int = -1,
+    axisc: int = -1,
+    axis: int | None = None,
 ) -> Array:
     """``a x b`` for vectors along ``axisa``/``axisb`` (``axis`` sets all three); the result's
     vector axis is ``axisc``. Leading axes broadcast."""

@@ -5,7 +5,6 @@ int64, an explicit ``dtype`` wins."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 import numpy as np
 
@@ -13,18 +12,18 @@ import mj_core.numpy as cnp
 from mj_core import lax
 from mj_core.dtypes import is_inexact
 from mj_core.errors import user_line_suffix
-from mj_core.extend import Array, canonicalize_axis
+from mj_core.extend import Array, ArrayLike, DTypeLike, canonicalize_axis
 
 __all__ = ["nancumprod", "nancumsum"]
 
 
 def _nan_cumulative(
     name: str,
-    scan: Callable[..., Array],
+    scan: Callable[..., ArrayLike],
     identity: float,
-    a: Array,
+    a: ArrayLike,
     axis: int | None,
-    dtype: Any,
+    dtype: DTypeLike | None,
     out: None,
 ) -> Array:
     if out is not None:
@@ -47,11 +46,15 @@ def _nan_cumulative(
     return lax.convert_element_type(out_, result)
 
 
-def nancumsum(a: Array, axis: int | None = None, dtype: Any = None, out: None = None) -> Array:
+def nancumsum(
+    a: ArrayLike, axis: int | None = None, dtype: DTypeLike | None = None, out: None = None
+) -> Array:
     """The cumulative sum along ``axis`` (the flattened array when ``None``), NaNs as 0."""
     return _nan_cumulative("nancumsum", lax.cumsum, 0, a, axis, dtype, out)
 
 
-def nancumprod(a: Array, axis: int | None = None, dtype: Any = None, out: None = None) -> Array:
+def nancumprod(
+    a: ArrayLike, axis: int | None = None, dtype: DTypeLike | None = None, out: None = None
+) -> Array:
     """The cumulative product along ``axis`` (the flattened array when ``None``), NaNs as 1."""
     return _nan_cumulative("nancumprod", lax.cumprod, 1, a, axis, dtype, out)

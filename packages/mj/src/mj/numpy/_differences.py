@@ -14,7 +14,9 @@ import mj_core.numpy as cnp
 from mj_core import lax
 from mj_core.errors import user_line_suffix
 from mj_core.extend import (
+    AnyArray,
     Array,
+    ArrayLike,
     canonicalize_axes,
     canonicalize_axis,
     check_arraylike,
@@ -28,14 +30,14 @@ from mj_core.extend import (
 __all__ = ["diff", "ediff1d", "gradient", "trapezoid", "unwrap"]
 
 
-def _slice(a: Array, start: int | None, stop: int | None, axis: int) -> Array:
+def _slice(a: ArrayLike, start: int | None, stop: int | None, axis: int) -> Array:
     """``a[start:stop]`` along ``axis`` with Python's slice semantics (negative and
     out-of-range bounds included)."""
     lo, hi, _ = slice(start, stop).indices(cnp.shape(a)[axis])
     return lax.slice_in_dim(a, lo, max(lo, hi), 1, axis)
 
 
-def _edges(name: str, arr: Array, edges: list[Array], axis: int) -> list[Array]:
+def _edges(name: str, arr: AnyArray, edges: list[AnyArray], axis: int) -> list[AnyArray]:
     """``prepend``/``append`` promoted with ``arr`` (a weak scalar takes its dtype), a scalar
     broadcast to one slice along ``axis``."""
     check_arraylike(name, edges)
@@ -45,7 +47,11 @@ def _edges(name: str, arr: Array, edges: list[Array], axis: int) -> list[Array]:
 
 
 def diff(
-    a: Array, n: int = 1, axis: int = -1, prepend: Array | None = None, append: Array | None = None
+    a: ArrayLike,
+    n: int = 1,
+    axis: int = -1,
+    prepend: ArrayLike | None = None,
+    append: ArrayLike | None = None,
 ) -> Array:
     """The ``n``-th discrete difference ``a[i+1] - a[i]`` along ``axis`` (``!=`` for bools);
     ``prepend``/``append`` values are joined on first."""
@@ -70,7 +76,9 @@ def diff(
     return arr
 
 
-def ediff1d(ary: Array, to_end: Array | None = None, to_begin: Array | None = None) -> Array:
+def ediff1d(
+    ary: ArrayLike, to_end: ArrayLike | None = None, to_begin: ArrayLike | None = None
+) -> Array:
     """Differences of the flattened array, with ``to_begin``/``to_end`` (cast to its dtype)
     joined on."""
     check_arraylike("ediff1d", [ary])
@@ -91,7 +99,7 @@ def ediff1d(ary: Array, to_end: Array | None = None, to_begin: Array | None = No
     return cnp.concatenate(parts) if len(parts) > 1 else parts[0]
 
 
-def _gradient_along(a: Array, h: Array, axis: int) -> Array:
+def _gradient_along(a: ArrayLike, h: ArrayLike, axis: int) -> Array:
     """Second-order central differences inside, first-order one-sided ones at both ends."""
     upper = lax.sub(_slice(a, 1, 2, axis), _slice(a, 0, 1, axis))
     lower = lax.sub(_slice(a, -1, None, axis), _slice(a, -2, -1, axis))
@@ -127,8 +135,8 @@ def _gradient_along(a: Array, h: Array, axis: int) -> Array:
 
 
 def gradient(
-    f: Array,
-    *varargs: Array,
+    f: ArrayLike,
+    *varargs: ArrayLike,
     axis: int | Sequence[int] | None = None,
     edge_order: int | None = None,
 ) -> Array | list[Array]:
@@ -153,7 +161,7 @@ def gradient(
             f"{cnp.shape(a)}{user_line_suffix()}"
         )
     if len(spacing) == 0:
-        steps: list[Array] = [1.0] * len(axes)
+        steps: list[AnyArray] = [1.0] * len(axes)
     elif len(spacing) == 1:
         steps = spacing * len(axes)
     elif len(spacing) == len(axes):
@@ -167,7 +175,9 @@ def gradient(
     return grads[0] if len(axes) == 1 else grads
 
 
-def trapezoid(y: Array, x: Array | None = None, dx: Array = 1.0, axis: int = -1) -> Array:
+def trapezoid(
+    y: ArrayLike, x: ArrayLike | None = None, dx: ArrayLike = 1.0, axis: int = -1
+) -> Array:
     """The integral of sampled ``y`` along ``axis`` by the trapezoidal rule, at coordinates
     ``x`` or with spacing ``dx`` (a scalar, or per-interval steps)."""
     if x is None:
@@ -204,8 +214,8 @@ def trapezoid(y: Array, x: Array | None = None, dx: Array = 1.0, axis: int = -1)
 
 
 def unwrap(
-    p: Array, discont: Array | None = None, axis: int = -1, period: Array = 2 * np.pi
-) -> Array:
+    p: AnyArray, discont: AnyArray | None = None, axis: int = -1, period: AnyArray = 2 * np.pi
+) -> AnyArray:
     """``p`` with jumps larger than ``discont`` (default ``period / 2``) between neighbours
     along ``axis`` replaced by their equivalents modulo ``period``."""
     check_arraylike("unwrap", [p])

@@ -19,7 +19,7 @@ import numpy as np
 import mj_core.numpy as cnp
 from mj_core.dtypes import bfloat16 as _ml_bfloat16
 from mj_core.errors import user_line_suffix
-from mj_core.extend import dtype_weak
+from mj_core.extend import DTypeLike, dtype_weak
 
 __all__ = [
     "bfloat16",
@@ -135,7 +135,7 @@ _KINDS: dict[str, frozenset[np.dtype[Any]]] = {
 }
 
 
-def isdtype(dtype: Any, kind: Any) -> builtins.bool:
+def isdtype(dtype: DTypeLike | None, kind: Any) -> builtins.bool:
     """Whether ``dtype`` is of ``kind``: a kind name (``'integral'``, ``'real floating'``,
     ...), a dtype, or a tuple of these."""
     the_dtype = np.dtype(dtype)

@@ -14,7 +14,7 @@ from typing import Any
 
 import mj_core.numpy as cnp
 from mj_core import lax
-from mj_core.extend import Array
+from mj_core.extend import AnyArray, Array, ArrayLike, DTypeLike
 from mj_core.numpy import diagonal
 
 __all__ = ["einsum"]
@@ -56,7 +56,7 @@ def _parse(subscripts: str, ndims: Sequence[int]) -> tuple[list[str], str]:
     return expanded, output
 
 
-def _diagonalize(x: Array, labels: str) -> tuple[Array, str]:
+def _diagonalize(x: AnyArray, labels: str) -> tuple[AnyArray, str]:
     """Take diagonals for labels repeated within one operand (``'ii->i'``)."""
     while True:
         dup = next((c for c in labels if labels.count(c) > 1), None)
@@ -68,7 +68,7 @@ def _diagonalize(x: Array, labels: str) -> tuple[Array, str]:
         labels = "".join(c for k, c in enumerate(labels) if k not in (i, j)) + dup
 
 
-def _sum_unneeded(x: Array, labels: str, keep: set[str]) -> tuple[Array, str]:
+def _sum_unneeded(x: AnyArray, labels: str, keep: set[str]) -> tuple[AnyArray, str]:
     axes = tuple(i for i, c in enumerate(labels) if c not in keep)
     if not axes:
         return x, labels
@@ -99,10 +99,10 @@ def _from_sublists(args: Sequence[Any]) -> tuple[str, list[Array]]:
 
 def einsum(
     subscripts: Any,
-    *operands: Array,
+    *operands: ArrayLike | Sequence[Any],  # (the interleaved form: operands and index lists)
     optimize: Any = None,
     precision: Any = None,
-    preferred_element_type: Any = None,
+    preferred_element_type: DTypeLike | None = None,
 ) -> Array:
     """Evaluate the Einstein summation ``subscripts`` on ``operands`` (NumPy's notation,
     including ``...``, implicit output and the interleaved ``einsum(a, [0, 1], b, [1, 2])``
@@ -127,7 +127,7 @@ def einsum(
             if known == 1:  # a size-1 dim broadcasts against any size, 0 included
                 sizes[c] = d
     # broadcast size-1 dims (from '...' or explicit) to the label's full size
-    ops: list[tuple[Array, str]] = []
+    ops: list[tuple[AnyArray, str]] = []
     for x, labels in zip(arrays, label_lists, strict=True):
         shape = tuple(
             sizes[c] if labels.count(c) == 1 else d

@@ -7,7 +7,7 @@ import itertools
 
 import mj_core.numpy as cnp
 from mj_core import lax
-from mj_core.extend import Array
+from mj_core.extend import Array, ArrayLike
 
 __all__ = ["array_equiv"]
 
@@ -17,7 +17,7 @@ def _broadcastable(s1: tuple[int, ...], s2: tuple[int, ...]) -> bool:
     return all(d1 == d2 or 1 in (d1, d2) for d1, d2 in pairs)
 
 
-def array_equiv(a1: Array, a2: Array) -> Array:
+def array_equiv(a1: ArrayLike, a2: ArrayLike) -> Array:
     """Whether ``a1`` and ``a2`` broadcast together and are equal everywhere (False, not an
     error, when their shapes do not broadcast)."""
     a1, a2 = cnp.asarray(a1), cnp.asarray(a2)

@@ -13,7 +13,15 @@ import mj_core.numpy as cnp
 from mj_autodiff import custom_jvp
 from mj_core import lax
 from mj_core.dtypes import is_inexact
-from mj_core.extend import Array, logaddexp_parts, promote_inexact
+from mj_core.extend import (
+    AnyArray,
+    Array,
+    ArrayLike,
+    Axis,
+    DTypeLike,
+    logaddexp_parts,
+    promote_inexact,
+)
 
 __all__ = [
     "allclose",
@@ -38,10 +46,8 @@ __all__ = [
     "where",
 ]
 
-Axis = int | Sequence[int] | None
 
-
-def astype(x: Array, dtype: Any) -> Array:
+def astype(x: ArrayLike, dtype: DTypeLike | None) -> Array:
     """``x`` converted to ``dtype`` (NumPy 2's ``np.astype``)."""
     return lax.convert_element_type(x, np.dtype(dtype))
 
@@ -54,13 +60,13 @@ def isscalar(element: Any) -> bool:
 
 
 def allclose(
-    a: Array, b: Array, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False
+    a: ArrayLike, b: ArrayLike, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False
 ) -> Array:
     """Whether all elements of ``a`` and ``b`` are close (a bool scalar array)."""
     return cnp.all(cnp.isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 
-def array_equal(a1: Array, a2: Array, equal_nan: bool = False) -> Array:
+def array_equal(a1: ArrayLike, a2: ArrayLike, equal_nan: bool = False) -> Array:
     """Whether ``a1`` and ``a2`` have the same shape and elements."""
     a1, a2 = cnp.asarray(a1), cnp.asarray(a2)
     if cnp.shape(a1) != cnp.shape(a2):
@@ -71,20 +77,20 @@ def array_equal(a1: Array, a2: Array, equal_nan: bool = False) -> Array:
     return cnp.all(eq)
 
 
-def fix(x: Array) -> Array:
+def fix(x: ArrayLike) -> Array:
     """Round towards zero (NumPy's older name for ``trunc``)."""
     return cnp.trunc(x)
 
 
-def isposinf(x: Array) -> Array:
+def isposinf(x: ArrayLike) -> Array:
     return _is_infinity(x, np.inf)
 
 
-def isneginf(x: Array) -> Array:
+def isneginf(x: ArrayLike) -> Array:
     return _is_infinity(x, -np.inf)
 
 
-def _is_infinity(x: Array, inf: float) -> Array:
+def _is_infinity(x: ArrayLike, inf: float) -> Array:
     """``x == inf`` for inexact ``x``; bools and integers are never infinite (JAX's rule)."""
     x = cnp.asarray(x)
     if not is_inexact(x.dtype):
@@ -92,7 +98,7 @@ def _is_infinity(x: Array, inf: float) -> Array:
     return cnp.equal(x, inf)
 
 
-def sinc(x: Array) -> Array:
+def sinc(x: ArrayLike) -> Array:
     """``sin(pi x) / (pi x)``, equal to 1 at 0 (with a finite derivative there)."""
     x = cnp.asarray(x)
     if not is_inexact(x.dtype):
@@ -122,19 +128,21 @@ def _sinc_maclaurin(k: int) -> Callable[[Array], Array]:
     return term
 
 
-def logaddexp(x: Array, y: Array) -> Array:
+def logaddexp(x: ArrayLike, y: ArrayLike) -> Array:
     """``log(exp(x1) + exp(x2))`` without overflow (mj_core's values) with JAX's custom JVP:
     ``tx exp(x - out) + ty exp(y - out)``, a ``+inf`` counting as 0 there, so a NaN input
     gives a NaN tangent and ``logaddexp(inf, y)`` has derivative ``exp(y)`` in ``y``."""
-    return _logaddexp(*promote_inexact(x, y))
+    out: Array = _logaddexp(*promote_inexact(x, y))
+    return out
 
 
-def logaddexp2(x1: Array, x2: Array) -> Array:
+def logaddexp2(x1: ArrayLike, x2: ArrayLike) -> Array:
     """``log2(2**x1 + 2**x2)`` without overflow, JAX's formula: ``max + log1p(2**-|x1 - x2|) /
     ln 2`` (``logaddexp2(-1, -1)`` is then ``-1e-8`` in float32, as in JAX); for complex
     numbers ``max + log1p(2**(x1 + x2 - 2 max)) / ln 2``, its imaginary part wrapped into
     ``[-pi / ln 2, pi / ln 2]``. Its JVP is JAX's, as :func:`logaddexp`'s (base 2)."""
-    return _logaddexp2(*promote_inexact(x1, x2))
+    out: Array = _logaddexp2(*promote_inexact(x1, x2))
+    return out
 
 
 def _replace_inf(x: Array) -> Array:
@@ -180,25 +188,25 @@ _logaddexp.defjvp(_logaddexp_rule(_logaddexp, cnp.exp))
 _logaddexp2.defjvp(_logaddexp_rule(_logaddexp2, cnp.exp2))
 
 
-def _wrap_between(x: Array, a: float) -> Array:
+def _wrap_between(x: ArrayLike, a: float) -> Array:
     """``x`` wrapped into ``[-a, a]`` (JAX's ``_wrap_between``)."""
     r = lax.rem(lax.add(x, a), 2 * a)
     return lax.sub(lax.select(lax.lt(r, 0.0), lax.add(r, 2 * a), r), a)
 
 
-def float_power(x1: Array, x2: Array) -> Array:
+def float_power(x1: ArrayLike, x2: ArrayLike) -> Array:
     """``x1 ** x2`` in the operands' inexact dtype, as JAX computes it (NumPy's float64
     is not JAX's rule)."""
     return lax.pow(*promote_inexact(x1, x2))
 
 
 def logspace(
-    start: Array,
-    stop: Array,
+    start: ArrayLike,
+    stop: ArrayLike,
     num: int = 50,
     endpoint: bool = True,
     base: float = 10.0,
-    dtype: Any = None,
+    dtype: DTypeLike | None = None,
 ) -> Array:
     """``base ** linspace(start, stop, num)``."""
     out = lax.pow(base, cnp.linspace(start, stop, num, endpoint=endpoint))
@@ -206,7 +214,11 @@ def logspace(
 
 
 def geomspace(
-    start: Array, stop: Array, num: int = 50, endpoint: bool = True, dtype: Any = None
+    start: ArrayLike,
+    stop: ArrayLike,
+    num: int = 50,
+    endpoint: bool = True,
+    dtype: DTypeLike | None = None,
 ) -> Array:
     """Numbers spaced evenly on a log scale from ``start`` to ``stop`` (same sign)."""
     sign = lax.sign(cnp.asarray(start, np.float64))
@@ -215,7 +227,9 @@ def geomspace(
     return out if dtype is None else astype(out, dtype)
 
 
-def select(condlist: Sequence[Array], choicelist: Sequence[Array], default: Array = 0) -> Array:
+def select(
+    condlist: Sequence[ArrayLike], choicelist: Sequence[ArrayLike], default: ArrayLike = 0
+) -> Array:
     """Elements from ``choicelist[i]`` where ``condlist[i]`` is first true, else ``default``."""
     if len(condlist) != len(choicelist):
         raise ValueError("select: condlist and choicelist must have the same length")
@@ -225,7 +239,7 @@ def select(condlist: Sequence[Array], choicelist: Sequence[Array], default: Arra
     return cnp.asarray(out)
 
 
-def polyval(p: Array, x: Array) -> Array:
+def polyval(p: ArrayLike, x: ArrayLike) -> Array:
     """The polynomial with coefficients ``p`` (highest degree first) at ``x``, by Horner."""
     p = cnp.asarray(p)
     n = cnp.shape(p)[0]
@@ -235,7 +249,9 @@ def polyval(p: Array, x: Array) -> Array:
     return out
 
 
-def _nan_reduce(reduce: Any, a: Array, fill: Any, axis: Axis, keepdims: bool, **kw: Any) -> Array:
+def _nan_reduce(
+    reduce: Any, a: AnyArray, fill: Any, axis: Axis, keepdims: bool, **kw: Any
+) -> AnyArray:
     a = cnp.asarray(a)
     if not is_inexact(a.dtype):
         return reduce(a, axis=axis, keepdims=keepdims, **kw)
@@ -243,58 +259,58 @@ def _nan_reduce(reduce: Any, a: Array, fill: Any, axis: Axis, keepdims: bool, **
 
 
 def nansum(
-    a: Array,
+    a: AnyArray,
     axis: Axis = None,
-    dtype: Any = None,
+    dtype: DTypeLike | None = None,
     keepdims: bool = False,
     *,
     out: None = None,
-    initial: Array | None = None,
-    where: Array | None = None,
-) -> Array:
+    initial: AnyArray | None = None,
+    where: AnyArray | None = None,
+) -> AnyArray:
     """``sum`` treating NaNs as zero (``initial``/``where`` as in :func:`sum`)."""
     kw = {"dtype": dtype, "out": out, "initial": initial, "where": where}
     return _nan_reduce(cnp.sum, a, 0, axis, keepdims, **kw)
 
 
 def nanprod(
-    a: Array,
+    a: AnyArray,
     axis: Axis = None,
-    dtype: Any = None,
+    dtype: DTypeLike | None = None,
     keepdims: bool = False,
     *,
     out: None = None,
-    initial: Array | None = None,
-    where: Array | None = None,
-) -> Array:
+    initial: AnyArray | None = None,
+    where: AnyArray | None = None,
+) -> AnyArray:
     """``prod`` treating NaNs as one (``initial``/``where`` as in :func:`prod`)."""
     kw = {"dtype": dtype, "out": out, "initial": initial, "where": where}
     return _nan_reduce(cnp.prod, a, 1, axis, keepdims, **kw)
 
 
 def nanmax(
-    a: Array,
+    a: AnyArray,
     axis: Axis = None,
     keepdims: bool = False,
     *,
     out: None = None,
-    initial: Array | None = None,
-    where: Array | None = None,
-) -> Array:
+    initial: AnyArray | None = None,
+    where: AnyArray | None = None,
+) -> AnyArray:
     """``max`` ignoring NaNs (NaN where a slice is all NaN, whatever ``where`` masks, as in
     JAX); ``initial``/``where`` as in :func:`max`."""
     return _nan_extremum(cnp.max, -np.inf, a, axis, keepdims, out, initial, where)
 
 
 def nanmin(
-    a: Array,
+    a: AnyArray,
     axis: Axis = None,
     keepdims: bool = False,
     *,
     out: None = None,
-    initial: Array | None = None,
-    where: Array | None = None,
-) -> Array:
+    initial: AnyArray | None = None,
+    where: AnyArray | None = None,
+) -> AnyArray:
     """``min`` ignoring NaNs (NaN where a slice is all NaN, whatever ``where`` masks, as in
     JAX); ``initial``/``where`` as in :func:`min`."""
     return _nan_extremum(cnp.min, np.inf, a, axis, keepdims, out, initial, where)
@@ -303,13 +319,13 @@ def nanmin(
 def _nan_extremum(
     reduce: Any,
     fill: float,
-    a: Array,
+    a: AnyArray,
     axis: Axis,
     keepdims: bool,
     out: None,
-    initial: Array | None,
-    where: Array | None,
-) -> Array:
+    initial: AnyArray | None,
+    where: AnyArray | None,
+) -> AnyArray:
     """``reduce`` (max or min) with NaNs replaced by ``fill``, and NaN again where a slice
     held nothing but NaNs."""
     kw = {"out": out, "initial": initial, "where": where}
@@ -322,13 +338,13 @@ def _nan_extremum(
 
 
 def nanmean(
-    a: Array,
+    a: ArrayLike,
     axis: Axis = None,
-    dtype: Any = None,
+    dtype: DTypeLike | None = None,
     keepdims: bool = False,
     *,
     out: None = None,
-    where: Array | None = None,
+    where: ArrayLike | None = None,
 ) -> Array:
     """``mean`` over the non-NaN elements (of those ``where`` selects)."""
     a = cnp.asarray(a)
@@ -341,9 +357,9 @@ def nanmean(
 
 
 def where(
-    condition: Array,
-    x: Array | None = None,
-    y: Array | None = None,
+    condition: ArrayLike,
+    x: ArrayLike | None = None,
+    y: ArrayLike | None = None,
     *,
     size: int | None = None,
     fill_value: Any = None,

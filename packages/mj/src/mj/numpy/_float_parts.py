@@ -15,12 +15,12 @@ from mj_autodiff import custom_jvp
 from mj_core import lax
 from mj_core.dtypes import is_inexact
 from mj_core.errors import user_line_suffix
-from mj_core.extend import Array, check_arraylike, dtype_weak, promote_inexact
+from mj_core.extend import Array, ArrayLike, check_arraylike, dtype_weak, promote_inexact
 
 __all__ = ["frexp", "ldexp", "modf", "spacing"]
 
 
-def frexp(x: Array, /) -> tuple[Array, Array]:
+def frexp(x: ArrayLike, /) -> tuple[Array, Array]:
     """``(m, e)`` with ``x == m * 2**e``, ``0.5 <= |m| < 1`` and ``e`` an int32 (``m = x``,
     ``e = 0`` for zeros, infinities and NaNs)."""
     check_arraylike("frexp", [x])
@@ -32,7 +32,7 @@ def frexp(x: Array, /) -> tuple[Array, Array]:
 
 
 @custom_jvp
-def _frexp(x: Array) -> tuple[Array, Array]:
+def _frexp(x: ArrayLike) -> tuple[Array, Array]:
     dtype, _ = dtype_weak(x)
     info = np.finfo(dtype)
     int_dtype = np.dtype(f"int{info.bits}")
@@ -58,7 +58,7 @@ def _frexp(x: Array) -> tuple[Array, Array]:
 
 
 @_frexp.defjvp
-def _frexp_jvp(primals: tuple[Array], tangents: tuple[Array]) -> tuple[Any, Any]:
+def _frexp_jvp(primals: tuple[ArrayLike], tangents: tuple[ArrayLike]) -> tuple[Any, Any]:
     """``m = x 2**-e`` with ``e`` piecewise constant: ``dm = dx 2**-e``, no exponent tangent."""
     (x,), (t,) = primals, tangents
     m, e = _frexp(x)
@@ -66,7 +66,7 @@ def _frexp_jvp(primals: tuple[Array], tangents: tuple[Array]) -> tuple[Any, Any]
     return (m, e), (lax.mul(t, scale), lax.full_like(e, 0))
 
 
-def ldexp(x1: Array, x2: Array, /) -> Array:
+def ldexp(x1: ArrayLike, x2: ArrayLike, /) -> Array:
     """``x1 * 2**x2`` for float (or integer) ``x1`` and integer ``x2``, computed through the
     mantissa and exponent of ``x1`` so that e.g. ``ldexp(1e-300, 1500)`` does not overflow."""
     check_arraylike("ldexp", [x1, x2])
@@ -89,7 +89,7 @@ def ldexp(x1: Array, x2: Array, /) -> Array:
     return cnp.where(keep, x1, out)
 
 
-def modf(x: Array, /, out: None = None) -> tuple[Array, Array]:
+def modf(x: ArrayLike, /, out: None = None) -> tuple[Array, Array]:
     """``(x - whole, whole)`` with ``whole`` ``x`` rounded towards zero."""
     check_arraylike("modf", [x])
     if out is not None:
@@ -99,7 +99,7 @@ def modf(x: Array, /, out: None = None) -> tuple[Array, Array]:
     return lax.sub(x, whole), whole
 
 
-def spacing(x: Array, /) -> Array:
+def spacing(x: ArrayLike, /) -> Array:
     """The distance from ``x`` to the next float away from zero (for float16: towards
     +inf), signed like ``x``; at zero, the smallest subnormal."""
     (arr,) = promote_inexact(x)

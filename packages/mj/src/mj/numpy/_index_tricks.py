@@ -17,7 +17,16 @@ import numpy as np
 
 import mj_core.numpy as cnp
 from mj_core import Tracer
-from mj_core.extend import Array, check_arraylike, concrete_or_error, promote, static_int
+from mj_core.extend import (
+    AnyArray,
+    Array,
+    ArrayLike,
+    DTypeLike,
+    check_arraylike,
+    concrete_or_error,
+    promote,
+    static_int,
+)
 from mj_core.numpy import diag_indices, meshgrid, nonzero, tril_indices, triu_indices
 
 __all__ = [
@@ -42,7 +51,7 @@ def _slice_bound(name: str, value: Any, what: str) -> Any:
     return concrete_or_error(name, value, f"the slice {what}", hint).item()
 
 
-def _range_from_slice(s: Any, name: str) -> Array:
+def _range_from_slice(s: Any, name: str) -> AnyArray:
     """``start:stop:step`` as ``arange``, or as ``linspace`` with ``abs(step)`` points when the
     step is imaginary (NumPy's ``0:1:5j``)."""
     if not isinstance(s, slice):
@@ -64,7 +73,7 @@ class _Mgrid:
     """``mnp.mgrid[0:2, 0:1:3j]``: a dense grid (``meshgrid(..., indexing='ij')`` stacked),
     one range per slice; a single slice gives the 1-D range itself."""
 
-    def __getitem__(self, key: slice | tuple[slice, ...]) -> Array:
+    def __getitem__(self, key: slice | tuple[slice, ...]) -> AnyArray:
         if isinstance(key, slice):
             return _range_from_slice(key, "mgrid")
         if not key:
@@ -77,7 +86,7 @@ class _Ogrid:
     """``mnp.ogrid[0:2, 0:3]``: an open grid (``meshgrid(..., sparse=True)``), a list of
     arrays that broadcast against each other; a single slice gives the 1-D range."""
 
-    def __getitem__(self, key: slice | tuple[slice, ...]) -> Array | list[Array]:
+    def __getitem__(self, key: slice | tuple[slice, ...]) -> AnyArray | list[AnyArray]:
         if isinstance(key, slice):
             return _range_from_slice(key, "ogrid")
         if not key:
@@ -176,7 +185,7 @@ r_ = _RClass()
 c_ = _CClass()
 
 
-def unravel_index(indices: Array, shape: int | Sequence[int]) -> tuple[Array, ...]:
+def unravel_index(indices: ArrayLike, shape: int | Sequence[int]) -> tuple[Array, ...]:
     """The multi-dimensional indices of flat ``indices`` into an array of ``shape``.
 
     As in JAX, out-of-bounds indices are clamped (negative ones from ``-size`` count from the
@@ -198,12 +207,12 @@ def unravel_index(indices: Array, shape: int | Sequence[int]) -> tuple[Array, ..
 
 
 def ravel_multi_index(
-    multi_index: Sequence[Array],
+    multi_index: Sequence[ArrayLike],
     dims: Sequence[int],
     mode: str = "raise",
     order: str = "C",
     *,
-    dtype: Any = None,
+    dtype: DTypeLike | None = None,
 ) -> Array:
     """Flat indices of the coordinates ``multi_index`` in an array of shape ``dims``.
 
@@ -218,7 +227,7 @@ def ravel_multi_index(
     dims_t = tuple(static_int(name, d, "each entry of dims") for d in dims)
     check_arraylike(name, list(multi_index))
     indices = [cnp.asarray(i) for i in multi_index]
-    out_dtype = cnp.result_type(1, *indices) if dtype is None else np.dtype(dtype)
+    out_dtype: np.dtype[Any] = cnp.result_type(1, *indices) if dtype is None else np.dtype(dtype)
     if out_dtype.kind not in "iu":
         raise ValueError(f"{name}: dtype={out_dtype.name} is not an integer type")
     if math.prod(dims_t) - 1 > np.iinfo(out_dtype).max:
@@ -259,7 +268,7 @@ def ravel_multi_index(
 
 
 def mask_indices(
-    n: int, mask_func: Callable[[Array, int], Array], k: int = 0, *, size: int | None = None
+    n: int, mask_func: Callable[[ArrayLike, int], ArrayLike], k: int = 0, *, size: int | None = None
 ) -> tuple[Array, Array]:
     """The ``(rows, cols)`` where ``mask_func(ones((n, n)), k)`` is non-zero (e.g. ``triu``);
     under ``jit`` give a static ``size``, as for ``nonzero``."""
@@ -274,7 +283,7 @@ def _square_shape(name: str, arr: Any) -> tuple[int, ...]:
     return tuple(arr.shape)
 
 
-def tril_indices_from(arr: Array, k: int = 0) -> tuple[Array, Array]:
+def tril_indices_from(arr: ArrayLike, k: int = 0) -> tuple[Array, Array]:
     """``tril_indices`` for the shape of the 2-D ``arr`` (only its shape is read)."""
     shape = _square_shape("tril_indices_from", arr)
     if len(shape) != 2:
@@ -282,7 +291,7 @@ def tril_indices_from(arr: Array, k: int = 0) -> tuple[Array, Array]:
     return tril_indices(shape[0], k=k, m=shape[1])
 
 
-def triu_indices_from(arr: Array, k: int = 0) -> tuple[Array, Array]:
+def triu_indices_from(arr: ArrayLike, k: int = 0) -> tuple[Array, Array]:
     """``triu_indices`` for the shape of the 2-D ``arr`` (only its shape is read)."""
     shape = _square_shape("triu_indices_from", arr)
     if len(shape) != 2:
@@ -290,7 +299,7 @@ def triu_indices_from(arr: Array, k: int = 0) -> tuple[Array, Array]:
     return triu_indices(shape[0], k=k, m=shape[1])
 
 
-def diag_indices_from(arr: Array) -> tuple[Array, ...]:
+def diag_indices_from(arr: ArrayLike) -> tuple[Array, ...]:
     """``diag_indices`` for ``arr``, whose dimensions (at least two) must all be equal."""
     check_arraylike("diag_indices_from", [arr])
     shape = cnp.shape(cnp.asarray(arr))

@@ -15,15 +15,21 @@ from typing import Any
 import numpy as np
 
 import mj_core.numpy as cnp
-from mj_core import EagerArray, Tracer
-from mj_core.extend import Array, canonicalize_axis, check_arraylike, concrete_or_error
+from mj_core.extend import (
+    AnyArray,
+    Array,
+    canonicalize_axis,
+    check_arraylike,
+    concrete_or_error,
+)
 from mj_core.numpy import argsort, nonzero, sort
-from mj_xla import Array as DeviceArray
 
 __all__ = ["delete", "insert"]
 
 
-def insert(arr: Array, obj: Array | slice, values: Array, axis: int | None = None) -> Array:
+def insert(
+    arr: AnyArray, obj: AnyArray | slice, values: AnyArray, axis: int | None = None
+) -> AnyArray:
     """``values`` inserted before the positions ``obj`` (an int, a 1-D integer array or a
     slice) along ``axis`` (``None``: the flattened array). Traces in ``obj`` and ``values``."""
     check_arraylike("insert", [arr, 0 if isinstance(obj, slice) else obj, values])
@@ -39,7 +45,7 @@ def insert(arr: Array, obj: Array | slice, values: Array, axis: int | None = Non
             f"shape {cnp.shape(indices)}"
         )
     if cnp.result_type(indices).kind not in "iu":
-        if cnp.size(indices) == 0 and not isinstance(obj, Tracer | EagerArray | DeviceArray):
+        if cnp.size(indices) == 0 and not isinstance(obj, Array):
             indices = cnp.asarray(indices, np.int64)  # NumPy's empty [] is float64
         else:
             raise ValueError(
@@ -77,12 +83,12 @@ def _static_int_or_none(obj: Any) -> int | None:
 
 
 def delete(
-    arr: Array,
-    obj: Array | slice,
+    arr: AnyArray,
+    obj: AnyArray | slice,
     axis: int | None = None,
     *,
     assume_unique_indices: bool = False,
-) -> Array:
+) -> AnyArray:
     """``arr`` without the entries ``obj`` (an int, a slice, an integer array or a boolean
     mask) along ``axis`` (``None``: the flattened array).
 
@@ -133,7 +139,7 @@ def delete(
     return a[(*lead, mask)]
 
 
-def _delete_unique(a: Array, positions: Array, axis: int) -> Array:
+def _delete_unique(a: AnyArray, positions: AnyArray, axis: int) -> AnyArray:
     """Delete distinct ``positions`` with array operations: the ``i``-th kept entry sits at
     ``i`` plus the number of (sorted, shifted) deleted positions at or before it."""
     n = cnp.shape(a)[axis]

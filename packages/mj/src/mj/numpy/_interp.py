@@ -6,13 +6,13 @@ from __future__ import annotations
 import numpy as np
 
 import mj_core.numpy as cnp
-from mj_core.extend import Array, check_arraylike, promote_inexact
+from mj_core.extend import Array, ArrayLike, check_arraylike, promote_inexact
 from mj_core.numpy import argsort, searchsorted
 
 __all__ = ["interp"]
 
 
-def _extrapolates(name: str, end: Array | str | None) -> bool:
+def _extrapolates(name: str, end: ArrayLike | str | None) -> bool:
     if not isinstance(end, str):
         return False
     if end != "extrapolate":
@@ -23,12 +23,12 @@ def _extrapolates(name: str, end: Array | str | None) -> bool:
 
 
 def interp(
-    x: Array,
-    xp: Array,
-    fp: Array,
-    left: Array | str | None = None,
-    right: Array | str | None = None,
-    period: Array | None = None,
+    x: ArrayLike,
+    xp: ArrayLike,
+    fp: ArrayLike,
+    left: ArrayLike | str | None = None,
+    right: ArrayLike | str | None = None,
+    period: ArrayLike | None = None,
 ) -> Array:
     """``fp`` at ``x``, linear between the increasing sample points ``xp``; outside them
     ``left``/``right`` (default: ``fp``'s first/last value; ``"extrapolate"`` continues the end
@@ -39,8 +39,8 @@ def interp(
         raise ValueError("interp: xp and fp must be one-dimensional arrays of equal size")
     x, xp = (cnp.asarray(a) for a in promote_inexact(x, xp))  # indexable by traced indices
     fp = cnp.asarray(promote_inexact(fp)[0])
-    extrapolate_left = _extrapolates("left", left)
-    extrapolate_right = _extrapolates("right", right)
+    _extrapolates("left", left)  # (validates: a str left or right is "extrapolate")
+    _extrapolates("right", right)
     if x.dtype.kind == "c":
         raise ValueError("interp: complex x values not supported.")
     if period is not None:
@@ -60,8 +60,8 @@ def interp(
     flat = cnp.abs(dx) <= tiny  # repeated sample points: no NaN (nor NaN gradient) from 0/0
     slope = (delta / cnp.where(flat, 1, dx)) * (fp[i] - fp[i - 1])
     f = cnp.where(flat, fp[i - 1], fp[i - 1] + slope)
-    if period is None and not extrapolate_left:
+    if period is None and not isinstance(left, str):
         f = cnp.where(x < xp[0], fp[0] if left is None else left, f)
-    if period is None and not extrapolate_right:
+    if period is None and not isinstance(right, str):
         f = cnp.where(x > xp[-1], fp[-1] if right is None else right, f)
     return f

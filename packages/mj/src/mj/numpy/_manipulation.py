@@ -10,7 +10,7 @@ import numpy as np
 
 import mj_core.numpy as cnp
 from mj_core import Tracer, lax
-from mj_core.extend import Array, canonicalize_axis
+from mj_core.extend import AnyArray, Array, ArrayLike, DTypeLike, canonicalize_axis
 
 __all__ = [
     "append",
@@ -31,14 +31,14 @@ __all__ = [
 
 
 def take_along_axis(
-    arr: Array,
-    indices: Array,
+    arr: AnyArray,
+    indices: AnyArray,
     axis: int | None,
     mode: str | None = None,
     fill_value: Any = None,
     *,
     wrap_negative_indices: bool = True,
-) -> Array:
+) -> AnyArray:
     """``out[..., i, ...] = arr[..., indices[..., i, ...], ...]`` along ``axis`` (NumPy's
     ``take_along_axis``; ``indices`` broadcasts against ``arr`` on the other axes).
 
@@ -75,8 +75,8 @@ def take_along_axis(
 
 
 def roll(
-    a: Array, shift: int | Array | Sequence[int], axis: int | Sequence[int] | None = None
-) -> Array:
+    a: AnyArray, shift: int | AnyArray | Sequence[int], axis: int | Sequence[int] | None = None
+) -> AnyArray:
     """Shift elements circularly by ``shift`` along ``axis`` (``None``: the flattened array).
     ``shift`` may be traced."""
     a = cnp.asarray(a)
@@ -91,7 +91,7 @@ def roll(
     return a
 
 
-def _roll1(a: Array, shift: Any, axis: int) -> Array:
+def _roll1(a: AnyArray, shift: Any, axis: int) -> AnyArray:
     n = cnp.shape(a)[axis]
     if n == 0:
         return a
@@ -107,7 +107,7 @@ def _roll1(a: Array, shift: Any, axis: int) -> Array:
     return lax.dynamic_slice_in_dim(doubled, start, n, axis=axis)
 
 
-def rot90(m: Array, k: int = 1, axes: tuple[int, int] = (0, 1)) -> Array:
+def rot90(m: ArrayLike, k: int = 1, axes: tuple[int, int] = (0, 1)) -> Array:
     """Rotate by 90 degrees ``k`` times in the plane of ``axes`` (first towards second)."""
     m = cnp.asarray(m)
     ndim = cnp.ndim(m)
@@ -126,24 +126,24 @@ def rot90(m: Array, k: int = 1, axes: tuple[int, int] = (0, 1)) -> Array:
     return cnp.flip(cnp.transpose(m, perm), a1)
 
 
-def fliplr(m: Array) -> Array:
+def fliplr(m: ArrayLike) -> Array:
     """Reverse the columns (axis 1)."""
     return cnp.flip(m, 1)
 
 
-def flipud(m: Array) -> Array:
+def flipud(m: ArrayLike) -> Array:
     """Reverse the rows (axis 0)."""
     return cnp.flip(m, 0)
 
 
-def append(arr: Array, values: Array, axis: int | None = None) -> Array:
+def append(arr: ArrayLike, values: ArrayLike, axis: int | None = None) -> Array:
     """``values`` appended to ``arr`` (both flattened when ``axis`` is ``None``)."""
     if axis is None:
         return cnp.concatenate([cnp.ravel(cnp.asarray(arr)), cnp.ravel(cnp.asarray(values))])
     return cnp.concatenate([cnp.asarray(arr), cnp.asarray(values)], axis=axis)
 
 
-def atleast_3d(*arys: Array) -> Any:
+def atleast_3d(*arys: ArrayLike) -> Any:
     """Views with at least three dimensions (NumPy's placement of the new axes)."""
     out = []
     for a in arys:
@@ -159,38 +159,38 @@ def atleast_3d(*arys: Array) -> Any:
     return out[0] if len(out) == 1 else out
 
 
-def column_stack(tup: Sequence[Array] | Array) -> Array:
+def column_stack(tup: Sequence[AnyArray] | AnyArray) -> AnyArray:
     """Stack 1-D arrays as columns (2-D arrays are concatenated along axis 1). An array
     argument is the sequence of its rows, as in JAX: ``column_stack(arange(3.))`` stacks
     three scalars into shape ``(1, 3)``."""
-    if not isinstance(tup, list | tuple) and cnp.ndim(tup) == 0:
+    if not isinstance(tup, list | tuple) and np.ndim(tup) == 0:
         raise ValueError("column_stack: expected a sequence of arrays, got a 0-d array")
     cols = [cnp.asarray(a) for a in tup]
     cols = [cnp.transpose(cnp.atleast_2d(a)) if cnp.ndim(a) < 2 else a for a in cols]
     return cnp.concatenate(cols, axis=1)
 
 
-def row_stack(tup: Sequence[Array]) -> Array:
+def row_stack(tup: Sequence[ArrayLike]) -> Array:
     """Alias of ``vstack``."""
     return cnp.vstack(tup)
 
 
-def dstack(tup: Sequence[Array], dtype: Any = None) -> Array:
+def dstack(tup: Sequence[ArrayLike], dtype: DTypeLike | None = None) -> Array:
     """Stack along the third axis (after :func:`atleast_3d`), as ``dtype`` if given."""
     return cnp.concatenate([atleast_3d(a) for a in tup], axis=2, dtype=dtype)
 
 
-def hsplit(ary: Array, indices_or_sections: int | Sequence[int]) -> list[Array]:
+def hsplit(ary: ArrayLike, indices_or_sections: int | Sequence[int]) -> list[Array]:
     """Split along axis 1 (axis 0 for 1-D arrays)."""
     return cnp.split(ary, indices_or_sections, axis=1 if cnp.ndim(ary) > 1 else 0)
 
 
-def vsplit(ary: Array, indices_or_sections: int | Sequence[int]) -> list[Array]:
+def vsplit(ary: ArrayLike, indices_or_sections: int | Sequence[int]) -> list[Array]:
     """Split along axis 0."""
     return cnp.split(ary, indices_or_sections, axis=0)
 
 
-def dsplit(ary: Array, indices_or_sections: int | Sequence[int]) -> list[Array]:
+def dsplit(ary: ArrayLike, indices_or_sections: int | Sequence[int]) -> list[Array]:
     """Split along axis 2."""
     return cnp.split(ary, indices_or_sections, axis=2)
 
@@ -202,7 +202,9 @@ def _pad_widths(pad_width: Any, ndim: int) -> list[tuple[int, int]]:
     return [(int(lo), int(hi)) for lo, hi in widths]
 
 
-def pad(array: Array, pad_width: Any, mode: str = "constant", constant_values: Any = 0) -> Array:
+def pad(
+    array: ArrayLike, pad_width: Any, mode: str = "constant", constant_values: Any = 0
+) -> Array:
     """Pad ``array``; modes ``constant``, ``edge``, ``wrap``, ``reflect`` and ``symmetric``."""
     a = cnp.asarray(array)
     ndim = cnp.ndim(a)
@@ -226,7 +228,7 @@ def pad(array: Array, pad_width: Any, mode: str = "constant", constant_values: A
     return a
 
 
-def _pad_axis(a: Array, axis: int, lo: int, hi: int, mode: str) -> Array:
+def _pad_axis(a: AnyArray, axis: int, lo: int, hi: int, mode: str) -> AnyArray:
     n = cnp.shape(a)[axis]
     if (lo or hi) and n == 0:
         raise ValueError(f"pad: cannot pad an empty axis with mode {mode!r}")

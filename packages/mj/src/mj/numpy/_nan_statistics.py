@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import math
 import operator
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -19,7 +18,11 @@ from mj_core import lax
 from mj_core.dtypes import is_inexact
 from mj_core.errors import user_line_suffix
 from mj_core.extend import (
+    AnyArray,
     Array,
+    ArrayLike,
+    Axis,
+    DTypeLike,
     canonicalize_axes,
     check_arraylike,
     dtype_weak,
@@ -38,12 +41,11 @@ __all__ = [
     "nanvar",
 ]
 
-Axis = int | Sequence[int] | None
 
 _METHODS = ("linear", "lower", "higher", "midpoint", "nearest", "inverted_cdf")
 
 
-def _variance_dtypes(name: str, a_dtype: np.dtype[Any], dtype: Any) -> tuple[Any, Any]:
+def _variance_dtypes(name: str, a_dtype: np.dtype[Any], dtype: DTypeLike | None) -> tuple[Any, Any]:
     """``(computation, result)`` dtypes: JAX's float for integers and bools (float32 up to
     32-bit integers, as mj's ``var``), the input's (real) dtype otherwise, float16 computed
     in float32."""
@@ -63,14 +65,14 @@ def _variance_dtypes(name: str, a_dtype: np.dtype[Any], dtype: Any) -> tuple[Any
 
 
 def nanvar(
-    a: Array,
+    a: ArrayLike,
     axis: Axis = None,
-    dtype: Any = None,
+    dtype: DTypeLike | None = None,
     out: None = None,
     ddof: int = 0,
     keepdims: bool = False,
-    where: Array | None = None,
-    mean: Array | None = None,
+    where: ArrayLike | None = None,
+    mean: ArrayLike | None = None,
 ) -> Array:
     """The variance of the non-NaN elements (and those ``where`` selects), NaN where fewer
     than ``ddof + 1`` remain; ``mean`` replaces the computed mean."""
@@ -105,14 +107,14 @@ def nanvar(
 
 
 def nanstd(
-    a: Array,
+    a: ArrayLike,
     axis: Axis = None,
-    dtype: Any = None,
+    dtype: DTypeLike | None = None,
     out: None = None,
     ddof: int = 0,
     keepdims: bool = False,
-    where: Array | None = None,
-    mean: Array | None = None,
+    where: ArrayLike | None = None,
+    mean: ArrayLike | None = None,
 ) -> Array:
     """The square root of :func:`nanvar`."""
     check_arraylike("nanstd", [a])
@@ -121,7 +123,7 @@ def nanstd(
     return lax.sqrt(nanvar(a, axis, dtype, ddof=ddof, keepdims=keepdims, where=where, mean=mean))
 
 
-def _to_last_axis(x: Array, axes: tuple[int, ...]) -> Array:
+def _to_last_axis(x: ArrayLike, axes: tuple[int, ...]) -> Array:
     """``x`` with the ``axes`` moved to the end and merged into one."""
     keep = [i for i in range(cnp.ndim(x)) if i not in axes]
     x = lax.transpose(x, (*keep, *axes))
@@ -129,7 +131,7 @@ def _to_last_axis(x: Array, axes: tuple[int, ...]) -> Array:
     return cnp.reshape(x, (*shape[: len(keep)], math.prod(shape[len(keep) :])))
 
 
-def _inverted_cdf(a: Array, weights: Array, q: Array) -> Array:
+def _inverted_cdf(a: ArrayLike, weights: ArrayLike, q: ArrayLike) -> Array:
     """The first sorted value whose cumulative weight reaches ``q`` times the total (over
     non-NaN values with valid weights); NaN where a weight is negative/NaN or all data is
     NaN. ``a``/``weights``: ``batch + (n,)``, sorted; ``q``: ``q_shape + (1,) * len(batch)``."""
@@ -150,7 +152,7 @@ def _inverted_cdf(a: Array, weights: Array, q: Array) -> Array:
     return cnp.where(force_nan, lax.full_like(values, np.nan), values)
 
 
-def _take_last(a: Array, index: Array) -> Array:
+def _take_last(a: ArrayLike, index: ArrayLike) -> Array:
     """``a[..., index]`` along the last axis, ``index`` of shape ``q_shape + batch``."""
     shape = (*cnp.shape(index), cnp.shape(a)[-1])
     return cnp.squeeze(
@@ -159,15 +161,15 @@ def _take_last(a: Array, index: Array) -> Array:
 
 
 def nanquantile(
-    a: Array,
-    q: Array,
+    a: ArrayLike,
+    q: ArrayLike,
     axis: int | tuple[int, ...] | None = None,
     out: None = None,
     overwrite_input: bool = False,
     method: str = "linear",
     keepdims: bool = False,
     *,
-    weights: Array | None = None,
+    weights: ArrayLike | None = None,
 ) -> Array:
     """The ``q``-th quantiles (``q`` in ``[0, 1]``, at most 1-D; its dimension comes first)
     of the non-NaN values along ``axis``. ``method``: ``linear``, ``lower``, ``higher``,
@@ -240,7 +242,7 @@ def nanquantile(
     return lax.convert_element_type(result, dtype)
 
 
-def _order_statistic(x: Array, q: Array, method: str) -> Array:
+def _order_statistic(x: ArrayLike, q: ArrayLike, method: str) -> Array:
     """Interpolate between the order statistics around ``q (count - 1)``, where ``count`` is
     the number of non-NaN values (sorted to the front of the last axis of ``x``)."""
     qdt, _ = dtype_weak(q)
@@ -269,15 +271,15 @@ def _order_statistic(x: Array, q: Array, method: str) -> Array:
 
 
 def nanpercentile(
-    a: Array,
-    q: Array,
+    a: ArrayLike,
+    q: ArrayLike,
     axis: int | tuple[int, ...] | None = None,
     out: None = None,
     overwrite_input: bool = False,
     method: str = "linear",
     keepdims: bool = False,
     *,
-    weights: Array | None = None,
+    weights: ArrayLike | None = None,
 ) -> Array:
     """Like :func:`nanquantile` with ``q`` in percent."""
     check_arraylike("nanpercentile", [a, q])
@@ -288,7 +290,7 @@ def nanpercentile(
 
 
 def nanmedian(
-    a: Array,
+    a: ArrayLike,
     axis: int | tuple[int, ...] | None = None,
     out: None = None,
     overwrite_input: bool = False,
@@ -304,11 +306,11 @@ def _nan_arg_reduction(
     name: str,
     reduce: Any,
     fill: float,
-    a: Array,
+    a: AnyArray,
     axis: int | None,
     out: None,
     keepdims: bool | None,
-) -> Array:
+) -> AnyArray:
     check_arraylike(name, [a])
     if out is not None:
         raise NotImplementedError(f"{name}: the out argument is not supported{user_line_suffix()}")
@@ -323,14 +325,14 @@ def _nan_arg_reduction(
 
 
 def nanargmax(
-    a: Array, axis: int | None = None, out: None = None, keepdims: bool | None = None
-) -> Array:
+    a: AnyArray, axis: int | None = None, out: None = None, keepdims: bool | None = None
+) -> AnyArray:
     """The index of the largest non-NaN value (-1 where a slice is all NaN)."""
     return _nan_arg_reduction("nanargmax", cnp.argmax, -np.inf, a, axis, out, keepdims)
 
 
 def nanargmin(
-    a: Array, axis: int | None = None, out: None = None, keepdims: bool | None = None
-) -> Array:
+    a: AnyArray, axis: int | None = None, out: None = None, keepdims: bool | None = None
+) -> AnyArray:
     """The index of the smallest non-NaN value (-1 where a slice is all NaN)."""
     return _nan_arg_reduction("nanargmin", cnp.argmin, np.inf, a, axis, out, keepdims)

@@ -26,7 +26,9 @@ from mj_control import while_loop
 from mj_core import lax
 from mj_core.errors import user_line_suffix
 from mj_core.extend import (
+    AnyArray,
     Array,
+    ArrayLike,
     check_arraylike,
     concrete_or_error,
     dtype_weak,
@@ -49,7 +51,7 @@ __all__ = [
 ]
 
 
-def _coefficients(name: str, *ps: Array, inexact: bool = True) -> list[Array]:
+def _coefficients(name: str, *ps: ArrayLike, inexact: bool = True) -> list[Array]:
     """``ps`` as 1-D arrays of one promoted dtype (inexact unless told otherwise)."""
     check_arraylike(name, list(ps))
     arrays = [cnp.asarray(p) for p in ps]
@@ -61,7 +63,7 @@ def _coefficients(name: str, *ps: Array, inexact: bool = True) -> list[Array]:
     return promote_inexact(*arrays) if inexact else promote(*arrays)
 
 
-def polyadd(a1: Array, a2: Array) -> Array:
+def polyadd(a1: AnyArray, a2: AnyArray) -> AnyArray:
     """The sum of two polynomials (the shorter one aligned to the constant terms)."""
     a1, a2 = _coefficients("polyadd", a1, a2, inexact=False)
     if cnp.shape(a2)[0] > cnp.shape(a1)[0]:
@@ -69,7 +71,7 @@ def polyadd(a1: Array, a2: Array) -> Array:
     return a1.at[cnp.shape(a1)[0] - cnp.shape(a2)[0] :].add(a2)
 
 
-def polysub(a1: Array, a2: Array) -> Array:
+def polysub(a1: AnyArray, a2: AnyArray) -> AnyArray:
     """The difference of two polynomials."""
     a1, a2 = _coefficients("polysub", a1, a2, inexact=False)
     if dtype_weak(a1)[0].kind == "b":
@@ -77,7 +79,7 @@ def polysub(a1: Array, a2: Array) -> Array:
     return polyadd(a1, lax.neg(a2))
 
 
-def polymul(a1: Array, a2: Array, *, trim_leading_zeros: bool = False) -> Array:
+def polymul(a1: ArrayLike, a2: ArrayLike, *, trim_leading_zeros: bool = False) -> Array:
     """The product of two polynomials (a full convolution of the coefficients);
     ``trim_leading_zeros`` needs concrete coefficients."""
     a1, a2 = _coefficients("polymul", a1, a2)
@@ -90,7 +92,9 @@ def polymul(a1: Array, a2: Array, *, trim_leading_zeros: bool = False) -> Array:
     return cnp.convolve(a1, a2, mode="full")
 
 
-def polydiv(u: Array, v: Array, *, trim_leading_zeros: bool = False) -> tuple[Array, Array]:
+def polydiv(
+    u: AnyArray, v: AnyArray, *, trim_leading_zeros: bool = False
+) -> tuple[AnyArray, AnyArray]:
     """``(quotient, remainder)`` of polynomial long division; the remainder keeps ``u``'s
     length unless ``trim_leading_zeros`` (concrete input) drops its leading near-zeros."""
     u, v = _coefficients("polydiv", u, v)
@@ -109,7 +113,7 @@ def polydiv(u: Array, v: Array, *, trim_leading_zeros: bool = False) -> tuple[Ar
     return q, u
 
 
-def polyder(p: Array, m: int = 1) -> Array:
+def polyder(p: ArrayLike, m: int = 1) -> Array:
     """The ``m``-th derivative of a polynomial."""
     m = static_int("polyder", m, "the order m")
     (p,) = _coefficients("polyder", p)
@@ -124,7 +128,7 @@ def polyder(p: Array, m: int = 1) -> Array:
     return lax.mul(p[: max(n - m, 0)], cnp.asarray(factors.copy()))
 
 
-def polyint(p: Array, m: int = 1, k: Array | None = None) -> Array:
+def polyint(p: AnyArray, m: int = 1, k: AnyArray | None = None) -> AnyArray:
     """The ``m``-th antiderivative of a polynomial; ``k`` holds the integration constants
     (one for all ``m`` integrations, or one each, the first integration's first)."""
     m = static_int("polyint", m, "the order m")
@@ -151,7 +155,7 @@ def polyint(p: Array, m: int = 1, k: Array | None = None) -> Array:
     return lax.div(cnp.concatenate([p, k_arr]), cnp.asarray(divisors.copy()))
 
 
-def poly(seq_of_zeros: Array) -> Array:
+def poly(seq_of_zeros: ArrayLike) -> Array:
     """The coefficients of the monic polynomial with the given roots (a scalar counts as one
     root); for a square matrix, of its characteristic polynomial (complex, as in JAX)."""
     check_arraylike("poly", [seq_of_zeros])
@@ -180,7 +184,7 @@ def _complex_dtype(dtype: np.dtype[Any]) -> np.dtype[Any]:
     return np.result_type(dtype, np.complex64)
 
 
-def _unit_phase(z: Array) -> Array:
+def _unit_phase(z: ArrayLike) -> Array:
     """``z / |z|`` for a complex scalar, 1 at zero."""
     r = lax.abs(z)
     nonzero = lax.gt(r, lax.full_like(r, 0))
@@ -188,11 +192,11 @@ def _unit_phase(z: Array) -> Array:
     return cnp.where(nonzero, lax.div(z, safe), lax.full_like(z, 1))
 
 
-def _norm(x: Array) -> Array:
+def _norm(x: ArrayLike) -> Array:
     return lax.sqrt(cnp.sum(lax.real(lax.mul(cnp.conj(x), x))))
 
 
-def _hessenberg(a: Array) -> Array:
+def _hessenberg(a: AnyArray) -> AnyArray:
     """A unitarily similar upper Hessenberg matrix (``a`` complex): one Householder
     reflection ``P = I - 2 w w^H`` per column zeroes its entries below the subdiagonal."""
     n = cnp.shape(a)[0]
@@ -211,7 +215,7 @@ def _hessenberg(a: Array) -> Array:
     return a
 
 
-def _characteristic_polynomial(a: Array) -> Array:
+def _characteristic_polynomial(a: ArrayLike) -> Array:
     """``det(x I - a)``'s coefficients by La Budde's recurrence on the Hessenberg form ``h``
     (0-based): ``p_{k+1} = (x - h_kk) p_k - sum_{i<k} h_ik (h_{i+1,i} ... h_{k,k-1}) p_i``."""
     h = _hessenberg(lax.convert_element_type(a, _complex_dtype(dtype_weak(a)[0])))
@@ -231,7 +235,7 @@ def _characteristic_polynomial(a: Array) -> Array:
     return polys[n]
 
 
-def _horner(coeffs: Array, z: Array) -> Array:
+def _horner(coeffs: AnyArray, z: AnyArray) -> AnyArray:
     """The polynomial ``coeffs`` (highest degree first) at each of ``z``."""
     acc = lax.full_like(z, 0)
     for i in range(cnp.shape(coeffs)[0]):
@@ -239,7 +243,7 @@ def _horner(coeffs: Array, z: Array) -> Array:
     return acc
 
 
-def _derivative_coefficients(c: Array) -> Array:
+def _derivative_coefficients(c: AnyArray) -> AnyArray:
     n = cnp.shape(c)[0] - 1
     return lax.mul(c[:n], np.arange(n, 0, -1).astype(dtype_weak(c)[0]))
 
@@ -248,7 +252,7 @@ _MAX_ABERTH_STEPS = 500
 
 
 @custom_jvp
-def _roots(p: Array) -> Array:
+def _roots(p: ArrayLike) -> Array:
     """The ``n`` roots of the degree-``n`` polynomial ``p`` (``p[0] != 0``), complex; the
     zero roots of its trailing zero coefficients come last, exactly 0."""
     n = cnp.shape(p)[0] - 1
@@ -271,11 +275,13 @@ def _roots(p: Array) -> Array:
         lax.complex(lax.mul(radius, lax.cos(angle)), lax.mul(radius, lax.sin(angle))), dtype
     )
 
-    def unfinished(state: tuple[Array, Array, Array]) -> Array:
+    def unfinished(state: tuple[ArrayLike, ArrayLike, ArrayLike]) -> Array:
         _, done, step = state
         return lax.bitwise_and(lax.lt(step, _MAX_ABERTH_STEPS), lax.bitwise_not(cnp.all(done)))
 
-    def aberth_step(state: tuple[Array, Array, Array]) -> tuple[Array, Array, Array]:
+    def aberth_step(
+        state: tuple[ArrayLike, ArrayLike, ArrayLike],
+    ) -> tuple[Array, Array, Array]:
         """``z_j -= 1 / (p'(z_j) / p(z_j) - sum_{k != j} 1 / (z_j - z_k))`` for the roots
         whose residual is still above rounding level (these are then frozen)."""
         z, done, step = state
@@ -295,7 +301,7 @@ def _roots(p: Array) -> Array:
 
 
 @_roots.defjvp
-def _roots_jvp(primals: tuple[Array], tangents: tuple[Array]) -> tuple[Array, Array]:
+def _roots_jvp(primals: tuple[ArrayLike], tangents: tuple[ArrayLike]) -> tuple[Array, Array]:
     """Implicit differentiation of ``p(r) = 0``: ``dr = -dp(r) / p'(r)``."""
     (p,), (dp,) = primals, tangents
     r = _roots(p)
@@ -305,7 +311,7 @@ def _roots_jvp(primals: tuple[Array], tangents: tuple[Array]) -> tuple[Array, Ar
     return r, lax.neg(lax.div(num, _horner(_derivative_coefficients(pc), r)))
 
 
-def roots(p: Array, *, strip_zeros: bool = True) -> Array:
+def roots(p: AnyArray, *, strip_zeros: bool = True) -> AnyArray:
     """The (complex) roots of the polynomial ``p``. Leading zeros are stripped, which needs
     concrete coefficients; with ``strip_zeros=False`` (traceable) they give NaN roots, last."""
     check_arraylike("roots", [p])
@@ -325,22 +331,22 @@ def roots(p: Array, *, strip_zeros: bool = True) -> Array:
         return _roots(p[lead:]) if n - lead >= 1 else cnp.zeros(0, dtype)
     is_zero = lax.eq(p, 0)
     all_zero = cnp.all(is_zero)
-    lead = cnp.where(
+    leading = cnp.where(
         all_zero, n + 1, cnp.argmax(lax.convert_element_type(lax.bitwise_not(is_zero), np.int32))
     )
     p = cnp.where(all_zero, lax.full_like(p, 1), p)
-    found = _roots(roll(p, lax.neg(lead)))  # leading zeros become zero roots, last
+    found = _roots(roll(p, lax.neg(leading)))  # leading zeros become zero roots, last
     undefined = lax.full_like(found, complex(np.nan, np.nan))
-    return cnp.where(lax.lt(lax.iota(np.int64, n), lax.sub(n, lead)), found, undefined)
+    return cnp.where(lax.lt(lax.iota(np.int64, n), lax.sub(n, leading)), found, undefined)
 
 
 def polyfit(
-    x: Array,
-    y: Array,
+    x: ArrayLike,
+    y: ArrayLike,
     deg: int,
     rcond: float | None = None,
     full: bool = False,
-    w: Array | None = None,
+    w: ArrayLike | None = None,
     cov: bool | str = False,
 ) -> Array | tuple[Array, ...]:
     """Least-squares coefficients of the degree-``deg`` polynomial through ``(x, y)``

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 import mj_core.numpy as cnp
-from mj_core.extend import Array
+from mj_core.extend import Array, ArrayLike
 from mj_core.numpy import sort
 
 __all__ = ["alltrue", "cumproduct", "issubsctype", "msort", "product", "sometrue"]
@@ -20,7 +20,7 @@ product = cnp.prod
 cumproduct = cnp.cumprod
 
 
-def msort(a: Array) -> Array:
+def msort(a: ArrayLike) -> Array:
     """``a`` sorted along its first axis (NumPy 1's ``msort``, ``sort(a, axis=0)``)."""
     return sort(a, axis=0)
 

@@ -13,7 +13,14 @@ import numpy as np
 
 import mj_core.numpy as cnp
 from mj_core import lax
-from mj_core.extend import Array, canonicalize_axis, check_arraylike, concrete_or_error, static_int
+from mj_core.extend import (
+    Array,
+    ArrayLike,
+    canonicalize_axis,
+    check_arraylike,
+    concrete_or_error,
+    static_int,
+)
 from mj_core.numpy import tile
 
 __all__ = ["array_split", "resize", "rollaxis", "trim_zeros"]
@@ -29,7 +36,7 @@ def _split_points(indices_or_sections: Any) -> list[Any] | None:
 
 
 def array_split(
-    ary: Array, indices_or_sections: int | Sequence[int] | Array, axis: int = 0
+    ary: ArrayLike, indices_or_sections: int | Sequence[int] | ArrayLike, axis: int = 0
 ) -> list[Array]:
     """Split along ``axis`` into ``indices_or_sections`` near-equal parts (the first ones one
     longer when the length does not divide), or at the given split points."""
@@ -57,7 +64,7 @@ def array_split(
     return [lax.slice_in_dim(a, lo, lo + s, 1, axis) for lo, s in zip(starts, sizes, strict=True)]
 
 
-def resize(a: Array, new_shape: int | Sequence[int]) -> Array:
+def resize(a: ArrayLike, new_shape: int | Sequence[int]) -> Array:
     """``a`` flattened, repeated cyclically and reshaped to ``new_shape`` (zeros if ``a`` is
     empty), as ``np.resize``."""
     check_arraylike("resize", [a])
@@ -73,7 +80,7 @@ def resize(a: Array, new_shape: int | Sequence[int]) -> Array:
     return cnp.reshape(repeated[:new_size], shape)
 
 
-def rollaxis(a: Array, axis: int, start: int = 0) -> Array:
+def rollaxis(a: ArrayLike, axis: int, start: int = 0) -> Array:
     """Move ``axis`` so that it lands before position ``start`` (NumPy's older
     ``moveaxis``)."""
     check_arraylike("rollaxis", [a])
@@ -90,7 +97,7 @@ def rollaxis(a: Array, axis: int, start: int = 0) -> Array:
     return cnp.moveaxis(a, axis, start)
 
 
-def trim_zeros(filt: Array, trim: str = "fb", axis: int | Sequence[int] | None = None) -> Array:
+def trim_zeros(filt: ArrayLike, trim: str = "fb", axis: int | Sequence[int] | None = None) -> Array:
     """``filt`` without its leading (``'f'``) and/or trailing (``'b'``) all-zero slices along
     each of ``axis`` (default: every axis). The result's shape depends on the data, so
     ``filt`` must be concrete."""

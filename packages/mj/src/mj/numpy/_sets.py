@@ -20,7 +20,9 @@ import mj_core.numpy as cnp
 from mj_core import lax
 from mj_core.dtypes import is_inexact
 from mj_core.extend import (
+    AnyArray,
     Array,
+    ArrayLike,
     canonicalize_axis,
     check_arraylike,
     concrete_or_error,
@@ -50,14 +52,14 @@ _SIZE_HINT = (
 _ISIN_METHODS = ("auto", "compare_all", "binary_search", "sort")
 
 
-def _concrete_mask(name: str, mask: Array) -> np.ndarray[Any, Any]:
+def _concrete_mask(name: str, mask: ArrayLike) -> np.ndarray[Any, Any]:
     """The positions where the concrete boolean ``mask`` holds (a ``ConcretizationError`` if
     it is traced: the result's length depends on it)."""
     what = "the data deciding the number of results (without a static size)"
     return np.nonzero(concrete_or_error(name, mask, what, _SIZE_HINT))[0]
 
 
-def _unique_sorted_mask(ar: Array, axis: int, equal_nan: bool) -> tuple[Array, Array, Array]:
+def _unique_sorted_mask(ar: ArrayLike, axis: int, equal_nan: bool) -> tuple[Array, Array, Array]:
     """``ar``'s slices along ``axis`` sorted lexicographically (moved to the front), a mask of
     the first slice of each run of equal ones, and the sorting permutation."""
     aux = cnp.moveaxis(ar, axis, 0)
@@ -83,14 +85,14 @@ def _unique_sorted_mask(ar: Array, axis: int, equal_nan: bool) -> tuple[Array, A
 
 
 def _unique(
-    ar: Array,
+    ar: ArrayLike,
     axis: int,
     return_index: bool = False,
     return_inverse: bool = False,
     return_counts: bool = False,
     equal_nan: bool = True,
     size: int | None = None,
-    fill_value: Array | None = None,
+    fill_value: ArrayLike | None = None,
     return_true_size: bool = False,
 ) -> tuple[Array, ...]:
     """The unique slices of ``ar`` along ``axis`` and the requested extras (JAX's
@@ -102,7 +104,7 @@ def _unique(
         )
     aux, mask, perm = _unique_sorted_mask(ar, axis, equal_nan)
     nonempty = cnp.size(aux) > 0
-    ind: Array = None  # the positions of the unique slices in aux (when there are any)
+    ind: AnyArray = None  # the positions of the unique slices in aux (when there are any)
     result = aux
     if nonempty:
         ind = _concrete_mask("unique", mask) if size is None else nonzero(mask, size=size)[0]
@@ -115,7 +117,7 @@ def _unique(
             result = cnp.where(valid, result, fill)
         else:
             result = cnp.full((size, *cnp.shape(result)[1:]), fill, result.dtype)
-    ret: tuple[Array, ...] = (cnp.moveaxis(result, 0, axis),)
+    ret: tuple[AnyArray, ...] = (cnp.moveaxis(result, 0, axis),)
     if return_index:
         ret += (cnp.take(perm, ind, mode="clip") if nonempty else perm,)
     if return_inverse:
@@ -144,7 +146,7 @@ def _unique(
 
 
 def unique(
-    ar: Array,
+    ar: ArrayLike,
     return_index: bool = False,
     return_inverse: bool = False,
     return_counts: bool = False,
@@ -152,7 +154,7 @@ def unique(
     *,
     equal_nan: bool = True,
     size: int | None = None,
-    fill_value: Array | None = None,
+    fill_value: ArrayLike | None = None,
     sorted: bool = True,
 ) -> Array | tuple[Array, ...]:
     """The sorted unique values of ``ar`` (flattened, or unique slices along ``axis``), with
@@ -183,28 +185,28 @@ def unique(
 class UniqueAllResult(NamedTuple):
     """What :func:`unique_all` returns."""
 
-    values: Array
-    indices: Array
-    inverse_indices: Array
-    counts: Array
+    values: AnyArray
+    indices: AnyArray
+    inverse_indices: AnyArray
+    counts: AnyArray
 
 
 class UniqueCountsResult(NamedTuple):
     """What :func:`unique_counts` returns."""
 
-    values: Array
-    counts: Array
+    values: AnyArray
+    counts: AnyArray
 
 
 class UniqueInverseResult(NamedTuple):
     """What :func:`unique_inverse` returns."""
 
-    values: Array
-    inverse_indices: Array
+    values: AnyArray
+    inverse_indices: AnyArray
 
 
 def unique_all(
-    x: Array, /, *, size: int | None = None, fill_value: Array | None = None
+    x: ArrayLike, /, *, size: int | None = None, fill_value: ArrayLike | None = None
 ) -> UniqueAllResult:
     """``unique`` with indices, inverse indices and counts; NaNs count as distinct."""
     check_arraylike("unique_all", (x,))
@@ -215,7 +217,7 @@ def unique_all(
 
 
 def unique_counts(
-    x: Array, /, *, size: int | None = None, fill_value: Array | None = None
+    x: ArrayLike, /, *, size: int | None = None, fill_value: ArrayLike | None = None
 ) -> UniqueCountsResult:
     """``unique`` with counts; NaNs count as distinct."""
     check_arraylike("unique_counts", (x,))
@@ -226,7 +228,7 @@ def unique_counts(
 
 
 def unique_inverse(
-    x: Array, /, *, size: int | None = None, fill_value: Array | None = None
+    x: ArrayLike, /, *, size: int | None = None, fill_value: ArrayLike | None = None
 ) -> UniqueInverseResult:
     """``unique`` with the inverse indices (of ``x``'s shape); NaNs count as distinct."""
     check_arraylike("unique_inverse", (x,))
@@ -237,14 +239,14 @@ def unique_inverse(
 
 
 def unique_values(
-    x: Array, /, *, size: int | None = None, fill_value: Array | None = None
-) -> Array:
+    x: AnyArray, /, *, size: int | None = None, fill_value: AnyArray | None = None
+) -> AnyArray:
     """The unique values of ``x``; NaNs count as distinct."""
     check_arraylike("unique_values", (x,))
     return unique(x, equal_nan=False, size=size, fill_value=fill_value)
 
 
-def _in1d(ar1: Array, ar2: Array, invert: bool, method: str = "auto") -> Array:
+def _in1d(ar1: ArrayLike, ar2: ArrayLike, invert: bool, method: str = "auto") -> Array:
     """Whether each element of the flattened ``ar1`` is in ``ar2`` (not in it if ``invert``).
 
     ``'auto'``/``'compare_all'`` compare every pair (fast for small ``ar2``);
@@ -265,8 +267,8 @@ def _in1d(ar1: Array, ar2: Array, invert: bool, method: str = "auto") -> Array:
 
 
 def isin(
-    element: Array,
-    test_elements: Array,
+    element: ArrayLike,
+    test_elements: ArrayLike,
     assume_unique: bool = False,
     invert: bool = False,
     *,
@@ -281,8 +283,8 @@ def isin(
 
 
 def union1d(
-    ar1: Array, ar2: Array, *, size: int | None = None, fill_value: Array | None = None
-) -> Array:
+    ar1: AnyArray, ar2: AnyArray, *, size: int | None = None, fill_value: AnyArray | None = None
+) -> AnyArray:
     """The sorted unique values found in either array (both flattened)."""
     check_arraylike("union1d", (ar1, ar2))
     if size is None:
@@ -293,12 +295,12 @@ def union1d(
 
 
 def setdiff1d(
-    ar1: Array,
-    ar2: Array,
+    ar1: ArrayLike,
+    ar2: ArrayLike,
     assume_unique: bool = False,
     *,
     size: int | None = None,
-    fill_value: Array | None = None,
+    fill_value: ArrayLike | None = None,
 ) -> Array:
     """The sorted unique values of ``ar1`` that are not in ``ar2`` (``ar1``'s dtype); with
     ``size``, padded with ``fill_value`` (default 0)."""
@@ -315,7 +317,7 @@ def setdiff1d(
     if n == 0:
         return cnp.full((size or 0,), fill, arr1.dtype)
     if not assume_unique:
-        arr1 = unique(arr1, size=None if size is None else n)
+        arr1 = cnp.asarray(unique(arr1, size=None if size is None else n))
     mask = _in1d(arr1, arr2, invert=True)
     if size is None:
         return cnp.take(arr1, _concrete_mask("setdiff1d", mask), mode="clip")
@@ -326,7 +328,7 @@ def setdiff1d(
     return cnp.where(lax.lt(lax.iota(np.int64, size), cnp.sum(mask)), kept, fill)
 
 
-def _concat_unique(arr1: Array, arr2: Array) -> tuple[Array, Array]:
+def _concat_unique(arr1: ArrayLike, arr2: ArrayLike) -> tuple[Array, Array]:
     """Each array's unique values, the second's right after the first's, and their count."""
     u1, n1 = _unique(arr1, 0, size=cnp.size(arr1), return_true_size=True)
     u2, n2 = _unique(arr2, 0, size=cnp.size(arr2), return_true_size=True)
@@ -336,7 +338,7 @@ def _concat_unique(arr1: Array, arr2: Array) -> tuple[Array, Array]:
     return out, lax.add(n1, n2)
 
 
-def _pad_results(vals: Array, num_results: Array, fill_value: Array | None) -> Array:
+def _pad_results(vals: AnyArray, num_results: AnyArray, fill_value: AnyArray | None) -> AnyArray:
     """``vals`` past the first ``num_results`` set to ``fill_value``, by default the smallest
     valid value (JAX's padding for ``intersect1d``/``setxor1d`` with ``size``)."""
     valid = lax.lt(lax.iota(np.int64, cnp.shape(vals)[0]), num_results)
@@ -347,8 +349,8 @@ def _pad_results(vals: Array, num_results: Array, fill_value: Array | None) -> A
 
 
 def _setxor1d_size(
-    arr1: Array, arr2: Array, fill_value: Array | None, assume_unique: bool, size: int
-) -> Array:
+    arr1: AnyArray, arr2: AnyArray, fill_value: AnyArray | None, assume_unique: bool, size: int
+) -> AnyArray:
     """``setxor1d`` with a static ``size`` (traceable)."""
     if assume_unique:
         aux = sort(cnp.concatenate([arr1, arr2]))
@@ -374,13 +376,13 @@ def _setxor1d_size(
 
 
 def setxor1d(
-    ar1: Array,
-    ar2: Array,
+    ar1: AnyArray,
+    ar2: AnyArray,
     assume_unique: bool = False,
     *,
     size: int | None = None,
-    fill_value: Array | None = None,
-) -> Array:
+    fill_value: AnyArray | None = None,
+) -> AnyArray:
     """The sorted unique values found in exactly one of the arrays (both flattened)."""
     check_arraylike("setxor1d", (ar1, ar2))
     arr1, arr2 = promote(cnp.ravel(cnp.asarray(ar1)), cnp.ravel(cnp.asarray(ar2)))
@@ -401,13 +403,13 @@ def setxor1d(
 
 
 def _intersect1d_size(
-    arr1: Array,
-    arr2: Array,
-    fill_value: Array | None,
+    arr1: AnyArray,
+    arr2: AnyArray,
+    fill_value: AnyArray | None,
     assume_unique: bool,
     size: int,
     return_indices: bool,
-) -> Array | tuple[Array, Array, Array]:
+) -> AnyArray | tuple[AnyArray, AnyArray, AnyArray]:
     """``intersect1d`` with a static ``size`` (traceable): padded values are ``fill_value``,
     padded indices are out of bounds (the array's length)."""
     n1, n2 = cnp.size(arr1), cnp.size(arr2)
@@ -455,13 +457,13 @@ def _intersect1d_size(
 
 
 def intersect1d(
-    ar1: Array,
-    ar2: Array,
+    ar1: ArrayLike,
+    ar2: ArrayLike,
     assume_unique: bool = False,
     return_indices: bool = False,
     *,
     size: int | None = None,
-    fill_value: Array | None = None,
+    fill_value: ArrayLike | None = None,
 ) -> Array | tuple[Array, Array, Array]:
     """The sorted unique values found in both arrays (flattened); ``return_indices`` adds
     where each first occurs in ``ar1`` and in ``ar2``."""

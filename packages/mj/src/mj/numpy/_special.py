@@ -8,17 +8,17 @@ from mj_core import get_aval, lax
 from mj_core import numpy as mnp
 from mj_core.dtypes import is_float
 from mj_core.errors import user_line_suffix
-from mj_core.extend import Array, promote_inexact
+from mj_core.extend import AnyArray, Array, ArrayLike, promote_inexact
 
 __all__ = ["i0", "nextafter"]
 
 
-def nextafter(x: Array, y: Array, /) -> Array:
+def nextafter(x: ArrayLike, y: ArrayLike, /) -> Array:
     """The next float after ``x`` towards ``y``, in their promoted float dtype."""
     return lax.nextafter(*promote_inexact(x, y))
 
 
-def i0(x: Array) -> Array:
+def i0(x: AnyArray) -> AnyArray:
     """The modified Bessel function of the first kind, order 0: ``exp(|x|) i0e(|x|)``."""
     (x,) = promote_inexact(x)
     dtype = get_aval(x).dtype
@@ -27,18 +27,18 @@ def i0(x: Array) -> Array:
     return _i0(x)
 
 
-def _i0_of_abs(x: Array) -> Array:
+def _i0_of_abs(x: ArrayLike) -> Array:
     abs_x = lax.abs(x)
     return lax.mul(lax.exp(abs_x), lax.bessel_i0e(abs_x))
 
 
 @custom_jvp
-def _i0(x: Array) -> Array:
+def _i0(x: ArrayLike) -> Array:
     return _i0_of_abs(x)
 
 
 @_i0.defjvp
-def _i0_jvp(primals: tuple[Array], tangents: tuple[Array]) -> tuple[Array, Array]:
+def _i0_jvp(primals: tuple[ArrayLike], tangents: tuple[ArrayLike]) -> tuple[Array, Array]:
     """JAX's rule: the composition's derivative, but 0 at ``x == 0`` (where ``|x|`` has a
     kink that ``I0``'s zero slope makes irrelevant)."""
     out, tangent = jvp(_i0_of_abs, primals, tangents)

@@ -6,7 +6,6 @@ with a single ``dot`` of the centred data as ``jax.numpy`` does (so they differe
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 
@@ -14,7 +13,10 @@ import mj_core.numpy as cnp
 from mj_core import lax
 from mj_core.errors import user_line_suffix
 from mj_core.extend import (
+    AnyArray,
     Array,
+    ArrayLike,
+    DTypeLike,
     canonicalize_axes,
     check_arraylike,
     dtype_weak,
@@ -26,7 +28,7 @@ from mj_core.numpy import diagonal
 __all__ = ["average", "corrcoef", "cov"]
 
 
-def _check_dtype(name: str, dtype: Any) -> None:
+def _check_dtype(name: str, dtype: DTypeLike | None) -> None:
     if dtype is not None and not np.issubdtype(np.dtype(dtype), np.inexact):
         raise ValueError(
             f"{name}: dtype must be a float or complex dtype, got {np.dtype(dtype)}"
@@ -34,7 +36,7 @@ def _check_dtype(name: str, dtype: Any) -> None:
         )
 
 
-def _weights(name: str, w: Array, samples: int) -> Array:
+def _weights(name: str, w: ArrayLike, samples: int) -> Array:
     w = cnp.asarray(w)
     if cnp.ndim(w) != 1 or cnp.shape(w)[0] != samples:
         raise ValueError(
@@ -45,14 +47,14 @@ def _weights(name: str, w: Array, samples: int) -> Array:
 
 
 def cov(
-    m: Array,
-    y: Array | None = None,
+    m: ArrayLike,
+    y: ArrayLike | None = None,
     rowvar: bool = True,
     bias: bool = False,
     ddof: int | None = None,
-    fweights: Array | None = None,
-    aweights: Array | None = None,
-    dtype: Any = None,
+    fweights: ArrayLike | None = None,
+    aweights: ArrayLike | None = None,
+    dtype: DTypeLike | None = None,
 ) -> Array:
     """The covariance matrix of the variables in ``m`` (and ``y``); a scalar for one variable.
 
@@ -83,13 +85,13 @@ def cov(
     if ddof is None:
         ddof = 0 if bias else 1
 
-    w: Array | None = None
+    w: AnyArray | None = None
     if fweights is not None:
         fw = cnp.asarray(fweights)
         if fw.dtype.kind not in "iub":
             raise TypeError(f"cov: fweights must be integers, got {fw.dtype}{user_line_suffix()}")
         w = _weights("cov", fw, samples)
-    aw: Array | None = None
+    aw: AnyArray | None = None
     if aweights is not None:
         aw = _weights("cov", aweights, samples)
         w = aw if w is None else lax.mul(*promote_inexact(w, aw))
@@ -100,7 +102,7 @@ def cov(
 
     if w is None:
         avg = cnp.mean(x, axis=1)
-        factor: Array = samples - ddof
+        factor: AnyArray = samples - ddof
     else:
         w_sum = cnp.sum(w)
         avg = lax.div(cnp.sum(lax.mul(x, w), axis=1), w_sum.astype(x.dtype))
@@ -117,7 +119,9 @@ def cov(
     return cnp.squeeze(cnp.true_divide(out, factor))
 
 
-def corrcoef(x: Array, y: Array | None = None, rowvar: bool = True, dtype: Any = None) -> Array:
+def corrcoef(
+    x: ArrayLike, y: ArrayLike | None = None, rowvar: bool = True, dtype: DTypeLike | None = None
+) -> Array:
     """Pearson correlation coefficients ``cov / (std_i std_j)``, clipped to ``[-1, 1]``."""
     _check_dtype("corrcoef", dtype)
     c = cov(x, y, rowvar, dtype=dtype)
@@ -133,9 +137,9 @@ def corrcoef(x: Array, y: Array | None = None, rowvar: bool = True, dtype: Any =
 
 
 def average(
-    a: Array,
+    a: ArrayLike,
     axis: int | Sequence[int] | None = None,
-    weights: Array | None = None,
+    weights: ArrayLike | None = None,
     returned: bool = False,
     keepdims: bool = False,
 ) -> Array | tuple[Array, Array]:

@@ -10,7 +10,7 @@ import numpy as np
 import mj_core.numpy as cnp
 from mj.numpy._index_tricks import unravel_index
 from mj_core import Tracer
-from mj_core.extend import Array, canonicalize_axis, check_arraylike
+from mj_core.extend import AnyArray, Array, ArrayLike, canonicalize_axis, check_arraylike
 from mj_core.numpy import nonzero, tile
 
 __all__ = ["fill_diagonal", "place", "put", "put_along_axis"]
@@ -23,7 +23,7 @@ def _immutable(name: str) -> str:
     )
 
 
-def _tile_to_size(flat: Array, size: int) -> Array:
+def _tile_to_size(flat: AnyArray, size: int) -> AnyArray:
     """The 1-D ``flat`` repeated cyclically (or truncated) to exactly ``size`` entries."""
     n = cnp.size(flat)
     if n < size:
@@ -31,12 +31,12 @@ def _tile_to_size(flat: Array, size: int) -> Array:
     return flat[:size] if cnp.size(flat) > size else flat
 
 
-def _check_integer(name: str, what: str, x: Array) -> None:
+def _check_integer(name: str, what: str, x: ArrayLike) -> None:
     if cnp.result_type(x).kind not in "iu":
         raise TypeError(f"{name}: {what} must be an integer array, got {cnp.result_type(x)}")
 
 
-def place(arr: Array, mask: Array, vals: Array, *, inplace: bool = True) -> Array:
+def place(arr: ArrayLike, mask: ArrayLike, vals: ArrayLike, *, inplace: bool = True) -> Array:
     """A copy of ``arr`` with the positions where ``mask`` is true set to ``vals`` in order
     (repeated cyclically if there are fewer values than true entries)."""
     check_arraylike("place", [arr, mask, vals])
@@ -61,7 +61,9 @@ def place(arr: Array, mask: Array, vals: Array, *, inplace: bool = True) -> Arra
     return cnp.reshape(updated, cnp.shape(data))
 
 
-def put(a: Array, ind: Array, v: Array, mode: str | None = None, *, inplace: bool = True) -> Array:
+def put(
+    a: AnyArray, ind: AnyArray, v: AnyArray, mode: str | None = None, *, inplace: bool = True
+) -> AnyArray:
     """A copy of ``a`` with the flat positions ``ind`` set to ``v`` (repeated cyclically).
 
     Out-of-bounds indices are clamped by default and by ``mode='clip'`` and wrapped by
@@ -94,9 +96,9 @@ def put(a: Array, ind: Array, v: Array, mode: str | None = None, *, inplace: boo
 
 
 def put_along_axis(
-    arr: Array,
-    indices: Array,
-    values: Array,
+    arr: ArrayLike,
+    indices: ArrayLike,
+    values: ArrayLike,
     axis: int | None,
     inplace: bool = True,
     *,
@@ -135,7 +137,9 @@ def put_along_axis(
     return cnp.reshape(result, original_shape) if flattened else result
 
 
-def fill_diagonal(a: Array, val: Array, wrap: bool = False, *, inplace: bool = True) -> Array:
+def fill_diagonal(
+    a: AnyArray, val: AnyArray, wrap: bool = False, *, inplace: bool = True
+) -> AnyArray:
     """A copy of ``a`` with its main diagonal (``a[i, i, ..., i]``) set to ``val`` (repeated
     cyclically when ``val`` is an array)."""
     if inplace:

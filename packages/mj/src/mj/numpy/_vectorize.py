@@ -13,7 +13,7 @@ from typing import Any
 import mj_core.numpy as cnp
 from mj_batch import vmap
 from mj_control import switch
-from mj_core.extend import Array, canonicalize_axis, check_arraylike
+from mj_core.extend import AnyArray, Array, ArrayLike, DTypeLike, canonicalize_axis, check_arraylike
 
 __all__ = ["apply_along_axis", "apply_over_axes", "piecewise", "vectorize"]
 
@@ -177,7 +177,7 @@ def vectorize(
 
 def _vmap_over_loop_dims(
     func: Callable[..., Any],
-    arrays: list[Array],
+    arrays: Sequence[ArrayLike],
     loop_shapes: list[tuple[int, ...]],
     broadcast_shape: tuple[int, ...],
     kwargs: dict[str, Any],
@@ -208,15 +208,15 @@ def _vmap_over_loop_dims(
 
 
 def apply_along_axis(
-    func1d: Callable[..., Any], axis: int, arr: Array, *args: Any, **kwargs: Any
-) -> Array:
+    func1d: Callable[..., Any], axis: int, arr: AnyArray, *args: Any, **kwargs: Any
+) -> AnyArray:
     """``func1d(arr[i, ..., :, ..., j], *args, **kwargs)`` for every 1-D slice along
     ``axis``, by nested ``vmap``s; the slice's outputs replace that axis."""
     check_arraylike("apply_along_axis", [arr])
     ndim = cnp.ndim(arr)
     axis = canonicalize_axis("apply_along_axis", axis, ndim)
 
-    def func(x: Array) -> Any:
+    def func(x: ArrayLike) -> Any:
         return func1d(x, *args, **kwargs)
 
     mapped: Callable[..., Any] = func
@@ -227,7 +227,9 @@ def apply_along_axis(
     return mapped(arr)
 
 
-def apply_over_axes(func: Callable[[Array, int], Array], a: Array, axes: Sequence[int]) -> Array:
+def apply_over_axes(
+    func: Callable[[AnyArray, int], AnyArray], a: AnyArray, axes: Sequence[int]
+) -> AnyArray:
     """``func(a, axis)`` applied for each of ``axes`` in turn; a result that lost the axis
     gets it back with size 1 (so reductions keep their dimensions)."""
     check_arraylike("apply_over_axes", [a])
@@ -247,12 +249,12 @@ def apply_over_axes(func: Callable[[Array, int], Array], a: Array, axes: Sequenc
 
 
 def piecewise(
-    x: Array,
-    condlist: Array | Sequence[Array],
-    funclist: Sequence[Array | Callable[..., Array]],
+    x: AnyArray,
+    condlist: AnyArray | Sequence[AnyArray],
+    funclist: Sequence[AnyArray | Callable[..., AnyArray]],
     *args: Any,
     **kw: Any,
-) -> Array:
+) -> AnyArray:
     """``funclist[i](x, *args, **kw)`` (or the constant ``funclist[i]``) where
     ``condlist[i]`` holds, the later conditions winning; an extra last entry of ``funclist``
     is the default, else the default is 0. Results are cast to ``x``'s dtype."""
@@ -277,16 +279,18 @@ def piecewise(
     return vectorize(switch, excluded=(1,))(branch, branches, x_arr)
 
 
-def _piece(f: Any, dtype: Any, args: tuple[Any, ...], kw: dict[str, Any]) -> Callable[[Any], Any]:
+def _piece(
+    f: Any, dtype: DTypeLike | None, args: tuple[Any, ...], kw: dict[str, Any]
+) -> Callable[[Any], Any]:
     """One ``switch`` branch: ``f`` applied (or the constant ``f``), cast to ``dtype``."""
     if callable(f):
 
-        def call(x: Array) -> Array:
+        def call(x: ArrayLike) -> Array:
             return cnp.asarray(f(x, *args, **kw), dtype)
 
         return call
 
-    def const(x: Array) -> Array:
+    def const(x: ArrayLike) -> Array:
         return cnp.array(f, dtype=dtype)
 
     return const

@@ -19,7 +19,7 @@ import numpy as np
 from mj.numpy._manipulation import roll
 from mj_core import lax
 from mj_core import numpy as mnp
-from mj_core.extend import Array
+from mj_core.extend import AnyArray, Array, ArrayLike, DTypeLike, Shape
 from mj_core.prims.fft import FftType
 
 __all__ = [
@@ -43,8 +43,6 @@ __all__ = [
     "rfftn",
 ]
 
-Shape = Sequence[int]
-
 
 def _norm_factor(func_name: str, sizes: Shape, norm: str) -> float:
     """What the unnormalised (``"backward"``) result is multiplied by for ``norm``."""
@@ -59,7 +57,7 @@ def _norm_factor(func_name: str, sizes: Shape, norm: str) -> float:
     raise ValueError(f'Invalid norm value {norm}; should be "backward","ortho" or "forward".')
 
 
-def _resize(arr: Array, axes: tuple[int, ...], sizes: Sequence[int]) -> Array:
+def _resize(arr: AnyArray, axes: tuple[int, ...], sizes: Sequence[int]) -> AnyArray:
     """``arr`` cropped or zero-padded at the end of each of ``axes`` to ``sizes``."""
     shape = tuple(arr.shape)
     limits = list(shape)
@@ -74,7 +72,7 @@ def _resize(arr: Array, axes: tuple[int, ...], sizes: Sequence[int]) -> Array:
     return arr
 
 
-def _fft_trailing(arr: Array, fft_type: FftType, sizes: Shape) -> Array:
+def _fft_trailing(arr: AnyArray, fft_type: FftType, sizes: Shape) -> AnyArray:
     """``lax.fft`` over the trailing ``len(sizes)`` axes; more than 3 as a chain (XLA does at
     most 3 at once), with 2 + 2 for 4 axes."""
     if len(sizes) <= 3:
@@ -97,11 +95,11 @@ def _fft_trailing(arr: Array, fft_type: FftType, sizes: Shape) -> Array:
 def _fft_core(
     func_name: str,
     fft_type: FftType,
-    a: Array,
+    a: AnyArray,
     s: Shape | None,
     axes: Sequence[int] | None,
     norm: str | None,
-) -> Array:
+) -> AnyArray:
     full_name = f"mj.numpy.fft.{func_name}"
     arr = mnp.asarray(a)
     ndim = arr.ndim
@@ -155,8 +153,8 @@ def _check_one_axis(func_name: str, axis: Any) -> None:
 
 
 def _fft_core_1d(
-    func_name: str, fft_type: FftType, a: Array, n: int | None, axis: int, norm: str | None
-) -> Array:
+    func_name: str, fft_type: FftType, a: AnyArray, n: int | None, axis: int, norm: str | None
+) -> AnyArray:
     _check_one_axis(func_name, axis)
     return _fft_core(func_name, fft_type, a, None if n is None else [n], [axis], norm)
 
@@ -164,38 +162,38 @@ def _fft_core_1d(
 def _fft_core_2d(
     func_name: str,
     fft_type: FftType,
-    a: Array,
+    a: AnyArray,
     s: Shape | None,
     axes: Sequence[int],
     norm: str | None,
-) -> Array:
+) -> AnyArray:
     if len(axes) != 2:
         raise ValueError(f"mj.numpy.fft.{func_name} only supports 2 axes. Got axes = {axes!r}.")
     return _fft_core(func_name, fft_type, a, s, axes, norm)
 
 
 # --- one-dimensional ------------------------------------------------------------------------------
-def fft(a: Array, n: int | None = None, axis: int = -1, norm: str | None = None) -> Array:
+def fft(a: AnyArray, n: int | None = None, axis: int = -1, norm: str | None = None) -> AnyArray:
     """The 1-D discrete Fourier transform along ``axis`` (``n``: crop/zero-pad to ``n``)."""
     return _fft_core_1d("fft", FftType.FFT, a, n, axis, norm)
 
 
-def ifft(a: Array, n: int | None = None, axis: int = -1, norm: str | None = None) -> Array:
+def ifft(a: AnyArray, n: int | None = None, axis: int = -1, norm: str | None = None) -> AnyArray:
     """The 1-D inverse discrete Fourier transform along ``axis``."""
     return _fft_core_1d("ifft", FftType.IFFT, a, n, axis, norm)
 
 
-def rfft(a: Array, n: int | None = None, axis: int = -1, norm: str | None = None) -> Array:
+def rfft(a: AnyArray, n: int | None = None, axis: int = -1, norm: str | None = None) -> AnyArray:
     """The 1-D transform of a real input: the ``n // 2 + 1`` non-negative frequencies."""
     return _fft_core_1d("rfft", FftType.RFFT, a, n, axis, norm)
 
 
-def irfft(a: Array, n: int | None = None, axis: int = -1, norm: str | None = None) -> Array:
+def irfft(a: AnyArray, n: int | None = None, axis: int = -1, norm: str | None = None) -> AnyArray:
     """The inverse of :func:`rfft`: a real signal of length ``n`` (default ``2 * (m - 1)``)."""
     return _fft_core_1d("irfft", FftType.IRFFT, a, n, axis, norm)
 
 
-def hfft(a: Array, n: int | None = None, axis: int = -1, norm: str | None = None) -> Array:
+def hfft(a: ArrayLike, n: int | None = None, axis: int = -1, norm: str | None = None) -> Array:
     """The (real) transform of a signal with Hermitian symmetry given by its first half.
 
     As ``jax.numpy.fft.hfft``: ``irfft(conj(a), n, norm=norm) * n``.
@@ -206,7 +204,7 @@ def hfft(a: Array, n: int | None = None, axis: int = -1, norm: str | None = None
     return lax.mul(_fft_core_1d("hfft", FftType.IRFFT, conj_a, n, axis, norm), nn)
 
 
-def ihfft(a: Array, n: int | None = None, axis: int = -1, norm: str | None = None) -> Array:
+def ihfft(a: ArrayLike, n: int | None = None, axis: int = -1, norm: str | None = None) -> Array:
     """The inverse of :func:`hfft` for a real input: ``conj(rfft(a, n, norm=norm)) / n``."""
     _check_one_axis("ihfft", axis)
     arr = mnp.asarray(a)
@@ -217,58 +215,58 @@ def ihfft(a: Array, n: int | None = None, axis: int = -1, norm: str | None = Non
 
 # --- two-dimensional ------------------------------------------------------------------------------
 def fft2(
-    a: Array, s: Shape | None = None, axes: Sequence[int] = (-2, -1), norm: str | None = None
-) -> Array:
+    a: AnyArray, s: Shape | None = None, axes: Sequence[int] = (-2, -1), norm: str | None = None
+) -> AnyArray:
     """The 2-D discrete Fourier transform over ``axes``."""
     return _fft_core_2d("fft2", FftType.FFT, a, s, axes, norm)
 
 
 def ifft2(
-    a: Array, s: Shape | None = None, axes: Sequence[int] = (-2, -1), norm: str | None = None
-) -> Array:
+    a: AnyArray, s: Shape | None = None, axes: Sequence[int] = (-2, -1), norm: str | None = None
+) -> AnyArray:
     """The 2-D inverse discrete Fourier transform over ``axes``."""
     return _fft_core_2d("ifft2", FftType.IFFT, a, s, axes, norm)
 
 
 def rfft2(
-    a: Array, s: Shape | None = None, axes: Sequence[int] = (-2, -1), norm: str | None = None
-) -> Array:
+    a: AnyArray, s: Shape | None = None, axes: Sequence[int] = (-2, -1), norm: str | None = None
+) -> AnyArray:
     """The 2-D transform of a real input (the last axis halved, as :func:`rfft`)."""
     return _fft_core_2d("rfft2", FftType.RFFT, a, s, axes, norm)
 
 
 def irfft2(
-    a: Array, s: Shape | None = None, axes: Sequence[int] = (-2, -1), norm: str | None = None
-) -> Array:
+    a: AnyArray, s: Shape | None = None, axes: Sequence[int] = (-2, -1), norm: str | None = None
+) -> AnyArray:
     """The inverse of :func:`rfft2`."""
     return _fft_core_2d("irfft2", FftType.IRFFT, a, s, axes, norm)
 
 
 # --- n-dimensional --------------------------------------------------------------------------------
 def fftn(
-    a: Array, s: Shape | None = None, axes: Sequence[int] | None = None, norm: str | None = None
-) -> Array:
+    a: AnyArray, s: Shape | None = None, axes: Sequence[int] | None = None, norm: str | None = None
+) -> AnyArray:
     """The N-D discrete Fourier transform (all axes, or the last ``len(s)``, by default)."""
     return _fft_core("fftn", FftType.FFT, a, s, axes, norm)
 
 
 def ifftn(
-    a: Array, s: Shape | None = None, axes: Sequence[int] | None = None, norm: str | None = None
-) -> Array:
+    a: AnyArray, s: Shape | None = None, axes: Sequence[int] | None = None, norm: str | None = None
+) -> AnyArray:
     """The N-D inverse discrete Fourier transform."""
     return _fft_core("ifftn", FftType.IFFT, a, s, axes, norm)
 
 
 def rfftn(
-    a: Array, s: Shape | None = None, axes: Sequence[int] | None = None, norm: str | None = None
-) -> Array:
+    a: AnyArray, s: Shape | None = None, axes: Sequence[int] | None = None, norm: str | None = None
+) -> AnyArray:
     """The N-D transform of a real input (the last axis halved, as :func:`rfft`)."""
     return _fft_core("rfftn", FftType.RFFT, a, s, axes, norm)
 
 
 def irfftn(
-    a: Array, s: Shape | None = None, axes: Sequence[int] | None = None, norm: str | None = None
-) -> Array:
+    a: AnyArray, s: Shape | None = None, axes: Sequence[int] | None = None, norm: str | None = None
+) -> AnyArray:
     """The inverse of :func:`rfftn`."""
     return _fft_core("irfftn", FftType.IRFFT, a, s, axes, norm)
 
@@ -286,11 +284,11 @@ def _check_freq_args(func_name: str, n: Any, d: Any) -> None:
         )
 
 
-def _scaled(k: np.ndarray[Any, Any], n: int, d: Array, dtype: np.dtype[Any]) -> Array:
+def _scaled(k: np.ndarray[Any, Any], n: int, d: ArrayLike, dtype: np.dtype[Any]) -> Array:
     return lax.div(k, lax.convert_element_type(lax.mul(d, n), dtype))
 
 
-def fftfreq(n: int, d: Array = 1.0, *, dtype: Any = None) -> Array:
+def fftfreq(n: int, d: ArrayLike = 1.0, *, dtype: DTypeLike | None = None) -> Array:
     """The sample frequencies of :func:`fft` for window length ``n`` and sample spacing ``d``:
     ``[0, 1, ..., (n-1)//2, -(n//2), ..., -1] / (d * n)``."""
     _check_freq_args("fftfreq", n, d)
@@ -299,14 +297,14 @@ def fftfreq(n: int, d: Array = 1.0, *, dtype: Any = None) -> Array:
     return _scaled(k, n, d, dt)
 
 
-def rfftfreq(n: int, d: Array = 1.0, *, dtype: Any = None) -> Array:
+def rfftfreq(n: int, d: ArrayLike = 1.0, *, dtype: DTypeLike | None = None) -> Array:
     """The sample frequencies of :func:`rfft`: ``[0, 1, ..., n//2] / (d * n)``."""
     _check_freq_args("rfftfreq", n, d)
     dt = np.dtype(np.float64 if dtype is None else dtype)
     return _scaled(np.arange(0, n // 2 + 1).astype(dt), n, d, dt)
 
 
-def _shift(x: Array, axes: int | Sequence[int] | None, sign: int) -> Array:
+def _shift(x: AnyArray, axes: int | Sequence[int] | None, sign: int) -> AnyArray:
     arr = mnp.asarray(x)
     shape = arr.shape
     if axes is None:
@@ -319,11 +317,11 @@ def _shift(x: Array, axes: int | Sequence[int] | None, sign: int) -> Array:
     return roll(arr, shift, axes)
 
 
-def fftshift(x: Array, axes: int | Sequence[int] | None = None) -> Array:
+def fftshift(x: AnyArray, axes: int | Sequence[int] | None = None) -> AnyArray:
     """``x`` with the zero-frequency term moved to the centre of ``axes`` (all by default)."""
     return _shift(x, axes, 1)
 
 
-def ifftshift(x: Array, axes: int | Sequence[int] | None = None) -> Array:
+def ifftshift(x: AnyArray, axes: int | Sequence[int] | None = None) -> AnyArray:
     """The inverse of :func:`fftshift`."""
     return _shift(x, axes, -1)

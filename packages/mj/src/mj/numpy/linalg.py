@@ -23,7 +23,7 @@ from mj_autodiff import custom_jvp
 from mj_core import lax, lax_linalg
 from mj_core.dtypes import is_float, is_inexact
 from mj_core.errors import user_line_suffix
-from mj_core.extend import Array
+from mj_core.extend import AnyArray, Array, ArrayLike, DTypeLike
 from mj_core.lax_linalg import matmul, mH, mT
 
 __all__ = [
@@ -66,7 +66,7 @@ __all__ = [
 
 
 def vector_norm(
-    x: Array, axis: int | Sequence[int] | None = None, keepdims: bool = False, ord: Any = 2
+    x: ArrayLike, axis: int | Sequence[int] | None = None, keepdims: bool = False, ord: Any = 2
 ) -> Array:
     """The ``ord``-norm of vectors along ``axis`` (all elements when ``None``)."""
     x = cnp.asarray(x)
@@ -90,7 +90,7 @@ def vector_norm(
 
 
 def norm(
-    x: Array,
+    x: ArrayLike,
     ord: Any = None,
     axis: int | tuple[int, int] | None = None,
     keepdims: bool = False,
@@ -135,7 +135,7 @@ def norm(
     return out if keepdims else cnp.squeeze(out, axis=(row, col))
 
 
-def matrix_power(a: Array, n: int) -> Array:
+def matrix_power(a: AnyArray, n: int) -> AnyArray:
     """``a`` multiplied by itself ``n >= 0`` times (by repeated squaring)."""
     a = cnp.asarray(a)
     if cnp.ndim(a) < 2 or cnp.shape(a)[-1] != cnp.shape(a)[-2]:
@@ -158,39 +158,39 @@ def matrix_power(a: Array, n: int) -> Array:
 
 # --- result types (JAX's names) ---------------------------------------------------------------
 class EigResult(NamedTuple):
-    eigenvalues: Array
-    eigenvectors: Array
+    eigenvalues: AnyArray
+    eigenvectors: AnyArray
 
 
 class EighResult(NamedTuple):
-    eigenvalues: Array
-    eigenvectors: Array
+    eigenvalues: AnyArray
+    eigenvectors: AnyArray
 
 
 class SVDResult(NamedTuple):
-    U: Array
-    S: Array
-    Vh: Array
+    U: AnyArray
+    S: AnyArray
+    Vh: AnyArray
 
 
 class QRResult(NamedTuple):
-    Q: Array
-    R: Array
+    Q: AnyArray
+    R: AnyArray
 
 
 class SlogdetResult(NamedTuple):
-    sign: Array
-    logabsdet: Array
+    sign: AnyArray
+    logabsdet: AnyArray
 
 
-def _matrix(name: str, a: Array, *, square: bool = True, complex_ok: bool = True) -> Array:
+def _matrix(name: str, a: AnyArray, *, square: bool = True, complex_ok: bool = True) -> AnyArray:
     """``a`` as a float (or complex) matrix or batch; ``TypeError``/``ValueError`` naming
     ``name``."""
     return lax_linalg.as_float_matrix(name, cnp.asarray(a), square=square, complex_ok=complex_ok)
 
 
 # --- Cholesky ---------------------------------------------------------------------------------
-def cholesky(a: Array, *, upper: bool = False, symmetrize_input: bool = True) -> Array:
+def cholesky(a: ArrayLike, *, upper: bool = False, symmetrize_input: bool = True) -> Array:
     """Cholesky factor of a Hermitian positive definite ``a``: lower ``L`` with ``a = L L^H``
     (``upper``: ``U = L^H``). NaNs where ``a`` is not positive definite."""
     low = lax_linalg.cholesky(_matrix("cholesky", a), symmetrize_input=symmetrize_input)
@@ -198,21 +198,21 @@ def cholesky(a: Array, *, upper: bool = False, symmetrize_input: bool = True) ->
 
 
 # --- LU-based: solve, inv, det, slogdet -------------------------------------------------------
-def permutation_matrix(perm: Array, dtype: Any) -> Array:
+def permutation_matrix(perm: AnyArray, dtype: DTypeLike | None) -> AnyArray:
     """``P`` with ``P @ x == x[..., perm, :]`` (a one-hot matrix: differentiable in ``x``)."""
     m = cnp.shape(perm)[-1]
     eq = lax.eq(cnp.expand_dims(perm, -1), lax.iota(perm.dtype, m))
     return lax.convert_element_type(eq, dtype)
 
 
-def lu_solve_factors(lu: Array, perm: Array, b: Array) -> Array:
+def lu_solve_factors(lu: AnyArray, perm: AnyArray, b: AnyArray) -> AnyArray:
     """Solve ``a x = b`` for matrices ``b`` from ``lu(a)``: ``x = U^-1 L^-1 P b``."""
     pb = matmul(permutation_matrix(perm, lu.dtype), b)
     y = lax_linalg.triangular_solve(lu, pb, left_side=True, lower=True, unit_diagonal=True)
     return lax_linalg.triangular_solve(lu, y, left_side=True, lower=False)
 
 
-def solve(a: Array, b: Array) -> Array:
+def solve(a: AnyArray, b: AnyArray) -> AnyArray:
     """``x`` with ``a @ x == b``. ``b`` is a vector when it is 1-D (NumPy 2 / JAX), otherwise
     a (stack of) matrices; batch axes broadcast."""
     a = _matrix("solve", a)
@@ -235,7 +235,7 @@ def solve(a: Array, b: Array) -> Array:
     return cnp.squeeze(x, -1) if vector else x
 
 
-def inv(a: Array) -> Array:
+def inv(a: AnyArray) -> AnyArray:
     """The inverse of each square matrix (``solve(a, I)``)."""
     a = _matrix("inv", a)
     eye = lax_linalg.eye_like(a)
@@ -243,7 +243,7 @@ def inv(a: Array) -> Array:
     return lu_solve_factors(lu, perm, eye)
 
 
-def _lu_sign_and_diag(a: Array) -> tuple[Array, Array]:
+def _lu_sign_and_diag(a: AnyArray) -> tuple[AnyArray, AnyArray]:
     """The sign of ``a``'s row permutation and the diagonal of ``U`` in ``P a = L U``."""
     lu, pivots, _ = lax_linalg.lu(a)
     k = cnp.shape(pivots)[-1]
@@ -255,25 +255,25 @@ def _lu_sign_and_diag(a: Array) -> tuple[Array, Array]:
 
 
 @custom_jvp
-def _det(a: Array) -> Array:
+def _det(a: ArrayLike) -> Array:
     sign, diag = _lu_sign_and_diag(a)
     return lax.mul(sign, cnp.prod(diag, axis=-1))
 
 
 @_det.defjvp
-def _det_jvp(primals: tuple[Array], tangents: tuple[Array]) -> tuple[Array, Array]:
+def _det_jvp(primals: tuple[ArrayLike], tangents: tuple[ArrayLike]) -> tuple[Array, Array]:
     (a,), (a_dot,) = primals, tangents
     y = _det(a)
     z = cnp.sum(lax_linalg.diagonal(solve(a, a_dot)), axis=-1)  # tr(a^-1 da)
     return y, lax.mul(y, z)
 
 
-def det(a: Array) -> Array:
+def det(a: AnyArray) -> AnyArray:
     """The determinant of each square matrix, from its LU factorisation."""
     return _det(_matrix("det", a))
 
 
-def slogdet(a: Array) -> SlogdetResult:
+def slogdet(a: ArrayLike) -> SlogdetResult:
     """``(sign, log|det a|)``: the determinant without overflow (``sign`` 0 when singular;
     for complex ``a`` a unit-modulus complex ``sign`` and a real ``logabsdet``)."""
     a = _matrix("slogdet", a)
@@ -284,7 +284,7 @@ def slogdet(a: Array) -> SlogdetResult:
 
 
 # --- eig, eigh, svd, qr -----------------------------------------------------------------------
-def eig(a: Array) -> EigResult:
+def eig(a: ArrayLike) -> EigResult:
     """Eigenvalues and right eigenvectors (columns, unit norm) of general square matrices;
     always complex (complex64 for 32-bit input), as in JAX. Only the eigenvalues are
     differentiable (eigenvectors need ``lax.linalg.eig(..., enable_eigvec_derivs=True)``)."""
@@ -292,7 +292,7 @@ def eig(a: Array) -> EigResult:
     return EigResult(w, v)
 
 
-def eigvals(a: Array) -> Array:
+def eigvals(a: ArrayLike) -> Array:
     """The (complex) eigenvalues of general square matrices."""
     (w,) = lax_linalg.eig(
         _matrix("eigvals", a), compute_left_eigenvectors=False, compute_right_eigenvectors=False
@@ -300,7 +300,7 @@ def eigvals(a: Array) -> Array:
     return w
 
 
-def eigh(a: Array, UPLO: str | None = None, symmetrize_input: bool = True) -> EighResult:  # noqa: N803
+def eigh(a: ArrayLike, UPLO: str | None = None, symmetrize_input: bool = True) -> EighResult:  # noqa: N803
     """Eigenvalues (ascending, real) and eigenvectors (columns) of symmetric or Hermitian
     matrices, reading the ``UPLO`` (``'L'`` default, or ``'U'``) triangle."""
     if UPLO not in (None, "L", "U"):
@@ -309,13 +309,13 @@ def eigh(a: Array, UPLO: str | None = None, symmetrize_input: bool = True) -> Ei
     return EighResult(w, v)
 
 
-def eigvalsh(a: Array, UPLO: str | None = "L") -> Array:  # noqa: N803
+def eigvalsh(a: AnyArray, UPLO: str | None = "L") -> AnyArray:  # noqa: N803
     """The eigenvalues (ascending) of symmetric matrices."""
     return eigh(a, UPLO).eigenvalues
 
 
 def svd(
-    a: Array, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool = False
+    a: ArrayLike, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool = False
 ) -> Any:
     """``SVDResult(U, S, Vh)`` with ``a = U @ diag(S) @ Vh``, ``S`` descending; only ``S``
     when not ``compute_uv``. (``hermitian`` is accepted for API compatibility.)"""
@@ -326,7 +326,7 @@ def svd(
     return SVDResult(u, s, vt)
 
 
-def qr(a: Array, mode: str = "reduced") -> Any:
+def qr(a: ArrayLike, mode: str = "reduced") -> Any:
     """``QRResult(Q, R)``: ``mode`` ``'reduced'`` (``Q`` m x k), ``'complete'`` (``Q`` m x m)
     or ``'r'`` (``R`` only)."""
     if mode not in ("reduced", "complete", "r"):
@@ -337,12 +337,12 @@ def qr(a: Array, mode: str = "reduced") -> Any:
     return r if mode == "r" else QRResult(q, r)
 
 
-def _default_rtol(a: Array) -> float:
+def _default_rtol(a: AnyArray) -> float:
     m, n = cnp.shape(a)[-2:]
     return 10.0 * max(m, n) * float(np.finfo(a.dtype).eps)
 
 
-def pinv(a: Array, rtol: Any = None, hermitian: bool = False) -> Array:
+def pinv(a: AnyArray, rtol: Any = None, hermitian: bool = False) -> AnyArray:
     """Moore-Penrose pseudo-inverse from the SVD, dropping singular values below
     ``rtol * max(s)`` (default ``10 * max(m, n) * eps``, as JAX)."""
     a = _matrix("pinv", a, square=False)
@@ -359,11 +359,11 @@ def pinv(a: Array, rtol: Any = None, hermitian: bool = False) -> Array:
 
 
 def matrix_rank(
-    M: Array,  # noqa: N803 (JAX's name)
-    rtol: Array | None = None,
+    M: ArrayLike,  # noqa: N803 (JAX's name)
+    rtol: ArrayLike | None = None,
     *,
     hermitian: bool = False,
-    tol: Array | None = None,
+    tol: ArrayLike | None = None,
 ) -> Array:
     """The number of singular values above ``rtol`` (default ``max(s) * max(m, n) * eps``)
     per matrix, as an int64 count; for fewer than 2 dimensions, whether any element is
@@ -389,8 +389,8 @@ def matrix_rank(
 
 
 def lstsq(
-    a: Array, b: Array, rcond: float | None = None, *, numpy_resid: bool = False
-) -> tuple[Array, Array, Array, Array]:
+    a: AnyArray, b: AnyArray, rcond: float | None = None, *, numpy_resid: bool = False
+) -> tuple[AnyArray, AnyArray, AnyArray, AnyArray]:
     """``(x, residuals, rank, s)`` minimising ``|a x - b|`` for one matrix ``a`` (via the SVD,
     as JAX); ``b`` is a vector or a matrix."""
     a = _matrix("lstsq", a, square=False, complex_ok=False)
@@ -420,22 +420,22 @@ def lstsq(
 
 
 # --- the array API's linalg names (NumPy's too) ---------------------------------------------
-def matrix_transpose(x: Array, /) -> Array:
+def matrix_transpose(x: ArrayLike, /) -> Array:
     """The last two axes swapped."""
     return _array_api.matrix_transpose(x)
 
 
-def diagonal(x: Array, /, *, offset: int = 0) -> Array:
+def diagonal(x: ArrayLike, /, *, offset: int = 0) -> Array:
     """The diagonal of the last two axes (``offset`` above it when positive)."""
     return cnp.diagonal(x, offset=offset, axis1=-2, axis2=-1)
 
 
-def trace(x: Array, /, *, offset: int = 0, dtype: Any = None) -> Array:
+def trace(x: ArrayLike, /, *, offset: int = 0, dtype: DTypeLike | None = None) -> Array:
     """The sum of the diagonal of the last two axes."""
     return cnp.trace(x, offset=offset, axis1=-2, axis2=-1, dtype=dtype)
 
 
-def cross(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
+def cross(x1: ArrayLike, x2: ArrayLike, /, *, axis: int = -1) -> Array:
     """The cross product of 3-vectors along ``axis`` (only 3, unlike ``mnp.cross``)."""
     if cnp.shape(x1)[axis] != 3 or cnp.shape(x2)[axis] != 3:
         raise ValueError(
@@ -445,7 +445,7 @@ def cross(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
     return _cross.cross(x1, x2, axis=axis)
 
 
-def outer(x1: Array, x2: Array, /) -> Array:
+def outer(x1: ArrayLike, x2: ArrayLike, /) -> Array:
     """The outer product of two 1-D arrays."""
     if cnp.ndim(x1) != 1 or cnp.ndim(x2) != 1:
         raise ValueError(
@@ -456,13 +456,13 @@ def outer(x1: Array, x2: Array, /) -> Array:
 
 
 def vecdot(
-    x1: Array,
-    x2: Array,
+    x1: ArrayLike,
+    x2: ArrayLike,
     /,
     *,
     axis: int = -1,
     precision: Any = None,
-    preferred_element_type: Any = None,
+    preferred_element_type: DTypeLike | None = None,
 ) -> Array:
     """``sum(conj(x1) * x2)`` along ``axis``, broadcasting the other axes."""
     return _array_api.vecdot(
@@ -471,13 +471,13 @@ def vecdot(
 
 
 def tensordot(
-    x1: Array,
-    x2: Array,
+    x1: ArrayLike,
+    x2: ArrayLike,
     /,
     *,
     axes: Any = 2,
     precision: Any = None,
-    preferred_element_type: Any = None,
+    preferred_element_type: DTypeLike | None = None,
 ) -> Array:
     """``mnp.tensordot`` with the array API's positional-only operands."""
     return cnp.tensordot(
@@ -485,17 +485,17 @@ def tensordot(
     )
 
 
-def matrix_norm(x: Array, /, *, keepdims: bool = False, ord: Any = "fro") -> Array:
+def matrix_norm(x: ArrayLike, /, *, keepdims: bool = False, ord: Any = "fro") -> Array:
     """The norm of the matrices in the last two axes (``ord`` as :func:`norm`'s)."""
     return norm(x, ord=ord, axis=(-2, -1), keepdims=keepdims)
 
 
-def svdvals(x: Array, /) -> Array:
+def svdvals(x: AnyArray, /) -> AnyArray:
     """The singular values, descending."""
     return svd(x, compute_uv=False)
 
 
-def cond(x: Array, p: Any = None) -> Array:
+def cond(x: ArrayLike, p: Any = None) -> Array:
     """The condition number: ``s_max / s_min`` for ``p`` None or 2 (``s_min / s_max`` for
     -2), else ``norm(x, p) * norm(inv(x), p)``; infinite for singular matrices."""
     x = _matrix("cond", x, square=p not in (None, 2, -2))
@@ -508,7 +508,7 @@ def cond(x: Array, p: Any = None) -> Array:
     return cnp.where(singular, np.inf, r)
 
 
-def multi_dot(arrays: Sequence[Array], *, precision: Any = None) -> Array:
+def multi_dot(arrays: Sequence[AnyArray], *, precision: Any = None) -> AnyArray:
     """``arrays[0] @ arrays[1] @ ...``; the first may be 1-D (a row) and the last 1-D (a
     column), as NumPy's."""
     if len(arrays) < 2:
@@ -519,7 +519,7 @@ def multi_dot(arrays: Sequence[Array], *, precision: Any = None) -> Array:
     return out
 
 
-def tensorinv(a: Array, ind: int = 2) -> Array:
+def tensorinv(a: ArrayLike, ind: int = 2) -> Array:
     """The inverse of ``a`` as a tensor: ``tensordot(tensorinv(a, ind), a, ind)`` is the
     identity of ``a.shape[ind:]``."""
     shape = cnp.shape(a)
@@ -535,7 +535,7 @@ def tensorinv(a: Array, ind: int = 2) -> Array:
     return cnp.reshape(flat_inv, (*shape[ind:], *shape[:ind]))
 
 
-def tensorsolve(a: Array, b: Array, axes: Sequence[int] | None = None) -> Array:
+def tensorsolve(a: ArrayLike, b: ArrayLike, axes: Sequence[int] | None = None) -> Array:
     """``x`` with ``tensordot(a, x, x.ndim) == b``; ``axes`` of ``a`` move to its end first."""
     if axes is not None:
         a = cnp.moveaxis(a, list(axes), list(range(cnp.ndim(a) - len(axes), cnp.ndim(a))))

@@ -7,7 +7,6 @@ shape, as JAX does.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -16,9 +15,8 @@ import mj.numpy as mnp
 from mj_core import ShapedArray, get_aval, is_array, lax
 from mj_core.dtypes import canonical_dtype, default_float_dtype, default_int_dtype
 from mj_core.errors import user_location
-from mj_core.extend import Array
-
-Shape = Sequence[int]
+from mj_core.extend import AnyArray, DTypeLike
+from mj_core.extend import Shape as Shape  # (the random modules import it from here)
 
 
 def _default_float() -> np.dtype[Any]:
@@ -42,7 +40,7 @@ def _aval(api: str, what: str, x: Any) -> ShapedArray:
     return get_aval(x)
 
 
-def _check_key(api: str, key: Any) -> Array:
+def _check_key(api: str, key: Any) -> AnyArray:
     aval = _aval(api, "the key", key)
     if aval.shape != (2,) or aval.dtype != np.uint32:
         hint = " Use mj.vmap to apply it to a batch of keys." if aval.shape[-1:] == (2,) else ""
@@ -87,14 +85,14 @@ def _check_param_shapes(api: str, shape: tuple[int, ...], *param_shapes: tuple[i
         )
 
 
-def _float_dtype(api: str, dtype: Any) -> np.dtype[Any]:
+def _float_dtype(api: str, dtype: DTypeLike | None) -> np.dtype[Any]:
     dt = _default_float() if dtype is None else canonical_dtype(dtype)
     if dt.kind != "f":
         raise ValueError(_error(api, f"dtype must be a floating-point dtype, got {dt.name}"))
     return dt
 
 
-def _convert(x: Array, dtype: np.dtype[Any]) -> Array:
+def _convert(x: AnyArray, dtype: np.dtype[Any]) -> AnyArray:
     if isinstance(x, int | float | np.ndarray | np.generic):
         return np.asarray(x, dtype)  # a constant: convert now, not in the jaxpr
     aval = get_aval(x)
@@ -133,7 +131,7 @@ def _check_castable(api: str, dtype: np.dtype[Any], *params: Any) -> None:
         )
 
 
-def _float_param(api: str, x: Any, dtype: np.dtype[Any], shape: tuple[int, ...]) -> Array:
+def _float_param(api: str, x: Any, dtype: np.dtype[Any], shape: tuple[int, ...]) -> AnyArray:
     """A distribution parameter converted to the sample dtype and broadcast to ``shape``."""
     x = _convert(x, dtype)
     if tuple(get_aval(x).shape) != shape:
@@ -141,5 +139,5 @@ def _float_param(api: str, x: Any, dtype: np.dtype[Any], shape: tuple[int, ...])
     return x
 
 
-def _const(value: float, dtype: np.dtype[Any]) -> Array:
+def _const(value: float, dtype: np.dtype[Any]) -> AnyArray:
     return np.asarray(value, dtype)

@@ -28,13 +28,13 @@ from mj.random._args import (
 )
 from mj_core import lax
 from mj_core.dtypes import canonical_dtype
-from mj_core.extend import Array
+from mj_core.extend import Array, ArrayLike, DTypeLike
 from mj_core.lax import erf_inv
 
 __all__ = ["bits", "gumbel", "normal", "uniform"]
 
 
-def bits(key: Array, shape: Shape = (), dtype: Any = None) -> Array:
+def bits(key: ArrayLike, shape: Shape = (), dtype: DTypeLike | None = None) -> Array:
     """Uniformly random unsigned integers (default ``uint64``) of the given shape."""
     _check_key("bits", key)
     dt = canonical_dtype(np.uint64) if dtype is None else canonical_dtype(dtype)
@@ -43,7 +43,9 @@ def bits(key: Array, shape: Shape = (), dtype: Any = None) -> Array:
     return _threefry.random_bits(key, dt.itemsize * 8, _shape("bits", shape))
 
 
-def _uniform(key: Array, shape: tuple[int, ...], dtype: np.dtype[Any], lo: Any, hi: Any) -> Array:
+def _uniform(
+    key: ArrayLike, shape: tuple[int, ...], dtype: np.dtype[Any], lo: Any, hi: Any
+) -> Array:
     finfo = np.finfo(dtype)
     nbits, nmant = finfo.bits, finfo.nmant
     rng_bits = max(nbits, 8) if nmant >= 8 else 8
@@ -64,11 +66,11 @@ def _uniform(key: Array, shape: tuple[int, ...], dtype: np.dtype[Any], lo: Any, 
 
 
 def uniform(
-    key: Array,
+    key: ArrayLike,
     shape: Shape = (),
-    dtype: Any = None,
-    minval: float | Array = 0.0,
-    maxval: float | Array = 1.0,
+    dtype: DTypeLike | None = None,
+    minval: float | ArrayLike = 0.0,
+    maxval: float | ArrayLike = 1.0,
 ) -> Array:
     """Uniform floats in ``[minval, maxval)`` (default dtype float64).
 
@@ -88,7 +90,7 @@ def uniform(
     return _uniform(key, shp, dt, minval, maxval)
 
 
-def normal(key: Array, shape: Shape = (), dtype: Any = None) -> Array:
+def normal(key: ArrayLike, shape: Shape = (), dtype: DTypeLike | None = None) -> Array:
     """Standard normal samples (default dtype float64; complex dtypes give circular samples
     with unit variance)."""
     _check_key("normal", key)
@@ -105,19 +107,19 @@ def normal(key: Array, shape: Shape = (), dtype: Any = None) -> Array:
     return _normal_real(key, shp, dt)
 
 
-def _normal_real(key: Array, shape: tuple[int, ...], dtype: np.dtype[Any]) -> Array:
+def _normal_real(key: ArrayLike, shape: tuple[int, ...], dtype: np.dtype[Any]) -> Array:
     lo = np.nextafter(np.asarray(-1.0, dtype), np.asarray(0.0, dtype))
     u = _uniform(key, shape, dtype, lo, np.asarray(1.0, dtype))
     return lax.mul(np.asarray(np.sqrt(2), dtype), erf_inv(u))
 
 
-def gumbel(key: Array, shape: Shape = (), dtype: Any = None) -> Array:
+def gumbel(key: ArrayLike, shape: Shape = (), dtype: DTypeLike | None = None) -> Array:
     """Standard Gumbel samples ``-log(-log(u))`` (default dtype float64)."""
     _check_key("gumbel", key)
     return _gumbel(key, _shape("gumbel", shape), _float_dtype("gumbel", dtype))
 
 
-def _gumbel(key: Array, shape: tuple[int, ...], dtype: np.dtype[Any]) -> Array:
+def _gumbel(key: ArrayLike, shape: tuple[int, ...], dtype: np.dtype[Any]) -> Array:
     tiny = np.asarray(np.finfo(dtype).tiny, dtype)
     u = _uniform(key, shape, dtype, tiny, np.asarray(1.0, dtype))
     return lax.neg(lax.log(lax.neg(lax.log(u))))

@@ -25,18 +25,18 @@ from mj.random._args import (
 from mj.random._bits import _gumbel, _uniform
 from mj.random._discrete import _randint, permutation
 from mj_core import lax
-from mj_core.extend import Array
+from mj_core.extend import Array, ArrayLike
 from mj_core.prims.elementwise import to_inexact_dtype
 
 __all__ = ["choice"]
 
 
 def choice(
-    key: Array,
-    a: int | Array,
+    key: ArrayLike,
+    a: int | ArrayLike,
     shape: Sequence[int] = (),
     replace: bool = True,
-    p: Array | None = None,
+    p: ArrayLike | None = None,
     axis: int = 0,
     mode: str | None = None,
 ) -> Array:
@@ -95,15 +95,17 @@ def choice(
     return _reshape(result, aval.shape, shp, axis)
 
 
-def _reshape(result: Array, a_shape: tuple[int, ...], shape: tuple[int, ...], axis: int) -> Array:
+def _reshape(
+    result: ArrayLike, a_shape: tuple[int, ...], shape: tuple[int, ...], axis: int
+) -> Array:
     out = shape if not a_shape else (*a_shape[:axis], *shape, *a_shape[axis + 1 :])
     return lax.reshape(result, out)
 
 
 @np.errstate(divide="ignore")  # log(0) = -inf for zero weights, silently as in JAX
 def _weighted(
-    key: Array,
-    p: Array,
+    key: ArrayLike,
+    p: ArrayLike,
     n_inputs: int,
     shape: tuple[int, ...],
     n_draws: int,
@@ -138,7 +140,7 @@ def _weighted(
     return lax.slice(order, (0,), (n_draws,))
 
 
-def _gumbel_high(key: Array, n: int, dtype: np.dtype[Any]) -> Array:
+def _gumbel_high(key: ArrayLike, n: int, dtype: np.dtype[Any]) -> Array:
     """JAX's ``gumbel(mode='high')`` noise of shape ``(n,)``: two uniforms combined into one
     with twice the mantissa bits, so that tiny probabilities are not rounded away."""
     finfo = np.finfo(dtype)

@@ -32,7 +32,7 @@ from mj.random._bits import _normal_real, _uniform
 from mj.random._discrete import _rademacher
 from mj_autodiff import stop_gradient
 from mj_core import lax
-from mj_core.extend import Array
+from mj_core.extend import Array, ArrayLike, DTypeLike
 from mj_core.lax import erf_inv, nextafter
 from mj_core.prims.elementwise import to_inexact_dtype
 
@@ -53,18 +53,18 @@ __all__ = [
 ]
 
 
-def exponential(key: Array, shape: Shape = (), dtype: Any = None) -> Array:
+def exponential(key: ArrayLike, shape: Shape = (), dtype: DTypeLike | None = None) -> Array:
     """Standard exponential samples ``-log(1 - u)`` (default dtype float64)."""
     _check_key("exponential", key)
     return _exponential(key, _shape("exponential", shape), _float_dtype("exponential", dtype))
 
 
-def _exponential(key: Array, shape: tuple[int, ...], dtype: np.dtype[Any]) -> Array:
+def _exponential(key: ArrayLike, shape: tuple[int, ...], dtype: np.dtype[Any]) -> Array:
     u = _uniform(key, shape, dtype, 0.0, 1.0)
     return lax.neg(lax.log1p(lax.neg(u)))  # 1 - u is in (0, 1], so the log is finite
 
 
-def laplace(key: Array, shape: Shape = (), dtype: Any = None) -> Array:
+def laplace(key: ArrayLike, shape: Shape = (), dtype: DTypeLike | None = None) -> Array:
     """Standard Laplace samples (density ``exp(-|x|) / 2``; default dtype float64)."""
     _check_key("laplace", key)
     dt = _float_dtype("laplace", dtype)
@@ -73,7 +73,7 @@ def laplace(key: Array, shape: Shape = (), dtype: Any = None) -> Array:
     return lax.mul(lax.sign(u), lax.log1p(lax.neg(lax.abs(u))))
 
 
-def logistic(key: Array, shape: Shape = (), dtype: Any = None) -> Array:
+def logistic(key: ArrayLike, shape: Shape = (), dtype: DTypeLike | None = None) -> Array:
     """Standard logistic samples ``log(u / (1 - u))`` (default dtype float64)."""
     _check_key("logistic", key)
     dt = _float_dtype("logistic", dtype)
@@ -81,7 +81,7 @@ def logistic(key: Array, shape: Shape = (), dtype: Any = None) -> Array:
     return lax.sub(lax.log(u), lax.log1p(lax.neg(u)))
 
 
-def cauchy(key: Array, shape: Shape = (), dtype: Any = None) -> Array:
+def cauchy(key: ArrayLike, shape: Shape = (), dtype: DTypeLike | None = None) -> Array:
     """Standard Cauchy samples ``tan(pi (u - 1/2))`` (default dtype float64)."""
     _check_key("cauchy", key)
     dt = _float_dtype("cauchy", dtype)
@@ -93,7 +93,10 @@ _SIGMA_ONE = np.float32(1)  # JAX's default sigma
 
 
 def lognormal(
-    key: Array, sigma: float | Array = _SIGMA_ONE, shape: Shape | None = None, dtype: Any = None
+    key: ArrayLike,
+    sigma: float | ArrayLike = _SIGMA_ONE,
+    shape: Shape | None = None,
+    dtype: DTypeLike | None = None,
 ) -> Array:
     """Log-normal samples ``exp(sigma * normal)`` (shape defaults to ``sigma``'s shape)."""
     _check_key("lognormal", key)
@@ -104,7 +107,9 @@ def lognormal(
     return lax.exp(scaled)
 
 
-def pareto(key: Array, b: float | Array, shape: Shape | None = None, dtype: Any = None) -> Array:
+def pareto(
+    key: ArrayLike, b: float | ArrayLike, shape: Shape | None = None, dtype: DTypeLike | None = None
+) -> Array:
     """Pareto samples with shape parameter ``b`` (support ``[1, inf)``): ``exp(E / b)``."""
     _check_key("pareto", key)
     dt = _float_dtype("pareto", dtype)
@@ -115,7 +120,10 @@ def pareto(key: Array, b: float | Array, shape: Shape | None = None, dtype: Any 
 
 
 def rayleigh(
-    key: Array, scale: float | Array, shape: Shape | None = None, dtype: Any = None
+    key: ArrayLike,
+    scale: float | ArrayLike,
+    shape: Shape | None = None,
+    dtype: DTypeLike | None = None,
 ) -> Array:
     """Rayleigh samples ``scale * sqrt(-2 log u)``."""
     _check_key("rayleigh", key)
@@ -128,11 +136,11 @@ def rayleigh(
 
 
 def weibull_min(
-    key: Array,
-    scale: float | Array,
-    concentration: float | Array,
+    key: ArrayLike,
+    scale: float | ArrayLike,
+    concentration: float | ArrayLike,
     shape: Shape = (),
-    dtype: Any = None,
+    dtype: DTypeLike | None = None,
 ) -> Array:
     """Weibull samples by the inverse CDF: ``scale * (-log(1 - u)) ** (1 / concentration)``.
 
@@ -161,7 +169,12 @@ def weibull_min(
     return lax.mul(lax.pow(base, inv), _float_param("weibull_min", scale, dt, out))
 
 
-def wald(key: Array, mean: float | Array, shape: Shape | None = None, dtype: Any = None) -> Array:
+def wald(
+    key: ArrayLike,
+    mean: float | ArrayLike,
+    shape: Shape | None = None,
+    dtype: DTypeLike | None = None,
+) -> Array:
     """Wald (inverse Gaussian) samples with the given ``mean`` (Michael-Schucany-Haas)."""
     _check_key("wald", key)
     dt = _float_dtype("wald", dtype)
@@ -180,23 +193,23 @@ def wald(key: Array, mean: float | Array, shape: Shape | None = None, dtype: Any
     return lax.select(lax.le(z, lax.div(mu, lax.add(mu, x))), x, lax.div(mu_sq, x))
 
 
-def maxwell(key: Array, shape: Shape = (), dtype: Any = None) -> Array:
+def maxwell(key: ArrayLike, shape: Shape = (), dtype: DTypeLike | None = None) -> Array:
     """Maxwell samples: the length of a standard normal 3-vector."""
     _check_key("maxwell", key)
     return _maxwell(key, _shape("maxwell", shape), _float_dtype("maxwell", dtype))
 
 
-def _maxwell(key: Array, shape: tuple[int, ...], dtype: np.dtype[Any]) -> Array:
+def _maxwell(key: ArrayLike, shape: tuple[int, ...], dtype: np.dtype[Any]) -> Array:
     z = _normal_real(key, (*shape, 3), dtype)
     return lax.sqrt(mnp.sum(lax.mul(z, z), axis=-1))
 
 
 def double_sided_maxwell(
-    key: Array,
-    loc: float | Array,
-    scale: float | Array,
+    key: ArrayLike,
+    loc: float | ArrayLike,
+    scale: float | ArrayLike,
     shape: Shape = (),
-    dtype: Any = None,
+    dtype: DTypeLike | None = None,
 ) -> Array:
     """Double-sided Maxwell samples ``loc + scale * sign * maxwell``.
 
@@ -223,12 +236,12 @@ def double_sided_maxwell(
 
 
 def triangular(
-    key: Array,
-    left: float | Array,
-    mode: float | Array,
-    right: float | Array,
+    key: ArrayLike,
+    left: float | ArrayLike,
+    mode: float | ArrayLike,
+    right: float | ArrayLike,
     shape: Shape | None = None,
-    dtype: Any = None,
+    dtype: DTypeLike | None = None,
 ) -> Array:
     """Triangular samples on ``[left, right]`` with peak at ``mode``, by the inverse CDF."""
     _check_key("triangular", key)
@@ -248,11 +261,11 @@ def triangular(
 
 
 def truncated_normal(
-    key: Array,
-    lower: float | Array,
-    upper: float | Array,
+    key: ArrayLike,
+    lower: float | ArrayLike,
+    upper: float | ArrayLike,
     shape: Shape | None = None,
-    dtype: Any = None,
+    dtype: DTypeLike | None = None,
 ) -> Array:
     """Standard normal samples conditioned on ``lower < x < upper`` (inverse CDF; the result
     is clamped into the open interval against rounding)."""

@@ -29,7 +29,7 @@ from mj.random._bits import _uniform
 from mj_control import scan, while_loop
 from mj_core import get_aval, lax
 from mj_core.dtypes import canonical_dtype, is_integer
-from mj_core.extend import Array
+from mj_core.extend import AnyArray, Array, ArrayLike, DTypeLike
 from mj_core.lax import lgamma
 from mj_core.prims.elementwise import to_inexact_dtype
 
@@ -44,26 +44,26 @@ _BOOL = np.dtype(np.bool_)
 _quiet = np.errstate(divide="ignore", invalid="ignore", over="ignore")
 
 
-def _c(value: float, dtype: np.dtype[Any]) -> Array:
+def _c(value: float, dtype: np.dtype[Any]) -> AnyArray:
     return np.asarray(value, dtype)
 
 
-def _split_n(key: Array, n: int) -> list[Array]:
+def _split_n(key: ArrayLike, n: int) -> list[Array]:
     return _threefry.unstack_keys(_threefry.split(key, (n,)))
 
 
-def _any(x: Array) -> Array:
+def _any(x: ArrayLike) -> Array:
     return mnp.any(x)
 
 
 # --- poisson ----------------------------------------------------------------------------------
 
 
-def _poisson_knuth(key: Array, lam: Array, shape: tuple[int, ...]) -> Array:
+def _poisson_knuth(key: ArrayLike, lam: ArrayLike, shape: tuple[int, ...]) -> Array:
     """Multiply uniforms until the product drops below ``exp(-lam)``; count the factors."""
     neg_lam = lax.neg(lam)
 
-    def body(state: tuple[Array, Array, Array]) -> tuple[Array, Array, Array]:
+    def body(state: tuple[ArrayLike, ArrayLike, ArrayLike]) -> tuple[Array, Array, Array]:
         k, rng, log_prod = state
         rng, subkey = _split_n(rng, 2)
         k = lax.select(lax.gt(log_prod, neg_lam), lax.add(k, _c(1, _default_int())), k)
@@ -75,7 +75,7 @@ def _poisson_knuth(key: Array, lam: Array, shape: tuple[int, ...]) -> Array:
     return lax.sub(k, _c(1, _default_int()))
 
 
-def _poisson_rejection(key: Array, lam: Array, shape: tuple[int, ...]) -> Array:
+def _poisson_rejection(key: ArrayLike, lam: ArrayLike, shape: tuple[int, ...]) -> Array:
     """PTRS: transformed rejection with squeeze (Hörmann 1993), for ``lam >= 10``."""
     f32 = _F32
     log_lam = lax.log(lam)
@@ -84,7 +84,7 @@ def _poisson_rejection(key: Array, lam: Array, shape: tuple[int, ...]) -> Array:
     inv_alpha = lax.add(_c(1.1239, f32), lax.div(_c(1.1328, f32), lax.sub(b, _c(3.4, f32))))
     v_r = lax.sub(_c(0.9277, f32), lax.div(_c(3.6224, f32), lax.sub(b, _c(2.0, f32))))
 
-    def body(state: tuple[Array, Array, Array]) -> tuple[Array, Array, Array]:
+    def body(state: tuple[ArrayLike, ArrayLike, ArrayLike]) -> tuple[Array, Array, Array]:
         k_out, accepted, rng = state
         rng, key_u, key_v = _split_n(rng, 3)
         u = lax.sub(_uniform(key_u, shape, f32, 0.0, 1.0), _c(0.5, f32))
@@ -108,7 +108,12 @@ def _poisson_rejection(key: Array, lam: Array, shape: tuple[int, ...]) -> Array:
 
 
 @_quiet
-def poisson(key: Array, lam: float | Array, shape: Shape | None = None, dtype: Any = None) -> Array:
+def poisson(
+    key: ArrayLike,
+    lam: float | ArrayLike,
+    shape: Shape | None = None,
+    dtype: DTypeLike | None = None,
+) -> Array:
     """Poisson(``lam``) counts (default dtype int64; shape defaults to ``lam``'s shape).
 
     As in JAX, ``lam`` is taken in float32 and the uniforms are float32 draws.
@@ -152,7 +157,7 @@ _STIRLING_TAIL = (
 )
 
 
-def _stirling_tail(k: Array) -> Array:
+def _stirling_tail(k: ArrayLike) -> Array:
     """``lgamma(k + 1) - (Stirling's approximation)``: tabulated for ``k <= 9``, else the
     asymptotic series."""
     dt = get_aval(k).dtype
@@ -165,12 +170,14 @@ def _stirling_tail(k: Array) -> Array:
     return lax.select(lax.le(k, _c(9.0, dt)), table, approx)
 
 
-def _binomial_inversion(key: Array, count: Array, prob: Array, shape: tuple[int, ...]) -> Array:
+def _binomial_inversion(
+    key: ArrayLike, count: ArrayLike, prob: ArrayLike, shape: tuple[int, ...]
+) -> Array:
     """Count geometric waiting times until they pass ``count`` (for ``count * p <= 10``)."""
     dt = get_aval(prob).dtype
     log1m_prob = lax.log1p(lax.neg(prob))
 
-    def body(state: tuple[Array, Array, Array]) -> tuple[Array, Array, Array]:
+    def body(state: tuple[ArrayLike, ArrayLike, ArrayLike]) -> tuple[Array, Array, Array]:
         num_geom, geom_sum, rng = state
         subkey, rng = _split_n(rng, 2)
         more = lax.le(geom_sum, count)
@@ -184,7 +191,7 @@ def _binomial_inversion(key: Array, count: Array, prob: Array, shape: tuple[int,
     return lax.sub(k, _c(1.0, dt))
 
 
-def _btrs(key: Array, count: Array, prob: Array, shape: tuple[int, ...]) -> Array:
+def _btrs(key: AnyArray, count: AnyArray, prob: AnyArray, shape: tuple[int, ...]) -> AnyArray:
     """BTRS: transformed rejection with squeeze (Hörmann 1993), for ``count * p > 10``."""
     dt = get_aval(prob).dtype
     one = _c(1.0, dt)
@@ -202,7 +209,7 @@ def _btrs(key: Array, count: Array, prob: Array, shape: tuple[int, ...]) -> Arra
     m = lax.floor(lax.mul(lax.add(count, one), prob))
     half = _c(0.5, dt)
 
-    def body(state: tuple[Array, Array, Array]) -> tuple[Array, Array, Array]:
+    def body(state: tuple[ArrayLike, ArrayLike, ArrayLike]) -> tuple[Array, Array, Array]:
         k_out, accepted, rng = state
         rng, key_u, key_v = _split_n(rng, 3)
         u = lax.sub(_uniform(key_u, shape, dt, 0.0, 1.0), half)
@@ -235,7 +242,11 @@ def _btrs(key: Array, count: Array, prob: Array, shape: tuple[int, ...]) -> Arra
 
 @_quiet
 def binomial(
-    key: Array, n: float | Array, p: float | Array, shape: Shape | None = None, dtype: Any = None
+    key: ArrayLike,
+    n: float | ArrayLike,
+    p: float | ArrayLike,
+    shape: Shape | None = None,
+    dtype: DTypeLike | None = None,
 ) -> Array:
     """Binomial(``n``, ``p``) counts as floats (default dtype float64, as JAX): NaN for
     invalid parameters, ``inf`` for infinite ``n``."""
@@ -247,7 +258,9 @@ def binomial(
     return _binomial(key, n, p, shp, dt)
 
 
-def _binomial(key: Array, n: Any, p: Any, shape: tuple[int, ...], dtype: np.dtype[Any]) -> Array:
+def _binomial(
+    key: ArrayLike, n: Any, p: Any, shape: tuple[int, ...], dtype: np.dtype[Any]
+) -> Array:
     pdt = to_inexact_dtype(get_aval(p).dtype)
     prob = mnp.broadcast_to(mnp.asarray(p, pdt), shape)
     count = mnp.broadcast_to(mnp.asarray(n, pdt), shape)
@@ -288,12 +301,12 @@ def _binomial(key: Array, n: Any, p: Any, shape: tuple[int, ...], dtype: np.dtyp
 
 @_quiet
 def multinomial(
-    key: Array,
-    n: float | Array,
-    p: Array,
+    key: ArrayLike,
+    n: float | ArrayLike,
+    p: ArrayLike,
     *,
     shape: Shape | None = None,
-    dtype: Any = None,
+    dtype: DTypeLike | None = None,
     unroll: int | bool = 1,
 ) -> Array:
     """Multinomial counts of ``n`` trials over the categories of ``p``'s last axis: a scan of
@@ -319,7 +332,7 @@ def multinomial(
     keys = _threefry.split(key, (shp[-1],))
     batch = shp[:-1]
 
-    def step(remainder: Array, ratio_key: tuple[Array, Array]) -> tuple[Array, Array]:
+    def step(remainder: ArrayLike, ratio_key: tuple[ArrayLike, ArrayLike]) -> tuple[Array, Array]:
         ratio, k = ratio_key
         count = _binomial(k, remainder, mnp.clip(ratio, 0, 1), batch, common)
         return lax.sub(remainder, count), count

@@ -30,7 +30,7 @@ from mj.random._args import (
 from mj.random._bits import _gumbel, _uniform
 from mj_core import get_aval, lax
 from mj_core.dtypes import canonical_dtype, is_integer
-from mj_core.extend import Array
+from mj_core.extend import AnyArray, Array, ArrayLike, DTypeLike
 from mj_core.prims.elementwise import to_inexact_dtype
 
 __all__ = [
@@ -43,7 +43,7 @@ __all__ = [
 ]
 
 
-def bernoulli(key: Array, p: float | Array = 0.5, shape: Shape | None = None) -> Array:
+def bernoulli(key: ArrayLike, p: float | ArrayLike = 0.5, shape: Shape | None = None) -> Array:
     """Booleans that are True with probability ``p`` (shape defaults to ``p``'s shape)."""
     _check_key("bernoulli", key)
     p_aval = _aval("bernoulli", "p", p)
@@ -60,7 +60,9 @@ def bernoulli(key: Array, p: float | Array = 0.5, shape: Shape | None = None) ->
     return lax.lt(u, p)
 
 
-def categorical(key: Array, logits: Array, axis: int = -1, shape: Shape | None = None) -> Array:
+def categorical(
+    key: ArrayLike, logits: ArrayLike, axis: int = -1, shape: Shape | None = None
+) -> Array:
     """Sample category indices from ``softmax(logits, axis)`` with the Gumbel-max trick.
 
     The result has ``logits``' shape without ``axis`` (or ``shape``, which must end with it).
@@ -86,11 +88,11 @@ def categorical(key: Array, logits: Array, axis: int = -1, shape: Shape | None =
 
 
 def randint(
-    key: Array,
+    key: ArrayLike,
     shape: Shape,
-    minval: int | Array,
-    maxval: int | Array,
-    dtype: Any = None,
+    minval: int | ArrayLike,
+    maxval: int | ArrayLike,
+    dtype: DTypeLike | None = None,
 ) -> Array:
     """Uniform integers in ``[minval, maxval)`` (default dtype int64).
 
@@ -114,7 +116,7 @@ def randint(
     return _randint(key, shp, _to_int(minval, None), _to_int(maxval, None), dt)
 
 
-def _to_int(x: Array, dtype: np.dtype[Any] | None) -> Array:
+def _to_int(x: AnyArray, dtype: np.dtype[Any] | None) -> AnyArray:
     """``x`` as a strong integer array (floats are truncated, Python ints become int64)."""
     aval = get_aval(x)
     target = dtype or (aval.dtype if is_integer(aval.dtype) else _default_int())
@@ -123,7 +125,7 @@ def _to_int(x: Array, dtype: np.dtype[Any] | None) -> Array:
     return _convert(x, target)
 
 
-def _clip_to(x: Array, dtype: np.dtype[Any]) -> Array:
+def _clip_to(x: AnyArray, dtype: np.dtype[Any]) -> AnyArray:
     """Convert integer ``x`` to ``dtype``, saturating instead of wrapping."""
     src = np.iinfo(get_aval(x).dtype)
     dst = np.iinfo(dtype)
@@ -133,7 +135,11 @@ def _clip_to(x: Array, dtype: np.dtype[Any]) -> Array:
 
 
 def _randint(
-    key: Array, shape: tuple[int, ...], minval: Array, maxval: Array, dtype: np.dtype[Any]
+    key: ArrayLike,
+    shape: tuple[int, ...],
+    minval: ArrayLike,
+    maxval: ArrayLike,
+    dtype: np.dtype[Any],
 ) -> Array:
     dtype_max = _clip_to(np.asarray(np.iinfo(dtype).max, dtype), get_aval(maxval).dtype)
     maxval_out_of_range = lax.gt(maxval, dtype_max)
@@ -159,7 +165,9 @@ def _randint(
     return lax.add(minval, lax.convert_element_type(offset, dtype))
 
 
-def permutation(key: Array, x: int | Array, axis: int = 0, independent: bool = False) -> Array:
+def permutation(
+    key: AnyArray, x: int | AnyArray, axis: int = 0, independent: bool = False
+) -> AnyArray:
     """A random permutation of ``range(x)`` (for an int ``x``) or of ``x`` along ``axis``.
 
     With ``independent=True`` every slice along ``axis`` is shuffled on its own.
@@ -181,7 +189,7 @@ def permutation(key: Array, x: int | Array, axis: int = 0, independent: bool = F
     return _take_along(x, order, axis)
 
 
-def _take_along(x: Array, order: Array, axis: int) -> Array:
+def _take_along(x: ArrayLike, order: ArrayLike, axis: int) -> Array:
     """``x`` with its slices along ``axis`` reordered by the index vector ``order``: sort the
     (stable, unique) positions of ``order`` and carry ``x`` along."""
     shape = get_aval(x).shape
@@ -190,7 +198,7 @@ def _take_along(x: Array, order: Array, axis: int) -> Array:
     return lax.sort((keys, x), dimension=axis, num_keys=1)[1]
 
 
-def _shuffle(key: Array, x: Array, axis: int) -> Array:
+def _shuffle(key: AnyArray, x: AnyArray, axis: int) -> AnyArray:
     """Sort by fresh random 32-bit keys, repeated often enough that key collisions (which
     would bias a single round) become negligible: the scheme JAX and TensorFlow use."""
     size = get_aval(x).size
@@ -202,7 +210,7 @@ def _shuffle(key: Array, x: Array, axis: int) -> Array:
     return x
 
 
-def rademacher(key: Array, shape: Shape = (), dtype: Any = None) -> Array:
+def rademacher(key: ArrayLike, shape: Shape = (), dtype: DTypeLike | None = None) -> Array:
     """Random signs: -1 or +1 with equal probability (default dtype int64)."""
     _check_key("rademacher", key)
     dt = _default_int() if dtype is None else canonical_dtype(dtype)
@@ -211,14 +219,16 @@ def rademacher(key: Array, shape: Shape = (), dtype: Any = None) -> Array:
     return _rademacher(key, _shape("rademacher", shape), dt)
 
 
-def _rademacher(key: Array, shape: tuple[int, ...], dtype: np.dtype[Any]) -> Array:
+def _rademacher(key: ArrayLike, shape: tuple[int, ...], dtype: np.dtype[Any]) -> Array:
     # JAX: bernoulli(key, 0.5) with a float64 p (64-bit mode), as 2 * b - 1.
     heads = lax.lt(_uniform(key, shape, _default_float(), 0.0, 1.0), _const(0.5, _default_float()))
     b = lax.convert_element_type(heads, dtype)
     return lax.sub(lax.mul(_const(2, dtype), b), _const(1, dtype))
 
 
-def geometric(key: Array, p: float | Array, shape: Shape | None = None, dtype: Any = None) -> Array:
+def geometric(
+    key: ArrayLike, p: float | ArrayLike, shape: Shape | None = None, dtype: DTypeLike | None = None
+) -> Array:
     """Geometric samples: the number of Bernoulli(``p``) trials up to the first success
     (support ``1, 2, ...``; default dtype int64)."""
     _check_key("geometric", key)

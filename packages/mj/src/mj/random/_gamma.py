@@ -38,7 +38,7 @@ from mj_autodiff import custom_jvp
 from mj_batch import vmap
 from mj_control import while_loop
 from mj_core import get_aval, lax
-from mj_core.extend import Array
+from mj_core.extend import AnyArray, Array, ArrayLike, DTypeLike
 from mj_core.lax import digamma, lgamma
 
 __all__ = [
@@ -54,12 +54,12 @@ __all__ = [
 ]
 
 
-def _split2(key: Array) -> tuple[Array, Array]:
+def _split2(key: ArrayLike) -> tuple[Array, Array]:
     k1, k2 = _threefry.unstack_keys(_threefry.split(key, (2,)))
     return k1, k2
 
 
-def _gamma_one(key: Array, alpha: Array, log_space: bool) -> Array:
+def _gamma_one(key: ArrayLike, alpha: ArrayLike, log_space: bool) -> Array:
     """One Gamma(``alpha``) sample (scalar ``alpha``): Marsaglia and Tsang, "A simple method
     for generating gamma variables" (2000), with alpha < 1 boosted to alpha + 1 and corrected
     by ``u ** (1 / alpha)`` (in log space for ``loggamma``)."""
@@ -71,7 +71,7 @@ def _gamma_one(key: Array, alpha: Array, log_space: bool) -> Array:
     d = lax.sub(alpha_boosted, third)
     c = lax.div(third, lax.sqrt(d))
 
-    def rejected(state: tuple[Array, Array, Array, Array]) -> Array:
+    def rejected(state: tuple[ArrayLike, ArrayLike, ArrayLike, ArrayLike]) -> Array:
         _, x_sq, v, u = state
         squeeze = lax.ge(u, lax.sub(one, lax.mul(_const(0.0331, dtype), lax.mul(x_sq, x_sq))))
         bound = lax.add(
@@ -79,12 +79,16 @@ def _gamma_one(key: Array, alpha: Array, log_space: bool) -> Array:
         )
         return lax.bitwise_and(squeeze, lax.ge(lax.log(u), bound))
 
-    def next_candidate(state: tuple[Array, Array, Array]) -> tuple[Array, Array, Array]:
+    def next_candidate(
+        state: tuple[ArrayLike, ArrayLike, ArrayLike],
+    ) -> tuple[Array, Array, Array]:
         k, subkey = _split2(state[0])
         x = _normal_real(subkey, (), dtype)
         return k, x, lax.add(one, lax.mul(x, c))
 
-    def propose(state: tuple[Array, Array, Array, Array]) -> tuple[Array, Array, Array, Array]:
+    def propose(
+        state: tuple[ArrayLike, ArrayLike, ArrayLike, ArrayLike],
+    ) -> tuple[Array, Array, Array, Array]:
         k, x_key, u_key = _threefry.unstack_keys(_threefry.split(state[0], (3,)))
         init = (x_key, zero, _const(-1.0, dtype))
         _, x, v = while_loop(lambda s: lax.le(s[2], zero), next_candidate, init)
@@ -106,14 +110,14 @@ def _gamma_one(key: Array, alpha: Array, log_space: bool) -> Array:
 
 
 def _gamma(
-    key: Array, a: Any, shape: tuple[int, ...], dtype: np.dtype[Any], log_space: bool
-) -> Array:
+    key: AnyArray, a: Any, shape: tuple[int, ...], dtype: np.dtype[Any], log_space: bool
+) -> AnyArray:
     """``a`` broadcast to ``shape``; element ``i`` (row-major) uses ``split(key, size)[i]``."""
     a = _float_param("gamma", a, dtype, shape)
     return _SAMPLERS[log_space](key, a)
 
 
-def _sample(key: Array, a: Array, log_space: bool) -> Array:
+def _sample(key: ArrayLike, a: ArrayLike, log_space: bool) -> Array:
     shape = tuple(get_aval(a).shape)
     size = int(np.prod(shape))
     if size == 0:
@@ -128,7 +132,9 @@ def _differentiable_sampler(log_space: bool) -> custom_jvp:
     is not differentiable): ``d sample / d a`` from :func:`random_gamma_grad`."""
     sampler = custom_jvp(lambda key, a: _sample(key, a, log_space))
 
-    def jvp(primals: tuple[Array, Array], tangents: tuple[Array, Array]) -> tuple[Array, Array]:
+    def jvp(
+        primals: tuple[ArrayLike, ArrayLike], tangents: tuple[ArrayLike, ArrayLike]
+    ) -> tuple[Array, Array]:
         key, a = primals
         out = sampler(key, a)
         if log_space:  # d log(x) = dx / x, with x = 0 (underflow) replaced by the tiniest float
@@ -147,14 +153,18 @@ def _differentiable_sampler(log_space: bool) -> custom_jvp:
 _SAMPLERS = {False: _differentiable_sampler(False), True: _differentiable_sampler(True)}
 
 
-def gamma(key: Array, a: float | Array, shape: Shape | None = None, dtype: Any = None) -> Array:
+def gamma(
+    key: AnyArray, a: float | AnyArray, shape: Shape | None = None, dtype: DTypeLike | None = None
+) -> AnyArray:
     """Standard Gamma(``a``) samples (unit rate; shape defaults to ``a``'s shape)."""
     _check_key("gamma", key)
     dt = _float_dtype("gamma", dtype)
     return _gamma(key, a, _params_shape("gamma", shape, a), dt, log_space=False)
 
 
-def loggamma(key: Array, a: float | Array, shape: Shape | None = None, dtype: Any = None) -> Array:
+def loggamma(
+    key: AnyArray, a: float | AnyArray, shape: Shape | None = None, dtype: DTypeLike | None = None
+) -> AnyArray:
     """``log`` of Gamma(``a``) samples, computed in log space so that tiny ``a`` (whose samples
     underflow to 0) keep their precision: ``exp(loggamma(k, a))`` is ``gamma(k, a)``."""
     _check_key("loggamma", key)
@@ -163,7 +173,11 @@ def loggamma(key: Array, a: float | Array, shape: Shape | None = None, dtype: An
 
 
 def beta(
-    key: Array, a: float | Array, b: float | Array, shape: Shape | None = None, dtype: Any = None
+    key: ArrayLike,
+    a: float | ArrayLike,
+    b: float | ArrayLike,
+    shape: Shape | None = None,
+    dtype: DTypeLike | None = None,
 ) -> Array:
     """Beta(``a``, ``b``) samples, ``Ga / (Ga + Gb)`` from two log-gamma draws."""
     _check_key("beta", key)
@@ -179,7 +193,9 @@ def beta(
     return lax.div(ga, lax.add(ga, gb))
 
 
-def dirichlet(key: Array, alpha: Array, shape: Shape | None = None, dtype: Any = None) -> Array:
+def dirichlet(
+    key: ArrayLike, alpha: ArrayLike, shape: Shape | None = None, dtype: DTypeLike | None = None
+) -> Array:
     """Dirichlet(``alpha``) samples over ``alpha``'s last axis (normalized log-gamma draws);
     the result shape is ``shape + alpha.shape[-1:]``."""
     _check_key("dirichlet", key)
@@ -197,14 +213,17 @@ def dirichlet(key: Array, alpha: Array, shape: Shape | None = None, dtype: Any =
     return lax.div(unnormalized, mnp.sum(unnormalized, axis=-1, keepdims=True))
 
 
-def _chisquare(key: Array, df: Any, shape: tuple[int, ...], dtype: np.dtype[Any]) -> Array:
+def _chisquare(key: ArrayLike, df: Any, shape: tuple[int, ...], dtype: np.dtype[Any]) -> Array:
     two = _const(2.0, dtype)
     half_df = lax.div(_float_param("chisquare", df, dtype, shape), two)
     return lax.mul(lax.exp(_gamma(key, half_df, shape, dtype, log_space=True)), two)
 
 
 def chisquare(
-    key: Array, df: float | Array, shape: Shape | None = None, dtype: Any = None
+    key: ArrayLike,
+    df: float | ArrayLike,
+    shape: Shape | None = None,
+    dtype: DTypeLike | None = None,
 ) -> Array:
     """Chi-square samples with ``df`` degrees of freedom: ``2 * Gamma(df / 2)``."""
     _check_key("chisquare", key)
@@ -215,11 +234,11 @@ def chisquare(
 
 
 def f(
-    key: Array,
-    dfnum: float | Array,
-    dfden: float | Array,
+    key: ArrayLike,
+    dfnum: float | ArrayLike,
+    dfden: float | ArrayLike,
     shape: Shape | None = None,
-    dtype: Any = None,
+    dtype: DTypeLike | None = None,
 ) -> Array:
     """F-distribution samples: the ratio of two scaled chi-square draws."""
     _check_key("f", key)
@@ -232,7 +251,12 @@ def f(
     return lax.div(num, den)
 
 
-def t(key: Array, df: float | Array, shape: Shape | None = None, dtype: Any = None) -> Array:
+def t(
+    key: ArrayLike,
+    df: float | ArrayLike,
+    shape: Shape | None = None,
+    dtype: DTypeLike | None = None,
+) -> Array:
     """Student's t samples with ``df`` degrees of freedom: ``N * sqrt(df / 2 / Gamma(df / 2))``."""
     _check_key("t", key)
     dt = _float_dtype("t", dtype)
@@ -245,7 +269,9 @@ def t(key: Array, df: float | Array, shape: Shape | None = None, dtype: Any = No
     return lax.mul(n, lax.sqrt(lax.div(half_df, g)))
 
 
-def _generalized_normal(key: Array, p: Any, shape: tuple[int, ...], dtype: np.dtype[Any]) -> Array:
+def _generalized_normal(
+    key: ArrayLike, p: Any, shape: tuple[int, ...], dtype: np.dtype[Any]
+) -> Array:
     key_g, key_r = _split2(key)
     inv_p = _reciprocal(p, dtype)
     g = _gamma(key_g, inv_p, shape, dtype, log_space=False)
@@ -253,7 +279,7 @@ def _generalized_normal(key: Array, p: Any, shape: tuple[int, ...], dtype: np.dt
     return lax.mul(r, lax.pow(g, inv_p))
 
 
-def _reciprocal(p: Any, dtype: np.dtype[Any]) -> Array:
+def _reciprocal(p: Any, dtype: np.dtype[Any]) -> AnyArray:
     """``1 / p`` in the sample dtype (a Python ``p`` divides in double precision, as JAX)."""
     if isinstance(p, int | float):
         return np.asarray(1 / p, dtype)
@@ -265,7 +291,9 @@ def _check_scalar_p(api: str, p: Any) -> None:
         raise ValueError(_error(api, f"p must be a scalar, got shape {get_aval(p).shape}"))
 
 
-def generalized_normal(key: Array, p: float, shape: Shape = (), dtype: Any = None) -> Array:
+def generalized_normal(
+    key: ArrayLike, p: float, shape: Shape = (), dtype: DTypeLike | None = None
+) -> Array:
     """Generalized normal samples (density ``∝ exp(-|x|**p)``): ``p = 2`` is a normal with
     variance 1/2, ``p = 1`` a Laplace."""
     _check_key("generalized_normal", key)
@@ -274,7 +302,9 @@ def generalized_normal(key: Array, p: float, shape: Shape = (), dtype: Any = Non
     return _generalized_normal(key, p, _shape("generalized_normal", shape), dt)
 
 
-def ball(key: Array, d: int, p: float = 2, shape: Shape = (), dtype: Any = None) -> Array:
+def ball(
+    key: ArrayLike, d: int, p: float = 2, shape: Shape = (), dtype: DTypeLike | None = None
+) -> Array:
     """Points uniform in the unit ``p``-norm ball of dimension ``d`` (result
     ``shape + (d,)``), from generalized normals and an exponential draw."""
     _check_key("ball", key)
@@ -302,16 +332,16 @@ def ball(key: Array, d: int, p: float = 2, shape: Shape = (), dtype: Any = None)
 # gradients of ``gamma``, ``beta``, ``dirichlet``, ... match JAX's.
 
 
-def _c(value: float, dtype: np.dtype[Any]) -> Array:
+def _c(value: float, dtype: np.dtype[Any]) -> AnyArray:
     return np.asarray(value, dtype)
 
 
-def _series(x: Array, a: Array, enabled: Array) -> Array:
+def _series(x: ArrayLike, a: ArrayLike, enabled: ArrayLike) -> Array:
     """``dx/da`` from the series ``P(a, x) = ax / a * sum_n x**n / ((a+1)...(a+n))``."""
     dt = get_aval(a).dtype
     eps = _c(np.finfo(dt).eps, dt)
 
-    def body(v: tuple[Array, ...]) -> tuple[Array, ...]:
+    def body(v: tuple[ArrayLike, ...]) -> tuple[Array, ...]:
         on, r, c, ans, xv, dc_da, dans_da = v
         r2 = lax.add(r, _c(1.0, dt))
         dc_da2 = lax.sub(lax.mul(dc_da, lax.div(xv, r2)), lax.div(lax.mul(c, xv), lax.mul(r2, r2)))
@@ -330,13 +360,13 @@ def _series(x: Array, a: Array, enabled: Array) -> Array:
     return lax.div(lax.mul(lax.neg(lax.add(dans_da, lax.mul(ans, dlogax_da))), x), a)
 
 
-def _continued_fraction(x: Array, a: Array, enabled: Array) -> Array:
+def _continued_fraction(x: ArrayLike, a: ArrayLike, enabled: ArrayLike) -> Array:
     """``dx/da`` from the continued fraction of ``Q(a, x) = 1 - P(a, x)`` (Cephes' igamc)."""
     dt = get_aval(a).dtype
     eps = _c(np.finfo(dt).eps, dt)
     one = _c(1.0, dt)
 
-    def body(v: tuple[Array, ...]) -> tuple[Array, ...]:
+    def body(v: tuple[ArrayLike, ...]) -> tuple[Array, ...]:
         (on, ans, y, z, c, pkm1, qkm1, pkm2, qkm2, dpkm2, dqkm2, dpkm1, dqkm1, dans) = v
         c = lax.add(c, one)
         y2 = lax.add(y, one)
@@ -385,7 +415,7 @@ def _continued_fraction(x: Array, a: Array, enabled: Array) -> Array:
     return lax.neg(lax.mul(lax.add(dans, lax.mul(ans, dlogax_da)), x))
 
 
-def random_gamma_grad(a: Array, x: Array) -> Array:
+def random_gamma_grad(a: ArrayLike, x: ArrayLike) -> Array:
     """``d x / d a`` for Gamma(``a``) samples ``x`` (same shape and float dtype)."""
     dt = get_aval(a).dtype
     zero = _c(0.0, dt)

@@ -16,7 +16,7 @@ import numpy as np
 from mj.random import _threefry
 from mj.random._args import Shape, _aval, _check_key, _error, _shape
 from mj_core.dtypes import is_integer
-from mj_core.extend import Array
+from mj_core.extend import AnyArray, Array, ArrayLike, DTypeLike
 
 __all__ = [
     "PRNGKey",
@@ -30,7 +30,7 @@ __all__ = [
 ]
 
 
-def PRNGKey(seed: int | Array) -> Array:  # noqa: N802  (JAX's name)
+def PRNGKey(seed: int | ArrayLike) -> Array:  # noqa: N802  (JAX's name)
     """A key from an integer seed: ``uint32[2]`` holding the seed's high and low 32 bits.
 
     Arguments:
@@ -55,19 +55,19 @@ def PRNGKey(seed: int | Array) -> Array:  # noqa: N802  (JAX's name)
 key = PRNGKey
 
 
-def key_data(keys: Array) -> Array:
+def key_data(keys: AnyArray) -> AnyArray:
     """The raw ``uint32`` data of keys; mj's keys are already raw data, so this is identity."""
     return keys
 
 
-def split(key: Array, num: int | Shape = 2) -> Array:
+def split(key: ArrayLike, num: int | Shape = 2) -> Array:
     """Split a key into ``num`` new independent keys (shape ``(num, 2)``; a tuple ``num``
     gives shape ``num + (2,)``). Unpack them: ``key, subkey = split(key)``."""
     _check_key("split", key)
     return _threefry.split(key, _shape("split", num))
 
 
-def fold_in(key: Array, data: int | Array) -> Array:
+def fold_in(key: ArrayLike, data: int | ArrayLike) -> Array:
     """A new key derived from ``key`` and the integer ``data`` (taken modulo 2**32), e.g. a
     step number or a device index: ``fold_in(key, i)`` gives a different key for every ``i``."""
     _check_key("fold_in", key)
@@ -86,7 +86,7 @@ def fold_in(key: Array, data: int | Array) -> Array:
 _IMPL = "threefry2x32"
 
 
-def _check_key_data(api: str, keys: Any) -> Array:
+def _check_key_data(api: str, keys: Any) -> AnyArray:
     aval = _aval(api, "the key data", keys)
     if aval.shape[-1:] != (2,) or aval.dtype != np.uint32:
         raise TypeError(
@@ -95,13 +95,15 @@ def _check_key_data(api: str, keys: Any) -> Array:
     return keys
 
 
-def key_impl(keys: Array) -> str:
+def key_impl(keys: ArrayLike) -> str:
     """The PRNG implementation of ``keys``: always ``'threefry2x32'``, JAX's default."""
     _check_key_data("key_impl", keys)
     return _IMPL
 
 
-def wrap_key_data(key_bits_array: Array, *, impl: Any = None, dtype: Any = None) -> Array:
+def wrap_key_data(
+    key_bits_array: AnyArray, *, impl: Any = None, dtype: DTypeLike | None = None
+) -> AnyArray:
     """Keys from raw key data (``uint32[..., 2]``); the data already is a key in mj.
 
     ``impl`` (or ``dtype``) may only name the default ``'threefry2x32'`` implementation.
@@ -116,6 +118,6 @@ def wrap_key_data(key_bits_array: Array, *, impl: Any = None, dtype: Any = None)
     return _check_key_data("wrap_key_data", key_bits_array)
 
 
-def clone(key: Array) -> Array:
+def clone(key: AnyArray) -> AnyArray:
     """``key`` itself: JAX's marker for deliberate key reuse (mj does no key-reuse checks)."""
     return _check_key_data("clone", key)

@@ -4,8 +4,6 @@ draws; the sign-corrected Q of a Gaussian matrix's QR decomposition)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 import mj.numpy as mnp
@@ -22,7 +20,7 @@ from mj.random._args import (
 from mj.random._bits import _normal_real, normal
 from mj_core import lax
 from mj_core.dtypes import canonical_dtype
-from mj_core.extend import Array
+from mj_core.extend import Array, ArrayLike, DTypeLike
 from mj_core.prims.elementwise import to_inexact_dtype
 
 __all__ = ["multivariate_normal", "orthogonal"]
@@ -31,11 +29,11 @@ _METHODS = ("cholesky", "eigh", "svd")
 
 
 def multivariate_normal(
-    key: Array,
-    mean: Array,
-    cov: Array,
+    key: ArrayLike,
+    mean: ArrayLike,
+    cov: ArrayLike,
     shape: Shape | None = None,
-    dtype: Any = None,
+    dtype: DTypeLike | None = None,
     method: str = "cholesky",
 ) -> Array:
     """Samples of ``N(mean, cov)`` over the last axis: ``mean + factor @ z``.
@@ -96,7 +94,7 @@ def multivariate_normal(
 
 
 def orthogonal(
-    key: Array, n: int, shape: Shape = (), dtype: Any = None, m: int | None = None
+    key: ArrayLike, n: int, shape: Shape = (), dtype: DTypeLike | None = None, m: int | None = None
 ) -> Array:
     """Uniformly (Haar) distributed ``n x m`` matrices with orthonormal columns (or rows, when
     ``n < m``; default ``m = n``), in a batch of ``shape``."""

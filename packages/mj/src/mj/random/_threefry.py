@@ -18,7 +18,7 @@ import numpy as np
 
 from mj_core import get_aval, lax
 from mj_core.dtypes import is_integer
-from mj_core.extend import Array
+from mj_core.extend import AnyArray, Array, ArrayLike
 
 __all__ = ["fold_in", "random_bits", "seed", "split", "threefry2x32", "unstack_keys"]
 
@@ -29,12 +29,12 @@ _ROTATIONS = ((13, 15, 26, 6), (17, 29, 16, 24))
 _KEY_PARITY = np.uint32(0x1BD11BDA)  # Threefry's key-schedule constant
 
 
-def _rotate_left(x: Array, d: int) -> Array:
+def _rotate_left(x: ArrayLike, d: int) -> Array:
     left = lax.shift_left(x, np.uint32(d))
     return lax.bitwise_or(left, lax.shift_right_logical(x, np.uint32(32 - d)))
 
 
-def threefry2x32(k1: Array, k2: Array, x1: Array, x2: Array) -> tuple[Array, Array]:
+def threefry2x32(k1: ArrayLike, k2: ArrayLike, x1: ArrayLike, x2: ArrayLike) -> tuple[Array, Array]:
     """Hash the counters ``(x1, x2)`` (uint32, broadcast together) under the key ``(k1, k2)``."""
     ks = (k1, k2, lax.bitwise_xor(lax.bitwise_xor(k1, k2), _KEY_PARITY))
     x1 = lax.add(x1, ks[0])
@@ -48,19 +48,19 @@ def threefry2x32(k1: Array, k2: Array, x1: Array, x2: Array) -> tuple[Array, Arr
     return x1, x2
 
 
-def _key_words(key: Array) -> tuple[Array, Array]:
+def _key_words(key: ArrayLike) -> tuple[Array, Array]:
     words = [lax.reshape(lax.slice(key, (i,), (i + 1,)), ()) for i in (0, 1)]
     return words[0], words[1]
 
 
-def _stack_words(w1: Array, w2: Array) -> Array:
+def _stack_words(w1: ArrayLike, w2: ArrayLike) -> Array:
     """``(..., 2)`` keys from the two words, each of shape ``(...)``."""
     shape = tuple(get_aval(w1).shape)
     parts = [lax.reshape(w, (*shape, 1)) for w in (w1, w2)]
     return lax.concatenate(parts, len(shape))
 
 
-def _counters(shape: tuple[int, ...]) -> tuple[Array, Array]:
+def _counters(shape: tuple[int, ...]) -> tuple[AnyArray, AnyArray]:
     """The 64-bit counters ``0 .. prod(shape)-1`` laid out in ``shape``, as (hi, lo) words.
 
     The high words are all zero below 2**32 elements, so a scalar stands in for them (it
@@ -74,7 +74,7 @@ def _counters(shape: tuple[int, ...]) -> tuple[Array, Array]:
     return np.uint32(0), lo
 
 
-def seed(seed_value: Array) -> Array:
+def seed(seed_value: ArrayLike) -> Array:
     """The key of an integer seed: ``[seed >> 32, seed & 0xFFFFFFFF]`` as uint32 words."""
     aval = get_aval(seed_value)
     if aval.shape:
@@ -88,14 +88,14 @@ def seed(seed_value: Array) -> Array:
     return lax.concatenate(words, 0)
 
 
-def split(key: Array, shape: tuple[int, ...]) -> Array:
+def split(key: ArrayLike, shape: tuple[int, ...]) -> Array:
     """``shape + (2,)`` new keys: key ``i`` hashes the counter ``i`` (fold-in style)."""
     k1, k2 = _key_words(key)
     hi, lo = _counters(shape)
     return _stack_words(*threefry2x32(k1, k2, hi, lo))
 
 
-def fold_in(key: Array, data: Array) -> Array:
+def fold_in(key: ArrayLike, data: ArrayLike) -> Array:
     """A new key that is a deterministic function of ``key`` and the 32-bit ``data``."""
     k1, k2 = _key_words(key)
     data = lax.convert_element_type(data, _U32)
@@ -103,7 +103,7 @@ def fold_in(key: Array, data: Array) -> Array:
     return _stack_words(w1, w2)
 
 
-def random_bits(key: Array, bit_width: int, shape: tuple[int, ...]) -> Array:
+def random_bits(key: ArrayLike, bit_width: int, shape: tuple[int, ...]) -> Array:
     """Uniform unsigned integers of ``bit_width`` bits in ``shape``: one hash per element."""
     k1, k2 = _key_words(key)
     hi, lo = _counters(shape)
@@ -117,7 +117,7 @@ def random_bits(key: Array, bit_width: int, shape: tuple[int, ...]) -> Array:
     return bits if bit_width == 32 else lax.convert_element_type(bits, dtype)
 
 
-def unstack_keys(keys: Array) -> list[Array]:
+def unstack_keys(keys: ArrayLike) -> list[Array]:
     """The keys of a ``(n, 2)`` key array, as a list of ``(2,)`` keys."""
     n = get_aval(keys).shape[0]
     return [lax.reshape(lax.slice(keys, (i, 0), (i + 1, 2)), (2,)) for i in range(n)]

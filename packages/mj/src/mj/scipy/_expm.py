@@ -6,7 +6,7 @@ stages under ``jit`` with a data-dependent degree, differentiates (through ``sol
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -16,12 +16,12 @@ from mj_batch import vmap
 from mj_control import cond, scan, switch
 from mj_core import lax, lax_linalg
 from mj_core.errors import user_line_suffix
-from mj_core.extend import Array
+from mj_core.extend import AnyArray, Array, ArrayLike
 from mj_core.lax_linalg import matmul
 
 __all__ = ["expm"]
 
-PadeTerms = Callable[[Array], tuple[Array, Array]]
+PadeTerms = Callable[[AnyArray], tuple[AnyArray, AnyArray]]
 
 # Pade coefficients b_0..b_m of degree m (numerator p(A) = U + V, denominator q(A) = V - U)
 _B3 = (120.0, 60.0, 12.0, 1.0)
@@ -48,7 +48,7 @@ _F32_MAXNORM = 3.925724783138660
 def _low_degree(b: tuple[float, ...]) -> PadeTerms:
     """``(U, V)`` of a Pade approximant of degree 3, 5, 7 or 9: ``U`` the odd part."""
 
-    def terms(a: Array) -> tuple[Array, Array]:
+    def terms(a: AnyArray) -> tuple[AnyArray, AnyArray]:
         eye = lax_linalg.eye_like(a)
         a2 = matmul(a, a)
         powers = [a2]
@@ -61,7 +61,7 @@ def _low_degree(b: tuple[float, ...]) -> PadeTerms:
     return terms
 
 
-def _terms_sum(b: tuple[float, ...], powers: list[Array], eye: Array) -> Array:
+def _terms_sum(b: tuple[float, ...], powers: Sequence[ArrayLike], eye: ArrayLike) -> Array:
     """``b[-1] A^(2k) + ... + b[1] A^2 + b[0] I`` summed from the highest power down (JAX's
     order of additions)."""
     out = lax.mul(b[-1], powers[len(b) - 2])
@@ -70,7 +70,7 @@ def _terms_sum(b: tuple[float, ...], powers: list[Array], eye: Array) -> Array:
     return lax.add(out, lax.mul(b[0], eye))
 
 
-def _pade13(a: Array) -> tuple[Array, Array]:
+def _pade13(a: ArrayLike) -> tuple[Array, Array]:
     b = _B13
     eye = lax_linalg.eye_like(a)
     a2 = matmul(a, a)
@@ -98,7 +98,7 @@ def _pade13(a: Array) -> tuple[Array, Array]:
     return u, v
 
 
-def _expm_matrix(a: Array, upper_triangular: bool, max_squarings: int) -> Array:
+def _expm_matrix(a: AnyArray, upper_triangular: bool, max_squarings: int) -> AnyArray:
     conds: tuple[float, ...]
     if a.dtype == np.float64:
         maxnorm, conds = _F64_MAXNORM, _F64_CONDS
@@ -115,26 +115,26 @@ def _expm_matrix(a: Array, upper_triangular: bool, max_squarings: int) -> Array:
     u, v = switch(index, branches, a)
     p, q = lax.add(u, v), lax.sub(v, u)
 
-    def compute(pq: tuple[Array, Array]) -> Array:
+    def compute(pq: tuple[AnyArray, AnyArray]) -> AnyArray:
         p_, q_ = pq
         if upper_triangular:
             r = lax_linalg.triangular_solve(q_, p_, left_side=True, lower=False)
         else:
             r = mla.solve(q_, p_)
 
-        def square(r_: Array, i: Array) -> tuple[Array, None]:
+        def square(r_: ArrayLike, i: ArrayLike) -> tuple[Array, None]:
             return cond(lax.lt(i, n_squarings), lambda m: matmul(m, m), lambda m: m, r_), None
 
         r, _ = scan(square, r, cnp.arange(max_squarings, dtype=n_squarings.dtype))
         return r
 
-    def overflow(pq: tuple[Array, Array]) -> Array:
+    def overflow(pq: tuple[ArrayLike, ArrayLike]) -> Array:
         return lax.full_like(pq[0], np.nan)
 
     return cond(lax.gt(n_squarings, float(max_squarings)), overflow, compute, (p, q))
 
 
-def expm(A: Array, *, upper_triangular: bool = False, max_squarings: int = 16) -> Array:  # noqa: N803
+def expm(A: AnyArray, *, upper_triangular: bool = False, max_squarings: int = 16) -> AnyArray:  # noqa: N803
     """``exp(A)`` of a (stack of) square matrices; NaN where more than ``max_squarings``
     squarings would be needed. ``upper_triangular`` solves with a triangular solve."""
     a = lax_linalg.as_float_matrix("expm", cnp.asarray(A), square=True)
@@ -143,7 +143,7 @@ def expm(A: Array, *, upper_triangular: bool = False, max_squarings: int = 16) -
             f"expm: expected a (batched) square matrix, got shape {cnp.shape(a)}"
             f"{user_line_suffix()}"
         )
-    fn: Callable[[Array], Array] = lambda m: _expm_matrix(m, upper_triangular, max_squarings)  # noqa: E731
+    fn: Callable[[AnyArray], AnyArray] = lambda m: _expm_matrix(m, upper_triangular, max_squarings)  # noqa: E731
     for _ in range(cnp.ndim(a) - 2):
         fn = vmap(fn)
     return fn(a)

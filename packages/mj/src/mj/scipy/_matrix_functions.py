@@ -28,7 +28,7 @@ import mj.numpy as mnp
 from mj import lax
 from mj.numpy import linalg as mla
 from mj_core.errors import user_line_suffix
-from mj_core.extend import Array
+from mj_core.extend import AnyArray, Array, ArrayLike
 
 __all__ = ["solve_sylvester", "sqrtm"]
 
@@ -36,7 +36,7 @@ _ITERATIONS = 48
 _THETA = -1e-3  # the rotation that moves negative real eigenvalues off the branch cut
 
 
-def _real_form(m: Array) -> Array:
+def _real_form(m: ArrayLike) -> Array:
     """``[[Re m, -Im m], [Im m, Re m]]``: the real matrix acting like complex ``m``."""
     re, im = mnp.real(m), mnp.imag(m)
     return mnp.concatenate(
@@ -44,7 +44,7 @@ def _real_form(m: Array) -> Array:
     )
 
 
-def _complex_inv_and_logabsdet(m: Array) -> tuple[Array, Array]:
+def _complex_inv_and_logabsdet(m: AnyArray) -> tuple[AnyArray, AnyArray]:
     n = m.shape[-1]
     r = _real_form(m)
     inv = mla.inv(r)
@@ -52,7 +52,7 @@ def _complex_inv_and_logabsdet(m: Array) -> tuple[Array, Array]:
     return lax.complex(inv[..., :n, :n], inv[..., n:, :n]), 0.5 * mla.slogdet(r)[1]
 
 
-def _square(name: str, a: Array) -> Array:
+def _square(name: str, a: ArrayLike) -> Array:
     a = mnp.asarray(a)
     if a.ndim != 2 or a.shape[0] != a.shape[1]:
         raise ValueError(
@@ -61,7 +61,7 @@ def _square(name: str, a: Array) -> Array:
     return a
 
 
-def sqrtm(A: Array, blocksize: int = 1) -> Array:  # noqa: N803 (SciPy's name)
+def sqrtm(A: AnyArray, blocksize: int = 1) -> AnyArray:  # noqa: N803 (SciPy's name)
     """The principal square root ``X`` of ``A`` (``X @ X == A``), complex. ``blocksize`` is
     accepted for SciPy compatibility (JAX ignores it too)."""
     del blocksize
@@ -73,7 +73,7 @@ def sqrtm(A: Array, blocksize: int = 1) -> Array:  # noqa: N803 (SciPy's name)
     eye = mnp.eye(n, dtype=dtype)
     rotated = a.astype(dtype) * complex(math.cos(_THETA), math.sin(_THETA))
 
-    def step(_: Array, state: tuple[Array, Array]) -> tuple[Array, Array]:
+    def step(_: ArrayLike, state: tuple[ArrayLike, ArrayLike]) -> tuple[Array, Array]:
         x, m = state
         m_inv, logabsdet = _complex_inv_and_logabsdet(m)
         mu = mnp.exp(-logabsdet / (2 * n)).astype(dtype)  # determinant scaling
@@ -86,9 +86,9 @@ def sqrtm(A: Array, blocksize: int = 1) -> Array:  # noqa: N803 (SciPy's name)
 
 
 def solve_sylvester(
-    A: Array,  # noqa: N803 (SciPy's names)
-    B: Array,  # noqa: N803
-    C: Array,  # noqa: N803
+    A: ArrayLike,  # noqa: N803 (SciPy's names)
+    B: ArrayLike,  # noqa: N803
+    C: ArrayLike,  # noqa: N803
     *,
     method: str = "schur",
     tol: float = 1e-8,

@@ -25,7 +25,7 @@ from mj.scipy._matrix_functions import solve_sylvester as solve_sylvester
 from mj.scipy._matrix_functions import sqrtm as sqrtm
 from mj_core import lax, lax_linalg
 from mj_core.errors import user_line_suffix
-from mj_core.extend import Array
+from mj_core.extend import AnyArray, Array, ArrayLike
 from mj_core.lax_linalg import matmul, mT
 
 __all__ = [
@@ -51,24 +51,24 @@ __all__ = [
 ]
 
 
-def cholesky(a: Array, lower: bool = False) -> Array:
+def cholesky(a: ArrayLike, lower: bool = False) -> Array:
     """The Cholesky factor of ``a``: upper ``U`` with ``a = U^T U`` (SciPy's default) or lower."""
     low = lax_linalg.cholesky(lax_linalg.as_float_matrix("cholesky", cnp.asarray(a), square=True))
     return low if lower else mT(low)
 
 
-def cho_factor(a: Array, lower: bool = False) -> tuple[Array, bool]:
+def cho_factor(a: ArrayLike, lower: bool = False) -> tuple[Array, bool]:
     """``(c, lower)`` for :func:`cho_solve`."""
     return cholesky(a, lower=lower), lower
 
 
-def _as_matrix_rhs(name: str, a: Array, b: Array) -> tuple[Array, bool]:
+def _as_matrix_rhs(name: str, a: AnyArray, b: AnyArray) -> tuple[AnyArray, bool]:
     b = cnp.asarray(b)
     vector = cnp.ndim(b) == cnp.ndim(a) - 1
     return lax_linalg.as_float_matrix(name, cnp.expand_dims(b, -1) if vector else b), vector
 
 
-def cho_solve(c_and_lower: tuple[Array, bool], b: Array) -> Array:
+def cho_solve(c_and_lower: tuple[ArrayLike, bool], b: ArrayLike) -> Array:
     """Solve ``a x = b`` given ``cho_factor(a)``."""
     c, lower = c_and_lower
     b2, vector = _as_matrix_rhs("cho_solve", c, b)
@@ -81,7 +81,11 @@ _TRANS = {0: False, "N": False, 1: True, "T": True, 2: True, "C": True}
 
 
 def solve_triangular(
-    a: Array, b: Array, trans: int | str = 0, lower: bool = False, unit_diagonal: bool = False
+    a: ArrayLike,
+    b: ArrayLike,
+    trans: int | str = 0,
+    lower: bool = False,
+    unit_diagonal: bool = False,
 ) -> Array:
     """Solve ``op(a) x = b`` for triangular ``a`` (``trans``: 0/'N', 1/'T', 2/'C')."""
     if trans not in _TRANS:
@@ -97,13 +101,13 @@ def solve_triangular(
     return cnp.squeeze(x, -1) if vector else x
 
 
-def lu_factor(a: Array) -> tuple[Array, Array]:
+def lu_factor(a: ArrayLike) -> tuple[Array, Array]:
     """``(lu, piv)``: LAPACK's packed LU factors and 0-based row swaps."""
     lu, pivots, _ = lax_linalg.lu(lax_linalg.as_float_matrix("lu_factor", cnp.asarray(a)))
     return lu, pivots
 
 
-def _pivots_to_permutation(pivots: Array, m: int) -> Array:
+def _pivots_to_permutation(pivots: AnyArray, m: int) -> AnyArray:
     """Apply the row swaps ``i <-> piv[i]`` in turn to ``iota(m)`` (one-hot selects)."""
     perm = lax.broadcast_in_dim(
         lax.iota(np.int32, m), (*cnp.shape(pivots)[:-1], m), (cnp.ndim(pivots) - 1,)
@@ -119,7 +123,7 @@ def _pivots_to_permutation(pivots: Array, m: int) -> Array:
     return perm
 
 
-def lu_solve(lu_and_piv: tuple[Array, Array], b: Array, trans: int = 0) -> Array:
+def lu_solve(lu_and_piv: tuple[AnyArray, AnyArray], b: AnyArray, trans: int = 0) -> AnyArray:
     """Solve ``a x = b`` (``trans=0``) or ``a^T x = b`` given ``lu_factor(a)``."""
     lu, pivots = lu_and_piv
     m = cnp.shape(lu)[-1]
@@ -140,8 +144,8 @@ def lu_solve(lu_and_piv: tuple[Array, Array], b: Array, trans: int = 0) -> Array
 
 
 def lu(
-    a: Array, permute_l: bool = False, overwrite_a: bool = False, check_finite: bool = True
-) -> tuple[Array, Array] | tuple[Array, Array, Array]:
+    a: AnyArray, permute_l: bool = False, overwrite_a: bool = False, check_finite: bool = True
+) -> tuple[AnyArray, AnyArray] | tuple[AnyArray, AnyArray, AnyArray]:
     """``(P, L, U)`` with ``a = P @ L @ U`` (``L`` unit lower ``m x k``, ``U`` upper
     ``k x n``, ``k = min(m, n)``); ``(P @ L, U)`` with ``permute_l``."""
     a = lax_linalg.as_float_matrix("lu", cnp.asarray(a))
@@ -156,7 +160,7 @@ def lu(
     return p, lower, upper
 
 
-def block_diag(*arrs: Array) -> Array:
+def block_diag(*arrs: ArrayLike) -> Array:
     """The block-diagonal matrix with the given (at most 2-D) blocks on its diagonal."""
     if not arrs:
         arrs = (cnp.zeros((1, 0)),)
@@ -178,18 +182,18 @@ def block_diag(*arrs: Array) -> Array:
     return cnp.concatenate(rows, axis=0)
 
 
-def inv(a: Array, overwrite_a: bool = False, check_finite: bool = True) -> Array:
+def inv(a: AnyArray, overwrite_a: bool = False, check_finite: bool = True) -> AnyArray:
     """The inverse of each square matrix (:func:`mj.numpy.linalg.inv`)."""
     return mla.inv(a)
 
 
-def det(a: Array, overwrite_a: bool = False, check_finite: bool = True) -> Array:
+def det(a: AnyArray, overwrite_a: bool = False, check_finite: bool = True) -> AnyArray:
     """The determinant of each square matrix (:func:`mj.numpy.linalg.det`)."""
     return mla.det(a)
 
 
 def svd(
-    a: Array,
+    a: ArrayLike,
     full_matrices: bool = True,
     compute_uv: bool = True,
     overwrite_a: bool = False,
@@ -201,8 +205,8 @@ def svd(
 
 
 def eigh(
-    a: Array,
-    b: Array | None = None,
+    a: ArrayLike,
+    b: ArrayLike | None = None,
     lower: bool = True,
     eigvals_only: bool = False,
     overwrite_a: bool = False,
@@ -226,7 +230,7 @@ def eigh(
 
 
 def qr(
-    a: Array,
+    a: ArrayLike,
     overwrite_a: bool = False,
     lwork: Any = None,
     mode: str = "full",
@@ -250,15 +254,15 @@ _ASSUME_A = ("gen", "sym", "her", "pos")
 
 
 def solve(
-    a: Array,
-    b: Array,
+    a: AnyArray,
+    b: AnyArray,
     lower: bool = False,
     overwrite_a: bool = False,
     overwrite_b: bool = False,
     debug: bool = False,
     check_finite: bool = True,
     assume_a: str = "gen",
-) -> Array:
+) -> AnyArray:
     """``x`` with ``a @ x == b``: by LU (``assume_a`` ``'gen'``, ``'sym'``, ``'her'``) or, for
     positive definite ``a`` (``'pos'``), by Cholesky of its ``lower`` or upper triangle."""
     if assume_a not in _ASSUME_A:

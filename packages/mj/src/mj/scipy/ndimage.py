@@ -19,33 +19,33 @@ import numpy as np
 from mj import numpy as mnp
 from mj_core import lax
 from mj_core.errors import user_line_suffix
-from mj_core.extend import Array
+from mj_core.extend import AnyArray, Array, ArrayLike
 
 __all__ = ["map_coordinates"]
 
 
-def _mirror_index_fixer(index: Array, size: int) -> Array:
+def _mirror_index_fixer(index: AnyArray, size: int) -> AnyArray:
     s = size - 1  # half-wavelength of the triangular wave
     return mnp.abs(mnp.remainder(index + s, 2 * s) - s)
 
 
-def _reflect_index_fixer(index: Array, size: int) -> Array:
+def _reflect_index_fixer(index: AnyArray, size: int) -> AnyArray:
     return mnp.floor_divide(_mirror_index_fixer(2 * index + 1, 2 * size + 1) - 1, 2)
 
 
-def _constant_index(index: Array, size: int) -> Array:
+def _constant_index(index: AnyArray, size: int) -> AnyArray:
     return index  # out-of-range indices are masked to cval (the gather clamps them)
 
 
-def _nearest_index(index: Array, size: int) -> Array:
+def _nearest_index(index: ArrayLike, size: int) -> Array:
     return mnp.clip(index, 0, size - 1)
 
 
-def _wrap_index(index: Array, size: int) -> Array:
+def _wrap_index(index: ArrayLike, size: int) -> Array:
     return mnp.remainder(index, size)
 
 
-_INDEX_FIXERS: dict[str, Callable[[Array, int], Array]] = {
+_INDEX_FIXERS: dict[str, Callable[[AnyArray, int], AnyArray]] = {
     "constant": _constant_index,
     "nearest": _nearest_index,
     "wrap": _wrap_index,
@@ -54,31 +54,34 @@ _INDEX_FIXERS: dict[str, Callable[[Array, int], Array]] = {
 }
 
 # One interpolation node: (integer index, weight).
-_Node = tuple[Array, Any]
+_Node = tuple[AnyArray, Any]
 
 
-def _nearest_nodes(coordinate: Array) -> list[_Node]:
+def _nearest_nodes(coordinate: AnyArray) -> list[_Node]:
     rounded = coordinate if mnp.issubdtype(coordinate.dtype, np.integer) else lax.round(coordinate)
     return [(rounded.astype(np.int32), 1)]
 
 
-def _linear_nodes(coordinate: Array) -> list[_Node]:
+def _linear_nodes(coordinate: ArrayLike) -> list[_Node]:
     lower = mnp.floor(coordinate)
     upper_weight = coordinate - lower
     index = lower.astype(np.int32)
     return [(index, 1 - upper_weight), (index + 1, upper_weight)]
 
 
-_INTERPOLATIONS: dict[int, Callable[[Array], list[_Node]]] = {0: _nearest_nodes, 1: _linear_nodes}
+_INTERPOLATIONS: dict[int, Callable[[AnyArray], list[_Node]]] = {
+    0: _nearest_nodes,
+    1: _linear_nodes,
+}
 
 
 def map_coordinates(
-    input: Array,
-    coordinates: Sequence[Array],
+    input: AnyArray,
+    coordinates: Sequence[AnyArray],
     order: int,
     mode: str = "constant",
     cval: Any = 0.0,
-) -> Array:
+) -> AnyArray:
     """``input`` interpolated at ``coordinates`` (one array per axis of ``input``, all of the
     result's shape): ``order=0`` takes the nearest element (halves round away from zero),
     ``order=1`` interpolates linearly. Points outside the array follow ``mode``:

@@ -12,14 +12,14 @@ from typing import Any
 
 import mj_core.numpy as mnp
 from mj_core import lax
-from mj_core.extend import Array, promote_inexact
+from mj_core.extend import AnyArray, promote_inexact
 
 __all__ = ["convolve", "correlate"]
 
 _MODES = ("full", "same", "valid")
 
 
-def _convolve_nd(in1: Array, in2: Array, mode: str, method: str, precision: Any) -> Array:
+def _convolve_nd(in1: AnyArray, in2: AnyArray, mode: str, method: str, precision: Any) -> AnyArray:
     if mode not in _MODES:
         raise ValueError(f"mode must be one of {list(_MODES)}")
     if method not in ("auto", "direct", "fft"):
@@ -57,8 +57,8 @@ def _convolve_nd(in1: Array, in2: Array, mode: str, method: str, precision: Any)
 
 
 def convolve(
-    in1: Array, in2: Array, mode: str = "full", method: str = "auto", precision: Any = None
-) -> Array:
+    in1: AnyArray, in2: AnyArray, mode: str = "full", method: str = "auto", precision: Any = None
+) -> AnyArray:
     """The N-d convolution of ``in1`` and ``in2`` (one must be at least as large as the
     other in every dimension). ``mode``: ``"full"``, ``"same"`` (the size of ``in1``) or
     ``"valid"``."""
@@ -66,8 +66,8 @@ def convolve(
 
 
 def correlate(
-    in1: Array, in2: Array, mode: str = "full", method: str = "auto", precision: Any = None
-) -> Array:
+    in1: AnyArray, in2: AnyArray, mode: str = "full", method: str = "auto", precision: Any = None
+) -> AnyArray:
     """The N-d cross-correlation: ``convolve(in1, flip(conj(in2)))``."""
     in2 = mnp.flip(mnp.conj(mnp.asarray(in2)))
     return _convolve_nd(in1, in2, mode, method, precision)

@@ -20,7 +20,7 @@ from mj_autodiff import custom_jvp
 from mj_core import get_aval, lax
 from mj_core.dtypes import is_float
 from mj_core.errors import user_line_suffix
-from mj_core.extend import Array, promote_inexact
+from mj_core.extend import AnyArray, Array, ArrayLike, promote_inexact
 from mj_core.lax import erf_inv as erfinv
 
 __all__ = [
@@ -68,7 +68,7 @@ __all__ = [
 _HALF_LOG_2PI = 0.5 * math.log(2 * math.pi)
 
 
-def _inexact(name: str, x: Array) -> Array:
+def _inexact(name: str, x: AnyArray) -> AnyArray:
     (x,) = promote_inexact(x)
     if not is_float(get_aval(x).dtype):
         raise TypeError(
@@ -77,7 +77,7 @@ def _inexact(name: str, x: Array) -> Array:
     return x
 
 
-def _reals(name: str, *args: Array) -> list[Array]:
+def _reals(name: str, *args: ArrayLike) -> list[Array]:
     """``args`` promoted to one inexact dtype, which must be real (like JAX's
     ``promote_args_inexact`` followed by the primitive's dtype check)."""
     out = promote_inexact(*args)
@@ -87,38 +87,38 @@ def _reals(name: str, *args: Array) -> list[Array]:
     return out
 
 
-def erf(x: Array) -> Array:
+def erf(x: ArrayLike) -> Array:
     """The error function ``2/sqrt(pi) * integral_0^x exp(-t**2) dt``."""
     return lax.erf(x)
 
 
-def erfc(x: Array) -> Array:
+def erfc(x: ArrayLike) -> Array:
     """``1 - erf(x)``, without the cancellation for large ``x``."""
     return lax.erfc(_inexact("erfc", x))
 
 
-def gammaln(x: Array) -> Array:
+def gammaln(x: ArrayLike) -> Array:
     """``log(|Gamma(x)|)``; ``+inf`` at ``0, -1, -2, ...``."""
     return lax.lgamma(_inexact("gammaln", x))
 
 
-def digamma(x: Array) -> Array:
+def digamma(x: ArrayLike) -> Array:
     """``d/dx log(Gamma(x))``; NaN at ``0, -1, -2, ...``."""
     return lax.digamma(_inexact("digamma", x))
 
 
-def expit(x: Array) -> Array:
+def expit(x: ArrayLike) -> Array:
     """The logistic sigmoid ``1 / (1 + exp(-x))``, computed without overflow."""
     return lax.logistic(x)
 
 
-def logit(p: Array) -> Array:
+def logit(p: ArrayLike) -> Array:
     """The inverse of :func:`expit`: ``log(p / (1 - p))``."""
     return lax.sub(lax.log(p), lax.log1p(lax.neg(p)))
 
 
 @custom_jvp
-def xlogy(x: Array, y: Array) -> Array:
+def xlogy(x: ArrayLike, y: ArrayLike) -> Array:
     """``x * log(y)``, and 0 where ``x == 0`` (also at ``y == 0``) unless ``y`` is NaN."""
     x, y = promote_inexact(x, y)
     keep = lax.bitwise_or(lax.ne(x, 0.0), lax.ne(y, y))  # a NaN y stays NaN, as SciPy's
@@ -126,7 +126,9 @@ def xlogy(x: Array, y: Array) -> Array:
 
 
 @xlogy.defjvp
-def _xlogy_jvp(primals: tuple[Array, Array], tangents: tuple[Array, Array]) -> tuple[Array, Array]:
+def _xlogy_jvp(
+    primals: tuple[ArrayLike, ArrayLike], tangents: tuple[ArrayLike, ArrayLike]
+) -> tuple[Array, Array]:
     x, y = primals
     x_dot, y_dot = tangents
     out = xlogy(x, y)
@@ -135,7 +137,7 @@ def _xlogy_jvp(primals: tuple[Array, Array], tangents: tuple[Array, Array]) -> t
 
 
 @custom_jvp
-def xlog1py(x: Array, y: Array) -> Array:
+def xlog1py(x: ArrayLike, y: ArrayLike) -> Array:
     """``x * log1p(y)``, and 0 where ``x == 0`` (also at ``y == -1``) unless ``y`` is NaN."""
     x, y = promote_inexact(x, y)
     keep = lax.bitwise_or(lax.ne(x, 0.0), lax.ne(y, y))  # a NaN y stays NaN, as SciPy's
@@ -144,7 +146,7 @@ def xlog1py(x: Array, y: Array) -> Array:
 
 @xlog1py.defjvp
 def _xlog1py_jvp(
-    primals: tuple[Array, Array], tangents: tuple[Array, Array]
+    primals: tuple[ArrayLike, ArrayLike], tangents: tuple[ArrayLike, ArrayLike]
 ) -> tuple[Array, Array]:
     x, y = primals
     x_dot, y_dot = tangents
@@ -154,23 +156,23 @@ def _xlog1py_jvp(
 
 
 @custom_jvp
-def _xlogx(x: Array) -> Array:
+def _xlogx(x: AnyArray) -> AnyArray:
     return xlogy(x, x)
 
 
 @_xlogx.defjvp
-def _xlogx_jvp(primals: tuple[Array], tangents: tuple[Array]) -> tuple[Array, Array]:
+def _xlogx_jvp(primals: tuple[ArrayLike], tangents: tuple[ArrayLike]) -> tuple[Array, Array]:
     (x,), (x_dot,) = primals, tangents
     return _xlogx(x), lax.mul(x_dot, lax.add(lax.log(x), 1.0))
 
 
-def entr(x: Array) -> Array:
+def entr(x: ArrayLike) -> Array:
     """The elementwise entropy ``-x log(x)``: 0 at 0, ``-inf`` for ``x < 0``."""
     x = _inexact("entr", x)
     return mnp.where(lax.lt(x, 0.0), -math.inf, lax.neg(_xlogx(x)))
 
 
-def ndtr(x: Array) -> Array:
+def ndtr(x: ArrayLike) -> Array:
     """The standard normal CDF, via ``erf`` near 0 and ``erfc`` in the tails."""
     x = _inexact("ndtr", x)
     half_sqrt_2 = 0.5 * math.sqrt(2.0)
@@ -182,7 +184,7 @@ def ndtr(x: Array) -> Array:
 
 
 @custom_jvp
-def ndtri(p: Array) -> Array:
+def ndtri(p: ArrayLike) -> Array:
     """The inverse of :func:`ndtr` (``-inf`` at 0, ``inf`` at 1, NaN outside ``[0, 1]``).
 
     ``sqrt(2) erfinv(2p - 1)`` loses the tail (``2p - 1`` rounds to -1 below ``p ~ 1e-17``),
@@ -216,7 +218,7 @@ def ndtri(p: Array) -> Array:
 
 
 @ndtri.defjvp
-def _ndtri_jvp(primals: tuple[Array], tangents: tuple[Array]) -> tuple[Array, Array]:
+def _ndtri_jvp(primals: tuple[ArrayLike], tangents: tuple[ArrayLike]) -> tuple[Array, Array]:
     """``d ndtri / dp = 1 / pdf(ndtri(p))``, exactly rather than through the Newton steps."""
     (p,), (p_dot,) = primals, tangents
     x = ndtri(p)
@@ -224,7 +226,7 @@ def _ndtri_jvp(primals: tuple[Array], tangents: tuple[Array]) -> tuple[Array, Ar
     return x, lax.mul(p_dot, inv_pdf)
 
 
-def _log_ndtr_lower_series(x: Array) -> Array:
+def _log_ndtr_lower_series(x: ArrayLike) -> Array:
     """Asymptotic ``log(ndtr(x))`` for very negative ``x`` (where ``ndtr`` underflows)."""
     x2 = lax.mul(x, x)
     inv = lax.div(1.0, x2)
@@ -238,7 +240,7 @@ def _log_ndtr_lower_series(x: Array) -> Array:
 
 
 @custom_jvp
-def log_ndtr(x: Array) -> Array:
+def log_ndtr(x: ArrayLike) -> Array:
     """``log(ndtr(x))``, accurate in both tails (series below -20, ``log1p`` above 8 in
     float64; -10 and 5 in float32, like JAX)."""
     x = _inexact("log_ndtr", x)
@@ -253,20 +255,20 @@ def log_ndtr(x: Array) -> Array:
 
 
 @log_ndtr.defjvp
-def _log_ndtr_jvp(primals: tuple[Array], tangents: tuple[Array]) -> tuple[Array, Array]:
+def _log_ndtr_jvp(primals: tuple[ArrayLike], tangents: tuple[ArrayLike]) -> tuple[Array, Array]:
     (x,), (t,) = primals, tangents
     ans = log_ndtr(x)
     log_pdf = lax.sub(lax.mul(-0.5, lax.mul(x, x)), _HALF_LOG_2PI)
     return ans, lax.mul(t, lax.exp(lax.sub(log_pdf, ans)))
 
 
-def betaln(a: Array, b: Array) -> Array:
+def betaln(a: ArrayLike, b: ArrayLike) -> Array:
     """``log(|B(a, b)|) = gammaln(a) + gammaln(b) - gammaln(a + b)``."""
     a, b = promote_inexact(a, b)
     return lax.sub(lax.add(gammaln(a), gammaln(b)), gammaln(lax.add(a, b)))
 
 
-def multigammaln(a: Array, d: int) -> Array:
+def multigammaln(a: ArrayLike, d: int) -> Array:
     """The log of the multivariate gamma function of dimension ``d`` (a static int)."""
     try:
         d = operator.index(d)
@@ -283,17 +285,17 @@ def multigammaln(a: Array, d: int) -> Array:
     return total
 
 
-def gammainc(a: Array, x: Array) -> Array:
+def gammainc(a: ArrayLike, x: ArrayLike) -> Array:
     """The regularized lower incomplete gamma function ``P(a, x)`` (``lax.igamma``)."""
     return lax.igamma(*_reals("gammainc", a, x))
 
 
-def gammaincc(a: Array, x: Array) -> Array:
+def gammaincc(a: ArrayLike, x: ArrayLike) -> Array:
     """The regularized upper incomplete gamma function ``Q(a, x) = 1 - P(a, x)``."""
     return lax.igammac(*_reals("gammaincc", a, x))
 
 
-def betainc(a: Array, b: Array, x: Array) -> Array:
+def betainc(a: ArrayLike, b: ArrayLike, x: ArrayLike) -> Array:
     """The regularized incomplete beta function ``I_x(a, b)``; differentiable in ``x`` only,
     as in JAX."""
     a, b, x = promote_inexact(a, b, x)
@@ -303,24 +305,24 @@ def betainc(a: Array, b: Array, x: Array) -> Array:
     return lax.betainc(a, b, x)
 
 
-def i0e(x: Array) -> Array:
+def i0e(x: ArrayLike) -> Array:
     """The exponentially scaled modified Bessel function of order 0, ``exp(-|x|) I0(x)``."""
     return lax.bessel_i0e(_inexact("i0e", x))
 
 
-def i1e(x: Array) -> Array:
+def i1e(x: ArrayLike) -> Array:
     """The exponentially scaled modified Bessel function of order 1, ``exp(-|x|) I1(x)``."""
     return lax.bessel_i1e(_inexact("i1e", x))
 
 
-def i0(x: Array) -> Array:
+def i0(x: ArrayLike) -> Array:
     """The modified Bessel function of order 0, ``exp(|x|) i0e(x)`` (overflows past
     ``|x| ~ 713`` in float64, like JAX's)."""
     x = _inexact("i0", x)
     return lax.mul(lax.exp(lax.abs(x)), lax.bessel_i0e(x))
 
 
-def i1(x: Array) -> Array:
+def i1(x: ArrayLike) -> Array:
     """The modified Bessel function of order 1, ``exp(|x|) i1e(x)``."""
     x = _inexact("i1", x)
     return lax.mul(lax.exp(lax.abs(x)), lax.bessel_i1e(x))
@@ -329,7 +331,7 @@ def i1(x: Array) -> Array:
 # --- the gamma function and its relatives: sign and magnitude through gammaln -------------------
 
 
-def gammasgn(x: Array) -> Array:
+def gammasgn(x: ArrayLike) -> Array:
     """The sign of ``Gamma(x)``: 1 for ``x > 0`` and ``+0``, ``-1`` for ``-0`` and on the
     intervals ``(-1, 0)``, ``(-3, -2)``, ...; NaN at the poles ``-1, -2, ...``, at ``-inf``
     and for NaN."""
@@ -345,14 +347,14 @@ def gammasgn(x: Array) -> Array:
     ))  # fmt: skip
 
 
-def gamma(x: Array) -> Array:
+def gamma(x: ArrayLike) -> Array:
     """``Gamma(x)`` as ``gammasgn(x) * exp(gammaln(x))`` (JAX's formula): ``+-inf`` at
     ``+-0``, NaN at the negative integers, ``inf`` past ``~171.6`` in float64."""
     x = _inexact("gamma", x)
     return lax.mul(gammasgn(x), lax.exp(gammaln(x)))
 
 
-def beta(a: Array, b: Array) -> Array:
+def beta(a: ArrayLike, b: ArrayLike) -> Array:
     """The beta function ``Gamma(a) Gamma(b) / Gamma(a + b)``, as the signs of the three
     gammas times ``exp(betaln(a, b))`` (JAX's formula: NaN where one argument is a pole)."""
     a, b = _reals("beta", a, b)
@@ -369,7 +371,7 @@ _EULER_MACLAURIN = (
 )  # fmt: skip
 
 
-def zeta(x: Array, q: Array) -> Array:
+def zeta(x: ArrayLike, q: ArrayLike) -> Array:
     """The Hurwitz zeta function ``sum_k (q + k)**-x`` (``x > 1``): ``N`` terms summed
     directly, the rest by Euler-Maclaurin with ``M`` Bernoulli terms at ``q + N`` (N = 16,
     M = 12 in float64; 8 and 8 below), as JAX's ``zeta``. ``inf`` at ``x == 1`` and at the
@@ -396,7 +398,7 @@ def zeta(x: Array, q: Array) -> Array:
     return mnp.where(lax.lt(x, 1.0), math.nan, mnp.where(lax.eq(x, 1.0), math.inf, out))
 
 
-def polygamma(n: Array, x: Array) -> Array:
+def polygamma(n: ArrayLike, x: ArrayLike) -> Array:
     """The ``n``-th derivative of ``digamma``: ``digamma`` for ``n == 0``, else
     ``(-1)**(n+1) n! zeta(n + 1, x)``; NaN for negative ``n``. ``n`` must be an integer
     array (as in JAX); it is computed in ``x``'s dtype."""
@@ -421,17 +423,17 @@ def polygamma(n: Array, x: Array) -> Array:
 
 
 # --- combinatorics, divergences and transforms (scipy.special's, as jax.scipy.special) -----
-def softmax(x: Array, /, *, axis: int | tuple[int, ...] | None = None) -> Array:
+def softmax(x: ArrayLike, /, *, axis: int | tuple[int, ...] | None = None) -> Array:
     """``exp(x) / sum(exp(x))`` over ``axis`` (all axes by default, as SciPy's)."""
     return _nn.softmax(x, axis=axis)
 
 
-def log_softmax(x: Array, /, *, axis: int | tuple[int, ...] | None = None) -> Array:
+def log_softmax(x: ArrayLike, /, *, axis: int | tuple[int, ...] | None = None) -> Array:
     """``x - logsumexp(x)`` over ``axis`` (all axes by default, as SciPy's)."""
     return _nn.log_softmax(x, axis=axis)
 
 
-def factorial(n: Array, exact: bool = False) -> Array:
+def factorial(n: ArrayLike, exact: bool = False) -> Array:
     """``n!`` as a float, through the gamma function; 0 for negative ``n``."""
     if exact:
         raise NotImplementedError("factorial with exact=True")
@@ -439,7 +441,7 @@ def factorial(n: Array, exact: bool = False) -> Array:
     return mnp.where(n < 0, 0, mnp.exp(lax.lgamma(n + 1)))
 
 
-def comb(N: Array, k: Array, *, repetition: bool = False) -> Array:  # noqa: N803
+def comb(N: ArrayLike, k: ArrayLike, *, repetition: bool = False) -> Array:  # noqa: N803
     """The binomial coefficient ``N choose k`` as a float (with ``repetition``: choices of
     ``k`` of ``N`` kinds); 0 where ``N < 0``, ``k < 0`` or ``k > N``."""
     N, k = _reals("comb", N, k)  # noqa: N806
@@ -451,7 +453,7 @@ def comb(N: Array, k: Array, *, repetition: bool = False) -> Array:  # noqa: N80
     return mnp.where(valid, value, 0.0)
 
 
-def rel_entr(p: Array, q: Array) -> Array:
+def rel_entr(p: ArrayLike, q: ArrayLike) -> Array:
     """``p log(p / q)`` for ``p, q > 0``, 0 for ``p == 0 <= q``, infinity otherwise."""
     p, q = _reals("rel_entr", p, q)
     both = (p > 0) & (q > 0)
@@ -460,38 +462,38 @@ def rel_entr(p: Array, q: Array) -> Array:
     return mnp.where(both, value, mnp.where((p == 0) & (q >= 0), 0.0, np.inf))
 
 
-def kl_div(p: Array, q: Array) -> Array:
+def kl_div(p: ArrayLike, q: ArrayLike) -> Array:
     """``rel_entr(p, q) - p + q``, the elementwise Kullback-Leibler divergence term."""
     p, q = _reals("kl_div", p, q)
     return rel_entr(p, q) - p + q
 
 
-def loggamma(x: Array) -> Array:
+def loggamma(x: AnyArray) -> AnyArray:
     """The principal branch of log-gamma for real ``x``: ``gammaln`` for ``x > 0``, NaN
     elsewhere (complex arguments are not supported)."""
     x = _inexact("loggamma", x)
     return mnp.where(x > 0, lax.lgamma(x), np.nan)
 
 
-def poch(z: Array, m: Array) -> Array:
+def poch(z: ArrayLike, m: ArrayLike) -> Array:
     """The rising factorial ``gamma(z + m) / gamma(z)``; 1 where ``m == 0``."""
     z, m = _reals("poch", z, m)
     return mnp.where(m == 0.0, mnp.ones_like(z), gamma(z + m) / gamma(z))
 
 
-def _boxcox(log_x: Array, lmbda: Array) -> Array:
+def _boxcox(log_x: ArrayLike, lmbda: ArrayLike) -> Array:
     zero = lmbda == 0
     safe = mnp.where(zero, mnp.ones_like(lmbda), lmbda)
     return mnp.where(zero, log_x, mnp.expm1(safe * log_x) / safe)
 
 
-def boxcox(x: Array, lmbda: Array) -> Array:
+def boxcox(x: ArrayLike, lmbda: ArrayLike) -> Array:
     """The Box-Cox transform: ``(x**lmbda - 1) / lmbda``, ``log(x)`` where ``lmbda == 0``."""
     x, lmbda = _reals("boxcox", x, lmbda)
     return _boxcox(mnp.log(x), lmbda)
 
 
-def boxcox1p(x: Array, lmbda: Array) -> Array:
+def boxcox1p(x: ArrayLike, lmbda: ArrayLike) -> Array:
     """:func:`boxcox` of ``1 + x``, accurate for small ``x``."""
     x, lmbda = _reals("boxcox1p", x, lmbda)
     return _boxcox(mnp.log1p(x), lmbda)

@@ -9,12 +9,12 @@ import mj_core.numpy as mnp
 from mj.scipy.special import gammainc, gammaincc
 from mj.scipy.stats._args import promote_args_inexact
 from mj_core import lax
-from mj_core.extend import Array
+from mj_core.extend import Array, ArrayLike
 
 __all__ = ["cdf", "logcdf", "logpdf", "logsf", "pdf", "sf"]
 
 
-def logpdf(x: Array, df: Array, loc: Array = 0, scale: Array = 1) -> Array:
+def logpdf(x: ArrayLike, df: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """``(df/2 - 1) log(y) - y/2 - lgamma(df/2) - df/2 log(2) - log(scale)``; ``-inf`` below
     ``loc``."""
     x, df, loc, scale = promote_args_inexact("chi2.logpdf", x, df, loc, scale)
@@ -26,28 +26,30 @@ def logpdf(x: Array, df: Array, loc: Array = 0, scale: Array = 1) -> Array:
     return mnp.where(lax.lt(x, loc), -math.inf, log_probs)
 
 
-def pdf(x: Array, df: Array, loc: Array = 0, scale: Array = 1) -> Array:
+def pdf(x: ArrayLike, df: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     return lax.exp(logpdf(x, df, loc, scale))
 
 
-def _gamma_point(name: str, x: Array, df: Array, loc: Array, scale: Array) -> list[Array]:
+def _gamma_point(
+    name: str, x: ArrayLike, df: ArrayLike, loc: ArrayLike, scale: ArrayLike
+) -> list[Array]:
     """``[df / 2, (x - loc) / (2 scale)]``, the point clamped to ``[0, inf]``."""
     x, df, loc, scale = promote_args_inexact(name, x, df, loc, scale)
     y = lax.clamp(0.0, lax.div(lax.sub(x, loc), lax.mul(scale, 2.0)), math.inf)
     return [lax.div(df, 2.0), y]
 
 
-def cdf(x: Array, df: Array, loc: Array = 0, scale: Array = 1) -> Array:
+def cdf(x: ArrayLike, df: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     return gammainc(*_gamma_point("chi2.cdf", x, df, loc, scale))
 
 
-def logcdf(x: Array, df: Array, loc: Array = 0, scale: Array = 1) -> Array:
+def logcdf(x: ArrayLike, df: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     return lax.log(cdf(x, df, loc, scale))
 
 
-def sf(x: Array, df: Array, loc: Array = 0, scale: Array = 1) -> Array:
+def sf(x: ArrayLike, df: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     return gammaincc(*_gamma_point("chi2.sf", x, df, loc, scale))
 
 
-def logsf(x: Array, df: Array, loc: Array = 0, scale: Array = 1) -> Array:
+def logsf(x: ArrayLike, df: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     return lax.log(sf(x, df, loc, scale))

@@ -15,19 +15,19 @@ from mj.scipy.special import gammaln, xlogy
 from mj.scipy.stats._args import promote_args_inexact
 from mj_core import lax
 from mj_core.errors import user_line_suffix
-from mj_core.extend import Array
+from mj_core.extend import Array, ArrayLike
 
 __all__ = ["logpdf", "pdf"]
 
 
-def _on_simplex(x: Array) -> Array:
+def _on_simplex(x: ArrayLike) -> Array:
     total = mnp.sum(x, axis=0)
     return lax.bitwise_and(
         mnp.all(lax.gt(x, 0.0), axis=0), lax.lt(lax.abs(lax.sub(total, 1.0)), 1e-6)
     )
 
 
-def logpdf(x: Array, alpha: Array) -> Array:
+def logpdf(x: ArrayLike, alpha: ArrayLike) -> Array:
     """``sum((alpha - 1) log x) - (sum(gammaln(alpha)) - gammaln(sum(alpha)))``."""
     x, alpha = promote_args_inexact("dirichlet.logpdf", x, alpha)
     x_shape, alpha_shape = mnp.shape(x), mnp.shape(alpha)
@@ -48,5 +48,5 @@ def logpdf(x: Array, alpha: Array) -> Array:
     return mnp.where(_on_simplex(x), log_probs, -math.inf)
 
 
-def pdf(x: Array, alpha: Array) -> Array:
+def pdf(x: ArrayLike, alpha: ArrayLike) -> Array:
     return lax.exp(logpdf(x, alpha))

@@ -8,12 +8,12 @@ import mj_core.numpy as mnp
 from mj.scipy.special import gammainc, gammaincc, gammaln, xlogy
 from mj.scipy.stats._args import promote_args_inexact
 from mj_core import lax
-from mj_core.extend import Array
+from mj_core.extend import Array, ArrayLike
 
 __all__ = ["cdf", "logcdf", "logpdf", "logsf", "pdf", "sf"]
 
 
-def logpdf(x: Array, a: Array, loc: Array = 0, scale: Array = 1) -> Array:
+def logpdf(x: ArrayLike, a: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     x, a, loc, scale = promote_args_inexact("gamma.logpdf", x, a, loc, scale)
     ok = lax.ge(x, loc)
     # off the support y is a dummy 1, so the gradient of the masked branch stays finite
@@ -23,27 +23,27 @@ def logpdf(x: Array, a: Array, loc: Array = 0, scale: Array = 1) -> Array:
     return mnp.where(ok, lax.sub(log_linear_term, shape_terms), -math.inf)
 
 
-def pdf(x: Array, a: Array, loc: Array = 0, scale: Array = 1) -> Array:
+def pdf(x: ArrayLike, a: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     return lax.exp(logpdf(x, a, loc, scale))
 
 
-def cdf(x: Array, a: Array, loc: Array = 0, scale: Array = 1) -> Array:
+def cdf(x: ArrayLike, a: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """``P(a, (x - loc) / scale)``, with the standardised point clamped to ``[0, inf]``."""
     x, a, loc, scale = promote_args_inexact("gamma.cdf", x, a, loc, scale)
     y = lax.clamp(0.0, lax.div(lax.sub(x, loc), scale), math.inf)
     return gammainc(a, y)
 
 
-def logcdf(x: Array, a: Array, loc: Array = 0, scale: Array = 1) -> Array:
+def logcdf(x: ArrayLike, a: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     return lax.log(cdf(x, a, loc, scale))
 
 
-def sf(x: Array, a: Array, loc: Array = 0, scale: Array = 1) -> Array:
+def sf(x: ArrayLike, a: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """``Q(a, (x - loc) / scale)``, and 1 below ``loc``."""
     x, a, loc, scale = promote_args_inexact("gamma.sf", x, a, loc, scale)
     y = lax.div(lax.sub(x, loc), scale)
     return mnp.where(lax.lt(y, 0.0), mnp.ones_like(y), gammaincc(a, y))
 
 
-def logsf(x: Array, a: Array, loc: Array = 0, scale: Array = 1) -> Array:
+def logsf(x: ArrayLike, a: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     return lax.log(sf(x, a, loc, scale))

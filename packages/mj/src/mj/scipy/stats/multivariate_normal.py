@@ -9,7 +9,7 @@ import math
 import mj.numpy as mnp
 from mj_core import get_aval, lax, lax_linalg
 from mj_core.errors import user_line_suffix
-from mj_core.extend import Array, promote_inexact
+from mj_core.extend import Array, ArrayLike, promote_inexact
 
 __all__ = ["logpdf", "pdf"]
 
@@ -17,7 +17,7 @@ __all__ = ["logpdf", "pdf"]
 _LOG_2PI = math.log(2 * math.pi)
 
 
-def logpdf(x: Array, mean: Array, cov: Array, allow_singular: None = None) -> Array:
+def logpdf(x: ArrayLike, mean: ArrayLike, cov: ArrayLike, allow_singular: None = None) -> Array:
     """``-1/2 |L^-1 (x - mean)|^2 - n/2 log(2 pi) - sum(log(diag(L)))`` with ``cov = L L^T``."""
     if allow_singular is not None:
         raise NotImplementedError("allow_singular argument of multivariate_normal.logpdf")
@@ -46,5 +46,5 @@ def logpdf(x: Array, mean: Array, cov: Array, allow_singular: None = None) -> Ar
     return lax.sub(lax.sub(lax.mul(-0.5, quadratic), n / 2 * _LOG_2PI), log_det)
 
 
-def pdf(x: Array, mean: Array, cov: Array) -> Array:
+def pdf(x: ArrayLike, mean: ArrayLike, cov: ArrayLike) -> Array:
     return lax.exp(logpdf(x, mean, cov))

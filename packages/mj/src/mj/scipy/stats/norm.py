@@ -7,46 +7,46 @@ import math
 from mj.scipy.special import log_ndtr, ndtr, ndtri
 from mj.scipy.stats._args import promote_args_inexact
 from mj_core import lax
-from mj_core.extend import Array
+from mj_core.extend import AnyArray, Array, ArrayLike
 
 __all__ = ["cdf", "isf", "logcdf", "logpdf", "logsf", "pdf", "ppf", "sf"]
 
 
-def logpdf(x: Array, loc: Array = 0, scale: Array = 1) -> Array:
+def logpdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     x, loc, scale = promote_args_inexact("norm.logpdf", x, loc, scale)
     z = lax.div(lax.sub(x, loc), scale)
     log_normalizer = lax.add(lax.log(scale), 0.5 * math.log(2 * math.pi))
     return lax.sub(lax.mul(-0.5, lax.mul(z, z)), log_normalizer)
 
 
-def pdf(x: Array, loc: Array = 0, scale: Array = 1) -> Array:
+def pdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     return lax.exp(logpdf(x, loc, scale))
 
 
-def cdf(x: Array, loc: Array = 0, scale: Array = 1) -> Array:
+def cdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     x, loc, scale = promote_args_inexact("norm.cdf", x, loc, scale)
     return ndtr(lax.div(lax.sub(x, loc), scale))
 
 
-def logcdf(x: Array, loc: Array = 0, scale: Array = 1) -> Array:
+def logcdf(x: AnyArray, loc: AnyArray = 0, scale: AnyArray = 1) -> AnyArray:
     x, loc, scale = promote_args_inexact("norm.logcdf", x, loc, scale)
     return log_ndtr(lax.div(lax.sub(x, loc), scale))
 
 
-def sf(x: Array, loc: Array = 0, scale: Array = 1) -> Array:
+def sf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     x, loc, scale = promote_args_inexact("norm.sf", x, loc, scale)
     return cdf(lax.neg(x), lax.neg(loc), scale)
 
 
-def logsf(x: Array, loc: Array = 0, scale: Array = 1) -> Array:
+def logsf(x: AnyArray, loc: AnyArray = 0, scale: AnyArray = 1) -> AnyArray:
     x, loc, scale = promote_args_inexact("norm.logsf", x, loc, scale)
     return logcdf(lax.neg(x), lax.neg(loc), scale)
 
 
-def ppf(q: Array, loc: Array = 0, scale: Array = 1) -> Array:
+def ppf(q: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     q, loc, scale = promote_args_inexact("norm.ppf", q, loc, scale)
     return lax.add(lax.mul(ndtri(q), scale), loc)
 
 
-def isf(q: Array, loc: Array = 0, scale: Array = 1) -> Array:
+def isf(q: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     return ppf(lax.sub(1.0, q), loc, scale)

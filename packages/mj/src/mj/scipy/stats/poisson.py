@@ -8,12 +8,12 @@ import mj_core.numpy as mnp
 from mj.scipy.special import gammaincc, gammaln, xlogy
 from mj.scipy.stats._args import promote_args_inexact
 from mj_core import lax
-from mj_core.extend import Array
+from mj_core.extend import Array, ArrayLike
 
 __all__ = ["cdf", "logpmf", "pmf"]
 
 
-def logpmf(k: Array, mu: Array, loc: Array = 0) -> Array:
+def logpmf(k: ArrayLike, mu: ArrayLike, loc: ArrayLike = 0) -> Array:
     k, mu, loc = promote_args_inexact("poisson.logpmf", k, mu, loc)
     x = lax.sub(k, loc)
     log_probs = lax.sub(lax.sub(xlogy(x, mu), gammaln(lax.add(x, 1.0))), mu)
@@ -21,11 +21,11 @@ def logpmf(k: Array, mu: Array, loc: Array = 0) -> Array:
     return mnp.where(off_support, -math.inf, log_probs)
 
 
-def pmf(k: Array, mu: Array, loc: Array = 0) -> Array:
+def pmf(k: ArrayLike, mu: ArrayLike, loc: ArrayLike = 0) -> Array:
     return lax.exp(logpmf(k, mu, loc))
 
 
-def cdf(k: Array, mu: Array, loc: Array = 0) -> Array:
+def cdf(k: ArrayLike, mu: ArrayLike, loc: ArrayLike = 0) -> Array:
     """``Q(floor(k - loc) + 1, mu)``: the probability of at most ``k - loc`` events; 0 below
     ``loc``."""
     k, mu, loc = promote_args_inexact("poisson.cdf", k, mu, loc)

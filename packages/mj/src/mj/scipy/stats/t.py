@@ -7,12 +7,12 @@ import math
 from mj.scipy.special import gammaln
 from mj.scipy.stats._args import promote_args_inexact
 from mj_core import lax
-from mj_core.extend import Array
+from mj_core.extend import Array, ArrayLike
 
 __all__ = ["logpdf", "pdf"]
 
 
-def logpdf(x: Array, df: Array, loc: Array = 0, scale: Array = 1) -> Array:
+def logpdf(x: ArrayLike, df: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     x, df, loc, scale = promote_args_inexact("t.logpdf", x, df, loc, scale)
     z = lax.div(lax.sub(x, loc), scale)
     half_df = lax.div(df, 2.0)
@@ -23,5 +23,5 @@ def logpdf(x: Array, df: Array, loc: Array = 0, scale: Array = 1) -> Array:
     return lax.neg(lax.add(normalizer, lax.mul(half_df_plus_half, lax.log1p(quadratic))))
 
 
-def pdf(x: Array, df: Array, loc: Array = 0, scale: Array = 1) -> Array:
+def pdf(x: ArrayLike, df: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     return lax.exp(logpdf(x, df, loc, scale))
