@@ -304,3 +304,61 @@ def test_xlogy_nan_y(x64: bool, name: str) -> None:
     grads_m = mj.vmap(mj.grad(f_mj, argnums=(0, 1)))(x, y)
     for m, j in zip(grads_m, grads_j, strict=True):
         _assert_allclose(m, j)
+
+
+# --- stop_gradient blocks every level of differentiation, not only the innermost ----------------
+def _sg_cases(lax: Any, np_: Any) -> list[Callable[..., Any]]:
+    sg = lax.stop_gradient
+    return [
+        lambda x: x * sg(x),
+        lambda x: x * sg(x * x),
+        lambda x: np_.sin(x) * sg(np_.cos(x)) + sg(x) ** 2 * x,
+        lambda x: sg(x * sg(x)) * x**3,
+        lambda x: np_.sum(sg(np_.stack([x, 2.0 * x])) * x),
+    ]
+
+
+ONE = np.float32(1.0)
+
+
+def _higher_orders(jax_: Any, f: Callable[..., Any]) -> list[Callable[..., Any]]:
+    g = jax_.grad(f)
+    return [
+        jax_.hessian(f),
+        jax_.grad(g),
+        jax_.jacfwd(jax_.jacrev(f)),
+        jax_.jacrev(jax_.jacfwd(f)),
+        lambda x: jax_.jvp(g, (x,), (ONE,))[1],
+        lambda x: jax_.linearize(g, x)[1](ONE),
+        lambda x: jax_.vjp(g, x)[1](ONE)[0],
+        jax_.grad(jax_.jit(g)),
+        jax_.grad(jax_.grad(g)),
+    ]
+
+
+@pytest.mark.parametrize("case", range(5))
+def test_stop_gradient_higher_order(x64: bool, case: int) -> None:
+    x = np.float32(1.5)
+    f_m, f_j = _sg_cases(mlax, mnp)[case], _sg_cases(jax.lax, jnp)[case]
+    for m, j in zip(_higher_orders(mj, f_m), _higher_orders(jax, f_j), strict=True):
+        want = j(x)
+        _assert_allclose(m(x), want)
+        _assert_allclose(mj.jit(m)(x), want)
+    xs = np.array([0.5, -2.0, 3.0], np.float32)
+    want = jax.vmap(jax.hessian(f_j))(xs)
+    _assert_allclose(mj.vmap(mj.hessian(f_m))(xs), want)
+    _assert_allclose(mj.jit(mj.vmap(mj.hessian(f_m)))(xs), want)
+
+
+def test_stop_gradient_in_library_functions_higher_order(x64: bool) -> None:
+    # logsumexp and softmax stop the gradient of their shift internally
+    import jax.scipy.special as jss
+
+    import mj.scipy.special as mss
+
+    x = np.array([0.5, -2.0, 3.0, 1.0], np.float32)
+    _assert_allclose(mj.hessian(mss.logsumexp)(x), jax.hessian(jss.logsumexp)(x))
+    soft_m = mj.jacfwd(mj.jacrev(lambda v: mj.nn.softmax(v)[1]))
+    soft_j = jax.jacfwd(jax.jacrev(lambda v: jax.nn.softmax(v)[1]))
+    _assert_allclose(soft_m(x), soft_j(x))
+    _assert_allclose(mj.jit(soft_m)(x), soft_j(x))
