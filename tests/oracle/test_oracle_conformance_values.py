@@ -362,3 +362,40 @@ def test_stop_gradient_in_library_functions_higher_order(x64: bool) -> None:
     soft_j = jax.jacfwd(jax.jacrev(lambda v: jax.nn.softmax(v)[1]))
     _assert_allclose(soft_m(x), soft_j(x))
     _assert_allclose(mj.jit(soft_m)(x), soft_j(x))
+
+
+# --- grad's seed: an array, weakly typed for a weak output (was a Python float) -----------------
+def _grad_cases(lax: Any, np_: Any, total: bool) -> list[Callable[..., Any]]:
+    sg = lax.stop_gradient
+    fs: list[Callable[..., Any]] = [
+        lambda x: x,
+        lambda x: sg(x) ** 2 + x,
+        lambda x: x * 2,
+        lambda x: x * x,
+        lambda x: sg(x),
+        lambda x: 2.0,
+    ]
+    return [(lambda g: lambda x: np_.sum(g(x)))(f) for f in fs] if total else fs
+
+
+def _same_kind(mine: Any, theirs: Any) -> None:
+    """An mj array (not a Python or NumPy scalar) of JAX's dtype, weak type and value."""
+    assert isinstance(mine, mj.Array), type(mine)
+    assert mine.dtype == theirs.dtype, (mine.dtype, theirs.dtype)
+    assert mine.weak_type == theirs.weak_type
+    np.testing.assert_array_equal(np.asarray(mine), np.asarray(theirs))
+
+
+@pytest.mark.parametrize(
+    "x",
+    [0.0, np.float32(1.5), np.float16(1.5), BF16(1.5), np.float64(1.5), np.ones(2, np.float32)],
+    ids=["py", "f32", "f16", "bf16", "f64", "array"],
+)
+def test_grad_output_types(x64: bool, x: Any) -> None:
+    total = bool(np.ndim(x))
+    cases = zip(_grad_cases(mlax, mnp, total), _grad_cases(jax.lax, jnp, total), strict=True)
+    for f_m, f_j in cases:
+        want = jax.grad(f_j)(x)
+        _same_kind(mj.grad(f_m)(x), want)
+        _same_kind(mj.jit(mj.grad(f_m))(x), want)
+        _same_kind(mj.value_and_grad(f_m)(x)[1], want)
