@@ -399,3 +399,20 @@ def test_grad_output_types(x64: bool, x: Any) -> None:
         _same_kind(mj.grad(f_m)(x), want)
         _same_kind(mj.jit(mj.grad(f_m))(x), want)
         _same_kind(mj.value_and_grad(f_m)(x)[1], want)
+
+
+# --- gammainc / gammaincc on JAX's boundary grid (a = 0 < x gave NaN) ----------------------------
+@pytest.mark.parametrize("name", ["gammainc", "gammaincc"])
+def test_incomplete_gamma_boundaries(x64: bool, name: str) -> None:
+    import jax.scipy.special as jss
+
+    import mj.scipy.special as mss
+
+    grid_a = [0.0, 1e-30, 1.0, np.inf, np.nan, -1.0]
+    grid_x = [0.0, 1e-10, 0.5, 1.0, 2.0, 100.0, np.inf, np.nan, -1.0]
+    a = np.array([p for p in grid_a for _ in grid_x])
+    x = np.array([q for _ in grid_a for q in grid_x])
+    f_mj, f_jax = getattr(mss, name), getattr(jss, name)
+    want = f_jax(a, x)
+    _assert_allclose(f_mj(a, x), want)
+    _assert_allclose(mj.jit(f_mj)(a, x), want)
