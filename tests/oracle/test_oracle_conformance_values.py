@@ -416,3 +416,48 @@ def test_incomplete_gamma_boundaries(x64: bool, name: str) -> None:
     want = f_jax(a, x)
     _assert_allclose(f_mj(a, x), want)
     _assert_allclose(mj.jit(f_mj)(a, x), want)
+
+
+# --- logsumexp: shifted by the real parts' maximum (a complex phase in (-pi, pi]) -------------
+LSE_KWARGS: list[dict[str, Any]] = [
+    {},
+    {"axis": 1},
+    {"axis": 0, "keepdims": True},
+    {"return_sign": True},
+    {"axis": (0, 1), "return_sign": True, "keepdims": True},
+    {"axis": -1, "use_b": True},
+    {"use_b": True, "return_sign": True},
+    {"axis": 1, "use_where": True},
+]
+
+
+@pytest.mark.parametrize("module", ["scipy", "nn"])
+@pytest.mark.parametrize("kind", ["complex", "real", "infinite"])
+@pytest.mark.parametrize("kw", LSE_KWARGS, ids=lambda k: "-".join(k) or "plain")
+def test_logsumexp_as_jax(x64: bool, module: str, kind: str, kw: dict[str, Any]) -> None:
+    import jax.scipy.special as jss
+
+    import mj.scipy.special as mss
+
+    rng = np.random.default_rng(0)
+    if kind == "complex":
+        a = (rng.normal(size=(3, 4)) + 3j * rng.normal(size=(3, 4))).astype(np.complex64)
+    elif kind == "real":
+        a = rng.normal(size=(3, 4)).astype(np.float32)
+    else:
+        a = np.array([[-np.inf, -np.inf, 1.0], [np.inf, 1.0, 0.0]], np.float32)
+    kw = dict(kw)
+    if kw.pop("use_b", False):
+        b = rng.normal(size=a.shape).astype(np.float32)
+        b.flat[1] = 0.0
+        kw["b"] = b
+    if kw.pop("use_where", False):
+        kw["where"] = np.abs(a) < 1.0
+    f_mj = mss.logsumexp if module == "scipy" else mj.nn.logsumexp
+    f_jax = jss.logsumexp if module == "scipy" else jax.nn.logsumexp
+    want = f_jax(a, **kw)
+    for got in (f_mj(a, **kw), mj.jit(lambda v: f_mj(v, **kw))(a)):
+        for m, j in zip(
+            jax.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(want), strict=True
+        ):
+            _assert_allclose(m, j)
