@@ -489,3 +489,36 @@ def test_slogdet_jvp(x64: bool, n: int, dtype: Any) -> None:
         g_j = jax.grad(lambda x, p=part: jnp.sum(p(jnp.linalg.slogdet(x))))(a)
         g_m = mj.grad(lambda x, p=part: mnp.sum(p(mnp.linalg.slogdet(x))))(a)
         np.testing.assert_allclose(np.asarray(g_m), np.asarray(g_j), rtol=2e-4, atol=1e-5)
+
+
+# --- gelu: 0.5 x erfc(-x / sqrt 2) keeps the negative tail (1 + erf(.) cancelled to 0) -----------
+GELU_X = [-40.0, -30.0, -20.0, -15.0, -10.0, -8.0, -5.0, -3.0, -1e-3, 0.0, 1e-3, 3.0, 10.0, 40.0]
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_gelu_exact_negative_tail(x64: bool, dtype: Any) -> None:
+    x = np.array(GELU_X, dtype)
+    want = jax.nn.gelu(x, approximate=False)
+    for f in (mj.nn.gelu, mj.jit(mj.nn.gelu, static_argnames="approximate")):
+        got = np.asarray(f(x, approximate=False))
+        assert got.dtype == np.asarray(want).dtype
+        np.testing.assert_allclose(
+            got, np.asarray(want), rtol=2e-3 if dtype == np.float16 else 1e-5
+        )
+    d_j = jax.vmap(jax.grad(lambda v: jax.nn.gelu(v, approximate=False)))(x)
+    d_m = mj.vmap(mj.grad(lambda v: mj.nn.gelu(v, approximate=False)))(x)
+    np.testing.assert_allclose(
+        np.asarray(d_m), np.asarray(d_j), rtol=2e-3 if dtype == np.float16 else 1e-5
+    )
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_gelu_approximate_tail(x64: bool, dtype: Any) -> None:
+    x = np.array(GELU_X, dtype)
+    want = np.asarray(jax.nn.gelu(x, approximate=True))
+    got = np.asarray(mj.jit(mj.nn.gelu)(x))
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=0)
+    if np.dtype(dtype) == np.float64 and x64:
+        # eagerly mj's float32 tanh is NumPy's (correctly rounded), XLA's saturates to -1 from
+        # about -7.9 on: only the float64 program is compared eagerly
+        np.testing.assert_allclose(np.asarray(mj.nn.gelu(x)), want, rtol=1e-8, atol=0)

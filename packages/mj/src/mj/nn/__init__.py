@@ -106,7 +106,8 @@ def gelu(x: Array, approximate: bool = True) -> Array:
             math.sqrt(2 / math.pi), lax.add(x, lax.mul(0.044715, lax.integer_pow(x, 3)))
         )
         return lax.mul(x, lax.mul(0.5, lax.add(1.0, lax.tanh(inner))))
-    return lax.mul(lax.mul(x, 0.5), lax.add(lax.erf(lax.mul(x, 1 / math.sqrt(2))), 1.0))
+    # 0.5 x erfc(-x / sqrt 2), as JAX's: 1 + erf(x / sqrt 2) cancels to 0 in the negative tail
+    return lax.mul(lax.mul(0.5, x), lax.erfc(lax.mul(lax.neg(x), math.sqrt(0.5))))
 
 
 def _shifted(x: Array, axis: Axis) -> Array:
