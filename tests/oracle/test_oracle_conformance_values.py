@@ -522,3 +522,30 @@ def test_gelu_approximate_tail(x64: bool, dtype: Any) -> None:
         # eagerly mj's float32 tanh is NumPy's (correctly rounded), XLA's saturates to -1 from
         # about -7.9 on: only the float64 program is compared eagerly
         np.testing.assert_allclose(np.asarray(mj.nn.gelu(x)), want, rtol=1e-8, atol=0)
+
+
+# --- PRNGKey of negative and large seeds (the high word of a 64-bit seed) ----------------------
+SEEDS = [0, 1, -1, -5, 2**31 - 1, -(2**31), 2**31, 2**32 - 1, 2**32, 2**63 - 1, -(2**63)]
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("kind", ["python", "int64", "uint64"])
+def test_prng_key_seeds(x64: bool, seed: int, kind: str) -> None:
+    if kind == "uint64" and seed < 0:
+        return
+    s = {"python": int, "int64": np.int64, "uint64": np.uint64}[kind](seed)
+    want = np.asarray(jax.random.PRNGKey(s))
+    got = np.asarray(mj.random.PRNGKey(s))
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)
+    try:
+        want = np.asarray(jax.jit(jax.random.PRNGKey)(s))
+    except OverflowError:  # a Python int argument beyond the mode's int type, as JAX's
+        with pytest.raises(OverflowError):
+            mj.jit(mj.random.PRNGKey)(s)
+    else:
+        np.testing.assert_array_equal(np.asarray(mj.jit(mj.random.PRNGKey)(s)), want)
+    np.testing.assert_array_equal(
+        np.asarray(mj.random.key_data(mj.random.key(s))),
+        np.asarray(jax.random.key_data(jax.random.key(s))),
+    )
