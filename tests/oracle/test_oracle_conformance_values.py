@@ -549,3 +549,37 @@ def test_prng_key_seeds(x64: bool, seed: int, kind: str) -> None:
         np.asarray(mj.random.key_data(mj.random.key(s))),
         np.asarray(jax.random.key_data(jax.random.key(s))),
     )
+
+
+# --- bfloat16 contractions: eagerly the result was float32 (NumPy's bfloat16 matmul) -------------
+def _contractions(np_: Any, lax: Any) -> dict[str, Callable[..., Any]]:
+    return {
+        "matmul": lambda a, b, v, img, k: np_.matmul(a, b),
+        "matvec": lambda a, b, v, img, k: np_.asarray(a) @ v,
+        "einsum": lambda a, b, v, img, k: np_.einsum("ij,jk->ik", a, b),
+        "vdot": lambda a, b, v, img, k: np_.vdot(v, v),
+        "outer": lambda a, b, v, img, k: np_.outer(v, v),
+        "convolve": lambda a, b, v, img, k: np_.convolve(v, v),
+        "conv": lambda a, b, v, img, k: lax.conv_general_dilated(img, k, (1, 1), "SAME"),
+        "grad": lambda a, b, v, img, k: (jax if np_ is jnp else mj).grad(
+            lambda w: np_.sum(np_.tanh(np_.matmul(a, w)))
+        )(v),
+    }
+
+
+@pytest.mark.parametrize("dtype", [BF16, np.float16])
+@pytest.mark.parametrize("name", list(_contractions(jnp, jax.lax)))
+def test_low_precision_contractions(x64: bool, dtype: Any, name: str) -> None:
+    args = [
+        (np.arange(12).reshape(3, 4) / 7).astype(dtype),
+        (np.arange(12).reshape(4, 3) / 5).astype(dtype),
+        (np.arange(4) / 3).astype(dtype),
+        (np.arange(150).reshape(2, 3, 5, 5) / 50).astype(dtype),
+        (np.arange(48).reshape(4, 3, 2, 2) / 20).astype(dtype),
+    ]
+    f_mj, f_jax = _contractions(mnp, mlax)[name], _contractions(jnp, jax.lax)[name]
+    want = np.asarray(f_jax(*args))
+    for f in (f_mj, mj.jit(f_mj)):
+        got = np.asarray(f(*args))
+        assert got.dtype == want.dtype, (got.dtype, want.dtype)
+        np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64), rtol=1e-2)
