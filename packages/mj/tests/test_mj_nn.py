@@ -24,6 +24,7 @@ def np_logsumexp(x, axis=None, keepdims=False):
 
 
 ERF = np.vectorize(math.erf)
+ERFC = np.vectorize(math.erfc)
 
 CASES = [
     ("relu", lambda x: np.maximum(x, 0)),
@@ -57,8 +58,13 @@ def test_activation_values_and_grads(name, reference):
 
 
 def test_gelu_exact_uses_erf():
+    # 0.5 x erfc(-x / sqrt 2) (= 0.5 x (1 + erf(x / sqrt 2)) without its cancellation for x < 0)
     np.testing.assert_allclose(
-        mj.nn.gelu(X, approximate=False), X * 0.5 * (1 + ERF(X / np.sqrt(2))), rtol=1e-12
+        mj.nn.gelu(X, approximate=False), X * 0.5 * ERFC(-X / np.sqrt(2)), rtol=1e-12
+    )
+    tail = np.array([-10.0, -20.0, -30.0])
+    np.testing.assert_allclose(
+        mj.nn.gelu(tail, approximate=False), tail * 0.5 * ERFC(-tail / np.sqrt(2)), rtol=1e-12
     )
 
 

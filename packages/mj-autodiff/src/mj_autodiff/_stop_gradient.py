@@ -1,7 +1,8 @@
 """``stop_gradient``: the identity whose derivative is zero.
 
 A primitive (``stop_gradient``) so that every transformation sees it: its impl and typing
-rules are the identity, its JVP rule gives a ``Zero`` tangent. Higher layers register the
+rules are the identity, its JVP rule gives a ``Zero`` tangent and stops the primal again
+(so that every enclosing level of differentiation sees it). Higher layers register the
 identity for their interpretations (vmap: unchanged batch dim; lowering: the operand).
 """
 
@@ -36,8 +37,11 @@ abstract_eval_rules[stop_gradient_p] = _stop_gradient_abstract_eval
 
 
 def _stop_gradient_jvp(primals: list[Any], tangents: list[Any]) -> tuple[list[Any], list[Any]]:
+    # The primal is stopped again: returning ``x`` itself would only peel off this level of
+    # differentiation, and an enclosing one (``grad`` of ``grad``, ``hessian``) would see
+    # through to it.
     (x,) = primals
-    return [x], [Zero(tangent_aval_of(x))]
+    return [bind1(stop_gradient_p, x)], [Zero(tangent_aval_of(x))]
 
 
 jvp_rules[stop_gradient_p] = _stop_gradient_jvp

@@ -16,7 +16,7 @@ import numpy as np
 
 from mj_core import EagerArray, ShapedArray, bind1, config, get_aval
 from mj_core.dtypes import default_dtype_for_pytype, is_inexact
-from mj_core.extend import on_x64_change
+from mj_core.extend import on_x64_change, weak_result
 from mj_core.prims.conversions import convert_element_type_p
 from mj_core.prims.elementwise import add_p
 from mj_core.prims.structural import broadcast_p
@@ -150,9 +150,12 @@ def tangents_with_zeros(
 def zeros_like_aval(aval: ShapedArray) -> Any:
     """A concrete array of zeros of ``aval``: an mj array, as every result is (a zero
     cotangent ``grad`` returns included), except ``float0`` zeros for integer/bool avals,
-    which stay NumPy arrays as JAX's do."""
+    which stay NumPy arrays as JAX's do. A weak aval gives weak zeros (the gradient of a
+    Python scalar is weakly typed, zero or not)."""
     zeros = np.zeros(aval.shape, aval.dtype)
-    return zeros if is_float0(aval.dtype) else zeros.view(EagerArray)
+    if is_float0(aval.dtype):
+        return zeros
+    return weak_result(zeros) if aval.weak_type else zeros.view(EagerArray)
 
 
 def instantiate_zeros(t: Any) -> Any:

@@ -18,7 +18,7 @@ from mj_autodiff._tape import tape_vjp_flat
 from mj_core import Tracer, get_aval, is_eager
 from mj_core.dtypes import is_float, is_inexact
 from mj_core.errors import user_line_suffix
-from mj_core.extend import borrowed_data, owned_data, unshared
+from mj_core.extend import borrowed_data, eager_result, owned_data, unshared, weak_result
 from mj_core.tree_util import PyTreeDef, tree_flatten, tree_unflatten
 
 __all__ = ["grad", "value_and_grad", "vjp"]
@@ -283,8 +283,12 @@ def _make_grad(
 
 def _one(out: Any, dtype: np.dtype[Any]) -> Any:
     """The output cotangent seed: weakly typed when the output is, as JAX's ``grad`` seeds
-    with ``full_like(out, 1)``, so a weak input's gradient stays weak."""
+    with ``full_like(out, 1)``, so a weak input's gradient stays weak. Eagerly an mj array in
+    the mode's dtypes, as ``grad(lambda x: x)`` returns the seed itself (a Python scalar came
+    back as a ``float``, float64 to NumPy); while tracing, a scalar that stays a literal of
+    the staged program (as JAX's ``1.0:f32[]``)."""
     one = np.ones((), dtype)
-    if get_aval(out).weak_type and get_aval(one.item()).dtype == dtype:
-        return one.item()
-    return one
+    weak = get_aval(out).weak_type
+    if isinstance(out, Tracer):
+        return one.item() if weak and get_aval(one.item()).dtype == dtype else one
+    return weak_result(one) if weak else eager_result(one)

@@ -41,6 +41,7 @@ from mj_core._eager_array import eager_result as eager_result
 from mj_core._eager_array import owned_data as owned_data
 from mj_core._eager_array import unchanged as unchanged
 from mj_core._eager_array import unshared as unshared
+from mj_core._eager_array import weak_result as weak_result
 from mj_core._eager_dispatch import EagerHandler as EagerHandler
 from mj_core._eager_dispatch import eager_handlers as eager_handlers
 from mj_core._eager_dispatch import like_placements as like_placements

@@ -394,8 +394,9 @@ def _upper_continued_fraction(a: Any, x: Any) -> Any:
 def _igamma_pair(a: Any, x: Any) -> tuple[Any, Any]:
     """``(P, Q)`` with the one of them below ~1/2 computed directly."""
     use_series = x < a + 1.0
-    bad = np.isnan(a) | np.isnan(x) | (x < 0) | (a <= 0)
-    regular = ~bad & (x > 0) & np.isfinite(x)
+    a_zero = a == 0
+    bad = np.isnan(a) | np.isnan(x) | (x < 0) | (a < 0) | (a_zero & (x == 0))
+    regular = ~bad & ~a_zero & (x > 0) & np.isfinite(x)
     safe_a = np.where(regular, a, 1.0)
     safe_x = np.where(regular, x, 1.0)
     p = np.zeros(a.shape)
@@ -412,6 +413,10 @@ def _igamma_pair(a: Any, x: Any) -> tuple[Any, Any]:
     p[zero], q[zero] = 0.0, 1.0
     inf = ~bad & np.isinf(x)
     p[inf], q[inf] = 1.0, 0.0
+    # a == 0 < x, as XLA's (JAX's) igamma: Q is 0, P is 1 from x = 1 on (the series below 1
+    # divides 0 by a = 0 there, NaN)
+    edge = ~bad & a_zero
+    p[edge], q[edge] = np.where(x[edge] >= 1.0, 1.0, np.nan), 0.0
     p[bad], q[bad] = np.nan, np.nan
     return p, q
 

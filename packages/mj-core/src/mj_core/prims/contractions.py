@@ -189,10 +189,12 @@ def _dot_general_impl(
     # products of eager per-example work
     x3 = (x if x_perm is None else x.transpose(x_perm)).reshape(x_to)
     y3 = (y if y_perm is None else y.transpose(y_perm)).reshape(y_to)
-    if outer:  # outer products (per-example weight gradients under vmap): a broadcast
-        # multiply avoids matmul's dispatch of one 1-deep product per batch element
-        return [np.multiply(x3, y3).reshape(out.shape)]
-    return [np.matmul(x3, y3).reshape(out.shape)]
+    # outer products (per-example weight gradients under vmap): a broadcast multiply avoids
+    # matmul's dispatch of one 1-deep product per batch element
+    product = np.multiply(x3, y3) if outer else np.matmul(x3, y3)
+    if product.dtype != out.dtype:  # bfloat16's matmul accumulates (and answers) in float32
+        product = product.astype(out.dtype)
+    return [product.reshape(out.shape)]
 
 
 # --- lax wrappers ----------------------------------------------------------------------------

@@ -240,7 +240,8 @@ def _conv_general_dilated_impl(lhs: Any, rhs: Any, **params: Any) -> list[Any]:
         params["batch_group_count"],
     )
     result = np.ascontiguousarray(np.transpose(result, np.argsort(out_spec)))
-    return [np.asarray(result, out.dtype) if compute != out.dtype else result]
+    # bfloat16's products come back in float32 (its matmul accumulates there)
+    return [result if result.dtype == out.dtype else np.asarray(result, out.dtype)]
 
 
 # --- lax wrappers ----------------------------------------------------------------------------

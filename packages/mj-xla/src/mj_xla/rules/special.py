@@ -101,14 +101,20 @@ _register_composition(sp.bessel_i0e_p, _i0e)
 
 def _incomplete_gamma(a: ArrayLike, x: ArrayLike, upper: bool) -> Array:
     tiny = float(np.finfo(lax.full_like(x, 0).dtype).tiny)
+    a_zero = lax.eq(a, 0.0)
+    at_origin = lax.eq(x, 0.0)
     bad = lax.bitwise_or(
-        lax.bitwise_or(lax.ne(a, a), lax.ne(x, x)), lax.bitwise_or(lax.lt(x, 0.0), lax.le(a, 0.0))
+        lax.bitwise_or(lax.ne(a, a), lax.ne(x, x)),
+        lax.bitwise_or(
+            lax.bitwise_or(lax.lt(x, 0.0), lax.lt(a, 0.0)), lax.bitwise_and(a_zero, at_origin)
+        ),
     )
     regular = lax.bitwise_and(
-        lax.bitwise_not(bad), lax.bitwise_and(lax.gt(x, 0.0), lax.is_finite(x))
+        lax.bitwise_and(lax.bitwise_not(bad), lax.bitwise_not(a_zero)),
+        lax.bitwise_and(lax.gt(x, 0.0), lax.is_finite(x)),
     )
+    x_in = x
     one = lax.full_like(x, 1.0)
-    at_origin = lax.eq(x, 0.0)
     a = lax.select(regular, a, one)
     x = lax.select(regular, x, one)
     prefactor = lax.exp(lax.sub(lax.sub(lax.mul(a, lax.log(x)), x), lax.lgamma(a)))
@@ -143,6 +149,12 @@ def _incomplete_gamma(a: ArrayLike, x: ArrayLike, upper: bool) -> Array:
         at_zero, at_inf = 0.0, 1.0
     edge = lax.select(at_origin, lax.full_like(x, at_zero), lax.full_like(x, at_inf))
     value = lax.select(regular, value, edge)
+    # a == 0 < x, as XLA's (JAX's) igamma: Q is 0, P is 1 from x = 1 on, NaN below
+    if upper:
+        at_a_zero = lax.full_like(x, 0.0)
+    else:
+        at_a_zero = lax.select(lax.ge(x_in, 1.0), one, lax.full_like(x, np.nan))
+    value = lax.select(a_zero, at_a_zero, value)
     return lax.select(bad, lax.full_like(x, np.nan), value)
 
 

@@ -14,10 +14,18 @@ import numpy as np
 
 from mj import numpy as mnp
 from mj.nn import initializers as initializers
-from mj_autodiff import custom_jvp
+from mj_autodiff import custom_jvp, stop_gradient
 from mj_core import lax
 from mj_core.errors import user_line_suffix
-from mj_core.extend import AnyArray, Array, ArrayLike, Axis, DTypeLike, canonicalize_axis
+from mj_core.extend import (
+    AnyArray,
+    Array,
+    ArrayLike,
+    Axis,
+    DTypeLike,
+    canonicalize_axis,
+    promote_inexact,
+)
 
 __all__ = [
     "celu",
@@ -102,7 +110,8 @@ def gelu(x: ArrayLike, approximate: bool = True) -> Array:
             math.sqrt(2 / math.pi), lax.add(x, lax.mul(0.044715, lax.integer_pow(x, 3)))
         )
         return lax.mul(x, lax.mul(0.5, lax.add(1.0, lax.tanh(inner))))
-    return lax.mul(lax.mul(x, 0.5), lax.add(lax.erf(lax.mul(x, 1 / math.sqrt(2))), 1.0))
+    # 0.5 x erfc(-x / sqrt 2), as JAX's: 1 + erf(x / sqrt 2) cancels to 0 in the negative tail
+    return lax.mul(lax.mul(0.5, x), lax.erfc(lax.mul(lax.neg(x), math.sqrt(0.5))))
 
 
 def _shifted(x: AnyArray, axis: Axis) -> AnyArray:
@@ -133,20 +142,45 @@ def logsumexp(
     b: AnyArray | None = None,
     keepdims: bool = False,
     return_sign: bool = False,
+    where: ArrayLike | None = None,
 ) -> AnyArray:
     """``log(sum(b * exp(a), axis))`` without overflow; ``return_sign`` also returns the sign
-    of the sum (needed when weights ``b`` can be negative)."""
-    shifted, m = _shifted(a, axis)
-    terms = lax.exp(shifted)
+    of the sum (needed when weights ``b`` can be negative), the log then of its magnitude.
+
+    As JAX's: the shift is the maximum of the real parts (so a complex result's phase is
+    the principal one, in ``(-pi, pi]``), under ``stop_gradient``; elements with ``b == 0``
+    or outside ``where`` do not count; a negative real sum gives NaN unless ``return_sign``.
+    """
+    if where is not None:
+        a = mnp.where(where, a, 0)
     if b is not None:
-        terms = lax.mul(b, terms)
-    total = mnp.sum(terms, axis=axis, keepdims=True)
-    sign = lax.sign(total)
-    out = lax.add(lax.log(lax.abs(total) if return_sign else total), m)
+        a, b = promote_inexact(a, b)
+        a = mnp.where(lax.ne(b, mnp.zeros_like(b)), a, -np.inf)
+    else:
+        (a,) = promote_inexact(a)
+    a = mnp.asarray(a)
+    dims = _axes(axis, mnp.ndim(a))
+    complex_a = a.dtype.kind == "c"
+    amax = mnp.max(
+        lax.real(a) if complex_a else a, axis=dims, keepdims=True, where=where, initial=-np.inf
+    )
+    amax = stop_gradient(lax.select(lax.is_finite(amax), amax, mnp.zeros_like(amax)))
+    exp_a = lax.exp(lax.sub(a, lax.convert_element_type(amax, a.dtype)))
+    if b is not None:
+        exp_a = lax.mul(exp_a, b)
+    sumexp = mnp.sum(exp_a, axis=dims, keepdims=True, where=where)
+    sign = lax.sign(sumexp)
+    if return_sign or not complex_a:
+        sumexp = lax.abs(sumexp)
+    out = lax.add(lax.log(sumexp), lax.convert_element_type(amax, sumexp.dtype))
     if not keepdims:
-        out = mnp.squeeze(out, axis=_axes(axis, mnp.ndim(out)))
-        sign = mnp.squeeze(sign, axis=_axes(axis, mnp.ndim(sign)))
-    return (out, sign) if return_sign else out
+        out = mnp.squeeze(out, axis=dims)
+        sign = mnp.squeeze(sign, axis=dims)
+    if return_sign:
+        return out, sign
+    if b is not None and not complex_a:
+        out = mnp.where(lax.lt(sign, mnp.zeros_like(sign)), np.nan, out)
+    return out
 
 
 def logmeanexp(
