@@ -235,6 +235,10 @@ def _binary(
                     if type(out) is _ndarray and (dx is _float32 or out.itemsize < 8):
                         _setflags(out, False)  # as_eager's common case (see above)
                         return _view(out, EagerArray)  # (read-only as its base)
+                    if shortcut.keeps_dtype and getattr(out, "dtype", dx) != dx:
+                        # NumPy widened it (complex64 ** int is complex128): the typing rule's
+                        # dtype is the general path's
+                        return general(x, y)
                     return as_eager(out, (a, c))
         return general(x, y)
 
