@@ -297,3 +297,92 @@ def test_defbilinear():
     f = lambda x, y: bind1(p, x, y)  # noqa: E731
     assert mj.grad(f, argnums=(0, 1))(3.0, 5.0) == (5.0, 3.0)
     assert mj.jvp(f, (3.0, 5.0), (1.0, 2.0)) == (15.0, 11.0)
+
+
+# --- mj.as_jax: `import jax` resolved to mj ------------------------------------------------------
+
+_JAX_SCRIPT = """
+import sys
+
+import jax
+import jax.numpy as jnp
+from jax import lax
+from jax.interpreters import ad, batching, mlir
+
+import mj
+
+assert jax.numpy is mj.numpy and lax is mj.lax and ad is mj.interpreters.ad
+print("version", jax.__version__, jax.__version_info__, __name__, sys.argv[1:])
+
+
+def loss(w, x):
+    return jnp.sum(jnp.tanh(x @ w) ** 2)
+
+
+w = jnp.array([[0.5, -1.0], [2.0, 0.25]])
+x = jnp.array([[1.0, 2.0], [3.0, -1.0]])
+g = jax.jit(jax.grad(loss))(w, x)
+print("grad", " ".join(repr(float(v)) for v in g.ravel()))
+print("vmap", " ".join(repr(float(v)) for v in jax.vmap(jnp.sin)(jnp.arange(3.0))))
+try:
+    import jax.no_such_module  # noqa: F401
+except ModuleNotFoundError as err:
+    print("missing", err.name)
+"""
+
+
+def _run(*args, cwd):
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(sys.path)
+    return subprocess.run(
+        [sys.executable, *args], capture_output=True, text=True, env=env, cwd=cwd, timeout=300
+    )
+
+
+def test_python_m_as_jax_runs_a_jax_script(tmp_path):
+    script = tmp_path / "train.py"
+    script.write_text(_JAX_SCRIPT)
+    proc = _run("-m", "mj.as_jax", str(script), "--steps", "3", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    lines = dict(line.split(" ", 1) for line in proc.stdout.splitlines())
+    assert lines["version"] == "0.10.2 (0, 10, 2) __main__ ['--steps', '3']"
+    w = np.array([[0.5, -1.0], [2.0, 0.25]], np.float32)
+    x = np.array([[1.0, 2.0], [3.0, -1.0]], np.float32)
+    t = np.tanh(x @ w)
+    expected = x.T @ (2 * t * (1 - t**2))  # d/dw sum(tanh(xw)^2)
+    got = np.array([float(v) for v in lines["grad"].split()]).reshape(2, 2)
+    np.testing.assert_allclose(got, expected, rtol=1e-5)
+    vmapped = np.array([float(v) for v in lines["vmap"].split()])
+    np.testing.assert_allclose(vmapped, np.sin(np.arange(3.0)), rtol=1e-6)
+    assert lines["missing"] == "jax.no_such_module"
+
+
+def test_install_is_opt_in_and_reversible():
+    import sys
+
+    import mj.as_jax
+
+    had_jax = "jax" in sys.modules
+    if had_jax:  # the oracle environment imports real JAX: the hook must refuse to shadow it
+        with pytest.raises(RuntimeError, match="already imported"):
+            mj.as_jax.install()
+        return
+    mj.as_jax.install()
+    try:
+        import jax
+        import jax.interpreters.batching
+
+        assert jax.__version__ == "0.10.2"
+        assert jax.interpreters.batching is batching
+        assert jax.grad is mj.grad
+        with pytest.raises(AttributeError, match=r"no mj\.no_such_function"):
+            jax.no_such_function  # noqa: B018
+        assert mj.numpy.__spec__.name == "mj.numpy"  # the mj module is left as it was
+    finally:
+        mj.as_jax.uninstall()
+    assert "jax" not in sys.modules
+    assert not mj.as_jax.installed()
