@@ -51,7 +51,7 @@ def _define_multiply_add(name="multiply_add"):
         primal_out = multiply_add_prim(x, y, z)
 
         def make_zero(tan):
-            return lax.zeros_like_array(x) if type(tan) is ad.Zero else tan
+            return mnp.zeros_like(x) if type(tan) is ad.Zero else tan
 
         output_tangent = multiply_add_prim(
             make_zero(xt), y, multiply_add_prim(x, make_zero(yt), make_zero(zt))
@@ -66,7 +66,7 @@ def _define_multiply_add(name="multiply_add"):
             ct_y = (
                 ad.Zero(y.aval)
                 if type(ct) is ad.Zero
-                else multiply_add_prim(x, ct, lax.zeros_like_array(x))
+                else multiply_add_prim(x, ct, mnp.zeros_like(x))
             )
             res = None, ct_y, ct
         else:
@@ -74,7 +74,7 @@ def _define_multiply_add(name="multiply_add"):
             ct_x = (
                 ad.Zero(x.aval)
                 if type(ct) is ad.Zero
-                else multiply_add_prim(ct, y, lax.zeros_like_array(y))
+                else multiply_add_prim(ct, y, mnp.zeros_like(y))
             )
             res = ct_x, None, ct
         return res

@@ -11,6 +11,7 @@ gradients) live here.
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from mj.experimental import checkify as checkify
 from mj.experimental import compilation_cache as compilation_cache
 from mj_core import config
 
