@@ -386,3 +386,127 @@ def test_install_is_opt_in_and_reversible():
         mj.as_jax.uninstall()
     assert "jax" not in sys.modules
     assert not mj.as_jax.installed()
+
+
+# --- the names JAX libraries read ---------------------------------------------------------------
+
+
+def test_public_names_are_mj_objects():
+    import mj_autodiff.extend as ade
+    from mj_xla.extend import JaxRuntimeError
+
+    assert mj.lax.stop_gradient_p is ade.stop_gradient_p
+    assert mj.custom_derivatives.custom_jvp_call_p is ade.custom_jvp_call_p
+    assert mj.custom_derivatives.custom_vjp_call_p is ade.custom_vjp_call_p
+    assert mj.errors.JaxRuntimeError is JaxRuntimeError
+    # stop_gradient_p is the primitive mj.lax.stop_gradient binds
+    assert "stop_gradient" in str(mj.make_jaxpr(mj.lax.stop_gradient)(1.0))
+
+
+def _seen_kind(t):
+    return "zero" if type(t) is mj.custom_derivatives.SymbolicZero else "array"
+
+
+def test_custom_jvp_symbolic_zeros():
+    from mj.custom_derivatives import SymbolicZero, custom_jvp
+
+    seen = []
+
+    @custom_jvp
+    def f(x, y):
+        return mnp.sin(x) * y
+
+    def f_jvp(primals, tangents):
+        (x, y), (xt, yt) = primals, tangents
+        seen.append(tuple(_seen_kind(t) for t in tangents))
+        out = f(x, y)
+        if type(xt) is SymbolicZero and type(yt) is SymbolicZero:
+            return out, SymbolicZero.from_primal_value(out)
+        tan = mnp.zeros_like(out)
+        if type(xt) is not SymbolicZero:
+            tan = tan + mnp.cos(x) * xt * y
+        if type(yt) is not SymbolicZero:
+            tan = tan + mnp.sin(x) * yt
+        return out, tan
+
+    f.defjvp(f_jvp, symbolic_zeros=True)
+    np.testing.assert_allclose(mj.grad(f)(1.0, 2.0), 2 * np.cos(1.0), rtol=1e-6)
+    assert seen[-1] == ("array", "zero")
+    np.testing.assert_allclose(mj.grad(f, argnums=1)(1.0, 2.0), np.sin(1.0), rtol=1e-6)
+    assert seen[-1] == ("zero", "array")
+    np.testing.assert_allclose(mj.jit(mj.grad(f))(1.0, 2.0), 2 * np.cos(1.0), rtol=1e-6)
+    assert seen[-1] == ("array", "zero")
+    # a rule may return a symbolic zero output tangent
+    h = custom_jvp(lambda x: x * 2.0)
+    h.defjvp(lambda p, t: (h(*p), SymbolicZero.from_primal_value(h(*p))), symbolic_zeros=True)
+    assert mj.jvp(h, (1.0,), (1.0,)) == (2.0, 0.0)
+    # without symbolic_zeros the rule sees arrays of zeros
+    f.defjvp(f_jvp)
+    mj.grad(f)(1.0, 2.0)
+    assert seen[-1] == ("array", "array")
+
+
+def test_custom_vjp_symbolic_zeros():
+    from mj.custom_derivatives import (
+        CustomVJPPrimal,
+        SymbolicZero,
+        custom_vjp,
+        custom_vjp_primal_tree_values,
+    )
+
+    seen = []
+
+    @custom_vjp
+    def g(x, y):
+        return x * y, x + y
+
+    def g_fwd(x, y):
+        assert type(x) is CustomVJPPrimal
+        seen.append(("fwd", x.perturbed, y.perturbed))
+        x, y = custom_vjp_primal_tree_values((x, y))
+        return g(x, y), (x, y)
+
+    def g_bwd(res, cts):
+        x, y = res
+        ct_prod, ct_sum = cts
+        seen.append(("bwd", _seen_kind(ct_prod), _seen_kind(ct_sum)))
+        ct_x = ct_y = None
+        if type(ct_prod) is not SymbolicZero:
+            ct_x, ct_y = ct_prod * y, ct_prod * x
+        if type(ct_sum) is not SymbolicZero:
+            ct_x = ct_sum if ct_x is None else ct_x + ct_sum
+            ct_y = ct_sum if ct_y is None else ct_y + ct_sum
+        return ct_x, ct_y
+
+    g.defvjp(g_fwd, g_bwd, symbolic_zeros=True)
+    assert mj.grad(lambda x, y: g(x, y)[0])(2.0, 5.0) == 5.0
+    assert seen[-2:] == [("fwd", True, False), ("bwd", "array", "zero")]
+    assert mj.grad(lambda x, y: g(x, y)[1], argnums=1)(2.0, 5.0) == 1.0
+    assert seen[-2:] == [("fwd", False, True), ("bwd", "zero", "array")]
+    assert mj.jit(mj.grad(lambda x, y: sum(g(x, y))))(2.0, 5.0) == 6.0  # y + 1
+
+
+def test_io_callback():
+    from mj.experimental import io_callback
+
+    log = []
+
+    def f(x):
+        io_callback(lambda v: log.append(float(v)), None, x)
+        doubled = io_callback(
+            lambda v: np.asarray(v * 2, np.float32), mj.ShapeDtypeStruct((), np.float32), x
+        )
+        # unused result: still called (the callback has an effect)
+        io_callback(lambda v: (log.append(-float(v)), v)[1], mj.ShapeDtypeStruct((), np.float32), x)
+        return doubled + 1
+
+    assert f(mnp.float32(1.0)) == 3.0
+    assert mj.jit(f)(mnp.float32(2.0)) == 5.0
+    assert mj.jit(f)(mnp.float32(3.0)) == 7.0  # runs on every call, not at trace time
+    assert log == [1.0, -1.0, 2.0, -2.0, 3.0, -3.0]
+    out = mj.vmap(f)(mnp.arange(3.0, dtype=mnp.float32))
+    np.testing.assert_array_equal(out, [1.0, 3.0, 5.0])
+    with pytest.raises(ValueError, match="ordered IO callback"):
+        mj.vmap(lambda x: io_callback(print, None, x, ordered=True))(mnp.arange(2.0))
+    with pytest.raises(ValueError, match="do not support JVP"):
+        mj.grad(f)(1.0)
