@@ -159,3 +159,69 @@ def test_checkify_messages_match_jax():
     want = _checked_programs(jax, jnp, jax_checkify)
     got = _checked_programs(mj, mnp, mj_checkify)
     assert got == want
+
+
+# --- symbolic_zeros ------------------------------------------------------------------------------
+
+
+def _symbolic_zero_sightings(lib):
+    cd = lib.custom_derivatives
+    seen = []
+
+    def kind(t):
+        return "zero" if type(t) is cd.SymbolicZero else "array"
+
+    @cd.custom_jvp
+    def f(x, y):
+        return lib.numpy.sin(x) * y
+
+    def f_jvp(primals, tangents):
+        (x, y), (xt, yt) = primals, tangents
+        seen.append(("jvp", kind(xt), kind(yt)))
+        out = f(x, y)
+        tan = lib.numpy.zeros_like(out)
+        if type(xt) is not cd.SymbolicZero:
+            tan = tan + lib.numpy.cos(x) * xt * y
+        if type(yt) is not cd.SymbolicZero:
+            tan = tan + lib.numpy.sin(x) * yt
+        return out, tan
+
+    f.defjvp(f_jvp, symbolic_zeros=True)
+
+    @cd.custom_vjp
+    def g(x, y):
+        return x * y, x + y
+
+    def g_fwd(x, y):
+        seen.append(("fwd", x.perturbed, y.perturbed))
+        x, y = cd.custom_vjp_primal_tree_values((x, y))
+        return g(x, y), (x, y)
+
+    def g_bwd(res, cts):
+        x, y = res
+        seen.append(("bwd", kind(cts[0]), kind(cts[1])))
+        ct_x = ct_y = 0.0
+        if type(cts[0]) is not cd.SymbolicZero:
+            ct_x, ct_y = cts[0] * y, cts[0] * x
+        if type(cts[1]) is not cd.SymbolicZero:
+            ct_x, ct_y = ct_x + cts[1], ct_y + cts[1]
+        return ct_x, ct_y
+
+    g.defvjp(g_fwd, g_bwd, symbolic_zeros=True)
+    values = [
+        lib.grad(f)(1.0, 2.0),
+        lib.grad(f, argnums=1)(1.0, 2.0),
+        lib.jit(lib.grad(f))(1.0, 2.0),
+        lib.jvp(lambda x: f(x, 3.0), (1.0,), (1.0,))[1],
+        lib.grad(lambda x, y: g(x, y)[0])(2.0, 5.0),
+        lib.grad(lambda x, y: g(x, y)[1], argnums=1)(2.0, 5.0),
+        lib.jit(lib.grad(lambda x, y: sum(g(x, y)), argnums=(0, 1)))(2.0, 5.0),
+    ]
+    return seen, [float(v) for v in lib.tree_util.tree_leaves(values)]
+
+
+def test_symbolic_zeros_match_jax():
+    jax_seen, jax_values = _symbolic_zero_sightings(jax)
+    mj_seen, mj_values = _symbolic_zero_sightings(mj)
+    np.testing.assert_allclose(mj_values, jax_values, rtol=1e-6)
+    assert mj_seen == jax_seen
