@@ -207,6 +207,7 @@ def test_defvectorized_defbroadcasting_and_helpers():
     np.testing.assert_array_equal(batching.bdim_at_front(x, None, 2), np.stack([x, x]))
     np.testing.assert_array_equal(batching.moveaxis(m, -1, 0), m.T)
     assert batching.not_mapped is None
+    assert ad.Zero.from_primal_value(x).aval.shape == (3,)
 
 
 def test_multiple_results_primitive():
