@@ -72,6 +72,36 @@ def _version_info() -> tuple[int, ...]:
 _VERSION_MODULE = _make_version_module()
 
 
+def _api_boundary(fun: Any = None, **_: Any) -> Any:
+    """JAX's traceback-filtering decorator: the function itself (mj filters no frames)."""
+    if fun is None:
+        return _api_boundary
+    return fun
+
+
+def _register_exclusion(path: str) -> None:
+    """JAX's traceback-filtering registration: nothing to register on mj."""
+    del path
+
+
+def _make_private_modules() -> dict[str, types.ModuleType]:
+    """The one private JAX helper module mj provides: ``jax._src.traceback_util``, whose
+    ``api_boundary`` / ``register_exclusion`` several libraries (flax, equinox) call for a
+    cosmetic purpose (hiding library frames from tracebacks); here they do nothing."""
+    src = types.ModuleType("jax._src", "JAX's private modules: only traceback_util on mj.")
+    src.__path__ = []
+    traceback_util = types.ModuleType(
+        "jax._src.traceback_util", "No-op traceback filtering helpers (see mj.as_jax)."
+    )
+    traceback_util.api_boundary = _api_boundary  # type: ignore[attr-defined]
+    traceback_util.register_exclusion = _register_exclusion  # type: ignore[attr-defined]
+    src.traceback_util = traceback_util  # type: ignore[attr-defined]
+    return {"jax._src": src, "jax._src.traceback_util": traceback_util}
+
+
+_PRIVATE_MODULES = _make_private_modules()
+
+
 class _AliasLoader(importlib.abc.Loader):
     """Loads ``jax.<name>`` as the already-imported mj module (``create_module`` returns it;
     there is nothing to execute). Importing sets the module's ``__spec__`` to the alias's;
@@ -111,6 +141,11 @@ class JaxAliasFinder(importlib.abc.MetaPathFinder):
             return None
         if fullname == "jax.version":
             return importlib.machinery.ModuleSpec(fullname, _AliasLoader(_VERSION_MODULE))
+        private = _PRIVATE_MODULES.get(fullname)
+        if private is not None:
+            return importlib.machinery.ModuleSpec(
+                fullname, _AliasLoader(private), is_package=hasattr(private, "__path__")
+            )
         mj_name = _mj_name(fullname)
         try:
             module = importlib.import_module(mj_name)
