@@ -375,6 +375,8 @@ def test_install_is_opt_in_and_reversible():
     mj.as_jax.install()
     try:
         import jax
+
+        assert jax.interpreters.mlir is mlir  # a submodule `import mj` does not import
         import jax.interpreters.batching
 
         assert jax.__version__ == "0.10.2"

@@ -46,6 +46,9 @@ class _JaxModule(types.ModuleType):
         try:
             return getattr(mj, name)
         except AttributeError:
+            # a submodule ``import mj`` does not import (``jax.interpreters``): import it
+            if not name.startswith("_") and importlib.util.find_spec(f"mj.{name}") is not None:
+                return importlib.import_module(f"{_ROOT}.{name}")
             raise AttributeError(
                 f"module 'jax' has no attribute {name!r}: mj (running this program as JAX "
                 f"through mj.as_jax) has no mj.{name}"
