@@ -265,6 +265,13 @@ def test_axis_and_fancy_batchers_see_size_and_name():
     np.testing.assert_array_equal(mj.vmap(lambda v: bind1(p1, v), axis_name="i")(x), -x)
     np.testing.assert_array_equal(mj.vmap(lambda v: bind1(p2, v))(x), -x)
     assert seen == [(4, "i"), (4, None)]
+    # read through another batching view, a rule is presented in that view's signature
+    assert batching.axis_primitive_batchers[p1] is axis_rule
+    as_plain = batching.primitive_batchers[p1]
+    out, d = as_plain((x,), (0,))
+    np.testing.assert_array_equal(out, -x)
+    assert d == 0
+    assert seen[-1] == (4, None)
 
 
 def test_lower_fun_and_ir_constant():

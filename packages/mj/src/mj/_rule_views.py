@@ -24,7 +24,8 @@ __all__ = ["RuleView", "multiple_results"]
 Rule = Callable[..., Any]
 Converter = Callable[[Primitive, Rule], Rule]
 
-_JAX_RULE = "_mj_jax_rule"  # the attribute of an adapter that holds the JAX rule it wraps
+# The attribute of an adapter holding (the view's name, the JAX rule it wraps).
+_JAX_RULE = "_mj_jax_rule"
 
 
 def multiple_results(prim: Primitive) -> bool:
@@ -49,14 +50,16 @@ class RuleView(MutableMapping[Primitive, Rule]):
         if prim not in self.table:
             raise KeyError(prim)
         rule = self.table[prim]
-        original = getattr(rule, _JAX_RULE, None)
-        return original if original is not None else self._to_jax(prim, rule)
+        view, original = getattr(rule, _JAX_RULE, (None, None))
+        # the JAX rule itself when it was registered through this view (views sharing a
+        # table, such as the batching ones, have different signatures)
+        return original if view == self.name else self._to_jax(prim, rule)
 
     def __setitem__(self, prim: Primitive, rule: Rule) -> None:
         if not callable(rule):
             raise TypeError(f"{self.name}[{prim}]: expected a callable rule, got {rule!r:.60}")
         adapter = self._to_mj(prim, rule)
-        setattr(adapter, _JAX_RULE, rule)
+        setattr(adapter, _JAX_RULE, (self.name, rule))
         adapter.__name__ = getattr(rule, "__name__", adapter.__name__)
         self.table[prim] = adapter
 
