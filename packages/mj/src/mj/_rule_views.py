@@ -53,7 +53,9 @@ class RuleView(MutableMapping[Primitive, Rule]):
         view, original = getattr(rule, _JAX_RULE, (None, None))
         # the JAX rule itself when it was registered through this view (views sharing a
         # table, such as the batching ones, have different signatures)
-        return original if view == self.name else self._to_jax(prim, rule)
+        if view == self.name and original is not None:
+            return original  # type: ignore[no-any-return]
+        return self._to_jax(prim, rule)
 
     def __setitem__(self, prim: Primitive, rule: Rule) -> None:
         if not callable(rule):
