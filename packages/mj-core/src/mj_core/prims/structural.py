@@ -587,17 +587,38 @@ def index_in_dim(operand: Array, index: int, axis: int = 0, keepdims: bool = Tru
     return out if keepdims else squeeze(out, (axis,))
 
 
+def _wrap_negative_starts(operand: Array, start_indices: Sequence[Array]) -> list[Array]:
+    """Start indices with negative ones counted from the end of their axis, as JAX's
+    ``dynamic_slice`` / ``dynamic_update_slice`` do (statically for Python and NumPy ints, with
+    a ``select_n`` for traced ones); the primitives then clamp what is still out of range."""
+    from mj_core.prims.elementwise import add, lt, select_n
+
+    shape = shape_of(operand)
+    if len(start_indices) != len(shape):
+        return list(start_indices)  # the typing rule reports the mismatch
+    starts: list[Array] = []
+    for i, d in zip(start_indices, shape, strict=True):
+        if isinstance(i, int | np.integer) and not isinstance(i, bool):
+            starts.append(i + d if i < 0 else i)
+        else:
+            starts.append(select_n(lt(i, 0), i, add(i, d)))
+    return starts
+
+
 def dynamic_slice(
     operand: Array, start_indices: Sequence[Array], slice_sizes: Sequence[int]
 ) -> Array:
-    """``slice_sizes`` elements from ``start_indices`` (traced ints allowed; clamped in range)."""
-    return bind1(dynamic_slice_p, operand, *start_indices, slice_sizes=lax_ints(slice_sizes))
+    """``slice_sizes`` elements from ``start_indices`` (traced ints allowed; negative ones
+    count from the end; clamped in range)."""
+    starts = _wrap_negative_starts(operand, start_indices)
+    return bind1(dynamic_slice_p, operand, *starts, slice_sizes=lax_ints(slice_sizes))
 
 
 def dynamic_update_slice(operand: Array, update: Array, start_indices: Sequence[Array]) -> Array:
-    """``operand`` with ``update`` written at ``start_indices`` (traced ints allowed; clamped
-    so that the update fits)."""
-    return bind1(dynamic_update_slice_p, operand, update, *start_indices)
+    """``operand`` with ``update`` written at ``start_indices`` (traced ints allowed; negative
+    ones count from the end; clamped so that the update fits)."""
+    starts = _wrap_negative_starts(operand, start_indices)
+    return bind1(dynamic_update_slice_p, operand, update, *starts)
 
 
 def _starts_in_dim(operand: Array, index: Array, axis: int) -> list[Array]:
