@@ -151,7 +151,26 @@ def _checked_programs(lib, np_, ck):
     cases.append(lib.vmap(ck.checkify(vm))(np_.array([1.0, -2.0, 3.0]))[0].get())
     for v in (7.0, -7.0, 1.0):
         cases.append(lib.jit(ck.checkify(branchy))(v)[0].get())
-    cases.append(ck.checkify(lambda x: x * 1.0, errors=ck.float_checks)(np.nan)[0].get())
+    nan_in = np_.float32(np.nan)
+    for fun in (
+        lambda x: x * 2.0,
+        lambda x: -x,
+        lambda x: np_.abs(x) + 1.0,
+        lambda x: np_.exp(x) - np_.exp(x),
+        lambda x: np_.sum(np_.sqrt(x - np_.arange(3.0))),
+    ):
+        for v in (nan_in, np_.float32(np.inf), np_.float32(1.5)):
+            cases.append(ck.checkify(fun, errors=ck.float_checks)(v)[0].get())
+    x5 = np_.arange(5.0)
+    for fun in (
+        lambda i: lib.lax.dynamic_slice(x5, (i,), (2,)),
+        lambda i: lib.lax.dynamic_update_slice(x5, np_.ones(3), (i,)),
+        lambda i: x5.at[i].add(1.0),
+        lambda i: x5.at[i].set(1.0),
+        lambda i: np_.reshape(x5, (5, 1))[i, 0],
+    ):
+        for i in (-2, 0, 3, 4, 7):
+            cases.append(lib.jit(ck.checkify(fun, errors=ck.index_checks))(i)[0].get())
     return cases
 
 

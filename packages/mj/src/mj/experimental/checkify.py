@@ -9,9 +9,11 @@ raise, so it must be *functionalized*: ``checkify(f)`` returns a function ``(err
 ``err.throw()`` raises it. A ``check`` staged without ``checkify`` fails to compile, with
 JAX's message.
 
-``checkify(f, errors=...)`` also adds automatic checks: ``nan_checks`` (a primitive produced a
-NaN from inputs without one), ``div_checks`` (``div``/``rem`` by zero) and ``index_checks``
-(a ``gather`` index out of bounds, which ``clip`` mode would silently clamp).
+``checkify(f, errors=...)`` also adds automatic checks: ``nan_checks`` (a NaN in the output of
+one of the primitives JAX watches: arithmetic, transcendental functions, reductions, ...),
+``div_checks`` (``div`` by zero) and ``index_checks``
+(an index out of bounds in ``gather``, the ``scatter`` family, ``dynamic_slice`` or
+``dynamic_update_slice``, which would silently clamp or drop it), as JAX.
 
 How it works: ``checkify(f)`` traces ``f`` to a jaxpr and evaluates it with an interpreter that
 binds every equation as ``eval_jaxpr`` would and, beside it, computes each check's failure flag
@@ -38,8 +40,16 @@ from mj_control.extend import cond_p
 from mj_core import Primitive, bind, get_aval, raise_to_shaped
 from mj_core.errors import MJError
 from mj_core.extend import abstract_eval_rules, impl_rules
-from mj_core.prims.elementwise import div_p, rem_p
-from mj_core.prims.indexing import gather_p
+from mj_core.prims.elementwise import div_p
+from mj_core.prims.indexing import (
+    gather_p,
+    scatter_add_p,
+    scatter_max_p,
+    scatter_min_p,
+    scatter_mul_p,
+    scatter_p,
+)
+from mj_core.prims.structural import dynamic_slice_p, dynamic_update_slice_p
 from mj_core.tree_util import PyTreeDef, register_pytree_node, tree_flatten, tree_unflatten
 from mj_ir import ClosedJaxpr, Jaxpr, Var
 from mj_ir.extend import trace_to_jaxpr
@@ -88,11 +98,12 @@ class NaNError(JaxException):
 
 
 class DivisionByZeroError(JaxException):
-    """``div`` or ``rem`` by zero."""
+    """``div`` by zero."""
 
 
 class OOBError(JaxException):
-    """An index out of bounds in ``gather``."""
+    """An index out of bounds: ``gather``, the ``scatter`` family, ``dynamic_slice``,
+    ``dynamic_update_slice`` (which would silently clamp or drop it)."""
 
 
 ErrorCategory = type[JaxException]
@@ -487,43 +498,159 @@ def _is_inexact(x: Any) -> bool:
 def _automatic_checks(
     state: _State, prim: Primitive, invals: list[Any], outs: list[Any], params: dict[str, Any]
 ) -> None:
-    if NaNError in state.enabled:
+    if DivisionByZeroError in state.enabled and prim is div_p:
+        state.add(_Site(DivisionByZeroError), mnp.any(mnp.equal(invals[1], 0)))
+    if NaNError in state.enabled and prim.name in _NAN_PRIMITIVES:
         float_outs = [o for o in outs if _is_inexact(o)]
         if float_outs:
             nan_out = _any_of([mnp.any(mnp.isnan(o)) for o in float_outs])
-            float_ins = [x for x in invals if _is_inexact(x)]
-            if float_ins:
-                nan_in = _any_of([mnp.any(mnp.isnan(x)) for x in float_ins])
-                nan_out = mnp.logical_and(nan_out, mnp.logical_not(nan_in))
             state.add(_Site(NaNError, primitive=prim.name), nan_out)
-    if DivisionByZeroError in state.enabled and prim in (div_p, rem_p):
-        state.add(_Site(DivisionByZeroError), mnp.any(mnp.equal(invals[1], 0)))
-    if OOBError in state.enabled and prim is gather_p and params.get("mode") != "fill":
-        _gather_oob(state, invals, params)
+    if OOBError in state.enabled and prim in _OOB_CHECKS:
+        _OOB_CHECKS[prim](state, invals, params)
+
+
+# The primitives JAX's nan_checks watch (those that can generate a NaN), by name; a NaN in
+# one of their outputs is reported, as JAX does, whether or not an input already had one.
+_NAN_PRIMITIVES = frozenset(
+    [
+        "acos",
+        "acosh",
+        "add",
+        "asin",
+        "asinh",
+        "atan2",
+        "atan",
+        "atanh",
+        "bessel_i0e",
+        "bessel_i1e",
+        "cbrt",
+        "conv_general_dilated",
+        "cos",
+        "cosh",
+        "cumlogsumexp",
+        "cummax",
+        "cummin",
+        "cumprod",
+        "cumsum",
+        "digamma",
+        "div",
+        "dot_general",
+        "erf_inv",
+        "erf",
+        "erfc",
+        "exp",
+        "expm1",
+        "fft",
+        "igamma_grad_a",
+        "igamma",
+        "igammac",
+        "integer_pow",
+        "lgamma",
+        "linear_solve",
+        "log1p",
+        "log",
+        "logistic",
+        "mul",
+        "pad",
+        "pow",
+        "psum",
+        "reduce",
+        "reduce_prod",
+        "reduce_sum",
+        "reduce_window",
+        "reduce_window_sum",
+        "regularized_incomplete_beta",
+        "rem",
+        "rng_uniform",
+        "rsqrt",
+        "sin",
+        "sinh",
+        "sqrt",
+        "sub",
+        "tan",
+        "tanh",
+    ]
+)
 
 
 def _any_of(flags: list[Any]) -> Any:
     return functools.reduce(mnp.logical_or, flags)
 
 
-def _gather_oob(state: _State, invals: list[Any], params: dict[str, Any]) -> None:
-    operand, indices = invals
-    shape = tuple(get_aval(operand).shape)
-    dnums = params["dimension_numbers"]
-    slice_sizes = params["slice_sizes"]
-    axes = tuple(dnums.start_index_map)
+def _index_oob(
+    state: _State,
+    shape: tuple[int, ...],
+    indices: Any,
+    axes: Sequence[int],
+    window: Sequence[int],
+) -> None:
+    """Record an out-of-bounds check: the rows of ``indices`` (``(n, len(axes))``) start
+    windows of sizes ``window`` along operand ``axes``; each start must lie in
+    ``[0, shape[axis] - window]``. The payload is the first bad start and its axis."""
     if not axes:
         return
-    upper = np.array([shape[a] - slice_sizes[a] for a in axes])
-    idx = mnp.reshape(indices, (-1, len(axes)))
-    bad = mnp.logical_or(mnp.less(idx, 0), mnp.greater(idx, upper))
+    upper = np.array([shape[a] - w for a, w in zip(axes, window, strict=True)])
+    bad = mnp.logical_or(mnp.less(indices, 0), mnp.greater(indices, upper))
     flat_bad = mnp.reshape(bad, (-1,))
     if flat_bad.shape[0] == 0:
         return
     pos = mnp.argmax(flat_bad)
-    value = mnp.reshape(idx, (-1,))[pos]
+    value = mnp.reshape(indices, (-1,))[pos]
     axis = mnp.asarray(np.array(axes, np.int32))[pos % len(axes)]
     state.add(_Site(OOBError, operand_shape=shape), mnp.any(bad), [value, axis])
+
+
+def _shape(x: Any) -> tuple[int, ...]:
+    return tuple(get_aval(x).shape)
+
+
+def _gather_oob(state: _State, invals: list[Any], params: dict[str, Any]) -> None:
+    operand, indices = invals
+    axes = tuple(params["dimension_numbers"].start_index_map)
+    window = [params["slice_sizes"][a] for a in axes]
+    rows = mnp.reshape(indices, (-1, len(axes))) if axes else indices
+    _index_oob(state, _shape(operand), rows, axes, window)
+
+
+def _scatter_oob(state: _State, invals: list[Any], params: dict[str, Any]) -> None:
+    operand, indices, updates = invals
+    dnums = params["dimension_numbers"]
+    shape, update_shape = _shape(operand), _shape(updates)
+    sizes: list[int] = []
+    pos = 0
+    for i in range(len(shape)):  # the window each index starts (JAX's scatter_oob)
+        if i in dnums.inserted_window_dims or i in getattr(dnums, "operand_batching_dims", ()):
+            sizes.append(1)
+        else:
+            sizes.append(update_shape[dnums.update_window_dims[pos]])
+            pos += 1
+    axes = tuple(dnums.scatter_dims_to_operand_dims)
+    rows = mnp.reshape(indices, (-1, len(axes))) if axes else indices
+    _index_oob(state, shape, rows, axes, [sizes[a] for a in axes])
+
+
+def _dynamic_slice_oob(state: _State, invals: list[Any], params: dict[str, Any]) -> None:
+    operand, *starts = invals
+    shape = _shape(operand)
+    rows = mnp.reshape(mnp.stack([mnp.asarray(s) for s in starts]), (1, -1))
+    _index_oob(state, shape, rows, range(len(shape)), params["slice_sizes"])
+
+
+def _dynamic_update_slice_oob(state: _State, invals: list[Any], params: dict[str, Any]) -> None:
+    operand, update, *starts = invals
+    shape = _shape(operand)
+    rows = mnp.reshape(mnp.stack([mnp.asarray(s) for s in starts]), (1, -1))
+    _index_oob(state, shape, rows, range(len(shape)), _shape(update))
+
+
+_OOB_CHECKS: dict[Primitive, Callable[[_State, list[Any], dict[str, Any]], None]] = {
+    gather_p: _gather_oob,
+    dynamic_slice_p: _dynamic_slice_oob,
+    dynamic_update_slice_p: _dynamic_update_slice_oob,
+    **dict.fromkeys(
+        (scatter_p, scatter_add_p, scatter_mul_p, scatter_min_p, scatter_max_p), _scatter_oob
+    ),
+}
 
 
 def checkify(
