@@ -151,6 +151,35 @@ def _checked_programs(lib, np_, ck):
     cases.append(lib.vmap(ck.checkify(vm))(np_.array([1.0, -2.0, 3.0]))[0].get())
     for v in (7.0, -7.0, 1.0):
         cases.append(lib.jit(ck.checkify(branchy))(v)[0].get())
+
+    def fori(x):
+        def body(i, c):
+            ck.check(c < 20.0, "c={} too big at i={}", c, i)
+            return c * 2.0
+
+        return lib.lax.fori_loop(0, 6, body, x)
+
+    def whiled(x):
+        def body(c):
+            ck.check(c < 20.0, "c={} too big", c)
+            return c * 2.0
+
+        return lib.lax.while_loop(lambda c: c < 100.0, body, x)
+
+    def scanned(x):
+        def body(c, y):
+            ck.check(y != 3.0, "y={} hit", y)
+            return c + np_.log(y + x), y
+
+        return lib.lax.scan(body, x, np_.arange(5.0))
+
+    for v in (0.1, 1.0, 30.0, 150.0):
+        cases.append(ck.checkify(fori)(v)[0].get())
+        cases.append(lib.jit(ck.checkify(whiled))(v)[0].get())
+    for v in (-2.5, 0.5):
+        cases.append(lib.jit(ck.checkify(scanned, errors=ck.all_checks))(v)[0].get())
+        cases.append(ck.checkify(scanned)(v)[0].get())
+    cases.append(lib.vmap(ck.checkify(fori))(np_.array([0.1, 1.0, 3.0]))[0].get())
     nan_in = np_.float32(np.nan)
     for fun in (
         lambda x: x * 2.0,

@@ -6,8 +6,10 @@ it raises :class:`JaxRuntimeError` at once when ``pred`` is false. Staged (``jit
 raise, so it must be *functionalized*: ``checkify(f)`` returns a function ``(err, out)`` whose
 :class:`Error` carries the first failed check (or ``None``) as data, which is returned through
 ``jit``, ``vmap`` and ``grad`` like any output; ``err.get()`` gives its message and
-``err.throw()`` raises it. A ``check`` staged without ``checkify`` fails to compile, with
-JAX's message.
+``err.throw()`` raises it. As in JAX, checks of one category and payload type share a slot
+that keeps its first failure at run time, and of several failed slots the one whose check
+comes first in the program is reported. A ``check`` staged without ``checkify`` fails to
+compile, with JAX's message.
 
 ``checkify(f, errors=...)`` also adds automatic checks: ``nan_checks`` (a NaN in the output of
 one of the primitives JAX watches: arithmetic, transcendental functions, reductions, ...),
@@ -19,9 +21,9 @@ How it works: ``checkify(f)`` traces ``f`` to a jaxpr and evaluates it with an i
 binds every equation as ``eval_jaxpr`` would and, beside it, computes each check's failure flag
 and payload with ordinary array operations, so the error state is traced, batched and compiled
 with the program. Nested ``jit`` calls (and custom-derivative functions containing a ``check``)
-are evaluated inline; a ``check`` inside another higher-order primitive (``cond``,
-``while_loop``, ``scan``) is not supported yet and raises ``NotImplementedError``; automatic
-checks do not look inside those primitives.
+are evaluated inline; ``cond`` branches return their error state as extra outputs, and
+``scan`` / ``while_loop`` bodies carry it. A ``check`` in a ``while_loop`` condition, or inside
+another higher-order primitive, raises ``NotImplementedError``.
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ import numpy as np
 import mj_core.numpy as mnp
 from mj_autodiff.extend import custom_jvp_call_p, custom_vjp_call_p, jvp_rules
 from mj_batch.extend import vmap_rules
-from mj_control.extend import cond_p
+from mj_control.extend import cond_p, scan_p, while_p
 from mj_core import Primitive, bind, get_aval, raise_to_shaped
 from mj_core.errors import MJError
 from mj_core.extend import abstract_eval_rules, impl_rules
@@ -56,6 +58,7 @@ from mj_ir.extend import trace_to_jaxpr
 from mj_xla.extend import lowering_rules, xla_call_p
 
 __all__ = [
+    "BatchedError",
     "DivisionByZeroError",
     "Error",
     "ErrorCategory",
@@ -99,6 +102,20 @@ class NaNError(JaxException):
 
 class DivisionByZeroError(JaxException):
     """``div`` by zero."""
+
+
+class BatchedError(JaxException):
+    """The failures of a batch (``vmap``) of checked computations, by example index."""
+
+    def __init__(self, error_mapping: dict[tuple[int, ...], JaxException]) -> None:
+        self.error_mapping = error_mapping
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        return "\n".join(
+            f"at mapped index {', '.join(map(str, idx))}: {e}"
+            for idx, e in self.error_mapping.items()
+        )
 
 
 class OOBError(JaxException):
@@ -153,11 +170,13 @@ def _scalar(x: Any) -> Any:
 
 
 class Error:
-    """The outcome of a checkified function's checks: at most one failed check (the first one
-    evaluated) per example, as data (a pytree of arrays, so it leaves ``jit`` and ``vmap``).
+    """The outcome of a checkified function's checks, as data (a pytree of arrays, so it
+    leaves ``jit`` and ``vmap``): per check site a failure flag and the values its message
+    shows; the failure reported is the one JAX reports (see the module docstring).
 
-    ``get()`` is its message (``None`` when nothing failed), prefixed by ``at mapped index i:``
-    for each ``vmap`` axis; ``get_exception()`` the category's exception; ``throw()`` raises
+    ``get()`` is its message (``None`` when nothing failed; under ``vmap`` one line
+    ``at mapped index i: ...`` per failed example); ``get_exception()`` the category's
+    exception (:class:`BatchedError` under ``vmap``); ``throw()`` raises
     :class:`JaxRuntimeError`."""
 
     def __init__(
@@ -170,29 +189,38 @@ class Error:
         self._failed = failed
         self._payloads = payloads
 
-    def _first(self) -> tuple[_Site, str] | None:
+    def _failures(self) -> tuple[tuple[int, ...], dict[tuple[int, ...], JaxException]]:
+        """The batch shape (``()`` outside ``vmap``) and, per failed example, the failed
+        check as an exception of its category."""
         if not self._sites:
-            return None
+            return (), {}
         failed = [np.asarray(f) for f in self._failed]
         shape = np.broadcast_shapes(*(f.shape for f in failed))
         failed = [np.broadcast_to(f, shape) for f in failed]
+        found: dict[tuple[int, ...], JaxException] = {}
         for idx in np.ndindex(*shape):
             for site, flags, payload in zip(self._sites, failed, self._payloads, strict=True):
                 if flags[idx]:
                     values = [np.asarray(p)[idx] if np.ndim(p) >= len(idx) else p for p in payload]
-                    prefix = "".join(f"at mapped index {i}: " for i in idx)
-                    return site, prefix + site.message(values)
-        return None
+                    found[idx] = site.category(site.message(values))
+                    break
+        return shape, found
 
     def get(self) -> str | None:
-        """The failed check's message, or ``None``."""
-        first = self._first()
-        return None if first is None else first[1]
+        """The failed check's message, or ``None``; under ``vmap`` one line per failed
+        example, ``at mapped index i: message``."""
+        exc = self.get_exception()
+        return None if exc is None else str(exc)
 
     def get_exception(self) -> JaxException | None:
-        """The failed check as an exception of its category, or ``None``."""
-        first = self._first()
-        return None if first is None else first[0].category(first[1])
+        """The failed check as an exception of its category (a :class:`BatchedError` under
+        ``vmap``), or ``None``."""
+        shape, found = self._failures()
+        if not found:
+            return None
+        if shape == ():
+            return found[()]
+        return BatchedError(found)
 
     def throw(self) -> None:
         """Raise :class:`JaxRuntimeError` with the failed check's message, if one failed."""
@@ -347,24 +375,34 @@ def _site_of(params: dict[str, Any]) -> _Site:
 # --- functionalization ---------------------------------------------------------------------------
 
 
+def _group(category: ErrorCategory, payload_avals: Sequence[Any]) -> tuple[Any, ...]:
+    """The error slot a check shares with others, as JAX's ``ErrorEffect``: its category
+    and the types of its payload. In a slot the first failure at run time is kept; across
+    slots the one whose check comes first in the program is reported."""
+    return (category, *((tuple(a.shape), np.dtype(a.dtype)) for a in payload_avals))
+
+
 class _State:
-    """The error state threaded through one checkified evaluation."""
+    """The error state threaded through one checkified evaluation: per check site (in
+    program order) a failure flag and a payload, at most one site flagged per slot."""
 
     def __init__(self, enabled: frozenset[ErrorCategory]) -> None:
         self.enabled = enabled
         self.sites: list[_Site] = []
         self.failed: list[Any] = []
         self.payloads: list[tuple[Any, ...]] = []
-        self.any_failed: Any = None
+        self.slot_failed: dict[tuple[Any, ...], Any] = {}
 
     def add(self, site: _Site, fails: Any, payload: Sequence[Any] = ()) -> None:
-        """Record ``site``, failing where ``fails``: unless an earlier check failed first."""
-        if self.any_failed is None:
+        """Record ``site``, failing where ``fails``, unless its slot already failed."""
+        slot = _group(site.category, [get_aval(p) for p in payload])
+        before = self.slot_failed.get(slot)
+        if before is None:
             first = fails
-            self.any_failed = fails
+            self.slot_failed[slot] = fails
         else:
-            first = mnp.logical_and(fails, mnp.logical_not(self.any_failed))
-            self.any_failed = mnp.logical_or(self.any_failed, fails)
+            first = mnp.logical_and(fails, mnp.logical_not(before))
+            self.slot_failed[slot] = mnp.logical_or(before, fails)
         self.sites.append(site)
         self.failed.append(first)
         self.payloads.append(tuple(payload))
@@ -415,6 +453,10 @@ def _eval(jaxpr: Jaxpr, args: Sequence[Any], state: _State) -> list[Any]:
         elif any(_has_check(j) for v in eqn.params.values() for j in _jaxprs_in(v)):
             if prim is cond_p:
                 outs = _eval_cond(invals, eqn.params, state)
+            elif prim is scan_p:
+                outs = _eval_scan(invals, eqn.params, state)
+            elif prim is while_p:
+                outs = _eval_while(invals, eqn.params, state)
             elif prim not in (custom_jvp_call_p, custom_vjp_call_p):
                 raise NotImplementedError(
                     f"checkify: a check inside the higher-order primitive '{prim}' is not "
@@ -481,6 +523,160 @@ def _eval_cond(invals: list[Any], params: dict[str, Any], state: _State) -> list
             state.add(site, flag, rest[:size])
             rest = rest[size:]
     return outs
+
+
+# --- loops: the error state is carried ------------------------------------------------------
+
+
+def _loop_sites(
+    run: Callable[..., list[Any]], in_avals: list[Any], state: _State
+) -> tuple[list[_Site], list[int], list[Any]]:
+    """The sites one iteration of a loop body records, their payload sizes and the types of
+    their leaves (flags, then payloads): ``run(inner_state, *args)`` is traced once."""
+    inner = _State(state.enabled)
+
+    def probe(*xs: Any) -> list[Any]:
+        run(inner, *xs)
+        return _state_leaves(inner)
+
+    jaxpr, _ = trace_to_jaxpr(probe, in_avals)
+    return list(inner.sites), [len(p) for p in inner.payloads], [x.aval for x in jaxpr.outs]
+
+
+def _merge_iteration(
+    carried: Sequence[Any], inner: _State, sites: Sequence[_Site], sizes: Sequence[int]
+) -> list[Any]:
+    """The error leaves after one more iteration: a site failed if it failed before, or now
+    while nothing in its slot had failed before (in a slot the first failure wins); a failed
+    site keeps its payload."""
+    n_sites = len(sites)
+    now = _state_leaves(inner)
+    flags_in, payloads_in = list(carried[:n_sites]), list(carried[n_sites:])
+    flags_now, payloads_now = now[:n_sites], now[n_sites:]
+    slots = []
+    at = 0
+    for site, size in zip(sites, sizes, strict=True):
+        slots.append(_group(site.category, [get_aval(p) for p in payloads_in[at : at + size]]))
+        at += size
+    slot_before: dict[tuple[Any, ...], Any] = {}
+    for slot, f_in in zip(slots, flags_in, strict=True):
+        prev = slot_before.get(slot)
+        slot_before[slot] = f_in if prev is None else mnp.logical_or(prev, f_in)
+    flags = [
+        mnp.logical_or(f_in, mnp.logical_and(f_now, mnp.logical_not(slot_before[slot])))
+        for f_in, f_now, slot in zip(flags_in, flags_now, slots, strict=True)
+    ]
+    payloads: list[Any] = []
+    at = 0
+    for f_in, size in zip(flags_in, sizes, strict=True):
+        for k in range(at, at + size):
+            payloads.append(mnp.where(f_in, payloads_in[k], payloads_now[k]))
+        at += size
+    return [*flags, *payloads]
+
+
+def _add_loop_sites(
+    state: _State, sites: list[_Site], sizes: list[int], leaves: Sequence[Any]
+) -> None:
+    flags, rest = list(leaves[: len(sites)]), list(leaves[len(sites) :])
+    for site, flag, size in zip(sites, flags, sizes, strict=True):
+        state.add(site, flag, rest[:size])
+        rest = rest[size:]
+
+
+def _initial_leaves(avals: Sequence[Any]) -> list[Any]:
+    return [mnp.zeros(a.shape, a.dtype) for a in avals]
+
+
+def _eval_scan(invals: list[Any], params: dict[str, Any], state: _State) -> list[Any]:
+    """A ``scan`` whose body checks: the error leaves become extra carries."""
+    body: ClosedJaxpr = params["jaxpr"]
+    nc, ncarry = params["num_consts"], params["num_carry"]
+    consts, carry, xs = invals[:nc], invals[nc : nc + ncarry], invals[nc + ncarry :]
+    body_avals = [raise_to_shaped(v.aval) for v in body.jaxpr.in_binders[len(body.consts) :]]
+
+    def run(inner: _State, *args: Any) -> list[Any]:
+        return _eval_closed(body, args, inner)
+
+    sites, sizes, leaf_avals = _loop_sites(run, body_avals, state)
+    ne = len(leaf_avals)
+
+    def new_body(*args: Any) -> list[Any]:
+        err_in = args[nc : nc + ne]
+        inner = _State(state.enabled)
+        outs = run(inner, *args[:nc], *args[nc + ne :])
+        return [*_merge_iteration(err_in, inner, sites, sizes), *outs]
+
+    new_avals = [*body_avals[:nc], *leaf_avals, *body_avals[nc:]]
+    jaxpr, new_consts = trace_to_jaxpr(new_body, new_avals)
+    operands = [*new_consts, *consts, *_initial_leaves(leaf_avals), *carry, *xs]
+    results = bind(
+        scan_p,
+        *operands,
+        **{
+            **params,
+            "jaxpr": ClosedJaxpr(jaxpr, []),
+            "num_consts": len(new_consts) + nc,
+            "num_carry": ne + ncarry,
+            "linear": (False,) * len(operands),
+        },
+    )
+    _add_loop_sites(state, sites, sizes, results[:ne])
+    return results[ne:]
+
+
+def _eval_while(invals: list[Any], params: dict[str, Any], state: _State) -> list[Any]:
+    """A ``while_loop`` whose body checks: the error leaves become extra carries."""
+    cond: ClosedJaxpr = params["cond_jaxpr"]
+    body: ClosedJaxpr = params["body_jaxpr"]
+    if _has_check(cond.jaxpr):
+        raise NotImplementedError(
+            "checkify: a check in a while_loop's condition is not supported yet"
+        )
+    cn, bn = params["cond_nconsts"], params["body_nconsts"]
+    cconsts, bconsts, carry = invals[:cn], invals[cn : cn + bn], invals[cn + bn :]
+    body_avals = [raise_to_shaped(v.aval) for v in body.jaxpr.in_binders[len(body.consts) :]]
+    cond_avals = [raise_to_shaped(v.aval) for v in cond.jaxpr.in_binders[len(cond.consts) :]]
+
+    def run(inner: _State, *args: Any) -> list[Any]:
+        return _eval_closed(body, args, inner)
+
+    sites, sizes, leaf_avals = _loop_sites(run, body_avals, state)
+    ne = len(leaf_avals)
+
+    def new_cond(*args: Any) -> list[Any]:
+        return _eval_closed(cond, [*args[:cn], *args[cn + ne :]], _State(frozenset()))
+
+    def new_body(*args: Any) -> list[Any]:
+        err_in = args[bn : bn + ne]
+        inner = _State(state.enabled)
+        outs = run(inner, *args[:bn], *args[bn + ne :])
+        return [*_merge_iteration(err_in, inner, sites, sizes), *outs]
+
+    cond_jaxpr, cond_consts = trace_to_jaxpr(
+        new_cond, [*cond_avals[:cn], *leaf_avals, *cond_avals[cn:]]
+    )
+    body_jaxpr, body_consts = trace_to_jaxpr(
+        new_body, [*body_avals[:bn], *leaf_avals, *body_avals[bn:]]
+    )
+    results = bind(
+        while_p,
+        *cond_consts,
+        *cconsts,
+        *body_consts,
+        *bconsts,
+        *_initial_leaves(leaf_avals),
+        *carry,
+        **{
+            **params,
+            "cond_jaxpr": ClosedJaxpr(cond_jaxpr, []),
+            "body_jaxpr": ClosedJaxpr(body_jaxpr, []),
+            "cond_nconsts": len(cond_consts) + cn,
+            "body_nconsts": len(body_consts) + bn,
+        },
+    )
+    _add_loop_sites(state, sites, sizes, results[:ne])
+    return results[ne:]
 
 
 def _record_check(state: _State, invals: list[Any], params: dict[str, Any]) -> None:
