@@ -195,3 +195,17 @@ def test_bitcast_convert_type():
     assert lax.bitcast_convert_type(np.float64(1.0), np.uint32).shape == (2,)
     with pytest.raises(TypeError, match=r"bitcast_convert_type.*last dimension of size 2"):
         lax.bitcast_convert_type(np.ones(3, np.float32), np.float64)
+
+
+@pytest.mark.parametrize("start", [-2, -1, -7, 7, np.int32(-2), np.array(-1, np.int32)])
+def test_dynamic_slice_negative_starts_count_from_the_end(start):
+    # as JAX's lax.dynamic_slice / dynamic_update_slice: a negative start is wrapped (i + n),
+    # then the window is clamped into the array
+    x = np.arange(5.0)
+    n = 5
+    i = int(start)
+    first = min(max(i + n if i < 0 else i, 0), n - 2)
+    np.testing.assert_array_equal(lax.dynamic_slice(x, (start,), (2,)), x[first : first + 2])
+    expected = x.copy()
+    expected[first : first + 2] = -1.0
+    np.testing.assert_array_equal(lax.dynamic_update_slice(x, np.full(2, -1.0), (start,)), expected)

@@ -61,15 +61,83 @@ from mj_ir import ClosedJaxpr, abstract_eval_rules, eval_jaxpr
 from mj_ir.extend import trace_to_jaxpr
 
 __all__ = [
+    "CustomVJPPrimal",
+    "SymbolicZero",
     "custom_jvp",
     "custom_jvp_call_p",
     "custom_lin_p",
     "custom_vjp",
     "custom_vjp_call_p",
+    "custom_vjp_primal_tree_values",
+    "zero_from_primal",
 ]
 
 custom_jvp_call_p = Primitive("custom_jvp_call", multiple_results=True)
 custom_vjp_call_p = Primitive("custom_vjp_call", multiple_results=True)
+
+
+# --- symbolic zeros as custom rules see them ---------------------------------------------------
+
+
+class SymbolicZero:
+    """A zero tangent (or cotangent) a custom rule registered with ``symbolic_zeros=True`` sees
+    in place of an array, for an input that is not differentiated (JAX's
+    ``jax.custom_derivatives.SymbolicZero``). Its ``aval`` (and the aval's ``shape``,
+    ``dtype``, ``ndim``, ...) describes the zero; a rule may also return one for an output
+    tangent that is zero."""
+
+    __slots__ = ("aval",)
+
+    def __init__(self, aval: ShapedArray) -> None:
+        self.aval = aval
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "aval":  # not set yet (e.g. while unpickling)
+            raise AttributeError(name)
+        return getattr(self.aval, name)
+
+    @staticmethod
+    def from_primal_value(val: Any) -> SymbolicZero:
+        """The symbolic zero tangent of the primal value ``val``."""
+        return SymbolicZero(tangent_aval_of(val))
+
+    def __repr__(self) -> str:
+        return "SymbolicZero"
+
+
+def zero_from_primal(val: Any, symbolic_zeros: bool = False) -> Any:
+    """The zero tangent of each leaf of ``val``: :class:`SymbolicZero` objects, or arrays."""
+
+    def zero(x: Any) -> Any:
+        aval = tangent_aval_of(x)
+        return SymbolicZero(aval) if symbolic_zeros else zeros_like_aval(aval)
+
+    return tree_map(zero, val)
+
+
+class CustomVJPPrimal:
+    """What a ``custom_vjp`` forward rule registered with ``symbolic_zeros=True`` receives
+    for each argument leaf: its ``value`` and whether it is ``perturbed`` (differentiated)."""
+
+    __slots__ = ("perturbed", "value")
+
+    def __init__(self, value: Any, perturbed: bool) -> None:
+        self.value = value
+        self.perturbed = perturbed
+
+    def __repr__(self) -> str:
+        return f"CustomVJPPrimal(value={self.value!r}, perturbed={self.perturbed})"
+
+
+def custom_vjp_primal_tree_values(tree: Any) -> Any:
+    """``tree`` with each :class:`CustomVJPPrimal` leaf replaced by its value."""
+
+    def value(leaf: Any) -> Any:
+        if type(leaf) is not CustomVJPPrimal:
+            raise TypeError(f"unexpected leaf type {type(leaf)}")
+        return leaf.value
+
+    return tree_map(value, tree)
 
 
 # --- argument handling shared by both decorators ----------------------------------------------
@@ -144,7 +212,7 @@ def _check_rule_outputs(
     checked = []
     for i, (p, t) in enumerate(zip(primals_out, tangents_out, strict=True)):
         p_shape, p_dtype = shape_dtype(p)
-        if t is None or type(t) is Zero:
+        if t is None or type(t) is Zero or type(t) is SymbolicZero:
             checked.append(Zero(tangent_aval_of(p)))
             continue
         t_shape, t_dtype = shape_dtype(t)
@@ -240,11 +308,15 @@ class custom_jvp(_CustomDerivative):  # noqa: N801 - JAX's name
     """
 
     jvp: Callable[..., Any] | None = None  # set by defjvp/defjvps
+    symbolic_zeros: bool = False
 
-    def defjvp(self, jvp: Callable[..., Any]) -> Callable[..., Any]:
+    def defjvp(self, jvp: Callable[..., Any], symbolic_zeros: bool = False) -> Callable[..., Any]:
         """Set the rule ``jvp(*nondiff_args, primals, tangents) -> (primal_out,
-        tangent_out)``; usable as a decorator."""
+        tangent_out)``; usable as a decorator. With ``symbolic_zeros``, the tangent of an
+        argument that is not differentiated is a :class:`SymbolicZero` rather than an array
+        of zeros (and the rule may return one for a zero output tangent)."""
         self.jvp = jvp
+        self.symbolic_zeros = symbolic_zeros
         return jvp
 
     def defjvps(self, *jvps: Callable[..., Any] | None) -> None:
@@ -283,7 +355,10 @@ class custom_jvp(_CustomDerivative):  # noqa: N801 - JAX's name
                 raise TypeError(
                     f"No JVP defined for custom_jvp function {name} using defjvp {user_location()}."
                 )
-            tangents = [zeros_like_aval(t.aval) if type(t) is Zero else t for t in tangents]
+            if self.symbolic_zeros:
+                tangents = [SymbolicZero(t.aval) if type(t) is Zero else t for t in tangents]
+            else:
+                tangents = [zeros_like_aval(t.aval) if type(t) is Zero else t for t in tangents]
             p_tree = tree_unflatten(in_tree, primals)
             t_tree = tree_unflatten(in_tree, tangents)
             out = self.jvp(*nondiff, tuple(p_tree), tuple(t_tree))
@@ -406,10 +481,24 @@ class custom_vjp(_CustomDerivative):  # noqa: N801 - JAX's name
 
     fwd: Callable[..., Any] | None = None  # set by defvjp
     bwd: Callable[..., Any] | None = None
+    symbolic_zeros: bool = False
 
-    def defvjp(self, fwd: Callable[..., Any], bwd: Callable[..., Any]) -> None:
+    def defvjp(
+        self,
+        fwd: Callable[..., Any],
+        bwd: Callable[..., Any],
+        symbolic_zeros: bool = False,
+        optimize_remat: bool = False,
+    ) -> None:
+        """Set the rules. With ``symbolic_zeros`` (JAX's semantics), ``fwd`` receives each
+        argument leaf as a :class:`CustomVJPPrimal` (``value``, ``perturbed``) and ``bwd``
+        receives a :class:`SymbolicZero` for each output cotangent that is zero; either rule
+        may return ``None`` or a ``SymbolicZero`` for a zero. ``optimize_remat`` is accepted
+        and has no effect."""
+        del optimize_remat
         self.fwd = fwd
         self.bwd = bwd
+        self.symbolic_zeros = symbolic_zeros
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         args = _resolve_args(self.fun, args, kwargs)
@@ -428,10 +517,17 @@ class custom_vjp(_CustomDerivative):  # noqa: N801 - JAX's name
 
         flat_fun = _flat_user_fun(self.fun, nondiff, self.nondiff_argnums, in_tree, out_tree_box)
 
-        def flat_fwd(*vals: Any) -> tuple[list[Any], list[Any]]:
+        def flat_fwd(
+            *vals: Any, perturbed: Sequence[bool] | None = None
+        ) -> tuple[list[Any], list[Any]]:
             if self.fwd is None or self.bwd is None:
                 raise TypeError(f"No VJP defined for custom_vjp function {name} using defvjp.")
-            full = _merge_nondiff(nondiff, tree_unflatten(in_tree, vals), self.nondiff_argnums)
+            args: Sequence[Any] = vals
+            if self.symbolic_zeros:
+                if perturbed is None:  # not known here: every inexact input may be
+                    perturbed = [is_inexact(shape_dtype(v)[1]) for v in vals]
+                args = [CustomVJPPrimal(v, p) for v, p in zip(vals, perturbed, strict=True)]
+            full = _merge_nondiff(nondiff, tree_unflatten(in_tree, args), self.nondiff_argnums)
             res = self.fwd(*full)
             if not (isinstance(res, tuple | list) and len(res) == 2):
                 raise TypeError(
@@ -446,7 +542,10 @@ class custom_vjp(_CustomDerivative):  # noqa: N801 - JAX's name
 
         def flat_bwd(res: Sequence[Any], cts: Sequence[Any]) -> list[Any]:
             assert self.bwd is not None
-            cts = [_as_mj_array(instantiate_zeros(c)) for c in cts]
+            if self.symbolic_zeros:
+                cts = [SymbolicZero(c.aval) if type(c) is Zero else _as_mj_array(c) for c in cts]
+            else:
+                cts = [_as_mj_array(instantiate_zeros(c)) for c in cts]
             res_tree = tree_unflatten(res_tree_box[0], [_as_mj_array(r) for r in res])
             ct_tree = tree_unflatten(out_tree_box[0], cts)
             cts_in = self.bwd(*nondiff, res_tree, ct_tree)
@@ -468,7 +567,9 @@ class custom_vjp(_CustomDerivative):  # noqa: N801 - JAX's name
                         f"structure of the arguments: expected {arg_tree}, got {ct_tree_}."
                     )
                 flat.extend(
-                    Zero(tangent_aval_of(a)) if c is None else _as_mj_array(c)
+                    Zero(tangent_aval_of(a))
+                    if c is None or type(c) is SymbolicZero
+                    else _as_mj_array(c)
                     for a, c in zip(arg_leaves, ct_leaves, strict=True)
                 )
             return flat

@@ -194,7 +194,8 @@ class JVPTrace(Trace):
         tangents = [t.tangent for t in tracers]
         if all(type(t) is Zero for t in tangents):
             return fun(*primals)
-        primals_out, res = fwd(*primals)
+        # ``perturbed``: which inputs are differentiated (a symbolic_zeros fwd rule sees it)
+        primals_out, res = fwd(*primals, perturbed=[type(t) is not Zero for t in tangents])
         tangents_out = bind_custom_lin(res, tangents, primals, primals_out, bwd)
         return self.tracers_out(primals_out, tangents_out)
 

@@ -59,6 +59,11 @@ class Zero:
         """The zero tangent of the primal value ``x``."""
         return Zero(tangent_aval_of(x))
 
+    @staticmethod
+    def from_primal_value(x: Any) -> Zero:
+        """JAX's name for :meth:`from_value` (``ad.Zero.from_primal_value``)."""
+        return Zero(tangent_aval_of(x))
+
     def __repr__(self) -> str:
         return f"Zero({self.aval.str_short()})"
 

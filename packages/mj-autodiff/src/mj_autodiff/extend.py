@@ -31,9 +31,15 @@ Tangents and cotangents handed to rules may be symbolic zeros (:class:`Zero`); u
 use :func:`unbroadcast` to return a cotangent of each operand's shape and dtype.
 """
 
+from mj_autodiff._custom_derivatives import CustomVJPPrimal as CustomVJPPrimal
+from mj_autodiff._custom_derivatives import SymbolicZero as SymbolicZero
 from mj_autodiff._custom_derivatives import Thunk as Thunk
 from mj_autodiff._custom_derivatives import custom_jvp_call_p as custom_jvp_call_p
 from mj_autodiff._custom_derivatives import custom_vjp_call_p as custom_vjp_call_p
+from mj_autodiff._custom_derivatives import (
+    custom_vjp_primal_tree_values as custom_vjp_primal_tree_values,
+)
+from mj_autodiff._custom_derivatives import zero_from_primal as zero_from_primal
 from mj_autodiff._custom_lin import custom_lin_p as custom_lin_p
 from mj_autodiff._derivatives import Bilinear as Bilinear
 from mj_autodiff._derivatives import DerivativeKind as DerivativeKind
@@ -84,6 +90,7 @@ from mj_autodiff._transpose import unbroadcast as unbroadcast
 __all__ = [
     "Bilinear",
     "ConstRecipe",
+    "CustomVJPPrimal",
     "DerivativeKind",
     "Elementwise",
     "JVPTrace",
@@ -95,6 +102,7 @@ __all__ = [
     "PartialEvalTrace",
     "PartialEvalTracer",
     "PartialVal",
+    "SymbolicZero",
     "TangentFn",
     "Thunk",
     "UndefPrimal",
@@ -106,6 +114,7 @@ __all__ = [
     "custom_jvp_call_p",
     "custom_lin_p",
     "custom_vjp_call_p",
+    "custom_vjp_primal_tree_values",
     "defjvp",
     "defjvp2",
     "defjvp_zero",
@@ -130,5 +139,6 @@ __all__ = [
     "transpose_jaxpr",
     "transpose_rules",
     "unbroadcast",
+    "zero_from_primal",
     "zeros_like_aval",
 ]

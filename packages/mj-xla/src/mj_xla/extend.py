@@ -15,6 +15,7 @@ module's MLIR context, location and insertion point active.
 
 from mj_xla._debug_nans import nan_check_rules as nan_check_rules
 from mj_xla._executable import Executable as Executable
+from mj_xla._jaxlib import JaxRuntimeError as JaxRuntimeError
 from mj_xla._jaxlib import Value as Value
 from mj_xla._jaxlib import chlo as chlo
 from mj_xla._jaxlib import func as func
@@ -45,3 +46,4 @@ from mj_xla._shard_map_vma import vma_rules as vma_rules
 from mj_xla._sharding_constraint import sharding_constraint_p as sharding_constraint_p
 from mj_xla._xla_call import xla_call_p as xla_call_p
 from mj_xla._xla_pmap import xla_pmap_p as xla_pmap_p
+from mj_xla.rules.callback import emit_callback as emit_callback

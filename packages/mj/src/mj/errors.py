@@ -4,7 +4,8 @@ mj.errors.ConcretizationTypeError``.
 
 mj has one concretization error for every way a traced value meets Python (``bool(x)``,
 ``int(x)``, ``np.asarray(x)``): JAX's three conversion errors are all that class here.
-``UnexpectedTracerError`` is mj's ``TracerLeakError``.
+``UnexpectedTracerError`` is mj's ``TracerLeakError``. ``JaxRuntimeError`` is the class of the
+errors XLA raises while running a compiled program (jaxlib's own).
 """
 
 from mj_core.errors import AxisError as AxisError
@@ -16,11 +17,13 @@ from mj_core.errors import ResourceExhaustedError as ResourceExhaustedError
 from mj_core.errors import ShapeDtypeError as ShapeDtypeError
 from mj_core.errors import TracerLeakError as TracerLeakError
 from mj_core.errors import UnhashableStaticArgumentError as UnhashableStaticArgumentError
+from mj_xla.extend import JaxRuntimeError as JaxRuntimeError
 
 __all__ = [
     "AxisError",
     "ConcretizationError",
     "ConcretizationTypeError",
+    "JaxRuntimeError",
     "MJError",
     "MissingRuleError",
     "NonConcreteBooleanIndexError",

@@ -17,6 +17,7 @@ from mj._lax_composites import collapse as collapse
 from mj._lax_composites import index_take as index_take
 from mj._lax_composites import tie_in as tie_in
 from mj_autodiff import stop_gradient as stop_gradient
+from mj_autodiff.extend import stop_gradient_p as stop_gradient_p
 from mj_control import cond as cond
 from mj_control import custom_linear_solve as custom_linear_solve
 from mj_control import custom_root as custom_root

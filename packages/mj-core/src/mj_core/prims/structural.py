@@ -44,6 +44,7 @@ from mj_core.prims._operands import (
     unchanged,
 )
 from mj_core.prims.conversions import convert_element_type
+from mj_core.prims.elementwise import add, lt, select_n
 
 __all__ = [
     "broadcast",
@@ -591,19 +592,40 @@ def index_in_dim(operand: ArrayLike, index: int, axis: int = 0, keepdims: bool =
     return out if keepdims else squeeze(out, (axis,))
 
 
+def _wrap_negative_starts(
+    operand: ArrayLike, start_indices: Sequence[ArrayLike]
+) -> list[ArrayLike]:
+    """Start indices with negative ones counted from the end of their axis, as JAX's
+    ``dynamic_slice`` / ``dynamic_update_slice`` do (statically for Python and NumPy ints, with
+    a ``select_n`` for traced ones); the primitives then clamp what is still out of range."""
+    shape = shape_of(operand)
+    if len(start_indices) != len(shape):
+        return list(start_indices)  # the typing rule reports the mismatch
+    starts: list[ArrayLike] = []
+    for i, d in zip(start_indices, shape, strict=True):
+        if isinstance(i, int | np.integer) and not isinstance(i, bool):
+            starts.append(i + d if i < 0 else i)
+        else:
+            starts.append(select_n(lt(i, 0), i, add(i, d)))
+    return starts
+
+
 def dynamic_slice(
     operand: ArrayLike, start_indices: Sequence[ArrayLike], slice_sizes: Sequence[int]
 ) -> Array:
-    """``slice_sizes`` elements from ``start_indices`` (traced ints allowed; clamped in range)."""
-    return bind1(dynamic_slice_p, operand, *start_indices, slice_sizes=lax_ints(slice_sizes))
+    """``slice_sizes`` elements from ``start_indices`` (traced ints allowed; negative ones
+    count from the end; clamped in range)."""
+    starts = _wrap_negative_starts(operand, start_indices)
+    return bind1(dynamic_slice_p, operand, *starts, slice_sizes=lax_ints(slice_sizes))
 
 
 def dynamic_update_slice(
     operand: ArrayLike, update: ArrayLike, start_indices: Sequence[ArrayLike]
 ) -> Array:
-    """``operand`` with ``update`` written at ``start_indices`` (traced ints allowed; clamped
-    so that the update fits)."""
-    return bind1(dynamic_update_slice_p, operand, update, *start_indices)
+    """``operand`` with ``update`` written at ``start_indices`` (traced ints allowed; negative
+    ones count from the end; clamped so that the update fits)."""
+    starts = _wrap_negative_starts(operand, start_indices)
+    return bind1(dynamic_update_slice_p, operand, update, *starts)
 
 
 def _starts_in_dim(operand: ArrayLike, index: ArrayLike, axis: int) -> list[Array]:

@@ -25,7 +25,7 @@ from mj_core.prims.callback import (
 from mj_xla._jaxlib import Value, hlo, ir, python_callback_target
 from mj_xla._lowering import Avals, LoweringContext, Values, aval_to_ir_type, lowering_rules
 
-__all__: list[str] = []
+__all__ = ["emit_callback"]
 
 
 def _layouts(avals: Avals) -> ir.ArrayAttr:
@@ -40,7 +40,7 @@ def _layouts(avals: Avals) -> ir.ArrayAttr:
     )
 
 
-def _emit_callback(
+def emit_callback(
     ctx: LoweringContext,
     fun: Any,
     avals_in: Avals,
@@ -48,6 +48,9 @@ def _emit_callback(
     avals_out: Avals,
     has_side_effect: bool,
 ) -> list[Value]:
+    """Emit the custom call that runs ``fun(*arrays) -> tuple of arrays`` on the host with
+    ``in_vals`` (of types ``avals_in``), returning values of types ``avals_out``; with
+    ``has_side_effect`` XLA neither removes nor hoists it."""
     index = len(ctx.host_callbacks)
     ctx.host_callbacks.append(fun)
     config = ir.DictAttr.get({"index": ir.IntegerAttr.get(ir.IntegerType.get_unsigned(64), index)})
@@ -77,7 +80,7 @@ def debug_callback_lowering(
         callback(*args)
         return ()
 
-    return _emit_callback(ctx, run, avals_in, in_vals, [], has_side_effect=True)
+    return emit_callback(ctx, run, avals_in, in_vals, [], has_side_effect=True)
 
 
 @lowering_rules.register(pure_callback_p)
@@ -95,4 +98,4 @@ def pure_callback_lowering(
         outs = check_callback_outputs(callback.api, callback(*args), result_avals)
         return tuple(np.asarray(o, order="C") for o in outs)  # 0-d stays 0-d
 
-    return _emit_callback(ctx, run, avals_in, in_vals, avals_out, has_side_effect=False)
+    return emit_callback(ctx, run, avals_in, in_vals, avals_out, has_side_effect=False)

@@ -5,13 +5,15 @@
 :mod:`~mj.experimental.optix` (composable gradient transformations),
 :mod:`~mj.experimental.loops` (``Scope``: Python-looking loops staged as ``scan``/``cond``/
 ``while_loop``) and :mod:`~mj.experimental.ode` (``odeint``, with the adjoint method for
-gradients) live here.
+gradients) live here, with :mod:`~mj.experimental.checkify` and ``io_callback``.
 """
 
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from mj.experimental import checkify as checkify
 from mj.experimental import compilation_cache as compilation_cache
+from mj.experimental._io_callback import io_callback as io_callback
 from mj_core import config
 
 

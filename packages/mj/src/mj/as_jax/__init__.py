@@ -1,0 +1,197 @@
+"""``mj.as_jax``: run existing JAX code on mj, for programs that opt in.
+
+``install()`` puts an import hook first on ``sys.meta_path`` that resolves ``import jax`` and
+``import jax.<name>`` to mj's modules (``jax.numpy`` *is* ``mj.numpy``, ``jax.interpreters.ad``
+*is* ``mj.interpreters.ad``): nothing named ``jax`` is installed, nothing is copied, and a
+process that does not call it is unaffected. ``jax`` itself is a thin module whose attributes
+are ``mj``'s, with ``__version__`` the JAX release whose API mj follows (``"0.10.2"``), since
+libraries branch on it. A JAX module mj has no counterpart for fails to import with a
+``ModuleNotFoundError`` naming both.
+
+From the shell, ``python -m mj.as_jax script.py [args...]`` runs ``script.py`` as
+``__main__`` (as ``python script.py`` would) with the hook installed; ``python -m mj.as_jax
+-m package.module [args...]`` runs a module the same way. In a notebook or a test runner's
+``conftest.py``, call ``mj.as_jax.install()`` before the first ``import jax``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.abc
+import importlib.machinery
+import importlib.util
+import sys
+import types
+from collections.abc import Sequence
+from typing import Any
+
+__all__ = ["JAX_VERSION", "install", "installed", "uninstall"]
+
+JAX_VERSION = "0.10.2"
+"""The JAX release whose public API mj follows: what ``jax.__version__`` reports."""
+
+_ROOT = "jax"
+
+
+def _mj_name(jax_name: str) -> str:
+    return "mj" + jax_name[len(_ROOT) :]
+
+
+class _JaxModule(types.ModuleType):
+    """The top-level ``jax`` module: ``mj``'s attributes, JAX's version."""
+
+    def __getattr__(self, name: str) -> Any:
+        import mj
+
+        try:
+            return getattr(mj, name)
+        except AttributeError:
+            # a submodule ``import mj`` does not import (``jax.interpreters``): import it
+            if not name.startswith("_") and importlib.util.find_spec(f"mj.{name}") is not None:
+                return importlib.import_module(f"{_ROOT}.{name}")
+            raise AttributeError(
+                f"module 'jax' has no attribute {name!r}: mj (running this program as JAX "
+                f"through mj.as_jax) has no mj.{name}"
+            ) from None
+
+    def __dir__(self) -> list[str]:
+        import mj
+
+        return sorted(set(dir(mj)) | set(self.__dict__))
+
+
+def _make_version_module() -> types.ModuleType:
+    module = types.ModuleType("jax.version", "JAX's version, as mj.as_jax reports it.")
+    module.__version__ = JAX_VERSION  # type: ignore[attr-defined]
+    module._version = JAX_VERSION  # type: ignore[attr-defined]
+    module.__version_info__ = _version_info()  # type: ignore[attr-defined]
+    return module
+
+
+def _version_info() -> tuple[int, ...]:
+    return tuple(int(part) for part in JAX_VERSION.split("."))
+
+
+_VERSION_MODULE = _make_version_module()
+
+
+def _api_boundary(fun: Any = None, **_: Any) -> Any:
+    """JAX's traceback-filtering decorator: the function itself (mj filters no frames)."""
+    if fun is None:
+        return _api_boundary
+    return fun
+
+
+def _register_exclusion(path: str) -> None:
+    """JAX's traceback-filtering registration: nothing to register on mj."""
+    del path
+
+
+def _make_private_modules() -> dict[str, types.ModuleType]:
+    """The one private JAX helper module mj provides: ``jax._src.traceback_util``, whose
+    ``api_boundary`` / ``register_exclusion`` several libraries (flax, equinox) call for a
+    cosmetic purpose (hiding library frames from tracebacks); here they do nothing."""
+    src = types.ModuleType("jax._src", "JAX's private modules: only traceback_util on mj.")
+    src.__path__ = []
+    traceback_util = types.ModuleType(
+        "jax._src.traceback_util", "No-op traceback filtering helpers (see mj.as_jax)."
+    )
+    traceback_util.api_boundary = _api_boundary  # type: ignore[attr-defined]
+    traceback_util.register_exclusion = _register_exclusion  # type: ignore[attr-defined]
+    src.traceback_util = traceback_util  # type: ignore[attr-defined]
+    return {"jax._src": src, "jax._src.traceback_util": traceback_util}
+
+
+_PRIVATE_MODULES = _make_private_modules()
+
+
+class _AliasLoader(importlib.abc.Loader):
+    """Loads ``jax.<name>`` as the already-imported mj module (``create_module`` returns it;
+    there is nothing to execute). Importing sets the module's ``__spec__`` to the alias's;
+    ``exec_module`` puts mj's own back, so the mj module is left exactly as it was."""
+
+    def __init__(self, module: types.ModuleType) -> None:
+        self.module = module
+        self.spec = getattr(module, "__spec__", None)
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> types.ModuleType:
+        return self.module
+
+    def exec_module(self, module: types.ModuleType) -> None:
+        if self.spec is not None:
+            module.__spec__ = self.spec
+
+
+class JaxAliasFinder(importlib.abc.MetaPathFinder):
+    """Resolves ``jax`` and ``jax.*`` to mj (see the module docstring)."""
+
+    def find_spec(
+        self,
+        fullname: str,
+        path: Sequence[str] | None = None,
+        target: types.ModuleType | None = None,
+    ) -> importlib.machinery.ModuleSpec | None:
+        if fullname == _ROOT:
+            import mj
+
+            root = _JaxModule(_ROOT, mj.__doc__)
+            root.__version__ = JAX_VERSION  # type: ignore[attr-defined]
+            root.__version_info__ = _version_info()  # type: ignore[attr-defined]
+            root.__path__ = list(mj.__path__)
+            root.version = _VERSION_MODULE  # type: ignore[attr-defined]
+            return importlib.machinery.ModuleSpec(fullname, _AliasLoader(root), is_package=True)
+        if not fullname.startswith(_ROOT + "."):
+            return None
+        if fullname == "jax.version":
+            return importlib.machinery.ModuleSpec(fullname, _AliasLoader(_VERSION_MODULE))
+        private = _PRIVATE_MODULES.get(fullname)
+        if private is not None:
+            return importlib.machinery.ModuleSpec(
+                fullname, _AliasLoader(private), is_package=hasattr(private, "__path__")
+            )
+        mj_name = _mj_name(fullname)
+        try:
+            module = importlib.import_module(mj_name)
+        except ModuleNotFoundError as err:
+            if err.name is not None and not mj_name.startswith(err.name):
+                raise  # something mj's module itself imports is missing
+            raise ModuleNotFoundError(
+                f"No module named {fullname!r}: mj.as_jax runs JAX programs on mj, and mj has "
+                f"no counterpart of this JAX module ({mj_name})",
+                name=fullname,
+            ) from None
+        return importlib.machinery.ModuleSpec(
+            fullname,
+            _AliasLoader(module),
+            is_package=hasattr(module, "__path__"),
+        )
+
+
+_FINDER = JaxAliasFinder()
+
+
+def installed() -> bool:
+    """Whether ``import jax`` resolves to mj in this process."""
+    return _FINDER in sys.meta_path
+
+
+def install() -> None:
+    """Make ``import jax`` and ``import jax.<name>`` resolve to mj's modules in this process
+    (idempotent). Raises ``RuntimeError`` when a real ``jax`` is already imported."""
+    if installed():
+        return
+    existing = sys.modules.get(_ROOT)
+    if existing is not None and not isinstance(existing, _JaxModule):
+        raise RuntimeError(
+            "mj.as_jax.install(): a real 'jax' is already imported in this process; call "
+            "install() before the first 'import jax'"
+        )
+    sys.meta_path.insert(0, _FINDER)
+
+
+def uninstall() -> None:
+    """Undo :func:`install`: remove the hook and forget the ``jax`` modules it made."""
+    if installed():
+        sys.meta_path.remove(_FINDER)
+    for name in [n for n in sys.modules if n == _ROOT or n.startswith(_ROOT + ".")]:
+        del sys.modules[name]
