@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from mj._pure_callback import flat_callback
 from mj_autodiff.extend import jvp_rules
 from mj_batch.extend import vmap_rules
 from mj_core import ShapedArray, bind
@@ -27,7 +28,7 @@ from mj_core.extend import (
     check_callback_outputs,
     impl_rules,
 )
-from mj_core.tree_util import tree_flatten, tree_unflatten
+from mj_core.tree_util import tree_unflatten
 from mj_xla.extend import emit_callback, lowering_rules
 
 __all__ = ["io_callback", "io_callback_p"]
@@ -97,15 +98,6 @@ def _io_callback_vmap(
     return outs, [0] * len(outs)
 
 
-def _result_aval(x: Any) -> ShapedArray:
-    if not (hasattr(x, "shape") and hasattr(x, "dtype")):
-        raise TypeError(
-            "io_callback: result_shape_dtypes leaves must have .shape and .dtype (e.g. "
-            f"mj.ShapeDtypeStruct), got {type(x).__name__}{user_line_suffix()}"
-        )
-    return ShapedArray(tuple(x.shape), np.dtype(x.dtype))
-
-
 def io_callback(
     callback: Callable[..., Any],
     result_shape_dtypes: Any,
@@ -117,29 +109,12 @@ def io_callback(
     """``callback(*args, **kwargs)`` on NumPy values, run for its effect each time the
     program runs; it returns arrays of the types in ``result_shape_dtypes`` (``None`` for no
     result)."""
-    if not callable(callback):
-        raise TypeError(
-            f"io_callback: expected a callable, got {type(callback).__name__}{user_line_suffix()}"
-        )
-    result_leaves, result_tree = tree_flatten(result_shape_dtypes)
-    result_avals = tuple(_result_aval(x) for x in result_leaves)
-    leaves, in_tree = tree_flatten((args, kwargs))
-
-    def flat_callback(*arrays: Any) -> list[Any]:
-        call_args, call_kwargs = tree_unflatten(in_tree, arrays)
-        outs, out_tree = tree_flatten(callback(*call_args, **call_kwargs))
-        if out_tree != result_tree:
-            raise TypeError(
-                f"io_callback: the callback returned a value of structure {out_tree}, but "
-                f"result_shape_dtypes has structure {result_tree}"
-            )
-        return outs
-
+    flat = flat_callback("io_callback", callback, result_shape_dtypes, args, kwargs)
     outs = bind(
         io_callback_p,
-        *leaves,
-        callback=HostCallback(flat_callback, "io_callback"),
-        result_avals=result_avals,
+        *flat.leaves,
+        callback=flat.callback,
+        result_avals=flat.result_avals,
         ordered=bool(ordered),
     )
-    return tree_unflatten(result_tree, outs)
+    return tree_unflatten(flat.result_tree, outs)
