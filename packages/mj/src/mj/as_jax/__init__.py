@@ -87,19 +87,49 @@ def _register_exclusion(path: str) -> None:
     del path
 
 
+def _wait_for_tokens() -> None:
+    """JAX's wait for outstanding effect tokens: mj's runtime effects complete in order."""
+
+
 def _make_private_modules() -> dict[str, types.ModuleType]:
-    """The one private JAX helper module mj provides: ``jax._src.traceback_util``, whose
-    ``api_boundary`` / ``register_exclusion`` several libraries (flax, equinox) call for a
-    cosmetic purpose (hiding library frames from tracebacks); here they do nothing."""
-    src = types.ModuleType("jax._src", "JAX's private modules: only traceback_util on mj.")
+    """The few private JAX modules mj provides, because the libraries import them at import
+    time (a library that cannot be imported cannot use anything): see
+    docs/running_jax_code.md for the list and why each is harmless.
+
+    - ``jax._src.traceback_util``: ``api_boundary`` / ``register_exclusion``, which flax,
+      equinox and jaxtyping call for a cosmetic purpose (hiding library frames from
+      tracebacks); here they do nothing.
+    - ``jax._src.dispatch``: ``wait_for_tokens`` (equinox calls it at exit to flush ordered
+      effects); mj's effects complete in program order, so it does nothing.
+    - ``jax._src.compiler``: imported by chex (``restrict_backends`` patches JAX's compile
+      function); empty here, so only ``chex.restrict_backends`` fails, when used.
+    - ``jax._src.core`` and ``jax._src.dtypes``: the public ``mj.core`` / ``mj.dtypes``
+      (flax's fp8 module and equinox read public names through the private path).
+    """
+    src = types.ModuleType("jax._src", "JAX's private modules: the few listed in mj.as_jax.")
     src.__path__ = []
     traceback_util = types.ModuleType(
         "jax._src.traceback_util", "No-op traceback filtering helpers (see mj.as_jax)."
     )
     traceback_util.api_boundary = _api_boundary  # type: ignore[attr-defined]
     traceback_util.register_exclusion = _register_exclusion  # type: ignore[attr-defined]
-    src.traceback_util = traceback_util  # type: ignore[attr-defined]
-    return {"jax._src": src, "jax._src.traceback_util": traceback_util}
+    dispatch = types.ModuleType("jax._src.dispatch", "wait_for_tokens only (see mj.as_jax).")
+    dispatch.wait_for_tokens = _wait_for_tokens  # type: ignore[attr-defined]
+    compiler = types.ModuleType("jax._src.compiler", "Empty (see mj.as_jax).")
+    modules = {
+        "jax._src": src,
+        "jax._src.traceback_util": traceback_util,
+        "jax._src.dispatch": dispatch,
+        "jax._src.compiler": compiler,
+    }
+    for name, module in modules.items():
+        if name != "jax._src":
+            setattr(src, name.rsplit(".", 1)[1], module)
+    return modules
+
+
+_PUBLIC_UNDER_PRIVATE = {"jax._src.core": "mj.core", "jax._src.dtypes": "mj.dtypes"}
+"""Private JAX paths that libraries use to reach public names: mj's public modules."""
 
 
 _PRIVATE_MODULES = _make_private_modules()
@@ -149,7 +179,7 @@ class JaxAliasFinder(importlib.abc.MetaPathFinder):
             return importlib.machinery.ModuleSpec(
                 fullname, _AliasLoader(private), is_package=hasattr(private, "__path__")
             )
-        mj_name = _mj_name(fullname)
+        mj_name = _PUBLIC_UNDER_PRIVATE.get(fullname) or _mj_name(fullname)
         try:
             module = importlib.import_module(mj_name)
         except ModuleNotFoundError as err:
