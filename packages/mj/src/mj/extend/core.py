@@ -5,7 +5,10 @@ literal from a variable in a jaxpr made by :func:`mj.make_jaxpr`, and
 ``Primitive(name).bind`` / ``def_impl`` / ``def_abstract_eval`` follow JAX's conventions.
 """
 
+from typing import Any
+
 from mj_core.extend import Primitive as Primitive
+from mj_core.extend import ShapedArray
 from mj_ir import ClosedJaxpr as ClosedJaxpr
 from mj_ir import Jaxpr as Jaxpr
 from mj_ir import JaxprEqn as JaxprEqn
@@ -17,6 +20,33 @@ from mj_ir import jaxpr_as_fun as jaxpr_as_fun
 #: JAX's empty effect set: mj's jaxprs and equations have no effects.
 no_effects: frozenset[object] = frozenset()
 
+
+
+def mapped_aval(size: int, axis: int | None, aval: Any) -> Any:
+    """The abstract value of one example of ``aval`` batched along ``axis`` (of length
+    ``size``), as JAX's: the axis removed; ``axis=None`` (not mapped) leaves ``aval``."""
+    if axis is None:
+        return aval
+    shape = tuple(aval.shape)
+    axis = axis + len(shape) if axis < 0 else axis
+    if not 0 <= axis < len(shape) or shape[axis] != size:
+        raise ValueError(f"mapped_aval: axis {axis} of shape {shape} is not of size {size}")
+    return ShapedArray(shape[:axis] + shape[axis + 1 :], aval.dtype, aval.weak_type)
+
+
+def unmapped_aval(size: int, axis: int | None, aval: Any, explicit_mesh_axis: Any = None) -> Any:
+    """The abstract value of ``size`` examples of ``aval`` stacked along ``axis``, as JAX's:
+    ``axis=None`` (not mapped) leaves ``aval``."""
+    del explicit_mesh_axis
+    if axis is None:
+        return aval
+    shape = tuple(aval.shape)
+    axis = axis + len(shape) + 1 if axis < 0 else axis
+    if not 0 <= axis <= len(shape):
+        raise ValueError(f"unmapped_aval: axis {axis} out of range for shape {shape}")
+    return ShapedArray(shape[:axis] + (size,) + shape[axis:], aval.dtype, aval.weak_type)
+
+
 __all__ = [
     "ClosedJaxpr",
     "Jaxpr",
@@ -26,5 +56,7 @@ __all__ = [
     "Primitive",
     "Var",
     "jaxpr_as_fun",
+    "mapped_aval",
     "no_effects",
+    "unmapped_aval",
 ]
