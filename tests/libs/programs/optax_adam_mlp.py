@@ -12,7 +12,9 @@ def init_mlp(key, sizes):
     params = []
     for din, dout in zip(sizes[:-1], sizes[1:]):
         key, sub = jax.random.split(key)
-        params.append({"w": jax.random.normal(sub, (din, dout)) / jnp.sqrt(din), "b": jnp.zeros(dout)})
+        params.append(
+            {"w": jax.random.normal(sub, (din, dout)) / jnp.sqrt(din), "b": jnp.zeros(dout)}
+        )
     return params
 
 

@@ -21,7 +21,6 @@ from mj_ir import jaxpr_as_fun as jaxpr_as_fun
 no_effects: frozenset[object] = frozenset()
 
 
-
 def mapped_aval(size: int, axis: int | None, aval: Any) -> Any:
     """The abstract value of one example of ``aval`` batched along ``axis`` (of length
     ``size``), as JAX's: the axis removed; ``axis=None`` (not mapped) leaves ``aval``."""

@@ -9,5 +9,6 @@ see each other. See ``docs/running_jax_code.md``.
 from mj.interpreters import ad as ad
 from mj.interpreters import batching as batching
 from mj.interpreters import mlir as mlir
+from mj.interpreters import partial_eval as partial_eval
 
-__all__ = ["ad", "batching", "mlir"]
+__all__ = ["ad", "batching", "mlir", "partial_eval"]
