@@ -1,6 +1,7 @@
 """optax's README loop: an MLP fitted with adam (and with a chain of gradient clipping and
 adamw); prints the loss curves as JSON. Runs unchanged on JAX and, via mj.as_jax, on mj."""
 
+import itertools
 import json
 
 import jax
@@ -10,7 +11,7 @@ import optax
 
 def init_mlp(key, sizes):
     params = []
-    for din, dout in zip(sizes[:-1], sizes[1:]):
+    for din, dout in itertools.pairwise(sizes):
         key, sub = jax.random.split(key)
         params.append(
             {"w": jax.random.normal(sub, (din, dout)) / jnp.sqrt(din), "b": jnp.zeros(dout)}

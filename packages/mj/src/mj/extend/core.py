@@ -43,7 +43,7 @@ def unmapped_aval(size: int, axis: int | None, aval: Any, explicit_mesh_axis: An
     axis = axis + len(shape) + 1 if axis < 0 else axis
     if not 0 <= axis <= len(shape):
         raise ValueError(f"unmapped_aval: axis {axis} out of range for shape {shape}")
-    return ShapedArray(shape[:axis] + (size,) + shape[axis:], aval.dtype, aval.weak_type)
+    return ShapedArray((*shape[:axis], size, *shape[axis:]), aval.dtype, aval.weak_type)
 
 
 __all__ = [
