@@ -34,10 +34,11 @@ def test_mapped_unmapped_aval_agree_with_vmap(axis: int | None) -> None:
     one = mapped_aval(size, axis, aval)
     # the shape vmap gives one example
     example_shape = mj.vmap(lambda e: e, in_axes=axis)(x).shape[1:]
-    assert one.shape == example_shape and one.dtype == aval.dtype
+    assert one.shape == example_shape
+    assert one.dtype == aval.dtype
     back = unmapped_aval(size, axis, one)
     assert back.shape == np.moveaxis(np.zeros(x.shape), axis, axis).shape == x.shape
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="is not of size"):
         mapped_aval(size + 1, axis, aval)
 
 
@@ -51,25 +52,33 @@ def test_partial_val() -> None:
     aval = ShapedArray((2,), np.float32)
     unknown = pe.PartialVal.unknown(aval)
     known = pe.PartialVal.known(mnp.ones(3))
-    assert not unknown.is_known() and unknown.get_aval() is aval and unknown.get_known() is None
-    assert known.is_known() and known.get_aval().shape == (3,)
+    assert not unknown.is_known()
+    assert unknown.get_aval() is aval
+    assert unknown.get_known() is None
+    assert known.is_known()
+    assert known.get_aval().shape == (3,)
     aval_part, const = known
-    assert aval_part is None and np.array_equal(np.asarray(const), np.ones(3))
+    assert aval_part is None
+    assert np.array_equal(np.asarray(const), np.ones(3))
 
 
 def test_abstract_mesh() -> None:
     mesh = AbstractMesh((2, 3), ("x", "y"))
-    assert mesh.shape == {"x": 2, "y": 3} and mesh.size == 6 and not mesh.empty
+    assert mesh.shape == {"x": 2, "y": 3}
+    assert mesh.size == 6
+    assert not mesh.empty
     assert mesh.axis_types == (AxisType.Auto, AxisType.Auto)
     assert mesh == AbstractMesh((2, 3), ("x", "y")) != AbstractMesh((3, 2), ("x", "y"))
     assert get_abstract_mesh().empty
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="axis sizes"):
         AbstractMesh((2,), ("x", "y"))
 
 
 def test_layout_format_are_descriptions() -> None:
     fmt = Format(Layout((1, 0)), "s")
-    assert fmt.layout is not None and fmt.layout.major_to_minor == (1, 0) and fmt.sharding == "s"
+    assert fmt.layout is not None
+    assert fmt.layout.major_to_minor == (1, 0)
+    assert fmt.sharding == "s"
     assert Format() == Format(None, None)
 
 
@@ -85,7 +94,8 @@ def test_as_jax_dash_c_and_private_modules() -> None:
         "from jax._src import core, dtypes\n"
         "import mj\n"
         "jax._src.dispatch.wait_for_tokens()\n"
-        "print(sys.argv[1:], core is mj.core, dtypes is mj.dtypes, jax.numpy.sum(jax.numpy.arange(4)))"
+        "print(sys.argv[1:], core is mj.core, dtypes is mj.dtypes,"
+        " jax.numpy.sum(jax.numpy.arange(4)))"
     )
     out = subprocess.run(
         [sys.executable, "-m", "mj.as_jax", "-c", code, "a", "b"],
