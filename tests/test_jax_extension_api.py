@@ -392,13 +392,13 @@ def test_install_is_opt_in_and_reversible():
         with pytest.raises(AttributeError, match=r"no mj\.no_such_function"):
             jax.no_such_function  # noqa: B018
         assert mj.numpy.__spec__.name == "mj.numpy"  # the mj module is left as it was
-        from jax._src import traceback_util  # the one private helper: cosmetic, a no-op
+        from jax._src import traceback_util  # private helpers: see mj.as_jax (cosmetic, no-op)
 
         f = traceback_util.api_boundary(len)
         assert f is len
         assert traceback_util.register_exclusion("/some/path") is None
         with pytest.raises(ModuleNotFoundError, match="no counterpart"):
-            import jax._src.core
+            import jax._src.interpreters.pxla
     finally:
         mj.as_jax.uninstall()
     assert "jax" not in sys.modules
