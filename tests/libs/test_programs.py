@@ -32,20 +32,7 @@ def _missing(libs: list[str]) -> list[str]:
     return [lib for lib in libs if importlib.util.find_spec(lib) is None]
 
 
-# flax.linen does not import on mj yet (see docs/running_jax_code.md): strict, so that the
-# day it does, this test says so.
-_FLAX_PENDING = pytest.mark.xfail(
-    strict=True, reason="flax.linen import: jax.nn.initializers.delta_orthogonal missing"
-)
-
-
-@pytest.mark.parametrize(
-    "program",
-    [
-        pytest.param(name, marks=_FLAX_PENDING) if name.startswith("flax") else name
-        for name in sorted(PROGRAMS)
-    ],
-)
+@pytest.mark.parametrize("program", sorted(PROGRAMS))
 def test_program_matches_jax(program: str) -> None:
     missing = _missing(PROGRAMS[program])
     if missing:
@@ -69,10 +56,10 @@ def test_program_matches_jax(program: str) -> None:
 
 
 def test_libraries_import_under_as_jax() -> None:
-    missing = _missing(["chex", "equinox", "optax", "jaxtyping"])
+    missing = _missing(["chex", "equinox", "optax", "jaxtyping", "flax"])
     if missing:
         pytest.skip(f"needs {missing} (the libs hatch env)")
-    code = "import chex, equinox, optax, jaxtyping, jax; print(jax.numpy.__name__)"
+    code = "import chex, equinox, optax, jaxtyping, flax.linen, jax; print(jax.numpy.__name__)"
     out = subprocess.run(
         [sys.executable, "-m", "mj.as_jax", "-c", code], capture_output=True, text=True
     )

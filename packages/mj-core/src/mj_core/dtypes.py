@@ -36,8 +36,11 @@ __all__ = [
     "default_float_dtype",
     "default_int_dtype",
     "dtype_of",
+    "float8_e4m3b11fnuz",
     "float8_e4m3fn",
+    "float8_e4m3fnuz",
     "float8_e5m2",
+    "float8_e5m2fnuz",
     "is_complex",
     "is_float",
     "is_inexact",
@@ -49,6 +52,9 @@ __all__ = [
 bfloat16: type[np.generic] = ml_dtypes.bfloat16
 float8_e4m3fn: type[np.generic] = ml_dtypes.float8_e4m3fn
 float8_e5m2: type[np.generic] = ml_dtypes.float8_e5m2
+float8_e4m3fnuz: type[np.generic] = ml_dtypes.float8_e4m3fnuz
+float8_e5m2fnuz: type[np.generic] = ml_dtypes.float8_e5m2fnuz
+float8_e4m3b11fnuz: type[np.generic] = ml_dtypes.float8_e4m3b11fnuz
 
 _KIND_OF_PYTYPE = {bool: "b", int: "i", float: "f", complex: "c"}
 #: 64-bit dtype -> the dtype it narrows to; empty while enable_x64 is on (read on hot paths).

@@ -25,12 +25,26 @@ __all__ = [
     "TypePromotionError",
     "bfloat16",
     "canonicalize_dtype",
+    "extended",
     "finfo",
     "float0",
     "iinfo",
     "issubdtype",
+    "prng_key",
     "result_type",
 ]
+
+
+class extended(np.generic):  # noqa: N801 (JAX's name)
+    """JAX's abstract scalar class of extended dtypes (typed PRNG keys, library-defined
+    dtypes): a class to test with ``issubdtype(dtype, extended)``. mj defines no extended
+    dtype, so no mj array's dtype is a subtype of it; libraries subclass it."""
+
+
+class prng_key(extended):  # noqa: N801 (JAX's name)
+    """JAX's scalar class of typed PRNG key dtypes (``issubdtype(x.dtype, prng_key)`` tells a
+    typed key). mj's keys are raw ``uint32`` arrays (``mj.random.PRNGKey``), never of it."""
+
 
 finfo = mnp.finfo
 iinfo = mnp.iinfo

@@ -25,6 +25,8 @@ import types
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
 __all__ = ["JAX_VERSION", "install", "installed", "uninstall"]
 
 JAX_VERSION = "0.10.2"
@@ -87,6 +89,23 @@ def _register_exclusion(path: str) -> None:
     del path
 
 
+class ExtendedDType:
+    """JAX's (private) base class of extended dtype objects: ``type`` (a subclass of
+    ``jax.dtypes.extended``) and ``name``. mj has no extended dtypes; flax subclasses it."""
+
+    type: Any
+    name: str
+
+
+class _PrivateDtypes(types.ModuleType):
+    """``jax._src.dtypes``: its own attributes, then ``mj.dtypes``'."""
+
+    def __getattr__(self, name: str) -> Any:
+        import mj.dtypes
+
+        return getattr(mj.dtypes, name)
+
+
 def _wait_for_tokens() -> None:
     """JAX's wait for outstanding effect tokens: mj's runtime effects complete in order."""
 
@@ -103,8 +122,9 @@ def _make_private_modules() -> dict[str, types.ModuleType]:
       effects); mj's effects complete in program order, so it does nothing.
     - ``jax._src.compiler``: imported by chex (``restrict_backends`` patches JAX's compile
       function); empty here, so only ``chex.restrict_backends`` fails, when used.
-    - ``jax._src.core`` and ``jax._src.dtypes``: the public ``mj.core`` / ``mj.dtypes``
-      (flax's fp8 module and equinox read public names through the private path).
+    - ``jax._src.core``: the public ``mj.core``; ``jax._src.dtypes``: the public ``mj.dtypes``
+      plus the base class ``ExtendedDType`` (flax's fp8 module subclasses it at import time;
+      equinox reads ``TypePromotionError`` through the private path).
     """
     src = types.ModuleType("jax._src", "JAX's private modules: the few listed in mj.as_jax.")
     src.__path__ = []
@@ -116,11 +136,15 @@ def _make_private_modules() -> dict[str, types.ModuleType]:
     dispatch = types.ModuleType("jax._src.dispatch", "wait_for_tokens only (see mj.as_jax).")
     dispatch.wait_for_tokens = _wait_for_tokens  # type: ignore[attr-defined]
     compiler = types.ModuleType("jax._src.compiler", "Empty (see mj.as_jax).")
+    dtypes = _PrivateDtypes("jax._src.dtypes", "mj.dtypes, with ExtendedDType (see mj.as_jax).")
+    dtypes.ExtendedDType = ExtendedDType  # type: ignore[attr-defined]
+    dtypes.DType = np.dtype  # type: ignore[attr-defined]
     modules = {
         "jax._src": src,
         "jax._src.traceback_util": traceback_util,
         "jax._src.dispatch": dispatch,
         "jax._src.compiler": compiler,
+        "jax._src.dtypes": dtypes,
     }
     for name, module in modules.items():
         if name != "jax._src":
@@ -128,7 +152,7 @@ def _make_private_modules() -> dict[str, types.ModuleType]:
     return modules
 
 
-_PUBLIC_UNDER_PRIVATE = {"jax._src.core": "mj.core", "jax._src.dtypes": "mj.dtypes"}
+_PUBLIC_UNDER_PRIVATE = {"jax._src.core": "mj.core"}
 """Private JAX paths that libraries use to reach public names: mj's public modules."""
 
 

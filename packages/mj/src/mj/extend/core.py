@@ -8,7 +8,7 @@ literal from a variable in a jaxpr made by :func:`mj.make_jaxpr`, and
 from typing import Any
 
 from mj_core.extend import Primitive as Primitive
-from mj_core.extend import ShapedArray
+from mj_core.extend import ShapedArray, current_trace_stack
 from mj_ir import ClosedJaxpr as ClosedJaxpr
 from mj_ir import Jaxpr as Jaxpr
 from mj_ir import JaxprEqn as JaxprEqn
@@ -46,14 +46,47 @@ def unmapped_aval(size: int, axis: int | None, aval: Any, explicit_mesh_axis: An
     return ShapedArray((*shape[:axis], size, *shape[axis:]), aval.dtype, aval.weak_type)
 
 
+class OpaqueTraceState:
+    """Which transformations are active, as an opaque value (JAX's): two states compare equal
+    exactly when taken under the same stack of traces. Libraries (flax) use it to notice a
+    value used across a transformation boundary."""
+
+    __slots__ = ("_stack",)
+
+    def __init__(self, stack: tuple[object, ...]) -> None:
+        self._stack = stack
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, OpaqueTraceState):
+            return NotImplemented
+        return len(self._stack) == len(other._stack) and all(
+            a is b for a, b in zip(self._stack, other._stack, strict=True)
+        )
+
+    def __hash__(self) -> int:
+        return hash(tuple(id(t) for t in self._stack))
+
+    def __repr__(self) -> str:
+        return f"OpaqueTraceState(depth={len(self._stack)})"
+
+
+def get_opaque_trace_state(convention: str | None = None) -> OpaqueTraceState:
+    """The current trace state (JAX's ``get_opaque_trace_state``; ``convention`` names the
+    library asking and changes nothing)."""
+    del convention
+    return OpaqueTraceState(tuple(current_trace_stack()))
+
+
 __all__ = [
     "ClosedJaxpr",
     "Jaxpr",
     "JaxprEqn",
     "JaxprTypeError",
     "Literal",
+    "OpaqueTraceState",
     "Primitive",
     "Var",
+    "get_opaque_trace_state",
     "jaxpr_as_fun",
     "mapped_aval",
     "no_effects",

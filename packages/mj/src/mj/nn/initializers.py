@@ -27,6 +27,7 @@ from mj_core.lax import erf_inv
 __all__ = [
     "Initializer",
     "constant",
+    "delta_orthogonal",
     "glorot_normal",
     "glorot_uniform",
     "he_normal",
@@ -363,5 +364,36 @@ def orthogonal(
         rest = tuple(np.delete(np.asarray(shp), column_axis))
         q = cnp.reshape(q, (*rest, n_cols))
         return lax.mul(_scalar(scale, dt), cnp.moveaxis(q, -1, column_axis))
+
+    return init
+
+
+def delta_orthogonal(
+    scale: Any = 1.0, column_axis: int = -1, dtype: DTypeLike | None = None
+) -> Initializer:
+    """An initializer of convolution kernels (3-d, 4-d or 5-d: spatial dims, then in and out
+    features) that are zero except at the spatial centre, where they hold an orthogonal
+    ``in x out`` matrix (the delta-orthogonal initialization of Xiao et al. 2018, as JAX's)."""
+
+    def init(
+        key: ArrayLike, shape: Shape, dtype: DTypeLike | None = dtype, out_sharding: Any = None
+    ) -> Array:
+        _no_sharding("delta_orthogonal", out_sharding)
+        dt = _dtype(dtype)
+        shp = _canonical_shape("delta_orthogonal", shape)
+        if len(shp) not in (3, 4, 5):
+            raise ValueError(
+                "Delta orthogonal initializer requires a 3D, 4D or 5D shape, got "
+                f"{shp}{user_line_suffix()}"
+            )
+        if shp[-1] < shp[-2]:
+            raise ValueError(
+                f"delta_orthogonal: `fan_in` ({shp[-2]}) must be less or equal than `fan_out` "
+                f"({shp[-1]}){user_line_suffix()}"
+            )
+        matrix = orthogonal(scale=scale, column_axis=column_axis, dtype=dt)(key, shp[-2:])
+        centre = tuple((k - 1) // 2 for k in shp[:-2])
+        kernel: Array = cnp.zeros(shp, dt).at[centre].set(matrix)
+        return kernel
 
     return init

@@ -77,6 +77,11 @@ from mj.numpy._dtypes import complex_ as complex_
 from mj.numpy._dtypes import csingle as csingle
 from mj.numpy._dtypes import double as double
 from mj.numpy._dtypes import flexible as flexible
+from mj.numpy._dtypes import float8_e4m3b11fnuz as float8_e4m3b11fnuz
+from mj.numpy._dtypes import float8_e4m3fn as float8_e4m3fn
+from mj.numpy._dtypes import float8_e4m3fnuz as float8_e4m3fnuz
+from mj.numpy._dtypes import float8_e5m2 as float8_e5m2
+from mj.numpy._dtypes import float8_e5m2fnuz as float8_e5m2fnuz
 from mj.numpy._dtypes import float16 as float16  # type: ignore[assignment]
 from mj.numpy._dtypes import float32 as float32  # type: ignore[assignment]
 from mj.numpy._dtypes import float64 as float64  # type: ignore[assignment]

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 import mj_core.numpy as cnp
+from mj_core import dtypes as _core_dtypes
 from mj_core.dtypes import bfloat16 as _ml_bfloat16
 from mj_core.errors import user_line_suffix
 from mj_core.extend import DTypeLike, dtype_weak
@@ -33,6 +34,11 @@ __all__ = [
     "csingle",
     "double",
     "flexible",
+    "float8_e4m3b11fnuz",
+    "float8_e4m3fn",
+    "float8_e4m3fnuz",
+    "float8_e5m2",
+    "float8_e5m2fnuz",
     "float16",
     "float32",
     "float64",
@@ -96,6 +102,12 @@ uint32 = _scalar_type("uint32", np.uint32)
 uint64 = _scalar_type("uint64", np.uint64)
 float16 = _scalar_type("float16", np.float16)
 bfloat16 = _scalar_type("bfloat16", _ml_bfloat16)
+# the 8-bit floats (ml_dtypes' types, as in jax.numpy), for storage and casts (fp8 training)
+float8_e4m3fn = _scalar_type("float8_e4m3fn", _core_dtypes.float8_e4m3fn)
+float8_e5m2 = _scalar_type("float8_e5m2", _core_dtypes.float8_e5m2)
+float8_e4m3fnuz = _scalar_type("float8_e4m3fnuz", _core_dtypes.float8_e4m3fnuz)
+float8_e5m2fnuz = _scalar_type("float8_e5m2fnuz", _core_dtypes.float8_e5m2fnuz)
+float8_e4m3b11fnuz = _scalar_type("float8_e4m3b11fnuz", _core_dtypes.float8_e4m3b11fnuz)
 float32 = _scalar_type("float32", np.float32)
 float64 = _scalar_type("float64", np.float64)
 complex64 = _scalar_type("complex64", np.complex64)
