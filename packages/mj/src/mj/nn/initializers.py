@@ -393,7 +393,7 @@ def delta_orthogonal(
             )
         matrix = orthogonal(scale=scale, column_axis=column_axis, dtype=dt)(key, shp[-2:])
         centre = tuple((k - 1) // 2 for k in shp[:-2])
-        kernel: Array = cnp.zeros(shp, dt).at[centre].set(matrix)
+        kernel: Array = cnp.zeros(shp, matrix.dtype).at[centre].set(matrix)
         return kernel
 
     return init
