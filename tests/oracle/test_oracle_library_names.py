@@ -36,7 +36,7 @@ def test_delta_orthogonal_errors_as_jax():
     for shape in [(4, 4), (3, 3, 5, 4)]:
         with pytest.raises(ValueError):  # noqa: PT011 (JAX's exact wording differs)
             jax.nn.initializers.delta_orthogonal()(jax.random.PRNGKey(0), shape)
-        with pytest.raises(ValueError, match="delta_orthogonal|Delta orthogonal"):
+        with pytest.raises(ValueError, match=r"delta_orthogonal|Delta orthogonal"):
             minit.delta_orthogonal()(mr.PRNGKey(0), shape)
 
 
