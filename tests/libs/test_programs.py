@@ -1,5 +1,6 @@
 """optax / equinox / flax.linen programs, written as their READMEs write them, run on mj
 through ``python -m mj.as_jax`` and compared with the loss curves real JAX gives
+(and chex's / jaxtyping's checks with the answers JAX gives)
 (tests/libs/jax_losses.json, recorded by ``hatch run libs-jax:reference``).
 
 The libraries are not mj dependencies: these tests run in the ``libs`` hatch env
@@ -25,6 +26,7 @@ PROGRAMS = {
     "optax_adam_mlp": ["optax"],
     "equinox_mlp": ["optax", "equinox"],
     "flax_linen_cnn": ["optax", "flax"],
+    "chex_jaxtyping_checks": ["chex", "jaxtyping"],
 }
 
 
@@ -47,6 +49,9 @@ def test_program_matches_jax(program: str) -> None:
     curves = json.loads(out.stdout.strip().splitlines()[-1])
     assert curves, "the program printed no loss curve"
     for name, losses in curves.items():
+        if isinstance(losses, dict):  # checks' answers: exactly JAX's
+            assert losses == REFERENCE[name], name
+            continue
         expected = np.asarray(REFERENCE[name])
         got = np.asarray(losses)
         assert got.shape == expected.shape, name
