@@ -94,7 +94,8 @@ def test_as_jax_dash_c_and_private_modules() -> None:
         "from jax._src import core, dtypes\n"
         "import mj\n"
         "jax._src.dispatch.wait_for_tokens()\n"
-        "print(sys.argv[1:], core is mj.core, dtypes is mj.dtypes,"
+        "print(sys.argv[1:], core is mj.core,"
+        " dtypes.TypePromotionError is mj.dtypes.TypePromotionError is not None,"
         " jax.numpy.sum(jax.numpy.arange(4)))"
     )
     out = subprocess.run(

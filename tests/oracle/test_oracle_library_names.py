@@ -79,3 +79,103 @@ def test_mapped_unmapped_aval_as_jax(axis):
     m_aval = ShapedArray(shape, np.float32)
     assert mapped_aval(size, axis, m_aval).shape == jcore.mapped_aval(size, axis, j_aval).shape
     assert unmapped_aval(7, axis, m_aval).shape == jcore.unmapped_aval(7, axis, j_aval).shape
+
+
+# --- names optax's tests read (issue 36) ---------------------------------------------------
+
+
+TOP_K_CASES = {
+    "floats_nan_signed_zeros": (np.array([3.0, np.nan, 2.0, 3.0, -0.0, 0.0, -np.inf]), 5, -1),
+    "ints_ties_2d": (np.array([[3, 1, 2, 3], [1, 5, 5, -7]], np.int32), 3, -1),
+    "axis0": (np.array([[3.0, 1.0], [2.0, 4.0], [-1.0, 9.0]]), 2, 0),
+    "k0": (np.array([3.0, 1.0]), 0, -1),
+    "uint": (np.array([7, 0, 255, 7], np.uint8), 2, -1),
+    "bool": (np.array([False, True, True]), 2, -1),
+}
+
+
+@pytest.mark.parametrize("case", list(TOP_K_CASES))
+def test_top_k_matches_jax(x64, case):
+    x, k, axis = TOP_K_CASES[case]
+    want = jax.lax.top_k(jnp.asarray(x), k, axis=axis)
+    for got in (
+        mj.lax.top_k(mnp.asarray(x), k, axis=axis),
+        mj.jit(lambda a: mj.lax.top_k(a, k, axis=axis))(mnp.asarray(x)),
+    ):
+        for g, w in zip(got, want, strict=True):
+            assert np.asarray(g).dtype == np.asarray(w).dtype
+            np.testing.assert_array_equal(np.asarray(g), np.asarray(w))
+
+
+def test_top_k_grad_and_vmap_match_jax():
+    x = np.array([[3.0, 1.0, 2.0, 3.0], [0.0, 5.0, -1.0, 2.0]], np.float32)
+    w = np.arange(8.0, dtype=np.float32).reshape(2, 4)[:, :2]
+
+    def loss(lax_mod, a):
+        return (lax_mod.top_k(a, 2)[0] * w).sum()
+
+    np.testing.assert_array_equal(
+        np.asarray(mj.grad(lambda a: loss(mj.lax, a))(x)),
+        np.asarray(jax.grad(lambda a: loss(jax.lax, a))(x)),
+    )
+    got = mj.vmap(lambda a: mj.lax.top_k(a, 3))(x)
+    want = jax.vmap(lambda a: jax.lax.top_k(a, 3))(x)
+    for g, wv in zip(got, want, strict=True):
+        np.testing.assert_array_equal(np.asarray(g), np.asarray(wv))
+
+
+@pytest.mark.parametrize("fn", ["softmax", "log_softmax"])
+def test_softmax_where_matches_jax(x64, fn):
+    x = np.array([[1.0, 2.0, 3.0, -1.0], [0.5, -np.inf, 2.0, 7.0]], np.float32)
+    where = np.array([[True, False, True, True], [False, True, True, False]])
+    m_f, j_f = getattr(mj.nn, fn), getattr(jax.nn, fn)
+    np.testing.assert_allclose(
+        np.asarray(m_f(x, where=where)), np.asarray(j_f(x, where=where)), rtol=1e-6
+    )
+    cot = np.arange(8.0, dtype=np.float32).reshape(2, 4)
+
+    def m_loss(a):
+        return mnp.sum(mnp.where(where, m_f(a, where=where), 0) * cot)
+
+    def j_loss(a):
+        return jnp.sum(jnp.where(where, j_f(a, where=where), 0) * cot)
+
+    xf = np.where(np.isinf(x), 0.0, x).astype(np.float32)
+    np.testing.assert_allclose(
+        np.asarray(mj.grad(m_loss)(xf)), np.asarray(jax.grad(j_loss)(xf)), rtol=1e-5, atol=1e-6
+    )
+
+
+@pytest.mark.parametrize("unroll", [None, 1, 2, True, False])
+def test_fori_loop_unroll_as_jax(unroll):
+    def body(i, c):
+        return c * 2 + i
+
+    want = jax.lax.fori_loop(0, 5, body, 1, unroll=unroll)
+    assert int(mj.lax.fori_loop(0, 5, body, 1, unroll=unroll)) == int(want)
+    traced_ok = unroll in (None, 1, False)
+    try:
+        jax.jit(lambda n: jax.lax.fori_loop(0, n, body, 1, unroll=unroll))(5)
+        jax_raises = False
+    except ValueError:
+        jax_raises = True
+    assert jax_raises is not traced_ok
+    if traced_ok:
+        assert int(mj.jit(lambda n: mj.lax.fori_loop(0, n, body, 1, unroll=unroll))(5)) == int(want)
+    else:
+        with pytest.raises(ValueError, match="statically known"):
+            mj.jit(lambda n: mj.lax.fori_loop(0, n, body, 1, unroll=unroll))(5)
+
+
+@pytest.mark.parametrize("fn", ["zeros_like", "ones_like", "empty_like"])
+@pytest.mark.parametrize("dtype", [np.float32, np.int32, np.bool_])
+def test_like_functions_take_shape_dtype_structs(x64, fn, dtype):
+    want = getattr(jnp, fn)(jax.ShapeDtypeStruct((2, 3), dtype))
+    got = getattr(mnp, fn)(mj.ShapeDtypeStruct((2, 3), dtype))
+    assert np.asarray(got).dtype == np.asarray(want).dtype
+    np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+    full = mnp.full_like(mj.ShapeDtypeStruct((2,), dtype), 1, dtype=np.float32)
+    np.testing.assert_array_equal(
+        np.asarray(full),
+        np.asarray(jnp.full_like(jax.ShapeDtypeStruct((2,), dtype), 1, dtype=np.float32)),
+    )

@@ -125,11 +125,20 @@ def while_loop(
     return tree_unflatten(carry_tree, outs)
 
 
-def fori_loop(lower: Any, upper: Any, body_fun: Callable[[Any, Any], Any], init_val: Any) -> Any:
+def fori_loop(
+    lower: Any,
+    upper: Any,
+    body_fun: Callable[[Any, Any], Any],
+    init_val: Any,
+    *,
+    unroll: int | bool | None = None,
+) -> Any:
     """``val = body_fun(i, val)`` for ``i`` in ``range(lower, upper)``.
 
     With concrete (static) bounds the loop is a :func:`scan` of ``upper - lower`` steps, so it
     can be differentiated in reverse mode; with traced bounds it is a :func:`while_loop`.
+    ``unroll`` is passed to that scan (where it changes no result); as in JAX, it needs
+    static bounds.
     """
     check_callable("fori_loop", "body_fun", body_fun)
     lo_aval, hi_aval = get_aval(lower), get_aval(upper)
@@ -151,8 +160,19 @@ def fori_loop(lower: Any, upper: Any, body_fun: Callable[[Any, Any], Any], init_
             i, val = carry
             return (lax.add(i, 1), body_fun(i, val)), None
 
-        (_, result), _ = scan(scan_body, (i0, init_val), None, length=max(stop - start, 0))
+        (_, result), _ = scan(
+            scan_body,
+            (i0, init_val),
+            None,
+            length=max(stop - start, 0),
+            unroll=1 if unroll is None else unroll,
+        )
         return result
+    if unroll is not None and unroll is not False and unroll != 1:
+        raise ValueError(
+            "Can only use `unroll` in `fori_loop` if the loop bounds are statically known."
+            f"{user_line_suffix()}"
+        )
 
     common = ShapedArray((), dtype, weak)
     lo, hi = cast(lower, common), cast(upper, common)

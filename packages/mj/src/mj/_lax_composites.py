@@ -1,22 +1,25 @@
 """``jax.lax`` functions that are compositions, not primitives: ``batch_matmul`` (a
 ``dot_general`` with every leading axis a batch axis), ``collapse`` (a ``reshape`` merging
-a range of axes), ``index_take`` (a ``gather`` of whole slices) and ``tie_in`` (the identity
-JAX kept after omnistaging made it unnecessary)."""
+a range of axes), ``index_take`` (a ``gather`` of whole slices), ``top_k`` (a ``sort`` of
+order keys, then a gather) and ``tie_in`` (the identity JAX kept after omnistaging made it
+unnecessary)."""
 
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
+import mj.numpy as mnp
 import mj_core.numpy as cnp
 from mj_core import lax
 from mj_core.errors import user_line_suffix
 from mj_core.extend import Array, ArrayLike, shape_of
 
-__all__ = ["batch_matmul", "collapse", "index_take", "tie_in"]
+__all__ = ["batch_matmul", "collapse", "index_take", "tie_in", "top_k"]
 
 
 def batch_matmul(lhs: ArrayLike, rhs: ArrayLike, precision: Any = None) -> Array:
@@ -85,3 +88,50 @@ def tie_in(x: Any, y: Any) -> Any:
     """``y`` (JAX kept ``tie_in`` as the identity on its second argument once every
     operation was staged: it no longer needs a fake data dependence on ``x``)."""
     return y
+
+
+_SIGNED_OF_WIDTH = {1: np.int8, 2: np.int16, 4: np.int32, 8: np.int64}
+
+
+def _descending_key(x: Array) -> Array:
+    """An integer key whose ascending order is ``x``'s descending total order: floats by
+    their bits (``-0.0`` below ``0.0``, NaN above every number, as XLA's TopK), integers as
+    themselves, bitwise-complemented (which reverses any integer order exactly)."""
+    dtype = np.dtype(x.dtype)
+    if dtype.kind == "b":
+        key = lax.convert_element_type(x, np.int8)
+    elif dtype.kind == "f" or dtype.name in ("bfloat16",) or dtype.name.startswith("float8"):
+        bits = lax.bitcast_convert_type(x, _SIGNED_OF_WIDTH[dtype.itemsize])
+        # sign-magnitude to two's complement: negative floats' magnitudes count downwards
+        flipped = lax.bitwise_xor(bits, np.array(np.iinfo(bits.dtype).max, bits.dtype))
+        key = lax.select(lax.lt(bits, cnp.zeros_like(bits)), flipped, bits)
+    elif dtype.kind in "iu":
+        key = x
+    else:
+        raise TypeError(f"top_k: operand of dtype {dtype} is not ordered{user_line_suffix()}")
+    return lax.bitwise_not(key)
+
+
+def top_k(operand: ArrayLike, k: int, *, axis: int = -1) -> tuple[Array, Array]:
+    """The ``k`` largest entries along ``axis`` and their indices (int32), largest first, the
+    lower index first among equal entries (JAX's ``lax.top_k``). Differentiable in the
+    values (a gather of ``operand``)."""
+    x = cnp.asarray(operand)
+    if x.ndim == 0:
+        raise TypeError(f"top_k: operand must have at least one dimension{user_line_suffix()}")
+    k = operator.index(k)
+    axis = operator.index(axis)
+    if not -x.ndim <= axis < x.ndim:
+        raise ValueError(f"top_k: axis {axis} out of range for {x.ndim} dims{user_line_suffix()}")
+    axis %= x.ndim
+    if not 0 <= k <= x.shape[axis]:
+        raise ValueError(
+            f"top_k: k must be in [0, {x.shape[axis]}] (the size of axis {axis}), got {k}"
+            f"{user_line_suffix()}"
+        )
+    last = cnp.moveaxis(x, axis, -1)
+    iota = lax.broadcasted_iota(np.int32, tuple(last.shape), last.ndim - 1)
+    _, order = lax.sort((_descending_key(last), iota), num_keys=2)
+    indices = lax.slice_in_dim(order, 0, k, axis=last.ndim - 1)
+    values = mnp.take_along_axis(last, indices, axis=-1)
+    return cnp.moveaxis(values, -1, axis), cnp.moveaxis(indices, -1, axis)

@@ -16,6 +16,7 @@ from mj._lax_composites import batch_matmul as batch_matmul
 from mj._lax_composites import collapse as collapse
 from mj._lax_composites import index_take as index_take
 from mj._lax_composites import tie_in as tie_in
+from mj._lax_composites import top_k as top_k
 from mj_autodiff import stop_gradient as stop_gradient
 from mj_autodiff.extend import stop_gradient_p as stop_gradient_p
 from mj_control import cond as cond

@@ -230,11 +230,19 @@ def full_like(
     dtype: DTypeLike | None = None,
     shape: int | Sequence[int] | None = None,
 ) -> ArrayLike:
-    dt, weak = dtype_weak(a)  # weakly typed like ``a`` unless a dtype is given, as in JAX
+    try:
+        dt, weak = dtype_weak(a)  # weakly typed like ``a`` unless a dtype is given, as in JAX
+        a_shape: Sequence[int] = shape_of(a)
+    except TypeError:
+        # duck-typed as in JAX: anything with ``shape`` and ``dtype`` (a ShapeDtypeStruct)
+        if not (hasattr(a, "shape") and hasattr(a, "dtype")):
+            raise
+        dt, weak = np.dtype(a.dtype), getattr(a, "weak_type", False) is True
+        a_shape = tuple(a.shape)
     given = as_dtype(dtype, "full_like")
     if given is not None:
         dt, weak = given, False
-    out = _full(shape_of(a) if shape is None else shape, fill_value, dt, weak)
+    out = _full(a_shape if shape is None else shape, fill_value, dt, weak)
     place = like_placements.get(type(a)) if shape is None else None
     if place is not None and not isinstance(out, Tracer):  # laid out as ``a`` (JAX's rule)
         placed: ArrayLike = place(out, a)

@@ -123,15 +123,33 @@ def _shifted(x: AnyArray, axis: Axis) -> AnyArray:
     return lax.sub(x, m), m
 
 
-def softmax(x: ArrayLike, axis: Axis = -1) -> Array:
-    """``exp(x) / sum(exp(x), axis)``, computed from ``x - max(x)``."""
+def _masked_shifted(x: ArrayLike, axis: Axis, where: ArrayLike) -> AnyArray:
+    """``x - max(x[where], axis)`` where ``where`` holds, ``-inf`` elsewhere (JAX's masking:
+    the masked-out entries take no part in the maximum, the sum, or the gradient)."""
+    m = mnp.max(x, axis=axis, where=where, initial=-mnp.inf, keepdims=True)
+    m = lax.select(lax.is_finite(m), m, mnp.zeros_like(m))
+    return lax.sub(mnp.where(where, x, -mnp.inf), m)
+
+
+def softmax(x: ArrayLike, axis: Axis = -1, where: ArrayLike | None = None) -> Array:
+    """``exp(x) / sum(exp(x), axis)``, computed from ``x - max(x)``; with ``where``, over the
+    entries where it holds only (0 elsewhere), as JAX's."""
+    if where is not None:
+        unnormalized = lax.exp(_masked_shifted(x, axis, where))
+        total = mnp.sum(unnormalized, axis=axis, where=where, keepdims=True)
+        return mnp.where(where, lax.div(unnormalized, total), 0)
     shifted, _ = _shifted(x, axis)
     unnormalized = lax.exp(shifted)
     return lax.div(unnormalized, mnp.sum(unnormalized, axis=axis, keepdims=True))
 
 
-def log_softmax(x: ArrayLike, axis: Axis = -1) -> Array:
-    """``x - logsumexp(x, axis)``, computed from ``x - max(x)``."""
+def log_softmax(x: ArrayLike, axis: Axis = -1, where: ArrayLike | None = None) -> Array:
+    """``x - logsumexp(x, axis)``, computed from ``x - max(x)``; with ``where``, over the
+    entries where it holds only (``-inf`` elsewhere), as JAX's."""
+    if where is not None:
+        shifted = _masked_shifted(x, axis, where)
+        total = mnp.sum(lax.exp(shifted), axis=axis, where=where, keepdims=True)
+        return mnp.where(where, lax.sub(shifted, lax.log(total)), -mnp.inf)
     shifted, _ = _shifted(x, axis)
     return lax.sub(shifted, lax.log(mnp.sum(lax.exp(shifted), axis=axis, keepdims=True)))
 
