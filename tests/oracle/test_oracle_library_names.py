@@ -179,3 +179,29 @@ def test_like_functions_take_shape_dtype_structs(x64, fn, dtype):
         np.asarray(full),
         np.asarray(jnp.full_like(jax.ShapeDtypeStruct((2,), dtype), 1, dtype=np.float32)),
     )
+
+
+class _HasComplexDtype:
+    dtype = np.dtype(np.complex64)
+
+
+ISCOMPLEXOBJ_CASES = {
+    "none": lambda m: None,
+    "str": lambda m: "abc",
+    "py_complex": lambda m: 1j,
+    "py_float": lambda m: 1.5,
+    "np_scalar": lambda m: np.float32(1),
+    "np_complex_scalar": lambda m: np.complex64(1),
+    "list_complex": lambda m: [1.0, 1j],
+    "list_real": lambda m: [[1.0], [2.0]],
+    "array": lambda m: m.numpy.ones(2),
+    "complex_array": lambda m: m.numpy.ones(2, np.complex64),
+    "shape_dtype_struct": lambda m: m.ShapeDtypeStruct((2,), np.complex64),
+    "duck_dtype": lambda m: _HasComplexDtype(),
+}
+
+
+@pytest.mark.parametrize("case", list(ISCOMPLEXOBJ_CASES))
+def test_iscomplexobj_as_jax(case):
+    make = ISCOMPLEXOBJ_CASES[case]
+    assert mnp.iscomplexobj(make(mj)) is jnp.iscomplexobj(make(jax))

@@ -621,10 +621,21 @@ def isfinite(x: ArrayLike) -> Array:
     return lax.is_finite(x)
 
 
-def iscomplexobj(x: ArrayLike) -> bool:
-    """True if ``x`` has a complex dtype (a Python ``complex`` included)."""
-    dtype, _ = dtype_weak(x)
-    return dtype.kind == "c"
+def iscomplexobj(x: Any) -> bool:
+    """True if ``x`` has a complex dtype (a Python ``complex`` included). As JAX's, decided by
+    type: ``None``, strings and real scalars are not complex, and anything with a ``dtype``
+    (an array, a ``ShapeDtypeStruct``) is judged by it."""
+    if isinstance(x, complex | np.complexfloating):
+        return True
+    if x is None or isinstance(x, bool | int | float | str | np.generic):
+        return False
+    dtype = getattr(x, "dtype", None)
+    if isinstance(dtype, np.dtype):
+        return dtype.kind == "c"
+    try:
+        return dtype_weak(x)[0].kind == "c"
+    except TypeError:  # a nested sequence of Python numbers (JAX makes an array of it)
+        return np.asarray(x).dtype.kind == "c"
 
 
 def real(x: ArrayLike) -> Array:
