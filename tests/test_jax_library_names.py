@@ -94,6 +94,8 @@ def test_as_jax_dash_c_and_private_modules() -> None:
         "from jax._src import core, dtypes\n"
         "import mj\n"
         "jax._src.dispatch.wait_for_tokens()\n"
+        "from jax._src import traceback_util\n"
+        "assert traceback_util.include_frame(sys._getframe())\n"
         "print(sys.argv[1:], core is mj.core,"
         " dtypes.TypePromotionError is mj.dtypes.TypePromotionError is not None,"
         " jax.numpy.sum(jax.numpy.arange(4)))"

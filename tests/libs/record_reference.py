@@ -10,7 +10,13 @@ import subprocess
 import sys
 
 HERE = pathlib.Path(__file__).parent
-PROGRAMS = ["optax_adam_mlp", "equinox_mlp", "flax_linen_cnn", "chex_jaxtyping_checks"]
+PROGRAMS = [
+    "optax_adam_mlp",
+    "equinox_mlp",
+    "flax_linen_cnn",
+    "chex_jaxtyping_checks",
+    "equinox_layers",
+]
 
 
 def main() -> None:

@@ -205,3 +205,34 @@ ISCOMPLEXOBJ_CASES = {
 def test_iscomplexobj_as_jax(case):
     make = ISCOMPLEXOBJ_CASES[case]
     assert mnp.iscomplexobj(make(mj)) is jnp.iscomplexobj(make(jax))
+
+
+@pytest.mark.parametrize(
+    "structs",
+    [
+        [((), np.int32, True)],
+        [((), np.int32, True), ((2,), np.float32, False)],
+        [((3,), np.int16, False), 1],
+        [((3,), np.int16, False), 1.0],
+        [((), np.float32, True), ((), jnp.bfloat16, False)],
+    ],
+)
+def test_result_type_of_shape_dtype_structs_as_jax(x64, structs):
+    def build(m):
+        return [
+            m.ShapeDtypeStruct(s[0], s[1], weak_type=s[2]) if isinstance(s, tuple) else s
+            for s in structs
+        ]
+
+    assert mnp.result_type(*build(mj)) == jnp.result_type(*build(jax))
+
+
+def test_shape_dtype_struct_sharding_as_jax():
+    m_s, j_s = mj.ShapeDtypeStruct((2,), np.float32), jax.ShapeDtypeStruct((2,), np.float32)
+    assert m_s.sharding is None
+    assert j_s.sharding is None
+    assert mj.eval_shape(lambda a: a, np.ones(2)).sharding is None
+    assert jax.eval_shape(lambda a: a, np.ones(2)).sharding is None
+    marked = mj.ShapeDtypeStruct((2,), np.float32, sharding="s")
+    assert marked.sharding == "s"
+    assert marked != m_s

@@ -290,16 +290,23 @@ def inline_literals(jaxpr: Jaxpr, consts: Sequence[Any]) -> tuple[Jaxpr, list[An
 
 class ShapeDtypeStruct:
     """An example argument with only a shape and a dtype (``make_jaxpr(f)(ShapeDtypeStruct(
-    (3,), np.float32))``)."""
+    (3,), np.float32))``). ``sharding`` (JAX's keyword, ``None`` unless given) is kept as
+    given for code that copies or compares it; tracing reads only the shape and dtype."""
 
-    __slots__ = ("dtype", "shape", "weak_type")
+    __slots__ = ("dtype", "shape", "sharding", "weak_type")
 
     def __init__(
-        self, shape: Sequence[int], dtype: DTypeLike | None, weak_type: bool = False
+        self,
+        shape: Sequence[int],
+        dtype: DTypeLike | None,
+        weak_type: bool = False,
+        *,
+        sharding: Any = None,
     ) -> None:
         self.shape = tuple(int(d) for d in shape)
         self.dtype = np.dtype(dtype)
         self.weak_type = weak_type
+        self.sharding = sharding
 
     @property
     def ndim(self) -> int:
@@ -310,18 +317,20 @@ class ShapeDtypeStruct:
         return int(np.prod(self.shape, dtype=np.int64))
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, ShapeDtypeStruct) and (self.shape, self.dtype, self.weak_type) == (
-            other.shape,
-            other.dtype,
-            other.weak_type,
-        )
+        return isinstance(other, ShapeDtypeStruct) and (
+            self.shape,
+            self.dtype,
+            self.weak_type,
+            self.sharding,
+        ) == (other.shape, other.dtype, other.weak_type, other.sharding)
 
     def __hash__(self) -> int:
-        return hash((self.shape, self.dtype, self.weak_type))
+        return hash((self.shape, self.dtype, self.weak_type, self.sharding))
 
     def __repr__(self) -> str:
         weak = ", weak_type=True" if self.weak_type else ""
-        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{weak})"
+        sharding = "" if self.sharding is None else f", sharding={self.sharding!r}"
+        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{sharding}{weak})"
 
 
 def _abstractify(x: Any, index: int) -> ShapedArray:

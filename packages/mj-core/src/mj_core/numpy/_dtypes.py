@@ -94,7 +94,24 @@ def result_type(*args: Any) -> np.dtype[Any]:
         else a
         for a in args
     ]
-    return promoted_dtype(*operands)[0]
+    try:
+        return promoted_dtype(*operands)[0]
+    except TypeError:
+        if not any(_has_shape_and_dtype(a) for a in operands):
+            raise
+    # duck-typed as in JAX: an object with ``shape`` and ``dtype`` (a ShapeDtypeStruct)
+    # counts as an array of its dtype (strongly typed: JAX reads no ``weak_type`` here)
+    return promoted_dtype(*[_as_operand(a) for a in operands])[0]
+
+
+def _has_shape_and_dtype(a: Any) -> bool:
+    return hasattr(a, "shape") and isinstance(getattr(a, "dtype", None), np.dtype)
+
+
+def _as_operand(a: Any) -> Any:
+    if not _has_shape_and_dtype(a) or isinstance(a, np.ndarray | np.generic):
+        return a
+    return np.zeros((), a.dtype)
 
 
 def promote_types(a: Any, b: Any) -> np.dtype[Any]:

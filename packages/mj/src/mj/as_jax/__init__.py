@@ -84,6 +84,12 @@ def _api_boundary(fun: Any = None, **_: Any) -> Any:
     return fun
 
 
+def _include_frame(frame: types.FrameType) -> bool:
+    """JAX's test of whether a traceback shows a frame: every frame, as mj filters none."""
+    del frame
+    return True
+
+
 def _register_exclusion(path: str) -> None:
     """JAX's traceback-filtering registration: nothing to register on mj."""
     del path
@@ -115,9 +121,9 @@ def _make_private_modules() -> dict[str, types.ModuleType]:
     time (a library that cannot be imported cannot use anything): see
     docs/running_jax_code.md for the list and why each is harmless.
 
-    - ``jax._src.traceback_util``: ``api_boundary`` / ``register_exclusion``, which flax,
-      equinox and jaxtyping call for a cosmetic purpose (hiding library frames from
-      tracebacks); here they do nothing.
+    - ``jax._src.traceback_util``: ``api_boundary`` / ``register_exclusion`` /
+      ``include_frame``, which flax, equinox and jaxtyping call for a cosmetic purpose
+      (hiding library frames from tracebacks); here they do nothing (every frame is shown).
     - ``jax._src.dispatch``: ``wait_for_tokens`` (equinox calls it at exit to flush ordered
       effects); mj's effects complete in program order, so it does nothing.
     - ``jax._src.compiler``: imported by chex (``restrict_backends`` patches JAX's compile
@@ -133,6 +139,7 @@ def _make_private_modules() -> dict[str, types.ModuleType]:
     )
     traceback_util.api_boundary = _api_boundary  # type: ignore[attr-defined]
     traceback_util.register_exclusion = _register_exclusion  # type: ignore[attr-defined]
+    traceback_util.include_frame = _include_frame  # type: ignore[attr-defined]
     dispatch = types.ModuleType("jax._src.dispatch", "wait_for_tokens only (see mj.as_jax).")
     dispatch.wait_for_tokens = _wait_for_tokens  # type: ignore[attr-defined]
     compiler = types.ModuleType("jax._src.compiler", "Empty (see mj.as_jax).")
