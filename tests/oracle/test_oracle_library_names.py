@@ -236,3 +236,40 @@ def test_shape_dtype_struct_sharding_as_jax():
     marked = mj.ShapeDtypeStruct((2,), np.float32, sharding="s")
     assert marked.sharding == "s"
     assert marked != m_s
+
+
+def test_treedef_tuple_as_jax():
+    trees = [{"a": 1, "b": (2, None)}, [3, 4], 5]
+    m_def = mj.tree_util.treedef_tuple([mj.tree_util.tree_structure(t) for t in trees])
+    j_def = jax.tree_util.treedef_tuple([jax.tree_util.tree_structure(t) for t in trees])
+    assert m_def == mj.tree_util.tree_structure(tuple(trees))
+    assert m_def.num_leaves == j_def.num_leaves
+    assert str(mj.tree_util.tree_unflatten(m_def, range(5))) == str(
+        jax.tree_util.tree_unflatten(j_def, range(5))
+    )
+
+
+def test_einsum_dot_general_keyword_as_jax():
+    a = np.arange(6.0, dtype=np.float32).reshape(2, 3)
+    b = np.arange(12.0, dtype=np.float32).reshape(3, 4)
+    calls = []
+
+    def m_dot(lhs, rhs, dims, precision=None, preferred_element_type=None):
+        calls.append("mj")
+        return mj.lax.dot_general(lhs, rhs, dims, precision=precision) * 2
+
+    def j_dot(lhs, rhs, dims, precision=None, preferred_element_type=None):
+        calls.append("jax")
+        return jax.lax.dot_general(lhs, rhs, dims, precision=precision) * 2
+
+    got = mnp.einsum("ij,jk->ik", a, b, _dot_general=m_dot)
+    want = jnp.einsum("ij,jk->ik", a, b, _dot_general=j_dot)
+    np.testing.assert_allclose(np.asarray(got), np.asarray(want))
+    assert calls == ["mj", "jax"]
+
+
+def test_shaped_array_takes_sharding_keyword():
+    aval = ShapedArray((2,), np.float32, sharding=None)
+    assert aval == ShapedArray((2,), np.float32)
+    assert aval.sharding is None
+    assert jax.core.ShapedArray((2,), np.float32).sharding is not None  # JAX: its mesh's

@@ -63,13 +63,26 @@ class ShapedArray:
     weak_type: bool
 
     def __init__(
-        self, shape: tuple[int, ...], dtype: DTypeLike | None, weak_type: bool = False
+        self,
+        shape: tuple[int, ...],
+        dtype: DTypeLike | None,
+        weak_type: bool = False,
+        *,
+        sharding: Any = None,
     ) -> None:
+        del sharding  # JAX's keyword: mj's avals carry no sharding (see ``sharding`` below)
         self.shape = tuple(shape)
         dt = np.dtype(dtype)
         self.dtype = _NARROW.get(dt, dt)  # no 64-bit types without enable_x64
         self.weak_type = weak_type
         self._hash: int | None = None  # avals are immutable; jit's cache keys hash them often
+
+    @property
+    def sharding(self) -> None:
+        """``None``: in mj a sharding belongs to an array (``Array.sharding``) and to ``jit``'s
+        ``in_shardings``/``out_shardings``, never to an abstract value (JAX's avals carry one
+        for sharding-in-types; code that reads it finds "unsharded")."""
+        return None
 
     @property
     def ndim(self) -> int:

@@ -78,6 +78,7 @@ __all__ = [
     "tree_unflatten",
     "treedef_children",
     "treedef_is_leaf",
+    "treedef_tuple",
 ]
 
 T = TypeVar("T")
@@ -558,6 +559,14 @@ def tree_structure(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> P
 
 def treedef_children(treedef: PyTreeDef) -> list[PyTreeDef]:
     return treedef.children()
+
+
+def treedef_tuple(treedefs: Iterable[PyTreeDef]) -> PyTreeDef:
+    """The structure of a tuple whose elements have the structures ``treedefs`` (JAX's
+    ``treedef_tuple``)."""
+    children = tuple(treedefs)
+    node = tree_structure(tuple(0 for _ in children))
+    return PyTreeDef(node.node_type, node.node_data, children, node.pytype)
 
 
 def treedef_is_leaf(treedef: PyTreeDef) -> bool:

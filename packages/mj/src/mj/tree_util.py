@@ -33,3 +33,4 @@ from mj_core.tree_util import tree_transpose as tree_transpose
 from mj_core.tree_util import tree_unflatten as tree_unflatten
 from mj_core.tree_util import treedef_children as treedef_children
 from mj_core.tree_util import treedef_is_leaf as treedef_is_leaf
+from mj_core.tree_util import treedef_tuple as treedef_tuple

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import string
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import mj_core.numpy as cnp
@@ -103,12 +103,14 @@ def einsum(
     optimize: Any = None,
     precision: Any = None,
     preferred_element_type: DTypeLike | None = None,
+    _dot_general: Callable[..., Any] | None = None,
 ) -> Array:
     """Evaluate the Einstein summation ``subscripts`` on ``operands`` (NumPy's notation,
     including ``...``, implicit output and the interleaved ``einsum(a, [0, 1], b, [1, 2])``
     form). ``optimize`` is accepted for compatibility; the contraction order is always left to
     right. ``precision`` goes to each ``dot_general``; with ``preferred_element_type`` the
-    operands are contracted in that dtype."""
+    operands are contracted in that dtype. ``_dot_general`` (JAX's keyword, which flax uses
+    for quantized attention) replaces ``lax.dot_general`` in each contraction."""
     if not isinstance(subscripts, str):
         subscripts, operands_list = _from_sublists((subscripts, *operands))
         operands = tuple(operands_list)
@@ -158,7 +160,10 @@ def einsum(
             ),
             (tuple(acc_labels.index(c) for c in batch), tuple(rhs_labels.index(c) for c in batch)),
         )
-        acc = lax.dot_general(acc, rhs, dims, precision=precision)
+        if _dot_general is None:
+            acc = lax.dot_general(acc, rhs, dims, precision=precision)
+        else:
+            acc = _dot_general(acc, rhs, dims, precision=precision)
         acc_labels = (
             "".join(batch)
             + "".join(c for c in acc_labels if c not in shared)
