@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from typing import Any
 
 import numpy as np
 import pytest
@@ -107,3 +108,65 @@ def test_as_jax_dash_c_and_private_modules() -> None:
         check=True,
     )
     assert out.stdout.strip() == "['a', 'b'] True True 6"
+
+
+def test_trace_to_jaxpr_nounits_splits_known_outputs() -> None:
+    from mj import api_util
+    from mj.tree_util import tree_structure
+
+    def f(x: Any, k: Any) -> Any:
+        # 'w' and 'n' need only the known k; 'y' needs the unknown x
+        return {"w": k * 2.0, "y": x * k, "n": mnp.sum(k)}
+
+    x = np.ones(3, np.float32)
+    k = np.arange(3.0, dtype=np.float32)
+    flat, out_tree = api_util.flatten_fun_nokwargs(lu.wrap_init(f), tree_structure((x, k)))
+    pvals = [pe.PartialVal.unknown(ShapedArray((3,), np.float32)), pe.PartialVal.known(k)]
+    _, out_pvals, _ = pe.trace_to_jaxpr_nounits(flat, pvals)
+    outs = mj.tree_util.tree_unflatten(out_tree(), out_pvals)
+    assert outs["w"].is_known()
+    np.testing.assert_array_equal(np.asarray(outs["w"].get_known()), k * 2)
+    assert float(outs["n"].get_known()) == 3.0
+    assert not outs["y"].is_known()
+    assert outs["y"].get_aval().shape == (3,)
+    _, forced, _ = pe.trace_to_jaxpr_nounits(flat, pvals, instantiate=True)
+    assert not any(pv.is_known() for pv in forced)
+
+
+def test_flatten_fun_with_kwargs_and_debug_info() -> None:
+    from mj import api_util
+    from mj.tree_util import tree_flatten
+
+    def f(a: Any, *, scale: Any) -> Any:
+        return (a * scale, [a])
+
+    leaves, in_tree = tree_flatten(((np.float32(2.0),), {"scale": np.float32(3.0)}))
+    flat, out_tree = api_util.flatten_fun(lu.wrap_init(f), in_tree)
+    with pytest.raises(ValueError, match="not been called"):
+        out_tree()
+    out = flat.call_wrapped(*leaves)
+    assert [float(v) for v in out] == [6.0, 2.0]
+    assert out_tree().num_leaves == 2
+    info = api_util.debug_info("test", f, (), {})
+    assert info.traced_for == "test"
+    assert "f" in info.func_src_info
+    assert api_util.shaped_abstractify(mj.ShapeDtypeStruct((2,), np.int32)).shape == (2,)
+    assert api_util.safe_map(lambda a, b: a + b, [1, 2], [3, 4]) == [4, 6]
+    with pytest.raises(ValueError, match="lengths differ"):
+        api_util.safe_map(lambda a, b: a, [1], [1, 2])
+
+
+def test_abstract_value_is_the_avals_base() -> None:
+    from mj.core import AbstractValue
+
+    assert isinstance(ShapedArray((2,), np.float32), AbstractValue)
+    seen = []
+    mj.jit(lambda a: seen.append(isinstance(a.aval, AbstractValue)) or a)(np.ones(2))
+    assert seen == [True]
+
+
+def test_scan_accepts_split_transpose() -> None:
+    xs = np.arange(4.0, dtype=np.float32)
+    carry, ys = mj.lax.scan(lambda c, x: (c + x, c), 0.0, xs, _split_transpose=False)
+    assert float(carry) == 6.0
+    np.testing.assert_array_equal(np.asarray(ys), np.cumsum(xs) - xs)

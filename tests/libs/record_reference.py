@@ -10,13 +10,8 @@ import subprocess
 import sys
 
 HERE = pathlib.Path(__file__).parent
-PROGRAMS = [
-    "optax_adam_mlp",
-    "equinox_mlp",
-    "flax_linen_cnn",
-    "chex_jaxtyping_checks",
-    "equinox_layers",
-]
+# every program in programs/ (tests/libs/test_programs.py checks each is compared)
+PROGRAMS = sorted(path.stem for path in (HERE / "programs").glob("*.py"))
 
 
 def main() -> None:

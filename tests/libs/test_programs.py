@@ -28,7 +28,38 @@ PROGRAMS = {
     "flax_linen_cnn": ["optax", "flax"],
     "chex_jaxtyping_checks": ["chex", "jaxtyping"],
     "equinox_layers": ["equinox"],
+    "flax_linen_layers": ["flax"],
 }
+
+
+def test_every_program_is_compared() -> None:
+    on_disk = {path.stem for path in (HERE / "programs").glob("*.py")}
+    assert on_disk == set(PROGRAMS)
+    assert all(REFERENCE.get(name) for name in _result_names())
+
+
+def _assert_same_results(got: object, want: object, where: str) -> None:
+    """Equal structure and strings (an exception's type); numbers to float32 precision."""
+    if isinstance(want, dict):
+        assert isinstance(got, dict), where
+        assert got.keys() == want.keys(), where
+        for key in want:
+            _assert_same_results(got[key], want[key], f"{where}.{key}")
+    elif isinstance(want, str) or isinstance(got, str):
+        assert got == want, where
+    elif isinstance(want, list) and any(isinstance(w, dict | str) for w in want):
+        assert isinstance(got, list), where
+        assert len(got) == len(want), where
+        for i, (g, w) in enumerate(zip(got, want, strict=True)):
+            _assert_same_results(g, w, f"{where}[{i}]")
+    else:
+        np.testing.assert_allclose(
+            np.asarray(got, float), np.asarray(want, float), rtol=1e-5, atol=1e-6, err_msg=where
+        )
+
+
+def _result_names() -> list[str]:
+    return [key for key in REFERENCE if key != "jax_version"]
 
 
 def _missing(libs: list[str]) -> list[str]:
@@ -51,19 +82,7 @@ def test_program_matches_jax(program: str) -> None:
     assert curves, "the program printed no loss curve"
     for name, losses in curves.items():
         if isinstance(losses, dict):  # named results: JAX's (numbers to float32 precision)
-            assert losses.keys() == REFERENCE[name].keys(), name
-            for key, value in losses.items():
-                want = REFERENCE[name][key]
-                if isinstance(want, str) or isinstance(value, str):  # an exception's type
-                    assert value == want, f"{name}.{key}"
-                else:
-                    np.testing.assert_allclose(
-                        np.asarray(value, float),
-                        np.asarray(want, float),
-                        rtol=1e-5,
-                        atol=1e-6,
-                        err_msg=f"{name}.{key}",
-                    )
+            _assert_same_results(losses, REFERENCE[name], name)
             continue
         expected = np.asarray(REFERENCE[name])
         got = np.asarray(losses)

@@ -86,10 +86,12 @@ def scan(
     length: int | None = None,
     reverse: bool = False,
     unroll: int | bool = 1,
+    _split_transpose: bool = False,
 ) -> tuple[Any, Any]:
     """Loop ``carry, y = f(carry, x)`` over the leading axis of ``xs``; return the final carry
     and the ``y``s stacked, staged as one ``scan`` primitive (compiled to one loop, never
-    unrolled: ``unroll`` is accepted for compatibility with JAX and has no effect).
+    unrolled: ``unroll`` is accepted for compatibility with JAX and has no effect, as is JAX's
+    private ``_split_transpose``, a memory layout choice of its transpose).
 
     ``init`` and ``xs`` are pytrees (``xs=None`` with ``length=n`` loops ``n`` times with
     ``x=None``). ``f`` must return a ``(carry, y)`` pair whose carry has ``init``'s structure
@@ -103,7 +105,7 @@ def scan(
             return carry, np.stack(ys)
     """
     check_callable("scan", "f", f)
-    del unroll
+    del unroll, _split_transpose
     xs_flat, _xs_tree = tree_flatten(xs)
     x_avals_full = shaped_avals(xs_flat)
     length = _scan_length(x_avals_full, length)

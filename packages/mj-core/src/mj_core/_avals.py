@@ -52,7 +52,14 @@ _DTYPE_SHORT = {
 }
 
 
-class ShapedArray:
+class AbstractValue:
+    """The base class of abstract values (JAX's ``jax.core.AbstractValue``): what a traced
+    value is known to be. mj's are :class:`ShapedArray` and its refinement ``ConcreteArray``."""
+
+    __slots__ = ()
+
+
+class ShapedArray(AbstractValue):
     """The abstract value of an array: its shape, dtype and whether its dtype is weak."""
 
     __slots__ = ("_hash", "dtype", "shape", "weak_type")

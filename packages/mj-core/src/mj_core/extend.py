@@ -13,6 +13,7 @@ mj-core only through ``mj_core``, this module and the public namespaces (``mj_co
 ``mj_core.errors``, and the family modules ``mj_core.prims.<family>`` for the primitives).
 """
 
+from mj_core._avals import AbstractValue as AbstractValue
 from mj_core._avals import ConcreteArray as ConcreteArray
 from mj_core._avals import ShapedArray as ShapedArray
 from mj_core._avals import array_types as array_types

@@ -13,6 +13,7 @@ primitive under the current transformations, so an interpreter written for JAX r
 Autodidax's ``(jaxpr, args)``, with a ``Jaxpr``'s constants first in ``args``.
 """
 
+from mj_core.extend import AbstractValue as AbstractValue
 from mj_core.extend import Primitive as Primitive
 from mj_core.extend import ShapedArray as ShapedArray
 from mj_core.extend import Trace as Trace
@@ -28,6 +29,7 @@ from mj_ir import jaxpr_as_fun as jaxpr_as_fun
 from mj_ir.extend import eval_jaxpr_consts as eval_jaxpr
 
 __all__ = [
+    "AbstractValue",
     "Atom",
     "ClosedJaxpr",
     "Jaxpr",

@@ -1,16 +1,19 @@
-"""``mj.interpreters.partial_eval``: JAX's ``PartialVal``, the known-or-unknown value of
-partial evaluation (``jax.interpreters.partial_eval``).
+"""``mj.interpreters.partial_eval``: JAX's ``PartialVal`` (a known-or-unknown value) and
+``trace_to_jaxpr_nounits``, which splits a function's outputs into those computable from its
+known inputs alone (with their values) and those that need the unknown ones.
 
-flax imports this module (its ``lazy_init`` and lifted ``scan`` declare inputs as known or
-unknown). mj's partial evaluation is internal to its autodiff (``mj.linearize``); JAX's
-tracing entry points over ``PartialVal`` (``trace_to_jaxpr_nounits``) are not provided.
+flax's ``lazy_init`` and lifted ``scan`` (``nn.scan``, ``nn.RNN``) use them to compute
+variables without running the whole function.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["PartialVal"]
+import numpy as np
+
+__all__ = ["PartialVal", "trace_to_jaxpr_nounits"]
 
 
 class PartialVal(tuple[Any, Any]):
@@ -47,3 +50,60 @@ class PartialVal(tuple[Any, Any]):
         from mj_core.extend import get_aval
 
         return get_aval(self[1])
+
+
+def trace_to_jaxpr_nounits(
+    fun: Any, pvals: Sequence[PartialVal], instantiate: bool | Sequence[bool] = False
+) -> tuple[Any, list[PartialVal], list[Any]]:
+    """Trace ``fun`` (a :class:`mj.extend.linear_util.WrappedFun` of flat arguments) with
+    the known ``pvals`` as values and the unknown ones abstract. Returns ``(jaxpr, out_pvals,
+    consts)``: each output known (its value) when it depends on no unknown input, unknown
+    (its abstract value) otherwise, as JAX's. ``instantiate=True`` makes every output unknown.
+
+    Unlike JAX's, the jaxpr returned is the whole function's (over the unknown inputs), with
+    its constants, not a jaxpr of the unknown part only."""
+    import mj
+    from mj.core import Literal, eval_jaxpr
+
+    pvals = list(pvals)
+    unknown_at = [i for i, pv in enumerate(pvals) if not pv.is_known()]
+
+    def over_unknowns(*unknown_args: Any) -> Any:
+        args = [pv.get_known() for pv in pvals]
+        for i, arg in zip(unknown_at, unknown_args, strict=True):
+            args[i] = arg
+        return fun.call_wrapped(*args)
+
+    structs = [
+        mj.ShapeDtypeStruct(pvals[i][0].shape, pvals[i][0].dtype, pvals[i][0].weak_type)
+        for i in unknown_at
+    ]
+    closed = mj.make_jaxpr(over_unknowns)(*structs)
+    jaxpr = closed.jaxpr
+    depends: set[int] = {id(v) for v in jaxpr.invars}
+    for eqn in jaxpr.eqns:
+        if any(not isinstance(v, Literal) and id(v) in depends for v in eqn.invars):
+            depends.update(id(v) for v in eqn.outvars)
+    n_out = len(jaxpr.outvars)
+    forced = [instantiate] * n_out if isinstance(instantiate, bool) else list(instantiate)
+    unknown_out = [
+        force or (not isinstance(v, Literal) and id(v) in depends)
+        for v, force in zip(jaxpr.outvars, forced, strict=True)
+    ]
+    # the known outputs do not depend on the unknown inputs: any values of theirs will do
+    zeros = [np.zeros(s.shape, s.dtype) for s in structs]
+    values = eval_jaxpr(jaxpr, closed.consts, *zeros) if not all(unknown_out) else []
+    out_pvals = [
+        PartialVal.unknown(_aval_of(v)) if unknown else PartialVal.known(values[i])
+        for i, (v, unknown) in enumerate(zip(jaxpr.outvars, unknown_out, strict=True))
+    ]
+    return jaxpr, out_pvals, list(closed.consts)
+
+
+def _aval_of(atom: Any) -> Any:
+    from mj_core.extend import ShapedArray, get_aval
+
+    aval = getattr(atom, "aval", None)
+    if aval is None:
+        aval = get_aval(atom.val)
+    return ShapedArray(aval.shape, aval.dtype, aval.weak_type)
