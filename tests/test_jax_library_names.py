@@ -170,3 +170,14 @@ def test_scan_accepts_split_transpose() -> None:
     carry, ys = mj.lax.scan(lambda c, x: (c + x, c), 0.0, xs, _split_transpose=False)
     assert float(carry) == 6.0
     np.testing.assert_array_equal(np.asarray(ys), np.cumsum(xs) - xs)
+
+
+def test_check_tracer_leaks_only_off() -> None:
+    with mj.check_tracer_leaks(False):
+        assert mj.check_tracer_leaks.value is False
+    with (
+        pytest.raises(NotImplementedError, match="no tracer-leak checker"),
+        mj.check_tracer_leaks(True),
+    ):
+        pass
+    assert mj.config.jax_check_tracer_leaks is False

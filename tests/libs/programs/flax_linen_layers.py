@@ -1,7 +1,7 @@
 """flax.linen's layers and lifted transformations as its docs use them (LayerNorm, BatchNorm
 with mutable batch_stats, Dropout, Embed, MultiHeadDotProductAttention, nn.RNN over LSTM and
 GRU cells (a lifted scan), nn.vmap, nn.remat, nn.jit, lazy_init, ConvTranspose, GroupNorm,
-pooling); prints each result as JSON. Runs unchanged on JAX and, via mj.as_jax, on mj."""
+pooling, nn.tabulate); prints each result as JSON. Runs unchanged on JAX and, via mj.as_jax, on mj."""
 
 import json
 
@@ -65,6 +65,7 @@ def main():
     record("conv_transpose", lambda: run(nn.ConvTranspose(2, (3,)), x[..., None]))
     record("groupnorm", lambda: run(nn.GroupNorm(num_groups=2), x))
     record("avg_pool", lambda: nn.avg_pool(x[None, ..., None], (2, 2)).sum())
+    record("tabulate_lists_layers", lambda: "Dense_1" in nn.tabulate(MLP(), k)(x))
     return out
 
 

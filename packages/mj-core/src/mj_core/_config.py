@@ -74,6 +74,7 @@ _FROZEN_OK: dict[str, tuple[Any, ...]] = {}
 class _Config:
     __slots__ = (
         "check_jaxprs",
+        "check_tracer_leaks",
         "compilation_cache_dir",
         "debug_infs",
         "debug_nans",
@@ -94,6 +95,7 @@ class _Config:
 
     def __init__(self) -> None:
         self.check_jaxprs = _flag("MJ_CHECK_JAXPRS")
+        self.check_tracer_leaks = False
         self.debug_nans = _flag("MJ_DEBUG_NANS")
         self.debug_infs = _flag("MJ_DEBUG_INFS")
         self.disable_jit = _flag("MJ_DISABLE_JIT")
@@ -153,8 +155,7 @@ class _Config:
             value = _check_traceback_filtering(value)
         if name in _ONLY and value != _ONLY[name]:
             raise NotImplementedError(
-                f"{name}={value!r} is not supported: mj's random bits are JAX's defaults "
-                f"({name}={_ONLY[name]!r})"
+                f"{name}={value!r} is not supported: {_ONLY_WHY[name]} ({name}={_ONLY[name]!r})"
             )
         if name == "enable_x64":
             value = bool(value)
@@ -189,7 +190,16 @@ def _canonical(name: str) -> str:
 
 
 #: Options with the one value mj implements.
-_ONLY: dict[str, Any] = {"threefry_partitionable": True, "default_prng_impl": "threefry2x32"}
+_ONLY: dict[str, Any] = {
+    "threefry_partitionable": True,
+    "default_prng_impl": "threefry2x32",
+    "check_tracer_leaks": False,
+}
+_ONLY_WHY = {
+    "threefry_partitionable": "mj's random bits are JAX's defaults",
+    "default_prng_impl": "mj's random bits are JAX's defaults",
+    "check_tracer_leaks": "mj has no tracer-leak checker (a leaked tracer fails when used)",
+}
 
 #: JAX's names of the matmul precisions (and their aliases).
 MATMUL_PRECISIONS = {

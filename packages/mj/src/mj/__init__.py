@@ -33,6 +33,7 @@ from mj import test_util as test_util
 from mj import tree as tree
 from mj import tree_util as tree_util
 from mj import typing as typing
+from mj._environment import check_tracer_leaks as check_tracer_leaks
 from mj._environment import debug_infs as debug_infs
 from mj._environment import debug_nans as debug_nans
 from mj._environment import default_matmul_precision as default_matmul_precision

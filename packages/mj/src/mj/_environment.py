@@ -22,6 +22,7 @@ from mj_core import config
 from mj_xla import device_count, local_device_count, process_index
 
 __all__ = [
+    "check_tracer_leaks",
     "debug_infs",
     "debug_nans",
     "default_matmul_precision",
@@ -92,3 +93,6 @@ debug_infs = _Option("debug_infs")
 enable_checks = _Option("check_jaxprs")
 default_matmul_precision = _Option("default_matmul_precision")
 log_compiles = _Option("log_compiles")
+# JAX's leak checker: only off on mj (``with check_tracer_leaks(False):`` is accepted, as
+# flax's nn.tabulate enters it; turning it on raises NotImplementedError)
+check_tracer_leaks = _Option("check_tracer_leaks")
