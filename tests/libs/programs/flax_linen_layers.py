@@ -1,7 +1,8 @@
 """flax.linen's layers and lifted transformations as its docs use them (LayerNorm, BatchNorm
 with mutable batch_stats, Dropout, Embed, MultiHeadDotProductAttention, nn.RNN over LSTM and
 GRU cells (a lifted scan), nn.vmap, nn.remat, nn.jit, lazy_init, ConvTranspose, GroupNorm,
-pooling, nn.tabulate); prints each result as JSON. Runs unchanged on JAX and, via mj.as_jax, on mj."""
+pooling, nn.tabulate); prints each result as JSON. Runs unchanged on JAX and, via
+mj.as_jax, on mj."""
 
 import json
 
