@@ -213,9 +213,13 @@ def test_sampling_under_jit_equals_eager():
 
 
 def test_make_jaxpr_stages_the_hash():
+    """The hash is staged as one ``threefry2x32`` equation (JAX's ``threefry2x32_p``), not as
+    its ~100 bitwise operations."""
     closed = mj.make_jaxpr(lambda k: mr.uniform(k, (3,)))(mr.PRNGKey(0))
-    prims = {eqn.primitive.name for eqn in closed.jaxpr.eqns}
-    assert {"shift_left", "shift_right_logical", "xor", "bitcast_convert_type"} <= prims
+    prims = [eqn.primitive.name for eqn in closed.jaxpr.eqns]
+    assert prims.count("threefry2x32") == 1
+    assert len(prims) < 30, prims  # (the 20 rounds inlined are over 100 equations)
+    assert {"shift_right_logical", "bitcast_convert_type"} <= set(prims)
     (out,) = closed(mr.PRNGKey(0))
     np.testing.assert_array_equal(out, mr.uniform(mr.PRNGKey(0), (3,)))
 
