@@ -6,6 +6,7 @@ fails by many standard errors.
 """
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -261,3 +262,37 @@ def test_error_points_at_user_line():
 def test_permutation_of_traced_int_needs_a_concrete_size():
     with pytest.raises(ConcretizationError):
         mj.jit(lambda k, n: mr.permutation(k, n))(mr.PRNGKey(0), 5)
+
+
+def _module_size(text):
+    """(operations, functions, while loops) of a StableHLO module's text."""
+    ops = re.findall(r"^\s*(?:%\S+ = )?\"?(?:stablehlo|func|chlo)\.\w+", text, re.M)
+    return len(ops), text.count("func.func"), text.count("stablehlo.while")
+
+
+def test_a_program_drawing_many_times_hashes_in_shared_private_functions():
+    """Issue 39: each PRNG use calls one private ``threefry2x32`` function per operand shape,
+    its rounds in a loop (JAX's lowering on the CPU: 278 operations for this program), where
+    inlining the hash at every use gave a flat 763-operation module."""
+
+    def body(i, carry):
+        key, acc = carry
+        key, k1, k2 = mr.split(key, 3)
+        hit = mr.bernoulli(k1, 0.3, (16,))
+        return key, acc + mnp.where(hit, mr.normal(k2, (16,)), 0.0)
+
+    def program(key):
+        return mj.lax.fori_loop(0, 4, body, (key, mnp.zeros(16)))
+
+    key = mr.PRNGKey(3)
+    text = mj.jit(program).lower(key).as_text()
+    n_ops, n_funcs, n_whiles = _module_size(text)
+    assert n_ops < 300, n_ops
+    hashes = re.findall(r"func\.func private @(threefry2x32\w*)", text)
+    assert len(hashes) == 2  # split's (3,) counters and the samplers' (16,): one function each
+    assert n_funcs == 3 and n_whiles == 3  # main's fori_loop, and one loop per hash function
+    assert len(re.findall(r"call @threefry2x32", text)) == 3
+    got = mj.jit(program)(key)
+    want = program(key)
+    np.testing.assert_array_equal(np.asarray(got[0]), want[0])
+    np.testing.assert_allclose(np.asarray(got[1]), want[1], rtol=1e-6)

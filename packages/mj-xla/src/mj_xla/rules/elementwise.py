@@ -308,6 +308,9 @@ lowering_rules[ew.clamp_p] = _clamp_lowering
 # --- threefry2x32 -----------------------------------------------------------------------------
 _U32 = np.dtype(np.uint32)
 _I32 = np.dtype(np.int32)
+#: The platforms whose modules run the hash's rounds in a loop (JAX's ``use_rolled_loops``: a
+#: loop compiles faster; a GPU runs the unrolled body faster).
+THREEFRY_ROLLED_PLATFORMS = {"cpu"}
 
 
 def _threefry2x32_lowering(
@@ -317,7 +320,7 @@ def _threefry2x32_lowering(
     types, as JAX does (``inline=False``): the hash is about 100 operations, and inlined at each
     use XLA would fuse a copy of it into every consumer of the bits. On the CPU its five groups
     of four rounds are one ``while`` loop (JAX's ``use_rolled_loops``), elsewhere unrolled."""
-    rolled = ctx.platform == "cpu"
+    rolled = ctx.platform in THREEFRY_ROLLED_PLATFORMS
 
     def emit(params: list[Value]) -> list[Value]:
         return _threefry2x32_body(avals_in, avals_out[0].shape, rolled, params)
@@ -380,12 +383,12 @@ def _threefry2x32_body(
     loop = hlo.WhileOp(carry_types, init)
     cond = loop.cond.blocks.append(*carry_types)
     with ir.InsertionPoint(cond):
-        i = cond.arguments[0]
-        hlo.return_([compare(i, ir_constant(np.array(5, _I32)), "LT", _I32)])
+        five = ir_constant(np.array(5, _I32))
+        hlo.return_([compare(cond.arguments[0], five, "LT", _I32)])
     body = loop.body.blocks.append(*carry_types)
     with ir.InsertionPoint(body):
-        i, w1, w2, ka, kb, kc, rot, rot_next = body.arguments
-        words = [w1, w2]
+        group, w1, w2, ka, kb, kc, rot, rot_next = body.arguments
+        words: list[Value] = [w1, w2]
         scalar = ir_tensor_type((), _U32)
         distances = [
             broadcast_to_aval(
@@ -397,12 +400,13 @@ def _threefry2x32_body(
             for j in range(4)
         ]
         _threefry_rounds(words, distances, shape)
-        i_next = hlo.add(i, ir_constant(np.array(1, _I32)))
-        count = broadcast_to_aval(i_next, ShapedArray((), _I32), shape, _U32)
+        group_next = hlo.add(group, ir_constant(np.array(1, _I32)))
+        count = broadcast_to_aval(group_next, ShapedArray((), _I32), shape, _U32)
         words[0] = hlo.add(words[0], to_shape(ka))
         words[1] = hlo.add(hlo.add(words[1], to_shape(kb)), count)
-        hlo.return_([i_next, *words, kb, kc, ka, rot_next, rot])
-    return list(loop.results)[1:3]
+        hlo.return_([group_next, *words, kb, kc, ka, rot_next, rot])
+    results: list[Value] = list(loop.results)
+    return results[1:3]
 
 
 lowering_rules[ew.threefry2x32_p] = _threefry2x32_lowering
