@@ -290,7 +290,8 @@ def test_a_program_drawing_many_times_hashes_in_shared_private_functions():
     assert n_ops < 300, n_ops
     hashes = re.findall(r"func\.func private @(threefry2x32\w*)", text)
     assert len(hashes) == 2  # split's (3,) counters and the samplers' (16,): one function each
-    assert n_funcs == 3 and n_whiles == 3  # main's fori_loop, and one loop per hash function
+    assert n_funcs == 3  # main and the two hash functions
+    assert n_whiles == 3  # main's fori_loop, and one loop per hash function
     assert len(re.findall(r"call @threefry2x32", text)) == 3
     got = mj.jit(program)(key)
     want = program(key)
