@@ -264,9 +264,13 @@ def test_permutation_of_traced_int_needs_a_concrete_size():
         mj.jit(lambda k, n: mr.permutation(k, n))(mr.PRNGKey(0), 5)
 
 
+# An operation's line: results, then ``stablehlo.add``, ``"stablehlo.case"``, ``call``, ...
+_OP = r"^\s*(?:%\S+ = )?(?:\"?(?:stablehlo|chlo)\.\w+|(?:func\.)?call|(?:func\.)?return)\b"
+
+
 def _module_size(text):
     """(operations, functions, while loops) of a StableHLO module's text."""
-    ops = re.findall(r"^\s*(?:%\S+ = )?\"?(?:stablehlo|func|chlo)\.\w+", text, re.M)
+    ops = re.findall(_OP, text, re.M)
     return len(ops), text.count("func.func"), text.count("stablehlo.while")
 
 

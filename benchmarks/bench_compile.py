@@ -1,0 +1,168 @@
+"""Workload 39 (issue 39): the first call of jitted programs that draw random numbers several
+times, mj vs JAX in one run.
+
+XLA's compile time grows with the module it is given, and a module in which every PRNG use
+inlines the ~100-operation Threefry hash compiles many times slower than JAX's, which calls
+one private function per operand shape with the rounds in a loop. Each case times a fresh
+``jit`` of fresh functions (trace, lower, compile, run) and shows each system's module size
+(operations, functions, ``while`` loops) in its label:
+
+* ``PRNG fori_loop``: a ``fori_loop`` whose body splits its key and draws ``bernoulli`` and
+  ``normal`` samples.
+* ``mnist_vae image_sample``: JAX's ``examples/mnist_vae.py`` ``image_sample`` unchanged, with
+  its decoder (``Dense(512), Relu, Dense(512), Relu, Dense(784)``): a decoder applied to
+  ``normal`` codes, ``bernoulli`` pixels and a 10x10 image grid built from 100 slices.
+
+Every system's answer is checked against mj's eager evaluation (NumPy impl rules) first: the
+random bits are the same on all of them.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+import types
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from harness import Config, Result, SideBySide, Workload, block, check_close
+
+import mj
+
+CASE_LOOP, CASE_IMAGE = "PRNG fori_loop", "mnist_vae image_sample"
+
+
+def _namespace(lib: Any) -> types.SimpleNamespace:
+    return types.SimpleNamespace(
+        jit=lib.jit, jnp=lib.numpy, lax=lib.lax, random=lib.random, PRNGKey=lib.random.PRNGKey
+    )
+
+
+def prng_loop(lib: types.SimpleNamespace, steps: int, size: int) -> Callable[..., Any]:
+    """A fresh ``fori_loop`` of ``split``/``bernoulli``/``normal``."""
+    jnp, random = lib.jnp, lib.random
+
+    def body(i: Any, carry: Any) -> Any:
+        key, acc = carry
+        key, k1, k2 = random.split(key, 3)
+        hit = random.bernoulli(k1, 0.3, (size,))
+        return key, acc + jnp.where(hit, random.normal(k2, (size,)), 0.0)
+
+    def program(key: Any) -> Any:
+        return lib.lax.fori_loop(0, steps, body, (key, jnp.zeros(size, jnp.float32)))
+
+    return program
+
+
+def image_sample(lib: types.SimpleNamespace, nrow: int, ncol: int) -> Callable[..., Any]:
+    """A fresh copy of mnist_vae's ``image_sample`` (and ``image_grid``) on ``decode``, the
+    example's stax decoder written out: its parameters are an argument."""
+    jnp, random = lib.jnp, lib.random
+
+    def decode(dec_params: Any, z: Any) -> Any:
+        for i, (w, b) in enumerate(dec_params):
+            z = jnp.dot(z, w) + b
+            if i < len(dec_params) - 1:
+                z = jnp.maximum(z, 0.0)
+        return z
+
+    def image_grid(nrow: int, ncol: int, imagevecs: Any, imshape: tuple[int, int]) -> Any:
+        images = iter(imagevecs.reshape((-1, *imshape)))
+        return jnp.vstack(
+            [jnp.hstack([next(images).T for _ in range(ncol)][::-1]) for _ in range(nrow)]
+        ).T
+
+    def program(rng: Any, dec_params: Any) -> Any:
+        code_rng, img_rng = random.split(rng)
+        logits = decode(dec_params, random.normal(code_rng, (nrow * ncol, 10)))
+        sampled_images = random.bernoulli(img_rng, jnp.logaddexp(0.0, logits))
+        return image_grid(nrow, ncol, sampled_images, (28, 28))
+
+    return program
+
+
+def decoder_params(hidden: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    rng = np.random.default_rng(39)
+    sizes = (10, hidden, hidden, 28 * 28)
+    return [
+        (
+            (rng.standard_normal((m, n)) / np.sqrt(m)).astype(np.float32),
+            (0.1 * rng.standard_normal(n)).astype(np.float32),
+        )
+        for m, n in itertools.pairwise(sizes)
+    ]
+
+
+# An operation's line: results, then ``stablehlo.add``, ``"stablehlo.case"``, ``call``, ...
+_OP = r"^\s*(?:%\S+ = )?(?:\"?(?:stablehlo|chlo)\.\w+|(?:func\.)?call|(?:func\.)?return)\b"
+
+
+def module_size(text: str) -> str:
+    """``"N ops, F funcs, W whiles"`` of a StableHLO module's text: its operations (the
+    functions' bodies, calls and returns included), functions and ``while`` loops."""
+    ops = re.findall(_OP, text, re.M)
+    return (
+        f"{len(ops)} ops, {text.count('func.func')} funcs, {text.count('stablehlo.while')} whiles"
+    )
+
+
+def _case(
+    config: Config,
+    case: str,
+    make: Callable[[types.SimpleNamespace], Callable[..., Any]],
+    args: tuple[Any, ...],
+    check: Callable[[str, Any, Any], None],
+) -> list[Result]:
+    """Time the first call of a fresh ``jit(make(lib))`` per system."""
+    mj_lib = _namespace(mj)
+    key = np.asarray(mj.random.PRNGKey(7))
+    want = make(mj_lib)(key, *args)  # eager: NumPy impl rules
+    bench = SideBySide(39, case, "s", repeats=config.pick(3, 2, 1), warmup=0, unit_scale=1)
+    results: list[Result] = []
+    systems = [("mj", mj_lib)]
+    jax = config.peers.jax
+    if jax is None:
+        results.append(config.peers.skip(39, "jax"))
+    else:
+        systems.append(("jax", _namespace(jax)))
+    for system, lib in systems:
+        fn = lib.jit(make(lib))
+        check(f"workload 39 {case} {system}", fn(key, *args), want)
+        size = module_size(lib.jit(make(lib)).lower(key, *args).as_text())
+
+        def first(lib: types.SimpleNamespace = lib) -> Any:
+            return block(lib.jit(make(lib))(key, *args))
+
+        bench.add(system, f"{system}.jit ({size})", first)
+    return [*bench.run(), *results]
+
+
+def _close(name: str, got: Any, want: Any) -> None:
+    check_close(name, got, want, rtol=1e-5, atol=1e-6)
+
+
+def _same_pixels(name: str, got: Any, want: Any) -> None:
+    """The same image but for the rare pixel whose probability (a float32 matmul, summed in
+    another order) lies within an ulp of its uniform draw."""
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.shape == want.shape, f"{name}: shape {got.shape}, expected {want.shape}"
+    differ = np.count_nonzero(got != want)
+    assert differ <= max(2, want.size // 10_000), f"{name}: {differ} of {want.size} pixels differ"
+
+
+def first_calls(config: Config) -> list[Result]:
+    steps, size = config.pick(8, 8, 2), config.pick(16, 16, 4)
+    nrow, hidden = config.pick(10, 10, 2), config.pick(512, 512, 16)
+    params = decoder_params(hidden)
+    return [
+        *_case(config, CASE_LOOP, lambda lib: prng_loop(lib, steps, size), (), _close),
+        *_case(
+            config, CASE_IMAGE, lambda lib: image_sample(lib, nrow, nrow), (params,), _same_pixels
+        ),
+    ]
+
+
+WORKLOADS = (
+    Workload(39, "first call of jitted programs drawing random numbers many times", first_calls),
+)
