@@ -465,3 +465,54 @@ def test_shard_map_axis_index_groups_as_jax(op, check):
             mj.jit(m_sm)(A)
         return
     same_layout(mj.jit(m_sm)(A), jax.jit(j_sm)(A))
+
+
+# --- reshard and set_mesh (JAX's spmd_mnist_classifier_fromscratch example) ----------------
+EMESH = mj.make_mesh((4, 2), ("x", "y"))  # Explicit axes, as jax.make_mesh's default
+JEMESH = jax.make_mesh((4, 2), ("x", "y"))
+
+
+@pytest.mark.parametrize("spec", [("x",), ("x", "y"), (None, "y"), ()])
+def test_reshard_lays_host_and_device_arrays_out_as_jax(spec):
+    want = jax.sharding.reshard(A, JNamed(JEMESH, JP(*spec)))
+    same_layout(mj.sharding.reshard(A, NamedSharding(EMESH, P(*spec))), want)
+    moved = mj.device_put(A, NamedSharding(EMESH, P("y")))
+    same_layout(mj.sharding.reshard(moved, NamedSharding(EMESH, P(*spec))), want)
+
+
+def test_reshard_takes_a_partition_spec_of_the_mesh_set_mesh_sets():
+    with jax.set_mesh(JEMESH):
+        want = jax.sharding.reshard({"a": A, "b": [B]}, {"a": JP("x"), "b": JP(None, "y")})
+    with mj.set_mesh(EMESH) as mesh:
+        assert mesh is EMESH
+        got = mj.sharding.reshard({"a": A, "b": [B]}, {"a": P("x"), "b": P(None, "y")})
+    same_layout(got["a"], want["a"])
+    same_layout(got["b"][0], want["b"][0])
+    with pytest.raises(ValueError, match="needs a mesh"):  # the with block restored None
+        mj.sharding.reshard(A, P("x"))
+
+
+def test_set_mesh_called_sets_the_mesh_until_the_next_call():
+    want = jax.sharding.reshard(A, JNamed(JEMESH, JP("y")))
+    mj.set_mesh(EMESH)
+    try:
+        same_layout(mj.sharding.reshard(A, P("y")), want)
+    finally:
+        mj.set_mesh(None)
+    with pytest.raises(ValueError, match="needs a mesh"):
+        mj.sharding.reshard(A, P("x"))
+
+
+def test_reshard_inside_jit_constrains_the_value_as_jax():
+    def f(x):
+        return mj.sharding.reshard(x * 2, NamedSharding(EMESH, P("x"))) + 1
+
+    def g(x):
+        return jax.sharding.reshard(x * 2, JNamed(JEMESH, JP("x"))) + 1
+
+    x = mj.device_put(A, NamedSharding(EMESH, P()))
+    text = mj.jit(f).lower(x).as_text()
+    assert "sdy.sharding_constraint" in text or "@Sharding" in text  # (Shardy or GSPMD)
+    with jax.set_mesh(JEMESH):
+        want = jax.jit(g)(jax.device_put(A, JNamed(JEMESH, JP())))
+    close(mj.jit(f)(x), want)
