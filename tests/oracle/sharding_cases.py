@@ -516,3 +516,35 @@ def test_reshard_inside_jit_constrains_the_value_as_jax():
     with jax.set_mesh(JEMESH):
         want = jax.jit(g)(jax.device_put(A, JNamed(JEMESH, JP())))
     close(mj.jit(f)(x), want)
+
+
+# --- the PRNG hash (a private function called at each use) in sharded programs -------------
+def test_random_bits_in_a_sharded_jit_and_inside_shard_map_as_jax():
+    def sample(lib, random, key, x):
+        return x + random.normal(key, x.shape, lib.numpy.float32), random.bits(key, (8, 4))
+
+    mkey, jkey = mj.random.PRNGKey(5), jax.random.PRNGKey(5)
+    m_shard, j_shard = both("x", "y")
+    m_x, j_x = mj.device_put(A, m_shard), jax.device_put(A, j_shard)
+    got = mj.jit(lambda k, x: sample(mj, mj.random, k, x))(mkey, m_x)
+    want = jax.jit(lambda k, x: sample(jax, jax.random, k, x))(jkey, j_x)
+    close(got[0], want[0])
+    np.testing.assert_array_equal(np.asarray(got[1]), np.asarray(want[1]))
+
+    def per_block(lib, random):
+        def body(key, a):
+            key = random.fold_in(key, lib.lax.axis_index("x") * 2 + lib.lax.axis_index("y"))
+            return a + random.uniform(key, a.shape, lib.numpy.float32)
+
+        return body
+
+    m_sm = mj.shard_map(
+        per_block(mj, mj.random), mesh=MESH, in_specs=(P(), P("x", "y")), out_specs=P("x", "y")
+    )
+    j_sm = jax.shard_map(
+        per_block(jax, jax.random),
+        mesh=JMESH,
+        in_specs=(JP(), JP("x", "y")),
+        out_specs=JP("x", "y"),
+    )
+    same_layout(mj.jit(m_sm)(mkey, A), jax.jit(j_sm)(jkey, A))
