@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from bench_compile import CASE_IMAGE, CASE_LOOP
+from bench_compile import CASE_EVALUATE, CASE_IMAGE, CASE_LOOP
 from bench_sharding import CASE_COMPILE, CASE_PSUM, CASE_STEP
 from harness import Measurement, Result
 
@@ -187,7 +187,7 @@ def _w39(look: _Lookup) -> list[Verdict]:
     """Issue 39: every jitted program compiles in at most 1.2x JAX's time, same run."""
     return [
         _versus(look, 39, case, "jax", 1.2, f"{case} first call <= 1.2x JAX", "s")
-        for case in (CASE_LOOP, CASE_IMAGE)
+        for case in (CASE_LOOP, CASE_IMAGE, CASE_EVALUATE)
     ]
 
 
