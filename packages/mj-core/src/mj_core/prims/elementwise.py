@@ -25,11 +25,11 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from mj_core._avals import ShapedArray
-from mj_core._config import config, on_change, on_x64_change
+from mj_core._config import on_change, on_x64_change
 from mj_core._eager_array import EagerArray
 from mj_core._lattice import kind
 from mj_core._primitive import Primitive, abstract_eval_rules, impl_rules
-from mj_core._shapes import broadcast_shapes, check_rank_promotion
+from mj_core._shapes import broadcast_shapes
 from mj_core._trace import bind, binds
 from mj_core._typing import Array, ArrayLike, DType
 from mj_core.dtypes import result_type
@@ -272,11 +272,7 @@ def _typing_rule(prim: Primitive) -> Callable[..., list[ShapedArray]]:
     on_x64_change(lambda _: memo.clear())  # the lattice differs between the modes
     on_change("numpy_dtype_promotion", lambda _: memo.clear())
 
-    name = prim.name
-
     def rule(*avals: ShapedArray, **params: Any) -> list[ShapedArray]:
-        if config.numpy_rank_promotion != "allow":
-            check_rank_promotion(name, *(a.shape for a in avals))
         out = memo.get(avals)
         if out is None:
             out = elementwise_out_aval(prim, avals)
