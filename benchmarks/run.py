@@ -29,6 +29,7 @@ from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
 
 import bench_autodiff  # noqa: E402
+import bench_compile  # noqa: E402
 import bench_eager  # noqa: E402
 import bench_jit  # noqa: E402
 import bench_make_jaxpr  # noqa: E402
@@ -65,6 +66,7 @@ WORKLOADS: tuple[Workload, ...] = tuple(
             *bench_sharding.WORKLOADS,
             *bench_vmap.WORKLOADS,
             *bench_scan.WORKLOADS,
+            *bench_compile.WORKLOADS,
         ),
         key=lambda w: w.number,
     )

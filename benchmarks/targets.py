@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from bench_compile import CASE_EVALUATE, CASE_IMAGE, CASE_LOOP
 from bench_jit import CASE_HOST, CASE_HOST_STEP
 from bench_sharding import CASE_COMPILE, CASE_PSUM, CASE_STEP
 from harness import Measurement, Result
@@ -187,6 +188,14 @@ def _w21(look: _Lookup) -> list[Verdict]:
     ]
 
 
+def _w39(look: _Lookup) -> list[Verdict]:
+    """Issue 39: every jitted program compiles in at most 1.2x JAX's time, same run."""
+    return [
+        _versus(look, 39, case, "jax", 1.2, f"{case} first call <= 1.2x JAX", "s")
+        for case in (CASE_LOOP, CASE_IMAGE, CASE_EVALUATE)
+    ]
+
+
 JUDGES: dict[int, Callable[[_Lookup], list[Verdict]]] = {
     1: _w1,
     2: _w2,
@@ -199,6 +208,7 @@ JUDGES: dict[int, Callable[[_Lookup], list[Verdict]]] = {
     9: _w9,
     20: _w20,
     21: _w21,
+    39: _w39,
 }
 
 

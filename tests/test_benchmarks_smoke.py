@@ -42,9 +42,9 @@ def tiny_config(bench):
     return harness.Config("tiny", harness.load_peers())
 
 
-def test_workloads_are_issue_10s_nine_and_the_parallel_ones_of_issues_20_and_21(bench):
+def test_workloads_are_issue_10s_nine_the_parallel_ones_of_issues_20_and_21_and_39s(bench):
     run, _, _ = bench
-    assert [w.number for w in run.WORKLOADS] == [*range(1, 10), 20, 21]
+    assert [w.number for w in run.WORKLOADS] == [*range(1, 10), 20, 21, 39]
 
 
 #: The peers each workload compares with (issue 10).
@@ -58,10 +58,11 @@ PEERS_USED = {
     7: ("jax", "torch"),
     8: ("jax", "torch", "autograd"),
     9: ("jax",),
+    39: ("jax",),
 }
 
 
-@pytest.mark.parametrize("number", range(1, 10))
+@pytest.mark.parametrize("number", [*range(1, 10), 39])
 def test_workload_runs_at_tiny_size(bench, tiny_config, number):
     run, harness, _ = bench
     (workload,) = [w for w in run.WORKLOADS if w.number == number]
@@ -176,6 +177,38 @@ def test_sharding_targets_compare_each_case_with_jax(bench):
     ]
     verdicts = [v.status for v in targets.judge(results, [21])]
     assert verdicts == ["PASS", "FAIL", "n/a"]  # 1.05x <= 1.1x; 1.25x > 1x; not measured
+
+
+def test_compile_targets_compare_each_case_with_jax(bench):
+    _, harness, targets = bench
+    import bench_compile as w39
+
+    results = [
+        _m(harness, 39, w39.CASE_LOOP, "mj", 1.1, "s"),
+        _m(harness, 39, w39.CASE_LOOP, "jax", 1.0, "s"),
+        _m(harness, 39, w39.CASE_IMAGE, "mj", 13.0, "s"),
+        _m(harness, 39, w39.CASE_IMAGE, "jax", 4.0, "s"),
+    ]
+    verdicts = [v.status for v in targets.judge(results, [39])]
+    assert verdicts == ["PASS", "FAIL", "n/a"]  # 1.1x <= 1.2x; 3.25x > 1.2x; not measured
+    assert [v.status for v in targets.judge(results[:1], [39])] == ["n/a"] * 3
+
+
+def test_module_size_counts_operations_functions_and_loops(bench):
+    import bench_compile as w39
+
+    text = """module {
+  func.func public @main(%arg0: tensor<2xui32>) -> tensor<2xui32> {
+    %0 = call @f(%arg0) : (tensor<2xui32>) -> tensor<2xui32>
+    %1:2 = stablehlo.while(%iterArg = %0) : tensor<2xui32>
+    return %0 : tensor<2xui32>
+  }
+  func.func private @f(%arg0: tensor<2xui32>) -> tensor<2xui32> {
+    %0 = stablehlo.add %arg0, %arg0 : tensor<2xui32>
+    return %0 : tensor<2xui32>
+  }
+}"""
+    assert w39.module_size(text) == "5 ops, 2 funcs, 1 whiles"
 
 
 def test_runner_writes_report(bench, tmp_path, capsys):

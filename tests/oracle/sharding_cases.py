@@ -465,3 +465,86 @@ def test_shard_map_axis_index_groups_as_jax(op, check):
             mj.jit(m_sm)(A)
         return
     same_layout(mj.jit(m_sm)(A), jax.jit(j_sm)(A))
+
+
+# --- reshard and set_mesh (JAX's spmd_mnist_classifier_fromscratch example) ----------------
+EMESH = mj.make_mesh((4, 2), ("x", "y"))  # Explicit axes, as jax.make_mesh's default
+JEMESH = jax.make_mesh((4, 2), ("x", "y"))
+
+
+@pytest.mark.parametrize("spec", [("x",), ("x", "y"), (None, "y"), ()])
+def test_reshard_lays_host_and_device_arrays_out_as_jax(spec):
+    want = jax.sharding.reshard(A, JNamed(JEMESH, JP(*spec)))
+    same_layout(mj.sharding.reshard(A, NamedSharding(EMESH, P(*spec))), want)
+    moved = mj.device_put(A, NamedSharding(EMESH, P("y")))
+    same_layout(mj.sharding.reshard(moved, NamedSharding(EMESH, P(*spec))), want)
+
+
+def test_reshard_takes_a_partition_spec_of_the_mesh_set_mesh_sets():
+    with jax.set_mesh(JEMESH):
+        want = jax.sharding.reshard({"a": A, "b": [B]}, {"a": JP("x"), "b": JP(None, "y")})
+    with mj.set_mesh(EMESH) as mesh:
+        assert mesh is EMESH
+        got = mj.sharding.reshard({"a": A, "b": [B]}, {"a": P("x"), "b": P(None, "y")})
+    same_layout(got["a"], want["a"])
+    same_layout(got["b"][0], want["b"][0])
+    with pytest.raises(ValueError, match="needs a mesh"):  # the with block restored None
+        mj.sharding.reshard(A, P("x"))
+
+
+def test_set_mesh_called_sets_the_mesh_until_the_next_call():
+    want = jax.sharding.reshard(A, JNamed(JEMESH, JP("y")))
+    mj.set_mesh(EMESH)
+    try:
+        same_layout(mj.sharding.reshard(A, P("y")), want)
+    finally:
+        mj.set_mesh(None)
+    with pytest.raises(ValueError, match="needs a mesh"):
+        mj.sharding.reshard(A, P("x"))
+
+
+def test_reshard_inside_jit_constrains_the_value_as_jax():
+    def f(x):
+        return mj.sharding.reshard(x * 2, NamedSharding(EMESH, P("x"))) + 1
+
+    def g(x):
+        return jax.sharding.reshard(x * 2, JNamed(JEMESH, JP("x"))) + 1
+
+    x = mj.device_put(A, NamedSharding(EMESH, P()))
+    text = mj.jit(f).lower(x).as_text()
+    assert "sdy.sharding_constraint" in text or "@Sharding" in text  # (Shardy or GSPMD)
+    with jax.set_mesh(JEMESH):
+        want = jax.jit(g)(jax.device_put(A, JNamed(JEMESH, JP())))
+    close(mj.jit(f)(x), want)
+
+
+# --- the PRNG hash (a private function called at each use) in sharded programs -------------
+def test_random_bits_in_a_sharded_jit_and_inside_shard_map_as_jax():
+    def sample(lib, random, key, x):
+        return x + random.normal(key, x.shape, lib.numpy.float32), random.bits(key, (8, 4))
+
+    mkey, jkey = mj.random.PRNGKey(5), jax.random.PRNGKey(5)
+    m_shard, j_shard = both("x", "y")
+    m_x, j_x = mj.device_put(A, m_shard), jax.device_put(A, j_shard)
+    got = mj.jit(lambda k, x: sample(mj, mj.random, k, x))(mkey, m_x)
+    want = jax.jit(lambda k, x: sample(jax, jax.random, k, x))(jkey, j_x)
+    close(got[0], want[0])
+    np.testing.assert_array_equal(np.asarray(got[1]), np.asarray(want[1]))
+
+    def per_block(lib, random):
+        def body(key, a):
+            key = random.fold_in(key, lib.lax.axis_index("x") * 2 + lib.lax.axis_index("y"))
+            return a + random.uniform(key, a.shape, lib.numpy.float32)
+
+        return body
+
+    m_sm = mj.shard_map(
+        per_block(mj, mj.random), mesh=MESH, in_specs=(P(), P("x", "y")), out_specs=P("x", "y")
+    )
+    j_sm = jax.shard_map(
+        per_block(jax, jax.random),
+        mesh=JMESH,
+        in_specs=(JP(), JP("x", "y")),
+        out_specs=JP("x", "y"),
+    )
+    same_layout(mj.jit(m_sm)(mkey, A), jax.jit(j_sm)(jkey, A))

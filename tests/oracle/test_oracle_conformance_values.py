@@ -583,3 +583,43 @@ def test_low_precision_contractions(x64: bool, dtype: Any, name: str) -> None:
         got = np.asarray(f(*args))
         assert got.dtype == want.dtype, (got.dtype, want.dtype)
         np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64), rtol=1e-2)
+
+
+def _custom_vjp_sin_times(lib: Any, np_: Any, seen: dict[str, Any]) -> Any:
+    @lib.custom_vjp
+    def f(x, y):
+        return np_.sin(x) * y
+
+    def fwd(x, y):
+        return f(x, y), (np_.cos(x), np_.sin(x), y)
+
+    def bwd(res, g):
+        cos_x, sin_x, y = res
+        seen["g"], seen["res"] = g, cos_x
+        return (cos_x * g * y, sin_x * g)
+
+    f.defvjp(fwd, bwd)
+    return f
+
+
+def _weak(x: Any) -> tuple[str, bool]:
+    return np.dtype(x.dtype).name, bool(getattr(x, "weak_type", False))
+
+
+@pytest.mark.parametrize("argnum", [0, 1])
+@pytest.mark.parametrize("args", [(2.0, 3.0), (np.float32(2.0), 3.0), (2.0, np.float32(3.0))])
+def test_custom_vjp_keeps_weak_types(x64: bool, argnum: int, args: tuple[Any, Any]) -> None:
+    """issue 35: grad of a custom_vjp function of Python floats was strongly typed (JAX's is
+    weak), and so were the cotangent and residuals its bwd rule saw."""
+    seen_jax: dict[str, Any] = {}
+    seen_mj: dict[str, Any] = {}
+    f_jax = _custom_vjp_sin_times(jax, jnp, seen_jax)
+    f_mj = _custom_vjp_sin_times(mj, mnp, seen_mj)
+    want = jax.grad(f_jax, argnum)(*args)
+    got = mj.grad(f_mj, argnum)(*args)
+    assert _weak(got) == _weak(want)
+    np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-6)
+    assert _weak(seen_mj["g"]) == _weak(seen_jax["g"])
+    assert _weak(seen_mj["res"]) == _weak(seen_jax["res"])
+    value = mj.value_and_grad(f_mj, argnum)(*args)
+    assert [_weak(v) for v in value] == [_weak(v) for v in jax.value_and_grad(f_jax, argnum)(*args)]

@@ -10,14 +10,17 @@ real JAX.
 """
 
 import jax
+import jax.experimental
 import jax.numpy as jnp
 import numpy as np
 import pytest
 
 import mj
+import mj.experimental
 import mj.lax as mlax
 import mj.numpy as mnp
 from mj import eval_jaxpr
+from mj_core import config
 
 pytestmark = pytest.mark.oracle
 
@@ -216,3 +219,41 @@ SWEEP = {
 @pytest.mark.parametrize("name", sorted(SWEEP))
 def test_functions_on_float64_host_data_match_jax(x64, name):
     _check(SWEEP[name](mnp), SWEEP[name](jnp), rtol=1e-5)  # (float32 linear algebra)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        (np.array([1 + 2j, 3 - 1j]), np.array([2 - 1j, 1 + 1j])),
+        (np.array([[1 + 2j, 0.5j], [3 - 1j, 2]]), np.array([[2 - 1j, 1], [1 + 1j, -1j]])),
+        (np.array([1 + 2j, 3 - 1j]), np.array([2.0, 1.0])),
+        (np.array([1.0, 3.0]), np.array([2 - 1j, 1 + 1j])),
+        (np.array([1.0, 3.0]), np.array([2.0, 1.0])),
+    ],
+)
+def test_vdot_conjugates_its_first_argument(x64, a, b):
+    """issue 35: ``vdot`` once computed ``dot`` (``8+5j`` where JAX gives ``2-1j``)."""
+    want = jnp.vdot(a, b)
+    _check(mnp.vdot(a, b), want)
+    _check(mj.jit(mnp.vdot)(a, b), want)
+    _check(mj.grad(lambda x: mnp.vdot(x, x).real)(a), jax.grad(lambda x: jnp.vdot(x, x).real)(a))
+
+
+@pytest.mark.parametrize("api", ["pure_callback", "io_callback"])
+def test_callbacks_refuse_64_bit_result_types_without_x64(api):
+    """issue 35: a float64 result type in 32-bit mode is refused, as JAX refuses it (mj
+    narrowed it silently)."""
+    jax_api = getattr(jax, api) if api == "pure_callback" else jax.experimental.io_callback
+    mj_api = getattr(mj, api) if api == "pure_callback" else mj.experimental.io_callback
+    with config.override("enable_x64", False):
+        jax.config.update("jax_enable_x64", False)
+        try:
+            for run in (lambda f, x: f(x), lambda f, x: mj.jit(f)(x)):
+                spec = mj.ShapeDtypeStruct((3,), np.float64)
+                with pytest.raises(ValueError, match="cannot specify 64-bit types") as got:
+                    run(lambda x, spec=spec: mj_api(lambda v: v * 2, spec, x), np.ones(3))
+                with pytest.raises(ValueError, match="cannot specify 64-bit types"):
+                    jax_api(lambda v: v * 2, jax.ShapeDtypeStruct((3,), np.float64), np.ones(3))
+                assert api in str(got.value)
+        finally:
+            jax.config.update("jax_enable_x64", True)

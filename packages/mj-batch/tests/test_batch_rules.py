@@ -22,7 +22,7 @@ from mj_core.prims.complex import complex_p, conj_p, imag_p, real_p
 from mj_core.prims.contractions import dot_general_p
 from mj_core.prims.conversions import bitcast_convert_type_p, convert_element_type_p
 from mj_core.prims.convolution import ConvDimensionNumbers, conv_general_dilated_p
-from mj_core.prims.elementwise import add_p, clamp_p, mul_p, select_n_p, sub_p
+from mj_core.prims.elementwise import add_p, clamp_p, mul_p, select_n_p, sub_p, threefry2x32_p
 from mj_core.prims.fft import FftType, fft_p
 from mj_core.prims.indexing import (
     GatherDimensionNumbers,
@@ -95,6 +95,10 @@ def i(*shape: int, lo: int = -5, hi: int = 6, dtype: Any = np.int64) -> Operand:
     return Operand(shape, ints(lo, hi, dtype))
 
 
+def u32(*shape: int) -> Operand:
+    return Operand(shape, ints(0, 2**32, np.uint32))
+
+
 def b(*shape: int) -> Operand:
     return Operand(shape, bools)
 
@@ -154,6 +158,9 @@ def _elementwise_cases() -> list[Case]:
         Case(select_n_p, (i(3, lo=0, hi=3), f(3), f(3), f(3)), {}, "int-which"),
         Case(clamp_p, (f(), f(4), f(lo=2.0, hi=3.0)), {}, "scalar-bounds"),
         Case(clamp_p, (f(4, lo=-2.0, hi=0.0), f(4), f(4, lo=0.0, hi=2.0)), {}, "arrays"),
+        # two outputs, both batched; scalar keys (the PRNG's use) and one key per counter
+        Case(threefry2x32_p, (u32(), u32(), u32(), u32(5)), {}, "scalar-keys"),
+        Case(threefry2x32_p, (u32(2, 3), u32(2, 3), u32(3), u32(2, 3)), {}, "per-element-keys"),
     ]
     return cases
 

@@ -118,7 +118,7 @@ def test_numpy_rank_promotion(mode):
             with pytest.raises(ValueError, match=r"add on shapes \(3,\) \(2, 3\)"):
                 mnp.add(a, b)
         else:
-            with pytest.warns(UserWarning, match=r"rank promotion for mul on shapes"):
+            with pytest.warns(UserWarning, match=r"rank promotion for multiply on shapes"):
                 assert mnp.multiply(a, b).shape == (2, 3)
     assert mnp.add(a, b).shape == (2, 3)  # "allow" again: the fast path is back
 

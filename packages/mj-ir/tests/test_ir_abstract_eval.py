@@ -173,6 +173,11 @@ CASES = [
     ("select_n", (b, f32, f32), {}),
     ("integer_pow", (i32,), {"y": 3}),
     ("round", (f32,), {"rounding_method": 1}),
+    (
+        "threefry2x32",
+        (np.uint32(7), np.uint32(9), np.uint32(0), np.arange(6, dtype=np.uint32).reshape(2, 3)),
+        {},
+    ),
 ]
 
 CORE = {p.name: p for family in FAMILIES for p in family_primitives(family)}
@@ -243,6 +248,8 @@ def test_weak_types_propagate_through_structural_rules():
         ),
         ("dynamic_slice", (f32, 1.5, 0), {"slice_sizes": (1, 1)}),
         ("reduce_sum", (b,), {"axes": (0,)}),
+        ("threefry2x32", (i32, i32, i32, i32), {}),
+        ("threefry2x32", (np.zeros(2, np.uint32),) * 3 + (np.zeros(3, np.uint32),), {}),
     ],
 )
 def test_abstract_eval_and_impl_reject_the_same_inputs(name, args, params):

@@ -168,6 +168,10 @@ EXAMPLES: dict[str, tuple[Callable[[], tuple[Any, ...]], dict[str, Any]]] = {
     ),
     "lu": (lambda: (f64(2, 3, 3),), {}),
     "qr": (lambda: (f64(2, 4, 3),), {"full_matrices": False}),
+    "threefry2x32": (
+        lambda: (np.uint32(3), np.uint32(2**31 + 5), np.uint32(0), np.arange(5, dtype=np.uint32)),
+        {},
+    ),
     "svd": (lambda: (f64(2, 4, 3),), {"full_matrices": True, "compute_uv": True}),
     "triangular_solve": (
         lambda: (np.tril(f64(2, 3, 3)) + 2 * np.eye(3), f64(2, 3, 4)),

@@ -6,6 +6,7 @@ fails by many standard errors.
 """
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -213,9 +214,13 @@ def test_sampling_under_jit_equals_eager():
 
 
 def test_make_jaxpr_stages_the_hash():
+    """The hash is staged as one ``threefry2x32`` equation (JAX's ``threefry2x32_p``), not as
+    its ~100 bitwise operations."""
     closed = mj.make_jaxpr(lambda k: mr.uniform(k, (3,)))(mr.PRNGKey(0))
-    prims = {eqn.primitive.name for eqn in closed.jaxpr.eqns}
-    assert {"shift_left", "shift_right_logical", "xor", "bitcast_convert_type"} <= prims
+    prims = [eqn.primitive.name for eqn in closed.jaxpr.eqns]
+    assert prims.count("threefry2x32") == 1
+    assert len(prims) < 30, prims  # (the 20 rounds inlined are over 100 equations)
+    assert {"shift_right_logical", "bitcast_convert_type"} <= set(prims)
     (out,) = closed(mr.PRNGKey(0))
     np.testing.assert_array_equal(out, mr.uniform(mr.PRNGKey(0), (3,)))
 
@@ -257,3 +262,42 @@ def test_error_points_at_user_line():
 def test_permutation_of_traced_int_needs_a_concrete_size():
     with pytest.raises(ConcretizationError):
         mj.jit(lambda k, n: mr.permutation(k, n))(mr.PRNGKey(0), 5)
+
+
+# An operation's line: results, then ``stablehlo.add``, ``"stablehlo.case"``, ``call``, ...
+_OP = r"^\s*(?:%\S+ = )?(?:\"?(?:stablehlo|chlo)\.\w+|(?:func\.)?call|(?:func\.)?return)\b"
+
+
+def _module_size(text):
+    """(operations, functions, while loops) of a StableHLO module's text."""
+    ops = re.findall(_OP, text, re.M)
+    return len(ops), text.count("func.func"), text.count("stablehlo.while")
+
+
+def test_a_program_drawing_many_times_hashes_in_shared_private_functions():
+    """Issue 39: each PRNG use calls one private ``threefry2x32`` function per operand shape,
+    its rounds in a loop (JAX's lowering on the CPU: 278 operations for this program), where
+    inlining the hash at every use gave a flat 763-operation module."""
+
+    def body(i, carry):
+        key, acc = carry
+        key, k1, k2 = mr.split(key, 3)
+        hit = mr.bernoulli(k1, 0.3, (16,))
+        return key, acc + mnp.where(hit, mr.normal(k2, (16,)), 0.0)
+
+    def program(key):
+        return mj.lax.fori_loop(0, 4, body, (key, mnp.zeros(16)))
+
+    key = mr.PRNGKey(3)
+    text = mj.jit(program).lower(key).as_text()
+    n_ops, n_funcs, n_whiles = _module_size(text)
+    assert n_ops < 300, n_ops
+    hashes = re.findall(r"func\.func private @(threefry2x32\w*)", text)
+    assert len(hashes) == 2  # split's (3,) counters and the samplers' (16,): one function each
+    assert n_funcs == 3  # main and the two hash functions
+    assert n_whiles == 3  # main's fori_loop, and one loop per hash function
+    assert len(re.findall(r"call @threefry2x32", text)) == 3
+    got = mj.jit(program)(key)
+    want = program(key)
+    np.testing.assert_array_equal(np.asarray(got[0]), want[0])
+    np.testing.assert_allclose(np.asarray(got[1]), want[1], rtol=1e-6)

@@ -53,9 +53,9 @@ from mj_core import (
     impl_rules,
     raise_to_shaped,
 )
-from mj_core.dtypes import is_inexact
+from mj_core.dtypes import default_dtype_for_pytype, is_inexact
 from mj_core.errors import user_location
-from mj_core.extend import EagerArray, eager_result
+from mj_core.extend import EagerArray, eager_result, weak_result
 from mj_core.tree_util import PyTreeDef, tree_flatten, tree_map, tree_unflatten
 from mj_ir import ClosedJaxpr, abstract_eval_rules, eval_jaxpr
 from mj_ir.extend import trace_to_jaxpr
@@ -593,10 +593,15 @@ def _as_mj_array(x: Any) -> Any:
     residuals and cotangents as mj arrays, and what it returns reaches the user as one (JAX
     hands and returns ``jax.Array`` values). Tracers, mj arrays and ``float0`` zeros pass."""
     if isinstance(x, np.ndarray | np.generic | bool | int | float | complex):
-        if type(x) is EagerArray or np.asarray(x).dtype.kind == "V":
-            return x
+        if isinstance(x, EagerArray) or np.asarray(x).dtype.kind == "V":
+            return x  # (a weak one stays weak)
+        if type(x) in _WEAK_SCALARS:  # a Python number is weakly typed, as JAX's
+            return weak_result(np.asarray(x, default_dtype_for_pytype(type(x))))
         return eager_result(np.asarray(x))
     return x
+
+
+_WEAK_SCALARS = frozenset({int, float, complex})
 
 
 def _stage_custom_vjp(

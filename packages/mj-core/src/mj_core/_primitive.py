@@ -21,7 +21,6 @@ from typing import Any
 import numpy as np
 
 from mj_core._config import config, on_change
-from mj_core._shapes import check_rank_promotion
 from mj_core.errors import MissingRuleError
 
 __all__ = [
@@ -177,8 +176,8 @@ class ImplRules(RuleTable):
 
     def suspend_shortcuts(self, suspend: bool) -> None:
         """Route every eager elementwise operation through its impl rule (``suspend``) or back
-        through its shortcut: the rules check ``numpy_rank_promotion`` (and eager evaluation
-        ``debug_nans``), the shortcuts cannot."""
+        through its shortcut: eager evaluation checks ``debug_nans``/``debug_infs`` and the
+        strict dtype lattice, the shortcuts cannot."""
         for prim, shortcut in self._shortcuts.items():
             if suspend:
                 if shortcut.ufunc is not None:
@@ -219,11 +218,7 @@ class ImplRules(RuleTable):
                 return _typed(operands, [x])
             return [ufunc(x)]
 
-        name = prim.name
-
         def binary(x: Any, y: Any) -> list[Any]:
-            if config.numpy_rank_promotion != "allow":
-                check_rank_promotion(name, np.shape(x), np.shape(y))
             if operands is not None:
                 dx = getattr(x, "dtype", _NO_DTYPE)
                 if dx is not getattr(y, "dtype", _NO_DTYPE) or (inexact and dx.kind not in "fc"):
@@ -231,8 +226,6 @@ class ImplRules(RuleTable):
             return [ufunc(x, y)]
 
         def nary(*args: Any) -> list[Any]:
-            if config.numpy_rank_promotion != "allow":
-                check_rank_promotion(name, *(np.shape(a) for a in args))
             if operands is None:
                 return [ufunc(*args)]
             return _typed(operands, list(args))
@@ -264,13 +257,13 @@ class ImplRules(RuleTable):
 
 
 def _shortcuts_apply() -> bool:
-    """The shortcuts skip what :func:`~mj_core._eager.evaluate.eval_primitive` checks: rank
-    promotion and ``debug_nans``/``debug_infs``, and NumPy's promotion where it agrees with JAX's
-    standard lattice; while a check is on or the lattice is the strict one, eager operations
-    take the impl rules."""
+    """The shortcuts skip what :func:`~mj_core._eager.evaluate.eval_primitive` checks:
+    ``debug_nans``/``debug_infs``, and NumPy's promotion where it agrees with JAX's standard
+    lattice; while a check is on or the lattice is the strict one, eager operations take the
+    impl rules. (Rank promotion is no primitive's check: the NumPy-level wrappers leave
+    operands of different ranks to their NumPy-level function while it is checked.)"""
     return (
-        config.numpy_rank_promotion == "allow"
-        and config.numpy_dtype_promotion == "standard"
+        config.numpy_dtype_promotion == "standard"
         and not config.debug_nans
         and not config.debug_infs
     )
@@ -283,7 +276,6 @@ def _update_shortcuts(_: Any) -> None:
 _NO_DTYPE = np.dtype(np.void)  # what the unary rule sees of an operand without a dtype
 
 impl_rules = ImplRules()
-on_change("numpy_rank_promotion", _update_shortcuts)
 on_change("debug_nans", _update_shortcuts)
 on_change("debug_infs", _update_shortcuts)
 on_change("numpy_dtype_promotion", _update_shortcuts)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from mj_core._config import config
-from mj_core.errors import AxisError, MJError, ShapeDtypeError, user_line_suffix, user_location
+from mj_core.errors import AxisError, MJError, ShapeDtypeError, user_location
 
 if TYPE_CHECKING:
     from mj_core._avals import ShapedArray
@@ -146,23 +146,29 @@ def check_permutation(prim_name: str, perm: Sequence[int], ndim: int) -> tuple[i
 _RANK_PROMOTION_DOC = "see https://docs.jax.dev/en/latest/rank_promotion_warning.html"
 
 
-def check_rank_promotion(prim_name: str, *shapes: tuple[int, ...]) -> None:
-    """``numpy_rank_promotion``: with ``"warn"``/``"raise"``, broadcasting operands of different
-    (non-scalar) ranks warns or raises, naming the operation and the shapes, as in JAX."""
+def check_rank_promotion(fun_name: str, *shapes: tuple[int, ...]) -> None:
+    """``numpy_rank_promotion`` of a NumPy-level function's operands (JAX's ``promote_shapes``
+    in ``jax.numpy``): with ``"warn"``/``"raise"``, operands of two or more different
+    non-scalar ranks warn or raise, naming the function and the shapes, in JAX's words (the
+    user's source line follows them). Only the user's operands of ``mj.numpy`` functions are
+    checked: primitives broadcast the shapes mj builds itself (vmap's batched shapes, rules'
+    own broadcasts) without a check, as lax does in JAX."""
     mode = config.numpy_rank_promotion
     if mode == "allow" or len({len(s) for s in shapes if s}) < 2:
         return
     shown = " ".join(str(tuple(s)) for s in shapes)
+    where = user_location()
+    where = f" ({where})" if where else ""
     if mode == "raise":
         raise ShapeDtypeError(
-            f"Operands could not be broadcast together for {prim_name} on shapes {shown} and "
-            f"with the config option mj_numpy_rank_promotion='raise'{user_line_suffix()}. For "
-            f"more information, {_RANK_PROMOTION_DOC}."
+            f"Operands could not be broadcast together for {fun_name} on shapes {shown} and "
+            "with the config option mj_numpy_rank_promotion='raise'. For more information, "
+            f"{_RANK_PROMOTION_DOC}.{where}"
         )
     warnings.warn(
-        f"Following NumPy automatic rank promotion for {prim_name} on shapes {shown}. Set the "
+        f"Following NumPy automatic rank promotion for {fun_name} on shapes {shown}. Set the "
         "mj_numpy_rank_promotion config option to 'allow' to disable this warning; for more "
-        f"information, {_RANK_PROMOTION_DOC}.",
+        f"information, {_RANK_PROMOTION_DOC}.{where}",
         UserWarning,
         stacklevel=4,
     )

@@ -91,6 +91,7 @@ from mj_core.numpy._concrete import static_int as static_int
 from mj_core.numpy._indexing import IndexUpdateRef as IndexUpdateRef
 from mj_core.numpy._math import logaddexp_parts as logaddexp_parts
 from mj_core.numpy._promotion import check_arraylike as check_arraylike
+from mj_core.numpy._promotion import check_ranks as check_ranks
 from mj_core.numpy._promotion import dtype_weak as dtype_weak
 from mj_core.numpy._promotion import promote as promote
 from mj_core.numpy._promotion import promote_inexact as promote_inexact

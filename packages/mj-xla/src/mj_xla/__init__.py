@@ -57,6 +57,8 @@ from mj_xla._sharding import Shard as Shard
 from mj_xla._sharding import Sharding as Sharding
 from mj_xla._sharding import SingleDeviceSharding as SingleDeviceSharding
 from mj_xla._sharding import make_mesh as make_mesh
+from mj_xla._sharding import set_mesh as set_mesh
+from mj_xla._sharding_constraint import reshard as reshard
 from mj_xla._sharding_constraint import with_sharding_constraint as with_sharding_constraint
 
 # The layer's rule tables are also on its top level (DESIGN §4: ``mj_autodiff.jvp_rules``,

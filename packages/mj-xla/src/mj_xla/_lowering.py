@@ -9,7 +9,8 @@ A lowering rule is ``rule(ctx, avals_in, avals_out, in_vals, **params) -> list[V
 runs with the module's MLIR context, location and insertion point active, so it only calls op
 builders (``hlo.add(x, y)``). ``ctx`` (a :class:`LoweringContext`) lowers nested jaxprs, for
 higher-order primitives: :func:`lower_jaxpr` inlines one, :meth:`LoweringContext.call_jaxpr`
-emits it once as a private function and calls it.
+emits it once as a private function and calls it; :meth:`LoweringContext.call_function` does
+the same for any body a rule builds (a composite emitted once per module, then called).
 
 :func:`lower_jaxpr` is the same read/write-environment loop as ``mj_ir.eval_jaxpr``; only the
 values differ (``Value`` instead of arrays).
@@ -18,7 +19,7 @@ values differ (``Value`` instead of arrays).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from typing import Any, TypeAlias
 
 import numpy as np
@@ -226,7 +227,7 @@ class LoweringContext:
         self.platform = platform
         self._platform_rules = platform_lowering_rules.get(platform, {})
         self.symbol_table = ir.SymbolTable(module.operation)
-        self._functions: dict[int, tuple[Any, func.FuncOp]] = {}
+        self._functions: dict[Hashable, tuple[Any, func.FuncOp]] = {}
         # Python functions the compiled code calls back (host callbacks); a custom call names
         # one by its index here, and the list is handed to XLA with the module.
         self.host_callbacks: list[Any] = [] if host_callbacks is None else host_callbacks
@@ -241,22 +242,46 @@ class LoweringContext:
         self, jaxpr: Jaxpr | ClosedJaxpr, args: Sequence[Value], name: str
     ) -> list[Value]:
         """Emit ``jaxpr`` as a private function (once per jaxpr and module) and call it."""
-        key = id(jaxpr)
+        inner = jaxpr.jaxpr if isinstance(jaxpr, ClosedJaxpr) else jaxpr
+        n_consts = len(jaxpr.consts) if isinstance(jaxpr, ClosedJaxpr) else 0
+        return self.call_function(
+            name,
+            ("jaxpr", id(jaxpr)),
+            [v.aval for v in inner.in_binders[n_consts:]],
+            [x.aval for x in inner.outs],
+            lambda params: lower_jaxpr(self, jaxpr, params),
+            args,
+            keep_alive=jaxpr,  # keep the jaxpr alive so its id stays unique
+        )
+
+    def call_function(
+        self,
+        name: str,
+        key: Hashable,
+        avals_in: Sequence[ShapedArray],
+        avals_out: Sequence[ShapedArray],
+        emit: Callable[[list[Value]], Sequence[Value]],
+        args: Sequence[Value],
+        keep_alive: Any = None,
+    ) -> list[Value]:
+        """Call the private function ``key`` names in this module, emitting it first if it is
+        not there yet: ``emit(params)`` builds its body (from its parameters' values) and
+        returns its results. A lowering rule whose output is a sizeable composite calls this
+        with a key made of what the body depends on (its operand types and params), so the
+        composite is in the module once however often the primitive is applied, as JAX's
+        ``register_lowering(..., inline=False)``; XLA inlines the call when it compiles."""
         entry = self._functions.get(key)
         if entry is None:
-            inner = jaxpr.jaxpr if isinstance(jaxpr, ClosedJaxpr) else jaxpr
-            n_consts = len(jaxpr.consts) if isinstance(jaxpr, ClosedJaxpr) else 0
-            in_types = [aval_to_ir_type(v.aval) for v in inner.in_binders[n_consts:]]
-            out_types = [aval_to_ir_type(x.aval) for x in inner.outs]
+            in_types = [aval_to_ir_type(a) for a in avals_in]
+            out_types = [aval_to_ir_type(a) for a in avals_out]
             with ir.InsertionPoint(self.module.body):
                 symbol = re.sub(r"\W", "_", name) or "fn"
                 fn = func.FuncOp(symbol, ir.FunctionType.get(in_types, out_types))
                 fn.attributes["sym_visibility"] = ir.StringAttr.get("private")
                 self.symbol_table.insert(fn)  # renames on clashes
                 with ir.InsertionPoint(fn.add_entry_block()):
-                    outs = lower_jaxpr(self, jaxpr, list(fn.arguments))
-                    func.ReturnOp(outs)
-            entry = (jaxpr, fn)  # keep jaxpr alive so its id stays unique
+                    func.ReturnOp(list(emit(list(fn.arguments))))
+            entry = (keep_alive, fn)
             self._functions[key] = entry
         return list(func.CallOp(entry[1], list(args)).results)
 

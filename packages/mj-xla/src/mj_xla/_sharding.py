@@ -33,8 +33,10 @@ __all__ = [
     "Sharding",
     "SingleDeviceSharding",
     "broadcast_prefix",
+    "current_mesh",
     "make_mesh",
     "named_sharding_from_hlo",
+    "set_mesh",
 ]
 
 Index = tuple[Any, ...]  # slices (an int for a pmap's squeezed leading axis)
@@ -173,6 +175,41 @@ def make_mesh(
     arr = np.empty(len(devs), dtype=object)
     arr[:] = devs
     return Mesh(arr.reshape(shape), tuple(axis_names), axis_types)
+
+
+_mesh_stack: list[Mesh | None] = [None]  # [-1]: the mesh set_mesh set, None when none is
+
+
+def current_mesh() -> Mesh | None:
+    """The mesh :func:`set_mesh` set (``None`` when none is set)."""
+    return _mesh_stack[-1]
+
+
+class _MeshSetting:
+    """What :func:`set_mesh` returns: exiting it (``with``) restores the previous mesh."""
+
+    __slots__ = ("mesh", "previous")
+
+    def __init__(self, mesh: Mesh | None, previous: Mesh | None) -> None:
+        self.mesh, self.previous = mesh, previous
+
+    def __enter__(self) -> Mesh | None:
+        return self.mesh
+
+    def __exit__(self, *exc: object) -> None:
+        _mesh_stack[-1] = self.previous
+
+
+def set_mesh(mesh: Mesh | None) -> _MeshSetting:
+    """Make ``mesh`` the current mesh, as JAX's ``jax.set_mesh``: a ``PartitionSpec`` given
+    where a sharding is expected (``reshard``) means a ``NamedSharding`` on it. Set globally
+    when called, or for a ``with`` block (``with mj.set_mesh(mesh): ...``), which restores the
+    previous mesh at its end."""
+    if mesh is not None and not isinstance(mesh, Mesh):
+        raise TypeError(f"set_mesh: expected a Mesh or None, got {type(mesh).__name__}")
+    previous = _mesh_stack[-1]
+    _mesh_stack[-1] = mesh
+    return _MeshSetting(mesh, previous)
 
 
 class Shard:

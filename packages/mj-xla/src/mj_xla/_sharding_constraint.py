@@ -14,17 +14,23 @@ from typing import Any
 
 from mj_autodiff.extend import deflinear
 from mj_batch.extend import Dims, RuleResult, Vals, vmap_rules
-from mj_core import Primitive, ShapedArray, bind1, impl_rules, raise_to_shaped
+from mj_core import Primitive, ShapedArray, bind1, get_aval, impl_rules, raise_to_shaped
 from mj_core.extend import abstract_eval_rules
 from mj_core.tree_util import tree_flatten, tree_unflatten
 from mj_xla._device_put import device_put
 from mj_xla._jaxlib import Value, hlo, ir
 from mj_xla._lowering import Avals, LoweringContext, Values, aval_to_ir_type, lowering_rules
-from mj_xla._sharding import NamedSharding, PartitionSpec, Sharding, broadcast_prefix
+from mj_xla._sharding import (
+    NamedSharding,
+    PartitionSpec,
+    Sharding,
+    broadcast_prefix,
+    current_mesh,
+)
 from mj_xla._shardy import sharding_constraint as shardy_constraint
 from mj_xla._shardy import tensor_sharding
 
-__all__ = ["sharding_constraint_p", "with_sharding_constraint"]
+__all__ = ["reshard", "sharding_constraint_p", "with_sharding_constraint"]
 
 sharding_constraint_p = Primitive("sharding_constraint")
 
@@ -39,6 +45,45 @@ def with_sharding_constraint(x: Any, shardings: Any) -> Any:
         for leaf, s in zip(leaves, per_leaf, strict=True)
     ]
     return tree_unflatten(tree, outs)
+
+
+def reshard(xs: Any, out_shardings: Any) -> Any:
+    """``xs`` (a pytree of arrays) laid out by ``out_shardings`` (a sharding or a
+    ``PartitionSpec`` for every leaf, or a pytree prefix of ``xs`` of them), as JAX's
+    ``jax.sharding.reshard``: outside ``jit`` the arrays are moved (``device_put``), inside a
+    constraint XLA's partitioner obeys. A ``PartitionSpec`` names axes of the mesh
+    :func:`~mj_xla.set_mesh` set."""
+    leaves, tree = tree_flatten(xs)
+    per_leaf = broadcast_prefix(out_shardings, tree, "reshard", _is_sharding_or_spec)
+    outs = []
+    for leaf, s in zip(leaves, per_leaf, strict=True):
+        if isinstance(s, PartitionSpec):
+            mesh = current_mesh()
+            if mesh is None:
+                raise ValueError(
+                    f"reshard: the PartitionSpec {s} needs a mesh: set one with "
+                    "mj.set_mesh(mesh), or pass a NamedSharding"
+                )
+            s = NamedSharding(mesh, s)
+        if not isinstance(s, Sharding):
+            raise TypeError(f"reshard: expected a Sharding or PartitionSpec, got {s!r}")
+        if isinstance(s, NamedSharding):  # the spec spelled out to the rank, as JAX's
+            s = _padded(s, get_aval(leaf).ndim)
+        outs.append(bind1(sharding_constraint_p, leaf, sharding=s))
+    return tree_unflatten(tree, outs)
+
+
+def _padded(sharding: NamedSharding, ndim: int) -> NamedSharding:
+    """``sharding`` with its spec given an entry (``None``) for every dimension of a rank
+    ``ndim`` array."""
+    spec = sharding.spec
+    if len(spec) >= ndim:
+        return sharding
+    return NamedSharding(sharding.mesh, PartitionSpec(*spec, *(None,) * (ndim - len(spec))))
+
+
+def _is_sharding_or_spec(s: Any) -> bool:
+    return isinstance(s, Sharding | PartitionSpec)
 
 
 def _impl(x: Any, *, sharding: Sharding) -> list[Any]:

@@ -94,6 +94,7 @@ from mj_xla import make_mesh as make_mesh
 from mj_xla import pmap as pmap
 from mj_xla import process_count as process_count
 from mj_xla import process_index as process_index
+from mj_xla import set_mesh as set_mesh
 from mj_xla import shard_map as shard_map
 
 jacobian = jacrev  # JAX: "jacobian: alias of jacrev"

@@ -14,6 +14,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from mj_core import ShapedArray, bind
+from mj_core.dtypes import canonical_dtype
 from mj_core.errors import user_line_suffix
 from mj_core.prims.callback import VMAP_METHODS, HostCallback, pure_callback_p
 from mj_core.tree_util import PyTreeDef, tree_flatten, tree_unflatten
@@ -64,7 +65,13 @@ def _result_aval(api: str, x: Any) -> ShapedArray:
             f"{api}: result_shape_dtypes leaves must have .shape and .dtype (e.g. "
             f"mj.ShapeDtypeStruct), got {type(x).__name__}{user_line_suffix()}"
         )
-    return ShapedArray(tuple(x.shape), np.dtype(x.dtype))
+    dtype = np.dtype(x.dtype)
+    if canonical_dtype(dtype) != dtype:
+        raise ValueError(
+            "result_shape_dtypes cannot specify 64-bit types when `jax_enable_x64` is disabled "
+            f"({api}: {dtype.name}; mj's option is enable_x64){user_line_suffix()}"
+        )
+    return ShapedArray(tuple(x.shape), dtype)
 
 
 def pure_callback(

@@ -3,7 +3,8 @@
 A ``Mesh`` names the axes of an n-d array of devices, a ``PartitionSpec`` (``P``) says which
 mesh axes split each array dimension, and a ``NamedSharding`` pairs them; ``mj.device_put``
 splits host data by a sharding, and ``mj.jit(in_shardings=, out_shardings=)`` compiles one
-program that XLA's SPMD partitioner splits over the mesh.
+program that XLA's SPMD partitioner splits over the mesh. ``reshard`` lays arrays out anew (a
+constraint inside ``jit``); ``set_mesh`` sets the mesh a bare ``PartitionSpec`` refers to.
 """
 
 import math
@@ -16,6 +17,8 @@ from mj_xla import PmapSharding as PmapSharding
 from mj_xla import Shard as Shard
 from mj_xla import Sharding as Sharding
 from mj_xla import SingleDeviceSharding as SingleDeviceSharding
+from mj_xla import reshard as reshard
+from mj_xla import set_mesh as set_mesh
 
 P = PartitionSpec
 
@@ -87,4 +90,6 @@ __all__ = [
     "Sharding",
     "SingleDeviceSharding",
     "get_abstract_mesh",
+    "reshard",
+    "set_mesh",
 ]

@@ -52,6 +52,7 @@ for _prim in (
     ew.less_equal_p,
     ew.greater_p,
     ew.greater_equal_p,
+    ew.threefry2x32_p,  # uint32 in, uint32 out: only zero (float0) tangents
 ):
     defjvp_zero(_prim)
 

@@ -8,7 +8,10 @@ NumPy, so :func:`~mj_batch._batching.align_batched` first lines their batch axes
 
 from __future__ import annotations
 
-from mj_batch._batching import defbroadcasting, defvectorized
+from typing import Any
+
+from mj_batch._batching import align_batched, defbroadcasting, defvectorized, vmap_rules
+from mj_core import bind
 from mj_core.prims import elementwise as ew
 
 __all__: list[str] = []
@@ -28,3 +31,15 @@ for _prim in (
     ew.shift_right_logical_p, ew.sub_p, ew.xor_p, ew.nextafter_p,
 ):  # fmt: skip
     defbroadcasting(_prim)
+
+
+def _threefry2x32_vmap(
+    axis_size: int, vals_in: list[Any], dims_in: list[Any]
+) -> tuple[list[Any], list[Any]]:
+    """``threefry2x32`` broadcasts its four operands like an n-ary elementwise primitive; both
+    of its outputs carry the one batch axis."""
+    vals, out_dim = align_batched(vals_in, dims_in)
+    return bind(ew.threefry2x32_p, *vals), [out_dim, out_dim]
+
+
+vmap_rules[ew.threefry2x32_p] = _threefry2x32_vmap

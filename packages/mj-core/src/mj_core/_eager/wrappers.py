@@ -21,8 +21,11 @@ Everything else (tracing, mixed dtypes, weak arrays, array types with an eager h
 primitive whose shortcut was cleared because another impl rule was registered or a check is
 on) takes the general path: ``bind1`` or, given ``numpy`` (the NumPy-level wrappers:
 ``mnp.add``), ``numpy(x, y)``, which promotes on JAX's lattice before binding: lax never
-promotes. A ufunc that raises is reported as the impl rule's failure would be
-(:func:`~mj_core._eager.evaluate.compute_failed`), never run again on the general path.
+promotes. A NumPy-level wrapper also leaves two arrays of different non-scalar ranks to
+``numpy`` while ``numpy_rank_promotion`` is not ``"allow"``: the rank check is the NumPy-level
+function's (JAX's ``jax.numpy``), never the primitive's. A ufunc that raises is reported as
+the impl rule's failure would be (:func:`~mj_core._eager.evaluate.compute_failed`), never run
+again on the general path.
 
 The NumPy data of an EagerArray operand: an EagerArray made by ``as_eager`` views a plain
 array of the same layout, its ``base`` (NumPy stops collapsing a view's base at a change of
@@ -45,6 +48,7 @@ from typing import Any, Protocol, TypeVar
 
 import numpy as np
 
+from mj_core._config import config, on_change
 from mj_core._eager.evaluate import compute_failed
 from mj_core._eager.results import as_eager
 from mj_core._eager.scalars import LAX_SCALAR_FITS as _LAX_SCALAR_FITS
@@ -81,6 +85,21 @@ class TransformationCount(Protocol):
     skip even the thread-local read."""
 
     count: int
+
+
+# ``numpy_rank_promotion`` is not "allow": the NumPy-level wrappers' shortcut then takes only
+# operands of one rank (or a scalar), the rest go to their ``numpy`` function, which checks.
+# A module global, kept by a listener: the common case pays one global read, not a config read.
+_ranks_checked = False
+
+
+def _update_rank_check(mode: str) -> None:
+    global _ranks_checked
+    _ranks_checked = mode != "allow"
+
+
+on_change("numpy_rank_promotion", _update_rank_check)
+_update_rank_check(config.numpy_rank_promotion)
 
 
 # The trace layer's ``bind1``, thread state and count of active transformations, given to
@@ -164,6 +183,7 @@ def _binary(
     # refuses floats, and so does its impl rule for a scalar operand). The kinds are fixed when
     # the primitive is defined, before its wrapper.
     floats = "f" in shortcut.kinds
+    checks_ranks = numpy is not None  # (lax's wrappers broadcast without a check)
 
     def op(x: Any, y: Any) -> Any:
         if not _active.count or _state.eager:
@@ -201,6 +221,8 @@ def _binary(
                 if dx is dy:  # two arrays of one dtype
                     if dx is None:  # two Python scalars: a weak result
                         return general(x, y)
+                    if _ranks_checked and checks_ranks and a.ndim != c.ndim and a.ndim and c.ndim:
+                        return general(x, y)  # rank promotion: the NumPy-level check
                 elif dy is None:  # an array and a Python scalar, of a kind that fits it
                     if dx is _float32 and floats and (t is float or t is int):
                         c = _float32_scalar(y)

@@ -25,6 +25,7 @@ from mj_core._typing import Array, ArrayLike
 from mj_core.dtypes import default_float_dtype, is_float, is_inexact
 from mj_core.numpy._inverse_hyperbolic import arccosh, arcsinh, arctanh
 from mj_core.numpy._promotion import (
+    check_ranks,
     convert,
     dtype_weak,
     lax_operands,
@@ -154,46 +155,52 @@ bitwise_invert = lax.bitwise_not
 
 
 # --- binary: lax's primitives after promotion on JAX's lattice (fast eager path too) ---------
-def _promoting(prim: Primitive, inexact: bool = False) -> Callable[[Array, Array], Array]:
-    """The NumPy-level slow path of ``prim``: promote, then bind."""
+def _promoting(
+    prim: Primitive, name: str, inexact: bool = False
+) -> Callable[[Array, Array], Array]:
+    """The NumPy-level slow path of ``prim`` (the function ``name``): check ranks, promote,
+    then bind."""
     operands = lax_operands_inexact if inexact else lax_operands
 
     def numpy(x: ArrayLike, y: ArrayLike) -> Array:
+        check_ranks(name, x, y)
         return bind1(prim, *operands(x, y))
 
     return numpy
 
 
-def _boolean_as(prim: Primitive, logical: Primitive) -> Callable[[Array, Array], Array]:
+def _boolean_as(prim: Primitive, logical: Primitive, name: str) -> Callable[[Array, Array], Array]:
     """NumPy's ``+``/``*`` of two bools is logical or/and (lax's arithmetic refuses bools)."""
 
     def numpy(x: ArrayLike, y: ArrayLike) -> Array:
+        check_ranks(name, x, y)
         x, y, dtype = lax_pair(x, y)
         return bind1(logical if dtype.kind == "b" else prim, x, y)
 
     return numpy
 
 
-@binds(ew.add_p, _boolean_as(ew.add_p, ew.or_p))
+@binds(ew.add_p, _boolean_as(ew.add_p, ew.or_p, "add"))
 def add(x: ArrayLike, y: ArrayLike) -> Array:
     """Elementwise ``x + y``, broadcasting and promoting on JAX's lattice (bools: or)."""
 
 
-@binds(ew.sub_p, _promoting(ew.sub_p))
+@binds(ew.sub_p, _promoting(ew.sub_p, "subtract"))
 def subtract(x: ArrayLike, y: ArrayLike) -> Array:
     """Elementwise ``x - y``."""
 
 
-@binds(ew.mul_p, _boolean_as(ew.mul_p, ew.and_p))
+@binds(ew.mul_p, _boolean_as(ew.mul_p, ew.and_p, "multiply"))
 def multiply(x: ArrayLike, y: ArrayLike) -> Array:
     """Elementwise ``x * y`` (bools: and)."""
 
 
-def _lexicographic(prim: Primitive) -> Callable[[Array, Array], Array]:
+def _lexicographic(prim: Primitive, name: str) -> Callable[[Array, Array], Array]:
     """NumPy's order of complex numbers (real parts, then imaginary parts) for comparisons,
     as ``jax.numpy`` builds it: lax compares only reals."""
 
     def numpy(x: ArrayLike, y: ArrayLike) -> Array:
+        check_ranks(name, x, y)
         x, y = lax_operands(x, y)
         if dtype_weak(x)[0].kind != "c" and dtype_weak(y)[0].kind != "c":
             return bind1(prim, x, y)
@@ -204,74 +211,76 @@ def _lexicographic(prim: Primitive) -> Callable[[Array, Array], Array]:
     return numpy
 
 
-@binds(ew.max_p, _promoting(ew.max_p))
+@binds(ew.max_p, _promoting(ew.max_p, "maximum"))
 def maximum(x: ArrayLike, y: ArrayLike) -> Array:
     """Elementwise maximum (NaN-propagating; complex numbers in lax's lexicographic order)."""
 
 
-@binds(ew.min_p, _promoting(ew.min_p))
+@binds(ew.min_p, _promoting(ew.min_p, "minimum"))
 def minimum(x: ArrayLike, y: ArrayLike) -> Array:
     """Elementwise minimum (as :func:`maximum`)."""
 
 
-@binds(ew.atan2_p, _promoting(ew.atan2_p, inexact=True))
+@binds(ew.atan2_p, _promoting(ew.atan2_p, "arctan2", inexact=True))
 def arctan2(x: ArrayLike, y: ArrayLike) -> Array:
     """Elementwise arc tangent of ``x / y`` in the quadrant of ``(y, x)``."""
 
 
-@binds(ew.eq_p, _promoting(ew.eq_p))
+@binds(ew.eq_p, _promoting(ew.eq_p, "equal"))
 def equal(x: ArrayLike, y: ArrayLike) -> Array:
     """Elementwise ``x == y``."""
 
 
-@binds(ew.ne_p, _promoting(ew.ne_p))
+@binds(ew.ne_p, _promoting(ew.ne_p, "not_equal"))
 def not_equal(x: ArrayLike, y: ArrayLike) -> Array:
     """Elementwise ``x != y``."""
 
 
-@binds(ew.less_p, _lexicographic(ew.less_p))
+@binds(ew.less_p, _lexicographic(ew.less_p, "less"))
 def less(x: ArrayLike, y: ArrayLike) -> Array:
     """Elementwise ``x < y``."""
 
 
-@binds(ew.less_equal_p, _lexicographic(ew.less_equal_p))
+@binds(ew.less_equal_p, _lexicographic(ew.less_equal_p, "less_equal"))
 def less_equal(x: ArrayLike, y: ArrayLike) -> Array:
     """Elementwise ``x <= y``."""
 
 
-@binds(ew.greater_p, _lexicographic(ew.greater_p))
+@binds(ew.greater_p, _lexicographic(ew.greater_p, "greater"))
 def greater(x: ArrayLike, y: ArrayLike) -> Array:
     """Elementwise ``x > y``."""
 
 
-@binds(ew.greater_equal_p, _lexicographic(ew.greater_equal_p))
+@binds(ew.greater_equal_p, _lexicographic(ew.greater_equal_p, "greater_equal"))
 def greater_equal(x: ArrayLike, y: ArrayLike) -> Array:
     """Elementwise ``x >= y``."""
 
 
-@binds(ew.and_p, _promoting(ew.and_p))
+@binds(ew.and_p, _promoting(ew.and_p, "bitwise_and"))
 def bitwise_and(x: ArrayLike, y: ArrayLike) -> Array:
     """Elementwise bitwise AND (logical AND for bool)."""
 
 
-@binds(ew.or_p, _promoting(ew.or_p))
+@binds(ew.or_p, _promoting(ew.or_p, "bitwise_or"))
 def bitwise_or(x: ArrayLike, y: ArrayLike) -> Array:
     """Elementwise bitwise OR (logical OR for bool)."""
 
 
-@binds(ew.xor_p, _promoting(ew.xor_p))
+@binds(ew.xor_p, _promoting(ew.xor_p, "bitwise_xor"))
 def bitwise_xor(x: ArrayLike, y: ArrayLike) -> Array:
     """Elementwise bitwise XOR (logical XOR for bool)."""
 
 
 def left_shift(x: ArrayLike, y: ArrayLike) -> Array:
     """Elementwise ``x << y`` (bools shift as int32, as in JAX)."""
+    check_ranks("left_shift", x, y)
     return lax.shift_left(*promote_numeric(x, y))
 
 
 def fmod(x: ArrayLike, y: ArrayLike) -> Array:
     """C's ``fmod`` (lax ``rem``); an integer ``fmod`` by zero is 0, as in JAX. Bools are
     computed as int32, and as in JAX their division by zero is XLA's (``x``)."""
+    check_ranks("fmod", x, y)
     integral = promoted_dtype(x, y)[0].kind in "iu"
     x, y = promote_numeric(x, y)
     dtype, weak = dtype_weak(y)
@@ -309,6 +318,7 @@ def reciprocal(x: ArrayLike) -> Array:
 
 def true_divide(x: ArrayLike, y: ArrayLike) -> Array:
     """``x / y``; integers and bools are divided in NumPy's float dtype (int32 -> float64)."""
+    check_ranks("true_divide", x, y)
     x, y = promote_inexact(x, y)
     return lax.div(x, y)
 
@@ -320,6 +330,7 @@ def floor_divide(x: ArrayLike, y: ArrayLike) -> Array:
     """``x // y``: rounds toward minus infinity (lax ``div`` truncates toward zero). JAX's
     algorithm, whose division by zero follows XLA's (``-5 // 0`` and ``5 // 0`` are -2).
     Bools divide as int32."""
+    check_ranks("floor_divide", x, y)
     x, y = promote_numeric(x, y)
     dtype, _ = dtype_weak(x)
     if dtype.kind == "u":
@@ -345,6 +356,7 @@ def _float_floor_divide(x: ArrayLike, y: ArrayLike) -> Array:
 def remainder(x: ArrayLike, y: ArrayLike) -> Array:
     """``x % y`` with the sign of ``y`` (NumPy's ``mod``; lax ``rem`` is C's ``fmod``). An
     integer remainder by zero is 0, as in JAX; bools are computed as int32."""
+    check_ranks("remainder", x, y)
     x, y = promote_numeric(x, y)
     dtype, weak = dtype_weak(y)
     if dtype.kind in "iu":
@@ -368,6 +380,7 @@ def power(x: ArrayLike, y: ArrayLike) -> Array:
             pass
         else:
             return lax.integer_pow(x, n)
+    check_ranks("power", x, y)
     x, y = promote(x, y)
     dtype, _ = dtype_weak(x)
     if dtype.kind in "iub":
@@ -434,6 +447,7 @@ degrees = rad2deg
 def hypot(x: ArrayLike, y: ArrayLike) -> Array:
     """``sqrt(x**2 + y**2)`` as JAX computes it: scaled by the larger magnitude (no overflow),
     and ``inf`` wherever either is infinite, even against a NaN."""
+    check_ranks("hypot", x, y)
     x, y = promote_inexact(x, y)
     x, y = lax.abs(x), lax.abs(y)
     inf = lax.bitwise_or(lax.eq(x, np.inf), lax.eq(y, np.inf))
@@ -446,6 +460,7 @@ def hypot(x: ArrayLike, y: ArrayLike) -> Array:
 
 def logaddexp(x: ArrayLike, y: ArrayLike) -> Array:
     """``log(exp(x) + exp(y))`` without overflow."""
+    check_ranks("logaddexp", x, y)
     x, y = promote_inexact(x, y)
     delta = lax.sub(x, y)
     nan = lax.ne(delta, delta)  # a NaN input, or two equal infinities: the answer is x + y
@@ -471,6 +486,7 @@ def logaddexp_parts(x: ArrayLike, y: ArrayLike, nan: ArrayLike) -> tuple[Array, 
 
 
 def copysign(x: ArrayLike, y: ArrayLike) -> Array:
+    check_ranks("copysign", x, y)
     x, y = promote_inexact(x, y)
     return lax.select(signbit(y), lax.neg(lax.abs(x)), lax.abs(x))
 
@@ -511,6 +527,7 @@ def fmin(x: ArrayLike, y: ArrayLike) -> Array:
 def right_shift(x: ArrayLike, y: ArrayLike) -> Array:
     """Arithmetic shift for signed integers, logical for unsigned (like NumPy); bools shift
     as int32."""
+    check_ranks("right_shift", x, y)
     x, y = promote_numeric(x, y)
     dtype, _ = promoted_dtype(x, y)
     if dtype.kind == "u":
@@ -536,6 +553,7 @@ def isclose(
     a: ArrayLike, b: ArrayLike, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False
 ) -> Array:
     """``|a - b| <= atol + rtol * |b|`` elementwise (infinities equal only to themselves)."""
+    check_ranks("isclose", a, b)
     a, b = promote_inexact(a, b)
     close = lax.less_equal(lax.abs(lax.sub(a, b)), lax.add(atol, lax.mul(rtol, lax.abs(b))))
     both_inf = lax.bitwise_and(lax.eq(a, b), isinf(a))
@@ -551,14 +569,17 @@ def _to_bool(x: ArrayLike) -> ArrayLike:
 
 
 def logical_and(x: ArrayLike, y: ArrayLike) -> Array:
+    check_ranks("logical_and", x, y)
     return lax.bitwise_and(_to_bool(x), _to_bool(y))
 
 
 def logical_or(x: ArrayLike, y: ArrayLike) -> Array:
+    check_ranks("logical_or", x, y)
     return lax.bitwise_or(_to_bool(x), _to_bool(y))
 
 
 def logical_xor(x: ArrayLike, y: ArrayLike) -> Array:
+    check_ranks("logical_xor", x, y)
     return lax.bitwise_xor(_to_bool(x), _to_bool(y))
 
 

@@ -10,7 +10,7 @@ from typing import Any
 from mj_core import lax
 from mj_core._shapes import canonicalize_axes
 from mj_core._typing import Array, ArrayLike, DTypeLike
-from mj_core.numpy._promotion import check_arraylike, promote, shape_of
+from mj_core.numpy._promotion import check_arraylike, dtype_weak, promote, shape_of
 from mj_core.numpy._shape import broadcast_shapes, broadcast_to, ravel
 
 __all__ = ["dot", "inner", "matmul", "outer", "tensordot", "vdot"]
@@ -91,10 +91,11 @@ def vdot(
     precision: Any = None,
     preferred_element_type: DTypeLike | None = None,
 ) -> Array:
-    """Dot product of the flattened arrays (real dtypes)."""
-    return dot(
-        ravel(a), ravel(b), precision=precision, preferred_element_type=preferred_element_type
-    )
+    """Dot product of the flattened arrays, the first one conjugated (as NumPy and JAX)."""
+    a = ravel(a)
+    if dtype_weak(a)[0].kind == "c":
+        a = lax.conj(a)
+    return dot(a, ravel(b), precision=precision, preferred_element_type=preferred_element_type)
 
 
 def inner(

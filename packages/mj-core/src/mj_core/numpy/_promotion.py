@@ -9,8 +9,10 @@ from typing import Any, overload
 import numpy as np
 
 from mj_core._avals import get_aval
+from mj_core._config import config
 from mj_core._eager.scalars import INT32_BOUNDS
 from mj_core._eager_array import EagerArray, WeakEagerArray
+from mj_core._shapes import check_rank_promotion
 from mj_core._shapes import shape_of as shape_of
 from mj_core._trace import Tracer
 from mj_core._typing import AnyArray, Array, ArrayLike, DType, DTypeLike
@@ -22,6 +24,7 @@ from mj_core.prims.elementwise import to_inexact_dtype
 __all__ = [
     "AnyArray",
     "as_dtype",
+    "check_ranks",
     "convert",
     "dtype_weak",
     "lax_operands",
@@ -55,6 +58,15 @@ def dtype_weak(x: AnyArray) -> tuple[DType, bool]:
         return x._dtype_weak()
     aval = get_aval(x)
     return aval.dtype, aval.weak_type
+
+
+def check_ranks(fun_name: str, *xs: AnyArray) -> None:
+    """JAX's ``promote_shapes`` check of the NumPy-level function ``fun_name``'s operands:
+    with ``numpy_rank_promotion`` ``"warn"``/``"raise"``, operands of different non-scalar
+    ranks warn or raise (the user's operands only: the primitives broadcast without a check).
+    Under vmap a tracer's shape is the per-example one, as in JAX."""
+    if config.numpy_rank_promotion != "allow":
+        check_rank_promotion(fun_name, *(shape_of(x) for x in xs))
 
 
 def as_dtype(dtype: DTypeLike | None, fun_name: str = "array") -> DType | None:

@@ -25,12 +25,12 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from mj_core._avals import ShapedArray
-from mj_core._config import config, on_change, on_x64_change
+from mj_core._config import on_change, on_x64_change
 from mj_core._eager_array import EagerArray
 from mj_core._lattice import kind
 from mj_core._primitive import Primitive, abstract_eval_rules, impl_rules
-from mj_core._shapes import broadcast_shapes, check_rank_promotion
-from mj_core._trace import binds
+from mj_core._shapes import broadcast_shapes
+from mj_core._trace import bind, binds
 from mj_core._typing import Array, ArrayLike, DType
 from mj_core.dtypes import result_type
 from mj_core.prims._operands import bind1, shaped_aval
@@ -140,6 +140,8 @@ __all__ = [
     "tan_p",
     "tanh",
     "tanh_p",
+    "threefry2x32",
+    "threefry2x32_p",
     "xor_p",
 ]
 
@@ -270,11 +272,7 @@ def _typing_rule(prim: Primitive) -> Callable[..., list[ShapedArray]]:
     on_x64_change(lambda _: memo.clear())  # the lattice differs between the modes
     on_change("numpy_dtype_promotion", lambda _: memo.clear())
 
-    name = prim.name
-
     def rule(*avals: ShapedArray, **params: Any) -> list[ShapedArray]:
-        if config.numpy_rank_promotion != "allow":
-            check_rank_promotion(name, *(a.shape for a in avals))
         out = memo.get(avals)
         if out is None:
             out = elementwise_out_aval(prim, avals)
@@ -1076,3 +1074,58 @@ def clamp(min: ArrayLike, x: ArrayLike, max: ArrayLike) -> Array:
 def nextafter(x1: ArrayLike, x2: ArrayLike) -> Array:
     """Elementwise next representable float after ``x1`` in the direction of ``x2``."""
     return bind1(nextafter_p, x1, x2)
+
+
+# --- threefry2x32: the counter-based hash behind mj.random ------------------------------------
+# One primitive, as JAX's ``threefry2x32_p``, rather than its ~100 bitwise operations inlined
+# at every use: a lowering can then emit the hash once per module as a private function (its
+# 20 rounds in a loop, see ``mj_xla.rules.elementwise``), which keeps XLA from fusing a copy of
+# the whole hash into every consumer of the random bits.
+threefry2x32_p = Primitive("threefry2x32", multiple_results=True)
+
+_U32 = np.dtype(np.uint32)
+#: Threefry-2x32's rotation distances: rounds ``4i .. 4i+3`` use ``THREEFRY_ROTATIONS[i % 2]``.
+THREEFRY_ROTATIONS = ((13, 15, 26, 6), (17, 29, 16, 24))
+#: The key-schedule parity constant: the third key word is ``k1 ^ k2 ^ THREEFRY_PARITY``.
+THREEFRY_PARITY = 0x1BD11BDA
+
+
+@abstract_eval_rules.register(threefry2x32_p)
+def _threefry2x32_avals(*avals: ShapedArray) -> list[ShapedArray]:
+    if len(avals) != 4 or any(a.dtype != _U32 for a in avals):
+        shown = ", ".join(a.str_short() for a in avals)
+        raise TypeError(f"threefry2x32 requires four uint32 operands, got ({shown})")
+    shape = broadcast_shapes("threefry2x32", *(a.shape for a in avals))
+    return [ShapedArray(shape, _U32)] * 2
+
+
+def _rotate_left_u32(x: np.ndarray[Any, Any], d: int) -> np.ndarray[Any, Any]:
+    return (x << np.uint32(d)) | (x >> np.uint32(32 - d))
+
+
+@impl_rules.register(threefry2x32_p)
+def _threefry2x32_impl(k1: Any, k2: Any, x1: Any, x2: Any) -> list[Any]:
+    """Threefry-2x32 (Salmon et al., SC 2011: 20 rounds, a key injection every 4) in NumPy's
+    wrapping uint32 arithmetic, on the operands broadcast together."""
+    args = [np.asarray(a) for a in (k1, k2, x1, x2)]
+    _threefry2x32_avals(*(ShapedArray(a.shape, a.dtype) for a in args))
+    shape = np.broadcast_shapes(*(a.shape for a in args))
+    # Computed on (at least) 1-d arrays: NumPy wraps array arithmetic silently.
+    k1, k2, x1, x2 = (np.array(np.broadcast_to(a, shape), ndmin=1) for a in args)
+    ks = (k1, k2, k1 ^ k2 ^ np.uint32(THREEFRY_PARITY))
+    x1 = x1 + ks[0]
+    x2 = x2 + ks[1]
+    for i in range(5):
+        for r in THREEFRY_ROTATIONS[i % 2]:
+            x1 = x1 + x2
+            x2 = x1 ^ _rotate_left_u32(x2, r)
+        x1 = x1 + ks[(i + 1) % 3]
+        x2 = x2 + ks[(i + 2) % 3] + np.uint32(i + 1)
+    return [x1.reshape(shape), x2.reshape(shape)]
+
+
+def threefry2x32(k1: ArrayLike, k2: ArrayLike, x1: ArrayLike, x2: ArrayLike) -> tuple[Array, Array]:
+    """The Threefry-2x32 hash of the counters ``(x1, x2)`` under the key ``(k1, k2)``: four
+    uint32 operands broadcast together, two uint32 words out (JAX's ``threefry2x32_p``)."""
+    w1, w2 = bind(threefry2x32_p, k1, k2, x1, x2)
+    return w1, w2

@@ -13,13 +13,14 @@ from typing import Any
 
 import numpy as np
 
-from mj_core import Primitive
+from mj_core import Primitive, ShapedArray
 from mj_core.prims import elementwise as ew
-from mj_xla._jaxlib import Value, chlo, hlo, ir_tensor_type
+from mj_xla._jaxlib import Value, chlo, hlo, ir, ir_tensor_type
 from mj_xla._lowering import (
     Avals,
     LoweringContext,
     Values,
+    aval_to_ir_type,
     broadcast_to_aval,
     compare,
     ir_constant,
@@ -302,3 +303,110 @@ def _clamp_lowering(
 
 
 lowering_rules[ew.clamp_p] = _clamp_lowering
+
+
+# --- threefry2x32 -----------------------------------------------------------------------------
+_U32 = np.dtype(np.uint32)
+_I32 = np.dtype(np.int32)
+#: The platforms whose modules run the hash's rounds in a loop (JAX's ``use_rolled_loops``: a
+#: loop compiles faster; a GPU runs the unrolled body faster).
+THREEFRY_ROLLED_PLATFORMS = {"cpu"}
+
+
+def _threefry2x32_lowering(
+    ctx: LoweringContext, avals_in: Avals, avals_out: Avals, in_vals: Values
+) -> list[Value]:
+    """A call of the private function ``threefry2x32``, emitted once per module and operand
+    types, as JAX does (``inline=False``): the hash is about 100 operations, and inlined at each
+    use XLA would fuse a copy of it into every consumer of the bits. On the CPU its five groups
+    of four rounds are one ``while`` loop (JAX's ``use_rolled_loops``), elsewhere unrolled."""
+    rolled = ctx.platform in THREEFRY_ROLLED_PLATFORMS
+
+    def emit(params: list[Value]) -> list[Value]:
+        return _threefry2x32_body(avals_in, avals_out[0].shape, rolled, params)
+
+    key = ("threefry2x32", rolled, tuple(avals_in))
+    return ctx.call_function("threefry2x32", key, avals_in, avals_out, emit, in_vals)
+
+
+def _u32_full(value: Any, shape: tuple[int, ...]) -> Value:
+    return _full(np.uint32(value), shape, _U32)
+
+
+def _rotate_left(x: Value, d: Value, shape: tuple[int, ...]) -> Value:
+    """``x`` rotated left by ``d`` bits (``0 < d < 32``; ``d`` of ``x``'s shape)."""
+    left = hlo.shift_left(x, d)
+    return hlo.or_(left, hlo.shift_right_logical(x, hlo.subtract(_u32_full(32, shape), d)))
+
+
+def _threefry_rounds(x: list[Value], rotations: list[Value], shape: tuple[int, ...]) -> None:
+    """Four Threefry rounds on the words ``x``, in place: mix, rotate by each distance, xor."""
+    for r in rotations:
+        x[0] = hlo.add(x[0], x[1])
+        x[1] = hlo.xor(x[0], _rotate_left(x[1], r, shape))
+
+
+def _threefry2x32_body(
+    avals_in: Avals, shape: tuple[int, ...], rolled: bool, params: list[Value]
+) -> list[Value]:
+    """Threefry-2x32 on the four parameters (broadcast to ``shape``): the key words stay at
+    their own (usually scalar) shape and are broadcast where they are injected."""
+    k_aval = ShapedArray(np.broadcast_shapes(avals_in[0].shape, avals_in[1].shape), _U32)
+    kshape = k_aval.shape
+    k1, k2 = (
+        broadcast_to_aval(v, a, kshape, _U32) for v, a in zip(params[:2], avals_in[:2], strict=True)
+    )
+    ks = [k1, k2, hlo.xor(hlo.xor(k1, k2), _u32_full(ew.THREEFRY_PARITY, kshape))]
+    x = [
+        broadcast_to_aval(v, a, shape, _U32) for v, a in zip(params[2:], avals_in[2:], strict=True)
+    ]
+
+    def to_shape(k: Value) -> Value:
+        return broadcast_to_aval(k, k_aval, shape, _U32)
+
+    x[0] = hlo.add(x[0], to_shape(ks[0]))
+    x[1] = hlo.add(x[1], to_shape(ks[1]))
+    if not rolled:
+        for i in range(5):
+            _threefry_rounds(x, [_u32_full(r, shape) for r in ew.THREEFRY_ROTATIONS[i % 2]], shape)
+            x[0] = hlo.add(x[0], to_shape(ks[(i + 1) % 3]))
+            x[1] = hlo.add(hlo.add(x[1], to_shape(ks[(i + 2) % 3])), _u32_full(i + 1, shape))
+        return x
+    # The loop carries the counter, the words, the key words rotated by one each group and
+    # the two rotation schedules swapped each group (JAX's ``rolled_loop_step``).
+    rot_aval = ShapedArray((4,), _U32)
+    rots = [ir_constant(np.array(r, _U32)) for r in ew.THREEFRY_ROTATIONS]
+    out_aval = ShapedArray(shape, _U32)
+    carry_avals = [ShapedArray((), _I32), out_aval, out_aval, k_aval, k_aval, k_aval]
+    carry_types = [aval_to_ir_type(a) for a in [*carry_avals, rot_aval, rot_aval]]
+    init = [ir_constant(np.array(0, _I32)), *x, ks[1], ks[2], ks[0], *rots]
+    loop = hlo.WhileOp(carry_types, init)
+    cond = loop.cond.blocks.append(*carry_types)
+    with ir.InsertionPoint(cond):
+        five = ir_constant(np.array(5, _I32))
+        hlo.return_([compare(cond.arguments[0], five, "LT", _I32)])
+    body = loop.body.blocks.append(*carry_types)
+    with ir.InsertionPoint(body):
+        group, w1, w2, ka, kb, kc, rot, rot_next = body.arguments
+        words: list[Value] = [w1, w2]
+        scalar = ir_tensor_type((), _U32)
+        distances = [
+            broadcast_to_aval(
+                hlo.reshape(scalar, hlo.slice(rot, [j], [j + 1], [1])),
+                ShapedArray((), _U32),
+                shape,
+                _U32,
+            )
+            for j in range(4)
+        ]
+        _threefry_rounds(words, distances, shape)
+        group_next = hlo.add(group, ir_constant(np.array(1, _I32)))
+        count = broadcast_to_aval(group_next, ShapedArray((), _I32), shape, _U32)
+        words[0] = hlo.add(words[0], to_shape(ka))
+        words[1] = hlo.add(hlo.add(words[1], to_shape(kb)), count)
+        hlo.return_([group_next, *words, kb, kc, ka, rot_next, rot])
+    results: list[Value] = list(loop.results)
+    return results[1:3]
+
+
+lowering_rules[ew.threefry2x32_p] = _threefry2x32_lowering

@@ -8,7 +8,7 @@ import mj_core.numpy as cnp
 from mj_control import while_loop
 from mj_core import lax
 from mj_core.errors import user_line_suffix
-from mj_core.extend import AnyArray, Array, ArrayLike, dtype_weak, promote
+from mj_core.extend import AnyArray, Array, ArrayLike, check_ranks, dtype_weak, promote
 
 __all__ = ["divmod", "gcd", "lcm"]
 
@@ -16,6 +16,7 @@ __all__ = ["divmod", "gcd", "lcm"]
 def divmod(x1: ArrayLike, x2: ArrayLike, /) -> tuple[Array, Array]:
     """``(x1 // x2, x1 % x2)``; for floats the quotient is rounded from the corrected
     ``(x1 - mod) / x2`` so that ``div * x2 + mod == x1`` holds as closely as possible."""
+    check_ranks("divmod", x1, x2)
     x1, x2 = promote(x1, x2)
     dtype, _ = dtype_weak(x1)
     if dtype.kind == "b":

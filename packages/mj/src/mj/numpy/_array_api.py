@@ -23,6 +23,7 @@ from mj_core.extend import (
     DTypeLike,
     canonicalize_axis,
     check_arraylike,
+    check_ranks,
     dtype_weak,
     promote,
 )
@@ -110,6 +111,7 @@ def _integer_operands(name: str, *xs: ArrayLike) -> list[Array]:
 
 def bitwise_left_shift(x1: ArrayLike, x2: ArrayLike, /) -> Array:
     """``x1 << x2`` for integers."""
+    check_ranks("bitwise_left_shift", x1, x2)
     return lax.shift_left(*_integer_operands("bitwise_left_shift", x1, x2))
 
 

@@ -19,6 +19,7 @@ from mj_core.extend import (
     ArrayLike,
     Axis,
     DTypeLike,
+    check_ranks,
     logaddexp_parts,
     promote_inexact,
 )
@@ -141,6 +142,7 @@ def logaddexp2(x1: ArrayLike, x2: ArrayLike) -> Array:
     ln 2`` (``logaddexp2(-1, -1)`` is then ``-1e-8`` in float32, as in JAX); for complex
     numbers ``max + log1p(2**(x1 + x2 - 2 max)) / ln 2``, its imaginary part wrapped into
     ``[-pi / ln 2, pi / ln 2]``. Its JVP is JAX's, as :func:`logaddexp`'s (base 2)."""
+    check_ranks("logaddexp2", x1, x2)
     out: Array = _logaddexp2(*promote_inexact(x1, x2))
     return out
 
@@ -197,6 +199,7 @@ def _wrap_between(x: ArrayLike, a: float) -> Array:
 def float_power(x1: ArrayLike, x2: ArrayLike) -> Array:
     """``x1 ** x2`` in the operands' inexact dtype, as JAX computes it (NumPy's float64
     is not JAX's rule)."""
+    check_ranks("float_power", x1, x2)
     return lax.pow(*promote_inexact(x1, x2))
 
 

@@ -8,13 +8,14 @@ from mj_core import get_aval, lax
 from mj_core import numpy as mnp
 from mj_core.dtypes import is_float
 from mj_core.errors import user_line_suffix
-from mj_core.extend import AnyArray, Array, ArrayLike, promote_inexact
+from mj_core.extend import AnyArray, Array, ArrayLike, check_ranks, promote_inexact
 
 __all__ = ["i0", "nextafter"]
 
 
 def nextafter(x: ArrayLike, y: ArrayLike, /) -> Array:
     """The next float after ``x`` towards ``y``, in their promoted float dtype."""
+    check_ranks("nextafter", x, y)
     return lax.nextafter(*promote_inexact(x, y))
 
 

@@ -20,7 +20,7 @@ from mj_autodiff import custom_jvp
 from mj_core import get_aval, lax
 from mj_core.dtypes import is_float
 from mj_core.errors import user_line_suffix
-from mj_core.extend import AnyArray, Array, ArrayLike, promote_inexact
+from mj_core.extend import AnyArray, Array, ArrayLike, check_ranks, promote_inexact
 from mj_core.lax import erf_inv as erfinv
 
 __all__ = [
@@ -120,6 +120,7 @@ def logit(p: ArrayLike) -> Array:
 @custom_jvp
 def xlogy(x: ArrayLike, y: ArrayLike) -> Array:
     """``x * log(y)``, and 0 where ``x == 0`` (also at ``y == 0``) unless ``y`` is NaN."""
+    check_ranks("xlogy", x, y)
     x, y = promote_inexact(x, y)
     keep = lax.bitwise_or(lax.ne(x, 0.0), lax.ne(y, y))  # a NaN y stays NaN, as SciPy's
     return mnp.where(keep, lax.mul(x, lax.log(y)), mnp.zeros_like(x))
@@ -139,6 +140,7 @@ def _xlogy_jvp(
 @custom_jvp
 def xlog1py(x: ArrayLike, y: ArrayLike) -> Array:
     """``x * log1p(y)``, and 0 where ``x == 0`` (also at ``y == -1``) unless ``y`` is NaN."""
+    check_ranks("xlog1py", x, y)
     x, y = promote_inexact(x, y)
     keep = lax.bitwise_or(lax.ne(x, 0.0), lax.ne(y, y))  # a NaN y stays NaN, as SciPy's
     return mnp.where(keep, lax.mul(x, lax.log1p(y)), mnp.zeros_like(x))
