@@ -27,7 +27,7 @@ import numpy as np
 
 from mj_core._avals import ConcreteArray, pytype_aval_mappings, register_array_type
 from mj_core._lattice import SUPPORTED_DTYPES
-from mj_core.dtypes import _NARROW, check_array_data
+from mj_core.dtypes import _NARROW, check_array_data, dtype_of
 
 __all__ = [
     "EagerArray",
@@ -196,11 +196,15 @@ def unchanged(x: Any) -> Any:
     real part of a real array, ``positive``) returns: ``x`` itself if it is an mj value, and a
     host NumPy array or scalar as the read-only, canonical :class:`EagerArray` any other
     operation would make of it, never the caller's array (float64 without x64, or writable
-    memory the caller may change later)."""
-    if type(x) is _ndarray:
+    memory the caller may change later). A Python number becomes a 0-d array of its canonical
+    dtype, weakly typed unless a bool (``lax.reshape(3.0, ())`` is a weak float32 array)."""
+    t = type(x)
+    if t is _ndarray:
         return eager_result(owned_data(x))  # (eager_result narrows a 64-bit dtype)
-    if isinstance(x, np.generic):
-        return eager_result(x)
+    if t is int or t is float or t is complex:
+        return weak_result(np.asarray(x, dtype_of(x)))
+    if t is bool or isinstance(x, np.generic):
+        return eager_result(np.asarray(x))
     return x
 
 

@@ -11,19 +11,19 @@ from __future__ import annotations
 import functools
 import math
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from mj_core._avals import ShapedArray, get_aval
 from mj_core._config import on_x64_change
-from mj_core._eager_array import EagerArray, eager_result, weak_result
+from mj_core._eager_array import EagerArray
 from mj_core._eager_array import unchanged as _unchanged
 from mj_core._primitive import Primitive, abstract_eval_rules
 from mj_core._shapes import aval_error
 from mj_core._typing import Array, ArrayLike
-from mj_core.dtypes import dtype_of, result_type
+from mj_core.dtypes import result_type
 from mj_core.errors import AxisError, ResourceExhaustedError, user_line_suffix
 
 if TYPE_CHECKING:
@@ -49,21 +49,9 @@ __all__ = [
 ]
 
 
-def unchanged(x: ArrayLike) -> Array:
-    """What a lax operation that leaves ``x``'s value as it is (a reshape to its own shape, a
-    transpose by the identity, a one-operand concatenate) returns: an mj array, as in JAX. A
-    Python scalar becomes a 0-d array of its canonical dtype, weakly typed for ``int``,
-    ``float`` and ``complex`` (``lax.reshape(3.0, ())`` is a weak float32 array); NumPy
-    values are canonicalized by ``_eager_array.unchanged``; mj values are returned as they
-    are."""
-    t = type(x)
-    if t is int or t is float or t is complex:
-        out: Array = weak_result(np.asarray(x, dtype_of(x)))
-    elif t is bool:
-        out = eager_result(np.asarray(x))
-    else:
-        out = _unchanged(x)
-    return out
+#: ``_eager_array.unchanged`` as the typed lax and NumPy-level functions see it: what an
+#: operation that leaves its operand's value as it is returns, an mj array (as in JAX).
+unchanged: Callable[[ArrayLike], Array] = _unchanged
 
 
 def shaped_aval(x: Any) -> ShapedArray:
