@@ -703,8 +703,14 @@ def eval_jaxpr(jaxpr: Jaxpr | ClosedJaxpr, args: Sequence[Any]) -> list[Any]:
         outs = bind(eqn.primitive, *in_vals, **eqn.params)
         for v, val in zip(eqn.out_binders, outs, strict=True):
             env[v] = val
-    # an output that is an input (or a literal) as any operation's output: never host data
-    return [unchanged(env[x] if type(x) is Var else x.val) for x in jaxpr.outs]  # type: ignore[union-attr]
+    # an output that is an input (or a literal) as any operation's output: never host array
+    # data; a Python number stays one, as in the eager program and JAX's eval_jaxpr (linearize's
+    # tangent of an output that is an input is the Python float the caller gave)
+    outs = [env[x] if type(x) is Var else x.val for x in jaxpr.outs]  # type: ignore[union-attr]
+    return [x if type(x) in _PY_NUMBERS else unchanged(x) for x in outs]
+
+
+_PY_NUMBERS = (bool, int, float, complex)
 
 
 def eval_jaxpr_consts(jaxpr: Jaxpr | ClosedJaxpr, consts: Sequence[Any], *args: Any) -> list[Any]:
