@@ -257,3 +257,24 @@ def test_callbacks_refuse_64_bit_result_types_without_x64(api):
                 assert api in str(got.value)
         finally:
             jax.config.update("jax_enable_x64", True)
+
+
+@pytest.mark.parametrize(
+    "primal",
+    [X, XI, np.float64(2.5), np.array(7, np.int64)],
+    ids=["float64 array", "int64 array", "float64 scalar", "int64 0-d"],
+)
+@pytest.mark.parametrize("fun", ["identity", "double"])
+def test_vjp_primal_output_of_host_input_is_canonical(x64, primal, fun):
+    """vjp computes on the canonical input: an output that *is* the input comes back as JAX's
+    canonical array (float32/int32 without x64), not the caller's 64-bit NumPy value."""
+    f = {"identity": lambda x: x, "double": lambda x: x * 2}[fun]
+    want, want_vjp = jax.vjp(f, primal)
+    got, got_vjp = mj.vjp(f, primal)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+    if np.issubdtype(want.dtype, np.floating):
+        ct = np.ones(want.shape, want.dtype)
+        (gw,), (gg,) = want_vjp(ct), got_vjp(ct)
+        assert gg.dtype == gw.dtype
+        np.testing.assert_allclose(np.asarray(gg), np.asarray(gw))

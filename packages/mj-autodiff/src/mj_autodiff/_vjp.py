@@ -18,7 +18,7 @@ from mj_autodiff._tape import tape_vjp_flat
 from mj_core import Tracer, get_aval, is_eager
 from mj_core.dtypes import is_float, is_inexact
 from mj_core.errors import user_line_suffix
-from mj_core.extend import borrowed_data, eager_result, owned_data, unshared, weak_result
+from mj_core.extend import borrowed_data, eager_result, unchanged, unshared, weak_result
 from mj_core.tree_util import PyTreeDef, tree_flatten, tree_unflatten
 
 __all__ = ["grad", "value_and_grad", "vjp"]
@@ -93,8 +93,10 @@ def vjp(
     _check_reduce_axes("vjp", reduce_axes)
     primals_flat, in_tree = tree_flatten(primals)
     flat_fun, out_store, aux_store = flatten_fun_aux(fun, in_tree, has_aux)
-    # the pullback outlives the call: it must not see later writes to the caller's arrays
-    primals_flat = [owned_data(p) if type(p) is np.ndarray else p for p in primals_flat]
+    # the pullback outlives the call: it must not see later writes to the caller's arrays; and
+    # a host array is computed as its canonical mj array (float64 -> float32 without x64), so
+    # an output that is an input is that array, as JAX's vjp returns it
+    primals_flat = [unchanged(p) if isinstance(p, _HOST) else p for p in primals_flat]
     primals_out, pullback = _vjp_flat(flat_fun, primals_flat)
     out_tree = out_store()
     f_vjp = _VJPFunction(pullback, in_tree, out_tree, primals_out)
@@ -103,6 +105,8 @@ def vjp(
         return out, f_vjp, aux_store()
     return out, f_vjp
 
+
+_HOST = (np.ndarray, np.generic)  # (an EagerArray is an ndarray and unchanged returns it)
 
 Pullback = Callable[[Sequence[Any]], list[Any]]
 
