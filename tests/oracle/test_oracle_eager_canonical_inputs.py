@@ -278,3 +278,19 @@ def test_vjp_primal_output_of_host_input_is_canonical(x64, primal, fun):
         (gw,), (gg,) = want_vjp(ct), got_vjp(ct)
         assert gg.dtype == gw.dtype
         np.testing.assert_allclose(np.asarray(gg), np.asarray(gw))
+
+
+@pytest.mark.parametrize("data", [X, XI], ids=["float64", "int64"])
+@pytest.mark.parametrize("out_axes", [0, 1])
+def test_vmap_of_host_input_returns_the_canonical_mj_array(x64, data, out_axes):
+    """vmap's inputs enter as canonical mj arrays: an output that is an input is JAX's
+    canonical array (``jax.device_put``'s dtype and value), read-only like every mj array,
+    never a writable host copy. (JAX itself hands the caller's NumPy object back for an
+    identity output; mj's identity ops return the canonical array everywhere: DESIGN §2.)"""
+    batch = np.stack([data, data], axis=1)
+    want = jax.vmap(lambda x: x * 1, out_axes=out_axes)(batch)
+    for f in (lambda x: x, lambda x: x * 1):
+        got = mj.vmap(f, out_axes=out_axes)(batch)
+        assert got.dtype == want.dtype == jax.device_put(batch).dtype
+        np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+        assert not np.asarray(got).flags.writeable

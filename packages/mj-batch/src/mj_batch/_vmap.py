@@ -25,9 +25,8 @@ from mj_batch._batching import (
     shape_of,
 )
 from mj_core import full_raise, new_main
-from mj_core.dtypes import canonicalize_value
 from mj_core.errors import user_location
-from mj_core.extend import extend_axis_env
+from mj_core.extend import extend_axis_env, unchanged
 from mj_core.tree_util import (
     PyTreeDef,
     flatten_fun,
@@ -252,8 +251,10 @@ def vmap(
     @functools.wraps(fun)
     def vmapped(*args: P.args, **kwargs: P.kwargs) -> Any:
         leaves, in_tree = tree_flatten((args, kwargs))
-        # 64-bit NumPy inputs are 32-bit values without x64, as everywhere they enter mj
-        leaves = [canonicalize_value(x) if type(x) is np.ndarray else x for x in leaves]
+        # a host array enters as its canonical, read-only mj array (64-bit NumPy inputs are
+        # 32-bit values without x64), as everywhere it enters mj: an output that is an input
+        # is that array, never a writable host copy
+        leaves = [unchanged(x) if isinstance(x, _HOST) else x for x in leaves]
         axes = in_axes_cache.get(in_tree)
         if axes is None:
             if isinstance(in_axes, tuple) and len(in_axes) != len(args):
@@ -280,6 +281,9 @@ def vmap(
         return tree_unflatten(out_tree, outs)
 
     return vmapped
+
+
+_HOST = (np.ndarray, np.generic)  # (an EagerArray is an ndarray and unchanged returns it)
 
 
 def _call_with_kwargs(fun: Callable[..., Any]) -> Callable[..., Any]:
