@@ -24,7 +24,8 @@ def test_prngkey_holds_the_seed_words():
     np.testing.assert_array_equal(mr.PRNGKey(np.int32(-1)), [0, 2**32 - 1])
     assert mr.PRNGKey(7).dtype == np.uint32
     typed = mr.key(7)
-    assert typed.shape == () and str(typed.dtype) == "key<fry>"
+    assert typed.shape == ()
+    assert str(typed.dtype) == "key<fry>"
     np.testing.assert_array_equal(mr.key_data(typed), mr.PRNGKey(7))
 
 

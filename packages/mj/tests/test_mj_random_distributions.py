@@ -414,7 +414,8 @@ def test_key_utilities():
     assert mr.key_impl(keys) == "threefry2x32"
     np.testing.assert_array_equal(mr.key_data(mr.wrap_key_data(mr.key_data(keys))), keys)
     typed = mr.wrap_key_data(keys, impl="threefry2x32")
-    assert typed.shape == (3,) and str(typed.dtype) == "key<fry>"
+    assert typed.shape == (3,)
+    assert str(typed.dtype) == "key<fry>"
     np.testing.assert_array_equal(mr.key_data(typed), keys)
     np.testing.assert_array_equal(mr.clone(KEY), KEY)
     np.testing.assert_array_equal(mr.normal(mr.clone(KEY)), mr.normal(KEY))

@@ -28,7 +28,7 @@ from mj_core import get_aval, is_array
 from mj_core.extend import AnyArray, Array
 from mj_core.tree_util import register_pytree_node
 
-__all__ = ["PRNGImpl", "PRNGKeyArray", "PRNGKeyDtype", "THREEFRY", "is_key_array"]
+__all__ = ["THREEFRY", "PRNGImpl", "PRNGKeyArray", "PRNGKeyDtype", "is_key_array"]
 
 
 class PRNGImpl:
@@ -141,7 +141,7 @@ class PRNGKeyArray:
 
     __str__ = __repr__
 
-    __hash__ = None  # type: ignore[assignment]  (arrays are unhashable, as JAX's)
+    __hash__ = None  # type: ignore[assignment]  # (arrays are unhashable, as JAX's)
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray[Any, Any]:
         raise TypeError(
@@ -206,10 +206,10 @@ class PRNGKeyArray:
         return self.copy()
 
     # -- comparison (the only arithmetic on keys)
-    def __eq__(self, other: object) -> Any:  # type: ignore[override]
+    def __eq__(self, other: object) -> Any:
         return _compare(self, other, "eq")
 
-    def __ne__(self, other: object) -> Any:  # type: ignore[override]
+    def __ne__(self, other: object) -> Any:
         return _compare(self, other, "ne")
 
     # -- device-array methods, answered by the data
@@ -350,9 +350,13 @@ for _op, _names in {
 }.items():
     for _name in _names:
         setattr(PRNGKeyArray, _name, _refuse_binary(_op))
-for _op, _name in (("neg", "__neg__"), ("not", "__invert__"), ("abs", "__abs__")):
+for _op, _name in (
+    ("neg", "__neg__"),
+    ("not", "__invert__"),
+    ("abs", "__abs__"),
+    ("pos", "__pos__"),
+):
     setattr(PRNGKeyArray, _name, _refuse_unary(_op))
-PRNGKeyArray.__pos__ = _refuse_unary("pos")  # type: ignore[attr-defined]
 
 
 def is_key_array(x: object) -> bool:
@@ -360,9 +364,13 @@ def is_key_array(x: object) -> bool:
     return isinstance(x, PRNGKeyArray)
 
 
-register_pytree_node(
-    PRNGKeyArray,
-    lambda keys: ((keys._base_array,), keys._impl),
-    lambda impl, children: PRNGKeyArray(impl, next(iter(children))),
-)
+def _flatten(keys: PRNGKeyArray) -> tuple[tuple[AnyArray], PRNGImpl]:
+    return (keys._base_array,), keys._impl
+
+
+def _unflatten(impl: Any, children: Any) -> PRNGKeyArray:
+    return PRNGKeyArray(impl, next(iter(children)))
+
+
+register_pytree_node(PRNGKeyArray, _flatten, _unflatten)
 Array.register(PRNGKeyArray)

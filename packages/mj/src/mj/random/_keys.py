@@ -57,7 +57,9 @@ def _resolve_impl(api: str, impl: Any, dtype: Any = None) -> PRNGImpl:
         raise ValueError(
             _error(api, f'unrecognized PRNG implementation "{spec}". Did you mean one of: {shown}?')
         )
-    raise TypeError(_error(api, f"unrecognized type {type(spec)} for specifying PRNG implementation."))
+    raise TypeError(
+        _error(api, f"unrecognized type {type(spec)} for specifying PRNG implementation.")
+    )
 
 
 def _seed_data(api: str, seed: Any) -> Array:
@@ -125,14 +127,14 @@ def _wrap_like(keys: Any, data: AnyArray) -> Any:
     return PRNGKeyArray(keys._impl, data) if isinstance(keys, PRNGKeyArray) else data
 
 
-def split(key: ArrayLike, num: int | Shape = 2) -> Array:
+def split(key: Any, num: int | Shape = 2) -> Any:
     """Split a key into ``num`` new independent keys (shape ``(num, 2)``; a tuple ``num``
     gives shape ``num + (2,)``). Unpack them: ``key, subkey = split(key)``."""
     data = _check_key("split", key)
     return _wrap_like(key, _threefry.split(data, _shape("split", num)))
 
 
-def fold_in(key: ArrayLike, data: int | ArrayLike) -> Array:
+def fold_in(key: Any, data: int | ArrayLike) -> Any:
     """A new key derived from ``key`` and the integer ``data`` (taken modulo 2**32), e.g. a
     step number or a device index: ``fold_in(key, i)`` gives a different key for every ``i``."""
     raw = _check_key("fold_in", key)
