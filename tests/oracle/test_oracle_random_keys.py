@@ -158,6 +158,9 @@ def test_key_array_shape_operations(x64):
         _same_keys(mj.jit(op)(m), jax.jit(op)(j))
     np.testing.assert_array_equal(np.asarray(m == m[0]), np.asarray(j == j[0]))
     np.testing.assert_array_equal(np.asarray(m != m[1]), np.asarray(j != j[1]))
+    with mj.numpy_rank_promotion("raise"), jax.numpy_rank_promotion("raise"):
+        np.testing.assert_array_equal(np.asarray(m[2] == m), np.asarray(j[2] == j))
+    assert mj.eval_shape(mr.split, mr.key(0)).shape == jax.eval_shape(jr.split, jr.key(0)).shape
     assert (m.shape, m.ndim, m.size, m.nbytes) == (j.shape, j.ndim, j.size, j.nbytes)
     assert len(list(m)) == len(list(j))
     with pytest.raises(IndexError, match="Too many indices"):

@@ -39,7 +39,9 @@ def bits(key: ArrayLike, shape: Shape = (), dtype: DTypeLike | None = None) -> A
     key = _check_key("bits", key)
     dt = canonical_dtype(np.uint64) if dtype is None else canonical_dtype(dtype)
     if dt.kind != "u":
-        raise ValueError(_error("bits", f"dtype must be an unsigned integer dtype, got {dt.name}"))
+        raise ValueError(
+            _error("bits", f"dtype argument to `bits` must be an unsigned int dtype, got {dt.name}")
+        )
     return _threefry.random_bits(key, dt.itemsize * 8, _shape("bits", shape))
 
 

@@ -94,7 +94,8 @@ class PRNGKeyArray:
     # -- metadata
     @property
     def shape(self) -> tuple[int, ...]:
-        return tuple(get_aval(self._base_array).shape)[: -len(self._impl.key_shape)]
+        # (the data's own .shape: under eval_shape it is a ShapeDtypeStruct)
+        return tuple(self._base_array.shape)[: -len(self._impl.key_shape)]
 
     @property
     def ndim(self) -> int:
@@ -106,7 +107,9 @@ class PRNGKeyArray:
 
     @property
     def dtype(self) -> Any:
-        if get_aval(self._base_array).dtype == float0:  # a key's tangent (see the module doc)
+        if (
+            getattr(self._base_array, "dtype", None) == float0
+        ):  # a key's tangent (see the module doc)
             return float0
         return PRNGKeyDtype(self._impl)
 
@@ -307,7 +310,10 @@ def _compare(keys: PRNGKeyArray, other: object, op: str) -> Any:
     if not isinstance(other, PRNGKeyArray) or other._impl is not keys._impl:
         name = getattr(getattr(other, "dtype", None), "name", type(other).__name__)
         raise TypeError(f"{op} does not accept dtypes {keys.dtype}, {name}.")
-    same = mnp.equal(keys._base_array, other._base_array)
+    shape = (*np.broadcast_shapes(keys.shape, other.shape), *keys._impl.key_shape)
+    same = mnp.equal(
+        mnp.broadcast_to(keys._base_array, shape), mnp.broadcast_to(other._base_array, shape)
+    )
     axes = tuple(range(-len(keys._impl.key_shape), 0))
     return mnp.all(same, axis=axes) if op == "eq" else ~mnp.all(same, axis=axes)
 
