@@ -23,7 +23,10 @@ def test_prngkey_holds_the_seed_words():
     np.testing.assert_array_equal(mr.PRNGKey(-1), [2**32 - 1, 2**32 - 1])
     np.testing.assert_array_equal(mr.PRNGKey(np.int32(-1)), [0, 2**32 - 1])
     assert mr.PRNGKey(7).dtype == np.uint32
-    assert mr.key(7).shape == (2,)
+    typed = mr.key(7)
+    assert typed.shape == ()
+    assert str(typed.dtype) == "key<fry>"
+    np.testing.assert_array_equal(mr.key_data(typed), mr.PRNGKey(7))
 
 
 def test_split_fold_in_and_bits_match_jax():

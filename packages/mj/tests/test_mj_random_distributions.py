@@ -412,14 +412,19 @@ def test_key_utilities():
     keys = mr.split(KEY, 3)
     assert mr.key_impl(KEY) == "threefry2x32"
     assert mr.key_impl(keys) == "threefry2x32"
-    np.testing.assert_array_equal(mr.wrap_key_data(mr.key_data(keys)), keys)
-    np.testing.assert_array_equal(mr.wrap_key_data(keys, impl="threefry2x32"), keys)
+    np.testing.assert_array_equal(mr.key_data(mr.wrap_key_data(mr.key_data(keys))), keys)
+    typed = mr.wrap_key_data(keys, impl="threefry2x32")
+    assert typed.shape == (3,)
+    assert str(typed.dtype) == "key<fry>"
+    np.testing.assert_array_equal(mr.key_data(typed), keys)
     np.testing.assert_array_equal(mr.clone(KEY), KEY)
     np.testing.assert_array_equal(mr.normal(mr.clone(KEY)), mr.normal(KEY))
     with pytest.raises(TypeError, match=r"wrap_key_data: expected uint32 key data"):
         mr.wrap_key_data(np.zeros(3, np.uint32))
-    with pytest.raises(ValueError, match=r"wrap_key_data: only the 'threefry2x32'"):
+    with pytest.raises(NotImplementedError, match=r'wrap_key_data: .*mj has only "threefry2x32"'):
         mr.wrap_key_data(keys, impl="rbg")
+    with pytest.raises(ValueError, match=r"unrecognized PRNG implementation"):
+        mr.wrap_key_data(keys, impl="nope")
 
 
 ERROR_CASES = [

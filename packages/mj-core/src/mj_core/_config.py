@@ -28,6 +28,10 @@ for none (JAX's names: ``"default"``/``"bfloat16"``/``"fastest"``, ``"high"``/
 ``log_compiles``: log each XLA compilation (a warning on the ``mj`` logger), as JAX's.
 ``threefry_partitionable`` and ``default_prng_impl``: mj's random bits are JAX's defaults
 (partitionable ``"threefry2x32"``); only those values are accepted.
+``legacy_prng_key``: what ``mj.random``'s samplers do with a raw ``uint32[2]`` key
+(``"allow"``, the default, ``"warn"`` or ``"error"``); ``enable_custom_prng``: ``PRNGKey``
+returns typed keys (as ``mj.random.key``) when on; ``debug_key_reuse``: JAX's key-reuse
+checker, only off in mj. As JAX's options of the same names.
 ``compilation_cache_dir``: a directory where compiled executables persist between processes
 (``MJ_COMPILATION_CACHE_DIR``; JAX's ``jax_compilation_cache_dir``), for compilations that
 took at least ``persistent_cache_min_compile_time_secs`` (1 s, as JAX) and entries of at least
@@ -77,11 +81,14 @@ class _Config:
         "check_tracer_leaks",
         "compilation_cache_dir",
         "debug_infs",
+        "debug_key_reuse",
         "debug_nans",
         "default_matmul_precision",
         "default_prng_impl",
         "disable_jit",
+        "enable_custom_prng",
         "enable_x64",
+        "legacy_prng_key",
         "log_compiles",
         "num_cpu_devices",
         "numpy_dtype_promotion",
@@ -110,6 +117,9 @@ class _Config:
         self.log_compiles = _flag("MJ_LOG_COMPILES")
         self.threefry_partitionable = True
         self.default_prng_impl = "threefry2x32"
+        self.legacy_prng_key = "allow"
+        self.enable_custom_prng = False
+        self.debug_key_reuse = False
         self.traceback_filtering = "auto"
         self.compilation_cache_dir: str | None = os.environ.get("MJ_COMPILATION_CACHE_DIR") or None
         self.persistent_cache_min_compile_time_secs = 1.0
@@ -153,6 +163,10 @@ class _Config:
             value = os.fspath(value)
         if name == "traceback_filtering":
             value = _check_traceback_filtering(value)
+        if name == "legacy_prng_key" and value not in _LEGACY_PRNG_KEY:
+            raise ValueError(f"legacy_prng_key must be one of {_LEGACY_PRNG_KEY}, got {value!r}")
+        if name in ("enable_custom_prng", "debug_key_reuse"):
+            value = bool(value)
         if name in _ONLY and value != _ONLY[name]:
             raise NotImplementedError(
                 f"{name}={value!r} is not supported: {_ONLY_WHY[name]} ({name}={_ONLY[name]!r})"
@@ -194,12 +208,16 @@ _ONLY: dict[str, Any] = {
     "threefry_partitionable": True,
     "default_prng_impl": "threefry2x32",
     "check_tracer_leaks": False,
+    "debug_key_reuse": False,
 }
 _ONLY_WHY = {
     "threefry_partitionable": "mj's random bits are JAX's defaults",
     "default_prng_impl": "mj's random bits are JAX's defaults",
     "check_tracer_leaks": "mj has no tracer-leak checker (a leaked tracer fails when used)",
+    "debug_key_reuse": "mj has no key-reuse checker",
 }
+
+_LEGACY_PRNG_KEY = ("allow", "warn", "error")
 
 #: JAX's names of the matmul precisions (and their aliases).
 MATMUL_PRECISIONS = {

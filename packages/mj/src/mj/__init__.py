@@ -35,10 +35,14 @@ from mj import tree_util as tree_util
 from mj import typing as typing
 from mj._environment import check_tracer_leaks as check_tracer_leaks
 from mj._environment import debug_infs as debug_infs
+from mj._environment import debug_key_reuse as debug_key_reuse
 from mj._environment import debug_nans as debug_nans
 from mj._environment import default_matmul_precision as default_matmul_precision
+from mj._environment import default_prng_impl as default_prng_impl
 from mj._environment import enable_checks as enable_checks
+from mj._environment import enable_custom_prng as enable_custom_prng
 from mj._environment import enable_x64 as enable_x64
+from mj._environment import legacy_prng_key as legacy_prng_key
 from mj._environment import log_compiles as log_compiles
 from mj._environment import numpy_dtype_promotion as numpy_dtype_promotion
 from mj._environment import numpy_rank_promotion as numpy_rank_promotion

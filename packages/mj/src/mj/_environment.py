@@ -24,10 +24,14 @@ from mj_xla import device_count, local_device_count, process_index
 __all__ = [
     "check_tracer_leaks",
     "debug_infs",
+    "debug_key_reuse",
     "debug_nans",
     "default_matmul_precision",
+    "default_prng_impl",
     "enable_checks",
+    "enable_custom_prng",
     "enable_x64",
+    "legacy_prng_key",
     "log_compiles",
     "numpy_dtype_promotion",
     "numpy_rank_promotion",
@@ -96,3 +100,9 @@ log_compiles = _Option("log_compiles")
 # JAX's leak checker: only off on mj (``with check_tracer_leaks(False):`` is accepted, as
 # flax's nn.tabulate enters it; turning it on raises NotImplementedError)
 check_tracer_leaks = _Option("check_tracer_leaks")
+# mj.random's options: raw uint32 keys allowed/warned/refused, PRNGKey giving typed keys, the
+# default implementation (only "threefry2x32") and JAX's key-reuse checker (only off)
+legacy_prng_key = _Option("legacy_prng_key")
+enable_custom_prng = _Option("enable_custom_prng")
+default_prng_impl = _Option("default_prng_impl")
+debug_key_reuse = _Option("debug_key_reuse")

@@ -145,9 +145,21 @@ _ABSTRACT = frozenset(
 )
 
 
+def _is_extended(dtype: Any) -> bool:
+    return not isinstance(dtype, np.dtype | type | str) and isinstance(
+        getattr(dtype, "type", None), type
+    )
+
+
 def issubdtype(arg1: Any, arg2: Any) -> bool:
     """``np.issubdtype``, with bfloat16 and the float8 types under ``floating`` and the
-    sub-byte integers under ``signedinteger``/``unsignedinteger``, as JAX's."""
+    sub-byte integers under ``signedinteger``/``unsignedinteger``, as JAX's. An extended dtype
+    (one that is no NumPy dtype and names its scalar class in ``.type``, as a typed key's
+    ``key<fry>``) is a subtype of itself and of the classes its ``.type`` derives from."""
+    if _is_extended(arg1) or _is_extended(arg2):
+        if _is_extended(arg2):
+            return bool(arg1 == arg2)
+        return isinstance(arg2, type) and issubclass(arg1.type, arg2)
     if arg2 in _ABSTRACT and arg1 not in _ABSTRACT:
         kinds = _CUSTOM_KINDS.get(np.dtype(arg1).type)
         if kinds is not None:

@@ -15,8 +15,12 @@ random numbers. The samplers of other distributions (``exponential``, ``gamma``,
 ``multivariate_normal``, ``choice``, ``poisson``, ...) run JAX's algorithms with JAX's key
 use (the rejection samplers too: same key splits, same loops), so they give JAX's samples:
 bit for bit under ``jit``, within a few ulps eagerly (NumPy's ``log``/``exp`` are not XLA's).
-``key`` and ``PRNGKey`` both return raw ``uint32[2]`` key data (mj has no typed key arrays);
-:func:`key_data`, :func:`wrap_key_data` and :func:`clone` return their argument.
+``key(seed)`` returns a typed key array (dtype ``key<fry>``, shape ``()``), ``PRNGKey(seed)``
+its raw ``uint32[2]`` data (JAX's legacy keys): every sampler accepts both, ``split`` and
+``fold_in`` return keys of their argument's kind, :func:`key_data` / :func:`wrap_key_data`
+convert between them. Typed key arrays are pytree nodes over their data, so they pass
+through ``jit``, ``vmap``, ``grad``, ``scan`` and the other transformations (see
+``mj.random._keyarray`` for how they differ from JAX's).
 """
 
 from mj.random._bits import bits as bits
@@ -60,6 +64,7 @@ from mj.random._keys import clone as clone
 from mj.random._keys import fold_in as fold_in
 from mj.random._keys import key as key
 from mj.random._keys import key_data as key_data
+from mj.random._keys import key_dtype as key_dtype
 from mj.random._keys import key_impl as key_impl
 from mj.random._keys import split as split
 from mj.random._keys import wrap_key_data as wrap_key_data
@@ -89,6 +94,7 @@ __all__ = [
     "gumbel",
     "key",
     "key_data",
+    "key_dtype",
     "key_impl",
     "laplace",
     "loggamma",

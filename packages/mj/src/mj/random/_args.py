@@ -7,12 +7,13 @@ shape, as JAX does.
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
 
 import mj.numpy as mnp
-from mj_core import ShapedArray, get_aval, is_array, lax
+from mj_core import ShapedArray, config, get_aval, is_array, lax
 from mj_core.dtypes import canonical_dtype, default_float_dtype, default_int_dtype
 from mj_core.errors import user_location
 from mj_core.extend import AnyArray, DTypeLike
@@ -40,17 +41,50 @@ def _aval(api: str, what: str, x: Any) -> ShapedArray:
     return get_aval(x)
 
 
+_LEGACY_KEY = (
+    "Legacy uint32 key array passed as key to jax.random function. Please create keys using "
+    'jax.random.key(). If use of a raw key array was intended, set jax_legacy_prng_key="allow".'
+)
+
+
 def _check_key(api: str, key: Any) -> AnyArray:
+    """The uint32[2] data of one key: a typed key's data, or a legacy raw key (checked, and
+    warned about or refused as the ``legacy_prng_key`` option says)."""
+    from mj.random._keyarray import PRNGKeyArray
+
+    if isinstance(key, PRNGKeyArray):
+        if key.shape:
+            raise ValueError(
+                _error(
+                    api,
+                    f"{api} accepts a single key, but was given a key array of shape "
+                    f"{key.shape} != (). Use jax.vmap for batching.",
+                )
+            )
+        return key._base_array
     aval = _aval(api, "the key", key)
-    if aval.shape != (2,) or aval.dtype != np.uint32:
-        hint = " Use mj.vmap to apply it to a batch of keys." if aval.shape[-1:] == (2,) else ""
+    if aval.shape[-1:] != (2,) or aval.dtype != np.uint32:
+        raise TypeError(
+            _error(
+                api,
+                "JAX encountered invalid PRNG key data: expected key_data.shape to end with "
+                f"(2,) and dtype uint32; got {aval.str_short()} (a single PRNG key is expected: "
+                "a typed key from key, split or fold_in, or uint32[2] data from PRNGKey)",
+            )
+        )
+    if aval.shape != (2,):
         raise TypeError(
             _error(
                 api,
                 "expected a single PRNG key (uint32[2], from PRNGKey, key, split or fold_in), "
-                f"got {aval.str_short()}.{hint}",
+                f"got {aval.str_short()}. Use mj.vmap to apply it to a batch of keys.",
             )
         )
+    mode = config.legacy_prng_key
+    if mode == "error":
+        raise ValueError(_error(api, _LEGACY_KEY))
+    if mode == "warn":
+        warnings.warn(_LEGACY_KEY, UserWarning, stacklevel=3)
     return key
 
 

@@ -36,10 +36,12 @@ __all__ = ["bits", "gumbel", "normal", "uniform"]
 
 def bits(key: ArrayLike, shape: Shape = (), dtype: DTypeLike | None = None) -> Array:
     """Uniformly random unsigned integers (default ``uint64``) of the given shape."""
-    _check_key("bits", key)
+    key = _check_key("bits", key)
     dt = canonical_dtype(np.uint64) if dtype is None else canonical_dtype(dtype)
     if dt.kind != "u":
-        raise ValueError(_error("bits", f"dtype must be an unsigned integer dtype, got {dt.name}"))
+        raise ValueError(
+            _error("bits", f"dtype argument to `bits` must be an unsigned int dtype, got {dt.name}")
+        )
     return _threefry.random_bits(key, dt.itemsize * 8, _shape("bits", shape))
 
 
@@ -81,7 +83,7 @@ def uniform(
         minval: the lower bound (inclusive), a scalar or an array.
         maxval: the upper bound (exclusive), a scalar or an array.
     """
-    _check_key("uniform", key)
+    key = _check_key("uniform", key)
     dt = _float_dtype("uniform", dtype)
     shp = _shape("uniform", shape)
     lo = _aval("uniform", "minval", minval)
@@ -93,7 +95,7 @@ def uniform(
 def normal(key: ArrayLike, shape: Shape = (), dtype: DTypeLike | None = None) -> Array:
     """Standard normal samples (default dtype float64; complex dtypes give circular samples
     with unit variance)."""
-    _check_key("normal", key)
+    key = _check_key("normal", key)
     shp = _shape("normal", shape)
     dt = _default_float() if dtype is None else canonical_dtype(dtype)
     if dt.kind == "c":
@@ -115,7 +117,7 @@ def _normal_real(key: ArrayLike, shape: tuple[int, ...], dtype: np.dtype[Any]) -
 
 def gumbel(key: ArrayLike, shape: Shape = (), dtype: DTypeLike | None = None) -> Array:
     """Standard Gumbel samples ``-log(-log(u))`` (default dtype float64)."""
-    _check_key("gumbel", key)
+    key = _check_key("gumbel", key)
     return _gumbel(key, _shape("gumbel", shape), _float_dtype("gumbel", dtype))
 
 

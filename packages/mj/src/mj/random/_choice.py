@@ -23,7 +23,7 @@ from mj.random._args import (
     _operator_index,
 )
 from mj.random._bits import _gumbel, _uniform
-from mj.random._discrete import _randint, permutation
+from mj.random._discrete import _permutation, _randint
 from mj_core import lax
 from mj_core.extend import Array, ArrayLike
 from mj_core.prims.elementwise import to_inexact_dtype
@@ -53,7 +53,7 @@ def choice(
         mode: ``None``, ``'low'`` or ``'high'``: the Gumbel sampler's precision when sampling
             without replacement with ``p`` (as ``jax.random.gumbel``'s ``mode``).
     """
-    _check_key("choice", key)
+    key = _check_key("choice", key)
     if not isinstance(shape, Sequence):
         raise TypeError(_error("choice", f"shape must be a sequence, got {shape!r}"))
     if mode not in (None, "low", "high"):
@@ -86,7 +86,7 @@ def choice(
         ind = _randint(key, shp, lo, hi, _default_int())
     elif p is None:
         population = a if aval.shape else n_inputs
-        perm = permutation(key, population, axis)
+        perm = _permutation(key, population, axis, False)
         result = lax.slice_in_dim(perm, 0, n_draws, axis=axis if aval.shape else 0)
         return _reshape(result, aval.shape, shp, axis)
     else:

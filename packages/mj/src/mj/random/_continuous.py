@@ -55,7 +55,7 @@ __all__ = [
 
 def exponential(key: ArrayLike, shape: Shape = (), dtype: DTypeLike | None = None) -> Array:
     """Standard exponential samples ``-log(1 - u)`` (default dtype float64)."""
-    _check_key("exponential", key)
+    key = _check_key("exponential", key)
     return _exponential(key, _shape("exponential", shape), _float_dtype("exponential", dtype))
 
 
@@ -66,7 +66,7 @@ def _exponential(key: ArrayLike, shape: tuple[int, ...], dtype: np.dtype[Any]) -
 
 def laplace(key: ArrayLike, shape: Shape = (), dtype: DTypeLike | None = None) -> Array:
     """Standard Laplace samples (density ``exp(-|x|) / 2``; default dtype float64)."""
-    _check_key("laplace", key)
+    key = _check_key("laplace", key)
     dt = _float_dtype("laplace", dtype)
     lo = _const(-1.0 + float(np.finfo(dt).epsneg), dt)
     u = _uniform(key, _shape("laplace", shape), dt, lo, _const(1.0, dt))
@@ -75,7 +75,7 @@ def laplace(key: ArrayLike, shape: Shape = (), dtype: DTypeLike | None = None) -
 
 def logistic(key: ArrayLike, shape: Shape = (), dtype: DTypeLike | None = None) -> Array:
     """Standard logistic samples ``log(u / (1 - u))`` (default dtype float64)."""
-    _check_key("logistic", key)
+    key = _check_key("logistic", key)
     dt = _float_dtype("logistic", dtype)
     u = _uniform(key, _shape("logistic", shape), dt, _const(np.finfo(dt).tiny, dt), 1.0)
     return lax.sub(lax.log(u), lax.log1p(lax.neg(u)))
@@ -83,7 +83,7 @@ def logistic(key: ArrayLike, shape: Shape = (), dtype: DTypeLike | None = None) 
 
 def cauchy(key: ArrayLike, shape: Shape = (), dtype: DTypeLike | None = None) -> Array:
     """Standard Cauchy samples ``tan(pi (u - 1/2))`` (default dtype float64)."""
-    _check_key("cauchy", key)
+    key = _check_key("cauchy", key)
     dt = _float_dtype("cauchy", dtype)
     u = _uniform(key, _shape("cauchy", shape), dt, _const(np.finfo(dt).eps, dt), 1.0)
     return lax.tan(lax.mul(_const(np.pi, dt), lax.sub(u, _const(0.5, dt))))
@@ -99,7 +99,7 @@ def lognormal(
     dtype: DTypeLike | None = None,
 ) -> Array:
     """Log-normal samples ``exp(sigma * normal)`` (shape defaults to ``sigma``'s shape)."""
-    _check_key("lognormal", key)
+    key = _check_key("lognormal", key)
     dt = _float_dtype("lognormal", dtype)
     shp = _params_shape("lognormal", shape, sigma)
     _check_castable("lognormal", dt, sigma)
@@ -111,7 +111,7 @@ def pareto(
     key: ArrayLike, b: float | ArrayLike, shape: Shape | None = None, dtype: DTypeLike | None = None
 ) -> Array:
     """Pareto samples with shape parameter ``b`` (support ``[1, inf)``): ``exp(E / b)``."""
-    _check_key("pareto", key)
+    key = _check_key("pareto", key)
     dt = _float_dtype("pareto", dtype)
     shp = _params_shape("pareto", shape, b)
     _check_castable("pareto", dt, b)
@@ -126,7 +126,7 @@ def rayleigh(
     dtype: DTypeLike | None = None,
 ) -> Array:
     """Rayleigh samples ``scale * sqrt(-2 log u)``."""
-    _check_key("rayleigh", key)
+    key = _check_key("rayleigh", key)
     dt = _float_dtype("rayleigh", dtype)
     shp = _params_shape("rayleigh", shape, scale)
     _check_castable("rayleigh", dt, scale)
@@ -146,7 +146,7 @@ def weibull_min(
 
     Like JAX, ``shape`` is the shape of the uniform draw; the parameters broadcast with it.
     """
-    _check_key("weibull_min", key)
+    key = _check_key("weibull_min", key)
     dt = _float_dtype("weibull_min", dtype)
     shp = _shape("weibull_min", shape)
     scale_aval = _aval("weibull_min", "scale", scale)
@@ -176,7 +176,7 @@ def wald(
     dtype: DTypeLike | None = None,
 ) -> Array:
     """Wald (inverse Gaussian) samples with the given ``mean`` (Michael-Schucany-Haas)."""
-    _check_key("wald", key)
+    key = _check_key("wald", key)
     dt = _float_dtype("wald", dtype)
     shp = _params_shape("wald", shape, mean)
     _check_castable("wald", dt, mean)
@@ -195,7 +195,7 @@ def wald(
 
 def maxwell(key: ArrayLike, shape: Shape = (), dtype: DTypeLike | None = None) -> Array:
     """Maxwell samples: the length of a standard normal 3-vector."""
-    _check_key("maxwell", key)
+    key = _check_key("maxwell", key)
     return _maxwell(key, _shape("maxwell", shape), _float_dtype("maxwell", dtype))
 
 
@@ -216,7 +216,7 @@ def double_sided_maxwell(
     As in JAX, the result shape is ``shape + broadcast(loc, scale).shape`` when ``shape`` is
     given, and ``2 * broadcast(loc, scale).shape`` (the parameter shape twice) when it is ``()``.
     """
-    _check_key("double_sided_maxwell", key)
+    key = _check_key("double_sided_maxwell", key)
     dt = _float_dtype("double_sided_maxwell", dtype)
     shp = _shape("double_sided_maxwell", shape)
     params = tuple(
@@ -244,7 +244,7 @@ def triangular(
     dtype: DTypeLike | None = None,
 ) -> Array:
     """Triangular samples on ``[left, right]`` with peak at ``mode``, by the inverse CDF."""
-    _check_key("triangular", key)
+    key = _check_key("triangular", key)
     dt = _float_dtype("triangular", dtype)
     shp = _params_shape("triangular", shape, left, mode, right)
     _check_castable("triangular", dt, left, mode, right)
@@ -269,7 +269,7 @@ def truncated_normal(
 ) -> Array:
     """Standard normal samples conditioned on ``lower < x < upper`` (inverse CDF; the result
     is clamped into the open interval against rounding)."""
-    _check_key("truncated_normal", key)
+    key = _check_key("truncated_normal", key)
     dt = _float_dtype("truncated_normal", dtype)
     shp = _params_shape("truncated_normal", shape, lower, upper)
     sqrt2 = _const(np.sqrt(2), dt)

@@ -118,7 +118,7 @@ def poisson(
 
     As in JAX, ``lam`` is taken in float32 and the uniforms are float32 draws.
     """
-    _check_key("poisson", key)
+    key = _check_key("poisson", key)
     dt = _default_int() if dtype is None else canonical_dtype(dtype)
     if not is_integer(dt):
         raise ValueError(_error("poisson", f"dtype must be an integer dtype, got {dt.name}"))
@@ -250,7 +250,7 @@ def binomial(
 ) -> Array:
     """Binomial(``n``, ``p``) counts as floats (default dtype float64, as JAX): NaN for
     invalid parameters, ``inf`` for infinite ``n``."""
-    _check_key("binomial", key)
+    key = _check_key("binomial", key)
     dt = _default_float() if dtype is None else canonical_dtype(dtype)
     if dt.kind != "f":
         raise ValueError(_error("binomial", f"dtype must be a floating-point dtype, got {dt}"))
@@ -311,7 +311,7 @@ def multinomial(
 ) -> Array:
     """Multinomial counts of ``n`` trials over the categories of ``p``'s last axis: a scan of
     binomial draws, each conditioned on the trials left (default dtype float64, as JAX)."""
-    _check_key("multinomial", key)
+    key = _check_key("multinomial", key)
     n_aval = _aval("multinomial", "n", n)
     p_aval = _aval("multinomial", "p", p)
     if not p_aval.shape:

@@ -45,7 +45,7 @@ __all__ = [
 
 def bernoulli(key: ArrayLike, p: float | ArrayLike = 0.5, shape: Shape | None = None) -> Array:
     """Booleans that are True with probability ``p`` (shape defaults to ``p``'s shape)."""
-    _check_key("bernoulli", key)
+    key = _check_key("bernoulli", key)
     p_aval = _aval("bernoulli", "p", p)
     if p_aval.dtype.kind != "f":
         raise TypeError(
@@ -67,7 +67,7 @@ def categorical(
 
     The result has ``logits``' shape without ``axis`` (or ``shape``, which must end with it).
     """
-    _check_key("categorical", key)
+    key = _check_key("categorical", key)
     aval = _aval("categorical", "logits", logits)
     ndim = len(aval.shape)
     if not -ndim <= axis < ndim:
@@ -99,7 +99,7 @@ def randint(
     Like JAX, draws twice the dtype's bits and reduces them modulo the range, so the bias for
     ranges that are not powers of two is negligible.
     """
-    _check_key("randint", key)
+    key = _check_key("randint", key)
     dt = _default_int() if dtype is None else canonical_dtype(dtype)
     if not is_integer(dt):
         raise TypeError(_error("randint", f"dtype must be an integer dtype, got {dt.name}"))
@@ -172,7 +172,10 @@ def permutation(
 
     With ``independent=True`` every slice along ``axis`` is shuffled on its own.
     """
-    _check_key("permutation", key)
+    return _permutation(_check_key("permutation", key), x, axis, independent)
+
+
+def _permutation(key: AnyArray, x: int | AnyArray, axis: int, independent: bool) -> AnyArray:
     aval = _aval("permutation", "x", x)
     if not aval.shape:
         if not is_integer(aval.dtype):
@@ -212,7 +215,7 @@ def _shuffle(key: AnyArray, x: AnyArray, axis: int) -> AnyArray:
 
 def rademacher(key: ArrayLike, shape: Shape = (), dtype: DTypeLike | None = None) -> Array:
     """Random signs: -1 or +1 with equal probability (default dtype int64)."""
-    _check_key("rademacher", key)
+    key = _check_key("rademacher", key)
     dt = _default_int() if dtype is None else canonical_dtype(dtype)
     if not (is_integer(dt) or dt.kind in "fc"):
         raise TypeError(_error("rademacher", f"dtype must be numeric, got {dt.name}"))
@@ -231,7 +234,7 @@ def geometric(
 ) -> Array:
     """Geometric samples: the number of Bernoulli(``p``) trials up to the first success
     (support ``1, 2, ...``; default dtype int64)."""
-    _check_key("geometric", key)
+    key = _check_key("geometric", key)
     dt = _default_int() if dtype is None else canonical_dtype(dtype)
     if not is_integer(dt):
         raise ValueError(_error("geometric", f"dtype must be an integer dtype, got {dt.name}"))

@@ -157,7 +157,7 @@ def gamma(
     key: AnyArray, a: float | AnyArray, shape: Shape | None = None, dtype: DTypeLike | None = None
 ) -> AnyArray:
     """Standard Gamma(``a``) samples (unit rate; shape defaults to ``a``'s shape)."""
-    _check_key("gamma", key)
+    key = _check_key("gamma", key)
     dt = _float_dtype("gamma", dtype)
     return _gamma(key, a, _params_shape("gamma", shape, a), dt, log_space=False)
 
@@ -167,7 +167,7 @@ def loggamma(
 ) -> AnyArray:
     """``log`` of Gamma(``a``) samples, computed in log space so that tiny ``a`` (whose samples
     underflow to 0) keep their precision: ``exp(loggamma(k, a))`` is ``gamma(k, a)``."""
-    _check_key("loggamma", key)
+    key = _check_key("loggamma", key)
     dt = _float_dtype("loggamma", dtype)
     return _gamma(key, a, _params_shape("loggamma", shape, a), dt, log_space=True)
 
@@ -180,7 +180,7 @@ def beta(
     dtype: DTypeLike | None = None,
 ) -> Array:
     """Beta(``a``, ``b``) samples, ``Ga / (Ga + Gb)`` from two log-gamma draws."""
-    _check_key("beta", key)
+    key = _check_key("beta", key)
     dt = _float_dtype("beta", dtype)
     _check_castable("beta", dt, a, b)
     shp = _params_shape("beta", shape, a, b)
@@ -198,7 +198,7 @@ def dirichlet(
 ) -> Array:
     """Dirichlet(``alpha``) samples over ``alpha``'s last axis (normalized log-gamma draws);
     the result shape is ``shape + alpha.shape[-1:]``."""
-    _check_key("dirichlet", key)
+    key = _check_key("dirichlet", key)
     dt = _float_dtype("dirichlet", dtype)
     aval = _aval("dirichlet", "alpha", alpha)
     if not aval.shape:
@@ -226,7 +226,7 @@ def chisquare(
     dtype: DTypeLike | None = None,
 ) -> Array:
     """Chi-square samples with ``df`` degrees of freedom: ``2 * Gamma(df / 2)``."""
-    _check_key("chisquare", key)
+    key = _check_key("chisquare", key)
     dt = _float_dtype("chisquare", dtype)
     shp = _params_shape("chisquare", shape, df)
     _check_castable("chisquare", dt, df)
@@ -241,7 +241,7 @@ def f(
     dtype: DTypeLike | None = None,
 ) -> Array:
     """F-distribution samples: the ratio of two scaled chi-square draws."""
-    _check_key("f", key)
+    key = _check_key("f", key)
     dt = _float_dtype("f", dtype)
     shp = _params_shape("f", shape, dfnum, dfden)
     _check_castable("f", dt, dfnum, dfden)
@@ -258,7 +258,7 @@ def t(
     dtype: DTypeLike | None = None,
 ) -> Array:
     """Student's t samples with ``df`` degrees of freedom: ``N * sqrt(df / 2 / Gamma(df / 2))``."""
-    _check_key("t", key)
+    key = _check_key("t", key)
     dt = _float_dtype("t", dtype)
     shp = _params_shape("t", shape, df)
     _check_castable("t", dt, df)
@@ -296,7 +296,7 @@ def generalized_normal(
 ) -> Array:
     """Generalized normal samples (density ``∝ exp(-|x|**p)``): ``p = 2`` is a normal with
     variance 1/2, ``p = 1`` a Laplace."""
-    _check_key("generalized_normal", key)
+    key = _check_key("generalized_normal", key)
     dt = _float_dtype("generalized_normal", dtype)
     _check_scalar_p("generalized_normal", p)
     return _generalized_normal(key, p, _shape("generalized_normal", shape), dt)
@@ -307,7 +307,7 @@ def ball(
 ) -> Array:
     """Points uniform in the unit ``p``-norm ball of dimension ``d`` (result
     ``shape + (d,)``), from generalized normals and an exponential draw."""
-    _check_key("ball", key)
+    key = _check_key("ball", key)
     dt = _float_dtype("ball", dtype)
     _check_scalar_p("ball", p)
     try:

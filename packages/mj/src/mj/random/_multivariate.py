@@ -49,7 +49,7 @@ def multivariate_normal(
         method: how ``cov`` is factored: ``'cholesky'``, ``'eigh'`` or ``'svd'``.
     """
     api = "multivariate_normal"
-    _check_key(api, key)
+    key = _check_key(api, key)
     mean_aval = _aval(api, "mean", mean)
     cov_aval = _aval(api, "cov", cov)
     if method not in _METHODS:
@@ -99,7 +99,7 @@ def orthogonal(
     """Uniformly (Haar) distributed ``n x m`` matrices with orthonormal columns (or rows, when
     ``n < m``; default ``m = n``), in a batch of ``shape``."""
     api = "orthogonal"
-    _check_key(api, key)
+    key = _check_key(api, key)
     dt = _default_float() if dtype is None else canonical_dtype(dtype)
     if dt.kind not in "fc":
         raise ValueError(_error(api, f"dtype must be a float or complex dtype, got {dt.name}"))
