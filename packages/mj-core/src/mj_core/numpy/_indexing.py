@@ -330,8 +330,8 @@ class IndexUpdateRef:
         *,
         indices_are_sorted: bool = False,
         unique_indices: bool = False,
-        mode: Any = None,
-        fill_value: Any = None,
+        mode: str | None = None,
+        fill_value: ArrayLike | None = None,
     ) -> Array:
         """``x[idx]`` (``mode="fill"`` returns ``fill_value`` for out-of-bounds indices)."""
         return unchanged(getitem(self.array, self.index, mode, fill_value))
@@ -342,7 +342,7 @@ class IndexUpdateRef:
         *,
         indices_are_sorted: bool = False,
         unique_indices: bool = False,
-        mode: Any = None,
+        mode: str | None = None,
     ) -> Array:
         """A copy of ``x`` with ``x[idx] = values``."""
         return _update(lax.scatter, self.array, self.index, values, mode)
@@ -353,7 +353,7 @@ class IndexUpdateRef:
         *,
         indices_are_sorted: bool = False,
         unique_indices: bool = False,
-        mode: Any = None,
+        mode: str | None = None,
     ) -> Array:
         """A copy of ``x`` with ``x[idx] += values`` (repeated indices accumulate)."""
         return _update(lax.scatter_add, self.array, self.index, values, mode)
@@ -364,7 +364,7 @@ class IndexUpdateRef:
         *,
         indices_are_sorted: bool = False,
         unique_indices: bool = False,
-        mode: Any = None,
+        mode: str | None = None,
     ) -> Array:
         return _update(lax.scatter_add, self.array, self.index, lax.neg(values), mode)
 
@@ -374,7 +374,7 @@ class IndexUpdateRef:
         *,
         indices_are_sorted: bool = False,
         unique_indices: bool = False,
-        mode: Any = None,
+        mode: str | None = None,
     ) -> Array:
         """A copy of ``x`` with ``x[idx] *= values`` (repeated indices accumulate)."""
         return _update(lax.scatter_mul, self.array, self.index, values, mode)
@@ -387,7 +387,7 @@ class IndexUpdateRef:
         *,
         indices_are_sorted: bool = False,
         unique_indices: bool = False,
-        mode: Any = None,
+        mode: str | None = None,
     ) -> Array:
         """A copy of ``x`` with ``x[idx] = minimum(x[idx], values)``."""
         return _update(lax.scatter_min, self.array, self.index, values, mode)
@@ -398,7 +398,7 @@ class IndexUpdateRef:
         *,
         indices_are_sorted: bool = False,
         unique_indices: bool = False,
-        mode: Any = None,
+        mode: str | None = None,
     ) -> Array:
         """A copy of ``x`` with ``x[idx] = maximum(x[idx], values)``."""
         return _update(lax.scatter_max, self.array, self.index, values, mode)
