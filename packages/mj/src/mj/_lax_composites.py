@@ -18,11 +18,12 @@ import mj_core.numpy as cnp
 from mj_core import lax
 from mj_core.errors import user_line_suffix
 from mj_core.extend import Array, ArrayLike, shape_of
+from mj_core.lax import PrecisionLike
 
 __all__ = ["batch_matmul", "collapse", "index_take", "tie_in", "top_k"]
 
 
-def batch_matmul(lhs: ArrayLike, rhs: ArrayLike, precision: Any = None) -> Array:
+def batch_matmul(lhs: ArrayLike, rhs: ArrayLike, precision: PrecisionLike = None) -> Array:
     """Matrix products of two stacks of matrices of the same rank (``[..., m, k] @
     [..., k, n]``; the leading axes are batch axes and must match, no broadcasting)."""
     lhs_nd, rhs_nd = len(shape_of(lhs)), len(shape_of(rhs))

@@ -53,7 +53,7 @@ def astype(x: ArrayLike, dtype: DTypeLike | None) -> Array:
     return lax.convert_element_type(x, np.dtype(dtype))
 
 
-def isscalar(element: Any) -> bool:
+def isscalar(element: ArrayLike) -> bool:
     """True for Python/NumPy scalars and 0-d arrays (traced ones included)."""
     if isinstance(element, int | float | complex | bool | np.generic):
         return True
@@ -365,7 +365,7 @@ def where(
     y: ArrayLike | None = None,
     *,
     size: int | None = None,
-    fill_value: Any = None,
+    fill_value: ArrayLike | None = None,
 ) -> Any:
     """``x`` where ``condition`` holds, else ``y``; with only ``condition``, ``nonzero``."""
     if x is None and y is None:

@@ -276,7 +276,7 @@ def mask_indices(
     return rows, cols
 
 
-def _square_shape(name: str, arr: Any) -> tuple[int, ...]:
+def _square_shape(name: str, arr: ArrayLike) -> tuple[int, ...]:
     if not hasattr(arr, "shape"):
         check_arraylike(name, [arr])
         arr = cnp.asarray(arr)

@@ -403,9 +403,9 @@ def setxor1d(
 
 
 def _intersect1d_size(
-    arr1: AnyArray,
-    arr2: AnyArray,
-    fill_value: AnyArray | None,
+    arr1: ArrayLike,
+    arr2: ArrayLike,
+    fill_value: ArrayLike | None,
     assume_unique: bool,
     size: int,
     return_indices: bool,

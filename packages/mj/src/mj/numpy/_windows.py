@@ -35,7 +35,7 @@ def _length(name: str, m: Any) -> int:
         ) from None
 
 
-def _positions(name: str, m: Any) -> tuple[int, Array | None]:
+def _positions(name: str, m: ArrayLike) -> tuple[int, Array | None]:
     """``(M, iota(M))``; ``None`` when ``M <= 1`` (every window is then ``ones(M)``)."""
     n = _length(name, m)
     if n <= 1:

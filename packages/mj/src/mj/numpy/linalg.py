@@ -24,6 +24,7 @@ from mj_core import lax, lax_linalg
 from mj_core.dtypes import is_float, is_inexact
 from mj_core.errors import user_line_suffix
 from mj_core.extend import AnyArray, Array, ArrayLike, DTypeLike
+from mj_core.lax import PrecisionLike
 from mj_core.lax_linalg import matmul, mH, mT
 
 __all__ = [
@@ -521,7 +522,7 @@ def vecdot(
     /,
     *,
     axis: int = -1,
-    precision: Any = None,
+    precision: PrecisionLike = None,
     preferred_element_type: DTypeLike | None = None,
 ) -> Array:
     """``sum(conj(x1) * x2)`` along ``axis``, broadcasting the other axes."""
@@ -536,7 +537,7 @@ def tensordot(
     /,
     *,
     axes: Any = 2,
-    precision: Any = None,
+    precision: PrecisionLike = None,
     preferred_element_type: DTypeLike | None = None,
 ) -> Array:
     """``mnp.tensordot`` with the array API's positional-only operands."""

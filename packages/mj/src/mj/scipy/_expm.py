@@ -48,7 +48,7 @@ _F32_MAXNORM = 3.925724783138660
 def _low_degree(b: tuple[float, ...]) -> PadeTerms:
     """``(U, V)`` of a Pade approximant of degree 3, 5, 7 or 9: ``U`` the odd part."""
 
-    def terms(a: AnyArray) -> tuple[AnyArray, AnyArray]:
+    def terms(a: ArrayLike) -> tuple[AnyArray, AnyArray]:
         eye = lax_linalg.eye_like(a)
         a2 = matmul(a, a)
         powers = [a2]

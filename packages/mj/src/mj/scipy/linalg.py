@@ -62,7 +62,7 @@ def cho_factor(a: ArrayLike, lower: bool = False) -> tuple[Array, bool]:
     return cholesky(a, lower=lower), lower
 
 
-def _as_matrix_rhs(name: str, a: AnyArray, b: AnyArray) -> tuple[AnyArray, bool]:
+def _as_matrix_rhs(name: str, a: ArrayLike, b: ArrayLike) -> tuple[AnyArray, bool]:
     b = cnp.asarray(b)
     vector = cnp.ndim(b) == cnp.ndim(a) - 1
     return lax_linalg.as_float_matrix(name, cnp.expand_dims(b, -1) if vector else b), vector
@@ -123,7 +123,7 @@ def _pivots_to_permutation(pivots: AnyArray, m: int) -> AnyArray:
     return perm
 
 
-def lu_solve(lu_and_piv: tuple[AnyArray, AnyArray], b: AnyArray, trans: int = 0) -> AnyArray:
+def lu_solve(lu_and_piv: tuple[AnyArray, AnyArray], b: ArrayLike, trans: int = 0) -> Array:
     """Solve ``a x = b`` (``trans=0``) or ``a^T x = b`` given ``lu_factor(a)``."""
     lu, pivots = lu_and_piv
     m = cnp.shape(lu)[-1]
@@ -215,7 +215,7 @@ def eigh(
     eigvals: None = None,
     type: int = 1,
     check_finite: bool = True,
-) -> Any:
+) -> Array | tuple[Array, Array]:
     """``(w, v)``: ascending eigenvalues and eigenvectors (columns) of a symmetric ``a``,
     reading its ``lower`` (default) or upper triangle; only ``w`` with ``eigvals_only``.
     The generalised problem (``b``, ``type``, ``eigvals``) is not implemented, as in JAX."""
