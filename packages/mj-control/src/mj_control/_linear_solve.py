@@ -44,7 +44,7 @@ def _trace(
     return traced.closed(), traced.consts, traced.out_tree
 
 
-def _check_shapes(func_name: str, actual: Any, expected: Sequence[Any]) -> None:
+def _check_shapes(func_name: str, actual: object, expected: Sequence[Any]) -> None:
     actual_shapes = [tuple(get_aval(x).shape) for x in tree_leaves(actual)]
     expected_shapes = [tuple(get_aval(x).shape) for x in expected]
     if actual_shapes != expected_shapes:

@@ -10,7 +10,8 @@ so the loop is forward-mode differentiable only; ``fori_loop`` with static bound
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
+from typing import cast as typing_cast
 
 import numpy as np
 
@@ -48,8 +49,9 @@ from mj_control._tracing import (
     trace_fun,
     type_tree,
 )
-from mj_core import ConcreteArray, Primitive, ShapedArray, bind, get_aval, impl_rules, lax
+from mj_core import Array, ConcreteArray, Primitive, ShapedArray, bind, get_aval, impl_rules, lax
 from mj_core.errors import user_line_suffix
+from mj_core.extend import ArrayLike
 from mj_core.tree_util import tree_flatten, tree_structure, tree_unflatten
 from mj_ir import ClosedJaxpr, Jaxpr, JaxprEqn, Var, abstract_eval_rules, dce_jaxpr, eval_jaxpr
 from mj_ir.extend import pp_rules, trace_to_closed_jaxpr, types_match
@@ -70,6 +72,8 @@ __all__ = ["fori_loop", "while_loop", "while_p"]
 while_p = Primitive("while", multiple_results=True)
 
 _BOOL = np.dtype(np.bool_)
+
+_Carry = TypeVar("_Carry")  # a loop's carried pytree
 
 
 def while_loop(
@@ -126,13 +130,13 @@ def while_loop(
 
 
 def fori_loop(
-    lower: Any,
-    upper: Any,
-    body_fun: Callable[[Any, Any], Any],
-    init_val: Any,
+    lower: ArrayLike,
+    upper: ArrayLike,
+    body_fun: Callable[[Any, _Carry], _Carry],
+    init_val: _Carry,
     *,
     unroll: int | bool | None = None,
-) -> Any:
+) -> _Carry:
     """``val = body_fun(i, val)`` for ``i`` in ``range(lower, upper)``.
 
     With concrete (static) bounds the loop is a :func:`scan` of ``upper - lower`` steps, so it
@@ -167,7 +171,7 @@ def fori_loop(
             length=max(stop - start, 0),
             unroll=1 if unroll is None else unroll,
         )
-        return result
+        return typing_cast(_Carry, result)
     if unroll is not None and unroll is not False and unroll != 1:
         raise ValueError(
             "Can only use `unroll` in `fori_loop` if the loop bounds are statically known."
@@ -177,7 +181,7 @@ def fori_loop(
     common = ShapedArray((), dtype, weak)
     lo, hi = cast(lower, common), cast(upper, common)
 
-    def loop_cond(carry: tuple[Any, Any, Any]) -> Any:
+    def loop_cond(carry: tuple[Any, Any, Any]) -> Array:
         i, stop, _ = carry
         return lax.less(i, stop)
 
@@ -186,7 +190,7 @@ def fori_loop(
         return lax.add(i, 1), stop, body_fun(i, val)
 
     _, _, result = while_loop(loop_cond, loop_body, (lo, hi, init_val))
-    return result
+    return typing_cast(_Carry, result)
 
 
 def _bounds_dtype(lo: ShapedArray, hi: ShapedArray) -> tuple[np.dtype[Any], bool]:
