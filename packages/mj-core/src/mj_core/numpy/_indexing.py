@@ -37,7 +37,7 @@ from mj_core.prims.indexing import GatherDimensionNumbers, ScatterDimensionNumbe
 __all__ = ["IndexUpdateHelper", "IndexUpdateRef", "getitem", "take"]
 
 
-def _is_int_scalar(item: Any) -> bool:
+def _is_int_scalar(item: object) -> bool:
     return isinstance(item, int | np.integer) and not isinstance(item, bool | np.bool_)
 
 
@@ -179,7 +179,7 @@ def getitem(x: ArrayLike, idx: Any, mode: Any = None, fill_value: Any = None) ->
     return _gather(x, items, mode, fill_value)
 
 
-def _gather(x: ArrayLike, items: list[Any], mode: Any, fill_value: Any) -> Array:
+def _gather(x: ArrayLike, items: list[Any], mode: object, fill_value: ArrayLike) -> Array:
     shape = shape_of(x)
     adv = [d for d, item in enumerate(items) if not isinstance(item, slice)]
     arrays = [
@@ -261,7 +261,7 @@ def take(
 
 
 # --- x.at[idx] ------------------------------------------------------------------------------
-def _static_ints_as_arrays(idx: Any) -> Any:
+def _static_ints_as_arrays(idx: object) -> Any:
     """Make every static int an index array, so an out-of-bounds one is dropped (not an
     IndexError) by updates, as in JAX. The result layout is unchanged (0-d arrays add no dims)."""
     if type(idx) is tuple:
@@ -270,7 +270,7 @@ def _static_ints_as_arrays(idx: Any) -> Any:
 
 
 def _update(
-    scatter: Callable[..., Array], x: ArrayLike, idx: Any, values: ArrayLike, mode: Any
+    scatter: Callable[..., Array], x: ArrayLike, idx: object, values: ArrayLike, mode: object
 ) -> Array:
     shape = shape_of(x)
     dtype, weak = dtype_weak(x)
@@ -318,7 +318,7 @@ class IndexUpdateRef:
 
     __slots__ = ("array", "index")
 
-    def __init__(self, array: ArrayLike, index: Any) -> None:
+    def __init__(self, array: ArrayLike, index: object) -> None:
         self.array = array
         self.index = index
 
@@ -412,7 +412,7 @@ class IndexUpdateHelper:
     def __init__(self, array: ArrayLike) -> None:
         self.array = array
 
-    def __getitem__(self, index: Any) -> IndexUpdateRef:
+    def __getitem__(self, index: object) -> IndexUpdateRef:
         return IndexUpdateRef(self.array, index)
 
     def __repr__(self) -> str:

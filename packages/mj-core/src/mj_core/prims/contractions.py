@@ -177,8 +177,8 @@ def _matmul_plan(
 
 @impl_rules.register(dot_general_p)
 def _dot_general_impl(
-    lhs: Any,
-    rhs: Any,
+    lhs: object,
+    rhs: object,
     *,
     dimension_numbers: DotDimensionNumbers,
     precision: tuple[Precision, Precision] | None = None,
@@ -230,7 +230,7 @@ def _canonical_dot_dims(dimension_numbers: Any, lhs_nd: int, rhs_nd: int) -> Any
 def dot_general(
     lhs: ArrayLike,
     rhs: ArrayLike,
-    dimension_numbers: Any,
+    dimension_numbers: object,
     precision: PrecisionLike = None,
     preferred_element_type: DTypeLike | None = None,
 ) -> Array:

@@ -280,7 +280,7 @@ def conv_general_permutations(
 
 
 def conv_dimension_numbers(
-    lhs_shape: Sequence[int], rhs_shape: Sequence[int], dimension_numbers: Any
+    lhs_shape: Sequence[int], rhs_shape: Sequence[int], dimension_numbers: object
 ) -> ConvDimensionNumbers:
     """``dimension_numbers`` (``None``, three strings, or a ``ConvDimensionNumbers``) as a
     ``ConvDimensionNumbers``; only the ranks of the shapes matter. ``None`` means
@@ -357,7 +357,7 @@ def conv_general_dilated(
     padding: str | Sequence[tuple[int, int]],
     lhs_dilation: Sequence[int] | None = None,
     rhs_dilation: Sequence[int] | None = None,
-    dimension_numbers: Any = None,
+    dimension_numbers: object = None,
     feature_group_count: int = 1,
     batch_group_count: int = 1,
     precision: PrecisionLike = None,
@@ -479,7 +479,7 @@ def conv_transpose(
     strides: Sequence[int],
     padding: str | Sequence[tuple[int, int]],
     rhs_dilation: Sequence[int] | None = None,
-    dimension_numbers: Any = None,
+    dimension_numbers: object = None,
     transpose_kernel: bool = False,
     precision: PrecisionLike = None,
     preferred_element_type: DTypeLike | None = None,
@@ -610,7 +610,7 @@ def conv_general_shape_tuple(
     rhs_shape: Sequence[int],
     window_strides: Sequence[int],
     padding: str | Sequence[tuple[int, int]],
-    dimension_numbers: Any,
+    dimension_numbers: object,
 ) -> Shape:
     """Output shape of ``conv_general_dilated`` (without dilation) for the layouts in
     ``dimension_numbers`` (``("NHWC", "HWIO", "NHWC")`` or a ``ConvDimensionNumbers``)."""
@@ -626,7 +626,7 @@ def conv_transpose_shape_tuple(
     rhs_shape: Sequence[int],
     window_strides: Sequence[int],
     padding: str | Sequence[tuple[int, int]],
-    dimension_numbers: Any,
+    dimension_numbers: object,
 ) -> Shape:
     """Output shape of ``conv_transpose`` for the layouts in ``dimension_numbers``."""
     lhs_spec, rhs_spec, out_spec = conv_dimension_numbers(lhs_shape, rhs_shape, dimension_numbers)
