@@ -41,7 +41,7 @@ def checkpoint_name(x: _T, name: str) -> _T:
     return cast(_T, tree_map(lambda leaf: bind1(name_p, leaf, name=name), x))
 
 
-def _name_impl(x: Any, *, name: str) -> list[Any]:
+def _name_impl(x: object, *, name: str) -> list[Any]:
     return [x]
 
 
@@ -64,7 +64,7 @@ def _name_jvp(primals: list[Any], tangents: list[Any], *, name: str) -> tuple[li
 jvp_rules[name_p] = _name_jvp
 
 
-def _name_transpose(cts: list[Any], x: Any, *, name: str) -> list[Any]:
+def _name_transpose(cts: list[Any], x: object, *, name: str) -> list[Any]:
     return [cts[0]]
 
 

@@ -58,7 +58,7 @@ class SaveOnlyTheseNames:
 
     names: frozenset[str]
 
-    def __call__(self, prim: Primitive, *_: object, **params: Any) -> bool:
+    def __call__(self, prim: Primitive, *_: object, **params: object) -> bool:
         return prim is name_p and params["name"] in self.names
 
 
@@ -68,7 +68,7 @@ class SaveAnyNamesButThese:
 
     names: frozenset[str]
 
-    def __call__(self, prim: Primitive, *_: object, **params: Any) -> bool:
+    def __call__(self, prim: Primitive, *_: object, **params: object) -> bool:
         return prim is name_p and params["name"] not in self.names
 
 
@@ -94,7 +94,7 @@ class SaveFromBothPolicies:
     policy_1: Policy
     policy_2: Policy
 
-    def __call__(self, prim: Primitive, *args: object, **params: Any) -> bool:
+    def __call__(self, prim: Primitive, *args: object, **params: object) -> bool:
         out1 = self.policy_1(prim, *args, **params)
         out2 = self.policy_2(prim, *args, **params)
         if not (isinstance(out1, bool) and isinstance(out2, bool)):

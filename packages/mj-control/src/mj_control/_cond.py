@@ -175,7 +175,7 @@ def _bind_branches(
 # --- evaluation and typing ---------------------------------------------------------------------
 
 
-def _cond_impl(index: Any, *args: Any, branches: tuple[ClosedJaxpr, ...]) -> list[Any]:
+def _cond_impl(index: object, *args: object, branches: tuple[ClosedJaxpr, ...]) -> list[Any]:
     i = int(np.clip(np.asarray(index), 0, len(branches) - 1))
     return branches[i](*args)
 
@@ -345,7 +345,7 @@ def _transpose_branch(
     out_avals = closed.out_avals
     n_res = linear.count(False)
 
-    def transposed(*args: Any) -> list[Any]:
+    def transposed(*args: object) -> list[Any]:
         res = iter(args[:n_res])
         primals = [
             UndefPrimal(a) if lin else next(res) for a, lin in zip(in_avals, linear, strict=True)
@@ -360,7 +360,7 @@ def _transpose_branch(
 
 
 def _cond_transpose(
-    cts: list[Any], index: Any, *ops: Any, branches: tuple[ClosedJaxpr, ...]
+    cts: list[Any], index: object, *ops: object, branches: tuple[ClosedJaxpr, ...]
 ) -> list[Any]:
     if type(index) is UndefPrimal:
         raise TypeError("cond: the branch index cannot be a linear input")

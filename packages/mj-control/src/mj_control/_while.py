@@ -77,7 +77,7 @@ _Carry = TypeVar("_Carry")  # a loop's carried pytree
 
 
 def while_loop(
-    cond_fun: Callable[[Any], Any], body_fun: Callable[[Any], Any], init_val: Any
+    cond_fun: Callable[[Any], Any], body_fun: Callable[[Any], Any], init_val: object
 ) -> Any:
     """Run ``val = body_fun(val)`` while ``cond_fun(val)``, staged as one ``while`` primitive.
 
@@ -210,7 +210,7 @@ def _bounds_dtype(lo: ShapedArray, hi: ShapedArray) -> tuple[np.dtype[Any], bool
 
 
 def _while_impl(
-    *args: Any,
+    *args: object,
     cond_jaxpr: ClosedJaxpr,
     body_jaxpr: ClosedJaxpr,
     cond_nconsts: int,
@@ -424,7 +424,7 @@ partial_eval_jaxpr_rules[while_p] = _while_partial_eval_jaxpr
 # --- reverse mode --------------------------------------------------------------------------------
 
 
-def _while_transpose(cts: list[Any], *args: Any, **params: Any) -> list[Any]:
+def _while_transpose(cts: list[Any], *args: object, **params: object) -> list[Any]:
     raise ValueError(
         "Reverse-mode differentiation does not work for lax.while_loop or lax.fori_loop with "
         "dynamic start/stop values. Try using lax.scan, or using fori_loop with static "
@@ -514,7 +514,7 @@ def _batched_predicate_loop(
     is live, and the body leaves the carries of finished examples unchanged (a select)."""
     n_cc, n_bc = len(cconsts), len(bconsts)
 
-    def cond_any(*args: Any) -> list[Any]:
+    def cond_any(*args: object) -> list[Any]:
         (pred,) = eval_jaxpr(cond_b, args)
         return [lax.reduce_or(pred, (0,))]
 
