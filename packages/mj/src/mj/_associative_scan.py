@@ -95,6 +95,6 @@ def _interleave(a: ArrayLike, b: ArrayLike, axis: int) -> Array:
     return lax.add(padded_a, padded_b)
 
 
-def cumlogsumexp(operand: AnyArray, axis: int = 0, reverse: bool = False) -> AnyArray:
+def cumlogsumexp(operand: ArrayLike, axis: int = 0, reverse: bool = False) -> AnyArray:
     """``log(cumsum(exp(operand)))`` along ``axis`` without overflow."""
     return associative_scan(cnp.logaddexp, operand, reverse=reverse, axis=axis)

@@ -85,7 +85,7 @@ def index_take(src: ArrayLike, idxs: Sequence[ArrayLike], axes: Sequence[int]) -
     return lax.gather(src, indices, dnums, slice_sizes)
 
 
-def tie_in(x: Any, y: Any) -> Any:
+def tie_in(x: ArrayLike, y: ArrayLike) -> Any:
     """``y`` (JAX kept ``tie_in`` as the identity on its second argument once every
     operation was staged: it no longer needs a fake data dependence on ``x``)."""
     return y

@@ -20,6 +20,7 @@ import numpy as np
 import mj.numpy as mnp
 from mj_core.errors import user_line_suffix
 from mj_core.extend import Array, ArrayLike, to_inexact_dtype
+from mj_core.lax import PrecisionLike
 
 __all__ = ["ResizeMethod", "resize", "scale_and_translate"]
 
@@ -184,14 +185,14 @@ def _inexact(image: ArrayLike) -> Array:
 
 
 def scale_and_translate(
-    image: Any,
+    image: ArrayLike,
     shape: Sequence[int],
     spatial_dims: Sequence[int],
-    scale: Any,
-    translation: Any,
+    scale: ArrayLike,
+    translation: ArrayLike,
     method: str | ResizeMethod,
     antialias: bool = True,
-    precision: Any = "highest",
+    precision: PrecisionLike = "highest",
 ) -> Any:
     """Resample ``image`` to ``shape``: input location ``x`` along ``spatial_dims[i]`` goes to
     ``x * scale[i] + translation[i]`` (pixel centres at ``i + 0.5``); output pixels whose
@@ -224,11 +225,11 @@ def _resize_nearest(image: Any, shape: Sequence[int]) -> Any:
 
 
 def resize(
-    image: Any,
+    image: ArrayLike,
     shape: Sequence[int],
     method: str | ResizeMethod,
     antialias: bool = True,
-    precision: Any = "highest",
+    precision: PrecisionLike = "highest",
 ) -> Any:
     """``image`` resampled to ``shape`` (every dimension: leave batch and channel sizes as
     they are). ``method``: ``"nearest"``, ``"linear"`` (``"bilinear"``, ...), ``"cubic"``

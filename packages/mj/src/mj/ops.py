@@ -55,27 +55,27 @@ class _Index:
 index = _Index()
 
 
-def index_update(x: ArrayLike, idx: Any, y: ArrayLike) -> Array:
+def index_update(x: ArrayLike, idx: object, y: ArrayLike) -> Array:
     """A copy of ``x`` with ``x[idx] = y``."""
     return IndexUpdateRef(x, idx).set(y)
 
 
-def index_add(x: ArrayLike, idx: Any, y: ArrayLike) -> Array:
+def index_add(x: ArrayLike, idx: object, y: ArrayLike) -> Array:
     """A copy of ``x`` with ``x[idx] += y`` (repeated indices accumulate)."""
     return IndexUpdateRef(x, idx).add(y)
 
 
-def index_mul(x: ArrayLike, idx: Any, y: ArrayLike) -> Array:
+def index_mul(x: ArrayLike, idx: object, y: ArrayLike) -> Array:
     """A copy of ``x`` with ``x[idx] *= y``."""
     return IndexUpdateRef(x, idx).multiply(y)
 
 
-def index_min(x: ArrayLike, idx: Any, y: ArrayLike) -> Array:
+def index_min(x: ArrayLike, idx: object, y: ArrayLike) -> Array:
     """A copy of ``x`` with ``x[idx] = minimum(x[idx], y)``."""
     return IndexUpdateRef(x, idx).min(y)
 
 
-def index_max(x: ArrayLike, idx: Any, y: ArrayLike) -> Array:
+def index_max(x: ArrayLike, idx: object, y: ArrayLike) -> Array:
     """A copy of ``x`` with ``x[idx] = maximum(x[idx], y)``."""
     return IndexUpdateRef(x, idx).max(y)
 

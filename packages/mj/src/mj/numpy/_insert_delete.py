@@ -84,7 +84,7 @@ def _static_int_or_none(obj: Any) -> int | None:
 
 
 def delete(
-    arr: AnyArray,
+    arr: ArrayLike,
     obj: AnyArray | slice,
     axis: int | None = None,
     *,

@@ -134,7 +134,7 @@ def _expm_matrix(a: AnyArray, upper_triangular: bool, max_squarings: int) -> Any
     return cond(lax.gt(n_squarings, float(max_squarings)), overflow, compute, (p, q))
 
 
-def expm(A: AnyArray, *, upper_triangular: bool = False, max_squarings: int = 16) -> AnyArray:  # noqa: N803
+def expm(A: ArrayLike, *, upper_triangular: bool = False, max_squarings: int = 16) -> AnyArray:  # noqa: N803
     """``exp(A)`` of a (stack of) square matrices; NaN where more than ``max_squarings``
     squarings would be needed. ``upper_triangular`` solves with a triangular solve."""
     a = lax_linalg.as_float_matrix("expm", cnp.asarray(A), square=True)

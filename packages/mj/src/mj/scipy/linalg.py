@@ -182,12 +182,12 @@ def block_diag(*arrs: ArrayLike) -> Array:
     return cnp.concatenate(rows, axis=0)
 
 
-def inv(a: AnyArray, overwrite_a: bool = False, check_finite: bool = True) -> AnyArray:
+def inv(a: ArrayLike, overwrite_a: bool = False, check_finite: bool = True) -> AnyArray:
     """The inverse of each square matrix (:func:`mj.numpy.linalg.inv`)."""
     return mla.inv(a)
 
 
-def det(a: AnyArray, overwrite_a: bool = False, check_finite: bool = True) -> AnyArray:
+def det(a: ArrayLike, overwrite_a: bool = False, check_finite: bool = True) -> AnyArray:
     """The determinant of each square matrix (:func:`mj.numpy.linalg.det`)."""
     return mla.det(a)
 
@@ -232,7 +232,7 @@ def eigh(
 def qr(
     a: ArrayLike,
     overwrite_a: bool = False,
-    lwork: Any = None,
+    lwork: object = None,
     mode: str = "full",
     pivoting: bool = False,
     check_finite: bool = True,
@@ -254,8 +254,8 @@ _ASSUME_A = ("gen", "sym", "her", "pos")
 
 
 def solve(
-    a: AnyArray,
-    b: AnyArray,
+    a: ArrayLike,
+    b: ArrayLike,
     lower: bool = False,
     overwrite_a: bool = False,
     overwrite_b: bool = False,

@@ -33,7 +33,7 @@ def _reflect_index_fixer(index: AnyArray, size: int) -> Array:
     return mnp.floor_divide(_mirror_index_fixer(2 * index + 1, 2 * size + 1) - 1, 2)
 
 
-def _constant_index(index: AnyArray, size: int) -> AnyArray:
+def _constant_index(index: object, size: int) -> AnyArray:
     return index  # out-of-range indices are masked to cval (the gather clamps them)
 
 
