@@ -103,7 +103,7 @@ def checkpoint(
     cse = _prevent_cse(prevent_cse)
 
     @functools.wraps(fun)
-    def fun_remat(*args: Any, **kwargs: Any) -> Any:
+    def fun_remat(*args: object, **kwargs: object) -> Any:
         dyn_fun, dyn_args = _split_static(fun, statics, args)
         static_kwargs = {k: v for k, v in kwargs.items() if k in static_names}
         if static_kwargs:
@@ -136,7 +136,7 @@ def _where(exc: type[Exception], msg: str) -> Exception:
     return exc(f"{msg}{user_line_suffix()}")
 
 
-def _static_argnums(static_argnums: Any) -> tuple[int, ...]:
+def _static_argnums(static_argnums: object) -> tuple[int, ...]:
     if type(static_argnums) is int:
         return (static_argnums,)
     if type(static_argnums) is tuple and all(type(d) is int for d in static_argnums):
@@ -147,7 +147,7 @@ def _static_argnums(static_argnums: Any) -> tuple[int, ...]:
     )
 
 
-def _static_argnames(static_argnames: Any) -> frozenset[str]:
+def _static_argnames(static_argnames: object) -> frozenset[str]:
     names = (static_argnames,) if isinstance(static_argnames, str) else static_argnames
     if isinstance(names, Iterable):
         names = tuple(names)
@@ -160,7 +160,7 @@ def _static_argnames(static_argnames: Any) -> frozenset[str]:
     )
 
 
-def _prevent_cse(prevent_cse: Any) -> PreventCSE:
+def _prevent_cse(prevent_cse: object) -> PreventCSE:
     if isinstance(prevent_cse, bool):
         return prevent_cse
     if isinstance(prevent_cse, Sequence) and all(isinstance(p, bool) for p in prevent_cse):
@@ -188,7 +188,7 @@ def _split_static(
     static = {d % nargs for d in statics}
     dyn_args = [a for i, a in enumerate(args) if i not in static]
 
-    def dyn_fun(*dyn: Any, **kwargs: Any) -> Any:
+    def dyn_fun(*dyn: object, **kwargs: object) -> Any:
         it = iter(dyn)
         full = [a if i in static else next(it) for i, a in enumerate(args)]
         return fun(*full, **kwargs)
@@ -217,7 +217,7 @@ def _operand_cse(
 
 
 def _checkpoint_impl(
-    *args: Any, jaxpr: ClosedJaxpr, prevent_cse: PreventCSE, differentiated: bool, policy: Any
+    *args: object, jaxpr: ClosedJaxpr, prevent_cse: PreventCSE, differentiated: bool, policy: object
 ) -> list[Any]:
     return eval_jaxpr(jaxpr, args)
 
@@ -230,7 +230,7 @@ def _checkpoint_abstract_eval(
     jaxpr: ClosedJaxpr,
     prevent_cse: PreventCSE,
     differentiated: bool,
-    policy: Any,
+    policy: object,
 ) -> list[ShapedArray]:
     expected = jaxpr.in_avals
     if len(expected) != len(avals) or not all(
@@ -270,7 +270,7 @@ def _checkpoint_jvp(
     jaxpr: ClosedJaxpr,
     prevent_cse: PreventCSE,
     differentiated: bool,
-    policy: Any,
+    policy: object,
 ) -> tuple[list[Any], list[Any]]:
     """One checkpoint of the JVP jaxpr: the tangent computation stays under checkpoint."""
     nonzeros = [type(t) is not Zero for t in tangents]
@@ -518,11 +518,11 @@ partial_eval_jaxpr_rules[checkpoint_p] = _checkpoint_partial_eval_jaxpr
 
 def _checkpoint_transpose(
     cts: list[Any],
-    *invals: Any,
+    *invals: object,
     jaxpr: ClosedJaxpr,
     prevent_cse: PreventCSE,
     differentiated: bool,
-    policy: Any,
+    policy: object,
 ) -> list[Any]:
     """One checkpoint of the transposed jaxpr: the non-linear (recomputed) part of ``jaxpr``
     runs inside it, in the backward pass."""
@@ -556,7 +556,7 @@ def _checkpoint_vmap(
     jaxpr: ClosedJaxpr,
     prevent_cse: PreventCSE,
     differentiated: bool,
-    policy: Any,
+    policy: object,
 ) -> tuple[list[Any], list[BatchDim]]:
     batched, dims_out = vmap_jaxpr(jaxpr, axis_size, dims_in)
     outs = bind(
@@ -585,7 +585,7 @@ def _checkpoint_lowering(
     jaxpr: ClosedJaxpr,
     prevent_cse: PreventCSE,
     differentiated: bool,
-    policy: Any,
+    policy: object,
 ) -> list[Value]:
     """Inline the jaxpr. A differentiated checkpoint (the recomputation in a backward pass)
     first passes its operands through an optimization barrier, so XLA cannot reuse the

@@ -8,7 +8,7 @@ and passes tangents, batch dims and cotangents through untouched (JAX's ``name_p
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from mj_autodiff.extend import jvp_rules, transpose_rules
 from mj_batch.extend import BatchDim, vmap_rules
@@ -22,8 +22,10 @@ __all__ = ["checkpoint_name", "name_p"]
 
 name_p = Primitive("name")
 
+_T = TypeVar("_T")
 
-def checkpoint_name(x: Any, name: str) -> Any:
+
+def checkpoint_name(x: _T, name: str) -> _T:
     """``x`` unchanged (every leaf of a pytree), tagged ``name`` for checkpoint policies.
 
     Example::
@@ -36,10 +38,10 @@ def checkpoint_name(x: Any, name: str) -> Any:
         raise TypeError(
             f"checkpoint_name: name must be a str, got {type(name).__name__} {name!r}{where}"
         )
-    return tree_map(lambda leaf: bind1(name_p, leaf, name=name), x)
+    return cast(_T, tree_map(lambda leaf: bind1(name_p, leaf, name=name), x))
 
 
-def _name_impl(x: Any, *, name: str) -> list[Any]:
+def _name_impl(x: object, *, name: str) -> list[Any]:
     return [x]
 
 
@@ -62,7 +64,7 @@ def _name_jvp(primals: list[Any], tangents: list[Any], *, name: str) -> tuple[li
 jvp_rules[name_p] = _name_jvp
 
 
-def _name_transpose(cts: list[Any], x: Any, *, name: str) -> list[Any]:
+def _name_transpose(cts: list[Any], x: object, *, name: str) -> list[Any]:
     return [cts[0]]
 
 

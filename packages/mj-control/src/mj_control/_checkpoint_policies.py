@@ -22,12 +22,12 @@ __all__ = ["Policy", "checkpoint_policies", "nothing_saveable"]
 Policy = Callable[..., bool]
 
 
-def everything_saveable(*_: Any, **__: Any) -> bool:
+def everything_saveable(*_: object, **__: object) -> bool:
     """Save every needed intermediate: as if ``checkpoint`` were not used."""
     return True
 
 
-def nothing_saveable(*_: Any, **__: Any) -> bool:
+def nothing_saveable(*_: object, **__: object) -> bool:
     """Save only the inputs and recompute everything else (``policy=None`` does this)."""
     return False
 
@@ -39,7 +39,7 @@ class DotsSaveable:
 
     only_if_no_batch_dims: bool
 
-    def __call__(self, prim: Primitive, *_: Any, **params: Any) -> bool:
+    def __call__(self, prim: Primitive, *_: object, **params: Any) -> bool:
         if prim is not dot_general_p:
             return False
         if not self.only_if_no_batch_dims:
@@ -58,7 +58,7 @@ class SaveOnlyTheseNames:
 
     names: frozenset[str]
 
-    def __call__(self, prim: Primitive, *_: Any, **params: Any) -> bool:
+    def __call__(self, prim: Primitive, *_: object, **params: object) -> bool:
         return prim is name_p and params["name"] in self.names
 
 
@@ -68,7 +68,7 @@ class SaveAnyNamesButThese:
 
     names: frozenset[str]
 
-    def __call__(self, prim: Primitive, *_: Any, **params: Any) -> bool:
+    def __call__(self, prim: Primitive, *_: object, **params: object) -> bool:
         return prim is name_p and params["name"] not in self.names
 
 
@@ -94,7 +94,7 @@ class SaveFromBothPolicies:
     policy_1: Policy
     policy_2: Policy
 
-    def __call__(self, prim: Primitive, *args: Any, **params: Any) -> bool:
+    def __call__(self, prim: Primitive, *args: object, **params: object) -> bool:
         out1 = self.policy_1(prim, *args, **params)
         out2 = self.policy_2(prim, *args, **params)
         if not (isinstance(out1, bool) and isinstance(out2, bool)):

@@ -42,6 +42,7 @@ from mj_control._tracing import (
 )
 from mj_core import Primitive, ShapedArray, bind, get_aval, impl_rules, lax
 from mj_core.errors import user_line_suffix
+from mj_core.extend import ArrayLike
 from mj_core.tree_util import tree_flatten, tree_unflatten
 from mj_ir import ClosedJaxpr, JaxprEqn, Var, abstract_eval_rules, eval_jaxpr
 from mj_ir.extend import pp_rules, trace_to_closed_jaxpr, types_match
@@ -65,7 +66,7 @@ cond_p = Primitive("cond", multiple_results=True)
 _INDEX_AVAL = ShapedArray((), np.int32)
 
 
-def cond(pred: Any, true_fun: Any, false_fun: Any, *operands: Any) -> Any:
+def cond(pred: ArrayLike, true_fun: Any, false_fun: Any, *operands: object) -> Any:
     """``true_fun(*operands)`` if ``pred`` else ``false_fun(*operands)``, staged as one
     ``cond`` primitive.
 
@@ -90,7 +91,10 @@ def cond(pred: Any, true_fun: Any, false_fun: Any, *operands: Any) -> Any:
 
 
 def _cond(
-    pred: Any, true_fun: Callable[..., Any], false_fun: Callable[..., Any], *operands: Any
+    pred: ArrayLike,
+    true_fun: Callable[..., Any],
+    false_fun: Callable[..., Any],
+    *operands: object,
 ) -> Any:
     check_callable("cond", "true_fun", true_fun)
     check_callable("cond", "false_fun", false_fun)
@@ -110,7 +114,7 @@ def _cond(
     return _bind_branches("cond", ("false_fun", "true_fun"), index, [false_fun, true_fun], operands)
 
 
-def switch(index: Any, branches: Sequence[Callable[..., Any]], *operands: Any) -> Any:
+def switch(index: ArrayLike, branches: Sequence[Callable[..., Any]], *operands: object) -> Any:
     """``branches[index](*operands)``, with ``index`` clamped into ``[0, len(branches) - 1]``,
     staged as one ``cond`` primitive.
 
@@ -133,7 +137,7 @@ def switch(index: Any, branches: Sequence[Callable[..., Any]], *operands: Any) -
     return _bind_branches("switch", names, index, funs, operands)
 
 
-def _to_index(x: Any) -> Any:
+def _to_index(x: ArrayLike) -> Any:
     return cast(x, _INDEX_AVAL)
 
 
@@ -145,7 +149,7 @@ def _where(exc: type[Exception], msg: str) -> Exception:
 def _bind_branches(
     api: str,
     names: Sequence[str],
-    index: Any,
+    index: ArrayLike,
     funs: Sequence[Callable[..., Any]],
     operands: tuple[Any, ...],
 ) -> Any:
@@ -171,7 +175,7 @@ def _bind_branches(
 # --- evaluation and typing ---------------------------------------------------------------------
 
 
-def _cond_impl(index: Any, *args: Any, branches: tuple[ClosedJaxpr, ...]) -> list[Any]:
+def _cond_impl(index: object, *args: object, branches: tuple[ClosedJaxpr, ...]) -> list[Any]:
     i = int(np.clip(np.asarray(index), 0, len(branches) - 1))
     return branches[i](*args)
 
@@ -341,7 +345,7 @@ def _transpose_branch(
     out_avals = closed.out_avals
     n_res = linear.count(False)
 
-    def transposed(*args: Any) -> list[Any]:
+    def transposed(*args: object) -> list[Any]:
         res = iter(args[:n_res])
         primals = [
             UndefPrimal(a) if lin else next(res) for a, lin in zip(in_avals, linear, strict=True)
@@ -356,7 +360,7 @@ def _transpose_branch(
 
 
 def _cond_transpose(
-    cts: list[Any], index: Any, *ops: Any, branches: tuple[ClosedJaxpr, ...]
+    cts: list[Any], index: object, *ops: object, branches: tuple[ClosedJaxpr, ...]
 ) -> list[Any]:
     if type(index) is UndefPrimal:
         raise TypeError("cond: the branch index cannot be a linear input")

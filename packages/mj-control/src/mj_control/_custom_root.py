@@ -38,7 +38,7 @@ class _RootLengths(NamedTuple):
 
 def custom_root(
     f: Callable[..., Any],
-    initial_guess: Any,
+    initial_guess: object,
     solve: Callable[[Callable[..., Any], Any], Any],
     tangent_solve: Callable[[Callable[..., Any], Any], Any],
     has_aux: bool = False,
@@ -68,7 +68,7 @@ def custom_root(
     solution_tree = solve_traced.out_tree
     check_out_tree("solve", "initial_guess", solution_tree, in_tree, has_aux)
 
-    def linearize_and_solve(x: Any, b: Any) -> Any:
+    def linearize_and_solve(x: object, b: object) -> Any:
         _, f_jvp = linearize(f, x)
         return tangent_solve(f_jvp, b)
 
@@ -83,7 +83,7 @@ def custom_root(
     return tree_unflatten(solution_tree, solution_flat)
 
 
-def _root(lengths: _RootLengths, jaxprs: _RootJaxprs, *args: Any) -> list[Any]:
+def _root(lengths: _RootLengths, jaxprs: _RootJaxprs, *args: object) -> list[Any]:
     (_, solve_consts, _), guess = split_groups(args, lengths)
     return jaxprs.solve(*solve_consts, *guess)
 
@@ -106,7 +106,7 @@ def _root_jvp(
     n_out = len(jaxprs.f.out_avals)
     solution, aux = outs[:n_out], outs[n_out:]
 
-    def f_at_solution(*consts: Any) -> list[Any]:
+    def f_at_solution(*consts: object) -> list[Any]:
         return jaxprs.f(*consts, *solution)
 
     if f_consts:

@@ -90,7 +90,7 @@ def join_residuals(
 def _padded_residuals(
     known: ClosedJaxpr, n_res: int, before: list[ShapedArray], after: list[ShapedArray]
 ) -> Callable[..., list[Any]]:
-    def fun(*args: Any) -> list[Any]:
+    def fun(*args: object) -> list[Any]:
         outs = eval_jaxpr(known, args)
         n_out = len(outs) - n_res
         return [

@@ -44,7 +44,7 @@ def _trace(
     return traced.closed(), traced.consts, traced.out_tree
 
 
-def _check_shapes(func_name: str, actual: Any, expected: Sequence[Any]) -> None:
+def _check_shapes(func_name: str, actual: object, expected: Sequence[Any]) -> None:
     actual_shapes = [tuple(get_aval(x).shape) for x in tree_leaves(actual)]
     expected_shapes = [tuple(get_aval(x).shape) for x in expected]
     if actual_shapes != expected_shapes:
@@ -81,7 +81,7 @@ linear_solve_p = Primitive("custom_linear_solve", multiple_results=True)
 
 def custom_linear_solve(
     matvec: Callable[[Any], Any],
-    b: Any,
+    b: object,
     solve: Callable[[Callable[[Any], Any], Any], Any],
     transpose_solve: Callable[[Callable[[Any], Any], Any], Any] | None = None,
     symmetric: bool = False,
@@ -111,7 +111,7 @@ def custom_linear_solve(
     b_avals = shaped_avals(b_flat)
 
     def shape_checked(fun: Callable[[Any], Any], name: str, aux: bool) -> Callable[[Any], Any]:
-        def checked(x: Any) -> Any:
+        def checked(x: object) -> Any:
             y = fun(x)
             _check_shapes(name, y[0] if aux else y, b_flat)
             return y
@@ -157,7 +157,7 @@ def _transposed(
     """``vecmat``: the transpose of the linear ``matvec``, its VJP at zero (any point gives
     the same linear map, and zeros keep ``b`` out of ``vecmat``'s constants)."""
 
-    def vecmat(y: Any) -> Any:
+    def vecmat(y: object) -> Any:
         zeros = tree_unflatten(tree, [mnp.zeros(a.shape, a.dtype) for a in b_avals])
         _, pullback = vjp(matvec, zeros)
         return pullback(y)[0]
@@ -165,7 +165,7 @@ def _transposed(
     return vecmat
 
 
-def _linear_solve_impl(*args: Any, const_lengths: _SolveLengths, jaxprs: _SolveJaxprs) -> Any:
+def _linear_solve_impl(*args: object, const_lengths: _SolveLengths, jaxprs: _SolveJaxprs) -> Any:
     (_, _, solve_consts, _), b = split_groups(args, const_lengths)
     return jaxprs.solve(*solve_consts, *b)
 
@@ -205,7 +205,7 @@ def _linear_solve_jvp(
     rhs = list(b_dot)
     if matvec_moves:
 
-        def matvec_at_x(*consts: Any) -> list[Any]:
+        def matvec_at_x(*consts: object) -> list[Any]:
             return jaxprs.matvec(*consts, *x_leaves)
 
         dots = tuple(instantiate_zeros(t) for t in matvec_dots)
@@ -222,7 +222,7 @@ jvp_rules[linear_solve_p] = _linear_solve_jvp
 
 
 def _linear_solve_transpose(
-    cts: list[Any], *args: Any, const_lengths: _SolveLengths, jaxprs: _SolveJaxprs
+    cts: list[Any], *args: object, const_lengths: _SolveLengths, jaxprs: _SolveJaxprs
 ) -> list[Any]:
     if jaxprs.transpose_solve is None:
         raise TypeError(

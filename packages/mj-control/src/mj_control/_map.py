@@ -13,14 +13,15 @@ from typing import Any
 
 from mj_batch import vmap
 from mj_control._scan import scan
-from mj_core import get_aval, lax
+from mj_core import Array, get_aval, lax
 from mj_core.errors import user_line_suffix
+from mj_core.extend import ArrayLike
 from mj_core.tree_util import tree_flatten, tree_map, tree_unflatten
 
 __all__ = ["map"]
 
 
-def map(f: Callable[[Any], Any], xs: Any, *, batch_size: int | None = None) -> Any:
+def map(f: Callable[[Any], Any], xs: object, *, batch_size: int | None = None) -> Any:
     """``stack([f(x) for x in xs])`` over the leading axis of every leaf of ``xs``, as a loop.
 
     ``batch_size=k`` runs ``vmap(f)`` on ``k`` slices per loop step (the remainder in one
@@ -64,16 +65,16 @@ def map(f: Callable[[Any], Any], xs: Any, *, batch_size: int | None = None) -> A
     return ys
 
 
-def _leading(x: Any, start: int, stop: int) -> Any:
+def _leading(x: ArrayLike, start: int, stop: int) -> Array:
     """``x[start:stop]``."""
     shape = get_aval(x).shape
     return lax.slice(x, (start, *(0 for _ in shape[1:])), (stop, *shape[1:]))
 
 
-def _merge_leading_axes(y: Any) -> Any:
+def _merge_leading_axes(y: ArrayLike) -> Array:
     shape = get_aval(y).shape
     return lax.reshape(y, (shape[0] * shape[1], *shape[2:]))
 
 
-def _concatenate(a: Any, b: Any) -> Any:
+def _concatenate(a: ArrayLike, b: ArrayLike) -> Array:
     return lax.concatenate([a, b], 0)

@@ -81,8 +81,8 @@ scan_p = Primitive("scan", multiple_results=True)
 
 def scan(
     f: Callable[[Any, Any], tuple[Any, Any]],
-    init: Any,
-    xs: Any = None,
+    init: object,
+    xs: object = None,
     length: int | None = None,
     reverse: bool = False,
     unroll: int | bool = 1,
@@ -182,7 +182,7 @@ def _scan_length(x_avals: list[ShapedArray], length: int | None) -> int:
 
 
 def _scan_impl(
-    *args: Any,
+    *args: object,
     jaxpr: ClosedJaxpr,
     num_consts: int,
     num_carry: int,
@@ -560,7 +560,7 @@ def _hoisting_call(
     """``known operands -> (*hoisted residuals, *known scan outputs)``."""
     n_consts = known_params["num_consts"]
 
-    def known(*args: Any) -> list[Any]:
+    def known(*args: object) -> list[Any]:
         hoisted = eval_jaxpr(hoist, args[:n_consts])
         return [*hoisted, *bind(scan_p, *args, **known_params)]
 
@@ -596,7 +596,7 @@ def _transposed_body(
     carry_ct = [tangent_aval(a) for a in in_avals.carry]
     sizes = [len(res_c), len(lin_c), num_carry, len(ct_y), len(res_x)]
 
-    def body(*args: Any) -> list[Any]:
+    def body(*args: object) -> list[Any]:
         rc, acc, ct_carry, cty, rx = _split_sizes(args, sizes)
         rc_it, rx_it = iter(rc), iter(rx)
         primals = [
@@ -636,7 +636,7 @@ def _split_sizes(xs: Sequence[Any], sizes: Sequence[int]) -> list[list[Any]]:
 
 def _scan_transpose(
     cts: list[Any],
-    *args: Any,
+    *args: object,
     jaxpr: ClosedJaxpr,
     num_consts: int,
     num_carry: int,

@@ -19,6 +19,7 @@ import numpy as np
 from mj_core import ShapedArray, bind1, get_aval, raise_to_shaped
 from mj_core.dtypes import result_type
 from mj_core.errors import user_line_suffix
+from mj_core.extend import ArrayLike
 from mj_core.prims.conversions import convert_element_type_p
 from mj_core.tree_util import PyTreeDef, flatten_fun, tree_unflatten, treedef_children
 from mj_ir import ClosedJaxpr, Jaxpr, Var
@@ -55,7 +56,7 @@ class TracedFun(NamedTuple):
         return ClosedJaxpr(self.jaxpr, [])
 
 
-def check_callable(api: str, name: str, fun: Any) -> None:
+def check_callable(api: str, name: str, fun: object) -> None:
     if not callable(fun):
         where = user_line_suffix()
         raise TypeError(f"{api}: {name} must be callable, got {type(fun).__name__} {fun!r}{where}.")
@@ -158,7 +159,7 @@ def check_out_tree(
         )
 
 
-def cast(x: Any, aval: ShapedArray) -> Any:
+def cast(x: ArrayLike, aval: ShapedArray) -> Any:
     """``x`` converted to ``aval``'s dtype and weak type (no equation if it already has them)."""
     current = get_aval(x)
     if current.dtype == aval.dtype and current.weak_type == aval.weak_type:

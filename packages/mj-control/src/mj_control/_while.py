@@ -10,7 +10,8 @@ so the loop is forward-mode differentiable only; ``fori_loop`` with static bound
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
+from typing import cast as typing_cast
 
 import numpy as np
 
@@ -48,8 +49,9 @@ from mj_control._tracing import (
     trace_fun,
     type_tree,
 )
-from mj_core import ConcreteArray, Primitive, ShapedArray, bind, get_aval, impl_rules, lax
+from mj_core import Array, ConcreteArray, Primitive, ShapedArray, bind, get_aval, impl_rules, lax
 from mj_core.errors import user_line_suffix
+from mj_core.extend import ArrayLike
 from mj_core.tree_util import tree_flatten, tree_structure, tree_unflatten
 from mj_ir import ClosedJaxpr, Jaxpr, JaxprEqn, Var, abstract_eval_rules, dce_jaxpr, eval_jaxpr
 from mj_ir.extend import pp_rules, trace_to_closed_jaxpr, types_match
@@ -71,9 +73,11 @@ while_p = Primitive("while", multiple_results=True)
 
 _BOOL = np.dtype(np.bool_)
 
+_Carry = TypeVar("_Carry")  # a loop's carried pytree
+
 
 def while_loop(
-    cond_fun: Callable[[Any], Any], body_fun: Callable[[Any], Any], init_val: Any
+    cond_fun: Callable[[Any], Any], body_fun: Callable[[Any], Any], init_val: object
 ) -> Any:
     """Run ``val = body_fun(val)`` while ``cond_fun(val)``, staged as one ``while`` primitive.
 
@@ -126,13 +130,13 @@ def while_loop(
 
 
 def fori_loop(
-    lower: Any,
-    upper: Any,
-    body_fun: Callable[[Any, Any], Any],
-    init_val: Any,
+    lower: ArrayLike,
+    upper: ArrayLike,
+    body_fun: Callable[[Any, _Carry], _Carry],
+    init_val: _Carry,
     *,
     unroll: int | bool | None = None,
-) -> Any:
+) -> _Carry:
     """``val = body_fun(i, val)`` for ``i`` in ``range(lower, upper)``.
 
     With concrete (static) bounds the loop is a :func:`scan` of ``upper - lower`` steps, so it
@@ -167,7 +171,7 @@ def fori_loop(
             length=max(stop - start, 0),
             unroll=1 if unroll is None else unroll,
         )
-        return result
+        return typing_cast(_Carry, result)
     if unroll is not None and unroll is not False and unroll != 1:
         raise ValueError(
             "Can only use `unroll` in `fori_loop` if the loop bounds are statically known."
@@ -177,7 +181,7 @@ def fori_loop(
     common = ShapedArray((), dtype, weak)
     lo, hi = cast(lower, common), cast(upper, common)
 
-    def loop_cond(carry: tuple[Any, Any, Any]) -> Any:
+    def loop_cond(carry: tuple[Any, Any, Any]) -> Array:
         i, stop, _ = carry
         return lax.less(i, stop)
 
@@ -186,7 +190,7 @@ def fori_loop(
         return lax.add(i, 1), stop, body_fun(i, val)
 
     _, _, result = while_loop(loop_cond, loop_body, (lo, hi, init_val))
-    return result
+    return typing_cast(_Carry, result)
 
 
 def _bounds_dtype(lo: ShapedArray, hi: ShapedArray) -> tuple[np.dtype[Any], bool]:
@@ -206,7 +210,7 @@ def _bounds_dtype(lo: ShapedArray, hi: ShapedArray) -> tuple[np.dtype[Any], bool
 
 
 def _while_impl(
-    *args: Any,
+    *args: object,
     cond_jaxpr: ClosedJaxpr,
     body_jaxpr: ClosedJaxpr,
     cond_nconsts: int,
@@ -420,7 +424,7 @@ partial_eval_jaxpr_rules[while_p] = _while_partial_eval_jaxpr
 # --- reverse mode --------------------------------------------------------------------------------
 
 
-def _while_transpose(cts: list[Any], *args: Any, **params: Any) -> list[Any]:
+def _while_transpose(cts: list[Any], *args: object, **params: object) -> list[Any]:
     raise ValueError(
         "Reverse-mode differentiation does not work for lax.while_loop or lax.fori_loop with "
         "dynamic start/stop values. Try using lax.scan, or using fori_loop with static "
@@ -510,7 +514,7 @@ def _batched_predicate_loop(
     is live, and the body leaves the carries of finished examples unchanged (a select)."""
     n_cc, n_bc = len(cconsts), len(bconsts)
 
-    def cond_any(*args: Any) -> list[Any]:
+    def cond_any(*args: object) -> list[Any]:
         (pred,) = eval_jaxpr(cond_b, args)
         return [lax.reduce_or(pred, (0,))]
 

@@ -45,7 +45,7 @@ def _defer_to_unrecognized_arg(
     ``reflected`` methods (``__radd__``) apply ``f(other, self)``; ``f`` is the NumPy-level
     function (``mnp.add``: operators promote on JAX's lattice, as ``jax.Array``'s do)."""
 
-    def method(self: Any, other: Any) -> Any:
+    def method(self: object, other: object) -> Any:
         if type(other) in array_types or getattr(type(other), "aval", None) is not None:
             return f(other, self) if reflected else f(self, other)
         if isinstance(other, _REJECTED_OPERANDS):
@@ -106,7 +106,7 @@ _OPERATOR_NAMES = {
 }  # fmt: skip
 
 
-def _identity(x: Any) -> Any:
+def _identity(x: object) -> Any:
     return x
 
 
@@ -143,7 +143,7 @@ def _at(self: Any) -> IndexUpdateHelper:
     return IndexUpdateHelper(self)
 
 
-def _copy(self: Any) -> Any:
+def _copy(self: object) -> Any:
     return self
 
 
@@ -153,7 +153,7 @@ def _ptp(self: Any, axis: Any = None, out: None = None, keepdims: bool = False) 
     return mnp.ptp(self, axis, keepdims)
 
 
-def _view(self: Any, dtype: DTypeLike | None = None, type: None = None) -> Any:
+def _view(self: object, dtype: DTypeLike | None = None, type: None = None) -> Any:
     """The same bits read as ``dtype``; a wider (narrower) dtype shrinks (grows) the last axis,
     as NumPy's ``view`` does (bool reads as one byte, complex as its two floats)."""
     if type is not None:
@@ -197,14 +197,14 @@ def _bitcast(x: Any, dtype: np.dtype[Any]) -> Any:
     return mnp.reshape(out, (*shape[:-1], -1)) if src.itemsize > dtype.itemsize else out
 
 
-def _flat(self: Any) -> Any:
+def _flat(self: object) -> Any:
     raise NotImplementedError(
         "mj arrays do not implement the arr.flat property (as in JAX): use arr.ravel() or "
         "arr.flatten() instead"
     )
 
 
-def _host_value(x: Any, method: str) -> np.ndarray[Any, Any]:
+def _host_value(x: object, method: str) -> np.ndarray[Any, Any]:
     """``x``'s value for a host-side method (``item``, ``tolist``); a traced value raises."""
     aval = x.aval if isinstance(x, Tracer) else get_aval(x)
     if isinstance(aval, ConcreteArray):
@@ -216,11 +216,11 @@ def _host_value(x: Any, method: str) -> np.ndarray[Any, Any]:
     )
 
 
-def _item(self: Any, *args: int) -> Any:
+def _item(self: object, *args: int) -> Any:
     return _host_value(self, "item").item(*args)
 
 
-def _tolist(self: Any) -> Any:
+def _tolist(self: object) -> Any:
     return _host_value(self, "tolist").tolist()
 
 
@@ -237,7 +237,7 @@ def _out_none(f: Callable[..., Any]) -> Callable[..., Any]:
     calls ``x.sum(axis=None, dtype=None, out=None)``. Any other ``out`` is refused, as JAX
     refuses it (mj arrays are immutable)."""
 
-    def method(self: Any, *args: Any, out: None = None, **kwargs: Any) -> Any:
+    def method(self: object, *args: object, out: None = None, **kwargs: object) -> Any:
         if out is not None:
             raise NotImplementedError(f"The 'out' argument to {f.__name__} is not supported.")
         return f(self, *args, **kwargs)
@@ -347,7 +347,7 @@ def _eager_getitem(self: Any, key: Any) -> Any:
     return self if out is view else out  # (x[:], x[...]: the whole array, unchanged)
 
 
-def _weak_eager_getitem(self: Any, key: Any) -> Any:
+def _weak_eager_getitem(self: object, key: object) -> Any:
     """Indexing keeps the weak type, as in JAX (also where it is traced: ``jit``)."""
     out = _eager_getitem(self, key)
     if isinstance(out, EagerArray):
@@ -433,7 +433,7 @@ _CALLED_BY_NUMPY = frozenset({
 })  # fmt: skip
 
 
-def _partition_in_place(self: Any, *args: Any, **kwargs: Any) -> None:
+def _partition_in_place(self: object, *args: object, **kwargs: object) -> None:
     raise TypeError(
         "mj arrays are immutable: x.partition(kth) would partition x in place. Use "
         "mnp.partition(x, kth), which returns the partitioned copy."

@@ -75,7 +75,7 @@ class ShapedArray(AbstractValue):
         dtype: DTypeLike | None,
         weak_type: bool = False,
         *,
-        sharding: Any = None,
+        sharding: object = None,
     ) -> None:
         del sharding  # JAX's keyword: mj's avals carry no sharding (see ``sharding`` below)
         self.shape = tuple(shape)
@@ -201,7 +201,7 @@ class ConcreteArray(ShapedArray):
         return f"ConcreteArray({self.val!r}, weak_type={self.weak_type})"
 
 
-def _index(val: Any) -> int:
+def _index(val: object) -> int:
     return int(np.asarray(val).__index__())
 
 
@@ -223,7 +223,7 @@ def raise_to_shaped(aval: ShapedArray) -> ShapedArray:
     return ShapedArray(aval.shape, aval.dtype, aval.weak_type)
 
 
-def _python_scalar_aval(x: Any) -> ShapedArray:
+def _python_scalar_aval(x: object) -> ShapedArray:
     pytype = type(x)
     dtype = default_dtype_for_pytype(pytype)
     try:

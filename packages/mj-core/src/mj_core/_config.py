@@ -180,7 +180,7 @@ class _Config:
                 listener(value)
 
     @contextmanager
-    def override(self, name: str, value: Any) -> Iterator[None]:
+    def override(self, name: str, value: object) -> Iterator[None]:
         name = _canonical(name)
         old = getattr(self, name)
         self.update(name, value)
@@ -232,7 +232,7 @@ MATMUL_PRECISIONS = {
 }
 
 
-def _check_matmul_precision(value: Any) -> str | None:
+def _check_matmul_precision(value: object) -> str | None:
     if value is None:
         return None
     if not isinstance(value, str) or value.lower() not in MATMUL_PRECISIONS:
@@ -246,7 +246,7 @@ def _check_matmul_precision(value: Any) -> str | None:
 _FILTERING_MODES = ("tracebackhide", "remove_frames", "quiet_remove_frames")
 
 
-def _check_traceback_filtering(value: Any) -> str:
+def _check_traceback_filtering(value: object) -> str:
     if value in ("off", "auto"):
         return str(value)
     if value in _FILTERING_MODES:
@@ -259,19 +259,19 @@ def _check_traceback_filtering(value: Any) -> str:
     )
 
 
-def _check_dtype_promotion(value: Any) -> str:
+def _check_dtype_promotion(value: object) -> str:
     if value not in _DTYPE_PROMOTION:
         raise ValueError(f"numpy_dtype_promotion must be one of {_DTYPE_PROMOTION}, got {value!r}")
     return str(value)
 
 
-def _check_rank_promotion(value: Any) -> str:
+def _check_rank_promotion(value: object) -> str:
     if value not in _RANK_PROMOTION:
         raise ValueError(f"numpy_rank_promotion must be one of {_RANK_PROMOTION}, got {value!r}")
     return str(value)
 
 
-def _check_platforms(value: Any) -> str | None:
+def _check_platforms(value: object) -> str | None:
     if value is None or value == "":
         return None
     if not isinstance(value, str) or not all(p.strip() for p in value.split(",")):

@@ -53,7 +53,7 @@ class Primitive:
     def __repr__(self) -> str:
         return self.name
 
-    def bind(self, *args: Any, **params: Any) -> Any:
+    def bind(self, *args: object, **params: object) -> Any:
         """Apply the primitive to ``args`` under the current transformations (JAX's
         ``Primitive.bind``): its output, or the list of its outputs when
         ``multiple_results``."""
@@ -71,7 +71,7 @@ class Primitive:
         when ``multiple_results``, as in JAX) as the primitive's eager evaluation rule."""
         multiple = self.multiple_results
 
-        def rule(*args: Any, **params: Any) -> list[Any]:
+        def rule(*args: object, **params: object) -> list[Any]:
             out = impl(*args, **params)
             return list(out) if multiple else [out]
 
@@ -85,7 +85,7 @@ class Primitive:
         rule."""
         multiple = self.multiple_results
 
-        def rule(*avals: Any, **params: Any) -> list[Any]:
+        def rule(*avals: object, **params: object) -> list[Any]:
             out = abstract_eval(*avals, **params)
             return list(out) if multiple else [out]
 
@@ -213,19 +213,19 @@ class ImplRules(RuleTable):
         the arrays' dtype) and the output dtype, or raises ``TypeError`` for operands ``prim``
         does not accept."""
 
-        def unary(x: Any) -> list[Any]:
+        def unary(x: object) -> list[Any]:
             if operands is not None and inexact and getattr(x, "dtype", _NO_DTYPE).kind not in "fc":
                 return _typed(operands, [x])
             return [ufunc(x)]
 
-        def binary(x: Any, y: Any) -> list[Any]:
+        def binary(x: object, y: object) -> list[Any]:
             if operands is not None:
                 dx = getattr(x, "dtype", _NO_DTYPE)
                 if dx is not getattr(y, "dtype", _NO_DTYPE) or (inexact and dx.kind not in "fc"):
                     return _typed(operands, [x, y])
             return [ufunc(x, y)]
 
-        def nary(*args: Any) -> list[Any]:
+        def nary(*args: object) -> list[Any]:
             if operands is None:
                 return [ufunc(*args)]
             return _typed(operands, list(args))
@@ -269,7 +269,7 @@ def _shortcuts_apply() -> bool:
     )
 
 
-def _update_shortcuts(_: Any) -> None:
+def _update_shortcuts(_: object) -> None:
     impl_rules.suspend_shortcuts(not _shortcuts_apply())
 
 

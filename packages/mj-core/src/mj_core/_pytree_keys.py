@@ -23,7 +23,7 @@ __all__ = [
 ]
 
 
-def _as_int(cls_name: str, field: str, value: Any) -> int:
+def _as_int(cls_name: str, field: str, value: object) -> int:
     if isinstance(value, bool | float) or not hasattr(value, "__index__"):
         raise TypeError(f"{cls_name}: {field} must be an int, got {type(value).__name__}.")
     return operator.index(value)
@@ -56,7 +56,7 @@ class DictKey(_KeyEntry):
     __slots__ = ()
     __match_args__ = ("key",)
 
-    def __init__(self, key: Any) -> None:
+    def __init__(self, key: object) -> None:
         self._payload = key
 
     @property

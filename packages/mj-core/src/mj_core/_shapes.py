@@ -97,7 +97,7 @@ def int_tuple(api: str, what: str, value: Any) -> tuple[int, ...]:
         ) from None
 
 
-def lax_ints(value: Any) -> tuple[int, ...]:
+def lax_ints(value: object) -> tuple[int, ...]:
     """A shape or dimensions parameter of a lax wrapper as a tuple of ints (:func:`int_tuple`)."""
     return int_tuple("mj.lax", "a shape or dimensions parameter", value)
 

@@ -76,7 +76,7 @@ class Trace:
     def __init__(self, main: MainTrace) -> None:
         self.main = main
 
-    def pure(self, val: Any) -> Any:
+    def pure(self, val: object) -> Any:
         """Box a non-tracer value (a constant) as this trace's tracer."""
         raise NotImplementedError(f"{type(self).__name__}.pure")
 
@@ -110,7 +110,7 @@ class EvalTrace(Trace):
     __slots__ = ()
     transformation_name = "eager evaluation"
 
-    def pure(self, val: Any) -> Any:
+    def pure(self, val: object) -> Any:
         return val
 
     lift = pure
@@ -373,7 +373,7 @@ def find_top_trace(xs: Sequence[Any]) -> Trace:
     return top.trace
 
 
-def full_raise(trace: Trace, val: Any) -> Any:
+def full_raise(trace: Trace, val: object) -> Any:
     """Make ``val`` a tracer of ``trace``: box constants, lift lower-level tracers."""
     if not isinstance(val, Tracer):
         return trace.pure(val)
@@ -392,21 +392,21 @@ def full_raise(trace: Trace, val: Any) -> Any:
     )
 
 
-def full_lower(val: Any) -> Any:
+def full_lower(val: object) -> Any:
     """Unbox a tracer that does not need its trace any more (e.g. an eval-trace value)."""
     if isinstance(val, Tracer):
         return val.full_lower()
     return val
 
 
-def bind(primitive: Primitive, *args: Any, **params: Any) -> list[Any]:
+def bind(primitive: Primitive, *args: object, **params: object) -> list[Any]:
     """Apply ``primitive`` to ``args``: dispatch to the top trace, return a list of outputs."""
     if not _active.count or _state.eager:  # no transformation: evaluate now
         return eval_primitive(primitive, args, params)
     return _bind_traced(primitive, args, params)
 
 
-def bind1(primitive: Primitive, *args: Any, **params: Any) -> Any:
+def bind1(primitive: Primitive, *args: object, **params: object) -> Any:
     """``bind`` for a single-output primitive: returns the output itself."""
     if not _active.count or _state.eager:
         return eval_primitive(primitive, args, params)[0]

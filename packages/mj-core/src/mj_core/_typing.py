@@ -72,7 +72,7 @@ class Array(abc.ABC):  # noqa: B024 (registered classes only: nothing to impleme
         @property
         def imag(self) -> Array: ...
         @property
-        def at(self) -> Any: ...
+        def at(self) -> IndexUpdateHelper: ...
         @property
         def flat(self) -> Any: ...
 
@@ -291,6 +291,83 @@ class Array(abc.ABC):  # noqa: B024 (registered classes only: nothing to impleme
             method: str = ...,
         ) -> Array: ...
         def block_until_ready(self) -> Array: ...
+
+
+class IndexUpdateRef(Protocol):
+    """``x.at[idx]`` (``mj_core.numpy``'s class of that name): functional updates of the
+    elements ``x[idx]`` selects. ``mode`` is ``None``, ``"fill"``, ``"clip"``,
+    ``"promise_in_bounds"`` or ``"drop"``."""
+
+    def get(
+        self,
+        *,
+        indices_are_sorted: bool = ...,
+        unique_indices: bool = ...,
+        mode: str | None = ...,
+        fill_value: ArrayLike | None = ...,
+    ) -> Array: ...
+    def set(
+        self,
+        values: ArrayLike,
+        *,
+        indices_are_sorted: bool = ...,
+        unique_indices: bool = ...,
+        mode: str | None = ...,
+    ) -> Array: ...
+    def add(
+        self,
+        values: ArrayLike,
+        *,
+        indices_are_sorted: bool = ...,
+        unique_indices: bool = ...,
+        mode: str | None = ...,
+    ) -> Array: ...
+    def subtract(
+        self,
+        values: ArrayLike,
+        *,
+        indices_are_sorted: bool = ...,
+        unique_indices: bool = ...,
+        mode: str | None = ...,
+    ) -> Array: ...
+    def multiply(
+        self,
+        values: ArrayLike,
+        *,
+        indices_are_sorted: bool = ...,
+        unique_indices: bool = ...,
+        mode: str | None = ...,
+    ) -> Array: ...
+    def mul(
+        self,
+        values: ArrayLike,
+        *,
+        indices_are_sorted: bool = ...,
+        unique_indices: bool = ...,
+        mode: str | None = ...,
+    ) -> Array: ...
+    def min(
+        self,
+        values: ArrayLike,
+        *,
+        indices_are_sorted: bool = ...,
+        unique_indices: bool = ...,
+        mode: str | None = ...,
+    ) -> Array: ...
+    def max(
+        self,
+        values: ArrayLike,
+        *,
+        indices_are_sorted: bool = ...,
+        unique_indices: bool = ...,
+        mode: str | None = ...,
+    ) -> Array: ...
+
+
+class IndexUpdateHelper(Protocol):
+    """``x.at``: ``x.at[idx]`` is an :class:`IndexUpdateRef` (any NumPy index)."""
+
+    def __getitem__(self, index: Any) -> IndexUpdateRef: ...
 
 
 class SupportsDType(Protocol):

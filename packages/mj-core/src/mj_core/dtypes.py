@@ -169,7 +169,7 @@ def result_type(*dtypes_and_weak: tuple[np.dtype[Any], bool]) -> tuple[np.dtype[
     return _lattice.result_type(dtypes_and_weak, config.enable_x64)
 
 
-def promote_types(a: Any, b: Any) -> np.dtype[Any]:
+def promote_types(a: object, b: object) -> np.dtype[Any]:
     """``jnp.promote_types``: the strong result of two dtypes (Python types count as weak)."""
     return _lattice.promote_types(a, b, config.enable_x64)
 

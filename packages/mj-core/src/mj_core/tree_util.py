@@ -118,7 +118,7 @@ def register_pytree_node(
     ``flatten_with_keys_func`` names the children in key paths (see
     :func:`register_pytree_with_keys`)."""
 
-    def to_iterable(x: Any) -> tuple[Hashable, Iterable[Any]]:
+    def to_iterable(x: object) -> tuple[Hashable, Iterable[Any]]:
         out = flatten_func(x)
         if type(out) is not tuple or len(out) != 2:
             raise ValueError(f"{_BAD_FLATTEN} tuple, got {out!r}")
@@ -161,7 +161,7 @@ def register_pytree_with_keys(
     in the same order, same aux data) is only a faster path for the key-free functions."""
     if flatten_func is None:
 
-        def flatten_func(x: Any) -> tuple[list[Any], Hashable]:
+        def flatten_func(x: object) -> tuple[list[Any], Hashable]:
             pairs, aux = flatten_with_keys(x)
             return [child for _, child in pairs], aux
 
@@ -291,11 +291,11 @@ def _node_type_for(cls: type) -> NodeType | None:
     return node
 
 
-def _node_type_of(x: Any) -> NodeType | None:
+def _node_type_of(x: object) -> NodeType | None:
     return _node_type_for(type(x))
 
 
-def _data_hash(node_data: Any) -> int:
+def _data_hash(node_data: object) -> int:
     """The aux data's hash, or 0 if it has none: JAX flattens nodes with unhashable aux data
     (a list) too, and equal structures still compare equal through ``==``."""
     try:
@@ -338,7 +338,7 @@ class PyTreeDef:
         """The structures of the root's children (JAX's ``PyTreeDef.children()``)."""
         return list(self.child_treedefs)
 
-    def flatten_up_to(self, tree: Any) -> list[Any]:
+    def flatten_up_to(self, tree: object) -> list[Any]:
         """``tree``'s subtrees at this structure's leaves (``tree`` may be deeper)."""
         return _flatten_up_to(self, tree)
 
@@ -405,7 +405,7 @@ _LEAF = PyTreeDef(None, None, (), None)
 
 
 def _rebuild_treedef(
-    pytype: type | None, node_data: Any, child_treedefs: tuple[PyTreeDef, ...]
+    pytype: type | None, node_data: object, child_treedefs: tuple[PyTreeDef, ...]
 ) -> PyTreeDef:
     """Unpickle a :class:`PyTreeDef`: the node type is looked up again by class."""
     if pytype is None:
@@ -416,7 +416,7 @@ def _rebuild_treedef(
     return PyTreeDef(node, node_data, child_treedefs, pytype)
 
 
-def _flatten(x: Any, leaves: list[Any], is_leaf: Callable[[Any], bool] | None) -> PyTreeDef:
+def _flatten(x: object, leaves: list[Any], is_leaf: Callable[[Any], bool] | None) -> PyTreeDef:
     if is_leaf is not None and is_leaf(x):
         leaves.append(x)
         return _LEAF
@@ -437,7 +437,7 @@ def _flatten(x: Any, leaves: list[Any], is_leaf: Callable[[Any], bool] | None) -
 
 
 def tree_flatten(
-    tree: Any, is_leaf: Callable[[Any], bool] | None = None
+    tree: object, is_leaf: Callable[[Any], bool] | None = None
 ) -> tuple[list[Any], PyTreeDef]:
     """Leaves in order (dict keys sorted) and the structure to rebuild the tree from them."""
     leaves: list[Any] = []
@@ -459,7 +459,7 @@ def _too_deep(api: str) -> ValueError:
 
 
 def _flatten_with_path(
-    x: Any,
+    x: object,
     path: KeyPath,
     out: list[tuple[KeyPath, Any]],
     is_leaf: Callable[[KeyPath, Any], bool] | None,
@@ -482,7 +482,7 @@ def _flatten_with_path(
 
 
 def tree_flatten_with_path(
-    tree: Any, is_leaf: Callable[..., bool] | None = None, is_leaf_takes_path: bool = False
+    tree: object, is_leaf: Callable[..., bool] | None = None, is_leaf_takes_path: bool = False
 ) -> tuple[list[tuple[KeyPath, Any]], PyTreeDef]:
     """Like :func:`tree_flatten`, with each leaf paired with its key path from the root.
 
@@ -492,7 +492,7 @@ def tree_flatten_with_path(
     if is_leaf is not None and not is_leaf_takes_path:
         leaf_test = is_leaf
 
-        def path_is_leaf(_: KeyPath, x: Any) -> bool:
+        def path_is_leaf(_: KeyPath, x: object) -> bool:
             return leaf_test(x)
 
     out: list[tuple[KeyPath, Any]] = []
@@ -504,7 +504,7 @@ def tree_flatten_with_path(
 
 
 def tree_leaves_with_path(
-    tree: Any, is_leaf: Callable[..., bool] | None = None, is_leaf_takes_path: bool = False
+    tree: object, is_leaf: Callable[..., bool] | None = None, is_leaf_takes_path: bool = False
 ) -> list[tuple[KeyPath, Any]]:
     """``(key_path, leaf)`` pairs in :func:`tree_leaves` order."""
     return tree_flatten_with_path(tree, is_leaf, is_leaf_takes_path)[0]
@@ -512,8 +512,8 @@ def tree_leaves_with_path(
 
 def tree_map_with_path(
     f: Callable[..., Any],
-    tree: Any,
-    *rest: Any,
+    tree: object,
+    *rest: object,
     is_leaf: Callable[..., bool] | None = None,
     is_leaf_takes_path: bool = False,
 ) -> Any:
@@ -549,11 +549,11 @@ def _unflatten(treedef: PyTreeDef, leaves: Iterator[Any]) -> Any:
     return treedef.node_type.from_iterable(treedef.node_data, children)
 
 
-def tree_leaves(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> list[Any]:
+def tree_leaves(tree: object, is_leaf: Callable[[Any], bool] | None = None) -> list[Any]:
     return tree_flatten(tree, is_leaf)[0]
 
 
-def tree_structure(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> PyTreeDef:
+def tree_structure(tree: object, is_leaf: Callable[[Any], bool] | None = None) -> PyTreeDef:
     return tree_flatten(tree, is_leaf)[1]
 
 
@@ -583,8 +583,8 @@ _NO_INITIAL: Any = object()
 
 def tree_reduce(
     function: Callable[[Any, Any], Any],
-    tree: Any,
-    initializer: Any = _NO_INITIAL,
+    tree: object,
+    initializer: object = _NO_INITIAL,
     is_leaf: Callable[[Any], bool] | None = None,
 ) -> Any:
     """``functools.reduce`` over the leaves of ``tree``."""
@@ -596,9 +596,9 @@ def tree_reduce(
 
 def tree_reduce_associative(
     operation: Callable[[Any, Any], Any],
-    tree: Any,
+    tree: object,
     *,
-    identity: Any = _NO_INITIAL,
+    identity: object = _NO_INITIAL,
     is_leaf: Callable[[Any], bool] | None = None,
 ) -> Any:
     """The leaves of ``tree`` combined pairwise, as a balanced tree of ``operation`` calls
@@ -615,7 +615,7 @@ def tree_reduce_associative(
     return leaves[0]
 
 
-def flatten_one_level(tree: Any) -> tuple[Any, Any]:
+def flatten_one_level(tree: object) -> tuple[Any, Any]:
     """The children of ``tree``'s root node and its aux data (a namedtuple's: its class);
     a leaf is a ``ValueError``."""
     node = _node_type_of(tree)
@@ -627,12 +627,12 @@ def flatten_one_level(tree: Any) -> tuple[Any, Any]:
     return children, data
 
 
-def tree_all(tree: Any, *, is_leaf: Callable[[Any], bool] | None = None) -> bool:
+def tree_all(tree: object, *, is_leaf: Callable[[Any], bool] | None = None) -> bool:
     return all(tree_leaves(tree, is_leaf))
 
 
 def tree_transpose(
-    outer_treedef: PyTreeDef, inner_treedef: PyTreeDef | None, pytree_to_transpose: Any
+    outer_treedef: PyTreeDef, inner_treedef: PyTreeDef | None, pytree_to_transpose: object
 ) -> Any:
     """Turn an ``outer`` tree of ``inner`` trees into an ``inner`` tree of ``outer`` trees;
     ``inner_treedef=None`` takes the structure of the first inner tree."""
@@ -653,7 +653,7 @@ def tree_transpose(
 _SEQUENCE_NAMES = {_LIST: "list", _TUPLE: "tuple"}
 
 
-def _flatten_up_to(treedef: PyTreeDef, tree: Any) -> list[Any]:
+def _flatten_up_to(treedef: PyTreeDef, tree: object) -> list[Any]:
     """Leaves of ``tree`` cut at the leaves of ``treedef`` (``tree`` may be deeper)."""
     if treedef.node_type is None:
         return [tree]
@@ -670,7 +670,7 @@ def _flatten_up_to(treedef: PyTreeDef, tree: Any) -> list[Any]:
     return out
 
 
-def _type_mismatch(treedef: PyTreeDef, tree: Any) -> str:
+def _type_mismatch(treedef: PyTreeDef, tree: object) -> str:
     node, pytype = treedef.node_type, treedef.pytype
     if node in _SEQUENCE_NAMES:
         return f"Expected {_SEQUENCE_NAMES[node]}, got {tree!r}."
@@ -704,12 +704,12 @@ def _content_mismatch(treedef: PyTreeDef, tree: Any, data: Any, n_children: int)
     return f"Mismatch custom node data: {treedef.node_data!r} != {data!r}; value: {tree!r}."
 
 
-def flatten_up_to(treedef: PyTreeDef, tree: Any) -> list[Any]:
+def flatten_up_to(treedef: PyTreeDef, tree: object) -> list[Any]:
     """Flatten ``tree`` only as deep as ``treedef`` (the prefix-tree rule of JAX's in_axes)."""
     return _flatten_up_to(treedef, tree)
 
 
-def _one_level_with_keys(x: Any) -> tuple[list[tuple[KeyEntry, Any]], Any]:
+def _one_level_with_keys(x: object) -> tuple[list[tuple[KeyEntry, Any]], Any]:
     """``x``'s children with their keys, and its aux data."""
     keyed = keyed_flatteners.get(type(x))
     if keyed is not None:
@@ -780,7 +780,7 @@ def _prefix_errors(
 
 
 def prefix_errors(
-    prefix_tree: Any, full_tree: Any, is_leaf: Callable[[Any], bool] | None = None
+    prefix_tree: object, full_tree: object, is_leaf: Callable[[Any], bool] | None = None
 ) -> list[Callable[[str], ValueError]]:
     """Why ``prefix_tree`` is not a tree prefix of ``full_tree``: ``raise errs[0]("in_axes")``
     names the tree ``in_axes`` in the message. Empty when it is a prefix."""
@@ -805,8 +805,8 @@ def _flatten_rest(
 
 def tree_map(
     f: Callable[..., Any],
-    tree: Any,
-    *rest: Any,
+    tree: object,
+    *rest: object,
     is_leaf: Callable[[Any], bool] | None = None,
 ) -> Any:
     """Apply ``f`` leafwise; ``rest`` trees must have ``tree``'s structure (or be deeper)."""
@@ -818,7 +818,7 @@ def tree_map(
 
 
 def tree_broadcast(
-    prefix_tree: Any, full_tree: Any, is_leaf: Callable[[Any], bool] | None = None
+    prefix_tree: object, full_tree: object, is_leaf: Callable[[Any], bool] | None = None
 ) -> Any:
     """``full_tree``'s structure, each leaf the ``prefix_tree`` leaf above it (``(1, 2)``
     broadcast into ``(0, {'a': 0, 'b': 0})`` is ``(1, {'a': 2, 'b': 2})``)."""
@@ -844,11 +844,11 @@ def register_static(cls: type[T]) -> type[T]:
     return cls
 
 
-def _static_flatten(x: Any) -> tuple[tuple[()], Any]:
+def _static_flatten(x: object) -> tuple[tuple[()], Any]:
     return (), x
 
 
-def _static_unflatten(x: Any, _: Iterable[Any]) -> Any:
+def _static_unflatten(x: object, _: Iterable[Any]) -> Any:
     return x
 
 
@@ -897,11 +897,11 @@ def register_dataclass(
             f"data_fields and meta_fields must not overlap. Overlapping fields: {overlap}."
         )
 
-    def flatten_with_keys(x: Any) -> tuple[KeyLeafPairs, Hashable]:
+    def flatten_with_keys(x: object) -> tuple[KeyLeafPairs, Hashable]:
         pairs = [(GetAttrKey(name), getattr(x, name)) for name in data]
         return pairs, tuple(getattr(x, name) for name in meta)
 
-    def flatten(x: Any) -> tuple[list[Any], Hashable]:
+    def flatten(x: object) -> tuple[list[Any], Hashable]:
         return [getattr(x, name) for name in data], tuple(getattr(x, name) for name in meta)
 
     def unflatten(aux: Any, children: Iterable[Any]) -> Any:
@@ -917,7 +917,7 @@ class Partial(functools.partial):  # type: ignore[type-arg]
     """A ``functools.partial`` that is a pytree: the bound arguments are its children, the
     function is static, so it can be passed through ``jit`` and other transformations."""
 
-    def __new__(cls, func: Callable[..., Any], *args: Any, **kwargs: Any) -> Partial:
+    def __new__(cls, func: Callable[..., Any], *args: object, **kwargs: object) -> Partial:
         if isinstance(func, functools.partial):  # flatten nested partials like JAX does
             out = super().__new__(cls, func.func, *func.args, *args, **{**func.keywords, **kwargs})
         else:
@@ -946,7 +946,7 @@ class Store:
     def __init__(self) -> None:
         self.val: Any = Store._EMPTY
 
-    def set_value(self, val: Any) -> None:
+    def set_value(self, val: object) -> None:
         if self.val is not Store._EMPTY:
             raise RuntimeError("Store already holds a value")
         self.val = val
@@ -962,7 +962,7 @@ def flatten_fun(f: Callable[..., Any], in_tree: PyTreeDef) -> tuple[Callable[...
     the output structure lands in the returned :class:`Store` once it is called."""
     store = Store()
 
-    def flat_fun(*args_flat: Any) -> list[Any]:
+    def flat_fun(*args_flat: object) -> list[Any]:
         pytree_args = tree_unflatten(in_tree, args_flat)
         out = f(*pytree_args)
         out_flat, out_tree = tree_flatten(out)

@@ -11,7 +11,7 @@ the scanned axis, as JAX requires.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TypeVar, cast
 
 import numpy as np
 
@@ -23,10 +23,12 @@ from mj_core.tree_util import tree_flatten, tree_unflatten
 
 __all__ = ["associative_scan", "cumlogsumexp"]
 
+_T = TypeVar("_T")
+
 
 def associative_scan(
-    fn: Callable[[Any, Any], Any], elems: Any, reverse: bool = False, axis: int = 0
-) -> Any:
+    fn: Callable[[_T, _T], _T], elems: _T, reverse: bool = False, axis: int = 0
+) -> _T:
     """``[e0, fn(e0, e1), fn(fn(e0, e1), e2), ...]`` along ``axis`` of every leaf of the
     pytree ``elems``, for an associative ``fn`` taking and returning pytrees like ``elems``;
     ``reverse`` scans from the end."""
@@ -72,7 +74,7 @@ def associative_scan(
     out = scan(flat)
     if reverse:
         out = [lax.rev(x, [axis]) for x in out]
-    return tree_unflatten(tree, out)
+    return cast(_T, tree_unflatten(tree, out))
 
 
 def _interleave(a: ArrayLike, b: ArrayLike, axis: int) -> Array:
@@ -93,6 +95,6 @@ def _interleave(a: ArrayLike, b: ArrayLike, axis: int) -> Array:
     return lax.add(padded_a, padded_b)
 
 
-def cumlogsumexp(operand: AnyArray, axis: int = 0, reverse: bool = False) -> AnyArray:
+def cumlogsumexp(operand: ArrayLike, axis: int = 0, reverse: bool = False) -> AnyArray:
     """``log(cumsum(exp(operand)))`` along ``axis`` without overflow."""
     return associative_scan(cnp.logaddexp, operand, reverse=reverse, axis=axis)

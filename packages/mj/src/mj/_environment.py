@@ -81,7 +81,7 @@ class _Option:
         return getattr(config, self._name)
 
     @contextmanager
-    def __call__(self, new_val: Any = True) -> Iterator[None]:
+    def __call__(self, new_val: object = True) -> Iterator[None]:
         with config.override(self._name, new_val):
             yield
 

@@ -18,11 +18,12 @@ import mj_core.numpy as cnp
 from mj_core import lax
 from mj_core.errors import user_line_suffix
 from mj_core.extend import Array, ArrayLike, shape_of
+from mj_core.lax import PrecisionLike
 
 __all__ = ["batch_matmul", "collapse", "index_take", "tie_in", "top_k"]
 
 
-def batch_matmul(lhs: ArrayLike, rhs: ArrayLike, precision: Any = None) -> Array:
+def batch_matmul(lhs: ArrayLike, rhs: ArrayLike, precision: PrecisionLike = None) -> Array:
     """Matrix products of two stacks of matrices of the same rank (``[..., m, k] @
     [..., k, n]``; the leading axes are batch axes and must match, no broadcasting)."""
     lhs_nd, rhs_nd = len(shape_of(lhs)), len(shape_of(rhs))
@@ -84,7 +85,7 @@ def index_take(src: ArrayLike, idxs: Sequence[ArrayLike], axes: Sequence[int]) -
     return lax.gather(src, indices, dnums, slice_sizes)
 
 
-def tie_in(x: Any, y: Any) -> Any:
+def tie_in(x: ArrayLike, y: ArrayLike) -> Any:
     """``y`` (JAX kept ``tie_in`` as the identity on its second argument once every
     operation was staged: it no longer needs a fake data dependence on ``x``)."""
     return y

@@ -33,7 +33,11 @@ class FlatCallback(NamedTuple):
 
 
 def flat_callback(
-    api: str, callback: Callable[..., Any], result_shape_dtypes: Any, args: Any, kwargs: Any
+    api: str,
+    callback: Callable[..., Any],
+    result_shape_dtypes: object,
+    args: object,
+    kwargs: object,
 ) -> FlatCallback:
     """``callback(*args, **kwargs)`` over the flattened array leaves, checked as ``api``
     (``pure_callback``, ``io_callback``) checks it: a callable, results of the structure and
@@ -46,7 +50,7 @@ def flat_callback(
     result_avals = tuple(_result_aval(api, x) for x in result_leaves)
     leaves, in_tree = tree_flatten((args, kwargs))
 
-    def flat(*arrays: Any) -> list[Any]:
+    def flat(*arrays: object) -> list[Any]:
         call_args, call_kwargs = tree_unflatten(in_tree, arrays)
         outs, out_tree = tree_flatten(callback(*call_args, **call_kwargs))
         if out_tree != result_tree:
@@ -59,7 +63,7 @@ def flat_callback(
     return FlatCallback(HostCallback(flat, api), leaves, result_avals, result_tree)
 
 
-def _result_aval(api: str, x: Any) -> ShapedArray:
+def _result_aval(api: str, x: object) -> ShapedArray:
     if not (hasattr(x, "shape") and hasattr(x, "dtype")):
         raise TypeError(
             f"{api}: result_shape_dtypes leaves must have .shape and .dtype (e.g. "
@@ -76,11 +80,11 @@ def _result_aval(api: str, x: Any) -> ShapedArray:
 
 def pure_callback(
     callback: Callable[..., Any],
-    result_shape_dtypes: Any,
-    *args: Any,
-    sharding: Any = None,
+    result_shape_dtypes: object,
+    *args: object,
+    sharding: object = None,
     vmap_method: str | None = None,
-    **kwargs: Any,
+    **kwargs: object,
 ) -> Any:
     """``callback(*args, **kwargs)`` on NumPy values, as a pure function of the array leaves
     of ``args``/``kwargs`` returning arrays of the types in ``result_shape_dtypes``."""

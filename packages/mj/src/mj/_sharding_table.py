@@ -115,7 +115,7 @@ def visualize_sharding(
     scale: float = 1.0,
     min_width: int = 9,
     max_width: int = 80,
-    color_map: Any = None,
+    color_map: object = None,
 ) -> None:
     """Print which devices hold which piece of a global array of ``shape``, as JAX's table
     (``use_color`` and ``color_map`` are accepted; the table is drawn without colour)."""

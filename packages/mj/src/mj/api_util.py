@@ -69,7 +69,7 @@ def flatten_fun(fun: WrappedFun, in_tree: PyTreeDef) -> tuple[WrappedFun, Callab
     result's leaves, with a thunk giving the result's structure (JAX's ``flatten_fun``)."""
     store = _Store()
 
-    def flat(*args_flat: Any) -> list[Any]:
+    def flat(*args_flat: object) -> list[Any]:
         args, kwargs = tree_unflatten(in_tree, args_flat)
         leaves, store.value = tree_flatten(fun.f(*args, **fun.params, **kwargs))
         return leaves
@@ -84,7 +84,7 @@ def flatten_fun_nokwargs(
     structure of the argument tuple)."""
     store = _Store()
 
-    def flat(*args_flat: Any) -> list[Any]:
+    def flat(*args_flat: object) -> list[Any]:
         args = tree_unflatten(in_tree, args_flat)
         leaves, store.value = tree_flatten(fun.call_wrapped(*args))
         return leaves
@@ -92,7 +92,7 @@ def flatten_fun_nokwargs(
     return WrappedFun(flat, {}, fun.debug_info), store
 
 
-def shaped_abstractify(x: Any) -> ShapedArray:
+def shaped_abstractify(x: object) -> ShapedArray:
     """The shape-and-dtype abstract value of ``x`` (an array, a scalar, a ShapeDtypeStruct)."""
     if hasattr(x, "shape") and hasattr(x, "dtype") and not hasattr(x, "aval"):
         try:

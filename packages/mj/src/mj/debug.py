@@ -23,16 +23,16 @@ from mj_core.tree_util import tree_flatten, tree_unflatten
 __all__ = ["callback", "print", "visualize_array_sharding", "visualize_sharding"]
 
 
-def _is_dynamic(x: Any) -> bool:
+def _is_dynamic(x: object) -> bool:
     return isinstance(x, Tracer) or is_array(x)
 
 
 def callback(
     callback: Callable[..., None] | None = None,
-    *args: Any,
+    *args: object,
     ordered: bool = False,
     partitioned: bool = False,
-    **kwargs: Any,
+    **kwargs: object,
 ) -> None:
     """Call ``callback(*args, **kwargs)`` with the runtime values of the array leaves of
     ``args``/``kwargs`` (NumPy arrays) each time the program runs; returns ``None``.
@@ -49,7 +49,7 @@ def callback(
     dynamic = [_is_dynamic(x) for x in leaves]
     static = list(leaves)
 
-    def flat_callback(*arrays: Any) -> None:
+    def flat_callback(*arrays: object) -> None:
         vals = iter(arrays)
         full = [next(vals) if d else s for d, s in zip(dynamic, static, strict=True)]
         call_args, call_kwargs = tree_unflatten(tree, full)
@@ -72,7 +72,7 @@ def print(fmt: str, *args: Any, ordered: bool = False, **kwargs: Any) -> None:
     except ValueError as err:
         raise ValueError(f"debug.print: invalid format string {fmt!r}: {err}") from None
 
-    def show(*call_args: Any, **call_kwargs: Any) -> None:
+    def show(*call_args: object, **call_kwargs: object) -> None:
         builtins.print(fmt.format(*call_args, **call_kwargs))
 
     callback(show, *args, ordered=ordered, **kwargs)

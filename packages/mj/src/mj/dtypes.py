@@ -68,7 +68,7 @@ def canonicalize_dtype(
         ) from None
 
 
-def _dtype_and_weak(x: Any) -> tuple[np.dtype[Any], bool]:
+def _dtype_and_weak(x: object) -> tuple[np.dtype[Any], bool]:
     if isinstance(x, np.dtype) or (isinstance(x, type) and issubclass(x, np.generic)):
         return np.dtype(x), False
     if isinstance(x, str) or (isinstance(x, type) and x in (*_WEAK_SCALARS, bool)):
@@ -77,7 +77,7 @@ def _dtype_and_weak(x: Any) -> tuple[np.dtype[Any], bool]:
     return aval.dtype, aval.weak_type
 
 
-def result_type(*args: Any, return_weak_type_flag: bool = False) -> Any:
+def result_type(*args: object, return_weak_type_flag: bool = False) -> Any:
     """The result dtype of ``args`` (arrays, scalars, dtypes) on JAX's lattice; with
     ``return_weak_type_flag`` also whether the result is weakly typed."""
     if not args:

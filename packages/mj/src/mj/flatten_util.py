@@ -52,7 +52,7 @@ class _Unravel:
         return tree_unflatten(self.treedef, leaves)
 
 
-def ravel_pytree(pytree: Any) -> tuple[Array, Callable[[Array], Any]]:
+def ravel_pytree(pytree: object) -> tuple[Array, Callable[[Array], Any]]:
     """``(flat, unravel)``: the leaves of ``pytree`` raveled and concatenated into one 1-D
     array of their promoted dtype, and the function that rebuilds the tree from such a
     vector. A tree without leaves gives an empty float32 vector."""

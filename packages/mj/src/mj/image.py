@@ -19,7 +19,8 @@ import numpy as np
 
 import mj.numpy as mnp
 from mj_core.errors import user_line_suffix
-from mj_core.extend import to_inexact_dtype
+from mj_core.extend import Array, ArrayLike, to_inexact_dtype
+from mj_core.lax import PrecisionLike
 
 __all__ = ["ResizeMethod", "resize", "scale_and_translate"]
 
@@ -54,7 +55,7 @@ _NAMES = {
 }
 
 
-def _triangle(x: Any) -> Any:
+def _triangle(x: ArrayLike) -> Array:
     return mnp.maximum(0, 1 - mnp.abs(x))
 
 
@@ -93,7 +94,7 @@ _KERNELS: dict[ResizeMethod, tuple[int, Callable[[Any], Any] | None]] = {
 _TINY = 1000.0 * float(np.finfo(np.float32).eps)  # a weight sum below this: no sample
 
 
-def _normalized(weights: Any) -> Any:
+def _normalized(weights: ArrayLike) -> Array:
     total = mnp.sum(weights, axis=0, keepdims=True)
     return mnp.where(mnp.abs(total) > _TINY, weights / mnp.where(total != 0, total, 1), 0)
 
@@ -167,7 +168,7 @@ def _method(method: str | ResizeMethod) -> ResizeMethod:
     return ResizeMethod.from_string(method) if isinstance(method, str) else method
 
 
-def _check_shape(api: str, image: Any, shape: Sequence[int]) -> tuple[int, ...]:
+def _check_shape(api: str, image: ArrayLike, shape: Sequence[int]) -> tuple[int, ...]:
     shape = tuple(int(s) for s in shape)
     if len(shape) != len(mnp.shape(image)):
         raise ValueError(
@@ -177,21 +178,21 @@ def _check_shape(api: str, image: Any, shape: Sequence[int]) -> tuple[int, ...]:
     return shape
 
 
-def _inexact(image: Any) -> Any:
+def _inexact(image: ArrayLike) -> Array:
     """``image`` as an array of an inexact dtype (integers of up to 32 bits: float32)."""
     x = mnp.asarray(image)
     return x.astype(to_inexact_dtype(x.dtype))
 
 
 def scale_and_translate(
-    image: Any,
+    image: ArrayLike,
     shape: Sequence[int],
     spatial_dims: Sequence[int],
-    scale: Any,
-    translation: Any,
+    scale: ArrayLike,
+    translation: ArrayLike,
     method: str | ResizeMethod,
     antialias: bool = True,
-    precision: Any = "highest",
+    precision: PrecisionLike = "highest",
 ) -> Any:
     """Resample ``image`` to ``shape``: input location ``x`` along ``spatial_dims[i]`` goes to
     ``x * scale[i] + translation[i]`` (pixel centres at ``i + 0.5``); output pixels whose
@@ -224,11 +225,11 @@ def _resize_nearest(image: Any, shape: Sequence[int]) -> Any:
 
 
 def resize(
-    image: Any,
+    image: ArrayLike,
     shape: Sequence[int],
     method: str | ResizeMethod,
     antialias: bool = True,
-    precision: Any = "highest",
+    precision: PrecisionLike = "highest",
 ) -> Any:
     """``image`` resampled to ``shape`` (every dimension: leave batch and channel sizes as
     they are). ``method``: ``"nearest"``, ``"linear"`` (``"bilinear"``, ...), ``"cubic"``

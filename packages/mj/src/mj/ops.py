@@ -10,7 +10,7 @@ siblings reduce the rows of ``data`` that share a segment id, with ``jax.ops``' 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -18,7 +18,6 @@ import mj_core.numpy as cnp
 from mj_core import lax
 from mj_core.errors import user_line_suffix
 from mj_core.extend import (
-    AnyArray,
     Array,
     ArrayLike,
     IndexUpdateRef,
@@ -41,45 +40,48 @@ __all__ = [
 ]
 
 
+_I = TypeVar("_I")
+
+
 class _Index:
     """``index[...]`` returns the index expression itself: ``index[::2, 3:]``."""
 
     __slots__ = ()
 
-    def __getitem__(self, idx: Any) -> Any:
+    def __getitem__(self, idx: _I) -> _I:
         return idx
 
 
 index = _Index()
 
 
-def index_update(x: ArrayLike, idx: Any, y: ArrayLike) -> Array:
+def index_update(x: ArrayLike, idx: object, y: ArrayLike) -> Array:
     """A copy of ``x`` with ``x[idx] = y``."""
     return IndexUpdateRef(x, idx).set(y)
 
 
-def index_add(x: ArrayLike, idx: Any, y: ArrayLike) -> Array:
+def index_add(x: ArrayLike, idx: object, y: ArrayLike) -> Array:
     """A copy of ``x`` with ``x[idx] += y`` (repeated indices accumulate)."""
     return IndexUpdateRef(x, idx).add(y)
 
 
-def index_mul(x: ArrayLike, idx: Any, y: ArrayLike) -> Array:
+def index_mul(x: ArrayLike, idx: object, y: ArrayLike) -> Array:
     """A copy of ``x`` with ``x[idx] *= y``."""
     return IndexUpdateRef(x, idx).multiply(y)
 
 
-def index_min(x: ArrayLike, idx: Any, y: ArrayLike) -> Array:
+def index_min(x: ArrayLike, idx: object, y: ArrayLike) -> Array:
     """A copy of ``x`` with ``x[idx] = minimum(x[idx], y)``."""
     return IndexUpdateRef(x, idx).min(y)
 
 
-def index_max(x: ArrayLike, idx: Any, y: ArrayLike) -> Array:
+def index_max(x: ArrayLike, idx: object, y: ArrayLike) -> Array:
     """A copy of ``x`` with ``x[idx] = maximum(x[idx], y)``."""
     return IndexUpdateRef(x, idx).max(y)
 
 
 # --- segment reductions ---------------------------------------------------------------------
-def _identity(scatter: Callable[..., ArrayLike], dtype: np.dtype[Any]) -> Any:
+def _identity(scatter: Callable[..., Array], dtype: np.dtype[Any]) -> bool | int | float:
     """The value an empty segment holds: the reduction's identity in ``dtype`` (JAX's)."""
     if scatter is lax.scatter_add:
         return 0
@@ -96,16 +98,16 @@ def _identity(scatter: Callable[..., ArrayLike], dtype: np.dtype[Any]) -> Any:
 
 def _segment_reduce(
     name: str,
-    scatter: Callable[..., AnyArray],
-    reducer: Callable[..., AnyArray],
-    data: AnyArray,
-    segment_ids: AnyArray,
+    scatter: Callable[..., Array],
+    reducer: Callable[..., Array],
+    data: ArrayLike,
+    segment_ids: ArrayLike,
     num_segments: int | None,
     indices_are_sorted: bool,
     unique_indices: bool,
     bucket_size: int | None,
-    mode: Any,
-) -> AnyArray:
+    mode: str | None,
+) -> Array:
     """Scatter the rows of ``data`` into ``num_segments`` rows filled with the identity
     (per bucket of ``bucket_size`` rows, then ``reducer`` over the buckets, when given)."""
     data = cnp.asarray(data)
@@ -170,14 +172,14 @@ def _segment_reduce(
 
 
 def segment_sum(
-    data: AnyArray,
-    segment_ids: AnyArray,
+    data: ArrayLike,
+    segment_ids: ArrayLike,
     num_segments: int | None = None,
     indices_are_sorted: bool = False,
     unique_indices: bool = False,
     bucket_size: int | None = None,
-    mode: Any = None,
-) -> AnyArray:
+    mode: str | None = None,
+) -> Array:
     """``out[s] = sum of data[i] with segment_ids[i] == s`` for ``s < num_segments`` (default
     ``max(segment_ids) + 1``, which must then be concrete); ids out of range are dropped
     (``mode="clip"`` clamps them). ``bucket_size`` sums buckets of rows first."""
@@ -188,14 +190,14 @@ def segment_sum(
 
 
 def segment_prod(
-    data: AnyArray,
-    segment_ids: AnyArray,
+    data: ArrayLike,
+    segment_ids: ArrayLike,
     num_segments: int | None = None,
     indices_are_sorted: bool = False,
     unique_indices: bool = False,
     bucket_size: int | None = None,
-    mode: Any = None,
-) -> AnyArray:
+    mode: str | None = None,
+) -> Array:
     """The product within each segment (1 for an empty one); see :func:`segment_sum`. As in
     JAX, its gradient with respect to ``data`` needs ``unique_indices=True``."""
     return _segment_reduce(
@@ -205,14 +207,14 @@ def segment_prod(
 
 
 def segment_max(
-    data: AnyArray,
-    segment_ids: AnyArray,
+    data: ArrayLike,
+    segment_ids: ArrayLike,
     num_segments: int | None = None,
     indices_are_sorted: bool = False,
     unique_indices: bool = False,
     bucket_size: int | None = None,
-    mode: Any = None,
-) -> AnyArray:
+    mode: str | None = None,
+) -> Array:
     """The maximum within each segment (``-inf``, or the dtype's minimum, for an empty one);
     see :func:`segment_sum`."""
     return _segment_reduce(
@@ -222,14 +224,14 @@ def segment_max(
 
 
 def segment_min(
-    data: AnyArray,
-    segment_ids: AnyArray,
+    data: ArrayLike,
+    segment_ids: ArrayLike,
     num_segments: int | None = None,
     indices_are_sorted: bool = False,
     unique_indices: bool = False,
     bucket_size: int | None = None,
-    mode: Any = None,
-) -> AnyArray:
+    mode: str | None = None,
+) -> Array:
     """The minimum within each segment (``inf``, or the dtype's maximum, for an empty one);
     see :func:`segment_sum`."""
     return _segment_reduce(

@@ -18,7 +18,7 @@ from mj_core.errors import ConcretizationError, user_line_suffix
 __all__ = ["concrete_or_error", "static_int"]
 
 
-def concrete_or_error(name: str, value: Any, what: str, hint: str = "") -> np.ndarray[Any, Any]:
+def concrete_or_error(name: str, value: object, what: str, hint: str = "") -> np.ndarray[Any, Any]:
     """``value`` as a NumPy array, or a ``ConcretizationError`` saying that ``name``'s
     ``what`` must be concrete (``hint`` says what to do instead)."""
     if isinstance(value, Tracer):

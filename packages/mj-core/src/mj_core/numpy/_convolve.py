@@ -3,8 +3,6 @@ output window (``full``/``same``/``valid``) chosen by the padding."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from mj_core import lax
@@ -17,6 +15,7 @@ from mj_core.numpy._promotion import (
     promote_inexact,
     shape_of,
 )
+from mj_core.prims.contractions import PrecisionLike
 
 __all__ = ["convolve", "correlate"]
 
@@ -26,7 +25,7 @@ def _conv1d(
     y: ArrayLike,
     mode: str,
     op: str,
-    precision: Any,
+    precision: PrecisionLike,
     preferred_element_type: DTypeLike | None,
 ) -> Array:
     if preferred_element_type is not None:
@@ -72,7 +71,7 @@ def convolve(
     v: ArrayLike,
     mode: str = "full",
     *,
-    precision: Any = None,
+    precision: PrecisionLike = None,
     preferred_element_type: DTypeLike | None = None,
 ) -> Array:
     """NumPy ``convolve``: ``out[k] = sum_j a[j] v[k - j]`` (``mode`` full, same or valid)."""
@@ -84,7 +83,7 @@ def correlate(
     v: ArrayLike,
     mode: str = "valid",
     *,
-    precision: Any = None,
+    precision: PrecisionLike = None,
     preferred_element_type: DTypeLike | None = None,
 ) -> Array:
     """NumPy ``correlate``: ``out[k] = sum_j a[k + j] conj(v[j])`` (default mode valid)."""

@@ -89,7 +89,7 @@ def _eager_results(fun: Callable[_P, Any]) -> Callable[_P, Any]:
     return wrapper
 
 
-def _contains_tracer(obj: Any) -> bool:
+def _contains_tracer(obj: object) -> bool:
     if isinstance(obj, Tracer):
         return True
     if isinstance(obj, list | tuple):
@@ -123,7 +123,7 @@ def array(
 
 
 @eager_array_result
-def asarray(a: Any, dtype: DTypeLike | None = None, copy: bool | None = None) -> ArrayLike:
+def asarray(a: object, dtype: DTypeLike | None = None, copy: bool | None = None) -> ArrayLike:
     """Like :func:`array` but without copying NumPy input."""
     dt = as_dtype(dtype, "asarray")
     if type(a) is EagerArray and (dt is None or dt == a.dtype):
@@ -133,7 +133,7 @@ def asarray(a: Any, dtype: DTypeLike | None = None, copy: bool | None = None) ->
     return array(a, dt, copy=copy)
 
 
-def _host_data(obj: Any, dtype: np.dtype[Any] | None, api: str) -> np.ndarray[Any, Any]:
+def _host_data(obj: object, dtype: np.dtype[Any] | None, api: str) -> np.ndarray[Any, Any]:
     """Host data as the array mj keeps: numeric, of a canonical dtype, and owned
     (:func:`~mj_core._eager_array.owned_data`)."""
     if isinstance(obj, np.ndarray):
@@ -148,7 +148,7 @@ def _host_data(obj: Any, dtype: np.dtype[Any] | None, api: str) -> np.ndarray[An
     return owned_data(out) if out is obj else out
 
 
-def _refuse_objects(obj: Any, api: str) -> None:
+def _refuse_objects(obj: object, api: str) -> None:
     """Data NumPy could only hold as Python objects, refused with JAX's classes: an int beyond
     64 bits is an ``OverflowError``, ``None`` a ``ValueError``, anything else (a ``Fraction``)
     a ``TypeError``."""
@@ -270,7 +270,7 @@ empty_like = zeros_like
 _BOUNDS = ("start", "stop", "step")
 
 
-def _concrete(fun_name: str, name: str, v: Any) -> Any:
+def _concrete(fun_name: str, name: str, v: ArrayLike) -> Any:
     """``v``'s value if it is known now (a tracer's concrete value, under jvp), else a
     ConcretizationError: the result's length must be known while tracing."""
     if not isinstance(v, Tracer):

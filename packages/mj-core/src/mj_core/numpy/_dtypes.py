@@ -83,7 +83,7 @@ newaxis = None
 _WEAK_TYPE_OPERANDS: dict[type, Any] = {bool: False, int: 0, float: 0.0, complex: 0j}
 
 
-def result_type(*args: Any) -> np.dtype[Any]:
+def result_type(*args: object) -> np.dtype[Any]:
     """The NEP 50 result dtype of ``args``: arrays, scalars, or dtypes in any spelling NumPy
     accepts (``'int32'``, ``np.float32``); Python's types (``float``) count as weak, as in JAX."""
     operands = [
@@ -104,7 +104,7 @@ def result_type(*args: Any) -> np.dtype[Any]:
     return promoted_dtype(*[_as_operand(a) for a in operands])[0]
 
 
-def _has_shape_and_dtype(a: Any) -> bool:
+def _has_shape_and_dtype(a: object) -> bool:
     return hasattr(a, "shape") and isinstance(getattr(a, "dtype", None), np.dtype)
 
 
@@ -114,7 +114,7 @@ def _as_operand(a: Any) -> Any:
     return np.zeros((), a.dtype)
 
 
-def promote_types(a: Any, b: Any) -> np.dtype[Any]:
+def promote_types(a: object, b: object) -> np.dtype[Any]:
     """``jnp.promote_types``: JAX's lattice, not NumPy's (``int32`` with ``float16`` is
     float16), the x64 mode's lattice as in JAX (without it uint32 with int32 is int32)."""
     return lattice_promote_types(a, b, x64=config.enable_x64)

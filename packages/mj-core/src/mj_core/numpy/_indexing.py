@@ -37,7 +37,7 @@ from mj_core.prims.indexing import GatherDimensionNumbers, ScatterDimensionNumbe
 __all__ = ["IndexUpdateHelper", "IndexUpdateRef", "getitem", "take"]
 
 
-def _is_int_scalar(item: Any) -> bool:
+def _is_int_scalar(item: object) -> bool:
     return isinstance(item, int | np.integer) and not isinstance(item, bool | np.bool_)
 
 
@@ -179,7 +179,7 @@ def getitem(x: ArrayLike, idx: Any, mode: Any = None, fill_value: Any = None) ->
     return _gather(x, items, mode, fill_value)
 
 
-def _gather(x: ArrayLike, items: list[Any], mode: Any, fill_value: Any) -> Array:
+def _gather(x: ArrayLike, items: list[Any], mode: object, fill_value: ArrayLike) -> Array:
     shape = shape_of(x)
     adv = [d for d, item in enumerate(items) if not isinstance(item, slice)]
     arrays = [
@@ -261,7 +261,7 @@ def take(
 
 
 # --- x.at[idx] ------------------------------------------------------------------------------
-def _static_ints_as_arrays(idx: Any) -> Any:
+def _static_ints_as_arrays(idx: object) -> Any:
     """Make every static int an index array, so an out-of-bounds one is dropped (not an
     IndexError) by updates, as in JAX. The result layout is unchanged (0-d arrays add no dims)."""
     if type(idx) is tuple:
@@ -270,7 +270,7 @@ def _static_ints_as_arrays(idx: Any) -> Any:
 
 
 def _update(
-    scatter: Callable[..., Array], x: ArrayLike, idx: Any, values: ArrayLike, mode: Any
+    scatter: Callable[..., Array], x: ArrayLike, idx: object, values: ArrayLike, mode: object
 ) -> Array:
     shape = shape_of(x)
     dtype, weak = dtype_weak(x)
@@ -318,7 +318,7 @@ class IndexUpdateRef:
 
     __slots__ = ("array", "index")
 
-    def __init__(self, array: ArrayLike, index: Any) -> None:
+    def __init__(self, array: ArrayLike, index: object) -> None:
         self.array = array
         self.index = index
 
@@ -330,8 +330,8 @@ class IndexUpdateRef:
         *,
         indices_are_sorted: bool = False,
         unique_indices: bool = False,
-        mode: Any = None,
-        fill_value: Any = None,
+        mode: str | None = None,
+        fill_value: ArrayLike | None = None,
     ) -> Array:
         """``x[idx]`` (``mode="fill"`` returns ``fill_value`` for out-of-bounds indices)."""
         return unchanged(getitem(self.array, self.index, mode, fill_value))
@@ -342,7 +342,7 @@ class IndexUpdateRef:
         *,
         indices_are_sorted: bool = False,
         unique_indices: bool = False,
-        mode: Any = None,
+        mode: str | None = None,
     ) -> Array:
         """A copy of ``x`` with ``x[idx] = values``."""
         return _update(lax.scatter, self.array, self.index, values, mode)
@@ -353,7 +353,7 @@ class IndexUpdateRef:
         *,
         indices_are_sorted: bool = False,
         unique_indices: bool = False,
-        mode: Any = None,
+        mode: str | None = None,
     ) -> Array:
         """A copy of ``x`` with ``x[idx] += values`` (repeated indices accumulate)."""
         return _update(lax.scatter_add, self.array, self.index, values, mode)
@@ -364,7 +364,7 @@ class IndexUpdateRef:
         *,
         indices_are_sorted: bool = False,
         unique_indices: bool = False,
-        mode: Any = None,
+        mode: str | None = None,
     ) -> Array:
         return _update(lax.scatter_add, self.array, self.index, lax.neg(values), mode)
 
@@ -374,7 +374,7 @@ class IndexUpdateRef:
         *,
         indices_are_sorted: bool = False,
         unique_indices: bool = False,
-        mode: Any = None,
+        mode: str | None = None,
     ) -> Array:
         """A copy of ``x`` with ``x[idx] *= values`` (repeated indices accumulate)."""
         return _update(lax.scatter_mul, self.array, self.index, values, mode)
@@ -387,7 +387,7 @@ class IndexUpdateRef:
         *,
         indices_are_sorted: bool = False,
         unique_indices: bool = False,
-        mode: Any = None,
+        mode: str | None = None,
     ) -> Array:
         """A copy of ``x`` with ``x[idx] = minimum(x[idx], values)``."""
         return _update(lax.scatter_min, self.array, self.index, values, mode)
@@ -398,7 +398,7 @@ class IndexUpdateRef:
         *,
         indices_are_sorted: bool = False,
         unique_indices: bool = False,
-        mode: Any = None,
+        mode: str | None = None,
     ) -> Array:
         """A copy of ``x`` with ``x[idx] = maximum(x[idx], values)``."""
         return _update(lax.scatter_max, self.array, self.index, values, mode)
@@ -412,7 +412,7 @@ class IndexUpdateHelper:
     def __init__(self, array: ArrayLike) -> None:
         self.array = array
 
-    def __getitem__(self, index: Any) -> IndexUpdateRef:
+    def __getitem__(self, index: object) -> IndexUpdateRef:
         return IndexUpdateRef(self.array, index)
 
     def __repr__(self) -> str:

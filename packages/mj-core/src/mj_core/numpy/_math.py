@@ -642,7 +642,7 @@ def isfinite(x: ArrayLike) -> Array:
     return lax.is_finite(x)
 
 
-def iscomplexobj(x: Any) -> bool:
+def iscomplexobj(x: ArrayLike) -> bool:
     """True if ``x`` has a complex dtype (a Python ``complex`` included). As JAX's, decided by
     type: ``None``, strings and real scalars are not complex, and anything with a ``dtype``
     (an array, a ``ShapeDtypeStruct``) is judged by it."""

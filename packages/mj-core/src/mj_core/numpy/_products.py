@@ -12,6 +12,7 @@ from mj_core._shapes import canonicalize_axes
 from mj_core._typing import Array, ArrayLike, DTypeLike
 from mj_core.numpy._promotion import check_arraylike, dtype_weak, promote, shape_of
 from mj_core.numpy._shape import broadcast_shapes, broadcast_to, ravel
+from mj_core.prims.contractions import PrecisionLike
 
 __all__ = ["dot", "inner", "matmul", "outer", "tensordot", "vdot"]
 
@@ -21,7 +22,7 @@ def _dot_general(
     b: ArrayLike,
     contract: tuple[Sequence[int], Sequence[int]],
     batch: tuple[Sequence[int], Sequence[int]] = ((), ()),
-    precision: Any = None,
+    precision: PrecisionLike = None,
     preferred_element_type: DTypeLike | None = None,
 ) -> Array:
     return lax.dot_general(a, b, (contract, batch), precision, preferred_element_type)
@@ -38,7 +39,7 @@ def dot(
     a: ArrayLike,
     b: ArrayLike,
     *,
-    precision: Any = None,
+    precision: PrecisionLike = None,
     preferred_element_type: DTypeLike | None = None,
 ) -> Array:
     """NumPy ``dot``: scalars multiply; otherwise the last axis of ``a`` contracts with the
@@ -56,7 +57,7 @@ def matmul(
     a: ArrayLike,
     b: ArrayLike,
     *,
-    precision: Any = None,
+    precision: PrecisionLike = None,
     preferred_element_type: DTypeLike | None = None,
 ) -> Array:
     """NumPy ``matmul`` (``a @ b``): 1-d operands are promoted to matrices and the leading
@@ -88,7 +89,7 @@ def vdot(
     a: ArrayLike,
     b: ArrayLike,
     *,
-    precision: Any = None,
+    precision: PrecisionLike = None,
     preferred_element_type: DTypeLike | None = None,
 ) -> Array:
     """Dot product of the flattened arrays, the first one conjugated (as NumPy and JAX)."""
@@ -102,7 +103,7 @@ def inner(
     a: ArrayLike,
     b: ArrayLike,
     *,
-    precision: Any = None,
+    precision: PrecisionLike = None,
     preferred_element_type: DTypeLike | None = None,
 ) -> Array:
     """Contract the last axes of ``a`` and ``b``."""
@@ -125,7 +126,7 @@ def tensordot(
     b: ArrayLike,
     axes: Any = 2,
     *,
-    precision: Any = None,
+    precision: PrecisionLike = None,
     preferred_element_type: DTypeLike | None = None,
 ) -> Array:
     """Contract ``axes`` (an int N: the last N of ``a`` with the first N of ``b``; or a pair

@@ -60,7 +60,7 @@ def dtype_weak(x: AnyArray) -> tuple[DType, bool]:
     return aval.dtype, aval.weak_type
 
 
-def check_ranks(fun_name: str, *xs: AnyArray) -> None:
+def check_ranks(fun_name: str, *xs: object) -> None:
     """JAX's ``promote_shapes`` check of the NumPy-level function ``fun_name``'s operands:
     with ``numpy_rank_promotion`` ``"warn"``/``"raise"``, operands of different non-scalar
     ranks warn or raise (the user's operands only: the primitives broadcast without a check).
@@ -98,7 +98,7 @@ def _cast_int(dtype: DType, value: int) -> Any:
         return np.asarray(value).astype(dtype)[()]
 
 
-def scalar_as(dtype: DType, value: Any) -> Any:
+def scalar_as(dtype: DType, value: object) -> Any:
     """The Python scalar ``value`` as a NumPy scalar of ``dtype``: JAX's literal of a weak
     operand (``mul a 2.0:f32[]``). An int must fit the default integer type, and then wraps
     into a narrower integer ``dtype`` (``uint8 + 300`` adds 44), as in JAX."""
@@ -109,7 +109,7 @@ def scalar_as(dtype: DType, value: Any) -> Any:
     return dtype.type(value)
 
 
-def _promoted(x: AnyArray, dtype: DType, weak: bool) -> AnyArray:
+def _promoted(x: ArrayLike, dtype: DType, weak: bool) -> AnyArray:
     """:func:`convert` of an operand of a promoting function (a Python int must fit the default
     integer type first, see :func:`scalar_as`)."""
     if type(x) is int:
@@ -211,7 +211,7 @@ def lax_operands(*xs: AnyArray) -> list[AnyArray]:
     return _operands_for(xs, dtype, weak)
 
 
-def lax_pair(x: AnyArray, y: AnyArray) -> tuple[AnyArray, AnyArray, DType]:
+def lax_pair(x: ArrayLike, y: ArrayLike) -> tuple[AnyArray, AnyArray, DType]:
     """:func:`lax_operands` of two operands, and their dtype. Traced and differentiated
     NumPy-style code reaches here on every binary operation, so the two common cases (one
     dtype; an array and a Python scalar of a kind that fits into it) skip the lattice."""
@@ -230,7 +230,7 @@ def lax_pair(x: AnyArray, y: AnyArray) -> tuple[AnyArray, AnyArray, DType]:
     return a, b, dtype
 
 
-def lax_operands_inexact(*xs: AnyArray) -> list[AnyArray]:
+def lax_operands_inexact(*xs: object) -> list[AnyArray]:
     """:func:`lax_operands` for a float-valued operation (``arctan2``)."""
     dtype, weak = promoted_dtype(*xs)
     return _operands_for(xs, to_inexact_dtype(dtype), weak)

@@ -85,7 +85,7 @@ def _accumulation_dtype(a: ArrayLike, dtype: DTypeLike | None, integers: bool) -
     return _promote_integer(src) if integers or src.kind == "b" else src
 
 
-def _no_out(name: str, out: Any) -> None:
+def _no_out(name: str, out: object) -> None:
     if out is not None:
         raise NotImplementedError(
             f"The 'out' argument to mnp.{name} is not supported: mj arrays are immutable."

@@ -127,7 +127,7 @@ def digitize(
 
 
 def bincount(
-    x: AnyArray, weights: AnyArray | None = None, minlength: int = 0, *, length: int | None = None
+    x: ArrayLike, weights: ArrayLike | None = None, minlength: int = 0, *, length: int | None = None
 ) -> AnyArray:
     """Counts (or summed ``weights``) of each value of the non-negative 1-D integer array
     ``x``; negative values count as 0, as in JAX. The result has ``length`` entries, by

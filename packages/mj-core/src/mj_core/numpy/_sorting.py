@@ -37,7 +37,7 @@ def _flatten_if_none(api: str, a: ArrayLike, axis: int | None) -> tuple[Array, i
     return a, canonicalize_axis(api, axis, cnp.ndim(a))
 
 
-def _reject_kind_order(api: str, kind: Any, order: Any) -> None:
+def _reject_kind_order(api: str, kind: object, order: object) -> None:
     """JAX's sorts take ``kind``/``order`` for NumPy's signature only, and reject them."""
     if kind is not None:
         raise TypeError(
@@ -52,8 +52,8 @@ def sort(
     a: ArrayLike,
     axis: int | None = -1,
     *,
-    kind: Any = None,
-    order: Any = None,
+    kind: object = None,
+    order: object = None,
     stable: bool = True,
     descending: bool = False,
 ) -> Array:
@@ -68,8 +68,8 @@ def argsort(
     a: ArrayLike,
     axis: int | None = -1,
     *,
-    kind: Any = None,
-    order: Any = None,
+    kind: object = None,
+    order: object = None,
     stable: bool = True,
     descending: bool = False,
     dtype: DTypeLike | None = None,

@@ -105,7 +105,7 @@ def _float64_operand(name: str, x: Any) -> tuple[Any, np.dtype[Any]]:
     return np.asarray(x, F64), dtype
 
 
-def _polynomial(coefficients: Sequence[float], t: Any) -> Any:
+def _polynomial(coefficients: Sequence[float], t: object) -> Any:
     """``sum(c[k] * t**k)`` by Horner's rule (lowest degree first)."""
     out = np.full_like(t, coefficients[-1])
     for c in coefficients[-2::-1]:
@@ -113,7 +113,7 @@ def _polynomial(coefficients: Sequence[float], t: Any) -> Any:
     return out
 
 
-def _lgamma_two_plus(z: Any) -> Any:
+def _lgamma_two_plus(z: object) -> Any:
     """``lgamma(2 + z)`` for ``|z| <= 1/2``: the terms fall like ``4**-k``."""
     signed = [(-1) ** k * c / k for k, c in enumerate(_ZETA_MINUS_ONE, start=2)]
     return z * (1 - _EULER_GAMMA + z * _polynomial(signed, z))
@@ -289,7 +289,7 @@ _SERIES_TERMS = 90
 _ASYMPTOTIC_TERMS = 25
 
 
-def _chebyshev(t: Any, coefficients: Sequence[float]) -> Any:
+def _chebyshev(t: object, coefficients: Sequence[float]) -> Any:
     """Clenshaw's recurrence, Cephes' ``chbevl``."""
     b0 = np.zeros_like(t)
     b1 = np.zeros_like(t)
@@ -421,14 +421,14 @@ def _igamma_pair(a: Any, x: Any) -> tuple[Any, Any]:
     return p, q
 
 
-def igamma(a: Any, x: Any) -> Any:
+def igamma(a: object, x: object) -> Any:
     a64, x64, dtype = _operands("igamma", a, x)
     with np.errstate(all="ignore"):
         p, _ = _igamma_pair(a64, x64)
     return np.asarray(p, dtype)[()]
 
 
-def igammac(a: Any, x: Any) -> Any:
+def igammac(a: object, x: object) -> Any:
     a64, x64, dtype = _operands("igammac", a, x)
     with np.errstate(all="ignore"):
         _, q = _igamma_pair(a64, x64)

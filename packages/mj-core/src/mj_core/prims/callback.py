@@ -39,7 +39,7 @@ class HostCallback:
         self.fun = fun
         self.api = api
 
-    def __call__(self, *args: Any) -> Any:
+    def __call__(self, *args: object) -> Any:
         return self.fun(*(np.asarray(a) for a in args))
 
     def __repr__(self) -> str:
@@ -51,7 +51,7 @@ pure_callback_p = Primitive("pure_callback", multiple_results=True)
 
 
 def check_callback_outputs(
-    api: str, outs: Any, result_avals: Sequence[ShapedArray]
+    api: str, outs: object, result_avals: Sequence[ShapedArray]
 ) -> list[np.ndarray[Any, Any]]:
     """The callback's outputs as NumPy arrays, checked against the declared types (one check
     for eager, jaxpr and compiled evaluation, so all three reject the same callbacks)."""
@@ -74,7 +74,7 @@ def check_callback_outputs(
 
 
 @impl_rules.register(debug_callback_p)
-def debug_callback_impl(*args: Any, callback: HostCallback) -> list[Any]:
+def debug_callback_impl(*args: object, callback: HostCallback) -> list[Any]:
     callback(*args)
     return []
 
@@ -86,7 +86,7 @@ def debug_callback_out_avals(*avals: ShapedArray, callback: HostCallback) -> lis
 
 @impl_rules.register(pure_callback_p)
 def pure_callback_impl(
-    *args: Any,
+    *args: object,
     callback: HostCallback,
     result_avals: tuple[ShapedArray, ...],
     vmap_method: str | None,

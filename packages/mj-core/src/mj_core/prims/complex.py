@@ -96,7 +96,7 @@ def _conj_avals(x: ShapedArray, *, input_dtype: DType) -> list[ShapedArray]:
 
 
 @impl_rules.register(conj_p)
-def _conj_impl(x: Any, *, input_dtype: DType) -> list[Any]:
+def _conj_impl(x: ArrayLike, *, input_dtype: DType) -> list[Any]:
     (out,) = check_operands(conj_p, (x,), {"input_dtype": input_dtype})
     return [np.conjugate(np.asarray(x, out.dtype))[()]]
 

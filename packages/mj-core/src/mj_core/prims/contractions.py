@@ -10,7 +10,7 @@ import enum
 import functools
 import math
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypeAlias
 
 import numpy as np
 
@@ -23,6 +23,7 @@ from mj_core.prims._operands import bind1, check_axes, check_operands, common_dt
 __all__ = [
     "DotDimensionNumbers",
     "Precision",
+    "PrecisionLike",
     "dot",
     "dot_general",
     "dot_general_p",
@@ -69,7 +70,18 @@ _ALIASES = {
 }
 
 
-def _one(p: Any, precision: Any) -> Precision:
+#: A ``precision=`` argument (``jax.lax.PrecisionLike``): ``None``, a :class:`Precision` or
+#: one of its names, or a pair of these (one per operand).
+PrecisionLike: TypeAlias = (
+    str
+    | Precision
+    | tuple[str | Precision | None, str | Precision | None]
+    | list[str | Precision | None]
+    | None
+)
+
+
+def _one(p: object, precision: object) -> Precision:
     try:
         return p if isinstance(p, Precision) else Precision(p)
     except ValueError:
@@ -79,7 +91,7 @@ def _one(p: Any, precision: Any) -> Precision:
         ) from None
 
 
-def canonicalize_precision(precision: Any) -> tuple[Precision, Precision] | None:
+def canonicalize_precision(precision: PrecisionLike) -> tuple[Precision, Precision] | None:
     """``None``, or the precision of each operand as a pair of :class:`Precision`."""
     if precision is None:
         return None
@@ -105,7 +117,7 @@ def _dot_general_avals(
     rhs: ShapedArray,
     *,
     dimension_numbers: DotDimensionNumbers,
-    precision: Any = None,
+    precision: tuple[Precision, Precision] | None = None,
     preferred_element_type: np.dtype[Any] | None = None,
 ) -> list[ShapedArray]:
     avals = (lhs, rhs)
@@ -165,11 +177,11 @@ def _matmul_plan(
 
 @impl_rules.register(dot_general_p)
 def _dot_general_impl(
-    lhs: Any,
-    rhs: Any,
+    lhs: object,
+    rhs: object,
     *,
     dimension_numbers: DotDimensionNumbers,
-    precision: Any = None,
+    precision: tuple[Precision, Precision] | None = None,
     preferred_element_type: np.dtype[Any] | None = None,
 ) -> list[Any]:
     params = {
@@ -218,8 +230,8 @@ def _canonical_dot_dims(dimension_numbers: Any, lhs_nd: int, rhs_nd: int) -> Any
 def dot_general(
     lhs: ArrayLike,
     rhs: ArrayLike,
-    dimension_numbers: Any,
-    precision: Any = None,
+    dimension_numbers: object,
+    precision: PrecisionLike = None,
     preferred_element_type: DTypeLike | None = None,
 ) -> Array:
     """General contraction; ``dimension_numbers = ((lhs_contract, rhs_contract), (lhs_batch,
@@ -243,7 +255,7 @@ def dot_general(
 def dot(
     lhs: ArrayLike,
     rhs: ArrayLike,
-    precision: Any = None,
+    precision: PrecisionLike = None,
     preferred_element_type: DTypeLike | None = None,
 ) -> Array:
     """Vector/matrix product: contracts the last dim of ``lhs`` with the first of ``rhs``

@@ -47,7 +47,9 @@ def _float_to_int(x: np.ndarray[Any, Any], dtype: np.dtype[Any]) -> np.ndarray[A
 
 
 @impl_rules.register(convert_element_type_p)
-def _convert_element_type_impl(x: Any, *, new_dtype: np.dtype[Any], weak_type: bool) -> list[Any]:
+def _convert_element_type_impl(
+    x: ArrayLike, *, new_dtype: np.dtype[Any], weak_type: bool
+) -> list[Any]:
     new = np.dtype(new_dtype)
     arr = np.asarray(x)
     if arr.dtype == new:
@@ -86,7 +88,7 @@ def _bitcast_convert_type_avals(x: ShapedArray, *, new_dtype: np.dtype[Any]) -> 
 
 
 @impl_rules.register(bitcast_convert_type_p)
-def _bitcast_convert_type_impl(x: Any, *, new_dtype: np.dtype[Any]) -> list[Any]:
+def _bitcast_convert_type_impl(x: ArrayLike, *, new_dtype: np.dtype[Any]) -> list[Any]:
     (out,) = check_operands(bitcast_convert_type_p, (x,), {"new_dtype": new_dtype})
     # the operand as mj holds it (a NumPy float64 array is float32 without x64); 0-d arrays
     # cannot change itemsize in place

@@ -38,7 +38,7 @@ from mj_core._typing import Array, ArrayLike, DTypeLike
 from mj_core.prims._conv_numpy import canonical_conv, dilate_and_pad
 from mj_core.prims._conv_numpy import dilate_dim as dilate_dim
 from mj_core.prims._operands import bind1, check_operands, common_dtype
-from mj_core.prims.contractions import canonicalize_precision
+from mj_core.prims.contractions import Precision, PrecisionLike, canonicalize_precision
 from mj_core.prims.structural import reshape_p, rev_p, transpose_p
 
 __all__ = [
@@ -183,7 +183,7 @@ def _conv_general_dilated_avals(
     dimension_numbers: ConvDimensionNumbers,
     feature_group_count: int,
     batch_group_count: int,
-    precision: Any = None,
+    precision: tuple[Precision, Precision] | None = None,
     preferred_element_type: np.dtype[Any] | None = None,
 ) -> list[ShapedArray]:
     avals = (lhs, rhs)
@@ -280,7 +280,7 @@ def conv_general_permutations(
 
 
 def conv_dimension_numbers(
-    lhs_shape: Sequence[int], rhs_shape: Sequence[int], dimension_numbers: Any
+    lhs_shape: Sequence[int], rhs_shape: Sequence[int], dimension_numbers: object
 ) -> ConvDimensionNumbers:
     """``dimension_numbers`` (``None``, three strings, or a ``ConvDimensionNumbers``) as a
     ``ConvDimensionNumbers``; only the ranks of the shapes matter. ``None`` means
@@ -357,10 +357,10 @@ def conv_general_dilated(
     padding: str | Sequence[tuple[int, int]],
     lhs_dilation: Sequence[int] | None = None,
     rhs_dilation: Sequence[int] | None = None,
-    dimension_numbers: Any = None,
+    dimension_numbers: object = None,
     feature_group_count: int = 1,
     batch_group_count: int = 1,
-    precision: Any = None,
+    precision: PrecisionLike = None,
     preferred_element_type: DTypeLike | None = None,
 ) -> Array:
     """General N-d convolution with strides, padding, lhs (transposed-conv) dilation, rhs
@@ -414,7 +414,7 @@ def conv(
     rhs: ArrayLike,
     window_strides: Sequence[int],
     padding: str,
-    precision: Any = None,
+    precision: PrecisionLike = None,
     preferred_element_type: DTypeLike | None = None,
 ) -> Array:
     """Convolution of an ``NCHW`` input with an ``OIHW`` kernel (any number of spatial
@@ -431,7 +431,7 @@ def conv_with_general_padding(
     padding: str | Sequence[tuple[int, int]],
     lhs_dilation: Sequence[int] | None,
     rhs_dilation: Sequence[int] | None,
-    precision: Any = None,
+    precision: PrecisionLike = None,
     preferred_element_type: DTypeLike | None = None,
 ) -> Array:
     """:func:`conv` (``NCHW`` input, ``OIHW`` kernel) with explicit padding and dilations."""
@@ -479,9 +479,9 @@ def conv_transpose(
     strides: Sequence[int],
     padding: str | Sequence[tuple[int, int]],
     rhs_dilation: Sequence[int] | None = None,
-    dimension_numbers: Any = None,
+    dimension_numbers: object = None,
     transpose_kernel: bool = False,
-    precision: Any = None,
+    precision: PrecisionLike = None,
     preferred_element_type: DTypeLike | None = None,
     use_consistent_padding: bool = False,
 ) -> Array:
@@ -610,7 +610,7 @@ def conv_general_shape_tuple(
     rhs_shape: Sequence[int],
     window_strides: Sequence[int],
     padding: str | Sequence[tuple[int, int]],
-    dimension_numbers: Any,
+    dimension_numbers: object,
 ) -> Shape:
     """Output shape of ``conv_general_dilated`` (without dilation) for the layouts in
     ``dimension_numbers`` (``("NHWC", "HWIO", "NHWC")`` or a ``ConvDimensionNumbers``)."""
@@ -626,7 +626,7 @@ def conv_transpose_shape_tuple(
     rhs_shape: Sequence[int],
     window_strides: Sequence[int],
     padding: str | Sequence[tuple[int, int]],
-    dimension_numbers: Any,
+    dimension_numbers: object,
 ) -> Shape:
     """Output shape of ``conv_transpose`` for the layouts in ``dimension_numbers``."""
     lhs_spec, rhs_spec, out_spec = conv_dimension_numbers(lhs_shape, rhs_shape, dimension_numbers)

@@ -272,7 +272,7 @@ def _typing_rule(prim: Primitive) -> Callable[..., list[ShapedArray]]:
     on_x64_change(lambda _: memo.clear())  # the lattice differs between the modes
     on_change("numpy_dtype_promotion", lambda _: memo.clear())
 
-    def rule(*avals: ShapedArray, **params: Any) -> list[ShapedArray]:
+    def rule(*avals: ShapedArray, **params: object) -> list[ShapedArray]:
         out = memo.get(avals)
         if out is None:
             out = elementwise_out_aval(prim, avals)
@@ -359,7 +359,7 @@ _PLANS: list[dict[tuple[Any, ...], Any]] = []  # every primitive's, cleared when
 _PLANS_LIMIT = 1024
 
 
-def _clear_plans(_: Any) -> None:
+def _clear_plans(_: object) -> None:
     for plans in _PLANS:
         plans.clear()
 
@@ -427,7 +427,7 @@ def _sqrt(x: Any) -> Any:
     return np.where(np.isnan(x.real), complex(np.nan, np.nan), np.sqrt(x + 0))[()]
 
 
-def _complex_divide(x: Any, y: Any) -> Any:
+def _complex_divide(x: ArrayLike, y: ArrayLike) -> Any:
     """Complex ``x / y`` as XLA's CPU kernel divides (Smith's algorithm, then its corner
     cases where both parts came out NaN: a zero, an infinite numerator or an infinite
     denominator), so that eager division rounds and signs as jit does (NumPy's kernel gives
@@ -701,7 +701,7 @@ def _pow(x: Any, y: Any) -> Any:
     return np.where(negative, inverse, out)[()]
 
 
-def _complex_pow(x: Any, y: Any) -> Any:
+def _complex_pow(x: ArrayLike, y: ArrayLike) -> Any:
     """Complex ``x ** y`` in XLA's polar form, ``|x|**c e**(-d t) (cos q + i sin q)`` with
     ``t = arg x``, ``q = d log|x| + c t`` (NumPy's kernel rounds differently: ``(-1)**0.5``
     has XLA's real part ``cos(pi/2)``, not 0); the power 0 gives 1, a zero base 0 to a

@@ -165,7 +165,7 @@ def _gather_avals(
     dimension_numbers: GatherDimensionNumbers,
     slice_sizes: tuple[int, ...],
     mode: str,
-    fill_value: Any,
+    fill_value: ArrayLike,
 ) -> list[ShapedArray]:
     dn = dimension_numbers
     check = _Checker("gather", (operand, indices))
@@ -364,9 +364,9 @@ def _scatter_avals(
 
 def _scatter_apply(
     combine: Callable[[np.ndarray[Any, Any], tuple[Any, ...], Any], None],
-    operand: Any,
-    indices: Any,
-    updates: Any,
+    operand: ArrayLike,
+    indices: object,
+    updates: object,
     dn: ScatterDimensionNumbers,
     mode: str,
     dtype: np.dtype[Any],
@@ -409,7 +409,7 @@ def _scatter_apply(
     return out
 
 
-def _assign(target: np.ndarray[Any, Any], index: tuple[Any, ...], values: Any) -> None:
+def _assign(target: np.ndarray[Any, Any], index: tuple[Any, ...], values: ArrayLike) -> None:
     target[index] = values
 
 
@@ -450,7 +450,7 @@ scatter_max_p = _define_scatter("scatter_max", "biuf", np.maximum.at)
 
 
 # --- lax wrappers ----------------------------------------------------------------------------
-def _mode(mode: Any) -> str:
+def _mode(mode: object) -> str:
     """``jax.lax`` modes: None (the default), ``"fill"`` and ``"drop"`` mean fill-or-drop."""
     name = getattr(mode, "name", mode)
     if name is None or str(name).lower() in ("fill", "drop", "fill_or_drop"):
@@ -520,7 +520,7 @@ def _scatter_wrapper(prim: Primitive, doc: str) -> _ScatterFn:
         *,
         indices_are_sorted: bool = False,
         unique_indices: bool = False,
-        mode: Any = None,
+        mode: object = None,
     ) -> Array:
         return bind1(
             prim,

@@ -100,7 +100,7 @@ def _cholesky_avals(a: ShapedArray) -> list[ShapedArray]:
 
 
 @impl_rules.register(cholesky_p)
-def _cholesky_impl(a: Any) -> list[Any]:
+def _cholesky_impl(a: ArrayLike) -> list[Any]:
     (out,) = check_operands(cholesky_p, [a], {})
     x = np.asarray(a)
     try:
@@ -201,7 +201,7 @@ def _lu_avals(a: ShapedArray) -> list[ShapedArray]:
 
 
 @impl_rules.register(lu_p)
-def _lu_impl(a: Any) -> list[Any]:
+def _lu_impl(a: ArrayLike) -> list[Any]:
     out = check_operands(lu_p, [a], {})
     x = np.array(a, dtype=out[0].dtype)  # a private copy, overwritten by the factors
     *batch, m, n = x.shape
@@ -240,7 +240,7 @@ def _eigh_avals(a: ShapedArray, *, lower: bool, sort_eigenvalues: bool) -> list[
 
 
 @impl_rules.register(eigh_p)
-def _eigh_impl(a: Any, *, lower: bool, sort_eigenvalues: bool) -> list[Any]:
+def _eigh_impl(a: ArrayLike, *, lower: bool, sort_eigenvalues: bool) -> list[Any]:
     v_aval, w_aval = check_operands(
         eigh_p, [a], {"lower": lower, "sort_eigenvalues": sort_eigenvalues}
     )
@@ -275,7 +275,7 @@ def _geev_normalized(v: Any) -> Any:
 
 
 @impl_rules.register(eig_p)
-def _eig_impl(a: Any, **params: bool) -> list[Any]:
+def _eig_impl(a: ArrayLike, **params: bool) -> list[Any]:
     avals = check_operands(eig_p, [a], params)
     dtype = avals[0].dtype
     x = np.asarray(a)
@@ -312,7 +312,7 @@ def _svd_avals(a: ShapedArray, *, full_matrices: bool, compute_uv: bool) -> list
 
 
 @impl_rules.register(svd_p)
-def _svd_impl(a: Any, *, full_matrices: bool, compute_uv: bool) -> list[Any]:
+def _svd_impl(a: ArrayLike, *, full_matrices: bool, compute_uv: bool) -> list[Any]:
     avals = check_operands(svd_p, [a], {"full_matrices": full_matrices, "compute_uv": compute_uv})
     x = np.asarray(a)
     try:
@@ -334,7 +334,7 @@ def _qr_avals(a: ShapedArray, *, full_matrices: bool) -> list[ShapedArray]:
 
 
 @impl_rules.register(qr_p)
-def _qr_impl(a: Any, *, full_matrices: bool) -> list[Any]:
+def _qr_impl(a: ArrayLike, *, full_matrices: bool) -> list[Any]:
     q_aval, r_aval = check_operands(qr_p, [a], {"full_matrices": full_matrices})
     q, r = np.linalg.qr(np.asarray(a), mode="complete" if full_matrices else "reduced")
     return [np.asarray(q, q_aval.dtype), np.asarray(r, r_aval.dtype)]

@@ -91,7 +91,7 @@ collective_prims: frozenset[Primitive] = frozenset(
 # --- binding ----------------------------------------------------------------------------------
 
 
-def bind_collective(prim: Primitive, *args: Any, **params: Any) -> list[Array]:
+def bind_collective(prim: Primitive, *args: object, **params: object) -> list[Array]:
     """``bind`` for a collective: the trace handling it is the highest of the operands'
     traces, the dynamic trace and the traces owning its axes, so a vmap computes a collective
     over its own axis even when no operand is batched by it."""
@@ -115,7 +115,7 @@ def _redispatching_impl(prim: Primitive) -> Any:
     """The impl rule of a collective: a jaxpr evaluated on constants reaches it; send the
     collective to the trace owning its axis."""
 
-    def impl(*args: Any, **params: Any) -> list[Any]:
+    def impl(*args: object, **params: object) -> list[Any]:
         return bind_collective(prim, *args, **params)
 
     impl.__name__ = f"_{prim.name}_impl"
@@ -161,19 +161,19 @@ def _group_size(axis_name: AxisName | Sequence[AxisName], groups: Groups | None)
     return axis_size(axis_name)
 
 
-def _staged(axis_name: Any) -> bool:
+def _staged(axis_name: object) -> bool:
     """Whether every named axis is a pmap's (or shard_map's): a collective over them is one
     XLA collective over their devices, even for several names. Over a vmap axis, the
     gather-like collectives of several names are composed of one-name ones."""
     return all(axis_frame(name).main is None for name in names_of(axis_name))
 
 
-def _dtype(x: Any) -> np.dtype[Any]:
+def _dtype(x: ArrayLike) -> np.dtype[Any]:
     dtype = getattr(x, "dtype", None)
     return np.dtype(dtype) if dtype is not None else get_aval(x).dtype
 
 
-def _param_name(axis_name: Any) -> Any:
+def _param_name(axis_name: object) -> Any:
     """The ``axis_name`` param as printed: the name itself, or a tuple of several."""
     names = names_of(axis_name)
     return names[0] if len(names) == 1 else names
@@ -188,7 +188,7 @@ def axis_size(axis_name: AxisName | Sequence[AxisName]) -> int:
 
 
 def psum(
-    x: Any,
+    x: ArrayLike,
     axis_name: AxisName | Sequence[AxisName],
     *,
     axis_index_groups: Sequence[Sequence[int]] | None = None,
@@ -212,13 +212,13 @@ def psum(
     return tree_unflatten(tree, outs)
 
 
-def _convert(x: Any, dtype: np.dtype[Any]) -> Any:
+def _convert(x: ArrayLike, dtype: np.dtype[Any]) -> Any:
     return bind1(cv.convert_element_type_p, x, new_dtype=dtype, weak_type=False)
 
 
 def _bind_extremum(
     prim: Primitive,
-    x: Any,
+    x: ArrayLike,
     axis_name: AxisName | Sequence[AxisName],
     axis_index_groups: Sequence[Sequence[int]] | None,
 ) -> Any:
@@ -231,7 +231,7 @@ def _bind_extremum(
 
 
 def pmax(
-    x: Any,
+    x: ArrayLike,
     axis_name: AxisName | Sequence[AxisName],
     *,
     axis_index_groups: Sequence[Sequence[int]] | None = None,
@@ -241,7 +241,7 @@ def pmax(
 
 
 def pmin(
-    x: Any,
+    x: ArrayLike,
     axis_name: AxisName | Sequence[AxisName],
     *,
     axis_index_groups: Sequence[Sequence[int]] | None = None,
@@ -251,7 +251,7 @@ def pmin(
 
 
 def pmean(
-    x: Any,
+    x: ArrayLike,
     axis_name: AxisName | Sequence[AxisName],
     *,
     axis_index_groups: Sequence[Sequence[int]] | None = None,
@@ -262,7 +262,7 @@ def pmean(
     return tree_map(lambda v: _true_divide(v, n), total)
 
 
-def _true_divide(x: Any, n: int) -> Any:
+def _true_divide(x: ArrayLike, n: int) -> Any:
     if _dtype(x).kind in "biu":
         x = _convert(x, default_dtype_for_pytype(float))
     return bind1(ew.div_p, x, n)
@@ -272,7 +272,7 @@ def _true_divide(x: Any, n: int) -> Any:
 
 
 def all_gather(
-    x: Any,
+    x: ArrayLike,
     axis_name: AxisName | Sequence[AxisName],
     *,
     axis_index_groups: Sequence[Sequence[int]] | None = None,
@@ -315,7 +315,7 @@ def all_gather(
 
 
 def psum_scatter(
-    x: Any,
+    x: ArrayLike,
     axis_name: AxisName | Sequence[AxisName],
     *,
     scatter_dimension: int = 0,
@@ -490,7 +490,7 @@ def pswapaxes(
 
 
 def ppermute(
-    x: Any, axis_name: AxisName | Sequence[AxisName], perm: Sequence[tuple[int, int]]
+    x: ArrayLike, axis_name: AxisName | Sequence[AxisName], perm: Sequence[tuple[int, int]]
 ) -> Any:
     """Send ``x`` (a pytree) from index ``src`` to index ``dst`` of the named axis for each
     pair ``(src, dst)`` of ``perm``; an index no pair sends to receives zeros. Several names
@@ -514,14 +514,14 @@ def ppermute(
             f"of size {size}."
         )
 
-    def permute(leaf: Any) -> Any:
+    def permute(leaf: object) -> Any:
         (out,) = bind_collective(ppermute_p, leaf, axis_name=name, perm=pairs)
         return out
 
     return tree_map(permute, x)
 
 
-def pshuffle(x: Any, axis_name: AxisName | Sequence[AxisName], perm: Sequence[int]) -> Any:
+def pshuffle(x: ArrayLike, axis_name: AxisName | Sequence[AxisName], perm: Sequence[int]) -> Any:
     """Index ``i`` of the named axis receives the ``x`` of index ``perm[i]``."""
     size = axis_size(axis_name)
     if sorted(perm) != list(range(size)):
@@ -548,7 +548,7 @@ def axis_index(axis_name: AxisName | Sequence[AxisName]) -> Array:
 # --- typing rules -----------------------------------------------------------------------------
 
 
-def _identity_avals(*avals: ShapedArray, **params: Any) -> list[ShapedArray]:
+def _identity_avals(*avals: ShapedArray, **params: object) -> list[ShapedArray]:
     return [ShapedArray(a.shape, a.dtype, a.weak_type) for a in avals]
 
 

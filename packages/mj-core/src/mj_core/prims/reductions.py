@@ -94,7 +94,7 @@ def _define_reduction(name: str, kinds: str, compute: Callable[..., Any]) -> Pri
         shape = tuple(s for i, s in enumerate(x.shape) if i not in dims)
         return [ShapedArray(shape, x.dtype, x.weak_type)]
 
-    def impl(x: Any, *, axes: tuple[int, ...]) -> list[Any]:
+    def impl(x: ArrayLike, *, axes: tuple[int, ...]) -> list[Any]:
         (out,) = check_operands(prim, (x,), {"axes": axes})
         return [compute(np.asarray(x), tuple(axes), out.dtype)]
 
@@ -188,7 +188,7 @@ def _define_arg_reduction(name: str, compute: Callable[..., Any]) -> Primitive:
         shape = tuple(s for i, s in enumerate(x.shape) if i != axis)
         return [ShapedArray(shape, idx)]
 
-    def impl(x: Any, *, axes: tuple[int, ...], index_dtype: np.dtype[Any]) -> list[Any]:
+    def impl(x: ArrayLike, *, axes: tuple[int, ...], index_dtype: np.dtype[Any]) -> list[Any]:
         (out,) = check_operands(prim, (x,), {"axes": axes, "index_dtype": index_dtype})
         return [np.asarray(compute(x, axis=axes[0]), out.dtype)]
 
@@ -212,7 +212,7 @@ def _define_cumulative(name: str, kinds: str, compute: Callable[..., Any]) -> Pr
         check_axes(name, (axis,), x.ndim, [x])
         return [raise_to_shaped(x)]
 
-    def impl(x: Any, *, axis: int, reverse: bool) -> list[Any]:
+    def impl(x: ArrayLike, *, axis: int, reverse: bool) -> list[Any]:
         (out,) = check_operands(prim, (x,), {"axis": axis, "reverse": reverse})
         arr = np.asarray(x)
         if reverse:
@@ -374,7 +374,7 @@ def is_identity(init: ArrayLike, name: str, operand: ArrayLike) -> bool:
     return bool(np.equal(value, reduction_identity(name, dtype)))
 
 
-def single_operand(api: str, operands: Any, init_values: Any) -> tuple[Array, Array]:
+def single_operand(api: str, operands: ArrayLike, init_values: object) -> tuple[Array, Array]:
     """The one operand and init value of a reduction given as pytrees (mj's monoid reductions
     take one operand), or the error saying what differs."""
     flat_ops, op_tree = tree_flatten(operands)
@@ -392,7 +392,7 @@ def single_operand(api: str, operands: Any, init_values: Any) -> tuple[Array, Ar
     return flat_ops[0], flat_inits[0]
 
 
-def unsupported_monoid(api: str, supported: str, computation: Any, init: ArrayLike) -> Exception:
+def unsupported_monoid(api: str, supported: str, computation: object, init: ArrayLike) -> Exception:
     """The error for a computation or init value that is not a supported monoid's."""
     return NotImplementedError(
         f"{api}: mj supports only the monoid reductions {supported} with the monoid's identity "

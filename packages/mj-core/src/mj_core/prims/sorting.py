@@ -46,7 +46,7 @@ def _sort_avals(
 
 
 @impl_rules.register(sort_p)
-def _sort_impl(*operands: Any, dimension: int, is_stable: bool, num_keys: int) -> list[Any]:
+def _sort_impl(*operands: object, dimension: int, is_stable: bool, num_keys: int) -> list[Any]:
     params = {"dimension": dimension, "is_stable": is_stable, "num_keys": num_keys}
     check_operands(sort_p, operands, params)
     arrays = [np.asarray(op) for op in operands]

@@ -339,7 +339,7 @@ def _slice_avals(
 
 @impl_rules.register(slice_p)
 def _slice_impl(
-    x: Any,
+    x: ArrayLike,
     *,
     start_indices: tuple[int, ...],
     limit_indices: tuple[int, ...],
@@ -391,7 +391,9 @@ def _clamped_window(
 
 
 @impl_rules.register(dynamic_slice_p)
-def _dynamic_slice_impl(x: Any, *start_indices: Any, slice_sizes: tuple[int, ...]) -> list[Any]:
+def _dynamic_slice_impl(
+    x: ArrayLike, *start_indices: object, slice_sizes: tuple[int, ...]
+) -> list[Any]:
     check_operands(dynamic_slice_p, (x, *start_indices), {"slice_sizes": slice_sizes})
     x = np.asarray(x)
     return [x[_clamped_window(x.shape, start_indices, slice_sizes)]]

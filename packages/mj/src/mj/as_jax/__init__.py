@@ -77,7 +77,7 @@ def _version_info() -> tuple[int, ...]:
 _VERSION_MODULE = _make_version_module()
 
 
-def _api_boundary(fun: Any = None, **_: Any) -> Any:
+def _api_boundary(fun: object = None, **_: object) -> Any:
     """JAX's traceback-filtering decorator: the function itself (mj filters no frames)."""
     if fun is None:
         return _api_boundary

@@ -52,7 +52,7 @@ def evaluate(params: Any, images: Any, labels: Any) -> tuple[Any, Any]:
     return nll, mnp.mean(mnp.argmax(log_probs, axis=-1) == labels)
 
 
-def cnn_trainer(key: Any, args: argparse.Namespace, steps_per_epoch: int) -> Trainer:
+def cnn_trainer(key: object, args: argparse.Namespace, steps_per_epoch: int) -> Trainer:
     """The convnet at its initial parameters with ``optimizers.adam``, its step size decaying
     by ``args.decay`` per epoch."""
     _, params = init_net(key, (-1, *IMAGE_SHAPE))

@@ -53,7 +53,7 @@ class History(NamedTuple):
     test_accuracy: list[float]
 
 
-def load_digits(key: Any) -> Dataset:
+def load_digits(key: object) -> Dataset:
     """The 1,797 digits as float32 pixels in [0, 1], shuffled with ``key`` and split 80/20."""
     with resources.files("mj.demo").joinpath("digits.npz").open("rb") as f, np.load(f) as data:
         images = data["images"].reshape(-1, 64).astype(np.float32) / 16.0
@@ -76,7 +76,7 @@ def init_params(key: Any, sizes: Sequence[int]) -> Params:
     ]
 
 
-def predict(params: Params, x: Any) -> Any:
+def predict(params: Params, x: object) -> Any:
     """Logits of one example or a batch: ReLU hidden layers, linear output layer."""
     for layer in params[:-1]:
         x = mj.nn.relu(x @ layer["w"] + layer["b"])
@@ -97,7 +97,7 @@ def example_metrics(params: Params, image: Any, label: Any) -> tuple[Any, Any]:
 
 
 @mj.jit
-def evaluate(params: Params, images: Any, labels: Any) -> tuple[Any, Any]:
+def evaluate(params: Params, images: object, labels: object) -> tuple[Any, Any]:
     """Mean loss and accuracy over a dataset, from per-example metrics."""
     nll, correct = mj.vmap(example_metrics, in_axes=(None, 0, 0))(params, images, labels)
     return mnp.mean(nll), mnp.mean(correct.astype(np.float32))
@@ -138,7 +138,7 @@ def require_demo_extra() -> None:
         )
 
 
-def mlp_trainer(key: Any, args: argparse.Namespace, steps_per_epoch: int) -> Trainer:
+def mlp_trainer(key: object, args: argparse.Namespace, steps_per_epoch: int) -> Trainer:
     """The MLP at its initial parameters with the hand-written Adam step above."""
     params = init_params(key, (64, *HIDDEN, NUM_CLASSES))
     zeros = mj.tree_util.tree_map(np.zeros_like, params)

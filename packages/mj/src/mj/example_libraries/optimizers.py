@@ -141,7 +141,7 @@ def optimizer(opt_maker: Callable[..., ArrayTriple]) -> Callable[..., Optimizer]
     """
 
     @functools.wraps(opt_maker)
-    def tree_opt_maker(*args: Any, **kwargs: Any) -> Optimizer:
+    def tree_opt_maker(*args: object, **kwargs: object) -> Optimizer:
         init, update, get_params = opt_maker(*args, **kwargs)
 
         @functools.wraps(init)
@@ -207,13 +207,13 @@ def sgd(step_size: float | Schedule) -> ArrayTriple:
     """
     schedule = make_schedule(step_size)
 
-    def init(x0: AnyArray) -> AnyArray:
+    def init(x0: object) -> AnyArray:
         return x0
 
-    def update(i: Step, g: AnyArray, x: AnyArray) -> AnyArray:
+    def update(i: Step, g: object, x: ArrayLike) -> AnyArray:
         return x - schedule(i) * g
 
-    def get_params(x: AnyArray) -> AnyArray:
+    def get_params(x: ArrayLike) -> AnyArray:
         return x
 
     return init, update, get_params
@@ -473,7 +473,7 @@ def _first(state: State) -> AnyArray:
 # --- step-size schedules --------------------------------------------------------------------
 
 
-def constant(step_size: Any) -> Schedule:
+def constant(step_size: object) -> Schedule:
     """The schedule that is ``step_size`` at every step."""
 
     def schedule(i: Step) -> Any:
@@ -523,7 +523,7 @@ def polynomial_decay(
     return schedule
 
 
-def piecewise_constant(boundaries: Any, values: Any) -> Schedule:
+def piecewise_constant(boundaries: object, values: ArrayLike) -> Schedule:
     """``values[k]`` for steps ``i`` with exactly ``k`` boundaries below ``i``."""
     boundaries = mnp.array(boundaries)
     values = mnp.array(values)
@@ -550,7 +550,7 @@ def make_schedule(scalar_or_schedule: Any) -> Schedule:
 # --- utilities ------------------------------------------------------------------------------
 
 
-def l2_norm(tree: Any) -> Array:
+def l2_norm(tree: object) -> Array:
     """Compute the l2 norm of a pytree of arrays. Useful for weight decay."""
     leaves = tree_util.tree_leaves(tree)
     return mnp.sqrt(sum(mnp.vdot(x, x) for x in leaves))
@@ -572,7 +572,7 @@ def clip_grads(grad_tree: Any, max_norm: Any) -> Any:
 class JoinPoint:
     """Marks the boundary between two joined (nested) pytrees."""
 
-    def __init__(self, subtree: Any) -> None:
+    def __init__(self, subtree: object) -> None:
         self.subtree = subtree
 
     def __iter__(self) -> Iterator[Any]:
@@ -600,7 +600,7 @@ def unpack_optimizer_state(opt_state: OptimizerState) -> Any:
     return tree_util.tree_unflatten(tree_def, [JoinPoint(subtree) for subtree in subtrees])
 
 
-def pack_optimizer_state(marked_pytree: Any) -> OptimizerState:
+def pack_optimizer_state(marked_pytree: object) -> OptimizerState:
     """Converts a marked pytree to an OptimizerState.
 
     The inverse of unpack_optimizer_state. Converts a marked pytree with the leaves of the

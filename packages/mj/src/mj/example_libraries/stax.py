@@ -202,7 +202,9 @@ def Dense(  # noqa: N802 (JAX's layer names are CamelCase, like Keras')
         k1, k2 = random.split(rng)
         return output_shape, (W_init(k1, (input_shape[-1], out_dim)), b_init(k2, (out_dim,)))
 
-    def apply_fun(params: tuple[ArrayLike, ArrayLike], inputs: ArrayLike, **kwargs: Any) -> Array:
+    def apply_fun(
+        params: tuple[ArrayLike, ArrayLike], inputs: ArrayLike, **kwargs: object
+    ) -> Array:
         W, b = params  # noqa: N806
         return mnp.dot(inputs, W) + b
 
@@ -249,7 +251,9 @@ def GeneralConv(  # noqa: N802
         k1, k2 = random.split(rng)
         return output_shape, (w_init(k1, kernel_shape), b_init(k2, bias_shape))
 
-    def apply_fun(params: tuple[ArrayLike, ArrayLike], inputs: ArrayLike, **kwargs: Any) -> Array:
+    def apply_fun(
+        params: tuple[ArrayLike, ArrayLike], inputs: ArrayLike, **kwargs: object
+    ) -> Array:
         W, b = params  # noqa: N806
         out = lax.conv_general_dilated(
             inputs, W, strides, padding, one, one, dimension_numbers=dimension_numbers
@@ -286,7 +290,9 @@ def GeneralConvTranspose(  # noqa: N802
         k1, k2 = random.split(rng)
         return output_shape, (w_init(k1, kernel_shape), b_init(k2, bias_shape))
 
-    def apply_fun(params: tuple[ArrayLike, ArrayLike], inputs: ArrayLike, **kwargs: Any) -> Array:
+    def apply_fun(
+        params: tuple[ArrayLike, ArrayLike], inputs: ArrayLike, **kwargs: object
+    ) -> Array:
         W, b = params  # noqa: N806
         out = lax.conv_transpose(inputs, W, strides, padding, dimension_numbers=dimension_numbers)
         return out + b
@@ -320,7 +326,7 @@ def BatchNorm(  # noqa: N802
         gamma = gamma_init(k2, shape) if scale else ()
         return input_shape, (beta, gamma)
 
-    def apply_fun(params: tuple[Any, Any], x: AnyArray, **kwargs: Any) -> AnyArray:
+    def apply_fun(params: tuple[Any, Any], x: ArrayLike, **kwargs: object) -> AnyArray:
         beta, gamma = params
         ed = tuple(None if i in axes else slice(None) for i in range(mnp.ndim(x)))
         z = standardize(x, axes, epsilon=epsilon)
@@ -338,13 +344,13 @@ def BatchNorm(  # noqa: N802
 # --- parameterless layers -------------------------------------------------------------------
 
 
-def elementwise(fun: Callable[..., ArrayLike], **fun_kwargs: Any) -> Layer:
+def elementwise(fun: Callable[..., ArrayLike], **fun_kwargs: object) -> Layer:
     """Layer that applies a scalar function elementwise on its inputs."""
 
     def init_fun(rng: ArrayLike, input_shape: Shape) -> tuple[Shape, tuple[()]]:
         return input_shape, ()
 
-    def apply_fun(params: Any, inputs: AnyArray, **kwargs: Any) -> AnyArray:
+    def apply_fun(params: object, inputs: object, **kwargs: object) -> AnyArray:
         return fun(inputs, **fun_kwargs)
 
     return init_fun, apply_fun
@@ -397,7 +403,7 @@ def _pooling_layer(
             )
             return out_shape, ()
 
-        def apply_fun(params: Any, inputs: ArrayLike, **kwargs: Any) -> Array:
+        def apply_fun(params: object, inputs: ArrayLike, **kwargs: object) -> Array:
             out = lax.reduce_window(inputs, init_val, reducer, window, steps, padding)
             return rescale(out, inputs, spec) if rescale else out
 
@@ -450,7 +456,7 @@ def _identity() -> Layer:
     def init_fun(rng: ArrayLike, input_shape: Shape) -> tuple[Shape, tuple[()]]:
         return input_shape, ()
 
-    def apply_fun(params: Any, inputs: AnyArray, **kwargs: Any) -> AnyArray:
+    def apply_fun(params: object, inputs: object, **kwargs: object) -> AnyArray:
         return inputs
 
     return init_fun, apply_fun
@@ -465,7 +471,7 @@ def FanOut(num: int) -> Layer:  # noqa: N802
     def init_fun(rng: ArrayLike, input_shape: Shape) -> tuple[list[Shape], tuple[()]]:
         return [input_shape] * num, ()
 
-    def apply_fun(params: Any, inputs: AnyArray, **kwargs: Any) -> list[AnyArray]:
+    def apply_fun(params: object, inputs: object, **kwargs: object) -> list[AnyArray]:
         return [inputs] * num
 
     return init_fun, apply_fun
@@ -477,7 +483,7 @@ def _fan_in_sum() -> Layer:
     def init_fun(rng: ArrayLike, input_shape: Sequence[Shape]) -> tuple[Shape, tuple[()]]:
         return input_shape[0], ()
 
-    def apply_fun(params: Any, inputs: Sequence[AnyArray], **kwargs: Any) -> AnyArray:
+    def apply_fun(params: object, inputs: Sequence[AnyArray], **kwargs: object) -> AnyArray:
         return sum(inputs)
 
     return init_fun, apply_fun
@@ -495,7 +501,7 @@ def FanInConcat(axis: int = -1) -> Layer:  # noqa: N802
         first = input_shape[0]
         return (*first[:ax], concat_size, *first[ax + 1 :]), ()
 
-    def apply_fun(params: Any, inputs: Sequence[ArrayLike], **kwargs: Any) -> Array:
+    def apply_fun(params: object, inputs: Sequence[ArrayLike], **kwargs: object) -> Array:
         return mnp.concatenate(inputs, axis)
 
     return init_fun, apply_fun
@@ -544,7 +550,7 @@ def serial(*layers: Layer) -> Layer:
     nlayers = len(layers)
     init_funs, apply_funs = zip(*layers, strict=True) if layers else ((), ())
 
-    def init_fun(rng: ArrayLike, input_shape: Any) -> tuple[Any, list[Any]]:
+    def init_fun(rng: ArrayLike, input_shape: object) -> tuple[Any, list[Any]]:
         params = []
         for init in init_funs:
             rng, layer_rng = random.split(rng)
@@ -616,7 +622,7 @@ def shape_dependent(make_layer: Callable[[Any], Layer]) -> Layer:
       known.
     """
 
-    def init_fun(rng: ArrayLike, input_shape: Any) -> tuple[Any, Any]:
+    def init_fun(rng: ArrayLike, input_shape: object) -> tuple[Any, Any]:
         return make_layer(input_shape)[0](rng, input_shape)
 
     def apply_fun(params: Any, inputs: AnyArray, **kwargs: Any) -> Any:

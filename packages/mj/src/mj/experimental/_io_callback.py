@@ -38,14 +38,14 @@ io_callback_p = Primitive("io_callback", multiple_results=True)
 
 @impl_rules.register(io_callback_p)
 def _io_callback_impl(
-    *args: Any, callback: HostCallback, result_avals: tuple[ShapedArray, ...], ordered: bool
+    *args: object, callback: HostCallback, result_avals: tuple[ShapedArray, ...], ordered: bool
 ) -> list[Any]:
     return check_callback_outputs(callback.api, callback(*args), result_avals)
 
 
 @abstract_eval_rules.register(io_callback_p)
 def _io_callback_abstract_eval(
-    *avals: ShapedArray, result_avals: tuple[ShapedArray, ...], **params: Any
+    *avals: ShapedArray, result_avals: tuple[ShapedArray, ...], **params: object
 ) -> list[ShapedArray]:
     return list(result_avals)
 
@@ -61,7 +61,7 @@ def _io_callback_lowering(
     result_avals: tuple[ShapedArray, ...],
     ordered: bool,
 ) -> list[Any]:
-    def run(*args: Any) -> tuple[Any, ...]:
+    def run(*args: object) -> tuple[Any, ...]:
         outs = check_callback_outputs(callback.api, callback(*args), result_avals)
         return tuple(np.asarray(o, order="C") for o in outs)
 
@@ -70,7 +70,7 @@ def _io_callback_lowering(
 
 @jvp_rules.register(io_callback_p)
 def _io_callback_jvp(
-    primals: list[Any], tangents: list[Any], **params: Any
+    primals: list[Any], tangents: list[Any], **params: object
 ) -> tuple[list[Any], list[Any]]:
     raise ValueError(f"IO callbacks do not support JVP{user_line_suffix()}")
 
@@ -100,11 +100,11 @@ def _io_callback_vmap(
 
 def io_callback(
     callback: Callable[..., Any],
-    result_shape_dtypes: Any,
-    *args: Any,
-    sharding: Any = None,
+    result_shape_dtypes: object,
+    *args: object,
+    sharding: object = None,
     ordered: bool = False,
-    **kwargs: Any,
+    **kwargs: object,
 ) -> Any:
     """``callback(*args, **kwargs)`` on NumPy values, run for its effect each time the
     program runs; it returns arrays of the types in ``result_shape_dtypes`` (``None`` for no

@@ -164,7 +164,7 @@ class _Site:
         )
 
 
-def _scalar(x: Any) -> Any:
+def _scalar(x: object) -> Any:
     arr = np.asarray(x)
     return arr[()] if arr.ndim == 0 else arr
 
@@ -279,20 +279,20 @@ def _check_site(params: dict[str, Any]) -> _Site:
 
 
 @impl_rules.register(check_p)
-def _check_impl(pred: Any, *fmt: Any, **params: Any) -> list[Any]:
+def _check_impl(pred: object, *fmt: object, **params: object) -> list[Any]:
     if not params["debug"] and not np.all(np.asarray(pred)):
         raise JaxRuntimeError(_site_of(params).message(fmt))
     return []
 
 
 @abstract_eval_rules.register(check_p)
-def _check_abstract_eval(*avals: Any, **params: Any) -> list[Any]:
+def _check_abstract_eval(*avals: object, **params: object) -> list[Any]:
     return []
 
 
 @jvp_rules.register(check_p)
 def _check_jvp(
-    primals: list[Any], tangents: list[Any], **params: Any
+    primals: list[Any], tangents: list[Any], **params: object
 ) -> tuple[list[Any], list[Any]]:
     bind(check_p, *primals, **params)
     return [], []
@@ -300,7 +300,7 @@ def _check_jvp(
 
 @vmap_rules.register(check_p)
 def _check_vmap(
-    axis_size: int, vals: list[Any], dims: list[Any], **params: Any
+    axis_size: int, vals: list[Any], dims: list[Any], **params: object
 ) -> tuple[list[Any], list[Any]]:
     bind(check_p, *vals, **params)  # eagerly: fails if any example fails
     return [], []
@@ -308,7 +308,7 @@ def _check_vmap(
 
 @lowering_rules.register(check_p)
 def _check_lowering(
-    ctx: Any, avals_in: Any, avals_out: Any, in_vals: Any, **params: Any
+    ctx: object, avals_in: object, avals_out: object, in_vals: object, **params: object
 ) -> list[Any]:
     if params["debug"]:
         return []
@@ -316,7 +316,7 @@ def _check_lowering(
 
 
 def _bind_check(
-    pred: Any,
+    pred: object,
     msg: str,
     fmt_args: tuple[Any, ...],
     fmt_kwargs: dict[str, Any],
@@ -333,7 +333,7 @@ def _bind_check(
     bind(check_p, pred, *leaves, msg=msg, fmt_tree=tree, category=category, debug=debug)
 
 
-def check(pred: Any, msg: str, *fmt_args: Any, **fmt_kwargs: Any) -> None:
+def check(pred: object, msg: str, *fmt_args: object, **fmt_kwargs: object) -> None:
     """State that scalar boolean ``pred`` holds; ``msg.format(*fmt_args, **fmt_kwargs)``
     describes the failure (``fmt_args`` are pytrees of arrays, shown with their values).
 
@@ -343,7 +343,7 @@ def check(pred: Any, msg: str, *fmt_args: Any, **fmt_kwargs: Any) -> None:
     _bind_check(pred, msg, fmt_args, fmt_kwargs, debug=False)
 
 
-def debug_check(pred: Any, msg: str, *fmt_args: Any, **fmt_kwargs: Any) -> None:
+def debug_check(pred: object, msg: str, *fmt_args: object, **fmt_kwargs: object) -> None:
     """:func:`check` under :func:`checkify`; a no-op everywhere else."""
     _bind_check(pred, msg, fmt_args, fmt_kwargs, debug=True)
 
@@ -411,7 +411,7 @@ class _State:
         return Error(tuple(self.sites), tuple(self.failed), tuple(self.payloads))
 
 
-def _jaxprs_in(value: Any) -> list[Jaxpr]:
+def _jaxprs_in(value: object) -> list[Jaxpr]:
     if isinstance(value, ClosedJaxpr):
         return [value.jaxpr]
     if isinstance(value, Jaxpr):
@@ -490,7 +490,7 @@ def _eval_cond(invals: list[Any], params: dict[str, Any], state: _State) -> list
     for branch in branches:  # first pass: each branch's sites and their leaf types
         inner = _State(state.enabled)
 
-        def probe(*xs: Any, branch: ClosedJaxpr = branch, inner: _State = inner) -> list[Any]:
+        def probe(*xs: object, branch: ClosedJaxpr = branch, inner: _State = inner) -> list[Any]:
             return [*_eval_closed(branch, xs, inner), *_state_leaves(inner)]
 
         jaxpr, _ = trace_to_jaxpr(probe, in_avals)
@@ -501,7 +501,7 @@ def _eval_cond(invals: list[Any], params: dict[str, Any], state: _State) -> list
     new_branches = []
     for k, branch in enumerate(branches):
 
-        def padded(*xs: Any, k: int = k, branch: ClosedJaxpr = branch) -> list[Any]:
+        def padded(*xs: object, k: int = k, branch: ClosedJaxpr = branch) -> list[Any]:
             inner = _State(state.enabled)
             outs = _eval_closed(branch, xs, inner)
             extra: list[Any] = []
@@ -535,7 +535,7 @@ def _loop_sites(
     their leaves (flags, then payloads): ``run(inner_state, *args)`` is traced once."""
     inner = _State(state.enabled)
 
-    def probe(*xs: Any) -> list[Any]:
+    def probe(*xs: object) -> list[Any]:
         run(inner, *xs)
         return _state_leaves(inner)
 
@@ -595,13 +595,13 @@ def _eval_scan(invals: list[Any], params: dict[str, Any], state: _State) -> list
     consts, carry, xs = invals[:nc], invals[nc : nc + ncarry], invals[nc + ncarry :]
     body_avals = [raise_to_shaped(v.aval) for v in body.jaxpr.in_binders[len(body.consts) :]]
 
-    def run(inner: _State, *args: Any) -> list[Any]:
+    def run(inner: _State, *args: object) -> list[Any]:
         return _eval_closed(body, args, inner)
 
     sites, sizes, leaf_avals = _loop_sites(run, body_avals, state)
     ne = len(leaf_avals)
 
-    def new_body(*args: Any) -> list[Any]:
+    def new_body(*args: object) -> list[Any]:
         err_in = args[nc : nc + ne]
         inner = _State(state.enabled)
         outs = run(inner, *args[:nc], *args[nc + ne :])
@@ -638,16 +638,16 @@ def _eval_while(invals: list[Any], params: dict[str, Any], state: _State) -> lis
     body_avals = [raise_to_shaped(v.aval) for v in body.jaxpr.in_binders[len(body.consts) :]]
     cond_avals = [raise_to_shaped(v.aval) for v in cond.jaxpr.in_binders[len(cond.consts) :]]
 
-    def run(inner: _State, *args: Any) -> list[Any]:
+    def run(inner: _State, *args: object) -> list[Any]:
         return _eval_closed(body, args, inner)
 
     sites, sizes, leaf_avals = _loop_sites(run, body_avals, state)
     ne = len(leaf_avals)
 
-    def new_cond(*args: Any) -> list[Any]:
+    def new_cond(*args: object) -> list[Any]:
         return _eval_closed(cond, [*args[:cn], *args[cn + ne :]], _State(frozenset()))
 
-    def new_body(*args: Any) -> list[Any]:
+    def new_body(*args: object) -> list[Any]:
         err_in = args[bn : bn + ne]
         inner = _State(state.enabled)
         outs = run(inner, *args[:bn], *args[bn + ne :])
@@ -687,7 +687,7 @@ def _record_check(state: _State, invals: list[Any], params: dict[str, Any]) -> N
     state.add(site, mnp.logical_not(pred), payload)
 
 
-def _is_inexact(x: Any) -> bool:
+def _is_inexact(x: object) -> bool:
     return np.dtype(get_aval(x).dtype).kind in "fc"
 
 
@@ -796,7 +796,7 @@ def _index_oob(
     state.add(_Site(OOBError, operand_shape=shape), mnp.any(bad), [value, axis])
 
 
-def _shape(x: Any) -> tuple[int, ...]:
+def _shape(x: object) -> tuple[int, ...]:
     return tuple(get_aval(x).shape)
 
 
@@ -861,11 +861,11 @@ def checkify(
         raise TypeError(f"checkify: errors must be error categories, got {unknown}")
 
     @functools.wraps(f)
-    def checked(*args: Any, **kwargs: Any) -> tuple[Error, Any]:
+    def checked(*args: object, **kwargs: object) -> tuple[Error, Any]:
         leaves, in_tree = tree_flatten((args, kwargs))
         out_tree: list[PyTreeDef] = []
 
-        def flat_f(*xs: Any) -> list[Any]:
+        def flat_f(*xs: object) -> list[Any]:
             call_args, call_kwargs = tree_unflatten(in_tree, xs)
             out_leaves, tree = tree_flatten(f(*call_args, **call_kwargs))
             out_tree.append(tree)

@@ -32,6 +32,7 @@ from __future__ import annotations
 import traceback
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
+from types import TracebackType
 from typing import Any, cast
 
 import mj
@@ -150,7 +151,7 @@ class Scope:
         except KeyError:
             raise AttributeError(f"Reading uninitialized data '{key}' from the scope.") from None
 
-    def __setattr__(self, key: str, value: Any) -> None:
+    def __setattr__(self, key: str, value: object) -> None:
         """Updates scope data to be functionalized."""
         if key in _SCOPE_SLOTS:
             object.__setattr__(self, key, value)
@@ -164,7 +165,12 @@ class Scope:
     def __enter__(self) -> Scope:
         return self
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc_val: Any, exc_tb: Any) -> None:
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc_val: BaseException | None,
+        exc_tb: TracebackType | None,
+    ) -> None:
         try:
             if exc_type is None and self._active_ranges:
                 self._error_premature_exit_range()
@@ -206,7 +212,7 @@ class Scope:
         )
 
 
-def _abstractify(x: Any) -> ShapedArray:
+def _abstractify(x: ArrayLike) -> ShapedArray:
     return raise_to_shaped(get_aval(x))
 
 
@@ -218,7 +224,7 @@ class _Body:
         self.jaxpr = jaxpr
         self.consts = consts
 
-    def __call__(self, carry: list[Any], index: Any = None) -> list[Any]:
+    def __call__(self, carry: list[Any], index: object = None) -> list[Any]:
         args = [*self.consts, *carry] if index is None else [*self.consts, *carry, index]
         return mj.eval_jaxpr(self.jaxpr, args)
 
@@ -233,7 +239,7 @@ class _LoopBuilder:
         return _abstractify(0)  # a weak int, as JAX's: using it changes no field's type
 
     def build(
-        self, scope: Scope, names: list[str], tree: Any, init: list[Any], body: _Body
+        self, scope: Scope, names: list[str], tree: object, init: list[Any], body: _Body
     ) -> list[Any]:
         """The carried leaves after the loop, from their values ``init`` before it."""
         raise NotImplementedError(type(self).__name__)
@@ -251,7 +257,7 @@ class _BoundedLoopBuilder(_LoopBuilder):
         return ShapedArray((), self.indices.dtype)
 
     def build(
-        self, scope: Scope, names: list[str], tree: Any, init: list[Any], body: _Body
+        self, scope: Scope, names: list[str], tree: object, init: list[Any], body: _Body
     ) -> list[Any]:
         def step(carry: list[Any], index: ArrayLike) -> tuple[list[Any], None]:
             return body(carry, index), None
@@ -263,16 +269,16 @@ class _BoundedLoopBuilder(_LoopBuilder):
 class _CondBuilder(_LoopBuilder):
     """``scope.cond_range``: a ``lax.cond`` whose false branch passes the state through."""
 
-    def __init__(self, pred: Any) -> None:
+    def __init__(self, pred: ArrayLike) -> None:
         self.pred = pred
 
     def build(
         self, scope: Scope, names: list[str], tree: Any, init: list[Any], body: _Body
     ) -> list[Any]:
-        def run_body(*carry: Any) -> list[Any]:
+        def run_body(*carry: object) -> list[Any]:
             return body(list(carry))
 
-        def pass_through(*carry: Any) -> list[Any]:
+        def pass_through(*carry: object) -> list[Any]:
             return list(carry)
 
         return list(lax.cond(self.pred, run_body, pass_through, *init))

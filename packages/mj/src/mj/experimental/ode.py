@@ -131,9 +131,9 @@ def _next_step(dt: AnyArray, ratio: AnyArray) -> AnyArray:
 
 def odeint(
     func: Callable[..., Any],
-    y0: Any,
+    y0: object,
     t: ArrayLike,
-    *args: Any,
+    *args: object,
     rtol: float = 1.4e-8,
     atol: float = 1.4e-8,
     mxstep: float = math.inf,
@@ -172,7 +172,7 @@ def odeint(
 @jit(static_argnums=(0, 1, 2, 3, 4))
 def _odeint_wrapper(
     func: Callable[..., Any], rtol: float, atol: float, mxstep: float, hmax: float,
-    y0: Any, ts: ArrayLike, *args: Any,
+    y0: object, ts: ArrayLike, *args: object,
 ) -> Any:  # fmt: skip
     flat_y0, unravel = ravel_pytree(y0)
 
@@ -187,10 +187,10 @@ def _solve(
     func: Callable[..., AnyArray], rtol: float, atol: float, mxstep: float, hmax: float,
     y0: AnyArray, ts: AnyArray, *args: Any,
 ) -> AnyArray:  # fmt: skip
-    def fun(y: AnyArray, t: AnyArray) -> AnyArray:
+    def fun(y: ArrayLike, t: object) -> AnyArray:
         return func(y, t, *args)
 
-    def to_output_time(carry: list[AnyArray], target: AnyArray) -> tuple[list[AnyArray], AnyArray]:
+    def to_output_time(carry: list[AnyArray], target: object) -> tuple[list[AnyArray], AnyArray]:
         def more_steps(state: list[AnyArray]) -> AnyArray:
             i, _, _, t, dt, _, _ = state
             return (t < target) & (i < mxstep) & (dt > 0)
@@ -222,7 +222,7 @@ _odeint = custom_vjp(_solve, nondiff_argnums=(0, 1, 2, 3, 4))
 
 def _odeint_fwd(
     func: Callable[..., AnyArray], rtol: float, atol: float, mxstep: float, hmax: float,
-    y0: AnyArray, ts: AnyArray, *args: Any,
+    y0: object, ts: object, *args: object,
 ) -> tuple[AnyArray, tuple[AnyArray, AnyArray, tuple[Any, ...]]]:  # fmt: skip
     ys = _odeint(func, rtol, atol, mxstep, hmax, y0, ts, *args)
     return ys, (ys, ts, args)

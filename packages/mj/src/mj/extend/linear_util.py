@@ -20,7 +20,7 @@ class WrappedFun:
     transformation stack)."""
 
     def __init__(
-        self, f: Callable[..., Any], params: Mapping[str, Any], debug_info: Any = None
+        self, f: Callable[..., Any], params: Mapping[str, Any], debug_info: object = None
     ) -> None:
         self.f = f
         self.params = dict(params)
@@ -30,7 +30,7 @@ class WrappedFun:
     def __name__(self) -> str:
         return str(getattr(self.f, "__name__", "<unnamed wrapped function>"))
 
-    def call_wrapped(self, *args: Any) -> Any:
+    def call_wrapped(self, *args: object) -> Any:
         """Call the function with ``args`` and the bound parameters."""
         return self.f(*args, **self.params)
 
@@ -39,7 +39,7 @@ class WrappedFun:
 
 
 def wrap_init(
-    f: Callable[..., Any], params: Mapping[str, Any] | None = None, *, debug_info: Any = None
+    f: Callable[..., Any], params: Mapping[str, Any] | None = None, *, debug_info: object = None
 ) -> WrappedFun:
     """Wrap ``f`` (with keyword ``params``) as JAX's ``lu.wrap_init`` does."""
     return WrappedFun(f, params or {}, debug_info)

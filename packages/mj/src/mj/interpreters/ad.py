@@ -60,7 +60,7 @@ def _jvp_to_mj(prim: Primitive, rule: Rule) -> Rule:
     multiple = multiple_results(prim)
 
     def jvp_rule(
-        primals: list[Any], tangents: list[Any], **params: Any
+        primals: list[Any], tangents: list[Any], **params: object
     ) -> tuple[list[Any], list[Any]]:
         primal_out, tangent_out = rule(primals, tangents, **params)
         if multiple:
@@ -73,7 +73,7 @@ def _jvp_to_mj(prim: Primitive, rule: Rule) -> Rule:
 def _jvp_to_jax(prim: Primitive, rule: Rule) -> Rule:
     multiple = multiple_results(prim)
 
-    def jvp_rule(primals: Sequence[Any], tangents: Sequence[Any], **params: Any) -> Any:
+    def jvp_rule(primals: Sequence[Any], tangents: Sequence[Any], **params: object) -> Any:
         primals_out, tangents_out = rule(list(primals), list(tangents), **params)
         if multiple:
             return primals_out, tangents_out
@@ -100,7 +100,7 @@ primitive_jvps = RuleView("primitive_jvps", jvp_rules, _jvp_assigned, _jvp_to_ja
 def _transpose_to_mj(prim: Primitive, rule: Rule) -> Rule:
     multiple = multiple_results(prim)
 
-    def transpose_rule(cts: list[Any], *invals: Any, **params: Any) -> list[Any]:
+    def transpose_rule(cts: list[Any], *invals: object, **params: object) -> list[Any]:
         out = rule(cts if multiple else cts[0], *invals, **params)
         return list(out)
 
@@ -139,7 +139,7 @@ def defbilinear(prim: Primitive, lhs_rule: Rule, rhs_rule: Rule) -> None:
     ``rhs_rule(ct, x, y, **params)`` give the cotangent of the undefined operand."""
 
     def jvp_rule(
-        primals: list[Any], tangents: list[Any], **params: Any
+        primals: list[Any], tangents: list[Any], **params: object
     ) -> tuple[list[Any], list[Any]]:
         x, y = primals
         xt, yt = tangents

@@ -63,11 +63,11 @@ class AxisData:
     explicit_mesh_axis: Any = None
 
 
-def _jax_dim(d: Any) -> Any:
+def _jax_dim(d: object) -> Any:
     return None if d is _mj_not_mapped else d
 
 
-def _mj_dim(d: Any) -> Any:
+def _mj_dim(d: object) -> Any:
     return _mj_not_mapped if d is None or d is _mj_not_mapped else d
 
 
@@ -84,7 +84,7 @@ def _adapter(
     multiple = multiple_results(prim)
 
     def vmap_rule(
-        axis_size: int, vals_in: list[Any], dims_in: list[Any], **params: Any
+        axis_size: int, vals_in: list[Any], dims_in: list[Any], **params: object
     ) -> tuple[list[Any], list[Any]]:
         dims = [_jax_dim(d) for d in dims_in]
         if all(d is None for d in dims):
@@ -141,7 +141,7 @@ def _call_mj(
 
 
 def _batcher_to_jax(prim: Primitive, rule: Rule) -> Rule:
-    def batcher(args: Sequence[Any], dims: Sequence[Any], **params: Any) -> Any:
+    def batcher(args: Sequence[Any], dims: Sequence[Any], **params: object) -> Any:
         return _call_mj(prim, rule, _axis_size(args, dims), args, dims, params)
 
     return batcher
@@ -150,11 +150,11 @@ def _batcher_to_jax(prim: Primitive, rule: Rule) -> Rule:
 def _axis_batcher_to_jax(prim: Primitive, rule: Rule) -> Rule:
     def batcher(
         axis_size: int,
-        axis_name: Any,
-        trace: Any,
+        axis_name: object,
+        trace: object,
         args: Sequence[Any],
         dims: Sequence[Any],
-        **params: Any,
+        **params: object,
     ) -> Any:
         return _call_mj(prim, rule, axis_size, args, dims, params)
 

@@ -107,7 +107,7 @@ def _lowering_to_mj(rule: Rule) -> Rule:
         avals_in: Sequence[ShapedArray],
         avals_out: Sequence[ShapedArray],
         in_vals: Sequence[Value],
-        **params: Any,
+        **params: object,
     ) -> list[Value]:
         jax_ctx = LoweringRuleContext(ctx, avals_in, avals_out)
         return _flatten_results(rule(jax_ctx, *in_vals, **params))
@@ -119,7 +119,7 @@ def _lowering_to_mj(rule: Rule) -> Rule:
 
 
 def register_lowering(
-    prim: Primitive, rule: Rule, platform: str | None = None, **options: Any
+    prim: Primitive, rule: Rule, platform: str | None = None, **options: object
 ) -> Rule:
     """Register JAX-spelled ``rule(ctx, *in_vals, **params)`` as ``prim``'s lowering, for
     every platform or only ``platform`` (``"cpu"``, ``"cuda"``, ``"rocm"``, ``"gpu"``). JAX's
@@ -145,7 +145,7 @@ def lowering_rule_of(prim: Primitive, platform: str | None = None) -> Rule | Non
     if original is not None:
         return original  # type: ignore[no-any-return]
 
-    def jax_rule(ctx: LoweringRuleContext, *in_vals: Value, **params: Any) -> list[Value]:
+    def jax_rule(ctx: LoweringRuleContext, *in_vals: Value, **params: object) -> list[Value]:
         return rule(ctx.module_context, ctx.avals_in, ctx.avals_out, list(in_vals), **params)
 
     return jax_rule
@@ -155,8 +155,8 @@ def lower_fun(fun: Callable[..., Any], multiple_results: bool = True) -> Rule:
     """A lowering rule (JAX's signature) that lowers ``fun(*args, **params)``, a function of
     arrays written with mj operations, traced at the operands' types and inlined."""
 
-    def lowered(ctx: LoweringRuleContext, *in_vals: Value, **params: Any) -> list[Value]:
-        def flat(*args: Any) -> list[Any]:
+    def lowered(ctx: LoweringRuleContext, *in_vals: Value, **params: object) -> list[Value]:
+        def flat(*args: object) -> list[Any]:
             out = fun(*args, **params)
             return list(out) if multiple_results else [out]
 
@@ -174,7 +174,7 @@ def ir_constant(val: Any, *, aval: Any = None, const_lowering: Any = None) -> Va
     return _mj_ir_constant(np.asarray(val), None if aval is None else aval.dtype)
 
 
-def ir_constants(val: Any) -> list[Value]:
+def ir_constants(val: object) -> list[Value]:
     """``[ir_constant(val)]``."""
     return [ir_constant(val)]
 

@@ -29,11 +29,11 @@ class PartialVal(tuple[Any, Any]):
         return super().__new__(cls, (aval, const))
 
     @classmethod
-    def known(cls, const: Any) -> PartialVal:
+    def known(cls, const: object) -> PartialVal:
         return cls((None, const))
 
     @classmethod
-    def unknown(cls, aval: Any) -> PartialVal:
+    def unknown(cls, aval: object) -> PartialVal:
         return cls((aval, None))
 
     def is_known(self) -> bool:

@@ -9,6 +9,7 @@ The same definitions as ``jax.nn``: ``relu``'s derivative at 0 is 0, ``softmax``
 from __future__ import annotations
 
 import math
+from typing import Literal, overload
 
 import numpy as np
 
@@ -18,7 +19,6 @@ from mj_autodiff import custom_jvp, stop_gradient
 from mj_core import lax
 from mj_core.errors import user_line_suffix
 from mj_core.extend import (
-    AnyArray,
     Array,
     ArrayLike,
     Axis,
@@ -114,7 +114,7 @@ def gelu(x: ArrayLike, approximate: bool = True) -> Array:
     return lax.mul(lax.mul(0.5, x), lax.erfc(lax.mul(lax.neg(x), math.sqrt(0.5))))
 
 
-def _shifted(x: AnyArray, axis: Axis) -> AnyArray:
+def _shifted(x: ArrayLike, axis: Axis) -> tuple[Array, Array]:
     """``x - max(x, axis)``, with infinite maxima replaced by 0 so that rows of ``-inf`` give
     NaN-free results. The shift cancels mathematically, so its gradient contributions cancel
     too (JAX wraps it in stop_gradient only to save that work)."""
@@ -123,7 +123,7 @@ def _shifted(x: AnyArray, axis: Axis) -> AnyArray:
     return lax.sub(x, m), m
 
 
-def _masked_shifted(x: ArrayLike, axis: Axis, where: ArrayLike) -> AnyArray:
+def _masked_shifted(x: ArrayLike, axis: Axis, where: ArrayLike) -> Array:
     """``x - max(x[where], axis)`` where ``where`` holds, ``-inf`` elsewhere (JAX's masking:
     the masked-out entries take no part in the maximum, the sum, or the gradient)."""
     m = mnp.max(x, axis=axis, where=where, initial=-mnp.inf, keepdims=True)
@@ -154,14 +154,42 @@ def log_softmax(x: ArrayLike, axis: Axis = -1, where: ArrayLike | None = None) -
     return lax.sub(shifted, lax.log(mnp.sum(lax.exp(shifted), axis=axis, keepdims=True)))
 
 
+@overload
 def logsumexp(
-    a: AnyArray,
+    a: ArrayLike,
+    axis: Axis = ...,
+    b: ArrayLike | None = ...,
+    keepdims: bool = ...,
+    return_sign: Literal[False] = ...,
+    where: ArrayLike | None = ...,
+) -> Array: ...
+@overload
+def logsumexp(
+    a: ArrayLike,
+    axis: Axis = ...,
+    b: ArrayLike | None = ...,
+    keepdims: bool = ...,
+    *,
+    return_sign: Literal[True],
+    where: ArrayLike | None = ...,
+) -> tuple[Array, Array]: ...
+@overload
+def logsumexp(
+    a: ArrayLike,
+    axis: Axis,
+    b: ArrayLike | None,
+    keepdims: bool,
+    return_sign: Literal[True],
+    where: ArrayLike | None = ...,
+) -> tuple[Array, Array]: ...
+def logsumexp(
+    a: ArrayLike,
     axis: Axis = None,
-    b: AnyArray | None = None,
+    b: ArrayLike | None = None,
     keepdims: bool = False,
     return_sign: bool = False,
     where: ArrayLike | None = None,
-) -> AnyArray:
+) -> Array | tuple[Array, Array]:
     """``log(sum(b * exp(a), axis))`` without overflow; ``return_sign`` also returns the sign
     of the sum (needed when weights ``b`` can be negative), the log then of its magnitude.
 
@@ -202,8 +230,8 @@ def logsumexp(
 
 
 def logmeanexp(
-    x: AnyArray, axis: Axis = None, where: AnyArray | None = None, keepdims: bool = False
-) -> AnyArray:
+    x: ArrayLike, axis: Axis = None, where: ArrayLike | None = None, keepdims: bool = False
+) -> Array:
     """``log(mean(exp(x)))`` over ``axis`` without overflow: :func:`logsumexp` minus the log
     of the count (of the elements ``where`` selects)."""
     x = mnp.asarray(x)

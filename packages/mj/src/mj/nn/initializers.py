@@ -66,7 +66,7 @@ def _canonical_shape(name: str, shape: Shape) -> tuple[int, ...]:
         ) from None
 
 
-def _no_sharding(name: str, out_sharding: Any) -> None:
+def _no_sharding(name: str, out_sharding: object) -> None:
     if out_sharding is not None:
         raise NotImplementedError(
             f"{name}: out_sharding is not supported (mj runs on one device){user_line_suffix()}"
@@ -79,7 +79,7 @@ def _scalar(value: Any, dtype: np.dtype[Any]) -> Array:
 
 
 def zeros(
-    key: ArrayLike, shape: Shape, dtype: DTypeLike | None = None, out_sharding: Any = None
+    key: ArrayLike, shape: Shape, dtype: DTypeLike | None = None, out_sharding: object = None
 ) -> Array:
     """An array of zeros (``key`` is unused)."""
     _no_sharding("zeros", out_sharding)
@@ -87,7 +87,7 @@ def zeros(
 
 
 def ones(
-    key: ArrayLike, shape: Shape, dtype: DTypeLike | None = None, out_sharding: Any = None
+    key: ArrayLike, shape: Shape, dtype: DTypeLike | None = None, out_sharding: object = None
 ) -> Array:
     """An array of ones (``key`` is unused)."""
     _no_sharding("ones", out_sharding)
@@ -98,7 +98,7 @@ def constant(value: ArrayLike, dtype: DTypeLike | None = None) -> Initializer:
     """An initializer filling arrays with ``value``."""
 
     def init(
-        key: ArrayLike, shape: Shape, dtype: DTypeLike | None = dtype, out_sharding: Any = None
+        key: ArrayLike, shape: Shape, dtype: DTypeLike | None = dtype, out_sharding: object = None
     ) -> Array:
         _no_sharding("constant", out_sharding)
         return cnp.full(_canonical_shape("constant", shape), value, _dtype(dtype))
@@ -106,11 +106,11 @@ def constant(value: ArrayLike, dtype: DTypeLike | None = None) -> Initializer:
     return init
 
 
-def uniform(scale: Any = 1e-2, dtype: DTypeLike | None = None) -> Initializer:
+def uniform(scale: ArrayLike = 1e-2, dtype: DTypeLike | None = None) -> Initializer:
     """An initializer drawing uniformly from ``[0, scale)``."""
 
     def init(
-        key: ArrayLike, shape: Shape, dtype: DTypeLike | None = dtype, out_sharding: Any = None
+        key: ArrayLike, shape: Shape, dtype: DTypeLike | None = dtype, out_sharding: object = None
     ) -> Array:
         _no_sharding("uniform", out_sharding)
         dt = _dtype(dtype)
@@ -119,11 +119,11 @@ def uniform(scale: Any = 1e-2, dtype: DTypeLike | None = None) -> Initializer:
     return init
 
 
-def normal(stddev: Any = 1e-2, dtype: DTypeLike | None = None) -> Initializer:
+def normal(stddev: object = 1e-2, dtype: DTypeLike | None = None) -> Initializer:
     """An initializer drawing from a centred normal distribution of deviation ``stddev``."""
 
     def init(
-        key: ArrayLike, shape: Shape, dtype: DTypeLike | None = dtype, out_sharding: Any = None
+        key: ArrayLike, shape: Shape, dtype: DTypeLike | None = dtype, out_sharding: object = None
     ) -> Array:
         _no_sharding("normal", out_sharding)
         dt = _dtype(dtype)
@@ -153,13 +153,13 @@ def _truncated_normal(
 
 
 def truncated_normal(
-    stddev: Any = 1e-2, dtype: DTypeLike | None = None, lower: float = -2.0, upper: float = 2.0
+    stddev: object = 1e-2, dtype: DTypeLike | None = None, lower: float = -2.0, upper: float = 2.0
 ) -> Initializer:
     """An initializer drawing from a normal distribution truncated to ``(lower, upper)`` and
     then scaled by ``stddev`` (the deviation of the untruncated distribution)."""
 
     def init(
-        key: ArrayLike, shape: Shape, dtype: DTypeLike | None = dtype, out_sharding: Any = None
+        key: ArrayLike, shape: Shape, dtype: DTypeLike | None = dtype, out_sharding: object = None
     ) -> Array:
         _no_sharding("truncated_normal", out_sharding)
         dt = _dtype(dtype)
@@ -227,7 +227,7 @@ _DISTRIBUTIONS = ("truncated_normal", "normal", "uniform")
 
 
 def variance_scaling(
-    scale: Any,
+    scale: ArrayLike,
     mode: Literal["fan_in", "fan_out", "fan_avg", "fan_geo_avg"],
     distribution: Literal["truncated_normal", "normal", "uniform"],
     in_axis: Axes = -2,
@@ -250,7 +250,7 @@ def variance_scaling(
         )
 
     def init(
-        key: ArrayLike, shape: Shape, dtype: DTypeLike | None = dtype, out_sharding: Any = None
+        key: ArrayLike, shape: Shape, dtype: DTypeLike | None = dtype, out_sharding: object = None
     ) -> Array:
         _no_sharding("variance_scaling", out_sharding)
         dt = _dtype(dtype)
@@ -341,13 +341,13 @@ def _orthogonal(key: ArrayLike, n: int, m: int, dtype: np.dtype[Any]) -> Array:
 
 
 def orthogonal(
-    scale: Any = 1.0, column_axis: int = -1, dtype: DTypeLike | None = None
+    scale: ArrayLike = 1.0, column_axis: int = -1, dtype: DTypeLike | None = None
 ) -> Initializer:
     """An initializer of (scaled) matrices with orthonormal columns along ``column_axis``
     (rows when there are fewer rows than columns); the other axes are flattened into rows."""
 
     def init(
-        key: ArrayLike, shape: Shape, dtype: DTypeLike | None = dtype, out_sharding: Any = None
+        key: ArrayLike, shape: Shape, dtype: DTypeLike | None = dtype, out_sharding: object = None
     ) -> Array:
         _no_sharding("orthogonal", out_sharding)
         dt = _dtype(dtype)
@@ -369,14 +369,14 @@ def orthogonal(
 
 
 def delta_orthogonal(
-    scale: Any = 1.0, column_axis: int = -1, dtype: DTypeLike | None = None
+    scale: ArrayLike = 1.0, column_axis: int = -1, dtype: DTypeLike | None = None
 ) -> Initializer:
     """An initializer of convolution kernels (3-d, 4-d or 5-d: spatial dims, then in and out
     features) that are zero except at the spatial centre, where they hold an orthogonal
     ``in x out`` matrix (the delta-orthogonal initialization of Xiao et al. 2018, as JAX's)."""
 
     def init(
-        key: ArrayLike, shape: Shape, dtype: DTypeLike | None = dtype, out_sharding: Any = None
+        key: ArrayLike, shape: Shape, dtype: DTypeLike | None = dtype, out_sharding: object = None
     ) -> Array:
         _no_sharding("delta_orthogonal", out_sharding)
         dt = _dtype(dtype)

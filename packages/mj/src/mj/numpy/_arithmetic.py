@@ -62,7 +62,7 @@ def _gcd_step(carry: tuple[ArrayLike, ArrayLike]) -> tuple[Array, Array]:
     return lax.select(swap, b, a), lax.select(swap, a, b)
 
 
-def gcd(x1: AnyArray, x2: AnyArray) -> AnyArray:
+def gcd(x1: ArrayLike, x2: ArrayLike) -> AnyArray:
     """The greatest common divisor of ``|x1|`` and ``|x2|`` (``gcd(0, 0) == 0``)."""
     a, b = _integers("gcd", x1, x2)
     result, _ = while_loop(_gcd_continue, _gcd_step, (a, b))

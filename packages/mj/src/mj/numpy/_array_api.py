@@ -27,6 +27,7 @@ from mj_core.extend import (
     dtype_weak,
     promote,
 )
+from mj_core.lax import PrecisionLike
 
 __all__ = [
     "acos",
@@ -190,7 +191,7 @@ def vecdot(
     /,
     *,
     axis: int = -1,
-    precision: Any = None,
+    precision: PrecisionLike = None,
     preferred_element_type: DTypeLike | None = None,
 ) -> Array:
     """``sum(conj(x1) * x2)`` along ``axis``, batched over the other (broadcast) axes."""
@@ -302,7 +303,7 @@ def cumulative_prod(
     return _cumulative("cumulative_prod", lax.cumprod, 1, x, axis, dtype, include_initial, False)
 
 
-def copy(a: AnyArray, order: str | None = None) -> AnyArray:
+def copy(a: ArrayLike, order: str | None = None) -> AnyArray:
     """A copy of ``a``; lists are refused and only ``order='K'`` (or ``None``) is supported."""
     check_arraylike("copy", [a])
     if order not in (None, "K"):

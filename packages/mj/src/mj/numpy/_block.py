@@ -38,7 +38,7 @@ def _block(xs: Any) -> tuple[Array, int]:
     return cnp.concatenate([_at_least(p, rank) for p in parts], axis=-depths[0]), depths[0] + 1
 
 
-def block(arrays: Any) -> Array:
+def block(arrays: object) -> Array:
     """The array assembled from the nested list of blocks ``arrays``."""
     out, _ = _block(arrays)
     return out

@@ -40,7 +40,7 @@ def fromfunction(
     shape: int | Sequence[int],
     *,
     dtype: DTypeLike | None = float,
-    **kwargs: Any,
+    **kwargs: object,
 ) -> Any:
     """``function(i, j, ...)`` evaluated at every index of ``shape``: one ``vmap`` per axis,
     so ``function`` is written for scalar indices (of ``dtype``); ``kwargs`` are passed
@@ -67,7 +67,7 @@ def fromstring(string: str, dtype: DTypeLike | None = float, count: int = -1, *,
     return cnp.asarray(np.fromstring(string, dtype=dtype, count=count, sep=sep))
 
 
-def fromiter(*args: Any, **kwargs: Any) -> NoReturn:
+def fromiter(*args: object, **kwargs: object) -> NoReturn:
     """Not supported, as in JAX: use ``mnp.asarray(np.fromiter(...))`` outside
     transformations."""
     raise NotImplementedError(

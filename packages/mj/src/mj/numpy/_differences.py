@@ -37,7 +37,7 @@ def _slice(a: ArrayLike, start: int | None, stop: int | None, axis: int) -> Arra
     return lax.slice_in_dim(a, lo, max(lo, hi), 1, axis)
 
 
-def _edges(name: str, arr: AnyArray, edges: list[AnyArray], axis: int) -> list[AnyArray]:
+def _edges(name: str, arr: ArrayLike, edges: list[AnyArray], axis: int) -> list[AnyArray]:
     """``prepend``/``append`` promoted with ``arr`` (a weak scalar takes its dtype), a scalar
     broadcast to one slice along ``axis``."""
     check_arraylike(name, edges)

@@ -82,7 +82,7 @@ class _ScalarMeta(type):
     def __call__(cls, x: Any) -> Any:
         return cnp.asarray(x, dtype=cls.dtype)
 
-    def __instancecheck__(cls, instance: Any) -> builtins.bool:
+    def __instancecheck__(cls, instance: object) -> builtins.bool:
         return isinstance(instance, cls.dtype.type)
 
 
@@ -147,7 +147,7 @@ _KINDS: dict[str, frozenset[np.dtype[Any]]] = {
 }
 
 
-def isdtype(dtype: DTypeLike | None, kind: Any) -> builtins.bool:
+def isdtype(dtype: DTypeLike | None, kind: object) -> builtins.bool:
     """Whether ``dtype`` is of ``kind``: a kind name (``'integral'``, ``'real floating'``,
     ...), a dtype, or a tuple of these."""
     the_dtype = np.dtype(dtype)
@@ -178,7 +178,7 @@ def isrealobj(x: Any) -> builtins.bool:
     return dtype_weak(x)[0].kind != "c"
 
 
-def iterable(y: Any) -> builtins.bool:
+def iterable(y: object) -> builtins.bool:
     """Whether ``iter(y)`` works: NumPy's ``iterable``, except that a 0-d array (mj's or
     NumPy's, concrete or traced) is not iterable."""
     if getattr(y, "ndim", None) == 0:

@@ -56,7 +56,7 @@ def _parse(subscripts: str, ndims: Sequence[int]) -> tuple[list[str], str]:
     return expanded, output
 
 
-def _diagonalize(x: AnyArray, labels: str) -> tuple[AnyArray, str]:
+def _diagonalize(x: ArrayLike, labels: str) -> tuple[AnyArray, str]:
     """Take diagonals for labels repeated within one operand (``'ii->i'``)."""
     while True:
         dup = next((c for c in labels if labels.count(c) > 1), None)
@@ -68,7 +68,7 @@ def _diagonalize(x: AnyArray, labels: str) -> tuple[AnyArray, str]:
         labels = "".join(c for k, c in enumerate(labels) if k not in (i, j)) + dup
 
 
-def _sum_unneeded(x: AnyArray, labels: str, keep: set[str]) -> tuple[AnyArray, str]:
+def _sum_unneeded(x: ArrayLike, labels: str, keep: set[str]) -> tuple[AnyArray, str]:
     axes = tuple(i for i, c in enumerate(labels) if c not in keep)
     if not axes:
         return x, labels

@@ -37,7 +37,7 @@ def _shape_only(x: Any) -> np.ndarray[Any, Any]:
     return np.broadcast_to(np.zeros((), arr.dtype), tuple(arr.shape))
 
 
-def _numpy_optimize(optimize: Any, n_operands: int) -> Any:
+def _numpy_optimize(optimize: object, n_operands: int) -> Any:
     if isinstance(optimize, bool):
         return "optimal" if optimize else None
     if isinstance(optimize, list | tuple):
@@ -60,7 +60,7 @@ def _numpy_optimize(optimize: Any, n_operands: int) -> Any:
 
 
 def einsum_path(
-    subscripts: Any, /, *operands: Any, optimize: bool | str | list[tuple[int, ...]] = "auto"
+    subscripts: object, /, *operands: object, optimize: bool | str | list[tuple[int, ...]] = "auto"
 ) -> tuple[Path, str]:
     """The contraction path (a list of operand-index tuples, which ``einsum(...,
     optimize=path)`` accepts) and a printable report of its cost.

@@ -53,7 +53,7 @@ def astype(x: ArrayLike, dtype: DTypeLike | None) -> Array:
     return lax.convert_element_type(x, np.dtype(dtype))
 
 
-def isscalar(element: Any) -> bool:
+def isscalar(element: ArrayLike) -> bool:
     """True for Python/NumPy scalars and 0-d arrays (traced ones included)."""
     if isinstance(element, int | float | complex | bool | np.generic):
         return True
@@ -262,14 +262,14 @@ def _nan_reduce(
 
 
 def nansum(
-    a: AnyArray,
+    a: ArrayLike,
     axis: Axis = None,
     dtype: DTypeLike | None = None,
     keepdims: bool = False,
     *,
     out: None = None,
-    initial: AnyArray | None = None,
-    where: AnyArray | None = None,
+    initial: ArrayLike | None = None,
+    where: ArrayLike | None = None,
 ) -> AnyArray:
     """``sum`` treating NaNs as zero (``initial``/``where`` as in :func:`sum`)."""
     kw = {"dtype": dtype, "out": out, "initial": initial, "where": where}
@@ -277,14 +277,14 @@ def nansum(
 
 
 def nanprod(
-    a: AnyArray,
+    a: ArrayLike,
     axis: Axis = None,
     dtype: DTypeLike | None = None,
     keepdims: bool = False,
     *,
     out: None = None,
-    initial: AnyArray | None = None,
-    where: AnyArray | None = None,
+    initial: ArrayLike | None = None,
+    where: ArrayLike | None = None,
 ) -> AnyArray:
     """``prod`` treating NaNs as one (``initial``/``where`` as in :func:`prod`)."""
     kw = {"dtype": dtype, "out": out, "initial": initial, "where": where}
@@ -292,13 +292,13 @@ def nanprod(
 
 
 def nanmax(
-    a: AnyArray,
+    a: ArrayLike,
     axis: Axis = None,
     keepdims: bool = False,
     *,
     out: None = None,
-    initial: AnyArray | None = None,
-    where: AnyArray | None = None,
+    initial: ArrayLike | None = None,
+    where: ArrayLike | None = None,
 ) -> AnyArray:
     """``max`` ignoring NaNs (NaN where a slice is all NaN, whatever ``where`` masks, as in
     JAX); ``initial``/``where`` as in :func:`max`."""
@@ -306,13 +306,13 @@ def nanmax(
 
 
 def nanmin(
-    a: AnyArray,
+    a: ArrayLike,
     axis: Axis = None,
     keepdims: bool = False,
     *,
     out: None = None,
-    initial: AnyArray | None = None,
-    where: AnyArray | None = None,
+    initial: ArrayLike | None = None,
+    where: ArrayLike | None = None,
 ) -> AnyArray:
     """``min`` ignoring NaNs (NaN where a slice is all NaN, whatever ``where`` masks, as in
     JAX); ``initial``/``where`` as in :func:`min`."""
@@ -320,14 +320,14 @@ def nanmin(
 
 
 def _nan_extremum(
-    reduce: Any,
+    reduce: object,
     fill: float,
-    a: AnyArray,
+    a: ArrayLike,
     axis: Axis,
     keepdims: bool,
     out: None,
-    initial: AnyArray | None,
-    where: AnyArray | None,
+    initial: ArrayLike | None,
+    where: ArrayLike | None,
 ) -> AnyArray:
     """``reduce`` (max or min) with NaNs replaced by ``fill``, and NaN again where a slice
     held nothing but NaNs."""
@@ -365,7 +365,7 @@ def where(
     y: ArrayLike | None = None,
     *,
     size: int | None = None,
-    fill_value: Any = None,
+    fill_value: ArrayLike | None = None,
 ) -> Any:
     """``x`` where ``condition`` holds, else ``y``; with only ``condition``, ``nonzero``."""
     if x is None and y is None:

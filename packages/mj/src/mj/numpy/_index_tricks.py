@@ -43,7 +43,7 @@ __all__ = [
 ]
 
 
-def _slice_bound(name: str, value: Any, what: str) -> Any:
+def _slice_bound(name: str, value: object, what: str) -> Any:
     """A slice bound as a Python scalar (``None`` stays ``None``)."""
     if not isinstance(value, Tracer):
         return value
@@ -51,7 +51,7 @@ def _slice_bound(name: str, value: Any, what: str) -> Any:
     return concrete_or_error(name, value, f"the slice {what}", hint).item()
 
 
-def _range_from_slice(s: Any, name: str) -> AnyArray:
+def _range_from_slice(s: object, name: str) -> AnyArray:
     """``start:stop:step`` as ``arange``, or as ``linspace`` with ``abs(step)`` points when the
     step is imaginary (NumPy's ``0:1:5j``)."""
     if not isinstance(s, slice):
@@ -109,7 +109,7 @@ class _AxisConcat:
     trans1d: int
     name: str
 
-    def __getitem__(self, key: Any) -> Array:
+    def __getitem__(self, key: object) -> Array:
         items = key if isinstance(key, tuple) else (key,)
         if not items:
             raise ValueError(f"{self.name}: nothing to concatenate, got {self.name}[()]")
@@ -276,7 +276,7 @@ def mask_indices(
     return rows, cols
 
 
-def _square_shape(name: str, arr: Any) -> tuple[int, ...]:
+def _square_shape(name: str, arr: ArrayLike) -> tuple[int, ...]:
     if not hasattr(arr, "shape"):
         check_arraylike(name, [arr])
         arr = cnp.asarray(arr)

@@ -18,6 +18,7 @@ import mj_core.numpy as cnp
 from mj_core.extend import (
     AnyArray,
     Array,
+    ArrayLike,
     canonicalize_axis,
     check_arraylike,
     concrete_or_error,
@@ -28,8 +29,8 @@ __all__ = ["delete", "insert"]
 
 
 def insert(
-    arr: AnyArray, obj: AnyArray | slice, values: AnyArray, axis: int | None = None
-) -> AnyArray:
+    arr: ArrayLike, obj: AnyArray | slice, values: ArrayLike, axis: int | None = None
+) -> Array:
     """``values`` inserted before the positions ``obj`` (an int, a 1-D integer array or a
     slice) along ``axis`` (``None``: the flattened array). Traces in ``obj`` and ``values``."""
     check_arraylike("insert", [arr, 0 if isinstance(obj, slice) else obj, values])
@@ -83,7 +84,7 @@ def _static_int_or_none(obj: Any) -> int | None:
 
 
 def delete(
-    arr: AnyArray,
+    arr: ArrayLike,
     obj: AnyArray | slice,
     axis: int | None = None,
     *,

@@ -4,7 +4,7 @@ rotating, padding, gathering along an axis, and the stack/split variants."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 
@@ -31,14 +31,14 @@ __all__ = [
 
 
 def take_along_axis(
-    arr: AnyArray,
-    indices: AnyArray,
+    arr: ArrayLike,
+    indices: ArrayLike,
     axis: int | None,
     mode: str | None = None,
-    fill_value: Any = None,
+    fill_value: ArrayLike | None = None,
     *,
     wrap_negative_indices: bool = True,
-) -> AnyArray:
+) -> Array:
     """``out[..., i, ...] = arr[..., indices[..., i, ...], ...]`` along ``axis`` (NumPy's
     ``take_along_axis``; ``indices`` broadcasts against ``arr`` on the other axes).
 
@@ -75,8 +75,8 @@ def take_along_axis(
 
 
 def roll(
-    a: AnyArray, shift: int | AnyArray | Sequence[int], axis: int | Sequence[int] | None = None
-) -> AnyArray:
+    a: ArrayLike, shift: ArrayLike | Sequence[int], axis: int | Sequence[int] | None = None
+) -> Array:
     """Shift elements circularly by ``shift`` along ``axis`` (``None``: the flattened array).
     ``shift`` may be traced."""
     a = cnp.asarray(a)
@@ -91,7 +91,7 @@ def roll(
     return a
 
 
-def _roll1(a: AnyArray, shift: Any, axis: int) -> AnyArray:
+def _roll1(a: Array, shift: ArrayLike, axis: int) -> Array:
     n = cnp.shape(a)[axis]
     if n == 0:
         return a
@@ -143,7 +143,11 @@ def append(arr: ArrayLike, values: ArrayLike, axis: int | None = None) -> Array:
     return cnp.concatenate([cnp.asarray(arr), cnp.asarray(values)], axis=axis)
 
 
-def atleast_3d(*arys: ArrayLike) -> Any:
+@overload
+def atleast_3d(ary: ArrayLike, /) -> Array: ...
+@overload
+def atleast_3d(*arys: ArrayLike) -> Array | list[Array]: ...
+def atleast_3d(*arys: ArrayLike) -> Array | list[Array]:
     """Views with at least three dimensions (NumPy's placement of the new axes)."""
     out = []
     for a in arys:
@@ -159,7 +163,7 @@ def atleast_3d(*arys: ArrayLike) -> Any:
     return out[0] if len(out) == 1 else out
 
 
-def column_stack(tup: Sequence[AnyArray] | AnyArray) -> AnyArray:
+def column_stack(tup: Sequence[AnyArray] | AnyArray) -> Array:
     """Stack 1-D arrays as columns (2-D arrays are concatenated along axis 1). An array
     argument is the sequence of its rows, as in JAX: ``column_stack(arange(3.))`` stacks
     three scalars into shape ``(1, 3)``."""
@@ -195,7 +199,9 @@ def dsplit(ary: ArrayLike, indices_or_sections: int | Sequence[int]) -> list[Arr
     return cnp.split(ary, indices_or_sections, axis=2)
 
 
-def _pad_widths(pad_width: Any, ndim: int) -> list[tuple[int, int]]:
+def _pad_widths(
+    pad_width: int | Sequence[int] | Sequence[Sequence[int]] | ArrayLike, ndim: int
+) -> list[tuple[int, int]]:
     widths = np.broadcast_to(np.asarray(pad_width, dtype=np.int64), (ndim, 2))
     if np.any(widths < 0):
         raise ValueError(f"pad: pad widths must be non-negative, got {pad_width!r}")
@@ -203,7 +209,10 @@ def _pad_widths(pad_width: Any, ndim: int) -> list[tuple[int, int]]:
 
 
 def pad(
-    array: ArrayLike, pad_width: Any, mode: str = "constant", constant_values: Any = 0
+    array: ArrayLike,
+    pad_width: int | Sequence[int] | Sequence[Sequence[int]] | ArrayLike,
+    mode: str = "constant",
+    constant_values: Any = 0,
 ) -> Array:
     """Pad ``array``; modes ``constant``, ``edge``, ``wrap``, ``reflect`` and ``symmetric``."""
     a = cnp.asarray(array)
@@ -228,7 +237,7 @@ def pad(
     return a
 
 
-def _pad_axis(a: AnyArray, axis: int, lo: int, hi: int, mode: str) -> AnyArray:
+def _pad_axis(a: Array, axis: int, lo: int, hi: int, mode: str) -> Array:
     n = cnp.shape(a)[axis]
     if (lo or hi) and n == 0:
         raise ValueError(f"pad: cannot pad an empty axis with mode {mode!r}")

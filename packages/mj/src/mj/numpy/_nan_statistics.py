@@ -325,14 +325,14 @@ def _nan_arg_reduction(
 
 
 def nanargmax(
-    a: AnyArray, axis: int | None = None, out: None = None, keepdims: bool | None = None
+    a: ArrayLike, axis: int | None = None, out: None = None, keepdims: bool | None = None
 ) -> AnyArray:
     """The index of the largest non-NaN value (-1 where a slice is all NaN)."""
     return _nan_arg_reduction("nanargmax", cnp.argmax, -np.inf, a, axis, out, keepdims)
 
 
 def nanargmin(
-    a: AnyArray, axis: int | None = None, out: None = None, keepdims: bool | None = None
+    a: ArrayLike, axis: int | None = None, out: None = None, keepdims: bool | None = None
 ) -> AnyArray:
     """The index of the smallest non-NaN value (-1 where a slice is all NaN)."""
     return _nan_arg_reduction("nanargmin", cnp.argmin, np.inf, a, axis, out, keepdims)

@@ -63,7 +63,7 @@ def _coefficients(name: str, *ps: ArrayLike, inexact: bool = True) -> list[Array
     return promote_inexact(*arrays) if inexact else promote(*arrays)
 
 
-def polyadd(a1: AnyArray, a2: AnyArray) -> AnyArray:
+def polyadd(a1: ArrayLike, a2: ArrayLike) -> Array:
     """The sum of two polynomials (the shorter one aligned to the constant terms)."""
     a1, a2 = _coefficients("polyadd", a1, a2, inexact=False)
     if cnp.shape(a2)[0] > cnp.shape(a1)[0]:
@@ -71,7 +71,7 @@ def polyadd(a1: AnyArray, a2: AnyArray) -> AnyArray:
     return a1.at[cnp.shape(a1)[0] - cnp.shape(a2)[0] :].add(a2)
 
 
-def polysub(a1: AnyArray, a2: AnyArray) -> AnyArray:
+def polysub(a1: ArrayLike, a2: ArrayLike) -> Array:
     """The difference of two polynomials."""
     a1, a2 = _coefficients("polysub", a1, a2, inexact=False)
     if dtype_weak(a1)[0].kind == "b":
@@ -93,7 +93,7 @@ def polymul(a1: ArrayLike, a2: ArrayLike, *, trim_leading_zeros: bool = False) -
 
 
 def polydiv(
-    u: AnyArray, v: AnyArray, *, trim_leading_zeros: bool = False
+    u: ArrayLike, v: ArrayLike, *, trim_leading_zeros: bool = False
 ) -> tuple[AnyArray, AnyArray]:
     """``(quotient, remainder)`` of polynomial long division; the remainder keeps ``u``'s
     length unless ``trim_leading_zeros`` (concrete input) drops its leading near-zeros."""

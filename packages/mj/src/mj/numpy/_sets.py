@@ -239,7 +239,7 @@ def unique_inverse(
 
 
 def unique_values(
-    x: AnyArray, /, *, size: int | None = None, fill_value: AnyArray | None = None
+    x: ArrayLike, /, *, size: int | None = None, fill_value: ArrayLike | None = None
 ) -> AnyArray:
     """The unique values of ``x``; NaNs count as distinct."""
     check_arraylike("unique_values", (x,))
@@ -283,7 +283,7 @@ def isin(
 
 
 def union1d(
-    ar1: AnyArray, ar2: AnyArray, *, size: int | None = None, fill_value: AnyArray | None = None
+    ar1: ArrayLike, ar2: ArrayLike, *, size: int | None = None, fill_value: ArrayLike | None = None
 ) -> AnyArray:
     """The sorted unique values found in either array (both flattened)."""
     check_arraylike("union1d", (ar1, ar2))
@@ -349,7 +349,7 @@ def _pad_results(vals: AnyArray, num_results: AnyArray, fill_value: AnyArray | N
 
 
 def _setxor1d_size(
-    arr1: AnyArray, arr2: AnyArray, fill_value: AnyArray | None, assume_unique: bool, size: int
+    arr1: ArrayLike, arr2: ArrayLike, fill_value: ArrayLike | None, assume_unique: bool, size: int
 ) -> AnyArray:
     """``setxor1d`` with a static ``size`` (traceable)."""
     if assume_unique:
@@ -376,12 +376,12 @@ def _setxor1d_size(
 
 
 def setxor1d(
-    ar1: AnyArray,
-    ar2: AnyArray,
+    ar1: ArrayLike,
+    ar2: ArrayLike,
     assume_unique: bool = False,
     *,
     size: int | None = None,
-    fill_value: AnyArray | None = None,
+    fill_value: ArrayLike | None = None,
 ) -> AnyArray:
     """The sorted unique values found in exactly one of the arrays (both flattened)."""
     check_arraylike("setxor1d", (ar1, ar2))
@@ -403,9 +403,9 @@ def setxor1d(
 
 
 def _intersect1d_size(
-    arr1: AnyArray,
-    arr2: AnyArray,
-    fill_value: AnyArray | None,
+    arr1: ArrayLike,
+    arr2: ArrayLike,
+    fill_value: ArrayLike | None,
     assume_unique: bool,
     size: int,
     return_indices: bool,

@@ -19,7 +19,7 @@ def nextafter(x: ArrayLike, y: ArrayLike, /) -> Array:
     return lax.nextafter(*promote_inexact(x, y))
 
 
-def i0(x: AnyArray) -> AnyArray:
+def i0(x: ArrayLike) -> AnyArray:
     """The modified Bessel function of the first kind, order 0: ``exp(|x|) i0e(|x|)``."""
     (x,) = promote_inexact(x)
     dtype = get_aval(x).dtype

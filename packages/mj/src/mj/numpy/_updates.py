@@ -62,8 +62,8 @@ def place(arr: ArrayLike, mask: ArrayLike, vals: ArrayLike, *, inplace: bool = T
 
 
 def put(
-    a: AnyArray, ind: AnyArray, v: AnyArray, mode: str | None = None, *, inplace: bool = True
-) -> AnyArray:
+    a: ArrayLike, ind: ArrayLike, v: ArrayLike, mode: str | None = None, *, inplace: bool = True
+) -> Array:
     """A copy of ``a`` with the flat positions ``ind`` set to ``v`` (repeated cyclically).
 
     Out-of-bounds indices are clamped by default and by ``mode='clip'`` and wrapped by
@@ -138,8 +138,8 @@ def put_along_axis(
 
 
 def fill_diagonal(
-    a: AnyArray, val: AnyArray, wrap: bool = False, *, inplace: bool = True
-) -> AnyArray:
+    a: ArrayLike, val: ArrayLike, wrap: bool = False, *, inplace: bool = True
+) -> Array:
     """A copy of ``a`` with its main diagonal (``a[i, i, ..., i]``) set to ``val`` (repeated
     cyclically when ``val`` is an array)."""
     if inplace:

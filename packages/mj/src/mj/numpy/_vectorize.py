@@ -77,7 +77,7 @@ def _check_output_dims(
 ) -> Callable[..., Any]:
     """``func`` with its outputs checked against the signature's output core dims."""
 
-    def checked(*args: Any) -> Any:
+    def checked(*args: object) -> Any:
         out = func(*args)
         outs = out if isinstance(out, tuple) else (out,)
         if len(output_core_dims) > 1 and not isinstance(out, tuple):
@@ -113,7 +113,7 @@ def _apply_excluded(
     static_args = [(i, args[i]) for i in positions if i < len(args)]
     static_kwargs = {key: val for key, val in kwargs.items() if key in excluded}
 
-    def with_static(*args: Any, **kwargs: Any) -> Any:
+    def with_static(*args: object, **kwargs: object) -> Any:
         full = list(args)
         for i, arg in static_args:
             full.insert(i, arg)
@@ -139,7 +139,7 @@ def vectorize(
         raise ValueError(f"vectorize: excluded={excluded!r} contains negative numbers")
 
     @functools.wraps(pyfunc)
-    def wrapped(*args: Any, **kwargs: Any) -> Any:
+    def wrapped(*args: object, **kwargs: object) -> Any:
         context = f"on vectorized function with excluded={excluded!r} and signature={signature!r}"
         func, dyn_args, dyn_kwargs = _apply_excluded(pyfunc, excluded, args, kwargs)
         output_core_dims: list[CoreDims] | None
@@ -208,7 +208,7 @@ def _vmap_over_loop_dims(
 
 
 def apply_along_axis(
-    func1d: Callable[..., Any], axis: int, arr: AnyArray, *args: Any, **kwargs: Any
+    func1d: Callable[..., Any], axis: int, arr: ArrayLike, *args: object, **kwargs: object
 ) -> AnyArray:
     """``func1d(arr[i, ..., :, ..., j], *args, **kwargs)`` for every 1-D slice along
     ``axis``, by nested ``vmap``s; the slice's outputs replace that axis."""
@@ -228,7 +228,7 @@ def apply_along_axis(
 
 
 def apply_over_axes(
-    func: Callable[[AnyArray, int], AnyArray], a: AnyArray, axes: Sequence[int]
+    func: Callable[[AnyArray, int], AnyArray], a: ArrayLike, axes: Sequence[int]
 ) -> AnyArray:
     """``func(a, axis)`` applied for each of ``axes`` in turn; a result that lost the axis
     gets it back with size 1 (so reductions keep their dimensions)."""
@@ -280,7 +280,7 @@ def piecewise(
 
 
 def _piece(
-    f: Any, dtype: DTypeLike | None, args: tuple[Any, ...], kw: dict[str, Any]
+    f: object, dtype: DTypeLike | None, args: tuple[Any, ...], kw: dict[str, Any]
 ) -> Callable[[Any], Any]:
     """One ``switch`` branch: ``f`` applied (or the constant ``f``), cast to ``dtype``."""
     if callable(f):

@@ -35,7 +35,7 @@ def _length(name: str, m: Any) -> int:
         ) from None
 
 
-def _positions(name: str, m: Any) -> tuple[int, Array | None]:
+def _positions(name: str, m: ArrayLike) -> tuple[int, Array | None]:
     """``(M, iota(M))``; ``None`` when ``M <= 1`` (every window is then ``ones(M)``)."""
     n = _length(name, m)
     if n <= 1:
@@ -51,7 +51,7 @@ def bartlett(M: int) -> Array:  # noqa: N803 (NumPy's name)
     return lax.sub(1.0, lax.div(lax.abs(lax.add(lax.mul(2.0, n), float(1 - m))), float(m - 1)))
 
 
-def _cosine_window(name: str, M: Any, coeffs: tuple[float, ...]) -> AnyArray:  # noqa: N803
+def _cosine_window(name: str, M: ArrayLike, coeffs: tuple[float, ...]) -> AnyArray:  # noqa: N803
     """``sum_k (-1)**k c_k cos(2 pi k n / (M - 1))``, the generalised cosine window."""
     m, n = _positions(name, M)
     if n is None:
@@ -79,7 +79,7 @@ def hanning(M: int) -> AnyArray:  # noqa: N803
     return _cosine_window("hanning", M, (0.5, 0.5))
 
 
-def _i0(x: AnyArray) -> AnyArray:
+def _i0(x: ArrayLike) -> AnyArray:
     """The modified Bessel function I0 from its power series (Horner in ``(x/2)**2``): every
     term is positive, so the sum is well conditioned, and it differentiates everywhere."""
     y = lax.mul(lax.mul(x, x), 0.25)

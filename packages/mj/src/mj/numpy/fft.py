@@ -19,7 +19,7 @@ import numpy as np
 from mj.numpy._manipulation import roll
 from mj_core import lax
 from mj_core import numpy as mnp
-from mj_core.extend import AnyArray, Array, ArrayLike, DTypeLike, Shape
+from mj_core.extend import Array, ArrayLike, DTypeLike, Shape
 from mj_core.prims.fft import FftType
 
 __all__ = [
@@ -57,7 +57,7 @@ def _norm_factor(func_name: str, sizes: Shape, norm: str) -> float:
     raise ValueError(f'Invalid norm value {norm}; should be "backward","ortho" or "forward".')
 
 
-def _resize(arr: AnyArray, axes: tuple[int, ...], sizes: Sequence[int]) -> AnyArray:
+def _resize(arr: Array, axes: tuple[int, ...], sizes: Sequence[int]) -> Array:
     """``arr`` cropped or zero-padded at the end of each of ``axes`` to ``sizes``."""
     shape = tuple(arr.shape)
     limits = list(shape)
@@ -72,7 +72,7 @@ def _resize(arr: AnyArray, axes: tuple[int, ...], sizes: Sequence[int]) -> AnyAr
     return arr
 
 
-def _fft_trailing(arr: AnyArray, fft_type: FftType, sizes: Shape) -> AnyArray:
+def _fft_trailing(arr: Array, fft_type: FftType, sizes: Shape) -> Array:
     """``lax.fft`` over the trailing ``len(sizes)`` axes; more than 3 as a chain (XLA does at
     most 3 at once), with 2 + 2 for 4 axes."""
     if len(sizes) <= 3:
@@ -95,11 +95,11 @@ def _fft_trailing(arr: AnyArray, fft_type: FftType, sizes: Shape) -> AnyArray:
 def _fft_core(
     func_name: str,
     fft_type: FftType,
-    a: AnyArray,
+    a: ArrayLike,
     s: Shape | None,
     axes: Sequence[int] | None,
     norm: str | None,
-) -> AnyArray:
+) -> Array:
     full_name = f"mj.numpy.fft.{func_name}"
     arr = mnp.asarray(a)
     ndim = arr.ndim
@@ -144,7 +144,7 @@ def _fft_core(
     return out
 
 
-def _check_one_axis(func_name: str, axis: Any) -> None:
+def _check_one_axis(func_name: str, axis: object) -> None:
     if isinstance(axis, list | tuple):
         raise ValueError(
             f"mj.numpy.fft.{func_name} does not support multiple axes. Please use "
@@ -153,8 +153,8 @@ def _check_one_axis(func_name: str, axis: Any) -> None:
 
 
 def _fft_core_1d(
-    func_name: str, fft_type: FftType, a: AnyArray, n: int | None, axis: int, norm: str | None
-) -> AnyArray:
+    func_name: str, fft_type: FftType, a: ArrayLike, n: int | None, axis: int, norm: str | None
+) -> Array:
     _check_one_axis(func_name, axis)
     return _fft_core(func_name, fft_type, a, None if n is None else [n], [axis], norm)
 
@@ -162,33 +162,33 @@ def _fft_core_1d(
 def _fft_core_2d(
     func_name: str,
     fft_type: FftType,
-    a: AnyArray,
+    a: ArrayLike,
     s: Shape | None,
     axes: Sequence[int],
     norm: str | None,
-) -> AnyArray:
+) -> Array:
     if len(axes) != 2:
         raise ValueError(f"mj.numpy.fft.{func_name} only supports 2 axes. Got axes = {axes!r}.")
     return _fft_core(func_name, fft_type, a, s, axes, norm)
 
 
 # --- one-dimensional ------------------------------------------------------------------------------
-def fft(a: AnyArray, n: int | None = None, axis: int = -1, norm: str | None = None) -> AnyArray:
+def fft(a: ArrayLike, n: int | None = None, axis: int = -1, norm: str | None = None) -> Array:
     """The 1-D discrete Fourier transform along ``axis`` (``n``: crop/zero-pad to ``n``)."""
     return _fft_core_1d("fft", FftType.FFT, a, n, axis, norm)
 
 
-def ifft(a: AnyArray, n: int | None = None, axis: int = -1, norm: str | None = None) -> AnyArray:
+def ifft(a: ArrayLike, n: int | None = None, axis: int = -1, norm: str | None = None) -> Array:
     """The 1-D inverse discrete Fourier transform along ``axis``."""
     return _fft_core_1d("ifft", FftType.IFFT, a, n, axis, norm)
 
 
-def rfft(a: AnyArray, n: int | None = None, axis: int = -1, norm: str | None = None) -> AnyArray:
+def rfft(a: ArrayLike, n: int | None = None, axis: int = -1, norm: str | None = None) -> Array:
     """The 1-D transform of a real input: the ``n // 2 + 1`` non-negative frequencies."""
     return _fft_core_1d("rfft", FftType.RFFT, a, n, axis, norm)
 
 
-def irfft(a: AnyArray, n: int | None = None, axis: int = -1, norm: str | None = None) -> AnyArray:
+def irfft(a: ArrayLike, n: int | None = None, axis: int = -1, norm: str | None = None) -> Array:
     """The inverse of :func:`rfft`: a real signal of length ``n`` (default ``2 * (m - 1)``)."""
     return _fft_core_1d("irfft", FftType.IRFFT, a, n, axis, norm)
 
@@ -215,64 +215,64 @@ def ihfft(a: ArrayLike, n: int | None = None, axis: int = -1, norm: str | None =
 
 # --- two-dimensional ------------------------------------------------------------------------------
 def fft2(
-    a: AnyArray, s: Shape | None = None, axes: Sequence[int] = (-2, -1), norm: str | None = None
-) -> AnyArray:
+    a: ArrayLike, s: Shape | None = None, axes: Sequence[int] = (-2, -1), norm: str | None = None
+) -> Array:
     """The 2-D discrete Fourier transform over ``axes``."""
     return _fft_core_2d("fft2", FftType.FFT, a, s, axes, norm)
 
 
 def ifft2(
-    a: AnyArray, s: Shape | None = None, axes: Sequence[int] = (-2, -1), norm: str | None = None
-) -> AnyArray:
+    a: ArrayLike, s: Shape | None = None, axes: Sequence[int] = (-2, -1), norm: str | None = None
+) -> Array:
     """The 2-D inverse discrete Fourier transform over ``axes``."""
     return _fft_core_2d("ifft2", FftType.IFFT, a, s, axes, norm)
 
 
 def rfft2(
-    a: AnyArray, s: Shape | None = None, axes: Sequence[int] = (-2, -1), norm: str | None = None
-) -> AnyArray:
+    a: ArrayLike, s: Shape | None = None, axes: Sequence[int] = (-2, -1), norm: str | None = None
+) -> Array:
     """The 2-D transform of a real input (the last axis halved, as :func:`rfft`)."""
     return _fft_core_2d("rfft2", FftType.RFFT, a, s, axes, norm)
 
 
 def irfft2(
-    a: AnyArray, s: Shape | None = None, axes: Sequence[int] = (-2, -1), norm: str | None = None
-) -> AnyArray:
+    a: ArrayLike, s: Shape | None = None, axes: Sequence[int] = (-2, -1), norm: str | None = None
+) -> Array:
     """The inverse of :func:`rfft2`."""
     return _fft_core_2d("irfft2", FftType.IRFFT, a, s, axes, norm)
 
 
 # --- n-dimensional --------------------------------------------------------------------------------
 def fftn(
-    a: AnyArray, s: Shape | None = None, axes: Sequence[int] | None = None, norm: str | None = None
-) -> AnyArray:
+    a: ArrayLike, s: Shape | None = None, axes: Sequence[int] | None = None, norm: str | None = None
+) -> Array:
     """The N-D discrete Fourier transform (all axes, or the last ``len(s)``, by default)."""
     return _fft_core("fftn", FftType.FFT, a, s, axes, norm)
 
 
 def ifftn(
-    a: AnyArray, s: Shape | None = None, axes: Sequence[int] | None = None, norm: str | None = None
-) -> AnyArray:
+    a: ArrayLike, s: Shape | None = None, axes: Sequence[int] | None = None, norm: str | None = None
+) -> Array:
     """The N-D inverse discrete Fourier transform."""
     return _fft_core("ifftn", FftType.IFFT, a, s, axes, norm)
 
 
 def rfftn(
-    a: AnyArray, s: Shape | None = None, axes: Sequence[int] | None = None, norm: str | None = None
-) -> AnyArray:
+    a: ArrayLike, s: Shape | None = None, axes: Sequence[int] | None = None, norm: str | None = None
+) -> Array:
     """The N-D transform of a real input (the last axis halved, as :func:`rfft`)."""
     return _fft_core("rfftn", FftType.RFFT, a, s, axes, norm)
 
 
 def irfftn(
-    a: AnyArray, s: Shape | None = None, axes: Sequence[int] | None = None, norm: str | None = None
-) -> AnyArray:
+    a: ArrayLike, s: Shape | None = None, axes: Sequence[int] | None = None, norm: str | None = None
+) -> Array:
     """The inverse of :func:`rfftn`."""
     return _fft_core("irfftn", FftType.IRFFT, a, s, axes, norm)
 
 
 # --- frequencies and shifts -----------------------------------------------------------------------
-def _check_freq_args(func_name: str, n: Any, d: Any) -> None:
+def _check_freq_args(func_name: str, n: object, d: object) -> None:
     if isinstance(n, list | tuple):
         raise ValueError(
             f"The n argument of mj.numpy.fft.{func_name} only takes an int. Got n = {list(n)}."
@@ -304,7 +304,7 @@ def rfftfreq(n: int, d: ArrayLike = 1.0, *, dtype: DTypeLike | None = None) -> A
     return _scaled(np.arange(0, n // 2 + 1).astype(dt), n, d, dt)
 
 
-def _shift(x: AnyArray, axes: int | Sequence[int] | None, sign: int) -> AnyArray:
+def _shift(x: ArrayLike, axes: int | Sequence[int] | None, sign: int) -> Array:
     arr = mnp.asarray(x)
     shape = arr.shape
     if axes is None:
@@ -317,11 +317,11 @@ def _shift(x: AnyArray, axes: int | Sequence[int] | None, sign: int) -> AnyArray
     return roll(arr, shift, axes)
 
 
-def fftshift(x: AnyArray, axes: int | Sequence[int] | None = None) -> AnyArray:
+def fftshift(x: ArrayLike, axes: int | Sequence[int] | None = None) -> Array:
     """``x`` with the zero-frequency term moved to the centre of ``axes`` (all by default)."""
     return _shift(x, axes, 1)
 
 
-def ifftshift(x: AnyArray, axes: int | Sequence[int] | None = None) -> AnyArray:
+def ifftshift(x: ArrayLike, axes: int | Sequence[int] | None = None) -> Array:
     """The inverse of :func:`fftshift`."""
     return _shift(x, axes, -1)

@@ -24,6 +24,7 @@ from mj_core import lax, lax_linalg
 from mj_core.dtypes import is_float, is_inexact
 from mj_core.errors import user_line_suffix
 from mj_core.extend import AnyArray, Array, ArrayLike, DTypeLike
+from mj_core.lax import PrecisionLike
 from mj_core.lax_linalg import matmul, mH, mT
 
 __all__ = [
@@ -91,7 +92,7 @@ def vector_norm(
 
 def norm(
     x: ArrayLike,
-    ord: Any = None,
+    ord: int | float | str | None = None,
     axis: int | tuple[int, int] | None = None,
     keepdims: bool = False,
 ) -> Array:
@@ -183,7 +184,7 @@ class SlogdetResult(NamedTuple):
     logabsdet: AnyArray
 
 
-def _matrix(name: str, a: AnyArray, *, square: bool = True, complex_ok: bool = True) -> AnyArray:
+def _matrix(name: str, a: ArrayLike, *, square: bool = True, complex_ok: bool = True) -> AnyArray:
     """``a`` as a float (or complex) matrix or batch; ``TypeError``/``ValueError`` naming
     ``name``."""
     return lax_linalg.as_float_matrix(name, cnp.asarray(a), square=square, complex_ok=complex_ok)
@@ -235,7 +236,7 @@ def solve(a: AnyArray, b: AnyArray) -> AnyArray:
     return cnp.squeeze(x, -1) if vector else x
 
 
-def inv(a: AnyArray) -> AnyArray:
+def inv(a: ArrayLike) -> AnyArray:
     """The inverse of each square matrix (``solve(a, I)``)."""
     a = _matrix("inv", a)
     eye = lax_linalg.eye_like(a)
@@ -268,7 +269,7 @@ def _det_jvp(primals: tuple[ArrayLike], tangents: tuple[ArrayLike]) -> tuple[Arr
     return y, lax.mul(y, z)
 
 
-def det(a: AnyArray) -> AnyArray:
+def det(a: ArrayLike) -> AnyArray:
     """The determinant of each square matrix, from its LU factorisation."""
     return _det(_matrix("det", a))
 
@@ -369,7 +370,7 @@ def eigh(a: ArrayLike, UPLO: str | None = None, symmetrize_input: bool = True) -
     return EighResult(w, v)
 
 
-def eigvalsh(a: AnyArray, UPLO: str | None = "L") -> AnyArray:  # noqa: N803
+def eigvalsh(a: ArrayLike, UPLO: str | None = "L") -> AnyArray:  # noqa: N803
     """The eigenvalues (ascending) of symmetric matrices."""
     return eigh(a, UPLO).eigenvalues
 
@@ -521,7 +522,7 @@ def vecdot(
     /,
     *,
     axis: int = -1,
-    precision: Any = None,
+    precision: PrecisionLike = None,
     preferred_element_type: DTypeLike | None = None,
 ) -> Array:
     """``sum(conj(x1) * x2)`` along ``axis``, broadcasting the other axes."""
@@ -535,8 +536,8 @@ def tensordot(
     x2: ArrayLike,
     /,
     *,
-    axes: Any = 2,
-    precision: Any = None,
+    axes: object = 2,
+    precision: PrecisionLike = None,
     preferred_element_type: DTypeLike | None = None,
 ) -> Array:
     """``mnp.tensordot`` with the array API's positional-only operands."""
@@ -545,12 +546,14 @@ def tensordot(
     )
 
 
-def matrix_norm(x: ArrayLike, /, *, keepdims: bool = False, ord: Any = "fro") -> Array:
+def matrix_norm(
+    x: ArrayLike, /, *, keepdims: bool = False, ord: int | float | str | None = "fro"
+) -> Array:
     """The norm of the matrices in the last two axes (``ord`` as :func:`norm`'s)."""
     return norm(x, ord=ord, axis=(-2, -1), keepdims=keepdims)
 
 
-def svdvals(x: AnyArray, /) -> AnyArray:
+def svdvals(x: ArrayLike, /) -> AnyArray:
     """The singular values, descending."""
     return svd(x, compute_uv=False)
 

@@ -48,7 +48,7 @@ _F32_MAXNORM = 3.925724783138660
 def _low_degree(b: tuple[float, ...]) -> PadeTerms:
     """``(U, V)`` of a Pade approximant of degree 3, 5, 7 or 9: ``U`` the odd part."""
 
-    def terms(a: AnyArray) -> tuple[AnyArray, AnyArray]:
+    def terms(a: ArrayLike) -> tuple[AnyArray, AnyArray]:
         eye = lax_linalg.eye_like(a)
         a2 = matmul(a, a)
         powers = [a2]
@@ -134,7 +134,7 @@ def _expm_matrix(a: AnyArray, upper_triangular: bool, max_squarings: int) -> Any
     return cond(lax.gt(n_squarings, float(max_squarings)), overflow, compute, (p, q))
 
 
-def expm(A: AnyArray, *, upper_triangular: bool = False, max_squarings: int = 16) -> AnyArray:  # noqa: N803
+def expm(A: ArrayLike, *, upper_triangular: bool = False, max_squarings: int = 16) -> AnyArray:  # noqa: N803
     """``exp(A)`` of a (stack of) square matrices; NaN where more than ``max_squarings``
     squarings would be needed. ``upper_triangular`` solves with a triangular solve."""
     a = lax_linalg.as_float_matrix("expm", cnp.asarray(A), square=True)

@@ -61,7 +61,7 @@ def _square(name: str, a: ArrayLike) -> Array:
     return a
 
 
-def sqrtm(A: AnyArray, blocksize: int = 1) -> AnyArray:  # noqa: N803 (SciPy's name)
+def sqrtm(A: ArrayLike, blocksize: int = 1) -> AnyArray:  # noqa: N803 (SciPy's name)
     """The principal square root ``X`` of ``A`` (``X @ X == A``), complex. ``blocksize`` is
     accepted for SciPy compatibility (JAX ignores it too)."""
     del blocksize

@@ -62,7 +62,7 @@ def cho_factor(a: ArrayLike, lower: bool = False) -> tuple[Array, bool]:
     return cholesky(a, lower=lower), lower
 
 
-def _as_matrix_rhs(name: str, a: AnyArray, b: AnyArray) -> tuple[AnyArray, bool]:
+def _as_matrix_rhs(name: str, a: ArrayLike, b: ArrayLike) -> tuple[AnyArray, bool]:
     b = cnp.asarray(b)
     vector = cnp.ndim(b) == cnp.ndim(a) - 1
     return lax_linalg.as_float_matrix(name, cnp.expand_dims(b, -1) if vector else b), vector
@@ -123,7 +123,7 @@ def _pivots_to_permutation(pivots: AnyArray, m: int) -> AnyArray:
     return perm
 
 
-def lu_solve(lu_and_piv: tuple[AnyArray, AnyArray], b: AnyArray, trans: int = 0) -> AnyArray:
+def lu_solve(lu_and_piv: tuple[AnyArray, AnyArray], b: ArrayLike, trans: int = 0) -> Array:
     """Solve ``a x = b`` (``trans=0``) or ``a^T x = b`` given ``lu_factor(a)``."""
     lu, pivots = lu_and_piv
     m = cnp.shape(lu)[-1]
@@ -182,12 +182,12 @@ def block_diag(*arrs: ArrayLike) -> Array:
     return cnp.concatenate(rows, axis=0)
 
 
-def inv(a: AnyArray, overwrite_a: bool = False, check_finite: bool = True) -> AnyArray:
+def inv(a: ArrayLike, overwrite_a: bool = False, check_finite: bool = True) -> AnyArray:
     """The inverse of each square matrix (:func:`mj.numpy.linalg.inv`)."""
     return mla.inv(a)
 
 
-def det(a: AnyArray, overwrite_a: bool = False, check_finite: bool = True) -> AnyArray:
+def det(a: ArrayLike, overwrite_a: bool = False, check_finite: bool = True) -> AnyArray:
     """The determinant of each square matrix (:func:`mj.numpy.linalg.det`)."""
     return mla.det(a)
 
@@ -215,7 +215,7 @@ def eigh(
     eigvals: None = None,
     type: int = 1,
     check_finite: bool = True,
-) -> Any:
+) -> Array | tuple[Array, Array]:
     """``(w, v)``: ascending eigenvalues and eigenvectors (columns) of a symmetric ``a``,
     reading its ``lower`` (default) or upper triangle; only ``w`` with ``eigvals_only``.
     The generalised problem (``b``, ``type``, ``eigvals``) is not implemented, as in JAX."""
@@ -232,7 +232,7 @@ def eigh(
 def qr(
     a: ArrayLike,
     overwrite_a: bool = False,
-    lwork: Any = None,
+    lwork: object = None,
     mode: str = "full",
     pivoting: bool = False,
     check_finite: bool = True,
@@ -254,8 +254,8 @@ _ASSUME_A = ("gen", "sym", "her", "pos")
 
 
 def solve(
-    a: AnyArray,
-    b: AnyArray,
+    a: ArrayLike,
+    b: ArrayLike,
     lower: bool = False,
     overwrite_a: bool = False,
     overwrite_b: bool = False,

@@ -24,16 +24,16 @@ from mj_core.extend import AnyArray, Array, ArrayLike
 __all__ = ["map_coordinates"]
 
 
-def _mirror_index_fixer(index: AnyArray, size: int) -> AnyArray:
+def _mirror_index_fixer(index: AnyArray, size: int) -> Array:
     s = size - 1  # half-wavelength of the triangular wave
     return mnp.abs(mnp.remainder(index + s, 2 * s) - s)
 
 
-def _reflect_index_fixer(index: AnyArray, size: int) -> AnyArray:
+def _reflect_index_fixer(index: AnyArray, size: int) -> Array:
     return mnp.floor_divide(_mirror_index_fixer(2 * index + 1, 2 * size + 1) - 1, 2)
 
 
-def _constant_index(index: AnyArray, size: int) -> AnyArray:
+def _constant_index(index: object, size: int) -> AnyArray:
     return index  # out-of-range indices are masked to cval (the gather clamps them)
 
 

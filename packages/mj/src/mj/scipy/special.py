@@ -68,7 +68,7 @@ __all__ = [
 _HALF_LOG_2PI = 0.5 * math.log(2 * math.pi)
 
 
-def _inexact(name: str, x: AnyArray) -> AnyArray:
+def _inexact(name: str, x: ArrayLike) -> AnyArray:
     (x,) = promote_inexact(x)
     if not is_float(get_aval(x).dtype):
         raise TypeError(
@@ -158,7 +158,7 @@ def _xlog1py_jvp(
 
 
 @custom_jvp
-def _xlogx(x: AnyArray) -> AnyArray:
+def _xlogx(x: ArrayLike) -> AnyArray:
     return xlogy(x, x)
 
 

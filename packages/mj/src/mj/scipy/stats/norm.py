@@ -28,7 +28,7 @@ def cdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     return ndtr(lax.div(lax.sub(x, loc), scale))
 
 
-def logcdf(x: AnyArray, loc: AnyArray = 0, scale: AnyArray = 1) -> AnyArray:
+def logcdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> AnyArray:
     x, loc, scale = promote_args_inexact("norm.logcdf", x, loc, scale)
     return log_ndtr(lax.div(lax.sub(x, loc), scale))
 
@@ -38,7 +38,7 @@ def sf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     return cdf(lax.neg(x), lax.neg(loc), scale)
 
 
-def logsf(x: AnyArray, loc: AnyArray = 0, scale: AnyArray = 1) -> AnyArray:
+def logsf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> AnyArray:
     x, loc, scale = promote_args_inexact("norm.logsf", x, loc, scale)
     return logcdf(lax.neg(x), lax.neg(loc), scale)
 
