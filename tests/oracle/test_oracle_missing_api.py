@@ -4,6 +4,7 @@
 
 import collections
 import dataclasses
+import functools
 
 import jax
 import pytest
@@ -136,3 +137,43 @@ def test_tree_static_field_is_aux_data():
     leaves, treedef = mj.tree_util.tree_flatten(Op(1.0))
     assert leaves == [1.0]
     assert mj.tree_util.tree_unflatten(treedef, [2.0]) == Op(2.0, "add")
+
+
+def test_partial_keeps_a_functools_partial_whole_as_jax():
+    def f(a, b, c):
+        return a + 10 * b + 100 * c
+
+    g = functools.partial(f, 2)
+    for lib in (jax, mj):
+        h = lib.tree_util.Partial(g, 3)
+        assert h.args == (3,)
+        assert h(4) == 432
+        assert lib.tree_util.tree_leaves(h) == [3]
+        assert g == h.func
+        assert h.func == g
+        assert hash(h.func) == hash(g)
+        nested = lib.tree_util.Partial(lib.tree_util.Partial(f, 1), 2)
+        assert lib.tree_util.tree_leaves(nested) == [2]
+        assert nested(3) == 321
+
+
+def test_flattened_index_key_hashes_apart_from_sequence_key():
+    for lib in (jax, mj):
+        tu = lib.tree_util
+        assert tu.FlattenedIndexKey(1) == tu.FlattenedIndexKey(1)
+        assert hash(tu.FlattenedIndexKey(1)) == hash(tu.FlattenedIndexKey(1))
+        assert hash(tu.FlattenedIndexKey(1)) != hash(tu.SequenceKey(1))
+
+
+class _Labelled:
+    def __init__(self, x):
+        self.x = x
+
+
+for _tu in (jax.tree_util, mj.tree_util):
+    _tu.register_pytree_node(_Labelled, lambda o: ((o.x,), "label"), lambda _, c: _Labelled(*c))
+
+
+def test_custom_node_aux_data_prints_with_str_as_jax():
+    tree = [_Labelled(1), _Box(2)]
+    assert str(mj.tree_util.tree_structure(tree)) == str(jax.tree_util.tree_structure(tree))

@@ -422,7 +422,7 @@ class PyTreeDef:
         if self.pytype is not None and _is_namedtuple_class(self.pytype):
             head = f"namedtuple[{self.pytype.__name__}]"
         else:
-            head = f"{self.node_type.name}[{self.node_data!r}]"
+            head = f"{self.node_type.name}[{self.node_data}]"  # str(), as JAX prints it
         return f"CustomNode({head}, [{', '.join(kids)}])"
 
     def __repr__(self) -> str:
@@ -978,11 +978,35 @@ class Partial(functools.partial):  # type: ignore[type-arg]
     function is static, so it can be passed through ``jit`` and other transformations."""
 
     def __new__(cls, func: Callable[..., Any], *args: Any, **kwargs: Any) -> Partial:
-        if isinstance(func, functools.partial):  # flatten nested partials like JAX does
-            out = super().__new__(cls, func.func, *func.args, *args, **{**func.keywords, **kwargs})
-        else:
-            out = super().__new__(cls, func, *args, **kwargs)
-        return out
+        if isinstance(func, functools.partial):
+            # ``functools.partial`` would merge ``func``'s bound arguments into this one's,
+            # making them leaves; JAX keeps them in the (static) function, so does mj
+            return super().__new__(cls, _PartialFunc(func), *args, **kwargs)
+        return super().__new__(cls, func, *args, **kwargs)
+
+
+class _PartialFunc:
+    """A ``functools.partial`` as a :class:`Partial`'s function: calls, compares and hashes
+    as the partial it holds, which ``functools.partial`` does not take apart."""
+
+    __slots__ = ("partial",)
+
+    def __init__(self, partial: functools.partial[Any]) -> None:
+        self.partial = partial
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.partial(*args, **kwargs)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, _PartialFunc):
+            return bool(self.partial == other.partial)
+        return bool(self.partial == other)
+
+    def __hash__(self) -> int:
+        return hash(self.partial)
+
+    def __repr__(self) -> str:
+        return repr(self.partial)
 
 
 def _partial_flatten(p: Partial) -> tuple[tuple[Any, ...], Hashable]:
