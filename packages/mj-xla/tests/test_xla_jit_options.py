@@ -1,7 +1,7 @@
 """JAX's remaining ``jit`` options: ``keep_unused`` (unread arguments stay parameters of the
 program), ``inline`` (no nested call when traced inside another function), ``device``/
 ``backend`` (deprecated in JAX, with its warning: the program runs there) and
-``compiler_options`` (refused, not silently ignored)."""
+``compiler_options`` (handed to XLA, which checks them)."""
 
 import numpy as np
 import pytest
@@ -49,10 +49,17 @@ def test_device_and_backend_warn_and_run_there():
     np.testing.assert_allclose(g(np.ones(2)), [0.0, 0.0])
 
 
-def test_compiler_options_are_refused_not_ignored():
-    jit(lambda x: x, compiler_options={})  # nothing asked: fine
-    with pytest.raises(NotImplementedError, match="compiler_options"):
-        jit(lambda x: x, compiler_options={"xla_cpu_enable_fast_math": True})
+def test_compiler_options_reach_xla_not_ignored():
+    np.testing.assert_allclose(jit(lambda x: x * 2, compiler_options={})(3.0), 6.0)
+    fast = jit(lambda x: x * 2, compiler_options={"xla_cpu_enable_fast_math": True})
+    np.testing.assert_allclose(fast(3.0), 6.0)
+    # XLA reads them: a name it does not know is its error, at compile time
+    bad = jit(lambda x: x * 2, compiler_options={"xla_no_such_flag": True})
+    with pytest.raises(mj_xla.extend.JaxRuntimeError, match="No such compile option"):
+        bad(3.0)
+    lowered = jit(lambda x: x * 2).lower(3.0)
+    with pytest.raises(mj_xla.extend.JaxRuntimeError, match="not a valid bool value"):
+        lowered.compile(compiler_options={"xla_cpu_enable_fast_math": "perhaps"})
 
 
 def test_default_matmul_precision_applies_where_none_was_asked(caplog):

@@ -4,6 +4,7 @@ from a pytree's root down to a leaf, with JAX 0.10.2's classes, reprs and ``keys
 Tuples and lists give :class:`SequenceKey`, dicts :class:`DictKey`, namedtuples
 :class:`GetAttrKey`, and nodes registered without keys :class:`FlattenedIndexKey`. The keys
 are immutable, compare equal when their class and payload are equal, hash like their payload
+(``FlattenedIndexKey`` apart from a plain index)
 and support ``match`` by keyword or position (``case DictKey(key=k)``).
 """
 
@@ -118,6 +119,11 @@ class FlattenedIndexKey(_KeyEntry):
 
     def __str__(self) -> str:
         return f"[<flat index {self._payload}>]"
+
+    def __hash__(self) -> int:
+        # not the index's own hash: ``FlattenedIndexKey(1)`` and ``SequenceKey(1)`` are
+        # different keys and hash apart (as JAX's)
+        return hash(("FlattenedIndexKey", self._payload))
 
 
 #: One step of a key path: one of the classes above, or any object a user's

@@ -54,7 +54,9 @@ __all__ = [
     "all_leaves",
     "flatten_fun",
     "flatten_one_level",
+    "flatten_one_level_with_keys",
     "flatten_up_to",
+    "is_tree_node",
     "keystr",
     "prefix_errors",
     "register_dataclass",
@@ -375,6 +377,32 @@ class PyTreeDef:
     def __hash__(self) -> int:
         return self._hash
 
+    def walk(
+        self,
+        f_node: Callable[[tuple[Any, ...], Any], Any],
+        f_leaf: Callable[[Any], Any] | None,
+        leaves: Iterable[Any],
+    ) -> Any:
+        """Fold the structure bottom-up over ``leaves`` (JAX's ``PyTreeDef.walk``): each leaf
+        becomes ``f_leaf(leaf)`` (the leaf itself if ``f_leaf`` is None), each node
+        ``f_node(tuple_of_child_results, node_data)``, and the root's result is returned.
+        A dict's node data is its sorted keys as a list, a namedtuple's its class, as JAX's."""
+        it = iter(leaves)
+
+        def go(t: PyTreeDef) -> Any:
+            if t.node_type is None:
+                leaf = next(it, _NO_LEAF)
+                if leaf is _NO_LEAF:
+                    raise ValueError("Too few leaves for PyTreeDef")
+                return leaf if f_leaf is None else f_leaf(leaf)
+            kids = tuple([go(c) for c in t.child_treedefs])
+            return f_node(kids, _visible_node_data(t))
+
+        out = go(self)
+        if next(it, _NO_LEAF) is not _NO_LEAF:
+            raise ValueError("Too many leaves for PyTreeDef")
+        return out
+
     def unflatten(self, leaves: Iterable[Any]) -> Any:
         return tree_unflatten(self, leaves)
 
@@ -394,7 +422,7 @@ class PyTreeDef:
         if self.pytype is not None and _is_namedtuple_class(self.pytype):
             head = f"namedtuple[{self.pytype.__name__}]"
         else:
-            head = f"{self.node_type.name}[{self.node_data!r}]"
+            head = f"{self.node_type.name}[{self.node_data}]"  # str(), as JAX prints it
         return f"CustomNode({head}, [{', '.join(kids)}])"
 
     def __repr__(self) -> str:
@@ -402,6 +430,17 @@ class PyTreeDef:
 
 
 _LEAF = PyTreeDef(None, None, (), None)
+_NO_LEAF: Any = object()
+
+
+def _visible_node_data(t: PyTreeDef) -> Any:
+    """A node's data as JAX's ``walk`` shows it: a dict's keys as a list, a namedtuple's
+    class; other nodes' aux data as stored."""
+    if t.node_type is _DICT:
+        return list(t.node_data)  # type: ignore[call-overload]
+    if t.pytype is not None and t.pytype in _implicit_nodes:
+        return t.pytype
+    return t.node_data
 
 
 def _rebuild_treedef(
@@ -625,6 +664,27 @@ def flatten_one_level(tree: object) -> tuple[Any, Any]:
     if type(tree) in _implicit_nodes:  # a namedtuple: JAX's aux data is the class
         return list(children), type(tree)
     return children, data
+
+
+def flatten_one_level_with_keys(tree: object) -> tuple[list[tuple[KeyEntry, Any]], Any]:
+    """``(key, child)`` pairs of ``tree``'s root node and its aux data (JAX's
+    ``flatten_one_level_with_keys``): keys as in :func:`tree_flatten_with_path`
+    (``DictKey``, ``SequenceKey``, ``GetAttrKey``, or ``FlattenedIndexKey`` for a node
+    registered without keys), aux data as :func:`flatten_one_level`'s. A leaf is a
+    ``ValueError``."""
+    if _node_type_of(tree) is None:
+        raise ValueError(f"can't tree-flatten type: {type(tree)}")
+    pairs, data = _one_level_with_keys(tree)
+    if type(tree) in _implicit_nodes:  # a namedtuple: JAX's aux data is the class
+        return pairs, type(tree)
+    return pairs, data
+
+
+def is_tree_node(typ: type) -> bool:
+    """Whether instances of ``typ`` are pytree nodes rather than leaves: the built-in
+    containers, ``None``'s type, namedtuple classes and registered classes (JAX's
+    ``is_tree_node``)."""
+    return _node_type_for(typ) is not None
 
 
 def tree_all(tree: object, *, is_leaf: Callable[[Any], bool] | None = None) -> bool:
@@ -918,11 +978,35 @@ class Partial(functools.partial):  # type: ignore[type-arg]
     function is static, so it can be passed through ``jit`` and other transformations."""
 
     def __new__(cls, func: Callable[..., Any], *args: object, **kwargs: object) -> Partial:
-        if isinstance(func, functools.partial):  # flatten nested partials like JAX does
-            out = super().__new__(cls, func.func, *func.args, *args, **{**func.keywords, **kwargs})
-        else:
-            out = super().__new__(cls, func, *args, **kwargs)
-        return out
+        if isinstance(func, functools.partial):
+            # ``functools.partial`` would merge ``func``'s bound arguments into this one's,
+            # making them leaves; JAX keeps them in the (static) function, so does mj
+            return super().__new__(cls, _PartialFunc(func), *args, **kwargs)
+        return super().__new__(cls, func, *args, **kwargs)
+
+
+class _PartialFunc:
+    """A ``functools.partial`` as a :class:`Partial`'s function: calls, compares and hashes
+    as the partial it holds, which ``functools.partial`` does not take apart."""
+
+    __slots__ = ("partial",)
+
+    def __init__(self, partial: functools.partial[Any]) -> None:
+        self.partial = partial
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.partial(*args, **kwargs)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, _PartialFunc):
+            return bool(self.partial == other.partial)
+        return bool(self.partial == other)
+
+    def __hash__(self) -> int:
+        return hash(self.partial)
+
+    def __repr__(self) -> str:
+        return repr(self.partial)
 
 
 def _partial_flatten(p: Partial) -> tuple[tuple[Any, ...], Hashable]:

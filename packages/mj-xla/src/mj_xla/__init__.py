@@ -60,6 +60,7 @@ from mj_xla._sharding import make_mesh as make_mesh
 from mj_xla._sharding import set_mesh as set_mesh
 from mj_xla._sharding_constraint import reshard as reshard
 from mj_xla._sharding_constraint import with_sharding_constraint as with_sharding_constraint
+from mj_xla._stages import ArgInfo as ArgInfo
 
 # The layer's rule tables are also on its top level (DESIGN §4: ``mj_autodiff.jvp_rules``,
 # ``mj_batch.not_mapped``, ``mj_xla.lowering_rules``); extend is their home.

@@ -104,6 +104,10 @@ class Executable:
         shows): fusions, layouts and the schedule XLA chose."""
         return "\n".join(m.to_string() for m in self._exe.hlo_modules())
 
+    def runtime_executable(self) -> _jaxlib.LoadedExecutable:
+        """jaxlib's loaded executable (JAX's ``Compiled.runtime_executable()``)."""
+        return self._exe
+
     def run(self, args: Sequence[Any]) -> list[Array]:
         """Execute on ``args`` (Arrays, NumPy arrays or scalars of the argument types)."""
         if len(args) != len(self.arg_avals):

@@ -17,6 +17,8 @@ touches one module. Facts this module relies on (see ``shared/STABLEHLO.md``):
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import functools
 import importlib
 import importlib.metadata
@@ -27,7 +29,7 @@ import sys
 import threading
 import time
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, TypeAlias, runtime_checkable
 
 import ml_dtypes
@@ -65,12 +67,15 @@ __all__ = [
     "compile_module",
     "compile_replicated",
     "compile_spmd",
+    "compiler_options",
     "copy_to_device",
+    "cost_analysis",
     "default_platform",
     "device",
     "devices",
     "func",
     "hlo",
+    "hlo_computation",
     "hlo_sharding_from_proto",
     "hlo_sharding_manual",
     "hlo_sharding_replicated",
@@ -609,11 +614,69 @@ def compile_module(
     return _compile(client, module, device_list, options, host_callbacks)
 
 
+_compile_overrides: contextvars.ContextVar[dict[str, Any] | None] = contextvars.ContextVar(
+    "mj_compile_overrides", default=None
+)
+
+#: Options JAX sets on the executable build options rather than as XLA flag overrides.
+_BUILD_OPTIONS = (
+    "exec_time_optimization_effort",
+    "memory_fitting_effort",
+    "optimization_level",
+    "memory_fitting_level",
+)
+
+
+@contextlib.contextmanager
+def compiler_options(options: Mapping[str, Any] | None) -> Iterator[None]:
+    """Compile with XLA options by name (JAX's ``compiler_options=``: debug flags such as
+    ``xla_embed_ir_in_executable`` and the effort levels) for the compiles inside the block.
+    XLA checks them when it compiles: an unknown name or a value of the wrong type raises
+    jaxlib's ``JaxRuntimeError`` (``No such compile option: 'name'``), as in JAX."""
+    token = _compile_overrides.set(dict(options) if options else None)
+    try:
+        yield
+    finally:
+        _compile_overrides.reset(token)
+
+
+def _apply_compiler_options(options: Any) -> None:
+    """Put the options of the enclosing :func:`compiler_options` block on ``options`` (a
+    fresh ``CompileOptions``) as JAX does."""
+    overrides = _compile_overrides.get()
+    if not overrides:
+        return
+    rest = dict(overrides)
+    build = options.executable_build_options
+    for name in _BUILD_OPTIONS:
+        if name in rest:
+            setattr(build, name, rest.pop(name))
+    options.env_option_overrides = list(rest.items())
+
+
+def hlo_computation(module: ir.Module) -> Any:
+    """``module`` (StableHLO) converted to an XLA HLO computation (JAX's
+    ``Lowered.compiler_ir("hlo")``; ``.as_hlo_text()`` is its text)."""
+    return _jax.mlir.mlir_module_to_xla_computation(
+        str(module), use_tuple_args=False, return_tuple=False
+    )
+
+
+def cost_analysis(module: ir.Module, device: Device | None = None) -> dict[str, float]:
+    """XLA's cost estimates (flops, bytes accessed, ...) of the unoptimized ``module`` on
+    ``device``'s backend (the default device if None), as JAX's ``Lowered.cost_analysis``."""
+    client = _backend()[0] if device is None else device.client
+    hlo_module = hlo_computation(module).get_hlo_module()
+    out: dict[str, float] = _jax.hlo_module_cost_analysis(client, hlo_module)
+    return out
+
+
 def _compile(
     client: Any, module: ir.Module, devices: Any, options: Any, host_callbacks: Sequence[Any]
 ) -> LoadedExecutable:
     """Compile, or load the executable from the persistent compilation cache (see
     :mod:`mj_xla._compilation_cache`) when one is set and holds it."""
+    _apply_compiler_options(options)
     path = None
     if not host_callbacks and config.compilation_cache_dir:
         kinds = ",".join(f"{d.platform}:{d.device_kind}" for d in devices)

@@ -30,7 +30,7 @@ import operator
 import warnings
 import weakref
 from collections import OrderedDict
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import Any, Generic, NamedTuple, ParamSpec, Protocol, TypeVar, overload
 
 import numpy as np
@@ -59,6 +59,7 @@ from mj_xla._pmap_executable import ReplicatedJit
 from mj_xla._sharded_array import ShardedArray
 from mj_xla._sharding import NamedSharding, PmapSharding, Sharding, broadcast_prefix
 from mj_xla._spmd_executable import SpmdExecutable
+from mj_xla._stages import arg_names, args_info, check_call
 from mj_xla._xla_call import xla_call_p
 
 __all__ = ["Compiled", "JitFunction", "Lowered", "Signature", "Traced", "jit"]
@@ -75,6 +76,7 @@ class _Entry:
 
     __slots__ = (
         "closed",
+        "compiler_options",
         "consts",
         "device",
         "donated",
@@ -116,10 +118,19 @@ class _Entry:
         self.out_shardings = tuple(out_shardings)
         self.donated = tuple(donated)
         self.keep_unused = False  # jit(keep_unused=True): every argument a parameter
+        self.compiler_options: dict[str, Any] | None = None  # jit(compiler_options=...)
 
     def compile(self) -> Executable | SpmdExecutable | ReplicatedJit:
         if self.executable is None:
-            self.executable = compile_jaxpr(
+            self.executable = self.build(self.compiler_options)
+        return self.executable
+
+    def build(
+        self, compiler_options: Mapping[str, Any] | None
+    ) -> Executable | SpmdExecutable | ReplicatedJit:
+        """A new executable, compiled with these XLA options (not cached here)."""
+        with _jaxlib.compiler_options(compiler_options):
+            return compile_jaxpr(
                 self.closed.jaxpr,
                 self.consts,
                 self.name,
@@ -130,7 +141,6 @@ class _Entry:
                 self.keep_spec,
                 self.keep_unused,
             )
-        return self.executable
 
     def output(self, outs: Sequence[Any]) -> Any:
         if self.single_leaf:
@@ -321,6 +331,7 @@ class JitFunction(Generic[P, R]):
         "__dict__",
         "__weakref__",
         "_cache",
+        "_compiler_options",
         "_device",
         "_donate_argnames",
         "_donate_argnums",
@@ -350,8 +361,10 @@ class JitFunction(Generic[P, R]):
         keep_unused: bool = False,
         device: Any = None,
         inline: bool = False,
+        compiler_options: Mapping[str, Any] | None = None,
     ) -> None:
         self._fun = fun
+        self._compiler_options = dict(compiler_options) if compiler_options else None
         self._donate_argnums = frozenset(donate_argnums)
         self._donate_argnames = frozenset(donate_argnames)
         self._keep_unused = bool(keep_unused)
@@ -369,6 +382,9 @@ class JitFunction(Generic[P, R]):
                 outs_tree,
                 self._keep_unused,
             )
+        if self._compiler_options:  # (values by repr: XLA reads them as text anyway)
+            options = tuple(sorted((k, repr(v)) for k, v in self._compiler_options.items()))
+            self._variant = (self._variant, options)
         self._in_shardings = in_shardings
         self._out_shardings = out_shardings
         self._name = getattr(fun, "__name__", type(fun).__name__)
@@ -590,6 +606,7 @@ class JitFunction(Generic[P, R]):
         entry.device = sig.device
         entry.keep_spec = sig.keep_spec
         entry.keep_unused = self._keep_unused
+        entry.compiler_options = self._compiler_options
         if self._donate_argnums or self._donate_argnames:
             entry.donated = self._donated_leaves(len(args), sig.statics, sig.in_tree)
         if not any(isinstance(c, Tracer) for c in entry.consts):
@@ -681,14 +698,18 @@ class JitFunction(Generic[P, R]):
     # --- introspection ----------------------------------------------------------------------
     def lower(self, *args: Any, **kwargs: Any) -> Lowered:
         """Trace and lower for these arguments (arrays or ShapedArray/ShapeDtypeStruct)."""
-        entry, _ = self._entry_for(args, kwargs, abstract=True)
-        return Lowered(entry)
+        entry, sig = self._entry_for(args, kwargs, abstract=True)
+        return Lowered(entry, self._call_info(sig))
 
     def trace(self, *args: Any, **kwargs: Any) -> Traced:
         """Trace for these arguments (as :meth:`lower`); ``.lower(lowering_platforms=...)``
         then lowers for a platform of choice, as JAX's ``jit(f).trace(...)``."""
-        entry, _ = self._entry_for(args, kwargs, abstract=True)
-        return Traced(entry)
+        entry, sig = self._entry_for(args, kwargs, abstract=True)
+        return Traced(entry, self._call_info(sig))
+
+    def _call_info(self, sig: Signature) -> _CallInfo:
+        fun, positions = self._fun, [k for k, _ in sig.statics if isinstance(k, int)]
+        return _CallInfo(sig.in_tree, sig.avals, lambda: arg_names(fun, sig.in_tree, positions))
 
     def _cache_size(self) -> int:
         """Number of traced signatures currently cached for this function."""
@@ -828,13 +849,62 @@ def _all_leaves(in_tree: PyTreeDef) -> bool:
     return all(c.node_type is None for c in args_tree.child_treedefs)
 
 
+class _CallInfo(NamedTuple):
+    """The signature a stage was made for: the ``(args, kwargs)`` structure of the dynamic
+    arguments, their avals, and (lazily) their names for error messages."""
+
+    in_tree: PyTreeDef
+    avals: tuple[ShapedArray, ...]
+    names: Callable[[], list[str]]
+
+
+class _Stage:
+    """What ``Lowered`` and ``Compiled`` report about their signature, as JAX's stages."""
+
+    __slots__ = ("_call", "_entry")
+    _entry: _Entry
+    _call: _CallInfo
+
+    @property
+    def in_tree(self) -> PyTreeDef:
+        """The structure of ``(positional arguments, keyword arguments)`` (static ones
+        left out)."""
+        return self._call.in_tree
+
+    @property
+    def in_avals(self) -> Any:
+        """The arguments' types, as the ``(args, kwargs)`` pytree of ``ShapedArray``s."""
+        return tree_unflatten(self._call.in_tree, self._call.avals)
+
+    @property
+    def args_info(self) -> Any:
+        """The ``(args, kwargs)`` pytree of :class:`~mj.stages.ArgInfo` (type, donated)."""
+        return args_info(self._call.in_tree, self._call.avals, self._entry.donated)
+
+    @property
+    def donate_argnums(self) -> tuple[int, ...]:
+        """The flat indices of the donated argument leaves."""
+        return tuple(i for i, d in enumerate(self._entry.donated) if d)
+
+    @property
+    def out_tree(self) -> PyTreeDef:
+        return self._entry.out_tree
+
+    @property
+    def out_info(self) -> Any:
+        """The outputs' shapes and dtypes, as a pytree of ``ShapeDtypeStruct``s."""
+        outs = [ShapeDtypeStruct(v.aval.shape, v.aval.dtype) for v in self._entry.closed.jaxpr.outs]
+        return tree_unflatten(self._entry.out_tree, outs)
+
+
 class Traced:
     """A traced call (JAX's ``jax.stages.Traced``): its jaxpr, and lowering it."""
 
-    __slots__ = ("_entry",)
+    __slots__ = ("_call", "_entry")
 
-    def __init__(self, entry: _Entry) -> None:
+    def __init__(self, entry: _Entry, call: _CallInfo) -> None:
         self._entry = entry
+        self._call = call
 
     @property
     def jaxpr(self) -> ClosedJaxpr:
@@ -845,14 +915,14 @@ class Traced:
         platform: ``("cuda",)`` gives the GPU module as text on any machine, with the
         platform's lowering rules and custom-call targets)."""
         if lowering_platforms is None:
-            return Lowered(self._entry)
+            return Lowered(self._entry, self._call)
         platforms = tuple(lowering_platforms)
         if len(platforms) != 1:
             raise NotImplementedError(
                 f"lower: lowering for several platforms at once ({platforms}) is not "
                 "supported; lower once per platform"
             )
-        return Lowered(self._entry, platforms[0])
+        return Lowered(self._entry, self._call, platforms[0])
 
 
 def _lowered_jaxpr(entry: _Entry) -> Any:
@@ -862,37 +932,79 @@ def _lowered_jaxpr(entry: _Entry) -> Any:
     return drop_unused_arguments(entry.closed.jaxpr, len(entry.consts))[0]
 
 
-class Lowered:
-    """A traced and lowered call: ``as_text()`` is the StableHLO module, ``compile()`` the
-    executable."""
+def _dialect(dialect: str | None) -> str:
+    if dialect is None or dialect == "stablehlo":
+        return "stablehlo"
+    if dialect == "hlo":
+        return dialect
+    raise ValueError(f"unknown dialect: {dialect}")
 
-    __slots__ = ("_entry", "_platform")
 
-    def __init__(self, entry: _Entry, platform: str | None = None) -> None:
+class Lowered(_Stage):
+    """A traced and lowered call (JAX's ``jax.stages.Lowered``): ``as_text()`` is the
+    StableHLO module, ``compile()`` the executable; ``in_avals``, ``args_info``,
+    ``out_info``, ``in_tree`` describe the signature."""
+
+    __slots__ = ("_platform",)
+
+    def __init__(self, entry: _Entry, call: _CallInfo, platform: str | None = None) -> None:
         self._entry = entry
+        self._call = call
         self._platform = platform  # None: the platform the call runs on
 
-    def as_text(self) -> str:
-        """The StableHLO module (MLIR text)."""
+    def _module(self) -> Any:
+        """The StableHLO module (an ``ir.Module``): the compiled one once compiled."""
         entry = self._entry
         if self._platform is not None:  # for another platform: text only, never compiled
             jaxpr = _lowered_jaxpr(entry)
             module, _ = build_module(jaxpr, inline_values(entry.consts), platform=self._platform)
-            return str(module)
+            return module
         if entry.in_shardings or entry.out_shardings or any(entry.donated):  # as compiled
             entry.compile()
-        if entry.executable is not None:
-            return entry.executable.as_text()
+        exe = entry.executable
+        if isinstance(exe, Executable | SpmdExecutable):
+            return exe.module
         jaxpr = _lowered_jaxpr(entry)
         platform = _jaxlib.lowering_platform(entry.device)
         module, _ = build_module(jaxpr, inline_values(entry.consts), platform=platform)
+        return module
+
+    def as_text(self, dialect: str | None = None, *, debug_info: bool = False) -> str:
+        """The StableHLO module as MLIR text (``dialect="stablehlo"``, the default), or the
+        XLA HLO text of the same program (``dialect="hlo"``). ``debug_info`` is accepted
+        (mj's modules carry no source locations)."""
+        if _dialect(dialect) == "hlo":
+            text: str = _jaxlib.hlo_computation(self._module()).as_hlo_text()
+            return text
+        module = self._module()
+        exe = self._entry.executable
+        if self._platform is None and isinstance(exe, ReplicatedJit):
+            return exe.as_text()  # (the program of one replica per device)
         return str(module)
+
+    def compiler_ir(self, dialect: str | None = None) -> Any:
+        """The program as an object: the StableHLO ``ir.Module`` (the default), or, for
+        ``dialect="hlo"``, the XLA computation (jaxlib's ``XlaComputation``)."""
+        if _dialect(dialect) == "hlo":
+            return _jaxlib.hlo_computation(self._module())
+        return self._module()
+
+    def cost_analysis(self) -> dict[str, float] | None:
+        """XLA's cost estimates (``flops``, ``bytes accessed``, ...) of the program before
+        optimization; ``None`` where the backend has none. ``Compiled.cost_analysis`` gives
+        them after XLA's optimizations."""
+        try:
+            return _jaxlib.cost_analysis(self._module(), self._entry.device)
+        except Exception:  # (JAX: None where unavailable)
+            return None
 
     @property
     def jaxpr(self) -> ClosedJaxpr:
         return self._entry.closed
 
-    def compile(self) -> Compiled:
+    def compile(self, compiler_options: Mapping[str, Any] | None = None) -> Compiled:
+        """The executable. ``compiler_options``: XLA options by name, on top of ``jit``'s
+        (an unknown name or a bad value is jaxlib's ``JaxRuntimeError``, as in JAX)."""
         if self._platform is not None and self._platform != _jaxlib.lowering_platform(
             self._entry.device
         ):
@@ -901,26 +1013,65 @@ class Lowered:
                 f"would run on {_jaxlib.lowering_platform(self._entry.device)!r}; lower it "
                 "without lowering_platforms to compile it here"
             )
-        return Compiled(self._entry)
+        return Compiled(self._entry, self._call, compiler_options)
 
 
-class Compiled:
-    """A compiled call; calling it runs the executable on flat arguments of the lowered
-    signature (pytrees are flattened the same way as the jitted function's)."""
+class Compiled(_Stage):
+    """A compiled call (JAX's ``jax.stages.Compiled``); calling it runs the executable on
+    arguments of the lowered signature: the same pytree structure, shapes and dtypes (else
+    JAX's ``TypeError``)."""
 
-    __slots__ = ("_entry", "_executable")
+    __slots__ = ("_executable",)
 
-    def __init__(self, entry: _Entry) -> None:
+    def __init__(
+        self,
+        entry: _Entry,
+        call: _CallInfo,
+        compiler_options: Mapping[str, Any] | None = None,
+    ) -> None:
         self._entry = entry
-        self._executable = entry.compile()
+        self._call = call
+        if compiler_options:
+            self._executable = entry.build({**(entry.compiler_options or {}), **compiler_options})
+        else:
+            self._executable = entry.compile()
 
     def as_text(self) -> str:
         """XLA's optimized HLO, as JAX's ``Compiled.as_text`` (``Lowered.as_text`` is the
         StableHLO that went in)."""
         return self._executable.optimized_text()
 
+    def runtime_executable(self) -> Any:
+        """jaxlib's loaded executable(s) behind this call (for debugging; no stable type)."""
+        return self._executable.runtime_executable()
+
+    def cost_analysis(self) -> Any:
+        """XLA's cost estimates of the optimized program (``flops``, ``bytes accessed``,
+        ...), as jaxlib reports them; ``None`` where the backend has none."""
+        try:
+            return self.runtime_executable().cost_analysis()
+        except Exception:  # (JAX: None where unavailable)
+            return None
+
+    def memory_analysis(self) -> Any:
+        """XLA's memory estimates (argument, output, temporary and code sizes in bytes:
+        jaxlib's ``CompiledMemoryStats``); ``None`` where the backend has none."""
+        try:
+            return self.runtime_executable().get_compiled_memory_stats()
+        except Exception:  # (JAX: None where unavailable)
+            return None
+
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        flat, _ = tree_flatten((args, kwargs))
+        for x in tree_flatten((args, kwargs))[0]:
+            if isinstance(x, Tracer):
+                raise TypeError(
+                    "Cannot apply JAX transformations to a function lowered and compiled for "
+                    f"a particular signature. Detected argument of Tracer type {type(x)}."
+                )
+        flat, in_tree = tree_flatten((args, kwargs))
+        call = self._call
+        given = tuple([_leaf_aval(x) for x in flat]) if in_tree == call.in_tree else ()
+        check_call(call.in_tree, in_tree, call.avals, given, call.names)
         return self._entry.output(self._executable.run(flat))
 
 
@@ -934,10 +1085,10 @@ class JitDecorator(Protocol):
 def jit(
     fun: Callable[P, R],
     *,
-    static_argnums: int | Sequence[int] = (),
-    static_argnames: str | Sequence[str] = (),
-    donate_argnums: int | Sequence[int] = (),
-    donate_argnames: str | Sequence[str] = (),
+    static_argnums: int | Sequence[int] | None = (),
+    static_argnames: str | Sequence[str] | None = (),
+    donate_argnums: int | Sequence[int] | None = (),
+    donate_argnames: str | Sequence[str] | None = (),
     in_shardings: Any = None,
     out_shardings: Any = None,
     keep_unused: bool = False,
@@ -952,10 +1103,10 @@ def jit(
 def jit(
     fun: None = None,
     *,
-    static_argnums: int | Sequence[int] = (),
-    static_argnames: str | Sequence[str] = (),
-    donate_argnums: int | Sequence[int] = (),
-    donate_argnames: str | Sequence[str] = (),
+    static_argnums: int | Sequence[int] | None = (),
+    static_argnames: str | Sequence[str] | None = (),
+    donate_argnums: int | Sequence[int] | None = (),
+    donate_argnames: str | Sequence[str] | None = (),
     in_shardings: Any = None,
     out_shardings: Any = None,
     keep_unused: bool = False,
@@ -969,10 +1120,10 @@ def jit(
 def jit(
     fun: Callable[P, R] | None = None,
     *,
-    static_argnums: int | Sequence[int] = (),
-    static_argnames: str | Sequence[str] = (),
-    donate_argnums: int | Sequence[int] = (),
-    donate_argnames: str | Sequence[str] = (),
+    static_argnums: int | Sequence[int] | None = (),
+    static_argnames: str | Sequence[str] | None = (),
+    donate_argnums: int | Sequence[int] | None = (),
+    donate_argnames: str | Sequence[str] | None = (),
     in_shardings: Any = None,
     out_shardings: Any = None,
     keep_unused: bool = False,
@@ -1009,8 +1160,10 @@ def jit(
         backend: the same for the first device of this backend (``"cpu"``, ``"gpu"``).
         inline: traced inside another function (``jit``, ``make_jaxpr``, ``grad`` ...), its
             equations go inline rather than into a nested call.
-        compiler_options: XLA options by name; none is supported yet (only ``None`` or an
-            empty dict is accepted).
+        compiler_options: XLA options by name, as JAX's (``{"xla_embed_ir_in_executable":
+            True}``, the effort levels ``optimization_level``, ``exec_time_optimization_effort``
+            ...); XLA rejects an unknown name or a bad value with a ``JaxRuntimeError`` when
+            it compiles. ``Lowered.compile(compiler_options=)`` adds to them.
 
     Example::
 
@@ -1035,16 +1188,18 @@ def jit(
         )
     if not callable(fun):
         raise TypeError(f"jit: expected a callable value, got {fun!r}{_where()}")
-    nums = _static_argnums_tuple(fun, static_argnums)
+    nums = _static_argnums_tuple(fun, () if static_argnums is None else static_argnums)
+    if static_argnames is None:
+        static_argnames = ()
     names = (static_argnames,) if isinstance(static_argnames, str) else tuple(static_argnames)
     _check_static_argnames(fun, names)
+    if donate_argnums is None:
+        donate_argnums = ()
     donate_nums, donate_names = _donation_by_both(
-        fun, _static_argnums_tuple(fun, donate_argnums, "donate_argnums"), donate_argnames
+        fun,
+        _static_argnums_tuple(fun, donate_argnums, "donate_argnums"),
+        () if donate_argnames is None else donate_argnames,
     )
-    if compiler_options:
-        raise NotImplementedError(
-            f"jit: compiler_options are not supported (got {sorted(compiler_options)}){_where()}"
-        )
     if device is not None or backend is not None:
         warnings.warn(
             "backend and device argument on jit is deprecated. You can use "
@@ -1066,6 +1221,7 @@ def jit(
         keep_unused,
         device,
         inline,
+        compiler_options,
     )
 
 

@@ -178,6 +178,10 @@ class ReplicatedJit:
     def optimized_text(self) -> str:
         return self._pmap.optimized_text()
 
+    def runtime_executable(self) -> Any:
+        """jaxlib's loaded executable of the replicated program."""
+        return self._pmap._exe
+
 
 def stacked(n: int, aval: ShapedArray) -> ShapedArray:
     """The type of ``n`` values of type ``aval`` stacked along a new leading axis."""

@@ -201,6 +201,10 @@ class SpmdExecutable:
     def optimized_text(self) -> str:
         return "\n".join(m.to_string() for m in self._exe.hlo_modules())
 
+    def runtime_executable(self) -> Any:
+        """jaxlib's loaded executable (JAX's ``Compiled.runtime_executable()``)."""
+        return self._exe
+
     @staticmethod
     def _global_buffer(x: Any, aval: ShapedArray, sharding: Sharding) -> Any:
         if isinstance(x, ShardedArray) and x.dtype == aval.dtype and x.shape == aval.shape:

@@ -1,5 +1,8 @@
 """``mj.tree``: JAX's ``jax.tree`` module, short names for :mod:`mj.tree_util` (the same
-functions: ``mj.tree.map is mj.tree_util.tree_map``)."""
+functions: ``mj.tree.map is mj.tree_util.tree_map``), and :func:`static`."""
+
+import dataclasses
+from typing import Any
 
 from mj_core.tree_util import tree_all as all
 from mj_core.tree_util import tree_broadcast as broadcast
@@ -26,7 +29,17 @@ __all__ = [
     "map_with_path",
     "reduce",
     "reduce_associative",
+    "static",
     "structure",
     "transpose",
     "unflatten",
 ]
+
+
+def static(**kwargs: Any) -> Any:
+    """A ``dataclasses.field`` marked static (JAX's ``jax.tree.static``): the same keyword
+    arguments as :func:`dataclasses.field`, with ``metadata={"static": True, ...}`` (a
+    ``"static"`` entry of the caller's ``metadata`` wins), so that
+    :func:`mj.tree_util.register_dataclass` makes the field aux data rather than a child."""
+    metadata = {"static": True, **(kwargs.pop("metadata", None) or {})}
+    return dataclasses.field(metadata=metadata, **kwargs)

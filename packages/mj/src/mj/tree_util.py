@@ -11,6 +11,8 @@ from mj_core.tree_util import PyTreeDef as PyTreeDef
 from mj_core.tree_util import SequenceKey as SequenceKey
 from mj_core.tree_util import all_leaves as all_leaves
 from mj_core.tree_util import flatten_one_level as flatten_one_level
+from mj_core.tree_util import flatten_one_level_with_keys as flatten_one_level_with_keys
+from mj_core.tree_util import is_tree_node as is_tree_node
 from mj_core.tree_util import keystr as keystr
 from mj_core.tree_util import register_dataclass as register_dataclass
 from mj_core.tree_util import register_pytree_node as register_pytree_node
