@@ -95,8 +95,8 @@ from mj_core.numpy._promotion import check_ranks as check_ranks
 from mj_core.numpy._promotion import dtype_weak as dtype_weak
 from mj_core.numpy._promotion import promote as promote
 from mj_core.numpy._promotion import promote_inexact as promote_inexact
-from mj_core.prims import family_of as family_of
-from mj_core.prims import family_primitives as family_primitives
+from mj_core.prims import family_of as family_of  # noqa: ICN003 (not a family)
+from mj_core.prims import family_primitives as family_primitives  # noqa: ICN003
 from mj_core.prims._operands import check_axes as check_axes
 from mj_core.prims._operands import check_operands as check_operands
 from mj_core.prims._operands import common_dtype as common_dtype
