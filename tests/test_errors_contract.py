@@ -175,7 +175,7 @@ def test_a_user_script_keeps_its_line_whatever_its_directory_is_called(tmp_path,
 def test_a_registered_library_directory_is_skipped_like_mj_own(tmp_path):
     import runpy
 
-    from mj_core.extend import register_exclusion
+    from mj_core.errors import register_exclusion
 
     library = tmp_path / "mylib" / "helpers.py"
     library.parent.mkdir()

@@ -84,7 +84,7 @@ def test_layout_format_are_descriptions() -> None:
 
 
 def test_register_exclusion_is_mj_core_s() -> None:
-    from mj_core.extend import register_exclusion
+    from mj_core.errors import register_exclusion
 
     assert source_info_util.register_exclusion is register_exclusion
 

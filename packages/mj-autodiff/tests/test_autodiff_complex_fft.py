@@ -11,7 +11,7 @@ import pytest
 
 from mj_autodiff import grad, jvp, vjp
 from mj_core import lax
-from mj_core.extend import FftType
+from mj_core.prims.fft import FftType
 
 rng = np.random.default_rng(7)
 

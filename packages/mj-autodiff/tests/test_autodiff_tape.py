@@ -16,15 +16,13 @@ from mj_autodiff import custom_jvp, custom_vjp, grad, jvp, value_and_grad, vjp
 from mj_autodiff._tape import TapeTracer, tape_vjp_flat
 from mj_autodiff.extend import Elementwise, Zero, derivative_kinds, linearize_flat
 from mj_core import TracerLeakError, lax
-from mj_core.prims import (
-    contractions,
-    conversions,
-    elementwise,
-    indexing,
-    reductions,
-    structural,
-)
+from mj_core.prims.contractions import dot_general_p
+from mj_core.prims.conversions import convert_element_type_p
 from mj_core.prims.convolution import conv_general_dilated_p
+from mj_core.prims.elementwise import add_p, div_p, integer_pow_p, mul_p, select_n_p, sin_p, tanh_p
+from mj_core.prims.indexing import gather_p
+from mj_core.prims.reductions import reduce_max_p, reduce_sum_p
+from mj_core.prims.structural import broadcast_p, dynamic_slice_p, reshape_p, transpose_p
 
 RNG = np.random.default_rng(0)
 
@@ -140,21 +138,21 @@ def test_tape_vjp_equals_transposed_linearization(
 @pytest.mark.parametrize(
     "prim",
     [
-        elementwise.sin_p,
-        elementwise.tanh_p,
-        elementwise.add_p,
-        elementwise.mul_p,
-        elementwise.div_p,
-        elementwise.integer_pow_p,
-        contractions.dot_general_p,
-        reductions.reduce_sum_p,
-        structural.broadcast_p,
-        structural.reshape_p,
-        structural.transpose_p,
-        structural.dynamic_slice_p,
-        elementwise.select_n_p,
-        conversions.convert_element_type_p,
-        indexing.gather_p,
+        sin_p,
+        tanh_p,
+        add_p,
+        mul_p,
+        div_p,
+        integer_pow_p,
+        dot_general_p,
+        reduce_sum_p,
+        broadcast_p,
+        reshape_p,
+        transpose_p,
+        dynamic_slice_p,
+        select_n_p,
+        convert_element_type_p,
+        gather_p,
         conv_general_dilated_p,
     ],
     ids=str,
@@ -164,7 +162,7 @@ def test_common_primitives_have_fast_rules(prim: Any) -> None:
 
 
 def test_primitives_without_a_derivative_kind_fall_back() -> None:
-    assert reductions.reduce_max_p not in derivative_kinds
+    assert reduce_max_p not in derivative_kinds
     np.testing.assert_allclose(grad(lambda x: lax.reduce_max(x, (0,)))(np.arange(3.0)), [0, 0, 1])
 
 
@@ -172,7 +170,7 @@ def test_the_tape_derives_its_vjps_from_the_description(monkeypatch: pytest.Monk
     def twice(g: Any, x: Any) -> Any:  # a deliberately wrong derivative of sin: 2
         return lax.mul(g, 2.0)
 
-    monkeypatch.setitem(derivative_kinds, elementwise.sin_p, Elementwise((twice,), False))
+    monkeypatch.setitem(derivative_kinds, sin_p, Elementwise((twice,), False))
     assert grad(lax.sin)(0.3) == 2.0
 
 

@@ -8,7 +8,7 @@ import pytest
 
 from mj_batch import jacfwd, vmap
 from mj_core import lax
-from mj_core.extend import FftType
+from mj_core.prims.fft import FftType
 
 rng = np.random.default_rng(3)
 

@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 
 import mj_batch.extend as batch_extend
-import mj_core.extend as core_extend
 import mj_core.numpy as mnp
 from mj_batch import vmap
 from mj_batch._jacobian import _std_basis
 from mj_core import config, get_aval
+from mj_core.dtypes import dtype_of
 
 
 @pytest.fixture(params=[False, True], ids=["x32", "x64"])
@@ -41,7 +41,7 @@ OPERANDS = [
 @pytest.mark.parametrize("operand", OPERANDS, ids=lambda x: f"{type(x).__name__}")
 def test_batch_and_core_dtype_of_agree_with_the_aval(operand, x64):
     want = get_aval(operand).dtype
-    assert core_extend.dtype_of(operand) == want
+    assert dtype_of(operand) == want
     assert batch_extend.dtype_of(operand) == want
     if not x64 and np.asarray(operand).dtype.itemsize == 8 and not isinstance(operand, bool):
         assert want.itemsize == 4  # narrowed: the answer the old mj-batch helper got wrong
@@ -49,7 +49,7 @@ def test_batch_and_core_dtype_of_agree_with_the_aval(operand, x64):
 
 def test_eager_results_and_batch_tracers_agree(x64):
     eager = mnp.sin(np.ones(2))
-    assert batch_extend.dtype_of(eager) == core_extend.dtype_of(eager) == get_aval(eager).dtype
+    assert batch_extend.dtype_of(eager) == dtype_of(eager) == get_aval(eager).dtype
     seen: list[tuple[Any, Any, Any]] = []
 
     def f(v: Any) -> Any:

@@ -9,7 +9,7 @@ import pytest
 from mj_core import lax
 from mj_core._trace import bind1
 from mj_core.lax import reduce, reduce_window
-from mj_core.prims import windowed as wr
+from mj_core.prims.windowed import reduce_window_max_p, reduce_window_min_p, reduce_window_sum_p
 
 rng = np.random.default_rng(0)
 
@@ -63,8 +63,8 @@ CASES = [
 @pytest.mark.parametrize("case", CASES)
 @pytest.mark.parametrize(
     ("prim", "op", "identity"),
-    [(wr.reduce_window_sum_p, np.sum, 0.0), (wr.reduce_window_max_p, np.max, -np.inf),
-     (wr.reduce_window_min_p, np.min, np.inf)],
+    [(reduce_window_sum_p, np.sum, 0.0), (reduce_window_max_p, np.max, -np.inf),
+     (reduce_window_min_p, np.min, np.inf)],
 )  # fmt: skip
 def test_impl_matches_loop(case, prim, op, identity):
     shape, dims, strides, padding, base, wdil = case
@@ -107,9 +107,9 @@ ONE_D = {
 
 def test_typing_errors_name_the_primitive():
     with pytest.raises(TypeError, match=r"reduce_window_sum.*window_dimensions"):
-        bind1(wr.reduce_window_sum_p, np.ones((2, 2)), **ONE_D)
+        bind1(reduce_window_sum_p, np.ones((2, 2)), **ONE_D)
     with pytest.raises(TypeError, match="reduce_window_sum: requires"):
-        bind1(wr.reduce_window_sum_p, np.ones(2, bool), **ONE_D)
+        bind1(reduce_window_sum_p, np.ones(2, bool), **ONE_D)
     with pytest.raises(TypeError, match=r"window_strides=.*positive"):
         reduce_window(np.ones(3), 0.0, lax.add, (1,), (0,), "VALID")
 

@@ -7,8 +7,6 @@ import pytest
 from mj_core import bind
 from mj_core.extend import (
     FAMILIES,
-    ConvDimensionNumbers,
-    FftType,
     HostCallback,
     ShapedArray,
     elementwise_specs,
@@ -17,8 +15,10 @@ from mj_core.extend import (
     get_aval,
     raise_to_shaped,
 )
-from mj_core.extend import GatherDimensionNumbers as GatherDnums
-from mj_core.extend import ScatterDimensionNumbers as ScatterDnums
+from mj_core.prims.convolution import ConvDimensionNumbers
+from mj_core.prims.fft import FftType
+from mj_core.prims.indexing import GatherDimensionNumbers as GatherDnums
+from mj_core.prims.indexing import ScatterDimensionNumbers as ScatterDnums
 from mj_ir import abstract_eval_rules
 
 f32 = np.ones((2, 3), np.float32)

@@ -12,15 +12,14 @@ import pytest
 from mj_core import Primitive, ShapedArray, bind, get_aval
 from mj_core.extend import (
     FAMILIES,
-    ConvDimensionNumbers,
-    FftType,
-    GatherDimensionNumbers,
     HostCallback,
-    ScatterDimensionNumbers,
     collective_prims,
     elementwise_specs,
     family_primitives,
 )
+from mj_core.prims.convolution import ConvDimensionNumbers
+from mj_core.prims.fft import FftType
+from mj_core.prims.indexing import GatherDimensionNumbers, ScatterDimensionNumbers
 from mj_ir import eval_jaxpr, make_jaxpr, typecheck_jaxpr
 
 RNG = np.random.default_rng(0)

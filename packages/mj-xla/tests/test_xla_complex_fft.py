@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from mj_core import lax
-from mj_core.extend import FftType
+from mj_core.prims.fft import FftType
 from mj_xla import jit
 
 rng = np.random.default_rng(5)

@@ -33,7 +33,7 @@ from mj_autodiff.extend import jvp_rules as jvp_rules
 from mj_autodiff.extend import partial_eval_jaxpr_rules as partial_eval_jaxpr_rules
 from mj_autodiff.extend import partial_eval_rules as partial_eval_rules
 from mj_autodiff.extend import transpose_rules as transpose_rules
-from mj_core.extend import register_exclusion as _register_exclusion
+from mj_core.errors import register_exclusion as _register_exclusion
 
 _register_exclusion(__path__[0])  # its frames are never "the user's line" in errors
 

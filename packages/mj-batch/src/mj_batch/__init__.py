@@ -19,7 +19,7 @@ from mj_batch.extend import not_mapped as not_mapped
 # The layer's rule tables are also on its top level (DESIGN §4: ``mj_autodiff.jvp_rules``,
 # ``mj_batch.not_mapped``, ``mj_xla.lowering_rules``); extend is their home.
 from mj_batch.extend import vmap_rules as vmap_rules
-from mj_core.extend import register_exclusion as _register_exclusion
+from mj_core.errors import register_exclusion as _register_exclusion
 
 _register_exclusion(__path__[0])  # its frames are never "the user's line" in errors
 

@@ -33,8 +33,8 @@ from mj_core import (
     full_lower,
     get_aval,
 )
+from mj_core.dtypes import dtype_of as dtype_of  # the canonical dtype (one answer)
 from mj_core.extend import AxisFrame, collective_prims, swap_batching_frame
-from mj_core.extend import dtype_of as dtype_of  # the canonical dtype (one answer)
 from mj_core.extend import shape_of as shape_of
 from mj_core.prims.structural import broadcast_p, reshape_p, transpose_p
 

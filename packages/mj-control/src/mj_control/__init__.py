@@ -26,7 +26,7 @@ from mj_control._scan import scan_p as scan_p
 from mj_control._while import fori_loop as fori_loop
 from mj_control._while import while_loop as while_loop
 from mj_control._while import while_p as while_p
-from mj_core.extend import register_exclusion as _register_exclusion
+from mj_core.errors import register_exclusion as _register_exclusion
 
 _register_exclusion(__path__[0])  # its frames are never "the user's line" in errors
 

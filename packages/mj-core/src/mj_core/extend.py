@@ -1,16 +1,23 @@
 """The extension API of mj-core: what a new primitive or a higher layer builds on.
 
 ``mj_core``'s ``__init__`` is the user API; this module is the whole extension surface:
-``Primitive`` and ``bind``, the two rule tables mj-core owns (``impl_rules``,
-``abstract_eval_rules``), the interpreter stack, abstract values, the named-axis environment
-(``axis_name`` of vmap and pmap), the family catalogue, the typing vocabulary (``Array``,
-``ArrayLike``, ``DTypeLike``, ``DType``, ``Shape``, ``Axis``, and ``AnyArray``, the ``Any`` of
-interpreter values), and the
-helpers higher layers' rules share (operand checks, shape and dtype helpers, error helpers, the
-parameter types of the core primitives). Other layers import
-mj-core only through ``mj_core``, this module and the public namespaces (``mj_core.numpy``,
-``mj_core.lax``, ``mj_core.lax_linalg``, ``mj_core.tree_util``, ``mj_core.dtypes``,
-``mj_core.errors``, and the family modules ``mj_core.prims.<family>`` for the primitives).
+``Primitive`` and ``bind``, the rule tables mj-core owns (``impl_rules``,
+``abstract_eval_rules``, ``elementwise_specs``), the interpreter stack, abstract values and
+array types, the eager engine's hooks (``eval_primitive``, ``eager_handlers``, the result
+views), the named-axis environment (``axis_name`` of vmap and pmap), configuration hooks, the
+family catalogue (``FAMILIES``, ``family_of``, ``family_primitives``), the typing vocabulary
+(``Array``, ``ArrayLike``, ``DTypeLike``, ``DType``, ``Shape``, ``Axis``, and ``AnyArray``, the
+``Any`` of interpreter values), and the helpers higher layers' rules share that have no public
+home of their own (operand checks of the NumPy API, shape helpers, the collectives' binder).
+
+A name with a public home is imported from it and not repeated here: dtype rules from
+``mj_core.dtypes`` (``dtype_of``, ``result_type``), errors and ``register_exclusion`` from
+``mj_core.errors``, ``config`` from ``mj_core``, and a family's primitives, parameter types
+(``GatherDimensionNumbers``, ``FftType``, ...) and helpers from its module,
+``from mj_core.prims.<family> import <name>``. Other layers import mj-core only through
+``mj_core``, this module and those public namespaces (``mj_core.numpy``, ``mj_core.lax``,
+``mj_core.lax_linalg``, ``mj_core.tree_util``, ``mj_core.dtypes``, ``mj_core.errors``, and the
+family modules ``mj_core.prims.<family>``).
 """
 
 from mj_core._avals import AbstractValue as AbstractValue
@@ -31,7 +38,6 @@ from mj_core._axis_env import names_of as names_of
 from mj_core._axis_env import swap_batching_frame as swap_batching_frame
 from mj_core._compile_time_eval import ensure_compile_time_eval as ensure_compile_time_eval
 from mj_core._config import MATMUL_PRECISIONS as MATMUL_PRECISIONS
-from mj_core._config import config as config
 from mj_core._config import on_change as on_change
 from mj_core._config import on_x64_change as on_x64_change
 from mj_core._eager import eval_primitive as eval_primitive
@@ -52,12 +58,9 @@ from mj_core._primitive import Primitive as Primitive
 from mj_core._primitive import RuleTable as RuleTable
 from mj_core._primitive import abstract_eval_rules as abstract_eval_rules
 from mj_core._primitive import impl_rules as impl_rules
-from mj_core._shapes import aval_error as aval_error
-from mj_core._shapes import broadcast_shapes as broadcast_shapes
 from mj_core._shapes import canonicalize_axes as canonicalize_axes
 from mj_core._shapes import canonicalize_axis as canonicalize_axis
 from mj_core._shapes import int_tuple as int_tuple
-from mj_core._shapes import shape_error as shape_error
 from mj_core._shapes import shape_of as shape_of
 from mj_core._trace import EvalTrace as EvalTrace
 from mj_core._trace import MainTrace as MainTrace
@@ -79,13 +82,6 @@ from mj_core._typing import Axis as Axis
 from mj_core._typing import DType as DType
 from mj_core._typing import DTypeLike as DTypeLike
 from mj_core._typing import Shape as Shape
-from mj_core.dtypes import canonical_dtype as canonical_dtype
-from mj_core.dtypes import dtype_of as dtype_of
-from mj_core.dtypes import is_integer as is_integer
-from mj_core.dtypes import result_type as result_type
-from mj_core.errors import register_exclusion as register_exclusion
-from mj_core.errors import user_line_suffix as user_line_suffix
-from mj_core.errors import user_location as user_location
 from mj_core.numpy._concrete import concrete_or_error as concrete_or_error
 from mj_core.numpy._concrete import static_int as static_int
 from mj_core.numpy._indexing import IndexUpdateRef as IndexUpdateRef
@@ -95,39 +91,13 @@ from mj_core.numpy._promotion import check_ranks as check_ranks
 from mj_core.numpy._promotion import dtype_weak as dtype_weak
 from mj_core.numpy._promotion import promote as promote
 from mj_core.numpy._promotion import promote_inexact as promote_inexact
-from mj_core.prims import family_of as family_of
-from mj_core.prims import family_primitives as family_primitives
-from mj_core.prims._operands import check_axes as check_axes
-from mj_core.prims._operands import check_operands as check_operands
-from mj_core.prims._operands import common_dtype as common_dtype
-from mj_core.prims.callback import VMAP_METHODS as VMAP_METHODS
+from mj_core.prims import family_of as family_of  # noqa: ICN003 (not a family)
+from mj_core.prims import family_primitives as family_primitives  # noqa: ICN003
 from mj_core.prims.callback import HostCallback as HostCallback
 from mj_core.prims.callback import check_callback_outputs as check_callback_outputs
-from mj_core.prims.complex import complex_dtype as complex_dtype
-from mj_core.prims.complex import real_dtype as real_dtype
-from mj_core.prims.contractions import DotDimensionNumbers as DotDimensionNumbers
-from mj_core.prims.convolution import ConvDimensionNumbers as ConvDimensionNumbers
-from mj_core.prims.convolution import dilate_dim as dilate_dim
-from mj_core.prims.convolution import reshape_axis_into as reshape_axis_into
-from mj_core.prims.convolution import reshape_axis_out_of as reshape_axis_out_of
 from mj_core.prims.elementwise import ElementwiseSpec as ElementwiseSpec
 from mj_core.prims.elementwise import elementwise_out_aval as elementwise_out_aval
 from mj_core.prims.elementwise import elementwise_specs as elementwise_specs
 from mj_core.prims.elementwise import to_inexact_dtype as to_inexact_dtype
-from mj_core.prims.fft import FftType as FftType
-from mj_core.prims.indexing import GatherDimensionNumbers as GatherDimensionNumbers
-from mj_core.prims.indexing import ScatterDimensionNumbers as ScatterDimensionNumbers
-from mj_core.prims.linalg import as_float_matrix as as_float_matrix
-from mj_core.prims.linalg import diagonal as diagonal
-from mj_core.prims.linalg import eye_like as eye_like
-from mj_core.prims.linalg import matmul as matmul
-from mj_core.prims.linalg import mT as mT
-from mj_core.prims.linalg import symmetrize as symmetrize
-from mj_core.prims.linalg import triangle as triangle
-from mj_core.prims.linalg import tril as tril
-from mj_core.prims.linalg import triu as triu
 from mj_core.prims.parallel import bind_collective as bind_collective
 from mj_core.prims.parallel import collective_prims as collective_prims
-from mj_core.prims.reductions import reduction_identity as reduction_identity
-from mj_core.prims.windowed import reduce_window_shape as reduce_window_shape
-from mj_core.prims.windowed import window_padding_config as window_padding_config

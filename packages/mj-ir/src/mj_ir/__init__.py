@@ -9,8 +9,8 @@ API (the builder trace, the printer's helpers, ``types_match``, ``type_str``, ..
 It may import only ``mj_core`` (and numpy); never a higher layer and never jaxlib.
 """
 
+from mj_core.errors import register_exclusion as _register_exclusion
 from mj_core.extend import abstract_eval_rules as abstract_eval_rules
-from mj_core.extend import register_exclusion as _register_exclusion
 from mj_ir._dce import dce_jaxpr as dce_jaxpr
 from mj_ir._eval_shape import eval_shape as eval_shape
 from mj_ir._jaxpr import Atom as Atom

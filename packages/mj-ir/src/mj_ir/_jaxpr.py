@@ -57,6 +57,7 @@ from typing import Any, NamedTuple, TypeAlias
 
 import numpy as np
 
+from mj_core.errors import user_line_suffix
 from mj_core.extend import (
     Primitive,
     ShapedArray,
@@ -65,7 +66,6 @@ from mj_core.extend import (
     on_x64_change,
     raise_to_shaped,
     unchanged,
-    user_line_suffix,
 )
 
 __all__ = [

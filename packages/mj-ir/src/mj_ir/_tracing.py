@@ -22,7 +22,8 @@ from typing import Any, cast
 
 import numpy as np
 
-from mj_core.errors import MJError, UnhashableStaticArgumentError
+from mj_core import config
+from mj_core.errors import MJError, UnhashableStaticArgumentError, user_line_suffix
 from mj_core.extend import (
     DTypeLike,
     EagerArray,
@@ -32,13 +33,11 @@ from mj_core.extend import (
     Trace,
     Tracer,
     abstract_eval_rules,
-    config,
     full_raise,
     get_aval,
     new_dynamic,
     new_main,
     raise_to_shaped,
-    user_line_suffix,
 )
 from mj_core.tree_util import PyTreeDef, tree_flatten, tree_unflatten
 from mj_ir._jaxpr import Atom, ClosedJaxpr, Jaxpr, JaxprEqn, Lit, Var

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from mj_core import ShapedArray
-from mj_core.prims import reductions as rd
+from mj_core.prims.reductions import reduction_identity
 from mj_xla._jaxlib import Value, hlo, ir, ir_tensor_type
 from mj_xla._lowering import compare, ir_constant
 
@@ -75,7 +75,7 @@ def reduce_op(x: Value, aval: ShapedArray, axes: Sequence[int], name: str) -> Va
     """One ``stablehlo.reduce`` of ``x`` over ``axes`` with reduction ``name``'s op."""
     dtype = aval.dtype
     out_shape = [d for i, d in enumerate(aval.shape) if i not in axes]
-    init = ir_constant(rd.reduction_identity(name, dtype), dtype)
+    init = ir_constant(reduction_identity(name, dtype), dtype)
     op = hlo.ReduceOp([ir_tensor_type(out_shape, dtype)], [x], [init], list(axes))
     set_combiner(op.body, name, dtype)
     return op.result

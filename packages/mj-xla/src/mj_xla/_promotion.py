@@ -17,16 +17,11 @@ from typing import Any
 import numpy as np
 
 from mj_core import Primitive
-from mj_core.prims import elementwise as ew
+from mj_core.prims.elementwise import compute_dtype
 from mj_xla._jaxlib import Value
 from mj_xla._lowering import Avals, LoweringContext, Values, broadcast_to_aval, lowering_rules
 
 __all__ = ["compute_dtype", "lower_operands", "register_elementwise"]
-
-
-def compute_dtype(prim: Primitive, avals_in: Avals) -> np.dtype[Any]:
-    """The dtype ``prim`` computes in (mj-core's one answer, as eager evaluation uses)."""
-    return ew.compute_dtype(prim, avals_in)
 
 
 def lower_operands(

@@ -12,7 +12,20 @@ import pytest
 from mj_autodiff import check_grads, grad, jvp
 from mj_batch import vmap
 from mj_core import numpy as mnp
-from mj_core.prims import parallel as par
+from mj_core.prims.parallel import (
+    all_gather,
+    all_to_all,
+    axis_index,
+    axis_size,
+    pmax,
+    pmean,
+    pmin,
+    ppermute,
+    pshuffle,
+    psum,
+    psum_scatter,
+    pswapaxes,
+)
 from mj_ir import make_jaxpr
 from mj_xla import (
     Array,
@@ -69,37 +82,37 @@ def ref_ppermute(x, perm):
 
 
 def test_reductions():
-    close(pmap(lambda v: par.psum(v, "i"), axis_name="i")(X), np.stack([X.sum(0)] * N))
-    close(pmap(lambda v: par.pmax(v, "i"), axis_name="i")(X), np.stack([X.max(0)] * N))
-    close(pmap(lambda v: par.pmin(v, "i"), axis_name="i")(X), np.stack([X.min(0)] * N))
-    close(pmap(lambda v: par.pmean(v, "i"), axis_name="i")(X), np.stack([X.mean(0)] * N))
+    close(pmap(lambda v: psum(v, "i"), axis_name="i")(X), np.stack([X.sum(0)] * N))
+    close(pmap(lambda v: pmax(v, "i"), axis_name="i")(X), np.stack([X.max(0)] * N))
+    close(pmap(lambda v: pmin(v, "i"), axis_name="i")(X), np.stack([X.min(0)] * N))
+    close(pmap(lambda v: pmean(v, "i"), axis_name="i")(X), np.stack([X.mean(0)] * N))
     ints = np.arange(N * 3, dtype=np.int32).reshape(N, 3)
-    got = pmap(lambda v: par.psum(v, "i"), axis_name="i")(ints)
+    got = pmap(lambda v: psum(v, "i"), axis_name="i")(ints)
     assert got.dtype == np.int32
     np.testing.assert_array_equal(got, np.stack([ints.sum(0)] * N))
-    flags = pmap(lambda v: par.psum(v > 0, "i"), axis_name="i")(X)
+    flags = pmap(lambda v: psum(v > 0, "i"), axis_name="i")(X)
     np.testing.assert_array_equal(flags, np.stack([(X > 0).sum(0)] * N))
 
 
 def test_psum_of_a_pytree_and_of_constants():
-    out = pmap(lambda v: par.psum({"a": v, "b": (2 * v, 1.0)}, "i"), axis_name="i")(X)
+    out = pmap(lambda v: psum({"a": v, "b": (2 * v, 1.0)}, "i"), axis_name="i")(X)
     close(out["a"], np.stack([X.sum(0)] * N))
     close(out["b"][0], np.stack([2 * X.sum(0)] * N))
     close(out["b"][1], np.full(N, float(N)))
 
 
 def test_axis_index_and_axis_size():
-    idx = pmap(lambda v: par.axis_index("i"), axis_name="i")(X)
+    idx = pmap(lambda v: axis_index("i"), axis_name="i")(X)
     assert idx.dtype == np.int32
     np.testing.assert_array_equal(idx, np.arange(N))
-    close(pmap(lambda v: v * 0 + par.axis_size("i"), axis_name="i")(X), np.full(X.shape, N))
+    close(pmap(lambda v: v * 0 + axis_size("i"), axis_name="i")(X), np.full(X.shape, N))
 
 
 @pytest.mark.parametrize("tiled", [False, True])
 @pytest.mark.parametrize("axis", [0, 1])
 def test_all_gather(axis, tiled):
     x = X.reshape(N, 2, 3)
-    got = pmap(lambda v: par.all_gather(v, "i", axis=axis, tiled=tiled), axis_name="i")(x)
+    got = pmap(lambda v: all_gather(v, "i", axis=axis, tiled=tiled), axis_name="i")(x)
     close(got, ref_all_gather(x, axis, tiled))
 
 
@@ -108,7 +121,7 @@ def test_all_gather(axis, tiled):
 def test_psum_scatter(dim, tiled):
     shape = {(0, False): (N, 3), (1, False): (3, N), (0, True): (2 * N, 3), (1, True): (3, 2 * N)}
     x = RNG.normal(size=(N, *shape[dim, tiled])).astype(np.float32)
-    f = pmap(lambda v: par.psum_scatter(v, "i", scatter_dimension=dim, tiled=tiled), axis_name="i")
+    f = pmap(lambda v: psum_scatter(v, "i", scatter_dimension=dim, tiled=tiled), axis_name="i")
     close(f(x), ref_psum_scatter(x, dim, tiled))
 
 
@@ -118,15 +131,13 @@ def test_all_to_all(split, concat, tiled):
     x = RNG.normal(size=(N, N, N)).astype(np.float32)
     if tiled:
         x = RNG.normal(size=(N, 2 * N, 3)).astype(np.float32) if split == 0 else x
-    f = pmap(lambda v: par.all_to_all(v, "i", split, concat, tiled=tiled), axis_name="i")
+    f = pmap(lambda v: all_to_all(v, "i", split, concat, tiled=tiled), axis_name="i")
     close(f(x), ref_all_to_all(x, split, concat, tiled))
 
 
 def test_pswapaxes():
     x = RNG.normal(size=(N, 3, N)).astype(np.float32)
-    close(
-        pmap(lambda v: par.pswapaxes(v, "i", 1), axis_name="i")(x), ref_all_to_all(x, 1, 1, False)
-    )
+    close(pmap(lambda v: pswapaxes(v, "i", 1), axis_name="i")(x), ref_all_to_all(x, 1, 1, False))
 
 
 @pytest.mark.parametrize(
@@ -138,29 +149,27 @@ def test_pswapaxes():
     ],
 )
 def test_ppermute(perm):
-    close(pmap(lambda v: par.ppermute(v, "i", perm), axis_name="i")(X), ref_ppermute(X, perm))
+    close(pmap(lambda v: ppermute(v, "i", perm), axis_name="i")(X), ref_ppermute(X, perm))
 
 
 def test_pshuffle():
     order = [3, 1, 4, 0, 7, 5, 2, 6]
-    close(pmap(lambda v: par.pshuffle(v, "i", order), axis_name="i")(X), X[order])
+    close(pmap(lambda v: pshuffle(v, "i", order), axis_name="i")(X), X[order])
 
 
 def test_axis_index_groups():
     groups = [[0, 1, 2, 3], [4, 5, 6, 7]]
-    got = pmap(lambda v: par.psum(v, "i", axis_index_groups=groups), axis_name="i")(X)
+    got = pmap(lambda v: psum(v, "i", axis_index_groups=groups), axis_name="i")(X)
     close(got, np.stack([X[:4].sum(0)] * 4 + [X[4:].sum(0)] * 4))
     odd_even = [[0, 2, 4, 6], [1, 3, 5, 7]]
-    got = pmap(lambda v: par.pmax(v, "i", axis_index_groups=odd_even), axis_name="i")(X)
+    got = pmap(lambda v: pmax(v, "i", axis_index_groups=odd_even), axis_name="i")(X)
     want = np.empty_like(X)
     want[0::2], want[1::2] = X[0::2].max(0), X[1::2].max(0)
     close(got, want)
-    got = pmap(lambda v: par.all_gather(v, "i", axis_index_groups=groups), axis_name="i")(X)
+    got = pmap(lambda v: all_gather(v, "i", axis_index_groups=groups), axis_name="i")(X)
     close(got, np.stack([X[:4]] * 4 + [X[4:]] * 4))
     assert (
-        pmap(lambda v: v * 0 + par.psum(1, "i", axis_index_groups=groups), axis_name="i")(
-            X
-        ).tolist()
+        pmap(lambda v: v * 0 + psum(1, "i", axis_index_groups=groups), axis_name="i")(X).tolist()
         == np.full(X.shape, 4.0).tolist()
     )
 
@@ -169,9 +178,9 @@ def test_axis_index_groups():
 
 
 def test_fewer_slices_than_devices_and_explicit_devices():
-    f = pmap(lambda v: v / par.psum(v, "i"), axis_name="i")
+    f = pmap(lambda v: v / psum(v, "i"), axis_name="i")
     close(f(X[:4]), X[:4] / X[:4].sum(0))
-    g = pmap(lambda v: par.psum(v, "i"), axis_name="i", devices=devices()[4:])
+    g = pmap(lambda v: psum(v, "i"), axis_name="i", devices=devices()[4:])
     out = g(X[:4])
     close(out, np.stack([X[:4].sum(0)] * 4))
     assert out.devices() == set(devices()[4:])
@@ -185,11 +194,11 @@ def test_in_axes_out_axes_static_and_keyword_arguments():
     close(g(X, 3), 3 * X)
     h = pmap(lambda v, *, scale: v * scale)
     close(h(X, scale=np.full((N, 1), 2.0, np.float32)), 2 * X)
-    k = pmap(lambda v: par.psum(v, "i"), axis_name="i", out_axes=None)
+    k = pmap(lambda v: psum(v, "i"), axis_name="i", out_axes=None)
     close(k(X), X.sum(0))
     tree = pmap(lambda d: {"s": d["a"] + d["b"][0]}, in_axes=({"a": 0, "b": (None,)},))
     close(tree({"a": X, "b": (np.ones(6, np.float32),)})["s"], X + 1)
-    close(pmap(lambda: par.axis_index("i"), axis_name="i", axis_size=4)(), np.arange(4))
+    close(pmap(lambda: axis_index("i"), axis_name="i", axis_size=4)(), np.arange(4))
 
 
 def test_outputs_are_sharded_arrays_that_stay_on_their_devices():
@@ -211,13 +220,13 @@ def test_outputs_are_sharded_arrays_that_stay_on_their_devices():
 
 
 def test_jit_inside_pmap():
-    f = pmap(jit(lambda v: v - par.pmean(v, "i")), axis_name="i")
+    f = pmap(jit(lambda v: v - pmean(v, "i")), axis_name="i")
     close(f(X), X - X.mean(0))
 
 
 # --- transformations --------------------------------------------------------------------------
 
-F = pmap(lambda v: mnp.sin(v) * par.psum(v**2, "i"), axis_name="i")
+F = pmap(lambda v: mnp.sin(v) * psum(v**2, "i"), axis_name="i")
 
 
 def _want_grad(x):
@@ -227,7 +236,7 @@ def _want_grad(x):
 def test_grad_of_pmap_and_pmap_of_grad():
     x = X.astype(np.float64)
     close(grad(lambda a: mnp.sum(F(a)))(x), _want_grad(x))
-    per_device = pmap(grad(lambda v: mnp.sum(mnp.sin(v) * par.psum(v**2, "i"))), axis_name="i")
+    per_device = pmap(grad(lambda v: mnp.sum(mnp.sin(v) * psum(v**2, "i"))), axis_name="i")
     close(per_device(x), _want_grad(x))
 
 
@@ -249,10 +258,10 @@ def test_grad_with_respect_to_an_unmapped_argument_sums_the_devices():
 @pytest.mark.parametrize(
     "body",
     [
-        lambda v: par.psum(mnp.sin(v), "i") * v,
-        lambda v: par.all_gather(v, "i") * mnp.cos(v),
-        lambda v: par.ppermute(mnp.sin(v), "i", [(i, (i + 3) % N) for i in range(N)]) * v,
-        lambda v: par.psum_scatter(v, "i", tiled=False) ** 2,
+        lambda v: psum(mnp.sin(v), "i") * v,
+        lambda v: all_gather(v, "i") * mnp.cos(v),
+        lambda v: ppermute(mnp.sin(v), "i", [(i, (i + 3) % N) for i in range(N)]) * v,
+        lambda v: psum_scatter(v, "i", tiled=False) ** 2,
     ],
     ids=["psum", "all_gather", "ppermute", "psum_scatter"],
 )
@@ -264,11 +273,11 @@ def test_check_grads_through_collectives_under_pmap(body):
 
 def test_vmap_inside_and_around_pmap():
     x = RNG.normal(size=(N, 5, 3))
-    inner = vmap(lambda v: v * par.psum(v, "i") + par.psum(v, "j"), axis_name="j")
+    inner = vmap(lambda v: v * psum(v, "i") + psum(v, "j"), axis_name="j")
     close(pmap(inner, axis_name="i")(x), x * x.sum(0) + x.sum(1, keepdims=True))
-    outer = vmap(pmap(lambda v: v / par.psum(v, "i"), axis_name="i"), in_axes=1, out_axes=1)
+    outer = vmap(pmap(lambda v: v / psum(v, "i"), axis_name="i"), in_axes=1, out_axes=1)
     close(outer(x), x / x.sum(0))
-    both = pmap(vmap(lambda v: par.psum(v, ("i", "j")), axis_name="j"), axis_name="i")
+    both = pmap(vmap(lambda v: psum(v, ("i", "j")), axis_name="j"), axis_name="i")
     close(both(x), np.broadcast_to(x.sum((0, 1)), x.shape))
 
 
@@ -277,7 +286,7 @@ def test_data_parallel_training_step_matches_one_device():
         return mnp.mean((mnp.tanh(mnp.dot(xb, w)) - yb) ** 2)
 
     def step(w, xb, yb):
-        return w - 0.1 * par.pmean(grad(loss)(w, xb, yb), "batch")
+        return w - 0.1 * pmean(grad(loss)(w, xb, yb), "batch")
 
     w = RNG.normal(size=(3, 2))
     xb, yb = RNG.normal(size=(N, 4, 3)), RNG.normal(size=(N, 4, 2))
@@ -311,9 +320,9 @@ def test_outputs_without_a_mapped_input():
 
 def test_programs_over_one_device():
     # one partition: XLA records no shardings for the parameters and outputs
-    close(pmap(lambda v: par.psum(v, "i"), axis_name="i")(X[:1]), X[:1])
+    close(pmap(lambda v: psum(v, "i"), axis_name="i")(X[:1]), X[:1])
     mesh = Mesh(np.array(devices()[:1]), ("i",))
-    f = jit(shard_map(lambda v: par.psum(v, "i"), mesh=mesh, in_specs=PartitionSpec("i"),
+    f = jit(shard_map(lambda v: psum(v, "i"), mesh=mesh, in_specs=PartitionSpec("i"),
                       out_specs=PartitionSpec("i")))  # fmt: skip
     close(f(X), X)
 
@@ -321,7 +330,7 @@ def test_programs_over_one_device():
 def test_the_seed_example_prints_xla_pmap_around_psum():
     def func13(arr, extra):
         def inner(x):
-            return (x + extra + mnp.ones(1)) / par.psum(x, axis_name="rows")
+            return (x + extra + mnp.ones(1)) / psum(x, axis_name="rows")
 
         return pmap(inner, axis_name="rows")(arr)
 
@@ -352,16 +361,16 @@ def test_too_many_slices_or_mismatched_devices_is_a_value_error():
 
 def test_collectives_need_their_axis():
     with pytest.raises(NameError, match=r"unbound axis name: j\. .*\['i'\]"):
-        pmap(lambda v: par.psum(v, "j"), axis_name="i")(X)
+        pmap(lambda v: psum(v, "j"), axis_name="i")(X)
     # a jaxpr holding a psum over a pmap axis, compiled by jit for one device
-    closed = make_jaxpr(pmap(lambda v: par.psum(v, "i"), axis_name="i"))(X)
+    closed = make_jaxpr(pmap(lambda v: psum(v, "i"), axis_name="i"))(X)
     body = closed.jaxpr.eqns[0].params["call_jaxpr"]
     with pytest.raises(NotImplementedError, match="not the axis of a pmap"):
         jit(lambda v: body(v)[0])(X[0])
 
 
 def test_pmap_inside_jit():
-    f = jit(lambda a: mnp.sum(pmap(lambda v: v / par.psum(v, "i"), axis_name="i")(a), 0))
+    f = jit(lambda a: mnp.sum(pmap(lambda v: v / psum(v, "i"), axis_name="i")(a), 0))
     out = f(X)
     assert type(out) is Array
     close(out, (X / X.sum(0)).sum(0))
@@ -375,14 +384,14 @@ GRID = RNG.normal(size=(2, 4, 3)).astype(np.float32)
 
 def test_nested_pmap_over_a_grid_of_devices():
     def body(v):
-        return par.psum(v, "i") * 10 + par.psum(v, "j") + par.axis_index(("i", "j"))
+        return psum(v, "i") * 10 + psum(v, "j") + axis_index(("i", "j"))
 
     out = pmap(pmap(body, axis_name="j"), axis_name="i")(GRID)
     index = np.arange(8).reshape(2, 4, 1)
     close(out, GRID.sum(0) * 10 + GRID.sum(1, keepdims=True) + index)
     assert type(out) is ShardedArray
     assert out.devices() == {devices()[0], devices()[4]}
-    outer = pmap(lambda v: par.psum(pmap(lambda w: 2 * w)(v), "i"), axis_name="i")(GRID)
+    outer = pmap(lambda v: psum(pmap(lambda w: 2 * w)(v), "i"), axis_name="i")(GRID)
     close(outer, np.stack([2 * GRID.sum(0)] * 2))  # a collective outside the nested pmap
 
 

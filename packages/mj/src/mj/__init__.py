@@ -74,8 +74,8 @@ from mj_control import checkpoint_policies as checkpoint_policies
 from mj_control import remat as remat
 from mj_core import Array as Array
 from mj_core import config as config
+from mj_core.errors import register_exclusion as _register_exclusion
 from mj_core.extend import ensure_compile_time_eval as ensure_compile_time_eval
-from mj_core.extend import register_exclusion as _register_exclusion
 from mj_ir import ShapeDtypeStruct as ShapeDtypeStruct
 from mj_ir import eval_jaxpr as eval_jaxpr
 from mj_ir import eval_shape as eval_shape

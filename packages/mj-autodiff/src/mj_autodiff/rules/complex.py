@@ -14,21 +14,21 @@ from typing import Any
 from mj_autodiff._derivatives import deflinear2
 from mj_autodiff._transpose import UndefPrimal, unbroadcast
 from mj_core import lax
-from mj_core.prims import complex as cx
+from mj_core.prims.complex import complex_p, conj_p, imag_p, real_p
 
 
 def _real_transpose(ct: Any, x: Any) -> list[Any]:
     return [lax.complex(ct, 0.0)]
 
 
-deflinear2(cx.real_p, _real_transpose)
+deflinear2(real_p, _real_transpose)
 
 
 def _imag_transpose(ct: Any, x: Any) -> list[Any]:
     return [lax.complex(0.0, lax.neg(ct))]
 
 
-deflinear2(cx.imag_p, _imag_transpose)
+deflinear2(imag_p, _imag_transpose)
 
 
 def _conj_transpose(ct: Any, x: Any, *, input_dtype: Any) -> list[Any]:
@@ -37,7 +37,7 @@ def _conj_transpose(ct: Any, x: Any, *, input_dtype: Any) -> list[Any]:
     return [lax.real(ct)]
 
 
-deflinear2(cx.conj_p, _conj_transpose)
+deflinear2(conj_p, _conj_transpose)
 
 
 def _complex_transpose(ct: Any, x: Any, y: Any) -> list[Any]:
@@ -47,4 +47,4 @@ def _complex_transpose(ct: Any, x: Any, y: Any) -> list[Any]:
     ]
 
 
-deflinear2(cx.complex_p, _complex_transpose)
+deflinear2(complex_p, _complex_transpose)

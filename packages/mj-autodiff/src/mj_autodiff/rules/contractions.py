@@ -18,8 +18,8 @@ from mj_autodiff._tangents import shape_dtype, shaped_aval_of
 from mj_autodiff._transpose import UndefPrimal, operand_aval, transpose_rules
 from mj_core import Primitive, ShapedArray, bind1, lax
 from mj_core.extend import AnyArray, DTypeLike
-from mj_core.prims import contractions as ct_prims
-from mj_core.prims import structural as st_prims
+from mj_core.prims.contractions import dot_general_p
+from mj_core.prims.structural import transpose_p
 
 DimensionNumbers = tuple[
     tuple[tuple[int, ...], tuple[int, ...]], tuple[tuple[int, ...], tuple[int, ...]]
@@ -27,14 +27,14 @@ DimensionNumbers = tuple[
 
 
 def _dot_jvp_lhs(g: AnyArray, x: AnyArray, y: AnyArray, **params: Any) -> AnyArray:
-    return bind1(ct_prims.dot_general_p, g, y, **params)
+    return bind1(dot_general_p, g, y, **params)
 
 
 def _dot_jvp_rhs(g: AnyArray, x: AnyArray, y: AnyArray, **params: Any) -> AnyArray:
-    return bind1(ct_prims.dot_general_p, x, g, **params)
+    return bind1(dot_general_p, x, g, **params)
 
 
-defjvp(ct_prims.dot_general_p, _dot_jvp_lhs, _dot_jvp_rhs)
+defjvp(dot_general_p, _dot_jvp_lhs, _dot_jvp_rhs)
 
 
 def _free_dims(ndim: int, contract: Sequence[int], batch: Sequence[int]) -> list[int]:
@@ -79,7 +79,7 @@ def _transpose_lhs(
     y_ndim = len(shape_dtype(y)[0])
     dims, perm = _transpose_geometry(dimension_numbers, x_aval.ndim, y_ndim, swap_ans)
     out = bind1(
-        ct_prims.dot_general_p,
+        dot_general_p,
         ct,
         y,
         dimension_numbers=dims,
@@ -87,7 +87,7 @@ def _transpose_lhs(
         preferred_element_type=preferred_element_type,
     )
     if perm is not None:
-        out = bind1(st_prims.transpose_p, out, permutation=perm)
+        out = bind1(transpose_p, out, permutation=perm)
     if shape_dtype(out)[1] != x_aval.dtype:
         out = lax.convert_element_type(out, x_aval.dtype)
     return out
@@ -164,7 +164,7 @@ def _dot_general_vjp(
             ct_y = _dot_general_transpose([ct], x, UndefPrimal(y_aval), **params)[1]
         else:
             ct_y = bind1(
-                ct_prims.dot_general_p,
+                dot_general_p,
                 x,
                 ct,
                 dimension_numbers=dims,
@@ -176,5 +176,5 @@ def _dot_general_vjp(
     return [ct_x, ct_y]
 
 
-transpose_rules[ct_prims.dot_general_p] = _dot_general_transpose
-derivative_kinds[ct_prims.dot_general_p] = Bilinear(vjp=_dot_general_vjp)
+transpose_rules[dot_general_p] = _dot_general_transpose
+derivative_kinds[dot_general_p] = Bilinear(vjp=_dot_general_vjp)

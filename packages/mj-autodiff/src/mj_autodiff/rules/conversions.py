@@ -17,17 +17,17 @@ from mj_autodiff._tangents import Zero, tangent_aval_of
 from mj_autodiff._transpose import transpose_rules
 from mj_core import bind1
 from mj_core.dtypes import is_inexact
-from mj_core.prims import conversions as cv
+from mj_core.prims.conversions import bitcast_convert_type_p, convert_element_type_p
 
 
 def _convert_element_type_jvp(
     primals: list[Any], tangents: list[Any], *, new_dtype: np.dtype[Any], weak_type: bool
 ) -> tuple[list[Any], list[Any]]:
     (x,), (t,) = primals, tangents
-    ans = bind1(cv.convert_element_type_p, x, new_dtype=new_dtype, weak_type=weak_type)
+    ans = bind1(convert_element_type_p, x, new_dtype=new_dtype, weak_type=weak_type)
     if type(t) is Zero or not is_inexact(np.dtype(new_dtype)):
         return [ans], [Zero(tangent_aval_of(ans))]
-    t_out = bind1(cv.convert_element_type_p, t, new_dtype=new_dtype, weak_type=weak_type)
+    t_out = bind1(convert_element_type_p, t, new_dtype=new_dtype, weak_type=weak_type)
     return [ans], [t_out]
 
 
@@ -35,13 +35,11 @@ def _convert_element_type_transpose(
     cts: list[Any], x: Any, *, new_dtype: np.dtype[Any], weak_type: bool
 ) -> list[Any]:
     aval = x.aval
-    return [
-        bind1(cv.convert_element_type_p, cts[0], new_dtype=aval.dtype, weak_type=aval.weak_type)
-    ]
+    return [bind1(convert_element_type_p, cts[0], new_dtype=aval.dtype, weak_type=aval.weak_type)]
 
 
-jvp_rules[cv.convert_element_type_p] = _convert_element_type_jvp
-transpose_rules[cv.convert_element_type_p] = _convert_element_type_transpose
-derivative_kinds[cv.convert_element_type_p] = Linear()
+jvp_rules[convert_element_type_p] = _convert_element_type_jvp
+transpose_rules[convert_element_type_p] = _convert_element_type_transpose
+derivative_kinds[convert_element_type_p] = Linear()
 
-defjvp_zero(cv.bitcast_convert_type_p)
+defjvp_zero(bitcast_convert_type_p)

@@ -30,29 +30,81 @@ from mj_core import lax
 from mj_core.dtypes import dtype_of
 from mj_core.errors import user_line_suffix, user_location
 from mj_core.extend import AnyArray, Array, ArrayLike
-from mj_core.prims import elementwise as ew
+from mj_core.prims.elementwise import (
+    abs_p,
+    acos_p,
+    add_p,
+    and_p,
+    asin_p,
+    atan2_p,
+    atan_p,
+    ceil_p,
+    clamp_p,
+    cos_p,
+    cosh_p,
+    div_p,
+    eq_p,
+    erf_p,
+    exp_p,
+    expm1_p,
+    floor_p,
+    greater_equal_p,
+    greater_p,
+    integer_pow_p,
+    is_finite_p,
+    less_equal_p,
+    less_p,
+    log1p_p,
+    log_p,
+    logistic_p,
+    max_p,
+    min_p,
+    mul_p,
+    ne_p,
+    neg_p,
+    nextafter_p,
+    not_p,
+    or_p,
+    pow_p,
+    rem_p,
+    round_p,
+    rsqrt_p,
+    select_n_p,
+    shift_left_p,
+    shift_right_arithmetic_p,
+    shift_right_logical_p,
+    sign_p,
+    sin_p,
+    sinh_p,
+    sqrt_p,
+    sub_p,
+    tan_p,
+    tanh_p,
+    threefry2x32_p,
+    xor_p,
+)
 
 # --- zero-derivative primitives ---------------------------------------------------------------
 for _prim in (
-    ew.sign_p,
-    ew.floor_p,
-    ew.ceil_p,
-    ew.round_p,
-    ew.is_finite_p,
-    ew.not_p,
-    ew.and_p,
-    ew.or_p,
-    ew.xor_p,
-    ew.shift_left_p,
-    ew.shift_right_logical_p,
-    ew.shift_right_arithmetic_p,
-    ew.eq_p,
-    ew.ne_p,
-    ew.less_p,
-    ew.less_equal_p,
-    ew.greater_p,
-    ew.greater_equal_p,
-    ew.threefry2x32_p,  # uint32 in, uint32 out: only zero (float0) tangents
+    sign_p,
+    floor_p,
+    ceil_p,
+    round_p,
+    is_finite_p,
+    not_p,
+    and_p,
+    or_p,
+    xor_p,
+    shift_left_p,
+    shift_right_logical_p,
+    shift_right_arithmetic_p,
+    eq_p,
+    ne_p,
+    less_p,
+    less_equal_p,
+    greater_p,
+    greater_equal_p,
+    threefry2x32_p,  # uint32 in, uint32 out: only zero (float0) tangents
 ):
     defjvp_zero(_prim)
 
@@ -63,112 +115,112 @@ def _sin_jvp(g: ArrayLike, x: ArrayLike) -> Array:
     return lax.mul(lax.cos(x), g)
 
 
-defjvp(ew.sin_p, _sin_jvp)
+defjvp(sin_p, _sin_jvp)
 
 
 def _cos_jvp(g: ArrayLike, x: ArrayLike) -> Array:
     return lax.mul(lax.neg(lax.sin(x)), g)
 
 
-defjvp(ew.cos_p, _cos_jvp)
+defjvp(cos_p, _cos_jvp)
 
 
 def _tan_jvp(g: ArrayLike, ans: ArrayLike, x: ArrayLike) -> Array:
     return lax.mul(g, lax.add(1, lax.mul(ans, ans)))
 
 
-defjvp2(ew.tan_p, _tan_jvp)
+defjvp2(tan_p, _tan_jvp)
 
 
 def _asin_jvp(g: ArrayLike, x: ArrayLike) -> Array:
     return lax.mul(g, lax.rsqrt(lax.sub(1, lax.mul(x, x))))
 
 
-defjvp(ew.asin_p, _asin_jvp)
+defjvp(asin_p, _asin_jvp)
 
 
 def _acos_jvp(g: ArrayLike, x: ArrayLike) -> Array:
     return lax.mul(g, lax.neg(lax.rsqrt(lax.sub(1, lax.mul(x, x)))))
 
 
-defjvp(ew.acos_p, _acos_jvp)
+defjvp(acos_p, _acos_jvp)
 
 
 def _atan_jvp(g: ArrayLike, x: ArrayLike) -> Array:
     return lax.div(g, lax.add(1, lax.mul(x, x)))
 
 
-defjvp(ew.atan_p, _atan_jvp)
+defjvp(atan_p, _atan_jvp)
 
 
 def _sinh_jvp(g: ArrayLike, x: ArrayLike) -> Array:
     return lax.mul(g, lax.cosh(x))
 
 
-defjvp(ew.sinh_p, _sinh_jvp)
+defjvp(sinh_p, _sinh_jvp)
 
 
 def _cosh_jvp(g: ArrayLike, x: ArrayLike) -> Array:
     return lax.mul(g, lax.sinh(x))
 
 
-defjvp(ew.cosh_p, _cosh_jvp)
+defjvp(cosh_p, _cosh_jvp)
 
 
 def _tanh_jvp(g: ArrayLike, ans: ArrayLike, x: ArrayLike) -> Array:
     return lax.mul(g, lax.sub(1, lax.mul(ans, ans)))
 
 
-defjvp2(ew.tanh_p, _tanh_jvp)
+defjvp2(tanh_p, _tanh_jvp)
 
 
 def _exp_jvp(g: ArrayLike, ans: ArrayLike, x: ArrayLike) -> Array:
     return lax.mul(g, ans)
 
 
-defjvp2(ew.exp_p, _exp_jvp)
+defjvp2(exp_p, _exp_jvp)
 
 
 def _log_jvp(g: ArrayLike, x: ArrayLike) -> Array:
     return lax.div(g, x)
 
 
-defjvp(ew.log_p, _log_jvp)
+defjvp(log_p, _log_jvp)
 
 
 def _log1p_jvp(g: ArrayLike, x: ArrayLike) -> Array:
     return lax.div(g, lax.add(1, x))
 
 
-defjvp(ew.log1p_p, _log1p_jvp)
+defjvp(log1p_p, _log1p_jvp)
 
 
 def _expm1_jvp(g: ArrayLike, ans: ArrayLike, x: ArrayLike) -> Array:
     return lax.mul(g, lax.add(ans, 1))
 
 
-defjvp2(ew.expm1_p, _expm1_jvp)
+defjvp2(expm1_p, _expm1_jvp)
 
 
 def _logistic_jvp(g: ArrayLike, ans: ArrayLike, x: ArrayLike) -> Array:
     return lax.mul(g, lax.mul(ans, lax.sub(1, ans)))
 
 
-defjvp2(ew.logistic_p, _logistic_jvp)
+defjvp2(logistic_p, _logistic_jvp)
 
 
 def _sqrt_jvp(g: ArrayLike, ans: ArrayLike, x: ArrayLike) -> Array:
     return lax.div(g, lax.mul(2, ans))
 
 
-defjvp2(ew.sqrt_p, _sqrt_jvp)
+defjvp2(sqrt_p, _sqrt_jvp)
 
 
 def _rsqrt_jvp(g: ArrayLike, ans: ArrayLike, x: ArrayLike) -> Array:
     return lax.mul(g, lax.mul(-0.5, lax.div(ans, x)))
 
 
-defjvp2(ew.rsqrt_p, _rsqrt_jvp)
+defjvp2(rsqrt_p, _rsqrt_jvp)
 
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 
@@ -177,7 +229,7 @@ def _erf_jvp(g: ArrayLike, x: ArrayLike) -> Array:
     return lax.mul(g, lax.mul(_TWO_OVER_SQRT_PI, lax.exp(lax.neg(lax.mul(x, x)))))
 
 
-defjvp(ew.erf_p, _erf_jvp)
+defjvp(erf_p, _erf_jvp)
 
 
 def _abs_jvp(g: ArrayLike, x: ArrayLike) -> Array:
@@ -190,7 +242,7 @@ def _abs_jvp(g: ArrayLike, x: ArrayLike) -> Array:
     return lax.select_n(lax.ge(x, 0), lax.neg(g), g)
 
 
-defjvp(ew.abs_p, _abs_jvp, real_only=True)  # the complex formula is not complex-linear in g
+defjvp(abs_p, _abs_jvp, real_only=True)  # the complex formula is not complex-linear in g
 
 
 def _integer_pow_jvp(g: AnyArray, x: AnyArray, *, y: int) -> AnyArray:
@@ -202,7 +254,7 @@ def _integer_pow_jvp(g: AnyArray, x: AnyArray, *, y: int) -> AnyArray:
     return lax.mul(g, coeff)
 
 
-defjvp(ew.integer_pow_p, _integer_pow_jvp)
+defjvp(integer_pow_p, _integer_pow_jvp)
 
 
 # --- linear unary: neg ------------------------------------------------------------------------
@@ -215,9 +267,9 @@ def _neg_transpose(cts: list[Any], x: Any) -> list[Any]:
     return [lax.neg(cts[0])]
 
 
-jvp_rules[ew.neg_p] = _neg_jvp
-transpose_rules[ew.neg_p] = _neg_transpose
-derivative_kinds[ew.neg_p] = Linear()
+jvp_rules[neg_p] = _neg_jvp
+transpose_rules[neg_p] = _neg_transpose
+derivative_kinds[neg_p] = Linear()
 
 
 # --- add / sub --------------------------------------------------------------------------------
@@ -249,9 +301,9 @@ def _add_transpose(cts: list[Any], x: Any, y: Any) -> list[Any]:
     ]
 
 
-jvp_rules[ew.add_p] = _add_jvp
-transpose_rules[ew.add_p] = _add_transpose
-derivative_kinds[ew.add_p] = Linear()
+jvp_rules[add_p] = _add_jvp
+transpose_rules[add_p] = _add_transpose
+derivative_kinds[add_p] = Linear()
 
 
 def _sub_jvp(primals: list[Any], tangents: list[Any]) -> tuple[list[Any], list[Any]]:
@@ -272,9 +324,9 @@ def _sub_transpose(cts: list[Any], x: Any, y: Any) -> list[Any]:
     ]
 
 
-jvp_rules[ew.sub_p] = _sub_jvp
-transpose_rules[ew.sub_p] = _sub_transpose
-derivative_kinds[ew.sub_p] = Linear()
+jvp_rules[sub_p] = _sub_jvp
+transpose_rules[sub_p] = _sub_transpose
+derivative_kinds[sub_p] = Linear()
 
 
 # --- mul / div (bilinear / linear in the numerator) -------------------------------------------
@@ -308,9 +360,9 @@ def _mul_transpose(cts: list[Any], x: Any, y: Any) -> list[Any]:
     return [None, unbroadcast(lax.mul(x, ct), y.aval)]
 
 
-jvp_rules[ew.mul_p] = _mul_jvp
-transpose_rules[ew.mul_p] = _mul_transpose
-derivative_kinds[ew.mul_p] = Bilinear()
+jvp_rules[mul_p] = _mul_jvp
+transpose_rules[mul_p] = _mul_transpose
+derivative_kinds[mul_p] = Bilinear()
 
 
 def _div_jvp_lhs(g: ArrayLike, ans: ArrayLike, x: ArrayLike, y: ArrayLike) -> Array:
@@ -321,7 +373,7 @@ def _div_jvp_rhs(g: ArrayLike, ans: ArrayLike, x: ArrayLike, y: ArrayLike) -> Ar
     return lax.mul(g, lax.neg(lax.div(ans, y)))
 
 
-defjvp2(ew.div_p, _div_jvp_lhs, _div_jvp_rhs)  # also the VJP, which reads the output
+defjvp2(div_p, _div_jvp_lhs, _div_jvp_rhs)  # also the VJP, which reads the output
 
 
 def _div_transpose(cts: list[Any], x: Any, y: Any) -> list[Any]:
@@ -330,7 +382,7 @@ def _div_transpose(cts: list[Any], x: Any, y: Any) -> list[Any]:
     return [unbroadcast(lax.div(cts[0], y), x.aval), None]
 
 
-transpose_rules[ew.div_p] = _div_transpose
+transpose_rules[div_p] = _div_transpose
 
 
 # --- other binary -----------------------------------------------------------------------------
@@ -344,7 +396,7 @@ def _rem_jvp_rhs(g: ArrayLike, x: ArrayLike, y: ArrayLike) -> Array:
     return lax.mul(g, lax.neg(trunc))
 
 
-defjvp(ew.rem_p, _rem_jvp_lhs, _rem_jvp_rhs)
+defjvp(rem_p, _rem_jvp_lhs, _rem_jvp_rhs)
 
 
 def _pow_jvp_lhs(g: AnyArray, ans: AnyArray, x: AnyArray, y: AnyArray) -> AnyArray:
@@ -368,7 +420,7 @@ def _pow_jvp_rhs(g: ArrayLike, ans: ArrayLike, x: ArrayLike, y: ArrayLike) -> Ar
     return lax.mul(g, lax.mul(lax.log(safe_x), ans))
 
 
-defjvp2(ew.pow_p, _pow_jvp_lhs, _pow_jvp_rhs)
+defjvp2(pow_p, _pow_jvp_lhs, _pow_jvp_rhs)
 
 
 def _balanced_share(g: ArrayLike, first: ArrayLike, x: ArrayLike, y: ArrayLike) -> Array:
@@ -387,7 +439,7 @@ def _max_jvp_rhs(g: ArrayLike, x: ArrayLike, y: ArrayLike) -> Array:
     return _balanced_share(g, lax.greater(y, x), y, x)
 
 
-defjvp(ew.max_p, _max_jvp_lhs, _max_jvp_rhs)
+defjvp(max_p, _max_jvp_lhs, _max_jvp_rhs)
 
 
 def _min_jvp_lhs(g: ArrayLike, x: ArrayLike, y: ArrayLike) -> Array:
@@ -398,7 +450,7 @@ def _min_jvp_rhs(g: ArrayLike, x: ArrayLike, y: ArrayLike) -> Array:
     return _balanced_share(g, lax.less(y, x), y, x)
 
 
-defjvp(ew.min_p, _min_jvp_lhs, _min_jvp_rhs)
+defjvp(min_p, _min_jvp_lhs, _min_jvp_rhs)
 
 
 def _atan2_jvp_lhs(g: ArrayLike, x: ArrayLike, y: ArrayLike) -> Array:
@@ -409,7 +461,7 @@ def _atan2_jvp_rhs(g: ArrayLike, x: ArrayLike, y: ArrayLike) -> Array:
     return lax.mul(g, lax.neg(lax.div(x, lax.add(lax.mul(x, x), lax.mul(y, y)))))
 
 
-defjvp(ew.atan2_p, _atan2_jvp_lhs, _atan2_jvp_rhs)
+defjvp(atan2_p, _atan2_jvp_lhs, _atan2_jvp_rhs)
 
 
 # --- n-ary ------------------------------------------------------------------------------------
@@ -432,7 +484,7 @@ def _clamp_jvp_hi(g: ArrayLike, lo: ArrayLike, x: ArrayLike, hi: ArrayLike) -> A
     return _where(lax.less(hi, x), g)
 
 
-defjvp(ew.clamp_p, _clamp_jvp_lo, _clamp_jvp_x, _clamp_jvp_hi)
+defjvp(clamp_p, _clamp_jvp_lo, _clamp_jvp_x, _clamp_jvp_hi)
 
 
 def _select_n_jvp(primals: list[Any], tangents: list[Any]) -> tuple[list[Any], list[Any]]:
@@ -458,9 +510,9 @@ def _select_n_transpose(cts: list[Any], which: Any, *cases: Any) -> list[Any]:
     return out
 
 
-jvp_rules[ew.select_n_p] = _select_n_jvp
-transpose_rules[ew.select_n_p] = _select_n_transpose
-derivative_kinds[ew.select_n_p] = Linear()  # in its cases (the selector is an integer or bool)
+jvp_rules[select_n_p] = _select_n_jvp
+transpose_rules[select_n_p] = _select_n_transpose
+derivative_kinds[select_n_p] = Linear()  # in its cases (the selector is an integer or bool)
 
 
 # --- nextafter --------------------------------------------------------------------------------
@@ -472,4 +524,4 @@ def _nextafter_jvp(primals: list[Any], tangents: list[Any]) -> tuple[list[Any], 
     )
 
 
-jvp_rules[ew.nextafter_p] = _nextafter_jvp
+jvp_rules[nextafter_p] = _nextafter_jvp

@@ -20,8 +20,16 @@ from mj_autodiff._tangents import Zero, instantiate_zeros, shape_dtype, tangent_
 from mj_autodiff._transpose import UndefPrimal, transpose_rules
 from mj_core import bind1, lax
 from mj_core.extend import AnyArray, Array
-from mj_core.prims import indexing as ix
-from mj_core.prims.indexing import GatherDimensionNumbers, ScatterDimensionNumbers
+from mj_core.prims.indexing import (
+    GatherDimensionNumbers,
+    ScatterDimensionNumbers,
+    gather_p,
+    scatter_add_p,
+    scatter_max_p,
+    scatter_min_p,
+    scatter_mul_p,
+    scatter_p,
+)
 
 
 def _scatter_dnums(dn: GatherDimensionNumbers) -> ScatterDimensionNumbers:
@@ -70,7 +78,7 @@ def _gather(
     fill_value: Any,
 ) -> AnyArray:
     return bind1(
-        ix.gather_p,
+        gather_p,
         operand,
         indices,
         dimension_numbers=dn,
@@ -143,14 +151,14 @@ def _gather_transpose(
     zeros = np.zeros(operand.aval.shape, shape_dtype(ct)[1])
     scatter_mode = "fill" if mode == "fill" else mode
     out = _scatter(
-        ix.scatter_add_p, zeros, indices, ct, _scatter_dnums(dimension_numbers), scatter_mode
+        scatter_add_p, zeros, indices, ct, _scatter_dnums(dimension_numbers), scatter_mode
     )
     return [out, None]
 
 
-jvp_rules[ix.gather_p] = _gather_jvp
-transpose_rules[ix.gather_p] = _gather_transpose
-derivative_kinds[ix.gather_p] = Linear()  # in the operand (the indices are integers)
+jvp_rules[gather_p] = _gather_jvp
+transpose_rules[gather_p] = _gather_transpose
+derivative_kinds[gather_p] = Linear()  # in the operand (the indices are integers)
 
 
 # --- scatter_add (linear in operand and updates) ----------------------------------------------
@@ -160,12 +168,12 @@ def _scatter_add_jvp(
     primals: list[Any], tangents: list[Any], **params: Any
 ) -> tuple[list[Any], list[Any]]:
     operand, indices, updates = primals
-    ans = bind1(ix.scatter_add_p, operand, indices, updates, **params)
+    ans = bind1(scatter_add_p, operand, indices, updates, **params)
     t_op, t_up = tangents[0], tangents[2]
     if type(t_op) is Zero and type(t_up) is Zero:
         return [ans], [Zero(tangent_aval_of(ans))]
     t_out = bind1(
-        ix.scatter_add_p, instantiate_zeros(t_op), indices, instantiate_zeros(t_up), **params
+        scatter_add_p, instantiate_zeros(t_op), indices, instantiate_zeros(t_up), **params
     )
     return [ans], [t_out]
 
@@ -184,9 +192,9 @@ def _scatter_add_transpose(
     return [ct_operand, None, ct_updates]
 
 
-jvp_rules[ix.scatter_add_p] = _scatter_add_jvp
-transpose_rules[ix.scatter_add_p] = _scatter_add_transpose
-derivative_kinds[ix.scatter_add_p] = Linear()  # in operand and updates
+jvp_rules[scatter_add_p] = _scatter_add_jvp
+transpose_rules[scatter_add_p] = _scatter_add_transpose
+derivative_kinds[scatter_add_p] = Linear()  # in operand and updates
 
 
 # --- scatter (overwrite) ----------------------------------------------------------------------
@@ -206,20 +214,20 @@ def _scatter_jvp(
     t_op, t_up = tangents[0], tangents[2]
     dn, mode = params["dimension_numbers"], params["mode"]
     if params["unique_indices"]:
-        ans = bind1(ix.scatter_p, operand, indices, updates, **params)
+        ans = bind1(scatter_p, operand, indices, updates, **params)
         t_out = bind1(
-            ix.scatter_p, instantiate_zeros(t_op), indices, instantiate_zeros(t_up), **params
+            scatter_p, instantiate_zeros(t_op), indices, instantiate_zeros(t_up), **params
         )
         return [ans], [t_out]
     op_shape, _op_dtype = shape_dtype(operand)
     up_shape = tuple(shape_dtype(updates)[0])
     ids = _update_ids(dn, up_shape)
-    winners = _scatter(ix.scatter_p, np.zeros(op_shape, np.int64), indices, ids, dn, mode)
+    winners = _scatter(scatter_p, np.zeros(op_shape, np.int64), indices, ids, dn, mode)
     sizes = _window_slice_sizes(dn, len(op_shape), up_shape)
     won = lax.eq(ids, _gather(winners, indices, _gather_dnums(dn), sizes, mode, 0))
     kept = lax.eq(winners, 0)
     ans = _scatter(
-        ix.scatter_add_p,
+        scatter_add_p,
         lax.select_n(kept, 0, operand),
         indices,
         lax.select_n(won, 0, updates),
@@ -228,11 +236,11 @@ def _scatter_jvp(
     )
     t_op_masked = lax.select_n(kept, 0, instantiate_zeros(t_op))
     t_up_masked = lax.select_n(won, 0, instantiate_zeros(t_up))
-    t_out = _scatter(ix.scatter_add_p, t_op_masked, indices, t_up_masked, dn, mode)
+    t_out = _scatter(scatter_add_p, t_op_masked, indices, t_up_masked, dn, mode)
     return [ans], [t_out]
 
 
-jvp_rules[ix.scatter_p] = _scatter_jvp
+jvp_rules[scatter_p] = _scatter_jvp
 
 
 def _scatter_transpose(
@@ -249,15 +257,13 @@ def _scatter_transpose(
     ct_operand = ct_updates = None
     if type(operand) is UndefPrimal:
         up_shape = updates.aval.shape if type(updates) is UndefPrimal else shape_dtype(updates)[0]
-        ct_operand = _scatter(
-            ix.scatter_p, ct, indices, np.zeros(up_shape, ct_dtype), dn, mode, True
-        )
+        ct_operand = _scatter(scatter_p, ct, indices, np.zeros(up_shape, ct_dtype), dn, mode, True)
     if type(updates) is UndefPrimal:
         ct_updates = _updates_cotangent(ct, indices, updates, dn, mode)
     return [ct_operand, None, ct_updates]
 
 
-transpose_rules[ix.scatter_p] = _scatter_transpose
+transpose_rules[scatter_p] = _scatter_transpose
 
 
 # --- scatter_mul ------------------------------------------------------------------------------
@@ -265,18 +271,18 @@ def _scatter_mul_jvp(
     primals: list[Any], tangents: list[Any], **params: Any
 ) -> tuple[list[Any], list[Any]]:
     operand, indices, updates = primals
-    ans = bind1(ix.scatter_mul_p, operand, indices, updates, **params)
+    ans = bind1(scatter_mul_p, operand, indices, updates, **params)
     t_op, t_up = tangents[0], tangents[2]
     out: Any = Zero(tangent_aval_of(ans))
     if type(t_op) is not Zero:
-        out = bind1(ix.scatter_mul_p, t_op, indices, updates, **params)
+        out = bind1(scatter_mul_p, t_op, indices, updates, **params)
     if type(t_up) is not Zero:
         if not params["unique_indices"]:
             raise NotImplementedError(
                 "scatter_mul: derivatives with respect to the updates need unique_indices=True."
             )
         spread = _scatter(
-            ix.scatter_add_p,
+            scatter_add_p,
             np.zeros(shape_dtype(operand)[0], shape_dtype(ans)[1]),
             indices,
             t_up,
@@ -289,7 +295,7 @@ def _scatter_mul_jvp(
     return [ans], [out]
 
 
-jvp_rules[ix.scatter_mul_p] = _scatter_mul_jvp
+jvp_rules[scatter_mul_p] = _scatter_mul_jvp
 
 
 def _scatter_mul_transpose(
@@ -299,11 +305,11 @@ def _scatter_mul_transpose(
         raise NotImplementedError("scatter_mul is not linear in its updates.")
     ct = cts[0]
     ones = np.ones(operand.aval.shape, shape_dtype(ct)[1])
-    factors = bind1(ix.scatter_mul_p, ones, indices, updates, **params)
+    factors = bind1(scatter_mul_p, ones, indices, updates, **params)
     return [lax.mul(ct, factors), None, None]
 
 
-transpose_rules[ix.scatter_mul_p] = _scatter_mul_transpose
+transpose_rules[scatter_mul_p] = _scatter_mul_transpose
 
 
 # --- scatter_min / scatter_max ----------------------------------------------------------------
@@ -319,10 +325,10 @@ def _scatter_extremal_jvp(prim: Any) -> Any:
         ans_at_updates = _gather(ans, indices, _gather_dnums(dn), sizes, mode, 0)
         up_wins = lax.convert_element_type(lax.eq(updates, ans_at_updates), dtype)
         zeros = np.zeros(op_shape, dtype)
-        counts = lax.add(op_wins, _scatter(ix.scatter_add_p, zeros, indices, up_wins, dn, mode))
+        counts = lax.add(op_wins, _scatter(scatter_add_p, zeros, indices, up_wins, dn, mode))
         t_op, t_up = tangents[0], tangents[2]
         total = _scatter(
-            ix.scatter_add_p,
+            scatter_add_p,
             lax.mul(instantiate_zeros(t_op), op_wins),
             indices,
             lax.mul(instantiate_zeros(t_up), up_wins),
@@ -335,5 +341,5 @@ def _scatter_extremal_jvp(prim: Any) -> Any:
     return rule
 
 
-jvp_rules[ix.scatter_min_p] = _scatter_extremal_jvp(ix.scatter_min_p)
-jvp_rules[ix.scatter_max_p] = _scatter_extremal_jvp(ix.scatter_max_p)
+jvp_rules[scatter_min_p] = _scatter_extremal_jvp(scatter_min_p)
+jvp_rules[scatter_max_p] = _scatter_extremal_jvp(scatter_max_p)

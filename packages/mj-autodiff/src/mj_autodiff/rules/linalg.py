@@ -30,7 +30,7 @@ from mj_core.lax_linalg import (
     tril,
     triu,
 )
-from mj_core.prims import linalg as la
+from mj_core.prims.linalg import cholesky_p, eig_p, eigh_p, lu_p, qr_p, svd_p, triangular_solve_p
 
 Rule = tuple[list[Any], list[Any]]
 
@@ -53,7 +53,7 @@ def _as_dtype_of(x: Any, like: Any) -> Any:
 # --- cholesky ---------------------------------------------------------------------------------
 def _cholesky_jvp(primals: list[Any], tangents: list[Any]) -> Rule:
     (a,), (a_dot,) = primals, tangents
-    low = bind1(la.cholesky_p, a)
+    low = bind1(cholesky_p, a)
     if type(a_dot) is Zero:
         return [low], [Zero(tangent_aval_of(low))]
     # dL = L phi(L^-1 dA L^-H), phi = lower triangle with the diagonal halved
@@ -68,16 +68,16 @@ def _cholesky_jvp(primals: list[Any], tangents: list[Any]) -> Rule:
     return [low], [matmul(low, halved)]
 
 
-jvp_rules[la.cholesky_p] = _cholesky_jvp
+jvp_rules[cholesky_p] = _cholesky_jvp
 
 
 # --- triangular_solve -------------------------------------------------------------------------
 def _triangular_solve_jvp(primals: list[Any], tangents: list[Any], **params: Any) -> Rule:
     (a, b), (a_dot, b_dot) = primals, tangents
-    ans = bind1(la.triangular_solve_p, a, b, **params)
+    ans = bind1(triangular_solve_p, a, b, **params)
     out: Any = None
     if type(b_dot) is not Zero:  # linear in b
-        out = bind1(la.triangular_solve_p, a, b_dot, **params)
+        out = bind1(triangular_solve_p, a, b_dot, **params)
     if type(a_dot) is not Zero:
         # d(op(a)^-1 b) = -op(a)^-1 op(da) x  (left side);  x = b op(a)^-1: -x op(da) op(a)^-1
         k = -1 if params["unit_diagonal"] else 0
@@ -85,7 +85,7 @@ def _triangular_solve_jvp(primals: list[Any], tangents: list[Any], **params: Any
         g = lax.neg(mT(g) if params["transpose_a"] else g)
         g = _conj(g) if params["conjugate_a"] else g
         rhs = matmul(g, ans) if params["left_side"] else matmul(ans, g)
-        term = bind1(la.triangular_solve_p, a, rhs, **params)
+        term = bind1(triangular_solve_p, a, rhs, **params)
         out = term if out is None else lax.add(out, term)
     if out is None:
         return [ans], [Zero(tangent_aval_of(ans))]
@@ -99,14 +99,12 @@ def _triangular_solve_transpose(cts: list[Any], a: Any, b: Any, **params: Any) -
             "linear only in b and cannot be transposed in a."
         )
     ct = instantiate_zeros(cts[0]) if type(cts[0]) is Zero else cts[0]
-    ct_b = bind1(
-        la.triangular_solve_p, a, ct, **{**params, "transpose_a": not params["transpose_a"]}
-    )
+    ct_b = bind1(triangular_solve_p, a, ct, **{**params, "transpose_a": not params["transpose_a"]})
     return [None, ct_b]
 
 
-jvp_rules[la.triangular_solve_p] = _triangular_solve_jvp
-transpose_rules[la.triangular_solve_p] = _triangular_solve_transpose
+jvp_rules[triangular_solve_p] = _triangular_solve_jvp
+transpose_rules[triangular_solve_p] = _triangular_solve_transpose
 
 
 # --- lu ---------------------------------------------------------------------------------------
@@ -124,7 +122,7 @@ def _permutation_matrix(perm: ArrayLike, dtype: np.dtype[Any]) -> Array:
 
 def _lu_jvp(primals: list[Any], tangents: list[Any]) -> Rule:
     (a,), (a_dot,) = primals, tangents
-    lu, pivots, perm = bind(la.lu_p, a)
+    lu, pivots, perm = bind(lu_p, a)
     int_zeros: list[Any] = [Zero(tangent_aval_of(pivots)), Zero(tangent_aval_of(perm))]
     if type(a_dot) is Zero:
         return [lu, pivots, perm], [Zero(tangent_aval_of(lu)), *int_zeros]
@@ -150,13 +148,13 @@ def _lu_jvp(primals: list[Any], tangents: list[Any]) -> Rule:
     return [lu, pivots, perm], [lu_dot, *int_zeros]
 
 
-jvp_rules[la.lu_p] = _lu_jvp
+jvp_rules[lu_p] = _lu_jvp
 
 
 # --- eigh -------------------------------------------------------------------------------------
 def _eigh_jvp(primals: list[Any], tangents: list[Any], **params: Any) -> Rule:
     (a,), (a_dot,) = primals, tangents
-    v, w = bind(la.eigh_p, a, **params)
+    v, w = bind(eigh_p, a, **params)
     if type(a_dot) is Zero:
         return [v, w], [Zero(tangent_aval_of(v)), Zero(tangent_aval_of(w))]
     nd = len(shape_dtype(a)[0])
@@ -172,7 +170,7 @@ def _eigh_jvp(primals: list[Any], tangents: list[Any], **params: Any) -> Rule:
     return [v, w], [dv, lax.real(dw) if _is_complex(dw) else dw]
 
 
-jvp_rules[la.eigh_p] = _eigh_jvp
+jvp_rules[eigh_p] = _eigh_jvp
 
 
 # --- svd --------------------------------------------------------------------------------------
@@ -180,7 +178,7 @@ def _svd_jvp(
     primals: list[Any], tangents: list[Any], *, full_matrices: bool, compute_uv: bool
 ) -> Rule:
     (a,), (a_dot,) = primals, tangents
-    outs = bind(la.svd_p, a, full_matrices=full_matrices, compute_uv=compute_uv)
+    outs = bind(svd_p, a, full_matrices=full_matrices, compute_uv=compute_uv)
     if type(a_dot) is Zero:
         return outs, [Zero(tangent_aval_of(o)) for o in outs]
     shape, _ = shape_dtype(a)
@@ -189,7 +187,7 @@ def _svd_jvp(
             "svd: the derivative with full_matrices=True is only defined for square matrices "
             f"(got shape {tuple(shape)}); use full_matrices=False"
         )
-    s, u, vt = bind(la.svd_p, a, full_matrices=False, compute_uv=True)
+    s, u, vt = bind(svd_p, a, full_matrices=False, compute_uv=True)
     v = mH(vt)
     ds_mat = matmul(matmul(mH(u), a_dot), v)
     ds = diagonal(lax.real(ds_mat) if _is_complex(ds_mat) else ds_mat)
@@ -223,13 +221,13 @@ def _svd_jvp(
     return [s, u, vt], [ds, du, mH(dv)]
 
 
-jvp_rules[la.svd_p] = _svd_jvp
+jvp_rules[svd_p] = _svd_jvp
 
 
 # --- qr ---------------------------------------------------------------------------------------
 def _qr_jvp(primals: list[Any], tangents: list[Any], *, full_matrices: bool) -> Rule:
     (a,), (a_dot,) = primals, tangents
-    outs = bind(la.qr_p, a, full_matrices=full_matrices)
+    outs = bind(qr_p, a, full_matrices=full_matrices)
     if type(a_dot) is Zero:
         return outs, [Zero(tangent_aval_of(o)) for o in outs]
     m, n = shape_dtype(a)[0][-2:]
@@ -251,13 +249,13 @@ def _qr_jvp(primals: list[Any], tangents: list[Any], *, full_matrices: bool) -> 
     return [q, r], [dq, dr]
 
 
-jvp_rules[la.qr_p] = _qr_jvp
+jvp_rules[qr_p] = _qr_jvp
 
 
 # --- eig --------------------------------------------------------------------------------------
 def _solve(a: Any, b: Any) -> Any:
     """``a^-1 b`` through ``a``'s LU factors (``b`` is the tangent: the solve is linear in it)."""
-    lu, _, perm = bind(la.lu_p, a)
+    lu, _, perm = bind(lu_p, a)
     pb = matmul(_permutation_matrix(perm, shape_dtype(a)[1]), b)
     y = triangular_solve(lu, pb, left_side=True, lower=True, unit_diagonal=True)
     return triangular_solve(lu, y, left_side=True, lower=False)
@@ -296,7 +294,7 @@ def _eig_jvp(primals: list[Any], tangents: list[Any], **params: bool) -> Rule:
             "on the input that cannot be checked (distinct eigenvalues); pass "
             "enable_eigvec_derivs=True to lax.linalg.eig to opt in, as in JAX"
         )
-    outs = bind(la.eig_p, a, **{**params, "compute_right_eigenvectors": True})
+    outs = bind(eig_p, a, **{**params, "compute_right_eigenvectors": True})
     w, vr = outs[0], outs[-1]
     primal_out = outs if right else outs[:-1]
     if type(a_dot) is Zero:
@@ -315,4 +313,4 @@ def _eig_jvp(primals: list[Any], tangents: list[Any], **params: bool) -> Rule:
     return primal_out, tangent_out
 
 
-jvp_rules[la.eig_p] = _eig_jvp
+jvp_rules[eig_p] = _eig_jvp

@@ -20,7 +20,17 @@ from mj_autodiff._tangents import Zero, tangent_aval, tangent_aval_of
 from mj_autodiff._transpose import UndefPrimal, transpose_rules
 from mj_core import lax
 from mj_core.extend import Primitive
-from mj_core.prims import parallel as par
+from mj_core.prims.parallel import (
+    all_gather_p,
+    all_to_all_p,
+    axis_index_p,
+    bind_collective,
+    pmax_p,
+    pmin_p,
+    ppermute_p,
+    psum_p,
+    reduce_scatter_p,
+)
 
 __all__: list[str] = []
 
@@ -33,7 +43,7 @@ def _nonzero(prim: Primitive, tangents: Sequence[Any], **params: Any) -> list[An
     """``prim`` (multiple results, one per operand) applied to the non-zero ``tangents``;
     the zero ones stay symbolic zeros."""
     live = [t for t in tangents if type(t) is not Zero]
-    outs = iter(par.bind_collective(prim, *live, **params) if live else [])
+    outs = iter(bind_collective(prim, *live, **params) if live else [])
     return [t if type(t) is Zero else next(outs) for t in tangents]
 
 
@@ -44,15 +54,15 @@ def _psum_jvp(
     primals: list[Any], tangents: list[Any], *, axis_name: Any, axis_index_groups: Any = None
 ) -> tuple[list[Any], list[Any]]:
     params = {"axis_name": axis_name, **_groups(axis_index_groups)}
-    outs = par.bind_collective(par.psum_p, *primals, **params)
-    return outs, _nonzero(par.psum_p, tangents, **params)
+    outs = bind_collective(psum_p, *primals, **params)
+    return outs, _nonzero(psum_p, tangents, **params)
 
 
 def _psum_transpose(
     cts: list[Any], *invals: Any, axis_name: Any, axis_index_groups: Any = None
 ) -> list[Any]:
     params = {"axis_name": axis_name, **_groups(axis_index_groups)}
-    summed = _nonzero(par.psum_p, cts, **params)
+    summed = _nonzero(psum_p, cts, **params)
     return [
         (ct if type(ct) is not Zero else Zero(tangent_aval(x.aval)))
         if type(x) is UndefPrimal
@@ -61,9 +71,9 @@ def _psum_transpose(
     ]
 
 
-jvp_rules[par.psum_p] = _psum_jvp
-transpose_rules[par.psum_p] = _psum_transpose
-derivative_kinds[par.psum_p] = Linear()
+jvp_rules[psum_p] = _psum_jvp
+transpose_rules[psum_p] = _psum_transpose
+derivative_kinds[psum_p] = Linear()
 
 
 # --- pmax, pmin -------------------------------------------------------------------------------
@@ -74,16 +84,14 @@ def _extremum_jvp(prim: Primitive) -> Any:
         primals: list[Any], tangents: list[Any], *, axis_name: Any, axis_index_groups: Any = None
     ) -> tuple[list[Any], list[Any]]:
         params = {"axis_name": axis_name, **_groups(axis_index_groups)}
-        outs = par.bind_collective(prim, *primals, **params)
+        outs = bind_collective(prim, *primals, **params)
         tangents_out: list[Any] = []  # arrays and Zeros
         for x, ans, t in zip(primals, outs, tangents, strict=True):
             if type(t) is Zero:
                 tangents_out.append(Zero(tangent_aval_of(ans)))
                 continue
             at_extremum = lax.convert_element_type(lax.eq(x, ans), t.dtype)
-            count, total = par.bind_collective(
-                par.psum_p, at_extremum, lax.mul(t, at_extremum), **params
-            )
+            count, total = bind_collective(psum_p, at_extremum, lax.mul(t, at_extremum), **params)
             tangents_out.append(lax.div(total, count))
         return outs, tangents_out
 
@@ -91,8 +99,8 @@ def _extremum_jvp(prim: Primitive) -> Any:
     return rule
 
 
-jvp_rules[par.pmax_p] = _extremum_jvp(par.pmax_p)
-jvp_rules[par.pmin_p] = _extremum_jvp(par.pmin_p)
+jvp_rules[pmax_p] = _extremum_jvp(pmax_p)
+jvp_rules[pmin_p] = _extremum_jvp(pmin_p)
 
 
 # --- all_gather <-> reduce_scatter, all_to_all, ppermute (linear) -----------------------------
@@ -102,11 +110,11 @@ def _linear_jvp(prim: Primitive) -> Any:
     """The JVP of a linear single-operand collective: itself, on the tangent."""
 
     def rule(primals: list[Any], tangents: list[Any], **params: Any) -> tuple[list[Any], list[Any]]:
-        (out,) = par.bind_collective(prim, *primals, **params)
+        (out,) = bind_collective(prim, *primals, **params)
         (t,) = tangents
         if type(t) is Zero:
             return [out], [Zero(tangent_aval_of(out))]
-        return [out], par.bind_collective(prim, t, **params)
+        return [out], bind_collective(prim, t, **params)
 
     rule.__name__ = f"_{prim.name}_jvp"
     return rule
@@ -124,7 +132,7 @@ def _transpose_to(
         if type(ct) is Zero:
             return [Zero(tangent_aval(x.aval))]
         groups = _groups(params.pop("axis_index_groups", None))
-        return par.bind_collective(dual, ct, **rewrite(params), **groups)
+        return bind_collective(dual, ct, **rewrite(params), **groups)
 
     return rule
 
@@ -143,15 +151,15 @@ def _perm_inverted(params: dict[str, Any]) -> dict[str, Any]:
 
 for _prim, _transpose in (
     (
-        par.all_gather_p,
-        _transpose_to(par.reduce_scatter_p, _renamed("all_gather_dimension", "scatter_dimension")),
+        all_gather_p,
+        _transpose_to(reduce_scatter_p, _renamed("all_gather_dimension", "scatter_dimension")),
     ),
     (
-        par.reduce_scatter_p,
-        _transpose_to(par.all_gather_p, _renamed("scatter_dimension", "all_gather_dimension")),
+        reduce_scatter_p,
+        _transpose_to(all_gather_p, _renamed("scatter_dimension", "all_gather_dimension")),
     ),
-    (par.all_to_all_p, _transpose_to(par.all_to_all_p, _axes_swapped)),
-    (par.ppermute_p, _transpose_to(par.ppermute_p, _perm_inverted)),
+    (all_to_all_p, _transpose_to(all_to_all_p, _axes_swapped)),
+    (ppermute_p, _transpose_to(ppermute_p, _perm_inverted)),
 ):
     jvp_rules[_prim] = _linear_jvp(_prim)
     transpose_rules[_prim] = _transpose
@@ -164,8 +172,8 @@ for _prim, _transpose in (
 def _axis_index_jvp(
     primals: list[Any], tangents: list[Any], *, axis_name: Any
 ) -> tuple[list[Any], list[Any]]:
-    outs = par.bind_collective(par.axis_index_p, axis_name=axis_name)
+    outs = bind_collective(axis_index_p, axis_name=axis_name)
     return outs, [Zero(tangent_aval_of(o)) for o in outs]
 
 
-jvp_rules[par.axis_index_p] = _axis_index_jvp
+jvp_rules[axis_index_p] = _axis_index_jvp

@@ -19,7 +19,20 @@ from mj_autodiff._jvp import jvp_flat, jvp_rules
 from mj_autodiff._tangents import Zero, shape_dtype, tangent_aval_of
 from mj_core import bind1, lax
 from mj_core.extend import AnyArray, Array, ArrayLike
-from mj_core.prims import reductions as rd
+from mj_core.prims.reductions import (
+    argmax_p,
+    argmin_p,
+    cummax_p,
+    cummin_p,
+    cumprod_p,
+    cumsum_p,
+    reduce_and_p,
+    reduce_max_p,
+    reduce_min_p,
+    reduce_or_p,
+    reduce_prod_p,
+    reduce_sum_p,
+)
 
 
 def _kept_dims(ndim: int, axes: tuple[int, ...]) -> tuple[int, ...]:
@@ -32,7 +45,7 @@ def _reduce_sum_transpose(ct: Any, x: Any, *, axes: tuple[int, ...]) -> list[Any
     return [lax.broadcast_in_dim(ct, shape, _kept_dims(len(shape), axes))]
 
 
-deflinear2(rd.reduce_sum_p, _reduce_sum_transpose)
+deflinear2(reduce_sum_p, _reduce_sum_transpose)
 
 
 # --- reduce_max / reduce_min ------------------------------------------------------------------
@@ -44,8 +57,8 @@ def _chooser_jvp(g: ArrayLike, ans: ArrayLike, x: ArrayLike, *, axes: tuple[int,
     return lax.div(lax.reduce_sum(lax.mul(g, location), axes), counts)
 
 
-defjvp2(rd.reduce_max_p, _chooser_jvp)
-defjvp2(rd.reduce_min_p, _chooser_jvp)
+defjvp2(reduce_max_p, _chooser_jvp)
+defjvp2(reduce_min_p, _chooser_jvp)
 
 
 # --- reduce_prod ------------------------------------------------------------------------------
@@ -88,12 +101,12 @@ def _reduce_prod_jvp(g: AnyArray, x: AnyArray, *, axes: tuple[int, ...]) -> AnyA
     return lax.reduce_sum(lax.mul(g, _prod_of_others(x, axes)), axes)
 
 
-defjvp(rd.reduce_prod_p, _reduce_prod_jvp)
+defjvp(reduce_prod_p, _reduce_prod_jvp)
 
-defjvp_zero(rd.argmax_p)
-defjvp_zero(rd.argmin_p)
-defjvp_zero(rd.reduce_and_p)
-defjvp_zero(rd.reduce_or_p)
+defjvp_zero(argmax_p)
+defjvp_zero(argmin_p)
+defjvp_zero(reduce_and_p)
+defjvp_zero(reduce_or_p)
 
 
 # --- cumulative -------------------------------------------------------------------------------
@@ -101,7 +114,7 @@ def _cumsum_transpose(ct: Any, x: Any, *, axis: int, reverse: bool) -> list[Any]
     return [lax.cumsum(ct, axis=axis, reverse=not reverse)]
 
 
-deflinear2(rd.cumsum_p, _cumsum_transpose)
+deflinear2(cumsum_p, _cumsum_transpose)
 
 
 def _prefix_scan(
@@ -151,6 +164,6 @@ def _cumulative_jvp(
     return rule
 
 
-jvp_rules[rd.cumprod_p] = _cumulative_jvp(lax.mul, 1.0, rd.cumprod_p)
-jvp_rules[rd.cummax_p] = _cumulative_jvp(lax.max, -np.inf, rd.cummax_p)
-jvp_rules[rd.cummin_p] = _cumulative_jvp(lax.min, np.inf, rd.cummin_p)
+jvp_rules[cumprod_p] = _cumulative_jvp(lax.mul, 1.0, cumprod_p)
+jvp_rules[cummax_p] = _cumulative_jvp(lax.max, -np.inf, cummax_p)
+jvp_rules[cummin_p] = _cumulative_jvp(lax.min, np.inf, cummin_p)

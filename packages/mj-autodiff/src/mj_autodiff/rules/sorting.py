@@ -10,8 +10,8 @@ import numpy as np
 from mj_autodiff._jvp import jvp_rules
 from mj_autodiff._tangents import Zero, shape_dtype, tangent_aval_of
 from mj_core import bind, bind1, lax
-from mj_core.prims import indexing as ix
-from mj_core.prims import sorting as so
+from mj_core.prims.indexing import GatherDimensionNumbers, gather_p
+from mj_core.prims.sorting import sort_p
 
 
 def take_along_axis(x: Any, perm: Any, axis: int) -> Any:
@@ -19,7 +19,7 @@ def take_along_axis(x: Any, perm: Any, axis: int) -> Any:
     shape = tuple(shape_dtype(x)[0])
     ndim = len(shape)
     others = tuple(d for d in range(ndim) if d != axis)
-    dn = ix.GatherDimensionNumbers(
+    dn = GatherDimensionNumbers(
         offset_dims=(),
         collapsed_slice_dims=(axis,),
         start_index_map=(axis,),
@@ -28,7 +28,7 @@ def take_along_axis(x: Any, perm: Any, axis: int) -> Any:
     )
     indices = lax.reshape(perm, (*shape, 1))
     return bind1(
-        ix.gather_p,
+        gather_p,
         x,
         indices,
         dimension_numbers=dn,
@@ -43,9 +43,7 @@ def _sort_jvp(
 ) -> tuple[list[Any], list[Any]]:
     shape = tuple(shape_dtype(primals[0])[0])
     iota = lax.broadcasted_iota(np.int64, shape, dimension)
-    outs = bind(
-        so.sort_p, *primals, iota, dimension=dimension, is_stable=is_stable, num_keys=num_keys
-    )
+    outs = bind(sort_p, *primals, iota, dimension=dimension, is_stable=is_stable, num_keys=num_keys)
     perm = outs[-1]
     primals_out = outs[:-1]
     tangents_out = [
@@ -55,4 +53,4 @@ def _sort_jvp(
     return primals_out, tangents_out
 
 
-jvp_rules[so.sort_p] = _sort_jvp
+jvp_rules[sort_p] = _sort_jvp

@@ -27,7 +27,17 @@ from mj_autodiff._tangents import shape_dtype
 from mj_core import lax
 from mj_core.errors import MJError, user_line_suffix
 from mj_core.extend import AnyArray, Array, ArrayLike
-from mj_core.prims import special as sp
+from mj_core.prims.special import (
+    bessel_i0e_p,
+    bessel_i1e_p,
+    digamma_p,
+    erf_inv_p,
+    erfc_p,
+    igamma_p,
+    igammac_p,
+    lgamma_p,
+    regularized_incomplete_beta_p,
+)
 
 # --- lgamma, digamma, erfc, erf_inv -----------------------------------------------------------
 _TRIGAMMA_SHIFT = 10
@@ -63,14 +73,14 @@ def _lgamma_jvp(g: ArrayLike, x: ArrayLike) -> Array:
     return lax.mul(g, lax.digamma(x))
 
 
-defjvp(sp.lgamma_p, _lgamma_jvp)
+defjvp(lgamma_p, _lgamma_jvp)
 
 
 def _digamma_jvp(g: ArrayLike, x: ArrayLike) -> Array:
     return lax.mul(g, trigamma(x))
 
 
-defjvp(sp.digamma_p, _digamma_jvp)
+defjvp(digamma_p, _digamma_jvp)
 
 _MINUS_TWO_OVER_SQRT_PI = -2.0 / math.sqrt(math.pi)
 
@@ -79,7 +89,7 @@ def _erfc_jvp(g: ArrayLike, x: ArrayLike) -> Array:
     return lax.mul(g, lax.mul(_MINUS_TWO_OVER_SQRT_PI, lax.exp(lax.neg(lax.mul(x, x)))))
 
 
-defjvp(sp.erfc_p, _erfc_jvp)
+defjvp(erfc_p, _erfc_jvp)
 
 _SQRT_PI_OVER_TWO = math.sqrt(math.pi) / 2.0
 
@@ -88,7 +98,7 @@ def _erf_inv_jvp(g: ArrayLike, ans: ArrayLike, x: ArrayLike) -> Array:
     return lax.mul(g, lax.mul(_SQRT_PI_OVER_TWO, lax.exp(lax.mul(ans, ans))))
 
 
-defjvp2(sp.erf_inv_p, _erf_inv_jvp)
+defjvp2(erf_inv_p, _erf_inv_jvp)
 
 
 # --- bessel -----------------------------------------------------------------------------------
@@ -96,7 +106,7 @@ def _i0e_jvp(g: ArrayLike, y: ArrayLike, x: ArrayLike) -> Array:
     return lax.mul(g, lax.sub(lax.bessel_i1e(x), lax.mul(lax.sign(x), y)))
 
 
-defjvp2(sp.bessel_i0e_p, _i0e_jvp)
+defjvp2(bessel_i0e_p, _i0e_jvp)
 
 
 def _i1e_jvp(g: ArrayLike, y: ArrayLike, x: ArrayLike) -> Array:
@@ -111,7 +121,7 @@ def _i1e_jvp(g: ArrayLike, y: ArrayLike, x: ArrayLike) -> Array:
     return lax.mul(g, lax.select(not_tiny, slope, lax.full_like(slope, 0.5)))
 
 
-defjvp2(sp.bessel_i1e_p, _i1e_jvp)
+defjvp2(bessel_i1e_p, _i1e_jvp)
 
 
 # --- incomplete gamma -------------------------------------------------------------------------
@@ -140,8 +150,8 @@ def _igammac_grad_x(g: ArrayLike, a: ArrayLike, x: ArrayLike) -> Array:
     return lax.neg(lax.mul(g, _gamma_density(a, x)))
 
 
-defjvp(sp.igamma_p, _grad_a("igamma"), _igamma_grad_x)
-defjvp(sp.igammac_p, _grad_a("igammac"), _igammac_grad_x)
+defjvp(igamma_p, _grad_a("igamma"), _igamma_grad_x)
+defjvp(igammac_p, _grad_a("igammac"), _igammac_grad_x)
 
 
 # --- incomplete beta --------------------------------------------------------------------------
@@ -167,4 +177,4 @@ def _betainc_grad_x(g: ArrayLike, a: ArrayLike, b: ArrayLike, x: ArrayLike) -> A
     return lax.mul(lax.exp(log_density), g)
 
 
-defjvp(sp.regularized_incomplete_beta_p, _betainc_grad_ab, _betainc_grad_ab, _betainc_grad_x)
+defjvp(regularized_incomplete_beta_p, _betainc_grad_ab, _betainc_grad_ab, _betainc_grad_x)

@@ -16,7 +16,19 @@ from mj_autodiff._jvp import jvp_rules
 from mj_autodiff._tangents import Zero, instantiate_zeros, shape_dtype, tangent_aval_of
 from mj_autodiff._transpose import UndefPrimal, transpose_rules
 from mj_core import lax
-from mj_core.prims import structural as st
+from mj_core.prims.structural import (
+    broadcast_p,
+    concatenate_p,
+    dynamic_slice_p,
+    dynamic_update_slice_p,
+    iota_p,
+    pad_p,
+    reshape_p,
+    rev_p,
+    slice_p,
+    squeeze_p,
+    transpose_p,
+)
 
 
 def _shape_of(x: Any) -> tuple[int, ...]:
@@ -45,7 +57,7 @@ def _broadcast_transpose(
     return [lax.reshape(out, in_shape)]
 
 
-deflinear2(st.broadcast_p, _broadcast_transpose)
+deflinear2(broadcast_p, _broadcast_transpose)
 
 
 # --- reshape / squeeze / transpose / rev ------------------------------------------------------
@@ -53,28 +65,28 @@ def _reshape_transpose(ct: Any, x: Any, *, new_sizes: tuple[int, ...]) -> list[A
     return [lax.reshape(ct, x.aval.shape)]
 
 
-deflinear2(st.reshape_p, _reshape_transpose)
+deflinear2(reshape_p, _reshape_transpose)
 
 
 def _squeeze_transpose(ct: Any, x: Any, *, dimensions: tuple[int, ...]) -> list[Any]:
     return [lax.reshape(ct, x.aval.shape)]
 
 
-deflinear2(st.squeeze_p, _squeeze_transpose)
+deflinear2(squeeze_p, _squeeze_transpose)
 
 
 def _transpose_transpose(ct: Any, x: Any, *, permutation: tuple[int, ...]) -> list[Any]:
     return [lax.transpose(ct, tuple(int(i) for i in np.argsort(permutation)))]
 
 
-deflinear2(st.transpose_p, _transpose_transpose)
+deflinear2(transpose_p, _transpose_transpose)
 
 
 def _rev_transpose(ct: Any, x: Any, *, dimensions: tuple[int, ...]) -> list[Any]:
     return [lax.rev(ct, dimensions)]
 
 
-deflinear2(st.rev_p, _rev_transpose)
+deflinear2(rev_p, _rev_transpose)
 
 
 # --- concatenate ------------------------------------------------------------------------------
@@ -95,7 +107,7 @@ def _concatenate_transpose(ct: Any, *xs: Any, dimension: int) -> list[Any]:
     return out
 
 
-deflinear2(st.concatenate_p, _concatenate_transpose)
+deflinear2(concatenate_p, _concatenate_transpose)
 
 
 # --- pad --------------------------------------------------------------------------------------
@@ -115,7 +127,7 @@ def _pad_transpose(
     return [ct_x if type(x) is UndefPrimal else None, ct_pad]
 
 
-deflinear2(st.pad_p, _pad_transpose)
+deflinear2(pad_p, _pad_transpose)
 
 
 def _pad_jvp(
@@ -130,7 +142,7 @@ def _pad_jvp(
     return [ans], [lax.pad(instantiate_zeros(tx), t_pad, padding_config)]
 
 
-jvp_rules[st.pad_p] = _pad_jvp
+jvp_rules[pad_p] = _pad_jvp
 
 
 # --- slice ------------------------------------------------------------------------------------
@@ -157,7 +169,7 @@ def _slice_transpose(
     return [lax.pad(ct, 0, config)]
 
 
-deflinear2(st.slice_p, _slice_transpose)
+deflinear2(slice_p, _slice_transpose)
 
 
 # --- dynamic_slice / dynamic_update_slice -----------------------------------------------------
@@ -180,9 +192,9 @@ def _dynamic_slice_transpose(
     return [lax.dynamic_update_slice(zeros, ct, starts), *([None] * len(starts))]
 
 
-jvp_rules[st.dynamic_slice_p] = _dynamic_slice_jvp
-transpose_rules[st.dynamic_slice_p] = _dynamic_slice_transpose
-derivative_kinds[st.dynamic_slice_p] = Linear()  # in the arrays, not in the indices
+jvp_rules[dynamic_slice_p] = _dynamic_slice_jvp
+transpose_rules[dynamic_slice_p] = _dynamic_slice_transpose
+derivative_kinds[dynamic_slice_p] = Linear()  # in the arrays, not in the indices
 
 
 def _dynamic_update_slice_jvp(
@@ -209,10 +221,10 @@ def _dynamic_update_slice_transpose(cts: list[Any], x: Any, update: Any, *starts
     return [ct_x, ct_update, *([None] * len(starts))]
 
 
-jvp_rules[st.dynamic_update_slice_p] = _dynamic_update_slice_jvp
-transpose_rules[st.dynamic_update_slice_p] = _dynamic_update_slice_transpose
-derivative_kinds[st.dynamic_update_slice_p] = Linear()  # in the arrays, not in the indices
+jvp_rules[dynamic_update_slice_p] = _dynamic_update_slice_jvp
+transpose_rules[dynamic_update_slice_p] = _dynamic_update_slice_transpose
+derivative_kinds[dynamic_update_slice_p] = Linear()  # in the arrays, not in the indices
 
 
 # --- iota (no operands: a constant) -----------------------------------------------------------
-defjvp_zero(st.iota_p)
+defjvp_zero(iota_p)

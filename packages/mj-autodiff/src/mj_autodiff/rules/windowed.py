@@ -22,9 +22,14 @@ from mj_autodiff._tangents import shape_dtype
 from mj_autodiff.rules.convolution import lhs_transpose_padding
 from mj_core import bind1, lax
 from mj_core.extend import AnyArray, Array, ArrayLike
-from mj_core.prims import indexing as ix
-from mj_core.prims import reductions as rd
-from mj_core.prims import windowed as wr
+from mj_core.prims.indexing import GatherDimensionNumbers
+from mj_core.prims.reductions import reduction_identity
+from mj_core.prims.windowed import (
+    reduce_window_max_p,
+    reduce_window_min_p,
+    reduce_window_sum_p,
+    window_padding_config,
+)
 
 
 def _reduce_window_sum_transpose(
@@ -50,7 +55,7 @@ def _reduce_window_sum_transpose(
     padded = lax.pad(ct, lax.convert_element_type(0, x.aval.dtype), config)
     ones = (1,) * len(in_shape)
     result = bind1(
-        wr.reduce_window_sum_p,
+        reduce_window_sum_p,
         padded,
         window_dimensions=window_dimensions,
         window_strides=base_dilation,
@@ -61,7 +66,7 @@ def _reduce_window_sum_transpose(
     return [result]
 
 
-deflinear2(wr.reduce_window_sum_p, _reduce_window_sum_transpose)
+deflinear2(reduce_window_sum_p, _reduce_window_sum_transpose)
 
 
 def _window_indices(
@@ -97,15 +102,15 @@ def _chooser_jvp(name: str) -> Any:
         ndim = len(shape)
         if ndim == 0:
             return g
-        config = wr.window_padding_config(padding, base_dilation)
-        identity = rd.reduction_identity(name, dtype)
+        config = window_padding_config(padding, base_dilation)
+        identity = reduction_identity(name, dtype)
         xp = lax.pad(x, identity, config)
         gp = lax.pad(g, lax.convert_element_type(0, dtype), config)
         padded_shape, _ = shape_dtype(xp)
         idx = _window_indices(
             padded_shape, out_shape, window_dimensions, window_strides, window_dilation
         )
-        dnums = ix.GatherDimensionNumbers(
+        dnums = GatherDimensionNumbers(
             offset_dims=(), collapsed_slice_dims=tuple(range(ndim)),
             start_index_map=tuple(range(ndim)),
         )  # fmt: skip
@@ -127,5 +132,5 @@ def _chooser_jvp(name: str) -> Any:
     return tangent
 
 
-defjvp2(wr.reduce_window_max_p, _chooser_jvp("max"))
-defjvp2(wr.reduce_window_min_p, _chooser_jvp("min"))
+defjvp2(reduce_window_max_p, _chooser_jvp("max"))
+defjvp2(reduce_window_min_p, _chooser_jvp("min"))

@@ -4,10 +4,10 @@
 from __future__ import annotations
 
 from mj_batch._batching import defbroadcasting, defvectorized
-from mj_core.prims import complex as cx
+from mj_core.prims.complex import complex_p, conj_p, imag_p, real_p
 
 __all__: list[str] = []
 
-for _prim in (cx.real_p, cx.imag_p, cx.conj_p):
+for _prim in (real_p, imag_p, conj_p):
     defvectorized(_prim)
-defbroadcasting(cx.complex_p)
+defbroadcasting(complex_p)

@@ -22,7 +22,7 @@ from mj_batch._batching import (
 )
 from mj_core import bind1
 from mj_core.extend import DTypeLike
-from mj_core.prims import contractions as ct
+from mj_core.prims.contractions import dot_general_p
 
 __all__: list[str] = []
 
@@ -59,7 +59,7 @@ def _dot_general_vmap(
         n_lhs_free = len(_free_axes(len(shape_of(x)), lc, lb))
         out_bdim = len(lb) + n_lhs_free + _free_axes(len(shape_of(y)), rc, rb).index(yb)
     out = bind1(
-        ct.dot_general_p,
+        dot_general_p,
         x,
         y,
         dimension_numbers=((tuple(lc), tuple(rc)), (tuple(lb), tuple(rb))),
@@ -69,4 +69,4 @@ def _dot_general_vmap(
     return [out], [out_bdim]
 
 
-vmap_rules[ct.dot_general_p] = _dot_general_vmap
+vmap_rules[dot_general_p] = _dot_general_vmap

@@ -19,11 +19,11 @@ from mj_batch._batching import (
     vmap_rules,
 )
 from mj_core import bind1
-from mj_core.prims import conversions as cv
+from mj_core.prims.conversions import bitcast_convert_type_p, convert_element_type_p
 
 __all__: list[str] = []
 
-defvectorized(cv.convert_element_type_p)
+defvectorized(convert_element_type_p)
 
 
 def _bitcast_convert_type_vmap(
@@ -32,7 +32,7 @@ def _bitcast_convert_type_vmap(
     (x,), bdim = vals_in, first_mapped(dims_in)
     if np.dtype(new_dtype).itemsize > dtype_of(x).itemsize and bdim == x.ndim - 1:
         x, bdim = moveaxis(x, bdim, 0), 0
-    return [bind1(cv.bitcast_convert_type_p, x, new_dtype=new_dtype)], [bdim]
+    return [bind1(bitcast_convert_type_p, x, new_dtype=new_dtype)], [bdim]
 
 
-vmap_rules[cv.bitcast_convert_type_p] = _bitcast_convert_type_vmap
+vmap_rules[bitcast_convert_type_p] = _bitcast_convert_type_vmap

@@ -12,23 +12,75 @@ from typing import Any
 
 from mj_batch._batching import align_batched, defbroadcasting, defvectorized, vmap_rules
 from mj_core import bind
-from mj_core.prims import elementwise as ew
+from mj_core.prims.elementwise import (
+    abs_p,
+    acos_p,
+    add_p,
+    and_p,
+    asin_p,
+    atan2_p,
+    atan_p,
+    ceil_p,
+    clamp_p,
+    cos_p,
+    cosh_p,
+    div_p,
+    eq_p,
+    erf_p,
+    exp_p,
+    expm1_p,
+    floor_p,
+    greater_equal_p,
+    greater_p,
+    integer_pow_p,
+    is_finite_p,
+    less_equal_p,
+    less_p,
+    log1p_p,
+    log_p,
+    logistic_p,
+    max_p,
+    min_p,
+    mul_p,
+    ne_p,
+    neg_p,
+    nextafter_p,
+    not_p,
+    or_p,
+    pow_p,
+    rem_p,
+    round_p,
+    rsqrt_p,
+    select_n_p,
+    shift_left_p,
+    shift_right_arithmetic_p,
+    shift_right_logical_p,
+    sign_p,
+    sin_p,
+    sinh_p,
+    sqrt_p,
+    sub_p,
+    tan_p,
+    tanh_p,
+    threefry2x32_p,
+    xor_p,
+)
 
 __all__: list[str] = []
 
 for _prim in (
-    ew.abs_p, ew.acos_p, ew.asin_p, ew.atan_p, ew.ceil_p, ew.cos_p, ew.cosh_p, ew.erf_p,
-    ew.exp_p, ew.expm1_p, ew.floor_p, ew.integer_pow_p, ew.is_finite_p, ew.log1p_p, ew.log_p,
-    ew.logistic_p, ew.neg_p, ew.not_p, ew.round_p, ew.rsqrt_p, ew.sign_p, ew.sin_p, ew.sinh_p,
-    ew.sqrt_p, ew.tan_p, ew.tanh_p,
+    abs_p, acos_p, asin_p, atan_p, ceil_p, cos_p, cosh_p, erf_p,
+    exp_p, expm1_p, floor_p, integer_pow_p, is_finite_p, log1p_p, log_p,
+    logistic_p, neg_p, not_p, round_p, rsqrt_p, sign_p, sin_p, sinh_p,
+    sqrt_p, tan_p, tanh_p,
 ):  # fmt: skip
     defvectorized(_prim)
 
 for _prim in (
-    ew.add_p, ew.and_p, ew.atan2_p, ew.clamp_p, ew.div_p, ew.eq_p, ew.greater_equal_p,
-    ew.greater_p, ew.less_equal_p, ew.less_p, ew.max_p, ew.min_p, ew.mul_p, ew.ne_p, ew.or_p,
-    ew.pow_p, ew.rem_p, ew.select_n_p, ew.shift_left_p, ew.shift_right_arithmetic_p,
-    ew.shift_right_logical_p, ew.sub_p, ew.xor_p, ew.nextafter_p,
+    add_p, and_p, atan2_p, clamp_p, div_p, eq_p, greater_equal_p,
+    greater_p, less_equal_p, less_p, max_p, min_p, mul_p, ne_p, or_p,
+    pow_p, rem_p, select_n_p, shift_left_p, shift_right_arithmetic_p,
+    shift_right_logical_p, sub_p, xor_p, nextafter_p,
 ):  # fmt: skip
     defbroadcasting(_prim)
 
@@ -39,7 +91,7 @@ def _threefry2x32_vmap(
     """``threefry2x32`` broadcasts its four operands like an n-ary elementwise primitive; both
     of its outputs carry the one batch axis."""
     vals, out_dim = align_batched(vals_in, dims_in)
-    return bind(ew.threefry2x32_p, *vals), [out_dim, out_dim]
+    return bind(threefry2x32_p, *vals), [out_dim, out_dim]
 
 
-vmap_rules[ew.threefry2x32_p] = _threefry2x32_vmap
+vmap_rules[threefry2x32_p] = _threefry2x32_vmap

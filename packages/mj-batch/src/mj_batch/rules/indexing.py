@@ -27,8 +27,16 @@ from mj_batch._batching import (
     vmap_rules,
 )
 from mj_core import Primitive, bind1
-from mj_core.prims import indexing as ix
-from mj_core.prims.indexing import GatherDimensionNumbers, ScatterDimensionNumbers
+from mj_core.prims.indexing import (
+    GatherDimensionNumbers,
+    ScatterDimensionNumbers,
+    gather_p,
+    scatter_add_p,
+    scatter_max_p,
+    scatter_min_p,
+    scatter_mul_p,
+    scatter_p,
+)
 
 __all__: list[str] = []
 
@@ -121,7 +129,7 @@ def _gather_vmap(
             slice_sizes = (*slice_sizes[:op_bdim], 1, *slice_sizes[op_bdim:])
     new_dn = GatherDimensionNumbers(offset_dims, collapsed, index_map, op_batching, idx_batching)
     out = bind1(
-        ix.gather_p,
+        gather_p,
         operand,
         indices,
         dimension_numbers=new_dn,
@@ -132,7 +140,7 @@ def _gather_vmap(
     return [out], [out_bdim]
 
 
-vmap_rules[ix.gather_p] = _gather_vmap
+vmap_rules[gather_p] = _gather_vmap
 
 
 # --- scatter family ---------------------------------------------------------------------------
@@ -196,10 +204,10 @@ def _scatter_rule(prim: Primitive) -> VmapRule:
 
 
 for _prim in (
-    ix.scatter_p,
-    ix.scatter_add_p,
-    ix.scatter_mul_p,
-    ix.scatter_min_p,
-    ix.scatter_max_p,
+    scatter_p,
+    scatter_add_p,
+    scatter_mul_p,
+    scatter_min_p,
+    scatter_max_p,
 ):
     vmap_rules[_prim] = _scatter_rule(_prim)

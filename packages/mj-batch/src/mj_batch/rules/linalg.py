@@ -8,7 +8,7 @@ from typing import Any
 
 from mj_batch._batching import Dims, RuleResult, Vals, move_batch_axis, vmap_rules
 from mj_core import bind
-from mj_core.prims import linalg as la
+from mj_core.prims.linalg import cholesky_p, eig_p, eigh_p, lu_p, qr_p, svd_p, triangular_solve_p
 
 __all__: list[str] = []
 
@@ -24,12 +24,12 @@ def _linalg_vmap(prim: Any) -> Any:
 
 
 for _prim in (
-    la.cholesky_p,
-    la.triangular_solve_p,
-    la.lu_p,
-    la.eig_p,
-    la.eigh_p,
-    la.svd_p,
-    la.qr_p,
+    cholesky_p,
+    triangular_solve_p,
+    lu_p,
+    eig_p,
+    eigh_p,
+    svd_p,
+    qr_p,
 ):
     vmap_rules[_prim] = _linalg_vmap(_prim)

@@ -30,7 +30,17 @@ from mj_batch._batching import (
 from mj_core import lax
 from mj_core import numpy as mnp
 from mj_core.extend import AxisFrame, Primitive, axis_frame, names_of, shape_of
-from mj_core.prims import parallel as par
+from mj_core.prims.parallel import (
+    all_gather_p,
+    all_to_all_p,
+    axis_index_p,
+    bind_collective,
+    pmax_p,
+    pmin_p,
+    ppermute_p,
+    psum_p,
+    reduce_scatter_p,
+)
 
 __all__: list[str] = []
 
@@ -63,9 +73,7 @@ def _rest(axis_name: Any, name: Hashable) -> Any:
 
 
 def _reduction_rule(prim: Primitive) -> Any:
-    reduce_batch = {par.psum_p: lax.reduce_sum, par.pmax_p: lax.reduce_max}.get(
-        prim, lax.reduce_min
-    )
+    reduce_batch = {psum_p: lax.reduce_sum, pmax_p: lax.reduce_max}.get(prim, lax.reduce_min)
 
     def rule(
         frame: AxisFrame,
@@ -77,24 +85,24 @@ def _reduction_rule(prim: Primitive) -> Any:
     ) -> RuleResult:
         params = {"axis_name": axis_name, **_groups(axis_index_groups)}
         if not _owns(frame, axis_name):
-            return par.bind_collective(prim, *vals_in, **params), list(dims_in)
+            return bind_collective(prim, *vals_in, **params), list(dims_in)
         _no_groups(prim, axis_index_groups)
         outs = []
         for x, d in zip(vals_in, dims_in, strict=True):
             if d is not_mapped:  # every example holds the same x
-                outs.append(lax.mul(x, frame.size) if prim is par.psum_p else x)
+                outs.append(lax.mul(x, frame.size) if prim is psum_p else x)
             else:
                 outs.append(reduce_batch(x, (d,)))
         rest = _rest(axis_name, frame.name)
         if rest is not None:
-            outs = par.bind_collective(prim, *outs, axis_name=rest)
+            outs = bind_collective(prim, *outs, axis_name=rest)
         return outs, [not_mapped] * len(outs)
 
     rule.__name__ = f"_{prim.name}_vmap"
     return rule
 
 
-for _prim in (par.psum_p, par.pmax_p, par.pmin_p):
+for _prim in (psum_p, pmax_p, pmin_p):
     vmap_rules[_prim] = _reduction_rule(_prim)
 
 
@@ -114,8 +122,8 @@ def _all_gather_vmap(frame: AxisFrame, vals_in: Vals, dims_in: Dims, **params: A
             else:
                 out_dim = d if tiled else d + 1
         params = {**params, "all_gather_dimension": dim}
-        return par.bind_collective(par.all_gather_p, x, **params), [out_dim]
-    _no_groups(par.all_gather_p, params.get("axis_index_groups"))
+        return bind_collective(all_gather_p, x, **params), [out_dim]
+    _no_groups(all_gather_p, params.get("axis_index_groups"))
     # A batched x: its batch axis is the gathered axis of every example.
     y = broadcast_batched(x, frame.size, dim) if d is not_mapped else moveaxis(x, d, dim)
     if tiled:
@@ -125,7 +133,7 @@ def _all_gather_vmap(frame: AxisFrame, vals_in: Vals, dims_in: Dims, **params: A
     return [y], [not_mapped]
 
 
-vmap_rules[par.all_gather_p] = _all_gather_vmap
+vmap_rules[all_gather_p] = _all_gather_vmap
 
 
 def _reduce_scatter_vmap(
@@ -140,8 +148,8 @@ def _reduce_scatter_vmap(
             if not tiled and dim < d:
                 out_dim = d - 1
         params = {**params, "scatter_dimension": dim}
-        return par.bind_collective(par.reduce_scatter_p, x, **params), [out_dim]
-    _no_groups(par.reduce_scatter_p, params.get("axis_index_groups"))
+        return bind_collective(reduce_scatter_p, x, **params), [out_dim]
+    _no_groups(reduce_scatter_p, params.get("axis_index_groups"))
     total = lax.mul(x, frame.size) if d is not_mapped else lax.reduce_sum(x, (d,))
     # Example i keeps block i of the total along the scatter dimension: that dimension (or
     # its leading part, when tiled) becomes the batch dimension.
@@ -152,7 +160,7 @@ def _reduce_scatter_vmap(
     return [total], [dim]
 
 
-vmap_rules[par.reduce_scatter_p] = _reduce_scatter_vmap
+vmap_rules[reduce_scatter_p] = _reduce_scatter_vmap
 
 
 def _all_to_all_vmap(frame: AxisFrame, vals_in: Vals, dims_in: Dims, **params: Any) -> RuleResult:
@@ -162,8 +170,8 @@ def _all_to_all_vmap(frame: AxisFrame, vals_in: Vals, dims_in: Dims, **params: A
         if isinstance(d, int):
             split_axis, concat_axis = shift_axis(split_axis, d), shift_axis(concat_axis, d)
         params = {**params, "split_axis": split_axis, "concat_axis": concat_axis}
-        return par.bind_collective(par.all_to_all_p, x, **params), [d]
-    _no_groups(par.all_to_all_p, params.get("axis_index_groups"))
+        return bind_collective(all_to_all_p, x, **params), [d]
+    _no_groups(all_to_all_p, params.get("axis_index_groups"))
     n = frame.size
     xs = move_batch_axis(n, d, 0, x)  # [j, *s]: example j's value
     s = list(shape_of(xs)[1:])
@@ -184,7 +192,7 @@ def _all_to_all_vmap(frame: AxisFrame, vals_in: Vals, dims_in: Dims, **params: A
     return [y], [0]
 
 
-vmap_rules[par.all_to_all_p] = _all_to_all_vmap
+vmap_rules[all_to_all_p] = _all_to_all_vmap
 
 
 # --- ppermute, axis_index ---------------------------------------------------------------------
@@ -200,7 +208,7 @@ def _ppermute_vmap(
 ) -> RuleResult:
     (x,), (d,) = vals_in, dims_in
     if not _owns(frame, axis_name):
-        (out,) = par.bind_collective(par.ppermute_p, x, axis_name=axis_name, perm=perm)
+        (out,) = bind_collective(ppermute_p, x, axis_name=axis_name, perm=perm)
         return [out], [d]
     n = frame.size
     sources = np.zeros(n, np.int32)
@@ -218,15 +226,15 @@ def _ppermute_vmap(
     return [y], [0]
 
 
-vmap_rules[par.ppermute_p] = _ppermute_vmap
+vmap_rules[ppermute_p] = _ppermute_vmap
 
 
 def _axis_index_vmap(
     frame: AxisFrame, vals_in: Vals, dims_in: Dims, *, axis_name: Any
 ) -> RuleResult:
     if not _owns(frame, axis_name):
-        return par.bind_collective(par.axis_index_p, axis_name=axis_name), [not_mapped]
+        return bind_collective(axis_index_p, axis_name=axis_name), [not_mapped]
     return [lax.iota(np.int32, frame.size)], [0]
 
 
-vmap_rules[par.axis_index_p] = _axis_index_vmap
+vmap_rules[axis_index_p] = _axis_index_vmap

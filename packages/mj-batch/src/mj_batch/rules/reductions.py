@@ -15,7 +15,20 @@ from mj_batch._batching import (
     vmap_rules,
 )
 from mj_core import Primitive, bind
-from mj_core.prims import reductions as rd
+from mj_core.prims.reductions import (
+    argmax_p,
+    argmin_p,
+    cummax_p,
+    cummin_p,
+    cumprod_p,
+    cumsum_p,
+    reduce_and_p,
+    reduce_max_p,
+    reduce_min_p,
+    reduce_or_p,
+    reduce_prod_p,
+    reduce_sum_p,
+)
 
 __all__: list[str] = []
 
@@ -36,14 +49,14 @@ def _axes_reduction_rule(prim: Primitive) -> VmapRule:
 
 
 for _prim in (
-    rd.reduce_sum_p,
-    rd.reduce_max_p,
-    rd.reduce_min_p,
-    rd.reduce_prod_p,
-    rd.reduce_and_p,
-    rd.reduce_or_p,
-    rd.argmax_p,
-    rd.argmin_p,
+    reduce_sum_p,
+    reduce_max_p,
+    reduce_min_p,
+    reduce_prod_p,
+    reduce_and_p,
+    reduce_or_p,
+    argmax_p,
+    argmin_p,
 ):
     vmap_rules[_prim] = _axes_reduction_rule(_prim)
 
@@ -61,5 +74,5 @@ def _cumulative_rule(prim: Primitive) -> VmapRule:
     return rule
 
 
-for _prim in (rd.cumsum_p, rd.cumprod_p, rd.cummax_p, rd.cummin_p):
+for _prim in (cumsum_p, cumprod_p, cummax_p, cummin_p):
     vmap_rules[_prim] = _cumulative_rule(_prim)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from mj_batch._batching import Dims, RuleResult, Vals, match_batch_dims, shift_axis, vmap_rules
 from mj_core import bind
-from mj_core.prims import sorting as so
+from mj_core.prims.sorting import sort_p
 
 __all__: list[str] = []
 
@@ -21,7 +21,7 @@ def _sort_vmap(
 ) -> RuleResult:
     operands, bdim = match_batch_dims(axis_size, vals_in, dims_in)
     outs = bind(
-        so.sort_p,
+        sort_p,
         *operands,
         dimension=shift_axis(dimension, bdim),
         is_stable=is_stable,
@@ -30,4 +30,4 @@ def _sort_vmap(
     return outs, [bdim] * len(outs)
 
 
-vmap_rules[so.sort_p] = _sort_vmap
+vmap_rules[sort_p] = _sort_vmap

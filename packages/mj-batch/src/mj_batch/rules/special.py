@@ -5,19 +5,29 @@ operands up first (``defbroadcasting``)."""
 from __future__ import annotations
 
 from mj_batch._batching import defbroadcasting, defvectorized
-from mj_core.prims import special as sp
+from mj_core.prims.special import (
+    bessel_i0e_p,
+    bessel_i1e_p,
+    digamma_p,
+    erf_inv_p,
+    erfc_p,
+    igamma_p,
+    igammac_p,
+    lgamma_p,
+    regularized_incomplete_beta_p,
+)
 
 __all__: list[str] = []
 
 for _prim in (
-    sp.digamma_p,
-    sp.erf_inv_p,
-    sp.erfc_p,
-    sp.lgamma_p,
-    sp.bessel_i0e_p,
-    sp.bessel_i1e_p,
+    digamma_p,
+    erf_inv_p,
+    erfc_p,
+    lgamma_p,
+    bessel_i0e_p,
+    bessel_i1e_p,
 ):
     defvectorized(_prim)
 
-for _prim in (sp.igamma_p, sp.igammac_p, sp.regularized_incomplete_beta_p):
+for _prim in (igamma_p, igammac_p, regularized_incomplete_beta_p):
     defbroadcasting(_prim)

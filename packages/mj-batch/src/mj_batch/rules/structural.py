@@ -31,11 +31,26 @@ from mj_batch._batching import (
     vmap_rules,
 )
 from mj_core import bind, bind1
-from mj_core.prims import conversions as cv
-from mj_core.prims import indexing as ix
-from mj_core.prims import structural as st
+from mj_core.prims.conversions import convert_element_type_p
 from mj_core.prims.elementwise import select_n_p
-from mj_core.prims.indexing import GatherDimensionNumbers, ScatterDimensionNumbers
+from mj_core.prims.indexing import (
+    GatherDimensionNumbers,
+    ScatterDimensionNumbers,
+    gather_p,
+    scatter_p,
+)
+from mj_core.prims.structural import (
+    broadcast_p,
+    concatenate_p,
+    dynamic_slice_p,
+    dynamic_update_slice_p,
+    pad_p,
+    reshape_p,
+    rev_p,
+    slice_p,
+    squeeze_p,
+    transpose_p,
+)
 
 __all__: list[str] = []
 
@@ -58,11 +73,11 @@ def _broadcast_vmap(
     new_shape = (*shape[:out_bdim], axis_size, *shape[out_bdim:])
     new_dims = tuple(shift_axis(a, out_bdim) for a in bcast)
     new_dims = (*new_dims[:bdim], out_bdim, *new_dims[bdim:])
-    out = bind1(st.broadcast_p, x, shape=new_shape, broadcast_dimensions=new_dims)
+    out = bind1(broadcast_p, x, shape=new_shape, broadcast_dimensions=new_dims)
     return [out], [out_bdim]
 
 
-vmap_rules[st.broadcast_p] = _broadcast_vmap
+vmap_rules[broadcast_p] = _broadcast_vmap
 
 
 def _reshape_vmap(
@@ -70,10 +85,10 @@ def _reshape_vmap(
 ) -> RuleResult:
     (x,), bdim = vals_in, first_mapped(dims_in)
     x = moveaxis(x, bdim, 0)
-    return [bind1(st.reshape_p, x, new_sizes=(axis_size, *new_sizes))], [0]
+    return [bind1(reshape_p, x, new_sizes=(axis_size, *new_sizes))], [0]
 
 
-vmap_rules[st.reshape_p] = _reshape_vmap
+vmap_rules[reshape_p] = _reshape_vmap
 
 
 def _transpose_vmap(
@@ -82,10 +97,10 @@ def _transpose_vmap(
     (x,), bdim = vals_in, first_mapped(dims_in)
     perm = [shift_axis(p, bdim) for p in permutation]
     perm.insert(bdim, bdim)
-    return [bind1(st.transpose_p, x, permutation=tuple(perm))], [bdim]
+    return [bind1(transpose_p, x, permutation=tuple(perm))], [bdim]
 
 
-vmap_rules[st.transpose_p] = _transpose_vmap
+vmap_rules[transpose_p] = _transpose_vmap
 
 
 def _per_example_axes(axes: Sequence[int], ndim: int) -> list[int]:
@@ -99,10 +114,10 @@ def _squeeze_vmap(
     axes = _per_example_axes(dimensions, x.ndim - 1)
     new_dims = tuple(shift_axis(a, bdim) for a in axes)
     out_bdim = bdim - sum(a < bdim for a in axes)
-    return [bind1(st.squeeze_p, x, dimensions=new_dims)], [out_bdim]
+    return [bind1(squeeze_p, x, dimensions=new_dims)], [out_bdim]
 
 
-vmap_rules[st.squeeze_p] = _squeeze_vmap
+vmap_rules[squeeze_p] = _squeeze_vmap
 
 
 def _rev_vmap(
@@ -111,21 +126,21 @@ def _rev_vmap(
     (x,), bdim = vals_in, first_mapped(dims_in)
     axes = _per_example_axes(dimensions, x.ndim - 1)
     new_dims = tuple(shift_axis(a, bdim) for a in axes)
-    return [bind1(st.rev_p, x, dimensions=new_dims)], [bdim]
+    return [bind1(rev_p, x, dimensions=new_dims)], [bdim]
 
 
-vmap_rules[st.rev_p] = _rev_vmap
+vmap_rules[rev_p] = _rev_vmap
 
 
 def _concatenate_vmap(
     axis_size: int, vals_in: Vals, dims_in: Dims, *, dimension: int
 ) -> RuleResult:
     xs, bdim = match_batch_dims(axis_size, vals_in, dims_in)
-    out = bind1(st.concatenate_p, *xs, dimension=shift_axis(dimension, bdim))
+    out = bind1(concatenate_p, *xs, dimension=shift_axis(dimension, bdim))
     return [out], [bdim]
 
 
-vmap_rules[st.concatenate_p] = _concatenate_vmap
+vmap_rules[concatenate_p] = _concatenate_vmap
 
 
 def _pad_vmap(
@@ -139,13 +154,13 @@ def _pad_vmap(
     if pv_bdim is not_mapped:
         bdim = first_mapped(dims_in)  # the operand is the only batched one
         config = (*padding_config[:bdim], (0, 0, 0), *padding_config[bdim:])
-        return [bind1(st.pad_p, x, padding_value, padding_config=config)], [bdim]
+        return [bind1(pad_p, x, padding_value, padding_config=config)], [bdim]
     # A batched padding value: pad with zeros, then select the padding value where a mask of
     # the padded positions (computed once, unbatched) says so.
     zero = np.zeros((), dtype_of(x))
     if bdim is not_mapped:
         shape = shape_of(x)
-        padded = bind1(st.pad_p, x, zero, padding_config=padding_config)
+        padded = bind1(pad_p, x, zero, padding_config=padding_config)
         out_bdim: BatchDim = not_mapped
     else:
         full = shape_of(x)
@@ -153,14 +168,14 @@ def _pad_vmap(
         (padded,), (out_bdim,) = _pad_vmap(
             axis_size, [x, zero], [bdim, not_mapped], padding_config=padding_config
         )
-    is_data = bind1(st.pad_p, np.ones(shape, np.bool_), np.False_, padding_config=padding_config)
+    is_data = bind1(pad_p, np.ones(shape, np.bool_), np.False_, padding_config=padding_config)
     operands, sel_bdim = align_batched(
         [is_data, padding_value, padded], [not_mapped, pv_bdim, out_bdim]
     )
     return bind(select_n_p, *operands), [sel_bdim]
 
 
-vmap_rules[st.pad_p] = _pad_vmap
+vmap_rules[pad_p] = _pad_vmap
 
 
 def _slice_vmap(
@@ -174,7 +189,7 @@ def _slice_vmap(
 ) -> RuleResult:
     (x,), bdim = vals_in, first_mapped(dims_in)
     out = bind1(
-        st.slice_p,
+        slice_p,
         x,
         start_indices=(*start_indices[:bdim], 0, *start_indices[bdim:]),
         limit_indices=(*limit_indices[:bdim], axis_size, *limit_indices[bdim:]),
@@ -183,7 +198,7 @@ def _slice_vmap(
     return [out], [bdim]
 
 
-vmap_rules[st.slice_p] = _slice_vmap
+vmap_rules[slice_p] = _slice_vmap
 
 
 # --- dynamic_slice / dynamic_update_slice -----------------------------------------------------
@@ -201,10 +216,10 @@ def _stacked_starts(axis_size: int, starts: Vals, dims: Dims) -> Any:
     columns = []
     for s, d in zip(starts, dims, strict=True):
         if dtype_of(s) != dtype:
-            s = bind1(cv.convert_element_type_p, s, new_dtype=dtype, weak_type=False)
+            s = bind1(convert_element_type_p, s, new_dtype=dtype, weak_type=False)
         bcast = () if d is not_mapped else (0,)
-        columns.append(bind1(st.broadcast_p, s, shape=(axis_size, 1), broadcast_dimensions=bcast))
-    return bind1(st.concatenate_p, *columns, dimension=1)
+        columns.append(bind1(broadcast_p, s, shape=(axis_size, 1), broadcast_dimensions=bcast))
+    return bind1(concatenate_p, *columns, dimension=1)
 
 
 def _dynamic_slice_vmap(
@@ -216,7 +231,7 @@ def _dynamic_slice_vmap(
         x_bdim = first_mapped(dims_in)  # the operand is the only batched one
         new_starts = _with_zero_start(starts, x_bdim)
         sizes = (*slice_sizes[:x_bdim], axis_size, *slice_sizes[x_bdim:])
-        return [bind1(st.dynamic_slice_p, x, *new_starts, slice_sizes=sizes)], [x_bdim]
+        return [bind1(dynamic_slice_p, x, *new_starts, slice_sizes=sizes)], [x_bdim]
     x = move_batch_axis(axis_size, x_bdim, 0, x)
     n = len(starts)
     dn = GatherDimensionNumbers(
@@ -227,7 +242,7 @@ def _dynamic_slice_vmap(
         start_indices_batching_dims=(0,),
     )
     out = bind1(
-        ix.gather_p,
+        gather_p,
         x,
         _stacked_starts(axis_size, starts, start_dims),
         dimension_numbers=dn,
@@ -238,7 +253,7 @@ def _dynamic_slice_vmap(
     return [out], [0]
 
 
-vmap_rules[st.dynamic_slice_p] = _dynamic_slice_vmap
+vmap_rules[dynamic_slice_p] = _dynamic_slice_vmap
 
 
 def _dynamic_update_slice_vmap(axis_size: int, vals_in: Vals, dims_in: Dims) -> RuleResult:
@@ -247,7 +262,7 @@ def _dynamic_update_slice_vmap(axis_size: int, vals_in: Vals, dims_in: Dims) -> 
     if all(d is not_mapped for d in start_dims):
         (x, update), bdim = match_batch_dims(axis_size, [x, update], [x_bdim, upd_bdim])
         new_starts = _with_zero_start(starts, bdim)
-        return [bind1(st.dynamic_update_slice_p, x, update, *new_starts)], [bdim]
+        return [bind1(dynamic_update_slice_p, x, update, *new_starts)], [bdim]
     x = move_batch_axis(axis_size, x_bdim, 0, x)
     update = move_batch_axis(axis_size, upd_bdim, 0, update)
     n = len(starts)
@@ -259,7 +274,7 @@ def _dynamic_update_slice_vmap(axis_size: int, vals_in: Vals, dims_in: Dims) -> 
         scatter_indices_batching_dims=(0,),
     )
     out = bind1(
-        ix.scatter_p,
+        scatter_p,
         x,
         _stacked_starts(axis_size, starts, start_dims),
         update,
@@ -271,4 +286,4 @@ def _dynamic_update_slice_vmap(axis_size: int, vals_in: Vals, dims_in: Dims) -> 
     return [out], [0]
 
 
-vmap_rules[st.dynamic_update_slice_p] = _dynamic_update_slice_vmap
+vmap_rules[dynamic_update_slice_p] = _dynamic_update_slice_vmap

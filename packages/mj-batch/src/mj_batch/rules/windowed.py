@@ -7,7 +7,7 @@ from typing import Any
 
 from mj_batch._batching import Dims, RuleResult, Vals, first_mapped, vmap_rules
 from mj_core import Primitive, bind
-from mj_core.prims import windowed as wr
+from mj_core.prims.windowed import reduce_window_max_p, reduce_window_min_p, reduce_window_sum_p
 
 __all__: list[str] = []
 
@@ -35,5 +35,5 @@ def _window_rule(prim: Primitive) -> Any:
     return rule
 
 
-for _prim in (wr.reduce_window_sum_p, wr.reduce_window_max_p, wr.reduce_window_min_p):
+for _prim in (reduce_window_sum_p, reduce_window_max_p, reduce_window_min_p):
     vmap_rules[_prim] = _window_rule(_prim)

@@ -36,8 +36,24 @@ from mj_core.numpy._promotion import (
     promote_numeric,
     promoted_dtype,
 )
-from mj_core.prims import elementwise as ew
 from mj_core.prims._operands import bind1, unchanged
+from mj_core.prims.elementwise import (
+    add_p,
+    and_p,
+    atan2_p,
+    eq_p,
+    greater_equal_p,
+    greater_p,
+    less_equal_p,
+    less_p,
+    max_p,
+    min_p,
+    mul_p,
+    ne_p,
+    or_p,
+    sub_p,
+    xor_p,
+)
 
 __all__ = [
     "abs",
@@ -180,17 +196,17 @@ def _boolean_as(prim: Primitive, logical: Primitive, name: str) -> Callable[[Arr
     return numpy
 
 
-@binds(ew.add_p, _boolean_as(ew.add_p, ew.or_p, "add"))
+@binds(add_p, _boolean_as(add_p, or_p, "add"))
 def add(x: ArrayLike, y: ArrayLike) -> Array:
     """Elementwise ``x + y``, broadcasting and promoting on JAX's lattice (bools: or)."""
 
 
-@binds(ew.sub_p, _promoting(ew.sub_p, "subtract"))
+@binds(sub_p, _promoting(sub_p, "subtract"))
 def subtract(x: ArrayLike, y: ArrayLike) -> Array:
     """Elementwise ``x - y``."""
 
 
-@binds(ew.mul_p, _boolean_as(ew.mul_p, ew.and_p, "multiply"))
+@binds(mul_p, _boolean_as(mul_p, and_p, "multiply"))
 def multiply(x: ArrayLike, y: ArrayLike) -> Array:
     """Elementwise ``x * y`` (bools: and)."""
 
@@ -211,62 +227,62 @@ def _lexicographic(prim: Primitive, name: str) -> Callable[[Array, Array], Array
     return numpy
 
 
-@binds(ew.max_p, _promoting(ew.max_p, "maximum"))
+@binds(max_p, _promoting(max_p, "maximum"))
 def maximum(x: ArrayLike, y: ArrayLike) -> Array:
     """Elementwise maximum (NaN-propagating; complex numbers in lax's lexicographic order)."""
 
 
-@binds(ew.min_p, _promoting(ew.min_p, "minimum"))
+@binds(min_p, _promoting(min_p, "minimum"))
 def minimum(x: ArrayLike, y: ArrayLike) -> Array:
     """Elementwise minimum (as :func:`maximum`)."""
 
 
-@binds(ew.atan2_p, _promoting(ew.atan2_p, "arctan2", inexact=True))
+@binds(atan2_p, _promoting(atan2_p, "arctan2", inexact=True))
 def arctan2(x: ArrayLike, y: ArrayLike) -> Array:
     """Elementwise arc tangent of ``x / y`` in the quadrant of ``(y, x)``."""
 
 
-@binds(ew.eq_p, _promoting(ew.eq_p, "equal"))
+@binds(eq_p, _promoting(eq_p, "equal"))
 def equal(x: ArrayLike, y: ArrayLike) -> Array:
     """Elementwise ``x == y``."""
 
 
-@binds(ew.ne_p, _promoting(ew.ne_p, "not_equal"))
+@binds(ne_p, _promoting(ne_p, "not_equal"))
 def not_equal(x: ArrayLike, y: ArrayLike) -> Array:
     """Elementwise ``x != y``."""
 
 
-@binds(ew.less_p, _lexicographic(ew.less_p, "less"))
+@binds(less_p, _lexicographic(less_p, "less"))
 def less(x: ArrayLike, y: ArrayLike) -> Array:
     """Elementwise ``x < y``."""
 
 
-@binds(ew.less_equal_p, _lexicographic(ew.less_equal_p, "less_equal"))
+@binds(less_equal_p, _lexicographic(less_equal_p, "less_equal"))
 def less_equal(x: ArrayLike, y: ArrayLike) -> Array:
     """Elementwise ``x <= y``."""
 
 
-@binds(ew.greater_p, _lexicographic(ew.greater_p, "greater"))
+@binds(greater_p, _lexicographic(greater_p, "greater"))
 def greater(x: ArrayLike, y: ArrayLike) -> Array:
     """Elementwise ``x > y``."""
 
 
-@binds(ew.greater_equal_p, _lexicographic(ew.greater_equal_p, "greater_equal"))
+@binds(greater_equal_p, _lexicographic(greater_equal_p, "greater_equal"))
 def greater_equal(x: ArrayLike, y: ArrayLike) -> Array:
     """Elementwise ``x >= y``."""
 
 
-@binds(ew.and_p, _promoting(ew.and_p, "bitwise_and"))
+@binds(and_p, _promoting(and_p, "bitwise_and"))
 def bitwise_and(x: ArrayLike, y: ArrayLike) -> Array:
     """Elementwise bitwise AND (logical AND for bool)."""
 
 
-@binds(ew.or_p, _promoting(ew.or_p, "bitwise_or"))
+@binds(or_p, _promoting(or_p, "bitwise_or"))
 def bitwise_or(x: ArrayLike, y: ArrayLike) -> Array:
     """Elementwise bitwise OR (logical OR for bool)."""
 
 
-@binds(ew.xor_p, _promoting(ew.xor_p, "bitwise_xor"))
+@binds(xor_p, _promoting(xor_p, "bitwise_xor"))
 def bitwise_xor(x: ArrayLike, y: ArrayLike) -> Array:
     """Elementwise bitwise XOR (logical XOR for bool)."""
 

@@ -30,10 +30,10 @@ from mj_core._shapes import aval_error, shape_of
 from mj_core._trace import EvalTrace, Tracer, find_top_trace, full_lower, full_raise
 from mj_core._typing import Array, ArrayLike
 from mj_core.dtypes import default_dtype_for_pytype
-from mj_core.prims import conversions as cv
-from mj_core.prims import elementwise as ew
-from mj_core.prims import structural as st
 from mj_core.prims._operands import bind1
+from mj_core.prims.conversions import convert_element_type_p
+from mj_core.prims.elementwise import add_p, div_p, mul_p
+from mj_core.prims.structural import reshape_p, squeeze_p, transpose_p
 from mj_core.tree_util import tree_flatten, tree_map, tree_unflatten
 
 __all__ = [
@@ -213,7 +213,7 @@ def psum(
 
 
 def _convert(x: ArrayLike, dtype: np.dtype[Any]) -> Any:
-    return bind1(cv.convert_element_type_p, x, new_dtype=dtype, weak_type=False)
+    return bind1(convert_element_type_p, x, new_dtype=dtype, weak_type=False)
 
 
 def _bind_extremum(
@@ -265,7 +265,7 @@ def pmean(
 def _true_divide(x: ArrayLike, n: int) -> Any:
     if _dtype(x).kind in "biu":
         x = _convert(x, default_dtype_for_pytype(float))
-    return bind1(ew.div_p, x, n)
+    return bind1(div_p, x, n)
 
 
 # --- all_gather, psum_scatter, all_to_all -----------------------------------------------------
@@ -299,7 +299,7 @@ def all_gather(
                 out = all_gather(out, name, axis=dim)
             new = list(shape)
             new[dim : dim + (1 if tiled else 0)] = [size * shape[dim]] if tiled else [size]
-            return bind1(st.reshape_p, out, new_sizes=tuple(new))
+            return bind1(reshape_p, out, new_sizes=tuple(new))
         (out,) = bind_collective(
             all_gather_p,
             leaf,
@@ -353,7 +353,7 @@ def psum_scatter(
             for one in names:  # block i of the first name's, then of the next name's, ...
                 out = psum_scatter(out, one, scatter_dimension=dim, tiled=True)
             if not tiled:
-                out = bind1(st.squeeze_p, out, dimensions=(dim,))
+                out = bind1(squeeze_p, out, dimensions=(dim,))
             return out
         (out,) = bind_collective(
             reduce_scatter_p,
@@ -431,7 +431,7 @@ def all_to_all(
     if not tiled and split_axis != concat_axis:
         out_shape = list(shape_of(out))
         del out_shape[split_axis]
-        out = bind1(st.reshape_p, out, new_sizes=tuple(out_shape))
+        out = bind1(reshape_p, out, new_sizes=tuple(out_shape))
     return out
 
 
@@ -448,31 +448,31 @@ def _all_to_all_by_name(
     k = shape[split_axis] // total
     rest = shape[:split_axis] + shape[split_axis + 1 :]
     front = (split_axis, *(i for i in range(len(shape)) if i != split_axis))
-    y = bind1(st.transpose_p, x, permutation=front)
-    y = bind1(st.reshape_p, y, new_sizes=(*sizes, k, *rest))
+    y = bind1(transpose_p, x, permutation=front)
+    y = bind1(reshape_p, y, new_sizes=(*sizes, k, *rest))
     for j, name in enumerate(names):
         y = all_to_all(y, name, j, j)
     if not tiled:  # [sources, *rest] with the sources moved to concat_axis
-        y = bind1(st.reshape_p, y, new_sizes=(total, *rest))
+        y = bind1(reshape_p, y, new_sizes=(total, *rest))
         perm = list(range(1, len(shape)))
         perm.insert(concat_axis, 0)
-        return bind1(st.transpose_p, y, permutation=tuple(perm))
+        return bind1(transpose_p, y, permutation=tuple(perm))
     # [sources, *x's shape with k at split_axis], the sources merged into concat_axis
-    y = bind1(st.reshape_p, y, new_sizes=(total, k, *rest))
+    y = bind1(reshape_p, y, new_sizes=(total, k, *rest))
     perm = [r + 2 for r in range(len(shape) - 1)]
     perm.insert(split_axis, 1)
     perm.insert(concat_axis, 0)
-    y = bind1(st.transpose_p, y, permutation=tuple(perm))
+    y = bind1(transpose_p, y, permutation=tuple(perm))
     out_shape = list(shape)
     out_shape[split_axis] = k
     out_shape[concat_axis] *= total
-    return bind1(st.reshape_p, y, new_sizes=tuple(out_shape))
+    return bind1(reshape_p, y, new_sizes=tuple(out_shape))
 
 
 def _expand_dims(x: ArrayLike, axis: int) -> Array:
     shape = list(shape_of(x))
     shape.insert(axis, 1)
-    return bind1(st.reshape_p, x, new_sizes=tuple(shape))
+    return bind1(reshape_p, x, new_sizes=tuple(shape))
 
 
 def pswapaxes(
@@ -539,7 +539,7 @@ def axis_index(axis_name: AxisName | Sequence[AxisName]) -> Array:
     if len(names) > 1 and not _staged(axis_name):
         index = axis_index(names[0])
         for name in names[1:]:
-            index = bind1(ew.add_p, bind1(ew.mul_p, index, axis_size(name)), axis_index(name))
+            index = bind1(add_p, bind1(mul_p, index, axis_size(name)), axis_index(name))
         return index
     (out,) = bind_collective(axis_index_p, axis_name=_param_name(axis_name))
     return out

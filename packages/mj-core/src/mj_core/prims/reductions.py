@@ -26,8 +26,16 @@ from mj_core._shapes import aval_error, canonicalize_axes, canonicalize_axis, sh
 from mj_core._trace import Tracer
 from mj_core._typing import Array, ArrayLike
 from mj_core.errors import user_line_suffix
-from mj_core.prims import elementwise as ew
 from mj_core.prims._operands import bind1, check_axes, check_operands
+from mj_core.prims.elementwise import (
+    add,
+    bitwise_and,
+    bitwise_or,
+    lexicographic_pick,
+    mul,
+)
+from mj_core.prims.elementwise import max as lax_max
+from mj_core.prims.elementwise import min as lax_min
 from mj_core.tree_util import tree_flatten
 
 __all__ = [
@@ -134,7 +142,7 @@ def _complex_fold(greater: bool) -> Callable[..., Any]:
         identity = reduction_identity("max" if greater else "min", dtype)
         acc = np.broadcast_to(identity, rows.shape[:-1])
         for k in range(rows.shape[-1]):
-            acc = ew.lexicographic_pick(acc, rows[..., k], greater)
+            acc = lexicographic_pick(acc, rows[..., k], greater)
         return np.asarray(acc, dtype)
 
     return fold
@@ -253,7 +261,7 @@ def _cumulative_extremum(ufunc: np.ufunc, greater: bool) -> Callable[..., Any]:
         out = np.moveaxis(np.array(x, dtype), axis, -1)
         prev = reduction_identity("max" if greater else "min", dtype)
         for k in range(out.shape[-1]):
-            out[..., k] = prev = ew.lexicographic_pick(prev, out[..., k], greater)
+            out[..., k] = prev = lexicographic_pick(prev, out[..., k], greater)
         return np.moveaxis(out, -1, axis)
 
     return compute
@@ -340,12 +348,12 @@ def cummin(operand: ArrayLike, axis: int = 0, reverse: bool = False) -> Array:
 
 # --- jax.lax.reduce: a monoid given as a computation and an init value -----------------------
 _MONOIDS: dict[Callable[..., Any], tuple[str, Callable[[ArrayLike, Sequence[int]], Array]]] = {
-    ew.add: ("sum", reduce_sum),
-    ew.mul: ("prod", reduce_prod),
-    ew.max: ("max", reduce_max),
-    ew.min: ("min", reduce_min),
-    ew.bitwise_and: ("and", reduce_and),
-    ew.bitwise_or: ("or", reduce_or),
+    add: ("sum", reduce_sum),
+    mul: ("prod", reduce_prod),
+    lax_max: ("max", reduce_max),
+    lax_min: ("min", reduce_min),
+    bitwise_and: ("and", reduce_and),
+    bitwise_or: ("or", reduce_or),
 }
 _BITWISE = ("and", "or")
 

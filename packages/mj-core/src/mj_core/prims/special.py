@@ -13,7 +13,7 @@ primitives and lax API.
 from __future__ import annotations
 
 from mj_core._typing import Array, ArrayLike
-from mj_core.prims import _special_math as _math
+from mj_core.prims import _special_math as _math  # noqa: ICN003 (helpers, not primitives)
 from mj_core.prims._operands import bind1
 from mj_core.prims._special_math import BETAINC_MAX_ITERATIONS as BETAINC_MAX_ITERATIONS
 from mj_core.prims._special_math import ERF_INV_F32_CENTRAL as ERF_INV_F32_CENTRAL

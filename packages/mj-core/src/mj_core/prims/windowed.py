@@ -27,9 +27,11 @@ from mj_core._primitive import Primitive, abstract_eval_rules, impl_rules
 from mj_core._shapes import aval_error
 from mj_core._typing import Array, ArrayLike
 from mj_core.errors import user_line_suffix
-from mj_core.prims import elementwise as ew
 from mj_core.prims._operands import bind1, check_operands
 from mj_core.prims.convolution import _stride_dim, dilate_dim, padtype_to_pads
+from mj_core.prims.elementwise import add
+from mj_core.prims.elementwise import max as lax_max
+from mj_core.prims.elementwise import min as lax_min
 from mj_core.prims.reductions import (
     int_sequence,
     is_identity,
@@ -281,9 +283,9 @@ reduce_window_min = _WindowReduction(
     reduce_window_min_p, "The minimum of every window; padding counts as ``+inf``."
 )
 _WINDOW_MONOIDS: dict[Callable[..., Any], tuple[str, _WindowReduction]] = {
-    ew.add: ("sum", reduce_window_sum),
-    ew.max: ("max", reduce_window_max),
-    ew.min: ("min", reduce_window_min),
+    add: ("sum", reduce_window_sum),
+    lax_max: ("max", reduce_window_max),
+    lax_min: ("min", reduce_window_min),
 }
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mj_core.prims import complex as cx
+from mj_core.prims.complex import complex_p, conj_p, imag_p, real_dtype, real_p
 from mj_xla._jaxlib import Value, hlo, ir_tensor_type
 from mj_xla._lowering import (
     Avals,
@@ -19,31 +19,31 @@ from mj_xla._lowering import (
 __all__: list[str] = []
 
 
-@lowering_rules.register(cx.real_p)
+@lowering_rules.register(real_p)
 def _real_lowering(
     ctx: LoweringContext, avals_in: Avals, avals_out: Avals, in_vals: Values
 ) -> list[Value]:
     return [hlo.real(in_vals[0])]
 
 
-@lowering_rules.register(cx.imag_p)
+@lowering_rules.register(imag_p)
 def _imag_lowering(
     ctx: LoweringContext, avals_in: Avals, avals_out: Avals, in_vals: Values
 ) -> list[Value]:
     return [hlo.imag(in_vals[0])]
 
 
-@lowering_rules.register(cx.complex_p)
+@lowering_rules.register(complex_p)
 def _complex_lowering(
     ctx: LoweringContext, avals_in: Avals, avals_out: Avals, in_vals: Values
 ) -> list[Value]:
     shape = avals_out[0].shape
-    dtype = cx.real_dtype(avals_out[0].dtype)
+    dtype = real_dtype(avals_out[0].dtype)
     x, y = (broadcast_to_aval(v, a, shape, dtype) for v, a in zip(in_vals, avals_in, strict=True))
     return [hlo.complex(x, y)]
 
 
-@lowering_rules.register(cx.conj_p)
+@lowering_rules.register(conj_p)
 def _conj_lowering(
     ctx: LoweringContext, avals_in: Avals, avals_out: Avals, in_vals: Values, *, input_dtype: Any
 ) -> list[Value]:

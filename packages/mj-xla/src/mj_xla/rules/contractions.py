@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from mj_core.extend import DTypeLike
-from mj_core.prims import contractions as ct
+from mj_core.prims.contractions import dot_general_p
 from mj_xla._jaxlib import Value, hlo
 from mj_xla._lowering import (
     Avals,
@@ -23,7 +23,7 @@ from mj_xla._precision import precision_attr
 __all__: list[str] = []
 
 
-@lowering_rules.register(ct.dot_general_p)
+@lowering_rules.register(dot_general_p)
 def _dot_general_lowering(
     ctx: LoweringContext,
     avals_in: Avals,

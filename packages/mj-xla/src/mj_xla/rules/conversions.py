@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from mj_core.prims import conversions as cv
+from mj_core.prims.conversions import bitcast_convert_type_p, convert_element_type_p
 from mj_xla._jaxlib import Value, hlo
 from mj_xla._lowering import (
     Avals,
@@ -21,7 +21,7 @@ from mj_xla._lowering import (
 __all__: list[str] = []
 
 
-@lowering_rules.register(cv.convert_element_type_p)
+@lowering_rules.register(convert_element_type_p)
 def _convert_element_type_lowering(
     ctx: LoweringContext,
     avals_in: Avals,
@@ -44,7 +44,7 @@ def _convert_element_type_lowering(
     return [hlo.convert(aval_to_ir_type(out), x)]
 
 
-@lowering_rules.register(cv.bitcast_convert_type_p)
+@lowering_rules.register(bitcast_convert_type_p)
 def _bitcast_convert_type_lowering(
     ctx: LoweringContext,
     avals_in: Avals,

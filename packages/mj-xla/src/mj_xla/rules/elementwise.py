@@ -14,7 +14,61 @@ from typing import Any
 import numpy as np
 
 from mj_core import Primitive, ShapedArray
-from mj_core.prims import elementwise as ew
+from mj_core.prims.elementwise import (
+    THREEFRY_PARITY,
+    THREEFRY_ROTATIONS,
+    abs_p,
+    acos_p,
+    add_p,
+    and_p,
+    asin_p,
+    atan2_p,
+    atan_p,
+    ceil_p,
+    clamp_p,
+    cos_p,
+    cosh_p,
+    div_p,
+    eq_p,
+    erf_p,
+    exp_p,
+    expm1_p,
+    floor_p,
+    greater_equal_p,
+    greater_p,
+    integer_pow_p,
+    is_finite_p,
+    less_equal_p,
+    less_p,
+    log1p_p,
+    log_p,
+    logistic_p,
+    max_p,
+    min_p,
+    mul_p,
+    ne_p,
+    neg_p,
+    nextafter_p,
+    not_p,
+    or_p,
+    pow_p,
+    rem_p,
+    round_p,
+    rsqrt_p,
+    select_n_p,
+    shift_left_p,
+    shift_right_arithmetic_p,
+    shift_right_logical_p,
+    sign_p,
+    sin_p,
+    sinh_p,
+    sqrt_p,
+    sub_p,
+    tan_p,
+    tanh_p,
+    threefry2x32_p,
+    xor_p,
+)
 from mj_xla._jaxlib import Value, chlo, hlo, ir, ir_tensor_type
 from mj_xla._lowering import (
     Avals,
@@ -40,34 +94,34 @@ def _full(value: Any, shape: tuple[int, ...], dtype: np.dtype[Any]) -> Value:
 
 
 for _prim, _op in [
-    (ew.neg_p, hlo.negate),
-    (ew.tan_p, hlo.tan),
-    (ew.asin_p, chlo.asin),
-    (ew.acos_p, chlo.acos),
-    (ew.atan_p, chlo.atan),
-    (ew.tanh_p, hlo.tanh),
-    (ew.exp_p, hlo.exponential),
-    (ew.log_p, hlo.log),
-    (ew.log1p_p, hlo.log_plus_one),
-    (ew.expm1_p, hlo.exponential_minus_one),
-    (ew.sqrt_p, hlo.sqrt),
-    (ew.rsqrt_p, hlo.rsqrt),
-    (ew.erf_p, chlo.erf),
-    (ew.abs_p, hlo.abs),
-    (ew.add_p, hlo.add),
-    (ew.sub_p, hlo.subtract),
-    (ew.mul_p, hlo.multiply),
-    (ew.div_p, hlo.divide),
-    (ew.rem_p, hlo.remainder),
-    (ew.pow_p, hlo.power),
-    (ew.atan2_p, hlo.atan2),
-    (ew.and_p, hlo.and_),
-    (ew.or_p, hlo.or_),
-    (ew.xor_p, hlo.xor),
-    (ew.shift_left_p, hlo.shift_left),
-    (ew.shift_right_logical_p, hlo.shift_right_logical),
-    (ew.shift_right_arithmetic_p, hlo.shift_right_arithmetic),  # what the impl rule follows
-    (ew.nextafter_p, chlo.next_after),
+    (neg_p, hlo.negate),
+    (tan_p, hlo.tan),
+    (asin_p, chlo.asin),
+    (acos_p, chlo.acos),
+    (atan_p, chlo.atan),
+    (tanh_p, hlo.tanh),
+    (exp_p, hlo.exponential),
+    (log_p, hlo.log),
+    (log1p_p, hlo.log_plus_one),
+    (expm1_p, hlo.exponential_minus_one),
+    (sqrt_p, hlo.sqrt),
+    (rsqrt_p, hlo.rsqrt),
+    (erf_p, chlo.erf),
+    (abs_p, hlo.abs),
+    (add_p, hlo.add),
+    (sub_p, hlo.subtract),
+    (mul_p, hlo.multiply),
+    (div_p, hlo.divide),
+    (rem_p, hlo.remainder),
+    (pow_p, hlo.power),
+    (atan2_p, hlo.atan2),
+    (and_p, hlo.and_),
+    (or_p, hlo.or_),
+    (xor_p, hlo.xor),
+    (shift_left_p, hlo.shift_left),
+    (shift_right_logical_p, hlo.shift_right_logical),
+    (shift_right_arithmetic_p, hlo.shift_right_arithmetic),  # what the impl rule follows
+    (nextafter_p, chlo.next_after),
 ]:
     register_elementwise(_prim, _op)  # type: ignore[arg-type]
 
@@ -122,17 +176,17 @@ def _register_sin_cos(
     lowering_rules[prim] = rule
 
 
-_register_sin_cos(ew.sin_p, hlo.sine, cos=False, hyperbolic=False)
-_register_sin_cos(ew.cos_p, hlo.cosine, cos=True, hyperbolic=False)
-_register_sin_cos(ew.sinh_p, chlo.sinh, cos=False, hyperbolic=True)
-_register_sin_cos(ew.cosh_p, chlo.cosh, cos=True, hyperbolic=True)
+_register_sin_cos(sin_p, hlo.sine, cos=False, hyperbolic=False)
+_register_sin_cos(cos_p, hlo.cosine, cos=True, hyperbolic=False)
+_register_sin_cos(sinh_p, chlo.sinh, cos=False, hyperbolic=True)
+_register_sin_cos(cosh_p, chlo.cosh, cos=True, hyperbolic=True)
 
 
 def _register_extremum(
     prim: Primitive, op: Callable[..., Value], bool_op: Callable[..., Value]
 ) -> None:
     """max/min; on bool they are or/and, on complex numbers JAX's lexicographic pick."""
-    direction = "GT" if prim is ew.max_p else "LT"
+    direction = "GT" if prim is max_p else "LT"
 
     def rule(
         ctx: LoweringContext, avals_in: Avals, avals_out: Avals, in_vals: Values
@@ -146,8 +200,8 @@ def _register_extremum(
     lowering_rules[prim] = rule
 
 
-_register_extremum(ew.max_p, hlo.maximum, hlo.or_)
-_register_extremum(ew.min_p, hlo.minimum, hlo.and_)
+_register_extremum(max_p, hlo.maximum, hlo.or_)
+_register_extremum(min_p, hlo.minimum, hlo.and_)
 
 
 def _lower_integral_identity(prim: Primitive, op: Callable[..., Value]) -> None:
@@ -167,51 +221,51 @@ def _round(x: Value, *, rounding_method: int = 0) -> Value:
     return hlo.round_nearest_even(x) if rounding_method == 1 else hlo.round_nearest_afz(x)
 
 
-_lower_integral_identity(ew.floor_p, hlo.floor)
-_lower_integral_identity(ew.ceil_p, hlo.ceil)
-_lower_integral_identity(ew.round_p, _round)
+_lower_integral_identity(floor_p, hlo.floor)
+_lower_integral_identity(ceil_p, hlo.ceil)
+_lower_integral_identity(round_p, _round)
 
 
 def _sign_lowering(
     ctx: LoweringContext, avals_in: Avals, avals_out: Avals, in_vals: Values
 ) -> list[Value]:
-    (x,), dtype = lower_operands(ew.sign_p, avals_in, avals_out, in_vals)
+    (x,), dtype = lower_operands(sign_p, avals_in, avals_out, in_vals)
     if dtype.kind == "u":  # stablehlo.sign is for signed types: sign of unsigned is x != 0
         nonzero = compare(x, _full(0, avals_out[0].shape, dtype), "NE", dtype)
         return [hlo.convert(x.type, nonzero)]
     return [hlo.sign(x)]
 
 
-lowering_rules[ew.sign_p] = _sign_lowering
+lowering_rules[sign_p] = _sign_lowering
 
 
 def _is_finite_lowering(
     ctx: LoweringContext, avals_in: Avals, avals_out: Avals, in_vals: Values
 ) -> list[Value]:
-    (x,), dtype = lower_operands(ew.is_finite_p, avals_in, avals_out, in_vals)
+    (x,), dtype = lower_operands(is_finite_p, avals_in, avals_out, in_vals)
     if dtype.kind in "iu":
         return [_full(True, avals_out[0].shape, np.dtype(np.bool_))]
     return [hlo.is_finite(x)]
 
 
-lowering_rules[ew.is_finite_p] = _is_finite_lowering
+lowering_rules[is_finite_p] = _is_finite_lowering
 
 
 def _not_lowering(
     ctx: LoweringContext, avals_in: Avals, avals_out: Avals, in_vals: Values
 ) -> list[Value]:
-    (x,), _ = lower_operands(ew.not_p, avals_in, avals_out, in_vals)
+    (x,), _ = lower_operands(not_p, avals_in, avals_out, in_vals)
     return [hlo.not_(x)]
 
 
-lowering_rules[ew.not_p] = _not_lowering
+lowering_rules[not_p] = _not_lowering
 
 
 def _integer_pow_lowering(
     ctx: LoweringContext, avals_in: Avals, avals_out: Avals, in_vals: Values, *, y: int
 ) -> list[Value]:
     """x ** y by repeated squaring (what XLA would do for a constant exponent)."""
-    (x,), dtype = lower_operands(ew.integer_pow_p, avals_in, avals_out, in_vals)
+    (x,), dtype = lower_operands(integer_pow_p, avals_in, avals_out, in_vals)
     shape = avals_out[0].shape
     acc: Value | None = None
     base, n = x, abs(y)
@@ -228,19 +282,19 @@ def _integer_pow_lowering(
     return [acc]
 
 
-lowering_rules[ew.integer_pow_p] = _integer_pow_lowering
+lowering_rules[integer_pow_p] = _integer_pow_lowering
 
 
 def _logistic_lowering(
     ctx: LoweringContext, avals_in: Avals, avals_out: Avals, in_vals: Values
 ) -> list[Value]:
     """``1 / (1 + exp(-x))``, JAX's lowering (not ``stablehlo.logistic``), for complex too."""
-    (x,), dtype = lower_operands(ew.logistic_p, avals_in, avals_out, in_vals)
+    (x,), dtype = lower_operands(logistic_p, avals_in, avals_out, in_vals)
     one = _full(1, avals_out[0].shape, dtype)
     return [hlo.divide(one, hlo.add(one, hlo.exponential(hlo.negate(x))))]
 
 
-lowering_rules[ew.logistic_p] = _logistic_lowering
+lowering_rules[logistic_p] = _logistic_lowering
 
 
 def _register_comparison(prim: Primitive, direction: str) -> None:
@@ -255,12 +309,12 @@ def _register_comparison(prim: Primitive, direction: str) -> None:
 
 
 for _prim, _direction in [
-    (ew.eq_p, "EQ"),
-    (ew.ne_p, "NE"),
-    (ew.less_p, "LT"),
-    (ew.less_equal_p, "LE"),
-    (ew.greater_p, "GT"),
-    (ew.greater_equal_p, "GE"),
+    (eq_p, "EQ"),
+    (ne_p, "NE"),
+    (less_p, "LT"),
+    (less_equal_p, "LE"),
+    (greater_p, "GT"),
+    (greater_equal_p, "GE"),
 ]:
     _register_comparison(_prim, _direction)
 
@@ -292,17 +346,17 @@ def _select_n_lowering(
     return [tree(0, len(cases))]
 
 
-lowering_rules[ew.select_n_p] = _select_n_lowering
+lowering_rules[select_n_p] = _select_n_lowering
 
 
 def _clamp_lowering(
     ctx: LoweringContext, avals_in: Avals, avals_out: Avals, in_vals: Values
 ) -> list[Value]:
-    (lo, x, hi), _ = lower_operands(ew.clamp_p, avals_in, avals_out, in_vals)
+    (lo, x, hi), _ = lower_operands(clamp_p, avals_in, avals_out, in_vals)
     return [hlo.clamp(lo, x, hi)]
 
 
-lowering_rules[ew.clamp_p] = _clamp_lowering
+lowering_rules[clamp_p] = _clamp_lowering
 
 
 # --- threefry2x32 -----------------------------------------------------------------------------
@@ -356,7 +410,7 @@ def _threefry2x32_body(
     k1, k2 = (
         broadcast_to_aval(v, a, kshape, _U32) for v, a in zip(params[:2], avals_in[:2], strict=True)
     )
-    ks = [k1, k2, hlo.xor(hlo.xor(k1, k2), _u32_full(ew.THREEFRY_PARITY, kshape))]
+    ks = [k1, k2, hlo.xor(hlo.xor(k1, k2), _u32_full(THREEFRY_PARITY, kshape))]
     x = [
         broadcast_to_aval(v, a, shape, _U32) for v, a in zip(params[2:], avals_in[2:], strict=True)
     ]
@@ -368,14 +422,14 @@ def _threefry2x32_body(
     x[1] = hlo.add(x[1], to_shape(ks[1]))
     if not rolled:
         for i in range(5):
-            _threefry_rounds(x, [_u32_full(r, shape) for r in ew.THREEFRY_ROTATIONS[i % 2]], shape)
+            _threefry_rounds(x, [_u32_full(r, shape) for r in THREEFRY_ROTATIONS[i % 2]], shape)
             x[0] = hlo.add(x[0], to_shape(ks[(i + 1) % 3]))
             x[1] = hlo.add(hlo.add(x[1], to_shape(ks[(i + 2) % 3])), _u32_full(i + 1, shape))
         return x
     # The loop carries the counter, the words, the key words rotated by one each group and
     # the two rotation schedules swapped each group (JAX's ``rolled_loop_step``).
     rot_aval = ShapedArray((4,), _U32)
-    rots = [ir_constant(np.array(r, _U32)) for r in ew.THREEFRY_ROTATIONS]
+    rots = [ir_constant(np.array(r, _U32)) for r in THREEFRY_ROTATIONS]
     out_aval = ShapedArray(shape, _U32)
     carry_avals = [ShapedArray((), _I32), out_aval, out_aval, k_aval, k_aval, k_aval]
     carry_types = [aval_to_ir_type(a) for a in [*carry_avals, rot_aval, rot_aval]]
@@ -409,4 +463,4 @@ def _threefry2x32_body(
     return results[1:3]
 
 
-lowering_rules[ew.threefry2x32_p] = _threefry2x32_lowering
+lowering_rules[threefry2x32_p] = _threefry2x32_lowering

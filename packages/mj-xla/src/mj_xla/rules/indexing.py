@@ -15,7 +15,17 @@ from typing import Any
 import numpy as np
 
 from mj_core import Primitive, ShapedArray
-from mj_core.prims import indexing as ix
+from mj_core.prims.indexing import (
+    GatherDimensionNumbers,
+    ScatterDimensionNumbers,
+    _default_fill,
+    gather_p,
+    scatter_add_p,
+    scatter_max_p,
+    scatter_min_p,
+    scatter_mul_p,
+    scatter_p,
+)
 from mj_xla._jaxlib import Value, hlo, ir_tensor_type
 from mj_xla._lowering import (
     Avals,
@@ -45,14 +55,14 @@ def _window_limits(
     return _full(0, idx.shape, idx.dtype), hi
 
 
-@lowering_rules.register(ix.gather_p)
+@lowering_rules.register(gather_p)
 def _gather_lowering(
     ctx: LoweringContext,
     avals_in: Avals,
     avals_out: Avals,
     in_vals: Values,
     *,
-    dimension_numbers: ix.GatherDimensionNumbers,
+    dimension_numbers: GatherDimensionNumbers,
     slice_sizes: tuple[int, ...],
     mode: str,
     fill_value: Any,
@@ -83,7 +93,7 @@ def _gather_lowering(
     mask = hlo.broadcast_in_dim(
         ir_tensor_type(out.shape, np.dtype(np.bool_)), in_bounds, batch_dims
     )
-    fill = ix._default_fill(out.dtype) if fill_value is None else fill_value
+    fill = _default_fill(out.dtype) if fill_value is None else fill_value
     return [hlo.select(mask, gathered, _full(fill, out.shape, out.dtype))]
 
 
@@ -106,7 +116,7 @@ def _register_scatter(prim: Primitive, combine: str) -> None:
         avals_out: Avals,
         in_vals: Values,
         *,
-        dimension_numbers: ix.ScatterDimensionNumbers,
+        dimension_numbers: ScatterDimensionNumbers,
         indices_are_sorted: bool,
         unique_indices: bool,
         mode: str,
@@ -152,8 +162,8 @@ def _register_scatter(prim: Primitive, combine: str) -> None:
     lowering_rules[prim] = rule
 
 
-_register_scatter(ix.scatter_p, "replace")
-_register_scatter(ix.scatter_add_p, "sum")
-_register_scatter(ix.scatter_mul_p, "prod")
-_register_scatter(ix.scatter_min_p, "min")
-_register_scatter(ix.scatter_max_p, "max")
+_register_scatter(scatter_p, "replace")
+_register_scatter(scatter_add_p, "sum")
+_register_scatter(scatter_mul_p, "prod")
+_register_scatter(scatter_min_p, "min")
+_register_scatter(scatter_max_p, "max")

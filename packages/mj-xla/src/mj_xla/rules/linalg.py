@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from mj_core import MissingRuleError, Primitive, ShapedArray
-from mj_core.prims import linalg as la
+from mj_core.prims.linalg import cholesky_p, eig_p, eigh_p, lu_p, qr_p, svd_p, triangular_solve_p
 from mj_xla._jaxlib import Value, hlo, ir, lapack_target
 from mj_xla._lowering import (
     Avals,
@@ -176,7 +176,7 @@ def _band(x: Value, aval: ShapedArray, lower: bool, k: int = 0) -> Value:
 
 
 # --- cholesky ---------------------------------------------------------------------------------
-@_register(la.cholesky_p, "cpu", "cuda")
+@_register(cholesky_p, "cpu", "cuda")
 def _cholesky_lowering(
     ctx: LoweringContext, avals_in: Avals, avals_out: Avals, in_vals: Values
 ) -> list[Value]:
@@ -203,7 +203,7 @@ def _conjugate_unless_transposed(
     return a, conjugate_a
 
 
-@_register(la.triangular_solve_p, "cpu")
+@_register(triangular_solve_p, "cpu")
 def _triangular_solve_lowering(
     ctx: LoweringContext,
     avals_in: Avals,
@@ -232,7 +232,7 @@ def _triangular_solve_lowering(
     )
 
 
-@_register(la.triangular_solve_p, "cuda")
+@_register(triangular_solve_p, "cuda")
 def _triangular_solve_hlo_lowering(
     ctx: LoweringContext,
     avals_in: Avals,
@@ -296,7 +296,7 @@ def _pivots_to_permutation(pivots: Value, piv_aval: ShapedArray, m: int) -> Valu
     return perm_out
 
 
-@_register(la.lu_p, "cpu", "cuda")
+@_register(lu_p, "cpu", "cuda")
 def _lu_lowering(
     ctx: LoweringContext, avals_in: Avals, avals_out: Avals, in_vals: Values
 ) -> list[Value]:
@@ -321,7 +321,7 @@ def _lu_lowering(
 
 
 # --- eigh -------------------------------------------------------------------------------------
-@_register(la.eigh_p, "cpu", "cuda")
+@_register(eigh_p, "cpu", "cuda")
 def _eigh_lowering(
     ctx: LoweringContext,
     avals_in: Avals,
@@ -352,7 +352,7 @@ def _eigh_lowering(
 _GEEV_COMPUTE, _GEEV_SKIP = 86, 78  # jaxlib's eig.ComputationMode: ord("V"), ord("N")
 
 
-@_register(la.eig_p, "cpu")
+@_register(eig_p, "cpu")
 def _eig_lowering(
     ctx: LoweringContext,
     avals_in: Avals,
@@ -393,7 +393,7 @@ def _eig_lowering(
 
 
 # --- svd --------------------------------------------------------------------------------------
-@_register(la.svd_p, "cpu")
+@_register(svd_p, "cpu")
 def _svd_lowering(
     ctx: LoweringContext,
     avals_in: Avals,
@@ -427,7 +427,7 @@ def _svd_lowering(
 _GESVDJ_MAX = 1024
 
 
-@_register(la.svd_p, "cuda")
+@_register(svd_p, "cuda")
 def _svd_cuda_lowering(
     ctx: LoweringContext,
     avals_in: Avals,
@@ -491,7 +491,7 @@ def _slice_matrix(x: Value, aval: ShapedArray, rows: int, cols: int) -> tuple[Va
     return hlo.slice(x, [0] * nd, list(out.shape), [1] * nd), out
 
 
-@_register(la.qr_p, "cpu", "cuda")
+@_register(qr_p, "cpu", "cuda")
 def _qr_lowering(
     ctx: LoweringContext, avals_in: Avals, avals_out: Avals, in_vals: Values, *, full_matrices: bool
 ) -> list[Value]:

@@ -18,7 +18,16 @@ from typing import Any
 import numpy as np
 
 from mj_core.extend import Primitive, ShapedArray
-from mj_core.prims import parallel as par
+from mj_core.prims.parallel import (
+    all_gather_p,
+    all_to_all_p,
+    axis_index_p,
+    pmax_p,
+    pmin_p,
+    ppermute_p,
+    psum_p,
+    reduce_scatter_p,
+)
 from mj_xla._jaxlib import Value, hlo, ir, ir_tensor_type
 from mj_xla._lowering import (
     Avals,
@@ -79,9 +88,9 @@ def _all_reduce_rule(prim: Primitive, name: str) -> Any:
     return rule
 
 
-lowering_rules[par.psum_p] = _all_reduce_rule(par.psum_p, "sum")
-lowering_rules[par.pmax_p] = _all_reduce_rule(par.pmax_p, "max")
-lowering_rules[par.pmin_p] = _all_reduce_rule(par.pmin_p, "min")
+lowering_rules[psum_p] = _all_reduce_rule(psum_p, "sum")
+lowering_rules[pmax_p] = _all_reduce_rule(pmax_p, "max")
+lowering_rules[pmin_p] = _all_reduce_rule(pmin_p, "min")
 
 
 def _with_axis(aval: ShapedArray, dim: int, size: int) -> ir.RankedTensorType:
@@ -112,7 +121,7 @@ def _all_gather_lowering(
     return [op.results[0]]
 
 
-lowering_rules[par.all_gather_p] = _all_gather_lowering
+lowering_rules[all_gather_p] = _all_gather_lowering
 
 
 def _reduce_scatter_lowering(
@@ -141,7 +150,7 @@ def _reduce_scatter_lowering(
     return [out]
 
 
-lowering_rules[par.reduce_scatter_p] = _reduce_scatter_lowering
+lowering_rules[reduce_scatter_p] = _reduce_scatter_lowering
 
 
 def _all_to_all_lowering(
@@ -169,7 +178,7 @@ def _all_to_all_lowering(
     return [op.results[0]]
 
 
-lowering_rules[par.all_to_all_p] = _all_to_all_lowering
+lowering_rules[all_to_all_p] = _all_to_all_lowering
 
 
 def _ppermute_lowering(
@@ -192,7 +201,7 @@ def _ppermute_lowering(
     return [op.result]
 
 
-lowering_rules[par.ppermute_p] = _ppermute_lowering
+lowering_rules[ppermute_p] = _ppermute_lowering
 
 
 def _axis_index_lowering(
@@ -202,4 +211,4 @@ def _axis_index_lowering(
     return [hlo.convert(aval_to_ir_type(avals_out[0]), index)]
 
 
-lowering_rules[par.axis_index_p] = _axis_index_lowering
+lowering_rules[axis_index_p] = _axis_index_lowering

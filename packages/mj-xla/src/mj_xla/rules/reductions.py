@@ -14,7 +14,21 @@ import numpy as np
 
 from mj_core import Primitive
 from mj_core.dtypes import is_inexact
-from mj_core.prims import reductions as rd
+from mj_core.prims.reductions import (
+    argmax_p,
+    argmin_p,
+    cummax_p,
+    cummin_p,
+    cumprod_p,
+    cumsum_p,
+    reduce_and_p,
+    reduce_max_p,
+    reduce_min_p,
+    reduce_or_p,
+    reduce_prod_p,
+    reduce_sum_p,
+    reduction_identity,
+)
 from mj_xla._jaxlib import Value, hlo, ir, ir_tensor_type
 from mj_xla._lowering import (
     Avals,
@@ -49,12 +63,12 @@ def _register_reduction(prim: Primitive, name: str) -> None:
 
 
 for _prim, _name in [
-    (rd.reduce_sum_p, "sum"),
-    (rd.reduce_prod_p, "prod"),
-    (rd.reduce_max_p, "max"),
-    (rd.reduce_min_p, "min"),
-    (rd.reduce_and_p, "and"),
-    (rd.reduce_or_p, "or"),
+    (reduce_sum_p, "sum"),
+    (reduce_prod_p, "prod"),
+    (reduce_max_p, "max"),
+    (reduce_min_p, "min"),
+    (reduce_and_p, "and"),
+    (reduce_or_p, "or"),
 ]:
     _register_reduction(_prim, _name)
 
@@ -76,7 +90,7 @@ def _register_arg_reduction(prim: Primitive, direction: str, init_name: str) -> 
         axis = axes[0] % aval.ndim
         dtype, idx_dtype = aval.dtype, out.dtype
         iota = hlo.iota(ir_tensor_type(aval.shape, idx_dtype), axis)
-        init_val = ir_constant(rd.reduction_identity(init_name, dtype), dtype)
+        init_val = ir_constant(reduction_identity(init_name, dtype), dtype)
         init_idx = ir_constant(0, idx_dtype)
         op = hlo.ReduceOp(
             [ir_tensor_type(out.shape, dtype), aval_to_ir_type(out)],
@@ -99,8 +113,8 @@ def _register_arg_reduction(prim: Primitive, direction: str, init_name: str) -> 
     lowering_rules[prim] = rule
 
 
-_register_arg_reduction(rd.argmax_p, "GT", "max")
-_register_arg_reduction(rd.argmin_p, "LT", "min")
+_register_arg_reduction(argmax_p, "GT", "max")
+_register_arg_reduction(argmin_p, "LT", "min")
 
 
 def _register_cumulative(prim: Primitive, name: str) -> None:
@@ -125,7 +139,7 @@ def _register_cumulative(prim: Primitive, name: str) -> None:
         pad = np.zeros((ndim, 2), np.int64)
         pad[axis] = (0, n - 1) if reverse else (n - 1, 0)
         window = [n if k == axis else 1 for k in range(ndim)]
-        init = ir_constant(rd.reduction_identity(name, out.dtype), out.dtype)
+        init = ir_constant(reduction_identity(name, out.dtype), out.dtype)
         op = hlo.ReduceWindowOp(
             [aval_to_ir_type(out)],
             [x],
@@ -141,9 +155,9 @@ def _register_cumulative(prim: Primitive, name: str) -> None:
 
 
 for _prim, _name in [
-    (rd.cumsum_p, "sum"),
-    (rd.cumprod_p, "prod"),
-    (rd.cummax_p, "max"),
-    (rd.cummin_p, "min"),
+    (cumsum_p, "sum"),
+    (cumprod_p, "prod"),
+    (cummax_p, "max"),
+    (cummin_p, "min"),
 ]:
     _register_cumulative(_prim, _name)

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from mj_core.dtypes import is_float
-from mj_core.prims import sorting as so
+from mj_core.prims.sorting import sort_p
 from mj_xla._jaxlib import Value, hlo, ir, ir_tensor_type
 from mj_xla._lowering import (
     Avals,
@@ -23,7 +23,7 @@ from mj_xla._lowering import (
 __all__: list[str] = []
 
 
-@lowering_rules.register(so.sort_p)
+@lowering_rules.register(sort_p)
 def _sort_lowering(
     ctx: LoweringContext,
     avals_in: Avals,

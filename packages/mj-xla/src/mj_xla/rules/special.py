@@ -28,7 +28,20 @@ import numpy as np
 
 from mj_core import Primitive, ShapedArray, lax
 from mj_core.extend import AnyArray, Array, ArrayLike
-from mj_core.prims import special as sp
+from mj_core.prims.special import (
+    BETAINC_MAX_ITERATIONS,
+    I0E_CHEBYSHEV_BIG,
+    I0E_CHEBYSHEV_SMALL,
+    bessel_i0e_p,
+    bessel_i1e_p,
+    digamma_p,
+    erf_inv_p,
+    erfc_p,
+    igamma_p,
+    igammac_p,
+    lgamma_p,
+    regularized_incomplete_beta_p,
+)
 from mj_ir import ClosedJaxpr
 from mj_ir.extend import trace_to_closed_jaxpr
 from mj_xla._jaxlib import Value, chlo, hlo, ir
@@ -49,11 +62,11 @@ I32 = np.dtype(np.int32)
 BOOL = np.dtype(np.bool_)
 
 for _prim, _op in [
-    (sp.lgamma_p, chlo.lgamma),
-    (sp.digamma_p, chlo.digamma),
-    (sp.erfc_p, chlo.erfc),
-    (sp.erf_inv_p, chlo.erf_inv),
-    (sp.bessel_i1e_p, chlo.bessel_i1e),
+    (lgamma_p, chlo.lgamma),
+    (digamma_p, chlo.digamma),
+    (erfc_p, chlo.erfc),
+    (erf_inv_p, chlo.erf_inv),
+    (bessel_i1e_p, chlo.bessel_i1e),
 ]:
     register_elementwise(_prim, _op)
 
@@ -90,13 +103,13 @@ def _chebyshev(t: ArrayLike, coefficients: Sequence[float]) -> Array:
 
 def _i0e(x: ArrayLike) -> Array:
     ax = lax.abs(x)
-    small = _chebyshev(lax.sub(lax.mul(0.5, ax), 2.0), sp.I0E_CHEBYSHEV_SMALL)
+    small = _chebyshev(lax.sub(lax.mul(0.5, ax), 2.0), I0E_CHEBYSHEV_SMALL)
     big_t = lax.sub(lax.div(32.0, ax), 2.0)
-    big = lax.div(_chebyshev(big_t, sp.I0E_CHEBYSHEV_BIG), lax.sqrt(ax))
+    big = lax.div(_chebyshev(big_t, I0E_CHEBYSHEV_BIG), lax.sqrt(ax))
     return lax.select(lax.le(ax, 8.0), small, big)
 
 
-_register_composition(sp.bessel_i0e_p, _i0e)
+_register_composition(bessel_i0e_p, _i0e)
 
 
 def _incomplete_gamma(a: ArrayLike, x: ArrayLike, upper: bool) -> Array:
@@ -166,8 +179,8 @@ def _igammac(a: ArrayLike, x: ArrayLike) -> Array:
     return _incomplete_gamma(a, x, upper=True)
 
 
-_register_composition(sp.igamma_p, _igamma)
-_register_composition(sp.igammac_p, _igammac)
+_register_composition(igamma_p, _igamma)
+_register_composition(igammac_p, _igammac)
 
 
 # --- regularized incomplete beta ---------------------------------------------------------------
@@ -294,7 +307,7 @@ def _finish(
 def _betainc_lowering(
     ctx: LoweringContext, avals_in: Avals, avals_out: Avals, in_vals: Values
 ) -> list[Value]:
-    operands, dtype = lower_operands(sp.regularized_incomplete_beta_p, avals_in, avals_out, in_vals)
+    operands, dtype = lower_operands(regularized_incomplete_beta_p, avals_in, avals_out, in_vals)
     aval = ShapedArray(avals_out[0].shape, dtype)
     scalar_i, scalar_b = ShapedArray((), I32), ShapedArray((), BOOL)
     swapped = ctx.lower_jaxpr(_trace(_swap, [aval] * 3), operands)
@@ -309,7 +322,7 @@ def _betainc_lowering(
     carry_avals = [scalar_i, scalar_b, aval, aval, aval]
     carry_types = [aval_to_ir_type(a) for a in carry_avals]
     op = hlo.WhileOp(carry_types, init)
-    limit = sp.BETAINC_MAX_ITERATIONS.get(np.dtype(dtype), 200)
+    limit = BETAINC_MAX_ITERATIONS.get(np.dtype(dtype), 200)
     cond_block = op.cond.blocks.append(*carry_types)
     with ir.InsertionPoint(cond_block):
         cond = _trace(_keep_going(limit), carry_avals[:2])
@@ -323,4 +336,4 @@ def _betainc_lowering(
     return ctx.lower_jaxpr(finish, [*operands, aa, bb, xx, h])
 
 
-lowering_rules[sp.regularized_incomplete_beta_p] = _betainc_lowering
+lowering_rules[regularized_incomplete_beta_p] = _betainc_lowering

@@ -10,7 +10,19 @@ from typing import Any
 
 import numpy as np
 
-from mj_core.prims import structural as st
+from mj_core.prims.structural import (
+    broadcast_p,
+    concatenate_p,
+    dynamic_slice_p,
+    dynamic_update_slice_p,
+    iota_p,
+    pad_p,
+    reshape_p,
+    rev_p,
+    slice_p,
+    squeeze_p,
+    transpose_p,
+)
 from mj_xla._jaxlib import Value, hlo
 from mj_xla._lowering import (
     Avals,
@@ -24,7 +36,7 @@ from mj_xla._lowering import (
 __all__: list[str] = []
 
 
-@lowering_rules.register(st.broadcast_p)
+@lowering_rules.register(broadcast_p)
 def _broadcast_lowering(
     ctx: LoweringContext,
     avals_in: Avals,
@@ -38,8 +50,8 @@ def _broadcast_lowering(
     return [hlo.broadcast_in_dim(aval_to_ir_type(avals_out[0]), x, list(broadcast_dimensions))]
 
 
-@lowering_rules.register(st.reshape_p)
-@lowering_rules.register(st.squeeze_p)
+@lowering_rules.register(reshape_p)
+@lowering_rules.register(squeeze_p)
 def _reshape_lowering(
     ctx: LoweringContext, avals_in: Avals, avals_out: Avals, in_vals: Values, **params: Any
 ) -> list[Value]:
@@ -47,7 +59,7 @@ def _reshape_lowering(
     return [hlo.reshape(aval_to_ir_type(avals_out[0]), in_vals[0])]
 
 
-@lowering_rules.register(st.transpose_p)
+@lowering_rules.register(transpose_p)
 def _transpose_lowering(
     ctx: LoweringContext,
     avals_in: Avals,
@@ -59,7 +71,7 @@ def _transpose_lowering(
     return [hlo.transpose(in_vals[0], list(permutation))]
 
 
-@lowering_rules.register(st.rev_p)
+@lowering_rules.register(rev_p)
 def _rev_lowering(
     ctx: LoweringContext,
     avals_in: Avals,
@@ -72,7 +84,7 @@ def _rev_lowering(
     return [hlo.reverse(in_vals[0], sorted(d % ndim for d in dimensions))]
 
 
-@lowering_rules.register(st.concatenate_p)
+@lowering_rules.register(concatenate_p)
 def _concatenate_lowering(
     ctx: LoweringContext, avals_in: Avals, avals_out: Avals, in_vals: Values, *, dimension: int
 ) -> list[Value]:
@@ -81,7 +93,7 @@ def _concatenate_lowering(
     return [hlo.concatenate(xs, dimension % avals_out[0].ndim)]
 
 
-@lowering_rules.register(st.pad_p)
+@lowering_rules.register(pad_p)
 def _pad_lowering(
     ctx: LoweringContext,
     avals_in: Avals,
@@ -97,7 +109,7 @@ def _pad_lowering(
     return [hlo.pad(x, pad_value, list(lo), list(hi), list(interior))]
 
 
-@lowering_rules.register(st.slice_p)
+@lowering_rules.register(slice_p)
 def _slice_lowering(
     ctx: LoweringContext,
     avals_in: Avals,
@@ -118,7 +130,7 @@ def _start_indices(avals: Avals, vals: Values) -> list[Value]:
     return [as_dtype(v, a, index) for v, a in zip(vals, avals, strict=True)]
 
 
-@lowering_rules.register(st.dynamic_slice_p)
+@lowering_rules.register(dynamic_slice_p)
 def _dynamic_slice_lowering(
     ctx: LoweringContext,
     avals_in: Avals,
@@ -131,7 +143,7 @@ def _dynamic_slice_lowering(
     return [hlo.dynamic_slice(in_vals[0], starts, list(slice_sizes))]
 
 
-@lowering_rules.register(st.dynamic_update_slice_p)
+@lowering_rules.register(dynamic_update_slice_p)
 def _dynamic_update_slice_lowering(
     ctx: LoweringContext, avals_in: Avals, avals_out: Avals, in_vals: Values
 ) -> list[Value]:
@@ -142,7 +154,7 @@ def _dynamic_update_slice_lowering(
     return [hlo.dynamic_update_slice(x, update, starts)]
 
 
-@lowering_rules.register(st.iota_p)
+@lowering_rules.register(iota_p)
 def _iota_lowering(
     ctx: LoweringContext,
     avals_in: Avals,

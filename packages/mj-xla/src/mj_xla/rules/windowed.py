@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 
 from mj_core import Primitive
-from mj_core.prims import reductions as rd
-from mj_core.prims import windowed as wr
+from mj_core.prims.reductions import reduction_identity
+from mj_core.prims.windowed import reduce_window_max_p, reduce_window_min_p, reduce_window_sum_p
 from mj_xla._jaxlib import Value, hlo, ir
 from mj_xla._lowering import (
     Avals,
@@ -38,7 +38,7 @@ def _register(prim: Primitive, name: str) -> None:
     ) -> list[Value]:
         aval, out = avals_in[0], avals_out[0]
         x = as_dtype(in_vals[0], aval, out.dtype)
-        init = ir_constant(rd.reduction_identity(name, out.dtype), out.dtype)
+        init = ir_constant(reduction_identity(name, out.dtype), out.dtype)
         pads = np.asarray(padding, np.int64).reshape(len(window_dimensions), 2)
         op = hlo.ReduceWindowOp(
             [aval_to_ir_type(out)],
@@ -57,6 +57,6 @@ def _register(prim: Primitive, name: str) -> None:
     lowering_rules[prim] = rule
 
 
-_register(wr.reduce_window_sum_p, "sum")
-_register(wr.reduce_window_max_p, "max")
-_register(wr.reduce_window_min_p, "min")
+_register(reduce_window_sum_p, "sum")
+_register(reduce_window_max_p, "max")
+_register(reduce_window_min_p, "min")

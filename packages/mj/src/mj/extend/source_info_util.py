@@ -4,6 +4,6 @@ A library registers its directory so that the source location mj reports for an 
 (in error messages and jaxpr source info) is the user's frame, not the library's.
 """
 
-from mj_core.extend import register_exclusion as register_exclusion
+from mj_core.errors import register_exclusion as register_exclusion
 
 __all__ = ["register_exclusion"]
