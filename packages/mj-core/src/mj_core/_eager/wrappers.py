@@ -188,8 +188,30 @@ def _binary(
     def op(x: Any, y: Any) -> Any:
         if not _active.count or _state.eager:
             ufunc = shortcut.ufunc
-            if ufunc is not None:
-                dx: Any  # np.dtype, None for a Python scalar
+            if ufunc is None:
+                return general(x, y)
+            dx: Any  # np.dtype, None for a Python scalar
+            c: Any = None
+            # The common cases first, in as few steps as they take (each attribute read of an
+            # array costs ~15 ns): an EagerArray of plain data and another of its dtype and
+            # rank, or a float32 one and a cached Python float. Anything else (c still None)
+            # is classified below.
+            if type(x) is EagerArray:
+                a = x.base
+                if type(a) is _ndarray:
+                    dx = a.dtype
+                    t = type(y)
+                    if t is EagerArray:
+                        c = y.base
+                        if (
+                            type(c) is not _ndarray
+                            or c.dtype is not dx
+                            or (_ranks_checked and checks_ranks and a.ndim != c.ndim)
+                        ):
+                            c = None
+                    elif t is float and dx is _float32 and floats:
+                        c = _float32_scalar(y)
+            if c is None:
                 if type(x) is EagerArray:
                     a = x.base
                     if type(a) is not _ndarray:
@@ -249,19 +271,19 @@ def _binary(
                     dx = dy  # (the dtype computed in)
                 else:  # mixed dtypes: promoted by the general path
                     return general(x, y)
-                if dx is _float32 or not shortcut.inexact_only or dx.kind in "fc":
-                    try:
-                        out = ufunc(a, c)
-                    except Exception as err:
-                        out = compute_failed(shortcut.primitive, ufunc, (a, c), err)
-                    if type(out) is _ndarray and (dx is _float32 or out.itemsize < 8):
-                        _setflags(out, False)  # as_eager's common case (see above)
-                        return _view(out, EagerArray)  # (read-only as its base)
-                    if shortcut.keeps_dtype and getattr(out, "dtype", dx) != dx:
-                        # NumPy widened it (complex64 ** int is complex128): the typing rule's
-                        # dtype is the general path's
-                        return general(x, y)
-                    return as_eager(out, (a, c))
+            if dx is _float32 or not shortcut.inexact_only or dx.kind in "fc":
+                try:
+                    out = ufunc(a, c)
+                except Exception as err:
+                    out = compute_failed(shortcut.primitive, ufunc, (a, c), err)
+                if type(out) is _ndarray and (dx is _float32 or out.itemsize < 8):
+                    _setflags(out, False)  # as_eager's common case (see above)
+                    return _view(out, EagerArray)  # (read-only as its base)
+                if shortcut.keeps_dtype and getattr(out, "dtype", dx) != dx:
+                    # NumPy widened it (complex64 ** int is complex128): the typing rule's
+                    # dtype is the general path's
+                    return general(x, y)
+                return as_eager(out, (a, c))
         return general(x, y)
 
     return op
