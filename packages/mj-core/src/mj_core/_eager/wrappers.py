@@ -57,7 +57,7 @@ from mj_core._eager.scalars import fits, float32_operand, float32_scalars
 from mj_core._eager_array import EagerArray, canonical_operand
 from mj_core._primitive import Primitive, UfuncShortcut, impl_rules
 
-__all__ = ["EagerState", "TransformationCount", "binds", "connect"]
+__all__ = ["EagerState", "TransformationCount", "binds", "connect", "operator_method"]
 
 _Operation = TypeVar("_Operation", bound=Callable[..., Any])
 _ndarray = np.ndarray
@@ -132,11 +132,33 @@ def binds(
             op = _unary(shortcut)
         elif nin == 2:
             op = _binary(shortcut, numpy)
+            if numpy is not None:
+                _numpy_level[op] = (shortcut, numpy)
         else:
             raise TypeError(f"binds({primitive.name}): one or two operands, got {nin}")
         return functools.update_wrapper(op, signature)  # type: ignore[return-value]
 
     return decorate
+
+
+#: The NumPy-level binary wrappers (``mnp.add``) with their shortcut and ``numpy`` function.
+_numpy_level: dict[Callable[..., Any], tuple[UfuncShortcut, Callable[[Any, Any], Any]]] = {}
+
+
+def operator_method(
+    function: Callable[..., Any] | None, method: Callable[[Any, Any], Any]
+) -> Callable[[Any, Any], Any]:
+    """``EagerArray``'s operator ``method`` (``__add__``: ``function(self, other)`` for an
+    array or scalar ``other``, else ``NotImplemented`` or a ``TypeError``) with the shortcut of
+    the NumPy-level wrapper ``function`` (``mnp.add``) first, in the same Python call: the
+    shortcut takes only operands ``method`` hands to ``function``, and gives what it gives;
+    everything else is ``method``'s. ``method`` itself when ``function`` is not such a
+    wrapper."""
+    entry = _numpy_level.get(function) if function is not None else None
+    if entry is None:
+        return method
+    shortcut, numpy = entry
+    return functools.update_wrapper(_binary(shortcut, numpy, method), method)
 
 
 # The wrappers are written for speed: few closure cells (each is copied on every call), the
@@ -174,9 +196,12 @@ def _unary(shortcut: UfuncShortcut) -> Callable[[Any], Any]:
 
 
 def _binary(
-    shortcut: UfuncShortcut, numpy: Callable[[Any, Any], Any] | None
+    shortcut: UfuncShortcut,
+    numpy: Callable[[Any, Any], Any] | None,
+    fallback: Callable[[Any, Any], Any] | None = None,
 ) -> Callable[[Any, Any], Any]:
-    general = numpy if numpy is not None else functools.partial(_bind1, shortcut.primitive)
+    # what computes everything the shortcut does not take (an operator method's own body)
+    general = fallback or numpy or functools.partial(_bind1, shortcut.primitive)
     # A Python bool next to a number: promoted by the NumPy-level functions, refused by lax's
     scalar_fits = _SCALAR_FITS if numpy is not None else _LAX_SCALAR_FITS
     # Whether it takes a float32 array and a Python scalar (not bitwise_and: its typing rule
