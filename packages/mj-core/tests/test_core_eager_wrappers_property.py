@@ -239,3 +239,47 @@ def test_a_widening_ufunc_leaves_the_dtype_to_the_typing_rule():
             out = clax.pow(x, 0)
             assert out.dtype == np.complex64
             np.testing.assert_allclose(np.asarray(out), np.ones(np.shape(x)))
+
+
+# EagerArray's binary operators whose method tries the NumPy-level wrapper's shortcut first
+# (wrappers.operator_method), with the table's method (mnp's function after the operand check).
+_OPERATORS = sorted(
+    name
+    for name in vars(EagerArray)
+    if name.startswith("__")
+    and getattr(vars(EagerArray)[name], "__code__", None) is not None
+    and vars(EagerArray)[name].__code__.co_filename == wrappers.__file__
+    and vars(EagerArray)[name].__code__.co_argcount == 2
+)
+
+
+def test_the_operators_take_the_shortcut():
+    assert {"__add__", "__mul__", "__sub__", "__lt__", "__iadd__"} <= set(_OPERATORS)
+
+
+@pytest.mark.parametrize("x64", [False, True], ids=["x32", "x64"])
+@_SETTINGS
+@given(data=st.data())
+def test_operator_shortcut_matches_the_operator_table(x64, data):
+    """``x + y`` for an EagerArray ``x`` gives what the operator table's method gives (the
+    NumPy-level function, ``NotImplemented`` for an unknown operand, a TypeError for a list)."""
+    from mj_core._array_methods import array_methods
+
+    name = data.draw(st.sampled_from(_OPERATORS))
+    table = array_methods[name.replace("__i", "__", 1) if name.startswith("__i") else name]
+    shape_x, shape_y = data.draw(_SHAPES)
+    dtype_x = data.draw(st.sampled_from(DTYPES))
+    dtype_y = dtype_x if data.draw(st.booleans()) else data.draw(st.sampled_from(DTYPES))
+    _, make_y = data.draw(operand(dtype_y, shape_y))
+    other = data.draw(st.sampled_from(["operand", "list", "none", "object"]))
+    with config.override("enable_x64", x64):
+        x = mnp.asarray(np.zeros(shape_x, np.float64).astype(dtype_x) + 1)
+        y = {"operand": make_y, "list": lambda: [1, 2, 3], "none": lambda: None}.get(
+            other, object
+        )()
+        fast = _outcome(getattr(EagerArray, name), (x, y))
+        slow = _outcome(table, (x, y))
+        if fast[0] == "ok" and fast[1] is NotImplemented:
+            assert slow == fast
+            return
+        _check_same(name, (x, y), fast, slow)

@@ -21,6 +21,7 @@ import numpy as np
 from mj_core import lax
 from mj_core import numpy as mnp
 from mj_core._avals import ConcreteArray, array_types, get_aval
+from mj_core._eager.wrappers import operator_method
 from mj_core._eager_array import EagerArray, WeakEagerArray, eager_result, weak_result
 from mj_core._trace import Tracer
 from mj_core._typing import DTypeLike
@@ -87,6 +88,7 @@ def _binary_methods() -> dict[str, Callable[..., Any]]:
     out: dict[str, Callable[..., Any]] = {}
     for name, f in ops.items():
         out[f"__{name}__"] = _defer_to_unrecognized_arg(name, f)
+        _OPERATOR_FUNCTIONS[f"__{name}__"] = f
         if name not in _COMPARISONS:
             out[f"__r{name}__"] = _defer_to_unrecognized_arg(name, f, reflected=True)
     out.update(
@@ -98,6 +100,9 @@ def _binary_methods() -> dict[str, Callable[..., Any]]:
     return out
 
 
+#: The NumPy-level function of each (not reflected) binary operator: ``EagerArray``'s
+#: operators try its shortcut first (:func:`~mj_core._eager.wrappers.operator_method`).
+_OPERATOR_FUNCTIONS: dict[str, Callable[[Any, Any], Any]] = {}
 _COMPARISONS = frozenset({"eq", "ne", "lt", "le", "gt", "ge"})
 _OPERATOR_NAMES = {
     "add": "+", "sub": "-", "mul": "*", "and": "&", "or": "|", "xor": "^", "truediv": "/",
@@ -519,6 +524,8 @@ def _install_on_ndarray_subclass(cls: type, own: dict[str, Any]) -> None:
         attribute = _ndarray_attribute(own, name, impl)
         if attribute is None:
             continue
+        if cls is EagerArray and name in _OPERATOR_FUNCTIONS:
+            attribute = operator_method(_OPERATOR_FUNCTIONS[name], attribute)
         setattr(cls, name, attribute)
         inplace = name.replace("__", "__i", 1)  # (no reflected __rxxx__ has an in-place form)
         if name.startswith("__") and hasattr(np.ndarray, inplace):

@@ -57,7 +57,7 @@ from mj_core._eager.scalars import fits, float32_operand, float32_scalars
 from mj_core._eager_array import EagerArray, canonical_operand
 from mj_core._primitive import Primitive, UfuncShortcut, impl_rules
 
-__all__ = ["EagerState", "TransformationCount", "binds", "connect"]
+__all__ = ["EagerState", "TransformationCount", "binds", "connect", "operator_method"]
 
 _Operation = TypeVar("_Operation", bound=Callable[..., Any])
 _ndarray = np.ndarray
@@ -132,11 +132,33 @@ def binds(
             op = _unary(shortcut)
         elif nin == 2:
             op = _binary(shortcut, numpy)
+            if numpy is not None:
+                _numpy_level[op] = (shortcut, numpy)
         else:
             raise TypeError(f"binds({primitive.name}): one or two operands, got {nin}")
         return functools.update_wrapper(op, signature)  # type: ignore[return-value]
 
     return decorate
+
+
+#: The NumPy-level binary wrappers (``mnp.add``) with their shortcut and ``numpy`` function.
+_numpy_level: dict[Callable[..., Any], tuple[UfuncShortcut, Callable[[Any, Any], Any]]] = {}
+
+
+def operator_method(
+    function: Callable[..., Any] | None, method: Callable[[Any, Any], Any]
+) -> Callable[[Any, Any], Any]:
+    """``EagerArray``'s operator ``method`` (``__add__``: ``function(self, other)`` for an
+    array or scalar ``other``, else ``NotImplemented`` or a ``TypeError``) with the shortcut of
+    the NumPy-level wrapper ``function`` (``mnp.add``) first, in the same Python call: the
+    shortcut takes only operands ``method`` hands to ``function``, and gives what it gives;
+    everything else is ``method``'s. ``method`` itself when ``function`` is not such a
+    wrapper."""
+    entry = _numpy_level.get(function) if function is not None else None
+    if entry is None:
+        return method
+    shortcut, numpy = entry
+    return functools.update_wrapper(_binary(shortcut, numpy, method), method)
 
 
 # The wrappers are written for speed: few closure cells (each is copied on every call), the
@@ -174,9 +196,12 @@ def _unary(shortcut: UfuncShortcut) -> Callable[[Any], Any]:
 
 
 def _binary(
-    shortcut: UfuncShortcut, numpy: Callable[[Any, Any], Any] | None
+    shortcut: UfuncShortcut,
+    numpy: Callable[[Any, Any], Any] | None,
+    fallback: Callable[[Any, Any], Any] | None = None,
 ) -> Callable[[Any, Any], Any]:
-    general = numpy if numpy is not None else functools.partial(_bind1, shortcut.primitive)
+    # what computes everything the shortcut does not take (an operator method's own body)
+    general = fallback or numpy or functools.partial(_bind1, shortcut.primitive)
     # A Python bool next to a number: promoted by the NumPy-level functions, refused by lax's
     scalar_fits = _SCALAR_FITS if numpy is not None else _LAX_SCALAR_FITS
     # Whether it takes a float32 array and a Python scalar (not bitwise_and: its typing rule
@@ -188,8 +213,30 @@ def _binary(
     def op(x: Any, y: Any) -> Any:
         if not _active.count or _state.eager:
             ufunc = shortcut.ufunc
-            if ufunc is not None:
-                dx: Any  # np.dtype, None for a Python scalar
+            if ufunc is None:
+                return general(x, y)
+            dx: Any  # np.dtype, None for a Python scalar
+            c: Any = None
+            # The common cases first, in as few steps as they take (each attribute read of an
+            # array costs ~15 ns): an EagerArray of plain data and another of its dtype and
+            # rank, or a float32 one and a cached Python float. Anything else (c still None)
+            # is classified below.
+            if type(x) is EagerArray:
+                a = x.base
+                if type(a) is _ndarray:
+                    dx = a.dtype
+                    t = type(y)
+                    if t is EagerArray:
+                        c = y.base
+                        if (
+                            type(c) is not _ndarray
+                            or c.dtype is not dx
+                            or (_ranks_checked and checks_ranks and a.ndim != c.ndim)
+                        ):
+                            c = None
+                    elif t is float and dx is _float32 and floats:
+                        c = _float32_scalar(y)
+            if c is None:
                 if type(x) is EagerArray:
                     a = x.base
                     if type(a) is not _ndarray:
@@ -249,19 +296,19 @@ def _binary(
                     dx = dy  # (the dtype computed in)
                 else:  # mixed dtypes: promoted by the general path
                     return general(x, y)
-                if dx is _float32 or not shortcut.inexact_only or dx.kind in "fc":
-                    try:
-                        out = ufunc(a, c)
-                    except Exception as err:
-                        out = compute_failed(shortcut.primitive, ufunc, (a, c), err)
-                    if type(out) is _ndarray and (dx is _float32 or out.itemsize < 8):
-                        _setflags(out, False)  # as_eager's common case (see above)
-                        return _view(out, EagerArray)  # (read-only as its base)
-                    if shortcut.keeps_dtype and getattr(out, "dtype", dx) != dx:
-                        # NumPy widened it (complex64 ** int is complex128): the typing rule's
-                        # dtype is the general path's
-                        return general(x, y)
-                    return as_eager(out, (a, c))
+            if dx is _float32 or not shortcut.inexact_only or dx.kind in "fc":
+                try:
+                    out = ufunc(a, c)
+                except Exception as err:
+                    out = compute_failed(shortcut.primitive, ufunc, (a, c), err)
+                if type(out) is _ndarray and (dx is _float32 or out.itemsize < 8):
+                    _setflags(out, False)  # as_eager's common case (see above)
+                    return _view(out, EagerArray)  # (read-only as its base)
+                if shortcut.keeps_dtype and getattr(out, "dtype", dx) != dx:
+                    # NumPy widened it (complex64 ** int is complex128): the typing rule's
+                    # dtype is the general path's
+                    return general(x, y)
+                return as_eager(out, (a, c))
         return general(x, y)
 
     return op
