@@ -271,7 +271,8 @@ def test_vjp_primal_output_of_host_input_is_canonical(x64, primal, fun):
     f = {"identity": lambda x: x, "double": lambda x: x * 2}[fun]
     want, want_vjp = jax.vjp(f, primal)
     got, got_vjp = mj.vjp(f, primal)
-    assert got.dtype == want.dtype and got.shape == want.shape
+    assert got.dtype == want.dtype
+    assert got.shape == want.shape
     np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
     if np.issubdtype(want.dtype, np.floating):
         ct = np.ones(want.shape, want.dtype)
