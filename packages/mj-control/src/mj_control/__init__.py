@@ -1,10 +1,10 @@
 """Layer 6 of mini-JAX (mj): structured control flow.
 
-Owns ``cond``, ``switch``, ``while_loop``, ``fori_loop``, ``scan``, ``map``, ``checkpoint``
-and the implicitly differentiated solvers ``custom_root`` and ``custom_linear_solve``,
-registering each primitive's rules (impl, abstract eval, jvp, vmap, partial eval, transpose,
-lowering) into the lower layers' tables. It may import ``mj_xla`` and every layer below it;
-never ``mj``.
+Owns ``cond``, ``switch``, ``platform_dependent``, ``while_loop``, ``fori_loop``, ``scan``,
+``map``, ``checkpoint`` and the implicitly differentiated solvers ``custom_root`` and
+``custom_linear_solve``, registering each primitive's rules (impl, abstract eval, jvp, vmap,
+partial eval, transpose, lowering) into the lower layers' tables. It may import ``mj_xla`` and
+every layer below it; never ``mj``.
 """
 
 from mj_control._checkpoint import checkpoint as checkpoint
@@ -21,6 +21,8 @@ from mj_control._custom_root import custom_root as custom_root
 from mj_control._linear_solve import custom_linear_solve as custom_linear_solve
 from mj_control._linear_solve import linear_solve_p as linear_solve_p
 from mj_control._map import map as map
+from mj_control._platform_dependent import platform_dependent as platform_dependent
+from mj_control._platform_dependent import platform_index_p as platform_index_p
 from mj_control._scan import scan as scan
 from mj_control._scan import scan_p as scan_p
 from mj_control._while import fori_loop as fori_loop

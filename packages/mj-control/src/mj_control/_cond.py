@@ -424,8 +424,12 @@ def _cond_lowering(
     *,
     branches: tuple[ClosedJaxpr, ...],
 ) -> list[Value]:
-    """Two branches: ``stablehlo.if``; more: ``stablehlo.case`` (the index is in range)."""
+    """Two branches: ``stablehlo.if``; more: ``stablehlo.case`` (the index is in range). A
+    constant index (``platform_dependent``'s) lowers only the branch it selects, inline."""
     index, *ops = in_vals
+    chosen = _constant_index(index)
+    if chosen is not None:
+        return ctx.lower_jaxpr(branches[min(max(chosen, 0), len(branches) - 1)], ops)
     out_types = [aval_to_ir_type(a) for a in avals_out]
     op: hlo.IfOp | hlo.CaseOp
     if len(branches) == 2:
@@ -440,6 +444,15 @@ def _cond_lowering(
         with ir.InsertionPoint(region.blocks.append()):
             hlo.return_(ctx.lower_jaxpr(branch, ops))
     return [*op.results]
+
+
+def _constant_index(index: Value) -> int | None:
+    """The value of ``index`` if a ``stablehlo.constant`` defines it, else None."""
+    owner = index.owner
+    op = owner.operation if isinstance(owner, ir.OpView) else owner
+    if not isinstance(op, ir.Operation) or op.name != "stablehlo.constant":
+        return None
+    return int(np.asarray(ir.DenseElementsAttr(op.attributes["value"])).reshape(()))
 
 
 lowering_rules[cond_p] = _cond_lowering

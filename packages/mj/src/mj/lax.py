@@ -20,13 +20,18 @@ from mj._lax_composites import top_k as top_k
 from mj_autodiff import stop_gradient as stop_gradient
 from mj_autodiff.extend import stop_gradient_p as stop_gradient_p
 from mj_control import cond as cond
+from mj_control import cond_p as cond_p
 from mj_control import custom_linear_solve as custom_linear_solve
 from mj_control import custom_root as custom_root
 from mj_control import fori_loop as fori_loop
+from mj_control import linear_solve_p as linear_solve_p
 from mj_control import map as map
+from mj_control import platform_dependent as platform_dependent
 from mj_control import scan as scan
+from mj_control import scan_p as scan_p
 from mj_control import switch as switch
 from mj_control import while_loop as while_loop
+from mj_control import while_p as while_p
 from mj_core import lax_linalg as linalg  # noqa: F401 (re-exported: jax.lax.linalg)
 from mj_core import numpy as _mnp
 from mj_core.lax import conv_general_shape_tuple as conv_general_shape_tuple
