@@ -413,18 +413,18 @@ class JitFunction(Generic[P, R]):
                     elif not _describe(a, leaves, tokens):
                         tokens = None
                         break
-                else:
-                    memo_key = tuple(tokens)
             else:
                 memo_key = self._describe_call(args, kwargs, leaves)
-            if memo_key is not None:
+            if tokens is not None or memo_key is not None:
                 if self._memo_generation != self._cache.generation:
                     self._memo.clear()
                     self._last = None
                     self._memo_generation = self._cache.generation
-                last = self._last
-                if last is not None and tokens == last[0]:  # (equal tokens: equal memo keys)
-                    return last[1].run(leaves)  # type: ignore[no-any-return]
+                if tokens is not None:
+                    last = self._last
+                    if last is not None and tokens == last[0]:  # (equal tokens: equal keys)
+                        return last[1].run(leaves)  # type: ignore[no-any-return]
+                    memo_key = tuple(tokens)
                 plan = self._memo.get(memo_key)
                 if plan is not None:
                     if tokens is not None:
