@@ -52,7 +52,8 @@ from mj_core.tree_util import PyTreeDef, tree_flatten, tree_map, tree_unflatten
 from mj_ir import ClosedJaxpr, ShapeDtypeStruct
 from mj_ir.extend import trace_to_jaxpr
 from mj_xla import _jaxlib
-from mj_xla._array import Array, CommittedArray, device_put, to_buffer
+from mj_xla._array import Array, CommittedArray, to_buffer
+from mj_xla._device_put import device_put
 from mj_xla._executable import Executable, compile_jaxpr, drop_unused_arguments, inline_values
 from mj_xla._lowering import build_module
 from mj_xla._pmap_executable import ReplicatedJit
