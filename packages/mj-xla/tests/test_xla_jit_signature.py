@@ -313,3 +313,47 @@ def test_configuration_that_changes_traces_is_part_of_the_signature():
         jf(x, y)
     np.testing.assert_array_equal(np.asarray(jf(x, y)), x + y)
     assert len(traces) == 3
+
+
+def test_a_call_like_the_last_one_skips_the_memo_lookup(monkeypatch):
+    """A training-loop call (parameters fed back from the previous outputs, a new host batch
+    of one shape each time) is recognised by comparison with the last call: no signature and
+    no memo lookup once it repeats, a lookup again after a call of another kind, and the
+    values are those of the NumPy reference at every step."""
+
+    class CountingMemo(dict[Any, Any]):
+        lookups = 0
+
+        def get(self, key: Any, default: Any = None) -> Any:
+            CountingMemo.lookups += 1
+            return super().get(key, default)
+
+    def step(params: list[Any], x: Any) -> list[Any]:
+        return [p - 0.5 * (x.sum() - p.sum()) for p in params]
+
+    jf = jit(step)
+    signatures: list[int] = []
+    original = JitFunction.signature
+
+    def counted(self: Any, *a: Any, **k: Any) -> Any:
+        signatures.append(1)
+        return original(self, *a, **k)
+
+    monkeypatch.setattr(JitFunction, "signature", counted)
+    jf._memo = CountingMemo()
+    rng = np.random.default_rng(5)
+    params: list[Any] = [device_put(np.ones(3, np.float32)), device_put(np.zeros(2, np.float32))]
+    want = [np.ones(3, np.float32), np.zeros(2, np.float32)]
+    for k in range(8):
+        x = rng.standard_normal((2, 2) if k in (4, 5) else 4).astype(np.float32)  # (4, 5): other
+        lookups, computed = CountingMemo.lookups, len(signatures)
+        params = jf(params, x)
+        xs = x.sum()
+        want = [w - np.float32(0.5) * (xs - w.sum()) for w in want]
+        for got, w in zip(params, want, strict=True):
+            np.testing.assert_allclose(np.asarray(got), w, rtol=1e-5)
+        counts = CountingMemo.lookups - lookups, len(signatures) - computed
+        if k in (2, 3, 7):  # like the call before it: neither signature nor lookup
+            assert counts == (0, 0), k
+        if k == 6:  # back to the loop's kind after another: looked up, found
+            assert counts == (1, 0)

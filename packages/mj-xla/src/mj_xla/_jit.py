@@ -52,7 +52,8 @@ from mj_core.tree_util import PyTreeDef, tree_flatten, tree_map, tree_unflatten
 from mj_ir import ClosedJaxpr, ShapeDtypeStruct
 from mj_ir.extend import trace_to_jaxpr
 from mj_xla import _jaxlib
-from mj_xla._array import Array, CommittedArray, device_put, to_buffer
+from mj_xla._array import Array, CommittedArray, to_buffer
+from mj_xla._device_put import device_put
 from mj_xla._executable import Executable, compile_jaxpr, drop_unused_arguments, inline_values
 from mj_xla._lowering import build_module
 from mj_xla._pmap_executable import ReplicatedJit
@@ -339,6 +340,7 @@ class JitFunction(Generic[P, R]):
         "_in_shardings",
         "_inline",
         "_keep_unused",
+        "_last",
         "_memo",
         "_memo_generation",
         "_name",
@@ -396,6 +398,11 @@ class JitFunction(Generic[P, R]):
         # The dispatch memo: per-call keys read off the arguments (see _describe) -> plans.
         self._memo: dict[Hashable, _Plan] = {}
         self._memo_generation = self._cache.generation
+        # The last positional call's tokens and the plan they found: a call like it (a loop
+        # feeding back the previous outputs, a data pipeline's batches) is recognised by one
+        # list comparison, which short-cuts on identical objects (the avals an executable gives
+        # its outputs, dtypes) where the memo's lookup hashes and compares each aval in Python.
+        self._last: tuple[list[Any], _Plan] | None = None
         functools.update_wrapper(self, fun)
 
     def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R:
@@ -408,8 +415,9 @@ class JitFunction(Generic[P, R]):
             # The dispatch memo: a key read off the arguments without flattening them or
             # building avals, mapped to what signature() found for the first such call.
             leaves: list[Any] = []
+            tokens: list[Any] | None = None
             if not kwargs and not self._static_argnums:
-                tokens: list[Any] = [len(args)]
+                tokens = [len(args)]
                 positional: tuple[Any, ...] = args
                 for a in positional:  # (_describe's first cases, inline: the common leaves)
                     t = type(a)
@@ -420,17 +428,24 @@ class JitFunction(Generic[P, R]):
                         leaves.append(a)
                         tokens += (t, a.dtype, a.shape)
                     elif not _describe(a, leaves, tokens):
+                        tokens = None
                         break
-                else:
-                    memo_key = tuple(tokens)
             else:
                 memo_key = self._describe_call(args, kwargs, leaves)
-            if memo_key is not None:
+            if tokens is not None or memo_key is not None:
                 if self._memo_generation != self._cache.generation:
                     self._memo.clear()
+                    self._last = None
                     self._memo_generation = self._cache.generation
+                if tokens is not None:
+                    last = self._last
+                    if last is not None and tokens == last[0]:  # (equal tokens: equal keys)
+                        return last[1].run(leaves)  # type: ignore[no-any-return]
+                    memo_key = tuple(tokens)
                 plan = self._memo.get(memo_key)
                 if plan is not None:
+                    if tokens is not None:
+                        self._last = (tokens, plan)
                     return plan.run(leaves)  # type: ignore[no-any-return]
         if self._inline and not is_eager():  # traced inside another function: its equations
             return self._fun(*args, **kwargs)
@@ -495,6 +510,7 @@ class JitFunction(Generic[P, R]):
                 conv.append(_jaxlib.host_putter(aval.shape, aval.dtype, device))
         if len(self._memo) >= _MAX_MEMO_KEYS:
             self._memo.clear()
+            self._last = None
         self._memo[memo_key] = _Plan(entry, conv)
 
     def _placed(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, Any]:

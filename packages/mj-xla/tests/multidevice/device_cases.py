@@ -134,3 +134,22 @@ def test_committed_calls_take_the_cached_entry(devs):
     assert len(traces) == 2
     with pytest.raises(ValueError, match="Received incompatible devices"):
         g(x, other)
+
+
+def test_jit_device_runs_there_with_host_arguments(devs):
+    """``jit(f, device=d)`` (deprecated in JAX, still honoured there) commits its host and
+    uncommitted arguments to ``d``: the computation and its result are on ``d``, call after
+    call (JAX 0.10.2: ``jax.jit(f, device=jax.devices()[3])(np.ones(2)).devices()`` is
+    ``{CpuDevice(id=3)}``)."""
+    with pytest.warns(DeprecationWarning, match="deprecated"):
+        g = mj.jit(lambda y, s: y + s, device=devs[3])
+    for k in range(3):
+        host = np.full(2, k, np.int64)  # narrowed to int32 without enable_x64
+        out = g(host, 1)
+        assert out.device is devs[3], k
+        assert out.committed
+        assert out.dtype == (np.int64 if config.enable_x64 else np.int32)
+        np.testing.assert_array_equal(np.asarray(out), host + 1)
+    out = g(mj.device_put(np.ones(2, np.int32)), 2)
+    assert out.device is devs[3]
+    np.testing.assert_array_equal(np.asarray(out), [3, 3])
