@@ -25,6 +25,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from mj_core._array_views import array_views, bind_views
 from mj_core._avals import ShapedArray
 from mj_core._eager.evaluate import eval_primitive
 from mj_core._eager.wrappers import binds, connect
@@ -422,9 +423,12 @@ def _bind_traced(primitive: Primitive, args: tuple[Any, ...], params: dict[str, 
     tracers = []
     for arg in args:  # a loop, not a comprehension: no closure cell made on every call
         # full_raise's common case (already a tracer of this trace) inlined
-        tracers.append(
-            arg if isinstance(arg, Tracer) and arg._trace is trace else full_raise(trace, arg)
-        )
+        if isinstance(arg, Tracer) and arg._trace is trace:
+            tracers.append(arg)
+        elif type(arg) in array_views:  # a view of data (typed keys): bound on its data
+            return bind_views(primitive, args, params)
+        else:
+            tracers.append(full_raise(trace, arg))
     outs = trace.process_primitive(primitive, tracers, params)
     return [out.full_lower() if isinstance(out, Tracer) else out for out in outs]
 

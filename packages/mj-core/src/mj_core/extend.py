@@ -13,6 +13,10 @@ mj-core only through ``mj_core``, this module and the public namespaces (``mj_co
 ``mj_core.errors``, and the family modules ``mj_core.prims.<family>`` for the primitives).
 """
 
+from mj_core._array_views import ArrayView as ArrayView
+from mj_core._array_views import register_array_view as register_array_view
+from mj_core._array_views import view_dtype as view_dtype
+from mj_core._array_views import view_rules as view_rules
 from mj_core._avals import AbstractValue as AbstractValue
 from mj_core._avals import ConcreteArray as ConcreteArray
 from mj_core._avals import ShapedArray as ShapedArray
