@@ -29,9 +29,11 @@ from mj_core._primitive import Primitive
 
 __all__ = [
     "ArrayView",
+    "ViewPromotionError",
     "ViewRule",
     "array_views",
     "bind_views",
+    "fill_view",
     "register_array_view",
     "view_dtype",
     "view_dtypes",
@@ -62,6 +64,12 @@ class ArrayView:
         self.wrap = wrap
         self.element_shape = element_shape
         self.data_dtype = data_dtype
+
+
+class ViewPromotionError(ValueError):
+    """A view dtype promoted with another dtype (JAX's ``ValueError``). NumPy-level functions
+    catch it to leave the operands as they are: the primitive then refuses the dtypes in
+    JAX's words (``add does not accept dtypes key<fry>, int32.``)."""
 
 
 #: View array type -> its :class:`ArrayView` (exact type, as ``eager_handlers``).
@@ -134,3 +142,16 @@ def bind_views(primitive: Primitive, args: Sequence[Any], params: dict[str, Any]
         view.element_shape(dtype),
     )
     return [view.wrap(dtype, out) for out in bind(primitive, *data_args, **data_params)]
+
+
+def fill_view(view: ArrayView, dtype: Any, value: Any) -> Any:
+    """The 0-d view of ``dtype`` whose element's data is all ``value`` (``lax.full``'s fill
+    of a view dtype, as JAX's: ``jnp.zeros(3, key.dtype)`` is keys over zero data); a view
+    ``value`` of ``dtype`` is itself."""
+    if type(value) in array_views:
+        if value.dtype != dtype:
+            raise ValueError(f"Cannot convert_element_type from {value.dtype} to {dtype}")
+        return value
+    from mj_core.prims.structural import full
+
+    return view.wrap(dtype, full(view.element_shape(dtype), value, view.data_dtype(dtype)))

@@ -166,7 +166,17 @@ def result_type(*dtypes_and_weak: tuple[np.dtype[Any], bool]) -> tuple[np.dtype[
         return first
     if not first[1] and all(p == first for p in dtypes_and_weak):
         return first
-    return _lattice.result_type(dtypes_and_weak, config.enable_x64)
+    try:
+        return _lattice.result_type(dtypes_and_weak, config.enable_x64)
+    except TypeError:
+        from mj_core._array_views import ViewPromotionError, view_dtype
+
+        for d, _ in dtypes_and_weak:
+            if view_dtype(d) is not None:  # typed keys: only with themselves, as in JAX
+                raise ViewPromotionError(
+                    f"dtype={d} is not a valid dtype for JAX type promotion."
+                ) from None
+        raise
 
 
 def promote_types(a: Any, b: Any) -> np.dtype[Any]:

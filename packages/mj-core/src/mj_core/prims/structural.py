@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from mj_core._array_views import fill_view, view_dtype
 from mj_core._avals import ShapedArray, raise_to_shaped
 from mj_core._lattice import kind
 from mj_core._primitive import Primitive, abstract_eval_rules, impl_rules
@@ -690,7 +691,13 @@ def full(shape: Sequence[int], fill_value: ArrayLike, dtype: DTypeLike | None = 
     if shape_of(fill_value) != ():
         raise TypeError(f"full: fill_value must be a scalar, got shape {shape_of(fill_value)}")
     if dtype is not None:
-        fill_value = convert_element_type(fill_value, dtype)
+        try:
+            fill_value = convert_element_type(fill_value, dtype)
+        except ValueError:
+            view = view_dtype(dtype)
+            if view is None:
+                raise
+            fill_value = fill_view(view, dtype, fill_value)  # typed keys: over filled data
     return broadcast_in_dim(fill_value, shape, ())
 
 

@@ -57,6 +57,7 @@ class PRNGKeyDtype:
     __slots__ = ("_impl",)
 
     type = prng_key
+    kind = "V"  # (NumPy's kind of opaque data: no NumPy-level rule mistakes it for a number)
 
     def __init__(self, impl: PRNGImpl) -> None:
         self._impl = impl
