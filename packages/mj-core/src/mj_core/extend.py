@@ -14,6 +14,7 @@ mj-core only through ``mj_core``, this module and the public namespaces (``mj_co
 """
 
 from mj_core._array_views import ArrayView as ArrayView
+from mj_core._array_views import array_views as array_views
 from mj_core._array_views import register_array_view as register_array_view
 from mj_core._array_views import view_dtype as view_dtype
 from mj_core._array_views import view_rules as view_rules
