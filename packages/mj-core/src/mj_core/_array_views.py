@@ -131,6 +131,8 @@ def bind_views(primitive: Primitive, args: Sequence[Any], params: dict[str, Any]
     dtype = first.dtype
     rule = view_rules.get(primitive)
     if rule is None or view_dtype(dtype) is None:  # (a float0 tangent view has no rules)
+        if "new_dtype" in params:  # convert_element_type & co, in JAX's words
+            raise ValueError(f"Cannot {primitive.name} from {dtype} to {params['new_dtype']}")
         raise refuse(primitive, args)
     for a, v in zip(args, is_view, strict=True):
         if v and a.dtype != dtype:
