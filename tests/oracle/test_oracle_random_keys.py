@@ -353,9 +353,9 @@ ERRORS_ON_KEYS = {
 @pytest.mark.parametrize("name", sorted(ERRORS_ON_KEYS))
 def test_key_errors_in_jax_words(x64, name):
     f = ERRORS_ON_KEYS[name]
-    with pytest.raises(Exception) as j_err:
+    with pytest.raises((TypeError, ValueError)) as j_err:
         f(jnp, jax.lax, jr)
-    with pytest.raises(Exception) as m_err:
+    with pytest.raises((TypeError, ValueError)) as m_err:
         f(mnp, mj.lax, mr)
     assert isinstance(m_err.value, j_err.type), (m_err.value, j_err.value)
     # JAX's first sentence (mj does not list the accepted dtypes after it)

@@ -311,7 +311,7 @@ class ShapeDtypeStruct:
         except TypeError:
             if view_dtype(dtype) is None:
                 raise
-            self.dtype = dtype  # a view dtype (typed keys: key<fry>)
+            self.dtype = dtype  # type: ignore[assignment]  # a view dtype (key<fry>)
         self.weak_type = weak_type
         self.sharding = sharding
 

@@ -80,7 +80,7 @@ def as_dtype(dtype: DTypeLike | None, fun_name: str = "array") -> DType | None:
     except TypeError:
         if view_dtype(dtype) is None:
             raise
-        return dtype  # type: ignore[no-any-return]  # a view dtype (typed keys): as it is
+        return dtype  # type: ignore[return-value]  # a view dtype (typed keys): as it is
 
 
 # The strong kinds a weak operand of each kind joins without a conversion (lax's own rule).

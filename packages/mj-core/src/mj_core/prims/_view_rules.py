@@ -125,9 +125,7 @@ def _select_n(
     shape = shape_of(which)
     if shape:  # one choice per element: the same for all of its data
         full = (*shape, *e)
-        which = bind1(
-            broadcast_p, which, shape=full, broadcast_dimensions=tuple(range(len(shape)))
-        )
+        which = bind1(broadcast_p, which, shape=full, broadcast_dimensions=tuple(range(len(shape))))
     return (which, *args[1:]), params
 
 

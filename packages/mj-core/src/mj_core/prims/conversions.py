@@ -102,13 +102,13 @@ def convert_element_type(operand: ArrayLike, new_dtype: Any) -> Array:
         new = np.dtype(new_dtype)
         old = dtype_of(operand)
     except TypeError:  # a view dtype (typed keys) on either side: to itself only
-        old = getattr(operand, "dtype", None)
-        to_view, from_view = view_dtype(new_dtype) is not None, view_dtype(old) is not None
+        given: Any = getattr(operand, "dtype", None)
+        to_view, from_view = view_dtype(new_dtype) is not None, view_dtype(given) is not None
         if not (to_view or from_view):
             raise
-        if old == new_dtype:
+        if given == new_dtype:
             return operand  # type: ignore[return-value]
-        src = old if from_view else dtype_of(operand)
+        src = given if from_view else dtype_of(operand)
         dst = new_dtype if to_view else canonical_dtype(new_dtype)
         raise ValueError(f"Cannot convert_element_type from {src} to {dst}") from None
     if old == new and not _is_weak(operand):

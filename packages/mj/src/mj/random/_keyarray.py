@@ -25,7 +25,6 @@ import numpy as np
 
 from mj.dtypes import float0, prng_key
 from mj_core import get_aval, is_array
-
 from mj_core.extend import AnyArray, Array, ArrayView, register_array_view
 from mj_core.tree_util import register_pytree_node
 
