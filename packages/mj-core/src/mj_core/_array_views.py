@@ -24,17 +24,17 @@ from typing import Any
 
 import numpy as np
 
-from mj_core._eager_dispatch import eager_handlers
+from mj_core._avals import get_aval
 from mj_core._primitive import Primitive
+from mj_core.dtypes import ViewPromotionError as ViewPromotionError
+from mj_core.dtypes import view_dtypes as _dtype_views
 
 __all__ = [
     "ArrayView",
     "ViewPromotionError",
     "ViewRule",
     "array_views",
-    "bind_views",
-    "fill_view",
-    "register_array_view",
+    "refuse",
     "view_dtype",
     "view_dtypes",
     "view_rules",
@@ -66,16 +66,10 @@ class ArrayView:
         self.data_dtype = data_dtype
 
 
-class ViewPromotionError(ValueError):
-    """A view dtype promoted with another dtype (JAX's ``ValueError``). NumPy-level functions
-    catch it to leave the operands as they are: the primitive then refuses the dtypes in
-    JAX's words (``add does not accept dtypes key<fry>, int32.``)."""
-
-
 #: View array type -> its :class:`ArrayView` (exact type, as ``eager_handlers``).
 array_views: dict[type, ArrayView] = {}
-#: View dtype type (``key<fry>``'s class) -> its :class:`ArrayView`.
-view_dtypes: dict[type, ArrayView] = {}
+#: View dtype type (``key<fry>``'s class) -> its :class:`ArrayView` (mj_core.dtypes's table).
+view_dtypes: dict[type, ArrayView] = _dtype_views
 
 #: ``rule(args, is_view, params, element_shape) -> (data_args, data_params)``: the primitive
 #: applied to the data of views (and to the other operands, adjusted) instead; it raises
@@ -88,21 +82,12 @@ ViewRule = Callable[
 view_rules: dict[Primitive, ViewRule] = {}
 
 
-def register_array_view(view: ArrayView) -> None:
-    """Make ``view.array_type`` an array view (see the module doc)."""
-    array_views[view.array_type] = view
-    view_dtypes[view.dtype_type] = view
-    eager_handlers[view.array_type] = bind_views
-
-
 def view_dtype(dtype: Any) -> ArrayView | None:
     """The :class:`ArrayView` of a view dtype (``key<fry>``), None for any other dtype."""
     return view_dtypes.get(type(dtype))
 
 
 def _dtype_name(x: Any) -> str:
-    from mj_core._avals import get_aval
-
     if type(x) in array_views:
         return str(x.dtype)
     try:
@@ -118,42 +103,3 @@ def refuse(primitive: Primitive, args: Sequence[Any]) -> TypeError:
     if len(names) == 1:
         return TypeError(f"{primitive.name} does not accept dtype {names[0]}.")
     return TypeError(f"{primitive.name} does not accept dtypes {', '.join(names)}.")
-
-
-def bind_views(primitive: Primitive, args: Sequence[Any], params: dict[str, Any]) -> list[Any]:
-    """``primitive`` applied to ``args`` of which some are views: applied to their data by the
-    primitive's :data:`view_rules` entry, its outputs views of the same dtype."""
-    from mj_core._trace import bind
-
-    is_view = [type(a) in array_views for a in args]
-    first = next(a for a, v in zip(args, is_view, strict=True) if v)
-    view = array_views[type(first)]
-    dtype = first.dtype
-    rule = view_rules.get(primitive)
-    if rule is None or view_dtype(dtype) is None:  # (a float0 tangent view has no rules)
-        if "new_dtype" in params:  # convert_element_type & co, in JAX's words
-            raise ValueError(f"Cannot {primitive.name} from {dtype} to {params['new_dtype']}")
-        raise refuse(primitive, args)
-    for a, v in zip(args, is_view, strict=True):
-        if v and a.dtype != dtype:
-            raise refuse(primitive, args)
-    data_args, data_params = rule(
-        [view.data(a) if v else a for a, v in zip(args, is_view, strict=True)],
-        is_view,
-        params,
-        view.element_shape(dtype),
-    )
-    return [view.wrap(dtype, out) for out in bind(primitive, *data_args, **data_params)]
-
-
-def fill_view(view: ArrayView, dtype: Any, value: Any) -> Any:
-    """The 0-d view of ``dtype`` whose element's data is all ``value`` (``lax.full``'s fill
-    of a view dtype, as JAX's: ``jnp.zeros(3, key.dtype)`` is keys over zero data); a view
-    ``value`` of ``dtype`` is itself."""
-    if type(value) in array_views:
-        if value.dtype != dtype:
-            raise ValueError(f"Cannot convert_element_type from {value.dtype} to {dtype}")
-        return value
-    from mj_core.prims.structural import full
-
-    return view.wrap(dtype, full(view.element_shape(dtype), value, view.data_dtype(dtype)))

@@ -25,7 +25,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from mj_core._array_views import array_views, bind_views
+from mj_core._array_views import array_views, refuse, view_dtype, view_rules
 from mj_core._avals import ShapedArray
 from mj_core._eager.evaluate import eval_primitive
 from mj_core._eager.wrappers import binds, connect
@@ -413,6 +413,31 @@ def bind1(primitive: Primitive, *args: Any, **params: Any) -> Any:
         return eval_primitive(primitive, args, params)[0]
     (out,) = _bind_traced(primitive, args, params)
     return out
+
+
+def bind_views(primitive: Primitive, args: Sequence[Any], params: dict[str, Any]) -> list[Any]:
+    """``primitive`` applied to ``args`` of which some are array views (typed keys; see
+    :mod:`mj_core._array_views`): applied to their data by the primitive's ``view_rules``
+    entry, its outputs views of the same dtype; refused in JAX's words without one."""
+    is_view = [type(a) in array_views for a in args]
+    first = next(a for a, v in zip(args, is_view, strict=True) if v)
+    view = array_views[type(first)]
+    dtype = first.dtype
+    rule = view_rules.get(primitive)
+    if rule is None or view_dtype(dtype) is None:  # (a float0 tangent view has no rules)
+        if "new_dtype" in params:  # convert_element_type & co, in JAX's words
+            raise ValueError(f"Cannot {primitive.name} from {dtype} to {params['new_dtype']}")
+        raise refuse(primitive, args)
+    for a, v in zip(args, is_view, strict=True):
+        if v and a.dtype != dtype:
+            raise refuse(primitive, args)
+    data_args, data_params = rule(
+        [view.data(a) if v else a for a, v in zip(args, is_view, strict=True)],
+        is_view,
+        params,
+        view.element_shape(dtype),
+    )
+    return [view.wrap(dtype, out) for out in bind(primitive, *data_args, **data_params)]
 
 
 def _bind_traced(primitive: Primitive, args: tuple[Any, ...], params: dict[str, Any]) -> list[Any]:

@@ -15,7 +15,6 @@ mj-core only through ``mj_core``, this module and the public namespaces (``mj_co
 
 from mj_core._array_views import ArrayView as ArrayView
 from mj_core._array_views import array_views as array_views
-from mj_core._array_views import register_array_view as register_array_view
 from mj_core._array_views import view_dtype as view_dtype
 from mj_core._array_views import view_rules as view_rules
 from mj_core._avals import AbstractValue as AbstractValue
@@ -105,6 +104,7 @@ from mj_core.prims import family_primitives as family_primitives
 from mj_core.prims._operands import check_axes as check_axes
 from mj_core.prims._operands import check_operands as check_operands
 from mj_core.prims._operands import common_dtype as common_dtype
+from mj_core.prims._view_rules import register_array_view as register_array_view
 from mj_core.prims.callback import VMAP_METHODS as VMAP_METHODS
 from mj_core.prims.callback import HostCallback as HostCallback
 from mj_core.prims.callback import check_callback_outputs as check_callback_outputs

@@ -16,7 +16,7 @@ from typing import Any, ParamSpec, TypeVar
 import numpy as np
 
 from mj_core import lax
-from mj_core._array_views import array_views, fill_view, view_dtype
+from mj_core._array_views import array_views, view_dtype
 from mj_core._avals import ConcreteArray, is_array
 from mj_core._eager_array import EagerArray, WeakEagerArray, eager_result, owned_data, weak_result
 from mj_core._eager_dispatch import like_placements
@@ -40,6 +40,7 @@ from mj_core.numpy._promotion import (
     shape_of,
 )
 from mj_core.numpy._shape import stack
+from mj_core.prims.structural import fill_view
 
 F = TypeVar("F", bound=Callable[..., Any])
 _P = ParamSpec("_P")

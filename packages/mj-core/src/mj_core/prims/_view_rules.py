@@ -9,9 +9,11 @@ from typing import Any
 
 import numpy as np
 
-from mj_core._array_views import view_rules
+from mj_core._array_views import ArrayView, array_views, view_dtypes, view_rules
 from mj_core._avals import get_aval
+from mj_core._eager_dispatch import eager_handlers
 from mj_core._shapes import shape_of
+from mj_core._trace import bind_views
 from mj_core.prims._operands import bind1
 from mj_core.prims.elementwise import select_n_p
 from mj_core.prims.indexing import gather_p
@@ -27,7 +29,7 @@ from mj_core.prims.structural import (
     transpose_p,
 )
 
-__all__: list[str] = []
+__all__ = ["register_array_view"]
 
 _Rule = tuple[Sequence[Any], dict[str, Any]]
 
@@ -152,3 +154,10 @@ view_rules[dynamic_slice_p] = _dynamic_slice
 view_rules[dynamic_update_slice_p] = _dynamic_update_slice
 view_rules[select_n_p] = _select_n
 view_rules[gather_p] = _gather
+
+
+def register_array_view(view: ArrayView) -> None:
+    """Make ``view.array_type`` an array view (see :mod:`mj_core._array_views`)."""
+    array_views[view.array_type] = view
+    view_dtypes[view.dtype_type] = view
+    eager_handlers[view.array_type] = bind_views
