@@ -25,6 +25,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from mj_core._array_views import array_views, refuse, view_dtype, view_rules
 from mj_core._avals import ShapedArray
 from mj_core._eager.evaluate import eval_primitive
 from mj_core._eager.wrappers import binds, connect
@@ -414,6 +415,31 @@ def bind1(primitive: Primitive, *args: object, **params: object) -> Any:
     return out
 
 
+def bind_views(primitive: Primitive, args: Sequence[Any], params: dict[str, Any]) -> list[Any]:
+    """``primitive`` applied to ``args`` of which some are array views (typed keys; see
+    :mod:`mj_core._array_views`): applied to their data by the primitive's ``view_rules``
+    entry, its outputs views of the same dtype; refused in JAX's words without one."""
+    is_view = [type(a) in array_views for a in args]
+    first = next(a for a, v in zip(args, is_view, strict=True) if v)
+    view = array_views[type(first)]
+    dtype = first.dtype
+    rule = view_rules.get(primitive)
+    if rule is None or view_dtype(dtype) is None:  # (a float0 tangent view has no rules)
+        if "new_dtype" in params:  # convert_element_type & co, in JAX's words
+            raise ValueError(f"Cannot {primitive.name} from {dtype} to {params['new_dtype']}")
+        raise refuse(primitive, args)
+    for a, v in zip(args, is_view, strict=True):
+        if v and a.dtype != dtype:
+            raise refuse(primitive, args)
+    data_args, data_params = rule(
+        [view.data(a) if v else a for a, v in zip(args, is_view, strict=True)],
+        is_view,
+        params,
+        view.element_shape(dtype),
+    )
+    return [view.wrap(dtype, out) for out in bind(primitive, *data_args, **data_params)]
+
+
 def _bind_traced(primitive: Primitive, args: tuple[Any, ...], params: dict[str, Any]) -> list[Any]:
     """:func:`bind`'s body while some transformation is active."""
     trace = find_top_trace(args)
@@ -422,9 +448,12 @@ def _bind_traced(primitive: Primitive, args: tuple[Any, ...], params: dict[str, 
     tracers = []
     for arg in args:  # a loop, not a comprehension: no closure cell made on every call
         # full_raise's common case (already a tracer of this trace) inlined
-        tracers.append(
-            arg if isinstance(arg, Tracer) and arg._trace is trace else full_raise(trace, arg)
-        )
+        if isinstance(arg, Tracer) and arg._trace is trace:
+            tracers.append(arg)
+        elif type(arg) in array_views:  # a view of data (typed keys): bound on its data
+            return bind_views(primitive, args, params)
+        else:
+            tracers.append(full_raise(trace, arg))
     outs = trace.process_primitive(primitive, tracers, params)
     return [out.full_lower() if isinstance(out, Tracer) else out for out in outs]
 

@@ -152,6 +152,17 @@ def canonicalize_value(x: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
     return x if narrow is None else x.astype(narrow)
 
 
+#: The dtype types of array views (typed keys' ``key<fry>``): filled by
+#: :func:`mj_core._array_views.register_array_view`; promotion knows them only to refuse them.
+view_dtypes: dict[type, Any] = {}
+
+
+class ViewPromotionError(ValueError):
+    """A view dtype promoted with another dtype (JAX's ``ValueError``). NumPy-level functions
+    catch it to leave the operands as they are: the primitive then refuses the dtypes in
+    JAX's words (``add does not accept dtypes key<fry>, int32.``)."""
+
+
 def result_type(*dtypes_and_weak: tuple[np.dtype[Any], bool]) -> tuple[np.dtype[Any], bool]:
     """Promote ``(dtype, weak_type)`` pairs on JAX's lattice; returns ``(dtype, weak_type)``.
 
@@ -166,7 +177,15 @@ def result_type(*dtypes_and_weak: tuple[np.dtype[Any], bool]) -> tuple[np.dtype[
         return first
     if not first[1] and all(p == first for p in dtypes_and_weak):
         return first
-    return _lattice.result_type(dtypes_and_weak, config.enable_x64)
+    try:
+        return _lattice.result_type(dtypes_and_weak, config.enable_x64)
+    except TypeError:
+        for d, _ in dtypes_and_weak:
+            if type(d) in view_dtypes:  # typed keys: only with themselves, as in JAX
+                raise ViewPromotionError(
+                    f"dtype={d} is not a valid dtype for JAX type promotion."
+                ) from None
+        raise
 
 
 def promote_types(a: object, b: object) -> np.dtype[Any]:

@@ -20,6 +20,10 @@ A name with a public home is imported from it and not repeated here: dtype rules
 family modules ``mj_core.prims.<family>``).
 """
 
+from mj_core._array_views import ArrayView as ArrayView
+from mj_core._array_views import array_views as array_views
+from mj_core._array_views import view_dtype as view_dtype
+from mj_core._array_views import view_rules as view_rules
 from mj_core._avals import AbstractValue as AbstractValue
 from mj_core._avals import ConcreteArray as ConcreteArray
 from mj_core._avals import ShapedArray as ShapedArray
@@ -93,6 +97,7 @@ from mj_core.numpy._promotion import promote as promote
 from mj_core.numpy._promotion import promote_inexact as promote_inexact
 from mj_core.prims import family_of as family_of  # noqa: ICN003 (not a family)
 from mj_core.prims import family_primitives as family_primitives  # noqa: ICN003
+from mj_core.prims._view_rules import register_array_view as register_array_view
 from mj_core.prims.callback import HostCallback as HostCallback
 from mj_core.prims.callback import check_callback_outputs as check_callback_outputs
 from mj_core.prims.elementwise import ElementwiseSpec as ElementwiseSpec

@@ -33,11 +33,13 @@ from mj_core.extend import (
     Trace,
     Tracer,
     abstract_eval_rules,
+    array_views,
     full_raise,
     get_aval,
     new_dynamic,
     new_main,
     raise_to_shaped,
+    view_dtype,
 )
 from mj_core.tree_util import PyTreeDef, tree_flatten, tree_unflatten
 from mj_ir._jaxpr import Atom, ClosedJaxpr, Jaxpr, JaxprEqn, Lit, Var
@@ -303,9 +305,26 @@ class ShapeDtypeStruct:
         sharding: Any = None,
     ) -> None:
         self.shape = tuple(int(d) for d in shape)
-        self.dtype = np.dtype(dtype)
+        try:
+            self.dtype = np.dtype(dtype)
+        except TypeError:
+            if view_dtype(dtype) is None:
+                raise
+            self.dtype = dtype  # type: ignore[assignment]  # a view dtype (key<fry>)
         self.weak_type = weak_type
         self.sharding = sharding
+
+    @classmethod
+    def like(cls, x: Any) -> ShapeDtypeStruct:
+        """The shape, dtype and weak type of ``x`` (an array, a key array, a struct); its
+        sharding where ``x`` was placed on a device explicitly (committed), as in JAX."""
+        committed = getattr(x, "_committed", False) is True
+        return cls(
+            x.shape,
+            x.dtype,
+            getattr(x, "weak_type", False) is True,
+            sharding=getattr(x, "sharding", None) if committed else None,
+        )
 
     @property
     def ndim(self) -> int:
@@ -329,7 +348,31 @@ class ShapeDtypeStruct:
     def __repr__(self) -> str:
         weak = ", weak_type=True" if self.weak_type else ""
         sharding = "" if self.sharding is None else f", sharding={self.sharding!r}"
-        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{sharding}{weak})"
+        name = self.dtype.name
+        return f"ShapeDtypeStruct(shape={self.shape}, dtype={name}{sharding}{weak})"
+
+
+def _is_view_struct(x: Any) -> bool:
+    return type(x) is ShapeDtypeStruct and view_dtype(x.dtype) is not None
+
+
+def _view_of_struct(x: ShapeDtypeStruct) -> Any:
+    """A struct of a view dtype (``key<fry>``) as the view over a struct of its data."""
+    view = view_dtype(x.dtype)
+    assert view is not None
+    data = ShapeDtypeStruct((*x.shape, *view.element_shape(x.dtype)), view.data_dtype(x.dtype))
+    return view.wrap(x.dtype, data)
+
+
+def view_structs(tree: Any) -> Any:
+    """``tree`` with its views over data structs (key arrays) as structs of the view dtype."""
+    from mj_core.tree_util import tree_map
+
+    return tree_map(
+        lambda x: ShapeDtypeStruct(x.shape, x.dtype) if type(x) in array_views else x,
+        tree,
+        is_leaf=lambda x: type(x) in array_views,
+    )
 
 
 def _abstractify(x: Any, index: int) -> ShapedArray:
@@ -398,6 +441,9 @@ def make_jaxpr(
             _check_hashable(args, static)
         dyn_args = args if static is None else [a for i, a in enumerate(args) if i not in static]
         flat_args, in_tree = tree_flatten((list(dyn_args), kwargs))
+        if any(_is_view_struct(x) for x in flat_args):  # key-dtype structs: keys over data
+            leaves = [_view_of_struct(x) if _is_view_struct(x) else x for x in flat_args]
+            flat_args, in_tree = tree_flatten(tree_unflatten(in_tree, leaves))
         in_avals = [_abstractify(x, i) for i, x in enumerate(flat_args)]
         out_tree: list[PyTreeDef] = []
 
@@ -416,6 +462,6 @@ def make_jaxpr(
         if not return_shape:
             return closed
         shapes = [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type) for a in closed.out_avals]
-        return closed, tree_unflatten(out_tree[0], shapes)
+        return closed, view_structs(tree_unflatten(out_tree[0], shapes))
 
     return make

@@ -16,6 +16,7 @@ from typing import Any, ParamSpec, TypeVar
 import numpy as np
 
 from mj_core import lax
+from mj_core._array_views import array_views, view_dtype
 from mj_core._avals import ConcreteArray, is_array
 from mj_core._eager_array import EagerArray, WeakEagerArray, eager_result, owned_data, weak_result
 from mj_core._eager_dispatch import like_placements
@@ -39,6 +40,7 @@ from mj_core.numpy._promotion import (
     shape_of,
 )
 from mj_core.numpy._shape import stack
+from mj_core.prims.structural import fill_view
 
 F = TypeVar("F", bound=Callable[..., Any])
 _P = ParamSpec("_P")
@@ -90,7 +92,7 @@ def _eager_results(fun: Callable[_P, Any]) -> Callable[_P, Any]:
 
 
 def _contains_tracer(obj: object) -> bool:
-    if isinstance(obj, Tracer):
+    if isinstance(obj, Tracer) or type(obj) in array_views:  # (typed keys: stacked too)
         return True
     if isinstance(obj, list | tuple):
         return any(_contains_tracer(o) for o in obj)
@@ -110,6 +112,9 @@ def array(
         out = object  # a traced value or a higher layer's array (e.g. a device array)
     elif type(object) is WeakEagerArray and dt is None:
         out = object  # stays weak, as in JAX
+    elif type(object) in array_views:  # typed keys: a key array (a copy for array)
+        view = array_views[type(object)]
+        out = view.wrap(object.dtype, array(view.data(object), copy=copy))
     else:
         out = _host_data(object, dt, "array")
         if dt is None and type(object) in _WEAK_PYTYPES:
@@ -201,7 +206,13 @@ def _full(
     shape: int | Sequence[int], fill_value: ArrayLike, dt: np.dtype[Any], weak: bool
 ) -> ArrayLike:
     shape_t = _shape_tuple(shape)
-    value = convert(fill_value, dt, weak)
+    try:
+        value = convert(fill_value, dt, weak)
+    except TypeError:
+        view = view_dtype(dt)
+        if view is None:
+            raise
+        value = fill_view(view, dt, fill_value)  # typed keys: over data filled with it
     if type(value) in _WEAK_PYTYPES:  # a weak Python scalar: an array, still weak
         value = array(value)
     vshape = shape_of(value)

@@ -8,6 +8,7 @@ from typing import Any, overload
 
 import numpy as np
 
+from mj_core._array_views import ViewPromotionError, array_views, view_dtype
 from mj_core._avals import get_aval
 from mj_core._config import config
 from mj_core._eager.scalars import INT32_BOUNDS
@@ -56,6 +57,8 @@ def dtype_weak(x: AnyArray) -> tuple[DType, bool]:
         return np.dtype(np.bool_), False
     if isinstance(x, Tracer):  # autodiff's tracers answer from their primal, not an aval
         return x._dtype_weak()
+    if t in array_views:  # typed keys: their key dtype
+        return x.dtype, False
     aval = get_aval(x)
     return aval.dtype, aval.weak_type
 
@@ -72,7 +75,12 @@ def check_ranks(fun_name: str, *xs: object) -> None:
 def as_dtype(dtype: DTypeLike | None, fun_name: str = "array") -> DType | None:
     """A ``dtype=`` argument of ``fun_name``: ``None`` stays ``None``, Python types are their
     default dtypes, 64-bit requests narrow (with JAX's warning) unless ``enable_x64``."""
-    return check_user_dtype(dtype, fun_name)
+    try:
+        return check_user_dtype(dtype, fun_name)
+    except TypeError:
+        if view_dtype(dtype) is None:
+            raise
+        return dtype  # type: ignore[return-value]  # a view dtype (typed keys): as it is
 
 
 # The strong kinds a weak operand of each kind joins without a conversion (lax's own rule).
@@ -160,14 +168,20 @@ def promoted_dtype(*xs: AnyArray) -> tuple[DType, bool]:
 
 def promote(*xs: AnyArray) -> list[AnyArray]:
     """``xs`` converted to their common dtype on JAX's lattice (weak if all are)."""
-    dtype, weak = promoted_dtype(*xs)
+    try:
+        dtype, weak = promoted_dtype(*xs)
+    except ViewPromotionError:  # typed keys with other dtypes: their primitive refuses them
+        return list(xs)
     return [_promoted(x, dtype, weak) for x in xs]
 
 
 def promote_numeric(*xs: AnyArray) -> list[AnyArray]:
     """Like :func:`promote`, then bools move to int32 (JAX's ``to_numeric_dtype``: int32
     even with x64) for functions whose primitive takes no bools."""
-    dtype, weak = promoted_dtype(*xs)
+    try:
+        dtype, weak = promoted_dtype(*xs)
+    except ViewPromotionError:  # typed keys with other dtypes: their primitive refuses them
+        return list(xs)
     if dtype.kind == "b":
         dtype = np.dtype(np.int32)
     return [_promoted(x, dtype, weak) for x in xs]
@@ -175,7 +189,10 @@ def promote_numeric(*xs: AnyArray) -> list[AnyArray]:
 
 def promote_inexact(*xs: AnyArray) -> list[AnyArray]:
     """Like :func:`promote`, then bools/integers move to JAX's float (int32 -> float32)."""
-    dtype, weak = promoted_dtype(*xs)
+    try:
+        dtype, weak = promoted_dtype(*xs)
+    except ViewPromotionError:  # typed keys with other dtypes: their primitive refuses them
+        return list(xs)
     return [_promoted(x, to_inexact_dtype(dtype), weak) for x in xs]
 
 
@@ -207,7 +224,10 @@ def lax_operands(*xs: AnyArray) -> list[AnyArray]:
     if len(xs) == 2:
         x, y, _ = lax_pair(xs[0], xs[1])
         return [x, y]
-    dtype, weak = promoted_dtype(*xs)
+    try:
+        dtype, weak = promoted_dtype(*xs)
+    except ViewPromotionError:  # typed keys with other dtypes: their primitive refuses them
+        return list(xs)
     return _operands_for(xs, dtype, weak)
 
 
@@ -225,14 +245,20 @@ def lax_pair(x: ArrayLike, y: ArrayLike) -> tuple[AnyArray, AnyArray, DType]:
     fits = _SCALAR_FITS.get(type(x))
     if fits is not None and not wy and dy.kind in fits:
         return scalar_as(dy, x), y, dy
-    dtype, weak = result_type((dx, wx), (dy, wy))
+    try:
+        dtype, weak = result_type((dx, wx), (dy, wy))
+    except ViewPromotionError:  # typed keys with another dtype: their primitive refuses them
+        return x, y, dx
     a, b = _operands_for((x, y), dtype, weak)
     return a, b, dtype
 
 
 def lax_operands_inexact(*xs: object) -> list[AnyArray]:
     """:func:`lax_operands` for a float-valued operation (``arctan2``)."""
-    dtype, weak = promoted_dtype(*xs)
+    try:
+        dtype, weak = promoted_dtype(*xs)
+    except ViewPromotionError:  # typed keys with other dtypes: their primitive refuses them
+        return list(xs)
     return _operands_for(xs, to_inexact_dtype(dtype), weak)
 
 

@@ -39,6 +39,8 @@ for _family, _module in _MODULES.items():
             _PRIMITIVES[_family].append(_value)
 del _family, _module, _name, _value  # (no primitive is reachable as mj_core.prims.<name>)
 
+importlib.import_module(f"{__name__}._view_rules")  # (array views: see mj_core._array_views)
+
 
 def family_of(prim: Primitive) -> str:
     """The family of core primitive ``prim`` (``KeyError`` for a primitive defined elsewhere,

@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from mj_core._array_views import view_dtype
 from mj_core._avals import ShapedArray
 from mj_core._primitive import Primitive, abstract_eval_rules, impl_rules
 from mj_core._shapes import aval_error
@@ -99,8 +100,20 @@ def _bitcast_convert_type_impl(x: ArrayLike, *, new_dtype: np.dtype[Any]) -> lis
 # --- lax wrappers ----------------------------------------------------------------------------
 def convert_element_type(operand: ArrayLike, new_dtype: Any) -> Array:
     """Convert to ``new_dtype`` (a strong type; complex to real keeps the real part)."""
-    new = np.dtype(new_dtype)
-    if dtype_of(operand) == new and not _is_weak(operand):
+    try:
+        new = np.dtype(new_dtype)
+        old = dtype_of(operand)
+    except TypeError:  # a view dtype (typed keys) on either side: to itself only
+        given: Any = getattr(operand, "dtype", None)
+        to_view, from_view = view_dtype(new_dtype) is not None, view_dtype(given) is not None
+        if not (to_view or from_view):
+            raise
+        if given == new_dtype:
+            return operand  # type: ignore[return-value]
+        src = given if from_view else dtype_of(operand)
+        dst = new_dtype if to_view else canonical_dtype(new_dtype)
+        raise ValueError(f"Cannot convert_element_type from {src} to {dst}") from None
+    if old == new and not _is_weak(operand):
         return unchanged(operand)
     return bind1(convert_element_type_p, operand, new_dtype=new, weak_type=False)
 

@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from mj_core._array_views import ArrayView, array_views, view_dtype
 from mj_core._avals import ShapedArray, raise_to_shaped
 from mj_core._lattice import kind
 from mj_core._primitive import Primitive, abstract_eval_rules, impl_rules
@@ -692,7 +693,13 @@ def full(shape: Sequence[int], fill_value: ArrayLike, dtype: DTypeLike | None = 
     if shape_of(fill_value) != ():
         raise TypeError(f"full: fill_value must be a scalar, got shape {shape_of(fill_value)}")
     if dtype is not None:
-        fill_value = convert_element_type(fill_value, dtype)
+        try:
+            fill_value = convert_element_type(fill_value, dtype)
+        except ValueError:
+            view = view_dtype(dtype)
+            if view is None:
+                raise
+            fill_value = fill_view(view, dtype, fill_value)  # typed keys: over filled data
     return broadcast_in_dim(fill_value, shape, ())
 
 
@@ -711,3 +718,14 @@ def full_like(
 def zeros_like_array(x: ArrayLike) -> Array:
     """Zeros of ``x``'s shape and dtype."""
     return full_like(x, 0)
+
+
+def fill_view(view: ArrayView, dtype: Any, value: Any) -> Any:
+    """The 0-d array view of ``dtype`` whose element's data is all ``value`` (``lax.full``'s
+    fill of a view dtype, as JAX's: ``jnp.zeros(3, key.dtype)`` is keys over zero data); a
+    view ``value`` of ``dtype`` is itself."""
+    if type(value) in array_views:
+        if value.dtype != dtype:
+            raise ValueError(f"Cannot convert_element_type from {value.dtype} to {dtype}")
+        return value
+    return view.wrap(dtype, full(view.element_shape(dtype), value, view.data_dtype(dtype)))

@@ -25,7 +25,7 @@ import numpy as np
 
 from mj.dtypes import float0, prng_key
 from mj_core import get_aval, is_array
-from mj_core.extend import AnyArray, Array
+from mj_core.extend import AnyArray, Array, ArrayView, register_array_view
 from mj_core.tree_util import register_pytree_node
 
 __all__ = ["THREEFRY", "PRNGImpl", "PRNGKeyArray", "PRNGKeyDtype", "is_key_array"]
@@ -56,6 +56,7 @@ class PRNGKeyDtype:
     __slots__ = ("_impl",)
 
     type = prng_key
+    kind = "V"  # (NumPy's kind of opaque data: no NumPy-level rule mistakes it for a number)
 
     def __init__(self, impl: PRNGImpl) -> None:
         self._impl = impl
@@ -380,3 +381,15 @@ def _unflatten(impl: Any, children: Any) -> PRNGKeyArray:
 
 register_pytree_node(PRNGKeyArray, _flatten, _unflatten)
 Array.register(PRNGKeyArray)
+# lax's element-moving primitives (reshape, broadcast, slice, select_n, gather, ...) and the
+# mj.numpy functions built from them take key arrays: mj_core applies them to the data
+register_array_view(
+    ArrayView(
+        PRNGKeyArray,
+        PRNGKeyDtype,
+        data=lambda keys: keys._base_array,
+        wrap=lambda dtype, data: PRNGKeyArray(dtype._impl, data),
+        element_shape=lambda dtype: dtype._impl.key_shape,
+        data_dtype=lambda dtype: np.dtype(np.uint32),
+    )
+)
