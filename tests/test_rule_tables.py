@@ -34,9 +34,7 @@ def _exported_tables() -> dict[str, Any]:
         for name, value in vars(importlib.import_module(module)).items():
             if name.startswith("_") or not isinstance(value, dict):
                 continue
-            if name == "platform_lowering_rules":
-                found[name] = value
-            elif any(isinstance(k, Primitive) for k in value):
+            if name == "platform_lowering_rules" or any(isinstance(k, Primitive) for k in value):
                 found[name] = value
     return found
 
@@ -119,12 +117,15 @@ def test_required_table_missing_rule_says_where_to_register() -> None:
 def test_optional_hook_missing_entry_names_its_default(name: str) -> None:
     table = _exported_tables()[name]
     prim = _fresh()
-    assert table.get(prim) is None and prim not in table
-    assert isinstance(table.default, str) and table.default
+    assert table.get(prim) is None
+    assert prim not in table
+    assert isinstance(table.default, str)
+    assert table.default
     with pytest.raises(MissingRuleError) as err:
         table[prim]
     msg = str(err.value)
-    assert "'my_unregistered_op'" in msg and "optional" in msg
+    assert "'my_unregistered_op'" in msg
+    assert "optional" in msg
     assert table.default in msg
     assert f"{table.module}.{table.name}[my_unregistered_op_p]" in msg
     assert "optional" in repr(table)
@@ -149,7 +150,8 @@ def test_platform_lowering_table_is_a_hook_naming_register_lowering() -> None:
     register_lowering(prim, rule, platform="cpu")
     try:
         cpu = platform_lowering_rules["cpu"]
-        assert isinstance(cpu, RuleTable) and cpu[prim] is rule
+        assert isinstance(cpu, RuleTable)
+        assert cpu[prim] is rule
         with pytest.raises(MissingRuleError) as err:
             cpu[_fresh()]
         msg = str(err.value)
