@@ -2,7 +2,9 @@
 as in JAX 0.10.2: ``x.copy().sort()`` returns the sorted copy and leaves both arrays as they
 were, item assignment raises ``TypeError``, the weak type is kept. NumPy's own functions that
 sort or partition a copy of their argument (``np.sort``, ``np.median``, ``np.percentile``, ...)
-still give NumPy's answers on mj arrays, as on ``jax.Array``s, and leave them unchanged."""
+still give NumPy's answers on mj arrays, as on ``jax.Array``s, and leave them unchanged; so do
+those that write into an array they made like their argument (``np.roll``, ``np.gradient``,
+``np.nanmean``, ...), which raised before."""
 
 import copy
 
@@ -85,6 +87,14 @@ NUMPY_FUNCTIONS = {
     "argpartition": lambda a: np.argpartition(a, 1, axis=0),
     "unique": np.unique,
     "unique_counts": lambda a: np.unique(a.round(), return_counts=True)[1],
+    # functions that write into an array made like their argument
+    "roll": lambda a: np.roll(a, 1, axis=1),
+    "piecewise": lambda a: np.piecewise(a, [np.asarray(a) > 1], [lambda v: v * 2, 0.0]),
+    "gradient": lambda a: np.gradient(a, axis=1),
+    "apply_along_axis": lambda a: np.apply_along_axis(np.sum, 0, a),
+    "nanmean": lambda a: np.nanmean(a, axis=0),
+    "nanvar": np.nanvar,
+    "nanstd": lambda a: np.nanstd(a, axis=1),
 }
 
 

@@ -162,7 +162,8 @@ def _eager_out(out: Any) -> Any:
 
 
 #: NumPy functions whose implementation copies an argument (``a.copy()``, ``.copy(order="K")``)
-#: and sorts or partitions the copy in place with ``ndarray.sort``/``partition``.
+#: and sorts or partitions the copy in place with ``ndarray.sort``/``partition``, or writes
+#: into an array it made like its argument (``empty_like``, ``sum(..., out=)``).
 _ON_PLAIN_VIEWS = frozenset(
     f
     for f in (
@@ -170,7 +171,8 @@ _ON_PLAIN_VIEWS = frozenset(
         for name in (
             "sort", "partition", "argpartition", "median", "nanmedian", "percentile",
             "nanpercentile", "quantile", "nanquantile", "unique", "unique_all",
-            "unique_counts", "unique_inverse", "unique_values", "sort_complex",
+            "unique_counts", "unique_inverse", "unique_values", "sort_complex", "roll",
+            "piecewise", "gradient", "apply_along_axis", "nanmean", "nanvar", "nanstd",
         )
     )
     if f is not None
