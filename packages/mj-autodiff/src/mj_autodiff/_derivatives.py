@@ -48,7 +48,7 @@ from mj_autodiff._tangents import (
     tangent_aval_of,
 )
 from mj_autodiff._transpose import UndefPrimal, transpose_rules, unbroadcast
-from mj_core import Primitive, bind, bind1
+from mj_core import Primitive, RuleTable, bind, bind1
 from mj_core.prims.elementwise import elementwise_specs
 
 __all__ = [
@@ -185,8 +185,15 @@ def _elementwise_vjp(fns: tuple[TangentFn | None, ...], uses_ans: bool) -> VJPRu
     return vjp
 
 
-#: The one description of every primitive's derivative kind (see the module docstring).
-derivative_kinds: dict[Primitive, DerivativeKind] = {}
+#: The one description of every primitive's derivative kind (see the module docstring): an
+#: optional hook, filled by the ``defjvp``/``deflinear``-style helpers where they register the
+#: jvp rule.
+derivative_kinds: RuleTable[DerivativeKind] = RuleTable(
+    "derivative_kinds",
+    "derivative description",
+    "mj_autodiff.extend",
+    default="the eager tape linearizes the primitive through its jvp rule and transposes that",
+)
 
 
 # --- helpers: register a JVP rule and record its kind -----------------------------------------

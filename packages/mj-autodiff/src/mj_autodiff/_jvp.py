@@ -58,7 +58,9 @@ __all__ = [
     "jvp_rules",
 ]
 
-jvp_rules = RuleTable("jvp_rules", "jvp (forward-mode differentiation)", "mj_autodiff")
+jvp_rules: RuleTable[Callable[..., Any]] = RuleTable(
+    "jvp_rules", "jvp (forward-mode differentiation)", "mj_autodiff"
+)
 
 
 #: Symbolic zeros are immutable: constants that are Python scalars share one per type.

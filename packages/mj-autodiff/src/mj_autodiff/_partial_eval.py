@@ -59,11 +59,18 @@ __all__ = [
     "tracers_to_jaxpr",
 ]
 
-partial_eval_rules = RuleTable(
-    "partial_eval_rules", "partial evaluation (trace level)", "mj_autodiff"
+partial_eval_rules: RuleTable[Callable[..., Any]] = RuleTable(
+    "partial_eval_rules",
+    "partial evaluation (trace level)",
+    "mj_autodiff",
+    default="an equation with an unknown operand is staged whole, its known operands as residuals",
 )
-partial_eval_jaxpr_rules = RuleTable(
-    "partial_eval_jaxpr_rules", "jaxpr partial evaluation", "mj_autodiff"
+partial_eval_jaxpr_rules: RuleTable[Callable[..., Any]] = RuleTable(
+    "partial_eval_jaxpr_rules",
+    "jaxpr partial evaluation",
+    "mj_autodiff",
+    default="an equation with an unknown input goes whole to the unknown jaxpr, its known "
+    "inputs as residuals",
 )
 
 

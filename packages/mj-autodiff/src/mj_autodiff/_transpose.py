@@ -18,7 +18,7 @@ Elementwise primitives broadcast, so their rules return ``unbroadcast(ct, x.aval
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -49,7 +49,7 @@ __all__ = [
     "unbroadcast",
 ]
 
-transpose_rules = RuleTable(
+transpose_rules: RuleTable[Callable[..., Any]] = RuleTable(
     "transpose_rules", "transpose (reverse-mode differentiation)", "mj_autodiff"
 )
 

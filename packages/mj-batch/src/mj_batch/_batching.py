@@ -87,7 +87,9 @@ Vals: TypeAlias = Sequence[Any]
 Dims: TypeAlias = Sequence[BatchDim]
 RuleResult: TypeAlias = tuple[list[Any], list[BatchDim]]
 
-vmap_rules = RuleTable("vmap_rules", "vmap (batching)", "mj_batch.extend")
+vmap_rules: RuleTable[Callable[..., Any]] = RuleTable(
+    "vmap_rules", "vmap (batching)", "mj_batch.extend"
+)
 
 
 def mapped_aval(batch_dim: BatchDim, aval: ShapedArray) -> ShapedArray:

@@ -479,11 +479,12 @@ def _numpy_if_writable(
     so NumPy's functions hand it to their own code: ``np.sort(x)`` copies ``x`` and calls
     ``copy.sort()`` to sort it in place, while ``x.sort()`` in JAX code must return the sorted
     copy and leave ``x`` alone. The array tells the two apart, not the caller: every array mj
-    makes is read-only (immutable, as ``jax.Array``), so a writable one is a NumPy array that
-    NumPy's own ``copy``/``flatten``/``concatenate`` made, and it gets NumPy's method, as a
-    ``jax.Array`` passed through ``np.asarray`` would. (Asking NumPy through
-    ``__array_function__`` instead would put a Python call in front of every NumPy function
-    on eager arrays, impl rules included.)
+    makes is read-only (immutable, as ``jax.Array``; ``x.copy()`` too), so a writable one is a
+    NumPy array that NumPy's own ``flatten``/``concatenate`` made, and it gets NumPy's method,
+    as a ``jax.Array`` passed through ``np.asarray`` would. The NumPy functions that copy
+    their argument with ``copy()`` and sort or partition the copy in place (``np.sort``,
+    ``np.percentile``, ...) run on plain NumPy views
+    (:meth:`~mj_core._eager_array.EagerArray.__array_function__`).
     """
 
     def method(self: Any, *args: Any, **kwargs: Any) -> Any:

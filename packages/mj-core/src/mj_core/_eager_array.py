@@ -20,7 +20,7 @@ imports nothing above the dtype and aval modules.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -105,6 +105,78 @@ class EagerArray(np.ndarray):
             "mj arrays are immutable: they do not support item assignment. Instead of "
             "x[idx] = y, use x = x.at[idx].set(y)."
         )
+
+    def copy(self, order: Any = "C") -> Any:
+        """A copy, immutable like every mj array (``jax.Array.copy``): ``x.copy().sort()``
+        returns the sorted copy, as in JAX."""
+        out = _ndarray.copy(self, order)
+        _setflags(out, False)
+        return out
+
+    def __copy__(self) -> Any:
+        return self.copy()
+
+    def __deepcopy__(self, memo: Any) -> Any:
+        return self.copy()
+
+    def __array_function__(
+        self,
+        func: Callable[..., Any],
+        types: Iterable[type],
+        args: Iterable[Any],
+        kwargs: Mapping[str, Any],
+    ) -> Any:
+        """NumPy's functions on mj arrays. Those that sort or partition a copy of their
+        argument in place (``np.sort``, ``np.median``, ``np.percentile``, ...: an mj array's
+        copy is immutable, and its ``sort`` JAX's) run on plain NumPy views, their result an
+        mj array; every other function is NumPy's own."""
+        if func in _ON_PLAIN_VIEWS:
+            return _eager_out(func(*_plain(args), **{k: _plain_one(v) for k, v in kwargs.items()}))
+        return _ndarray_array_function(self, func, types, args, kwargs)
+
+
+_ndarray_array_function = _ndarray.__array_function__
+
+
+def _plain_one(x: Any) -> Any:
+    return _view(x, _ndarray) if isinstance(x, EagerArray) else x
+
+
+def _plain(args: Iterable[Any]) -> list[Any]:
+    return [
+        type(a)(_plain_one(b) for b in a) if type(a) in (list, tuple) else _plain_one(a)
+        for a in args
+    ]
+
+
+def _eager_out(out: Any) -> Any:
+    """A NumPy function's result (an array, a scalar, or a tuple or named tuple of them) as
+    mj arrays."""
+    if isinstance(out, _ndarray | np.generic):
+        return eager_result(out)
+    if type(out) is tuple:
+        return tuple(_eager_out(o) for o in out)
+    if isinstance(out, tuple):  # a named tuple (``np.unique_all``)
+        return type(out)(*(_eager_out(o) for o in out))
+    return out
+
+
+#: NumPy functions whose implementation copies an argument (``a.copy()``, ``.copy(order="K")``)
+#: and sorts or partitions the copy in place with ``ndarray.sort``/``partition``, or writes
+#: into an array it made like its argument (``empty_like``, ``sum(..., out=)``).
+_ON_PLAIN_VIEWS = frozenset(
+    f
+    for f in (
+        getattr(np, name, None)
+        for name in (
+            "sort", "partition", "argpartition", "median", "nanmedian", "percentile",
+            "nanpercentile", "quantile", "nanquantile", "unique", "unique_all",
+            "unique_counts", "unique_inverse", "unique_values", "sort_complex", "roll",
+            "piecewise", "gradient", "apply_along_axis", "nanmean", "nanvar", "nanstd",
+        )
+    )
+    if f is not None
+)  # fmt: skip
 
 
 class WeakEagerArray(EagerArray):

@@ -2,7 +2,8 @@
 
 A higher layer's array type can own the eager evaluation of every primitive applied to it:
 mj-xla's arrays sharded over several devices run each operation as a compiled SPMD program
-so the result stays sharded, as JAX's ``apply_primitive`` does. Such a type registers an
+so the result stays sharded, as JAX's ``apply_primitive`` does, and its arrays committed to
+one device return arrays committed there. Such a type registers an
 :data:`eager_handlers` entry, keyed by the type itself. The eager path decides by the
 operands' types, never by who calls it: :func:`~mj_core._eager.evaluate.eval_primitive`
 offers the whole operation to the handler of the first operand whose type has one, before any

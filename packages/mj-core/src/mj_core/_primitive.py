@@ -5,7 +5,9 @@ A :class:`Primitive` is only a name (plus whether it returns several outputs). W
 interpretation: ``impl_rules`` (eager evaluation) and ``abstract_eval_rules`` (typing) here,
 ``jvp_rules`` in mj-autodiff, and so on. A table is a :class:`RuleTable`: a plain dict whose
 failed lookup raises :class:`~mj_core.errors.MissingRuleError` naming the primitive, the
-transformation and where to register the rule.
+transformation and where to register the rule. A table that not every primitive needs an
+entry in is an *optional hook*: the same class, given the ``default`` behaviour of a primitive
+without an entry.
 
 The typing table lives here, next to the impl table, because each core family writes its
 typing rule once, beside its impl rule (``mj_core/prims/<family>.py``), and the impl rules check
@@ -16,7 +18,7 @@ dict as ``mj_ir.abstract_eval_rules``.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -32,6 +34,8 @@ __all__ = [
     "impl_rules",
     "install_binders",
 ]
+
+_R = TypeVar("_R")  # what a table holds per primitive: a rule, or a description of one
 
 
 class Primitive:
@@ -105,28 +109,70 @@ def install_binders(bind: Callable[..., Any], bind1: Callable[..., Any]) -> None
     _BINDERS[:] = [bind, bind1]
 
 
-class RuleTable(dict[Primitive, Callable[..., Any]]):
-    """A ``dict[Primitive, rule]`` whose missing entries raise a helpful error."""
+class RuleTable(dict[Primitive, _R]):
+    """A ``dict[Primitive, rule]`` of one interpretation whose missing entries raise a helpful
+    error: :class:`~mj_core.errors.MissingRuleError` naming the primitive, the transformation
+    and where to register the rule.
 
-    def __init__(self, name: str, transformation: str, module: str) -> None:
+    Every table keyed by primitive, in every layer, is a ``RuleTable``, of one of two kinds:
+
+    * a **required** table (``default=None``: ``impl_rules``, ``abstract_eval_rules``,
+      ``jvp_rules``, ``vmap_rules``, ``lowering_rules``, ...): every primitive that reaches the
+      interpretation needs a rule, and the interpreter looks it up with ``table[p]``;
+    * an **optional hook** (``default`` says what happens without an entry: ``pp_rules``,
+      ``vma_rules``, ``derivative_kinds``, ...): the interpreter looks it up with
+      ``table.get(p)`` and does the default where there is none; ``table[p]`` of a missing
+      entry still raises the error, which says the entry is optional and what its default is.
+
+    ``where`` replaces ``module.name[p_p]`` in the error where entries are registered by a
+    function rather than by assignment.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        transformation: str,
+        module: str,
+        *,
+        default: str | None = None,
+        where: str | None = None,
+    ) -> None:
         super().__init__()
         self.name = name
         self.transformation = transformation
         self.module = module
+        self.default = default
+        self.where = where
 
-    def __missing__(self, prim: Primitive) -> Callable[..., Any]:
+    @property
+    def optional(self) -> bool:
+        """Whether the table is an optional hook (a primitive without an entry gets the
+        :attr:`default` behaviour) rather than a table every primitive needs a rule in."""
+        return self.default is not None
+
+    def __missing__(self, prim: Primitive) -> _R:
+        where = (
+            self.where.format(prim=prim.name)
+            if self.where is not None
+            else f"{self.module}.{self.name}[{prim.name}_p]"
+        )
+        if self.default is None:
+            raise MissingRuleError(
+                f"Primitive '{prim}' has no {self.transformation} rule: register one in {where}."
+            )
         raise MissingRuleError(
-            f"Primitive '{prim}' has no {self.transformation} rule: register one in "
-            f"{self.module}.{self.name}[{prim.name}_p]."
+            f"Primitive '{prim}' has no {self.transformation} entry, an optional hook "
+            f"(without one: {self.default}); register one in {where}."
         )
 
     def __repr__(self) -> str:
-        return f"RuleTable({self.module}.{self.name}, {len(self)} rules)"
+        optional = ", optional" if self.optional else ""
+        return f"RuleTable({self.module}.{self.name}, {len(self)} rules{optional})"
 
-    def register(self, prim: Primitive) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    def register(self, prim: Primitive) -> Callable[[_R], _R]:
         """Decorator form: ``@impl_rules.register(sin_p)`` above the rule's definition."""
 
-        def decorate(rule: Callable[..., Any]) -> Callable[..., Any]:
+        def decorate(rule: _R) -> _R:
             self[prim] = rule
             return rule
 
@@ -152,7 +198,7 @@ class UfuncShortcut:
         self.kinds = "biufc"
 
 
-class ImplRules(RuleTable):
+class ImplRules(RuleTable[Callable[..., Any]]):
     """The impl table, with the eager shortcut of the primitives that are one NumPy ufunc.
 
     A primitive whose impl rule only applies a ufunc-like function to its operands (the
@@ -165,7 +211,15 @@ class ImplRules(RuleTable):
 
     def __init__(self) -> None:
         super().__init__("impl_rules", "eager evaluation (impl)", "mj_core")
-        self._shortcuts: dict[Primitive, UfuncShortcut] = {}
+        # An optional hook: a primitive without a shortcut (or whose shortcut's ``ufunc`` is
+        # ``None``) is evaluated by its impl rule.
+        self._shortcuts: RuleTable[UfuncShortcut] = RuleTable(
+            "shortcuts",
+            "eager ufunc shortcut",
+            "mj_core.impl_rules",
+            default="the eager wrappers call its impl rule",
+            where="mj_core.impl_rules.register_ufunc({prim}_p, nin, ufunc)",
+        )
         self._suspended: dict[Primitive, Callable[..., Any]] = {}
 
     def __setitem__(self, prim: Primitive, rule: Callable[..., Any]) -> None:
@@ -282,7 +336,9 @@ on_change("numpy_dtype_promotion", _update_shortcuts)
 _update_shortcuts(None)
 
 # Named by mj_ir: users of jaxprs know it as ``mj_ir.abstract_eval_rules`` (this very dict).
-abstract_eval_rules = RuleTable("abstract_eval_rules", "abstract evaluation", "mj_ir")
+abstract_eval_rules: RuleTable[Callable[..., Any]] = RuleTable(
+    "abstract_eval_rules", "abstract evaluation", "mj_ir"
+)
 """``abstract_eval_rules[p](*avals, **params) -> list[ShapedArray]``: the output types of ``p``
 from its operands' types (``TypeError`` naming the primitive and the operand types for
 operands or params it does not accept, ``ValueError`` for out-of-range axes)."""

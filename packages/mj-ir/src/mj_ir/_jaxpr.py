@@ -60,6 +60,7 @@ import numpy as np
 from mj_core.errors import user_line_suffix
 from mj_core.extend import (
     Primitive,
+    RuleTable,
     ShapedArray,
     bind,
     get_aval,
@@ -621,7 +622,12 @@ def _pp_param_value(v: Any) -> PPrint:
 
 
 #: Printing hooks for higher-order primitives: ``rule(names, eqn) -> PPrint``.
-pp_rules: dict[Primitive, Callable[[Names, JaxprEqn], PPrint]] = {}
+pp_rules: RuleTable[Callable[[Names, JaxprEqn], PPrint]] = RuleTable(
+    "pp_rules",
+    "jaxpr printing",
+    "mj_ir.extend",
+    default="the equation is printed as outs = prim[params] args (pp_default_eqn)",
+)
 
 
 # --- JAX's text form -----------------------------------------------------------------------------

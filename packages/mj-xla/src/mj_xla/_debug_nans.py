@@ -24,6 +24,7 @@ import numpy as np
 from mj_core import (
     MainTrace,
     Primitive,
+    RuleTable,
     ShapedArray,
     Trace,
     Tracer,
@@ -40,7 +41,12 @@ from mj_ir import ClosedJaxpr, Jaxpr, eval_jaxpr
 __all__ = ["check_outputs", "nan_check_rules"]
 
 NanCheckRule = Callable[..., list[Any]]
-nan_check_rules: dict[Primitive, NanCheckRule] = {}
+nan_check_rules: RuleTable[NanCheckRule] = RuleTable(
+    "nan_check_rules",
+    "debug_nans checking",
+    "mj_xla.extend",
+    default="the checking interpreter applies its impl rule and checks the outputs",
+)
 """How the checking interpreter evaluates a primitive instead of its impl rule:
 ``rule(*vals, **params) -> outs``, binding what it wants checked (``xla_call`` evaluates its
 jaxpr)."""

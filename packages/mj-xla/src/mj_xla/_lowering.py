@@ -101,7 +101,9 @@ def _arg_attrs(sharding: tuple[str, ir.Attribute] | None, alias: int | None) -> 
     return ir.DictAttr.get(attrs)
 
 
-lowering_rules = RuleTable("lowering_rules", "XLA lowering (jit)", "mj_xla.extend")
+lowering_rules: RuleTable[Callable[..., Any]] = RuleTable(
+    "lowering_rules", "XLA lowering (jit)", "mj_xla.extend"
+)
 
 # The argument types of a lowering rule, as every rule module spells them.
 Avals: TypeAlias = Sequence[ShapedArray]
@@ -111,8 +113,23 @@ LoweringRule: TypeAlias = Callable[..., list[Value]]
 
 #: Rules for one platform (``"cpu"``, ``"cuda"``, ``"rocm"``), by platform then primitive: they
 #: take precedence over ``lowering_rules`` when a module is lowered for that platform, as
-#: JAX's ``register_lowering(prim, rule, platform=...)``.
-platform_lowering_rules: dict[str, dict[Primitive, LoweringRule]] = {}
+#: JAX's ``register_lowering(prim, rule, platform=...)``. Each platform's table is an optional
+#: hook (:func:`platform_table`): without an entry, ``lowering_rules``' rule applies.
+platform_lowering_rules: dict[str, RuleTable[LoweringRule]] = {}
+
+
+def platform_table(platform: str) -> RuleTable[LoweringRule]:
+    """``platform``'s table of :data:`platform_lowering_rules`, created empty if need be."""
+    table = platform_lowering_rules.get(platform)
+    if table is None:
+        table = platform_lowering_rules[platform] = RuleTable(
+            f"platform_lowering_rules[{platform!r}]",
+            f"XLA lowering ({platform})",
+            "mj_xla.extend",
+            default="its rule in lowering_rules applies",
+            where=f"mj_xla.extend.register_lowering({{prim}}_p, rule, platform={platform!r})",
+        )
+    return table
 
 
 def register_lowering(prim: Primitive, rule: LoweringRule, platform: str | None = None) -> None:
@@ -125,7 +142,7 @@ def register_lowering(prim: Primitive, rule: LoweringRule, platform: str | None 
     if platform is None:
         lowering_rules[prim] = rule
         return
-    platform_lowering_rules.setdefault(platform, {})[prim] = rule
+    platform_table(platform)[prim] = rule
     if prim not in lowering_rules:
         lowering_rules[prim] = _no_rule_for_platform(prim, rule.__module__)
 
@@ -225,7 +242,7 @@ class LoweringContext:
         self.module = module
         # The platform the module is lowered for: rules registered for it take precedence.
         self.platform = platform
-        self._platform_rules = platform_lowering_rules.get(platform, {})
+        self._platform_rules = platform_table(platform)
         self.symbol_table = ir.SymbolTable(module.operation)
         self._functions: dict[Hashable, tuple[Any, func.FuncOp]] = {}
         # Python functions the compiled code calls back (host callbacks); a custom call names

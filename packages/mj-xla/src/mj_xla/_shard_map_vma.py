@@ -20,7 +20,7 @@ from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
 from mj_autodiff.extend import custom_jvp_call_p, custom_vjp_call_p
-from mj_core import Primitive
+from mj_core import RuleTable
 from mj_core.extend import names_of
 from mj_core.prims.parallel import (
     all_gather_p,
@@ -101,7 +101,13 @@ def _axes_inside(params: dict[str, Any]) -> Vma:
     return frozenset(found)
 
 
-vma_rules: dict[Primitive, VmaRule] = {}
+vma_rules: RuleTable[VmaRule] = RuleTable(
+    "vma_rules",
+    "shard_map varying-axes",
+    "mj_xla.extend",
+    default="each output varies over the union of the inputs' axes and of every axis a "
+    "collective in its params' jaxprs names",
+)
 
 
 def _invariant_over_axes(ins: Sequence[Vma], params: dict[str, Any]) -> list[Vma]:

@@ -28,7 +28,7 @@ from mj_core._avals import ShapedArray
 from mj_core._config import on_change, on_x64_change
 from mj_core._eager_array import EagerArray
 from mj_core._lattice import kind
-from mj_core._primitive import Primitive, abstract_eval_rules, impl_rules
+from mj_core._primitive import Primitive, RuleTable, abstract_eval_rules, impl_rules
 from mj_core._shapes import broadcast_shapes
 from mj_core._trace import bind, binds
 from mj_core._typing import Array, ArrayLike, DType
@@ -181,7 +181,16 @@ class ElementwiseSpec(NamedTuple):
     first_operand_is_selector: bool = False
 
 
-elementwise_specs: dict[Primitive, ElementwiseSpec] = {}
+#: The elementwise primitives (core and special families, and users' own): an optional hook
+#: whose entries the elementwise typing (:func:`elementwise_out_aval`), impl and autodiff
+#: helpers read; a primitive without one is no elementwise primitive.
+elementwise_specs: RuleTable[ElementwiseSpec] = RuleTable(
+    "elementwise_specs",
+    "elementwise spec",
+    "mj_core.extend",
+    default="the primitive is not elementwise (its own typing rule; no broadcasting, "
+    "promotion or tangent-function derivative)",
+)
 
 _KIND_NAMES = {"b": "bool", "i": "int", "u": "uint", "f": "float", "c": "complex"}
 

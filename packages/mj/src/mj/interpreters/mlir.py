@@ -137,8 +137,8 @@ def register_lowering(
 def lowering_rule_of(prim: Primitive, platform: str | None = None) -> Rule | None:
     """``prim``'s lowering rule in JAX's signature (``None`` if it has none): the rule itself
     when it was registered through :func:`register_lowering`."""
-    table = lowering_rules if platform is None else platform_lowering_rules.get(platform, {})
-    if prim not in table:
+    table = lowering_rules if platform is None else platform_lowering_rules.get(platform)
+    if table is None or prim not in table:
         return None
     rule = table[prim]
     original = getattr(rule, "_mj_jax_rule", None)
