@@ -67,7 +67,7 @@ def test_identical_branches_are_staged_once():
 
 @pytest.mark.parametrize("lib", [jax, mj], ids=["jax", "mj"])
 def test_no_branch_for_the_platform_and_no_default_raises(lib):
-    with pytest.raises(NotImplementedError, match="translation rule .* not found for platform"):
+    with pytest.raises(NotImplementedError, match=r"translation rule .* not found for platform"):
         lib.lax.platform_dependent(3.0, tpu=lambda x: x + 2.0)
 
 
