@@ -177,7 +177,7 @@ def _load(results: Path, backend: str, lib: str, stem: str) -> FileRun:
     run = FileRun()
     if not log.exists():
         return run
-    run.present = True
+    run.present = log.with_suffix(".out").exists()  # the file's run ended (or was killed)
     for line in log.read_text().splitlines():
         rec = json.loads(line)
         if rec.get("file_status") == "timeout":
@@ -282,6 +282,8 @@ def report(args: argparse.Namespace) -> None:
                 f"{len(jax_pass)} | {len(mj_pass)} | {len(both)} | {pct} | "
                 f"{'; '.join(notes)} |"
             )
+            if not (jax.present and mj.present):
+                continue  # totals over the files run on both
             for i, n in enumerate((len(jax.outcomes), len(jax_pass), len(mj_pass), len(both))):
                 lib_total[i] += n
     PAGE.write_text(_page(rows, totals, failures, examples, args))
@@ -303,7 +305,7 @@ def _why(run: FileRun, test: str) -> str:
 
 def _file_notes(run: FileRun) -> Iterable[str]:
     if not run.present:
-        yield "not run"
+        yield "not run (to the end)"
     if run.collection_error is not None:
         yield "collection error: " + _cause(run.collection_error).replace("|", "\\|")[:80]
     if run.timed_out:
@@ -342,6 +344,8 @@ def _page(
         f"`--timeout` ({args.timeout_note}); CPU, mj's default dtypes (float32).",
         "",
         "## Totals",
+        "",
+        "Over the files run on both (a file missing from a run is marked in its row).",
         "",
         "| library | tests (on JAX) | pass on JAX | pass on mj | pass on both | % of JAX's |",
         "|---|---|---|---|---|---|",
