@@ -262,7 +262,7 @@ def report(args: argparse.Namespace) -> None:
         )
         if not stems:
             continue
-        lib_total = totals.setdefault(lib, [0, 0, 0, 0])
+        lib_total = totals.setdefault(lib, [0, 0, 0, 0, 0, len(_test_files(lib))])
         for stem in stems:
             jax = _load(results, "jax", lib, stem)
             mj = _load(results, "mj", lib, stem)
@@ -284,6 +284,7 @@ def report(args: argparse.Namespace) -> None:
             )
             if not (jax.present and mj.present):
                 continue  # totals over the files run on both
+            lib_total[4] += 1
             for i, n in enumerate((len(jax.outcomes), len(jax_pass), len(mj_pass), len(both))):
                 lib_total[i] += n
     PAGE.write_text(_page(rows, totals, failures, examples, args))
@@ -320,7 +321,8 @@ def _page(
     args: argparse.Namespace,
 ) -> str:
     total_rows = [
-        f"| {lib} | {t[0]} | {t[1]} | {t[2]} | {t[3]} | {100 * t[3] / t[1]:.1f}% |"
+        f"| {lib} | {t[4]} of {t[5]} | {t[0]} | {t[1]} | {t[2]} | {t[3]} | "
+        f"{100 * t[3] / t[1]:.1f}% |"
         for lib, t in totals.items()
         if t[1]
     ]
@@ -347,8 +349,9 @@ def _page(
         "",
         "Over the files run on both (a file missing from a run is marked in its row).",
         "",
-        "| library | tests (on JAX) | pass on JAX | pass on mj | pass on both | % of JAX's |",
-        "|---|---|---|---|---|---|",
+        "| library | test files run on both | tests (on JAX) | pass on JAX | pass on mj "
+        "| pass on both | % of JAX's |",
+        "|---|---|---|---|---|---|---|",
         *total_rows,
         "",
         "## Per file",
