@@ -5,6 +5,7 @@ modules the libraries import."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from typing import Any
@@ -181,3 +182,24 @@ def test_check_tracer_leaks_only_off() -> None:
     ):
         pass
     assert mj.config.jax_check_tracer_leaks is False
+
+
+def test_xla_bridge_backends_and_xla_flags_device_count() -> None:
+    """chex's ``set_n_cpu_devices``: ``jax._src.xla_bridge._backends`` is empty until a
+    backend starts, and the CPU backend then has the devices ``XLA_FLAGS`` asked for after
+    ``import jax`` (as JAX's: ``jax_num_cpu_devices`` unset defers to XLA's flag)."""
+    code = (
+        "import os, jax\n"
+        "before = dict(jax._src.xla_bridge._backends)\n"
+        "os.environ['XLA_FLAGS'] = '--xla_force_host_platform_device_count=3'\n"
+        "print(before, jax.device_count(), list(jax._src.xla_bridge._backends))"
+    )
+    env = {k: v for k, v in os.environ.items() if k not in ("MJ_NUM_CPU_DEVICES", "XLA_FLAGS")}
+    out = subprocess.run(
+        [sys.executable, "-m", "mj.as_jax", "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**env, "MJ_PLATFORMS": "cpu"},
+    )
+    assert out.stdout.strip() == "{} 3 ['cpu']"

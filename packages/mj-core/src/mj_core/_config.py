@@ -7,8 +7,10 @@ that produced a NaN op by op and raise ``FloatingPointError`` naming the primiti
 ``disable_jit``: make ``jit`` call the Python function directly (for debugging with print
 and pdb; see ``mj.disable_jit()``).
 Both can be preset with the environment variables ``MJ_CHECK_JAXPRS=1`` / ``MJ_DEBUG_NANS=1``.
-``num_cpu_devices``: how many CPU devices the XLA backend creates (``MJ_NUM_CPU_DEVICES``,
-default 1), for ``pmap`` without hardware; it must be set before the backend starts.
+``num_cpu_devices``: how many CPU devices the XLA backend creates (``MJ_NUM_CPU_DEVICES``),
+for ``pmap`` without hardware; it must be set before the backend starts. Unset, it is as in
+JAX: XLA's ``--xla_force_host_platform_device_count=N`` in ``XLA_FLAGS`` when the backend
+starts, else 1.
 ``platforms``: the backends mj may use, in order of preference (``"cuda,cpu"``; JAX's
 ``jax_platforms``, preset with ``MJ_PLATFORMS``); ``None`` picks every available one, a GPU
 first. Like ``num_cpu_devices`` it must be set before the backend starts.
@@ -72,6 +74,7 @@ def _flag(name: str, default: str = "") -> bool:
 
 #: Options that may no longer change, with the reason (the backend read them when it started).
 _FROZEN: dict[str, str] = {}
+_GIVEN: set[str] = set()  # options set by an MJ_ variable or update(), not left at default
 _FROZEN_OK: dict[str, tuple[Any, ...]] = {}
 
 
@@ -108,6 +111,8 @@ class _Config:
         self.disable_jit = _flag("MJ_DISABLE_JIT")
         self.enable_x64 = _flag("MJ_ENABLE_X64")
         self.num_cpu_devices = int(os.environ.get("MJ_NUM_CPU_DEVICES", "1") or 1)
+        if os.environ.get("MJ_NUM_CPU_DEVICES"):
+            _GIVEN.add("num_cpu_devices")
         self.platforms = _check_platforms(os.environ.get("MJ_PLATFORMS"))
         rank = os.environ.get("MJ_NUMPY_RANK_PROMOTION", "allow") or "allow"
         self.numpy_rank_promotion = _check_rank_promotion(rank)
@@ -124,6 +129,11 @@ class _Config:
         self.compilation_cache_dir: str | None = os.environ.get("MJ_COMPILATION_CACHE_DIR") or None
         self.persistent_cache_min_compile_time_secs = 1.0
         self.persistent_cache_min_entry_size_bytes = 0
+
+    def given(self, name: str) -> bool:
+        """Whether option ``name`` was set (its ``MJ_`` environment variable or ``update``),
+        rather than left at its default."""
+        return _canonical(name) in _GIVEN
 
     def freeze(self, name: str, reason: str, accepted: tuple[Any, ...] = ()) -> None:
         """Refuse later changes of option ``name``: the component that read it has started.
@@ -175,6 +185,7 @@ class _Config:
             value = bool(value)
         changed = value != getattr(self, name)
         setattr(self, name, value)
+        _GIVEN.add(name)
         if changed:
             for listener in _LISTENERS.get(name, ()):
                 listener(value)

@@ -24,6 +24,7 @@ import importlib
 import importlib.metadata
 import importlib.util
 import os
+import re
 import signal
 import sys
 import threading
@@ -351,6 +352,26 @@ def process_count() -> int:
     return 1 if _distributed is None else _distributed.num_processes
 
 
+_DEVICE_COUNT_FLAG = re.compile(r"(?:^|\s)-{0,2}xla_force_host_platform_device_count=(\d+)")
+
+
+def _cpu_device_count() -> int:
+    """``config.num_cpu_devices`` where it was set; else, as JAX (whose
+    ``jax_num_cpu_devices`` defaults to XLA's flag), the count that
+    ``--xla_force_host_platform_device_count`` in ``XLA_FLAGS`` gives now, when the backend
+    starts (chex's ``set_n_cpu_devices`` sets it after ``import jax``), else 1."""
+    if not config.given("num_cpu_devices"):
+        found = _DEVICE_COUNT_FLAG.search(os.environ.get("XLA_FLAGS", ""))
+        config.num_cpu_devices = int(found.group(1)) if found else 1
+    return config.num_cpu_devices
+
+
+def started_backends() -> dict[str, Any]:
+    """The backends started so far (none before the first computation or device query),
+    by platform, without starting any: JAX's ``xla_bridge._backends``."""
+    return dict(_clients)
+
+
 def _make_cpu_client(count: int) -> Any:
     state = _distributed
     if state is None:
@@ -477,7 +498,7 @@ def _start_backends(requested: list[str] | None) -> dict[str, Any]:
     for name in dict.fromkeys(names):
         try:
             if name == "cpu":
-                clients[name] = _make_cpu_client(config.num_cpu_devices)
+                clients[name] = _make_cpu_client(_cpu_device_count())
             elif name not in loaded:
                 known = sorted({"cpu", *loaded})
                 raise RuntimeError(

@@ -22,6 +22,7 @@ from mj_xla._jaxlib import func as func
 from mj_xla._jaxlib import hlo as hlo
 from mj_xla._jaxlib import ir as ir
 from mj_xla._jaxlib import lowering_platform as lowering_platform
+from mj_xla._jaxlib import started_backends as started_backends
 from mj_xla._lowering import Avals as Avals
 from mj_xla._lowering import LoweringContext as LoweringContext
 from mj_xla._lowering import LoweringRule as LoweringRule

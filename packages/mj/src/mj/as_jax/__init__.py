@@ -51,6 +51,8 @@ class _JaxModule(types.ModuleType):
             # a submodule ``import mj`` does not import (``jax.interpreters``): import it
             if not name.startswith("_") and importlib.util.find_spec(f"mj.{name}") is not None:
                 return importlib.import_module(f"{_ROOT}.{name}")
+            if name == "_src":  # JAX's import imports it: jax._src.xla_bridge reads through
+                return importlib.import_module(f"{_ROOT}._src")
             raise AttributeError(
                 f"module 'jax' has no attribute {name!r}: mj (running this program as JAX "
                 f"through mj.as_jax) has no mj.{name}"
@@ -112,6 +114,22 @@ class _PrivateDtypes(types.ModuleType):
         return getattr(mj.dtypes, name)
 
 
+class _XlaBridge(types.ModuleType):
+    """``jax._src.xla_bridge``: ``_backends``, the backends started so far by platform
+    (chex's ``set_n_cpu_devices`` reads it to refuse a device count once the CPU backend
+    has started)."""
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "_backends":
+            from mj_xla.extend import started_backends
+
+            return started_backends()
+        raise AttributeError(
+            f"module 'jax._src.xla_bridge' has no attribute {name!r}: mj.as_jax provides "
+            "only _backends"
+        )
+
+
 def _wait_for_tokens() -> None:
     """JAX's wait for outstanding effect tokens: mj's runtime effects complete in order."""
 
@@ -128,6 +146,8 @@ def _make_private_modules() -> dict[str, types.ModuleType]:
       effects); mj's effects complete in program order, so it does nothing.
     - ``jax._src.compiler``: imported by chex (``restrict_backends`` patches JAX's compile
       function); empty here, so only ``chex.restrict_backends`` fails, when used.
+    - ``jax._src.xla_bridge``: ``_backends`` (the started backends, read-only), which
+      chex's ``set_n_cpu_devices`` reads.
     - ``jax._src.core``: the public ``mj.core``; ``jax._src.dtypes``: the public ``mj.dtypes``
       plus the base class ``ExtendedDType`` (flax's fp8 module subclasses it at import time;
       equinox reads ``TypePromotionError`` through the private path).
@@ -146,8 +166,10 @@ def _make_private_modules() -> dict[str, types.ModuleType]:
     dtypes = _PrivateDtypes("jax._src.dtypes", "mj.dtypes, with ExtendedDType (see mj.as_jax).")
     dtypes.ExtendedDType = ExtendedDType  # type: ignore[attr-defined]
     dtypes.DType = np.dtype  # type: ignore[attr-defined]
+    xla_bridge = _XlaBridge("jax._src.xla_bridge", "_backends only (see mj.as_jax).")
     modules = {
         "jax._src": src,
+        "jax._src.xla_bridge": xla_bridge,
         "jax._src.traceback_util": traceback_util,
         "jax._src.dispatch": dispatch,
         "jax._src.compiler": compiler,
