@@ -319,9 +319,16 @@ def unshared(out: Any, borrowed: list[np.ndarray[Any, Any]]) -> Any:
     and must not see the caller's later writes."""
     if isinstance(out, list | tuple):
         return type(out)(unshared(o, borrowed) for o in out)
-    if isinstance(out, _ndarray) and any(np.may_share_memory(out, b) for b in borrowed):
+    if isinstance(out, _ndarray) and any(_may_share_memory(out, b) for b in borrowed):
         return eager_result(np.array(out))
     return out
+
+
+#: ``np.may_share_memory`` behind NumPy's dispatch: no Python ``__array_function__`` call for
+#: an mj array (the gradient tape asks for each result).
+_may_share_memory: Callable[..., bool] = getattr(
+    np.may_share_memory, "_implementation", np.may_share_memory
+)
 
 
 def owned_data(x: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:

@@ -221,11 +221,22 @@ class ImplRules(RuleTable[Callable[..., Any]]):
             where="mj_core.impl_rules.register_ufunc({prim}_p, nin, ufunc)",
         )
         self._suspended: dict[Primitive, Callable[..., Any]] = {}
+        #: The primitives whose impl rule is mj-core's own NumPy computation (its
+        #: ``mj_core.prims`` families' and :meth:`register_ufunc`'s rules): eager evaluation
+        #: gives them plain NumPy views of ``EagerArray`` operands, which NumPy's functions
+        #: take at NumPy's speed (an ``EagerArray`` goes through its Python
+        #: ``__array_function__``). Every other rule (a user's ``def_impl``, a higher-order
+        #: primitive's, a callback's) gets its operands as they are, mj arrays.
+        self.numpy_rules: set[Primitive] = set()
 
     def __setitem__(self, prim: Primitive, rule: Callable[..., Any]) -> None:
         shortcut = self._shortcuts.get(prim)
         if shortcut is not None:
             shortcut.ufunc = None
+        if getattr(rule, "__module__", None) in _NUMPY_RULE_MODULES:
+            self.numpy_rules.add(prim)
+        else:
+            self.numpy_rules.discard(prim)
         super().__setitem__(prim, rule)
 
     def suspend_shortcuts(self, suspend: bool) -> None:
@@ -301,6 +312,7 @@ class ImplRules(RuleTable[Callable[..., Any]]):
         rule = unary if nin == 1 else binary if nin == 2 else nary
         rule.__name__ = rule.__qualname__ = f"{prim.name}_impl"
         self[prim] = rule
+        self.numpy_rules.add(prim)
         self.shortcut(prim).inexact_only = inexact
         self.shortcut(prim).keeps_dtype = keeps_dtype
         self.shortcut(prim).kinds = kinds
@@ -308,6 +320,19 @@ class ImplRules(RuleTable[Callable[..., Any]]):
             self.shortcut(prim).ufunc = ufunc
         else:
             self._suspended[prim] = ufunc
+
+
+#: The modules whose impl rules are NumPy computations on their operands (see
+#: ``ImplRules.numpy_rules``, which ``register_ufunc``'s rules join too): mj-core's primitive
+#: families, not its callbacks (which hand the operands to user code) nor its collectives
+#: (which re-bind them).
+_NUMPY_RULE_MODULES = frozenset(
+    f"mj_core.prims.{family}"
+    for family in (
+        "complex", "contractions", "conversions", "convolution", "elementwise", "fft",
+        "indexing", "linalg", "reductions", "sorting", "special", "structural", "windowed",
+    )
+)  # fmt: skip
 
 
 def _shortcuts_apply() -> bool:

@@ -21,15 +21,25 @@ import numpy as np
 from mj_core._avals import get_aval
 from mj_core._config import config
 from mj_core._eager.results import as_eager, weak_outputs
-from mj_core._eager_array import EagerArray, WeakEagerArray, canonical_operands, eager_results
+from mj_core._eager_array import (
+    _WIDE_SCALARS,
+    EagerArray,
+    WeakEagerArray,
+    canonical_operand,
+    canonical_operands,
+    eager_results,
+)
 from mj_core._eager_dispatch import eager_handlers
 from mj_core._eager_nans import check_special
 from mj_core._primitive import Primitive, impl_rules
+from mj_core.dtypes import _NARROW
 from mj_core.errors import MJError, ShapeDtypeError, user_line_suffix
 
 __all__ = ["compute_failed", "eval_primitive", "impl_error"]
 
 _ndarray = np.ndarray
+_view = np.ndarray.view
+_numpy_rules = impl_rules.numpy_rules
 
 #: NumPy attributes a ufunc's warning to the Python frame calling it: one of mj's modules here.
 #: (A ``warnings.catch_warnings()`` block active at mj's first import drops it on exit.)
@@ -73,7 +83,9 @@ def eval_primitive(primitive: Primitive, args: Sequence[Any], params: dict[str, 
     user's line. An operand whose type computes primitives itself (mj-xla's sharded arrays) is
     offered the whole operation first (:data:`~mj_core._eager_dispatch.eager_handlers`). Host
     operands enter canonicalized (:func:`~mj_core._eager_array.canonical_operands`), as under
-    ``jit``."""
+    ``jit``. mj-core's own rules (``impl_rules.numpy_rules``) take an ``EagerArray`` operand
+    as a plain NumPy view of its read-only data: NumPy's functions take it at NumPy's speed,
+    not through ``EagerArray.__array_function__``, and its views stay read-only."""
     if eager_handlers:
         for a in args:
             if type(a) in eager_handlers:
@@ -81,12 +93,25 @@ def eval_primitive(primitive: Primitive, args: Sequence[Any], params: dict[str, 
                 if handled is not NotImplemented:  # (declined: the impl rule evaluates it)
                     return handled
                 break
-    args = canonical_operands(args)
     rule = impl_rules[primitive]
+    operands: Sequence[Any]
+    if primitive in _numpy_rules:  # NumPy's functions at NumPy's speed: plain views
+        plain: list[Any] = []  # (one loop for both: a comprehension's frame costs ~90 ns more)
+        for a in args:
+            t = type(a)
+            if t is EagerArray:
+                a = _view(a, _ndarray)
+            elif (t is _ndarray or t in _WIDE_SCALARS) and a.dtype in _NARROW:
+                args = canonical_operands(args)  # (rare: 64-bit host data, x64 off)
+                a = canonical_operand(a)
+            plain.append(a)
+        operands = plain
+    else:
+        operands = args = canonical_operands(args)
     try:
-        outs = rule(*args, **params)
+        outs = rule(*operands, **params)
     except Exception as err:
-        outs = compute_failed(primitive, lambda *a: rule(*a, **params), args, err)
+        outs = compute_failed(primitive, lambda *a: rule(*a, **params), operands, err)
     if config.debug_nans or config.debug_infs:
         check_special(primitive, outs)
     weak = False  # weak operands and no strong ones but bools (rare): JAX's weak outputs

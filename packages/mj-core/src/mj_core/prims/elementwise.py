@@ -788,7 +788,8 @@ greater_equal_p = define_elementwise("greater_equal", 2, REAL, _boolean, np.grea
 
 
 def _select_n(which: Any, *cases: Any) -> Any:
-    if np.result_type(which) == np.bool_:
+    dtype = getattr(which, "dtype", None)  # (an array's, without np.result_type's dispatch)
+    if (np.result_type(which) if dtype is None else dtype).kind == "b":
         if len(cases) != 2:
             raise TypeError(f"select_n with a bool selector needs 2 cases, got {len(cases)}")
         return np.where(which, cases[1], cases[0])

@@ -248,7 +248,8 @@ def _concatenate_avals(*xs: ShapedArray, dimension: int) -> list[ShapedArray]:
 @impl_rules.register(concatenate_p)
 def _concatenate_impl(*xs: Any, dimension: int) -> list[Any]:
     (out,) = check_operands(concatenate_p, xs, {"dimension": dimension})
-    return [np.concatenate(xs, axis=dimension).astype(out.dtype, copy=False)]
+    joined = np.concatenate(xs, axis=dimension)
+    return [joined if joined.dtype == out.dtype else joined.astype(out.dtype)]
 
 
 # --- pad --------------------------------------------------------------------------------------
