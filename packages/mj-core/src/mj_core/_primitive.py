@@ -228,12 +228,13 @@ class ImplRules(RuleTable[Callable[..., Any]]):
         #: ``__array_function__``). Every other rule (a user's ``def_impl``, a higher-order
         #: primitive's, a callback's) gets its operands as they are, mj arrays.
         self.numpy_rules: set[Primitive] = set()
+        self._ufunc_rules: set[Callable[..., Any]] = set()  # register_ufunc's (numpy_rules)
 
     def __setitem__(self, prim: Primitive, rule: Callable[..., Any]) -> None:
         shortcut = self._shortcuts.get(prim)
         if shortcut is not None:
             shortcut.ufunc = None
-        if getattr(rule, "__module__", None) in _NUMPY_RULE_MODULES:
+        if rule in self._ufunc_rules or getattr(rule, "__module__", None) in _NUMPY_RULE_MODULES:
             self.numpy_rules.add(prim)
         else:
             self.numpy_rules.discard(prim)
@@ -311,8 +312,8 @@ class ImplRules(RuleTable[Callable[..., Any]]):
         # unary and binary rules take their operands directly (no ``*args`` tuple)
         rule = unary if nin == 1 else binary if nin == 2 else nary
         rule.__name__ = rule.__qualname__ = f"{prim.name}_impl"
+        self._ufunc_rules.add(rule)
         self[prim] = rule
-        self.numpy_rules.add(prim)
         self.shortcut(prim).inexact_only = inexact
         self.shortcut(prim).keeps_dtype = keeps_dtype
         self.shortcut(prim).kinds = kinds
