@@ -480,10 +480,9 @@ def _numpy_if_writable(
     ``copy.sort()`` to sort it in place, while ``x.sort()`` in JAX code must return the sorted
     copy and leave ``x`` alone. The array tells the two apart, not the caller: every array mj
     makes is read-only (immutable, as ``jax.Array``; ``x.copy()`` too), so a writable one is a
-    NumPy array that NumPy's own ``flatten``/``concatenate`` made, and it gets NumPy's method,
-    as a ``jax.Array`` passed through ``np.asarray`` would. The NumPy functions that copy
-    their argument with ``copy()`` and sort or partition the copy in place (``np.sort``,
-    ``np.percentile``, ...) run on plain NumPy views
+    NumPy array made by NumPy's own code, and it gets NumPy's method, as a ``jax.Array``
+    passed through ``np.asarray`` would. NumPy's functions themselves (``np.sort``,
+    ``np.percentile``, ...) run on plain NumPy views of mj arrays
     (:meth:`~mj_core._eager_array.EagerArray.__array_function__`).
     """
 

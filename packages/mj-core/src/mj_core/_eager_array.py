@@ -95,7 +95,8 @@ class EagerArray(np.ndarray):
         self, axis: Any = -1, kind: Any = None, order: Any = None, *, stable: Any = None
     ) -> Any:
         """NumPy's ``argsort``, stable unless a ``kind`` is asked for: JAX sorts stably (ties
-        keep their order); ``np.argsort(x)`` calls this method too."""
+        keep their order). (``np.argsort(x)`` is NumPy's, on the data: see
+        :meth:`__array_function__`.)"""
         if kind is None and stable is None:
             stable = True
         return eager_result(_ndarray.argsort(self, axis, kind, order, stable=stable))
@@ -126,57 +127,60 @@ class EagerArray(np.ndarray):
         args: Iterable[Any],
         kwargs: Mapping[str, Any],
     ) -> Any:
-        """NumPy's functions on mj arrays. Those that sort or partition a copy of their
-        argument in place (``np.sort``, ``np.median``, ``np.percentile``, ...: an mj array's
-        copy is immutable, and its ``sort`` JAX's) run on plain NumPy views, their result an
-        mj array; every other function is NumPy's own."""
-        if func in _ON_PLAIN_VIEWS:
-            return _eager_out(func(*_plain(args), **{k: _plain_one(v) for k, v in kwargs.items()}))
-        return _ndarray_array_function(self, func, types, args, kwargs)
+        """NumPy's functions on mj arrays give NumPy's answer, as on ``jax.Array`` (which NumPy
+        converts with ``__array__``): they run on plain NumPy views of the mj arrays, their
+        array results made mj arrays. NumPy's code calls methods of its operands expecting
+        NumPy's: on the mj array itself ``a.copy().sort()`` (``np.sort``, ``np.percentile``)
+        would sort JAX's way, an immutable copy, ``a.take(i, mode="raise")`` (``np.extract``)
+        use JAX's modes, ``np.linalg.inv`` find no ``__array_wrap__`` (mj's is ``None``, for
+        the ufuncs' speed). A few functions that only read their operands' shape, dtype or
+        memory (``np.shape``, ``np.result_type``) take the operands as they are.
+
+        mj's impl rules call NumPy on plain views of their operands already
+        (:func:`~mj_core._eager.evaluate.eval_primitive`): this Python call is no eager
+        operation's cost."""
+        impl = _AS_THEY_ARE.get(func)
+        if impl is not None:
+            return impl(*args, **kwargs)
+        return _eager_out(func(*_plain(args), **{k: _plain(v) for k, v in kwargs.items()}))
 
 
-_ndarray_array_function = _ndarray.__array_function__
-
-
-def _plain_one(x: Any) -> Any:
-    return _view(x, _ndarray) if isinstance(x, EagerArray) else x
-
-
-def _plain(args: Iterable[Any]) -> list[Any]:
-    return [
-        type(a)(_plain_one(b) for b in a) if type(a) in (list, tuple) else _plain_one(a)
-        for a in args
-    ]
+def _plain(x: Any) -> Any:
+    """``x`` (an argument of a NumPy function) with each mj array in it, in a list or tuple
+    (nested: ``np.block``) or itself, a plain NumPy view of the same (read-only) data."""
+    if isinstance(x, EagerArray):
+        return _view(x, _ndarray)
+    if type(x) is list or type(x) is tuple:
+        return type(x)(_plain(a) for a in x)
+    return x
 
 
 def _eager_out(out: Any) -> Any:
-    """A NumPy function's result (an array, a scalar, or a tuple or named tuple of them) as
-    mj arrays."""
+    """A NumPy function's result (an array, a scalar, or a list, tuple or named tuple of them)
+    as mj arrays; one of a dtype mj has no arrays of (a string, an object) stays NumPy's."""
     if isinstance(out, _ndarray | np.generic):
-        return eager_result(out)
-    if type(out) is tuple:
-        return tuple(_eager_out(o) for o in out)
-    if isinstance(out, tuple):  # a named tuple (``np.unique_all``)
+        return eager_result(out) if out.dtype in SUPPORTED_DTYPES else out
+    if type(out) is tuple or type(out) is list:
+        return type(out)(_eager_out(o) for o in out)
+    if isinstance(out, tuple):  # a named tuple (``np.unique_all``, ``np.linalg.svd``)
         return type(out)(*(_eager_out(o) for o in out))
     return out
 
 
-#: NumPy functions whose implementation copies an argument (``a.copy()``, ``.copy(order="K")``)
-#: and sorts or partitions the copy in place with ``ndarray.sort``/``partition``, or writes
-#: into an array it made like its argument (``empty_like``, ``sum(..., out=)``).
-_ON_PLAIN_VIEWS = frozenset(
-    f
+#: NumPy functions that only read their operands' shape, dtype or memory, computed on mj
+#: arrays as they are (by NumPy's implementation behind the dispatch): mj's own NumPy-level
+#: code calls them on its operands, and a plain view would cost each call more.
+_AS_THEY_ARE: dict[Callable[..., Any], Callable[..., Any]] = {
+    f: f._implementation
     for f in (
         getattr(np, name, None)
         for name in (
-            "sort", "partition", "argpartition", "median", "nanmedian", "percentile",
-            "nanpercentile", "quantile", "nanquantile", "unique", "unique_all",
-            "unique_counts", "unique_inverse", "unique_values", "sort_complex", "roll",
-            "piecewise", "gradient", "apply_along_axis", "nanmean", "nanvar", "nanstd",
+            "shape", "ndim", "size", "result_type", "may_share_memory", "shares_memory",
+            "iscomplexobj", "isrealobj", "min_scalar_type", "can_cast",
         )
     )
-    if f is not None
-)  # fmt: skip
+    if f is not None and hasattr(f, "_implementation")
+}  # fmt: skip
 
 
 class WeakEagerArray(EagerArray):
