@@ -120,6 +120,11 @@ class EagerArray(np.ndarray):
     def __deepcopy__(self, memo: Any) -> Any:
         return self.copy()
 
+    def __setstate__(self, state: Any) -> None:
+        """Unpickling: the array read-only again, as every mj array."""
+        _ndarray.__setstate__(self, state)
+        _setflags(self, False)
+
     def __array_function__(
         self,
         func: Callable[..., Any],
@@ -181,6 +186,30 @@ _AS_THEY_ARE: dict[Callable[..., Any], Callable[..., Any]] = {
     )
     if f is not None and hasattr(f, "_implementation")
 }  # fmt: skip
+
+
+def _read_only_results(method: Callable[..., Any]) -> Callable[..., Any]:
+    """NumPy's ``ndarray`` ``method``, its result made read-only."""
+
+    def wrapped(self: Any, *args: Any, **kwargs: Any) -> Any:
+        out = method(self, *args, **kwargs)
+        _setflags(out, False)
+        return out
+
+    wrapped.__name__ = wrapped.__qualname__ = method.__name__
+    wrapped.__doc__ = method.__doc__
+    return wrapped
+
+
+#: NumPy's own methods an ``EagerArray`` keeps (``x.reshape`` is NumPy's at NumPy's speed;
+#: mj's impl rules call them on plain data) that may return a new array of the array's class:
+#: NumPy makes it writable (``x.flatten()``, ``x.byteswap()``, ``x.T.ravel()`` and
+#: ``x.T.reshape(-1)`` copy), so their results are made read-only, as every mj array (their
+#: views of an mj array are read-only already). NumPy's other methods return views, or are
+#: mj's (``astype``, ``take``, ``copy``, indexing) or wrapped by
+#: :func:`mj_core._array_methods.install_array_methods` (``sum``, ``round``, ``repeat``, ...).
+for _name in ("reshape", "ravel", "flatten", "byteswap"):
+    setattr(EagerArray, _name, _read_only_results(getattr(_ndarray, _name)))
 
 
 class WeakEagerArray(EagerArray):
