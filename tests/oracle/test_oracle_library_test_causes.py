@@ -2,6 +2,8 @@
 (docs/library_tests.md), each compared with JAX."""
 
 import jax
+import jax.numpy as jnp
+import numpy as np
 import pytest
 
 import mj
@@ -27,3 +29,27 @@ def test_lax_broadcast_shapes_errors_as_jax(shapes):
     with pytest.raises(ValueError, match="Incompatible shapes for broadcasting") as got:
         mj.lax.broadcast_shapes(*shapes)
     assert str(got.value).startswith(str(want.value))
+
+
+_SAMPLERS = ["normal", "uniform", "gumbel", "logistic", "cauchy", "laplace", "exponential"]
+
+
+@pytest.mark.parametrize("name", [*_SAMPLERS, "truncated_normal"])
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+def test_random_samplers_take_bfloat16_as_jax(x64, name, dtype):
+    # optax's tests draw bfloat16 parameters (jax.random.normal(key, shape, jnp.bfloat16))
+    args = (-1.0, 2.0) if name == "truncated_normal" else ()
+    dt = jnp.dtype(dtype)
+    want = np.asarray(getattr(jax.random, name)(jax.random.PRNGKey(3), *args, (300,), dt))
+    sample = getattr(mj.random, name)
+    got = np.asarray(mj.jit(lambda k: sample(k, *args, (300,), dt))(mj.random.PRNGKey(3)))
+    assert got.dtype == want.dtype == dt
+    np.testing.assert_array_equal(got.astype(np.float32), want.astype(np.float32))
+
+
+@pytest.mark.parametrize("name", ["normal", "uniform"])
+def test_random_samplers_refuse_integer_dtypes(name):
+    with pytest.raises((TypeError, ValueError)):
+        getattr(jax.random, name)(jax.random.PRNGKey(0), (2,), jnp.int32)
+    with pytest.raises(ValueError, match=f"mj.random.{name}: dtype must be"):
+        getattr(mj.random, name)(mj.random.PRNGKey(0), (2,), np.int32)
