@@ -53,3 +53,31 @@ def test_random_samplers_refuse_integer_dtypes(name):
         getattr(jax.random, name)(jax.random.PRNGKey(0), (2,), jnp.int32)
     with pytest.raises(ValueError, match=f"mj.random.{name}: dtype must be"):
         getattr(mj.random, name)(mj.random.PRNGKey(0), (2,), np.int32)
+
+
+@pytest.mark.parametrize("jit", [False, True])
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"precision": "highest"},
+        {"precision": jax.lax.Precision.HIGHEST},
+        {"preferred_element_type": "float32"},
+        {"precision": None, "preferred_element_type": "int32"},
+    ],
+)
+def test_array_dot_method_keywords_as_jax(x64, jit, kwargs):
+    # optax's L-BFGS tests: precond_mat.dot(vec, precision=jax.lax.Precision.HIGHEST)
+    rng = np.random.default_rng(0)
+    a = rng.integers(-3, 4, (3, 4)).astype(np.int16)
+    b = rng.integers(-3, 4, (4,)).astype(np.int16)
+    m_kwargs = dict(kwargs)
+    if isinstance(kwargs.get("precision"), jax.lax.Precision):
+        m_kwargs["precision"] = mj.lax.Precision.HIGHEST
+    want = jnp.asarray(a).dot(jnp.asarray(b), **kwargs)
+
+    def f(x, y):
+        return x.dot(y, **m_kwargs)
+
+    got = (mj.jit(f) if jit else f)(mj.numpy.asarray(a), mj.numpy.asarray(b))
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
