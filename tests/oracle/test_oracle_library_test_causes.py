@@ -81,3 +81,31 @@ def test_array_dot_method_keywords_as_jax(x64, jit, kwargs):
     got = (mj.jit(f) if jit else f)(mj.numpy.asarray(a), mj.numpy.asarray(b))
     assert got.dtype == want.dtype
     np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+
+
+def _sample_fn(x, y=2, *, z=3):
+    return x + y + z
+
+
+class _WithJitMethod:
+    def method(self, x):
+        return x
+
+
+@pytest.mark.parametrize("follow_wrapped", [True, False])
+def test_signature_of_jitted_function_as_jax(follow_wrapped):
+    # chex's fake pmap: inspect.signature(fn, follow_wrapped=False) of a jitted fn
+    import functools
+    import inspect
+
+    def sig(jit, fun, **kwargs):
+        return str(inspect.signature(jit(fun, **kwargs), follow_wrapped=follow_wrapped))
+
+    for fun in [_sample_fn, functools.partial(_sample_fn, 1)]:
+        assert sig(mj.jit, fun) == sig(jax.jit, fun)
+    assert sig(mj.jit, _sample_fn, static_argnums=0) == sig(jax.jit, _sample_fn, static_argnums=0)
+    m_bound = mj.jit(_WithJitMethod.method).__get__(_WithJitMethod())
+    j_bound = jax.jit(_WithJitMethod.method).__get__(_WithJitMethod())
+    assert str(inspect.signature(m_bound, follow_wrapped=follow_wrapped)) == str(
+        inspect.signature(j_bound, follow_wrapped=follow_wrapped)
+    )
