@@ -109,3 +109,16 @@ def test_signature_of_jitted_function_as_jax(follow_wrapped):
     assert str(inspect.signature(m_bound, follow_wrapped=follow_wrapped)) == str(
         inspect.signature(j_bound, follow_wrapped=follow_wrapped)
     )
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float8_e4m3fn", "float16", "int8"])
+@pytest.mark.parametrize("fn", ["array", "asarray"])
+def test_array_of_a_list_of_device_arrays_as_jax(x64, dtype, fn):
+    # chex's assert_type test: jnp.array([device_put(1), device_put(2)], dtype=jnp.bfloat16)
+    values = [1, 2.5, -3]
+    want = getattr(jnp, fn)([jax.device_put(v) for v in values], dtype=jnp.dtype(dtype))
+    got = getattr(mj.numpy, fn)([mj.device_put(v) for v in values], dtype=jnp.dtype(dtype))
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(
+        np.asarray(got).astype(np.float32), np.asarray(want).astype(np.float32)
+    )
