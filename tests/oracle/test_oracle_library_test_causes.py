@@ -122,3 +122,28 @@ def test_array_of_a_list_of_device_arrays_as_jax(x64, dtype, fn):
     np.testing.assert_array_equal(
         np.asarray(got).astype(np.float32), np.asarray(want).astype(np.float32)
     )
+
+
+@pytest.mark.parametrize("wrap", ["none", "jit", "vmap"])
+def test_checkify_message_shows_arrays_as_jax(x64, wrap):
+    # chex's chexify: assert_tree_all_finite's message shows the tree as JAX's arrays
+    from jax.experimental import checkify as jcheckify
+
+    from mj.experimental import checkify as mcheckify
+
+    def make(checkify, np_):
+        def f(x):
+            checkify.check(np_.all(x > 0), "bad {x} {y:.2f} {z}", x=x, y=x[0], z={"a": x[1]})
+            return x
+
+        return checkify.checkify(f)
+
+    x = np.array([[-1.0, 2.0], [1.0, 1.0]], np.float32)
+    if wrap != "vmap":
+        x = x[0]
+    j_wrap = (lambda f: f) if wrap == "none" else getattr(jax, wrap)
+    m_wrap = (lambda f: f) if wrap == "none" else getattr(mj, wrap)
+    want, _ = j_wrap(make(jcheckify, jnp))(jnp.asarray(x))
+    got, _ = m_wrap(make(mcheckify, mj.numpy))(mj.numpy.asarray(x))
+    assert got.get() == want.get()
+    assert "Array(2., dtype=float32)" in got.get()
