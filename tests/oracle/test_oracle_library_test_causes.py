@@ -147,3 +147,28 @@ def test_checkify_message_shows_arrays_as_jax(x64, wrap):
     got, _ = m_wrap(make(mcheckify, mj.numpy))(mj.numpy.asarray(x))
     assert got.get() == want.get()
     assert "Array(2., dtype=float32)" in got.get()
+
+
+@pytest.mark.parametrize("batch", [0, 1, 3])
+@pytest.mark.parametrize(
+    "index",
+    [
+        lambda x, i: x[i],
+        lambda x, i: x[i, 1],
+        lambda x, i: x[i, ::-1],
+        lambda x, i: x[:, i],
+    ],
+)
+def test_vmap_of_gather_with_batched_operand_and_indices_as_jax(x64, batch, index):
+    # optax's hungarian algorithm under vmap of an empty batch (a gather of slice size 1 on
+    # an axis of size 0)
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=(batch, 3, 2)).astype(np.float32)
+    i = rng.integers(0, 2, size=(batch,)).astype(np.int32)
+    want = jax.vmap(index)(x, i)
+    got = mj.vmap(index)(x, i)
+    assert got.shape == want.shape
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+    got_jit = mj.jit(mj.vmap(index))(x, i)
+    np.testing.assert_array_equal(np.asarray(got_jit), np.asarray(want))
