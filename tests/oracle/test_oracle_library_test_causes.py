@@ -172,3 +172,30 @@ def test_vmap_of_gather_with_batched_operand_and_indices_as_jax(x64, batch, inde
     np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
     got_jit = mj.jit(mj.vmap(index))(x, i)
     np.testing.assert_array_equal(np.asarray(got_jit), np.asarray(want))
+
+
+@pytest.mark.parametrize("pred", [True, False])
+@pytest.mark.parametrize("jit", [False, True])
+def test_cond_and_switch_take_keyword_operand_as_jax(x64, pred, jit):
+    # optax's conditionality and projections: lax.cond(pred, f, g, operand=x)
+    def run(lax, p, x):
+        c = lax.cond(p, lambda v: v * 2.0, lambda v: v - 1.0, operand=x)
+        s = lax.switch(p.astype(np.int32), [lambda v: v + 10.0, lambda v: -v], operand=x)
+        none = lax.cond(p, lambda v: 3.0, lambda v: 4.0, operand=None)
+        return c, s, none
+
+    x = np.array([1.5, -2.0], np.float32)
+    want = jax.jit(lambda p, x: run(jax.lax, p, x))(pred, x)
+    m_run = mj.jit(lambda p, x: run(mj.lax, p, x)) if jit else (lambda p, x: run(mj.lax, p, x))
+    got = m_run(mj.numpy.asarray(pred), x)
+    for g, w in zip(got, want, strict=True):
+        assert np.asarray(g).dtype == np.asarray(w).dtype
+        np.testing.assert_array_equal(np.asarray(g), np.asarray(w))
+
+
+def test_cond_keyword_operand_with_positional_operands_refused_as_jax():
+    for lax in (jax.lax, mj.lax):
+        with pytest.raises(TypeError, match="if 'operand' keyword is passed then no positional"):
+            lax.cond(True, lambda v: v, lambda v: v, 1.0, operand=2.0)
+        with pytest.raises(TypeError, match="if 'operand' keyword is passed then no positional"):
+            lax.switch(0, [lambda v: v], 1.0, operand=2.0)
