@@ -152,6 +152,13 @@ def _copy(self: object) -> Any:
     return self
 
 
+def _operator_round(self: Any, ndigits: int | None = None) -> Any:
+    """``round(x)`` and ``round(x, ndigits)``, as ``jax.Array``'s: half to even; without
+    ``ndigits`` the result is an integer array (as ``round(7.5)`` is an ``int``)."""
+    out = mnp.round(self, decimals=ndigits or 0)
+    return out.astype(int) if ndigits is None else out
+
+
 def _ptp(self: Any, axis: Any = None, out: None = None, keepdims: bool = False) -> Any:
     if out is not None:
         raise NotImplementedError("ptp: the 'out' argument is not supported (arrays are immutable)")
@@ -309,6 +316,7 @@ def _methods() -> dict[str, Any]:
         dot=mnp.dot,
         clip=_out_none(mnp.clip),
         round=_out_none(mnp.round),
+        __round__=_operator_round,
         conj=mnp.conjugate,
         conjugate=mnp.conjugate,
         real=property(mnp.real),
