@@ -217,3 +217,18 @@ def test_builtin_round_of_arrays_as_jax(x64, jit, ndigits, value):
     assert got.weak_type == want.weak_type
     # (eager mnp.round with decimals may differ from XLA's in the last bit: 2.6 vs 2.6000001)
     np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-6)
+
+
+@pytest.mark.parametrize(
+    "name", ["lecun_normal", "glorot_uniform", "he_normal", "lecun_uniform", "truncated_normal"]
+)
+def test_initializers_with_bfloat16_as_jax(x64, name):
+    # optax's mixed-precision tests: flax's Dense with param_dtype=bfloat16 (a bfloat16
+    # initializer took the complex path: bfloat16's NumPy kind is "V")
+    want = getattr(jax.nn.initializers, name)()(jax.random.PRNGKey(0), (7, 10), jnp.bfloat16)
+    init = getattr(mj.nn.initializers, name)()
+    got = mj.jit(lambda k: init(k, (7, 10), jnp.bfloat16))(mj.random.PRNGKey(0))
+    assert got.dtype == want.dtype == jnp.bfloat16
+    np.testing.assert_array_equal(
+        np.asarray(got).astype(np.float32), np.asarray(want).astype(np.float32)
+    )
