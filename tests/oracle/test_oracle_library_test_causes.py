@@ -232,3 +232,30 @@ def test_initializers_with_bfloat16_as_jax(x64, name):
     np.testing.assert_array_equal(
         np.asarray(got).astype(np.float32), np.asarray(want).astype(np.float32)
     )
+
+
+@pytest.mark.parametrize("order", ["F", "f", "C", "A", None])
+@pytest.mark.parametrize("shape", [(4, 6), (-1,), (3, -1, 2), (2, 3, 4)])
+def test_reshape_order_as_jax(x64, order, shape):
+    # optax's microbatching: jnp.reshape(x, shape, order="F")
+    x = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    want = np.asarray(jnp.reshape(x, shape, order=order))
+    np.testing.assert_array_equal(np.asarray(mj.numpy.reshape(x, shape, order=order)), want)
+    jitted = mj.jit(lambda y: mj.numpy.reshape(y, shape, order=order))
+    np.testing.assert_array_equal(np.asarray(jitted(x)), want)
+    method = mj.numpy.asarray(x).reshape(shape, order=order or "C")
+    np.testing.assert_array_equal(np.asarray(method), want)
+    if shape == (-1,):
+        np.testing.assert_array_equal(
+            np.asarray(mj.numpy.ravel(x, order=order or "C")), np.ravel(x, order=order or "C")
+        )
+
+
+@pytest.mark.parametrize("order", ["K", "X"])
+def test_reshape_bad_order_refused_as_jax(order):
+    x = np.arange(6).reshape(2, 3)
+    with pytest.raises(ValueError, match="order") as want:
+        jnp.reshape(x, (3, 2), order=order)
+    with pytest.raises(ValueError, match="order") as got:
+        mj.numpy.reshape(x, (3, 2), order=order)
+    assert str(got.value) == str(want.value)
