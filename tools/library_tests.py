@@ -4,9 +4,11 @@ The test files ship inside the installed wheels (``optax/**/*_test.py``,
 ``chex/_src/*_test.py``; equinox's wheel ships none). Each file runs in its own pytest process
 (``-p no:randomly``, ``--timeout`` per test), two at a time, with
 ``tools/library_tests_plugin.py`` loaded before collection: on mj it calls
-``mj.as_jax.install()``, so ``import jax`` is mj. Every test's outcome is appended to a JSON
-lines file as it finishes (so a file killed at its wall-clock limit keeps what it ran) and
-pytest writes its JUnit XML next to it::
+``mj.as_jax.install()``, so ``import jax`` is mj, imported from this checkout's
+``packages/*/src`` (first on ``PYTHONPATH``, whichever checkout the hatch environment
+installed mj from). Every test's outcome is appended to a JSON lines file as it finishes (so
+a file killed at its wall-clock limit keeps what it ran) and pytest writes its JUnit XML
+next to it::
 
     hatch run libs-jax:library-tests --results DIR     # the control: real JAX 0.10.2
     hatch run libs:library-tests --results DIR         # the same files on mj
@@ -80,7 +82,11 @@ def _run_file(
     log.unlink(missing_ok=True)
     ini = results / "pytest.ini"  # an empty config: no repository's pytest settings apply
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([str(TOOLS), *filter(None, [env.get("PYTHONPATH", "")])])
+    # mj from this checkout's sources, whichever checkout the environment installed it from
+    sources = [str(p) for p in sorted(REPO.glob("packages/*/src"))] if backend == "mj" else []
+    env["PYTHONPATH"] = os.pathsep.join(
+        [str(TOOLS), *sources, *filter(None, [env.get("PYTHONPATH", "")])]
+    )
     env["MJ_LIBRARY_TESTS_BACKEND"] = backend
     env["MJ_LIBRARY_TESTS_LOG"] = str(log)
     env.setdefault("JAX_PLATFORMS", "cpu")

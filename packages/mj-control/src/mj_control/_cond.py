@@ -42,7 +42,7 @@ from mj_control._tracing import (
 )
 from mj_core import Primitive, ShapedArray, bind, get_aval, impl_rules, lax
 from mj_core.errors import user_line_suffix
-from mj_core.extend import ArrayLike
+from mj_core.extend import ArrayLike, eager_result, weak_result
 from mj_core.tree_util import tree_flatten, tree_unflatten
 from mj_ir import ClosedJaxpr, JaxprEqn, Var, abstract_eval_rules, eval_jaxpr
 from mj_ir.extend import pp_rules, trace_to_closed_jaxpr, types_match
@@ -66,18 +66,39 @@ cond_p = Primitive("cond", multiple_results=True)
 _INDEX_AVAL = ShapedArray((), np.int32)
 
 
-def cond(pred: ArrayLike, true_fun: Any, false_fun: Any, *operands: object) -> Any:
+#: ``operand=``'s default: no operand passed by keyword (``None`` is an operand).
+_NO_OPERAND = object()
+
+
+def _keyword_operand(operands: tuple[object, ...], operand: object) -> tuple[object, ...]:
+    """The operands, with JAX's older keyword form ``operand=x`` (one operand) folded in."""
+    if operand is _NO_OPERAND:
+        return operands
+    if operands:
+        raise _where(
+            TypeError,
+            "if 'operand' keyword is passed then no positional operands can be passed, got "
+            f"operand={operand!r} and positional operands {operands}",
+        )
+    return (operand,)
+
+
+def cond(
+    pred: ArrayLike, true_fun: Any, false_fun: Any, *operands: object, operand: object = _NO_OPERAND
+) -> Any:
     """``true_fun(*operands)`` if ``pred`` else ``false_fun(*operands)``, staged as one
     ``cond`` primitive.
 
     Both branches are traced; their outputs must have the same pytree structure and types.
     ``pred`` is a scalar bool (or number, compared with 0). The older form
-    ``cond(pred, true_operand, true_fun, false_operand, false_fun)`` is accepted too.
+    ``cond(pred, true_operand, true_fun, false_operand, false_fun)`` is accepted too, and
+    JAX's keyword ``operand=x`` for one operand.
 
     Example::
 
         >>> cond(x > 0, lambda x: x * 2, lambda x: -x, x)
     """
+    operands = _keyword_operand(operands, operand)
     if not callable(true_fun) and len(operands) == 2 and callable(false_fun):
         true_operand, old_true_fun, (false_operand, old_false_fun) = true_fun, false_fun, operands
         if callable(old_false_fun):
@@ -114,7 +135,12 @@ def _cond(
     return _bind_branches("cond", ("false_fun", "true_fun"), index, [false_fun, true_fun], operands)
 
 
-def switch(index: ArrayLike, branches: Sequence[Callable[..., Any]], *operands: object) -> Any:
+def switch(
+    index: ArrayLike,
+    branches: Sequence[Callable[..., Any]],
+    *operands: object,
+    operand: object = _NO_OPERAND,
+) -> Any:
     """``branches[index](*operands)``, with ``index`` clamped into ``[0, len(branches) - 1]``,
     staged as one ``cond`` primitive.
 
@@ -122,6 +148,7 @@ def switch(index: ArrayLike, branches: Sequence[Callable[..., Any]], *operands: 
 
         >>> switch(i, [lambda x: x + 1, lambda x: x * 2, jnp.sin], x)
     """
+    operands = _keyword_operand(operands, operand)
     funs = list(branches)
     if not funs:
         raise _where(ValueError, "switch: branches must be a non-empty sequence of callables")
@@ -177,7 +204,18 @@ def _bind_branches(
 
 def _cond_impl(index: object, *args: object, branches: tuple[ClosedJaxpr, ...]) -> list[Any]:
     i = int(np.clip(np.asarray(index), 0, len(branches) - 1))
-    return branches[i](*args)
+    outs = branches[i](*args)
+    # arrays, as JAX's cond gives also eagerly: a branch returning a constant (``lambda: 3.0``)
+    # gives it as a Python scalar
+    return [
+        _as_array(o, a) if isinstance(o, bool | int | float | complex) else o
+        for o, a in zip(outs, _joined_out_avals(branches), strict=True)
+    ]
+
+
+def _as_array(x: object, aval: ShapedArray) -> Any:
+    data = np.asarray(x, aval.dtype)
+    return weak_result(data) if aval.weak_type else eager_result(data)
 
 
 impl_rules[cond_p] = _cond_impl

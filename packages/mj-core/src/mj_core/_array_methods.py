@@ -152,6 +152,13 @@ def _copy(self: object) -> Any:
     return self
 
 
+def _operator_round(self: Any, ndigits: int | None = None) -> Any:
+    """``round(x)`` and ``round(x, ndigits)``, as ``jax.Array``'s: half to even; without
+    ``ndigits`` the result is an integer array (as ``round(7.5)`` is an ``int``)."""
+    out = mnp.round(self, decimals=ndigits or 0)
+    return out.astype(int) if ndigits is None else out
+
+
 def _ptp(self: Any, axis: Any = None, out: None = None, keepdims: bool = False) -> Any:
     if out is not None:
         raise NotImplementedError("ptp: the 'out' argument is not supported (arrays are immutable)")
@@ -309,6 +316,7 @@ def _methods() -> dict[str, Any]:
         dot=mnp.dot,
         clip=_out_none(mnp.clip),
         round=_out_none(mnp.round),
+        __round__=_operator_round,
         conj=mnp.conjugate,
         conjugate=mnp.conjugate,
         real=property(mnp.real),
@@ -449,11 +457,20 @@ def _partition_in_place(self: object, *args: object, **kwargs: object) -> None:
 _IMMUTABLE = {"partition": _partition_in_place}
 
 
-def _ndarray_result(name: str) -> Callable[..., Any]:
-    """NumPy's own ``ndarray.<name>`` with its result viewed as an ``EagerArray``."""
+#: Keywords of ``jax.Array``'s methods that NumPy's same-named ndarray methods lack: a call
+#: with one of them runs the table's (JAX's) method instead of NumPy's.
+_JAX_ONLY_KEYWORDS = {"dot": frozenset({"precision", "preferred_element_type"})}
+
+
+def _ndarray_result(name: str, impl: Callable[..., Any] | None = None) -> Callable[..., Any]:
+    """NumPy's own ``ndarray.<name>`` with its result viewed as an ``EagerArray`` (``impl``,
+    the table's method, for a call with a keyword only JAX's method takes)."""
     method = getattr(np.ndarray, name)
+    jax_only = _JAX_ONLY_KEYWORDS.get(name, frozenset())
 
     def wrapped(self: Any, *args: Any, **kwargs: Any) -> Any:
+        if impl is not None and not jax_only.isdisjoint(kwargs):
+            return impl(self, *args, **kwargs)
         # JAX takes a list of axes (``x.max(axis=[0, 1])``); NumPy's methods only a tuple.
         if args and type(args[0]) is list:
             args = (tuple(args[0]), *args[1:])
@@ -507,7 +524,7 @@ def _ndarray_attribute(own: dict[str, Any], name: str, impl: Any) -> Any:
             )
         return _numpy_if_writable(name, numpy_impl, impl)
     if name in _NDARRAY_RESULTS:
-        return _ndarray_result(name)
+        return _ndarray_result(name, impl)
     if name in own or impl is None:
         return None
     if name.startswith("__") or not hasattr(np.ndarray, name):

@@ -742,6 +742,13 @@ class JitFunction(Generic[P, R]):
     def __repr__(self) -> str:
         return f"<jit({self._name})>"
 
+    @property
+    def __signature__(self) -> inspect.Signature:
+        """``fun``'s signature, as JAX's jitted functions give it: without it ``inspect``
+        takes the object (a descriptor, for methods) for a builtin and finds no signature
+        when it does not follow ``__wrapped__`` (chex's fake pmap)."""
+        return inspect.signature(self._fun)
+
 
 def _committed_device(
     flat_args: Sequence[Any], avals: Sequence[ShapedArray], fun: Any, name: str

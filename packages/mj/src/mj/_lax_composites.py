@@ -1,7 +1,8 @@
 """``jax.lax`` functions that are compositions, not primitives: ``batch_matmul`` (a
-``dot_general`` with every leading axis a batch axis), ``collapse`` (a ``reshape`` merging
-a range of axes), ``index_take`` (a ``gather`` of whole slices), ``top_k`` (a ``sort`` of
-order keys, then a gather) and ``tie_in`` (the identity JAX kept after omnistaging made it
+``dot_general`` with every leading axis a batch axis), ``broadcast_shapes`` (NumPy
+broadcasting of shapes), ``collapse`` (a ``reshape`` merging a range of axes),
+``index_take`` (a ``gather`` of whole slices), ``top_k`` (a ``sort`` of order keys, then a
+gather) and ``tie_in`` (the identity JAX kept after omnistaging made it
 unnecessary)."""
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from mj_core.errors import user_line_suffix
 from mj_core.extend import Array, ArrayLike, shape_of
 from mj_core.lax import PrecisionLike
 
-__all__ = ["batch_matmul", "collapse", "index_take", "tie_in", "top_k"]
+__all__ = ["batch_matmul", "broadcast_shapes", "collapse", "index_take", "tie_in", "top_k"]
 
 
 def batch_matmul(lhs: ArrayLike, rhs: ArrayLike, precision: PrecisionLike = None) -> Array:
@@ -41,6 +42,19 @@ def batch_matmul(lhs: ArrayLike, rhs: ArrayLike, precision: PrecisionLike = None
     return lax.dot_general(
         lhs, rhs, (((lhs_nd - 1,), (rhs_nd - 2,)), (batch, batch)), precision=precision
     )
+
+
+def broadcast_shapes(*shapes: Sequence[int]) -> tuple[int, ...]:
+    """The shape ``shapes`` broadcast to (NumPy's rules: trailing axes align, size-1 axes
+    stretch); JAX's ``ValueError`` wording for shapes that do not broadcast."""
+    if not shapes:
+        raise TypeError("broadcast_shapes: expected at least one shape" + user_line_suffix())
+    try:
+        return cnp.broadcast_shapes(*shapes)
+    except ValueError:
+        raise ValueError(
+            f"Incompatible shapes for broadcasting: shapes={list(shapes)}{user_line_suffix()}"
+        ) from None
 
 
 def collapse(operand: ArrayLike, start_dimension: int, stop_dimension: int | None = None) -> Array:

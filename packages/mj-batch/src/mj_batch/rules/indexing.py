@@ -126,7 +126,10 @@ def _gather_vmap(
             op_batching, idx_batching = _batching_pairs(
                 op_batching, idx_batching, op_bdim, idx_bdim
             )
-            slice_sizes = (*slice_sizes[:op_bdim], 1, *slice_sizes[op_bdim:])
+            # one example per batch index; none of an empty batch (as JAX: a slice of 1
+            # would not fit in the operand's axis of size 0)
+            size = 0 if axis_size == 0 else 1
+            slice_sizes = (*slice_sizes[:op_bdim], size, *slice_sizes[op_bdim:])
     new_dn = GatherDimensionNumbers(offset_dims, collapsed, index_map, op_batching, idx_batching)
     out = bind1(
         gather_p,

@@ -143,7 +143,14 @@ def _host_data(obj: object, dtype: np.dtype[Any] | None, api: str) -> np.ndarray
     (:func:`~mj_core._eager_array.owned_data`)."""
     if isinstance(obj, np.ndarray):
         check_array_data(obj, api)  # a masked array before np.array drops its mask
-    out = np.asarray(obj, dtype)
+    try:
+        out = np.asarray(obj, dtype)
+    except TypeError:
+        # ml_dtypes' types (bfloat16, float8) take numbers from a sequence, not the objects
+        # with ``__array__`` (device arrays) NumPy's own dtypes read: read them, then cast
+        if dtype is None or dtype.kind != "V":
+            raise
+        out = np.asarray(obj).astype(dtype)
     if out.dtype == object:
         _refuse_objects(obj, api)
     check_array_data(out, api)

@@ -63,12 +63,12 @@ def _axes_arg(axis: int | Sequence[int]) -> tuple[int, ...]:
 
 
 def reshape(
-    a: ArrayLike, shape: int | Sequence[int], order: str = "C", *, copy: bool | None = None
+    a: ArrayLike, shape: int | Sequence[int], order: str | None = "C", *, copy: bool | None = None
 ) -> Array:
-    """Row-major reshape; one entry of ``shape`` may be -1 (inferred). ``copy`` is accepted
-    as JAX's: arrays are immutable, so a copy and a view cannot be told apart."""
-    if order != "C":
-        raise NotImplementedError(f"reshape: only order='C' is supported, got {order!r}")
+    """Row-major reshape (``order="F"``: column-major); one entry of ``shape`` may be -1
+    (inferred). ``copy`` is accepted as JAX's: arrays are immutable, so a copy and a view
+    cannot be told apart."""
+    order = _reshape_order(order)
     old = shape_of(a)
     new = list(_axes_arg(shape))
     if new.count(-1) > 1:
@@ -79,7 +79,20 @@ def reshape(
         if known == 0 or total % known:
             raise TypeError(f"reshape: cannot reshape array of shape {old} into shape {tuple(new)}")
         new[new.index(-1)] = total // known
+    if order == "F":  # column-major: the reversed shapes' row-major reshape, transposed
+        return transpose(lax.reshape(transpose(a), tuple(reversed(new))))
     return lax.reshape(a, tuple(new))
+
+
+def _reshape_order(order: str | None) -> str:
+    """``reshape``'s ``order`` as JAX reads it: ``"C"`` (also ``None`` and ``"A"``: mj's
+    arrays are row-major) or ``"F"``, either case; ``"K"`` and others refused in its words."""
+    canonical = "C" if order is None else str(order).upper()
+    if canonical == "K":
+        raise ValueError("order 'K' is not permitted for reshaping")
+    if canonical not in ("C", "F", "A"):
+        raise ValueError(f"order must be one of 'C', 'F', 'A', or 'K' (got {order!r})")
+    return "F" if canonical == "F" else "C"
 
 
 def ravel(a: ArrayLike, order: str = "C") -> Array:

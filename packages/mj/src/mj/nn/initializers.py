@@ -20,6 +20,7 @@ from mj import random
 from mj.numpy import linalg as mla
 from mj_core import lax, lax_linalg
 from mj_core import numpy as cnp
+from mj_core.dtypes import is_float
 from mj_core.errors import user_line_suffix
 from mj_core.extend import AnyArray, Array, ArrayLike, DTypeLike, Shape
 from mj_core.lax import erf_inv
@@ -138,7 +139,7 @@ def _truncated_normal(
     """Standard normal samples restricted to ``(lower, upper)``, by inverting the CDF of a
     uniform draw between ``erf(lower/sqrt 2)`` and ``erf(upper/sqrt 2)`` (JAX's
     ``random.truncated_normal``)."""
-    if dtype.kind != "f":
+    if not is_float(dtype):
         raise TypeError(f"truncated_normal: dtype must be a float dtype, got {dtype}")
     sqrt2 = np.asarray(np.sqrt(2), dtype)
     lo = np.asarray(lower, dtype)
@@ -264,14 +265,14 @@ def variance_scaling(
         }[mode]
         variance = _scalar(scale / denominator, dt)
         if distribution == "truncated_normal":
-            if dt.kind == "f":
+            if is_float(dt):
                 stddev = lax.div(cnp.sqrt(variance), _scalar(0.87962566103423978, dt))
                 return lax.mul(_truncated_normal(key, -2.0, 2.0, shp, dt), stddev)
             stddev = lax.div(cnp.sqrt(variance), _scalar(0.95311164380491208, dt))
             return lax.mul(_complex_truncated_normal(key, 2.0, shp, dt), stddev)
         if distribution == "normal":
             return lax.mul(random.normal(key, shp, dt), cnp.sqrt(variance))
-        if dt.kind == "f":
+        if is_float(dt):
             samples = random.uniform(key, shp, dt, -1.0)
             return lax.mul(samples, cnp.sqrt(lax.mul(3.0, variance)))
         return lax.mul(_complex_uniform(key, shp, dt), cnp.sqrt(variance))

@@ -14,10 +14,14 @@ import numpy as np
 
 import mj.numpy as mnp
 from mj_core import ShapedArray, config, get_aval, is_array, lax
-from mj_core.dtypes import canonical_dtype, default_float_dtype, default_int_dtype
+from mj_core.dtypes import canonical_dtype, default_float_dtype, default_int_dtype, is_float
 from mj_core.errors import user_location
 from mj_core.extend import AnyArray, DTypeLike
 from mj_core.extend import Shape as Shape  # (the random modules import it from here)
+from mj_core.numpy import finfo as _numpy_finfo
+
+# ``finfo`` of every float dtype (NumPy's does not know bfloat16 or the float8 types)
+_finfo: Any = _numpy_finfo
 
 
 def _default_float() -> np.dtype[Any]:
@@ -121,7 +125,7 @@ def _check_param_shapes(api: str, shape: tuple[int, ...], *param_shapes: tuple[i
 
 def _float_dtype(api: str, dtype: DTypeLike | None) -> np.dtype[Any]:
     dt = _default_float() if dtype is None else canonical_dtype(dtype)
-    if dt.kind != "f":
+    if not is_float(dt):  # (bfloat16 and the float8 types too: NumPy kind "V")
         raise ValueError(_error(api, f"dtype must be a floating-point dtype, got {dt.name}"))
     return dt
 

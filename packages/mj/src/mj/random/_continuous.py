@@ -23,6 +23,7 @@ from mj.random._args import (
     _convert,
     _default_int,
     _error,
+    _finfo,
     _float_dtype,
     _float_param,
     _params_shape,
@@ -68,7 +69,7 @@ def laplace(key: ArrayLike, shape: Shape = (), dtype: DTypeLike | None = None) -
     """Standard Laplace samples (density ``exp(-|x|) / 2``; default dtype float64)."""
     key = _check_key("laplace", key)
     dt = _float_dtype("laplace", dtype)
-    lo = _const(-1.0 + float(np.finfo(dt).epsneg), dt)
+    lo = _const(-1.0 + float(_finfo(dt).epsneg), dt)
     u = _uniform(key, _shape("laplace", shape), dt, lo, _const(1.0, dt))
     return lax.mul(lax.sign(u), lax.log1p(lax.neg(lax.abs(u))))
 
@@ -77,7 +78,7 @@ def logistic(key: ArrayLike, shape: Shape = (), dtype: DTypeLike | None = None) 
     """Standard logistic samples ``log(u / (1 - u))`` (default dtype float64)."""
     key = _check_key("logistic", key)
     dt = _float_dtype("logistic", dtype)
-    u = _uniform(key, _shape("logistic", shape), dt, _const(np.finfo(dt).tiny, dt), 1.0)
+    u = _uniform(key, _shape("logistic", shape), dt, _const(_finfo(dt).tiny, dt), 1.0)
     return lax.sub(lax.log(u), lax.log1p(lax.neg(u)))
 
 
@@ -85,7 +86,7 @@ def cauchy(key: ArrayLike, shape: Shape = (), dtype: DTypeLike | None = None) ->
     """Standard Cauchy samples ``tan(pi (u - 1/2))`` (default dtype float64)."""
     key = _check_key("cauchy", key)
     dt = _float_dtype("cauchy", dtype)
-    u = _uniform(key, _shape("cauchy", shape), dt, _const(np.finfo(dt).eps, dt), 1.0)
+    u = _uniform(key, _shape("cauchy", shape), dt, _const(_finfo(dt).eps, dt), 1.0)
     return lax.tan(lax.mul(_const(np.pi, dt), lax.sub(u, _const(0.5, dt))))
 
 
