@@ -2,6 +2,7 @@
 context, e.g. the user's source line, follows). Each case raises the same error class on
 both and checks that the phrases JAX's test suite matches appear in both messages."""
 
+import builtins
 import re
 
 import jax
@@ -50,3 +51,59 @@ def test_escaped_tracer_wording_matches_jax():
     _both_match(_leak_then_use, "UnexpectedTracerError", r"int32\[4,3\]")
     msg = _message(mj, _leak_then_use, "UnexpectedTracerError")
     assert "used after that transformation ended" in msg  # mj's own detail follows
+
+
+def _vmap_cases(lib):
+    jnp = lib.numpy
+    x, u = jnp.ones((10, 4), "float32"), jnp.ones((10, 2), "float32")
+
+    def h(a, b):
+        return a
+
+    return [
+        (lambda: lib.vmap(h, in_axes=(0, 1))(x, u), "ValueError"),
+        (lambda: lib.vmap(lambda x, y, z: x, in_axes=(0, 1, 0))(x, u, x), "ValueError"),
+        (lambda: lib.vmap(h, in_axes=(0, 1))(x, [u, u]), "ValueError"),
+        (lambda: lib.vmap(h)(jnp.ones(1, "int32"), b=jnp.ones(2, "int32")), "ValueError"),
+        (lambda: lib.vmap(lambda x: x, axis_size=2)(jnp.arange(8, dtype="int32")), "ValueError"),
+        (lambda: lib.vmap(lambda x: x)(1.0), "ValueError"),
+        (lambda: lib.vmap(lambda x: x, in_axes=-2)(jnp.ones(3)), "ValueError"),
+        (lambda: lib.vmap(lambda x: x, in_axes=None)(jnp.ones(3)), "ValueError"),
+        (lambda: lib.vmap(lambda x: x)({}), "ValueError"),
+        (lambda: lib.vmap(lambda x: x, in_axes=(0, 0))(x), "ValueError"),
+        (lambda: lib.vmap(lambda x: x, in_axes={"a": 0}), "TypeError"),
+        (lambda: lib.vmap(lambda x: x, out_axes=None)(x), "ValueError"),
+        (lambda: lib.vmap(lambda x: (x, x), out_axes=(0, None))(x), "ValueError"),
+        (lambda: lib.vmap(lambda x: x, out_axes=None, axis_name="foo")(x), "ValueError"),
+    ]
+
+
+def test_vmap_error_wording_matches_jax():
+    """mj's message is JAX's, followed only by mj's location ``(in f at file:line)``."""
+    for (jax_fn, error), (mj_fn, _) in zip(_vmap_cases(jax), _vmap_cases(mj), strict=True):
+        with pytest.raises(getattr(builtins, error)) as want:
+            jax_fn()
+        with pytest.raises(getattr(builtins, error)) as got:
+            mj_fn()
+        msg = re.sub(r" \(in \S+ at \S+\)\.?$", "", str(got.value))
+        assert msg == str(want.value)
+
+
+def test_vmap_prefix_error_and_docstring_match_jax():
+    def f(lib):
+        lib.vmap(lambda x: x, in_axes=([0],))(lib.numpy.ones(3))
+
+    for lib in (jax, mj):
+        with pytest.raises(ValueError, match="tree prefix") as info:
+            f(lib)
+        assert re.search(
+            r"(?s)^vmap in_axes specification must be a tree prefix of the corresponding value;"
+            r".*Mismatch details \(1 found\).*different types at key path\n    vmap in_axes\[0\]",
+            str(info.value),
+        )
+
+    def superfun(a):
+        """Does things with stuff."""
+
+    assert mj.vmap(superfun).__doc__ == jax.vmap(superfun).__doc__
+    assert mj.vmap(superfun).__name__ == "superfun"
