@@ -34,8 +34,12 @@ def test_if_on_a_traced_value_under_jit():
 
 
 def test_int_of_a_traced_value():
-    with pytest.raises(ConcretizationError, match=r"int\(\) of a traced f64\[\]"):
+    with pytest.raises(ConcretizationError, match=r"int\(\) of a traced f64\[\]") as info:
         mj.jit(lambda x: int(x))(1.0)
+    assert str(info.value).startswith(  # JAX's words first
+        "Abstract tracer value encountered where concrete value is expected: traced array "
+        "with shape float64[]\nThe problem arose with the `int` function."
+    )
 
 
 def test_np_asarray_of_a_tracer():

@@ -107,3 +107,43 @@ def test_vmap_prefix_error_and_docstring_match_jax():
 
     assert mj.vmap(superfun).__doc__ == jax.vmap(superfun).__doc__
     assert mj.vmap(superfun).__name__ == "superfun"
+
+
+CONCRETIZATION_CASES = [
+    # (function under jit, argument, error class name, the pattern JAX's tests match)
+    (lambda x: 1 if x > 0 else 0, 1.0, "TracerBoolConversionError", r"with shape bool\[\]\.\n"),
+    (lambda x: int(x), 1.0, "ConcretizationTypeError", r"[Tt]ry using `x.astype\(int\)`"),
+    (
+        lambda x: int(x),
+        1,
+        "ConcretizationTypeError",
+        "^Abstract tracer value encountered where concrete value is expected: traced array "
+        r"with shape int32\[\]\nThe problem arose with the `int` function",
+    ),
+    (
+        lambda n: [1, 2, 3][n],
+        1,
+        "TracerIntegerConversionError",
+        r"^The __index__\(\) method was called on traced array with shape int32\[\]",
+    ),
+    (lambda n: range(n), 1, "TracerIntegerConversionError", r"^The __index__\(\) method"),
+    (lambda n: [1, 2][n], 1.0, "TypeError", "^Only integer scalar arrays can be converted"),
+    (
+        lambda x: float(x),
+        1.0,
+        "ConcretizationTypeError",
+        r"^Abstract tracer value .* with shape float32\[\]\nThe problem arose with the `float`",
+    ),
+]
+
+
+@pytest.mark.parametrize("case", range(len(CONCRETIZATION_CASES)))
+def test_concretization_wording_matches_jax(case, x64):
+    f, arg, error, pattern = CONCRETIZATION_CASES[case]
+    if x64:
+        pattern = pattern.replace("int32", "int64").replace("float32", "float64")
+    for lib in (jax, mj):
+        exc = getattr(builtins, error, None) or getattr(lib.errors, error)
+        with pytest.raises(exc) as info:
+            lib.jit(f)(arg)
+        assert re.search(pattern, str(info.value)), (lib.__name__, str(info.value))

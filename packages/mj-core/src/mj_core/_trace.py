@@ -278,11 +278,13 @@ class Tracer:
         """``float(x)``/``complex(x)`` refuse every tracer, even one whose value is known (under
         ``grad``), as JAX's do: the Python number would silently drop the derivative."""
         self._check_alive()
+        aval = self.aval
+        shape = f"{aval.dtype.name}[{','.join(str(d) for d in aval.shape)}]"  # as JAX shows it
         return ConcretizationError(
             "Abstract tracer value encountered where concrete value is expected: traced array "
-            f"{self.aval.str_short()}{user_line_suffix()}.\nThe problem arose with the `{fun}` "
-            f"function. If trying to convert the data type of a value, try using "
-            f"`x.astype({fun})` or `mnp.array(x, {fun})` instead."
+            f"with shape {shape}\nThe problem arose with the `{fun}` function. If trying to "
+            f"convert the data type of a value, try using `x.astype({fun})` or "
+            f"`mnp.array(x, {fun})` instead.\nThe error occurred{user_line_suffix()}."
         )
 
     def __index__(self) -> int:
