@@ -120,7 +120,7 @@ def test_none_in_data_is_a_value_error():
 
 # --- API arguments ---------------------------------------------------------------------------
 def test_jit_of_something_not_callable():
-    with pytest.raises(TypeError, match=r"jit: expected a callable value, got 3"):
+    with pytest.raises(TypeError, match=r"^Expected a callable value, got 3"):
         mj.jit(3)
 
 

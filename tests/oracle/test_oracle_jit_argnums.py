@@ -94,3 +94,22 @@ def test_donate_argnames_needs_a_signature_like_jax():
     for lib in (jax, mj):
         with pytest.raises(ValueError, match="Pass donate_argnums instead of donate_argnames"):
             lib.jit(NoSignature(), donate_argnames="a")(np.arange(4), np.arange(4))
+
+
+def test_jit_refuses_what_jax_refuses_with_its_words():
+    def gen(x):
+        yield x
+
+    cases = [
+        (lambda lib: lib.jit(3), r"^Expected a callable value, got 3"),
+        (lambda lib: lib.jit(staticmethod(abs)), "^staticmethod arguments are not supported"),
+        (lambda lib: lib.jit(gen), "^Expected a function, got a generator function"),
+        (
+            lambda lib: lib.jit(lambda x, s: x, static_argnums=1)(1.0, np.arange(2)),
+            "^Non-hashable static arguments are not supported",
+        ),
+    ]
+    for fn, pattern in cases:
+        for lib in (jax, mj):
+            with pytest.raises((TypeError, ValueError), match=pattern):
+                fn(lib)

@@ -555,6 +555,7 @@ class JitFunction(Generic[P, R]):
             except TypeError:
                 what = f"argument {name}" if isinstance(name, int) else f"argument {name!r}"
                 raise UnhashableStaticArgumentError(
+                    "Non-hashable static arguments are not supported. "
                     f"jit({self._name}): static {what} is unhashable (a "
                     f"{type(val).__name__}): static arguments must be hashable, e.g. a "
                     f"tuple instead of a list{_where()}"
@@ -1195,8 +1196,12 @@ def jit(
             inline=inline,
             compiler_options=compiler_options,
         )
+    if isinstance(fun, staticmethod):  # (JAX's refusal, kept for the same behaviour)
+        raise TypeError(f"staticmethod arguments are not supported, got {fun}{_where()}")
     if not callable(fun):
-        raise TypeError(f"jit: expected a callable value, got {fun!r}{_where()}")
+        raise TypeError(f"Expected a callable value, got {fun}{_where()}")
+    if inspect.isgeneratorfunction(fun):
+        raise TypeError(f"Expected a function, got a generator function: {fun}{_where()}")
     nums, names = _argnums_and_argnames(fun, static_argnums, static_argnames, "static")
     donate_nums, donate_names = _argnums_and_argnames(
         fun, donate_argnums, donate_argnames, "donate"
