@@ -113,3 +113,11 @@ def test_jit_refuses_what_jax_refuses_with_its_words():
         for lib in (jax, mj):
             with pytest.raises((TypeError, ValueError), match=pattern):
                 fn(lib)
+
+
+def test_masked_array_refusal_wording_matches_jax():
+    masked = np.ma.array([1.0, 2.0], mask=[False, True])
+    for lib in (jax, mj):
+        with pytest.raises(ValueError, match=r"^numpy masked arrays are not supported") as info:
+            lib.jit(lambda x: x)(masked)
+        assert "arr.filled()" in str(info.value)
