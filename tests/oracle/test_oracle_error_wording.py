@@ -147,3 +147,34 @@ def test_concretization_wording_matches_jax(case, x64):
         with pytest.raises(exc) as info:
             lib.jit(f)(arg)
         assert re.search(pattern, str(info.value)), (lib.__name__, str(info.value))
+
+
+DIFF_CASES = [
+    (lambda lib: lib.grad(lambda x: (x, x))(1.0), "^Gradient only defined for scalar-output"),
+    (lambda lib: lib.grad(lambda x: ())(1.0), "^Gradient only defined for scalar-output"),
+    (
+        lambda lib: lib.grad(lambda x: (x, x, x), has_aux=True)(1.0),
+        "^expected function with aux output to return a two-element tuple",
+    ),
+    (
+        lambda lib: lib.jacfwd(lambda x: x, holomorphic=True)(1.0),
+        "^jacfwd with holomorphic=True requires inputs with complex dtype, but got float",
+    ),
+    (
+        lambda lib: lib.jacrev(lambda x: x, holomorphic=True)(1.0),
+        "^jacrev with holomorphic=True requires inputs with complex dtype, but got float",
+    ),
+    (
+        lambda lib: lib.jacfwd(lambda x: x)(1j),
+        r"^jacfwd requires real-valued inputs \(input dtype that is a sub-dtype of "
+        r"np.floating\), but got complex",
+    ),
+]
+
+
+@pytest.mark.parametrize("case", range(len(DIFF_CASES)))
+def test_differentiation_refusal_wording_matches_jax(case):
+    fn, pattern = DIFF_CASES[case]
+    for lib in (jax, mj):
+        with pytest.raises(TypeError, match=pattern):
+            fn(lib)
