@@ -34,8 +34,12 @@ def test_if_on_a_traced_value_under_jit():
 
 
 def test_int_of_a_traced_value():
-    with pytest.raises(ConcretizationError, match=r"int\(\) of a traced f64\[\]"):
+    with pytest.raises(ConcretizationError, match=r"int\(\) of a traced f64\[\]") as info:
         mj.jit(lambda x: int(x))(1.0)
+    assert str(info.value).startswith(  # JAX's words first
+        "Abstract tracer value encountered where concrete value is expected: traced array "
+        "with shape float64[]\nThe problem arose with the `int` function."
+    )
 
 
 def test_np_asarray_of_a_tracer():
@@ -88,7 +92,7 @@ def test_jvp_with_mismatched_pytree_structures():
 
 
 def test_vmap_in_axes_not_matching_the_arguments():
-    with pytest.raises(ValueError, match=r"in_axes.*\(0,\).*1 entries.*2 positional"):
+    with pytest.raises(ValueError, match=r"in_axes.*len\(in_axes\)=1, len\(args\)=2"):
         mj.vmap(lambda x, y: x + y, in_axes=(0,))(X, X)
 
 
@@ -102,8 +106,8 @@ def test_vmap_inconsistent_axis_sizes():
     with pytest.raises(ValueError, match="inconsistent sizes") as info:
         mj.vmap(lambda x, y: x + y)(np.ones(3), np.ones(4))
     msg = str(info.value)
-    assert "argument 0 of shape (3,): axis 0 has size 3" in msg
-    assert "argument 1 of shape (4,): axis 0 has size 4" in msg
+    assert "one axis had size 3: axis 0 of argument x of type float64[3]" in msg
+    assert "one axis had size 4: axis 0 of argument y of type float64[4]" in msg
 
 
 def test_unhashable_static_argnums_value():

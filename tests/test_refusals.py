@@ -109,7 +109,7 @@ def test_python_int_beyond_int32_overflows_in_32_bit_mode(value):
 )
 def test_masked_arrays_are_refused_not_unmasked_silently(api):
     masked = np.ma.array([1.0, 2.0], mask=[False, True])
-    with pytest.raises(ValueError, match=r"masked arrays are not supported.*arr.filled\(\)"):
+    with pytest.raises(ValueError, match=r"^numpy masked arrays are not supported.*arr.filled\(\)"):
         api(masked)
 
 
@@ -120,14 +120,18 @@ def test_none_in_data_is_a_value_error():
 
 # --- API arguments ---------------------------------------------------------------------------
 def test_jit_of_something_not_callable():
-    with pytest.raises(TypeError, match=r"jit: expected a callable value, got 3"):
+    with pytest.raises(TypeError, match=r"^Expected a callable value, got 3"):
         mj.jit(3)
 
 
 def test_static_argnames_must_name_a_parameter():
-    with pytest.raises(ValueError, match=r"static_argnames names \['y'\].*parameters: \['x'\]"):
+    with pytest.raises(
+        ValueError, match=r"argnames \{'y'\} in static_argnames.*parameters: \['x'\]"
+    ):
         mj.jit(lambda x: x, static_argnames="y")
-    with pytest.raises(ValueError, match=r"static_argnames names \['x'\]"):
+    with pytest.raises(
+        ValueError, match=r"argnames \{'x'\} in static_argnames. These are positional"
+    ):
         mj.jit(lambda x, /: x, static_argnames="x")  # positional-only: never a keyword
     # a **kwargs parameter takes any name
     assert mj.jit(lambda x, **kw: x * kw["n"], static_argnames="n")(2.0, n=3) == 6.0

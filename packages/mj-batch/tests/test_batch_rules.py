@@ -20,7 +20,11 @@ from mj_core.extend import FAMILIES, collective_prims, elementwise_specs, family
 from mj_core.prims.callback import debug_callback_p, pure_callback_p
 from mj_core.prims.complex import complex_p, conj_p, imag_p, real_p
 from mj_core.prims.contractions import dot_general_p
-from mj_core.prims.conversions import bitcast_convert_type_p, convert_element_type_p
+from mj_core.prims.conversions import (
+    bitcast_convert_type_p,
+    convert_element_type_p,
+    reduce_precision_p,
+)
 from mj_core.prims.convolution import ConvDimensionNumbers, conv_general_dilated_p
 from mj_core.prims.elementwise import add_p, clamp_p, mul_p, select_n_p, sub_p, threefry2x32_p
 from mj_core.prims.fft import FftType, fft_p
@@ -221,6 +225,7 @@ def _structural_cases() -> list[Case]:
             (i(3, 2, dtype=np.int16),),
             {"new_dtype": np.dtype(np.float32)},
         ),
+        Case(reduce_precision_p, (f(2, 3),), {"exponent_bits": 5, "mantissa_bits": 2}),
     ]
 
 

@@ -183,17 +183,15 @@ def test_inconsistent_sizes_list_every_argument() -> None:
     with pytest.raises(ValueError, match="inconsistent sizes") as info:
         vmap(lambda a, b: a + b)(np.ones((3, 2)), np.ones((4, 2)))
     msg = str(info.value)
-    assert "argument 0" in msg
-    assert "size 3" in msg
-    assert "argument 1" in msg
-    assert "size 4" in msg
+    assert "one axis had size 3: axis 0 of argument a of type float64[3,2]" in msg
+    assert "one axis had size 4: axis 0 of argument b of type float64[4,2]" in msg
     assert "test_batch_vmap.py" in msg  # the user's line
 
 
 def test_axis_out_of_range() -> None:
     with pytest.raises(ValueError, match="axis 2") as info:
         vmap(lambda a: a, in_axes=2)(np.ones((3, 2)))
-    assert "rank 2" in str(info.value)
+    assert "rank should be at least 3, but is only 2" in str(info.value)
     with pytest.raises(ValueError, match="axis 0"):
         vmap(lambda a: a)(1.0)
 
@@ -204,14 +202,14 @@ def test_nothing_mapped_needs_axis_size() -> None:
 
 
 def test_axis_size_must_agree_with_mapped_sizes() -> None:
-    with pytest.raises(ValueError, match="axis_size=5"):
+    with pytest.raises(ValueError, match="the `axis_size` argument was 5"):
         vmap(lambda a: a, axis_size=5)(np.ones(3))
 
 
 def test_in_axes_structure_mismatch() -> None:
     with pytest.raises(ValueError, match="tree prefix"):
         vmap(lambda a: a, in_axes=({"x": 0},))((np.ones(3),))
-    with pytest.raises(ValueError, match="one entry per positional argument"):
+    with pytest.raises(ValueError, match=r"len\(in_axes\)=2, len\(args\)=1"):
         vmap(lambda a: a, in_axes=(0, 0))(np.ones(3))
 
 
@@ -225,8 +223,10 @@ def test_bad_axis_spec_types() -> None:
 
 
 def test_mapped_output_with_out_axes_none() -> None:
-    with pytest.raises(ValueError, match="out_axes is None"):
+    with pytest.raises(ValueError, match="got axis spec None but output was batched on axis 0"):
         vmap(lambda a: a * 2.0, out_axes=None)(np.ones(3))
+    with pytest.raises(ValueError, match=r"mapped output \(axis_name=i\) but out_axes is None"):
+        vmap(lambda a: a * 2.0, out_axes=None, axis_name="i")(np.ones(3))
 
 
 def test_shape_errors_inside_vmap_name_the_primitive() -> None:

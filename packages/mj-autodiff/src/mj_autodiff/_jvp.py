@@ -272,8 +272,9 @@ def flatten_fun_aux(
         if has_aux:
             if not (isinstance(out, tuple | list) and len(out) == 2):
                 raise TypeError(
-                    "a function transformed with has_aux=True must return a pair (output, "
-                    f"auxiliary data), but it returned {type(out).__name__}."
+                    "expected function with aux output to return a two-element tuple, but got "
+                    f"type {type(out)}: a function transformed with has_aux=True must return a "
+                    "pair (output, auxiliary data)."
                 )
             out, aux = out
             aux_store.set_value(tree_map(_primal_value, aux))

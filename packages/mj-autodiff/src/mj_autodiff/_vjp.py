@@ -166,7 +166,8 @@ def _check_inexact_input(
 def _check_scalar_output(api: str, out: Any, holomorphic: bool = False) -> np.dtype[Any]:
     if isinstance(out, tuple | list | dict):
         raise TypeError(
-            f"{api} requires a scalar array output, but the function returned a "
+            f"Gradient only defined for scalar-output functions. Output was {out}: {api} "
+            f"requires a scalar array output, but the function returned a "
             f"{type(out).__name__}; use vjp or jacrev for non-scalar outputs."
         )
     shape, dtype = shape_dtype(out)

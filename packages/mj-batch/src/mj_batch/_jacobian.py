@@ -56,7 +56,7 @@ def _check_dtype(api: str, what: str, x: Any, holomorphic: bool) -> np.dtype[Any
     dtype = dtype_of(x)
     if holomorphic and dtype.kind != "c":
         raise TypeError(
-            f"{api} with holomorphic=True requires complex-valued {what}, but got "
+            f"{api} with holomorphic=True requires {what} with complex dtype, but got "
             f"{dtype.name}{_where()}."
         )
     if not holomorphic and not is_float(dtype):
@@ -64,8 +64,8 @@ def _check_dtype(api: str, what: str, x: Any, holomorphic: bool) -> np.dtype[Any
             " For holomorphic differentiation, pass holomorphic=True." if dtype.kind == "c" else ""
         )
         raise TypeError(
-            f"{api} requires real-valued {what} (a floating dtype), but got "
-            f"{dtype.name}{_where()}.{hint}"
+            f"{api} requires real-valued {what} ({what[:-1]} dtype that is a sub-dtype of "
+            f"np.floating), but got {dtype.name}{_where()}.{hint}"
         )
     return dtype
 

@@ -8,7 +8,9 @@ so they are computed once per structure and cached on the vmapped function.
 
 from __future__ import annotations
 
+import collections
 import functools
+import inspect
 from collections.abc import Callable, Hashable, Sequence
 from contextlib import ExitStack
 from typing import Any, ParamSpec, cast
@@ -28,10 +30,16 @@ from mj_core import full_raise, new_main
 from mj_core.errors import user_location
 from mj_core.extend import extend_axis_env, unchanged
 from mj_core.tree_util import (
+    KeyPath,
     PyTreeDef,
+    SequenceKey,
     flatten_fun,
     flatten_up_to,
+    keystr,
+    prefix_errors,
     tree_flatten,
+    tree_leaves_with_path,
+    tree_map,
     tree_structure,
     tree_unflatten,
 )
@@ -93,108 +101,155 @@ def _flatten_axes(name: str, tree: Any, treedef: PyTreeDef, spec: AxisSpec) -> l
     try:
         subtrees = flatten_up_to(spec_def, tree)
     except ValueError:
-        raise ValueError(
-            f"vmap {name} specification must be a tree prefix of the corresponding value, got "
-            f"specification {spec!r} for value tree {treedef}{_where()}."
-        ) from None
+        raise _prefix_error(name, tree, treedef, spec) from None
     out: list[int | None] = []
     for axis, sub in zip(spec_leaves, subtrees, strict=True):
         out.extend([axis] * tree_structure(sub).num_leaves)
     return out
 
 
-def _describe_leaves(args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[str]:
-    """A name for each flat leaf of ``(args, kwargs)``, for error messages."""
-    names: list[str] = []
-    for i, arg in enumerate(args):
-        n = tree_structure(arg).num_leaves
-        names.extend([f"argument {i}"] if n == 1 else [f"argument {i} leaf {j}" for j in range(n)])
-    for key in sorted(kwargs):
-        n = tree_structure(kwargs[key]).num_leaves
-        names.extend(
-            [f"keyword argument {key!r}"]
-            if n == 1
-            else [f"keyword argument {key!r} leaf {j}" for j in range(n)]
+def _prefix_error(name: str, tree: Any, treedef: PyTreeDef, spec: AxisSpec) -> ValueError:
+    """JAX's message for an axes spec that is not a tree prefix of the arguments: the
+    mismatches of the positional part, by key path."""
+    if name == "in_axes":  # (the spec is (in_axes, 0) for the tree (args, kwargs))
+        spec, tree = spec[0], tree[0]
+    spec = tree_map(lambda a: 0 if a is None else a, spec, is_leaf=_is_none)
+    errors = prefix_errors(spec, tree)
+    details = "\n  ".join(str(e(f"vmap {name}").args[0]) for e in errors)
+    found = f"\n  Mismatch details ({len(errors)} found):\n  {details}" if errors else ""
+    return ValueError(
+        f"vmap {name} specification must be a tree prefix of the corresponding value; "
+        f"got specification {spec!r} for value tree {treedef}{_where()}.{found}"
+    )
+
+
+def _leaf_names(
+    fun: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> list[str]:
+    """JAX's name for each flat leaf of ``(args, kwargs)`` in vmap's size errors: ``argument
+    x`` (by the parameter's name), ``args[2]['q']``, ``kwargs['y']``, with its type."""
+    try:
+        params: list[str] | None = list(
+            inspect.signature(fun).bind(*args, **kwargs).signature.parameters
         )
+    except (TypeError, ValueError):
+        params = None
+
+    def arg_name(path: KeyPath) -> str:
+        first = path[0]
+        i = first.idx if isinstance(first, SequenceKey) else len(params or ())
+        if params is None or i >= len(params):
+            return f"args{keystr(path)}"
+        return f"argument {params[i]}{keystr(path[1:])}"
+
+    def type_of(x: Any) -> str:
+        try:
+            shape, dtype = shape_of(x), np.result_type(x)
+        except TypeError:
+            return "unknown"
+        return f"{dtype.name}[{','.join(map(str, shape))}]"
+
+    names = [f"{arg_name(p)} of type {type_of(x)}" for p, x in tree_leaves_with_path(args)]
+    names += [f"kwargs{keystr(p)} of type {type_of(x)}" for p, x in tree_leaves_with_path(kwargs)]
     return names
 
 
 def _size_error(
-    headline: str,
+    fun: Callable[..., Any],
     args: tuple[Any, ...],
     kwargs: dict[str, Any],
-    leaves: Sequence[Any],
     axes: Sequence[int | None],
+    sizes: Sequence[int | None],
+    axis_size: int | None,
 ) -> ValueError:
-    names = _describe_leaves(args, kwargs)
-    lines = []
-    for name, x, ax in zip(names, leaves, axes, strict=True):
-        if ax is None:
-            continue
-        shape = shape_of(x)
-        size = shape[ax] if -len(shape) <= ax < len(shape) else "out of range"
-        lines.append(f"  {name} of shape {shape}: axis {ax} has size {size}")
-    return ValueError(f"{headline}{_where()}:\n" + "\n".join(lines))
+    """JAX's "inconsistent sizes" message: each size with one example axis (the most common
+    size first), then mj's location."""
+    names = _leaf_names(fun, args, kwargs)
+    counts = collections.Counter(s for s in sizes if s is not None).most_common()
+    lines = [] if axis_size is None else [f"  * the `axis_size` argument was {axis_size}"]
+    for rank, (size, count) in enumerate(counts):
+        i = list(sizes).index(size)
+        where = f"axis {axes[i]} of {names[i]}"
+        if count == 1:
+            lines.append(f"  * one axis had size {size}: {where}")
+        else:
+            most = "most" if rank == 0 else "some"
+            lines.append(f"  * {most} axes ({count} of them) had size {size}, e.g. {where}")
+    return ValueError(
+        "vmap got inconsistent sizes for array axes to be mapped:\n" + ";\n".join(lines) + _where()
+    )
 
 
 def _in_dims(
+    fun: Callable[..., Any],
     leaves: Sequence[Any],
     axes: Sequence[int | None],
     axis_size: int | None,
     args: tuple[Any, ...],
     kwargs: dict[str, Any],
 ) -> tuple[list[BatchDim], int]:
-    """Canonical batch dims of the flat arguments and the batch size."""
+    """Canonical batch dims of the flat arguments and the batch size (JAX's checks and
+    messages, mj's location after them)."""
+    if not leaves:
+        if axis_size is not None:
+            return [], axis_size
+        raise ValueError(
+            "vmap wrapped function must be passed at least one argument containing an array "
+            f"or axis_size must be specified, got empty *args={args} and **kwargs={kwargs}"
+            f"{_where()}"
+        )
     dims: list[BatchDim] = []
-    sizes: set[int] = set()
+    sizes: list[int | None] = []
     for x, ax in zip(leaves, axes, strict=True):
         if ax is None:
             dims.append(not_mapped)
+            sizes.append(None)
             continue
         shape = shape_of(x)
         ndim = len(shape)
         if not -ndim <= ax < ndim:
-            raise _size_error(
-                f"vmap was asked to map an argument along axis {ax}, but it has rank {ndim}",
-                args,
-                kwargs,
-                leaves,
-                axes,
-            )
-        ax %= ndim
-        dims.append(ax)
-        sizes.add(shape[ax])
-    if not sizes:
-        if axis_size is None:
+            min_rank = ax + 1 if ax >= 0 else -ax
             raise ValueError(
-                "vmap needs at least one argument mapped by in_axes (not None), or axis_size "
-                f"to say the batch size{_where()}."
+                f"vmap was requested to map its argument along axis {ax}, which implies that "
+                f"its rank should be at least {min_rank}, but is only {ndim} (its shape is "
+                f"{shape}){_where()}"
             )
-        return dims, axis_size
-    if len(sizes) > 1:
-        raise _size_error(
-            "vmap got inconsistent sizes for the mapped axes", args, kwargs, leaves, axes
+        dims.append(ax % ndim)
+        sizes.append(shape[ax])
+    distinct = {s for s in sizes if s is not None}
+    if axis_size is not None:
+        distinct.add(axis_size)
+    if not distinct:
+        raise ValueError(
+            "vmap must have at least one non-None value in in_axes or axis_size must be "
+            f"specified{_where()}"
         )
-    (size,) = sizes
-    if axis_size is not None and size != axis_size:
-        raise _size_error(
-            f"vmap was given axis_size={axis_size}, but the mapped axes have size {size}",
-            args,
-            kwargs,
-            leaves,
-            axes,
-        )
+    if len(distinct) > 1:
+        raise _size_error(fun, args, kwargs, axes, sizes, axis_size)
+    (size,) = distinct
     return dims, size
+
+
+def _unmapped_out_error(
+    out_tree: PyTreeDef, index: int, bdim: BatchDim, axis_name: Hashable | None
+) -> ValueError:
+    """JAX's message for a batched output whose ``out_axes`` entry is None."""
+    if axis_name is not None:
+        return ValueError(
+            f"vmap has mapped output (axis_name={axis_name}) but out_axes is None{_where()}"
+        )
+    paths = [
+        p for p, _ in tree_leaves_with_path(tree_unflatten(out_tree, range(out_tree.num_leaves)))
+    ]
+    return ValueError(
+        f"at vmap out_axes{keystr(paths[index])}, got axis spec None but output was batched on "
+        f"axis {bdim}{_where()}"
+    )
 
 
 def _move_out(axis_size: int, val: Any, bdim: BatchDim, out_axis: int | None, index: int) -> Any:
     if out_axis is None:
-        if bdim is not_mapped:
-            return val
-        raise ValueError(
-            f"vmap has a mapped output (output leaf {index}) but out_axes is None for it: the "
-            f"output depends on a mapped input{_where()}."
-        )
+        return val  # (unmapped: a mapped output with out_axes None is refused before)
     rank = len(shape_of(val)) + (bdim is not_mapped)
     if not -rank <= out_axis < rank:
         raise ValueError(
@@ -240,6 +295,11 @@ def vmap(
         raise TypeError(f"vmap expects a callable, got {fun!r} of type {type(fun).__name__}.")
     if isinstance(in_axes, list):
         in_axes = tuple(in_axes)  # a list can never be a prefix of the args tuple
+    if not (in_axes is None or type(in_axes) in (int, tuple)):
+        raise TypeError(
+            "vmap in_axes must be an int, None, or a tuple of entries corresponding to the "
+            f"positional arguments passed to the function, but got {in_axes}."
+        )
     _check_spec("in_axes", in_axes)
     _check_spec("out_axes", out_axes)
     if axis_size is not None and (not isinstance(axis_size, int) or axis_size < 0):
@@ -248,7 +308,7 @@ def vmap(
     in_axes_cache: dict[PyTreeDef, list[int | None]] = {}
     out_axes_cache: dict[PyTreeDef, list[int | None]] = {}
 
-    @functools.wraps(fun)
+    @_wraps_vectorized(fun)
     def vmapped(*args: P.args, **kwargs: P.kwargs) -> Any:
         leaves, in_tree = tree_flatten((args, kwargs))
         # a host array enters as its canonical, read-only mj array (64-bit NumPy inputs are
@@ -259,13 +319,13 @@ def vmap(
         if axes is None:
             if isinstance(in_axes, tuple) and len(in_axes) != len(args):
                 raise ValueError(
-                    "vmap in_axes must be an int, None, or a tuple with one entry per "
-                    f"positional argument, but got in_axes={in_axes!r} ({len(in_axes)} "
-                    f"entries) for {len(args)} positional arguments{_where()}."
+                    "vmap in_axes must be an int, None, or a tuple of entries corresponding to "
+                    "the positional arguments passed to the function, but got "
+                    f"len(in_axes)={len(in_axes)}, len(args)={len(args)}{_where()}."
                 )
             axes = _flatten_axes("in_axes", (args, kwargs), in_tree, (in_axes, 0))
             in_axes_cache[in_tree] = axes
-        dims, size = _in_dims(leaves, axes, axis_size, args, kwargs)
+        dims, size = _in_dims(fun, leaves, axes, axis_size, args, kwargs)
         flat_fun, out_store = flatten_fun(call, in_tree)
         out_vals, out_dims = batch_flat(flat_fun, size, dims, leaves, axis_name)
         out_tree: PyTreeDef = out_store()
@@ -274,6 +334,9 @@ def vmap(
             out = tree_unflatten(out_tree, out_vals)
             oaxes = _flatten_axes("out_axes", out, out_tree, out_axes)
             out_axes_cache[out_tree] = oaxes
+        for i, (d, ax) in enumerate(zip(out_dims, oaxes, strict=True)):
+            if ax is None and d is not not_mapped:
+                raise _unmapped_out_error(out_tree, i, d, axis_name)
         outs = [
             _move_out(size, v, d, ax, i)
             for i, (v, d, ax) in enumerate(zip(out_vals, out_dims, oaxes, strict=True))
@@ -281,6 +344,24 @@ def vmap(
         return tree_unflatten(out_tree, outs)
 
     return vmapped
+
+
+def _wraps_vectorized(fun: Callable[..., Any]) -> Callable[[Callable[P, Any]], Callable[P, Any]]:
+    """``functools.wraps`` with JAX's docstring of a vmapped function."""
+    name = getattr(fun, "__name__", repr(fun))
+    doc = (
+        f"Vectorized version of {name}. Takes similar arguments as {name} but with additional "
+        "array axes over which {name} is mapped."
+    ).replace("{name}", name)
+    if getattr(fun, "__doc__", None):
+        doc += "\n\nOriginal documentation:\n\n" + str(fun.__doc__)
+
+    def wrap(f: Callable[P, Any]) -> Callable[P, Any]:
+        wrapped = functools.wraps(fun)(f)
+        wrapped.__doc__ = doc
+        return wrapped
+
+    return wrap
 
 
 _HOST = (np.ndarray, np.generic)  # (an EagerArray is an ndarray and unchanged returns it)

@@ -22,6 +22,8 @@ import functools
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NamedTuple, TypeVar
 
+import ml_dtypes
+
 from mj_autodiff.extend import (
     PartialEvalTrace,
     UndefPrimal,
@@ -41,7 +43,9 @@ from mj_control._jaxprs import types_str
 from mj_control._printing import pp_control_eqn
 from mj_control._tracing import check_callable, shaped_avals, trace_fun
 from mj_core import Primitive, ShapedArray, bind, config, impl_rules, raise_to_shaped
+from mj_core.dtypes import is_float
 from mj_core.errors import user_line_suffix
+from mj_core.prims.conversions import reduce_precision_p
 from mj_core.tree_util import tree_flatten, tree_unflatten
 from mj_ir import (
     ClosedJaxpr,
@@ -414,6 +418,7 @@ def split_checkpoint_jaxpr(
         [True] * (len(outs_known) + len(computed)),
         instantiate=True,
     )
+    jaxpr_known = _reduce_residual_precision(jaxpr_known, computed)
     if config.check_jaxprs:
         typecheck_jaxpr(jaxpr_known)
         typecheck_jaxpr(jaxpr_unknown)
@@ -423,6 +428,34 @@ def split_checkpoint_jaxpr(
         out_unknowns,
         res_sources,
     )
+
+
+def _reduce_residual_precision(jaxpr: Jaxpr, residuals: Sequence[Any]) -> Jaxpr:
+    """Round each computed float residual that the known jaxpr also uses to its own dtype
+    (``reduce_precision``), as JAX does: otherwise XLA may keep a wider value for the known
+    computation (e.g. a bfloat16 product fused with a conversion to float32) than the one the
+    backward pass reads from the saved residual, and the two passes disagree."""
+    used = {x for e in jaxpr.eqns for x in e.inputs if type(x) is Var}
+    targets = {v for v in residuals if type(v) is Var and v in used and is_float(v.aval.dtype)}
+    if not targets:
+        return jaxpr
+    eqns: list[JaxprEqn] = []
+    for eqn in jaxpr.eqns:
+        hit = [v for v in eqn.out_binders if v in targets]
+        params_of = {v: _finfo_bits(v.aval.dtype) for v in hit}
+        if eqn.primitive is reduce_precision_p and hit and eqn.params == params_of[hit[0]]:
+            eqns.append(eqn)
+            continue
+        renamed = {v: Var(v.aval) for v in hit}
+        eqns.append(eqn._replace(out_binders=[renamed.get(v, v) for v in eqn.out_binders]))
+        eqns.extend(JaxprEqn(reduce_precision_p, [renamed[v]], params_of[v], [v]) for v in hit)
+    return Jaxpr(jaxpr.in_binders, eqns, jaxpr.outs, jaxpr.num_consts)
+
+
+def _finfo_bits(dtype: Any) -> dict[str, int]:
+    finfo: Any = ml_dtypes.finfo  # (NumPy's finfo does not know bfloat16 or the float8 types)
+    info = finfo(dtype)
+    return {"exponent_bits": int(info.nexp), "mantissa_bits": int(info.nmant)}
 
 
 def _checkpoint_partial_eval(
@@ -439,8 +472,8 @@ def _checkpoint_partial_eval(
     in_unknowns = [not t.is_known for t in tracers]
     split = split_checkpoint_jaxpr(jaxpr, in_unknowns, policy)
     known_ins = [t for t in tracers if t.is_known]
-    outs = eval_jaxpr(split.known, [t.const for t in known_ins])
     n_known = len(split.out_unknowns) - sum(split.out_unknowns)
+    outs = eval_jaxpr(split.known, [t.const for t in known_ins])
     res = split.residuals(known_ins, [trace.pure(r) for r in outs[n_known:]])
     unknown_ins = [t for t in tracers if not t.is_known]
     unknown_avals = split.unknown.out_avals

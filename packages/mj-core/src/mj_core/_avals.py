@@ -206,10 +206,28 @@ def _index(val: object) -> int:
 
 
 def _concretization_error(what: str, aval: ShapedArray) -> ConcretizationError:
-    where = user_line_suffix()
+    """JAX's message for ``bool()``/``int()``/``__index__()`` of a traced value, then mj's
+    advice; ``where`` is the user's line."""
+    where = user_line_suffix() or " while tracing"
+    shape = f"{aval.dtype.name}[{','.join(str(d) for d in aval.shape)}]"  # as JAX shows it
+    if what == "bool":
+        head = f"Attempted boolean conversion of traced array with shape {shape}."
+    elif what == "index" and aval.dtype.kind in "iu":
+        head = f"The __index__() method was called on traced array with shape {shape}"
+    elif what == "index":  # a type error, whether or not the value is known
+        return ConcretizationError(
+            "Only integer scalar arrays can be converted to a scalar index.\nThe error "
+            f"occurred{where} (index() of a traced {aval.str_short()} value)."
+        )
+    else:
+        head = (
+            "Abstract tracer value encountered where concrete value is expected: traced array "
+            f"with shape {shape}\nThe problem arose with the `{what}` function. If trying to "
+            f"convert the data type of a value, try using `x.astype({what})` or "
+            f"`mnp.array(x, {what})` instead."
+        )
     return ConcretizationError(
-        f"Abstract tracer value encountered where a concrete value is expected ({what}() of a "
-        f"traced {aval.str_short()} value){where}.\n"
+        f"{head}\nThe error occurred{where} ({what}() of a traced {aval.str_short()} value). "
         "The value depends on the arguments of a transformed function (jit, make_jaxpr, "
         "vmap), so it is not known while tracing. Use mj.lax.cond/while_loop or mnp.where "
         "for value-dependent control flow, or mark the argument static (static_argnums)."

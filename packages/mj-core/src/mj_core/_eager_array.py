@@ -39,6 +39,7 @@ __all__ = [
     "eager_result",
     "eager_results",
     "owned_data",
+    "placement_attributes",
     "unchanged",
     "unshared",
     "views_operand",
@@ -51,6 +52,20 @@ _setflags: Callable[[np.ndarray[Any, Any], bool], None] = np.ndarray.setflags  #
 _ndarray = np.ndarray
 
 
+#: JAX's placement attributes of an eager array (``sharding``, ``device``,
+#: ``addressable_shards``), by name: the backend package registers them (mj-xla: the default
+#: device's ``SingleDeviceSharding``), since mj-core knows no devices. Eager data is
+#: uncommitted and lives on the default device, as a fresh ``jax.Array`` does.
+placement_attributes: dict[str, Callable[[Any], Any]] = {}
+
+
+def _placement(name: str, x: Any) -> Any:
+    fn = placement_attributes.get(name)
+    if fn is None:
+        raise AttributeError(f"Array.{name}: no device backend is loaded (import mj)")
+    return fn(x)
+
+
 class EagerArray(np.ndarray):
     """An immutable NumPy array with JAX's array API (``.at``, ``block_until_ready``)."""
 
@@ -58,6 +73,28 @@ class EagerArray(np.ndarray):
     __array_wrap__ = None  # type: ignore[assignment]  # ufuncs: plain arrays, at full speed
     __array_priority__ = 0.0  # ndarray's own, as a plain attribute: no float made per operand
     weak_type = False  # JAX's attribute: see WeakEagerArray
+    committed = False  # JAX's: not placed on a device explicitly (see placement_attributes)
+    is_fully_addressable = True
+    is_fully_replicated = True
+
+    @property
+    def sharding(self) -> Any:
+        """JAX's ``Array.sharding``: the default device's single-device sharding."""
+        return _placement("sharding", self)
+
+    @property
+    def device(self) -> Any:  # (NumPy's is the string "cpu")
+        """JAX's ``Array.device``: the device holding the data (the default device)."""
+        return _placement("device", self)
+
+    def devices(self) -> set[Any]:
+        """JAX's ``Array.devices()``: the set of devices holding the data."""
+        return {self.device}
+
+    @property
+    def addressable_shards(self) -> list[Any]:
+        """JAX's ``Array.addressable_shards``: one shard, the whole array on its device."""
+        return _placement("addressable_shards", self)  # type: ignore[no-any-return]
 
     def block_until_ready(self) -> EagerArray:
         """Eager NumPy data is always ready (JAX code calls this before timing)."""

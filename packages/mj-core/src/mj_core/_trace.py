@@ -278,11 +278,13 @@ class Tracer:
         """``float(x)``/``complex(x)`` refuse every tracer, even one whose value is known (under
         ``grad``), as JAX's do: the Python number would silently drop the derivative."""
         self._check_alive()
+        aval = self.aval
+        shape = f"{aval.dtype.name}[{','.join(str(d) for d in aval.shape)}]"  # as JAX shows it
         return ConcretizationError(
             "Abstract tracer value encountered where concrete value is expected: traced array "
-            f"{self.aval.str_short()}{user_line_suffix()}.\nThe problem arose with the `{fun}` "
-            f"function. If trying to convert the data type of a value, try using "
-            f"`x.astype({fun})` or `mnp.array(x, {fun})` instead."
+            f"with shape {shape}\nThe problem arose with the `{fun}` function. If trying to "
+            f"convert the data type of a value, try using `x.astype({fun})` or "
+            f"`mnp.array(x, {fun})` instead.\nThe error occurred{user_line_suffix()}."
         )
 
     def __index__(self) -> int:
@@ -350,13 +352,31 @@ _OPERATOR_UFUNCS = {
 }
 
 
+#: JAX's wording of an escaped tracer (``jax.errors.UnexpectedTracerError``), which mj's
+#: messages start with before their own detail.
+_UNEXPECTED_TRACER = (
+    "Encountered an unexpected tracer. A function transformed by mj had a side effect, "
+    "allowing for a reference to an intermediate value with type {aval} wrapped in a "
+    "{tracer_type} to escape the scope of the transformation.\nmj transformations require "
+    "that functions explicitly return their outputs, and disallow saving intermediate values "
+    "to global state.\n"
+)
+
+
+def _unexpected_tracer(tracer: Tracer) -> str:
+    aval = tracer.aval
+    long_type = f"{aval.dtype.name}[{','.join(str(d) for d in aval.shape)}]"  # as JAX shows it
+    return _UNEXPECTED_TRACER.format(aval=long_type, tracer_type=type(tracer).__name__)
+
+
 def _leak_error(tracer: Tracer) -> TracerLeakError:
     name = tracer._trace.transformation_name
     where = user_line_suffix()
     return TracerLeakError(
-        f"A tracer of the {name} transformation ({tracer.aval.str_short()}) was used after "
-        f"that transformation ended{where}. It escaped the transformed "
-        "function, e.g. through a global, a closure or an attribute; return it instead."
+        f"{_unexpected_tracer(tracer)}A tracer of the {name} transformation "
+        f"({tracer.aval.str_short()}) was used after that transformation ended{where}. It "
+        "escaped the transformed function, e.g. through a global, a closure or an attribute; "
+        "return it instead."
     )
 
 
@@ -387,7 +407,8 @@ def full_raise(trace: Trace, val: object) -> Any:
     if val_main.level < main.level:
         return trace.lift(val)
     raise TracerLeakError(
-        f"A tracer of the {val._trace.transformation_name} transformation (level "
+        f"{_unexpected_tracer(val)}A tracer of the {val._trace.transformation_name} "
+        "transformation (level "
         f"{val_main.level}) reached {trace.transformation_name} (level {main.level}), which "
         "cannot own it: it escaped its transformation (e.g. through a global or closure)."
     )

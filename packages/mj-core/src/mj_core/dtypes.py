@@ -225,8 +225,8 @@ def check_array_data(x: np.ndarray[Any, Any], api: str) -> None:
     which would otherwise become an array that fails later, far from the cause."""
     if isinstance(x, np.ma.MaskedArray):
         raise ValueError(
-            f"{api}: NumPy masked arrays are not supported as direct inputs to mj functions. "
-            "Use arr.filled() to convert the value to a standard NumPy array."
+            "numpy masked arrays are not supported as direct inputs to mj functions. Use "
+            f"arr.filled() to convert the value to a standard numpy array (in {api})."
         )
     if not _supported(x.dtype):
         shown = repr(x)

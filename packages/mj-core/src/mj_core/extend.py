@@ -50,6 +50,7 @@ from mj_core._eager_array import borrowed_data as borrowed_data
 from mj_core._eager_array import dlpack_export as dlpack_export
 from mj_core._eager_array import eager_result as eager_result
 from mj_core._eager_array import owned_data as owned_data
+from mj_core._eager_array import placement_attributes as placement_attributes
 from mj_core._eager_array import unchanged as unchanged
 from mj_core._eager_array import unshared as unshared
 from mj_core._eager_array import weak_result as weak_result

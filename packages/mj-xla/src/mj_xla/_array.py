@@ -24,7 +24,7 @@ from mj_core import (
     register_array_type,
 )
 from mj_core.dtypes import canonical_dtype
-from mj_core.extend import DTypeLike, dlpack_export
+from mj_core.extend import DTypeLike, dlpack_export, placement_attributes
 from mj_core.tree_util import tree_map
 from mj_xla import _jaxlib
 from mj_xla._donation import deleted_error
@@ -325,3 +325,16 @@ def to_buffer(x: Any, aval: ShapedArray, device: Any = None) -> _jaxlib.Buffer:
             f"computation expects {aval.str_short()}"
         )
     return _jaxlib.put(host) if device is None else _jaxlib.put_on(host, device)
+
+
+def _default_sharding(x: Any) -> SingleDeviceSharding:
+    return SingleDeviceSharding(_jaxlib.device())
+
+
+# Eager (host) mj arrays answer JAX's placement attributes as uncommitted arrays on the
+# default device do (mj-core's EagerArray asks this package, through its table).
+placement_attributes["sharding"] = _default_sharding
+placement_attributes["device"] = lambda x: _jaxlib.device()
+placement_attributes["addressable_shards"] = lambda x: [
+    Shard(_jaxlib.device(), tuple(slice(None) for _ in x.shape), 0, x)
+]

@@ -538,13 +538,8 @@ class JitFunction(Generic[P, R]):
         nargs = len(args)
         static_pos: set[int] = set()
         for i in self._static_argnums:
-            if not -nargs <= i < nargs:
-                raise ValueError(
-                    f"jit({self._name}): static_argnums={self._static_argnums} refers to "
-                    f"argument {i}, but the function was called with {nargs} positional "
-                    f"arguments{_where()}"
-                )
-            static_pos.add(i % nargs)
+            if -nargs <= i < nargs:  # (one not passed positionally: a default or a keyword)
+                static_pos.add(i % nargs)
         static_vals: list[tuple[Any, Any]] = []
         for i in sorted(static_pos):
             static_vals.append((i, args[i]))
@@ -560,6 +555,7 @@ class JitFunction(Generic[P, R]):
             except TypeError:
                 what = f"argument {name}" if isinstance(name, int) else f"argument {name!r}"
                 raise UnhashableStaticArgumentError(
+                    "Non-hashable static arguments are not supported. "
                     f"jit({self._name}): static {what} is unhashable (a "
                     f"{type(val).__name__}): static arguments must be hashable, e.g. a "
                     f"tuple instead of a list{_where()}"
@@ -801,10 +797,8 @@ _INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
 
 def _normalized_positions(nums: Sequence[int], nargs: int) -> frozenset[int] | None:
     """``static_argnums`` as positions among ``nargs`` arguments (negative ones counted from
-    the end); None if one is out of range."""
-    if any(not -nargs <= i < nargs for i in nums):
-        return None
-    return frozenset(i % nargs for i in nums)
+    the end; one out of range is not passed positionally, and ignored as in JAX)."""
+    return frozenset(i % nargs for i in nums if -nargs <= i < nargs)
 
 
 def _describe(x: Any, leaves: list[Any], tokens: list[Any]) -> bool:
@@ -1143,10 +1137,10 @@ def jit(
 def jit(
     fun: Callable[P, R] | None = None,
     *,
-    static_argnums: int | Sequence[int] | None = (),
-    static_argnames: str | Sequence[str] | None = (),
-    donate_argnums: int | Sequence[int] | None = (),
-    donate_argnames: str | Sequence[str] | None = (),
+    static_argnums: int | Sequence[int] | None = None,
+    static_argnames: str | Sequence[str] | None = None,
+    donate_argnums: int | Sequence[int] | None = None,
+    donate_argnames: str | Sequence[str] | None = None,
     in_shardings: Any = None,
     out_shardings: Any = None,
     keep_unused: bool = False,
@@ -1209,20 +1203,21 @@ def jit(
             inline=inline,
             compiler_options=compiler_options,
         )
+    if isinstance(fun, staticmethod):  # (JAX's refusal, kept for the same behaviour)
+        raise TypeError(f"staticmethod arguments are not supported, got {fun}{_where()}")
     if not callable(fun):
-        raise TypeError(f"jit: expected a callable value, got {fun!r}{_where()}")
-    nums = _static_argnums_tuple(fun, () if static_argnums is None else static_argnums)
-    if static_argnames is None:
-        static_argnames = ()
-    names = (static_argnames,) if isinstance(static_argnames, str) else tuple(static_argnames)
-    _check_static_argnames(fun, names)
-    if donate_argnums is None:
-        donate_argnums = ()
-    donate_nums, donate_names = _donation_by_both(
-        fun,
-        _static_argnums_tuple(fun, donate_argnums, "donate_argnums"),
-        () if donate_argnames is None else donate_argnames,
+        raise TypeError(f"Expected a callable value, got {fun}{_where()}")
+    if inspect.isgeneratorfunction(fun):
+        raise TypeError(f"Expected a function, got a generator function: {fun}{_where()}")
+    nums, names = _argnums_and_argnames(fun, static_argnums, static_argnames, "static")
+    donate_nums, donate_names = _argnums_and_argnames(
+        fun, donate_argnums, donate_argnames, "donate"
     )
+    if both := set(names) & set(donate_names):
+        raise ValueError(
+            "static_argnames and donate_argnames cannot intersect. Argument names "
+            f"{both} appear in both static_argnames and donate_argnames{_where()}"
+        )
     if device is not None or backend is not None:
         warnings.warn(
             "backend and device argument on jit is deprecated. You can use "
@@ -1248,48 +1243,87 @@ def jit(
     )
 
 
-def _donation_by_both(
-    fun: Callable[..., Any], nums: tuple[int, ...], names: str | Sequence[str]
+_POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+
+
+def _argnums_and_argnames(
+    fun: Callable[..., Any], argnums: Any, argnames: Any, kind: str
 ) -> tuple[tuple[int, ...], tuple[str, ...]]:
-    """``donate_argnums`` and ``donate_argnames`` completed from each other through ``fun``'s
-    signature, as JAX does: an argument is donated however it is passed."""
-    names = (names,) if isinstance(names, str) else tuple(names)
-    if not nums and not names:
-        return (), ()
+    """JAX's ``resolve_argnums`` for ``{kind}_argnums``/``{kind}_argnames``: the one not given
+    is inferred from the other through ``fun``'s signature (an argument is static or donated
+    however it is passed), both are checked against the signature with JAX's messages."""
+    nums_name, names_name = f"{kind}_argnums", f"{kind}_argnames"
+    nums = None if argnums is None else _static_argnums_tuple(fun, argnums, nums_name)
+    names = None if argnames is None else _argnames_tuple(argnames)
     try:
-        params = list(inspect.signature(fun).parameters.values())
+        sig: inspect.Signature | None = inspect.signature(fun)
     except (TypeError, ValueError):  # no signature (some builtins): take both as given
-        return nums, names
-    positional = [
+        sig = None
+    if sig is None:
+        if kind == "donate" and names is not None:
+            raise ValueError(
+                f"Getting the signature of function {fun} failed. Pass donate_argnums instead "
+                f"of donate_argnames{_where()}."
+            )
+        return nums or (), names or ()
+    params = list(sig.parameters.values())
+    keyword = inspect.Parameter.POSITIONAL_OR_KEYWORD
+    if nums is None and names is None:
+        return (), ()
+    if names is None:
+        assert nums is not None
+        names = tuple(p.name for i, p in enumerate(params) if p.kind is keyword and i in nums)
+    elif nums is None:
+        nums = tuple(i for i, p in enumerate(params) if p.kind is keyword and p.name in names)
+    _validate_argnums(params, nums, nums_name)
+    _validate_argnames(params, names, names_name)
+    return nums, names
+
+
+def _validate_argnums(
+    params: Sequence[inspect.Parameter], nums: tuple[int, ...], what: str
+) -> None:
+    if any(p.kind is inspect.Parameter.VAR_POSITIONAL for p in params):
+        return  # any number of positional arguments
+    n_pos = sum(p.kind in _POSITIONAL for p in params)
+    if nums and (-min(nums) > n_pos or max(nums) >= n_pos):
+        raise ValueError(
+            f"Jitted function has {what}={nums}, but only accepts {n_pos} positional "
+            f"arguments{_where()}."
+        )
+
+
+def _validate_argnames(
+    params: Sequence[inspect.Parameter], names: tuple[str, ...], what: str
+) -> None:
+    """A name that is no keyword parameter of the function is a ``ValueError`` at once (as in
+    JAX), not a setting that silently never applies."""
+    keywords = {
         p.name
         for p in params
-        if p.kind in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
-    ]
-    all_nums = set(nums) | {positional.index(n) for n in names if n in positional}
-    all_names = set(names) | {positional[i] for i in nums if 0 <= i < len(positional)}
-    return tuple(sorted(all_nums)), tuple(sorted(all_names))
-
-
-def _check_static_argnames(fun: Callable[..., Any], names: tuple[str, ...]) -> None:
-    """A name that is no parameter of ``fun`` is a ``ValueError`` at once (as in JAX), not a
-    setting that silently never applies."""
-    if not names:
-        return
-    try:
-        params = inspect.signature(fun).parameters
-    except (TypeError, ValueError):  # no signature to check against (a builtin)
-        return
-    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
-        return
-    invalid = sorted(
-        n for n in names if n not in params or params[n].kind is inspect.Parameter.POSITIONAL_ONLY
-    )
-    if invalid:
-        name = getattr(fun, "__name__", type(fun).__name__)
+        if p.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    }
+    positional_only = {
+        p.name
+        for p in params
+        if p.kind in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.VAR_POSITIONAL)
+    }
+    if bad := positional_only & set(names):
         raise ValueError(
-            f"jit({name}): static_argnames names {invalid}, which the function does not take "
-            f"as keyword arguments (its parameters: {list(params)}){_where()}"
+            f"Jitted function has invalid argnames {bad} in {what}. These are positional-only"
+            f"{_where()}"
         )
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params):
+        return
+    if bad := set(names) - keywords:
+        raise ValueError(
+            f"Jitted function has invalid argnames {bad} in {what}. Function does not take "
+            f"these args (its parameters: {[p.name for p in params]}){_where()}"
+        )
+
+
+def _argnames_tuple(names: Any) -> tuple[str, ...]:
+    return (names,) if isinstance(names, str) else tuple(names)
 
 
 def _static_argnums_tuple(

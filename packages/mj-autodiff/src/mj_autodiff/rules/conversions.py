@@ -3,6 +3,8 @@
 ``convert_element_type`` is linear (a tangent converts like its primal, and the cotangent
 converts back to the operand's dtype); a conversion to an integer or boolean dtype has a zero
 tangent. ``bitcast_convert_type`` reinterprets bits, so its derivative is zero.
+``reduce_precision`` is treated as linear, as JAX does: tangents and cotangents are rounded the
+same way.
 """
 
 from __future__ import annotations
@@ -17,7 +19,11 @@ from mj_autodiff._tangents import Zero, tangent_aval_of
 from mj_autodiff._transpose import transpose_rules
 from mj_core import bind1
 from mj_core.dtypes import is_inexact
-from mj_core.prims.conversions import bitcast_convert_type_p, convert_element_type_p
+from mj_core.prims.conversions import (
+    bitcast_convert_type_p,
+    convert_element_type_p,
+    reduce_precision_p,
+)
 
 
 def _convert_element_type_jvp(
@@ -43,3 +49,26 @@ transpose_rules[convert_element_type_p] = _convert_element_type_transpose
 derivative_kinds[convert_element_type_p] = Linear()
 
 defjvp_zero(bitcast_convert_type_p)
+
+
+def _reduce_precision_jvp(
+    primals: list[Any], tangents: list[Any], *, exponent_bits: int, mantissa_bits: int
+) -> tuple[list[Any], list[Any]]:
+    (x,), (t,) = primals, tangents
+    params = {"exponent_bits": exponent_bits, "mantissa_bits": mantissa_bits}
+    ans = bind1(reduce_precision_p, x, **params)
+    if type(t) is Zero:
+        return [ans], [Zero(tangent_aval_of(ans))]
+    return [ans], [bind1(reduce_precision_p, t, **params)]
+
+
+def _reduce_precision_transpose(
+    cts: list[Any], x: Any, *, exponent_bits: int, mantissa_bits: int
+) -> list[Any]:
+    params = {"exponent_bits": exponent_bits, "mantissa_bits": mantissa_bits}
+    return [bind1(reduce_precision_p, cts[0], **params)]
+
+
+jvp_rules[reduce_precision_p] = _reduce_precision_jvp
+transpose_rules[reduce_precision_p] = _reduce_precision_transpose
+derivative_kinds[reduce_precision_p] = Linear()

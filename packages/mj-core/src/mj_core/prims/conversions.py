@@ -1,5 +1,6 @@
 """Dtype conversions: ``convert_element_type`` (value-preserving where possible, XLA-style
-saturating float-to-int) and ``bitcast_convert_type`` (reinterpret the bits).
+saturating float-to-int), ``bitcast_convert_type`` (reinterpret the bits) and
+``reduce_precision`` (round a float to fewer exponent/mantissa bits, keeping its dtype).
 
 The lax wrappers of the same names follow the rules (``convert_element_type`` returns a
 strong operand of the target dtype unchanged); ``__all__`` is the family's primitives and lax
@@ -7,6 +8,7 @@ API."""
 
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 import numpy as np
@@ -16,7 +18,7 @@ from mj_core._avals import ShapedArray
 from mj_core._primitive import Primitive, abstract_eval_rules, impl_rules
 from mj_core._shapes import aval_error
 from mj_core._typing import Array, ArrayLike
-from mj_core.dtypes import canonical_dtype, dtype_of
+from mj_core.dtypes import canonical_dtype, dtype_of, is_float
 from mj_core.prims._operands import bind1, check_operands, unchanged
 
 __all__ = [
@@ -24,6 +26,8 @@ __all__ = [
     "bitcast_convert_type_p",
     "convert_element_type",
     "convert_element_type_p",
+    "reduce_precision",
+    "reduce_precision_p",
 ]
 
 # --- convert_element_type ---------------------------------------------------------------------
@@ -97,6 +101,76 @@ def _bitcast_convert_type_impl(x: ArrayLike, *, new_dtype: np.dtype[Any]) -> lis
     return [np.reshape(flat.view(out.dtype), out.shape)]
 
 
+# --- reduce_precision -------------------------------------------------------------------------
+reduce_precision_p = Primitive("reduce_precision")
+
+
+@abstract_eval_rules.register(reduce_precision_p)
+def _reduce_precision_avals(
+    x: ShapedArray, *, exponent_bits: int, mantissa_bits: int
+) -> list[ShapedArray]:
+    if exponent_bits < 1:
+        raise ValueError(f"reduce_precision: exponent_bits must be positive; got {exponent_bits}")
+    if mantissa_bits < 0:
+        raise ValueError(
+            f"reduce_precision: mantissa_bits must be non-negative; got {mantissa_bits}"
+        )
+    if not is_float(x.dtype):
+        raise aval_error("reduce_precision", "requires a floating-point operand", [x])
+    return [x]
+
+
+_NATIVE_BITS: dict[np.dtype[Any], Any] = {
+    np.dtype(np.float16): np.uint16,
+    np.dtype(np.float32): np.uint32,
+    np.dtype(np.float64): np.uint64,
+}
+
+
+def _reduce_precision_bits(
+    x: np.ndarray[Any, Any], exponent_bits: int, mantissa_bits: int
+) -> np.ndarray[Any, Any]:
+    """XLA's ReducePrecision on a float16/32/64 array, on its bits: round the mantissa to
+    nearest even, then overflow to a signed infinity and underflow (below the reduced
+    format's smallest normal) to a signed zero; NaNs stay NaN."""
+    uint = _NATIVE_BITS[x.dtype]
+    info = np.finfo(x.dtype)
+    src_m, src_e, nbits = int(info.nmant), int(info.nexp), 8 * x.dtype.itemsize
+    bits = np.ascontiguousarray(x).view(uint).copy()
+    one = uint(1)
+    if mantissa_bits < src_m:
+        shift = uint(src_m - mantissa_bits)
+        last_bit_mask = one << shift
+        base_bias = (last_bit_mask >> one) - one
+        bias = ((bits & last_bit_mask) >> shift) + base_bias
+        bits = (bits + bias) & ~(last_bit_mask - one)
+    if exponent_bits < src_e:
+        sign_mask = one << uint(nbits - 1)
+        exp_mask = uint((1 << src_e) - 1) << uint(src_m)
+        bias_src = (1 << (src_e - 1)) - 1
+        bias_red = (1 << (exponent_bits - 1)) - 1
+        exponent = bits & exp_mask
+        overflows = exponent > uint(bias_src + bias_red) << uint(src_m)
+        underflows = exponent <= uint(bias_src - bias_red) << uint(src_m)
+        signed_zero = bits & sign_mask
+        bits = np.where(overflows, signed_zero | exp_mask, np.where(underflows, signed_zero, bits))
+    out = np.asarray(bits, uint).view(x.dtype).reshape(x.shape)
+    return np.where(np.isnan(x), x, out)
+
+
+@impl_rules.register(reduce_precision_p)
+def _reduce_precision_impl(x: ArrayLike, *, exponent_bits: int, mantissa_bits: int) -> list[Any]:
+    params = {"exponent_bits": exponent_bits, "mantissa_bits": mantissa_bits}
+    (out,) = check_operands(reduce_precision_p, (x,), params)
+    arr = np.asarray(x)
+    if arr.dtype in _NATIVE_BITS:
+        return [_reduce_precision_bits(arr, exponent_bits, mantissa_bits)]
+    # bfloat16 and the float8 types: exactly as float32, then back (every result is one of
+    # the narrow dtype's values, since its exponent and mantissa are no wider than float32's)
+    wide = _reduce_precision_bits(arr.astype(np.float32), exponent_bits, mantissa_bits)
+    return [wide.astype(out.dtype)]
+
+
 # --- lax wrappers ----------------------------------------------------------------------------
 def convert_element_type(operand: ArrayLike, new_dtype: Any) -> Array:
     """Convert to ``new_dtype`` (a strong type; complex to real keeps the real part)."""
@@ -123,6 +197,17 @@ def _is_weak(x: ArrayLike) -> bool:
     if aval is not None:
         return bool(aval.weak_type)
     return type(x) in (int, float, complex) or getattr(x, "weak_type", False) is True
+
+
+def reduce_precision(operand: ArrayLike, exponent_bits: int, mantissa_bits: int) -> Array:
+    """XLA's ReducePrecision: round ``operand`` to a float format with ``exponent_bits``
+    exponent and ``mantissa_bits`` mantissa bits; the result keeps ``operand``'s dtype."""
+    return bind1(
+        reduce_precision_p,
+        operand,
+        exponent_bits=operator.index(exponent_bits),
+        mantissa_bits=operator.index(mantissa_bits),
+    )
 
 
 def bitcast_convert_type(operand: ArrayLike, new_dtype: Any) -> Array:

@@ -1,5 +1,5 @@
-"""Lowering rules of the dtype conversions: ``stablehlo.convert`` and
-``stablehlo.bitcast_convert``."""
+"""Lowering rules of the dtype conversions: ``stablehlo.convert``,
+``stablehlo.bitcast_convert`` and ``stablehlo.reduce_precision``."""
 
 from __future__ import annotations
 
@@ -7,8 +7,12 @@ from typing import Any
 
 import numpy as np
 
-from mj_core.prims.conversions import bitcast_convert_type_p, convert_element_type_p
-from mj_xla._jaxlib import Value, hlo
+from mj_core.prims.conversions import (
+    bitcast_convert_type_p,
+    convert_element_type_p,
+    reduce_precision_p,
+)
+from mj_xla._jaxlib import Value, hlo, ir
 from mj_xla._lowering import (
     Avals,
     LoweringContext,
@@ -54,3 +58,18 @@ def _bitcast_convert_type_lowering(
     new_dtype: np.dtype[Any],
 ) -> list[Value]:
     return [hlo.bitcast_convert(aval_to_ir_type(avals_out[0]), in_vals[0])]
+
+
+@lowering_rules.register(reduce_precision_p)
+def _reduce_precision_lowering(
+    ctx: LoweringContext,
+    avals_in: Avals,
+    avals_out: Avals,
+    in_vals: Values,
+    *,
+    exponent_bits: int,
+    mantissa_bits: int,
+) -> list[Value]:
+    i32 = ir.IntegerType.get_signless(32)
+    exp_attr, mant_attr = (ir.IntegerAttr.get(i32, n) for n in (exponent_bits, mantissa_bits))
+    return [hlo.reduce_precision(in_vals[0], exp_attr, mant_attr)]
