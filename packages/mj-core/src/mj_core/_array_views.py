@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from mj_core._avals import get_aval
-from mj_core._primitive import Primitive
+from mj_core._primitive import Primitive, RuleTable
 from mj_core.dtypes import ViewPromotionError as ViewPromotionError
 from mj_core.dtypes import view_dtypes as _dtype_views
 
@@ -78,8 +78,13 @@ ViewRule = Callable[
     [Sequence[Any], Sequence[bool], dict[str, Any], tuple[int, ...]],
     tuple[Sequence[Any], dict[str, Any]],
 ]
-#: Primitive -> its :data:`ViewRule`; a primitive without one refuses views.
-view_rules: dict[Primitive, ViewRule] = {}
+#: Primitive -> its :data:`ViewRule`: an optional hook.
+view_rules: RuleTable[ViewRule] = RuleTable(
+    "view_rules",
+    "array views",
+    "mj_core.prims._view_rules",
+    default="the primitive refuses view operands (typed PRNG keys) in JAX's words",
+)
 
 
 def view_dtype(dtype: Any) -> ArrayView | None:
