@@ -264,10 +264,37 @@ def _log_ndtr_jvp(primals: tuple[ArrayLike], tangents: tuple[ArrayLike]) -> tupl
     return ans, lax.mul(t, lax.exp(lax.sub(log_pdf, ans)))
 
 
+def _algdiv(a: Array, b: Array) -> Array:
+    """``gammaln(b) - gammaln(a + b)`` for ``b >= 8``, ``a <= b`` without cancellation (SciPy's and
+    JAX's ``algdiv``: Stirling's series for the difference of the two log-gammas)."""
+    c0, c1, c2 = 0.0833333333333333, -0.00277777777760991, 0.00079365066682539
+    c3, c4, c5 = -0.00059520293135187, 0.000837308034031215, -0.00165322962780713
+    h = a / b
+    x = c = h / (1 + h)
+    d = b + (a - 0.5)
+    x2 = x * x
+    s3 = 1.0 + (x + x2)
+    s5 = 1.0 + (x + x2 * s3)
+    s7 = 1.0 + (x + x2 * s5)
+    s9 = 1.0 + (x + x2 * s7)
+    s11 = 1.0 + (x + x2 * s9)
+    t = (1.0 / b) ** 2
+    w = ((((c5 * s11 * t + c4 * s9) * t + c3 * s7) * t + c2 * s5) * t + c1 * s3) * t + c0
+    w = w * (c / b)
+    u = d * lax.log1p(a / b)
+    v = a * (lax.log(b) - 1.0)
+    return mnp.where(u <= v, (w - v) - u, (w - u) - v)
+
+
 def betaln(a: ArrayLike, b: ArrayLike) -> Array:
-    """``log(|B(a, b)|) = gammaln(a) + gammaln(b) - gammaln(a + b)``."""
+    """``log(|B(a, b)|) = gammaln(a) + gammaln(b) - gammaln(a + b)``; as JAX's, the larger
+    argument's two log-gammas combine through ``algdiv`` when it is at least 8, so
+    ``betaln(x, 1) == -log(x)`` holds for huge ``x``."""
     a, b = promote_inexact(a, b)
-    return lax.sub(lax.add(gammaln(a), gammaln(b)), gammaln(lax.add(a, b)))
+    a, b = mnp.minimum(a, b), mnp.maximum(a, b)
+    small_b = gammaln(a) + (gammaln(b) - gammaln(a + b))
+    large_b = gammaln(a) + _algdiv(a, b)
+    return mnp.where(b < 8, small_b, large_b)
 
 
 def multigammaln(a: ArrayLike, d: int) -> Array:
