@@ -3,11 +3,13 @@
 dtype modes (``x64`` fixture)."""
 
 import jax
+import jax.numpy as jnp
 import jax.scipy.special as jsp
 import numpy as np
 import pytest
 
 import mj
+import mj.numpy as mnp
 import mj.scipy.special as msp
 
 pytestmark = pytest.mark.oracle
@@ -30,3 +32,39 @@ def test_betaln_large_argument(x64):
     for g, w in zip(got, want, strict=True):
         _close(g, w, rtol=2e-5, atol=1e-5)
     np.testing.assert_allclose(np.asarray(got[0]), -np.log(xs.astype(np.float64)), atol=1e-4)
+
+
+def _det_cases():
+    rng = np.random.default_rng(0)
+    batch = rng.normal(size=(2, 5, 5))
+    batch[0] = 0
+    return {
+        "4x4": rng.normal(size=(4, 4)),
+        "zero 4x4": np.zeros((4, 4)),
+        "corank1 3x3": np.array([[50, -30, 45], [-30, 90, -81], [45, -81, 81.0]]),
+        "corank2 3x3": np.array([[36, -42, 18], [-42, 49, -21], [18, -21, 9.0]]),
+        "corank1 4x4": np.outer([1, 2, 3, 4.0], [1, 1, 2, 0]) + np.diag([0, 0, 0, 1.0]),
+        "batch with zero": batch,
+        "2x2": rng.normal(size=(2, 2)),
+        "1x1": rng.normal(size=(1, 1)),
+    }
+
+
+@pytest.mark.parametrize("name", list(_det_cases()))
+def test_det_and_derivatives_at_singular_matrices(name, x64):
+    """det's JVP/VJP is the adjugate (finite at singular matrices), as JAX's."""
+    a = _det_cases()[name].astype(np.float32)
+    t = np.random.default_rng(1).normal(size=a.shape).astype(np.float32)
+    _close(mnp.linalg.det(a), jnp.linalg.det(a), rtol=1e-4, atol=1e-3)
+    got = mj.jvp(mnp.linalg.det, (a,), (t,))
+    want = jax.jvp(jnp.linalg.det, (a,), (t,))
+    for g, w in zip(got, want, strict=True):
+        assert np.isfinite(np.asarray(g)).all()
+        _close(g, w, rtol=1e-3, atol=1e-2)
+    _close(
+        mj.grad(lambda x: mnp.linalg.det(x).sum())(a),
+        jax.grad(lambda x: jnp.linalg.det(x).sum())(a),
+        rtol=1e-3,
+        atol=1e-2,
+    )
+    _close(mj.jit(mnp.linalg.det)(a), jnp.linalg.det(a), rtol=1e-4, atol=1e-3)

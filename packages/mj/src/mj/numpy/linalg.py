@@ -261,17 +261,72 @@ def _det(a: ArrayLike) -> Array:
     return lax.mul(sign, cnp.prod(diag, axis=-1))
 
 
+def _cofactor_solve(a: AnyArray, b: AnyArray) -> tuple[AnyArray, AnyArray]:
+    """``(det(a), adj(a) @ b)``, finite for singular ``a`` (JAX's ``_cofactor_solve``).
+
+    With ``P a = L U``, ``det(a) a^-1 b = det(a) U^-1 L^-1 P b``. The last diagonal entry of
+    ``U`` is replaced by ``1 / det(U without it)`` and every row but the last of ``L^-1 P b``
+    is scaled by ``det(a)``: exact for rank ``n`` and ``n - 1``. A matrix whose modified
+    ``U`` is still singular (rank below ``n - 1``) has a zero adjugate."""
+    n = cnp.shape(a)[-1]
+    if n == 1:
+        return a[..., 0, 0], b
+    lu, pivots, perm = lax_linalg.lu(a)
+    swaps = lax.ne(pivots, lax.iota(pivots.dtype, n))
+    parity = cnp.sum(lax.convert_element_type(swaps, np.int32), axis=-1) % 2
+    sign = lax.sub(lax.full_like(parity, 1, a.dtype), lax.convert_element_type(2 * parity, a.dtype))
+    partial_det = lax.mul(lax.cumprod(lax_linalg.diagonal(lu), axis=-1), cnp.expand_dims(sign, -1))
+    corner = lax.bitwise_and(
+        lax.eq(cnp.expand_dims(lax.iota(np.int32, n), -1), np.int32(n - 1)),
+        lax.eq(lax.iota(np.int32, n), np.int32(n - 1)),
+    )
+    inv_partial = lax.div(lax.full_like(partial_det[..., -2], 1), partial_det[..., -2])
+    lu = cnp.where(corner, inv_partial[..., None, None], lu)
+    ones = cnp.ones((*cnp.shape(b)[:-1], 1), b.dtype)
+    d = lax_linalg.triangular_solve(lu, ones, left_side=True, lower=False)[..., 0]
+    singular = cnp.any(lax.bitwise_not(lax.is_finite(d)), axis=-1)[..., None, None]
+    x = cnp.where(singular, cnp.zeros_like(b), b)
+    x = matmul(permutation_matrix(perm, lu.dtype), x)
+    x = lax_linalg.triangular_solve(lu, x, left_side=True, lower=True, unit_diagonal=True)
+    x = cnp.concatenate(
+        [lax.mul(x[..., :-1, :], partial_det[..., -1, None, None]), x[..., -1:, :]], axis=-2
+    )
+    x = lax_linalg.triangular_solve(lu, x, left_side=True, lower=False)
+    return partial_det[..., -1], cnp.where(singular, cnp.zeros_like(x), x)
+
+
 @_det.defjvp
 def _det_jvp(primals: tuple[ArrayLike], tangents: tuple[ArrayLike]) -> tuple[Array, Array]:
     (a,), (a_dot,) = primals, tangents
-    y = _det(a)
-    z = cnp.sum(lax_linalg.diagonal(solve(a, a_dot)), axis=-1)  # tr(a^-1 da)
-    return y, lax.mul(y, z)
+    a, a_dot = cnp.asarray(a), cnp.asarray(a_dot)
+    a_dot = cnp.broadcast_to(a_dot, cnp.shape(a)) if cnp.shape(a_dot) != cnp.shape(a) else a_dot
+    y, z = _cofactor_solve(a, a_dot)  # y tr(a^-1 da), finite at singular a
+    return y, cnp.sum(lax_linalg.diagonal(z), axis=-1)
+
+
+def _det_2x2(a: AnyArray) -> AnyArray:
+    return lax.sub(lax.mul(a[..., 0, 0], a[..., 1, 1]), lax.mul(a[..., 0, 1], a[..., 1, 0]))
+
+
+def _det_3x3(a: AnyArray) -> AnyArray:
+    def term(i: int, j: int, k: int) -> AnyArray:  # a[0, i] a[1, j] a[2, k]
+        return lax.mul(lax.mul(a[..., 0, i], a[..., 1, j]), a[..., 2, k])
+
+    plus = lax.add(lax.add(term(0, 1, 2), term(1, 2, 0)), term(2, 0, 1))
+    return lax.sub(lax.sub(lax.sub(plus, term(2, 1, 0)), term(0, 2, 1)), term(1, 0, 2))
 
 
 def det(a: ArrayLike) -> AnyArray:
-    """The determinant of each square matrix, from its LU factorisation."""
-    return _det(_matrix("det", a))
+    """The determinant of each square matrix: JAX's closed forms for 2x2 and 3x3 matrices
+    (plain arithmetic, so every derivative order exists), otherwise from the LU factorisation
+    with JAX's adjugate derivative (finite at singular matrices)."""
+    a = _matrix("det", a)
+    n = cnp.shape(a)[-1]
+    if n == 2:
+        return _det_2x2(a)
+    if n == 3:
+        return _det_3x3(a)
+    return _det(a)
 
 
 def slogdet(a: ArrayLike) -> SlogdetResult:
