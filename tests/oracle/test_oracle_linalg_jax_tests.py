@@ -68,3 +68,39 @@ def test_det_and_derivatives_at_singular_matrices(name, x64):
         atol=1e-2,
     )
     _close(mj.jit(mnp.linalg.det)(a), jnp.linalg.det(a), rtol=1e-4, atol=1e-3)
+
+
+def _pinv_of_p(np_):
+    def f(p):
+        return np_.linalg.pinv(np_.array([[0.0, 0.0], [-p, 1.0]], np_.float32) / (1 + p**2))
+
+    return f
+
+
+def test_pinv_derivatives_at_rank_deficient_matrices(x64):
+    """pinv's JVP is Golub and Pereyra's formula (JAX's), finite where the SVD's is not."""
+    _close(
+        mj.jacobian(_pinv_of_p(mnp))(np.float32(2.0)),
+        jax.jacobian(_pinv_of_p(jnp))(np.float32(2.0)),
+    )
+    eye = np.eye(2, dtype=np.float32)
+    _close(mj.jacobian(mnp.linalg.pinv)(eye), jax.jacobian(jnp.linalg.pinv)(eye))
+    rng = np.random.default_rng(2)
+    for shape in [(3, 5), (5, 3), (2, 4, 4)]:
+        a = rng.normal(size=shape).astype(np.float32)
+        t = rng.normal(size=shape).astype(np.float32)
+        got, want = mj.jvp(mnp.linalg.pinv, (a,), (t,)), jax.jvp(jnp.linalg.pinv, (a,), (t,))
+        for g, w in zip(got, want, strict=True):
+            _close(g, w, rtol=1e-4, atol=1e-4)
+
+
+def test_pinv_options_and_empty_matrices(x64):
+    a = np.random.default_rng(3).normal(size=(4, 3)).astype(np.float32)
+    _close(mnp.linalg.pinv(a, rcond=0.3), jnp.linalg.pinv(a, rcond=0.3), rtol=1e-4)
+    _close(mnp.linalg.pinv(a, rtol=0.3), jnp.linalg.pinv(a, rtol=0.3), rtol=1e-4)
+    for shape in [(3, 0), (0, 3), (2, 0, 0)]:
+        _close(
+            mnp.linalg.pinv(np.ones(shape, np.float32)), jnp.linalg.pinv(np.ones(shape, np.float32))
+        )
+    with pytest.raises(ValueError, match="only one of rtol and rcond"):
+        mnp.linalg.pinv(a, rcond=0.1, rtol=0.1)

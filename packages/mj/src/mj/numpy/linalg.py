@@ -458,20 +458,60 @@ def _default_rtol(a: AnyArray) -> float:
     return 10.0 * max(m, n) * float(np.finfo(a.dtype).eps)
 
 
-def pinv(a: AnyArray, rtol: Any = None, hermitian: bool = False) -> AnyArray:
-    """Moore-Penrose pseudo-inverse from the SVD, dropping singular values below
-    ``rtol * max(s)`` (default ``10 * max(m, n) * eps``, as JAX)."""
-    a = _matrix("pinv", a, square=False)
+def pinv(a: ArrayLike, rtol: Any = None, hermitian: bool = False, *, rcond: Any = None) -> AnyArray:
+    """Moore-Penrose pseudo-inverse from the SVD, dropping singular values at or below
+    ``rtol * max(s)`` (default ``10 * max(m, n) * eps``; ``rcond`` is its older name), as
+    JAX's; its derivative is Golub and Pereyra's formula (JAX's custom JVP), so it is exact
+    at rank-deficient matrices too."""
+    if rcond is not None:
+        if rtol is not None:
+            # JAX's exact text (its tests match it literally)
+            raise ValueError("pinv: only one of rtol and rcond may be specified.")
+        rtol = rcond
+    arr = _matrix("pinv", a, square=False)
+    m, n = cnp.shape(arr)[-2:]
+    if m == 0 or n == 0:
+        return cnp.zeros((*cnp.shape(arr)[:-2], n, m), arr.dtype)
+    rtol = _default_rtol(arr) if rtol is None else rtol
+    return _pinv(arr, rtol, bool(hermitian))
+
+
+def _pinv_impl(a: AnyArray, rtol: Any, hermitian: bool) -> AnyArray:
     u, s, vt = lax_linalg.svd(a, full_matrices=False)
-    rtol = _default_rtol(a) if rtol is None else rtol
-    cutoff = lax.mul(
-        cnp.expand_dims(cnp.max(s, axis=-1), -1), lax.convert_element_type(rtol, s.dtype)
-    )
+    rtol = cnp.asarray(rtol, dtype=s.dtype)
+    cutoff = lax.mul(s[..., 0:1], cnp.expand_dims(rtol, -1) if cnp.ndim(rtol) else rtol)
     keep = lax.greater(s, cutoff)
     safe = cnp.where(keep, s, lax.full_like(s, 1))
     s_inv = cnp.where(keep, lax.div(lax.full_like(s, 1), safe), lax.full_like(s, 0))
     s_inv = lax.convert_element_type(s_inv, a.dtype)  # real singular values, maybe complex a
     return matmul(mH(vt), lax.mul(cnp.expand_dims(s_inv, -1), mH(u)))
+
+
+_pinv = custom_jvp(_pinv_impl, nondiff_argnums=(1, 2))
+
+
+@_pinv.defjvp
+def _pinv_jvp(
+    rtol: Any, hermitian: bool, primals: tuple[AnyArray], tangents: tuple[AnyArray]
+) -> tuple[AnyArray, AnyArray]:
+    (a,), (a_dot,) = primals, tangents
+    p = _pinv(a, rtol, hermitian)  # n x m
+    m, n = cnp.shape(a)[-2:]
+    if m >= n:
+        s = matmul(matmul(p, mH(p)), mH(a_dot))
+        t = matmul(matmul(mH(a_dot), mH(p)), p)
+        p_dot = lax.add(
+            lax.sub(lax.add(lax.neg(matmul(matmul(p, a_dot), p)), s), matmul(matmul(s, a), p)),
+            lax.sub(t, matmul(matmul(p, a), t)),
+        )
+    else:
+        s = matmul(p, matmul(mH(p), mH(a_dot)))
+        t = matmul(mH(a_dot), matmul(mH(p), p))
+        p_dot = lax.add(
+            lax.sub(lax.add(lax.neg(matmul(p, matmul(a_dot, p))), s), matmul(s, matmul(a, p))),
+            lax.sub(t, matmul(p, matmul(a, t))),
+        )
+    return p, p_dot
 
 
 def matrix_rank(
