@@ -4,12 +4,14 @@ dtype modes (``x64`` fixture)."""
 
 import jax
 import jax.numpy as jnp
+import jax.scipy.linalg as jsl
 import jax.scipy.special as jsp
 import numpy as np
 import pytest
 
 import mj
 import mj.numpy as mnp
+import mj.scipy.linalg as msl
 import mj.scipy.special as msp
 
 pytestmark = pytest.mark.oracle
@@ -104,3 +106,73 @@ def test_pinv_options_and_empty_matrices(x64):
         )
     with pytest.raises(ValueError, match="only one of rtol and rcond"):
         mnp.linalg.pinv(a, rcond=0.1, rtol=0.1)
+
+
+def _rng_complex(rng, shape):
+    return (rng.normal(size=shape) + 1j * rng.normal(size=shape)).astype(np.complex64)
+
+
+@pytest.mark.parametrize("kind", ["real", "complex"])
+def test_scipy_factorisations_real_and_complex(kind, x64):
+    """scipy.linalg's cholesky/lu/lu_factor/lu_solve (trans 0, 1, 2)/qr/solve take complex
+    matrices and conjugate where SciPy does; ``qr(mode='r')`` is the full ``R``."""
+    rng = np.random.default_rng(4)
+    if kind == "real":
+        a = rng.normal(size=(4, 4)).astype(np.float32)
+        b = rng.normal(size=(4, 2)).astype(np.float32)
+    else:
+        a, b = _rng_complex(rng, (4, 4)), _rng_complex(rng, (4, 2))
+    spd = a @ a.conj().T + np.eye(4, dtype=a.dtype)
+    pairs = [
+        (msl.cholesky(spd), jsl.cholesky(spd)),
+        (msl.cholesky(spd, lower=True), jsl.cholesky(spd, lower=True)),
+        *zip(msl.lu(a), jsl.lu(a), strict=True),
+        *zip(msl.lu(a[:, :3], permute_l=True), jsl.lu(a[:, :3], permute_l=True), strict=True),
+        *zip(msl.lu_factor(a), jsl.lu_factor(a), strict=True),
+        *zip(msl.qr(a[:, :3], mode="r"), jsl.qr(a[:, :3], mode="r"), strict=True),
+        *zip(msl.qr(a[:3], mode="economic"), jsl.qr(a[:3], mode="economic"), strict=True),
+        (msl.solve(spd, b, assume_a="pos"), jsl.solve(spd, b, assume_a="pos")),
+        (
+            msl.cho_solve(msl.cho_factor(spd, lower=True), b),
+            jsl.cho_solve(jsl.cho_factor(spd, lower=True), b),
+        ),
+        (msl.cho_solve(msl.cho_factor(spd), b), jsl.cho_solve(jsl.cho_factor(spd), b)),
+    ]
+    for trans in (0, 1, 2):
+        pairs.append(
+            (
+                msl.lu_solve(msl.lu_factor(a), b, trans=trans),
+                jsl.lu_solve(jsl.lu_factor(a), b, trans=trans),
+            )
+        )
+    for got, want in pairs:
+        _close(got, want, rtol=1e-4, atol=1e-4)
+
+
+def test_solve_triangular_broadcasting_and_vectors(x64):
+    """solve_triangular/cho_solve follow JAX's gufunc signatures (vector b, batch broadcast,
+    mixed dtypes); lax.linalg.triangular_solve takes a vector b one rank below a."""
+    rng = np.random.default_rng(5)
+    a = (np.triu(rng.normal(size=(3, 4, 4))) + 4 * np.eye(4)).astype(np.float32)
+    ac = (a + 1j * np.triu(rng.normal(size=a.shape))).astype(np.complex64)
+    cases = [
+        (a, rng.normal(size=(4, 2)).astype(np.float32)),
+        (a, rng.normal(size=(4,)).astype(np.float32)),
+        (a[0], rng.normal(size=(2, 4, 3)).astype(np.float32)),
+        (a, np.arange(8, dtype=np.int32).reshape(4, 2)),
+        (ac, _rng_complex(rng, (4, 2))),
+    ]
+    for x, y in cases:
+        for trans in (0, 1, 2, "N", "T", "C"):
+            for lower in (False, True):
+                got = msl.solve_triangular(x, y, trans=trans, lower=lower)
+                want = jsl.solve_triangular(x, y, trans=trans, lower=lower)
+                _close(got, want, rtol=1e-4, atol=1e-4)
+    for left_side in (False, True):
+        got = mj.lax.linalg.triangular_solve(a, a[:, 1], left_side=left_side, lower=False)
+        want = jax.lax.linalg.triangular_solve(a, a[:, 1], left_side=left_side, lower=False)
+        _close(got, want, rtol=1e-4, atol=1e-4)
+    got = mj.jvp(lambda m: mj.lax.linalg.triangular_solve(m, a[:, 1]), (a,), (a,))
+    want = jax.jvp(lambda m: jax.lax.linalg.triangular_solve(m, a[:, 1]), (a,), (a,))
+    for g, w in zip(got, want, strict=True):
+        _close(g, w, rtol=1e-4, atol=1e-4)

@@ -33,7 +33,14 @@ from mj_core.prims.contractions import dot_general
 from mj_core.prims.conversions import convert_element_type
 from mj_core.prims.elementwise import add, div, eq, greater_equal, less_equal, mul, select, sub
 from mj_core.prims.reductions import reduce_sum
-from mj_core.prims.structural import broadcast_in_dim, broadcasted_iota, full_like, transpose
+from mj_core.prims.structural import (
+    broadcast_in_dim,
+    broadcasted_iota,
+    expand_dims,
+    full_like,
+    squeeze,
+    transpose,
+)
 
 __all__ = [
     "as_float_matrix",
@@ -452,10 +459,14 @@ def triangular_solve(
 ) -> Array:
     """Solve ``op(a) x = b`` (``left_side``) or ``x op(a) = b`` with triangular ``a``, where
     ``op`` transposes when ``transpose_a`` and conjugates when ``conjugate_a``; only ``a``'s
-    ``lower``/upper triangle is read."""
+    ``lower``/upper triangle is read. A ``b`` of one rank less than ``a`` is a (batch of)
+    vectors, as in JAX: a column when ``left_side``, else a row."""
     a = as_float_matrix("triangular_solve", a, complex_ok=True)
+    singleton = len(shape_of(b)) == len(shape_of(a)) - 1
+    if singleton:
+        b = expand_dims(b, (len(shape_of(b)) if left_side else len(shape_of(b)) - 1,))
     b = as_float_matrix("triangular_solve", b, complex_ok=True)
-    return bind1(
+    out = bind1(
         triangular_solve_p,
         a,
         b,
@@ -465,6 +476,9 @@ def triangular_solve(
         conjugate_a=bool(conjugate_a),
         unit_diagonal=bool(unit_diagonal),
     )
+    if singleton:
+        out = squeeze(out, (len(shape_of(out)) - (1 if left_side else 2),))
+    return out
 
 
 def lu(x: ArrayLike) -> tuple[Array, Array, Array]:
