@@ -176,3 +176,70 @@ def test_solve_triangular_broadcasting_and_vectors(x64):
     want = jax.jvp(lambda m: jax.lax.linalg.triangular_solve(m, a[:, 1]), (a,), (a,))
     for g, w in zip(got, want, strict=True):
         _close(g, w, rtol=1e-4, atol=1e-4)
+
+
+_C = np.random.default_rng(6).normal(size=(2, 4)).astype(np.float32)
+_R = np.random.default_rng(7).normal(size=(3,)).astype(np.float32)
+_P6 = np.random.default_rng(8).normal(size=(6,)).astype(np.float32)
+SPECIAL_MATRICES = {
+    "toeplitz c": lambda s: s.toeplitz(_C),
+    "toeplitz c r": lambda s: s.toeplitz(_C, _R),
+    "toeplitz complex": lambda s: s.toeplitz((_C + 2j * _C).astype(np.complex64)),
+    "toeplitz int": lambda s: s.toeplitz(np.arange(4, dtype=np.int32), np.arange(3)),
+    "toeplitz empty": lambda s: s.toeplitz(np.zeros((0,), np.float32), _R),
+    "hankel c": lambda s: s.hankel(_C),
+    "hankel c r": lambda s: s.hankel(_C, _R),
+    "hankel r c": lambda s: s.hankel(_R, _C),
+    "circulant": lambda s: s.circulant(_C),
+    "leslie": lambda s: s.leslie(_C, _R),
+    "companion": lambda s: s.companion(_C),
+    "companion int": lambda s: s.companion(np.array([1, 2, 3], np.int32)),
+    "fiedler": lambda s: s.fiedler(_C),
+    "fiedler_companion": lambda s: s.fiedler_companion(_C),
+    "fiedler_companion 6": lambda s: s.fiedler_companion(_P6),
+    "fiedler_companion 1": lambda s: s.fiedler_companion(_C[:, :1]),
+    "fiedler_companion 2": lambda s: s.fiedler_companion(_C[:, :2]),
+    "convolution_matrix full": lambda s: s.convolution_matrix(_C, 3),
+    "convolution_matrix same": lambda s: s.convolution_matrix(_C[0], 6, "same"),
+    "convolution_matrix valid": lambda s: s.convolution_matrix(_C[0], 2, "valid"),
+    "hilbert": lambda s: s.hilbert(4),
+    "invhilbert": lambda s: s.invhilbert(5),
+    "pascal": lambda s: s.pascal(5),
+    "pascal lower": lambda s: s.pascal(4, "lower"),
+    "invpascal": lambda s: s.invpascal(5),
+    "invpascal upper": lambda s: s.invpascal(4, kind="upper"),
+    "helmert": lambda s: s.helmert(5),
+    "helmert full": lambda s: s.helmert(4, full=True),
+    "hadamard": lambda s: s.hadamard(8),
+    "hadamard float": lambda s: s.hadamard(4, dtype=np.float32),
+    "dft": lambda s: s.dft(5),
+    "dft n": lambda s: s.dft(4, "n"),
+    "dft sqrtn complex64": lambda s: s.dft(4, "sqrtn", dtype=np.complex64),
+}
+
+
+@pytest.mark.parametrize("name", list(SPECIAL_MATRICES))
+def test_special_matrices(name, x64):
+    _close(SPECIAL_MATRICES[name](msl), SPECIAL_MATRICES[name](jsl), rtol=1e-5, atol=1e-5)
+
+
+def test_special_matrices_differentiate_and_batch(x64):
+    for fn in ("toeplitz", "hankel", "circulant", "companion", "fiedler_companion"):
+        ours = mj.grad(lambda x, fn=fn: getattr(msl, fn)(x).sum() ** 2)(_P6)
+        _close(ours, jax.grad(lambda x, fn=fn: getattr(jsl, fn)(x).sum() ** 2)(_P6))
+        got = mj.vmap(getattr(msl, fn))(_C)
+        _close(got, getattr(jsl, fn)(_C), rtol=1e-5, atol=1e-5)
+        _close(mj.jit(getattr(msl, fn))(_C), got)
+
+
+def test_special_matrix_errors(x64):
+    with pytest.raises(ValueError, match="must be at least 1-dimensional"):
+        msl.convolution_matrix(np.float32(5.0), 3)
+    with pytest.raises(ValueError, match=r"len\(a\) must be at least 1"):
+        msl.convolution_matrix(np.zeros((2, 0)), 3)
+    with pytest.raises(ValueError, match="Incorrect lengths for f and s"):
+        msl.leslie(_C, _C)
+    with pytest.raises(ValueError, match="power of 2"):
+        msl.hadamard(6)
+    with pytest.raises(ValueError, match="complex floating-point"):
+        msl.dft(3, dtype=np.float32)

@@ -26,6 +26,21 @@ from mj.numpy.linalg import permutation_matrix
 from mj.scipy._expm import expm as expm
 from mj.scipy._matrix_functions import solve_sylvester as solve_sylvester
 from mj.scipy._matrix_functions import sqrtm as sqrtm
+from mj.scipy._special_matrices import circulant as circulant
+from mj.scipy._special_matrices import companion as companion
+from mj.scipy._special_matrices import convolution_matrix as convolution_matrix
+from mj.scipy._special_matrices import dft as dft
+from mj.scipy._special_matrices import fiedler as fiedler
+from mj.scipy._special_matrices import fiedler_companion as fiedler_companion
+from mj.scipy._special_matrices import hadamard as hadamard
+from mj.scipy._special_matrices import hankel as hankel
+from mj.scipy._special_matrices import helmert as helmert
+from mj.scipy._special_matrices import hilbert as hilbert
+from mj.scipy._special_matrices import invhilbert as invhilbert
+from mj.scipy._special_matrices import invpascal as invpascal
+from mj.scipy._special_matrices import leslie as leslie
+from mj.scipy._special_matrices import pascal as pascal
+from mj.scipy._special_matrices import toeplitz as toeplitz
 from mj_core import lax, lax_linalg
 from mj_core.errors import user_line_suffix
 from mj_core.extend import AnyArray, Array, ArrayLike, promote_inexact
@@ -36,19 +51,34 @@ __all__ = [
     "cho_factor",
     "cho_solve",
     "cholesky",
+    "circulant",
+    "companion",
+    "convolution_matrix",
     "det",
+    "dft",
     "eigh",
     "expm",
+    "fiedler",
+    "fiedler_companion",
+    "hadamard",
+    "hankel",
+    "helmert",
+    "hilbert",
     "inv",
+    "invhilbert",
+    "invpascal",
+    "leslie",
     "lu",
     "lu_factor",
     "lu_solve",
+    "pascal",
     "qr",
     "solve",
     "solve_sylvester",
     "solve_triangular",
     "sqrtm",
     "svd",
+    "toeplitz",
     "tril",
     "triu",
 ]
