@@ -243,3 +243,38 @@ def test_special_matrix_errors(x64):
         msl.hadamard(6)
     with pytest.raises(ValueError, match="complex floating-point"):
         msl.dft(3, dtype=np.float32)
+
+
+def test_linalg_keywords_and_lu_pivots_to_permutation(x64):
+    """JAX's keyword arguments (svd algorithm, eig implementation, slogdet method, matmul
+    precision) and lax.linalg.lu_pivots_to_permutation."""
+    rng = np.random.default_rng(9)
+    a = rng.normal(size=(3, 4, 4)).astype(np.float32)
+    for alg in ("QR", "DIVIDE_AND_CONQUER"):
+        got = mj.lax.linalg.svd(
+            a, compute_uv=False, algorithm=getattr(mj.lax.linalg.SvdAlgorithm, alg)
+        )
+        want = jax.lax.linalg.svd(
+            a, compute_uv=False, algorithm=getattr(jax.lax.linalg.SvdAlgorithm, alg)
+        )
+        _close(got, want, rtol=1e-4, atol=1e-5)
+    _close(mj.lax.linalg.eig(a, implementation=None)[0], jax.lax.linalg.eig(a)[0], 1e-4, 1e-4)
+    for method in ("lu", "qr"):
+        for g, w in zip(
+            mnp.linalg.slogdet(a, method=method), jnp.linalg.slogdet(a, method=method), strict=True
+        ):
+            _close(g, w, rtol=1e-4, atol=1e-5)
+    with pytest.raises(ValueError, match="Unknown slogdet method 'x'"):
+        mnp.linalg.slogdet(a, method="x")
+    prec = mj.lax.Precision.HIGHEST
+    _close(mnp.linalg.matmul(a, a[0], precision=prec), jnp.linalg.matmul(a, a[0]), 1e-5, 1e-5)
+    pivots = np.array([[3, 2, 3, 0], [1, 1, 2, 3]], np.int32)
+    for size in (4, 6):
+        _close(
+            mj.lax.linalg.lu_pivots_to_permutation(pivots, size),
+            jax.lax.linalg.lu_pivots_to_permutation(pivots, size),
+        )
+    _close(
+        mj.vmap(lambda p: mj.lax.linalg.lu_pivots_to_permutation(p, 5))(pivots),
+        jax.lax.linalg.lu_pivots_to_permutation(pivots, 5),
+    )

@@ -16,6 +16,7 @@ mj-autodiff and ``mj.numpy.linalg`` build on (``matmul``, ``mT``, ``mH``, ``tril
 
 from __future__ import annotations
 
+import enum
 import math
 from typing import Any
 
@@ -43,6 +44,8 @@ from mj_core.prims.structural import (
 )
 
 __all__ = [
+    "EigImplementation",
+    "SvdAlgorithm",
     "as_float_matrix",
     "cholesky",
     "cholesky_p",
@@ -489,12 +492,32 @@ def lu(x: ArrayLike) -> tuple[Array, Array, Array]:
     return lu_, pivots, perm
 
 
+class EigImplementation(enum.Enum):
+    """JAX's choice of eigendecomposition kernel; mj has one (LAPACK's ``geev``)."""
+
+    CUSOLVER = "cusolver"
+    MAGMA = "magma"
+    LAPACK = "lapack"
+
+
+class SvdAlgorithm(enum.Enum):
+    """JAX's choice of SVD algorithm; mj computes every one with its single SVD kernel."""
+
+    DEFAULT = "default"
+    QR = "QR"
+    JACOBI = "Jacobi"
+    POLAR = "polar"
+    DIVIDE_AND_CONQUER = "divide_and_conquer"
+
+
 def eig(
     x: ArrayLike,
     *,
     compute_left_eigenvectors: bool = True,
     compute_right_eigenvectors: bool = True,
     enable_eigvec_derivs: bool = False,
+    implementation: EigImplementation | None = None,
+    use_magma: bool | None = None,
 ) -> list[Array]:
     """``[w, vl, vr]`` (the vectors only when asked): the complex eigenvalues of a general
     square matrix and its left (``vl^H x = diag(w) vl^H``) and right (``x vr = vr diag(w)``)
@@ -527,9 +550,21 @@ def eigh(
     return v, w
 
 
-def svd(x: ArrayLike, *, full_matrices: bool = True, compute_uv: bool = True) -> Any:
+def svd(
+    x: ArrayLike,
+    *,
+    full_matrices: bool = True,
+    compute_uv: bool = True,
+    subset_by_index: tuple[int, int] | None = None,
+    algorithm: SvdAlgorithm | None = None,
+) -> Any:
     """``(u, s, vt)`` with ``x = u @ diag(s) @ vt`` and ``s`` descending; only ``s`` when not
-    ``compute_uv``."""
+    ``compute_uv``. Every ``algorithm`` gives the same decomposition here; ``subset_by_index``
+    is not implemented."""
+    if subset_by_index is not None:
+        raise NotImplementedError(f"svd: subset_by_index is not implemented{user_line_suffix()}")
+    if algorithm is not None and not isinstance(algorithm, SvdAlgorithm):
+        raise TypeError(f"svd: algorithm must be an SvdAlgorithm, got {algorithm!r}")
     x = as_float_matrix("svd", x, complex_ok=True)
     outs = bind(svd_p, x, full_matrices=bool(full_matrices), compute_uv=bool(compute_uv))
     if not compute_uv:

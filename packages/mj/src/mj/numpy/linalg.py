@@ -25,7 +25,8 @@ from mj_core.dtypes import is_float, is_inexact
 from mj_core.errors import user_line_suffix
 from mj_core.extend import AnyArray, Array, ArrayLike, DTypeLike
 from mj_core.lax import PrecisionLike
-from mj_core.lax_linalg import matmul, mH, mT
+from mj_core.lax_linalg import matmul as _matmul
+from mj_core.lax_linalg import mH, mT
 
 __all__ = [
     "EigResult",
@@ -44,6 +45,7 @@ __all__ = [
     "eigvalsh",
     "inv",
     "lstsq",
+    "matmul",
     "matrix_norm",
     "matrix_power",
     "matrix_rank",
@@ -208,7 +210,7 @@ def permutation_matrix(perm: AnyArray, dtype: DTypeLike | None) -> AnyArray:
 
 def lu_solve_factors(lu: AnyArray, perm: AnyArray, b: AnyArray) -> AnyArray:
     """Solve ``a x = b`` for matrices ``b`` from ``lu(a)``: ``x = U^-1 L^-1 P b``."""
-    pb = matmul(permutation_matrix(perm, lu.dtype), b)
+    pb = _matmul(permutation_matrix(perm, lu.dtype), b)
     y = lax_linalg.triangular_solve(lu, pb, left_side=True, lower=True, unit_diagonal=True)
     return lax_linalg.triangular_solve(lu, y, left_side=True, lower=False)
 
@@ -286,7 +288,7 @@ def _cofactor_solve(a: AnyArray, b: AnyArray) -> tuple[AnyArray, AnyArray]:
     d = lax_linalg.triangular_solve(lu, ones, left_side=True, lower=False)[..., 0]
     singular = cnp.any(lax.bitwise_not(lax.is_finite(d)), axis=-1)[..., None, None]
     x = cnp.where(singular, cnp.zeros_like(b), b)
-    x = matmul(permutation_matrix(perm, lu.dtype), x)
+    x = _matmul(permutation_matrix(perm, lu.dtype), x)
     x = lax_linalg.triangular_solve(lu, x, left_side=True, lower=True, unit_diagonal=True)
     x = cnp.concatenate(
         [lax.mul(x[..., :-1, :], partial_det[..., -1, None, None]), x[..., -1:, :]], axis=-2
@@ -329,16 +331,34 @@ def det(a: ArrayLike) -> AnyArray:
     return _det(a)
 
 
-def slogdet(a: ArrayLike) -> SlogdetResult:
+def slogdet(a: ArrayLike, *, method: str | None = None) -> SlogdetResult:
     """``(sign, log|det a|)``: the determinant without overflow (``sign`` 0 when singular;
     for complex ``a`` a unit-modulus complex ``sign`` and a real ``logabsdet``). As JAX's:
     closed forms for 1x1 and 2x2 matrices, LU otherwise, and a custom JVP
     (``d log|det a| = re tr(a^-1 da)``; for complex ``a`` the sign turns by
-    ``i im tr(a^-1 da)``, for real ``a`` its tangent is 0)."""
+    ``i im tr(a^-1 da)``, for real ``a`` its tangent is 0). ``method`` ``'qr'`` is accepted
+    and computed by LU too (the same values up to rounding)."""
+    if method not in (None, "lu", "qr"):
+        raise ValueError(
+            f"Unknown slogdet method '{method}'. Supported methods are 'lu' (`None`), and "
+            f"'qr'.{user_line_suffix()}"
+        )
     a = _matrix("slogdet", a)
     n = cnp.shape(a)[-1]
     sign, logabsdet = _slogdet_small(a) if n in (1, 2) else _slogdet_lu(a)
     return SlogdetResult(sign, logabsdet)
+
+
+def matmul(
+    x1: ArrayLike,
+    x2: ArrayLike,
+    /,
+    *,
+    precision: PrecisionLike = None,
+    preferred_element_type: DTypeLike | None = None,
+) -> Array:
+    """``jnp.matmul`` (``jax.numpy.linalg.matmul`` is the same function)."""
+    return cnp.matmul(x1, x2, precision=precision, preferred_element_type=preferred_element_type)
 
 
 def _small_det(a: Array) -> Array:
@@ -484,7 +504,7 @@ def _pinv_impl(a: AnyArray, rtol: Any, hermitian: bool) -> AnyArray:
     safe = cnp.where(keep, s, lax.full_like(s, 1))
     s_inv = cnp.where(keep, lax.div(lax.full_like(s, 1), safe), lax.full_like(s, 0))
     s_inv = lax.convert_element_type(s_inv, a.dtype)  # real singular values, maybe complex a
-    return matmul(mH(vt), lax.mul(cnp.expand_dims(s_inv, -1), mH(u)))
+    return _matmul(mH(vt), lax.mul(cnp.expand_dims(s_inv, -1), mH(u)))
 
 
 _pinv = custom_jvp(_pinv_impl, nondiff_argnums=(1, 2))
@@ -498,18 +518,18 @@ def _pinv_jvp(
     p = _pinv(a, rtol, hermitian)  # n x m
     m, n = cnp.shape(a)[-2:]
     if m >= n:
-        s = matmul(matmul(p, mH(p)), mH(a_dot))
-        t = matmul(matmul(mH(a_dot), mH(p)), p)
+        s = _matmul(_matmul(p, mH(p)), mH(a_dot))
+        t = _matmul(_matmul(mH(a_dot), mH(p)), p)
         p_dot = lax.add(
-            lax.sub(lax.add(lax.neg(matmul(matmul(p, a_dot), p)), s), matmul(matmul(s, a), p)),
-            lax.sub(t, matmul(matmul(p, a), t)),
+            lax.sub(lax.add(lax.neg(_matmul(_matmul(p, a_dot), p)), s), _matmul(_matmul(s, a), p)),
+            lax.sub(t, _matmul(_matmul(p, a), t)),
         )
     else:
-        s = matmul(p, matmul(mH(p), mH(a_dot)))
-        t = matmul(mH(a_dot), matmul(mH(p), p))
+        s = _matmul(p, _matmul(mH(p), mH(a_dot)))
+        t = _matmul(mH(a_dot), _matmul(mH(p), p))
         p_dot = lax.add(
-            lax.sub(lax.add(lax.neg(matmul(p, matmul(a_dot, p))), s), matmul(s, matmul(a, p))),
-            lax.sub(t, matmul(p, matmul(a, t))),
+            lax.sub(lax.add(lax.neg(_matmul(p, _matmul(a_dot, p))), s), _matmul(s, _matmul(a, p))),
+            lax.sub(t, _matmul(p, _matmul(a, t))),
         )
     return p, p_dot
 
@@ -564,10 +584,10 @@ def lstsq(
     keep = lax.greater(s, lax.mul(cnp.max(s), lax.convert_element_type(rcond, a.dtype)))
     safe = cnp.where(keep, s, lax.full_like(s, 1))
     s_inv = cnp.where(keep, lax.div(lax.full_like(s, 1), safe), lax.full_like(s, 0))
-    uTb = matmul(mT(u), b2)  # noqa: N806
-    x = matmul(mT(vt), lax.mul(cnp.expand_dims(s_inv, -1), uTb))
+    uTb = _matmul(mT(u), b2)  # noqa: N806
+    x = _matmul(mT(vt), lax.mul(cnp.expand_dims(s_inv, -1), uTb))
     rank = cnp.sum(lax.convert_element_type(keep, np.int32))
-    resid = cnp.sum(lax.integer_pow(lax.sub(matmul(a, x), b2), 2), axis=0)
+    resid = cnp.sum(lax.integer_pow(lax.sub(_matmul(a, x), b2), 2), axis=0)
     if numpy_resid and (rank < n or m <= n):
         resid = cnp.asarray([], dtype=a.dtype)
     if vector:  # JAX keeps the residuals' axis: shape (1,) for a vector b
