@@ -278,3 +278,31 @@ def test_linalg_keywords_and_lu_pivots_to_permutation(x64):
         mj.vmap(lambda p: mj.lax.linalg.lu_pivots_to_permutation(p, 5))(pivots),
         jax.lax.linalg.lu_pivots_to_permutation(pivots, 5),
     )
+
+
+@pytest.mark.parametrize(
+    ("shape", "side", "method"),
+    [
+        ((3, 4, 3), "right", "qdwh"),
+        ((4, 3), "right", "svd"),
+        ((3, 4), "left", "qdwh"),
+        ((2, 3, 3), "left", "svd"),
+        ((3, 5), "right", "svd"),
+    ],
+)
+def test_polar(shape, side, method, x64):
+    rng = np.random.default_rng(10)
+    for a in (rng.normal(size=shape).astype(np.float32), _rng_complex(rng, shape)):
+        for g, w in zip(
+            msl.polar(a, side, method=method), jsl.polar(a, side, method=method), strict=True
+        ):
+            _close(g, w, rtol=1e-4, atol=1e-5)
+
+
+def test_polar_errors(x64):
+    with pytest.raises(NotImplementedError, match="method='qdwh' only supports"):
+        msl.polar(np.ones((3, 4), np.float32))
+    with pytest.raises(ValueError, match="must be at least a 2-D array"):
+        msl.polar(np.ones(3, np.float32))
+    with pytest.raises(ValueError, match="Unknown polar decomposition method"):
+        msl.polar(np.ones((3, 3), np.float32), method="x")

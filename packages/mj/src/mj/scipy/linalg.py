@@ -72,6 +72,7 @@ __all__ = [
     "lu_factor",
     "lu_solve",
     "pascal",
+    "polar",
     "qr",
     "solve",
     "solve_sylvester",
@@ -371,3 +372,42 @@ def solve(
     triangle = lax_linalg.tril(a) if lower else lax_linalg.triu(a)
     full = lax.sub(lax.add(triangle, mH(triangle)), lax_linalg.tril(lax_linalg.triu(a)))
     return cho_solve(cho_factor(full, lower=lower), b)
+
+
+def polar(
+    a: ArrayLike,
+    side: str = "right",
+    *,
+    method: str = "qdwh",
+    eps: float | None = None,
+    max_iterations: int | None = None,
+) -> tuple[Array, Array]:
+    """``(u, p)``: the polar decomposition ``a = u p`` (``side='right'``, ``p`` n x n) or
+    ``a = p u`` (``'left'``, ``p`` m x m), ``u`` with orthonormal columns (rows) and ``p``
+    Hermitian positive semi-definite; leading axes are batch axes. Both methods compute it
+    from the SVD (JAX's ``'qdwh'`` iterates to the same factors and accepts the same shapes:
+    m >= n for ``'right'``, m < n for ``'left'``)."""
+    arr = cnp.asarray(a)
+    if cnp.ndim(arr) < 2:
+        raise ValueError("The input `a` must be at least a 2-D array.")
+    if side not in ("right", "left"):
+        raise ValueError("The argument `side` must be either 'right' or 'left'.")
+    if method not in ("qdwh", "svd"):
+        raise ValueError(f"Unknown polar decomposition method {method}.")
+    m, n = cnp.shape(arr)[-2:]
+    if method == "qdwh" and not ((m >= n and side == "right") or (m < n and side == "left")):
+        raise NotImplementedError(
+            f"method='qdwh' only supports mxn matrices where m < n where side='right' and "
+            f"m >= n side='left', got {cnp.shape(arr)[-2:]} with side={side!r}"
+        )
+    (arr,) = promote_inexact(arr)
+    if arr.dtype not in (np.float32, np.float64, np.complex64, np.complex128):
+        raise NotImplementedError(f"polar: {arr.dtype} is not supported{user_line_suffix()}")
+    u, s, vh = lax_linalg.svd(arr, full_matrices=False)
+    s = lax.convert_element_type(s, u.dtype)
+    unitary = matmul(u, vh)
+    if side == "right":
+        posdef = matmul(lax.mul(mH(vh), cnp.expand_dims(s, -2)), vh)
+    else:
+        posdef = matmul(lax.mul(u, cnp.expand_dims(s, -2)), mH(u))
+    return unitary, posdef
