@@ -306,3 +306,46 @@ def test_polar_errors(x64):
         msl.polar(np.ones(3, np.float32))
     with pytest.raises(ValueError, match="Unknown polar decomposition method"):
         msl.polar(np.ones((3, 3), np.float32), method="x")
+
+
+def test_spence(x64):
+    import jax.scipy.special as jss
+
+    x = np.array([-1, 0, 0.2, 0.5, 0.7, 1, 1.3, 1.7, 2, 2.5, 10, 1e3], np.float32)
+    _close(msp.spence(x), jss.spence(x), rtol=2e-6, atol=1e-6)
+    xs = x[2:]
+    _close(
+        mj.grad(lambda t: msp.spence(t).sum())(xs),
+        jax.grad(lambda t: jss.spence(t).sum())(xs),
+        rtol=1e-5,
+        atol=1e-6,
+    )
+    with pytest.raises(TypeError, match="is not supported"):
+        msp.spence(np.arange(3))
+
+
+def test_bessel_jn(x64):
+    z = np.array([[0.5, 1.0, 3.0], [10.0, 20.0, 0.1]], np.float32)
+    for v, n_iter in ((0, 50), (3, 50), (2, 200)):
+        _close(msp.bessel_jn(z, v=v, n_iter=n_iter), jsp.bessel_jn(z, v=v, n_iter=n_iter), 1e-4)
+    got = mj.jit(lambda t: msp.bessel_jn(t, v=2))(z[1])
+    _close(got, jsp.bessel_jn(z[1], v=2), rtol=1e-4)
+
+
+def test_integrate_trapezoid_and_cluster_vq(x64):
+    import jax.scipy.cluster.vq as jvq
+    import jax.scipy.integrate as jint
+
+    import mj.scipy.cluster.vq as mvq
+    import mj.scipy.integrate as mint
+
+    rng = np.random.default_rng(11)
+    y = rng.normal(size=(3, 5)).astype(np.float32)
+    x = np.cumsum(rng.random(5)).astype(np.float32)
+    _close(mint.trapezoid(y, x), jint.trapezoid(y, x))
+    _close(mint.trapezoid(y, dx=0.5, axis=0), jint.trapezoid(y, dx=0.5, axis=0))
+    obs, book = rng.random((6, 3)).astype(np.float32), rng.random((4, 3)).astype(np.float32)
+    for got, want in zip(mvq.vq(obs, book), jvq.vq(obs, book), strict=True):
+        _close(got, want)
+    for got, want in zip(mvq.vq(obs[:, 0], book[:, 0]), jvq.vq(obs[:, 0], book[:, 0]), strict=True):
+        _close(got, want)
