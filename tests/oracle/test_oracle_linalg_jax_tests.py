@@ -349,3 +349,34 @@ def test_integrate_trapezoid_and_cluster_vq(x64):
         _close(got, want)
     for got, want in zip(mvq.vq(obs[:, 0], book[:, 0]), jvq.vq(obs[:, 0], book[:, 0]), strict=True):
         _close(got, want)
+
+
+def test_norms_of_empty_matrices_single_axes_and_string_orders(x64):
+    for shape in [(0, 2), (2, 0), (0, 0)]:
+        z = np.zeros(shape, np.float32)
+        for ord_ in [1, 2, np.inf, "fro", "nuc"]:
+            _close(mnp.linalg.matrix_norm(z, ord=ord_), jnp.linalg.matrix_norm(z, ord=ord_))
+    _close(
+        mnp.linalg.vector_norm(np.zeros(0), ord=np.inf),
+        jnp.linalg.vector_norm(np.zeros(0), ord=np.inf),
+    )
+    x = np.random.default_rng(12).normal(size=(2, 3, 4)).astype(np.float32)
+    for ord_ in [None, 1, 2, np.inf, -np.inf, -1, -2, "fro", "nuc"]:
+        for axis in [(1,), (0, 2), (2, 1)]:
+            if len(axis) == 1 and ord_ in ("fro", "nuc"):
+                continue
+            for keepdims in (False, True):
+                _close(
+                    mnp.linalg.norm(x, ord_, axis, keepdims),
+                    jnp.linalg.norm(x, ord_, axis, keepdims),
+                    rtol=1e-5,
+                )
+    with pytest.raises(ValueError, match="Invalid order 'inf' for vector norm"):
+        mnp.linalg.norm(np.ones(3, np.float32), ord="inf")
+    with pytest.raises(ValueError, match="only one of tol or rtol may be specified"):
+        mnp.linalg.matrix_rank(np.ones((3, 3)), rtol=0.1, tol=0.1)
+
+
+def test_expm_of_integer_matrices(x64):
+    a = np.array([[[1, 2], [0, 1]], [[0, 1], [-1, 0]]], np.int8)
+    _close(msl.expm(a), jsl.expm(a), rtol=1e-5)

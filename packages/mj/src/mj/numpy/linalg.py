@@ -81,13 +81,18 @@ def vector_norm(
     a = lax.abs(x)
     if ord == 1:
         return cnp.sum(a, axis=axis, keepdims=keepdims)
-    if ord == np.inf:
-        return cnp.max(a, axis=axis, keepdims=keepdims)
+    if ord == np.inf:  # 0 for empty vectors, as JAX's
+        return cnp.max(a, axis=axis, keepdims=keepdims, initial=0)
     if ord == -np.inf:
         return cnp.min(a, axis=axis, keepdims=keepdims)
     if ord == 0:
         nonzero = lax.convert_element_type(lax.ne(a, 0), a.dtype)
         return cnp.sum(nonzero, axis=axis, keepdims=keepdims)
+    if isinstance(ord, str):
+        msg = f"Invalid order '{ord}' for vector norm."
+        if ord in ("inf", "-inf"):
+            msg += f"Use '{ord[:-3]}jax.numpy.inf' instead."
+        raise ValueError(msg)
     p = float(ord)
     return lax.pow(cnp.sum(lax.pow(a, p), axis=axis, keepdims=keepdims), 1.0 / p)
 
@@ -113,25 +118,37 @@ def norm(
     if isinstance(axis, int):
         return vector_norm(x, axis, keepdims, 2 if ord is None else ord)
     pair = tuple(axis)
+    if len(pair) == 1:
+        return vector_norm(x, pair, keepdims, 2 if ord is None else ord)
     if len(pair) != 2:
-        raise ValueError(f"norm: axis must be an int or a pair of ints, got {axis!r}")
+        raise ValueError(
+            f"Improper number of axes for norm: axis={pair}. Pass one axis to compute a "
+            f"vector-norm, or two axes to compute a matrix-norm."
+        )
     row, col = (a % ndim for a in pair)
     if ord in (None, "fro"):
         return vector_norm(x, (row, col), keepdims, 2)
     if ord in (1, -1):
         col_sums = cnp.sum(lax.abs(x), axis=row, keepdims=True)
-        reduce = cnp.max if ord == 1 else cnp.min
-        out = reduce(col_sums, axis=col, keepdims=True)
+        out = (
+            cnp.max(col_sums, axis=col, keepdims=True, initial=0)
+            if ord == 1
+            else cnp.min(col_sums, axis=col, keepdims=True)
+        )
     elif ord in (np.inf, -np.inf):
         row_sums = cnp.sum(lax.abs(x), axis=col, keepdims=True)
-        reduce = cnp.max if ord == np.inf else cnp.min
-        out = reduce(row_sums, axis=row, keepdims=True)
+        out = (
+            cnp.max(row_sums, axis=row, keepdims=True, initial=0)
+            if ord == np.inf
+            else cnp.min(row_sums, axis=row, keepdims=True)
+        )
     elif ord in (2, -2, "nuc"):
         moved = cnp.moveaxis(x, (row, col), (-2, -1))
         s = svd(moved, compute_uv=False)
-        out = (
-            cnp.sum(s, axis=-1) if ord == "nuc" else (cnp.max if ord == 2 else cnp.min)(s, axis=-1)
-        )
+        if ord == "nuc":
+            out = cnp.sum(s, axis=-1)
+        else:  # the 2-norm of an empty matrix is 0, as JAX's
+            out = cnp.max(s, axis=-1, initial=0) if ord == 2 else cnp.min(s, axis=-1)
         return cnp.expand_dims(out, (row, col)) if keepdims else out
     else:
         raise ValueError(f"norm: invalid ord {ord!r} for a matrix norm")
@@ -548,7 +565,7 @@ def matrix_rank(
     if tol is not None:
         if rtol is not None:
             raise ValueError(
-                f"matrix_rank: only one of tol or rtol may be given{user_line_suffix()}"
+                "matrix_rank: only one of tol or rtol may be specified."  # JAX's exact text
             )
         rtol = tol
     m = cnp.asarray(M)
