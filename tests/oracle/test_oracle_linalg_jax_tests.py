@@ -380,3 +380,15 @@ def test_norms_of_empty_matrices_single_axes_and_string_orders(x64):
 def test_expm_of_integer_matrices(x64):
     a = np.array([[[1, 2], [0, 1]], [[0, 1], [-1, 0]]], np.int8)
     _close(msl.expm(a), jsl.expm(a), rtol=1e-5)
+
+
+def test_lstsq_real_complex_and_rank_deficient(x64):
+    rng = np.random.default_rng(13)
+    cases = [
+        (rng.normal(size=(6, 4)).astype(np.float32), rng.normal(size=(6, 2)).astype(np.float32)),
+        (_rng_complex(rng, (5, 5)), _rng_complex(rng, (5,))),
+        (np.ones((4, 3), np.float32), np.arange(4, dtype=np.float32)),
+    ]
+    for a, b in cases:
+        for got, want in zip(mnp.linalg.lstsq(a, b), jnp.linalg.lstsq(a, b), strict=True):
+            _close(got, want, rtol=1e-4, atol=1e-4)

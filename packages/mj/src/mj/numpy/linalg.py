@@ -26,7 +26,7 @@ from mj_core.errors import user_line_suffix
 from mj_core.extend import AnyArray, Array, ArrayLike, DTypeLike
 from mj_core.lax import PrecisionLike
 from mj_core.lax_linalg import matmul as _matmul
-from mj_core.lax_linalg import mH, mT
+from mj_core.lax_linalg import mH
 
 __all__ = [
     "EigResult",
@@ -584,10 +584,14 @@ def matrix_rank(
 def lstsq(
     a: AnyArray, b: AnyArray, rcond: float | None = None, *, numpy_resid: bool = False
 ) -> tuple[AnyArray, AnyArray, AnyArray, AnyArray]:
-    """``(x, residuals, rank, s)`` minimising ``|a x - b|`` for one matrix ``a`` (via the SVD,
-    as JAX); ``b`` is a vector or a matrix."""
-    a = _matrix("lstsq", a, square=False, complex_ok=False)
+    """``(x, residuals, rank, s)`` minimising ``|a x - b|`` for one real or complex matrix
+    ``a`` (via the SVD, as JAX: singular values below ``rcond * s[0]`` are dropped); ``b`` is
+    a vector or a matrix."""
+    a = _matrix("lstsq", a, square=False)
     b = cnp.asarray(b)
+    if a.dtype != b.dtype:
+        b = lax.convert_element_type(b, np.promote_types(a.dtype, b.dtype))
+        a = lax.convert_element_type(a, b.dtype)
     if cnp.ndim(a) != 2 or cnp.ndim(b) not in (1, 2):
         raise ValueError(
             f"lstsq: expected a 2-D a and a 1-D or 2-D b, got shapes {cnp.shape(a)} and "
@@ -598,13 +602,16 @@ def lstsq(
     m, n = cnp.shape(a)
     u, s, vt = lax_linalg.svd(a, full_matrices=False)
     rcond = float(np.finfo(a.dtype).eps) * max(m, n) if rcond is None else rcond
-    keep = lax.greater(s, lax.mul(cnp.max(s), lax.convert_element_type(rcond, a.dtype)))
+    cutoff = lax.mul(cnp.max(s), lax.convert_element_type(rcond, s.dtype))
+    keep = lax.bitwise_and(lax.greater(s, lax.full_like(s, 0)), lax.ge(s, cutoff))
     safe = cnp.where(keep, s, lax.full_like(s, 1))
     s_inv = cnp.where(keep, lax.div(lax.full_like(s, 1), safe), lax.full_like(s, 0))
-    uTb = _matmul(mT(u), b2)  # noqa: N806
-    x = _matmul(mT(vt), lax.mul(cnp.expand_dims(s_inv, -1), uTb))
+    s_inv = lax.convert_element_type(s_inv, a.dtype)
+    uTb = _matmul(mH(u), b2)  # noqa: N806
+    x = _matmul(mH(vt), lax.mul(cnp.expand_dims(s_inv, -1), uTb))
     rank = cnp.sum(lax.convert_element_type(keep, np.int32))
-    resid = cnp.sum(lax.integer_pow(lax.sub(_matmul(a, x), b2), 2), axis=0)
+    r = lax.abs(lax.sub(_matmul(a, x), b2))
+    resid = cnp.sum(lax.mul(r, r), axis=0)
     if numpy_resid and (rank < n or m <= n):
         resid = cnp.asarray([], dtype=a.dtype)
     if vector:  # JAX keeps the residuals' axis: shape (1,) for a vector b
