@@ -129,7 +129,7 @@ def test_errors_name_the_function():
         L.inv(np.ones((2, 3)))
     with pytest.raises(ValueError, match="qr: mode must be"):
         L.qr(np.eye(2), mode="full")
-    with pytest.raises(ValueError, match="solve_triangular: trans must be"):
+    with pytest.raises(ValueError, match="Invalid 'trans' value 3"):
         msl.solve_triangular(np.eye(2), np.ones(2), trans=3)
 
 

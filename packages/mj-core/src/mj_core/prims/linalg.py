@@ -16,6 +16,7 @@ mj-autodiff and ``mj.numpy.linalg`` build on (``matmul``, ``mT``, ``mH``, ``tril
 
 from __future__ import annotations
 
+import enum
 import math
 from typing import Any
 
@@ -33,9 +34,18 @@ from mj_core.prims.contractions import dot_general
 from mj_core.prims.conversions import convert_element_type
 from mj_core.prims.elementwise import add, div, eq, greater_equal, less_equal, mul, select, sub
 from mj_core.prims.reductions import reduce_sum
-from mj_core.prims.structural import broadcast_in_dim, broadcasted_iota, full_like, transpose
+from mj_core.prims.structural import (
+    broadcast_in_dim,
+    broadcasted_iota,
+    expand_dims,
+    full_like,
+    squeeze,
+    transpose,
+)
 
 __all__ = [
+    "EigImplementation",
+    "SvdAlgorithm",
     "as_float_matrix",
     "cholesky",
     "cholesky_p",
@@ -452,10 +462,14 @@ def triangular_solve(
 ) -> Array:
     """Solve ``op(a) x = b`` (``left_side``) or ``x op(a) = b`` with triangular ``a``, where
     ``op`` transposes when ``transpose_a`` and conjugates when ``conjugate_a``; only ``a``'s
-    ``lower``/upper triangle is read."""
+    ``lower``/upper triangle is read. A ``b`` of one rank less than ``a`` is a (batch of)
+    vectors, as in JAX: a column when ``left_side``, else a row."""
     a = as_float_matrix("triangular_solve", a, complex_ok=True)
+    singleton = len(shape_of(b)) == len(shape_of(a)) - 1
+    if singleton:
+        b = expand_dims(b, (len(shape_of(b)) if left_side else len(shape_of(b)) - 1,))
     b = as_float_matrix("triangular_solve", b, complex_ok=True)
-    return bind1(
+    out = bind1(
         triangular_solve_p,
         a,
         b,
@@ -465,6 +479,9 @@ def triangular_solve(
         conjugate_a=bool(conjugate_a),
         unit_diagonal=bool(unit_diagonal),
     )
+    if singleton:
+        out = squeeze(out, (len(shape_of(out)) - (1 if left_side else 2),))
+    return out
 
 
 def lu(x: ArrayLike) -> tuple[Array, Array, Array]:
@@ -475,12 +492,32 @@ def lu(x: ArrayLike) -> tuple[Array, Array, Array]:
     return lu_, pivots, perm
 
 
+class EigImplementation(enum.Enum):
+    """JAX's choice of eigendecomposition kernel; mj has one (LAPACK's ``geev``)."""
+
+    CUSOLVER = "cusolver"
+    MAGMA = "magma"
+    LAPACK = "lapack"
+
+
+class SvdAlgorithm(enum.Enum):
+    """JAX's choice of SVD algorithm; mj computes every one with its single SVD kernel."""
+
+    DEFAULT = "default"
+    QR = "QR"
+    JACOBI = "Jacobi"
+    POLAR = "polar"
+    DIVIDE_AND_CONQUER = "divide_and_conquer"
+
+
 def eig(
     x: ArrayLike,
     *,
     compute_left_eigenvectors: bool = True,
     compute_right_eigenvectors: bool = True,
     enable_eigvec_derivs: bool = False,
+    implementation: EigImplementation | None = None,
+    use_magma: bool | None = None,
 ) -> list[Array]:
     """``[w, vl, vr]`` (the vectors only when asked): the complex eigenvalues of a general
     square matrix and its left (``vl^H x = diag(w) vl^H``) and right (``x vr = vr diag(w)``)
@@ -513,9 +550,21 @@ def eigh(
     return v, w
 
 
-def svd(x: ArrayLike, *, full_matrices: bool = True, compute_uv: bool = True) -> Any:
+def svd(
+    x: ArrayLike,
+    *,
+    full_matrices: bool = True,
+    compute_uv: bool = True,
+    subset_by_index: tuple[int, int] | None = None,
+    algorithm: SvdAlgorithm | None = None,
+) -> Any:
     """``(u, s, vt)`` with ``x = u @ diag(s) @ vt`` and ``s`` descending; only ``s`` when not
-    ``compute_uv``."""
+    ``compute_uv``. Every ``algorithm`` gives the same decomposition here; ``subset_by_index``
+    is not implemented."""
+    if subset_by_index is not None:
+        raise NotImplementedError(f"svd: subset_by_index is not implemented{user_line_suffix()}")
+    if algorithm is not None and not isinstance(algorithm, SvdAlgorithm):
+        raise TypeError(f"svd: algorithm must be an SvdAlgorithm, got {algorithm!r}")
     x = as_float_matrix("svd", x, complex_ok=True)
     outs = bind(svd_p, x, full_matrices=bool(full_matrices), compute_uv=bool(compute_uv))
     if not compute_uv:

@@ -25,7 +25,8 @@ from mj_core.dtypes import is_float, is_inexact
 from mj_core.errors import user_line_suffix
 from mj_core.extend import AnyArray, Array, ArrayLike, DTypeLike
 from mj_core.lax import PrecisionLike
-from mj_core.lax_linalg import matmul, mH, mT
+from mj_core.lax_linalg import matmul as _matmul
+from mj_core.lax_linalg import mH
 
 __all__ = [
     "EigResult",
@@ -44,6 +45,7 @@ __all__ = [
     "eigvalsh",
     "inv",
     "lstsq",
+    "matmul",
     "matrix_norm",
     "matrix_power",
     "matrix_rank",
@@ -79,13 +81,18 @@ def vector_norm(
     a = lax.abs(x)
     if ord == 1:
         return cnp.sum(a, axis=axis, keepdims=keepdims)
-    if ord == np.inf:
-        return cnp.max(a, axis=axis, keepdims=keepdims)
+    if ord == np.inf:  # 0 for empty vectors, as JAX's
+        return cnp.max(a, axis=axis, keepdims=keepdims, initial=0)
     if ord == -np.inf:
         return cnp.min(a, axis=axis, keepdims=keepdims)
     if ord == 0:
         nonzero = lax.convert_element_type(lax.ne(a, 0), a.dtype)
         return cnp.sum(nonzero, axis=axis, keepdims=keepdims)
+    if isinstance(ord, str):
+        msg = f"Invalid order '{ord}' for vector norm."
+        if ord in ("inf", "-inf"):
+            msg += f"Use '{ord[:-3]}jax.numpy.inf' instead."
+        raise ValueError(msg)
     p = float(ord)
     return lax.pow(cnp.sum(lax.pow(a, p), axis=axis, keepdims=keepdims), 1.0 / p)
 
@@ -111,25 +118,37 @@ def norm(
     if isinstance(axis, int):
         return vector_norm(x, axis, keepdims, 2 if ord is None else ord)
     pair = tuple(axis)
+    if len(pair) == 1:
+        return vector_norm(x, pair, keepdims, 2 if ord is None else ord)
     if len(pair) != 2:
-        raise ValueError(f"norm: axis must be an int or a pair of ints, got {axis!r}")
+        raise ValueError(
+            f"Improper number of axes for norm: axis={pair}. Pass one axis to compute a "
+            f"vector-norm, or two axes to compute a matrix-norm."
+        )
     row, col = (a % ndim for a in pair)
     if ord in (None, "fro"):
         return vector_norm(x, (row, col), keepdims, 2)
     if ord in (1, -1):
         col_sums = cnp.sum(lax.abs(x), axis=row, keepdims=True)
-        reduce = cnp.max if ord == 1 else cnp.min
-        out = reduce(col_sums, axis=col, keepdims=True)
+        out = (
+            cnp.max(col_sums, axis=col, keepdims=True, initial=0)
+            if ord == 1
+            else cnp.min(col_sums, axis=col, keepdims=True)
+        )
     elif ord in (np.inf, -np.inf):
         row_sums = cnp.sum(lax.abs(x), axis=col, keepdims=True)
-        reduce = cnp.max if ord == np.inf else cnp.min
-        out = reduce(row_sums, axis=row, keepdims=True)
+        out = (
+            cnp.max(row_sums, axis=row, keepdims=True, initial=0)
+            if ord == np.inf
+            else cnp.min(row_sums, axis=row, keepdims=True)
+        )
     elif ord in (2, -2, "nuc"):
         moved = cnp.moveaxis(x, (row, col), (-2, -1))
         s = svd(moved, compute_uv=False)
-        out = (
-            cnp.sum(s, axis=-1) if ord == "nuc" else (cnp.max if ord == 2 else cnp.min)(s, axis=-1)
-        )
+        if ord == "nuc":
+            out = cnp.sum(s, axis=-1)
+        else:  # the 2-norm of an empty matrix is 0, as JAX's
+            out = cnp.max(s, axis=-1, initial=0) if ord == 2 else cnp.min(s, axis=-1)
         return cnp.expand_dims(out, (row, col)) if keepdims else out
     else:
         raise ValueError(f"norm: invalid ord {ord!r} for a matrix norm")
@@ -208,7 +227,7 @@ def permutation_matrix(perm: AnyArray, dtype: DTypeLike | None) -> AnyArray:
 
 def lu_solve_factors(lu: AnyArray, perm: AnyArray, b: AnyArray) -> AnyArray:
     """Solve ``a x = b`` for matrices ``b`` from ``lu(a)``: ``x = U^-1 L^-1 P b``."""
-    pb = matmul(permutation_matrix(perm, lu.dtype), b)
+    pb = _matmul(permutation_matrix(perm, lu.dtype), b)
     y = lax_linalg.triangular_solve(lu, pb, left_side=True, lower=True, unit_diagonal=True)
     return lax_linalg.triangular_solve(lu, y, left_side=True, lower=False)
 
@@ -261,29 +280,102 @@ def _det(a: ArrayLike) -> Array:
     return lax.mul(sign, cnp.prod(diag, axis=-1))
 
 
+def _cofactor_solve(a: AnyArray, b: AnyArray) -> tuple[AnyArray, AnyArray]:
+    """``(det(a), adj(a) @ b)``, finite for singular ``a`` (JAX's ``_cofactor_solve``).
+
+    With ``P a = L U``, ``det(a) a^-1 b = det(a) U^-1 L^-1 P b``. The last diagonal entry of
+    ``U`` is replaced by ``1 / det(U without it)`` and every row but the last of ``L^-1 P b``
+    is scaled by ``det(a)``: exact for rank ``n`` and ``n - 1``. A matrix whose modified
+    ``U`` is still singular (rank below ``n - 1``) has a zero adjugate."""
+    n = cnp.shape(a)[-1]
+    if n == 1:
+        return a[..., 0, 0], b
+    lu, pivots, perm = lax_linalg.lu(a)
+    swaps = lax.ne(pivots, lax.iota(pivots.dtype, n))
+    parity = cnp.sum(lax.convert_element_type(swaps, np.int32), axis=-1) % 2
+    sign = lax.sub(lax.full_like(parity, 1, a.dtype), lax.convert_element_type(2 * parity, a.dtype))
+    partial_det = lax.mul(lax.cumprod(lax_linalg.diagonal(lu), axis=-1), cnp.expand_dims(sign, -1))
+    corner = lax.bitwise_and(
+        lax.eq(cnp.expand_dims(lax.iota(np.int32, n), -1), np.int32(n - 1)),
+        lax.eq(lax.iota(np.int32, n), np.int32(n - 1)),
+    )
+    inv_partial = lax.div(lax.full_like(partial_det[..., -2], 1), partial_det[..., -2])
+    lu = cnp.where(corner, inv_partial[..., None, None], lu)
+    ones = cnp.ones((*cnp.shape(b)[:-1], 1), b.dtype)
+    d = lax_linalg.triangular_solve(lu, ones, left_side=True, lower=False)[..., 0]
+    singular = cnp.any(lax.bitwise_not(lax.is_finite(d)), axis=-1)[..., None, None]
+    x = cnp.where(singular, cnp.zeros_like(b), b)
+    x = _matmul(permutation_matrix(perm, lu.dtype), x)
+    x = lax_linalg.triangular_solve(lu, x, left_side=True, lower=True, unit_diagonal=True)
+    x = cnp.concatenate(
+        [lax.mul(x[..., :-1, :], partial_det[..., -1, None, None]), x[..., -1:, :]], axis=-2
+    )
+    x = lax_linalg.triangular_solve(lu, x, left_side=True, lower=False)
+    return partial_det[..., -1], cnp.where(singular, cnp.zeros_like(x), x)
+
+
 @_det.defjvp
 def _det_jvp(primals: tuple[ArrayLike], tangents: tuple[ArrayLike]) -> tuple[Array, Array]:
     (a,), (a_dot,) = primals, tangents
-    y = _det(a)
-    z = cnp.sum(lax_linalg.diagonal(solve(a, a_dot)), axis=-1)  # tr(a^-1 da)
-    return y, lax.mul(y, z)
+    a, a_dot = cnp.asarray(a), cnp.asarray(a_dot)
+    a_dot = cnp.broadcast_to(a_dot, cnp.shape(a)) if cnp.shape(a_dot) != cnp.shape(a) else a_dot
+    y, z = _cofactor_solve(a, a_dot)  # y tr(a^-1 da), finite at singular a
+    return y, cnp.sum(lax_linalg.diagonal(z), axis=-1)
+
+
+def _det_2x2(a: AnyArray) -> AnyArray:
+    return lax.sub(lax.mul(a[..., 0, 0], a[..., 1, 1]), lax.mul(a[..., 0, 1], a[..., 1, 0]))
+
+
+def _det_3x3(a: AnyArray) -> AnyArray:
+    def term(i: int, j: int, k: int) -> AnyArray:  # a[0, i] a[1, j] a[2, k]
+        return lax.mul(lax.mul(a[..., 0, i], a[..., 1, j]), a[..., 2, k])
+
+    plus = lax.add(lax.add(term(0, 1, 2), term(1, 2, 0)), term(2, 0, 1))
+    return lax.sub(lax.sub(lax.sub(plus, term(2, 1, 0)), term(0, 2, 1)), term(1, 0, 2))
 
 
 def det(a: ArrayLike) -> AnyArray:
-    """The determinant of each square matrix, from its LU factorisation."""
-    return _det(_matrix("det", a))
+    """The determinant of each square matrix: JAX's closed forms for 2x2 and 3x3 matrices
+    (plain arithmetic, so every derivative order exists), otherwise from the LU factorisation
+    with JAX's adjugate derivative (finite at singular matrices)."""
+    a = _matrix("det", a)
+    n = cnp.shape(a)[-1]
+    if n == 2:
+        return _det_2x2(a)
+    if n == 3:
+        return _det_3x3(a)
+    return _det(a)
 
 
-def slogdet(a: ArrayLike) -> SlogdetResult:
+def slogdet(a: ArrayLike, *, method: str | None = None) -> SlogdetResult:
     """``(sign, log|det a|)``: the determinant without overflow (``sign`` 0 when singular;
     for complex ``a`` a unit-modulus complex ``sign`` and a real ``logabsdet``). As JAX's:
     closed forms for 1x1 and 2x2 matrices, LU otherwise, and a custom JVP
     (``d log|det a| = re tr(a^-1 da)``; for complex ``a`` the sign turns by
-    ``i im tr(a^-1 da)``, for real ``a`` its tangent is 0)."""
+    ``i im tr(a^-1 da)``, for real ``a`` its tangent is 0). ``method`` ``'qr'`` is accepted
+    and computed by LU too (the same values up to rounding)."""
+    if method not in (None, "lu", "qr"):
+        raise ValueError(
+            f"Unknown slogdet method '{method}'. Supported methods are 'lu' (`None`), and "
+            f"'qr'.{user_line_suffix()}"
+        )
     a = _matrix("slogdet", a)
     n = cnp.shape(a)[-1]
     sign, logabsdet = _slogdet_small(a) if n in (1, 2) else _slogdet_lu(a)
     return SlogdetResult(sign, logabsdet)
+
+
+def matmul(
+    x1: ArrayLike,
+    x2: ArrayLike,
+    /,
+    *,
+    precision: PrecisionLike = None,
+    preferred_element_type: DTypeLike | None = None,
+) -> Array:
+    """``jnp.matmul`` (``jax.numpy.linalg.matmul`` is the same function)."""
+    return cnp.matmul(x1, x2, precision=precision, preferred_element_type=preferred_element_type)
 
 
 def _small_det(a: Array) -> Array:
@@ -403,20 +495,60 @@ def _default_rtol(a: AnyArray) -> float:
     return 10.0 * max(m, n) * float(np.finfo(a.dtype).eps)
 
 
-def pinv(a: AnyArray, rtol: Any = None, hermitian: bool = False) -> AnyArray:
-    """Moore-Penrose pseudo-inverse from the SVD, dropping singular values below
-    ``rtol * max(s)`` (default ``10 * max(m, n) * eps``, as JAX)."""
-    a = _matrix("pinv", a, square=False)
+def pinv(a: ArrayLike, rtol: Any = None, hermitian: bool = False, *, rcond: Any = None) -> AnyArray:
+    """Moore-Penrose pseudo-inverse from the SVD, dropping singular values at or below
+    ``rtol * max(s)`` (default ``10 * max(m, n) * eps``; ``rcond`` is its older name), as
+    JAX's; its derivative is Golub and Pereyra's formula (JAX's custom JVP), so it is exact
+    at rank-deficient matrices too."""
+    if rcond is not None:
+        if rtol is not None:
+            # JAX's exact text (its tests match it literally)
+            raise ValueError("pinv: only one of rtol and rcond may be specified.")
+        rtol = rcond
+    arr = _matrix("pinv", a, square=False)
+    m, n = cnp.shape(arr)[-2:]
+    if m == 0 or n == 0:
+        return cnp.zeros((*cnp.shape(arr)[:-2], n, m), arr.dtype)
+    rtol = _default_rtol(arr) if rtol is None else rtol
+    return _pinv(arr, rtol, bool(hermitian))
+
+
+def _pinv_impl(a: AnyArray, rtol: Any, hermitian: bool) -> AnyArray:
     u, s, vt = lax_linalg.svd(a, full_matrices=False)
-    rtol = _default_rtol(a) if rtol is None else rtol
-    cutoff = lax.mul(
-        cnp.expand_dims(cnp.max(s, axis=-1), -1), lax.convert_element_type(rtol, s.dtype)
-    )
+    rtol = cnp.asarray(rtol, dtype=s.dtype)
+    cutoff = lax.mul(s[..., 0:1], cnp.expand_dims(rtol, -1) if cnp.ndim(rtol) else rtol)
     keep = lax.greater(s, cutoff)
     safe = cnp.where(keep, s, lax.full_like(s, 1))
     s_inv = cnp.where(keep, lax.div(lax.full_like(s, 1), safe), lax.full_like(s, 0))
     s_inv = lax.convert_element_type(s_inv, a.dtype)  # real singular values, maybe complex a
-    return matmul(mH(vt), lax.mul(cnp.expand_dims(s_inv, -1), mH(u)))
+    return _matmul(mH(vt), lax.mul(cnp.expand_dims(s_inv, -1), mH(u)))
+
+
+_pinv = custom_jvp(_pinv_impl, nondiff_argnums=(1, 2))
+
+
+@_pinv.defjvp
+def _pinv_jvp(
+    rtol: Any, hermitian: bool, primals: tuple[AnyArray], tangents: tuple[AnyArray]
+) -> tuple[AnyArray, AnyArray]:
+    (a,), (a_dot,) = primals, tangents
+    p = _pinv(a, rtol, hermitian)  # n x m
+    m, n = cnp.shape(a)[-2:]
+    if m >= n:
+        s = _matmul(_matmul(p, mH(p)), mH(a_dot))
+        t = _matmul(_matmul(mH(a_dot), mH(p)), p)
+        p_dot = lax.add(
+            lax.sub(lax.add(lax.neg(_matmul(_matmul(p, a_dot), p)), s), _matmul(_matmul(s, a), p)),
+            lax.sub(t, _matmul(_matmul(p, a), t)),
+        )
+    else:
+        s = _matmul(p, _matmul(mH(p), mH(a_dot)))
+        t = _matmul(mH(a_dot), _matmul(mH(p), p))
+        p_dot = lax.add(
+            lax.sub(lax.add(lax.neg(_matmul(p, _matmul(a_dot, p))), s), _matmul(s, _matmul(a, p))),
+            lax.sub(t, _matmul(p, _matmul(a, t))),
+        )
+    return p, p_dot
 
 
 def matrix_rank(
@@ -433,7 +565,7 @@ def matrix_rank(
     if tol is not None:
         if rtol is not None:
             raise ValueError(
-                f"matrix_rank: only one of tol or rtol may be given{user_line_suffix()}"
+                "matrix_rank: only one of tol or rtol may be specified."  # JAX's exact text
             )
         rtol = tol
     m = cnp.asarray(M)
@@ -452,10 +584,14 @@ def matrix_rank(
 def lstsq(
     a: AnyArray, b: AnyArray, rcond: float | None = None, *, numpy_resid: bool = False
 ) -> tuple[AnyArray, AnyArray, AnyArray, AnyArray]:
-    """``(x, residuals, rank, s)`` minimising ``|a x - b|`` for one matrix ``a`` (via the SVD,
-    as JAX); ``b`` is a vector or a matrix."""
-    a = _matrix("lstsq", a, square=False, complex_ok=False)
+    """``(x, residuals, rank, s)`` minimising ``|a x - b|`` for one real or complex matrix
+    ``a`` (via the SVD, as JAX: singular values below ``rcond * s[0]`` are dropped); ``b`` is
+    a vector or a matrix."""
+    a = _matrix("lstsq", a, square=False)
     b = cnp.asarray(b)
+    if a.dtype != b.dtype:
+        b = lax.convert_element_type(b, np.promote_types(a.dtype, b.dtype))
+        a = lax.convert_element_type(a, b.dtype)
     if cnp.ndim(a) != 2 or cnp.ndim(b) not in (1, 2):
         raise ValueError(
             f"lstsq: expected a 2-D a and a 1-D or 2-D b, got shapes {cnp.shape(a)} and "
@@ -466,13 +602,16 @@ def lstsq(
     m, n = cnp.shape(a)
     u, s, vt = lax_linalg.svd(a, full_matrices=False)
     rcond = float(np.finfo(a.dtype).eps) * max(m, n) if rcond is None else rcond
-    keep = lax.greater(s, lax.mul(cnp.max(s), lax.convert_element_type(rcond, a.dtype)))
+    cutoff = lax.mul(cnp.max(s), lax.convert_element_type(rcond, s.dtype))
+    keep = lax.bitwise_and(lax.greater(s, lax.full_like(s, 0)), lax.ge(s, cutoff))
     safe = cnp.where(keep, s, lax.full_like(s, 1))
     s_inv = cnp.where(keep, lax.div(lax.full_like(s, 1), safe), lax.full_like(s, 0))
-    uTb = matmul(mT(u), b2)  # noqa: N806
-    x = matmul(mT(vt), lax.mul(cnp.expand_dims(s_inv, -1), uTb))
+    s_inv = lax.convert_element_type(s_inv, a.dtype)
+    uTb = _matmul(mH(u), b2)  # noqa: N806
+    x = _matmul(mH(vt), lax.mul(cnp.expand_dims(s_inv, -1), uTb))
     rank = cnp.sum(lax.convert_element_type(keep, np.int32))
-    resid = cnp.sum(lax.integer_pow(lax.sub(matmul(a, x), b2), 2), axis=0)
+    r = lax.abs(lax.sub(_matmul(a, x), b2))
+    resid = cnp.sum(lax.mul(r, r), axis=0)
     if numpy_resid and (rank < n or m <= n):
         resid = cnp.asarray([], dtype=a.dtype)
     if vector:  # JAX keeps the residuals' axis: shape (1,) for a vector b

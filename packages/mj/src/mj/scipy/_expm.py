@@ -16,7 +16,7 @@ from mj_batch import vmap
 from mj_control import cond, scan, switch
 from mj_core import lax, lax_linalg
 from mj_core.errors import user_line_suffix
-from mj_core.extend import AnyArray, Array, ArrayLike
+from mj_core.extend import AnyArray, Array, ArrayLike, promote_inexact
 from mj_core.lax_linalg import matmul
 
 __all__ = ["expm"]
@@ -137,7 +137,8 @@ def _expm_matrix(a: AnyArray, upper_triangular: bool, max_squarings: int) -> Any
 def expm(A: ArrayLike, *, upper_triangular: bool = False, max_squarings: int = 16) -> AnyArray:  # noqa: N803
     """``exp(A)`` of a (stack of) square matrices; NaN where more than ``max_squarings``
     squarings would be needed. ``upper_triangular`` solves with a triangular solve."""
-    a = lax_linalg.as_float_matrix("expm", cnp.asarray(A), square=True)
+    (a,) = promote_inexact(cnp.asarray(A))  # integer/bool matrices as JAX's float
+    a = lax_linalg.as_float_matrix("expm", a, square=True)
     if cnp.ndim(a) < 2:
         raise ValueError(
             f"expm: expected a (batched) square matrix, got shape {cnp.shape(a)}"

@@ -11,6 +11,8 @@ returns ``P, L, U`` with ``a = P @ L @ U``; ``qr``'s modes are ``'full'``/``'eco
 
 from __future__ import annotations
 
+import warnings
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -19,33 +21,65 @@ import mj_core.numpy as cnp
 from mj.numpy import linalg as mla
 from mj.numpy import tril as tril  # seed 004's jax.scipy.linalg.tril/triu: NumPy's triangles
 from mj.numpy import triu as triu
+from mj.numpy import vectorize
 from mj.numpy.linalg import permutation_matrix
 from mj.scipy._expm import expm as expm
 from mj.scipy._matrix_functions import solve_sylvester as solve_sylvester
 from mj.scipy._matrix_functions import sqrtm as sqrtm
+from mj.scipy._special_matrices import circulant as circulant
+from mj.scipy._special_matrices import companion as companion
+from mj.scipy._special_matrices import convolution_matrix as convolution_matrix
+from mj.scipy._special_matrices import dft as dft
+from mj.scipy._special_matrices import fiedler as fiedler
+from mj.scipy._special_matrices import fiedler_companion as fiedler_companion
+from mj.scipy._special_matrices import hadamard as hadamard
+from mj.scipy._special_matrices import hankel as hankel
+from mj.scipy._special_matrices import helmert as helmert
+from mj.scipy._special_matrices import hilbert as hilbert
+from mj.scipy._special_matrices import invhilbert as invhilbert
+from mj.scipy._special_matrices import invpascal as invpascal
+from mj.scipy._special_matrices import leslie as leslie
+from mj.scipy._special_matrices import pascal as pascal
+from mj.scipy._special_matrices import toeplitz as toeplitz
 from mj_core import lax, lax_linalg
 from mj_core.errors import user_line_suffix
-from mj_core.extend import AnyArray, Array, ArrayLike
-from mj_core.lax_linalg import matmul, mT
+from mj_core.extend import AnyArray, Array, ArrayLike, promote_inexact
+from mj_core.lax_linalg import matmul, mH, mT
 
 __all__ = [
     "block_diag",
     "cho_factor",
     "cho_solve",
     "cholesky",
+    "circulant",
+    "companion",
+    "convolution_matrix",
     "det",
+    "dft",
     "eigh",
     "expm",
+    "fiedler",
+    "fiedler_companion",
+    "hadamard",
+    "hankel",
+    "helmert",
+    "hilbert",
     "inv",
+    "invhilbert",
+    "invpascal",
+    "leslie",
     "lu",
     "lu_factor",
     "lu_solve",
+    "pascal",
+    "polar",
     "qr",
     "solve",
     "solve_sylvester",
     "solve_triangular",
     "sqrtm",
     "svd",
+    "toeplitz",
     "tril",
     "triu",
 ]
@@ -53,8 +87,10 @@ __all__ = [
 
 def cholesky(a: ArrayLike, lower: bool = False) -> Array:
     """The Cholesky factor of ``a``: upper ``U`` with ``a = U^T U`` (SciPy's default) or lower."""
-    low = lax_linalg.cholesky(lax_linalg.as_float_matrix("cholesky", cnp.asarray(a), square=True))
-    return low if lower else mT(low)
+    low = lax_linalg.cholesky(
+        lax_linalg.as_float_matrix("cholesky", cnp.asarray(a), square=True, complex_ok=True)
+    )
+    return low if lower else mH(low)
 
 
 def cho_factor(a: ArrayLike, lower: bool = False) -> tuple[Array, bool]:
@@ -65,19 +101,60 @@ def cho_factor(a: ArrayLike, lower: bool = False) -> tuple[Array, bool]:
 def _as_matrix_rhs(name: str, a: ArrayLike, b: ArrayLike) -> tuple[AnyArray, bool]:
     b = cnp.asarray(b)
     vector = cnp.ndim(b) == cnp.ndim(a) - 1
-    return lax_linalg.as_float_matrix(name, cnp.expand_dims(b, -1) if vector else b), vector
+    return lax_linalg.as_float_matrix(
+        name, cnp.expand_dims(b, -1) if vector else b, complex_ok=True
+    ), vector
+
+
+def _solve_signature(name: str, a: AnyArray, b: AnyArray) -> str:
+    """JAX's gufunc signature for a triangular solve with ``b``: a vector when 1-D or when it
+    is one rank below ``a`` with matching last axes (JAX's deprecated batched-vector case,
+    with its ``FutureWarning``), else a matrix."""
+    if cnp.ndim(b) == 1:
+        return "(n,n),(n)->(n)"
+    if cnp.ndim(a) == cnp.ndim(b) + 1 and cnp.shape(a)[-1] == cnp.shape(b)[-1]:
+        warnings.warn(
+            f"jax.scipy.linalg.{name}: batched 1D solves with b.ndim > 1 are deprecated, and "
+            f"in the future will be treated as a batched 2D solve. Use "
+            f"{name}(..., b[..., None]).squeeze(-1) to avoid this warning.",
+            category=FutureWarning,
+            stacklevel=3,
+        )
+        return "(n,n),(n)->(n)"
+    return "(n,n),(n,k)->(n,k)"
 
 
 def cho_solve(c_and_lower: tuple[ArrayLike, bool], b: ArrayLike) -> Array:
-    """Solve ``a x = b`` given ``cho_factor(a)``."""
+    """Solve ``a x = b`` given ``cho_factor(a)`` (``a = L L^H`` or ``U^H U``); batch axes
+    broadcast, as JAX's."""
     c, lower = c_and_lower
-    b2, vector = _as_matrix_rhs("cho_solve", c, b)
-    y = lax_linalg.triangular_solve(c, b2, left_side=True, lower=lower, transpose_a=not lower)
-    x = lax_linalg.triangular_solve(c, y, left_side=True, lower=lower, transpose_a=lower)
-    return cnp.squeeze(x, -1) if vector else x
+    c, b = promote_inexact(c, b)
+    signature = _solve_signature("cho_solve", c, b)
+    first = vectorize(
+        partial(
+            lax_linalg.triangular_solve,
+            left_side=True,
+            lower=lower,
+            transpose_a=not lower,
+            conjugate_a=not lower,
+        ),
+        signature=signature,
+    )
+    second = vectorize(
+        partial(
+            lax_linalg.triangular_solve,
+            left_side=True,
+            lower=lower,
+            transpose_a=lower,
+            conjugate_a=lower,
+        ),
+        signature=signature,
+    )
+    return second(c, first(c, b))  # type: ignore[no-any-return]
 
 
-_TRANS = {0: False, "N": False, 1: True, "T": True, 2: True, "C": True}
+_TRANS = {0: (False, False), "N": (False, False), 1: (True, False), "T": (True, False)}
+_TRANS |= {2: (True, True), "C": (True, True)}
 
 
 def solve_triangular(
@@ -86,24 +163,33 @@ def solve_triangular(
     trans: int | str = 0,
     lower: bool = False,
     unit_diagonal: bool = False,
+    overwrite_b: bool = False,
+    debug: Any = None,
+    check_finite: bool = True,
 ) -> Array:
-    """Solve ``op(a) x = b`` for triangular ``a`` (``trans``: 0/'N', 1/'T', 2/'C')."""
+    """Solve ``op(a) x = b`` for triangular ``a`` (``trans``: 0/'N', 1/'T', 2/'C' for the
+    conjugate transpose); batch axes broadcast, as JAX's."""
     if trans not in _TRANS:
-        raise ValueError(
-            f"solve_triangular: trans must be 0, 1, 2, 'N', 'T' or 'C', got {trans!r}"
-            f"{user_line_suffix()}"
-        )
-    a = lax_linalg.as_float_matrix("solve_triangular", cnp.asarray(a), square=True)
-    b2, vector = _as_matrix_rhs("solve_triangular", a, b)
-    x = lax_linalg.triangular_solve(
-        a, b2, left_side=True, lower=lower, transpose_a=_TRANS[trans], unit_diagonal=unit_diagonal
+        raise ValueError(f"Invalid 'trans' value {trans}{user_line_suffix()}")
+    transpose_a, conjugate_a = _TRANS[trans]
+    a, b = promote_inexact(a, b)
+    solve = partial(
+        lax_linalg.triangular_solve,
+        left_side=True,
+        lower=lower,
+        transpose_a=transpose_a,
+        conjugate_a=conjugate_a,
+        unit_diagonal=unit_diagonal,
     )
-    return cnp.squeeze(x, -1) if vector else x
+    signature = _solve_signature("solve_triangular", a, b)
+    return vectorize(solve, signature=signature)(a, b)  # type: ignore[no-any-return]
 
 
 def lu_factor(a: ArrayLike) -> tuple[Array, Array]:
     """``(lu, piv)``: LAPACK's packed LU factors and 0-based row swaps."""
-    lu, pivots, _ = lax_linalg.lu(lax_linalg.as_float_matrix("lu_factor", cnp.asarray(a)))
+    lu, pivots, _ = lax_linalg.lu(
+        lax_linalg.as_float_matrix("lu_factor", cnp.asarray(a), complex_ok=True)
+    )
     return lu, pivots
 
 
@@ -124,7 +210,11 @@ def _pivots_to_permutation(pivots: AnyArray, m: int) -> AnyArray:
 
 
 def lu_solve(lu_and_piv: tuple[AnyArray, AnyArray], b: ArrayLike, trans: int = 0) -> Array:
-    """Solve ``a x = b`` (``trans=0``) or ``a^T x = b`` given ``lu_factor(a)``."""
+    """Solve ``a x = b`` (``trans=0``), ``a^T x = b`` (1) or ``a^H x = b`` (2) given
+    ``lu_factor(a)``."""
+    if trans not in (0, 1, 2):
+        raise ValueError(f"'trans' value must be 0, 1, or 2, got {trans}{user_line_suffix()}")
+    conj = trans == 2
     lu, pivots = lu_and_piv
     m = cnp.shape(lu)[-1]
     b2, vector = _as_matrix_rhs("lu_solve", lu, b)
@@ -134,10 +224,18 @@ def lu_solve(lu_and_piv: tuple[AnyArray, AnyArray], b: ArrayLike, trans: int = 0
             lu, matmul(p, b2), left_side=True, lower=True, unit_diagonal=True
         )
         x = lax_linalg.triangular_solve(lu, y, left_side=True, lower=False)
-    else:  # a^T = U^T L^T P
-        y = lax_linalg.triangular_solve(lu, b2, left_side=True, lower=False, transpose_a=True)
+    else:  # a^T = U^T L^T P (a^H: conjugated)
+        y = lax_linalg.triangular_solve(
+            lu, b2, left_side=True, lower=False, transpose_a=True, conjugate_a=conj
+        )
         z = lax_linalg.triangular_solve(
-            lu, y, left_side=True, lower=True, transpose_a=True, unit_diagonal=True
+            lu,
+            y,
+            left_side=True,
+            lower=True,
+            transpose_a=True,
+            conjugate_a=conj,
+            unit_diagonal=True,
         )
         x = matmul(mT(p), z)
     return cnp.squeeze(x, -1) if vector else x
@@ -148,7 +246,7 @@ def lu(
 ) -> tuple[AnyArray, AnyArray] | tuple[AnyArray, AnyArray, AnyArray]:
     """``(P, L, U)`` with ``a = P @ L @ U`` (``L`` unit lower ``m x k``, ``U`` upper
     ``k x n``, ``k = min(m, n)``); ``(P @ L, U)`` with ``permute_l``."""
-    a = lax_linalg.as_float_matrix("lu", cnp.asarray(a))
+    a = lax_linalg.as_float_matrix("lu", cnp.asarray(a), complex_ok=True)
     packed, _, perm = lax_linalg.lu(a)
     m, n = cnp.shape(a)[-2:]
     k = min(m, n)
@@ -157,7 +255,7 @@ def lu(
     upper = lax_linalg.triu(packed)[..., :k, :]
     if permute_l:
         return matmul(p, lower), upper
-    return p, lower, upper
+    return cnp.real(p), lower, upper  # P real, as JAX's
 
 
 def block_diag(*arrs: ArrayLike) -> Array:
@@ -224,7 +322,7 @@ def eigh(
             f"eigh: only the standard problem (b=None, type=1, eigvals=None) is implemented"
             f"{user_line_suffix()}"
         )
-    a = lax_linalg.as_float_matrix("eigh", cnp.asarray(a), square=True)
+    a = lax_linalg.as_float_matrix("eigh", cnp.asarray(a), square=True, complex_ok=True)
     v, w = lax_linalg.eigh(a, lower=lower)
     return w if eigvals_only else (w, v)
 
@@ -238,15 +336,14 @@ def qr(
     check_finite: bool = True,
 ) -> tuple[Array, ...]:
     """``(Q, R)`` with ``mode='full'`` (``Q`` m x m) or ``'economic'`` (``Q`` m x k);
-    ``(R,)`` with ``mode='r'``. Column pivoting is not implemented."""
+    ``(R,)`` with ``mode='r'`` (the full m x n ``R``, as SciPy's and JAX's). Column pivoting
+    is not implemented."""
     if mode not in ("full", "economic", "r"):
-        raise ValueError(
-            f"qr: mode must be 'full', 'economic' or 'r', got {mode!r}{user_line_suffix()}"
-        )
+        raise ValueError(f"Unsupported QR decomposition mode '{mode}'{user_line_suffix()}")
     if pivoting:
         raise NotImplementedError(f"qr: pivoting=True is not implemented{user_line_suffix()}")
-    a = lax_linalg.as_float_matrix("qr", cnp.asarray(a))
-    q, r = lax_linalg.qr(a, full_matrices=mode == "full")
+    a = lax_linalg.as_float_matrix("qr", cnp.asarray(a), complex_ok=True)
+    q, r = lax_linalg.qr(a, full_matrices=mode != "economic")
     return (r,) if mode == "r" else (q, r)
 
 
@@ -271,7 +368,46 @@ def solve(
         )
     if assume_a != "pos":
         return mla.solve(a, b)
-    a = lax_linalg.as_float_matrix("solve", cnp.asarray(a), square=True)
+    a = lax_linalg.as_float_matrix("solve", cnp.asarray(a), square=True, complex_ok=True)
     triangle = lax_linalg.tril(a) if lower else lax_linalg.triu(a)
-    full = lax.sub(lax.add(triangle, mT(triangle)), lax_linalg.tril(lax_linalg.triu(a)))
+    full = lax.sub(lax.add(triangle, mH(triangle)), lax_linalg.tril(lax_linalg.triu(a)))
     return cho_solve(cho_factor(full, lower=lower), b)
+
+
+def polar(
+    a: ArrayLike,
+    side: str = "right",
+    *,
+    method: str = "qdwh",
+    eps: float | None = None,
+    max_iterations: int | None = None,
+) -> tuple[Array, Array]:
+    """``(u, p)``: the polar decomposition ``a = u p`` (``side='right'``, ``p`` n x n) or
+    ``a = p u`` (``'left'``, ``p`` m x m), ``u`` with orthonormal columns (rows) and ``p``
+    Hermitian positive semi-definite; leading axes are batch axes. Both methods compute it
+    from the SVD (JAX's ``'qdwh'`` iterates to the same factors and accepts the same shapes:
+    m >= n for ``'right'``, m < n for ``'left'``)."""
+    arr = cnp.asarray(a)
+    if cnp.ndim(arr) < 2:
+        raise ValueError("The input `a` must be at least a 2-D array.")
+    if side not in ("right", "left"):
+        raise ValueError("The argument `side` must be either 'right' or 'left'.")
+    if method not in ("qdwh", "svd"):
+        raise ValueError(f"Unknown polar decomposition method {method}.")
+    m, n = cnp.shape(arr)[-2:]
+    if method == "qdwh" and not ((m >= n and side == "right") or (m < n and side == "left")):
+        raise NotImplementedError(
+            f"method='qdwh' only supports mxn matrices where m < n where side='right' and "
+            f"m >= n side='left', got {cnp.shape(arr)[-2:]} with side={side!r}"
+        )
+    (arr,) = promote_inexact(arr)
+    if arr.dtype not in (np.float32, np.float64, np.complex64, np.complex128):
+        raise NotImplementedError(f"polar: {arr.dtype} is not supported{user_line_suffix()}")
+    u, s, vh = lax_linalg.svd(arr, full_matrices=False)
+    s = lax.convert_element_type(s, u.dtype)
+    unitary = matmul(u, vh)
+    if side == "right":
+        posdef = matmul(lax.mul(mH(vh), cnp.expand_dims(s, -2)), vh)
+    else:
+        posdef = matmul(lax.mul(u, cnp.expand_dims(s, -2)), mH(u))
+    return unitary, posdef

@@ -24,6 +24,7 @@ from mj_core.extend import AnyArray, Array, ArrayLike, check_ranks, promote_inex
 from mj_core.lax import erf_inv as erfinv
 
 __all__ = [
+    "bessel_jn",
     "beta",
     "betainc",
     "betaln",
@@ -59,6 +60,7 @@ __all__ = [
     "polygamma",
     "rel_entr",
     "softmax",
+    "spence",
     "xlog1py",
     "xlogy",
     "zeta",
@@ -264,10 +266,37 @@ def _log_ndtr_jvp(primals: tuple[ArrayLike], tangents: tuple[ArrayLike]) -> tupl
     return ans, lax.mul(t, lax.exp(lax.sub(log_pdf, ans)))
 
 
+def _algdiv(a: Array, b: Array) -> Array:
+    """``gammaln(b) - gammaln(a + b)`` for ``b >= 8``, ``a <= b`` without cancellation (SciPy's and
+    JAX's ``algdiv``: Stirling's series for the difference of the two log-gammas)."""
+    c0, c1, c2 = 0.0833333333333333, -0.00277777777760991, 0.00079365066682539
+    c3, c4, c5 = -0.00059520293135187, 0.000837308034031215, -0.00165322962780713
+    h = a / b
+    x = c = h / (1 + h)
+    d = b + (a - 0.5)
+    x2 = x * x
+    s3 = 1.0 + (x + x2)
+    s5 = 1.0 + (x + x2 * s3)
+    s7 = 1.0 + (x + x2 * s5)
+    s9 = 1.0 + (x + x2 * s7)
+    s11 = 1.0 + (x + x2 * s9)
+    t = (1.0 / b) ** 2
+    w = ((((c5 * s11 * t + c4 * s9) * t + c3 * s7) * t + c2 * s5) * t + c1 * s3) * t + c0
+    w = w * (c / b)
+    u = d * lax.log1p(a / b)
+    v = a * (lax.log(b) - 1.0)
+    return mnp.where(u <= v, (w - v) - u, (w - u) - v)
+
+
 def betaln(a: ArrayLike, b: ArrayLike) -> Array:
-    """``log(|B(a, b)|) = gammaln(a) + gammaln(b) - gammaln(a + b)``."""
+    """``log(|B(a, b)|) = gammaln(a) + gammaln(b) - gammaln(a + b)``; as JAX's, the larger
+    argument's two log-gammas combine through ``algdiv`` when it is at least 8, so
+    ``betaln(x, 1) == -log(x)`` holds for huge ``x``."""
     a, b = promote_inexact(a, b)
-    return lax.sub(lax.add(gammaln(a), gammaln(b)), gammaln(lax.add(a, b)))
+    a, b = mnp.minimum(a, b), mnp.maximum(a, b)
+    small_b = gammaln(a) + (gammaln(b) - gammaln(a + b))
+    large_b = gammaln(a) + _algdiv(a, b)
+    return mnp.where(b < 8, small_b, large_b)
 
 
 def multigammaln(a: ArrayLike, d: int) -> Array:
@@ -499,3 +528,75 @@ def boxcox1p(x: ArrayLike, lmbda: ArrayLike) -> Array:
     """:func:`boxcox` of ``1 + x``, accurate for small ``x``."""
     x, lmbda = _reals("boxcox1p", x, lmbda)
     return _boxcox(mnp.log1p(x), lmbda)
+
+
+# --- spence and bessel_jn (JAX's algorithms) ----------------------------------------------------
+_SPENCE_A = (
+    4.65128586073990045278e-5, 7.31589045238094711071e-3, 1.33847639578309018650e-1,
+    8.79691311754530315341e-1, 2.71149851196553469920e0, 4.25697156008121755724e0,
+    3.29771340985225106936e0, 1.00000000000000000126e0,
+)  # fmt: skip
+_SPENCE_B = (
+    6.90990488912553276999e-4, 2.54043763932544379113e-2, 2.82974860602568089943e-1,
+    1.41172597751831069617e0, 3.63800533345137075418e0, 5.03278880143316990390e0,
+    3.54771340985225096217e0, 9.99999999999999998740e-1,
+)  # fmt: skip
+
+
+def _polyval(coeffs: tuple[float, ...], w: AnyArray) -> AnyArray:
+    out = mnp.full_like(w, coeffs[0])
+    for c in coeffs[1:]:
+        out = out * w + c
+    return out
+
+
+def spence(x_in: ArrayLike) -> Array:
+    """Spence's function (the dilogarithm ``-int_1^x log(t) / (t - 1) dt``) for real
+    ``x >= 0`` (NaN for negative ``x``), float32/float64 only; Cephes' rational
+    approximation, as JAX's."""
+    x: Array = mnp.asarray(x_in)
+    if x.dtype not in (np.float32, np.float64):
+        raise TypeError(f"x.dtype={x.dtype} is not supported, see docstring for supported types.")
+    special = (x < 0.0) | (x == 1.0) | (x == 0.0)
+    xs = mnp.where(special, mnp.full_like(x, 0.5), x)  # a harmless point for the formula
+    big = xs > 2.0
+    xs = mnp.where(big, 1.0 / xs, xs)
+    gt15, lt05 = xs > 1.5, xs < 0.5
+    big = big | gt15
+    w = mnp.where(gt15, 1.0 / xs - 1.0, mnp.where(lt05, -xs, xs - 1.0))
+    y = -w * _polyval(_SPENCE_A, w) / _polyval(_SPENCE_B, w)
+    y = mnp.where(lt05, math.pi**2 / 6.0 - mnp.log(xs) * mnp.log(1.0 - xs) - y, y)
+    y = mnp.where(big, -0.5 * mnp.log(xs) ** 2 - y, y)
+    out = mnp.where(x == 0.0, mnp.full_like(x, math.pi**2 / 6), y)
+    out = mnp.where(x == 1.0, mnp.zeros_like(x), out)
+    return mnp.where(x < 0.0, mnp.full_like(x, np.nan), out)
+
+
+def bessel_jn(z_in: ArrayLike, *, v: int, n_iter: int = 50) -> Array:
+    """Bessel functions of the first kind ``J_0(z) .. J_v(z)`` (stacked on a new leading
+    axis) by Miller's backward recurrence over ``n_iter`` terms, as JAX's; real ``z`` only."""
+    from mj_control import scan
+
+    (z,) = promote_inexact(mnp.asarray(z_in))
+    if np.issubdtype(z.dtype, np.complexfloating):
+        raise ValueError("complex input not supported.")
+    try:
+        v = operator.index(v)
+        n_iter = int(n_iter)
+    except TypeError:
+        raise TypeError(
+            f"bessel_jn: v and n_iter must be concrete ints{user_line_suffix()}"
+        ) from None
+
+    def body(
+        carry: tuple[AnyArray, AnyArray, AnyArray], k: AnyArray
+    ) -> tuple[tuple[AnyArray, AnyArray, AnyArray], AnyArray]:
+        f0, f1, bs = carry
+        f = 2.0 * (k + 1.0) * f1 / z - f0
+        bs = mnp.where(k % 2 == 0, bs + 2.0 * f, bs)
+        return (f1, f, bs), f
+
+    init = (mnp.zeros_like(z), mnp.full_like(z, 1e-16), mnp.zeros_like(z))
+    ks = lax.iota(z.dtype, n_iter + 1)
+    (_, _, bs), j_vals = scan(body, init, ks, reverse=True)
+    return j_vals[: v + 1] / mnp.expand_dims(bs - j_vals[0], 0)  # type: ignore[no-any-return]

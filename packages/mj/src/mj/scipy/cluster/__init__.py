@@ -1,0 +1,3 @@
+"""``mj.scipy.cluster``: ``jax.scipy.cluster`` (vector quantisation)."""
+
+from mj.scipy.cluster import vq as vq
