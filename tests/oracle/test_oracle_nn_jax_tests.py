@@ -41,3 +41,36 @@ def test_softmax_where_and_gradient_as_jax(name, x64):
         want_g = jax.jacrev(lambda v: getattr(jax.nn, name)(v))(v)
         got_g = mj.jacrev(lambda v: getattr(mj.nn, name)(v))(v)
         np.testing.assert_allclose(np.asarray(got_g), np.asarray(want_g), rtol=1e-5, atol=1e-7)
+
+
+@pytest.mark.parametrize("sampler", ["normal", "uniform", "gumbel", "truncated_normal"])
+def test_bfloat16_samples_as_jax(sampler, x64):
+    def draw(lib):
+        key = lib.random.PRNGKey(3)
+        if sampler == "truncated_normal":
+            return lib.random.truncated_normal(key, -2.0, 2.0, (6,), dtype=lib.numpy.bfloat16)
+        return getattr(lib.random, sampler)(key, (6,), dtype=lib.numpy.bfloat16)
+
+    want, got = draw(jax), draw(mj)
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(np.asarray(got, np.float32), np.asarray(want, np.float32))
+
+
+@pytest.mark.parametrize("make", ["uniform", "normal", "truncated_normal"])
+def test_bfloat16_initializers_keep_their_dtype(make, x64):
+    out = []
+    for lib in (jax, mj):
+        scale = lib.numpy.array(1.0, dtype=lib.numpy.float32)
+        init = getattr(lib.nn.initializers, make)(scale, lib.numpy.bfloat16)
+        out.append(init(lib.random.PRNGKey(0), (4, 4)))
+        assert out[-1].dtype == lib.numpy.bfloat16
+    want, got = (np.asarray(v, np.float32) for v in out)
+    np.testing.assert_allclose(got, want, rtol=1e-2, atol=1e-2)
+
+
+def test_variance_scaling_1d_error_wording_as_jax():
+    message = "Can't compute input and output sizes of a 1-dimensional weights tensor"
+    for lib in (jax, mj):
+        init = lib.nn.initializers.variance_scaling(1.0, "fan_avg", "truncated_normal")
+        with pytest.raises(ValueError, match=message):
+            init(lib.random.PRNGKey(0), (5,))

@@ -20,6 +20,7 @@ from mj import random
 from mj.numpy import linalg as mla
 from mj_core import lax, lax_linalg
 from mj_core import numpy as cnp
+from mj_core.dtypes import is_float
 from mj_core.errors import user_line_suffix
 from mj_core.extend import AnyArray, Array, ArrayLike, DTypeLike, Shape
 from mj_core.lax import erf_inv
@@ -138,7 +139,7 @@ def _truncated_normal(
     """Standard normal samples restricted to ``(lower, upper)``, by inverting the CDF of a
     uniform draw between ``erf(lower/sqrt 2)`` and ``erf(upper/sqrt 2)`` (JAX's
     ``random.truncated_normal``)."""
-    if dtype.kind != "f":
+    if not is_float(dtype):
         raise TypeError(f"truncated_normal: dtype must be a float dtype, got {dtype}")
     sqrt2 = np.asarray(np.sqrt(2), dtype)
     lo = np.asarray(lower, dtype)

@@ -14,7 +14,7 @@ import numpy as np
 
 import mj.numpy as mnp
 from mj_core import ShapedArray, config, get_aval, is_array, lax
-from mj_core.dtypes import canonical_dtype, default_float_dtype, default_int_dtype
+from mj_core.dtypes import canonical_dtype, default_float_dtype, default_int_dtype, is_float
 from mj_core.errors import user_location
 from mj_core.extend import AnyArray, DTypeLike
 from mj_core.extend import Shape as Shape  # (the random modules import it from here)
@@ -121,7 +121,7 @@ def _check_param_shapes(api: str, shape: tuple[int, ...], *param_shapes: tuple[i
 
 def _float_dtype(api: str, dtype: DTypeLike | None) -> np.dtype[Any]:
     dt = _default_float() if dtype is None else canonical_dtype(dtype)
-    if dt.kind != "f":
+    if not is_float(dt):
         raise ValueError(_error(api, f"dtype must be a floating-point dtype, got {dt.name}"))
     return dt
 

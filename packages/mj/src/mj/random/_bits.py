@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 
 from mj.random import _threefry
@@ -27,7 +28,7 @@ from mj.random._args import (
     _shape,
 )
 from mj_core import lax
-from mj_core.dtypes import canonical_dtype
+from mj_core.dtypes import canonical_dtype, is_float
 from mj_core.extend import Array, ArrayLike, DTypeLike
 from mj_core.lax import erf_inv
 
@@ -48,7 +49,7 @@ def bits(key: ArrayLike, shape: Shape = (), dtype: DTypeLike | None = None) -> A
 def _uniform(
     key: ArrayLike, shape: tuple[int, ...], dtype: np.dtype[Any], lo: Any, hi: Any
 ) -> Array:
-    finfo = np.finfo(dtype)
+    finfo = ml_dtypes.finfo(dtype)
     nbits, nmant = finfo.bits, finfo.nmant
     rng_bits = max(nbits, 8) if nmant >= 8 else 8
     uint = np.dtype(f"uint{nbits}")
@@ -104,7 +105,7 @@ def normal(key: ArrayLike, shape: Shape = (), dtype: DTypeLike | None = None) ->
         re = lax.convert_element_type(_normal_real(k_re, shp, real), dt)
         im = lax.convert_element_type(_normal_real(k_im, shp, real), dt)
         return lax.div(lax.add(re, lax.mul(im, np.asarray(1j, dt))), np.asarray(np.sqrt(2), dt))
-    if dt.kind != "f":
+    if not is_float(dt):
         raise ValueError(_error("normal", f"dtype must be a float or complex dtype, got {dt}"))
     return _normal_real(key, shp, dt)
 
@@ -122,6 +123,6 @@ def gumbel(key: ArrayLike, shape: Shape = (), dtype: DTypeLike | None = None) ->
 
 
 def _gumbel(key: ArrayLike, shape: tuple[int, ...], dtype: np.dtype[Any]) -> Array:
-    tiny = np.asarray(np.finfo(dtype).tiny, dtype)
+    tiny = np.asarray(ml_dtypes.finfo(dtype).tiny, dtype)
     u = _uniform(key, shape, dtype, tiny, np.asarray(1.0, dtype))
     return lax.neg(lax.log(lax.neg(lax.log(u))))
