@@ -46,10 +46,13 @@ def bits(key: ArrayLike, shape: Shape = (), dtype: DTypeLike | None = None) -> A
     return _threefry.random_bits(key, dt.itemsize * 8, _shape("bits", shape))
 
 
+_finfo: Any = ml_dtypes.finfo  # (NumPy's finfo does not know bfloat16 or the float8 types)
+
+
 def _uniform(
     key: ArrayLike, shape: tuple[int, ...], dtype: np.dtype[Any], lo: Any, hi: Any
 ) -> Array:
-    finfo = ml_dtypes.finfo(dtype)
+    finfo = _finfo(dtype)
     nbits, nmant = finfo.bits, finfo.nmant
     rng_bits = max(nbits, 8) if nmant >= 8 else 8
     uint = np.dtype(f"uint{nbits}")
@@ -123,6 +126,6 @@ def gumbel(key: ArrayLike, shape: Shape = (), dtype: DTypeLike | None = None) ->
 
 
 def _gumbel(key: ArrayLike, shape: tuple[int, ...], dtype: np.dtype[Any]) -> Array:
-    tiny = np.asarray(ml_dtypes.finfo(dtype).tiny, dtype)
+    tiny = np.asarray(_finfo(dtype).tiny, dtype)
     u = _uniform(key, shape, dtype, tiny, np.asarray(1.0, dtype))
     return lax.neg(lax.log(lax.neg(lax.log(u))))
