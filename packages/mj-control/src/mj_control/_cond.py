@@ -35,10 +35,12 @@ from mj_control._printing import pp_control_eqn
 from mj_control._tracing import (
     cast,
     check_callable,
+    host_outputs,
     join_consts,
     shaped_avals,
     trace_fun,
     type_tree,
+    weak_outputs,
 )
 from mj_core import Primitive, ShapedArray, bind, get_aval, impl_rules, lax
 from mj_core.errors import user_line_suffix
@@ -169,7 +171,7 @@ def _bind_branches(
             )
     branches, consts = join_consts(traced)
     outs = bind(cond_p, index, *consts, *ops_flat, branches=tuple(branches))
-    return tree_unflatten(first.out_tree, outs)
+    return tree_unflatten(first.out_tree, weak_outputs(outs, _joined_out_avals(branches)))
 
 
 # --- evaluation and typing ---------------------------------------------------------------------
@@ -177,7 +179,7 @@ def _bind_branches(
 
 def _cond_impl(index: object, *args: object, branches: tuple[ClosedJaxpr, ...]) -> list[Any]:
     i = int(np.clip(np.asarray(index), 0, len(branches) - 1))
-    return branches[i](*args)
+    return host_outputs(branches[i](*args), _joined_out_avals(branches))
 
 
 impl_rules[cond_p] = _cond_impl

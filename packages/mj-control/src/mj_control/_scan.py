@@ -51,9 +51,11 @@ from mj_control._tracing import (
     check_callable,
     check_carry,
     fix_carry_types,
+    host_outputs,
     shaped_avals,
     trace_fun,
     type_tree,
+    weak_outputs,
 )
 from mj_core import Primitive, ShapedArray, bind, get_aval, impl_rules
 from mj_core.errors import user_line_suffix
@@ -141,16 +143,18 @@ def scan(
         body.out_avals[:n_carry_out],
     )
     operands = [*body.consts, *init_flat, *xs_flat]
+    jaxpr = body.closed()
     outs = bind(
         scan_p,
         *operands,
-        jaxpr=body.closed(),
+        jaxpr=jaxpr,
         num_consts=len(body.consts),
         num_carry=len(init_flat),
         length=length,
         reverse=bool(reverse),
         linear=(False,) * len(operands),
     )
+    outs = weak_outputs(outs, jaxpr.out_avals)
     carry_out, ys = outs[: len(init_flat)], outs[len(init_flat) :]
     return tree_unflatten(init_tree, carry_out), tree_unflatten(y_tree, ys)
 
@@ -200,7 +204,7 @@ def _scan_impl(
         carry = outs[:num_carry]
         for y, val in zip(ys, outs[num_carry:], strict=True):
             y[i] = val
-    return [*carry, *ys]
+    return [*host_outputs(carry, jaxpr.out_avals[:num_carry]), *ys]
 
 
 impl_rules[scan_p] = _scan_impl

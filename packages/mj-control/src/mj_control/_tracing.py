@@ -19,7 +19,7 @@ import numpy as np
 from mj_core import ShapedArray, bind1, get_aval, raise_to_shaped
 from mj_core.dtypes import result_type
 from mj_core.errors import user_line_suffix
-from mj_core.extend import ArrayLike
+from mj_core.extend import ArrayLike, EagerArray, eager_result, weak_result
 from mj_core.prims.conversions import convert_element_type_p
 from mj_core.tree_util import PyTreeDef, flatten_fun, tree_unflatten, treedef_children
 from mj_ir import ClosedJaxpr, Jaxpr, Var
@@ -32,11 +32,13 @@ __all__ = [
     "check_carry",
     "check_out_tree",
     "fix_carry_types",
+    "host_outputs",
     "join_consts",
     "shaped_avals",
     "split_groups",
     "trace_fun",
     "type_tree",
+    "weak_outputs",
 ]
 
 
@@ -60,6 +62,33 @@ def check_callable(api: str, name: str, fun: object) -> None:
     if not callable(fun):
         where = user_line_suffix()
         raise TypeError(f"{api}: {name} must be callable, got {type(fun).__name__} {fun!r}{where}.")
+
+
+_HOST_SCALARS = (bool, int, float, complex)
+
+
+def host_outputs(outs: Sequence[Any], avals: Sequence[ShapedArray]) -> list[Any]:
+    """An eager impl's outputs as mj arrays of the primitive's output types. A jaxpr evaluated
+    eagerly returns its literals (a branch returning ``2.0``) and forwarded inputs (a host
+    operand) as they are; JAX's control flow returns arrays, so these become mj arrays of
+    ``avals`` (a copy of host data, weakly typed as the output type says)."""
+    converted = []
+    for v, aval in zip(outs, avals, strict=True):
+        if type(v) in _HOST_SCALARS or type(v) is np.ndarray or isinstance(v, np.generic):
+            data = np.array(v, aval.dtype)
+            v = weak_result(data) if aval.weak_type else eager_result(data)
+        converted.append(v)
+    return converted
+
+
+def weak_outputs(outs: Sequence[Any], avals: Sequence[ShapedArray]) -> list[Any]:
+    """Eager outputs of a control-flow primitive, weakly typed where its output types are (a
+    branch or body returning a Python number): eager evaluation marks outputs weak only when
+    every operand is, and the index or the loop counters of control flow never are."""
+    return [
+        weak_result(o) if a.weak_type and type(o) is EagerArray else o
+        for o, a in zip(outs, avals, strict=True)
+    ]
 
 
 def shaped_avals(flat_vals: Sequence[Any]) -> list[ShapedArray]:

@@ -45,9 +45,11 @@ from mj_control._tracing import (
     check_callable,
     check_carry,
     fix_carry_types,
+    host_outputs,
     shaped_avals,
     trace_fun,
     type_tree,
+    weak_outputs,
 )
 from mj_core import Array, ConcreteArray, Primitive, ShapedArray, bind, get_aval, impl_rules, lax
 from mj_core.errors import user_line_suffix
@@ -116,17 +118,18 @@ def while_loop(
             "while_loop: cond_fun must return a boolean scalar, but it returns "
             f"{type_tree(cond.out_tree, cond_out)}{where}."
         )
+    body_jaxpr = body.closed()
     outs = bind(
         while_p,
         *cond.consts,
         *body.consts,
         *init_flat,
         cond_jaxpr=cond.closed(),
-        body_jaxpr=body.closed(),
+        body_jaxpr=body_jaxpr,
         cond_nconsts=len(cond.consts),
         body_nconsts=len(body.consts),
     )
-    return tree_unflatten(carry_tree, outs)
+    return tree_unflatten(carry_tree, weak_outputs(outs, body_jaxpr.out_avals))
 
 
 def fori_loop(
@@ -221,7 +224,7 @@ def _while_impl(
     carry = list(args[cond_nconsts + body_nconsts :])
     while np.asarray(cond_jaxpr(*cond_consts, *carry)[0]):
         carry = body_jaxpr(*body_consts, *carry)
-    return carry
+    return host_outputs(carry, body_jaxpr.out_avals)
 
 
 impl_rules[while_p] = _while_impl
