@@ -14,6 +14,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from mj_autodiff import stop_gradient
 from mj_autodiff.extend import (
     PartialEvalTrace,
     UndefPrimal,
@@ -43,6 +44,7 @@ from mj_control._tracing import (
     weak_outputs,
 )
 from mj_core import Primitive, ShapedArray, bind, get_aval, impl_rules, lax
+from mj_core.dtypes import is_inexact
 from mj_core.errors import user_line_suffix
 from mj_core.extend import ArrayLike
 from mj_core.tree_util import tree_flatten, tree_unflatten
@@ -392,12 +394,23 @@ def _cond_vmap(
     index_dim, *op_dims = dims_in
     if index_dim is not not_mapped:
         # Each example takes its own branch: run every branch on the whole batch and select
-        # (as JAX does; branches have no side effects, so this only costs compute).
+        # (as JAX does; branches have no side effects, so this only costs compute). Branch k
+        # sees its float operands under stop_gradient in the examples that do not take it, as
+        # JAX's: reverse mode then sends no cotangent through a branch an example did not take
+        # (a sqrt at 0 there would make it NaN).
         index = move_batch_axis(axis_size, index_dim, 0, index)
-        outs = [
-            eval_jaxpr(vmap_jaxpr(b, axis_size, op_dims, instantiate=True)[0], ops)
-            for b in branches
-        ]
+        outs = []
+        for k, b in enumerate(branches):
+            taken = lax.eq(index, np.asarray(k, get_aval(index).dtype))
+            ops_k, dims_k = [], []
+            for x, d in zip(ops, op_dims, strict=True):
+                if is_inexact(get_aval(x).dtype):
+                    x = move_batch_axis(axis_size, d, 0, x)
+                    which = lax.broadcast_in_dim(taken, get_aval(x).shape, (0,))
+                    x, d = lax.select(which, x, stop_gradient(x)), 0
+                ops_k.append(x)
+                dims_k.append(d)
+            outs.append(eval_jaxpr(vmap_jaxpr(b, axis_size, dims_k, instantiate=True)[0], ops_k))
         selected = []
         for cases in zip(*outs, strict=True):
             which = lax.broadcast_in_dim(index, get_aval(cases[0]).shape, (0,))
