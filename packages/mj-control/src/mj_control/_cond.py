@@ -102,16 +102,19 @@ def _cond(
 ) -> Any:
     check_callable("cond", "true_fun", true_fun)
     check_callable("cond", "false_fun", false_fun)
-    if pred is None or isinstance(pred, list | tuple):
-        raise _where(TypeError, f"cond: the predicate must be a scalar, got {pred!r}")
-    aval = get_aval(pred)
+    # JAX's checks and wording
+    if pred is None:
+        raise _where(TypeError, "cond predicate is None")
+    if isinstance(pred, Sequence):
+        raise _where(TypeError, f"Pred must be a scalar, got {pred} of type {type(pred)}")
+    try:
+        aval = get_aval(pred)
+    except TypeError as err:
+        raise _where(TypeError, f"Pred type must be either boolean or number, got {pred}.") from err
     if aval.shape != ():
-        raise _where(TypeError, f"cond: the predicate must be a scalar, got {aval.str_short()}")
-    if aval.dtype.kind not in "biu":
-        raise _where(
-            TypeError,
-            f"cond: the predicate must be a boolean or integer scalar, got {aval.str_short()}",
-        )
+        raise _where(TypeError, f"Pred must be a scalar, got {pred} of shape {aval.shape}.")
+    if aval.dtype.kind not in "biuf":
+        raise _where(TypeError, f"Pred type must be either boolean or number, got {aval.dtype}.")
     if aval.dtype.kind != "b":
         pred = lax.ne(pred, 0)
     index = _to_index(pred)
@@ -126,14 +129,23 @@ def switch(index: ArrayLike, branches: Sequence[Callable[..., Any]], *operands: 
 
         >>> switch(i, [lambda x: x + 1, lambda x: x * 2, jnp.sin], x)
     """
+    # JAX's checks and wording
+    if not isinstance(branches, Sequence) or not all(callable(f) for f in branches):
+        raise _where(
+            TypeError,
+            f"lax.switch: branches argument should be a sequence of callables. (got {branches!r})",
+        )
     funs = list(branches)
+    try:
+        aval = get_aval(index)
+    except TypeError as err:
+        raise _where(TypeError, f"Index type must be an integer, got {index}.") from err
+    if aval.shape != ():
+        raise _where(TypeError, f"Branch index must be scalar, got {index} of shape {aval.shape}.")
+    if aval.dtype.kind not in "iu":
+        raise _where(TypeError, f"Index type must be an integer, got {index} as {aval.dtype}")
     if not funs:
-        raise _where(ValueError, "switch: branches must be a non-empty sequence of callables")
-    for k, f in enumerate(funs):
-        check_callable("switch", f"branches[{k}]", f)
-    aval = get_aval(index)
-    if aval.shape != () or aval.dtype.kind not in "iu":
-        raise _where(TypeError, f"switch: index must be an integer scalar, got {aval.str_short()}")
+        raise _where(ValueError, "Empty branch sequence")
     if len(funs) == 1:
         return funs[0](*operands)
     index = lax.clamp(0, _to_index(index), len(funs) - 1)

@@ -59,9 +59,15 @@ class TracedFun(NamedTuple):
 
 
 def check_callable(api: str, name: str, fun: object) -> None:
+    """A TypeError unless ``fun`` is callable; the ``lax`` APIs in JAX's wording
+    (``lax.scan: f argument should be callable``)."""
     if not callable(fun):
         where = user_line_suffix()
-        raise TypeError(f"{api}: {name} must be callable, got {type(fun).__name__} {fun!r}{where}.")
+        got = f"got {type(fun).__name__} {fun!r}{where}."
+        if api == "checkpoint":
+            raise TypeError(f"{api}: {name} must be callable, {got}")
+        a = "a " if api == "scan" else ""  # (JAX's words for scan)
+        raise TypeError(f"lax.{api}: {name} argument should be {a}callable. ({got[:-1]})")
 
 
 _HOST_SCALARS = (bool, int, float, complex)

@@ -1,0 +1,84 @@
+"""Control-flow errors in JAX's wording (JAX's ``lax_control_flow_test`` matches them): mj's
+message starts with JAX's and may add the user's source line after it."""
+
+import jax
+import numpy as np
+import pytest
+
+import mj
+
+NC = 42
+
+CASES = {
+    "fori callable": (TypeError, lambda lib: lib.lax.fori_loop(0, 1, NC, 0)),
+    "scan callable": (TypeError, lambda lib: lib.lax.scan(NC, 0, 1)),
+    "switch callable": (TypeError, lambda lib: lib.lax.switch(0, [NC])),
+    "pred None": (TypeError, lambda lib: lib.lax.cond(None, lambda x: x, lambda x: x, 1.0)),
+    "pred list": (TypeError, lambda lib: lib.lax.cond([1, 2], lambda x: x, lambda x: x, 1.0)),
+    "pred str": (TypeError, lambda lib: lib.lax.cond("abc", lambda x: x, lambda x: x, 1.0)),
+    "switch float index": (
+        TypeError,
+        lambda lib: lib.lax.switch(1.0, [lambda x: x, lambda x: x], 1.0),
+    ),
+    "switch empty": (ValueError, lambda lib: lib.lax.switch(0, [], 1.0)),
+    "scan no axis": (
+        ValueError,
+        lambda lib: lib.lax.scan(lambda c, i: (c + 1, i), 0, list(range(5))),
+    ),
+    "scan not a pair": (
+        TypeError,
+        lambda lib: lib.lax.scan(lambda c, x: np.float32(0.0), 0, np.arange(5.0)),
+    ),
+    "scan unroll": (
+        ValueError,
+        lambda lib: lib.lax.scan(lambda x, _: (x, x), 0, np.arange(5), unroll=-1),
+    ),
+    "scan length": (
+        ValueError,
+        lambda lib: lib.lax.scan(lambda c, x: (c, x), 0.0, np.arange(10.0), length=5),
+    ),
+}
+
+
+def _message(lib, error, call):
+    with pytest.raises(error) as info:
+        call(lib)
+    return str(info.value)
+
+
+@pytest.mark.parametrize("case", list(CASES), ids=str)
+def test_control_flow_error_wording_as_jax(case):
+    error, call = CASES[case]
+    want = _message(jax, error, call)
+    got = _message(mj, error, call)
+    assert got.startswith(want), (got, want)
+
+
+def test_callable_wording_names_the_lax_api():
+    for lib in (jax, mj):
+        with pytest.raises(TypeError, match=r"lax\.while_loop.*callable"):
+            lib.lax.while_loop(NC, NC, 0)
+        with pytest.raises(TypeError, match=r"lax\.cond.*callable"):
+            lib.lax.cond(0, NC, NC)
+        with pytest.raises(TypeError, match=r"lax\.associative_scan: fn argument should be"):
+            lib.lax.associative_scan(NC, 0)
+
+
+@pytest.mark.parametrize("pred", [1.5, 0.0, np.float32(-2.0), 0, 3])
+def test_numeric_predicates_as_jax(pred, x64):
+    def f(lib):
+        return lib.lax.cond(pred, lambda x: (True, x), lambda x: (False, x), 2.0)
+
+    want, got = f(jax), f(mj)
+    assert bool(got[0]) == bool(want[0])
+    np.testing.assert_array_equal(np.asarray(got[1]), np.asarray(want[1]))
+
+
+def test_zero_length_scan_under_disable_jit_as_jax():
+    def f(lib):
+        return lib.lax.scan(lambda c, x: (c + x, x), 0.0, np.array([]))[0]
+
+    assert float(f(mj)) == float(f(jax)) == 0.0
+    for lib in (jax, mj):
+        with lib.disable_jit(), pytest.raises(ValueError, match="zero-length scan"):
+            f(lib)
