@@ -82,3 +82,10 @@ def test_zero_length_scan_under_disable_jit_as_jax():
     for lib in (jax, mj):
         with lib.disable_jit(), pytest.raises(ValueError, match="zero-length scan"):
             f(lib)
+
+
+def test_empty_fori_loop_under_disable_jit_as_jax():
+    for lib in (jax, mj):
+        with lib.disable_jit():
+            out = lib.lax.fori_loop(lower=0, upper=0, body_fun=lambda i, x: x + i, init_val=1.0)
+        assert float(out) == 1.0

@@ -51,7 +51,17 @@ from mj_control._tracing import (
     type_tree,
     weak_outputs,
 )
-from mj_core import Array, ConcreteArray, Primitive, ShapedArray, bind, get_aval, impl_rules, lax
+from mj_core import (
+    Array,
+    ConcreteArray,
+    Primitive,
+    ShapedArray,
+    bind,
+    config,
+    get_aval,
+    impl_rules,
+    lax,
+)
 from mj_core.errors import user_line_suffix
 from mj_core.extend import ArrayLike
 from mj_core.tree_util import tree_flatten, tree_structure, tree_unflatten
@@ -167,6 +177,8 @@ def fori_loop(
             i, val = carry
             return (lax.add(i, 1), body_fun(i, val)), None
 
+        if config.disable_jit and stop <= start:
+            return init_val  # as JAX's (a zero-length scan cannot run without jit)
         (_, result), _ = scan(
             scan_body,
             (i0, init_val),
