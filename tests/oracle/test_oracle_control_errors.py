@@ -89,3 +89,58 @@ def test_empty_fori_loop_under_disable_jit_as_jax():
         with lib.disable_jit():
             out = lib.lax.fori_loop(lower=0, upper=0, body_fun=lambda i, x: x + i, init_val=1.0)
         assert float(out) == 1.0
+
+
+def _i32(lib):
+    return lib.numpy.array(0, "int32")
+
+
+CARRY_CASES = {
+    "tuple lengths": lambda lib: lib.lax.scan(
+        lambda c, x: ((0, 0, 0), x), (1, (2, 3)), np.arange(5.0)
+    ),
+    "python types": lambda lib: lib.lax.scan(
+        lambda x, _: ([x[0].astype("float32")] * 2, None), (_i32(lib),) * 2, None, length=1
+    ),
+    "dict children": lambda lib: lib.lax.scan(
+        lambda x, _: (({"a": x[0]["a"], "b": x[0]["a"]},) * 2, None),
+        ({"a": _i32(lib)},) * 2,
+        None,
+        length=1,
+    ),
+    "one dtype": lambda lib: lib.lax.scan(
+        lambda x, _: (x.astype("float32"), None), _i32(lib), None, length=1
+    ),
+    "dtypes and shapes": lambda lib: lib.lax.scan(
+        lambda x, _: (
+            (x[0].astype("float32"), x[1].astype("float32").reshape(1, 1), x[2]),
+            None,
+        ),
+        (_i32(lib),) * 3,
+        None,
+        length=1,
+    ),
+    "while structure": lambda lib: lib.lax.while_loop(lambda c: True, lambda c: (1.0, 1.0), 0.0),
+    "while dtype": lambda lib: lib.lax.while_loop(
+        lambda c: c[0] < 1, lambda c: (1.0, True), (0.0, 0.0)
+    ),
+    "while cond pytree": lambda lib: lib.lax.while_loop(lambda c: (1.0, 1.0), lambda c: c, 0.0),
+    "while cond float": lambda lib: lib.lax.while_loop(
+        lambda c: np.float32(1.0), lambda c: c, np.float32(0.0)
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(CARRY_CASES), ids=str)
+def test_carry_mismatch_wording_as_jax(case):
+    want = _message(jax, TypeError, CARRY_CASES[case]).split("Revise")[0]
+    got = _message(mj, TypeError, CARRY_CASES[case])
+    assert got.startswith(want.replace("jax._src.core.ShapedArray", "mj_core._avals.ShapedArray"))
+
+
+def test_fori_loop_metadata_mismatch_names_both_keys():
+    def f(i, x):
+        return {"T": mj.numpy.array([0.5])}
+
+    with pytest.raises(TypeError, match=r"with pytree metadata \('t',\).*metadata \('T',\)"):
+        mj.lax.fori_loop(0, 1, f, {"t": mj.numpy.array([1.0])})

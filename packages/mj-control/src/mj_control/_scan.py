@@ -146,6 +146,7 @@ def scan(
         init_avals,
         carry_tree,
         body.out_avals[:n_carry_out],
+        f,
     )
     operands = [*body.consts, *init_flat, *xs_flat]
     jaxpr = body.closed()

@@ -64,7 +64,7 @@ from mj_core import (
 )
 from mj_core.errors import user_line_suffix
 from mj_core.extend import ArrayLike
-from mj_core.tree_util import tree_flatten, tree_structure, tree_unflatten
+from mj_core.tree_util import tree_flatten, tree_structure, tree_unflatten, treedef_is_leaf
 from mj_ir import ClosedJaxpr, Jaxpr, JaxprEqn, Var, abstract_eval_rules, dce_jaxpr, eval_jaxpr
 from mj_ir.extend import pp_rules, trace_to_closed_jaxpr, types_match
 from mj_xla.extend import (
@@ -119,15 +119,22 @@ def while_loop(
         init_avals,
         body.out_tree,
         body.out_avals,
+        body_fun,
     )
     cond = trace_fun(cond_fun, in_tree, init_avals)
     cond_out = cond.out_avals
     if len(cond_out) != 1 or cond_out[0].shape != () or cond_out[0].dtype != _BOOL:
+        # JAX's wording, then mj's type tree
         where = user_line_suffix()
-        raise TypeError(
-            "while_loop: cond_fun must return a boolean scalar, but it returns "
-            f"{type_tree(cond.out_tree, cond_out)}{where}."
-        )
+        shown = type_tree(cond.out_tree, cond_out)
+        if len(cond_out) != 1 or not treedef_is_leaf(cond.out_tree):
+            head = f"cond_fun must return a boolean scalar, but got pytree {cond.out_tree}."
+        else:
+            head = (
+                "cond_fun must return a boolean scalar, but got output type(s) "
+                f"[{_jax_repr(cond_out[0])}]."
+            )
+        raise TypeError(f"{head} (while_loop: cond_fun returns {shown}{where})")
     body_jaxpr = body.closed()
     outs = bind(
         while_p,
@@ -140,6 +147,13 @@ def while_loop(
         body_nconsts=len(body.consts),
     )
     return tree_unflatten(carry_tree, weak_outputs(outs, body_jaxpr.out_avals))
+
+
+def _jax_repr(aval: ShapedArray) -> str:
+    """JAX's ``repr(aval)``: ``ShapedArray(float32[3], weak_type=True)``."""
+    dims = ",".join(str(d) for d in aval.shape)
+    weak = ", weak_type=True" if aval.weak_type else ""
+    return f"ShapedArray({aval.dtype.name}[{dims}]{weak})"
 
 
 def fori_loop(
