@@ -144,3 +144,39 @@ def test_fori_loop_metadata_mismatch_names_both_keys():
 
     with pytest.raises(TypeError, match=r"with pytree metadata \('t',\).*metadata \('T',\)"):
         mj.lax.fori_loop(0, 1, f, {"t": mj.numpy.array([1.0])})
+
+
+BRANCH_CASES = {
+    "cond pred function": lambda lib: lib.lax.cond(lambda x: True, lambda t: 2.0, lambda f: 3.0, 1),
+    "cond pred tuple": lambda lib: lib.lax.cond((1.0, 1.0), lambda t: 2.0, lambda f: 3.0, 1.0),
+    "cond structure": lambda lib: lib.lax.cond(
+        True, lambda t: {"a": 2.0}, lambda f: {"a": (3.0, 3.0)}, 1.0
+    ),
+    "cond types": lambda lib: lib.lax.cond(
+        True,
+        lambda t: lib.numpy.array([1.0], lib.numpy.float32),
+        lambda f: lib.numpy.float32(1.0),
+        1.0,
+    ),
+    "switch index tuple": lambda lib: lib.lax.switch((1.0, 1.0), [lambda _: 2.0] * 2, 1.0),
+    "switch index str": lambda lib: lib.lax.switch("foo", [lambda _: 2.0] * 2, 1.0),
+    "switch structure": lambda lib: lib.lax.switch(
+        2, [lambda _: 1.0, lambda _: 2.0, lambda _: (3.0, 3.0)], 1.0
+    ),
+    "switch types": lambda lib: lib.lax.switch(
+        1,
+        [
+            lambda _: {"a": lib.numpy.array([1.0], lib.numpy.float32)},
+            lambda _: {"a": lib.numpy.float32(1.0)},
+        ],
+        1.0,
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(BRANCH_CASES), ids=str)
+def test_branch_mismatch_wording_as_jax(case):
+    want = _message(jax, TypeError, BRANCH_CASES[case]).split("Revise")[0]
+    got = _message(mj, TypeError, BRANCH_CASES[case])
+    want = want.split(" at 0x")[0]  # (a function's address differs)
+    assert got.startswith(want), (got, want)

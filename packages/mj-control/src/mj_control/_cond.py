@@ -34,6 +34,7 @@ from mj_batch.extend import BatchDim, move_batch_axis, not_mapped, vmap_jaxpr, v
 from mj_control._jaxprs import add_inputs, join_residuals, types_str
 from mj_control._printing import pp_control_eqn
 from mj_control._tracing import (
+    branch_mismatch,
     cast,
     check_callable,
     host_outputs,
@@ -136,6 +137,10 @@ def switch(index: ArrayLike, branches: Sequence[Callable[..., Any]], *operands: 
             f"lax.switch: branches argument should be a sequence of callables. (got {branches!r})",
         )
     funs = list(branches)
+    if isinstance(index, list | tuple):
+        raise _where(
+            TypeError, f"Branch index must be scalar, got {index} of shape {np.shape(index)}."
+        )
     try:
         aval = get_aval(index)
     except TypeError as err:
@@ -173,15 +178,21 @@ def _bind_branches(
     in_avals = shaped_avals(ops_flat)
     traced = [trace_fun(f, in_tree, in_avals) for f in funs]
     first = traced[0]
-    for name, t in zip(names[1:], traced[1:], strict=True):
-        if t.out_tree != first.out_tree or not all(
-            types_match(a, b) for a, b in zip(first.out_avals, t.out_avals, strict=True)
+    # JAX compares true_fun with false_fun, and branch 0 with each other branch
+    pairs = [(1, 0)] if api == "cond" else [(0, k) for k in range(1, len(funs))]
+    for i, k in pairs:
+        a, b = traced[i], traced[k]
+        if a.out_tree != b.out_tree or not all(
+            types_match(x, y) for x, y in zip(a.out_avals, b.out_avals, strict=True)
         ):
+            label = ["false_fun", "true_fun"] if api == "cond" else ["branch 0"]
+            name1 = label[i]
+            name2 = label[k] if api == "cond" else f"branch{k}"  # (JAX's spelling)
+            head = branch_mismatch(api, name1, name2, funs[i], funs[k], a, b)
             raise _where(
                 TypeError,
-                f"{api}: the branches must return the same pytree structure and types, but\n"
-                f"  {names[0]} returns {type_tree(first.out_tree, first.out_avals)}\n"
-                f"  {name} returns {type_tree(t.out_tree, t.out_avals)}\n",
+                f"{head}\n  {names[i]} returns {type_tree(a.out_tree, a.out_avals)}\n"
+                f"  {names[k]} returns {type_tree(b.out_tree, b.out_avals)}\n",
             )
     branches, consts = join_consts(traced)
     outs = bind(cond_p, index, *consts, *ops_flat, branches=tuple(branches))

@@ -38,6 +38,7 @@ from mj_ir.extend import trace_to_jaxpr, types_match
 
 __all__ = [
     "TracedFun",
+    "branch_mismatch",
     "cast",
     "check_callable",
     "check_carry",
@@ -299,6 +300,64 @@ def check_carry(
     )
 
 
+class _LeafMeta(type):
+    def __repr__(cls) -> str:
+        return "pytree leaf"
+
+
+class _Leaf(metaclass=_LeafMeta):
+    """Stands for every leaf when two tree structures are compared (JAX's wording)."""
+
+
+def _sourceinfo(fun: Callable[..., Any]) -> str:
+    code = getattr(fun, "__code__", None)
+    name = getattr(fun, "__name__", repr(fun))
+    return f"{name} at {code.co_filename}:{code.co_firstlineno}" if code is not None else name
+
+
+def branch_mismatch(
+    api: str,
+    name1: str,
+    name2: str,
+    f1: Callable[..., Any],
+    f2: Callable[..., Any],
+    t1: TracedFun,
+    t2: TracedFun,
+) -> str:
+    """JAX's message for two branches whose outputs differ in structure or types."""
+    paths = [
+        path for path, _ in tree_flatten_with_path(tree_unflatten(t1.out_tree, t1.out_avals))[0]
+    ]
+
+    def at(path: tuple[Any, ...]) -> str:
+        return f" at path {keystr(path)}" if path else ""
+
+    sources = f"{name1} is {_sourceinfo(f1)}\n{name2} is {_sourceinfo(f2)}\n\n"
+    if t1.out_tree != t2.out_tree:
+        leaves1 = tree_unflatten(t1.out_tree, [_Leaf() for _ in t1.out_avals])
+        leaves2 = tree_unflatten(t2.out_tree, [_Leaf() for _ in t2.out_avals])
+        diffs = [
+            f"{name1} output{at(p)} is a {thing1} but {name2} output{at(p)} is a {thing2}, "
+            f"so {explanation}"
+            for p, thing1, thing2, explanation in _equality_errors((), leaves1, leaves2)
+        ]
+        return (
+            f"{api} branch outputs must have the same pytree structure, but they differ:\n\n"
+            f"{sources}{_listed(diffs, capitalize=False)}\nRevise {name1} and/or {name2} so "
+            "that they have the same pytree structure."
+        )
+    diffs = [
+        f"the output of {name1}{at(p)} has type {_jax_short(a)} but the corresponding output "
+        f"of {name2} has type {_jax_short(b)}{_mismatch_extra(a, b)}"
+        for p, a, b in zip(paths, t1.out_avals, t2.out_avals, strict=True)
+        if not types_match(a, b)
+    ]
+    return (
+        f"{api} branches must have equal output types but they differ.\n\n{sources}"
+        f"{_listed(diffs)}\nRevise {name1} and/or {name2} so that all output types match."
+    )
+
+
 def _carry_component(body_fun: Callable[..., Any] | None) -> Callable[[tuple[Any, ...]], str]:
     """JAX's names for a carry component: after the body's first parameter when it has one."""
     try:
@@ -324,9 +383,10 @@ def _jax_short(a: ShapedArray) -> str:
     return f"{a.dtype.name}[{','.join(str(d) for d in a.shape)}]"
 
 
-def _listed(diffs: Sequence[str]) -> str:
+def _listed(diffs: Sequence[str], capitalize: bool = True) -> str:
     if len(diffs) == 1:
-        return f"{diffs[0][:1].upper()}{diffs[0][1:]}.\n"
+        first = f"{diffs[0][:1].upper()}{diffs[0][1:]}" if capitalize else diffs[0]
+        return f"{first}.\n"
     return "\n".join(f"  * {d};\n" for d in diffs[:-1]) + f"  * {diffs[-1]}.\n"
 
 
