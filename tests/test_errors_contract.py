@@ -117,7 +117,7 @@ def test_unhashable_static_argnums_value():
 
 
 def test_cond_branches_with_different_output_types():
-    with pytest.raises(TypeError, match="same pytree structure and types") as info:
+    with pytest.raises(TypeError, match="cond branches must have equal output types") as info:
         lax.cond(True, lambda x: x, lambda x: x.astype(np.float32), X)
     msg = str(info.value)
     assert "f32[3]" in msg

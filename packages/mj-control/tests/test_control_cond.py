@@ -137,22 +137,33 @@ def test_branch_output_structure_mismatch():
 
 @pytest.mark.parametrize(
     ("pred", "match"),
-    [(np.array([True, False]), "scalar"), (1.5, "boolean or integer"), (None, "scalar")],
+    [
+        (np.array([True, False]), "Pred must be a scalar"),
+        ("abc", "Pred must be a scalar"),
+        (np.complex64(1j), "boolean or number"),
+        (None, "cond predicate is None"),
+    ],
 )
 def test_bad_predicate(pred, match):
     with pytest.raises(TypeError, match=match):
         cond(pred, lambda: 1.0, lambda: 2.0)
 
 
+@pytest.mark.parametrize(("pred", "want"), [(1.5, 1.0), (0.0, 2.0), (-0.0, 2.0), (np.nan, 1.0)])
+def test_float_predicate_compares_with_zero(pred, want):
+    """As JAX's: a float predicate is ``pred != 0`` (NaN is true)."""
+    assert float(cond(pred, lambda: 1.0, lambda: 2.0)) == want
+
+
 def test_switch_rejects_float_index_and_empty_branches():
-    with pytest.raises(TypeError, match="integer scalar"):
+    with pytest.raises(TypeError, match="Index type must be an integer"):
         switch(1.0, [lambda: 1.0, lambda: 2.0])
-    with pytest.raises(ValueError, match="non-empty"):
+    with pytest.raises(ValueError, match="Empty branch sequence"):
         switch(0, [])
 
 
 def test_non_callable_branch():
-    with pytest.raises(TypeError, match="true_fun must be callable"):
+    with pytest.raises(TypeError, match=r"lax\.cond: true_fun argument should be callable"):
         cond(True, 1.0, lambda: 2.0)
 
 

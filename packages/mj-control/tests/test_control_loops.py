@@ -270,7 +270,7 @@ def test_scan_errors():
         scan(lambda c, x: (c, x), 0.0, None)
     with pytest.raises(ValueError, match="leading axis"):
         scan(lambda c, x: (c, x), 0.0, 1.0)
-    with pytest.raises(ValueError, match="does not match"):
+    with pytest.raises(ValueError, match="disagrees with leading axis sizes"):
         scan(lambda c, x: (c, x), 0.0, np.ones(3), length=4)
     with pytest.raises(TypeError, match="pair"):
         scan(lambda c, x: c, 0.0, np.ones(3))

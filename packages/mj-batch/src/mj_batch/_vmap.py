@@ -28,7 +28,7 @@ from mj_batch._batching import (
 )
 from mj_core import full_raise, new_main
 from mj_core.errors import user_location
-from mj_core.extend import extend_axis_env, unchanged
+from mj_core.extend import extend_axis_env, is_array, unchanged
 from mj_core.tree_util import (
     KeyPath,
     PyTreeDef,
@@ -253,8 +253,8 @@ def _move_out(axis_size: int, val: Any, bdim: BatchDim, out_axis: int | None, in
     rank = len(shape_of(val)) + (bdim is not_mapped)
     if not -rank <= out_axis < rank:
         raise ValueError(
-            f"vmap out_axes={out_axis} is out of range for output leaf {index}, which has rank "
-            f"{rank} with the batch axis{_where()}."
+            f"axis {out_axis} is out of bounds for array of dimension {rank} (vmap out_axes "
+            f"for output leaf {index}, of rank {rank} with the batch axis){_where()}."
         )
     out_axis %= rank
     if bdim is not_mapped:
@@ -329,6 +329,12 @@ def vmap(
         flat_fun, out_store = flatten_fun(call, in_tree)
         out_vals, out_dims = batch_flat(flat_fun, size, dims, leaves, axis_name)
         out_tree: PyTreeDef = out_store()
+        for v in out_vals:
+            if not is_array(v):
+                raise TypeError(
+                    f"Output from batched function {v!r} with type {type(v)} is not a valid "
+                    f"JAX type{_where()}."
+                )
         oaxes = out_axes_cache.get(out_tree)
         if oaxes is None:
             out = tree_unflatten(out_tree, out_vals)

@@ -14,6 +14,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from mj_autodiff import stop_gradient
 from mj_autodiff.extend import (
     PartialEvalTrace,
     UndefPrimal,
@@ -33,16 +34,20 @@ from mj_batch.extend import BatchDim, move_batch_axis, not_mapped, vmap_jaxpr, v
 from mj_control._jaxprs import add_inputs, join_residuals, types_str
 from mj_control._printing import pp_control_eqn
 from mj_control._tracing import (
+    branch_mismatch,
     cast,
     check_callable,
+    host_outputs,
     join_consts,
     shaped_avals,
     trace_fun,
     type_tree,
+    weak_outputs,
 )
 from mj_core import Primitive, ShapedArray, bind, get_aval, impl_rules, lax
+from mj_core.dtypes import is_inexact
 from mj_core.errors import user_line_suffix
-from mj_core.extend import ArrayLike, eager_result, weak_result
+from mj_core.extend import ArrayLike
 from mj_core.tree_util import tree_flatten, tree_unflatten
 from mj_ir import ClosedJaxpr, JaxprEqn, Var, abstract_eval_rules, eval_jaxpr
 from mj_ir.extend import pp_rules, trace_to_closed_jaxpr, types_match
@@ -119,16 +124,19 @@ def _cond(
 ) -> Any:
     check_callable("cond", "true_fun", true_fun)
     check_callable("cond", "false_fun", false_fun)
-    if pred is None or isinstance(pred, list | tuple):
-        raise _where(TypeError, f"cond: the predicate must be a scalar, got {pred!r}")
-    aval = get_aval(pred)
+    # JAX's checks and wording
+    if pred is None:
+        raise _where(TypeError, "cond predicate is None")
+    if isinstance(pred, Sequence):
+        raise _where(TypeError, f"Pred must be a scalar, got {pred} of type {type(pred)}")
+    try:
+        aval = get_aval(pred)
+    except TypeError as err:
+        raise _where(TypeError, f"Pred type must be either boolean or number, got {pred}.") from err
     if aval.shape != ():
-        raise _where(TypeError, f"cond: the predicate must be a scalar, got {aval.str_short()}")
-    if aval.dtype.kind not in "biu":
-        raise _where(
-            TypeError,
-            f"cond: the predicate must be a boolean or integer scalar, got {aval.str_short()}",
-        )
+        raise _where(TypeError, f"Pred must be a scalar, got {pred} of shape {aval.shape}.")
+    if aval.dtype.kind not in "biuf":
+        raise _where(TypeError, f"Pred type must be either boolean or number, got {aval.dtype}.")
     if aval.dtype.kind != "b":
         pred = lax.ne(pred, 0)
     index = _to_index(pred)
@@ -149,14 +157,27 @@ def switch(
         >>> switch(i, [lambda x: x + 1, lambda x: x * 2, jnp.sin], x)
     """
     operands = _keyword_operand(operands, operand)
+    # JAX's checks and wording
+    if not isinstance(branches, Sequence) or not all(callable(f) for f in branches):
+        raise _where(
+            TypeError,
+            f"lax.switch: branches argument should be a sequence of callables. (got {branches!r})",
+        )
     funs = list(branches)
+    if isinstance(index, list | tuple):
+        raise _where(
+            TypeError, f"Branch index must be scalar, got {index} of shape {np.shape(index)}."
+        )
+    try:
+        aval = get_aval(index)
+    except TypeError as err:
+        raise _where(TypeError, f"Index type must be an integer, got {index}.") from err
+    if aval.shape != ():
+        raise _where(TypeError, f"Branch index must be scalar, got {index} of shape {aval.shape}.")
+    if aval.dtype.kind not in "iu":
+        raise _where(TypeError, f"Index type must be an integer, got {index} as {aval.dtype}")
     if not funs:
-        raise _where(ValueError, "switch: branches must be a non-empty sequence of callables")
-    for k, f in enumerate(funs):
-        check_callable("switch", f"branches[{k}]", f)
-    aval = get_aval(index)
-    if aval.shape != () or aval.dtype.kind not in "iu":
-        raise _where(TypeError, f"switch: index must be an integer scalar, got {aval.str_short()}")
+        raise _where(ValueError, "Empty branch sequence")
     if len(funs) == 1:
         return funs[0](*operands)
     index = lax.clamp(0, _to_index(index), len(funs) - 1)
@@ -184,19 +205,25 @@ def _bind_branches(
     in_avals = shaped_avals(ops_flat)
     traced = [trace_fun(f, in_tree, in_avals) for f in funs]
     first = traced[0]
-    for name, t in zip(names[1:], traced[1:], strict=True):
-        if t.out_tree != first.out_tree or not all(
-            types_match(a, b) for a, b in zip(first.out_avals, t.out_avals, strict=True)
+    # JAX compares true_fun with false_fun, and branch 0 with each other branch
+    pairs = [(1, 0)] if api == "cond" else [(0, k) for k in range(1, len(funs))]
+    for i, k in pairs:
+        a, b = traced[i], traced[k]
+        if a.out_tree != b.out_tree or not all(
+            types_match(x, y) for x, y in zip(a.out_avals, b.out_avals, strict=True)
         ):
+            label = ["false_fun", "true_fun"] if api == "cond" else ["branch 0"]
+            name1 = label[i]
+            name2 = label[k] if api == "cond" else f"branch{k}"  # (JAX's spelling)
+            head = branch_mismatch(api, name1, name2, funs[i], funs[k], a, b)
             raise _where(
                 TypeError,
-                f"{api}: the branches must return the same pytree structure and types, but\n"
-                f"  {names[0]} returns {type_tree(first.out_tree, first.out_avals)}\n"
-                f"  {name} returns {type_tree(t.out_tree, t.out_avals)}\n",
+                f"{head}\n  {names[i]} returns {type_tree(a.out_tree, a.out_avals)}\n"
+                f"  {names[k]} returns {type_tree(b.out_tree, b.out_avals)}\n",
             )
     branches, consts = join_consts(traced)
     outs = bind(cond_p, index, *consts, *ops_flat, branches=tuple(branches))
-    return tree_unflatten(first.out_tree, outs)
+    return tree_unflatten(first.out_tree, weak_outputs(outs, _joined_out_avals(branches)))
 
 
 # --- evaluation and typing ---------------------------------------------------------------------
@@ -204,18 +231,7 @@ def _bind_branches(
 
 def _cond_impl(index: object, *args: object, branches: tuple[ClosedJaxpr, ...]) -> list[Any]:
     i = int(np.clip(np.asarray(index), 0, len(branches) - 1))
-    outs = branches[i](*args)
-    # arrays, as JAX's cond gives also eagerly: a branch returning a constant (``lambda: 3.0``)
-    # gives it as a Python scalar
-    return [
-        _as_array(o, a) if isinstance(o, bool | int | float | complex) else o
-        for o, a in zip(outs, _joined_out_avals(branches), strict=True)
-    ]
-
-
-def _as_array(x: object, aval: ShapedArray) -> Any:
-    data = np.asarray(x, aval.dtype)
-    return weak_result(data) if aval.weak_type else eager_result(data)
+    return host_outputs(branches[i](*args), _joined_out_avals(branches))
 
 
 impl_rules[cond_p] = _cond_impl
@@ -428,12 +444,23 @@ def _cond_vmap(
     index_dim, *op_dims = dims_in
     if index_dim is not not_mapped:
         # Each example takes its own branch: run every branch on the whole batch and select
-        # (as JAX does; branches have no side effects, so this only costs compute).
+        # (as JAX does; branches have no side effects, so this only costs compute). Branch k
+        # sees its float operands under stop_gradient in the examples that do not take it, as
+        # JAX's: reverse mode then sends no cotangent through a branch an example did not take
+        # (a sqrt at 0 there would make it NaN).
         index = move_batch_axis(axis_size, index_dim, 0, index)
-        outs = [
-            eval_jaxpr(vmap_jaxpr(b, axis_size, op_dims, instantiate=True)[0], ops)
-            for b in branches
-        ]
+        outs = []
+        for k, b in enumerate(branches):
+            taken = lax.eq(index, np.asarray(k, get_aval(index).dtype))
+            ops_k, dims_k = [], []
+            for x, d in zip(ops, op_dims, strict=True):
+                if is_inexact(get_aval(x).dtype):
+                    x = move_batch_axis(axis_size, d, 0, x)
+                    which = lax.broadcast_in_dim(taken, get_aval(x).shape, (0,))
+                    x, d = lax.select(which, x, stop_gradient(x)), 0
+                ops_k.append(x)
+                dims_k.append(d)
+            outs.append(eval_jaxpr(vmap_jaxpr(b, axis_size, dims_k, instantiate=True)[0], ops_k))
         selected = []
         for cases in zip(*outs, strict=True):
             which = lax.broadcast_in_dim(index, get_aval(cases[0]).shape, (0,))

@@ -51,11 +51,12 @@ from mj_control._tracing import (
     check_callable,
     check_carry,
     fix_carry_types,
+    host_outputs,
     shaped_avals,
     trace_fun,
-    type_tree,
+    weak_outputs,
 )
-from mj_core import Primitive, ShapedArray, bind, get_aval, impl_rules
+from mj_core import Primitive, ShapedArray, bind, config, get_aval, impl_rules
 from mj_core.errors import user_line_suffix
 from mj_core.tree_util import tree_flatten, tree_structure, tree_unflatten
 from mj_ir import ClosedJaxpr, Jaxpr, JaxprEqn, Var, abstract_eval_rules, dce_jaxpr, eval_jaxpr
@@ -105,10 +106,18 @@ def scan(
             return carry, np.stack(ys)
     """
     check_callable("scan", "f", f)
-    del unroll, _split_transpose
+    del _split_transpose
     xs_flat, _xs_tree = tree_flatten(xs)
+    _no_leading_axis(xs_flat)
     x_avals_full = shaped_avals(xs_flat)
     length = _scan_length(x_avals_full, length)
+    if not isinstance(unroll, bool) and int(unroll) < 0:
+        raise ValueError("`unroll` must be a `bool` or a non-negative `int`.")
+    if config.disable_jit and length == 0:
+        raise ValueError(
+            "zero-length scan is not supported in disable_jit() mode because the output type "
+            "is unknown."
+        )
     x_avals = [ShapedArray(a.shape[1:], a.dtype, a.weak_type) for a in x_avals_full]
     init_flat, init_tree = tree_flatten(init)
     init_avals = shaped_avals(init_flat)
@@ -119,10 +128,8 @@ def scan(
         children = traced.out_tree.child_treedefs
         if traced.out_tree.pytype not in (tuple, list) or len(children) != 2:
             where = user_line_suffix()
-            raise TypeError(
-                "scan: the body function must return a pair (carry, y), but it returns "
-                f"{type_tree(traced.out_tree, traced.out_avals)}{where}."
-            )
+            got = tree_unflatten(traced.out_tree, [_AvalStr(a) for a in traced.out_avals])
+            raise TypeError(f"scan body output must be a pair, got {got}.{where}")
         return traced, children[0], children[1]
 
     body, carry_tree, y_tree = trace()
@@ -139,36 +146,54 @@ def scan(
         init_avals,
         carry_tree,
         body.out_avals[:n_carry_out],
+        f,
     )
     operands = [*body.consts, *init_flat, *xs_flat]
+    jaxpr = body.closed()
     outs = bind(
         scan_p,
         *operands,
-        jaxpr=body.closed(),
+        jaxpr=jaxpr,
         num_consts=len(body.consts),
         num_carry=len(init_flat),
         length=length,
         reverse=bool(reverse),
         linear=(False,) * len(operands),
     )
+    outs = weak_outputs(outs, jaxpr.out_avals)
     carry_out, ys = outs[: len(init_flat)], outs[len(init_flat) :]
     return tree_unflatten(init_tree, carry_out), tree_unflatten(y_tree, ys)
 
 
+class _AvalStr:
+    """A pytree leaf printing as JAX's ``str(aval)`` (``float32[3]``), for error messages."""
+
+    def __init__(self, aval: ShapedArray) -> None:
+        self.text = str(aval)
+
+    def __repr__(self) -> str:
+        return self.text
+
+
+def _no_leading_axis(xs_flat: list[Any]) -> None:
+    """JAX's error for leaves of ``xs`` that have no leading axis (Python numbers, 0-d)."""
+    bad = [x for x in xs_flat if not (x.shape if hasattr(x, "shape") else np.shape(x))]
+    if bad:
+        listed = ", ".join(str(x) for x in bad)
+        where = user_line_suffix()
+        raise ValueError(f"scan got value with no leading axis to scan over: {listed}.{where}")
+
+
 def _scan_length(x_avals: list[ShapedArray], length: int | None) -> int:
     at = user_line_suffix()
-    for a in x_avals:
-        if not a.shape:
-            raise ValueError(
-                f"scan: every leaf of xs must have a leading axis to scan over, got "
-                f"{a.str_short()}{at}"
-            )
     lengths = sorted({a.shape[0] for a in x_avals})
     if length is not None:
         length = int(length)
         if length < 0 or any(n != length for n in lengths):
+            # JAX's message, literally (JAX's test matches it whole)
             raise ValueError(
-                f"scan: length={length} does not match the leading axis sizes of xs {lengths}{at}"
+                f"scan got `length` argument of {length} which disagrees with leading axis "
+                f"sizes {[a.shape[0] for a in x_avals]}."
             )
         return length
     if not lengths:
@@ -200,7 +225,7 @@ def _scan_impl(
         carry = outs[:num_carry]
         for y, val in zip(ys, outs[num_carry:], strict=True):
             y[i] = val
-    return [*carry, *ys]
+    return [*host_outputs(carry, jaxpr.out_avals[:num_carry]), *ys]
 
 
 impl_rules[scan_p] = _scan_impl

@@ -11,7 +11,8 @@ output-structure check shared by ``custom_root`` and ``custom_linear_solve``, an
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import inspect
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -19,24 +20,37 @@ import numpy as np
 from mj_core import ShapedArray, bind1, get_aval, raise_to_shaped
 from mj_core.dtypes import result_type
 from mj_core.errors import user_line_suffix
-from mj_core.extend import ArrayLike
+from mj_core.extend import ArrayLike, EagerArray, eager_result, weak_result
 from mj_core.prims.conversions import convert_element_type_p
-from mj_core.tree_util import PyTreeDef, flatten_fun, tree_unflatten, treedef_children
+from mj_core.tree_util import (
+    PyTreeDef,
+    flatten_fun,
+    flatten_one_level_with_keys,
+    keystr,
+    tree_flatten_with_path,
+    tree_structure,
+    tree_unflatten,
+    treedef_children,
+    treedef_is_leaf,
+)
 from mj_ir import ClosedJaxpr, Jaxpr, Var
 from mj_ir.extend import trace_to_jaxpr, types_match
 
 __all__ = [
     "TracedFun",
+    "branch_mismatch",
     "cast",
     "check_callable",
     "check_carry",
     "check_out_tree",
     "fix_carry_types",
+    "host_outputs",
     "join_consts",
     "shaped_avals",
     "split_groups",
     "trace_fun",
     "type_tree",
+    "weak_outputs",
 ]
 
 
@@ -57,9 +71,42 @@ class TracedFun(NamedTuple):
 
 
 def check_callable(api: str, name: str, fun: object) -> None:
+    """A TypeError unless ``fun`` is callable; the ``lax`` APIs in JAX's wording
+    (``lax.scan: f argument should be callable``)."""
     if not callable(fun):
         where = user_line_suffix()
-        raise TypeError(f"{api}: {name} must be callable, got {type(fun).__name__} {fun!r}{where}.")
+        got = f"got {type(fun).__name__} {fun!r}{where}."
+        if api == "checkpoint":
+            raise TypeError(f"{api}: {name} must be callable, {got}")
+        a = "a " if api == "scan" else ""  # (JAX's words for scan)
+        raise TypeError(f"lax.{api}: {name} argument should be {a}callable. ({got[:-1]})")
+
+
+_HOST_SCALARS = (bool, int, float, complex)
+
+
+def host_outputs(outs: Sequence[Any], avals: Sequence[ShapedArray]) -> list[Any]:
+    """An eager impl's outputs as mj arrays of the primitive's output types. A jaxpr evaluated
+    eagerly returns its literals (a branch returning ``2.0``) and forwarded inputs (a host
+    operand) as they are; JAX's control flow returns arrays, so these become mj arrays of
+    ``avals`` (a copy of host data, weakly typed as the output type says)."""
+    converted = []
+    for v, aval in zip(outs, avals, strict=True):
+        if type(v) in _HOST_SCALARS or type(v) is np.ndarray or isinstance(v, np.generic):
+            data = np.array(v, aval.dtype)
+            v = weak_result(data) if aval.weak_type else eager_result(data)
+        converted.append(v)
+    return converted
+
+
+def weak_outputs(outs: Sequence[Any], avals: Sequence[ShapedArray]) -> list[Any]:
+    """Eager outputs of a control-flow primitive, weakly typed where its output types are (a
+    branch or body returning a Python number): eager evaluation marks outputs weak only when
+    every operand is, and the index or the loop counters of control flow never are."""
+    return [
+        weak_result(o) if a.weak_type and type(o) is EagerArray else o
+        for o, a in zip(outs, avals, strict=True)
+    ]
 
 
 def shaped_avals(flat_vals: Sequence[Any]) -> list[ShapedArray]:
@@ -210,16 +257,194 @@ def check_carry(
     in_avals: Sequence[ShapedArray],
     out_tree: PyTreeDef,
     out_avals: Sequence[ShapedArray],
+    body_fun: Callable[..., Any] | None = None,
 ) -> None:
-    """``TypeError`` showing both type trees unless the carry keeps its structure and types."""
+    """``TypeError`` unless the carry keeps its structure and types: JAX's message (naming
+    the differing components after the body's carry parameter), then both type trees."""
     if in_tree == out_tree and all(
         types_match(a, b) for a, b in zip(in_avals, out_avals, strict=True)
     ):
         return
     where = user_line_suffix()
-    kind = "structure" if in_tree != out_tree else "types"
+    name = f"{api} body"
+    component = _carry_component(body_fun)
+    in_carry = tree_unflatten(in_tree, list(in_avals))
+    if in_tree != out_tree:
+        out_carry = tree_unflatten(out_tree, list(out_avals))
+        diffs = [
+            f"{component(path)} is a {thing1} but the corresponding component of the carry "
+            f"output is a {thing2}, so {explanation}"
+            for path, thing1, thing2, explanation in _equality_errors((), in_carry, out_carry)
+        ]
+        head = (
+            f"{name} function carry input and carry output must have the same pytree "
+            f"structure, but they differ:\n\n{_listed(diffs)}\nRevise the function so that "
+            "the carry output has the same pytree structure as the carry input."
+        )
+    else:
+        paths = [path for path, _ in tree_flatten_with_path(in_carry)[0]]
+        diffs = [
+            f"{component(path)} has type {_jax_short(a)} but the corresponding output carry "
+            f"component has type {_jax_short(b)}{_mismatch_extra(a, b)}"
+            for path, a, b in zip(paths, in_avals, out_avals, strict=True)
+            if not types_match(a, b)
+        ]
+        head = (
+            f"{name} function carry input and carry output must have equal types, but they "
+            f"differ:\n\n{_listed(diffs)}\nRevise the function so that all output types match "
+            "the corresponding input types."
+        )
     raise TypeError(
-        f"{api}: {what_out} must have the same {kind} as {what_in}{where}"
-        f".\n  {what_in}: {type_tree(in_tree, in_avals)}\n  {what_out}: "
+        f"{head}{where}\n  {what_in}: {type_tree(in_tree, in_avals)}\n  {what_out}: "
         f"{type_tree(out_tree, out_avals)}"
     )
+
+
+class _LeafMeta(type):
+    def __repr__(cls) -> str:
+        return "pytree leaf"
+
+
+class _Leaf(metaclass=_LeafMeta):
+    """Stands for every leaf when two tree structures are compared (JAX's wording)."""
+
+
+def _sourceinfo(fun: Callable[..., Any]) -> str:
+    code = getattr(fun, "__code__", None)
+    name = getattr(fun, "__name__", repr(fun))
+    return f"{name} at {code.co_filename}:{code.co_firstlineno}" if code is not None else name
+
+
+def branch_mismatch(
+    api: str,
+    name1: str,
+    name2: str,
+    f1: Callable[..., Any],
+    f2: Callable[..., Any],
+    t1: TracedFun,
+    t2: TracedFun,
+) -> str:
+    """JAX's message for two branches whose outputs differ in structure or types."""
+    paths = [
+        path for path, _ in tree_flatten_with_path(tree_unflatten(t1.out_tree, t1.out_avals))[0]
+    ]
+
+    def at(path: tuple[Any, ...]) -> str:
+        return f" at path {keystr(path)}" if path else ""
+
+    sources = f"{name1} is {_sourceinfo(f1)}\n{name2} is {_sourceinfo(f2)}\n\n"
+    if t1.out_tree != t2.out_tree:
+        leaves1 = tree_unflatten(t1.out_tree, [_Leaf() for _ in t1.out_avals])
+        leaves2 = tree_unflatten(t2.out_tree, [_Leaf() for _ in t2.out_avals])
+        diffs = [
+            f"{name1} output{at(p)} is a {thing1} but {name2} output{at(p)} is a {thing2}, "
+            f"so {explanation}"
+            for p, thing1, thing2, explanation in _equality_errors((), leaves1, leaves2)
+        ]
+        return (
+            f"{api} branch outputs must have the same pytree structure, but they differ:\n\n"
+            f"{sources}{_listed(diffs, capitalize=False)}\nRevise {name1} and/or {name2} so "
+            "that they have the same pytree structure."
+        )
+    diffs = [
+        f"the output of {name1}{at(p)} has type {_jax_short(a)} but the corresponding output "
+        f"of {name2} has type {_jax_short(b)}{_mismatch_extra(a, b)}"
+        for p, a, b in zip(paths, t1.out_avals, t2.out_avals, strict=True)
+        if not types_match(a, b)
+    ]
+    return (
+        f"{api} branches must have equal output types but they differ.\n\n{sources}"
+        f"{_listed(diffs)}\nRevise {name1} and/or {name2} so that all output types match."
+    )
+
+
+def _carry_component(body_fun: Callable[..., Any] | None) -> Callable[[tuple[Any, ...]], str]:
+    """JAX's names for a carry component: after the body's first parameter when it has one."""
+    try:
+        params = list(inspect.signature(body_fun).parameters) if body_fun is not None else []
+    except (ValueError, TypeError):
+        params = []
+    carry = params[0] if params else None
+
+    def component(path: tuple[Any, ...]) -> str:
+        if carry:
+            return (
+                f"the input carry component {carry}{keystr(path)}"
+                if path
+                else (f"the input carry {carry}")
+            )
+        return f"the input carry at path {keystr(path)}" if path else "the input carry"
+
+    return component
+
+
+def _jax_short(a: ShapedArray) -> str:
+    """JAX's ``aval.str_short()``: ``float32[1,1]``."""
+    return f"{a.dtype.name}[{','.join(str(d) for d in a.shape)}]"
+
+
+def _listed(diffs: Sequence[str], capitalize: bool = True) -> str:
+    if len(diffs) == 1:
+        first = f"{diffs[0][:1].upper()}{diffs[0][1:]}" if capitalize else diffs[0]
+        return f"{first}.\n"
+    return "\n".join(f"  * {d};\n" for d in diffs[:-1]) + f"  * {diffs[-1]}.\n"
+
+
+def _mismatch_extra(a: ShapedArray, b: ShapedArray) -> str:
+    mismatches = []
+    if a.dtype != b.dtype:
+        mismatches.append("the dtypes do not match")
+    if a.shape != b.shape:
+        mismatches.append("the shapes do not match")
+    if not mismatches:
+        return ""
+    if len(mismatches) == 1:
+        return ", so " + mismatches[0]
+    return ", so " + ", ".join(mismatches[:-1]) + ", and " + mismatches[-1]
+
+
+def _equality_errors(
+    path: tuple[Any, ...], t1: Any, t2: Any
+) -> Iterator[tuple[tuple[Any, ...], str, str, str]]:
+    """JAX's ``tree_util.equality_errors``: where and how two pytrees' structures differ."""
+    if treedef_is_leaf(tree_structure(t1)) and treedef_is_leaf(tree_structure(t2)):
+        return
+    if type(t1) is not type(t2):
+        yield path, str(type(t1)), str(type(t2)), "their Python types differ"
+        return
+    if isinstance(t1, list | tuple) and len(t1) != len(t2):
+        yield (
+            path,
+            f"{type(t1).__name__} of length {len(t1)}",
+            f"{type(t2).__name__} of length {len(t2)}",
+            "the lengths do not match",
+        )
+        return
+    keyed1, meta1 = flatten_one_level_with_keys(t1)
+    keyed2, meta2 = flatten_one_level_with_keys(t2)
+    if len(keyed1) != len(keyed2):
+        keys1 = {getattr(k, "key", k) for k, _ in keyed1}
+        keys2 = {getattr(k, "key", k) for k, _ in keyed2}
+        diff = " ".join(repr(k) for k in keys1 ^ keys2)
+
+        def children(n: int) -> str:
+            return f"{n} child{'ren' if n > 1 else ''}"
+
+        yield (
+            path,
+            f"{type(t1)} with {children(len(keyed1))}",
+            f"{type(t2)} with {children(len(keyed2))}",
+            "the numbers of children do not match"
+            + (f", with the symmetric difference of key sets: {{{diff}}}" if diff else ""),
+        )
+        return
+    if meta1 != meta2:
+        yield (
+            path,
+            f"{type(t1)} with pytree metadata {meta1}",
+            f"{type(t2)} with pytree metadata {meta2}",
+            "the pytree node metadata does not match",
+        )
+        return
+    for (k, c1), (_, c2) in zip(keyed1, keyed2, strict=True):
+        yield from _equality_errors((*path, k), c1, c2)

@@ -45,14 +45,26 @@ from mj_control._tracing import (
     check_callable,
     check_carry,
     fix_carry_types,
+    host_outputs,
     shaped_avals,
     trace_fun,
     type_tree,
+    weak_outputs,
 )
-from mj_core import Array, ConcreteArray, Primitive, ShapedArray, bind, get_aval, impl_rules, lax
+from mj_core import (
+    Array,
+    ConcreteArray,
+    Primitive,
+    ShapedArray,
+    bind,
+    config,
+    get_aval,
+    impl_rules,
+    lax,
+)
 from mj_core.errors import user_line_suffix
 from mj_core.extend import ArrayLike
-from mj_core.tree_util import tree_flatten, tree_structure, tree_unflatten
+from mj_core.tree_util import tree_flatten, tree_structure, tree_unflatten, treedef_is_leaf
 from mj_ir import ClosedJaxpr, Jaxpr, JaxprEqn, Var, abstract_eval_rules, dce_jaxpr, eval_jaxpr
 from mj_ir.extend import pp_rules, trace_to_closed_jaxpr, types_match
 from mj_xla.extend import (
@@ -107,26 +119,41 @@ def while_loop(
         init_avals,
         body.out_tree,
         body.out_avals,
+        body_fun,
     )
     cond = trace_fun(cond_fun, in_tree, init_avals)
     cond_out = cond.out_avals
     if len(cond_out) != 1 or cond_out[0].shape != () or cond_out[0].dtype != _BOOL:
+        # JAX's wording, then mj's type tree
         where = user_line_suffix()
-        raise TypeError(
-            "while_loop: cond_fun must return a boolean scalar, but it returns "
-            f"{type_tree(cond.out_tree, cond_out)}{where}."
-        )
+        shown = type_tree(cond.out_tree, cond_out)
+        if len(cond_out) != 1 or not treedef_is_leaf(cond.out_tree):
+            head = f"cond_fun must return a boolean scalar, but got pytree {cond.out_tree}."
+        else:
+            head = (
+                "cond_fun must return a boolean scalar, but got output type(s) "
+                f"[{_jax_repr(cond_out[0])}]."
+            )
+        raise TypeError(f"{head} (while_loop: cond_fun returns {shown}{where})")
+    body_jaxpr = body.closed()
     outs = bind(
         while_p,
         *cond.consts,
         *body.consts,
         *init_flat,
         cond_jaxpr=cond.closed(),
-        body_jaxpr=body.closed(),
+        body_jaxpr=body_jaxpr,
         cond_nconsts=len(cond.consts),
         body_nconsts=len(body.consts),
     )
-    return tree_unflatten(carry_tree, outs)
+    return tree_unflatten(carry_tree, weak_outputs(outs, body_jaxpr.out_avals))
+
+
+def _jax_repr(aval: ShapedArray) -> str:
+    """JAX's ``repr(aval)``: ``ShapedArray(float32[3], weak_type=True)``."""
+    dims = ",".join(str(d) for d in aval.shape)
+    weak = ", weak_type=True" if aval.weak_type else ""
+    return f"ShapedArray({aval.dtype.name}[{dims}]{weak})"
 
 
 def fori_loop(
@@ -164,6 +191,8 @@ def fori_loop(
             i, val = carry
             return (lax.add(i, 1), body_fun(i, val)), None
 
+        if config.disable_jit and stop <= start:
+            return init_val  # as JAX's (a zero-length scan cannot run without jit)
         (_, result), _ = scan(
             scan_body,
             (i0, init_val),
@@ -221,7 +250,7 @@ def _while_impl(
     carry = list(args[cond_nconsts + body_nconsts :])
     while np.asarray(cond_jaxpr(*cond_consts, *carry)[0]):
         carry = body_jaxpr(*body_consts, *carry)
-    return carry
+    return host_outputs(carry, body_jaxpr.out_avals)
 
 
 impl_rules[while_p] = _while_impl

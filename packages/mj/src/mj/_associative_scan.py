@@ -32,6 +32,11 @@ def associative_scan(
     """``[e0, fn(e0, e1), fn(fn(e0, e1), e2), ...]`` along ``axis`` of every leaf of the
     pytree ``elems``, for an associative ``fn`` taking and returning pytrees like ``elems``;
     ``reverse`` scans from the end."""
+    if not callable(fn):
+        raise TypeError(
+            "lax.associative_scan: fn argument should be callable. (got "
+            f"{type(fn).__name__} {fn!r}{user_line_suffix()})"
+        )
     flat, tree = tree_flatten(elems)
     if not flat:
         raise ValueError(f"associative_scan: elems has no arrays{user_line_suffix()}")

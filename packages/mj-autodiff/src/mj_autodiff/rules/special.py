@@ -7,8 +7,9 @@
 * ``bessel_i0e``, ``bessel_i1e``: ``i0e' = i1e - sign(x) i0e`` and
   ``i1e' = i0e - i1e (sign(x) + 1/x)``, with the limit 1/2 at ``x = 0``.
 * ``igamma``, ``igammac``: with respect to ``x`` the closed form
-  ``dP/dx = x^(a-1) e^-x / Gamma(a) = -dQ/dx``; with respect to ``a`` JAX uses a dedicated
-  ``igamma_grad_a`` primitive that mj does not have, so a nonzero ``a`` tangent raises.
+  ``dP/dx = x^(a-1) e^-x / Gamma(a) = -dQ/dx``; with respect to ``a`` the ``igamma_grad_a``
+  primitive, as JAX's (``dQ/da = -dP/da``). ``igamma_grad_a`` itself has no derivative, as
+  in JAX.
 * ``regularized_incomplete_beta``: with respect to ``x`` the beta density
   ``x^(a-1) (1-x)^(b-1) / B(a, b)``; JAX has no derivative with respect to ``a`` or ``b``
   and raises, and so does mj (an error that is both a ``ValueError``, as JAX's, and a
@@ -18,7 +19,6 @@
 from __future__ import annotations
 
 import math
-from typing import Any
 
 import numpy as np
 
@@ -131,15 +131,12 @@ def _gamma_density(a: ArrayLike, x: ArrayLike) -> Array:
     return lax.exp(log_density)
 
 
-def _grad_a(name: str) -> Any:
-    def rule(g: ArrayLike, a: ArrayLike, x: ArrayLike) -> Array:
-        raise NotImplementedError(
-            f"{name}: differentiation with respect to a (JAX's igamma_grad_a) is not "
-            f"implemented in mj; only x may carry a tangent{user_line_suffix()}"
-        )
+def _igamma_grad_a(g: ArrayLike, a: ArrayLike, x: ArrayLike) -> Array:
+    return lax.mul(g, lax.igamma_grad_a(a, x))
 
-    rule.__name__ = f"_{name}_grad_a"
-    return rule
+
+def _igammac_grad_a(g: ArrayLike, a: ArrayLike, x: ArrayLike) -> Array:
+    return lax.neg(lax.mul(g, lax.igamma_grad_a(a, x)))
 
 
 def _igamma_grad_x(g: ArrayLike, a: ArrayLike, x: ArrayLike) -> Array:
@@ -150,8 +147,8 @@ def _igammac_grad_x(g: ArrayLike, a: ArrayLike, x: ArrayLike) -> Array:
     return lax.neg(lax.mul(g, _gamma_density(a, x)))
 
 
-defjvp(igamma_p, _grad_a("igamma"), _igamma_grad_x)
-defjvp(igammac_p, _grad_a("igammac"), _igammac_grad_x)
+defjvp(igamma_p, _igamma_grad_a, _igamma_grad_x)
+defjvp(igammac_p, _igammac_grad_a, _igammac_grad_x)
 
 
 # --- incomplete beta --------------------------------------------------------------------------

@@ -11,6 +11,7 @@ from mj_core.prims.special import (
     digamma_p,
     erf_inv_p,
     erfc_p,
+    igamma_grad_a_p,
     igamma_p,
     igammac_p,
     lgamma_p,
@@ -29,5 +30,5 @@ for _prim in (
 ):
     defvectorized(_prim)
 
-for _prim in (igamma_p, igammac_p, regularized_incomplete_beta_p):
+for _prim in (igamma_p, igammac_p, igamma_grad_a_p, regularized_incomplete_beta_p):
     defbroadcasting(_prim)

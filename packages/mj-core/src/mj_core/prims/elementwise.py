@@ -793,7 +793,8 @@ def _select_n(which: Any, *cases: Any) -> Any:
         if len(cases) != 2:
             raise TypeError(f"select_n with a bool selector needs 2 cases, got {len(cases)}")
         return np.where(which, cases[1], cases[0])
-    return np.choose(which, np.broadcast_arrays(*cases), mode="clip")
+    # (a plain ndarray selector: an mj array's np.choose would be mj's, on broadcast views)
+    return np.choose(np.asarray(which), np.broadcast_arrays(*cases), mode="clip")
 
 
 def _clamp(lo: Any, x: Any, hi: Any) -> Any:

@@ -39,6 +39,8 @@ __all__ = [
     "erfc",
     "erfc_p",
     "igamma",
+    "igamma_grad_a",
+    "igamma_grad_a_p",
     "igamma_p",
     "igammac",
     "igammac_p",
@@ -55,6 +57,9 @@ bessel_i0e_p = define_elementwise("bessel_i0e", 1, REAL, to_inexact_dtype, _math
 bessel_i1e_p = define_elementwise("bessel_i1e", 1, REAL, to_inexact_dtype, _math.bessel_i1e)
 igamma_p = define_elementwise("igamma", 2, REAL, to_inexact_dtype, _math.igamma)
 igammac_p = define_elementwise("igammac", 2, REAL, to_inexact_dtype, _math.igammac)
+igamma_grad_a_p = define_elementwise(
+    "igamma_grad_a", 2, REAL, to_inexact_dtype, _math.igamma_grad_a
+)
 regularized_incomplete_beta_p = define_elementwise(
     "regularized_incomplete_beta", 3, REAL, to_inexact_dtype, _math.betainc
 )
@@ -85,6 +90,11 @@ def erf_inv(x: ArrayLike) -> Array:
 def igamma(a: ArrayLike, x: ArrayLike) -> Array:
     """Elementwise regularized lower incomplete gamma function ``P(a, x)``."""
     return bind1(igamma_p, a, x)
+
+
+def igamma_grad_a(a: ArrayLike, x: ArrayLike) -> Array:
+    """Elementwise ``d P(a, x) / d a``, the derivative of :func:`igamma` in ``a``."""
+    return bind1(igamma_grad_a_p, a, x)
 
 
 def igammac(a: ArrayLike, x: ArrayLike) -> Array:

@@ -114,44 +114,31 @@ def gelu(x: ArrayLike, approximate: bool = True) -> Array:
     return lax.mul(lax.mul(0.5, x), lax.erfc(lax.mul(lax.neg(x), math.sqrt(0.5))))
 
 
-def _shifted(x: ArrayLike, axis: Axis) -> tuple[Array, Array]:
-    """``x - max(x, axis)``, with infinite maxima replaced by 0 so that rows of ``-inf`` give
-    NaN-free results. The shift cancels mathematically, so its gradient contributions cancel
-    too (JAX wraps it in stop_gradient only to save that work)."""
-    m = mnp.max(x, axis=axis, keepdims=True)
-    m = lax.select(lax.is_finite(m), m, mnp.zeros_like(m))
-    return lax.sub(x, m), m
-
-
-def _masked_shifted(x: ArrayLike, axis: Axis, where: ArrayLike) -> Array:
-    """``x - max(x[where], axis)`` where ``where`` holds, ``-inf`` elsewhere (JAX's masking:
-    the masked-out entries take no part in the maximum, the sum, or the gradient)."""
+def _shifted(x: ArrayLike, axis: Axis, where: ArrayLike | None) -> Array:
+    """``x - max(x, axis)`` as JAX's: the maximum over the entries ``where`` selects (initial
+    ``-inf``, so empty axes work), masked-out entries ``-inf``, the shift under
+    ``stop_gradient`` (it cancels mathematically). An infinite maximum gives NaN, as JAX's."""
     m = mnp.max(x, axis=axis, where=where, initial=-mnp.inf, keepdims=True)
-    m = lax.select(lax.is_finite(m), m, mnp.zeros_like(m))
-    return lax.sub(mnp.where(where, x, -mnp.inf), m)
+    safe = x if where is None else mnp.where(where, x, -mnp.inf)
+    return lax.sub(safe, stop_gradient(m))
 
 
 def softmax(x: ArrayLike, axis: Axis = -1, where: ArrayLike | None = None) -> Array:
     """``exp(x) / sum(exp(x), axis)``, computed from ``x - max(x)``; with ``where``, over the
     entries where it holds only (0 elsewhere), as JAX's."""
-    if where is not None:
-        unnormalized = lax.exp(_masked_shifted(x, axis, where))
-        total = mnp.sum(unnormalized, axis=axis, where=where, keepdims=True)
-        return mnp.where(where, lax.div(unnormalized, total), 0)
-    shifted, _ = _shifted(x, axis)
-    unnormalized = lax.exp(shifted)
-    return lax.div(unnormalized, mnp.sum(unnormalized, axis=axis, keepdims=True))
+    unnormalized = lax.exp(_shifted(x, axis, where))
+    total = mnp.sum(unnormalized, axis=axis, where=where, keepdims=True)
+    result = lax.div(unnormalized, total)
+    return result if where is None else mnp.where(where, result, 0)
 
 
 def log_softmax(x: ArrayLike, axis: Axis = -1, where: ArrayLike | None = None) -> Array:
     """``x - logsumexp(x, axis)``, computed from ``x - max(x)``; with ``where``, over the
     entries where it holds only (``-inf`` elsewhere), as JAX's."""
-    if where is not None:
-        shifted = _masked_shifted(x, axis, where)
-        total = mnp.sum(lax.exp(shifted), axis=axis, where=where, keepdims=True)
-        return mnp.where(where, lax.sub(shifted, lax.log(total)), -mnp.inf)
-    shifted, _ = _shifted(x, axis)
-    return lax.sub(shifted, lax.log(mnp.sum(lax.exp(shifted), axis=axis, keepdims=True)))
+    shifted = _shifted(x, axis, where)
+    total = mnp.sum(lax.exp(shifted), axis=axis, where=where, keepdims=True)
+    result = lax.sub(shifted, lax.log(total))
+    return result if where is None else mnp.where(where, result, -mnp.inf)
 
 
 @overload

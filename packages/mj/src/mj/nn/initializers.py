@@ -182,9 +182,9 @@ def _compute_fans(
     """Effective input and output sizes: every axis not named is a receptive-field axis."""
     if isinstance(in_axis, int) and in_axis == -2 and len(shape) <= 1:
         raise ValueError(
-            f"variance_scaling: cannot compute fan-in and fan-out of a {len(shape)}-dimensional "
-            f"weight shape {shape} with the default in_axis; use at least 2 dimensions or give "
-            f"in_axis{user_line_suffix()}"
+            f"Can't compute input and output sizes of a {len(shape)}-dimensional weights "
+            "tensor with default in_axis. Must be at least 2D or specify in_axis explicitly."
+            f" (variance_scaling, weight shape {shape}){user_line_suffix()}"
         )
     in_size = _size(shape, in_axis)
     out_size = _size(shape, out_axis)
