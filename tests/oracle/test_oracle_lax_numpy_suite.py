@@ -54,3 +54,45 @@ def test_complex_sort_orders_real_then_imaginary_with_nan_last_in_each(x64, dtyp
         jax.lax.sort((x, np.arange(x.size)), num_keys=1)[1],
     )
     _same(mnp.lexsort(keys), jnp.lexsort(keys))
+
+
+CREATION = {
+    "array": lambda np_, d: np_.array([1, 2, 3], dtype=np.float32, device=d),
+    "asarray": lambda np_, d: np_.asarray(np.arange(4), device=d),
+    "zeros": lambda np_, d: np_.zeros((2, 3), np.int32, device=d),
+    "ones": lambda np_, d: np_.ones(3, device=d),
+    "empty": lambda np_, d: np_.empty((0, 2), device=d),
+    "full": lambda np_, d: np_.full((2,), 7, device=d),
+    "zeros_like": lambda np_, d: np_.zeros_like(np.ones(3, np.int8), device=d),
+    "ones_like": lambda np_, d: np_.ones_like(np.ones(3), shape=(2, 2), device=d),
+    "empty_like": lambda np_, d: np_.empty_like(np.ones(3, np.float32), device=d),
+    "full_like": lambda np_, d: np_.full_like(np.ones(2), 2.5, device=d),
+    "arange": lambda np_, d: np_.arange(1, 7, 2, device=d),
+    "linspace": lambda np_, d: np_.linspace(0, 1, 5, device=d),
+    "linspace_retstep": lambda np_, d: np_.linspace(0, 1, 5, retstep=True, device=d)[0],
+    "eye": lambda np_, d: np_.eye(3, 4, 1, device=d),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CREATION))
+@pytest.mark.parametrize("as_sharding", [False, True])
+def test_creation_functions_place_their_result_on_device(x64, name, as_sharding):
+    make = CREATION[name]
+    jd, md = jax.devices()[-1], mj.devices()[-1]
+    if as_sharding:
+        jd = jax.sharding.make_single_device_sharding(jd)
+        md = mj.sharding.make_single_device_sharding(md)
+    want, got = make(jnp, jd), make(mnp, md)
+    _same(got, want)
+    assert {d.id for d in got.devices()} == {d.id for d in want.devices()}
+    assert got.committed
+    if as_sharding:
+        assert got.sharding == md
+
+
+def test_zeros_like_with_a_device_under_jit(x64):
+    x = np.array([1, 2, 3], np.int32)
+    want = jax.jit(lambda a: jnp.zeros_like(a, device=jax.devices()[0]))(x)
+    got = mj.jit(lambda a: mnp.zeros_like(a, device=mj.devices()[0]))(x)
+    _same(got, want)
+    assert got.sharding == mj.sharding.make_single_device_sharding(mj.devices()[0])
