@@ -96,3 +96,43 @@ def test_zeros_like_with_a_device_under_jit(x64):
     got = mj.jit(lambda a: mnp.zeros_like(a, device=mj.devices()[0]))(x)
     _same(got, want)
     assert got.sharding == mj.sharding.make_single_device_sharding(mj.devices()[0])
+
+
+def _close(got, want, rtol=0.0):
+    assert got.dtype == want.dtype
+    assert got.shape == want.shape
+    np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=rtol, atol=rtol)
+
+
+SPACES = [
+    ("linspace", dict(num=5)),
+    ("linspace", dict(num=4, endpoint=False, retstep=True)),
+    ("linspace", dict(num=1, retstep=True)),
+    ("linspace", dict(num=1, endpoint=False, retstep=True)),
+    ("linspace", dict(num=0, retstep=True)),
+    ("linspace", dict(num=7, dtype=np.int32)),
+    ("linspace", dict(num=6, dtype=np.float16)),
+    ("logspace", dict(num=5, base=2.0)),
+    ("logspace", dict(num=4, endpoint=False, dtype=np.float32)),
+    ("geomspace", dict(num=5)),
+    ("geomspace", dict(num=3, endpoint=False, dtype=np.complex64)),
+]
+
+
+@pytest.mark.parametrize("axis", [0, 1, -1, 2])
+@pytest.mark.parametrize(("name", "kwargs"), SPACES)
+def test_spaced_samples_along_any_axis_as_jax(x64, name, kwargs, axis):
+    # JAX's formula (start * (1 - t) + stop * t): the same values to the last bit
+    start = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], np.float32)
+    stop = np.array([7.0, 50.0, 9.0], np.float32)
+    # (eagerly, NumPy's float32 arithmetic may differ from XLA's in the last bit, which an
+    # integer dtype's floor can turn into a difference of one: compared under jit only)
+    want = getattr(jnp, name)(start, stop, axis=axis, **kwargs)
+    jitted = mj.jit(lambda a, b: getattr(mnp, name)(a, b, axis=axis, **kwargs))(start, stop)
+    for g, w in zip(jitted, want, strict=True) if isinstance(want, tuple) else [(jitted, want)]:
+        exact = name == "linspace" and w.dtype != np.float16  # (XLA's f16 rounding varies)
+        _close(g, w, rtol=0.0 if exact else 1e-3 if w.dtype == np.float16 else 1e-6)
+    if kwargs.get("dtype") is not np.int32:
+        got = getattr(mnp, name)(start, stop, axis=axis, **kwargs)
+        for g, w in zip(got, want, strict=True) if isinstance(want, tuple) else [(got, want)]:
+            _close(g, w, rtol=1e-3 if w.dtype == np.float16 else 1e-6)
