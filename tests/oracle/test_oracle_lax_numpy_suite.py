@@ -136,3 +136,61 @@ def test_spaced_samples_along_any_axis_as_jax(x64, name, kwargs, axis):
         got = getattr(mnp, name)(start, stop, axis=axis, **kwargs)
         for g, w in zip(got, want, strict=True) if isinstance(want, tuple) else [(got, want)]:
             _close(g, w, rtol=1e-3 if w.dtype == np.float16 else 1e-6)
+
+
+PADS = [
+    ("constant", {}),
+    ("constant", dict(constant_values=((1, 2), (3, 4)))),
+    ("edge", {}),
+    ("wrap", {}),
+    ("reflect", {}),
+    ("reflect", dict(reflect_type="odd")),
+    ("symmetric", {}),
+    ("symmetric", dict(reflect_type="odd")),
+    ("linear_ramp", {}),
+    ("linear_ramp", dict(end_values=((1, 2), (-3, 5)))),
+    ("maximum", {}),
+    ("minimum", dict(stat_length=2)),
+    ("mean", dict(stat_length=((1, 2), (3, 1)))),
+    ("median", {}),
+    ("empty", {}),
+]
+
+
+@pytest.mark.parametrize("widths", [((1, 2), (3, 0)), ((5, 7), (8, 2))])
+@pytest.mark.parametrize("dtype", [np.float32, np.int32])
+@pytest.mark.parametrize(("mode", "kwargs"), PADS)
+def test_pad_modes_and_keywords_as_jax(x64, mode, kwargs, dtype, widths):
+    # the second widths are longer than the axes: wrap/reflect/symmetric repeat
+    x = np.array([[3, 1, 4, 1], [5, 9, 2, 6], [5, 3, 5, 8]], dtype)
+    want = jnp.pad(x, widths, mode, **kwargs)
+    got = mnp.pad(x, widths, mode, **kwargs)
+    jitted = mj.jit(lambda a: mnp.pad(a, widths, mode, **kwargs))(x)
+    # (a float ramp may differ from XLA's in the last bit when computed eagerly)
+    rtol = 1e-6 if mode == "linear_ramp" and dtype == np.float32 else 0.0
+    _close(got, want, rtol)
+    _close(jitted, want, rtol)
+
+
+def test_pad_with_a_function_as_jax():
+    def pad_with(vector, pad_width, iaxis, kwargs):
+        value = kwargs.get("padder", 10)
+        vector = vector.at[: pad_width[0]].set(value)
+        return vector.at[-pad_width[1] :].set(value)
+
+    x = np.arange(24).reshape(2, 3, 4)
+    _same(mnp.pad(x, 1, pad_with, padder=100), jnp.pad(x, 1, pad_with, padder=100))
+    _same(mnp.pad(x[0], 2, pad_with), jnp.pad(x[0], 2, pad_with))
+
+
+def test_pad_refuses_as_jax():
+    x = np.arange(3)
+    with pytest.raises(ValueError, match="unsupported keyword arguments for mode 'edge'"):
+        mnp.pad(x, 1, "edge", constant_values=0)
+    for mode in (1, None, "foo"):
+        with pytest.raises(NotImplementedError, match=f"Unimplemented padding mode '{mode}'"):
+            mnp.pad(x, 1, mode)
+    with pytest.raises(ValueError, match="Cannot apply 'wrap' padding to empty axis"):
+        mnp.pad(np.zeros((0, 2)), 1, "wrap")
+    with pytest.raises(TypeError, match="`pad_width` must be of integral type"):
+        mnp.pad(x, 1.5)
