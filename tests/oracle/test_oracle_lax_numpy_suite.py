@@ -194,3 +194,30 @@ def test_pad_refuses_as_jax():
         mnp.pad(np.zeros((0, 2)), 1, "wrap")
     with pytest.raises(TypeError, match="`pad_width` must be of integral type"):
         mnp.pad(x, 1.5)
+
+
+TAKE_X = np.arange(24.0, dtype=np.float32).reshape(2, 3, 4)
+TAKE_I = np.array([[[0, -1, 3, 2, -4, 1]], [[2, 2, 0, -2, 1, 3]]])  # broadcasts over axis 1
+
+
+@pytest.mark.parametrize("mode", [None, "fill", "clip", "one_hot", "promise_in_bounds"])
+@pytest.mark.parametrize("wrap", [None, True])
+def test_take_along_axis_modes_as_jax(x64, mode, wrap):
+    kw = {} if wrap is None else dict(wrap_negative_indices=wrap)
+    want = jnp.take_along_axis(TAKE_X, TAKE_I, axis=2, mode=mode, **kw)
+    _same(mnp.take_along_axis(TAKE_X, TAKE_I, axis=2, mode=mode, **kw), want)
+    jitted = mj.jit(lambda a, i: mnp.take_along_axis(a, i, axis=2, mode=mode, **kw))
+    _same(jitted(TAKE_X, TAKE_I), want)
+
+
+def test_take_along_axis_default_axis_empty_axis_and_errors(x64):
+    idx = np.array([[3, 0, 1]] * 2)
+    _same(mnp.take_along_axis(TAKE_X[0, :2], idx), jnp.take_along_axis(TAKE_X[0, :2], idx))
+    empty = np.ones((4, 0, 3), np.int32)
+    _same(mnp.take_along_axis(empty, empty, axis=1), jnp.take_along_axis(empty, empty, axis=1))
+    with pytest.raises(TypeError, match="take_along_axis indices must be of integer type, got"):
+        mnp.take_along_axis(np.arange(5), np.array([3.0], np.float32), axis=0)
+    with pytest.raises(ValueError, match="indices and arr must have the same number of dim"):
+        mnp.take_along_axis(TAKE_X, idx, axis=0)
+    with pytest.raises(ValueError, match="take_along_axis indices must be 1D if axis=None"):
+        mnp.take_along_axis(TAKE_X, idx, axis=None)

@@ -34,35 +34,50 @@ __all__ = [
 def take_along_axis(
     arr: ArrayLike,
     indices: ArrayLike,
-    axis: int | None,
+    axis: int | None = -1,
     mode: str | None = None,
     fill_value: ArrayLike | None = None,
     *,
-    wrap_negative_indices: bool = True,
+    wrap_negative_indices: bool | None = None,
 ) -> Array:
     """``out[..., i, ...] = arr[..., indices[..., i, ...], ...]`` along ``axis`` (NumPy's
     ``take_along_axis``; ``indices`` broadcasts against ``arr`` on the other axes).
 
     Out-of-bounds indices follow JAX: ``mode="fill"`` (the default) gives ``fill_value``
-    (NaN for floats, the lowest integer, True), ``"clip"`` the nearest element. Negative
-    indices count from the end unless ``wrap_negative_indices=False`` (then they are out of
-    bounds)."""
+    (NaN for floats, the lowest integer, True), ``"clip"`` the nearest element;
+    ``"one_hot"`` selects by a one-hot mask (zero out of bounds). Negative indices count
+    from the end unless ``wrap_negative_indices=False`` (then they are out of bounds; the
+    default under ``mode="promise_in_bounds"``)."""
     arr = cnp.asarray(arr)
     indices = cnp.asarray(indices)
+    if np.dtype(indices.dtype).kind not in "iu":
+        raise TypeError(f"take_along_axis indices must be of integer type, got {indices.dtype}")
     if axis is None:
+        if cnp.ndim(indices) != 1:
+            raise ValueError(
+                f"take_along_axis indices must be 1D if axis=None, got shape {cnp.shape(indices)}"
+            )
         arr, axis = cnp.ravel(arr), 0
     ndim = cnp.ndim(arr)
     if cnp.ndim(indices) != ndim:
         raise ValueError(
-            f"take_along_axis: indices (rank {cnp.ndim(indices)}) and arr (rank {ndim}) must "
-            "have the same number of dimensions"
+            "indices and arr must have the same number of dimensions; "
+            f"{cnp.ndim(indices)} vs. {ndim}"
         )
     axis = canonicalize_axis("take_along_axis", axis, ndim)
-    if np.dtype(indices.dtype).kind not in "iu":
-        raise TypeError(f"take_along_axis: indices must be integers, got {indices.dtype}")
+    size = cnp.shape(arr)[axis]
+    if size == 0:  # nothing to take from: zeros of the broadcast shape, as JAX
+        arr_shape = list(cnp.shape(arr))
+        arr_shape[axis] = 1
+        out_shape = cnp.broadcast_shapes(cnp.shape(indices), tuple(arr_shape))
+        return cnp.zeros(out_shape, arr.dtype)
+    if wrap_negative_indices is None:
+        wrap_negative_indices = mode != "promise_in_bounds"
+    if mode == "one_hot":
+        return _take_one_hot(arr, indices, axis, wrap_negative_indices)
     mode = "fill" if mode is None else mode
     if not wrap_negative_indices:  # a negative index is out of bounds: past the end
-        past = cnp.shape(arr)[axis] if mode == "fill" else 0
+        past = size if mode == "fill" else 0
         indices = cnp.where(indices < 0, past, indices)
     index: list[Any] = []
     for d in range(ndim):
@@ -73,6 +88,24 @@ def take_along_axis(
             grid_shape[d] = cnp.shape(arr)[d]
             index.append(lax.broadcasted_iota(np.int64, tuple(grid_shape), d))
     return arr.at[tuple(index)].get(mode=mode, fill_value=fill_value)
+
+
+def _take_one_hot(arr: Array, indices: Array, axis: int, wrap: bool) -> Array:
+    """``take_along_axis(mode="one_hot")``: each output element the one element of its
+    ``arr`` slice whose position equals the index (zero if none does)."""
+    size = cnp.shape(arr)[axis]
+    if wrap:
+        indices = cnp.where(indices < 0, cnp.add(indices, size), indices)
+    a = cnp.moveaxis(arr, axis, -1)
+    idx = cnp.moveaxis(indices, axis, -1)
+    batch = cnp.broadcast_shapes(cnp.shape(a)[:-1], cnp.shape(idx)[:-1])
+    full = (*batch, cnp.shape(idx)[-1], size)  # (..., m, size): one row of the mask per index
+    a = cnp.broadcast_to(a[..., None, :], full)
+    idx = cnp.broadcast_to(idx[..., None], full)
+    hot = lax.eq(idx, lax.broadcasted_iota(idx.dtype, full, len(full) - 1))
+    picked = lax.select(hot, a, lax.full(full, 0, arr.dtype))
+    out = cnp.sum(picked, axis=-1, dtype=arr.dtype)
+    return cnp.moveaxis(out, -1, axis)
 
 
 def roll(
