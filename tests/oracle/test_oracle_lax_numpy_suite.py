@@ -221,3 +221,34 @@ def test_take_along_axis_default_axis_empty_axis_and_errors(x64):
         mnp.take_along_axis(TAKE_X, idx, axis=0)
     with pytest.raises(ValueError, match="take_along_axis indices must be 1D if axis=None"):
         mnp.take_along_axis(TAKE_X, idx, axis=None)
+
+
+def _raises_like_jax(jax_call, mj_call):
+    """mj raises JAX's exception class, its message starting with JAX's text."""
+    with pytest.raises((ValueError, TypeError)) as want:
+        jax_call()
+    with pytest.raises(type(want.value)) as got:
+        mj_call()
+    jax_text = str(want.value).split("\n")[0]
+    assert str(got.value).startswith(jax_text.rstrip(".")), (str(got.value), jax_text)
+
+
+REFUSALS = {
+    "clip_complex": lambda np_: np_.clip(np.array([1 + 1j], np.complex64)),
+    "clip_complex_max": lambda np_: np_.clip(np.array([1.0]), max=np.complex64(1j)),
+    "hypot_complex": lambda np_: np_.hypot(np.array([1j]), np.array([1.0])),
+    "size_repeated_axis": lambda np_: np_.size(np.ones((2, 3)), axis=(0, -2)),
+    "broadcast_to_fewer_dims": lambda np_: np_.broadcast_to(np.ones((3, 4, 5)), (4, 5)),
+    "broadcast_to_incompatible": lambda np_: np_.broadcast_to(np.ones((2, 3)), (1, 3)),
+    "trace_same_axes": lambda np_: np_.trace(np.ones((2, 3, 2)), axis1=1, axis2=-2),
+    "rot90_1d": lambda np_: np_.rot90(np.ones(3)),
+    "r_directive": lambda np_: np_.r_["asdfgh", [1, 2]],
+    "c_directive": lambda np_: np_.c_["asdfgh", [1, 2]],
+    "array_none": lambda np_: np_.array([0.0, None]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(REFUSALS))
+def test_refuses_with_jax_class_and_wording(name):
+    make = REFUSALS[name]
+    _raises_like_jax(lambda: make(jnp), lambda: make(mnp))

@@ -160,7 +160,7 @@ def _refuse_objects(obj: object, api: str) -> None:
     a ``TypeError``."""
     for item in np.asarray(obj, object).flat:
         if item is None:  # JAX's class for this one
-            raise ValueError(f"{api}: None is not a valid value for an mj array, got {obj!r}")
+            raise ValueError(f"None is not a valid value for jnp.array ({api} of {obj!r})")
         if type(item) is int and not -(2**63) <= item < 2**64:
             raise OverflowError(
                 f"{api}: Python int {item} is too large to convert to "

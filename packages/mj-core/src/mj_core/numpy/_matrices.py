@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from mj_core import lax
+from mj_core._shapes import canonicalize_axis
 from mj_core._typing import Array, ArrayLike, DTypeLike
 from mj_core.numpy import _base as cnp
 
@@ -103,6 +104,9 @@ def trace(
     a: ArrayLike, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype: DTypeLike | None = None
 ) -> Array:
     """The sum along the ``offset`` diagonal."""
+    ndim = cnp.ndim(a)
+    if canonicalize_axis("trace", axis1, ndim) == canonicalize_axis("trace", axis2, ndim):
+        raise ValueError(f"axis1 and axis2 can not be same. axis1={axis1} and axis2={axis2}")
     return cnp.sum(diagonal(a, offset, axis1, axis2), axis=-1, dtype=dtype)
 
 

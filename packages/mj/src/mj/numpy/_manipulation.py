@@ -145,6 +145,11 @@ def rot90(m: ArrayLike, k: int = 1, axes: tuple[int, int] = (0, 1)) -> Array:
     """Rotate by 90 degrees ``k`` times in the plane of ``axes`` (first towards second)."""
     m = cnp.asarray(m)
     ndim = cnp.ndim(m)
+    if ndim < 2:
+        raise ValueError(
+            "rot90 requires its first argument to have ndim at least two, but got first "
+            f"argument of shape {cnp.shape(m)}, which has ndim {ndim}"
+        )
     a0, a1 = (canonicalize_axis("rot90", ax, ndim) for ax in axes)
     if a0 == a1:
         raise ValueError("rot90: axes must be different")
