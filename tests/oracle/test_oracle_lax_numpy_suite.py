@@ -252,3 +252,35 @@ REFUSALS = {
 def test_refuses_with_jax_class_and_wording(name):
     make = REFUSALS[name]
     _raises_like_jax(lambda: make(jnp), lambda: make(mnp))
+
+
+SHAPE_REFUSALS = {
+    "zeros_float_shape": lambda np_, lib: np_.zeros(1.0),
+    "zeros_traced_shape": lambda np_, lib: lib.jit(np_.zeros)(2),
+    "tri_traced_n": lambda np_, lib: lib.jit(np_.tri)(3, M=3, k=0),
+    "zeros_hint": lambda np_, lib: np_.zeros(2, 3),
+    "ones_hint": lambda np_, lib: np_.ones(2, 3),
+    "empty_hint": lambda np_, lib: np_.empty(2, 3),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SHAPE_REFUSALS))
+def test_shape_arguments_refused_in_jax_words(name):
+    make = SHAPE_REFUSALS[name]
+    with pytest.raises(TypeError) as want:
+        make(jnp, jax)
+    with pytest.raises(TypeError) as got:
+        make(mnp, mj)
+    # the first two lines (a traced value's own repr differs): JAX's text up to "got"
+    jax_lines, mj_lines = str(want.value).split("\n"), str(got.value).split("\n")
+    assert mj_lines[0].split(" got ")[0] == jax_lines[0].split(" got ")[0]
+    for jax_line, mj_line in zip(jax_lines[1:3], mj_lines[1:3], strict=False):
+        if not jax_line.startswith("The error occurred"):  # (JAX's tracing context)
+            assert mj_line.startswith(jax_line), (mj_line, jax_line)
+
+
+@pytest.mark.parametrize("k", [-(2**100), -4, -1, 0, 2, 3, 2**100])
+def test_eye_offsets_static_huge_and_traced_as_jax(x64, k):
+    _same(mnp.eye(3, 4, k=k), jnp.eye(3, 4, k=k))
+    if abs(k) < 2**31:
+        _same(mj.jit(lambda kk: mnp.eye(3, 4, k=kk))(k), jax.jit(lambda kk: jnp.eye(3, 4, k=kk))(k))

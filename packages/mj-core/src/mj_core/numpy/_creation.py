@@ -188,7 +188,20 @@ def _check_python_ints_fit(out: np.ndarray[Any, Any], api: str) -> None:
 
 
 def _shape_tuple(shape: int | Sequence[int]) -> tuple[int, ...]:
-    return int_tuple("mj.numpy", "shape", shape)
+    """``shape`` as a tuple of ints; JAX's ``TypeError`` for anything else (floats, traced
+    values)."""
+    try:
+        return int_tuple("mj.numpy", "shape", shape)
+    except TypeError:  # (a ConcretizationError too)
+        given = tuple(shape) if isinstance(shape, tuple | list) else (shape,)
+        raise TypeError(
+            f"Shapes must be 1D sequences of concrete values of integer type, got {given}.\n"
+            "If using `jit`, try using `static_argnums` or applying `jit` to smaller "
+            f"subfunctions.{user_line_suffix()}"
+        ) from None
+
+
+concrete_shape = _shape_tuple
 
 
 @eager_array_result
@@ -383,13 +396,22 @@ def linspace(
 
 
 @eager_array_result
-def eye(N: int, M: int | None = None, k: int = 0, dtype: DTypeLike | None = None) -> ArrayLike:  # noqa: N803
-    """A 2-d array with ones on the ``k``-th diagonal."""
-    m = N if M is None else M
-    rows = lax.broadcasted_iota(np.int32, (int(N), int(m)), 0)
-    cols = lax.broadcasted_iota(np.int32, (int(N), int(m)), 1)
+def eye(
+    N: int,  # noqa: N803
+    M: int | None = None,  # noqa: N803
+    k: int | ArrayLike = 0,
+    dtype: DTypeLike | None = None,
+) -> ArrayLike:
+    """A 2-d array with ones on the ``k``-th diagonal (``k`` may be traced)."""
+    shape = _shape_tuple((N, N if M is None else M))
+    rows = lax.broadcasted_iota(np.int32, shape, 0)
+    cols = lax.broadcasted_iota(np.int32, shape, 1)
     dt = as_dtype(dtype, "eye") or default_float_dtype()
-    return convert(lax.eq(lax.add(rows, int(k)), cols), dt)
+    if isinstance(k, Tracer):  # a traced diagonal offset, as JAX allows
+        traced = lax.broadcast_in_dim(convert(k, np.dtype(np.int32)), shape, ())
+        return convert(lax.eq(lax.add(rows, traced), cols), dt)
+    offset = max(-shape[0], min(shape[1], int(k)))  # type: ignore[arg-type]  # (past: no ones)
+    return convert(lax.eq(lax.add(rows, offset), cols), dt)
 
 
 @eager_array_result

@@ -12,6 +12,7 @@ from mj_core import lax
 from mj_core._shapes import canonicalize_axis
 from mj_core._typing import Array, ArrayLike, DTypeLike
 from mj_core.numpy import _base as cnp
+from mj_core.numpy._creation import concrete_shape
 
 __all__ = [
     "diag",
@@ -41,7 +42,8 @@ def _tri_mask(n: int, m: int, k: int) -> Array:
 def tri(N: int, M: int | None = None, k: int = 0, dtype: DTypeLike | None = None) -> Array:  # noqa: N803
     """Ones at and below the ``k``-th diagonal of an ``N x M`` matrix."""
     dt = np.dtype(np.float64 if dtype is None else dtype)
-    return lax.convert_element_type(_tri_mask(N, N if M is None else M, k), dt)
+    n, m = concrete_shape((N, N if M is None else M))
+    return lax.convert_element_type(_tri_mask(n, m, k), dt)
 
 
 def _triangle(m: ArrayLike, k: int, lower: bool) -> Array:

@@ -53,19 +53,33 @@ def asarray(
     return _placed(cnp.asarray(a, dtype, copy), device)  # type: ignore[no-any-return]
 
 
+def _with_shape_hint(name: str, make: Any, shape: Shape, dtype: Any) -> Any:
+    """``make(shape, dtype)``; JAX's hint when ``zeros(2, 3)`` meant ``zeros((2, 3))``."""
+    try:
+        return make(shape, dtype)
+    except TypeError as e:
+        if not (isinstance(shape, int) and isinstance(dtype, int)):
+            raise
+        raise TypeError(
+            f"{str(e).rstrip('.')}.\n\nDid you accidentally write `jax.numpy.{name}({shape}, "
+            f"{dtype})` when you meant `jax.numpy.{name}(({shape}, {dtype}))`, i.e. with a "
+            "single tuple argument for the shape?"
+        ) from None
+
+
 def zeros(shape: Shape, dtype: DTypeLike | None = None, *, device: Any = None) -> Array:
     """An array of zeros."""
-    return _placed(cnp.zeros(shape, dtype), device)  # type: ignore[no-any-return]
+    return _placed(_with_shape_hint("zeros", cnp.zeros, shape, dtype), device)  # type: ignore[no-any-return]
 
 
 def ones(shape: Shape, dtype: DTypeLike | None = None, *, device: Any = None) -> Array:
     """An array of ones."""
-    return _placed(cnp.ones(shape, dtype), device)  # type: ignore[no-any-return]
+    return _placed(_with_shape_hint("ones", cnp.ones, shape, dtype), device)  # type: ignore[no-any-return]
 
 
 def empty(shape: Shape, dtype: DTypeLike | None = None, *, device: Any = None) -> Array:
     """An array of ``shape`` (zeros, as in JAX: arrays are never uninitialized)."""
-    return _placed(cnp.empty(shape, dtype), device)  # type: ignore[no-any-return]
+    return _placed(_with_shape_hint("empty", cnp.empty, shape, dtype), device)  # type: ignore[no-any-return]
 
 
 def full(
@@ -144,7 +158,7 @@ def linspace(
 def eye(
     N: int,  # noqa: N803
     M: int | None = None,  # noqa: N803
-    k: int = 0,
+    k: int | ArrayLike = 0,
     dtype: DTypeLike | None = None,
     *,
     device: Any = None,
