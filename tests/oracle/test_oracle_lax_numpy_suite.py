@@ -284,3 +284,19 @@ def test_eye_offsets_static_huge_and_traced_as_jax(x64, k):
     _same(mnp.eye(3, 4, k=k), jnp.eye(3, 4, k=k))
     if abs(k) < 2**31:
         _same(mj.jit(lambda kk: mnp.eye(3, 4, k=kk))(k), jax.jit(lambda kk: jnp.eye(3, 4, k=kk))(k))
+
+
+TD_A, TD_B = np.arange(12.0).reshape(3, 2, 2), np.arange(2.0)
+
+
+@pytest.mark.parametrize("axes", [2, ([0], [0, 1]), ("bad", "axes"), 1.5, ([0],), np.array(1)])
+def test_tensordot_axes_refused_in_jax_words(axes):
+    _raises_like_jax(
+        lambda: jnp.tensordot(TD_A, TD_B, axes), lambda: mnp.tensordot(TD_A, TD_B, axes)
+    )
+
+
+@pytest.mark.parametrize("axes", [-1, 0, 1, (2, 0), ([1, 2], [0, 1])])
+def test_tensordot_axes_accepted_as_jax(x64, axes):
+    b = np.arange(4.0).reshape(2, 2) if isinstance(axes, tuple) and axes[0] != 2 else TD_B
+    _close(mnp.tensordot(TD_A, b, axes), jnp.tensordot(TD_A, b, axes), rtol=1e-6)
