@@ -300,3 +300,15 @@ def test_tensordot_axes_refused_in_jax_words(axes):
 def test_tensordot_axes_accepted_as_jax(x64, axes):
     b = np.arange(4.0).reshape(2, 2) if isinstance(axes, tuple) and axes[0] != 2 else TD_B
     _close(mnp.tensordot(TD_A, b, axes), jnp.tensordot(TD_A, b, axes), rtol=1e-6)
+
+
+def test_take_from_an_empty_axis_as_jax(x64):
+    empty = np.ones((2, 0, 4), np.float32)
+    none = np.array([], np.int32)
+    _same(mnp.take(empty, none, axis=1), jnp.take(empty, none, axis=1))
+    _same(mnp.take(none.astype(np.float32), none), jnp.take(none.astype(np.float32), none))
+    with pytest.raises(IndexError) as want:
+        jnp.take(empty, np.array([0], np.int32), axis=1)
+    with pytest.raises(IndexError, match=r"non-empty jnp\.take") as got:
+        mnp.take(empty, np.array([0], np.int32), axis=1)
+    assert str(got.value) == str(want.value)
