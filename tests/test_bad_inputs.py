@@ -205,7 +205,7 @@ def test_python_int_beyond_int64_names_the_value() -> None:
         (lambda: mnp.sum(X, axis="abc"), r"sum: axis must be an int"),
         (lambda: mnp.sum(X, axis=1.5), r"sum: axis must be an int"),  # was truncated to 1
         (lambda: mnp.reshape(X, "ab"), r"must be an int or a sequence of ints, got 'ab'"),
-        (lambda: mnp.zeros(_Opaque()), r"shape must be an int or a sequence of ints"),
+        (lambda: mnp.zeros(_Opaque()), r"Shapes must be 1D sequences of concrete values of int"),
         (lambda: lax.broadcast_in_dim(X, "ab", (0, 1)), r"mj.lax: .* got 'ab'"),
     ],
 )

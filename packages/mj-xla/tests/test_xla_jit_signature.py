@@ -297,9 +297,9 @@ def test_committed_arguments_are_their_own_signature(monkeypatch, x64):
 
 
 def test_configuration_that_changes_traces_is_part_of_the_signature():
-    """Options that change what tracing produces (dtype mode, dtype and rank promotion,
-    matmul precision) empty the caches when they change, as if they were in the key: a
-    function traced with rank promotion allowed raises once it is set to "raise"."""
+    """Options that change what tracing produces (dtype and rank promotion, matmul
+    precision) are part of the key: a function traced with rank promotion allowed raises once
+    it is set to "raise", and finds its first trace again once it is set back."""
     traces = []
 
     def f(x, y):
@@ -312,7 +312,32 @@ def test_configuration_that_changes_traces_is_part_of_the_signature():
     with config.override("numpy_rank_promotion", "raise"), pytest.raises(ValueError, match="rank"):
         jf(x, y)
     np.testing.assert_array_equal(np.asarray(jf(x, y)), x + y)
-    assert len(traces) == 3
+    assert len(traces) == 2
+
+
+def test_a_body_switching_dtype_promotion_keeps_its_traces():
+    """A function whose body runs under ``numpy_dtype_promotion("standard")`` (JAX's tests
+    wrap jnp functions so) is traced once: calling it eagerly between two jitted calls
+    switches the setting and back, which leaves the jitted function's trace in place."""
+    traces = []
+
+    def body(x):
+        with config.override("numpy_dtype_promotion", "standard"):
+            return mnp.add(x, np.float32(0.5))  # int8 + float32: standard promotion only
+
+    def f(x):
+        traces.append(1)
+        return body(x)
+
+    x = np.arange(6, dtype=np.int8)
+    with config.override("numpy_dtype_promotion", "strict"):
+        jf = jit(f)
+        first = jf(x)
+        eager = body(x)
+        again = jf(x)
+    np.testing.assert_array_equal(np.asarray(first), x + np.float32(0.5))
+    np.testing.assert_array_equal(np.asarray(again), np.asarray(eager))
+    assert len(traces) == 1
 
 
 def test_a_call_like_the_last_one_skips_the_memo_lookup(monkeypatch):

@@ -725,7 +725,7 @@ def test_index_helpers_reject_bad_input():
         mnp.tril_indices_from(CUBE)
     with pytest.raises(ValueError, match="triu_indices_from: only 2-D inputs are accepted"):
         mnp.triu_indices_from(X5)
-    with pytest.raises(ValueError, match="r_: could not understand the directive 'a,b'"):
+    with pytest.raises(ValueError, match="could not understand directive 'a,b'"):
         mnp.r_["a,b", X5]
     with pytest.raises(ValueError, match="r_: a string directive must come first"):
         mnp.r_[X5, "r"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from mj_autodiff.extend import transpose_jaxpr
 from mj_batch.extend import clear_vmap_jaxpr_cache
+from mj_core import config
 from mj_core.extend import on_change
 from mj_xla import _executable, _jit
 
@@ -20,9 +21,21 @@ def clear_caches() -> None:
     clear_vmap_jaxpr_cache()
 
 
-# Compiled programs bake the default matmul precision in, traced ones the promotion lattice's
-# answers and the rank promotion checks made while tracing (JAX keys its traces on all three):
-# a new setting traces and compiles them again.
-on_change("default_matmul_precision", lambda _: clear_caches())
-on_change("numpy_dtype_promotion", lambda _: clear_caches())
-on_change("numpy_rank_promotion", lambda _: clear_caches())
+_TRACE_SETTINGS = ("default_matmul_precision", "numpy_dtype_promotion", "numpy_rank_promotion")
+
+
+def _trace_setting_changed(_: object) -> None:
+    """Compiled programs bake the default matmul precision in, traced ones the promotion
+    lattice's answers and the rank promotion checks made while tracing. JAX keys its traces on
+    all three, and so do jit's signatures: a function switching one inside its body (under
+    ``numpy_dtype_promotion("standard")``) keeps its traces. The caches below jit, keyed on
+    jaxprs alone, are cleared."""
+    _jit.trace_settings_changed(tuple(getattr(config, name) for name in _TRACE_SETTINGS))
+    _executable._closed_cache.clear()
+    transpose_jaxpr.cache_clear()
+    clear_vmap_jaxpr_cache()
+
+
+for _name in _TRACE_SETTINGS:
+    on_change(_name, _trace_setting_changed)
+_trace_setting_changed(None)

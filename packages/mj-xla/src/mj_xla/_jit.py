@@ -256,6 +256,21 @@ def _clear_function_caches(_: bool) -> None:
 
 on_x64_change(_clear_function_caches)
 
+#: The settings a trace depends on besides its arguments (the default matmul precision, the
+#: dtype and rank promotion modes), part of every signature key as JAX keys its traces on them:
+#: a function whose body switches one (``jnp`` under ``numpy_dtype_promotion("standard")``)
+#: keeps its entries, and switching back finds the earlier traces. Set by ``_caches``.
+_trace_settings: tuple[Any, ...] = ()
+
+
+def trace_settings_changed(settings: tuple[Any, ...]) -> None:
+    """Key later signatures on ``settings``; the dispatch memos (keyed on arguments alone)
+    are dropped by a new generation of every cache."""
+    global _trace_settings
+    _trace_settings = settings
+    for cache in list(_function_caches.values()):
+        cache.generation += 1
+
 
 def _cache_for(fun: Callable[..., Any]) -> _Cache:
     """The LRU cache shared by every ``jit`` of ``fun``, dropped when ``fun`` is collected."""
@@ -599,6 +614,7 @@ class JitFunction(Generic[P, R]):
             avals,
             self._variant,
             axis_env_signature(),  # collectives inside resolve against the axes in scope
+            _trace_settings,
             shardings,  # laid out over several devices: compiled for that layout
             keep_spec,
             device,  # follows its committed arguments (outputs committed too)

@@ -23,6 +23,11 @@ from mj_xla import set_mesh as set_mesh
 P = PartitionSpec
 
 
+def make_single_device_sharding(device: object, *, memory_kind: str | None = None) -> Sharding:
+    """The whole array on ``device`` (JAX's ``jax.sharding.make_single_device_sharding``)."""
+    return SingleDeviceSharding(device, memory_kind=memory_kind)
+
+
 class AbstractMesh:
     """A mesh's axis names and sizes without devices (JAX's ``jax.sharding.AbstractMesh``):
     what code that only reasons about shapes (flax's partitioning metadata) reads."""

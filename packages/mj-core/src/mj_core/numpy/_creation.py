@@ -20,7 +20,7 @@ from mj_core._array_views import array_views, view_dtype
 from mj_core._avals import ConcreteArray, is_array
 from mj_core._eager_array import EagerArray, WeakEagerArray, eager_result, owned_data, weak_result
 from mj_core._eager_dispatch import like_placements
-from mj_core._shapes import int_tuple
+from mj_core._shapes import canonicalize_axis, int_tuple
 from mj_core._trace import Tracer
 from mj_core._typing import Array, ArrayLike, DTypeLike
 from mj_core.dtypes import (
@@ -39,7 +39,8 @@ from mj_core.numpy._promotion import (
     promoted_dtype,
     shape_of,
 )
-from mj_core.numpy._shape import stack
+from mj_core.numpy._shape import broadcast_shapes, stack
+from mj_core.prims.elementwise import to_inexact_dtype
 from mj_core.prims.structural import fill_view
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -166,7 +167,7 @@ def _refuse_objects(obj: object, api: str) -> None:
     a ``TypeError``."""
     for item in np.asarray(obj, object).flat:
         if item is None:  # JAX's class for this one
-            raise ValueError(f"{api}: None is not a valid value for an mj array, got {obj!r}")
+            raise ValueError(f"None is not a valid value for jnp.array ({api} of {obj!r})")
         if type(item) is int and not -(2**63) <= item < 2**64:
             raise OverflowError(
                 f"{api}: Python int {item} is too large to convert to "
@@ -194,7 +195,20 @@ def _check_python_ints_fit(out: np.ndarray[Any, Any], api: str) -> None:
 
 
 def _shape_tuple(shape: int | Sequence[int]) -> tuple[int, ...]:
-    return int_tuple("mj.numpy", "shape", shape)
+    """``shape`` as a tuple of ints; JAX's ``TypeError`` for anything else (floats, traced
+    values)."""
+    try:
+        return int_tuple("mj.numpy", "shape", shape)
+    except TypeError:  # (a ConcretizationError too)
+        given = tuple(shape) if isinstance(shape, tuple | list) else (shape,)
+        raise TypeError(
+            f"Shapes must be 1D sequences of concrete values of integer type, got {given}.\n"
+            "If using `jit`, try using `static_argnums` or applying `jit` to smaller "
+            f"subfunctions.{user_line_suffix()}"
+        ) from None
+
+
+concrete_shape = _shape_tuple
 
 
 @eager_array_result
@@ -347,33 +361,64 @@ def linspace(
     num = int(num)
     if num < 0:
         raise ValueError(f"linspace: number of samples must be non-negative, got {num}")
-    if axis != 0:
-        raise NotImplementedError("linspace: only axis=0 is supported")
     dt = as_dtype(dtype, "linspace")
-    comp, _ = promoted_dtype(start, stop)
-    comp = default_float_dtype() if comp.kind in "iub" else comp
+    if dt is None:
+        dt = canonical_dtype(to_inexact_dtype(promoted_dtype(start, stop)[0]))
+    # JAX's formula, start * (1 - t) + stop * t with t = i / div in the computation dtype
+    # (the inexact dtype of the result's): its values to the last bit, both ends exact
+    comp = canonical_dtype(to_inexact_dtype(dt))
     start_c, stop_c = convert(start, comp), convert(stop, comp)
+    bounds = broadcast_shapes(shape_of(start_c), shape_of(stop_c))
+    start_c, stop_c = (
+        lax.broadcast_in_dim(x, bounds, tuple(range(len(bounds) - len(shape_of(x)), len(bounds))))
+        for x in (start_c, stop_c)
+    )
+    ndim = len(bounds) + 1
+    axis = canonicalize_axis("linspace", axis, ndim)
+    bound_dims = tuple(d for d in range(ndim) if d != axis)
     div = (num - 1) if endpoint else num
-    step = lax.div(lax.sub(stop_c, start_c), float(max(div, 1)))
-    shape = shape_of(step)
-    iota = lax.broadcasted_iota(comp, (num, *shape), 0)
-    out = lax.add(start_c, lax.mul(iota, step))
-    if endpoint and num > 1:  # the last sample is exactly ``stop``, as in NumPy
-        last = lax.broadcasted_iota(np.int32, (num, *shape), 0)
-        out = lax.select(lax.eq(last, num - 1), stop_c, out)
-    if dt is not None:
-        out = convert(lax.floor(out) if dt.kind in "iu" else out, dt)
-    return (out, step) if retstep else out
+    out: ArrayLike
+    delta: ArrayLike
+    if num > 1:
+        delta = lax.div(lax.sub(stop_c, start_c), convert(div, comp))
+        samples = (*bounds[:axis], div, *bounds[axis:])
+        real = np.dtype(np.finfo(comp).dtype) if comp.kind == "c" else comp
+        t = lax.div(lax.broadcasted_iota(real, samples, axis), convert(div, real))
+        t = convert(t, comp)
+        lo, hi = (lax.broadcast_in_dim(x, samples, bound_dims) for x in (start_c, stop_c))
+        out = lax.add(lax.mul(lo, lax.sub(convert(1, comp), t)), lax.mul(hi, t))
+        if endpoint:
+            last = lax.broadcast_in_dim(stop_c, (*bounds[:axis], 1, *bounds[axis:]), bound_dims)
+            out = lax.concatenate([out, last], axis)
+    elif num == 1:
+        delta = convert(np.nan, comp) if endpoint else lax.sub(stop_c, start_c)
+        out = lax.broadcast_in_dim(start_c, (*bounds[:axis], 1, *bounds[axis:]), bound_dims)
+    else:
+        delta = convert(np.nan, comp)
+        out = lax.full((*bounds[:axis], 0, *bounds[axis:]), 0, comp)
+    if dt.kind in "iu":
+        out = lax.floor(out)
+    out = convert(out, dt)
+    return (out, delta) if retstep else out
 
 
 @eager_array_result
-def eye(N: int, M: int | None = None, k: int = 0, dtype: DTypeLike | None = None) -> ArrayLike:  # noqa: N803
-    """A 2-d array with ones on the ``k``-th diagonal."""
-    m = N if M is None else M
-    rows = lax.broadcasted_iota(np.int32, (int(N), int(m)), 0)
-    cols = lax.broadcasted_iota(np.int32, (int(N), int(m)), 1)
+def eye(
+    N: int,  # noqa: N803
+    M: int | None = None,  # noqa: N803
+    k: int | ArrayLike = 0,
+    dtype: DTypeLike | None = None,
+) -> ArrayLike:
+    """A 2-d array with ones on the ``k``-th diagonal (``k`` may be traced)."""
+    shape = _shape_tuple((N, N if M is None else M))
+    rows = lax.broadcasted_iota(np.int32, shape, 0)
+    cols = lax.broadcasted_iota(np.int32, shape, 1)
     dt = as_dtype(dtype, "eye") or default_float_dtype()
-    return convert(lax.eq(lax.add(rows, int(k)), cols), dt)
+    if isinstance(k, Tracer):  # a traced diagonal offset, as JAX allows
+        traced = lax.broadcast_in_dim(convert(k, np.dtype(np.int32)), shape, ())
+        return convert(lax.eq(lax.add(rows, traced), cols), dt)
+    offset = max(-shape[0], min(shape[1], int(k)))  # type: ignore[arg-type]  # (past: no ones)
+    return convert(lax.eq(lax.add(rows, offset), cols), dt)
 
 
 @eager_array_result

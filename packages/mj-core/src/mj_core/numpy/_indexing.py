@@ -248,6 +248,8 @@ def take(
     nd = len(shape_of(a))
     axis = axis % nd if -nd <= axis < nd else axis
     n = shape_of(a)[axis]
+    if n == 0 and math.prod(shape_of(indices)) > 0:
+        raise IndexError("Cannot do a non-empty jnp.take() from an empty axis.")
     if mode == "wrap":
         indices = lax.rem(lax.add(lax.rem(indices, n), n), n)
         mode = "clip"  # now in bounds

@@ -464,6 +464,11 @@ def hypot(x: ArrayLike, y: ArrayLike) -> Array:
     """``sqrt(x**2 + y**2)`` as JAX computes it: scaled by the larger magnitude (no overflow),
     and ``inf`` wherever either is infinite, even against a NaN."""
     check_ranks("hypot", x, y)
+    if dtype_weak(x)[0].kind == "c" or dtype_weak(y)[0].kind == "c":
+        raise ValueError(
+            "jnp.hypot is not well defined for complex-valued inputs. Please convert to real "
+            "values first, such as by using abs(x)"
+        )
     x, y = promote_inexact(x, y)
     x, y = lax.abs(x), lax.abs(y)
     inf = lax.bitwise_or(lax.eq(x, np.inf), lax.eq(y, np.inf))
@@ -712,6 +717,13 @@ def where(condition: ArrayLike, x: ArrayLike | None = None, y: ArrayLike | None 
     return lax.select(_to_bool(condition), *lax_operands(x, y))
 
 
+def _is_complex(x: ArrayLike) -> bool:
+    try:
+        return dtype_weak(x)[0].kind == "c"
+    except TypeError:  # not an array: refused by the operation itself
+        return False
+
+
 def clip(
     a: ArrayLike,
     a_min: ArrayLike | None = None,
@@ -724,6 +736,13 @@ def clip(
     as in :func:`maximum` (JAX's ``clip(uint8, 0, 300)`` takes 300 as a uint8)."""
     lo = a_min if min is None else min
     hi = a_max if max is None else max
+    if any(b is not None and _is_complex(b) for b in (a, lo, hi)):
+        raise ValueError(
+            "Clip received a complex value either through the input or the min/max keywords. "
+            "Complex values have no ordering and cannot be clipped. Please convert to a real "
+            "value or array by taking the real or imaginary components via "
+            "jax.numpy.real/imag respectively."
+        )
     if lo is not None:
         a = maximum(lo, a)
     if hi is not None:

@@ -9,8 +9,10 @@ from typing import Any
 import numpy as np
 
 from mj_core import lax
+from mj_core._shapes import canonicalize_axis
 from mj_core._typing import Array, ArrayLike, DTypeLike
 from mj_core.numpy import _base as cnp
+from mj_core.numpy._creation import concrete_shape
 
 __all__ = [
     "diag",
@@ -40,7 +42,8 @@ def _tri_mask(n: int, m: int, k: int) -> Array:
 def tri(N: int, M: int | None = None, k: int = 0, dtype: DTypeLike | None = None) -> Array:  # noqa: N803
     """Ones at and below the ``k``-th diagonal of an ``N x M`` matrix."""
     dt = np.dtype(np.float64 if dtype is None else dtype)
-    return lax.convert_element_type(_tri_mask(N, N if M is None else M, k), dt)
+    n, m = concrete_shape((N, N if M is None else M))
+    return lax.convert_element_type(_tri_mask(n, m, k), dt)
 
 
 def _triangle(m: ArrayLike, k: int, lower: bool) -> Array:
@@ -103,6 +106,9 @@ def trace(
     a: ArrayLike, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype: DTypeLike | None = None
 ) -> Array:
     """The sum along the ``offset`` diagonal."""
+    ndim = cnp.ndim(a)
+    if canonicalize_axis("trace", axis1, ndim) == canonicalize_axis("trace", axis2, ndim):
+        raise ValueError(f"axis1 and axis2 can not be same. axis1={axis1} and axis2={axis2}")
     return cnp.sum(diagonal(a, offset, axis1, axis2), axis=-1, dtype=dtype)
 
 

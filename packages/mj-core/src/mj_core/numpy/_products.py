@@ -7,6 +7,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
 from mj_core import lax
 from mj_core._shapes import canonicalize_axes
 from mj_core._typing import Array, ArrayLike, DTypeLike
@@ -134,16 +136,35 @@ def tensordot(
     check_arraylike("tensordot", [a, b])
     a, b = promote(a, b)
     nda, ndb = len(shape_of(a)), len(shape_of(b))
-    if isinstance(axes, int):
-        if axes < 0 or axes > min(nda, ndb):
-            raise ValueError(f"tensordot: axes={axes} is out of range for ranks {nda}, {ndb}")
-        ca: Sequence[int] = tuple(range(nda - axes, nda))
-        cb: Sequence[int] = tuple(range(axes))
+    ca: Sequence[int]
+    cb: Sequence[int]
+    if isinstance(axes, int | np.integer) and not isinstance(axes, bool):
+        axes = int(axes)
+        if axes > min(nda, ndb):
+            raise TypeError(
+                f"Number of tensordot axes (axes {axes}) exceeds input ranks "
+                f"({shape_of(a)} and {shape_of(b)})"
+            )
+        ca, cb = tuple(range(nda - axes, nda)), tuple(range(axes))
+    elif type(axes) in (list, tuple) and len(axes) == 2:
+        ax1, ax2 = axes
+        if isinstance(ax1, int | np.integer) and isinstance(ax2, int | np.integer):
+            ca, cb = (int(ax1),), (int(ax2),)
+        elif type(ax1) in (list, tuple) and type(ax2) in (list, tuple):
+            if len(ax1) != len(ax2):
+                raise TypeError(
+                    f"tensordot requires axes lists to have equal length, got {ax1} and {ax2}."
+                )
+            ca, cb = tuple(ax1), tuple(ax2)
+        else:
+            raise TypeError(
+                "tensordot requires both axes lists to be either ints, tuples or lists, got "
+                f"{ax1} and {ax2}"
+            )
     else:
-        ca, cb = axes
-        ca = (ca,) if isinstance(ca, int) else tuple(ca)
-        cb = (cb,) if isinstance(cb, int) else tuple(cb)
-        if len(ca) != len(cb):
-            raise TypeError("tensordot: the two axes sequences must have the same length")
+        raise TypeError(
+            "tensordot axes argument must be an int, a pair of ints, or a pair of lists/tuples "
+            "of ints."
+        )
     contract = (canonicalize_axes("tensordot", ca, nda), canonicalize_axes("tensordot", cb, ndb))
     return _dot_general(a, b, contract, ((), ()), precision, preferred_element_type)

@@ -13,7 +13,7 @@ from mj_core import lax
 from mj_core._shapes import broadcast_shapes as _broadcast_shapes
 from mj_core._shapes import canonicalize_axes, canonicalize_axis, int_tuple
 from mj_core._typing import Array, ArrayLike, DTypeLike
-from mj_core.numpy._promotion import as_dtype, check_arraylike, promote, shape_of
+from mj_core.numpy._promotion import as_dtype, check_arraylike, dtype_weak, promote, shape_of
 from mj_core.prims._operands import unchanged
 
 __all__ = [
@@ -55,7 +55,10 @@ def size(a: ArrayLike, axis: int | Sequence[int] | None = None) -> int:
     if axis is None:
         return math.prod(shp)
     axes = (axis,) if isinstance(axis, int | np.integer) else tuple(axis)
-    return math.prod(shp[canonicalize_axis("size", int(ax), len(shp))] for ax in axes)
+    dims = [canonicalize_axis("size", int(ax), len(shp)) for ax in axes]
+    if len(set(dims)) != len(dims):
+        raise ValueError(f"repeated axis: {tuple(dims)}")
+    return math.prod(shp[d] for d in dims)
 
 
 def _axes_arg(axis: int | Sequence[int]) -> tuple[int, ...]:
@@ -158,9 +161,18 @@ def broadcast_to(array: ArrayLike, shape: int | Sequence[int]) -> Array:
     """Broadcast ``array`` to ``shape`` (NumPy rules: trailing dims align)."""
     target = _axes_arg(shape)
     old = shape_of(array)
-    if len(old) > len(target) or _broadcast_shapes("broadcast_to", old, target) != target:
-        raise ValueError(f"broadcast_to: cannot broadcast shape {old} to {target}")
+    if len(old) > len(target):
+        raise ValueError(
+            f"Cannot broadcast to shape with fewer dimensions: arr_shape={old} shape={target}"
+        )
     lead = len(target) - len(old)
+    if any(d not in (1, target[lead + i]) for i, d in enumerate(old)):
+        dtype = dtype_weak(array)[0].name
+        old_dims, new_dims = (",".join(map(str, x)) for x in (old, target))
+        raise ValueError(
+            f"Incompatible types for broadcasting: input type={dtype}[{old_dims}] and "
+            f"requested type={dtype}[{new_dims}]"
+        )
     keep = [i for i, d in enumerate(old) if d == target[lead + i]]
     squeezed = lax.reshape(array, tuple(old[i] for i in keep))
     return lax.broadcast_in_dim(squeezed, target, tuple(lead + i for i in keep))

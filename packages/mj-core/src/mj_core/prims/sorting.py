@@ -53,7 +53,10 @@ def _sort_impl(*operands: object, dimension: int, is_stable: bool, num_keys: int
     # NumPy cannot order bfloat16 and the float8 types (their dtypes are opaque to its sort,
     # which then mixes up NaNs and numbers): sort those keys as their exact float32 values
     keys = [a.astype(np.float32) if a.dtype.kind == "V" else a for a in arrays[:num_keys]]
-    if num_keys == 1:
+    # JAX orders complex keys by real part, then imaginary part, each with NaN last; NumPy's
+    # complex order instead puts every value with a NaN part after all the others
+    keys = [p for k in keys for p in ((k.real, k.imag) if k.dtype.kind == "c" else (k,))]
+    if len(keys) == 1:
         perm = np.argsort(keys[0], axis=dimension, kind="stable")
     else:  # np.lexsort's primary key is its last one
         perm = np.lexsort(keys[::-1], axis=dimension)

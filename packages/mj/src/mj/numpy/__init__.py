@@ -166,6 +166,19 @@ from mj.numpy._nan_statistics import nanpercentile as nanpercentile
 from mj.numpy._nan_statistics import nanquantile as nanquantile
 from mj.numpy._nan_statistics import nanstd as nanstd
 from mj.numpy._nan_statistics import nanvar as nanvar
+from mj.numpy._placement import arange as arange
+from mj.numpy._placement import array as array
+from mj.numpy._placement import asarray as asarray
+from mj.numpy._placement import empty as empty
+from mj.numpy._placement import empty_like as empty_like  # type: ignore[assignment]
+from mj.numpy._placement import eye as eye
+from mj.numpy._placement import full as full
+from mj.numpy._placement import full_like as full_like
+from mj.numpy._placement import linspace as linspace
+from mj.numpy._placement import ones as ones
+from mj.numpy._placement import ones_like as ones_like
+from mj.numpy._placement import zeros as zeros
+from mj.numpy._placement import zeros_like as zeros_like
 from mj.numpy._polynomials import poly as poly
 from mj.numpy._polynomials import polyadd as polyadd
 from mj.numpy._polynomials import polyder as polyder

@@ -12,17 +12,20 @@ import numpy as np
 import mj_core.numpy as cnp
 from mj_autodiff import custom_jvp
 from mj_core import lax
-from mj_core.dtypes import is_inexact
+from mj_core.dtypes import canonical_dtype, is_inexact
 from mj_core.extend import (
     AnyArray,
     Array,
     ArrayLike,
     Axis,
     DTypeLike,
+    canonicalize_axis,
     check_ranks,
     logaddexp_parts,
     promote_inexact,
 )
+from mj_core.numpy._promotion import as_dtype, promoted_dtype
+from mj_core.prims.elementwise import to_inexact_dtype
 
 __all__ = [
     "allclose",
@@ -203,17 +206,30 @@ def float_power(x1: ArrayLike, x2: ArrayLike) -> Array:
     return lax.pow(*promote_inexact(x1, x2))
 
 
+def _space_dtypes(
+    api: str, start: ArrayLike, stop: ArrayLike, dtype: DTypeLike | None
+) -> tuple[np.dtype[Any], np.dtype[Any]]:
+    """The result dtype (given, or the operands' inexact one) and the computation dtype."""
+    dt = as_dtype(dtype, api)
+    if dt is None:
+        dt = canonical_dtype(to_inexact_dtype(promoted_dtype(start, stop)[0]))
+    return dt, canonical_dtype(to_inexact_dtype(dt))
+
+
 def logspace(
     start: ArrayLike,
     stop: ArrayLike,
     num: int = 50,
     endpoint: bool = True,
-    base: float = 10.0,
+    base: ArrayLike = 10.0,
     dtype: DTypeLike | None = None,
+    axis: int = 0,
 ) -> Array:
-    """``base ** linspace(start, stop, num)``."""
-    out = lax.pow(base, cnp.linspace(start, stop, num, endpoint=endpoint))
-    return out if dtype is None else astype(out, dtype)
+    """``base ** linspace(start, stop, num)``, the samples along ``axis`` (JAX's steps)."""
+    dt, comp = _space_dtypes("logspace", start, stop, dtype)
+    start, stop = cnp.asarray(start, comp), cnp.asarray(stop, comp)
+    lin = cnp.linspace(start, stop, num, endpoint=endpoint, axis=axis)
+    return lax.convert_element_type(cnp.power(base, lin), dt)
 
 
 def geomspace(
@@ -222,12 +238,22 @@ def geomspace(
     num: int = 50,
     endpoint: bool = True,
     dtype: DTypeLike | None = None,
+    axis: int = 0,
 ) -> Array:
-    """Numbers spaced evenly on a log scale from ``start`` to ``stop`` (same sign)."""
-    sign = lax.sign(cnp.asarray(start, np.float64))
-    logs = cnp.linspace(cnp.log10(lax.abs(start)), cnp.log10(lax.abs(stop)), num, endpoint=endpoint)
-    out = lax.mul(sign, lax.pow(10.0, logs))
-    return out if dtype is None else astype(out, dtype)
+    """Numbers spaced evenly on a log scale from ``start`` to ``stop`` (same sign), the
+    samples along ``axis`` (JAX's steps)."""
+    dt, comp = _space_dtypes("geomspace", start, stop, dtype)
+    start, stop = cnp.asarray(start, comp), cnp.asarray(stop, comp)
+    sign = cnp.sign(start)
+    log_start, log_stop = (cnp.log10(cnp.divide(x, sign)) for x in (start, stop))
+    res = cnp.multiply(
+        sign, logspace(log_start, log_stop, num, endpoint=endpoint, base=10.0, dtype=comp)
+    )
+    ndim = cnp.ndim(res)
+    axis = canonicalize_axis("geomspace", axis, ndim)
+    if axis != 0:
+        res = lax.transpose(res, (*range(1, axis + 1), 0, *range(axis + 1, ndim)))
+    return lax.convert_element_type(res, dt)
 
 
 def select(

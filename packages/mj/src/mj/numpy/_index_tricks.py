@@ -160,8 +160,8 @@ class _AxisConcat:
             return [int(f) for f in fields]
         except ValueError:
             raise ValueError(
-                f"{self.name}: could not understand the directive {directive!r}; expected "
-                "'r', 'c' or up to three comma-separated integers 'axis,ndmin,trans1d'"
+                f"could not understand directive {directive!r} ({self.name}: expected 'r', "
+                "'c' or up to three comma-separated integers 'axis,ndmin,trans1d')"
             ) from None
 
     def __len__(self) -> int:

@@ -10,7 +10,8 @@ import numpy as np
 
 import mj_core.numpy as cnp
 from mj_core import Tracer, lax
-from mj_core.extend import AnyArray, Array, ArrayLike, DTypeLike, canonicalize_axis
+from mj_core.extend import AnyArray, Array, ArrayLike, DTypeLike, canonicalize_axis, dtype_weak
+from mj_core.numpy._promotion import convert
 
 __all__ = [
     "append",
@@ -33,35 +34,50 @@ __all__ = [
 def take_along_axis(
     arr: ArrayLike,
     indices: ArrayLike,
-    axis: int | None,
+    axis: int | None = -1,
     mode: str | None = None,
     fill_value: ArrayLike | None = None,
     *,
-    wrap_negative_indices: bool = True,
+    wrap_negative_indices: bool | None = None,
 ) -> Array:
     """``out[..., i, ...] = arr[..., indices[..., i, ...], ...]`` along ``axis`` (NumPy's
     ``take_along_axis``; ``indices`` broadcasts against ``arr`` on the other axes).
 
     Out-of-bounds indices follow JAX: ``mode="fill"`` (the default) gives ``fill_value``
-    (NaN for floats, the lowest integer, True), ``"clip"`` the nearest element. Negative
-    indices count from the end unless ``wrap_negative_indices=False`` (then they are out of
-    bounds)."""
+    (NaN for floats, the lowest integer, True), ``"clip"`` the nearest element;
+    ``"one_hot"`` selects by a one-hot mask (zero out of bounds). Negative indices count
+    from the end unless ``wrap_negative_indices=False`` (then they are out of bounds; the
+    default under ``mode="promise_in_bounds"``)."""
     arr = cnp.asarray(arr)
     indices = cnp.asarray(indices)
+    if np.dtype(indices.dtype).kind not in "iu":
+        raise TypeError(f"take_along_axis indices must be of integer type, got {indices.dtype}")
     if axis is None:
+        if cnp.ndim(indices) != 1:
+            raise ValueError(
+                f"take_along_axis indices must be 1D if axis=None, got shape {cnp.shape(indices)}"
+            )
         arr, axis = cnp.ravel(arr), 0
     ndim = cnp.ndim(arr)
     if cnp.ndim(indices) != ndim:
         raise ValueError(
-            f"take_along_axis: indices (rank {cnp.ndim(indices)}) and arr (rank {ndim}) must "
-            "have the same number of dimensions"
+            "indices and arr must have the same number of dimensions; "
+            f"{cnp.ndim(indices)} vs. {ndim}"
         )
     axis = canonicalize_axis("take_along_axis", axis, ndim)
-    if np.dtype(indices.dtype).kind not in "iu":
-        raise TypeError(f"take_along_axis: indices must be integers, got {indices.dtype}")
+    size = cnp.shape(arr)[axis]
+    if size == 0:  # nothing to take from: zeros of the broadcast shape, as JAX
+        arr_shape = list(cnp.shape(arr))
+        arr_shape[axis] = 1
+        out_shape = cnp.broadcast_shapes(cnp.shape(indices), tuple(arr_shape))
+        return cnp.zeros(out_shape, arr.dtype)
+    if wrap_negative_indices is None:
+        wrap_negative_indices = mode != "promise_in_bounds"
+    if mode == "one_hot":
+        return _take_one_hot(arr, indices, axis, wrap_negative_indices)
     mode = "fill" if mode is None else mode
     if not wrap_negative_indices:  # a negative index is out of bounds: past the end
-        past = cnp.shape(arr)[axis] if mode == "fill" else 0
+        past = size if mode == "fill" else 0
         indices = cnp.where(indices < 0, past, indices)
     index: list[Any] = []
     for d in range(ndim):
@@ -72,6 +88,24 @@ def take_along_axis(
             grid_shape[d] = cnp.shape(arr)[d]
             index.append(lax.broadcasted_iota(np.int64, tuple(grid_shape), d))
     return arr.at[tuple(index)].get(mode=mode, fill_value=fill_value)
+
+
+def _take_one_hot(arr: Array, indices: Array, axis: int, wrap: bool) -> Array:
+    """``take_along_axis(mode="one_hot")``: each output element the one element of its
+    ``arr`` slice whose position equals the index (zero if none does)."""
+    size = cnp.shape(arr)[axis]
+    if wrap:
+        indices = cnp.where(indices < 0, cnp.add(indices, size), indices)
+    a = cnp.moveaxis(arr, axis, -1)
+    idx = cnp.moveaxis(indices, axis, -1)
+    batch = cnp.broadcast_shapes(cnp.shape(a)[:-1], cnp.shape(idx)[:-1])
+    full = (*batch, cnp.shape(idx)[-1], size)  # (..., m, size): one row of the mask per index
+    a = cnp.broadcast_to(a[..., None, :], full)
+    idx = cnp.broadcast_to(idx[..., None], full)
+    hot = lax.eq(idx, lax.broadcasted_iota(idx.dtype, full, len(full) - 1))
+    picked = lax.select(hot, a, lax.full(full, 0, arr.dtype))
+    out = cnp.sum(picked, axis=-1, dtype=arr.dtype)
+    return cnp.moveaxis(out, -1, axis)
 
 
 def roll(
@@ -111,6 +145,11 @@ def rot90(m: ArrayLike, k: int = 1, axes: tuple[int, int] = (0, 1)) -> Array:
     """Rotate by 90 degrees ``k`` times in the plane of ``axes`` (first towards second)."""
     m = cnp.asarray(m)
     ndim = cnp.ndim(m)
+    if ndim < 2:
+        raise ValueError(
+            "rot90 requires its first argument to have ndim at least two, but got first "
+            f"argument of shape {cnp.shape(m)}, which has ndim {ndim}"
+        )
     a0, a1 = (canonicalize_axis("rot90", ax, ndim) for ax in axes)
     if a0 == a1:
         raise ValueError("rot90: axes must be different")
@@ -202,65 +241,228 @@ def dsplit(ary: ArrayLike, indices_or_sections: int | Sequence[int]) -> list[Arr
 def _pad_widths(
     pad_width: int | Sequence[int] | Sequence[Sequence[int]] | ArrayLike, ndim: int
 ) -> list[tuple[int, int]]:
-    widths = np.broadcast_to(np.asarray(pad_width, dtype=np.int64), (ndim, 2))
+    given = np.asarray(pad_width)
+    if given.size and given.dtype.kind not in "iu":
+        raise TypeError("`pad_width` must be of integral type.")
+    widths = np.broadcast_to(given.astype(np.int64), (ndim, 2))
     if np.any(widths < 0):
         raise ValueError(f"pad: pad widths must be non-negative, got {pad_width!r}")
     return [(int(lo), int(hi)) for lo, hi in widths]
 
 
+def _pairs(values: Any, ndim: int) -> np.ndarray[Any, Any]:
+    """``end_values``/``stat_length`` as one ``(before, after)`` row per axis (NumPy's
+    shapes: ``(ndim, 2)``, ``(1, 2)``, ``(2,)``, ``(1,)`` or a scalar)."""
+    return np.broadcast_to(np.asarray(values), (ndim, 2))
+
+
+#: The keyword arguments each mode takes (JAX's, NumPy's).
+_PAD_KWARGS: dict[str, tuple[str, ...]] = {
+    "empty": (),
+    "edge": (),
+    "wrap": (),
+    "constant": ("constant_values",),
+    "linear_ramp": ("end_values",),
+    "maximum": ("stat_length",),
+    "mean": ("stat_length",),
+    "median": ("stat_length",),
+    "minimum": ("stat_length",),
+    "reflect": ("reflect_type",),
+    "symmetric": ("reflect_type",),
+}
+
+
 def pad(
     array: ArrayLike,
     pad_width: int | Sequence[int] | Sequence[Sequence[int]] | ArrayLike,
-    mode: str = "constant",
-    constant_values: Any = 0,
+    mode: Any = "constant",
+    **kwargs: Any,
 ) -> Array:
-    """Pad ``array``; modes ``constant``, ``edge``, ``wrap``, ``reflect`` and ``symmetric``."""
+    """Pad ``array`` as ``np.pad``: modes ``constant`` (``constant_values``), ``edge``,
+    ``wrap``, ``reflect``/``symmetric`` (``reflect_type``), ``linear_ramp``
+    (``end_values``), ``maximum``/``minimum``/``mean``/``median`` (``stat_length``),
+    ``empty`` (zeros, as in JAX), or a function ``f(vector, pad_width, axis, kwargs)``
+    returning the padded vector."""
     a = cnp.asarray(array)
     ndim = cnp.ndim(a)
     widths = _pad_widths(pad_width, ndim)
-    if mode == "constant":
-        if isinstance(constant_values, Tracer) or np.ndim(constant_values) == 0:
-            value = cnp.asarray(constant_values, a.dtype)
-            return lax.pad(a, value, [(lo, hi, 0) for lo, hi in widths])
-        values = np.broadcast_to(np.asarray(constant_values), (ndim, 2))
-        for ax, (lo, hi) in enumerate(widths):
-            config = [(0, 0, 0)] * ndim
-            config[ax] = (lo, 0, 0)
-            a = lax.pad(a, cnp.asarray(values[ax, 0], a.dtype), config)
-            config[ax] = (0, hi, 0)
-            a = lax.pad(a, cnp.asarray(values[ax, 1], a.dtype), config)
+    if callable(mode):
+        return _pad_func(a, widths, mode, kwargs)
+    try:
+        allowed = _PAD_KWARGS[mode]
+    except (KeyError, TypeError):
+        raise NotImplementedError(f"Unimplemented padding mode '{mode}' for np.pad.") from None
+    unsupported = set(kwargs) - set(allowed)
+    if unsupported:
+        raise ValueError(f"unsupported keyword arguments for mode '{mode}': {unsupported}")
+    if ndim == 0:
         return a
-    if mode not in ("edge", "wrap", "reflect", "symmetric"):
-        raise NotImplementedError(f"pad: mode={mode!r}")
+    if mode == "constant":
+        return _pad_constant(a, widths, kwargs.get("constant_values", 0))
+    if mode == "linear_ramp":
+        return _pad_linear_ramp(a, widths, _pairs(kwargs.get("end_values", 0), ndim))
+    if mode in ("maximum", "minimum", "mean", "median"):
+        stat_length = kwargs.get("stat_length")
+        lengths = None if stat_length is None else _pairs(stat_length, ndim)
+        return _pad_stats(a, widths, lengths, mode)
+    reflect_type = kwargs.get("reflect_type", "even")
+    if mode in ("reflect", "symmetric") and reflect_type not in ("even", "odd"):
+        raise ValueError(f"pad: reflect_type must be 'even' or 'odd', got {reflect_type!r}")
     for ax, (lo, hi) in enumerate(widths):
-        a = _pad_axis(a, ax, lo, hi, mode)
+        if cnp.shape(a)[ax] == 0:
+            if lo or hi:
+                raise ValueError(f"Cannot apply '{mode}' padding to empty axis")
+            continue
+        if mode == "empty":
+            a = _pad_empty_axis(a, ax, lo, hi)
+        elif mode == "wrap":
+            a = _pad_wrap_axis(a, ax, lo, hi)
+        elif mode == "edge":
+            a = _pad_edge_axis(a, ax, lo, hi)
+        else:
+            a = _pad_reflect_side(a, ax, lo, mode, reflect_type, before=True)
+            a = _pad_reflect_side(a, ax, hi, mode, reflect_type, before=False)
     return a
 
 
-def _pad_axis(a: Array, axis: int, lo: int, hi: int, mode: str) -> Array:
+def _weak(a: Array) -> bool:
+    return dtype_weak(a)[1]
+
+
+def _pad_constant(a: Array, widths: list[tuple[int, int]], constant_values: Any) -> Array:
+    ndim = cnp.ndim(a)
+    if isinstance(constant_values, Tracer) or np.ndim(constant_values) == 0:
+        value = convert(cnp.asarray(constant_values), a.dtype, _weak(a))
+        return lax.pad(a, value, [(lo, hi, 0) for lo, hi in widths])
+    values = np.broadcast_to(np.asarray(constant_values), (ndim, 2))
+    for ax, (lo, hi) in enumerate(widths):
+        config = [(0, 0, 0)] * ndim
+        config[ax] = (lo, 0, 0)
+        a = lax.pad(a, cnp.asarray(values[ax, 0], a.dtype), config)
+        config[ax] = (0, hi, 0)
+        a = lax.pad(a, cnp.asarray(values[ax, 1], a.dtype), config)
+    return a
+
+
+def _pad_empty_axis(a: Array, axis: int, lo: int, hi: int) -> Array:
+    shape = list(cnp.shape(a))
+    parts = []
+    for width in (lo, hi):
+        shape[axis] = width
+        parts.append(cnp.zeros_like(a, shape=tuple(shape)))
+    return lax.concatenate([parts[0], a, parts[1]], axis)
+
+
+def _pad_wrap_axis(a: Array, axis: int, lo: int, hi: int) -> Array:
+    size = cnp.shape(a)[axis]
+    left_repeats, left_rest = divmod(lo, size)
+    right_repeats, right_rest = divmod(hi, size)
+    parts = []
+    if left_rest:
+        parts.append(lax.slice_in_dim(a, size - left_rest, size, axis=axis))
+    parts += [a] * (left_repeats + right_repeats + 1)
+    if right_rest:
+        parts.append(lax.slice_in_dim(a, 0, right_rest, axis=axis))
+    return lax.concatenate(parts, axis) if len(parts) > 1 else a
+
+
+def _pad_edge_axis(a: Array, axis: int, lo: int, hi: int) -> Array:
     n = cnp.shape(a)[axis]
-    if (lo or hi) and n == 0:
-        raise ValueError(f"pad: cannot pad an empty axis with mode {mode!r}")
-    limit = n - 1 if mode == "reflect" else n
-    if mode != "edge" and max(lo, hi) > limit:
-        raise NotImplementedError(f"pad: mode {mode!r} with a width larger than the axis ({n})")
+    first = cnp.repeat(lax.slice_in_dim(a, 0, 1, axis=axis), lo, axis=axis)
+    last = cnp.repeat(lax.slice_in_dim(a, n - 1, n, axis=axis), hi, axis=axis)
+    return lax.concatenate([first, a, last], axis)
 
-    def part(start: int, stop: int, reverse: bool) -> Array:
-        piece = lax.slice_in_dim(a, start, stop, axis=axis)
-        return lax.rev(piece, (axis,)) if reverse else piece
 
-    if mode == "edge":
-        first, last = part(0, 1, False), part(n - 1, n, False)
-        left = cnp.repeat(first, lo, axis=axis) if lo else None
-        right = cnp.repeat(last, hi, axis=axis) if hi else None
-    elif mode == "wrap":
-        left = part(n - lo, n, False) if lo else None
-        right = part(0, hi, False) if hi else None
-    elif mode == "reflect":
-        left = part(1, lo + 1, True) if lo else None
-        right = part(n - 1 - hi, n - 1, True) if hi else None
-    else:  # symmetric
-        left = part(0, lo, True) if lo else None
-        right = part(n - hi, n, True) if hi else None
-    pieces = [p for p in (left, a, right) if p is not None]
-    return lax.concatenate(pieces, axis) if len(pieces) > 1 else a
+def _pad_reflect_side(
+    a: Array, axis: int, padding: int, mode: str, reflect_type: str, before: bool
+) -> Array:
+    """``padding`` values mirrored onto one side of ``axis``, as often as the axis is
+    shorter than the padding ('odd': reflected through the edge value)."""
+    size = cnp.shape(a)[axis]  # the original length: each round mirrors that many values
+    n = cnp.shape(a)[axis]
+    edge = (
+        lax.slice_in_dim(a, 0, 1, axis=axis) if before else lax.slice_in_dim(a, n - 1, n, axis=axis)
+    )
+    offset = 1 if (mode == "reflect" and size > 1) else 0
+    while padding > 0:
+        cur = min(padding, size - offset)
+        padding -= cur
+        n = cnp.shape(a)[axis]
+        if before:
+            start, stop = offset, offset + cur
+        else:
+            start = n - (cur + offset)
+            stop = n if (mode == "symmetric" or size == 1) else n - 1
+        x = lax.rev(lax.slice_in_dim(a, start, stop, axis=axis), (axis,))
+        if reflect_type == "odd":
+            x = cnp.subtract(cnp.multiply(2, edge), x)
+            if size > 1:
+                m = cnp.shape(x)[axis]
+                edge = (
+                    lax.slice_in_dim(x, 0, 1, axis=axis)
+                    if before
+                    else lax.slice_in_dim(x, m - 1, m, axis=axis)
+                )
+        a = lax.concatenate([x, a] if before else [a, x], axis)
+    return a
+
+
+def _pad_linear_ramp(a: Array, widths: list[tuple[int, int]], ends: np.ndarray[Any, Any]) -> Array:
+    weak = _weak(a)
+    for axis, (lo, hi) in enumerate(widths):
+        n = cnp.shape(a)[axis]
+        ramps = []
+        for width, end, edge_at in ((lo, ends[axis, 0], 0), (hi, ends[axis, 1], n - 1)):
+            edge = lax.squeeze(lax.slice_in_dim(a, edge_at, edge_at + 1, axis=axis), (axis,))
+            ramp = cnp.linspace(end, edge, width, endpoint=False, dtype=a.dtype, axis=axis)
+            ramps.append(convert(ramp, a.dtype, weak))
+        a = lax.concatenate([ramps[0], a, lax.rev(ramps[1], (axis,))], axis)
+    return a
+
+
+def _pad_stats(
+    a: Array, widths: list[tuple[int, int]], lengths: np.ndarray[Any, Any] | None, mode: str
+) -> Array:
+    from mj.numpy import median
+
+    stat_funcs: dict[str, Any] = {
+        "maximum": cnp.amax,
+        "minimum": cnp.amin,
+        "mean": cnp.mean,
+        "median": median,
+    }
+    stat = stat_funcs[mode]
+    weak = _weak(a)
+    for axis, (lo, hi) in enumerate(widths):
+        if lengths is None:
+            before = after = stat(a, axis=axis, keepdims=True)
+        else:
+            n = cnp.shape(a)[axis]
+            length_before, length_after = (int(v) for v in lengths[axis])
+            if length_before == 0 or length_after == 0:
+                raise ValueError("stat_length of 0 yields no value for padding")
+            length_before, length_after = min(length_before, n), min(length_after, n)
+            before = stat(
+                lax.slice_in_dim(a, 0, length_before, axis=axis), axis=axis, keepdims=True
+            )
+            after = stat(
+                lax.slice_in_dim(a, n - length_after, n, axis=axis), axis=axis, keepdims=True
+            )
+        if np.issubdtype(a.dtype, np.integer):
+            before, after = cnp.round(before), cnp.round(after)
+        before, after = convert(before, a.dtype, weak), convert(after, a.dtype, weak)
+        a = lax.concatenate(
+            [cnp.repeat(before, lo, axis=axis), a, cnp.repeat(after, hi, axis=axis)], axis
+        )
+    return a
+
+
+def _pad_func(a: Array, widths: list[tuple[int, int]], func: Any, kwargs: dict[str, Any]) -> Array:
+    """NumPy's function mode: zeros padded, then ``func(vector, (before, after), axis,
+    kwargs)`` over every 1-D slice along each axis in turn returns the padded slice."""
+    from mj.numpy._vectorize import apply_along_axis
+
+    padded = _pad_constant(a, widths, 0)
+    for axis in range(cnp.ndim(padded)):
+        padded = apply_along_axis(func, axis, padded, widths[axis], axis, kwargs)
+    return padded
