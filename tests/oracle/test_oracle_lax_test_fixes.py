@@ -1,0 +1,53 @@
+"""Fixes found by JAX's own ``lax_test.py`` on mj (issue 35), each against JAX 0.10.2 in both
+dtype modes (the ``x64`` fixture)."""
+
+import warnings
+
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import mj
+import mj.numpy as mnp
+
+pytestmark = pytest.mark.oracle
+
+
+def _complex_plane(dtype):
+    """A grid over the complex plane as JAX's ``FunctionAccuracyTest`` samples it: signed
+    zeros, the smallest normal, powers of ten up to the largest finite value, infinities."""
+    finfo = np.finfo(dtype)
+    mags = np.logspace(np.log10(finfo.tiny), np.log10(finfo.max), 9, dtype=finfo.dtype)
+    mags[0] = finfo.tiny  # (not a subnormal: XLA reads those as zero, NumPy does not)
+    axis = np.concatenate([[-np.inf, finfo.min], -mags[::-1], [0.0, 1.0, 2.0], mags])
+    axis = np.concatenate([axis, [finfo.max, np.inf]]).astype(finfo.dtype)
+    z = np.empty((axis.size, axis.size), dtype)
+    z.real, z.imag = axis[None, :], axis[:, None]
+    return z
+
+
+@pytest.mark.parametrize("name", ["exp", "expm1", "cos", "sin", "cosh", "sinh", "tan", "square"])
+@pytest.mark.parametrize("jit", [False, True])
+def test_complex_special_values_match_xla(x64, name, jit):
+    """Eager complex exp/expm1/cos/sin/cosh/sinh/tan/square at infinities, NaN-producing
+    points and huge values are XLA's (NumPy's kernels give e.g. ``cos(-inf+infj) = inf+nanj``
+    where XLA gives ``nan+nanj``, and ``(inf+1e30j)**2 = nan+infj`` where JAX's square gives
+    ``inf+infj``)."""
+    for dtype in (np.complex64, np.complex128) if x64 else (np.complex64,):
+        z = _complex_plane(dtype)
+        f = getattr(mnp, name)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            ours = np.asarray(mj.jit(f)(z) if jit else f(z))
+            theirs = np.asarray(getattr(jnp, name)(z))
+        assert ours.dtype == theirs.dtype
+        for part in ("real", "imag"):
+            o, t = getattr(ours, part), getattr(theirs, part)
+            np.testing.assert_array_equal(np.isnan(o), np.isnan(t), err_msg=f"{name} {part}")
+            np.testing.assert_array_equal(np.isposinf(o), np.isposinf(t), err_msg=name)
+            np.testing.assert_array_equal(np.isneginf(o), np.isneginf(t), err_msg=name)
+            fin = np.isfinite(t)
+            rtol = 1e-5 if dtype == np.complex64 else 1e-12
+            # atol: XLA flushes subnormal results to zero and computes sinh of tiny values
+            # as (e^a - e^-a) / 2 (zero), where NumPy keeps them
+            np.testing.assert_allclose(o[fin], t[fin], rtol=rtol, atol=1e-6, err_msg=name)
