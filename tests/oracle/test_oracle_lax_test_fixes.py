@@ -51,3 +51,32 @@ def test_complex_special_values_match_xla(x64, name, jit):
             # atol: XLA flushes subnormal results to zero and computes sinh of tiny values
             # as (e^a - e^-a) / 2 (zero), where NumPy keeps them
             np.testing.assert_allclose(o[fin], t[fin], rtol=rtol, atol=1e-6, err_msg=name)
+
+
+@pytest.mark.parametrize("make", ["eager", "jit", "device_put"])
+def test_array_aval_shape_dtype_and_weak_type(x64, make):
+    """``x.aval`` of a concrete array (``jax.Array.aval``): shape, dtype and weak_type as
+    JAX's, for eager results, jit outputs and device_put arrays, weak or not."""
+    import jax
+    from jax import lax as jlax
+
+    from mj import lax as mlax
+
+    cases = [
+        (lambda lax, np_: lax.exp(1.0), "exp(py float)"),
+        (lambda lax, np_: lax.exp(lax.full((2,), 1.0, np_.float32)), "exp(float32)"),
+        (lambda lax, np_: lax.neg(lax.full((3, 1), 2, np_.int32)), "neg(int32)"),
+        (lambda lax, np_: lax.neg(3), "neg(py int)"),
+    ]
+    for build, what in cases:
+        theirs = build(jlax, np)
+        if make == "eager":
+            ours = build(mlax, np)
+        elif make == "jit":
+            ours = mj.jit(lambda b=build: b(mlax, np))()
+            theirs = jax.jit(lambda b=build: b(jlax, np))()
+        else:
+            ours = mj.device_put(build(mlax, np))
+            theirs = jax.device_put(theirs)
+        a, b = ours.aval, theirs.aval
+        assert (a.shape, a.dtype, a.weak_type) == (b.shape, b.dtype, b.weak_type), what
