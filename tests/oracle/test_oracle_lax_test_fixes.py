@@ -80,3 +80,53 @@ def test_array_aval_shape_dtype_and_weak_type(x64, make):
             theirs = jax.device_put(theirs)
         a, b = ours.aval, theirs.aval
         assert (a.shape, a.dtype, a.weak_type) == (b.shape, b.dtype, b.weak_type), what
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_bit_counting_and_mulhi(x64, jit):
+    """``lax.population_count``, ``lax.clz`` and ``lax.mulhi`` (compositions in mj) over
+    every integer dtype of the mode, extremes included, eager and under jit."""
+    from jax import lax as jlax
+
+    from mj import lax as mlax
+
+    rng = np.random.default_rng(3)
+    dtypes = [np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32]
+    dtypes += [np.int64, np.uint64] if x64 else []
+    for dtype in dtypes:
+        info = np.iinfo(dtype)
+        x = rng.integers(info.min, info.max, 64, dtype=dtype, endpoint=True)
+        y = rng.integers(info.min, info.max, 64, dtype=dtype, endpoint=True)
+        x[:4], y[:4] = [0, 1, info.max, info.min], [info.min, info.max, info.max, info.min]
+        for name, args in [("population_count", (x,)), ("clz", (x,)), ("mulhi", (x, y))]:
+            f = getattr(mlax, name)
+            ours = np.asarray(mj.jit(f)(*args) if jit else f(*args))
+            theirs = np.asarray(getattr(jlax, name)(*args))
+            assert ours.dtype == theirs.dtype, (name, dtype)
+            np.testing.assert_array_equal(ours, theirs, err_msg=f"{name} {dtype}")
+    with pytest.raises(TypeError, match="population_count does not accept dtype bool"):
+        mlax.population_count(True)
+
+
+def test_split_pieces_and_errors(x64):
+    from jax import lax as jlax
+
+    from mj import lax as mlax
+
+    x = np.arange(24.0).reshape(2, 12)
+    for sizes, axis in [([3, 0, 9], 1), ([2], 0), ([1, 1], -2)]:
+        ours, theirs = mlax.split(x, sizes, axis=axis), jlax.split(x, sizes, axis=axis)
+        assert len(ours) == len(theirs)
+        for o, t in zip(ours, theirs, strict=True):
+            np.testing.assert_array_equal(np.asarray(o), np.asarray(t))
+            assert np.asarray(o).dtype == np.asarray(t).dtype
+    jitted = mj.jit(lambda a: mlax.split(a, [5, 7], axis=1))(x)
+    np.testing.assert_array_equal(np.asarray(jitted[1]), x[:, 5:])
+    for args, kwargs, msg in [
+        ((np.arange(5), [-1]), {}, "Sizes passed to split must be nonnegative"),
+        ((np.arange(5), [6]), {}, "Sum of sizes 6 must be equal"),
+        ((np.arange(5),), {"sizes": (), "axis": 1}, "axis 1 is out of bounds"),
+    ]:
+        for lax in (mlax, jlax):
+            with pytest.raises(ValueError, match=msg):
+                lax.split(*args, **kwargs)
