@@ -130,3 +130,53 @@ def test_split_pieces_and_errors(x64):
         for lax in (mlax, jlax):
             with pytest.raises(ValueError, match=msg):
                 lax.split(*args, **kwargs)
+
+
+def _raise_alike(call, exc, pattern):
+    """JAX's and mj's lax raise ``exc`` with JAX's wording (mj adds its context after)."""
+    from jax import lax as jlax
+
+    from mj import lax as mlax
+
+    for lax in (jlax, mlax):
+        with pytest.raises(exc, match=pattern):
+            call(lax)
+
+
+@pytest.mark.parametrize(
+    ("call", "exc", "pattern"),
+    [
+        (lambda lax: lax.pad(np.zeros(2), 0.0, [(0, 1, -1)]), ValueError,
+         "interior padding in padding_config must be nonnegative"),
+        (lambda lax: lax.pad(np.zeros(2), 0.0, [(-3, 0, 0)]), ValueError,
+         "Dimension size after padding is not at least 0"),
+        (lambda lax: lax.broadcast_in_dim(np.ones((2, 2)), (2,), (0, 1)), TypeError,
+         "target broadcast shape must have equal or higher rank to the operand shape"),
+        (lambda lax: lax.reduce_sum(np.ones(3), (0, 0)), ValueError,
+         "duplicate value in 'axes' .*"),
+        (lambda lax: lax.argmax(np.ones((0, 2)), 0, np.int32), ValueError,
+         "require non-empty reduced dimension"),
+        (lambda lax: lax.argmin(np.ones((2, 2)), 0, np.float32), TypeError,
+         "index_dtype must be an integer type"),
+        (lambda lax: lax.conv_general_dilated(
+            np.ones((1, 1, 1), np.float32), np.ones((1, 1, 1, 1), np.float32), (1,), "SAME"),
+         TypeError, "convolution requires lhs and rhs ndim to be equal, got 3 and 4"),
+        (lambda lax: lax.conv_general_dilated(
+            np.ones((1, 1, 1), np.float32), np.ones((1, 1, 1, 1), np.float32), (1,), ((0, 0),),
+            dimension_numbers=lax.ConvDimensionNumbers((0, 1, 2), (0, 1, 2), (0, 1, 2))),
+         ValueError, "conv_general_dilated lhs and rhs must have the same number of dimensions"),
+        (lambda lax: lax.reduce_window(np.ones((1,)), 0.0, lax.add, (0,), (1,), "VALID"),
+         TypeError, "must have every element be"),
+        (lambda lax: lax.reduce({"x": np.ones(2)}, {"y": 0.0}, lambda a, b: a, (0,)),
+         ValueError, "Operands must have the same tree structure as init_values"),
+        (lambda lax: lax.gather(
+            np.ones((10, 9, 8, 7, 6), np.int32), np.ones((5, 4, 3, 2, 3), np.int32),
+            lax.GatherDimensionNumbers(
+                offset_dims=(4, 5, 6), collapsed_slice_dims=(0, 1), start_index_map=(0, 1, 4),
+                operand_batching_dims=(3, 2)),
+            (10, 9, 8, 7, 6)),
+         TypeError, "operand_batching_dims in gather op must be sorted"),
+    ],
+)  # fmt: skip
+def test_shape_errors_use_jax_wording(call, exc, pattern):
+    _raise_alike(call, exc, pattern)
