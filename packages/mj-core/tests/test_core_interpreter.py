@@ -265,21 +265,21 @@ def test_impl_error_names_primitive_operands_and_user_line():
 
 
 def test_a_new_impl_rule_replaces_the_elementwise_shortcut():
-    from mj_core.prims.elementwise import sin_p
+    from mj_core.prims.elementwise import tanh_p
 
-    assert impl_rules.shortcut(sin_p).ufunc is np.sin  # lax.sin calls np.sin directly
+    assert impl_rules.shortcut(tanh_p).ufunc is np.tanh  # lax.tanh calls np.tanh directly
     x = np.array([0.5, 1.0])
-    old_rule = impl_rules[sin_p]
+    old_rule = impl_rules[tanh_p]
     try:
-        impl_rules[sin_p] = lambda x: [np.full_like(x, 7.0)]
-        assert impl_rules.shortcut(sin_p).ufunc is None
-        np.testing.assert_array_equal(lax.sin(x), [7.0, 7.0])  # the new rule, not np.sin
-        np.testing.assert_array_equal(bind1(sin_p, x), [7.0, 7.0])
+        impl_rules[tanh_p] = lambda x: [np.full_like(x, 7.0)]
+        assert impl_rules.shortcut(tanh_p).ufunc is None
+        np.testing.assert_array_equal(lax.tanh(x), [7.0, 7.0])  # the new rule, not np.tanh
+        np.testing.assert_array_equal(bind1(tanh_p, x), [7.0, 7.0])
     finally:
-        impl_rules[sin_p] = old_rule
-        impl_rules.shortcut(sin_p).ufunc = np.sin
-    np.testing.assert_allclose(lax.sin(x), np.sin(x))
-    np.testing.assert_allclose(bind1(sin_p, x), np.sin(x))
+        impl_rules[tanh_p] = old_rule
+        impl_rules.shortcut(tanh_p).ufunc = np.tanh
+    np.testing.assert_allclose(lax.tanh(x), np.tanh(x))
+    np.testing.assert_allclose(bind1(tanh_p, x), np.tanh(x))
 
 
 def test_primitive_is_a_name_and_an_output_arity():

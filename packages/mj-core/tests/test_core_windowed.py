@@ -110,7 +110,7 @@ def test_typing_errors_name_the_primitive():
         bind1(reduce_window_sum_p, np.ones((2, 2)), **ONE_D)
     with pytest.raises(TypeError, match="reduce_window_sum: requires"):
         bind1(reduce_window_sum_p, np.ones(2, bool), **ONE_D)
-    with pytest.raises(TypeError, match=r"window_strides=.*positive"):
+    with pytest.raises(TypeError, match="window_strides must have every element be greater"):
         reduce_window(np.ones(3), 0.0, lax.add, (1,), (0,), "VALID")
 
 

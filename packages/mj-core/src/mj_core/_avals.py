@@ -279,6 +279,14 @@ def register_array_type(pytype: type, to_aval: Callable[[Any], ShapedArray]) -> 
     pytype_aval_mappings[pytype] = to_aval
     array_types.add(pytype)
     Array.register(pytype)
+    if getattr(pytype, "aval", None) is None:  # (a subclass inherits its base's)
+        pytype.aval = property(_array_aval)  # type: ignore[attr-defined]
+
+
+def _array_aval(x: Any) -> ShapedArray:
+    """``x.aval`` of a registered array type (``jax.Array.aval``): its abstract value, as
+    :func:`get_aval` gives it (``weak_type`` included)."""
+    return pytype_aval_mappings[type(x)](x)
 
 
 def is_array(x: object) -> bool:
@@ -288,15 +296,15 @@ def is_array(x: object) -> bool:
 
 def get_aval(x: Any) -> ShapedArray:
     """The abstract value of ``x``: a tracer's ``aval``, or a ``ConcreteArray`` for data."""
+    handler = pytype_aval_mappings.get(type(x))
+    if handler is not None:  # (before ``aval``: registered array types have one, see above)
+        return handler(x)
     aval = getattr(type(x), "aval", None)
     if aval is not None and not isinstance(x, type):
         return x.aval  # type: ignore[no-any-return]
-    handler = pytype_aval_mappings.get(type(x))
-    if handler is None:
-        where = user_location()
-        raise TypeError(
-            f"Value {x!r} of type {type(x).__name__} is not a valid mj array type; expected a "
-            "NumPy array or scalar, a Python bool/int/float/complex, or an mj array"
-            f"{' (' + where + ')' if where else ''}."
-        )
-    return handler(x)
+    where = user_location()
+    raise TypeError(
+        f"Value {x!r} of type {type(x).__name__} is not a valid mj array type; expected a "
+        "NumPy array or scalar, a Python bool/int/float/complex, or an mj array"
+        f"{' (' + where + ')' if where else ''}."
+    )

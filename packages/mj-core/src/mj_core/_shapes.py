@@ -129,7 +129,9 @@ def canonicalize_axes(prim_name: str, axes: Sequence[int], ndim: int) -> tuple[i
             canonical.append(canonicalize_axis(prim_name, a, ndim))
     out = tuple(canonical)
     if len(set(out)) != len(out):
-        raise AxisError(f"{prim_name}: repeated axis in {tuple(axes)}{_where()}")
+        raise AxisError(
+            f"{prim_name}: duplicate value in 'axes' (a repeated axis): {tuple(axes)}{_where()}"
+        )
     return out
 
 

@@ -7,6 +7,7 @@ unnecessary)."""
 
 from __future__ import annotations
 
+import itertools
 import math
 import operator
 from collections.abc import Sequence
@@ -21,7 +22,18 @@ from mj_core.errors import user_line_suffix
 from mj_core.extend import Array, ArrayLike, shape_of
 from mj_core.lax import PrecisionLike
 
-__all__ = ["batch_matmul", "broadcast_shapes", "collapse", "index_take", "tie_in", "top_k"]
+__all__ = [
+    "batch_matmul",
+    "broadcast_shapes",
+    "clz",
+    "collapse",
+    "index_take",
+    "mulhi",
+    "population_count",
+    "split",
+    "tie_in",
+    "top_k",
+]
 
 
 def batch_matmul(lhs: ArrayLike, rhs: ArrayLike, precision: PrecisionLike = None) -> Array:
@@ -150,3 +162,100 @@ def top_k(operand: ArrayLike, k: int, *, axis: int = -1) -> tuple[Array, Array]:
     indices = lax.slice_in_dim(order, 0, k, axis=last.ndim - 1)
     values = mnp.take_along_axis(last, indices, axis=-1)
     return cnp.moveaxis(values, -1, axis), cnp.moveaxis(indices, -1, axis)
+
+
+def split(operand: ArrayLike, sizes: Sequence[int], axis: int = 0) -> list[Array]:
+    """``operand`` cut along ``axis`` into consecutive pieces of ``sizes`` (which must sum
+    to that axis's length)."""
+    shape = shape_of(operand)
+    ndim = len(shape)
+    axis = operator.index(axis)
+    if not -ndim <= axis < ndim:
+        raise ValueError(f"axis {axis} is out of bounds for array of dimension {ndim}")
+    axis %= ndim
+    sizes = [operator.index(s) for s in sizes]
+    if any(s < 0 for s in sizes):
+        raise ValueError(f"Sizes passed to split must be nonnegative, got {sizes}")
+    if shape[axis] != sum(sizes):
+        raise ValueError(
+            f"Sum of sizes {sum(sizes)} must be equal to dimension {axis} of the operand "
+            f"shape {list(shape)}{user_line_suffix()}"
+        )
+    starts = np.cumsum([0, *sizes]).tolist()
+    return [lax.slice_in_dim(operand, a, b, axis=axis) for a, b in itertools.pairwise(starts)]
+
+
+def _bits(name: str, x: ArrayLike) -> tuple[Array, np.dtype[Any], np.dtype[Any]]:
+    """``x``'s bits as the unsigned integer of its width, its dtype and that unsigned dtype;
+    ``TypeError`` unless ``x`` is an integer (JAX's bit-counting ops refuse bool)."""
+    x = cnp.asarray(x)
+    dtype = np.dtype(x.dtype)
+    if dtype.kind not in "iu":
+        raise TypeError(f"{name} does not accept dtype {dtype.name}{user_line_suffix()}")
+    unsigned = np.dtype(f"uint{8 * dtype.itemsize}")
+    return lax.bitcast_convert_type(x, unsigned), dtype, unsigned
+
+
+def _popcount_bits(u: Array, unsigned: np.dtype[Any]) -> Array:
+    """The set bits of each unsigned ``u``, by summing bit pairs, nibbles, bytes (SWAR)."""
+    nbits = 8 * unsigned.itemsize
+
+    def const(byte: int) -> np.ndarray[Any, Any]:
+        return np.array(int.from_bytes(bytes([byte]) * unsigned.itemsize, "little"), unsigned)
+
+    def shr(v: Array, n: int) -> Array:
+        return lax.shift_right_logical(v, np.array(n, unsigned))
+
+    u = lax.sub(u, lax.bitwise_and(shr(u, 1), const(0x55)))
+    u = lax.add(lax.bitwise_and(u, const(0x33)), lax.bitwise_and(shr(u, 2), const(0x33)))
+    u = lax.bitwise_and(lax.add(u, shr(u, 4)), const(0x0F))
+    shift = 8
+    while shift < nbits:
+        u = lax.add(u, shr(u, shift))
+        shift *= 2
+    return lax.bitwise_and(u, np.array(0xFF, unsigned))
+
+
+def population_count(x: ArrayLike) -> Array:
+    """The number of set bits in each element of the integer ``x`` (in ``x``'s dtype)."""
+    u, dtype, unsigned = _bits("population_count", x)
+    return lax.convert_element_type(_popcount_bits(u, unsigned), dtype)
+
+
+def clz(x: ArrayLike) -> Array:
+    """The number of leading zero bits of each element of the integer ``x`` (in ``x``'s
+    dtype): every bit below the highest set one is set, then the set bits are counted."""
+    u, dtype, unsigned = _bits("clz", x)
+    nbits = 8 * unsigned.itemsize
+    shift = 1
+    while shift < nbits:
+        u = lax.bitwise_or(u, lax.shift_right_logical(u, np.array(shift, unsigned)))
+        shift *= 2
+    ones = _popcount_bits(u, unsigned)
+    return lax.convert_element_type(lax.sub(np.array(nbits, unsigned), ones), dtype)
+
+
+def mulhi(x: ArrayLike, y: ArrayLike, /) -> Array:
+    """The high half of the double-width product of the integers ``x`` and ``y`` (the
+    products of their half-width halves; a signed product corrected from the unsigned one)."""
+    ux, dtype, unsigned = _bits("mulhi", x)
+    uy, dtype_y, _ = _bits("mulhi", y)
+    if dtype_y != dtype:
+        raise TypeError(
+            f"mulhi requires arguments to have the same dtypes, got {dtype.name}, "
+            f"{dtype_y.name}{user_line_suffix()}"
+        )
+    half = np.array(4 * unsigned.itemsize, unsigned)
+    low = np.array((1 << (4 * unsigned.itemsize)) - 1, unsigned)
+    x0, x1 = lax.bitwise_and(ux, low), lax.shift_right_logical(ux, half)
+    y0, y1 = lax.bitwise_and(uy, low), lax.shift_right_logical(uy, half)
+    w0 = lax.mul(x0, y0)
+    t = lax.add(lax.mul(x1, y0), lax.shift_right_logical(w0, half))
+    w1 = lax.add(lax.mul(x0, y1), lax.bitwise_and(t, low))
+    w2 = lax.shift_right_logical(t, half)
+    hi = lax.add(lax.add(lax.mul(x1, y1), w2), lax.shift_right_logical(w1, half))
+    if dtype.kind == "i":  # x*y signed = unsigned - 2^n (x<0 ? y : 0) - 2^n (y<0 ? x : 0)
+        zero = lax.full_like(hi, 0)
+        hi = lax.sub(hi, lax.select(lax.lt(x, 0), uy, zero))
+        hi = lax.sub(hi, lax.select(lax.lt(y, 0), ux, zero))
+    return lax.bitcast_convert_type(hi, dtype)

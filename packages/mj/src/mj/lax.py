@@ -7,15 +7,20 @@ control flow and implicit solvers of :mod:`mj_control` (``cond``, ``switch``, ``
 ``fori_loop``, ``scan``, ``map``, ``custom_root``, ``custom_linear_solve``), windowed
 reductions, and the linear-algebra primitives as ``mj.lax.linalg`` (``mj_core.lax_linalg``).
 Every name is the lower layer's own object, re-exported, except the compositions
-``batch_matmul``, ``broadcast_shapes``, ``collapse``, ``index_take`` and ``tie_in``.
+``batch_matmul``, ``broadcast_shapes``, ``collapse``, ``index_take``, ``tie_in``, ``split``
+and the bit operations ``population_count``, ``clz`` and ``mulhi``.
 """
 
 from mj._associative_scan import associative_scan as associative_scan
 from mj._associative_scan import cumlogsumexp as cumlogsumexp
 from mj._lax_composites import batch_matmul as batch_matmul
 from mj._lax_composites import broadcast_shapes as broadcast_shapes
+from mj._lax_composites import clz as clz
 from mj._lax_composites import collapse as collapse
 from mj._lax_composites import index_take as index_take
+from mj._lax_composites import mulhi as mulhi
+from mj._lax_composites import population_count as population_count
+from mj._lax_composites import split as split
 from mj._lax_composites import tie_in as tie_in
 from mj._lax_composites import top_k as top_k
 from mj_autodiff import stop_gradient as stop_gradient

@@ -320,9 +320,17 @@ fabs = absolute
 
 
 def square(x: ArrayLike) -> Array:
-    """``x * x``; a bool squares as int32, as in JAX."""
+    """``x * x``; a bool squares as int32, as in JAX. A complex ``a+bj`` squares as JAX's
+    lowering (``chlo.square``) does: ``(a-b)(a+b) + 2abj``, with a zero real part where
+    ``|a| == |b|``, so ``(inf+1e30j)**2`` is ``inf+infj`` (``x * x`` gives ``nan+infj``)."""
     (x,) = promote_numeric(x)
-    return lax.integer_pow(x, 2)
+    if dtype_weak(x)[0].kind != "c":
+        return lax.integer_pow(x, 2)
+    a, b = lax.real(x), lax.imag(x)
+    zero = lax.bitwise_and(lax.is_finite(a), lax.eq(lax.abs(a), lax.abs(b)))
+    re = lax.select(zero, lax.zeros_like_array(a), lax.mul(lax.sub(a, b), lax.add(a, b)))
+    ab = lax.mul(a, b)
+    return lax.complex(re, lax.add(ab, ab))
 
 
 def reciprocal(x: ArrayLike) -> Array:

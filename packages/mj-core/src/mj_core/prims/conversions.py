@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from mj_core._array_views import view_dtype
-from mj_core._avals import ShapedArray
+from mj_core._avals import ShapedArray, array_types
 from mj_core._primitive import Primitive, abstract_eval_rules, impl_rules
 from mj_core._shapes import aval_error
 from mj_core._typing import Array, ArrayLike
@@ -193,10 +193,14 @@ def convert_element_type(operand: ArrayLike, new_dtype: Any) -> Array:
 
 
 def _is_weak(x: ArrayLike) -> bool:
+    if type(x) in (int, float, complex):
+        return True
+    if type(x) in array_types:  # (without building their ``aval``)
+        return getattr(x, "weak_type", False) is True
     aval = getattr(x, "aval", None)
     if aval is not None:
         return bool(aval.weak_type)
-    return type(x) in (int, float, complex) or getattr(x, "weak_type", False) is True
+    return getattr(x, "weak_type", False) is True
 
 
 def reduce_precision(operand: ArrayLike, exponent_bits: int, mantissa_bits: int) -> Array:

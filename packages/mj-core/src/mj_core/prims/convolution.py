@@ -85,7 +85,9 @@ def _check_params(
 ) -> None:
     lhs, rhs = avals
     if lhs.ndim != rhs.ndim:
-        raise aval_error(_NAME, "lhs and rhs must have the same rank", avals)
+        raise aval_error(
+            _NAME, f"{_NAME} lhs and rhs must have the same number of dimensions", avals
+        )
     if lhs.ndim < 2:
         raise aval_error(_NAME, "operands must have rank >= 2 (batch and feature dims)", avals)
     if not isinstance(dimension_numbers, ConvDimensionNumbers):
@@ -290,8 +292,8 @@ def conv_dimension_numbers(
     ndim = len(lhs_shape)
     if ndim != len(rhs_shape):
         raise TypeError(
-            "conv_general_dilated: lhs and rhs must have the same rank, got shapes "
-            f"{tuple(lhs_shape)} and {tuple(rhs_shape)}"
+            f"convolution requires lhs and rhs ndim to be equal, got {ndim} and "
+            f"{len(rhs_shape)} (shapes {tuple(lhs_shape)} and {tuple(rhs_shape)})"
         )
     if dimension_numbers is None:
         iota = tuple(range(ndim))

@@ -512,19 +512,113 @@ def _log1p(x: Any) -> Any:
     return out.astype(x.dtype, copy=False)[()]
 
 
-sin_p = define_elementwise("sin", 1, ALL, to_inexact_dtype, np.sin)
-cos_p = define_elementwise("cos", 1, ALL, to_inexact_dtype, np.cos)
-tan_p = define_elementwise("tan", 1, ALL, to_inexact_dtype, np.tan)
+def _complex(re: Any, im: Any, dtype: DType) -> Any:
+    out = np.empty(np.shape(re), dtype)
+    out.real, out.imag = re, im
+    return out[()]
+
+
+def _keep_zero(x: Any, part: Any) -> Any:
+    """``part``, or ``x`` itself where ``x`` is zero: XLA's complex kernels keep a zero part
+    of the operand in the part it scales (``cos(0-infj) = inf+0j``, ``cosh(nan+0j) =
+    nan+0j``), where IEEE's ``0 * inf`` and ``0 * nan`` are NaN."""
+    return np.where(x == 0, x, part)
+
+
+def _xla_complex(real: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """The impl of a float-valued primitive: NumPy's ``real`` ufunc, and for complex operands
+    the same-named ``_complex_<name>`` function below, which follows XLA's complex kernels
+    where NumPy's differ at infinities and NaNs (``cos(-inf+infj)`` is ``nan+nanj`` in XLA,
+    ``inf+nanj`` in NumPy), so that eager results are jit's."""
+    cplx = _COMPLEX_KERNELS[real.__name__]
+
+    def impl(x: Any) -> Any:
+        if x.dtype.kind != "c":
+            return real(x)
+        with np.errstate(all="ignore"):
+            return cplx(np.asarray(x))
+
+    impl.__name__ = impl.__qualname__ = f"_{real.__name__}"
+    return impl
+
+
+def _complex_exp(z: Any) -> Any:
+    """``e^a (cos b + i sin b)``, a ``complex64`` computed in double precision and rounded
+    once (XLA's kernel rounds as that does; float32 ``cos`` and ``exp`` are each off by an
+    ulp); where ``e^a`` overflows, ``e^(a/2) (e^(a/2) sin b)`` as XLA's kernel computes it
+    (``exp(100+1e-38j)`` has a finite imaginary part)."""
+    a, b = _wide(z)
+    e, half = np.exp(a), np.exp(a / 2)
+    over = np.isinf(e) & np.isfinite(a)
+    re = np.where(over, half * np.cos(b) * half, e * np.cos(b))
+    im = np.where(over, half * np.sin(b) * half, e * np.sin(b))
+    return _complex(re, _keep_zero(b, im), z.dtype)
+
+
+def _complex_expm1(z: Any) -> Any:
+    a, b = _wide(z)  # e^a cos b - 1 = expm1(a) cos b - 2 sin^2(b/2), without cancellation
+    re = np.expm1(a) * np.cos(b) - 2 * np.sin(b / 2) ** 2
+    return _complex(re, _keep_zero(b, np.exp(a) * np.sin(b)), z.dtype)
+
+
+def _wide(z: Any) -> tuple[Any, Any]:
+    """The real and imaginary parts of ``z`` in double precision."""
+    return z.real.astype(np.float64), z.imag.astype(np.float64)
+
+
+def _complex_cos(z: Any) -> Any:
+    a, b = z.real, z.imag
+    return _complex(np.cosh(b) * np.cos(a), _keep_zero(a, -np.sinh(b) * np.sin(a)), z.dtype)
+
+
+def _complex_sin(z: Any) -> Any:
+    a, b = z.real, z.imag
+    return _complex(_keep_zero(a, np.cosh(b) * np.sin(a)), np.sinh(b) * np.cos(a), z.dtype)
+
+
+def _complex_cosh(z: Any) -> Any:
+    a, b = z.real, z.imag
+    return _complex(np.cosh(a) * np.cos(b), _keep_zero(b, np.sinh(a) * np.sin(b)), z.dtype)
+
+
+def _complex_sinh(z: Any) -> Any:
+    a, b = z.real, z.imag
+    return _complex(np.sinh(a) * np.cos(b), _keep_zero(b, np.cosh(a) * np.sin(b)), z.dtype)
+
+
+def _complex_tan(z: Any) -> Any:
+    """NumPy's, with XLA's ``nan+nanj`` for a non-finite real part on the real axis and a
+    ``+0`` real part where both parts are infinite."""
+    a, b = z.real, z.imag
+    t = np.tan(z)
+    nan = (b == 0) & ~np.isfinite(a)
+    re = np.where(nan, np.nan, np.where(np.isinf(a) & np.isinf(b), 0, t.real))
+    return _complex(re, np.where(nan, np.nan, t.imag), z.dtype)
+
+
+_COMPLEX_KERNELS: dict[str, Callable[[Any], Any]] = {
+    "exp": _complex_exp,
+    "expm1": _complex_expm1,
+    "cos": _complex_cos,
+    "sin": _complex_sin,
+    "cosh": _complex_cosh,
+    "sinh": _complex_sinh,
+    "tan": _complex_tan,
+}
+
+sin_p = define_elementwise("sin", 1, ALL, to_inexact_dtype, _xla_complex(np.sin))
+cos_p = define_elementwise("cos", 1, ALL, to_inexact_dtype, _xla_complex(np.cos))
+tan_p = define_elementwise("tan", 1, ALL, to_inexact_dtype, _xla_complex(np.tan))
 asin_p = define_elementwise("asin", 1, ALL, to_inexact_dtype, np.arcsin)
 acos_p = define_elementwise("acos", 1, ALL, to_inexact_dtype, np.arccos)
 atan_p = define_elementwise("atan", 1, ALL, to_inexact_dtype, np.arctan)
-sinh_p = define_elementwise("sinh", 1, ALL, to_inexact_dtype, np.sinh)
-cosh_p = define_elementwise("cosh", 1, ALL, to_inexact_dtype, np.cosh)
+sinh_p = define_elementwise("sinh", 1, ALL, to_inexact_dtype, _xla_complex(np.sinh))
+cosh_p = define_elementwise("cosh", 1, ALL, to_inexact_dtype, _xla_complex(np.cosh))
 tanh_p = define_elementwise("tanh", 1, ALL, to_inexact_dtype, np.tanh)
-exp_p = define_elementwise("exp", 1, ALL, to_inexact_dtype, np.exp)
+exp_p = define_elementwise("exp", 1, ALL, to_inexact_dtype, _xla_complex(np.exp))
 log_p = define_elementwise("log", 1, ALL, to_inexact_dtype, np.log)
 log1p_p = define_elementwise("log1p", 1, ALL, to_inexact_dtype, _log1p)
-expm1_p = define_elementwise("expm1", 1, ALL, to_inexact_dtype, np.expm1)
+expm1_p = define_elementwise("expm1", 1, ALL, to_inexact_dtype, _xla_complex(np.expm1))
 logistic_p = define_elementwise("logistic", 1, ALL, to_inexact_dtype, _logistic)
 sqrt_p = define_elementwise("sqrt", 1, ALL, to_inexact_dtype, _sqrt)
 rsqrt_p = define_elementwise("rsqrt", 1, ALL, to_inexact_dtype, _rsqrt)

@@ -120,8 +120,8 @@ class _Checker:
         self.require(indices.ndim >= 1, "indices need a last dimension (the index vector)")
         self.require(
             _sorted_unique_in_range(operand_batching_dims, operand.ndim),
-            f"operand_batching_dims {tuple(operand_batching_dims)} must be sorted, unique "
-            "operand dimensions",
+            f"operand_batching_dims in {self.name} op must be sorted, unique operand "
+            f"dimensions, got {tuple(operand_batching_dims)}",
         )
         self.require(
             not set(operand_batching_dims) & set(window_dims_absent),

@@ -189,10 +189,14 @@ def _define_arg_reduction(name: str, compute: Callable[..., Any]) -> Primitive:
             raise aval_error(name, f"axes must hold exactly one axis, got {tuple(axes)}", [x])
         (axis,) = check_axes(name, axes, x.ndim, [x])
         if x.shape[axis] == 0:
-            raise aval_error(name, f"cannot reduce the empty axis {axis}", [x])
+            raise aval_error(
+                name,
+                f"argmin and argmax require non-empty reduced dimension, got the empty axis {axis}",
+                [x],
+            )
         idx = np.dtype(index_dtype)
         if idx.kind not in "iu":
-            raise aval_error(name, f"index_dtype must be an integer dtype, got {idx.name}", [x])
+            raise aval_error(name, f"index_dtype must be an integer type, got {idx.name}", [x])
         shape = tuple(s for i, s in enumerate(x.shape) if i != axis)
         return [ShapedArray(shape, idx)]
 
@@ -389,7 +393,7 @@ def single_operand(api: str, operands: ArrayLike, init_values: object) -> tuple[
     flat_inits, init_tree = tree_flatten(init_values)
     if op_tree != init_tree:
         raise ValueError(
-            f"{api}: operands must have the same tree structure as init_values, got "
+            f"{api}: Operands must have the same tree structure as init_values, got "
             f"{op_tree} and {init_tree}{user_line_suffix()}"
         )
     if len(flat_ops) != 1:

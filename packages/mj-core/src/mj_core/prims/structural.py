@@ -109,6 +109,13 @@ def _broadcast_avals(
 ) -> list[ShapedArray]:
     _check_shape("broadcast", shape, [x])
     dims = tuple(int(d) for d in broadcast_dimensions)
+    if len(shape) < x.ndim:
+        raise aval_error(
+            "broadcast",
+            "target broadcast shape must have equal or higher rank to the operand shape; got "
+            f"operand ndim={x.ndim} and target broadcast shape={tuple(shape)}",
+            [x],
+        )
     if len(dims) != x.ndim:
         raise aval_error(
             "broadcast",
@@ -273,11 +280,18 @@ def _pad_avals(
     shape = []
     for size, (lo, hi, interior) in zip(x.shape, padding_config, strict=True):
         if interior < 0:
-            raise aval_error("pad", f"interior padding must be >= 0, got {interior}", avals)
+            raise aval_error(
+                "pad",
+                f"interior padding in padding_config must be nonnegative, got {interior}",
+                avals,
+            )
         out = lo + hi + size + max(size - 1, 0) * interior
         if out < 0:
             raise aval_error(
-                "pad", f"padding {(lo, hi, interior)} gives a negative dimension size", avals
+                "pad",
+                "Dimension size after padding is not at least 0, got "
+                f"{out} from padding {(lo, hi, interior)}",
+                avals,
             )
         shape.append(int(out))
     dtype, _ = common_dtype("pad", avals)

@@ -109,7 +109,9 @@ def _check_params(
         ("window_dilation", window_dilation),
     ):
         if any(v < 1 for v in value):
-            raise aval_error(name, f"{what}={tuple(value)} must be positive integers", [x])
+            raise aval_error(
+                name, f"{what} must have every element be greater than 0, got {tuple(value)}", [x]
+            )
     for size, (lo, hi), d in zip(x.shape, padding, base_dilation, strict=True):
         if dilate_dim(size, d) + lo + hi < 0:
             raise aval_error(
