@@ -91,11 +91,14 @@ from mj_core.numpy._concrete import concrete_or_error as concrete_or_error
 from mj_core.numpy._concrete import static_int as static_int
 from mj_core.numpy._indexing import IndexUpdateRef as IndexUpdateRef
 from mj_core.numpy._math import logaddexp_parts as logaddexp_parts
+from mj_core.numpy._promotion import as_dtype as as_dtype
 from mj_core.numpy._promotion import check_arraylike as check_arraylike
 from mj_core.numpy._promotion import check_ranks as check_ranks
+from mj_core.numpy._promotion import convert as convert
 from mj_core.numpy._promotion import dtype_weak as dtype_weak
 from mj_core.numpy._promotion import promote as promote
 from mj_core.numpy._promotion import promote_inexact as promote_inexact
+from mj_core.numpy._promotion import promoted_dtype as promoted_dtype
 from mj_core.prims import family_of as family_of  # noqa: ICN003 (not a family)
 from mj_core.prims import family_primitives as family_primitives  # noqa: ICN003
 from mj_core.prims._view_rules import register_array_view as register_array_view

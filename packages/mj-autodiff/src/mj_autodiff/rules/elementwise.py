@@ -13,6 +13,7 @@ derivative kind (:mod:`mj_autodiff._derivatives`), from which eager reverse mode
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 from mj_autodiff._derivatives import (
@@ -516,12 +517,16 @@ derivative_kinds[select_n_p] = Linear()  # in its cases (the selector is an inte
 
 
 # --- nextafter --------------------------------------------------------------------------------
-def _nextafter_jvp(primals: list[Any], tangents: list[Any]) -> tuple[list[Any], list[Any]]:
-    """``nextafter`` has no derivative in JAX (differentiating it is an error); mj's rule
-    raises the same way, naming the primitive."""
-    raise NotImplementedError(
-        f"Differentiation rule for 'nextafter' not implemented (as in JAX){user_line_suffix()}"
-    )
+def undifferentiable(name: str) -> Callable[[list[Any], list[Any]], tuple[list[Any], list[Any]]]:
+    """The jvp rule of a primitive JAX has no derivative for (differentiating it is an
+    error there): it raises JAX's NotImplementedError, naming the primitive."""
+
+    def rule(primals: list[Any], tangents: list[Any]) -> tuple[list[Any], list[Any]]:
+        raise NotImplementedError(
+            f"Differentiation rule for '{name}' not implemented (as in JAX){user_line_suffix()}"
+        )
+
+    return rule
 
 
-jvp_rules[nextafter_p] = _nextafter_jvp
+jvp_rules[nextafter_p] = undifferentiable("nextafter")

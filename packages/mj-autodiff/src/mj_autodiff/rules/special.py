@@ -23,7 +23,9 @@ import math
 import numpy as np
 
 from mj_autodiff._derivatives import defjvp, defjvp2
+from mj_autodiff._jvp import jvp_rules
 from mj_autodiff._tangents import shape_dtype
+from mj_autodiff.rules.elementwise import undifferentiable
 from mj_core import lax
 from mj_core.errors import MJError, user_line_suffix
 from mj_core.extend import AnyArray, Array, ArrayLike
@@ -33,6 +35,7 @@ from mj_core.prims.special import (
     digamma_p,
     erf_inv_p,
     erfc_p,
+    igamma_grad_a_p,
     igamma_p,
     igammac_p,
     lgamma_p,
@@ -149,6 +152,7 @@ def _igammac_grad_x(g: ArrayLike, a: ArrayLike, x: ArrayLike) -> Array:
 
 defjvp(igamma_p, _igamma_grad_a, _igamma_grad_x)
 defjvp(igammac_p, _igammac_grad_a, _igammac_grad_x)
+jvp_rules[igamma_grad_a_p] = undifferentiable("igamma_grad_a")
 
 
 # --- incomplete beta --------------------------------------------------------------------------

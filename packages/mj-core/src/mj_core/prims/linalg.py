@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from mj_core._avals import ShapedArray
+from mj_core._avals import ShapedArray, get_aval
 from mj_core._primitive import Primitive, abstract_eval_rules, impl_rules
 from mj_core._shapes import aval_error, shape_of
 from mj_core._typing import Array, ArrayLike
@@ -32,16 +32,28 @@ from mj_core.prims._operands import bind, bind1, check_operands
 from mj_core.prims.complex import complex_dtype, conj, real_dtype
 from mj_core.prims.contractions import dot_general
 from mj_core.prims.conversions import convert_element_type
-from mj_core.prims.elementwise import add, div, eq, greater_equal, less_equal, mul, select, sub
+from mj_core.prims.elementwise import (
+    add,
+    div,
+    eq,
+    greater_equal,
+    less_equal,
+    mul,
+    select,
+    select_n,
+    sub,
+)
 from mj_core.prims.reductions import reduce_sum
 from mj_core.prims.structural import (
     broadcast_in_dim,
     broadcasted_iota,
     expand_dims,
     full_like,
+    iota,
     squeeze,
     transpose,
 )
+from mj_core.prims.structural import slice as lax_slice
 
 __all__ = [
     "EigImplementation",
@@ -57,6 +69,7 @@ __all__ = [
     "eye_like",
     "lu",
     "lu_p",
+    "lu_pivots_to_permutation",
     "mH",
     "mT",
     "matmul",
@@ -579,3 +592,36 @@ def qr(x: ArrayLike, *, full_matrices: bool = True) -> tuple[Array, Array]:
     x = as_float_matrix("qr", x, complex_ok=True)
     q, r = bind(qr_p, x, full_matrices=bool(full_matrices))
     return q, r
+
+
+def lu_pivots_to_permutation(pivots: ArrayLike, permutation_size: int) -> Array:
+    """The permutation (``int32``, length ``permutation_size``) that LAPACK's row swaps
+    ``i <-> pivots[..., i]`` apply, in turn, to ``iota(permutation_size)``; leading axes of
+    ``pivots`` are batch axes (JAX's ``lax.linalg.lu_pivots_to_permutation``)."""
+    shape = tuple(get_aval(pivots).shape)
+    batch, k = shape[:-1], shape[-1]
+    m = int(permutation_size)
+    if k > m:
+        raise ValueError(
+            f"Output permutation size {m} has to exceed the trailing dimension of the pivots. "
+            f"Got pivots size {k}"
+        )
+    nb = len(batch)
+    dtype = np.dtype(get_aval(pivots).dtype)
+    positions = iota(np.dtype(np.int32), m)
+    perm = broadcast_in_dim(positions, (*batch, m), (nb,))
+    pivots = convert_element_type(pivots, np.dtype(np.int32))
+    for i in range(k):
+        p = lax_slice(pivots, (0,) * nb + (i,), (*batch, i + 1))
+        at_i = broadcast_in_dim(eq(positions, np.int32(i)), (*batch, m), (nb,))
+        at_p = eq(
+            broadcast_in_dim(positions, (*batch, m), (nb,)),
+            broadcast_in_dim(p, (*batch, m), tuple(range(nb + 1))),
+        )
+        zeros = broadcast_in_dim(np.int32(0), (*batch, m), ())
+        val_i = lax_slice(perm, (0,) * nb + (i,), (*batch, i + 1))
+        val_p = reduce_sum(select_n(at_p, zeros, perm), (nb,))
+        val_p = broadcast_in_dim(val_p, (*batch, m), tuple(range(nb)))
+        val_i = broadcast_in_dim(val_i, (*batch, m), tuple(range(nb + 1)))
+        perm = select_n(at_i, select_n(at_p, perm, val_i), val_p)
+    return convert_element_type(perm, dtype)

@@ -19,12 +19,13 @@ from mj_core.extend import (
     ArrayLike,
     Axis,
     DTypeLike,
+    as_dtype,
     canonicalize_axis,
     check_ranks,
     logaddexp_parts,
     promote_inexact,
+    promoted_dtype,
 )
-from mj_core.numpy._promotion import as_dtype, promoted_dtype
 from mj_core.prims.elementwise import to_inexact_dtype
 
 __all__ = [

@@ -10,8 +10,15 @@ import numpy as np
 
 import mj_core.numpy as cnp
 from mj_core import Tracer, lax
-from mj_core.extend import AnyArray, Array, ArrayLike, DTypeLike, canonicalize_axis, dtype_weak
-from mj_core.numpy._promotion import convert
+from mj_core.extend import (
+    AnyArray,
+    Array,
+    ArrayLike,
+    DTypeLike,
+    canonicalize_axis,
+    convert,
+    dtype_weak,
+)
 
 __all__ = [
     "append",
