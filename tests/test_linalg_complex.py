@@ -118,8 +118,8 @@ def test_vmap_of_complex_solve_and_eigvals():
 
 
 def test_lstsq_solves_complex_systems_as_numpy():
-    x, resid, rank, sv = L.lstsq(Z, BZ)
-    wx, wresid, wrank, wsv = np.linalg.lstsq(np.asarray(Z), np.asarray(BZ), rcond=None)
+    x, _, rank, sv = L.lstsq(Z, BZ)
+    wx, _, wrank, wsv = np.linalg.lstsq(np.asarray(Z), np.asarray(BZ), rcond=None)
     np.testing.assert_allclose(np.asarray(x), wx, rtol=1e-4, atol=1e-5)
     assert int(rank) == wrank
     np.testing.assert_allclose(np.asarray(sv), wsv, rtol=1e-4)
