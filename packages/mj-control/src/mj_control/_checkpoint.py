@@ -22,8 +22,6 @@ import functools
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NamedTuple, TypeVar
 
-import ml_dtypes
-
 from mj_autodiff.extend import (
     PartialEvalTrace,
     UndefPrimal,
@@ -45,6 +43,7 @@ from mj_control._tracing import check_callable, shaped_avals, trace_fun
 from mj_core import Primitive, ShapedArray, bind, config, impl_rules, raise_to_shaped
 from mj_core.dtypes import is_float
 from mj_core.errors import user_line_suffix
+from mj_core.numpy import finfo as _finfo
 from mj_core.prims.conversions import reduce_precision_p
 from mj_core.tree_util import tree_flatten, tree_unflatten
 from mj_ir import (
@@ -453,7 +452,7 @@ def _reduce_residual_precision(jaxpr: Jaxpr, residuals: Sequence[Any]) -> Jaxpr:
 
 
 def _finfo_bits(dtype: Any) -> dict[str, int]:
-    finfo: Any = ml_dtypes.finfo  # (NumPy's finfo does not know bfloat16 or the float8 types)
+    finfo: Any = _finfo  # (mj's is ml_dtypes': NumPy's does not know bfloat16 or the float8s)
     info = finfo(dtype)
     return {"exponent_bits": int(info.nexp), "mantissa_bits": int(info.nmant)}
 
