@@ -23,6 +23,7 @@ from mj_core._shapes import shape_of
 from mj_core._trace import Tracer, binds
 from mj_core._typing import Array, ArrayLike
 from mj_core.dtypes import default_float_dtype, is_float, is_inexact
+from mj_core.errors import user_line_suffix
 from mj_core.numpy._inverse_hyperbolic import arccosh, arcsinh, arctanh
 from mj_core.numpy._promotion import (
     check_ranks,
@@ -316,7 +317,14 @@ def absolute(x: ArrayLike) -> Array:
 
 
 abs = absolute
-fabs = absolute
+
+
+def fabs(x: ArrayLike) -> Array:
+    """``|x|`` in an inexact dtype (JAX: ints and bools promote to float); real only."""
+    (x,) = promote_inexact(x)
+    if dtype_weak(x)[0].kind == "c":
+        raise TypeError(f"ufunc 'fabs' does not support complex dtypes{user_line_suffix()}")
+    return lax.abs(x)
 
 
 def square(x: ArrayLike) -> Array:
@@ -334,9 +342,8 @@ def square(x: ArrayLike) -> Array:
 
 
 def reciprocal(x: ArrayLike) -> Array:
-    dtype, _ = dtype_weak(x)
-    if dtype.kind in "iu":  # NumPy: integer reciprocal truncates
-        return lax.div(convert(1, dtype), x)
+    """``1 / x``; integers and bools promote to float first (JAX; NumPy truncates)."""
+    (x,) = promote_inexact(x)
     return lax.integer_pow(x, -1)
 
 
