@@ -38,6 +38,13 @@ checker, only off in mj. As JAX's options of the same names.
 (``MJ_COMPILATION_CACHE_DIR``; JAX's ``jax_compilation_cache_dir``), for compilations that
 took at least ``persistent_cache_min_compile_time_secs`` (1 s, as JAX) and entries of at least
 ``persistent_cache_min_entry_size_bytes``.
+``transfer_guard`` and ``transfer_guard_host_to_device`` / ``_device_to_device`` /
+``_device_to_host``: JAX's transfer guards (``"allow"``, ``"log"``, ``"disallow"``,
+``"log_explicit"``, ``"disallow_explicit"``; None: unset, so a direction follows
+``transfer_guard``, and that jaxlib's default, allow). mj-xla hands them to jaxlib, which
+checks every transfer; see ``mj.transfer_guard``.
+``default_device``: the device (or platform name) jit computes on when no argument is
+committed to one (JAX's ``jax_default_device``); None: the default backend's first device.
 ``traceback_filtering``: mj never removes its own frames from tracebacks, which is JAX's
 ``"off"``; ``"off"`` and the default ``"auto"`` are accepted, the filtering modes refused.
 """
@@ -86,6 +93,7 @@ class _Config:
         "debug_infs",
         "debug_key_reuse",
         "debug_nans",
+        "default_device",
         "default_matmul_precision",
         "default_prng_impl",
         "disable_jit",
@@ -101,6 +109,10 @@ class _Config:
         "platforms",
         "threefry_partitionable",
         "traceback_filtering",
+        "transfer_guard",
+        "transfer_guard_device_to_device",
+        "transfer_guard_device_to_host",
+        "transfer_guard_host_to_device",
     )
 
     def __init__(self) -> None:
@@ -126,6 +138,11 @@ class _Config:
         self.enable_custom_prng = False
         self.debug_key_reuse = False
         self.traceback_filtering = "auto"
+        self.transfer_guard: str | None = None
+        self.transfer_guard_host_to_device: str | None = None
+        self.transfer_guard_device_to_device: str | None = None
+        self.transfer_guard_device_to_host: str | None = None
+        self.default_device: object = None
         self.compilation_cache_dir: str | None = os.environ.get("MJ_COMPILATION_CACHE_DIR") or None
         self.persistent_cache_min_compile_time_secs = 1.0
         self.persistent_cache_min_entry_size_bytes = 0
@@ -175,6 +192,11 @@ class _Config:
             value = _check_traceback_filtering(value)
         if name == "legacy_prng_key" and value not in _LEGACY_PRNG_KEY:
             raise ValueError(f"legacy_prng_key must be one of {_LEGACY_PRNG_KEY}, got {value!r}")
+        if name.startswith("transfer_guard") and value not in _TRANSFER_GUARD_LEVELS:
+            raise ValueError(
+                f"new enum value must be None or in {list(_TRANSFER_GUARD_LEVELS[1:])}, "
+                f"got {value} of type {type(value)}."
+            )
         if name in ("enable_custom_prng", "debug_key_reuse"):
             value = bool(value)
         if name in _ONLY and value != _ONLY[name]:
@@ -229,6 +251,7 @@ _ONLY_WHY = {
 }
 
 _LEGACY_PRNG_KEY = ("allow", "warn", "error")
+_TRANSFER_GUARD_LEVELS = (None, "allow", "log", "disallow", "log_explicit", "disallow_explicit")
 
 #: JAX's names of the matmul precisions (and their aliases).
 MATMUL_PRECISIONS = {

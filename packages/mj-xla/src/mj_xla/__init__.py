@@ -18,6 +18,7 @@ from mj_xla import _autodiff_lowering as _autodiff_lowering
 from mj_xla import _committed_eager as _committed_eager
 from mj_xla import _profiler
 from mj_xla import _sharded_eager as _sharded_eager
+from mj_xla import _transfer_guard as _transfer_guard
 from mj_xla import rules as rules
 from mj_xla._array import Array as Array
 from mj_xla._backend_info import default_backend as default_backend

@@ -17,6 +17,7 @@ import numpy as np
 
 from mj_core import (
     ConcreteArray,
+    EagerArray,
     ShapedArray,
     Tracer,
     get_aval,
@@ -324,6 +325,9 @@ def to_buffer(x: Any, aval: ShapedArray, device: Any = None) -> _jaxlib.Buffer:
             f"jit: an argument of shape {host.shape} was passed where the compiled "
             f"computation expects {aval.str_short()}"
         )
+    if _jaxlib.guards_set and isinstance(x, EagerArray):  # (on the device, in JAX's model)
+        with _jaxlib.unguarded_puts():
+            return _jaxlib.put(host) if device is None else _jaxlib.put_on(host, device)
     return _jaxlib.put(host) if device is None else _jaxlib.put_on(host, device)
 
 

@@ -8,6 +8,7 @@ import numpy as np
 
 from mj_core import EagerArray, Tracer
 from mj_core.tree_util import tree_map
+from mj_xla import _jaxlib
 from mj_xla._array import Array
 
 __all__ = ["device_get"]
@@ -22,4 +23,5 @@ def _get(x: Any) -> Any:
 def device_get(x: Any) -> Any:
     """``x`` with every mj array (device ``Array`` or eager result) replaced by a host NumPy
     array; other leaves (NumPy arrays, Python scalars) are returned as they are, as in JAX."""
-    return tree_map(_get, x)
+    with _jaxlib.explicit_transfers("get"):
+        return tree_map(_get, x)

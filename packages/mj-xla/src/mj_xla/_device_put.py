@@ -31,6 +31,11 @@ def device_put(x: Any, device: Any = None, *, may_alias: Any = None, donate: Any
     leaf over the mesh's devices, each device getting its slice (dimensions must divide
     evenly). ``may_alias`` and ``donate`` are accepted for JAX compatibility.
     """
+    with _jaxlib.explicit_transfers("put"):
+        return _put(x, device)
+
+
+def _put(x: Any, device: Any) -> Any:
     if device is None:
         return _put_default(x)
     if isinstance(device, Sharding):

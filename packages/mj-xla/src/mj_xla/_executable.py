@@ -85,10 +85,11 @@ class Executable:
         self.module = module
         held = [i for i in params if i < len(known)]
         self._device = device
-        if device is None:
-            self._held = [device_put(known[i])._buf for i in held]
-        else:
-            self._held = [to_buffer(known[i], get_aval(known[i]), device) for i in held]
+        with _jaxlib.unguarded_puts():  # (constants: JAX embeds them, no transfer)
+            if device is None:
+                self._held = [device_put(known[i])._buf for i in held]
+            else:
+                self._held = [to_buffer(known[i], get_aval(known[i]), device) for i in held]
         self.arg_avals = [v.aval for v in jaxpr.in_binders[len(known) :]]
         self.out_avals = [x.aval for x in jaxpr.outs]
         self._exe = _jaxlib.compile_module(module, self._host_callbacks, device)

@@ -608,6 +608,23 @@ def devices(platform: str | None = None, api: str = "devices") -> list[Device]:
     return list(_client_for(platform, api).devices())
 
 
+def default_device() -> Device | None:
+    """The device ``config.default_device`` names (a device, or a platform's first device),
+    or None where that is the default backend's first device, where computations without
+    committed inputs run anyway."""
+    wanted = config.default_device
+    if wanted is None:
+        return None
+    if isinstance(wanted, str):
+        wanted = local_devices(wanted, "default_device")[0]
+    elif not isinstance(wanted, Device):
+        raise TypeError(
+            f"default_device: expected a device or a platform name, got {type(wanted).__name__}"
+            f" ({wanted!r})"
+        )
+    return None if wanted is _backend()[1] else wanted
+
+
 def local_devices(platform: str | None = None, api: str = "local_devices") -> list[Device]:
     """This process's devices of a backend (the default one)."""
     if platform is None:
@@ -777,6 +794,9 @@ class _PutSharding(_jax.SingleDeviceSharding):  # type: ignore[misc]
     def _to_xla_hlo_sharding(self, num_dimensions: int) -> Any:
         return _REPLICATED  # (immutable: one for every put)
 
+    def __repr__(self) -> str:  # (in jaxlib's messages: a refused transfer names it)
+        return f"SingleDeviceSharding(device={self._device!r}, memory_kind=device)"
+
 
 class _HostAval(NamedTuple):
     """What jaxlib reads from the aval of an array it creates."""
@@ -784,6 +804,10 @@ class _HostAval(NamedTuple):
     shape: tuple[int, ...]
     dtype: np.dtype[Any]
     weak_type: bool
+
+    def __repr__(self) -> str:  # JAX's aval text, as jaxlib's messages show it
+        weak = ", weak_type=True" if self.weak_type else ""
+        return f"ShapedArray({np.dtype(self.dtype).name}[{','.join(map(str, self.shape))}]{weak})"
 
 
 _put_shardings: dict[Any, _PutSharding] = {}
@@ -858,6 +882,58 @@ def to_numpy(buf: Buffer) -> np.ndarray[Any, Any]:
 
 
 JaxRuntimeError = _jax.JaxRuntimeError
+
+# --- transfer guards: jaxlib checks every transfer against the levels set here --------------
+
+_guard_lib = _jax.guard_lib
+_GUARD_LEVELS = {
+    "allow": _guard_lib.TransferGuardLevel.ALLOW,
+    "log": _guard_lib.TransferGuardLevel.LOG,
+    "disallow": _guard_lib.TransferGuardLevel.DISALLOW,
+    "log_explicit": _guard_lib.TransferGuardLevel.LOG_EXPLICIT,
+    "disallow_explicit": _guard_lib.TransferGuardLevel.DISALLOW_EXPLICIT,
+}
+#: Whether any transfer guard is set to something other than "allow" (callers that exempt
+#: mj's own transfers read it first, so an unguarded process pays nothing).
+guards_set = False
+
+
+def set_transfer_guards(levels: Mapping[str, str | None]) -> None:
+    """Set jaxlib's guard level per direction (``host_to_device``, ``device_to_device``,
+    ``device_to_host``; None: jaxlib's default, allow)."""
+    global guards_set
+    state = _guard_lib.global_state()
+    for direction, level in levels.items():
+        setattr(state, direction, None if level is None else _GUARD_LEVELS[level])
+    guards_set = any(level not in (None, "allow") for level in levels.values())
+
+
+@contextlib.contextmanager
+def unguarded_puts() -> Iterator[None]:
+    """Host-to-device puts that are not transfers in JAX's model: mj's eager arrays (JAX's
+    live on the device already) and a program's constants (JAX embeds them)."""
+    state = _guard_lib.thread_local_state()
+    before = state.host_to_device
+    state.host_to_device = _GUARD_LEVELS["allow"]
+    try:
+        yield
+    finally:
+        state.host_to_device = before
+
+
+@contextlib.contextmanager
+def explicit_transfers(direction: str) -> Iterator[None]:
+    """``device_put`` (``direction="put"``) and ``device_get`` (``"get"``): explicit
+    transfers, which only the ``*_explicit`` levels log or refuse."""
+    state = _guard_lib.thread_local_state()
+    name = f"explicit_device_{direction}"
+    before = getattr(state, name)
+    setattr(state, name, True)
+    try:
+        yield
+    finally:
+        setattr(state, name, before)
+
 
 # --- several devices: replicated programs and arrays with one buffer per device ---------------
 

@@ -47,7 +47,7 @@ from mj_core import (
     raise_to_shaped,
 )
 from mj_core.errors import UnhashableStaticArgumentError, user_location
-from mj_core.extend import axis_env_signature, on_x64_change
+from mj_core.extend import axis_env_signature, on_change, on_x64_change
 from mj_core.tree_util import PyTreeDef, tree_flatten, tree_map, tree_unflatten
 from mj_ir import ClosedJaxpr, ShapeDtypeStruct
 from mj_ir.extend import trace_to_jaxpr
@@ -213,6 +213,12 @@ def _run_entry(entry: _Entry, flat_args: Sequence[Any]) -> list[Any]:
 _buffer_of = operator.attrgetter("_buf")
 
 
+def _put_unguarded(put: Callable[[Any], Any], x: Any) -> Any:
+    """An eager array's put, which JAX (whose arrays live on the device) makes no transfer."""
+    with _jaxlib.unguarded_puts():
+        return put(x)
+
+
 class _Plan:
     """A dispatch memo's value: the entry, and per flat argument how it reaches the
     executable: ``None`` for a device array passed as it is, else the function giving its
@@ -268,8 +274,17 @@ def trace_settings_changed(settings: tuple[Any, ...]) -> None:
     are dropped by a new generation of every cache."""
     global _trace_settings
     _trace_settings = settings
+    drop_dispatch_memos()
+
+
+def drop_dispatch_memos() -> None:
+    """Make every jitted function rebuild its dispatch plans on its next call (a setting the
+    plans were built for changed: the transfer guards, the default device)."""
     for cache in list(_function_caches.values()):
         cache.generation += 1
+
+
+on_change("default_device", lambda _: drop_dispatch_memos())  # (signatures key the device)
 
 
 def _cache_for(fun: Callable[..., Any]) -> _Cache:
@@ -522,7 +537,10 @@ class JitFunction(Generic[P, R]):
             elif t is Array:  # uncommitted, beside committed ones: copied to their device
                 conv.append(functools.partial(to_buffer, aval=aval, device=device))
             else:  # host data: converted to its canonical dtype, then one put
-                conv.append(_jaxlib.host_putter(aval.shape, aval.dtype, device))
+                put = _jaxlib.host_putter(aval.shape, aval.dtype, device)
+                if _jaxlib.guards_set and issubclass(t, EagerArray):
+                    put = functools.partial(_put_unguarded, put)
+                conv.append(put)
         if len(self._memo) >= _MAX_MEMO_KEYS:
             self._memo.clear()
             self._last = None
@@ -608,6 +626,8 @@ class JitFunction(Generic[P, R]):
         keep_spec = bool(shardings) and _first_named_is_an_arrays(flat_args, shardings)
         plain = not statics and not dyn_kwargs and _all_leaves(in_tree)
         device = _committed_device(flat_args, avals, self._fun if plain else None, self._name)
+        if device is None and not shardings:  # jit(device=d), else ``with default_device(d)``
+            device = self._device if self._device is not None else _jaxlib.default_device()
         key = (
             statics,
             in_tree,

@@ -37,6 +37,7 @@ from mj._environment import check_tracer_leaks as check_tracer_leaks
 from mj._environment import debug_infs as debug_infs
 from mj._environment import debug_key_reuse as debug_key_reuse
 from mj._environment import debug_nans as debug_nans
+from mj._environment import default_device as default_device
 from mj._environment import default_matmul_precision as default_matmul_precision
 from mj._environment import default_prng_impl as default_prng_impl
 from mj._environment import enable_checks as enable_checks
@@ -47,6 +48,10 @@ from mj._environment import log_compiles as log_compiles
 from mj._environment import numpy_dtype_promotion as numpy_dtype_promotion
 from mj._environment import numpy_rank_promotion as numpy_rank_promotion
 from mj._environment import print_environment_info as print_environment_info
+from mj._environment import transfer_guard as transfer_guard
+from mj._environment import transfer_guard_device_to_device as transfer_guard_device_to_device
+from mj._environment import transfer_guard_device_to_host as transfer_guard_device_to_host
+from mj._environment import transfer_guard_host_to_device as transfer_guard_host_to_device
 from mj._naming import named_call as named_call
 from mj._naming import named_scope as named_scope
 from mj._pure_callback import pure_callback as pure_callback

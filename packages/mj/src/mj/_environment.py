@@ -26,6 +26,7 @@ __all__ = [
     "debug_infs",
     "debug_key_reuse",
     "debug_nans",
+    "default_device",
     "default_matmul_precision",
     "default_prng_impl",
     "enable_checks",
@@ -36,6 +37,10 @@ __all__ = [
     "numpy_dtype_promotion",
     "numpy_rank_promotion",
     "print_environment_info",
+    "transfer_guard",
+    "transfer_guard_device_to_device",
+    "transfer_guard_device_to_host",
+    "transfer_guard_host_to_device",
 ]
 
 
@@ -106,3 +111,13 @@ legacy_prng_key = _Option("legacy_prng_key")
 enable_custom_prng = _Option("enable_custom_prng")
 default_prng_impl = _Option("default_prng_impl")
 debug_key_reuse = _Option("debug_key_reuse")
+# JAX's transfer guards ("allow", "log", "disallow", "log_explicit", "disallow_explicit"):
+# ``transfer_guard`` sets every direction, the others one each (see mj_xla._transfer_guard for
+# what counts as a transfer on mj)
+transfer_guard = _Option("transfer_guard")
+# ``with default_device(d):`` jit computes on ``d`` (a device or a platform name) when no
+# argument is committed to a device; mj's outputs are then committed to ``d`` (JAX's are not)
+default_device = _Option("default_device")
+transfer_guard_host_to_device = _Option("transfer_guard_host_to_device")
+transfer_guard_device_to_device = _Option("transfer_guard_device_to_device")
+transfer_guard_device_to_host = _Option("transfer_guard_device_to_host")
