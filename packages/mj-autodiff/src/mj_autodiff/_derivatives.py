@@ -40,6 +40,7 @@ from typing import Any
 
 from mj_autodiff._jvp import jvp_rules
 from mj_autodiff._tangents import (
+    Tangent,
     Zero,
     add_tangents,
     fit_tangent,
@@ -47,8 +48,9 @@ from mj_autodiff._tangents import (
     shaped_aval_of,
     tangent_aval_of,
 )
-from mj_autodiff._transpose import UndefPrimal, transpose_rules, unbroadcast
+from mj_autodiff._transpose import Operand, UndefPrimal, transpose_rules, unbroadcast
 from mj_core import Primitive, RuleTable, bind, bind1
+from mj_core.extend import ArrayLike
 from mj_core.prims.elementwise import elementwise_specs
 
 __all__ = [
@@ -100,7 +102,12 @@ class ZeroDerivative(DerivativeKind):
 
 
 def _linear_vjp(
-    prim: Primitive, ct: Any, ans: Any, vals: list[Any], wants: list[bool], params: dict[str, Any]
+    prim: Primitive,
+    ct: Tangent,
+    ans: ArrayLike | None,
+    vals: list[Any],
+    wants: list[bool],
+    params: dict[str, Any],
 ) -> list[Any]:
     cts: list[Any] = transpose_rules[prim]([ct], *vals, **params)  # wanted ones: UndefPrimal
     return cts
@@ -115,7 +122,12 @@ class Linear(DerivativeKind):
 
 
 def _bilinear_vjp(
-    prim: Primitive, ct: Any, ans: Any, vals: list[Any], wants: list[bool], params: dict[str, Any]
+    prim: Primitive,
+    ct: Tangent,
+    ans: ArrayLike | None,
+    vals: list[Any],
+    wants: list[bool],
+    params: dict[str, Any],
 ) -> list[Any]:
     transpose = transpose_rules[prim]
     out: list[Any] = [None] * len(vals)
@@ -168,8 +180,8 @@ class Elementwise(DerivativeKind):
 def _elementwise_vjp(fns: tuple[TangentFn | None, ...], uses_ans: bool) -> VJPRule:
     def vjp(
         prim: Primitive,
-        ct: Any,
-        ans: Any,
+        ct: Tangent,
+        ans: ArrayLike | None,
         vals: list[Any],
         wants: list[bool],
         params: dict[str, Any],
@@ -205,7 +217,9 @@ def _sum_of_contributions_rule(
     """The JVP rule :func:`defjvp` (``pass_ans=False``) and :func:`defjvp2` register."""
     unary = len(jvp_fns) == 1
 
-    def rule(primals: list[Any], tangents: list[Any], **params: Any) -> tuple[list[Any], list[Any]]:
+    def rule(
+        primals: list[Any], tangents: list[Any], **params: object
+    ) -> tuple[list[Any], list[Any]]:
         ans = bind1(prim, *primals, **params)
         args = (ans, *primals) if pass_ans else primals
         if unary:  # the contribution already has the output's type
@@ -259,7 +273,9 @@ def defjvp_zero(prim: Primitive) -> None:
     """Register ``prim`` as having zero derivative everywhere (comparisons, floor, argmax,
     ...): its outputs get ``Zero`` tangents (:class:`ZeroDerivative`)."""
 
-    def rule(primals: list[Any], tangents: list[Any], **params: Any) -> tuple[list[Any], list[Any]]:
+    def rule(
+        primals: list[Any], tangents: list[Any], **params: object
+    ) -> tuple[list[Any], list[Any]]:
         outs = bind(prim, *primals, **params)
         return outs, [Zero(tangent_aval_of(o)) for o in outs]
 
@@ -272,7 +288,7 @@ def _linear_jvp_rule(prim: Primitive) -> Callable[..., tuple[list[Any], list[Any
     """The JVP of a primitive linear in all its operands: itself, applied to the tangents."""
 
     def jvp_rule(
-        primals: list[Any], tangents: list[Any], **params: Any
+        primals: list[Any], tangents: list[Any], **params: object
     ) -> tuple[list[Any], list[Any]]:
         outs = bind(prim, *primals, **params)
         return outs, bind(prim, *map(instantiate_zeros, tangents), **params)
@@ -288,7 +304,7 @@ def deflinear(prim: Primitive, transpose_fn: Callable[..., list[Any]]) -> None:
     ``transpose_fn(ct, **params) -> list`` of operand cotangents (single-output ``prim``).
     """
 
-    def transpose_rule(cts: list[Any], *invals: Any, **params: Any) -> list[Any]:
+    def transpose_rule(cts: list[Tangent], *invals: Operand, **params: object) -> list[Any]:
         return transpose_fn(cts[0], **params)
 
     transpose_rule.__name__ = f"{prim.name}_transpose"
@@ -299,7 +315,7 @@ def deflinear2(prim: Primitive, transpose_fn: Callable[..., list[Any]]) -> None:
     """Like :func:`deflinear`, but ``transpose_fn(ct, *invals, **params)`` also sees the
     operands (``UndefPrimal`` for the linear ones), e.g. to read their avals."""
 
-    def transpose_rule(cts: list[Any], *invals: Any, **params: Any) -> list[Any]:
+    def transpose_rule(cts: list[Tangent], *invals: Operand, **params: object) -> list[Any]:
         return transpose_fn(cts[0], *invals, **params)
 
     transpose_rule.__name__ = f"{prim.name}_transpose"

@@ -22,6 +22,7 @@ import numpy as np
 
 from mj_autodiff._custom_lin import bind_custom_lin
 from mj_autodiff._tangents import (
+    Tangent,
     Zero,
     instantiate_zeros,
     tangent_aval,
@@ -43,7 +44,7 @@ from mj_core import (
     new_main,
 )
 from mj_core.dtypes import canonical_dtype, is_inexact
-from mj_core.extend import on_x64_change
+from mj_core.extend import ArrayLike, on_x64_change
 from mj_core.tree_util import PyTreeDef, Store, tree_flatten, tree_map, tree_unflatten
 from mj_ir import ClosedJaxpr, eval_jaxpr
 from mj_ir.extend import trace_to_closed_jaxpr
@@ -129,7 +130,7 @@ class JVPTracer(PrimalTracer):
 
     __slots__ = ("tangent",)
 
-    def __init__(self, trace: Trace, primal: Any, tangent: Any) -> None:
+    def __init__(self, trace: Trace, primal: ArrayLike, tangent: Tangent) -> None:
         self._trace = trace
         self.primal = primal
         self.tangent = tangent
@@ -226,7 +227,7 @@ def jvp_flat(
 # --- the public jvp ---------------------------------------------------------------------------
 
 
-def _check_tangent(index: int, primal: Any, tangent: Any) -> Any:
+def _check_tangent(index: int, primal: ArrayLike, tangent: ArrayLike) -> Tangent:
     """Validate one tangent leaf against its primal; return it as the trace should see it
     (``Zero`` for integer primals, weak Python scalars converted to the primal's dtype)."""
     p_aval = get_aval(primal)
@@ -251,7 +252,7 @@ def _check_tangent(index: int, primal: Any, tangent: Any) -> Any:
     return tangent
 
 
-def _primal_value(x: Any) -> Any:
+def _primal_value(x: object) -> object:
     """Auxiliary data is not differentiated: unwrap a tracer of the innermost transformation
     (the JVP trace ``vjp`` runs ``fun`` under) to its primal value."""
     if isinstance(x, PrimalTracer) and x._trace.main is current_trace_stack()[-1]:

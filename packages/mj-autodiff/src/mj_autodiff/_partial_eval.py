@@ -35,7 +35,9 @@ from mj_core import (
     new_main,
     raise_to_shaped,
 )
+from mj_core.extend import ArrayLike
 from mj_ir import (
+    Atom,
     ClosedJaxpr,
     Jaxpr,
     JaxprEqn,
@@ -81,7 +83,7 @@ class PartialVal(NamedTuple):
     const: Any
 
     @classmethod
-    def known(cls, val: Any) -> PartialVal:
+    def known(cls, val: ArrayLike) -> PartialVal:
         return PartialVal(get_aval(val), val)
 
     @classmethod
@@ -107,7 +109,7 @@ class ConstRecipe:
 
     __slots__ = ("val",)
 
-    def __init__(self, val: Any) -> None:
+    def __init__(self, val: ArrayLike) -> None:
         self.val = val
 
 
@@ -276,7 +278,7 @@ def partial_eval_flat(
 _SCALAR_TYPES = frozenset({bool, int, float, complex})
 
 
-def _literal(val: Any) -> Lit | None:
+def _literal(val: object) -> Lit | None:
     """A literal for a Python scalar residual (kept weakly typed), else None."""
     if type(val) in _SCALAR_TYPES:
         return Lit(val)
@@ -387,7 +389,7 @@ def partial_eval_jaxpr(
     unknown: dict[Var, bool] = {}
     residuals: dict[Var, None] = {}  # insertion-ordered set
 
-    def is_unknown(x: Any) -> bool:
+    def is_unknown(x: Atom) -> bool:
         return type(x) is Var and unknown[x]
 
     binder_unknowns = [False] * n_consts + list(in_unknowns)

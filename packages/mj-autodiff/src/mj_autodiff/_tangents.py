@@ -10,18 +10,19 @@ work. Integer and boolean values never carry a tangent: their tangent aval has J
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, Protocol, TypeAlias, cast, final
 
 import numpy as np
 
 from mj_core import EagerArray, ShapedArray, bind1, config, get_aval
 from mj_core.dtypes import default_dtype_for_pytype, is_inexact
-from mj_core.extend import on_x64_change, weak_result
+from mj_core.extend import Array, ArrayLike, on_x64_change, weak_result
 from mj_core.prims.conversions import convert_element_type_p
 from mj_core.prims.elementwise import add_p
 from mj_core.prims.structural import broadcast_p
 
 __all__ = [
+    "Tangent",
     "Zero",
     "add_tangents",
     "fit_tangent",
@@ -46,6 +47,7 @@ def is_float0(dtype: np.dtype[Any]) -> bool:
     return dtype == float0
 
 
+@final
 class Zero:
     """A symbolic zero tangent/cotangent whose abstract value is ``aval``."""
 
@@ -55,17 +57,22 @@ class Zero:
         self.aval = aval
 
     @staticmethod
-    def from_value(x: Any) -> Zero:
+    def from_value(x: ArrayLike) -> Zero:
         """The zero tangent of the primal value ``x``."""
         return Zero(tangent_aval_of(x))
 
     @staticmethod
-    def from_primal_value(x: Any) -> Zero:
+    def from_primal_value(x: ArrayLike) -> Zero:
         """JAX's name for :meth:`from_value` (``ad.Zero.from_primal_value``)."""
         return Zero(tangent_aval_of(x))
 
     def __repr__(self) -> str:
         return f"Zero({self.aval.str_short()})"
+
+
+#: A tangent or cotangent as rules and interpreters see it: a value (an mj array or tracer, a
+#: NumPy array or scalar, a Python scalar) or a symbolic :class:`Zero`.
+Tangent: TypeAlias = ArrayLike | Zero
 
 
 def tangent_aval(aval: ShapedArray) -> ShapedArray:
@@ -118,7 +125,7 @@ _set_mode(config.enable_x64)
 on_x64_change(_set_mode)
 
 
-def shaped_aval_of(x: Any) -> ShapedArray:
+def shaped_aval_of(x: ArrayLike) -> ShapedArray:
     """``raise_to_shaped(get_aval(x))``, fast for NumPy arrays and Python scalars."""
     if type(x) is np.ndarray or type(x) is EagerArray:
         return shaped(x.shape, x.dtype)
@@ -129,7 +136,7 @@ def shaped_aval_of(x: Any) -> ShapedArray:
     return shaped(aval.shape, aval.dtype, aval.weak_type)
 
 
-def tangent_aval_of(x: Any) -> ShapedArray:
+def tangent_aval_of(x: ArrayLike) -> ShapedArray:
     """``tangent_aval(get_aval(x))``, fast for NumPy arrays and Python scalars (the common
     cases on the jvp hot path, where building a ``ConcreteArray`` would be wasted work)."""
     if type(x) is np.ndarray or type(x) is EagerArray:
@@ -152,7 +159,7 @@ def tangents_with_zeros(
     ]
 
 
-def zeros_like_aval(aval: ShapedArray) -> Any:
+def zeros_like_aval(aval: ShapedArray) -> Array | np.ndarray[Any, Any]:
     """A concrete array of zeros of ``aval``: an mj array, as every result is (a zero
     cotangent ``grad`` returns included), except ``float0`` zeros for integer/bool avals,
     which stay NumPy arrays as JAX's do. A weak aval gives weak zeros (the gradient of a
@@ -163,32 +170,38 @@ def zeros_like_aval(aval: ShapedArray) -> Any:
     return weak_result(zeros) if aval.weak_type else zeros.view(EagerArray)
 
 
-def instantiate_zeros(t: Any) -> Any:
+def instantiate_zeros(t: Tangent) -> ArrayLike:
     """Turn a symbolic :class:`Zero` into an array of zeros; other values pass through."""
     if type(t) is Zero:
         return zeros_like_aval(t.aval)
     return t
 
 
-def add_tangents(x: Any, y: Any) -> Any:
+def add_tangents(x: Tangent, y: Tangent) -> Tangent:
     """``x + y`` for tangents or cotangents of the same aval, skipping symbolic zeros."""
     if type(x) is Zero:
         return y
     if type(y) is Zero:
         return x
-    return bind1(add_p, x, y)
+    total: Array = bind1(add_p, x, y)
+    return total
 
 
-def shape_dtype(x: Any) -> tuple[tuple[int, ...], np.dtype[Any]]:
+class _HasDType(Protocol):
+    @property
+    def dtype(self) -> np.dtype[Any]: ...
+
+
+def shape_dtype(x: ArrayLike) -> tuple[tuple[int, ...], np.dtype[Any]]:
     """Shape and dtype of an array, NumPy scalar, tracer or Python scalar, cheaply."""
     shape = getattr(x, "shape", None)
     if shape is None:
         aval = get_aval(x)
         return aval.shape, aval.dtype
-    return shape, x.dtype
+    return shape, cast(_HasDType, x).dtype  # an array or NumPy scalar: it has both
 
 
-def fit_tangent(t: Any, primal: Any) -> Any:
+def fit_tangent(t: ArrayLike, primal: ArrayLike) -> ArrayLike:
     """``t`` broadcast and converted to the shape and dtype of ``primal``'s tangent.
 
     Elementwise primitives broadcast and promote their operands, so a tangent contribution

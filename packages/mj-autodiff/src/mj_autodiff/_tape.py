@@ -24,14 +24,14 @@ values). Under an enclosing transformation (``jit``, ``vmap``, ``make_jaxpr``, a
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
 from mj_autodiff._derivatives import ZeroDerivative, derivative_kinds
 from mj_autodiff._jvp import PrimalTracer
 from mj_autodiff._linearize import LinearFunction, linearize_flat
-from mj_autodiff._tangents import Zero, add_tangents, shaped_aval_of, tangent_aval_of
+from mj_autodiff._tangents import Tangent, Zero, add_tangents, shaped_aval_of, tangent_aval_of
 from mj_autodiff._transpose import UndefPrimal
 from mj_core import (
     EagerArray,
@@ -42,7 +42,10 @@ from mj_core import (
     new_main,
 )
 from mj_core.dtypes import is_inexact
+from mj_core.extend import ArrayLike
 from mj_ir.extend import gc_paused
+
+_T = TypeVar("_T")
 
 __all__ = ["TapeTrace", "TapeTracer", "tape_vjp_flat"]
 
@@ -65,7 +68,7 @@ class _Node:
         rule: Callable[..., Sequence[Any]] | None,
         prim: Primitive | None,
         vals: list[Any],
-        ans: Any,
+        ans: ArrayLike | LinearFunction | None,
         wants: list[bool],
         params: dict[str, Any],
         n_out: int,
@@ -85,7 +88,7 @@ class TapeTracer(PrimalTracer):
 
     __slots__ = ("index", "node")
 
-    def __init__(self, trace: Trace, primal: Any, node: _Node, index: int) -> None:
+    def __init__(self, trace: Trace, primal: ArrayLike, node: _Node, index: int) -> None:
         self._trace = trace
         self.primal = primal
         self.node = node
@@ -102,7 +105,7 @@ class TapeTrace(Trace):
     __slots__ = ()
     transformation_name = "vjp (eager reverse mode)"
 
-    def pure(self, val: Any) -> Any:
+    def pure(self, val: _T) -> _T:
         return val
 
     lift = pure
@@ -166,7 +169,7 @@ class TapeTrace(Trace):
         """Apply ``fun`` to ``vals`` linearized in the operands that have parents, and
         record a node that transposes that linear function."""
 
-        def partial(*xs: Any) -> Sequence[Any]:
+        def partial(*xs: ArrayLike) -> Sequence[Any]:
             args = list(vals)
             it = iter(xs)
             for i, w in enumerate(wants):
@@ -205,7 +208,7 @@ def _unbox(tracers: list[Any]) -> tuple[list[Any], list[TapeTracer | None], list
 
 def _transpose_linear(
     prim: None,
-    ct: Any,
+    ct: Tangent | list[Tangent | None],
     lin: LinearFunction,
     vals: list[Any],
     wants: list[bool],
@@ -277,7 +280,7 @@ def tape_vjp_flat(
     return outs, pullback
 
 
-def _accumulate(env: dict[_Node, Any], node: _Node, index: int, ct: Any) -> None:
+def _accumulate(env: dict[_Node, Any], node: _Node, index: int, ct: Tangent) -> None:
     if node.n_out == 1:
         prev = env.get(node)
         env[node] = ct if prev is None else add_tangents(prev, ct)

@@ -19,11 +19,12 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, TypeAlias, TypeGuard, final
 
 import numpy as np
 
 from mj_autodiff._tangents import (
+    Tangent,
     Zero,
     add_tangents,
     instantiate_zeros,
@@ -32,7 +33,7 @@ from mj_autodiff._tangents import (
     tangent_aval,
 )
 from mj_core import EagerArray, RuleTable, ShapedArray, bind, bind1
-from mj_core.extend import on_x64_change
+from mj_core.extend import ArrayLike, on_x64_change
 from mj_core.prims.conversions import convert_element_type_p
 from mj_core.prims.reductions import reduce_sum_p
 from mj_core.prims.structural import reshape_p
@@ -40,6 +41,7 @@ from mj_ir import ClosedJaxpr, Jaxpr, Var
 from mj_ir.extend import trace_to_closed_jaxpr
 
 __all__ = [
+    "Operand",
     "UndefPrimal",
     "backward_pass",
     "is_undefined_primal",
@@ -54,6 +56,7 @@ transpose_rules: RuleTable[Callable[..., Any]] = RuleTable(
 )
 
 
+@final
 class UndefPrimal:
     """Stands for an input a linear function is linear in: only its type is known."""
 
@@ -66,17 +69,21 @@ class UndefPrimal:
         return f"UndefPrimal({self.aval.str_short()})"
 
 
-def is_undefined_primal(x: Any) -> bool:
+#: A transpose rule's operand: a value (a residual) or an :class:`UndefPrimal` (a linear input).
+Operand: TypeAlias = ArrayLike | UndefPrimal
+
+
+def is_undefined_primal(x: object) -> TypeGuard[UndefPrimal]:
     """True for a transpose rule's linear input (an :class:`UndefPrimal`)."""
     return type(x) is UndefPrimal
 
 
-def operand_aval(v: Any) -> ShapedArray:
+def operand_aval(v: Operand) -> ShapedArray:
     """The type of a rule's operand, which may be an ``UndefPrimal``."""
     return v.aval if type(v) is UndefPrimal else shaped_aval_of(v)
 
 
-def unbroadcast(ct: Any, aval: ShapedArray) -> Any:
+def unbroadcast(ct: Tangent, aval: ShapedArray) -> Tangent:
     """The cotangent ``ct`` of a broadcast/promoted operand brought back to the operand's type:
     summed over the axes broadcasting added or stretched, reshaped, and converted to its
     dtype. The one helper every elementwise transpose rule uses."""
@@ -174,7 +181,7 @@ def transpose_jaxpr(closed_jaxpr: ClosedJaxpr, linear: tuple[bool, ...]) -> Clos
     consts = closed_jaxpr.consts
     n_nonlin = linear.count(False)
 
-    def transposed(*args: Any) -> list[Any]:
+    def transposed(*args: ArrayLike) -> list[ArrayLike]:
         nonlin = iter(args[:n_nonlin])
         primals = [
             UndefPrimal(a) if lin else next(nonlin) for a, lin in zip(in_avals, linear, strict=True)

@@ -25,7 +25,7 @@ def debug_callback_jvp(
 
 @jvp_rules.register(pure_callback_p)
 def pure_callback_jvp(
-    primals: list[Any], tangents: list[Any], **params: Any
+    primals: list[Any], tangents: list[Any], **params: object
 ) -> tuple[list[Any], list[Any]]:
     raise ValueError(
         "pure_callback: pure callbacks do not support JVP (and so grad); wrap the callback in "

@@ -14,11 +14,11 @@ from typing import Any
 import numpy as np
 
 from mj_autodiff._derivatives import Bilinear, defjvp, derivative_kinds
-from mj_autodiff._tangents import shape_dtype, shaped_aval_of
-from mj_autodiff._transpose import UndefPrimal, operand_aval, transpose_rules
+from mj_autodiff._tangents import Tangent, shape_dtype, shaped_aval_of
+from mj_autodiff._transpose import Operand, UndefPrimal, operand_aval, transpose_rules
 from mj_core import Primitive, ShapedArray, bind1, lax
-from mj_core.extend import AnyArray, DTypeLike
-from mj_core.prims.contractions import dot_general_p
+from mj_core.extend import Array, ArrayLike, DTypeLike
+from mj_core.prims.contractions import PrecisionLike, dot_general_p
 from mj_core.prims.structural import transpose_p
 
 DimensionNumbers = tuple[
@@ -26,12 +26,14 @@ DimensionNumbers = tuple[
 ]
 
 
-def _dot_jvp_lhs(g: AnyArray, x: AnyArray, y: AnyArray, **params: Any) -> AnyArray:
-    return bind1(dot_general_p, g, y, **params)
+def _dot_jvp_lhs(g: ArrayLike, x: ArrayLike, y: ArrayLike, **params: object) -> Array:
+    out: Array = bind1(dot_general_p, g, y, **params)
+    return out
 
 
-def _dot_jvp_rhs(g: AnyArray, x: AnyArray, y: AnyArray, **params: Any) -> AnyArray:
-    return bind1(dot_general_p, x, g, **params)
+def _dot_jvp_rhs(g: ArrayLike, x: ArrayLike, y: ArrayLike, **params: object) -> Array:
+    out: Array = bind1(dot_general_p, x, g, **params)
+    return out
 
 
 defjvp(dot_general_p, _dot_jvp_lhs, _dot_jvp_rhs)
@@ -66,19 +68,19 @@ def _transpose_geometry(
 
 
 def _transpose_lhs(
-    ct: AnyArray,
+    ct: ArrayLike,
     x_aval: ShapedArray,
-    y: AnyArray,
+    y: ArrayLike,
     dimension_numbers: DimensionNumbers,
-    precision: Any,
+    precision: PrecisionLike,
     preferred_element_type: DTypeLike | None,
     swap_ans: bool,
-) -> AnyArray:
+) -> Array:
     """Cotangent of the lhs ``x`` of ``dot_general(x, y)`` (or of the rhs, when the operands
     were swapped: ``swap_ans`` says the output has y's free dims before x's)."""
     y_ndim = len(shape_dtype(y)[0])
     dims, perm = _transpose_geometry(dimension_numbers, x_aval.ndim, y_ndim, swap_ans)
-    out = bind1(
+    out: Array = bind1(
         dot_general_p,
         ct,
         y,
@@ -95,11 +97,11 @@ def _transpose_lhs(
 
 def _dot_general_transpose(
     cts: list[Any],
-    x: Any,
-    y: Any,
+    x: Operand,
+    y: Operand,
     *,
     dimension_numbers: DimensionNumbers,
-    precision: Any = None,
+    precision: PrecisionLike = None,
     preferred_element_type: DTypeLike | None = None,
 ) -> list[Any]:
     ct = cts[0]
@@ -115,6 +117,7 @@ def _dot_general_transpose(
         return [ct_x, None]
     (x_contract, y_contract), (x_batch, y_batch) = dimension_numbers
     swapped = ((y_contract, x_contract), (y_batch, x_batch))
+    assert type(y) is UndefPrimal  # one operand at least is the linear one
     ct_y = _transpose_lhs(ct, y.aval, x, swapped, precision, preferred_element_type, True)
     return [None, ct_y]
 
@@ -143,8 +146,8 @@ def _rhs_direct_dims(
 
 def _dot_general_vjp(
     prim: Primitive,
-    ct: Any,
-    ans: Any,
+    ct: Tangent,
+    ans: ArrayLike | None,
     vals: list[Any],
     wants: list[bool],
     params: dict[str, Any],

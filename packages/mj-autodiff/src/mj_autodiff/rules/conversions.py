@@ -16,7 +16,7 @@ import numpy as np
 from mj_autodiff._derivatives import Linear, defjvp_zero, derivative_kinds
 from mj_autodiff._jvp import jvp_rules
 from mj_autodiff._tangents import Zero, tangent_aval_of
-from mj_autodiff._transpose import transpose_rules
+from mj_autodiff._transpose import UndefPrimal, transpose_rules
 from mj_core import bind1
 from mj_core.dtypes import is_inexact
 from mj_core.prims.conversions import (
@@ -38,7 +38,7 @@ def _convert_element_type_jvp(
 
 
 def _convert_element_type_transpose(
-    cts: list[Any], x: Any, *, new_dtype: np.dtype[Any], weak_type: bool
+    cts: list[Any], x: UndefPrimal, *, new_dtype: np.dtype[Any], weak_type: bool
 ) -> list[Any]:
     aval = x.aval
     return [bind1(convert_element_type_p, cts[0], new_dtype=aval.dtype, weak_type=aval.weak_type)]
@@ -63,7 +63,7 @@ def _reduce_precision_jvp(
 
 
 def _reduce_precision_transpose(
-    cts: list[Any], x: Any, *, exponent_bits: int, mantissa_bits: int
+    cts: list[Any], x: UndefPrimal, *, exponent_bits: int, mantissa_bits: int
 ) -> list[Any]:
     params = {"exponent_bits": exponent_bits, "mantissa_bits": mantissa_bits}
     return [bind1(reduce_precision_p, cts[0], **params)]

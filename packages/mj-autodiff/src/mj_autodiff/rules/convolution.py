@@ -14,16 +14,17 @@ transposes are convolutions too, like a matmul's:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Any, TypedDict, TypeVar, Unpack
 
 import numpy as np
 
 from mj_autodiff._derivatives import Bilinear, defjvp, derivative_kinds
 from mj_autodiff._tangents import shape_dtype, zeros_like_aval
-from mj_autodiff._transpose import UndefPrimal, transpose_rules
+from mj_autodiff._transpose import Operand, UndefPrimal, transpose_rules
 from mj_core import ShapedArray, bind1, lax
-from mj_core.extend import AnyArray, Array, ArrayLike
+from mj_core.extend import Array, ArrayLike
+from mj_core.prims.contractions import Precision
 from mj_core.prims.convolution import (
     ConvDimensionNumbers,
     conv_general_dilated_p,
@@ -33,14 +34,31 @@ from mj_core.prims.convolution import (
 )
 
 Pads = tuple[tuple[int, int], ...]
+_A = TypeVar("_A", bound=ArrayLike)
 
 
-def _conv_jvp_lhs(g: AnyArray, lhs: AnyArray, rhs: AnyArray, **params: Any) -> AnyArray:
-    return bind1(conv_general_dilated_p, g, rhs, **params)
+class ConvParams(TypedDict):
+    """The params of ``conv_general_dilated`` (its typing rule's keyword arguments)."""
+
+    window_strides: tuple[int, ...]
+    padding: Pads
+    lhs_dilation: tuple[int, ...]
+    rhs_dilation: tuple[int, ...]
+    dimension_numbers: ConvDimensionNumbers
+    feature_group_count: int
+    batch_group_count: int
+    precision: tuple[Precision, Precision] | None
+    preferred_element_type: np.dtype[Any] | None
 
 
-def _conv_jvp_rhs(g: AnyArray, lhs: AnyArray, rhs: AnyArray, **params: Any) -> AnyArray:
-    return bind1(conv_general_dilated_p, lhs, g, **params)
+def _conv_jvp_lhs(g: ArrayLike, lhs: ArrayLike, rhs: ArrayLike, **params: object) -> Array:
+    out: Array = bind1(conv_general_dilated_p, g, rhs, **params)
+    return out
+
+
+def _conv_jvp_rhs(g: ArrayLike, lhs: ArrayLike, rhs: ArrayLike, **params: object) -> Array:
+    out: Array = bind1(conv_general_dilated_p, lhs, g, **params)
+    return out
 
 
 defjvp(conv_general_dilated_p, _conv_jvp_lhs, _conv_jvp_rhs)
@@ -54,7 +72,7 @@ def _dilated_dims(
     in_shape: Sequence[int],
     window: Sequence[int],
     out_shape: Sequence[int],
-    params: dict[str, Any],
+    params: Mapping[str, Any],
 ) -> list[tuple[int, int, int, int]]:
     """Per spatial dim of the forward conv: the lhs size after ``lhs_dilation``, the kernel
     size after ``rhs_dilation``, the output size after ``window_strides`` dilation (the
@@ -72,7 +90,7 @@ def lhs_transpose_padding(
     in_shape: Sequence[int],
     window: Sequence[int],
     out_shape: Sequence[int],
-    params: dict[str, Any],
+    params: Mapping[str, Any],
 ) -> Pads:
     """Pads making the lhs-transpose conv's output exactly the lhs's spatial shape (also the
     transpose of ``reduce_window_sum``, a convolution with a kernel of ones)."""
@@ -86,7 +104,7 @@ def _rhs_transpose_padding(
     in_shape: Sequence[int],
     window: Sequence[int],
     out_shape: Sequence[int],
-    params: dict[str, Any],
+    params: Mapping[str, Any],
 ) -> Pads:
     """Pads making the rhs-transpose conv's output exactly the kernel's spatial shape."""
     return tuple(
@@ -95,12 +113,12 @@ def _rhs_transpose_padding(
     )
 
 
-def _as_dtype(x: AnyArray, dtype: np.dtype[Any]) -> AnyArray:
+def _as_dtype(x: _A, dtype: np.dtype[Any]) -> _A | Array:
     return x if shape_dtype(x)[1] == dtype else lax.convert_element_type(x, dtype)
 
 
 def _transpose_lhs(
-    ct: ArrayLike, lhs_aval: ShapedArray, rhs: ArrayLike, params: dict[str, Any]
+    ct: ArrayLike, lhs_aval: ShapedArray, rhs: ArrayLike, params: ConvParams
 ) -> Array:
     lhs_spec, rhs_spec, out_spec = params["dimension_numbers"]
     feature_groups = params["feature_group_count"]
@@ -140,8 +158,8 @@ def _transpose_lhs(
 
 
 def _transpose_rhs(
-    ct: AnyArray, lhs: AnyArray, rhs_aval: ShapedArray, params: dict[str, Any]
-) -> AnyArray:
+    ct: ArrayLike, lhs: ArrayLike, rhs_aval: ShapedArray, params: ConvParams
+) -> Array | np.ndarray[Any, Any]:
     ct_shape, ct_dtype = shape_dtype(ct)
     if 0 in ct_shape:  # nothing flows back; avoids a degenerate conv with empty kernel dims
         return zeros_like_aval(ShapedArray(rhs_aval.shape, rhs_aval.dtype))
@@ -173,7 +191,9 @@ def _transpose_rhs(
     return _as_dtype(out, rhs_aval.dtype)
 
 
-def _conv_general_dilated_transpose(cts: list[Any], lhs: Any, rhs: Any, **params: Any) -> list[Any]:
+def _conv_general_dilated_transpose(
+    cts: list[Any], lhs: Operand, rhs: Operand, **params: Unpack[ConvParams]
+) -> list[Any]:
     (ct,) = cts
     if type(lhs) is UndefPrimal:
         if type(rhs) is UndefPrimal:
@@ -182,6 +202,7 @@ def _conv_general_dilated_transpose(cts: list[Any], lhs: Any, rhs: Any, **params
                 "convolution is not linear and cannot be transposed."
             )
         return [_transpose_lhs(ct, lhs.aval, rhs, params), None]
+    assert type(rhs) is UndefPrimal  # one operand at least is the linear one
     return [None, _transpose_rhs(ct, lhs, rhs.aval, params)]
 
 

@@ -26,11 +26,11 @@ from mj_autodiff._derivatives import (
 )
 from mj_autodiff._jvp import jvp_rules
 from mj_autodiff._tangents import Zero, fit_tangent, shape_dtype
-from mj_autodiff._transpose import UndefPrimal, transpose_rules, unbroadcast
+from mj_autodiff._transpose import Operand, UndefPrimal, transpose_rules, unbroadcast
 from mj_core import lax
 from mj_core.dtypes import dtype_of
 from mj_core.errors import user_line_suffix, user_location
-from mj_core.extend import AnyArray, Array, ArrayLike
+from mj_core.extend import Array, ArrayLike
 from mj_core.prims.elementwise import (
     abs_p,
     acos_p,
@@ -246,7 +246,7 @@ def _abs_jvp(g: ArrayLike, x: ArrayLike) -> Array:
 defjvp(abs_p, _abs_jvp, real_only=True)  # the complex formula is not complex-linear in g
 
 
-def _integer_pow_jvp(g: AnyArray, x: AnyArray, *, y: int) -> AnyArray:
+def _integer_pow_jvp(g: ArrayLike, x: ArrayLike, *, y: int) -> ArrayLike:
     if y == 0:
         return lax.mul(g, 0)
     if y == 1:
@@ -264,7 +264,7 @@ def _neg_jvp(primals: list[Any], tangents: list[Any]) -> tuple[list[Any], list[A
     return [lax.neg(x)], [t if type(t) is Zero else lax.neg(t)]
 
 
-def _neg_transpose(cts: list[Any], x: Any) -> list[Any]:
+def _neg_transpose(cts: list[Any], x: UndefPrimal) -> list[Any]:
     return [lax.neg(cts[0])]
 
 
@@ -274,7 +274,7 @@ derivative_kinds[neg_p] = Linear()
 
 
 # --- add / sub --------------------------------------------------------------------------------
-def _fit_from(t: Any, x: Any, ans: Any) -> Any:
+def _fit_from(t: ArrayLike, x: ArrayLike, ans: ArrayLike) -> ArrayLike:
     """Fit operand ``x``'s tangent ``t`` to the output ``ans``; checked on the primals, which
     are usually concrete arrays (cheaper to inspect than tracers)."""
     x_shape, x_dtype = shape_dtype(x)
@@ -294,7 +294,7 @@ def _add_jvp(primals: list[Any], tangents: list[Any]) -> tuple[list[Any], list[A
     return [ans], [fit_tangent(lax.add(tx, ty), ans)]
 
 
-def _add_transpose(cts: list[Any], x: Any, y: Any) -> list[Any]:
+def _add_transpose(cts: list[Any], x: Operand, y: Operand) -> list[Any]:
     ct = cts[0]
     return [
         unbroadcast(ct, x.aval) if type(x) is UndefPrimal else None,
@@ -317,7 +317,7 @@ def _sub_jvp(primals: list[Any], tangents: list[Any]) -> tuple[list[Any], list[A
     return [ans], [fit_tangent(lax.sub(tx, ty), ans)]
 
 
-def _sub_transpose(cts: list[Any], x: Any, y: Any) -> list[Any]:
+def _sub_transpose(cts: list[Any], x: Operand, y: Operand) -> list[Any]:
     ct = cts[0]
     return [
         unbroadcast(ct, x.aval) if type(x) is UndefPrimal else None,
@@ -352,12 +352,13 @@ def _nonlinear_error(prim: str) -> TypeError:
     )
 
 
-def _mul_transpose(cts: list[Any], x: Any, y: Any) -> list[Any]:
+def _mul_transpose(cts: list[Any], x: Operand, y: Operand) -> list[Any]:
     ct = cts[0]
     if type(x) is UndefPrimal:
         if type(y) is UndefPrimal:
             raise _nonlinear_error("mul")
         return [unbroadcast(lax.mul(ct, y), x.aval), None]
+    assert type(y) is UndefPrimal  # one operand at least is the linear one
     return [None, unbroadcast(lax.mul(x, ct), y.aval)]
 
 
@@ -377,7 +378,7 @@ def _div_jvp_rhs(g: ArrayLike, ans: ArrayLike, x: ArrayLike, y: ArrayLike) -> Ar
 defjvp2(div_p, _div_jvp_lhs, _div_jvp_rhs)  # also the VJP, which reads the output
 
 
-def _div_transpose(cts: list[Any], x: Any, y: Any) -> list[Any]:
+def _div_transpose(cts: list[Any], x: UndefPrimal, y: Operand) -> list[Any]:
     if type(y) is UndefPrimal:
         raise _nonlinear_error("div (in its denominator)")
     return [unbroadcast(lax.div(cts[0], y), x.aval), None]
@@ -387,7 +388,7 @@ transpose_rules[div_p] = _div_transpose
 
 
 # --- other binary -----------------------------------------------------------------------------
-def _rem_jvp_lhs(g: AnyArray, x: AnyArray, y: AnyArray) -> AnyArray:
+def _rem_jvp_lhs(g: ArrayLike, x: ArrayLike, y: ArrayLike) -> ArrayLike:
     return g
 
 
@@ -400,7 +401,7 @@ def _rem_jvp_rhs(g: ArrayLike, x: ArrayLike, y: ArrayLike) -> Array:
 defjvp(rem_p, _rem_jvp_lhs, _rem_jvp_rhs)
 
 
-def _pow_jvp_lhs(g: AnyArray, ans: AnyArray, x: AnyArray, y: AnyArray) -> AnyArray:
+def _pow_jvp_lhs(g: ArrayLike, ans: ArrayLike, x: ArrayLike, y: ArrayLike) -> Array:
     """JAX's formula, term for term (so higher derivatives at ``x == 0`` have JAX's NaNs):
     ``y * x ** (y - 1)``; an integer exponent gives 0 where ``y == 0``, a float one does not
     (``x ** 1.0`` has a NaN second derivative at 0: ``0.0 * 0 ** -1.0``)."""
@@ -497,7 +498,7 @@ def _select_n_jvp(primals: list[Any], tangents: list[Any]) -> tuple[list[Any], l
     return [ans], [fit_tangent(lax.select_n(which, *case_tangents), ans)]
 
 
-def _select_n_transpose(cts: list[Any], which: Any, *cases: Any) -> list[Any]:
+def _select_n_transpose(cts: list[Any], which: Operand, *cases: Operand) -> list[Any]:
     if type(which) is UndefPrimal:
         raise TypeError("select_n: the selector cannot be a linear (tangent) value.")
     ct = cts[0]

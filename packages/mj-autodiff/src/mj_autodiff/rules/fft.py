@@ -12,11 +12,13 @@ import numpy as np
 
 from mj_autodiff._derivatives import deflinear2
 from mj_autodiff._tangents import shape_dtype
+from mj_autodiff._transpose import UndefPrimal
 from mj_core import lax
+from mj_core.extend import Array, ArrayLike
 from mj_core.prims.fft import FftType, fft_p
 
 
-def _rfft_transpose(ct: Any, lengths: tuple[int, ...]) -> Any:
+def _rfft_transpose(ct: ArrayLike, lengths: tuple[int, ...]) -> Array:
     shape, _ = shape_dtype(ct)
     n = lengths[-1]
     # transpose of the slice to n // 2 + 1: zero-pad back to n
@@ -26,7 +28,7 @@ def _rfft_transpose(ct: Any, lengths: tuple[int, ...]) -> Any:
     return lax.real(lax.fft(full, FftType.FFT, lengths))
 
 
-def _irfft_transpose(ct: Any, lengths: tuple[int, ...]) -> Any:
+def _irfft_transpose(ct: ArrayLike, lengths: tuple[int, ...]) -> Array:
     x = lax.fft(ct, FftType.RFFT, lengths)
     shape, dtype = shape_dtype(x)
     n = shape[-1]
@@ -41,7 +43,7 @@ def _irfft_transpose(ct: Any, lengths: tuple[int, ...]) -> Any:
 
 
 def _fft_transpose(
-    ct: Any, x: Any, *, fft_type: FftType, fft_lengths: tuple[int, ...]
+    ct: ArrayLike, x: UndefPrimal, *, fft_type: FftType, fft_lengths: tuple[int, ...]
 ) -> list[Any]:
     if fft_type == FftType.RFFT:
         return [_rfft_transpose(ct, fft_lengths)]

@@ -10,16 +10,17 @@ split the derivative between tied winners.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypedDict, Unpack
 
 import numpy as np
 
 from mj_autodiff._derivatives import Linear, derivative_kinds
 from mj_autodiff._jvp import jvp_rules
 from mj_autodiff._tangents import Zero, instantiate_zeros, shape_dtype, tangent_aval_of
-from mj_autodiff._transpose import UndefPrimal, transpose_rules
-from mj_core import bind1, lax
-from mj_core.extend import AnyArray, Array
+from mj_autodiff._transpose import Operand, UndefPrimal, transpose_rules
+from mj_core import Primitive, bind1, lax
+from mj_core.extend import Array, ArrayLike
 from mj_core.prims.indexing import (
     GatherDimensionNumbers,
     ScatterDimensionNumbers,
@@ -30,6 +31,15 @@ from mj_core.prims.indexing import (
     scatter_mul_p,
     scatter_p,
 )
+
+
+class ScatterParams(TypedDict):
+    """The params of every scatter primitive, which the rules bind on unchanged."""
+
+    dimension_numbers: ScatterDimensionNumbers
+    indices_are_sorted: bool
+    unique_indices: bool
+    mode: str
 
 
 def _scatter_dnums(dn: GatherDimensionNumbers) -> ScatterDimensionNumbers:
@@ -70,14 +80,14 @@ def _window_slice_sizes(
 
 
 def _gather(
-    operand: AnyArray,
-    indices: AnyArray,
+    operand: ArrayLike,
+    indices: ArrayLike,
     dn: GatherDimensionNumbers,
     slice_sizes: tuple[int, ...],
     mode: str,
-    fill_value: Any,
-) -> AnyArray:
-    return bind1(
+    fill_value: ArrayLike | None,
+) -> Array:
+    out: Array = bind1(
         gather_p,
         operand,
         indices,
@@ -86,18 +96,19 @@ def _gather(
         mode=mode,
         fill_value=fill_value,
     )
+    return out
 
 
 def _scatter(
-    prim: Any,
-    operand: AnyArray,
-    indices: AnyArray,
-    updates: AnyArray,
+    prim: Primitive,
+    operand: ArrayLike,
+    indices: ArrayLike,
+    updates: ArrayLike,
     dn: ScatterDimensionNumbers,
     mode: str,
     unique_indices: bool = False,
-) -> AnyArray:
-    return bind1(
+) -> Array:
+    out: Array = bind1(
         prim,
         operand,
         indices,
@@ -107,11 +118,12 @@ def _scatter(
         unique_indices=unique_indices,
         mode=mode,
     )
+    return out
 
 
 def _updates_cotangent(
-    ct: AnyArray, indices: AnyArray, updates: UndefPrimal, dn: ScatterDimensionNumbers, mode: str
-) -> AnyArray:
+    ct: ArrayLike, indices: ArrayLike, updates: UndefPrimal, dn: ScatterDimensionNumbers, mode: str
+) -> Array:
     """The cotangent of a scatter's updates: ``ct`` read back at the windows they wrote."""
     sizes = _window_slice_sizes(dn, len(shape_dtype(ct)[0]), updates.aval.shape)
     return _gather(ct, indices, _gather_dnums(dn), sizes, mode, 0)
@@ -125,7 +137,7 @@ def _gather_jvp(
     dimension_numbers: GatherDimensionNumbers,
     slice_sizes: tuple[int, ...],
     mode: str,
-    fill_value: Any,
+    fill_value: ArrayLike | None,
 ) -> tuple[list[Any], list[Any]]:
     operand, indices = primals
     ans = _gather(operand, indices, dimension_numbers, slice_sizes, mode, fill_value)
@@ -137,13 +149,13 @@ def _gather_jvp(
 
 def _gather_transpose(
     cts: list[Any],
-    operand: Any,
-    indices: Any,
+    operand: UndefPrimal,
+    indices: Operand,
     *,
     dimension_numbers: GatherDimensionNumbers,
     slice_sizes: tuple[int, ...],
     mode: str,
-    fill_value: Any,
+    fill_value: ArrayLike | None,
 ) -> list[Any]:
     if type(indices) is UndefPrimal:
         raise TypeError("gather: the indices cannot be a linear (tangent) value.")
@@ -165,7 +177,7 @@ derivative_kinds[gather_p] = Linear()  # in the operand (the indices are integer
 # The scatter rules take the primitive's params (dimension_numbers, indices_are_sorted,
 # unique_indices, mode) as ``**params`` so that they can bind them on unchanged.
 def _scatter_add_jvp(
-    primals: list[Any], tangents: list[Any], **params: Any
+    primals: list[Any], tangents: list[Any], **params: Unpack[ScatterParams]
 ) -> tuple[list[Any], list[Any]]:
     operand, indices, updates = primals
     ans = bind1(scatter_add_p, operand, indices, updates, **params)
@@ -179,7 +191,11 @@ def _scatter_add_jvp(
 
 
 def _scatter_add_transpose(
-    cts: list[Any], operand: Any, indices: Any, updates: Any, **params: Any
+    cts: list[Any],
+    operand: Operand,
+    indices: Operand,
+    updates: Operand,
+    **params: Unpack[ScatterParams],
 ) -> list[Any]:
     if type(indices) is UndefPrimal:
         raise TypeError("scatter_add: the indices cannot be a linear (tangent) value.")
@@ -208,7 +224,7 @@ def _update_ids(dn: ScatterDimensionNumbers, updates_shape: tuple[int, ...]) -> 
 
 
 def _scatter_jvp(
-    primals: list[Any], tangents: list[Any], **params: Any
+    primals: list[Any], tangents: list[Any], **params: Unpack[ScatterParams]
 ) -> tuple[list[Any], list[Any]]:
     operand, indices, updates = primals
     t_op, t_up = tangents[0], tangents[2]
@@ -244,7 +260,11 @@ jvp_rules[scatter_p] = _scatter_jvp
 
 
 def _scatter_transpose(
-    cts: list[Any], operand: Any, indices: Any, updates: Any, **params: Any
+    cts: list[Any],
+    operand: Operand,
+    indices: Operand,
+    updates: Operand,
+    **params: Unpack[ScatterParams],
 ) -> list[Any]:
     if not params["unique_indices"]:
         raise NotImplementedError(
@@ -268,7 +288,7 @@ transpose_rules[scatter_p] = _scatter_transpose
 
 # --- scatter_mul ------------------------------------------------------------------------------
 def _scatter_mul_jvp(
-    primals: list[Any], tangents: list[Any], **params: Any
+    primals: list[Any], tangents: list[Any], **params: Unpack[ScatterParams]
 ) -> tuple[list[Any], list[Any]]:
     operand, indices, updates = primals
     ans = bind1(scatter_mul_p, operand, indices, updates, **params)
@@ -299,7 +319,11 @@ jvp_rules[scatter_mul_p] = _scatter_mul_jvp
 
 
 def _scatter_mul_transpose(
-    cts: list[Any], operand: Any, indices: Any, updates: Any, **params: Any
+    cts: list[Any],
+    operand: UndefPrimal,
+    indices: ArrayLike,
+    updates: Operand,
+    **params: Unpack[ScatterParams],
 ) -> list[Any]:
     if type(updates) is UndefPrimal:
         raise NotImplementedError("scatter_mul is not linear in its updates.")
@@ -313,8 +337,10 @@ transpose_rules[scatter_mul_p] = _scatter_mul_transpose
 
 
 # --- scatter_min / scatter_max ----------------------------------------------------------------
-def _scatter_extremal_jvp(prim: Any) -> Any:
-    def rule(primals: list[Any], tangents: list[Any], **params: Any) -> tuple[list[Any], list[Any]]:
+def _scatter_extremal_jvp(prim: Primitive) -> Callable[..., tuple[list[Any], list[Any]]]:
+    def rule(
+        primals: list[Any], tangents: list[Any], **params: Unpack[ScatterParams]
+    ) -> tuple[list[Any], list[Any]]:
         operand, indices, updates = primals
         dn, mode = params["dimension_numbers"], params["mode"]
         ans = bind1(prim, operand, indices, updates, **params)

@@ -11,13 +11,13 @@ values).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
 from mj_autodiff._jvp import jvp_rules
 from mj_autodiff._tangents import Zero, instantiate_zeros, shape_dtype, tangent_aval_of
-from mj_autodiff._transpose import UndefPrimal, transpose_rules
+from mj_autodiff._transpose import Operand, UndefPrimal, transpose_rules
 from mj_core import bind, bind1, lax
 from mj_core.extend import Array, ArrayLike
 from mj_core.lax_linalg import (
@@ -33,18 +33,19 @@ from mj_core.lax_linalg import (
 from mj_core.prims.linalg import cholesky_p, eig_p, eigh_p, lu_p, qr_p, svd_p, triangular_solve_p
 
 Rule = tuple[list[Any], list[Any]]
+_A = TypeVar("_A", bound=ArrayLike)
 
 
-def _is_complex(x: Any) -> bool:
+def _is_complex(x: ArrayLike) -> bool:
     return bool(shape_dtype(x)[1].kind == "c")
 
 
-def _conj(x: Any) -> Any:
+def _conj(x: _A) -> _A | Array:
     """``conj(x)`` for complex ``x``; real ``x`` as it is (``lax.conj`` would make it complex)."""
     return lax.conj(x) if _is_complex(x) else x
 
 
-def _as_dtype_of(x: Any, like: Any) -> Any:
+def _as_dtype_of(x: _A, like: ArrayLike) -> _A | Array:
     """``x`` converted to ``like``'s dtype (a real factor meeting a complex tangent)."""
     dtype = shape_dtype(like)[1]
     return x if shape_dtype(x)[1] == dtype else lax.convert_element_type(x, dtype)
@@ -72,7 +73,7 @@ jvp_rules[cholesky_p] = _cholesky_jvp
 
 
 # --- triangular_solve -------------------------------------------------------------------------
-def _triangular_solve_jvp(primals: list[Any], tangents: list[Any], **params: Any) -> Rule:
+def _triangular_solve_jvp(primals: list[Any], tangents: list[Any], **params: bool) -> Rule:
     (a, b), (a_dot, b_dot) = primals, tangents
     ans = bind1(triangular_solve_p, a, b, **params)
     out: Any = None
@@ -92,7 +93,9 @@ def _triangular_solve_jvp(primals: list[Any], tangents: list[Any], **params: Any
     return [ans], [out]
 
 
-def _triangular_solve_transpose(cts: list[Any], a: Any, b: Any, **params: Any) -> list[Any]:
+def _triangular_solve_transpose(
+    cts: list[Any], a: Operand, b: UndefPrimal, **params: bool
+) -> list[Any]:
     if type(a) is UndefPrimal:
         raise TypeError(
             "triangular_solve: the matrix a is a linear (tangent) input, but the solve is "
@@ -152,7 +155,7 @@ jvp_rules[lu_p] = _lu_jvp
 
 
 # --- eigh -------------------------------------------------------------------------------------
-def _eigh_jvp(primals: list[Any], tangents: list[Any], **params: Any) -> Rule:
+def _eigh_jvp(primals: list[Any], tangents: list[Any], **params: bool) -> Rule:
     (a,), (a_dot,) = primals, tangents
     v, w = bind(eigh_p, a, **params)
     if type(a_dot) is Zero:
@@ -253,7 +256,7 @@ jvp_rules[qr_p] = _qr_jvp
 
 
 # --- eig --------------------------------------------------------------------------------------
-def _solve(a: Any, b: Any) -> Any:
+def _solve(a: ArrayLike, b: ArrayLike) -> Array:
     """``a^-1 b`` through ``a``'s LU factors (``b`` is the tangent: the solve is linear in it)."""
     lu, _, perm = bind(lu_p, a)
     pb = matmul(_permutation_matrix(perm, shape_dtype(a)[1]), b)
@@ -261,7 +264,7 @@ def _solve(a: Any, b: Any) -> Any:
     return triangular_solve(lu, y, left_side=True, lower=False)
 
 
-def _eig_vectors_jvp(w: Any, v: Any, da: Any) -> tuple[Any, Any]:
+def _eig_vectors_jvp(w: ArrayLike, v: ArrayLike, da: ArrayLike) -> tuple[Array, Array]:
     """Non-degenerate perturbation theory (Giles, sec. 3.1), as JAX: ``dw = diag(P)`` and
     ``dv = v (F * P) + v diag(c)`` with ``P = v^-1 da v``, where ``c`` keeps LAPACK's
     normalisation (unit 2-norm, largest-modulus entry real) of each eigenvector."""

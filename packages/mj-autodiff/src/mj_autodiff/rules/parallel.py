@@ -16,11 +16,13 @@ from typing import Any
 
 from mj_autodiff._derivatives import Linear, derivative_kinds
 from mj_autodiff._jvp import jvp_rules
-from mj_autodiff._tangents import Zero, tangent_aval, tangent_aval_of
-from mj_autodiff._transpose import UndefPrimal, transpose_rules
+from mj_autodiff._tangents import Tangent, Zero, tangent_aval, tangent_aval_of
+from mj_autodiff._transpose import Operand, UndefPrimal, transpose_rules
 from mj_core import lax
 from mj_core.extend import Primitive
 from mj_core.prims.parallel import (
+    AxisName,
+    Groups,
     all_gather_p,
     all_to_all_p,
     axis_index_p,
@@ -35,11 +37,11 @@ from mj_core.prims.parallel import (
 __all__: list[str] = []
 
 
-def _groups(axis_index_groups: Any) -> dict[str, Any]:
+def _groups(axis_index_groups: Groups | None) -> dict[str, Groups]:
     return {} if axis_index_groups is None else {"axis_index_groups": axis_index_groups}
 
 
-def _nonzero(prim: Primitive, tangents: Sequence[Any], **params: Any) -> list[Any]:
+def _nonzero(prim: Primitive, tangents: Sequence[Tangent], **params: object) -> list[Tangent]:
     """``prim`` (multiple results, one per operand) applied to the non-zero ``tangents``;
     the zero ones stay symbolic zeros."""
     live = [t for t in tangents if type(t) is not Zero]
@@ -51,7 +53,11 @@ def _nonzero(prim: Primitive, tangents: Sequence[Any], **params: Any) -> list[An
 
 
 def _psum_jvp(
-    primals: list[Any], tangents: list[Any], *, axis_name: Any, axis_index_groups: Any = None
+    primals: list[Any],
+    tangents: list[Any],
+    *,
+    axis_name: AxisName,
+    axis_index_groups: Groups | None = None,
 ) -> tuple[list[Any], list[Any]]:
     params = {"axis_name": axis_name, **_groups(axis_index_groups)}
     outs = bind_collective(psum_p, *primals, **params)
@@ -59,7 +65,7 @@ def _psum_jvp(
 
 
 def _psum_transpose(
-    cts: list[Any], *invals: Any, axis_name: Any, axis_index_groups: Any = None
+    cts: list[Any], *invals: Operand, axis_name: AxisName, axis_index_groups: Groups | None = None
 ) -> list[Any]:
     params = {"axis_name": axis_name, **_groups(axis_index_groups)}
     summed = _nonzero(psum_p, cts, **params)
@@ -79,9 +85,13 @@ derivative_kinds[psum_p] = Linear()
 # --- pmax, pmin -------------------------------------------------------------------------------
 
 
-def _extremum_jvp(prim: Primitive) -> Any:
+def _extremum_jvp(prim: Primitive) -> Callable[..., tuple[list[Any], list[Any]]]:
     def rule(
-        primals: list[Any], tangents: list[Any], *, axis_name: Any, axis_index_groups: Any = None
+        primals: list[Any],
+        tangents: list[Any],
+        *,
+        axis_name: AxisName,
+        axis_index_groups: Groups | None = None,
     ) -> tuple[list[Any], list[Any]]:
         params = {"axis_name": axis_name, **_groups(axis_index_groups)}
         outs = bind_collective(prim, *primals, **params)
@@ -106,10 +116,12 @@ jvp_rules[pmin_p] = _extremum_jvp(pmin_p)
 # --- all_gather <-> reduce_scatter, all_to_all, ppermute (linear) -----------------------------
 
 
-def _linear_jvp(prim: Primitive) -> Any:
+def _linear_jvp(prim: Primitive) -> Callable[..., tuple[list[Any], list[Any]]]:
     """The JVP of a linear single-operand collective: itself, on the tangent."""
 
-    def rule(primals: list[Any], tangents: list[Any], **params: Any) -> tuple[list[Any], list[Any]]:
+    def rule(
+        primals: list[Any], tangents: list[Any], **params: object
+    ) -> tuple[list[Any], list[Any]]:
         (out,) = bind_collective(prim, *primals, **params)
         (t,) = tangents
         if type(t) is Zero:
@@ -127,7 +139,7 @@ def _transpose_to(
     params ``rewrite`` maps its own to (``all_gather`` <-> ``reduce_scatter``, ``all_to_all``
     with its axes swapped, ``ppermute`` with the inverse permutation)."""
 
-    def rule(cts: list[Any], x: Any, **params: Any) -> list[Any]:
+    def rule(cts: list[Any], x: UndefPrimal, **params: Any) -> list[Any]:
         (ct,) = cts
         if type(ct) is Zero:
             return [Zero(tangent_aval(x.aval))]
@@ -170,7 +182,7 @@ for _prim, _transpose in (
 
 
 def _axis_index_jvp(
-    primals: list[Any], tangents: list[Any], *, axis_name: Any
+    primals: list[Any], tangents: list[Any], *, axis_name: AxisName
 ) -> tuple[list[Any], list[Any]]:
     outs = bind_collective(axis_index_p, axis_name=axis_name)
     return outs, [Zero(tangent_aval_of(o)) for o in outs]

@@ -10,15 +10,16 @@ slices and pads (the derivative of the scan's elementwise steps).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
 from mj_autodiff._derivatives import defjvp, defjvp2, defjvp_zero, deflinear2
 from mj_autodiff._jvp import jvp_flat, jvp_rules
 from mj_autodiff._tangents import Zero, shape_dtype, tangent_aval_of
-from mj_core import bind1, lax
-from mj_core.extend import AnyArray, Array, ArrayLike
+from mj_autodiff._transpose import UndefPrimal
+from mj_core import Primitive, bind1, lax
+from mj_core.extend import Array, ArrayLike
 from mj_core.prims.reductions import (
     argmax_p,
     argmin_p,
@@ -34,13 +35,15 @@ from mj_core.prims.reductions import (
     reduce_sum_p,
 )
 
+_A = TypeVar("_A", bound=ArrayLike)
+
 
 def _kept_dims(ndim: int, axes: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(d for d in range(ndim) if d not in axes)
 
 
 # --- reduce_sum (linear) ----------------------------------------------------------------------
-def _reduce_sum_transpose(ct: Any, x: Any, *, axes: tuple[int, ...]) -> list[Any]:
+def _reduce_sum_transpose(ct: ArrayLike, x: UndefPrimal, *, axes: tuple[int, ...]) -> list[Any]:
     shape = x.aval.shape
     return [lax.broadcast_in_dim(ct, shape, _kept_dims(len(shape), axes))]
 
@@ -95,7 +98,7 @@ def _prod_of_others(x: ArrayLike, axes: tuple[int, ...]) -> Array:
     return lax.transpose(back, tuple(int(i) for i in np.argsort(perm)))
 
 
-def _reduce_prod_jvp(g: AnyArray, x: AnyArray, *, axes: tuple[int, ...]) -> AnyArray:
+def _reduce_prod_jvp(g: ArrayLike, x: ArrayLike, *, axes: tuple[int, ...]) -> ArrayLike:
     if not axes:
         return g
     return lax.reduce_sum(lax.mul(g, _prod_of_others(x, axes)), axes)
@@ -110,7 +113,7 @@ defjvp_zero(reduce_or_p)
 
 
 # --- cumulative -------------------------------------------------------------------------------
-def _cumsum_transpose(ct: Any, x: Any, *, axis: int, reverse: bool) -> list[Any]:
+def _cumsum_transpose(ct: ArrayLike, x: UndefPrimal, *, axis: int, reverse: bool) -> list[Any]:
     return [lax.cumsum(ct, axis=axis, reverse=not reverse)]
 
 
@@ -118,12 +121,12 @@ deflinear2(cumsum_p, _cumsum_transpose)
 
 
 def _prefix_scan(
-    combine: Callable[[AnyArray, AnyArray], AnyArray],
+    combine: Callable[[ArrayLike, ArrayLike], Array],
     identity: float,
-    x: AnyArray,
+    x: _A,
     axis: int,
     reverse: bool,
-) -> AnyArray:
+) -> _A | Array:
     """Inclusive scan of ``combine`` along ``axis`` by recursive doubling (log2(n) steps of
     elementwise ``combine`` with a shifted copy), built from differentiable primitives."""
     if reverse:
@@ -131,7 +134,7 @@ def _prefix_scan(
     shape = shape_dtype(x)[0]
     n = shape[axis]
     offset = 1
-    y = x
+    y: _A | Array = x
     while offset < n:
         limits = list(shape)
         limits[axis] = n - offset
@@ -144,7 +147,7 @@ def _prefix_scan(
 
 
 def _cumulative_jvp(
-    combine: Callable[[ArrayLike, ArrayLike], ArrayLike], identity: float, prim: Any
+    combine: Callable[[ArrayLike, ArrayLike], Array], identity: float, prim: Primitive
 ) -> Callable[..., tuple[list[Any], list[Any]]]:
     def rule(
         primals: list[Any], tangents: list[Any], *, axis: int, reverse: bool
@@ -154,7 +157,7 @@ def _cumulative_jvp(
         if type(t) is Zero:
             return [ans], [Zero(tangent_aval_of(ans))]
 
-        def scan(v: ArrayLike) -> list[Array]:
+        def scan(v: ArrayLike) -> list[ArrayLike]:
             return [_prefix_scan(combine, identity, v, axis, reverse)]
 
         _, t_out = jvp_flat(scan, [x], [t])

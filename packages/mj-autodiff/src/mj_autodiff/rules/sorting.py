@@ -10,11 +10,12 @@ import numpy as np
 from mj_autodiff._jvp import jvp_rules
 from mj_autodiff._tangents import Zero, shape_dtype, tangent_aval_of
 from mj_core import bind, bind1, lax
+from mj_core.extend import Array, ArrayLike
 from mj_core.prims.indexing import GatherDimensionNumbers, gather_p
 from mj_core.prims.sorting import sort_p
 
 
-def take_along_axis(x: Any, perm: Any, axis: int) -> Any:
+def take_along_axis(x: ArrayLike, perm: ArrayLike, axis: int) -> Array:
     """``x`` reordered along ``axis`` by the integer array ``perm`` (same shape as ``x``)."""
     shape = tuple(shape_dtype(x)[0])
     ndim = len(shape)
@@ -27,7 +28,7 @@ def take_along_axis(x: Any, perm: Any, axis: int) -> Any:
         start_indices_batching_dims=others,
     )
     indices = lax.reshape(perm, (*shape, 1))
-    return bind1(
+    out: Array = bind1(
         gather_p,
         x,
         indices,
@@ -36,6 +37,7 @@ def take_along_axis(x: Any, perm: Any, axis: int) -> Any:
         mode="promise_in_bounds",
         fill_value=None,
     )
+    return out
 
 
 def _sort_jvp(

@@ -14,8 +14,9 @@ import numpy as np
 from mj_autodiff._derivatives import Linear, defjvp_zero, deflinear2, derivative_kinds
 from mj_autodiff._jvp import jvp_rules
 from mj_autodiff._tangents import Zero, instantiate_zeros, shape_dtype, tangent_aval_of
-from mj_autodiff._transpose import UndefPrimal, transpose_rules
+from mj_autodiff._transpose import Operand, UndefPrimal, transpose_rules
 from mj_core import lax
+from mj_core.extend import ArrayLike
 from mj_core.prims.structural import (
     broadcast_p,
     concatenate_p,
@@ -31,21 +32,21 @@ from mj_core.prims.structural import (
 )
 
 
-def _shape_of(x: Any) -> tuple[int, ...]:
+def _shape_of(x: Operand) -> tuple[int, ...]:
     """The shape of an operand that may be an ``UndefPrimal``."""
     if type(x) is UndefPrimal:
         return x.aval.shape
     return tuple(shape_dtype(x)[0])
 
 
-def _zeros(shape: tuple[int, ...], like: Any) -> Any:
+def _zeros(shape: tuple[int, ...], like: ArrayLike) -> np.ndarray[Any, Any]:
     """A zero array of ``shape`` with the dtype of the cotangent ``like``."""
     return np.zeros(shape, shape_dtype(like)[1])
 
 
 # --- broadcast --------------------------------------------------------------------------------
 def _broadcast_transpose(
-    ct: Any, x: Any, *, shape: tuple[int, ...], broadcast_dimensions: tuple[int, ...]
+    ct: ArrayLike, x: UndefPrimal, *, shape: tuple[int, ...], broadcast_dimensions: tuple[int, ...]
 ) -> list[Any]:
     in_shape = x.aval.shape
     dims = set(broadcast_dimensions)
@@ -61,28 +62,30 @@ deflinear2(broadcast_p, _broadcast_transpose)
 
 
 # --- reshape / squeeze / transpose / rev ------------------------------------------------------
-def _reshape_transpose(ct: Any, x: Any, *, new_sizes: tuple[int, ...]) -> list[Any]:
+def _reshape_transpose(ct: ArrayLike, x: UndefPrimal, *, new_sizes: tuple[int, ...]) -> list[Any]:
     return [lax.reshape(ct, x.aval.shape)]
 
 
 deflinear2(reshape_p, _reshape_transpose)
 
 
-def _squeeze_transpose(ct: Any, x: Any, *, dimensions: tuple[int, ...]) -> list[Any]:
+def _squeeze_transpose(ct: ArrayLike, x: UndefPrimal, *, dimensions: tuple[int, ...]) -> list[Any]:
     return [lax.reshape(ct, x.aval.shape)]
 
 
 deflinear2(squeeze_p, _squeeze_transpose)
 
 
-def _transpose_transpose(ct: Any, x: Any, *, permutation: tuple[int, ...]) -> list[Any]:
+def _transpose_transpose(
+    ct: ArrayLike, x: UndefPrimal, *, permutation: tuple[int, ...]
+) -> list[Any]:
     return [lax.transpose(ct, tuple(int(i) for i in np.argsort(permutation)))]
 
 
 deflinear2(transpose_p, _transpose_transpose)
 
 
-def _rev_transpose(ct: Any, x: Any, *, dimensions: tuple[int, ...]) -> list[Any]:
+def _rev_transpose(ct: ArrayLike, x: UndefPrimal, *, dimensions: tuple[int, ...]) -> list[Any]:
     return [lax.rev(ct, dimensions)]
 
 
@@ -90,7 +93,7 @@ deflinear2(rev_p, _rev_transpose)
 
 
 # --- concatenate ------------------------------------------------------------------------------
-def _concatenate_transpose(ct: Any, *xs: Any, dimension: int) -> list[Any]:
+def _concatenate_transpose(ct: ArrayLike, *xs: Operand, dimension: int) -> list[Any]:
     out: list[Any] = []
     ndim = len(_shape_of(xs[0]))
     start = 0
@@ -112,7 +115,11 @@ deflinear2(concatenate_p, _concatenate_transpose)
 
 # --- pad --------------------------------------------------------------------------------------
 def _pad_transpose(
-    ct: Any, x: Any, padding_value: Any, *, padding_config: tuple[tuple[int, int, int], ...]
+    ct: ArrayLike,
+    x: Operand,
+    padding_value: Operand,
+    *,
+    padding_config: tuple[tuple[int, int, int], ...],
 ) -> list[Any]:
     unpad = tuple((-lo, -hi, 0) for lo, hi, _ in padding_config)
     unpadded = lax.pad(ct, 0, unpad)
@@ -147,8 +154,8 @@ jvp_rules[pad_p] = _pad_jvp
 
 # --- slice ------------------------------------------------------------------------------------
 def _slice_transpose(
-    ct: Any,
-    x: Any,
+    ct: ArrayLike,
+    x: UndefPrimal,
     *,
     start_indices: tuple[int, ...],
     limit_indices: tuple[int, ...],
@@ -185,7 +192,7 @@ def _dynamic_slice_jvp(
 
 
 def _dynamic_slice_transpose(
-    cts: list[Any], x: Any, *starts: Any, slice_sizes: tuple[int, ...]
+    cts: list[Any], x: UndefPrimal, *starts: ArrayLike, slice_sizes: tuple[int, ...]
 ) -> list[Any]:
     ct = cts[0]
     zeros = _zeros(x.aval.shape, ct)
@@ -209,7 +216,9 @@ def _dynamic_update_slice_jvp(
     return [ans], [t]
 
 
-def _dynamic_update_slice_transpose(cts: list[Any], x: Any, update: Any, *starts: Any) -> list[Any]:
+def _dynamic_update_slice_transpose(
+    cts: list[Any], x: Operand, update: Operand, *starts: ArrayLike
+) -> list[Any]:
     ct = cts[0]
     update_shape = _shape_of(update)
     ct_x = None

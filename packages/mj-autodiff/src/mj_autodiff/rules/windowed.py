@@ -13,15 +13,17 @@ is located with ``argmax`` (``argmin``), and its tangent kept.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from mj_autodiff._derivatives import defjvp2, deflinear2
 from mj_autodiff._tangents import shape_dtype
+from mj_autodiff._transpose import UndefPrimal
 from mj_autodiff.rules.convolution import lhs_transpose_padding
 from mj_core import bind1, lax
-from mj_core.extend import AnyArray, Array, ArrayLike
+from mj_core.extend import Array, ArrayLike
 from mj_core.prims.indexing import GatherDimensionNumbers
 from mj_core.prims.reductions import reduction_identity
 from mj_core.prims.windowed import (
@@ -34,7 +36,7 @@ from mj_core.prims.windowed import (
 
 def _reduce_window_sum_transpose(
     ct: ArrayLike,
-    x: Any,
+    x: UndefPrimal,
     *,
     window_dimensions: tuple[int, ...],
     window_strides: tuple[int, ...],
@@ -85,18 +87,18 @@ def _window_indices(
     return np.ascontiguousarray(idx.reshape((*out_shape, offsets.shape[0], ndim)).astype(np.int64))
 
 
-def _chooser_jvp(name: str) -> Any:
+def _chooser_jvp(name: str) -> Callable[..., ArrayLike]:
     def tangent(
-        g: AnyArray,
-        ans: AnyArray,
-        x: AnyArray,
+        g: ArrayLike,
+        ans: ArrayLike,
+        x: ArrayLike,
         *,
         window_dimensions: tuple[int, ...],
         window_strides: tuple[int, ...],
         padding: tuple[tuple[int, int], ...],
         base_dilation: tuple[int, ...],
         window_dilation: tuple[int, ...],
-    ) -> AnyArray:
+    ) -> ArrayLike:
         shape, dtype = shape_dtype(x)
         out_shape, _ = shape_dtype(ans)
         ndim = len(shape)
