@@ -42,6 +42,7 @@ from mj_core.tree_util import (
 from mj_ir import ClosedJaxpr
 from mj_ir.extend import trace_to_jaxpr
 from mj_xla._array import Array
+from mj_xla._jit import Lowered, jit
 from mj_xla._pmap_executable import resolve_devices, where
 from mj_xla._pmap_spmd import xla_pmap_impl
 from mj_xla._xla_pmap import xla_pmap_p
@@ -264,6 +265,14 @@ class PmapFunction:
             if len(self._cache) > 64:
                 self._cache.popitem(last=False)
         return entry
+
+    def lower(self, *args: Any, **kwargs: Any) -> Lowered:
+        """Ahead-of-time lowering, as JAX's ``pmap(f).lower(*args)``: arguments may be arrays
+        or avals (``ShapeDtypeStruct``); ``.compile()`` gives a function of the dynamic
+        arguments with this ``pmap``'s values. The program is ``jit`` of this ``pmap``: one
+        replica per device (``mhlo.num_replicas``), where JAX lowers an SPMD program over
+        partitions, and the compiled call's outputs are those of a ``jit`` holding the pmap."""
+        return jit(self, static_argnums=self._static).lower(*args, **kwargs)
 
     def __repr__(self) -> str:
         return f"<pmap({self._name})>"

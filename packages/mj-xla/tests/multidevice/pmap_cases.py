@@ -400,3 +400,31 @@ def test_nested_pmap_needs_enough_devices_and_no_explicit_devices():
         pmap(pmap(lambda v: v))(np.ones((3, 4, 2), np.float32))
     with pytest.raises(NotImplementedError, match="needs devices=None"):
         pmap(pmap(lambda v: v), devices=devices()[:2])(GRID)
+
+
+def test_pmap_lower_compile_matches_the_call():
+    """``pmap(f).lower(x).compile()`` computes what ``pmap(f)(x)`` does, from arrays or avals,
+    and refuses another structure or dtype with JAX's words."""
+    from mj_core import ShapedArray
+
+    f = pmap(lambda x: x - pmean(x, "i"), axis_name="i")
+    x = np.arange(device_count() * 4, dtype=np.float32).reshape(device_count(), 4)
+    want = x - x.mean(axis=0)
+    lowered = f.lower(x)
+    assert lowered.in_avals[0][0].shape == x.shape
+    assert isinstance(lowered.as_text(), str) and "all_reduce" in lowered.as_text()
+    assert "HloModule" in lowered.as_text(dialect="hlo")
+    compiled = lowered.compile()
+    np.testing.assert_allclose(np.asarray(compiled(x)), want, rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(f(x)), want, rtol=1e-6)
+    from_aval = f.lower(ShapedArray(x.shape, x.dtype)).compile()
+    np.testing.assert_allclose(np.asarray(from_aval(x)), want, rtol=1e-6)
+    assert compiled.runtime_executable() is not None
+    assert isinstance(compiled.cost_analysis(), dict)
+    with pytest.raises(TypeError, match="Function compiled with input pytree does not match"):
+        compiled([x])
+    with pytest.raises(TypeError, match="Argument types differ"):
+        compiled(x.astype(np.int32))
+    two = pmap(lambda a, b: (a * 2, b + 1)).lower(x, x).compile()(x, x)
+    np.testing.assert_allclose(np.asarray(two[0]), 2 * x)
+    np.testing.assert_allclose(np.asarray(two[1]), x + 1)
