@@ -41,3 +41,24 @@ def test_fabs_refuses_complex(x64):
         jnp.fabs(1j)
     with pytest.raises(TypeError, match="ufunc 'fabs' does not support complex dtypes"):
         mnp.fabs(1j)
+
+
+NORM_DTYPES = [np.int8, np.uint8, np.int32, np.int64, np.bool_, np.float16]
+
+
+@pytest.mark.parametrize("dtype", NORM_DTYPES, ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize(
+    "kwargs", [{}, {"ord": 1}, {"ord": np.inf}, {"ord": "fro", "axis": (0, 1)}], ids=repr
+)
+def test_norm_of_integers_in_jax_float(x64, dtype, kwargs):
+    """``norm`` promotes ints as JAX's ``promote_dtypes_inexact`` (int32 -> float32 also with
+    enable_x64), unlike ``vector_norm``."""
+    x = np.array([[3, 4], [1, 2]], dtype)
+    if "axis" not in kwargs and kwargs:
+        x = x[0]
+    _same(mnp.linalg.norm(x, **kwargs), jnp.linalg.norm(x, **kwargs))
+    _same(
+        mnp.linalg.matrix_norm(np.array([[3, 4], [1, 2]], dtype)),
+        jnp.linalg.matrix_norm(np.array([[3, 4], [1, 2]], dtype)),
+    )
+    _same(mnp.linalg.vector_norm(x), jnp.linalg.vector_norm(x))

@@ -23,7 +23,7 @@ from mj_autodiff import custom_jvp
 from mj_core import lax, lax_linalg
 from mj_core.dtypes import is_float, is_inexact
 from mj_core.errors import user_line_suffix
-from mj_core.extend import AnyArray, Array, ArrayLike, DTypeLike
+from mj_core.extend import AnyArray, Array, ArrayLike, DTypeLike, promote_inexact
 from mj_core.lax import PrecisionLike
 from mj_core.lax_linalg import matmul as _matmul
 from mj_core.lax_linalg import mH
@@ -107,9 +107,10 @@ def norm(
 
     ``axis=None`` gives the 2-norm of the flattened array when ``ord`` is ``None``; an int
     ``axis`` gives vector norms; a pair of axes gives matrix norms (``'fro'``, 1, -1, inf,
-    -inf, and through an SVD 2, -2 and ``'nuc'``).
+    -inf, and through an SVD 2, -2 and ``'nuc'``). Integers and bools are computed in JAX's
+    float for them (int32 -> float32, also with enable_x64).
     """
-    x = cnp.asarray(x)
+    (x,) = promote_inexact(cnp.asarray(x))
     ndim = cnp.ndim(x)
     if axis is None:
         if ord is None:  # the 2-norm of all elements (no flattening needed)
