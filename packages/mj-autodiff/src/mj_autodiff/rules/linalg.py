@@ -30,7 +30,17 @@ from mj_core.lax_linalg import (
     tril,
     triu,
 )
-from mj_core.prims.linalg import cholesky_p, eig_p, eigh_p, lu_p, qr_p, svd_p, triangular_solve_p
+from mj_autodiff.rules.elementwise import undifferentiable
+from mj_core.prims.linalg import (
+    cholesky_p,
+    eig_p,
+    eigh_p,
+    lu_p,
+    qr_p,
+    schur_p,
+    svd_p,
+    triangular_solve_p,
+)
 
 Rule = tuple[list[Any], list[Any]]
 
@@ -314,3 +324,10 @@ def _eig_jvp(primals: list[Any], tangents: list[Any], **params: bool) -> Rule:
 
 
 jvp_rules[eig_p] = _eig_jvp
+
+# --- schur ------------------------------------------------------------------------------------
+def _schur_jvp(primals: list[Any], tangents: list[Any], **params: Any) -> Rule:
+    return undifferentiable("schur")(primals, tangents)  # JAX has no derivative for it either
+
+
+jvp_rules[schur_p] = _schur_jvp
