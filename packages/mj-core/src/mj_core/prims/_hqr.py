@@ -9,7 +9,8 @@ this follows LAPACK's own steps on one matrix, in the matrix's own precision:
   shifts (one real shift used twice when both are real, the exceptional shifts every tenth
   step) and its standardisation of each 2x2 block (``lanv2``: a complex pair as a block with
   equal diagonal entries, a real pair split into a triangle), so the quasi-triangular ``T``
-  has the blocks and (for small double-precision matrices) the eigenvalue order LAPACK's has;
+  has LAPACK's kind of blocks (often its eigenvalue order, not always its signs: a Schur
+  form is unique only up to a phase per Schur vector and the order of the eigenvalues);
 * complex matrices: single-shift QR sweeps with Wilkinson's shift, with Givens rotations,
   to a triangular ``T``.
 
