@@ -48,7 +48,7 @@ def _check_schur(a, t, z, want_dtype):
 @pytest.mark.parametrize("shape", [(1, 1), (2, 2), (5, 5), (12, 12), (3, 4, 4)])
 def test_lax_schur(x64, dtype, shape):
     a = _matrix(shape, dtype)
-    want_t, want_z = jlax.linalg.schur(a)
+    want_t, _ = jlax.linalg.schur(a)
     t, z = lax.linalg.schur(a)
     _check_schur(np.asarray(a, want_t.dtype), t, z, want_t.dtype)
     jt, jz = mj.jit(lax.linalg.schur)(a)  # both are LAPACK's gees now
@@ -112,7 +112,7 @@ def test_funm(x64, name, disp):
 
 
 def _raises(fn, *args, **kw):
-    with pytest.raises(Exception) as info:
+    with pytest.raises((TypeError, ValueError, NotImplementedError)) as info:
         fn(*args, **kw)
     return info
 

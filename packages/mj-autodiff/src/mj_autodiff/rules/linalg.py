@@ -18,6 +18,7 @@ import numpy as np
 from mj_autodiff._jvp import jvp_rules
 from mj_autodiff._tangents import Zero, instantiate_zeros, shape_dtype, tangent_aval_of
 from mj_autodiff._transpose import UndefPrimal, transpose_rules
+from mj_autodiff.rules.elementwise import undifferentiable
 from mj_core import bind, bind1, lax
 from mj_core.extend import Array, ArrayLike
 from mj_core.lax_linalg import (
@@ -30,7 +31,6 @@ from mj_core.lax_linalg import (
     tril,
     triu,
 )
-from mj_autodiff.rules.elementwise import undifferentiable
 from mj_core.prims.linalg import (
     cholesky_p,
     eig_p,
@@ -324,6 +324,7 @@ def _eig_jvp(primals: list[Any], tangents: list[Any], **params: bool) -> Rule:
 
 
 jvp_rules[eig_p] = _eig_jvp
+
 
 # --- schur ------------------------------------------------------------------------------------
 def _schur_jvp(primals: list[Any], tangents: list[Any], **params: Any) -> Rule:

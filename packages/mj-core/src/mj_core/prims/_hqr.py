@@ -39,7 +39,9 @@ def _larfg(alpha: Any, x: Any) -> tuple[Any, Any, Any]:
     if xnorm == 0.0 and alphi == 0.0:
         return alpha, v, 0.0
     beta = -math.copysign(math.sqrt(alphr * alphr + alphi * alphi + xnorm * xnorm), alphr)
-    tau: Any = (beta - alphr) / beta if np.isrealobj(x) else complex((beta - alphr) / beta, -alphi / beta)
+    tau: Any = (beta - alphr) / beta
+    if not np.isrealobj(x):
+        tau = complex(tau, -alphi / beta)
     v[1:] = x / (alpha - beta)
     return beta, v, tau
 
@@ -222,7 +224,7 @@ def _real_schur(h: Any, z: Any) -> bool:
             return False
         if l_ == i - 1:  # a 2x2 block: standardise it
             a, b, c, d, cs, sn = _lanv2(
-                *(float(e) for e in (h[i - 1, i - 1], h[i - 1, i], h[i, i - 1], h[i, i])), ulp
+                float(h[i - 1, i - 1]), float(h[i - 1, i]), float(h[i, i - 1]), float(h[i, i]), ulp
             )
             h[i - 1 : i + 1, i - 1 : i + 1] = [[a, b], [c, d]]
             rot = np.array([[cs, -sn], [sn, cs]])

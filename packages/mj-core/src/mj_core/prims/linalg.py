@@ -643,8 +643,7 @@ def schur(
         )
     if len(shape) < 2:
         raise TypeError(
-            f"Input 0 to schur must have rank at least 2, but got shape={shape}"
-            f"{user_line_suffix()}"
+            f"Input 0 to schur must have rank at least 2, but got shape={shape}{user_line_suffix()}"
         )
     if shape[-1] != shape[-2]:
         raise ValueError(

@@ -16,14 +16,18 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 import mj.numpy as mnp
 from mj import lax
 from mj.numpy import linalg as mla
 from mj.numpy import vectorize
+from mj_core import lax_linalg
 from mj_core.errors import user_line_suffix
 from mj_core.extend import AnyArray, Array, ArrayLike
 
 __all__ = ["funm", "rsf2csf", "schur", "solve_sylvester", "sqrtm"]
+
 
 def _real_form(m: ArrayLike) -> Array:
     """``[[Re m, -Im m], [Im m, Re m]]``: the real matrix acting like complex ``m``."""
@@ -59,7 +63,7 @@ def schur(a: ArrayLike, output: str = "real") -> tuple[Array, Array]:
     arr = mnp.asarray(a)
     if output == "complex":
         arr = arr.astype(_complex_dtype(arr))
-    t, z = lax.linalg.schur(arr)
+    t, z = lax_linalg.schur(arr)
     return t, z
 
 
@@ -102,7 +106,7 @@ def sqrtm(A: ArrayLike, blocksize: int = 1) -> AnyArray:  # noqa: N803 (SciPy's 
 def _rsf2csf_2d(t: AnyArray, z: AnyArray) -> tuple[Any, Any]:
     dtype = _complex_dtype(mnp.result_type(t, z))
     t, z = t.astype(dtype), z.astype(dtype)
-    eps = mnp.finfo(dtype).eps
+    eps = np.finfo(dtype).eps
     n = t.shape[0]
     if n == 1:
         return t, z
@@ -196,7 +200,7 @@ def funm(A: ArrayLike, func: Any, disp: bool = True) -> Any:  # noqa: N803 (SciP
     f = z @ f @ mnp.conj(z.T)
     if disp:
         return f
-    tol = mnp.finfo(mnp.float32 if f.dtype == mnp.complex64 else mnp.float64).eps
+    tol = np.finfo(np.float32 if f.dtype == np.complex64 else np.float64).eps
     minden = mnp.where(minden == 0.0, tol, minden)
     err = mnp.where(
         mnp.any(mnp.isinf(f)),
