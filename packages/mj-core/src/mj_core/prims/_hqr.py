@@ -51,7 +51,7 @@ def _hessenberg(a: Any) -> tuple[Any, Any]:
     n = a.shape[0]
     h = np.array(a)
     q = np.eye(n, dtype=a.dtype)
-    for i in range(n - 2):
+    for i in range(n - 1):  # the last one makes a complex h[n-1, n-2] real, as gehd2 does
         beta, v, tau = _larfg(h[i + 1, i], h[i + 2 :, i])
         if tau == 0:
             continue
