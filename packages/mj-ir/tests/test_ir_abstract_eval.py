@@ -168,6 +168,11 @@ CASES = [
         },
     ),
     ("svd", (f32,), {"full_matrices": True, "compute_uv": True}),
+    (
+        "schur",
+        (np.eye(3),),
+        {"compute_schur_vectors": True, "sort_eig_vals": False, "select_callable": None},
+    ),
     ("svd", (f32,), {"full_matrices": False, "compute_uv": False}),
     ("qr", (f32,), {"full_matrices": True}),
     ("add", (f32, 2.0), {}),

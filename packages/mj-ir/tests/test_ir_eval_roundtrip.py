@@ -167,6 +167,10 @@ EXAMPLES: dict[str, tuple[Callable[[], tuple[Any, ...]], dict[str, Any]]] = {
         },
     ),
     "lu": (lambda: (f64(2, 3, 3),), {}),
+    "schur": (  # the Schur form's diagonal only would be unique; a symmetric input: T diagonal
+        lambda: (_spd(2, 3),),
+        {"compute_schur_vectors": False, "sort_eig_vals": False, "select_callable": None},
+    ),
     "qr": (lambda: (f64(2, 4, 3),), {"full_matrices": False}),
     "threefry2x32": (
         lambda: (np.uint32(3), np.uint32(2**31 + 5), np.uint32(0), np.arange(5, dtype=np.uint32)),

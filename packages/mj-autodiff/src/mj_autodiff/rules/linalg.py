@@ -18,6 +18,7 @@ import numpy as np
 from mj_autodiff._jvp import jvp_rules
 from mj_autodiff._tangents import Zero, instantiate_zeros, shape_dtype, tangent_aval_of
 from mj_autodiff._transpose import Operand, UndefPrimal, transpose_rules
+from mj_autodiff.rules.elementwise import undifferentiable
 from mj_core import bind, bind1, lax
 from mj_core.extend import Array, ArrayLike
 from mj_core.lax_linalg import (
@@ -30,7 +31,16 @@ from mj_core.lax_linalg import (
     tril,
     triu,
 )
-from mj_core.prims.linalg import cholesky_p, eig_p, eigh_p, lu_p, qr_p, svd_p, triangular_solve_p
+from mj_core.prims.linalg import (
+    cholesky_p,
+    eig_p,
+    eigh_p,
+    lu_p,
+    qr_p,
+    schur_p,
+    svd_p,
+    triangular_solve_p,
+)
 
 Rule = tuple[list[Any], list[Any]]
 _A = TypeVar("_A", bound=ArrayLike)
@@ -317,3 +327,11 @@ def _eig_jvp(primals: list[Any], tangents: list[Any], **params: bool) -> Rule:
 
 
 jvp_rules[eig_p] = _eig_jvp
+
+
+# --- schur ------------------------------------------------------------------------------------
+def _schur_jvp(primals: list[Any], tangents: list[Any], **params: Any) -> Rule:
+    return undifferentiable("schur")(primals, tangents)  # JAX has no derivative for it either
+
+
+jvp_rules[schur_p] = _schur_jvp

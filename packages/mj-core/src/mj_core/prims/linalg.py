@@ -28,6 +28,7 @@ from mj_core._shapes import aval_error, shape_of
 from mj_core._typing import Array, ArrayLike
 from mj_core.dtypes import dtype_of
 from mj_core.errors import user_line_suffix
+from mj_core.prims._hqr import schur_2d
 from mj_core.prims._operands import bind, bind1, check_operands
 from mj_core.prims.complex import complex_dtype, conj, real_dtype
 from mj_core.prims.contractions import dot_general
@@ -75,6 +76,8 @@ __all__ = [
     "matmul",
     "qr",
     "qr_p",
+    "schur",
+    "schur_p",
     "svd",
     "svd_p",
     "symmetrize",
@@ -91,6 +94,7 @@ eig_p = Primitive("eig", multiple_results=True)
 eigh_p = Primitive("eigh", multiple_results=True)
 svd_p = Primitive("svd", multiple_results=True)
 qr_p = Primitive("qr", multiple_results=True)
+schur_p = Primitive("schur", multiple_results=True)
 
 
 _DTYPES_TEXT = "a float32, float64, complex64 or complex128"
@@ -363,6 +367,32 @@ def _qr_impl(a: ArrayLike, *, full_matrices: bool) -> list[Any]:
     return [np.asarray(q, q_aval.dtype), np.asarray(r, r_aval.dtype)]
 
 
+# --- schur ------------------------------------------------------------------------------------
+_SORT_TEXT = "The sort feature of LAPACK's gees routine is not implemented."
+
+
+@abstract_eval_rules.register(schur_p)
+def _schur_avals(
+    a: ShapedArray, *, compute_schur_vectors: bool, sort_eig_vals: bool, select_callable: Any
+) -> list[ShapedArray]:
+    _check_matrix("schur", a, square=True)
+    return [_strong(a)] * (2 if compute_schur_vectors else 1)
+
+
+@impl_rules.register(schur_p)
+def _schur_impl(a: ArrayLike, **params: Any) -> list[Any]:
+    avals = check_operands(schur_p, [a], params)
+    if params["sort_eig_vals"]:
+        raise NotImplementedError(f"{_SORT_TEXT}{user_line_suffix()}")
+    x = np.asarray(a, avals[0].dtype)
+    flat = np.reshape(x, (-1, *x.shape[-2:]))
+    ts, zs = np.empty_like(flat), np.empty_like(flat)
+    for i in range(flat.shape[0]):
+        ts[i], zs[i] = schur_2d(flat[i])
+    outs = [np.reshape(ts, x.shape), np.reshape(zs, x.shape)]
+    return outs[: len(avals)]
+
+
 # --- lax wrappers (jax.lax.linalg) and the batched matrix helpers they build on -------------
 def as_float_matrix(
     name: str, x: ArrayLike, *, square: bool = False, complex_ok: bool = False
@@ -592,6 +622,41 @@ def qr(x: ArrayLike, *, full_matrices: bool = True) -> tuple[Array, Array]:
     x = as_float_matrix("qr", x, complex_ok=True)
     q, r = bind(qr_p, x, full_matrices=bool(full_matrices))
     return q, r
+
+
+def schur(
+    x: ArrayLike,
+    *,
+    compute_schur_vectors: bool = True,
+    sort_eig_vals: bool = False,
+    select_callable: Any = None,
+) -> list[Array]:
+    """``[T, Q]`` (only ``[T]`` without ``compute_schur_vectors``) with ``x = Q T Q^H``, ``Q``
+    unitary and ``T`` upper triangular (complex ``x``) or quasi-triangular with 2x2 blocks for
+    complex eigenvalue pairs (real ``x``), as LAPACK's ``gees``. ``sort_eig_vals`` is not
+    implemented (JAX's error); ``select_callable`` is unused, as in JAX."""
+    dtype, shape = dtype_of(x), shape_of(x)
+    if not _is_lapack_dtype(dtype):  # JAX's wordings
+        raise TypeError(
+            f"schur does not accept dtype {dtype} at position 0. Accepted dtypes at position 0 "
+            f"are subtypes of floating, complexfloating.{user_line_suffix()}"
+        )
+    if len(shape) < 2:
+        raise TypeError(
+            f"Input 0 to schur must have rank at least 2, but got shape={shape}{user_line_suffix()}"
+        )
+    if shape[-1] != shape[-2]:
+        raise ValueError(
+            f"The input to schur must be a square matrix. Got shape {shape[-2:]}."
+            f"{user_line_suffix()}"
+        )
+    return bind(
+        schur_p,
+        x,
+        compute_schur_vectors=bool(compute_schur_vectors),
+        sort_eig_vals=bool(sort_eig_vals),
+        select_callable=select_callable,
+    )
 
 
 def lu_pivots_to_permutation(pivots: ArrayLike, permutation_size: int) -> Array:

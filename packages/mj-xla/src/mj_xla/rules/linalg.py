@@ -27,7 +27,16 @@ from typing import Any
 import numpy as np
 
 from mj_core import MissingRuleError, Primitive, ShapedArray
-from mj_core.prims.linalg import cholesky_p, eig_p, eigh_p, lu_p, qr_p, svd_p, triangular_solve_p
+from mj_core.prims.linalg import (
+    cholesky_p,
+    eig_p,
+    eigh_p,
+    lu_p,
+    qr_p,
+    schur_p,
+    svd_p,
+    triangular_solve_p,
+)
 from mj_xla._jaxlib import Value, hlo, ir, lapack_target
 from mj_xla._lowering import (
     Avals,
@@ -389,6 +398,47 @@ def _eig_lowering(
         result.append(_nan_where_not_ok(ok, batch, vl, vectors))
     if compute_right_eigenvectors:
         result.append(_nan_where_not_ok(ok, batch, vr, vectors))
+    return result
+
+
+# --- schur ------------------------------------------------------------------------------------
+_GEES_COMPUTE, _GEES_SKIP, _GEES_NO_SORT = 86, 78, 78  # jaxlib's schur enums: "V", "N", "N"
+
+
+@_register(schur_p, "cpu")
+def _schur_lowering(
+    ctx: LoweringContext,
+    avals_in: Avals,
+    avals_out: Avals,
+    in_vals: Values,
+    *,
+    compute_schur_vectors: bool,
+    sort_eig_vals: bool,
+    select_callable: Any,
+) -> list[Value]:
+    """``gees`` as JAX calls it: outputs ``T``, the Schur vectors, the eigenvalues (real types:
+    as re and im parts), ``sdim`` and ``info``; NaNs where ``info`` reports failure."""
+    if sort_eig_vals:
+        raise NotImplementedError("The sort feature of LAPACK's gees routine is not implemented.")
+    (aval,) = avals_in
+    batch = aval.shape[:-2]
+    info_aval = ShapedArray(batch, _INT32)
+    eigvals = ShapedArray(aval.shape[:-1], aval.dtype)
+    real = aval.dtype.kind != "c"
+    outs = _lapack_call(
+        lapack_target("gees_ffi", aval.dtype),
+        in_vals,
+        avals_in,
+        [aval, aval, *([eigvals] * (2 if real else 1)), info_aval, info_aval],
+        {0: 0},
+        mode=_GEES_COMPUTE if compute_schur_vectors else _GEES_SKIP,
+        sort=_GEES_NO_SORT,
+    )
+    t, vectors, info = outs[0], outs[1], outs[-1]
+    ok = _info_ok(info, batch)
+    result = [_nan_where_not_ok(ok, batch, t, aval)]
+    if compute_schur_vectors:
+        result.append(_nan_where_not_ok(ok, batch, vectors, aval))
     return result
 
 

@@ -1,39 +1,32 @@
-"""``sqrtm`` and ``solve_sylvester`` for :mod:`mj.scipy.linalg`.
+"""``schur``, ``rsf2csf``, ``sqrtm``, ``funm`` and ``solve_sylvester`` for :mod:`mj.scipy.linalg`.
 
-JAX computes both from a Schur decomposition, which mj does not have (nor complex LU), so
-these take other routes to the same answers:
-
-* ``sqrtm``: the scaled product-form Denman-Beavers iteration (Higham, *Functions of
-  Matrices*, 6.17), a fixed number of steps (converged steps are no-ops), so it compiles,
-  batches and differentiates. It converges to the principal square root when no eigenvalue
-  lies on the closed negative real axis; to reach matrices that have such eigenvalues (a
-  real matrix with a negative eigenvalue, whose root is complex), it works on
-  ``exp(i theta) A`` for a tiny negative ``theta`` and rotates back, which is exact unless
-  an eigenvalue lies within ``theta`` below the negative axis. The result is complex, as
-  JAX's.
+* ``schur``: :func:`mj.lax.linalg.schur` (LAPACK's ``gees``), ``output="complex"`` on the
+  complex-cast matrix, as JAX's; ``rsf2csf`` turns a real Schur form complex (JAX's loop).
+* ``sqrtm``: JAX's algorithm, the complex Schur form ``A = Z T Z^H`` and the upper-triangular
+  root of ``T`` (Björck and Hammarling), an entry with a zero numerator set to zero, so
+  singular matrices such as ``diag(0, 4, 0)`` have their root.
+* ``funm``: JAX's, Parlett's recurrence on the complex Schur form.
 * ``solve_sylvester``: ``A X + X B = C`` as the linear system
   ``(I kron A + B^T kron I) vec(X) = vec(C)``, solved directly: exact, but of size
-  ``(m n)^2``, so meant for small matrices.
-
-Complex matrices are handled in the real form ``[[Re, -Im], [Im, Re]]`` of a complex matrix,
-on mj's real LU.
+  ``(m n)^2``, so meant for small matrices. Complex matrices are handled in the real form
+  ``[[Re, -Im], [Im, Re]]`` of a complex matrix, on mj's real LU.
 """
 
 from __future__ import annotations
 
-import math
 from typing import Any
+
+import numpy as np
 
 import mj.numpy as mnp
 from mj import lax
 from mj.numpy import linalg as mla
+from mj.numpy import vectorize
+from mj_core import lax_linalg
 from mj_core.errors import user_line_suffix
 from mj_core.extend import AnyArray, Array, ArrayLike
 
-__all__ = ["solve_sylvester", "sqrtm"]
-
-_ITERATIONS = 48
-_THETA = -1e-3  # the rotation that moves negative real eigenvalues off the branch cut
+__all__ = ["funm", "rsf2csf", "schur", "solve_sylvester", "sqrtm"]
 
 
 def _real_form(m: ArrayLike) -> Array:
@@ -42,14 +35,6 @@ def _real_form(m: ArrayLike) -> Array:
     return mnp.concatenate(
         [mnp.concatenate([re, -im], axis=-1), mnp.concatenate([im, re], axis=-1)], axis=-2
     )
-
-
-def _complex_inv_and_logabsdet(m: AnyArray) -> tuple[AnyArray, AnyArray]:
-    n = m.shape[-1]
-    r = _real_form(m)
-    inv = mla.inv(r)
-    # det of the real form is |det m|^2
-    return lax.complex(inv[..., :n, :n], inv[..., n:, :n]), 0.5 * mla.slogdet(r)[1]
 
 
 def _square(name: str, a: ArrayLike) -> Array:
@@ -61,28 +46,168 @@ def _square(name: str, a: ArrayLike) -> Array:
     return a
 
 
-def sqrtm(A: ArrayLike, blocksize: int = 1) -> AnyArray:  # noqa: N803 (SciPy's name)
-    """The principal square root ``X`` of ``A`` (``X @ X == A``), complex. ``blocksize`` is
-    accepted for SciPy compatibility (JAX ignores it too)."""
-    del blocksize
-    a = _square("sqrtm", A)
-    # complex64 for float32/complex64 input, else complex128
+def _complex_dtype(a: AnyArray) -> Any:
+    """The complex dtype of ``a``'s precision (complex64 for float32/complex64)."""
     single = mnp.result_type(a) in (mnp.float32, mnp.complex64)
-    dtype: Any = mnp.dtype(mnp.complex64 if single else mnp.complex128)
-    n = a.shape[0]
-    eye = mnp.eye(n, dtype=dtype)
-    rotated = a.astype(dtype) * complex(math.cos(_THETA), math.sin(_THETA))
+    return mnp.dtype(mnp.complex64 if single else mnp.complex128)
 
-    def step(_: ArrayLike, state: tuple[ArrayLike, ArrayLike]) -> tuple[Array, Array]:
-        x, m = state
-        m_inv, logabsdet = _complex_inv_and_logabsdet(m)
-        mu = mnp.exp(-logabsdet / (2 * n)).astype(dtype)  # determinant scaling
-        x = 0.5 * mu * (x @ (eye + m_inv / (mu * mu)))
-        m = 0.5 * (eye + 0.5 * (mu * mu * m + m_inv / (mu * mu)))
-        return x, m
 
-    x, _ = lax.fori_loop(0, _ITERATIONS, step, (rotated, rotated))
-    return x * complex(math.cos(-_THETA / 2), math.sin(-_THETA / 2))
+def schur(a: ArrayLike, output: str = "real") -> tuple[Array, Array]:
+    """``(T, Z)`` with ``a = Z T Z^H``, ``Z`` unitary, ``T`` quasi-triangular (``"real"``, real
+    input) or triangular (``"complex"``): :func:`mj.lax.linalg.schur` (LAPACK's ``gees``)."""
+    if output not in ("real", "complex"):
+        raise ValueError(
+            f"Expected 'output' to be either 'real' or 'complex', got {output=}."
+            f"{user_line_suffix()}"
+        )
+    arr = mnp.asarray(a)
+    if output == "complex":
+        arr = arr.astype(_complex_dtype(arr))
+    t, z = lax_linalg.schur(arr)
+    return t, z
+
+
+def _sqrtm_triu(t: AnyArray) -> Array:
+    """The upper-triangular square root of triangular ``t`` (Björck and Hammarling, 1983),
+    column by column, as JAX's: an entry whose numerator is zero is zero (so singular
+    diagonal matrices have their root)."""
+    diag = mnp.sqrt(mnp.diag(t))
+    n = diag.size
+    u = mnp.diag(diag)
+
+    def i_loop(l_: Any, data: tuple[Any, Any]) -> tuple[Any, Any]:
+        j, u = data
+        i = j - 1 - l_
+        ks = mnp.arange(n)
+        inside = (ks > i) & (ks < j)
+        s = mnp.sum(mnp.where(inside, u[i, :] * u[:, j], 0))
+        value = mnp.where(t[i, j] == s, 0, (t[i, j] - s) / (diag[i] + diag[j]))
+        return j, u.at[i, j].set(value)
+
+    def j_loop(j: Any, u: Any) -> Any:
+        _, u = lax.fori_loop(0, j, i_loop, (j, u))
+        return u
+
+    return lax.fori_loop(0, n, j_loop, u)
+
+
+def sqrtm(A: ArrayLike, blocksize: int = 1) -> AnyArray:  # noqa: N803 (SciPy's name)
+    """The principal square root ``X`` of ``A`` (``X @ X == A``), complex, as JAX computes it:
+    the complex Schur form ``A = Z T Z^H`` and the triangular root of ``T``."""
+    if blocksize > 1:
+        raise NotImplementedError(f"Blocked version is not implemented yet.{user_line_suffix()}")
+    a = _square("sqrtm", A)
+    t, z = schur(a, output="complex")
+    root = _sqrtm_triu(t)
+    highest = lax.Precision.HIGHEST
+    return mnp.matmul(mnp.matmul(z, root, precision=highest), mnp.conj(z.T), precision=highest)
+
+
+def _rsf2csf_2d(t: AnyArray, z: AnyArray) -> tuple[Any, Any]:
+    dtype = _complex_dtype(mnp.result_type(t, z))
+    t, z = t.astype(dtype), z.astype(dtype)
+    eps = np.finfo(dtype).eps
+    n = t.shape[0]
+    if n == 1:
+        return t, z
+
+    def update(m: Any, t: Any, z: Any) -> tuple[Any, Any]:
+        mu = mla.eigvals(lax.dynamic_slice(t, (m - 1, m - 1), (2, 2))) - t[m, m]
+        r = mla.norm(mnp.array([mu[0], t[m, m - 1]])).astype(dtype)
+        c = mu[0] / r
+        s = t[m, m - 1] / r
+        g = mnp.array([[mnp.conj(c), s], [-s, c]], dtype=dtype)
+        rows = lax.dynamic_slice_in_dim(t, m - 1, 2, axis=0)
+        col_mask = mnp.arange(n) >= m - 1
+        rows = mnp.where(~col_mask, rows, g @ mnp.where(col_mask, rows, 0))
+        t = lax.dynamic_update_slice_in_dim(t, rows, m - 1, axis=0)
+        cols = lax.dynamic_slice_in_dim(t, m - 1, 2, axis=1)
+        row_mask = mnp.arange(n)[:, None] < m + 1
+        cols = mnp.where(~row_mask, cols, mnp.where(row_mask, cols, 0) @ mnp.conj(g.T))
+        t = lax.dynamic_update_slice_in_dim(t, cols, m - 1, axis=1)
+        z_cols = lax.dynamic_slice_in_dim(z, m - 1, 2, axis=1)
+        z = lax.dynamic_update_slice_in_dim(z, z_cols @ mnp.conj(g.T), m - 1, axis=1)
+        return t, z
+
+    def step(i: Any, tz: tuple[Any, Any]) -> tuple[Any, Any]:
+        m = n - i
+        t, z = tz
+        t, z = lax.cond(
+            mnp.abs(t[m, m - 1]) > eps * (mnp.abs(t[m - 1, m - 1]) + mnp.abs(t[m, m])),
+            update,
+            lambda m, t, z: (t, z),
+            m,
+            t,
+            z,
+        )
+        return t.at[m, m - 1].set(0.0), z
+
+    return lax.fori_loop(1, n, step, (t, z))
+
+
+def rsf2csf(T: ArrayLike, Z: ArrayLike, check_finite: bool = True) -> tuple[Array, Array]:  # noqa: N803
+    """The complex Schur form ``(T', Z')`` of a real Schur form ``(T, Z)`` (each 2x2 block
+    triangularised by a complex rotation), as JAX's ``rsf2csf``."""
+    del check_finite
+    t, z = mnp.asarray(T), mnp.asarray(Z)
+    if t.ndim < 2 or t.shape[-1] != t.shape[-2] or t.shape != z.shape:
+        raise ValueError(
+            f"rsf2csf: expected square matrices T and Z of one shape, got {t.shape} and "
+            f"{z.shape}{user_line_suffix()}"
+        )
+    out_t, out_z = vectorize(_rsf2csf_2d, signature="(n,n),(n,n)->(n,n),(n,n)")(t, z)
+    return out_t, out_z
+
+
+def _funm_parlett(f: Any, t: Any) -> tuple[Any, Any]:
+    """Golub and Van Loan's Algorithm 11.1.1 (Parlett's recurrence), as JAX's ``funm``."""
+    n = t.shape[0]
+    minden = mnp.abs(t[0, 0])
+
+    def inner(i: Any, p_f_minden: tuple[Any, Any, Any]) -> tuple[Any, Any, Any]:
+        p, f, minden = p_f_minden
+        j = i + p
+        s = t[i - 1, j - 1] * (f[j - 1, j - 1] - f[i - 1, i - 1])
+        ind = (mnp.arange(n) >= i) & (mnp.arange(n) < j - 1)
+        val = mnp.where(ind, t[i - 1], 0) @ mnp.where(ind, f[:, j - 1], 0) - mnp.where(
+            ind, f[i - 1], 0
+        ) @ mnp.where(ind, t[:, j - 1], 0)
+        s = s + val
+        den = t[j - 1, j - 1] - t[i - 1, i - 1]
+        s = mnp.where(den != 0, s / den, s)
+        f = f.at[i - 1, j - 1].set(s)
+        minden = mnp.minimum(minden, mnp.abs(den))
+        return p, f, minden
+
+    def outer(p: Any, f_minden: tuple[Any, Any]) -> tuple[Any, Any]:
+        _, f, minden = lax.fori_loop(1, n - p + 1, inner, (p, *f_minden))
+        return f, minden
+
+    return lax.fori_loop(1, n, outer, (f, minden))
+
+
+def funm(A: ArrayLike, func: Any, disp: bool = True) -> Any:  # noqa: N803 (SciPy's name)
+    """``func`` applied to the matrix ``A`` through its complex Schur form (Parlett's
+    recurrence), as JAX's ``funm``: the result, and with ``disp=False`` also an error
+    estimate."""
+    a = mnp.asarray(A)
+    if a.ndim != 2 or a.shape[0] != a.shape[1]:
+        raise ValueError(f"expected square array_like input{user_line_suffix()}")
+    t, z = schur(a)
+    t, z = rsf2csf(t, z)
+    f = mnp.diag(func(mnp.diag(t))).astype(t.dtype)
+    f, minden = _funm_parlett(f, t)
+    f = z @ f @ mnp.conj(z.T)
+    if disp:
+        return f
+    tol = np.finfo(np.float32 if f.dtype == np.complex64 else np.float64).eps
+    minden = mnp.where(minden == 0.0, tol, minden)
+    err = mnp.where(
+        mnp.any(mnp.isinf(f)),
+        mnp.inf,
+        mnp.minimum(1, mnp.maximum(tol, (tol / minden) * mla.norm(mnp.triu(t, 1), 1))),
+    )
+    return f, err
 
 
 def solve_sylvester(

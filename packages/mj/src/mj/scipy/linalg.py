@@ -6,7 +6,8 @@ SciPy conventions: ``cholesky`` returns the *upper* factor unless ``lower=True``
 returns ``P, L, U`` with ``a = P @ L @ U``; ``qr``'s modes are ``'full'``/``'economic'``/
 ``'r'``; ``eigh`` returns ``(w, v)``. ``inv``/``det``/``svd``/``solve`` are
 :mod:`mj.numpy.linalg`'s, with SciPy's extra (ignored) arguments; ``expm`` is in
-``mj.scipy._expm``, ``sqrtm`` and ``solve_sylvester`` in ``mj.scipy._matrix_functions``.
+``mj.scipy._expm``; ``schur``, ``rsf2csf``, ``sqrtm``, ``funm`` and ``solve_sylvester`` in
+``mj.scipy._matrix_functions``.
 """
 
 from __future__ import annotations
@@ -24,6 +25,9 @@ from mj.numpy import triu as triu
 from mj.numpy import vectorize
 from mj.numpy.linalg import permutation_matrix
 from mj.scipy._expm import expm as expm
+from mj.scipy._matrix_functions import funm as funm
+from mj.scipy._matrix_functions import rsf2csf as rsf2csf
+from mj.scipy._matrix_functions import schur as schur
 from mj.scipy._matrix_functions import solve_sylvester as solve_sylvester
 from mj.scipy._matrix_functions import sqrtm as sqrtm
 from mj.scipy._special_matrices import circulant as circulant
@@ -60,6 +64,7 @@ __all__ = [
     "expm",
     "fiedler",
     "fiedler_companion",
+    "funm",
     "hadamard",
     "hankel",
     "helmert",
@@ -74,6 +79,8 @@ __all__ = [
     "pascal",
     "polar",
     "qr",
+    "rsf2csf",
+    "schur",
     "solve",
     "solve_sylvester",
     "solve_triangular",
