@@ -38,13 +38,18 @@ checker, only off in mj. As JAX's options of the same names.
 (``MJ_COMPILATION_CACHE_DIR``; JAX's ``jax_compilation_cache_dir``), for compilations that
 took at least ``persistent_cache_min_compile_time_secs`` (1 s, as JAX) and entries of at least
 ``persistent_cache_min_entry_size_bytes``.
+``parse_flags_with_absl()`` / ``config_with_absl()`` (JAX's methods, called at import by
+test files such as flax's) apply the command line's ``--jax_NAME=VALUE`` flags (before a
+``--``) that name mj's options, and ignore the rest, as JAX's ``known_only`` parse.
 ``traceback_filtering``: mj never removes its own frames from tracebacks, which is JAX's
 ``"off"``; ``"off"`` and the default ``"auto"`` are accepted, the filtering modes refused.
 """
 
 from __future__ import annotations
 
+import itertools
 import os
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -190,6 +195,24 @@ class _Config:
             for listener in _LISTENERS.get(name, ()):
                 listener(value)
 
+    def parse_flags_with_absl(self) -> None:
+        """Apply ``--jax_NAME=VALUE`` / ``--jax_NAME`` flags of ``sys.argv`` (those before a
+        ``--``) that name mj's options; other flags are left alone (JAX parses only its own,
+        ``known_only``). Without absl: mj does not register absl flags."""
+        for arg in itertools.takewhile(lambda a: a != "--", sys.argv[1:]):
+            if not arg.startswith("--jax_"):
+                continue
+            flag, has_value, text = arg[2:].partition("=")
+            name = _canonical(flag)
+            if name not in self.__slots__:
+                continue
+            self.update(name, _flag_value(getattr(self, name), text if has_value else "true"))
+
+    def config_with_absl(self) -> None:
+        """JAX's spelling for programs whose ``main`` parses absl flags: the same as
+        :meth:`parse_flags_with_absl` here."""
+        self.parse_flags_with_absl()
+
     @contextmanager
     def override(self, name: str, value: object) -> Iterator[None]:
         name = _canonical(name)
@@ -207,6 +230,19 @@ class _Config:
 #: JAX's names of mj's options: ``jax_enable_checks`` typechecks every jaxpr, and
 #: ``jax_platform_name`` (one platform) is the older spelling of ``jax_platforms``.
 _ALIASES = {"enable_checks": "check_jaxprs", "platform_name": "platforms"}
+
+
+def _flag_value(current: object, text: str) -> object:
+    """A command-line flag's text as a value of the option's type (its current value's)."""
+    if isinstance(current, bool):
+        if text.lower() not in ("true", "1", "false", "0"):
+            raise ValueError(f"a boolean flag takes true/false/1/0, got {text!r}")
+        return text.lower() in ("true", "1")
+    if isinstance(current, int):
+        return int(text)
+    if isinstance(current, float):
+        return float(text)
+    return text
 
 
 def _canonical(name: str) -> str:
