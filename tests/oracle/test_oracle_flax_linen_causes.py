@@ -6,6 +6,7 @@ import subprocess
 import sys
 
 import jax
+import numpy as np
 import pytest
 from jax.experimental import mesh_utils as jax_mesh_utils
 
@@ -68,3 +69,58 @@ def test_create_device_mesh_refuses_a_wrong_count_as_jax(shape):
     with pytest.raises(ValueError, match="Number of devices") as got:
         mesh_utils.create_device_mesh(shape, mj.devices()[:1])
     assert str(got.value) == str(want.value)
+
+
+_CONV_CASES = [
+    # (lhs shape, filter shape, strides, padding, lhs dilation, rhs dilation, dimension numbers)
+    ((2, 3, 9, 8), (3, 2), (1, 1), "VALID", None, None, None),
+    ((2, 3, 9, 8), (3, 3), (2, 1), "SAME", None, (1, 2), None),
+    ((1, 7, 6, 2), (2, 3), (1, 2), [(1, 0), (2, 1)], (2, 1), None, ("NHWC", "HWIO", "NHWC")),
+    ((2, 5, 4), (3,), (1,), "SAME", None, None, ("NWC", "WIO", "NWC")),
+    ((1, 6, 5, 3), (2, 2), (1, 1), "VALID", None, None, ("NHWC", "OIHW", "NCHW")),
+]
+
+
+@pytest.mark.parametrize("case", _CONV_CASES)
+def test_conv_general_dilated_patches_as_jax(x64, case):
+    shape, filt, strides, padding, lhs_dil, rhs_dil, dn = case
+    x = np.random.RandomState(0).randn(*shape).astype(np.float32)
+    kwargs = dict(lhs_dilation=lhs_dil, rhs_dilation=rhs_dil, dimension_numbers=dn)
+    want = jax.lax.conv_general_dilated_patches(x, filt, strides, padding, **kwargs)
+    got = mj.jit(
+        lambda v: mj.lax.conv_general_dilated_patches(v, filt, strides, padding, **kwargs)
+    )(x)
+    assert got.shape == want.shape
+    assert got.dtype == want.dtype
+    np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("case", _CONV_CASES)
+def test_conv_general_dilated_local_as_jax(x64, case):
+    # flax's nn.ConvLocal: a separate kernel per output location
+    shape, filt, strides, padding, lhs_dil, rhs_dil, dn = case
+    rng = np.random.RandomState(1)
+    x = rng.randn(*shape).astype(np.float32)
+    kwargs = dict(lhs_dilation=lhs_dil, rhs_dilation=rhs_dil, dimension_numbers=dn)
+    patches = jax.lax.conv_general_dilated_patches(x, filt, strides, padding, **kwargs)
+    _, rhs_spec, out_spec = jax.lax.conv_dimension_numbers(x.shape, (1, 1, *filt), dn)
+    out_spatial = [patches.shape[d] for d in out_spec[2:]]
+    kernel_shape = [0] * len(shape)
+    kernel_shape[rhs_spec[0]] = 4  # O
+    kernel_shape[rhs_spec[1]] = patches.shape[out_spec[1]]  # I: C times the window
+    for d, n in zip(rhs_spec[2:], out_spatial, strict=True):
+        kernel_shape[d] = n
+    kernel = rng.randn(*kernel_shape).astype(np.float32)
+    want = jax.lax.conv_general_dilated_local(x, kernel, strides, padding, filt, **kwargs)
+    got = mj.jit(
+        lambda v, k: mj.lax.conv_general_dilated_local(v, k, strides, padding, filt, **kwargs)
+    )(x, kernel)
+    assert got.shape == want.shape
+    assert got.dtype == want.dtype
+    np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-5, atol=1e-5)
+    # and its gradient, as flax trains ConvLocal
+    loss = lambda f, m: lambda v, k: (f(v, k, strides, padding, filt, **kwargs) ** 2).sum()  # noqa: E731
+    gw = jax.grad(loss(jax.lax.conv_general_dilated_local, jax), argnums=(0, 1))(x, kernel)
+    gm = mj.grad(loss(mj.lax.conv_general_dilated_local, mj), argnums=(0, 1))(x, kernel)
+    for a, b in zip(gm, gw, strict=True):
+        np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-4, atol=1e-4)
