@@ -124,3 +124,18 @@ def test_conv_general_dilated_local_as_jax(x64, case):
     gm = mj.grad(loss(mj.lax.conv_general_dilated_local, mj), argnums=(0, 1))(x, kernel)
     for a, b in zip(gm, gw, strict=True):
         np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-4, atol=1e-4)
+
+
+def test_partition_spec_unconstrained_as_jax():
+    # flax's partitioning rules name dimensions left to the compiler
+    jp, mp = jax.sharding.PartitionSpec, mj.sharding.PartitionSpec
+    assert repr(mp.UNCONSTRAINED) == repr(jp.UNCONSTRAINED) == "UNCONSTRAINED"
+    assert repr(mp("a", mp.UNCONSTRAINED)) == repr(jp("a", jp.UNCONSTRAINED))
+    assert mp("a", mp.UNCONSTRAINED) == mp("a", mp.UNCONSTRAINED) != mp("a", None)
+    assert type(mp.UNCONSTRAINED)() is mp.UNCONSTRAINED
+    # a placement with an unconstrained dimension: mj leaves it unsplit
+    mesh = mj.sharding.Mesh(np.array(mj.devices()[:1]), ("a",))
+    sharding = mj.sharding.NamedSharding(mesh, mp(mp.UNCONSTRAINED, "a"))
+    x = np.arange(6.0, dtype=np.float32).reshape(2, 3)
+    y = mj.jit(lambda v: mj.lax.with_sharding_constraint(v * 2, sharding))(x)
+    np.testing.assert_array_equal(np.asarray(y), x * 2)
