@@ -4,6 +4,7 @@
 import os
 import subprocess
 import sys
+import warnings
 
 import jax
 import numpy as np
@@ -139,3 +140,49 @@ def test_partition_spec_unconstrained_as_jax():
     x = np.arange(6.0, dtype=np.float32).reshape(2, 3)
     y = mj.jit(lambda v: mj.lax.with_sharding_constraint(v * 2, sharding))(x)
     np.testing.assert_array_equal(np.asarray(y), x * 2)
+
+
+_DTYPE_ARGS = [
+    1.0,
+    3,
+    True,
+    1j,
+    float,
+    int,
+    bool,
+    complex,
+    np.float32,
+    np.int8,
+    "bfloat16",
+    "float16",
+    np.dtype("uint16"),
+    np.ones(2, np.int16),
+    np.float16(1),
+]
+
+
+@pytest.mark.parametrize("arg", _DTYPE_ARGS, ids=repr)
+def test_lax_dtype_as_jax(x64, arg):
+    assert mj.lax.dtype(arg) == jax.lax.dtype(arg)
+
+
+@pytest.mark.parametrize("arg", [np.float64, "float64", np.ones(2), np.int64(3)], ids=repr)
+def test_lax_dtype_of_64_bit_values_as_jax(x64, arg):
+    # an explicit 64-bit request is narrowed without x64 (JAX warns for the dtype spellings)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = jax.lax.dtype(arg)
+        got = mj.lax.dtype(arg)
+    assert got == want
+
+
+def test_lax_dtype_of_arrays_and_tracers_as_jax(x64):
+    for dt in ["float32", "bfloat16", "int8", "bool"]:
+        assert mj.lax.dtype(mj.numpy.ones(2, dt)) == jax.lax.dtype(jax.numpy.ones(2, dt))
+        got = mj.jit(lambda v: mj.numpy.zeros((), mj.lax.dtype(v)))(mj.numpy.ones(2, dt))
+        assert got.dtype == jax.lax.dtype(jax.numpy.ones(2, dt))
+    for bad in [None, "U3", np.array(["a"]), [1, 2], object]:
+        with pytest.raises((TypeError, ValueError)) as want:
+            jax.lax.dtype(bad)
+        with pytest.raises(want.type):
+            mj.lax.dtype(bad)
