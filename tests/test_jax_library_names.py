@@ -173,15 +173,33 @@ def test_scan_accepts_split_transpose() -> None:
     np.testing.assert_array_equal(np.asarray(ys), np.cumsum(xs) - xs)
 
 
-def test_check_tracer_leaks_only_off() -> None:
+def test_check_tracer_leaks_finds_leaked_tracers() -> None:
+    """JAX's leak checker: a tracer kept after its transformation ended is reported when the
+    block ends; transformations that keep nothing pass, with their values unchanged."""
     with mj.check_tracer_leaks(False):
         assert mj.check_tracer_leaks.value is False
-    with (
-        pytest.raises(NotImplementedError, match="no tracer-leak checker"),
-        mj.check_tracer_leaks(True),
-    ):
-        pass
+    with mj.checking_leaks():
+        assert mj.config.jax_check_tracer_leaks is True
+        assert float(mj.jit(lambda x: x * 3)(1.0)) == 3.0
+        assert float(mj.grad(lambda x: x * x)(2.0)) == 4.0
+        _, bwd = mj.vjp(mnp.sin, 1.0)
+        np.testing.assert_allclose(float(bwd(1.0)[0]), np.cos(1.0), rtol=1e-6)
+        del bwd
     assert mj.config.jax_check_tracer_leaks is False
+    kept: list[Any] = []
+
+    def leaky(x: Any) -> Any:
+        kept.append(x * 2)
+        return x + 1
+
+    for transform, arg in [(mj.jit, 1.0), (mj.vmap, np.ones(2, np.float32))]:
+        kept.clear()
+        with pytest.raises(mj.errors.TracerLeakError, match="Leaked trace"), mj.checking_leaks():
+            transform(leaky)(arg)
+    kept.clear()
+    transform(leaky)(arg)  # the checker off: nothing is checked
+    with mj.checking_leaks():  # as JAX, eager differentiation is not checked
+        assert float(mj.grad(leaky)(1.0)) == 1.0
 
 
 def test_xla_bridge_backends_and_xla_flags_device_count() -> None:

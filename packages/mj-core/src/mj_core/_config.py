@@ -38,6 +38,8 @@ checker, only off in mj. As JAX's options of the same names.
 (``MJ_COMPILATION_CACHE_DIR``; JAX's ``jax_compilation_cache_dir``), for compilations that
 took at least ``persistent_cache_min_compile_time_secs`` (1 s, as JAX) and entries of at least
 ``persistent_cache_min_entry_size_bytes``.
+``check_tracer_leaks``: JAX's leak checker (``mj.checking_leaks()``): a tracer still alive
+after its transformation ended raises ``TracerLeakError`` (see ``mj_core._trace``).
 ``parse_flags_with_absl()`` / ``config_with_absl()`` (JAX's methods, called at import by
 test files such as flax's) apply the command line's ``--jax_NAME=VALUE`` flags (before a
 ``--``) that name mj's options, and ignore the rest, as JAX's ``known_only`` parse.
@@ -180,7 +182,7 @@ class _Config:
             value = _check_traceback_filtering(value)
         if name == "legacy_prng_key" and value not in _LEGACY_PRNG_KEY:
             raise ValueError(f"legacy_prng_key must be one of {_LEGACY_PRNG_KEY}, got {value!r}")
-        if name in ("enable_custom_prng", "debug_key_reuse"):
+        if name in ("enable_custom_prng", "debug_key_reuse", "check_tracer_leaks"):
             value = bool(value)
         if name in _ONLY and value != _ONLY[name]:
             raise NotImplementedError(
@@ -254,13 +256,11 @@ def _canonical(name: str) -> str:
 _ONLY: dict[str, Any] = {
     "threefry_partitionable": True,
     "default_prng_impl": "threefry2x32",
-    "check_tracer_leaks": False,
     "debug_key_reuse": False,
 }
 _ONLY_WHY = {
     "threefry_partitionable": "mj's random bits are JAX's defaults",
     "default_prng_impl": "mj's random bits are JAX's defaults",
-    "check_tracer_leaks": "mj has no tracer-leak checker (a leaked tracer fails when used)",
     "debug_key_reuse": "mj has no key-reuse checker",
 }
 
