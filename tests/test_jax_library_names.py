@@ -134,6 +134,27 @@ def test_trace_to_jaxpr_nounits_splits_known_outputs() -> None:
     assert not any(pv.is_known() for pv in forced)
 
 
+def test_trace_to_jaxpr_nounits_never_materialises_unknown_inputs() -> None:
+    """flax's ``lazy_init``: the known outputs are computed from the known inputs alone, so an
+    unknown input whose array would need 512 GiB costs nothing."""
+    from mj import api_util
+    from mj.tree_util import tree_structure
+
+    def f(x: Any, k: Any) -> Any:
+        return {"w": mnp.tanh(k) * 3.0, "y": x @ mnp.ones((128, 2)) + k[0]}
+
+    big = ShapedArray((2**30, 128), np.float32)
+    k = np.linspace(-1.0, 1.0, 4, dtype=np.float32)
+    flat, out_tree = api_util.flatten_fun_nokwargs(lu.wrap_init(f), tree_structure((0, k)))
+    _, out_pvals, _ = pe.trace_to_jaxpr_nounits(
+        flat, [pe.PartialVal.unknown(big), pe.PartialVal.known(k)]
+    )
+    outs = mj.tree_util.tree_unflatten(out_tree(), out_pvals)
+    np.testing.assert_allclose(np.asarray(outs["w"].get_known()), np.tanh(k) * 3.0, rtol=1e-6)
+    assert not outs["y"].is_known()
+    assert outs["y"].get_aval().shape == (2**30, 2)
+
+
 def test_flatten_fun_with_kwargs_and_debug_info() -> None:
     from mj import api_util
     from mj.tree_util import tree_flatten
