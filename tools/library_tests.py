@@ -322,8 +322,49 @@ def report(args: argparse.Namespace) -> None:
             lib_total[4] += 1
             for i, n in enumerate((len(jax.outcomes), len(jax_pass), len(mj_pass), len(both))):
                 lib_total[i] += n
-    PAGE.write_text(_page(rows, totals, failures, examples, args))
+    measured = [lib for lib in LIBRARIES if lib in totals]
+    kept_totals, kept_rows, kept_causes = _kept(measured)
+    page = _page(kept_rows + rows, totals, failures, examples, args, measured)
+    page = page.replace(_TOTALS_MARK, "\n".join([*kept_totals, _TOTALS_MARK])).replace(
+        _TOTALS_MARK + "\n", ""
+    )
+    PAGE.write_text(page + "".join(kept_causes))
     print(f"wrote {PAGE.relative_to(REPO)}")
+
+
+_CAUSES = "## mj's failures of tests that pass on JAX, by cause"
+_TOTALS_MARK = "<!-- totals -->"
+
+
+def _kept(measured: Sequence[str]) -> tuple[list[str], list[str], list[str]]:
+    """The current page's totals rows, per-file rows and cause sections of the libraries not
+    in this report's results (each library's tests run on their own: flax's and equinox's
+    from their source folders, optax's and chex's from the wheels)."""
+    if not PAGE.exists():
+        return [], [], []
+    text = PAGE.read_text()
+    totals_part, _, rest = text.partition("## Per file")
+    files_part = rest.partition(_CAUSES)[0]
+    ours = tuple(f"| {lib} |" for lib in measured)
+    kept_totals = [
+        ln
+        for ln in totals_part.splitlines()
+        if ln.startswith("| ") and not ln.startswith(("| library", *ours))
+    ]
+    kept_rows = [
+        ln
+        for ln in files_part.splitlines()
+        if ln.startswith("| ") and not ln.startswith(("| library", *ours))
+    ]
+    kept_libs = sorted({ln.split("|")[1].strip() for ln in kept_rows})
+    sections = []
+    for section in text.split("\n" + _CAUSES)[1:]:
+        head, _, body = section.partition("\n")
+        named = [lib.strip() for lib in head.strip().strip("()").split(",") if lib.strip()]
+        libs = named or kept_libs
+        if libs and not set(libs) & set(measured):
+            sections.append(f"\n{_CAUSES} ({', '.join(libs)})\n{body.rstrip()}\n")
+    return kept_totals, kept_rows, sections
 
 
 def _why(run: FileRun, test: str) -> str:
@@ -354,6 +395,7 @@ def _page(
     failures: dict[str, collections.Counter[str]],
     examples: dict[tuple[str, str], str],
     args: argparse.Namespace,
+    measured: Sequence[str],
 ) -> str:
     total_rows = [
         f"| {lib} | {t[4]} of {t[5]} | {t[0]} | {t[1]} | {t[2]} | {t[3]} | "
@@ -364,16 +406,20 @@ def _page(
     out = [
         "# JAX libraries' own tests on mj",
         "",
-        "optax's and chex's own test files (they ship in the wheels) run under `mj.as_jax`",
-        "(`import jax` is mj), and under real JAX 0.10.2 as the control, by",
-        "`tools/library_tests.py` (see its docstring; the commands are below). A test counts",
-        "for mj when it passes on JAX and on mj; the percentage is of the tests passing on",
-        "JAX. equinox's wheel ships no tests, so equinox is not measured here (its programs",
-        "in `tests/libs` are, see [Running JAX code on mj](running_jax_code.md)).",
+        "JAX libraries' own test files run under `mj.as_jax` (`import jax` is mj), and under",
+        "real JAX 0.10.2 as the control, by `tools/library_tests.py` (see its docstring; the",
+        "commands are below). optax's and chex's test files ship in their wheels; flax's and",
+        "equinox's do not, and are taken from the libraries' sources at the installed release",
+        "(flax 0.12.8's `tests/linen` at commit 3a491108, the release's version bump;",
+        "equinox's `tests` at tag v0.13.8), given with `--tests flax=DIR`. A test counts for",
+        "mj when it passes on JAX and on mj; the percentage is of the tests passing on JAX.",
+        "A report rewrites the rows of the libraries in its results and keeps the others'.",
         "",
         "```bash",
         "hatch run libs-jax:library-tests --results DIR   # the control, once",
         "hatch run libs:library-tests --results DIR       # on mj",
+        "hatch run libs-jax:library-tests --libs flax --tests flax=FLAX/tests/linen --results D2",
+        "hatch run libs:library-tests --libs flax --results D2",
         "hatch run libs:library-tests-report --results DIR",
         "```",
         "",
@@ -388,6 +434,7 @@ def _page(
         "| pass on both | % of JAX's |",
         "|---|---|---|---|---|---|---|",
         *total_rows,
+        _TOTALS_MARK,
         "",
         "## Per file",
         "",
@@ -395,7 +442,7 @@ def _page(
         "|---|---|---|---|---|---|---|---|",
         *rows,
         "",
-        "## mj's failures of tests that pass on JAX, by cause",
+        f"{_CAUSES} ({', '.join(measured)})",
         "",
         "The first line of mj's failure message, numbers blanked; *in progress* marks a cause",
         "another change of issue 36 is implementing (typed PRNG keys, `top_k`, `.sharding`,",
