@@ -223,3 +223,14 @@ def test_checking_leaks_passes_programs_that_keep_nothing_as_jax(x64, transform)
             return getattr(lib, transform)(f)(arg)
 
     np.testing.assert_allclose(np.asarray(run(mj)), np.asarray(run(jax)), rtol=1e-6)
+
+
+def test_jitted_function_class_named_as_jax():
+    # chex's is_traceable tells a jitted function by its class's name
+    def f(x):
+        return x * 2
+
+    want, got = jax.jit(f), mj.jit(f)
+    assert type(got).__name__ == type(want).__name__ == "PjitFunction"
+    assert "PjitFunction" in str(type(got))
+    assert float(got(np.float32(1.5))) == float(want(np.float32(1.5))) == 3.0
