@@ -134,6 +134,27 @@ def test_trace_to_jaxpr_nounits_splits_known_outputs() -> None:
     assert not any(pv.is_known() for pv in forced)
 
 
+def test_trace_to_jaxpr_nounits_never_materialises_unknown_inputs() -> None:
+    """flax's ``lazy_init``: the known outputs are computed from the known inputs alone, so an
+    unknown input whose array would need 512 GiB costs nothing."""
+    from mj import api_util
+    from mj.tree_util import tree_structure
+
+    def f(x: Any, k: Any) -> Any:
+        return {"w": mnp.tanh(k) * 3.0, "y": x @ mnp.ones((128, 2)) + k[0]}
+
+    big = ShapedArray((2**30, 128), np.float32)
+    k = np.linspace(-1.0, 1.0, 4, dtype=np.float32)
+    flat, out_tree = api_util.flatten_fun_nokwargs(lu.wrap_init(f), tree_structure((0, k)))
+    _, out_pvals, _ = pe.trace_to_jaxpr_nounits(
+        flat, [pe.PartialVal.unknown(big), pe.PartialVal.known(k)]
+    )
+    outs = mj.tree_util.tree_unflatten(out_tree(), out_pvals)
+    np.testing.assert_allclose(np.asarray(outs["w"].get_known()), np.tanh(k) * 3.0, rtol=1e-6)
+    assert not outs["y"].is_known()
+    assert outs["y"].get_aval().shape == (2**30, 2)
+
+
 def test_flatten_fun_with_kwargs_and_debug_info() -> None:
     from mj import api_util
     from mj.tree_util import tree_flatten
@@ -173,15 +194,33 @@ def test_scan_accepts_split_transpose() -> None:
     np.testing.assert_array_equal(np.asarray(ys), np.cumsum(xs) - xs)
 
 
-def test_check_tracer_leaks_only_off() -> None:
+def test_check_tracer_leaks_finds_leaked_tracers() -> None:
+    """JAX's leak checker: a tracer kept after its transformation ended is reported when the
+    block ends; transformations that keep nothing pass, with their values unchanged."""
     with mj.check_tracer_leaks(False):
         assert mj.check_tracer_leaks.value is False
-    with (
-        pytest.raises(NotImplementedError, match="no tracer-leak checker"),
-        mj.check_tracer_leaks(True),
-    ):
-        pass
+    with mj.checking_leaks():
+        assert mj.config.jax_check_tracer_leaks is True
+        assert float(mj.jit(lambda x: x * 3)(1.0)) == 3.0
+        assert float(mj.grad(lambda x: x * x)(2.0)) == 4.0
+        _, bwd = mj.vjp(mnp.sin, 1.0)
+        np.testing.assert_allclose(float(bwd(1.0)[0]), np.cos(1.0), rtol=1e-6)
+        del bwd
     assert mj.config.jax_check_tracer_leaks is False
+    kept: list[Any] = []
+
+    def leaky(x: Any) -> Any:
+        kept.append(x * 2)
+        return x + 1
+
+    for transform, arg in [(mj.jit, 1.0), (mj.vmap, np.ones(2, np.float32))]:
+        kept.clear()
+        with pytest.raises(mj.errors.TracerLeakError, match="Leaked trace"), mj.checking_leaks():
+            transform(leaky)(arg)
+    kept.clear()
+    transform(leaky)(arg)  # the checker off: nothing is checked
+    with mj.checking_leaks():  # as JAX, eager differentiation is not checked
+        assert float(mj.grad(leaky)(1.0)) == 1.0
 
 
 def test_xla_bridge_backends_and_xla_flags_device_count() -> None:

@@ -1,7 +1,11 @@
-"""optax's and chex's own test files on mj (through ``mj.as_jax``) and on real JAX.
+"""JAX libraries' own test files on mj (through ``mj.as_jax``) and on real JAX.
 
-The test files ship inside the installed wheels (``optax/**/*_test.py``,
-``chex/_src/*_test.py``; equinox's wheel ships none). Each file runs in its own pytest process
+optax's and chex's test files ship inside the installed wheels (``optax/**/*_test.py``,
+``chex/_src/*_test.py``). flax's and equinox's wheels ship none: their test files are taken
+from a folder of the library's source at the installed release (``--tests flax=DIR``, e.g.
+flax's ``tests/linen``, equinox's ``tests``), their ``*_test.py`` / ``test_*.py`` files, and
+the folder is recorded in the results (``tests.json``) so that ``report`` finds it again.
+Each file runs in its own pytest process
 (``-p no:randomly``, ``--timeout`` per test), two at a time, with
 ``tools/library_tests_plugin.py`` loaded before collection: on mj it calls
 ``mj.as_jax.install()``, so ``import jax`` is mj, imported from this checkout's
@@ -14,7 +18,8 @@ next to it::
     hatch run libs:library-tests --results DIR         # the same files on mj
     hatch run libs:library-tests-report --results DIR  # rewrites docs/library_tests.md
 
-``run`` options: ``--libs optax,chex``, ``--files SUBSTRING ...`` (only matching files),
+``run`` options: ``--libs optax,chex``, ``--tests LIB=DIR`` (test files from a folder),
+``--files SUBSTRING ...`` (only matching files),
 ``--missing`` (only files with no finished run in ``--results``), ``--jobs`` (files at once,
 default 2), ``--timeout`` (seconds per test), ``--file-timeout`` (seconds per file).
 ``report`` compares the two runs: per file, the tests passing on JAX, those of them passing
@@ -41,7 +46,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 TOOLS = REPO / "tools"
 PAGE = REPO / "docs" / "library_tests.md"
-LIBRARIES = ("optax", "chex", "equinox")
+LIBRARIES = ("optax", "chex", "equinox", "flax")
+# the test files' folders of libraries whose wheels ship none (``--tests LIB=DIR``)
+TEST_DIRS: dict[str, Path] = {}
 BACKENDS = ("jax", "mj")
 PASSED = "passed"
 
@@ -54,14 +61,34 @@ def _package_dir(lib: str) -> Path | None:
 
 
 def _site_packages(lib: str) -> Path:
+    """The folder the test files' names are relative to (pytest's ``--rootdir``)."""
+    if lib in TEST_DIRS:
+        return TEST_DIRS[lib].parent
     root = _package_dir(lib)
     assert root is not None
     return root.parent
 
 
 def _test_files(lib: str) -> list[Path]:
+    if lib in TEST_DIRS:
+        folder = TEST_DIRS[lib]
+        return sorted({*folder.rglob("*_test.py"), *folder.rglob("test_*.py")})
     root = _package_dir(lib)
     return [] if root is None else sorted(root.rglob("*_test.py"))
+
+
+def _read_test_dirs(results: Path, given: Sequence[str] = ()) -> None:
+    """``TEST_DIRS`` from the results' ``tests.json`` and ``--tests LIB=DIR``; saves them."""
+    record = results / "tests.json"
+    saved = json.loads(record.read_text()) if record.exists() else {}
+    for item in given:
+        lib, _, folder = item.partition("=")
+        if lib not in LIBRARIES or not folder:
+            raise SystemExit(f"--tests takes LIB=DIR with LIB one of {LIBRARIES}, not {item!r}")
+        saved[lib] = str(Path(folder).resolve())
+    TEST_DIRS.update({lib: Path(folder) for lib, folder in saved.items()})
+    if given:
+        record.write_text(json.dumps(saved, indent=1) + "\n")
 
 
 def _results_dir(results: Path, backend: str, lib: str) -> Path:
@@ -137,6 +164,7 @@ def run(args: argparse.Namespace) -> None:
     results: Path = args.results.resolve()
     results.mkdir(parents=True, exist_ok=True)
     (results / "pytest.ini").write_text("[pytest]\n")
+    _read_test_dirs(results, args.tests)
     jobs = []
     for lib in args.libs.split(","):
         files = _test_files(lib)
@@ -258,6 +286,7 @@ def _cause(message: str) -> str:
 
 def report(args: argparse.Namespace) -> None:
     results: Path = args.results.resolve()
+    _read_test_dirs(results)
     rows: list[str] = []
     failures: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)
     examples: dict[tuple[str, str], str] = {}
@@ -293,8 +322,49 @@ def report(args: argparse.Namespace) -> None:
             lib_total[4] += 1
             for i, n in enumerate((len(jax.outcomes), len(jax_pass), len(mj_pass), len(both))):
                 lib_total[i] += n
-    PAGE.write_text(_page(rows, totals, failures, examples, args))
+    measured = [lib for lib in LIBRARIES if lib in totals]
+    kept_totals, kept_rows, kept_causes = _kept(measured)
+    page = _page(kept_rows + rows, totals, failures, examples, args, measured)
+    page = page.replace(_TOTALS_MARK, "\n".join([*kept_totals, _TOTALS_MARK])).replace(
+        _TOTALS_MARK + "\n", ""
+    )
+    PAGE.write_text(page + "".join(kept_causes))
     print(f"wrote {PAGE.relative_to(REPO)}")
+
+
+_CAUSES = "## mj's failures of tests that pass on JAX, by cause"
+_TOTALS_MARK = "<!-- totals -->"
+
+
+def _kept(measured: Sequence[str]) -> tuple[list[str], list[str], list[str]]:
+    """The current page's totals rows, per-file rows and cause sections of the libraries not
+    in this report's results (each library's tests run on their own: flax's and equinox's
+    from their source folders, optax's and chex's from the wheels)."""
+    if not PAGE.exists():
+        return [], [], []
+    text = PAGE.read_text()
+    totals_part, _, rest = text.partition("## Per file")
+    files_part = rest.partition(_CAUSES)[0]
+    ours = tuple(f"| {lib} |" for lib in measured)
+    kept_totals = [
+        ln
+        for ln in totals_part.splitlines()
+        if ln.startswith("| ") and not ln.startswith(("| library", *ours))
+    ]
+    kept_rows = [
+        ln
+        for ln in files_part.splitlines()
+        if ln.startswith("| ") and not ln.startswith(("| library", *ours))
+    ]
+    kept_libs = sorted({ln.split("|")[1].strip() for ln in kept_rows})
+    sections = []
+    for section in text.split("\n" + _CAUSES)[1:]:
+        head, _, body = section.partition("\n")
+        named = [lib.strip() for lib in head.strip().strip("()").split(",") if lib.strip()]
+        libs = named or kept_libs
+        if libs and not set(libs) & set(measured):
+            sections.append(f"\n{_CAUSES} ({', '.join(libs)})\n{body.rstrip()}\n")
+    return kept_totals, kept_rows, sections
 
 
 def _why(run: FileRun, test: str) -> str:
@@ -325,6 +395,7 @@ def _page(
     failures: dict[str, collections.Counter[str]],
     examples: dict[tuple[str, str], str],
     args: argparse.Namespace,
+    measured: Sequence[str],
 ) -> str:
     total_rows = [
         f"| {lib} | {t[4]} of {t[5]} | {t[0]} | {t[1]} | {t[2]} | {t[3]} | "
@@ -335,16 +406,20 @@ def _page(
     out = [
         "# JAX libraries' own tests on mj",
         "",
-        "optax's and chex's own test files (they ship in the wheels) run under `mj.as_jax`",
-        "(`import jax` is mj), and under real JAX 0.10.2 as the control, by",
-        "`tools/library_tests.py` (see its docstring; the commands are below). A test counts",
-        "for mj when it passes on JAX and on mj; the percentage is of the tests passing on",
-        "JAX. equinox's wheel ships no tests, so equinox is not measured here (its programs",
-        "in `tests/libs` are, see [Running JAX code on mj](running_jax_code.md)).",
+        "JAX libraries' own test files run under `mj.as_jax` (`import jax` is mj), and under",
+        "real JAX 0.10.2 as the control, by `tools/library_tests.py` (see its docstring; the",
+        "commands are below). optax's and chex's test files ship in their wheels; flax's and",
+        "equinox's do not, and are taken from the libraries' sources at the installed release",
+        "(flax 0.12.8's `tests/linen` at commit 3a491108, the release's version bump;",
+        "equinox's `tests` at tag v0.13.8), given with `--tests flax=DIR`. A test counts for",
+        "mj when it passes on JAX and on mj; the percentage is of the tests passing on JAX.",
+        "A report rewrites the rows of the libraries in its results and keeps the others'.",
         "",
         "```bash",
         "hatch run libs-jax:library-tests --results DIR   # the control, once",
         "hatch run libs:library-tests --results DIR       # on mj",
+        "hatch run libs-jax:library-tests --libs flax --tests flax=FLAX/tests/linen --results D2",
+        "hatch run libs:library-tests --libs flax --results D2",
         "hatch run libs:library-tests-report --results DIR",
         "```",
         "",
@@ -359,6 +434,7 @@ def _page(
         "| pass on both | % of JAX's |",
         "|---|---|---|---|---|---|---|",
         *total_rows,
+        _TOTALS_MARK,
         "",
         "## Per file",
         "",
@@ -366,7 +442,7 @@ def _page(
         "|---|---|---|---|---|---|---|---|",
         *rows,
         "",
-        "## mj's failures of tests that pass on JAX, by cause",
+        f"{_CAUSES} ({', '.join(measured)})",
         "",
         "The first line of mj's failure message, numbers blanked; *in progress* marks a cause",
         "another change of issue 36 is implementing (typed PRNG keys, `top_k`, `.sharding`,",
@@ -396,6 +472,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     run_p.add_argument("--backend", choices=BACKENDS, required=True)
     run_p.add_argument("--libs", default=",".join(LIBRARIES))
     run_p.add_argument("--files", nargs="*", default=[])
+    run_p.add_argument(
+        "--tests", nargs="*", default=[], metavar="LIB=DIR", help="test files from a folder"
+    )
     run_p.add_argument("--missing", action="store_true", help="only files not run to the end")
     run_p.add_argument("--jobs", type=int, default=2)
     run_p.add_argument("--timeout", type=int, default=120)

@@ -170,6 +170,7 @@ class BatchTrace(Trace):
     the axis size: it computes the collective only if it names this trace's axis."""
 
     __slots__ = ("frame",)
+    leak_checked = True
     transformation_name = "vmap"
 
     def __init__(self, main: Any) -> None:

@@ -45,13 +45,20 @@ took at least ``persistent_cache_min_compile_time_secs`` (1 s, as JAX) and entri
 checks every transfer; see ``mj.transfer_guard``.
 ``default_device``: the device (or platform name) jit computes on when no argument is
 committed to one (JAX's ``jax_default_device``); None: the default backend's first device.
+``check_tracer_leaks``: JAX's leak checker (``mj.checking_leaks()``): a tracer still alive
+after its transformation ended raises ``TracerLeakError`` (see ``mj_core._trace``).
+``parse_flags_with_absl()`` / ``config_with_absl()`` (JAX's methods, called at import by
+test files such as flax's) apply the command line's ``--jax_NAME=VALUE`` flags (before a
+``--``) that name mj's options, and ignore the rest, as JAX's ``known_only`` parse.
 ``traceback_filtering``: mj never removes its own frames from tracebacks, which is JAX's
 ``"off"``; ``"off"`` and the default ``"auto"`` are accepted, the filtering modes refused.
 """
 
 from __future__ import annotations
 
+import itertools
 import os
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -197,7 +204,7 @@ class _Config:
                 f"new enum value must be None or in {list(_TRANSFER_GUARD_LEVELS[1:])}, "
                 f"got {value} of type {type(value)}."
             )
-        if name in ("enable_custom_prng", "debug_key_reuse"):
+        if name in ("enable_custom_prng", "debug_key_reuse", "check_tracer_leaks"):
             value = bool(value)
         if name in _ONLY and value != _ONLY[name]:
             raise NotImplementedError(
@@ -211,6 +218,24 @@ class _Config:
         if changed:
             for listener in _LISTENERS.get(name, ()):
                 listener(value)
+
+    def parse_flags_with_absl(self) -> None:
+        """Apply ``--jax_NAME=VALUE`` / ``--jax_NAME`` flags of ``sys.argv`` (those before a
+        ``--``) that name mj's options; other flags are left alone (JAX parses only its own,
+        ``known_only``). Without absl: mj does not register absl flags."""
+        for arg in itertools.takewhile(lambda a: a != "--", sys.argv[1:]):
+            if not arg.startswith("--jax_"):
+                continue
+            flag, has_value, text = arg[2:].partition("=")
+            name = _canonical(flag)
+            if name not in self.__slots__:
+                continue
+            self.update(name, _flag_value(getattr(self, name), text if has_value else "true"))
+
+    def config_with_absl(self) -> None:
+        """JAX's spelling for programs whose ``main`` parses absl flags: the same as
+        :meth:`parse_flags_with_absl` here."""
+        self.parse_flags_with_absl()
 
     @contextmanager
     def override(self, name: str, value: object) -> Iterator[None]:
@@ -231,6 +256,19 @@ class _Config:
 _ALIASES = {"enable_checks": "check_jaxprs", "platform_name": "platforms"}
 
 
+def _flag_value(current: object, text: str) -> object:
+    """A command-line flag's text as a value of the option's type (its current value's)."""
+    if isinstance(current, bool):
+        if text.lower() not in ("true", "1", "false", "0"):
+            raise ValueError(f"a boolean flag takes true/false/1/0, got {text!r}")
+        return text.lower() in ("true", "1")
+    if isinstance(current, int):
+        return int(text)
+    if isinstance(current, float):
+        return float(text)
+    return text
+
+
 def _canonical(name: str) -> str:
     name = name.removeprefix("jax_").removeprefix("mj_")
     return _ALIASES.get(name, name)
@@ -240,13 +278,11 @@ def _canonical(name: str) -> str:
 _ONLY: dict[str, Any] = {
     "threefry_partitionable": True,
     "default_prng_impl": "threefry2x32",
-    "check_tracer_leaks": False,
     "debug_key_reuse": False,
 }
 _ONLY_WHY = {
     "threefry_partitionable": "mj's random bits are JAX's defaults",
     "default_prng_impl": "mj's random bits are JAX's defaults",
-    "check_tracer_leaks": "mj has no tracer-leak checker (a leaked tracer fails when used)",
     "debug_key_reuse": "mj has no key-reuse checker",
 }
 

@@ -14,11 +14,20 @@ production-grade:
   primitive's NumPy ufunc. A leaked tracer reaching NumPy on that path is caught by the
   tracer's ``__array__``/``__array_ufunc__``/``__array_function__`` hooks, so the fast path
   needs no per-argument check.
+* with ``check_tracer_leaks`` on (JAX's leak checker, ``mj.checking_leaks()``), every main
+  trace that ends is remembered (those JAX checks: jaxpr tracing and vmap), and
+  :func:`check_leaks` raises :class:`TracerLeakError` if a tracer of one of them is still
+  alive: when the next outermost transformation starts and when the option is switched off
+  (the end of the ``with`` block). JAX checks as each transformation ends; mj checks once
+  the transformations' own frames have returned, so a leak is reported at the latest at the
+  end of the block.
 """
 
 from __future__ import annotations
 
+import gc
 import threading
+import weakref
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, ClassVar
@@ -27,6 +36,7 @@ import numpy as np
 
 from mj_core._array_views import array_views, refuse, view_dtype, view_rules
 from mj_core._avals import ShapedArray
+from mj_core._config import config, on_change
 from mj_core._eager.evaluate import eval_primitive
 from mj_core._eager.wrappers import binds, connect
 from mj_core._primitive import Primitive
@@ -40,6 +50,7 @@ __all__ = [
     "bind",
     "bind1",
     "binds",
+    "check_leaks",
     "current_trace_stack",
     "find_top_trace",
     "full_lower",
@@ -69,10 +80,14 @@ class MainTrace:
 class Trace:
     """How one transformation interprets primitives applied to its tracers."""
 
-    __slots__ = ("main",)
+    __slots__ = ("__weakref__", "main")
 
     #: Shown in error messages ("a tracer of the jvp transformation ...").
     transformation_name: ClassVar[str] = "a transformation"
+    #: Whether ``check_tracer_leaks`` checks this trace's tracers when it ends: as JAX, the
+    #: tracing to a jaxpr (jit, make_jaxpr, control flow bodies) and vmap, not the eager
+    #: differentiation modes (JAX's eager ``grad``/``jvp`` are not checked either).
+    leak_checked: ClassVar[bool] = False
 
     def __init__(self, main: MainTrace) -> None:
         self.main = main
@@ -100,6 +115,9 @@ class _TraceState(threading.local):
         self.trace_stack: list[MainTrace] = [base]
         self.dynamic_trace: MainTrace = base
         self.eager = True  # no transformation active: bind may call impl rules directly
+        # with check_tracer_leaks: the ended traces not yet checked (weakly: a trace can own
+        # its tracers, as the eager reverse mode's tape does)
+        self.ended: list[weakref.ref[Trace]] = []
 
     def refresh(self) -> None:
         self.eager = len(self.trace_stack) == 1 and self.dynamic_trace is self.base
@@ -163,6 +181,8 @@ def new_main(trace_type: type[Trace], global_data: Any = None) -> Iterator[MainT
     """Push a new transformation on this thread's stack for the duration of the block."""
     st = _state
     stack = st.trace_stack
+    if st.ended and len(stack) == 1 and st.dynamic_trace is st.base:
+        check_leaks()  # no transformation active: the ended ones' frames have returned
     main = MainTrace(len(stack), trace_type, global_data)
     stack.append(main)
     st.eager = False
@@ -174,6 +194,48 @@ def new_main(trace_type: type[Trace], global_data: Any = None) -> Iterator[MainT
         del stack[main.level :]
         st.refresh()
         _active.exit()
+        if config.check_tracer_leaks and trace_type.leak_checked:
+            st.ended.append(weakref.ref(main.trace))
+
+
+_collect = gc.collect  # the collector itself, whatever a program later patches in
+
+
+def check_leaks() -> None:
+    """Raise :class:`TracerLeakError` if a tracer of a transformation that ended on this
+    thread while ``check_tracer_leaks`` was on is still alive (held by a global, a closure,
+    an attribute; JAX's leak checker). Unreachable cycles are collected first, as JAX does,
+    always: a jaxpr trace's builder and its tracers form a cycle that only the collector frees
+    (JAX's traces do not), so a program that swaps out ``gc.collect`` must not make mj's own
+    cycles look like leaks."""
+    st = _state
+    refs, st.ended = st.ended, []
+    if not refs:
+        return
+    _collect()
+    traces = [t for t in (r() for r in refs) if t is not None]
+    leaked = [r for r in gc.get_referrers(*traces) if isinstance(r, Tracer)] if traces else []
+    del traces
+    if leaked:
+        shown = "\n\n".join(
+            f"{type(t).__name__} of {t._trace.transformation_name}: {t.aval.str_short()}"
+            for t in leaked[:10]
+        )
+        raise TracerLeakError(
+            f"Leaked trace {leaked[0]._trace.transformation_name}. Leaked tracer(s):\n\n"
+            f"{shown}\n\nA tracer outlived the transformation that created it (a global, a "
+            "closure or an attribute holds it); return it instead."
+        )
+
+
+def _leak_checking(on: object) -> None:
+    if on:
+        _state.ended.clear()  # traces that ended before the checker was on are not checked
+    else:
+        check_leaks()  # the end of a ``with check_tracer_leaks():`` block
+
+
+on_change("check_tracer_leaks", _leak_checking)
 
 
 @contextmanager

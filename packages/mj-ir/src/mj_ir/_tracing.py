@@ -136,6 +136,7 @@ class JaxprTrace(Trace):
 
     __slots__ = ("builder",)
     transformation_name = "make_jaxpr/jit tracing"
+    leak_checked = True
 
     def __init__(self, main: MainTrace) -> None:
         super().__init__(main)

@@ -63,7 +63,7 @@ from mj_xla._spmd_executable import SpmdExecutable
 from mj_xla._stages import arg_names, args_info, check_call
 from mj_xla._xla_call import xla_call_p
 
-__all__ = ["Compiled", "JitFunction", "Lowered", "Signature", "Traced", "jit"]
+__all__ = ["Compiled", "JitFunction", "Lowered", "PjitFunction", "Signature", "Traced", "jit"]
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -247,7 +247,7 @@ class _Plan:
         return outs[0] if entry.single_leaf else entry.output(outs)
 
 
-#: A JitFunction's dispatch memo is emptied when it grows past this many keys.
+#: A jitted function's dispatch memo is emptied when it grows past this many keys.
 _MAX_MEMO_KEYS = 256
 
 _function_caches: weakref.WeakKeyDictionary[Any, _Cache] = weakref.WeakKeyDictionary()
@@ -355,8 +355,10 @@ def _where() -> str:
     return f" ({where})" if where else ""
 
 
-class JitFunction(Generic[P, R]):
-    """``jit(fun)``: call it like ``fun``; ``.lower(*args)`` gives the StableHLO."""
+class PjitFunction(Generic[P, R]):
+    """``jit(fun)``: call it like ``fun``; ``.lower(*args)`` gives the StableHLO. Named as
+    JAX's class of jitted functions (``jaxlib``'s ``PjitFunction``: chex tells a jitted
+    function by that name); ``JitFunction`` is mj's name for it."""
 
     __slots__ = (
         "__dict__",
@@ -780,6 +782,9 @@ class JitFunction(Generic[P, R]):
         takes the object (a descriptor, for methods) for a builtin and finds no signature
         when it does not follow ``__wrapped__`` (chex's fake pmap)."""
         return inspect.signature(self._fun)
+
+
+JitFunction = PjitFunction  # mj's name
 
 
 def _committed_device(

@@ -54,9 +54,30 @@ class AxisType(enum.Enum):
         return self.name
 
 
+class UnconstrainedSingleton:
+    """``PartitionSpec.UNCONSTRAINED``: a dimension whose split is left to the compiler (JAX's
+    sentinel, read by flax's partitioning rules). mj places such a dimension unsplit."""
+
+    _instance: UnconstrainedSingleton | None = None
+
+    def __new__(cls) -> UnconstrainedSingleton:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "UNCONSTRAINED"
+
+    def __reduce__(self) -> tuple[type[UnconstrainedSingleton], tuple[()]]:
+        return (UnconstrainedSingleton, ())
+
+
 class PartitionSpec(tuple[Any, ...]):
     """Per array dimension: the mesh axis name (or tuple of names, major first) splitting
-    it, or ``None``. Trailing dimensions left out are not split."""
+    it, or ``None``. Trailing dimensions left out are not split; an
+    ``UNCONSTRAINED`` dimension is left to the compiler (in mj: not split)."""
+
+    UNCONSTRAINED = UnconstrainedSingleton()
 
     def __new__(cls, *partitions: Any) -> PartitionSpec:
         for p in partitions:
@@ -73,7 +94,7 @@ class PartitionSpec(tuple[Any, ...]):
 
     def axes_of(self, dim: int) -> tuple[Any, ...]:
         """The mesh axes splitting dimension ``dim`` (major first)."""
-        if dim >= len(self) or self[dim] is None:
+        if dim >= len(self) or self[dim] is None or self[dim] is PartitionSpec.UNCONSTRAINED:
             return ()
         entry = self[dim]
         return tuple(entry) if isinstance(entry, tuple) else (entry,)

@@ -34,6 +34,7 @@ from mj import tree as tree
 from mj import tree_util as tree_util
 from mj import typing as typing
 from mj._environment import check_tracer_leaks as check_tracer_leaks
+from mj._environment import checking_leaks as checking_leaks
 from mj._environment import debug_infs as debug_infs
 from mj._environment import debug_key_reuse as debug_key_reuse
 from mj._environment import debug_nans as debug_nans

@@ -23,6 +23,7 @@ from mj_xla import device_count, local_device_count, process_index
 
 __all__ = [
     "check_tracer_leaks",
+    "checking_leaks",
     "debug_infs",
     "debug_key_reuse",
     "debug_nans",
@@ -102,9 +103,19 @@ debug_infs = _Option("debug_infs")
 enable_checks = _Option("check_jaxprs")
 default_matmul_precision = _Option("default_matmul_precision")
 log_compiles = _Option("log_compiles")
-# JAX's leak checker: only off on mj (``with check_tracer_leaks(False):`` is accepted, as
-# flax's nn.tabulate enters it; turning it on raises NotImplementedError)
+# JAX's leak checker: with it on, a tracer that outlives its transformation raises
+# TracerLeakError (when the next outermost transformation starts or the block ends)
 check_tracer_leaks = _Option("check_tracer_leaks")
+
+
+@contextmanager
+def checking_leaks() -> Iterator[None]:
+    """``with mj.checking_leaks():`` the leak checker on for the block (JAX's
+    ``jax.checking_leaks``, ``check_tracer_leaks(True)``)."""
+    with check_tracer_leaks(True):
+        yield
+
+
 # mj.random's options: raw uint32 keys allowed/warned/refused, PRNGKey giving typed keys, the
 # default implementation (only "threefry2x32") and JAX's key-reuse checker (only off)
 legacy_prng_key = _Option("legacy_prng_key")

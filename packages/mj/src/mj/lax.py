@@ -23,6 +23,9 @@ from mj._lax_composites import population_count as population_count
 from mj._lax_composites import split as split
 from mj._lax_composites import tie_in as tie_in
 from mj._lax_composites import top_k as top_k
+from mj._lax_conv_patches import conv_general_dilated_local as conv_general_dilated_local
+from mj._lax_conv_patches import conv_general_dilated_patches as conv_general_dilated_patches
+from mj._lax_dtype import dtype as dtype
 from mj_autodiff import stop_gradient as stop_gradient
 from mj_autodiff.extend import stop_gradient_p as stop_gradient_p
 from mj_control import cond as cond

@@ -13,6 +13,7 @@ from contextlib import contextmanager
 
 from mj.experimental import checkify as checkify
 from mj.experimental import compilation_cache as compilation_cache
+from mj.experimental import mesh_utils as mesh_utils
 from mj.experimental._io_callback import io_callback as io_callback
 from mj_core import config
 

@@ -11,8 +11,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
-
 __all__ = ["PartialVal", "trace_to_jaxpr_nounits"]
 
 
@@ -63,7 +61,8 @@ def trace_to_jaxpr_nounits(
     Unlike JAX's, the jaxpr returned is the whole function's (over the unknown inputs), with
     its constants, not a jaxpr of the unknown part only."""
     import mj
-    from mj.core import Literal, eval_jaxpr
+    from mj.core import Literal
+    from mj_ir.extend import dce_jaxpr, eval_jaxpr
 
     pvals = list(pvals)
     unknown_at = [i for i, pv in enumerate(pvals) if not pv.is_known()]
@@ -90,9 +89,15 @@ def trace_to_jaxpr_nounits(
         force or (not isinstance(v, Literal) and id(v) in depends)
         for v, force in zip(jaxpr.outvars, forced, strict=True)
     ]
-    # the known outputs do not depend on the unknown inputs: any values of theirs will do
-    zeros = [np.zeros(s.shape, s.dtype) for s in structs]
-    values = eval_jaxpr(jaxpr, closed.consts, *zeros) if not all(unknown_out) else []
+    # the known outputs, from only the equations they depend on (never the unknown inputs:
+    # flax's lazy_init gives shapes whose arrays would not fit in memory)
+    known = [not unknown for unknown in unknown_out]
+    values: list[Any] = [None] * n_out
+    if any(known):
+        pruned, used = dce_jaxpr(jaxpr, known)
+        binders = [*closed.consts, *[None] * len(structs)]
+        computed = iter(eval_jaxpr(pruned, [b for b, u in zip(binders, used, strict=True) if u]))
+        values = [next(computed) if k else None for k in known]
     out_pvals = [
         PartialVal.unknown(_aval_of(v)) if unknown else PartialVal.known(values[i])
         for i, (v, unknown) in enumerate(zip(jaxpr.outvars, unknown_out, strict=True))
