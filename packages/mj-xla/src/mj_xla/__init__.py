@@ -43,6 +43,9 @@ from mj_xla._make_array import (
 )
 from mj_xla._pmap import PmapFunction as PmapFunction
 from mj_xla._pmap import pmap as pmap
+from mj_xla._rng_bit_generator import RandomAlgorithm as RandomAlgorithm
+from mj_xla._rng_bit_generator import rng_bit_generator as rng_bit_generator
+from mj_xla._rng_bit_generator import rng_bit_generator_p as rng_bit_generator_p
 from mj_xla._runtime import Device as Device
 from mj_xla._runtime import block_until_ready as block_until_ready
 from mj_xla._runtime import devices as devices
