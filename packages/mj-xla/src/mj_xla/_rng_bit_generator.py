@@ -24,8 +24,7 @@ from mj_core.dtypes import check_user_dtype
 from mj_core.errors import user_line_suffix
 from mj_core.extend import abstract_eval_rules
 from mj_core.prims.structural import concatenate, reshape, slice_in_dim
-from mj_ir import ClosedJaxpr, make_jaxpr
-from mj_xla._executable import executable_for_closed_jaxpr
+from mj_xla._executable import compiled_impl
 from mj_xla._jaxlib import Value, hlo, ir
 from mj_xla._lowering import Avals, LoweringContext, Values, aval_to_ir_type, lowering_rules
 from mj_xla._sharding_constraint import with_sharding_constraint
@@ -99,26 +98,6 @@ def _abstract_eval(
     return [ShapedArray(key.shape, key.dtype, key.weak_type), ShapedArray(shape, dtype)]
 
 
-_compiled: dict[tuple[Any, ...], ClosedJaxpr] = {}
-
-
-def _impl(
-    key: Any, *, shape: tuple[int, ...], dtype: np.dtype[Any], algorithm: RandomAlgorithm
-) -> list[Any]:
-    """The compiled primitive, run: XLA's bits, the same as under ``jit``."""
-    key_aval = ShapedArray(np.shape(key), np.asarray(key).dtype)
-    cache_key = (key_aval.shape, key_aval.dtype, shape, dtype, algorithm)
-    closed = _compiled.get(cache_key)
-    if closed is None:
-
-        def one(k: Any) -> list[Any]:
-            return bind(rng_bit_generator_p, k, shape=shape, dtype=dtype, algorithm=algorithm)
-
-        closed = make_jaxpr(one)(key_aval)
-        _compiled[cache_key] = closed
-    return list(executable_for_closed_jaxpr(closed, "rng_bit_generator").run([key]))
-
-
 _ALGORITHM_NAMES = {
     RandomAlgorithm.RNG_DEFAULT: "DEFAULT",
     RandomAlgorithm.RNG_THREE_FRY: "THREE_FRY",
@@ -174,7 +153,7 @@ def _batch(axis_size: int, vals: Vals, dims: Dims, **params: Any) -> RuleResult:
     return [new_keys, bits], [0, 0]
 
 
-impl_rules[rng_bit_generator_p] = _impl
+impl_rules[rng_bit_generator_p] = compiled_impl(rng_bit_generator_p)
 abstract_eval_rules[rng_bit_generator_p] = _abstract_eval
 lowering_rules[rng_bit_generator_p] = _lowering
 vmap_rules[rng_bit_generator_p] = _batch

@@ -33,6 +33,10 @@ from mj_control import fori_loop as fori_loop
 from mj_control import linear_solve_p as linear_solve_p
 from mj_control import map as map
 from mj_control import platform_dependent as platform_dependent
+from mj_control import reduce as _general_reduce
+from mj_control import reduce_p as reduce_p
+from mj_control import reduce_window as _general_reduce_window
+from mj_control import reduce_window_p as reduce_window_p
 from mj_control import scan as scan
 from mj_control import scan_p as scan_p
 from mj_control import switch as switch
@@ -67,5 +71,8 @@ from mj_xla import rng_bit_generator_p as rng_bit_generator_p
 from mj_xla import with_sharding_constraint as with_sharding_constraint
 
 acosh = _mnp.arccosh
+# the monoid reductions of mj-core, and a general traced body otherwise (mj_control)
+reduce = _general_reduce
+reduce_window = _general_reduce_window
 asinh = _mnp.arcsinh
 atanh = _mnp.arctanh
