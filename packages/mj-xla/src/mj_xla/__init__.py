@@ -43,6 +43,10 @@ from mj_xla._make_array import (
 )
 from mj_xla._pmap import PmapFunction as PmapFunction
 from mj_xla._pmap import pmap as pmap
+from mj_xla._ragged_dot import RaggedDotDimensionNumbers as RaggedDotDimensionNumbers
+from mj_xla._ragged_dot import ragged_dot as ragged_dot
+from mj_xla._ragged_dot import ragged_dot_general as ragged_dot_general
+from mj_xla._ragged_dot import ragged_dot_general_p as ragged_dot_general_p
 from mj_xla._rng_bit_generator import RandomAlgorithm as RandomAlgorithm
 from mj_xla._rng_bit_generator import rng_bit_generator as rng_bit_generator
 from mj_xla._rng_bit_generator import rng_bit_generator_p as rng_bit_generator_p

@@ -65,7 +65,11 @@ from mj_core.prims.sorting import *
 from mj_core.prims.special import *
 from mj_core.prims.structural import *
 from mj_core.prims.windowed import *
+from mj_xla import RaggedDotDimensionNumbers as RaggedDotDimensionNumbers
 from mj_xla import RandomAlgorithm as RandomAlgorithm
+from mj_xla import ragged_dot as ragged_dot
+from mj_xla import ragged_dot_general as ragged_dot_general
+from mj_xla import ragged_dot_general_p as ragged_dot_general_p
 from mj_xla import rng_bit_generator as rng_bit_generator
 from mj_xla import rng_bit_generator_p as rng_bit_generator_p
 from mj_xla import with_sharding_constraint as with_sharding_constraint
