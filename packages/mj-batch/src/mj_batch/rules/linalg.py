@@ -1,6 +1,6 @@
 """Batching rules of the linear-algebra primitives: they already treat leading axes as batch
 axes, so the batch axis moves to the front (broadcasting an unbatched operand of
-``triangular_solve``) and every output is batched at 0."""
+``triangular_solve`` or ``tridiagonal_solve``) and every output is batched at 0."""
 
 from __future__ import annotations
 
@@ -8,7 +8,16 @@ from typing import Any
 
 from mj_batch._batching import Dims, RuleResult, Vals, move_batch_axis, vmap_rules
 from mj_core import bind
-from mj_core.prims.linalg import cholesky_p, eig_p, eigh_p, lu_p, qr_p, svd_p, triangular_solve_p
+from mj_core.prims.linalg import (
+    cholesky_p,
+    eig_p,
+    eigh_p,
+    lu_p,
+    qr_p,
+    svd_p,
+    triangular_solve_p,
+    tridiagonal_solve_p,
+)
 
 __all__: list[str] = []
 
@@ -31,5 +40,6 @@ for _prim in (
     eigh_p,
     svd_p,
     qr_p,
+    tridiagonal_solve_p,
 ):
     vmap_rules[_prim] = _linalg_vmap(_prim)
