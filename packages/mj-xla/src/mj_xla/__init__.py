@@ -27,6 +27,8 @@ from mj_xla._backend_info import local_devices as local_devices
 from mj_xla._backend_info import process_count as process_count
 from mj_xla._backend_info import process_index as process_index
 from mj_xla._caches import clear_caches as clear_caches
+from mj_xla._composite import composite as composite
+from mj_xla._composite import composite_p as composite_p
 from mj_xla._device_get import device_get as device_get
 from mj_xla._device_put import device_put as device_put
 from mj_xla._distributed import distributed_initialize as distributed_initialize

@@ -67,6 +67,8 @@ from mj_core.prims.structural import *
 from mj_core.prims.windowed import *
 from mj_xla import RaggedDotDimensionNumbers as RaggedDotDimensionNumbers
 from mj_xla import RandomAlgorithm as RandomAlgorithm
+from mj_xla import composite as composite
+from mj_xla import composite_p as composite_p
 from mj_xla import ragged_dot as ragged_dot
 from mj_xla import ragged_dot_general as ragged_dot_general
 from mj_xla import ragged_dot_general_p as ragged_dot_general_p
