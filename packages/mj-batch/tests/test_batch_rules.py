@@ -38,7 +38,16 @@ from mj_core.prims.indexing import (
     scatter_mul_p,
     scatter_p,
 )
-from mj_core.prims.linalg import cholesky_p, eig_p, eigh_p, lu_p, qr_p, svd_p, triangular_solve_p
+from mj_core.prims.linalg import (
+    cholesky_p,
+    eig_p,
+    eigh_p,
+    lu_p,
+    qr_p,
+    svd_p,
+    triangular_solve_p,
+    tridiagonal_solve_p,
+)
 from mj_core.prims.reductions import (
     argmax_p,
     argmin_p,
@@ -439,6 +448,11 @@ def _linalg_cases() -> list[Case]:
         Case(svd_p, (f(4, 3),), {"full_matrices": False, "compute_uv": True}),
         Case(triangular_solve_p, (lower_tri(3), f(3, 2)), {"left_side": True, **solve}),
         Case(triangular_solve_p, (lower_tri(3), f(2, 3)), {"left_side": False, **solve}),
+        Case(
+            tridiagonal_solve_p,
+            (f(4), f(4, lo=3.0, hi=5.0), f(4), f(4, 2)),
+            {"perturb_singular": False},
+        ),
     ]
 
 

@@ -156,6 +156,11 @@ CASES = [
             "unit_diagonal": False,
         },
     ),
+    (
+        "tridiagonal_solve",
+        (np.ones(2, np.float32), 3 * np.ones(2, np.float32), np.ones(2, np.float32), f32),
+        {"perturb_singular": False},
+    ),
     ("lu", (f32,), {}),
     ("eigh", (np.eye(3),), {"lower": True, "sort_eigenvalues": True}),
     (

@@ -177,6 +177,10 @@ EXAMPLES: dict[str, tuple[Callable[[], tuple[Any, ...]], dict[str, Any]]] = {
         {},
     ),
     "svd": (lambda: (f64(2, 4, 3),), {"full_matrices": True, "compute_uv": True}),
+    "tridiagonal_solve": (
+        lambda: (f64(2, 3), f64(2, 3) + 3, f64(2, 3), f64(2, 3, 4)),
+        {"perturb_singular": False},
+    ),
     "triangular_solve": (
         lambda: (np.tril(f64(2, 3, 3)) + 2 * np.eye(3), f64(2, 3, 4)),
         {

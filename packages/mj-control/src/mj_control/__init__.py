@@ -23,6 +23,10 @@ from mj_control._linear_solve import linear_solve_p as linear_solve_p
 from mj_control._map import map as map
 from mj_control._platform_dependent import platform_dependent as platform_dependent
 from mj_control._platform_dependent import platform_index_p as platform_index_p
+from mj_control._reduce import reduce as reduce
+from mj_control._reduce import reduce_p as reduce_p
+from mj_control._reduce import reduce_window as reduce_window
+from mj_control._reduce import reduce_window_p as reduce_window_p
 from mj_control._scan import scan as scan
 from mj_control._scan import scan_p as scan_p
 from mj_control._while import fori_loop as fori_loop

@@ -302,13 +302,26 @@ MATMUL_PRECISIONS = {
 }
 
 
+#: The names of ``lax.DotAlgorithmPreset`` (``mj_core.prims.contractions``), which
+#: ``default_matmul_precision`` may also name.
+DOT_ALGORITHM_PRESETS = (
+    "DEFAULT", "ANY_F8_ANY_F8_F32", "ANY_F8_ANY_F8_F32_FAST_ACCUM", "ANY_F8_ANY_F8_ANY",
+    "ANY_F8_ANY_F8_ANY_FAST_ACCUM", "F16_F16_F16", "F16_F16_F32", "BF16_BF16_BF16",
+    "BF16_BF16_F32", "BF16_BF16_F32_X3", "BF16_BF16_F32_X6", "BF16_BF16_F32_X9",
+    "TF32_TF32_F32", "TF32_TF32_F32_X3", "F32_F32_F32", "F64_F64_F64",
+)  # fmt: skip
+
+
 def _check_matmul_precision(value: object) -> str | None:
+    """One of JAX's precision names (lowercased), or the name of a ``DotAlgorithmPreset``."""
     if value is None:
         return None
+    if isinstance(value, str) and value in DOT_ALGORITHM_PRESETS:
+        return value
     if not isinstance(value, str) or value.lower() not in MATMUL_PRECISIONS:
         raise ValueError(
-            f"default_matmul_precision must be None or one of {sorted(MATMUL_PRECISIONS)}, "
-            f"got {value!r}"
+            f"default_matmul_precision must be None, one of {sorted(MATMUL_PRECISIONS)} or the "
+            f"name of a lax.DotAlgorithmPreset, got {value!r}"
         )
     return value.lower()
 

@@ -28,6 +28,8 @@ from mj_xla._backend_info import local_devices as local_devices
 from mj_xla._backend_info import process_count as process_count
 from mj_xla._backend_info import process_index as process_index
 from mj_xla._caches import clear_caches as clear_caches
+from mj_xla._composite import composite as composite
+from mj_xla._composite import composite_p as composite_p
 from mj_xla._device_get import device_get as device_get
 from mj_xla._device_put import device_put as device_put
 from mj_xla._distributed import distributed_initialize as distributed_initialize
@@ -44,6 +46,13 @@ from mj_xla._make_array import (
 )
 from mj_xla._pmap import PmapFunction as PmapFunction
 from mj_xla._pmap import pmap as pmap
+from mj_xla._ragged_dot import RaggedDotDimensionNumbers as RaggedDotDimensionNumbers
+from mj_xla._ragged_dot import ragged_dot as ragged_dot
+from mj_xla._ragged_dot import ragged_dot_general as ragged_dot_general
+from mj_xla._ragged_dot import ragged_dot_general_p as ragged_dot_general_p
+from mj_xla._rng_bit_generator import RandomAlgorithm as RandomAlgorithm
+from mj_xla._rng_bit_generator import rng_bit_generator as rng_bit_generator
+from mj_xla._rng_bit_generator import rng_bit_generator_p as rng_bit_generator_p
 from mj_xla._runtime import Device as Device
 from mj_xla._runtime import block_until_ready as block_until_ready
 from mj_xla._runtime import devices as devices

@@ -14,8 +14,9 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any
 
-from mj_core import config, get_aval
+from mj_core import Primitive, bind, config, get_aval, raise_to_shaped
 from mj_ir import ClosedJaxpr, Jaxpr, Var
+from mj_ir.extend import trace_to_closed_jaxpr
 from mj_xla import _jaxlib
 from mj_xla._array import Array, CommittedArray, device_put, to_buffer
 from mj_xla._debug_nans import check_outputs
@@ -30,6 +31,7 @@ _logger = logging.getLogger("mj")
 __all__ = [
     "Executable",
     "compile_jaxpr",
+    "compiled_impl",
     "drop_unused_arguments",
     "executable_for_closed_jaxpr",
     "inline_values",
@@ -226,3 +228,33 @@ def executable_for_closed_jaxpr(
     if len(_closed_cache) > _MAX_CLOSED_CACHE:
         _closed_cache.popitem(last=False)
     return exe
+
+
+_primitive_jaxprs: OrderedDict[tuple[Any, ...], ClosedJaxpr] = OrderedDict()
+
+
+def compiled_impl(primitive: Primitive) -> Any:
+    """An impl rule that compiles ``primitive`` alone (once per operand types and params, which
+    must be hashable) and runs it, as JAX's ``dispatch.apply_primitive``: for a primitive whose
+    values are XLA's to define (random bits), or whose parameters hold a jaxpr, eager results
+    are then those of ``jit``."""
+
+    def impl(*args: Any, **params: Any) -> list[Any]:
+        avals = tuple(raise_to_shaped(get_aval(a)) for a in args)
+        key = (primitive, avals, tuple(sorted(params.items())))
+        closed = _primitive_jaxprs.get(key)
+        if closed is None:
+
+            def one(*xs: Any) -> list[Any]:
+                return bind(primitive, *xs, **params)
+
+            closed = trace_to_closed_jaxpr(one, avals)
+            _primitive_jaxprs[key] = closed
+            if len(_primitive_jaxprs) > _MAX_CLOSED_CACHE:
+                _primitive_jaxprs.popitem(last=False)
+        else:
+            _primitive_jaxprs.move_to_end(key)
+        return list(executable_for_closed_jaxpr(closed, primitive.name).run(list(args)))
+
+    impl.__name__ = f"{primitive.name}_impl"
+    return impl

@@ -287,12 +287,29 @@ class LoweringContext:
         with a key made of what the body depends on (its operand types and params), so the
         composite is in the module once however often the primitive is applied, as JAX's
         ``register_lowering(..., inline=False)``; XLA inlines the call when it compiles."""
+        fn = self.private_function(name, key, avals_in, avals_out, emit, keep_alive)
+        return list(func.CallOp(fn, list(args)).results)
+
+    def private_function(
+        self,
+        name: str,
+        key: Hashable,
+        avals_in: Sequence[ShapedArray],
+        avals_out: Sequence[ShapedArray],
+        emit: Callable[[list[Value]], Sequence[Value]],
+        keep_alive: Any = None,
+        *,
+        exact_name: bool = False,
+    ) -> Any:
+        """The private ``func.func`` ``key`` names (see :meth:`call_function`), emitted on first
+        use: named ``name`` with non-word characters replaced (kept as they are with
+        ``exact_name``, as a ``stablehlo.composite``'s decomposition is), renamed on a clash."""
         entry = self._functions.get(key)
         if entry is None:
             in_types = [aval_to_ir_type(a) for a in avals_in]
             out_types = [aval_to_ir_type(a) for a in avals_out]
             with ir.InsertionPoint(self.module.body):
-                symbol = re.sub(r"\W", "_", name) or "fn"
+                symbol = name if exact_name else (re.sub(r"\W", "_", name) or "fn")
                 fn = func.FuncOp(symbol, ir.FunctionType.get(in_types, out_types))
                 fn.attributes["sym_visibility"] = ir.StringAttr.get("private")
                 self.symbol_table.insert(fn)  # renames on clashes
@@ -300,7 +317,7 @@ class LoweringContext:
                     func.ReturnOp(list(emit(list(fn.arguments))))
             entry = (keep_alive, fn)
             self._functions[key] = entry
-        return list(func.CallOp(entry[1], list(args)).results)
+        return entry[1]
 
 
 def lower_jaxpr(

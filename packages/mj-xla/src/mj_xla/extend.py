@@ -15,6 +15,7 @@ module's MLIR context, location and insertion point active.
 
 from mj_xla._debug_nans import nan_check_rules as nan_check_rules
 from mj_xla._executable import Executable as Executable
+from mj_xla._executable import compiled_impl as compiled_impl
 from mj_xla._jaxlib import JaxRuntimeError as JaxRuntimeError
 from mj_xla._jaxlib import Value as Value
 from mj_xla._jaxlib import chlo as chlo

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 import mj.numpy as mnp
 from mj_core import lax
+from mj_core.errors import user_line_suffix
 from mj_core.extend import Array, ArrayLike
 from mj_core.lax import PrecisionLike
 
@@ -76,6 +77,11 @@ def conv_general_dilated_local(
     x = mnp.asarray(lhs)
     # the patches' precision: the lhs half of a (lhs, rhs) pair, as JAX's
     lhs_precision = precision[0] if isinstance(precision, (tuple, list)) else precision
+    if not (lhs_precision is None or isinstance(lhs_precision, (str, lax.Precision))):
+        raise TypeError(
+            f"conv_general_dilated_local: precision must be a Precision, its name or None "
+            f"(or a pair of them), got {lhs_precision!r}{user_line_suffix()}"
+        )
     patches = conv_general_dilated_patches(
         x,
         filter_shape=filter_shape,

@@ -36,6 +36,10 @@ from mj_control import fori_loop as fori_loop
 from mj_control import linear_solve_p as linear_solve_p
 from mj_control import map as map
 from mj_control import platform_dependent as platform_dependent
+from mj_control import reduce as _general_reduce
+from mj_control import reduce_p as reduce_p
+from mj_control import reduce_window as _general_reduce_window
+from mj_control import reduce_window_p as reduce_window_p
 from mj_control import scan as scan
 from mj_control import scan_p as scan_p
 from mj_control import switch as switch
@@ -64,8 +68,20 @@ from mj_core.prims.sorting import *
 from mj_core.prims.special import *
 from mj_core.prims.structural import *
 from mj_core.prims.windowed import *
+from mj_xla import RaggedDotDimensionNumbers as RaggedDotDimensionNumbers
+from mj_xla import RandomAlgorithm as RandomAlgorithm
+from mj_xla import composite as composite
+from mj_xla import composite_p as composite_p
+from mj_xla import ragged_dot as ragged_dot
+from mj_xla import ragged_dot_general as ragged_dot_general
+from mj_xla import ragged_dot_general_p as ragged_dot_general_p
+from mj_xla import rng_bit_generator as rng_bit_generator
+from mj_xla import rng_bit_generator_p as rng_bit_generator_p
 from mj_xla import with_sharding_constraint as with_sharding_constraint
 
 acosh = _mnp.arccosh
+# the monoid reductions of mj-core, and a general traced body otherwise (mj_control)
+reduce = _general_reduce
+reduce_window = _general_reduce_window
 asinh = _mnp.arcsinh
 atanh = _mnp.arctanh

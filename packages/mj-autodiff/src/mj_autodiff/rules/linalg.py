@@ -19,7 +19,7 @@ from mj_autodiff._jvp import jvp_rules
 from mj_autodiff._tangents import Zero, instantiate_zeros, shape_dtype, tangent_aval_of
 from mj_autodiff._transpose import Operand, UndefPrimal, transpose_rules
 from mj_autodiff.rules.elementwise import undifferentiable
-from mj_core import bind, bind1, lax
+from mj_core import bind, bind1, get_aval, lax
 from mj_core.extend import Array, ArrayLike
 from mj_core.lax_linalg import (
     diagonal,
@@ -40,6 +40,7 @@ from mj_core.prims.linalg import (
     schur_p,
     svd_p,
     triangular_solve_p,
+    tridiagonal_solve_p,
 )
 
 Rule = tuple[list[Any], list[Any]]
@@ -118,6 +119,67 @@ def _triangular_solve_transpose(
 
 jvp_rules[triangular_solve_p] = _triangular_solve_jvp
 transpose_rules[triangular_solve_p] = _triangular_solve_transpose
+
+
+# --- tridiagonal_solve ------------------------------------------------------------------------
+def _tridiagonal_product(dl: Any, d: Any, du: Any, x: Any) -> Any:
+    """``A x`` for the tridiagonal ``A`` of ``dl``, ``d``, ``du`` (JAX's
+    ``_tridiagonal_product``)."""
+    m = get_aval(x).shape[-2]
+    nb = len(get_aval(x).shape) - 2
+    y = lax.mul(lax.expand_dims(d, (nb + 1,)), x)
+    if m > 1:
+        zero_row = lax.full_like(lax.slice_in_dim(x, 0, 1, axis=nb), 0)
+        below = lax.mul(
+            lax.expand_dims(lax.slice_in_dim(dl, 1, m, axis=nb), (nb + 1,)),
+            lax.slice_in_dim(x, 0, m - 1, axis=nb),
+        )  # row i gets dl[i] x[i-1]
+        above = lax.mul(
+            lax.expand_dims(lax.slice_in_dim(du, 0, m - 1, axis=nb), (nb + 1,)),
+            lax.slice_in_dim(x, 1, m, axis=nb),
+        )  # row i gets du[i] x[i+1]
+        y = lax.add(y, lax.concatenate([zero_row, below], nb))
+        y = lax.add(y, lax.concatenate([above, zero_row], nb))
+    return y
+
+
+def _tridiagonal_solve_jvp(primals: list[Any], tangents: list[Any], **params: Any) -> Rule:
+    """JAX's rule: ``x' = A^-1 (b' - A' x)``."""
+    *diags, _ = primals
+    *diags_dot, b_dot = tangents
+    ans = bind1(tridiagonal_solve_p, *primals, **params)
+    if all(type(t) is Zero for t in diags_dot):
+        if type(b_dot) is Zero:
+            return [ans], [Zero(tangent_aval_of(ans))]
+        rhs = b_dot
+    else:
+        dl_dot, d_dot, du_dot = (instantiate_zeros(t) for t in diags_dot)
+        matvec = _tridiagonal_product(dl_dot, d_dot, du_dot, ans)
+        rhs = lax.neg(matvec) if type(b_dot) is Zero else lax.sub(b_dot, matvec)
+    return [ans], [bind1(tridiagonal_solve_p, *diags, rhs, **params)]
+
+
+def _tridiagonal_solve_transpose(
+    cts: list[Any], dl: Any, d: Any, du: Any, b: Any, **params: Any
+) -> list[Any]:
+    """Linear in ``b`` only: ``A^T``'s diagonals are ``du`` shifted down and ``dl`` up."""
+    if any(type(x) is UndefPrimal for x in (dl, d, du)):
+        raise TypeError(
+            "tridiagonal_solve: a diagonal is a linear (tangent) input, but the solve is "
+            "linear only in b and cannot be transposed in the diagonals."
+        )
+    if type(cts[0]) is Zero:
+        return [None, None, None, None]
+    nb = len(get_aval(du).shape) - 1
+    m = get_aval(du).shape[-1]
+    zero = lax.full_like(lax.slice_in_dim(du, 0, 1, axis=nb), 0)
+    dl_t = lax.concatenate([zero, lax.slice_in_dim(du, 0, m - 1, axis=nb)], nb)
+    du_t = lax.concatenate([lax.slice_in_dim(dl, 1, m, axis=nb), zero], nb)
+    return [None, None, None, bind1(tridiagonal_solve_p, dl_t, d, du_t, cts[0], **params)]
+
+
+jvp_rules[tridiagonal_solve_p] = _tridiagonal_solve_jvp
+transpose_rules[tridiagonal_solve_p] = _tridiagonal_solve_transpose
 
 
 # --- lu ---------------------------------------------------------------------------------------

@@ -1,6 +1,6 @@
 """Batching rules of the linear-algebra primitives: they already treat leading axes as batch
 axes, so the batch axis moves to the front (broadcasting an unbatched operand of
-``triangular_solve``) and every output is batched at 0."""
+``triangular_solve`` or ``tridiagonal_solve``) and every output is batched at 0."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from mj_core.prims.linalg import (
     schur_p,
     svd_p,
     triangular_solve_p,
+    tridiagonal_solve_p,
 )
 
 __all__: list[str] = []
@@ -41,5 +42,6 @@ for _prim in (
     svd_p,
     qr_p,
     schur_p,
+    tridiagonal_solve_p,
 ):
     vmap_rules[_prim] = _linalg_vmap(_prim)

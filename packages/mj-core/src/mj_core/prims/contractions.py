@@ -10,17 +10,21 @@ import enum
 import functools
 import math
 from collections.abc import Sequence
-from typing import Any, TypeAlias
+from typing import Any, NamedTuple, TypeAlias
 
+import ml_dtypes
 import numpy as np
 
 from mj_core._avals import ShapedArray
+from mj_core._config import DOT_ALGORITHM_PRESETS, config
 from mj_core._primitive import Primitive, abstract_eval_rules, impl_rules
 from mj_core._shapes import aval_error, canonicalize_axes, shape_of
 from mj_core._typing import Array, ArrayLike, DTypeLike
 from mj_core.prims._operands import bind1, check_axes, check_operands, common_dtype
 
 __all__ = [
+    "DotAlgorithm",
+    "DotAlgorithmPreset",
     "DotDimensionNumbers",
     "Precision",
     "PrecisionLike",
@@ -70,14 +74,163 @@ _ALIASES = {
 }
 
 
+# --- dot algorithms: the operand and accumulation types a contraction computes in -----------
+_BF16 = np.dtype(ml_dtypes.bfloat16)
+_F16, _F32, _F64 = np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64)
+_FLOAT8 = tuple(
+    np.dtype(getattr(ml_dtypes, name))
+    for name in (
+        "float8_e4m3b11fnuz", "float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2",
+        "float8_e5m2fnuz", "float8_e3m4", "float8_e4m3", "float8_e8m0fnu",
+    )
+    if hasattr(ml_dtypes, name)
+)  # fmt: skip
+
+
+class DotAlgorithm(NamedTuple):
+    """Specify the algorithm used for computing dot products (``jax.lax.DotAlgorithm``): the
+    types the operands are rounded to, the accumulation type, and how many components and
+    operations emulate a higher precision. Passed as ``precision=`` to ``dot_general``."""
+
+    lhs_precision_type: Any
+    rhs_precision_type: Any
+    accumulation_type: Any
+    lhs_component_count: int = 1
+    rhs_component_count: int = 1
+    num_primitive_operations: int = 1
+    allow_imprecise_accumulation: bool = False
+
+
+class DotAlgorithmPreset(enum.Enum):
+    """An enum of known algorithms for computing dot products (``jax.lax.DotAlgorithmPreset``);
+    the names are ``LHS_RHS_ACCUM`` (``_X3``: three operations emulate a higher precision).
+    ``DEFAULT`` lets the backend choose by the operand and output types."""
+
+    DEFAULT = enum.auto()
+    ANY_F8_ANY_F8_F32 = enum.auto()
+    ANY_F8_ANY_F8_F32_FAST_ACCUM = enum.auto()
+    ANY_F8_ANY_F8_ANY = enum.auto()
+    ANY_F8_ANY_F8_ANY_FAST_ACCUM = enum.auto()
+    F16_F16_F16 = enum.auto()
+    F16_F16_F32 = enum.auto()
+    BF16_BF16_BF16 = enum.auto()
+    BF16_BF16_F32 = enum.auto()
+    BF16_BF16_F32_X3 = enum.auto()
+    BF16_BF16_F32_X6 = enum.auto()
+    BF16_BF16_F32_X9 = enum.auto()
+    TF32_TF32_F32 = enum.auto()
+    TF32_TF32_F32_X3 = enum.auto()
+    F32_F32_F32 = enum.auto()
+    F64_F64_F64 = enum.auto()
+
+    def __repr__(self) -> str:
+        return f"{self.__class__.__name__}.{self.name}"
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def supported_lhs_types(self) -> tuple[np.dtype[Any], ...] | None:
+        """The operand types the algorithm takes as they are (another is cast to the first);
+        ``None``: any."""
+        name = self.name
+        if name == "DEFAULT" or name.startswith("ANY_F8"):
+            return None
+        if name.startswith("F16"):
+            return (_F16,)
+        if name in ("BF16_BF16_BF16", "BF16_BF16_F32"):
+            return (_BF16, _F32)
+        if name == "F64_F64_F64":
+            return (_F64,)
+        return (_F32,)
+
+    @property
+    def supported_rhs_types(self) -> tuple[np.dtype[Any], ...] | None:
+        return self.supported_lhs_types
+
+    @property
+    def accumulation_type(self) -> np.dtype[Any] | None:
+        """The type the products are accumulated in (``None``: the output type)."""
+        name = self.name
+        if name in ("DEFAULT", "ANY_F8_ANY_F8_ANY", "ANY_F8_ANY_F8_ANY_FAST_ACCUM"):
+            return None
+        narrow: dict[str, np.dtype[Any]] = {"F16_F16_F16": _F16, "BF16_BF16_BF16": _BF16}
+        narrow["F64_F64_F64"] = _F64
+        return narrow.get(name, _F32)
+
+    def supported_output_types(
+        self, lhs_dtype: Any, rhs_dtype: Any
+    ) -> tuple[np.dtype[Any], ...] | None:
+        """The output (accumulator storage) types the algorithm can produce."""
+        if self.name in ("ANY_F8_ANY_F8_F32", "ANY_F8_ANY_F8_F32_FAST_ACCUM"):
+            return (_F32, _F16, _BF16, *_FLOAT8)
+        both = np.promote_types(np.dtype(lhs_dtype), np.dtype(rhs_dtype))
+        if self is DotAlgorithmPreset.F16_F16_F32:
+            return (_F32, _F16) if both == _F16 else (_F32,)
+        if self is DotAlgorithmPreset.BF16_BF16_F32:
+            return (_F32, _BF16) if both == _BF16 else (_F32,)
+        acc = self.accumulation_type
+        return None if acc is None else (acc,)
+
+
+#: The presets XLA's CPU backend computes (it silently ignores any other algorithm, so JAX
+#: refuses them for the CPU, and so does mj's eager evaluation, which is the CPU's).
+CPU_ALGORITHMS = frozenset(
+    DotAlgorithmPreset[name]
+    for name in (
+        "DEFAULT", "F16_F16_F16", "F32_F32_F32", "F64_F64_F64", "BF16_BF16_F32",
+        "BF16_BF16_F32_X3", "BF16_BF16_F32_X6",
+    )
+)  # fmt: skip
+
+
+def check_cpu_algorithm(algorithm: DotAlgorithm | DotAlgorithmPreset) -> None:
+    """JAX's error for a dot algorithm the CPU does not compute."""
+    if algorithm not in CPU_ALGORITHMS:
+        raise ValueError(f"The precision '{algorithm}' is not supported by dot_general on CPU")
+
+
+assert tuple(DotAlgorithmPreset.__members__) == DOT_ALGORITHM_PRESETS  # config's copy
+
+
+def algorithm_compute_types(
+    algorithm: DotAlgorithm | DotAlgorithmPreset,
+    lhs_dtype: np.dtype[Any],
+    rhs_dtype: np.dtype[Any],
+    out_dtype: np.dtype[Any],
+) -> tuple[np.dtype[Any], np.dtype[Any], np.dtype[Any]]:
+    """The lhs, rhs and accumulation types ``algorithm`` computes a contraction of these
+    operand and output types in (JAX's ``get_algorithm_compute_types``)."""
+    if isinstance(algorithm, DotAlgorithm):
+        return (
+            np.dtype(algorithm.lhs_precision_type),
+            np.dtype(algorithm.rhs_precision_type),
+            np.dtype(algorithm.accumulation_type),
+        )
+
+    def pick(dtype: np.dtype[Any], supported: tuple[np.dtype[Any], ...] | None) -> np.dtype[Any]:
+        return dtype if supported is None or dtype in supported else supported[0]
+
+    lhs = pick(lhs_dtype, algorithm.supported_lhs_types)
+    rhs = pick(rhs_dtype, algorithm.supported_rhs_types)
+    return lhs, rhs, pick(out_dtype, algorithm.supported_output_types(lhs, rhs))
+
+
 #: A ``precision=`` argument (``jax.lax.PrecisionLike``): ``None``, a :class:`Precision` or
-#: one of its names, or a pair of these (one per operand).
+#: one of its names, or a pair of these (one per operand), or a dot algorithm
+#: (:class:`DotAlgorithm`, a :class:`DotAlgorithmPreset` or its name).
 PrecisionLike: TypeAlias = (
     str
     | Precision
     | tuple[str | Precision | None, str | Precision | None]
     | list[str | Precision | None]
+    | DotAlgorithm
+    | DotAlgorithmPreset
     | None
+)
+#: A canonical ``precision`` parameter.
+CanonicalPrecision: TypeAlias = (
+    tuple[Precision, Precision] | DotAlgorithm | DotAlgorithmPreset | None
 )
 
 
@@ -86,15 +239,27 @@ def _one(p: object, precision: object) -> Precision:
         return p if isinstance(p, Precision) else Precision(p)
     except ValueError:
         raise ValueError(
-            f"Precision argument must be one of: None, a lax.Precision, one of the strings "
-            f"{sorted(_ALIASES)}, or a pair of these; got {precision!r}."
+            "Precision argument must be one of:\n- None,\n"
+            f"- a string in {sorted(_ALIASES)},\n- a lax.Precision value,\n"
+            "- a tuple of two lax.Precision values or strings,\n"
+            "- a lax.DotAlgorithmPreset or the name of one of these presets, or\n"
+            f"- a lax.DotAlgorithm value;\nbut got {precision}."
         ) from None
 
 
-def canonicalize_precision(precision: PrecisionLike) -> tuple[Precision, Precision] | None:
-    """``None``, or the precision of each operand as a pair of :class:`Precision`."""
+def canonicalize_precision(precision: PrecisionLike) -> CanonicalPrecision:
+    """``None``, the precision of each operand as a pair of :class:`Precision`, or a dot
+    algorithm. ``None`` with ``config.default_matmul_precision`` naming a
+    :class:`DotAlgorithmPreset` is that preset (the other defaults are the lowering's)."""
     if precision is None:
+        default = config.default_matmul_precision
+        if default is not None and default.upper() in DotAlgorithmPreset.__members__:
+            return DotAlgorithmPreset[default.upper()]
         return None
+    if isinstance(precision, DotAlgorithm | DotAlgorithmPreset):
+        return precision
+    if isinstance(precision, str) and precision in DotAlgorithmPreset.__members__:
+        return DotAlgorithmPreset[precision]
     if isinstance(precision, str | Precision):
         p = _one(precision, precision)
         return p, p
@@ -117,7 +282,7 @@ def _dot_general_avals(
     rhs: ShapedArray,
     *,
     dimension_numbers: DotDimensionNumbers,
-    precision: tuple[Precision, Precision] | None = None,
+    precision: CanonicalPrecision = None,
     preferred_element_type: np.dtype[Any] | None = None,
 ) -> list[ShapedArray]:
     avals = (lhs, rhs)
@@ -181,7 +346,7 @@ def _dot_general_impl(
     rhs: object,
     *,
     dimension_numbers: DotDimensionNumbers,
-    precision: tuple[Precision, Precision] | None = None,
+    precision: CanonicalPrecision = None,
     preferred_element_type: np.dtype[Any] | None = None,
 ) -> list[Any]:
     params = {
@@ -190,8 +355,16 @@ def _dot_general_impl(
         "preferred_element_type": preferred_element_type,
     }
     (out,) = check_operands(dot_general_p, (lhs, rhs), params)
-    x = np.asarray(lhs, out.dtype)
-    y = np.asarray(rhs, out.dtype)
+    if isinstance(precision, DotAlgorithm | DotAlgorithmPreset):  # round to the algorithm's
+        check_cpu_algorithm(precision)
+        lt, rt, acc = algorithm_compute_types(
+            precision, np.asarray(lhs).dtype, np.asarray(rhs).dtype, out.dtype
+        )  # operand types, accumulate in its type
+        x = np.asarray(np.asarray(lhs, lt), acc)
+        y = np.asarray(np.asarray(rhs, rt), acc)
+    else:
+        x = np.asarray(lhs, out.dtype)
+        y = np.asarray(rhs, out.dtype)
     try:
         x_perm, y_perm, x_to, y_to, outer = _matmul_plan(dimension_numbers, x.shape, y.shape)
     except TypeError:  # dimension numbers given as lists (unhashable): plan uncached

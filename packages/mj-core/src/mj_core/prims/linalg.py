@@ -83,6 +83,8 @@ __all__ = [
     "symmetrize",
     "triangular_solve",
     "triangular_solve_p",
+    "tridiagonal_solve",
+    "tridiagonal_solve_p",
     "tril",
     "triu",
 ]
@@ -690,3 +692,123 @@ def lu_pivots_to_permutation(pivots: ArrayLike, permutation_size: int) -> Array:
         val_i = broadcast_in_dim(val_i, (*batch, m), tuple(range(nb + 1)))
         perm = select_n(at_i, select_n(at_p, perm, val_i), val_p)
     return convert_element_type(perm, dtype)
+
+
+# --- tridiagonal_solve --------------------------------------------------------------------------
+tridiagonal_solve_p = Primitive("tridiagonal_solve")
+
+
+@abstract_eval_rules.register(tridiagonal_solve_p)
+def _tridiagonal_solve_avals(
+    dl: ShapedArray, d: ShapedArray, du: ShapedArray, b: ShapedArray, *, perturb_singular: bool
+) -> list[ShapedArray]:
+    for a in (dl, d, du, b):
+        if not _is_lapack_dtype(a.dtype):
+            raise TypeError(
+                f"tridiagonal_solve does not accept dtype {a.dtype}. Accepted dtypes are "
+                "subtypes of floating or complexfloating."
+            )
+    if b.ndim < 2:
+        raise TypeError(f"tridiagonal_solve requires b of rank >= 2, got shape {b.shape}")
+    if dl.shape != d.shape or dl.shape != du.shape:
+        raise TypeError(
+            "tridiagonal_solve requires that all diagonal arguments have the same shape."
+        )
+    if dl.shape != b.shape[:-1]:
+        raise TypeError(
+            "tridiagonal_solve requires that the leading ndim-1 dimensions of b equal the "
+            "dimensions of the diagonal arguments."
+        )
+    if len({a.dtype for a in (dl, d, du, b)}) != 1:
+        raise TypeError(
+            "tridiagonal_solve requires that all arguments have the same dtype, got "
+            f"{[str(a.dtype) for a in (dl, d, du, b)]}"
+        )
+    return [_strong(b)]
+
+
+def _magnitude(x: Any) -> Any:
+    """LAPACK's pivot size: ``|x|``, or ``|re| + |im|`` (``CABS1``) for complex numbers."""
+    if np.iscomplexobj(x):
+        return np.abs(x.real) + np.abs(x.imag)
+    return np.abs(x)
+
+
+@impl_rules.register(tridiagonal_solve_p)
+def _tridiagonal_solve_impl(
+    dl: ArrayLike, d: ArrayLike, du: ArrayLike, b: ArrayLike, *, perturb_singular: bool
+) -> list[Any]:
+    """LAPACK's ``gtsv`` (Gaussian elimination with partial pivoting, rows interchanged where
+    the sub-diagonal entry is larger), every batch element at once; a zero pivot makes that
+    element's solution NaN, as JAX's CPU lowering does. With ``perturb_singular`` a zero or
+    tiny pivot is replaced by ``eps * max|A|`` instead (finite, very large solutions)."""
+    (out,) = check_operands(
+        tridiagonal_solve_p, [dl, d, du, b], {"perturb_singular": perturb_singular}
+    )
+    n = out.shape[-2]
+    x = np.array(b, out.dtype, copy=True)
+    diag = np.array(d, out.dtype, copy=True)
+    sub = np.array(np.asarray(dl, out.dtype)[..., 1:], copy=True)  # A[i+1, i]
+    sup = np.array(np.asarray(du, out.dtype)[..., :-1], copy=True)  # A[i, i+1]
+    second = np.zeros_like(sub)  # U's second super-diagonal (row interchanges)
+    batch = diag.shape[:-1]
+    failed = np.zeros(batch, np.bool_)
+    eps = np.finfo(out.dtype).eps
+    scale = np.max(
+        np.concatenate([_magnitude(np.asarray(a, out.dtype)) for a in (dl, d, du)], axis=-1),
+        axis=-1,
+        initial=0.0,
+    )
+    tiny = np.where(scale > 0, eps * scale, np.finfo(out.dtype).tiny)
+
+    def pivot(p: Any) -> Any:
+        if not perturb_singular:
+            return p
+        small = _magnitude(p) < tiny
+        return np.where(small, np.where(p == 0, tiny, p / _magnitude(p) * tiny), p)
+
+    with np.errstate(all="ignore"):
+        for i in range(n - 1):
+            keep = _magnitude(diag[..., i]) >= _magnitude(sub[..., i])
+            di, li, ui = diag[..., i], sub[..., i], sup[..., i]
+            pi = pivot(di)  # the pivot where the rows stay (li where they are interchanged)
+            failed |= keep & (pi == 0)
+            fact = np.where(keep, li / np.where(pi == 0, 1, pi), di / np.where(keep, 1, li))
+            nxt = diag[..., i + 1].copy()
+            diag[..., i] = np.where(keep, pi, li)
+            diag[..., i + 1] = np.where(keep, nxt - fact * ui, ui - fact * nxt)
+            sup[..., i] = np.where(keep, ui, nxt)
+            if i < n - 2:
+                after = sup[..., i + 1].copy()
+                second[..., i] = np.where(keep, 0, after)
+                sup[..., i + 1] = np.where(keep, after, -fact * after)
+            xi, xn = x[..., i, :].copy(), x[..., i + 1, :].copy()
+            k = keep[..., None]
+            f = fact[..., None]
+            x[..., i, :] = np.where(k, xi, xn)
+            x[..., i + 1, :] = np.where(k, xn - f * xi, xi - f * xn)
+        last = pivot(diag[..., n - 1])
+        diag[..., n - 1] = last
+        failed |= last == 0
+        for i in range(n - 1, -1, -1):
+            rhs = x[..., i, :]
+            if i + 1 < n:
+                rhs = rhs - sup[..., i, None] * x[..., i + 1, :]
+            if i + 2 < n:
+                rhs = rhs - second[..., i, None] * x[..., i + 2, :]
+            x[..., i, :] = rhs / diag[..., i, None]
+    if not perturb_singular:
+        x[failed] = np.nan
+    return [x]
+
+
+def tridiagonal_solve(
+    dl: ArrayLike, d: ArrayLike, du: ArrayLike, b: ArrayLike, *, perturb_singular: bool = False
+) -> Array:
+    """Solve the tridiagonal systems ``A x = b`` (``jax.lax.linalg.tridiagonal_solve``): ``dl``,
+    ``d``, ``du`` (shape ``[..., m]``) are ``A``'s sub-, main and super-diagonal
+    (``dl[i] = A[i, i-1]``, ``du[i] = A[i, i+1]``; ``dl[0]`` and ``du[m-1]`` are ignored),
+    ``b`` is ``[..., m, n]``. Partial pivoting, as LAPACK's ``gtsv``; a singular system gives
+    NaNs, or with ``perturb_singular`` a finite solution of tiny pivots perturbed by about
+    ``eps * max|A|``."""
+    return bind1(tridiagonal_solve_p, dl, d, du, b, perturb_singular=bool(perturb_singular))

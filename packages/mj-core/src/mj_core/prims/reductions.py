@@ -423,12 +423,25 @@ def reduce(
     ``lax.add``/``lax.mul``/``lax.max``/``lax.min`` and, on bool or integer operands,
     ``lax.bitwise_and``/``lax.bitwise_or``, each with its identity as init."""
     x, init = single_operand("reduce", operands, init_values)
-    monoid = _MONOIDS.get(computation)
-    if monoid is None or not is_identity(init, monoid[0], x):
+    reducer = monoid_reducer(computation, init, x)
+    if reducer is None:
         raise unsupported_monoid(
             "reduce",
             "lax.add, lax.mul, lax.max, lax.min, lax.bitwise_and and lax.bitwise_or",
             computation,
             init_values,
         )
-    return monoid[1](x, int_sequence("reduce", "dimensions", dimensions))
+    return reducer(x, int_sequence("reduce", "dimensions", dimensions))
+
+
+def monoid_reducer(
+    computation: Callable[..., Any], init: ArrayLike, operand: ArrayLike
+) -> Callable[[ArrayLike, Sequence[int]], Array] | None:
+    """The monoid reduction (``reduce_sum``, ...) that ``computation`` with ``init`` is on
+    ``operand``, as JAX's ``_get_monoid_reducer``: ``computation`` one of ``lax.add``,
+    ``lax.mul``, ``lax.max``, ``lax.min``, ``lax.bitwise_and``/``or`` and ``init`` its identity,
+    concrete; else ``None`` (a general ``reduce`` with a traced body)."""
+    monoid = _MONOIDS.get(computation)
+    if monoid is None or not is_identity(init, monoid[0], operand):
+        return None
+    return monoid[1]

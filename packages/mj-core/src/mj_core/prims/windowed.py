@@ -122,6 +122,10 @@ def _check_params(
             )
 
 
+#: the window checks, for the windowed primitives of other layers (the general ``reduce_window``)
+check_window_params = _check_params
+
+
 def _windowed_input(
     x: Any, identity: Any, padding: Sequence[tuple[int, int]], base_dilation: Sequence[int]
 ) -> Any:
@@ -247,6 +251,10 @@ def _window_params(
     }
 
 
+#: the padding and default strides/dilations resolved, as the lax wrappers take them
+window_params = _window_params
+
+
 class _WindowReduction:
     """The lax wrapper of one windowed-reduction primitive (``reduce_window_sum``/``_max``/
     ``_min``): they differ only in the monoid, so one signature serves all three."""
@@ -305,12 +313,23 @@ def reduce_window(
     (``jax.lax.reduce_window``): ``lax.add`` with init 0, ``lax.max`` with ``-inf`` (or the
     integer minimum), ``lax.min`` with ``+inf``."""
     x, init = single_operand("reduce_window", operand, init_value)
-    monoid = _WINDOW_MONOIDS.get(computation)
-    if monoid is None or not is_identity(init, monoid[0], x):
+    reducer = window_monoid_reducer(computation, init, x)
+    if reducer is None:
         raise unsupported_monoid(
             "reduce_window", "lax.add, lax.max and lax.min", computation, init_value
         )
-    return monoid[1](x, window_dimensions, window_strides, padding, base_dilation, window_dilation)
+    return reducer(x, window_dimensions, window_strides, padding, base_dilation, window_dilation)
+
+
+def window_monoid_reducer(
+    computation: Callable[..., Any], init: ArrayLike, operand: ArrayLike
+) -> _WindowReduction | None:
+    """``reduce_window_sum``/``_max``/``_min`` if ``computation`` is ``lax.add``/``max``/``min``
+    and ``init`` its identity, concrete (JAX's ``_get_monoid_window_reducer``), else ``None``."""
+    monoid = _WINDOW_MONOIDS.get(computation)
+    if monoid is None or not is_identity(init, monoid[0], operand):
+        return None
+    return monoid[1]
 
 
 # --- the output shape, as JAX's public helper --------------------------------------------------

@@ -36,6 +36,7 @@ from mj_core.prims.linalg import (
     schur_p,
     svd_p,
     triangular_solve_p,
+    tridiagonal_solve_p,
 )
 from mj_xla._jaxlib import Value, hlo, ir, lapack_target
 from mj_xla._lowering import (
@@ -566,3 +567,27 @@ def _qr_lowering(
     r_aval = avals_out[1]
     r, sliced = _slice_matrix(r, aval, *r_aval.shape[-2:])
     return [q, _band(r, sliced, lower=False)]
+
+
+# --- tridiagonal_solve ------------------------------------------------------------------------
+@_register(tridiagonal_solve_p, "cpu")
+def _tridiagonal_solve_lowering(
+    ctx: LoweringContext,
+    avals_in: Avals,
+    avals_out: Avals,
+    in_vals: Values,
+    *,
+    perturb_singular: bool,
+) -> list[Value]:
+    """LAPACK's ``gtsv`` (NaN where a pivot is zero), or with ``perturb_singular`` jaxlib's
+    ``tridiagonal_solve_perturbed_ffi`` kernel, as JAX lowers it for the CPU."""
+    b_aval = avals_in[3]
+    if perturb_singular:
+        return _lapack_call("tridiagonal_solve_perturbed_ffi", in_vals, avals_in, [b_aval], {})
+    batch = b_aval.shape[:-2]
+    info_aval = ShapedArray(batch, _INT32)
+    target = lapack_target("gtsv_ffi", b_aval.dtype)
+    *_, x, info = _lapack_call(
+        target, in_vals, avals_in, [*avals_in, info_aval], {0: 0, 1: 1, 2: 2, 3: 3}
+    )
+    return [_nan_where_not_ok(_info_ok(info, batch), batch, x, b_aval)]
