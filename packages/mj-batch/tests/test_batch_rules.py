@@ -44,6 +44,7 @@ from mj_core.prims.linalg import (
     eigh_p,
     lu_p,
     qr_p,
+    schur_p,
     svd_p,
     triangular_solve_p,
     tridiagonal_solve_p,
@@ -448,6 +449,11 @@ def _linalg_cases() -> list[Case]:
         Case(svd_p, (f(4, 3),), {"full_matrices": False, "compute_uv": True}),
         Case(triangular_solve_p, (lower_tri(3), f(3, 2)), {"left_side": True, **solve}),
         Case(triangular_solve_p, (lower_tri(3), f(2, 3)), {"left_side": False, **solve}),
+        Case(  # the Schur form of a symmetric matrix: T diagonal, Z up to signs (not asked)
+            schur_p,
+            (spd(3),),
+            {"compute_schur_vectors": False, "sort_eig_vals": False, "select_callable": None},
+        ),
         Case(
             tridiagonal_solve_p,
             (f(4), f(4, lo=3.0, hi=5.0), f(4), f(4, 2)),
