@@ -181,7 +181,8 @@ def _unary(shortcut: UfuncShortcut) -> Callable[[Any], Any]:
                     return _bind1(shortcut.primitive, x)
                 dt = a.dtype
                 # a float-valued primitive (sin) of integers: float32 in JAX, not in NumPy
-                if dt is _float32 or not shortcut.inexact_only or dt.kind in "fc":
+                # (or complex, for XLA's complex kernels: shortcut.inexact_kinds is then "f")
+                if dt is _float32 or not shortcut.inexact_only or dt.kind in shortcut.inexact_kinds:
                     try:
                         out = ufunc(a)
                     except Exception as err:
@@ -296,7 +297,7 @@ def _binary(
                     dx = dy  # (the dtype computed in)
                 else:  # mixed dtypes: promoted by the general path
                     return general(x, y)
-            if dx is _float32 or not shortcut.inexact_only or dx.kind in "fc":
+            if dx is _float32 or not shortcut.inexact_only or dx.kind in shortcut.inexact_kinds:
                 try:
                     out = ufunc(a, c)
                 except Exception as err:
