@@ -7,6 +7,8 @@ import pytest
 
 import mj
 import mj.numpy as mnp
+from mj_core import bind
+from mj_core._primitive import Primitive
 
 MAKERS = {
     "asarray": mnp.asarray,
@@ -175,3 +177,41 @@ def test_eager_results_copy_views_of_operands_not_of_the_rules_own_temporaries()
     kept = eager_result(reshaped, (x,))
     assert np.shares_memory(kept, temporary)
     assert not kept.flags.writeable
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: mnp.asarray(np.arange(4.0, dtype=np.float32)),
+        lambda: mnp.sum(mnp.arange(4.0)),
+        lambda: mnp.reshape(mnp.arange(4.0), (2, 2)),
+        lambda: mnp.sin(mnp.arange(4.0)),
+        lambda: mnp.arange(4.0) * 2,
+        lambda: mnp.transpose(mnp.ones((2, 3))),
+        lambda: mnp.cumsum(mnp.arange(4.0)),
+        lambda: np.sort(mnp.arange(4.0)),  # NumPy's function, through __array_function__
+        lambda: mnp.array([1.0, 2.0]),
+        lambda: mj.lax.convert_element_type(np.ones(3, np.float32), np.float32),
+    ],
+)
+def test_numpy_cannot_make_an_eager_results_data_writable_again(make):
+    # NumPy lets a view be made writable when the memory's owner is: every mj array's owner
+    # is read-only, so np.asarray(x).setflags(write=True) fails as for any read-only data
+    a = make()
+    before = np.asarray(a).copy()
+    view = np.asarray(a)
+    with pytest.raises(ValueError, match="WRITEABLE"):
+        view.setflags(write=True)
+    np.testing.assert_array_equal(np.asarray(a), before)
+
+
+def test_a_rule_returning_its_operand_neither_aliases_nor_freezes_the_callers_array():
+    ident_p = Primitive("test_ownership_identity")
+    ident_p.def_impl(lambda x: x)  # returns the caller's array itself
+    ident_p.def_abstract_eval(lambda x: x)
+    host = np.ones(3, np.float32)
+    out = bind(ident_p, host)[0]
+    assert host.flags.writeable  # the caller's array is left as it was
+    host[0] = 5.0
+    np.testing.assert_array_equal(np.asarray(out), [1.0, 1.0, 1.0])  # the result is a copy
+    assert not np.asarray(out).flags.writeable
