@@ -113,10 +113,11 @@ def test_numpy_views_of_mj_arrays_are_read_only(make):
     ],
 )
 def test_the_buffer_behind_an_eager_result_is_read_only_too(make):
-    # the ufunc shortcuts' x.base (the ufunc's fresh output) is as read-only as x: no write
-    # reaches x through it
+    # the array behind the ufunc shortcuts' x (the ufunc's fresh output; NumPy's base, which
+    # an mj array does not show) is as read-only as x: no write reaches x through it
     a = make()
-    base = a.base if a.base is not None else a
+    base = np.ndarray.base.__get__(a)
+    base = a if base is None else base
     assert not base.flags.writeable
     with pytest.raises(ValueError, match="read-only"):
         base[...] = 0
@@ -215,3 +216,32 @@ def test_a_rule_returning_its_operand_neither_aliases_nor_freezes_the_callers_ar
     host[0] = 5.0
     np.testing.assert_array_equal(np.asarray(out), [1.0, 1.0, 1.0])  # the result is a copy
     assert not np.asarray(out).flags.writeable
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: mnp.sin(np.ones(3, np.float32)),
+        lambda: mnp.sum(mnp.arange(4.0)),
+        lambda: mnp.asarray(np.arange(3.0)),
+        lambda: mnp.arange(6.0).reshape(2, 3).T,
+        lambda: mnp.arange(3.0).copy(),
+    ],
+)
+def test_an_eager_array_has_no_base_and_stays_read_only(make):
+    # jax.Array has no .base: NumPy's would hand out the array holding the data
+    a = make()
+    before = np.asarray(a).copy()
+    assert not hasattr(a, "base")
+    with pytest.raises(AttributeError, match="base"):
+        a.base  # noqa: B018
+    with pytest.raises(ValueError, match="WRITEABLE"):
+        a.setflags(write=True)  # also for one owning its data (copy())
+    with pytest.raises(ValueError, match="WRITEABLE"):
+        np.asarray(a).setflags(write=True)
+    a.setflags(write=False)  # harmless
+    # NumPy interop: NumPy's functions and views take it as before
+    np.testing.assert_array_equal(np.asarray(a), before)
+    np.testing.assert_array_equal(np.add(a, 1), before + 1)
+    assert np.shares_memory(np.asarray(a), a)
+    assert np.asarray(a).base is not None  # NumPy's view of an mj array (read-only data)

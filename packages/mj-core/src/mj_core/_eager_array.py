@@ -80,6 +80,28 @@ class EagerArray(np.ndarray):
     is_fully_addressable = True
     is_fully_replicated = True
 
+    #: NumPy's ``base`` under a private name, for mj's fast paths (at NumPy's speed): the
+    #: plain array an mj array views (read-only), an mj array, or ``None``
+    _data = _ndarray.__dict__["base"]
+
+    @property
+    def base(self) -> Any:
+        """No attribute, as on ``jax.Array``: NumPy's ``base`` would hand out the array holding
+        an mj array's data (``np.asarray(x)`` is its read-only NumPy view)."""
+        raise AttributeError(
+            "mj arrays have no attribute 'base', as jax.Array: np.asarray(x) is a read-only "
+            "NumPy view of the data"
+        )
+
+    def setflags(self, write: Any = None, align: Any = None, uic: Any = None) -> None:
+        """NumPy's ``setflags``, except ``write=True``: mj arrays are immutable (an mj array
+        owning its data, ``x.copy()``, would otherwise become writable)."""
+        if write:
+            raise ValueError(
+                "cannot set WRITEABLE flag to True of this array: mj arrays are immutable"
+            )
+        _ndarray.setflags(self, write=write, align=align, uic=uic)
+
     @property
     def sharding(self) -> Any:
         """JAX's ``Array.sharding``: the default device's single-device sharding."""
@@ -295,8 +317,8 @@ def views_operand(out: np.ndarray[Any, Any], operands: Sequence[Any] | None) -> 
     owner's ``base``.) A view of the rule's own temporary (``matmul(...).reshape``) is not."""
     if operands is None:
         return True
-    base = out.base
-    return any(base is a or base is getattr(a, "base", None) for a in operands)
+    base = _base_of(out)
+    return any(base is a or (isinstance(a, _ndarray) and base is _base_of(a)) for a in operands)
 
 
 def is_operand(out: np.ndarray[Any, Any], operands: Sequence[Any]) -> bool:
@@ -447,7 +469,7 @@ def owned_data(x: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
     """Host data as mj keeps it: a copy, as JAX's ``device_put`` makes, so that a later write
     to the caller's array cannot change an mj array or a pullback holding it; an array that is
     read-only and owns its data is kept as it is."""
-    if x.flags.writeable or x.base is not None:
+    if x.flags.writeable or _base_of(x) is not None:
         x = x.copy()
         _setflags(x, False)  # mj's own: no write reaches it (nor its EagerArray views)
     return x

@@ -108,7 +108,7 @@ def eval_primitive(primitive: Primitive, args: Sequence[Any], params: dict[str, 
             if t is EagerArray:
                 # the plain array it views, read-only (its NumPy base, see as_eager), or a new
                 # plain view (~200 ns) of one NumPy made (x.T, whose base is an EagerArray)
-                b = a.base
+                b = a._data
                 plain[i] = b if type(b) is _ndarray else _view(a, _ndarray)
             elif (t is _ndarray or t in _WIDE_SCALARS) and a.dtype in _NARROW:
                 args = canonical_operands(args)  # (rare: 64-bit host data, x64 off)
