@@ -357,15 +357,21 @@ def eager_result(out: Any, operands: Sequence[Any] | None = None) -> Any:
         _setflags(out, False)
         return out
     elif out.base is None:
-        if operands is None or is_operand(out, operands):  # perhaps a caller's array
+        if operands is None:  # perhaps a caller's array: left writable (not known to be one)
             view = _view(out, EagerArray)
-            _setflags(view, False)  # (the caller's array left writable)
+            _setflags(view, False)
             return view
-    elif views_operand(out, operands):  # perhaps a view of a caller's array
-        if out.flags.writeable:
+        if is_operand(out, operands):  # a caller's writable array itself
+            out = out.copy()
+    elif out.flags.writeable:
+        if views_operand(out, operands):  # perhaps a view of a caller's array
             out = out.copy()  # a view (reshape, slice) of a caller's writable NumPy array
-    elif type(out.base) is _ndarray:  # a view of the computation's own array: read-only too,
-        _setflags(out.base, False)  # or NumPy would let a view of it be made writable again
+        elif type(out.base) is _ndarray:  # a view of the computation's own array: read-only
+            _setflags(out.base, False)  # too, or NumPy would let a view be made writable again
+    else:  # a read-only view (broadcast_to) of the computation's own writable array: the same
+        owner = out.base
+        if type(owner) is _ndarray and owner.flags.writeable and not views_operand(out, operands):
+            _setflags(owner, False)
     # read-only data, and the plain array the result views too (eager evaluation hands it to
     # the impl rules): np.asarray(x) of an mj array cannot write to it, nor be made writable
     _setflags(out, False)

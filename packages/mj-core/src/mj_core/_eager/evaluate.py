@@ -20,7 +20,7 @@ import numpy as np
 
 from mj_core._avals import get_aval
 from mj_core._config import config
-from mj_core._eager.results import as_eager, weak_outputs
+from mj_core._eager.results import weak_outputs
 from mj_core._eager_array import (
     _WIDE_SCALARS,
     EagerArray,
@@ -81,10 +81,11 @@ def compute_failed(
 def eval_primitive(primitive: Primitive, args: Sequence[Any], params: dict[str, Any]) -> list[Any]:
     """Apply ``primitive``'s impl rule to concrete ``args`` now, whatever traces are active.
 
-    Outputs are viewed as :class:`~mj_core._eager_array.EagerArray` (:func:`as_eager`); an
-    invalid operand raises a ``ShapeDtypeError`` naming the primitive, the operands and the
-    user's line. An operand whose type computes primitives itself (mj-xla's sharded arrays) is
-    offered the whole operation first (:data:`~mj_core._eager_dispatch.eager_handlers`). Host
+    Outputs are viewed as :class:`~mj_core._eager_array.EagerArray`
+    (:func:`~mj_core._eager.results.as_eager`'s common case inlined); an invalid operand raises
+    a ``ShapeDtypeError`` naming the primitive, the operands and the user's line. An operand
+    whose type computes primitives itself (mj-xla's sharded arrays) is offered the whole
+    operation first (:data:`~mj_core._eager_dispatch.eager_handlers`). Host
     operands enter canonicalized (:func:`~mj_core._eager_array.canonical_operands`), as under
     ``jit``. mj-core's own rules (``impl_rules.numpy_rules``) take an ``EagerArray`` operand
     as a plain NumPy view of its read-only data: NumPy's functions take it at NumPy's speed,
@@ -141,16 +142,15 @@ def eval_primitive(primitive: Primitive, args: Sequence[Any], params: dict[str, 
     # (a view of an operand is found among what the rule was given: the plain arrays)
     if len(outs) == 1:
         out = outs[0]
-        if type(out) is not _ndarray:  # a NumPy scalar (a full reduction's), ...
-            return [eager_result(out, operands)]
-        if out.base is None and out.itemsize < 8:  # as_eager's common case, inlined:
-            for a in operands:  # a new array (not an operand returned as it is)
-                if a is out:
+        if type(out) is _ndarray and out.base is None and out.itemsize < 8:
+            for a in operands:  # as_eager's common case, inlined: a new array (not an
+                if a is out:  # operand returned as it is)
                     break
             else:
                 _setflags(out, False)  # read-only, as its EagerArray view
                 return [_view(out, EagerArray)]
-        return [as_eager(out, operands)]
+        # a NumPy scalar (a full reduction's), a view (reshape), a 64-bit dtype to narrow, ...
+        return [eager_result(out, operands)]
     return eager_results(outs, operands)
 
 
