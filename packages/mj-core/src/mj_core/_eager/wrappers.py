@@ -174,6 +174,16 @@ def _unary(shortcut: UfuncShortcut) -> Callable[[Any], Any]:
             if ufunc is not None:
                 if type(x) is EagerArray:
                     a = x._data
+                    # the commonest case in the fewest steps: float32 data, a float32 output
+                    if type(a) is _ndarray and a.dtype is _float32:
+                        try:
+                            out = ufunc(a)
+                        except Exception as err:
+                            out = compute_failed(shortcut.primitive, ufunc, (a,), err)
+                        if type(out) is _ndarray:
+                            _setflags(out, False)
+                            return _view(out, EagerArray)
+                        return as_eager(out, (a,))
                     if type(a) is not _ndarray:
                         a = x
                 elif type(x) is _ndarray:
