@@ -7,6 +7,8 @@ import pytest
 
 import mj
 import mj.numpy as mnp
+from mj_core import bind
+from mj_core._primitive import Primitive
 
 MAKERS = {
     "asarray": mnp.asarray,
@@ -111,10 +113,11 @@ def test_numpy_views_of_mj_arrays_are_read_only(make):
     ],
 )
 def test_the_buffer_behind_an_eager_result_is_read_only_too(make):
-    # the ufunc shortcuts' x.base (the ufunc's fresh output) is as read-only as x: no write
-    # reaches x through it
+    # the array behind the ufunc shortcuts' x (the ufunc's fresh output; NumPy's base, which
+    # an mj array does not show) is as read-only as x: no write reaches x through it
     a = make()
-    base = a.base if a.base is not None else a
+    base = np.ndarray.base.__get__(a)
+    base = a if base is None else base
     assert not base.flags.writeable
     with pytest.raises(ValueError, match="read-only"):
         base[...] = 0
@@ -175,3 +178,70 @@ def test_eager_results_copy_views_of_operands_not_of_the_rules_own_temporaries()
     kept = eager_result(reshaped, (x,))
     assert np.shares_memory(kept, temporary)
     assert not kept.flags.writeable
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: mnp.asarray(np.arange(4.0, dtype=np.float32)),
+        lambda: mnp.sum(mnp.arange(4.0)),
+        lambda: mnp.reshape(mnp.arange(4.0), (2, 2)),
+        lambda: mnp.sin(mnp.arange(4.0)),
+        lambda: mnp.arange(4.0) * 2,
+        lambda: mnp.transpose(mnp.ones((2, 3))),
+        lambda: mnp.cumsum(mnp.arange(4.0)),
+        lambda: np.sort(mnp.arange(4.0)),  # NumPy's function, through __array_function__
+        lambda: mnp.array([1.0, 2.0]),
+        lambda: mj.lax.convert_element_type(np.ones(3, np.float32), np.float32),
+    ],
+)
+def test_numpy_cannot_make_an_eager_results_data_writable_again(make):
+    # NumPy lets a view be made writable when the memory's owner is: every mj array's owner
+    # is read-only, so np.asarray(x).setflags(write=True) fails as for any read-only data
+    a = make()
+    before = np.asarray(a).copy()
+    view = np.asarray(a)
+    with pytest.raises(ValueError, match="WRITEABLE"):
+        view.setflags(write=True)
+    np.testing.assert_array_equal(np.asarray(a), before)
+
+
+def test_a_rule_returning_its_operand_neither_aliases_nor_freezes_the_callers_array():
+    ident_p = Primitive("test_ownership_identity")
+    ident_p.def_impl(lambda x: x)  # returns the caller's array itself
+    ident_p.def_abstract_eval(lambda x: x)
+    host = np.ones(3, np.float32)
+    out = bind(ident_p, host)[0]
+    assert host.flags.writeable  # the caller's array is left as it was
+    host[0] = 5.0
+    np.testing.assert_array_equal(np.asarray(out), [1.0, 1.0, 1.0])  # the result is a copy
+    assert not np.asarray(out).flags.writeable
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: mnp.sin(np.ones(3, np.float32)),
+        lambda: mnp.sum(mnp.arange(4.0)),
+        lambda: mnp.asarray(np.arange(3.0)),
+        lambda: mnp.arange(6.0).reshape(2, 3).T,
+        lambda: mnp.arange(3.0).copy(),
+    ],
+)
+def test_an_eager_array_has_no_base_and_stays_read_only(make):
+    # jax.Array has no .base: NumPy's would hand out the array holding the data
+    a = make()
+    before = np.asarray(a).copy()
+    assert not hasattr(a, "base")
+    with pytest.raises(AttributeError, match="base"):
+        a.base  # noqa: B018
+    with pytest.raises(ValueError, match="WRITEABLE"):
+        a.setflags(write=True)  # also for one owning its data (copy())
+    with pytest.raises(ValueError, match="WRITEABLE"):
+        np.asarray(a).setflags(write=True)
+    a.setflags(write=False)  # harmless
+    # NumPy interop: NumPy's functions and views take it as before
+    np.testing.assert_array_equal(np.asarray(a), before)
+    np.testing.assert_array_equal(np.add(a, 1), before + 1)
+    assert np.shares_memory(np.asarray(a), a)
+    assert np.asarray(a).base is not None  # NumPy's view of an mj array (read-only data)

@@ -31,21 +31,21 @@ def test_views_numpy_makes_of_eager_arrays_keep_their_layout():
     base = np.linspace(-2.0, 2.0, 12, dtype=np.float32).reshape(3, 4)
     e = mnp.sin(base)
     assert type(e) is EagerArray
-    assert type(e.base) is np.ndarray
+    assert type(e._data) is np.ndarray
     s = np.sin(base)
     transposed = np.ndarray.transpose(e)  # a view NumPy makes: its base is the EagerArray
     assert type(transposed) is EagerArray
-    assert transposed.base is e
+    assert transposed._data is e
     np.testing.assert_allclose(mnp.cos(transposed), np.cos(s.T), rtol=1e-6)
     np.testing.assert_allclose(mnp.multiply(transposed, transposed), s.T * s.T, rtol=1e-6)
     np.testing.assert_allclose(mnp.add(transposed, 0.5), s.T + 0.5, rtol=1e-6)
     np.testing.assert_allclose(mnp.subtract(1.5, transposed), 1.5 - s.T, rtol=1e-6)
     strided = np.ndarray.__getitem__(e, (slice(None), slice(None, None, 2)))
-    assert strided.base is e
+    assert strided._data is e
     np.testing.assert_allclose(mnp.exp(strided), np.exp(s[:, ::2]), rtol=1e-6)
     owner = np.ndarray.copy(e)  # an EagerArray owning its data: no base
     assert type(owner) is EagerArray
-    assert owner.base is None
+    assert owner._data is None
     np.testing.assert_allclose(mnp.multiply(owner, 2), s * 2, rtol=1e-6)
 
 

@@ -38,6 +38,7 @@ __all__ = [
     "dlpack_export",
     "eager_result",
     "eager_results",
+    "is_operand",
     "owned_data",
     "placement_attributes",
     "unchanged",
@@ -50,6 +51,8 @@ _view = np.ndarray.view
 # positional (its stub says keyword-only): a keyword argument costs each eager op ~100 ns
 _setflags: Callable[[np.ndarray[Any, Any], bool], None] = np.ndarray.setflags  # type: ignore[assignment]
 _ndarray = np.ndarray
+#: NumPy's ``base`` of an array, an mj array's too (see ``EagerArray.base``)
+_base_of: Callable[[np.ndarray[Any, Any]], Any] = _ndarray.base.__get__
 
 
 #: JAX's placement attributes of an eager array (``sharding``, ``device``,
@@ -76,6 +79,28 @@ class EagerArray(np.ndarray):
     committed = False  # JAX's: not placed on a device explicitly (see placement_attributes)
     is_fully_addressable = True
     is_fully_replicated = True
+
+    #: NumPy's ``base`` under a private name, for mj's fast paths (at NumPy's speed): the
+    #: plain array an mj array views (read-only), an mj array, or ``None``
+    _data = _ndarray.__dict__["base"]
+
+    @property
+    def base(self) -> Any:
+        """No attribute, as on ``jax.Array``: NumPy's ``base`` would hand out the array holding
+        an mj array's data (``np.asarray(x)`` is its read-only NumPy view)."""
+        raise AttributeError(
+            "mj arrays have no attribute 'base', as jax.Array: np.asarray(x) is a read-only "
+            "NumPy view of the data"
+        )
+
+    def setflags(self, write: Any = None, align: Any = None, uic: Any = None) -> None:
+        """NumPy's ``setflags``, except ``write=True``: mj arrays are immutable (an mj array
+        owning its data, ``x.copy()``, would otherwise become writable)."""
+        if write:
+            raise ValueError(
+                "cannot set WRITEABLE flag to True of this array: mj arrays are immutable"
+            )
+        _ndarray.setflags(self, write=write, align=align, uic=uic)
 
     @property
     def sharding(self) -> Any:
@@ -136,7 +161,7 @@ class EagerArray(np.ndarray):
         :meth:`__array_function__`.)"""
         if kind is None and stable is None:
             stable = True
-        return eager_result(_ndarray.argsort(self, axis, kind, order, stable=stable))
+        return eager_result(_ndarray.argsort(self, axis, kind, order, stable=stable), ())
 
     def __setitem__(self, key: Any, value: Any) -> None:
         raise TypeError(
@@ -184,7 +209,20 @@ class EagerArray(np.ndarray):
         impl = _AS_THEY_ARE.get(func)
         if impl is not None:
             return impl(*args, **kwargs)
-        return _eager_out(func(*_plain(args), **{k: _plain(v) for k, v in kwargs.items()}))
+        plain_args = _plain(args)
+        plain_kwargs = {k: _plain(v) for k, v in kwargs.items()}
+        operands: list[Any] = []  # (a result that is one of them is the caller's: not made
+        _collect((plain_args, list(plain_kwargs.values())), operands)  # read-only)
+        return _eager_out(func(*plain_args, **plain_kwargs), operands)
+
+
+def _collect(x: Any, arrays: list[Any]) -> None:
+    """The NumPy arrays in ``x`` (nested lists and tuples), appended to ``arrays``."""
+    if isinstance(x, _ndarray):
+        arrays.append(x)
+    elif type(x) is list or type(x) is tuple:
+        for a in x:
+            _collect(a, arrays)
 
 
 def _plain(x: Any) -> Any:
@@ -197,15 +235,16 @@ def _plain(x: Any) -> Any:
     return x
 
 
-def _eager_out(out: Any) -> Any:
+def _eager_out(out: Any, operands: list[Any]) -> Any:
     """A NumPy function's result (an array, a scalar, or a list, tuple or named tuple of them)
-    as mj arrays; one of a dtype mj has no arrays of (a string, an object) stays NumPy's."""
+    on ``operands`` as mj arrays; one of a dtype mj has no arrays of (a string, an object)
+    stays NumPy's."""
     if isinstance(out, _ndarray | np.generic):
-        return eager_result(out) if out.dtype in SUPPORTED_DTYPES else out
+        return eager_result(out, operands) if out.dtype in SUPPORTED_DTYPES else out
     if type(out) is tuple or type(out) is list:
-        return type(out)(_eager_out(o) for o in out)
+        return type(out)(_eager_out(o, operands) for o in out)
     if isinstance(out, tuple):  # a named tuple (``np.unique_all``, ``np.linalg.svd``)
-        return type(out)(*(_eager_out(o) for o in out))
+        return type(out)(*(_eager_out(o, operands) for o in out))
     return out
 
 
@@ -278,8 +317,18 @@ def views_operand(out: np.ndarray[Any, Any], operands: Sequence[Any] | None) -> 
     owner's ``base``.) A view of the rule's own temporary (``matmul(...).reshape``) is not."""
     if operands is None:
         return True
-    base = out.base
-    return any(base is a or base is getattr(a, "base", None) for a in operands)
+    base = _base_of(out)
+    return any(base is a or (isinstance(a, _ndarray) and base is _base_of(a)) for a in operands)
+
+
+def is_operand(out: np.ndarray[Any, Any], operands: Sequence[Any]) -> bool:
+    """Whether ``out``, an array owning its memory, is a writable one of the ``operands`` (a
+    caller's array an impl rule returned as it is: ``astype(copy=False)``), which an eager
+    result must not share, nor make read-only."""
+    for a in operands:
+        if a is out:
+            return bool(out.flags.writeable)
+    return False
 
 
 def eager_result(out: Any, operands: Sequence[Any] | None = None) -> Any:
@@ -300,12 +349,33 @@ def eager_result(out: Any, operands: Sequence[Any] | None = None) -> Any:
     narrow = _NARROW.get(out.dtype)
     if narrow is not None:
         out = out.astype(narrow)
-    elif out.base is not None and out.flags.writeable and views_operand(out, operands):
-        out = out.copy()  # a view (reshape, slice) of a caller's writable NumPy array
-    if type(out) is not EagerArray:
-        out = _view(out, EagerArray)
-    _setflags(out, False)  # read-only data: np.asarray(x) of an mj array cannot write to it
-    return out
+    elif type(out) is not _ndarray:  # an mj array, or another NumPy subclass: left as it is
+        if _base_of(out) is not None and out.flags.writeable and views_operand(out, operands):
+            out = out.copy()
+        if type(out) is not EagerArray:
+            out = _view(out, EagerArray)
+        _setflags(out, False)
+        return out
+    elif out.base is None:
+        if operands is None:  # perhaps a caller's array: left writable (not known to be one)
+            view = _view(out, EagerArray)
+            _setflags(view, False)
+            return view
+        if is_operand(out, operands):  # a caller's writable array itself
+            out = out.copy()
+    elif out.flags.writeable:
+        if views_operand(out, operands):  # perhaps a view of a caller's array
+            out = out.copy()  # a view (reshape, slice) of a caller's writable NumPy array
+        elif type(out.base) is _ndarray:  # a view of the computation's own array: read-only
+            _setflags(out.base, False)  # too, or NumPy would let a view be made writable again
+    else:  # a read-only view (broadcast_to) of the computation's own writable array: the same
+        owner = out.base
+        if type(owner) is _ndarray and owner.flags.writeable and not views_operand(out, operands):
+            _setflags(owner, False)
+    # read-only data, and the plain array the result views too (eager evaluation hands it to
+    # the impl rules): np.asarray(x) of an mj array cannot write to it, nor be made writable
+    _setflags(out, False)
+    return _view(out, EagerArray)
 
 
 #: NumPy scalar types of mj's dtypes that are never narrowed: their 0-d arrays need no checks.
@@ -346,7 +416,7 @@ def unchanged(x: Any) -> Any:
     if t is int or t is float or t is complex:
         return weak_result(np.asarray(x, dtype_of(x)))
     if t is bool or isinstance(x, np.generic):
-        return eager_result(np.asarray(x))
+        return eager_result(np.asarray(x), ())
     return x
 
 
@@ -405,8 +475,9 @@ def owned_data(x: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
     """Host data as mj keeps it: a copy, as JAX's ``device_put`` makes, so that a later write
     to the caller's array cannot change an mj array or a pullback holding it; an array that is
     read-only and owns its data is kept as it is."""
-    if x.flags.writeable or x.base is not None:
-        return x.copy()
+    if x.flags.writeable or _base_of(x) is not None:
+        x = x.copy()
+        _setflags(x, False)  # mj's own: no write reaches it (nor its EagerArray views)
     return x
 
 

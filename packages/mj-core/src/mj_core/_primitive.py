@@ -184,7 +184,7 @@ class UfuncShortcut:
     rule's computation returning the output itself, or ``None`` while another impl rule is
     registered."""
 
-    __slots__ = ("inexact_only", "keeps_dtype", "kinds", "primitive", "ufunc")
+    __slots__ = ("inexact_kinds", "inexact_only", "keeps_dtype", "kinds", "primitive", "ufunc")
 
     def __init__(self, primitive: Primitive) -> None:
         self.primitive = primitive
@@ -192,6 +192,10 @@ class UfuncShortcut:
         # A float-valued op: its shortcut holds only for float or complex operands (NumPy
         # computes ``sin(int8)`` in float16, JAX in float32).
         self.inexact_only = False
+        # The kinds of operands a float-valued op's ``ufunc`` computes as its impl rule does:
+        # "f" where complex operands take the rule's own computation (XLA's complex kernels),
+        # decided once per primitive, so a float operand pays no complex check.
+        self.inexact_kinds = "fc"
         self.keeps_dtype = False  # the output has the (common) dtype of the operands
         # The dtype kinds its typing rule accepts, which the impl rule checks where it converts
         # a Python scalar operand (the shortcut must not accept one it refuses).
@@ -269,9 +273,15 @@ class ImplRules(RuleTable[Callable[..., Any]]):
         inexact: bool = False,
         keeps_dtype: bool = False,
         kinds: str = "biufc",
+        complex_ufunc: Callable[[Any], Any] | None = None,
     ) -> None:
         """Make ``ufunc`` (``nin`` operands, returning the single output) ``prim``'s impl rule
         and its shortcut.
+
+        ``complex_ufunc`` (a float-valued op of one operand) computes complex operands in
+        ``ufunc``'s place (XLA's complex kernels, where NumPy's differ at infinities): the impl
+        rule calls it for them, and the shortcut leaves them to the impl rule, so real operands
+        still call the bare ``ufunc``.
 
         ``operands`` readies operands NumPy would type differently from mj before the rule
         applies ``ufunc`` (operands of several dtypes, and bool or integer operands of a
@@ -309,18 +319,29 @@ class ImplRules(RuleTable[Callable[..., Any]]):
                 out = np.asarray(out).astype(dtype)
             return [out]
 
+        plain = ufunc  # the shortcut's
+        if complex_ufunc is not None:
+            if nin != 1 or not inexact:
+                raise TypeError(f"{prim.name}: complex_ufunc is for float-valued unary ops")
+
+            def ufunc(x: Any) -> Any:
+                if getattr(x, "dtype", _NO_DTYPE).kind == "c":
+                    return complex_ufunc(x)
+                return plain(x)
+
         # unary and binary rules take their operands directly (no ``*args`` tuple)
         rule = unary if nin == 1 else binary if nin == 2 else nary
         rule.__name__ = rule.__qualname__ = f"{prim.name}_impl"
         self._ufunc_rules.add(rule)
         self[prim] = rule
         self.shortcut(prim).inexact_only = inexact
+        self.shortcut(prim).inexact_kinds = "fc" if complex_ufunc is None else "f"
         self.shortcut(prim).keeps_dtype = keeps_dtype
         self.shortcut(prim).kinds = kinds
         if _shortcuts_apply():
-            self.shortcut(prim).ufunc = ufunc
+            self.shortcut(prim).ufunc = plain
         else:
-            self._suspended[prim] = ufunc
+            self._suspended[prim] = plain
 
 
 #: The modules whose impl rules are NumPy computations on their operands (see

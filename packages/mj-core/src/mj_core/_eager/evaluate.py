@@ -20,13 +20,14 @@ import numpy as np
 
 from mj_core._avals import get_aval
 from mj_core._config import config
-from mj_core._eager.results import as_eager, weak_outputs
+from mj_core._eager.results import weak_outputs
 from mj_core._eager_array import (
     _WIDE_SCALARS,
     EagerArray,
     WeakEagerArray,
     canonical_operand,
     canonical_operands,
+    eager_result,
     eager_results,
 )
 from mj_core._eager_dispatch import eager_handlers
@@ -39,6 +40,8 @@ __all__ = ["compute_failed", "eval_primitive", "impl_error"]
 
 _ndarray = np.ndarray
 _view = np.ndarray.view
+# positional (its stub says keyword-only): a keyword argument costs each eager op ~100 ns
+_setflags: Callable[[np.ndarray[Any, Any], bool], None] = np.ndarray.setflags  # type: ignore[assignment]
 _numpy_rules = impl_rules.numpy_rules
 
 #: NumPy attributes a ufunc's warning to the Python frame calling it: one of mj's modules here.
@@ -78,10 +81,11 @@ def compute_failed(
 def eval_primitive(primitive: Primitive, args: Sequence[Any], params: dict[str, Any]) -> list[Any]:
     """Apply ``primitive``'s impl rule to concrete ``args`` now, whatever traces are active.
 
-    Outputs are viewed as :class:`~mj_core._eager_array.EagerArray` (:func:`as_eager`); an
-    invalid operand raises a ``ShapeDtypeError`` naming the primitive, the operands and the
-    user's line. An operand whose type computes primitives itself (mj-xla's sharded arrays) is
-    offered the whole operation first (:data:`~mj_core._eager_dispatch.eager_handlers`). Host
+    Outputs are viewed as :class:`~mj_core._eager_array.EagerArray`
+    (:func:`~mj_core._eager.results.as_eager`'s common case inlined); an invalid operand raises
+    a ``ShapeDtypeError`` naming the primitive, the operands and the user's line. An operand
+    whose type computes primitives itself (mj-xla's sharded arrays) is offered the whole
+    operation first (:data:`~mj_core._eager_dispatch.eager_handlers`). Host
     operands enter canonicalized (:func:`~mj_core._eager_array.canonical_operands`), as under
     ``jit``. mj-core's own rules (``impl_rules.numpy_rules``) take an ``EagerArray`` operand
     as a plain NumPy view of its read-only data: NumPy's functions take it at NumPy's speed,
@@ -96,15 +100,21 @@ def eval_primitive(primitive: Primitive, args: Sequence[Any], params: dict[str, 
     rule = impl_rules[primitive]
     operands: Sequence[Any]
     if primitive in _numpy_rules:  # NumPy's functions at NumPy's speed: plain views
-        plain: list[Any] = []  # (one loop for both: a comprehension's frame costs ~90 ns more)
+        # one loop for both, no call per operand (a comprehension's frame costs ~90 ns more,
+        # an append ~20 ns): only operands that change are stored
+        plain: list[Any] = [*args]
+        i = 0
         for a in args:
             t = type(a)
             if t is EagerArray:
-                a = _view(a, _ndarray)
+                # the plain array it views, read-only (its NumPy base, see as_eager), or a new
+                # plain view (~200 ns) of one NumPy made (x.T, whose base is an EagerArray)
+                b = a._data
+                plain[i] = b if type(b) is _ndarray else _view(a, _ndarray)
             elif (t is _ndarray or t in _WIDE_SCALARS) and a.dtype in _NARROW:
                 args = canonical_operands(args)  # (rare: 64-bit host data, x64 off)
-                a = canonical_operand(a)
-            plain.append(a)
+                plain[i] = canonical_operand(a)
+            i += 1  # noqa: SIM113 (enumerate: a call per operation)
         operands = plain
     else:
         operands = args = canonical_operands(args)
@@ -129,9 +139,19 @@ def eval_primitive(primitive: Primitive, args: Sequence[Any], params: dict[str, 
             return weak_outputs(primitive, args, params, outs)
     if params and params.get("weak_type") is True:  # convert_element_type to a weak type
         return weak_outputs(primitive, args, params, outs)
+    # (a view of an operand is found among what the rule was given: the plain arrays)
     if len(outs) == 1:
-        return [as_eager(outs[0], args)]
-    return eager_results(outs, args)
+        out = outs[0]
+        if type(out) is _ndarray and out.base is None and out.itemsize < 8:
+            for a in operands:  # as_eager's common case, inlined: a new array (not an
+                if a is out:  # operand returned as it is)
+                    break
+            else:
+                _setflags(out, False)  # read-only, as its EagerArray view
+                return [_view(out, EagerArray)]
+        # a NumPy scalar (a full reduction's), a view (reshape), a 64-bit dtype to narrow, ...
+        return [eager_result(out, operands)]
+    return eager_results(outs, operands)
 
 
 #: The types of weakly typed eager operands: Python scalars (not bools) and weak arrays.

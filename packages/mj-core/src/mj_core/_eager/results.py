@@ -13,7 +13,13 @@ from typing import Any
 import numpy as np
 
 from mj_core._avals import get_aval, raise_to_shaped
-from mj_core._eager_array import EagerArray, eager_result, eager_results, views_operand, weak_result
+from mj_core._eager_array import (
+    EagerArray,
+    eager_result,
+    eager_results,
+    is_operand,
+    weak_result,
+)
 from mj_core._primitive import Primitive, abstract_eval_rules
 
 __all__ = ["as_eager", "weak_outputs"]
@@ -27,14 +33,16 @@ _setflags: Callable[[np.ndarray[Any, Any], bool], None] = np.ndarray.setflags  #
 def as_eager(out: Any, operands: Sequence[Any] | None) -> Any:
     """``out``, one output of a primitive applied to ``operands``, as a read-only
     :class:`EagerArray` (see :func:`~mj_core._eager_array.eager_result`, whose common case
-    this is): a writable view of an operand's memory is copied first, a 64-bit dtype narrowed
-    unless ``enable_x64``, a NumPy scalar made a 0-d array."""
-    if type(out) is _ndarray and out.itemsize < 8:  # never a 64-bit type to narrow
-        if out.base is not None and out.flags.writeable and views_operand(out, operands):
-            out = out.copy()  # a view (reshape, slice) of a caller's writable NumPy array
-        view = _view(out, EagerArray)
-        _setflags(view, False)  # read-only, as jax.Array's NumPy views
-        return view
+    this is): a writable operand, or a writable view of an operand's memory, is copied first,
+    a 64-bit dtype narrowed unless ``enable_x64``, a NumPy scalar made a 0-d array. The plain
+    array it views (its NumPy ``base``) is read-only too, so that eager evaluation may hand it
+    to the impl rules as the EagerArray's data."""
+    # (a view, or anything else, is eager_result's: a view of an operand is copied)
+    if type(out) is _ndarray and out.base is None and out.itemsize < 8:
+        if operands is not None and is_operand(out, operands):
+            out = out.copy()  # a caller's writable array itself (a rule returned its operand)
+        _setflags(out, False)  # read-only (its views too), as jax.Array's NumPy views
+        return _view(out, EagerArray)
     return eager_result(out, operands)
 
 

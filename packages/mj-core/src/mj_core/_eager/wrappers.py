@@ -28,9 +28,10 @@ the impl rule's failure would be (:func:`~mj_core._eager.evaluate.compute_failed
 again on the general path.
 
 The NumPy data of an EagerArray operand: an EagerArray made by ``as_eager`` views a plain
-array of the same layout, its ``base`` (NumPy stops collapsing a view's base at a change of
-type). A ufunc given that array instead of the EagerArray skips NumPy's checks of a subclass
-operand (``__array_ufunc__``, ``__array_wrap__``, ``__array_priority__``), ~140 ns per operand.
+array of the same layout, its NumPy ``base`` (NumPy stops collapsing a view's base at a change
+of type), read as ``x._data`` (``x.base`` is no attribute of an mj array, as of a jax.Array). A
+ufunc given that array instead of the EagerArray skips NumPy's checks of a subclass operand
+(``__array_ufunc__``, ``__array_wrap__``, ``__array_priority__``), ~140 ns per operand.
 Views NumPy makes of an EagerArray (``x.T``) have an EagerArray base, and an EagerArray owning
 its data none: those are passed as they are. Next to a float32 array a Python scalar is given
 as a cached float32 array (:data:`~mj_core._eager.scalars.float32_scalars`): NumPy's own
@@ -172,7 +173,17 @@ def _unary(shortcut: UfuncShortcut) -> Callable[[Any], Any]:
             ufunc = shortcut.ufunc
             if ufunc is not None:
                 if type(x) is EagerArray:
-                    a = x.base
+                    a = x._data
+                    # the commonest case in the fewest steps: float32 data, a float32 output
+                    if type(a) is _ndarray and a.dtype is _float32:
+                        try:
+                            out = ufunc(a)
+                        except Exception as err:
+                            out = compute_failed(shortcut.primitive, ufunc, (a,), err)
+                        if type(out) is _ndarray:
+                            _setflags(out, False)
+                            return _view(out, EagerArray)
+                        return as_eager(out, (a,))
                     if type(a) is not _ndarray:
                         a = x
                 elif type(x) is _ndarray:
@@ -181,7 +192,8 @@ def _unary(shortcut: UfuncShortcut) -> Callable[[Any], Any]:
                     return _bind1(shortcut.primitive, x)
                 dt = a.dtype
                 # a float-valued primitive (sin) of integers: float32 in JAX, not in NumPy
-                if dt is _float32 or not shortcut.inexact_only or dt.kind in "fc":
+                # (or complex, for XLA's complex kernels: shortcut.inexact_kinds is then "f")
+                if dt is _float32 or not shortcut.inexact_only or dt.kind in shortcut.inexact_kinds:
                     try:
                         out = ufunc(a)
                     except Exception as err:
@@ -222,12 +234,12 @@ def _binary(
             # rank, or a float32 one and a cached Python float. Anything else (c still None)
             # is classified below.
             if type(x) is EagerArray:
-                a = x.base
+                a = x._data
                 if type(a) is _ndarray:
                     dx = a.dtype
                     t = type(y)
                     if t is EagerArray:
-                        c = y.base
+                        c = y._data
                         if (
                             type(c) is not _ndarray
                             or c.dtype is not dx
@@ -238,7 +250,7 @@ def _binary(
                         c = _float32_scalar(y)
             if c is None:
                 if type(x) is EagerArray:
-                    a = x.base
+                    a = x._data
                     if type(a) is not _ndarray:
                         a = x
                     dx = a.dtype
@@ -253,7 +265,7 @@ def _binary(
                 t = type(y)
                 dy: Any
                 if t is EagerArray:
-                    c = y.base
+                    c = y._data
                     if type(c) is not _ndarray:
                         c = y
                     dy = c.dtype
@@ -296,7 +308,7 @@ def _binary(
                     dx = dy  # (the dtype computed in)
                 else:  # mixed dtypes: promoted by the general path
                     return general(x, y)
-            if dx is _float32 or not shortcut.inexact_only or dx.kind in "fc":
+            if dx is _float32 or not shortcut.inexact_only or dx.kind in shortcut.inexact_kinds:
                 try:
                     out = ufunc(a, c)
                 except Exception as err:

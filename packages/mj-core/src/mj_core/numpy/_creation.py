@@ -83,11 +83,14 @@ def _eager_results(fun: Callable[_P, Any]) -> Callable[_P, Any]:
     @wraps(fun)
     def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> Any:
         out = fun(*args, **kwargs)
+        # (a result that is or views a caller's array, an argument, is copied or left as it
+        # is; any other is mj's own, made read-only)
+        operands = (*args, *kwargs.values())
         if type(out) is tuple:
-            return tuple(eager_result(o) for o in out)
+            return tuple(eager_result(o, operands) for o in out)
         if type(out) is WeakEagerArray:
             return out
-        return eager_result(out)
+        return eager_result(out, operands)
 
     return wrapper
 

@@ -308,17 +308,25 @@ def define_elementwise(
     impl: Callable[..., Any],
     *,
     first_operand_is_selector: bool = False,
+    complex_impl: Callable[[Any], Any] | None = None,
 ) -> Primitive:
     """A new elementwise primitive computed by the ufunc-like ``impl`` (``nin`` operands, -1 for
-    variadic, returning the single output): its spec, typing rule, impl rule and eager
-    shortcut."""
+    variadic, returning the single output), or ``complex_impl`` for complex operands where
+    given: its spec, typing rule, impl rule and eager shortcut."""
     prim = Primitive(name)
     _register_spec(prim, ElementwiseSpec(nin, kinds, out_dtype, first_operand_is_selector))
     inexact = out_dtype is to_inexact_dtype
     typed = _operands_rule(prim) if nin != 1 or inexact else None
     keeps = out_dtype is _same
     impl_rules.register_ufunc(
-        prim, nin, impl, typed, inexact=inexact, keeps_dtype=keeps, kinds=kinds
+        prim,
+        nin,
+        impl,
+        typed,
+        inexact=inexact,
+        keeps_dtype=keeps,
+        kinds=kinds,
+        complex_ufunc=complex_impl,
     )
     return prim
 
@@ -526,19 +534,19 @@ def _keep_zero(x: Any, part: Any) -> Any:
 
 
 def _xla_complex(real: Callable[[Any], Any]) -> Callable[[Any], Any]:
-    """The impl of a float-valued primitive: NumPy's ``real`` ufunc, and for complex operands
-    the same-named ``_complex_<name>`` function below, which follows XLA's complex kernels
-    where NumPy's differ at infinities and NaNs (``cos(-inf+infj)`` is ``nan+nanj`` in XLA,
-    ``inf+nanj`` in NumPy), so that eager results are jit's."""
+    """The computation of a float-valued primitive for complex operands (its NumPy ``real``
+    ufunc computes the others: ``define_elementwise``'s ``complex_impl``): the same-named
+    ``_complex_<name>`` function below, which follows XLA's complex kernels where NumPy's
+    differ at infinities and NaNs (``cos(-inf+infj)`` is ``nan+nanj`` in XLA, ``inf+nanj`` in
+    NumPy), so that eager results are jit's. Which one applies is decided from the dtype, once
+    per operation, not per element: a float operand still calls the bare ufunc."""
     cplx = _COMPLEX_KERNELS[real.__name__]
 
     def impl(x: Any) -> Any:
-        if x.dtype.kind != "c":
-            return real(x)
         with np.errstate(all="ignore"):
             return cplx(np.asarray(x))
 
-    impl.__name__ = impl.__qualname__ = f"_{real.__name__}"
+    impl.__name__ = impl.__qualname__ = f"_complex_{real.__name__}_impl"
     return impl
 
 
@@ -596,6 +604,11 @@ def _complex_tan(z: Any) -> Any:
     return _complex(re, np.where(nan, np.nan, t.imag), z.dtype)
 
 
+def _xla_complex_elementwise(name: str, real: Callable[[Any], Any]) -> Primitive:
+    """A float-valued unary primitive: NumPy's ``real`` ufunc, XLA's kernel for complex."""
+    return define_elementwise(name, 1, ALL, to_inexact_dtype, real, complex_impl=_xla_complex(real))
+
+
 _COMPLEX_KERNELS: dict[str, Callable[[Any], Any]] = {
     "exp": _complex_exp,
     "expm1": _complex_expm1,
@@ -606,19 +619,19 @@ _COMPLEX_KERNELS: dict[str, Callable[[Any], Any]] = {
     "tan": _complex_tan,
 }
 
-sin_p = define_elementwise("sin", 1, ALL, to_inexact_dtype, _xla_complex(np.sin))
-cos_p = define_elementwise("cos", 1, ALL, to_inexact_dtype, _xla_complex(np.cos))
-tan_p = define_elementwise("tan", 1, ALL, to_inexact_dtype, _xla_complex(np.tan))
+sin_p = _xla_complex_elementwise("sin", np.sin)
+cos_p = _xla_complex_elementwise("cos", np.cos)
+tan_p = _xla_complex_elementwise("tan", np.tan)
 asin_p = define_elementwise("asin", 1, ALL, to_inexact_dtype, np.arcsin)
 acos_p = define_elementwise("acos", 1, ALL, to_inexact_dtype, np.arccos)
 atan_p = define_elementwise("atan", 1, ALL, to_inexact_dtype, np.arctan)
-sinh_p = define_elementwise("sinh", 1, ALL, to_inexact_dtype, _xla_complex(np.sinh))
-cosh_p = define_elementwise("cosh", 1, ALL, to_inexact_dtype, _xla_complex(np.cosh))
+sinh_p = _xla_complex_elementwise("sinh", np.sinh)
+cosh_p = _xla_complex_elementwise("cosh", np.cosh)
 tanh_p = define_elementwise("tanh", 1, ALL, to_inexact_dtype, np.tanh)
-exp_p = define_elementwise("exp", 1, ALL, to_inexact_dtype, _xla_complex(np.exp))
+exp_p = _xla_complex_elementwise("exp", np.exp)
 log_p = define_elementwise("log", 1, ALL, to_inexact_dtype, np.log)
 log1p_p = define_elementwise("log1p", 1, ALL, to_inexact_dtype, _log1p)
-expm1_p = define_elementwise("expm1", 1, ALL, to_inexact_dtype, _xla_complex(np.expm1))
+expm1_p = _xla_complex_elementwise("expm1", np.expm1)
 logistic_p = define_elementwise("logistic", 1, ALL, to_inexact_dtype, _logistic)
 sqrt_p = define_elementwise("sqrt", 1, ALL, to_inexact_dtype, _sqrt)
 rsqrt_p = define_elementwise("rsqrt", 1, ALL, to_inexact_dtype, _rsqrt)
