@@ -70,6 +70,7 @@ from mj_core.prims.structural import (
     dynamic_slice_p,
     dynamic_update_slice_p,
     iota_p,
+    optimization_barrier_p,
     pad_p,
     reshape_p,
     rev_p,
@@ -236,6 +237,7 @@ def _structural_cases() -> list[Case]:
             {"new_dtype": np.dtype(np.float32)},
         ),
         Case(reduce_precision_p, (f(2, 3),), {"exponent_bits": 5, "mantissa_bits": 2}),
+        Case(optimization_barrier_p, (f(2, 3), i(4, dtype=np.int32)), {}),
     ]
 
 

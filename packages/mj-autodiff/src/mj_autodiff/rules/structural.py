@@ -13,9 +13,9 @@ import numpy as np
 
 from mj_autodiff._derivatives import Linear, defjvp_zero, deflinear2, derivative_kinds
 from mj_autodiff._jvp import jvp_rules
-from mj_autodiff._tangents import Zero, instantiate_zeros, shape_dtype, tangent_aval_of
+from mj_autodiff._tangents import Tangent, Zero, instantiate_zeros, shape_dtype, tangent_aval_of
 from mj_autodiff._transpose import Operand, UndefPrimal, transpose_rules
-from mj_core import lax
+from mj_core import bind, lax
 from mj_core.extend import ArrayLike
 from mj_core.prims.structural import (
     broadcast_p,
@@ -23,6 +23,7 @@ from mj_core.prims.structural import (
     dynamic_slice_p,
     dynamic_update_slice_p,
     iota_p,
+    optimization_barrier_p,
     pad_p,
     reshape_p,
     rev_p,
@@ -237,3 +238,22 @@ derivative_kinds[dynamic_update_slice_p] = Linear()  # in the arrays, not in the
 
 # --- iota (no operands: a constant) -----------------------------------------------------------
 defjvp_zero(iota_p)
+
+
+def _optimization_barrier_jvp(
+    primals: list[ArrayLike], tangents: list[Tangent]
+) -> tuple[list[ArrayLike], list[Tangent]]:
+    """Primals and tangents each behind a barrier of their own, as JAX's."""
+    return bind(optimization_barrier_p, *primals), bind(
+        optimization_barrier_p, *[instantiate_zeros(t) for t in tangents]
+    )
+
+
+def _optimization_barrier_transpose(cts: list[Tangent], *xs: Operand) -> list[ArrayLike]:
+    del xs
+    return bind(optimization_barrier_p, *[instantiate_zeros(ct) for ct in cts])
+
+
+jvp_rules[optimization_barrier_p] = _optimization_barrier_jvp
+transpose_rules[optimization_barrier_p] = _optimization_barrier_transpose
+derivative_kinds[optimization_barrier_p] = Linear()

@@ -44,6 +44,7 @@ from mj_core.prims.structural import (
     concatenate_p,
     dynamic_slice_p,
     dynamic_update_slice_p,
+    optimization_barrier_p,
     pad_p,
     reshape_p,
     rev_p,
@@ -287,3 +288,11 @@ def _dynamic_update_slice_vmap(axis_size: int, vals_in: Vals, dims_in: Dims) -> 
 
 
 vmap_rules[dynamic_update_slice_p] = _dynamic_update_slice_vmap
+
+
+def _optimization_barrier_vmap(axis_size: int, vals_in: Vals, dims_in: Dims) -> RuleResult:
+    del axis_size
+    return bind(optimization_barrier_p, *vals_in), list(dims_in)
+
+
+vmap_rules[optimization_barrier_p] = _optimization_barrier_vmap

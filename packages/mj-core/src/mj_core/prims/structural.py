@@ -34,6 +34,7 @@ from mj_core._shapes import (
     lax_ints,
     shape_of,
 )
+from mj_core._trace import bind
 from mj_core._typing import AnyArray, Array, ArrayLike, DTypeLike
 from mj_core.dtypes import dtype_of
 from mj_core.prims._operands import (
@@ -46,6 +47,7 @@ from mj_core.prims._operands import (
 )
 from mj_core.prims.conversions import convert_element_type
 from mj_core.prims.elementwise import add, lt, select_n
+from mj_core.tree_util import tree_flatten, tree_unflatten
 
 __all__ = [
     "broadcast",
@@ -69,6 +71,8 @@ __all__ = [
     "index_in_dim",
     "iota",
     "iota_p",
+    "optimization_barrier",
+    "optimization_barrier_p",
     "pad",
     "pad_p",
     "reshape",
@@ -744,3 +748,27 @@ def fill_view(view: ArrayView, dtype: Any, value: Any) -> Any:
             raise ValueError(f"Cannot convert_element_type from {value.dtype} to {dtype}")
         return value
     return view.wrap(dtype, full(view.element_shape(dtype), value, view.data_dtype(dtype)))
+
+
+# --- optimization_barrier ----------------------------------------------------------------------
+optimization_barrier_p = Primitive("optimization_barrier", multiple_results=True)
+"""The identity on its operands, which XLA may not move computations across (JAX's
+``lax.optimization_barrier``; ``stablehlo.optimization_barrier``)."""
+
+
+@abstract_eval_rules.register(optimization_barrier_p)
+def _optimization_barrier_avals(*avals: ShapedArray) -> list[ShapedArray]:
+    return [raise_to_shaped(a) for a in avals]
+
+
+@impl_rules.register(optimization_barrier_p)
+def _optimization_barrier_impl(*xs: ArrayLike) -> list[Any]:
+    outs = check_operands(optimization_barrier_p, xs, {})
+    return [np.asarray(x, out.dtype) for x, out in zip(xs, outs, strict=True)]
+
+
+def optimization_barrier(operand: Any) -> Any:
+    """``operand`` (a pytree of arrays) unchanged, behind a barrier XLA's optimizations do not
+    cross: what is computed before it is not moved after it, nor merged with what follows."""
+    leaves, tree = tree_flatten(operand)
+    return tree_unflatten(tree, bind(optimization_barrier_p, *leaves))

@@ -16,6 +16,7 @@ from mj_core.prims.structural import (
     dynamic_slice_p,
     dynamic_update_slice_p,
     iota_p,
+    optimization_barrier_p,
     pad_p,
     reshape_p,
     rev_p,
@@ -166,3 +167,12 @@ def _iota_lowering(
     dimension: int,
 ) -> list[Value]:
     return [hlo.iota(aval_to_ir_type(avals_out[0]), dimension)]
+
+
+@lowering_rules.register(optimization_barrier_p)
+def _optimization_barrier_lowering(
+    ctx: LoweringContext, avals_in: Avals, avals_out: Avals, in_vals: Values
+) -> list[Value]:
+    if not in_vals:
+        return []
+    return list(hlo.OptimizationBarrierOp(list(in_vals)).results)
