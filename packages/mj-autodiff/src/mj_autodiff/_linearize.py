@@ -17,6 +17,7 @@ of its JVP (Autodidax Part 4) and its linear part is replayed onto the tangent t
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -54,7 +55,7 @@ from mj_core import (
     new_main,
 )
 from mj_core.extend import owned_data
-from mj_core.tree_util import tree_flatten, tree_unflatten
+from mj_core.tree_util import Partial, PyTreeDef, tree_flatten, tree_unflatten
 from mj_ir import Jaxpr, Var, dce_jaxpr, eval_jaxpr, typecheck_jaxpr
 from mj_ir.extend import JaxprBuilder, JaxprTrace, JaxprTracer, gc_paused
 
@@ -280,6 +281,42 @@ def _linearize_by_partial_eval(
     return primals_out, LinearFunction(jaxpr, consts, in_avals, in_nonzero, out_avals, out_nonzero)
 
 
+class _LinearizedCall:
+    """What applying a linearized function needs besides its jaxpr and residuals: the
+    argument and output structures, the primals (tangents are checked against them) and the
+    linear map's input and output flags."""
+
+    __slots__ = ("in_tree", "lin", "out_tree", "primals")
+
+    def __init__(
+        self, in_tree: PyTreeDef, out_tree: PyTreeDef, primals: list[Any], lin: LinearFunction
+    ) -> None:
+        self.in_tree, self.out_tree, self.primals, self.lin = in_tree, out_tree, primals, lin
+
+
+def _apply_linearized(
+    jaxpr: Jaxpr, call: _LinearizedCall, consts: list[Any], *tangents: Any
+) -> Any:
+    """``f_jvp(*tangents)`` of :func:`linearize`, with ``consts`` the residuals (possibly
+    tracers, when ``f_jvp`` was passed into a transformation as a pytree)."""
+    tangents_flat, tangent_tree = tree_flatten(tangents)
+    if tangent_tree != call.in_tree:
+        raise TypeError(
+            "linearize's f_jvp must be called with tangents of the primals' structure: "
+            f"expected {call.in_tree}, got {tangent_tree}."
+        )
+    checked = [
+        _check_tangent(i, p, t)
+        for i, (p, t) in enumerate(zip(call.primals, tangents_flat, strict=True))
+    ]
+    lin = call.lin
+    lin = LinearFunction(
+        jaxpr, list(consts), lin.in_avals, lin.in_nonzero, lin.out_avals, lin.out_nonzero
+    )
+    outs = [instantiate_zeros(t) for t in lin(*checked)]
+    return tree_unflatten(call.out_tree, outs)
+
+
 def linearize(fun: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple[Any, ...]:
     """``(fun(*primals), f_jvp)`` where ``f_jvp(*tangents)`` is the JVP at ``primals``,
     evaluated from a staged linear jaxpr without redoing the primal computation. With
@@ -294,21 +331,10 @@ def linearize(fun: Callable[..., Any], *primals: Any, has_aux: bool = False) -> 
     primals_out, lin = linearize_flat(flat_fun, primals_flat)
     lin = lin.pruned()
     out_treedef = out_tree()
-
-    def f_jvp(*tangents: Any) -> Any:
-        tangents_flat, tangent_tree = tree_flatten(tangents)
-        if tangent_tree != in_tree:
-            raise TypeError(
-                "linearize's f_jvp must be called with tangents of the primals' structure: "
-                f"expected {in_tree}, got {tangent_tree}."
-            )
-        checked = [
-            _check_tangent(i, p, t)
-            for i, (p, t) in enumerate(zip(primals_flat, tangents_flat, strict=True))
-        ]
-        outs = [instantiate_zeros(t) for t in lin(*checked)]
-        return tree_unflatten(out_treedef, outs)
-
+    # JAX's shape: a pytree (the residuals its leaves, so it passes through jit) whose
+    # function is a partial holding the linear jaxpr first (``f_jvp.func.args[0]``)
+    static = _LinearizedCall(in_tree, out_treedef, primals_flat, lin)
+    f_jvp = Partial(functools.partial(_apply_linearized, lin.jaxpr, static), lin.consts)
     out = tree_unflatten(out_treedef, primals_out)
     if has_aux:
         return out, f_jvp, aux_store()

@@ -1008,6 +1008,19 @@ class _PartialFunc:
     def __repr__(self) -> str:
         return repr(self.partial)
 
+    # the partial's parts, as JAX's shim exposes them (``f_jvp.func.args[0]``)
+    @property
+    def func(self) -> Callable[..., Any]:
+        return self.partial.func
+
+    @property
+    def args(self) -> tuple[Any, ...]:
+        return self.partial.args
+
+    @property
+    def keywords(self) -> dict[str, Any]:
+        return self.partial.keywords
+
 
 def _partial_flatten(p: Partial) -> tuple[tuple[Any, ...], Hashable]:
     return (p.args, p.keywords), p.func
