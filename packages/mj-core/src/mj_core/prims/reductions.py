@@ -423,7 +423,7 @@ def reduce(
     ``lax.add``/``lax.mul``/``lax.max``/``lax.min`` and, on bool or integer operands,
     ``lax.bitwise_and``/``lax.bitwise_or``, each with its identity as init."""
     x, init = single_operand("reduce", operands, init_values)
-    monoid = _MONOIDS.get(computation)
+    monoid = _MONOIDS.get(getattr(computation, "__wrapped__", computation))  # mj.lax.add too
     if monoid is None or not is_identity(init, monoid[0], x):
         raise unsupported_monoid(
             "reduce",

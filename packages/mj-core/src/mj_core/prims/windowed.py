@@ -305,7 +305,7 @@ def reduce_window(
     (``jax.lax.reduce_window``): ``lax.add`` with init 0, ``lax.max`` with ``-inf`` (or the
     integer minimum), ``lax.min`` with ``+inf``."""
     x, init = single_operand("reduce_window", operand, init_value)
-    monoid = _WINDOW_MONOIDS.get(computation)
+    monoid = _WINDOW_MONOIDS.get(getattr(computation, "__wrapped__", computation))
     if monoid is None or not is_identity(init, monoid[0], x):
         raise unsupported_monoid(
             "reduce_window", "lax.add, lax.max and lax.min", computation, init_value
