@@ -131,8 +131,13 @@ _JNP_EQUIVALENTS = {
 }  # fmt: skip
 
 
+#: ml_dtypes' narrow integers, whose NumPy kind is "V".
+_NARROW_INT_KINDS = {"int2": "i", "int4": "i", "uint2": "u", "uint4": "u"}
+
+
 def _accepts(dtype: np.dtype[Any], accepted: Sequence[str]) -> bool:
-    return any(kind(dtype) in _CATEGORY_KINDS[c] for c in accepted)
+    k = _NARROW_INT_KINDS.get(dtype.name) or kind(dtype)
+    return any(k in _CATEGORY_KINDS[c] for c in accepted)
 
 
 def _fail(message: str) -> TypeError:
