@@ -8,7 +8,10 @@ control flow and implicit solvers of :mod:`mj_control` (``cond``, ``switch``, ``
 reductions, and the linear-algebra primitives as ``mj.lax.linalg`` (``mj_core.lax_linalg``).
 Every name is the lower layer's own object, re-exported, except the compositions
 ``batch_matmul``, ``broadcast_shapes``, ``collapse``, ``index_take``, ``tie_in``, ``split``
-and the bit operations ``population_count``, ``clz`` and ``mulhi``.
+and the bit operations ``population_count``, ``clz`` and ``mulhi``, and the elementwise
+functions of :mod:`mj._lax_checked`, which check their operands as ``jax.lax`` does (no
+promotion, JAX's dtype categories and shape rule, weak results of weak operands) before the
+lower layer's function.
 """
 
 from mj._associative_scan import associative_scan as associative_scan
@@ -46,15 +49,10 @@ from mj_control import switch as switch
 from mj_control import while_loop as while_loop
 from mj_control import while_p as while_p
 from mj_core import lax_linalg as linalg  # noqa: F401 (re-exported: jax.lax.linalg)
-from mj_core import numpy as _mnp
 from mj_core.lax import conv_general_shape_tuple as conv_general_shape_tuple
 from mj_core.lax import conv_shape_tuple as conv_shape_tuple
 from mj_core.lax import conv_transpose_shape_tuple as conv_transpose_shape_tuple
 from mj_core.lax import reduce_window_shape_tuple as reduce_window_shape_tuple
-from mj_core.numpy import cbrt as cbrt
-from mj_core.numpy import exp2 as exp2
-from mj_core.numpy import reciprocal as reciprocal
-from mj_core.numpy import square as square
 from mj_core.prims.complex import *
 from mj_core.prims.contractions import *
 from mj_core.prims.conversions import *
@@ -79,9 +77,11 @@ from mj_xla import rng_bit_generator as rng_bit_generator
 from mj_xla import rng_bit_generator_p as rng_bit_generator_p
 from mj_xla import with_sharding_constraint as with_sharding_constraint
 
-acosh = _mnp.arccosh
+# isort: off
+# jax.lax's operand checks on the elementwise functions: these names replace those above
+from mj._lax_checked import *
+# isort: on
+
 # the monoid reductions of mj-core, and a general traced body otherwise (mj_control)
 reduce = _general_reduce
 reduce_window = _general_reduce_window
-asinh = _mnp.arcsinh
-atanh = _mnp.arctanh
