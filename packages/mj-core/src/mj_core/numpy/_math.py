@@ -783,6 +783,7 @@ def nan_to_num(
     info = finfo(dtype)
     hi = info.max if posinf is None else posinf
     lo = info.min if neginf is None else neginf
-    x = lax.select(lax.ne(x, x), lax.full_like(x, nan), x)
-    x = lax.select(lax.eq(x, np.inf), lax.full_like(x, hi), x)
-    return lax.select(lax.eq(x, -np.inf), lax.full_like(x, lo), x)
+    # the replacements are arrays of ``dtype`` (strong, as JAX's ``asarray(nan, dtype)``)
+    x = lax.select(lax.ne(x, x), lax.full_like(x, nan, dtype), x)
+    x = lax.select(lax.eq(x, np.inf), lax.full_like(x, hi, dtype), x)
+    return lax.select(lax.eq(x, -np.inf), lax.full_like(x, lo, dtype), x)
