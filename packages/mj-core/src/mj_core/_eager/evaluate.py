@@ -122,7 +122,7 @@ def eval_primitive(primitive: Primitive, args: Sequence[Any], params: dict[str, 
                 break
         elif t in _WEAK_OPERANDS:
             weak = True
-        elif t is not bool:
+        elif t is not bool and t is not np.bool_:  # (a NumPy bool: a constant selector)
             break
     else:
         if weak:
