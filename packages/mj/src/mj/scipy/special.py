@@ -79,6 +79,17 @@ def _inexact(name: str, x: ArrayLike) -> AnyArray:
     return x
 
 
+def _float32_or_64(x: ArrayLike, docstring: bool = True) -> AnyArray:
+    """``x`` for JAX's ``ndtr``/``ndtri``/``log_ndtr``: float32 or float64 only (no promotion:
+    an integer is a TypeError in JAX's words), as a strong array (JAX's ``jnp.asarray`` and
+    constants of its dtype: the result is never weak)."""
+    dtype = get_aval(x).dtype
+    if dtype not in (np.float32, np.float64):
+        see = ", see docstring for supported types" if docstring else ""
+        raise TypeError(f"x.dtype={dtype} is not supported{see}.{user_line_suffix()}")
+    return lax.convert_element_type(x, dtype)
+
+
 def _reals(name: str, *args: ArrayLike) -> list[Array]:
     """``args`` promoted to one inexact dtype, which must be real (like JAX's
     ``promote_args_inexact`` followed by the primitive's dtype check)."""
@@ -178,7 +189,7 @@ def entr(x: ArrayLike) -> Array:
 
 def ndtr(x: ArrayLike) -> Array:
     """The standard normal CDF, via ``erf`` near 0 and ``erfc`` in the tails."""
-    x = _inexact("ndtr", x)
+    x = _float32_or_64(x)
     half_sqrt_2 = 0.5 * math.sqrt(2.0)
     w = lax.mul(x, half_sqrt_2)
     z = lax.abs(w)
@@ -187,16 +198,24 @@ def ndtr(x: ArrayLike) -> Array:
     return lax.mul(0.5, y)
 
 
-@custom_jvp
 def ndtri(p: ArrayLike) -> Array:
     """The inverse of :func:`ndtr` (``-inf`` at 0, ``inf`` at 1, NaN outside ``[0, 1]``).
+
+    Float32/float64 only, as JAX's; the conversion to a strong array is outside the custom
+    derivative, so the gradient of a weak ``p`` is weak, as JAX's (which has no custom rule).
+    """
+    return _ndtri(_float32_or_64(p))
+
+
+@custom_jvp
+def _ndtri(p: ArrayLike) -> Array:
+    """:func:`ndtri` of a float32/float64 ``p``.
 
     ``sqrt(2) erfinv(2p - 1)`` loses the tail (``2p - 1`` rounds to -1 below ``p ~ 1e-17``),
     so the lower half ``q = min(p, 1 - p)`` is solved for ``log_ndtr(x) = log(q)``: a rational
     start (Abramowitz & Stegun 26.2.23, error below 5e-4) and three Newton steps in log space,
     which is exact to rounding down to the smallest normal ``p``, like JAX's ``ndtri``.
     """
-    p = _inexact("ndtri", p)
     upper = lax.gt(p, 0.5)
     q = mnp.where(upper, lax.sub(1.0, p), p)
     in_range = lax.bitwise_and(lax.gt(q, 0.0), lax.le(q, 0.5))
@@ -221,11 +240,11 @@ def ndtri(p: ArrayLike) -> Array:
     return mnp.where(in_range, x, edge)
 
 
-@ndtri.defjvp
+@_ndtri.defjvp
 def _ndtri_jvp(primals: tuple[ArrayLike], tangents: tuple[ArrayLike]) -> tuple[Array, Array]:
     """``d ndtri / dp = 1 / pdf(ndtri(p))``, exactly rather than through the Newton steps."""
     (p,), (p_dot,) = primals, tangents
-    x = ndtri(p)
+    x = _ndtri(p)
     inv_pdf = lax.exp(lax.add(lax.mul(0.5, lax.mul(x, x)), _HALF_LOG_2PI))
     return x, lax.mul(p_dot, inv_pdf)
 
@@ -247,7 +266,7 @@ def _log_ndtr_lower_series(x: ArrayLike) -> Array:
 def log_ndtr(x: ArrayLike) -> Array:
     """``log(ndtr(x))``, accurate in both tails (series below -20, ``log1p`` above 8 in
     float64; -10 and 5 in float32, like JAX)."""
-    x = _inexact("log_ndtr", x)
+    x = _float32_or_64(x, docstring=False)
     lower, upper = (-20.0, 8.0) if get_aval(x).dtype.itemsize == 8 else (-10.0, 5.0)
     safe_low = mnp.minimum(x, lower)
     safe_mid = mnp.clip(x, lower, upper)
