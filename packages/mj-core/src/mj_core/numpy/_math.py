@@ -440,9 +440,11 @@ def _log_base(x: ArrayLike, base: float) -> Array:
     """``log(x) / log(base)`` in ``x``'s dtype; a complex log is divided part by part, since a
     complex division turns ``log(0) = -inf+0j`` into ``-inf+nanj``."""
     (x,) = promote_inexact(x)
-    ln_base = math.log(base)
     r = lax.log(x)
     dtype, _ = dtype_weak(x)
+    # a constant of the (real) dtype, strong as JAX's ``log(_constant_like(x, base))``: the
+    # result is not weak even for a Python scalar ``x``
+    ln_base = np.asarray(math.log(base), lax.real(r).dtype if dtype.kind == "c" else dtype)
     if dtype.kind == "c":
         return lax.complex(lax.div(lax.real(r), ln_base), lax.div(lax.imag(r), ln_base))
     return lax.div(r, ln_base)
