@@ -16,7 +16,8 @@ import numpy as np
 from mj import numpy as mnp
 from mj.nn import initializers as initializers
 from mj_autodiff import custom_jvp, stop_gradient
-from mj_core import lax
+from mj_core import get_aval, lax
+from mj_core.dtypes import is_inexact
 from mj_core.errors import user_line_suffix
 from mj_core.extend import (
     Array,
@@ -69,9 +70,21 @@ def relu(x: ArrayLike) -> Array:
     return lax.select(lax.gt(x, 0), x, mnp.zeros_like(x))
 
 
+def _inexact_only(name: str, x: ArrayLike) -> ArrayLike:
+    """``x``, refused as JAX's lax primitive ``name`` refuses a bool or integer operand."""
+    dtype = get_aval(x).dtype
+    if not is_inexact(dtype):
+        raise TypeError(
+            f"{name} does not accept dtype {dtype.name}. Accepted dtypes are subtypes of "
+            f"floating, complexfloating.{user_line_suffix()}"
+        )
+    return x
+
+
 def sigmoid(x: ArrayLike) -> Array:
-    """The logistic function ``1 / (1 + exp(-x))``."""
-    return lax.logistic(x)
+    """The logistic function ``1 / (1 + exp(-x))`` of a float or complex ``x`` (JAX's
+    ``lax.logistic`` refuses bools and integers)."""
+    return lax.logistic(_inexact_only("logistic", x))
 
 
 def log_sigmoid(x: ArrayLike) -> Array:
@@ -86,7 +99,7 @@ def softplus(x: ArrayLike) -> Array:
 
 def silu(x: ArrayLike) -> Array:
     """``x * sigmoid(x)`` (also called swish)."""
-    return lax.mul(x, lax.logistic(x))
+    return lax.mul(x, sigmoid(x))
 
 
 swish = silu
@@ -105,13 +118,18 @@ def elu(x: ArrayLike, alpha: float = 1.0) -> Array:
 
 def gelu(x: ArrayLike, approximate: bool = True) -> Array:
     """The Gaussian error linear unit ``x * Phi(x)``; ``approximate`` uses the tanh form."""
+    (x,) = promote_inexact(x)
+    dtype = get_aval(x).dtype
+    # JAX's constants are NumPy scalars of x's dtype, applied with NumPy-level (promoting)
+    # operations: the result is strong, and the gradient of a weak x weak again
     if approximate:
-        inner = lax.mul(
-            math.sqrt(2 / math.pi), lax.add(x, lax.mul(0.044715, lax.integer_pow(x, 3)))
-        )
-        return lax.mul(x, lax.mul(0.5, lax.add(1.0, lax.tanh(inner))))
+        sqrt_2_over_pi = dtype.type(math.sqrt(2 / math.pi))
+        cubic = mnp.add(x, mnp.multiply(0.044715, lax.integer_pow(x, 3)))
+        cdf = mnp.multiply(0.5, mnp.add(1.0, lax.tanh(mnp.multiply(sqrt_2_over_pi, cubic))))
+        return mnp.multiply(x, cdf)
     # 0.5 x erfc(-x / sqrt 2), as JAX's: 1 + erf(x / sqrt 2) cancels to 0 in the negative tail
-    return lax.mul(lax.mul(0.5, x), lax.erfc(lax.mul(lax.neg(x), math.sqrt(0.5))))
+    sqrt_half = dtype.type(math.sqrt(0.5))
+    return mnp.multiply(mnp.multiply(0.5, x), lax.erfc(mnp.multiply(lax.neg(x), sqrt_half)))
 
 
 def _shifted(x: ArrayLike, axis: Axis, where: ArrayLike | None) -> Array:
