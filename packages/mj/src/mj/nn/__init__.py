@@ -25,6 +25,7 @@ from mj_core.extend import (
     Axis,
     DTypeLike,
     canonicalize_axis,
+    promote,
     promote_inexact,
 )
 
@@ -66,8 +67,10 @@ __all__ = [
 
 
 def relu(x: ArrayLike) -> Array:
-    """``max(x, 0)``, with derivative 0 at ``x == 0`` (as in JAX)."""
-    return lax.select(lax.gt(x, 0), x, mnp.zeros_like(x))
+    """``max(x, 0)``, with derivative 0 at ``x == 0`` (as in JAX); typed as JAX's
+    ``jnp.maximum(x, 0)`` (a bool is a weak int)."""
+    x, zero = promote(x, 0)
+    return lax.select(lax.gt(x, zero), x, mnp.zeros_like(x))
 
 
 def _inexact_only(name: str, x: ArrayLike) -> ArrayLike:
@@ -106,14 +109,19 @@ swish = silu
 
 
 def leaky_relu(x: ArrayLike, negative_slope: float = 1e-2) -> Array:
-    """``x`` where positive, ``negative_slope * x`` elsewhere."""
-    return lax.select(lax.ge(x, 0), x, lax.mul(negative_slope, x))
+    """``x`` where positive, ``negative_slope * x`` elsewhere (NumPy-level operations, as
+    JAX's: an integer ``x`` gives a float)."""
+    x = mnp.asarray(x)
+    return mnp.where(mnp.greater_equal(x, 0), x, mnp.multiply(negative_slope, x))
 
 
 def elu(x: ArrayLike, alpha: float = 1.0) -> Array:
-    """``x`` where positive, ``alpha * (exp(x) - 1)`` elsewhere."""
-    safe = lax.select(lax.gt(x, 0), mnp.zeros_like(x), x)  # keeps expm1 finite off-branch
-    return lax.select(lax.gt(x, 0), x, lax.mul(alpha, lax.expm1(safe)))
+    """``x`` where positive, ``alpha * (exp(x) - 1)`` elsewhere (NumPy-level operations, as
+    JAX's: an integer ``x`` gives a float)."""
+    x = mnp.asarray(x)
+    positive = mnp.greater(x, 0)
+    safe = mnp.where(positive, 0.0, x)  # keeps expm1 finite off-branch
+    return mnp.where(positive, x, mnp.multiply(alpha, lax.expm1(safe)))
 
 
 def gelu(x: ArrayLike, approximate: bool = True) -> Array:
@@ -295,7 +303,7 @@ _SELU_SCALE = 1.0507009873554804934193349852946
 
 def selu(x: ArrayLike) -> Array:
     """Scaled ELU with the self-normalising constants ``scale * elu(x, alpha)``."""
-    return lax.mul(_SELU_SCALE, elu(x, _SELU_ALPHA))
+    return mnp.multiply(_SELU_SCALE, elu(x, _SELU_ALPHA))
 
 
 def glu(x: ArrayLike, axis: int = -1) -> Array:
@@ -355,7 +363,7 @@ def sparse_plus(x: ArrayLike) -> Array:
     """0 below -1, ``x`` above 1, ``(x + 1)**2 / 4`` between: a smooth-at-the-joins relu."""
     x = mnp.asarray(x)
     middle = mnp.divide(mnp.square(mnp.add(x, 1.0)), 4)
-    return mnp.where(lax.le(x, -1.0), 0.0, mnp.where(lax.ge(x, 1.0), x, middle))
+    return mnp.where(mnp.less_equal(x, -1.0), 0.0, mnp.where(mnp.greater_equal(x, 1.0), x, middle))
 
 
 def sparse_sigmoid(x: ArrayLike) -> Array:
