@@ -130,7 +130,11 @@ def eval_primitive(primitive: Primitive, args: Sequence[Any], params: dict[str, 
     if params and params.get("weak_type") is True:  # convert_element_type to a weak type
         return weak_outputs(primitive, args, params, outs)
     if len(outs) == 1:
+        if type(outs[0]) is WeakEagerArray:  # a call primitive's jaxpr computed a weak value
+            return weak_outputs(primitive, args, params, outs)
         return [as_eager(outs[0], args)]
+    if any(type(o) is WeakEagerArray for o in outs):
+        return weak_outputs(primitive, args, params, outs)
     return eager_results(outs, args)
 
 

@@ -146,7 +146,7 @@ def _shifted(x: ArrayLike, axis: Axis, where: ArrayLike | None) -> Array:
     ``stop_gradient`` (it cancels mathematically). An infinite maximum gives NaN, as JAX's."""
     m = mnp.max(x, axis=axis, where=where, initial=-mnp.inf, keepdims=True)
     safe = x if where is None else mnp.where(where, x, -mnp.inf)
-    return lax.sub(safe, stop_gradient(m))
+    return mnp.subtract(safe, stop_gradient(m))  # (NumPy-level: an integer x gives a float)
 
 
 def softmax(x: ArrayLike, axis: Axis = -1, where: ArrayLike | None = None) -> Array:
@@ -163,7 +163,7 @@ def log_softmax(x: ArrayLike, axis: Axis = -1, where: ArrayLike | None = None) -
     entries where it holds only (``-inf`` elsewhere), as JAX's."""
     shifted = _shifted(x, axis, where)
     total = mnp.sum(lax.exp(shifted), axis=axis, where=where, keepdims=True)
-    result = lax.sub(shifted, lax.log(total))
+    result = mnp.subtract(shifted, lax.log(total))
     return result if where is None else mnp.where(where, result, -mnp.inf)
 
 
@@ -323,13 +323,13 @@ def glu(x: ArrayLike, axis: int = -1) -> Array:
 def hard_tanh(x: ArrayLike) -> Array:
     """``x`` clipped to ``[-1, 1]`` (derivative 1 inside, 0 outside)."""
     x = mnp.asarray(x)
-    return mnp.where(lax.gt(x, 1), 1, mnp.where(lax.lt(x, -1), -1, x))
+    return mnp.where(mnp.greater(x, 1), 1, mnp.where(mnp.less(x, -1), -1, x))
 
 
 def soft_sign(x: ArrayLike) -> Array:
     """``x / (|x| + 1)``."""
     x = mnp.asarray(x)
-    return mnp.divide(x, mnp.add(lax.abs(x), 1))
+    return mnp.divide(x, mnp.add(mnp.abs(x), 1))  # (mnp.abs: bools and unsigned, as JAX's)
 
 
 @custom_jvp
