@@ -204,7 +204,8 @@ def ndtri(p: ArrayLike) -> Array:
     Float32/float64 only, as JAX's; the conversion to a strong array is outside the custom
     derivative, so the gradient of a weak ``p`` is weak, as JAX's (which has no custom rule).
     """
-    return _ndtri(_float32_or_64(p))
+    out: Array = _ndtri(_float32_or_64(p))
+    return out
 
 
 @custom_jvp
