@@ -785,7 +785,8 @@ def nan_to_num(
     info = finfo(dtype)
     hi = info.max if posinf is None else posinf
     lo = info.min if neginf is None else neginf
-    # the replacements are arrays of ``dtype`` (strong, as JAX's ``asarray(nan, dtype)``)
-    x = lax.select(lax.ne(x, x), lax.full_like(x, nan, dtype), x)
-    x = lax.select(lax.eq(x, np.inf), lax.full_like(x, hi, dtype), x)
-    return lax.select(lax.eq(x, -np.inf), lax.full_like(x, lo, dtype), x)
+    # the replacements are arrays of ``dtype`` (strong, as JAX's ``asarray(nan, dtype)``), put
+    # in by ``where``, which converts a weak ``x`` to them (so its gradient is weak again)
+    x = where(lax.ne(x, x), lax.full_like(x, nan, dtype), x)
+    x = where(lax.eq(x, np.inf), lax.full_like(x, hi, dtype), x)
+    return where(lax.eq(x, -np.inf), lax.full_like(x, lo, dtype), x)
