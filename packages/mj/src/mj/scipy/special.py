@@ -330,10 +330,10 @@ def multigammaln(a: ArrayLike, d: int) -> Array:
     if d < 1:
         raise ValueError(f"multigammaln: d must be positive, got {d}{user_line_suffix()}")
     a = _inexact("multigammaln", a)
-    total = lax.mul(0.25 * d * (d - 1) * math.log(math.pi), mnp.ones_like(a))
-    for i in range(d):
-        total = lax.add(total, gammaln(lax.sub(a, 0.5 * i)))
-    return total
+    constant = lax.mul(0.25 * d * (d - 1) * math.log(math.pi), mnp.ones_like(a))
+    # summed by a reduction, as JAX's: the result is strong even for a Python float ``a``
+    terms = mnp.stack([gammaln(lax.sub(a, 0.5 * i)) for i in range(d)], axis=-1)
+    return lax.add(mnp.sum(terms, axis=-1), constant)
 
 
 def gammainc(a: ArrayLike, x: ArrayLike) -> Array:
@@ -577,6 +577,7 @@ def spence(x_in: ArrayLike) -> Array:
     x: Array = mnp.asarray(x_in)
     if x.dtype not in (np.float32, np.float64):
         raise TypeError(f"x.dtype={x.dtype} is not supported, see docstring for supported types.")
+    x = lax.convert_element_type(x, x.dtype)  # strong, as JAX's constants of x's dtype make it
     special = (x < 0.0) | (x == 1.0) | (x == 0.0)
     xs = mnp.where(special, mnp.full_like(x, 0.5), x)  # a harmless point for the formula
     big = xs > 2.0
