@@ -402,7 +402,9 @@ def gamma(x: ArrayLike) -> Array:
     """``Gamma(x)`` as ``gammasgn(x) * exp(gammaln(x))`` (JAX's formula): ``+-inf`` at
     ``+-0``, NaN at the negative integers, ``inf`` past ``~171.6`` in float64."""
     x = _inexact("gamma", x)
-    return lax.mul(gammasgn(x), lax.exp(gammaln(x)))
+    # NumPy-level product, as JAX's ``sign * exp(gammaln(x))``: the weak factor is converted
+    # to the strong sign's dtype, so the gradient of a Python float is weak
+    return mnp.multiply(gammasgn(x), lax.exp(gammaln(x)))
 
 
 def beta(a: ArrayLike, b: ArrayLike) -> Array:
@@ -460,12 +462,11 @@ def polygamma(n: ArrayLike, x: ArrayLike) -> Array:
             f"{user_line_suffix()}"
         )
     x = _inexact("polygamma", x)
-    dtype = get_aval(x).dtype
-    n = lax.convert_element_type(n, dtype)
+    n, x = promote_inexact(n, x)  # as JAX's promote_args_inexact: weak when both are
     n, x = mnp.broadcast_arrays(n, x)
     order = mnp.where(lax.gt(n, 0.0), n, mnp.ones_like(n))  # keeps the dropped branches finite
     half = lax.mul(order, 0.5)
-    sign = mnp.where(lax.eq(half, lax.floor(half)), -1.0, 1.0).astype(dtype)  # (-1)**(n+1)
+    sign = mnp.where(lax.eq(half, lax.floor(half)), -1.0, 1.0)  # (-1)**(n+1), weak
     higher = lax.mul(
         lax.mul(sign, lax.exp(gammaln(lax.add(order, 1.0)))), zeta(lax.add(order, 1.0), x)
     )
