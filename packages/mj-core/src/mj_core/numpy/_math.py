@@ -635,7 +635,9 @@ def trunc(x: ArrayLike) -> Array:
 def round(x: ArrayLike, decimals: int = 0) -> Array:
     """Round half to even (NumPy's rule) to ``decimals`` decimal places."""
     dtype, _ = dtype_weak(x)
-    if dtype.kind in "iub":
+    if dtype.kind == "b":  # JAX's refusal (NumPy's finfo of bool, in its words)
+        raise ValueError(f"data type <class 'numpy.bool'> not inexact{user_line_suffix()}")
+    if dtype.kind in "iu":
         return unchanged(x)
     if dtype.kind == "c":  # part by part, as JAX (lax.round takes no complex)
         return lax.complex(round(lax.real(x), decimals), round(lax.imag(x), decimals))
