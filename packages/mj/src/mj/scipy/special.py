@@ -126,7 +126,9 @@ def expit(x: ArrayLike) -> Array:
 
 
 def logit(p: ArrayLike) -> Array:
-    """The inverse of :func:`expit`: ``log(p / (1 - p))``."""
+    """The inverse of :func:`expit`: ``log(p / (1 - p))``; bools and integers promote to
+    float first, as JAX's (``-p`` of a uint8 would wrap around)."""
+    (p,) = promote_inexact(p)
     return lax.sub(lax.log(p), lax.log1p(lax.neg(p)))
 
 
