@@ -369,7 +369,7 @@ def floor_divide(x: ArrayLike, y: ArrayLike) -> Array:
     if dtype.kind == "i":
         q = lax.div(x, y)
         fix = lax.bitwise_and(lax.ne(lax.sign(x), lax.sign(y)), lax.ne(lax.rem(x, y), 0))
-        return lax.select(fix, lax.sub(q, convert(1, dtype)), q)
+        return lax.select(fix, lax.sub(q, 1), q)  # (a Python 1, as JAX's: q stays weak)
     if dtype.kind == "c":
         raise TypeError("floor_divide: complex operands are not supported")
     return _float_floor_divide(x, y)
