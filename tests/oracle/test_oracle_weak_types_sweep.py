@@ -253,7 +253,6 @@ KNOWN: dict[tuple[str, str], str] = {
     ("numpy", "hypot"): _MIXED,
     ("numpy", "logaddexp2"): _MIXED,
     ("numpy", "power"): _MIXED + "; power(True, 2) under jit is weak in mj, strong in JAX",
-    ("numpy", "floor_divide"): "floor_divide(True, 2) is a weak int32 in JAX, strong in mj",
     ("numpy", "median"): "the gradient of median at a Python float is strong in JAX, weak in mj",
     ("special", "kl_div"): _MIXED,
     ("special", "rel_entr"): _MIXED,
