@@ -244,7 +244,6 @@ _MIXED = (
 KNOWN: dict[tuple[str, str], str] = {
     ("numpy", "isfinite"): _WEAK_BOOL,
     ("numpy", "isnan"): _WEAK_BOOL,
-    ("numpy", "isinf"): _WEAK_BOOL,
     ("numpy", "logical_not"): _WEAK_BOOL,
     ("numpy", "equal"): _WEAK_BOOL,
     ("numpy", "less"): _WEAK_BOOL,
