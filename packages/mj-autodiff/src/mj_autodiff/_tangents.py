@@ -77,9 +77,12 @@ Tangent: TypeAlias = ArrayLike | Zero
 
 def tangent_aval(aval: ShapedArray) -> ShapedArray:
     """The abstract value of a tangent of ``aval``: same shape and dtype for inexact values,
-    ``float0`` for integers and booleans (which have no tangent space)."""
+    ``float0`` for integers and booleans (which have no tangent space). A weak value's tangent
+    is weak, as in JAX (a weak input's gradient stays weak at every order)."""
     if is_inexact(aval.dtype):
-        return aval if type(aval) is ShapedArray else ShapedArray(aval.shape, aval.dtype)
+        if type(aval) is ShapedArray:
+            return aval
+        return ShapedArray(aval.shape, aval.dtype, aval.weak_type)
     return ShapedArray(aval.shape, float0)
 
 

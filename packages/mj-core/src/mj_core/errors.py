@@ -146,5 +146,9 @@ class ResourceExhaustedError(MJError, MemoryError):
     """
 
 
-class AxisError(MJError, ValueError):
-    """An axis (or dimension) argument is out of range for the operand's rank, or repeated."""
+class AxisError(MJError, ValueError, IndexError):
+    """An axis (or dimension) argument is out of range for the operand's rank, or repeated.
+
+    A ``ValueError`` and an ``IndexError``, as NumPy's ``AxisError`` (JAX raises one or the
+    other depending on the function: ``nn.softmax`` a ValueError, ``nn.standardize`` an
+    IndexError)."""

@@ -428,9 +428,12 @@ defjvp2(pow_p, _pow_jvp_lhs, _pow_jvp_rhs)
 def _balanced_share(g: ArrayLike, first: ArrayLike, x: ArrayLike, y: ArrayLike) -> Array:
     """``g`` times 1 where ``first`` holds, 0.5 where ``x == y`` (ties split the derivative,
     as JAX), 0 elsewhere: the share of the derivative that goes to ``x`` in max/min. The share
-    is made in ``g``'s dtype (eagerly its constants are not weak any more)."""
+    is made in ``g``'s dtype when that differs from the weak constants' (float16 ``g``); a
+    weak ``g`` keeps the product weak, as JAX's."""
     share = lax.select_n(lax.eq(x, y), lax.select_n(first, 0.0, 1.0), 0.5)
-    return lax.mul(g, lax.convert_element_type(share, dtype_of(g)))
+    if dtype_of(share) != dtype_of(g):
+        share = lax.convert_element_type(share, dtype_of(g))
+    return lax.mul(g, share)
 
 
 def _max_jvp_lhs(g: ArrayLike, x: ArrayLike, y: ArrayLike) -> Array:

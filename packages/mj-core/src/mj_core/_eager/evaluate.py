@@ -132,7 +132,7 @@ def eval_primitive(primitive: Primitive, args: Sequence[Any], params: dict[str, 
                 break
         elif t in _WEAK_OPERANDS:
             weak = True
-        elif t is not bool:
+        elif t is not bool and t is not np.bool_:  # (a NumPy bool: a constant selector)
             break
     else:
         if weak:
@@ -149,8 +149,12 @@ def eval_primitive(primitive: Primitive, args: Sequence[Any], params: dict[str, 
             else:
                 _setflags(out, False)  # read-only, as its EagerArray view
                 return [_view(out, EagerArray)]
+        if type(out) is WeakEagerArray:  # a call primitive's jaxpr computed a weak value
+            return weak_outputs(primitive, args, params, outs)
         # a NumPy scalar (a full reduction's), a view (reshape), a 64-bit dtype to narrow, ...
         return [eager_result(out, operands)]
+    if any(type(o) is WeakEagerArray for o in outs):
+        return weak_outputs(primitive, args, params, outs)
     return eager_results(outs, operands)
 
 

@@ -369,7 +369,7 @@ def floor_divide(x: ArrayLike, y: ArrayLike) -> Array:
     if dtype.kind == "i":
         q = lax.div(x, y)
         fix = lax.bitwise_and(lax.ne(lax.sign(x), lax.sign(y)), lax.ne(lax.rem(x, y), 0))
-        return lax.select(fix, lax.sub(q, convert(1, dtype)), q)
+        return lax.select(fix, lax.sub(q, 1), q)  # (a Python 1, as JAX's: q stays weak)
     if dtype.kind == "c":
         raise TypeError("floor_divide: complex operands are not supported")
     return _float_floor_divide(x, y)
@@ -440,9 +440,11 @@ def _log_base(x: ArrayLike, base: float) -> Array:
     """``log(x) / log(base)`` in ``x``'s dtype; a complex log is divided part by part, since a
     complex division turns ``log(0) = -inf+0j`` into ``-inf+nanj``."""
     (x,) = promote_inexact(x)
-    ln_base = math.log(base)
     r = lax.log(x)
     dtype, _ = dtype_weak(x)
+    # a constant of the (real) dtype, strong as JAX's ``log(_constant_like(x, base))``: the
+    # result is not weak even for a Python scalar ``x``
+    ln_base = np.asarray(math.log(base), lax.real(r).dtype if dtype.kind == "c" else dtype)
     if dtype.kind == "c":
         return lax.complex(lax.div(lax.real(r), ln_base), lax.div(lax.imag(r), ln_base))
     return lax.div(r, ln_base)
@@ -633,7 +635,9 @@ def trunc(x: ArrayLike) -> Array:
 def round(x: ArrayLike, decimals: int = 0) -> Array:
     """Round half to even (NumPy's rule) to ``decimals`` decimal places."""
     dtype, _ = dtype_weak(x)
-    if dtype.kind in "iub":
+    if dtype.kind == "b":  # JAX's refusal (NumPy's finfo of bool, in its words)
+        raise ValueError(f"data type <class 'numpy.bool'> not inexact{user_line_suffix()}")
+    if dtype.kind in "iu":
         return unchanged(x)
     if dtype.kind == "c":  # part by part, as JAX (lax.round takes no complex)
         return lax.complex(round(lax.real(x), decimals), round(lax.imag(x), decimals))
@@ -783,6 +787,8 @@ def nan_to_num(
     info = finfo(dtype)
     hi = info.max if posinf is None else posinf
     lo = info.min if neginf is None else neginf
-    x = lax.select(lax.ne(x, x), lax.full_like(x, nan), x)
-    x = lax.select(lax.eq(x, np.inf), lax.full_like(x, hi), x)
-    return lax.select(lax.eq(x, -np.inf), lax.full_like(x, lo), x)
+    # the replacements are arrays of ``dtype`` (strong, as JAX's ``asarray(nan, dtype)``), put
+    # in by ``where``, which converts a weak ``x`` to them (so its gradient is weak again)
+    x = where(lax.ne(x, x), lax.full_like(x, nan, dtype), x)
+    x = where(lax.eq(x, np.inf), lax.full_like(x, hi, dtype), x)
+    return where(lax.eq(x, -np.inf), lax.full_like(x, lo, dtype), x)

@@ -187,12 +187,13 @@ def convert_element_type(operand: ArrayLike, new_dtype: Any) -> Array:
         src = given if from_view else dtype_of(operand)
         dst = new_dtype if to_view else canonical_dtype(new_dtype)
         raise ValueError(f"Cannot convert_element_type from {src} to {dst}") from None
-    if old == new and not _is_weak(operand):
+    if old == new and not is_weak(operand):
         return unchanged(operand)
     return bind1(convert_element_type_p, operand, new_dtype=new, weak_type=False)
 
 
-def _is_weak(x: ArrayLike) -> bool:
+def is_weak(x: ArrayLike) -> bool:
+    """Whether ``x`` is weakly typed (a Python scalar, or a weak array or tracer)."""
     if type(x) in (int, float, complex):
         return True
     if type(x) in array_types:  # (without building their ``aval``)

@@ -210,7 +210,9 @@ def elementwise_out_aval(prim: Primitive, avals: Sequence[ShapedArray]) -> Shape
         if which.kind not in "biu":
             raise TypeError(f"{prim.name}: selector must be bool or integer, got {which.name}")
     out = spec.out_dtype(dtype)
-    return ShapedArray(shape, out, weak and kind(out) == kind(dtype))
+    # JAX: the output is weak when every operand is (a weak int made float by a float-valued
+    # function stays weak, ``exp(2)``; so does ``imag(0.5)``); mj's bools are never weak
+    return ShapedArray(shape, out, weak and out.kind != "b")
 
 
 #: Kinds ordered as the lattice orders them: a weak operand fits a strong one of its rank or above.

@@ -45,7 +45,7 @@ from mj_core.prims._operands import (
     common_dtype,
     unchanged,
 )
-from mj_core.prims.conversions import convert_element_type
+from mj_core.prims.conversions import convert_element_type, convert_element_type_p, is_weak
 from mj_core.prims.elementwise import add, lt, select_n
 from mj_core.tree_util import tree_flatten, tree_unflatten
 
@@ -728,10 +728,16 @@ def full_like(
     dtype: DTypeLike | None = None,
     shape: Sequence[int] | None = None,
 ) -> Array:
-    """An array like ``x`` (or of ``shape``/``dtype`` if given) filled with ``fill_value``."""
-    return full(
-        shape_of(x) if shape is None else shape, fill_value, dtype_of(x) if dtype is None else dtype
-    )
+    """An array like ``x`` (or of ``shape``/``dtype`` if given) filled with ``fill_value``;
+    weakly typed when ``x`` is and no ``dtype`` is given, as in JAX."""
+    out_shape = shape_of(x) if shape is None else shape
+    if dtype is None and is_weak(x):
+        dt = dtype_of(x)
+        if shape_of(fill_value) != ():
+            raise TypeError(f"full: fill_value must be a scalar, got shape {shape_of(fill_value)}")
+        fill = bind1(convert_element_type_p, fill_value, new_dtype=dt, weak_type=True)
+        return broadcast_in_dim(fill, lax_ints(out_shape), ())
+    return full(out_shape, fill_value, dtype_of(x) if dtype is None else dtype)
 
 
 def zeros_like_array(x: ArrayLike) -> Array:

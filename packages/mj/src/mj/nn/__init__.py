@@ -16,7 +16,8 @@ import numpy as np
 from mj import numpy as mnp
 from mj.nn import initializers as initializers
 from mj_autodiff import custom_jvp, stop_gradient
-from mj_core import lax
+from mj_core import get_aval, lax
+from mj_core.dtypes import is_inexact
 from mj_core.errors import user_line_suffix
 from mj_core.extend import (
     Array,
@@ -24,6 +25,7 @@ from mj_core.extend import (
     Axis,
     DTypeLike,
     canonicalize_axis,
+    promote,
     promote_inexact,
 )
 
@@ -65,13 +67,27 @@ __all__ = [
 
 
 def relu(x: ArrayLike) -> Array:
-    """``max(x, 0)``, with derivative 0 at ``x == 0`` (as in JAX)."""
-    return lax.select(lax.gt(x, 0), x, mnp.zeros_like(x))
+    """``max(x, 0)``, with derivative 0 at ``x == 0`` (as in JAX); typed as JAX's
+    ``jnp.maximum(x, 0)`` (a bool is a weak int)."""
+    x, zero = promote(x, 0)
+    return lax.select(lax.gt(x, zero), x, mnp.zeros_like(x))
+
+
+def _inexact_only(name: str, x: ArrayLike) -> ArrayLike:
+    """``x``, refused as JAX's lax primitive ``name`` refuses a bool or integer operand."""
+    dtype = get_aval(x).dtype
+    if not is_inexact(dtype):
+        raise TypeError(
+            f"{name} does not accept dtype {dtype.name}. Accepted dtypes are subtypes of "
+            f"floating, complexfloating.{user_line_suffix()}"
+        )
+    return x
 
 
 def sigmoid(x: ArrayLike) -> Array:
-    """The logistic function ``1 / (1 + exp(-x))``."""
-    return lax.logistic(x)
+    """The logistic function ``1 / (1 + exp(-x))`` of a float or complex ``x`` (JAX's
+    ``lax.logistic`` refuses bools and integers)."""
+    return lax.logistic(_inexact_only("logistic", x))
 
 
 def log_sigmoid(x: ArrayLike) -> Array:
@@ -86,32 +102,42 @@ def softplus(x: ArrayLike) -> Array:
 
 def silu(x: ArrayLike) -> Array:
     """``x * sigmoid(x)`` (also called swish)."""
-    return lax.mul(x, lax.logistic(x))
+    return lax.mul(x, sigmoid(x))
 
 
 swish = silu
 
 
 def leaky_relu(x: ArrayLike, negative_slope: float = 1e-2) -> Array:
-    """``x`` where positive, ``negative_slope * x`` elsewhere."""
-    return lax.select(lax.ge(x, 0), x, lax.mul(negative_slope, x))
+    """``x`` where positive, ``negative_slope * x`` elsewhere (NumPy-level operations, as
+    JAX's: an integer ``x`` gives a float)."""
+    x = mnp.asarray(x)
+    return mnp.where(mnp.greater_equal(x, 0), x, mnp.multiply(negative_slope, x))
 
 
 def elu(x: ArrayLike, alpha: float = 1.0) -> Array:
-    """``x`` where positive, ``alpha * (exp(x) - 1)`` elsewhere."""
-    safe = lax.select(lax.gt(x, 0), mnp.zeros_like(x), x)  # keeps expm1 finite off-branch
-    return lax.select(lax.gt(x, 0), x, lax.mul(alpha, lax.expm1(safe)))
+    """``x`` where positive, ``alpha * (exp(x) - 1)`` elsewhere (NumPy-level operations, as
+    JAX's: an integer ``x`` gives a float)."""
+    x = mnp.asarray(x)
+    positive = mnp.greater(x, 0)
+    safe = mnp.where(positive, 0.0, x)  # keeps expm1 finite off-branch
+    return mnp.where(positive, x, mnp.multiply(alpha, lax.expm1(safe)))
 
 
 def gelu(x: ArrayLike, approximate: bool = True) -> Array:
     """The Gaussian error linear unit ``x * Phi(x)``; ``approximate`` uses the tanh form."""
+    (x,) = promote_inexact(x)
+    dtype = get_aval(x).dtype
+    # JAX's constants are NumPy scalars of x's dtype, applied with NumPy-level (promoting)
+    # operations: the result is strong, and the gradient of a weak x weak again
     if approximate:
-        inner = lax.mul(
-            math.sqrt(2 / math.pi), lax.add(x, lax.mul(0.044715, lax.integer_pow(x, 3)))
-        )
-        return lax.mul(x, lax.mul(0.5, lax.add(1.0, lax.tanh(inner))))
+        sqrt_2_over_pi = dtype.type(math.sqrt(2 / math.pi))
+        cubic = mnp.add(x, mnp.multiply(0.044715, lax.integer_pow(x, 3)))
+        cdf = mnp.multiply(0.5, mnp.add(1.0, lax.tanh(mnp.multiply(sqrt_2_over_pi, cubic))))
+        return mnp.multiply(x, cdf)
     # 0.5 x erfc(-x / sqrt 2), as JAX's: 1 + erf(x / sqrt 2) cancels to 0 in the negative tail
-    return lax.mul(lax.mul(0.5, x), lax.erfc(lax.mul(lax.neg(x), math.sqrt(0.5))))
+    sqrt_half = dtype.type(math.sqrt(0.5))
+    return mnp.multiply(mnp.multiply(0.5, x), lax.erfc(mnp.multiply(lax.neg(x), sqrt_half)))
 
 
 def _shifted(x: ArrayLike, axis: Axis, where: ArrayLike | None) -> Array:
@@ -120,7 +146,7 @@ def _shifted(x: ArrayLike, axis: Axis, where: ArrayLike | None) -> Array:
     ``stop_gradient`` (it cancels mathematically). An infinite maximum gives NaN, as JAX's."""
     m = mnp.max(x, axis=axis, where=where, initial=-mnp.inf, keepdims=True)
     safe = x if where is None else mnp.where(where, x, -mnp.inf)
-    return lax.sub(safe, stop_gradient(m))
+    return mnp.subtract(safe, stop_gradient(m))  # (NumPy-level: an integer x gives a float)
 
 
 def softmax(x: ArrayLike, axis: Axis = -1, where: ArrayLike | None = None) -> Array:
@@ -137,7 +163,7 @@ def log_softmax(x: ArrayLike, axis: Axis = -1, where: ArrayLike | None = None) -
     entries where it holds only (``-inf`` elsewhere), as JAX's."""
     shifted = _shifted(x, axis, where)
     total = mnp.sum(lax.exp(shifted), axis=axis, where=where, keepdims=True)
-    result = lax.sub(shifted, lax.log(total))
+    result = mnp.subtract(shifted, lax.log(total))
     return result if where is None else mnp.where(where, result, -mnp.inf)
 
 
@@ -277,7 +303,7 @@ _SELU_SCALE = 1.0507009873554804934193349852946
 
 def selu(x: ArrayLike) -> Array:
     """Scaled ELU with the self-normalising constants ``scale * elu(x, alpha)``."""
-    return lax.mul(_SELU_SCALE, elu(x, _SELU_ALPHA))
+    return mnp.multiply(_SELU_SCALE, elu(x, _SELU_ALPHA))
 
 
 def glu(x: ArrayLike, axis: int = -1) -> Array:
@@ -297,13 +323,13 @@ def glu(x: ArrayLike, axis: int = -1) -> Array:
 def hard_tanh(x: ArrayLike) -> Array:
     """``x`` clipped to ``[-1, 1]`` (derivative 1 inside, 0 outside)."""
     x = mnp.asarray(x)
-    return mnp.where(lax.gt(x, 1), 1, mnp.where(lax.lt(x, -1), -1, x))
+    return mnp.where(mnp.greater(x, 1), 1, mnp.where(mnp.less(x, -1), -1, x))
 
 
 def soft_sign(x: ArrayLike) -> Array:
     """``x / (|x| + 1)``."""
     x = mnp.asarray(x)
-    return mnp.divide(x, mnp.add(lax.abs(x), 1))
+    return mnp.divide(x, mnp.add(mnp.abs(x), 1))  # (mnp.abs: bools and unsigned, as JAX's)
 
 
 @custom_jvp
@@ -337,7 +363,7 @@ def sparse_plus(x: ArrayLike) -> Array:
     """0 below -1, ``x`` above 1, ``(x + 1)**2 / 4`` between: a smooth-at-the-joins relu."""
     x = mnp.asarray(x)
     middle = mnp.divide(mnp.square(mnp.add(x, 1.0)), 4)
-    return mnp.where(lax.le(x, -1.0), 0.0, mnp.where(lax.ge(x, 1.0), x, middle))
+    return mnp.where(mnp.less_equal(x, -1.0), 0.0, mnp.where(mnp.greater_equal(x, 1.0), x, middle))
 
 
 def sparse_sigmoid(x: ArrayLike) -> Array:

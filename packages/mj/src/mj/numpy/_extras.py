@@ -104,10 +104,9 @@ def _is_infinity(x: ArrayLike, inf: float) -> Array:
 
 
 def sinc(x: ArrayLike) -> Array:
-    """``sin(pi x) / (pi x)``, equal to 1 at 0 (with a finite derivative there)."""
-    x = cnp.asarray(x)
-    if not is_inexact(x.dtype):
-        x = lax.convert_element_type(x, np.float64)
+    """``sin(pi x) / (pi x)``, equal to 1 at 0 (with a finite derivative there); integers
+    promote as JAX's ``promote_args_inexact`` (a Python int gives a weak float)."""
+    (x,) = promote_inexact(x)
     is_zero = lax.eq(x, 0)
     pix = lax.mul(np.pi, x)
     safe = lax.select(is_zero, cnp.ones_like(x), pix)

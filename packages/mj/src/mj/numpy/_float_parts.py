@@ -112,5 +112,6 @@ def spacing(x: ArrayLike, /) -> Array:
     if dtype == np.float16:  # NumPy's float16 rule
         return lax.sub(lax.nextafter(arr, inf), arr)
     result = lax.sub(lax.nextafter(arr, cnp.copysign(inf, arr)), arr)
-    smallest = cnp.copysign(lax.full_like(arr, np.finfo(dtype).smallest_subnormal), arr)
+    tiny = np.finfo(dtype).smallest_subnormal  # a NumPy scalar: strong, as in JAX
+    smallest = cnp.copysign(lax.full_like(arr, tiny, dtype), arr)
     return cnp.where(lax.eq(result, lax.full_like(result, 0)), smallest, result)

@@ -79,6 +79,17 @@ def _inexact(name: str, x: ArrayLike) -> AnyArray:
     return x
 
 
+def _float32_or_64(x: ArrayLike, docstring: bool = True) -> AnyArray:
+    """``x`` for JAX's ``ndtr``/``ndtri``/``log_ndtr``: float32 or float64 only (no promotion:
+    an integer is a TypeError in JAX's words), as a strong array (JAX's ``jnp.asarray`` and
+    constants of its dtype: the result is never weak)."""
+    dtype = get_aval(x).dtype
+    if dtype not in (np.float32, np.float64):
+        see = ", see docstring for supported types" if docstring else ""
+        raise TypeError(f"x.dtype={dtype} is not supported{see}.{user_line_suffix()}")
+    return lax.convert_element_type(x, dtype)
+
+
 def _reals(name: str, *args: ArrayLike) -> list[Array]:
     """``args`` promoted to one inexact dtype, which must be real (like JAX's
     ``promote_args_inexact`` followed by the primitive's dtype check)."""
@@ -115,7 +126,9 @@ def expit(x: ArrayLike) -> Array:
 
 
 def logit(p: ArrayLike) -> Array:
-    """The inverse of :func:`expit`: ``log(p / (1 - p))``."""
+    """The inverse of :func:`expit`: ``log(p / (1 - p))``; bools and integers promote to
+    float first, as JAX's (``-p`` of a uint8 would wrap around)."""
+    (p,) = promote_inexact(p)
     return lax.sub(lax.log(p), lax.log1p(lax.neg(p)))
 
 
@@ -178,7 +191,7 @@ def entr(x: ArrayLike) -> Array:
 
 def ndtr(x: ArrayLike) -> Array:
     """The standard normal CDF, via ``erf`` near 0 and ``erfc`` in the tails."""
-    x = _inexact("ndtr", x)
+    x = _float32_or_64(x)
     half_sqrt_2 = 0.5 * math.sqrt(2.0)
     w = lax.mul(x, half_sqrt_2)
     z = lax.abs(w)
@@ -187,16 +200,25 @@ def ndtr(x: ArrayLike) -> Array:
     return lax.mul(0.5, y)
 
 
-@custom_jvp
 def ndtri(p: ArrayLike) -> Array:
     """The inverse of :func:`ndtr` (``-inf`` at 0, ``inf`` at 1, NaN outside ``[0, 1]``).
+
+    Float32/float64 only, as JAX's; the conversion to a strong array is outside the custom
+    derivative, so the gradient of a weak ``p`` is weak, as JAX's (which has no custom rule).
+    """
+    out: Array = _ndtri(_float32_or_64(p))
+    return out
+
+
+@custom_jvp
+def _ndtri(p: ArrayLike) -> Array:
+    """:func:`ndtri` of a float32/float64 ``p``.
 
     ``sqrt(2) erfinv(2p - 1)`` loses the tail (``2p - 1`` rounds to -1 below ``p ~ 1e-17``),
     so the lower half ``q = min(p, 1 - p)`` is solved for ``log_ndtr(x) = log(q)``: a rational
     start (Abramowitz & Stegun 26.2.23, error below 5e-4) and three Newton steps in log space,
     which is exact to rounding down to the smallest normal ``p``, like JAX's ``ndtri``.
     """
-    p = _inexact("ndtri", p)
     upper = lax.gt(p, 0.5)
     q = mnp.where(upper, lax.sub(1.0, p), p)
     in_range = lax.bitwise_and(lax.gt(q, 0.0), lax.le(q, 0.5))
@@ -221,11 +243,11 @@ def ndtri(p: ArrayLike) -> Array:
     return mnp.where(in_range, x, edge)
 
 
-@ndtri.defjvp
+@_ndtri.defjvp
 def _ndtri_jvp(primals: tuple[ArrayLike], tangents: tuple[ArrayLike]) -> tuple[Array, Array]:
     """``d ndtri / dp = 1 / pdf(ndtri(p))``, exactly rather than through the Newton steps."""
     (p,), (p_dot,) = primals, tangents
-    x = ndtri(p)
+    x = _ndtri(p)
     inv_pdf = lax.exp(lax.add(lax.mul(0.5, lax.mul(x, x)), _HALF_LOG_2PI))
     return x, lax.mul(p_dot, inv_pdf)
 
@@ -247,7 +269,7 @@ def _log_ndtr_lower_series(x: ArrayLike) -> Array:
 def log_ndtr(x: ArrayLike) -> Array:
     """``log(ndtr(x))``, accurate in both tails (series below -20, ``log1p`` above 8 in
     float64; -10 and 5 in float32, like JAX)."""
-    x = _inexact("log_ndtr", x)
+    x = _float32_or_64(x, docstring=False)
     lower, upper = (-20.0, 8.0) if get_aval(x).dtype.itemsize == 8 else (-10.0, 5.0)
     safe_low = mnp.minimum(x, lower)
     safe_mid = mnp.clip(x, lower, upper)
@@ -310,10 +332,10 @@ def multigammaln(a: ArrayLike, d: int) -> Array:
     if d < 1:
         raise ValueError(f"multigammaln: d must be positive, got {d}{user_line_suffix()}")
     a = _inexact("multigammaln", a)
-    total = lax.mul(0.25 * d * (d - 1) * math.log(math.pi), mnp.ones_like(a))
-    for i in range(d):
-        total = lax.add(total, gammaln(lax.sub(a, 0.5 * i)))
-    return total
+    constant = lax.mul(0.25 * d * (d - 1) * math.log(math.pi), mnp.ones_like(a))
+    # summed by a reduction, as JAX's: the result is strong even for a Python float ``a``
+    terms = mnp.stack([gammaln(lax.sub(a, 0.5 * i)) for i in range(d)], axis=-1)
+    return lax.add(mnp.sum(terms, axis=-1), constant)
 
 
 def gammainc(a: ArrayLike, x: ArrayLike) -> Array:
@@ -382,7 +404,9 @@ def gamma(x: ArrayLike) -> Array:
     """``Gamma(x)`` as ``gammasgn(x) * exp(gammaln(x))`` (JAX's formula): ``+-inf`` at
     ``+-0``, NaN at the negative integers, ``inf`` past ``~171.6`` in float64."""
     x = _inexact("gamma", x)
-    return lax.mul(gammasgn(x), lax.exp(gammaln(x)))
+    # NumPy-level product, as JAX's ``sign * exp(gammaln(x))``: the weak factor is converted
+    # to the strong sign's dtype, so the gradient of a Python float is weak
+    return mnp.multiply(gammasgn(x), lax.exp(gammaln(x)))
 
 
 def beta(a: ArrayLike, b: ArrayLike) -> Array:
@@ -440,12 +464,11 @@ def polygamma(n: ArrayLike, x: ArrayLike) -> Array:
             f"{user_line_suffix()}"
         )
     x = _inexact("polygamma", x)
-    dtype = get_aval(x).dtype
-    n = lax.convert_element_type(n, dtype)
+    n, x = promote_inexact(n, x)  # as JAX's promote_args_inexact: weak when both are
     n, x = mnp.broadcast_arrays(n, x)
     order = mnp.where(lax.gt(n, 0.0), n, mnp.ones_like(n))  # keeps the dropped branches finite
     half = lax.mul(order, 0.5)
-    sign = mnp.where(lax.eq(half, lax.floor(half)), -1.0, 1.0).astype(dtype)  # (-1)**(n+1)
+    sign = mnp.where(lax.eq(half, lax.floor(half)), -1.0, 1.0)  # (-1)**(n+1), weak
     higher = lax.mul(
         lax.mul(sign, lax.exp(gammaln(lax.add(order, 1.0)))), zeta(lax.add(order, 1.0), x)
     )
@@ -557,6 +580,7 @@ def spence(x_in: ArrayLike) -> Array:
     x: Array = mnp.asarray(x_in)
     if x.dtype not in (np.float32, np.float64):
         raise TypeError(f"x.dtype={x.dtype} is not supported, see docstring for supported types.")
+    x = lax.convert_element_type(x, x.dtype)  # strong, as JAX's constants of x's dtype make it
     special = (x < 0.0) | (x == 1.0) | (x == 0.0)
     xs = mnp.where(special, mnp.full_like(x, 0.5), x)  # a harmless point for the formula
     big = xs > 2.0
