@@ -513,6 +513,7 @@ class custom_vjp(_CustomDerivative):  # noqa: N801 - JAX's name
         leaves, in_tree = tree_flatten(tuple(diff))
         out_tree_box: list[PyTreeDef] = []
         res_tree_box: list[PyTreeDef] = []
+        res_bools: dict[int, bool] = {}
         name = getattr(self.fun, "__name__", "custom_vjp function")
 
         flat_fun = _flat_user_fun(self.fun, nondiff, self.nondiff_argnums, in_tree, out_tree_box)
@@ -538,6 +539,10 @@ class custom_vjp(_CustomDerivative):  # noqa: N801 - JAX's name
             res_flat, res_tree = tree_flatten(res[1])
             out_tree_box[:] = [out_tree]
             res_tree_box[:] = [res_tree]
+            # a Python bool residual reaches bwd as itself, as JAX's (equinox keeps its
+            # ``perturbed`` flags there and tests them with ``is True``)
+            res_bools.clear()
+            res_bools.update((i, r) for i, r in enumerate(res_flat) if type(r) is bool)
             return out_flat, res_flat
 
         def flat_bwd(res: Sequence[Any], cts: Sequence[Any]) -> list[Any]:
@@ -546,7 +551,8 @@ class custom_vjp(_CustomDerivative):  # noqa: N801 - JAX's name
                 cts = [SymbolicZero(c.aval) if type(c) is Zero else _as_mj_array(c) for c in cts]
             else:
                 cts = [_as_mj_array(instantiate_zeros(c)) for c in cts]
-            res_tree = tree_unflatten(res_tree_box[0], [_as_mj_array(r) for r in res])
+            res = [res_bools.get(i, _as_mj_array(r)) for i, r in enumerate(res)]
+            res_tree = tree_unflatten(res_tree_box[0], res)
             ct_tree = tree_unflatten(out_tree_box[0], cts)
             cts_in = self.bwd(*nondiff, res_tree, ct_tree)
             if not isinstance(cts_in, tuple | list) or len(cts_in) != len(diff):
