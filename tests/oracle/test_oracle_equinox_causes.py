@@ -105,3 +105,30 @@ def test_find_top_trace_and_jvp_tracer_as_jax():
 
     assert probe(mj, mj.interpreters.ad) == probe(jax, jax.interpreters.ad)
     assert mj.core.find_top_trace is mj.extend.core.find_top_trace
+
+
+@pytest.mark.parametrize("outer", ["eager", "jit"])
+def test_vjp_function_is_a_pytree_as_jax(x64, outer):
+    # flax's nn.custom_vjp: the fwd rule returns nn.vjp's pullback as its residuals
+    def run(lib):
+        np_ = lib.numpy
+
+        @lib.custom_vjp
+        def g(x):
+            return np_.sin(x) * x
+
+        def fwd(x):
+            return lib.vjp(lambda a: np_.sin(a) * a, x)
+
+        def bwd(vf, ct):
+            return vf(ct * 3.0)
+
+        g.defvjp(fwd, bwd)
+        grad = lib.grad(lambda x: g(x).sum())
+        grad = lib.jit(grad) if outer == "jit" else grad
+        returned = lib.jit(lambda x: lib.vjp(np_.sin, x))(np.arange(3.0))
+        return np.asarray(grad(np.arange(3.0))), np.asarray(returned[1](np.ones(3))[0])
+
+    got, want = run(mj), run(jax)
+    np.testing.assert_allclose(got[0], want[0], rtol=1e-6)
+    np.testing.assert_allclose(got[1], want[1], rtol=1e-6)
