@@ -132,3 +132,45 @@ def test_vjp_function_is_a_pytree_as_jax(x64, outer):
     got, want = run(mj), run(jax)
     np.testing.assert_allclose(got[0], want[0], rtol=1e-6)
     np.testing.assert_allclose(got[1], want[1], rtol=1e-6)
+
+
+@pytest.mark.parametrize("symbolic_zeros", [False, True])
+def test_custom_vjp_bwd_cotangents_with_none_arguments_as_jax(x64, symbolic_zeros):
+    # equinox's checkpointed while loop: bwd hands back its cotangents, None where the
+    # argument (a partitioned pytree) is None
+    def run(lib):
+        @lib.custom_vjp
+        def r(v):
+            return v
+
+        def fwd(v):
+            if symbolic_zeros:
+                v = lib.tree_util.tree_map(lambda p: p.value, v)
+            return v, None
+
+        def bwd(_, g):
+            return (g,)
+
+        r.defvjp(fwd, bwd, symbolic_zeros=symbolic_zeros)
+
+        def f(v):
+            v = r(v)
+            return v[1] * 2 + v[2][0] * v[2][2]
+
+        g = lib.grad(f)((None, 1.5, (2.0, None, 3.0)))
+        return [
+            None if x is None else float(x)
+            for x in jax.tree_util.tree_leaves(g, is_leaf=lambda x: x is None)
+        ]
+
+    assert run(mj) == run(jax)
+
+
+def test_custom_vjp_bwd_wrong_structure_still_raises():
+    @mj.custom_vjp
+    def r(v):
+        return v
+
+    r.defvjp(lambda v: (v, None), lambda _, g: ((g[0], g[0]),))
+    with pytest.raises(TypeError, match="structure of the arguments"):
+        mj.grad(lambda v: r(v)[0] + r(v)[1][0])((1.0, (2.0, 3.0)))
