@@ -513,6 +513,7 @@ class custom_vjp(_CustomDerivative):  # noqa: N801 - JAX's name
         leaves, in_tree = tree_flatten(tuple(diff))
         out_tree_box: list[PyTreeDef] = []
         res_tree_box: list[PyTreeDef] = []
+        res_bools: dict[int, bool] = {}
         name = getattr(self.fun, "__name__", "custom_vjp function")
 
         flat_fun = _flat_user_fun(self.fun, nondiff, self.nondiff_argnums, in_tree, out_tree_box)
@@ -538,6 +539,10 @@ class custom_vjp(_CustomDerivative):  # noqa: N801 - JAX's name
             res_flat, res_tree = tree_flatten(res[1])
             out_tree_box[:] = [out_tree]
             res_tree_box[:] = [res_tree]
+            # a Python bool residual reaches bwd as itself, as JAX's (equinox keeps its
+            # ``perturbed`` flags there and tests them with ``is True``)
+            res_bools.clear()
+            res_bools.update((i, r) for i, r in enumerate(res_flat) if type(r) is bool)
             return out_flat, res_flat
 
         def flat_bwd(res: Sequence[Any], cts: Sequence[Any]) -> list[Any]:
@@ -546,7 +551,8 @@ class custom_vjp(_CustomDerivative):  # noqa: N801 - JAX's name
                 cts = [SymbolicZero(c.aval) if type(c) is Zero else _as_mj_array(c) for c in cts]
             else:
                 cts = [_as_mj_array(instantiate_zeros(c)) for c in cts]
-            res_tree = tree_unflatten(res_tree_box[0], [_as_mj_array(r) for r in res])
+            res = [res_bools.get(i, _as_mj_array(r)) for i, r in enumerate(res)]
+            res_tree = tree_unflatten(res_tree_box[0], res)
             ct_tree = tree_unflatten(out_tree_box[0], cts)
             cts_in = self.bwd(*nondiff, res_tree, ct_tree)
             if not isinstance(cts_in, tuple | list) or len(cts_in) != len(diff):
@@ -560,18 +566,14 @@ class custom_vjp(_CustomDerivative):  # noqa: N801 - JAX's name
                 if ct is None:
                     flat.extend(Zero(tangent_aval_of(a)) for a in arg_leaves)
                     continue
-                ct_leaves, ct_tree_ = tree_flatten(ct, is_leaf=lambda x: x is None)
-                if ct_tree_ != arg_tree:
+                ct_flat = _bwd_cotangent_leaves(ct, arg)
+                if ct_flat is None or len(ct_flat) != len(arg_leaves):
+                    ct_tree_ = tree_flatten(ct, is_leaf=lambda x: x is None)[1]
                     raise TypeError(
                         f"Custom VJP bwd rule of {name} must produce cotangents with the "
                         f"structure of the arguments: expected {arg_tree}, got {ct_tree_}."
                     )
-                flat.extend(
-                    Zero(tangent_aval_of(a))
-                    if c is None or type(c) is SymbolicZero
-                    else _as_mj_array(c)
-                    for a, c in zip(arg_leaves, ct_leaves, strict=True)
-                )
+                flat.extend(ct_flat)
             return flat
 
         def dispatch(*vals: Any) -> list[Any]:
@@ -586,6 +588,26 @@ class custom_vjp(_CustomDerivative):  # noqa: N801 - JAX's name
 
         outs = dispatch(*leaves)
         return tree_unflatten(out_tree_box[0], outs)
+
+
+def _bwd_cotangent_leaves(ct: Any, arg: Any) -> list[Any] | None:
+    """The leaves of a ``bwd`` rule's cotangent ``ct`` for the argument ``arg``, as JAX reads
+    them: a None (or symbolic zero) stands for zeros of its argument's whole subtree (and may
+    be None where the argument is None too: equinox's partitioned pytrees). None when ``ct``
+    is not a prefix of ``arg``'s structure."""
+    out: list[Any] = []
+
+    def append(c: Any, a: Any) -> None:
+        if c is None or type(c) is SymbolicZero:
+            out.extend(Zero(tangent_aval_of(x)) for x in tree_flatten(a)[0])
+        else:
+            out.append(_as_mj_array(c))
+
+    try:
+        tree_map(append, ct, arg, is_leaf=lambda x: x is None)
+    except (TypeError, ValueError):
+        return None
+    return out
 
 
 def _as_mj_array(x: Any) -> Any:

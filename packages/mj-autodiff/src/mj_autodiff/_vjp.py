@@ -12,14 +12,14 @@ from typing import Any, ParamSpec
 import numpy as np
 
 from mj_autodiff._jvp import flatten_fun_aux
-from mj_autodiff._linearize import linearize_flat
+from mj_autodiff._linearize import LinearFunction, linearize_flat
 from mj_autodiff._tangents import instantiate_zeros, shape_dtype, tangent_aval
 from mj_autodiff._tape import tape_vjp_flat
 from mj_core import Tracer, get_aval, is_eager
 from mj_core.dtypes import is_float, is_inexact
 from mj_core.errors import user_line_suffix
 from mj_core.extend import borrowed_data, eager_result, unchanged, unshared, weak_result
-from mj_core.tree_util import PyTreeDef, tree_flatten, tree_unflatten
+from mj_core.tree_util import PyTreeDef, register_pytree_node, tree_flatten, tree_unflatten
 
 __all__ = ["grad", "value_and_grad", "vjp"]
 
@@ -57,6 +57,33 @@ class _VJPFunction:
         ]
         cts_in = self.pullback(cts)
         return tree_unflatten(self.in_tree, [instantiate_zeros(c) for c in cts_in])
+
+
+def _flatten_vjp_function(f: _VJPFunction) -> tuple[list[Any], Any]:
+    """A pullback is a pytree, as JAX's (a ``Partial``): its leaves are the residuals of its
+    linear map and the primal outputs, so it can be a ``custom_vjp`` residual (flax's
+    ``nn.vjp`` inside ``nn.custom_vjp``) or a ``jit`` output. A taped pullback (eager, all
+    values concrete) has no leaves: it is kept whole."""
+    pullback = f.pullback
+    lin = getattr(pullback, "__self__", None)
+    if type(lin) is LinearFunction:
+        return [*lin.consts, *f.primals_out], (f, len(lin.consts))
+    return [], (f, -1)
+
+
+def _unflatten_vjp_function(aux: Any, leaves: Any) -> _VJPFunction:
+    f, n = aux
+    if n < 0:
+        return f  # type: ignore[no-any-return]
+    leaves = list(leaves)
+    old = f.pullback.__self__
+    lin = LinearFunction(
+        old.jaxpr, leaves[:n], old.in_avals, old.in_nonzero, old.out_avals, old.out_nonzero
+    )
+    return _VJPFunction(lin.transpose, f.in_tree, f.out_tree, leaves[n:])
+
+
+register_pytree_node(_VJPFunction, _flatten_vjp_function, _unflatten_vjp_function)
 
 
 def _check_cotangent(index: int, primal: Any, ct: Any) -> Any:

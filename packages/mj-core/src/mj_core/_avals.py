@@ -19,6 +19,7 @@ from mj_core.dtypes import (
     canonicalize_value,
     check_array_data,
     default_dtype_for_pytype,
+    is_inexact,
 )
 from mj_core.errors import ConcretizationError, user_line_suffix, user_location
 
@@ -33,6 +34,8 @@ __all__ = [
     "register_array_type",
 ]
 
+#: mj-autodiff's ``float0`` (the tangent dtype of integer values), spelled here below it
+_FLOAT0 = np.dtype([("float0", np.void, 0)])
 _DTYPE_SHORT = {
     "float16": "f16",
     "bfloat16": "bf16",
@@ -119,6 +122,12 @@ class ShapedArray(AbstractValue):
 
     def strip_weak_type(self) -> ShapedArray:
         return ShapedArray(self.shape, self.dtype) if self.weak_type else self
+
+    def to_tangent_aval(self) -> ShapedArray:
+        """The abstract value of this value's tangents (JAX's): the same for inexact dtypes,
+        autodiff's ``float0`` for integers, booleans and keys (no tangent space)."""
+        dtype = self.dtype if is_inexact(self.dtype) else _FLOAT0
+        return ShapedArray(self.shape, dtype, self.weak_type)
 
     def __eq__(self, other: object) -> bool:
         return (

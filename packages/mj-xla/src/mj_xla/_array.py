@@ -325,6 +325,8 @@ def to_buffer(x: Any, aval: ShapedArray, device: Any = None) -> _jaxlib.Buffer:
             f"jit: an argument of shape {host.shape} was passed where the compiled "
             f"computation expects {aval.str_short()}"
         )
+    if aval.dtype == _jaxlib.FLOAT0:  # the program takes a bool zero (JAX's float0 lowering)
+        host = np.zeros(aval.shape, np.bool_)
     if _jaxlib.guards_set and isinstance(x, EagerArray):  # (on the device, in JAX's model)
         with _jaxlib.unguarded_puts():
             return _jaxlib.put(host) if device is None else _jaxlib.put_on(host, device)

@@ -14,7 +14,9 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any
 
-from mj_core import Primitive, bind, config, get_aval, raise_to_shaped
+import numpy as np
+
+from mj_core import Primitive, ShapedArray, bind, config, get_aval, raise_to_shaped
 from mj_ir import ClosedJaxpr, Jaxpr, Var
 from mj_ir.extend import trace_to_closed_jaxpr
 from mj_xla import _jaxlib
@@ -46,6 +48,7 @@ class Executable:
         "_array_type",
         "_device",
         "_exe",
+        "_float0_outs",
         "_handlers",
         "_held",
         "_host_callbacks",
@@ -89,14 +92,18 @@ class Executable:
         self._device = device
         with _jaxlib.unguarded_puts():  # (constants: JAX embeds them, no transfer)
             if device is None:
-                self._held = [device_put(known[i])._buf for i in held]
+                self._held = [device_put(_float0_as_bool(known[i]))._buf for i in held]
             else:
                 self._held = [to_buffer(known[i], get_aval(known[i]), device) for i in held]
         self.arg_avals = [v.aval for v in jaxpr.in_binders[len(known) :]]
         self.out_avals = [x.aval for x in jaxpr.outs]
         self._exe = _jaxlib.compile_module(module, self._host_callbacks, device)
         committed = device is not None
-        self._handlers = [_jaxlib.result_handler(a, device, committed) for a in self.out_avals]
+        self._handlers = [
+            _jaxlib.result_handler(_float0_as_bool(a), device, committed) for a in self.out_avals
+        ]
+        # float0 results (integer inputs' gradients) leave as NumPy zeros, as JAX's jit returns
+        self._float0_outs = [i for i, a in enumerate(self.out_avals) if a.dtype == _jaxlib.FLOAT0]
         self._array_type = CommittedArray if committed else Array
 
     def as_text(self) -> str:
@@ -134,6 +141,8 @@ class Executable:
             # (_execute, inline: jit's dispatch of every argument, nothing held)
             outs = self._exe.execute_sharded(bufs).consume_with_handlers(self._handlers)
             result = list(map(self._array_type, outs, self.out_avals))
+            if self._float0_outs:
+                self._float0_zeros(result)
             if config.debug_nans or config.debug_infs:
                 check_outputs(result, self._jaxpr, self._known, bufs, self._name)
             return result
@@ -145,9 +154,25 @@ class Executable:
         all_bufs = [*self._held, *bufs] if self._held else bufs
         outs = self._exe.execute_sharded(all_bufs).consume_with_handlers(self._handlers)
         result = list(map(self._array_type, outs, self.out_avals))  # (one each: XLA's)
+        if self._float0_outs:
+            self._float0_zeros(result)
         if config.debug_nans or config.debug_infs:
             check_outputs(result, self._jaxpr, self._known, args, self._name)
         return result
+
+    def _float0_zeros(self, result: list[Any]) -> None:
+        """Replace the float0 results (computed as bool zeros) with NumPy float0 zeros."""
+        for i in self._float0_outs:
+            result[i] = np.zeros(self.out_avals[i].shape, _jaxlib.FLOAT0)
+
+
+def _float0_as_bool(x: Any) -> Any:
+    """A float0 value or aval as the bool zeros (or bool aval) programs hold instead."""
+    if x.dtype != _jaxlib.FLOAT0:
+        return x
+    if isinstance(x, ShapedArray):
+        return ShapedArray(x.shape, np.dtype(np.bool_))
+    return np.zeros(x.shape, np.bool_)
 
 
 def drop_unused_arguments(jaxpr: Jaxpr, num_known: int) -> tuple[Jaxpr, list[int] | None]:

@@ -56,6 +56,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 _JAXLIB_VERSION = importlib.metadata.version("jaxlib")
 
 __all__ = [
+    "FLOAT0",
     "PYTHON_CALLBACK_TARGET",
     "RESULT_HANDLER_SKIPS_CHECKS",
     "Buffer",
@@ -237,11 +238,18 @@ _ELEMENT_TYPES: dict[np.dtype[Any], Any] = {
 }
 
 
+#: JAX's ``float0`` (mj_autodiff's, spelled here to keep this module below mj-autodiff): the
+#: dtype of integer and bool values' tangents, which jit passes and returns as bool zeros.
+FLOAT0: np.dtype[Any] = np.dtype([("float0", np.void, 0)])
+
+
 def ir_element_type(dtype: np.dtype[Any]) -> ir.Type:
     """The MLIR element type of a NumPy dtype (needs an active context)."""
     try:
         elt: ir.Type = _ELEMENT_TYPES[dtype]()
     except KeyError:
+        if dtype == FLOAT0:  # JAX's lowering too: a float0 value is a bool zero in programs
+            return ir.IntegerType.get_signless(1)
         if dtype in _CUSTOM_FLOATS:
             return ir.Type.parse(_CUSTOM_FLOATS[dtype])
         raise TypeError(f"jit: dtype {dtype} is not supported by the XLA backend") from None

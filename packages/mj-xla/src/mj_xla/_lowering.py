@@ -28,7 +28,16 @@ from mj_core import MissingRuleError, Primitive, RuleTable, ShapedArray
 from mj_core.extend import DTypeLike
 from mj_ir import ClosedJaxpr, Jaxpr, Lit, Var
 from mj_xla._donation import pair_donations
-from mj_xla._jaxlib import Value, func, hlo, ir, ir_element_type, ir_tensor_type, mlir_context
+from mj_xla._jaxlib import (
+    FLOAT0,
+    Value,
+    func,
+    hlo,
+    ir,
+    ir_element_type,
+    ir_tensor_type,
+    mlir_context,
+)
 from mj_xla._shardy import ShardyLayout, tensor_sharding
 
 __all__ = [
@@ -170,7 +179,10 @@ def aval_to_ir_type(aval: ShapedArray) -> ir.RankedTensorType:
 
 def ir_constant(val: Any, dtype: DTypeLike | None = None) -> Value:
     """A ``stablehlo.constant`` holding ``val`` (converted to ``dtype`` if given)."""
-    x = np.asarray(val, dtype)
+    if (np.dtype(dtype) if dtype is not None else np.result_type(val)) == FLOAT0:
+        x = np.zeros(np.shape(val), np.bool_)  # (float0 lowers as bool, as JAX's)
+    else:
+        x = np.asarray(val, dtype)
     attr = ir.DenseElementsAttr.get(  # type: ignore[call-overload]
         np.ascontiguousarray(x), type=ir_element_type(x.dtype), shape=list(x.shape)
     )

@@ -19,6 +19,7 @@ from mj_core.extend import ShapedArray as ShapedArray
 from mj_core.extend import Trace as Trace
 from mj_core.extend import Tracer as Tracer
 from mj_core.extend import ensure_compile_time_eval as ensure_compile_time_eval
+from mj_core.extend import find_top_trace as find_top_trace
 from mj_ir import Atom as Atom
 from mj_ir import ClosedJaxpr as ClosedJaxpr
 from mj_ir import Jaxpr as Jaxpr
@@ -41,5 +42,6 @@ __all__ = [
     "Tracer",
     "ensure_compile_time_eval",
     "eval_jaxpr",
+    "find_top_trace",
     "jaxpr_as_fun",
 ]

@@ -9,6 +9,7 @@ from typing import Any
 
 from mj_core.extend import Primitive as Primitive
 from mj_core.extend import ShapedArray, current_trace_stack
+from mj_core.extend import find_top_trace as find_top_trace
 from mj_ir import ClosedJaxpr as ClosedJaxpr
 from mj_ir import Jaxpr as Jaxpr
 from mj_ir import JaxprEqn as JaxprEqn
@@ -86,6 +87,7 @@ __all__ = [
     "OpaqueTraceState",
     "Primitive",
     "Var",
+    "find_top_trace",
     "get_opaque_trace_state",
     "jaxpr_as_fun",
     "mapped_aval",

@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from mj._rule_views import RuleView, multiple_results
+from mj_autodiff.extend import JVPTracer as JVPTracer
 from mj_autodiff.extend import UndefPrimal as UndefinedPrimal
 from mj_autodiff.extend import Zero as Zero
 from mj_autodiff.extend import add_tangents as add_tangents
@@ -34,6 +35,7 @@ from mj_core import Primitive, bind
 from mj_core.extend import Array
 
 __all__ = [
+    "JVPTracer",
     "UndefinedPrimal",
     "Zero",
     "add_tangents",
