@@ -35,6 +35,7 @@ __all__ = [
     "default_dtype_for_pytype",
     "default_float_dtype",
     "default_int_dtype",
+    "dtype_kind",
     "dtype_of",
     "float8_e4m3b11fnuz",
     "float8_e4m3fn",
@@ -191,6 +192,11 @@ def result_type(*dtypes_and_weak: tuple[np.dtype[Any], bool]) -> tuple[np.dtype[
 def promote_types(a: object, b: object) -> np.dtype[Any]:
     """``jnp.promote_types``: the strong result of two dtypes (Python types count as weak)."""
     return _lattice.promote_types(a, b, config.enable_x64)
+
+
+def dtype_kind(dtype: np.dtype[Any]) -> str:
+    """NumPy's kind letter, with ml_dtypes' floats (bfloat16, float8) as ``"f"``."""
+    return _lattice.kind(dtype)
 
 
 def is_float(dtype: np.dtype[Any]) -> bool:

@@ -26,10 +26,9 @@ import numpy as np
 from mj import _lax_composites
 from mj_core import lax as _core
 from mj_core import numpy as _mnp
-from mj_core._avals import ShapedArray, get_aval
-from mj_core._lattice import kind
-from mj_core._trace import bind1
+from mj_core.dtypes import dtype_kind as kind
 from mj_core.errors import user_line_suffix
+from mj_core.extend import ShapedArray, bind1, get_aval
 from mj_core.prims.conversions import convert_element_type_p
 
 __all__ = [
