@@ -1,0 +1,56 @@
+"""Fixes found by JAX's own ``random_test.py`` and ``lax_scipy_test.py`` on mj, against
+jax 0.10.2 in both dtype modes (``x64`` fixture)."""
+
+import jax
+import jax.scipy.special as jsp
+import numpy as np
+import pytest
+
+import mj
+import mj.scipy.special as msp
+
+pytestmark = pytest.mark.oracle
+
+
+def _same(got, want):
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.dtype == want.dtype
+    assert got.shape == want.shape
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize(("l_max", "num_z"), [(0, 3), (1, 2), (8, 7)])
+@pytest.mark.parametrize("dtype", [np.int8, np.uint16])
+def test_sph_harm_y_is_jaxs(x64, l_max, num_z, dtype):
+    """JAX's recurrences give JAX's bits, eager and jitted; negative orders conjugate."""
+    rng = np.random.default_rng(l_max)
+    lo = 0 if np.issubdtype(dtype, np.unsignedinteger) else -l_max
+    m = rng.integers(lo, l_max + 1, size=num_z).astype(dtype)
+    n = abs(m)
+    theta, phi = np.linspace(-2.0, 1.0, num_z), np.linspace(-4.0, 5.0, num_z)
+    want = jsp.sph_harm_y(n, m, theta, phi, n_max=l_max)
+    with mj.numpy_rank_promotion("raise"):  # (no implicit rank promotion inside, as JAX's)
+        _same(msp.sph_harm_y(n, m, theta, phi, n_max=l_max), want)
+    _same(mj.jit(lambda *a: msp.sph_harm_y(*a, n_max=l_max))(n, m, theta, phi), want)
+    _same(msp.sph_harm_y(n, m, theta, phi), jsp.sph_harm_y(n, m, theta, phi))
+
+
+def test_sph_harm_y_scalar_theta_clipping_and_errors(x64):
+    n, m, phi = np.array([2, 6, 3]), np.array([-1, 2, 3]), np.array([0.3, 1.0, 2.0])
+    # a scalar theta; degrees above n_max are clipped to it
+    _same(msp.sph_harm_y(n, m, 0.5, phi, n_max=4), jsp.sph_harm_y(n, m, 0.5, phi, n_max=4))
+    with pytest.raises(NotImplementedError, match="'diff_n' argument"):
+        msp.sph_harm_y(n, m, 0.5, phi, diff_n=1)
+    with pytest.raises(jax.errors.ConcretizationTypeError):
+        jax.jit(jsp.sph_harm_y)(n, m, np.zeros(3), phi)
+    with pytest.raises(mj.errors.ConcretizationTypeError, match="`n_max` argument"):
+        mj.jit(msp.sph_harm_y)(n, m, np.zeros(3), phi)
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint32, np.bool_, np.int16, np.float32])
+def test_abs_operator_of_unsigned_and_bool_under_jit(x64, dtype):
+    """``abs(x)`` is ``jnp.absolute``: unsigned and bool arrays come back unchanged (mj
+    lowered ``stablehlo.abs`` on them, which XLA rejects)."""
+    x = np.array([0, 1, 3], dtype) if dtype != np.bool_ else np.array([True, False])
+    _same(mj.jit(lambda t: abs(t))(x), jax.jit(lambda t: abs(t))(x))
+    _same(abs(mj.numpy.asarray(x)), abs(jax.numpy.asarray(x)))
