@@ -54,3 +54,37 @@ def test_abs_operator_of_unsigned_and_bool_under_jit(x64, dtype):
     x = np.array([0, 1, 3], dtype) if dtype != np.bool_ else np.array([True, False])
     _same(mj.jit(lambda t: abs(t))(x), jax.jit(lambda t: abs(t))(x))
     _same(abs(mj.numpy.asarray(x)), abs(jax.numpy.asarray(x)))
+
+
+_FOLD_IN_DATA = [0, 2**31 + 5, 2**32 - 1, 2**32 + 5, -1, 1.5, True, np.int64(2**40 + 3)]
+
+
+@pytest.mark.parametrize("data", _FOLD_IN_DATA, ids=repr)
+def test_fold_in_data_converts_as_jnp_uint32(x64, data):
+    """``fold_in`` takes ``jnp.uint32(data)``: 2**31 + 5 is valid also without x64 (mj raised
+    OverflowError), floats convert, Python ints outside uint32 raise JAX's OverflowError."""
+    try:
+        want = jax.random.key_data(jax.random.fold_in(jax.random.key(3), data))
+    except OverflowError as e:
+        with pytest.raises(OverflowError, match=str(e)):
+            mj.random.fold_in(mj.random.key(3), data)
+        return
+    _same(mj.random.key_data(mj.random.fold_in(mj.random.key(3), data)), want)
+    _same(
+        mj.random.fold_in(mj.random.PRNGKey(3), data),
+        jax.random.fold_in(jax.random.PRNGKey(3), data),
+    )
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.uint32, np.int8, np.float32])
+def test_fold_in_traced_data_and_errors(x64, dtype):
+    data = np.array([0, 7, 100], dtype)
+    fold = lambda r: lambda k, d: r.key_data(r.fold_in(k, d))  # noqa: E731
+    _same(
+        mj.jit(mj.vmap(fold(mj.random), (None, 0)))(mj.random.key(1), data),
+        jax.jit(jax.vmap(fold(jax.random), (None, 0)))(jax.random.key(1), data),
+    )
+    with pytest.raises(
+        TypeError, match=r"fold_in accepts a scalar, but was given an array of shape \(3,\) != \(\)"
+    ):
+        mj.random.fold_in(mj.random.key(1), data)
