@@ -94,7 +94,7 @@ def _binary_methods() -> dict[str, Callable[..., Any]]:
     out.update(
         __neg__=lax.neg,
         __pos__=_identity,
-        __abs__=lax.abs,
+        __abs__=mnp.absolute,  # (unsigned and bool unchanged, as JAX's)
         __invert__=lax.bitwise_not,
     )
     return out

@@ -179,3 +179,50 @@ def _float_param(api: str, x: Any, dtype: np.dtype[Any], shape: tuple[int, ...])
 
 def _const(value: float, dtype: np.dtype[Any]) -> AnyArray:
     return np.asarray(value, dtype)
+
+
+_STATIC = frozenset({"shape", "dtype", "d", "n", "m", "method", "mode"})
+
+
+def _compiled(fn: Any) -> Any:
+    """``fn`` (a public sampler) run through ``jit`` with its shape, dtype and structural
+    arguments static, as JAX's samplers are jitted: an eager call then gives XLA's numbers,
+    which are JAX's bit for bit (NumPy's ``log``, ``exp``, ``tan`` ... differ from XLA's by
+    an ulp here and there). Arguments that ``jit`` cannot take (a list, a non-array key, an
+    unhashable static) call ``fn`` itself, whose checks then give mj's errors; so does a raw
+    key while ``legacy_prng_key`` warns or refuses (at every call, not once per trace)."""
+    import functools
+    import inspect
+
+    from mj.random._keyarray import PRNGKeyArray
+    from mj_core import Tracer
+    from mj_xla import jit
+
+    sig = inspect.signature(fn)
+    static = tuple(name for name in sig.parameters if name in _STATIC)
+    jitted = jit(fn, static_argnames=static)
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            bound = sig.bind(*args, **kwargs)
+        except TypeError:
+            return fn(*args, **kwargs)
+        arguments = bound.arguments
+        if not isinstance(arguments.get("key"), PRNGKeyArray) and config.legacy_prng_key != "allow":
+            return fn(*args, **kwargs)  # (warned about or refused at each call, not once a trace)
+        for name, value in arguments.items():
+            if name in static:
+                if isinstance(value, list):
+                    arguments[name] = value = tuple(value)
+                try:
+                    hash(value)
+                except TypeError:
+                    return fn(*args, **kwargs)
+            elif not (isinstance(value, PRNGKeyArray) or is_array(value)):
+                return fn(*args, **kwargs)
+            elif isinstance(getattr(value, "_base_array", value), Tracer):
+                return fn(*args, **kwargs)  # (traced already: XLA computes it, inline)
+        return jitted(**arguments)
+
+    return wrapper

@@ -20,6 +20,7 @@ from mj.random._args import (
     _aval,
     _check_key,
     _check_param_shapes,
+    _compiled,
     _convert,
     _default_float,
     _error,
@@ -68,6 +69,7 @@ def _uniform(
     return lax.max(lo, lax.add(lax.mul(floats, lax.sub(hi, lo)), lo))
 
 
+@_compiled
 def uniform(
     key: ArrayLike,
     shape: Shape = (),
@@ -93,6 +95,7 @@ def uniform(
     return _uniform(key, shp, dt, minval, maxval)
 
 
+@_compiled
 def normal(key: ArrayLike, shape: Shape = (), dtype: DTypeLike | None = None) -> Array:
     """Standard normal samples (default dtype float64; complex dtypes give circular samples
     with unit variance)."""
@@ -116,6 +119,7 @@ def _normal_real(key: ArrayLike, shape: tuple[int, ...], dtype: np.dtype[Any]) -
     return lax.mul(np.asarray(np.sqrt(2), dtype), erf_inv(u))
 
 
+@_compiled
 def gumbel(key: ArrayLike, shape: Shape = (), dtype: DTypeLike | None = None) -> Array:
     """Standard Gumbel samples ``-log(-log(u))`` (default dtype float64)."""
     key = _check_key("gumbel", key)

@@ -19,6 +19,7 @@ from mj.random._args import (
     _aval,
     _check_castable,
     _check_key,
+    _compiled,
     _const,
     _convert,
     _default_int,
@@ -54,6 +55,7 @@ __all__ = [
 ]
 
 
+@_compiled
 def exponential(key: ArrayLike, shape: Shape = (), dtype: DTypeLike | None = None) -> Array:
     """Standard exponential samples ``-log(1 - u)`` (default dtype float64)."""
     key = _check_key("exponential", key)
@@ -65,6 +67,7 @@ def _exponential(key: ArrayLike, shape: tuple[int, ...], dtype: np.dtype[Any]) -
     return lax.neg(lax.log1p(lax.neg(u)))  # 1 - u is in (0, 1], so the log is finite
 
 
+@_compiled
 def laplace(key: ArrayLike, shape: Shape = (), dtype: DTypeLike | None = None) -> Array:
     """Standard Laplace samples (density ``exp(-|x|) / 2``; default dtype float64)."""
     key = _check_key("laplace", key)
@@ -74,6 +77,7 @@ def laplace(key: ArrayLike, shape: Shape = (), dtype: DTypeLike | None = None) -
     return lax.mul(lax.sign(u), lax.log1p(lax.neg(lax.abs(u))))
 
 
+@_compiled
 def logistic(key: ArrayLike, shape: Shape = (), dtype: DTypeLike | None = None) -> Array:
     """Standard logistic samples ``log(u / (1 - u))`` (default dtype float64)."""
     key = _check_key("logistic", key)
@@ -82,6 +86,7 @@ def logistic(key: ArrayLike, shape: Shape = (), dtype: DTypeLike | None = None) 
     return lax.sub(lax.log(u), lax.log1p(lax.neg(u)))
 
 
+@_compiled
 def cauchy(key: ArrayLike, shape: Shape = (), dtype: DTypeLike | None = None) -> Array:
     """Standard Cauchy samples ``tan(pi (u - 1/2))`` (default dtype float64)."""
     key = _check_key("cauchy", key)
@@ -93,6 +98,7 @@ def cauchy(key: ArrayLike, shape: Shape = (), dtype: DTypeLike | None = None) ->
 _SIGMA_ONE = np.float32(1)  # JAX's default sigma
 
 
+@_compiled
 def lognormal(
     key: ArrayLike,
     sigma: float | ArrayLike = _SIGMA_ONE,
@@ -108,6 +114,7 @@ def lognormal(
     return lax.exp(scaled)
 
 
+@_compiled
 def pareto(
     key: ArrayLike, b: float | ArrayLike, shape: Shape | None = None, dtype: DTypeLike | None = None
 ) -> Array:
@@ -120,6 +127,7 @@ def pareto(
     return lax.exp(lax.div(e, _float_param("pareto", b, dt, shp)))
 
 
+@_compiled
 def rayleigh(
     key: ArrayLike,
     scale: float | ArrayLike,
@@ -136,6 +144,7 @@ def rayleigh(
     return lax.mul(_float_param("rayleigh", scale, dt, shp), root)
 
 
+@_compiled
 def weibull_min(
     key: ArrayLike,
     scale: float | ArrayLike,
@@ -170,6 +179,7 @@ def weibull_min(
     return lax.mul(lax.pow(base, inv), _float_param("weibull_min", scale, dt, out))
 
 
+@_compiled
 def wald(
     key: ArrayLike,
     mean: float | ArrayLike,
@@ -194,6 +204,7 @@ def wald(
     return lax.select(lax.le(z, lax.div(mu, lax.add(mu, x))), x, lax.div(mu_sq, x))
 
 
+@_compiled
 def maxwell(key: ArrayLike, shape: Shape = (), dtype: DTypeLike | None = None) -> Array:
     """Maxwell samples: the length of a standard normal 3-vector."""
     key = _check_key("maxwell", key)
@@ -205,6 +216,7 @@ def _maxwell(key: ArrayLike, shape: tuple[int, ...], dtype: np.dtype[Any]) -> Ar
     return lax.sqrt(mnp.sum(lax.mul(z, z), axis=-1))
 
 
+@_compiled
 def double_sided_maxwell(
     key: ArrayLike,
     loc: float | ArrayLike,
@@ -236,6 +248,7 @@ def double_sided_maxwell(
     return lax.add(scaled, _float_param("double_sided_maxwell", loc, dt, out))
 
 
+@_compiled
 def triangular(
     key: ArrayLike,
     left: float | ArrayLike,
@@ -261,6 +274,7 @@ def triangular(
     return lax.select(lax.lt(u, fc), out1, out2)
 
 
+@_compiled
 def truncated_normal(
     key: ArrayLike,
     lower: float | ArrayLike,

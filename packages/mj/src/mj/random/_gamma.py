@@ -23,6 +23,7 @@ from mj.random._args import (
     _check_castable,
     _check_key,
     _check_param_shapes,
+    _compiled,
     _const,
     _error,
     _float_dtype,
@@ -153,6 +154,7 @@ def _differentiable_sampler(log_space: bool) -> custom_jvp:
 _SAMPLERS = {False: _differentiable_sampler(False), True: _differentiable_sampler(True)}
 
 
+@_compiled
 def gamma(
     key: AnyArray, a: float | AnyArray, shape: Shape | None = None, dtype: DTypeLike | None = None
 ) -> AnyArray:
@@ -162,6 +164,7 @@ def gamma(
     return _gamma(key, a, _params_shape("gamma", shape, a), dt, log_space=False)
 
 
+@_compiled
 def loggamma(
     key: AnyArray, a: float | AnyArray, shape: Shape | None = None, dtype: DTypeLike | None = None
 ) -> AnyArray:
@@ -172,6 +175,7 @@ def loggamma(
     return _gamma(key, a, _params_shape("loggamma", shape, a), dt, log_space=True)
 
 
+@_compiled
 def beta(
     key: ArrayLike,
     a: float | ArrayLike,
@@ -193,6 +197,7 @@ def beta(
     return lax.div(ga, lax.add(ga, gb))
 
 
+@_compiled
 def dirichlet(
     key: ArrayLike, alpha: ArrayLike, shape: Shape | None = None, dtype: DTypeLike | None = None
 ) -> Array:
@@ -219,6 +224,7 @@ def _chisquare(key: ArrayLike, df: Any, shape: tuple[int, ...], dtype: np.dtype[
     return lax.mul(lax.exp(_gamma(key, half_df, shape, dtype, log_space=True)), two)
 
 
+@_compiled
 def chisquare(
     key: ArrayLike,
     df: float | ArrayLike,
@@ -233,6 +239,7 @@ def chisquare(
     return _chisquare(key, df, shp, dt)
 
 
+@_compiled
 def f(
     key: ArrayLike,
     dfnum: float | ArrayLike,
@@ -251,6 +258,7 @@ def f(
     return lax.div(num, den)
 
 
+@_compiled
 def t(
     key: ArrayLike,
     df: float | ArrayLike,
@@ -291,6 +299,7 @@ def _check_scalar_p(api: str, p: Any) -> None:
         raise ValueError(_error(api, f"p must be a scalar, got shape {get_aval(p).shape}"))
 
 
+@_compiled
 def generalized_normal(
     key: ArrayLike, p: float, shape: Shape = (), dtype: DTypeLike | None = None
 ) -> Array:
@@ -302,6 +311,7 @@ def generalized_normal(
     return _generalized_normal(key, p, _shape("generalized_normal", shape), dt)
 
 
+@_compiled
 def ball(
     key: ArrayLike, d: int, p: float = 2, shape: Shape = (), dtype: DTypeLike | None = None
 ) -> Array:

@@ -18,6 +18,7 @@ from mj.random._args import Shape, _aval, _check_key, _error, _shape
 from mj.random._keyarray import THREEFRY, PRNGImpl, PRNGKeyArray, PRNGKeyDtype
 from mj_core import config
 from mj_core.dtypes import is_integer
+from mj_core.errors import user_line_suffix
 from mj_core.extend import AnyArray, Array, ArrayLike
 
 __all__ = [
@@ -135,19 +136,21 @@ def split(key: Any, num: int | Shape = 2) -> Any:
 
 
 def fold_in(key: Any, data: int | ArrayLike) -> Any:
-    """A new key derived from ``key`` and the integer ``data`` (taken modulo 2**32), e.g. a
-    step number or a device index: ``fold_in(key, i)`` gives a different key for every ``i``."""
+    """A new key derived from ``key`` and the scalar ``data``, e.g. a step number or a device
+    index: ``fold_in(key, i)`` gives a different key for every ``i``. ``data`` becomes a
+    uint32 as ``jnp.uint32(data)`` makes it, as JAX's: a Python int must lie in
+    ``[0, 2**32)`` (``OverflowError`` otherwise), arrays and floats convert (wrapping)."""
+    import mj.numpy as mnp
+
     raw = _check_key("fold_in", key)
-    aval = _aval("fold_in", "data", data)
-    if aval.shape:
+    value: Any = data
+    shape = np.shape(value)
+    if shape:
         raise TypeError(
-            _error("fold_in", f"data must be a scalar, got shape {aval.shape}; use mj.vmap")
+            f"fold_in accepts a scalar, but was given an array of shape {shape} != (). Use "
+            f"jax.vmap for batching.{user_line_suffix()}"
         )
-    if not (is_integer(aval.dtype) or aval.dtype == np.bool_):
-        raise TypeError(_error("fold_in", f"data must be an integer, got {aval.dtype.name}"))
-    if isinstance(data, int):
-        data = np.uint32(data % 2**32)
-    return _wrap_like(key, _threefry.fold_in(raw, data))
+    return _wrap_like(key, _threefry.fold_in(raw, mnp.uint32(value)))
 
 
 def _check_key_data(api: str, keys: Any) -> AnyArray:

@@ -12,6 +12,7 @@ from mj.random._args import (
     _aval,
     _check_key,
     _check_param_shapes,
+    _compiled,
     _default_float,
     _error,
     _operator_index,
@@ -93,6 +94,7 @@ def multivariate_normal(
     return mnp.add(mean, mnp.einsum("...ij,...j->...i", factor, z))
 
 
+@_compiled
 def orthogonal(
     key: ArrayLike, n: int, shape: Shape = (), dtype: DTypeLike | None = None, m: int | None = None
 ) -> Array:

@@ -16,6 +16,7 @@ import numpy as np
 import mj_core.numpy as mnp
 from mj import nn as _nn
 from mj.nn import logsumexp as logsumexp
+from mj.scipy._sph_harm import sph_harm_y as sph_harm_y
 from mj_autodiff import custom_jvp
 from mj_core import get_aval, lax
 from mj_core.dtypes import is_float
@@ -61,6 +62,7 @@ __all__ = [
     "rel_entr",
     "softmax",
     "spence",
+    "sph_harm_y",
     "xlog1py",
     "xlogy",
     "zeta",
