@@ -624,3 +624,6 @@ def bessel_jn(z_in: ArrayLike, *, v: int, n_iter: int = 50) -> Array:
     ks = lax.iota(z.dtype, n_iter + 1)
     (_, _, bs), j_vals = scan(body, init, ks, reverse=True)
     return j_vals[: v + 1] / mnp.expand_dims(bs - j_vals[0], 0)  # type: ignore[no-any-return]
+
+
+from mj.scipy._special_integrals import sici as sici  # noqa: E402
