@@ -626,4 +626,7 @@ def bessel_jn(z_in: ArrayLike, *, v: int, n_iter: int = 50) -> Array:
     return j_vals[: v + 1] / mnp.expand_dims(bs - j_vals[0], 0)  # type: ignore[no-any-return]
 
 
+from mj.scipy._special_integrals import dawsn as dawsn  # noqa: E402
+from mj.scipy._special_integrals import erfcx as erfcx  # noqa: E402
 from mj.scipy._special_integrals import sici as sici  # noqa: E402
+from mj.scipy._special_integrals import wofz as wofz  # noqa: E402
