@@ -19,6 +19,8 @@ XS = np.array(
 
 ZS = (XS[1:-3, None] + 1j * np.array([-2.0, -0.1, 0.0, 0.7, 5.0], np.float32)).astype(np.complex64)
 
+NS = np.array([-1, 0, 1, 2, 5, 30], np.int32)
+
 CASES = {
     "sici": lambda s: s.sici(XS),
     "sici int": lambda s: s.sici(np.arange(-3, 6, dtype=np.int32)),
@@ -33,6 +35,12 @@ CASES = {
     "wofz": lambda s: s.wofz(ZS),
     "wofz real": lambda s: s.wofz(XS[1:-3]),
     "wofz int": lambda s: s.wofz(3),
+    "expi": lambda s: s.expi(XS),
+    "expi int": lambda s: s.expi(np.arange(-3, 8, dtype=np.int32)),
+    "exp1": lambda s: s.exp1(XS),
+    "exp1 weak": lambda s: s.exp1(0.5),
+    "expn": lambda s: s.expn(NS, np.abs(XS[2:-3])[:, None]),
+    "expn large n": lambda s: s.expn(np.float32(6000.0), np.float32(2.0)),
 }
 
 
@@ -58,6 +66,9 @@ GRADS = {
     "dawsn": (lambda s, x: s.dawsn(x), 0.75),
     "erfcx": (lambda s, x: s.erfcx(x), 1.25),
     "wofz real part": (lambda s, x: s.wofz(x * (1 + 0.5j)).real, 0.8),
+    "expi": (lambda s, x: s.expi(x), 1.5),
+    "exp1": (lambda s, x: s.exp1(x), 0.7),
+    "expn": (lambda s, x: s.expn(3, x), 2.5),
 }
 
 

@@ -628,5 +628,8 @@ def bessel_jn(z_in: ArrayLike, *, v: int, n_iter: int = 50) -> Array:
 
 from mj.scipy._special_integrals import dawsn as dawsn  # noqa: E402
 from mj.scipy._special_integrals import erfcx as erfcx  # noqa: E402
+from mj.scipy._special_integrals import exp1 as exp1  # noqa: E402
+from mj.scipy._special_integrals import expi as expi  # noqa: E402
+from mj.scipy._special_integrals import expn as expn  # noqa: E402
 from mj.scipy._special_integrals import sici as sici  # noqa: E402
 from mj.scipy._special_integrals import wofz as wofz  # noqa: E402
