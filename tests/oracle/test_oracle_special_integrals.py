@@ -87,3 +87,7 @@ def test_complex_input_is_refused_as_in_jax():
             special.sici(np.complex64(1.0))
         with pytest.raises(ValueError, match="does not support complex"):
             special.dawsn(np.complex64(1.0))
+
+
+def test_config_x64_enabled_as_jax(x64):
+    assert mj.config.x64_enabled is jax.config.x64_enabled is x64
