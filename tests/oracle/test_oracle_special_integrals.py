@@ -40,6 +40,10 @@ CASES = {
     "exp1": lambda s: s.exp1(XS),
     "exp1 weak": lambda s: s.exp1(0.5),
     "expn": lambda s: s.expn(NS, np.abs(XS[2:-3])[:, None]),
+    "bernoulli 0": lambda s: s.bernoulli(0),
+    "bernoulli 2": lambda s: s.bernoulli(2),
+    "bernoulli 30": lambda s: s.bernoulli(30),
+    "bernoulli 31": lambda s: s.bernoulli(np.int32(31)),
     "expn large n": lambda s: s.expn(np.float32(6000.0), np.float32(2.0)),
 }
 
@@ -91,3 +95,9 @@ def test_complex_input_is_refused_as_in_jax():
 
 def test_config_x64_enabled_as_jax(x64):
     assert mj.config.x64_enabled is jax.config.x64_enabled is x64
+
+
+def test_negative_bernoulli_is_refused_as_in_jax():
+    for special in (jsp, msp):
+        with pytest.raises(ValueError, match="n must be a non-negative integer"):
+            special.bernoulli(-1)

@@ -8,6 +8,7 @@ derivatives, so values agree with ``jax.scipy.special`` to float precision.
 
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 import numpy as np
@@ -20,7 +21,7 @@ from mj_core.dtypes import is_float
 from mj_core.errors import user_line_suffix
 from mj_core.extend import AnyArray, Array, ArrayLike, promote_inexact
 
-__all__ = ["dawsn", "erfcx", "exp1", "expi", "expn", "sici", "wofz"]
+__all__ = ["bernoulli", "dawsn", "erfcx", "exp1", "expi", "expn", "sici", "wofz"]
 
 _EULER_GAMMA = float(np.euler_gamma)
 
@@ -539,3 +540,25 @@ def exp1(x: ArrayLike) -> Array:
     """The exponential integral ``E_1(x) = int_x^inf exp(-t)/t dt``: ``expn(1, x)``."""
     (x_arr,) = _real("exp1", "does not support complex-valued inputs.", x)
     return expn(1, x_arr)
+
+
+def bernoulli(n: int) -> Array:
+    """The Bernoulli numbers ``B_0 .. B_n`` (``B_1 = -1/2``), by Chowla and Hartung's
+    zeta-series algorithm, as JAX's (a concrete non-negative ``n``)."""
+    try:
+        n = operator.index(n)
+    except TypeError:
+        raise TypeError(
+            f"Argument n of bernoulli must be a concrete integer{user_line_suffix()}"
+        ) from None
+    if n < 0:
+        raise ValueError("n must be a non-negative integer.")
+    b3 = jnp.array([1, -1 / 2, 1 / 6])
+    if n < 3:
+        return b3[: n + 1]
+    bn = jnp.zeros(n + 1).at[:3].set(b3)
+    m = jnp.arange(4, n + 1, 2, dtype=bn.dtype)
+    q1 = (1.0 / np.pi**2) * jnp.cumprod(-(m - 1) * m / 4 / np.pi**2)
+    k = jnp.arange(2, 50, dtype=bn.dtype)  # 2 ** -50 < 1e-15
+    q2 = jnp.sum(k[:, None] ** -m[None, :], axis=0)
+    return bn.at[4::2].set(q1 * (1 + q2))

@@ -24,6 +24,7 @@ from mj_core.extend import AnyArray, Array, ArrayLike, check_ranks, promote_inex
 from mj_core.lax import erf_inv as erfinv
 
 __all__ = [
+    "bernoulli",
     "bessel_jn",
     "beta",
     "betainc",
@@ -633,6 +634,7 @@ def bessel_jn(z_in: ArrayLike, *, v: int, n_iter: int = 50) -> Array:
     return j_vals[: v + 1] / mnp.expand_dims(bs - j_vals[0], 0)  # type: ignore[no-any-return]
 
 
+from mj.scipy._special_integrals import bernoulli as bernoulli  # noqa: E402
 from mj.scipy._special_integrals import dawsn as dawsn  # noqa: E402
 from mj.scipy._special_integrals import erfcx as erfcx  # noqa: E402
 from mj.scipy._special_integrals import exp1 as exp1  # noqa: E402
