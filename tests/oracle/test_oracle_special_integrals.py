@@ -44,6 +44,12 @@ CASES = {
     "bernoulli 2": lambda s: s.bernoulli(2),
     "bernoulli 30": lambda s: s.bernoulli(30),
     "bernoulli 31": lambda s: s.bernoulli(np.int32(31)),
+    "owens_t": lambda s: s.owens_t(
+        XS[1:-2, None], np.array([-3.0, -1.0, 0.0, 0.3, 1.0, 2.0, np.nan], np.float32)
+    ),
+    "owens_t int": lambda s: s.owens_t(2, np.arange(-2, 3, dtype=np.int32)),
+    "owens_t weak": lambda s: s.owens_t(0.5, 1.5),
+    "owens_t f64": lambda s: s.owens_t(np.float64(0.5), np.float64(0.25)),
     "expn large n": lambda s: s.expn(np.float32(6000.0), np.float32(2.0)),
 }
 
@@ -54,7 +60,7 @@ def _compare(got, want):
     for g, w in zip(got_leaves, want_leaves, strict=True):
         assert g.dtype == w.dtype
         assert g.weak_type == w.weak_type
-        np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=5e-6, atol=1e-30)
+        np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=5e-6, atol=1e-20)
 
 
 @pytest.mark.parametrize("make", CASES.values(), ids=CASES.keys())
@@ -71,6 +77,8 @@ GRADS = {
     "erfcx": (lambda s, x: s.erfcx(x), 1.25),
     "wofz real part": (lambda s, x: s.wofz(x * (1 + 0.5j)).real, 0.8),
     "expi": (lambda s, x: s.expi(x), 1.5),
+    "owens_t h": (lambda s, x: s.owens_t(x, 0.7), 0.9),
+    "owens_t a": (lambda s, x: s.owens_t(1.1, x), 2.5),
     "exp1": (lambda s, x: s.exp1(x), 0.7),
     "expn": (lambda s, x: s.expn(3, x), 2.5),
 }

@@ -62,6 +62,7 @@ __all__ = [
     "multigammaln",
     "ndtr",
     "ndtri",
+    "owens_t",
     "poch",
     "polygamma",
     "rel_entr",
@@ -640,5 +641,6 @@ from mj.scipy._special_integrals import erfcx as erfcx  # noqa: E402
 from mj.scipy._special_integrals import exp1 as exp1  # noqa: E402
 from mj.scipy._special_integrals import expi as expi  # noqa: E402
 from mj.scipy._special_integrals import expn as expn  # noqa: E402
+from mj.scipy._special_integrals import owens_t as owens_t  # noqa: E402
 from mj.scipy._special_integrals import sici as sici  # noqa: E402
 from mj.scipy._special_integrals import wofz as wofz  # noqa: E402
