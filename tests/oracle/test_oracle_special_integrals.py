@@ -50,6 +50,10 @@ CASES = {
     "owens_t int": lambda s: s.owens_t(2, np.arange(-2, 3, dtype=np.int32)),
     "owens_t weak": lambda s: s.owens_t(0.5, 1.5),
     "owens_t f64": lambda s: s.owens_t(np.float64(0.5), np.float64(0.25)),
+    "fresnel": lambda s: s.fresnel(XS),
+    "fresnel f64": lambda s: s.fresnel(XS.astype(np.float64)),
+    "fresnel bfloat16": lambda s: s.fresnel(XS.astype(jnp.bfloat16)),
+    "fresnel int": lambda s: s.fresnel(np.arange(-3, 4, dtype=np.int32)),
     "expn large n": lambda s: s.expn(np.float32(6000.0), np.float32(2.0)),
 }
 
@@ -77,6 +81,8 @@ GRADS = {
     "erfcx": (lambda s, x: s.erfcx(x), 1.25),
     "wofz real part": (lambda s, x: s.wofz(x * (1 + 0.5j)).real, 0.8),
     "expi": (lambda s, x: s.expi(x), 1.5),
+    "fresnel s": (lambda s, x: s.fresnel(x)[0], 1.3),
+    "fresnel c": (lambda s, x: s.fresnel(x)[1], -0.4),
     "owens_t h": (lambda s, x: s.owens_t(x, 0.7), 0.9),
     "owens_t a": (lambda s, x: s.owens_t(1.1, x), 2.5),
     "exp1": (lambda s, x: s.exp1(x), 0.7),

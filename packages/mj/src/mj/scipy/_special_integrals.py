@@ -21,7 +21,18 @@ from mj_core.dtypes import is_float
 from mj_core.errors import user_line_suffix
 from mj_core.extend import AnyArray, Array, ArrayLike, promote_inexact
 
-__all__ = ["bernoulli", "dawsn", "erfcx", "exp1", "expi", "expn", "owens_t", "sici", "wofz"]
+__all__ = [
+    "bernoulli",
+    "dawsn",
+    "erfcx",
+    "exp1",
+    "expi",
+    "expn",
+    "fresnel",
+    "owens_t",
+    "sici",
+    "wofz",
+]
 
 _EULER_GAMMA = float(np.euler_gamma)
 
@@ -644,3 +655,136 @@ def owens_t(h: ArrayLike, a: ArrayLike) -> Array:
     ``h = 0`` and ``a = 1`` and the reciprocal correction for ``|a| > 1``."""
     h_arr, a_arr = promote_inexact(h, a)
     return _owens_t_impl(h_arr, a_arr)  # type: ignore[no-any-return]
+
+
+# --- fresnel (SciPy's C++ Cephes fresnl, fresnlf for single precision) --------------------------
+def _sincospisquaredhalf(x: AnyArray) -> tuple[AnyArray, AnyArray]:
+    """``sin(pi x**2 / 2)`` and ``cos(pi x**2 / 2)``, with ``x**2 / 2`` reduced mod 2 first
+    (``r = (s (x - s/2)) % 2`` for ``s = x % 2``), as SciPy's ``sinpi``/``cospi``."""
+    x = jnp.abs(x)
+    s = jnp.fmod(x, 2.0)
+    r = jnp.fmod(s * (x - s / 2), 2.0)
+    sinpi = jnp.where(
+        r < 0.5,
+        jnp.sin(np.pi * r),
+        jnp.where(r > 1.5, jnp.sin(np.pi * (r - 2.0)), -jnp.sin(np.pi * (r - 1.0))),
+    )
+    cospi = jnp.where(
+        r == 0.5,
+        0.0,
+        jnp.where(r < 1.0, -jnp.sin(np.pi * (r - 0.5)), jnp.sin(np.pi * (r - 1.5))),
+    )
+    return sinpi, cospi
+
+
+_FRESNL_F32 = dict(
+    sn=[1.647629463788700e-9, -1.522754752581096e-7, 8.424748808502400e-6,
+        -3.120693124703272e-4, 7.244727626597022e-3, -9.228055941124598e-2,
+        5.235987735681432e-1],
+    cn=[1.416802502367354e-8, -1.157231412229871e-6, 5.387223446683264e-5,
+        -1.604381798862293e-3, 2.818489036795073e-2, -2.467398198317899e-1,
+        9.999999760004487e-1],
+    fn=[-1.903009855649792e12, 1.355942388050252e11, -4.158143148511033e9,
+        7.343848463587323e7, -8.732356681548485e5, 8.560515466275470e3,
+        -1.032877601091159e2, 2.999401847870011e0],
+    gn=[-1.860843997624650e11, 1.278350673393208e10, -3.779387713202229e8,
+        6.492611570598858e6, -7.787789623358162e4, 8.602931494734327e2,
+        -1.493439396592284e1, 9.999841934744914e-1],
+)  # fmt: skip
+_FRESNL_F64 = dict(
+    sn=[-2.99181919401019853726e3, 7.08840045257738576863e5, -6.29741486205862506537e7,
+        2.54890880573376359104e9, -4.42979518059697779103e10, 3.18016297876567817986e11],
+    sd=[1.0, 2.81376268889994315696e2, 4.55847810806532581675e4, 5.17343888770096400730e6,
+        4.19320245898111231129e8, 2.24411795645340920940e10, 6.07366389490084639049e11],
+    cn=[-4.98843114573573548651e-8, 9.50428062829859605134e-6, -6.45191435683965050962e-4,
+        1.88843319396703850064e-2, -2.05525900955013891793e-1, 9.99999999999999998822e-1],
+    cd=[3.99982968972495980367e-12, 9.15439215774657478799e-10, 1.25001862479598821474e-7,
+        1.22262789024179030997e-5, 8.68029542941784300606e-4, 4.12142090722199792936e-2,
+        1.00000000000000000118e0],
+    fn=[4.21543555043677546506e-1, 1.43407919780758885261e-1, 1.15220955073585758835e-2,
+        3.45017939782574027900e-4, 4.63613749287867322088e-6, 3.05568983790257605827e-8,
+        1.02304514164907233465e-10, 1.72010743268161828879e-13, 1.34283276233062758925e-16,
+        3.76329711269987889006e-20],
+    fd=[1.0, 7.51586398353378947175e-1, 1.16888925859191382142e-1, 6.44051526508858611005e-3,
+        1.55934409164153020873e-4, 1.84627567348930545870e-6, 1.12699224763999035261e-8,
+        3.60140029589371370404e-11, 5.88754533621578410010e-14, 4.52001434074129701496e-17,
+        1.25443237090011264384e-20],
+    gn=[5.04442073643383265887e-1, 1.97102833525523411709e-1, 1.87648584092575249293e-2,
+        6.84079380915393090172e-4, 1.15138826111884280931e-5, 9.82852443688422223854e-8,
+        4.45344415861750144738e-10, 1.08268041139020870318e-12, 1.37555460633261799868e-15,
+        8.36354435630677421531e-19, 1.86958710162783235106e-22],
+    gd=[1.0, 1.47495759925128324529e0, 3.37748989120019970451e-1, 2.53603741420338795122e-2,
+        8.14679107184306179049e-4, 1.27545075667729118702e-5, 1.04314589657571990585e-7,
+        4.60680728146520428211e-10, 1.10273215066240270757e-12, 1.38796531259578871258e-15,
+        8.39158816283118707363e-19, 1.86958710162783236342e-22],
+)  # fmt: skip
+
+
+@custom_jvp
+def fresnel(x: ArrayLike) -> tuple[Array, Array]:
+    """The Fresnel integrals ``(S(x), C(x))``, ``int_0^x sin(pi t**2/2) dt`` and
+    ``int_0^x cos(pi t**2/2) dt``, real ``x`` only: Cephes' ``fresnl`` in float64 and
+    ``fresnlf`` in float32 (half precisions computed in float32), as JAX's."""
+    (xxa,) = promote_inexact(x)
+    original_dtype = get_aval(xxa).dtype
+    if not is_float(original_dtype):
+        raise NotImplementedError("Support for complex-valued inputs is not implemented yet.")
+    if original_dtype in (np.float32, np.float16, jnp.bfloat16):
+        xxa = lax.convert_element_type(xxa, np.float32)
+        k = {name: jnp.array(c, dtype=np.float32) for name, c in _FRESNL_F32.items()}
+    elif original_dtype == np.float64:
+        k = {name: jnp.array(c, dtype=np.float64) for name, c in _FRESNL_F64.items()}
+    else:
+        raise NotImplementedError(f"Support for {original_dtype} dtype is not implemented yet.")
+    single = get_aval(xxa).dtype == np.float32
+    x_abs = jnp.abs(xxa)
+    x2 = x_abs * x_abs
+    s_inf = c_inf = 0.5
+    t = x2 * x2
+    if single:
+        s_small = x_abs * x2 * jnp.polyval(k["sn"], t)
+        c_small = x_abs * jnp.polyval(k["cn"], t)
+    else:
+        s_small = x_abs * x2 * jnp.polyval(k["sn"], t) / jnp.polyval(k["sd"], t)
+        c_small = x_abs * jnp.polyval(k["cn"], t) / jnp.polyval(k["cd"], t)
+    sinpi, cospi = _sincospisquaredhalf(x_abs)
+    if single:
+        c_large: Any = c_inf
+        s_large: Any = s_inf
+    else:
+        c_large = 0.5 + 1 / (np.pi * x_abs) * sinpi
+        s_large = 0.5 - 1 / (np.pi * x_abs) * cospi
+    t = np.pi * x2
+    u = 1.0 / (t * t)
+    t = 1.0 / t
+    if single:
+        f = 1.0 - u * jnp.polyval(k["fn"], u)
+        g = t * jnp.polyval(k["gn"], u)
+    else:
+        f = 1.0 - u * jnp.polyval(k["fn"], u) / jnp.polyval(k["fd"], u)
+        g = t * jnp.polyval(k["gn"], u) / jnp.polyval(k["gd"], u)
+    t = np.pi * x_abs
+    c_other = 0.5 + (f * sinpi - g * cospi) / t
+    s_other = 0.5 - (f * cospi + g * sinpi) / t
+    isinf = jnp.isinf(xxa)
+    small = x2 < 2.5625
+    large = x_abs > 36974.0
+    s = jnp.where(isinf, s_inf, jnp.where(small, s_small, jnp.where(large, s_large, s_other)))
+    c = jnp.where(isinf, c_inf, jnp.where(small, c_small, jnp.where(large, c_large, c_other)))
+    neg = xxa < 0.0
+    s = jnp.where(neg, -s, s)
+    c = jnp.where(neg, -c, c)
+    if original_dtype != get_aval(xxa).dtype:
+        s = s.astype(original_dtype)
+        c = c.astype(original_dtype)
+    return s, c
+
+
+@fresnel.defjvp
+def _fresnel_jvp(
+    primals: tuple[AnyArray], tangents: tuple[AnyArray]
+) -> tuple[tuple[Array, Array], tuple[AnyArray, AnyArray]]:
+    (x,), (x_dot,) = primals, tangents
+    result = fresnel(x)
+    sinpi, cospi = _sincospisquaredhalf(x)
+    return result, (sinpi * x_dot, cospi * x_dot)

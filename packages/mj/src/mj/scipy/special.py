@@ -44,6 +44,7 @@ __all__ = [
     "expit",
     "expn",
     "factorial",
+    "fresnel",
     "gamma",
     "gammainc",
     "gammaincc",
@@ -641,6 +642,7 @@ from mj.scipy._special_integrals import erfcx as erfcx  # noqa: E402
 from mj.scipy._special_integrals import exp1 as exp1  # noqa: E402
 from mj.scipy._special_integrals import expi as expi  # noqa: E402
 from mj.scipy._special_integrals import expn as expn  # noqa: E402
+from mj.scipy._special_integrals import fresnel as fresnel  # noqa: E402
 from mj.scipy._special_integrals import owens_t as owens_t  # noqa: E402
 from mj.scipy._special_integrals import sici as sici  # noqa: E402
 from mj.scipy._special_integrals import wofz as wofz  # noqa: E402
