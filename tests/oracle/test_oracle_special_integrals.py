@@ -19,6 +19,11 @@ XS = np.array(
 
 ZS = (XS[1:-3, None] + 1j * np.array([-2.0, -0.1, 0.0, 0.7, 5.0], np.float32)).astype(np.complex64)
 
+ZC = np.array(
+    [0.5 + 1j, -2.5 + 0.5j, -3.0 + 0j, -3.0 - 1e-3j, -3.0 + 1e-3j, 0j, 4.0 - 2j, -7.3 + 0j,
+     -7.3 - 0j, 1.0, np.nan + 1j, 10.0 + 30j, -0.5 - 0.5j],
+    np.complex64,
+)  # fmt: skip
 NS = np.array([-1, 0, 1, 2, 5, 30], np.int32)
 
 CASES = {
@@ -54,6 +59,10 @@ CASES = {
     "fresnel f64": lambda s: s.fresnel(XS.astype(np.float64)),
     "fresnel bfloat16": lambda s: s.fresnel(XS.astype(jnp.bfloat16)),
     "fresnel int": lambda s: s.fresnel(np.arange(-3, 4, dtype=np.int32)),
+    "gamma complex": lambda s: s.gamma(ZC),
+    "gamma complex128": lambda s: s.gamma(ZC.astype(np.complex128)),
+    "loggamma complex": lambda s: s.loggamma(ZC),
+    "loggamma complex128": lambda s: s.loggamma(ZC.astype(np.complex128)),
     "expn large n": lambda s: s.expn(np.float32(6000.0), np.float32(2.0)),
 }
 
@@ -81,6 +90,7 @@ GRADS = {
     "erfcx": (lambda s, x: s.erfcx(x), 1.25),
     "wofz real part": (lambda s, x: s.wofz(x * (1 + 0.5j)).real, 0.8),
     "expi": (lambda s, x: s.expi(x), 1.5),
+    "gamma complex imag part": (lambda s, x: s.gamma(x * (1 + 0.5j)).imag, -1.3),
     "fresnel s": (lambda s, x: s.fresnel(x)[0], 1.3),
     "fresnel c": (lambda s, x: s.fresnel(x)[1], -0.4),
     "owens_t h": (lambda s, x: s.owens_t(x, 0.7), 0.9),
@@ -115,3 +125,13 @@ def test_negative_bernoulli_is_refused_as_in_jax():
     for special in (jsp, msp):
         with pytest.raises(ValueError, match="n must be a non-negative integer"):
             special.bernoulli(-1)
+
+
+def test_complex_loggamma_jvp_as_jax(x64):
+    """Forward mode only: JAX's complex ``loggamma`` runs a ``while_loop``."""
+    z, dz = np.complex64(-2.3 + 0.4j), np.complex64(0.5 - 1j)
+    want = jax.jvp(jsp.loggamma, (z,), (dz,))
+    got = mj.jvp(msp.loggamma, (z,), (dz,))
+    for g, w in zip(got, want, strict=True):
+        assert g.dtype == w.dtype
+        np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=2e-5)

@@ -413,6 +413,11 @@ def gammasgn(x: ArrayLike) -> Array:
 def gamma(x: ArrayLike) -> Array:
     """``Gamma(x)`` as ``gammasgn(x) * exp(gammaln(x))`` (JAX's formula): ``+-inf`` at
     ``+-0``, NaN at the negative integers, ``inf`` past ``~171.6`` in float64."""
+    (z,) = promote_inexact(x)
+    if np.issubdtype(get_aval(z).dtype, np.complexfloating):
+        from mj.scipy._complex_gamma import complex_gamma
+
+        return complex_gamma(z)  # type: ignore[no-any-return]
     x = _inexact("gamma", x)
     # NumPy-level product, as JAX's ``sign * exp(gammaln(x))``: the weak factor is converted
     # to the strong sign's dtype, so the gradient of a Python float is weak
@@ -533,8 +538,14 @@ def kl_div(p: ArrayLike, q: ArrayLike) -> Array:
 
 
 def loggamma(x: AnyArray) -> AnyArray:
-    """The principal branch of log-gamma for real ``x``: ``gammaln`` for ``x > 0``, NaN
-    elsewhere (complex arguments are not supported)."""
+    """The principal branch of log-gamma: ``gammaln`` for real ``x > 0``, NaN for other
+    real ``x``; for complex ``x`` JAX's Lanczos approximation with SciPy's branch cut on the
+    negative real axis (``nan+nanj`` at the poles)."""
+    (z,) = promote_inexact(x)
+    if np.issubdtype(get_aval(z).dtype, np.complexfloating):
+        from mj.scipy._complex_gamma import complex_loggamma_scipy
+
+        return complex_loggamma_scipy(z)
     x = _inexact("loggamma", x)
     return mnp.where(x > 0, lax.lgamma(x), np.nan)
 
