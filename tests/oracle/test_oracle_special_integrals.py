@@ -24,6 +24,9 @@ ZC = np.array(
      -7.3 - 0j, 1.0, np.nan + 1j, 10.0 + 30j, -0.5 - 0.5j],
     np.complex64,
 )  # fmt: skip
+AS = np.array([0.0, 0.5, 1.0, 2.5, 7.0], np.float32)
+BS = np.array([0.0, 1.0, 2.5, 4.0], np.float32)
+HX = np.array([0.0, 0.3, 5.0, 50.0, 120.0], np.float32)
 NS = np.array([-1, 0, 1, 2, 5, 30], np.int32)
 
 CASES = {
@@ -63,6 +66,8 @@ CASES = {
     "gamma complex128": lambda s: s.gamma(ZC.astype(np.complex128)),
     "loggamma complex": lambda s: s.loggamma(ZC),
     "loggamma complex128": lambda s: s.loggamma(ZC.astype(np.complex128)),
+    "hyp1f1": lambda s: s.hyp1f1(AS[:, None, None], BS[None, :, None], HX[None, None, :]),
+    "hyp1f1 int": lambda s: s.hyp1f1(1, 2, 3),
     "expn large n": lambda s: s.expn(np.float32(6000.0), np.float32(2.0)),
 }
 
@@ -91,6 +96,9 @@ GRADS = {
     "wofz real part": (lambda s, x: s.wofz(x * (1 + 0.5j)).real, 0.8),
     "expi": (lambda s, x: s.expi(x), 1.5),
     "gamma complex imag part": (lambda s, x: s.gamma(x * (1 + 0.5j)).imag, -1.3),
+    "hyp1f1 a": (lambda s, x: s.hyp1f1(x, 2.5, 1.5), 0.7),
+    "hyp1f1 b": (lambda s, x: s.hyp1f1(0.7, x, 1.5), 2.5),
+    "hyp1f1 x": (lambda s, x: s.hyp1f1(0.7, 2.5, x), 1.5),
     "fresnel s": (lambda s, x: s.fresnel(x)[0], 1.3),
     "fresnel c": (lambda s, x: s.fresnel(x)[1], -0.4),
     "owens_t h": (lambda s, x: s.owens_t(x, 0.7), 0.9),

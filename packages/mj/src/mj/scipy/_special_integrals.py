@@ -788,3 +788,87 @@ def _fresnel_jvp(
     result = fresnel(x)
     sinpi, cospi = _sincospisquaredhalf(x)
     return result, (sinpi * x_dot, cospi * x_dot)
+
+
+# --- hyp1f1 (Pearson, Olver and Porter 2014: Taylor series, asymptotic expansion) --------------
+def _series_loop(step: Any, cond_term: Any, init: tuple[Any, Any, Any]) -> AnyArray:
+    """``while_loop`` over ``(serie, k, term)`` with JAX's stopping rule: 250 terms, or a
+    term below ``eps`` relative to the sum."""
+    precision = np.finfo(get_aval(init[2]).dtype).eps
+
+    def cond(state: tuple[AnyArray, AnyArray, AnyArray]) -> AnyArray:
+        serie, k, term = state
+        return (k < 250) & (lax.abs(cond_term(term)) / lax.abs(serie) > precision)
+
+    return while_loop(cond, step, init)[0]
+
+
+def _hyp1f1_serie(a: AnyArray, b: AnyArray, x: AnyArray) -> AnyArray:
+    def body(state: tuple[AnyArray, AnyArray, AnyArray]) -> tuple[AnyArray, AnyArray, AnyArray]:
+        serie, k, term = state
+        return serie + term, k + 1, term * ((a + k) / (b + k) * x / (k + 1))
+
+    return _series_loop(body, lambda t: t, (jnp.ones_like(x), 1, a / b * x))
+
+
+def _hyp1f1_asymptotic(a: AnyArray, b: AnyArray, x: AnyArray) -> AnyArray:
+    def body(state: tuple[AnyArray, AnyArray, AnyArray]) -> tuple[AnyArray, AnyArray, AnyArray]:
+        serie, k, term = state
+        return serie + term, k + 1, term * ((b - a + k) * (1 - a + k) / (k + 1) / x)
+
+    serie = _series_loop(body, lambda t: t, (jnp.ones_like(x), 1, (b - a) * (1 - a) / x))
+    from mj.scipy.special import gamma
+
+    return gamma(b) / gamma(a) * lax.exp(x) * x ** (a - b) * serie
+
+
+def _hyp1f1_a_derivative_scalar(a: AnyArray, b: AnyArray, x: AnyArray) -> AnyArray:
+    def body(state: tuple[AnyArray, AnyArray, AnyArray]) -> tuple[AnyArray, AnyArray, AnyArray]:
+        serie, k, term = state
+        serie = serie + term * (lax.digamma(a + k) - lax.digamma(a))
+        return serie, k + 1, term * ((a + k) / (b + k) * x / (k + 1))
+
+    return _series_loop(body, lambda t: t, (jnp.zeros_like(x), 1, a / b * x))
+
+
+def _hyp1f1_b_derivative_scalar(a: AnyArray, b: AnyArray, x: AnyArray) -> AnyArray:
+    def body(state: tuple[AnyArray, AnyArray, AnyArray]) -> tuple[AnyArray, AnyArray, AnyArray]:
+        serie, k, term = state
+        serie = serie + term * (lax.digamma(b) - lax.digamma(b + k))
+        return serie, k + 1, term * ((a + k) / (b + k) * x / (k + 1))
+
+    return _series_loop(body, lambda t: t, (jnp.zeros_like(x), 1, a / b * x))
+
+
+_hyp1f1_a_derivative = jnp.vectorize(_hyp1f1_a_derivative_scalar)
+_hyp1f1_b_derivative = jnp.vectorize(_hyp1f1_b_derivative_scalar)
+
+
+def _hyp1f1_scalar(a: ArrayLike, b: ArrayLike, x: ArrayLike) -> AnyArray:
+    a, b, x = _real("hyp1f1", "does not support complex-valued inputs.", a, b, x)
+    from mj_control import cond
+
+    result = cond(lax.abs(x) < 100, _hyp1f1_serie, _hyp1f1_asymptotic, a, b, x)
+    index = (a == 0) * 1 + ((a == b) & (a != 0)) * 2 + ((b == 0) & (a != 0)) * 3
+    dtype = get_aval(x).dtype
+    return lax.select_n(
+        index, result, jnp.array(1, dtype=dtype), jnp.exp(x), jnp.array(np.inf, dtype=dtype)
+    )
+
+
+@custom_jvp
+def hyp1f1(a: ArrayLike, b: ArrayLike, x: ArrayLike) -> Array:
+    """The confluent hypergeometric function ``1F1(a; b; x) = sum_k (a)_k / (b)_k x**k / k!``
+    (real inputs), elementwise: the Taylor series for ``|x| < 100``, the asymptotic expansion
+    beyond (Pearson, Olver and Porter 2014); 1 for ``a == 0`` (also ``a = b = 0``),
+    ``exp(x)`` for ``a == b``, ``inf`` for ``b == 0``, as JAX's."""
+    return _hyp1f1_vectorized(a, b, x)  # type: ignore[no-any-return]
+
+
+_hyp1f1_vectorized = jnp.vectorize(_hyp1f1_scalar)
+
+hyp1f1.defjvps(
+    lambda a_dot, primal_out, a, b, x: _hyp1f1_a_derivative(a, b, x) * a_dot,
+    lambda b_dot, primal_out, a, b, x: _hyp1f1_b_derivative(a, b, x) * b_dot,
+    lambda x_dot, primal_out, a, b, x: a / b * hyp1f1(a + 1, b + 1, x) * x_dot,
+)
