@@ -51,6 +51,7 @@ __all__ = [
     "gammaln",
     "gammasgn",
     "hyp1f1",
+    "hyp2f1",
     "i0",
     "i0e",
     "i1",
@@ -656,6 +657,7 @@ from mj.scipy._special_integrals import expi as expi  # noqa: E402
 from mj.scipy._special_integrals import expn as expn  # noqa: E402
 from mj.scipy._special_integrals import fresnel as fresnel  # noqa: E402
 from mj.scipy._special_integrals import hyp1f1 as hyp1f1  # noqa: E402
+from mj.scipy._special_integrals import hyp2f1 as hyp2f1  # noqa: E402
 from mj.scipy._special_integrals import owens_t as owens_t  # noqa: E402
 from mj.scipy._special_integrals import sici as sici  # noqa: E402
 from mj.scipy._special_integrals import wofz as wofz  # noqa: E402
