@@ -44,6 +44,22 @@ def _real(name: str, what: str, *args: ArrayLike) -> list[AnyArray]:
     return out
 
 
+def _gamma(x: AnyArray) -> AnyArray:
+    """JAX's real ``gamma`` of an inexact array, ``gammasgn(x) * exp(lgamma(x))`` (the sign
+    by JAX's ``select``; here so that this module does not import ``special``)."""
+    floor_x = lax.floor(x)
+    x_negative = x < 0
+    sign = jnp.select(
+        [
+            (x_negative & (x == floor_x)) | jnp.isnan(x),
+            (x_negative & (floor_x % 2 != 0)) | ((x == 0) & jnp.signbit(x)),
+        ],
+        [jnp.full_like(x, np.nan), jnp.full_like(x, -1.0)],
+        jnp.full_like(x, 1.0),
+    )
+    return sign * lax.exp(lax.lgamma(x))
+
+
 def _c(x: AnyArray, value: float) -> AnyArray:
     """A strong constant of ``x``'s dtype (JAX's ``_lax_const``)."""
     return jnp.asarray(value, get_aval(x).dtype)
@@ -817,9 +833,7 @@ def _hyp1f1_asymptotic(a: AnyArray, b: AnyArray, x: AnyArray) -> AnyArray:
         return serie + term, k + 1, term * ((b - a + k) * (1 - a + k) / (k + 1) / x)
 
     serie = _series_loop(body, lambda t: t, (jnp.ones_like(x), 1, (b - a) * (1 - a) / x))
-    from mj.scipy.special import gamma
-
-    return gamma(b) / gamma(a) * lax.exp(x) * x ** (a - b) * serie
+    return _gamma(b) / _gamma(a) * lax.exp(x) * x ** (a - b) * serie
 
 
 def _hyp1f1_a_derivative_scalar(a: AnyArray, b: AnyArray, x: AnyArray) -> AnyArray:
@@ -939,8 +953,6 @@ _State = tuple[AnyArray, ...]
 
 def _hyp2f1_digamma_transform(a: AnyArray, b: AnyArray, c: AnyArray, x: AnyArray) -> AnyArray:
     """AMS55 15.3.10-12 (``c - a - b`` an integer, ``x`` near 1)."""
-    from mj.scipy.special import gamma
-
     digamma = lax.digamma
     dtype = get_aval(x).dtype
     rtol = np.finfo(dtype).eps
@@ -953,8 +965,8 @@ def _hyp2f1_digamma_transform(a: AnyArray, b: AnyArray, c: AnyArray, x: AnyArray
     ard = jnp.where(rd >= 0, rd, -rd).astype("int32")
     ax = jnp.log(s)
     y = digamma(_c(x, 1.0)) + digamma(1.0 + e) - digamma(a + d1) - digamma(b + d1) - ax
-    y = y / gamma(e + 1.0)
-    p = (a + d1) * (b + d1) * s / gamma(e + 2.0)
+    y = y / _gamma(e + 1.0)
+    p = (a + d1) * (b + d1) * s / _gamma(e + 2.0)
 
     def cond(state: _State) -> AnyArray:
         q, t, y = state[6], state[9], state[10]
@@ -987,14 +999,14 @@ def _hyp2f1_digamma_transform(a: AnyArray, b: AnyArray, c: AnyArray, x: AnyArray
             return a, b, d2, e, p, s, t, y1 + p
 
         y1 = fori_loop(1, ard, for_body, (a, b, d2, e, p, s, t, y1))[-1]
-        p = gamma(c)
-        y1 = y1 * (gamma(e) * p / (gamma(a + d1) * gamma(b + d1)))
-        y = y * (p / (gamma(a + d2) * gamma(b + d2)))
+        p = _gamma(c)
+        y1 = y1 * (_gamma(e) * p / (_gamma(a + d1) * _gamma(b + d1)))
+        y = y * (p / (_gamma(a + d2) * _gamma(b + d2)))
         y = jnp.where((ard & 1) != 0, -y, y)
         q = s**rd
         return jnp.where(rd > 0, y * q + y1, y + y1 * q)
 
-    return jnp.where(rd == 0, y * gamma(c) / (gamma(a) * gamma(b)), compute_sum(y))
+    return jnp.where(rd == 0, y * _gamma(c) / (_gamma(a) * _gamma(b)), compute_sum(y))
 
 
 def _hyp2f1_param_derivative(which: str) -> Any:
@@ -1022,8 +1034,6 @@ _hyp2f1_c_derivative = _hyp2f1_param_derivative("c")
 
 
 def _hyp2f1_scalar(a: AnyArray, b: AnyArray, c: AnyArray, x: AnyArray) -> AnyArray:
-    from mj.scipy.special import gamma
-
     a, b, c, x = promote_inexact(a, b, c, x)
     dtype = get_aval(x).dtype
     eps = np.finfo(dtype).eps * 50
@@ -1047,7 +1057,7 @@ def _hyp2f1_scalar(a: AnyArray, b: AnyArray, c: AnyArray, x: AnyArray) -> AnyArr
         s**d * _hyp2f1_terminal_or_serie(ca, cb, c, x),
         s ** (-a),
         s ** (-b),
-        gamma(c) * gamma(d) / (gamma(ca) * gamma(cb)),
+        _gamma(c) * _gamma(d) / (_gamma(ca) * _gamma(cb)),
         _hyp2f1_terminal_or_serie(a, b, c, x),
     )
 
