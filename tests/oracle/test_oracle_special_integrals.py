@@ -158,3 +158,23 @@ def test_complex_loggamma_jvp_as_jax(x64):
     for g, w in zip(got, want, strict=True):
         assert g.dtype == w.dtype
         np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=2e-5)
+
+
+VX = np.array([0.3, 1.5, 4.0], np.float32)
+VMAPPED = {
+    "expn": (np.array([1, 2, 3], np.int32), VX),
+    "hyp1f1": (VX, VX + 1, VX),
+    "hyp2f1": (VX, VX, VX + 2, VX / 5),
+    "owens_t": (VX, VX),
+    "sici": (VX,),
+    "fresnel": (VX,),
+    "expi": (VX,),
+    "wofz": (VX,),
+}
+
+
+@pytest.mark.parametrize("name", VMAPPED)
+def test_vmap_as_jax(name, x64):
+    args = VMAPPED[name]
+    want = jax.vmap(getattr(jsp, name))(*args)
+    _compare(mj.vmap(getattr(msp, name))(*args), want, 2e-5)
