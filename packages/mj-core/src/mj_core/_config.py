@@ -154,6 +154,11 @@ class _Config:
         self.persistent_cache_min_compile_time_secs = 1.0
         self.persistent_cache_min_entry_size_bytes = 0
 
+    @property
+    def x64_enabled(self) -> bool:
+        """JAX's ``config.x64_enabled``: whether 64-bit dtypes are on (``enable_x64``)."""
+        return bool(self.enable_x64)
+
     def given(self, name: str) -> bool:
         """Whether option ``name`` was set (its ``MJ_`` environment variable or ``update``),
         rather than left at its default."""

@@ -25,6 +25,7 @@ from mj_core.extend import AnyArray, Array, ArrayLike, check_ranks, promote_inex
 from mj_core.lax import erf_inv as erfinv
 
 __all__ = [
+    "bernoulli",
     "bessel_jn",
     "beta",
     "betainc",
@@ -32,18 +33,26 @@ __all__ = [
     "boxcox",
     "boxcox1p",
     "comb",
+    "dawsn",
     "digamma",
     "entr",
     "erf",
     "erfc",
+    "erfcx",
     "erfinv",
+    "exp1",
+    "expi",
     "expit",
+    "expn",
     "factorial",
+    "fresnel",
     "gamma",
     "gammainc",
     "gammaincc",
     "gammaln",
     "gammasgn",
+    "hyp1f1",
+    "hyp2f1",
     "i0",
     "i0e",
     "i1",
@@ -57,12 +66,15 @@ __all__ = [
     "multigammaln",
     "ndtr",
     "ndtri",
+    "owens_t",
     "poch",
     "polygamma",
     "rel_entr",
+    "sici",
     "softmax",
     "spence",
     "sph_harm_y",
+    "wofz",
     "xlog1py",
     "xlogy",
     "zeta",
@@ -405,6 +417,11 @@ def gammasgn(x: ArrayLike) -> Array:
 def gamma(x: ArrayLike) -> Array:
     """``Gamma(x)`` as ``gammasgn(x) * exp(gammaln(x))`` (JAX's formula): ``+-inf`` at
     ``+-0``, NaN at the negative integers, ``inf`` past ``~171.6`` in float64."""
+    (z,) = promote_inexact(x)
+    if np.issubdtype(get_aval(z).dtype, np.complexfloating):
+        from mj.scipy._complex_gamma import complex_gamma
+
+        return complex_gamma(z)  # type: ignore[no-any-return]
     x = _inexact("gamma", x)
     # NumPy-level product, as JAX's ``sign * exp(gammaln(x))``: the weak factor is converted
     # to the strong sign's dtype, so the gradient of a Python float is weak
@@ -525,8 +542,14 @@ def kl_div(p: ArrayLike, q: ArrayLike) -> Array:
 
 
 def loggamma(x: AnyArray) -> AnyArray:
-    """The principal branch of log-gamma for real ``x``: ``gammaln`` for ``x > 0``, NaN
-    elsewhere (complex arguments are not supported)."""
+    """The principal branch of log-gamma: ``gammaln`` for real ``x > 0``, NaN for other
+    real ``x``; for complex ``x`` JAX's Lanczos approximation with SciPy's branch cut on the
+    negative real axis (``nan+nanj`` at the poles)."""
+    (z,) = promote_inexact(x)
+    if np.issubdtype(get_aval(z).dtype, np.complexfloating):
+        from mj.scipy._complex_gamma import complex_loggamma_scipy
+
+        return complex_loggamma_scipy(z)
     x = _inexact("loggamma", x)
     return mnp.where(x > 0, lax.lgamma(x), np.nan)
 
@@ -626,3 +649,17 @@ def bessel_jn(z_in: ArrayLike, *, v: int, n_iter: int = 50) -> Array:
     ks = lax.iota(z.dtype, n_iter + 1)
     (_, _, bs), j_vals = scan(body, init, ks, reverse=True)
     return j_vals[: v + 1] / mnp.expand_dims(bs - j_vals[0], 0)  # type: ignore[no-any-return]
+
+
+from mj.scipy._special_integrals import bernoulli as bernoulli  # noqa: E402
+from mj.scipy._special_integrals import dawsn as dawsn  # noqa: E402
+from mj.scipy._special_integrals import erfcx as erfcx  # noqa: E402
+from mj.scipy._special_integrals import exp1 as exp1  # noqa: E402
+from mj.scipy._special_integrals import expi as expi  # noqa: E402
+from mj.scipy._special_integrals import expn as expn  # noqa: E402
+from mj.scipy._special_integrals import fresnel as fresnel  # noqa: E402
+from mj.scipy._special_integrals import hyp1f1 as hyp1f1  # noqa: E402
+from mj.scipy._special_integrals import hyp2f1 as hyp2f1  # noqa: E402
+from mj.scipy._special_integrals import owens_t as owens_t  # noqa: E402
+from mj.scipy._special_integrals import sici as sici  # noqa: E402
+from mj.scipy._special_integrals import wofz as wofz  # noqa: E402
