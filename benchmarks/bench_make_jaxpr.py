@@ -30,8 +30,8 @@ def chain(ops: Sequence[Op], n: int) -> Op:
 def lax_ops(lax: Any) -> list[Op]:
     """The cycle of ops, from ``mj.lax`` or ``jax.lax`` (same names)."""
 
-    def double(x: Any) -> Any:
-        return lax.mul(x, 2.0)
+    def double(x: Any) -> Any:  # (lax takes one dtype: x is float32, in both modes)
+        return lax.mul(x, np.float32(2.0))
 
     def twice(x: Any) -> Any:
         return lax.add(x, x)

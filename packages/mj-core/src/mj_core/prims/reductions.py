@@ -441,7 +441,9 @@ def monoid_reducer(
     ``operand``, as JAX's ``_get_monoid_reducer``: ``computation`` one of ``lax.add``,
     ``lax.mul``, ``lax.max``, ``lax.min``, ``lax.bitwise_and``/``or`` and ``init`` its identity,
     concrete; else ``None`` (a general ``reduce`` with a traced body)."""
-    monoid = _MONOIDS.get(getattr(computation, "__wrapped__", computation))  # mj.lax.add too
+    monoid = _MONOIDS.get(computation)
+    if monoid is None:  # mj.lax.add & co., which check their operands around mj_core's
+        monoid = _MONOIDS.get(getattr(computation, "__wrapped__", None))
     if monoid is None or not is_identity(init, monoid[0], operand):
         return None
     return monoid[1]

@@ -326,7 +326,9 @@ def window_monoid_reducer(
 ) -> _WindowReduction | None:
     """``reduce_window_sum``/``_max``/``_min`` if ``computation`` is ``lax.add``/``max``/``min``
     and ``init`` its identity, concrete (JAX's ``_get_monoid_window_reducer``), else ``None``."""
-    monoid = _WINDOW_MONOIDS.get(getattr(computation, "__wrapped__", computation))  # mj.lax.add too
+    monoid = _WINDOW_MONOIDS.get(computation)
+    if monoid is None:  # mj.lax.add & co., which check their operands around mj_core's
+        monoid = _WINDOW_MONOIDS.get(getattr(computation, "__wrapped__", None))
     if monoid is None or not is_identity(init, monoid[0], operand):
         return None
     return monoid[1]
