@@ -412,8 +412,12 @@ def power(x: ArrayLike, y: ArrayLike) -> Array:
         else:
             return lax.integer_pow(x, n)
     check_ranks("power", x, y)
+    dtype, weak = promoted_dtype(x, y)
+    if dtype.kind in "fc" and dtype_weak(y)[0].kind in "iu":
+        # a traced integer exponent stays one, as JAX's: pow's derivative in x is then 0
+        # where y == 0, where a float y gives 0 * x ** -1 = NaN at x == 0
+        return lax.pow(convert(x, dtype, weak), y)
     x, y = promote(x, y)
-    dtype, _ = dtype_weak(x)
     if dtype.kind in "iub":
         return _pow_int_int(x, y)
     return lax.pow(x, y)
