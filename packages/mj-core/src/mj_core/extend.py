@@ -91,6 +91,7 @@ from mj_core.numpy._concrete import concrete_or_error as concrete_or_error
 from mj_core.numpy._concrete import static_int as static_int
 from mj_core.numpy._indexing import IndexUpdateRef as IndexUpdateRef
 from mj_core.numpy._math import logaddexp_parts as logaddexp_parts
+from mj_core.numpy._math import wrap_between as wrap_between
 from mj_core.numpy._promotion import as_dtype as as_dtype
 from mj_core.numpy._promotion import check_arraylike as check_arraylike
 from mj_core.numpy._promotion import check_ranks as check_ranks

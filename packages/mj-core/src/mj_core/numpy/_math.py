@@ -506,12 +506,19 @@ def logaddexp(x: ArrayLike, y: ArrayLike) -> Array:
     x, y = promote_inexact(x, y)
     delta = lax.sub(x, y)
     nan = lax.ne(delta, delta)  # a NaN input, or two equal infinities: the answer is x + y
-    if dtype_weak(delta)[0].kind == "c":
-        amax = lax.max(x, y)  # complex numbers in lax's order
-        gap = lax.select(lax.eq(x, y), lax.full_like(delta, 0), lax.sub(lax.min(x, y), amax))
-        return lax.select(nan, lax.add(x, y), lax.add(amax, lax.log1p(lax.exp(gap))))
+    if dtype_weak(delta)[0].kind == "c":  # JAX's: the imaginary part wrapped into [-pi, pi]
+        amax = lax.max(x, y)  # (complex numbers in lax's order)
+        gap = lax.sub(lax.add(x, y), lax.mul(amax, lax.full_like(amax, 2)))
+        out = lax.add(amax, lax.log1p(lax.exp(gap)))
+        return lax.complex(lax.real(out), wrap_between(lax.imag(out), np.pi))
     big, gap = logaddexp_parts(x, y, nan)
     return lax.select(nan, lax.add(x, y), lax.add(big, lax.log1p(lax.exp(gap))))
+
+
+def wrap_between(x: ArrayLike, a: float) -> Array:
+    """``x`` wrapped into ``[-a, a]`` (JAX's ``_wrap_between``: complex ``logaddexp``'s phase)."""
+    r = lax.rem(lax.add(x, a), 2 * a)
+    return lax.sub(lax.select(lax.lt(r, 0.0), lax.add(r, 2 * a), r), a)
 
 
 def logaddexp_parts(x: ArrayLike, y: ArrayLike, nan: ArrayLike) -> tuple[Array, Array]:

@@ -443,7 +443,7 @@ def monoid_reducer(
     concrete; else ``None`` (a general ``reduce`` with a traced body)."""
     monoid = _MONOIDS.get(computation)
     if monoid is None:  # mj.lax.add & co., which check their operands around mj_core's
-        monoid = _MONOIDS.get(getattr(computation, "__wrapped__", None))
+        monoid = _MONOIDS.get(getattr(computation, "__wrapped__", computation))
     if monoid is None or not is_identity(init, monoid[0], operand):
         return None
     return monoid[1]

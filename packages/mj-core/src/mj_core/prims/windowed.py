@@ -328,7 +328,7 @@ def window_monoid_reducer(
     and ``init`` its identity, concrete (JAX's ``_get_monoid_window_reducer``), else ``None``."""
     monoid = _WINDOW_MONOIDS.get(computation)
     if monoid is None:  # mj.lax.add & co., which check their operands around mj_core's
-        monoid = _WINDOW_MONOIDS.get(getattr(computation, "__wrapped__", None))
+        monoid = _WINDOW_MONOIDS.get(getattr(computation, "__wrapped__", computation))
     if monoid is None or not is_identity(init, monoid[0], operand):
         return None
     return monoid[1]

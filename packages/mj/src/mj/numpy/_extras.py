@@ -25,6 +25,7 @@ from mj_core.extend import (
     logaddexp_parts,
     promote_inexact,
     promoted_dtype,
+    wrap_between,
 )
 from mj_core.prims.elementwise import to_inexact_dtype
 
@@ -181,7 +182,7 @@ def _logaddexp2(x1: Array, x2: Array) -> Array:
     if cnp.iscomplexobj(amax):
         delta = lax.sub(lax.add(x1, x2), lax.mul(amax, 2.0))
         out = lax.add(amax, lax.mul(lax.log1p(cnp.exp2(delta)), inv_ln2))
-        return lax.complex(lax.real(out), _wrap_between(lax.imag(out), np.pi * inv_ln2))
+        return lax.complex(lax.real(out), wrap_between(lax.imag(out), np.pi * inv_ln2))
     delta = lax.sub(x1, x2)
     nan = lax.ne(delta, delta)  # a NaN input, or equal infinities: the answer is x1 + x2
     big, gap = logaddexp_parts(x1, x2, nan)  # (derivatives of every order: see logaddexp)
@@ -191,12 +192,6 @@ def _logaddexp2(x1: Array, x2: Array) -> Array:
 
 _logaddexp.defjvp(_logaddexp_rule(_logaddexp, cnp.exp))
 _logaddexp2.defjvp(_logaddexp_rule(_logaddexp2, cnp.exp2))
-
-
-def _wrap_between(x: ArrayLike, a: float) -> Array:
-    """``x`` wrapped into ``[-a, a]`` (JAX's ``_wrap_between``)."""
-    r = lax.rem(lax.add(x, a), 2 * a)
-    return lax.sub(lax.select(lax.lt(r, 0.0), lax.add(r, 2 * a), r), a)
 
 
 def float_power(x1: ArrayLike, x2: ArrayLike) -> Array:
