@@ -42,11 +42,14 @@ from mj_core.prims.linalg import (
     cholesky_p,
     eig_p,
     eigh_p,
+    hessenberg_p,
+    householder_product_p,
     lu_p,
     qr_p,
     schur_p,
     svd_p,
     triangular_solve_p,
+    tridiagonal_p,
     tridiagonal_solve_p,
 )
 from mj_core.prims.reductions import (
@@ -461,6 +464,9 @@ def _linalg_cases() -> list[Case]:
             (f(4), f(4, lo=3.0, hi=5.0), f(4), f(4, 2)),
             {"perturb_singular": False},
         ),
+        Case(hessenberg_p, (f(4, 4),), {}),
+        Case(householder_product_p, (f(4, 3), f(2)), {}),
+        Case(tridiagonal_p, (spd(3),), {"lower": True}),
     ]
 
 

@@ -173,6 +173,9 @@ EXAMPLES: dict[str, tuple[Callable[[], tuple[Any, ...]], dict[str, Any]]] = {
         {"compute_schur_vectors": False, "sort_eig_vals": False, "select_callable": None},
     ),
     "qr": (lambda: (f64(2, 4, 3),), {"full_matrices": False}),
+    "hessenberg": (lambda: (f64(2, 4, 4),), {}),
+    "householder_product": (lambda: (f64(2, 4, 3), f64(2, 2)), {}),
+    "tridiagonal": (lambda: (_spd(2, 3),), {"lower": False}),
     "threefry2x32": (
         lambda: (np.uint32(3), np.uint32(2**31 + 5), np.uint32(0), np.arange(5, dtype=np.uint32)),
         {},

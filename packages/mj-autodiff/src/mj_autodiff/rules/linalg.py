@@ -35,11 +35,14 @@ from mj_core.prims.linalg import (
     cholesky_p,
     eig_p,
     eigh_p,
+    hessenberg_p,
+    householder_product_p,
     lu_p,
     qr_p,
     schur_p,
     svd_p,
     triangular_solve_p,
+    tridiagonal_p,
     tridiagonal_solve_p,
 )
 
@@ -397,3 +400,16 @@ def _schur_jvp(primals: list[Any], tangents: list[Any], **params: Any) -> Rule:
 
 
 jvp_rules[schur_p] = _schur_jvp
+
+
+# --- hessenberg, householder_product, tridiagonal: no derivatives in JAX either ---------------
+def _no_jvp(name: str) -> Any:
+    def rule(primals: list[Any], tangents: list[Any], **params: Any) -> Rule:
+        return undifferentiable(name)(primals, tangents)
+
+    rule.__name__ = f"_{name}_jvp"
+    return rule
+
+
+for _prim in (hessenberg_p, householder_product_p, tridiagonal_p):
+    jvp_rules[_prim] = _no_jvp(_prim.name)

@@ -1,6 +1,7 @@
 """Batching rules of the linear-algebra primitives: they already treat leading axes as batch
 axes, so the batch axis moves to the front (broadcasting an unbatched operand of
-``triangular_solve`` or ``tridiagonal_solve``) and every output is batched at 0."""
+``triangular_solve``, ``tridiagonal_solve`` or ``householder_product``) and every output is
+batched at 0."""
 
 from __future__ import annotations
 
@@ -12,11 +13,14 @@ from mj_core.prims.linalg import (
     cholesky_p,
     eig_p,
     eigh_p,
+    hessenberg_p,
+    householder_product_p,
     lu_p,
     qr_p,
     schur_p,
     svd_p,
     triangular_solve_p,
+    tridiagonal_p,
     tridiagonal_solve_p,
 )
 
@@ -43,5 +47,8 @@ for _prim in (
     qr_p,
     schur_p,
     tridiagonal_solve_p,
+    hessenberg_p,
+    householder_product_p,
+    tridiagonal_p,
 ):
     vmap_rules[_prim] = _linalg_vmap(_prim)

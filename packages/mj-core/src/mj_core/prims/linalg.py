@@ -28,6 +28,7 @@ from mj_core._shapes import aval_error, shape_of
 from mj_core._typing import Array, ArrayLike
 from mj_core.dtypes import dtype_of
 from mj_core.errors import user_line_suffix
+from mj_core.prims._householder import gehrd_2d, orgqr_2d, sytrd_2d
 from mj_core.prims._hqr import schur_2d
 from mj_core.prims._operands import bind, bind1, check_operands
 from mj_core.prims.complex import complex_dtype, conj, real_dtype
@@ -68,6 +69,10 @@ __all__ = [
     "eigh",
     "eigh_p",
     "eye_like",
+    "hessenberg",
+    "hessenberg_p",
+    "householder_product",
+    "householder_product_p",
     "lu",
     "lu_p",
     "lu_pivots_to_permutation",
@@ -83,6 +88,8 @@ __all__ = [
     "symmetrize",
     "triangular_solve",
     "triangular_solve_p",
+    "tridiagonal",
+    "tridiagonal_p",
     "tridiagonal_solve",
     "tridiagonal_solve_p",
     "tril",
@@ -812,3 +819,163 @@ def tridiagonal_solve(
     NaNs, or with ``perturb_singular`` a finite solution of tiny pivots perturbed by about
     ``eps * max|A|``."""
     return bind1(tridiagonal_solve_p, dl, d, du, b, perturb_singular=bool(perturb_singular))
+
+
+# --- hessenberg, householder_product, tridiagonal: Householder reductions ----------------------
+hessenberg_p = Primitive("hessenberg", multiple_results=True)
+householder_product_p = Primitive("householder_product")
+tridiagonal_p = Primitive("tridiagonal", multiple_results=True)
+
+
+def _check_jax_operands(name: str, avals: list[ShapedArray], ranks: list[int]) -> None:
+    """JAX's ``linalg_primitive`` checks (and wordings): float or complex operands of one dtype,
+    each of rank at least ``ranks[i]``, all with the same number of batch axes."""
+    for i, a in enumerate(avals):
+        if not _is_lapack_dtype(a.dtype):
+            raise TypeError(
+                f"{name} does not accept dtype {a.dtype} at position {i}. Accepted dtypes at "
+                f"position {i} are subtypes of floating, complexfloating.{user_line_suffix()}"
+            )
+    if len({a.dtype for a in avals}) > 1:
+        raise TypeError(
+            f"lax.{name} requires arguments to have the same dtypes, got "
+            f"{', '.join(str(a.dtype) for a in avals)}.{user_line_suffix()}"
+        )
+    for i, (a, rank) in enumerate(zip(avals, ranks, strict=True)):
+        if a.ndim < rank:
+            raise TypeError(
+                f"Input {i} to {name} must have rank at least {rank}, but got "
+                f"shape={a.shape}{user_line_suffix()}"
+            )
+    batches = [a.shape[: a.ndim - r] for a, r in zip(avals, ranks, strict=True)]
+    if len({len(b) for b in batches}) > 1:
+        raise TypeError(
+            f"All inputs to {name} must have the same number of batch dimensions, but got "
+            f"{[len(b) for b in batches]} batch dimensions for the inputs.{user_line_suffix()}"
+        )
+    if len(set(batches)) > 1:
+        raise TypeError(
+            f"All inputs to {name} must have the same batch dimensions, got "
+            f"{batches}{user_line_suffix()}"
+        )
+
+
+def _per_matrix(fn: Any, *arrays: Any, core_ranks: tuple[int, ...]) -> list[Any]:
+    """``fn`` on each batch element of ``arrays`` (their last ``core_ranks`` axes), its
+    outputs stacked back into the batch shape."""
+    batch = arrays[0].shape[: arrays[0].ndim - core_ranks[0]]
+    results: list[list[Any]] = []
+    for index in np.ndindex(*batch):
+        out = fn(*(x[index] for x in arrays))
+        results.append(list(out) if isinstance(out, tuple) else [out])
+    return results
+
+
+@abstract_eval_rules.register(hessenberg_p)
+def _hessenberg_avals(a: ShapedArray) -> list[ShapedArray]:
+    _check_jax_operands("hessenberg", [a], [2])
+    if a.shape[-2] != a.shape[-1]:
+        raise ValueError(
+            "Argument to Hessenberg reduction must have shape [..., n, n], got shape "
+            f"{a.shape[-2:]}{user_line_suffix()}"
+        )
+    n = a.shape[-1]
+    return [_strong(a), ShapedArray((*a.shape[:-2], max(n - 1, 0)), a.dtype)]
+
+
+def _stacked(outs: list[list[Any]], avals: list[ShapedArray]) -> list[Any]:
+    """The per-matrix results ``outs`` as arrays of ``avals`` (empty batches included)."""
+    return [
+        np.reshape(np.asarray([o[j] for o in outs], av.dtype), av.shape)
+        if outs
+        else np.zeros(av.shape, av.dtype)
+        for j, av in enumerate(avals)
+    ]
+
+
+@impl_rules.register(hessenberg_p)
+def _hessenberg_impl(a: ArrayLike) -> list[Any]:
+    avals = check_operands(hessenberg_p, [a], {})
+    x = np.asarray(a, avals[0].dtype)
+    with np.errstate(all="ignore"):
+        outs = _per_matrix(gehrd_2d, x, core_ranks=(2,))
+    return _stacked(outs, list(avals))
+
+
+@abstract_eval_rules.register(householder_product_p)
+def _householder_product_avals(a: ShapedArray, taus: ShapedArray) -> list[ShapedArray]:
+    _check_jax_operands("householder_product", [a, taus], [2, 1])
+    m, n = a.shape[-2:]
+    if m < n:
+        raise ValueError(
+            "The first argument to householder_product must have at least as many rows as "
+            f"columns, got shape {a.shape[-2:]}{user_line_suffix()}"
+        )
+    if taus.shape[-1] > min(m, n):
+        raise ValueError(
+            "The second argument to householder_product must not have more rows than the "
+            f"minimum of the first argument's rows and columns.{user_line_suffix()}"
+        )
+    return [_strong(a)]
+
+
+@impl_rules.register(householder_product_p)
+def _householder_product_impl(a: ArrayLike, taus: ArrayLike) -> list[Any]:
+    (out,) = check_operands(householder_product_p, [a, taus], {})
+    x, t = np.asarray(a, out.dtype), np.asarray(taus, out.dtype)
+    with np.errstate(all="ignore"):
+        outs = _per_matrix(orgqr_2d, x, t, core_ranks=(2, 1))
+    return _stacked(outs, [out])
+
+
+@abstract_eval_rules.register(tridiagonal_p)
+def _tridiagonal_avals(a: ShapedArray, *, lower: bool) -> list[ShapedArray]:
+    _check_jax_operands("tridiagonal", [a], [2])
+    if a.shape[-2] != a.shape[-1] or a.shape[-1] == 0:
+        raise ValueError(
+            f"The input to tridiagonal must be a square matrix. Got shape {a.shape[-2:]}."
+            f"{user_line_suffix()}"
+        )
+    *batch, n = a.shape[:-1]
+    real = real_dtype(a.dtype)
+    return [
+        _strong(a),
+        ShapedArray((*batch, n), real),
+        ShapedArray((*batch, n - 1), real),
+        ShapedArray((*batch, n - 1), a.dtype),
+    ]
+
+
+@impl_rules.register(tridiagonal_p)
+def _tridiagonal_impl(a: ArrayLike, *, lower: bool) -> list[Any]:
+    avals = check_operands(tridiagonal_p, [a], {"lower": lower})
+    x = np.asarray(a, avals[0].dtype)
+    with np.errstate(all="ignore"):
+        outs = _per_matrix(lambda m: sytrd_2d(m, bool(lower)), x, core_ranks=(2,))
+    return _stacked(outs, list(avals))
+
+
+def hessenberg(a: ArrayLike) -> tuple[Array, Array]:
+    """``(a, taus)``: the reduction of square ``a`` to upper Hessenberg form, as LAPACK's
+    ``gehrd`` (``jax.lax.linalg.hessenberg``): the Hessenberg matrix in the upper triangle and
+    first subdiagonal, the Householder reflectors below it, their scalar factors in ``taus``
+    (``[..., n - 1]``)."""
+    h, taus = bind(hessenberg_p, a)
+    return h, taus
+
+
+def householder_product(a: ArrayLike, taus: ArrayLike) -> Array:
+    """The product of the elementary Householder reflectors stored in ``a`` (``[..., m, n]``,
+    ``m >= n``: reflector ``i``'s vector below the diagonal of column ``i``) with scalar factors
+    ``taus`` (``[..., k]``, ``k <= n``): the first ``n`` columns of ``H_1 ... H_k``, as LAPACK's
+    ``orgqr``/``ungqr`` (``jax.lax.linalg.householder_product``)."""
+    return bind1(householder_product_p, a, taus)
+
+
+def tridiagonal(a: ArrayLike, *, lower: bool = True) -> tuple[Array, Array, Array, Array]:
+    """``(a, d, e, taus)``: the reduction of symmetric (Hermitian) ``a`` to tridiagonal form
+    reading its ``lower`` (or upper) triangle, as LAPACK's ``sytrd``/``hetrd``
+    (``jax.lax.linalg.tridiagonal``): ``d`` the diagonal, ``e`` the off-diagonal, the
+    reflectors stored outside the tridiagonal band of that triangle, their factors ``taus``."""
+    out, d, e, taus = bind(tridiagonal_p, a, lower=bool(lower))
+    return out, d, e, taus

@@ -31,11 +31,14 @@ from mj_core.prims.linalg import (
     cholesky_p,
     eig_p,
     eigh_p,
+    hessenberg_p,
+    householder_product_p,
     lu_p,
     qr_p,
     schur_p,
     svd_p,
     triangular_solve_p,
+    tridiagonal_p,
     tridiagonal_solve_p,
 )
 from mj_xla._jaxlib import Value, hlo, ir, lapack_target
@@ -101,11 +104,12 @@ def _lapack_call(
     aliases: dict[int, int],
     *,
     core_rank: int = 2,
-    **options: str | int | bool,
+    **options: str | int | bool | np.int32,
 ) -> list[Value]:
     """One ``stablehlo.custom_call`` to a LAPACK (or cuSOLVER) FFI kernel. ``aliases`` maps
     operand index to the output that reuses its buffer; ``options`` are single-character
-    LAPACK flags, the ``ui8`` value of a jaxlib enum, or booleans (cuSOLVER's flags). The
+    LAPACK flags, the ``ui8`` value of a jaxlib enum, ``np.int32`` integers (``i32``), or
+    booleans (cuSOLVER's flags). The
     kernel works on the last ``core_rank`` axes (matrices, column-major; 1: vectors), the
     others being a batch."""
     rank = max(a.ndim for a in avals_in)
@@ -142,6 +146,8 @@ def _lapack_call(
         {
             k: ir.BoolAttr.get(v)
             if isinstance(v, bool)
+            else ir.IntegerAttr.get(ir.IntegerType.get_signless(32), int(v))
+            if isinstance(v, np.int32)
             else ir.IntegerAttr.get(u8, ord(v) if isinstance(v, str) else v)
             for k, v in options.items()
         }
@@ -591,3 +597,61 @@ def _tridiagonal_solve_lowering(
         target, in_vals, avals_in, [*avals_in, info_aval], {0: 0, 1: 1, 2: 2, 3: 3}
     )
     return [_nan_where_not_ok(_info_ok(info, batch), batch, x, b_aval)]
+
+
+# --- hessenberg, householder_product, tridiagonal ----------------------------------------------
+@_register(hessenberg_p, "cpu")
+def _hessenberg_lowering(
+    ctx: LoweringContext, avals_in: Avals, avals_out: Avals, in_vals: Values
+) -> list[Value]:
+    """LAPACK's ``gehrd`` on the whole matrix (``ilo = 1``, ``ihi = n``), as JAX lowers it for
+    the CPU; NaNs where ``info`` reports failure."""
+    a_aval, taus_aval = avals_out
+    batch = a_aval.shape[:-2]
+    info_aval = ShapedArray(batch, _INT32)
+    a, taus, info = _lapack_call(
+        lapack_target("gehrd_ffi", a_aval.dtype),
+        in_vals,
+        avals_in,
+        [a_aval, taus_aval, info_aval],
+        {0: 0},
+        low=np.int32(1),
+        high=np.int32(a_aval.shape[-1]),
+    )
+    ok = _info_ok(info, batch)
+    return [
+        _nan_where_not_ok(ok, batch, a, a_aval),
+        _nan_where_not_ok(ok, batch, taus, taus_aval),
+    ]
+
+
+@_register(householder_product_p, "cpu", "cuda")
+def _householder_product_lowering(
+    ctx: LoweringContext, avals_in: Avals, avals_out: Avals, in_vals: Values
+) -> list[Value]:
+    """LAPACK's ``orgqr``/``ungqr`` (cuSOLVER's ``orgqr`` on CUDA), as JAX lowers it."""
+    dtype = avals_in[0].dtype
+    complex_cpu = dtype.kind == "c" and ctx.platform == "cpu"
+    target = _solver_target(ctx, "ungqr" if complex_cpu else "orgqr", dtype)
+    return _lapack_call(target, in_vals, avals_in, avals_out, {0: 0})
+
+
+@_register(tridiagonal_p, "cpu", "cuda")
+def _tridiagonal_lowering(
+    ctx: LoweringContext, avals_in: Avals, avals_out: Avals, in_vals: Values, *, lower: bool
+) -> list[Value]:
+    """LAPACK's ``sytrd``/``hetrd`` (cuSOLVER's ``sytrd`` on CUDA), as JAX lowers it; NaNs
+    where ``info`` reports failure."""
+    a_aval = avals_in[0]
+    batch = a_aval.shape[:-2]
+    info_aval = ShapedArray(batch, _INT32)
+    flags: dict[str, Any]
+    if ctx.platform == "cuda":
+        target, flags = "cusolver_sytrd_ffi", {"lower": lower}
+    else:
+        prefix = "he" if a_aval.dtype.kind == "c" else "sy"
+        target = lapack_target(f"{prefix}trd_ffi", a_aval.dtype)
+        flags = {"uplo": "L" if lower else "U"}
+    *outs, info = _lapack_call(target, in_vals, avals_in, [*avals_out, info_aval], {0: 0}, **flags)
+    ok = _info_ok(info, batch)
+    return [_nan_where_not_ok(ok, batch, x, av) for x, av in zip(outs, avals_out, strict=True)]

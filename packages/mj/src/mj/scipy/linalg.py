@@ -45,6 +45,7 @@ from mj.scipy._special_matrices import invpascal as invpascal
 from mj.scipy._special_matrices import leslie as leslie
 from mj.scipy._special_matrices import pascal as pascal
 from mj.scipy._special_matrices import toeplitz as toeplitz
+from mj_autodiff import jvp
 from mj_core import lax, lax_linalg
 from mj_core.errors import user_line_suffix
 from mj_core.extend import AnyArray, Array, ArrayLike, promote_inexact
@@ -62,12 +63,14 @@ __all__ = [
     "dft",
     "eigh",
     "expm",
+    "expm_frechet",
     "fiedler",
     "fiedler_companion",
     "funm",
     "hadamard",
     "hankel",
     "helmert",
+    "hessenberg",
     "hilbert",
     "inv",
     "invhilbert",
@@ -79,6 +82,7 @@ __all__ = [
     "pascal",
     "polar",
     "qr",
+    "qr_multiply",
     "rsf2csf",
     "schur",
     "solve",
@@ -352,6 +356,117 @@ def qr(
     a = lax_linalg.as_float_matrix("qr", cnp.asarray(a), complex_ok=True)
     q, r = lax_linalg.qr(a, full_matrices=mode != "economic")
     return (r,) if mode == "r" else (q, r)
+
+
+def qr_multiply(
+    a: ArrayLike,
+    c: ArrayLike,
+    mode: str = "right",
+    pivoting: bool = False,
+    conjugate: bool = False,
+    overwrite_a: bool = False,
+    overwrite_c: bool = False,
+) -> tuple[Array, ...]:
+    """``(Q @ c, R)`` (``mode='left'``, ``c`` of shape ``(..., K, P)``) or ``(c @ Q, R)``
+    (``mode='right'``, ``c`` of shape ``(..., P, M)``) with ``a = Q R`` the economic QR
+    decomposition (``K = min(M, N)``; ``conj(Q)`` with ``conjugate``), as JAX's
+    ``scipy.linalg.qr_multiply``; a 1-D ``c`` is a column (``'left'``) or a row (``'right'``)
+    and the result is raveled. Column pivoting is not implemented."""
+    del overwrite_a, overwrite_c  # unused, as in JAX
+    a, c = promote_inexact(cnp.asarray(a), cnp.asarray(c))
+    if mode not in ("right", "left"):
+        raise ValueError(f"mode must be 'right' or 'left', got {mode!r}{user_line_suffix()}")
+    if pivoting:
+        raise NotImplementedError(
+            f"qr_multiply: pivoting=True is not implemented{user_line_suffix()}"
+        )
+    onedim = cnp.ndim(c) == 1
+    if onedim:
+        c = cnp.expand_dims(c, 1 if mode == "left" else 0)
+    a = lax_linalg.as_float_matrix("qr_multiply", a, complex_ok=True)
+    a_shape, c_shape = cnp.shape(a), cnp.shape(c)
+    m, n = a_shape[-2:]
+    k = min(m, n)
+    if mode == "left" and c_shape[-2] != k:
+        raise ValueError(
+            f"Array shapes are not compatible for Q @ c operation: a has shape {a_shape} so "
+            f"Q has {k} columns, but c has {c_shape[-2]} rows (expected {k})."
+            f"{user_line_suffix()}"
+        )
+    if mode == "right" and c_shape[-1] != m:
+        raise ValueError(
+            f"Array shapes are not compatible for c @ Q operation: a has shape {a_shape} so "
+            f"Q has {m} rows, but c has {c_shape[-1]} columns (expected {m})."
+            f"{user_line_suffix()}"
+        )
+    batch = np.broadcast_shapes(a_shape[:-2], c_shape[:-2])
+    a = cnp.broadcast_to(a, (*batch, *a_shape[-2:]))
+    c = cnp.broadcast_to(c, (*batch, *c_shape[-2:]))
+    q, r = lax_linalg.qr(a, full_matrices=False)
+    if conjugate:
+        q = cnp.conj(q)
+    cq = (
+        cnp.matmul(q, c, precision="highest")
+        if mode == "left"
+        else cnp.matmul(c, q, precision="highest")
+    )
+    if onedim:
+        cq = cnp.ravel(cq)
+    return cq, r
+
+
+def hessenberg(
+    a: ArrayLike, *, calc_q: bool = False, overwrite_a: bool = False, check_finite: bool = True
+) -> Any:
+    """The upper Hessenberg form ``H`` of ``a`` (``(H, Q)`` with ``calc_q``, ``a = Q H Q^H``,
+    ``Q`` unitary), from LAPACK's ``gehrd`` reflectors as JAX's ``scipy.linalg.hessenberg``."""
+    del overwrite_a, check_finite  # unused, as in JAX
+    a = cnp.asarray(a)
+    n = cnp.shape(a)[-1]
+    if n == 0:
+        return (cnp.zeros_like(a), cnp.zeros_like(a)) if calc_q else cnp.zeros_like(a)
+    a_out, taus = lax_linalg.hessenberg(a)
+    h = cnp.triu(a_out, -1)
+    if not calc_q:
+        return h
+    q = lax_linalg.householder_product(a_out[..., 1:, :-1], taus)
+    batch = cnp.shape(a_out)[:-2]
+    dtype = a_out.dtype
+    top = cnp.concatenate(
+        [cnp.ones((*batch, 1, 1), dtype), cnp.zeros((*batch, 1, n - 1), dtype)], axis=-1
+    )
+    bottom = cnp.concatenate([cnp.zeros((*batch, n - 1, 1), dtype), q], axis=-1)
+    return h, cnp.concatenate([top, bottom], axis=-2)
+
+
+def expm_frechet(
+    A: ArrayLike,  # noqa: N803 (SciPy's and JAX's names)
+    E: ArrayLike,  # noqa: N803
+    *,
+    method: str | None = None,
+    compute_expm: bool = True,
+) -> Any:
+    """``(expm(A), L(A, E))`` (only ``L(A, E)`` without ``compute_expm``): the Fréchet
+    derivative of the matrix exponential at ``A`` in the direction ``E``, as JAX's (the JVP of
+    ``expm``); ``method`` is ignored."""
+    del method  # unused, as in JAX
+    a, e = cnp.asarray(A), cnp.asarray(E)
+    a_shape, e_shape = cnp.shape(a), cnp.shape(e)
+    if len(a_shape) < 2 or a_shape[-2] != a_shape[-1]:
+        raise ValueError(
+            f"expected A to be a (batched) square matrix, got A.shape={a_shape}{user_line_suffix()}"
+        )
+    if len(e_shape) < 2 or e_shape[-2] != e_shape[-1]:
+        raise ValueError(
+            f"expected E to be a (batched) square matrix, got E.shape={e_shape}{user_line_suffix()}"
+        )
+    if a_shape != e_shape:
+        raise ValueError(
+            f"expected A and E to be the same shape, got A.shape={a_shape} E.shape={e_shape}"
+            f"{user_line_suffix()}"
+        )
+    expm_a, frechet = jvp(partial(expm, upper_triangular=False, max_squarings=16), (a,), (e,))
+    return (expm_a, frechet) if compute_expm else frechet
 
 
 _ASSUME_A = ("gen", "sym", "her", "pos")
