@@ -20,7 +20,6 @@ from mj_autodiff import stop_gradient
 from mj_batch import vmap
 from mj_core.extend import Array, ArrayLike
 
-
 _finfo: Any = mnp.finfo  # (every float dtype: NumPy's does not know bfloat16)
 
 
