@@ -273,3 +273,107 @@ def test_shape_as_value_as_jax(x64):
         want, got = jax.lax.shape_as_value(shape), mj.lax.shape_as_value(shape)
         assert np.dtype(got.dtype) == np.dtype(want.dtype)
         np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+
+
+# --- array methods and top-level runtime functions ----------------------------------------
+
+
+@pytest.mark.parametrize("func", ["array", "copy", "copy.copy", "copy.deepcopy"])
+def test_buffer_pointers_and_delete_as_jax(func):
+    import copy as copy_module
+
+    seen = {}
+    for lib in (jax, mj):
+        np_ = lib.numpy
+        x = np_.ones(10, dtype=np.float32)
+        fn = getattr(copy_module, func[5:]) if func.startswith("copy.") else getattr(np_, func)
+        view, view_jit = np_.asarray(x), lib.jit(np_.asarray)(x)
+        # (jit(copy.deepcopy) is left out: mj's raises TracerLeakError, a separate bug)
+        cp, cp_jit = fn(x), lib.jit(fn if func != "copy.deepcopy" else copy_module.copy)(x)
+        ptr = lambda a: a.unsafe_buffer_pointer()  # noqa: E731
+        facts = [ptr(x) == ptr(view), ptr(x) == ptr(view_jit), ptr(x) == ptr(cp)]
+        facts.append(ptr(x) == ptr(cp_jit))
+        x.delete()
+        facts += [x.is_deleted(), view.is_deleted(), view_jit.is_deleted(), cp.is_deleted()]
+        seen[lib] = facts
+    assert seen[mj] == seen[jax]
+
+
+@pytest.mark.parametrize(("change_dtype", "copy"), [(True, True), (True, False), (False, True),
+                                                    (False, False)])  # fmt: skip
+def test_astype_copy_and_delete_as_jax(change_dtype, copy):
+    seen = {}
+    for lib in (jax, mj):
+        x = lib.numpy.arange(5, dtype="int32")
+        y = x.astype("float32" if change_dtype else "int32", copy=copy)
+        y.delete()
+        seen[lib] = (y.is_deleted(), x.is_deleted())
+    assert seen[mj] == seen[jax]
+
+
+def test_device_array_pointer_delete_and_live_arrays():
+    x = mj.device_put(np.zeros(5, np.float32))
+    same = mj.lax.convert_element_type(x, np.float32)
+    other = mj.lax.convert_element_type(x, np.int32)
+    assert x.unsafe_buffer_pointer() == same.unsafe_buffer_pointer()  # as JAX: no copy
+    assert x.unsafe_buffer_pointer() != other.unsafe_buffer_pointer()
+    before = len(mj.live_arrays())
+    y = mj.device_put(np.ones(3, np.float32))
+    assert any(a is y for a in mj.live_arrays())
+    assert len(mj.live_arrays()) == before + 1
+    y.delete()
+    assert y.is_deleted()
+    assert len(mj.live_arrays()) == before
+    with pytest.raises(RuntimeError):
+        y.copy_to_host_async()
+
+
+def test_copy_to_host_async_as_jax():
+    from unittest import mock
+
+    for lib in (jax, mj):
+        x = lib.device_put(1.0)
+        assert lib.copy_to_host_async(x) is x
+        assert float(np.asarray(x)) == 1.0
+        m = mock.Mock()
+        tree = [object(), 1, m, lib.numpy.ones(2)]
+        assert lib.copy_to_host_async(tree) is tree
+        m.copy_to_host_async.assert_called_once()
+        bad = mock.Mock()
+        bad.copy_to_host_async.side_effect = AttributeError("foo")
+        with pytest.raises(AttributeError, match="foo"):
+            lib.copy_to_host_async(bad)
+
+
+def test_effects_barrier_waits_for_callbacks(capsys):
+    out = []
+
+    @mj.jit
+    def f(x):
+        mj.debug.callback(lambda: out.append(1), ordered=True)
+        return x * 2
+
+    y = f(np.ones(3, np.float32))
+    mj.effects_barrier()
+    assert out == [1]
+    np.testing.assert_array_equal(np.asarray(y), 2.0)
+
+
+def test_no_tracing_and_no_execution_as_jax():
+    for lib in (jax, mj):
+        f = lib.jit(lambda x: x * 2)
+        x = lib.numpy.arange(3)
+        f(x)
+        with lib.no_tracing():
+            np.testing.assert_array_equal(np.asarray(f(x)), [0, 2, 4])  # cached: no tracing
+            with pytest.raises(
+                RuntimeError, match=r"re-tracing function .* but 'no_tracing' is set"
+            ):
+                f(lib.numpy.arange(4))
+        with lib.no_execution():
+            with pytest.raises(RuntimeError, match="the no_execution config option is set"):
+                f(x)
+            assert "mul" in str(lib.make_jaxpr(f)(x))  # tracing is still allowed
+        np.testing.assert_array_equal(np.asarray(f(x)), [0, 2, 4])
+        assert not lib.no_tracing.value
+        assert not lib.no_execution.value
