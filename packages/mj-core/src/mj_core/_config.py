@@ -28,6 +28,10 @@ dtypes is a ``TypePromotionError``), as JAX's ``jax_numpy_dtype_promotion``
 for none (JAX's names: ``"default"``/``"bfloat16"``/``"fastest"``, ``"high"``/
 ``"tensorfloat32"``, ``"highest"``/``"float32"``); ``None`` leaves XLA's default.
 ``log_compiles``: log each XLA compilation (a warning on the ``mj`` logger), as JAX's.
+``no_tracing`` / ``no_execution``: JAX's ``jax_no_tracing`` (a ``jit`` call that would trace
+its function anew raises ``RuntimeError``) and ``jax_no_execution`` (running a compiled
+computation raises ``RuntimeError``; mj's eager operations on host data are NumPy, not
+executions, and still run).
 ``threefry_partitionable`` and ``default_prng_impl``: mj's random bits are JAX's defaults
 (partitionable ``"threefry2x32"``); only those values are accepted.
 ``legacy_prng_key``: what ``mj.random``'s samplers do with a raw ``uint32[2]`` key
@@ -108,6 +112,8 @@ class _Config:
         "enable_x64",
         "legacy_prng_key",
         "log_compiles",
+        "no_execution",
+        "no_tracing",
         "num_cpu_devices",
         "numpy_dtype_promotion",
         "numpy_rank_promotion",
@@ -139,6 +145,8 @@ class _Config:
         self.numpy_dtype_promotion = _check_dtype_promotion(promotion)
         self.default_matmul_precision: str | None = None
         self.log_compiles = _flag("MJ_LOG_COMPILES")
+        self.no_tracing = False
+        self.no_execution = False
         self.threefry_partitionable = True
         self.default_prng_impl = "threefry2x32"
         self.legacy_prng_key = "allow"
@@ -210,6 +218,8 @@ class _Config:
                 f"got {value} of type {type(value)}."
             )
         if name in ("enable_custom_prng", "debug_key_reuse", "check_tracer_leaks"):
+            value = bool(value)
+        if name in ("no_tracing", "no_execution"):
             value = bool(value)
         if name in _ONLY and value != _ONLY[name]:
             raise NotImplementedError(

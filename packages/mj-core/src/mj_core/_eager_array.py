@@ -20,6 +20,7 @@ imports nothing above the dtype and aval modules.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
@@ -67,6 +68,22 @@ def _placement(name: str, x: Any) -> Any:
     if fn is None:
         raise AttributeError(f"Array.{name}: no device backend is loaded (import mj)")
     return fn(x)
+
+
+_ndarray_base = _ndarray.__dict__["base"]
+
+
+def _owner(x: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """The array that owns ``x``'s data (NumPy's ``base`` chain followed to its end)."""
+    base = _ndarray_base.__get__(x)
+    while isinstance(base, np.ndarray):
+        x, base = base, _ndarray_base.__get__(base)
+    return x
+
+
+#: ``delete()``d data: id of the owning array -> a weak reference to it (a reused id is told
+#: apart by the reference).
+_deleted: dict[int, weakref.ref[np.ndarray[Any, Any]]] = {}
 
 
 class EagerArray(np.ndarray):
@@ -124,6 +141,28 @@ class EagerArray(np.ndarray):
     def block_until_ready(self) -> EagerArray:
         """Eager NumPy data is always ready (JAX code calls this before timing)."""
         return self
+
+    def copy_to_host_async(self) -> None:
+        """JAX's ``Array.copy_to_host_async()``: eager data is on the host already."""
+
+    def unsafe_buffer_pointer(self) -> int:
+        """JAX's ``Array.unsafe_buffer_pointer()``: the address of the data (the NumPy
+        buffer's; arrays viewing the same data give the same address)."""
+        return int(self.__array_interface__["data"][0])
+
+    def delete(self) -> None:
+        """JAX's ``Array.delete()``: marks the data deleted, for this array and every mj array
+        viewing it (``is_deleted()``). The host memory is NumPy's, freed when the last
+        reference goes; the values stay readable until then (JAX's raise)."""
+        owner = _owner(self)
+        key = id(owner)
+        _deleted[key] = weakref.ref(owner, lambda _: _deleted.pop(key, None))
+
+    def is_deleted(self) -> bool:
+        """Whether ``delete()`` was called on this array or one sharing its data."""
+        owner = _owner(self)
+        ref = _deleted.get(id(owner))
+        return ref is not None and ref() is owner
 
     def __dlpack__(
         self,

@@ -55,8 +55,11 @@ from mj_xla._rng_bit_generator import rng_bit_generator as rng_bit_generator
 from mj_xla._rng_bit_generator import rng_bit_generator_p as rng_bit_generator_p
 from mj_xla._runtime import Device as Device
 from mj_xla._runtime import block_until_ready as block_until_ready
+from mj_xla._runtime import copy_to_host_async as copy_to_host_async
 from mj_xla._runtime import devices as devices
 from mj_xla._runtime import disable_jit as disable_jit
+from mj_xla._runtime import effects_barrier as effects_barrier
+from mj_xla._runtime import live_arrays as live_arrays
 from mj_xla._shard_map import shard_map as shard_map
 from mj_xla._sharded_array import ShardedArray as ShardedArray
 from mj_xla._sharding import AxisType as AxisType

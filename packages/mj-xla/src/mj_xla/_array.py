@@ -179,6 +179,18 @@ class Array:
         self._buf.block_until_ready()
         return self
 
+    def copy_to_host_async(self) -> None:
+        """Start copying the device buffer to the host (``np.asarray`` then waits less; an
+        array on several devices is fetched when read)."""
+        if self._buf.is_deleted():
+            raise deleted_error(self._aval)
+        if len(self.devices()) == 1:
+            self._buf._copy_single_device_array_to_host_async()
+
+    def unsafe_buffer_pointer(self) -> int:
+        """The device address of the buffer (JAX's ``Array.unsafe_buffer_pointer()``)."""
+        return int(self._buf.unsafe_buffer_pointer())
+
     def is_ready(self) -> bool:
         return bool(self._buf.is_ready())
 

@@ -40,6 +40,13 @@ __all__ = [
 ]
 
 
+def refuse_execution(name: str) -> None:
+    """JAX's ``RuntimeError`` for a computation run while ``no_execution`` is set."""
+    raise RuntimeError(
+        f"JAX tried to execute function jit({name}), but the no_execution config option is set"
+    )
+
+
 class Executable:
     """A compiled jaxpr. ``run(args)`` takes the non-constant arguments and returns Arrays."""
 
@@ -120,6 +127,8 @@ class Executable:
 
     def run(self, args: Sequence[Any]) -> list[Array]:
         """Execute on ``args`` (Arrays, NumPy arrays or scalars of the argument types)."""
+        if config.no_execution:
+            refuse_execution(self._name)
         if len(args) != len(self.arg_avals):
             raise TypeError(
                 f"jit: the compiled computation takes {len(self.arg_avals)} arguments, "
@@ -134,6 +143,8 @@ class Executable:
 
     def run_buffers(self, bufs: list[Any]) -> list[Array]:
         """Execute on device buffers already checked against ``arg_avals`` (the fast path)."""
+        if config.no_execution:
+            refuse_execution(self._name)
         kept = self._kept
         if kept is None:
             if self._held:

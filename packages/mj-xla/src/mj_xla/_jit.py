@@ -54,7 +54,13 @@ from mj_ir.extend import trace_to_jaxpr
 from mj_xla import _jaxlib
 from mj_xla._array import Array, CommittedArray, to_buffer
 from mj_xla._device_put import device_put
-from mj_xla._executable import Executable, compile_jaxpr, drop_unused_arguments, inline_values
+from mj_xla._executable import (
+    Executable,
+    compile_jaxpr,
+    drop_unused_arguments,
+    inline_values,
+    refuse_execution,
+)
 from mj_xla._lowering import build_module
 from mj_xla._pmap_executable import ReplicatedJit
 from mj_xla._sharded_array import ShardedArray
@@ -195,10 +201,19 @@ class Signature(NamedTuple):
     device: Any
 
 
+def _fun_sourceinfo(fun: Any) -> str:
+    """``name at file:line`` of a Python function, as JAX's messages name a traced one."""
+    code = getattr(inspect.unwrap(fun), "__code__", None)
+    name = getattr(fun, "__name__", type(fun).__name__)
+    return f"{name} at {code.co_filename}:{code.co_firstlineno}" if code is not None else name
+
+
 def _run_entry(entry: _Entry, flat_args: Sequence[Any]) -> list[Any]:
     """Run ``entry`` on its flat arguments: its executable when nothing is being traced, else
     ``xla_call_p`` bound for the active transformation."""
     if is_eager() and not any(isinstance(c, Tracer) for c in entry.consts):
+        if config.no_execution:  # (before compiling: sharded and replicated programs too)
+            refuse_execution(entry.name)
         return list(entry.compile().run(flat_args))
     return bind(
         xla_call_p,
@@ -672,6 +687,11 @@ class PjitFunction(Generic[P, R]):
         avals: tuple[ShapedArray, ...],
         in_shardings: tuple[Sharding | None, ...] = (),
     ) -> _Entry:
+        if config.no_tracing:
+            raise RuntimeError(
+                f"re-tracing function {_fun_sourceinfo(self._fun)} for `jit`, but 'no_tracing' "
+                "is set"
+            )
         static_pos = {k: v for k, v in statics if isinstance(k, int)}
         static_kw = {k: v for k, v in statics if isinstance(k, str)}
         out_trees: list[PyTreeDef] = []

@@ -46,6 +46,8 @@ from mj._environment import enable_custom_prng as enable_custom_prng
 from mj._environment import enable_x64 as enable_x64
 from mj._environment import legacy_prng_key as legacy_prng_key
 from mj._environment import log_compiles as log_compiles
+from mj._environment import no_execution as no_execution
+from mj._environment import no_tracing as no_tracing
 from mj._environment import numpy_dtype_promotion as numpy_dtype_promotion
 from mj._environment import numpy_rank_promotion as numpy_rank_promotion
 from mj._environment import print_environment_info as print_environment_info
@@ -89,13 +91,16 @@ from mj_ir import make_jaxpr as make_jaxpr
 from mj_xla import Device as Device
 from mj_xla import block_until_ready as block_until_ready
 from mj_xla import clear_caches as clear_caches
+from mj_xla import copy_to_host_async as copy_to_host_async
 from mj_xla import default_backend as default_backend
 from mj_xla import device_count as device_count
 from mj_xla import device_get as device_get
 from mj_xla import device_put as device_put
 from mj_xla import devices as devices
 from mj_xla import disable_jit as disable_jit
+from mj_xla import effects_barrier as effects_barrier
 from mj_xla import jit as jit
+from mj_xla import live_arrays as live_arrays
 from mj_xla import local_device_count as local_device_count
 from mj_xla import local_devices as local_devices
 from mj_xla import make_array_from_callback as make_array_from_callback

@@ -35,6 +35,8 @@ __all__ = [
     "enable_x64",
     "legacy_prng_key",
     "log_compiles",
+    "no_execution",
+    "no_tracing",
     "numpy_dtype_promotion",
     "numpy_rank_promotion",
     "print_environment_info",
@@ -103,6 +105,10 @@ debug_infs = _Option("debug_infs")
 enable_checks = _Option("check_jaxprs")
 default_matmul_precision = _Option("default_matmul_precision")
 log_compiles = _Option("log_compiles")
+# ``with mj.no_tracing():`` a jit call that would trace anew raises RuntimeError; ``with
+# mj.no_execution():`` running a compiled computation does (JAX's jax_no_tracing/no_execution)
+no_tracing = _Option("no_tracing")
+no_execution = _Option("no_execution")
 # JAX's leak checker: with it on, a tracer that outlives its transformation raises
 # TracerLeakError (when the next outermost transformation starts or the block ends)
 check_tracer_leaks = _Option("check_tracer_leaks")

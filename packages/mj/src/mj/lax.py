@@ -11,7 +11,10 @@ Every name is the lower layer's own object, re-exported, except the compositions
 and the bit operations ``population_count``, ``clz`` and ``mulhi``, and the elementwise
 functions of :mod:`mj._lax_checked`, which check their operands as ``jax.lax`` does (no
 promotion, JAX's dtype categories and shape rule, weak results of weak operands) before the
-lower layer's function.
+lower layer's function; :mod:`mj._lax_extras` adds ``tile``, ``empty``, ``reduce_xor``,
+``scatter_sub``, ``scatter_apply``, ``shape_as_value``, ``RoundingMethod``, ``AccuracyMode``
+and ``Tolerance``, and wraps ``mul`` (``out_dtype=``) and the transcendental functions
+(``accuracy=``).
 """
 
 from mj._associative_scan import associative_scan as associative_scan
@@ -80,6 +83,9 @@ from mj_xla import with_sharding_constraint as with_sharding_constraint
 # isort: off
 # jax.lax's operand checks on the elementwise functions: these names replace those above
 from mj._lax_checked import *
+
+# tile, empty, reduce_xor, scatter_sub/apply, the enums; mul's out_dtype= and accuracy=
+from mj._lax_extras import *
 # isort: on
 
 # the monoid reductions of mj-core, and a general traced body otherwise (mj_control)

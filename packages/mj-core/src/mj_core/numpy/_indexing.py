@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Callable
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -320,6 +320,11 @@ class IndexUpdateRef:
 
     __slots__ = ("array", "index")
 
+    #: ``lax.scatter_apply(operand, indices, func, dnums, update_shape=, mode=)`` for
+    #: :meth:`apply`: repeated indices apply ``func`` repeatedly, which takes a loop, and loops
+    #: live in mj-control; the umbrella ``mj.lax`` installs its ``scatter_apply`` here.
+    scatter_apply_hook: ClassVar[Callable[..., Array] | None] = None
+
     def __init__(self, array: ArrayLike, index: object) -> None:
         self.array = array
         self.index = index
@@ -382,6 +387,27 @@ class IndexUpdateRef:
         return _update(lax.scatter_mul, self.array, self.index, values, mode)
 
     mul = multiply
+
+    def apply(
+        self,
+        func: Callable[[Array], Array],
+        *,
+        indices_are_sorted: bool = False,
+        unique_indices: bool = False,
+        mode: str | None = None,
+        wrap_negative_indices: bool = True,
+    ) -> Array:
+        """A copy of ``x`` with the elementwise ``func`` applied to ``x[idx]``, once per
+        occurrence of an index (``func.at(x, idx)`` of a unary ufunc); not differentiable, as
+        in JAX. Needs ``mj.lax`` imported (it installs :attr:`scatter_apply_hook`)."""
+        hook = IndexUpdateRef.scatter_apply_hook
+        if hook is None:
+            raise NotImplementedError("x.at[idx].apply needs mj.lax (import mj)")
+
+        def scatter(x: Array, indices: Array, values: Array, dnums: Any, mode: Any) -> Array:
+            return hook(x, indices, func, dnums, update_shape=shape_of(values), mode=mode)
+
+        return _update(scatter, self.array, self.index, 0, mode)
 
     def min(
         self,

@@ -15,6 +15,7 @@ import numpy as np
 
 from mj import numpy as mnp
 from mj.nn import initializers as initializers
+from mj.nn._attention import dot_product_attention as dot_product_attention
 from mj_autodiff import custom_jvp, stop_gradient
 from mj_core import get_aval, lax
 from mj_core.dtypes import is_inexact
@@ -31,6 +32,7 @@ from mj_core.extend import (
 
 __all__ = [
     "celu",
+    "dot_product_attention",
     "elu",
     "gelu",
     "glu",

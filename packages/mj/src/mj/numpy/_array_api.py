@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 import mj_core.numpy as cnp
+from mj.numpy import _placement
 from mj_core import Tracer, lax
 from mj_core.errors import user_line_suffix
 from mj_core.extend import (
@@ -312,4 +313,4 @@ def copy(a: ArrayLike, order: str | None = None) -> AnyArray:
         )
     if isinstance(a, Tracer):  # traced values are immutable: the value itself, weak type kept
         return a
-    return cnp.array(a, copy=True)
+    return _placement.array(a, copy=True)  # (an mj array's data copied, as JAX's)

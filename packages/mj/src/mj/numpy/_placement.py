@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import mj_core.numpy as cnp
+from mj_core import EagerArray
 from mj_core.extend import Array, ArrayLike, DTypeLike
 from mj_xla import device_put
 
@@ -34,6 +35,10 @@ def _placed(out: Any, device: Any) -> Any:
     return out if device is None else device_put(out, device)
 
 
+def _address(x: EagerArray) -> int:
+    return x.unsafe_buffer_pointer()
+
+
 def array(
     object: Any,
     dtype: DTypeLike | None = None,
@@ -42,8 +47,13 @@ def array(
     *,
     device: Any = None,
 ) -> Array:
-    """An array from array-likes or (nested) sequences (see ``mj_core.numpy.array``)."""
-    return _placed(cnp.array(object, dtype, copy, ndmin), device)  # type: ignore[no-any-return]
+    """An array from array-likes or (nested) sequences (see ``mj_core.numpy.array``); with
+    ``copy`` (the default) an mj array's data is copied, as JAX's buffers are (mj-core shares
+    immutable data; ``unsafe_buffer_pointer`` and ``delete`` tell the difference)."""
+    out: Any = cnp.array(object, dtype, copy, ndmin)
+    if copy and isinstance(object, EagerArray) and isinstance(out, EagerArray):
+        out = out.copy() if _address(out) == _address(object) else out
+    return _placed(out, device)  # type: ignore[no-any-return]
 
 
 def asarray(
