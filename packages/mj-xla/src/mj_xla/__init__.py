@@ -59,6 +59,7 @@ from mj_xla._runtime import devices as devices
 from mj_xla._runtime import disable_jit as disable_jit
 from mj_xla._shard_map import shard_map as shard_map
 from mj_xla._sharded_array import ShardedArray as ShardedArray
+from mj_xla._sharding import AbstractMesh as AbstractMesh
 from mj_xla._sharding import AxisType as AxisType
 from mj_xla._sharding import Mesh as Mesh
 from mj_xla._sharding import NamedSharding as NamedSharding
