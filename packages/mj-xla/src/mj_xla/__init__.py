@@ -46,6 +46,7 @@ from mj_xla._make_array import (
 )
 from mj_xla._pmap import PmapFunction as PmapFunction
 from mj_xla._pmap import pmap as pmap
+from mj_xla._pmap_executable import effects_barrier as effects_barrier
 from mj_xla._ragged_dot import RaggedDotDimensionNumbers as RaggedDotDimensionNumbers
 from mj_xla._ragged_dot import ragged_dot as ragged_dot
 from mj_xla._ragged_dot import ragged_dot_general as ragged_dot_general

@@ -95,6 +95,7 @@ from mj_xla import device_get as device_get
 from mj_xla import device_put as device_put
 from mj_xla import devices as devices
 from mj_xla import disable_jit as disable_jit
+from mj_xla import effects_barrier as effects_barrier
 from mj_xla import jit as jit
 from mj_xla import local_device_count as local_device_count
 from mj_xla import local_devices as local_devices
