@@ -271,5 +271,6 @@ def test_einsum_dot_general_keyword_as_jax():
 def test_shaped_array_takes_sharding_keyword():
     aval = ShapedArray((2,), np.float32, sharding=None)
     assert aval == ShapedArray((2,), np.float32)
-    assert aval.sharding is None
-    assert jax.core.ShapedArray((2,), np.float32).sharding is not None  # JAX: its mesh's
+    # JAX: an unsharded aval's, whatever the keyword (test_oracle_aval_sharding.py)
+    want = jax.core.ShapedArray((2,), np.float32, sharding=None).sharding
+    assert repr(aval.sharding) == repr(want)

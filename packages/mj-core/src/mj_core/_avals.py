@@ -32,6 +32,7 @@ __all__ = [
     "pytype_aval_mappings",
     "raise_to_shaped",
     "register_array_type",
+    "register_aval_sharding",
 ]
 
 #: mj-autodiff's ``float0`` (the tangent dtype of integer values), spelled here below it
@@ -62,6 +63,17 @@ class AbstractValue:
     __slots__ = ()
 
 
+#: rank -> the sharding of an unsharded aval of that rank (set by mj-xla)
+_aval_sharding: Callable[[int], Any] | None = None
+
+
+def register_aval_sharding(make: Callable[[int], Any]) -> None:
+    """Set what ``ShapedArray.sharding`` returns for a rank (mj-xla: JAX's unsharded
+    ``NamedSharding``); the layer that defines shardings registers it at import."""
+    global _aval_sharding
+    _aval_sharding = make
+
+
 class ShapedArray(AbstractValue):
     """The abstract value of an array: its shape, dtype and whether its dtype is weak."""
 
@@ -88,11 +100,14 @@ class ShapedArray(AbstractValue):
         self._hash: int | None = None  # avals are immutable; jit's cache keys hash them often
 
     @property
-    def sharding(self) -> None:
-        """``None``: in mj a sharding belongs to an array (``Array.sharding``) and to ``jit``'s
-        ``in_shardings``/``out_shardings``, never to an abstract value (JAX's avals carry one
-        for sharding-in-types; code that reads it finds "unsharded")."""
-        return None
+    def sharding(self) -> Any:
+        """JAX's ``aval.sharding`` (``jax.typeof(x).sharding``): an unsharded array's, a
+        ``NamedSharding`` over the empty abstract mesh with one ``None`` per dimension. mj's
+        avals carry no sharding of their own (an array's placement is ``Array.sharding`` and
+        ``jit``'s ``in_shardings``/``out_shardings``), so this depends on the rank alone and
+        takes no part in equality or hashing. ``None`` until mj-xla, which defines shardings,
+        registers the maker (:func:`register_aval_sharding`)."""
+        return None if _aval_sharding is None else _aval_sharding(len(self.shape))
 
     @property
     def ndim(self) -> int:

@@ -33,6 +33,7 @@ from mj_core._avals import is_array as is_array
 from mj_core._avals import pytype_aval_mappings as pytype_aval_mappings
 from mj_core._avals import raise_to_shaped as raise_to_shaped
 from mj_core._avals import register_array_type as register_array_type
+from mj_core._avals import register_aval_sharding as register_aval_sharding
 from mj_core._axis_env import AxisFrame as AxisFrame
 from mj_core._axis_env import axis_env_signature as axis_env_signature
 from mj_core._axis_env import axis_frame as axis_frame

@@ -46,6 +46,7 @@ from mj_xla._make_array import (
 )
 from mj_xla._pmap import PmapFunction as PmapFunction
 from mj_xla._pmap import pmap as pmap
+from mj_xla._pmap_executable import effects_barrier as effects_barrier
 from mj_xla._ragged_dot import RaggedDotDimensionNumbers as RaggedDotDimensionNumbers
 from mj_xla._ragged_dot import ragged_dot as ragged_dot
 from mj_xla._ragged_dot import ragged_dot_general as ragged_dot_general
@@ -62,6 +63,7 @@ from mj_xla._runtime import effects_barrier as effects_barrier
 from mj_xla._runtime import live_arrays as live_arrays
 from mj_xla._shard_map import shard_map as shard_map
 from mj_xla._sharded_array import ShardedArray as ShardedArray
+from mj_xla._sharding import AbstractMesh as AbstractMesh
 from mj_xla._sharding import AxisType as AxisType
 from mj_xla._sharding import Mesh as Mesh
 from mj_xla._sharding import NamedSharding as NamedSharding

@@ -31,6 +31,7 @@ from mj_xla._sharded_array import ShardedArray
 
 __all__ = [
     "ReplicatedJit",
+    "effects_barrier",
     "executable",
     "resolve_devices",
     "run_serialised",
@@ -50,6 +51,16 @@ _run_lock = threading.Lock()
 # lets an output the caller drops be freed at once, so the next one reuses its memory (held
 # outputs made the allocator return and re-fault a buffer's pages on most calls).
 _in_flight: list[Any] = []
+
+
+def effects_barrier() -> None:
+    """Wait until the computations started so far have run their side effects (JAX's
+    ``jax.effects_barrier``, which tests call before reading what callbacks printed). A
+    single-device program's host callbacks have run when its results are returned, and
+    eager ones run inline; a multi-device execution may still be running: wait for it."""
+    with _run_lock:
+        for token in _in_flight:
+            token.block_until_ready()
 
 
 def run_serialised(exe: Any, bufs: Sequence[Any], handlers: Sequence[Any]) -> list[Any]:

@@ -11,6 +11,7 @@ Devices not named along an axis hold replicas.
 from __future__ import annotations
 
 import enum
+import functools
 import math
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterator, Sequence
@@ -20,10 +21,12 @@ from typing import Any
 import numpy as np
 
 from mj_core.errors import user_line_suffix
+from mj_core.extend import register_aval_sharding
 from mj_core.tree_util import PyTreeDef, tree_flatten
 from mj_xla import _jaxlib
 
 __all__ = [
+    "AbstractMesh",
     "AxisType",
     "GSPMDSharding",
     "Mesh",
@@ -172,6 +175,75 @@ class Mesh:
             f"Mesh(axis_sizes={self.axis_sizes}, axis_names={self.axis_names}, "
             f"axis_types={self._types()})"
         )
+
+    @property
+    def abstract_mesh(self) -> AbstractMesh:
+        """This mesh's axis names, sizes and types without its devices."""
+        return AbstractMesh(self.axis_sizes, self.axis_names, self.axis_types)
+
+
+class AbstractMesh:
+    """A mesh's axis names and sizes without devices (JAX's ``jax.sharding.AbstractMesh``):
+    the mesh of an abstract value's sharding (``jax.typeof(x).sharding``, over the empty mesh
+    for an unsharded array) and of code that only reasons about shapes (flax's partitioning
+    metadata). It has no devices: asking for them raises ``ValueError``, as in JAX."""
+
+    __slots__ = ("axis_names", "axis_sizes", "axis_types")
+
+    def __init__(
+        self,
+        axis_sizes: Sequence[int],
+        axis_names: Sequence[str],
+        axis_types: Sequence[AxisType] | None = None,
+    ) -> None:
+        if len(axis_sizes) != len(axis_names):
+            raise ValueError(
+                f"AbstractMesh: {len(axis_sizes)} axis sizes for {len(axis_names)} axis names"
+            )
+        self.axis_sizes: tuple[int, ...] = tuple(int(n) for n in axis_sizes)
+        self.axis_names: tuple[str, ...] = tuple(axis_names)
+        self.axis_types: tuple[AxisType, ...] = (
+            tuple(axis_types) if axis_types is not None else (AxisType.Auto,) * len(axis_names)
+        )
+
+    @property
+    def shape(self) -> OrderedDict[str, int]:
+        return OrderedDict(zip(self.axis_names, self.axis_sizes, strict=True))
+
+    @property
+    def shape_tuple(self) -> tuple[tuple[str, int], ...]:
+        return tuple(zip(self.axis_names, self.axis_sizes, strict=True))
+
+    @property
+    def size(self) -> int:
+        """The number of positions in the mesh; 0 for the empty mesh, as JAX's."""
+        return math.prod(self.axis_sizes) if self.axis_sizes else 0
+
+    @property
+    def empty(self) -> bool:
+        return not self.axis_names
+
+    @property
+    def abstract_mesh(self) -> AbstractMesh:
+        return self
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, AbstractMesh) and (
+            self.shape_tuple,
+            self.axis_types,
+        ) == (other.shape_tuple, other.axis_types)
+
+    def __hash__(self) -> int:
+        return hash((self.shape_tuple, self.axis_types))
+
+    def __repr__(self) -> str:
+        axes = ", ".join(f"{n!r}: {s}" for n, s in self.shape_tuple) or "()"
+        types = "(" + ", ".join(t.name for t in self.axis_types) + ")"
+        return f"AbstractMesh({axes}, axis_types={types})"
+
+
+def _no_devices(what: str) -> ValueError:
+    return ValueError(f"{what} is not implemented for `jax.sharding.AbstractMesh`.")
 
 
 def make_mesh(
@@ -339,8 +411,10 @@ class NamedSharding(Sharding):
 
     __slots__ = ("_hlo", "mesh", "spec")
 
-    def __init__(self, mesh: Mesh, spec: Any, *, memory_kind: str | None = None) -> None:
-        if not isinstance(mesh, Mesh):
+    def __init__(
+        self, mesh: Mesh | AbstractMesh, spec: Any, *, memory_kind: str | None = None
+    ) -> None:
+        if not isinstance(mesh, Mesh | AbstractMesh):
             raise TypeError(f"NamedSharding: mesh must be a Mesh, got {type(mesh).__name__}")
         if not isinstance(spec, PartitionSpec):
             if isinstance(spec, tuple | list):
@@ -369,7 +443,52 @@ class NamedSharding(Sharding):
 
     @property
     def device_assignment(self) -> tuple[Any, ...]:
+        if isinstance(self.mesh, AbstractMesh):
+            raise _no_devices("_device_assignment")
         return self.mesh.flat_devices
+
+    @property
+    def device_set(self) -> set[Any]:
+        if isinstance(self.mesh, AbstractMesh):
+            raise _no_devices("device_set")
+        return set(self.mesh.flat_devices)
+
+    @property
+    def addressable_devices(self) -> set[Any]:
+        if isinstance(self.mesh, AbstractMesh):
+            raise _no_devices("addressable_devices")
+        return super().addressable_devices
+
+    @property
+    def is_fully_addressable(self) -> bool:
+        if isinstance(self.mesh, AbstractMesh):
+            raise _no_devices("is_fully_addressable")
+        return super().is_fully_addressable
+
+    @property
+    def num_devices(self) -> int:
+        return self.mesh.size
+
+    @property
+    def memory_kind(self) -> str | None:  # type: ignore[override]
+        """``None`` over an abstract mesh (no devices, no memories), as JAX's."""
+        return None if isinstance(self.mesh, AbstractMesh) else "device"
+
+    def shard_shape(self, shape: Sequence[int]) -> tuple[int, ...]:
+        if isinstance(self.mesh, Mesh):
+            return super().shard_shape(shape)
+        self._check_rank(len(shape))
+        sizes = self.mesh.shape
+        out = []
+        for d, n in enumerate(shape):
+            parts = math.prod(sizes[a] for a in self.spec.axes_of(d))
+            if n % parts:
+                raise ValueError(
+                    f"Sharding {self} implies that array axis {d} is partitioned {parts} "
+                    f"times, but the dimension size is {n} (full shape: {tuple(shape)})"
+                )
+            out.append(n // parts)
+        return tuple(out)
 
     def _check_rank(self, ndim: int) -> None:
         if len(self.spec) > ndim:
@@ -399,6 +518,8 @@ class NamedSharding(Sharding):
         return _jaxlib.hlo_sharding_tiled(dims, self.mesh.axis_sizes, perm, replicas > 1)
 
     def devices_indices_map(self, shape: Sequence[int]) -> dict[Any, Index]:
+        if isinstance(self.mesh, AbstractMesh):
+            raise _no_devices("_device_assignment")
         self._check_rank(len(shape))
         sizes = self.mesh.shape
         out: dict[Any, Index] = {}
@@ -442,6 +563,8 @@ class NamedSharding(Sharding):
         return hash((self.mesh, tuple(trimmed)))
 
     def __repr__(self) -> str:
+        if isinstance(self.mesh, AbstractMesh):
+            return f"NamedSharding(mesh={self.mesh!r}, spec={self.spec})"
         return f"NamedSharding(mesh={self.mesh}, spec={self.spec}, memory_kind={self.memory_kind})"
 
 
@@ -574,3 +697,13 @@ def broadcast_prefix(
     for child, sub in zip(children, treedef.child_treedefs, strict=True):
         out.extend(broadcast_prefix(child, sub, what, is_leaf))
     return out
+
+
+@functools.cache
+def _unsharded_aval_sharding(ndim: int) -> NamedSharding:
+    """JAX's sharding of an unsharded abstract value of rank ``ndim``: the empty abstract
+    mesh, no dimension split (``P(None, ...)``, ``P()`` for a scalar)."""
+    return NamedSharding(AbstractMesh((), ()), PartitionSpec(*([None] * ndim)))
+
+
+register_aval_sharding(_unsharded_aval_sharding)

@@ -82,7 +82,7 @@ def tensor_sharding(sharding: NamedSharding, ndim: int, devices: Sequence[Any]) 
     """``#sdy.sharding<mesh<[...]>, [{axes of dim 0}, ...]>`` for an array of rank ``ndim``
     laid out by ``sharding`` in a program over ``devices``."""
     mesh = sharding.mesh
-    flat = mesh.flat_devices
+    flat = sharding.device_assignment
     order = list(devices)
     ids = [] if flat == tuple(order) else [order.index(d) for d in flat]
     mesh_attr = sdy.MeshAttr.get(

@@ -7,8 +7,7 @@ program that XLA's SPMD partitioner splits over the mesh. ``reshard`` lays array
 constraint inside ``jit``); ``set_mesh`` sets the mesh a bare ``PartitionSpec`` refers to.
 """
 
-import math
-
+from mj_xla import AbstractMesh as AbstractMesh
 from mj_xla import AxisType as AxisType
 from mj_xla import Mesh as Mesh
 from mj_xla import NamedSharding as NamedSharding
@@ -26,55 +25,6 @@ P = PartitionSpec
 def make_single_device_sharding(device: object, *, memory_kind: str | None = None) -> Sharding:
     """The whole array on ``device`` (JAX's ``jax.sharding.make_single_device_sharding``)."""
     return SingleDeviceSharding(device, memory_kind=memory_kind)
-
-
-class AbstractMesh:
-    """A mesh's axis names and sizes without devices (JAX's ``jax.sharding.AbstractMesh``):
-    what code that only reasons about shapes (flax's partitioning metadata) reads."""
-
-    def __init__(
-        self,
-        axis_sizes: tuple[int, ...],
-        axis_names: tuple[str, ...],
-        axis_types: tuple[AxisType, ...] | None = None,
-    ) -> None:
-        if len(axis_sizes) != len(axis_names):
-            raise ValueError(
-                f"AbstractMesh: {len(axis_sizes)} axis sizes for {len(axis_names)} axis names"
-            )
-        self.axis_sizes = tuple(int(n) for n in axis_sizes)
-        self.axis_names = tuple(axis_names)
-        self.axis_types = (
-            tuple(axis_types) if axis_types is not None else (AxisType.Auto,) * len(axis_names)
-        )
-
-    @property
-    def shape(self) -> dict[str, int]:
-        return dict(zip(self.axis_names, self.axis_sizes, strict=True))
-
-    @property
-    def shape_tuple(self) -> tuple[tuple[str, int], ...]:
-        return tuple(zip(self.axis_names, self.axis_sizes, strict=True))
-
-    @property
-    def size(self) -> int:
-        return math.prod(self.axis_sizes)
-
-    @property
-    def empty(self) -> bool:
-        return not self.axis_names
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, AbstractMesh) and (
-            self.shape_tuple,
-            self.axis_types,
-        ) == (other.shape_tuple, other.axis_types)
-
-    def __hash__(self) -> int:
-        return hash((self.shape_tuple, self.axis_types))
-
-    def __repr__(self) -> str:
-        return f"AbstractMesh({self.shape_tuple!r})"
 
 
 def get_abstract_mesh() -> AbstractMesh:

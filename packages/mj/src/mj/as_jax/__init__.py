@@ -148,6 +148,8 @@ def _make_private_modules() -> dict[str, types.ModuleType]:
       function); empty here, so only ``chex.restrict_backends`` fails, when used.
     - ``jax._src.xla_bridge``: ``_backends`` (the started backends, read-only), which
       chex's ``set_n_cpu_devices`` reads.
+    - ``jax.lib``: ``__version__`` only (the jaxlib release paired with the JAX release mj
+      follows), which equinox's tests read at import time.
     - ``jax._src.core``: the public ``mj.core``; ``jax._src.dtypes``: the public ``mj.dtypes``
       plus the base class ``ExtendedDType`` (flax's fp8 module subclasses it at import time;
       equinox reads ``TypePromotionError`` through the private path).
@@ -167,7 +169,10 @@ def _make_private_modules() -> dict[str, types.ModuleType]:
     dtypes.ExtendedDType = ExtendedDType  # type: ignore[attr-defined]
     dtypes.DType = np.dtype  # type: ignore[attr-defined]
     xla_bridge = _XlaBridge("jax._src.xla_bridge", "_backends only (see mj.as_jax).")
+    lib = types.ModuleType("jax.lib", "jaxlib's version only (see mj.as_jax).")
+    lib.__version__ = JAX_VERSION  # type: ignore[attr-defined]
     modules = {
+        "jax.lib": lib,
         "jax._src": src,
         "jax._src.xla_bridge": xla_bridge,
         "jax._src.traceback_util": traceback_util,
@@ -176,7 +181,7 @@ def _make_private_modules() -> dict[str, types.ModuleType]:
         "jax._src.dtypes": dtypes,
     }
     for name, module in modules.items():
-        if name != "jax._src":
+        if name.startswith("jax._src."):
             setattr(src, name.rsplit(".", 1)[1], module)
     return modules
 
