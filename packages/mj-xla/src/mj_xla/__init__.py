@@ -59,7 +59,6 @@ from mj_xla._runtime import block_until_ready as block_until_ready
 from mj_xla._runtime import copy_to_host_async as copy_to_host_async
 from mj_xla._runtime import devices as devices
 from mj_xla._runtime import disable_jit as disable_jit
-from mj_xla._runtime import effects_barrier as effects_barrier
 from mj_xla._runtime import live_arrays as live_arrays
 from mj_xla._shard_map import shard_map as shard_map
 from mj_xla._sharded_array import ShardedArray as ShardedArray

@@ -27,6 +27,7 @@ from mj_xla._array import Array
 from mj_xla._identity_cache import IdentityCache
 from mj_xla._lowering import build_module
 from mj_xla._replicas import replica_axis
+from mj_xla._runtime import live_arrays
 from mj_xla._sharded_array import ShardedArray
 
 __all__ = [
@@ -57,10 +58,14 @@ def effects_barrier() -> None:
     """Wait until the computations started so far have run their side effects (JAX's
     ``jax.effects_barrier``, which tests call before reading what callbacks printed). A
     single-device program's host callbacks have run when its results are returned, and
-    eager ones run inline; a multi-device execution may still be running: wait for it."""
+    eager ones run inline; a multi-device execution may still be running: wait for it, and
+    for every live device array (a computation whose outputs were all dropped is not waited
+    for; JAX's runtime tokens are)."""
     with _run_lock:
         for token in _in_flight:
             token.block_until_ready()
+    for x in live_arrays():
+        x.block_until_ready()
 
 
 def run_serialised(exe: Any, bufs: Sequence[Any], handlers: Sequence[Any]) -> list[Any]:

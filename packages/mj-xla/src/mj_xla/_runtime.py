@@ -18,7 +18,6 @@ __all__ = [
     "copy_to_host_async",
     "devices",
     "disable_jit",
-    "effects_barrier",
     "live_arrays",
 ]
 
@@ -80,11 +79,3 @@ def live_arrays(platform: str | None = None) -> list[Any]:
     return out
 
 
-def effects_barrier() -> None:
-    """Wait until the side effects (host callbacks: ``debug.print``, ``io_callback``) of the
-    computations started so far have happened (``jax.effects_barrier``). A computation's
-    callbacks have run when its outputs are ready, so mj waits for every live device array;
-    a computation whose outputs were all dropped is not waited for (JAX's runtime tokens
-    are)."""
-    for x in live_arrays():
-        x.block_until_ready()
