@@ -46,7 +46,9 @@ def _prim(name):
 
 def _valid(name, dtype, nin=1):
     spec = elementwise_specs[_prim(name)]
-    return all(np.dtype(dtype).kind in spec.operand_kind(i) for i in range(nin))
+    return all(
+        np.dtype(dtype).kind in spec.operand_kind(i) + spec.lenient_kinds for i in range(nin)
+    )
 
 
 def _in_jax_float(a):

@@ -177,7 +177,9 @@ class ElementwiseSpec(NamedTuple):
     evaluation too. ``operand_kinds``: per-operand kinds where they differ (``pow``'s float or
     complex base, numeric exponent). ``out_dtype``: maps the promoted input dtype to the output
     dtype. ``first_operand_is_selector``: the first operand (e.g. ``select_n``'s predicate) is
-    excluded from promotion.
+    excluded from promotion. ``lenient_kinds``: kinds a float-valued primitive computes beyond
+    JAX's (``"biu"``: ``sin`` of an integer in JAX's float for it), for mj-core's own
+    toolkit (``mj_core.lax.sin``, ``mnp.sin``); ``mj.lax`` refuses them, reading ``kinds``.
     """
 
     nin: int  # -1: variadic
@@ -185,9 +187,10 @@ class ElementwiseSpec(NamedTuple):
     out_dtype: Callable[[DType], DType]
     first_operand_is_selector: bool = False
     operand_kinds: tuple[str, ...] = ()
+    lenient_kinds: str = ""
 
     def operand_kind(self, i: int) -> str:
-        """The kinds operand ``i`` (counted after a selector) accepts."""
+        """The kinds operand ``i`` (counted after a selector) accepts: JAX's primitive's."""
         return self.operand_kinds[i] if self.operand_kinds else self.kinds
 
 
@@ -257,12 +260,12 @@ def check_accepted(prim: Primitive, operands: Sequence[ShapedArray]) -> tuple[DT
     unary = len(operands) == 1
     for i, a in enumerate(operands):
         ok = spec.operand_kind(i)
-        if not a.weak_type and category_kind(a.dtype) not in ok:
+        if not a.weak_type and category_kind(a.dtype) not in ok + spec.lenient_kinds:
             raise accepted_error(prim.name, a.dtype, ok, None if unary else i)
     dtype, weak = _compute_dtype(prim, operands)
     for i, a in enumerate(operands):  # (a weak operand that does not fit was refused above)
         ok = spec.operand_kind(i)
-        if a.weak_type and category_kind(dtype) not in ok:
+        if a.weak_type and category_kind(dtype) not in ok + spec.lenient_kinds:
             raise accepted_error(prim.name, dtype, ok, None if unary else i)
     return dtype, weak
 
@@ -380,12 +383,15 @@ def define_elementwise(
     first_operand_is_selector: bool = False,
     complex_impl: Callable[[Any], Any] | None = None,
     operand_kinds: tuple[str, ...] = (),
+    lenient_kinds: str = "",
 ) -> Primitive:
     """A new elementwise primitive computed by the ufunc-like ``impl`` (``nin`` operands, -1 for
     variadic, returning the single output), or ``complex_impl`` for complex operands where
     given: its spec, typing rule, impl rule and eager shortcut."""
     prim = Primitive(name)
-    spec = ElementwiseSpec(nin, kinds, out_dtype, first_operand_is_selector, operand_kinds)
+    spec = ElementwiseSpec(
+        nin, kinds, out_dtype, first_operand_is_selector, operand_kinds, lenient_kinds
+    )
     _register_spec(prim, spec)
     inexact = out_dtype is to_inexact_dtype
     keeps = out_dtype is _same
@@ -396,7 +402,7 @@ def define_elementwise(
         _operands_rule(prim),
         inexact=inexact,
         keeps_dtype=keeps,
-        kinds=kinds,
+        kinds=kinds + lenient_kinds,
         complex_ufunc=complex_impl,
         accepts=_accepts_rule(prim, nin) if nin in (1, 2) else None,
     )
@@ -445,7 +451,6 @@ def _operands_rule(prim: Primitive) -> Callable[[list[Any]], tuple[list[Any], DT
 
     What the rule decides depends on the operands' types only, so it is kept per signature
     (:func:`_signature`): eager loops repeat a few, and building avals costs microseconds."""
-    rule = abstract_eval_rules[prim]
     selector = elementwise_specs[prim].first_operand_is_selector
     plans: dict[tuple[Any, ...], tuple[DType, tuple[int, ...], DType]] = {}
     _PLANS.append(plans)
@@ -467,7 +472,7 @@ def _operands_rule(prim: Primitive) -> Callable[[list[Any]], tuple[list[Any], DT
     def _plan(args: list[Any]) -> tuple[DType, tuple[int, ...], DType]:
         avals = [shaped_aval(a) for a in args]  # (NumPy arrays: no ConcreteArray built)
         try:
-            (out,) = rule(*avals)
+            (out,) = abstract_eval_rules[prim](*avals)  # (as registered now: atan2's own)
         except (TypeError, ValueError) as err:
             raise typing_failed(err) from None
         operands = avals[1:] if selector else avals
@@ -716,7 +721,9 @@ def _complex_tan(z: Any) -> Any:
 
 def _xla_complex_elementwise(name: str, real: Callable[[Any], Any]) -> Primitive:
     """A float-valued unary primitive: NumPy's ``real`` ufunc, XLA's kernel for complex."""
-    return define_elementwise(name, 1, ALL, to_inexact_dtype, real, complex_impl=_xla_complex(real))
+    return define_elementwise(
+        name, 1, "fc", to_inexact_dtype, real, complex_impl=_xla_complex(real), lenient_kinds="biu"
+    )
 
 
 _COMPLEX_KERNELS: dict[str, Callable[[Any], Any]] = {
@@ -732,20 +739,22 @@ _COMPLEX_KERNELS: dict[str, Callable[[Any], Any]] = {
 sin_p = _xla_complex_elementwise("sin", np.sin)
 cos_p = _xla_complex_elementwise("cos", np.cos)
 tan_p = _xla_complex_elementwise("tan", np.tan)
-asin_p = define_elementwise("asin", 1, ALL, to_inexact_dtype, np.arcsin)
-acos_p = define_elementwise("acos", 1, ALL, to_inexact_dtype, np.arccos)
-atan_p = define_elementwise("atan", 1, ALL, to_inexact_dtype, np.arctan)
+asin_p = define_elementwise("asin", 1, "fc", to_inexact_dtype, np.arcsin, lenient_kinds="biu")
+acos_p = define_elementwise("acos", 1, "fc", to_inexact_dtype, np.arccos, lenient_kinds="biu")
+atan_p = define_elementwise("atan", 1, "fc", to_inexact_dtype, np.arctan, lenient_kinds="biu")
 sinh_p = _xla_complex_elementwise("sinh", np.sinh)
 cosh_p = _xla_complex_elementwise("cosh", np.cosh)
-tanh_p = define_elementwise("tanh", 1, ALL, to_inexact_dtype, np.tanh)
+tanh_p = define_elementwise("tanh", 1, "fc", to_inexact_dtype, np.tanh, lenient_kinds="biu")
 exp_p = _xla_complex_elementwise("exp", np.exp)
-log_p = define_elementwise("log", 1, ALL, to_inexact_dtype, np.log)
-log1p_p = define_elementwise("log1p", 1, ALL, to_inexact_dtype, _log1p)
+log_p = define_elementwise("log", 1, "fc", to_inexact_dtype, np.log, lenient_kinds="biu")
+log1p_p = define_elementwise("log1p", 1, "fc", to_inexact_dtype, _log1p, lenient_kinds="biu")
 expm1_p = _xla_complex_elementwise("expm1", np.expm1)
-logistic_p = define_elementwise("logistic", 1, ALL, to_inexact_dtype, _logistic)
-sqrt_p = define_elementwise("sqrt", 1, ALL, to_inexact_dtype, _sqrt)
-rsqrt_p = define_elementwise("rsqrt", 1, ALL, to_inexact_dtype, _rsqrt)
-erf_p = define_elementwise("erf", 1, REAL, to_inexact_dtype, _erf)
+logistic_p = define_elementwise(
+    "logistic", 1, "fc", to_inexact_dtype, _logistic, lenient_kinds="biu"
+)
+sqrt_p = define_elementwise("sqrt", 1, "fc", to_inexact_dtype, _sqrt, lenient_kinds="biu")
+rsqrt_p = define_elementwise("rsqrt", 1, "fc", to_inexact_dtype, _rsqrt, lenient_kinds="biu")
+erf_p = define_elementwise("erf", 1, "f", to_inexact_dtype, _erf, lenient_kinds="biu")
 
 # --- unary: dtype-preserving ----------------------------------------------------------------
 
@@ -982,7 +991,21 @@ def _minimum(x: Any, y: Any) -> Any:
 
 max_p = define_elementwise("max", 2, ALL, _same, _maximum)
 min_p = define_elementwise("min", 2, ALL, _same, _minimum)
-atan2_p = define_elementwise("atan2", 2, REAL, to_inexact_dtype, np.arctan2)
+atan2_p = define_elementwise("atan2", 2, "fc", to_inexact_dtype, np.arctan2, lenient_kinds="biu")
+_atan2_out_aval = abstract_eval_rules[atan2_p]
+
+
+def _atan2_typing(*avals: ShapedArray) -> list[ShapedArray]:
+    """JAX's categories (floating, complexfloating), then mj's own limit: its atan2 computes
+    real operands only, as NumPy's, eagerly and under ``jit`` alike."""
+    out: list[ShapedArray] = _atan2_out_aval(*avals)
+    if out[0].dtype.kind == "c":
+        shown = ", ".join(a.str_short() for a in avals)
+        raise TypeError(f"atan2 of complex operands is not implemented in mj, got ({shown})")
+    return out
+
+
+abstract_eval_rules[atan2_p] = _atan2_typing
 and_p = define_elementwise("and", 2, "biu", _same, np.bitwise_and)
 or_p = define_elementwise("or", 2, "biu", _same, np.bitwise_or)
 xor_p = define_elementwise("xor", 2, "biu", _same, np.bitwise_xor)
@@ -1035,7 +1058,9 @@ def _nextafter(x1: Any, x2: Any) -> Any:
 
 # ``nextafter(x1, x2)``: the next float after ``x1`` towards ``x2``, in the operands' promoted
 # float dtype. Like JAX it has no derivative (its jvp rule raises).
-nextafter_p = define_elementwise("nextafter", 2, REAL, to_inexact_dtype, _nextafter)
+nextafter_p = define_elementwise(
+    "nextafter", 2, "f", to_inexact_dtype, _nextafter, lenient_kinds="biu"
+)
 
 
 # --- lax wrappers ----------------------------------------------------------------------------
