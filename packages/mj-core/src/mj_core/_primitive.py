@@ -213,27 +213,32 @@ class UfuncShortcut:
         # Whether the primitive's typing rule accepts operands of one dtype (all of them of
         # it): the typing rule's decision, asked once per dtype and kept in ``accepted``
         # (:meth:`accepts_dtype`), so eager operations check what ``jit`` checks at the
-        # price of a dict lookup.
+        # price of a set lookup (~20 ns; a dtype is found by identity).
         self.accepts: Callable[[np.dtype[Any]], bool] = _accepts_any
-        self.accepted: dict[np.dtype[Any], bool] = {}
-        # Whether the shortcut computes operands of one dtype as the impl rule would: accepted,
+        self.accepted: set[np.dtype[Any]] = set()
+        # The dtypes whose operands the shortcut computes as the impl rule would: accepted,
         # and float or complex for a float-valued primitive (``computes_dtype``).
-        self.computes: dict[np.dtype[Any], bool] = {}
+        self.computes: set[np.dtype[Any]] = set()
 
     def accepts_dtype(self, dtype: np.dtype[Any]) -> bool:
-        """Whether the typing rule accepts operands of ``dtype`` (asked once per dtype)."""
-        ok = self.accepted.get(dtype)
-        if ok is None:
-            ok = self.accepted[dtype] = self.accepts(dtype)
+        """Whether the typing rule accepts operands of ``dtype`` (asked once per accepted
+        dtype; a refused one is refused again by the error it raises)."""
+        if dtype in self.accepted:
+            return True
+        ok = self.accepts(dtype)
+        if ok:
+            self.accepted.add(dtype)
         return ok
 
     def computes_dtype(self, dtype: np.dtype[Any]) -> bool:
         """Whether the shortcut computes operands of ``dtype`` (kept in ``computes``)."""
-        ok = self.computes.get(dtype)
-        if ok is None:
-            ok = self.computes[dtype] = self.accepts_dtype(dtype) and (
-                not self.inexact_only or dtype.kind in self.inexact_kinds
-            )
+        if dtype in self.computes:
+            return True
+        ok = self.accepts_dtype(dtype) and (
+            not self.inexact_only or dtype.kind in self.inexact_kinds
+        )
+        if ok:
+            self.computes.add(dtype)
         return ok
 
 
@@ -342,7 +347,7 @@ class ImplRules(RuleTable[Callable[..., Any]]):
         def unary(x: object) -> list[Any]:
             if operands is not None:
                 dx = getattr(x, "dtype", _NO_DTYPE)
-                if (inexact and dx.kind not in "fc") or not (accepted.get(dx) or accepts_dtype(dx)):
+                if (inexact and dx.kind not in "fc") or not (dx in accepted or accepts_dtype(dx)):
                     return _typed(operands, [x])
             return [ufunc(x)]
 
@@ -352,7 +357,7 @@ class ImplRules(RuleTable[Callable[..., Any]]):
                 if (
                     dx is not getattr(y, "dtype", _NO_DTYPE)
                     or (inexact and dx.kind not in "fc")
-                    or not (accepted.get(dx) or accepts_dtype(dx))
+                    or not (dx in accepted or accepts_dtype(dx))
                 ):
                     return _typed(operands, [x, y])
             return [ufunc(x, y)]

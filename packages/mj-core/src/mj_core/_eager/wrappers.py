@@ -176,7 +176,7 @@ def _accepted_float32(shortcut: UfuncShortcut) -> np.dtype[Any] | None:
 
 def _unary(shortcut: UfuncShortcut) -> Callable[[Any], Any]:
     f32 = _accepted_float32(shortcut)
-    computes = shortcut.computes  # per dtype: accepted by the typing rule and computed as it
+    computes = shortcut.computes  # the dtypes the typing rule accepts and the ufunc computes
 
     def op(x: Any) -> Any:
         if not _active.count or _state.eager:
@@ -204,7 +204,7 @@ def _unary(shortcut: UfuncShortcut) -> Callable[[Any], Any]:
                 # a dtype the typing rule refuses (abs of uint8) is the impl rule's to refuse;
                 # a float-valued primitive (sin) of integers: float32 in JAX, not in NumPy
                 # (or complex, for XLA's complex kernels: shortcut.inexact_kinds is then "f")
-                if dt is f32 or computes.get(dt) or shortcut.computes_dtype(dt):
+                if dt is f32 or dt in computes or shortcut.computes_dtype(dt):
                     try:
                         out = ufunc(a)
                     except Exception as err:
@@ -233,7 +233,7 @@ def _binary(
     floats = "f" in shortcut.kinds
     checks_ranks = numpy is not None  # (lax's wrappers broadcast without a check)
     f32 = _accepted_float32(shortcut)
-    computes = shortcut.computes  # per dtype: accepted by the typing rule and computed as it
+    computes = shortcut.computes  # the dtypes the typing rule accepts and the ufunc computes
 
     def op(x: Any, y: Any) -> Any:
         if not _active.count or _state.eager:
@@ -322,7 +322,7 @@ def _binary(
                 else:  # mixed dtypes: promoted by the general path
                     return general(x, y)
             # (operands of a dtype the typing rule refuses: the impl rule's to refuse)
-            if dx is f32 or computes.get(dx) or shortcut.computes_dtype(dx):
+            if dx is f32 or dx in computes or shortcut.computes_dtype(dx):
                 try:
                     out = ufunc(a, c)
                 except Exception as err:
