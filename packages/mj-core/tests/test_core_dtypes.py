@@ -74,7 +74,6 @@ def mnp_dtype_weak(v):
         (np.ones(3, np.float32), np.ones(3, np.float64)),
         (np.ones(3, np.int32), np.ones(3, np.float32)),
         (np.ones(3, np.int32), 2.5),  # a weak float does not fit an int32 operand
-        (np.ones(3, bool), 1),
     ],
 )
 def test_lax_never_promotes(x, y):
@@ -83,6 +82,18 @@ def test_lax_never_promotes(x, y):
         lax.add(x, y)
     avals = [raise_to_shaped(get_aval(x)), raise_to_shaped(get_aval(y))]
     with pytest.raises(TypeError, match=np.asarray(x).dtype.name):
+        elementwise_out_aval(add_p, avals)
+
+
+def test_lax_add_refuses_bool_operands():
+    """JAX's ``lax.add`` takes numbers only: a bool array is refused at its position (before
+    the dtypes are compared), eagerly and abstractly, in JAX's words."""
+    x = np.ones(3, bool)
+    message = "add does not accept dtype bool at position 0"
+    with pytest.raises(TypeError, match=message):
+        lax.add(x, 1)
+    avals = [raise_to_shaped(get_aval(x)), raise_to_shaped(get_aval(1))]
+    with pytest.raises(TypeError, match=message):
         elementwise_out_aval(add_p, avals)
 
 

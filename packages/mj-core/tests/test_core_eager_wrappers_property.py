@@ -17,8 +17,10 @@ from hypothesis import strategies as st
 
 import mj_core.numpy as mnp
 from mj_core import EagerArray, bind1, config, lax
+from mj_core._avals import get_aval, raise_to_shaped
 from mj_core._eager import wrappers
 from mj_core._eager_array import WeakEagerArray
+from mj_core._primitive import abstract_eval_rules
 
 DTYPES = [
     np.dtype(t)
@@ -203,8 +205,9 @@ def test_binary_shortcut_matches_general_path(x64, data):
 
 @pytest.mark.parametrize("name", UNARY + BINARY)
 def test_float32_operands_take_the_shortcut_and_fail_once(name, monkeypatch):
-    """Float32 mj arrays never reach eval_primitive: the shortcut computes them, and where the
-    ufunc refuses them (bitwise ops of floats) it raises eval_primitive's error at once."""
+    """Float32 mj arrays never reach eval_primitive where the primitive's typing rule accepts
+    them: the shortcut computes them. Where it refuses them (bitwise ops of floats), the
+    general path evaluates once and raises the typing rule's error."""
     import mj_core._trace as trace
 
     calls = []
@@ -218,13 +221,17 @@ def test_float32_operands_take_the_shortcut_and_fail_once(name, monkeypatch):
     x = mnp.asarray(np.array([0.5, -1.5, 2.0], np.float32))
     args = (x,) * f.__code__.co_argcount
     monkeypatch.setattr(trace, "eval_primitive", counting)
+    shortcut = WRAPPERS[name][2]
+    accepted = shortcut.accepts(np.dtype(np.float32))
     with config.override("enable_x64", False):
         fast = _outcome(f, args)
-        assert calls == [], f"{name}: the general path ran"
+        assert calls == ([] if accepted else [shortcut.primitive]), name
+        calls.clear()
         slow = _outcome(general, args)
     _check_same(name, args, fast, slow)
+    assert (fast[0] == "error") == (not accepted)
     if fast[0] == "error":
-        assert len(calls) == 1  # the general path evaluated once (and failed), the shortcut 0
+        assert len(calls) == 1  # the general path evaluated once (and failed)
 
 
 def test_a_widening_ufunc_leaves_the_dtype_to_the_typing_rule():
@@ -283,3 +290,43 @@ def test_operator_shortcut_matches_the_operator_table(x64, data):
             assert slow == fast
             return
         _check_same(name, (x, y), fast, slow)
+
+
+LAX_WRAPPERS = sorted(n for n in UNARY + BINARY if n.startswith("mj_core.lax."))
+
+
+@pytest.mark.parametrize("x64", [False, True], ids=["x32", "x64"])
+@_SETTINGS
+@given(data=st.data())
+def test_eager_refuses_what_the_typing_rule_refuses(x64, data):
+    """A lax wrapper evaluated eagerly (shortcut or not) accepts exactly the operands its
+    primitive's typing rule accepts (what ``jit`` and ``make_jaxpr`` run), with the typing
+    rule's error (JAX's wording: ``abs does not accept dtype uint8``), and gives the dtype
+    and weak type that rule gives."""
+    name = data.draw(st.sampled_from(LAX_WRAPPERS))
+    f, _, shortcut = WRAPPERS[name]
+    nin = f.__code__.co_argcount
+    dtype = data.draw(st.sampled_from(DTYPES))
+    dtypes = [dtype] * nin
+    if nin == 2 and data.draw(st.booleans()):
+        dtypes[1] = data.draw(st.sampled_from(DTYPES))
+    makes = [data.draw(operand(d, (3,)))[1] for d in dtypes]
+    with config.override("enable_x64", x64):
+        args = [make() for make in makes]
+        try:
+            avals = [raise_to_shaped(get_aval(a)) for a in args]
+        except (OverflowError, TypeError):  # a Python int out of range: not this test's
+            return
+        try:
+            (want,) = abstract_eval_rules[shortcut.primitive](*avals)
+        except TypeError as err:
+            want = err
+        got = _outcome(f, tuple(args))
+    if isinstance(want, TypeError):
+        assert got[0] == "error", f"{name}{avals}: eager gave {got[1]!r}, typing {want}"
+        assert isinstance(got[1], TypeError)
+        assert str(got[1]).startswith(str(want)), (got[1], want)
+        return
+    assert got[0] == "ok", f"{name}{avals}: eager raised {got[1]!r}, typing gave {want}"
+    assert got[1].dtype == want.dtype, (name, avals)
+    assert got[1].weak_type == want.weak_type, (name, avals)

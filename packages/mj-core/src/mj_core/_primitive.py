@@ -184,7 +184,17 @@ class UfuncShortcut:
     rule's computation returning the output itself, or ``None`` while another impl rule is
     registered."""
 
-    __slots__ = ("inexact_kinds", "inexact_only", "keeps_dtype", "kinds", "primitive", "ufunc")
+    __slots__ = (
+        "accepted",
+        "accepts",
+        "computes",
+        "inexact_kinds",
+        "inexact_only",
+        "keeps_dtype",
+        "kinds",
+        "primitive",
+        "ufunc",
+    )
 
     def __init__(self, primitive: Primitive) -> None:
         self.primitive = primitive
@@ -200,6 +210,40 @@ class UfuncShortcut:
         # The dtype kinds its typing rule accepts, which the impl rule checks where it converts
         # a Python scalar operand (the shortcut must not accept one it refuses).
         self.kinds = "biufc"
+        # Whether the primitive's typing rule accepts operands of one dtype (all of them of
+        # it): the typing rule's decision, asked once per dtype and kept in ``accepted``
+        # (:meth:`accepts_dtype`), so eager operations check what ``jit`` checks at the
+        # price of a set lookup (~20 ns; a dtype is found by identity).
+        self.accepts: Callable[[np.dtype[Any]], bool] = _accepts_any
+        self.accepted: set[np.dtype[Any]] = set()
+        # The dtypes whose operands the shortcut computes as the impl rule would: accepted,
+        # and float or complex for a float-valued primitive (``computes_dtype``).
+        self.computes: set[np.dtype[Any]] = set()
+
+    def accepts_dtype(self, dtype: np.dtype[Any]) -> bool:
+        """Whether the typing rule accepts operands of ``dtype`` (asked once per accepted
+        dtype; a refused one is refused again by the error it raises)."""
+        if dtype in self.accepted:
+            return True
+        ok = self.accepts(dtype)
+        if ok:
+            self.accepted.add(dtype)
+        return ok
+
+    def computes_dtype(self, dtype: np.dtype[Any]) -> bool:
+        """Whether the shortcut computes operands of ``dtype`` (kept in ``computes``)."""
+        if dtype in self.computes:
+            return True
+        ok = self.accepts_dtype(dtype) and (
+            not self.inexact_only or dtype.kind in self.inexact_kinds
+        )
+        if ok:
+            self.computes.add(dtype)
+        return ok
+
+
+def _accepts_any(dtype: np.dtype[Any]) -> bool:
+    return True
 
 
 class ImplRules(RuleTable[Callable[..., Any]]):
@@ -274,6 +318,7 @@ class ImplRules(RuleTable[Callable[..., Any]]):
         keeps_dtype: bool = False,
         kinds: str = "biufc",
         complex_ufunc: Callable[[Any], Any] | None = None,
+        accepts: Callable[[np.dtype[Any]], bool] | None = None,
     ) -> None:
         """Make ``ufunc`` (``nin`` operands, returning the single output) ``prim``'s impl rule
         and its shortcut.
@@ -287,17 +332,33 @@ class ImplRules(RuleTable[Callable[..., Any]]):
         applies ``ufunc`` (operands of several dtypes, and bool or integer operands of a
         float-valued op, one that is ``inexact``): it returns them (e.g. weak Python scalars as
         the arrays' dtype) and the output dtype, or raises ``TypeError`` for operands ``prim``
-        does not accept."""
+        does not accept.
+
+        ``accepts(dtype)``: whether ``prim``'s typing rule accepts operands all of ``dtype``
+        (asked once per dtype): operands of a dtype it refuses are given to ``operands``, which
+        raises the typing rule's error, and the shortcut leaves them to the impl rule."""
+        shortcut = self.shortcut(prim)
+        shortcut.accepts = _accepts_any if accepts is None else accepts
+        shortcut.accepted.clear()
+        shortcut.computes.clear()
+        accepted = shortcut.accepted
+        accepts_dtype = shortcut.accepts_dtype
 
         def unary(x: object) -> list[Any]:
-            if operands is not None and inexact and getattr(x, "dtype", _NO_DTYPE).kind not in "fc":
-                return _typed(operands, [x])
+            if operands is not None:
+                dx = getattr(x, "dtype", _NO_DTYPE)
+                if (inexact and dx.kind not in "fc") or not (dx in accepted or accepts_dtype(dx)):
+                    return _typed(operands, [x])
             return [ufunc(x)]
 
         def binary(x: object, y: object) -> list[Any]:
             if operands is not None:
                 dx = getattr(x, "dtype", _NO_DTYPE)
-                if dx is not getattr(y, "dtype", _NO_DTYPE) or (inexact and dx.kind not in "fc"):
+                if (
+                    dx is not getattr(y, "dtype", _NO_DTYPE)
+                    or (inexact and dx.kind not in "fc")
+                    or not (dx in accepted or accepts_dtype(dx))
+                ):
                     return _typed(operands, [x, y])
             return [ufunc(x, y)]
 
@@ -334,12 +395,12 @@ class ImplRules(RuleTable[Callable[..., Any]]):
         rule.__name__ = rule.__qualname__ = f"{prim.name}_impl"
         self._ufunc_rules.add(rule)
         self[prim] = rule
-        self.shortcut(prim).inexact_only = inexact
-        self.shortcut(prim).inexact_kinds = "fc" if complex_ufunc is None else "f"
-        self.shortcut(prim).keeps_dtype = keeps_dtype
-        self.shortcut(prim).kinds = kinds
+        shortcut.inexact_only = inexact
+        shortcut.inexact_kinds = "fc" if complex_ufunc is None else "f"
+        shortcut.keeps_dtype = keeps_dtype
+        shortcut.kinds = kinds
         if _shortcuts_apply():
-            self.shortcut(prim).ufunc = plain
+            shortcut.ufunc = plain
         else:
             self._suspended[prim] = plain
 

@@ -10,7 +10,11 @@ equal sizes or 1 per axis. The result is weakly typed when every operand is (``l
 mj's lower layer (:mod:`mj_core.lax`) is the library's own toolkit and is more lenient (a weak
 scalar takes the other operand's dtype, float-valued primitives take integers, operands
 broadcast like NumPy), so the user-facing ``mj.lax`` checks its operands here first, with
-JAX's wording, then calls that layer's function (``__wrapped__``). The checks run on the
+JAX's wording, then calls that layer's function (``__wrapped__``). Which dtypes an operation
+accepts is its primitive's decision, read from the primitive's spec (``elementwise_specs``, the
+kinds its typing rule checks, without the ``lenient_kinds`` mj-core's own callers may also
+give it); only the functions mj composes from other primitives (``acosh``, ``clz``, ...) name
+their kinds here. The checks run on the
 operands' avals, so they hold under ``jit`` and ``make_jaxpr`` as eagerly; a check that passed
 for some avals is remembered.
 """
@@ -21,15 +25,73 @@ import functools
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-import numpy as np
-
 from mj import _lax_composites
 from mj_core import lax as _core
 from mj_core import numpy as _mnp
-from mj_core.dtypes import dtype_kind as kind
 from mj_core.errors import user_line_suffix
-from mj_core.extend import ShapedArray, array_views, bind1, get_aval
+from mj_core.extend import Primitive, ShapedArray, array_views, bind1, elementwise_specs, get_aval
 from mj_core.prims.conversions import convert_element_type_p
+from mj_core.prims.elementwise import (
+    abs_p,
+    accepted_error,
+    acos_p,
+    add_p,
+    and_p,
+    asin_p,
+    atan2_p,
+    atan_p,
+    category_kind,
+    ceil_p,
+    cos_p,
+    cosh_p,
+    div_p,
+    eq_p,
+    erf_p,
+    exp_p,
+    expm1_p,
+    floor_p,
+    greater_equal_p,
+    greater_p,
+    integer_pow_p,
+    is_finite_p,
+    less_equal_p,
+    less_p,
+    log1p_p,
+    log_p,
+    logistic_p,
+    max_p,
+    min_p,
+    mul_p,
+    ne_p,
+    neg_p,
+    nextafter_p,
+    or_p,
+    pow_p,
+    rem_p,
+    round_p,
+    rsqrt_p,
+    shift_left_p,
+    shift_right_arithmetic_p,
+    shift_right_logical_p,
+    sign_p,
+    sin_p,
+    sinh_p,
+    sqrt_p,
+    sub_p,
+    tan_p,
+    tanh_p,
+    xor_p,
+)
+from mj_core.prims.special import (
+    bessel_i0e_p,
+    bessel_i1e_p,
+    digamma_p,
+    erf_inv_p,
+    erfc_p,
+    igamma_p,
+    igammac_p,
+    lgamma_p,
+)
 
 __all__ = [
     "abs",
@@ -98,24 +160,13 @@ __all__ = [
     "tanh",
 ]
 
-#: JAX's dtype categories (``np.floating``, ...), by the NumPy kinds they hold.
-_CATEGORY_KINDS = {
-    "integer": "iu",
-    "signedinteger": "i",
-    "floating": "f",
-    "complexfloating": "c",
-    "bool": "b",
-}
-
-_FC = ("floating", "complexfloating")
-_F = ("floating",)
-_I = ("integer",)
-_NUM = ("integer", "floating", "complexfloating")
-_ABS = ("floating", "complexfloating", "signedinteger")
-_ORDERED = ("integer", "floating", "bool")
-_BITWISE = ("integer", "bool")
-_INT_FLOAT = ("integer", "floating")
-
+# The dtype kinds an operand accepts, for the functions mj composes from other primitives
+# (``acosh``, ``clz``, ...): a JAX primitive's that mj has none of. Every other function's
+# are its primitive's (``elementwise_specs[p].kinds``, the one home its typing rule reads).
+_FC = "fc"
+_F = "f"
+_I = "iu"
+_NUM = "iufc"
 #: ``jax.lax``'s hint naming the ``jax.numpy`` function that promotes (its wording).
 _JNP_EQUIVALENTS = {
     "abs": "fabs", "acos": "arccos", "acosh": "arccosh", "add": "add", "asin": "arcsin",
@@ -130,13 +181,11 @@ _JNP_EQUIVALENTS = {
 }  # fmt: skip
 
 
-#: ml_dtypes' narrow integers, whose NumPy kind is "V".
-_NARROW_INT_KINDS = {"int2": "i", "int4": "i", "uint2": "u", "uint4": "u"}
-
-
-def _accepts(dtype: np.dtype[Any], accepted: Sequence[str]) -> bool:
-    k = _NARROW_INT_KINDS.get(dtype.name) or kind(dtype)
-    return any(k in _CATEGORY_KINDS[c] for c in accepted)
+def _primitive_kinds(prim: Primitive, nin: int) -> tuple[str, ...]:
+    """The kinds each of ``prim``'s ``nin`` operands accepts: JAX's, from its spec (without
+    the kinds mj-core's own callers may also give it, ``lenient_kinds``)."""
+    spec = elementwise_specs[prim]
+    return tuple(spec.operand_kind(i) for i in range(nin))
 
 
 def _fail(message: str) -> TypeError:
@@ -157,22 +206,13 @@ def _check_shapes(name: str, shapes: Sequence[tuple[int, ...]]) -> None:
 
 
 def _check_dtypes(
-    name: str, avals: Sequence[ShapedArray], accepted: Sequence[Sequence[str] | None], same: bool
+    name: str, avals: Sequence[ShapedArray], accepted: Sequence[str], same: bool
 ) -> None:
-    if len(avals) == 1:
-        (a,), (ok,) = avals, accepted
-        if ok is not None and not _accepts(a.dtype, ok):
-            raise _fail(
-                f"{name} does not accept dtype {a.dtype.name}. Accepted dtypes are subtypes "
-                f"of {', '.join(ok)}."
-            )
-        return
+    position = None if len(avals) == 1 else 0
     for i, (a, ok) in enumerate(zip(avals, accepted, strict=True)):
-        if ok is not None and not _accepts(a.dtype, ok):
-            raise _fail(
-                f"{name} does not accept dtype {a.dtype.name} at position {i}. Accepted dtypes "
-                f"at position {i} are subtypes of {', '.join(ok)}."
-            )
+        if category_kind(a.dtype) not in ok:
+            err = accepted_error(name, a.dtype, ok, None if position is None else i)
+            raise _fail(str(err))
     if same and any(a.dtype != avals[0].dtype for a in avals[1:]):
         message = (
             f"lax.{name} requires arguments to have the same dtypes, got "
@@ -206,13 +246,17 @@ _F_co = TypeVar("_F_co", bound=Callable[..., Any])
 def _checked(
     fn: _F_co,
     name: str,
-    accepted: Sequence[Sequence[str] | None],
+    accepted: Primitive | Sequence[str],
     *,
+    nin: int = 1,
     same: bool = True,
 ) -> _F_co:
-    """``fn`` (the lower layer's function of ``len(accepted)`` operands), after JAX's checks of
-    its operands' shapes and dtypes (``accepted``: the categories per operand, ``None`` for
-    any; ``same``: one dtype for all)."""
+    """``fn`` (the lower layer's function of ``nin`` operands), after JAX's checks of its
+    operands' shapes and dtypes (``accepted``: the primitive whose typing rule's kinds apply,
+    or for a function mj composes, the kinds per operand; ``same``: one dtype for all)."""
+    if isinstance(accepted, Primitive):
+        accepted = _primitive_kinds(accepted, nin)
+    nin = len(accepted)
     passed: set[tuple[ShapedArray, ...]] = set()
 
     def check(avals: tuple[ShapedArray, ...]) -> None:
@@ -224,7 +268,7 @@ def _checked(
         if len(passed) < 4096:
             passed.add(avals)
 
-    if len(accepted) == 1:
+    if nin == 1:
 
         def op(x: Any, *args: Any, **params: Any) -> Any:  # (round's rounding_method, ...)
             if type(x) in array_views:  # typed keys: the lower layer refuses them, JAX's words
@@ -250,67 +294,71 @@ def _reciprocal(x: Any) -> Any:
     return _core.integer_pow(x, -1)
 
 
-acos = _checked(_core.acos, "acos", (_FC,))
-asin = _checked(_core.asin, "asin", (_FC,))
-atan = _checked(_core.atan, "atan", (_FC,))
-cos = _checked(_core.cos, "cos", (_FC,))
-cosh = _checked(_core.cosh, "cosh", (_FC,))
-exp = _checked(_core.exp, "exp", (_FC,))
-expm1 = _checked(_core.expm1, "expm1", (_FC,))
-log = _checked(_core.log, "log", (_FC,))
-log1p = _checked(_core.log1p, "log1p", (_FC,))
-logistic = _checked(_core.logistic, "logistic", (_FC,))
-rsqrt = _checked(_core.rsqrt, "rsqrt", (_FC,))
-sin = _checked(_core.sin, "sin", (_FC,))
-sinh = _checked(_core.sinh, "sinh", (_FC,))
-sqrt = _checked(_core.sqrt, "sqrt", (_FC,))
-tan = _checked(_core.tan, "tan", (_FC,))
-tanh = _checked(_core.tanh, "tanh", (_FC,))
-ceil = _checked(_core.ceil, "ceil", (_F,))
-floor = _checked(_core.floor, "floor", (_F,))
-is_finite = _checked(_core.is_finite, "is_finite", (_F,))
-erf = _checked(_core.erf, "erf", (_F,))
-erfc = _checked(_core.erfc, "erfc", (_F,))
-erf_inv = _checked(_core.erf_inv, "erf_inv", (_F,))
-lgamma = _checked(_core.lgamma, "lgamma", (_F,))
-digamma = _checked(_core.digamma, "digamma", (_F,))
-bessel_i0e = _checked(_core.bessel_i0e, "bessel_i0e", (_F,))
-bessel_i1e = _checked(_core.bessel_i1e, "bessel_i1e", (_F,))
-round = _checked(_core.round, "round", (_F,))
+acos = _checked(_core.acos, "acos", acos_p)
+asin = _checked(_core.asin, "asin", asin_p)
+atan = _checked(_core.atan, "atan", atan_p)
+cos = _checked(_core.cos, "cos", cos_p)
+cosh = _checked(_core.cosh, "cosh", cosh_p)
+exp = _checked(_core.exp, "exp", exp_p)
+expm1 = _checked(_core.expm1, "expm1", expm1_p)
+log = _checked(_core.log, "log", log_p)
+log1p = _checked(_core.log1p, "log1p", log1p_p)
+logistic = _checked(_core.logistic, "logistic", logistic_p)
+rsqrt = _checked(_core.rsqrt, "rsqrt", rsqrt_p)
+sin = _checked(_core.sin, "sin", sin_p)
+sinh = _checked(_core.sinh, "sinh", sinh_p)
+sqrt = _checked(_core.sqrt, "sqrt", sqrt_p)
+tan = _checked(_core.tan, "tan", tan_p)
+tanh = _checked(_core.tanh, "tanh", tanh_p)
+ceil = _checked(_core.ceil, "ceil", ceil_p)
+floor = _checked(_core.floor, "floor", floor_p)
+is_finite = _checked(_core.is_finite, "is_finite", is_finite_p)
+erf = _checked(_core.erf, "erf", erf_p)
+erfc = _checked(_core.erfc, "erfc", erfc_p)
+erf_inv = _checked(_core.erf_inv, "erf_inv", erf_inv_p)
+lgamma = _checked(_core.lgamma, "lgamma", lgamma_p)
+digamma = _checked(_core.digamma, "digamma", digamma_p)
+bessel_i0e = _checked(_core.bessel_i0e, "bessel_i0e", bessel_i0e_p)
+bessel_i1e = _checked(_core.bessel_i1e, "bessel_i1e", bessel_i1e_p)
+round = _checked(_core.round, "round", round_p)
 acosh = _checked(_mnp.arccosh, "acosh", (_FC,))
 asinh = _checked(_mnp.arcsinh, "asinh", (_FC,))
 atanh = _checked(_mnp.arctanh, "atanh", (_FC,))
 exp2 = _checked(_mnp.exp2, "exp2", (_FC,))
 cbrt = _checked(_mnp.cbrt, "cbrt", (_F,))
 square = _checked(_mnp.square, "square", (_NUM,))
-reciprocal = _checked(_reciprocal, "reciprocal", (_NUM,))
-integer_pow = _checked(_core.integer_pow, "integer_pow", (_NUM,))
-neg = _checked(_core.neg, "neg", (_NUM,))
-sign = _checked(_core.sign, "sign", (_NUM,))
-abs = _checked(_core.abs, "abs", (_ABS,))
+reciprocal = _checked(_reciprocal, "reciprocal", integer_pow_p)
+integer_pow = _checked(_core.integer_pow, "integer_pow", integer_pow_p)
+neg = _checked(_core.neg, "neg", neg_p)
+sign = _checked(_core.sign, "sign", sign_p)
+abs = _checked(_core.abs, "abs", abs_p)
 clz = _checked(_lax_composites.clz, "clz", (_I,))
 population_count = _checked(_lax_composites.population_count, "population_count", (_I,))
-add = _checked(_core.add, "add", (_NUM, _NUM))
-sub = _checked(_core.sub, "sub", (_NUM, _NUM))
-mul = _checked(_core.mul, "mul", (_NUM, _NUM))
-div = _checked(_core.div, "div", (_NUM, _NUM))
-rem = _checked(_core.rem, "rem", (_INT_FLOAT, _INT_FLOAT))
-lt = _checked(_core.lt, "lt", (_ORDERED, _ORDERED))
-le = _checked(_core.le, "le", (_ORDERED, _ORDERED))
-gt = _checked(_core.gt, "gt", (_ORDERED, _ORDERED))
-ge = _checked(_core.ge, "ge", (_ORDERED, _ORDERED))
-eq = _checked(_core.eq, "eq", (None, None))
-ne = _checked(_core.ne, "ne", (None, None))
-max = _checked(_core.max, "max", (None, None))
-min = _checked(_core.min, "min", (None, None))
-atan2 = _checked(_core.atan2, "atan2", (_FC, _FC))
-pow = _checked(_core.pow, "pow", (_FC, _NUM), same=False)
-nextafter = _checked(_core.nextafter, "nextafter", (_F, _F))
-bitwise_and = _checked(_core.bitwise_and, "and", (_BITWISE, _BITWISE))
-bitwise_or = _checked(_core.bitwise_or, "or", (_BITWISE, _BITWISE))
-bitwise_xor = _checked(_core.bitwise_xor, "xor", (_BITWISE, _BITWISE))
-shift_left = _checked(_core.shift_left, "shift_left", (_I, _I))
-shift_right_logical = _checked(_core.shift_right_logical, "shift_right_logical", (_I, _I))
-shift_right_arithmetic = _checked(_core.shift_right_arithmetic, "shift_right_arithmetic", (_I, _I))
-igamma = _checked(_core.igamma, "igamma", (_F, _F))
-igammac = _checked(_core.igammac, "igammac", (_F, _F))
+add = _checked(_core.add, "add", add_p, nin=2)
+sub = _checked(_core.sub, "sub", sub_p, nin=2)
+mul = _checked(_core.mul, "mul", mul_p, nin=2)
+div = _checked(_core.div, "div", div_p, nin=2)
+rem = _checked(_core.rem, "rem", rem_p, nin=2)
+lt = _checked(_core.lt, "lt", less_p, nin=2)
+le = _checked(_core.le, "le", less_equal_p, nin=2)
+gt = _checked(_core.gt, "gt", greater_p, nin=2)
+ge = _checked(_core.ge, "ge", greater_equal_p, nin=2)
+eq = _checked(_core.eq, "eq", eq_p, nin=2)
+ne = _checked(_core.ne, "ne", ne_p, nin=2)
+max = _checked(_core.max, "max", max_p, nin=2)
+min = _checked(_core.min, "min", min_p, nin=2)
+atan2 = _checked(_core.atan2, "atan2", atan2_p, nin=2)
+pow = _checked(_core.pow, "pow", pow_p, nin=2, same=False)
+nextafter = _checked(_core.nextafter, "nextafter", nextafter_p, nin=2)
+bitwise_and = _checked(_core.bitwise_and, "and", and_p, nin=2)
+bitwise_or = _checked(_core.bitwise_or, "or", or_p, nin=2)
+bitwise_xor = _checked(_core.bitwise_xor, "xor", xor_p, nin=2)
+shift_left = _checked(_core.shift_left, "shift_left", shift_left_p, nin=2)
+shift_right_logical = _checked(
+    _core.shift_right_logical, "shift_right_logical", shift_right_logical_p, nin=2
+)
+shift_right_arithmetic = _checked(
+    _core.shift_right_arithmetic, "shift_right_arithmetic", shift_right_arithmetic_p, nin=2
+)
+igamma = _checked(_core.igamma, "igamma", igamma_p, nin=2)
+igammac = _checked(_core.igammac, "igammac", igammac_p, nin=2)

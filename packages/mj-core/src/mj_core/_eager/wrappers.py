@@ -167,7 +167,17 @@ def operator_method(
 # until the ufunc (``*args`` would cost every eager op a tuple).
 
 
+def _accepted_float32(shortcut: UfuncShortcut) -> np.dtype[Any] | None:
+    """``float32`` where the shortcut computes float32 operands (its primitive's typing rule
+    accepts them), else ``None``: what a wrapper compares an operand's dtype with for its
+    commonest case, the check costing no more than the comparison."""
+    return _float32 if shortcut.computes_dtype(_float32) else None
+
+
 def _unary(shortcut: UfuncShortcut) -> Callable[[Any], Any]:
+    f32 = _accepted_float32(shortcut)
+    computes = shortcut.computes  # the dtypes the typing rule accepts and the ufunc computes
+
     def op(x: Any) -> Any:
         if not _active.count or _state.eager:
             ufunc = shortcut.ufunc
@@ -175,7 +185,7 @@ def _unary(shortcut: UfuncShortcut) -> Callable[[Any], Any]:
                 if type(x) is EagerArray:
                     a = x._data
                     # the commonest case in the fewest steps: float32 data, a float32 output
-                    if type(a) is _ndarray and a.dtype is _float32:
+                    if type(a) is _ndarray and a.dtype is f32:
                         try:
                             out = ufunc(a)
                         except Exception as err:
@@ -191,14 +201,15 @@ def _unary(shortcut: UfuncShortcut) -> Callable[[Any], Any]:
                 else:
                     return _bind1(shortcut.primitive, x)
                 dt = a.dtype
+                # a dtype the typing rule refuses (abs of uint8) is the impl rule's to refuse;
                 # a float-valued primitive (sin) of integers: float32 in JAX, not in NumPy
                 # (or complex, for XLA's complex kernels: shortcut.inexact_kinds is then "f")
-                if dt is _float32 or not shortcut.inexact_only or dt.kind in shortcut.inexact_kinds:
+                if dt is f32 or dt in computes or shortcut.computes_dtype(dt):
                     try:
                         out = ufunc(a)
                     except Exception as err:
                         out = compute_failed(shortcut.primitive, ufunc, (a,), err)
-                    if type(out) is _ndarray and (dt is _float32 or out.itemsize < 8):
+                    if type(out) is _ndarray and (dt is f32 or out.itemsize < 8):
                         _setflags(out, False)  # as_eager's common case (see above)
                         return _view(out, EagerArray)  # (read-only as its base)
                     return as_eager(out, (a,))
@@ -221,6 +232,8 @@ def _binary(
     # the primitive is defined, before its wrapper.
     floats = "f" in shortcut.kinds
     checks_ranks = numpy is not None  # (lax's wrappers broadcast without a check)
+    f32 = _accepted_float32(shortcut)
+    computes = shortcut.computes  # the dtypes the typing rule accepts and the ufunc computes
 
     def op(x: Any, y: Any) -> Any:
         if not _active.count or _state.eager:
@@ -308,12 +321,13 @@ def _binary(
                     dx = dy  # (the dtype computed in)
                 else:  # mixed dtypes: promoted by the general path
                     return general(x, y)
-            if dx is _float32 or not shortcut.inexact_only or dx.kind in shortcut.inexact_kinds:
+            # (operands of a dtype the typing rule refuses: the impl rule's to refuse)
+            if dx is f32 or dx in computes or shortcut.computes_dtype(dx):
                 try:
                     out = ufunc(a, c)
                 except Exception as err:
                     out = compute_failed(shortcut.primitive, ufunc, (a, c), err)
-                if type(out) is _ndarray and (dx is _float32 or out.itemsize < 8):
+                if type(out) is _ndarray and (dx is f32 or out.itemsize < 8):
                     _setflags(out, False)  # as_eager's common case (see above)
                     return _view(out, EagerArray)  # (read-only as its base)
                 if shortcut.keeps_dtype and getattr(out, "dtype", dx) != dx:

@@ -33,7 +33,8 @@ from mj_core._shapes import broadcast_shapes
 from mj_core._trace import bind, binds
 from mj_core._typing import Array, ArrayLike, DType
 from mj_core.dtypes import result_type
-from mj_core.prims._operands import bind1, shaped_aval
+from mj_core.errors import MJError, ShapeDtypeError, user_line_suffix
+from mj_core.prims._operands import bind1, check_operands, shaped_aval
 
 __all__ = [
     "abs",
@@ -170,15 +171,27 @@ def _boolean(dtype: DType) -> DType:
 class ElementwiseSpec(NamedTuple):
     """What an elementwise primitive accepts and returns.
 
-    ``kinds``: NumPy dtype kinds accepted (``"biufc"`` = all). ``out_dtype``: maps the promoted
-    input dtype to the output dtype. ``first_operand_is_selector``: the first operand (e.g.
-    ``select_n``'s predicate) is excluded from promotion.
+    ``kinds``: the NumPy dtype kinds each operand accepts (``"biufc"`` = all; ``"iu"`` is JAX's
+    ``integer`` category, ``"i"`` without ``"u"`` its ``signedinteger``): the one home of the
+    primitive's accepted dtypes, which its typing rule checks (:func:`accepted_error`), eager
+    evaluation too. ``operand_kinds``: per-operand kinds where they differ (``pow``'s float or
+    complex base, numeric exponent). ``out_dtype``: maps the promoted input dtype to the output
+    dtype. ``first_operand_is_selector``: the first operand (e.g. ``select_n``'s predicate) is
+    excluded from promotion. ``lenient_kinds``: kinds a float-valued primitive computes beyond
+    JAX's (``"biu"``: ``sin`` of an integer in JAX's float for it), for mj-core's own
+    toolkit (``mj_core.lax.sin``, ``mnp.sin``); ``mj.lax`` refuses them, reading ``kinds``.
     """
 
     nin: int  # -1: variadic
     kinds: str
     out_dtype: Callable[[DType], DType]
     first_operand_is_selector: bool = False
+    operand_kinds: tuple[str, ...] = ()
+    lenient_kinds: str = ""
+
+    def operand_kind(self, i: int) -> str:
+        """The kinds operand ``i`` (counted after a selector) accepts: JAX's primitive's."""
+        return self.operand_kinds[i] if self.operand_kinds else self.kinds
 
 
 #: The elementwise primitives (core and special families, and users' own): an optional hook
@@ -192,7 +205,69 @@ elementwise_specs: RuleTable[ElementwiseSpec] = RuleTable(
     "promotion or tangent-function derivative)",
 )
 
-_KIND_NAMES = {"b": "bool", "i": "int", "u": "uint", "f": "float", "c": "complex"}
+
+#: JAX's dtype categories, in the order its messages name them, by the kinds they hold.
+_CATEGORIES = (
+    ("integer", "iu"),
+    ("floating", "f"),
+    ("complexfloating", "c"),
+    ("signedinteger", "i"),
+    ("bool", "b"),
+)
+
+#: ml_dtypes' narrow integers, whose NumPy kind is "V".
+_NARROW_INT_KINDS = {"int2": "i", "int4": "i", "uint2": "u", "uint4": "u"}
+
+
+def category_kind(dtype: DType) -> str:
+    """``dtype``'s kind as the accepted-dtype check reads it: NumPy's, with bfloat16 and the
+    float8 types floats and the narrow integers integers."""
+    return _NARROW_INT_KINDS.get(dtype.name) or kind(dtype)
+
+
+def accepted_categories(kinds: str) -> tuple[str, ...]:
+    """JAX's names of the dtype categories ``kinds`` accepts (``"fc"``: floating,
+    complexfloating; ``"ifc"``: floating, complexfloating, signedinteger)."""
+    names: list[str] = []
+    covered = ""
+    for name, held in _CATEGORIES:
+        if all(k in kinds for k in held) and not all(k in covered for k in held):
+            names.append(name)
+            covered += held
+    return tuple(names)
+
+
+def accepted_error(name: str, dtype: DType, kinds: str, position: int | None) -> TypeError:
+    """JAX's error for an operand of dtype ``dtype`` that primitive ``name`` does not accept
+    (``kinds``: what it accepts; ``position``: the operand's, ``None`` for a unary one)."""
+    shown = ", ".join(accepted_categories(kinds))
+    if position is None:
+        return TypeError(
+            f"{name} does not accept dtype {dtype.name}. Accepted dtypes are subtypes of {shown}."
+        )
+    return TypeError(
+        f"{name} does not accept dtype {dtype.name} at position {position}. Accepted dtypes at "
+        f"position {position} are subtypes of {shown}."
+    )
+
+
+def check_accepted(prim: Primitive, operands: Sequence[ShapedArray]) -> tuple[DType, bool]:
+    """The dtype elementwise ``prim`` computes ``operands`` in (:func:`_compute_dtype`), after
+    checking each operand is of a dtype ``prim`` accepts (its spec's kinds), as JAX's typing
+    rules do: a strong operand's own dtype, a weak one's as it is computed (a Python scalar
+    takes the array's dtype)."""
+    spec = elementwise_specs[prim]
+    unary = len(operands) == 1
+    for i, a in enumerate(operands):
+        ok = spec.operand_kind(i)
+        if not a.weak_type and category_kind(a.dtype) not in ok + spec.lenient_kinds:
+            raise accepted_error(prim.name, a.dtype, ok, None if unary else i)
+    dtype, weak = _compute_dtype(prim, operands)
+    for i, a in enumerate(operands):  # (a weak operand that does not fit was refused above)
+        ok = spec.operand_kind(i)
+        if a.weak_type and category_kind(dtype) not in ok + spec.lenient_kinds:
+            raise accepted_error(prim.name, dtype, ok, None if unary else i)
+    return dtype, weak
 
 
 def elementwise_out_aval(prim: Primitive, avals: Sequence[ShapedArray]) -> ShapedArray:
@@ -200,11 +275,7 @@ def elementwise_out_aval(prim: Primitive, avals: Sequence[ShapedArray]) -> Shape
     spec = elementwise_specs[prim]
     shape = broadcast_shapes(prim.name, *(a.shape for a in avals))
     operands = avals[1:] if spec.first_operand_is_selector else avals
-    dtype, weak = _compute_dtype(prim, operands)
-    if kind(dtype) not in spec.kinds:
-        allowed = "/".join(_KIND_NAMES[k] for k in spec.kinds)
-        shown = ", ".join(a.str_short() for a in avals)
-        raise TypeError(f"{prim.name} requires {allowed} operands, got ({shown})")
+    dtype, weak = check_accepted(prim, operands)
     if spec.first_operand_is_selector:
         which = avals[0].dtype
         if which.kind not in "biu":
@@ -311,26 +382,66 @@ def define_elementwise(
     *,
     first_operand_is_selector: bool = False,
     complex_impl: Callable[[Any], Any] | None = None,
+    operand_kinds: tuple[str, ...] = (),
+    lenient_kinds: str = "",
 ) -> Primitive:
     """A new elementwise primitive computed by the ufunc-like ``impl`` (``nin`` operands, -1 for
     variadic, returning the single output), or ``complex_impl`` for complex operands where
     given: its spec, typing rule, impl rule and eager shortcut."""
     prim = Primitive(name)
-    _register_spec(prim, ElementwiseSpec(nin, kinds, out_dtype, first_operand_is_selector))
+    spec = ElementwiseSpec(
+        nin, kinds, out_dtype, first_operand_is_selector, operand_kinds, lenient_kinds
+    )
+    _register_spec(prim, spec)
     inexact = out_dtype is to_inexact_dtype
-    typed = _operands_rule(prim) if nin != 1 or inexact else None
     keeps = out_dtype is _same
     impl_rules.register_ufunc(
         prim,
         nin,
         impl,
-        typed,
+        _operands_rule(prim),
         inexact=inexact,
         keeps_dtype=keeps,
-        kinds=kinds,
+        kinds=kinds + lenient_kinds,
         complex_ufunc=complex_impl,
+        accepts=_accepts_rule(prim, nin) if nin in (1, 2) else None,
     )
     return prim
+
+
+def _accepts_rule(prim: Primitive, nin: int) -> Callable[[DType], bool]:
+    """Whether ``prim``'s typing rule accepts ``nin`` operands of one dtype: its answer, which
+    the eager shortcut and impl rule keep per dtype (:class:`mj_core._primitive.UfuncShortcut`)
+    so that they refuse what the typing rule refuses without running it each call."""
+
+    def accepts(dtype: DType) -> bool:
+        if category_kind(dtype) not in "biufc":
+            return False
+        aval = ShapedArray((), dtype)
+        try:
+            abstract_eval_rules[prim](*[aval] * nin)
+        except TypeError:
+            return False
+        return True
+
+    return accepts
+
+
+def typing_failed(err: TypeError | ValueError) -> Exception:
+    """A typing rule's error for concrete operands, as ``jit`` reports it (its message, the
+    user's source line after it), made an :class:`~mj_core.errors.MJError` so that eager
+    evaluation passes it on unchanged."""
+    if isinstance(err, MJError):
+        return err
+    return ShapeDtypeError(f"{err}{user_line_suffix()}")
+
+
+def _eager_typing(prim: Primitive, args: Sequence[Any], params: dict[str, Any]) -> None:
+    """An impl rule's check of concrete ``args`` with ``prim``'s typing rule (memoised)."""
+    try:
+        check_operands(prim, args, params)
+    except (TypeError, ValueError) as err:
+        raise typing_failed(err) from None
 
 
 def _operands_rule(prim: Primitive) -> Callable[[list[Any]], tuple[list[Any], DType]]:
@@ -340,7 +451,6 @@ def _operands_rule(prim: Primitive) -> Callable[[list[Any]], tuple[list[Any], DT
 
     What the rule decides depends on the operands' types only, so it is kept per signature
     (:func:`_signature`): eager loops repeat a few, and building avals costs microseconds."""
-    rule = abstract_eval_rules[prim]
     selector = elementwise_specs[prim].first_operand_is_selector
     plans: dict[tuple[Any, ...], tuple[DType, tuple[int, ...], DType]] = {}
     _PLANS.append(plans)
@@ -361,7 +471,10 @@ def _operands_rule(prim: Primitive) -> Callable[[list[Any]], tuple[list[Any], DT
 
     def _plan(args: list[Any]) -> tuple[DType, tuple[int, ...], DType]:
         avals = [shaped_aval(a) for a in args]  # (NumPy arrays: no ConcreteArray built)
-        (out,) = rule(*avals)
+        try:
+            (out,) = abstract_eval_rules[prim](*avals)  # (as registered now: atan2's own)
+        except (TypeError, ValueError) as err:
+            raise typing_failed(err) from None
         operands = avals[1:] if selector else avals
         dtype, _ = _compute_dtype(prim, operands)
         inexact = kind(dtype) not in "fc" and elementwise_specs[prim].out_dtype is to_inexact_dtype
@@ -608,7 +721,9 @@ def _complex_tan(z: Any) -> Any:
 
 def _xla_complex_elementwise(name: str, real: Callable[[Any], Any]) -> Primitive:
     """A float-valued unary primitive: NumPy's ``real`` ufunc, XLA's kernel for complex."""
-    return define_elementwise(name, 1, ALL, to_inexact_dtype, real, complex_impl=_xla_complex(real))
+    return define_elementwise(
+        name, 1, "fc", to_inexact_dtype, real, complex_impl=_xla_complex(real), lenient_kinds="biu"
+    )
 
 
 _COMPLEX_KERNELS: dict[str, Callable[[Any], Any]] = {
@@ -624,20 +739,22 @@ _COMPLEX_KERNELS: dict[str, Callable[[Any], Any]] = {
 sin_p = _xla_complex_elementwise("sin", np.sin)
 cos_p = _xla_complex_elementwise("cos", np.cos)
 tan_p = _xla_complex_elementwise("tan", np.tan)
-asin_p = define_elementwise("asin", 1, ALL, to_inexact_dtype, np.arcsin)
-acos_p = define_elementwise("acos", 1, ALL, to_inexact_dtype, np.arccos)
-atan_p = define_elementwise("atan", 1, ALL, to_inexact_dtype, np.arctan)
+asin_p = define_elementwise("asin", 1, "fc", to_inexact_dtype, np.arcsin, lenient_kinds="biu")
+acos_p = define_elementwise("acos", 1, "fc", to_inexact_dtype, np.arccos, lenient_kinds="biu")
+atan_p = define_elementwise("atan", 1, "fc", to_inexact_dtype, np.arctan, lenient_kinds="biu")
 sinh_p = _xla_complex_elementwise("sinh", np.sinh)
 cosh_p = _xla_complex_elementwise("cosh", np.cosh)
-tanh_p = define_elementwise("tanh", 1, ALL, to_inexact_dtype, np.tanh)
+tanh_p = define_elementwise("tanh", 1, "fc", to_inexact_dtype, np.tanh, lenient_kinds="biu")
 exp_p = _xla_complex_elementwise("exp", np.exp)
-log_p = define_elementwise("log", 1, ALL, to_inexact_dtype, np.log)
-log1p_p = define_elementwise("log1p", 1, ALL, to_inexact_dtype, _log1p)
+log_p = define_elementwise("log", 1, "fc", to_inexact_dtype, np.log, lenient_kinds="biu")
+log1p_p = define_elementwise("log1p", 1, "fc", to_inexact_dtype, _log1p, lenient_kinds="biu")
 expm1_p = _xla_complex_elementwise("expm1", np.expm1)
-logistic_p = define_elementwise("logistic", 1, ALL, to_inexact_dtype, _logistic)
-sqrt_p = define_elementwise("sqrt", 1, ALL, to_inexact_dtype, _sqrt)
-rsqrt_p = define_elementwise("rsqrt", 1, ALL, to_inexact_dtype, _rsqrt)
-erf_p = define_elementwise("erf", 1, REAL, to_inexact_dtype, _erf)
+logistic_p = define_elementwise(
+    "logistic", 1, "fc", to_inexact_dtype, _logistic, lenient_kinds="biu"
+)
+sqrt_p = define_elementwise("sqrt", 1, "fc", to_inexact_dtype, _sqrt, lenient_kinds="biu")
+rsqrt_p = define_elementwise("rsqrt", 1, "fc", to_inexact_dtype, _rsqrt, lenient_kinds="biu")
+erf_p = define_elementwise("erf", 1, "f", to_inexact_dtype, _erf, lenient_kinds="biu")
 
 # --- unary: dtype-preserving ----------------------------------------------------------------
 
@@ -675,11 +792,11 @@ def _abs_dtype(dtype: DType) -> DType:
 
 
 neg_p = define_elementwise("neg", 1, NUM, _same, np.negative)
-abs_p = define_elementwise("abs", 1, NUM, _abs_dtype, _abs)
+abs_p = define_elementwise("abs", 1, "ifc", _abs_dtype, _abs)
 sign_p = define_elementwise("sign", 1, NUM, _same, _sign)
-floor_p = define_elementwise("floor", 1, "iuf", _same, np.floor)
-ceil_p = define_elementwise("ceil", 1, "iuf", _same, np.ceil)
-is_finite_p = define_elementwise("is_finite", 1, "iuf", _boolean, np.isfinite)
+floor_p = define_elementwise("floor", 1, "f", _same, np.floor)
+ceil_p = define_elementwise("ceil", 1, "f", _same, np.ceil)
+is_finite_p = define_elementwise("is_finite", 1, "f", _boolean, np.isfinite)
 not_p = define_elementwise("not", 1, "biu", _same, np.invert)
 
 
@@ -687,8 +804,7 @@ def _round_impl(x: Any, *, rounding_method: int = 0) -> list[Any]:
     """Half away from zero (XLA's ``round_nearest_afz``) from ``trunc``: ``x - trunc(x)`` is
     exact, while ``floor(|x| + 0.5)`` rounds at the addition (float32 ``0.49999997 + 0.5`` is
     1.0, and above 2**23 the ``+ 0.5`` lands on a tie)."""
-    if np.result_type(x).kind in "iu":
-        return [x]
+    _eager_typing(round_p, (x,), {"rounding_method": rounding_method})
     if rounding_method == 1:
         return [np.round(x)]
     t = np.trunc(x)
@@ -696,7 +812,7 @@ def _round_impl(x: Any, *, rounding_method: int = 0) -> list[Any]:
 
 
 round_p = Primitive("round")
-_register_spec(round_p, ElementwiseSpec(1, "iuf", _same))
+_register_spec(round_p, ElementwiseSpec(1, "f", _same))
 impl_rules[round_p] = _round_impl
 
 
@@ -706,8 +822,8 @@ def _check_integer_pow(dtype: DType, y: int) -> None:
 
 
 def _integer_pow_impl(x: Any, *, y: int) -> list[Any]:
+    _eager_typing(integer_pow_p, (x,), {"y": y})
     dtype = np.result_type(x)
-    _check_integer_pow(dtype, y)
     if dtype.kind == "c":
         return [_complex_integer_pow(np.asarray(x), y)]
     return [np.power(x, y)]
@@ -848,7 +964,7 @@ sub_p = define_elementwise("sub", 2, NUM, _same, np.subtract)
 mul_p = define_elementwise("mul", 2, NUM, _same, np.multiply)
 div_p = define_elementwise("div", 2, NUM, _same, _int_div)
 rem_p = define_elementwise("rem", 2, "iuf", _same, _rem)
-pow_p = define_elementwise("pow", 2, NUM, _same, _pow)
+pow_p = define_elementwise("pow", 2, NUM, _same, _pow, operand_kinds=("fc", NUM))
 
 
 def lexicographic_pick(x: Any, y: Any, greater: bool) -> Any:
@@ -875,7 +991,21 @@ def _minimum(x: Any, y: Any) -> Any:
 
 max_p = define_elementwise("max", 2, ALL, _same, _maximum)
 min_p = define_elementwise("min", 2, ALL, _same, _minimum)
-atan2_p = define_elementwise("atan2", 2, REAL, to_inexact_dtype, np.arctan2)
+atan2_p = define_elementwise("atan2", 2, "fc", to_inexact_dtype, np.arctan2, lenient_kinds="biu")
+_atan2_out_aval = abstract_eval_rules[atan2_p]
+
+
+def _atan2_typing(*avals: ShapedArray) -> list[ShapedArray]:
+    """JAX's categories (floating, complexfloating), then mj's own limit: its atan2 computes
+    real operands only, as NumPy's, eagerly and under ``jit`` alike."""
+    out: list[ShapedArray] = _atan2_out_aval(*avals)
+    if out[0].dtype.kind == "c":
+        shown = ", ".join(a.str_short() for a in avals)
+        raise TypeError(f"atan2 of complex operands is not implemented in mj, got ({shown})")
+    return out
+
+
+abstract_eval_rules[atan2_p] = _atan2_typing
 and_p = define_elementwise("and", 2, "biu", _same, np.bitwise_and)
 or_p = define_elementwise("or", 2, "biu", _same, np.bitwise_or)
 xor_p = define_elementwise("xor", 2, "biu", _same, np.bitwise_xor)
@@ -928,7 +1058,9 @@ def _nextafter(x1: Any, x2: Any) -> Any:
 
 # ``nextafter(x1, x2)``: the next float after ``x1`` towards ``x2``, in the operands' promoted
 # float dtype. Like JAX it has no derivative (its jvp rule raises).
-nextafter_p = define_elementwise("nextafter", 2, REAL, to_inexact_dtype, _nextafter)
+nextafter_p = define_elementwise(
+    "nextafter", 2, "f", to_inexact_dtype, _nextafter, lenient_kinds="biu"
+)
 
 
 # --- lax wrappers ----------------------------------------------------------------------------
