@@ -27,8 +27,10 @@ from mj_core.dtypes import (
     canonical_dtype,
     canonicalize_value,
     check_array_data,
+    default_dtype_for_pytype,
     default_float_dtype,
     default_int_dtype,
+    result_type,
 )
 from mj_core.errors import ConcretizationError, user_line_suffix
 from mj_core.numpy._promotion import (
@@ -120,7 +122,10 @@ def array(
         view = array_views[type(object)]
         out = view.wrap(object.dtype, array(view.data(object), copy=copy))
     else:
-        out = _host_data(object, dt, "array")
+        host_dt = dt
+        if dt is None and isinstance(object, list | tuple):
+            host_dt = _sequence_dtype(object)
+        out = _host_data(object, host_dt, "array")
         if dt is None and type(object) in _WEAK_PYTYPES:
             out = weak_result(out)  # weakly typed, as JAX's (a weak value stays weak too)
     if dt is not None:
@@ -140,6 +145,39 @@ def asarray(a: object, dtype: DTypeLike | None = None, copy: bool | None = None)
     if type(a) is np.ndarray:
         return _host_data(a, dt, "asarray")
     return array(a, dt, copy=copy)
+
+
+def _sequence_dtype(seq: list[Any] | tuple[Any, ...]) -> np.dtype[Any] | None:
+    """The dtype of ``array(seq)``: its leaves' result on JAX's lattice, as JAX's ``array``
+    (``[0, np.float16(1)]`` is float16, ``[1, np.int8(2)]`` int8; strict promotion refuses
+    what it refuses), not NumPy's (which reads Python numbers as 64-bit). ``None`` where a
+    leaf is no number or array (the caller refuses it) or there are none (the default)."""
+    pairs: set[tuple[np.dtype[Any], bool]] = set()
+    todo: list[Any] = [seq]
+    while todo:
+        item = todo.pop()
+        t = type(item)
+        if t is list or t is tuple:
+            todo.extend(item)
+        elif t is bool:
+            pairs.add((np.dtype(np.bool_), False))
+        elif t in _WEAK_PYTYPES:
+            pairs.add((default_dtype_for_pytype(t), True))
+        elif t is EagerArray or t is WeakEagerArray:
+            pairs.add(dtype_weak(item))
+        elif isinstance(item, np.ndarray | np.generic):
+            if item.dtype.kind not in "biufcV" or item.dtype.names is not None:
+                return None
+            pairs.add((canonical_dtype(item.dtype), False))
+        elif isinstance(item, list | tuple):
+            todo.extend(item)
+        elif is_array(item) and t not in array_views:
+            pairs.add(dtype_weak(item))
+        else:
+            return None
+    if not pairs:
+        return None
+    return result_type(*pairs)[0]
 
 
 def _host_data(obj: object, dtype: np.dtype[Any] | None, api: str) -> np.ndarray[Any, Any]:

@@ -20,6 +20,9 @@ the rule traces an mj-level composition of core ops into a jaxpr and inlines its
   :data:`mj_core.prims.special.BETAINC_MAX_ITERATIONS` steps ran, and the prefactor
   with JAX's edge values. The eager impl runs the same steps, so eager and jit agree to
   rounding.
+
+As JAX's (``_up_and_broadcast``), the incomplete gamma and beta functions, ``igamma_grad_a``
+and ``bessel_i0e`` compute float16/bfloat16 operands in float32 (:func:`_in_float32`).
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 
 from mj_core import Primitive, ShapedArray, lax
@@ -53,6 +57,7 @@ from mj_xla._lowering import (
     Avals,
     LoweringContext,
     Values,
+    as_dtype,
     aval_to_ir_type,
     ir_constant,
     lowering_rules,
@@ -65,6 +70,32 @@ IGAMMA_STEPS = 64
 IGAMMA_GRAD_A_MAX_ITERATIONS = 2000
 I32 = np.dtype(np.int32)
 BOOL = np.dtype(np.bool_)
+F32 = np.dtype(np.float32)
+_NARROW_FLOATS = (np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16))
+
+Rule = Callable[..., list[Value]]
+
+
+def _in_float32(rule: Rule) -> Rule:
+    """``rule`` computing float16/bfloat16 operands in float32, its results rounded back, as
+    JAX's decompositions do (``_up_and_broadcast``): the series, continued fractions and
+    Cephes coefficients need float32's precision (in float16 the fractions stop early or
+    overflow, off by 20% and more; bfloat16 has no ``finfo``)."""
+
+    def wrapped(
+        ctx: LoweringContext, avals_in: Avals, avals_out: Avals, in_vals: Values, **params: Any
+    ) -> list[Value]:
+        if avals_out[0].dtype not in _NARROW_FLOATS:
+            return rule(ctx, avals_in, avals_out, in_vals, **params)
+        wide_in = [ShapedArray(a.shape, F32) for a in avals_in]
+        wide_out = [ShapedArray(a.shape, F32) for a in avals_out]
+        vals = [as_dtype(v, a, F32) for v, a in zip(in_vals, avals_in, strict=True)]
+        outs = rule(ctx, wide_in, wide_out, vals, **params)
+        return [hlo.convert(aval_to_ir_type(a), o) for a, o in zip(avals_out, outs, strict=True)]
+
+    wrapped.__name__ = getattr(rule, "__name__", "rule")
+    return wrapped
+
 
 for _prim, _op in [
     (lgamma_p, chlo.lgamma),
@@ -93,7 +124,7 @@ def _register_composition(prim: Primitive, composition: Callable[..., ArrayLike]
         return ctx.lower_jaxpr(closed, operands)
 
     rule.__name__ = f"{prim.name}_lowering"
-    lowering_rules[prim] = rule
+    lowering_rules[prim] = _in_float32(rule)
 
 
 def _chebyshev(t: ArrayLike, coefficients: Sequence[float]) -> Array:
@@ -341,7 +372,7 @@ def _betainc_lowering(
     return ctx.lower_jaxpr(finish, [*operands, aa, bb, xx, h])
 
 
-lowering_rules[regularized_incomplete_beta_p] = _betainc_lowering
+lowering_rules[regularized_incomplete_beta_p] = _in_float32(_betainc_lowering)
 
 
 # --- d igamma / d a ------------------------------------------------------------------------------
@@ -487,4 +518,4 @@ def _igamma_grad_a_lowering(
     return ctx.lower_jaxpr(finish, [*operands, series[3], series[5], fraction[1], fraction[13]])
 
 
-lowering_rules[igamma_grad_a_p] = _igamma_grad_a_lowering
+lowering_rules[igamma_grad_a_p] = _in_float32(_igamma_grad_a_lowering)
