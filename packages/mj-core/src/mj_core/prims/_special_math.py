@@ -47,6 +47,7 @@ from typing import Any
 
 import numpy as np
 
+from mj_core.dtypes import float_info
 from mj_core.prims.elementwise import to_inexact_dtype
 
 __all__ = [
@@ -506,7 +507,7 @@ def igamma_grad_a(a: object, x: object) -> Any:
         use_fraction = (x64 > 1) & (x64 > a64)
         safe_a = np.where(domain_error | is_nan, 1.0, a64)  # (math.lgamma refuses the poles)
         log_ax = a64 * np.log(x64) - x64 - _lgamma64(safe_a)
-        underflow = log_ax < -np.log(np.finfo(dtype).max)
+        underflow = log_ax < -np.log(float_info(dtype).max)
         ax = np.exp(log_ax)
         enabled = ~(x_zero | domain_error | underflow | is_nan)
         ans, dans = _grad_a_series(a64, x64, enabled & ~use_fraction)
