@@ -178,3 +178,50 @@ def test_checkpoint_prevent_cse_pytree_prefix(x64):
     assert ours == theirs
     for o, t in zip([*ours_ws, ours_x], [*theirs_ws, theirs_x], strict=True):
         np.testing.assert_allclose(np.asarray(o), np.asarray(t), rtol=1e-6)
+
+
+def test_linear_transpose_through_jit_with_comparison_output(x64):
+    """linear_transpose of a jitted function that also returns ``x > 0`` (unused): the
+    comparison gets no cotangent and is not transposed (JAX's issue 15660)."""
+    outs = []
+    for lib in (mj, jax):
+        f = lib.jit(lambda x: (2 * x, x > 0))
+        outs.append(lib.linear_transpose(lambda x, f=f: f(x)[0], 1.0)(1.0))
+    (ours,), (theirs,) = outs
+    assert _aval(ours) == _aval(theirs)
+    np.testing.assert_array_equal(np.asarray(ours), np.asarray(theirs))
+
+
+def _custom_jvp_remat_grads(lib):
+    np_ = mnp if lib is mj else jnp
+
+    @lib.custom_jvp
+    def total(x):
+        return np_.sum(x, axis=0)
+
+    @total.defjvp
+    def total_jvp(primals, tangents):
+        (x,), (xdot,) = primals, tangents
+        return total(x), total(xdot)  # the function itself, on the tangents
+
+    f = lib.remat(lambda x: total(np_.sin(x)), policy=lib.checkpoint_policies.checkpoint_dots)
+
+    def g(x):
+        return lib.lax.scan(lambda _, x: (None, f(x)), None, x)[1]
+
+    x = np_.arange(1.0, 4.0)
+    xs = np_.arange(6.0).reshape(2, 3)
+    return [
+        lib.grad(lambda x: lib.grad(f)(x).sum())(x),
+        lib.jvp(lib.grad(f), (x,), (np_.ones(3),))[1],
+        lib.grad(lambda x: lib.jacrev(g)(x).sum())(xs),
+        lib.jacfwd(lib.jacrev(g))(xs),
+    ]
+
+
+def test_custom_jvp_transposed_inside_checkpoint(x64):
+    """A JVP rule that applies the custom_jvp function to the tangents leaves a
+    custom_jvp_call in the linear part; transposing it (second-order grads of a remat with a
+    policy, also inside scan) transposes its own jaxpr, as JAX."""
+    for ours, theirs in zip(_custom_jvp_remat_grads(mj), _custom_jvp_remat_grads(jax), strict=True):
+        np.testing.assert_allclose(np.asarray(ours), np.asarray(theirs), rtol=1e-6)
