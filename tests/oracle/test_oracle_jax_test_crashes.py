@@ -225,3 +225,61 @@ def test_custom_jvp_transposed_inside_checkpoint(x64):
     policy, also inside scan) transposes its own jaxpr, as JAX."""
     for ours, theirs in zip(_custom_jvp_remat_grads(mj), _custom_jvp_remat_grads(jax), strict=True):
         np.testing.assert_allclose(np.asarray(ours), np.asarray(theirs), rtol=1e-6)
+
+
+class _Struct:
+    def __init__(self, shape, dtype, weak_type=False):
+        self.shape, self.dtype, self.weak_type = shape, np.dtype(dtype), weak_type
+
+
+class _EasyDict(dict):
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.__dict__ = self
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64, BF16])
+def test_duck_typed_abstract_arguments(x64, dtype):
+    """eval_shape and make_jaxpr take any leaf with shape and dtype attributes as an array of
+    that (canonical) type, as JAX's shaped_abstractify (a SimpleNamespace, a user's struct, a
+    dict subclass with attribute access)."""
+    import types
+
+    leaves = [
+        _Struct((3, 4), dtype),
+        _Struct((2,), dtype, weak_type=True),
+        types.SimpleNamespace(shape=(), dtype=np.dtype(dtype)),
+        _EasyDict(shape=(3,), dtype=np.dtype(dtype)),
+    ]
+    for leaf in leaves:
+        # (x + x only for strong leaves: a weak float32 under x64 or a weak bfloat16 is a
+        # matter of mj's weak-type lattice, not of abstractification)
+        weak = getattr(leaf, "weak_type", False)
+        ours = mj.eval_shape(lambda x, w=weak: (x,) if w else (x, x + x), leaf)
+        theirs = jax.eval_shape(lambda x, w=weak: (x,) if w else (x, x + x), leaf)
+        assert [(o.shape, o.dtype, o.weak_type) for o in ours] == [
+            (t.shape, t.dtype, t.weak_type) for t in theirs
+        ]
+        ours_j = mj.make_jaxpr(lambda x: x)(leaf)
+        theirs_j = jax.make_jaxpr(lambda x: x)(leaf)
+        assert [(a.shape, a.dtype, a.weak_type) for a in ours_j.in_avals] == [
+            (a.shape, a.dtype, a.weak_type) for a in theirs_j.in_avals
+        ]
+
+
+def test_dunder_jax_array_argument_refused(x64):
+    """jit / make_jaxpr of an object with __jax_array__: JAX's ValueError."""
+
+    class Wrapped:
+        def __init__(self, val):
+            self.val = val
+
+        def __jax_array__(self):
+            return self.val
+
+    msg = r"Triggering __jax_array__\(\) during abstractification is no longer supported"
+    for lib, np_ in ((mj, mnp), (jax, jnp)):
+        with pytest.raises(ValueError, match=msg):
+            lib.jit(lambda x: x)(Wrapped(np_.arange(4)))
+        with pytest.raises(ValueError, match=msg):
+            lib.make_jaxpr(lambda x: x)(Wrapped(np_.arange(4)))
