@@ -33,7 +33,6 @@ from mj_autodiff._tangents import (
     tangent_aval,
 )
 from mj_core import EagerArray, RuleTable, ShapedArray, bind, bind1
-from mj_core.dtypes import is_inexact
 from mj_core.extend import ArrayLike, on_x64_change
 from mj_core.prims.conversions import convert_element_type_p
 from mj_core.prims.reductions import reduce_sum_p
@@ -136,13 +135,13 @@ def backward_pass(jaxpr: Jaxpr, consts_and_args: Sequence[Any], cts: Sequence[An
 
     ct_env: dict[Var, Any] = {}
     for x, ct in zip(jaxpr.outs, cts, strict=True):
-        # (an integer or bool output's cotangent, float0 zeros, is no cotangent: the
-        # comparison that made it is not transposed, as JAX's DCE drops it)
+        # (a bool output's cotangent, float0 zeros, is no cotangent: the comparison that
+        # made it is not transposed, as JAX's DCE drops it)
         if (
             type(x) is Var
             and type(ct) is not Zero
             and type(env[x]) is UndefPrimal
-            and is_inexact(x.aval.dtype)
+            and x.aval.dtype.kind != "b"
         ):
             prev = ct_env.get(x)
             ct_env[x] = ct if prev is None else add_tangents(prev, ct)
