@@ -219,7 +219,8 @@ def is_inexact(dtype: np.dtype[Any]) -> bool:
 def float_info(dtype: Any) -> Any:
     """``np.finfo`` that also knows bfloat16 and the float8 types (``ml_dtypes.finfo``; NumPy's
     raises "not inexact" for them). Use it wherever the dtype comes from the user."""
-    return ml_dtypes.finfo(dtype)
+    finfo: Any = ml_dtypes.finfo  # (untyped)
+    return finfo(dtype)
 
 
 def is_integer(dtype: np.dtype[Any]) -> bool:
