@@ -286,3 +286,13 @@ def test_dunder_jax_array_argument_refused(x64):
             lib.jit(lambda x: x)(Wrapped(np_.arange(4)))
         with pytest.raises(ValueError, match=msg):
             lib.make_jaxpr(lambda x: x)(Wrapped(np_.arange(4)))
+
+
+def test_choose_and_ravel_multi_index_out_of_bounds_wording(x64):
+    """mode='raise' out of bounds: JAX's (and NumPy's) message starts with 'invalid entry',
+    which JAX's tests match to tell the expected error."""
+    for np_ in (mnp, jnp):
+        with pytest.raises(ValueError, match=r"^invalid entry in choice array"):
+            np_.choose(np.array([0, 2]), [np.arange(2), np.arange(2)], mode="raise")
+        with pytest.raises(ValueError, match=r"^invalid entry in coordinates array"):
+            np_.ravel_multi_index((np.array([0, 3]), np.array([1, 1])), (3, 4), mode="raise")

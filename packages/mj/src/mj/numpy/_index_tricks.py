@@ -250,7 +250,7 @@ def ravel_multi_index(
             )
     if mode == "raise":
         if any(np.any((c < 0) | (c >= d)) for c, d in zip(concrete, dims_t, strict=True)):
-            raise ValueError(f"{name}: invalid entry in coordinates array for dims={dims_t}")
+            raise ValueError(f"invalid entry in coordinates array ({name}, dims={dims_t})")
     elif mode == "clip":
         indices = [cnp.clip(i, 0, d - 1) for i, d in zip(indices, dims_t, strict=True)]
     elif mode == "wrap":
