@@ -699,7 +699,7 @@ def test_concrete_inputs_stay_concrete_under_grad():
 
 
 def test_index_helpers_reject_bad_input():
-    with pytest.raises(ValueError, match="ravel_multi_index: invalid entry in coordinates"):
+    with pytest.raises(ValueError, match=r"^invalid entry in coordinates array \(ravel_multi"):
         mnp.ravel_multi_index((ROWS + 2, COLS), (2, 3))
     with pytest.raises(ValueError, match="ravel_multi_index: dtype=float64 is not an integer"):
         mnp.ravel_multi_index((X5, X5), (2, 3))
@@ -767,7 +767,7 @@ def test_reshaping_and_insert_delete_reject_bad_input():
 
 
 def test_selection_and_writers_reject_bad_input():
-    with pytest.raises(ValueError, match=r"choose: invalid entry in choice array: a must be in"):
+    with pytest.raises(ValueError, match=r"^invalid entry in choice array \(choose: a must be in"):
         mnp.choose(np.array([0, 2]), [X5[:2], X5[:2]])
     with pytest.raises(ValueError, match="choose: a must be an integer array, got float64"):
         mnp.choose(X5, [X5])

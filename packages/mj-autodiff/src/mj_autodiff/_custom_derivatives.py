@@ -40,7 +40,7 @@ from mj_autodiff._tangents import (
     tangents_with_zeros,
     zeros_like_aval,
 )
-from mj_autodiff._transpose import UndefPrimal, transpose_rules
+from mj_autodiff._transpose import UndefPrimal, backward_pass, transpose_rules
 from mj_core import (
     EvalTrace,
     Primitive,
@@ -469,6 +469,19 @@ def _custom_jvp_call_jvp(
 
 
 jvp_rules[custom_jvp_call_p] = _custom_jvp_call_jvp
+
+
+def _custom_jvp_call_transpose(
+    cts: list[Any], *invals: Any, call_jaxpr: ClosedJaxpr, **_: Any
+) -> list[Any]:
+    """Transpose the call's own jaxpr (JAX's rule): a custom_jvp function can be linear in its
+    tangent inputs, e.g. when a JVP rule applies the function to the tangents and a
+    checkpoint or linearize then transposes that jaxpr. The custom rule plays no part."""
+    cts_in = iter(backward_pass(call_jaxpr.jaxpr, [*call_jaxpr.consts, *invals], cts))
+    return [next(cts_in) if type(x) is UndefPrimal else None for x in invals]
+
+
+transpose_rules[custom_jvp_call_p] = _custom_jvp_call_transpose
 
 
 # --- custom_vjp -------------------------------------------------------------------------------

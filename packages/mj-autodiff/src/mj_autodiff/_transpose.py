@@ -135,7 +135,14 @@ def backward_pass(jaxpr: Jaxpr, consts_and_args: Sequence[Any], cts: Sequence[An
 
     ct_env: dict[Var, Any] = {}
     for x, ct in zip(jaxpr.outs, cts, strict=True):
-        if type(x) is Var and type(ct) is not Zero and type(env[x]) is UndefPrimal:
+        # (a bool output's cotangent, float0 zeros, is no cotangent: the comparison that
+        # made it is not transposed, as JAX's DCE drops it)
+        if (
+            type(x) is Var
+            and type(ct) is not Zero
+            and type(env[x]) is UndefPrimal
+            and x.aval.dtype.kind != "b"
+        ):
             prev = ct_env.get(x)
             ct_env[x] = ct if prev is None else add_tangents(prev, ct)
 

@@ -45,7 +45,7 @@ from mj_core.dtypes import is_float
 from mj_core.errors import user_line_suffix
 from mj_core.numpy import finfo as _finfo
 from mj_core.prims.conversions import reduce_precision_p
-from mj_core.tree_util import tree_flatten, tree_unflatten
+from mj_core.tree_util import tree_flatten, tree_leaves, tree_structure, tree_unflatten
 from mj_ir import (
     ClosedJaxpr,
     Jaxpr,
@@ -166,8 +166,8 @@ def _static_argnames(static_argnames: object) -> frozenset[str]:
 def _prevent_cse(prevent_cse: object) -> PreventCSE:
     if isinstance(prevent_cse, bool):
         return prevent_cse
-    if isinstance(prevent_cse, Sequence) and all(isinstance(p, bool) for p in prevent_cse):
-        return tuple(prevent_cse)
+    if isinstance(prevent_cse, Sequence) and not isinstance(prevent_cse, str):
+        return tuple(prevent_cse)  # one flag, or a pytree prefix of flags, per argument
     raise _where(
         TypeError,
         f"checkpoint: prevent_cse must be a bool or a sequence of bools, got {prevent_cse!r}",
@@ -212,7 +212,18 @@ def _operand_cse(
             f"checkpoint: prevent_cse has {len(cse)} flags for a call with {len(dyn_args)} "
             "dynamic positional arguments",
         )
-    per_leaf = [f for f, a in zip(cse, dyn_args, strict=True) for _ in tree_flatten(a)[0]]
+    # each argument's entry is a pytree prefix of it (JAX's broadcast_prefix): a bool for the
+    # whole argument, or e.g. a dict of bools for a dict argument
+    per_leaf = []
+    for flags, arg in zip(cse, dyn_args, strict=True):
+        prefix = tree_structure(flags)
+        for flag, sub in zip(tree_leaves(flags), prefix.flatten_up_to(arg), strict=True):
+            if not isinstance(flag, bool):
+                raise _where(
+                    TypeError,
+                    f"checkpoint: prevent_cse must be a bool or a sequence of bools, got {cse!r}",
+                )
+            per_leaf += [bool(flag)] * len(tree_leaves(sub))
     return (False,) * n_consts + tuple(per_leaf) + (True,) * (n_flat - len(per_leaf))
 
 
@@ -482,7 +493,7 @@ def _checkpoint_partial_eval(
             [*res, *unknown_ins],
             {
                 "jaxpr": split.unknown,
-                "prevent_cse": _staged_cse(prevent_cse, in_unknowns, split.num_res),
+                "prevent_cse": _staged_cse(prevent_cse, in_unknowns, split.res_sources),
                 "differentiated": True,
                 "policy": policy,
             },
@@ -498,11 +509,17 @@ def _checkpoint_partial_eval(
 partial_eval_rules[checkpoint_p] = _checkpoint_partial_eval
 
 
-def _staged_cse(prevent_cse: PreventCSE, unks_in: Sequence[bool], num_res: int) -> PreventCSE:
-    """``prevent_cse`` of the staged checkpoint, taking ``(*residuals, *unknown inputs)``."""
+def _staged_cse(
+    prevent_cse: PreventCSE, unks_in: Sequence[bool], res_sources: Sequence[int | None]
+) -> PreventCSE:
+    """``prevent_cse`` of the staged checkpoint, taking ``(*residuals, *unknown inputs)``: a
+    residual that is a known input keeps that input's flag (JAX stages the known inputs
+    themselves, with their flags), a computed one is True."""
     if isinstance(prevent_cse, bool):
         return prevent_cse
-    return (True,) * num_res + tuple(p for p, u in zip(prevent_cse, unks_in, strict=True) if u)
+    known = [p for p, u in zip(prevent_cse, unks_in, strict=True) if not u]
+    res = tuple(True if src is None else known[src] for src in res_sources)
+    return res + tuple(p for p, u in zip(prevent_cse, unks_in, strict=True) if u)
 
 
 def _checkpoint_partial_eval_jaxpr(
@@ -521,7 +538,7 @@ def _checkpoint_partial_eval_jaxpr(
     outs_unknown = [v for v, u in zip(eqn.out_binders, split.out_unknowns, strict=True) if u]
     ins_unknown = [x for x, u in zip(eqn.inputs, unks_in, strict=True) if u]
     cse_known = _cse_for(prevent_cse, [not u for u in unks_in], 0)
-    cse_unknown = _staged_cse(prevent_cse, unks_in, split.num_res)
+    cse_unknown = _staged_cse(prevent_cse, unks_in, split.res_sources)
     eqn_known = JaxprEqn(
         checkpoint_p,
         ins_known,

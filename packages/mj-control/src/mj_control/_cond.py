@@ -37,6 +37,8 @@ from mj_control._tracing import (
     branch_mismatch,
     cast,
     check_callable,
+    forward_inputs,
+    forwarded_inputs,
     host_outputs,
     join_consts,
     shaped_avals,
@@ -223,7 +225,12 @@ def _bind_branches(
             )
     branches, consts = join_consts(traced)
     outs = bind(cond_p, index, *consts, *ops_flat, branches=tuple(branches))
-    return tree_unflatten(first.out_tree, weak_outputs(outs, _joined_out_avals(branches)))
+    outs = weak_outputs(outs, _joined_out_avals(branches))
+    # an output every branch returns as the same operand is that operand (JAX's forwarding)
+    fwds = [forwarded_inputs(b.jaxpr) for b in branches]
+    same = [ks[0] if len(set(ks)) == 1 else None for ks in zip(*fwds, strict=True)]
+    outs = forward_inputs(outs, [*consts, *ops_flat], same)
+    return tree_unflatten(first.out_tree, outs)
 
 
 # --- evaluation and typing ---------------------------------------------------------------------

@@ -51,6 +51,8 @@ from mj_control._tracing import (
     check_callable,
     check_carry,
     fix_carry_types,
+    forward_inputs,
+    forwarded_inputs,
     host_outputs,
     shaped_avals,
     trace_fun,
@@ -162,6 +164,12 @@ def scan(
     )
     outs = weak_outputs(outs, jaxpr.out_avals)
     carry_out, ys = outs[: len(init_flat)], outs[len(init_flat) :]
+    # a carry the body returns unchanged is read-only: the loop's output is the initial value
+    # itself (JAX moves it into the constants)
+    nconsts = len(body.consts)
+    fwds = forwarded_inputs(body.jaxpr)[: len(init_flat)]
+    fwds = [k - nconsts if k == nconsts + i else None for i, k in enumerate(fwds)]
+    carry_out = forward_inputs(carry_out, init_flat, fwds)
     return tree_unflatten(init_tree, carry_out), tree_unflatten(y_tree, ys)
 
 

@@ -17,10 +17,11 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from mj_core import ShapedArray, bind1, get_aval, raise_to_shaped
+from mj_core import ShapedArray, Tracer, bind1, get_aval, raise_to_shaped
 from mj_core.dtypes import result_type
 from mj_core.errors import user_line_suffix
 from mj_core.extend import ArrayLike, EagerArray, eager_result, weak_result
+from mj_core.numpy import asarray
 from mj_core.prims.conversions import convert_element_type_p
 from mj_core.tree_util import (
     PyTreeDef,
@@ -44,6 +45,8 @@ __all__ = [
     "check_carry",
     "check_out_tree",
     "fix_carry_types",
+    "forward_inputs",
+    "forwarded_inputs",
     "host_outputs",
     "join_consts",
     "shaped_avals",
@@ -97,6 +100,31 @@ def host_outputs(outs: Sequence[Any], avals: Sequence[ShapedArray]) -> list[Any]
             v = weak_result(data) if aval.weak_type else eager_result(data)
         converted.append(v)
     return converted
+
+
+def forwarded_inputs(jaxpr: Jaxpr) -> list[int | None]:
+    """Per output of ``jaxpr``, the position of the input binder it returns unchanged, or
+    None (JAX's ``pe._jaxpr_forwarding``)."""
+    position = {id(b): k for k, b in enumerate(jaxpr.in_binders)}
+    return [position.get(id(v)) if isinstance(v, Var) else None for v in jaxpr.outs]
+
+
+def forward_inputs(
+    outs: Sequence[Any], inputs: Sequence[Any], forwards: Sequence[int | None]
+) -> list[Any]:
+    """``outs`` with each output that is a forwarded input replaced by that input itself, as
+    JAX's ``cond``/``while_loop``/``scan`` forward them around the primitive: an unbatched
+    operand a branch or loop body returns as it is stays unbatched under ``vmap`` (so
+    ``out_axes=None`` accepts it) and is the very object passed in (Python scalars and NumPy
+    arrays become mj arrays, as JAX's ``lax.asarray``)."""
+    return [
+        out
+        if k is None
+        else inputs[k]
+        if isinstance(inputs[k], Tracer | EagerArray)
+        else asarray(inputs[k])
+        for out, k in zip(outs, forwards, strict=True)
+    ]
 
 
 def weak_outputs(outs: Sequence[Any], avals: Sequence[ShapedArray]) -> list[Any]:

@@ -45,6 +45,8 @@ from mj_control._tracing import (
     check_callable,
     check_carry,
     fix_carry_types,
+    forward_inputs,
+    forwarded_inputs,
     host_outputs,
     shaped_avals,
     trace_fun,
@@ -146,7 +148,15 @@ def while_loop(
         cond_nconsts=len(cond.consts),
         body_nconsts=len(body.consts),
     )
-    return tree_unflatten(carry_tree, weak_outputs(outs, body_jaxpr.out_avals))
+    outs = weak_outputs(outs, body_jaxpr.out_avals)
+    # a carry the body returns unchanged is read-only: the loop's output is the initial value
+    # itself (JAX moves it into the constants)
+    nconsts = len(body.consts)
+    fwds = [
+        k - nconsts if k == nconsts + i else None
+        for i, k in enumerate(forwarded_inputs(body.jaxpr))
+    ]
+    return tree_unflatten(carry_tree, forward_inputs(outs, init_flat, fwds))
 
 
 def _jax_repr(aval: ShapedArray) -> str:

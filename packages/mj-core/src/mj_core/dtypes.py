@@ -42,6 +42,7 @@ __all__ = [
     "float8_e4m3fnuz",
     "float8_e5m2",
     "float8_e5m2fnuz",
+    "float_info",
     "is_complex",
     "is_float",
     "is_inexact",
@@ -213,6 +214,13 @@ def is_inexact(dtype: np.dtype[Any]) -> bool:
     """Float or complex: the dtypes that carry tangents (bfloat16 and the float8 types too)."""
     k = dtype.kind
     return k in "fc" or (k == "V" and _lattice.kind(dtype) == "f")  # (autodiff's hot path)
+
+
+def float_info(dtype: Any) -> Any:
+    """``np.finfo`` that also knows bfloat16 and the float8 types (``ml_dtypes.finfo``; NumPy's
+    raises "not inexact" for them). Use it wherever the dtype comes from the user."""
+    finfo: Any = ml_dtypes.finfo  # (untyped)
+    return finfo(dtype)
 
 
 def is_integer(dtype: np.dtype[Any]) -> bool:

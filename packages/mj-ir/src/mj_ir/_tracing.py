@@ -23,6 +23,7 @@ from typing import Any, cast
 import numpy as np
 
 from mj_core import config
+from mj_core.dtypes import canonical_dtype
 from mj_core.errors import MJError, UnhashableStaticArgumentError, user_line_suffix
 from mj_core.extend import (
     DTypeLike,
@@ -50,6 +51,7 @@ __all__ = [
     "JaxprTrace",
     "JaxprTracer",
     "ShapeDtypeStruct",
+    "duck_typed_aval",
     "gc_paused",
     "inline_literals",
     "make_jaxpr",
@@ -376,6 +378,22 @@ def view_structs(tree: Any) -> Any:
     )
 
 
+def duck_typed_aval(x: Any) -> ShapedArray | None:
+    """JAX's ``shaped_abstractify`` for a leaf that is no array: an object with ``shape`` and
+    ``dtype`` attributes (a ``SimpleNamespace``, a user's struct) stands for an array of that
+    type; one with ``__jax_array__`` is JAX's ValueError; anything else None."""
+    if getattr(x, "__jax_array__", None) is not None:
+        raise ValueError(
+            "Triggering __jax_array__() during abstractification is no longer supported. To "
+            "avoid this error, either explicitly convert your object using jax.numpy.array(), "
+            f"or register your object as a pytree.{user_line_suffix()}"
+        )
+    if not hasattr(x, "dtype") or not hasattr(x, "shape"):
+        return None
+    dtype = canonical_dtype(np.dtype(x.dtype))
+    return ShapedArray(tuple(np.shape(x)), dtype, bool(getattr(x, "weak_type", False)))
+
+
 def _abstractify(x: Any, index: int) -> ShapedArray:
     if isinstance(x, ShapedArray):
         return raise_to_shaped(x)
@@ -384,6 +402,9 @@ def _abstractify(x: Any, index: int) -> ShapedArray:
     try:
         return raise_to_shaped(get_aval(x))
     except TypeError:
+        duck = duck_typed_aval(x)
+        if duck is not None:
+            return duck
         raise TypeError(
             f"make_jaxpr: argument leaf {index} is a {type(x).__name__} ({x!r}), not an array. "
             "Pass arrays, scalars, ShapedArray or ShapeDtypeStruct values, or mark the "

@@ -349,6 +349,12 @@ def _new_leaf_aval(x: Any) -> ShapedArray:
     except TypeError:
         if is_array(x):  # an array of a dtype mj refuses: get_aval's message says which
             raise
+        if getattr(x, "__jax_array__", None) is not None:  # JAX's refusal, in its words
+            raise ValueError(
+                "Triggering __jax_array__() during abstractification is no longer supported. "
+                "To avoid this error, either explicitly convert your object using "
+                f"jax.numpy.array(), or register your object as a pytree.{_where()}"
+            ) from None
         raise TypeError(
             f"jit: an argument leaf is a {type(x).__name__} ({x!r}), not an array. Pass "
             "arrays or scalars, or mark the argument static with static_argnums/"

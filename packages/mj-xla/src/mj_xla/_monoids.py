@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from mj_core import ShapedArray
+from mj_core.dtypes import float_info
 from mj_core.prims.reductions import reduction_identity
 from mj_xla._jaxlib import Value, hlo, ir, ir_tensor_type
 from mj_xla._lowering import compare, ir_constant
@@ -28,7 +29,7 @@ def lexicographic_extremum(direction: str, dtype: np.dtype[Any]) -> Binary:
     """Complex max (``"GT"``) or min (``"LT"``) as JAX lowers it (``mlir._minmax_hlo``): ``x``
     where its real part wins, or its imaginary part when the real parts are equal, else
     ``y`` (StableHLO's maximum/minimum order no complex numbers)."""
-    part = np.finfo(dtype).dtype
+    part = float_info(dtype).dtype
 
     def pick(x: Value, y: Value) -> Value:
         rx, ry = hlo.real(x), hlo.real(y)

@@ -20,13 +20,12 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-
 from mj_autodiff._derivatives import defjvp, defjvp2
 from mj_autodiff._jvp import jvp_rules
 from mj_autodiff._tangents import shape_dtype
 from mj_autodiff.rules.elementwise import undifferentiable
 from mj_core import lax
+from mj_core.dtypes import float_info
 from mj_core.errors import MJError, user_line_suffix
 from mj_core.extend import AnyArray, Array, ArrayLike
 from mj_core.prims.special import (
@@ -114,7 +113,7 @@ defjvp2(bessel_i0e_p, _i0e_jvp)
 
 def _i1e_jvp(g: ArrayLike, y: ArrayLike, x: ArrayLike) -> Array:
     _, dtype = shape_dtype(y)
-    eps = float(np.finfo(dtype).eps)
+    eps = float(float_info(dtype).eps)
     not_tiny = lax.gt(lax.abs(x), eps)
     safe_x = lax.select(not_tiny, x, lax.full_like(x, eps))
     slope = lax.sub(

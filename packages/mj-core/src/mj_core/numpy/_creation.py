@@ -371,6 +371,11 @@ def arange(
     start, stop, step = (
         _concrete("arange", n, v) for n, v in zip(_BOUNDS, (start, stop, step), strict=True)
     )
+    if any(np.iscomplexobj(v) for v in (start, stop, step)):  # (a complex dtype= is fine)
+        raise ValueError(
+            "Passing complex start/stop/step to jnp.arange is no longer supported starting in "
+            f"JAX v0.10.0.{user_line_suffix()}"
+        )
     if dt is None:
         dt = np.result_type(*(np.asarray(v).dtype for v in (start, stop, step)))
         dt = default_int_dtype() if dt.kind in "iub" else canonical_dtype(dt)

@@ -24,6 +24,7 @@ from mj_core._trace import Tracer, binds
 from mj_core._typing import Array, ArrayLike
 from mj_core.dtypes import default_float_dtype, is_float, is_inexact
 from mj_core.errors import user_line_suffix
+from mj_core.numpy._creation import asarray
 from mj_core.numpy._inverse_hyperbolic import arccosh, arcsinh, arctanh
 from mj_core.numpy._promotion import (
     check_ranks,
@@ -706,8 +707,8 @@ def iscomplexobj(x: ArrayLike) -> bool:
         return dtype.kind == "c"
     try:
         return dtype_weak(x)[0].kind == "c"
-    except TypeError:  # a nested sequence of Python numbers (JAX makes an array of it)
-        return np.asarray(x).dtype.kind == "c"
+    except TypeError:  # a nested sequence (JAX makes an array of it; its leaves may be traced)
+        return dtype_weak(asarray(x))[0].kind == "c"
 
 
 def real(x: ArrayLike) -> Array:

@@ -44,7 +44,7 @@ def choose(
         hint = "Use mode='wrap' or mode='clip' instead."
         values = concrete_or_error("choose", a, "a (with mode='raise')", hint)
         if np.any((values < 0) | (values >= n)):
-            raise ValueError(f"choose: invalid entry in choice array: a must be in [0, {n})")
+            raise ValueError(f"invalid entry in choice array (choose: a must be in [0, {n}))")
     elif mode == "wrap":
         index = cnp.remainder(index, n)
     elif mode == "clip":

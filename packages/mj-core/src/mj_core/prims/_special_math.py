@@ -47,6 +47,7 @@ from typing import Any
 
 import numpy as np
 
+from mj_core.dtypes import float_info
 from mj_core.prims.elementwise import to_inexact_dtype
 
 __all__ = [
@@ -507,7 +508,7 @@ def igamma_grad_a(a: object, x: object) -> Any:
         safe_a = np.where(domain_error | is_nan, 1.0, a64)  # (math.lgamma refuses the poles)
         log_ax = a64 * np.log(x64) - x64 - _lgamma64(safe_a)
         # (JAX computes float16/bfloat16 in float32: its largest value sets the underflow)
-        underflow = log_ax < -np.log(np.finfo(F64 if dtype == F64 else np.float32).max)
+        underflow = log_ax < -np.log(float_info(F64 if dtype == F64 else np.float32).max)
         ax = np.exp(log_ax)
         enabled = ~(x_zero | domain_error | underflow | is_nan)
         ans, dans = _grad_a_series(a64, x64, enabled & ~use_fraction)

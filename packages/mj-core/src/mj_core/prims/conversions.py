@@ -18,7 +18,7 @@ from mj_core._avals import ShapedArray, array_types
 from mj_core._primitive import Primitive, abstract_eval_rules, impl_rules
 from mj_core._shapes import aval_error
 from mj_core._typing import Array, ArrayLike
-from mj_core.dtypes import canonical_dtype, dtype_of, is_float
+from mj_core.dtypes import canonical_dtype, dtype_of, float_info, is_float
 from mj_core.prims._operands import bind1, check_operands, unchanged
 
 __all__ = [
@@ -134,7 +134,7 @@ def _reduce_precision_bits(
     nearest even, then overflow to a signed infinity and underflow (below the reduced
     format's smallest normal) to a signed zero; NaNs stay NaN."""
     uint = _NATIVE_BITS[x.dtype]
-    info = np.finfo(x.dtype)
+    info = float_info(x.dtype)
     src_m, src_e, nbits = int(info.nmant), int(info.nexp), 8 * x.dtype.itemsize
     bits = np.ascontiguousarray(x).view(uint).copy()
     one = uint(1)

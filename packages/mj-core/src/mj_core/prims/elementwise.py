@@ -32,7 +32,7 @@ from mj_core._primitive import Primitive, RuleTable, abstract_eval_rules, impl_r
 from mj_core._shapes import broadcast_shapes
 from mj_core._trace import bind, binds
 from mj_core._typing import Array, ArrayLike, DType
-from mj_core.dtypes import result_type
+from mj_core.dtypes import float_info, result_type
 from mj_core.errors import MJError, ShapeDtypeError, user_line_suffix
 from mj_core.prims._operands import bind1, check_operands, shaped_aval
 
@@ -566,7 +566,7 @@ def _complex_divide(x: ArrayLike, y: ArrayLike) -> Any:
     ``nan+nanj`` for ``1 / 0j`` and ``(inf+1j) / 2``, XLA ``inf+nanj``)."""
     x, y = np.asarray(x), np.asarray(y)
     dtype = np.result_type(x, y)
-    one, inf = np.ones((), np.finfo(dtype).dtype), np.inf
+    one, inf = np.ones((), float_info(dtype).dtype), np.inf
     ar, ai, br, bi = x.real, x.imag, y.real, y.imag
     with np.errstate(all="ignore"):
         r_ratio = br / bi

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from mj_core import Primitive, ShapedArray
+from mj_core.dtypes import float_info
 from mj_core.prims.elementwise import (
     THREEFRY_PARITY,
     THREEFRY_ROTATIONS,
@@ -131,7 +132,7 @@ def _complex_sin_cos(x: Value, dtype: np.dtype[Any], shape: tuple[int, ...], cos
     turns ``sin(1e5j)`` into ``nan+infj``. Through real sin/cos and ``expm1`` (``2 sinh b =
     expm1(b) - expm1(-b)``, ``2 cosh b = expm1(b) + expm1(-b) + 2``), with the part that is
     ``0 * inf`` on the imaginary axis set to an exact 0."""
-    part = np.finfo(dtype).dtype
+    part = float_info(dtype).dtype
     a, b = hlo.real(x), hlo.imag(x)
     sn, cs = hlo.sine(a), hlo.cosine(a)
     e1m, e2m = hlo.exponential_minus_one(b), hlo.exponential_minus_one(hlo.negate(b))

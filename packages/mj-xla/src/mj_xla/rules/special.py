@@ -34,6 +34,7 @@ import ml_dtypes
 import numpy as np
 
 from mj_core import Primitive, ShapedArray, lax
+from mj_core.dtypes import float_info
 from mj_core.extend import AnyArray, Array, ArrayLike
 from mj_core.prims.special import (
     BETAINC_MAX_ITERATIONS,
@@ -149,7 +150,7 @@ _register_composition(bessel_i0e_p, _i0e)
 
 
 def _incomplete_gamma(a: ArrayLike, x: ArrayLike, upper: bool) -> Array:
-    tiny = float(np.finfo(lax.full_like(x, 0).dtype).tiny)
+    tiny = float(float_info(lax.full_like(x, 0).dtype).tiny)
     a_zero = lax.eq(a, 0.0)
     at_origin = lax.eq(x, 0.0)
     bad = lax.bitwise_or(
@@ -229,7 +230,7 @@ def _trace(fun: Callable[..., Sequence[ArrayLike]], avals: Sequence[ShapedArray]
 def _swap(a: ArrayLike, b: ArrayLike, x: ArrayLike) -> list[Array]:
     """The fraction's operands (swapped where it would converge slowly) and Lentz's start."""
     direct = lax.lt(x, lax.div(lax.add(a, 1.0), lax.add(lax.add(a, b), 2.0)))
-    small = float(np.finfo(lax.full_like(x, 0).dtype).eps / 2)
+    small = float(float_info(lax.full_like(x, 0).dtype).eps / 2)
     h = lax.full_like(x, small)
     return [
         lax.select(direct, a, b),
@@ -270,7 +271,7 @@ def _lentz_step(
     d: AnyArray,
     h: AnyArray,
 ) -> list[AnyArray]:
-    small = float(np.finfo(lax.full_like(x, 0).dtype).eps / 2)
+    small = float(float_info(lax.full_like(x, 0).dtype).eps / 2)
     tiny = lax.full_like(x, small)
     numerator = _numerator(i, a, b, x)
     c = lax.add(1.0, lax.div(numerator, c))
@@ -318,7 +319,7 @@ def _finish(
     nan = lax.bitwise_or(nan, lax.bitwise_or(lax.bitwise_and(a_is_zero, b_is_zero), any_nan))
     log_beta_rest = lax.sub(lax.lgamma(bb), lax.lgamma(lax.add(aa, bb)))
     log_1mx = lax.log1p(lax.neg(xx))
-    tiny_a = lax.lt(aa, float(np.finfo(dtype).tiny * 2))
+    tiny_a = lax.lt(aa, float(float_info(dtype).tiny * 2))
     factor = lax.select(
         tiny_a,
         lax.exp(lax.sub(lax.mul(log_1mx, bb), log_beta_rest)),
@@ -425,7 +426,7 @@ def _grad_a_prelude(a: AnyArray, x: AnyArray) -> list[Array]:
     a = lax.select(bad, one, a)
     use_fraction = lax.bitwise_and(lax.gt(x, 1.0), lax.gt(x, a))
     log_ax = lax.sub(lax.sub(lax.mul(a, lax.log(x)), x), lax.lgamma(a))
-    underflow = lax.lt(log_ax, -float(np.log(np.finfo(dtype).max)))
+    underflow = lax.lt(log_ax, -float(np.log(float_info(dtype).max)))
     enabled = lax.bitwise_not(lax.bitwise_or(lax.bitwise_or(x_zero, bad), underflow))
     series_on = lax.bitwise_and(enabled, lax.bitwise_not(use_fraction))
     fraction_on = lax.bitwise_and(enabled, use_fraction)
@@ -443,7 +444,7 @@ def _grad_a_prelude(a: AnyArray, x: AnyArray) -> list[Array]:
 
 def _series_step(x: AnyArray, *v: AnyArray) -> list[Array]:
     on, r, c, ans, dc_da, dans_da = v
-    eps = float(np.finfo(lax.full_like(x, 0).dtype).eps)
+    eps = float(float_info(lax.full_like(x, 0).dtype).eps)
     r2 = lax.add(r, 1.0)
     dc_da2 = lax.sub(lax.mul(dc_da, lax.div(x, r2)), lax.div(lax.mul(c, x), lax.mul(r2, r2)))
     dans_da2 = lax.add(dans_da, dc_da2)
@@ -457,7 +458,7 @@ def _series_step(x: AnyArray, *v: AnyArray) -> list[Array]:
 
 def _fraction_step(x: AnyArray, *v: AnyArray) -> list[Array]:
     on, ans, y, z, c, pkm1, qkm1, pkm2, qkm2, dpkm2, dqkm2, dpkm1, dqkm1, dans = v
-    eps = float(np.finfo(lax.full_like(x, 0).dtype).eps)
+    eps = float(float_info(lax.full_like(x, 0).dtype).eps)
     c = lax.add(c, 1.0)
     y = lax.add(y, 1.0)
     z = lax.add(z, 2.0)

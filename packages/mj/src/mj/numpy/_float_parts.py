@@ -13,7 +13,7 @@ import numpy as np
 import mj_core.numpy as cnp
 from mj_autodiff import custom_jvp
 from mj_core import lax
-from mj_core.dtypes import is_inexact
+from mj_core.dtypes import float_info, is_inexact
 from mj_core.errors import user_line_suffix
 from mj_core.extend import Array, ArrayLike, check_arraylike, dtype_weak, promote_inexact
 
@@ -34,7 +34,7 @@ def frexp(x: ArrayLike, /) -> tuple[Array, Array]:
 @custom_jvp
 def _frexp(x: ArrayLike) -> tuple[Array, Array]:
     dtype, _ = dtype_weak(x)
-    info = np.finfo(dtype)
+    info = float_info(dtype)
     int_dtype = np.dtype(f"int{info.bits}")
     mask = (1 << info.nexp) - 1
     bias = 1 - info.minexp
@@ -112,6 +112,6 @@ def spacing(x: ArrayLike, /) -> Array:
     if dtype == np.float16:  # NumPy's float16 rule
         return lax.sub(lax.nextafter(arr, inf), arr)
     result = lax.sub(lax.nextafter(arr, cnp.copysign(inf, arr)), arr)
-    tiny = np.finfo(dtype).smallest_subnormal  # a NumPy scalar: strong, as in JAX
+    tiny = float_info(dtype).smallest_subnormal  # a NumPy scalar: strong, as in JAX
     smallest = cnp.copysign(lax.full_like(arr, tiny, dtype), arr)
     return cnp.where(lax.eq(result, lax.full_like(result, 0)), smallest, result)

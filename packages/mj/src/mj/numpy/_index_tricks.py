@@ -192,7 +192,11 @@ def unravel_index(indices: ArrayLike, shape: int | Sequence[int]) -> tuple[Array
     end, as NumPy's) instead of raising, so this traces."""
     check_arraylike("unravel_index", [indices])
     flat = cnp.asarray(indices)
-    dims: list[Any] = [shape] if np.ndim(shape) == 0 else list(shape)  # type: ignore[arg-type]
+    # (JAX's rule: a sequence is taken apart, not made an array, so its entries may be traced)
+    try:
+        dims: list[Any] = list(shape)  # type: ignore[arg-type]
+    except TypeError:
+        dims = [shape]
     if any(np.ndim(s) != 0 for s in dims):
         raise ValueError(f"unravel_index: shape should be a scalar or 1-D sequence, got {shape!r}")
     out: list[Any] = [0] * len(dims)
@@ -246,7 +250,7 @@ def ravel_multi_index(
             )
     if mode == "raise":
         if any(np.any((c < 0) | (c >= d)) for c, d in zip(concrete, dims_t, strict=True)):
-            raise ValueError(f"{name}: invalid entry in coordinates array for dims={dims_t}")
+            raise ValueError(f"invalid entry in coordinates array ({name}, dims={dims_t})")
     elif mode == "clip":
         indices = [cnp.clip(i, 0, d - 1) for i, d in zip(indices, dims_t, strict=True)]
     elif mode == "wrap":

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 import mj_core.numpy as cnp
+from mj_core.dtypes import float_info
 from mj_core.extend import Array, ArrayLike, check_arraylike, promote_inexact
 from mj_core.numpy import argsort, searchsorted
 
@@ -56,7 +57,7 @@ def interp(
     i = cnp.clip(searchsorted(xp, x, side="right"), 1, cnp.shape(xp)[0] - 1)
     dx = xp[i] - xp[i - 1]
     delta = x - xp[i - 1]
-    tiny = np.spacing(np.finfo(xp.dtype).eps)
+    tiny = np.spacing(float_info(xp.dtype).eps)
     flat = cnp.abs(dx) <= tiny  # repeated sample points: no NaN (nor NaN gradient) from 0/0
     slope = (delta / cnp.where(flat, 1, dx)) * (fp[i] - fp[i - 1])
     f = cnp.where(flat, fp[i - 1], fp[i - 1] + slope)

@@ -24,6 +24,7 @@ from mj.numpy._reshaping import trim_zeros
 from mj_autodiff import custom_jvp
 from mj_control import while_loop
 from mj_core import lax
+from mj_core.dtypes import float_info
 from mj_core.errors import user_line_suffix
 from mj_core.extend import (
     AnyArray,
@@ -107,7 +108,7 @@ def polydiv(
         u = u.at[k : k + n + 1].add(lax.neg(lax.mul(d, v)))
     if trim_leading_zeros:
         values = concrete_or_error("polydiv", u, "the remainder", "Pass trim_leading_zeros=False.")
-        tol = np.sqrt(np.finfo(values.dtype).eps)
+        tol = np.sqrt(float_info(values.dtype).eps)
         big = np.flatnonzero(np.abs(values) >= tol)
         u = u[int(big[0]) :] if big.size else cnp.zeros(0, values.dtype)
     return q, u
@@ -257,7 +258,7 @@ def _roots(p: ArrayLike) -> Array:
     zero roots of its trailing zero coefficients come last, exactly 0."""
     n = cnp.shape(p)[0] - 1
     dtype = _complex_dtype(dtype_weak(p)[0])
-    eps = float(np.finfo(dtype).eps)
+    eps = float(float_info(dtype).eps)
     pc = lax.convert_element_type(p, dtype)
     trailing = cnp.argmax(lax.rev(lax.convert_element_type(lax.ne(p, 0), np.int32), (0,)))
     degree = lax.sub(n, trailing)
@@ -374,7 +375,7 @@ def polyfit(
             f"{cnp.shape(y)}{user_line_suffix()}"
         )
     if rcond is None:
-        rcond = m * float(np.finfo(dtype_weak(promote_inexact(x)[0])[0]).eps)
+        rcond = m * float(float_info(dtype_weak(promote_inexact(x)[0])[0]).eps)
     rcond = float(concrete_or_error("polyfit", rcond, "rcond"))
     lhs, rhs = vander(x, order), y
     if w is not None:

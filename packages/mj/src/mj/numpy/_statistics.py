@@ -29,9 +29,10 @@ __all__ = ["average", "corrcoef", "cov"]
 
 
 def _check_dtype(name: str, dtype: DTypeLike | None) -> None:
-    if dtype is not None and not np.issubdtype(np.dtype(dtype), np.inexact):
+    # (mj.numpy's issubdtype: bfloat16 and the float8 types are floats too)
+    if dtype is not None and not cnp.issubdtype(dtype, np.inexact):
         raise ValueError(
-            f"{name}: dtype must be a float or complex dtype, got {np.dtype(dtype)}"
+            f"{name}: dtype must be a subclass of float or complex; got {dtype=}"
             f"{user_line_suffix()}"
         )
 

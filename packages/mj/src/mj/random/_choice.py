@@ -25,6 +25,7 @@ from mj.random._args import (
 from mj.random._bits import _gumbel, _uniform
 from mj.random._discrete import _permutation, _randint
 from mj_core import lax
+from mj_core.dtypes import float_info
 from mj_core.extend import Array, ArrayLike
 from mj_core.prims.elementwise import to_inexact_dtype
 
@@ -143,7 +144,7 @@ def _weighted(
 def _gumbel_high(key: ArrayLike, n: int, dtype: np.dtype[Any]) -> Array:
     """JAX's ``gumbel(mode='high')`` noise of shape ``(n,)``: two uniforms combined into one
     with twice the mantissa bits, so that tiny probabilities are not rounded away."""
-    finfo = np.finfo(dtype)
+    finfo = float_info(dtype)
     both = _uniform(key, (2, n), dtype, 0.0, 1.0)
     high, low = (lax.reshape(lax.slice_in_dim(both, i, i + 1, axis=0), (n,)) for i in (0, 1))
     scaled = lax.add(high, lax.mul(np.asarray(2.0**-finfo.nmant, dtype), low))

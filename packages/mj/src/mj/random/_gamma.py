@@ -39,6 +39,7 @@ from mj_autodiff import custom_jvp
 from mj_batch import vmap
 from mj_control import while_loop
 from mj_core import get_aval, lax
+from mj_core.dtypes import float_info
 from mj_core.extend import AnyArray, Array, ArrayLike, DTypeLike
 from mj_core.lax import digamma, lgamma
 
@@ -140,7 +141,7 @@ def _differentiable_sampler(log_space: bool) -> custom_jvp:
         out = sampler(key, a)
         if log_space:  # d log(x) = dx / x, with x = 0 (underflow) replaced by the tiniest float
             x = lax.exp(out)
-            tiny = mnp.full_like(x, np.finfo(get_aval(x).dtype).tiny)
+            tiny = mnp.full_like(x, float_info(get_aval(x).dtype).tiny)
             x = lax.select(lax.eq(x, mnp.zeros_like(x)), tiny, x)
             grad = lax.div(random_gamma_grad(a, x), x)
         else:
@@ -349,7 +350,7 @@ def _c(value: float, dtype: np.dtype[Any]) -> AnyArray:
 def _series(x: ArrayLike, a: ArrayLike, enabled: ArrayLike) -> Array:
     """``dx/da`` from the series ``P(a, x) = ax / a * sum_n x**n / ((a+1)...(a+n))``."""
     dt = get_aval(a).dtype
-    eps = _c(np.finfo(dt).eps, dt)
+    eps = _c(float_info(dt).eps, dt)
 
     def body(v: tuple[ArrayLike, ...]) -> tuple[Array, ...]:
         on, r, c, ans, xv, dc_da, dans_da = v
@@ -373,7 +374,7 @@ def _series(x: ArrayLike, a: ArrayLike, enabled: ArrayLike) -> Array:
 def _continued_fraction(x: ArrayLike, a: ArrayLike, enabled: ArrayLike) -> Array:
     """``dx/da`` from the continued fraction of ``Q(a, x) = 1 - P(a, x)`` (Cephes' igamc)."""
     dt = get_aval(a).dtype
-    eps = _c(np.finfo(dt).eps, dt)
+    eps = _c(float_info(dt).eps, dt)
     one = _c(1.0, dt)
 
     def body(v: tuple[ArrayLike, ...]) -> tuple[Array, ...]:
@@ -434,7 +435,7 @@ def random_gamma_grad(a: ArrayLike, x: ArrayLike) -> Array:
     domain_error = lax.bitwise_or(lax.lt(x, zero), lax.le(a, zero))
     use_cf = lax.bitwise_and(lax.gt(x, _c(1.0, dt)), lax.gt(x, a))
     log_ax = lax.sub(lax.sub(lax.mul(a, lax.log(x)), x), lgamma(a))
-    underflow = lax.lt(log_ax, _c(-np.log(np.finfo(dt).max), dt))
+    underflow = lax.lt(log_ax, _c(-np.log(float_info(dt).max), dt))
     skip = lax.bitwise_or(
         lax.bitwise_or(x_is_zero, domain_error), lax.bitwise_or(underflow, is_nan)
     )

@@ -17,7 +17,7 @@ import mj.numpy as jnp
 from mj_autodiff import custom_jvp
 from mj_control import fori_loop, while_loop
 from mj_core import get_aval, lax
-from mj_core.dtypes import is_float
+from mj_core.dtypes import float_info, is_float
 from mj_core.errors import user_line_suffix
 from mj_core.extend import AnyArray, Array, ArrayLike, promote_inexact
 
@@ -232,7 +232,7 @@ def _erfcx_impl(x: AnyArray, nterms: int) -> AnyArray:
     """``exp(x**2) erfc(x)``, by the asymptotic series (``nterms`` terms) where
     ``exp(x**2)`` would overflow."""
     dtype = get_aval(x).dtype
-    threshold = np.sqrt(np.log(np.finfo(dtype).max))
+    threshold = np.sqrt(np.log(float_info(dtype).max))
     large = x > _c(x, threshold)
     safe_x = lax.select(large, jnp.full_like(x, 1.0), x)
     direct = lax.exp(safe_x * safe_x) * lax.erfc(safe_x)
@@ -444,7 +444,7 @@ def expi(x: ArrayLike) -> Array:
 
 def _expn1(x: AnyArray, n: AnyArray) -> AnyArray:
     """The power series (``x <= 1``)."""
-    machep = np.finfo(get_aval(x).dtype).eps
+    machep = float_info(get_aval(x).dtype).eps
     zero, one = _c(x, 0.0), _c(x, 1.0)
     psi = -_EULER_GAMMA - jnp.log(x)
     psi = fori_loop(_c(n, 1), n, lambda i, psi: psi + one / i, psi)
@@ -473,7 +473,7 @@ def _expn1(x: AnyArray, n: AnyArray) -> AnyArray:
 def _expn2(x: AnyArray, n: AnyArray) -> AnyArray:
     """The continued fraction (``x > 1``)."""
     big = _c(x, 1.44115188075855872e17)
-    machep = np.finfo(get_aval(x).dtype).eps
+    machep = float_info(get_aval(x).dtype).eps
     zero, one = _c(x, 0.0), _c(x, 1.0)
     init = dict(
         k=_c(n, 1), pkm2=one, qkm2=x, pkm1=one, qkm1=x + n, ans=one / (x + n),
@@ -817,7 +817,7 @@ def _fresnel_jvp(
 def _series_loop(step: Any, cond_term: Any, init: tuple[Any, Any, Any]) -> AnyArray:
     """``while_loop`` over ``(serie, k, term)`` with JAX's stopping rule: 250 terms, or a
     term below ``eps`` relative to the sum."""
-    precision = np.finfo(get_aval(init[2]).dtype).eps
+    precision = float_info(get_aval(init[2]).dtype).eps
 
     def cond(state: tuple[AnyArray, AnyArray, AnyArray]) -> AnyArray:
         serie, k, term = state
@@ -900,7 +900,7 @@ def _hyp2f1_terminal(a: AnyArray, b: AnyArray, c: AnyArray, x: AnyArray) -> AnyA
     """The terminating Taylor series (``a`` or ``b`` a non-positive integer): the one of
     larger magnitude (still below ``|c|`` for a non-positive integer ``c``) bounds the loop."""
     dtype = get_aval(x).dtype
-    eps = np.finfo(dtype).eps * 50
+    eps = float_info(dtype).eps * 50
     ib = jnp.round(b)
     c_blocks = (c % 1 == 0) & (c <= 0) & (c > b)
     mask = (b < a) & (jnp.abs(b - ib) < eps) & jnp.logical_not(c_blocks)
@@ -918,7 +918,7 @@ def _hyp2f1_terminal(a: AnyArray, b: AnyArray, c: AnyArray, x: AnyArray) -> AnyA
 
 def _hyp2f1_serie(a: AnyArray, b: AnyArray, c: AnyArray, x: AnyArray) -> AnyArray:
     dtype = get_aval(x).dtype
-    rtol = np.finfo(dtype).eps
+    rtol = float_info(dtype).eps
 
     def body(state: tuple[AnyArray, AnyArray, AnyArray]) -> tuple[AnyArray, AnyArray, AnyArray]:
         serie, k, term = state
@@ -936,7 +936,7 @@ def _hyp2f1_serie(a: AnyArray, b: AnyArray, c: AnyArray, x: AnyArray) -> AnyArra
 
 def _hyp2f1_terminal_or_serie(a: AnyArray, b: AnyArray, c: AnyArray, x: AnyArray) -> AnyArray:
     """The series, its terminating form, or the digamma transformation near ``x = 1``."""
-    eps = np.finfo(get_aval(x).dtype).eps * 50
+    eps = float_info(get_aval(x).dtype).eps * 50
     d = c - a - b
     ia, ib, id_ = jnp.round(a), jnp.round(b), jnp.round(d)
     neg_int_a = (a <= 0) & (jnp.abs(a - ia) < eps)
@@ -962,7 +962,7 @@ def _hyp2f1_digamma_transform(a: AnyArray, b: AnyArray, c: AnyArray, x: AnyArray
     """AMS55 15.3.10-12 (``c - a - b`` an integer, ``x`` near 1)."""
     digamma = lax.digamma
     dtype = get_aval(x).dtype
-    rtol = np.finfo(dtype).eps
+    rtol = float_info(dtype).eps
     d = c - a - b
     s = 1 - x
     rd = jnp.round(d)
@@ -1043,7 +1043,7 @@ _hyp2f1_c_derivative = _hyp2f1_param_derivative("c")
 def _hyp2f1_scalar(a: AnyArray, b: AnyArray, c: AnyArray, x: AnyArray) -> AnyArray:
     a, b, c, x = promote_inexact(a, b, c, x)
     dtype = get_aval(x).dtype
-    eps = np.finfo(dtype).eps * 50
+    eps = float_info(dtype).eps * 50
     d = c - a - b
     s = 1 - x
     ca = c - a
