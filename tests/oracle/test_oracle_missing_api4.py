@@ -148,3 +148,92 @@ def test_load_object_array_and_npz():
             assert sorted(npz.files) == ["a", "b"]
             assert type(npz["a"]) is np.ndarray
             np.testing.assert_array_equal(npz["a"], np.arange(3))
+
+
+# --- jax.vjp's function: args_res, opaque_residuals, jaxpr, with_refs -----------------------
+
+
+def _not_needed(x):
+    return type(x).__name__ == "NotNeeded"
+
+
+VJP_CASES = {
+    "mul": (lambda np_: lambda x, y: x * y, (2.0, 3.0)),
+    "sin": (lambda np_: np_.sin, (3.0,)),
+    "x_sin_y": (lambda np_: lambda x, y: x * np_.sin(y), (np.float32(2.0), np.ones(3, np.float32))),
+    "dict": (lambda np_: lambda d: [d["hi"] * d["bye"]], ({"hi": 2.0, "bye": 3.0},)),
+    "fsdp": (
+        lambda np_: lambda x, w: 2.0 * ((1.0 * x) @ w),
+        (np.ones((3, 4), np.float32), np.ones((4, 4), np.float32)),
+    ),
+}
+
+
+@pytest.mark.parametrize("jit", [False, True], ids=["eager", "jit"])
+@pytest.mark.parametrize("case", VJP_CASES)
+def test_vjp_function_residuals_as_jax(x64, case, jit):
+    make, primals = VJP_CASES[case]
+    results = []
+    for lib, np_ in ((jax, jnp), (mj, mnp)):
+        f = make(np_)
+        y, f_vjp = lib.vjp(f, *primals)
+        args_res = f_vjp.args_res
+        entry = [jax.tree.map(_not_needed, a, is_leaf=_not_needed) for a in args_res]
+        # dropping the arguments kept as residuals and restoring them changes nothing
+        f_vjp.args_res = [None] * len(args_res)
+        f_vjp.args_res = list(primals)
+        ct = np_.ones_like(y) if not isinstance(y, list) else [np_.ones_like(y[0])]
+        # under jit the pullback is an argument: a pytree whose residuals pass through jit
+        cts = lib.jit(lambda v, c: v(c))(f_vjp, ct) if jit else f_vjp(ct)
+        # the linear map: residuals, then one tangent input per argument leaf
+        if lib is jax:
+            n_res = len(f_vjp.jaxpr.constvars)
+        else:
+            n_res = len(f_vjp.jaxpr.in_binders) - len(jax.tree.leaves(primals))
+        results.append((entry, bool(f_vjp.opaque_residuals), cts, n_res > 0))
+    (w_entry, w_opaque, w_cts, w_res), (g_entry, g_opaque, g_cts, g_res) = results
+    # which arguments are residuals themselves (JAX's constants may differ: mj inlines more)
+    assert [jax.tree.leaves(e) for e in g_entry] == [jax.tree.leaves(e) for e in w_entry]
+    assert g_opaque == w_opaque
+    assert g_res == w_res
+    wl, gl = jax.tree.leaves(w_cts), mj.tree.leaves(g_cts)
+    assert len(wl) == len(gl)
+    for w, g in zip(wl, gl, strict=True):
+        assert g.dtype == w.dtype
+        np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=1e-6)
+
+
+def test_vjp_function_reads_args_res():
+    """The backward pass reads the argument residuals from ``args_res`` when it runs."""
+    for lib in (jax, mj):
+        _, f_vjp = lib.vjp(lambda x, y: x * y, np.full(3, 2.0), np.full(3, 3.0))
+        f_vjp.args_res = [np.full(3, 5.0), np.full(3, 7.0)]
+        x_ct, y_ct = f_vjp(np.ones(3))
+        assert list(np.asarray(x_ct)) == [7.0] * 3
+        assert list(np.asarray(y_ct)) == [5.0] * 3
+
+
+def test_vjp_with_refs_as_jax(x64):
+    x = np.arange(3.0)
+    for lib, np_ in ((jax, jnp), (mj, mnp)):
+        z, f_vjp = lib.vjp(lambda a, b, s=np_.sin: a * s(b), x, x)
+        g = f_vjp.with_refs(lib.ad.DontWant(), lib.ad.GradValue())
+        ones = np_.ones_like(z)
+        x_grad, y_grad = lib.jit(lambda g=g, ones=ones: g(ones))()
+        assert x_grad == lib.ad.DidntWant()
+        np.testing.assert_allclose(np.asarray(y_grad), x * np.cos(x), rtol=1e-6)
+        same = f_vjp.with_refs(lib.ad.GradValue(), lib.ad.GradValue())(np_.ones_like(z))
+        np.testing.assert_allclose(np.asarray(same[0]), np.sin(x), rtol=1e-6)
+    # the unwanted cotangent is not computed: one multiplication, as in JAX
+    _, f_vjp = mj.vjp(lambda a, b: a * b, x, x)
+    g = f_vjp.with_refs(mj.ad.DontWant(), mj.ad.GradValue())
+    ones = mnp.ones(3)
+    assert len(mj.jit(lambda: g(ones)).trace().jaxpr.eqns) == 1
+
+
+def test_vjp_cotangent_shape_error_wording():
+    y = np.ones((3, 4), np.float32)
+    for lib in (jax, mj):
+        _, f_vjp = lib.vjp(lambda x, w: x @ w, y, np.ones((4, 4), np.float32))
+        with pytest.raises(ValueError, match=r"unexpected JAX type.*got float32\[2,4\]"):
+            f_vjp(np.ones((2, 4), np.float32))

@@ -85,7 +85,7 @@ def test_vjp_cotangent_errors():
     _, f_vjp = vjp(lambda x: x * 2.0, np.ones(3))
     with pytest.raises(TypeError, match="tree structure"):
         f_vjp((np.ones(3),))
-    with pytest.raises(ValueError, match="Shape of cotangent"):
+    with pytest.raises(ValueError, match="unexpected JAX type"):
         f_vjp(np.ones(4))
     with pytest.raises(TypeError, match="float32"):
         f_vjp(np.ones(3, np.float32))
