@@ -231,7 +231,13 @@ class _VJPFunction:
             raise ValueError("with_refs: this vjp function cannot be linearized again")
         return _WantedPullback(self, wanted)
 
-    def __call__(self, ct: Any) -> Any:
+    @property
+    def _name(self) -> str:
+        return getattr(self._fun, "__name__", "<unknown>")
+
+    def __call__(self, ct: Any, *extra_args: Any) -> Any:
+        if extra_args:
+            raise TypeError(_too_many_args(self._name, len(extra_args) + 1))
         cts = self._check(ct)
         cts_in = (
             self.pullback(cts) if self._res is None else self._res.linear_function().transpose(cts)
@@ -241,9 +247,10 @@ class _VJPFunction:
     def _check(self, ct: Any) -> list[Any]:
         cts_flat, ct_tree = tree_flatten(ct)
         if ct_tree != self.out_tree:
-            raise TypeError(
-                "unexpected tree structure of argument to vjp function: got "
-                f"{ct_tree}, but expected to match {self.out_tree}."
+            raise ValueError(
+                "unexpected tree structure.\n\nThe argument to a VJP function returned by "
+                "`jax.vjp` must match the pytree structure of the differentiated function "
+                f"{self._name}: got {ct_tree}, but expected {self.out_tree}."
             )
         return [
             _check_cotangent(i, p, c)
@@ -305,6 +312,18 @@ def _unflatten_vjp_function(aux: Any, leaves: Any) -> _VJPFunction:
 register_pytree_node(_VJPFunction, _flatten_vjp_function, _unflatten_vjp_function)
 
 
+def _too_many_args(name: str, n: int) -> str:
+    """JAX's message for a pullback called with several arguments."""
+    return (
+        f"The function returned by `jax.vjp` applied to {name} was called with {n} arguments, "
+        "but functions returned by `jax.vjp` must be called with a single argument "
+        "corresponding to the single value returned by the function being differentiated "
+        "(even if that returned value is a tuple or other container). For example, if "
+        "f(x) returns (x, x) and _, f_vjp = jax.vjp(f, 1.0), call f_vjp((2.0, 2.0)), not "
+        "f_vjp(2.0, 2.0)."
+    )
+
+
 def _short(dtype: Any, shape: Sequence[int]) -> str:
     """An aval as JAX's ``str_short``: ``float32[3,4]``."""
     return f"{np.dtype(dtype).name}[{','.join(str(d) for d in shape)}]"
@@ -327,10 +346,12 @@ def _check_cotangent(index: int, primal: Any, ct: Any) -> Any:
             return np.asarray(ct, p_dtype)
         if p_dtype.kind in "biu":  # JAX takes any cotangent of an int/bool output as float0 0
             return np.zeros(c_aval.shape, expected.dtype)
-        raise TypeError(
-            f"Type of cotangent input to vjp pullback function ({c_aval.dtype}) is not the "
-            f"expected tangent type ({expected.dtype}) of corresponding primal output with "
-            f"dtype {p_dtype.name} (output leaf {index})."
+        got, want = _short(c_aval.dtype, c_aval.shape), _short(expected.dtype, p_shape)
+        raise ValueError(
+            "unexpected JAX type (e.g. shape/dtype) for argument to VJP function: got "
+            f"{got}, but expected {want} because the corresponding output of the "
+            f"differentiated function had JAX type {_short(p_dtype, p_shape)} (the cotangent "
+            f"must have the primal output's tangent dtype; output leaf {index})."
         )
     return ct
 
@@ -355,6 +376,8 @@ def vjp(
 
     def refun(*xs: Any) -> list[Any]:  # a fresh flattening per call (its stores fill once)
         return flatten_fun_aux(fun, in_tree, has_aux)[0](*xs)
+
+    refun.__name__ = getattr(fun, "__name__", "<unknown>")
 
     f_vjp = _VJPFunction(pullback, in_tree, out_tree, primals_out, refun, primals_flat)
     out = tree_unflatten(out_tree, primals_out)
