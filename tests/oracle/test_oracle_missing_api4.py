@@ -237,3 +237,23 @@ def test_vjp_cotangent_shape_error_wording():
         _, f_vjp = lib.vjp(lambda x, w: x @ w, y, np.ones((4, 4), np.float32))
         with pytest.raises(ValueError, match=r"unexpected JAX type.*got float32\[2,4\]"):
             f_vjp(np.ones((2, 4), np.float32))
+
+
+# --- copy.deepcopy of traced values ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int8", "bool", "complex64"])
+def test_deepcopy_under_transformations_as_jax(x64, dtype):
+    x = np.arange(4).astype(dtype)
+    import copy
+
+    for transform in ("jit", "vmap"):
+        tree = {"a": x, "b": [x, 1 if transform == "jit" else x]}
+        want = getattr(jax, transform)(copy.deepcopy)(tree)
+        got = getattr(mj, transform)(copy.deepcopy)(tree)
+        for w, g in zip(jax.tree.leaves(want), mj.tree.leaves(got), strict=True):
+            assert (g.dtype, g.shape, g.weak_type) == (w.dtype, w.shape, w.weak_type)
+            np.testing.assert_array_equal(np.asarray(g), np.asarray(w))
+    if dtype == "float32":
+        f = lambda lib: lib.grad(lambda v: copy.deepcopy(v * v).sum())  # noqa: E731
+        np.testing.assert_allclose(np.asarray(f(mj)(x)), np.asarray(f(jax)(x)))
