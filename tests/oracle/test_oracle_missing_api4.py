@@ -257,3 +257,27 @@ def test_deepcopy_under_transformations_as_jax(x64, dtype):
     if dtype == "float32":
         f = lambda lib: lib.grad(lambda v: copy.deepcopy(v * v).sum())  # noqa: E731
         np.testing.assert_allclose(np.asarray(f(mj)(x)), np.asarray(f(jax)(x)))
+
+
+# --- repr of empty arrays --------------------------------------------------------------------
+
+EMPTY_CASES = [
+    ((0,), "int32"),
+    ((0, 3), "float32"),
+    ((2, 0), "bool"),
+    ((0,), "complex64"),
+    ((3, 0, 2), "int8"),
+    ((0,), "bfloat16"),
+    ((0,), "uint32"),
+    ((), "float32"),
+]
+
+
+@pytest.mark.parametrize(("shape", "dtype"), EMPTY_CASES)
+def test_empty_array_repr_as_jax(x64, shape, dtype):
+    """An empty array's repr spells out its shape (eager, weakly typed and jit outputs)."""
+    assert repr(mnp.zeros(shape, dtype)) == repr(jnp.zeros(shape, dtype))
+    assert str(mnp.zeros(shape, dtype)) == str(jnp.zeros(shape, dtype))
+    assert repr(mnp.full(shape, 2.0)) == repr(jnp.full(shape, 2.0))
+    make = lambda np_: lambda: np_.ones(shape, dtype)  # noqa: E731
+    assert repr(mj.jit(make(mnp))()) == repr(jax.jit(make(jnp))())
