@@ -41,7 +41,7 @@ def test_any_cotangent_of_a_bool_or_int_output_is_a_zero(ct):
 
 def test_cotangent_shape_is_still_checked_for_int_outputs():
     _, pullback = mj.vjp(lambda x: x > 0, np.ones(3))
-    with pytest.raises(ValueError, match="Shape of cotangent"):
+    with pytest.raises(ValueError, match="unexpected JAX type"):
         pullback(np.ones(2))
 
 

@@ -23,6 +23,10 @@ from mj_autodiff._linear_transpose import linear_transpose as linear_transpose
 from mj_autodiff._linearize import linearize as linearize
 from mj_autodiff._stop_gradient import stop_gradient as stop_gradient
 from mj_autodiff._tangents import float0 as float0
+from mj_autodiff._vjp import DidntWant as DidntWant
+from mj_autodiff._vjp import DontWant as DontWant
+from mj_autodiff._vjp import GradValue as GradValue
+from mj_autodiff._vjp import NotNeeded as NotNeeded
 from mj_autodiff._vjp import grad as grad
 from mj_autodiff._vjp import value_and_grad as value_and_grad
 from mj_autodiff._vjp import vjp as vjp

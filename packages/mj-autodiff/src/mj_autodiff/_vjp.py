@@ -21,16 +21,142 @@ from mj_core.errors import user_line_suffix
 from mj_core.extend import borrowed_data, eager_result, unchanged, unshared, weak_result
 from mj_core.tree_util import PyTreeDef, register_pytree_node, tree_flatten, tree_unflatten
 
-__all__ = ["grad", "value_and_grad", "vjp"]
+__all__ = ["DidntWant", "DontWant", "GradValue", "NotNeeded", "grad", "value_and_grad", "vjp"]
 
 P = ParamSpec("P")
 
 
+class NotNeeded:
+    """An entry of a pullback's ``args_res`` whose argument the backward pass does not read
+    (JAX's ``NotNeeded``): a pytree without leaves."""
+
+    __slots__ = ()
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is NotNeeded
+
+    def __hash__(self) -> int:
+        return hash(NotNeeded)
+
+    def __repr__(self) -> str:
+        return "NotNeeded()"
+
+
+class GradValue:
+    """``f_vjp.with_refs`` marker (``jax.ad.GradValue``): return this argument's cotangent."""
+
+    __slots__ = ()
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is GradValue
+
+    def __hash__(self) -> int:
+        return hash(GradValue)
+
+    def __repr__(self) -> str:
+        return "GradValue()"
+
+
+class DontWant:
+    """``f_vjp.with_refs`` marker (``jax.ad.DontWant``): this argument's cotangent is not
+    wanted, so it is not computed (its place holds :class:`DidntWant`)."""
+
+    __slots__ = ()
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is DontWant
+
+    def __hash__(self) -> int:
+        return hash(DontWant)
+
+    def __repr__(self) -> str:
+        return "DontWant()"
+
+
+class DidntWant:
+    """In place of a cotangent that was not wanted (``jax.ad.DidntWant``): a pytree without
+    leaves, so a pullback's result with it passes through ``jit``."""
+
+    __slots__ = ()
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is DidntWant
+
+    def __hash__(self) -> int:
+        return hash(DidntWant)
+
+    def __repr__(self) -> str:
+        return "DidntWant()"
+
+
+register_pytree_node(NotNeeded, lambda x: ((), None), lambda aux, ch: NotNeeded())
+register_pytree_node(DidntWant, lambda x: ((), None), lambda aux, ch: DidntWant())
+
+
+class _Residuals:
+    """A pullback's linear map split as JAX's ``vjp`` splits it: the residuals that are
+    primal arguments themselves (read from ``args_res`` when the pullback runs, so a caller
+    may drop and restore them) and the others (``opaque``)."""
+
+    __slots__ = ("args_res", "lin", "opaque", "spec")
+
+    def __init__(
+        self, lin: LinearFunction, spec: list[tuple[bool, int]], args_res: Any, opaque: list[Any]
+    ) -> None:
+        self.lin = lin
+        self.spec = spec  # per residual: (is an argument, index among arguments / opaque)
+        self.args_res = args_res
+        self.opaque = opaque
+
+    @classmethod
+    def split(cls, lin: LinearFunction, primals: list[Any], in_tree: PyTreeDef) -> _Residuals:
+        position = {id(p): i for i, p in enumerate(primals)}
+        spec: list[tuple[bool, int]] = []
+        opaque: list[Any] = []
+        used: set[int] = set()
+        for c in lin.consts:
+            i = position.get(id(c))
+            if i is None:
+                spec.append((False, len(opaque)))
+                opaque.append(c)
+            else:
+                spec.append((True, i))
+                used.add(i)
+        leaves = [p if i in used else NotNeeded() for i, p in enumerate(primals)]
+        # one entry per positional argument (JAX turns its containers into tuples; the leaf
+        # order, which is what the backward pass reads, is the same)
+        args = []
+        for child in in_tree.child_treedefs:
+            args.append(tree_unflatten(child, leaves[: child.num_leaves]))
+            leaves = leaves[child.num_leaves :]
+        return cls(lin, spec, args, opaque)
+
+    def linear_function(self) -> LinearFunction:
+        """The linear map with its residuals as ``args_res`` and ``opaque`` hold them now."""
+        args = tree_flatten(self.args_res, is_leaf=_is_residual_slot)[0]
+        consts = [args[i] if primal else self.opaque[i] for primal, i in self.spec]
+        lin = self.lin
+        return LinearFunction(
+            lin.jaxpr, consts, lin.in_avals, lin.in_nonzero, lin.out_avals, lin.out_nonzero
+        )
+
+
+def _is_residual_slot(x: Any) -> bool:
+    return x is None or type(x) is NotNeeded
+
+
 class _VJPFunction:
     """The pullback returned by :func:`vjp`: maps an output cotangent to the cotangents of
-    the primal arguments (a tuple, one entry per argument)."""
+    the primal arguments (a tuple, one entry per argument).
 
-    __slots__ = ("in_tree", "out_tree", "primals_out", "pullback")
+    As JAX 0.10.2's ``VJP`` object it has ``jaxpr`` (the linear map it transposes, residuals
+    first), ``args_res`` (per argument: the argument where the backward pass reads it as a
+    residual, else ``NotNeeded()``; assignable, e.g. dropped and restored later),
+    ``opaque_residuals`` (the other residuals) and ``with_refs``. A pullback recorded on a
+    tape (eager ``vjp``) linearizes ``fun`` again at the same arguments the first time one of
+    these is read, and from then on transposes that linear map."""
+
+    __slots__ = ("_fun", "_res", "in_tree", "out_tree", "primals", "primals_out", "pullback")
 
     def __init__(
         self,
@@ -38,52 +164,169 @@ class _VJPFunction:
         in_tree: PyTreeDef,
         out_tree: PyTreeDef,
         primals_out: list[Any],
+        fun: Callable[..., Any] | None = None,
+        primals: list[Any] | None = None,
+        res: _Residuals | None = None,
     ) -> None:
         self.pullback = pullback
         self.in_tree = in_tree
         self.out_tree = out_tree
         self.primals_out = primals_out
+        self._fun = fun  # the flat function (a fresh flattening per call), to linearize again
+        self.primals = primals
+        self._res = res
 
-    def __call__(self, ct: Any) -> Any:
+    def _residuals(self) -> _Residuals:
+        if self._res is None:
+            lin = getattr(self.pullback, "__self__", None)
+            if type(lin) is not LinearFunction:
+                if self._fun is None or self.primals is None:
+                    raise ValueError("this vjp function has no linear map to describe")
+                lin = linearize_flat(self._fun, self.primals)[1]
+            self._res = _Residuals.split(lin, self.primals or [], self.in_tree)
+        return self._res
+
+    @property
+    def jaxpr(self) -> Any:
+        """The linear jaxpr the pullback transposes: residuals, then tangent inputs."""
+        return self._residuals().lin.jaxpr
+
+    @property
+    def args_res(self) -> Any:
+        return self._residuals().args_res
+
+    @args_res.setter
+    def args_res(self, value: Any) -> None:
+        self._residuals().args_res = value
+
+    @property
+    def opaque_residuals(self) -> list[Any]:
+        return self._residuals().opaque
+
+    @opaque_residuals.setter
+    def opaque_residuals(self, value: list[Any]) -> None:
+        self._residuals().opaque = value
+
+    def with_refs(self, *wants: Any) -> Callable[[Any], Any]:
+        """The pullback for only some arguments' cotangents (JAX's ``f_vjp.with_refs``): one
+        marker per positional argument, ``GradValue()`` (return it) or ``DontWant()`` (not
+        computed: ``DidntWant()`` in its place). JAX's gradient references (``GradRef``,
+        ``new_ref``) are not supported."""
+        flat, tree = tree_flatten(wants)
+        if tree != self.in_tree:
+            raise TypeError(
+                f"with_refs: expected one marker per argument leaf, structured as {self.in_tree}, "
+                f"got {tree}"
+            )
+        for x in flat:
+            if not isinstance(x, GradValue | DontWant):
+                raise NotImplementedError(
+                    f"with_refs: only GradValue() and DontWant() are supported, got {x!r} "
+                    "(mj has no gradient references)"
+                )
+        wanted = [isinstance(x, GradValue) for x in flat]
+        if all(wanted):
+            return self
+        if self._fun is None or self.primals is None:
+            raise ValueError("with_refs: this vjp function cannot be linearized again")
+        return _WantedPullback(self, wanted)
+
+    @property
+    def _name(self) -> str:
+        return getattr(self._fun, "__name__", "<unknown>")
+
+    def __call__(self, ct: Any, *extra_args: Any) -> Any:
+        if extra_args:
+            raise TypeError(_too_many_args(self._name, len(extra_args) + 1))
+        cts = self._check(ct)
+        cts_in = (
+            self.pullback(cts) if self._res is None else self._res.linear_function().transpose(cts)
+        )
+        return tree_unflatten(self.in_tree, [instantiate_zeros(c) for c in cts_in])
+
+    def _check(self, ct: Any) -> list[Any]:
         cts_flat, ct_tree = tree_flatten(ct)
         if ct_tree != self.out_tree:
-            raise TypeError(
-                "unexpected tree structure of argument to vjp function: got "
-                f"{ct_tree}, but expected to match {self.out_tree}."
+            raise ValueError(
+                "unexpected tree structure.\n\nThe argument to a VJP function returned by "
+                "`jax.vjp` must match the pytree structure of the differentiated function "
+                f"{self._name}: got {ct_tree}, but expected {self.out_tree}."
             )
-        cts = [
+        return [
             _check_cotangent(i, p, c)
             for i, (p, c) in enumerate(zip(self.primals_out, cts_flat, strict=True))
         ]
-        cts_in = self.pullback(cts)
-        return tree_unflatten(self.in_tree, [instantiate_zeros(c) for c in cts_in])
+
+
+class _WantedPullback:
+    """``f_vjp.with_refs(...)``: ``fun`` linearized again in the wanted arguments only (the
+    others held fixed), so the unwanted cotangents are never computed."""
+
+    __slots__ = ("_lin", "_vjp", "_wanted")
+
+    def __init__(self, vjp: _VJPFunction, wanted: list[bool]) -> None:
+        fun, primals = vjp._fun, vjp.primals
+        assert fun is not None
+        assert primals is not None
+
+        def fun_wanted(*xs: Any) -> Any:
+            it = iter(xs)
+            return fun(*[next(it) if w else p for p, w in zip(primals, wanted, strict=True)])
+
+        self._vjp = vjp
+        self._wanted = wanted
+        self._lin = linearize_flat(
+            fun_wanted, [p for p, w in zip(primals, wanted, strict=True) if w]
+        )[1]
+
+    def __call__(self, ct: Any) -> Any:
+        it = iter(self._lin.transpose(self._vjp._check(ct)))
+        cts = [instantiate_zeros(next(it)) if w else DidntWant() for w in self._wanted]
+        return tree_unflatten(self._vjp.in_tree, cts)
 
 
 def _flatten_vjp_function(f: _VJPFunction) -> tuple[list[Any], Any]:
-    """A pullback is a pytree, as JAX's (a ``Partial``): its leaves are the residuals of its
-    linear map and the primal outputs, so it can be a ``custom_vjp`` residual (flax's
-    ``nn.vjp`` inside ``nn.custom_vjp``) or a ``jit`` output. A taped pullback (eager, all
-    values concrete) has no leaves: it is kept whole."""
-    pullback = f.pullback
-    lin = getattr(pullback, "__self__", None)
-    if type(lin) is LinearFunction:
-        return [*lin.consts, *f.primals_out], (f, len(lin.consts))
-    return [], (f, -1)
+    """A pullback is a pytree, as JAX's (a ``Partial``): its leaves are its residuals
+    (``args_res``, then ``opaque_residuals``) and the primal outputs, so it can be a
+    ``custom_vjp`` residual (flax's ``nn.vjp`` inside ``nn.custom_vjp``) or a ``jit`` output.
+    A taped pullback (eager, all values concrete) has no leaves: it is kept whole."""
+    if f._res is None and type(getattr(f.pullback, "__self__", None)) is not LinearFunction:
+        return [], (f, None)
+    res = f._residuals()
+    leaves, tree = tree_flatten((res.args_res, res.opaque, f.primals_out))
+    return leaves, (f, tree)
 
 
 def _unflatten_vjp_function(aux: Any, leaves: Any) -> _VJPFunction:
-    f, n = aux
-    if n < 0:
+    f, tree = aux
+    if tree is None:
         return f  # type: ignore[no-any-return]
-    leaves = list(leaves)
-    old = f.pullback.__self__
-    lin = LinearFunction(
-        old.jaxpr, leaves[:n], old.in_avals, old.in_nonzero, old.out_avals, old.out_nonzero
+    args_res, opaque, primals_out = tree_unflatten(tree, list(leaves))
+    old = f._residuals()
+    res = _Residuals(old.lin, old.spec, args_res, opaque)
+    return _VJPFunction(
+        res.linear_function().transpose, f.in_tree, f.out_tree, primals_out, res=res
     )
-    return _VJPFunction(lin.transpose, f.in_tree, f.out_tree, leaves[n:])
 
 
 register_pytree_node(_VJPFunction, _flatten_vjp_function, _unflatten_vjp_function)
+
+
+def _too_many_args(name: str, n: int) -> str:
+    """JAX's message for a pullback called with several arguments."""
+    return (
+        f"The function returned by `jax.vjp` applied to {name} was called with {n} arguments, "
+        "but functions returned by `jax.vjp` must be called with a single argument "
+        "corresponding to the single value returned by the function being differentiated "
+        "(even if that returned value is a tuple or other container). For example, if "
+        "f(x) returns (x, x) and _, f_vjp = jax.vjp(f, 1.0), call f_vjp((2.0, 2.0)), not "
+        "f_vjp(2.0, 2.0)."
+    )
+
+
+def _short(dtype: Any, shape: Sequence[int]) -> str:
+    """An aval as JAX's ``str_short``: ``float32[3,4]``."""
+    return f"{np.dtype(dtype).name}[{','.join(str(d) for d in shape)}]"
 
 
 def _check_cotangent(index: int, primal: Any, ct: Any) -> Any:
@@ -91,20 +334,24 @@ def _check_cotangent(index: int, primal: Any, ct: Any) -> Any:
     c_aval = get_aval(ct)
     expected = tangent_aval(get_aval(primal))
     if c_aval.shape != tuple(p_shape):
+        got, want = _short(c_aval.dtype, c_aval.shape), _short(expected.dtype, p_shape)
         raise ValueError(
-            "Shape of cotangent input to vjp pullback function "
-            f"{c_aval.shape} must be the same as the shape of corresponding primal input "
-            f"{tuple(p_shape)} (output leaf {index})."
+            "unexpected JAX type (e.g. shape/dtype) for argument to VJP function: got "
+            f"{got}, but expected {want} because the corresponding output of the "
+            f"differentiated function had JAX type {_short(p_dtype, p_shape)} (the shape "
+            f"of the cotangent must be the primal output's; output leaf {index})."
         )
     if c_aval.dtype != expected.dtype:
         if c_aval.weak_type and is_inexact(p_dtype):
             return np.asarray(ct, p_dtype)
         if p_dtype.kind in "biu":  # JAX takes any cotangent of an int/bool output as float0 0
             return np.zeros(c_aval.shape, expected.dtype)
-        raise TypeError(
-            f"Type of cotangent input to vjp pullback function ({c_aval.dtype}) is not the "
-            f"expected tangent type ({expected.dtype}) of corresponding primal output with "
-            f"dtype {p_dtype.name} (output leaf {index})."
+        got, want = _short(c_aval.dtype, c_aval.shape), _short(expected.dtype, p_shape)
+        raise ValueError(
+            "unexpected JAX type (e.g. shape/dtype) for argument to VJP function: got "
+            f"{got}, but expected {want} because the corresponding output of the "
+            f"differentiated function had JAX type {_short(p_dtype, p_shape)} (the cotangent "
+            f"must have the primal output's tangent dtype; output leaf {index})."
         )
     return ct
 
@@ -126,7 +373,13 @@ def vjp(
     primals_flat = [unchanged(p) if isinstance(p, _HOST) else p for p in primals_flat]
     primals_out, pullback = _vjp_flat(flat_fun, primals_flat)
     out_tree = out_store()
-    f_vjp = _VJPFunction(pullback, in_tree, out_tree, primals_out)
+
+    def refun(*xs: Any) -> list[Any]:  # a fresh flattening per call (its stores fill once)
+        return flatten_fun_aux(fun, in_tree, has_aux)[0](*xs)
+
+    refun.__name__ = getattr(fun, "__name__", "<unknown>")
+
+    f_vjp = _VJPFunction(pullback, in_tree, out_tree, primals_out, refun, primals_flat)
     out = tree_unflatten(out_tree, primals_out)
     if has_aux:
         return out, f_vjp, aux_store()

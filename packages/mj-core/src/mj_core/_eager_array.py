@@ -178,7 +178,8 @@ class EagerArray(np.ndarray):
     def __repr__(self) -> str:
         prefix = "Array("
         body = np.array2string(_view(self, _ndarray), separator=", ", prefix=prefix)
-        return f"{prefix}{body}, dtype={self.dtype.name})"
+        shape = f", shape={self.shape}" if self.size == 0 else ""  # as JAX: an empty one's shape
+        return f"{prefix}{body}{shape}, dtype={self.dtype.name})"
 
     def __str__(self) -> str:
         # NumPy prints the items of a non-builtin dtype (bfloat16) by indexing, which here gives

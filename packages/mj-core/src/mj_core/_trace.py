@@ -270,6 +270,11 @@ class Tracer:
     def full_lower(self) -> Any:
         return self
 
+    def __deepcopy__(self, memo: Any) -> Any:
+        """``copy.deepcopy`` of a traced value is its ``copy()`` (as JAX's arrays and tracers):
+        the value itself, as traced values are immutable, never its trace's internals."""
+        return self.copy()  # type: ignore[attr-defined]  # (installed array method)
+
     # --- array-like attributes, forwarded to the abstract value -----------------------------
     @property
     def shape(self) -> tuple[int, ...]:

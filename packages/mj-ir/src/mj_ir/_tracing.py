@@ -16,8 +16,8 @@ from __future__ import annotations
 import functools
 import gc
 import threading
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Hashable, Iterator, Sequence
+from contextlib import ExitStack, contextmanager
 from typing import Any, cast
 
 import numpy as np
@@ -35,6 +35,7 @@ from mj_core.extend import (
     Tracer,
     abstract_eval_rules,
     array_views,
+    extend_axis_env,
     full_raise,
     get_aval,
     new_dynamic,
@@ -440,15 +441,18 @@ def _check_hashable(args: Sequence[Any], static: frozenset[int]) -> None:
 def make_jaxpr(
     fun: Callable[..., Any],
     static_argnums: int | Sequence[int] = (),
-    *,
+    axis_env: Sequence[tuple[Hashable, int]] | None = None,
     return_shape: bool = False,
 ) -> Callable[..., Any]:
     """``make_jaxpr(f)(*args)``: the :class:`ClosedJaxpr` that ``f`` computes on ``args``.
 
     Arguments and outputs may be pytrees; arguments may also be ``ShapedArray`` or
     ``ShapeDtypeStruct`` values. Positions in ``static_argnums`` are passed to ``fun`` as they
-    are instead of being traced. With ``return_shape=True`` the result is ``(closed_jaxpr,
-    out_shapes)`` where ``out_shapes`` is the output pytree of ``ShapeDtypeStruct``.
+    are instead of being traced. ``axis_env`` (pairs ``(axis_name, size)``, as JAX's) binds
+    named axes while ``fun`` is traced, so collectives over them (``psum(x, "i")``) are
+    staged into the jaxpr as under ``pmap``. With ``return_shape=True`` the result is
+    ``(closed_jaxpr, out_shapes)`` where ``out_shapes`` is the output pytree of
+    ``ShapeDtypeStruct``.
 
     Example::
 
@@ -480,7 +484,10 @@ def make_jaxpr(
             out_tree.append(tree)
             return out_flat
 
-        closed = trace_to_closed_jaxpr(fun_flat, in_avals)
+        with ExitStack() as stack:
+            for name, size in axis_env or ():
+                stack.enter_context(extend_axis_env(name, int(size), None))
+            closed = trace_to_closed_jaxpr(fun_flat, in_avals)
         if not return_shape:
             return closed
         shapes = [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type) for a in closed.out_avals]

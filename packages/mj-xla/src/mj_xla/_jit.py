@@ -783,6 +783,11 @@ class PjitFunction(Generic[P, R]):
         entry, sig = self._entry_for(args, kwargs, abstract=True)
         return Traced(entry, self._call_info(sig))
 
+    def eval_shape(self, *args: Any, **kwargs: Any) -> Any:
+        """The outputs' shapes and dtypes for these arguments, traced and never run (JAX's
+        ``jit(f).eval_shape``, that is ``jit(f).trace(...).out_info``)."""
+        return self.trace(*args, **kwargs).out_info
+
     def _call_info(self, sig: Signature) -> _CallInfo:
         fun, positions = self._fun, [k for k, _ in sig.statics if isinstance(k, int)]
         return _CallInfo(sig.in_tree, sig.avals, lambda: arg_names(fun, sig.in_tree, positions))
@@ -942,6 +947,17 @@ class _CallInfo(NamedTuple):
     names: Callable[[], list[str]]
 
 
+def _out_info(entry: _Entry) -> Any:
+    """The outputs' shapes, dtypes and weak types as a pytree of ``ShapeDtypeStruct``s, with
+    the ``out_shardings`` given to ``jit`` (``None`` where none was given), as JAX's."""
+    shardings = entry.out_shardings or (None,) * len(entry.closed.jaxpr.outs)
+    outs = [
+        ShapeDtypeStruct(v.aval.shape, v.aval.dtype, v.aval.weak_type, sharding=s)
+        for v, s in zip(entry.closed.jaxpr.outs, shardings, strict=True)
+    ]
+    return tree_unflatten(entry.out_tree, outs)
+
+
 class _Stage:
     """What ``Lowered`` and ``Compiled`` report about their signature, as JAX's stages."""
 
@@ -976,9 +992,7 @@ class _Stage:
 
     @property
     def out_info(self) -> Any:
-        """The outputs' shapes and dtypes, as a pytree of ``ShapeDtypeStruct``s."""
-        outs = [ShapeDtypeStruct(v.aval.shape, v.aval.dtype) for v in self._entry.closed.jaxpr.outs]
-        return tree_unflatten(self._entry.out_tree, outs)
+        return _out_info(self._entry)
 
 
 class Traced:
@@ -993,6 +1007,10 @@ class Traced:
     @property
     def jaxpr(self) -> ClosedJaxpr:
         return self._entry.closed
+
+    @property
+    def out_info(self) -> Any:
+        return _out_info(self._entry)
 
     def lower(self, *, lowering_platforms: Sequence[str] | None = None) -> Lowered:
         """Lower for the platform the call would run on, or for ``lowering_platforms`` (one

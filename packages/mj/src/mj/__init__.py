@@ -9,6 +9,8 @@ object re-exported (``mj.grad is mj_autodiff.grad``), so code may mix both spell
 import every other layer; no layer may import it.
 """
 
+from types import SimpleNamespace as _SimpleNamespace
+
 from mj import ad_checkpoint as ad_checkpoint
 from mj import core as core
 from mj import custom_derivatives as custom_derivatives
@@ -61,6 +63,9 @@ from mj._pure_callback import pure_callback as pure_callback
 from mj._typeof import typeof as typeof
 from mj.sharding import NamedSharding as NamedSharding
 from mj.sharding import P as P
+from mj_autodiff import DidntWant as _DidntWant
+from mj_autodiff import DontWant as _DontWant
+from mj_autodiff import GradValue as _GradValue
 from mj_autodiff import closure_convert as closure_convert
 from mj_autodiff import custom_gradient as custom_gradient
 from mj_autodiff import custom_jvp as custom_jvp
@@ -113,6 +118,9 @@ from mj_xla import set_mesh as set_mesh
 from mj_xla import shard_map as shard_map
 
 jacobian = jacrev  # JAX: "jacobian: alias of jacrev"
+
+# JAX's ``jax.ad`` namespace: the markers of ``f_vjp.with_refs`` (mj has no GradRef: no refs)
+ad = _SimpleNamespace(DontWant=_DontWant, DidntWant=_DidntWant, GradValue=_GradValue)
 
 _register_exclusion(__path__[0])  # its frames are never "the user's line" in errors
 

@@ -169,6 +169,9 @@ from mj.numpy._nan_statistics import nanpercentile as nanpercentile
 from mj.numpy._nan_statistics import nanquantile as nanquantile
 from mj.numpy._nan_statistics import nanstd as nanstd
 from mj.numpy._nan_statistics import nanvar as nanvar
+from mj.numpy._npy_files import load as load
+from mj.numpy._npy_files import save as save
+from mj.numpy._npy_files import savez as savez
 from mj.numpy._placement import arange as arange
 from mj.numpy._placement import array as array
 from mj.numpy._placement import asarray as asarray
