@@ -339,7 +339,11 @@ def lower_jaxpr(
     of its outputs. A ``ClosedJaxpr``'s constants are embedded (``args`` are then the
     arguments only). Higher-order primitives (control flow) call this on their bodies."""
     if isinstance(jaxpr, ClosedJaxpr):
-        args = [*(ir_constant(c) for c in jaxpr.consts), *args]
+        # each constant as its binder's type: a NumPy constant a rule closed over keeps its own
+        # dtype (int64 with x64 off), which the binder's aval has canonicalized
+        binders = jaxpr.jaxpr.in_binders[: len(jaxpr.consts)]
+        consts = [ir_constant(c, v.aval.dtype) for c, v in zip(jaxpr.consts, binders, strict=True)]
+        args = [*consts, *args]
         jaxpr = jaxpr.jaxpr
     if len(args) != len(jaxpr.in_binders):
         raise TypeError(
