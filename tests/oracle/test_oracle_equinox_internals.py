@@ -1,0 +1,57 @@
+"""JAX APIs equinox's internals use (``eqxi.finalise_jaxpr``, ``filter_pure_callback``),
+compared with JAX (issue 36, equinox's own test files on mj)."""
+
+import jax
+import jax.extend.core
+import numpy as np
+import pytest
+
+import mj
+import mj.extend.core
+
+pytestmark = pytest.mark.oracle
+
+
+@pytest.mark.parametrize("lib", [jax, mj], ids=["jax", "mj"])
+def test_primitive_impl_is_the_function_def_impl_registered(lib):
+    # equinox's finalisation calls ``prim.impl(*args, **params)`` on its own primitives
+    p = lib.extend.core.Primitive("twice")
+
+    def twice(x, *, k):
+        return lib.lax.mul(x, np.float32(k))
+
+    assert p.def_impl(twice) is twice
+    assert p.impl is twice
+
+
+def test_primitive_impl_under_a_trace_as_jax(x64):
+    # the impl traced in place of the primitive, as eqxi.finalise_jaxpr does
+    def run(lib):
+        p = lib.extend.core.Primitive("twice_plus")
+        p.def_impl(lambda x, *, k: lib.lax.add(lib.lax.mul(x, x), k))
+        jaxpr = lib.make_jaxpr(lambda x: p.impl(x, k=np.float32(3.0)))(np.float32(2.0))
+        value = p.impl(np.float32(2.0), k=np.float32(3.0))
+        return [e.primitive.name for e in jaxpr.jaxpr.eqns], np.asarray(value)
+
+    (want_prims, want), (got_prims, got) = run(jax), run(mj)
+    assert got_prims == want_prims == ["mul", "add"]
+    np.testing.assert_allclose(got, want)
+
+
+def test_primitive_impl_without_def_impl_raises_as_jax():
+    errors = []
+    for lib in (jax, mj):
+        p = lib.extend.core.Primitive("no_rule")
+        with pytest.raises(NotImplementedError) as info:
+            p.impl(1.0)
+        errors.append(str(info.value))
+    assert errors[1] == errors[0]
+
+
+def test_builtin_primitive_impl_applies_it_as_jax(x64):
+    # JAX's built-in primitives' impl is ``apply_primitive``: eager outside a trace
+    x, y = np.arange(4.0, dtype=np.float32), np.float32(1.5)
+    want = jax.lax.mul_p.impl(x, y)
+    got = mj.lax.mul_p.impl(x, y)
+    np.testing.assert_allclose(np.asarray(got), np.asarray(want))
+    assert np.asarray(got).dtype == np.asarray(want).dtype
