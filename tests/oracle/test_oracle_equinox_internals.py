@@ -55,3 +55,39 @@ def test_builtin_primitive_impl_applies_it_as_jax(x64):
     got = mj.lax.mul_p.impl(x, y)
     np.testing.assert_allclose(np.asarray(got), np.asarray(want))
     assert np.asarray(got).dtype == np.asarray(want).dtype
+
+
+@pytest.mark.parametrize("staged", [False, True], ids=["eager", "jit"])
+def test_failing_pure_callback_raises_as_jax(x64, staged):
+    # equinox's filter_pure_callback raises ValueError in the callback; JAX reports it as a
+    # JaxRuntimeError (a RuntimeError) eagerly and compiled alike (equinox's test_wrong)
+    def cb(x):
+        raise ValueError("the callback's own failure")
+
+    def run(lib):
+        spec = lib.ShapeDtypeStruct((), np.float32)
+        call = lambda x: lib.pure_callback(cb, spec, x)  # noqa: E731
+        try:
+            (lib.jit(call) if staged else call)(np.float32(1.0))
+        except Exception as err:  # (its class is what is compared)
+            return err
+        raise AssertionError("no error")
+
+    want, got = run(jax), run(mj)
+    assert type(got) is type(want) is jax.errors.JaxRuntimeError
+    for err in (want, got):
+        assert str(err).startswith("INTERNAL: CpuCallback error calling callback: ")
+        assert "ValueError: the callback's own failure" in str(err)
+
+
+def test_pure_callback_wrong_output_shape_raises_as_jax():
+    def run(lib):
+        spec = lib.ShapeDtypeStruct((2,), np.float32)
+        try:
+            lib.pure_callback(lambda x: np.zeros(3, np.float32), spec, np.float32(1.0))
+        except Exception as err:  # (its class is what is compared)
+            return err
+        raise AssertionError("no error")
+
+    want, got = run(jax), run(mj)
+    assert type(got) is type(want) is jax.errors.JaxRuntimeError
