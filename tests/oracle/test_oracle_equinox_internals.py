@@ -91,3 +91,64 @@ def test_pure_callback_wrong_output_shape_raises_as_jax():
 
     want, got = run(jax), run(mj)
     assert type(got) is type(want) is jax.errors.JaxRuntimeError
+
+
+def _host_primitive(lib, name, host_fn, out_shape):
+    """A primitive lowered as equinox's ``noinline`` is: ``emit_python_callback`` running
+    ``host_fn`` on NumPy arrays."""
+    from importlib import import_module
+
+    mlir = import_module(f"{lib.__name__}.interpreters.mlir")
+    p = lib.extend.core.Primitive(name)
+    p.multiple_results = True
+    p.def_abstract_eval(lambda x: [lib.core.ShapedArray(out_shape, x.dtype)])
+
+    def lowering(ctx, x):
+        results, token, keepalive = mlir.emit_python_callback(
+            ctx,
+            lambda a: (host_fn(a),),
+            None,
+            [x],
+            ctx.avals_in,
+            ctx.avals_out,
+            has_side_effect=False,
+            sharding=None,
+        )
+        ctx.module_context.add_keepalive(keepalive)
+        assert token is None
+        return results
+
+    mlir.register_lowering(p, lowering)
+    return p
+
+
+def test_emit_python_callback_lowering_as_jax(x64):
+    x = np.linspace(-1.0, 2.0, 5).astype(np.float32)
+
+    def run(lib):
+        p = _host_primitive(lib, "host_cumsum", lambda a: np.cumsum(a) * 2, (5,))
+        return lib.jit(lambda v: p.bind(v)[0] + 1)(x)
+
+    want, got = run(jax), run(mj)
+    assert np.asarray(got).dtype == np.asarray(want).dtype
+    np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(got), np.cumsum(x) * 2 + 1, rtol=1e-6)
+
+
+def test_emit_python_callback_wrong_output_as_jax():
+    x = np.ones(3, np.float32)
+
+    def run(lib):
+        p = _host_primitive(lib, "host_bad", lambda a: np.zeros(4, a.dtype), (3,))
+        try:
+            lib.jit(lambda v: p.bind(v)[0])(x)
+        except Exception as err:  # (its class and wording are what is compared)
+            return err
+        raise AssertionError("no error")
+
+    want, got = run(jax), run(mj)
+    assert type(got) is type(want) is jax.errors.JaxRuntimeError
+    for err in (want, got):
+        assert "Incorrect output shape for return value #0: Expected: (3,), Actual: (4,)" in str(
+            err
+        )

@@ -263,6 +263,10 @@ class LoweringContext:
         # Set while lowering a program Shardy partitions: layout rules emit ``sdy`` ops.
         self.shardy: ShardyLayout | None = None
 
+    def add_keepalive(self, keepalive: object) -> None:
+        """JAX's ``ModuleContext.add_keepalive``: nothing to do, as :attr:`host_callbacks`
+        keeps the functions the module calls alive already."""
+
     def lower_jaxpr(self, jaxpr: Jaxpr | ClosedJaxpr, args: Sequence[Value]) -> list[Value]:
         """Inline ``jaxpr`` at the current insertion point (see :func:`lower_jaxpr`)."""
         return lower_jaxpr(self, jaxpr, args)
