@@ -63,7 +63,7 @@ def test_pure_callback_eager_and_jit_and_vmap():
 
 def test_pure_callback_rejects_wrong_outputs_and_derivatives():
     bad = HostCallback(lambda a: (a.astype(np.float32),), "pure_callback")
-    with pytest.raises(TypeError, match="output 0 of the callback is float32"):
+    with pytest.raises(RuntimeError, match="output 0 of the callback is float32"):
         bind(pure_callback_p, np.ones(3), callback=bad, result_avals=(F64_3,), vmap_method=None)
     with pytest.raises(ValueError, match="do not support JVP"):
         grad(lambda x: doubled(x))(1.0)

@@ -56,7 +56,7 @@ from mj_core import (
 )
 from mj_core.extend import owned_data
 from mj_core.tree_util import Partial, PyTreeDef, tree_flatten, tree_unflatten
-from mj_ir import Jaxpr, Var, dce_jaxpr, eval_jaxpr, typecheck_jaxpr
+from mj_ir import Jaxpr, dce_jaxpr, eval_jaxpr, typecheck_jaxpr
 from mj_ir.extend import JaxprBuilder, JaxprTrace, JaxprTracer, gc_paused
 
 __all__ = ["LinearFunction", "linearize", "linearize_flat"]
@@ -131,14 +131,9 @@ class TangentTrace(JaxprTrace):
     def pure(self, val: Any) -> JaxprTracer:
         if (type(val) is not np.ndarray and type(val) is not EagerArray) or not val.ndim:
             return self.builder.const_tracer(self, val)
-        builder = self.builder
-        tracer = builder.const_tracers.get(id(val))
+        tracer = self.builder.const_tracers.get(id(val))
         if tracer is None:
-            aval = shaped(val.shape, val.dtype)
-            var = Var(aval)
-            tracer = builder.const_tracers[id(val)] = JaxprTracer(self, aval, var)
-            builder.const_vars.append(var)
-            builder.const_vals.append(val)
+            tracer = self.builder.add_const(self, val, shaped(val.shape, val.dtype))
         return tracer
 
     lift = pure

@@ -20,6 +20,8 @@ import itertools
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
+import numpy as np
+
 from mj_autodiff._tangents import shaped_aval_of
 from mj_core import (
     Primitive,
@@ -317,6 +319,8 @@ def tracers_to_jaxpr(
                 if lit is None:
                     var = Var(t._aval)  # type: ignore[arg-type]
                     const_vars.append(var)
+                    if type(val) is np.ndarray and val.dtype != var.aval.dtype:
+                        val = val.astype(var.aval.dtype)  # (a 64-bit one, narrowed)
                     const_vals.append(val)
                     const_atoms[id(val)] = var
                 else:

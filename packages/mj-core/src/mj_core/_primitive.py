@@ -48,11 +48,32 @@ class Primitive:
     :data:`abstract_eval_rules`.
     """
 
-    __slots__ = ("multiple_results", "name")
+    __slots__ = ("_impl", "multiple_results", "name")
 
     def __init__(self, name: str, *, multiple_results: bool = False) -> None:
         self.name = name
         self.multiple_results = multiple_results
+        self._impl: Callable[..., Any] | None = None
+
+    @property
+    def impl(self) -> Callable[..., Any]:
+        """JAX's ``Primitive.impl``: the function :meth:`def_impl` registered (itself, as
+        JAX keeps it); otherwise, for a primitive with an eager rule (mj's own), applying the
+        primitive (JAX's ``apply_primitive``: eager outside a trace, staged inside one), and
+        for one with none, a function raising JAX's ``NotImplementedError``."""
+        if self._impl is not None:
+            return self._impl
+        return self._apply if self in impl_rules else self._no_impl
+
+    @impl.setter
+    def impl(self, impl: Callable[..., Any]) -> None:
+        self._impl = impl
+
+    def _apply(self, *args: object, **params: object) -> Any:
+        return self.bind(*args, **params)
+
+    def _no_impl(self, *args: object, **params: object) -> Any:
+        raise NotImplementedError(f"Evaluation rule for '{self.name}' not implemented")
 
     def __repr__(self) -> str:
         return self.name
@@ -81,6 +102,7 @@ class Primitive:
 
         rule.__name__ = rule.__qualname__ = f"{self.name}_impl"
         impl_rules[self] = rule
+        self._impl = impl
         return impl
 
     def def_abstract_eval(self, abstract_eval: Callable[..., Any]) -> Callable[..., Any]:

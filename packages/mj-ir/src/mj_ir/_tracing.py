@@ -94,13 +94,14 @@ class JaxprBuilder:
     A tracer's variable is its ``atom``; a custom staging rule appends to ``eqns`` directly.
     """
 
-    __slots__ = ("const_tracers", "const_vals", "const_vars", "eqns")
+    __slots__ = ("const_tracers", "const_vals", "const_vars", "eqns", "narrowed")
 
     def __init__(self) -> None:
         self.eqns: list[JaxprEqn] = []
         self.const_tracers: dict[int, JaxprTracer] = {}
         self.const_vars: list[Var] = []
         self.const_vals: list[Any] = []  # also keeps the values alive, so their ids stay unique
+        self.narrowed: list[Any] = []  # the originals of constants stored narrowed (their ids)
 
     def new_tracer(self, trace: JaxprTrace, aval: ShapedArray) -> JaxprTracer:
         """A tracer bound to a fresh variable (an argument or an equation output)."""
@@ -114,12 +115,22 @@ class JaxprBuilder:
             return JaxprTracer(trace, lit.aval, lit)
         tracer = self.const_tracers.get(id(val))
         if tracer is None:
-            aval = raise_to_shaped(get_aval(val))
-            var = Var(aval)
-            tracer = JaxprTracer(trace, aval, var)
-            self.const_tracers[id(val)] = tracer
-            self.const_vars.append(var)
-            self.const_vals.append(val)
+            tracer = self.add_const(trace, val, raise_to_shaped(get_aval(val)))
+        return tracer
+
+    def add_const(self, trace: JaxprTrace, val: Any, aval: ShapedArray) -> JaxprTracer:
+        """A new constant binder of type ``aval`` holding ``val``. A NumPy array of a 64-bit
+        dtype (without ``enable_x64``) is stored narrowed to ``aval``'s dtype, as JAX stores
+        it: lowered as it came, an int64 constant would meet the int32 its binder promises
+        (XLA refuses a reduction or scatter mixing them)."""
+        var = Var(aval)
+        tracer = JaxprTracer(trace, aval, var)
+        self.const_tracers[id(val)] = tracer
+        self.const_vars.append(var)
+        if type(val) is np.ndarray and val.dtype != aval.dtype:
+            self.narrowed.append(val)  # (its id stays a key of const_tracers)
+            val = val.astype(aval.dtype)
+        self.const_vals.append(val)
         return tracer
 
     def build(

@@ -263,6 +263,10 @@ class LoweringContext:
         # Set while lowering a program Shardy partitions: layout rules emit ``sdy`` ops.
         self.shardy: ShardyLayout | None = None
 
+    def add_keepalive(self, keepalive: object) -> None:
+        """JAX's ``ModuleContext.add_keepalive``: nothing to do, as :attr:`host_callbacks`
+        keeps the functions the module calls alive already."""
+
     def lower_jaxpr(self, jaxpr: Jaxpr | ClosedJaxpr, args: Sequence[Value]) -> list[Value]:
         """Inline ``jaxpr`` at the current insertion point (see :func:`lower_jaxpr`)."""
         return lower_jaxpr(self, jaxpr, args)
@@ -339,7 +343,11 @@ def lower_jaxpr(
     of its outputs. A ``ClosedJaxpr``'s constants are embedded (``args`` are then the
     arguments only). Higher-order primitives (control flow) call this on their bodies."""
     if isinstance(jaxpr, ClosedJaxpr):
-        args = [*(ir_constant(c) for c in jaxpr.consts), *args]
+        # each constant as its binder's type: a NumPy constant a rule closed over keeps its own
+        # dtype (int64 with x64 off), which the binder's aval has canonicalized
+        binders = jaxpr.jaxpr.in_binders[: len(jaxpr.consts)]
+        consts = [ir_constant(c, v.aval.dtype) for c, v in zip(jaxpr.consts, binders, strict=True)]
+        args = [*consts, *args]
         jaxpr = jaxpr.jaxpr
     if len(args) != len(jaxpr.in_binders):
         raise TypeError(

@@ -12,6 +12,7 @@ They have no lax wrappers (``mj.debug`` and ``mj.pure_callback`` build the param
 
 from __future__ import annotations
 
+import traceback
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -84,6 +85,18 @@ def debug_callback_out_avals(*avals: ShapedArray, callback: HostCallback) -> lis
     return []
 
 
+#: The class of the error a pure callback that fails when evaluated eagerly raises: jaxlib's
+#: ``JaxRuntimeError`` once mj-xla is imported (see :func:`install_callback_error`), as compiled
+#: code raises and JAX raises in both; ``RuntimeError`` without it.
+_CALLBACK_ERROR: list[type[Exception]] = [RuntimeError]
+
+
+def install_callback_error(cls: type[Exception]) -> None:
+    """Make an eagerly evaluated pure callback's failure raise ``cls`` (mj-xla installs
+    jaxlib's ``JaxRuntimeError``)."""
+    _CALLBACK_ERROR[0] = cls
+
+
 @impl_rules.register(pure_callback_p)
 def pure_callback_impl(
     *args: object,
@@ -91,7 +104,15 @@ def pure_callback_impl(
     result_avals: tuple[ShapedArray, ...],
     vmap_method: str | None,
 ) -> list[Any]:
-    return check_callback_outputs(callback.api, callback(*args), result_avals)
+    # JAX runs the callback and checks its outputs on the host even eagerly: whatever they
+    # raise reaches the caller as a JaxRuntimeError (a RuntimeError) with JAX's wording and
+    # the callback's traceback after it
+    try:
+        return check_callback_outputs(callback.api, callback(*args), result_avals)
+    except Exception as err:
+        text = "".join(traceback.format_exception(err))
+        msg = f"INTERNAL: CpuCallback error calling callback: {text}"
+        raise _CALLBACK_ERROR[0](msg) from err
 
 
 @abstract_eval_rules.register(pure_callback_p)

@@ -20,10 +20,13 @@ from mj_core.prims.callback import (
     HostCallback,
     check_callback_outputs,
     debug_callback_p,
+    install_callback_error,
     pure_callback_p,
 )
-from mj_xla._jaxlib import Value, hlo, ir, python_callback_target
+from mj_xla._jaxlib import JaxRuntimeError, Value, hlo, ir, python_callback_target
 from mj_xla._lowering import Avals, LoweringContext, Values, aval_to_ir_type, lowering_rules
+
+install_callback_error(JaxRuntimeError)  # eager callbacks fail as compiled ones do
 
 __all__ = ["emit_callback"]
 

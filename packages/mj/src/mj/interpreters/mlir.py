@@ -17,8 +17,15 @@ from typing import Any
 import numpy as np
 
 from mj_core import Primitive, ShapedArray
+from mj_core.dtypes import canonicalize_value
 from mj_ir.extend import trace_to_closed_jaxpr
-from mj_xla.extend import LoweringContext, Value, lowering_rules, platform_lowering_rules
+from mj_xla.extend import (
+    LoweringContext,
+    Value,
+    emit_callback,
+    lowering_rules,
+    platform_lowering_rules,
+)
 from mj_xla.extend import aval_to_ir_type as aval_to_ir_type
 from mj_xla.extend import hlo as hlo
 from mj_xla.extend import ir as ir
@@ -30,6 +37,7 @@ __all__ = [
     "Value",
     "aval_to_ir_type",
     "aval_to_ir_types",
+    "emit_python_callback",
     "hlo",
     "ir",
     "ir_constant",
@@ -182,3 +190,56 @@ def ir_constants(val: object) -> list[Value]:
 def aval_to_ir_types(aval: ShapedArray) -> tuple[ir.Type, ...]:
     """The MLIR types of values of ``aval`` (one tensor type)."""
     return (aval_to_ir_type(aval),)
+
+
+def emit_python_callback(
+    ctx: LoweringRuleContext,
+    callback: Callable[..., Sequence[Any]],
+    token: Any | None,
+    operands: Sequence[Value],
+    operand_avals: Sequence[ShapedArray],
+    result_avals: Sequence[ShapedArray],
+    *,
+    has_side_effect: bool,
+    returns_token: bool = True,
+    partitioned: bool = False,
+    sharding: Any = None,
+) -> tuple[list[Value], Any, Any]:
+    """Emit a call from the compiled program to ``callback(*operands as NumPy arrays)``,
+    which returns a sequence of arrays of types ``result_avals`` (JAX's
+    ``mlir.emit_python_callback``, which equinox's ``noinline`` lowers with). Returns the
+    result values, the token (mj's programs have none: ``None``) and the function to keep
+    alive (``ctx.module_context.add_keepalive``; the module's callback list already does).
+    The outputs are checked as JAX checks them, with JAX's errors."""
+    del returns_token
+    if token is not None or partitioned or sharding is not None:
+        raise NotImplementedError(
+            "mj's emit_python_callback supports neither tokens, partitioned callbacks nor shardings"
+        )
+    results = list(result_avals)
+
+    def wrapped(*args: Any) -> tuple[Any, ...]:
+        outs = callback(*args)
+        if len(outs) != len(results):
+            raise RuntimeError(
+                "Mismatched number of outputs from callback. "
+                f"Expected: {len(results)}, Actual: {len(outs)}"
+            )
+        outs = tuple(canonicalize_value(np.asarray(a)) for a in outs)
+        for i, (out, aval) in enumerate(zip(outs, results, strict=True)):
+            if out.shape != aval.shape:
+                raise RuntimeError(
+                    f"Incorrect output shape for return value #{i}: "
+                    f"Expected: {aval.shape}, Actual: {out.shape}"
+                )
+            if out.dtype != aval.dtype:
+                raise RuntimeError(
+                    f"Incorrect output dtype for return value #{i}: "
+                    f"Expected: {aval.dtype}, Actual: {out.dtype}"
+                )
+        return outs
+
+    values = emit_callback(
+        ctx.module_context, wrapped, list(operand_avals), list(operands), results, has_side_effect
+    )
+    return values, None, wrapped
