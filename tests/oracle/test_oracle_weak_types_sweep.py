@@ -242,32 +242,11 @@ BINARY_INPUTS: list[tuple[Any, Any]] = [
 
 #: (module, function) pairs whose outcome still differs from JAX's somewhere in the sweep,
 #: with the reason; their tests xfail while a mismatch remains (and pass once it is fixed).
-_WEAK_BOOL = (
-    "JAX's comparisons and predicates of all-weak operands are weak bools; mj's bools are "
-    "never weakly typed (lattice_result_type strips the flag)"
-)
-_MIXED = (
-    "JAX's definition gives a strong result for a weak operand mixed with an integer array; "
-    "mj's stays weak"
-)
 KNOWN: dict[tuple[str, str], str] = {
-    ("numpy", "isfinite"): _WEAK_BOOL,
-    ("numpy", "isnan"): _WEAK_BOOL,
-    ("numpy", "logical_not"): _WEAK_BOOL,
-    ("numpy", "equal"): _WEAK_BOOL,
-    ("numpy", "less"): _WEAK_BOOL,
-    ("numpy", "greater_equal"): _WEAK_BOOL,
-    ("numpy", "heaviside"): _MIXED,
-    ("numpy", "hypot"): _MIXED,
-    ("numpy", "logaddexp2"): _MIXED,
-    ("numpy", "power"): _MIXED + "; power(True, 2) under jit is weak in mj, strong in JAX",
-    ("numpy", "median"): "the gradient of median at a Python float is strong in JAX, weak in mj",
     ("special", "exp1"): (
         "JAX's second derivative of expn/exp1 fails (TypeError: no constant handler for a "
         "tracer); mj's is exp(-x)/x * (1 + 1/x), tested in test_oracle_special_integrals"
     ),
-    ("special", "kl_div"): _MIXED,
-    ("special", "rel_entr"): _MIXED,
 }
 
 

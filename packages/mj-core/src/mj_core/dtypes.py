@@ -6,6 +6,11 @@ abstract evaluation inside jaxprs and compiled code always agree; it is JAX's la
 Python scalars): it adopts the dtype of the strong operand it meets, so ``float32_array * 2.0``
 stays float32 and ``int8_array + 1`` stays int8.
 
+Two rules decide weak types, as in JAX: promotion (:func:`result_type`) never gives a weak bool
+(a weak bool promotes as a strong one), while a primitive's output is weak exactly when all its
+operands are (:func:`all_weak`, JAX's standard weak-type rule), whatever its dtype: a
+comparison of weak operands is a weak bool (``mnp.equal(1.0, 2.0)``, ``mnp.isnan(0.5)``).
+
 Without ``enable_x64`` (the default, as in JAX) the 64-bit types narrow to 32 bits wherever a
 value enters mj (:func:`canonicalize_dtype`, :func:`canonicalize_value`): float32, int32,
 uint32 and complex64 are the defaults. The current mode is read from ``config.enable_x64``.
@@ -14,6 +19,7 @@ uint32 and complex64 are the defaults. The current mode is read from ``config.en
 from __future__ import annotations
 
 import warnings
+from collections.abc import Iterable
 from typing import Any
 
 import ml_dtypes
@@ -26,6 +32,7 @@ from mj_core._typing import DTypeLike
 
 __all__ = [
     "TypePromotionError",
+    "all_weak",
     "bfloat16",
     "canonical_dtype",
     "canonicalize_dtype",
@@ -188,6 +195,14 @@ def result_type(*dtypes_and_weak: tuple[np.dtype[Any], bool]) -> tuple[np.dtype[
                     f"dtype={d} is not a valid dtype for JAX type promotion."
                 ) from None
         raise
+
+
+def all_weak(weak_types: Iterable[bool]) -> bool:
+    """JAX's standard weak-type rule: a primitive's output is weakly typed exactly when every
+    operand is (a comparison or ``not`` of weak operands is a weak bool, as ``add`` of weak
+    operands is a weak number), whatever the output's dtype; :func:`result_type` strips the
+    flag from a bool, as JAX's ``lattice_result_type``, so promotion makes no weak bool."""
+    return all(weak_types)
 
 
 def promote_types(a: object, b: object) -> np.dtype[Any]:

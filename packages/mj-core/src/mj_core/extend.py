@@ -96,6 +96,7 @@ from mj_core.numpy._math import wrap_between as wrap_between
 from mj_core.numpy._promotion import as_dtype as as_dtype
 from mj_core.numpy._promotion import check_arraylike as check_arraylike
 from mj_core.numpy._promotion import check_ranks as check_ranks
+from mj_core.numpy._promotion import const_like as const_like
 from mj_core.numpy._promotion import convert as convert
 from mj_core.numpy._promotion import dtype_weak as dtype_weak
 from mj_core.numpy._promotion import promote as promote

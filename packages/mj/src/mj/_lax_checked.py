@@ -228,7 +228,7 @@ def _check_dtypes(
 
 def _aval(x: Any) -> ShapedArray:
     aval = get_aval(x)
-    return ShapedArray(aval.shape, aval.dtype, aval.weak_type and aval.dtype.kind != "b")
+    return ShapedArray(aval.shape, aval.dtype, aval.weak_type)
 
 
 def _weak_as(out: Any, weak: bool) -> Any:

@@ -28,6 +28,7 @@ from mj_core.numpy._creation import asarray
 from mj_core.numpy._inverse_hyperbolic import arccosh, arcsinh, arctanh
 from mj_core.numpy._promotion import (
     check_ranks,
+    const_like,
     convert,
     dtype_weak,
     lax_operands,
@@ -37,6 +38,7 @@ from mj_core.numpy._promotion import (
     promote_inexact,
     promote_numeric,
     promoted_dtype,
+    strong_const,
 )
 from mj_core.prims._operands import bind1, unchanged
 from mj_core.prims.elementwise import (
@@ -411,6 +413,7 @@ def power(x: ArrayLike, y: ArrayLike) -> Array:
         except TypeError:
             pass
         else:
+            (x,) = promote_numeric(x)  # (a bool base is JAX's int32, also with x64)
             return lax.integer_pow(x, n)
     check_ranks("power", x, y)
     dtype, weak = promoted_dtype(x, y)
@@ -418,16 +421,18 @@ def power(x: ArrayLike, y: ArrayLike) -> Array:
         # a traced integer exponent stays one, as JAX's: pow's derivative in x is then 0
         # where y == 0, where a float y gives 0 * x ** -1 = NaN at x == 0
         return lax.pow(convert(x, dtype, weak), y)
-    x, y = promote(x, y)
     if dtype.kind in "iub":
-        return _pow_int_int(x, y)
+        return _pow_int_int(*promote_numeric(x, y))
+    x, y = promote(x, y)
     return lax.pow(x, y)
 
 
 def _pow_int_int(x: ArrayLike, y: ArrayLike) -> Array:
-    """JAX's ``_pow_int_int``: six squarings (any larger exponent overflows for ``|x| > 1``)."""
-    acc = lax.select(lax.bitwise_and(lax.eq(x, 0), lax.ne(y, 0)), lax.full_like(x, 0), 1)
-    one = lax.full_like(y, 1)
+    """JAX's ``_pow_int_int``: six squarings (any larger exponent overflows for ``|x| > 1``),
+    from JAX's strong constants 0 and 1 of the exponent's dtype, so the result is strong
+    (``jit(power)(2, 3)`` is a strong int32, as in JAX)."""
+    zero, one = strong_const(y, 0), strong_const(y, 1)
+    acc = lax.select(lax.bitwise_and(lax.eq(x, zero), lax.ne(y, zero)), zero, one)
     for _ in range(6):
         acc = lax.select(lax.ne(lax.bitwise_and(y, one), 0), lax.mul(acc, x), acc)
         x = lax.mul(x, x)
@@ -493,12 +498,13 @@ def hypot(x: ArrayLike, y: ArrayLike) -> Array:
         )
     x, y = promote_inexact(x, y)
     x, y = lax.abs(x), lax.abs(y)
-    inf = lax.bitwise_or(lax.eq(x, np.inf), lax.eq(y, np.inf))
+    inf = lax.bitwise_or(lax.eq(x, strong_const(x, np.inf)), lax.eq(y, strong_const(y, np.inf)))
     big, small = lax.max(x, y), lax.min(x, y)
     zero = lax.eq(big, 0)
     ratio = lax.div(small, lax.select(zero, 1.0, big))
     out = lax.select(zero, big, lax.mul(big, lax.sqrt(lax.add(1, lax.mul(ratio, ratio)))))
-    return lax.select(inf, np.inf, out)
+    # JAX's lax._const: strong for a weak array (``hypot(0.5, int32_array)`` is strong)
+    return lax.select(inf, const_like(out, np.inf), out)
 
 
 def logaddexp(x: ArrayLike, y: ArrayLike) -> Array:
@@ -547,9 +553,9 @@ def signbit(x: ArrayLike) -> Array:
         x = lax.convert_element_type(x, dtype)
         bits = np.dtype(f"int{8 * dtype_weak(x)[0].itemsize}")
         return lax.less(lax.bitcast_convert_type(x, bits), np.zeros((), bits))
-    if dtype.kind == "b":  # JAX: a bool has no sign bit set
-        return lax.ne(x, x)
-    return lax.less(x, 0)
+    if dtype.kind == "b":  # JAX: a bool has no sign bit set (a strong False, weak bool or not)
+        return lax.full_like(x, False, np.bool_)
+    return lax.less(x, strong_const(x, 0))  # (JAX's strong zero: a strong bool)
 
 
 def heaviside(x1: ArrayLike, x2: ArrayLike) -> Array:
@@ -557,7 +563,8 @@ def heaviside(x1: ArrayLike, x2: ArrayLike) -> Array:
     stays NaN (JAX's order of tests)."""
     x1, x2 = promote_inexact(x1, x2)
     at_zero = lax.select(lax.ne(x1, x1), x1, x2)
-    return lax.select(lax.less(x1, 0), 0.0, lax.select(lax.greater(x1, 0), 1.0, at_zero))
+    zero, one = const_like(x1, 0), const_like(x1, 1)  # (JAX's: strong for a weak array x1)
+    return lax.select(lax.less(x1, zero), zero, lax.select(lax.greater(x1, zero), one, at_zero))
 
 
 def fmax(x: ArrayLike, y: ArrayLike) -> Array:
@@ -586,16 +593,15 @@ def right_shift(x: ArrayLike, y: ArrayLike) -> Array:
 
 
 def isnan(x: ArrayLike) -> Array:
-    dtype, _ = dtype_weak(x)
-    if is_inexact(dtype):  # (bfloat16 and the float8 types too: their NumPy kind is "V")
-        return lax.ne(x, x)
-    return lax.full_like(x, False, np.bool_)
+    """``x != x``, for every dtype as in JAX: a weak bool for a weak ``x`` (``isnan(2)``)."""
+    return lax.ne(x, x)
 
 
 def isinf(x: ArrayLike) -> Array:
     dtype, _ = dtype_weak(x)
     if is_inexact(dtype):
-        return lax.eq(lax.abs(x), np.inf)
+        magnitude = lax.abs(x)  # compared with JAX's strong infinity: a strong bool
+        return lax.eq(magnitude, strong_const(magnitude, np.inf))
     return lax.full_like(x, False, np.bool_)
 
 
@@ -614,23 +620,25 @@ def isclose(
 
 
 def _to_bool(x: ArrayLike) -> ArrayLike:
+    """JAX's ``_to_bool``: ``x != 0`` against ``lax._const(x, 0)`` (a weak bool only for a weak
+    scalar ``x``)."""
     dtype, _ = dtype_weak(x)
-    return x if dtype.kind == "b" else lax.ne(x, 0)
+    return x if dtype.kind == "b" else lax.ne(x, const_like(x, 0))
 
 
 def logical_and(x: ArrayLike, y: ArrayLike) -> Array:
-    check_ranks("logical_and", x, y)
-    return lax.bitwise_and(_to_bool(x), _to_bool(y))
+    check_ranks("logical_and", x, y)  # promoted first, as JAX's (two weak bools: strong)
+    return lax.bitwise_and(*map(_to_bool, promote(x, y)))
 
 
 def logical_or(x: ArrayLike, y: ArrayLike) -> Array:
     check_ranks("logical_or", x, y)
-    return lax.bitwise_or(_to_bool(x), _to_bool(y))
+    return lax.bitwise_or(*map(_to_bool, promote(x, y)))
 
 
 def logical_xor(x: ArrayLike, y: ArrayLike) -> Array:
     check_ranks("logical_xor", x, y)
-    return lax.bitwise_xor(_to_bool(x), _to_bool(y))
+    return lax.bitwise_xor(*map(_to_bool, promote(x, y)))
 
 
 def logical_not(x: ArrayLike) -> Array:

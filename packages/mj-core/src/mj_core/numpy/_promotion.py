@@ -17,7 +17,13 @@ from mj_core._shapes import check_rank_promotion
 from mj_core._shapes import shape_of as shape_of
 from mj_core._trace import Tracer
 from mj_core._typing import AnyArray, Array, ArrayLike, DType, DTypeLike
-from mj_core.dtypes import _NARROW, check_user_dtype, default_dtype_for_pytype, result_type
+from mj_core.dtypes import (
+    _NARROW,
+    check_user_dtype,
+    default_dtype_for_pytype,
+    dtype_kind,
+    result_type,
+)
 from mj_core.prims._operands import bind1
 from mj_core.prims.conversions import convert_element_type_p
 from mj_core.prims.elementwise import to_inexact_dtype
@@ -26,6 +32,7 @@ __all__ = [
     "AnyArray",
     "as_dtype",
     "check_ranks",
+    "const_like",
     "convert",
     "dtype_weak",
     "lax_operands",
@@ -35,6 +42,7 @@ __all__ = [
     "promote_inexact",
     "promoted_dtype",
     "shape_of",
+    "strong_const",
 ]
 
 
@@ -117,6 +125,25 @@ def scalar_as(dtype: DType, value: object) -> Any:
     return dtype.type(value)
 
 
+def const_like(x: AnyArray, value: complex) -> Any:
+    """JAX's ``lax._const(x, value)``: the constant ``value`` of a NumPy-level definition, to
+    meet ``x`` in one operation. A Python scalar (weak) when ``x`` is a weak scalar (0-d), so
+    ``hypot(3.0, 4.0)`` stays weak; else a strong 0-d array of ``x``'s dtype, so that a weak
+    *array* (``int8_array + 2.5``, where a weak float meets an integer array, is one) meeting
+    it gives a strong result, as JAX's ``hypot``, ``heaviside``, ``logaddexp2`` and
+    ``rel_entr`` do. Under ``vmap`` ``x``'s shape is the per-example one, as in JAX."""
+    dtype, weak = dtype_weak(x)
+    if weak and not shape_of(x):
+        return _PY_OF_KIND[dtype_kind(dtype)](value)
+    return np.asarray(value, dtype)
+
+
+def strong_const(x: AnyArray, value: complex) -> Any:
+    """JAX's ``_constant_like(x, value)``: ``value`` as a strong 0-d array of ``x``'s dtype,
+    whatever ``x``'s weak type (``isinf(0.5)`` compares with it: a strong bool)."""
+    return np.asarray(value, dtype_weak(x)[0])
+
+
 def _promoted(x: ArrayLike, dtype: DType, weak: bool) -> AnyArray:
     """:func:`convert` of an operand of a promoting function (a Python int must fit the default
     integer type first, see :func:`scalar_as`)."""
@@ -137,7 +164,8 @@ def convert(x: AnyArray, dtype: DType, weak: bool = False) -> AnyArray:
     if dtype_weak(x) == (dtype, weak):
         return x
     t = type(x)
-    if t in _PY_OF_KIND.values() and (t is not complex or dtype.kind == "c"):
+    weak_bool = weak and dtype.kind == "b"  # (an array: a Python bool is strong)
+    if t in _PY_OF_KIND.values() and (t is not complex or dtype.kind == "c") and not weak_bool:
         if weak:
             return _PY_OF_KIND[dtype.kind](x)
         if t is int and dtype.kind in "iu":
@@ -155,8 +183,8 @@ def promoted_dtype(*xs: AnyArray) -> tuple[DType, bool]:
         dx, wx = dtype_weak(xs[0])
         dy, wy = dtype_weak(xs[1])
         if wx == wy:
-            if dx == dy:
-                return dx, wx
+            if dx == dy:  # (two weak bools promote to a strong one: the lattice's rule)
+                return dx, wx and dx.kind != "b"
         elif wx:
             if dy.kind in _WEAK_FITS.get(dx.kind, ""):
                 return dy, False
@@ -240,7 +268,7 @@ def lax_pair(x: ArrayLike, y: ArrayLike) -> tuple[AnyArray, AnyArray, DType]:
     if fits is not None and not wx and dx.kind in fits:
         return x, scalar_as(dx, y), dx
     dy, wy = dtype_weak(y)
-    if wx == wy and dx == dy:
+    if wx == wy and dx == dy and not (wx and dx.kind == "b"):
         return x, y, dx
     fits = _SCALAR_FITS.get(type(x))
     if fits is not None and not wy and dy.kind in fits:

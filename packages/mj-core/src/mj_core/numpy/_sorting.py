@@ -14,7 +14,7 @@ from mj_core._shapes import canonicalize_axis
 from mj_core._typing import Array, ArrayLike, DTypeLike
 from mj_core.numpy import _base as cnp
 from mj_core.numpy._concrete import static_int
-from mj_core.numpy._promotion import check_arraylike
+from mj_core.numpy._promotion import check_arraylike, promote_inexact
 from mj_core.prims.elementwise import to_inexact_dtype
 
 __all__ = [
@@ -109,7 +109,10 @@ def quantile(
         )
     orig_ndim = cnp.ndim(a)
     x, ax = _flatten_if_none("quantile", a, axis)
-    x = sort(lax.convert_element_type(x, to_inexact_dtype(x.dtype)), ax)
+    # JAX's promote_dtypes_inexact keeps a weak value weak (the result is made strong at the
+    # end): the gradient at a Python float is then strong, as JAX's
+    (x,) = promote_inexact(x)
+    x = sort(x, ax)
     n = cnp.shape(x)[ax]
     q = cnp.asarray(q)
     q = lax.convert_element_type(q, to_inexact_dtype(q.dtype))

@@ -23,7 +23,7 @@ from mj_core._eager_array import unchanged as _unchanged
 from mj_core._primitive import Primitive, abstract_eval_rules
 from mj_core._shapes import aval_error
 from mj_core._typing import Array, ArrayLike
-from mj_core.dtypes import result_type
+from mj_core.dtypes import all_weak, result_type
 from mj_core.errors import AxisError, ResourceExhaustedError, user_line_suffix
 
 if TYPE_CHECKING:
@@ -111,12 +111,12 @@ def common_dtype(prim_name: str, avals: Sequence[ShapedArray]) -> tuple[np.dtype
             "does not promote; the mj.numpy functions do)",
             avals,
         )
-    dtype, weak = result_type(*((a.dtype, a.weak_type) for a in avals))
+    dtype, _ = result_type(*((a.dtype, a.weak_type) for a in avals))
     if strong and dtype not in strong:
         raise aval_error(
             prim_name, "a Python scalar operand cannot be converted to the array dtype", avals
         )
-    return dtype, weak
+    return dtype, all_weak(a.weak_type for a in avals)
 
 
 def check_axes(

@@ -32,7 +32,7 @@ from mj_core._primitive import Primitive, RuleTable, abstract_eval_rules, impl_r
 from mj_core._shapes import broadcast_shapes
 from mj_core._trace import bind, binds
 from mj_core._typing import Array, ArrayLike, DType
-from mj_core.dtypes import float_info, result_type
+from mj_core.dtypes import all_weak, float_info, result_type
 from mj_core.errors import MJError, ShapeDtypeError, user_line_suffix
 from mj_core.prims._operands import bind1, check_operands, shaped_aval
 
@@ -282,8 +282,10 @@ def elementwise_out_aval(prim: Primitive, avals: Sequence[ShapedArray]) -> Shape
             raise TypeError(f"{prim.name}: selector must be bool or integer, got {which.name}")
     out = spec.out_dtype(dtype)
     # JAX: the output is weak when every operand is (a weak int made float by a float-valued
-    # function stays weak, ``exp(2)``; so does ``imag(0.5)``); mj's bools are never weak
-    return ShapedArray(shape, out, weak and out.kind != "b")
+    # function stays weak, ``exp(2)``; so does ``imag(0.5)``; a comparison is a weak bool),
+    # but a weak bool made a number is promoted first, and promotion makes no weak bool
+    # (``exp(isnan(0.5))`` is strong: jnp's promote_args_inexact)
+    return ShapedArray(shape, out, weak and (out.kind == "b" or dtype.kind != "b"))
 
 
 #: Kinds ordered as the lattice orders them: a weak operand fits a strong one of its rank or above.
@@ -304,8 +306,9 @@ def lax_operand_dtype(name: str, operands: Sequence[ShapedArray]) -> tuple[DType
                 strong = a.dtype
             elif a.dtype != strong:
                 _mismatch(name, operands)
-    if strong is None:
-        return result_type(*((a.dtype, True) for a in operands))
+    if strong is None:  # weak operands alone: the output is weak, a bool too (all_weak)
+        dtype, _ = result_type(*((a.dtype, True) for a in operands))
+        return dtype, all_weak(True for _ in operands)
     rank = _KIND_RANK.get(strong.kind, 2)  # bfloat16/float8: kind "V", floats
     for a in operands:
         if a.weak_type and _KIND_RANK.get(a.dtype.kind, 2) > rank:
@@ -317,7 +320,7 @@ def _compute_dtype(prim: Primitive, operands: Sequence[ShapedArray]) -> tuple[DT
     """:func:`lax_operand_dtype`, but ``pow`` takes an integer exponent of any dtype (JAX's
     ``lax.pow``: a float or complex base, an integer or same-dtype exponent)."""
     if prim is pow_p and operands[1].dtype.kind in "iu" and kind(operands[0].dtype) in "fc":
-        return operands[0].dtype, operands[0].weak_type
+        return operands[0].dtype, all_weak(a.weak_type for a in operands)
     return lax_operand_dtype(prim.name, operands)
 
 

@@ -22,6 +22,7 @@ from mj_core.extend import (
     as_dtype,
     canonicalize_axis,
     check_ranks,
+    const_like,
     logaddexp_parts,
     promote_inexact,
     promoted_dtype,
@@ -178,11 +179,11 @@ def _logaddexp(x1: Array, x2: Array) -> Array:
 @custom_jvp
 def _logaddexp2(x1: Array, x2: Array) -> Array:
     amax = lax.max(x1, x2)
-    inv_ln2 = 1 / float(np.log(2))
+    inv_ln2 = const_like(amax, 1 / float(np.log(2)))  # JAX's: strong for a weak array
     if cnp.iscomplexobj(amax):
-        delta = lax.sub(lax.add(x1, x2), lax.mul(amax, 2.0))
+        delta = lax.sub(lax.add(x1, x2), lax.mul(amax, const_like(amax, 2)))
         out = lax.add(amax, lax.mul(lax.log1p(cnp.exp2(delta)), inv_ln2))
-        return lax.complex(lax.real(out), wrap_between(lax.imag(out), np.pi * inv_ln2))
+        return lax.complex(lax.real(out), wrap_between(lax.imag(out), np.pi / float(np.log(2))))
     delta = lax.sub(x1, x2)
     nan = lax.ne(delta, delta)  # a NaN input, or equal infinities: the answer is x1 + x2
     big, gap = logaddexp_parts(x1, x2, nan)  # (derivatives of every order: see logaddexp)

@@ -21,7 +21,14 @@ from mj_autodiff import custom_jvp
 from mj_core import get_aval, lax
 from mj_core.dtypes import is_float
 from mj_core.errors import user_line_suffix
-from mj_core.extend import AnyArray, Array, ArrayLike, check_ranks, promote_inexact
+from mj_core.extend import (
+    AnyArray,
+    Array,
+    ArrayLike,
+    check_ranks,
+    const_like,
+    promote_inexact,
+)
 from mj_core.lax import erf_inv as erfinv
 
 __all__ = [
@@ -532,7 +539,8 @@ def rel_entr(p: ArrayLike, q: ArrayLike) -> Array:
     both = (p > 0) & (q > 0)
     safe_p, safe_q = mnp.where(both, p, 1), mnp.where(both, q, 1)
     value = _xlogx(safe_p) - xlogy(safe_p, safe_q)
-    return mnp.where(both, value, mnp.where((p == 0) & (q >= 0), 0.0, np.inf))
+    zero = const_like(p, 0.0)  # JAX's lax._const: strong for a weak array p (int8_array, 2.5)
+    return mnp.where(both, value, mnp.where((p == 0) & (q >= 0), zero, np.inf))
 
 
 def kl_div(p: ArrayLike, q: ArrayLike) -> Array:
