@@ -40,7 +40,14 @@ from mj_autodiff._partial_eval import (
     partial_eval_rules,
     tracers_to_jaxpr,
 )
-from mj_autodiff._tangents import Zero, instantiate_zeros, is_float0, shaped, tangent_aval_of
+from mj_autodiff._tangents import (
+    Zero,
+    instantiate_zeros,
+    is_float0,
+    shaped,
+    tangent_aval,
+    tangent_aval_of,
+)
 from mj_autodiff._transpose import UndefPrimal, backward_pass
 from mj_core import (
     EagerArray,
@@ -52,6 +59,7 @@ from mj_core import (
     config,
     full_lower,
     full_raise,
+    get_aval,
     new_main,
 )
 from mj_core.extend import owned_data
@@ -289,6 +297,25 @@ class _LinearizedCall:
         self.in_tree, self.out_tree, self.primals, self.lin = in_tree, out_tree, primals, lin
 
 
+def _aval_text(aval: ShapedArray) -> str:
+    """``aval`` as JAX writes it (``~float32[]``, ``float0[2]``)."""
+    dtype = "float0" if is_float0(aval.dtype) else aval.dtype.name
+    dims = ",".join(str(d) for d in aval.shape)
+    return f"{'~' if aval.weak_type else ''}{dtype}[{dims}]"
+
+
+def _check_linearized_tangent(primal: ShapedArray, tangent: ShapedArray) -> None:
+    """JAX's check of a tangent given to ``linearize``'s ``f_jvp``: the primal's tangent type,
+    shape and dtype (a Python int for a float primal too, which ``jvp`` converts)."""
+    expected = tangent_aval(primal)
+    if (tangent.shape, tangent.dtype) != (expected.shape, expected.dtype):
+        raise ValueError(
+            "linearized function called on tangent values inconsistent with the original "
+            f"primal values:\nGot tangent aval {_aval_text(tangent)} for primal aval "
+            f"{_aval_text(primal)} but expected {_aval_text(expected)}."
+        )
+
+
 def _apply_linearized(
     jaxpr: Jaxpr, call: _LinearizedCall, consts: list[Any], *tangents: Any
 ) -> Any:
@@ -300,6 +327,8 @@ def _apply_linearized(
             "linearize's f_jvp must be called with tangents of the primals' structure: "
             f"expected {call.in_tree}, got {tangent_tree}."
         )
+    for p, t in zip(call.primals, tangents_flat, strict=True):
+        _check_linearized_tangent(get_aval(p), get_aval(t))
     checked = [
         _check_tangent(i, p, t)
         for i, (p, t) in enumerate(zip(call.primals, tangents_flat, strict=True))

@@ -13,7 +13,7 @@ from typing import Any
 from mj_autodiff._derivatives import ZeroDerivative, derivative_kinds
 from mj_autodiff._jvp import jvp_rules
 from mj_autodiff._tangents import Zero, tangent_aval_of
-from mj_core import Primitive, ShapedArray, bind1, impl_rules
+from mj_core import Primitive, ShapedArray, bind1, get_aval, impl_rules
 from mj_core.tree_util import tree_map
 from mj_ir import abstract_eval_rules
 
@@ -54,4 +54,5 @@ def stop_gradient(x: Any) -> Any:
 
 
 def _stop_leaf(x: Any) -> Any:
+    get_aval(x)  # (its TypeError for a leaf that is no array: a function, a string)
     return bind1(stop_gradient_p, x)

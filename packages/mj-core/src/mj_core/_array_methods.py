@@ -286,10 +286,33 @@ def _compress(
     return mnp.compress(condition, self, axis, size=size, fill_value=fill_value, out=out)
 
 
+def _contains(self: Any, other: Any) -> Any:
+    """``other in x``, as ``jax.Array``'s: whether any element of the one-dimensional ``x``
+    equals the scalar ``other`` (NumPy's ``in`` takes any shapes, strings and ``None``)."""
+    if other is None or isinstance(other, str):
+        raise TypeError(f"Array.__contains__: unsupported operand type {type(other)}.")
+    if isinstance(other, _REJECTED_OPERANDS):
+        raise TypeError(
+            f"Array.__contains__ requires ndarray or scalar arguments, got {type(other)} at "
+            "position 0."
+        )
+    if mnp.ndim(self) != 1:
+        raise ValueError(
+            f"Array.__contains__: search array must be one-dimensional, got arr.shape="
+            f"{mnp.shape(self)}."
+        )
+    if mnp.ndim(other) != 0:
+        raise ValueError(
+            f"Array.__contains__: query value must be a scalar, got query.shape={mnp.shape(other)}"
+        )
+    return mnp.any(self == other)
+
+
 def _methods() -> dict[str, Any]:
     out: dict[str, Any] = _binary_methods()
     out.update(
         __getitem__=getitem,
+        __contains__=_contains,
         T=property(_T),
         mT=property(_mT),
         at=property(_at),

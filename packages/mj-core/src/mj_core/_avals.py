@@ -327,8 +327,8 @@ def get_aval(x: Any) -> ShapedArray:
     if aval is not None and not isinstance(x, type):
         return x.aval  # type: ignore[no-any-return]
     where = user_location()
-    raise TypeError(
-        f"Value {x!r} of type {type(x).__name__} is not a valid mj array type; expected a "
-        "NumPy array or scalar, a Python bool/int/float/complex, or an mj array"
+    raise TypeError(  # (JAX's words first; then what is expected, and where)
+        f"Argument '{x}' of type {type(x)} is not a valid JAX type; expected a NumPy array or "
+        "scalar, a Python bool/int/float/complex, or an mj array"
         f"{' (' + where + ')' if where else ''}."
     )

@@ -320,6 +320,8 @@ class ShapeDtypeStruct:
         sharding: Any = None,
     ) -> None:
         self.shape = tuple(int(d) for d in shape)
+        if dtype is None:  # (NumPy reads None as float64)
+            raise ValueError("ShapeDtypeStruct: dtype must be specified.")
         try:
             self.dtype = np.dtype(dtype)
         except TypeError:
@@ -344,6 +346,11 @@ class ShapeDtypeStruct:
     @property
     def ndim(self) -> int:
         return len(self.shape)
+
+    def __len__(self) -> int:
+        if not self.shape:
+            raise TypeError("len() of unsized object")
+        return self.shape[0]
 
     @property
     def size(self) -> int:

@@ -218,6 +218,12 @@ _CUSTOM_FLOATS: dict[np.dtype[Any], str] = {
         ("float8_e4m3", "f8E4M3"),
         ("float8_e3m4", "f8E3M4"),
         ("float8_e8m0fnu", "f8E8M0FNU"),
+        ("float4_e2m1fn", "f4E2M1FN"),
+        # ml_dtypes' narrow integers (signless and unsigned, as the wider ones below)
+        ("int2", "i2"),
+        ("int4", "i4"),
+        ("uint2", "ui2"),
+        ("uint4", "ui4"),
     ]
     if hasattr(ml_dtypes, name)
 }

@@ -173,9 +173,11 @@ class _Cache(OrderedDict[Hashable, _Entry]):
     ``generation`` counts the clears and evictions: a dispatch memo naming entries is valid
     within one generation only."""
 
-    def __init__(self) -> None:
+    def __init__(self, unreferenceable: str | None = None) -> None:
         super().__init__()
         self.generation = 0
+        # Why the function cannot be weakly referenced, if it cannot (JAX's error on a call)
+        self.unreferenceable = unreferenceable
 
     def clear(self) -> None:
         super().clear()
@@ -310,8 +312,21 @@ def _cache_for(fun: Callable[..., Any]) -> _Cache:
             cache = _Cache()
             _function_caches[fun] = cache
         return cache
-    except TypeError:  # not weak-referenceable or not hashable: a cache of its own
+    except TypeError as err:  # not weak-referenceable or not hashable: a cache of its own
+        try:
+            weakref.ref(fun)
+        except TypeError:
+            # A user's callable: tracing it fails with this error, as JAX's jit does. mj's own
+            # callables (vjp's and linear_transpose's functions, ...) are JAX's weakly
+            # referenceable Partials there, which jit takes.
+            if type(fun).__module__.partition(".")[0] not in _MJ_PACKAGES:
+                return _Cache(str(err))
         return _Cache()
+
+
+_MJ_PACKAGES = frozenset(
+    ("mj", "mj_core", "mj_ir", "mj_autodiff", "mj_batch", "mj_control", "mj_xla")
+)
 
 
 #: Host data's canonical ShapedArray, one shared object per signature: keyed by type for
@@ -693,6 +708,8 @@ class PjitFunction(Generic[P, R]):
         avals: tuple[ShapedArray, ...],
         in_shardings: tuple[Sharding | None, ...] = (),
     ) -> _Entry:
+        if self._cache.unreferenceable is not None:
+            raise TypeError(self._cache.unreferenceable)
         if config.no_tracing:
             raise RuntimeError(
                 f"re-tracing function {_fun_sourceinfo(self._fun)} for `jit`, but 'no_tracing' "

@@ -26,6 +26,7 @@ import numpy as np
 
 from mj_core import MissingRuleError, Primitive, RuleTable, ShapedArray
 from mj_core.extend import DTypeLike
+from mj_core.prims.elementwise import category_kind
 from mj_ir import ClosedJaxpr, Jaxpr, Lit, Var
 from mj_xla._donation import pair_donations
 from mj_xla._jaxlib import (
@@ -216,9 +217,10 @@ def as_dtype(val: Value, aval: ShapedArray, dtype: np.dtype[Any]) -> Value:
 
 
 def _compare_type(dtype: np.dtype[Any], total: bool) -> str:
-    if dtype.kind == "i":
+    k = category_kind(dtype)  # (ml_dtypes' narrow integers: integers, kind "V" in NumPy)
+    if k == "i":
         return "SIGNED"
-    if dtype.kind in "ub":
+    if k in "ub":
         return "UNSIGNED"
     return "TOTALORDER" if total else "FLOAT"
 

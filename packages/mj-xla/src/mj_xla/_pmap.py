@@ -36,6 +36,7 @@ from mj_core.tree_util import (
     PyTreeDef,
     flatten_up_to,
     tree_flatten,
+    tree_leaves,
     tree_structure,
     tree_unflatten,
 )
@@ -355,6 +356,12 @@ def pmap(
         raise TypeError(f"pmap expects a callable, got {fun!r} of type {type(fun).__name__}.")
     if backend not in (None, "cpu"):
         raise ValueError(f"pmap: backend {backend!r} is not available; mj runs on 'cpu' only.")
+    for name, axes in (("in_axes", in_axes), ("out_axes", out_axes)):
+        if not all(type(leaf) is int for leaf in tree_leaves(axes)):  # (False is no axis)
+            raise TypeError(
+                f"pmap {name} must be an int, None, or (nested) container with those types as "
+                f"leaves, but got {axes}."
+            )
     static = (
         (static_broadcasted_argnums,)
         if isinstance(static_broadcasted_argnums, int)

@@ -156,6 +156,13 @@ def top_k(operand: ArrayLike, k: int, *, axis: int = -1) -> tuple[Array, Array]:
             f"top_k: k must be in [0, {x.shape[axis]}] (the size of axis {axis}), got {k}"
             f"{user_line_suffix()}"
         )
+    int32_max = int(np.iinfo(np.int32).max)
+    if x.shape[axis] > int32_max + 1:  # (its int32 indices would wrap)
+        raise ValueError(
+            "top_k returns int32 indices, which will overflow for array dimensions larger than "
+            f"the maximum int32 ({int32_max}). Got operand.shape={tuple(x.shape)}"
+            f"{user_line_suffix()}"
+        )
     last = cnp.moveaxis(x, axis, -1)
     iota = lax.broadcasted_iota(np.int32, tuple(last.shape), last.ndim - 1)
     _, order = lax.sort((_descending_key(last), iota), num_keys=2)

@@ -1,7 +1,9 @@
 """More of ``jax.lax``'s public names, as compositions of mj's primitives: ``tile``, ``empty``,
 ``reduce_xor``, ``scatter_sub``, ``scatter_apply``, ``shape_as_value``, the enums
-``RoundingMethod`` and ``AccuracyMode`` with ``Tolerance``, ``mul(..., out_dtype=)`` and the
-``accuracy=`` keyword of the transcendental functions.
+``RoundingMethod`` and ``AccuracyMode`` with ``Tolerance``, ``mul(..., out_dtype=)``, the
+``accuracy=`` keyword of the transcendental functions, and ``dynamic_slice`` /
+``dynamic_update_slice`` with JAX's check of their start indices' dtypes (mj-core's own
+callers mix index dtypes, which its primitives accept).
 
 ``accuracy=`` (JAX 0.10.2: ``cbrt``, ``cos``, ``exp``, ``exp2``, ``expm1``, ``log``,
 ``log1p``, ``logistic``, ``rsqrt``, ``sin``, ``sqrt``, ``tan``, ``tanh``) asks a TPU backend
@@ -38,6 +40,8 @@ __all__ = [
     "Tolerance",
     "cbrt",
     "cos",
+    "dynamic_slice",
+    "dynamic_update_slice",
     "empty",
     "exp",
     "exp2",
@@ -170,6 +174,35 @@ def mul(x: ArrayLike, y: ArrayLike, *, out_dtype: DTypeLike | None = None) -> Ar
     dtype = canonical_dtype(out_dtype)  # (silently narrowed without x64, as JAX's)
     weak = bool(get_aval(x).weak_type and get_aval(y).weak_type)
     return _checked.mul(_cast(x, dtype, weak), _cast(y, dtype, weak))
+
+
+def _check_start_indices(name: str, start_indices: Any, got: str) -> None:
+    """JAX's check of ``dynamic_slice``'s and ``dynamic_update_slice``'s start indices: integers
+    of one dtype (a Python int is of the default integer type, as in JAX)."""
+    items = start_indices if isinstance(start_indices, Sequence) else [start_indices]
+    dtypes = [np.dtype(get_aval(i).dtype) for i in items]
+    if any(d != dtypes[0] or d.kind not in "iu" for d in dtypes):
+        shown = ", ".join(d.name for d in dtypes)
+        raise TypeError(
+            f"index arguments to {name} must be integers of the same type, got{got} {shown}"
+            f"{user_line_suffix()}"
+        )
+
+
+@functools.wraps(lax.dynamic_slice)
+def dynamic_slice(
+    operand: ArrayLike, start_indices: Sequence[ArrayLike], slice_sizes: Sequence[int]
+) -> Array:
+    _check_start_indices("dynamic_slice", start_indices, ":")
+    return lax.dynamic_slice(operand, start_indices, slice_sizes)
+
+
+@functools.wraps(lax.dynamic_update_slice)
+def dynamic_update_slice(
+    operand: ArrayLike, update: ArrayLike, start_indices: Sequence[ArrayLike]
+) -> Array:
+    _check_start_indices("dynamic_update_slice", start_indices, "")
+    return lax.dynamic_update_slice(operand, update, start_indices)
 
 
 def tile(operand: ArrayLike, reps: Sequence[int]) -> Array:

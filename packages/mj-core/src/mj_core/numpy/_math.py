@@ -45,6 +45,7 @@ from mj_core.prims.elementwise import (
     add_p,
     and_p,
     atan2_p,
+    category_kind,
     eq_p,
     greater_equal_p,
     greater_p,
@@ -314,9 +315,9 @@ def positive(x: ArrayLike) -> Array:
 
 
 def absolute(x: ArrayLike) -> Array:
-    """``|x|``; unsigned and bool inputs are returned unchanged, like NumPy."""
+    """``|x|``; unsigned (``uint4`` too) and bool inputs are returned unchanged, like NumPy."""
     dtype, _ = dtype_weak(x)
-    return unchanged(x) if dtype.kind in "ub" else lax.abs(x)
+    return unchanged(x) if category_kind(dtype) in "ub" else lax.abs(x)
 
 
 abs = absolute

@@ -428,11 +428,12 @@ def dot_general(
 def dot(
     lhs: ArrayLike,
     rhs: ArrayLike,
+    *,
     precision: PrecisionLike = None,
     preferred_element_type: DTypeLike | None = None,
 ) -> Array:
     """Vector/matrix product: contracts the last dim of ``lhs`` with the first of ``rhs``
-    (ranks 1 or 2, like ``jax.lax.dot``)."""
+    (ranks 1 or 2, like ``jax.lax.dot``, whose options are keyword-only)."""
     lhs_nd, rhs_nd = len(shape_of(lhs)), len(shape_of(rhs))
     if lhs_nd not in (1, 2) or rhs_nd not in (1, 2):
         raise TypeError(

@@ -22,12 +22,13 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
+import ml_dtypes
 import numpy as np
 
 from mj_core._avals import ShapedArray
 from mj_core._config import on_change, on_x64_change
 from mj_core._eager_array import EagerArray
-from mj_core._lattice import kind
+from mj_core._lattice import SIGNED_SUBBYTE, UNSIGNED_SUBBYTE, kind
 from mj_core._primitive import Primitive, RuleTable, abstract_eval_rules, impl_rules
 from mj_core._shapes import broadcast_shapes
 from mj_core._trace import bind, binds
@@ -219,6 +220,15 @@ _CATEGORIES = (
 _NARROW_INT_KINDS = {"int2": "i", "int4": "i", "uint2": "u", "uint4": "u"}
 
 
+_iinfo: Any = ml_dtypes.iinfo  # (NumPy's iinfo does not know int4; ml_dtypes' is untyped)
+
+#: ml_dtypes' narrow integers: the NumPy integer dtype computing their values, their width.
+_NARROW_INTS: dict[np.dtype[Any], tuple[np.dtype[Any], int]] = {
+    **{dt: (np.dtype(np.int8), int(_iinfo(dt).bits)) for dt in SIGNED_SUBBYTE},
+    **{dt: (np.dtype(np.uint8), int(_iinfo(dt).bits)) for dt in UNSIGNED_SUBBYTE},
+}
+
+
 def category_kind(dtype: DType) -> str:
     """``dtype``'s kind as the accepted-dtype check reads it: NumPy's, with bfloat16 and the
     float8 types floats and the narrow integers integers."""
@@ -407,24 +417,44 @@ def define_elementwise(
         keeps_dtype=keeps,
         kinds=kinds + lenient_kinds,
         complex_ufunc=complex_impl,
-        accepts=_accepts_rule(prim, nin) if nin in (1, 2) else None,
+        accepts=_accepts_rule(prim, nin, impl, complex_impl) if nin in (1, 2) else None,
     )
     return prim
 
 
-def _accepts_rule(prim: Primitive, nin: int) -> Callable[[DType], bool]:
-    """Whether ``prim``'s typing rule accepts ``nin`` operands of one dtype: its answer, which
-    the eager shortcut and impl rule keep per dtype (:class:`mj_core._primitive.UfuncShortcut`)
-    so that they refuse what the typing rule refuses without running it each call."""
+def _accepts_rule(
+    prim: Primitive,
+    nin: int,
+    impl: Callable[..., Any],
+    complex_impl: Callable[[Any], Any] | None,
+) -> Callable[[DType], bool]:
+    """Whether ``prim``'s typing rule accepts ``nin`` operands of one dtype, and ``impl``
+    computes them in the dtype it says: the answer, which the eager shortcut and impl rule keep
+    per dtype (:class:`mj_core._primitive.UfuncShortcut`) so that they refuse what the typing
+    rule refuses without running it each call. Operands of a dtype it says no to take the impl
+    rule's typed path, which refuses them with the typing rule's error, or computes them and
+    casts the output to the typing rule's dtype: NumPy's ufuncs compute most operations on
+    ml_dtypes' narrow integers (``int4``, ``uint2``, ...) in ``int8``, where JAX keeps the
+    operands' dtype."""
 
     def accepts(dtype: DType) -> bool:
-        if category_kind(dtype) not in "biufc":
+        category = category_kind(dtype)
+        if category not in "biufc":
             return False
         aval = ShapedArray((), dtype)
         try:
-            abstract_eval_rules[prim](*[aval] * nin)
+            (out,) = abstract_eval_rules[prim](*[aval] * nin)
         except TypeError:
             return False
+        if category != kind(dtype):  # an ml_dtypes type (kind "V"): the ufunc's own dtype?
+            one = np.ones((1,), dtype)
+            f = complex_impl if complex_impl is not None and category == "c" else impl
+            try:
+                with np.errstate(all="ignore"):
+                    computed = np.asarray(f(*[one] * nin)).dtype
+            except Exception:  # (the typed path computes it, or reports why not)
+                return False
+            return bool(computed == out.dtype)
         return True
 
     return accepts
@@ -796,6 +826,22 @@ def _abs_dtype(dtype: DType) -> DType:
 
 neg_p = define_elementwise("neg", 1, NUM, _same, np.negative)
 abs_p = define_elementwise("abs", 1, "ifc", _abs_dtype, _abs)
+_abs_out_aval = abstract_eval_rules[abs_p]
+
+
+def _abs_typing(x: ShapedArray) -> list[ShapedArray]:
+    """The elementwise typing rule, refusing ml_dtypes' narrow integers as JAX's does."""
+    out: list[ShapedArray] = _abs_out_aval(x)
+    if x.dtype in _NARROW_INTS:
+        raise TypeError(
+            f"abs does not accept dtype {x.dtype.name}. Support for narrow-width integers is "
+            "platform-dependent and limited to a few specific operations, e.g. basic "
+            "arithmetic and type casting."
+        )
+    return out
+
+
+abstract_eval_rules[abs_p] = _abs_typing
 sign_p = define_elementwise("sign", 1, NUM, _same, _sign)
 floor_p = define_elementwise("floor", 1, "f", _same, np.floor)
 ceil_p = define_elementwise("ceil", 1, "f", _same, np.ceil)
@@ -866,7 +912,28 @@ abstract_eval_rules[integer_pow_p] = _integer_pow_typing
 # --- binary -----------------------------------------------------------------------------------
 
 
-def _int_div(x: Any, y: Any) -> Any:
+def _integer_rule(compute: Callable[[Any, Any, int], Any]) -> Callable[[Any, Any], Any]:
+    """``compute(x, y, bits)`` as a binary impl rule, ``bits`` the width of the operands'
+    integer dtype. ml_dtypes' narrow integers (int4, uint2, ...), whose kind NumPy reads as
+    ``"V"`` and whose shifts and divisions it computes in int8 or not at all, are computed on
+    their values in int8/uint8 and the result wrapped back to their width, as XLA's."""
+
+    def rule(x: Any, y: Any) -> Any:
+        dtype = np.result_type(x, y)
+        narrow = _NARROW_INTS.get(dtype)
+        if narrow is None:
+            return compute(x, y, dtype.itemsize * 8)
+        wide, bits = narrow
+        out = compute(np.asarray(x, dtype).astype(wide), np.asarray(y, dtype).astype(wide), bits)
+        return np.asarray(out).astype(dtype)[()]
+
+    rule.__name__ = rule.__qualname__ = compute.__name__
+    rule.__doc__ = compute.__doc__
+    return rule
+
+
+@_integer_rule
+def _int_div(x: Any, y: Any, bits: int) -> Any:
     """Division; integers truncate toward zero and, as in XLA, ``x / 0`` is all ones (-1, or
     the unsigned maximum) where NumPy gives 0."""
     # lax operands share one dtype (or one is a weak Python scalar): an array's is the result's
@@ -885,7 +952,8 @@ def _int_div(x: Any, y: Any) -> Any:
     return np.where(zero, np.invert(np.zeros((), dtype)), q)[()]
 
 
-def _rem(x: Any, y: Any) -> Any:
+@_integer_rule
+def _rem(x: Any, y: Any, bits: int) -> Any:
     """C's ``fmod``; an integer remainder by zero is ``x``, as in XLA (NumPy gives 0)."""
     dtype = np.result_type(x, y)
     if dtype.kind not in "iu":
@@ -895,30 +963,36 @@ def _rem(x: Any, y: Any) -> Any:
     return np.where(zero, x, np.fmod(x, np.where(zero, np.ones((), dtype), y)))[()]
 
 
-def _shift_bits(x: Any) -> int:
-    return np.result_type(x).itemsize * 8
+@_integer_rule
+def _shift_left(x: Any, y: Any, bits: int) -> Any:
+    return np.where(np.less(y, bits) & np.greater_equal(y, 0), np.left_shift(x, y), 0)[()]
 
 
-def _shift_left(x: Any, y: Any) -> Any:
-    return np.where(np.less(y, _shift_bits(x)) & np.greater_equal(y, 0), np.left_shift(x, y), 0)[()]
-
-
-def _shift_right_logical(x: Any, y: Any) -> Any:
+@_integer_rule
+def _shift_right_logical(x: Any, y: Any, bits: int) -> Any:
     dtype = np.result_type(x, y)
     unsigned = np.dtype(f"u{dtype.itemsize}")
     ux = np.asarray(x, dtype).view(unsigned)
+    if bits < dtype.itemsize * 8:  # a narrow integer's bits only
+        ux = ux & unsigned.type((1 << bits) - 1)
     shifted = np.right_shift(ux, np.asarray(y, dtype).astype(unsigned))
-    out = np.where(np.less(y, _shift_bits(ux)) & np.greater_equal(y, 0), shifted, 0)
+    out = np.where(np.less(y, bits) & np.greater_equal(y, 0), shifted, 0)
     return out.astype(unsigned).view(dtype)[()]
 
 
-def _shift_right_arithmetic(x: Any, y: Any) -> Any:
+@_integer_rule
+def _shift_right_arithmetic(x: Any, y: Any, bits: int) -> Any:
     """XLA's arithmetic shift: the bits of ``x`` read as signed (an unsigned ``x`` too), and a
     shift count read as unsigned, so a negative or too large count fills with the sign bit."""
     dtype = np.result_type(x, y)
     signed, unsigned = np.dtype(f"i{dtype.itemsize}"), np.dtype(f"u{dtype.itemsize}")
     sx = np.asarray(x, dtype).view(signed)
-    count = np.minimum(np.asarray(y, dtype).view(unsigned), dtype.itemsize * 8 - 1)
+    count = np.asarray(y, dtype).view(unsigned)
+    spare = dtype.itemsize * 8 - bits  # a narrow integer's: its sign bit extended first
+    if spare:
+        sx = np.right_shift(np.left_shift(sx, signed.type(spare)), signed.type(spare))
+        count = count & unsigned.type((1 << bits) - 1)
+    count = np.minimum(count, bits - 1)
     return np.right_shift(sx, count.astype(signed)).view(dtype)[()]
 
 

@@ -313,15 +313,28 @@ def reduce_or(operand: ArrayLike, axes: Sequence[int]) -> Array:
     return _reduce(reduce_or_p, operand, axes)
 
 
+def _arg_axis(name: str, operand: ArrayLike, axis: int) -> int:
+    """``axis`` of lax's argmax/argmin: in ``[0, rank)``, a negative one refused (JAX's
+    ``ValueError``; ``jnp.argmax`` is the one that counts from the end)."""
+    shape = shape_of(operand)
+    try:
+        index = operator.index(axis)
+    except TypeError:
+        index = canonicalize_axis(name, axis, len(shape))  # (its error for a non-integer)
+    if not 0 <= index < len(shape):
+        raise ValueError(f"Invalid axis {index} for operand shape {shape}{user_line_suffix()}")
+    return index
+
+
 def argmax(operand: ArrayLike, axis: int, index_dtype: Any) -> Array:
     """Index of the first maximum along ``axis`` (NaN counts as the maximum)."""
-    axis = canonicalize_axis("argmax", axis, len(shape_of(operand)))
+    axis = _arg_axis("argmax", operand, axis)
     return bind1(argmax_p, operand, axes=(axis,), index_dtype=np.dtype(index_dtype))
 
 
 def argmin(operand: ArrayLike, axis: int, index_dtype: Any) -> Array:
     """Index of the first minimum along ``axis`` (NaN counts as the minimum)."""
-    axis = canonicalize_axis("argmin", axis, len(shape_of(operand)))
+    axis = _arg_axis("argmin", operand, axis)
     return bind1(argmin_p, operand, axes=(axis,), index_dtype=np.dtype(index_dtype))
 
 

@@ -24,7 +24,6 @@ import numpy as np
 
 from mj_core._array_views import ArrayView, array_views, view_dtype
 from mj_core._avals import ShapedArray, raise_to_shaped
-from mj_core._lattice import kind
 from mj_core._primitive import Primitive, abstract_eval_rules, impl_rules
 from mj_core._shapes import (
     aval_error,
@@ -46,7 +45,7 @@ from mj_core.prims._operands import (
     unchanged,
 )
 from mj_core.prims.conversions import convert_element_type, convert_element_type_p, is_weak
-from mj_core.prims.elementwise import add, lt, select_n
+from mj_core.prims.elementwise import add, category_kind, lt, select_n
 from mj_core.tree_util import tree_flatten, tree_unflatten
 
 __all__ = [
@@ -460,7 +459,7 @@ def _iota_avals(
     dt = np.dtype(dtype)
     _check_shape("iota", shape, [])
     check_axes("iota", (dimension,), len(shape), [ShapedArray(tuple(shape), dt)])
-    if kind(dt) not in "iufc":
+    if category_kind(dt) not in "iufc":  # (ml_dtypes' int4, uint2, ... are integers)
         raise TypeError(f"iota: dtype must be numeric, got {dt.name}")
     return [ShapedArray(tuple(int(d) for d in shape), dt)]
 

@@ -25,6 +25,7 @@ from mj_core.prims.elementwise import (
     asin_p,
     atan2_p,
     atan_p,
+    category_kind,
     ceil_p,
     clamp_p,
     cos_p,
@@ -212,7 +213,7 @@ def _lower_integral_identity(prim: Primitive, op: Callable[..., Value]) -> None:
         ctx: LoweringContext, avals_in: Avals, avals_out: Avals, in_vals: Values, **params: Any
     ) -> list[Value]:
         (x,), dtype = lower_operands(prim, avals_in, avals_out, in_vals)
-        return [x if dtype.kind in "iu" else op(x, **params)]
+        return [x if category_kind(dtype) in "iu" else op(x, **params)]
 
     rule.__name__ = f"{prim.name}_lowering"
     lowering_rules[prim] = rule
@@ -231,7 +232,7 @@ def _sign_lowering(
     ctx: LoweringContext, avals_in: Avals, avals_out: Avals, in_vals: Values
 ) -> list[Value]:
     (x,), dtype = lower_operands(sign_p, avals_in, avals_out, in_vals)
-    if dtype.kind == "u":  # stablehlo.sign is for signed types: sign of unsigned is x != 0
+    if category_kind(dtype) == "u":  # stablehlo.sign is for signed types: of unsigned x, x != 0
         nonzero = compare(x, _full(0, avals_out[0].shape, dtype), "NE", dtype)
         return [hlo.convert(x.type, nonzero)]
     return [hlo.sign(x)]
@@ -244,7 +245,7 @@ def _is_finite_lowering(
     ctx: LoweringContext, avals_in: Avals, avals_out: Avals, in_vals: Values
 ) -> list[Value]:
     (x,), dtype = lower_operands(is_finite_p, avals_in, avals_out, in_vals)
-    if dtype.kind in "iu":
+    if category_kind(dtype) in "iu":
         return [_full(True, avals_out[0].shape, np.dtype(np.bool_))]
     return [hlo.is_finite(x)]
 
