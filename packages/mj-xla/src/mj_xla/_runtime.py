@@ -77,5 +77,3 @@ def live_arrays(platform: str | None = None) -> list[Any]:
         if live and next(iter(obj.devices())).platform == want:
             out.append(obj)
     return out
-
-

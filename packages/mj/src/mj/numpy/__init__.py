@@ -55,9 +55,6 @@ from mj.numpy._construction import frombuffer as frombuffer
 from mj.numpy._construction import fromfunction as fromfunction
 from mj.numpy._construction import fromiter as fromiter
 from mj.numpy._construction import fromstring as fromstring
-from mj.numpy._construction import load as load
-from mj.numpy._construction import save as save
-from mj.numpy._construction import savez as savez
 from mj.numpy._cross import cross as cross
 from mj.numpy._cumulative import nancumprod as nancumprod
 from mj.numpy._cumulative import nancumsum as nancumsum

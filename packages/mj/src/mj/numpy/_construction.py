@@ -15,7 +15,6 @@ import numpy as np
 import mj_core.numpy as cnp
 from mj_batch import vmap
 from mj_core import Tracer
-from mj_core.dtypes import bfloat16
 from mj_core.extend import (
     Array,
     ArrayLike,
@@ -34,14 +33,7 @@ __all__ = [
     "fromfunction",
     "fromiter",
     "fromstring",
-    "load",
-    "save",
-    "savez",
 ]
-
-#: JAX's ``jnp.save`` / ``jnp.savez`` are NumPy's (an mj array converts as any array does)
-save = np.save
-savez = np.savez
 
 
 def diagflat(v: ArrayLike, k: int = 0) -> Array:
@@ -107,19 +99,3 @@ def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> A
             f"got {type(x).__name__}"
         )
     return out if device is None else device_put(out, device)
-
-
-def load(file: Any, *args: Any, **kwargs: Any) -> Any:
-    """``numpy.load``, with a ``.npy`` file's array returned as an mj array (JAX's
-    ``jnp.load``): NumPy stores bfloat16 as 2-byte void data, which comes back as bfloat16.
-    An ``.npz`` archive, a pickled object or a dtype mj has no array of are returned as NumPy
-    returns them."""
-    out = np.load(file, *args, **kwargs)
-    if isinstance(out, np.ndarray):
-        if out.dtype == "V2":
-            out = out.view(bfloat16)
-        try:
-            return cnp.asarray(out)
-        except (TypeError, AssertionError):  # a dtype mj has no arrays of
-            pass
-    return out
