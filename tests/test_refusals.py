@@ -69,7 +69,10 @@ OBJECTS = {
 @pytest.mark.parametrize("value", NON_NUMERIC.values(), ids=NON_NUMERIC.keys())
 @pytest.mark.parametrize("api", [mnp.asarray, mnp.array, mj.jit(lambda x: x), mnp.sin])
 def test_non_numeric_arrays_are_type_errors(api, value):
-    refused = r"not a valid mj array|not a valid JAX type|invalid operands|not an array"
+    refused = (
+        r"not a valid mj array|not a valid JAX type|invalid operands|not an array"
+        r"|does not accept dtype"
+    )
     with pytest.raises(TypeError, match=refused):
         api(value)
 
@@ -89,8 +92,12 @@ def test_non_numeric_dtype_arguments_are_type_errors(api, dtype):
 
 @pytest.mark.parametrize("value", [2**70, [1, 2**70], -(2**70)], ids=["int", "in-list", "negative"])
 def test_python_int_beyond_int64_is_an_overflow_error(value):
-    """It became an object array (and grad over it returned a Python float)."""
-    with pytest.raises(OverflowError, match=r"Python int -?1180591620717411303424 is too large"):
+    """It became an object array (and grad over it returned a Python float). In a list, JAX's
+    (NumPy's) wording, which does not repeat the value."""
+    with pytest.raises(
+        OverflowError,
+        match=r"Python int -?1180591620717411303424 is too large|Python int too large to convert",
+    ):
         mnp.asarray(value)
 
 
@@ -98,7 +105,7 @@ def test_python_int_beyond_int64_is_an_overflow_error(value):
 @pytest.mark.parametrize("value", [2**40, [1, 2**40], -(2**31) - 1])
 def test_python_int_beyond_int32_overflows_in_32_bit_mode(value):
     """As JAX: a Python int that does not fit the default int32 is refused, not wrapped."""
-    with pytest.raises(OverflowError, match=r"too large to convert to int32"):
+    with pytest.raises(OverflowError, match=r"too large to convert to int32|out of bounds for i"):
         mnp.array(value)
     assert mnp.array([2**31 - 1, -(2**31)]).tolist() == [2**31 - 1, -(2**31)]
 

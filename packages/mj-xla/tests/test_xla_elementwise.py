@@ -84,7 +84,7 @@ def _sample(rng: np.random.Generator, name: str, dtype: Any, shape: tuple[int, .
 
 def _accepts(name: str, *dtypes: Any) -> bool:
     prim = next(p for p in elementwise_specs if p.name == name)
-    return all(np.dtype(d).kind in elementwise_specs[prim].kinds for d in dtypes)
+    return all(elementwise_specs[prim].accepts(np.dtype(d).kind) for d in dtypes)
 
 
 def _tolerance(dtype: Any) -> float:

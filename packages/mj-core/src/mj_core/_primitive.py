@@ -48,26 +48,28 @@ class Primitive:
     :data:`abstract_eval_rules`.
     """
 
-    __slots__ = ("_impl", "multiple_results", "name")
+    __slots__ = ("multiple_results", "name")
 
     def __init__(self, name: str, *, multiple_results: bool = False) -> None:
         self.name = name
         self.multiple_results = multiple_results
-        self._impl: Callable[..., Any] | None = None
 
     @property
     def impl(self) -> Callable[..., Any]:
         """JAX's ``Primitive.impl``: the function :meth:`def_impl` registered (itself, as
         JAX keeps it); otherwise, for a primitive with an eager rule (mj's own), applying the
         primitive (JAX's ``apply_primitive``: eager outside a trace, staged inside one), and
-        for one with none, a function raising JAX's ``NotImplementedError``."""
-        if self._impl is not None:
-            return self._impl
-        return self._apply if self in impl_rules else self._no_impl
+        for one with none, a function raising JAX's ``NotImplementedError``. The table holds
+        the registered function (as the rule's ``__wrapped__``), not the primitive."""
+        rule = impl_rules.get(self)
+        if rule is None:
+            return self._no_impl
+        registered: Callable[..., Any] | None = getattr(rule, "__wrapped__", None)
+        return registered or self._apply
 
     @impl.setter
     def impl(self, impl: Callable[..., Any]) -> None:
-        self._impl = impl
+        self.def_impl(impl)
 
     def _apply(self, *args: object, **params: object) -> Any:
         return self.bind(*args, **params)
@@ -101,8 +103,8 @@ class Primitive:
             return list(out) if multiple else [out]
 
         rule.__name__ = rule.__qualname__ = f"{self.name}_impl"
+        rule.__wrapped__ = impl  # type: ignore[attr-defined]  # (read back by ``impl``)
         impl_rules[self] = rule
-        self._impl = impl
         return impl
 
     def def_abstract_eval(self, abstract_eval: Callable[..., Any]) -> Callable[..., Any]:

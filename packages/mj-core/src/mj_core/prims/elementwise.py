@@ -194,6 +194,12 @@ class ElementwiseSpec(NamedTuple):
         """The kinds operand ``i`` (counted after a selector) accepts: JAX's primitive's."""
         return self.operand_kinds[i] if self.operand_kinds else self.kinds
 
+    def accepts(self, kind: str) -> bool:
+        """Whether every operand accepts dtype kind ``kind`` (JAX's kinds or the lenient ones):
+        the primitive computes on operands all of that kind."""
+        n = len(self.operand_kinds) or 1
+        return all(kind in self.operand_kind(i) + self.lenient_kinds for i in range(n))
+
 
 #: The elementwise primitives (core and special families, and users' own): an optional hook
 #: whose entries the elementwise typing (:func:`elementwise_out_aval`), impl and autodiff
