@@ -98,8 +98,16 @@ def int_tuple(api: str, what: str, value: Any) -> tuple[int, ...]:
 
 
 def lax_ints(value: object) -> tuple[int, ...]:
-    """A shape or dimensions parameter of a lax wrapper as a tuple of ints (:func:`int_tuple`)."""
-    return int_tuple("mj.lax", "a shape or dimensions parameter", value)
+    """A shape or dimensions parameter of a lax wrapper as a tuple of ints (:func:`int_tuple`);
+    the ``TypeError`` has JAX's wording (``core.canonicalize_shape``) and then mj's."""
+    try:
+        return int_tuple("mj.lax", "a shape or dimensions parameter", value)
+    except MJError:
+        raise
+    except TypeError as err:
+        raise TypeError(
+            f"Shapes must be 1D sequences of concrete values of integer type, got {value!r}. {err}"
+        ) from None
 
 
 def canonicalize_axis(prim_name: str, axis: int, ndim: int) -> int:
@@ -110,11 +118,12 @@ def canonicalize_axis(prim_name: str, axis: int, ndim: int) -> int:
         raise
     except TypeError:
         raise TypeError(
-            f"{prim_name}: axis must be an int, got {axis!r} ({type(axis).__name__}){_where()}"
+            f"{prim_name}: '{type(axis).__name__}' object cannot be interpreted as an integer "
+            f"(axis must be an int, got {axis!r}){_where()}"
         ) from None
     if not -ndim <= axis < ndim:
         raise AxisError(
-            f"{prim_name}: axis {axis} is out of range for an array of rank {ndim}{_where()}"
+            f"{prim_name}: axis {axis} is out of bounds for array of dimension {ndim}{_where()}"
         )
     return axis % ndim if ndim else axis
 
