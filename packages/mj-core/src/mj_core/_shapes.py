@@ -56,6 +56,13 @@ def aval_error(prim_name: str, detail: str, avals: Sequence[ShapedArray]) -> Sha
     return ShapeDtypeError(f"{prim_name}: {detail} (operands: {shown}){_where()}")
 
 
+def jax_worded_error(detail: str, avals: Sequence[ShapedArray]) -> ShapeDtypeError:
+    """A typing rule's ``TypeError`` whose ``detail`` is JAX's own wording (it names the
+    primitive, as JAX's does), followed by the operands and the user's source line."""
+    shown = ", ".join(a.str_short() for a in avals)
+    return ShapeDtypeError(f"{detail} (operands: {shown}){_where()}")
+
+
 def broadcast_shapes(prim_name: str, *shapes: tuple[int, ...]) -> tuple[int, ...]:
     """NumPy broadcasting of ``shapes``; a ``TypeError`` naming ``prim_name`` if impossible."""
     if len(shapes) == 1:

@@ -30,6 +30,7 @@ from mj_core._shapes import (
     canonicalize_axes,
     canonicalize_axis,
     check_permutation,
+    jax_worded_error,
     lax_ints,
     shape_of,
 )
@@ -115,37 +116,32 @@ def _broadcast_avals(
     dims = tuple(int(d) for d in broadcast_dimensions)
     # JAX's checks, order and wording (lax._broadcast_in_dim_shape_rule)
     if len(dims) != x.ndim:
-        raise aval_error(
-            "broadcast",
+        raise jax_worded_error(
             "broadcast_in_dim broadcast_dimensions must have length equal to operand ndim; got "
             f"broadcast_dimensions {dims} for operand ndim {x.ndim}.",
             [x],
         )
     if len(shape) < x.ndim:
-        raise aval_error(
-            "broadcast",
+        raise jax_worded_error(
             "broadcast_in_dim target broadcast shape must have equal or higher rank to the "
             f"operand shape; got operand ndim {x.ndim} and target broadcast ndim {len(shape)}.",
             [x],
         )
     if any(not 0 <= d < len(shape) for d in dims):
-        raise aval_error(
-            "broadcast",
+        raise jax_worded_error(
             "broadcast_in_dim broadcast_dimensions must be a subset of output dimensions, got "
             f"{dims} for operand ndim {x.ndim} and shape {tuple(shape)}.",
             [x],
         )
     if any(size not in (1, shape[d]) for size, d in zip(x.shape, dims, strict=True)):
-        raise aval_error(
-            "broadcast",
+        raise jax_worded_error(
             "broadcast_in_dim operand dimension sizes must either be 1, or be equal to their "
             "corresponding dimensions in the target broadcast shape; got operand of shape "
             f"{x.shape}, target broadcast shape {tuple(shape)}, broadcast_dimensions {dims}",
             [x],
         )
     if len(set(dims)) != len(dims):
-        raise aval_error(
-            "broadcast",
+        raise jax_worded_error(
             "broadcast_in_dim broadcast_dimensions must not contain duplicates, got "
             f"broadcast_dimensions {dims}",
             [x],
