@@ -143,6 +143,7 @@ class PmapFunction:
                 hash(val)
             except TypeError:
                 raise UnhashableStaticArgumentError(
+                    "Non-hashable static arguments are not supported. "
                     f"pmap({self._name}): static argument {i} is unhashable (a "
                     f"{type(val).__name__}){where()}."
                 ) from None
@@ -221,7 +222,8 @@ class PmapFunction:
         if not sizes:
             if self._axis_size is None:
                 raise ValueError(
-                    f"pmap needs at least one argument mapped by in_axes, or axis_size{where()}."
+                    "pmap requires at least one argument with a mapped axis. (pmap needs an "
+                    f"argument mapped by in_axes, or axis_size{where()}.)"
                 )
             return self._axis_size
         (size,) = sizes

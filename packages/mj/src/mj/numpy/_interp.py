@@ -37,7 +37,8 @@ def interp(
     never apply)."""
     check_arraylike("interp", [x, xp, fp])
     if cnp.shape(xp) != cnp.shape(fp) or cnp.ndim(xp) != 1:
-        raise ValueError("interp: xp and fp must be one-dimensional arrays of equal size")
+        # JAX's message, exactly (JAX's test matches it literally)
+        raise ValueError("xp and fp must be one-dimensional arrays of equal size")
     x, xp = (cnp.asarray(a) for a in promote_inexact(x, xp))  # indexable by traced indices
     fp = cnp.asarray(promote_inexact(fp)[0])
     _extrapolates("left", left)  # (validates: a str left or right is "extrapolate")
