@@ -99,6 +99,26 @@ def _mesh(lib: Any) -> Any:
     return lib.sharding.Mesh(np.array(lib.devices()[:1]), ("x", "y"))
 
 
+def _pmap_in_axes(lib: Any) -> Any:
+    x = lib.numpy.array([3.14])
+    return lib.pmap(lambda x, y: x, in_axes=((0, 0, 0), 0))((x, x), x)
+
+
+def _pmap_in_axes_kwargs(lib: Any) -> Any:
+    x = lib.numpy.array([3.14])
+    return lib.pmap(lambda x, y: x, in_axes=((0, 0), 0))(x=(x, x), y=x)
+
+
+def _pmap_out_axes(lib: Any) -> Any:
+    x = lib.numpy.array([3.14])
+    return lib.pmap(lambda x, y: ((x, x), x), out_axes=((0, 0, 0), 0))(x, x)
+
+
+def _pmap_unhashable_static(lib: Any) -> Any:
+    f = lib.pmap(lambda x, y: x + 3, static_broadcasted_argnums=(1,))
+    return f(np.ones((1, 2)), np.ones(2))
+
+
 def _index_of(lib: Any, make: Callable[[Any], Any], jit: bool) -> Any:
     fn = lib.jit(operator.index) if jit else operator.index
     return fn(make(lib))
@@ -364,6 +384,26 @@ CASES: list[tuple[str, Callable[[Any], Any], type[BaseException], str]] = [
         "pmap requires at least one argument with a mapped axis.",
     ),
     ("mesh_ndim", _mesh, ValueError, "ndim of its first argument"),
+    # pmap_test
+    ("pmap_in_axes_prefix", _pmap_in_axes, ValueError, re.escape("pmap in_axes[0][0]")),
+    (
+        "pmap_in_axes_kwargs",
+        _pmap_in_axes_kwargs,
+        ValueError,
+        re.escape("each argument passed by keyword is mapped"),
+    ),
+    (
+        "pmap_out_axes_prefix",
+        _pmap_out_axes,
+        ValueError,
+        "pytree structure error: different lengths of tuple at key path.*",
+    ),
+    (
+        "pmap_unhashable_static",
+        _pmap_unhashable_static,
+        ValueError,
+        "Non-hashable static arguments are not supported.*",
+    ),
     # lax_numpy_test
     (
         "interp_sizes",
