@@ -119,6 +119,12 @@ def _pmap_unhashable_static(lib: Any) -> Any:
     return f(np.ones((1, 2)), np.ones(2))
 
 
+def _float0(lib: Any, via_lax: bool) -> Any:
+    f0 = lib.grad(lambda x: x + 0.0, allow_int=True)(1)
+    zero = lib.numpy.zeros(())
+    return lib.lax.add(f0, zero) if via_lax else f0 + zero
+
+
 def _index_of(lib: Any, make: Callable[[Any], Any], jit: bool) -> Any:
     fn = lib.jit(operator.index) if jit else operator.index
     return fn(make(lib))
@@ -384,6 +390,18 @@ CASES: list[tuple[str, Callable[[Any], Any], type[BaseException], str]] = [
         "pmap requires at least one argument with a mapped axis.",
     ),
     ("mesh_ndim", _mesh, ValueError, "ndim of its first argument"),
+    (
+        "float0_operator",
+        lambda lib: _float0(lib, via_lax=False),
+        TypeError,
+        "float0s do not support any operations by design",
+    ),
+    (
+        "float0_lax",
+        lambda lib: _float0(lib, via_lax=True),
+        TypeError,
+        "float0s do not support any operations by design",
+    ),
     # pmap_test
     ("pmap_in_axes_prefix", _pmap_in_axes, ValueError, re.escape("pmap in_axes[0][0]")),
     (
