@@ -424,10 +424,34 @@ CASES: list[tuple[str, Callable[[Any], Any], type[BaseException], str]] = [
     ),
     # lax_numpy_test
     (
+        "split_traced_sections",
+        lambda lib: lib.jit(lambda i: lib.numpy.split(lib.numpy.zeros((12, 2)), i))(2.0),
+        TypeError,
+        "Abstract tracer value encountered where concrete value is expected.",
+    ),
+    (
+        "split_traced_index",
+        lambda lib: lib.jit(lambda i: lib.numpy.split(lib.numpy.zeros((12, 2)), [2, i]))(2.0),
+        TypeError,
+        "Abstract tracer value encountered where concrete value is expected.",
+    ),
+    (
+        "interp_left",
+        lambda lib: lib.numpy.interp(0.0, np.arange(3.0), np.arange(3.0), left="interpolate"),
+        ValueError,
+        "^the only valid string value of `left` is 'extrapolate', but got: 'interpolate'$",
+    ),
+    (
+        "interp_complex",
+        lambda lib: lib.numpy.interp(1j, 1j * np.arange(3.0), np.arange(3.0)),
+        ValueError,
+        "^jnp.interp: complex x values not supported.$",
+    ),
+    (
         "interp_sizes",
         lambda lib: lib.numpy.interp(0.5, np.arange(3.0), np.arange(4.0)),
         ValueError,
-        "xp and fp must be one-dimensional arrays of equal size",
+        "^xp and fp must be one-dimensional arrays of equal size$",
     ),
     (
         "array_void_dtype",

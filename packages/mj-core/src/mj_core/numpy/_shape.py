@@ -12,7 +12,9 @@ import numpy as np
 from mj_core import lax
 from mj_core._shapes import broadcast_shapes as _broadcast_shapes
 from mj_core._shapes import canonicalize_axes, canonicalize_axis, int_tuple
+from mj_core._trace import Tracer
 from mj_core._typing import Array, ArrayLike, DTypeLike
+from mj_core.numpy._concrete import concrete_or_error
 from mj_core.numpy._promotion import as_dtype, check_arraylike, dtype_weak, promote, shape_of
 from mj_core.prims._operands import unchanged
 
@@ -248,7 +250,16 @@ def split(ary: ArrayLike, indices_or_sections: int | Sequence[int], axis: int = 
     shp = shape_of(ary)
     ax = canonicalize_axis("split", axis, len(shp))
     n = shp[ax]
-    if isinstance(indices_or_sections, int | np.integer):
+    if isinstance(indices_or_sections, Tracer):  # a traced count or index array
+        indices_or_sections = concrete_or_error(
+            "split", indices_or_sections, "indices_or_sections"
+        ).tolist()
+    elif not isinstance(indices_or_sections, int | np.integer):
+        indices_or_sections = [
+            concrete_or_error("split", i, "each index").item() if isinstance(i, Tracer) else i
+            for i in indices_or_sections
+        ]
+    if isinstance(indices_or_sections, int | np.integer | float):
         sections = int(indices_or_sections)
         if sections <= 0 or n % sections:
             raise ValueError("split: array split does not result in an equal division")

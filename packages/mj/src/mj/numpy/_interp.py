@@ -18,7 +18,7 @@ def _extrapolates(name: str, end: ArrayLike | str | None) -> bool:
         return False
     if end != "extrapolate":
         raise ValueError(
-            f"interp: the only valid string value of `{name}` is 'extrapolate', but got: {end!r}"
+            f"the only valid string value of `{name}` is 'extrapolate', but got: {end!r}"
         )
     return True
 
@@ -44,7 +44,7 @@ def interp(
     _extrapolates("left", left)  # (validates: a str left or right is "extrapolate")
     _extrapolates("right", right)
     if x.dtype.kind == "c":
-        raise ValueError("interp: complex x values not supported.")
+        raise ValueError("jnp.interp: complex x values not supported.")
     if period is not None:
         if cnp.ndim(period) != 0:
             raise ValueError(f"interp: period must be a scalar; got {period}")
