@@ -402,6 +402,31 @@ CASES: list[tuple[str, Callable[[Any], Any], type[BaseException], str]] = [
         TypeError,
         "float0s do not support any operations by design",
     ),
+    (
+        "device_put_prefix_detail",
+        lambda lib: lib.device_put(
+            {"a": lib.numpy.arange(2), "b": lib.numpy.arange(3)},
+            device={"a": None, "b": (None, None)},
+        ),
+        ValueError,
+        r"(?s)device_put device specification must be a tree prefix.*Mismatch details.*"
+        r"different types",
+    ),
+    (
+        "device_put_prefix_all",
+        lambda lib: lib.device_put(
+            {"a": lib.numpy.arange(2), "b": lib.numpy.arange(3)},
+            device={"a": [None, None], "b": (None, None)},
+        ),
+        ValueError,
+        r"(?s)Mismatch details \(2 found\)",
+    ),
+    (
+        "device_put_string",
+        lambda lib: lib.device_put(lib.numpy.arange(8), "cpu"),
+        ValueError,
+        r".*Received invalid value.*",
+    ),
     # pmap_test
     ("pmap_in_axes_prefix", _pmap_in_axes, ValueError, re.escape("pmap in_axes[0][0]")),
     (
@@ -470,3 +495,16 @@ def test_message_matches_jax_tests_regex(fn, error, regex, x64):
         with pytest.raises(error) as info:
             fn(lib)
         assert re.search(regex, str(info.value)), (lib.__name__, regex, str(info.value))
+
+
+def test_device_put_with_a_pytree_of_devices_places_each_subtree():
+    """The prefix form the device_put error cases refuse, accepted: each subtree goes to its
+    device (committed) or, under ``None``, stays uncommitted, on JAX and on mj."""
+    for lib in (jax, mj):
+        dev = lib.devices()[0]
+        x = {"a": np.arange(3.0), "b": (np.ones(2), np.zeros(2))}
+        out = lib.device_put(x, {"a": dev, "b": None})
+        np.testing.assert_array_equal(out["a"], x["a"])
+        np.testing.assert_array_equal(out["b"][1], x["b"][1])
+        assert out["a"].committed, lib.__name__
+        assert not out["b"][0].committed, lib.__name__
