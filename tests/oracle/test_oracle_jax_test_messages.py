@@ -125,6 +125,12 @@ def _float0(lib: Any, via_lax: bool) -> Any:
     return lib.lax.add(f0, zero) if via_lax else f0 + zero
 
 
+def _pmap_compiled_wrong_type(lib: Any) -> Any:
+    f = lib.pmap(lambda x: x - lib.lax.pmean(x, "i"), axis_name="i")
+    x = np.arange(4 * lib.device_count()).reshape(lib.device_count(), 4)
+    return f.lower(x.astype(np.float32)).compile()(x.astype(np.int32))
+
+
 def _index_of(lib: Any, make: Callable[[Any], Any], jit: bool) -> Any:
     fn = lib.jit(operator.index) if jit else operator.index
     return fn(make(lib))
@@ -428,6 +434,13 @@ CASES: list[tuple[str, Callable[[Any], Any], type[BaseException], str]] = [
         r".*Received invalid value.*",
     ),
     # pmap_test
+    (
+        "pmap_compiled_arg_type",
+        _pmap_compiled_wrong_type,
+        TypeError,
+        r"Argument types differ .*The mismatches are:\nArgument 'flat_args\[0\]' compiled "
+        r"with.*float32.*and called with.*int32.*",
+    ),
     ("pmap_in_axes_prefix", _pmap_in_axes, ValueError, re.escape("pmap in_axes[0][0]")),
     (
         "pmap_in_axes_kwargs",

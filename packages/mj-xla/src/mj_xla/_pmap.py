@@ -293,6 +293,9 @@ class PmapFunction:
                 self._cache.popitem(last=False)
         return entry
 
+    #: ``lower(...).compile()``'s argument errors name the leaves ``flat_args[i]`` (JAX's)
+    flat_arg_names = True
+
     def lower(self, *args: Any, **kwargs: Any) -> Lowered:
         """Ahead-of-time lowering, as JAX's ``pmap(f).lower(*args)``: arguments may be arrays
         or avals (``ShapeDtypeStruct``); ``.compile()`` gives a function of the dynamic
