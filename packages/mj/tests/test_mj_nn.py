@@ -109,7 +109,7 @@ def test_one_hot():
     batched = mj.vmap(lambda y: mj.nn.one_hot(y, 4))(np.array([3, 0]))
     np.testing.assert_array_equal(batched, [[0, 0, 0, 1], [1, 0, 0, 0]])
     assert mj.nn.one_hot(labels, 3, axis=-2).shape == (3, 4)
-    with pytest.raises(ValueError, match="one_hot: axis 2 is out of range") as info:
+    with pytest.raises(ValueError, match="one_hot: axis 2 is out of bounds") as info:
         mj.nn.one_hot(labels, 3, axis=2)
     assert "test_mj_nn.py" in str(info.value)
 

@@ -365,12 +365,13 @@ def test_dtype_objects_and_astype():
     ],
 )
 def test_axis_out_of_range_names_the_api_and_the_user_line(call, api):
-    with pytest.raises(ValueError, match=f"^{api}: axis .* out of range") as info:
+    with pytest.raises(ValueError, match=f"^{api}: axis .* out of bounds for array") as info:
         call()
     assert "test_mj_numpy_api.py" in str(info.value)
 
 
 def test_non_integer_axis_is_a_type_error():
     # regression: axis=1.5 used to be reported as out of bounds
-    with pytest.raises(TypeError, match=r"repeat: axis must be an int, got 1\.5"):
+    want = r"repeat: 'float' object cannot be interpreted as an integer \(axis .* 1\.5"
+    with pytest.raises(TypeError, match=want):
         mnp.repeat(np.ones(3), 2, axis=1.5)

@@ -572,7 +572,7 @@ BAD_INPUTS = [
     (lambda: mnp.vecdot(M, V4), ValueError, "vecdot: the contracted dimensions differ"),
     (lambda: mnp.matvec(V4, V4), ValueError, "matvec: x1 .* must have at least 2"),
     (lambda: mnp.matvec(SQ, M[0]), ValueError, "matvec: the contracted dimensions differ"),
-    (lambda: mnp.unstack(np.float64(1.0)), ValueError, "unstack: axis 0 is out of range"),
+    (lambda: mnp.unstack(np.float64(1.0)), ValueError, "unstack: axis 0 is out of bounds"),
     (lambda: mnp.cumulative_sum(np.float64(1.0)), ValueError, "cumulative_sum: the input must"),
     (lambda: mnp.cumulative_prod(M), ValueError, "cumulative_prod: axis is required"),
     (lambda: mnp.isdtype(np.int32, "ints"), ValueError, "isdtype: unrecognized kind 'ints'"),

@@ -45,7 +45,14 @@ from mj_core import (
 )
 from mj_core.dtypes import canonical_dtype, is_inexact
 from mj_core.extend import ArrayLike, on_x64_change
-from mj_core.tree_util import PyTreeDef, Store, tree_flatten, tree_map, tree_unflatten
+from mj_core.tree_util import (
+    PyTreeDef,
+    Store,
+    tree_flatten,
+    tree_map,
+    tree_structure,
+    tree_unflatten,
+)
 from mj_ir import ClosedJaxpr, eval_jaxpr
 from mj_ir.extend import trace_to_closed_jaxpr
 
@@ -242,7 +249,7 @@ def _check_tangent(index: int, primal: ArrayLike, tangent: ArrayLike) -> Tangent
         if t_aval.weak_type and is_inexact(p_aval.dtype):
             return np.asarray(tangent, p_aval.dtype)
         raise TypeError(
-            "primal and tangent arguments to jvp do not match; dtypes must be equal, or in "
+            "primal and tangent arguments to jax.jvp do not match; dtypes must be equal, or in "
             "case of int/bool primal dtype the tangent dtype must be float0. Got primal dtype "
             f"{p_aval.dtype.name} and so expected tangent dtype {expected.dtype}, but got "
             f"tangent dtype {t_aval.dtype} instead (argument leaf {index})."
@@ -305,14 +312,15 @@ def jvp(
     """
     if not isinstance(primals, tuple | list) or not isinstance(tangents, tuple | list):
         raise TypeError(
-            "primal and tangent arguments to jvp must be tuples or lists; found "
+            "primal and tangent arguments to jax.jvp must be tuples or lists; found "
             f"{type(primals).__name__} and {type(tangents).__name__}."
         )
     primals_flat, in_tree = tree_flatten(tuple(primals))
     tangents_flat, tangent_tree = tree_flatten(tuple(tangents))
-    if in_tree != tangent_tree:
+    if type(primals) is not type(tangents) or in_tree != tangent_tree:  # a tuple is not a list
+        in_tree, tangent_tree = tree_structure(primals), tree_structure(tangents)
         raise TypeError(
-            "primal and tangent arguments to jvp must have the same tree structure; primals "
+            "primal and tangent arguments to jax.jvp must have the same tree structure; primals "
             f"have tree structure {in_tree} whereas tangents have tree structure "
             f"{tangent_tree}."
         )

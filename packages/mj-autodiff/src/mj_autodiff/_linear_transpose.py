@@ -97,6 +97,7 @@ class _Transpose:
             found = get_aval(ct)
             if found.shape != aval.shape or found.dtype != aval.dtype:
                 raise TypeError(
+                    "cotangent type does not match function output: "
                     f"linear_transpose: cotangent {i} has type {found.str_short()}, but the "
                     f"function's output {i} is {aval.str_short()}{user_line_suffix()}"
                 )

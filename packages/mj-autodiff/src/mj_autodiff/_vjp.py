@@ -411,9 +411,9 @@ def _argnums_tuple(argnums: int | Sequence[int], nargs: int, api: str) -> tuple[
             raise TypeError(f"{api}: argnums must be ints, got {i!r}.")
         if not -nargs <= i < nargs:
             raise TypeError(
-                f"{api}: differentiating with respect to argnums={argnums} requires at least "
-                f"{max(nums) + 1} positional arguments, but the function was called with "
-                f"{nargs}{user_line_suffix()}."
+                f"differentiating with respect to argnums={argnums} requires at least "
+                f"{max(nums) + 1} positional arguments to be passed by the caller, but got only "
+                f"{nargs} positional arguments ({api}{user_line_suffix()})."
             )
         out.append(int(i) % nargs)
     if len(set(out)) < len(out):  # the later argument's gradient would overwrite the earlier

@@ -8,6 +8,7 @@ types (mj-xla's device array) with :func:`register_array_type`.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -173,12 +174,15 @@ class ShapedArray(AbstractValue):
 
     # The three methods below are how ``bool(tracer)`` and friends reach the aval.
     def _bool(self, tracer: object) -> bool:
+        check_conversion("bool", self.shape, self.dtype)
         raise _concretization_error("bool", self)
 
     def _nonzero(self, tracer: object) -> bool:
+        check_conversion("bool", self.shape, self.dtype)
         raise _concretization_error("bool", self)
 
     def _scalar(self, kind: str, tracer: object) -> Any:
+        check_conversion(kind, self.shape, self.dtype)
         raise _concretization_error(kind, self)
 
 
@@ -227,6 +231,32 @@ class ConcreteArray(ShapedArray):
 
 def _index(val: object) -> int:
     return int(np.asarray(val).__index__())
+
+
+def check_conversion(what: str, shape: tuple[int, ...], dtype: np.dtype[Any]) -> None:
+    """JAX's errors for ``bool()``/``int()``/``float()``/``complex()``/``__index__()`` of an
+    array whose shape or dtype refuses the conversion whatever its value (``core.
+    check_*_conversion``), then the user's line; eager arrays and tracers both call it."""
+    size = math.prod(shape)
+    if what == "bool" and size != 1:
+        head = (
+            "The truth value of an empty array is ambiguous. Use `array.size > 0` to check that "
+            "an array is not empty."
+            if size == 0
+            else "The truth value of an array with more than one element is ambiguous. Use "
+            "a.any() or a.all()"
+        )
+        raise ValueError(f"{head}{user_line_suffix()}")
+    if what == "index" and (shape or dtype.kind not in "iu"):
+        raise TypeError(
+            "Only integer scalar arrays can be converted to a scalar index. (index() of a "
+            f"{dtype.name}{list(shape)} array{user_line_suffix()})"
+        )
+    if what in ("int", "float", "complex") and shape:
+        raise TypeError(
+            f"Only scalar arrays can be converted to Python scalars; got arr.ndim={len(shape)} "
+            f"({what}() of a {dtype.name}{list(shape)} array{user_line_suffix()})"
+        )
 
 
 def _concretization_error(what: str, aval: ShapedArray) -> ConcretizationError:

@@ -195,7 +195,11 @@ class _Config:
         if name == "platforms":
             value = _check_platforms(value)
         if name in _FROZEN and value != getattr(self, name) and value not in _FROZEN_OK[name]:
-            raise RuntimeError(f"{name} cannot be changed any more: {_FROZEN[name]}")
+            raise RuntimeError(
+                f"jax_{name} config should be updated before backends are initialized i.e. "
+                f"before any JAX operation is executed ({name} cannot be changed any more: "
+                f"{_FROZEN[name]})"
+            )
         if name == "num_cpu_devices" and (type(value) is not int or value < 1):
             raise ValueError(f"num_cpu_devices must be a positive int, got {value!r}")
         if name == "numpy_rank_promotion":

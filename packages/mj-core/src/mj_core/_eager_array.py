@@ -26,7 +26,12 @@ from typing import Any
 
 import numpy as np
 
-from mj_core._avals import ConcreteArray, pytype_aval_mappings, register_array_type
+from mj_core._avals import (
+    ConcreteArray,
+    check_conversion,
+    pytype_aval_mappings,
+    register_array_type,
+)
 from mj_core._lattice import SUPPORTED_DTYPES
 from mj_core.dtypes import _NARROW, check_array_data, dtype_of
 
@@ -118,6 +123,23 @@ class EagerArray(np.ndarray):
                 "cannot set WRITEABLE flag to True of this array: mj arrays are immutable"
             )
         _ndarray.setflags(self, write=write, align=align, uic=uic)
+
+    # JAX's refusals (int() of a (1,)-array, index() of a float, ...) with JAX's wording
+    def __index__(self) -> int:
+        check_conversion("index", self.shape, self.dtype)
+        return _ndarray.__index__(self)
+
+    def __int__(self) -> int:
+        check_conversion("int", self.shape, self.dtype)
+        return _ndarray.__int__(self)
+
+    def __float__(self) -> float:
+        check_conversion("float", self.shape, self.dtype)
+        return _ndarray.__float__(self)
+
+    def __complex__(self) -> complex:
+        check_conversion("complex", self.shape, self.dtype)
+        return _ndarray.__complex__(self)
 
     @property
     def sharding(self) -> Any:

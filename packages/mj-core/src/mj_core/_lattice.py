@@ -139,6 +139,16 @@ _UPPER_BOUNDS = {True: _upper_bounds(True), False: _upper_bounds(False)}
 _STRICT_UPPER_BOUNDS = _upper_bounds(False, strict=True)
 
 
+#: JAX's refusal of a float0 operand (``lax.unop_dtype_rule``), which mj's errors start with
+FLOAT0_REFUSAL = (
+    "float0s do not support any operations by design, because they are not compatible with "
+    "non-trivial vector spaces. No implicit dtype conversion is done. You can use "
+    "np.zeros_like(arr, dtype=np.float) to cast a float0 array to a regular zeros array. \n"
+    "If you didn't expect to get a float0 you might have accidentally taken a gradient with "
+    "respect to an integer argument."
+)
+
+
 def _node_name(node: Node) -> str:
     return node.__name__ if isinstance(node, type) else str(node)
 
@@ -154,6 +164,8 @@ def _bound(x64: bool, strict: bool, nodes: frozenset[Node]) -> Node:
         bounds = [upper[n] for n in nodes]
     except KeyError:
         bad = next(n for n in nodes if n not in upper)
+        if _node_name(bad) == str(np.dtype([("float0", "V")])):  # JAX's wording (lax.py)
+            raise TypeError(FLOAT0_REFUSAL) from None
         raise TypeError(
             f"dtype {_node_name(bad)} is not a valid dtype for type promotion"
         ) from None

@@ -56,6 +56,13 @@ def aval_error(prim_name: str, detail: str, avals: Sequence[ShapedArray]) -> Sha
     return ShapeDtypeError(f"{prim_name}: {detail} (operands: {shown}){_where()}")
 
 
+def jax_worded_error(detail: str, avals: Sequence[ShapedArray]) -> ShapeDtypeError:
+    """A typing rule's ``TypeError`` whose ``detail`` is JAX's own wording (it names the
+    primitive, as JAX's does), followed by the operands and the user's source line."""
+    shown = ", ".join(a.str_short() for a in avals)
+    return ShapeDtypeError(f"{detail} (operands: {shown}){_where()}")
+
+
 def broadcast_shapes(prim_name: str, *shapes: tuple[int, ...]) -> tuple[int, ...]:
     """NumPy broadcasting of ``shapes``; a ``TypeError`` naming ``prim_name`` if impossible."""
     if len(shapes) == 1:
@@ -98,8 +105,16 @@ def int_tuple(api: str, what: str, value: Any) -> tuple[int, ...]:
 
 
 def lax_ints(value: object) -> tuple[int, ...]:
-    """A shape or dimensions parameter of a lax wrapper as a tuple of ints (:func:`int_tuple`)."""
-    return int_tuple("mj.lax", "a shape or dimensions parameter", value)
+    """A shape or dimensions parameter of a lax wrapper as a tuple of ints (:func:`int_tuple`);
+    the ``TypeError`` has JAX's wording (``core.canonicalize_shape``) and then mj's."""
+    try:
+        return int_tuple("mj.lax", "a shape or dimensions parameter", value)
+    except MJError:
+        raise
+    except TypeError as err:
+        raise TypeError(
+            f"Shapes must be 1D sequences of concrete values of integer type, got {value!r}. {err}"
+        ) from None
 
 
 def canonicalize_axis(prim_name: str, axis: int, ndim: int) -> int:
@@ -110,11 +125,12 @@ def canonicalize_axis(prim_name: str, axis: int, ndim: int) -> int:
         raise
     except TypeError:
         raise TypeError(
-            f"{prim_name}: axis must be an int, got {axis!r} ({type(axis).__name__}){_where()}"
+            f"{prim_name}: '{type(axis).__name__}' object cannot be interpreted as an integer "
+            f"(axis must be an int, got {axis!r}){_where()}"
         ) from None
     if not -ndim <= axis < ndim:
         raise AxisError(
-            f"{prim_name}: axis {axis} is out of range for an array of rank {ndim}{_where()}"
+            f"{prim_name}: axis {axis} is out of bounds for array of dimension {ndim}{_where()}"
         )
     return axis % ndim if ndim else axis
 

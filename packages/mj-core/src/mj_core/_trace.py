@@ -35,7 +35,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from mj_core._array_views import array_views, refuse, view_dtype, view_rules
-from mj_core._avals import ShapedArray
+from mj_core._avals import ShapedArray, check_conversion
 from mj_core._config import config, on_change
 from mj_core._eager.evaluate import eval_primitive
 from mj_core._eager.wrappers import binds, connect
@@ -346,6 +346,7 @@ class Tracer:
         ``grad``), as JAX's do: the Python number would silently drop the derivative."""
         self._check_alive()
         aval = self.aval
+        check_conversion(fun, aval.shape, aval.dtype)
         shape = f"{aval.dtype.name}[{','.join(str(d) for d in aval.shape)}]"  # as JAX shows it
         return ConcretizationError(
             "Abstract tracer value encountered where concrete value is expected: traced array "

@@ -140,8 +140,8 @@ def check_user_dtype(dtype: DTypeLike | None, fun_name: str) -> np.dtype[Any] | 
     if narrow is None:
         if not _supported(dt):
             raise TypeError(
-                f"{fun_name}: mj only supports number and bool dtypes (as JAX), got dtype "
-                f"{dt.name}."
+                f"JAX only supports number, bool, and string dtypes, got dtype {dt.name} in "
+                f"{fun_name} (mj: number and bool dtypes)."
             )
         return dt
     warnings.warn(

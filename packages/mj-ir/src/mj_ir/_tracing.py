@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import gc
+import inspect
 import threading
 from collections.abc import Callable, Hashable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
@@ -38,12 +39,19 @@ from mj_core.extend import (
     extend_axis_env,
     full_raise,
     get_aval,
+    is_array,
     new_dynamic,
     new_main,
     raise_to_shaped,
     view_dtype,
 )
-from mj_core.tree_util import PyTreeDef, tree_flatten, tree_unflatten
+from mj_core.tree_util import (
+    PyTreeDef,
+    keystr,
+    tree_flatten,
+    tree_flatten_with_path,
+    tree_unflatten,
+)
 from mj_ir._jaxpr import Atom, ClosedJaxpr, Jaxpr, JaxprEqn, Lit, Var
 from mj_ir._typecheck import typecheck_jaxpr
 
@@ -241,6 +249,31 @@ def _gc_paused() -> Iterator[None]:
 #: :func:`_gc_paused` for other layers' passes that build jaxprs the same way (mj_autodiff's
 #: direct linearize stages one tangent equation per primitive).
 gc_paused = _gc_paused
+
+
+def check_returned_jaxtypes(
+    fun: Callable[..., Any], traced_for: str, out_flat: Sequence[Any], tree: PyTreeDef
+) -> None:
+    """``TypeError`` in JAX's words (``pe._check_returned_jaxtypes``) if a traced function
+    returned a leaf that is not an array or scalar, naming its output path, then mj's
+    context."""
+    for i, leaf in enumerate(out_flat):
+        if is_array(leaf):
+            continue
+        paths, _ = tree_flatten_with_path(tree_unflatten(tree, list(out_flat)))
+        path = keystr(paths[i][0]) if i < len(paths) else ""
+        extra = f" at output component {path}" if path else ""
+        raise TypeError(
+            f"function {_src_info(fun)} traced for {traced_for} returned a value of type "
+            f"{type(leaf)}{extra}, which is not a valid JAX type (output leaf {i}: {leaf!r}; "
+            f"return arrays or pytrees of arrays){user_line_suffix()}"
+        )
+
+
+def _src_info(fun: Callable[..., Any]) -> str:
+    name = getattr(fun, "__name__", None) or repr(fun)
+    code = getattr(inspect.unwrap(fun), "__code__", None)
+    return f"{name} at {code.co_filename}:{code.co_firstlineno}" if code is not None else name
 
 
 def trace_to_jaxpr(
@@ -499,6 +532,7 @@ def make_jaxpr(
                 it = iter(dyn)
                 full = [a if i in static else next(it) for i, a in enumerate(args)]
             out_flat, tree = tree_flatten(fun(*full, **kw))
+            check_returned_jaxtypes(fun, "make_jaxpr", out_flat, tree)
             out_tree.append(tree)
             return out_flat
 

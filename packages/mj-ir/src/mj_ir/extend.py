@@ -39,6 +39,7 @@ from mj_ir._tracing import JaxprBuilder as JaxprBuilder
 from mj_ir._tracing import JaxprTrace as JaxprTrace
 from mj_ir._tracing import JaxprTracer as JaxprTracer
 from mj_ir._tracing import ShapeDtypeStruct as ShapeDtypeStruct
+from mj_ir._tracing import check_returned_jaxtypes as check_returned_jaxtypes
 from mj_ir._tracing import gc_paused as gc_paused
 from mj_ir._tracing import inline_literals as inline_literals
 from mj_ir._tracing import trace_to_closed_jaxpr as trace_to_closed_jaxpr

@@ -25,7 +25,7 @@ from mj_core import (
     register_array_type,
 )
 from mj_core.dtypes import canonical_dtype
-from mj_core.extend import DTypeLike, dlpack_export, placement_attributes
+from mj_core.extend import DTypeLike, check_conversion, dlpack_export, placement_attributes
 from mj_core.tree_util import tree_map
 from mj_xla import _jaxlib
 from mj_xla._donation import deleted_error
@@ -201,18 +201,23 @@ class Array:
         return self._value().tolist()
 
     def __bool__(self) -> bool:
+        check_conversion("bool", self._aval.shape, self._aval.dtype)
         return bool(self._value())
 
     def __int__(self) -> int:
+        check_conversion("int", self._aval.shape, self._aval.dtype)
         return int(self._value())
 
     def __float__(self) -> float:
+        check_conversion("float", self._aval.shape, self._aval.dtype)
         return float(self._value())
 
     def __complex__(self) -> complex:
+        check_conversion("complex", self._aval.shape, self._aval.dtype)
         return complex(self._value())
 
     def __index__(self) -> int:
+        check_conversion("index", self._aval.shape, self._aval.dtype)
         return int(self._value().__index__())
 
     def __len__(self) -> int:

@@ -10,7 +10,14 @@ from mj_core import ShapedArray, Tracer, get_aval
 from mj_core.dtypes import canonical_dtype
 from mj_core.errors import user_line_suffix
 from mj_core.extend import like_placements
-from mj_core.tree_util import tree_map
+from mj_core.tree_util import (
+    flatten_up_to,
+    prefix_errors,
+    tree_flatten,
+    tree_map,
+    tree_structure,
+    tree_unflatten,
+)
 from mj_xla import _jaxlib
 from mj_xla._array import Array, CommittedArray
 from mj_xla._array import device_put as _put_default
@@ -35,19 +42,50 @@ def device_put(x: Any, device: Any = None, *, may_alias: Any = None, donate: Any
         return _put(x, device)
 
 
+def _is_device(x: Any) -> bool:
+    return hasattr(x, "id") and hasattr(x, "platform")
+
+
+def _is_target(x: Any) -> bool:
+    """A leaf of ``device``'s pytree: ``None``, a device or a sharding (or anything else,
+    refused by :func:`_put`)."""
+    return x is None or isinstance(x, Sharding) or _is_device(x)
+
+
 def _put(x: Any, device: Any) -> Any:
     if device is None:
         return _put_default(x)
     if isinstance(device, Sharding):
         sharding = device
-    elif hasattr(device, "id") and hasattr(device, "platform"):
+    elif _is_device(device):
         sharding = SingleDeviceSharding(device)
-    else:
-        raise TypeError(
-            f"device_put: device must be a device or a Sharding, got {type(device).__name__} "
-            f"({device!r}){user_line_suffix()}"
+    elif isinstance(device, tuple | list | dict):  # a pytree prefix of x, as JAX's
+        return _put_tree(x, device)
+    else:  # JAX's wording (api._check_sharding), then mj's
+        raise ValueError(
+            "`jax.device_put` only accepts `None`, `jax.sharding.Sharding`, `jax.Device`, "
+            "`Format`, `jax.memory.Space` or a pytree of these values. Received invalid "
+            f"value: {device} (mj's device_put: a device, a Sharding, None or a pytree prefix "
+            f"of x of these){user_line_suffix()}"
         )
     return tree_map(lambda leaf: _put_leaf(leaf, sharding), x)
+
+
+def _put_tree(x: Any, device: Any) -> Any:
+    """``device`` a pytree prefix of ``x``: each subtree goes where its ``device`` leaf says."""
+    targets, target_def = tree_flatten(device, is_leaf=_is_target)
+    try:
+        subtrees = flatten_up_to(target_def, x)
+    except ValueError:
+        errors = prefix_errors(device, x, is_leaf=_is_target)
+        details = "\n  ".join(str(e("device_put device").args[0]) for e in errors)
+        found = f"\n  Mismatch details ({len(errors)} found):\n  {details}" if errors else ""
+        raise ValueError(  # JAX's wording (api.device_put's prefix error), then mj's
+            "device_put device specification must be a tree prefix of the corresponding "
+            f"value; got specification {device!r} for value tree {tree_structure(x)}"
+            f"{user_line_suffix()}.{found}"
+        ) from None
+    return tree_unflatten(target_def, [_put(t, d) for t, d in zip(subtrees, targets, strict=True)])
 
 
 def _put_leaf(x: Any, sharding: Sharding) -> Any:

@@ -50,7 +50,7 @@ from mj_core.errors import UnhashableStaticArgumentError, user_location
 from mj_core.extend import axis_env_signature, on_change, on_x64_change
 from mj_core.tree_util import PyTreeDef, tree_flatten, tree_map, tree_unflatten
 from mj_ir import ClosedJaxpr, ShapeDtypeStruct
-from mj_ir.extend import trace_to_jaxpr
+from mj_ir.extend import check_returned_jaxtypes, trace_to_jaxpr
 from mj_xla import _jaxlib
 from mj_xla._array import Array, CommittedArray, to_buffer
 from mj_xla._device_put import device_put
@@ -370,11 +370,15 @@ def _new_leaf_aval(x: Any) -> ShapedArray:
                 "To avoid this error, either explicitly convert your object using "
                 f"jax.numpy.array(), or register your object as a pytree.{_where()}"
             ) from None
-        raise TypeError(
-            f"jit: an argument leaf is a {type(x).__name__} ({x!r}), not an array. Pass "
-            "arrays or scalars, or mark the argument static with static_argnums/"
-            f"static_argnames{_where()}."
-        ) from None
+        raise _NotAnArrayLeafError(x) from None
+
+
+class _NotAnArrayLeafError(TypeError):
+    """An argument leaf that is not an array: ``signature`` words the error with its path."""
+
+    def __init__(self, leaf: Any) -> None:
+        super().__init__(f"jit: an argument leaf is a {type(leaf).__name__}, not an array")
+        self.leaf = leaf
 
 
 def _abstract_leaf_aval(x: Any) -> ShapedArray:
@@ -659,7 +663,20 @@ class PjitFunction(Generic[P, R]):
             dyn_args, dyn_kwargs, statics = list(args), kwargs, ()
         flat_args, in_tree = tree_flatten((tuple(dyn_args), dyn_kwargs))
         to_aval = _abstract_leaf_aval if abstract else _leaf_aval
-        avals = tuple([to_aval(x) for x in flat_args])
+        try:
+            avals = tuple([to_aval(x) for x in flat_args])
+        except _NotAnArrayLeafError as err:
+            i = next(k for k, x in enumerate(flat_args) if x is err.leaf)
+            static_pos = [k for k, _ in statics if isinstance(k, int)]
+            path = arg_names(self._fun, in_tree, static_pos)[i]
+            raise TypeError(  # JAX's wording (pjit._infer_params), then mj's
+                f"Error interpreting argument to {self._fun} as an abstract array. The "
+                f"problematic value is of type {type(err.leaf)} and was passed to the function "
+                f"at path {path}.\nThis typically means that a jit-wrapped function was called "
+                "with a non-array argument, and this argument was not marked as static using "
+                f"the static_argnums or static_argnames parameters of jax.jit (the value: "
+                f"{err.leaf!r}){_where()}."
+            ) from None
         shardings = self._arg_shardings(flat_args, in_tree)
         keep_spec = bool(shardings) and _first_named_is_an_arrays(flat_args, shardings)
         plain = not statics and not dyn_kwargs and _all_leaves(in_tree)
@@ -726,13 +743,7 @@ class PjitFunction(Generic[P, R]):
             full = [static_pos[i] if i in static_pos else next(it) for i in range(len(args))]
             out = fun(*full, **dyn_kwargs, **static_kw)
             out_flat, out_tree = tree_flatten(out)
-            for i, leaf in enumerate(out_flat):
-                if not is_array(leaf):
-                    raise TypeError(
-                        f"jit({self._name}): output leaf {i} is a {type(leaf).__name__} "
-                        f"({leaf!r}), not an array; a jitted function must return arrays "
-                        f"(or pytrees of arrays){_where()}"
-                    )
+            check_returned_jaxtypes(fun, "jit", out_flat, out_tree)
             out_trees.append(out_tree)
             return out_flat
 

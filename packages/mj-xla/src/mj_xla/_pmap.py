@@ -35,6 +35,7 @@ from mj_core.extend import (
 from mj_core.tree_util import (
     PyTreeDef,
     flatten_up_to,
+    prefix_errors,
     tree_flatten,
     tree_leaves,
     tree_structure,
@@ -55,6 +56,29 @@ def _is_none(x: Any) -> bool:
     return x is None
 
 
+def _in_axes_error(in_axes: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> ValueError:
+    """JAX's message (``pmap._flatten_axes``' prefix error) for ``in_axes`` that is not a tree
+    prefix of the positional arguments, the first mismatch by key path; then mj's context."""
+    # JAX's key path names the (args, kwargs) pair: in_axes[0][i] is positional argument i
+    errors = prefix_errors((in_axes, 0), (args, kwargs), is_leaf=_is_none)
+    head = f"{errors[0]('pmap in_axes').args[0]}\n\n" if errors else ""
+    kw = (
+        "When some arguments are passed by keyword to the pmapped function, they are not "
+        "included in the comparison to `in_axes`. Instead, each argument passed by keyword is "
+        "mapped over its leading axis. See the description of `in_axes` in the `pmap` "
+        "docstring.\n\n"
+        if kwargs
+        else ""
+    )
+    return ValueError(
+        f"{head}The 'full pytree' here is the tuple of arguments passed positionally to the "
+        "pmapped function, and the value of `in_axes` must be a tree prefix of that tuple. But "
+        f"it was not a prefix.\n\n{kw}Check that the value of the `in_axes` argument to `pmap` "
+        "is a tree prefix of the tuple of arguments passed positionally to the pmapped "
+        f"function (in_axes={in_axes!r}, {len(args)} positional arguments){where()}."
+    )
+
+
 def _leaf_axes(name: str, tree: Any, treedef: PyTreeDef, spec: Any) -> list[int | None]:
     """One axis (or ``None``) per leaf of ``tree``, broadcasting the prefix tree ``spec``."""
     if spec is None or isinstance(spec, int):
@@ -63,9 +87,13 @@ def _leaf_axes(name: str, tree: Any, treedef: PyTreeDef, spec: Any) -> list[int 
     try:
         subtrees = flatten_up_to(spec_def, tree)
     except ValueError:
+        if name == "in_axes":  # (the spec is (in_axes, 0) for the tree (args, kwargs))
+            raise _in_axes_error(spec[0], tree[0], tree[1]) from None
+        errors = prefix_errors(spec, tree, is_leaf=_is_none)
+        head = f"{errors[0](f'pmap {name}').args[0]}\n" if errors else ""
         raise ValueError(
-            f"pmap {name} specification must be a tree prefix of the corresponding value, got "
-            f"specification {spec!r} for value tree {treedef}{where()}."
+            f"{head}pmap {name} specification must be a tree prefix of the corresponding "
+            f"value, got specification {spec!r} for value tree {treedef}{where()}."
         ) from None
     out: list[int | None] = []
     for axis, sub in zip(spec_leaves, subtrees, strict=True):
@@ -143,17 +171,14 @@ class PmapFunction:
                 hash(val)
             except TypeError:
                 raise UnhashableStaticArgumentError(
+                    "Non-hashable static arguments are not supported. "
                     f"pmap({self._name}): static argument {i} is unhashable (a "
                     f"{type(val).__name__}){where()}."
                 ) from None
         in_axes = self._in_axes
         if isinstance(in_axes, tuple):
             if len(in_axes) != nargs:
-                raise ValueError(
-                    f"pmap in_axes must be an int, None, or a tuple with one entry per "
-                    f"positional argument, but got in_axes={in_axes!r} for {nargs} "
-                    f"positional arguments{where()}."
-                )
+                raise _in_axes_error(in_axes, args, kwargs)
             in_axes = tuple(a for i, a in enumerate(in_axes) if i not in static_pos)
         dyn_args = tuple(a for i, a in enumerate(args) if i not in static_pos)
         leaves, in_tree = tree_flatten((dyn_args, kwargs))
@@ -221,7 +246,8 @@ class PmapFunction:
         if not sizes:
             if self._axis_size is None:
                 raise ValueError(
-                    f"pmap needs at least one argument mapped by in_axes, or axis_size{where()}."
+                    "pmap requires at least one argument with a mapped axis. (pmap needs an "
+                    f"argument mapped by in_axes, or axis_size{where()}.)"
                 )
             return self._axis_size
         (size,) = sizes
@@ -266,6 +292,9 @@ class PmapFunction:
             if len(self._cache) > 64:
                 self._cache.popitem(last=False)
         return entry
+
+    #: ``lower(...).compile()``'s argument errors name the leaves ``flat_args[i]`` (JAX's)
+    flat_arg_names = True
 
     def lower(self, *args: Any, **kwargs: Any) -> Lowered:
         """Ahead-of-time lowering, as JAX's ``pmap(f).lower(*args)``: arguments may be arrays

@@ -118,8 +118,10 @@ class Mesh:
         devs = np.asarray(devices, dtype=object)
         if devs.ndim != len(names):
             raise ValueError(
-                f"Mesh: the devices array has {devs.ndim} dimensions (shape {devs.shape}) but "
-                f"{len(names)} axis names were given ({names}); they must be equal"
+                "Mesh requires the ndim of its first argument (`devices`) to equal the length of "
+                f"its second argument (`axis_names`), but got devices.ndim == {devs.ndim} and "
+                f"len(axis_names) == {len(names)} (devices shape {devs.shape}, axis names "
+                f"{names})."
             )
         if len(set(names)) != len(names):
             raise ValueError(f"Mesh: axis names must be distinct, got {names}")

@@ -56,7 +56,10 @@ def arg_names(
 ) -> list[str]:
     """A name per argument leaf, as JAX's error messages spell them: the parameter's name and
     the key path inside it (``x``, ``params['w']``); ``args[i]`` where the signature has no
-    name for position ``i``."""
+    name for position ``i``. A ``pmap``'s leaves are ``flat_args[i]``, as JAX names them
+    (its pmap traces the flattened arguments)."""
+    if getattr(fun, "flat_arg_names", False):
+        return [f"flat_args[{i}]" for i in range(in_tree.num_leaves)]
     try:
         params = list(inspect.signature(fun).parameters.values())
     except (TypeError, ValueError):

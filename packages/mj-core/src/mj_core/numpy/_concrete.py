@@ -25,9 +25,11 @@ def concrete_or_error(name: str, value: object, what: str, hint: str = "") -> np
         aval = value.aval
         if isinstance(aval, ConcreteArray):
             return np.asarray(aval.val)
-        raise ConcretizationError(
-            f"{name}: {what} must be concrete, but a traced {aval.str_short()} value was "
-            f"found{user_line_suffix()}.{' ' + hint if hint else ''}"
+        shape = f"{aval.dtype.name}[{','.join(str(d) for d in aval.shape)}]"  # as JAX's
+        raise ConcretizationError(  # JAX's wording (core.concrete_or_error), then mj's
+            "Abstract tracer value encountered where concrete value is expected: traced array "
+            f"with shape {shape}\n{name}: {what} must be concrete, but a traced "
+            f"{aval.str_short()} value was found{user_line_suffix()}.{' ' + hint if hint else ''}"
         )
     return np.asarray(value)
 

@@ -12,7 +12,9 @@ import numpy as np
 from mj_core import lax
 from mj_core._shapes import broadcast_shapes as _broadcast_shapes
 from mj_core._shapes import canonicalize_axes, canonicalize_axis, int_tuple
+from mj_core._trace import Tracer
 from mj_core._typing import Array, ArrayLike, DTypeLike
+from mj_core.numpy._concrete import concrete_or_error
 from mj_core.numpy._promotion import as_dtype, check_arraylike, dtype_weak, promote, shape_of
 from mj_core.prims._operands import unchanged
 
@@ -248,13 +250,21 @@ def split(ary: ArrayLike, indices_or_sections: int | Sequence[int], axis: int = 
     shp = shape_of(ary)
     ax = canonicalize_axis("split", axis, len(shp))
     n = shp[ax]
-    if isinstance(indices_or_sections, int | np.integer):
-        sections = int(indices_or_sections)
+    spec: Any = indices_or_sections  # (or a traced / concrete array of them)
+    if isinstance(spec, Tracer):  # a traced count or index array: JAX's concretization error
+        spec = concrete_or_error("split", spec, "indices_or_sections").tolist()
+    elif not isinstance(spec, int | np.integer):
+        spec = [
+            concrete_or_error("split", i, "each index").item() if isinstance(i, Tracer) else i
+            for i in spec
+        ]
+    if isinstance(spec, int | np.integer | float):
+        sections = int(spec)
         if sections <= 0 or n % sections:
             raise ValueError("split: array split does not result in an equal division")
         bounds = [i * (n // sections) for i in range(sections + 1)]
     else:
-        bounds = [0, *(min(max(int(i), 0), n) for i in indices_or_sections), n]
+        bounds = [0, *(min(max(int(i), 0), n) for i in spec), n]
     return [lax.slice_in_dim(ary, lo, max(lo, hi), 1, ax) for lo, hi in itertools.pairwise(bounds)]
 
 

@@ -18,7 +18,7 @@ import numpy as np
 from mj_core._avals import ShapedArray
 from mj_core._config import DOT_ALGORITHM_PRESETS, config
 from mj_core._primitive import Primitive, abstract_eval_rules, impl_rules
-from mj_core._shapes import aval_error, canonicalize_axes, shape_of
+from mj_core._shapes import aval_error, canonicalize_axes, jax_worded_error, shape_of
 from mj_core._typing import Array, ArrayLike, DTypeLike
 from mj_core.prims._operands import bind1, check_axes, check_operands, common_dtype
 
@@ -295,11 +295,13 @@ def _dot_general_avals(
         )
     lhs_used = check_axes("dot_general", (*lc, *lb), lhs.ndim, avals)
     rhs_used = check_axes("dot_general", (*rc, *rb), rhs.ndim, avals)
-    for kind, ld, rd in (("contracting", lc, rc), ("batch", lb, rb)):
-        if any(lhs.shape[i] != rhs.shape[j] for i, j in zip(ld, rd, strict=True)):
-            raise aval_error(
-                "dot_general",
-                f"{kind} dimensions {tuple(ld)} of lhs and {tuple(rd)} of rhs differ in size",
+    # JAX's order and wording (lax._dot_general_shape_rule)
+    for what, ld, rd in (("lhs batch dimensions and rhs batch", lb, rb), ("contracting", lc, rc)):
+        lshape, rshape = tuple(lhs.shape[i] for i in ld), tuple(rhs.shape[j] for j in rd)
+        if lshape != rshape:
+            raise jax_worded_error(
+                f"dot_general requires {what} dimensions to have the same shape, got {lshape} "
+                f"and {rshape}.",
                 avals,
             )
     dtype, weak = common_dtype("dot_general", avals)

@@ -28,7 +28,7 @@ import numpy as np
 from mj_core._avals import ShapedArray
 from mj_core._config import on_change, on_x64_change
 from mj_core._eager_array import EagerArray
-from mj_core._lattice import SIGNED_SUBBYTE, UNSIGNED_SUBBYTE, kind
+from mj_core._lattice import FLOAT0_REFUSAL, SIGNED_SUBBYTE, UNSIGNED_SUBBYTE, kind
 from mj_core._primitive import Primitive, RuleTable, abstract_eval_rules, impl_rules
 from mj_core._shapes import broadcast_shapes
 from mj_core._trace import bind, binds
@@ -256,6 +256,8 @@ def accepted_categories(kinds: str) -> tuple[str, ...]:
 def accepted_error(name: str, dtype: DType, kinds: str, position: int | None) -> TypeError:
     """JAX's error for an operand of dtype ``dtype`` that primitive ``name`` does not accept
     (``kinds``: what it accepts; ``position``: the operand's, ``None`` for a unary one)."""
+    if dtype == np.dtype([("float0", "V")]):
+        return TypeError(f"Called {name} with a float0 array. {FLOAT0_REFUSAL}")
     shown = ", ".join(accepted_categories(kinds))
     if position is None:
         return TypeError(

@@ -85,26 +85,68 @@ class ScatterDimensionNumbers(NamedTuple):
     scatter_indices_batching_dims: tuple[int, ...] = ()
 
 
-def _sorted_unique_in_range(dims: Sequence[int], bound: int) -> bool:
-    return all(0 <= d < bound for d in dims) and all(a < b for a, b in pairwise(dims))
-
-
-def _unique_in_range(dims: Sequence[int], bound: int) -> bool:
-    return all(0 <= d < bound for d in dims) and len(set(dims)) == len(dims)
+def _first_out_of_range(dims: Sequence[int], bound: int) -> int | None:
+    return next((d for d in dims if not 0 <= d < bound), None)
 
 
 class _Checker:
-    """Collects the checks shared by gather and scatter, raising errors that name the op."""
+    """The structural checks of gather and scatter, in the order of JAX's shape rules and with
+    their wording (``jax._src.lax.slicing``); the error adds the operands and the user's line
+    after it."""
 
-    __slots__ = ("avals", "name")
+    __slots__ = ("avals", "name", "op")
 
-    def __init__(self, name: str, avals: Sequence[ShapedArray]) -> None:
-        self.name = name
+    def __init__(self, name: str, op: str, avals: Sequence[ShapedArray]) -> None:
+        self.name = name  # the primitive (scatter-add, ...)
+        self.op = op  # "gather" or "scatter", as JAX's messages say
         self.avals = avals
 
     def require(self, ok: bool, detail: str) -> None:
         if not ok:
             raise aval_error(self.name, detail, self.avals)
+
+    def sorted_(self, dims: Sequence[int], what: str) -> None:
+        self.require(
+            all(a <= b for a, b in pairwise(dims)),
+            f"{what} in {self.op} op must be sorted; got {tuple(dims)}",
+        )
+
+    def unique(self, dims: Sequence[int], what: str) -> None:
+        self.require(
+            len(set(dims)) == len(dims), f"{what} in {self.op} op must not repeat; got: {dims}."
+        )
+
+    def in_range(self, dims: Sequence[int], bound: int, what: str) -> None:
+        bad = _first_out_of_range(dims, bound)
+        self.require(
+            bad is None,
+            f"Invalid {what} set in {self.op} op; valid range is [0, {bound}); got: {bad}.",
+        )
+
+    def disjoint(self, dims1: Sequence[int], dims2: Sequence[int], what1: str, what2: str) -> None:
+        self.require(
+            not set(dims1) & set(dims2),
+            f"{what1} and {what2} in {self.op} op must be disjoint; got: {tuple(dims1)} and "
+            f"{tuple(dims2)}.",
+        )
+
+    def index_map(
+        self, operand: ShapedArray, indices: ShapedArray, dims: Sequence[int], what: str
+    ) -> None:
+        ivd = indices.ndim - 1
+        op = self.op.capitalize()
+        self.require(
+            len(dims) == indices.shape[ivd],
+            f"{op} op has {len(dims)} elements in {what} and the bound of dimension "
+            f"index_vector_dim={ivd} of indices is {indices.shape[ivd]}. These two numbers must "
+            f"be equal{'.' if self.op == 'gather' else ''}",
+        )
+        for i, d in enumerate(dims):
+            self.require(
+                0 <= d < operand.ndim,
+                f"Invalid {what}{' mapping' if self.op == 'scatter' else ''}; domain is "
+                f"[0, {operand.ndim}), got: {i}->{d}.",
+            )
 
     def batching(
         self,
@@ -112,44 +154,33 @@ class _Checker:
         indices: ShapedArray,
         operand_batching_dims: Sequence[int],
         indices_batching_dims: Sequence[int],
-        index_map: Sequence[int],
-        window_dims_absent: Sequence[int],
+        what: str,
     ) -> None:
-        """Checks on indices and the batching/index-map dims, common to gather and scatter."""
-        self.require(indices.dtype.kind in "iu", "indices must have an integer dtype")
-        self.require(indices.ndim >= 1, "indices need a last dimension (the index vector)")
+        """The indices-batching-dims checks, common to gather and scatter."""
+        ivd = indices.ndim - 1
+        op = self.op.capitalize()
+        self.unique(indices_batching_dims, what)
+        bad = _first_out_of_range(indices_batching_dims, indices.ndim)
         self.require(
-            _sorted_unique_in_range(operand_batching_dims, operand.ndim),
-            f"operand_batching_dims in {self.name} op must be sorted, unique operand "
-            f"dimensions, got {tuple(operand_batching_dims)}",
+            bad is None,
+            f"Invalid {what} set in {self.op} op; valid range is [0, {indices.ndim}); got: {bad}.",
         )
         self.require(
-            not set(operand_batching_dims) & set(window_dims_absent),
-            "operand_batching_dims must be disjoint from the collapsed/inserted window dims",
+            ivd not in indices_batching_dims,
+            f"{op} op cannot have the index vector dimension as a batching dimension; got "
+            f"{tuple(indices_batching_dims)}.",
         )
         self.require(
-            len(indices_batching_dims) == len(operand_batching_dims)
-            and _unique_in_range(indices_batching_dims, indices.ndim - 1),
-            f"indices batching dims {tuple(indices_batching_dims)} must pair one-to-one with "
-            f"operand_batching_dims {tuple(operand_batching_dims)} and exclude the index vector "
-            "dimension",
+            len(operand_batching_dims) == len(indices_batching_dims),
+            f"{op} op requires equal numbers of operand_batching_dims and {what}, got "
+            f"{tuple(operand_batching_dims)} and {tuple(indices_batching_dims)}.",
         )
-        for od, idim in zip(operand_batching_dims, indices_batching_dims, strict=True):
-            self.require(
-                operand.shape[od] == indices.shape[idim],
-                f"operand batching dim {od} (size {operand.shape[od]}) and indices batching dim "
-                f"{idim} (size {indices.shape[idim]}) differ in size",
-            )
+        obs = tuple(operand.shape[d] for d in operand_batching_dims)
+        ibs = tuple(indices.shape[d] for d in indices_batching_dims)
         self.require(
-            len(index_map) == indices.shape[-1],
-            f"the index vector has {indices.shape[-1]} entries but the index map "
-            f"{tuple(index_map)} has {len(index_map)}",
-        )
-        self.require(
-            _unique_in_range(index_map, operand.ndim)
-            and not set(index_map) & set(operand_batching_dims),
-            f"index map {tuple(index_map)} must hold unique operand dimensions that are not "
-            "batching dims",
+            obs == ibs,
+            f"{op} op requires operand batching dimensions and indices batching dimensions to "
+            f"have the same shape, got {obs} and {ibs}.",
         )
 
 
@@ -168,42 +199,80 @@ def _gather_avals(
     fill_value: ArrayLike,
 ) -> list[ShapedArray]:
     dn = dimension_numbers
-    check = _Checker("gather", (operand, indices))
+    check = _Checker("gather", "gather", (operand, indices))
     check.require(mode in MODES, f"mode must be one of {MODES}, got {mode!r}")
+    check.require(indices.dtype.kind in "iu", "indices must have an integer type")
+    check.require(indices.ndim >= 1, "indices need a last dimension (the index vector)")
+    check.sorted_(dn.offset_dims, "offset_dims")
+    check.unique(dn.offset_dims, "offset_dims")
+    out_rank = len(dn.offset_dims) + indices.ndim - 1
+    for i, d in enumerate(dn.offset_dims):
+        check.require(
+            0 <= d < out_rank,
+            f"Offset dimension {i} in gather op is out of bounds; got {d}, but should have "
+            f"been in [0, {out_rank})",
+        )
+    check.index_map(operand, indices, dn.start_index_map, "start_index_map")
+    check.unique(dn.start_index_map, "start_index_map")
+    check.sorted_(dn.collapsed_slice_dims, "collapsed_slice_dims")
+    check.in_range(dn.collapsed_slice_dims, operand.ndim, "collapsed_slice_dims")
+    check.unique(dn.collapsed_slice_dims, "collapsed_slice_dims")
+    check.unique(dn.operand_batching_dims, "operand_batching_dims")
+    check.sorted_(dn.operand_batching_dims, "operand_batching_dims")
+    check.in_range(dn.operand_batching_dims, operand.ndim, "operand_batching_dims")
+    check.disjoint(
+        dn.collapsed_slice_dims,
+        dn.operand_batching_dims,
+        "collapsed_slice_dims",
+        "operand_batching_dims",
+    )
+    check.disjoint(
+        dn.start_index_map, dn.operand_batching_dims, "start_index_map", "operand_batching_dims"
+    )
     check.batching(
         operand,
         indices,
         dn.operand_batching_dims,
         dn.start_indices_batching_dims,
-        dn.start_index_map,
-        dn.collapsed_slice_dims,
+        "start_indices_batching_dims",
     )
     check.require(
-        _sorted_unique_in_range(dn.collapsed_slice_dims, operand.ndim),
-        f"collapsed_slice_dims {tuple(dn.collapsed_slice_dims)} must be sorted, unique operand "
-        "dimensions",
+        len(slice_sizes) == operand.ndim,
+        "Gather op must have one slice size for every input dimension; got: "
+        f"len(slice_sizes)={len(slice_sizes)}, input_shape.rank={operand.ndim}",
     )
     check.require(
-        len(slice_sizes) == operand.ndim
-        and all(0 <= s <= d for s, d in zip(slice_sizes, operand.shape, strict=True)),
-        f"slice_sizes {tuple(slice_sizes)} must have one size per operand dimension, each "
-        "within the operand",
+        len(slice_sizes)
+        == len(dn.offset_dims) + len(dn.collapsed_slice_dims) + len(dn.operand_batching_dims),
+        "All components of the offset index in a gather op must either be a offset dimension "
+        f"or explicitly collapsed/batching; got len(slice_sizes)={len(slice_sizes)}, "
+        f"output_slice_sizes={dn.offset_dims}, collapsed_slice_dims="
+        f"{dn.collapsed_slice_dims}, operand_batching_dims={dn.operand_batching_dims}.",
     )
-    check.require(
-        all(slice_sizes[d] <= 1 for d in (*dn.collapsed_slice_dims, *dn.operand_batching_dims)),
-        "collapsed and batching dimensions must have slice size <= 1",
-    )
+    if 0 not in indices.shape:
+        for i, (size, bound) in enumerate(zip(slice_sizes, operand.shape, strict=True)):
+            check.require(
+                0 <= size <= bound,
+                f"Slice size at index {i} in gather op is out of range, must be within "
+                f"[0, {bound} + 1), got {size}.",
+            )
+    for i, d in enumerate(dn.collapsed_slice_dims):
+        check.require(
+            slice_sizes[d] == 1,
+            "Gather op can only collapse slice dims with bound 1, but bound is "
+            f"{slice_sizes[d]} for index {d} at position {i}.",
+        )
+    for i, d in enumerate(dn.operand_batching_dims):
+        check.require(
+            slice_sizes[d] <= 1,
+            "Gather op can only have operand batching dims with bound 0/1, but bound is "
+            f"{slice_sizes[d]} for index {d} at position {i}.",
+        )
     window = [
         slice_sizes[d]
         for d in range(operand.ndim)
         if d not in dn.collapsed_slice_dims and d not in dn.operand_batching_dims
     ]
-    out_rank = len(window) + indices.ndim - 1
-    check.require(
-        len(dn.offset_dims) == len(window) and _sorted_unique_in_range(dn.offset_dims, out_rank),
-        f"offset_dims {tuple(dn.offset_dims)} must be {len(window)} sorted, unique output "
-        f"dimensions (output rank {out_rank})",
-    )
     batch_sizes = iter(indices.shape[:-1])
     window_sizes = iter(window)
     shape = tuple(
@@ -316,47 +385,81 @@ def _scatter_avals(
     dn: ScatterDimensionNumbers,
     mode: str,
 ) -> list[ShapedArray]:
-    check = _Checker(name, (operand, indices, updates))
+    check = _Checker(name, "scatter", (operand, indices, updates))
     check.require(mode in MODES, f"mode must be one of {MODES}, got {mode!r}")
+    check.require(indices.dtype.kind in "iu", "indices must have an integer type")
+    check.require(indices.ndim >= 1, "indices need a last dimension (the index vector)")
+    ivd = indices.ndim - 1
+    rank = ivd + len(dn.update_window_dims)
+    check.require(
+        updates.ndim == rank, f"Updates tensor must be of rank {rank}; got {updates.ndim}."
+    )
+    check.sorted_(dn.update_window_dims, "update_window_dims")
+    check.unique(dn.update_window_dims, "update_window_dims")
+    check.in_range(dn.update_window_dims, updates.ndim, "update_window_dims")
+    check.sorted_(dn.inserted_window_dims, "inserted_window_dims")
+    check.unique(dn.inserted_window_dims, "inserted_window_dims")
+    check.in_range(dn.inserted_window_dims, operand.ndim, "inserted_window_dims")
+    check.sorted_(dn.operand_batching_dims, "operand_batching_dims")
+    check.unique(dn.operand_batching_dims, "operand_batching_dims")
+    check.in_range(dn.operand_batching_dims, operand.ndim, "operand_batching_dims")
+    check.disjoint(
+        dn.inserted_window_dims,
+        dn.operand_batching_dims,
+        "inserted_window_dims",
+        "operand_batching_dims",
+    )
+    check.disjoint(
+        dn.scatter_dims_to_operand_dims,
+        dn.operand_batching_dims,
+        "scatter_dims_to_operand_dims",
+        "operand_batching_dims",
+    )
     check.batching(
         operand,
         indices,
         dn.operand_batching_dims,
         dn.scatter_indices_batching_dims,
-        dn.scatter_dims_to_operand_dims,
-        dn.inserted_window_dims,
+        "scatter_indices_batching_dims",
     )
+    # the updates dim of each indices batch dim: updates' non-window dims, in order
+    scatter_dims = [d for d in range(updates.ndim) if d not in dn.update_window_dims]
+    obs = tuple(operand.shape[d] for d in dn.operand_batching_dims)
+    ubs = tuple(updates.shape[scatter_dims[d]] for d in dn.scatter_indices_batching_dims)
     check.require(
-        _sorted_unique_in_range(dn.update_window_dims, updates.ndim),
-        f"update_window_dims {tuple(dn.update_window_dims)} must be sorted, unique dims of updates",
+        obs == ubs,
+        "Scatter op requires operand batching dimensions and updates batching dimensions to "
+        f"have the same shape, got {obs} and {ubs}.",
     )
+    size = len(dn.update_window_dims) + len(dn.inserted_window_dims)
+    size += len(dn.operand_batching_dims)
     check.require(
-        _sorted_unique_in_range(dn.inserted_window_dims, operand.ndim),
-        f"inserted_window_dims {tuple(dn.inserted_window_dims)} must be sorted, unique operand "
-        "dimensions",
+        operand.ndim == size,
+        f"Scatter op has window of size {size}; doesn't match operand of rank {operand.ndim}.",
     )
+    check.index_map(
+        operand, indices, dn.scatter_dims_to_operand_dims, "scatter_dims_to_operand_dims"
+    )
+    check.unique(dn.scatter_dims_to_operand_dims, "scatter_dims_to_operand_dims")
     window_dims = [
         d
         for d in range(operand.ndim)
         if d not in dn.inserted_window_dims and d not in dn.operand_batching_dims
     ]
-    check.require(
-        len(window_dims) == len(dn.update_window_dims),
-        f"updates have {len(dn.update_window_dims)} window dims but the operand has "
-        f"{len(window_dims)} dims that are neither inserted nor batching dims",
-    )
-    scatter_dims = [d for d in range(updates.ndim) if d not in dn.update_window_dims]
-    check.require(
-        [updates.shape[d] for d in scatter_dims] == list(indices.shape[:-1]),
-        "the non-window dims of updates must match the batch dims of indices",
-    )
-    check.require(
-        all(
-            updates.shape[u] <= operand.shape[d]
-            for u, d in zip(dn.update_window_dims, window_dims, strict=True)
-        ),
-        "update windows must fit in the operand",
-    )
+    for u, d in zip(dn.update_window_dims, window_dims, strict=True):
+        check.require(
+            updates.shape[u] <= operand.shape[d],
+            "Bounds of the window dimensions of updates must not exceed the bounds of the "
+            f"corresponding dimensions of operand. For dimension {u}, updates bound is "
+            f"{updates.shape[u]}, operand bound is {operand.shape[d]}.",
+        )
+    for u, bound in zip(scatter_dims, indices.shape[:-1], strict=True):
+        check.require(
+            updates.shape[u] == bound,
+            "Bounds of the scatter dimensions of updates must be the same as the bounds of the "
+            f"corresponding dimensions of scatter indices. For scatter dimension {u}, updates "
+            f"bound is {updates.shape[u]}, indices bound is {bound}.",
+        )
     dtype, _ = common_dtype(name, (operand, updates))
     check.require(kind(dtype) in kinds, f"unsupported dtype {dtype.name}")
     return [ShapedArray(operand.shape, dtype, operand.weak_type)]

@@ -526,8 +526,8 @@ def pshuffle(x: ArrayLike, axis_name: AxisName | Sequence[AxisName], perm: Seque
     size = axis_size(axis_name)
     if sorted(perm) != list(range(size)):
         raise ValueError(
-            f"pshuffle: perm must be a permutation of range({size}) (the size of axis "
-            f"{axis_name!r}), got {list(perm)}."
+            f"`perm` does not represent a permutation: {list(perm)} (pshuffle: perm must be a "
+            f"permutation of range({size}), the size of axis {axis_name!r})."
         )
     return ppermute(x, axis_name, [(int(src), dst) for dst, src in enumerate(perm)])
 

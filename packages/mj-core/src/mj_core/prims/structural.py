@@ -30,12 +30,14 @@ from mj_core._shapes import (
     canonicalize_axes,
     canonicalize_axis,
     check_permutation,
+    jax_worded_error,
     lax_ints,
     shape_of,
 )
 from mj_core._trace import bind
 from mj_core._typing import AnyArray, Array, ArrayLike, DTypeLike
 from mj_core.dtypes import dtype_of
+from mj_core.errors import AxisError, user_location
 from mj_core.prims._operands import (
     bind1,
     check_axes,
@@ -112,34 +114,42 @@ def _broadcast_avals(
 ) -> list[ShapedArray]:
     _check_shape("broadcast", shape, [x])
     dims = tuple(int(d) for d in broadcast_dimensions)
-    if len(shape) < x.ndim:
-        raise aval_error(
-            "broadcast",
-            "target broadcast shape must have equal or higher rank to the operand shape; got "
-            f"operand ndim={x.ndim} and target broadcast shape={tuple(shape)}",
-            [x],
-        )
+    # JAX's checks, order and wording (lax._broadcast_in_dim_shape_rule)
     if len(dims) != x.ndim:
-        raise aval_error(
-            "broadcast",
-            f"broadcast_dimensions {dims} must have one entry per operand dimension",
+        raise jax_worded_error(
+            "broadcast_in_dim broadcast_dimensions must have length equal to operand ndim; got "
+            f"broadcast_dimensions {dims} for operand ndim {x.ndim}.",
             [x],
         )
-    if any(not 0 <= d < len(shape) for d in dims) or any(a >= b for a, b in pairwise(dims)):
-        raise aval_error(
-            "broadcast",
-            f"broadcast_dimensions {dims} must be strictly increasing and in range for the "
-            f"target shape {tuple(shape)}",
+    if len(shape) < x.ndim:
+        raise jax_worded_error(
+            "broadcast_in_dim target broadcast shape must have equal or higher rank to the "
+            f"operand shape; got operand ndim {x.ndim} and target broadcast ndim {len(shape)}.",
             [x],
         )
-    for size, d in zip(x.shape, dims, strict=True):
-        if size not in (1, shape[d]):
-            raise aval_error(
-                "broadcast",
-                f"operand dimension of size {size} cannot be broadcast to {shape[d]} (target "
-                f"shape {tuple(shape)}, broadcast_dimensions {dims})",
-                [x],
-            )
+    if any(not 0 <= d < len(shape) for d in dims):
+        raise jax_worded_error(
+            "broadcast_in_dim broadcast_dimensions must be a subset of output dimensions, got "
+            f"{dims} for operand ndim {x.ndim} and shape {tuple(shape)}.",
+            [x],
+        )
+    if any(size not in (1, shape[d]) for size, d in zip(x.shape, dims, strict=True)):
+        raise jax_worded_error(
+            "broadcast_in_dim operand dimension sizes must either be 1, or be equal to their "
+            "corresponding dimensions in the target broadcast shape; got operand of shape "
+            f"{x.shape}, target broadcast shape {tuple(shape)}, broadcast_dimensions {dims}",
+            [x],
+        )
+    if len(set(dims)) != len(dims):
+        raise jax_worded_error(
+            "broadcast_in_dim broadcast_dimensions must not contain duplicates, got "
+            f"broadcast_dimensions {dims}",
+            [x],
+        )
+    if any(a >= b for a, b in pairwise(dims)):
+        raise aval_error(
+            "broadcast", f"broadcast_dimensions {dims} must be strictly increasing", [x]
+        )
     return [ShapedArray(tuple(int(d) for d in shape), x.dtype, x.weak_type)]
 
 
@@ -203,7 +213,12 @@ squeeze_p = Primitive("squeeze")
 def _squeeze_avals(x: ShapedArray, *, dimensions: tuple[int, ...]) -> list[ShapedArray]:
     dims = check_axes("squeeze", dimensions, x.ndim, [x])
     if any(x.shape[d] != 1 for d in dims):
-        raise aval_error("squeeze", f"dimensions {dims} must all have size 1", [x])
+        raise aval_error(
+            "squeeze",
+            "cannot select an axis to squeeze out which has size not equal to one, got "
+            f"shape={x.shape} and dimensions={dims}",
+            [x],
+        )
     shape = tuple(s for i, s in enumerate(x.shape) if i not in dims)
     return [ShapedArray(shape, x.dtype, x.weak_type)]
 
@@ -521,7 +536,11 @@ def transpose(operand: ArrayLike, permutation: Sequence[int]) -> Array:
 
 def squeeze(array: ArrayLike, dimensions: Sequence[int]) -> Array:
     """Remove the size-1 ``dimensions`` (negative dims count from the end)."""
-    dims = canonicalize_axes("squeeze", dimensions, len(shape_of(array)))
+    ndim = len(shape_of(array))
+    dims = tuple(canonicalize_axis("squeeze", d, ndim) for d in dimensions)
+    if len(set(dims)) != len(dims):  # JAX's wording (lax._compute_squeeze_shape)
+        loc = user_location()
+        raise AxisError(f"squeeze: dimensions are not unique: {dims}{' ' + loc if loc else ''}")
     if not dims:
         return unchanged(array)
     return bind1(squeeze_p, array, dimensions=tuple(sorted(dims)))

@@ -18,7 +18,7 @@ def _extrapolates(name: str, end: ArrayLike | str | None) -> bool:
         return False
     if end != "extrapolate":
         raise ValueError(
-            f"interp: the only valid string value of `{name}` is 'extrapolate', but got: {end!r}"
+            f"the only valid string value of `{name}` is 'extrapolate', but got: {end!r}"
         )
     return True
 
@@ -37,13 +37,14 @@ def interp(
     never apply)."""
     check_arraylike("interp", [x, xp, fp])
     if cnp.shape(xp) != cnp.shape(fp) or cnp.ndim(xp) != 1:
-        raise ValueError("interp: xp and fp must be one-dimensional arrays of equal size")
+        # JAX's message, exactly (JAX's test matches it literally)
+        raise ValueError("xp and fp must be one-dimensional arrays of equal size")
     x, xp = (cnp.asarray(a) for a in promote_inexact(x, xp))  # indexable by traced indices
     fp = cnp.asarray(promote_inexact(fp)[0])
     _extrapolates("left", left)  # (validates: a str left or right is "extrapolate")
     _extrapolates("right", right)
     if x.dtype.kind == "c":
-        raise ValueError("interp: complex x values not supported.")
+        raise ValueError("jnp.interp: complex x values not supported.")
     if period is not None:
         if cnp.ndim(period) != 0:
             raise ValueError(f"interp: period must be a scalar; got {period}")
