@@ -98,3 +98,37 @@ def test_take_along_axis_promise_in_bounds_as_jax(x64):
         np.asarray(mnp.take_along_axis(x, i, axis=0, mode="promise_in_bounds")),
         np.asarray(jnp.take_along_axis(x, i, axis=0, mode="promise_in_bounds")),
     )
+
+
+def test_broadcast_in_dim_any_dimension_order_and_wording_as_jax(x64):
+    # JAX's lax_test testBroadcastInDim1 / testBroadcastInDimShapeCheck*
+    x = np.arange(6, dtype=np.float32).reshape(3, 2)
+    want = jax.lax.broadcast_in_dim(x, (2, 4, 3), (2, 0))
+    got = mj.lax.broadcast_in_dim(x, (2, 4, 3), (2, 0))
+    got_jit = mj.jit(lambda x: mj.lax.broadcast_in_dim(x, (2, 4, 3), (2, 0)))(x)
+    for g in (got, got_jit):
+        np.testing.assert_array_equal(np.asarray(g), np.asarray(want))
+    w = np.arange(24.0, dtype=np.float32).reshape(2, 4, 3)
+    # (JAX's own transpose of an unsorted broadcast_in_dim fails: a closed form instead)
+    grad = mj.grad(lambda x: (mj.lax.broadcast_in_dim(x, (2, 4, 3), (2, 0)) * w).sum())(x)
+    np.testing.assert_array_equal(np.asarray(grad), w.sum(1).T)
+    for operand, shape, dims, message in (
+        (np.ones(2, np.float32), (2, 3), (2,), "must be a subset of output dimensions"),
+        (np.ones((2, 2), np.float32), (2, 2), (0, 0), "must not contain duplicates"),
+    ):
+        for lax in (jax.lax, mj.lax):
+            with pytest.raises(TypeError, match=f"broadcast_in_dim broadcast_dimensions {message}"):
+                lax.broadcast_in_dim(operand, shape, dims)
+
+
+def test_sort_gradient_of_an_empty_array_as_jax(x64):
+    # JAX's lax_autodiff testSortGrad5: the sort JVP's permutation of no elements
+    for shape in ((0,), (2, 0)):
+        x = np.zeros(shape, np.float32)
+        want = jax.grad(lambda x: jax.lax.sort(x).sum())(x)
+        got = mj.grad(lambda x: mj.lax.sort(x).sum())(x)
+        assert got.shape == want.shape
+        assert got.dtype == want.dtype
+        _, want_t = jax.jvp(jax.lax.sort, (x,), (x,))
+        _, got_t = mj.jvp(mj.lax.sort, (x,), (x,))
+        assert (got_t.shape, got_t.dtype) == (want_t.shape, want_t.dtype)

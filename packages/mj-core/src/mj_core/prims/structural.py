@@ -125,7 +125,21 @@ def _broadcast_avals(
             f"broadcast_dimensions {dims} must have one entry per operand dimension",
             [x],
         )
-    if any(not 0 <= d < len(shape) for d in dims) or any(a >= b for a, b in pairwise(dims)):
+    if any(not 0 <= d < len(shape) for d in dims):
+        raise aval_error(
+            "broadcast",
+            "broadcast_in_dim broadcast_dimensions must be a subset of output dimensions, got "
+            f"{dims} for operand ndim {x.ndim} and shape {tuple(shape)}",
+            [x],
+        )
+    if len(set(dims)) != len(dims):
+        raise aval_error(
+            "broadcast",
+            "broadcast_in_dim broadcast_dimensions must not contain duplicates, got "
+            f"broadcast_dimensions {dims}",
+            [x],
+        )
+    if any(a >= b for a, b in pairwise(dims)):  # (lax.broadcast_in_dim transposes first)
         raise aval_error(
             "broadcast",
             f"broadcast_dimensions {dims} must be strictly increasing and in range for the "
@@ -482,6 +496,14 @@ def broadcast_in_dim(
     shape, dims = lax_ints(shape), lax_ints(broadcast_dimensions)
     if shape_of(operand) == shape and dims == tuple(range(len(shape))):
         return unchanged(operand)
+    if (
+        len(dims) == len(shape_of(operand))
+        and len(set(dims)) == len(dims)
+        and any(a > b for a, b in pairwise(dims))
+    ):  # JAX takes the operand dims in any order: the primitive's, in order, after a transpose
+        order = tuple(sorted(range(len(dims)), key=dims.__getitem__))
+        operand = bind1(transpose_p, operand, permutation=order)
+        dims = tuple(dims[i] for i in order)
     return bind1(broadcast_p, operand, shape=shape, broadcast_dimensions=dims)
 
 
