@@ -97,7 +97,8 @@ class _Transpose:
             found = get_aval(ct)
             if found.shape != aval.shape or found.dtype != aval.dtype:
                 raise TypeError(
-                    f"linear_transpose: cotangent {i} has type {found.str_short()}, but the "
+                    "cotangent type does not match function output: "
+                    f"linear_transpose's cotangent {i} has type {found.str_short()}, but the "
                     f"function's output {i} is {aval.str_short()}{user_line_suffix()}"
                 )
         return tree_unflatten(self.in_tree, eval_jaxpr(self.jaxpr, [*consts, *cts]))
