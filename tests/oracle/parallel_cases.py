@@ -310,3 +310,37 @@ def test_pmap_inside_jit_matches_jax():
     close(got, jax.jit(f(jlax, jnp))(X, w))
     grads = mj.grad(lambda x: mnp.sum(mj.jit(f(lax, mnp))(x, w)))(X)
     close(grads, jax.grad(lambda x: jnp.sum(jax.jit(f(jlax, jnp))(x, w)))(X))
+
+
+def test_uneven_groups_tree_all_to_all_and_static_arguments_as_jax():
+    # JAX's pmap_test testPsumUnevenReplicaGroups, testTrees, test_static_argnum_on_method,
+    # test_pmap_error_on_non_hashable_static_argument
+    groups = [[0, 1], list(range(2, N))]
+    for mj_red, jax_red in ((lax.psum, jlax.psum), (lax.pmax, jlax.pmax), (lax.pmean, jlax.pmean)):
+        got = mj.pmap(lambda v, r=mj_red: v - r(v, "i", axis_index_groups=groups), "i")(X)
+        want = jax.pmap(lambda v, r=jax_red: v - r(v, "i", axis_index_groups=groups), "i")(X)
+        close(got, want)
+    with pytest.raises(ValueError, match="axis_index_groups must all be the same size"):
+        mj.pmap(lambda v: lax.all_gather(v, "i", axis_index_groups=groups), "i")(X)
+    tree = {"a": np.arange(N * N).reshape(N, N), "b": X}
+    got = mj.pmap(lambda t: lax.all_to_all(t, "i", 0, 0), "i")(tree)
+    want = jax.pmap(lambda t: jlax.all_to_all(t, "i", 0, 0), "i")(tree)
+    for k in tree:
+        close(got[k], want[k])
+
+    def holder(pmap):
+        class A:
+            @pmap
+            def f(self, x):
+                return x + 2
+
+        return A
+
+    import functools
+
+    for pmap in (jax.pmap, mj.pmap):
+        a = holder(functools.partial(pmap, static_broadcasted_argnums=(0,)))()
+        np.testing.assert_array_equal(np.asarray(a.f(np.arange(N))), np.arange(N) + 2)
+        f = pmap(lambda x, y: x + 3, static_broadcasted_argnums=(1,))
+        with pytest.raises(ValueError, match="Non-hashable static arguments are not supported"):
+            f(np.arange(N), np.asarray(1))

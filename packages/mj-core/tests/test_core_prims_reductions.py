@@ -162,7 +162,7 @@ def test_dot_general_preferred_type_and_dot():
 def test_dot_general_errors():
     with pytest.raises(TypeError, match=r"dot_general.*contracting.*f64\[2,3\], f64\[4,5\]"):
         lax.dot_general(np.ones((2, 3)), np.ones((4, 5)), (((1,), (0,)), ((), ())))
-    with pytest.raises(TypeError, match=r"dot_general.*same dtype"):
-        lax.dot(np.ones(3, np.float32), np.ones(3))
+    with pytest.raises(TypeError, match=r"^`preferred_element_type` must not be narrower"):
+        lax.dot(np.ones(3, np.int32), np.ones(3, np.int32), preferred_element_type=np.int8)
     with pytest.raises(TypeError, match=r"dot: operands must have rank 1 or 2"):
         lax.dot(np.ones((2, 2, 2)), np.ones(2))

@@ -28,6 +28,7 @@ from mj_autodiff._tangents import (
     Zero,
     add_tangents,
     instantiate_zeros,
+    is_float0,
     shape_dtype,
     shaped_aval_of,
     tangent_aval,
@@ -135,13 +136,15 @@ def backward_pass(jaxpr: Jaxpr, consts_and_args: Sequence[Any], cts: Sequence[An
 
     ct_env: dict[Var, Any] = {}
     for x, ct in zip(jaxpr.outs, cts, strict=True):
-        # (a bool output's cotangent, float0 zeros, is no cotangent: the comparison that
-        # made it is not transposed, as JAX's DCE drops it)
+        # (a bool output's cotangent, or float0 zeros for an integer output (jit's transpose
+        # instantiates its Zeros), is no cotangent: the ops that made it are not transposed,
+        # as JAX's DCE drops them; an integer cotangent of an integer-linear output is one)
         if (
             type(x) is Var
             and type(ct) is not Zero
             and type(env[x]) is UndefPrimal
             and x.aval.dtype.kind != "b"
+            and not is_float0(shape_dtype(ct)[1])
         ):
             prev = ct_env.get(x)
             ct_env[x] = ct if prev is None else add_tangents(prev, ct)
@@ -178,11 +181,17 @@ def backward_pass(jaxpr: Jaxpr, consts_and_args: Sequence[Any], cts: Sequence[An
 
 
 @functools.lru_cache(maxsize=512)
-def transpose_jaxpr(closed_jaxpr: ClosedJaxpr, linear: tuple[bool, ...]) -> ClosedJaxpr:
+def transpose_jaxpr(
+    closed_jaxpr: ClosedJaxpr,
+    linear: tuple[bool, ...],
+    ct_dtypes: tuple[np.dtype[Any], ...] | None = None,
+) -> ClosedJaxpr:
     """The transpose of ``closed_jaxpr`` w.r.t. the arguments flagged in ``linear``, as a
     closed jaxpr taking ``(*non-linear args, *output cotangents)`` and returning the
     (instantiated) cotangents of the linear arguments. For higher-order primitives' transpose
-    rules (jit's ``xla_call``, control flow)."""
+    rules (jit's ``xla_call``, control flow). ``ct_dtypes``: the cotangents' dtypes, where
+    not the outputs' tangent dtypes (an integer-linear function's integer cotangents, as
+    JAX's)."""
     in_avals = closed_jaxpr.in_avals
     out_avals = closed_jaxpr.out_avals
     consts = closed_jaxpr.consts
@@ -197,7 +206,13 @@ def transpose_jaxpr(closed_jaxpr: ClosedJaxpr, linear: tuple[bool, ...]) -> Clos
         return [instantiate_zeros(ct) for ct in cts_in]
 
     nonlin_avals = [a for a, lin in zip(in_avals, linear, strict=True) if not lin]
-    return trace_to_closed_jaxpr(transposed, [*nonlin_avals, *map(tangent_aval, out_avals)])
+    ct_avals = [tangent_aval(a) for a in out_avals]
+    if ct_dtypes is not None:
+        ct_avals = [
+            t if t.dtype == d else ShapedArray(a.shape, d, a.weak_type)
+            for t, a, d in zip(ct_avals, out_avals, ct_dtypes, strict=True)
+        ]
+    return trace_to_closed_jaxpr(transposed, [*nonlin_avals, *ct_avals])
 
 
 on_x64_change(lambda _: transpose_jaxpr.cache_clear())  # zeros it creates take the mode's types

@@ -59,6 +59,14 @@ def _check_dtype(api: str, what: str, x: Any, holomorphic: bool) -> np.dtype[Any
             f"{api} with holomorphic=True requires {what} with complex dtype, but got "
             f"{dtype.name}{_where()}."
         )
+    if api == "jacrev" and what == "inputs" and not holomorphic:  # as grad: complex is fine
+        if dtype.kind not in "fc" and not is_float(dtype):
+            raise TypeError(
+                f"jacrev requires real- or complex-valued inputs (input dtype that is a "
+                f"sub-dtype of np.inexact), but got {dtype.name}. If you want to use Boolean- "
+                f"or integer-valued inputs, use vjp or set allow_int to True{_where()}."
+            )
+        return dtype
     if not holomorphic and not is_float(dtype):
         hint = (
             " For holomorphic differentiation, pass holomorphic=True." if dtype.kind == "c" else ""

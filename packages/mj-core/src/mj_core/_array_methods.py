@@ -49,6 +49,10 @@ def _defer_to_unrecognized_arg(
     def method(self: object, other: object) -> Any:
         if type(other) in array_types or getattr(type(other), "aval", None) is not None:
             return f(other, self) if reflected else f(self, other)
+        to_array = getattr(other, "__jax_array__", None)
+        if to_array is not None:  # an object standing for an array, as JAX's operators read it
+            other = to_array()
+            return f(other, self) if reflected else f(self, other)
         if isinstance(other, _REJECTED_OPERANDS):
             names = [type(self).__name__, type(other).__name__]
             lhs, rhs = names[::-1] if reflected else names

@@ -37,6 +37,7 @@ __all__ = [
     "refuse",
     "view_dtype",
     "view_dtypes",
+    "view_predicates",
     "view_rules",
 ]
 
@@ -85,6 +86,12 @@ view_rules: RuleTable[ViewRule] = RuleTable(
     "mj_core.prims._view_rules",
     default="the primitive refuses view operands (typed PRNG keys) in JAX's words",
 )
+
+
+#: Predicate primitive (``eq``, ``ne``) -> how it answers for two views of one dtype:
+#: ``answer(data_result, element_ndim)`` reduces its elementwise answer over the data's
+#: element dims (JAX compares keys: ``key == key`` is a bool array of the key array's shape).
+view_predicates: dict[Primitive, Callable[[Any, int], Any]] = {}
 
 
 def view_dtype(dtype: Any) -> ArrayView | None:

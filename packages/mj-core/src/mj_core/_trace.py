@@ -34,7 +34,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from mj_core._array_views import array_views, refuse, view_dtype, view_rules
+from mj_core._array_views import array_views, refuse, view_dtype, view_predicates, view_rules
 from mj_core._avals import ShapedArray, check_conversion
 from mj_core._config import config, on_change
 from mj_core._eager.evaluate import eval_primitive
@@ -512,6 +512,15 @@ def bind_views(primitive: Primitive, args: Sequence[Any], params: dict[str, Any]
     first = next(a for a, v in zip(args, is_view, strict=True) if v)
     view = array_views[type(first)]
     dtype = first.dtype
+    answer = view_predicates.get(primitive)
+    if (
+        answer is not None
+        and all(is_view)
+        and all(a.dtype == dtype for a in args)
+        and view_dtype(dtype) is not None
+    ):
+        (out,) = bind(primitive, *(view.data(a) for a in args), **params)
+        return [answer(out, len(view.element_shape(dtype)))]
     rule = view_rules.get(primitive)
     if rule is None or view_dtype(dtype) is None:  # (a float0 tangent view has no rules)
         if "new_dtype" in params:  # convert_element_type & co, in JAX's words

@@ -157,6 +157,12 @@ class PmapFunction:
         self._axes: dict[tuple[int, PyTreeDef], list[int | None]] = {}
         functools.update_wrapper(self, fun)
 
+    def __get__(self, obj: Any, objtype: Any = None) -> Any:
+        """A method's pmap binds its instance, as JAX's (a function) does."""
+        if obj is None:
+            return self
+        return functools.partial(self, obj)
+
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         nargs = len(args)
         static_pos = {i % nargs for i in self._static if -nargs <= i < nargs}
@@ -171,9 +177,9 @@ class PmapFunction:
                 hash(val)
             except TypeError:
                 raise UnhashableStaticArgumentError(
-                    "Non-hashable static arguments are not supported. "
-                    f"pmap({self._name}): static argument {i} is unhashable (a "
-                    f"{type(val).__name__}){where()}."
+                    "Non-hashable static arguments are not supported, as this can lead to "
+                    f"unexpected cache-misses. Static argument (index {i}) of type {type(val)} "
+                    f"for function {self._name} is non-hashable{where()}."
                 ) from None
         in_axes = self._in_axes
         if isinstance(in_axes, tuple):

@@ -151,7 +151,9 @@ def replica_groups(prim_name: str, axis_name: Any, axis_index_groups: Any = None
     groups = axis_groups(prim_name, axis_name)
     if axis_index_groups is None:
         return int64_attr(groups.tolist())
-    return int64_attr([[row[i] for i in g] for row in groups.tolist() for g in axis_index_groups])
+    rows = [[row[i] for i in g] for row in groups.tolist() for g in axis_index_groups]
+    width = max(len(r) for r in rows)  # uneven groups (reductions) padded with -1, as JAX's
+    return int64_attr([r + [-1] * (width - len(r)) for r in rows])
 
 
 def replica_index(prim_name: str, axis_name: Any) -> Value:

@@ -31,7 +31,7 @@ from mj_autodiff.extend import (
     transpose_rules,
 )
 from mj_batch.extend import BatchDim, inherited_axis_name, vmap_jaxpr, vmap_rules
-from mj_core import Primitive, ShapedArray, bind, impl_rules, raise_to_shaped
+from mj_core import Primitive, ShapedArray, bind, get_aval, impl_rules, raise_to_shaped
 from mj_core.errors import user_line_suffix
 from mj_core.extend import abstract_eval_rules
 from mj_ir import ClosedJaxpr, JaxprEqn, Var, pp_jaxpr
@@ -246,9 +246,14 @@ def _xla_call_transpose(
 ) -> list[Any]:
     """One xla_call of the transposed jaxpr on the non-linear inputs and the cotangents."""
     linear = tuple(type(x) is UndefPrimal for x in invals)
-    transposed = _cached("transpose", jaxpr, linear, lambda: transpose_jaxpr(jaxpr, linear))
-    residuals = [x for x, lin in zip(invals, linear, strict=True) if not lin]
     cts_in = [instantiate_zeros(ct) for ct in cts]
+    # the cotangents' own types: an integer output's integer cotangent (integer-linear
+    # functions) stays one, as in JAX; Zeros are float0 (no cotangent)
+    ct_dtypes = tuple(get_aval(ct).dtype for ct in cts_in)
+    transposed = _cached(
+        "transpose", jaxpr, (linear, ct_dtypes), lambda: transpose_jaxpr(jaxpr, linear, ct_dtypes)
+    )
+    residuals = [x for x, lin in zip(invals, linear, strict=True) if not lin]
     outs = bind(
         xla_call_p,
         *residuals,

@@ -18,6 +18,8 @@ from mj_core.prims.sorting import sort_p
 def take_along_axis(x: ArrayLike, perm: ArrayLike, axis: int) -> Array:
     """``x`` reordered along ``axis`` by the integer array ``perm`` (same shape as ``x``)."""
     shape = tuple(shape_dtype(x)[0])
+    if 0 in shape:  # nothing to reorder (a gather of size-1 slices needs non-empty dims)
+        return lax.reshape(x, shape)
     ndim = len(shape)
     others = tuple(d for d in range(ndim) if d != axis)
     dn = GatherDimensionNumbers(

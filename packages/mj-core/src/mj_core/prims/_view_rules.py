@@ -9,14 +9,15 @@ from typing import Any
 
 import numpy as np
 
-from mj_core._array_views import ArrayView, array_views, view_dtypes, view_rules
+from mj_core._array_views import ArrayView, array_views, view_dtypes, view_predicates, view_rules
 from mj_core._avals import get_aval
 from mj_core._eager_dispatch import eager_handlers
 from mj_core._shapes import shape_of
 from mj_core._trace import bind_views
 from mj_core.prims._operands import bind1
-from mj_core.prims.elementwise import select_n_p
+from mj_core.prims.elementwise import eq_p, ne_p, select_n_p
 from mj_core.prims.indexing import gather_p
+from mj_core.prims.reductions import reduce_and_p, reduce_or_p
 from mj_core.prims.structural import (
     broadcast_p,
     concatenate_p,
@@ -51,6 +52,18 @@ def _unchanged(name: str) -> Any:
 
     return rule
 
+
+def _reduced(reduction: Any) -> Any:
+    def answer(out: Any, element_ndim: int) -> Any:
+        ndim = len(shape_of(out))
+        axes = tuple(range(ndim - element_ndim, ndim))
+        return bind1(reduction, out, axes=axes) if axes else out
+
+    return answer
+
+
+view_predicates[eq_p] = _reduced(reduce_and_p)  # keys equal when all their data is
+view_predicates[ne_p] = _reduced(reduce_or_p)
 
 for _p in (squeeze_p, rev_p, concatenate_p):  # (their dims are non-negative, before E's)
     view_rules[_p] = _unchanged(_p.name)

@@ -18,9 +18,13 @@ import numpy as np
 from mj_core._avals import ShapedArray
 from mj_core._config import DOT_ALGORITHM_PRESETS, config
 from mj_core._primitive import Primitive, abstract_eval_rules, impl_rules
-from mj_core._shapes import aval_error, canonicalize_axes, jax_worded_error, shape_of
+from mj_core._shapes import _where, aval_error, canonicalize_axes, jax_worded_error, shape_of
 from mj_core._typing import Array, ArrayLike, DTypeLike
-from mj_core.prims._operands import bind1, check_axes, check_operands, common_dtype
+from mj_core.dtypes import all_weak, canonical_dtype, check_user_dtype, dtype_of, float_info
+from mj_core.errors import ShapeDtypeError
+from mj_core.prims._operands import bind1, check_axes, check_operands
+from mj_core.prims.conversions import convert_element_type_p
+from mj_core.prims.elementwise import category_kind
 
 __all__ = [
     "DotAlgorithm",
@@ -275,6 +279,88 @@ DotDimensionNumbers = tuple[
 
 dot_general_p = Primitive("dot_general")
 
+#: the float8 types XLA multiplies with each other without converting them (JAX's list)
+_FP8 = frozenset(
+    np.dtype(getattr(ml_dtypes, name))
+    for name in (
+        "float8_e4m3fn", "float8_e5m2", "float8_e5m2fnuz", "float8_e4m3fnuz", "float8_e3m4",
+        "float8_e4m3", "float8_e8m0fnu",
+    )
+    if hasattr(ml_dtypes, name)
+)  # fmt: skip
+
+
+def _bit_width(dtype: np.dtype[Any]) -> int:
+    if dtype.kind == "b":
+        return 1
+    if category_kind(dtype) in "fc":
+        return int(float_info(dtype).bits)
+    iinfo: Any = ml_dtypes.iinfo  # (untyped)
+    return int(iinfo(dtype).bits)
+
+
+def _type_properties(dtype: np.dtype[Any]) -> tuple[bool, int, int, int, bool]:
+    """XLA's order of element types (``primitive_util::HigherPrecisionType``, as JAX's
+    ``_dot_general_dtype_rule`` reads it): complex first, then exponent range, mantissa, bit
+    width, signed before unsigned."""
+    kind = category_kind(dtype)
+    real = np.dtype(np.float32 if dtype == np.complex64 else np.float64) if kind == "c" else dtype
+    floating = kind in "fc"
+    info = float_info(real) if floating else None
+    return (
+        kind == "c",
+        int(info.maxexp) if info is not None else -1,
+        int(info.nmant) if info is not None else -1,
+        _bit_width(real),
+        kind != "u",
+    )
+
+
+def dot_result_dtype(
+    lhs_dtype: np.dtype[Any],
+    rhs_dtype: np.dtype[Any],
+    preferred_element_type: np.dtype[Any] | None,
+    *,
+    has_algorithm: bool = False,
+    name: str = "lax.dot_general",
+) -> np.dtype[Any]:
+    """JAX's (XLA's) result dtype of a contraction of ``lhs_dtype`` by ``rhs_dtype``: the
+    operand type higher in XLA's order (two different types of one rank are an error), or
+    ``preferred_element_type``, which must not narrow a non-float result (unless a dot
+    algorithm is given)."""
+    lp, rp = _type_properties(lhs_dtype), _type_properties(rhs_dtype)
+    if lp > rp:
+        result = lhs_dtype
+    elif rp > lp:
+        result = rhs_dtype
+    elif lhs_dtype != rhs_dtype:
+        raise TypeError(f"{name} argument type error: {lhs_dtype}, {rhs_dtype}")
+    else:
+        result = lhs_dtype
+    if preferred_element_type is None or preferred_element_type == result:
+        return result
+    if (
+        not has_algorithm
+        and category_kind(result) != "f"
+        and _bit_width(preferred_element_type) < _bit_width(result)
+    ):
+        raise TypeError(
+            "`preferred_element_type` must not be narrower than the original type, got "
+            f"preferred_element_type of {preferred_element_type} for result type of {result}."
+        )
+    return preferred_element_type
+
+
+def dot_operand_dtypes(
+    lhs_dtype: np.dtype[Any], rhs_dtype: np.dtype[Any], out_dtype: np.dtype[Any]
+) -> tuple[np.dtype[Any], np.dtype[Any]]:
+    """The operand types JAX's CPU/GPU lowering hands XLA (no dot algorithm): operands of
+    two different types are converted to the output type first, unless both are float8
+    types (XLA's mixed fp8 matmul)."""
+    if lhs_dtype != rhs_dtype and not (lhs_dtype in _FP8 and rhs_dtype in _FP8):
+        return out_dtype, out_dtype
+    return lhs_dtype, rhs_dtype
+
 
 @abstract_eval_rules.register(dot_general_p)
 def _dot_general_avals(
@@ -304,9 +390,18 @@ def _dot_general_avals(
                 f"and {rshape}.",
                 avals,
             )
-    dtype, weak = common_dtype("dot_general", avals)
-    if preferred_element_type is not None:
-        dtype, weak = np.dtype(preferred_element_type), False
+    pet = None if preferred_element_type is None else np.dtype(preferred_element_type)
+    try:
+        dtype = dot_result_dtype(
+            lhs.dtype,
+            rhs.dtype,
+            pet,
+            has_algorithm=isinstance(precision, DotAlgorithm | DotAlgorithmPreset),
+        )
+    except TypeError as err:  # JAX's wording first, then the operands and the user's line
+        shown = ", ".join(a.str_short() for a in avals)
+        raise ShapeDtypeError(f"{err} (operands: {shown}){_where()}") from None
+    weak = all_weak((lhs.weak_type, rhs.weak_type))
     shape = (
         *(lhs.shape[i] for i in lb),
         *(s for i, s in enumerate(lhs.shape) if i not in lhs_used),
@@ -365,8 +460,13 @@ def _dot_general_impl(
         x = np.asarray(np.asarray(lhs, lt), acc)
         y = np.asarray(np.asarray(rhs, rt), acc)
     else:
-        x = np.asarray(lhs, out.dtype)
-        y = np.asarray(rhs, out.dtype)
+        ld, rd = canonical_dtype(dtype_of(lhs)), canonical_dtype(dtype_of(rhs))
+        lt, rt = dot_operand_dtypes(ld, rd, out.dtype)
+        # mixed float8 types: XLA computes in float32; else in the wider of the operand and
+        # the output type
+        acc = _F32 if lt != rt else max(lt, out.dtype, key=_type_properties)
+        x = _convert(_convert(lhs, lt), acc)
+        y = _convert(_convert(rhs, rt), acc)
     try:
         x_perm, y_perm, x_to, y_to, outer = _matmul_plan(dimension_numbers, x.shape, y.shape)
     except TypeError:  # dimension numbers given as lists (unhashable): plan uncached
@@ -379,9 +479,20 @@ def _dot_general_impl(
     # outer products (per-example weight gradients under vmap): a broadcast multiply avoids
     # matmul's dispatch of one 1-deep product per batch element
     product = np.multiply(x3, y3) if outer else np.matmul(x3, y3)
-    if product.dtype != out.dtype:  # bfloat16's matmul accumulates (and answers) in float32
-        product = product.astype(out.dtype)
-    return [product.reshape(out.shape)]
+    # bfloat16's matmul accumulates (and answers) in float32
+    return [_convert(product, out.dtype).reshape(out.shape)]
+
+
+def _convert(x: Any, dtype: np.dtype[Any]) -> np.ndarray[Any, Any]:
+    """``x`` as an array of ``dtype``, converted as XLA converts (float to int saturating,
+    complex to real dropping the imaginary part)."""
+    arr = np.asarray(x)
+    if arr.dtype == dtype:
+        return arr
+    out: np.ndarray[Any, Any] = impl_rules[convert_element_type_p](
+        arr, new_dtype=dtype, weak_type=False
+    )[0]
+    return out
 
 
 # --- lax wrappers ----------------------------------------------------------------------------
@@ -416,7 +527,7 @@ def dot_general(
         dn = _canonical_dot_dims(dimension_numbers, lhs_nd, rhs_nd)
     except TypeError:  # unhashable (lists): canonicalize without the cache
         dn = _canonical_dot_dims.__wrapped__(dimension_numbers, lhs_nd, rhs_nd)
-    pet = None if preferred_element_type is None else np.dtype(preferred_element_type)
+    pet = check_user_dtype(preferred_element_type, "dot")
     return bind1(
         dot_general_p,
         lhs,

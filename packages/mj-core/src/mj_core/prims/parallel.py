@@ -134,14 +134,18 @@ def _group_params(groups: Groups | None) -> dict[str, Any]:
 
 
 def _canonical_groups(
-    axis_name: AxisName | Sequence[AxisName], groups: Sequence[Sequence[int]] | None
+    axis_name: AxisName | Sequence[AxisName],
+    groups: Sequence[Sequence[int]] | None,
+    *,
+    even: bool = True,
 ) -> Groups | None:
-    """``axis_index_groups`` as a tuple of tuples, checked as JAX checks it: groups of one
-    size that together hold every index of the axis once."""
+    """``axis_index_groups`` as a tuple of tuples, checked as JAX checks it: groups that
+    together hold every index of the axis once, all of one size unless ``even`` is false (the
+    reductions: XLA's all-reduce takes groups of different sizes)."""
     if groups is None:
         return None
     canonical = tuple(tuple(int(i) for i in g) for g in groups)
-    if len({len(g) for g in canonical}) != 1:
+    if even and len({len(g) for g in canonical}) != 1:
         raise ValueError("axis_index_groups must all be the same size")
     names = names_of(axis_name)
     if len(names) != 1:
@@ -198,7 +202,7 @@ def psum(
     Booleans are summed as int32. With ``axis_index_groups`` the sum runs within each group
     of axis indices (pmap only, as in JAX). Concrete (non-traced) leaves are summed at once:
     ``psum(1, "i")`` is the axis size as a number."""
-    groups = _canonical_groups(axis_name, axis_index_groups)
+    groups = _canonical_groups(axis_name, axis_index_groups, even=False)
     leaves, tree = tree_flatten(x)
     leaves = [
         _convert(leaf, np.dtype(np.int32)) if _dtype(leaf) == np.bool_ else leaf for leaf in leaves
@@ -222,7 +226,7 @@ def _bind_extremum(
     axis_name: AxisName | Sequence[AxisName],
     axis_index_groups: Sequence[Sequence[int]] | None,
 ) -> Any:
-    groups = _canonical_groups(axis_name, axis_index_groups)
+    groups = _canonical_groups(axis_name, axis_index_groups, even=False)
     leaves, tree = tree_flatten(x)
     if not leaves:
         return x
@@ -258,7 +262,8 @@ def pmean(
 ) -> Any:
     """The mean of ``x`` (a pytree) over the named axis (or axes); integers give floats."""
     total = psum(x, axis_name, axis_index_groups=axis_index_groups)
-    n = _group_size(axis_name, _canonical_groups(axis_name, axis_index_groups))
+    # (as JAX's psum(1, ...): the first group's size, even for groups of different sizes)
+    n = _group_size(axis_name, _canonical_groups(axis_name, axis_index_groups, even=False))
     return tree_map(lambda v: _true_divide(v, n), total)
 
 
@@ -381,8 +386,22 @@ def all_to_all(
     """Split ``x`` along ``split_axis`` into one block per index of the named axis, send
     block ``j`` to index ``j``, and stack (concatenate, if ``tiled``) the received blocks
     along ``concat_axis``: the mapped axis is materialized and ``split_axis`` mapped instead.
-    Several names exchange over their combined index (the first name major).
-    """
+    Several names exchange over their combined index (the first name major). A pytree
+    ``x`` exchanges each leaf (as JAX's)."""
+    leaves, tree = tree_flatten(x)
+    if len(leaves) != 1 or leaves[0] is not x:
+        outs = [
+            all_to_all(
+                leaf,
+                axis_name,
+                split_axis,
+                concat_axis,
+                axis_index_groups=axis_index_groups,
+                tiled=tiled,
+            )
+            for leaf in leaves
+        ]
+        return tree_unflatten(tree, outs)  # type: ignore[no-any-return]
     names = names_of(axis_name)
     name = _param_name(axis_name)
     groups = _canonical_groups(axis_name, axis_index_groups)

@@ -497,6 +497,14 @@ def broadcast_in_dim(
     shape, dims = lax_ints(shape), lax_ints(broadcast_dimensions)
     if shape_of(operand) == shape and dims == tuple(range(len(shape))):
         return unchanged(operand)
+    if (
+        len(dims) == len(shape_of(operand))
+        and len(set(dims)) == len(dims)
+        and any(a > b for a, b in pairwise(dims))
+    ):  # JAX takes the operand dims in any order: the primitive's, in order, after a transpose
+        order = tuple(sorted(range(len(dims)), key=dims.__getitem__))
+        operand = bind1(transpose_p, operand, permutation=order)
+        dims = tuple(dims[i] for i in order)
     return bind1(broadcast_p, operand, shape=shape, broadcast_dimensions=dims)
 
 

@@ -1,6 +1,7 @@
 """Lowering rule of ``dot_general``: one ``stablehlo.dot_general``, its dimension numbers
-mapped one to one (a weak operand adopts the other operand's dtype first), its ``precision``
-as ``precision_config``, or a dot algorithm's operand casts and ``algorithm`` attribute."""
+mapped one to one (operands of two types converted to the output type first, as JAX's CPU
+lowering does, mixed float8 types aside), its ``precision`` as ``precision_config``, or a dot
+algorithm's operand casts and ``algorithm`` attribute."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from mj_core.prims.contractions import (
     algorithm_compute_types,
     check_cpu_algorithm,
     dot_general_p,
+    dot_operand_dtypes,
 )
 from mj_xla._jaxlib import Value, hlo
 from mj_xla._lowering import (
@@ -46,11 +48,11 @@ def _dot_general_lowering(
     (lhs_contract, rhs_contract), (lhs_batch, rhs_batch) = dimension_numbers
     out = avals_out[0]
     lhs_aval, rhs_aval = avals_in
-    dtype = rhs_aval.dtype if lhs_aval.weak_type else lhs_aval.dtype  # a weak one adopts
     if isinstance(precision, DotAlgorithm | DotAlgorithmPreset):
         return [_algorithm_dot(ctx, avals_in, out, in_vals, dimension_numbers, precision)]
-    lhs = as_dtype(in_vals[0], lhs_aval, dtype)
-    rhs = as_dtype(in_vals[1], rhs_aval, dtype)
+    lt, rt = dot_operand_dtypes(lhs_aval.dtype, rhs_aval.dtype, out.dtype)
+    lhs = as_dtype(in_vals[0], lhs_aval, lt)
+    rhs = as_dtype(in_vals[1], rhs_aval, rt)
     dims = hlo.DotDimensionNumbers.get(
         lhs_batching_dimensions=list(lhs_batch),
         rhs_batching_dimensions=list(rhs_batch),

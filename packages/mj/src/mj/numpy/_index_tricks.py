@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 import mj_core.numpy as cnp
-from mj_core import Tracer
+from mj_core import Tracer, config
 from mj_core.extend import (
     AnyArray,
     Array,
@@ -69,6 +69,14 @@ def _range_from_slice(s: object, name: str) -> AnyArray:
     return cnp.arange(start, stop, step)
 
 
+def _promote_ranges(key: tuple[object, ...], name: str) -> list[Any]:
+    """The ranges of the slices of ``key`` in one dtype, promoted as JAX's grids promote them
+    (standard promotion even under ``numpy_dtype_promotion="strict"``: ``0:1:3j, 0:2``)."""
+    ranges = [_range_from_slice(k, name) for k in key]
+    with config.override("numpy_dtype_promotion", "standard"):
+        return list(promote(*ranges))
+
+
 class _Mgrid:
     """``mnp.mgrid[0:2, 0:1:3j]``: a dense grid (``meshgrid(..., indexing='ij')`` stacked),
     one range per slice; a single slice gives the 1-D range itself."""
@@ -78,7 +86,7 @@ class _Mgrid:
             return _range_from_slice(key, "mgrid")
         if not key:
             return cnp.arange(0)
-        ranges = promote(*(_range_from_slice(k, "mgrid") for k in key))
+        ranges = _promote_ranges(key, "mgrid")
         return cnp.stack(meshgrid(*ranges, indexing="ij"), 0)
 
 
@@ -91,7 +99,7 @@ class _Ogrid:
             return _range_from_slice(key, "ogrid")
         if not key:
             return []
-        ranges = promote(*(_range_from_slice(k, "ogrid") for k in key))
+        ranges = _promote_ranges(key, "ogrid")
         return meshgrid(*ranges, indexing="ij", sparse=True)
 
 

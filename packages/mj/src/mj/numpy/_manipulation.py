@@ -3,6 +3,7 @@ rotating, padding, gathering along an axis, and the stack/split variants."""
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
 from typing import Any, overload
 
@@ -83,6 +84,8 @@ def take_along_axis(
     if mode == "one_hot":
         return _take_one_hot(arr, indices, axis, wrap_negative_indices)
     mode = "fill" if mode is None else mode
+    if mode == "promise_in_bounds":
+        return _take_promised(arr, indices, axis, wrap_negative_indices)
     if not wrap_negative_indices:  # a negative index is out of bounds: past the end
         past = size if mode == "fill" else 0
         indices = cnp.where(indices < 0, past, indices)
@@ -95,6 +98,31 @@ def take_along_axis(
             grid_shape[d] = cnp.shape(arr)[d]
             index.append(lax.broadcasted_iota(np.int64, tuple(grid_shape), d))
     return arr.at[tuple(index)].get(mode=mode, fill_value=fill_value)
+
+
+def _take_promised(arr: Array, indices: Array, axis: int, wrap: bool) -> Array:
+    """``take_along_axis(mode="promise_in_bounds")`` as JAX's: one ``gather`` whose other
+    axes are batch axes, the indices in their own dtype, negative ones wrapped only when
+    ``wrap`` (otherwise nothing is added to the jaxpr: the caller promised)."""
+    if wrap:
+        indices = cnp.where(indices < 0, cnp.add(indices, cnp.shape(arr)[axis]), indices)
+    ndim = cnp.ndim(arr)
+    a_shape, i_shape = list(cnp.shape(arr)), list(cnp.shape(indices))
+    a_shape[axis] = i_shape[axis] = 1
+    common = cnp.broadcast_shapes(tuple(a_shape), tuple(i_shape))
+    arr = cnp.broadcast_to(arr, (*common[:axis], cnp.shape(arr)[axis], *common[axis + 1 :]))
+    indices = cnp.broadcast_to(
+        indices, (*common[:axis], cnp.shape(indices)[axis], *common[axis + 1 :])
+    )
+    batch = tuple(d for d in range(ndim) if d != axis)
+    dnums = lax.GatherDimensionNumbers(
+        offset_dims=(),
+        collapsed_slice_dims=(axis,),
+        start_index_map=(axis,),
+        operand_batching_dims=batch,
+        start_indices_batching_dims=batch,
+    )
+    return lax.gather(arr, indices[..., None], dnums, (1,) * ndim, mode="promise_in_bounds")
 
 
 def _take_one_hot(arr: Array, indices: Array, axis: int, wrap: bool) -> Array:
@@ -119,33 +147,55 @@ def roll(
     a: ArrayLike, shift: ArrayLike | Sequence[int], axis: int | Sequence[int] | None = None
 ) -> Array:
     """Shift elements circularly by ``shift`` along ``axis`` (``None``: the flattened array).
-    ``shift`` may be traced."""
+    As JAX's: shifts and axes broadcast against each other; a shift that is not a (sequence
+    of) concrete integer(s) (a traced or array shift) rolls by dynamic slices."""
     a = cnp.asarray(a)
     if axis is None:
         return cnp.reshape(roll(cnp.ravel(a), shift, 0), cnp.shape(a))
-    axes = (axis,) if isinstance(axis, int | np.integer) else tuple(axis)
-    shifts = shift if isinstance(shift, tuple | list) else (shift,) * len(axes)
-    if len(shifts) != len(axes):
-        raise ValueError("roll: shift and axis must have the same length")
-    for s, ax in zip(shifts, axes, strict=True):
-        a = _roll1(a, s, canonicalize_axis("roll", ax, cnp.ndim(a)))
+    ndim = cnp.ndim(a)
+    axes = _index_tuple(axis)
+    axes = tuple(canonicalize_axis("roll", ax, ndim) for ax in axes)
+    try:
+        shifts = _index_tuple(shift)
+    except TypeError:  # traced, or not integers
+        return _roll_dynamic(a, cnp.asarray(shift), axes)
+    for ax, s in zip(*np.broadcast_arrays(np.asarray(axes), np.asarray(shifts)), strict=True):
+        a = _roll1(a, int(s), int(ax))
     return a
 
 
-def _roll1(a: Array, shift: ArrayLike, axis: int) -> Array:
+def _index_tuple(x: Any) -> tuple[int, ...]:
+    """JAX's ``_ensure_index_tuple``: ``x`` as a tuple of ints (``TypeError`` if it is not
+    one, or a sequence of, concrete integers)."""
+    try:
+        return (operator.index(x),)
+    except TypeError:
+        return tuple(map(operator.index, x))
+
+
+def _roll_dynamic(a: Array, shift: Array, axes: tuple[int, ...]) -> Array:
+    b_shape = np.broadcast_shapes(cnp.shape(shift), (len(axes),))
+    if len(b_shape) != 1:
+        raise ValueError("'shift' and 'axis' arguments to roll must be scalars or 1D arrays")
+    shifts = cnp.broadcast_to(shift, b_shape)
+    for i, ax in enumerate(np.broadcast_to(np.asarray(axes), b_shape)):
+        n = cnp.shape(a)[int(ax)]
+        x = cnp.remainder(lax.convert_element_type(shifts[i], np.int32), np.int32(max(n, 1)))
+        doubled = lax.concatenate([a, a], int(ax))
+        a = lax.dynamic_slice_in_dim(doubled, lax.sub(np.int32(n), x), n, axis=int(ax))
+    return a
+
+
+def _roll1(a: Array, shift: int, axis: int) -> Array:
     n = cnp.shape(a)[axis]
     if n == 0:
         return a
-    if isinstance(shift, int | np.integer):
-        s = int(shift) % n
-        if s == 0:
-            return a
-        tail = lax.slice_in_dim(a, n - s, n, axis=axis)
-        head = lax.slice_in_dim(a, 0, n - s, axis=axis)
-        return lax.concatenate([tail, head], axis)
-    start = lax.rem(lax.sub(n, lax.rem(cnp.asarray(shift, np.int64), n)), n)
-    doubled = lax.concatenate([a, a], axis)
-    return lax.dynamic_slice_in_dim(doubled, start, n, axis=axis)
+    s = shift % n
+    if s == 0:
+        return a
+    tail = lax.slice_in_dim(a, n - s, n, axis=axis)
+    head = lax.slice_in_dim(a, 0, n - s, axis=axis)
+    return lax.concatenate([tail, head], axis)
 
 
 def rot90(m: ArrayLike, k: int = 1, axes: tuple[int, int] = (0, 1)) -> Array:
