@@ -5,8 +5,10 @@ dtypes are subtypes of floating, complexfloating, signedinteger.``), and accept 
 with JAX's result dtype. Eagerly mj computed ``shift_right_logical`` of floats (garbage),
 ``abs`` of unsigned integers and ``lt`` of complex numbers, which ``jit`` refused or XLA failed
 on. Each case against JAX 0.10.2 in both dtype modes (the ``x64`` fixture), through
-``mj.lax`` and through the lower layer, ``mj_core.lax``, whose lenient functions bind the
-primitive directly."""
+``mj.lax`` and through the lower layer, ``mj_core.lax``, whose functions bind the primitive
+directly: ``sin`` of an integer is refused there too (issue 38), and the NumPy-level functions
+(``mnp.sin``, ``mj.scipy.special.erf``, ...) convert it to JAX's float first, with JAX's
+equations (``convert_element_type`` then ``sin``)."""
 
 import jax
 import jax.lax as jlax
@@ -29,33 +31,43 @@ B = np.array([True, False, True])
 C64 = np.array([1 + 1j, -2j, 3], np.complex64)
 BF16 = np.array([1.5, -2.0, 4.0], ml_dtypes.bfloat16)
 
-# (jax.lax name, operands, whether mj_core.lax's function refuses them too: its float-valued
-# functions compute integers in float, the toolkit's promotion, so only mj.lax refuses those)
+# (jax.lax name, operands): refused by mj.lax and by the lower layer's function alike (its
+# float-valued functions take floats only, as JAX's: mnp.sin converts an integer first)
 REFUSED = [
-    ("abs", (U8,), True),
-    ("abs", (U32,), True),
-    ("abs", (B,), True),
-    ("lt", (C64, C64), True),
-    ("le", (C64, C64), True),
-    ("gt", (C64, C64), True),
-    ("ge", (C64, C64), True),
-    ("shift_left", (F32, F32), True),
-    ("shift_right_logical", (F32, F32), True),
-    ("shift_right_arithmetic", (F32, F32), True),
-    ("floor", (I32,), True),
-    ("ceil", (I32,), True),
-    ("round", (I32,), True),
-    ("is_finite", (I32,), True),
-    ("pow", (I32, I32), True),
-    ("bitwise_and", (F32, F32), True),
-    ("bitwise_or", (C64, C64), True),
-    ("add", (B, B), True),
-    ("neg", (B,), True),
-    ("integer_pow", (B, 2), True),
-    ("sin", (I32,), False),
-    ("exp", (B,), False),
-    ("atan2", (I32, I32), False),
-    ("lgamma", (I32,), False),
+    ("abs", (U8,)),
+    ("abs", (U32,)),
+    ("abs", (B,)),
+    ("lt", (C64, C64)),
+    ("le", (C64, C64)),
+    ("gt", (C64, C64)),
+    ("ge", (C64, C64)),
+    ("shift_left", (F32, F32)),
+    ("shift_right_logical", (F32, F32)),
+    ("shift_right_arithmetic", (F32, F32)),
+    ("floor", (I32,)),
+    ("ceil", (I32,)),
+    ("round", (I32,)),
+    ("is_finite", (I32,)),
+    ("pow", (I32, I32)),
+    ("bitwise_and", (F32, F32)),
+    ("bitwise_or", (C64, C64)),
+    ("add", (B, B)),
+    ("neg", (B,)),
+    ("integer_pow", (B, 2)),
+    ("sin", (I32,)),
+    ("exp", (B,)),
+    ("atan2", (I32, I32)),
+    ("lgamma", (I32,)),
+    ("exp", (I32,)),
+    ("log", (U8,)),
+    ("sqrt", (B,)),
+    ("logistic", (I8,)),
+    ("erf", (I32,)),
+    ("erfc", (B,)),
+    ("digamma", (I32,)),
+    ("bessel_i0e", (U32,)),
+    ("nextafter", (I32, I32)),
+    ("igamma", (I32, I32)),
 ]
 
 ACCEPTED = [
@@ -110,8 +122,8 @@ def _static_split(args):
     return arrays, apply
 
 
-@pytest.mark.parametrize(("name", "args", "core_refuses"), REFUSED, ids=lambda v: str(v)[:20])
-def test_refused_eagerly_under_jit_and_make_jaxpr(x64, name, args, core_refuses):
+@pytest.mark.parametrize(("name", "args"), REFUSED, ids=lambda v: str(v)[:20])
+def test_refused_eagerly_under_jit_and_make_jaxpr(x64, name, args):
     arrays, apply = _static_split(args)
     want = _refusal(lambda: getattr(jlax, name)(*args))
     assert "does not accept dtype" in want  # (the case is one JAX refuses by dtype)
@@ -121,13 +133,12 @@ def test_refused_eagerly_under_jit_and_make_jaxpr(x64, name, args, core_refuses)
         lambda: mj.jit(apply(mine))(*arrays),
         lambda: mj.make_jaxpr(apply(mine))(*arrays),
     ]
-    if core_refuses:
-        core = _core(name)
-        ways += [
-            lambda: apply(core)(*arrays),
-            lambda: mj.jit(apply(core))(*arrays),
-            lambda: mj.make_jaxpr(apply(core))(*arrays),
-        ]
+    core = _core(name)
+    ways += [
+        lambda: apply(core)(*arrays),
+        lambda: mj.jit(apply(core))(*arrays),
+        lambda: mj.make_jaxpr(apply(core))(*arrays),
+    ]
     for way in ways:
         got = _refusal(way)
         if name in ("lt", "le", "gt", "ge", "bitwise_and", "bitwise_or") and way in ways[3:]:
@@ -157,3 +168,75 @@ def test_jax_is_the_oracle():
     """(JAX's own refusal, in the words the cases above compare with.)"""
     with pytest.raises(TypeError, match="abs does not accept dtype uint8"):
         jax.jit(jlax.abs)(U8)
+
+
+def test_weak_python_int_refused_by_the_primitive(x64):
+    # a Python int is a weak int32/int64: jax.lax.sin refuses it as it refuses an int array
+    want = _refusal(lambda: jlax.sin(2))
+    assert want.startswith("sin does not accept dtype int")
+    for way in (lambda: clax.sin(2), lambda: mj.jit(lambda: clax.sin(2))(), lambda: mlax.sin(2)):
+        assert _refusal(way) == want
+
+
+def _equations(jaxpr):
+    """Each equation's primitive and output types, in order (mj's ``float32`` is JAX's
+    ``float32``: dtypes compared, not printed names)."""
+    return [
+        (e.primitive.name, [(np.dtype(v.aval.dtype), bool(v.aval.weak_type)) for v in e.outvars])
+        for e in jaxpr.jaxpr.eqns
+    ]
+
+
+def _mj_and_jax(path):
+    import importlib
+
+    module, name = path.rsplit(".", 1)
+    return (
+        getattr(
+            importlib.import_module(module.replace("jnp", "mj.numpy").replace("jax", "mj")), name
+        ),
+        getattr(importlib.import_module(module.replace("jnp", "jax.numpy")), name),
+    )
+
+
+NUMPY_LEVEL = [
+    ("jnp.sin", (I32,)),
+    ("jnp.sin", (B,)),
+    ("jnp.sin", (I8,)),
+    ("jnp.exp", (U32,)),
+    ("jnp.sqrt", (I32,)),
+    ("jnp.tanh", (I32,)),
+    ("jnp.log1p", (B,)),
+    ("jnp.arctan2", (I32, I32)),
+    ("jnp.sin", (F32,)),
+    ("jnp.sin", (np.int32(3),)),
+    ("jax.scipy.special.erf", (I32,)),
+    ("jax.scipy.special.erfinv", (B,)),
+    ("jax.scipy.special.expit", (I32,)),
+    ("jax.scipy.special.gammaln", (I32,)),
+    ("jax.scipy.special.i0e", (I32,)),
+]
+
+
+@pytest.mark.parametrize(("path", "args"), NUMPY_LEVEL, ids=lambda v: str(v)[:24])
+def test_numpy_level_converts_integers_as_jax(x64, path, args):
+    """``mnp.sin`` of an integer or bool array: ``convert_element_type`` to JAX's float, then
+    the primitive, as ``jnp.sin``'s jaxpr has it (dtypes and weak types per equation), and the
+    same values eagerly and under ``jit``."""
+    mine, theirs = _mj_and_jax(path)
+    assert _equations(mj.make_jaxpr(mine)(*args)) == _equations(jax.make_jaxpr(theirs)(*args))
+    want = theirs(*args)
+    for out in (mine(*args), mj.jit(mine)(*args)):
+        assert np.dtype(out.dtype) == np.dtype(want.dtype)
+        np.testing.assert_allclose(np.asarray(out), np.asarray(want), rtol=2e-6, atol=1e-6)
+
+
+def test_numpy_level_keeps_the_weak_type_as_jax(x64):
+    """A traced weak int (a Python scalar argument) converts to a weak float: ``sin`` of it is
+    weak, as in JAX; a Python scalar itself becomes a weak float literal."""
+    for f, g in ((mj.numpy.sin, jax.numpy.sin), (mj.numpy.exp, jax.numpy.exp)):
+        assert _equations(mj.make_jaxpr(f)(2)) == _equations(jax.make_jaxpr(g)(2))
+        mine, want = mj.make_jaxpr(lambda f=f: f(2))(), jax.make_jaxpr(lambda g=g: g(2))()
+        assert _equations(mine) == _equations(want)
+        assert mj.jit(f)(2).weak_type == jax.jit(g)(2).weak_type
+        assert f(2).weak_type == g(2).weak_type

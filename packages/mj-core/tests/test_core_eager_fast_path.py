@@ -192,3 +192,25 @@ def test_unary_and_scalar_shortcuts_of_0d_and_64_bit_arrays(shape):
             assert (got.dtype, got.shape) == (np.float64, shape)
             np.testing.assert_allclose(np.asarray(got), want, rtol=1e-12)
             assert not np.asarray(got).flags.writeable
+
+
+def test_an_integer_operand_of_a_float_valued_function_asks_the_typing_rule_once(monkeypatch):
+    """``mnp.sin`` of int32 converts to float32 first (the primitive refuses int32, as JAX's):
+    the shortcut remembers the refusal, so the typing rule is not run (and its error not
+    built) on every call."""
+    from mj_core._primitive import impl_rules
+
+    shortcut = impl_rules.shortcut(lax.sin_p)
+    asked = []
+    accepts = shortcut.accepts
+    monkeypatch.setattr(shortcut, "accepts", lambda d: asked.append(d) or accepts(d))
+    monkeypatch.setattr(shortcut, "refused", set())
+    monkeypatch.setattr(shortcut, "accepted", set(shortcut.accepted) - {np.dtype(np.int32)})
+    x = mnp.asarray(np.arange(4, dtype=np.int32))
+    for _ in range(3):
+        out = mnp.sin(x)
+        assert out.dtype == np.float32
+        np.testing.assert_array_equal(out, np.sin(np.arange(4, dtype=np.float32)))
+    assert asked.count(np.dtype(np.int32)) == 1
+    with pytest.raises(TypeError, match="sin does not accept dtype int32"):
+        lax.sin(x)

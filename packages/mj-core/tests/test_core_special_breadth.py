@@ -27,7 +27,9 @@ def test_igamma_edges_and_dtypes():
     out = ls.igamma(np.array([1.0, 2.0, -1.0, 1.0, np.nan]), np.array([0.0, np.inf, 1, -1, 1]))
     np.testing.assert_array_equal(out, [0.0, 1.0, np.nan, np.nan, np.nan])
     assert ls.igammac(np.float32(2.0), 3.0).dtype == np.float32
-    assert ls.igamma(np.arange(1, 4), 2).dtype == np.float64
+    assert ls.igamma(np.arange(1, 4.0), 2).dtype == np.float64
+    with pytest.raises(TypeError, match="igamma does not accept dtype int64 at position 0"):
+        ls.igamma(np.arange(1, 4, dtype=np.int64), 2)  # JAX's primitive: floats only
     with pytest.raises(TypeError, match="igamma"):
         ls.igamma(np.complex128(1), 1.0)
 

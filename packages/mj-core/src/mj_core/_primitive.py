@@ -217,6 +217,7 @@ class UfuncShortcut:
         "keeps_dtype",
         "kinds",
         "primitive",
+        "refused",
         "ufunc",
     )
 
@@ -243,6 +244,9 @@ class UfuncShortcut:
         # The dtypes whose operands the shortcut computes as the impl rule would: accepted,
         # and float or complex for a float-valued primitive (``computes_dtype``).
         self.computes: set[np.dtype[Any]] = set()
+        # The dtypes it does not compute (``mnp.sin`` of int32 takes the NumPy-level path,
+        # which converts, on every call: the typing rule is asked once, not each time).
+        self.refused: set[np.dtype[Any]] = set()
 
     def accepts_dtype(self, dtype: np.dtype[Any]) -> bool:
         """Whether the typing rule accepts operands of ``dtype`` (asked once per accepted
@@ -258,11 +262,12 @@ class UfuncShortcut:
         """Whether the shortcut computes operands of ``dtype`` (kept in ``computes``)."""
         if dtype in self.computes:
             return True
+        if dtype in self.refused:
+            return False
         ok = self.accepts_dtype(dtype) and (
             not self.inexact_only or dtype.kind in self.inexact_kinds
         )
-        if ok:
-            self.computes.add(dtype)
+        (self.computes if ok else self.refused).add(dtype)
         return ok
 
 
@@ -365,6 +370,7 @@ class ImplRules(RuleTable[Callable[..., Any]]):
         shortcut.accepts = _accepts_any if accepts is None else accepts
         shortcut.accepted.clear()
         shortcut.computes.clear()
+        shortcut.refused.clear()
         accepted = shortcut.accepted
         accepts_dtype = shortcut.accepts_dtype
 

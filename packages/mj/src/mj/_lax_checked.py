@@ -8,13 +8,12 @@ equal sizes or 1 per axis. The result is weakly typed when every operand is (``l
 ``lax.is_finite(1.5)``, ``lax.eq(1, 2)``); a Python bool is never weak.
 
 mj's lower layer (:mod:`mj_core.lax`) is the library's own toolkit and is more lenient (a weak
-scalar takes the other operand's dtype, float-valued primitives take integers, operands
-broadcast like NumPy), so the user-facing ``mj.lax`` checks its operands here first, with
-JAX's wording, then calls that layer's function (``__wrapped__``). Which dtypes an operation
-accepts is its primitive's decision, read from the primitive's spec (``elementwise_specs``, the
-kinds its typing rule checks, without the ``lenient_kinds`` mj-core's own callers may also
-give it); only the functions mj composes from other primitives (``acosh``, ``clz``, ...) name
-their kinds here. The checks run on the
+scalar takes the other operand's dtype, operands broadcast like NumPy), so the user-facing
+``mj.lax`` checks its operands here first, with JAX's wording, then calls that layer's function
+(``__wrapped__``). Which dtypes an operation accepts is its primitive's decision, read from the
+primitive's spec (``elementwise_specs``, the kinds its typing rule checks: JAX's, so
+``mj_core.lax.sin`` of an integer is refused too); only the functions mj composes from other
+primitives (``acosh``, ``clz``, ...) name their kinds here. The checks run on the
 operands' avals, so they hold under ``jit`` and ``make_jaxpr`` as eagerly; a check that passed
 for some avals is remembered.
 """
@@ -182,8 +181,7 @@ _JNP_EQUIVALENTS = {
 
 
 def _primitive_kinds(prim: Primitive, nin: int) -> tuple[str, ...]:
-    """The kinds each of ``prim``'s ``nin`` operands accepts: JAX's, from its spec (without
-    the kinds mj-core's own callers may also give it, ``lenient_kinds``)."""
+    """The kinds each of ``prim``'s ``nin`` operands accepts: JAX's, from its spec."""
     spec = elementwise_specs[prim]
     return tuple(spec.operand_kind(i) for i in range(nin))
 

@@ -11,21 +11,22 @@ is computed, and only where the impl rule would apply the ufunc to the same oper
 * an mj array of plain data (given to the ufunc as its NumPy data, see below), a host NumPy
   array or NumPy scalar (canonicalized first: float64 becomes float32 without x64), or a
   Python scalar, outside any transformation;
-* one operand: any dtype, or a float or complex one for a float-valued primitive (``sin`` of
-  an integer is float32 in JAX, float16 or float64 in NumPy);
+* one operand: a dtype the primitive's typing rule accepts (``sin``: float or complex, as
+  JAX's);
 * two operands: arrays of one dtype, or an array and a Python scalar of a kind that fits into
   it (JAX's weak typing, NEP 50's too; an int in range) and that the primitive accepts, float or
   complex for a float-valued primitive.
 
 Everything else (tracing, mixed dtypes, weak arrays, array types with an eager handler, a
-primitive whose shortcut was cleared because another impl rule was registered or a check is
-on) takes the general path: ``bind1`` or, given ``numpy`` (the NumPy-level wrappers:
-``mnp.add``), ``numpy(x, y)``, which promotes on JAX's lattice before binding: lax never
-promotes. A NumPy-level wrapper also leaves two arrays of different non-scalar ranks to
-``numpy`` while ``numpy_rank_promotion`` is not ``"allow"``: the rank check is the NumPy-level
-function's (JAX's ``jax.numpy``), never the primitive's. A ufunc that raises is reported as
-the impl rule's failure would be (:func:`~mj_core._eager.evaluate.compute_failed`), never run
-again on the general path.
+primitive whose shortcut was cleared because another impl rule was registered or a check is on,
+a dtype the primitive refuses) takes the general path: ``bind1`` or, given ``numpy`` (the
+NumPy-level wrappers: ``mnp.add``, ``mnp.sin``), ``numpy(x, y)`` / ``numpy(x)``, which promotes
+on JAX's lattice before binding (``mnp.sin`` of an integer converts it to JAX's float first):
+lax never promotes. A NumPy-level wrapper also leaves two arrays of different non-scalar ranks
+to ``numpy`` while ``numpy_rank_promotion`` is not ``"allow"``: the rank check is the
+NumPy-level function's (JAX's ``jax.numpy``), never the primitive's. A ufunc that raises is
+reported as the impl rule's failure would be (:func:`~mj_core._eager.evaluate.compute_failed`),
+never run again on the general path.
 
 The NumPy data of an EagerArray operand: an EagerArray made by ``as_eager`` views a plain
 array of the same layout, its NumPy ``base`` (NumPy stops collapsing a view's base at a change
@@ -118,11 +119,11 @@ def connect(bind1: Callable[..., Any], state: EagerState, active: Transformation
 
 
 def binds(
-    primitive: Primitive, numpy: Callable[[Any, Any], Any] | None = None
+    primitive: Primitive, numpy: Callable[..., Any] | None = None
 ) -> Callable[[_Operation], _Operation]:
     """Decorator for the wrapper of an elementwise primitive of one or two operands and no
     params: the decorated function (its signature and docstring) becomes
-    ``bind1(primitive, ...)``, or for two operands ``numpy(x, y)`` where given, with the ufunc
+    ``bind1(primitive, ...)``, or ``numpy(x)`` / ``numpy(x, y)`` where given, with the ufunc
     shortcut first (see :mod:`mj_core._eager.wrappers`)."""
     shortcut = impl_rules.shortcut(primitive)
 
@@ -130,7 +131,7 @@ def binds(
         nin = signature.__code__.co_argcount
         op: Callable[..., Any]
         if nin == 1:
-            op = _unary(shortcut)
+            op = _unary(shortcut, numpy)
         elif nin == 2:
             op = _binary(shortcut, numpy)
             if numpy is not None:
@@ -174,9 +175,14 @@ def _accepted_float32(shortcut: UfuncShortcut) -> np.dtype[Any] | None:
     return _float32 if shortcut.computes_dtype(_float32) else None
 
 
-def _unary(shortcut: UfuncShortcut) -> Callable[[Any], Any]:
+def _unary(
+    shortcut: UfuncShortcut, numpy: Callable[[Any], Any] | None = None
+) -> Callable[[Any], Any]:
     f32 = _accepted_float32(shortcut)
     computes = shortcut.computes  # the dtypes the typing rule accepts and the ufunc computes
+    # what computes everything the shortcut does not take: the NumPy-level function
+    # (``mnp.sin`` converts an integer to JAX's float first), else the primitive
+    general = numpy or functools.partial(_bind1, shortcut.primitive)
 
     def op(x: Any) -> Any:
         if not _active.count or _state.eager:
@@ -199,11 +205,11 @@ def _unary(shortcut: UfuncShortcut) -> Callable[[Any], Any]:
                 elif type(x) is _ndarray:
                     a = canonical_operand(x)  # float64 host data: float32 first
                 else:
-                    return _bind1(shortcut.primitive, x)
+                    return general(x)
                 dt = a.dtype
-                # a dtype the typing rule refuses (abs of uint8) is the impl rule's to refuse;
-                # a float-valued primitive (sin) of integers: float32 in JAX, not in NumPy
-                # (or complex, for XLA's complex kernels: shortcut.inexact_kinds is then "f")
+                # a dtype the typing rule refuses (abs of uint8, sin of int32) is the general
+                # path's, to convert (``mnp.sin``) or refuse; complex operands of a primitive
+                # with XLA's complex kernels too (shortcut.inexact_kinds is then "f")
                 if dt is f32 or dt in computes or shortcut.computes_dtype(dt):
                     try:
                         out = ufunc(a)
@@ -213,7 +219,7 @@ def _unary(shortcut: UfuncShortcut) -> Callable[[Any], Any]:
                         _setflags(out, False)  # as_eager's common case (see above)
                         return _view(out, EagerArray)  # (read-only as its base)
                     return as_eager(out, (a,))
-        return _bind1(shortcut.primitive, x)
+        return general(x)
 
     return op
 

@@ -2,9 +2,11 @@
 
 lax never promotes, so each binary function promotes its operands on JAX's lattice before its
 primitive (``binds(prim, promote)``: eager operands of one dtype still go straight to the
-primitive's NumPy ufunc, with no extra Python frame); the unary ones are the lax wrappers
-themselves (``mnp.sin is lax.sin``). The rest adapt lax semantics to NumPy's (true division
-of integers, floor division and ``mod`` with the divisor's sign, ...).
+primitive's NumPy ufunc, with no extra Python frame); so does each float-valued unary one,
+which converts an integer or bool operand to JAX's float first (``mnp.sin``: ``binds(sin_p,
+_inexact(sin_p))``; ``lax.sin`` refuses integers, as ``jax.lax.sin``). The rest adapt lax
+semantics to NumPy's (true division of integers, floor division and ``mod`` with the
+divisor's sign, ...).
 """
 
 from __future__ import annotations
@@ -43,21 +45,35 @@ from mj_core.numpy._promotion import (
 )
 from mj_core.prims._operands import bind1, unchanged
 from mj_core.prims.elementwise import (
+    acos_p,
     add_p,
     and_p,
+    asin_p,
     atan2_p,
+    atan_p,
     category_kind,
+    cos_p,
+    cosh_p,
     eq_p,
+    exp_p,
+    expm1_p,
     greater_equal_p,
     greater_p,
     less_equal_p,
     less_p,
+    log1p_p,
+    log_p,
     max_p,
     min_p,
     mul_p,
     ne_p,
     or_p,
+    sin_p,
+    sinh_p,
+    sqrt_p,
     sub_p,
+    tan_p,
+    tanh_p,
     xor_p,
 )
 
@@ -154,21 +170,90 @@ __all__ = [
     "where",
 ]
 
+
+# --- unary, float-valued: integers and bools to JAX's float first (promote_inexact), as
+# jax.numpy does: the primitive takes floats and complex numbers only. A float operand goes
+# straight to the primitive's ufunc (``binds``' shortcut), the conversion costs it nothing.
+def _inexact(prim: Primitive) -> Callable[[ArrayLike], Array]:
+    """The NumPy-level slow path of float-valued ``prim``: convert, then bind."""
+
+    def numpy(x: ArrayLike) -> Array:
+        return bind1(prim, *promote_inexact(x))
+
+    return numpy
+
+
+@binds(sin_p, _inexact(sin_p))
+def sin(x: ArrayLike) -> Array:
+    """Elementwise sine."""
+
+
+@binds(cos_p, _inexact(cos_p))
+def cos(x: ArrayLike) -> Array:
+    """Elementwise cosine."""
+
+
+@binds(tan_p, _inexact(tan_p))
+def tan(x: ArrayLike) -> Array:
+    """Elementwise tangent."""
+
+
+@binds(asin_p, _inexact(asin_p))
+def arcsin(x: ArrayLike) -> Array:
+    """Elementwise arc sine."""
+
+
+@binds(acos_p, _inexact(acos_p))
+def arccos(x: ArrayLike) -> Array:
+    """Elementwise arc cosine."""
+
+
+@binds(atan_p, _inexact(atan_p))
+def arctan(x: ArrayLike) -> Array:
+    """Elementwise arc tangent."""
+
+
+@binds(sinh_p, _inexact(sinh_p))
+def sinh(x: ArrayLike) -> Array:
+    """Elementwise hyperbolic sine."""
+
+
+@binds(cosh_p, _inexact(cosh_p))
+def cosh(x: ArrayLike) -> Array:
+    """Elementwise hyperbolic cosine."""
+
+
+@binds(tanh_p, _inexact(tanh_p))
+def tanh(x: ArrayLike) -> Array:
+    """Elementwise hyperbolic tangent."""
+
+
+@binds(exp_p, _inexact(exp_p))
+def exp(x: ArrayLike) -> Array:
+    """Elementwise exponential: ``e ** x``."""
+
+
+@binds(log_p, _inexact(log_p))
+def log(x: ArrayLike) -> Array:
+    """Elementwise natural logarithm."""
+
+
+@binds(log1p_p, _inexact(log1p_p))
+def log1p(x: ArrayLike) -> Array:
+    """Elementwise ``log(1 + x)``, accurate for small ``x``."""
+
+
+@binds(expm1_p, _inexact(expm1_p))
+def expm1(x: ArrayLike) -> Array:
+    """Elementwise ``exp(x) - 1``, accurate for small ``x``."""
+
+
+@binds(sqrt_p, _inexact(sqrt_p))
+def sqrt(x: ArrayLike) -> Array:
+    """Elementwise square root."""
+
+
 # --- unary: the lax wrappers themselves (fast eager path) -----------------------------------
-sin = lax.sin
-cos = lax.cos
-tan = lax.tan
-arcsin = lax.asin
-arccos = lax.acos
-arctan = lax.atan
-sinh = lax.sinh
-cosh = lax.cosh
-tanh = lax.tanh
-exp = lax.exp
-log = lax.log
-log1p = lax.log1p
-expm1 = lax.expm1
-sqrt = lax.sqrt
 negative = lax.neg
 sign = lax.sign
 bitwise_not = lax.bitwise_not

@@ -178,9 +178,10 @@ class ElementwiseSpec(NamedTuple):
     evaluation too. ``operand_kinds``: per-operand kinds where they differ (``pow``'s float or
     complex base, numeric exponent). ``out_dtype``: maps the promoted input dtype to the output
     dtype. ``first_operand_is_selector``: the first operand (e.g. ``select_n``'s predicate) is
-    excluded from promotion. ``lenient_kinds``: kinds a float-valued primitive computes beyond
-    JAX's (``"biu"``: ``sin`` of an integer in JAX's float for it), for mj-core's own
-    toolkit (``mj_core.lax.sin``, ``mnp.sin``); ``mj.lax`` refuses them, reading ``kinds``.
+    excluded from promotion. The kinds are exactly JAX's primitive's: a float-valued primitive
+    (``sin``) refuses integers and bools as ``jax.lax.sin`` does, and the NumPy-level functions
+    (``mnp.sin``) convert those to JAX's float for them before they bind it, as ``jax.numpy``
+    does (``promote_inexact``).
     """
 
     nin: int  # -1: variadic
@@ -188,17 +189,16 @@ class ElementwiseSpec(NamedTuple):
     out_dtype: Callable[[DType], DType]
     first_operand_is_selector: bool = False
     operand_kinds: tuple[str, ...] = ()
-    lenient_kinds: str = ""
 
     def operand_kind(self, i: int) -> str:
         """The kinds operand ``i`` (counted after a selector) accepts: JAX's primitive's."""
         return self.operand_kinds[i] if self.operand_kinds else self.kinds
 
     def accepts(self, kind: str) -> bool:
-        """Whether every operand accepts dtype kind ``kind`` (JAX's kinds or the lenient ones):
-        the primitive computes on operands all of that kind."""
+        """Whether every operand accepts dtype kind ``kind``: the primitive computes on
+        operands all of that kind."""
         n = len(self.operand_kinds) or 1
-        return all(kind in self.operand_kind(i) + self.lenient_kinds for i in range(n))
+        return all(kind in self.operand_kind(i) for i in range(n))
 
 
 #: The elementwise primitives (core and special families, and users' own): an optional hook
@@ -278,12 +278,12 @@ def check_accepted(prim: Primitive, operands: Sequence[ShapedArray]) -> tuple[DT
     unary = len(operands) == 1
     for i, a in enumerate(operands):
         ok = spec.operand_kind(i)
-        if not a.weak_type and category_kind(a.dtype) not in ok + spec.lenient_kinds:
+        if not a.weak_type and category_kind(a.dtype) not in ok:
             raise accepted_error(prim.name, a.dtype, ok, None if unary else i)
     dtype, weak = _compute_dtype(prim, operands)
     for i, a in enumerate(operands):  # (a weak operand that does not fit was refused above)
         ok = spec.operand_kind(i)
-        if a.weak_type and category_kind(dtype) not in ok + spec.lenient_kinds:
+        if a.weak_type and category_kind(dtype) not in ok:
             raise accepted_error(prim.name, dtype, ok, None if unary else i)
     return dtype, weak
 
@@ -344,11 +344,10 @@ def _compute_dtype(prim: Primitive, operands: Sequence[ShapedArray]) -> tuple[DT
 
 def compute_dtype(prim: Primitive, avals: Sequence[ShapedArray]) -> DType:
     """The one dtype elementwise ``prim`` computes ``avals`` in (what a lowering converts its
-    operands to): their common lax dtype, made inexact for a float-valued function."""
+    operands to): their common lax dtype (a float-valued function's typing rule accepts only
+    inexact ones)."""
     spec = elementwise_specs[prim]
     dtype, _ = _compute_dtype(prim, avals[1:] if spec.first_operand_is_selector else avals)
-    if spec.out_dtype is to_inexact_dtype:
-        return ShapedArray((), to_inexact_dtype(dtype)).dtype  # (narrowed without x64)
     return dtype
 
 
@@ -404,15 +403,12 @@ def define_elementwise(
     first_operand_is_selector: bool = False,
     complex_impl: Callable[[Any], Any] | None = None,
     operand_kinds: tuple[str, ...] = (),
-    lenient_kinds: str = "",
 ) -> Primitive:
     """A new elementwise primitive computed by the ufunc-like ``impl`` (``nin`` operands, -1 for
     variadic, returning the single output), or ``complex_impl`` for complex operands where
     given: its spec, typing rule, impl rule and eager shortcut."""
     prim = Primitive(name)
-    spec = ElementwiseSpec(
-        nin, kinds, out_dtype, first_operand_is_selector, operand_kinds, lenient_kinds
-    )
+    spec = ElementwiseSpec(nin, kinds, out_dtype, first_operand_is_selector, operand_kinds)
     _register_spec(prim, spec)
     inexact = out_dtype is to_inexact_dtype
     keeps = out_dtype is _same
@@ -423,7 +419,7 @@ def define_elementwise(
         _operands_rule(prim),
         inexact=inexact,
         keeps_dtype=keeps,
-        kinds=kinds + lenient_kinds,
+        kinds=kinds,
         complex_ufunc=complex_impl,
         accepts=_accepts_rule(prim, nin, impl, complex_impl) if nin in (1, 2) else None,
     )
@@ -518,11 +514,8 @@ def _operands_rule(prim: Primitive) -> Callable[[list[Any]], tuple[list[Any], DT
             raise typing_failed(err) from None
         operands = avals[1:] if selector else avals
         dtype, _ = _compute_dtype(prim, operands)
-        inexact = kind(dtype) not in "fc" and elementwise_specs[prim].out_dtype is to_inexact_dtype
-        if inexact:  # a float-valued op on bool or integer operands: JAX's float for them
-            dtype = to_inexact_dtype(dtype)
         first = 1 if selector else 0
-        converted = tuple(i for i in range(first, len(args)) if avals[i].weak_type or inexact)
+        converted = tuple(i for i in range(first, len(args)) if avals[i].weak_type)
         return out.dtype, converted, dtype
 
     return ready
@@ -563,14 +556,14 @@ def _signature(args: list[Any]) -> tuple[Any, ...] | None:
     return tuple(sig)
 
 
-# --- unary: float-valued (integer/bool inputs compute in a float dtype, like NumPy) ----------
+# --- unary: float-valued (float and complex operands, as JAX's; mnp converts integers first) --
 ALL = "biufc"
 NUM = "iufc"
 REAL = "biuf"
 
 
 def _logistic(x: Any) -> Any:
-    x = np.asarray(x, to_inexact_dtype(np.result_type(x)))  # bool/int inputs: no `-` on bool
+    x = np.asarray(x)
     if x.dtype.kind == "c":  # JAX's (and its lowering's) formula
         with np.errstate(all="ignore"):
             return (1 / (1 + np.exp(-x))).astype(x.dtype, copy=False)[()]
@@ -763,7 +756,7 @@ def _complex_tan(z: Any) -> Any:
 def _xla_complex_elementwise(name: str, real: Callable[[Any], Any]) -> Primitive:
     """A float-valued unary primitive: NumPy's ``real`` ufunc, XLA's kernel for complex."""
     return define_elementwise(
-        name, 1, "fc", to_inexact_dtype, real, complex_impl=_xla_complex(real), lenient_kinds="biu"
+        name, 1, "fc", to_inexact_dtype, real, complex_impl=_xla_complex(real)
     )
 
 
@@ -780,22 +773,20 @@ _COMPLEX_KERNELS: dict[str, Callable[[Any], Any]] = {
 sin_p = _xla_complex_elementwise("sin", np.sin)
 cos_p = _xla_complex_elementwise("cos", np.cos)
 tan_p = _xla_complex_elementwise("tan", np.tan)
-asin_p = define_elementwise("asin", 1, "fc", to_inexact_dtype, np.arcsin, lenient_kinds="biu")
-acos_p = define_elementwise("acos", 1, "fc", to_inexact_dtype, np.arccos, lenient_kinds="biu")
-atan_p = define_elementwise("atan", 1, "fc", to_inexact_dtype, np.arctan, lenient_kinds="biu")
+asin_p = define_elementwise("asin", 1, "fc", to_inexact_dtype, np.arcsin)
+acos_p = define_elementwise("acos", 1, "fc", to_inexact_dtype, np.arccos)
+atan_p = define_elementwise("atan", 1, "fc", to_inexact_dtype, np.arctan)
 sinh_p = _xla_complex_elementwise("sinh", np.sinh)
 cosh_p = _xla_complex_elementwise("cosh", np.cosh)
-tanh_p = define_elementwise("tanh", 1, "fc", to_inexact_dtype, np.tanh, lenient_kinds="biu")
+tanh_p = define_elementwise("tanh", 1, "fc", to_inexact_dtype, np.tanh)
 exp_p = _xla_complex_elementwise("exp", np.exp)
-log_p = define_elementwise("log", 1, "fc", to_inexact_dtype, np.log, lenient_kinds="biu")
-log1p_p = define_elementwise("log1p", 1, "fc", to_inexact_dtype, _log1p, lenient_kinds="biu")
+log_p = define_elementwise("log", 1, "fc", to_inexact_dtype, np.log)
+log1p_p = define_elementwise("log1p", 1, "fc", to_inexact_dtype, _log1p)
 expm1_p = _xla_complex_elementwise("expm1", np.expm1)
-logistic_p = define_elementwise(
-    "logistic", 1, "fc", to_inexact_dtype, _logistic, lenient_kinds="biu"
-)
-sqrt_p = define_elementwise("sqrt", 1, "fc", to_inexact_dtype, _sqrt, lenient_kinds="biu")
-rsqrt_p = define_elementwise("rsqrt", 1, "fc", to_inexact_dtype, _rsqrt, lenient_kinds="biu")
-erf_p = define_elementwise("erf", 1, "f", to_inexact_dtype, _erf, lenient_kinds="biu")
+logistic_p = define_elementwise("logistic", 1, "fc", to_inexact_dtype, _logistic)
+sqrt_p = define_elementwise("sqrt", 1, "fc", to_inexact_dtype, _sqrt)
+rsqrt_p = define_elementwise("rsqrt", 1, "fc", to_inexact_dtype, _rsqrt)
+erf_p = define_elementwise("erf", 1, "f", to_inexact_dtype, _erf)
 
 # --- unary: dtype-preserving ----------------------------------------------------------------
 
@@ -1076,7 +1067,7 @@ def _minimum(x: Any, y: Any) -> Any:
 
 max_p = define_elementwise("max", 2, ALL, _same, _maximum)
 min_p = define_elementwise("min", 2, ALL, _same, _minimum)
-atan2_p = define_elementwise("atan2", 2, "fc", to_inexact_dtype, np.arctan2, lenient_kinds="biu")
+atan2_p = define_elementwise("atan2", 2, "fc", to_inexact_dtype, np.arctan2)
 _atan2_out_aval = abstract_eval_rules[atan2_p]
 
 
@@ -1143,9 +1134,7 @@ def _nextafter(x1: Any, x2: Any) -> Any:
 
 # ``nextafter(x1, x2)``: the next float after ``x1`` towards ``x2``, in the operands' promoted
 # float dtype. Like JAX it has no derivative (its jvp rule raises).
-nextafter_p = define_elementwise(
-    "nextafter", 2, "f", to_inexact_dtype, _nextafter, lenient_kinds="biu"
-)
+nextafter_p = define_elementwise("nextafter", 2, "f", to_inexact_dtype, _nextafter)
 
 
 # --- lax wrappers ----------------------------------------------------------------------------

@@ -49,31 +49,18 @@ __all__ = [
     "regularized_incomplete_beta_p",
 ]
 
-#: JAX takes floats only; mj-core's own callers also compute bools and integers in float.
-_INTS = "biu"
-lgamma_p = define_elementwise("lgamma", 1, "f", to_inexact_dtype, _math.lgamma, lenient_kinds=_INTS)
-digamma_p = define_elementwise(
-    "digamma", 1, "f", to_inexact_dtype, _math.digamma, lenient_kinds=_INTS
-)
-erfc_p = define_elementwise("erfc", 1, "f", to_inexact_dtype, _math.erfc, lenient_kinds=_INTS)
-erf_inv_p = define_elementwise(
-    "erf_inv", 1, "f", to_inexact_dtype, _math.erf_inv, lenient_kinds=_INTS
-)
-bessel_i0e_p = define_elementwise(
-    "bessel_i0e", 1, "f", to_inexact_dtype, _math.bessel_i0e, lenient_kinds=_INTS
-)
-bessel_i1e_p = define_elementwise(
-    "bessel_i1e", 1, "f", to_inexact_dtype, _math.bessel_i1e, lenient_kinds=_INTS
-)
-igamma_p = define_elementwise("igamma", 2, "f", to_inexact_dtype, _math.igamma, lenient_kinds=_INTS)
-igammac_p = define_elementwise(
-    "igammac", 2, "f", to_inexact_dtype, _math.igammac, lenient_kinds=_INTS
-)
-igamma_grad_a_p = define_elementwise(
-    "igamma_grad_a", 2, "f", to_inexact_dtype, _math.igamma_grad_a, lenient_kinds=_INTS
-)
+#: Floats only, as JAX's primitives (``mj.scipy.special`` converts integers first).
+lgamma_p = define_elementwise("lgamma", 1, "f", to_inexact_dtype, _math.lgamma)
+digamma_p = define_elementwise("digamma", 1, "f", to_inexact_dtype, _math.digamma)
+erfc_p = define_elementwise("erfc", 1, "f", to_inexact_dtype, _math.erfc)
+erf_inv_p = define_elementwise("erf_inv", 1, "f", to_inexact_dtype, _math.erf_inv)
+bessel_i0e_p = define_elementwise("bessel_i0e", 1, "f", to_inexact_dtype, _math.bessel_i0e)
+bessel_i1e_p = define_elementwise("bessel_i1e", 1, "f", to_inexact_dtype, _math.bessel_i1e)
+igamma_p = define_elementwise("igamma", 2, "f", to_inexact_dtype, _math.igamma)
+igammac_p = define_elementwise("igammac", 2, "f", to_inexact_dtype, _math.igammac)
+igamma_grad_a_p = define_elementwise("igamma_grad_a", 2, "f", to_inexact_dtype, _math.igamma_grad_a)
 regularized_incomplete_beta_p = define_elementwise(
-    "regularized_incomplete_beta", 3, "f", to_inexact_dtype, _math.betainc, lenient_kinds=_INTS
+    "regularized_incomplete_beta", 3, "f", to_inexact_dtype, _math.betainc
 )
 
 

@@ -154,7 +154,7 @@ def _shifted(x: ArrayLike, axis: Axis, where: ArrayLike | None) -> Array:
 def softmax(x: ArrayLike, axis: Axis = -1, where: ArrayLike | None = None) -> Array:
     """``exp(x) / sum(exp(x), axis)``, computed from ``x - max(x)``; with ``where``, over the
     entries where it holds only (0 elsewhere), as JAX's."""
-    unnormalized = lax.exp(_shifted(x, axis, where))
+    unnormalized = mnp.exp(_shifted(x, axis, where))  # (an integer x: JAX's float first)
     total = mnp.sum(unnormalized, axis=axis, where=where, keepdims=True)
     result = lax.div(unnormalized, total)
     return result if where is None else mnp.where(where, result, 0)
@@ -164,8 +164,8 @@ def log_softmax(x: ArrayLike, axis: Axis = -1, where: ArrayLike | None = None) -
     """``x - logsumexp(x, axis)``, computed from ``x - max(x)``; with ``where``, over the
     entries where it holds only (``-inf`` elsewhere), as JAX's."""
     shifted = _shifted(x, axis, where)
-    total = mnp.sum(lax.exp(shifted), axis=axis, where=where, keepdims=True)
-    result = mnp.subtract(shifted, lax.log(total))
+    total = mnp.sum(mnp.exp(shifted), axis=axis, where=where, keepdims=True)
+    result = mnp.subtract(shifted, mnp.log(total))
     return result if where is None else mnp.where(where, result, -mnp.inf)
 
 
@@ -390,10 +390,10 @@ def log1mexp(x: ArrayLike) -> Array:
     """``log(1 - exp(-x))`` for ``x > 0``, by ``log(-expm1(-x))`` below ``log 2`` and
     ``log1p(-exp(-x))`` above (each accurate on its side)."""
     x = mnp.asarray(x)
-    small = lax.lt(x, math.log(2.0))
+    small = mnp.less(x, math.log(2.0))  # (NumPy-level, as JAX's ``x < c``: x may be an int)
     return mnp.where(
         small,
-        mnp.log(mnp.negative(lax.expm1(mnp.negative(x)))),
+        mnp.log(mnp.negative(mnp.expm1(mnp.negative(x)))),
         mnp.log1p(mnp.negative(mnp.exp(mnp.negative(x)))),
     )
 

@@ -29,7 +29,6 @@ from mj_core.extend import (
     const_like,
     promote_inexact,
 )
-from mj_core.lax import erf_inv as erfinv
 
 __all__ = [
     "bernoulli",
@@ -122,8 +121,14 @@ def _reals(name: str, *args: ArrayLike) -> list[Array]:
 
 
 def erf(x: ArrayLike) -> Array:
-    """The error function ``2/sqrt(pi) * integral_0^x exp(-t**2) dt``."""
-    return lax.erf(x)
+    """The error function ``2/sqrt(pi) * integral_0^x exp(-t**2) dt`` (integers and bools in
+    JAX's float: the primitive takes floats only)."""
+    return lax.erf(*promote_inexact(x))
+
+
+def erfinv(x: ArrayLike) -> Array:
+    """The inverse of :func:`erf` on ``(-1, 1)`` (integers and bools in JAX's float)."""
+    return lax.erf_inv(*promote_inexact(x))
 
 
 def erfc(x: ArrayLike) -> Array:
@@ -142,8 +147,9 @@ def digamma(x: ArrayLike) -> Array:
 
 
 def expit(x: ArrayLike) -> Array:
-    """The logistic sigmoid ``1 / (1 + exp(-x))``, computed without overflow."""
-    return lax.logistic(x)
+    """The logistic sigmoid ``1 / (1 + exp(-x))``, computed without overflow (integers and
+    bools in JAX's float)."""
+    return lax.logistic(*promote_inexact(x))
 
 
 def logit(p: ArrayLike) -> Array:
