@@ -240,3 +240,32 @@ def test_numpy_level_keeps_the_weak_type_as_jax(x64):
         assert _equations(mine) == _equations(want)
         assert mj.jit(f)(2).weak_type == jax.jit(g)(2).weak_type
         assert f(2).weak_type == g(2).weak_type
+
+
+#: Functions built on arithmetic primitives that refuse bool (``mul``, ``sub``, ``neg``): JAX's
+#: versions take bool arrays (``outer`` multiplies as ``and``, Horner's ``polyval`` likewise,
+#: ``cauchy.isf`` promotes to float first), so mj's must not bind the primitive with bools.
+BOOL_FUNCTIONS = [
+    ("numpy.outer", 2),
+    ("numpy.polyval", 2),
+    ("numpy.dot", 2),
+    ("numpy.inner", 2),
+    ("numpy.multiply", 2),
+    ("scipy.stats.cauchy.isf", 1),
+]
+
+
+@pytest.mark.parametrize(("path", "nargs"), BOOL_FUNCTIONS, ids=[p for p, _ in BOOL_FUNCTIONS])
+def test_functions_of_bool_arrays_as_jax(x64, path, nargs):
+    b = np.array([True, False, True])
+    args = (b,) * nargs
+
+    def resolve(root):
+        for part in path.split("."):
+            root = getattr(root, part)
+        return root
+
+    want = resolve(jax)(*args)
+    for got in (resolve(mj)(*args), mj.jit(resolve(mj))(*args)):
+        assert got.dtype == want.dtype
+        np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-6)

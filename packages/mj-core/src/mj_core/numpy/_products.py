@@ -12,6 +12,7 @@ import numpy as np
 from mj_core import lax
 from mj_core._shapes import canonicalize_axes
 from mj_core._typing import Array, ArrayLike, DTypeLike
+from mj_core.numpy._math import multiply
 from mj_core.numpy._promotion import check_arraylike, dtype_weak, promote, shape_of
 from mj_core.numpy._shape import broadcast_shapes, broadcast_to, ravel
 from mj_core.prims.contractions import PrecisionLike
@@ -120,7 +121,7 @@ def inner(
 
 def outer(a: ArrayLike, b: ArrayLike) -> Array:
     a, b = promote(ravel(a), ravel(b))
-    return lax.mul(lax.expand_dims(a, (1,)), lax.expand_dims(b, (0,)))
+    return multiply(lax.expand_dims(a, (1,)), lax.expand_dims(b, (0,)))  # (bools: and)
 
 
 def tensordot(

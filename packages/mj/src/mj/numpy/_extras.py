@@ -270,7 +270,7 @@ def polyval(p: ArrayLike, x: ArrayLike) -> Array:
     n = cnp.shape(p)[0]
     out = cnp.zeros_like(cnp.asarray(x), dtype=cnp.result_type(p, x))
     for i in range(n):
-        out = lax.add(lax.mul(out, x), p[i])
+        out = cnp.add(cnp.multiply(out, x), p[i])  # (bools: or / and, as JAX's)
     return out
 
 

@@ -48,4 +48,6 @@ def ppf(q: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
 
 
 def isf(q: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
-    return ppf(lax.sub(1.0, q), loc, scale)
+    q, loc, scale = promote_args_inexact("cauchy.isf", q, loc, scale)
+    unscaled = lax.tan(lax.sub(math.pi / 2, lax.mul(math.pi, q)))  # (JAX's form)
+    return lax.add(lax.mul(unscaled, scale), loc)
