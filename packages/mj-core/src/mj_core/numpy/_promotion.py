@@ -102,7 +102,7 @@ def _check_int(value: int) -> None:
     """JAX's OverflowError for a Python int operand the default integer type cannot hold (its
     jitted functions canonicalize their scalar arguments to it)."""
     if not INT32_BOUNDS[0] <= value <= INT32_BOUNDS[1]:
-        np.asarray(value, default_dtype_for_pytype(int))  # raises outside int32 (int64: x64)
+        get_aval(value)  # raises, naming the value, outside int32 (int64 with x64)
 
 
 def _cast_int(dtype: DType, value: int) -> Any:
