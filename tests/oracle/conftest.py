@@ -32,8 +32,8 @@ def x64(request):
 #: own suite samples its generated cases the same way (JAX_NUM_GENERATED_CASES). This keeps
 #: `hatch run all` within its 20 minutes on the 2-core CI machine. MJ_ORACLE_CASES=all (or
 #: `hatch run oracle:full`) runs every case.
-SWEEP = 40
-SWEEP_KEEP = 24
+SWEEP = 20
+SWEEP_KEEP = 12
 
 
 def pytest_collection_modifyitems(config, items):
