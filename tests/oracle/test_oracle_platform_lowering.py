@@ -32,6 +32,9 @@ def _cases(np_, lax_linalg):
         "svd": lambda a: np_.linalg.svd(a, full_matrices=False),
         "svd_full": lambda a: np_.linalg.svd(a),
         "svdvals": lambda a: np_.linalg.svd(a, compute_uv=False),
+        "eig": lambda a: np_.linalg.eig(a),
+        "eigvals": lambda a: np_.linalg.eigvals(a),
+        "eig_left": lambda a: lax_linalg.eig(a, compute_left_eigenvectors=True),
     }
 
 
@@ -71,3 +74,24 @@ def test_cusolver_targets_are_one_per_routine_for_every_dtype(dtype):
         ours = mj.jit(MJ[name]).trace(x).lower(lowering_platforms=("cuda",)).as_text()
         theirs = jax.jit(JAX[name]).trace(x).lower(lowering_platforms=("cuda",)).as_text()
         assert [t for t, _ in _calls(ours)] == [t for t, _ in _calls(theirs)], name
+
+
+@pytest.mark.parametrize("platform", ["cpu", "cuda"])
+def test_a_complex_convolution_is_three_real_ones_as_in_jax(platform):
+    """JAX expands a complex convolution for the CPU and GPUs (Gauss's three products; XLA's
+    GPU backend has no complex convolution): the same ops, and on the CPU the same numbers."""
+    x = (RNG.normal(size=(2, 3, 7, 6)) + 1j * RNG.normal(size=(2, 3, 7, 6))).astype(np.complex64)
+    k = (RNG.normal(size=(4, 3, 3, 2)) + 1j * RNG.normal(size=(4, 3, 3, 2))).astype(np.complex64)
+
+    def conv(lax):
+        return lambda a, b: lax.conv_general_dilated(a, b, (1, 2), "SAME", rhs_dilation=(2, 1))
+
+    ours = mj.jit(conv(mj.lax)).trace(x, k).lower(lowering_platforms=(platform,)).as_text()
+    theirs = jax.jit(conv(jax.lax)).trace(x, k).lower(lowering_platforms=(platform,)).as_text()
+    for op in ("convolution", "real", "imag", "complex"):
+        assert _ops(ours, op) == _ops(theirs, op), op
+    assert _ops(ours, "convolution") == 3
+    if platform == "cpu":
+        np.testing.assert_array_equal(
+            np.asarray(mj.jit(conv(mj.lax))(x, k)), np.asarray(jax.jit(conv(jax.lax))(x, k))
+        )

@@ -16,6 +16,8 @@ from mj_ir import abstract_eval_rules
 from mj_xla import jit
 from mj_xla.extend import hlo, lowering_rules, platform_lowering_rules, register_lowering
 
+# the CPU's lowering is compared with the GPU's: computations run on the CPU on any machine
+pytestmark = pytest.mark.usefixtures("on_cpu")
 A = (np.eye(4) * 3.0 + 0.1).astype(np.float32)
 
 
@@ -98,13 +100,26 @@ def test_cusolver_flags_are_booleans_where_lapack_has_characters():
     assert "mhlo.backend_config = {lower = true}" in lower(lowering_platforms=("cuda",)).as_text()
 
 
-def test_eig_lowers_only_for_the_cpu_naming_primitive_and_platform():
-    traced = jit(lambda a: la.eig(a)).trace(A)
-    assert _targets(traced.lower().as_text()) == ["lapack_sgeev_ffi"]
+def test_eig_on_cuda_is_cusolvers_geev_else_the_hybrid_kernel(monkeypatch):
+    """JAX's choice: cuSOLVER's ``geev`` from 11.7.1 on, without left eigenvectors (a real
+    matrix's vectors then unpacked from LAPACK's conjugate-pair columns); the plugin's
+    hybrid kernel otherwise. ``schur`` lowers only for the CPU, as in JAX."""
+    import mj_xla.rules.linalg as rules
+
+    def targets(version, **kw):
+        monkeypatch.setattr(rules, "cusolver_version", lambda: version)
+        return _targets(
+            jit(lambda a: la.eig(a, **kw)).trace(A).lower(lowering_platforms=("cuda",)).as_text()
+        )
+
+    assert _targets(jit(lambda a: la.eig(a)).trace(A).lower().as_text()) == ["lapack_sgeev_ffi"]
+    assert targets(11701, compute_left_eigenvectors=False) == ["cusolver_geev_ffi"]
+    assert targets(11701) == ["cuhybrid_eig_real"]
+    assert targets(11600, compute_left_eigenvectors=False) == ["cuhybrid_eig_real"]
     with pytest.raises(
-        MissingRuleError, match="Primitive 'eig' has no XLA lowering rule for platform 'cuda'"
+        MissingRuleError, match="Primitive 'schur' has no XLA lowering rule for platform 'cuda'"
     ):
-        traced.lower(lowering_platforms=("cuda",)).as_text()
+        jit(lambda a: la.schur(a)).trace(A).lower(lowering_platforms=("cuda",)).as_text()
 
 
 def test_svd_on_cuda_is_the_jacobi_kernel_up_to_its_size():
@@ -142,3 +157,25 @@ def test_host_callbacks_use_the_platforms_python_callback_target():
     cuda = traced.lower(lowering_platforms=("cuda",)).as_text()
     assert _targets(cuda) == ["xla_ffi_python_gpu_callback"]
     assert seen == []  # lowering never runs the callback
+
+
+def test_geevs_packed_real_eigenvectors_unpack_to_numpys():
+    """cuSOLVER's ``geev`` packs a real matrix's eigenvectors as LAPACK's ``dgeev`` does (a
+    conjugate pair's real and imaginary parts in two adjacent columns): the unpacking the
+    CUDA rule lowers, run here on LAPACK's packed output, gives NumPy's complex vectors."""
+    from scipy.linalg import lapack
+
+    from mj_xla.rules.linalg import _unpack_conjugate_pairs
+
+    a = np.random.default_rng(1).normal(size=(3, 5, 5))
+    w, packed = [], []
+    for m in a:
+        wr, wi, _, vr, info = lapack.dgeev(m, compute_vl=0)
+        assert info == 0
+        w.append(wr + 1j * wi)
+        packed.append(vr)
+    assert any((np.asarray(wi) != 0).any() for wi in np.imag(w))  # conjugate pairs present
+    got = np.asarray(_unpack_conjugate_pairs(np.array(w), np.array(packed)))
+    want = np.linalg.eig(a)[1]
+    np.testing.assert_allclose(got, want, atol=1e-7)
+    np.testing.assert_allclose(a @ got, got * np.array(w)[:, None, :], atol=1e-10)

@@ -72,6 +72,7 @@ __all__ = [
     "compiler_options",
     "copy_to_device",
     "cost_analysis",
+    "cusolver_version",
     "default_platform",
     "device",
     "devices",
@@ -82,6 +83,7 @@ __all__ = [
     "hlo_sharding_manual",
     "hlo_sharding_replicated",
     "hlo_sharding_tiled",
+    "initialize_hybrid_kernels",
     "ir",
     "ir_element_type",
     "ir_tensor_type",
@@ -1156,6 +1158,24 @@ _LAPACK_PREFIX = {
     np.dtype(np.complex64): "c",
     np.dtype(np.complex128): "z",
 }
+
+
+def cusolver_version() -> int:
+    """The version of the CUDA plugin's cuSOLVER (``11701`` for 11.7.1), 0 where no CUDA
+    plugin is installed: JAX's ``cuda_versions.cusolver_get_version()``, which decides
+    whether ``eig`` can use cuSOLVER's ``geev``."""
+    from jaxlib import plugin_support
+
+    versions = plugin_support.import_from_plugin("cuda", "_versions")
+    return 0 if versions is None else int(versions.cusolver_get_version())
+
+
+def initialize_hybrid_kernels() -> None:
+    """Let the CUDA plugin's hybrid (GPU and host LAPACK) kernels find LAPACK, as JAX does
+    before lowering to one (``gpu_solver.initialize_hybrid_kernels``)."""
+    from jaxlib import gpu_solver
+
+    gpu_solver.initialize_hybrid_kernels()  # type: ignore[no-untyped-call]
 
 
 def lapack_target(fn_base: str, dtype: np.dtype[Any]) -> str:

@@ -15,8 +15,10 @@ On CUDA the same factorizations call the typed-FFI cuSOLVER targets the plugin r
 ``cusolver_geqrf_ffi``/``cusolver_orgqr_ffi``, ``cusolver_syevd_ffi``: one name for every
 dtype, boolean options), and ``triangular_solve`` is StableHLO's own op (cuBLAS in XLA), as in
 JAX; ``svd`` is cuSOLVER's Jacobi kernel (``cusolver_gesvdj_ffi``, matrices up to 1024x1024).
-``eig`` lowers only for the CPU (JAX uses a hybrid MAGMA/CPU kernel on GPUs): for another
-platform lowering stops with an error naming the primitive and the platform.
+``eig`` is cuSOLVER's ``geev`` (11.7.1 or newer) where no left eigenvectors are asked for,
+else the plugin's hybrid kernel (LAPACK on the host, or MAGMA), as JAX chooses. ``schur``
+lowers only for the CPU, as in JAX: for another platform lowering stops with an error naming
+the primitive and the platform.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from mj_core import MissingRuleError, Primitive, ShapedArray
+from mj_core import MissingRuleError, Primitive, ShapedArray, lax
 from mj_core.prims.linalg import (
     cholesky_p,
     eig_p,
@@ -41,7 +43,15 @@ from mj_core.prims.linalg import (
     tridiagonal_p,
     tridiagonal_solve_p,
 )
-from mj_xla._jaxlib import Value, hlo, ir, lapack_target
+from mj_ir.extend import trace_to_closed_jaxpr
+from mj_xla._jaxlib import (
+    Value,
+    cusolver_version,
+    hlo,
+    initialize_hybrid_kernels,
+    ir,
+    lapack_target,
+)
 from mj_xla._lowering import (
     Avals,
     LoweringContext,
@@ -104,12 +114,12 @@ def _lapack_call(
     aliases: dict[int, int],
     *,
     core_rank: int = 2,
-    **options: str | int | bool | np.int32,
+    **options: str | int | bool | np.int32 | ir.Attribute,
 ) -> list[Value]:
     """One ``stablehlo.custom_call`` to a LAPACK (or cuSOLVER) FFI kernel. ``aliases`` maps
     operand index to the output that reuses its buffer; ``options`` are single-character
-    LAPACK flags, the ``ui8`` value of a jaxlib enum, ``np.int32`` integers (``i32``), or
-    booleans (cuSOLVER's flags). The
+    LAPACK flags, the ``ui8`` value of a jaxlib enum, ``np.int32`` integers (``i32``),
+    booleans (cuSOLVER's flags) or attributes as they are. The
     kernel works on the last ``core_rank`` axes (matrices, column-major; 1: vectors), the
     others being a batch."""
     rank = max(a.ndim for a in avals_in)
@@ -144,7 +154,9 @@ def _lapack_call(
     )
     op.operation.attributes["mhlo.backend_config"] = ir.DictAttr.get(
         {
-            k: ir.BoolAttr.get(v)
+            k: v
+            if isinstance(v, ir.Attribute)
+            else ir.BoolAttr.get(v)
             if isinstance(v, bool)
             else ir.IntegerAttr.get(ir.IntegerType.get_signless(32), int(v))
             if isinstance(v, np.int32)
@@ -406,6 +418,89 @@ def _eig_lowering(
     if compute_right_eigenvectors:
         result.append(_nan_where_not_ok(ok, batch, vr, vectors))
     return result
+
+
+_CUSOLVER_GEEV = 11701  # the first cuSOLVER with ``Xgeev``
+
+
+@_register(eig_p, "cuda")
+def _eig_cuda_lowering(
+    ctx: LoweringContext,
+    avals_in: Avals,
+    avals_out: Avals,
+    in_vals: Values,
+    *,
+    compute_left_eigenvectors: bool,
+    compute_right_eigenvectors: bool,
+    enable_eigvec_derivs: bool,
+) -> list[Value]:
+    """cuSOLVER's ``geev`` (right eigenvectors only; a real matrix's come packed as LAPACK
+    packs them: a conjugate pair shares two real columns), else the hybrid kernel, which
+    returns them unpacked."""
+    (aval,) = avals_in
+    batch = aval.shape[:-2]
+    w_aval = avals_out[0]
+    vectors = ShapedArray(aval.shape, w_aval.dtype)
+    info_aval = ShapedArray(batch, _INT32)
+    real = aval.dtype.kind != "c"
+    if not compute_left_eigenvectors and cusolver_version() >= _CUSOLVER_GEEV:
+        _, w, _, vr, info = _lapack_call(
+            "cusolver_geev_ffi",
+            in_vals,
+            avals_in,
+            [aval, w_aval, aval, aval, info_aval],
+            {},
+            left=False,
+            right=compute_right_eigenvectors,
+        )
+        vl = vr  # not asked for (left=False)
+        if real and compute_right_eigenvectors:
+            unpack = trace_to_closed_jaxpr(
+                lambda w_, v_: [_unpack_conjugate_pairs(w_, v_)], [w_aval, aval]
+            )
+            (vr,) = ctx.lower_jaxpr(unpack, [w, vr])
+    else:
+        initialize_hybrid_kernels()
+        parts = ShapedArray(aval.shape[:-1], aval.dtype)
+        *w_parts, vl, vr, info = _lapack_call(
+            f"cuhybrid_eig_{'real' if real else 'comp'}",
+            in_vals,
+            avals_in,
+            [*([parts] * (2 if real else 1)), vectors, vectors, info_aval],
+            {},
+            magma=ir.StringAttr.get("auto"),
+            left=compute_left_eigenvectors,
+            right=compute_right_eigenvectors,
+        )
+        w = hlo.complex(*w_parts) if real else w_parts[0]
+    ok = _info_ok(info, batch)
+    result = [_nan_where_not_ok(ok, batch, w, w_aval)]
+    if compute_left_eigenvectors:
+        result.append(_nan_where_not_ok(ok, batch, vl, vectors))
+    if compute_right_eigenvectors:
+        result.append(_nan_where_not_ok(ok, batch, vr, vectors))
+    return result
+
+
+def _unpack_conjugate_pairs(w: Any, v: Any) -> Any:
+    """Complex eigenvectors from LAPACK's packing of a real matrix's: for a pair of
+    conjugate eigenvalues at columns ``j, j + 1``, ``v[:, j] +- i v[:, j + 1]``."""
+    if w.size == 0:
+        return lax.complex(v, lax.full_like(v, 0))
+    is_real = lax.eq(lax.imag(w), lax.full_like(lax.imag(w), 0))
+    seen = lax.cumsum(lax.convert_element_type(lax.bitwise_not(is_real), np.int32), axis=w.ndim - 1)
+    starts = lax.eq(lax.rem(seen, lax.full_like(seen, 2)), lax.full_like(seen, 1))
+    last = v.ndim - 1
+    zero = lax.full((), 0, v.dtype)
+    left = lax.pad(v, zero, [(0, 0, 0)] * last + [(-1, 1, 0)])  # column j + 1 at j
+    right = lax.pad(v, zero, [(0, 0, 0)] * last + [(1, -1, 0)])  # column j - 1 at j
+    dims = [*range(w.ndim - 1), last]
+    is_real = lax.broadcast_in_dim(is_real, v.shape, dims)
+    starts = lax.broadcast_in_dim(starts, v.shape, dims)
+    re = lax.select(lax.bitwise_or(is_real, starts), v, right)
+    im = lax.select(starts, left, lax.neg(v))
+    im = lax.select(is_real, lax.full_like(v, 0), im)
+    return lax.complex(re, im)
 
 
 # --- schur ------------------------------------------------------------------------------------
