@@ -5,6 +5,7 @@ environment (`hatch run oracle:test`), never in the main test environment, so th
 code can come to depend on it by accident; without jax the oracle tests are not collected.
 """
 
+import functools
 import importlib.util
 
 import pytest
@@ -23,6 +24,34 @@ def _dtype_mode(request: pytest.FixtureRequest):
     else:
         with config.override("enable_x64", False):
             yield
+
+
+@functools.cache
+def _gpu_plugin_installed() -> bool:
+    from mj_xla import _plugins  # (finds plugins without starting a backend)
+
+    return bool(_plugins.discover_plugins())
+
+
+@pytest.fixture(autouse=True)
+def _full_precision_products_where_a_gpu_may_compute(request: pytest.FixtureRequest):
+    """The suite's float32 expectations are full-precision products; a GPU's default
+    precision is TF32, as in JAX (compared with JAX's in oracle/test_oracle_gpu.py, which this
+    leaves alone). Nothing changes on the CPU, whose default is full precision."""
+    if request.node.get_closest_marker("oracle") is not None or not _gpu_plugin_installed():
+        yield
+    else:
+        with config.override("default_matmul_precision", "highest"):
+            yield
+
+
+@pytest.fixture
+def on_cpu():
+    """Computations without committed inputs run on the CPU during the test (what only the
+    CPU lowers, as in JAX: ``schur``; the CPU's own rounding), also where a GPU is the
+    default backend."""
+    with config.override("default_device", "cpu"):
+        yield
 
 
 collect_ignore = [] if importlib.util.find_spec("jax") else ["oracle"]

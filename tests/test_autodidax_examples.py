@@ -224,7 +224,9 @@ def test_jit_traces_once_per_signature(capsys):
     assert capsys.readouterr().out == "tracing!\n-0.09224219304455371\n"
     z = g(4.0, 5.0)  # compilation cache hit
     print(z)
-    assert capsys.readouterr().out == f"{math.sin(4.0) * math.cos(5.0)!r}\n"
+    out = capsys.readouterr().out  # (a GPU's sin may differ from the CPU's in the last bit)
+    assert "tracing" not in out
+    assert float(out) == pytest.approx(math.sin(4.0) * math.cos(5.0), rel=1e-15)
 
 
 def test_jit_reduce_sum():

@@ -296,6 +296,7 @@ def test_lgamma_is_infinite_at_every_pole() -> None:
         np.testing.assert_array_equal(got, [np.inf] * 4)
 
 
+@pytest.mark.usefixtures("on_cpu")  # XLA:CPU's window (a GPU's, as JAX's there: -0.0)
 def test_running_sums_and_products_start_from_xlas_identity() -> None:
     """XLA's cumulative window starts from 0 (sum) or 1+0j (product): a running sum of -0.0
     is +0.0, and ``(1+0j) * (1-0j)`` has a +0.0 imaginary part (NumPy keeps the -0.0s)."""

@@ -8,6 +8,8 @@ Marked ``gpu``; skipped where no GPU backend starts (CI). On a machine with an N
 ``PYTHONPATH=$(ls -d packages/*/src | paste -sd:) python -m pytest -m gpu tests/test_gpu.py``.
 """
 
+from functools import partial
+
 import numpy as np
 import pytest
 
@@ -42,7 +44,10 @@ def _on(device, f, *args):
 
 
 def _same(f, *args, rtol=1e-5, atol=1e-6):
-    gpu, cpu = _on(GPU, f, *args), _on(CPU, f, *args)
+    """GPU and CPU agree, float32 products at full precision: a GPU's default precision is
+    TF32, as in JAX (compared with JAX's in tests/oracle/test_oracle_gpu.py)."""
+    with mj.default_matmul_precision("highest"):
+        gpu, cpu = _on(GPU, f, *args), _on(CPU, f, *args)
     for g, c in zip(mj.tree_util.tree_leaves(gpu), mj.tree_util.tree_leaves(cpu), strict=True):
         assert g.dtype == c.dtype
         np.testing.assert_allclose(g, c, rtol=rtol, atol=atol)
@@ -118,12 +123,29 @@ def test_svd():
     _same(f, X[:40, :24], rtol=2e-4, atol=2e-4)
 
 
-def test_eig_on_the_gpu_is_a_lowering_error_naming_primitive_and_platform():
+@pytest.mark.parametrize("dtype", [np.float32, np.complex64])
+def test_eig(dtype):
+    """cuSOLVER's geev (the plugin's hybrid kernel with left eigenvectors): the CPU's
+    eigenvalues, and eigenvectors that solve their equations."""
+    a = (X[:6, :6] + (1j * X[6:12, :6] if dtype == np.complex64 else 0)).astype(dtype)
+    for left in (False, True):
+        w, *vs = _on(GPU, partial(lax.linalg.eig, compute_left_eigenvectors=left), a)
+        w_cpu = _on(CPU, lambda x: mnp.linalg.eigvals(x), a)
+        np.testing.assert_allclose(np.sort_complex(w), np.sort_complex(w_cpu), atol=1e-4)
+        vr = vs[-1]
+        np.testing.assert_allclose(a @ vr, vr * w, atol=1e-4)
+        if left:
+            vl = vs[0]
+            np.testing.assert_allclose(vl.conj().T @ a, w[:, None] * vl.conj().T, atol=1e-4)
+
+
+def test_schur_on_the_gpu_is_a_lowering_error_naming_primitive_and_platform():
+    """As in JAX, the Schur decomposition lowers only for the CPU."""
     x = mj.device_put(SPD, GPU)
     with pytest.raises(
-        mj.errors.MissingRuleError, match="'eig' has no XLA lowering rule for platform 'cuda'"
+        mj.errors.MissingRuleError, match="'schur' has no XLA lowering rule for platform 'cuda'"
     ):
-        mj.jit(mnp.linalg.eig)(x)
+        mj.jit(lax.linalg.schur)(x)
 
 
 def test_random_bits_are_the_same_on_both():

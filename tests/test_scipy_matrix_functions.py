@@ -20,6 +20,7 @@ MATRICES = {
 }
 
 
+@pytest.mark.usefixtures("on_cpu")  # schur: the CPU's only, as in JAX
 @pytest.mark.parametrize("name", sorted(MATRICES))
 def test_sqrtm_is_scipys_principal_root(name):
     a = MATRICES[name]
@@ -42,6 +43,7 @@ def test_sqrtm_single_precision_batching_and_no_gradient():
         mj.grad(lambda m: mlinalg.sqrtm(m).real.sum())(a)
 
 
+@pytest.mark.usefixtures("on_cpu")  # schur: the CPU's only, as in JAX
 @pytest.mark.parametrize("diag", [[0.0, 4.0, 0.0], [0.0, 0.0, 0.0, 9.0], [1.0, 0.0, 0.0]])
 def test_sqrtm_of_a_singular_diagonal_matrix(diag):
     """Issue 35: the root of a singular diagonal matrix is the root of its diagonal."""

@@ -32,5 +32,13 @@ def assert_same() -> Callable[..., None]:
 
 
 @pytest.fixture
+def on_cpu() -> Any:
+    """Computations without committed inputs run on the CPU during the test: tests of the CPU
+    backend's lowering (LAPACK targets, rolled loops) on a machine whose default is a GPU."""
+    with config.override("default_device", "cpu"):
+        yield
+
+
+@pytest.fixture
 def rng() -> np.random.Generator:
     return np.random.default_rng(0)

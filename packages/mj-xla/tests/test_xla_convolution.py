@@ -26,7 +26,9 @@ DTYPES = [np.float32, np.float64, np.int32, np.complex64, np.bool_]
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
 @pytest.mark.parametrize("config", CONFIGS, ids=[str(i) for i in range(len(CONFIGS))])
-def test_jit_matches_eager(config, dtype):
+def test_jit_matches_eager(config, dtype, request):
+    if np.dtype(dtype).kind == "i":  # XLA's GPU backend has no integer convolution (JAX's too)
+        request.getfixturevalue("on_cpu")
     ls, rs, strides, padding, ld, rd, dn, fgc, bgc = config
     rng = np.random.default_rng(0)
     x = (rng.normal(size=ls) * 3).astype(dtype)
@@ -64,6 +66,7 @@ def test_lowering_is_one_convolution():
     assert "feature_group_count = 2" in text
 
 
+@pytest.mark.usefixtures("on_cpu")  # an integer convolution: none on a GPU (JAX's neither)
 def test_preferred_element_type_and_weak_free_dtypes_under_jit():
     x = np.arange(8, dtype=np.int8).reshape(1, 1, 8) * np.int8(15)
     w = np.ones((1, 1, 3), np.int8)

@@ -11,7 +11,7 @@ CASES = Path(__file__).resolve().parent / "multidevice" / "device_cases.py"
 
 def test_device_cases_on_four_cpu_devices():
     env = {**os.environ, "MJ_NUM_CPU_DEVICES": "4", "TF_CPP_MIN_LOG_LEVEL": "2"}
-    env.pop("MJ_PLATFORMS", None)
+    env["MJ_PLATFORMS"] = "cpu"  # the CPU devices, also where a GPU is the default
     cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly"]
     result = subprocess.run(
         [*cmd, str(CASES)], env=env, capture_output=True, text=True, timeout=600, check=False

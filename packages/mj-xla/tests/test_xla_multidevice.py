@@ -15,6 +15,7 @@ CASES = Path(__file__).resolve().parent / "multidevice" / "pmap_cases.py"
 
 def test_pmap_cases_on_eight_cpu_devices():
     env = {**os.environ, "MJ_NUM_CPU_DEVICES": "8", "TF_CPP_MIN_LOG_LEVEL": "2"}
+    env["MJ_PLATFORMS"] = "cpu"  # the CPU devices, also where a GPU is the default
     cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly"]
     result = subprocess.run(
         [*cmd, str(CASES)], env=env, capture_output=True, text=True, timeout=900, check=False

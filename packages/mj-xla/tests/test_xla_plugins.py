@@ -14,6 +14,12 @@ import pytest
 
 from mj_xla import _jaxlib, _plugins
 
+#: A real GPU plugin installed here outranks the fake ones these tests plant (the GPU's own
+#: start is tested by tests/test_gpu.py).
+INSTALLED = bool(_plugins.discover_plugins())
+without_an_installed_plugin = pytest.mark.skipif(
+    INSTALLED, reason="a real PJRT plugin is installed (a GPU machine): tests/test_gpu.py"
+)
 INIT = "raise ImportError('a plugin module must not be executed: it would import jax')\n"
 
 
@@ -35,6 +41,7 @@ def plugin_root(tmp_path, monkeypatch):
     return tmp_path
 
 
+@without_an_installed_plugin
 def test_a_cuda_plugin_is_found_by_its_library_without_running_it(plugin_root):
     folder = _plugin(plugin_root, "xla_cuda12", "xla_cuda_plugin.so")
     found = [p for p in _plugins.discover_plugins() if p.module == "jax_plugins.xla_cuda12"]
@@ -76,6 +83,7 @@ def test_plugins_named_in_the_environment(plugin_root, monkeypatch, caplog):
     assert "'broken' is not <name>:<path>" in caplog.text
 
 
+@without_an_installed_plugin
 def test_a_broken_library_is_left_out_with_a_warning_and_the_cpu_starts(plugin_root, caplog):
     _plugin(plugin_root, "xla_rocm7", "xla_rocm_plugin.so")  # garbage bytes: dlopen fails
     with caplog.at_level(logging.WARNING, logger="mj"):
@@ -85,6 +93,7 @@ def test_a_broken_library_is_left_out_with_a_warning_and_the_cpu_starts(plugin_r
     assert "could not be loaded" in caplog.text
 
 
+@without_an_installed_plugin
 def test_requesting_a_platform_that_is_not_there_is_jaxs_error(plugin_root):
     with pytest.raises(RuntimeError, match="Unable to initialize backend 'cuda'") as info:
         _jaxlib._start_backends(["cuda", "cpu"])
@@ -93,6 +102,7 @@ def test_requesting_a_platform_that_is_not_there_is_jaxs_error(plugin_root):
     assert list(_jaxlib._start_backends(["cpu"])) == ["cpu"]
 
 
+@without_an_installed_plugin
 def test_a_whole_process_falls_back_to_the_cpu(plugin_root):
     """The user's view: mj imported next to a broken plugin package runs on the CPU."""
     _plugin(plugin_root, "xla_rocm7", "xla_rocm_plugin.so")

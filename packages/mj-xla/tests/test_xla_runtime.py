@@ -8,7 +8,7 @@ from mj_xla import Array, block_until_ready, devices, disable_jit, jit
 
 
 def test_devices_lists_the_cpu_device():
-    (dev,) = devices()
+    (dev,) = devices("cpu")
     assert "cpu" in repr(dev).lower()
 
 

@@ -12,6 +12,9 @@ from mj_core.prims.elementwise import threefry2x32, threefry2x32_p
 from mj_ir import make_jaxpr
 from mj_xla import jit
 
+# the CPU rolls the rounds into a loop (as JAX on the CPU): lowered for the CPU on any machine
+pytestmark = pytest.mark.usefixtures("on_cpu")
+
 U32 = np.uint32
 
 # Random123's known-answer vectors for Threefry-2x32 with 20 rounds (kat_vectors): key,
