@@ -1,6 +1,8 @@
-"""Products: ``dot``, ``matmul`` (``@``), ``vdot``, ``inner``, ``outer``, ``tensordot``, all
-one ``dot_general`` after NumPy-style dtype promotion. As in ``jax.numpy``, the contractions
-take keyword-only ``precision`` and ``preferred_element_type``, passed to ``dot_general``."""
+"""Products: ``dot``, ``matmul`` (``@``), ``vdot``, ``inner``, ``outer``, ``tensordot``, each
+one ``dot_general``. As in ``jax.numpy``, the operands are not converted first: the contraction
+gets ``preferred_element_type`` = their NumPy-style result dtype (or the user's keyword-only
+one), and only the weak type is set afterwards, so ``dot(int8, float32)`` is a single mixed
+``dot_general`` (JAX's testMixedPrecisionDot)."""
 
 from __future__ import annotations
 
@@ -10,11 +12,21 @@ from typing import Any
 import numpy as np
 
 from mj_core import lax
-from mj_core._shapes import canonicalize_axes
+from mj_core._avals import get_aval
+from mj_core._shapes import _where, canonicalize_axes
 from mj_core._typing import Array, ArrayLike, DTypeLike
+from mj_core.errors import ShapeDtypeError
 from mj_core.numpy._math import multiply
-from mj_core.numpy._promotion import check_arraylike, dtype_weak, promote, shape_of
-from mj_core.numpy._shape import broadcast_shapes, broadcast_to, ravel
+from mj_core.numpy._promotion import (
+    as_dtype,
+    check_arraylike,
+    convert,
+    dtype_weak,
+    promote,
+    promoted_dtype,
+    shape_of,
+)
+from mj_core.numpy._shape import ravel
 from mj_core.prims.contractions import PrecisionLike
 
 __all__ = ["dot", "inner", "matmul", "outer", "tensordot", "vdot"]
@@ -31,11 +43,32 @@ def _dot_general(
     return lax.dot_general(a, b, (contract, batch), precision, preferred_element_type)
 
 
-def _scalar_product(a: ArrayLike, b: ArrayLike, preferred_element_type: DTypeLike | None) -> Array:
-    out = lax.mul(a, b)
+def _result_type(
+    name: str, a: ArrayLike, b: ArrayLike, preferred_element_type: DTypeLike | None
+) -> tuple[np.dtype[Any], bool]:
+    """JAX's contraction dtype: the user's ``preferred_element_type`` (strong), else the
+    operands' result type and weak type."""
     if preferred_element_type is None:
-        return out
-    return lax.convert_element_type(out, preferred_element_type)
+        return promoted_dtype(a, b)
+    dtype = as_dtype(preferred_element_type, name)
+    assert dtype is not None
+    return dtype, False
+
+
+def _contract(
+    name: str,
+    a: ArrayLike,
+    b: ArrayLike,
+    contract: tuple[Sequence[int], Sequence[int]],
+    batch: tuple[Sequence[int], Sequence[int]],
+    precision: PrecisionLike,
+    preferred_element_type: DTypeLike | None,
+) -> Array:
+    """One ``dot_general`` of the unconverted operands computing in the result dtype, then the
+    result's weak type (JAX's ``lax._convert_element_type(result, pet, weak)``)."""
+    dtype, weak = _result_type(name, a, b, preferred_element_type)
+    out = _dot_general(a, b, contract, batch, precision, dtype)
+    return convert(out, dtype, weak)
 
 
 def dot(
@@ -48,12 +81,11 @@ def dot(
     """NumPy ``dot``: scalars multiply; otherwise the last axis of ``a`` contracts with the
     second-to-last (or only) axis of ``b``."""
     check_arraylike("dot", [a, b])
-    a, b = promote(a, b)
     nda, ndb = len(shape_of(a)), len(shape_of(b))
-    if nda == 0 or ndb == 0:
-        return _scalar_product(a, b, preferred_element_type)
-    contract = ((nda - 1,), (max(ndb - 2, 0),))
-    return _dot_general(a, b, contract, ((), ()), precision, preferred_element_type)
+    contract: tuple[Sequence[int], Sequence[int]] = ((), ())
+    if nda and ndb:
+        contract = ((nda - 1,), (max(ndb - 2, 0),))
+    return _contract("dot", a, b, contract, ((), ()), precision, preferred_element_type)
 
 
 def matmul(
@@ -71,21 +103,76 @@ def matmul(
         raise ValueError(
             f"matmul: operands must have at least one dimension, got shapes {sa} and {sb}"
         )
-    a, b = promote(a, b)
-    options = (precision, preferred_element_type)
-    no_batch: tuple[Sequence[int], Sequence[int]] = ((), ())
-    if len(sb) == 1:  # matrix-vector (or vector-vector): contract the last axes
-        return _dot_general(a, b, ((len(sa) - 1,), (0,)), no_batch, *options)
-    if len(sa) == 1:  # vector-matrix
-        return _dot_general(a, b, ((0,), (len(sb) - 2,)), no_batch, *options)
-    if len(sb) == 2:  # the batch dims of a ride along as free dims
-        return _dot_general(a, b, ((len(sa) - 1,), (0,)), no_batch, *options)
-    batch = broadcast_shapes(sa[:-2], sb[:-2])
-    a = broadcast_to(a, batch + sa[-2:])
-    b = broadcast_to(b, batch + sb[-2:])
-    nb = len(batch)
-    dims = tuple(range(nb))
-    return _dot_general(a, b, ((nb + 1,), (nb,)), (dims, dims), *options)
+    dtype, weak = _result_type("matmul", a, b, preferred_element_type)
+    return convert(_matmul(a, b, sa, sb, precision, dtype), dtype, weak)
+
+
+def _matmul(
+    a: ArrayLike,
+    b: ArrayLike,
+    sa: tuple[int, ...],
+    sb: tuple[int, ...],
+    precision: PrecisionLike,
+    dtype: np.dtype[Any],
+) -> Array:
+    """JAX's matmul plan: batch dims of size 1 on one side become free dims of the other
+    operand (no broadcast copy), size-1 batch dims on both sides are squeezed away and put
+    back after, equal ones are ``dot_general`` batch dims; one transpose orders the result."""
+    a_mat, b_mat = len(sa) > 1, len(sb) > 1
+    a_bd = sa[:-2] if a_mat else ()
+    b_bd = sb[:-2] if b_mat else ()
+    nb = max(len(a_bd), len(b_bd))
+    a_bdims: tuple[int | None, ...] = (None,) * (nb - len(a_bd)) + a_bd
+    b_bdims: tuple[int | None, ...] = (None,) * (nb - len(b_bd)) + b_bd
+    a_squeeze: list[int] = []
+    b_squeeze: list[int] = []
+    both_squeeze: list[int] = []
+    a_batch: list[int] = []
+    b_batch: list[int] = []
+    idx_batch: list[int] = []
+    idx_a_other: list[int] = []
+    idx_b_other: list[int] = []
+    for i, (ba, bb) in enumerate(zip(a_bdims, b_bdims, strict=True)):
+        if ba is None:
+            idx_b_other.append(i)
+        elif bb is None:
+            idx_a_other.append(i)
+        elif ba == 1 and bb == 1:
+            a_squeeze.append(len(idx_batch) + len(idx_a_other) + len(a_squeeze))
+            b_squeeze.append(len(idx_batch) + len(idx_b_other) + len(b_squeeze))
+            both_squeeze.append(i)
+        elif ba == 1:
+            idx_b_other.append(i)
+            a_squeeze.append(len(idx_batch) + len(idx_a_other) + len(a_squeeze))
+        elif bb == 1:
+            idx_a_other.append(i)
+            b_squeeze.append(len(idx_batch) + len(idx_b_other) + len(b_squeeze))
+        elif ba == bb:
+            a_batch.append(len(idx_batch) + len(idx_a_other))
+            b_batch.append(len(idx_batch) + len(idx_b_other))
+            idx_batch.append(i)
+        else:  # JAX's wording, then the user's line
+            raise ShapeDtypeError(
+                f"Incompatible types for matmul arguments: {get_aval(a)} and {get_aval(b)}"
+                f"{_where()}"
+            )
+    if a_mat:
+        idx_a_other.append(nb)
+    if b_mat:
+        idx_b_other.append(nb + a_mat)
+    perm = tuple(int(i) for i in np.argsort(idx_batch + idx_a_other + idx_b_other))
+    if a_squeeze:
+        a = lax.squeeze(a, tuple(a_squeeze))
+    if b_squeeze:
+        b = lax.squeeze(b, tuple(b_squeeze))
+    nda, ndb = len(sa) - len(a_squeeze), len(sb) - len(b_squeeze)
+    contract = ((nda - 1,), (ndb - 1 - b_mat,))
+    out = _dot_general(a, b, contract, (a_batch, b_batch), precision, dtype)
+    if perm != tuple(range(len(perm))):
+        out = lax.transpose(out, perm)
+    if both_squeeze:
+        out = lax.expand_dims(out, tuple(both_squeeze))
+    return out
 
 
 def vdot(
@@ -111,12 +198,15 @@ def inner(
 ) -> Array:
     """Contract the last axes of ``a`` and ``b``."""
     check_arraylike("inner", [a, b])
-    a, b = promote(a, b)
     nda, ndb = len(shape_of(a)), len(shape_of(b))
-    if nda == 0 or ndb == 0:
-        return _scalar_product(a, b, preferred_element_type)
+    if nda == 0 or ndb == 0:  # JAX: a * b, after converting both to a preferred type
+        if preferred_element_type is not None:
+            dtype = as_dtype(preferred_element_type, "inner")
+            assert dtype is not None
+            a, b = convert(a, dtype), convert(b, dtype)
+        return multiply(a, b)
     contract = ((nda - 1,), (ndb - 1,))
-    return _dot_general(a, b, contract, ((), ()), precision, preferred_element_type)
+    return _contract("inner", a, b, contract, ((), ()), precision, preferred_element_type)
 
 
 def outer(a: ArrayLike, b: ArrayLike) -> Array:
@@ -135,7 +225,6 @@ def tensordot(
     """Contract ``axes`` (an int N: the last N of ``a`` with the first N of ``b``; or a pair
     of axis sequences)."""
     check_arraylike("tensordot", [a, b])
-    a, b = promote(a, b)
     nda, ndb = len(shape_of(a)), len(shape_of(b))
     ca: Sequence[int]
     cb: Sequence[int]
@@ -168,4 +257,4 @@ def tensordot(
             "of ints."
         )
     contract = (canonicalize_axes("tensordot", ca, nda), canonicalize_axes("tensordot", cb, ndb))
-    return _dot_general(a, b, contract, ((), ()), precision, preferred_element_type)
+    return _contract("tensordot", a, b, contract, ((), ()), precision, preferred_element_type)

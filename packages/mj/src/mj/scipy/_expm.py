@@ -1,5 +1,6 @@
 """``expm``: the matrix exponential by Pade approximation with scaling and squaring
-(Higham 2005), with ``jax.scipy.linalg.expm``'s degree thresholds. The degree is chosen from
+(Higham 2005), with ``jax.scipy.linalg.expm``'s degree thresholds (a complex matrix takes its
+real type's). The degree is chosen from
 the 1-norm with ``switch`` and the squarings run in a ``scan`` of ``cond`` s, so ``expm``
 stages under ``jit`` with a data-dependent degree, differentiates (through ``solve`` and
 ``matmul``) and batches."""
@@ -100,7 +101,7 @@ def _pade13(a: ArrayLike) -> tuple[Array, Array]:
 
 def _expm_matrix(a: AnyArray, upper_triangular: bool, max_squarings: int) -> AnyArray:
     conds: tuple[float, ...]
-    if a.dtype == np.float64:
+    if a.dtype in (np.float64, np.complex128):  # a complex matrix: its real type's degrees
         maxnorm, conds = _F64_MAXNORM, _F64_CONDS
         branches = [_low_degree(_B3), _low_degree(_B5), _low_degree(_B7), _low_degree(_B9)]
         branches.append(_pade13)
@@ -110,7 +111,7 @@ def _expm_matrix(a: AnyArray, upper_triangular: bool, max_squarings: int) -> Any
     norm = mla.norm(a, 1)
     n_squarings = cnp.maximum(0.0, cnp.floor(cnp.log2(lax.div(norm, maxnorm))))
     a = lax.div(a, lax.pow(2.0, lax.convert_element_type(n_squarings, a.dtype)))
-    bins = np.asarray(conds, a.dtype)
+    bins = np.asarray(conds, norm.dtype)
     index = cnp.sum(lax.convert_element_type(lax.ge(norm, bins), np.int32))
     u, v = switch(index, branches, a)
     p, q = lax.add(u, v), lax.sub(v, u)
@@ -138,7 +139,7 @@ def expm(A: ArrayLike, *, upper_triangular: bool = False, max_squarings: int = 1
     """``exp(A)`` of a (stack of) square matrices; NaN where more than ``max_squarings``
     squarings would be needed. ``upper_triangular`` solves with a triangular solve."""
     (a,) = promote_inexact(cnp.asarray(A))  # integer/bool matrices as JAX's float
-    a = lax_linalg.as_float_matrix("expm", a, square=True)
+    a = lax_linalg.as_float_matrix("expm", a, square=True, complex_ok=True)
     if cnp.ndim(a) < 2:
         raise ValueError(
             f"expm: expected a (batched) square matrix, got shape {cnp.shape(a)}"
