@@ -377,8 +377,11 @@ class ImplRules(RuleTable[Callable[..., Any]]):
         def unary(x: object) -> list[Any]:
             if operands is not None:
                 dx = getattr(x, "dtype", _NO_DTYPE)
-                if (inexact and dx.kind not in "fc") or not (dx in accepted or accepts_dtype(dx)):
+                kind = dx.kind
+                if (inexact and kind not in "fc") or not (dx in accepted or accepts_dtype(dx)):
                     return _typed(operands, [x])
+                if kind != "c":  # (the dtype read once: complex_ufunc's dispatch, inline)
+                    return [plain(x)]
             return [ufunc(x)]
 
         def binary(x: object, y: object) -> list[Any]:

@@ -258,6 +258,8 @@ class _Plan:
         conv = self.conv
         if conv is None:
             bufs = list(map(_buffer_of, leaves))
+        elif len(conv) == 1:  # (one host argument: jit(f)(np_array), no map)
+            bufs = [conv[0](leaves[0])]
         else:
             bufs = list(map(operator.call, conv, leaves))
         outs = exe.run_buffers(bufs)

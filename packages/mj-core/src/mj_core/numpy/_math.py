@@ -4,7 +4,7 @@ lax never promotes, so each binary function promotes its operands on JAX's latti
 primitive (``binds(prim, promote)``: eager operands of one dtype still go straight to the
 primitive's NumPy ufunc, with no extra Python frame); so does each float-valued unary one,
 which converts an integer or bool operand to JAX's float first (``mnp.sin``: ``binds(sin_p,
-_inexact(sin_p))``; ``lax.sin`` refuses integers, as ``jax.lax.sin``). The rest adapt lax
+_inexact(lax.sin))``; ``lax.sin`` refuses integers, as ``jax.lax.sin``). The rest adapt lax
 semantics to NumPy's (true division of integers, floor division and ``mod`` with the
 divisor's sign, ...).
 """
@@ -174,81 +174,83 @@ __all__ = [
 # --- unary, float-valued: integers and bools to JAX's float first (promote_inexact), as
 # jax.numpy does: the primitive takes floats and complex numbers only. A float operand goes
 # straight to the primitive's ufunc (``binds``' shortcut), the conversion costs it nothing.
-def _inexact(prim: Primitive) -> Callable[[ArrayLike], Array]:
-    """The NumPy-level slow path of float-valued ``prim``: convert, then bind."""
+def _inexact(op: Callable[[ArrayLike], Array]) -> Callable[[ArrayLike], Array]:
+    """The NumPy-level slow path of a float-valued primitive: convert, then its lax wrapper
+    ``op`` (which binds it, after its own ufunc shortcut: ``mnp.sin`` of an int32 array
+    computes the converted float32 array as ``lax.sin`` does, not through ``bind``)."""
 
     def numpy(x: ArrayLike) -> Array:
-        return bind1(prim, *promote_inexact(x))
+        return op(*promote_inexact(x))
 
     return numpy
 
 
-@binds(sin_p, _inexact(sin_p))
+@binds(sin_p, _inexact(lax.sin))
 def sin(x: ArrayLike) -> Array:
     """Elementwise sine."""
 
 
-@binds(cos_p, _inexact(cos_p))
+@binds(cos_p, _inexact(lax.cos))
 def cos(x: ArrayLike) -> Array:
     """Elementwise cosine."""
 
 
-@binds(tan_p, _inexact(tan_p))
+@binds(tan_p, _inexact(lax.tan))
 def tan(x: ArrayLike) -> Array:
     """Elementwise tangent."""
 
 
-@binds(asin_p, _inexact(asin_p))
+@binds(asin_p, _inexact(lax.asin))
 def arcsin(x: ArrayLike) -> Array:
     """Elementwise arc sine."""
 
 
-@binds(acos_p, _inexact(acos_p))
+@binds(acos_p, _inexact(lax.acos))
 def arccos(x: ArrayLike) -> Array:
     """Elementwise arc cosine."""
 
 
-@binds(atan_p, _inexact(atan_p))
+@binds(atan_p, _inexact(lax.atan))
 def arctan(x: ArrayLike) -> Array:
     """Elementwise arc tangent."""
 
 
-@binds(sinh_p, _inexact(sinh_p))
+@binds(sinh_p, _inexact(lax.sinh))
 def sinh(x: ArrayLike) -> Array:
     """Elementwise hyperbolic sine."""
 
 
-@binds(cosh_p, _inexact(cosh_p))
+@binds(cosh_p, _inexact(lax.cosh))
 def cosh(x: ArrayLike) -> Array:
     """Elementwise hyperbolic cosine."""
 
 
-@binds(tanh_p, _inexact(tanh_p))
+@binds(tanh_p, _inexact(lax.tanh))
 def tanh(x: ArrayLike) -> Array:
     """Elementwise hyperbolic tangent."""
 
 
-@binds(exp_p, _inexact(exp_p))
+@binds(exp_p, _inexact(lax.exp))
 def exp(x: ArrayLike) -> Array:
     """Elementwise exponential: ``e ** x``."""
 
 
-@binds(log_p, _inexact(log_p))
+@binds(log_p, _inexact(lax.log))
 def log(x: ArrayLike) -> Array:
     """Elementwise natural logarithm."""
 
 
-@binds(log1p_p, _inexact(log1p_p))
+@binds(log1p_p, _inexact(lax.log1p))
 def log1p(x: ArrayLike) -> Array:
     """Elementwise ``log(1 + x)``, accurate for small ``x``."""
 
 
-@binds(expm1_p, _inexact(expm1_p))
+@binds(expm1_p, _inexact(lax.expm1))
 def expm1(x: ArrayLike) -> Array:
     """Elementwise ``exp(x) - 1``, accurate for small ``x``."""
 
 
-@binds(sqrt_p, _inexact(sqrt_p))
+@binds(sqrt_p, _inexact(lax.sqrt))
 def sqrt(x: ArrayLike) -> Array:
     """Elementwise square root."""
 

@@ -96,6 +96,7 @@ _WEAK_FITS = {"b": "biufc", "i": "iufc", "u": "iufc", "f": "fc", "c": "c"}
 
 
 _PY_OF_KIND: dict[str, Any] = {"b": bool, "i": int, "u": int, "f": float, "c": complex}
+_PY_TYPES = frozenset(_PY_OF_KIND.values())
 
 
 def _check_int(value: int) -> None:
@@ -165,7 +166,7 @@ def convert(x: AnyArray, dtype: DType, weak: bool = False) -> AnyArray:
         return x
     t = type(x)
     weak_bool = weak and dtype.kind == "b"  # (an array: a Python bool is strong)
-    if t in _PY_OF_KIND.values() and (t is not complex or dtype.kind == "c") and not weak_bool:
+    if t in _PY_TYPES and (t is not complex or dtype.kind == "c") and not weak_bool:
         if weak:
             return _PY_OF_KIND[dtype.kind](x)
         if t is int and dtype.kind in "iu":
@@ -191,6 +192,8 @@ def promoted_dtype(*xs: AnyArray) -> tuple[DType, bool]:
         elif dx.kind in _WEAK_FITS.get(dy.kind, ""):
             return dx, False
         return result_type((dx, wx), (dy, wy))
+    if len(xs) == 1:  # (mnp.sin of an integer array: no generator)
+        return result_type(dtype_weak(xs[0]))
     return result_type(*(dtype_weak(x) for x in xs))
 
 

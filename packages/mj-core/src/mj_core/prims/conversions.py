@@ -57,16 +57,21 @@ def _convert_element_type_impl(
 ) -> list[Any]:
     new = np.dtype(new_dtype)
     arr = np.asarray(x)
-    if arr.dtype == new:
+    dtype = arr.dtype
+    if dtype == new:
         return [arr]
-    if new.kind == "b":
+    to, kind = new.kind, dtype.kind  # (each read once: eager conversions are common)
+    if to == "b":
         return [np.not_equal(arr, 0)]
-    if arr.dtype.kind == "c" and new.kind != "c":
+    if to in "iu":
+        if kind == "c":
+            arr, kind = arr.real, "f"
+        if kind == "V":  # bfloat16, float8: exactly as float32
+            arr, kind = arr.astype(np.float32), "f"
+        if kind == "f":
+            return [_float_to_int(arr, new)]
+    elif kind == "c" and to != "c":
         arr = arr.real
-    if arr.dtype.kind == "V" and new.kind in "iu":  # bfloat16, float8: exactly as float32
-        arr = arr.astype(np.float32)
-    if arr.dtype.kind == "f" and new.kind in "iu":
-        return [_float_to_int(arr, new)]
     return [arr.astype(new)]
 
 
