@@ -38,11 +38,23 @@ def _full_precision_products_where_a_gpu_may_compute(request: pytest.FixtureRequ
     """The suite's float32 expectations are full-precision products; a GPU's default
     precision is TF32, as in JAX (compared with JAX's in oracle/test_oracle_gpu.py, which this
     leaves alone). Nothing changes on the CPU, whose default is full precision."""
-    if request.node.get_closest_marker("oracle") is not None or not _gpu_plugin_installed():
+    if (
+        request.node.get_closest_marker("oracle") is not None
+        or request.node.get_closest_marker("default_precision") is not None
+        or not _gpu_plugin_installed()
+    ):
         yield
     else:
         with config.override("default_matmul_precision", "highest"):
             yield
+
+
+@pytest.fixture
+def cpu_machine():
+    """Skips the test where a GPU plugin is installed: it checks what a machine without one
+    does (the default backend, the pages' printed output)."""
+    if _gpu_plugin_installed():
+        pytest.skip("checks a machine without a GPU plugin; this one has one")
 
 
 @pytest.fixture

@@ -7,9 +7,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_gpu.py"
 
 
+@pytest.mark.usefixtures("cpu_machine")
 def test_bench_gpu_exits_cleanly_without_a_gpu(tmp_path):
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
     out = subprocess.run(

@@ -13,6 +13,7 @@ def _arrays():
     return values, {"eager": mnp.asarray(values) * 1.0, "device": mj.device_put(values)}
 
 
+@pytest.mark.usefixtures("on_cpu")  # (mj exports DLPack from CPU arrays only)
 @pytest.mark.parametrize("kind", ["eager", "device"])
 def test_numpy_reads_mj_arrays_through_dlpack_read_only(kind):
     values, arrays = _arrays()

@@ -104,6 +104,7 @@ def test_docs_have_executable_pages():
 
 
 @pytest.mark.x32
+@pytest.mark.usefixtures("cpu_machine")  # the pages show a CPU-only machine's output
 @pytest.mark.parametrize("page", PAGES, ids=[p.name for p in PAGES])
 def test_page_runs_and_prints_what_it_shows(page, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)

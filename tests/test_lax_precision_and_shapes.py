@@ -9,6 +9,8 @@ import mj
 import mj.numpy as mnp
 from mj import lax
 
+pytestmark = pytest.mark.default_precision
+
 A = np.arange(6.0, dtype=np.float32).reshape(2, 3)
 B = np.arange(12.0, dtype=np.float32).reshape(3, 4)
 

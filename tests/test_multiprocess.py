@@ -38,6 +38,7 @@ def run_processes(out_dir: Path, n: int = 2) -> list[str]:
         pytest.skip("this jaxlib has no gloo collectives for CPU")
     address = f"127.0.0.1:{free_port()}"
     env = {**os.environ, "MJ_NUM_CPU_DEVICES": "2", "TF_CPP_MIN_LOG_LEVEL": "2"}
+    env["MJ_PLATFORMS"] = "cpu"  # the CPU devices, also where a GPU is the default
     procs = [
         subprocess.Popen(
             [sys.executable, str(WORKER), address, str(n), str(i), str(out_dir)],

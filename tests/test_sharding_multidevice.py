@@ -12,6 +12,7 @@ CASES = Path(__file__).resolve().parent / "multidevice"
 
 def run_cases(name: str) -> None:
     env = {**os.environ, "MJ_NUM_CPU_DEVICES": "8", "TF_CPP_MIN_LOG_LEVEL": "2"}
+    env["MJ_PLATFORMS"] = "cpu"  # the CPU devices, also where a GPU is the default
     cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly"]
     result = subprocess.run(
         [*cmd, str(CASES / name)],
@@ -48,6 +49,7 @@ def test_sharded_programs_compile_with_shardy_without_xla_warnings():
     mj's default log level (GSPMD logs a deprecation warning per compile)."""
     env = {k: v for k, v in os.environ.items() if k != "TF_CPP_MIN_LOG_LEVEL"}
     env["MJ_NUM_CPU_DEVICES"] = "8"
+    env["MJ_PLATFORMS"] = "cpu"
     result = subprocess.run(
         [sys.executable, "-c", SHARDY_SCRIPT],
         env=env,

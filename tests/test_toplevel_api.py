@@ -155,6 +155,7 @@ def test_debug_print_eager_grad_and_vmap(capsys):
     assert capsys.readouterr().out == "x=1.0 twice=2.0\nx=2.0 twice=4.0\n"
 
 
+@pytest.mark.usefixtures("on_cpu")  # (the lowered text names the CPU's callback target)
 def test_debug_print_under_jit_prints_at_run_time_every_call(capsys):
     traces = []
 
@@ -291,6 +292,7 @@ def test_device_get_returns_host_numpy_arrays():
     assert out["c"] == 1.5
 
 
+@pytest.mark.usefixtures("cpu_machine")
 def test_backend_and_device_queries():
     assert mj.default_backend() == "cpu"
     assert mj.device_count() == mj.local_device_count() == 1
