@@ -174,3 +174,37 @@ def test_custom_vjp_bwd_wrong_structure_still_raises():
     r.defvjp(lambda v: (v, None), lambda _, g: ((g[0], g[0]),))
     with pytest.raises(TypeError, match="structure of the arguments"):
         mj.grad(lambda v: r(v)[0] + r(v)[1][0])((1.0, (2.0, 3.0)))
+
+
+_INDEXINGS = [
+    lambda x: x[None],
+    lambda x: x[:, None],
+    lambda x: x[None, 0],
+    lambda x: x[:, None, 1:2],
+    lambda x: x[..., None, :] * x[None],
+    lambda x: x[None, ::-1, None],
+]
+
+
+@pytest.mark.parametrize("index", range(len(_INDEXINGS)))
+def test_jax_primitive_names_and_new_axes_as_jax(x64, index):
+    # equinox's test_make_jaxpr counts eqn.primitive against lax.broadcast_in_dim_p / mul_p
+    f = _INDEXINGS[index]
+    names = ("broadcast_in_dim_p", "gt_p", "ge_p", "lt_p", "le_p", "mul_p", "slice_p")
+
+    def counts(lib, arg):
+        jaxpr = lib.make_jaxpr(f)(arg).jaxpr
+        prims = [eqn.primitive for eqn in jaxpr.eqns]
+        return {n: sum(p is getattr(lib.lax, n) for p in prims) for n in names}
+
+    x = np.arange(6.0).reshape(2, 3)
+    assert counts(mj, x) == counts(jax, x)
+    np.testing.assert_array_equal(np.asarray(mj.jit(f)(x)), np.asarray(jax.jit(f)(x)))
+
+
+def test_comparison_primitives_under_jax_names_as_jax():
+    for name in ("gt_p", "ge_p", "lt_p", "le_p"):
+        op = {"gt_p": "__gt__", "ge_p": "__ge__", "lt_p": "__lt__", "le_p": "__le__"}[name]
+        for lib in (jax, mj):
+            (eqn,) = lib.make_jaxpr(lambda x, y, op=op: getattr(x, op)(y))(1.0, 2.0).jaxpr.eqns
+            assert eqn.primitive is getattr(lib.lax, name)
