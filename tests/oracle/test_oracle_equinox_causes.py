@@ -208,3 +208,19 @@ def test_comparison_primitives_under_jax_names_as_jax():
         for lib in (jax, mj):
             (eqn,) = lib.make_jaxpr(lambda x, y, op=op: getattr(x, op)(y))(1.0, 2.0).jaxpr.eqns
             assert eqn.primitive is getattr(lib.lax, name)
+
+
+def test_relu_is_a_custom_jvp_function_as_jax(x64):
+    # equinox's test_make_jaxpr counts six custom_jvp_call equations in an MLP's jaxpr
+    x = np.array([-2.0, -0.0, 0.0, np.nan, 0.5, 3.0])
+    for lib in (jax, mj):
+        (eqn,) = lib.make_jaxpr(lib.nn.relu)(x).jaxpr.eqns
+        assert eqn.primitive is lib.custom_derivatives.custom_jvp_call_p
+    np.testing.assert_array_equal(np.asarray(mj.nn.relu(x)), np.asarray(jax.nn.relu(x)))
+    np.testing.assert_array_equal(np.asarray(mj.jit(mj.nn.relu)(x)), jax.nn.relu(x))
+    grads = [np.asarray(lib.vmap(lib.grad(lib.nn.relu))(x)) for lib in (mj, jax)]
+    np.testing.assert_array_equal(*grads)
+    for arg in (np.array([True, False]), 3, np.arange(-2, 3, dtype=np.int8)):
+        got, want = mj.nn.relu(arg), jax.nn.relu(arg)
+        assert np.asarray(got).dtype == np.asarray(want).dtype
+        np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
