@@ -224,3 +224,75 @@ def test_relu_is_a_custom_jvp_function_as_jax(x64):
         got, want = mj.nn.relu(arg), jax.nn.relu(arg)
         assert np.asarray(got).dtype == np.asarray(want).dtype
         np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+
+
+def _interpret(lib, closed, *args):
+    """A JAX-style jaxpr interpreter (equinox's finalise_eval_jaxpr): each equation re-bound
+    with ``get_bind_params``'s params, its ``subfuns`` among them."""
+    env = {}
+
+    def read(v):
+        return v.val if isinstance(v, lib.extend.core.Literal) else env[v]
+
+    env.update(zip(closed.jaxpr.constvars, closed.consts, strict=True))
+    env.update(zip(closed.jaxpr.invars, args, strict=True))
+    for eqn in closed.jaxpr.eqns:
+        params = eqn.primitive.get_bind_params(eqn.params)
+        out = eqn.primitive.bind(*map(read, eqn.invars), **params)
+        outs = out if eqn.primitive.multiple_results else [out]
+        env.update(zip(eqn.outvars, outs, strict=True))
+    return [read(v) for v in closed.jaxpr.outvars]
+
+
+def _assert_trees_close(got, want):
+    leaves = jax.tree_util.tree_leaves
+    for a, b in zip(leaves(got), leaves(want), strict=True):
+        np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-6)
+
+
+def _subfun_results(lib, jit):
+    f = lib.custom_jvp(lambda x, y: lib.numpy.sin(x) * y)
+    f.defjvp(lambda p, t: (f(*p), 2.0 * t[0] + 3.0 * t[1]))
+    w = np.array([0.5, 2.0])
+    closed = lib.make_jaxpr(lambda x, y: f(x * w, y))(np.array([1.0, 3.0]), 2.0)
+    call_p = lib.custom_derivatives.custom_jvp_call_p
+    (eqn,) = [e for e in closed.jaxpr.eqns if e.primitive is call_p]
+    fun, jvp = eqn.primitive.get_bind_params(eqn.params)["subfuns"]
+    args = [np.array([0.3, 0.7]), 2.0]
+
+    def g(x, y):
+        return _interpret(lib, closed, x, y)[0]
+
+    g = lib.jit(g) if jit else g
+    x = np.array([1.0, 3.0])
+    return [
+        fun.call_wrapped(*args),
+        jvp.call_wrapped(*args, np.ones(2), 1.0),
+        g(x, 2.0),
+        lib.jvp(g, (x, 2.0), (np.ones(2), 1.0)),
+        lib.grad(lambda x: g(x, 2.0).sum())(np.ones(2)),
+    ]
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_custom_jvp_call_get_bind_params_subfuns_as_jax(x64, jit):
+    # equinox's finalise_jaxpr calls subfuns[0].call_wrapped(*args) of custom_jvp_call
+    _assert_trees_close(_subfun_results(mj, jit), _subfun_results(jax, jit))
+
+
+def _foreign_subfuns_results(lib):
+    lu = lib.extend.linear_util
+    fun = lu.wrap_init(lambda x: [lib.numpy.sin(x)], debug_info=None)
+    jvp = lu.wrap_init(lambda x, t: [lib.numpy.sin(x), 10.0 * t], debug_info=None)
+    extra = {} if lib is mj else {"symbolic_zeros": False}
+
+    def h(x):
+        return lib.custom_derivatives.custom_jvp_call_p.bind(x, subfuns=(fun, jvp), **extra)[0]
+
+    return [h(0.5), lib.jvp(h, (0.5,), (1.0,)), lib.jit(lib.grad(h))(0.5)]
+
+
+@pytest.mark.filterwarnings("ignore:linear_util.wrap_init is missing a DebugInfo")
+def test_custom_jvp_call_bind_with_foreign_subfuns_as_jax(x64):
+    # a pair of wrapped functions (not from get_bind_params) bound as JAX's custom_jvp_call
+    _assert_trees_close(_foreign_subfuns_results(mj), _foreign_subfuns_results(jax))
