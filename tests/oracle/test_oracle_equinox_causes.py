@@ -174,3 +174,125 @@ def test_custom_vjp_bwd_wrong_structure_still_raises():
     r.defvjp(lambda v: (v, None), lambda _, g: ((g[0], g[0]),))
     with pytest.raises(TypeError, match="structure of the arguments"):
         mj.grad(lambda v: r(v)[0] + r(v)[1][0])((1.0, (2.0, 3.0)))
+
+
+_INDEXINGS = [
+    lambda x: x[None],
+    lambda x: x[:, None],
+    lambda x: x[None, 0],
+    lambda x: x[:, None, 1:2],
+    lambda x: x[..., None, :] * x[None],
+    lambda x: x[None, ::-1, None],
+]
+
+
+@pytest.mark.parametrize("index", range(len(_INDEXINGS)))
+def test_jax_primitive_names_and_new_axes_as_jax(x64, index):
+    # equinox's test_make_jaxpr counts eqn.primitive against lax.broadcast_in_dim_p / mul_p
+    f = _INDEXINGS[index]
+    names = ("broadcast_in_dim_p", "gt_p", "ge_p", "lt_p", "le_p", "mul_p", "slice_p")
+
+    def counts(lib, arg):
+        jaxpr = lib.make_jaxpr(f)(arg).jaxpr
+        prims = [eqn.primitive for eqn in jaxpr.eqns]
+        return {n: sum(p is getattr(lib.lax, n) for p in prims) for n in names}
+
+    x = np.arange(6.0).reshape(2, 3)
+    assert counts(mj, x) == counts(jax, x)
+    np.testing.assert_array_equal(np.asarray(mj.jit(f)(x)), np.asarray(jax.jit(f)(x)))
+
+
+def test_comparison_primitives_under_jax_names_as_jax():
+    for name in ("gt_p", "ge_p", "lt_p", "le_p"):
+        op = {"gt_p": "__gt__", "ge_p": "__ge__", "lt_p": "__lt__", "le_p": "__le__"}[name]
+        for lib in (jax, mj):
+            (eqn,) = lib.make_jaxpr(lambda x, y, op=op: getattr(x, op)(y))(1.0, 2.0).jaxpr.eqns
+            assert eqn.primitive is getattr(lib.lax, name)
+
+
+def test_relu_is_a_custom_jvp_function_as_jax(x64):
+    # equinox's test_make_jaxpr counts six custom_jvp_call equations in an MLP's jaxpr
+    x = np.array([-2.0, -0.0, 0.0, np.nan, 0.5, 3.0])
+    for lib in (jax, mj):
+        (eqn,) = lib.make_jaxpr(lib.nn.relu)(x).jaxpr.eqns
+        assert eqn.primitive is lib.custom_derivatives.custom_jvp_call_p
+    np.testing.assert_array_equal(np.asarray(mj.nn.relu(x)), np.asarray(jax.nn.relu(x)))
+    np.testing.assert_array_equal(np.asarray(mj.jit(mj.nn.relu)(x)), jax.nn.relu(x))
+    grads = [np.asarray(lib.vmap(lib.grad(lib.nn.relu))(x)) for lib in (mj, jax)]
+    np.testing.assert_array_equal(*grads)
+    for arg in (np.array([True, False]), 3, np.arange(-2, 3, dtype=np.int8)):
+        got, want = mj.nn.relu(arg), jax.nn.relu(arg)
+        assert np.asarray(got).dtype == np.asarray(want).dtype
+        np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+
+
+def _interpret(lib, closed, *args):
+    """A JAX-style jaxpr interpreter (equinox's finalise_eval_jaxpr): each equation re-bound
+    with ``get_bind_params``'s params, its ``subfuns`` among them."""
+    env = {}
+
+    def read(v):
+        return v.val if isinstance(v, lib.extend.core.Literal) else env[v]
+
+    env.update(zip(closed.jaxpr.constvars, closed.consts, strict=True))
+    env.update(zip(closed.jaxpr.invars, args, strict=True))
+    for eqn in closed.jaxpr.eqns:
+        params = eqn.primitive.get_bind_params(eqn.params)
+        out = eqn.primitive.bind(*map(read, eqn.invars), **params)
+        outs = out if eqn.primitive.multiple_results else [out]
+        env.update(zip(eqn.outvars, outs, strict=True))
+    return [read(v) for v in closed.jaxpr.outvars]
+
+
+def _assert_trees_close(got, want):
+    leaves = jax.tree_util.tree_leaves
+    for a, b in zip(leaves(got), leaves(want), strict=True):
+        np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-6)
+
+
+def _subfun_results(lib, jit):
+    f = lib.custom_jvp(lambda x, y: lib.numpy.sin(x) * y)
+    f.defjvp(lambda p, t: (f(*p), 2.0 * t[0] + 3.0 * t[1]))
+    w = np.array([0.5, 2.0])
+    closed = lib.make_jaxpr(lambda x, y: f(x * w, y))(np.array([1.0, 3.0]), 2.0)
+    call_p = lib.custom_derivatives.custom_jvp_call_p
+    (eqn,) = [e for e in closed.jaxpr.eqns if e.primitive is call_p]
+    fun, jvp = eqn.primitive.get_bind_params(eqn.params)["subfuns"]
+    args = [np.array([0.3, 0.7]), 2.0]
+
+    def g(x, y):
+        return _interpret(lib, closed, x, y)[0]
+
+    g = lib.jit(g) if jit else g
+    x = np.array([1.0, 3.0])
+    return [
+        fun.call_wrapped(*args),
+        jvp.call_wrapped(*args, np.ones(2), 1.0),
+        g(x, 2.0),
+        lib.jvp(g, (x, 2.0), (np.ones(2), 1.0)),
+        lib.grad(lambda x: g(x, 2.0).sum())(np.ones(2)),
+    ]
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_custom_jvp_call_get_bind_params_subfuns_as_jax(x64, jit):
+    # equinox's finalise_jaxpr calls subfuns[0].call_wrapped(*args) of custom_jvp_call
+    _assert_trees_close(_subfun_results(mj, jit), _subfun_results(jax, jit))
+
+
+def _foreign_subfuns_results(lib):
+    lu = lib.extend.linear_util
+    fun = lu.wrap_init(lambda x: [lib.numpy.sin(x)], debug_info=None)
+    jvp = lu.wrap_init(lambda x, t: [lib.numpy.sin(x), 10.0 * t], debug_info=None)
+    extra = {} if lib is mj else {"symbolic_zeros": False}
+
+    def h(x):
+        return lib.custom_derivatives.custom_jvp_call_p.bind(x, subfuns=(fun, jvp), **extra)[0]
+
+    return [h(0.5), lib.jvp(h, (0.5,), (1.0,)), lib.jit(lib.grad(h))(0.5)]
+
+
+@pytest.mark.filterwarnings("ignore:linear_util.wrap_init is missing a DebugInfo")
+def test_custom_jvp_call_bind_with_foreign_subfuns_as_jax(x64):
+    # a pair of wrapped functions (not from get_bind_params) bound as JAX's custom_jvp_call
+    _assert_trees_close(_foreign_subfuns_results(mj), _foreign_subfuns_results(jax))

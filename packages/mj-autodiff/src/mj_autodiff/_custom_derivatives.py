@@ -55,7 +55,7 @@ from mj_core import (
 )
 from mj_core.dtypes import default_dtype_for_pytype, is_inexact
 from mj_core.errors import user_location
-from mj_core.extend import EagerArray, eager_result, weak_result
+from mj_core.extend import EagerArray, WrappedFun, eager_result, weak_result, wrap_init
 from mj_core.tree_util import PyTreeDef, tree_flatten, tree_map, tree_unflatten
 from mj_ir import ClosedJaxpr, abstract_eval_rules, eval_jaxpr
 from mj_ir.extend import trace_to_jaxpr
@@ -72,7 +72,87 @@ __all__ = [
     "zero_from_primal",
 ]
 
-custom_jvp_call_p = Primitive("custom_jvp_call", multiple_results=True)
+
+class _CustomJVPCallPrimitive(Primitive):
+    """``custom_jvp_call`` with JAX's re-binding protocol: ``get_bind_params`` of an equation's
+    params gives JAX's ``subfuns=(fun, jvp)`` (``WrappedFun`` objects: ``fun`` evaluates the
+    call's jaxpr on the operands, ``jvp(*primals, *tangents)`` the custom rule, as JAX's
+    ``lift_jvp``), and ``bind(*operands, subfuns=(fun, jvp))`` applies them: the equation's own
+    params again for a pair ``get_bind_params`` made, any other pair as a custom_jvp function
+    of ``fun`` with the rule ``jvp``."""
+
+    __slots__ = ()
+
+    def get_bind_params(self, params: dict[str, Any]) -> dict[str, Any]:
+        new_params = dict(params)
+        call_jaxpr: ClosedJaxpr = new_params.pop("call_jaxpr")
+        num_consts: int = new_params.pop("num_consts")
+        thunk: Thunk = new_params.pop("jvp_jaxpr_thunk")
+        fun = _EquationFun(functools.partial(_eval_call, call_jaxpr), {}, None)
+        fun.bind_params = dict(params)
+        jvp = wrap_init(functools.partial(_lifted_jvp, call_jaxpr, num_consts, thunk))
+        new_params["subfuns"] = (fun, jvp)
+        return new_params
+
+    def bind(self, *args: object, **params: object) -> Any:
+        if "subfuns" not in params:
+            return super().bind(*args, **params)
+        subfuns: Sequence[Any] = params.pop("subfuns")  # type: ignore[assignment]
+        fun, jvp = subfuns
+        if isinstance(fun, _EquationFun):
+            return super().bind(*args, **fun.bind_params)
+        return _custom_jvp_of_subfuns(fun, jvp, list(args))
+
+
+class _EquationFun(WrappedFun):
+    """The ``fun`` of an equation's subfuns, which knows the equation's params."""
+
+    bind_params: dict[str, Any]
+
+
+def _eval_call(call_jaxpr: ClosedJaxpr, *args: Any) -> list[Any]:
+    return eval_jaxpr(call_jaxpr, args)
+
+
+def _lifted_jvp(call_jaxpr: ClosedJaxpr, num_consts: int, thunk: Thunk, *xs: Any) -> list[Any]:
+    """JAX's ``lift_jvp``: ``(*primals, *tangents)`` of every operand (constants first) to
+    ``[*primals_out, *tangents_out]``, a zero output tangent as a :class:`SymbolicZero`."""
+    n = len(xs) // 2
+    primals, tangents = xs[num_consts:n], xs[n + num_consts :]
+    jvp_closed, out_nonzero = thunk()
+    arg_avals = call_jaxpr.in_avals[num_consts:]
+    nz_tangents = [
+        zeros_like_aval(t.aval) if type(t) is SymbolicZero else t
+        for t, a in zip(tangents, arg_avals, strict=True)
+        if is_inexact(a.dtype)
+    ]
+    outs = eval_jaxpr(jvp_closed, [*primals, *nz_tangents])
+    primals_out, it = outs[: len(out_nonzero)], iter(outs[len(out_nonzero) :])
+    tangents_out = [
+        next(it) if nz else SymbolicZero(tangent_aval_of(p))
+        for p, nz in zip(primals_out, out_nonzero, strict=True)
+    ]
+    return [*primals_out, *tangents_out]
+
+
+def _custom_jvp_of_subfuns(fun: Any, jvp: Any, vals: list[Any]) -> list[Any]:
+    """Apply JAX-style subfuns ``fun`` / ``jvp`` (``call_wrapped`` objects) to ``vals`` as a
+    custom_jvp function: ``jvp(*primals, *tangents)`` returns outputs then tangents."""
+
+    def flat_fun(*xs: Any) -> list[Any]:
+        return list(fun.call_wrapped(*xs))
+
+    def flat_jvp(primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[list[Any], list[Any]]:
+        tangents = [instantiate_zeros(t) if type(t) is Zero else t for t in tangents]
+        outs = list(jvp.call_wrapped(*primals, *tangents))
+        n = len(outs) // 2
+        return outs[:n], [Zero(t.aval) if type(t) is SymbolicZero else t for t in outs[n:]]
+
+    name = str(getattr(fun, "__name__", "custom_jvp function"))
+    return _dispatch_custom_jvp(flat_fun, flat_jvp, vals, name)
+
+
+custom_jvp_call_p = _CustomJVPCallPrimitive("custom_jvp_call", multiple_results=True)
 custom_vjp_call_p = Primitive("custom_vjp_call", multiple_results=True)
 
 
@@ -378,18 +458,29 @@ class custom_jvp(_CustomDerivative):  # noqa: N801 - JAX's name
             out_tree_box[:] = [p_tree_out]
             return p_flat, _check_rule_outputs(name, p_flat, t_flat)
 
-        def dispatch(*vals: Any) -> list[Any]:
-            trace = find_top_trace(vals)
-            process = getattr(trace, "process_custom_jvp_call", None)
-            if process is not None:
-                tracers = [full_raise(trace, v) for v in vals]
-                return process(dispatch, flat_jvp, tracers)  # type: ignore[no-any-return]
-            if isinstance(trace, EvalTrace):
-                return flat_fun(*vals)
-            return _stage_custom_jvp(flat_fun, flat_jvp, vals, name)
-
-        outs = dispatch(*leaves)
+        outs = _dispatch_custom_jvp(flat_fun, flat_jvp, leaves, name)
         return tree_unflatten(out_tree_box[0], outs)
+
+
+def _dispatch_custom_jvp(
+    flat_fun: Callable[..., list[Any]],
+    flat_jvp: Callable[..., tuple[list[Any], list[Any]]],
+    vals: Sequence[Any],
+    name: str,
+) -> list[Any]:
+    """Apply a flat custom_jvp function to ``vals`` under the top trace (module docstring)."""
+
+    def dispatch(*vals: Any) -> list[Any]:
+        trace = find_top_trace(vals)
+        process = getattr(trace, "process_custom_jvp_call", None)
+        if process is not None:
+            tracers = [full_raise(trace, v) for v in vals]
+            return process(dispatch, flat_jvp, tracers)  # type: ignore[no-any-return]
+        if isinstance(trace, EvalTrace):
+            return flat_fun(*vals)
+        return _stage_custom_jvp(flat_fun, flat_jvp, vals, name)
+
+    return dispatch(*vals)
 
 
 def _stage_custom_jvp(

@@ -61,6 +61,8 @@ from mj_core._eager_dispatch import eager_handlers as eager_handlers
 from mj_core._eager_dispatch import like_placements as like_placements
 from mj_core._eager_nans import special_value as special_value
 from mj_core._families import FAMILIES as FAMILIES
+from mj_core._linear_util import WrappedFun as WrappedFun
+from mj_core._linear_util import wrap_init as wrap_init
 from mj_core._primitive import Primitive as Primitive
 from mj_core._primitive import RuleTable as RuleTable
 from mj_core._primitive import abstract_eval_rules as abstract_eval_rules

@@ -14,7 +14,9 @@ promotion, JAX's dtype categories and shape rule, weak results of weak operands)
 lower layer's function; :mod:`mj._lax_extras` adds ``tile``, ``empty``, ``reduce_xor``,
 ``scatter_sub``, ``scatter_apply``, ``shape_as_value``, ``RoundingMethod``, ``AccuracyMode``
 and ``Tolerance``, and wraps ``mul`` (``out_dtype=``) and the transcendental functions
-(``accuracy=``).
+(``accuracy=``). JAX's names of primitives mj names differently are the same objects:
+``broadcast_in_dim_p`` (mj's ``broadcast_p``), ``gt_p``, ``ge_p``, ``lt_p``, ``le_p``
+(``greater_p``, ``greater_equal_p``, ``less_p``, ``less_equal_p``).
 """
 
 from mj._associative_scan import associative_scan as associative_scan
@@ -61,6 +63,10 @@ from mj_core.prims.contractions import *
 from mj_core.prims.conversions import *
 from mj_core.prims.convolution import *
 from mj_core.prims.elementwise import *
+from mj_core.prims.elementwise import greater_equal_p as ge_p  # noqa: F401 (JAX's name)
+from mj_core.prims.elementwise import greater_p as gt_p  # noqa: F401 (JAX's name)
+from mj_core.prims.elementwise import less_equal_p as le_p  # noqa: F401 (JAX's name)
+from mj_core.prims.elementwise import less_p as lt_p  # noqa: F401 (JAX's name)
 from mj_core.prims.fft import *
 from mj_core.prims.indexing import *
 from mj_core.prims.parallel import *
@@ -68,6 +74,7 @@ from mj_core.prims.reductions import *
 from mj_core.prims.sorting import *
 from mj_core.prims.special import *
 from mj_core.prims.structural import *
+from mj_core.prims.structural import broadcast_p as broadcast_in_dim_p  # noqa: F401
 from mj_core.prims.windowed import *
 from mj_xla import RaggedDotDimensionNumbers as RaggedDotDimensionNumbers
 from mj_xla import RandomAlgorithm as RandomAlgorithm

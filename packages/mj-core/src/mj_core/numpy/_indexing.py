@@ -1,11 +1,11 @@
 """NumPy indexing (``x[idx]``) and JAX's functional updates (``x.at[idx].set(v)``).
 
 Basic indexing (ints, slices with any step, ``None``, ``...``) becomes ``rev`` + ``slice`` +
-``squeeze`` + ``reshape``: cheap primitives that read well in a jaxpr. Integer-array (and
-concrete boolean-mask) indexing becomes one ``gather`` that follows NumPy's layout rules (the
-broadcast index dims replace adjacent advanced axes in place, or go first otherwise).
-Out-of-bounds array indices are clamped on reads, as in JAX; a static out-of-bounds int raises
-``IndexError``.
+``squeeze`` + ``broadcast_in_dim`` (the new axes, as JAX's): cheap primitives that read well in
+a jaxpr. Integer-array (and concrete boolean-mask) indexing becomes one ``gather`` that follows
+NumPy's layout rules (the broadcast index dims replace adjacent advanced axes in place, or go
+first otherwise). Out-of-bounds array indices are clamped on reads, as in JAX; a static
+out-of-bounds int raises ``IndexError``.
 
 ``x.at[idx].op(v)`` computes *which flat positions* ``x[idx]`` would read (indexing an ``iota``
 with the same code path, so the semantics cannot drift) and scatters ``v`` there; updates at
@@ -112,10 +112,9 @@ def _insert_new_axes(x: ArrayLike, items: list[Any]) -> tuple[ArrayLike, list[An
     new = {None: slice(None), _EMPTY_AXIS: slice(0, 0)}
     if not any(item is None or item is _EMPTY_AXIS for item in items):
         return x, items
-    shape = iter(shape_of(x))
-    new_shape = tuple(1 if item is None or item is _EMPTY_AXIS else next(shape) for item in items)
+    dims = [d for d, item in enumerate(items) if item is None or item is _EMPTY_AXIS]
     items = [new[item] if item is None or item is _EMPTY_AXIS else item for item in items]
-    return lax.reshape(x, new_shape), items
+    return lax.expand_dims(x, dims), items  # a broadcast_in_dim, as JAX's
 
 
 def _apply_slices(x: ArrayLike, items: list[Any]) -> ArrayLike:

@@ -7,39 +7,7 @@ module (its lifted ``scan`` and ``lazy_init`` build on it); JAX's function-trans
 machinery (``transformation``, ``transformation_with_aux``, stores) is not provided.
 """
 
-from __future__ import annotations
-
-from collections.abc import Callable, Mapping
-from typing import Any
+from mj_core.extend import WrappedFun as WrappedFun
+from mj_core.extend import wrap_init as wrap_init
 
 __all__ = ["WrappedFun", "wrap_init"]
-
-
-class WrappedFun:
-    """A function with keyword parameters bound (JAX's ``lu.WrappedFun``, without its
-    transformation stack)."""
-
-    def __init__(
-        self, f: Callable[..., Any], params: Mapping[str, Any], debug_info: object = None
-    ) -> None:
-        self.f = f
-        self.params = dict(params)
-        self.debug_info = debug_info
-
-    @property
-    def __name__(self) -> str:
-        return str(getattr(self.f, "__name__", "<unnamed wrapped function>"))
-
-    def call_wrapped(self, *args: object) -> Any:
-        """Call the function with ``args`` and the bound parameters."""
-        return self.f(*args, **self.params)
-
-    def __repr__(self) -> str:
-        return f"WrappedFun({self.f!r}, params={self.params!r})"
-
-
-def wrap_init(
-    f: Callable[..., Any], params: Mapping[str, Any] | None = None, *, debug_info: object = None
-) -> WrappedFun:
-    """Wrap ``f`` (with keyword ``params``) as JAX's ``lu.wrap_init`` does."""
-    return WrappedFun(f, params or {}, debug_info)

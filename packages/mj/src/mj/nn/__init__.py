@@ -68,11 +68,16 @@ __all__ = [
 ]
 
 
+@custom_jvp
 def relu(x: ArrayLike) -> Array:
-    """``max(x, 0)``, with derivative 0 at ``x == 0`` (as in JAX); typed as JAX's
+    """``max(x, 0)`` (NaN stays NaN), with derivative 0 at ``x == 0``: a ``custom_jvp``
+    function as JAX's (a jaxpr holds one ``custom_jvp_call``); typed as JAX's
     ``jnp.maximum(x, 0)`` (a bool is a weak int)."""
     x, zero = promote(x, 0)
-    return lax.select(lax.gt(x, zero), x, mnp.zeros_like(x))
+    return lax.max(x, zero)
+
+
+relu.defjvps(lambda g, ans, x: lax.select(lax.gt(x, 0), g, lax.full_like(g, 0)))
 
 
 def _inexact_only(name: str, x: ArrayLike) -> ArrayLike:
