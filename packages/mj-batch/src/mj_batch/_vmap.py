@@ -30,6 +30,7 @@ from mj_batch._vmappable import (
     index_getter,
     is_spec,
     is_vmappable,
+    leaf_test,
     place,
     placed,
     spec_error,
@@ -79,10 +80,11 @@ def batch_flat(
         trace = cast(BatchTrace, main.trace)
         if axis_name is not None:
             trace.frame = named.enter_context(extend_axis_env(axis_name, axis_size, main))
-        get_idx = index_getter(trace, axis_size)
+        get_idx = None
         tracers = []
         for x, d in zip(args, in_dims, strict=True):
             if is_vmappable(x) or not (d is not_mapped or type(d) is int):
+                get_idx = get_idx or index_getter(trace, axis_size)
                 tracers.append(to_elt(trace, get_idx, x, d))  # (checks the spec)
             else:  # an array at a canonical batch dim
                 tracers.append(x if d is not_mapped else BatchTracer(trace, x, d))
@@ -90,8 +92,10 @@ def batch_flat(
         vals: list[Any] = []
         dims: list[Any] = []
         specs: Sequence[Any] | None = None
+        custom = out_specs is not None and leaf_test() is not None
         for i, out in enumerate(outs):
-            if out_specs is not None and is_vmappable(out):
+            if custom and is_vmappable(out):
+                assert out_specs is not None
                 specs = out_specs() if specs is None else specs
                 vals.append(from_elt(trace, axis_size, i, out, specs[i]))
                 dims.append(placed)
@@ -134,7 +138,7 @@ def _flatten_axes(name: str, tree: Any, treedef: PyTreeDef, spec: AxisSpec) -> l
         raise _prefix_error(name, tree, treedef, spec) from None
     out: list[int | None] = []
     for axis, sub in zip(spec_leaves, subtrees, strict=True):
-        out.extend([axis] * tree_structure(sub, is_leaf=is_vmappable).num_leaves)
+        out.extend([axis] * tree_structure(sub, leaf_test()).num_leaves)
     return out
 
 
@@ -239,7 +243,7 @@ def _in_dims(
             dims.append(not_mapped)
             sizes.append(None)
             continue
-        if is_spec(ax) and type(ax) is not int:
+        if type(ax) is not int and is_spec(ax):
             raise spec_error("in_axes", x, ax)
         shape = shape_of(x)
         ndim = len(shape)
@@ -345,7 +349,7 @@ def vmap(
 
     @_wraps_vectorized(fun)
     def vmapped(*args: P.args, **kwargs: P.kwargs) -> Any:
-        leaves, in_tree = tree_flatten((args, kwargs), is_leaf=is_vmappable)
+        leaves, in_tree = tree_flatten((args, kwargs), leaf_test())
         # a host array enters as its canonical, read-only mj array (64-bit NumPy inputs are
         # 32-bit values without x64), as everywhere it enters mj: an output that is an input
         # is that array, never a writable host copy
@@ -415,7 +419,7 @@ def _flatten_fun_for_vmap(
     store = Store()
 
     def flat_fun(*args_flat: object) -> list[Any]:
-        out_flat, out_tree = tree_flatten(f(*tree_unflatten(in_tree, args_flat)), is_vmappable)
+        out_flat, out_tree = tree_flatten(f(*tree_unflatten(in_tree, args_flat)), leaf_test())
         store.set_value(out_tree)
         return out_flat
 

@@ -39,6 +39,7 @@ __all__ = [
     "index_getter",
     "is_spec",
     "is_vmappable",
+    "leaf_test",
     "make_iota",
     "match_axis",
     "place",
@@ -94,6 +95,12 @@ def unregister_vmappable(data_type: type) -> None:
 def is_vmappable(x: object) -> bool:
     """True for an instance of a registered vmappable type (a leaf of vmap's trees)."""
     return type(x) in _vmappables
+
+
+def leaf_test() -> Callable[[object], bool] | None:
+    """The ``is_leaf`` for flattening vmap's trees: :func:`is_vmappable`, or ``None`` (the
+    plain, faster flattening) while no type is registered."""
+    return is_vmappable if _vmappables else None
 
 
 def is_spec(x: object) -> bool:
@@ -214,7 +221,7 @@ def from_elt(trace: BatchTrace, axis_size: int, index: int, x: Any, spec: Any) -
 def place(axis_size: int, index: int, val: Any, bdim: Any, spec: Any) -> Any:
     """Output leaf ``index``, the array ``val`` batched at ``bdim``, with its batch axis at
     its ``out_axes`` entry ``spec``."""
-    if spec is not None and (not isinstance(spec, int) or isinstance(spec, bool)):
+    if type(spec) is not int and spec is not None:
         if is_spec(spec):
             raise spec_error("out_axes", val, spec)
         raise TypeError(f"vmap out_axes entry must be an int or None, got {spec!r}{_where()}.")
