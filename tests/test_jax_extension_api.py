@@ -527,3 +527,33 @@ def test_io_callback():
         mj.vmap(lambda x: io_callback(print, None, x, ordered=True))(mnp.arange(2.0))
     with pytest.raises(ValueError, match="do not support JVP"):
         mj.grad(f)(1.0)
+
+
+def test_register_vmappable_under_jit():
+    """``batching.register_vmappable`` in JAX's spelling: a handler that binds primitives on
+    the way in (under the enclosing jit) and on the way out (on the batch), as JAX's
+    batching_test VmappableTest."""
+
+    class Box:  # not a pytree
+        def __init__(self, data):
+            self.data = data
+
+    def to_elt(cont, get_idx, x, spec):
+        return Box(cont(x.data * 2.0, spec))
+
+    def from_elt(cont, axis_size, elt, spec):
+        return Box(cont(axis_size, elt.data + 1.0, spec))
+
+    batching.register_vmappable(Box, int, int, to_elt, from_elt, None)
+    try:
+
+        @mj.jit
+        def f(x):
+            return mj.vmap(lambda b: Box(b.data * b.data), in_axes=1, out_axes=0, axis_size=3)(
+                Box(x)
+            ).data
+
+        x = np.arange(6.0, dtype=np.float32).reshape(2, 3)
+        np.testing.assert_allclose(np.asarray(f(x)), ((2.0 * x) ** 2 + 1.0).T)
+    finally:
+        batching.unregister_vmappable(Box)

@@ -21,19 +21,29 @@ from mj_batch._batching import (
     BatchDim,
     BatchTrace,
     BatchTracer,
-    broadcast_batched,
-    moveaxis,
     not_mapped,
     shape_of,
 )
+from mj_batch._vmappable import (
+    SpecMatchError,
+    from_elt,
+    index_getter,
+    is_spec,
+    is_vmappable,
+    leaf_test,
+    place,
+    placed,
+    spec_error,
+    to_elt,
+)
 from mj_core import full_raise, new_main
 from mj_core.errors import user_location
-from mj_core.extend import extend_axis_env, is_array, unchanged
+from mj_core.extend import extend_axis_env, unchanged
 from mj_core.tree_util import (
     KeyPath,
     PyTreeDef,
     SequenceKey,
-    flatten_fun,
+    Store,
     flatten_up_to,
     keystr,
     prefix_errors,
@@ -53,26 +63,47 @@ AxisSpec = Any  # int | None | a pytree of those
 def batch_flat(
     flat_fun: Callable[..., Sequence[Any]],
     axis_size: int,
-    in_dims: Sequence[BatchDim],
+    in_dims: Sequence[Any],
     args: Sequence[Any],
     axis_name: Hashable | None = None,
-) -> tuple[list[Any], list[BatchDim]]:
+    out_specs: Callable[[], Sequence[Any]] | None = None,
+) -> tuple[list[Any], list[Any]]:
     """Run ``flat_fun`` (flat arrays in, flat list out) on batches: ``args[i]`` is batched at
     ``in_dims[i]``. Returns the output batches and where their batch axes are. A named axis
-    is in scope for collectives (``psum(x, axis_name)``) while ``flat_fun`` runs."""
+    is in scope for collectives (``psum(x, axis_name)``) while ``flat_fun`` runs.
+
+    An argument of a registered vmappable type is mapped along its spec (``in_dims[i]``) by
+    its type's ``to_elt``. An output of such a type is put in place by its ``from_elt`` with
+    its spec ``out_specs()[i]`` (asked for once ``flat_fun`` has run); its batch dim is then
+    ``placed``."""
     with new_main(BatchTrace, axis_size) as main, ExitStack() as named:
-        trace = main.trace
+        trace = cast(BatchTrace, main.trace)
         if axis_name is not None:
-            cast(BatchTrace, trace).frame = named.enter_context(
-                extend_axis_env(axis_name, axis_size, main)
-            )
-        tracers = [
-            x if d is not_mapped else BatchTracer(trace, x, d)  # type: ignore[arg-type]
-            for x, d in zip(args, in_dims, strict=True)
-        ]
+            trace.frame = named.enter_context(extend_axis_env(axis_name, axis_size, main))
+        get_idx = None
+        tracers = []
+        for x, d in zip(args, in_dims, strict=True):
+            if is_vmappable(x) or not (d is not_mapped or type(d) is int):
+                get_idx = get_idx or index_getter(trace, axis_size)
+                tracers.append(to_elt(trace, get_idx, x, d))  # (checks the spec)
+            else:  # an array at a canonical batch dim
+                tracers.append(x if d is not_mapped else BatchTracer(trace, x, d))
         outs = flat_fun(*tracers)
-        out_tracers = [full_raise(trace, out) for out in outs]
-        return [t.val for t in out_tracers], [t.batch_dim for t in out_tracers]
+        vals: list[Any] = []
+        dims: list[Any] = []
+        specs: Sequence[Any] | None = None
+        custom = out_specs is not None and leaf_test() is not None
+        for i, out in enumerate(outs):
+            if custom and is_vmappable(out):
+                assert out_specs is not None
+                specs = out_specs() if specs is None else specs
+                vals.append(from_elt(trace, axis_size, i, out, specs[i]))
+                dims.append(placed)
+            else:
+                t = full_raise(trace, out)
+                vals.append(t.val)
+                dims.append(t.batch_dim)
+        return vals, dims
 
 
 def _where() -> str:
@@ -86,16 +117,19 @@ def _is_none(x: Any) -> bool:
 
 def _check_spec(name: str, spec: AxisSpec) -> None:
     for leaf in tree_flatten(spec, is_leaf=_is_none)[0]:
-        if leaf is not None and (not isinstance(leaf, int) or isinstance(leaf, bool)):
+        if leaf is None or is_spec(leaf):
+            continue
+        if not isinstance(leaf, int) or isinstance(leaf, bool):
             raise TypeError(
                 f"vmap {name} must be an int, None, or a (nested) tuple/list/dict with those "
-                f"as leaves, but got {spec!r} (leaf {leaf!r} of type {type(leaf).__name__})."
+                f"(or specs of registered vmappable types) as leaves, but got {spec!r} "
+                f"(leaf {leaf!r} of type {type(leaf).__name__})."
             )
 
 
 def _flatten_axes(name: str, tree: Any, treedef: PyTreeDef, spec: AxisSpec) -> list[int | None]:
     """One axis per leaf of ``tree``, broadcasting the prefix tree ``spec``."""
-    if spec is None or isinstance(spec, int):
+    if spec is None or isinstance(spec, int) or is_spec(spec):
         return [spec] * treedef.num_leaves
     spec_leaves, spec_def = tree_flatten(spec, is_leaf=_is_none)
     try:
@@ -104,7 +138,7 @@ def _flatten_axes(name: str, tree: Any, treedef: PyTreeDef, spec: AxisSpec) -> l
         raise _prefix_error(name, tree, treedef, spec) from None
     out: list[int | None] = []
     for axis, sub in zip(spec_leaves, subtrees, strict=True):
-        out.extend([axis] * tree_structure(sub).num_leaves)
+        out.extend([axis] * tree_structure(sub, leaf_test()).num_leaves)
     return out
 
 
@@ -187,9 +221,9 @@ def _in_dims(
     axis_size: int | None,
     args: tuple[Any, ...],
     kwargs: dict[str, Any],
-) -> tuple[list[BatchDim], int]:
-    """Canonical batch dims of the flat arguments and the batch size (JAX's checks and
-    messages, mj's location after them)."""
+) -> tuple[list[Any], int]:
+    """Canonical batch dims of the flat arguments (a registered vmappable's spec as given)
+    and the batch size (JAX's checks and messages, mj's location after them)."""
     if not leaves:
         if axis_size is not None:
             return [], axis_size
@@ -198,13 +232,19 @@ def _in_dims(
             f"or axis_size must be specified, got empty *args={args} and **kwargs={kwargs}"
             f"{_where()}"
         )
-    dims: list[BatchDim] = []
+    dims: list[Any] = []
     sizes: list[int | None] = []
     for x, ax in zip(leaves, axes, strict=True):
+        if is_vmappable(x):  # its spec goes to its type's to_elt; a size only from an int spec
+            dims.append(ax)
+            sizes.append(_vmappable_size(x, ax))
+            continue
         if ax is None:
             dims.append(not_mapped)
             sizes.append(None)
             continue
+        if type(ax) is not int and is_spec(ax):
+            raise spec_error("in_axes", x, ax)
         shape = shape_of(x)
         ndim = len(shape)
         if not -ndim <= ax < ndim:
@@ -230,6 +270,20 @@ def _in_dims(
     return dims, size
 
 
+def _vmappable_size(x: Any, spec: Any) -> int | None:
+    """The mapped size of a vmappable ``x``: ``x.shape[spec]`` for an int spec and a value
+    with a shape, else unknown (as JAX, which leaves the check to its handlers)."""
+    shape = getattr(x, "shape", None)
+    if (
+        type(spec) is not int
+        or not isinstance(shape, tuple)
+        or not -len(shape) <= spec < len(shape)
+    ):
+        return None
+    size = shape[spec]
+    return size if isinstance(size, int) else None
+
+
 def _unmapped_out_error(
     out_tree: PyTreeDef, index: int, bdim: BatchDim, axis_name: Hashable | None
 ) -> ValueError:
@@ -245,21 +299,6 @@ def _unmapped_out_error(
         f"at vmap out_axes{keystr(paths[index])}, got axis spec None but output was batched on "
         f"axis {bdim}{_where()}"
     )
-
-
-def _move_out(axis_size: int, val: Any, bdim: BatchDim, out_axis: int | None, index: int) -> Any:
-    if out_axis is None:
-        return val  # (unmapped: a mapped output with out_axes None is refused before)
-    rank = len(shape_of(val)) + (bdim is not_mapped)
-    if not -rank <= out_axis < rank:
-        raise ValueError(
-            f"axis {out_axis} is out of bounds for array of dimension {rank} (vmap out_axes "
-            f"for output leaf {index}, of rank {rank} with the batch axis){_where()}."
-        )
-    out_axis %= rank
-    if bdim is not_mapped:
-        return broadcast_batched(val, axis_size, out_axis)
-    return moveaxis(val, bdim, out_axis)
 
 
 def vmap(
@@ -295,7 +334,7 @@ def vmap(
         raise TypeError(f"vmap expects a callable, got {fun!r} of type {type(fun).__name__}.")
     if isinstance(in_axes, list):
         in_axes = tuple(in_axes)  # a list can never be a prefix of the args tuple
-    if not (in_axes is None or type(in_axes) in (int, tuple)):
+    if not (in_axes is None or type(in_axes) in (int, tuple) or is_spec(in_axes)):
         raise TypeError(
             "vmap in_axes must be an int, None, or a tuple of entries corresponding to the "
             f"positional arguments passed to the function, but got {in_axes}."
@@ -310,7 +349,7 @@ def vmap(
 
     @_wraps_vectorized(fun)
     def vmapped(*args: P.args, **kwargs: P.kwargs) -> Any:
-        leaves, in_tree = tree_flatten((args, kwargs))
+        leaves, in_tree = tree_flatten((args, kwargs), leaf_test())
         # a host array enters as its canonical, read-only mj array (64-bit NumPy inputs are
         # 32-bit values without x64), as everywhere it enters mj: an output that is an input
         # is that array, never a writable host copy
@@ -326,28 +365,27 @@ def vmap(
             axes = _flatten_axes("in_axes", (args, kwargs), in_tree, (in_axes, 0))
             in_axes_cache[in_tree] = axes
         dims, size = _in_dims(fun, leaves, axes, axis_size, args, kwargs)
-        flat_fun, out_store = flatten_fun(call, in_tree)
-        out_vals, out_dims = batch_flat(flat_fun, size, dims, leaves, axis_name)
-        out_tree: PyTreeDef = out_store()
-        for v in out_vals:
-            if not is_array(v):
-                raise TypeError(
-                    f"Output from batched function {v!r} with type {type(v)} is not a valid "
-                    f"JAX type{_where()}."
-                )
-        oaxes = out_axes_cache.get(out_tree)
-        if oaxes is None:
-            out = tree_unflatten(out_tree, out_vals)
-            oaxes = _flatten_axes("out_axes", out, out_tree, out_axes)
-            out_axes_cache[out_tree] = oaxes
-        for i, (d, ax) in enumerate(zip(out_dims, oaxes, strict=True)):
-            if ax is None and d is not not_mapped:
-                raise _unmapped_out_error(out_tree, i, d, axis_name)
-        outs = [
-            _move_out(size, v, d, ax, i)
-            for i, (v, d, ax) in enumerate(zip(out_vals, out_dims, oaxes, strict=True))
-        ]
-        return tree_unflatten(out_tree, outs)
+        flat_fun, out_store = _flatten_fun_for_vmap(call, in_tree)
+
+        def out_axes_flat() -> list[Any]:
+            out_tree: PyTreeDef = out_store()
+            oaxes = out_axes_cache.get(out_tree)
+            if oaxes is None:
+                out = tree_unflatten(out_tree, range(out_tree.num_leaves))
+                oaxes = _flatten_axes("out_axes", out, out_tree, out_axes)
+                out_axes_cache[out_tree] = oaxes
+            return oaxes
+
+        try:
+            out_vals, out_dims = batch_flat(flat_fun, size, dims, leaves, axis_name, out_axes_flat)
+            oaxes = out_axes_flat()
+            outs = [
+                v if d is placed else place(size, i, v, d, ax)
+                for i, (v, d, ax) in enumerate(zip(out_vals, out_dims, oaxes, strict=True))
+            ]
+        except SpecMatchError as e:
+            raise _unmapped_out_error(out_store(), e.index, e.src, axis_name) from None
+        return tree_unflatten(out_store(), outs)
 
     return vmapped
 
@@ -371,6 +409,21 @@ def _wraps_vectorized(fun: Callable[..., Any]) -> Callable[[Callable[P, Any]], C
 
 
 _HOST = (np.ndarray, np.generic)  # (an EagerArray is an ndarray and unchanged returns it)
+
+
+def _flatten_fun_for_vmap(
+    f: Callable[..., Any], in_tree: PyTreeDef
+) -> tuple[Callable[..., list[Any]], Store]:
+    """``flatten_fun`` whose output leaves include registered vmappables (JAX's
+    ``flatten_fun_for_vmap``): the output structure lands in the store once it runs."""
+    store = Store()
+
+    def flat_fun(*args_flat: object) -> list[Any]:
+        out_flat, out_tree = tree_flatten(f(*tree_unflatten(in_tree, args_flat)), leaf_test())
+        store.set_value(out_tree)
+        return out_flat
+
+    return flat_fun, store
 
 
 def _call_with_kwargs(fun: Callable[..., Any]) -> Callable[..., Any]:

@@ -4,7 +4,8 @@ batching its own primitives, builds on.
 ``mj_batch``'s ``__init__`` is the user API (``vmap`` and the Jacobians); this module is the
 whole extension surface: the ``vmap_rules`` table and its registration helpers, the batch-dim
 sentinel and types a rule is written with, the helpers that arrange batch axes, the batching
-interpreter itself and ``vmap_jaxpr`` for primitives that carry jaxprs.
+interpreter itself, ``vmap_jaxpr`` for primitives that carry jaxprs, and
+``register_vmappable`` for a custom type that vmap maps with specs of its own.
 
 A rule is ``rule(axis_size, vals_in, dims_in, **params) -> (vals_out, dims_out)`` with
 :data:`not_mapped` as the batch dim of an unbatched value.
@@ -37,3 +38,6 @@ from mj_batch._jaxpr import clear_vmap_jaxpr_cache as clear_vmap_jaxpr_cache
 from mj_batch._jaxpr import inherited_axis_name as inherited_axis_name
 from mj_batch._jaxpr import vmap_jaxpr as vmap_jaxpr
 from mj_batch._vmap import batch_flat as batch_flat
+from mj_batch._vmappable import is_vmappable as is_vmappable
+from mj_batch._vmappable import register_vmappable as register_vmappable
+from mj_batch._vmappable import unregister_vmappable as unregister_vmappable

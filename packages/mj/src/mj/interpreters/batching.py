@@ -14,6 +14,9 @@ mj's rule is ``rule(axis_size, vals_in, dims_in, **params) -> (vals_out, dims_ou
 In JAX's spelling an unbatched dim is ``None`` (JAX's ``not_mapped``, exported here as
 :data:`not_mapped`); the adapters translate it to and from ``mj_batch.not_mapped``, and a rule
 may return either. As in JAX, a rule is not called when no operand is batched.
+
+``register_vmappable`` / ``unregister_vmappable`` (a custom type that vmap maps with specs of
+its own) are ``mj_batch.extend``'s.
 """
 
 from __future__ import annotations
@@ -30,6 +33,8 @@ from mj_batch.extend import broadcast_batched, vmap_rules
 from mj_batch.extend import defbroadcasting as defbroadcasting
 from mj_batch.extend import defvectorized as defvectorized
 from mj_batch.extend import moveaxis as _mj_moveaxis
+from mj_batch.extend import register_vmappable as register_vmappable
+from mj_batch.extend import unregister_vmappable as unregister_vmappable
 from mj_core import Primitive, bind
 from mj_core.extend import batching_frame
 
@@ -44,6 +49,8 @@ __all__ = [
     "moveaxis",
     "not_mapped",
     "primitive_batchers",
+    "register_vmappable",
+    "unregister_vmappable",
 ]
 
 Rule = Callable[..., Any]
