@@ -391,33 +391,19 @@ def _eig_lowering(
     compute_right_eigenvectors: bool,
     enable_eigvec_derivs: bool,
 ) -> list[Value]:
-    """``geev``: real types return the eigenvalues as (re, im) parts and the eigenvectors
-    already unpacked to complex; complex types return complex eigenvalues."""
+    """LAPACK's ``geev``."""
     (aval,) = avals_in
-    batch = aval.shape[:-2]
-    w_aval = avals_out[0]
-    parts = ShapedArray(aval.shape[:-1], aval.dtype)
-    vectors = ShapedArray(aval.shape, w_aval.dtype)
-    info_aval = ShapedArray(batch, _INT32)
-    real = aval.dtype.kind != "c"
-    outs = _lapack_call(
+    w, vl, vr, info = _geev_unpacked(
         lapack_target("geev_ffi", aval.dtype),
         in_vals,
         avals_in,
-        [*([parts] * (2 if real else 1)), vectors, vectors, info_aval],
-        {},
+        avals_out,
         compute_left=_GEEV_COMPUTE if compute_left_eigenvectors else _GEEV_SKIP,
         compute_right=_GEEV_COMPUTE if compute_right_eigenvectors else _GEEV_SKIP,
     )
-    *w_parts, vl, vr, info = outs
-    w = hlo.complex(*w_parts) if real else w_parts[0]
-    ok = _info_ok(info, batch)
-    result = [_nan_where_not_ok(ok, batch, w, w_aval)]
-    if compute_left_eigenvectors:
-        result.append(_nan_where_not_ok(ok, batch, vl, vectors))
-    if compute_right_eigenvectors:
-        result.append(_nan_where_not_ok(ok, batch, vr, vectors))
-    return result
+    return _eig_results(
+        avals_in, avals_out, w, vl, vr, info, compute_left_eigenvectors, compute_right_eigenvectors
+    )
 
 
 _CUSOLVER_GEEV = 11701  # the first cuSOLVER with ``Xgeev``
@@ -435,49 +421,92 @@ def _eig_cuda_lowering(
     enable_eigvec_derivs: bool,
 ) -> list[Value]:
     """cuSOLVER's ``geev`` (right eigenvectors only; a real matrix's come packed as LAPACK
-    packs them: a conjugate pair shares two real columns), else the hybrid kernel, which
-    returns them unpacked."""
+    packs them: a conjugate pair shares two real columns), else the plugin's hybrid kernel,
+    which returns them as the CPU's ``geev`` does."""
     (aval,) = avals_in
-    batch = aval.shape[:-2]
     w_aval = avals_out[0]
-    vectors = ShapedArray(aval.shape, w_aval.dtype)
-    info_aval = ShapedArray(batch, _INT32)
-    real = aval.dtype.kind != "c"
     if not compute_left_eigenvectors and cusolver_version() >= _CUSOLVER_GEEV:
         _, w, _, vr, info = _lapack_call(
             "cusolver_geev_ffi",
             in_vals,
             avals_in,
-            [aval, w_aval, aval, aval, info_aval],
+            [aval, w_aval, aval, aval, _info_aval(aval)],
             {},
             left=False,
             right=compute_right_eigenvectors,
         )
-        vl = vr  # not asked for (left=False)
-        if real and compute_right_eigenvectors:
+        if aval.dtype.kind != "c" and compute_right_eigenvectors:
             unpack = trace_to_closed_jaxpr(
                 lambda w_, v_: [_unpack_conjugate_pairs(w_, v_)], [w_aval, aval]
             )
             (vr,) = ctx.lower_jaxpr(unpack, [w, vr])
+        vl = vr  # not asked for (left=False)
     else:
         initialize_hybrid_kernels()
-        parts = ShapedArray(aval.shape[:-1], aval.dtype)
-        *w_parts, vl, vr, info = _lapack_call(
-            f"cuhybrid_eig_{'real' if real else 'comp'}",
+        w, vl, vr, info = _geev_unpacked(
+            f"cuhybrid_eig_{'comp' if aval.dtype.kind == 'c' else 'real'}",
             in_vals,
             avals_in,
-            [*([parts] * (2 if real else 1)), vectors, vectors, info_aval],
-            {},
+            avals_out,
             magma=ir.StringAttr.get("auto"),
             left=compute_left_eigenvectors,
             right=compute_right_eigenvectors,
         )
-        w = hlo.complex(*w_parts) if real else w_parts[0]
+    return _eig_results(
+        avals_in, avals_out, w, vl, vr, info, compute_left_eigenvectors, compute_right_eigenvectors
+    )
+
+
+def _info_aval(aval: ShapedArray) -> ShapedArray:
+    """The ``info`` output of a kernel over ``aval``'s batch of matrices."""
+    return ShapedArray(aval.shape[:-2], _INT32)
+
+
+def _geev_unpacked(
+    target: str,
+    in_vals: Values,
+    avals_in: Avals,
+    avals_out: Avals,
+    **options: str | int | bool | ir.Attribute,
+) -> tuple[Value, Value, Value, Value]:
+    """``(w, vl, vr, info)`` of a ``geev`` kernel that returns complex eigenvectors (LAPACK's
+    on the CPU, the CUDA plugin's hybrid one): a real matrix's eigenvalues come as (re, im)
+    parts, a complex matrix's as they are."""
+    (aval,) = avals_in
+    vectors = ShapedArray(aval.shape, avals_out[0].dtype)
+    real = aval.dtype.kind != "c"
+    parts = ShapedArray(aval.shape[:-1], aval.dtype)
+    *w_parts, vl, vr, info = _lapack_call(
+        target,
+        in_vals,
+        avals_in,
+        [*([parts] * (2 if real else 1)), vectors, vectors, _info_aval(aval)],
+        {},
+        core_rank=2,
+        **options,
+    )
+    return (hlo.complex(*w_parts) if real else w_parts[0]), vl, vr, info
+
+
+def _eig_results(
+    avals_in: Avals,
+    avals_out: Avals,
+    w: Value,
+    vl: Value,
+    vr: Value,
+    info: Value,
+    left: bool,
+    right: bool,
+) -> list[Value]:
+    """``eig``'s outputs, NaN for each matrix whose ``info`` reports a failure (JAX's)."""
+    batch = avals_in[0].shape[:-2]
+    w_aval = avals_out[0]
+    vectors = ShapedArray(avals_in[0].shape, w_aval.dtype)
     ok = _info_ok(info, batch)
     result = [_nan_where_not_ok(ok, batch, w, w_aval)]
-    if compute_left_eigenvectors:
+    if left:
         result.append(_nan_where_not_ok(ok, batch, vl, vectors))
-    if compute_right_eigenvectors:
+    if right:
         result.append(_nan_where_not_ok(ok, batch, vr, vectors))
     return result
 
