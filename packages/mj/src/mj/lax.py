@@ -12,7 +12,7 @@ and the bit operations ``population_count``, ``clz`` and ``mulhi``, and the elem
 functions of :mod:`mj._lax_checked`, which check their operands as ``jax.lax`` does (no
 promotion, JAX's dtype categories and shape rule, weak results of weak operands) before the
 lower layer's function; :mod:`mj._lax_extras` adds ``tile``, ``empty``, ``reduce_xor``,
-``scatter_sub``, ``scatter_apply``, ``shape_as_value``, ``RoundingMethod``, ``AccuracyMode``
+``scatter_sub``, ``shape_as_value``, ``RoundingMethod``, ``AccuracyMode``
 and ``Tolerance``, and wraps ``mul`` (``out_dtype=``) and the transcendental functions
 (``accuracy=``). JAX's names of primitives mj names differently are the same objects:
 ``broadcast_in_dim_p`` (mj's ``broadcast_p``), ``gt_p``, ``ge_p``, ``lt_p``, ``le_p``
@@ -91,7 +91,7 @@ from mj_xla import with_sharding_constraint as with_sharding_constraint
 # jax.lax's operand checks on the elementwise functions: these names replace those above
 from mj._lax_checked import *
 
-# tile, empty, reduce_xor, scatter_sub/apply, the enums; mul's out_dtype= and accuracy=
+# tile, empty, reduce_xor, scatter_sub, the enums; mul's out_dtype= and accuracy=
 from mj._lax_extras import *
 # isort: on
 

@@ -28,7 +28,7 @@ import numpy as np
 
 from mj_core._avals import ShapedArray
 from mj_core._lattice import kind
-from mj_core._primitive import Primitive, abstract_eval_rules, impl_rules
+from mj_core._primitive import Primitive, RuleTable, abstract_eval_rules, impl_rules
 from mj_core._shapes import aval_error, lax_ints
 from mj_core._typing import Array, ArrayLike
 from mj_core.prims._operands import bind1, check_operands, common_dtype
@@ -41,6 +41,8 @@ __all__ = [
     "scatter",
     "scatter_add",
     "scatter_add_p",
+    "scatter_apply",
+    "scatter_apply_rules",
     "scatter_max",
     "scatter_max_p",
     "scatter_min",
@@ -465,7 +467,7 @@ def _scatter_avals(
     return [ShapedArray(operand.shape, dtype, operand.weak_type)]
 
 
-def _scatter_apply(
+def _scatter_into(
     combine: Callable[[np.ndarray[Any, Any], tuple[Any, ...], Any], None],
     operand: ArrayLike,
     indices: object,
@@ -536,7 +538,7 @@ def _define_scatter(
     def impl(operand: Any, indices: Any, updates: Any, **params: Any) -> list[Any]:
         (out,) = check_operands(prim, (operand, indices, updates), params)
         dn, mode = params["dimension_numbers"], params["mode"]
-        return [_scatter_apply(combine, operand, indices, updates, dn, mode, out.dtype)]
+        return [_scatter_into(combine, operand, indices, updates, dn, mode, out.dtype)]
 
     out_avals.__name__ = f"_{name}_avals"
     impl.__name__ = f"_{name}_impl"
@@ -656,3 +658,45 @@ scatter_min = _scatter_wrapper(
 scatter_max = _scatter_wrapper(
     scatter_max_p, "XLA scatter that keeps the maximum of the operand and the updates."
 )
+
+
+#: ``lax.scatter_apply``'s implementation, the entry of ``scatter_p``: JAX binds ``scatter_p``
+#: with ``func`` as its update computation, so repeated indices apply ``func`` repeatedly, and
+#: mj's does that in a loop, which mj-control owns (its ``while_loop``): mj-control registers
+#: ``rule(operand, scatter_indices, func, dimension_numbers, *, update_shape,
+#: indices_are_sorted, unique_indices, mode) -> Array`` here when it is imported.
+scatter_apply_rules: RuleTable[Callable[..., Array]] = RuleTable(
+    "scatter_apply_rules",
+    "scatter_apply (a function applied where it writes)",
+    "mj_core.extend",
+    where="mj_core.extend.scatter_apply_rules[scatter_p] (mj-control registers its loop "
+    "there: import mj_control)",
+)
+
+
+def scatter_apply(
+    operand: ArrayLike,
+    scatter_indices: ArrayLike,
+    func: Callable[[Array], Array],
+    dimension_numbers: ScatterDimensionNumbers,
+    *,
+    update_shape: Sequence[int] = (),
+    indices_are_sorted: bool = False,
+    unique_indices: bool = False,
+    mode: object = None,
+) -> Array:
+    """``operand`` with the elementwise ``func`` applied where the scatter
+    (``dimension_numbers``, updates of ``update_shape``) writes, once per write: repeated
+    indices apply ``func`` repeatedly, as JAX's ``scatter`` with ``lambda x, _: func(x)``.
+    Not differentiable, as in JAX (``NotImplementedError``). The loop is mj-control's rule in
+    :data:`scatter_apply_rules` (``x.at[idx].apply(func)`` is this function too)."""
+    return scatter_apply_rules[scatter_p](
+        operand,
+        scatter_indices,
+        func,
+        _scatter_dnums(dimension_numbers),
+        update_shape=lax_ints(update_shape),
+        indices_are_sorted=bool(indices_are_sorted),
+        unique_indices=bool(unique_indices),
+        mode=_mode(mode),
+    )
