@@ -1,9 +1,8 @@
 """More of ``jax.lax``'s public names, as compositions of mj's primitives: ``tile``, ``empty``,
-``reduce_xor``, ``scatter_sub``, ``shape_as_value``, the enums ``RoundingMethod`` and
-``AccuracyMode`` with ``Tolerance``, ``mul(..., out_dtype=)``, the ``accuracy=`` keyword of the
-transcendental functions, and ``dynamic_slice`` / ``dynamic_update_slice`` with JAX's check of
-their start indices' dtypes (mj-core's own callers mix index dtypes, which its primitives
-accept).
+``reduce_xor``, ``shape_as_value``, the enums ``RoundingMethod`` and ``AccuracyMode`` with
+``Tolerance``, ``mul(..., out_dtype=)``, the ``accuracy=`` keyword of the transcendental
+functions, and ``dynamic_slice`` / ``dynamic_update_slice`` with JAX's check of their start
+indices' dtypes (mj-core's own callers mix index dtypes, which its primitives accept).
 
 ``accuracy=`` (JAX 0.10.2: ``cbrt``, ``cos``, ``exp``, ``exp2``, ``expm1``, ``log``,
 ``log1p``, ``logistic``, ``rsqrt``, ``sin``, ``sqrt``, ``tan``, ``tanh``) asks a TPU backend
@@ -31,7 +30,6 @@ from mj_core.dtypes import canonical_dtype
 from mj_core.errors import user_line_suffix
 from mj_core.extend import Array, ArrayLike, DTypeLike, bind1, get_aval
 from mj_core.prims.conversions import convert_element_type_p
-from mj_core.prims.indexing import ScatterDimensionNumbers
 
 __all__ = [
     "AccuracyMode",
@@ -51,7 +49,6 @@ __all__ = [
     "mul",
     "reduce_xor",
     "rsqrt",
-    "scatter_sub",
     "shape_as_value",
     "sin",
     "sqrt",
@@ -237,29 +234,6 @@ def reduce_xor(operand: ArrayLike, axes: Sequence[int]) -> Array:
             f"{user_line_suffix()}"
         )
     return _reduce(operand, np.zeros((), dtype), _checked.bitwise_xor, tuple(axes))  # type: ignore[no-any-return]
-
-
-def scatter_sub(
-    operand: ArrayLike,
-    scatter_indices: ArrayLike,
-    updates: ArrayLike,
-    dimension_numbers: ScatterDimensionNumbers,
-    *,
-    indices_are_sorted: bool = False,
-    unique_indices: bool = False,
-    mode: Any = None,
-) -> Array:
-    """``operand`` with ``updates`` subtracted at ``scatter_indices`` (repeated indices
-    subtract repeatedly): ``scatter_add`` of ``-updates``."""
-    return lax.scatter_add(
-        operand,
-        scatter_indices,
-        lax.neg(updates),
-        dimension_numbers,
-        indices_are_sorted=indices_are_sorted,
-        unique_indices=unique_indices,
-        mode=mode,
-    )
 
 
 def shape_as_value(shape: Sequence[int]) -> Array | np.ndarray[Any, Any]:

@@ -367,7 +367,8 @@ class IndexUpdateRef:
         unique_indices: bool = False,
         mode: str | None = None,
     ) -> Array:
-        return _update(lax.scatter_add, self.array, self.index, lax.neg(values), mode)
+        """A copy of ``x`` with ``x[idx] -= values`` (repeated indices accumulate)."""
+        return _update(lax.scatter_sub, self.array, self.index, values, mode)
 
     def multiply(
         self,

@@ -32,6 +32,7 @@ from mj_core._primitive import Primitive, RuleTable, abstract_eval_rules, impl_r
 from mj_core._shapes import aval_error, lax_ints
 from mj_core._typing import Array, ArrayLike
 from mj_core.prims._operands import bind1, check_operands, common_dtype
+from mj_core.prims.elementwise import neg
 
 __all__ = [
     "GatherDimensionNumbers",
@@ -50,6 +51,7 @@ __all__ = [
     "scatter_mul",
     "scatter_mul_p",
     "scatter_p",
+    "scatter_sub",
 ]
 
 MODES = ("clip", "fill", "promise_in_bounds")
@@ -613,9 +615,11 @@ class _ScatterFn(Protocol):
     ) -> Array: ...
 
 
-def _scatter_wrapper(prim: Primitive, doc: str) -> _ScatterFn:
+def _scatter_wrapper(
+    prim: Primitive, doc: str, *, name: str | None = None, negate: bool = False
+) -> _ScatterFn:
     """The lax wrapper of one scatter-family primitive: they differ only in how an update
-    combines with the operand."""
+    combines with the operand (``negate``: the primitive's of ``-updates``, under ``name``)."""
 
     def wrapper(
         operand: ArrayLike,
@@ -631,14 +635,14 @@ def _scatter_wrapper(prim: Primitive, doc: str) -> _ScatterFn:
             prim,
             operand,
             scatter_indices,
-            updates,
+            neg(updates) if negate else updates,
             dimension_numbers=_scatter_dnums(dimension_numbers),
             indices_are_sorted=bool(indices_are_sorted),
             unique_indices=bool(unique_indices),
             mode=_mode(mode),
         )
 
-    wrapper.__name__ = wrapper.__qualname__ = prim.name
+    wrapper.__name__ = wrapper.__qualname__ = prim.name if name is None else name
     wrapper.__doc__ = doc
     return wrapper
 
@@ -648,6 +652,13 @@ scatter = _scatter_wrapper(
 )
 scatter_add = _scatter_wrapper(
     scatter_add_p, "XLA scatter that adds (updates at repeated indices accumulate)."
+)
+scatter_sub = _scatter_wrapper(
+    scatter_add_p,
+    "XLA scatter that subtracts (updates at repeated indices accumulate): ``scatter_add`` of "
+    "``-updates``.",
+    name="scatter_sub",
+    negate=True,
 )
 scatter_mul = _scatter_wrapper(
     scatter_mul_p, "XLA scatter that multiplies (updates at repeated indices accumulate)."
