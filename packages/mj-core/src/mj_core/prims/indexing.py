@@ -89,6 +89,29 @@ class ScatterDimensionNumbers(NamedTuple):
     scatter_indices_batching_dims: tuple[int, ...] = ()
 
 
+def window_dims(
+    operand_ndim: int, dn: GatherDimensionNumbers | ScatterDimensionNumbers
+) -> list[int]:
+    """The operand dims a gather's slice (a scatter's update window) spans as window dims, in
+    order: those neither collapsed (inserted) nor batching."""
+    if isinstance(dn, GatherDimensionNumbers):
+        skip = dn.collapsed_slice_dims
+    else:
+        skip = dn.inserted_window_dims
+    return [d for d in range(operand_ndim) if d not in skip and d not in dn.operand_batching_dims]
+
+
+def scatter_window_sizes(
+    dn: ScatterDimensionNumbers, operand_ndim: int, updates_shape: Sequence[int]
+) -> tuple[int, ...]:
+    """Per operand dim, the extent of a scatter's update window (1 for inserted and batching
+    dims): the slice sizes of the gather that reads what the scatter writes."""
+    sizes = [1] * operand_ndim
+    for d, u in zip(window_dims(operand_ndim, dn), dn.update_window_dims, strict=True):
+        sizes[d] = updates_shape[u]
+    return tuple(sizes)
+
+
 def _first_out_of_range(dims: Sequence[int], bound: int) -> int | None:
     return next((d for d in dims if not 0 <= d < bound), None)
 
@@ -272,11 +295,7 @@ def _gather_avals(
             "Gather op can only have operand batching dims with bound 0/1, but bound is "
             f"{slice_sizes[d]} for index {d} at position {i}.",
         )
-    window = [
-        slice_sizes[d]
-        for d in range(operand.ndim)
-        if d not in dn.collapsed_slice_dims and d not in dn.operand_batching_dims
-    ]
+    window = [slice_sizes[d] for d in window_dims(operand.ndim, dn)]
     batch_sizes = iter(indices.shape[:-1])
     window_sizes = iter(window)
     shape = tuple(
@@ -349,11 +368,7 @@ def _gather_impl(operand: Any, indices: Any, **params: Any) -> list[Any]:
     mode, fill_value = params["mode"], params["fill_value"]
     op = np.asarray(operand)
     idx = np.asarray(indices)
-    window_dims = [
-        d
-        for d in range(op.ndim)
-        if d not in dn.collapsed_slice_dims and d not in dn.operand_batching_dims
-    ]
+    window = window_dims(op.ndim, dn)
     coords, in_bounds = _window_coordinates(
         op.shape,
         idx,
@@ -361,11 +376,11 @@ def _gather_impl(operand: Any, indices: Any, **params: Any) -> list[Any]:
         dn.operand_batching_dims,
         dn.start_indices_batching_dims,
         slice_sizes,
-        window_dims,
+        window,
         clip=True,
     )
-    nb, nw = idx.ndim - 1, len(window_dims)
-    window_shape = tuple(slice_sizes[d] for d in window_dims)
+    nb, nw = idx.ndim - 1, len(window)
+    window_shape = tuple(slice_sizes[d] for d in window)
     if op.ndim == 0:
         gathered = np.broadcast_to(op, idx.shape[:-1])
     else:
@@ -445,12 +460,7 @@ def _scatter_avals(
         operand, indices, dn.scatter_dims_to_operand_dims, "scatter_dims_to_operand_dims"
     )
     check.unique(dn.scatter_dims_to_operand_dims, "scatter_dims_to_operand_dims")
-    window_dims = [
-        d
-        for d in range(operand.ndim)
-        if d not in dn.inserted_window_dims and d not in dn.operand_batching_dims
-    ]
-    for u, d in zip(dn.update_window_dims, window_dims, strict=True):
+    for u, d in zip(dn.update_window_dims, window_dims(operand.ndim, dn), strict=True):
         check.require(
             updates.shape[u] <= operand.shape[d],
             "Bounds of the window dimensions of updates must not exceed the bounds of the "
@@ -481,17 +491,11 @@ def _scatter_into(
     out = np.array(operand, dtype=dtype, copy=True)
     idx = np.asarray(indices)
     upd = np.asarray(updates, dtype)
-    window_dims = [
-        d
-        for d in range(out.ndim)
-        if d not in dn.inserted_window_dims and d not in dn.operand_batching_dims
-    ]
-    nw = len(window_dims)
+    window = window_dims(out.ndim, dn)
+    sizes = scatter_window_sizes(dn, out.ndim, upd.shape)
+    nw = len(window)
     # updates as batch_shape + window_shape
     upd = np.moveaxis(upd, dn.update_window_dims, range(upd.ndim - nw, upd.ndim))
-    sizes = [1] * out.ndim
-    for d, size in zip(window_dims, upd.shape[upd.ndim - nw :], strict=True):
-        sizes[d] = size
     coords, in_bounds = _window_coordinates(
         out.shape,
         idx,
@@ -499,7 +503,7 @@ def _scatter_into(
         dn.operand_batching_dims,
         dn.scatter_indices_batching_dims,
         sizes,
-        window_dims,
+        window,
         clip=mode != "fill",
     )
     if out.ndim == 0:  # view the scalar as a 1-element vector so it can be indexed
