@@ -1,6 +1,8 @@
 """Public JAX names JAX's own test files (issue 35) use that mj lacked, each compared with real
 JAX 0.10.2 in both dtype modes: ``jax.nn.dot_product_attention`` (the ``'xla'`` path), ..."""
 
+import warnings
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -258,6 +260,24 @@ def test_at_apply_as_jax(x64, index):
         for lib in (jax, mj)
     ]
     _same(*batched, tol=1e-6)
+
+
+@pytest.mark.parametrize(
+    ("x_dtype", "values"),
+    [("int32", np.uint8(3)), ("int32", np.array([1, 200], np.uint8)), ("int16", True),
+     ("float32", np.array([True, False])), ("uint8", np.uint8(1)), ("float32", 1.5),
+     ("int8", np.array([3, -4], np.int8))],
+)  # fmt: skip
+def test_at_subtract_converts_values_before_negating_as_jax(x64, x_dtype, values):
+    """JAX subtracts the values converted to the array's dtype: unsigned or bool values
+    subtract from a signed or float array (mj negated them first: uint8 3 added 253)."""
+    x = np.arange(4).astype(x_dtype)
+    index = np.array([0, 1]) if np.ndim(values) else 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)  # the unsafe casts warn, as JAX's
+        want = jnp.asarray(x).at[index].subtract(values)
+        _same(want, mnp.asarray(x).at[index].subtract(values))
+        _same(want, mj.jit(lambda v: v.at[index].subtract(values))(x))
 
 
 def test_at_apply_is_not_differentiable_as_in_jax():

@@ -3,10 +3,12 @@
 Owns ``cond``, ``switch``, ``platform_dependent``, ``while_loop``, ``fori_loop``, ``scan``,
 ``map``, ``checkpoint`` and the implicitly differentiated solvers ``custom_root`` and
 ``custom_linear_solve``, registering each primitive's rules (impl, abstract eval, jvp, vmap,
-partial eval, transpose, lowering) into the lower layers' tables. It may import ``mj_xla`` and
-every layer below it; never ``mj``.
+partial eval, transpose, lowering) into the lower layers' tables, and the loop of mj-core's
+``lax.scatter_apply`` (``x.at[idx].apply``) into ``scatter_apply_rules``. It may import
+``mj_xla`` and every layer below it; never ``mj``.
 """
 
+from mj_control import _scatter_apply as _scatter_apply  # registers lax.scatter_apply's loop
 from mj_control._checkpoint import checkpoint as checkpoint
 from mj_control._checkpoint import checkpoint_p as checkpoint_p
 from mj_control._checkpoint import remat as remat

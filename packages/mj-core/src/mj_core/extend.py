@@ -2,13 +2,14 @@
 
 ``mj_core``'s ``__init__`` is the user API; this module is the whole extension surface:
 ``Primitive`` and ``bind``, the rule tables mj-core owns (``impl_rules``,
-``abstract_eval_rules``, ``elementwise_specs``), the interpreter stack, abstract values and
-array types, the eager engine's hooks (``eval_primitive``, ``eager_handlers``, the result
-views), the named-axis environment (``axis_name`` of vmap and pmap), configuration hooks, the
-family catalogue (``FAMILIES``, ``family_of``, ``family_primitives``), the typing vocabulary
-(``Array``, ``ArrayLike``, ``DTypeLike``, ``DType``, ``Shape``, ``Axis``, and ``AnyArray``, the
-``Any`` of interpreter values), and the helpers higher layers' rules share that have no public
-home of their own (operand checks of the NumPy API, shape helpers, the collectives' binder).
+``abstract_eval_rules``, ``elementwise_specs``, ``scatter_apply_rules``), the interpreter stack,
+abstract values and array types, the eager engine's hooks (``eval_primitive``,
+``eager_handlers``, the result views), the named-axis environment (``axis_name`` of vmap and
+pmap), configuration hooks, the family catalogue (``FAMILIES``, ``family_of``,
+``family_primitives``), the typing vocabulary (``Array``, ``ArrayLike``, ``DTypeLike``,
+``DType``, ``Shape``, ``Axis``, and ``AnyArray``, the ``Any`` of interpreter values), and the
+helpers higher layers' rules share that have no public home of their own (operand checks of the
+NumPy API, shape helpers, the collectives' binder).
 
 A name with a public home is imported from it and not repeated here: dtype rules from
 ``mj_core.dtypes`` (``dtype_of``, ``result_type``), errors and ``register_exclusion`` from
@@ -114,5 +115,6 @@ from mj_core.prims.elementwise import ElementwiseSpec as ElementwiseSpec
 from mj_core.prims.elementwise import elementwise_out_aval as elementwise_out_aval
 from mj_core.prims.elementwise import elementwise_specs as elementwise_specs
 from mj_core.prims.elementwise import to_inexact_dtype as to_inexact_dtype
+from mj_core.prims.indexing import scatter_apply_rules as scatter_apply_rules
 from mj_core.prims.parallel import bind_collective as bind_collective
 from mj_core.prims.parallel import collective_prims as collective_prims

@@ -1,9 +1,8 @@
 """More of ``jax.lax``'s public names, as compositions of mj's primitives: ``tile``, ``empty``,
-``reduce_xor``, ``scatter_sub``, ``scatter_apply``, ``shape_as_value``, the enums
-``RoundingMethod`` and ``AccuracyMode`` with ``Tolerance``, ``mul(..., out_dtype=)``, the
-``accuracy=`` keyword of the transcendental functions, and ``dynamic_slice`` /
-``dynamic_update_slice`` with JAX's check of their start indices' dtypes (mj-core's own
-callers mix index dtypes, which its primitives accept).
+``reduce_xor``, ``shape_as_value``, the enums ``RoundingMethod`` and ``AccuracyMode`` with
+``Tolerance``, ``mul(..., out_dtype=)``, the ``accuracy=`` keyword of the transcendental
+functions, and ``dynamic_slice`` / ``dynamic_update_slice`` with JAX's check of their start
+indices' dtypes (mj-core's own callers mix index dtypes, which its primitives accept).
 
 ``accuracy=`` (JAX 0.10.2: ``cbrt``, ``cos``, ``exp``, ``exp2``, ``expm1``, ``log``,
 ``log1p``, ``logistic``, ``rsqrt``, ``sin``, ``sqrt``, ``tan``, ``tanh``) asks a TPU backend
@@ -26,13 +25,11 @@ import numpy as np
 from mj import _lax_checked as _checked
 from mj_autodiff import custom_jvp
 from mj_control import reduce as _reduce
-from mj_control import while_loop
 from mj_core import lax
 from mj_core.dtypes import canonical_dtype
 from mj_core.errors import user_line_suffix
-from mj_core.extend import Array, ArrayLike, DTypeLike, IndexUpdateRef, bind1, get_aval
+from mj_core.extend import Array, ArrayLike, DTypeLike, bind1, get_aval
 from mj_core.prims.conversions import convert_element_type_p
-from mj_core.prims.indexing import ScatterDimensionNumbers
 
 __all__ = [
     "AccuracyMode",
@@ -52,8 +49,6 @@ __all__ = [
     "mul",
     "reduce_xor",
     "rsqrt",
-    "scatter_apply",
-    "scatter_sub",
     "shape_as_value",
     "sin",
     "sqrt",
@@ -241,75 +236,6 @@ def reduce_xor(operand: ArrayLike, axes: Sequence[int]) -> Array:
     return _reduce(operand, np.zeros((), dtype), _checked.bitwise_xor, tuple(axes))  # type: ignore[no-any-return]
 
 
-def scatter_sub(
-    operand: ArrayLike,
-    scatter_indices: ArrayLike,
-    updates: ArrayLike,
-    dimension_numbers: ScatterDimensionNumbers,
-    *,
-    indices_are_sorted: bool = False,
-    unique_indices: bool = False,
-    mode: Any = None,
-) -> Array:
-    """``operand`` with ``updates`` subtracted at ``scatter_indices`` (repeated indices
-    subtract repeatedly): ``scatter_add`` of ``-updates``."""
-    return lax.scatter_add(
-        operand,
-        scatter_indices,
-        lax.neg(updates),
-        dimension_numbers,
-        indices_are_sorted=indices_are_sorted,
-        unique_indices=unique_indices,
-        mode=mode,
-    )
-
-
-def scatter_apply(
-    operand: ArrayLike,
-    scatter_indices: ArrayLike,
-    func: Callable[[Array], Array],
-    dimension_numbers: ScatterDimensionNumbers,
-    *,
-    update_shape: Sequence[int] = (),
-    indices_are_sorted: bool = False,
-    unique_indices: bool = False,
-    mode: Any = None,
-) -> Array:
-    """``operand`` with the elementwise ``func`` applied where the scatter
-    (``dimension_numbers``, updates of ``update_shape``) writes, once per write: repeated
-    indices apply ``func`` repeatedly, as XLA's scatter with JAX's ``lambda x, _: func(x)``.
-
-    mj counts the writes per element (a ``scatter_add`` of ones), then applies ``func`` to the
-    whole array in a ``while_loop`` and keeps the results where the count allows. As in JAX,
-    the result cannot be differentiated (``NotImplementedError``).
-    """
-    counts = lax.scatter_add(
-        lax.full(get_aval(operand).shape, 0, np.dtype(np.int32)),
-        scatter_indices,
-        lax.full(tuple(update_shape), 1, np.dtype(np.int32)),
-        dimension_numbers,
-        indices_are_sorted=indices_are_sorted,
-        unique_indices=unique_indices,
-        mode=mode,
-    )
-
-    @custom_jvp
-    def applied(x: Array) -> Array:
-        def body(state: tuple[Array, Array]) -> tuple[Array, Array]:
-            k, y = state
-            return lax.add(k, np.int32(1)), lax.select(lax.gt(counts, k), func(y), y)
-
-        top = lax.reduce_max(counts, tuple(range(len(get_aval(counts).shape))))
-        _, out = while_loop(lambda s: lax.lt(s[0], top), body, (np.int32(0), x))
-        return out  # type: ignore[no-any-return]
-
-    @applied.defjvp
-    def _jvp(primals: tuple[Array], tangents: tuple[Array]) -> tuple[Array, Array]:
-        raise NotImplementedError("scatter_apply JVP not implemented")
-
-    return applied(operand)  # type: ignore[no-any-return]
-
-
 def shape_as_value(shape: Sequence[int]) -> Array | np.ndarray[Any, Any]:
     """``shape`` as a 1-D integer array (int32, or int64 when a size needs it; mj's shapes
     are always constants, so this is a NumPy array, an empty shape an int32 ``Array``)."""
@@ -319,6 +245,3 @@ def shape_as_value(shape: Sequence[int]) -> Array | np.ndarray[Any, Any]:
     if not dims:
         return lax.full((0,), 0, dtype)
     return np.asarray(dims, dtype=dtype)
-
-
-IndexUpdateRef.scatter_apply_hook = scatter_apply  # x.at[idx].apply(func)

@@ -7,16 +7,15 @@ control flow and implicit solvers of :mod:`mj_control` (``cond``, ``switch``, ``
 ``fori_loop``, ``scan``, ``map``, ``custom_root``, ``custom_linear_solve``), windowed
 reductions, and the linear-algebra primitives as ``mj.lax.linalg`` (``mj_core.lax_linalg``).
 Every name is the lower layer's own object, re-exported, except the compositions
-``batch_matmul``, ``broadcast_shapes``, ``collapse``, ``index_take``, ``tie_in``, ``split``
-and the bit operations ``population_count``, ``clz`` and ``mulhi``, and the elementwise
-functions of :mod:`mj._lax_checked`, which check their operands as ``jax.lax`` does (no
-promotion, JAX's dtype categories and shape rule, weak results of weak operands) before the
-lower layer's function; :mod:`mj._lax_extras` adds ``tile``, ``empty``, ``reduce_xor``,
-``scatter_sub``, ``scatter_apply``, ``shape_as_value``, ``RoundingMethod``, ``AccuracyMode``
-and ``Tolerance``, and wraps ``mul`` (``out_dtype=``) and the transcendental functions
-(``accuracy=``). JAX's names of primitives mj names differently are the same objects:
-``broadcast_in_dim_p`` (mj's ``broadcast_p``), ``gt_p``, ``ge_p``, ``lt_p``, ``le_p``
-(``greater_p``, ``greater_equal_p``, ``less_p``, ``less_equal_p``).
+``batch_matmul``, ``broadcast_shapes``, ``collapse``, ``index_take``, ``tie_in``, ``split`` and
+the bit operations ``population_count``, ``clz`` and ``mulhi``, and the elementwise functions of
+:mod:`mj._lax_checked`, which check their operands as ``jax.lax`` does (no promotion, JAX's
+dtype categories and shape rule, weak results of weak operands) before the lower layer's
+function; :mod:`mj._lax_extras` adds ``tile``, ``empty``, ``reduce_xor``, ``shape_as_value``,
+``RoundingMethod``, ``AccuracyMode`` and ``Tolerance``, and wraps ``mul`` (``out_dtype=``) and
+the transcendental functions (``accuracy=``). JAX's names of primitives mj names differently are
+the same objects: ``broadcast_in_dim_p`` (mj's ``broadcast_p``), ``gt_p``, ``ge_p``, ``lt_p``,
+``le_p`` (``greater_p``, ``greater_equal_p``, ``less_p``, ``less_equal_p``).
 """
 
 from mj._associative_scan import associative_scan as associative_scan
@@ -91,7 +90,7 @@ from mj_xla import with_sharding_constraint as with_sharding_constraint
 # jax.lax's operand checks on the elementwise functions: these names replace those above
 from mj._lax_checked import *
 
-# tile, empty, reduce_xor, scatter_sub/apply, the enums; mul's out_dtype= and accuracy=
+# tile, empty, reduce_xor, the enums; mul's out_dtype= and accuracy=
 from mj._lax_extras import *
 # isort: on
 

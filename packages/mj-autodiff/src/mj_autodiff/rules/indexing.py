@@ -30,6 +30,7 @@ from mj_core.prims.indexing import (
     scatter_min_p,
     scatter_mul_p,
     scatter_p,
+    scatter_window_sizes,
 )
 
 
@@ -62,21 +63,6 @@ def _gather_dnums(dn: ScatterDimensionNumbers) -> GatherDimensionNumbers:
         operand_batching_dims=dn.operand_batching_dims,
         start_indices_batching_dims=dn.scatter_indices_batching_dims,
     )
-
-
-def _window_slice_sizes(
-    dn: ScatterDimensionNumbers, operand_ndim: int, updates_shape: tuple[int, ...]
-) -> tuple[int, ...]:
-    """Per operand dim, the window size a scatter's update covers (1 for inserted/batching
-    dims)."""
-    sizes = []
-    window = iter(dn.update_window_dims)
-    for d in range(operand_ndim):
-        if d in dn.inserted_window_dims or d in dn.operand_batching_dims:
-            sizes.append(1)
-        else:
-            sizes.append(updates_shape[next(window)])
-    return tuple(sizes)
 
 
 def _gather(
@@ -125,7 +111,7 @@ def _updates_cotangent(
     ct: ArrayLike, indices: ArrayLike, updates: UndefPrimal, dn: ScatterDimensionNumbers, mode: str
 ) -> Array:
     """The cotangent of a scatter's updates: ``ct`` read back at the windows they wrote."""
-    sizes = _window_slice_sizes(dn, len(shape_dtype(ct)[0]), updates.aval.shape)
+    sizes = scatter_window_sizes(dn, len(shape_dtype(ct)[0]), updates.aval.shape)
     return _gather(ct, indices, _gather_dnums(dn), sizes, mode, 0)
 
 
@@ -239,7 +225,7 @@ def _scatter_jvp(
     up_shape = tuple(shape_dtype(updates)[0])
     ids = _update_ids(dn, up_shape)
     winners = _scatter(scatter_p, np.zeros(op_shape, np.int64), indices, ids, dn, mode)
-    sizes = _window_slice_sizes(dn, len(op_shape), up_shape)
+    sizes = scatter_window_sizes(dn, len(op_shape), up_shape)
     won = lax.eq(ids, _gather(winners, indices, _gather_dnums(dn), sizes, mode, 0))
     kept = lax.eq(winners, 0)
     ans = _scatter(
@@ -346,7 +332,7 @@ def _scatter_extremal_jvp(prim: Primitive) -> Callable[..., tuple[list[Any], lis
         ans = bind1(prim, operand, indices, updates, **params)
         op_shape, dtype = shape_dtype(ans)
         up_shape = tuple(shape_dtype(updates)[0])
-        sizes = _window_slice_sizes(dn, len(op_shape), up_shape)
+        sizes = scatter_window_sizes(dn, len(op_shape), up_shape)
         op_wins = lax.convert_element_type(lax.eq(operand, ans), dtype)
         ans_at_updates = _gather(ans, indices, _gather_dnums(dn), sizes, mode, 0)
         up_wins = lax.convert_element_type(lax.eq(updates, ans_at_updates), dtype)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Callable
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 
@@ -319,11 +319,6 @@ class IndexUpdateRef:
 
     __slots__ = ("array", "index")
 
-    #: ``lax.scatter_apply(operand, indices, func, dnums, update_shape=, mode=)`` for
-    #: :meth:`apply`: repeated indices apply ``func`` repeatedly, which takes a loop, and loops
-    #: live in mj-control; the umbrella ``mj.lax`` installs its ``scatter_apply`` here.
-    scatter_apply_hook: ClassVar[Callable[..., Array] | None] = None
-
     def __init__(self, array: ArrayLike, index: object) -> None:
         self.array = array
         self.index = index
@@ -372,7 +367,8 @@ class IndexUpdateRef:
         unique_indices: bool = False,
         mode: str | None = None,
     ) -> Array:
-        return _update(lax.scatter_add, self.array, self.index, lax.neg(values), mode)
+        """A copy of ``x`` with ``x[idx] -= values`` (repeated indices accumulate)."""
+        return _update(lax.scatter_sub, self.array, self.index, values, mode)
 
     def multiply(
         self,
@@ -398,13 +394,11 @@ class IndexUpdateRef:
     ) -> Array:
         """A copy of ``x`` with the elementwise ``func`` applied to ``x[idx]``, once per
         occurrence of an index (``func.at(x, idx)`` of a unary ufunc); not differentiable, as
-        in JAX. Needs ``mj.lax`` imported (it installs :attr:`scatter_apply_hook`)."""
-        hook = IndexUpdateRef.scatter_apply_hook
-        if hook is None:
-            raise NotImplementedError("x.at[idx].apply needs mj.lax (import mj)")
+        in JAX: ``lax.scatter_apply``, whose loop mj-control registers."""
 
         def scatter(x: Array, indices: Array, values: Array, dnums: Any, mode: Any) -> Array:
-            return hook(x, indices, func, dnums, update_shape=shape_of(values), mode=mode)
+            update_shape = shape_of(values)
+            return lax.scatter_apply(x, indices, func, dnums, update_shape=update_shape, mode=mode)
 
         return _update(scatter, self.array, self.index, 0, mode)
 

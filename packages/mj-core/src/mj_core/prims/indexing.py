@@ -28,10 +28,11 @@ import numpy as np
 
 from mj_core._avals import ShapedArray
 from mj_core._lattice import kind
-from mj_core._primitive import Primitive, abstract_eval_rules, impl_rules
+from mj_core._primitive import Primitive, RuleTable, abstract_eval_rules, impl_rules
 from mj_core._shapes import aval_error, lax_ints
 from mj_core._typing import Array, ArrayLike
 from mj_core.prims._operands import bind1, check_operands, common_dtype
+from mj_core.prims.elementwise import neg
 
 __all__ = [
     "GatherDimensionNumbers",
@@ -41,6 +42,8 @@ __all__ = [
     "scatter",
     "scatter_add",
     "scatter_add_p",
+    "scatter_apply",
+    "scatter_apply_rules",
     "scatter_max",
     "scatter_max_p",
     "scatter_min",
@@ -48,6 +51,7 @@ __all__ = [
     "scatter_mul",
     "scatter_mul_p",
     "scatter_p",
+    "scatter_sub",
 ]
 
 MODES = ("clip", "fill", "promise_in_bounds")
@@ -83,6 +87,29 @@ class ScatterDimensionNumbers(NamedTuple):
     scatter_dims_to_operand_dims: tuple[int, ...]
     operand_batching_dims: tuple[int, ...] = ()
     scatter_indices_batching_dims: tuple[int, ...] = ()
+
+
+def window_dims(
+    operand_ndim: int, dn: GatherDimensionNumbers | ScatterDimensionNumbers
+) -> list[int]:
+    """The operand dims a gather's slice (a scatter's update window) spans as window dims, in
+    order: those neither collapsed (inserted) nor batching."""
+    if isinstance(dn, GatherDimensionNumbers):
+        skip = dn.collapsed_slice_dims
+    else:
+        skip = dn.inserted_window_dims
+    return [d for d in range(operand_ndim) if d not in skip and d not in dn.operand_batching_dims]
+
+
+def scatter_window_sizes(
+    dn: ScatterDimensionNumbers, operand_ndim: int, updates_shape: Sequence[int]
+) -> tuple[int, ...]:
+    """Per operand dim, the extent of a scatter's update window (1 for inserted and batching
+    dims): the slice sizes of the gather that reads what the scatter writes."""
+    sizes = [1] * operand_ndim
+    for d, u in zip(window_dims(operand_ndim, dn), dn.update_window_dims, strict=True):
+        sizes[d] = updates_shape[u]
+    return tuple(sizes)
 
 
 def _first_out_of_range(dims: Sequence[int], bound: int) -> int | None:
@@ -268,11 +295,7 @@ def _gather_avals(
             "Gather op can only have operand batching dims with bound 0/1, but bound is "
             f"{slice_sizes[d]} for index {d} at position {i}.",
         )
-    window = [
-        slice_sizes[d]
-        for d in range(operand.ndim)
-        if d not in dn.collapsed_slice_dims and d not in dn.operand_batching_dims
-    ]
+    window = [slice_sizes[d] for d in window_dims(operand.ndim, dn)]
     batch_sizes = iter(indices.shape[:-1])
     window_sizes = iter(window)
     shape = tuple(
@@ -345,11 +368,7 @@ def _gather_impl(operand: Any, indices: Any, **params: Any) -> list[Any]:
     mode, fill_value = params["mode"], params["fill_value"]
     op = np.asarray(operand)
     idx = np.asarray(indices)
-    window_dims = [
-        d
-        for d in range(op.ndim)
-        if d not in dn.collapsed_slice_dims and d not in dn.operand_batching_dims
-    ]
+    window = window_dims(op.ndim, dn)
     coords, in_bounds = _window_coordinates(
         op.shape,
         idx,
@@ -357,11 +376,11 @@ def _gather_impl(operand: Any, indices: Any, **params: Any) -> list[Any]:
         dn.operand_batching_dims,
         dn.start_indices_batching_dims,
         slice_sizes,
-        window_dims,
+        window,
         clip=True,
     )
-    nb, nw = idx.ndim - 1, len(window_dims)
-    window_shape = tuple(slice_sizes[d] for d in window_dims)
+    nb, nw = idx.ndim - 1, len(window)
+    window_shape = tuple(slice_sizes[d] for d in window)
     if op.ndim == 0:
         gathered = np.broadcast_to(op, idx.shape[:-1])
     else:
@@ -441,12 +460,7 @@ def _scatter_avals(
         operand, indices, dn.scatter_dims_to_operand_dims, "scatter_dims_to_operand_dims"
     )
     check.unique(dn.scatter_dims_to_operand_dims, "scatter_dims_to_operand_dims")
-    window_dims = [
-        d
-        for d in range(operand.ndim)
-        if d not in dn.inserted_window_dims and d not in dn.operand_batching_dims
-    ]
-    for u, d in zip(dn.update_window_dims, window_dims, strict=True):
+    for u, d in zip(dn.update_window_dims, window_dims(operand.ndim, dn), strict=True):
         check.require(
             updates.shape[u] <= operand.shape[d],
             "Bounds of the window dimensions of updates must not exceed the bounds of the "
@@ -465,7 +479,7 @@ def _scatter_avals(
     return [ShapedArray(operand.shape, dtype, operand.weak_type)]
 
 
-def _scatter_apply(
+def _scatter_into(
     combine: Callable[[np.ndarray[Any, Any], tuple[Any, ...], Any], None],
     operand: ArrayLike,
     indices: object,
@@ -477,17 +491,11 @@ def _scatter_apply(
     out = np.array(operand, dtype=dtype, copy=True)
     idx = np.asarray(indices)
     upd = np.asarray(updates, dtype)
-    window_dims = [
-        d
-        for d in range(out.ndim)
-        if d not in dn.inserted_window_dims and d not in dn.operand_batching_dims
-    ]
-    nw = len(window_dims)
+    window = window_dims(out.ndim, dn)
+    sizes = scatter_window_sizes(dn, out.ndim, upd.shape)
+    nw = len(window)
     # updates as batch_shape + window_shape
     upd = np.moveaxis(upd, dn.update_window_dims, range(upd.ndim - nw, upd.ndim))
-    sizes = [1] * out.ndim
-    for d, size in zip(window_dims, upd.shape[upd.ndim - nw :], strict=True):
-        sizes[d] = size
     coords, in_bounds = _window_coordinates(
         out.shape,
         idx,
@@ -495,7 +503,7 @@ def _scatter_apply(
         dn.operand_batching_dims,
         dn.scatter_indices_batching_dims,
         sizes,
-        window_dims,
+        window,
         clip=mode != "fill",
     )
     if out.ndim == 0:  # view the scalar as a 1-element vector so it can be indexed
@@ -536,7 +544,7 @@ def _define_scatter(
     def impl(operand: Any, indices: Any, updates: Any, **params: Any) -> list[Any]:
         (out,) = check_operands(prim, (operand, indices, updates), params)
         dn, mode = params["dimension_numbers"], params["mode"]
-        return [_scatter_apply(combine, operand, indices, updates, dn, mode, out.dtype)]
+        return [_scatter_into(combine, operand, indices, updates, dn, mode, out.dtype)]
 
     out_avals.__name__ = f"_{name}_avals"
     impl.__name__ = f"_{name}_impl"
@@ -611,9 +619,11 @@ class _ScatterFn(Protocol):
     ) -> Array: ...
 
 
-def _scatter_wrapper(prim: Primitive, doc: str) -> _ScatterFn:
+def _scatter_wrapper(
+    prim: Primitive, doc: str, *, name: str | None = None, negate: bool = False
+) -> _ScatterFn:
     """The lax wrapper of one scatter-family primitive: they differ only in how an update
-    combines with the operand."""
+    combines with the operand (``negate``: the primitive's of ``-updates``, under ``name``)."""
 
     def wrapper(
         operand: ArrayLike,
@@ -629,14 +639,14 @@ def _scatter_wrapper(prim: Primitive, doc: str) -> _ScatterFn:
             prim,
             operand,
             scatter_indices,
-            updates,
+            neg(updates) if negate else updates,
             dimension_numbers=_scatter_dnums(dimension_numbers),
             indices_are_sorted=bool(indices_are_sorted),
             unique_indices=bool(unique_indices),
             mode=_mode(mode),
         )
 
-    wrapper.__name__ = wrapper.__qualname__ = prim.name
+    wrapper.__name__ = wrapper.__qualname__ = prim.name if name is None else name
     wrapper.__doc__ = doc
     return wrapper
 
@@ -647,6 +657,13 @@ scatter = _scatter_wrapper(
 scatter_add = _scatter_wrapper(
     scatter_add_p, "XLA scatter that adds (updates at repeated indices accumulate)."
 )
+scatter_sub = _scatter_wrapper(
+    scatter_add_p,
+    "XLA scatter that subtracts (updates at repeated indices accumulate): ``scatter_add`` of "
+    "``-updates``.",
+    name="scatter_sub",
+    negate=True,
+)
 scatter_mul = _scatter_wrapper(
     scatter_mul_p, "XLA scatter that multiplies (updates at repeated indices accumulate)."
 )
@@ -656,3 +673,45 @@ scatter_min = _scatter_wrapper(
 scatter_max = _scatter_wrapper(
     scatter_max_p, "XLA scatter that keeps the maximum of the operand and the updates."
 )
+
+
+#: ``lax.scatter_apply``'s implementation, the entry of ``scatter_p``: JAX binds ``scatter_p``
+#: with ``func`` as its update computation, so repeated indices apply ``func`` repeatedly, and
+#: mj's does that in a loop, which mj-control owns (its ``while_loop``): mj-control registers
+#: ``rule(operand, scatter_indices, func, dimension_numbers, *, update_shape,
+#: indices_are_sorted, unique_indices, mode) -> Array`` here when it is imported.
+scatter_apply_rules: RuleTable[Callable[..., Array]] = RuleTable(
+    "scatter_apply_rules",
+    "scatter_apply (a function applied where it writes)",
+    "mj_core.extend",
+    where="mj_core.extend.scatter_apply_rules[scatter_p] (mj-control registers its loop "
+    "there: import mj_control)",
+)
+
+
+def scatter_apply(
+    operand: ArrayLike,
+    scatter_indices: ArrayLike,
+    func: Callable[[Array], Array],
+    dimension_numbers: ScatterDimensionNumbers,
+    *,
+    update_shape: Sequence[int] = (),
+    indices_are_sorted: bool = False,
+    unique_indices: bool = False,
+    mode: object = None,
+) -> Array:
+    """``operand`` with the elementwise ``func`` applied where the scatter
+    (``dimension_numbers``, updates of ``update_shape``) writes, once per write: repeated
+    indices apply ``func`` repeatedly, as JAX's ``scatter`` with ``lambda x, _: func(x)``.
+    Not differentiable, as in JAX (``NotImplementedError``). The loop is mj-control's rule in
+    :data:`scatter_apply_rules` (``x.at[idx].apply(func)`` is this function too)."""
+    return scatter_apply_rules[scatter_p](
+        operand,
+        scatter_indices,
+        func,
+        _scatter_dnums(dimension_numbers),
+        update_shape=lax_ints(update_shape),
+        indices_are_sorted=bool(indices_are_sorted),
+        unique_indices=bool(unique_indices),
+        mode=_mode(mode),
+    )

@@ -25,6 +25,7 @@ from mj_core.prims.indexing import (
     scatter_min_p,
     scatter_mul_p,
     scatter_p,
+    scatter_window_sizes,
 )
 from mj_xla._jaxlib import Value, hlo, ir_tensor_type
 from mj_xla._lowering import (
@@ -128,14 +129,7 @@ def _register_scatter(prim: Primitive, combine: str) -> None:
         operand = as_dtype(operand, op_aval, out.dtype)
         updates = as_dtype(updates, upd_aval, out.dtype)
         if mode != "fill":  # XLA drops out-of-bounds windows; "clip" clamps them in instead
-            window_dims = [
-                d
-                for d in range(op_aval.ndim)
-                if d not in dn.inserted_window_dims and d not in dn.operand_batching_dims
-            ]
-            sizes = [1] * op_aval.ndim
-            for d, u in zip(window_dims, dn.update_window_dims, strict=True):
-                sizes[d] = upd_aval.shape[u]
+            sizes = scatter_window_sizes(dn, op_aval.ndim, upd_aval.shape)
             lo, hi = _window_limits(op_aval.shape, dn.scatter_dims_to_operand_dims, sizes, idx_aval)
             indices = hlo.clamp(lo, indices, hi)
         dims = hlo.ScatterDimensionNumbers.get(
