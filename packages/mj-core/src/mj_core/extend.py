@@ -115,6 +115,7 @@ from mj_core.prims.elementwise import ElementwiseSpec as ElementwiseSpec
 from mj_core.prims.elementwise import elementwise_out_aval as elementwise_out_aval
 from mj_core.prims.elementwise import elementwise_specs as elementwise_specs
 from mj_core.prims.elementwise import to_inexact_dtype as to_inexact_dtype
+from mj_core.prims.indexing import gather_scatter_mode as gather_scatter_mode
 from mj_core.prims.indexing import scatter_apply_rules as scatter_apply_rules
 from mj_core.prims.parallel import bind_collective as bind_collective
 from mj_core.prims.parallel import collective_prims as collective_prims

@@ -22,6 +22,7 @@ from mj_core.extend import (
     ArrayLike,
     IndexUpdateRef,
     concrete_or_error,
+    gather_scatter_mode,
     shape_of,
     static_int,
 )
@@ -131,10 +132,7 @@ def _segment_reduce(
     num_segments = static_int(name, num_segments, "num_segments")
     if num_segments < 0:
         raise ValueError(f"{name}: num_segments must be non-negative, got {num_segments}")
-    clip = mode is not None and str(getattr(mode, "name", mode)).lower() in (
-        "clip",
-        "promise_in_bounds",
-    )
+    clip = gather_scatter_mode(mode) != "fill"
     if clip:
         ids = cnp.clip(ids, 0, max(num_segments - 1, 0))
     dtype = cnp.result_type(data)

@@ -32,7 +32,11 @@ from mj_core.numpy._creation import array
 from mj_core.numpy._promotion import convert, dtype_weak, shape_of
 from mj_core.numpy._shape import broadcast_shapes, broadcast_to
 from mj_core.prims._operands import unchanged
-from mj_core.prims.indexing import GatherDimensionNumbers, ScatterDimensionNumbers
+from mj_core.prims.indexing import (
+    GatherDimensionNumbers,
+    ScatterDimensionNumbers,
+    gather_scatter_mode,
+)
 
 __all__ = ["IndexUpdateHelper", "IndexUpdateRef", "getitem", "take"]
 
@@ -277,10 +281,7 @@ def _update(
     dtype, weak = dtype_weak(x)
     size = math.prod(shape)
     positions = lax.reshape(lax.iota(np.int64, size), shape)
-    clip = mode is not None and str(getattr(mode, "name", mode)).lower() in (
-        "clip",
-        "promise_in_bounds",
-    )
+    clip = gather_scatter_mode(mode) != "fill"
     selected = getitem(
         positions, _static_ints_as_arrays(idx), mode="clip" if clip else "fill", fill_value=-1
     )

@@ -561,14 +561,17 @@ scatter_max_p = _define_scatter("scatter_max", "biuf", np.maximum.at)
 
 
 # --- lax wrappers ----------------------------------------------------------------------------
-def _mode(mode: object) -> str:
-    """``jax.lax`` modes: None (the default), ``"fill"`` and ``"drop"`` mean fill-or-drop."""
+def gather_scatter_mode(mode: object) -> str:
+    """``"fill"``, ``"clip"`` or ``"promise_in_bounds"`` for a mode as JAX takes it (None,
+    the default, ``"fill"`` and ``"drop"`` mean fill-or-drop; a ``GatherScatterMode``), else
+    JAX's ``ValueError``: the one reading of ``mode=`` for gathers, scatters, ``x.at[...]``
+    and the segment reductions."""
     name = getattr(mode, "name", mode)
     if name is None or str(name).lower() in ("fill", "drop", "fill_or_drop"):
         return "fill"
     name = str(name).lower()
     if name not in ("clip", "promise_in_bounds"):
-        raise ValueError(f"Unknown gather/scatter mode {mode!r}: use 'clip', 'fill' or 'drop'")
+        raise ValueError(f'Unknown gather mode "{mode}"')
     return name
 
 
@@ -598,7 +601,7 @@ def gather(
         start_indices,
         dimension_numbers=_gather_dnums(dimension_numbers),
         slice_sizes=lax_ints(slice_sizes),
-        mode=_mode(mode),
+        mode=gather_scatter_mode(mode),
         fill_value=fill_value,
     )
 
@@ -643,7 +646,7 @@ def _scatter_wrapper(
             dimension_numbers=_scatter_dnums(dimension_numbers),
             indices_are_sorted=bool(indices_are_sorted),
             unique_indices=bool(unique_indices),
-            mode=_mode(mode),
+            mode=gather_scatter_mode(mode),
         )
 
     wrapper.__name__ = wrapper.__qualname__ = prim.name if name is None else name
@@ -713,5 +716,5 @@ def scatter_apply(
         update_shape=lax_ints(update_shape),
         indices_are_sorted=bool(indices_are_sorted),
         unique_indices=bool(unique_indices),
-        mode=_mode(mode),
+        mode=gather_scatter_mode(mode),
     )
