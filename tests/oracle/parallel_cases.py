@@ -344,3 +344,41 @@ def test_uneven_groups_tree_all_to_all_and_static_arguments_as_jax():
         f = pmap(lambda x, y: x + 3, static_broadcasted_argnums=(1,))
         with pytest.raises(ValueError, match="Non-hashable static arguments are not supported"):
             f(np.arange(N), np.asarray(1))
+
+
+def test_pmap_with_explicit_devices_inside_jit_as_jax():
+    # equinox's test_pmap test_aot_compilation: jit(pmap(f, devices=...)). The program runs on
+    # the pmap's devices (the first one holds the result, on one device or several), and a
+    # second pmap or a committed argument on other devices is JAX's ValueError.
+    mj_devs, jax_devs = mj.devices(), jax.devices()
+    w = RNG.normal(size=8)
+
+    def f(lib, pmap, devs):
+        return pmap(lambda v: v * w / lib.psum(v, "i"), axis_name="i", devices=devs)
+
+    for sl in (slice(0, 1), slice(3, 4), slice(0, N), slice(None, None, -1), slice(4, 8)):
+        x = X[sl]
+        got = mj.jit(f(lax, mj.pmap, mj_devs[sl]))(x)
+        want = jax.jit(f(jlax, jax.pmap, jax_devs[sl]))(x)
+        close(got, want)
+        assert {d.id for d in got.devices()} <= {d.id for d in want.devices()}
+        lowered = mj.jit(f(lax, mj.pmap, mj_devs[sl])).lower(x)
+        assert "func" in lowered.as_text()
+        close(lowered.compile()(x), want)
+        mj_step = mj.jit(f(lax, mj.pmap, mj_devs[sl]))
+        jax_step = jax.jit(f(jlax, jax.pmap, jax_devs[sl]))
+        grads = mj.grad(lambda x, g=mj_step: mnp.sum(g(x) ** 2))(x)
+        jgrads = jax.grad(lambda x, g=jax_step: jnp.sum(g(x) ** 2))(x)
+        close(grads, jgrads)
+    one = X[:1]
+    for pmap, jit, devs, put in (
+        (mj.pmap, mj.jit, mj_devs, mj.device_put),
+        (jax.pmap, jax.jit, jax_devs, jax.device_put),
+    ):
+        match = "Received incompatible devices for jitted computation"
+        with pytest.raises(ValueError, match=match):
+            jit(lambda x, p=pmap, d=devs: p(abs, devices=d[:1])(x) + p(abs, devices=d[1:2])(x))(one)
+        with pytest.raises(ValueError, match=match):
+            jit(pmap(abs, devices=devs[1:2]))(put(one, devs[0]))
+        out = jit(pmap(abs, devices=devs[1:2]))(put(one, devs[1]))
+        assert [d.id for d in out.devices()] == [1]

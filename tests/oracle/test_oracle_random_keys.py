@@ -374,3 +374,42 @@ def test_key_result_type_and_eval_shape(x64):
     mo = mj.eval_shape(lambda k: (mr.split(k, 3), mr.uniform(k, (2,))), ms)
     jo = jax.eval_shape(lambda k: (jr.split(k, 3), jr.uniform(k, (2,))), js)
     assert [(o.shape, str(o.dtype)) for o in mo] == [(o.shape, str(o.dtype)) for o in jo]
+
+
+def test_typeof_a_key_array_has_its_key_dtype(x64):
+    # equinox's _zero_from_primal / _none_to_zero read jax.typeof(x).to_tangent_aval()
+    seen = {}
+
+    def probe(lib, tag):
+        def f(k):
+            seen[tag] = lib.typeof(k)
+            return k
+
+        return f
+
+    for m, j in (
+        (mr.key(0), jr.key(0)),
+        (mr.split(mr.key(1), 3), jr.split(jr.key(1), 3)),
+        (mr.split(mr.key(2), 6).reshape(2, 3), jr.split(jr.key(2), 6).reshape(2, 3)),
+    ):
+        got, want = mj.typeof(m), jax.typeof(j)
+        assert str(got) == str(want)
+        assert got.str_short() == want.str_short()
+        assert (got.shape, got.dtype.name, got.weak_type) == (
+            want.shape,
+            want.dtype.name,
+            want.weak_type,
+        )
+        assert mnp.issubdtype(got.dtype, mj.dtypes.prng_key)
+        assert str(got.update(shape=(4,))) == str(want.update(shape=(4,)))
+        tangent, jtangent = got.to_tangent_aval(), want.to_tangent_aval()
+        assert (tangent.shape, tangent.dtype) == (jtangent.shape, jtangent.dtype)
+        assert str(m.aval) == str(j.aval)
+        assert mj.ShapeDtypeStruct(got.shape, got.dtype).dtype == m.dtype
+        assert mj.typeof(mr.key_data(m)) == mj.typeof(mnp.asarray(_data(m)))
+        mj.jit(probe(mj, "mj_jit"))(m)
+        jax.jit(probe(jax, "jax_jit"))(j)
+        mj.vmap(probe(mj, "mj_vmap"))(m.reshape(-1))
+        jax.vmap(probe(jax, "jax_vmap"))(j.reshape(-1))
+        assert str(seen["mj_jit"]) == str(seen["jax_jit"])
+        assert str(seen["mj_vmap"]) == str(seen["jax_vmap"])

@@ -21,6 +21,7 @@ from mj_core.dtypes import (
     check_array_data,
     default_dtype_for_pytype,
     is_inexact,
+    view_dtypes,
 )
 from mj_core.errors import ConcretizationError, user_line_suffix, user_location
 
@@ -95,8 +96,16 @@ class ShapedArray(AbstractValue):
     ) -> None:
         del sharding  # JAX's keyword: mj's avals carry no sharding (see ``sharding`` below)
         self.shape = tuple(shape)
-        dt = np.dtype(dtype)
-        self.dtype = _NARROW.get(dt, dt)  # no 64-bit types without enable_x64
+        try:
+            dt = np.dtype(dtype)
+        except TypeError:
+            if type(dtype) not in view_dtypes:
+                raise
+            # an array view's dtype (typed PRNG keys' key<fry>): the aval ``mj.typeof`` gives
+            # a view, as JAX's; views are pytrees of their data, so no tracer has it
+            self.dtype = dtype  # type: ignore[assignment]
+        else:
+            self.dtype = _NARROW.get(dt, dt)  # no 64-bit types without enable_x64
         self.weak_type = weak_type
         self._hash: int | None = None  # avals are immutable; jit's cache keys hash them often
 

@@ -26,7 +26,7 @@ from mj_xla._lowering import build_module, inline_values
 from mj_xla._pmap_executable import ReplicatedJit
 from mj_xla._sharding import Sharding
 from mj_xla._spmd_executable import SpmdExecutable, spmd_placement
-from mj_xla._xla_pmap import replicas_of
+from mj_xla._xla_pmap import pmap_devices, replicas_of
 
 _logger = logging.getLogger("mj")
 
@@ -231,9 +231,19 @@ def compile_jaxpr(
         avals = ", ".join(v.aval.str_short() for v in jaxpr.in_binders[len(known) :])
         _logger.warning("Compiling %s with global shapes and types [%s].", name, avals)
     replicas = replicas_of(jaxpr)
+    placed = pmap_devices(jaxpr)  # a pmap's devices=...: the program runs on them
+    if placed is not None:
+        if device is not None and (device,) != placed[:1]:
+            ids = [d.id for d in placed]
+            raise ValueError(
+                "Received incompatible devices for jitted computation. Got an argument with "
+                f"device ids [{device.id}] on platform {device.platform.upper()} and pmap "
+                f"inside jit with device ids {ids} on platform {placed[0].platform.upper()}."
+            )
+        device = placed[0]
     explicit = any(s is not None for s in out_shardings)
     if replicas > 1 and not explicit and spmd_placement(jaxpr, []) is None:
-        return ReplicatedJit(jaxpr, known, replicas)
+        return ReplicatedJit(jaxpr, known, replicas, placed)
     placement = spmd_placement(jaxpr, [*in_shardings, *out_shardings])
     if placement is None:
         return Executable(jaxpr, known, name, donated, device, keep_unused)

@@ -171,8 +171,14 @@ class ReplicatedJit:
 
     __slots__ = ("_known", "_pmap", "arg_avals", "out_avals")
 
-    def __init__(self, jaxpr: Jaxpr, known: Sequence[Any], replicas: int) -> None:
-        devices = resolve_devices(replicas, None)
+    def __init__(
+        self,
+        jaxpr: Jaxpr,
+        known: Sequence[Any],
+        replicas: int,
+        devices: Sequence[Any] | None = None,
+    ) -> None:
+        devices = resolve_devices(replicas, devices)
         self._known = list(known)
         self._pmap = _PmapExecutable(ClosedJaxpr(jaxpr, ()), None, devices, replicas)
         self.arg_avals = [v.aval for v in jaxpr.in_binders[len(known) :]]

@@ -26,7 +26,7 @@ from mj_xla._pmap_executable import executable, resolve_devices, stacked
 from mj_xla._shard_map import shard_map
 from mj_xla._sharding import Mesh, NamedSharding, PartitionSpec
 from mj_xla._spmd_executable import SpmdExecutable
-from mj_xla._xla_pmap import nested_replicas, xla_pmap_p
+from mj_xla._xla_pmap import names_devices, nested_devices_error, nested_replicas, xla_pmap_p
 
 __all__ = ["xla_pmap_impl"]
 
@@ -46,10 +46,8 @@ def xla_pmap_impl(
     name: str,
 ) -> list[Any]:
     inner = nested_replicas(call_jaxpr)
-    if inner > 1 and devices is not None:
-        raise NotImplementedError(
-            f"pmap ({name}): a pmap nested in it needs devices=None (as in JAX)."
-        )
+    if inner > 1 and (devices is not None or names_devices(call_jaxpr.jaxpr)):
+        raise nested_devices_error(name)
     placed = resolve_devices(axis_size * inner, devices)
     if inner > 1 or _has_index_groups(call_jaxpr):
         return list(executable(call_jaxpr, axis_name, placed, inner).run(args, mapped_invars))

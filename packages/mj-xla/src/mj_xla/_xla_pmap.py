@@ -14,7 +14,7 @@ replicas along the new axis.
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -45,6 +45,7 @@ from mj_core.extend import (
     raise_to_shaped,
 )
 from mj_ir import ClosedJaxpr, Jaxpr, JaxprEqn, Var
+from mj_xla import _jaxlib
 from mj_xla._identity_cache import IdentityCache
 from mj_xla._jaxlib import Value, hlo
 from mj_xla._lowering import (
@@ -58,7 +59,14 @@ from mj_xla._lowering import (
 from mj_xla._pmap_executable import stacked
 from mj_xla._replicas import in_mesh, replica_axis, replica_groups, replica_index
 
-__all__ = ["nested_replicas", "replicas_of", "xla_pmap_p"]
+__all__ = [
+    "names_devices",
+    "nested_devices_error",
+    "nested_replicas",
+    "pmap_devices",
+    "replicas_of",
+    "xla_pmap_p",
+]
 
 xla_pmap_p = Primitive("xla_pmap", multiple_results=True)
 
@@ -117,6 +125,69 @@ def replicas_of(jaxpr: Jaxpr) -> int:
     return counts.pop() if counts else 1
 
 
+def _outer_pmaps(jaxpr: Jaxpr) -> Iterator[JaxprEqn]:
+    """The pmap equations of ``jaxpr`` and of its sub-jaxprs, not those nested in a pmap."""
+    for eqn in jaxpr.eqns:
+        if eqn.primitive is xla_pmap_p:
+            yield eqn
+            continue
+        for value in eqn.params.values():
+            for sub in value if isinstance(value, tuple | list) else (value,):
+                if isinstance(sub, ClosedJaxpr | Jaxpr):
+                    yield from _outer_pmaps(sub.jaxpr if isinstance(sub, ClosedJaxpr) else sub)
+
+
+def names_devices(jaxpr: Jaxpr) -> bool:
+    """Whether a pmap in ``jaxpr`` (at any depth) names its ``devices``."""
+    for eqn in _outer_pmaps(jaxpr):
+        if eqn.params["devices"] is not None or names_devices(eqn.params["call_jaxpr"].jaxpr):
+            return True
+    return False
+
+
+def nested_devices_error(name: str) -> NotImplementedError:
+    """The refusal of a pmap naming ``devices`` nested in another pmap, or around one."""
+    return NotImplementedError(
+        f"pmap ({name}): a pmap nested in another needs devices=None (JAX 0.10.2 refuses "
+        "nested pmaps)."
+    )
+
+
+def _device_ids(devices: Sequence[Any]) -> str:
+    return f"device ids {[d.id for d in devices]} on platform {devices[0].platform.upper()}"
+
+
+def pmap_devices(jaxpr: Jaxpr) -> tuple[Any, ...] | None:
+    """The devices a compiled program holding ``jaxpr``'s pmaps runs on when one of them
+    names its ``devices`` (as JAX's ``jit(pmap(f, devices=...))``): those devices; ``None``
+    when none does (the program takes the default ones). A pmap without ``devices`` takes the
+    first ones of ``mj.devices()``: all must agree, else JAX's ``ValueError``."""
+    pmaps = list(_outer_pmaps(jaxpr))
+    for eqn in pmaps:
+        body = eqn.params["call_jaxpr"]
+        if names_devices(body.jaxpr) or (
+            eqn.params["devices"] is not None and nested_replicas(body) > 1
+        ):
+            raise nested_devices_error(eqn.params["name"])
+    if all(eqn.params["devices"] is None for eqn in pmaps):
+        return None
+    placed: list[tuple[str, tuple[Any, ...]]] = []
+    for eqn in pmaps:
+        devices = eqn.params["devices"]
+        if devices is None:
+            devices = _jaxlib.local_devices()[: eqn.params["axis_size"]]
+        placed.append((eqn.params["name"], tuple(devices)))
+    first_name, first = placed[0]
+    for name, devices in placed[1:]:
+        if devices != first:
+            raise ValueError(
+                "Received incompatible devices for jitted computation. Got pmap "
+                f"({first_name}) inside jit with {_device_ids(first)} and pmap ({name}) inside "
+                f"jit with {_device_ids(devices)}."
+            )
+    return first
+
+
 def _xla_pmap_lowering(
     ctx: LoweringContext,
     avals_in: Avals,
@@ -135,11 +206,8 @@ def _xla_pmap_lowering(
     are split ``axis_size`` ways along the pmap's axis; each takes its slice of the mapped
     operands, computes the body, and an ``all_gather`` over the axis restacks the outputs,
     as JAX lowered a nested ``xla_pmap`` (its replica count is :func:`replicas_of`)."""
-    if devices is not None:
-        raise NotImplementedError(
-            f"pmap ({name}) with explicit devices inside jit or another pmap is not supported "
-            "(as in JAX): leave devices=None."
-        )
+    if devices is not None and nested_replicas(call_jaxpr) > 1:
+        raise nested_devices_error(name)
     if in_mesh():
         raise NotImplementedError(f"pmap ({name}) inside shard_map is not supported.")
     axis = axis_name if axis_name is not None else object()

@@ -400,6 +400,10 @@ def test_nested_pmap_needs_enough_devices_and_no_explicit_devices():
         pmap(pmap(lambda v: v))(np.ones((3, 4, 2), np.float32))
     with pytest.raises(NotImplementedError, match="needs devices=None"):
         pmap(pmap(lambda v: v), devices=devices()[:2])(GRID)
+    with pytest.raises(NotImplementedError, match="needs devices=None"):
+        pmap(pmap(lambda v: v, devices=devices()[:4]))(GRID)
+    with pytest.raises(NotImplementedError, match="needs devices=None"):
+        jit(pmap(pmap(lambda v: v, devices=devices()[:4])))(GRID)
 
 
 def test_pmap_lower_compile_matches_the_call():

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from mj.dtypes import float0, prng_key
-from mj_core import get_aval, is_array
+from mj_core import ShapedArray, get_aval, is_array
 from mj_core.extend import AnyArray, Array, ArrayView, register_array_view
 from mj_core.tree_util import register_pytree_node
 
@@ -125,6 +125,11 @@ class PRNGKeyArray:
     @property
     def weak_type(self) -> bool:
         return False
+
+    @property
+    def aval(self) -> ShapedArray:
+        """The key array's abstract value (``key<fry>[3]``), as ``mj.typeof`` gives it."""
+        return ShapedArray(self.shape, self.dtype)
 
     def __len__(self) -> int:
         if not self.shape:
