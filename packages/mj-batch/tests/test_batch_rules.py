@@ -23,6 +23,7 @@ from mj_core.prims.contractions import dot_general_p
 from mj_core.prims.conversions import (
     bitcast_convert_type_p,
     convert_element_type_p,
+    copy_p,
     reduce_precision_p,
 )
 from mj_core.prims.convolution import ConvDimensionNumbers, conv_general_dilated_p
@@ -240,6 +241,7 @@ def _structural_cases() -> list[Case]:
             {"new_dtype": np.dtype(np.float32)},
         ),
         Case(reduce_precision_p, (f(2, 3),), {"exponent_bits": 5, "mantissa_bits": 2}),
+        Case(copy_p, (i(2, 3, dtype=np.int16),), {}),
         Case(optimization_barrier_p, (f(2, 3), i(4, dtype=np.int32)), {}),
     ]
 

@@ -76,6 +76,7 @@ CASES = [
     ("iota", (), {"dtype": np.dtype(np.int32), "shape": (2, 3), "dimension": 1}),
     ("convert_element_type", (i32,), {"new_dtype": np.dtype(np.float32), "weak_type": False}),
     ("reduce_precision", (f32,), {"exponent_bits": 5, "mantissa_bits": 10}),
+    ("copy", (i32,), {}),
     ("optimization_barrier", (f32, b), {}),
     ("bitcast_convert_type", (f32,), {"new_dtype": np.dtype(np.uint16)}),
     *[(f"reduce_{n}", (f32,), {"axes": (1,)}) for n in ("sum", "max", "min", "prod")],
@@ -244,6 +245,7 @@ def test_weak_types_propagate_through_structural_rules():
         ShapedArray((2,), np.int32), new_dtype=np.dtype(np.float32), weak_type=True
     )
     assert out.weak_type
+    assert abstract_eval_rules[_prim("copy")](weak) == [weak]  # (JAX's copy_p: its operand's)
 
 
 @pytest.mark.parametrize(

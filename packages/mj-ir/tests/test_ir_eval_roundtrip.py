@@ -94,6 +94,7 @@ EXAMPLES: dict[str, tuple[Callable[[], tuple[Any, ...]], dict[str, Any]]] = {
     "scatter_max": _SCATTER,
     "iota": (lambda: (), {"dtype": np.dtype(np.int32), "shape": (2, 3), "dimension": 1}),
     "reduce_precision": (lambda: (f64(2, 3),), {"exponent_bits": 5, "mantissa_bits": 10}),
+    "copy": (lambda: (f64(2, 3),), {}),
     "optimization_barrier": (lambda: (f64(2, 3), f64(4)), {}),
     "convert_element_type": (
         lambda: (f64(4) * 10,),

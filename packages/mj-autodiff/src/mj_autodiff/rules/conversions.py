@@ -4,7 +4,7 @@
 converts back to the operand's dtype); a conversion to an integer or boolean dtype has a zero
 tangent. ``bitcast_convert_type`` reinterprets bits, so its derivative is zero.
 ``reduce_precision`` is treated as linear, as JAX does: tangents and cotangents are rounded the
-same way.
+same way. ``copy`` is linear too: tangents and cotangents are copied (JAX's ``deflinear``).
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from mj_core.dtypes import is_inexact
 from mj_core.prims.conversions import (
     bitcast_convert_type_p,
     convert_element_type_p,
+    copy_p,
     reduce_precision_p,
 )
 
@@ -72,3 +73,20 @@ def _reduce_precision_transpose(
 jvp_rules[reduce_precision_p] = _reduce_precision_jvp
 transpose_rules[reduce_precision_p] = _reduce_precision_transpose
 derivative_kinds[reduce_precision_p] = Linear()
+
+
+def _copy_jvp(primals: list[Any], tangents: list[Any]) -> tuple[list[Any], list[Any]]:
+    (x,), (t,) = primals, tangents
+    ans = bind1(copy_p, x)
+    if type(t) is Zero:
+        return [ans], [Zero(tangent_aval_of(ans))]
+    return [ans], [bind1(copy_p, t)]
+
+
+def _copy_transpose(cts: list[Any], x: UndefPrimal) -> list[Any]:
+    return [bind1(copy_p, cts[0])]
+
+
+jvp_rules[copy_p] = _copy_jvp
+transpose_rules[copy_p] = _copy_transpose
+derivative_kinds[copy_p] = Linear()

@@ -1,6 +1,6 @@
-"""Batching rules of the dtype conversions: ``convert_element_type`` and ``reduce_precision``
-act on each element (batch dim unchanged); ``bitcast_convert_type`` too, except that a wider
-dtype consumes the last axis, which therefore must not be the batch axis."""
+"""Batching rules of the dtype conversions: ``convert_element_type``, ``reduce_precision``
+and ``copy`` act on each element (batch dim unchanged); ``bitcast_convert_type`` too, except
+that a wider dtype consumes the last axis, which therefore must not be the batch axis."""
 
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ from mj_core import bind1
 from mj_core.prims.conversions import (
     bitcast_convert_type_p,
     convert_element_type_p,
+    copy_p,
     reduce_precision_p,
 )
 
@@ -29,6 +30,7 @@ __all__: list[str] = []
 
 defvectorized(convert_element_type_p)
 defvectorized(reduce_precision_p)
+defvectorized(copy_p)
 
 
 def _bitcast_convert_type_vmap(

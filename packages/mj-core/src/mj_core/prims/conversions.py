@@ -1,6 +1,8 @@
 """Dtype conversions: ``convert_element_type`` (value-preserving where possible, XLA-style
 saturating float-to-int), ``bitcast_convert_type`` (reinterpret the bits) and
-``reduce_precision`` (round a float to fewer exponent/mantissa bits, keeping its dtype).
+``reduce_precision`` (round a float to fewer exponent/mantissa bits, keeping its dtype) and
+``copy`` (JAX's ``copy_p``: the same value in a new buffer, the conversion to the operand's own
+type, which ``jnp.array(x)`` of a traced ``x`` stages, as JAX does).
 
 The lax wrappers of the same names follow the rules (``convert_element_type`` returns a
 strong operand of the target dtype unchanged); ``__all__`` is the family's primitives and lax
@@ -26,6 +28,7 @@ __all__ = [
     "bitcast_convert_type_p",
     "convert_element_type",
     "convert_element_type_p",
+    "copy_p",
     "reduce_precision",
     "reduce_precision_p",
 ]
@@ -174,6 +177,28 @@ def _reduce_precision_impl(x: ArrayLike, *, exponent_bits: int, mantissa_bits: i
     # the narrow dtype's values, since its exponent and mantissa are no wider than float32's)
     wide = _reduce_precision_bits(arr.astype(np.float32), exponent_bits, mantissa_bits)
     return [wide.astype(out.dtype)]
+
+
+# --- copy -------------------------------------------------------------------------------------
+copy_p = Primitive("copy")
+"""JAX's ``copy_p``: a copy of a runtime array (its type, weak type included, unchanged). It
+is never simplified out of a jaxpr (``jnp.array(x)`` of a traced ``x`` stages one, as in JAX);
+linear, vectorized, and lowered to its operand."""
+
+
+@abstract_eval_rules.register(copy_p)
+def _copy_avals(x: ShapedArray) -> list[ShapedArray]:
+    return [x]
+
+
+@impl_rules.register(copy_p)
+def _copy_impl(x: ArrayLike) -> list[Any]:
+    return [np.array(x, copy=True)]  # (a new buffer: the operand's data is not shared)
+
+
+def array_copy(x: ArrayLike) -> Array:
+    """``copy_p`` of ``x`` (JAX's ``lax._array_copy``; not lax API)."""
+    return bind1(copy_p, x)
 
 
 # --- lax wrappers ----------------------------------------------------------------------------

@@ -1,5 +1,6 @@
 """Lowering rules of the dtype conversions: ``stablehlo.convert``,
-``stablehlo.bitcast_convert`` and ``stablehlo.reduce_precision``."""
+``stablehlo.bitcast_convert`` and ``stablehlo.reduce_precision``; ``copy`` lowers to its operand,
+as in JAX (a compiled computation's outputs are new buffers anyway)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import numpy as np
 from mj_core.prims.conversions import (
     bitcast_convert_type_p,
     convert_element_type_p,
+    copy_p,
     reduce_precision_p,
 )
 from mj_xla._jaxlib import Value, hlo, ir
@@ -73,3 +75,10 @@ def _reduce_precision_lowering(
     i32 = ir.IntegerType.get_signless(32)
     exp_attr, mant_attr = (ir.IntegerAttr.get(i32, n) for n in (exponent_bits, mantissa_bits))
     return [hlo.reduce_precision(in_vals[0], exp_attr, mant_attr)]
+
+
+@lowering_rules.register(copy_p)
+def _copy_lowering(
+    ctx: LoweringContext, avals_in: Avals, avals_out: Avals, in_vals: Values
+) -> list[Value]:
+    return [in_vals[0]]
