@@ -153,7 +153,8 @@ def _at(self: Any) -> IndexUpdateHelper:
 
 
 def _copy(self: object) -> Any:
-    return self
+    """``jnp.array(self)``: a traced value's copy is staged (``copy``), as in JAX."""
+    return mnp.array(self)
 
 
 def _operator_round(self: Any, ndigits: int | None = None) -> Any:

@@ -42,6 +42,7 @@ from mj_core.numpy._promotion import (
     shape_of,
 )
 from mj_core.numpy._shape import broadcast_shapes, stack
+from mj_core.prims.conversions import array_copy
 from mj_core.prims.elementwise import to_inexact_dtype
 from mj_core.prims.structural import fill_view
 
@@ -113,9 +114,16 @@ def array(
     dt = as_dtype(dtype, "array")
     out: ArrayLike
     if isinstance(object, list | tuple) and _contains_tracer(object):
-        out = stack([array(o) for o in object])
-    elif isinstance(object, Tracer) or (is_array(object) and not isinstance(object, _HOST)):
-        out = object  # a traced value or a higher layer's array (e.g. a device array)
+        # each element converted to the sequence's dtype, a strong type (as JAX's: a list of
+        # weak traced values is not weak), and not copied
+        elt_dt = dt if dt is not None else _sequence_dtype(object)
+        out = stack([array(o, elt_dt, copy=False) for o in object])
+    elif isinstance(object, Tracer):
+        # a copy, as JAX's: the staged ``copy`` (a new value, of the tracer's type), before
+        # any conversion
+        out = array_copy(object) if copy else object
+    elif is_array(object) and not isinstance(object, _HOST):
+        out = object  # a higher layer's array (e.g. a device array)
     elif type(object) is WeakEagerArray and dt is None:
         out = object  # stays weak, as in JAX
     elif type(object) in array_views:  # typed keys: a key array (a copy for array)

@@ -15,7 +15,7 @@ import numpy as np
 
 import mj_core.numpy as cnp
 from mj.numpy import _placement
-from mj_core import Tracer, lax
+from mj_core import lax
 from mj_core.errors import user_line_suffix
 from mj_core.extend import (
     AnyArray,
@@ -311,6 +311,5 @@ def copy(a: ArrayLike, order: str | None = None) -> AnyArray:
         raise NotImplementedError(
             f"copy: only order='K' is supported, got order={order!r}{user_line_suffix()}"
         )
-    if isinstance(a, Tracer):  # traced values are immutable: the value itself, weak type kept
-        return a
-    return _placement.array(a, copy=True)  # (an mj array's data copied, as JAX's)
+    # (an mj array's data copied, and a traced value's copy staged, as JAX's)
+    return _placement.array(a, copy=True)
