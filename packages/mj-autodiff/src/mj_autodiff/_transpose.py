@@ -34,7 +34,7 @@ from mj_autodiff._tangents import (
     tangent_aval,
 )
 from mj_core import EagerArray, RuleTable, ShapedArray, bind, bind1
-from mj_core.extend import ArrayLike, on_x64_change
+from mj_core.extend import ArrayLike, on_x64_change, unchanged
 from mj_core.prims.conversions import convert_element_type_p
 from mj_core.prims.reductions import reduce_sum_p
 from mj_core.prims.structural import reshape_p
@@ -125,6 +125,10 @@ def backward_pass(jaxpr: Jaxpr, consts_and_args: Sequence[Any], cts: Sequence[An
         invals = [env[x] if type(x) is Var else x.val for x in eqn.inputs]  # type: ignore[union-attr]
         for v in invals:
             if type(v) is UndefPrimal:
+                # a strong literal (a NumPy scalar) reaches the rule as an array, with its
+                # ``aval``, as JAX's typed literals do (equinox's rules read ``c.aval`` of an
+                # operand that is no UndefPrimal); a weak one stays the Python number
+                invals = [unchanged(u) if isinstance(u, np.generic) else u for u in invals]
                 linear_eqns.append((eqn, invals))
                 for out in eqn.out_binders:
                     env[out] = UndefPrimal(out.aval)
