@@ -43,7 +43,6 @@ __all__ = [
     "scatter_add",
     "scatter_add_p",
     "scatter_apply",
-    "scatter_apply_rules",
     "scatter_max",
     "scatter_max_p",
     "scatter_min",

@@ -24,7 +24,7 @@ from mj.numpy import linalg as mla
 from mj.numpy import vectorize
 from mj_core import lax_linalg
 from mj_core.errors import user_line_suffix
-from mj_core.extend import AnyArray, Array, ArrayLike
+from mj_core.extend import AnyArray, Array, ArrayLike, promote_inexact
 
 __all__ = ["funm", "rsf2csf", "schur", "solve_sylvester", "sqrtm"]
 
@@ -219,14 +219,14 @@ def solve_sylvester(
     tol: float = 1e-8,
 ) -> Array:
     """``X`` with ``A X + X B = C`` (``A`` m x m, ``B`` n x n, ``C`` m x n; leading batch
-    dimensions broadcast). ``method`` (``"schur"``/``"eigen"``) and ``tol`` are accepted as in
-    JAX; the system is solved directly, so both give the same answer."""
+    dimensions broadcast). ``method`` (``"schur"``/``"eigen"``) is accepted as in JAX; the
+    system is solved directly, so both give the same answer. As in JAX, a matrix of NaNs where
+    an eigenvalue of ``A`` and one of ``B`` sum to within ``tol`` of zero (no unique
+    solution)."""
     if method not in ("schur", "eigen"):
         raise ValueError(f"Unrecognized method {method}{user_line_suffix()}")
-    del tol
-    a, b, c = (mnp.asarray(v) for v in (A, B, C))
-    dtype = mnp.result_type(a, b, c, mnp.float32)
-    a, b, c = (v.astype(dtype) for v in (a, b, c))
+    a, b, c = promote_inexact(*(mnp.asarray(v) for v in (A, B, C)))  # JAX's promotion
+    dtype = a.dtype
     m, n = c.shape[-2], c.shape[-1]
     if a.shape[-2:] != (m, m) or b.shape[-2:] != (n, n):
         raise ValueError(
@@ -249,4 +249,10 @@ def solve_sylvester(
         vec = lax.complex(sol[..., : m * n], sol[..., m * n :])
     else:
         vec = mla.solve(op, rhs[..., None])[..., 0]
-    return mnp.swapaxes(vec.reshape((*batch, n, m)), -1, -2)
+    x = mnp.swapaxes(vec.reshape((*batch, n, m)), -1, -2)
+    sums = (
+        mla.eigvals(lax.stop_gradient(a))[..., :, None]
+        + mla.eigvals(lax.stop_gradient(b))[..., None, :]
+    )
+    singular = mnp.any(mnp.abs(sums) < tol, axis=(-2, -1))
+    return mnp.where(singular[..., None, None], mnp.zeros_like(x) * np.nan, x)
