@@ -557,3 +557,31 @@ def test_register_vmappable_under_jit():
         np.testing.assert_allclose(np.asarray(f(x)), ((2.0 * x) ** 2 + 1.0).T)
     finally:
         batching.unregister_vmappable(Box)
+
+
+def test_a_builtin_impl_read_before_def_impl_wraps_and_restores():
+    """JAX's pattern (api_test's impl-counting tests): ``impl = sin_p.impl``, then
+    ``sin_p.def_impl(lambda x: count() or impl(x))``, then ``def_impl(impl)`` to restore. The
+    impl read first computes sin itself (JAX's apply_primitive), so the wrapper does not
+    recurse, and registering it again puts mj's own rule back: a process where this once
+    recursed forever left every later ``sin`` broken."""
+    from mj import lax
+
+    calls = []
+    shortcut = impl_rules.shortcut(lax.sin_p)  # mj's eager fast path for sin
+    fast = shortcut.ufunc
+    sin_impl = lax.sin_p.impl
+    x = np.float32(0.5)
+    lax.sin_p.def_impl(lambda v, **kw: calls.append(1) or sin_impl(v, **kw))
+    try:
+        np.testing.assert_allclose(np.asarray(lax.sin(x)), np.sin(x), rtol=1e-6)
+        assert calls == [1]
+        assert shortcut.ufunc is None  # the registered function runs, not the fast path
+        staged = mj.make_jaxpr(lambda v: sin_impl(v))(x)  # traced arguments stage it
+        assert [e.primitive.name for e in staged.jaxpr.eqns] == ["sin"]
+    finally:
+        lax.sin_p.def_impl(sin_impl)
+    np.testing.assert_allclose(np.asarray(lax.sin(x)), np.sin(x), rtol=1e-6)
+    assert calls == [1]
+    assert shortcut.ufunc is fast  # and the fast path is back
+    assert lax.sin(np.float32(0.25)).dtype == np.float32

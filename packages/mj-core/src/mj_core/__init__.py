@@ -40,6 +40,7 @@ from mj_core._trace import EvalTrace as EvalTrace
 from mj_core._trace import MainTrace as MainTrace
 from mj_core._trace import Trace as Trace
 from mj_core._trace import Tracer as Tracer
+from mj_core._trace import apply_primitive as _apply_primitive
 from mj_core._trace import bind as bind
 from mj_core._trace import bind1 as bind1
 from mj_core._trace import current_trace_stack as current_trace_stack
@@ -57,7 +58,8 @@ from mj_core.errors import MJError as MJError
 from mj_core.errors import TracerLeakError as TracerLeakError
 
 install_array_methods(Tracer, EagerArray)
-_install_binders(bind, bind1)  # Primitive.bind (JAX's spelling) calls the interpreter stack
+# Primitive.bind (JAX's spelling) calls the interpreter stack, Primitive.impl the eager engine
+_install_binders(bind, bind1, _apply_primitive)
 # Array types registered with register_array_type (EagerArray, device arrays) are Arrays
 # already; tracers are not data, so they are registered here.
 Array.register(Tracer)

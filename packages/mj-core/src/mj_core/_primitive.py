@@ -57,22 +57,19 @@ class Primitive:
     @property
     def impl(self) -> Callable[..., Any]:
         """JAX's ``Primitive.impl``: the function :meth:`def_impl` registered (itself, as
-        JAX keeps it); otherwise, for a primitive with an eager rule (mj's own), applying the
-        primitive (JAX's ``apply_primitive``: eager outside a trace, staged inside one), and
-        for one with none, a function raising JAX's ``NotImplementedError``. The table holds
-        the registered function (as the rule's ``__wrapped__``), not the primitive."""
+        JAX keeps it); otherwise, for a primitive with an eager rule (mj's own), evaluating
+        it now with that rule (JAX's ``apply_primitive``), and for one with none, a function
+        raising JAX's ``NotImplementedError``. The table holds the registered function (as
+        the rule's ``__wrapped__``), not the primitive."""
         rule = impl_rules.get(self)
         if rule is None:
             return self._no_impl
         registered: Callable[..., Any] | None = getattr(rule, "__wrapped__", None)
-        return registered or self._apply
+        return registered or _Evaluation(self, rule)
 
     @impl.setter
     def impl(self, impl: Callable[..., Any]) -> None:
         self.def_impl(impl)
-
-    def _apply(self, *args: object, **params: object) -> Any:
-        return self.bind(*args, **params)
 
     def _no_impl(self, *args: object, **params: object) -> Any:
         raise NotImplementedError(f"Evaluation rule for '{self.name}' not implemented")
@@ -96,6 +93,9 @@ class Primitive:
     def def_impl(self, impl: Callable[..., Any]) -> Callable[..., Any]:
         """Register ``impl(*args, **params)`` (returning the output, or a sequence of outputs
         when ``multiple_results``, as in JAX) as the primitive's eager evaluation rule."""
+        if isinstance(impl, _Evaluation) and impl.primitive is self:
+            impl_rules[self] = impl.rule  # the impl read earlier, put back
+            return impl
         multiple = self.multiple_results
 
         def rule(*args: object, **params: object) -> list[Any]:
@@ -124,13 +124,35 @@ class Primitive:
 
 # ``Primitive.bind``'s implementations, installed by the package once the interpreter stack
 # (``mj_core._trace``, a layer above this module) is imported: ``bind`` (a list of outputs)
-# and ``bind1`` (the single output).
+# and ``bind1`` (the single output); and the eager engine's evaluation (``eval_primitive``).
 _BINDERS: list[Callable[..., Any]] = []
+_EVALUATE: list[Callable[..., list[Any]]] = []
 
 
-def install_binders(bind: Callable[..., Any], bind1: Callable[..., Any]) -> None:
-    """Make ``Primitive.bind`` call ``bind`` (multiple results) and ``bind1`` (one result)."""
+def install_binders(
+    bind: Callable[..., Any], bind1: Callable[..., Any], evaluate: Callable[..., list[Any]]
+) -> None:
+    """Make ``Primitive.bind`` call ``bind`` (multiple results) and ``bind1`` (one result),
+    and ``Primitive.impl`` evaluate with ``evaluate(primitive, args, params, rule)``."""
     _BINDERS[:] = [bind, bind1]
+    _EVALUATE[:] = [evaluate]
+
+
+class _Evaluation:
+    """JAX's ``Primitive.impl`` of a primitive with mj's own eager rule: the primitive
+    evaluated now with the rule it had when ``impl`` was read (JAX's ``apply_primitive``). A
+    function registered later with ``def_impl`` may call it (JAX's tests wrap an impl so),
+    and ``def_impl`` of it puts that rule back."""
+
+    __slots__ = ("primitive", "rule")
+
+    def __init__(self, primitive: Primitive, rule: Callable[..., list[Any]]) -> None:
+        self.primitive = primitive
+        self.rule = rule
+
+    def __call__(self, *args: object, **params: object) -> Any:
+        outs = _EVALUATE[0](self.primitive, args, params, self.rule)
+        return outs if self.primitive.multiple_results else outs[0]
 
 
 class RuleTable(dict[Primitive, _R]):
@@ -306,11 +328,22 @@ class ImplRules(RuleTable[Callable[..., Any]]):
         #: primitive's, a callback's) gets its operands as they are, mj arrays.
         self.numpy_rules: set[Primitive] = set()
         self._ufunc_rules: set[Callable[..., Any]] = set()  # register_ufunc's (numpy_rules)
+        #: register_ufunc's rule and shortcut function per primitive: registering that rule
+        #: again (``def_impl`` of an impl read earlier) brings its shortcut back too.
+        self._ufuncs: dict[Primitive, tuple[Callable[..., Any], Callable[..., Any]]] = {}
 
     def __setitem__(self, prim: Primitive, rule: Callable[..., Any]) -> None:
         shortcut = self._shortcuts.get(prim)
         if shortcut is not None:
-            shortcut.ufunc = None
+            own = self._ufuncs.get(prim)
+            if own is not None and rule is own[0]:
+                if _shortcuts_apply():
+                    shortcut.ufunc = own[1]
+                else:
+                    self._suspended[prim] = own[1]
+            else:
+                shortcut.ufunc = None
+                self._suspended.pop(prim, None)
         if rule in self._ufunc_rules or getattr(rule, "__module__", None) in _NUMPY_RULE_MODULES:
             self.numpy_rules.add(prim)
         else:
@@ -427,7 +460,9 @@ class ImplRules(RuleTable[Callable[..., Any]]):
         rule = unary if nin == 1 else binary if nin == 2 else nary
         rule.__name__ = rule.__qualname__ = f"{prim.name}_impl"
         self._ufunc_rules.add(rule)
+        self._ufuncs.pop(prim, None)
         self[prim] = rule
+        self._ufuncs[prim] = (rule, plain)
         shortcut.inexact_only = inexact
         shortcut.inexact_kinds = "fc" if complex_ufunc is None else "f"
         shortcut.keeps_dtype = keeps_dtype

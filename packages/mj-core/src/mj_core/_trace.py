@@ -28,7 +28,7 @@ from __future__ import annotations
 import gc
 import threading
 import weakref
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, ClassVar
 
@@ -47,6 +47,7 @@ __all__ = [
     "MainTrace",
     "Trace",
     "Tracer",
+    "apply_primitive",
     "bind",
     "bind1",
     "binds",
@@ -494,6 +495,17 @@ def bind(primitive: Primitive, *args: object, **params: object) -> list[Any]:
     if not _active.count or _state.eager:  # no transformation: evaluate now
         return eval_primitive(primitive, args, params)
     return _bind_traced(primitive, args, params)
+
+
+def apply_primitive(
+    primitive: Primitive, args: Sequence[Any], params: dict[str, Any], rule: Callable[..., Any]
+) -> list[Any]:
+    """``primitive`` on ``args`` with the eager ``rule`` given (JAX's ``apply_primitive``, what
+    ``Primitive.impl`` does): evaluated now, or staged like any operation where an argument
+    is traced."""
+    if any(isinstance(a, Tracer) for a in args):
+        return bind(primitive, *args, **params)
+    return eval_primitive(primitive, args, params, rule)
 
 
 def bind1(primitive: Primitive, *args: object, **params: object) -> Any:

@@ -78,7 +78,12 @@ def compute_failed(
     raise err
 
 
-def eval_primitive(primitive: Primitive, args: Sequence[Any], params: dict[str, Any]) -> list[Any]:
+def eval_primitive(
+    primitive: Primitive,
+    args: Sequence[Any],
+    params: dict[str, Any],
+    rule: Callable[..., list[Any]] | None = None,
+) -> list[Any]:
     """Apply ``primitive``'s impl rule to concrete ``args`` now, whatever traces are active.
 
     Outputs are viewed as :class:`~mj_core._eager_array.EagerArray`
@@ -97,7 +102,8 @@ def eval_primitive(primitive: Primitive, args: Sequence[Any], params: dict[str, 
                 if handled is not NotImplemented:  # (declined: the impl rule evaluates it)
                     return handled
                 break
-    rule = impl_rules[primitive]
+    if rule is None:  # (given: Primitive.impl read before a def_impl)
+        rule = impl_rules[primitive]
     operands: Sequence[Any]
     if primitive in _numpy_rules:  # NumPy's functions at NumPy's speed: plain views
         # one loop for both, no call per operand (a comprehension's frame costs ~90 ns more,
