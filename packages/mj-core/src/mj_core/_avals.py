@@ -29,6 +29,7 @@ __all__ = [
     "ConcreteArray",
     "ShapedArray",
     "array_types",
+    "dtype_name",
     "get_aval",
     "is_array",
     "pytype_aval_mappings",
@@ -39,6 +40,13 @@ __all__ = [
 
 #: mj-autodiff's ``float0`` (the tangent dtype of integer values), spelled here below it
 _FLOAT0 = np.dtype([("float0", np.void, 0)])
+
+
+def dtype_name(dtype: np.dtype[Any]) -> str:
+    """A dtype's name as JAX prints it: autodiff's ``float0`` (a NumPy void dtype) by name."""
+    return "float0" if dtype.names == ("float0",) else dtype.name
+
+
 _DTYPE_SHORT = {
     "float16": "f16",
     "bfloat16": "bf16",
@@ -129,7 +137,8 @@ class ShapedArray(AbstractValue):
 
     def str_short(self) -> str:
         """``f32[3,4]``-style summary (weak types are marked with a trailing ``~``)."""
-        short = _DTYPE_SHORT.get(self.dtype.name, self.dtype.name)
+        name = dtype_name(self.dtype)
+        short = _DTYPE_SHORT.get(name, name)
         dims = ",".join(str(d) for d in self.shape)
         return f"{short}[{dims}]" + ("~" if self.weak_type else "")
 
@@ -174,12 +183,12 @@ class ShapedArray(AbstractValue):
 
     def __repr__(self) -> str:
         weak = ", weak_type=True" if self.weak_type else ""
-        return f"ShapedArray(shape={self.shape}, dtype={self.dtype.name}{weak})"
+        return f"ShapedArray(shape={self.shape}, dtype={dtype_name(self.dtype)}{weak})"
 
     def __str__(self) -> str:
         """JAX's ``str(aval)``: ``float32[3,4]``, with a leading ``~`` when weakly typed."""
         dims = ",".join(str(d) for d in self.shape)
-        return f"{'~' if self.weak_type else ''}{self.dtype.name}[{dims}]"
+        return f"{'~' if self.weak_type else ''}{dtype_name(self.dtype)}[{dims}]"
 
     # The three methods below are how ``bool(tracer)`` and friends reach the aval.
     def _bool(self, tracer: object) -> bool:

@@ -30,6 +30,7 @@ from mj_core._avals import ConcreteArray as ConcreteArray
 from mj_core._avals import ShapedArray as ShapedArray
 from mj_core._avals import array_types as array_types
 from mj_core._avals import check_conversion as check_conversion
+from mj_core._avals import dtype_name as dtype_name
 from mj_core._avals import get_aval as get_aval
 from mj_core._avals import is_array as is_array
 from mj_core._avals import pytype_aval_mappings as pytype_aval_mappings

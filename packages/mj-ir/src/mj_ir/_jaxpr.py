@@ -63,6 +63,7 @@ from mj_core.extend import (
     RuleTable,
     ShapedArray,
     bind,
+    dtype_name,
     get_aval,
     on_x64_change,
     raise_to_shaped,
@@ -451,7 +452,7 @@ def type_str(aval: ShapedArray) -> str:
     if s is None:
         if len(_TYPE_STRS) >= 4096:
             _TYPE_STRS.clear()
-        s = _TYPE_STRS[key] = f"{aval.dtype.name}[{','.join(str(d) for d in aval.shape)}]"
+        s = _TYPE_STRS[key] = f"{dtype_name(aval.dtype)}[{','.join(str(d) for d in aval.shape)}]"
     return s
 
 
@@ -647,7 +648,7 @@ _JAX_WIDTH = 80  # JAX's line width: a jaxpr with one short equation prints on o
 
 def jax_type_str(aval: ShapedArray) -> str:
     """``f32[3,4]``: how JAX's jaxprs show a type (short dtype names)."""
-    name = aval.dtype.name
+    name = dtype_name(aval.dtype)
     short = _SHORT_DTYPES.get(name)
     if short is None:
         short = name
