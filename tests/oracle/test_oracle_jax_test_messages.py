@@ -95,6 +95,10 @@ def _pmap_empty(lib: Any) -> Any:
     return lib.pmap(lambda: 1.0)()
 
 
+def _pmap_unmapped_with_axis_size(lib: Any) -> Any:
+    return lib.pmap(lambda x: x + 1, in_axes=None, axis_size=1)(np.float32(1))
+
+
 def _mesh(lib: Any) -> Any:
     return lib.sharding.Mesh(np.array(lib.devices()[:1]), ("x", "y"))
 
@@ -392,6 +396,12 @@ CASES: list[tuple[str, Callable[[Any], Any], type[BaseException], str]] = [
     (
         "pmap_empty",
         _pmap_empty,
+        ValueError,
+        "pmap requires at least one argument with a mapped axis.",
+    ),
+    (
+        "pmap_unmapped_with_axis_size",
+        _pmap_unmapped_with_axis_size,
         ValueError,
         "pmap requires at least one argument with a mapped axis.",
     ),

@@ -249,13 +249,11 @@ class PmapFunction:
             raise ValueError(
                 f"pmap got inconsistent sizes for the mapped axes: {sorted(sizes)}{where()}."
             )
-        if not sizes:
-            if self._axis_size is None:
-                raise ValueError(
-                    "pmap requires at least one argument with a mapped axis. (pmap needs an "
-                    f"argument mapped by in_axes, or axis_size{where()}.)"
-                )
-            return self._axis_size
+        if not sizes:  # (JAX 0.10's pmap refuses this whatever axis_size says)
+            raise ValueError(
+                "pmap requires at least one argument with a mapped axis. (pmap maps the "
+                f"arguments in_axes names; axis_size does not replace one{where()}.)"
+            )
         (size,) = sizes
         if self._axis_size is not None and size != self._axis_size:
             raise ValueError(
