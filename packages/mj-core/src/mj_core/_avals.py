@@ -44,7 +44,7 @@ _FLOAT0 = np.dtype([("float0", np.void, 0)])
 
 def dtype_name(dtype: np.dtype[Any]) -> str:
     """A dtype's name as JAX prints it: autodiff's ``float0`` (a NumPy void dtype) by name."""
-    return "float0" if dtype.names == ("float0",) else dtype.name
+    return "float0" if getattr(dtype, "names", None) == ("float0",) else dtype.name
 
 
 _DTYPE_SHORT = {
