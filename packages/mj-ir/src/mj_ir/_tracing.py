@@ -545,4 +545,8 @@ def make_jaxpr(
         shapes = [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type) for a in closed.out_avals]
         return closed, view_structs(tree_unflatten(out_tree[0], shapes))
 
+    # JAX's names for the traced-function maker (``make_jaxpr(f)``), module ``jax``.
+    make.__name__ = f"make_jaxpr({getattr(fun, '__name__', type(fun).__name__)})"
+    make.__qualname__ = f"make_jaxpr({getattr(fun, '__qualname__', make.__name__)})"
+    make.__module__ = "mj"
     return make

@@ -835,7 +835,13 @@ class PjitFunction(Generic[P, R]):
         return functools.partial(self, obj)
 
     def __repr__(self) -> str:
-        return f"<jit({self._name})>"
+        """JAX's text (``<PjitFunction of <function f ...>>``); never raises, as JAX's: a
+        function whose repr fails, or a jitted object missing its ``__wrapped__``, prints
+        ``<PjitFunction>``."""
+        try:
+            return f"<PjitFunction of {self.__dict__['__wrapped__']!r}>"
+        except Exception:  # any failure of the user's __repr__, or no __wrapped__
+            return "<PjitFunction>"
 
     @property
     def __signature__(self) -> inspect.Signature:
