@@ -113,7 +113,17 @@ def checkpoint(
             dyn_fun = functools.partial(dyn_fun, **static_kwargs)
             kwargs = {k: v for k, v in kwargs.items() if k not in static_names}
         args_flat, in_tree = tree_flatten((tuple(dyn_args), kwargs))
-        traced = trace_fun(functools.partial(_apply, dyn_fun), in_tree, shaped_avals(args_flat))
+        static_vals = (
+            tuple((i % len(args), args[i]) for i in statics) if statics else (),
+            tuple(sorted(static_kwargs.items())),
+        )
+        traced = trace_fun(
+            functools.partial(_apply, dyn_fun),
+            in_tree,
+            shaped_avals(args_flat),
+            owner=fun,  # (cached on the user's function and its static arguments, as JAX's)
+            statics=static_vals,
+        )
         outs = bind(
             checkpoint_p,
             *traced.consts,

@@ -12,15 +12,16 @@ output-structure check shared by ``custom_root`` and ``custom_linear_solve``, an
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Iterator, Sequence
+import weakref
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
 
-from mj_core import ShapedArray, Tracer, bind1, get_aval, raise_to_shaped
+from mj_core import ShapedArray, Tracer, bind1, config, get_aval, raise_to_shaped
 from mj_core.dtypes import result_type
 from mj_core.errors import user_line_suffix
-from mj_core.extend import ArrayLike, EagerArray, eager_result, weak_result
+from mj_core.extend import ArrayLike, EagerArray, axis_env_signature, eager_result, weak_result
 from mj_core.numpy import asarray
 from mj_core.prims.conversions import convert_element_type_p
 from mj_core.tree_util import (
@@ -36,6 +37,7 @@ from mj_core.tree_util import (
 )
 from mj_ir import ClosedJaxpr, Jaxpr, Var
 from mj_ir.extend import trace_to_jaxpr, types_match
+from mj_xla.extend import on_clear_caches
 
 __all__ = [
     "TracedFun",
@@ -141,13 +143,49 @@ def shaped_avals(flat_vals: Sequence[Any]) -> list[ShapedArray]:
     return [raise_to_shaped(get_aval(x)) for x in flat_vals]
 
 
+#: Traces kept per callable (weakly: dropped with it), then per argument types and the settings
+#: a trace depends on: calling ``while_loop`` / ``cond`` / ``scan`` / a ``checkpoint``ed
+#: function again with the same callables and argument types does not run their Python again
+#: (JAX caches these traces the same way). At most _MAX_TRACES per callable.
+_traces: weakref.WeakKeyDictionary[object, dict[Hashable, TracedFun]] = weakref.WeakKeyDictionary()
+_MAX_TRACES = 64
+on_clear_caches(_traces.clear)
+
+
 def trace_fun(
-    fun: Callable[..., Any], in_tree: PyTreeDef, in_avals: Sequence[ShapedArray]
+    fun: Callable[..., Any],
+    in_tree: PyTreeDef,
+    in_avals: Sequence[ShapedArray],
+    *,
+    owner: object = None,
+    statics: Hashable = (),
 ) -> TracedFun:
-    """Trace ``fun(*tree_unflatten(in_tree, args))`` on abstract flat arguments."""
+    """Trace ``fun(*tree_unflatten(in_tree, args))`` on abstract flat arguments.
+
+    The trace is cached on ``owner`` (``fun`` itself by default; a wrapper made per call
+    names the user's function, and the ``statics`` it closes over, instead). A trace that
+    closed over tracers of an enclosing transformation is not kept: they die with it.
+    """
+    owner = fun if owner is None else owner
+    key = (in_tree, tuple(in_avals), statics, axis_env_signature(), config.trace_settings())
+    try:
+        hash(key)
+        per_fun = _traces.get(owner)
+        hit = None if per_fun is None else per_fun.get(key)
+    except TypeError:  # an unhashable or not weakly referenceable callable, unhashable statics
+        per_fun, hit, owner = None, None, None
+    if hit is not None:
+        return hit
     flat_fun, out_tree = flatten_fun(fun, in_tree)
     jaxpr, consts = trace_to_jaxpr(flat_fun, list(in_avals))
-    return TracedFun(jaxpr, list(consts), out_tree())
+    traced = TracedFun(jaxpr, list(consts), out_tree())
+    if owner is not None and not any(isinstance(c, Tracer) for c in traced.consts):
+        if per_fun is None:
+            per_fun = _traces.setdefault(owner, {})
+        elif len(per_fun) >= _MAX_TRACES:
+            per_fun.clear()
+        per_fun[key] = traced
+    return traced
 
 
 class _TypeRepr:

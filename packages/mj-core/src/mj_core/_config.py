@@ -67,7 +67,18 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-__all__ = ["MATMUL_PRECISIONS", "config", "on_change", "on_x64_change"]
+__all__ = ["MATMUL_PRECISIONS", "TRACE_SETTINGS", "config", "on_change", "on_x64_change"]
+
+#: The options a trace depends on besides its arguments: the dtype mode (constants' and
+#: defaults' dtypes), the default matmul precision, the dtype and rank promotion modes (the
+#: promotion lattice's answers and the rank checks made while tracing). Every cache of traced
+#: jaxprs keys on them (``config.trace_settings()``), as JAX keys its traces.
+TRACE_SETTINGS = (
+    "enable_x64",
+    "default_matmul_precision",
+    "numpy_dtype_promotion",
+    "numpy_rank_promotion",
+)
 
 _RANK_PROMOTION = ("allow", "warn", "raise")
 _DTYPE_PROMOTION = ("standard", "strict")
@@ -166,6 +177,10 @@ class _Config:
     def x64_enabled(self) -> bool:
         """JAX's ``config.x64_enabled``: whether 64-bit dtypes are on (``enable_x64``)."""
         return bool(self.enable_x64)
+
+    def trace_settings(self) -> tuple[object, ...]:
+        """The current values of :data:`TRACE_SETTINGS`, for keys of traced-jaxpr caches."""
+        return tuple(getattr(self, name) for name in TRACE_SETTINGS)
 
     def given(self, name: str) -> bool:
         """Whether option ``name`` was set (its ``MJ_`` environment variable or ``update``),

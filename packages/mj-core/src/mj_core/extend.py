@@ -46,6 +46,7 @@ from mj_core._axis_env import names_of as names_of
 from mj_core._axis_env import swap_batching_frame as swap_batching_frame
 from mj_core._compile_time_eval import ensure_compile_time_eval as ensure_compile_time_eval
 from mj_core._config import MATMUL_PRECISIONS as MATMUL_PRECISIONS
+from mj_core._config import TRACE_SETTINGS as TRACE_SETTINGS
 from mj_core._config import on_change as on_change
 from mj_core._config import on_x64_change as on_x64_change
 from mj_core._eager import eval_primitive as eval_primitive

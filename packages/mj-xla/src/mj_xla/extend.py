@@ -13,6 +13,7 @@ A rule is ``rule(ctx, avals_in, avals_out, in_vals, **params) -> list[Value]``, 
 module's MLIR context, location and insertion point active.
 """
 
+from mj_xla._caches import on_clear_caches as on_clear_caches
 from mj_xla._debug_nans import nan_check_rules as nan_check_rules
 from mj_xla._executable import Executable as Executable
 from mj_xla._executable import compiled_impl as compiled_impl
