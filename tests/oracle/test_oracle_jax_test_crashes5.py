@@ -51,3 +51,83 @@ def test_checkpointed_scan_closing_over_float64_array(x64, linearize):
             mj.grad(ours_f, (0, 1))(c, as_), jax.grad(theirs_f, (0, 1))(c, as_), strict=True
         ):
             _close(ours, theirs, rtol=1e-4)
+
+
+def _outcome(f, *args):
+    try:
+        return np.asarray(f(*args))
+    except OverflowError as e:
+        return ("OverflowError", str(e))
+
+
+@pytest.mark.parametrize("mode", [None, "fill", "clip", "promise_in_bounds", "one_hot"])
+@pytest.mark.parametrize("wrap", [False, True])
+@pytest.mark.parametrize("jit", [False, True])
+def test_take_along_axis_narrow_index_dtype(x64, mode, wrap, jit):
+    """take_along_axis with int8 indices into 200 elements: wrapping a negative index adds the
+    axis size, so JAX first converts the indices to int32 (mj added -56, 200 as int8, or raised
+    OverflowError); unwrapped, a negative index is out of bounds for the gather's mode (mj's
+    replacement index, the axis size, overflowed int8)."""
+    arr = np.arange(200, dtype=np.float32)
+    idx = np.array([-1, 2, -100, 120], np.int8)
+
+    def run(np_, jit_):
+        def f(a, i):
+            return np_.take_along_axis(a, i, 0, mode=mode, wrap_negative_indices=wrap)
+
+        return _outcome(jit_(f) if jit else f, arr, idx)
+
+    ours, theirs = run(mnp, mj.jit), run(jnp, jax.jit)
+    assert not isinstance(theirs, tuple)
+    _close(ours, theirs)
+
+
+def test_take_along_axis_wrapping_upcasts_index_dtype(x64):
+    """The gather's indices keep int8 unwrapped and are int32 when wrapped, as in JAX's jaxpr
+    (lax_numpy_test's testTakeAlongAxisPromiseInBounds*Dtype)."""
+    arr = np.arange(200, dtype=np.float32)
+    idx = np.array([1, 2, 3], np.int8)
+
+    def index_dtypes(make_jaxpr, np_, wrap):
+        def f(i):
+            return np_.take_along_axis(
+                arr, i, axis=0, mode="promise_in_bounds", wrap_negative_indices=wrap
+            )
+
+        found = []
+        stack = [make_jaxpr(f)(idx).jaxpr]
+        while stack:
+            for eqn in stack.pop().eqns:
+                if eqn.primitive.name == "gather":
+                    found.append(np.dtype(eqn.invars[1].aval.dtype))
+                for p in eqn.params.values():
+                    inner = getattr(p, "jaxpr", None)
+                    if inner is not None:
+                        stack.append(getattr(inner, "jaxpr", inner))
+        return found
+
+    for wrap in (False, True):
+        assert index_dtypes(mj.make_jaxpr, mnp, wrap) == index_dtypes(jax.make_jaxpr, jnp, wrap)
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int16])
+@pytest.mark.parametrize("mode", [None, "fill"])
+@pytest.mark.parametrize("jit", [False, True])
+def test_indexing_with_narrow_index_dtype(x64, dtype, mode, jit):
+    """x[i] / x.at[i].get(mode) with an 8-bit index into 300 elements: a uint8 index needs no
+    wrapping (mj added 300 to it: OverflowError), an int8 one is NumPy's OverflowError in JAX
+    (mj's jit wrapped it: 300 as int8 is 44, a wrong element), the fill mode's bound fits the
+    index dtype (mj's 299 as uint8 raised)."""
+    x = np.arange(300, dtype=np.float32)
+    idx = np.array([255, 2, 100] if dtype == np.uint8 else [-1, 2, 100], dtype)
+
+    def run(np_, jit_):
+        f = (lambda a, i: a[i]) if mode is None else (lambda a, i: a.at[i].get(mode=mode))
+        return _outcome(jit_(f) if jit else f, np_.asarray(x), idx)
+
+    ours, theirs = run(mnp, mj.jit), run(jnp, jax.jit)
+    if isinstance(theirs, tuple):
+        assert isinstance(ours, tuple)
+        assert ours[0] == theirs[0]
+    else:
+        _close(ours, theirs)
