@@ -131,3 +131,78 @@ def test_indexing_with_narrow_index_dtype(x64, dtype, mode, jit):
         assert ours[0] == theirs[0]
     else:
         _close(ours, theirs)
+
+
+def test_jit_static_argument_cache_tells_equal_values_of_other_types_apart(x64):
+    """jit(static_argnums) with 1, True, 1.0: equal and equally hashed, yet each its own trace
+    and result, as in JAX (mj's cache returned 1's int result for True: api_test's
+    test_jit_static_argnums_requires_type_equality)."""
+
+    def results(jit):
+        traced = []
+        f = jit(lambda k: traced.append(k) or k, static_argnums=(0,))
+        g = jit(lambda k: traced.append(k) or k, static_argnames=("k",))
+        outs = [f(x) for x in (1, True, 1.0, 1, True)] + [g(k=x) for x in (1, True, 1.0)]
+        return [(np.asarray(o).dtype, o.weak_type, o.item()) for o in outs], traced
+
+    ours, theirs = results(mj.jit), results(jax.jit)
+    assert ours == theirs
+    assert [type(v) for v in ours[1]] == [int, bool, float, int, bool, float]
+
+
+def test_jit_state_names_the_function(x64):
+    """``jit(f).__getstate__()["function_name"]``: the function's name, a (nested) partial's
+    function's unless the partial has a ``__name__`` (api_test's test_fun_name); jit
+    functions still pickle."""
+    import functools
+    import pickle
+
+    def my_function(x=1.0):
+        return x
+
+    named = functools.partial(my_function)
+    named.__name__ = "my_partial"
+    funs = [
+        my_function,
+        functools.partial(my_function),
+        functools.partial(functools.partial(my_function)),
+        named,
+        lambda: my_function(),
+    ]
+    for fun in funs:
+        theirs = jax.jit(fun).__getstate__()["function_name"]
+        assert mj.jit(fun).__getstate__()["function_name"] == theirs
+    again = pickle.loads(pickle.dumps(mj.jit(mnp.sin)))
+    _close(again(np.float32(0.5)), jnp.sin(np.float32(0.5)))
+
+
+def test_int_enum_member_is_a_python_int(x64):
+    """An ``IntEnum`` member (a subclass of int) is a weakly typed Python int wherever JAX takes
+    a value: returned from pmap / jit, as an argument, an operand of an array's operators, in
+    asarray (api_test's test_constant_handler_mro; mj refused it: not a valid JAX type)."""
+    import enum
+
+    class Foo(enum.IntEnum):
+        bar = 2
+
+    class MyFloat(float):
+        pass
+
+    def cases(api, np_):
+        return [
+            api.pmap(lambda _: Foo.bar)(np_.arange(1)),
+            api.jit(lambda: Foo.bar)(),
+            api.jit(lambda x: x * 2)(Foo.bar),
+            api.jit(lambda: MyFloat(1.5))(),
+            np_.asarray(Foo.bar),
+            np_.arange(3.0) * Foo.bar,
+            Foo.bar - np_.arange(3),
+            np_.add(np_.arange(3, dtype=np.int8), Foo.bar),
+            np_.arange(4)[Foo.bar],
+        ]
+
+    for ours, theirs in zip(cases(mj, mnp), cases(jax, jnp), strict=True):
+        assert ours.weak_type == theirs.weak_type
+        _close(ours, theirs)
+    ours, theirs = mj.typeof(Foo.bar), jax.typeof(Foo.bar)
+    assert (ours.shape, ours.dtype, ours.weak_type) == (theirs.shape, theirs.dtype, True)
