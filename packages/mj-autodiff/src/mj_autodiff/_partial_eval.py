@@ -314,7 +314,8 @@ def tracers_to_jaxpr(
                 stack.extend(r.tracers_in)
         elif type(r) is ConstRecipe:
             val = r.val
-            if id(val) not in const_atoms:
+            key = id(val)  # (the recipe's value: ``atom`` looks it up by this id)
+            if key not in const_atoms:
                 lit = _literal(val)
                 if lit is None:
                     var = Var(t._aval)  # type: ignore[arg-type]
@@ -322,9 +323,9 @@ def tracers_to_jaxpr(
                     if type(val) is np.ndarray and val.dtype != var.aval.dtype:
                         val = val.astype(var.aval.dtype)  # (a 64-bit one, narrowed)
                     const_vals.append(val)
-                    const_atoms[id(val)] = var
+                    const_atoms[key] = var
                 else:
-                    const_atoms[id(val)] = lit
+                    const_atoms[key] = lit
         elif r is _LAMBDA:
             if id(t) not in in_vars:
                 raise _leaked_input_error(t)

@@ -20,7 +20,7 @@ import numpy as np
 
 from mj_core import lax
 from mj_core import numpy as mnp
-from mj_core._avals import ConcreteArray, array_types, get_aval
+from mj_core._avals import _PYTHON_SCALARS, ConcreteArray, array_types, get_aval
 from mj_core._eager.wrappers import operator_method
 from mj_core._eager_array import EagerArray, WeakEagerArray, eager_result, weak_result
 from mj_core._trace import Tracer
@@ -47,7 +47,11 @@ def _defer_to_unrecognized_arg(
     function (``mnp.add``: operators promote on JAX's lattice, as ``jax.Array``'s do)."""
 
     def method(self: object, other: object) -> Any:
-        if type(other) in array_types or getattr(type(other), "aval", None) is not None:
+        if (
+            type(other) in array_types
+            or getattr(type(other), "aval", None) is not None
+            or isinstance(other, _PYTHON_SCALARS)  # (a subclass: an IntEnum member)
+        ):
             return f(other, self) if reflected else f(self, other)
         to_array = getattr(other, "__jax_array__", None)
         if to_array is not None:  # an object standing for an array, as JAX's operators read it

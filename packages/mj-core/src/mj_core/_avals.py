@@ -315,6 +315,8 @@ def raise_to_shaped(aval: ShapedArray) -> ShapedArray:
 
 def _python_scalar_aval(x: object) -> ShapedArray:
     pytype = type(x)
+    if pytype not in _PYTHON_SCALARS:  # a subclass (an IntEnum member): as its base type
+        pytype = next(t for t in _PYTHON_SCALARS if isinstance(x, t))
     dtype = default_dtype_for_pytype(pytype)
     try:
         val = np.array(x, dtype)
@@ -330,6 +332,8 @@ def _numpy_aval(x: Any) -> ShapedArray:
     check_array_data(x, "mj")
     return ConcreteArray(canonicalize_value(x))
 
+
+_PYTHON_SCALARS = (bool, int, float, complex)
 
 pytype_aval_mappings: dict[type, Callable[[Any], ShapedArray]] = {
     bool: _python_scalar_aval,
@@ -362,18 +366,25 @@ def _array_aval(x: Any) -> ShapedArray:
 
 
 def is_array(x: object) -> bool:
-    """True for every value primitives accept as an array operand (tracers included)."""
-    return type(x) in array_types or hasattr(x, "aval")
+    """True for every value primitives accept as an array operand (tracers included; a
+    subclass of a Python scalar type, such as an ``IntEnum`` member, as in JAX)."""
+    return type(x) in array_types or hasattr(x, "aval") or isinstance(x, _PYTHON_SCALARS)
 
 
 def get_aval(x: Any) -> ShapedArray:
-    """The abstract value of ``x``: a tracer's ``aval``, or a ``ConcreteArray`` for data."""
+    """The abstract value of ``x``: a tracer's ``aval``, or a ``ConcreteArray`` for data. A
+    type without a handler of its own takes its nearest base's, as in JAX (an ``IntEnum``
+    member is a Python int)."""
     handler = pytype_aval_mappings.get(type(x))
     if handler is not None:  # (before ``aval``: registered array types have one, see above)
         return handler(x)
     aval = getattr(type(x), "aval", None)
     if aval is not None and not isinstance(x, type):
         return x.aval  # type: ignore[no-any-return]
+    for base in type(x).__mro__[1:]:
+        handler = pytype_aval_mappings.get(base)
+        if handler is not None:
+            return handler(x)
     where = user_location()
     raise TypeError(  # (JAX's words first; then what is expected, and where)
         f"Argument '{x}' of type {type(x)} is not a valid JAX type; expected a NumPy array or "

@@ -203,6 +203,17 @@ class Signature(NamedTuple):
     device: Any
 
 
+def _fun_name(fun: Any, default: str) -> str:
+    """JAX's name of a function (``fun_name``): its ``__name__``, else that of the function a
+    ``partial`` (without a ``__name__`` of its own) wraps, else ``default``."""
+    name = getattr(fun, "__name__", None)
+    if name is not None:
+        return str(name)
+    if isinstance(fun, functools.partial):
+        return _fun_name(fun.func, default)
+    return default
+
+
 def _fun_sourceinfo(fun: Any) -> str:
     """``name at file:line`` of a Python function, as JAX's messages name a traced one."""
     code = getattr(inspect.unwrap(fun), "__code__", None)
@@ -463,7 +474,7 @@ class PjitFunction(Generic[P, R]):
             self._variant = (self._variant, options)
         self._in_shardings = in_shardings
         self._out_shardings = out_shardings
-        self._name = getattr(fun, "__name__", type(fun).__name__)
+        self._name = _fun_name(fun, type(fun).__name__)
         self._static_argnums = tuple(static_argnums)
         self._static_argnames = frozenset(static_argnames)
         # static_argnums as positions, per argument count (None: an index out of range)
@@ -547,7 +558,7 @@ class PjitFunction(Generic[P, R]):
         tokens: list[Any] = [nargs]
         for i, a in enumerate(args):
             if i in static:
-                tokens.append(a)
+                tokens += (type(a), a)  # (by type too, as signature()'s key)
             elif not _describe(a, leaves, tokens):
                 return None
         if kwargs:
@@ -557,7 +568,7 @@ class PjitFunction(Generic[P, R]):
             for name in names:
                 value = kwargs[name]
                 if name in static_names:
-                    tokens.append(value)
+                    tokens += (type(value), value)
                 elif not _describe(value, leaves, tokens):
                     return None
         key = tuple(tokens)
@@ -686,8 +697,8 @@ class PjitFunction(Generic[P, R]):
         if device is None and not shardings:  # jit(device=d), else ``with default_device(d)``
             device = self._device if self._device is not None else _jaxlib.default_device()
         key = (
-            statics,
-            in_tree,
+            tuple((k, type(v), v) for k, v in statics),  # (equal values of unequal types
+            in_tree,  # are different: 1, True and 1.0, as in JAX)
             avals,
             self._variant,
             axis_env_signature(),  # collectives inside resolve against the axes in scope
@@ -842,6 +853,29 @@ class PjitFunction(Generic[P, R]):
             return f"<PjitFunction of {self.__dict__['__wrapped__']!r}>"
         except Exception:  # any failure of the user's __repr__, or no __wrapped__
             return "<PjitFunction>"
+
+    def __getstate__(self) -> dict[str, Any]:
+        """JAX's state dict (``function_name``, ``fun``, the static arguments), with mj's own
+        attributes under ``mj_slots`` / ``mj_dict`` for :meth:`__setstate__` (pickling)."""
+        slots = {
+            k: getattr(self, k)
+            for k in PjitFunction.__slots__
+            if k not in ("__dict__", "__weakref__") and hasattr(self, k)
+        }
+        return {
+            "version": 1,
+            "function_name": _fun_name(self._fun, "<unnamed function>"),
+            "fun": self._fun,
+            "static_argnums": list(self._static_argnums),
+            "static_argnames": sorted(self._static_argnames),
+            "mj_slots": slots,
+            "mj_dict": dict(self.__dict__),
+        }
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        for k, v in state["mj_slots"].items():
+            setattr(self, k, v)
+        self.__dict__.update(state["mj_dict"])
 
     @property
     def __signature__(self) -> inspect.Signature:

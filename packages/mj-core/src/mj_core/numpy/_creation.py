@@ -134,7 +134,12 @@ def array(
         if dt is None and isinstance(object, list | tuple):
             host_dt = _sequence_dtype(object)
         out = _host_data(object, host_dt, "array")
-        if dt is None and type(object) in _WEAK_PYTYPES:
+        if dt is None and (
+            type(object) in _WEAK_PYTYPES
+            or (  # a subclass (an IntEnum member), not NumPy's float64 / complex128, nor bool
+                isinstance(object, _WEAK_PYTYPES) and not isinstance(object, bool | np.generic)
+            )
+        ):
             out = weak_result(out)  # weakly typed, as JAX's (a weak value stays weak too)
     if dt is not None:
         out = convert(out, dt)

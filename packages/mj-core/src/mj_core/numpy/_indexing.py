@@ -146,13 +146,19 @@ def _apply_slices(x: ArrayLike, items: list[Any]) -> ArrayLike:
 
 
 def _normalize_negative(idx: ArrayLike, n: int) -> ArrayLike:
-    """``idx + n`` where ``idx < 0`` (NumPy's negative indices)."""
+    """``idx + n`` where ``idx < 0`` (NumPy's negative indices). Unsigned indices are left
+    as they are; an axis size out of a signed index dtype's range is NumPy's OverflowError,
+    traced or not, as in JAX (an int8 index into 300 elements)."""
     if type(idx) is np.ndarray or type(idx) is EagerArray:
         plain = idx.view(np.ndarray)  # an EagerArray's `<` would bind mj's op: traced in jit
+        if plain.dtype.kind == "u":
+            return plain
         return np.where(plain < 0, plain + n, plain)
     dtype, _ = dtype_weak(idx)
     if dtype.kind == "u":
         return idx
+    if dtype.kind in "iu":
+        np.asarray(n, dtype)  # (raises OverflowError where n does not fit)
     return lax.select(lax.less(idx, 0), lax.add(idx, convert(n, dtype)), idx)
 
 

@@ -50,8 +50,11 @@ def _window_limits(
     operand_shape: Sequence[int], dims: Sequence[int], sizes: Sequence[int], idx: ShapedArray
 ) -> tuple[Value, Value]:
     """Per index component ``j`` (operand dim ``dims[j]``): 0 and the largest start at which
-    the window still fits, broadcast to the shape of ``indices``."""
-    limits = np.array([operand_shape[d] - sizes[d] for d in dims], idx.dtype)
+    the window still fits, broadcast to the shape of ``indices``. A limit past the index
+    dtype's largest value is that value (every index of the dtype is within it: a uint8
+    index into 300 elements)."""
+    top = int(np.iinfo(idx.dtype).max)
+    limits = np.array([min(operand_shape[d] - sizes[d], top) for d in dims], idx.dtype)
     hi = hlo.broadcast_in_dim(aval_to_ir_type(idx), ir_constant(limits), [idx.ndim - 1])
     return _full(0, idx.shape, idx.dtype), hi
 

@@ -81,14 +81,16 @@ def take_along_axis(
         return cnp.zeros(out_shape, arr.dtype)
     if wrap_negative_indices is None:
         wrap_negative_indices = mode != "promise_in_bounds"
+    if wrap_negative_indices:  # JAX's index_dtype_for_axis_size: room for index + size
+        indices = lax.convert_element_type(
+            indices, np.int64 if size > np.iinfo(np.int32).max else np.int32
+        )
     if mode == "one_hot":
         return _take_one_hot(arr, indices, axis, wrap_negative_indices)
     mode = "fill" if mode is None else mode
-    if mode == "promise_in_bounds":
-        return _take_promised(arr, indices, axis, wrap_negative_indices)
-    if not wrap_negative_indices:  # a negative index is out of bounds: past the end
-        past = size if mode == "fill" else 0
-        indices = cnp.where(indices < 0, past, indices)
+    if mode == "promise_in_bounds" or not wrap_negative_indices:
+        # (unwrapped, a negative index is out of bounds, as the gather's mode says)
+        return _take_gather(arr, indices, axis, wrap_negative_indices, mode, fill_value)
     index: list[Any] = []
     for d in range(ndim):
         if d == axis:
@@ -100,10 +102,12 @@ def take_along_axis(
     return arr.at[tuple(index)].get(mode=mode, fill_value=fill_value)
 
 
-def _take_promised(arr: Array, indices: Array, axis: int, wrap: bool) -> Array:
-    """``take_along_axis(mode="promise_in_bounds")`` as JAX's: one ``gather`` whose other
-    axes are batch axes, the indices in their own dtype, negative ones wrapped only when
-    ``wrap`` (otherwise nothing is added to the jaxpr: the caller promised)."""
+def _take_gather(
+    arr: Array, indices: Array, axis: int, wrap: bool, mode: Any, fill_value: Any
+) -> Array:
+    """``take_along_axis`` as JAX's: one ``gather`` (in ``mode``) whose other axes are batch
+    axes, the indices in their own dtype, negative ones wrapped only when ``wrap``
+    (otherwise nothing is added to the jaxpr)."""
     if wrap:
         indices = cnp.where(indices < 0, cnp.add(indices, cnp.shape(arr)[axis]), indices)
     ndim = cnp.ndim(arr)
@@ -122,7 +126,9 @@ def _take_promised(arr: Array, indices: Array, axis: int, wrap: bool) -> Array:
         operand_batching_dims=batch,
         start_indices_batching_dims=batch,
     )
-    return lax.gather(arr, indices[..., None], dnums, (1,) * ndim, mode="promise_in_bounds")
+    return lax.gather(
+        arr, indices[..., None], dnums, (1,) * ndim, mode=mode, fill_value=fill_value
+    )
 
 
 def _take_one_hot(arr: Array, indices: Array, axis: int, wrap: bool) -> Array:
