@@ -4,6 +4,7 @@ the types ``lax.padtype_to_pads`` returns, the DeprecationWarning of ``jnp.ndim`
 
 from __future__ import annotations
 
+import re
 import warnings
 
 import jax
@@ -90,3 +91,98 @@ def test_removed_numpy_names_are_out_of_dir_as_in_jax():
     for lib in (jnp, mnp):
         with pytest.raises(NotImplementedError, match=r"^jnp.fromfile\(\) is not implemented"):
             lib.fromfile("x.bin")
+
+
+def _while_of_too_big_pmap(lib):
+    def body(i, x):
+        return lib.pmap(lambda z: lib.lax.psum(lib.numpy.sin(z), "i"), axis_name="i")(x) + x
+
+    return lib.lax.fori_loop(0, 3, body, lib.numpy.ones(2 * lib.device_count()))
+
+
+def _sharding_of_tracer(lib):
+    return lib.jit(lambda x: x.sharding)(lib.numpy.arange(2.0))
+
+
+_STATIC_PMAP = "pmapped function has static_broadcasted_argnums=\\(1,\\) but was called with only 1"
+
+#: (id, call, error class, regex): JAX's wording, matched where JAX's own test matches it
+MESSAGE_CASES = [
+    (
+        "lax_add_string_array",
+        lambda lib: lib.lax.add(lib.numpy.array(7), np.array("hello")),
+        TypeError,
+        r"^Error interpreting argument to add as a JAX value\. The problematic value is of type "
+        r"<class 'numpy\.ndarray'> and was passed to add at position 1\.",
+    ),
+    (
+        "lax_neg_object_array",
+        lambda lib: lib.lax.neg(np.array([1, 2], dtype=object)),
+        TypeError,
+        r"^Error interpreting argument to neg as a JAX value\. .* at position 0\.",
+    ),
+    (
+        "grad_object_array",
+        lambda lib: lib.grad(lambda x: x)(np.array([1, 2, 3], dtype=object)),
+        TypeError,
+        r"^Argument '\[1 2 3\]' of type <class 'numpy\.ndarray'> is not a valid JAX type",
+    ),
+    (
+        "sharding_of_tracer",
+        _sharding_of_tracer,
+        AttributeError,
+        r"^The 'sharding' attribute "
+        r"is not available on traced array with shape float(32|64)\[2\]\. .*`jax\.typeof\(x\)`",
+    ),
+    (
+        "numpy_ufunc_under_grad",
+        lambda lib: lib.grad(lambda x: np.exp(x).sum())(np.zeros(3, np.float32)),
+        TypeError,
+        r"^The numpy\.ndarray conversion method __array__\(\) was called on traced array "
+        r"with shape float32\[3\]",
+    ),
+    (
+        "np_asarray_under_jit",
+        lambda lib: lib.jit(lambda x: np.asarray(x))(np.zeros((2, 3), np.float32)),
+        TypeError,
+        r"^The numpy\.ndarray conversion method __array__\(\) was called on traced array "
+        r"with shape float32\[2,3\]",
+    ),
+    (
+        "pmap_static_by_keyword",
+        lambda lib: lib.pmap(lambda a, b: a + b, static_broadcasted_argnums=(1,))(
+            lib.numpy.ones((1, 1)), b=1
+        ),
+        ValueError,
+        "^" + _STATIC_PMAP + " positional argument. All static broadcasted arguments must be "
+        "passed positionally.",
+    ),
+    (
+        "pmap_too_big_in_while",
+        _while_of_too_big_pmap,
+        ValueError,
+        r"^cannot select an axis to squeeze out which has size not equal to one, got "
+        r"shape=\(2,\) and dimensions=\(0,\)",
+    ),
+    (
+        "pmap_too_big_axis_1",
+        lambda lib: lib.pmap(lambda z: z, in_axes=1)(lib.numpy.ones((5, 2 * lib.device_count()))),
+        ValueError,
+        r"^cannot select an axis to squeeze out which has size not equal to one, got "
+        r"shape=\(5, 2\) and dimensions=\(1,\)",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("fn", "error", "regex"), [c[1:] for c in MESSAGE_CASES], ids=[c[0] for c in MESSAGE_CASES]
+)
+def test_error_wording_as_jax(fn, error, regex):
+    """JAX's words first (api_test test_error_for_invalid_dtype, test_grad_object_array_error,
+    test_sharding_attr_on_tracer_error, test_unwrapped_numpy,
+    test_pmap_static_kwarg_error_message; lax_control_flow_test
+    test_while_loop_of_pmap_error_message); mj's context after them."""
+    for lib in (jax, mj):
+        with pytest.raises(error) as info:
+            fn(lib)
+        assert re.search(regex, str(info.value)), (lib.__name__, str(info.value))
