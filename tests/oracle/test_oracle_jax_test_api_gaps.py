@@ -186,3 +186,19 @@ def test_error_wording_as_jax(fn, error, regex):
         with pytest.raises(error) as info:
             fn(lib)
         assert re.search(regex, str(info.value)), (lib.__name__, str(info.value))
+
+
+@pytest.mark.parametrize("placed", [False, True], ids=["eager", "device_put"])
+def test_key_array_addressability_as_jax(placed):
+    """``PRNGKeyArray.is_fully_addressable``/``is_fully_replicated`` are its data's, as in
+    JAX (random_test test_array_impl_attributes), and device arrays answer them too."""
+    answers = []
+    for lib in (jax, mj):
+        keys = lib.random.split(lib.random.key(0), 10)
+        if placed:
+            keys = lib.device_put(keys)
+        base = lib.random.key_data(keys)
+        answers.append((keys.is_fully_addressable, keys.is_fully_replicated))
+        assert keys.is_fully_addressable == base.is_fully_addressable
+        assert lib.device_put(np.ones(3)).is_fully_addressable is True
+    assert answers[0] == answers[1]
