@@ -428,6 +428,13 @@ def _check_inexact_input(
     api: str, x: Any, holomorphic: bool = False, allow_int: bool = False
 ) -> None:
     _, dtype = shape_dtype(x)
+    if dtype.kind not in "biufc" and not isinstance(x, Tracer):  # strings, objects, dates
+        try:
+            get_aval(x)
+        except TypeError as err:  # JAX's words (its check_arg's), then mj's detail
+            raise TypeError(
+                f"Argument '{x}' of type {type(x)} is not a valid JAX type. {err}"
+            ) from err
     if allow_int and dtype.kind in "biu":  # its gradient is a float0 zero, as in JAX
         return
     if holomorphic and dtype.kind != "c":

@@ -182,6 +182,17 @@ def _view(self: object, dtype: DTypeLike | None = None, type: None = None) -> An
     return self if dtype is None else _bitcast(self, np.dtype(dtype))
 
 
+def _byteswap(self: Any) -> Any:
+    """Each element's bytes reversed, the dtype kept (JAX's ``byteswap``: the bytes as
+    ``uint8`` along a new last axis, reversed; a complex swaps its two parts' each)."""
+    if self.dtype.kind == "c":
+        return lax.complex(_byteswap(mnp.real(self)), _byteswap(mnp.imag(self)))
+    if self.dtype.itemsize == 1:
+        return _copy(self)
+    as_bytes = lax.bitcast_convert_type(self, np.dtype(np.uint8))
+    return lax.bitcast_convert_type(lax.rev(as_bytes, (mnp.ndim(self),)), self.dtype)
+
+
 def _bitcast(x: Any, dtype: np.dtype[Any]) -> Any:
     shape, src = mnp.shape(x), x.dtype
     if not shape:
@@ -357,6 +368,7 @@ def _methods() -> dict[str, Any]:
         take=_out_none(mnp.take),
         ptp=_ptp,
         view=_view,
+        byteswap=_byteswap,
         flat=property(_flat),
         # jax.Array's NumPy-level methods, with its signatures
         sort=mnp.sort,

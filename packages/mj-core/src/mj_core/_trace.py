@@ -304,6 +304,17 @@ class Tracer:
     def size(self) -> int:
         return self.aval.size
 
+    @property
+    def sharding(self) -> Any:
+        """Refused, in JAX's words: a traced value has no placement (its type does)."""
+        aval = self.aval
+        dims = ",".join(str(d) for d in aval.shape)
+        raise AttributeError(  # (the shape as JAX shows it: float32[2])
+            f"The 'sharding' attribute is not available on traced array with shape "
+            f"{aval.dtype.name}[{dims}]. To query sharding information on tracers, use "
+            "`jax.typeof(x)` (mj.typeof(x))."
+        )
+
     def __len__(self) -> int:
         shape = self.aval.shape
         if not shape:
@@ -386,8 +397,11 @@ class Tracer:
         if not self._trace.main.alive:
             return _leak_error(self)
         where = user_line_suffix()
-        return ConcretizationError(
-            f"A traced {self.aval.str_short()} value was passed to {what}"
+        aval = self.aval
+        shape = f"{aval.dtype.name}[{','.join(str(d) for d in aval.shape)}]"  # as JAX shows it
+        return ConcretizationError(  # JAX's words (TracerArrayConversionError's), then mj's
+            f"The numpy.ndarray conversion method __array__() was called on traced array with "
+            f"shape {shape}\nThe traced {aval.str_short()} value was passed to {what}"
             f"{where}. NumPy needs concrete data, but this value is being "
             f"traced by {self._trace.transformation_name}. Use mj.numpy (import mj.numpy as "
             "mnp) instead of numpy inside transformed functions."

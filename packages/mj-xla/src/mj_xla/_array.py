@@ -115,6 +115,11 @@ class Array:
         return True
 
     @property
+    def is_fully_addressable(self) -> bool:
+        """Whether this process holds every piece (JAX's ``Array.is_fully_addressable``)."""
+        return bool(self.sharding.is_fully_addressable)
+
+    @property
     def addressable_shards(self) -> list[Shard]:
         device = _jaxlib.buffer_device(self._buf)
         return [Shard(device, tuple(slice(None) for _ in self.shape), 0, self)]

@@ -101,6 +101,17 @@ def _leaf_axes(name: str, tree: Any, treedef: PyTreeDef, spec: Any) -> list[int 
     return out
 
 
+def _first_mapped(
+    leaves: Sequence[Any], axes: Sequence[int | None]
+) -> tuple[tuple[int, ...], int] | None:
+    """The shape of the first mapped argument and its mapped axis (non-negative)."""
+    for x, ax in zip(leaves, axes, strict=True):
+        if ax is not None:
+            shape = tuple(np.shape(x) if not hasattr(x, "shape") else x.shape)
+            return shape, ax % len(shape)
+    return None
+
+
 class _Entry:
     """One traced signature: the per-device jaxpr (constants hoisted as leading unmapped
     operands), the constants, the output structure and (once known) each output's
@@ -167,9 +178,11 @@ class PmapFunction:
         nargs = len(args)
         static_pos = {i % nargs for i in self._static if -nargs <= i < nargs}
         if len(static_pos) != len(self._static):
-            raise ValueError(
-                f"pmap({self._name}): static_broadcasted_argnums={self._static} does not fit "
-                f"a call with {nargs} positional arguments{where()}."
+            raise ValueError(  # JAX's words, then mj's context
+                f"pmapped function has static_broadcasted_argnums={self._static} but was called "
+                f"with only {nargs} positional argument{'s' if nargs > 1 else ''}. All static "
+                f"broadcasted arguments must be passed positionally.\npmap({self._name}) was "
+                f"called{where()}."
             )
         statics = tuple((i, args[i]) for i in sorted(static_pos))
         for i, val in statics:
@@ -195,7 +208,7 @@ class PmapFunction:
                 self._axes.clear()
             self._axes[nargs, in_tree] = axes
         size = self._mapped_size(leaves, axes)
-        devices = resolve_devices(size, self._devices)
+        devices = resolve_devices(size, self._devices, _first_mapped(leaves, axes))
         moved, mapped, avals = [], [], []
         for x, ax in zip(leaves, axes, strict=True):
             aval = _leaf_aval(x)

@@ -223,7 +223,13 @@ def executable(
     )
 
 
-def resolve_devices(axis_size: int, devices: Sequence[Any] | None) -> tuple[Any, ...]:
+def resolve_devices(
+    axis_size: int,
+    devices: Sequence[Any] | None,
+    first_mapped: tuple[tuple[int, ...], int] | None = None,
+) -> tuple[Any, ...]:
+    """The devices of a pmap over ``axis_size`` slices; ``first_mapped``: the shape and
+    mapped axis of the first mapped argument, for JAX's words where there are too few."""
     if devices is not None:
         if len(devices) != axis_size:
             raise ValueError(
@@ -233,8 +239,19 @@ def resolve_devices(axis_size: int, devices: Sequence[Any] | None) -> tuple[Any,
         return tuple(devices)
     available = _jaxlib.local_devices()
     if axis_size > len(available):
+        head = ""
+        if first_mapped is not None and axis_size % len(available) == 0:
+            # JAX 0.10's words: its pmap splits the axis over the devices it has, then fails
+            # to squeeze each device's block (of more than one slice)
+            shape, axis = first_mapped
+            block = list(shape)
+            block[axis] = axis_size // len(available)
+            head = (
+                "cannot select an axis to squeeze out which has size not equal to one, got "
+                f"shape={tuple(block)} and dimensions=({axis},)\n"
+            )
         raise ValueError(
-            f"compiling computation that requires {axis_size} logical devices, but only "
+            f"{head}compiling computation that requires {axis_size} logical devices, but only "
             f"{len(available)} XLA devices are available (num_replicas={axis_size}): the "
             f"mapped axis has size {axis_size}. Map over at most {len(available)} slices, or "
             'start mj with more CPU devices (mj.config.update("num_cpu_devices", N) or '

@@ -224,8 +224,14 @@ def _check_dtypes(
         raise _fail(message)
 
 
-def _aval(x: Any) -> ShapedArray:
-    aval = get_aval(x)
+def _aval(x: Any, name: str, position: int) -> ShapedArray:
+    try:
+        aval = get_aval(x)
+    except TypeError as err:  # JAX's words (its Primitive.bind's), then mj's detail
+        raise TypeError(
+            f"Error interpreting argument to {name} as a JAX value. The problematic value is "
+            f"of type {type(x)} and was passed to {name} at position {position}.\n{err}"
+        ) from err
     return ShapedArray(aval.shape, aval.dtype, aval.weak_type)
 
 
@@ -271,7 +277,7 @@ def _checked(
         def op(x: Any, *args: Any, **params: Any) -> Any:  # (round's rounding_method, ...)
             if type(x) in array_views:  # typed keys: the lower layer refuses them, JAX's words
                 return fn(x, *args, **params)
-            a = _aval(x)
+            a = _aval(x, name, 0)
             check((a,))
             return _weak_as(fn(x, *args, **params), a.weak_type)
 
@@ -280,7 +286,7 @@ def _checked(
         def op(x: Any, y: Any) -> Any:  # type: ignore[misc]
             if type(x) in array_views or type(y) in array_views:
                 return fn(x, y)
-            a, b = _aval(x), _aval(y)
+            a, b = _aval(x, name, 0), _aval(y, name, 1)
             check((a, b))
             return _weak_as(fn(x, y), a.weak_type and b.weak_type)
 

@@ -19,7 +19,7 @@ import numpy as np
 
 import mj.numpy as mnp
 from mj_core.errors import user_line_suffix
-from mj_core.extend import Array, ArrayLike, to_inexact_dtype
+from mj_core.extend import Array, ArrayLike, shape_of, to_inexact_dtype
 from mj_core.lax import PrecisionLike
 
 __all__ = ["ResizeMethod", "resize", "scale_and_translate"]
@@ -170,10 +170,10 @@ def _method(method: str | ResizeMethod) -> ResizeMethod:
 
 def _check_shape(api: str, image: ArrayLike, shape: Sequence[int]) -> tuple[int, ...]:
     shape = tuple(int(s) for s in shape)
-    if len(shape) != len(mnp.shape(image)):
+    if len(shape) != len(shape_of(image)):
         raise ValueError(
             f"{api}: shape must have length equal to the number of dimensions of x; "
-            f"{shape} vs {mnp.shape(image)}{user_line_suffix()}"
+            f"{shape} vs {shape_of(image)}{user_line_suffix()}"
         )
     return shape
 
@@ -215,7 +215,7 @@ def scale_and_translate(
 
 
 def _resize_nearest(image: Any, shape: Sequence[int]) -> Any:
-    for d, (m, n) in enumerate(zip(mnp.shape(image), shape, strict=True)):
+    for d, (m, n) in enumerate(zip(shape_of(image), shape, strict=True)):
         if m != n:
             positions = (np.arange(n, dtype=np.float32) + 0.5) * np.float32(m) / np.float32(n)
             index: list[Any] = [slice(None)] * len(shape)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -43,17 +44,45 @@ __all__ = [
 ]
 
 
+def _warn_unless_arraylike(name: str, a: object) -> None:
+    """JAX's DeprecationWarning for a non-array argument (a list, a tuple, ...) of
+    ``ndim``/``shape``/``size``; NumPy's answer is still given (JAX's 2025 deprecation)."""
+    if (
+        isinstance(a, Array | np.ndarray | np.generic | bool | int | float | complex)
+        or getattr(a, "__jax_array__", None) is not None
+        or np.isscalar(a)
+    ):
+        return
+    warnings.warn(
+        f"{name} requires ndarray or scalar arguments, got {type(a)} at position 0. "
+        "In a future JAX release this will be an error.",
+        DeprecationWarning,
+        stacklevel=3,
+    )
+
+
+def _jax_array_of(a: Any) -> Any:
+    to_array = getattr(a, "__jax_array__", None)
+    return a if to_array is None else to_array()
+
+
 def shape(a: ArrayLike) -> tuple[int, ...]:
-    return shape_of(a)
+    if not hasattr(a, "shape"):
+        _warn_unless_arraylike("shape", a)
+    return shape_of(_jax_array_of(a))
 
 
 def ndim(a: ArrayLike) -> int:
-    return len(shape_of(a))
+    if hasattr(a, "ndim"):
+        return int(a.ndim)
+    _warn_unless_arraylike("ndim", a)
+    return len(shape_of(_jax_array_of(a)))
 
 
 def size(a: ArrayLike, axis: int | Sequence[int] | None = None) -> int:
     """The number of elements (along ``axis``: an axis or a tuple of axes)."""
-    shp = shape_of(a)
+    _warn_unless_arraylike("size", a)
+    shp = shape_of(_jax_array_of(a))
     if axis is None:
         return math.prod(shp)
     axes = (axis,) if isinstance(axis, int | np.integer) else tuple(axis)

@@ -337,7 +337,8 @@ def padtype_to_pads(
     for size, window, stride in zip(in_shape, window_shape, window_strides, strict=True):
         out = -(-size // stride)
         total = max((out - 1) * stride + window - size, 0)
-        small, big = total // 2, total - total // 2
+        # Python ints whatever the inputs (NumPy integer arrays give NumPy scalars), as JAX
+        small, big = int(total // 2), int(total - total // 2)
         pads.append((small, big) if mode == "SAME" else (big, small))
     return pads
 

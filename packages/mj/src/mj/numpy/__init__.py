@@ -11,6 +11,9 @@ works eagerly and under ``jit``, ``grad`` and ``vmap`` alike.
 from mj_core.numpy import *  # first: the same-named functions imported below replace core's
 
 # isort: split
+import typing as _typing
+import warnings as _warnings
+
 from numpy import array_repr as array_repr  # NumPy's own, as jax.numpy re-exports it
 from numpy import array_str as array_str
 from numpy import can_cast as can_cast
@@ -52,6 +55,7 @@ from mj.numpy._block import block as block
 from mj.numpy._construction import diagflat as diagflat
 from mj.numpy._construction import from_dlpack as from_dlpack
 from mj.numpy._construction import frombuffer as frombuffer
+from mj.numpy._construction import fromfile as fromfile
 from mj.numpy._construction import fromfunction as fromfunction
 from mj.numpy._construction import fromiter as fromiter
 from mj.numpy._construction import fromstring as fromstring
@@ -110,7 +114,7 @@ from mj.numpy._equivalence import array_equiv as array_equiv
 from mj.numpy._extras import allclose as allclose
 from mj.numpy._extras import array_equal as array_equal
 from mj.numpy._extras import astype as astype
-from mj.numpy._extras import fix as fix
+from mj.numpy._extras import fix as _fix
 from mj.numpy._extras import float_power as float_power
 from mj.numpy._extras import geomspace as geomspace
 from mj.numpy._extras import isneginf as isneginf
@@ -156,7 +160,7 @@ from mj.numpy._manipulation import hsplit as hsplit
 from mj.numpy._manipulation import pad as pad
 from mj.numpy._manipulation import roll as roll
 from mj.numpy._manipulation import rot90 as rot90
-from mj.numpy._manipulation import row_stack as row_stack
+from mj.numpy._manipulation import row_stack as _row_stack
 from mj.numpy._manipulation import take_along_axis as take_along_axis
 from mj.numpy._manipulation import vsplit as vsplit
 from mj.numpy._nan_statistics import nanargmax as nanargmax
@@ -235,3 +239,22 @@ from mj_core import Array as _Array
 
 # jnp.ndarray is jax.Array: isinstance(x, mnp.ndarray) holds for every mj array
 ndarray = _Array
+
+
+# Names seed 004 documents but JAX 0.10 removed (``fix``: deprecated in 0.9, use ``trunc``;
+# ``row_stack``: NumPy 2's removal, use ``vstack``): still there by attribute, with a
+# DeprecationWarning, and left out of ``dir(mnp)`` as JAX leaves them out of ``dir(jnp)``.
+_REMOVED_IN_JAX = {"fix": "trunc", "row_stack": "vstack"}
+
+
+def __getattr__(name: str) -> _typing.Any:
+    replacement = _REMOVED_IN_JAX.get(name)
+    if replacement is None:
+        raise AttributeError(f"module 'mj.numpy' has no attribute {name!r}")
+    _warnings.warn(
+        f"mj.numpy.{name} is deprecated (JAX 0.10 removed jax.numpy.{name}); use "
+        f"mj.numpy.{replacement} instead.",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    return _fix if name == "fix" else _row_stack

@@ -30,6 +30,7 @@ __all__ = [
     "diagflat",
     "from_dlpack",
     "frombuffer",
+    "fromfile",
     "fromfunction",
     "fromiter",
     "fromstring",
@@ -81,6 +82,17 @@ def fromiter(*args: object, **kwargs: object) -> NoReturn:
         "fromiter is not implemented because consuming an iterator is not pure, so it is "
         "unsafe under jit and the other transformations. Use mnp.asarray(np.fromiter(...)) "
         "instead, outside transformed functions."
+    )
+
+
+def fromfile(*args: object, **kwargs: object) -> NoReturn:
+    """Not supported, as in JAX: use ``mnp.asarray(np.fromfile(...))`` outside
+    transformations."""
+    raise NotImplementedError(
+        "jnp.fromfile() is not implemented because it may be non-pure and thus unsafe for use "
+        "with JIT and other JAX transformations. Consider using jnp.asarray(np.fromfile(...)) "
+        "instead, although care should be taken if np.fromfile is used within a jax "
+        "transformations because of its potential side-effect of consuming the file object."
     )
 
 

@@ -246,6 +246,16 @@ class PRNGKeyArray:
     def sharding(self) -> Any:
         return getattr(self._base_array, "sharding", None)
 
+    @property
+    def is_fully_addressable(self) -> bool:
+        """The key data's (``jax.Array.is_fully_addressable``)."""
+        return bool(self._base_array.is_fully_addressable)
+
+    @property
+    def is_fully_replicated(self) -> bool:
+        """The key data's (``jax.Array.is_fully_replicated``)."""
+        return bool(self._base_array.is_fully_replicated)
+
 
 def _data_method(keys: PRNGKeyArray, name: str, default: Any = None) -> Any:
     method = getattr(keys._base_array, name, None)
