@@ -126,9 +126,7 @@ def _take_gather(
         operand_batching_dims=batch,
         start_indices_batching_dims=batch,
     )
-    return lax.gather(
-        arr, indices[..., None], dnums, (1,) * ndim, mode=mode, fill_value=fill_value
-    )
+    return lax.gather(arr, indices[..., None], dnums, (1,) * ndim, mode=mode, fill_value=fill_value)
 
 
 def _take_one_hot(arr: Array, indices: Array, axis: int, wrap: bool) -> Array:
