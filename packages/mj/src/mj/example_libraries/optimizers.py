@@ -542,6 +542,8 @@ def make_schedule(scalar_or_schedule: Any) -> Schedule:
     """A schedule as is; a scalar as the :func:`constant` schedule."""
     if callable(scalar_or_schedule):
         return scalar_or_schedule  # type: ignore[no-any-return]
+    if isinstance(scalar_or_schedule, list | tuple):  # (before ndim: JAX deprecates lists)
+        raise TypeError(type(scalar_or_schedule))
     if mnp.ndim(scalar_or_schedule) == 0:
         return constant(scalar_or_schedule)
     raise TypeError(type(scalar_or_schedule))
