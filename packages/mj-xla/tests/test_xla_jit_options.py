@@ -87,6 +87,29 @@ def test_log_compiles_logs_each_compilation(caplog):
     assert any("Compiling" in r.message and "f32[3]" in r.message for r in caplog.records)
 
 
+def test_compile_log_at_debug_level_as_jax(caplog):
+    """JAX's four lines per trace-and-compile (DEBUG; WARNING with log_compiles), none for a
+    call that finds its executable."""
+
+    def times_two(a):
+        return a * 2
+
+    f = jit(times_two)
+    with caplog.at_level("DEBUG", logger="mj"):
+        f(np.ones(2, np.float32))
+        lines = [(r.levelname, r.getMessage()) for r in caplog.records]
+        caplog.clear()
+        f(np.zeros(2, np.float32))
+        assert caplog.records == []
+    assert [level for level, _ in lines] == ["DEBUG"] * 4
+    texts = [text for _, text in lines]
+    assert texts[0].startswith("Finished tracing times_two for jit in ")
+    assert texts[1] == "Compiling jit(times_two) with global shapes and types [f32[2]]."
+    assert texts[2].startswith("Finished jaxpr to MLIR module conversion jit(times_two) in ")
+    assert texts[3].startswith("Finished XLA compilation of jit(times_two) in ")
+    assert all(text.endswith(" sec") for text in texts[0:1] + texts[2:])
+
+
 def test_random_bit_options_accept_jax_defaults_only():
     from mj_core import config
 

@@ -9,7 +9,6 @@ keeping arguments on the device, is what makes a call cost a few microseconds.
 
 from __future__ import annotations
 
-import logging
 from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any
@@ -21,14 +20,13 @@ from mj_ir import ClosedJaxpr, Jaxpr, Var
 from mj_ir.extend import trace_to_closed_jaxpr
 from mj_xla import _jaxlib
 from mj_xla._array import Array, CommittedArray, device_put, to_buffer
+from mj_xla._compile_log import log, timed
 from mj_xla._debug_nans import check_outputs
 from mj_xla._lowering import build_module, inline_values
 from mj_xla._pmap_executable import ReplicatedJit
 from mj_xla._sharding import Sharding
 from mj_xla._spmd_executable import SpmdExecutable, spmd_placement
 from mj_xla._xla_pmap import pmap_devices, replicas_of
-
-_logger = logging.getLogger("mj")
 
 __all__ = [
     "Executable",
@@ -84,13 +82,16 @@ class Executable:
         lowered, self._kept = (
             (jaxpr, None) if keep_unused else drop_unused_arguments(jaxpr, len(known))
         )
-        module, params = build_module(
-            lowered,
-            inline_values(known),
-            host_callbacks=self._host_callbacks,
-            donated=[False] * len(known) + _kept_flags(donated, self._kept) if any(donated) else (),
-            platform=_jaxlib.lowering_platform(device),
-        )
+        with timed("Finished jaxpr to MLIR module conversion jit(%s)", name):
+            module, params = build_module(
+                lowered,
+                inline_values(known),
+                host_callbacks=self._host_callbacks,
+                donated=[False] * len(known) + _kept_flags(donated, self._kept)
+                if any(donated)
+                else (),
+                platform=_jaxlib.lowering_platform(device),
+            )
         self._jaxpr = jaxpr  # kept for debug_nans' op-by-op re-run
         self._known = list(known)
         self._name = name
@@ -227,9 +228,26 @@ def compile_jaxpr(
     named argument sharding is a sharded array's own, so outputs XLA lays out the same way
     take its spelling (as JAX's). ``keep_unused``: arguments nothing reads stay parameters
     of the single-device program (JAX's ``jit(keep_unused=True)``)."""
-    if config.log_compiles:
-        avals = ", ".join(v.aval.str_short() for v in jaxpr.in_binders[len(known) :])
-        _logger.warning("Compiling %s with global shapes and types [%s].", name, avals)
+    avals = ", ".join(v.aval.str_short() for v in jaxpr.in_binders[len(known) :])
+    log("Compiling jit(%s) with global shapes and types [%s].", name, avals)
+    with timed("Finished XLA compilation of jit(%s)", name):
+        return _compile(
+            jaxpr, known, name, in_shardings, out_shardings, donated, device, keep_spec, keep_unused
+        )
+
+
+def _compile(
+    jaxpr: Jaxpr,
+    known: Sequence[Any],
+    name: str,
+    in_shardings: Sequence[Sharding | None],
+    out_shardings: Sequence[Sharding | None],
+    donated: Sequence[bool],
+    device: Any,
+    keep_spec: bool,
+    keep_unused: bool,
+) -> Executable | SpmdExecutable | ReplicatedJit:
+    """compile_jaxpr's choice of executable kind (one device, SPMD, replicas), and its build."""
     replicas = replicas_of(jaxpr)
     placed = pmap_devices(jaxpr)  # a pmap's devices=...: the program runs on them
     if placed is not None:

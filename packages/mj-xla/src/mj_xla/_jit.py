@@ -53,6 +53,7 @@ from mj_ir import ClosedJaxpr, ShapeDtypeStruct
 from mj_ir.extend import check_returned_jaxtypes, trace_to_jaxpr
 from mj_xla import _jaxlib
 from mj_xla._array import Array, CommittedArray, to_buffer
+from mj_xla._compile_log import timed
 from mj_xla._device_put import device_put
 from mj_xla._executable import (
     Executable,
@@ -760,7 +761,8 @@ class PjitFunction(Generic[P, R]):
             out_trees.append(out_tree)
             return out_flat
 
-        jaxpr, consts = trace_to_jaxpr(fun_flat, avals)
+        with timed("Finished tracing %s for jit", self._name):
+            jaxpr, consts = trace_to_jaxpr(fun_flat, avals)
         out_tree = out_trees[0]
         out_shardings: tuple[Sharding | None, ...] = ()
         if self._out_shardings is not None:
