@@ -601,6 +601,16 @@ def lstsq(
     vector = cnp.ndim(b) == 1
     b2 = cnp.expand_dims(b, -1) if vector else b
     m, n = cnp.shape(a)
+    if m == 0 or n == 0:  # JAX's: no singular values, rank 0, x zero
+        x = cnp.zeros((n, *cnp.shape(b2)[1:]), a.dtype)
+        s = cnp.zeros((0,), a.dtype)
+        rank = cnp.sum(cnp.zeros((0,), np.int32))
+        if numpy_resid and (n > 0 or m <= n):
+            resid = cnp.asarray([])  # JAX's: the default float dtype
+        else:
+            r = lax.abs(b2)  # a x is zero
+            resid = cnp.sum(lax.mul(r, r), axis=0)
+        return (cnp.squeeze(x, -1) if vector else x), resid, rank, s
     u, s, vt = lax_linalg.svd(a, full_matrices=False)
     rcond = float(np.finfo(a.dtype).eps) * max(m, n) if rcond is None else rcond
     cutoff = lax.mul(cnp.max(s), lax.convert_element_type(rcond, s.dtype))
@@ -614,7 +624,7 @@ def lstsq(
     r = lax.abs(lax.sub(_matmul(a, x), b2))
     resid = cnp.sum(lax.mul(r, r), axis=0)
     if numpy_resid and (rank < n or m <= n):
-        resid = cnp.asarray([], dtype=a.dtype)
+        resid = cnp.asarray([])  # JAX's: the default float dtype
     if vector:  # JAX keeps the residuals' axis: shape (1,) for a vector b
         x = cnp.squeeze(x, -1)
     return x, resid, rank, s
