@@ -147,13 +147,16 @@ def _rsf2csf_2d(t: AnyArray, z: AnyArray) -> tuple[Any, Any]:
 
 def rsf2csf(T: ArrayLike, Z: ArrayLike, check_finite: bool = True) -> tuple[Array, Array]:  # noqa: N803
     """The complex Schur form ``(T', Z')`` of a real Schur form ``(T, Z)`` (each 2x2 block
-    triangularised by a complex rotation), as JAX's ``rsf2csf``."""
+    triangularised by a complex rotation), as JAX's ``rsf2csf``; batch axes broadcast."""
     del check_finite
     t, z = mnp.asarray(T), mnp.asarray(Z)
-    if t.ndim < 2 or t.shape[-1] != t.shape[-2] or t.shape != z.shape:
+    if t.ndim < 2 or t.shape[-1] != t.shape[-2]:
+        raise ValueError(f"Input 'T' must be square.{user_line_suffix()}")
+    if z.ndim < 2 or z.shape[-1] != z.shape[-2]:
+        raise ValueError(f"Input 'Z' must be square.{user_line_suffix()}")
+    if t.shape[-1] != z.shape[-1]:
         raise ValueError(
-            f"rsf2csf: expected square matrices T and Z of one shape, got {t.shape} and "
-            f"{z.shape}{user_line_suffix()}"
+            f"Input array shapes must match: Z: {z.shape} vs. T: {t.shape}{user_line_suffix()}"
         )
     out_t, out_z = vectorize(_rsf2csf_2d, signature="(n,n),(n,n)->(n,n),(n,n)")(t, z)
     return out_t, out_z
