@@ -26,7 +26,8 @@ from mj_core.errors import user_line_suffix
 from mj_core.extend import AnyArray, Array, ArrayLike, DTypeLike, promote_inexact
 from mj_core.lax import PrecisionLike
 from mj_core.lax_linalg import matmul as _matmul
-from mj_core.lax_linalg import mH
+from mj_core.lax_linalg import mH, mT
+from mj_core.prims.linalg import geqrf
 
 __all__ = [
     "EigResult",
@@ -481,13 +482,18 @@ def svd(
 
 
 def qr(a: ArrayLike, mode: str = "reduced") -> Any:
-    """``QRResult(Q, R)``: ``mode`` ``'reduced'`` (``Q`` m x k), ``'complete'`` (``Q`` m x m)
-    or ``'r'`` (``R`` only)."""
-    if mode not in ("reduced", "complete", "r"):
-        raise ValueError(
-            f"qr: mode must be 'reduced', 'complete' or 'r', got {mode!r}{user_line_suffix()}"
-        )
-    q, r = lax_linalg.qr(_matrix("qr", a, square=False), full_matrices=mode == "complete")
+    """``QRResult(Q, R)``: ``mode`` ``'reduced'`` (``Q`` m x k; ``'full'``, NumPy's deprecated
+    name, the same as JAX), ``'complete'`` (``Q`` m x m), ``'r'`` (``R`` only) or ``'raw'``
+    (LAPACK's ``geqrf`` factors as NumPy returns them: the reflectors and ``R`` transposed,
+    ``(..., n, m)``, and ``taus``)."""
+    if mode not in ("reduced", "complete", "r", "raw", "full"):
+        raise ValueError(f"Unsupported QR decomposition mode '{mode}'{user_line_suffix()}")
+    (arr,) = promote_inexact(cnp.asarray(a))  # JAX's promotion (integers to float)
+    arr = _matrix("qr", arr, square=False)
+    if mode == "raw":
+        h, taus = geqrf(arr)
+        return QRResult(mT(h), taus)
+    q, r = lax_linalg.qr(arr, full_matrices=mode == "complete")
     return r if mode == "r" else QRResult(q, r)
 
 
