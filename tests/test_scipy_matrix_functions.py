@@ -90,5 +90,5 @@ def test_solve_sylvester_batches_and_differentiates():
 def test_solve_sylvester_errors():
     with pytest.raises(ValueError, match="Unrecognized method"):
         mlinalg.solve_sylvester(np.eye(2), np.eye(2), np.eye(2), method="qr")
-    with pytest.raises(ValueError, match="do not fit"):
+    with pytest.raises(ValueError, match="Incompatible shapes for Sylvester equation"):
         mlinalg.solve_sylvester(np.eye(2), np.eye(3), np.ones((2, 2)))

@@ -35,6 +35,8 @@ from mj_core.prims.linalg import (
     cholesky_p,
     eig_p,
     eigh_p,
+    geqp3_p,
+    geqrf_p,
     hessenberg_p,
     householder_product_p,
     lu_p,
@@ -303,28 +305,54 @@ jvp_rules[svd_p] = _svd_jvp
 
 
 # --- qr ---------------------------------------------------------------------------------------
+def _thin_qr_jvp(q: Any, r: Any, a_dot: Any) -> tuple[Any, Any]:
+    """``(dQ, dR)`` of the thin QR decomposition of an ``m x n`` matrix, ``m >= n`` (JAX's
+    ``_thin_qr_jvp``)."""
+    dx_rinv = triangular_solve(r, a_dot, left_side=False, lower=False)  # dA R^-1
+    qt_dx_rinv = matmul(mH(q), dx_rinv)
+    lower = tril(qt_dx_rinv, -1)
+    skew = lax.sub(lower, mH(lower))  # skew-Hermitian
+    if _is_complex(q):  # the diagonal's imaginary part, as JAX's correction for complex input
+        imag_diag = lax.sub(qt_dx_rinv, _as_dtype_of(lax.real(qt_dx_rinv), qt_dx_rinv))
+        skew = lax.add(skew, lax.mul(eye_like(qt_dx_rinv), imag_diag))
+    dq = lax.add(matmul(q, lax.sub(skew, qt_dx_rinv)), dx_rinv)
+    dr = matmul(lax.sub(qt_dx_rinv, skew), r)
+    return dq, dr
+
+
 def _qr_jvp(primals: list[Any], tangents: list[Any], *, full_matrices: bool) -> Rule:
+    """JAX's ``qr_jvp_rule``: the thin rule for ``m >= n``; for wide ``m < n`` the square
+    block ``X1 = Q R1`` by the thin rule and ``dR2 = dQ^H X2 + Q^H dX2``; for a complete ``Q``
+    of a tall matrix, the extra columns by Roberts and Roberts' (arXiv:2409.13374) eqs. 32-33."""
     (a,), (a_dot,) = primals, tangents
     outs = bind(qr_p, a, full_matrices=full_matrices)
     if type(a_dot) is Zero:
         return outs, [Zero(tangent_aval_of(o)) for o in outs]
     m, n = shape_dtype(a)[0][-2:]
-    if m < n or (full_matrices and m != n):
-        raise NotImplementedError(
-            f"qr: the derivative needs m >= n (and full_matrices=False unless square); got "
-            f"shape {tuple(shape_dtype(a)[0])}, full_matrices={full_matrices}"
-        )
     q, r = outs
-    dx_rinv = triangular_solve(r, a_dot, left_side=False, lower=False)  # dA R^-1
-    qt_dx_rinv = matmul(mH(q), dx_rinv)
-    lower = tril(qt_dx_rinv, -1)
-    skew = lax.sub(lower, mH(lower))  # skew-Hermitian
-    if _is_complex(a):  # the diagonal's imaginary part, as JAX's correction for complex input
-        imag_diag = lax.sub(qt_dx_rinv, _as_dtype_of(lax.real(qt_dx_rinv), qt_dx_rinv))
-        skew = lax.add(skew, lax.mul(eye_like(qt_dx_rinv), imag_diag))
-    dq = lax.add(matmul(q, lax.sub(skew, qt_dx_rinv)), dx_rinv)
-    dr = matmul(lax.sub(qt_dx_rinv, skew), r)
-    return [q, r], [dq, dr]
+    last = len(shape_dtype(a)[0]) - 1
+    if m < n:
+        dq, dr1 = _thin_qr_jvp(q, r[..., :, :m], a_dot[..., :, :m])
+        dr2 = lax.add(matmul(mH(dq), a[..., :, m:]), matmul(mH(q), a_dot[..., :, m:]))
+        return [q, r], [dq, lax.concatenate([dr1, dr2], last)]
+    q_mn = q[..., :, :n] if full_matrices else q
+    r_nn = r[..., :n, :n] if full_matrices else r
+    dq_mn, dr_nn = _thin_qr_jvp(q_mn, r_nn, a_dot)
+    if not full_matrices or m == n:
+        return [q, r], [dq_mn, dr_nn]
+    q_nn, q_pn, q_mp = q_mn[..., :n, :], q_mn[..., n:, :], q[..., :, n:]
+    dq_nn, dq_pn = dq_mn[..., :n, :], dq_mn[..., n:, :]
+    # eq. 33: Z_pn = Q_pn (Q_nn - I)^-1, as Z_pn^H = (Q_nn - I)^-H Q_pn^H (primal only)
+    z_pn_h = _solve(mH(lax.sub(q_nn, eye_like(q_nn))), mH(q_pn))
+    z_pn = mH(z_pn_h)
+    # eq. 32: dQ_mp = dQ_mn Z_pn^H - (Q_mn + Q_mp Z_pn) (dQ_pn - Z_pn dQ_nn)^H
+    dq_mp = lax.sub(
+        matmul(dq_mn, z_pn_h),
+        matmul(lax.add(q_mn, matmul(q_mp, z_pn)), mH(lax.sub(dq_pn, matmul(z_pn, dq_nn)))),
+    )
+    dq = lax.concatenate([dq_mn, dq_mp], last)
+    zeros = lax.full((*shape_dtype(dr_nn)[0][:-2], m - n, n), 0, shape_dtype(dr_nn)[1])
+    return [q, r], [dq, lax.concatenate([dr_nn, zeros], last - 1)]
 
 
 jvp_rules[qr_p] = _qr_jvp
@@ -402,7 +430,7 @@ def _schur_jvp(primals: list[Any], tangents: list[Any], **params: Any) -> Rule:
 jvp_rules[schur_p] = _schur_jvp
 
 
-# --- hessenberg, householder_product, tridiagonal: no derivatives in JAX either ---------------
+# --- hessenberg, householder_product, tridiagonal, geqrf, geqp3: no derivatives in JAX ---
 def _no_jvp(name: str) -> Any:
     def rule(primals: list[Any], tangents: list[Any], **params: Any) -> Rule:
         return undifferentiable(name)(primals, tangents)
@@ -411,5 +439,5 @@ def _no_jvp(name: str) -> Any:
     return rule
 
 
-for _prim in (hessenberg_p, householder_product_p, tridiagonal_p):
+for _prim in (hessenberg_p, householder_product_p, tridiagonal_p, geqrf_p, geqp3_p):
     jvp_rules[_prim] = _no_jvp(_prim.name)

@@ -13,6 +13,8 @@ from mj_core.prims.linalg import (
     cholesky_p,
     eig_p,
     eigh_p,
+    geqp3_p,
+    geqrf_p,
     hessenberg_p,
     householder_product_p,
     lu_p,
@@ -50,5 +52,7 @@ for _prim in (
     hessenberg_p,
     householder_product_p,
     tridiagonal_p,
+    geqrf_p,
+    geqp3_p,
 ):
     vmap_rules[_prim] = _linalg_vmap(_prim)

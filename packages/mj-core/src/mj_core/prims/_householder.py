@@ -17,7 +17,7 @@ import numpy as np
 
 from mj_core.prims._hqr import _larfg
 
-__all__ = ["gehrd_2d", "orgqr_2d", "sytrd_2d"]
+__all__ = ["gehrd_2d", "geqp3_2d", "orgqr_2d", "sytrd_2d"]
 
 
 def gehrd_2d(a: Any) -> tuple[Any, Any]:
@@ -37,6 +37,38 @@ def gehrd_2d(a: Any) -> tuple[Any, Any]:
         h[i + 1, i] = beta
         h[i + 2 :, i] = v[1:]
     return h, taus
+
+
+def geqp3_2d(a: Any, jpvt: Any) -> tuple[Any, Any, Any]:
+    """``(a_out, jpvt_out, taus)``: LAPACK's ``geqp3`` (QR with column pivoting) on the
+    ``m x n`` matrix ``a``: columns with a non-zero ``jpvt`` entry lead, in order; then at each
+    step the remaining column of largest norm (below the rows done) is swapped in and reduced
+    with ``larfg``'s reflector. ``R`` in the upper triangle, the reflectors' vectors below the
+    diagonal, ``jpvt_out`` the 1-based column order (``a[:, jpvt_out - 1] = Q R``). The column
+    norms are recomputed at each step, where LAPACK downdates them: the same pivots unless
+    two norms tie to rounding."""
+    m, n = a.shape
+    h = np.array(a)
+    fixed = [j for j in range(n) if jpvt[j] != 0]
+    order = fixed + [j for j in range(n) if jpvt[j] == 0]
+    h = h[:, order]
+    perm = np.asarray(order)
+    k = min(m, n)
+    taus = np.zeros(k, a.dtype)
+    for i in range(k):
+        if i >= len(fixed):
+            norms = np.linalg.norm(h[i:, i:], axis=0)
+            p = i + int(np.argmax(norms))
+            if p != i:
+                h[:, [i, p]] = h[:, [p, i]]
+                perm[[i, p]] = perm[[p, i]]
+        beta, v, tau = _larfg(h[i, i], h[i + 1 :, i])
+        taus[i] = tau
+        if tau != 0:  # h <- H^H h on the trailing columns
+            h[i:, i + 1 :] -= np.conj(tau) * np.outer(v, np.conj(v) @ h[i:, i + 1 :])
+        h[i, i] = beta
+        h[i + 1 :, i] = v[1:]
+    return h, (perm + 1).astype(np.asarray(jpvt).dtype), taus
 
 
 def orgqr_2d(a: Any, taus: Any) -> Any:

@@ -28,7 +28,7 @@ from mj_core._shapes import aval_error, shape_of
 from mj_core._typing import Array, ArrayLike
 from mj_core.dtypes import dtype_of
 from mj_core.errors import user_line_suffix
-from mj_core.prims._householder import gehrd_2d, orgqr_2d, sytrd_2d
+from mj_core.prims._householder import gehrd_2d, geqp3_2d, orgqr_2d, sytrd_2d
 from mj_core.prims._hqr import schur_2d
 from mj_core.prims._operands import bind, bind1, check_operands
 from mj_core.prims.complex import complex_dtype, conj, real_dtype
@@ -408,8 +408,12 @@ def as_float_matrix(
 ) -> ArrayLike:
     """``x`` if it is a float32/float64 (or, when ``complex_ok``, complex64/complex128) array
     of rank >= 2 (of square matrices if ``square``), else a ``TypeError``/``ValueError``
-    naming ``name`` (integers are rejected like JAX does, rather than silently converted)."""
+    naming ``name`` (integers are rejected like JAX does, rather than silently converted);
+    float16/bfloat16 are JAX's ``NotImplementedError`` (no LAPACK kernel for them)."""
     dtype, shape = dtype_of(x), shape_of(x)
+    if dtype.kind == "f" and dtype.itemsize < 4:
+        # JAX's CPU kernels' refusal (raised when lowering: float16/bfloat16 have none)
+        raise NotImplementedError(f"Unsupported dtype {dtype}.{user_line_suffix()}")
     if not _is_lapack_dtype(dtype, complex_ok=complex_ok):
         expected = _DTYPES_TEXT if complex_ok else "a float32 or float64"
         raise TypeError(
@@ -953,6 +957,61 @@ def _tridiagonal_impl(a: ArrayLike, *, lower: bool) -> list[Any]:
     with np.errstate(all="ignore"):
         outs = _per_matrix(lambda m: sytrd_2d(m, bool(lower)), x, core_ranks=(2,))
     return _stacked(outs, list(avals))
+
+
+# --- geqrf, geqp3: LAPACK's QR factors (JAX's internal primitives, not in jax.lax.linalg) ----
+geqrf_p = Primitive("geqrf", multiple_results=True)
+geqp3_p = Primitive("geqp3", multiple_results=True)
+
+
+@abstract_eval_rules.register(geqrf_p)
+def _geqrf_avals(a: ShapedArray) -> list[ShapedArray]:
+    _check_jax_operands("geqrf", [a], [2])
+    *batch, m, n = a.shape
+    return [_strong(a), ShapedArray((*batch, min(m, n)), a.dtype)]
+
+
+@impl_rules.register(geqrf_p)
+def _geqrf_impl(a: ArrayLike) -> list[Any]:
+    a_aval, taus_aval = check_operands(geqrf_p, [a], {})
+    h, taus = np.linalg.qr(np.asarray(a, a_aval.dtype), mode="raw")  # LAPACK's geqrf
+    return [np.asarray(np.swapaxes(h, -1, -2), a_aval.dtype), np.asarray(taus, taus_aval.dtype)]
+
+
+@abstract_eval_rules.register(geqp3_p)
+def _geqp3_avals(a: ShapedArray, jpvt: ShapedArray) -> list[ShapedArray]:
+    _check_jax_operands("geqp3", [a], [2])
+    if jpvt.dtype.kind not in "iu" or jpvt.shape != (*a.shape[:-2], a.shape[-1]):
+        raise TypeError(
+            f"geqp3: expected integer column pivots of shape {(*a.shape[:-2], a.shape[-1])}, "
+            f"got {jpvt.dtype}{list(jpvt.shape)}{user_line_suffix()}"
+        )
+    *batch, m, n = a.shape
+    return [_strong(a), _strong(jpvt), ShapedArray((*batch, min(m, n)), a.dtype)]
+
+
+@impl_rules.register(geqp3_p)
+def _geqp3_impl(a: ArrayLike, jpvt: ArrayLike) -> list[Any]:
+    avals = check_operands(geqp3_p, [a, jpvt], {})
+    x, p = np.asarray(a, avals[0].dtype), np.asarray(jpvt, avals[1].dtype)
+    with np.errstate(all="ignore"):
+        outs = _per_matrix(geqp3_2d, x, p, core_ranks=(2, 1))
+    return _stacked(outs, list(avals))
+
+
+def geqrf(a: ArrayLike) -> tuple[Array, Array]:
+    """``(a, taus)``: LAPACK's ``geqrf``, ``R`` in the upper triangle of ``a`` and ``Q``'s
+    Householder reflectors below the diagonal with their factors ``taus``."""
+    a_out, taus = bind(geqrf_p, a)
+    return a_out, taus
+
+
+def geqp3(a: ArrayLike, jpvt: ArrayLike) -> tuple[Array, Array, Array]:
+    """``(a, jpvt, taus)``: LAPACK's ``geqp3``, the QR decomposition with column pivoting of
+    ``a`` as :func:`geqrf`'s, ``jpvt`` the 1-based column order (``a[..., jpvt - 1] = Q R``);
+    columns whose ``jpvt`` entry is non-zero lead."""
+    a_out, jpvt_out, taus = bind(geqp3_p, a, jpvt)
+    return a_out, jpvt_out, taus
 
 
 def hessenberg(a: ArrayLike) -> tuple[Array, Array]:

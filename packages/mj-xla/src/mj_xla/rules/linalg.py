@@ -33,6 +33,8 @@ from mj_core.prims.linalg import (
     cholesky_p,
     eig_p,
     eigh_p,
+    geqp3_p,
+    geqrf_p,
     hessenberg_p,
     householder_product_p,
     lu_p,
@@ -697,6 +699,24 @@ def _qr_lowering(
     r_aval = avals_out[1]
     r, sliced = _slice_matrix(r, aval, *r_aval.shape[-2:])
     return [q, _band(r, sliced, lower=False)]
+
+
+@_register(geqrf_p, "cpu", "cuda")
+def _geqrf_lowering(
+    ctx: LoweringContext, avals_in: Avals, avals_out: Avals, in_vals: Values
+) -> list[Value]:
+    """LAPACK's (cuSOLVER's) ``geqrf``, as JAX lowers it."""
+    target = _solver_target(ctx, "geqrf", avals_in[0].dtype)
+    return _lapack_call(target, in_vals, avals_in, avals_out, {0: 0})
+
+
+@_register(geqp3_p, "cpu")
+def _geqp3_lowering(
+    ctx: LoweringContext, avals_in: Avals, avals_out: Avals, in_vals: Values
+) -> list[Value]:
+    """LAPACK's ``geqp3``, as JAX lowers it for the CPU."""
+    target = lapack_target("geqp3_ffi", avals_in[0].dtype)
+    return _lapack_call(target, in_vals, avals_in, avals_out, {0: 0, 1: 1})
 
 
 # --- tridiagonal_solve ------------------------------------------------------------------------

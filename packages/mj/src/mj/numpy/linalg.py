@@ -26,7 +26,8 @@ from mj_core.errors import user_line_suffix
 from mj_core.extend import AnyArray, Array, ArrayLike, DTypeLike, promote_inexact
 from mj_core.lax import PrecisionLike
 from mj_core.lax_linalg import matmul as _matmul
-from mj_core.lax_linalg import mH
+from mj_core.lax_linalg import mH, mT
+from mj_core.prims.linalg import geqrf
 
 __all__ = [
     "EigResult",
@@ -481,13 +482,18 @@ def svd(
 
 
 def qr(a: ArrayLike, mode: str = "reduced") -> Any:
-    """``QRResult(Q, R)``: ``mode`` ``'reduced'`` (``Q`` m x k), ``'complete'`` (``Q`` m x m)
-    or ``'r'`` (``R`` only)."""
-    if mode not in ("reduced", "complete", "r"):
-        raise ValueError(
-            f"qr: mode must be 'reduced', 'complete' or 'r', got {mode!r}{user_line_suffix()}"
-        )
-    q, r = lax_linalg.qr(_matrix("qr", a, square=False), full_matrices=mode == "complete")
+    """``QRResult(Q, R)``: ``mode`` ``'reduced'`` (``Q`` m x k; ``'full'``, NumPy's deprecated
+    name, the same as JAX), ``'complete'`` (``Q`` m x m), ``'r'`` (``R`` only) or ``'raw'``
+    (LAPACK's ``geqrf`` factors as NumPy returns them: the reflectors and ``R`` transposed,
+    ``(..., n, m)``, and ``taus``)."""
+    if mode not in ("reduced", "complete", "r", "raw", "full"):
+        raise ValueError(f"Unsupported QR decomposition mode '{mode}'{user_line_suffix()}")
+    (arr,) = promote_inexact(cnp.asarray(a))  # JAX's promotion (integers to float)
+    arr = _matrix("qr", arr, square=False)
+    if mode == "raw":
+        h, taus = geqrf(arr)
+        return QRResult(mT(h), taus)
+    q, r = lax_linalg.qr(arr, full_matrices=mode == "complete")
     return r if mode == "r" else QRResult(q, r)
 
 
@@ -601,6 +607,16 @@ def lstsq(
     vector = cnp.ndim(b) == 1
     b2 = cnp.expand_dims(b, -1) if vector else b
     m, n = cnp.shape(a)
+    if m == 0 or n == 0:  # JAX's: no singular values, rank 0, x zero
+        x = cnp.zeros((n, *cnp.shape(b2)[1:]), a.dtype)
+        s = cnp.zeros((0,), a.dtype)
+        rank = cnp.sum(cnp.zeros((0,), np.int32))
+        if numpy_resid and (n > 0 or m <= n):
+            resid = cnp.asarray([])  # JAX's: the default float dtype
+        else:
+            r = lax.abs(b2)  # a x is zero
+            resid = cnp.sum(lax.mul(r, r), axis=0)
+        return (cnp.squeeze(x, -1) if vector else x), resid, rank, s
     u, s, vt = lax_linalg.svd(a, full_matrices=False)
     rcond = float(np.finfo(a.dtype).eps) * max(m, n) if rcond is None else rcond
     cutoff = lax.mul(cnp.max(s), lax.convert_element_type(rcond, s.dtype))
@@ -614,7 +630,7 @@ def lstsq(
     r = lax.abs(lax.sub(_matmul(a, x), b2))
     resid = cnp.sum(lax.mul(r, r), axis=0)
     if numpy_resid and (rank < n or m <= n):
-        resid = cnp.asarray([], dtype=a.dtype)
+        resid = cnp.asarray([])  # JAX's: the default float dtype
     if vector:  # JAX keeps the residuals' axis: shape (1,) for a vector b
         x = cnp.squeeze(x, -1)
     return x, resid, rank, s

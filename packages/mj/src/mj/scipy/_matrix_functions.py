@@ -6,14 +6,13 @@
   root of ``T`` (Björck and Hammarling), an entry with a zero numerator set to zero, so
   singular matrices such as ``diag(0, 4, 0)`` have their root.
 * ``funm``: JAX's, Parlett's recurrence on the complex Schur form.
-* ``solve_sylvester``: ``A X + X B = C`` as the linear system
-  ``(I kron A + B^T kron I) vec(X) = vec(C)``, solved directly: exact, but of size
-  ``(m n)^2``, so meant for small matrices. Complex matrices are handled in the real form
-  ``[[Re, -Im], [Im, Re]]`` of a complex matrix, on mj's real LU.
+* ``solve_sylvester``: JAX's, Bartels and Stewart's back substitution on the complex Schur
+  forms of ``A`` and ``B^H`` (``"schur"``) or the eigendecompositions (``"eigen"``).
 """
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -22,19 +21,12 @@ import mj.numpy as mnp
 from mj import lax
 from mj.numpy import linalg as mla
 from mj.numpy import vectorize
+from mj_autodiff import custom_jvp
 from mj_core import lax_linalg
 from mj_core.errors import user_line_suffix
 from mj_core.extend import AnyArray, Array, ArrayLike, promote_inexact
 
 __all__ = ["funm", "rsf2csf", "schur", "solve_sylvester", "sqrtm"]
-
-
-def _real_form(m: ArrayLike) -> Array:
-    """``[[Re m, -Im m], [Im m, Re m]]``: the real matrix acting like complex ``m``."""
-    re, im = mnp.real(m), mnp.imag(m)
-    return mnp.concatenate(
-        [mnp.concatenate([re, -im], axis=-1), mnp.concatenate([im, re], axis=-1)], axis=-2
-    )
 
 
 def _square(name: str, a: ArrayLike) -> Array:
@@ -147,13 +139,16 @@ def _rsf2csf_2d(t: AnyArray, z: AnyArray) -> tuple[Any, Any]:
 
 def rsf2csf(T: ArrayLike, Z: ArrayLike, check_finite: bool = True) -> tuple[Array, Array]:  # noqa: N803
     """The complex Schur form ``(T', Z')`` of a real Schur form ``(T, Z)`` (each 2x2 block
-    triangularised by a complex rotation), as JAX's ``rsf2csf``."""
+    triangularised by a complex rotation), as JAX's ``rsf2csf``; batch axes broadcast."""
     del check_finite
     t, z = mnp.asarray(T), mnp.asarray(Z)
-    if t.ndim < 2 or t.shape[-1] != t.shape[-2] or t.shape != z.shape:
+    if t.ndim < 2 or t.shape[-1] != t.shape[-2]:
+        raise ValueError(f"Input 'T' must be square.{user_line_suffix()}")
+    if z.ndim < 2 or z.shape[-1] != z.shape[-2]:
+        raise ValueError(f"Input 'Z' must be square.{user_line_suffix()}")
+    if t.shape[-1] != z.shape[-1]:
         raise ValueError(
-            f"rsf2csf: expected square matrices T and Z of one shape, got {t.shape} and "
-            f"{z.shape}{user_line_suffix()}"
+            f"Input array shapes must match: Z: {z.shape} vs. T: {t.shape}{user_line_suffix()}"
         )
     out_t, out_z = vectorize(_rsf2csf_2d, signature="(n,n),(n,n)->(n,n),(n,n)")(t, z)
     return out_t, out_z
@@ -210,6 +205,75 @@ def funm(A: ArrayLike, func: Any, disp: bool = True) -> Any:  # noqa: N803 (SciP
     return f, err
 
 
+def _sylvester_triangular(r: Any, t: Any, f: Any) -> Any:
+    """``Y`` with ``R Y + Y T = F`` for upper-triangular ``R`` (m x m) and lower-triangular
+    ``T`` (n x n): Bartels and Stewart's back substitution, a column at a time from the last
+    (JAX's scan solves the same recurrence an entry at a time):
+    ``(R + T[j, j] I) Y[:, j] = F[:, j] - sum_{k > j} Y[:, k] T[k, j]``."""
+    m, n = f.shape
+    eye = mnp.eye(m, dtype=f.dtype)
+    ks = mnp.arange(n)
+
+    def column(y: Any, j: Any) -> tuple[Any, None]:
+        t_col = lax.dynamic_slice_in_dim(t, j, 1, axis=1)  # (n, 1)
+        t_jj = lax.dynamic_slice_in_dim(t_col, j, 1, axis=0)  # (1, 1)
+        t_col = mnp.where((ks > j)[:, None], t_col, 0)
+        rhs = lax.dynamic_slice_in_dim(f, j, 1, axis=1) - mnp.matmul(
+            y, t_col, precision=lax.Precision.HIGHEST
+        )
+        y_j = lax_linalg.triangular_solve(r + t_jj * eye, rhs, left_side=True, lower=False)
+        return lax.dynamic_update_slice_in_dim(y, y_j, j, axis=1), None
+
+    # the column index as the scanned input (not a carried counter), so that under
+    # differentiation everything but Y and F stays known and the solves transpose
+    y, _ = lax.scan(column, mnp.zeros_like(f), mnp.arange(n - 1, -1, -1))
+    return y
+
+
+def _solve_sylvester_2d(method: str, tol: float, a: Any, b: Any, c: Any) -> Any:
+    """JAX's ``_solve_sylvester_2d``: Bartels-Stewart on the complex Schur forms
+    ``A = U R U^H``, ``B^H = V S V^H`` (``"schur"``), or the eigendecompositions (``"eigen"``);
+    NaNs where an eigenvalue of ``A`` and one of ``B`` sum to within ``tol`` of zero."""
+    highest = lax.Precision.HIGHEST
+
+    def mm(x: Any, y: Any) -> Any:
+        return mnp.matmul(x, y, precision=highest)
+
+    if method == "schur":
+        r, u = schur(a, output="complex")
+        s, v = schur(mnp.conj(b).T, output="complex")
+        f = mm(mm(mnp.conj(u).T, c.astype(r.dtype)), v)
+        y = _sylvester_triangular(r, mnp.conj(s).T, f)
+        x = mm(mm(u, y), mnp.conj(v).T)
+    else:
+        ra, ua = mla.eig(a)
+        rb, ub = mla.eig(b)
+        f = mla.solve(ua, mm(c.astype(ra.dtype), ub))
+        y = f / (ra[:, None] + rb[None, :])
+        x = mm(mm(ua, y), mla.inv(ub))
+    if not mnp.iscomplexobj(c):
+        x = mnp.real(x)
+    sums = mla.eigvals(lax.stop_gradient(a))[:, None] + mla.eigvals(lax.stop_gradient(b))[None, :]
+    singular = mnp.any(mnp.abs(sums) < tol)
+    return mnp.where(singular, mnp.zeros_like(x) * np.nan, x)
+
+
+_solve_sylvester = custom_jvp(_solve_sylvester_2d, nondiff_argnums=(0, 1))
+
+
+@_solve_sylvester.defjvp
+def _solve_sylvester_jvp(
+    method: str, tol: float, primals: tuple[Any, Any, Any], tangents: tuple[Any, Any, Any]
+) -> tuple[Any, Any]:
+    """``dX`` solves the same equation with ``dC - dA X - X dB`` on the right (JAX has no
+    derivative here: its ``schur`` has none; mj's ``solve_sylvester`` keeps one)."""
+    a, b, c = primals
+    da, db, dc = tangents
+    x = _solve_sylvester(method, tol, a, b, c)
+    rhs = dc - mnp.matmul(da, x) - mnp.matmul(x, db)
+    return x, _solve_sylvester_2d(method, tol, a, b, rhs.astype(x.dtype))
+
+
 def solve_sylvester(
     A: ArrayLike,  # noqa: N803 (SciPy's names)
     B: ArrayLike,  # noqa: N803
@@ -219,40 +283,22 @@ def solve_sylvester(
     tol: float = 1e-8,
 ) -> Array:
     """``X`` with ``A X + X B = C`` (``A`` m x m, ``B`` n x n, ``C`` m x n; leading batch
-    dimensions broadcast). ``method`` (``"schur"``/``"eigen"``) is accepted as in JAX; the
-    system is solved directly, so both give the same answer. As in JAX, a matrix of NaNs where
-    an eigenvalue of ``A`` and one of ``B`` sum to within ``tol`` of zero (no unique
-    solution)."""
+    dimensions broadcast), by JAX's algorithms: ``"schur"``, Bartels and Stewart's on the
+    complex Schur forms of ``A`` and ``B^H`` (``O(m^3 + n^3 + m^2 n)``), or ``"eigen"``, through
+    the eigendecompositions of ``A`` and ``B``. As in JAX, a matrix of NaNs where an eigenvalue
+    of ``A`` and one of ``B`` sum to within ``tol`` of zero (no unique solution)."""
     if method not in ("schur", "eigen"):
-        raise ValueError(f"Unrecognized method {method}{user_line_suffix()}")
+        raise ValueError(
+            f'Unrecognized method {method}. The two valid methods are either "schur" or '
+            f'"eigen".{user_line_suffix()}'
+        )
     a, b, c = promote_inexact(*(mnp.asarray(v) for v in (A, B, C)))  # JAX's promotion
-    dtype = a.dtype
     m, n = c.shape[-2], c.shape[-1]
     if a.shape[-2:] != (m, m) or b.shape[-2:] != (n, n):
         raise ValueError(
-            f"solve_sylvester: shapes {a.shape}, {b.shape}, {c.shape} do not fit "
-            f"A X + X B = C{user_line_suffix()}"
+            f"Incompatible shapes for Sylvester equation:\nA: {a.shape}\nB: {b.shape}\n"
+            f"C: {c.shape}{user_line_suffix()}"
         )
-    batch = mnp.broadcast_shapes(a.shape[:-2], b.shape[:-2], c.shape[:-2])
-    a = mnp.broadcast_to(a, (*batch, m, m))
-    b = mnp.broadcast_to(b, (*batch, n, n))
-    c = mnp.broadcast_to(c, (*batch, m, n))
-    # vec stacks columns: vec(A X) = (I_n kron A) vec(X), vec(X B) = (B^T kron I_m) vec(X)
-    op = mnp.kron(mnp.eye(n, dtype=dtype), a) + mnp.kron(
-        mnp.swapaxes(b, -1, -2), mnp.eye(m, dtype=dtype)
-    )
-    rhs = mnp.swapaxes(c, -1, -2).reshape((*batch, m * n))
-    if mnp.iscomplexobj(op):
-        sol = mla.solve(
-            _real_form(op), mnp.concatenate([mnp.real(rhs), mnp.imag(rhs)], axis=-1)[..., None]
-        )[..., 0]
-        vec = lax.complex(sol[..., : m * n], sol[..., m * n :])
-    else:
-        vec = mla.solve(op, rhs[..., None])[..., 0]
-    x = mnp.swapaxes(vec.reshape((*batch, n, m)), -1, -2)
-    sums = (
-        mla.eigvals(lax.stop_gradient(a))[..., :, None]
-        + mla.eigvals(lax.stop_gradient(b))[..., None, :]
-    )
-    singular = mnp.any(mnp.abs(sums) < tol, axis=(-2, -1))
-    return mnp.where(singular[..., None, None], mnp.zeros_like(x) * np.nan, x)
+    solve = partial(_solve_sylvester, method, tol)
+    out: Array = vectorize(solve, signature="(m,m),(n,n),(m,n)->(m,n)")(a, b, c)
+    return out

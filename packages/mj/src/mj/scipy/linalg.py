@@ -20,9 +20,9 @@ import numpy as np
 
 import mj_core.numpy as cnp
 from mj.numpy import linalg as mla
+from mj.numpy import take_along_axis, vectorize
 from mj.numpy import tril as tril  # seed 004's jax.scipy.linalg.tril/triu: NumPy's triangles
 from mj.numpy import triu as triu
-from mj.numpy import vectorize
 from mj.numpy.linalg import permutation_matrix
 from mj.scipy._expm import expm as expm
 from mj.scipy._matrix_functions import funm as funm
@@ -45,11 +45,12 @@ from mj.scipy._special_matrices import invpascal as invpascal
 from mj.scipy._special_matrices import leslie as leslie
 from mj.scipy._special_matrices import pascal as pascal
 from mj.scipy._special_matrices import toeplitz as toeplitz
-from mj_autodiff import jvp
+from mj_autodiff import jvp, stop_gradient
 from mj_core import lax, lax_linalg
 from mj_core.errors import user_line_suffix
 from mj_core.extend import AnyArray, Array, ArrayLike, promote_inexact
 from mj_core.lax_linalg import matmul, mH, mT
+from mj_core.prims.linalg import geqp3
 
 __all__ = [
     "block_diag",
@@ -338,6 +339,25 @@ def eigh(
     return w if eigvals_only else (w, v)
 
 
+def _pivoted_qr(a: AnyArray, full_matrices: bool) -> tuple[Array, Array, Array]:
+    """``(Q, R, P)`` with ``a[..., P] = Q R``: the column order of LAPACK's ``geqp3`` (on the
+    CPU, as JAX's), then the QR decomposition of the reordered columns (the same Householder
+    steps, so the same factors up to rounding), whose derivative is then JAX's pivoted one
+    (``dA[..., P]`` through the unpivoted rule; ``P`` has none)."""
+    *batch, m, n = cnp.shape(a)
+    if m == 0 or n == 0:  # JAX's: no pivoting to do, the permutation is zeros
+        perm = cnp.zeros((*batch, n), np.int32)
+        q, r = lax_linalg.qr(a, full_matrices=full_matrices)
+        return q, r, perm
+    jpvt = cnp.zeros((*batch, n), np.int32)
+    _, perm, _ = geqp3(stop_gradient(a), jpvt)
+    perm = lax.sub(perm, lax.full_like(perm, 1))
+    q, r = lax_linalg.qr(
+        take_along_axis(a, cnp.expand_dims(perm, -2), axis=-1), full_matrices=full_matrices
+    )
+    return q, r, perm
+
+
 def qr(
     a: ArrayLike,
     overwrite_a: bool = False,
@@ -347,14 +367,17 @@ def qr(
     check_finite: bool = True,
 ) -> tuple[Array, ...]:
     """``(Q, R)`` with ``mode='full'`` (``Q`` m x m) or ``'economic'`` (``Q`` m x k);
-    ``(R,)`` with ``mode='r'`` (the full m x n ``R``, as SciPy's and JAX's). Column pivoting
-    is not implemented."""
+    ``(R,)`` with ``mode='r'`` (the full m x n ``R``, as SciPy's and JAX's). With
+    ``pivoting``, the column permutation ``P`` (``a[..., P] = Q R``, LAPACK's ``geqp3``'s
+    order) is returned last."""
     if mode not in ("full", "economic", "r"):
         raise ValueError(f"Unsupported QR decomposition mode '{mode}'{user_line_suffix()}")
+    (arr,) = promote_inexact(cnp.asarray(a))
+    arr = lax_linalg.as_float_matrix("qr", arr, complex_ok=True)
     if pivoting:
-        raise NotImplementedError(f"qr: pivoting=True is not implemented{user_line_suffix()}")
-    a = lax_linalg.as_float_matrix("qr", cnp.asarray(a), complex_ok=True)
-    q, r = lax_linalg.qr(a, full_matrices=mode != "economic")
+        q, r, perm = _pivoted_qr(arr, full_matrices=mode != "economic")
+        return (r, perm) if mode == "r" else (q, r, perm)
+    q, r = lax_linalg.qr(arr, full_matrices=mode != "economic")
     return (r,) if mode == "r" else (q, r)
 
 
@@ -371,15 +394,12 @@ def qr_multiply(
     (``mode='right'``, ``c`` of shape ``(..., P, M)``) with ``a = Q R`` the economic QR
     decomposition (``K = min(M, N)``; ``conj(Q)`` with ``conjugate``), as JAX's
     ``scipy.linalg.qr_multiply``; a 1-D ``c`` is a column (``'left'``) or a row (``'right'``)
-    and the result is raveled. Column pivoting is not implemented."""
+    and the result is raveled. With ``pivoting``, also the column permutation (as
+    :func:`qr`'s)."""
     del overwrite_a, overwrite_c  # unused, as in JAX
     a, c = promote_inexact(cnp.asarray(a), cnp.asarray(c))
     if mode not in ("right", "left"):
         raise ValueError(f"mode must be 'right' or 'left', got {mode!r}{user_line_suffix()}")
-    if pivoting:
-        raise NotImplementedError(
-            f"qr_multiply: pivoting=True is not implemented{user_line_suffix()}"
-        )
     onedim = cnp.ndim(c) == 1
     if onedim:
         c = cnp.expand_dims(c, 1 if mode == "left" else 0)
@@ -402,7 +422,10 @@ def qr_multiply(
     batch = np.broadcast_shapes(a_shape[:-2], c_shape[:-2])
     a = cnp.broadcast_to(a, (*batch, *a_shape[-2:]))
     c = cnp.broadcast_to(c, (*batch, *c_shape[-2:]))
-    q, r = lax_linalg.qr(a, full_matrices=False)
+    if pivoting:
+        q, r, perm = _pivoted_qr(a, full_matrices=False)
+    else:
+        q, r = lax_linalg.qr(a, full_matrices=False)
     if conjugate:
         q = cnp.conj(q)
     cq = (
@@ -412,7 +435,7 @@ def qr_multiply(
     )
     if onedim:
         cq = cnp.ravel(cq)
-    return cq, r
+    return (cq, r, perm) if pivoting else (cq, r)
 
 
 def hessenberg(
