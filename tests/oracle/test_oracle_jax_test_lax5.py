@@ -55,3 +55,27 @@ def test_reduce_window_with_public_lax_op_is_the_monoid_primitive(x64, name, ini
     want = _first_primitive(jax.make_jaxpr, fun(jax.lax), x)
     assert _first_primitive(mj.make_jaxpr, fun(mlax), x) == want
     np.testing.assert_allclose(np.asarray(fun(mlax)(x)), np.asarray(fun(jax.lax)(x)), rtol=1e-6)
+
+
+@pytest.mark.parametrize("strides", [[1], [1, 1, 1]])
+@pytest.mark.parametrize("padding", ["SAME", [(0, 0), (0, 0)]])
+def test_conv_window_strides_length_error_is_jaxs(x64, strides, padding):
+    """A ``window_strides`` of the wrong length is JAX's ValueError with JAX's wording
+    (lax_test test_window_strides_dimension_shape_rule; mj raised a TypeError)."""
+    lhs, rhs = np.zeros((1, 1, 3, 3), np.float32), np.zeros((1, 1, 1, 1), np.float32)
+    with pytest.raises(ValueError, match="window_strides") as got:
+        mlax.conv_general_dilated(lhs, rhs, strides, padding)
+    if padding != "SAME" or len(strides) < 2:  # (JAX's 'SAME' with 3 strides: NumPy's error)
+        with pytest.raises(ValueError, match="window") as want:
+            jax.lax.conv_general_dilated(lhs, rhs, strides, padding)
+        assert str(got.value).startswith(str(want.value))
+    with pytest.raises(ValueError, match="window and window_strides must have the same"):
+        mj.jit(lambda a: mlax.conv(a, rhs, strides, "SAME"))(lhs)
+
+
+def test_conv_rhs_dilation_length_error_is_a_value_error(x64):
+    lhs, rhs = np.zeros((1, 1, 3, 3), np.float32), np.zeros((1, 1, 1, 1), np.float32)
+    with pytest.raises(ValueError, match="window-dilation factors"):
+        jax.lax.conv_general_dilated(lhs, rhs, (1, 1), "SAME", rhs_dilation=(1,))
+    with pytest.raises(ValueError, match="rhs_dilation"):
+        mlax.conv_general_dilated(lhs, rhs, (1, 1), "SAME", rhs_dilation=(1,))
