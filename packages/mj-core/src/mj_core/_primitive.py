@@ -31,6 +31,7 @@ __all__ = [
     "RuleTable",
     "UfuncShortcut",
     "abstract_eval_rules",
+    "effectful_primitives",
     "impl_rules",
     "install_binders",
 ]
@@ -518,3 +519,8 @@ abstract_eval_rules: RuleTable[Callable[..., Any]] = RuleTable(
 """``abstract_eval_rules[p](*avals, **params) -> list[ShapedArray]``: the output types of ``p``
 from its operands' types (``TypeError`` naming the primitive and the operand types for
 operands or params it does not accept, ``ValueError`` for out-of-range axes)."""
+
+effectful_primitives: set[Primitive] = set()
+"""The primitives with an effect (JAX's ``effects`` of their equations): dead-code elimination
+keeps their equations, and the higher-order equations whose bodies hold one, though no output
+is used (``dce_sink``, ``debug_callback``)."""

@@ -69,6 +69,7 @@ from mj_core._linear_util import wrap_init as wrap_init
 from mj_core._primitive import Primitive as Primitive
 from mj_core._primitive import RuleTable as RuleTable
 from mj_core._primitive import abstract_eval_rules as abstract_eval_rules
+from mj_core._primitive import effectful_primitives as effectful_primitives
 from mj_core._primitive import impl_rules as impl_rules
 from mj_core._shapes import canonicalize_axes as canonicalize_axes
 from mj_core._shapes import canonicalize_axis as canonicalize_axis

@@ -1,16 +1,39 @@
 """Dead-code elimination: drop the equations and inputs no wanted output depends on.
 
-Primitives have no side effects, so an equation is live exactly when one of its outputs is
-used. Higher-order equations are kept or dropped whole.
+An equation is live when one of its outputs is used, or when it has an effect (JAX's
+``effects``): its primitive is one of :data:`mj_core.extend.effectful_primitives`
+(``dce_sink``, ``debug_callback``) or a jaxpr among its params holds such an equation.
+Higher-order equations are kept or dropped whole.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from mj_ir._jaxpr import Jaxpr, JaxprEqn, Var
+from mj_core.extend import effectful_primitives
+from mj_ir._jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var
 
-__all__ = ["dce_jaxpr"]
+__all__ = ["dce_jaxpr", "has_effect"]
+
+
+def has_effect(eqn: JaxprEqn) -> bool:
+    """Whether ``eqn`` has an effect that keeps it alive: an effectful primitive, or a jaxpr
+    param (a body, a branch) holding an effectful equation."""
+    if not effectful_primitives:
+        return False
+    if eqn.primitive in effectful_primitives:
+        return True
+    return any(_jaxpr_has_effect(v) for v in eqn.params.values())
+
+
+def _jaxpr_has_effect(value: object) -> bool:
+    if isinstance(value, ClosedJaxpr):
+        value = value.jaxpr
+    if isinstance(value, Jaxpr):
+        return any(has_effect(e) for e in value.eqns)
+    if isinstance(value, tuple | list):
+        return any(_jaxpr_has_effect(v) for v in value)
+    return False
 
 
 def dce_jaxpr(
@@ -36,7 +59,7 @@ def dce_jaxpr(
     live: set[Var] = {x for x in outs if type(x) is Var}
     kept: list[JaxprEqn] = []
     for eqn in reversed(jaxpr.eqns):
-        if any(v in live for v in eqn.out_binders):
+        if any(v in live for v in eqn.out_binders) or has_effect(eqn):
             kept.append(eqn)
             live.update(x for x in eqn.inputs if type(x) is Var)
     kept.reverse()

@@ -17,12 +17,13 @@ from mj_autodiff._derivatives import Linear, defjvp_zero, derivative_kinds
 from mj_autodiff._jvp import jvp_rules
 from mj_autodiff._tangents import Zero, tangent_aval_of
 from mj_autodiff._transpose import UndefPrimal, transpose_rules
-from mj_core import bind1
+from mj_core import bind, bind1
 from mj_core.dtypes import is_inexact
 from mj_core.prims.conversions import (
     bitcast_convert_type_p,
     convert_element_type_p,
     copy_p,
+    dce_sink_p,
     reduce_precision_p,
 )
 
@@ -87,6 +88,24 @@ def _copy_transpose(cts: list[Any], x: UndefPrimal) -> list[Any]:
     return [bind1(copy_p, cts[0])]
 
 
+def _dce_sink_jvp(
+    primals: list[Any], tangents: list[Any], *, prevent_mlir_dce: bool
+) -> tuple[list[Any], list[Any]]:
+    """JAX's (``ad.deflinear``): a sink of the primal and one of the tangent, when nonzero."""
+    (x,), (t,) = primals, tangents
+    bind(dce_sink_p, x, prevent_mlir_dce=prevent_mlir_dce)
+    if type(t) is not Zero:
+        bind(dce_sink_p, t, prevent_mlir_dce=prevent_mlir_dce)
+    return [], []
+
+
+def _dce_sink_transpose(cts: list[Any], x: UndefPrimal, *, prevent_mlir_dce: bool) -> list[Any]:
+    """No cotangent reaches the operand (JAX's transpose, ``lambda _, **__: []``)."""
+    return [Zero(x.aval)]
+
+
+jvp_rules[dce_sink_p] = _dce_sink_jvp
+transpose_rules[dce_sink_p] = _dce_sink_transpose
 jvp_rules[copy_p] = _copy_jvp
 transpose_rules[copy_p] = _copy_transpose
 derivative_kinds[copy_p] = Linear()

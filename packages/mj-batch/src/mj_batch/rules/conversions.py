@@ -1,6 +1,8 @@
 """Batching rules of the dtype conversions: ``convert_element_type``, ``reduce_precision``
 and ``copy`` act on each element (batch dim unchanged); ``bitcast_convert_type`` too, except
-that a wider dtype consumes the last axis, which therefore must not be the batch axis."""
+that a wider dtype consumes the last axis, which therefore must not be the batch axis.
+``dce_sink`` sinks the batched operand (JAX's rule returns its operand and binds nothing, so
+a ``vmap`` loses the sink; mj keeps it, as the sink is there to keep the value alive)."""
 
 from __future__ import annotations
 
@@ -18,11 +20,12 @@ from mj_batch._batching import (
     moveaxis,
     vmap_rules,
 )
-from mj_core import bind1
+from mj_core import bind, bind1
 from mj_core.prims.conversions import (
     bitcast_convert_type_p,
     convert_element_type_p,
     copy_p,
+    dce_sink_p,
     reduce_precision_p,
 )
 
@@ -31,6 +34,14 @@ __all__: list[str] = []
 defvectorized(convert_element_type_p)
 defvectorized(reduce_precision_p)
 defvectorized(copy_p)
+
+
+@vmap_rules.register(dce_sink_p)
+def _dce_sink_vmap(
+    axis_size: int, vals_in: Vals, dims_in: Dims, *, prevent_mlir_dce: bool
+) -> RuleResult:
+    bind(dce_sink_p, *vals_in, prevent_mlir_dce=prevent_mlir_dce)
+    return [], []
 
 
 def _bitcast_convert_type_vmap(

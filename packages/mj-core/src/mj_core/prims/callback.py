@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from mj_core._avals import ShapedArray
-from mj_core._primitive import Primitive, abstract_eval_rules, impl_rules
+from mj_core._primitive import Primitive, abstract_eval_rules, effectful_primitives, impl_rules
 
 __all__ = [
     "debug_callback_p",
@@ -49,6 +49,7 @@ class HostCallback:
 
 debug_callback_p = Primitive("debug_callback", multiple_results=True)
 pure_callback_p = Primitive("pure_callback", multiple_results=True)
+effectful_primitives.add(debug_callback_p)  # (DCE keeps it, as JAX's debug effect does)
 
 
 def check_callback_outputs(

@@ -17,11 +17,12 @@ import numpy as np
 
 from mj_core._array_views import view_dtype
 from mj_core._avals import ShapedArray, array_types
-from mj_core._primitive import Primitive, abstract_eval_rules, impl_rules
+from mj_core._primitive import Primitive, abstract_eval_rules, effectful_primitives, impl_rules
 from mj_core._shapes import aval_error
 from mj_core._typing import Array, ArrayLike
 from mj_core.dtypes import canonical_dtype, dtype_of, float_info, is_float
-from mj_core.prims._operands import bind1, check_operands, unchanged
+from mj_core.prims._operands import bind, bind1, check_operands, unchanged
+from mj_core.tree_util import tree_leaves
 
 __all__ = [
     "bitcast_convert_type",
@@ -29,6 +30,8 @@ __all__ = [
     "convert_element_type",
     "convert_element_type_p",
     "copy_p",
+    "dce_sink",
+    "dce_sink_p",
     "reduce_precision",
     "reduce_precision_p",
 ]
@@ -199,6 +202,33 @@ def _copy_impl(x: ArrayLike) -> list[Any]:
 def array_copy(x: ArrayLike) -> Array:
     """``copy_p`` of ``x`` (JAX's ``lax._array_copy``; not lax API)."""
     return bind1(copy_p, x)
+
+
+# --- dce_sink ---------------------------------------------------------------------------------
+dce_sink_p = Primitive("dce_sink", multiple_results=True)
+"""JAX's ``dce_sink_p``: marks its operand as used, so dead-code elimination keeps what
+computes it. No outputs; its effect (:data:`~mj_core._primitive.effectful_primitives`, JAX's
+``NoDCEEffect``) keeps the equation itself. Param ``prevent_mlir_dce``: lowered to a
+side-effecting ``dce_sink`` custom call, so XLA keeps the computation too (else nothing)."""
+effectful_primitives.add(dce_sink_p)
+
+
+@abstract_eval_rules.register(dce_sink_p)
+def _dce_sink_avals(x: ShapedArray, *, prevent_mlir_dce: bool) -> list[ShapedArray]:
+    return []
+
+
+@impl_rules.register(dce_sink_p)
+def _dce_sink_impl(x: ArrayLike, *, prevent_mlir_dce: bool) -> list[Any]:
+    return []
+
+
+def dce_sink(val: Any, *, prevent_mlir_dce: bool = False) -> None:
+    """Mark every leaf of the pytree ``val`` as used (``jax.lax.dce_sink``): the computation
+    producing it is not dead-code eliminated from jaxprs; with ``prevent_mlir_dce`` not by XLA
+    either."""
+    for leaf in tree_leaves(val):
+        bind(dce_sink_p, leaf, prevent_mlir_dce=bool(prevent_mlir_dce))
 
 
 # --- lax wrappers ----------------------------------------------------------------------------

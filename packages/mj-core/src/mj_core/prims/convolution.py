@@ -35,6 +35,7 @@ from mj_core._avals import ShapedArray
 from mj_core._primitive import Primitive, abstract_eval_rules, impl_rules
 from mj_core._shapes import aval_error, shape_of
 from mj_core._typing import Array, ArrayLike, DTypeLike
+from mj_core.errors import user_line_suffix
 from mj_core.prims._conv_numpy import canonical_conv, dilate_and_pad
 from mj_core.prims._conv_numpy import dilate_dim as dilate_dim
 from mj_core.prims._operands import bind1, check_operands, common_dtype
@@ -380,12 +381,16 @@ def conv_general_dilated(
         )
     if rhs_dilation is None:
         rhs_dilation = (1,) * nspatial
-    for name, value in (("window_strides", window_strides), ("rhs_dilation", rhs_dilation)):
-        if len(value) != nspatial:
-            raise TypeError(
-                f"conv_general_dilated: {name}={tuple(value)} must have one entry per spatial "
-                f"dimension ({nspatial}) of lhs shape {lhs_shape}"
-            )
+    if len(window_strides) != nspatial:  # JAX's shape rule's ValueError and wording
+        raise ValueError(
+            "conv_general_dilated window and window_strides must have the same number of "
+            f"dimensions, but got {nspatial} and {len(window_strides)}{user_line_suffix()}"
+        )
+    if len(rhs_dilation) != nspatial:  # (a ValueError in JAX too, from XLA's verifier)
+        raise ValueError(
+            f"conv_general_dilated: rhs_dilation={tuple(rhs_dilation)} must have one entry per "
+            f"spatial dimension ({nspatial}) of lhs shape {lhs_shape}{user_line_suffix()}"
+        )
     if isinstance(padding, str):
         in_spatial = [lhs_shape[d] for d in dnums.lhs_spec[2:]]
         window = [

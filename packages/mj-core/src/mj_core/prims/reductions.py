@@ -14,8 +14,8 @@ primitive; the monoid helpers are shared with ``reduce_window`` (:mod:`.windowed
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -447,6 +447,26 @@ def reduce(
     return reducer(x, int_sequence("reduce", "dimensions", dimensions))
 
 
+_M = TypeVar("_M")
+
+
+def lookup_monoid(table: Mapping[Any, _M], computation: object) -> _M | None:
+    """``table``'s entry for ``computation`` or for any function it wraps (``__wrapped__``):
+    ``mj.lax.mul`` wraps an ``out_dtype`` layer around the checked ``mul``, which wraps the eager
+    wrapper, which wraps mj_core's ``mul``."""
+    seen = 0
+    while computation is not None and seen < 16:  # (a bounded walk: __wrapped__ may cycle)
+        try:
+            entry = table.get(computation)
+        except TypeError:  # an unhashable callable
+            return None
+        if entry is not None:
+            return entry
+        computation = getattr(computation, "__wrapped__", None)
+        seen += 1
+    return None
+
+
 def monoid_reducer(
     computation: Callable[..., Any], init: ArrayLike, operand: ArrayLike
 ) -> Callable[[ArrayLike, Sequence[int]], Array] | None:
@@ -454,9 +474,7 @@ def monoid_reducer(
     ``operand``, as JAX's ``_get_monoid_reducer``: ``computation`` one of ``lax.add``,
     ``lax.mul``, ``lax.max``, ``lax.min``, ``lax.bitwise_and``/``or`` and ``init`` its identity,
     concrete; else ``None`` (a general ``reduce`` with a traced body)."""
-    monoid = _MONOIDS.get(computation)
-    if monoid is None:  # mj.lax.add & co., which check their operands around mj_core's
-        monoid = _MONOIDS.get(getattr(computation, "__wrapped__", computation))
+    monoid = lookup_monoid(_MONOIDS, computation)
     if monoid is None or not is_identity(init, monoid[0], operand):
         return None
     return monoid[1]

@@ -35,6 +35,7 @@ from mj_core.prims.elementwise import min as lax_min
 from mj_core.prims.reductions import (
     int_sequence,
     is_identity,
+    lookup_monoid,
     reduction_identity,
     single_operand,
     unsupported_monoid,
@@ -326,9 +327,7 @@ def window_monoid_reducer(
 ) -> _WindowReduction | None:
     """``reduce_window_sum``/``_max``/``_min`` if ``computation`` is ``lax.add``/``max``/``min``
     and ``init`` its identity, concrete (JAX's ``_get_monoid_window_reducer``), else ``None``."""
-    monoid = _WINDOW_MONOIDS.get(computation)
-    if monoid is None:  # mj.lax.add & co., which check their operands around mj_core's
-        monoid = _WINDOW_MONOIDS.get(getattr(computation, "__wrapped__", computation))
+    monoid = lookup_monoid(_WINDOW_MONOIDS, computation)
     if monoid is None or not is_identity(init, monoid[0], operand):
         return None
     return monoid[1]

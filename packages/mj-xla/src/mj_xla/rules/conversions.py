@@ -1,6 +1,8 @@
 """Lowering rules of the dtype conversions: ``stablehlo.convert``,
 ``stablehlo.bitcast_convert`` and ``stablehlo.reduce_precision``; ``copy`` lowers to its operand,
-as in JAX (a compiled computation's outputs are new buffers anyway)."""
+as in JAX (a compiled computation's outputs are new buffers anyway). ``dce_sink`` lowers to
+nothing, or with ``prevent_mlir_dce`` to JAX's side-effecting custom call to jaxlib's no-op
+``dce_sink`` FFI handler (XLA then keeps what computes its operand)."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ from mj_core.prims.conversions import (
     bitcast_convert_type_p,
     convert_element_type_p,
     copy_p,
+    dce_sink_p,
     reduce_precision_p,
 )
 from mj_xla._jaxlib import Value, hlo, ir
@@ -82,3 +85,32 @@ def _copy_lowering(
     ctx: LoweringContext, avals_in: Avals, avals_out: Avals, in_vals: Values
 ) -> list[Value]:
     return [in_vals[0]]
+
+
+@lowering_rules.register(dce_sink_p)
+def _dce_sink_lowering(
+    ctx: LoweringContext,
+    avals_in: Avals,
+    avals_out: Avals,
+    in_vals: Values,
+    *,
+    prevent_mlir_dce: bool,
+) -> list[Value]:
+    if not prevent_mlir_dce:
+        return []
+    (aval,) = avals_in
+    index = ir.IndexType.get()
+    layout = ir.DenseElementsAttr.get(  # type: ignore[call-overload]
+        np.arange(aval.ndim - 1, -1, -1, dtype=np.int64), type=index
+    )
+    hlo.CustomCallOp(
+        [],
+        list(in_vals),
+        call_target_name="dce_sink",
+        has_side_effect=ir.BoolAttr.get(True),
+        backend_config=ir.DictAttr.get({}),
+        api_version=ir.IntegerAttr.get(ir.IntegerType.get_signless(32), 4),
+        operand_layouts=ir.ArrayAttr.get([layout]),
+        result_layouts=ir.ArrayAttr.get([]),
+    )
+    return []
