@@ -33,6 +33,7 @@ from mj_autodiff._jvp import jvp_rules
 from mj_autodiff._tangents import (
     Zero,
     add_tangents,
+    float0,
     instantiate_zeros,
     shape_dtype,
     tangent_aval,
@@ -55,7 +56,14 @@ from mj_core import (
 )
 from mj_core.dtypes import default_dtype_for_pytype, is_inexact
 from mj_core.errors import user_location
-from mj_core.extend import EagerArray, WrappedFun, eager_result, weak_result, wrap_init
+from mj_core.extend import (
+    EagerArray,
+    WrappedFun,
+    array_views,
+    eager_result,
+    weak_result,
+    wrap_init,
+)
 from mj_core.tree_util import PyTreeDef, tree_flatten, tree_map, tree_unflatten
 from mj_ir import ClosedJaxpr, abstract_eval_rules, eval_jaxpr
 from mj_ir.extend import trace_to_jaxpr
@@ -220,6 +228,27 @@ def custom_vjp_primal_tree_values(tree: Any) -> Any:
     return tree_map(value, tree)
 
 
+def _lift_from_views(tree: Any) -> Any:
+    """``tree`` (rebuilt around :class:`CustomVJPPrimal` / :class:`SymbolicZero` leaves) with
+    each array view (a typed key array: in mj a pytree node over its data) whose data is one
+    of them made one itself, around the view: JAX's keys are leaves, so a rule sees
+    ``CustomVJPPrimal(key, perturbed)`` and a key's zero tangent as a ``SymbolicZero`` of
+    the key's shape and dtype ``float0``."""
+
+    def lift(x: Any) -> Any:
+        view = array_views.get(type(x))
+        if view is None:
+            return x
+        data = view.data(x)
+        if type(data) is CustomVJPPrimal:
+            return CustomVJPPrimal(view.wrap(x.dtype, data.value), data.perturbed)
+        if type(data) is SymbolicZero:
+            return SymbolicZero(ShapedArray(tuple(x.shape), float0))
+        return x
+
+    return tree_map(lift, tree, is_leaf=lambda x: type(x) in array_views)
+
+
 # --- argument handling shared by both decorators ----------------------------------------------
 
 
@@ -313,24 +342,27 @@ def _check_rule_outputs(
 
 
 class Thunk:
-    """A memoised, hashable zero-argument callable used as a primitive param.
+    """A memoised, hashable callable used as a primitive param, memoised per (hashable)
+    argument tuple.
 
     ``custom_jvp_call``/``custom_vjp_call`` carry their derivative jaxprs as thunks so that a
     jaxpr is built only when a transformation asks for it; other layers' rules for these
-    primitives (vmap's) wrap them in thunks of their own.
+    primitives (vmap's) wrap them in thunks of their own. ``custom_vjp_call``'s
+    ``fwd_jaxpr_thunk`` takes one bool per argument: whether it is perturbed (JAX's
+    ``fwd_jaxpr_thunk(*zeros)``), which a ``symbolic_zeros`` fwd rule sees.
     """
 
-    __slots__ = ("_fn", "_val", "name")
+    __slots__ = ("_fn", "_vals", "name")
 
-    def __init__(self, name: str, fn: Callable[[], Any]) -> None:
+    def __init__(self, name: str, fn: Callable[..., Any]) -> None:
         self.name = name
         self._fn = fn
-        self._val: Any = None
+        self._vals: dict[tuple[Any, ...], Any] = {}
 
-    def __call__(self) -> Any:
-        if self._val is None:
-            self._val = self._fn()
-        return self._val
+    def __call__(self, *args: Any) -> Any:
+        if args not in self._vals:
+            self._vals[args] = self._fn(*args)
+        return self._vals[args]
 
     def __repr__(self) -> str:
         return self.name
@@ -441,6 +473,8 @@ class custom_jvp(_CustomDerivative):  # noqa: N801 - JAX's name
                 tangents = [zeros_like_aval(t.aval) if type(t) is Zero else t for t in tangents]
             p_tree = tree_unflatten(in_tree, primals)
             t_tree = tree_unflatten(in_tree, tangents)
+            if self.symbolic_zeros:
+                t_tree = _lift_from_views(t_tree)
             out = self.jvp(*nondiff, tuple(p_tree), tuple(t_tree))
             if not (isinstance(out, tuple | list) and len(out) == 2):
                 raise TypeError(
@@ -632,7 +666,10 @@ class custom_vjp(_CustomDerivative):  # noqa: N801 - JAX's name
                 if perturbed is None:  # not known here: every inexact input may be
                     perturbed = [is_inexact(shape_dtype(v)[1]) for v in vals]
                 args = [CustomVJPPrimal(v, p) for v, p in zip(vals, perturbed, strict=True)]
-            full = _merge_nondiff(nondiff, tree_unflatten(in_tree, args), self.nondiff_argnums)
+            args_tree = tree_unflatten(in_tree, args)
+            if self.symbolic_zeros:
+                args_tree = _lift_from_views(args_tree)
+            full = _merge_nondiff(nondiff, args_tree, self.nondiff_argnums)
             res = self.fwd(*full)
             if not (isinstance(res, tuple | list) and len(res) == 2):
                 raise TypeError(
@@ -658,6 +695,8 @@ class custom_vjp(_CustomDerivative):  # noqa: N801 - JAX's name
             res = [res_bools.get(i, _as_mj_array(r)) for i, r in enumerate(res)]
             res_tree = tree_unflatten(res_tree_box[0], res)
             ct_tree = tree_unflatten(out_tree_box[0], cts)
+            if self.symbolic_zeros:
+                ct_tree = _lift_from_views(ct_tree)
             cts_in = self.bwd(*nondiff, res_tree, ct_tree)
             if not isinstance(cts_in, tuple | list) or len(cts_in) != len(diff):
                 raise TypeError(
@@ -739,11 +778,11 @@ def _stage_custom_vjp(
 ) -> list[Any]:
     in_avals, call_jaxpr, consts = _trace_call(flat_fun, vals)
 
-    def make_fwd_jaxpr() -> tuple[ClosedJaxpr, int]:
+    def make_fwd_jaxpr(*perturbed: bool) -> tuple[ClosedJaxpr, int]:
         n_res: list[int] = []
 
         def fwd_flat_fun(*args: Any) -> list[Any]:
-            outs, res = flat_fwd(*args)
+            outs, res = flat_fwd(*args, perturbed=perturbed)
             n_res[:] = [len(res)]
             return [*outs, *res]
 
@@ -776,7 +815,8 @@ def _custom_vjp_call_jvp(
     num_consts: int,
 ) -> tuple[list[Any], list[Any]]:
     args = primals[num_consts:]
-    fwd_closed, n_res = fwd_jaxpr_thunk()
+    # the fwd rule traced for these inputs' perturbation (a symbolic_zeros rule sees it)
+    fwd_closed, n_res = fwd_jaxpr_thunk(*(type(t) is not Zero for t in tangents[num_consts:]))
     outs = eval_jaxpr(fwd_closed, args)
     n_out = len(outs) - n_res
     primals_out, res = outs[:n_out], outs[n_out:]

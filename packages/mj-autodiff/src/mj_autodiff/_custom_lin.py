@@ -13,9 +13,10 @@ from typing import Any
 
 from mj_autodiff._tangents import Zero, instantiate_zeros, is_float0, tangent_aval_of
 from mj_core import Primitive, ShapedArray, bind, impl_rules
+from mj_core.errors import ShapeDtypeError, user_line_suffix
 from mj_ir import abstract_eval_rules
 
-__all__ = ["bind_custom_lin", "custom_lin_p"]
+__all__ = ["bind_custom_lin", "custom_lin_p", "custom_vjp_jvp_error"]
 
 custom_lin_p = Primitive("custom_lin", multiple_results=True)
 
@@ -46,11 +47,19 @@ def bind_custom_lin(
     return [Zero(a) if is_float0(a.dtype) else o for a, o in zip(out_avals, outs, strict=True)]
 
 
-def _custom_lin_impl(*args: Any, **params: Any) -> list[Any]:
-    raise TypeError(
+def custom_vjp_jvp_error() -> ShapeDtypeError:
+    """JAX's error for evaluating ``custom_lin`` (forward mode through a ``custom_vjp``
+    function), raised by its impl and by its lowering under ``jit``; JAX's wording first,
+    then mj's hint and the user's line. (A ``TypeError``, as JAX's, and an ``MJError`` that
+    reaches the user unchanged.)"""
+    return ShapeDtypeError(
         "can't apply forward-mode autodiff (jvp) to a custom_vjp function. If you want to "
-        "use both forward- and reverse-mode, use custom_jvp instead."
+        f"use both forward- and reverse-mode, use custom_jvp instead{user_line_suffix()}."
     )
+
+
+def _custom_lin_impl(*args: Any, **params: Any) -> list[Any]:
+    raise custom_vjp_jvp_error()
 
 
 impl_rules[custom_lin_p] = _custom_lin_impl

@@ -189,34 +189,41 @@ def transpose_jaxpr(
     closed_jaxpr: ClosedJaxpr,
     linear: tuple[bool, ...],
     ct_dtypes: tuple[np.dtype[Any], ...] | None = None,
+    ct_zeros: tuple[bool, ...] | None = None,
 ) -> ClosedJaxpr:
     """The transpose of ``closed_jaxpr`` w.r.t. the arguments flagged in ``linear``, as a
     closed jaxpr taking ``(*non-linear args, *output cotangents)`` and returning the
     (instantiated) cotangents of the linear arguments. For higher-order primitives' transpose
     rules (jit's ``xla_call``, control flow). ``ct_dtypes``: the cotangents' dtypes, where
     not the outputs' tangent dtypes (an integer-linear function's integer cotangents, as
-    JAX's)."""
+    JAX's). ``ct_zeros``: the outputs whose cotangent is a symbolic zero; the jaxpr takes
+    no argument for them and its equations see a ``Zero`` (as JAX's pjit transpose: a custom
+    rule inside still sees the zero)."""
     in_avals = closed_jaxpr.in_avals
     out_avals = closed_jaxpr.out_avals
     consts = closed_jaxpr.consts
     n_nonlin = linear.count(False)
-
-    def transposed(*args: ArrayLike) -> list[ArrayLike]:
-        nonlin = iter(args[:n_nonlin])
-        primals = [
-            UndefPrimal(a) if lin else next(nonlin) for a, lin in zip(in_avals, linear, strict=True)
-        ]
-        cts_in = backward_pass(closed_jaxpr.jaxpr, [*consts, *primals], args[n_nonlin:])
-        return [instantiate_zeros(ct) for ct in cts_in]
-
-    nonlin_avals = [a for a, lin in zip(in_avals, linear, strict=True) if not lin]
     ct_avals = [tangent_aval(a) for a in out_avals]
     if ct_dtypes is not None:
         ct_avals = [
             t if t.dtype == d else ShapedArray(a.shape, d, a.weak_type)
             for t, a, d in zip(ct_avals, out_avals, ct_dtypes, strict=True)
         ]
-    return trace_to_closed_jaxpr(transposed, [*nonlin_avals, *ct_avals])
+    zeros = ct_zeros if ct_zeros is not None else (False,) * len(out_avals)
+
+    def transposed(*args: ArrayLike) -> list[ArrayLike]:
+        nonlin = iter(args[:n_nonlin])
+        primals = [
+            UndefPrimal(a) if lin else next(nonlin) for a, lin in zip(in_avals, linear, strict=True)
+        ]
+        given = iter(args[n_nonlin:])
+        cts = [Zero(t) if z else next(given) for t, z in zip(ct_avals, zeros, strict=True)]
+        cts_in = backward_pass(closed_jaxpr.jaxpr, [*consts, *primals], cts)
+        return [instantiate_zeros(ct) for ct in cts_in]
+
+    nonlin_avals = [a for a, lin in zip(in_avals, linear, strict=True) if not lin]
+    given_avals = [t for t, z in zip(ct_avals, zeros, strict=True) if not z]
+    return trace_to_closed_jaxpr(transposed, [*nonlin_avals, *given_avals])
 
 
 on_x64_change(lambda _: transpose_jaxpr.cache_clear())  # zeros it creates take the mode's types

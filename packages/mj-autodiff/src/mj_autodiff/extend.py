@@ -41,6 +41,7 @@ from mj_autodiff._custom_derivatives import (
 )
 from mj_autodiff._custom_derivatives import zero_from_primal as zero_from_primal
 from mj_autodiff._custom_lin import custom_lin_p as custom_lin_p
+from mj_autodiff._custom_lin import custom_vjp_jvp_error as custom_vjp_jvp_error
 from mj_autodiff._derivatives import Bilinear as Bilinear
 from mj_autodiff._derivatives import DerivativeKind as DerivativeKind
 from mj_autodiff._derivatives import Elementwise as Elementwise
@@ -114,6 +115,7 @@ __all__ = [
     "custom_jvp_call_p",
     "custom_lin_p",
     "custom_vjp_call_p",
+    "custom_vjp_jvp_error",
     "custom_vjp_primal_tree_values",
     "defjvp",
     "defjvp2",

@@ -16,6 +16,7 @@ from typing import Any
 
 from mj_autodiff.extend import (
     Thunk,
+    Zero,
     custom_jvp_call_p,
     custom_lin_p,
     custom_vjp_call_p,
@@ -101,12 +102,19 @@ def _batched_bwd(
 
     def bwd_batched(res: Sequence[Any], cts: Sequence[Any]) -> list[Any]:
         n_res = len(res)
+        # a symbolic-zero cotangent stays one (per example: without the batch axis), so a
+        # ``symbolic_zeros`` bwd sees it as JAX's does
+        zero_cts = [
+            Zero(c.aval.update(shape=c.aval.shape[1:])) if type(c) is Zero else None for c in cts
+        ]
 
         def per_example(*args: Any) -> list[Any]:
-            cts_in = bwd(list(args[:n_res]), list(args[n_res:]))
+            it = iter(args[n_res:])
+            cts_ex = [next(it) if z is None else z for z in zero_cts]
+            cts_in = bwd(list(args[:n_res]), cts_ex)
             return [instantiate_zeros(c) for c in cts_in]
 
-        operands = [*res, *(instantiate_zeros(c) for c in cts)]
+        operands = [*res, *(c for c in cts if type(c) is not Zero)]
         outs, dims = batch_flat(per_example, axis_size, [0] * len(operands), operands)
         cts_out: list[Any] = []
         for ct, d, want in zip(outs, dims, arg_dims, strict=True):
@@ -125,7 +133,7 @@ def _custom_vjp_call_vmap(
     dims_in: Dims,
     *,
     call_jaxpr: ClosedJaxpr,
-    fwd_jaxpr_thunk: Callable[[], tuple[ClosedJaxpr, int]],
+    fwd_jaxpr_thunk: Callable[..., tuple[ClosedJaxpr, int]],
     bwd: Callable[..., list[Any]],
     num_consts: int,
 ) -> RuleResult:
@@ -133,8 +141,8 @@ def _custom_vjp_call_vmap(
     new_num_consts = num_consts + len(operands) - len(vals_in)
     arg_dims = list(dims_in[num_consts:])
 
-    def batched_fwd() -> tuple[ClosedJaxpr, int]:
-        fwd_closed, n_res = fwd_jaxpr_thunk()
+    def batched_fwd(*perturbed: bool) -> tuple[ClosedJaxpr, int]:
+        fwd_closed, n_res = fwd_jaxpr_thunk(*perturbed)
         batched, _ = vmap_jaxpr(fwd_closed, axis_size, arg_dims, instantiate=True)
         return batched, n_res
 

@@ -8,7 +8,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from mj_autodiff.extend import custom_jvp_call_p, custom_vjp_call_p, stop_gradient_p
+from mj_autodiff.extend import (
+    custom_jvp_call_p,
+    custom_lin_p,
+    custom_vjp_call_p,
+    custom_vjp_jvp_error,
+    stop_gradient_p,
+)
 from mj_ir import ClosedJaxpr
 from mj_xla._jaxlib import Value
 from mj_xla._lowering import Avals, LoweringContext, Values, lower_jaxpr, lowering_rules
@@ -42,3 +48,11 @@ def _custom_call_lowering(
 
 lowering_rules[custom_jvp_call_p] = _custom_call_lowering
 lowering_rules[custom_vjp_call_p] = _custom_call_lowering
+
+
+def _custom_lin_lowering(ctx: LoweringContext, *_: Any, **__: Any) -> list[Value]:
+    # forward mode through a custom_vjp function under jit: JAX's error (its lowering raises)
+    raise custom_vjp_jvp_error()
+
+
+lowering_rules[custom_lin_p] = _custom_lin_lowering

@@ -20,7 +20,6 @@ from mj_autodiff.extend import (
     PartialEvalTracer,
     UndefPrimal,
     Zero,
-    instantiate_zeros,
     jvp_jaxpr,
     jvp_rules,
     partial_eval_jaxpr,
@@ -246,12 +245,18 @@ def _xla_call_transpose(
 ) -> list[Any]:
     """One xla_call of the transposed jaxpr on the non-linear inputs and the cotangents."""
     linear = tuple(type(x) is UndefPrimal for x in invals)
-    cts_in = [instantiate_zeros(ct) for ct in cts]
+    # a symbolic-zero cotangent is no argument: the transposed jaxpr sees a Zero there (a
+    # custom_vjp rule inside with symbolic_zeros sees a SymbolicZero, as JAX's)
+    ct_zeros = tuple(type(ct) is Zero for ct in cts)
+    cts_in = [ct for ct in cts if type(ct) is not Zero]
     # the cotangents' own types: an integer output's integer cotangent (integer-linear
-    # functions) stays one, as in JAX; Zeros are float0 (no cotangent)
-    ct_dtypes = tuple(get_aval(ct).dtype for ct in cts_in)
+    # functions) stays one, as in JAX
+    ct_dtypes = tuple(ct.aval.dtype if type(ct) is Zero else get_aval(ct).dtype for ct in cts)
     transposed = _cached(
-        "transpose", jaxpr, (linear, ct_dtypes), lambda: transpose_jaxpr(jaxpr, linear, ct_dtypes)
+        "transpose",
+        jaxpr,
+        (linear, ct_dtypes, ct_zeros),
+        lambda: transpose_jaxpr(jaxpr, linear, ct_dtypes, ct_zeros),
     )
     residuals = [x for x, lin in zip(invals, linear, strict=True) if not lin]
     outs = bind(
