@@ -6,8 +6,6 @@ from typing import Any
 
 import numpy as np
 
-from mj_core import config
-from mj_core.extend import MATMUL_PRECISIONS
 from mj_core.prims.contractions import (
     CanonicalPrecision,
     DotAlgorithm,
@@ -61,14 +59,9 @@ def algorithm_attr(
 
 def precision_attr(precision: CanonicalPrecision) -> ir.ArrayAttr | None:
     """One ``#stablehlo<precision ...>`` per operand, or ``None`` (XLA's default) when the
-    program asked for none (or a dot algorithm, which says how to compute instead) and
-    ``config.default_matmul_precision`` names none either."""
-    if isinstance(precision, DotAlgorithm | DotAlgorithmPreset):
+    program asked for none, or for a dot algorithm (which says how to compute instead).
+    ``config.default_matmul_precision`` was read when the operation was staged
+    (``canonicalize_precision``)."""
+    if precision is None or isinstance(precision, DotAlgorithm | DotAlgorithmPreset):
         return None
-    if precision is None:
-        default = config.default_matmul_precision
-        if default is None or default not in MATMUL_PRECISIONS:
-            return None
-        name = MATMUL_PRECISIONS[default]
-        return ir.ArrayAttr.get([hlo.PrecisionAttr.get(name)] * 2)
     return ir.ArrayAttr.get([hlo.PrecisionAttr.get(str(p)) for p in precision])

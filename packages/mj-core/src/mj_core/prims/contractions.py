@@ -253,13 +253,18 @@ def _one(p: object, precision: object) -> Precision:
 
 def canonicalize_precision(precision: PrecisionLike) -> CanonicalPrecision:
     """``None``, the precision of each operand as a pair of :class:`Precision`, or a dot
-    algorithm. ``None`` with ``config.default_matmul_precision`` naming a
-    :class:`DotAlgorithmPreset` is that preset (the other defaults are the lowering's)."""
+    algorithm. ``None`` is ``config.default_matmul_precision`` read now, as JAX reads it
+    when it stages the operation (a jaxpr traced under ``default_matmul_precision("float32")``
+    holds ``Precision.HIGHEST``): a :class:`DotAlgorithmPreset` name is that preset, a
+    precision name (``"bfloat16"``, ``"tensorfloat32"``, ``"highest"``, ...) its pair."""
     if precision is None:
         default = config.default_matmul_precision
-        if default is not None and default.upper() in DotAlgorithmPreset.__members__:
+        if default is None:
+            return None
+        if default.upper() in DotAlgorithmPreset.__members__:
             return DotAlgorithmPreset[default.upper()]
-        return None
+        p = _one(default.lower(), default)
+        return p, p
     if isinstance(precision, DotAlgorithm | DotAlgorithmPreset):
         return precision
     if isinstance(precision, str) and precision in DotAlgorithmPreset.__members__:
