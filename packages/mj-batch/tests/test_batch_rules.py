@@ -24,6 +24,7 @@ from mj_core.prims.conversions import (
     bitcast_convert_type_p,
     convert_element_type_p,
     copy_p,
+    dce_sink_p,
     reduce_precision_p,
 )
 from mj_core.prims.convolution import ConvDimensionNumbers, conv_general_dilated_p
@@ -43,6 +44,8 @@ from mj_core.prims.linalg import (
     cholesky_p,
     eig_p,
     eigh_p,
+    geqp3_p,
+    geqrf_p,
     hessenberg_p,
     householder_product_p,
     lu_p,
@@ -242,6 +245,7 @@ def _structural_cases() -> list[Case]:
         ),
         Case(reduce_precision_p, (f(2, 3),), {"exponent_bits": 5, "mantissa_bits": 2}),
         Case(copy_p, (i(2, 3, dtype=np.int16),), {}),
+        Case(dce_sink_p, (f(2, 3),), {"prevent_mlir_dce": False}),
         Case(optimization_barrier_p, (f(2, 3), i(4, dtype=np.int32)), {}),
     ]
 
@@ -468,6 +472,8 @@ def _linalg_cases() -> list[Case]:
         ),
         Case(hessenberg_p, (f(4, 4),), {}),
         Case(householder_product_p, (f(4, 3), f(2)), {}),
+        Case(geqrf_p, (f(4, 3),), {}),
+        Case(geqp3_p, (f(4, 3), i(3, lo=0, hi=1, dtype=np.int32)), {}),
         Case(tridiagonal_p, (spd(3),), {"lower": True}),
     ]
 

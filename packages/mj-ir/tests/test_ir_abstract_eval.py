@@ -77,6 +77,13 @@ CASES = [
     ("convert_element_type", (i32,), {"new_dtype": np.dtype(np.float32), "weak_type": False}),
     ("reduce_precision", (f32,), {"exponent_bits": 5, "mantissa_bits": 10}),
     ("copy", (i32,), {}),
+    ("geqrf", (f32,), {}),
+    ("geqp3", (f32, np.zeros(3, np.int32)), {}),
+    (
+        "dce_sink",
+        (i32,),
+        {"prevent_mlir_dce": False},
+    ),  # (no outputs: JAX's dce_sink_p keeps its operand alive)
     ("optimization_barrier", (f32, b), {}),
     ("bitcast_convert_type", (f32,), {"new_dtype": np.dtype(np.uint16)}),
     *[(f"reduce_{n}", (f32,), {"axes": (1,)}) for n in ("sum", "max", "min", "prod")],

@@ -95,6 +95,7 @@ EXAMPLES: dict[str, tuple[Callable[[], tuple[Any, ...]], dict[str, Any]]] = {
     "iota": (lambda: (), {"dtype": np.dtype(np.int32), "shape": (2, 3), "dimension": 1}),
     "reduce_precision": (lambda: (f64(2, 3),), {"exponent_bits": 5, "mantissa_bits": 10}),
     "copy": (lambda: (f64(2, 3),), {}),
+    "dce_sink": (lambda: (f64(2, 3),), {"prevent_mlir_dce": False}),
     "optimization_barrier": (lambda: (f64(2, 3), f64(4)), {}),
     "convert_element_type": (
         lambda: (f64(4) * 10,),
@@ -176,6 +177,8 @@ EXAMPLES: dict[str, tuple[Callable[[], tuple[Any, ...]], dict[str, Any]]] = {
     "qr": (lambda: (f64(2, 4, 3),), {"full_matrices": False}),
     "hessenberg": (lambda: (f64(2, 4, 4),), {}),
     "householder_product": (lambda: (f64(2, 4, 3), f64(2, 2)), {}),
+    "geqrf": (lambda: (f64(2, 4, 3),), {}),
+    "geqp3": (lambda: (f64(4, 3), np.zeros(3, np.int32)), {}),
     "tridiagonal": (lambda: (_spd(2, 3),), {"lower": False}),
     "threefry2x32": (
         lambda: (np.uint32(3), np.uint32(2**31 + 5), np.uint32(0), np.arange(5, dtype=np.uint32)),

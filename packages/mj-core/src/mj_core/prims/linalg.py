@@ -69,6 +69,8 @@ __all__ = [
     "eigh",
     "eigh_p",
     "eye_like",
+    "geqp3_p",
+    "geqrf_p",
     "hessenberg",
     "hessenberg_p",
     "householder_product",
