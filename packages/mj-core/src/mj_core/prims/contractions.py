@@ -16,7 +16,7 @@ import ml_dtypes
 import numpy as np
 
 from mj_core._avals import ShapedArray
-from mj_core._config import DOT_ALGORITHM_PRESETS, config
+from mj_core._config import DOT_ALGORITHM_PRESETS, MATMUL_PRECISIONS, config
 from mj_core._primitive import Primitive, abstract_eval_rules, impl_rules
 from mj_core._shapes import _where, aval_error, canonicalize_axes, jax_worded_error, shape_of
 from mj_core._typing import Array, ArrayLike, DTypeLike
@@ -255,16 +255,16 @@ def canonicalize_precision(precision: PrecisionLike) -> CanonicalPrecision:
     """``None``, the precision of each operand as a pair of :class:`Precision`, or a dot
     algorithm. ``None`` is ``config.default_matmul_precision`` read now, as JAX reads it
     when it stages the operation (a jaxpr traced under ``default_matmul_precision("float32")``
-    holds ``Precision.HIGHEST``): a :class:`DotAlgorithmPreset` name is that preset, a
-    precision name (``"bfloat16"``, ``"tensorfloat32"``, ``"highest"``, ...) its pair."""
+    holds ``Precision.HIGHEST``): a precision name (``"bfloat16"``, ``"tensorfloat32"``,
+    ``"highest"``, ...) is its pair, any other a :class:`DotAlgorithmPreset` name."""
     if precision is None:
         default = config.default_matmul_precision
         if default is None:
             return None
-        if default.upper() in DotAlgorithmPreset.__members__:
-            return DotAlgorithmPreset[default.upper()]
-        p = _one(default.lower(), default)
-        return p, p
+        if default.lower() in MATMUL_PRECISIONS:  # (first: "default" also names a preset)
+            p = _one(default.lower(), default)
+            return p, p
+        return DotAlgorithmPreset[default.upper()]
     if isinstance(precision, DotAlgorithm | DotAlgorithmPreset):
         return precision
     if isinstance(precision, str) and precision in DotAlgorithmPreset.__members__:
