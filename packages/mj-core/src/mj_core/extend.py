@@ -25,13 +25,17 @@ from mj_core._array_views import ArrayView as ArrayView
 from mj_core._array_views import array_views as array_views
 from mj_core._array_views import view_dtype as view_dtype
 from mj_core._array_views import view_rules as view_rules
+from mj_core._avals import AbstractToken as AbstractToken
 from mj_core._avals import AbstractValue as AbstractValue
 from mj_core._avals import ConcreteArray as ConcreteArray
 from mj_core._avals import ShapedArray as ShapedArray
+from mj_core._avals import Token as Token
+from mj_core._avals import abstract_token as abstract_token
 from mj_core._avals import array_types as array_types
 from mj_core._avals import check_conversion as check_conversion
 from mj_core._avals import dtype_name as dtype_name
 from mj_core._avals import get_aval as get_aval
+from mj_core._avals import get_token_aval as get_token_aval
 from mj_core._avals import is_array as is_array
 from mj_core._avals import pytype_aval_mappings as pytype_aval_mappings
 from mj_core._avals import raise_to_shaped as raise_to_shaped

@@ -34,6 +34,7 @@ from mj_core.extend import (
     ShapedArray,
     Trace,
     Tracer,
+    Token,
     abstract_eval_rules,
     array_views,
     extend_axis_env,
@@ -258,7 +259,7 @@ def check_returned_jaxtypes(
     returned a leaf that is not an array or scalar, naming its output path, then mj's
     context."""
     for i, leaf in enumerate(out_flat):
-        if is_array(leaf):
+        if is_array(leaf) or type(leaf) is Token:  # (a token is a JAX type, no array)
             continue
         paths, _ = tree_flatten_with_path(tree_unflatten(tree, list(out_flat)))
         path = keystr(paths[i][0]) if i < len(paths) else ""

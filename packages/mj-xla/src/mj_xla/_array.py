@@ -25,7 +25,14 @@ from mj_core import (
     register_array_type,
 )
 from mj_core.dtypes import canonical_dtype
-from mj_core.extend import DTypeLike, check_conversion, dlpack_export, placement_attributes
+from mj_core.extend import (
+    DTypeLike,
+    Token,
+    abstract_token,
+    check_conversion,
+    dlpack_export,
+    placement_attributes,
+)
 from mj_core.tree_util import tree_map
 from mj_xla import _jaxlib
 from mj_xla._donation import deleted_error
@@ -327,8 +334,19 @@ def to_buffer(x: Any, aval: ShapedArray, device: Any = None) -> _jaxlib.Buffer:
     on ``device`` for an executable compiled for a device other than the default one
     (arrays elsewhere are copied there).
 
-    XLA only checks byte sizes, so shapes and dtypes are checked here.
+    XLA only checks byte sizes, so shapes and dtypes are checked here. A token (for a token
+    parameter) is passed as an empty ``bool[0]`` buffer once its computation is done, as
+    JAX's ``_token_shard_arg`` does.
     """
+    if aval is abstract_token:
+        if type(x) is not Token:
+            raise TypeError(
+                f"jit: an argument of type {get_aval(x).str_short()} was passed where the "
+                "compiled computation expects a token"
+            )
+        x.block_until_ready()
+        empty = np.zeros((0,), np.bool_)
+        return _jaxlib.put(empty) if device is None else _jaxlib.put_on(empty, device)
     if type(x) in _DEVICE_ARRAYS:
         if x._buf.is_deleted():
             raise deleted_error(x._aval)
