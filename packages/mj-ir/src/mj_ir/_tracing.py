@@ -36,6 +36,7 @@ from mj_core.extend import (
     Tracer,
     Token,
     abstract_eval_rules,
+    abstract_token,
     array_views,
     extend_axis_env,
     full_raise,
@@ -543,7 +544,10 @@ def make_jaxpr(
             closed = trace_to_closed_jaxpr(fun_flat, in_avals)
         if not return_shape:
             return closed
-        shapes = [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type) for a in closed.out_avals]
+        shapes = [  # (a token's shape is its type, as JAX's eval_shape returns it)
+            a if a is abstract_token else ShapeDtypeStruct(a.shape, a.dtype, a.weak_type)
+            for a in closed.out_avals
+        ]
         return closed, view_structs(tree_unflatten(out_tree[0], shapes))
 
     # JAX's names for the traced-function maker (``make_jaxpr(f)``), module ``jax``.

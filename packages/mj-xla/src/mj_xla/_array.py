@@ -30,6 +30,7 @@ from mj_core.extend import (
     Token,
     abstract_token,
     check_conversion,
+    get_token_aval,
     dlpack_export,
     placement_attributes,
 )
@@ -132,6 +133,7 @@ class Array:
         return [Shard(device, tuple(slice(None) for _ in self.shape), 0, self)]
 
     # --- host access ------------------------------------------------------------------------
+    @property
     def _value(self) -> np.ndarray[Any, Any]:
         """The host view of the data (a subclass holding several buffers assembles it)."""
         if self._buf.is_deleted():
@@ -147,7 +149,7 @@ class Array:
         self._buf.delete()
 
     def __array__(self, dtype: DTypeLike | None = None, copy: Any = None) -> np.ndarray[Any, Any]:
-        host = self._value()
+        host = self._value
         if dtype is not None and np.dtype(dtype) != host.dtype:
             return host.astype(dtype)
         if copy:
@@ -173,7 +175,7 @@ class Array:
         """The array as a DLPack capsule (``np.from_dlpack(x)``, ``torch.from_dlpack(x)``),
         exported from its host data, which lives on the CPU (see ``dlpack_export``)."""
         self._check_dlpack_device()
-        return dlpack_export(self._value(), stream, max_version, dl_device, copy)
+        return dlpack_export(self._value, stream, max_version, dl_device, copy)
 
     def __dlpack_device__(self) -> tuple[int, int]:
         self._check_dlpack_device()
@@ -207,30 +209,30 @@ class Array:
         return bool(self._buf.is_ready())
 
     def item(self, *args: Any) -> Any:
-        return self._value().item(*args)
+        return self._value.item(*args)
 
     def tolist(self) -> Any:
-        return self._value().tolist()
+        return self._value.tolist()
 
     def __bool__(self) -> bool:
         check_conversion("bool", self._aval.shape, self._aval.dtype)
-        return bool(self._value())
+        return bool(self._value)
 
     def __int__(self) -> int:
         check_conversion("int", self._aval.shape, self._aval.dtype)
-        return int(self._value())
+        return int(self._value)
 
     def __float__(self) -> float:
         check_conversion("float", self._aval.shape, self._aval.dtype)
-        return float(self._value())
+        return float(self._value)
 
     def __complex__(self) -> complex:
         check_conversion("complex", self._aval.shape, self._aval.dtype)
-        return complex(self._value())
+        return complex(self._value)
 
     def __index__(self) -> int:
         check_conversion("index", self._aval.shape, self._aval.dtype)
-        return int(self._value().__index__())
+        return int(self._value.__index__())
 
     def __len__(self) -> int:
         if not self._aval.shape:
@@ -244,15 +246,18 @@ class Array:
 
     def __format__(self, spec: str) -> str:
         if not self._aval.shape:
-            return format(self._value()[()], spec)
+            return format(self._value[()], spec)
         return format(str(self), spec)
 
     def __str__(self) -> str:
-        return str(self._value())
+        return str(self._value)
 
     def __repr__(self) -> str:
         prefix = "Array("
-        body = np.array2string(self._value(), separator=", ", prefix=prefix)
+        # (an empty array's data is not fetched: a token's buffer, token-shaped, has none)
+        host = np.zeros(self._aval.shape, self._aval.dtype) if self._aval.size == 0 else None
+        data = self._value if host is None else host
+        body = np.array2string(data, separator=", ", prefix=prefix)
         weak = ", weak_type=True" if self._aval.weak_type else ""
         # like JAX, an empty array's repr spells out its shape
         shape = f", shape={self._aval.shape}" if self._aval.size == 0 else ""
@@ -285,7 +290,7 @@ class CommittedArray(Array):
 def _to_host(x: Any) -> Any:
     """Arrays inside (nested) tuples/lists/dicts of NumPy function arguments, as host views."""
     if issubclass(type(x), Array):
-        return x._value()
+        return x._value
     if type(x) in (tuple, list):
         return type(x)(_to_host(v) for v in x)
     if type(x) is dict:
@@ -294,7 +299,7 @@ def _to_host(x: Any) -> Any:
 
 
 def _array_aval(x: Array) -> ShapedArray:
-    return ConcreteArray(x._value(), weak_type=x._aval.weak_type)
+    return ConcreteArray(x._value, weak_type=x._aval.weak_type)
 
 
 register_array_type(Array, _array_aval)
@@ -315,6 +320,8 @@ def device_put(x: Any, device: Any = None) -> Any:
 def _put_leaf(x: Any) -> Any:
     if type(x) in _DEVICE_ARRAYS or isinstance(x, Tracer):
         return x
+    if type(x) is Token:  # a new token on the device (JAX's device_put of a token)
+        return Token(Array(to_buffer(x, abstract_token), get_token_aval()))
     aval = get_aval(x)
     shaped = ShapedArray(aval.shape, canonical_dtype(aval.dtype), aval.weak_type)
     return Array(_jaxlib.put(np.asarray(x, shaped.dtype)), shaped)
