@@ -20,9 +20,9 @@ from mj_core.dtypes import is_float, is_inexact
 from mj_core.errors import user_line_suffix
 from mj_core.extend import (
     Token,
-    abstract_token,
     borrowed_data,
     eager_result,
+    is_token_aval,
     unchanged,
     unshared,
     weak_result,
@@ -340,13 +340,13 @@ def _short(dtype: Any, shape: Sequence[int]) -> str:
 def _check_cotangent(index: int, primal: Any, ct: Any) -> Any:
     if type(primal) is Token:  # a token output's cotangent is a token (JAX's to_ct_aval)
         c_aval = get_aval(ct)
-        if c_aval is not abstract_token:
+        if not is_token_aval(c_aval):
             raise ValueError(
                 "unexpected JAX type (e.g. shape/dtype) for argument to VJP function: got "
                 f"{c_aval.str_short()}, but expected Tok because the corresponding output of "
                 "the differentiated function had JAX type Tok"
             )
-        return Zero(abstract_token)  # (tokens are not differentiated)
+        return Zero(c_aval)  # (tokens are not differentiated)
     p_shape, p_dtype = shape_dtype(primal)
     c_aval = get_aval(ct)
     expected = tangent_aval(get_aval(primal))

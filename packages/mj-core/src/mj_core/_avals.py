@@ -29,17 +29,18 @@ __all__ = [
     "AbstractToken",
     "ConcreteArray",
     "ShapedArray",
-    "array_types",
+    "Token",
     "abstract_token",
+    "array_types",
     "dtype_name",
     "get_aval",
     "get_token_aval",
     "is_array",
+    "is_token_aval",
     "pytype_aval_mappings",
     "raise_to_shaped",
     "register_array_type",
     "register_aval_sharding",
-    "Token",
 ]
 
 #: mj-autodiff's ``float0`` (the tangent dtype of integer values), spelled here below it
@@ -103,6 +104,11 @@ class AbstractToken(AbstractValue):
 
 #: The abstract value of every token (JAX's ``core.abstract_token``).
 abstract_token: AbstractToken = AbstractToken()
+
+
+def is_token_aval(aval: object) -> bool:
+    """Whether ``aval`` is the token type (for code whose avals are typed as arrays)."""
+    return aval is abstract_token
 
 
 def get_token_aval() -> ShapedArray:

@@ -37,6 +37,7 @@ from mj_core._avals import dtype_name as dtype_name
 from mj_core._avals import get_aval as get_aval
 from mj_core._avals import get_token_aval as get_token_aval
 from mj_core._avals import is_array as is_array
+from mj_core._avals import is_token_aval as is_token_aval
 from mj_core._avals import pytype_aval_mappings as pytype_aval_mappings
 from mj_core._avals import raise_to_shaped as raise_to_shaped
 from mj_core._avals import register_array_type as register_array_type

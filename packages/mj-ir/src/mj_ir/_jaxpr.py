@@ -62,11 +62,10 @@ from mj_core.extend import (
     Primitive,
     RuleTable,
     ShapedArray,
-    Token,
-    abstract_token,
     bind,
     dtype_name,
     get_aval,
+    is_token_aval,
     on_x64_change,
     raise_to_shaped,
     unchanged,
@@ -450,7 +449,7 @@ class JaxprType(NamedTuple):
 def type_str(aval: ShapedArray) -> str:
     """``float32[3,4]``: how jaxprs show a type (full dtype name, as in Autodidax); a token's
     type is ``token``."""
-    if aval is abstract_token:
+    if is_token_aval(aval):
         return "token"
     key = (aval.dtype, aval.shape)
     s = _TYPE_STRS.get(key)
@@ -653,7 +652,7 @@ _JAX_WIDTH = 80  # JAX's line width: a jaxpr with one short equation prints on o
 
 def jax_type_str(aval: ShapedArray) -> str:
     """``f32[3,4]``: how JAX's jaxprs show a type (short dtype names); a token's is ``Tok``."""
-    if aval is abstract_token:
+    if is_token_aval(aval):
         return "Tok"
     name = dtype_name(aval.dtype)
     short = _SHORT_DTYPES.get(name)

@@ -32,16 +32,16 @@ from mj_core.extend import (
     MainTrace,
     Primitive,
     ShapedArray,
+    Token,
     Trace,
     Tracer,
-    Token,
     abstract_eval_rules,
-    abstract_token,
     array_views,
     extend_axis_env,
     full_raise,
     get_aval,
     is_array,
+    is_token_aval,
     new_dynamic,
     new_main,
     raise_to_shaped,
@@ -545,7 +545,7 @@ def make_jaxpr(
         if not return_shape:
             return closed
         shapes = [  # (a token's shape is its type, as JAX's eval_shape returns it)
-            a if a is abstract_token else ShapeDtypeStruct(a.shape, a.dtype, a.weak_type)
+            a if is_token_aval(a) else ShapeDtypeStruct(a.shape, a.dtype, a.weak_type)
             for a in closed.out_avals
         ]
         return closed, view_structs(tree_unflatten(out_tree[0], shapes))

@@ -15,8 +15,8 @@ from mj_core.errors import MJError
 from mj_core.extend import (
     ShapedArray,
     abstract_eval_rules,
-    abstract_token,
     get_aval,
+    is_token_aval,
     raise_to_shaped,
 )
 from mj_ir._jaxpr import Atom, ClosedJaxpr, Jaxpr, JaxprType, Lit, Names, Var, pp_eqn, type_str
@@ -31,7 +31,7 @@ class JaxprTypeError(MJError, TypeError):
 
 def types_match(a: ShapedArray, b: ShapedArray) -> bool:
     """Same shape and dtype (weak types may differ); a token's type matches only itself."""
-    if a is abstract_token or b is abstract_token:
+    if is_token_aval(a) or is_token_aval(b):
         return a is b
     return a.shape == b.shape and a.dtype == b.dtype
 

@@ -26,12 +26,13 @@ from mj_core import (
 )
 from mj_core.dtypes import canonical_dtype
 from mj_core.extend import (
+    AbstractToken,
     DTypeLike,
     Token,
     abstract_token,
     check_conversion,
-    get_token_aval,
     dlpack_export,
+    get_token_aval,
     placement_attributes,
 )
 from mj_core.tree_util import tree_map
@@ -336,7 +337,7 @@ def _unpickle(data: np.ndarray[Any, Any], weak_type: bool) -> Array:
 _DEVICE_ARRAYS = (Array, CommittedArray)
 
 
-def to_buffer(x: Any, aval: ShapedArray, device: Any = None) -> _jaxlib.Buffer:
+def to_buffer(x: Any, aval: ShapedArray | AbstractToken, device: Any = None) -> _jaxlib.Buffer:
     """The device buffer to pass for a parameter of type ``aval`` (host data is copied in),
     on ``device`` for an executable compiled for a device other than the default one
     (arrays elsewhere are copied there).
@@ -345,7 +346,7 @@ def to_buffer(x: Any, aval: ShapedArray, device: Any = None) -> _jaxlib.Buffer:
     parameter) is passed as an empty ``bool[0]`` buffer once its computation is done, as
     JAX's ``_token_shard_arg`` does.
     """
-    if aval is abstract_token:
+    if isinstance(aval, AbstractToken):
         if type(x) is not Token:
             raise TypeError(
                 f"jit: an argument of type {get_aval(x).str_short()} was passed where the "

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from mj_core import Primitive, ShapedArray, bind, config, get_aval, raise_to_shaped
-from mj_core.extend import Token, abstract_token, get_token_aval
+from mj_core.extend import Token, abstract_token, get_token_aval, is_token_aval
 from mj_ir import ClosedJaxpr, Jaxpr, Var
 from mj_ir.extend import trace_to_closed_jaxpr
 from mj_xla import _jaxlib
@@ -121,10 +121,10 @@ class Executable:
         self._float0_outs = [
             i
             for i, a in enumerate(self.out_avals)
-            if a is not abstract_token and a.dtype == _jaxlib.FLOAT0
+            if not is_token_aval(a) and a.dtype == _jaxlib.FLOAT0
         ]
         # token results leave as Tokens wrapping their buffer (JAX's token result handler)
-        self._token_outs = [i for i, a in enumerate(self.out_avals) if a is abstract_token]
+        self._token_outs = [i for i, a in enumerate(self.out_avals) if is_token_aval(a)]
         self._array_type = CommittedArray if committed else Array
 
     def as_text(self) -> str:

@@ -25,7 +25,7 @@ from typing import Any, TypeAlias
 import numpy as np
 
 from mj_core import MissingRuleError, Primitive, RuleTable, ShapedArray
-from mj_core.extend import DTypeLike, Token, abstract_token
+from mj_core.extend import DTypeLike, Token, is_token_aval
 from mj_core.prims.elementwise import category_kind
 from mj_ir import ClosedJaxpr, Jaxpr, Lit, Var
 from mj_xla._donation import pair_donations
@@ -173,18 +173,18 @@ def _no_rule_for_platform(prim: Primitive, module: str) -> LoweringRule:
     return missing
 
 
-def aval_to_ir_type(aval: ShapedArray) -> ir.RankedTensorType:
+def aval_to_ir_type(aval: ShapedArray) -> ir.Type:
     """The MLIR tensor type of values of ``aval`` (weak types have none: the dtype decides);
     ``!stablehlo.token`` for a token (JAX's ``ir_type_handlers[AbstractToken]``)."""
-    if aval is abstract_token:
-        return hlo.TokenType.get()  # type: ignore[no-any-return]
+    if is_token_aval(aval):
+        return hlo.TokenType.get()
     return ir_tensor_type(aval.shape, aval.dtype)
 
 
 def _constant(val: Any, aval: ShapedArray) -> Value:
     """A known value of type ``aval`` embedded in the module: a constant, or for a token a
     fresh one (a token carries no data, only an order, which a constant has not)."""
-    if aval is abstract_token:
+    if is_token_aval(aval):
         return hlo.create_token()
     return ir_constant(val, aval.dtype)
 

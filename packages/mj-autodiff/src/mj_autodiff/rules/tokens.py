@@ -6,8 +6,6 @@ tangents cannot happen where tokens carry only zero tangents."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from mj_autodiff._derivatives import defjvp_zero
 from mj_core.prims.tokens import after_all_p, create_token_p
 
