@@ -18,9 +18,7 @@ def test_a_token_made_inside_vmap_leaves_unbatched_with_out_axes_none():
 def test_a_token_passed_unbatched_is_merged_unbatched():
     tok = create_token()
     x = np.ones((4, 2), np.float32)
-    y, out = vmap(lambda v, t: (v + 1, after_all(t)), in_axes=(0, None), out_axes=(0, None))(
-        x, tok
-    )
+    y, out = vmap(lambda v, t: (v + 1, after_all(t)), in_axes=(0, None), out_axes=(0, None))(x, tok)
     np.testing.assert_array_equal(np.asarray(y), x + 1)
     assert type(out) is Token
 
@@ -33,8 +31,10 @@ def test_a_token_output_with_a_batch_axis_is_refused():
 def test_the_rules_keep_tokens_unbatched():
     tok = create_token()
     outs, dims = vmap_rules[create_token_p](3, [], [])
-    assert type(outs[0]) is Token and dims == [not_mapped]
+    assert type(outs[0]) is Token
+    assert dims == [not_mapped]
     outs, dims = vmap_rules[after_all_p](3, [tok, tok], [not_mapped, not_mapped])
-    assert type(outs[0]) is Token and dims == [not_mapped]
+    assert type(outs[0]) is Token
+    assert dims == [not_mapped]
     with pytest.raises(TypeError, match="Arguments to after_all must be tokens"):
         vmap_rules[after_all_p](3, [np.ones(3)], [0])

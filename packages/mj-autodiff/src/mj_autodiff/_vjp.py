@@ -343,8 +343,8 @@ def _check_cotangent(index: int, primal: Any, ct: Any) -> Any:
         if not is_token_aval(c_aval):
             raise ValueError(
                 "unexpected JAX type (e.g. shape/dtype) for argument to VJP function: got "
-                f"{c_aval.str_short()}, but expected Tok because the corresponding output of "
-                "the differentiated function had JAX type Tok"
+                f"{_short(c_aval.dtype, c_aval.shape)}, but expected Tok because the "
+                "corresponding output of the differentiated function had JAX type Tok"
             )
         return Zero(c_aval)  # (tokens are not differentiated)
     p_shape, p_dtype = shape_dtype(primal)

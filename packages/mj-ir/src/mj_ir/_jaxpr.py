@@ -578,7 +578,7 @@ def pp_default_eqn(names: Names, eqn: JaxprEqn, *, one_param_per_line: bool = Fa
     """
     lhs = " ".join(var_str(names, v) for v in eqn.out_binders)
     args = " ".join(pp_atom(names, x) for x in eqn.inputs)
-    args = " " + args if args else ""
+    args = " " + args if args or _JAX_FORM else ""  # (JAX's: a space before no operands)
     params = pp_params(eqn.params, one_per_line=one_param_per_line).lines
     if len(params) <= 1:
         line = f"{lhs} = {eqn.primitive.name}{params[0][1] if params else ''}{args}"
