@@ -9,6 +9,8 @@ from mj_core.extend import (
     FAMILIES,
     HostCallback,
     ShapedArray,
+    Token,
+    abstract_token,
     elementwise_specs,
     family_of,
     family_primitives,
@@ -232,10 +234,11 @@ def test_every_catalogue_primitive_is_covered():
     assert all(p in abstract_eval_rules for p in CORE.values())
     # Collectives only run inside a vmap or pmap binding their axis (no eager case):
     # test_ir_parallel.py checks their typing rules.
+    # (tokens are no arrays: test_token_primitives_abstract_eval_matches_impl has them)
     non_elementwise = {
         name
         for name, p in CORE.items()
-        if p not in elementwise_specs and family_of(p) != "parallel"
+        if p not in elementwise_specs and family_of(p) not in ("parallel", "tokens")
     }
     assert non_elementwise <= {c[0] for c in CASES}
 
@@ -293,3 +296,21 @@ def test_mj_ir_exposes_mj_cores_one_typing_table():
     assert mj_ir.abstract_eval_rules is table
     assert mj_ir.extend.abstract_eval_rules is table
     assert abstract_eval_rules is table
+
+
+def test_token_primitives_abstract_eval_matches_impl():
+    """create_token and after_all are typed by the token type (JAX's abstract_token), and
+    evaluate to Tokens; after_all of anything but tokens is JAX's TypeError."""
+    tok = bind(_prim("create_token"))[0]
+    assert type(tok) is Token
+    assert get_aval(tok) is abstract_token
+    assert abstract_eval_rules[_prim("create_token")]() == [abstract_token]
+    for operands in ((), (tok,), (tok, tok)):
+        (out,) = bind(_prim("after_all"), *operands)
+        assert type(out) is Token
+        avals = [get_aval(t) for t in operands]
+        assert abstract_eval_rules[_prim("after_all")](*avals) == [abstract_token]
+    with pytest.raises(TypeError, match="Arguments to after_all must be tokens"):
+        abstract_eval_rules[_prim("after_all")](abstract_token, _shaped(f32))
+    with pytest.raises(TypeError, match="Arguments to after_all must be tokens"):
+        bind(_prim("after_all"), tok, f32)

@@ -246,8 +246,32 @@ def _assert_same(got: Any, want: Any) -> None:
 
 
 def test_every_primitive_has_an_example():
-    missing = [p.name for p in ALL_PRIMS if p not in elementwise_specs and p.name not in EXAMPLES]
+    # (tokens hold no data to compare: test_token_jaxpr_evaluates_to_tokens has them)
+    missing = [
+        p.name
+        for p in ALL_PRIMS
+        if p not in elementwise_specs and p.name not in EXAMPLES and p.name not in _TOKENS
+    ]
     assert not missing, f"add examples for {missing} to EXAMPLES in {__file__}"
+
+
+_TOKENS = ("create_token", "after_all")
+
+
+def test_token_jaxpr_evaluates_to_tokens():
+    """A jaxpr creating and merging tokens typechecks (``Tok`` in, ``Tok`` out) and evaluates
+    to a Token, as eagerly."""
+    from mj_core.extend import Token, abstract_token
+    from mj_core.prims.tokens import after_all, create_token
+
+    tok = create_token()
+    closed = make_jaxpr(lambda t: after_all(t, create_token()))(tok)
+    jaxpr_type = typecheck_jaxpr(closed)
+    assert jaxpr_type.in_types == [abstract_token]
+    assert jaxpr_type.out_types == [abstract_token]
+    assert [e.primitive.name for e in closed.eqns] == ["create_token", "after_all"]
+    (out,) = eval_jaxpr(closed.jaxpr, [*closed.consts, tok])
+    assert type(out) is Token
 
 
 @pytest.mark.parametrize(("prim", "kind"), _cases())

@@ -16,7 +16,13 @@ import numpy as np
 
 from mj_core import EagerArray, ShapedArray, bind1, config, get_aval
 from mj_core.dtypes import default_dtype_for_pytype, is_inexact
-from mj_core.extend import Array, ArrayLike, on_x64_change, weak_result
+from mj_core.extend import (
+    Array,
+    ArrayLike,
+    is_token_aval,
+    on_x64_change,
+    weak_result,
+)
 from mj_core.prims.conversions import convert_element_type_p
 from mj_core.prims.elementwise import add_p
 from mj_core.prims.structural import broadcast_p
@@ -78,7 +84,11 @@ Tangent: TypeAlias = ArrayLike | Zero
 def tangent_aval(aval: ShapedArray) -> ShapedArray:
     """The abstract value of a tangent of ``aval``: same shape and dtype for inexact values,
     ``float0`` for integers and booleans (which have no tangent space). A weak value's tangent
-    is weak, as in JAX (a weak input's gradient stays weak at every order)."""
+    is weak, as in JAX (a weak input's gradient stays weak at every order). A token's is the
+    token type itself (JAX's ``AbstractToken.to_tangent_aval``): tokens are not differentiated,
+    their tangents are symbolic zeros."""
+    if is_token_aval(aval):
+        return aval
     if is_inexact(aval.dtype):
         if type(aval) is ShapedArray:
             return aval
@@ -136,6 +146,8 @@ def shaped_aval_of(x: ArrayLike) -> ShapedArray:
     if aval is not None:
         return aval
     aval = get_aval(x)
+    if is_token_aval(aval):
+        return aval
     return shaped(aval.shape, aval.dtype, aval.weak_type)
 
 

@@ -13,12 +13,20 @@ import numpy as np
 
 from mj_autodiff._jvp import flatten_fun_aux
 from mj_autodiff._linearize import LinearFunction, linearize_flat
-from mj_autodiff._tangents import instantiate_zeros, shape_dtype, tangent_aval
+from mj_autodiff._tangents import Zero, instantiate_zeros, shape_dtype, tangent_aval
 from mj_autodiff._tape import tape_vjp_flat
 from mj_core import Tracer, get_aval, is_eager
 from mj_core.dtypes import is_float, is_inexact
 from mj_core.errors import user_line_suffix
-from mj_core.extend import borrowed_data, eager_result, unchanged, unshared, weak_result
+from mj_core.extend import (
+    Token,
+    borrowed_data,
+    eager_result,
+    is_token_aval,
+    unchanged,
+    unshared,
+    weak_result,
+)
 from mj_core.tree_util import PyTreeDef, register_pytree_node, tree_flatten, tree_unflatten
 
 __all__ = ["DidntWant", "DontWant", "GradValue", "NotNeeded", "grad", "value_and_grad", "vjp"]
@@ -330,6 +338,15 @@ def _short(dtype: Any, shape: Sequence[int]) -> str:
 
 
 def _check_cotangent(index: int, primal: Any, ct: Any) -> Any:
+    if type(primal) is Token:  # a token output's cotangent is a token (JAX's to_ct_aval)
+        c_aval = get_aval(ct)
+        if not is_token_aval(c_aval):
+            raise ValueError(
+                "unexpected JAX type (e.g. shape/dtype) for argument to VJP function: got "
+                f"{_short(c_aval.dtype, c_aval.shape)}, but expected Tok because the "
+                "corresponding output of the differentiated function had JAX type Tok"
+            )
+        return Zero(c_aval)  # (tokens are not differentiated)
     p_shape, p_dtype = shape_dtype(primal)
     c_aval = get_aval(ct)
     expected = tangent_aval(get_aval(primal))

@@ -31,7 +31,7 @@ import numpy as np
 from mj_batch._batching import BatchTrace, BatchTracer, broadcast_batched, moveaxis, not_mapped
 from mj_core import full_raise, lax
 from mj_core.errors import user_location
-from mj_core.extend import is_array, shape_of
+from mj_core.extend import Token, abstract_token, is_array, shape_of
 
 __all__ = [
     "SpecMatchError",
@@ -225,6 +225,13 @@ def place(axis_size: int, index: int, val: Any, bdim: Any, spec: Any) -> Any:
         if is_spec(spec):
             raise spec_error("out_axes", val, spec)
         raise TypeError(f"vmap out_axes entry must be an int or None, got {spec!r}{_where()}.")
+    if type(val) is Token or getattr(val, "aval", None) is abstract_token:
+        if spec is not None:  # (never batched: tokens carry no data)
+            raise ValueError(
+                f"vmap out_axes entry {spec} for output leaf {index}, a token: a token has no "
+                f"batch axis, its out_axes entry must be None{_where()}."
+            )
+        return val
     if not is_array(val):
         raise TypeError(
             f"Output from batched function {val!r} with type {type(val)} is not a valid JAX "

@@ -26,12 +26,17 @@ from mj_core.dtypes import (
 from mj_core.errors import ConcretizationError, user_line_suffix, user_location
 
 __all__ = [
+    "AbstractToken",
     "ConcreteArray",
     "ShapedArray",
+    "Token",
+    "abstract_token",
     "array_types",
     "dtype_name",
     "get_aval",
+    "get_token_aval",
     "is_array",
+    "is_token_aval",
     "pytype_aval_mappings",
     "raise_to_shaped",
     "register_array_type",
@@ -71,6 +76,63 @@ class AbstractValue:
     value is known to be. mj's are :class:`ShapedArray` and its refinement ``ConcreteArray``."""
 
     __slots__ = ()
+
+
+class AbstractToken(AbstractValue):
+    """The abstract value of an XLA token (JAX's ``core.AbstractToken``): a value with no data,
+    threaded through a program to order effects. It has no shape or dtype; jaxprs print it
+    ``Tok``. Its tangent and cotangent types are itself (tokens are not differentiated). One
+    instance, :data:`abstract_token`."""
+
+    __slots__ = ()
+
+    #: (never weakly typed: what the passes that keep weak types read of every aval)
+    weak_type = False
+
+    def str_short(self, short_dtypes: bool = False, mesh_axis_types: bool = False) -> str:
+        return "Tok"
+
+    def to_tangent_aval(self) -> AbstractToken:
+        return self
+
+    def to_ct_aval(self) -> AbstractToken:
+        return self
+
+    def __repr__(self) -> str:
+        return "AbstractToken()"
+
+
+#: The abstract value of every token (JAX's ``core.abstract_token``).
+abstract_token: AbstractToken = AbstractToken()
+
+
+def is_token_aval(aval: object) -> bool:
+    """Whether ``aval`` is the token type (for code whose avals are typed as arrays)."""
+    return aval is abstract_token
+
+
+def get_token_aval() -> ShapedArray:
+    """The array type standing for a token where an array is needed (JAX's
+    ``core.get_token_aval``): ``bool[0]``, as a token is passed to and returned by a compiled
+    program."""
+    return ShapedArray((0,), np.dtype(np.bool_))
+
+
+class Token:
+    """A concrete token (JAX's ``core.Token``): what ``lax.create_token`` and ``lax.after_all``
+    return eagerly, and ``jit`` returns for a token result. ``_buf`` is the data it wraps, a
+    ``bool[0]`` array (a device buffer of token shape when a compiled program made it), which
+    carries the ordering from one computation to the next."""
+
+    __slots__ = ("_buf",)
+
+    def __init__(self, buf: Any) -> None:
+        self._buf = buf
+
+    def block_until_ready(self) -> None:
+        block = getattr(self._buf, "block_until_ready", None)
+        if block is not None:
+            block()
 
 
 #: rank -> the sharding of an unsharded aval of that rank (set by mj-xla)
@@ -307,8 +369,9 @@ def _concretization_error(what: str, aval: ShapedArray) -> ConcretizationError:
 
 
 def raise_to_shaped(aval: ShapedArray) -> ShapedArray:
-    """Forget the value of a ``ConcreteArray`` (a ``ShapedArray`` is returned as is)."""
-    if type(aval) is ShapedArray:
+    """Forget the value of a ``ConcreteArray`` (a ``ShapedArray``, or an aval that is no array
+    such as :data:`abstract_token`, is returned as is)."""
+    if type(aval) is ShapedArray or not isinstance(aval, ShapedArray):
         return aval
     return ShapedArray(aval.shape, aval.dtype, aval.weak_type)
 
@@ -347,6 +410,8 @@ for _t in set(np.sctypeDict.values()):
     pytype_aval_mappings[_t] = _numpy_aval
 
 array_types: set[type] = set(pytype_aval_mappings)
+# (after array_types: a token flows through primitives and transformations, but is no array)
+pytype_aval_mappings[Token] = lambda _: abstract_token  # type: ignore[assignment,return-value]
 
 
 def register_array_type(pytype: type, to_aval: Callable[[Any], ShapedArray]) -> None:

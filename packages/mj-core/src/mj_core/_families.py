@@ -26,4 +26,5 @@ FAMILIES: tuple[str, ...] = (
     "fft",  # fft
     "callback",  # host callbacks
     "parallel",  # collectives over named axes: psum, all_gather, ppermute, axis_index, ...
+    "tokens",  # create_token, after_all
 )

@@ -21,6 +21,7 @@ from mj_core.prims import reductions as _reductions
 from mj_core.prims import sorting as _sorting
 from mj_core.prims import special as _special
 from mj_core.prims import structural as _structural
+from mj_core.prims import tokens as _tokens
 from mj_core.prims import windowed as _windowed
 from mj_core.prims.complex import *
 from mj_core.prims.contractions import *
@@ -34,6 +35,7 @@ from mj_core.prims.reductions import *
 from mj_core.prims.sorting import *
 from mj_core.prims.special import *
 from mj_core.prims.structural import *
+from mj_core.prims.tokens import *
 from mj_core.prims.windowed import *
 
 __all__ = ["linalg"]
@@ -49,4 +51,5 @@ __all__ += _reductions.__all__
 __all__ += _sorting.__all__
 __all__ += _special.__all__
 __all__ += _structural.__all__
+__all__ += _tokens.__all__
 __all__ += _windowed.__all__

@@ -65,6 +65,7 @@ from mj_core.extend import (
     bind,
     dtype_name,
     get_aval,
+    is_token_aval,
     on_x64_change,
     raise_to_shaped,
     unchanged,
@@ -446,7 +447,10 @@ class JaxprType(NamedTuple):
 
 
 def type_str(aval: ShapedArray) -> str:
-    """``float32[3,4]``: how jaxprs show a type (full dtype name, as in Autodidax)."""
+    """``float32[3,4]``: how jaxprs show a type (full dtype name, as in Autodidax); a token's
+    type is ``token``."""
+    if is_token_aval(aval):
+        return "token"
     key = (aval.dtype, aval.shape)
     s = _TYPE_STRS.get(key)
     if s is None:
@@ -574,7 +578,7 @@ def pp_default_eqn(names: Names, eqn: JaxprEqn, *, one_param_per_line: bool = Fa
     """
     lhs = " ".join(var_str(names, v) for v in eqn.out_binders)
     args = " ".join(pp_atom(names, x) for x in eqn.inputs)
-    args = " " + args if args else ""
+    args = " " + args if args or _JAX_FORM else ""  # (JAX's: a space before no operands)
     params = pp_params(eqn.params, one_per_line=one_param_per_line).lines
     if len(params) <= 1:
         line = f"{lhs} = {eqn.primitive.name}{params[0][1] if params else ''}{args}"
@@ -647,7 +651,9 @@ _JAX_WIDTH = 80  # JAX's line width: a jaxpr with one short equation prints on o
 
 
 def jax_type_str(aval: ShapedArray) -> str:
-    """``f32[3,4]``: how JAX's jaxprs show a type (short dtype names)."""
+    """``f32[3,4]``: how JAX's jaxprs show a type (short dtype names); a token's is ``Tok``."""
+    if is_token_aval(aval):
+        return "Tok"
     name = dtype_name(aval.dtype)
     short = _SHORT_DTYPES.get(name)
     if short is None:

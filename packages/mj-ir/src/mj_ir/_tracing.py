@@ -32,6 +32,7 @@ from mj_core.extend import (
     MainTrace,
     Primitive,
     ShapedArray,
+    Token,
     Trace,
     Tracer,
     abstract_eval_rules,
@@ -40,6 +41,7 @@ from mj_core.extend import (
     full_raise,
     get_aval,
     is_array,
+    is_token_aval,
     new_dynamic,
     new_main,
     raise_to_shaped,
@@ -258,7 +260,7 @@ def check_returned_jaxtypes(
     returned a leaf that is not an array or scalar, naming its output path, then mj's
     context."""
     for i, leaf in enumerate(out_flat):
-        if is_array(leaf):
+        if is_array(leaf) or type(leaf) is Token:  # (a token is a JAX type, no array)
             continue
         paths, _ = tree_flatten_with_path(tree_unflatten(tree, list(out_flat)))
         path = keystr(paths[i][0]) if i < len(paths) else ""
@@ -542,7 +544,10 @@ def make_jaxpr(
             closed = trace_to_closed_jaxpr(fun_flat, in_avals)
         if not return_shape:
             return closed
-        shapes = [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type) for a in closed.out_avals]
+        shapes = [  # (a token's shape is its type, as JAX's eval_shape returns it)
+            a if is_token_aval(a) else ShapeDtypeStruct(a.shape, a.dtype, a.weak_type)
+            for a in closed.out_avals
+        ]
         return closed, view_structs(tree_unflatten(out_tree[0], shapes))
 
     # JAX's names for the traced-function maker (``make_jaxpr(f)``), module ``jax``.

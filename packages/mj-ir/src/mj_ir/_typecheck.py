@@ -12,7 +12,13 @@ from __future__ import annotations
 from typing import Any
 
 from mj_core.errors import MJError
-from mj_core.extend import ShapedArray, abstract_eval_rules, get_aval, raise_to_shaped
+from mj_core.extend import (
+    ShapedArray,
+    abstract_eval_rules,
+    get_aval,
+    is_token_aval,
+    raise_to_shaped,
+)
 from mj_ir._jaxpr import Atom, ClosedJaxpr, Jaxpr, JaxprType, Lit, Names, Var, pp_eqn, type_str
 
 __all__ = ["JaxprTypeError", "typecheck_jaxpr", "types_match"]
@@ -24,7 +30,9 @@ class JaxprTypeError(MJError, TypeError):
 
 
 def types_match(a: ShapedArray, b: ShapedArray) -> bool:
-    """Same shape and dtype (weak types may differ)."""
+    """Same shape and dtype (weak types may differ); a token's type matches only itself."""
+    if is_token_aval(a) or is_token_aval(b):
+        return a is b
     return a.shape == b.shape and a.dtype == b.dtype
 
 

@@ -25,7 +25,16 @@ from mj_core import (
     register_array_type,
 )
 from mj_core.dtypes import canonical_dtype
-from mj_core.extend import DTypeLike, check_conversion, dlpack_export, placement_attributes
+from mj_core.extend import (
+    AbstractToken,
+    DTypeLike,
+    Token,
+    abstract_token,
+    check_conversion,
+    dlpack_export,
+    get_token_aval,
+    placement_attributes,
+)
 from mj_core.tree_util import tree_map
 from mj_xla import _jaxlib
 from mj_xla._donation import deleted_error
@@ -125,6 +134,7 @@ class Array:
         return [Shard(device, tuple(slice(None) for _ in self.shape), 0, self)]
 
     # --- host access ------------------------------------------------------------------------
+    @property
     def _value(self) -> np.ndarray[Any, Any]:
         """The host view of the data (a subclass holding several buffers assembles it)."""
         if self._buf.is_deleted():
@@ -140,7 +150,7 @@ class Array:
         self._buf.delete()
 
     def __array__(self, dtype: DTypeLike | None = None, copy: Any = None) -> np.ndarray[Any, Any]:
-        host = self._value()
+        host = self._value
         if dtype is not None and np.dtype(dtype) != host.dtype:
             return host.astype(dtype)
         if copy:
@@ -166,7 +176,7 @@ class Array:
         """The array as a DLPack capsule (``np.from_dlpack(x)``, ``torch.from_dlpack(x)``),
         exported from its host data, which lives on the CPU (see ``dlpack_export``)."""
         self._check_dlpack_device()
-        return dlpack_export(self._value(), stream, max_version, dl_device, copy)
+        return dlpack_export(self._value, stream, max_version, dl_device, copy)
 
     def __dlpack_device__(self) -> tuple[int, int]:
         self._check_dlpack_device()
@@ -200,30 +210,30 @@ class Array:
         return bool(self._buf.is_ready())
 
     def item(self, *args: Any) -> Any:
-        return self._value().item(*args)
+        return self._value.item(*args)
 
     def tolist(self) -> Any:
-        return self._value().tolist()
+        return self._value.tolist()
 
     def __bool__(self) -> bool:
         check_conversion("bool", self._aval.shape, self._aval.dtype)
-        return bool(self._value())
+        return bool(self._value)
 
     def __int__(self) -> int:
         check_conversion("int", self._aval.shape, self._aval.dtype)
-        return int(self._value())
+        return int(self._value)
 
     def __float__(self) -> float:
         check_conversion("float", self._aval.shape, self._aval.dtype)
-        return float(self._value())
+        return float(self._value)
 
     def __complex__(self) -> complex:
         check_conversion("complex", self._aval.shape, self._aval.dtype)
-        return complex(self._value())
+        return complex(self._value)
 
     def __index__(self) -> int:
         check_conversion("index", self._aval.shape, self._aval.dtype)
-        return int(self._value().__index__())
+        return int(self._value.__index__())
 
     def __len__(self) -> int:
         if not self._aval.shape:
@@ -237,15 +247,18 @@ class Array:
 
     def __format__(self, spec: str) -> str:
         if not self._aval.shape:
-            return format(self._value()[()], spec)
+            return format(self._value[()], spec)
         return format(str(self), spec)
 
     def __str__(self) -> str:
-        return str(self._value())
+        return str(self._value)
 
     def __repr__(self) -> str:
         prefix = "Array("
-        body = np.array2string(self._value(), separator=", ", prefix=prefix)
+        # (an empty array's data is not fetched: a token's buffer, token-shaped, has none)
+        host = np.zeros(self._aval.shape, self._aval.dtype) if self._aval.size == 0 else None
+        data = self._value if host is None else host
+        body = np.array2string(data, separator=", ", prefix=prefix)
         weak = ", weak_type=True" if self._aval.weak_type else ""
         # like JAX, an empty array's repr spells out its shape
         shape = f", shape={self._aval.shape}" if self._aval.size == 0 else ""
@@ -278,7 +291,7 @@ class CommittedArray(Array):
 def _to_host(x: Any) -> Any:
     """Arrays inside (nested) tuples/lists/dicts of NumPy function arguments, as host views."""
     if issubclass(type(x), Array):
-        return x._value()
+        return x._value
     if type(x) in (tuple, list):
         return type(x)(_to_host(v) for v in x)
     if type(x) is dict:
@@ -287,7 +300,7 @@ def _to_host(x: Any) -> Any:
 
 
 def _array_aval(x: Array) -> ShapedArray:
-    return ConcreteArray(x._value(), weak_type=x._aval.weak_type)
+    return ConcreteArray(x._value, weak_type=x._aval.weak_type)
 
 
 register_array_type(Array, _array_aval)
@@ -308,6 +321,8 @@ def device_put(x: Any, device: Any = None) -> Any:
 def _put_leaf(x: Any) -> Any:
     if type(x) in _DEVICE_ARRAYS or isinstance(x, Tracer):
         return x
+    if type(x) is Token:  # a new token on the device (JAX's device_put of a token)
+        return Token(Array(to_buffer(x, abstract_token), get_token_aval()))
     aval = get_aval(x)
     shaped = ShapedArray(aval.shape, canonical_dtype(aval.dtype), aval.weak_type)
     return Array(_jaxlib.put(np.asarray(x, shaped.dtype)), shaped)
@@ -322,13 +337,24 @@ def _unpickle(data: np.ndarray[Any, Any], weak_type: bool) -> Array:
 _DEVICE_ARRAYS = (Array, CommittedArray)
 
 
-def to_buffer(x: Any, aval: ShapedArray, device: Any = None) -> _jaxlib.Buffer:
+def to_buffer(x: Any, aval: ShapedArray | AbstractToken, device: Any = None) -> _jaxlib.Buffer:
     """The device buffer to pass for a parameter of type ``aval`` (host data is copied in),
     on ``device`` for an executable compiled for a device other than the default one
     (arrays elsewhere are copied there).
 
-    XLA only checks byte sizes, so shapes and dtypes are checked here.
+    XLA only checks byte sizes, so shapes and dtypes are checked here. A token (for a token
+    parameter) is passed as an empty ``bool[0]`` buffer once its computation is done, as
+    JAX's ``_token_shard_arg`` does.
     """
+    if isinstance(aval, AbstractToken):
+        if type(x) is not Token:
+            raise TypeError(
+                f"jit: an argument of type {get_aval(x).str_short()} was passed where the "
+                "compiled computation expects a token"
+            )
+        x.block_until_ready()
+        empty = np.zeros((0,), np.bool_)
+        return _jaxlib.put(empty) if device is None else _jaxlib.put_on(empty, device)
     if type(x) in _DEVICE_ARRAYS:
         if x._buf.is_deleted():
             raise deleted_error(x._aval)

@@ -44,7 +44,7 @@ def _host(x: Any) -> Any:
     """A device array's data as eager evaluation takes it: its host view as an mj array,
     weakly typed if the array is."""
     if type(x) is CommittedArray or type(x) is Array:
-        return weak_result(x._value()) if x.weak_type else eager_result(x._value())
+        return weak_result(x._value) if x.weak_type else eager_result(x._value)
     return x
 
 

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from mj_core import Primitive, ShapedArray, bind, config, get_aval, raise_to_shaped
+from mj_core.extend import Token, abstract_token, get_token_aval, is_token_aval
 from mj_ir import ClosedJaxpr, Jaxpr, Var
 from mj_ir.extend import trace_to_closed_jaxpr
 from mj_xla import _jaxlib
@@ -61,6 +62,7 @@ class Executable:
         "_kept",
         "_known",
         "_name",
+        "_token_outs",
         "arg_avals",
         "module",
         "out_avals",
@@ -100,7 +102,12 @@ class Executable:
         self._device = device
         with _jaxlib.unguarded_puts():  # (constants: JAX embeds them, no transfer)
             if device is None:
-                self._held = [device_put(_float0_as_bool(known[i]))._buf for i in held]
+                self._held = [
+                    to_buffer(known[i], abstract_token)
+                    if type(known[i]) is Token
+                    else device_put(_float0_as_bool(known[i]))._buf
+                    for i in held
+                ]
             else:
                 self._held = [to_buffer(known[i], get_aval(known[i]), device) for i in held]
         self.arg_avals = [v.aval for v in jaxpr.in_binders[len(known) :]]
@@ -111,7 +118,13 @@ class Executable:
             _jaxlib.result_handler(_float0_as_bool(a), device, committed) for a in self.out_avals
         ]
         # float0 results (integer inputs' gradients) leave as NumPy zeros, as JAX's jit returns
-        self._float0_outs = [i for i, a in enumerate(self.out_avals) if a.dtype == _jaxlib.FLOAT0]
+        self._float0_outs = [
+            i
+            for i, a in enumerate(self.out_avals)
+            if not is_token_aval(a) and a.dtype == _jaxlib.FLOAT0
+        ]
+        # token results leave as Tokens wrapping their buffer (JAX's token result handler)
+        self._token_outs = [i for i, a in enumerate(self.out_avals) if is_token_aval(a)]
         self._array_type = CommittedArray if committed else Array
 
     def as_text(self) -> str:
@@ -153,8 +166,8 @@ class Executable:
             # (_execute, inline: jit's dispatch of every argument, nothing held)
             outs = self._exe.execute_sharded(bufs).consume_with_handlers(self._handlers)
             result = list(map(self._array_type, outs, self.out_avals))
-            if self._float0_outs:
-                self._float0_zeros(result)
+            if self._float0_outs or self._token_outs:
+                self._special_outputs(result)
             if config.debug_nans or config.debug_infs:
                 check_outputs(result, self._jaxpr, self._known, bufs, self._name)
             return result
@@ -166,20 +179,26 @@ class Executable:
         all_bufs = [*self._held, *bufs] if self._held else bufs
         outs = self._exe.execute_sharded(all_bufs).consume_with_handlers(self._handlers)
         result = list(map(self._array_type, outs, self.out_avals))  # (one each: XLA's)
-        if self._float0_outs:
-            self._float0_zeros(result)
+        if self._float0_outs or self._token_outs:
+            self._special_outputs(result)
         if config.debug_nans or config.debug_infs:
             check_outputs(result, self._jaxpr, self._known, args, self._name)
         return result
 
-    def _float0_zeros(self, result: list[Any]) -> None:
-        """Replace the float0 results (computed as bool zeros) with NumPy float0 zeros."""
+    def _special_outputs(self, result: list[Any]) -> None:
+        """Replace the float0 results (computed as bool zeros) with NumPy float0 zeros, and
+        wrap each token result's buffer (a ``bool[0]`` array) in a :class:`Token`."""
         for i in self._float0_outs:
             result[i] = np.zeros(self.out_avals[i].shape, _jaxlib.FLOAT0)
+        for i in self._token_outs:
+            result[i] = Token(self._array_type(result[i]._buf, get_token_aval()))
 
 
 def _float0_as_bool(x: Any) -> Any:
-    """A float0 value or aval as the bool zeros (or bool aval) programs hold instead."""
+    """A float0 value or aval as the bool zeros (or bool aval) programs hold instead; a
+    token's aval as the ``bool[0]`` array its buffer is (JAX's ``get_token_aval``)."""
+    if x is abstract_token:
+        return get_token_aval()
     if x.dtype != _jaxlib.FLOAT0:
         return x
     if isinstance(x, ShapedArray):

@@ -25,7 +25,7 @@ from typing import Any, TypeAlias
 import numpy as np
 
 from mj_core import MissingRuleError, Primitive, RuleTable, ShapedArray
-from mj_core.extend import DTypeLike
+from mj_core.extend import DTypeLike, Token, is_token_aval
 from mj_core.prims.elementwise import category_kind
 from mj_ir import ClosedJaxpr, Jaxpr, Lit, Var
 from mj_xla._donation import pair_donations
@@ -173,9 +173,20 @@ def _no_rule_for_platform(prim: Primitive, module: str) -> LoweringRule:
     return missing
 
 
-def aval_to_ir_type(aval: ShapedArray) -> ir.RankedTensorType:
-    """The MLIR tensor type of values of ``aval`` (weak types have none: the dtype decides)."""
+def aval_to_ir_type(aval: ShapedArray) -> ir.Type:
+    """The MLIR tensor type of values of ``aval`` (weak types have none: the dtype decides);
+    ``!stablehlo.token`` for a token (JAX's ``ir_type_handlers[AbstractToken]``)."""
+    if is_token_aval(aval):
+        return hlo.TokenType.get()
     return ir_tensor_type(aval.shape, aval.dtype)
+
+
+def _constant(val: Any, aval: ShapedArray) -> Value:
+    """A known value of type ``aval`` embedded in the module: a constant, or for a token a
+    fresh one (a token carries no data, only an order, which a constant has not)."""
+    if is_token_aval(aval):
+        return hlo.create_token()
+    return ir_constant(val, aval.dtype)
 
 
 def ir_constant(val: Any, dtype: DTypeLike | None = None) -> Value:
@@ -348,7 +359,7 @@ def lower_jaxpr(
         # each constant as its binder's type: a NumPy constant a rule closed over keeps its own
         # dtype (int64 with x64 off), which the binder's aval has canonicalized
         binders = jaxpr.jaxpr.in_binders[: len(jaxpr.consts)]
-        consts = [ir_constant(c, v.aval.dtype) for c, v in zip(jaxpr.consts, binders, strict=True)]
+        consts = [_constant(c, v.aval) for c, v in zip(jaxpr.consts, binders, strict=True)]
         args = [*consts, *args]
         jaxpr = jaxpr.jaxpr
     if len(args) != len(jaxpr.in_binders):
@@ -375,8 +386,8 @@ def lower_jaxpr(
 
 def inline_values(known: Sequence[Any]) -> list[Any]:
     """For each known value: the scalar to inline as a constant, or ``None`` to pass it as a
-    parameter (arrays)."""
-    return [np.asarray(x) if np.ndim(x) == 0 else None for x in known]
+    parameter (arrays, and tokens: JAX passes a closed-over token to the program)."""
+    return [np.asarray(x) if type(x) is not Token and np.ndim(x) == 0 else None for x in known]
 
 
 def build_module(

@@ -49,6 +49,7 @@ class ShardedArray(Array):
         self._sharding: Sharding = PmapSharding(devices) if sharding is None else sharding
         self._host: np.ndarray[Any, Any] | None = None
 
+    @property
     def _value(self) -> np.ndarray[Any, Any]:
         if self._buf.is_deleted():
             raise deleted_error(self._aval)
@@ -121,7 +122,7 @@ class ShardedArray(Array):
 
 
 def _sharded_aval(x: ShardedArray) -> ShapedArray:
-    return ConcreteArray(x._value(), weak_type=x._aval.weak_type)
+    return ConcreteArray(x._value, weak_type=x._aval.weak_type)
 
 
 register_array_type(ShardedArray, _sharded_aval)

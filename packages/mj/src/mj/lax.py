@@ -74,6 +74,7 @@ from mj_core.prims.sorting import *
 from mj_core.prims.special import *
 from mj_core.prims.structural import *
 from mj_core.prims.structural import broadcast_p as broadcast_in_dim_p  # noqa: F401
+from mj_core.prims.tokens import *
 from mj_core.prims.windowed import *
 from mj_xla import RaggedDotDimensionNumbers as RaggedDotDimensionNumbers
 from mj_xla import RandomAlgorithm as RandomAlgorithm
