@@ -62,7 +62,7 @@ from mj_core import Primitive, ShapedArray, bind, config, get_aval, impl_rules
 from mj_core.errors import user_line_suffix
 from mj_core.tree_util import tree_flatten, tree_structure, tree_unflatten
 from mj_ir import ClosedJaxpr, Jaxpr, JaxprEqn, Var, abstract_eval_rules, dce_jaxpr, eval_jaxpr
-from mj_ir.extend import pp_rules, trace_to_closed_jaxpr, types_match
+from mj_ir.extend import has_effect, pp_rules, trace_to_closed_jaxpr, types_match
 from mj_xla.extend import (
     LoweringContext,
     Value,
@@ -390,12 +390,23 @@ class _ScanSplit(NamedTuple):
 
 
 def _loop_variant(jaxpr: Jaxpr, variant_inputs: Sequence[Var]) -> set[Var]:
-    """The variables of ``jaxpr`` that depend on ``variant_inputs``."""
+    """The variables of ``jaxpr`` that depend on ``variant_inputs``, and the outputs of its
+    effectful equations (which run at every step)."""
     variant = set(variant_inputs)
     for eqn in jaxpr.eqns:
-        if any(type(x) is Var and x in variant for x in eqn.inputs):
+        if has_effect(eqn) or any(type(x) is Var and x in variant for x in eqn.inputs):
             variant.update(eqn.out_binders)
     return variant
+
+
+def _hoisted_effect(eqn: JaxprEqn, variant: set[Var]) -> bool:
+    """Whether ``eqn`` is an effect with no outputs on loop constants only: as in JAX, hoisting
+    runs it once, before the known loop, which no longer runs it."""
+    return (
+        not eqn.out_binders
+        and has_effect(eqn)
+        and not any(type(x) is Var and x in variant for x in eqn.inputs)
+    )
 
 
 def _split_scan(
@@ -436,16 +447,26 @@ def _split_scan(
         else:
             kinds.append(_Residual("loop", len(stacked)))
             stacked.append(r)
+    hoisted_effects = {id(e) for e in kj.eqns if hoist and _hoisted_effect(e, variant_vars)}
+    loop_eqns = [e for e in kj.eqns if id(e) not in hoisted_effects]
     loop_jaxpr, _ = dce_jaxpr(
-        Jaxpr(kj.in_binders, kj.eqns, [*kj.outs[:n_kout], *stacked]),
+        Jaxpr(kj.in_binders, loop_eqns, [*kj.outs[:n_kout], *stacked]),
         [True] * (n_kout + len(stacked)),
         instantiate=True,
     )
     hoist_jaxpr = None
-    if hoisted:
+    if hoisted or hoisted_effects:
         hoist_binders = kj.in_binders[: n_closed + n_kc]
+        # the loop-invariant equations only (DCE keeps every effectful one, and the other
+        # effects read the carry or xs, which the hoisted part has not)
+        invariant_eqns = [
+            e
+            for e in kj.eqns
+            if id(e) in hoisted_effects
+            or (e.out_binders and not any(v in variant_vars for v in e.out_binders))
+        ]
         pruned, _ = dce_jaxpr(
-            Jaxpr(hoist_binders, kj.eqns, hoisted), [True] * len(hoisted), instantiate=True
+            Jaxpr(hoist_binders, invariant_eqns, hoisted), [True] * len(hoisted), instantiate=True
         )
         hoist_jaxpr = ClosedJaxpr(pruned, known.consts)
     # the unknown body: (closed residuals as its constants, invariant residuals, unknown
@@ -511,14 +532,14 @@ def _scan_partial_eval(trace: PartialEvalTrace, tracers: list[Any], **params: An
         unknowns, params["jaxpr"], params["num_consts"], params["num_carry"], hoist=True
     )
     known_vals = [t.const for t, u in zip(tracers, split.unknowns, strict=True) if not u]
-    known_outs = []  # no loop at all when it would compute nothing
-    if split.known.out_avals:
-        known_outs = bind(scan_p, *known_vals, **_known_params(split, params))
-    stacked = known_outs[split.num_known_out :]
     hoisted: list[Any] = []
-    if split.hoist is not None:
+    if split.hoist is not None:  # first, as JAX runs the hoisted part (and its effects)
         n_known_consts = len(split.hoist.in_avals)
         hoisted = eval_jaxpr(split.hoist, known_vals[:n_known_consts])
+    known_outs = []  # no loop at all when it would compute nothing
+    if split.known.out_avals or any(has_effect(e) for e in split.known.jaxpr.eqns):
+        known_outs = bind(scan_p, *known_vals, **_known_params(split, params))
+    stacked = known_outs[split.num_known_out :]
 
     def residual(res: _Residual) -> Any:
         if res.kind in ("const", "xs"):
@@ -553,7 +574,7 @@ def _scan_partial_eval_jaxpr(
     hoisted = [] if split.hoist is None else [Var(a) for a in split.hoist.out_avals]
     eqn1: JaxprEqn | None = None
     if split.hoist is None:
-        if split.known.out_avals:
+        if split.known.out_avals or any(has_effect(e) for e in split.known.jaxpr.eqns):
             eqn1 = JaxprEqn(scan_p, known_ins, known_params, [*outs_known, *stacked])
     else:  # one known equation: a call computing the hoisted residuals, then the known scan
         call = _hoisting_call(split.hoist, known_params, [x.aval for x in known_ins])

@@ -10,6 +10,7 @@ primitive's own printing, ``Names``, ``PPrint``). Other layers import mj-ir only
 
 from mj_core.extend import abstract_eval_rules as abstract_eval_rules
 from mj_ir._dce import dce_jaxpr as dce_jaxpr
+from mj_ir._dce import has_effect as has_effect
 from mj_ir._jaxpr import Atom as Atom
 from mj_ir._jaxpr import ClosedJaxpr as ClosedJaxpr
 from mj_ir._jaxpr import Jaxpr as Jaxpr
