@@ -138,14 +138,15 @@ def _xla_call_jvp(
     num_consts: int,
     name: str,
 ) -> tuple[list[Any], list[Any]]:
-    """One xla_call of the JVP jaxpr on primals and the non-zero tangents."""
+    """One xla_call of the JVP jaxpr on primals and the non-zero tangents, under the jitted
+    function's own name (as JAX's: ``saved_residuals`` names its outputs by it)."""
     nonzeros = tuple(type(t) is not Zero for t in tangents)
     new_jaxpr, out_nonzeros = _cached(
         "jvp", jaxpr, nonzeros, lambda: jvp_jaxpr(jaxpr, nonzeros, False)
     )
     nz_tangents = [t for t in tangents if type(t) is not Zero]
     outs = bind(
-        xla_call_p, *primals, *nz_tangents, jaxpr=new_jaxpr, num_consts=0, name=f"jvp_{name}"
+        xla_call_p, *primals, *nz_tangents, jaxpr=new_jaxpr, num_consts=0, name=name
     )
     n_out = len(out_nonzeros)
     return outs[:n_out], tangents_with_zeros(outs[n_out:], jaxpr.out_avals, out_nonzeros)
