@@ -244,7 +244,10 @@ class _Config:
                 f"got {value} of type {type(value)}."
             )
         if name in (
-            "enable_custom_prng", "debug_key_reuse", "check_tracer_leaks", "softmax_custom_jvp"
+            "enable_custom_prng",
+            "debug_key_reuse",
+            "check_tracer_leaks",
+            "softmax_custom_jvp",
         ):
             value = bool(value)
         if name in ("no_tracing", "no_execution"):

@@ -33,7 +33,7 @@ from mj_batch.extend import BatchDim, inherited_axis_name, vmap_jaxpr, vmap_rule
 from mj_core import Primitive, ShapedArray, bind, get_aval, impl_rules, raise_to_shaped
 from mj_core.errors import user_line_suffix
 from mj_core.extend import abstract_eval_rules
-from mj_ir import ClosedJaxpr, JaxprEqn, Var, pp_jaxpr
+from mj_ir import ClosedJaxpr, Jaxpr, JaxprEqn, Var, dce_jaxpr, pp_jaxpr
 from mj_ir.extend import Names, PPrint, pp, pp_atom, pp_params, pp_rules, types_match, var_str
 from mj_xla._debug_nans import nan_check_rules
 from mj_xla._executable import executable_for_closed_jaxpr
@@ -145,9 +145,7 @@ def _xla_call_jvp(
         "jvp", jaxpr, nonzeros, lambda: jvp_jaxpr(jaxpr, nonzeros, False)
     )
     nz_tangents = [t for t in tangents if type(t) is not Zero]
-    outs = bind(
-        xla_call_p, *primals, *nz_tangents, jaxpr=new_jaxpr, num_consts=0, name=name
-    )
+    outs = bind(xla_call_p, *primals, *nz_tangents, jaxpr=new_jaxpr, num_consts=0, name=name)
     n_out = len(out_nonzeros)
     return outs[:n_out], tangents_with_zeros(outs[n_out:], jaxpr.out_avals, out_nonzeros)
 
@@ -180,9 +178,35 @@ def _split_jaxpr(
     jaxpr: ClosedJaxpr, unknowns: tuple[bool, ...]
 ) -> tuple[ClosedJaxpr, ClosedJaxpr, list[bool], int]:
     result: tuple[ClosedJaxpr, ClosedJaxpr, list[bool], int] = _cached(
-        "partial_eval", jaxpr, unknowns, lambda: partial_eval_jaxpr(jaxpr, unknowns)
+        "partial_eval", jaxpr, unknowns, lambda: _pruned(*partial_eval_jaxpr(jaxpr, unknowns))
     )
     return result
+
+
+def _pruned(
+    known: ClosedJaxpr, unknown: ClosedJaxpr, out_unknowns: list[bool], num_res: int
+) -> tuple[ClosedJaxpr, ClosedJaxpr, list[bool], int]:
+    """The split without the unknown equations no output reads and the residuals only they
+    read (a stop_gradient's operand's tangent, say), as JAX's jit: the known call does not
+    return them (``saved_residuals`` counts JAX's)."""
+    n_args = len(unknown.jaxpr.in_binders) - num_res
+    used_outs = [True] * len(unknown.jaxpr.outs)
+    body, used = dce_jaxpr(
+        unknown.jaxpr, used_outs, instantiate=[False] * num_res + [True] * n_args
+    )
+    keep = used[:num_res]
+    if all(keep):
+        return known, unknown, out_unknowns, num_res
+    k = known.jaxpr
+    n_known = len(k.outs) - num_res
+    outs = k.outs[:n_known] + [x for x, u in zip(k.outs[n_known:], keep, strict=True) if u]
+    k_body = dce_jaxpr(Jaxpr(k.in_binders, k.eqns, outs), [True] * len(outs), instantiate=True)[0]
+    return (
+        ClosedJaxpr(k_body, known.consts),
+        ClosedJaxpr(body, unknown.consts),
+        out_unknowns,
+        sum(keep),
+    )
 
 
 def _xla_call_partial_eval(

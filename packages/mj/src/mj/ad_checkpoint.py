@@ -53,17 +53,14 @@ def saved_residuals(f: Callable[..., Any], *args: Any, **kwargs: Any) -> list[tu
 def _saved_residuals(jaxpr: Jaxpr, names: Sequence[str]) -> list[tuple[ShapedArray, str]]:
     res_lits = [x for x in jaxpr.outvars if isinstance(x, Lit)]
     # a reduce_precision is not the producer: its operand is (as JAX looks through it)
-    through = {
-        e.outvars[0]: e.invars[0] for e in jaxpr.eqns if e.primitive is reduce_precision_p
-    }
+    through = {e.outvars[0]: e.invars[0] for e in jaxpr.eqns if e.primitive is reduce_precision_p}
     res_vars = {through.get(x, x) for x in jaxpr.outvars if not isinstance(x, Lit)}
     results: list[tuple[ShapedArray, str]] = [(x.aval, "from a literal") for x in res_lits]
     results += [(v.aval, "from a constant") for v in jaxpr.constvars if v in res_vars]
     for i, v in enumerate(jaxpr.invars):
         if v in res_vars:
-            name = names[i] if i < len(names) else ""
-            src = f"from the argument {name}" if name else f"from the argument at flattened index {i}"
-            results.append((v.aval, src))
+            name = names[i] if i < len(names) else f"at flattened index {i}"
+            results.append((v.aval, f"from the argument {name}"))
     for eqn in jaxpr.eqns:
         for v in eqn.outvars:
             if v not in res_vars:
