@@ -202,3 +202,28 @@ def test_print_saved_residuals(x64, capsys):
     mj.ad_checkpoint.print_saved_residuals(_sinsin(mnp), np.float32(2.0))
     lines = capsys.readouterr().out.splitlines()
     assert lines == ["f32[] output of cos", "f32[] output of cos"]
+
+
+def _utility(np_, ckpt_name):
+    def f(x, y):
+        x1, x2 = x
+        z = ckpt_name(np_.sin(3.0), "z")
+        return z * ((x1 * x2) * y) * np.array([3.0])
+
+    return f
+
+
+@pytest.mark.parametrize("jitted", [False, True], ids=["eager", "jit"])
+def test_arguments_and_constants_of_a_jit_are_forwarded(x64, jitted):
+    """JAX's api_test test_saved_residuals_utility(_jit): residuals that are a jitted
+    function's arguments or constants are reported as such, not as its outputs."""
+    jf, mf = _utility(jnp, jax_checkpoint_name), _utility(mnp, checkpoint_name)
+    if jitted:
+        jf, mf = jax.jit(jf), mj.jit(mf)
+    res = _same_residuals(jf, mf, (2.0, 3.0), y=4.0)
+    assert [d for _, d in res[:4]] == [
+        "from a constant",
+        "from the argument x[0]",
+        "from the argument x[1]",
+        "from the argument y",
+    ]

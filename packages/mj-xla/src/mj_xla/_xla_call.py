@@ -224,7 +224,7 @@ def _xla_call_partial_eval(
     known_vals = [t.const for t in tracers if t.is_known]
     outs_res = bind(xla_call_p, *known_vals, jaxpr=known, num_consts=0, name=name)
     n_known = len(outs_res) - num_res
-    outs_known, residuals = outs_res[:n_known], outs_res[n_known:]
+    outs_known, residuals = outs_res[:n_known], _forwarded(known, known_vals, outs_res, n_known)
     ins = [trace.pure(r) for r in residuals] + [t for t in tracers if not t.is_known]
     params = {"jaxpr": unknown, "num_consts": 0, "name": name}
     outs_unknown = trace.new_eqn_tracers(xla_call_p, ins, params, unknown.out_avals)
@@ -233,6 +233,21 @@ def _xla_call_partial_eval(
 
 
 partial_eval_rules[xla_call_p] = _xla_call_partial_eval
+
+
+def _forwarded(
+    known: ClosedJaxpr, known_vals: list[Any], outs_res: list[Any], n_known: int
+) -> list[Any]:
+    """The residuals, those that are the known call's arguments or constants as themselves
+    (JAX's input forwarding: ``saved_residuals`` reports them as arguments and constants)."""
+    binders = {v: i for i, v in enumerate(known.jaxpr.in_binders)}
+    n_consts = len(known.consts)
+    residuals = list(outs_res[n_known:])
+    for j, x in enumerate(known.jaxpr.outs[n_known:]):
+        i = binders.get(x) if type(x) is Var else None
+        if i is not None:
+            residuals[j] = known.consts[i] if i < n_consts else known_vals[i - n_consts]
+    return residuals
 
 
 def _xla_call_partial_eval_jaxpr(
