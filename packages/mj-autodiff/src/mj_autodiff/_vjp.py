@@ -190,7 +190,7 @@ class _VJPFunction:
             if type(lin) is not LinearFunction:
                 if self._fun is None or self.primals is None:
                     raise ValueError("this vjp function has no linear map to describe")
-                lin = linearize_flat(self._fun, self.primals)[1]
+                lin = linearize_flat(self._fun, self.primals)[1].pruned()
             self._res = _Residuals.split(lin, self.primals or [], self.in_tree)
         return self._res
 
@@ -415,7 +415,9 @@ def _vjp_flat(fun: Callable[..., Any], primals: list[Any]) -> tuple[list[Any], P
     if is_eager() and not any(isinstance(p, Tracer) for p in primals):
         return tape_vjp_flat(fun, primals)
     primals_out, lin = linearize_flat(fun, primals)
-    return primals_out, lin.transpose
+    # without the tangent operations no output reads (a stop_gradient's operand's, say) and
+    # their residuals, as JAX's vjp: the pullback saves only what the backward pass reads
+    return primals_out, lin.pruned().transpose
 
 
 def _argnums_tuple(argnums: int | Sequence[int], nargs: int, api: str) -> tuple[int, ...]:

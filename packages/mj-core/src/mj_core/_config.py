@@ -54,6 +54,9 @@ after its transformation ended raises ``TracerLeakError`` (see ``mj_core._trace`
 ``parse_flags_with_absl()`` / ``config_with_absl()`` (JAX's methods, called at import by
 test files such as flax's) apply the command line's ``--jax_NAME=VALUE`` flags (before a
 ``--``) that name mj's options, and ignore the rest, as JAX's ``known_only`` parse.
+``softmax_custom_jvp``: JAX's ``jax_softmax_custom_jvp`` (default False): ``mj.nn.softmax``
+differentiated through its operations (False) or as a ``custom_jvp`` function whose reverse
+mode saves only its output (True). Traces depend on it (:data:`TRACE_SETTINGS`).
 ``traceback_filtering``: mj never removes its own frames from tracebacks, which is JAX's
 ``"off"``; ``"off"`` and the default ``"auto"`` are accepted, the filtering modes refused.
 """
@@ -71,13 +74,15 @@ __all__ = ["MATMUL_PRECISIONS", "TRACE_SETTINGS", "config", "on_change", "on_x64
 
 #: The options a trace depends on besides its arguments: the dtype mode (constants' and
 #: defaults' dtypes), the default matmul precision, the dtype and rank promotion modes (the
-#: promotion lattice's answers and the rank checks made while tracing). Every cache of traced
+#: promotion lattice's answers and the rank checks made while tracing) and which softmax
+#: ``mj.nn.softmax`` traces (``softmax_custom_jvp``, as JAX's jit key). Every cache of traced
 #: jaxprs keys on them (``config.trace_settings()``), as JAX keys its traces.
 TRACE_SETTINGS = (
     "enable_x64",
     "default_matmul_precision",
     "numpy_dtype_promotion",
     "numpy_rank_promotion",
+    "softmax_custom_jvp",
 )
 
 _RANK_PROMOTION = ("allow", "warn", "raise")
@@ -131,6 +136,7 @@ class _Config:
         "persistent_cache_min_compile_time_secs",
         "persistent_cache_min_entry_size_bytes",
         "platforms",
+        "softmax_custom_jvp",
         "threefry_partitionable",
         "traceback_filtering",
         "transfer_guard",
@@ -164,6 +170,7 @@ class _Config:
         self.enable_custom_prng = False
         self.debug_key_reuse = False
         self.traceback_filtering = "auto"
+        self.softmax_custom_jvp = False
         self.transfer_guard: str | None = None
         self.transfer_guard_host_to_device: str | None = None
         self.transfer_guard_device_to_device: str | None = None
@@ -236,7 +243,12 @@ class _Config:
                 f"new enum value must be None or in {list(_TRANSFER_GUARD_LEVELS[1:])}, "
                 f"got {value} of type {type(value)}."
             )
-        if name in ("enable_custom_prng", "debug_key_reuse", "check_tracer_leaks"):
+        if name in (
+            "enable_custom_prng",
+            "debug_key_reuse",
+            "check_tracer_leaks",
+            "softmax_custom_jvp",
+        ):
             value = bool(value)
         if name in ("no_tracing", "no_execution"):
             value = bool(value)

@@ -33,7 +33,7 @@ from mj_batch.extend import BatchDim, inherited_axis_name, vmap_jaxpr, vmap_rule
 from mj_core import Primitive, ShapedArray, bind, get_aval, impl_rules, raise_to_shaped
 from mj_core.errors import user_line_suffix
 from mj_core.extend import abstract_eval_rules
-from mj_ir import ClosedJaxpr, JaxprEqn, Var, pp_jaxpr
+from mj_ir import ClosedJaxpr, Jaxpr, JaxprEqn, Var, dce_jaxpr, pp_jaxpr
 from mj_ir.extend import Names, PPrint, pp, pp_atom, pp_params, pp_rules, types_match, var_str
 from mj_xla._debug_nans import nan_check_rules
 from mj_xla._executable import executable_for_closed_jaxpr
@@ -138,15 +138,14 @@ def _xla_call_jvp(
     num_consts: int,
     name: str,
 ) -> tuple[list[Any], list[Any]]:
-    """One xla_call of the JVP jaxpr on primals and the non-zero tangents."""
+    """One xla_call of the JVP jaxpr on primals and the non-zero tangents, under the jitted
+    function's own name (as JAX's: ``saved_residuals`` names its outputs by it)."""
     nonzeros = tuple(type(t) is not Zero for t in tangents)
     new_jaxpr, out_nonzeros = _cached(
         "jvp", jaxpr, nonzeros, lambda: jvp_jaxpr(jaxpr, nonzeros, False)
     )
     nz_tangents = [t for t in tangents if type(t) is not Zero]
-    outs = bind(
-        xla_call_p, *primals, *nz_tangents, jaxpr=new_jaxpr, num_consts=0, name=f"jvp_{name}"
-    )
+    outs = bind(xla_call_p, *primals, *nz_tangents, jaxpr=new_jaxpr, num_consts=0, name=name)
     n_out = len(out_nonzeros)
     return outs[:n_out], tangents_with_zeros(outs[n_out:], jaxpr.out_avals, out_nonzeros)
 
@@ -179,9 +178,35 @@ def _split_jaxpr(
     jaxpr: ClosedJaxpr, unknowns: tuple[bool, ...]
 ) -> tuple[ClosedJaxpr, ClosedJaxpr, list[bool], int]:
     result: tuple[ClosedJaxpr, ClosedJaxpr, list[bool], int] = _cached(
-        "partial_eval", jaxpr, unknowns, lambda: partial_eval_jaxpr(jaxpr, unknowns)
+        "partial_eval", jaxpr, unknowns, lambda: _pruned(*partial_eval_jaxpr(jaxpr, unknowns))
     )
     return result
+
+
+def _pruned(
+    known: ClosedJaxpr, unknown: ClosedJaxpr, out_unknowns: list[bool], num_res: int
+) -> tuple[ClosedJaxpr, ClosedJaxpr, list[bool], int]:
+    """The split without the unknown equations no output reads and the residuals only they
+    read (a stop_gradient's operand's tangent, say), as JAX's jit: the known call does not
+    return them (``saved_residuals`` counts JAX's)."""
+    n_args = len(unknown.jaxpr.in_binders) - num_res
+    used_outs = [True] * len(unknown.jaxpr.outs)
+    body, used = dce_jaxpr(
+        unknown.jaxpr, used_outs, instantiate=[False] * num_res + [True] * n_args
+    )
+    keep = used[:num_res]
+    if all(keep):
+        return known, unknown, out_unknowns, num_res
+    k = known.jaxpr
+    n_known = len(k.outs) - num_res
+    outs = k.outs[:n_known] + [x for x, u in zip(k.outs[n_known:], keep, strict=True) if u]
+    k_body = dce_jaxpr(Jaxpr(k.in_binders, k.eqns, outs), [True] * len(outs), instantiate=True)[0]
+    return (
+        ClosedJaxpr(k_body, known.consts),
+        ClosedJaxpr(body, unknown.consts),
+        out_unknowns,
+        sum(keep),
+    )
 
 
 def _xla_call_partial_eval(
@@ -199,7 +224,7 @@ def _xla_call_partial_eval(
     known_vals = [t.const for t in tracers if t.is_known]
     outs_res = bind(xla_call_p, *known_vals, jaxpr=known, num_consts=0, name=name)
     n_known = len(outs_res) - num_res
-    outs_known, residuals = outs_res[:n_known], outs_res[n_known:]
+    outs_known, residuals = outs_res[:n_known], _forwarded(known, known_vals, outs_res, n_known)
     ins = [trace.pure(r) for r in residuals] + [t for t in tracers if not t.is_known]
     params = {"jaxpr": unknown, "num_consts": 0, "name": name}
     outs_unknown = trace.new_eqn_tracers(xla_call_p, ins, params, unknown.out_avals)
@@ -208,6 +233,21 @@ def _xla_call_partial_eval(
 
 
 partial_eval_rules[xla_call_p] = _xla_call_partial_eval
+
+
+def _forwarded(
+    known: ClosedJaxpr, known_vals: list[Any], outs_res: list[Any], n_known: int
+) -> list[Any]:
+    """The residuals, those that are the known call's arguments or constants as themselves
+    (JAX's input forwarding: ``saved_residuals`` reports them as arguments and constants)."""
+    binders = {v: i for i, v in enumerate(known.jaxpr.in_binders)}
+    n_consts = len(known.consts)
+    residuals = list(outs_res[n_known:])
+    for j, x in enumerate(known.jaxpr.outs[n_known:]):
+        i = binders.get(x) if type(x) is Var else None
+        if i is not None:
+            residuals[j] = known.consts[i] if i < n_consts else known_vals[i - n_consts]
+    return residuals
 
 
 def _xla_call_partial_eval_jaxpr(

@@ -48,6 +48,7 @@ from mj_xla._shard_map_vma import Vma as Vma
 from mj_xla._shard_map_vma import closed_vma as closed_vma
 from mj_xla._shard_map_vma import vma_rules as vma_rules
 from mj_xla._sharding_constraint import sharding_constraint_p as sharding_constraint_p
+from mj_xla._stages import arg_names as arg_names
 from mj_xla._xla_call import xla_call_p as xla_call_p
 from mj_xla._xla_pmap import xla_pmap_p as xla_pmap_p
 from mj_xla.rules.callback import emit_callback as emit_callback

@@ -53,6 +53,7 @@ from mj._environment import no_tracing as no_tracing
 from mj._environment import numpy_dtype_promotion as numpy_dtype_promotion
 from mj._environment import numpy_rank_promotion as numpy_rank_promotion
 from mj._environment import print_environment_info as print_environment_info
+from mj._environment import softmax_custom_jvp as softmax_custom_jvp
 from mj._environment import transfer_guard as transfer_guard
 from mj._environment import transfer_guard_device_to_device as transfer_guard_device_to_device
 from mj._environment import transfer_guard_device_to_host as transfer_guard_device_to_host

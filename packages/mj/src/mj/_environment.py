@@ -40,6 +40,7 @@ __all__ = [
     "numpy_dtype_promotion",
     "numpy_rank_promotion",
     "print_environment_info",
+    "softmax_custom_jvp",
     "transfer_guard",
     "transfer_guard_device_to_device",
     "transfer_guard_device_to_host",
@@ -112,6 +113,9 @@ no_execution = _Option("no_execution")
 # JAX's leak checker: with it on, a tracer that outlives its transformation raises
 # TracerLeakError (when the next outermost transformation starts or the block ends)
 check_tracer_leaks = _Option("check_tracer_leaks")
+# ``with mj.softmax_custom_jvp(True):`` mj.nn.softmax is a custom_jvp function (reverse mode
+# saves only its output), else differentiated through its operations (JAX's default)
+softmax_custom_jvp = _Option("softmax_custom_jvp")
 
 
 @contextmanager

@@ -169,7 +169,8 @@ defjvp(cosh_p, _cosh_jvp)
 
 
 def _tanh_jvp(g: ArrayLike, ans: ArrayLike, x: ArrayLike) -> Array:
-    return lax.mul(g, lax.sub(1, lax.mul(ans, ans)))
+    """JAX's ``(g + g * ans) * (1 - ans)``: reverse mode saves ``ans`` and ``1 - ans``."""
+    return lax.mul(lax.add(g, lax.mul(g, ans)), lax.sub(1, ans))
 
 
 defjvp2(tanh_p, _tanh_jvp)
@@ -367,15 +368,17 @@ transpose_rules[mul_p] = _mul_transpose
 derivative_kinds[mul_p] = Bilinear()
 
 
-def _div_jvp_lhs(g: ArrayLike, ans: ArrayLike, x: ArrayLike, y: ArrayLike) -> Array:
+def _div_jvp_lhs(g: ArrayLike, x: ArrayLike, y: ArrayLike) -> Array:
     return lax.div(g, y)
 
 
-def _div_jvp_rhs(g: ArrayLike, ans: ArrayLike, x: ArrayLike, y: ArrayLike) -> Array:
-    return lax.mul(g, lax.neg(lax.div(ans, y)))
+def _div_jvp_rhs(g: ArrayLike, x: ArrayLike, y: ArrayLike) -> Array:
+    """JAX's ``-g * x * y**-2``: reverse mode saves ``x`` and ``y**-2`` (for ``softmax``, the
+    array ``exp(x - max)`` and two reduced values, as JAX's ``saved_residuals`` counts)."""
+    return lax.mul(lax.mul(lax.neg(g), x), lax.integer_pow(y, -2))
 
 
-defjvp2(div_p, _div_jvp_lhs, _div_jvp_rhs)  # also the VJP, which reads the output
+defjvp(div_p, _div_jvp_lhs, _div_jvp_rhs)
 
 
 def _div_transpose(cts: list[Any], x: UndefPrimal, y: Operand) -> list[Any]:

@@ -9,7 +9,8 @@ The same definitions as ``jax.nn``: ``relu``'s derivative at 0 is 0, ``softmax``
 from __future__ import annotations
 
 import math
-from typing import Literal, overload
+from functools import partial
+from typing import Any, Literal, overload
 
 import numpy as np
 
@@ -17,7 +18,7 @@ from mj import numpy as mnp
 from mj.nn import initializers as initializers
 from mj.nn._attention import dot_product_attention as dot_product_attention
 from mj_autodiff import custom_jvp, stop_gradient
-from mj_core import get_aval, lax
+from mj_core import config, get_aval, lax
 from mj_core.dtypes import is_inexact
 from mj_core.errors import user_line_suffix
 from mj_core.extend import (
@@ -147,22 +148,54 @@ def gelu(x: ArrayLike, approximate: bool = True) -> Array:
     return mnp.multiply(mnp.multiply(0.5, x), lax.erfc(mnp.multiply(lax.neg(x), sqrt_half)))
 
 
-def _shifted(x: ArrayLike, axis: Axis, where: ArrayLike | None) -> Array:
+def _shifted(x: ArrayLike, axis: Axis, where: ArrayLike | None, stop: bool = True) -> Array:
     """``x - max(x, axis)`` as JAX's: the maximum over the entries ``where`` selects (initial
     ``-inf``, so empty axes work), masked-out entries ``-inf``, the shift under
-    ``stop_gradient`` (it cancels mathematically). An infinite maximum gives NaN, as JAX's."""
+    ``stop_gradient`` (it cancels mathematically) unless ``stop`` is false (the custom_jvp
+    softmax, whose rule never differentiates it). An infinite maximum gives NaN, as JAX's."""
     m = mnp.max(x, axis=axis, where=where, initial=-mnp.inf, keepdims=True)
     safe = x if where is None else mnp.where(where, x, -mnp.inf)
-    return mnp.subtract(safe, stop_gradient(m))  # (NumPy-level: an integer x gives a float)
+    # (NumPy-level: an integer x gives a float)
+    return mnp.subtract(safe, stop_gradient(m) if stop else m)
+
+
+def _softmax_from(x: ArrayLike, axis: Axis, where: ArrayLike | None, stop: bool) -> Array:
+    unnormalized = mnp.exp(_shifted(x, axis, where, stop))  # (an integer x: JAX's float first)
+    total = mnp.sum(unnormalized, axis=axis, where=where, keepdims=True)
+    result = lax.div(unnormalized, total)
+    return result if where is None else mnp.where(where, result, 0)
 
 
 def softmax(x: ArrayLike, axis: Axis = -1, where: ArrayLike | None = None) -> Array:
     """``exp(x) / sum(exp(x), axis)``, computed from ``x - max(x)``; with ``where``, over the
-    entries where it holds only (0 elsewhere), as JAX's."""
-    unnormalized = mnp.exp(_shifted(x, axis, where))  # (an integer x: JAX's float first)
-    total = mnp.sum(unnormalized, axis=axis, where=where, keepdims=True)
-    result = lax.div(unnormalized, total)
-    return result if where is None else mnp.where(where, result, 0)
+    entries where it holds only (0 elsewhere), as JAX's.
+
+    As JAX's, the option ``softmax_custom_jvp`` (``with mj.softmax_custom_jvp(True):``)
+    chooses its derivative: off (the default), the operations are differentiated (reverse
+    mode saves ``exp(x - max)``, the sum and its inverse square); on, it is a ``custom_jvp``
+    function with JVP ``y * (dx - sum(y * dx))``, whose reverse mode saves only ``y``. The
+    values are the same."""
+    if config.softmax_custom_jvp:
+        return _softmax_custom(x, axis, where)  # type: ignore[no-any-return]
+    return _softmax_from(x, axis, where, stop=True)
+
+
+@partial(custom_jvp, nondiff_argnums=(1,))
+def _softmax_custom(x: ArrayLike, axis: Axis, where: ArrayLike | None) -> Array:
+    """JAX's ``_softmax``: the softmax as a ``custom_jvp`` function (its maximum is not under
+    ``stop_gradient``: the rule below never differentiates it)."""
+    return _softmax_from(x, axis, where, stop=False)
+
+
+@_softmax_custom.defjvp
+def _softmax_custom_jvp(
+    axis: Axis, primals: tuple[Any, ...], tangents: tuple[Any, ...]
+) -> tuple[Array, Array]:
+    x, where = primals
+    y = _softmax_custom(x, axis, where)
+    x_dot = tangents[0]
+    dot = mnp.sum(mnp.multiply(y, x_dot), axis=axis, where=where, keepdims=True)
+    return y, mnp.multiply(y, mnp.subtract(x_dot, dot))
 
 
 def log_softmax(x: ArrayLike, axis: Axis = -1, where: ArrayLike | None = None) -> Array:
