@@ -27,13 +27,14 @@ def x64(request):
 
 # --- sampled sweeps ---------------------------------------------------------------------------
 #: A test function with at least SWEEP cases is a sweep: the same check over many functions,
-#: dtypes or inputs. By default a deterministic quarter of its cases runs (at least SWEEP_KEEP),
+#: dtypes or inputs. By default a deterministic sixth of its cases runs (at least SWEEP_KEEP),
 #: chosen by a hash of each case's id, so every run on every machine runs the same cases; JAX's
 #: own suite samples its generated cases the same way (JAX_NUM_GENERATED_CASES). This keeps
 #: `hatch run all` within its 20 minutes on the 2-core CI machine. MJ_ORACLE_CASES=all (or
 #: `hatch run oracle:full`) runs every case.
-SWEEP = 20
-SWEEP_KEEP = 12
+SWEEP = 16
+SWEEP_KEEP = 8
+SWEEP_FRACTION = 6
 
 
 def pytest_collection_modifyitems(config, items):
@@ -46,7 +47,7 @@ def pytest_collection_modifyitems(config, items):
     for cases in by_function.values():
         if len(cases) < SWEEP:
             continue
-        keep = max(SWEEP_KEEP, math.ceil(len(cases) / 4))
+        keep = max(SWEEP_KEEP, math.ceil(len(cases) / SWEEP_FRACTION))
         ranked = sorted(cases, key=lambda item: zlib.crc32(item.nodeid.encode()))
         dropped.update(id(item) for item in ranked[keep:])
     if dropped:
