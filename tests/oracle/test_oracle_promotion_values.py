@@ -62,32 +62,42 @@ def _show(outcome):
     return outcome if isinstance(outcome, str) else outcome.dtype.name
 
 
+def _jitted_row(jit, fun, xa, row, *, as_arguments):
+    """Every cell ``fun(xa, b)`` of ``row`` in one jitted program (one compile per row); a
+    cell whose tracing raises gives its exception's class name. ``as_arguments``: the ``b``
+    operands are the program's arguments (Python scalars stay weak, as in an eager call),
+    else constants of the program (XLA may fold them: JAX's jitted ``x / [1, 0, 1]`` of
+    constant booleans gives 0 where the eager 0/0 is NaN)."""
+    errors: dict[int, str] = {}
+
+    def traced_row(x, *bs):
+        outs = []
+        for i, b in enumerate(row):
+            try:
+                outs.append(fun(x, bs[i] if as_arguments else _value(b)))
+            except Exception as e:
+                errors[i] = type(e).__name__
+                outs.append(None)
+        return outs
+
+    outs = jit(traced_row)(xa, *([_value(b) for b in row] if as_arguments else []))
+    return [errors.get(i) or np.asarray(out) for i, out in enumerate(outs)]
+
+
 @pytest.mark.parametrize("name", FUNCTIONS)
 def test_binary_functions_promote_like_jax_eager_jit_and_vmap(name, x64):
+    """JAX's answers come from one jitted program per row (JAX's eager operations are
+    jit-compiled single operations, so they are the same answers): one compile per row."""
     jfun, mfun = getattr(jnp, name), getattr(mnp, name)
     diffs = []
     for a in OPERANDS:
         xa = _value(a)
         row = [b for b in OPERANDS if isinstance(a, np.dtype) or isinstance(b, np.dtype)]
-        traced_errors: dict[int, str] = {}
-
-        def traced_row(x, row=row, errors=traced_errors):
-            """The row's cells in one program (one compile); a cell whose tracing raises
-            records its exception instead."""
-            outs = []
-            for i, b in enumerate(row):
-                try:
-                    outs.append(mfun(x, _value(b)))
-                except Exception as e:
-                    errors[i] = type(e).__name__
-                    outs.append(None)
-            return outs
-
-        under_jit = mj.jit(traced_row)(xa)
+        wants = _jitted_row(jax.jit, jfun, xa, row, as_arguments=True)
+        under_jit = _jitted_row(mj.jit, mfun, xa, row, as_arguments=False)
         for i, b in enumerate(row):
-            want = _outcome(jfun, xa, _value(b))
-            cells = {"eager": _outcome(mfun, xa, _value(b))}
-            cells["jit"] = traced_errors.get(i) or np.asarray(under_jit[i])
+            want = wants[i]
+            cells = {"eager": _outcome(mfun, xa, _value(b)), "jit": under_jit[i]}
             if isinstance(a, np.dtype) and isinstance(b, np.dtype):
                 stacked = (np.stack([xa, xa]), np.stack([_value(b), _value(b)]))
                 batched = _outcome(mj.vmap(mfun), *stacked)

@@ -278,3 +278,24 @@ def test_scan_errors():
         scan(lambda c, x: ((c, c), x), np.float32(0.0), np.ones(3))
     assert "(f32[], f32[])" in str(info.value)
     assert "f32[]" in str(info.value)
+
+
+def test_a_loop_body_is_traced_once_per_argument_types_until_clear_caches():
+    """The trace of a while_loop's body is reused by the next call with the same argument
+    types (JAX's caching); another type traces again, and clear_caches drops the traces."""
+    from mj_xla import clear_caches
+
+    runs: list[object] = []
+
+    def body(x):
+        runs.append(x)
+        return x + 1
+
+    def loop(x):
+        return while_loop(lambda c: c < 3, body, x)
+
+    assert int(loop(0)) == 3 and len(runs) == 1
+    assert int(loop(1)) == 3 and len(runs) == 1  # the same types: the trace is reused
+    assert float(loop(np.float32(0.5))) == 3.5 and len(runs) == 2  # float32: traced again
+    clear_caches()
+    assert int(loop(0)) == 3 and len(runs) == 3
