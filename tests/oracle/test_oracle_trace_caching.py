@@ -164,4 +164,3 @@ def test_make_jaxpr_names_as_jax():
     want, got = jax.make_jaxpr(foo), mj.make_jaxpr(foo)
     assert (got.__name__, got.__qualname__) == (want.__name__, want.__qualname__)
     assert (want.__module__, got.__module__) == ("jax", "mj")  # each library's own package
-
