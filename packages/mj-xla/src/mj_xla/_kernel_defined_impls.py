@@ -1,0 +1,128 @@
+"""Eager values that are the compiled kernel's to define: the primitives whose eager evaluation
+runs their XLA computation (:func:`~mj_xla._executable.compiled_impl`), as JAX's eager does.
+
+DESIGN §2 asks eager, ``make_jaxpr`` + ``eval_jaxpr`` and ``jit`` to give the same values.
+mj-core's impl rules are NumPy code and ``jit`` lowers to XLA and jaxlib's LAPACK kernels; for
+most primitives the two agree to rounding. For the primitives listed here they do not: the
+value is defined by a convention the kernel picks (a decomposition unique only up to phases or
+unitary factors) or by XLA's own approximation (a special function's float32 algorithm), so
+the NumPy rule and the kernel give different, equally valid answers. With mj-xla installed,
+eager evaluation of these runs the primitive compiled alone (once per operand types and
+params, then cached), so eager equals ``jit`` (and JAX, whose eager is ``jit``); mj-core alone
+keeps its NumPy rules. Outputs come back as host arrays, as every eager mj result.
+
+This module is the one place that decides which primitives do so, and why (:data:`REASONS`).
+Not here, on purpose (their eager and ``jit`` values differ only by the rounding of the same
+LAPACK routine or of the same approximation, a few units in the last place, and compiling
+each shape would cost test and user time for nothing): ``cholesky``, ``lu``,
+``triangular_solve``, ``qr``/``geqrf``, ``tridiagonal_solve``, ``eigh``/``svd`` in 64 bits,
+``erf``, ``erf_inv``, ``bessel_i0e``/``bessel_i1e``. Nor ``igamma``/``igammac``: their
+lowering is not XLA's (``jit`` differs from JAX too), and a compile costs about a second per
+shape.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from mj_core import Primitive, impl_rules
+from mj_core.prims.linalg import (
+    eig_p,
+    eigh_p,
+    geqp3_p,
+    hessenberg_p,
+    householder_product_p,
+    schur_p,
+    svd_p,
+    tridiagonal_p,
+)
+from mj_core.prims.special import (
+    digamma_p,
+    erfc_p,
+    igamma_grad_a_p,
+    lgamma_p,
+    regularized_incomplete_beta_p,
+)
+from mj_xla._executable import compiled_impl
+
+__all__ = ["REASONS", "SINGLE_PRECISION_ONLY"]
+
+#: Each primitive whose eager value is its compiled kernel's, with the reason.
+REASONS: dict[Primitive, str] = {
+    schur_p: (
+        "LAPACK gees picks the Schur form (complex T and Z unique only up to unitary diagonal "
+        "factors and the eigenvalues' order); mj-core's NumPy QR algorithm picks another: "
+        "entirely different complex T (and real float32 T) than jit's; sqrtm, funm, rsf2csf "
+        "and solve_sylvester follow it"
+    ),
+    eig_p: (
+        "eigenvector normalisation: LAPACK geev's left eigenvectors (mj-core derives them "
+        "from inv(vr), another sign/phase), and in float32/complex64 NumPy runs geev in double "
+        "precision, whose vectors' signs and phases differ from sgeev's/cgeev's"
+    ),
+    eigh_p: (
+        "float32/complex64 only: NumPy runs syevd/heevd in double precision, whose "
+        "eigenvectors' signs differ from ssyevd's/cheevd's (64-bit: the same routine, equal)"
+    ),
+    svd_p: (
+        "float32/complex64 only: NumPy runs gesdd in double precision, whose singular "
+        "vectors' signs differ from sgesdd's/cgesdd's (64-bit: the same routine, equal)"
+    ),
+    hessenberg_p: (
+        "mj-core's NumPy port of gehd2 against jaxlib's gehrd: the same reflectors up to "
+        "rounding, but float32 entries differ by up to ~1e-5 relative"
+    ),
+    tridiagonal_p: "mj-core's NumPy port of sytd2/hetd2 against jaxlib's sytrd/hetrd (as hessenberg)",
+    householder_product_p: "mj-core's NumPy port of org2r/ung2r against jaxlib's orgqr/ungqr",
+    geqp3_p: "mj-core's NumPy port of geqp3 against jaxlib's geqp3 (pivot ties, rounding)",
+    lgamma_p: (
+        "XLA's Lanczos approximation in the operand's precision; mj-core computes in float64 "
+        "and rounds: up to ~2000 ulp apart (relative 1e-4 near the zeros at 1 and 2)"
+    ),
+    digamma_p: "XLA's own approximation (as lgamma): up to ~600 ulp apart in float32",
+    regularized_incomplete_beta_p: (
+        "XLA's continued fraction in the operand's precision; mj-core's in float64: "
+        "up to ~400 ulp apart in float32"
+    ),
+    igamma_grad_a_p: "XLA's series in the operand's precision: ~100 ulp apart",
+    erfc_p: "XLA's rational approximation; mj-core's is math.erfc: ~30 ulp apart",
+}
+
+#: The primitives whose kernel defines the value only in single precision (see REASONS).
+SINGLE_PRECISION_ONLY: frozenset[Primitive] = frozenset({eigh_p, svd_p})
+
+_SINGLE = frozenset({np.dtype(np.float32), np.dtype(np.complex64)})
+
+
+def _host_compiled(primitive: Primitive) -> Callable[..., list[Any]]:
+    """``compiled_impl(primitive)`` with its outputs as host NumPy arrays."""
+    run = compiled_impl(primitive)
+
+    def impl(*args: Any, **params: Any) -> list[Any]:
+        return [np.asarray(out) for out in run(*args, **params)]
+
+    impl.__name__ = f"{primitive.name}_compiled_impl"
+    return impl
+
+
+def _single_precision_compiled(primitive: Primitive) -> Callable[..., list[Any]]:
+    """The compiled kernel for float32/complex64 operands, mj-core's rule for the others."""
+    compiled = _host_compiled(primitive)
+    numpy_rule = impl_rules[primitive]
+
+    def impl(a: Any, **params: Any) -> list[Any]:
+        if np.result_type(a) in _SINGLE:
+            return compiled(a, **params)
+        return list(numpy_rule(np.asarray(a), **params))
+
+    impl.__name__ = f"{primitive.name}_compiled_impl"
+    return impl
+
+
+for _p in REASONS:
+    impl_rules[_p] = (
+        _single_precision_compiled(_p) if _p in SINGLE_PRECISION_ONLY else _host_compiled(_p)
+    )
