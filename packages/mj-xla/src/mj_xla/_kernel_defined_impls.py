@@ -9,16 +9,18 @@ unitary factors) or by XLA's own approximation (a special function's float32 alg
 the NumPy rule and the kernel give different, equally valid answers. With mj-xla installed,
 eager evaluation of these runs the primitive compiled alone (once per operand types and
 params, then cached), so eager equals ``jit`` (and JAX, whose eager is ``jit``); mj-core alone
-keeps its NumPy rules. Outputs come back as host arrays, as every eager mj result.
+keeps its NumPy rules. Most of them do so only below 64 bits (:data:`NARROW_ONLY`). Outputs
+come back as host arrays, as every eager mj result.
 
 This module is the one place that decides which primitives do so, and why (:data:`REASONS`).
 Not here, on purpose (their eager and ``jit`` values differ only by the rounding of the same
 LAPACK routine or of the same approximation, a few units in the last place, and compiling
 each shape would cost test and user time for nothing): ``cholesky``, ``lu``,
-``triangular_solve``, ``qr``/``geqrf``, ``tridiagonal_solve``, ``eigh``/``svd`` in 64 bits,
-``erf``, ``erf_inv``, ``bessel_i0e``/``bessel_i1e``. Nor ``igamma``/``igammac``: their
-lowering is not XLA's (``jit`` differs from JAX too), and a compile costs about a second per
-shape.
+``triangular_solve``, ``qr``/``geqrf``, ``tridiagonal_solve`` (float32: NumPy's LAPACK in
+double precision, rounded, against jaxlib's in single: ~1e-7 relative, same conventions),
+``erf``, ``erf_inv``, ``bessel_i0e``/``bessel_i1e`` (at most ~10 ulp). Nor
+``igamma``/``igammac``: their lowering is not JAX's (``jit`` differs from JAX by ~100 ulp as
+eager does), and a compile of theirs costs about a second per shape.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from mj_core import Primitive, impl_rules
+from mj_core import Primitive, get_aval, impl_rules
 from mj_core.prims.linalg import (
     eig_p,
     eigh_p,
@@ -48,7 +50,7 @@ from mj_core.prims.special import (
 )
 from mj_xla._executable import compiled_impl
 
-__all__ = ["REASONS", "SINGLE_PRECISION_ONLY"]
+__all__ = ["NARROW_ONLY", "REASONS"]
 
 #: Each primitive whose eager value is its compiled kernel's, with the reason.
 REASONS: dict[Primitive, str] = {
@@ -64,37 +66,53 @@ REASONS: dict[Primitive, str] = {
         "precision, whose vectors' signs and phases differ from sgeev's/cgeev's"
     ),
     eigh_p: (
-        "float32/complex64 only: NumPy runs syevd/heevd in double precision, whose "
-        "eigenvectors' signs differ from ssyevd's/cheevd's (64-bit: the same routine, equal)"
+        "NumPy runs a float32/complex64 matrix through syevd/heevd in double precision, "
+        "whose eigenvectors' signs differ from ssyevd's/cheevd's (64 bits: the same routine)"
     ),
     svd_p: (
-        "float32/complex64 only: NumPy runs gesdd in double precision, whose singular "
-        "vectors' signs differ from sgesdd's/cgesdd's (64-bit: the same routine, equal)"
+        "NumPy runs a float32/complex64 matrix through gesdd in double precision, whose "
+        "singular vectors' signs differ from sgesdd's/cgesdd's (64 bits: the same routine)"
     ),
     hessenberg_p: (
         "mj-core's NumPy port of gehd2 against jaxlib's gehrd: the same reflectors up to "
-        "rounding, but float32 entries differ by up to ~1e-5 relative"
+        "rounding, but float32 entries differ by up to ~1e-5 relative (float64: ~1e-14)"
     ),
     tridiagonal_p: "mj-core's NumPy port of sytd2/hetd2 against jaxlib's sytrd/hetrd (as hessenberg)",
     householder_product_p: "mj-core's NumPy port of org2r/ung2r against jaxlib's orgqr/ungqr",
-    geqp3_p: "mj-core's NumPy port of geqp3 against jaxlib's geqp3 (pivot ties, rounding)",
+    geqp3_p: "mj-core's NumPy port of geqp3 against jaxlib's geqp3 (as hessenberg)",
     lgamma_p: (
-        "XLA's Lanczos approximation in the operand's precision; mj-core computes in float64 "
-        "and rounds: up to ~2000 ulp apart (relative 1e-4 near the zeros at 1 and 2)"
+        "XLA's Lanczos approximation in float32; mj-core computes in float64 and rounds: "
+        "up to ~2000 ulp apart (relative 2e-4 next to the zeros at 1 and 2)"
     ),
-    digamma_p: "XLA's own approximation (as lgamma): up to ~600 ulp apart in float32",
+    digamma_p: "XLA's own float32 approximation (as lgamma): up to ~600 ulp apart",
     regularized_incomplete_beta_p: (
-        "XLA's continued fraction in the operand's precision; mj-core's in float64: "
-        "up to ~400 ulp apart in float32"
+        "XLA's continued fraction in float32; mj-core's in float64: up to ~400 ulp apart"
     ),
-    igamma_grad_a_p: "XLA's series in the operand's precision: ~100 ulp apart",
-    erfc_p: "XLA's rational approximation; mj-core's is math.erfc: ~30 ulp apart",
+    igamma_grad_a_p: "XLA's float32 series; mj-core's in float64: ~100 ulp apart",
+    erfc_p: "XLA's float32 rational approximation; mj-core's is math.erfc: ~30 ulp apart",
 }
 
-#: The primitives whose kernel defines the value only in single precision (see REASONS).
-SINGLE_PRECISION_ONLY: frozenset[Primitive] = frozenset({eigh_p, svd_p})
+#: The primitives whose eager value is the kernel's only below 64 bits: in float64/complex128
+#: mj-core's NumPy rule and the kernel agree to float tolerance (the same routine, or an
+#: approximation within ~1e-12 relative, mj-core's being the more accurate), and compiling
+#: each shape would buy nothing; in float32 (and narrower) their differences exceed it.
+NARROW_ONLY: frozenset[Primitive] = frozenset(
+    {
+        eigh_p,
+        svd_p,
+        hessenberg_p,
+        tridiagonal_p,
+        householder_product_p,
+        geqp3_p,
+        lgamma_p,
+        digamma_p,
+        regularized_incomplete_beta_p,
+        igamma_grad_a_p,
+        erfc_p,
+    }
+)
 
-_SINGLE = frozenset({np.dtype(np.float32), np.dtype(np.complex64)})
+_WIDE = frozenset({np.dtype(np.float64), np.dtype(np.complex128)})
 
 
 def _host_compiled(primitive: Primitive) -> Callable[..., list[Any]]:
@@ -108,21 +126,20 @@ def _host_compiled(primitive: Primitive) -> Callable[..., list[Any]]:
     return impl
 
 
-def _single_precision_compiled(primitive: Primitive) -> Callable[..., list[Any]]:
-    """The compiled kernel for float32/complex64 operands, mj-core's rule for the others."""
+def _narrow_compiled(primitive: Primitive) -> Callable[..., list[Any]]:
+    """The compiled kernel for operands narrower than 64 bits, mj-core's rule for the others
+    (the operands of these primitives share one dtype)."""
     compiled = _host_compiled(primitive)
     numpy_rule = impl_rules[primitive]
 
-    def impl(a: Any, **params: Any) -> list[Any]:
-        if np.result_type(a) in _SINGLE:
-            return compiled(a, **params)
-        return list(numpy_rule(np.asarray(a), **params))
+    def impl(*args: Any, **params: Any) -> list[Any]:
+        if get_aval(args[0]).dtype in _WIDE:  # (a Python float: float32 unless x64)
+            return list(numpy_rule(*(np.asarray(a) for a in args), **params))
+        return compiled(*args, **params)
 
     impl.__name__ = f"{primitive.name}_compiled_impl"
     return impl
 
 
 for _p in REASONS:
-    impl_rules[_p] = (
-        _single_precision_compiled(_p) if _p in SINGLE_PRECISION_ONLY else _host_compiled(_p)
-    )
+    impl_rules[_p] = _narrow_compiled(_p) if _p in NARROW_ONLY else _host_compiled(_p)
