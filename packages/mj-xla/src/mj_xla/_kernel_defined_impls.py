@@ -77,7 +77,7 @@ REASONS: dict[Primitive, str] = {
         "mj-core's NumPy port of gehd2 against jaxlib's gehrd: the same reflectors up to "
         "rounding, but float32 entries differ by up to ~1e-5 relative (float64: ~1e-14)"
     ),
-    tridiagonal_p: "mj-core's NumPy port of sytd2/hetd2 against jaxlib's sytrd/hetrd (as hessenberg)",
+    tridiagonal_p: "mj-core's NumPy port of sytd2/hetd2 against jaxlib's sytrd/hetrd (as above)",
     householder_product_p: "mj-core's NumPy port of org2r/ung2r against jaxlib's orgqr/ungqr",
     geqp3_p: "mj-core's NumPy port of geqp3 against jaxlib's geqp3 (as hessenberg)",
     lgamma_p: (
