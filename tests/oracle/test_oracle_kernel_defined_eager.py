@@ -54,7 +54,6 @@ LINALG = {
     "eigh": (mj.lax.linalg.eigh, jax.lax.linalg.eigh, "hermitian"),
     "svd": (mj.lax.linalg.svd, jax.lax.linalg.svd, "general"),
     "hessenberg": (mj.lax.linalg.hessenberg, jax.lax.linalg.hessenberg, "general"),
-    "tridiagonal": (mj.lax.linalg.tridiagonal, jax.lax.linalg.tridiagonal, "hermitian"),
 }
 
 
@@ -71,31 +70,13 @@ def test_decompositions_eager_equals_jit_and_jax(name, x64):
                 eager, jitted, want = [eager], [jitted], [want]
             wide = np.finfo(dtype).bits == 64
             tol = 1e-12 if wide else 1e-5
-            if wide and name in ("eigh", "svd", "hessenberg", "tridiagonal"):
+            if wide and name in ("eigh", "svd", "hessenberg"):
                 # 64 bits: mj-core's rule (the same routine, or its port) agrees to rounding
                 for e, j, w in zip(eager, jitted, want, strict=True):
                     np.testing.assert_allclose(np.asarray(e), np.asarray(j), rtol=0, atol=1e-12)
                     np.testing.assert_allclose(np.asarray(e), np.asarray(w), rtol=0, atol=1e-12)
                 continue
             _assert_same(eager, jitted, want, tol)
-
-
-def test_householder_product_and_geqp3_eager_equal_jit_and_jax(x64):
-    from jax._src.lax import linalg as jax_linalg
-
-    from mj_core.prims.linalg import geqp3
-
-    for dtype in [np.float32, np.complex64]:
-        a = _matrix((3, 7, 5), dtype)
-        h, taus = jax_linalg.geqrf(a)
-        h, taus = np.asarray(h), np.asarray(taus)
-        mfun = mj.lax.linalg.householder_product
-        _assert_same(
-            [mfun(h, taus)], [mj.jit(mfun)(h, taus)], [jax_linalg.householder_product(h, taus)],
-            1e-5,
-        )  # fmt: skip
-        jpvt = np.zeros((3, 5), np.int32)
-        _assert_same(geqp3(a, jpvt), mj.jit(geqp3)(a, jpvt), jax_linalg.geqp3(a, jpvt), 1e-5)
 
 
 def test_complex_schur_is_lapacks(x64):
@@ -161,7 +142,6 @@ SPECIAL = {
     "lgamma": (lambda n: [RNG.uniform(-10, 30, n)]),
     "digamma": (lambda n: [RNG.uniform(-10, 30, n)]),
     "erfc": (lambda n: [RNG.uniform(-4, 9, n)]),
-    "igamma_grad_a": (lambda n: [RNG.uniform(0.1, 10, n), RNG.uniform(0.1, 10, n)]),
     "betainc": (lambda n: [RNG.uniform(0.1, 10, n), RNG.uniform(0.1, 10, n), RNG.uniform(0, 1, n)]),
 }
 

@@ -18,9 +18,12 @@ LAPACK routine or of the same approximation, a few units in the last place, and 
 each shape would cost test and user time for nothing): ``cholesky``, ``lu``,
 ``triangular_solve``, ``qr``/``geqrf``, ``tridiagonal_solve`` (float32: NumPy's LAPACK in
 double precision, rounded, against jaxlib's in single: ~1e-7 relative, same conventions),
-``erf``, ``erf_inv``, ``bessel_i0e``/``bessel_i1e`` (at most ~10 ulp). Nor
-``igamma``/``igammac``: their lowering is not JAX's (``jit`` differs from JAX by ~100 ulp as
-eager does), and a compile of theirs costs about a second per shape.
+``erf``, ``erf_inv``, ``bessel_i0e``/``bessel_i1e`` (at most ~10 ulp). Nor, for their cost
+against their gain: ``tridiagonal``, ``householder_product`` and ``geqp3`` (mj-core's NumPy
+ports of LAPACK's unblocked routines: float32 ~1e-6 relative from jaxlib's, no convention
+apart; ~17 shapes each in the tests, ~1-3 s), ``igamma_grad_a`` (~100 ulp in float32, but a
+compile of XLA's series takes ~1 s per shape) and ``igamma``/``igammac`` (their lowering is not
+JAX's: ``jit`` differs from JAX by ~100 ulp as eager does; ~1 s per compile).
 """
 
 from __future__ import annotations
@@ -30,21 +33,18 @@ from typing import Any
 
 import numpy as np
 
-from mj_core import Primitive, get_aval, impl_rules
+from mj_core import Primitive, get_aval, impl_rules, raise_to_shaped
+from mj_core.extend import abstract_eval_rules
 from mj_core.prims.linalg import (
     eig_p,
     eigh_p,
-    geqp3_p,
     hessenberg_p,
-    householder_product_p,
     schur_p,
     svd_p,
-    tridiagonal_p,
 )
 from mj_core.prims.special import (
     digamma_p,
     erfc_p,
-    igamma_grad_a_p,
     lgamma_p,
     regularized_incomplete_beta_p,
 )
@@ -75,11 +75,9 @@ REASONS: dict[Primitive, str] = {
     ),
     hessenberg_p: (
         "mj-core's NumPy port of gehd2 against jaxlib's gehrd: the same reflectors up to "
-        "rounding, but float32 entries differ by up to ~1e-5 relative (float64: ~1e-14)"
+        "rounding, but float32 entries differ by up to ~1e-5 relative (float64: ~1e-14; "
+        "JAX's linalg_test testHessenberg5)"
     ),
-    tridiagonal_p: "mj-core's NumPy port of sytd2/hetd2 against jaxlib's sytrd/hetrd (as above)",
-    householder_product_p: "mj-core's NumPy port of org2r/ung2r against jaxlib's orgqr/ungqr",
-    geqp3_p: "mj-core's NumPy port of geqp3 against jaxlib's geqp3 (as hessenberg)",
     lgamma_p: (
         "XLA's Lanczos approximation in float32; mj-core computes in float64 and rounds: "
         "up to ~2000 ulp apart (relative 2e-4 next to the zeros at 1 and 2)"
@@ -88,7 +86,6 @@ REASONS: dict[Primitive, str] = {
     regularized_incomplete_beta_p: (
         "XLA's continued fraction in float32; mj-core's in float64: up to ~400 ulp apart"
     ),
-    igamma_grad_a_p: "XLA's float32 series; mj-core's in float64: ~100 ulp apart",
     erfc_p: "XLA's float32 rational approximation; mj-core's is math.erfc: ~30 ulp apart",
 }
 
@@ -101,13 +98,9 @@ NARROW_ONLY: frozenset[Primitive] = frozenset(
         eigh_p,
         svd_p,
         hessenberg_p,
-        tridiagonal_p,
-        householder_product_p,
-        geqp3_p,
         lgamma_p,
         digamma_p,
         regularized_incomplete_beta_p,
-        igamma_grad_a_p,
         erfc_p,
     }
 )
@@ -116,10 +109,18 @@ _WIDE = frozenset({np.dtype(np.float64), np.dtype(np.complex128)})
 
 
 def _host_compiled(primitive: Primitive) -> Callable[..., list[Any]]:
-    """``compiled_impl(primitive)`` with its outputs as host NumPy arrays."""
+    """``compiled_impl(primitive)`` with its outputs as host NumPy arrays; operands its typing
+    rule refuses go to mj-core's rule, which raises its error for them (the eager error stays
+    what it was: JAX's message with the user's line, or mj's invalid-operands one)."""
     run = compiled_impl(primitive)
+    numpy_rule = impl_rules[primitive]
+    typing = abstract_eval_rules[primitive]
 
     def impl(*args: Any, **params: Any) -> list[Any]:
+        try:
+            typing(*(raise_to_shaped(get_aval(a)) for a in args), **params)
+        except (TypeError, ValueError):
+            return list(numpy_rule(*args, **params))
         return [np.asarray(out) for out in run(*args, **params)]
 
     impl.__name__ = f"{primitive.name}_compiled_impl"
