@@ -16,6 +16,7 @@ primitive family. It may import the layers below it (``mj_batch``, ``mj_autodiff
 from mj_core.errors import register_exclusion as _register_exclusion
 from mj_xla import _autodiff_lowering as _autodiff_lowering
 from mj_xla import _committed_eager as _committed_eager
+from mj_xla import _kernel_defined_impls as _kernel_defined_impls
 from mj_xla import _profiler
 from mj_xla import _sharded_eager as _sharded_eager
 from mj_xla import _transfer_guard as _transfer_guard
