@@ -15,13 +15,18 @@ from contextlib import contextmanager
 
 from mj_core import config
 
-__all__ = ["log", "timed"]
+__all__ = ["enabled", "log", "timed"]
 
 _logger = logging.getLogger("mj")
 
 
 def _level() -> int:
     return logging.WARNING if config.log_compiles else logging.DEBUG
+
+
+def enabled() -> bool:
+    """Whether the compile log's lines are wanted now (so that their text is worth making)."""
+    return _logger.isEnabledFor(_level())
 
 
 def log(message: str, *args: object) -> None:

@@ -21,7 +21,7 @@ from mj_ir import ClosedJaxpr, Jaxpr, Var
 from mj_ir.extend import trace_to_closed_jaxpr
 from mj_xla import _jaxlib
 from mj_xla._array import Array, CommittedArray, device_put, to_buffer
-from mj_xla._compile_log import log, timed
+from mj_xla._compile_log import enabled, log, timed
 from mj_xla._debug_nans import check_outputs
 from mj_xla._lowering import build_module, inline_values
 from mj_xla._pmap_executable import ReplicatedJit
@@ -247,8 +247,9 @@ def compile_jaxpr(
     named argument sharding is a sharded array's own, so outputs XLA lays out the same way
     take its spelling (as JAX's). ``keep_unused``: arguments nothing reads stay parameters
     of the single-device program (JAX's ``jit(keep_unused=True)``)."""
-    avals = ", ".join(v.aval.str_short() for v in jaxpr.in_binders[len(known) :])
-    log("Compiling jit(%s) with global shapes and types [%s].", name, avals)
+    if enabled():
+        avals = ", ".join(v.aval.str_short() for v in jaxpr.in_binders[len(known) :])
+        log("Compiling jit(%s) with global shapes and types [%s].", name, avals)
     with timed("Finished XLA compilation of jit(%s)", name):
         return _compile(
             jaxpr, known, name, in_shardings, out_shardings, donated, device, keep_spec, keep_unused
